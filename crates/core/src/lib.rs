@@ -1,0 +1,37 @@
+//! # cosched-core
+//!
+//! The shared vocabulary of the cosched workspace: every scheduling crate (the batch resource
+//! manager and the five paper crates) speaks in these types, so their policies compose.
+//!
+//! - [`Time`] / [`Duration`]: integer seconds; [`JobId`], [`NodeId`], [`LeaseId`].
+//! - [`NodeState`], [`Pool`], [`NodeStatus`]: what a node is doing and whom it serves.
+//! - [`Lease`]: on-demand (start within a window `W`) and on-availability grants.
+//! - Job models: [`RigidJob`], [`MalleableJob`], [`OnDemandJob`].
+//! - [`EventQueue`]: the deterministic discrete-event engine (time, class, insertion order).
+//! - [`metrics`]: wait, turnaround, bounded slowdown, utilization; [`Report`] and per-job CSV.
+//! - [`workload`]: the Standard Workload Format reader/writer and seeded generators.
+//!
+//! ```
+//! use cosched_core::{Duration, JobId, RigidJob, Time};
+//! let job = RigidJob::new(JobId(1), Time(0), 4, Duration(50), Duration(60)).unwrap();
+//! assert_eq!(job.submit + job.simulated_runtime(), Time(50));
+//! ```
+
+pub mod engine;
+mod error;
+mod ids;
+pub mod job;
+pub mod lease;
+pub mod metrics;
+pub mod node;
+mod time;
+pub mod workload;
+
+pub use engine::{Event, EventQueue, ScheduleInPast};
+pub use error::ParamError;
+pub use ids::{JobId, LeaseId, NodeId};
+pub use job::{MalleableJob, NoticeCategory, OnDemandJob, RigidJob};
+pub use lease::{Lease, LeaseEnd, LeaseKind};
+pub use metrics::{DEFAULT_SLOWDOWN_TAU, JobClass, JobRecord, Report, Summary, write_jobs_csv};
+pub use node::{NodeState, NodeStatus, Pool};
+pub use time::{Duration, Time};

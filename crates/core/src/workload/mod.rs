@@ -1,0 +1,1 @@
+//! Workload input and generation: the Standard Workload Format and seeded synthetic models.
