@@ -1,0 +1,775 @@
+//! The batch resource manager: queue, nodes and running jobs of one cluster.
+//!
+//! [`BatchCluster`] owns no clock: every operation takes the current time, and every start
+//! hands back a [`Started`] whose [`RunToken`] the driver (a simulator or a live service)
+//! returns through [`BatchCluster::complete`] when the job's end time comes. A token goes stale
+//! when the job is preempted or resized, so an outdated completion event is simply ignored.
+//!
+//! Which queued jobs start is decided by a [`BatchScheduler`](crate::BatchScheduler) during a
+//! [`BatchCluster::schedule`] pass; everything else here is mechanism, available to the paper
+//! crates as first-class operations:
+//!
+//! - [`BatchCluster::set_offline`] / [`BatchCluster::set_online`]: take a node away now if it
+//!   is idle, or when its job ends (drain), and bring it back;
+//! - [`BatchCluster::node_statuses`]: busy/idle/offline and the remaining walltime per node;
+//! - [`BatchCluster::preempt`]: stop a running job and requeue it with its remaining work and
+//!   original submit time;
+//! - [`BatchCluster::resize`]: shrink or expand a running malleable job (work is conserved:
+//!   the remaining unit-seconds are spread over the new size);
+//! - [`BatchCluster::predicted_head_start`] and [`BatchCluster::predicted_start`]: when the
+//!   queue head, or a hypothetical job, is expected to start under the current state.
+
+use crate::profile::Profile;
+use crate::{BatchError, BatchScheduler, Pass};
+use cosched_core::{
+    Duration, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState, NodeStatus, ParamError,
+    RigidJob, Time,
+};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+/// The sizes a malleable job accepts while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeRange {
+    /// Smallest size, at least 1.
+    pub min: u32,
+    /// Largest size.
+    pub max: u32,
+}
+
+/// A job as the batch resource manager sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchJob {
+    /// Identifier, unique among the jobs given to one cluster.
+    pub id: JobId,
+    /// Submission time; it orders the queue (then the id), and survives requeueing.
+    pub submit: Time,
+    /// Units requested.
+    pub size: u32,
+    /// How long it runs on `size` units (already cut at the estimate for trace jobs).
+    pub runtime: Duration,
+    /// The estimate the scheduler plans with.
+    pub estimate: Duration,
+    /// For reports.
+    pub class: JobClass,
+    /// `Some` for a malleable job: the sizes [`BatchCluster::resize`] accepts.
+    pub resizable: Option<SizeRange>,
+}
+
+impl BatchJob {
+    /// A trace job: size and estimate as given, run time = min(run time, estimate) because a
+    /// job still running at its estimate is killed.
+    pub fn rigid(job: &RigidJob) -> BatchJob {
+        BatchJob {
+            id: job.id,
+            submit: job.submit,
+            size: job.size,
+            runtime: job.simulated_runtime(),
+            estimate: job.estimate,
+            class: JobClass::Rigid,
+            resizable: None,
+        }
+    }
+
+    /// A malleable job submitted at `size` units with runtime estimate `estimate` (its run time
+    /// there is `work / size + setup`); it may later be resized within its size range.
+    pub fn malleable(
+        job: &MalleableJob,
+        size: u32,
+        estimate: Duration,
+    ) -> Result<BatchJob, ParamError> {
+        let runtime = job.runtime_on(size)?;
+        ParamError::check(estimate.0 > 0, "estimate", estimate.0, "must be > 0")?;
+        Ok(BatchJob {
+            id: job.id,
+            submit: job.submit,
+            size,
+            runtime: runtime.min(estimate),
+            estimate,
+            class: JobClass::Malleable,
+            resizable: Some(SizeRange {
+                min: job.min_size,
+                max: job.max_size,
+            }),
+        })
+    }
+}
+
+/// A job waiting in the queue. After a preemption, `job.runtime` and `job.estimate` are what
+/// remains of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueuedJob {
+    /// The job (remaining run time and estimate).
+    pub job: BatchJob,
+    /// When it first started, if it ran before being preempted.
+    pub first_start: Option<Time>,
+    /// How often it has been preempted.
+    pub preemptions: u32,
+    /// The run time it needed when submitted (for its bounded slowdown).
+    pub required_runtime: Duration,
+}
+
+impl QueuedJob {
+    /// Units requested.
+    #[inline]
+    pub fn size(&self) -> u32 {
+        self.job.size
+    }
+
+    /// Estimate of the (remaining) run.
+    #[inline]
+    pub fn estimate(&self) -> Duration {
+        self.job.estimate
+    }
+
+    /// The key that orders the queue: (submit, id).
+    #[inline]
+    pub fn order_key(&self) -> (Time, JobId) {
+        (self.job.submit, self.job.id)
+    }
+}
+
+/// Proof that a particular run of a job is current; see [`BatchCluster::complete`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RunToken {
+    /// The job.
+    pub job: JobId,
+    /// Increases on every start, resize and preemption of the job.
+    pub epoch: u32,
+}
+
+/// A job (re)timed by a start or a resize: the driver must call
+/// [`BatchCluster::complete`] with `token` at `end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Started {
+    /// The run's token.
+    pub token: RunToken,
+    /// When it will end.
+    pub end: Time,
+    /// When the scheduler expects it to end (start + estimate, rescaled by resizes).
+    pub predicted_end: Time,
+    /// Units it holds.
+    pub size: u32,
+}
+
+/// What [`BatchCluster::submit`] did with a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// Waiting in the queue.
+    Queued,
+    /// Larger than the cluster: it can never run, and is not queued.
+    Rejected,
+}
+
+/// What [`BatchCluster::set_offline`] did with a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OfflineOutcome {
+    /// The node was idle and is offline now.
+    Offline,
+    /// The node is running `job`; it goes offline when the job ends, predicted at
+    /// `predicted_end`.
+    Draining {
+        /// The job on the node.
+        job: JobId,
+        /// Its predicted end.
+        predicted_end: Time,
+    },
+}
+
+/// How a preempted job resumes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resume {
+    /// Where it stopped: requeued with the work it had left (a checkpoint at preemption).
+    Remaining,
+    /// From scratch: requeued with its original run time.
+    Restart,
+    /// With this much run time left on its requested size (e.g. from its last checkpoint,
+    /// plus setup); the estimate keeps its margin over the run time.
+    WithRuntime(Duration),
+}
+
+#[derive(Debug)]
+struct Running {
+    job: BatchJob,
+    size: u32,
+    nodes: Vec<NodeId>,
+    draining: u32,
+    first_start: Time,
+    preemptions: u32,
+    required_runtime: Duration,
+    /// Last start or resize.
+    anchor: Time,
+    /// Unit-seconds of work left at `anchor`.
+    work_left: i64,
+    /// Unit-seconds of estimate left at `anchor`.
+    estimate_left: i64,
+    end: Time,
+    predicted_end: Time,
+    epoch: u32,
+}
+
+impl Running {
+    #[inline]
+    fn releasing(&self) -> u32 {
+        self.size - self.draining
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Idle,
+    Busy(JobId),
+    Draining(JobId),
+    Offline,
+}
+
+const NOT_FREE: u32 = u32::MAX;
+
+/// The state of one batch cluster of identical units; see the [module docs](self).
+#[derive(Debug)]
+pub struct BatchCluster {
+    capacity: u32,
+    slots: Vec<Slot>,
+    /// Idle online nodes; `free_pos[n]` is node n's index here, or `NOT_FREE`.
+    free: Vec<NodeId>,
+    free_pos: Vec<u32>,
+    offline: u32,
+    queue: Vec<QueuedJob>,
+    running: FxHashMap<JobId, Running>,
+    /// Units each running job gives back at its predicted end, in (predicted end, id) order.
+    releases: BTreeMap<(Time, JobId), u32>,
+    busy_unit_seconds: i64,
+    next_epoch: u32,
+    spare_node_lists: Vec<Vec<NodeId>>,
+    taken: Vec<bool>,
+}
+
+impl BatchCluster {
+    /// A cluster of `capacity` idle units, numbered `0..capacity`.
+    pub fn new(capacity: u32) -> Result<BatchCluster, BatchError> {
+        if capacity == 0 {
+            return Err(ParamError::new("capacity", 0, "a cluster needs at least one unit").into());
+        }
+        Ok(BatchCluster {
+            capacity,
+            slots: vec![Slot::Idle; capacity as usize],
+            free: (0..capacity).rev().map(NodeId).collect(),
+            free_pos: (0..capacity).map(|n| capacity - 1 - n).collect(),
+            offline: 0,
+            queue: Vec::new(),
+            running: FxHashMap::default(),
+            releases: BTreeMap::new(),
+            busy_unit_seconds: 0,
+            next_epoch: 0,
+            spare_node_lists: Vec::new(),
+            taken: Vec::new(),
+        })
+    }
+
+    /// Units in the cluster, online or not.
+    #[inline]
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Idle online units.
+    #[inline]
+    pub fn free_units(&self) -> u32 {
+        self.free.len() as u32
+    }
+
+    /// Units running jobs (draining ones included).
+    #[inline]
+    pub fn busy_units(&self) -> u32 {
+        self.capacity - self.offline - self.free_units()
+    }
+
+    /// Offline units (draining ones not included: they still run their job).
+    #[inline]
+    pub fn offline_units(&self) -> u32 {
+        self.offline
+    }
+
+    /// The waiting jobs in queue order, (submit, id).
+    #[inline]
+    pub fn queue(&self) -> &[QueuedJob] {
+        &self.queue
+    }
+
+    /// Number of running jobs.
+    #[inline]
+    pub fn running_jobs(&self) -> usize {
+        self.running.len()
+    }
+
+    /// Unit-seconds occupied by jobs so far (counted when runs end, are preempted or resized).
+    #[inline]
+    pub fn busy_unit_seconds(&self) -> i64 {
+        self.busy_unit_seconds
+    }
+
+    /// Queues a job (in (submit, id) order) or rejects it if it is larger than the cluster.
+    pub fn submit(&mut self, job: BatchJob) -> Result<Submitted, BatchError> {
+        if job.size == 0 {
+            return Err(ParamError::new("size", 0, "a job needs at least one unit").into());
+        }
+        if job.runtime.0 < 0 || job.estimate.0 < 0 {
+            return Err(ParamError::new(
+                "runtime",
+                job.runtime.0.min(job.estimate.0),
+                "run time and estimate must be >= 0",
+            )
+            .into());
+        }
+        if job.size > self.capacity {
+            return Ok(Submitted::Rejected);
+        }
+        if self.running.contains_key(&job.id) {
+            return Err(BatchError::DuplicateJob(job.id));
+        }
+        self.enqueue(QueuedJob {
+            job,
+            first_start: None,
+            preemptions: 0,
+            required_runtime: job.runtime,
+        });
+        Ok(Submitted::Queued)
+    }
+
+    fn enqueue(&mut self, q: QueuedJob) {
+        let key = q.order_key();
+        if self.queue.last().is_none_or(|last| last.order_key() < key) {
+            self.queue.push(q);
+        } else {
+            let at = self.queue.partition_point(|x| x.order_key() < key);
+            self.queue.insert(at, q);
+        }
+    }
+
+    /// Runs one scheduling pass at `now`: `scheduler` picks queued jobs to start; each start
+    /// is appended to `started` so the driver can schedule its completion.
+    pub fn schedule<S: BatchScheduler + ?Sized>(
+        &mut self,
+        now: Time,
+        scheduler: &mut S,
+        started: &mut Vec<Started>,
+    ) {
+        let mut taken = std::mem::take(&mut self.taken);
+        taken.clear();
+        taken.resize(self.queue.len(), false);
+        let first_started = started.len();
+        let mut pass = Pass::new(self, now, &mut taken, started);
+        scheduler.schedule(&mut pass);
+        if started.len() > first_started {
+            let mut i = 0;
+            self.queue.retain(|_| {
+                i += 1;
+                !taken[i - 1]
+            });
+        }
+        self.taken = taken;
+    }
+
+    /// Starts queue entry `index` now on free nodes. Used by [`Pass::start`].
+    pub(crate) fn start_queued(&mut self, now: Time, index: usize) -> Started {
+        let q = self.queue[index];
+        let size = q.job.size;
+        let mut nodes = self.spare_node_lists.pop().unwrap_or_default();
+        for _ in 0..size {
+            let node = self.free.pop().expect("caller checked size <= free");
+            self.free_pos[node.index()] = NOT_FREE;
+            self.slots[node.index()] = Slot::Busy(q.job.id);
+            nodes.push(node);
+        }
+        let epoch = self.bump_epoch();
+        let run = Running {
+            job: q.job,
+            size,
+            nodes,
+            draining: 0,
+            first_start: q.first_start.unwrap_or(now),
+            preemptions: q.preemptions,
+            required_runtime: q.required_runtime,
+            anchor: now,
+            work_left: i64::from(size) * q.job.runtime.0,
+            estimate_left: i64::from(size) * q.job.estimate.0,
+            end: now + q.job.runtime,
+            predicted_end: now + q.job.estimate,
+            epoch,
+        };
+        let started = Started {
+            token: RunToken {
+                job: q.job.id,
+                epoch,
+            },
+            end: run.end,
+            predicted_end: run.predicted_end,
+            size,
+        };
+        self.releases.insert((run.predicted_end, q.job.id), size);
+        self.running.insert(q.job.id, run);
+        started
+    }
+
+    #[inline]
+    fn bump_epoch(&mut self) -> u32 {
+        self.next_epoch = self.next_epoch.wrapping_add(1);
+        self.next_epoch
+    }
+
+    /// Ends the run `token` names at `now` and returns the job's record; `None` if the token is
+    /// stale (the job was preempted or resized since) — the driver just drops such events.
+    pub fn complete(&mut self, now: Time, token: RunToken) -> Option<JobRecord> {
+        let run = self.running.get(&token.job)?;
+        if run.epoch != token.epoch {
+            return None;
+        }
+        let run = self.running.remove(&token.job).expect("present");
+        self.releases.remove(&(run.predicted_end, token.job));
+        self.busy_unit_seconds += i64::from(run.size) * (now - run.anchor).0;
+        let record = JobRecord {
+            id: run.job.id,
+            class: run.job.class,
+            submit: run.job.submit,
+            start: Some(run.first_start),
+            end: Some(now),
+            size: run.job.size,
+            runtime: run.required_runtime,
+        };
+        self.release_nodes(run.nodes);
+        Some(record)
+    }
+
+    /// Gives a job's nodes back: idle, or offline where they were draining.
+    fn release_nodes(&mut self, mut nodes: Vec<NodeId>) {
+        for &node in &nodes {
+            self.release_node(node);
+        }
+        nodes.clear();
+        self.spare_node_lists.push(nodes);
+    }
+
+    fn release_node(&mut self, node: NodeId) {
+        match self.slots[node.index()] {
+            Slot::Draining(_) => {
+                self.slots[node.index()] = Slot::Offline;
+                self.offline += 1;
+            }
+            _ => {
+                self.slots[node.index()] = Slot::Idle;
+                self.free_pos[node.index()] = self.free.len() as u32;
+                self.free.push(node);
+            }
+        }
+    }
+
+    fn node_slot(&self, node: NodeId) -> Result<Slot, BatchError> {
+        self.slots
+            .get(node.index())
+            .copied()
+            .ok_or(BatchError::UnknownNode(node))
+    }
+
+    /// Takes `node` away from the scheduler: now if it is idle, else when its job ends
+    /// (drain). Taking an offline or draining node offline again is an error.
+    pub fn set_offline(&mut self, node: NodeId) -> Result<OfflineOutcome, BatchError> {
+        match self.node_slot(node)? {
+            Slot::Idle => {
+                let pos = self.free_pos[node.index()] as usize;
+                self.free.swap_remove(pos);
+                if let Some(&moved) = self.free.get(pos) {
+                    self.free_pos[moved.index()] = pos as u32;
+                }
+                self.free_pos[node.index()] = NOT_FREE;
+                self.slots[node.index()] = Slot::Offline;
+                self.offline += 1;
+                Ok(OfflineOutcome::Offline)
+            }
+            Slot::Busy(job) => {
+                let run = self.running.get_mut(&job).expect("busy node's job runs");
+                run.draining += 1;
+                let predicted_end = run.predicted_end;
+                let releasing = run.releasing();
+                self.slots[node.index()] = Slot::Draining(job);
+                self.set_release(predicted_end, job, releasing);
+                Ok(OfflineOutcome::Draining { job, predicted_end })
+            }
+            Slot::Draining(_) | Slot::Offline => Err(BatchError::NodeAlreadyOffline(node)),
+        }
+    }
+
+    /// Gives `node` back to the scheduler: an offline node becomes idle, a draining node stays
+    /// with its job and is no longer drained. Bringing an online node online is an error.
+    pub fn set_online(&mut self, node: NodeId) -> Result<(), BatchError> {
+        match self.node_slot(node)? {
+            Slot::Offline => {
+                self.offline -= 1;
+                self.release_node(node);
+                Ok(())
+            }
+            Slot::Draining(job) => {
+                let run = self
+                    .running
+                    .get_mut(&job)
+                    .expect("draining node's job runs");
+                run.draining -= 1;
+                let (predicted_end, releasing) = (run.predicted_end, run.releasing());
+                self.slots[node.index()] = Slot::Busy(job);
+                self.set_release(predicted_end, job, releasing);
+                Ok(())
+            }
+            Slot::Idle | Slot::Busy(_) => Err(BatchError::NodeNotOffline(node)),
+        }
+    }
+
+    fn set_release(&mut self, predicted_end: Time, job: JobId, units: u32) {
+        *self
+            .releases
+            .get_mut(&(predicted_end, job))
+            .expect("running job has a release") = units;
+    }
+
+    /// The state of one node.
+    pub fn node_state(&self, node: NodeId) -> Result<NodeState, BatchError> {
+        Ok(match self.node_slot(node)? {
+            Slot::Idle => NodeState::Idle,
+            Slot::Busy(j) => NodeState::Busy(j),
+            Slot::Draining(j) => NodeState::Draining(j),
+            Slot::Offline => NodeState::Offline,
+        })
+    }
+
+    /// Every node's state with the remaining walltime (predicted end − now, at least 0) of the
+    /// job on it.
+    pub fn node_statuses(&self, now: Time) -> Vec<NodeStatus> {
+        (0..self.capacity)
+            .map(|n| {
+                let node = NodeId(n);
+                let state = self.node_state(node).expect("node in range");
+                let remaining_walltime = state
+                    .job()
+                    .map(|j| (self.running[&j].predicted_end - now).max(Duration::ZERO));
+                NodeStatus {
+                    node,
+                    state,
+                    remaining_walltime,
+                }
+            })
+            .collect()
+    }
+
+    /// The nodes a running job holds.
+    pub fn job_nodes(&self, job: JobId) -> Result<&[NodeId], BatchError> {
+        Ok(&self.running_job(job)?.nodes)
+    }
+
+    fn running_job(&self, job: JobId) -> Result<&Running, BatchError> {
+        self.running.get(&job).ok_or(BatchError::NotRunning(job))
+    }
+
+    /// Folds the work done since the run's last anchor into its counters.
+    fn advance(run: &mut Running, now: Time, busy_unit_seconds: &mut i64) {
+        let done = i64::from(run.size) * (now - run.anchor).0;
+        *busy_unit_seconds += done;
+        run.work_left -= done;
+        run.estimate_left -= done;
+        run.anchor = now;
+    }
+
+    /// Stops a running job now, frees its nodes (draining ones go offline) and requeues it at
+    /// its original place in the queue (same submit time) with the run time `resume` says.
+    pub fn preempt(&mut self, now: Time, job: JobId, resume: Resume) -> Result<(), BatchError> {
+        let mut run = self
+            .running
+            .remove(&job)
+            .ok_or(BatchError::NotRunning(job))?;
+        self.releases.remove(&(run.predicted_end, job));
+        Self::advance(&mut run, now, &mut self.busy_unit_seconds);
+        let size = i64::from(run.job.size);
+        let (runtime, estimate) = match resume {
+            Resume::Remaining => (
+                div_ceil(run.work_left.max(0), size),
+                div_ceil(run.estimate_left.max(0), size),
+            ),
+            Resume::Restart => (run.job.runtime.0, run.job.estimate.0),
+            Resume::WithRuntime(d) => {
+                let margin = (run.job.estimate - run.job.runtime).0.max(0);
+                (d.0.max(0), d.0.max(0) + margin)
+            }
+        };
+        let mut requeued = run.job;
+        requeued.runtime = Duration(runtime);
+        requeued.estimate = Duration(estimate.max(runtime));
+        self.enqueue(QueuedJob {
+            job: requeued,
+            first_start: Some(run.first_start),
+            preemptions: run.preemptions + 1,
+            required_runtime: run.required_runtime,
+        });
+        self.release_nodes(std::mem::take(&mut run.nodes));
+        Ok(())
+    }
+
+    /// Resizes a running malleable job to `new_size` now. Its remaining work (and remaining
+    /// estimate), in unit-seconds, is spread over the new size, so its end moves linearly.
+    /// Shrinking gives back its most recently allocated nodes (draining ones go offline);
+    /// expanding takes idle nodes and fails if there are not enough. The returned [`Started`]
+    /// carries the new token and end: the old token is stale from now on.
+    pub fn resize(&mut self, now: Time, job: JobId, new_size: u32) -> Result<Started, BatchError> {
+        let free = self.free_units();
+        let run = self
+            .running
+            .get_mut(&job)
+            .ok_or(BatchError::NotRunning(job))?;
+        let range = run.job.resizable.ok_or(BatchError::NotResizable(job))?;
+        if !(range.min..=range.max).contains(&new_size) {
+            return Err(BatchError::SizeOutOfRange {
+                job,
+                size: new_size,
+                min: range.min,
+                max: range.max,
+            });
+        }
+        if new_size > run.size && new_size - run.size > free {
+            return Err(BatchError::NotEnoughFreeUnits {
+                needed: new_size - run.size,
+                free,
+            });
+        }
+        let old_predicted_end = run.predicted_end;
+        Self::advance(run, now, &mut self.busy_unit_seconds);
+        let old_size = run.size;
+        let mut given_back = Vec::new();
+        if new_size < old_size {
+            given_back = run.nodes.split_off(new_size as usize);
+        } else {
+            for _ in old_size..new_size {
+                let node = self.free.pop().expect("checked free units");
+                self.free_pos[node.index()] = NOT_FREE;
+                self.slots[node.index()] = Slot::Busy(job);
+                run.nodes.push(node);
+            }
+        }
+        run.size = new_size;
+        let n = i64::from(new_size);
+        run.end = now + Duration(div_ceil(run.work_left.max(0), n));
+        run.predicted_end = now + Duration(div_ceil(run.estimate_left.max(0), n));
+        run.draining = given_back.iter().fold(run.draining, |d, node| {
+            d - u32::from(matches!(self.slots[node.index()], Slot::Draining(_)))
+        });
+        self.next_epoch = self.next_epoch.wrapping_add(1);
+        run.epoch = self.next_epoch;
+        let started = Started {
+            token: RunToken {
+                job,
+                epoch: run.epoch,
+            },
+            end: run.end,
+            predicted_end: run.predicted_end,
+            size: new_size,
+        };
+        let releasing = run.releasing();
+        self.releases.remove(&(old_predicted_end, job));
+        self.releases
+            .insert((started.predicted_end, job), releasing);
+        for node in given_back {
+            self.release_node(node);
+        }
+        Ok(started)
+    }
+
+    /// Units each running job gives back at its predicted end, in (predicted end, id) order.
+    pub fn releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
+        self.releases.iter().map(|(&(t, _), &units)| (t, units))
+    }
+
+    /// The EASY shadow for a job of `size` units at `now`: the earliest predicted end of
+    /// running jobs at which the free units reach `size` (`now` if they already do), and the
+    /// extra units left at that time once `size` are set aside. All jobs predicted to end at
+    /// the shadow time count towards the extra units. `Shadow::NEVER` if the online units can
+    /// never reach `size`.
+    pub fn shadow(&self, now: Time, size: u32) -> Shadow {
+        shadow_from(now, self.free_units(), self.releases(), size)
+    }
+
+    /// When the queue head is predicted to start: its EASY shadow time. `None` if the queue is
+    /// empty or the head can never start on the online units.
+    pub fn predicted_head_start(&self, now: Time) -> Option<Time> {
+        let head = self.queue.first()?;
+        let shadow = self.shadow(now, head.size());
+        (shadow != Shadow::NEVER).then_some(shadow.time)
+    }
+
+    /// When a hypothetical job of `size` units and estimate `estimate`, submitted now behind
+    /// the current queue, is predicted to start: the conservative-backfilling schedule of the
+    /// queue (each queued job reserved at its earliest fit in the availability profile of
+    /// the running jobs' predicted ends), then the earliest fit of the hypothetical job.
+    /// `None` if it can never fit on the online units.
+    pub fn predicted_start(&self, now: Time, size: u32, estimate: Duration) -> Option<Time> {
+        let mut profile = Profile::new(now, self.free_units(), self.releases());
+        for q in &self.queue {
+            if let Some(t) = profile.earliest_fit(q.size(), q.estimate()) {
+                profile.reserve(t, q.estimate(), q.size());
+            }
+        }
+        profile.earliest_fit(size, estimate)
+    }
+}
+
+/// The EASY reservation for the queue head; see [`BatchCluster::shadow`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shadow {
+    /// When the head is predicted to have its units.
+    pub time: Time,
+    /// Units free at `time` beyond the head's needs: a backfilled job that runs past `time`
+    /// may use at most these.
+    pub extra: u32,
+}
+
+impl Shadow {
+    /// The head can never start (not enough online units).
+    pub const NEVER: Shadow = Shadow {
+        time: Time::MAX,
+        extra: 0,
+    };
+}
+
+/// Shadow computation over `releases` in (predicted end, id) order.
+pub(crate) fn shadow_from(
+    now: Time,
+    free: u32,
+    releases: impl Iterator<Item = (Time, u32)>,
+    size: u32,
+) -> Shadow {
+    if size <= free {
+        return Shadow {
+            time: now,
+            extra: free - size,
+        };
+    }
+    let mut avail = free;
+    let mut shadow: Option<Time> = None;
+    for (t, units) in releases {
+        if let Some(s) = shadow {
+            if t > s {
+                break;
+            }
+        }
+        avail += units;
+        if shadow.is_none() && avail >= size {
+            shadow = Some(t);
+        }
+    }
+    match shadow {
+        Some(time) => Shadow {
+            time,
+            extra: avail - size,
+        },
+        None => Shadow::NEVER,
+    }
+}
+
+#[inline]
+fn div_ceil(a: i64, b: i64) -> i64 {
+    (a + b - 1) / b
+}

@@ -1,0 +1,53 @@
+//! Errors of the batch resource manager.
+
+use cosched_core::{JobId, NodeId, ParamError};
+use thiserror::Error;
+
+/// Why a batch operation was refused. The cluster is unchanged when one is returned.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BatchError {
+    /// A parameter out of range (capacity 0, job size 0, negative run time, …).
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The job is not running.
+    #[error("{0} is not running")]
+    NotRunning(JobId),
+    /// The job id is already in use.
+    #[error("{0} appears more than once")]
+    DuplicateJob(JobId),
+    /// A resize of a rigid job.
+    #[error("{0} is not malleable")]
+    NotResizable(JobId),
+    /// A resize outside the job's size range.
+    #[error("{job} cannot run on {size} units (allowed {min}..={max})")]
+    SizeOutOfRange {
+        /// The job.
+        job: JobId,
+        /// The size asked for.
+        size: u32,
+        /// Its smallest size.
+        min: u32,
+        /// Its largest size.
+        max: u32,
+    },
+    /// Not enough idle units for a start or an expansion.
+    #[error("{needed} units needed but only {free} are free")]
+    NotEnoughFreeUnits {
+        /// Units asked for.
+        needed: u32,
+        /// Idle online units.
+        free: u32,
+    },
+    /// No such node.
+    #[error("{0} does not exist")]
+    UnknownNode(NodeId),
+    /// The node is already offline or draining.
+    #[error("{0} is already offline or draining")]
+    NodeAlreadyOffline(NodeId),
+    /// The node is online (idle or busy) and not draining.
+    #[error("{0} is not offline or draining")]
+    NodeNotOffline(NodeId),
+    /// A scheduler asked for a queue entry that does not exist or already started this pass.
+    #[error("queue entry {0} does not exist or already started in this pass")]
+    NotStartable(usize),
+}

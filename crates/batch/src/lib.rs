@@ -1,0 +1,46 @@
+//! # cosched-batch
+//!
+//! A batch resource manager for a cluster of identical units, its scheduling policies (FCFS,
+//! EASY backfilling, conservative backfilling), and a trace-driven simulator.
+//!
+//! The paper crates embed [`BatchCluster`] as their batch system and drive it with the
+//! operations it exposes as first-class API: node drain/offline/online, per-node status with
+//! remaining walltime, preemption with requeue, malleable shrink/expand, and predicted start
+//! times. Policies implement [`BatchScheduler`] and see the cluster only through a [`Pass`].
+//!
+//! ## Semantics of a trace simulation
+//! - size = requested processors (SWF field 8) if > 0, else allocated processors (field 5);
+//!   estimate = requested time (field 9) if > 0, else run time (field 4) — see
+//!   `cosched_core::workload::swf`;
+//! - the simulated run time is `min(runtime, estimate)`: a job is killed at its estimate;
+//! - jobs with run time < 0 or size 0 are skipped and counted invalid; a job larger than the
+//!   capacity is rejected (never started) and counted;
+//! - at each instant: all completions, then all arrivals in job-id order, then one pass;
+//! - EASY backfilling exactly as in [`scheduler`]'s module docs.
+//!
+//! ```
+//! use cosched_batch::{BatchSim, Policy};
+//! use cosched_core::{Duration, JobId, RigidJob, Time};
+//! let jobs: Vec<RigidJob> = (0..4)
+//!     .map(|i| RigidJob::new(JobId(i), Time(i as i64), 2, Duration(100), Duration(100)).unwrap())
+//!     .collect();
+//! let out = BatchSim::new(4, Policy::Easy.scheduler()).unwrap().run(&jobs).unwrap();
+//! assert_eq!(out.report.completed, 4);
+//! assert_eq!(out.report.last_end_s, 201);
+//! ```
+
+pub mod cluster;
+mod error;
+mod profile;
+pub mod scheduler;
+pub mod sim;
+
+pub use cluster::{
+    BatchCluster, BatchJob, OfflineOutcome, QueuedJob, Resume, RunToken, Shadow, SizeRange,
+    Started, Submitted,
+};
+pub use error::BatchError;
+pub use scheduler::{
+    BatchScheduler, Conservative, Easy, Fcfs, HeadReservation, Pass, Policy, UnknownPolicy,
+};
+pub use sim::{BatchSim, SimOutcome, SimStats};
