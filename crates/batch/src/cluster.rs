@@ -750,10 +750,8 @@ pub(crate) fn shadow_from(
     let mut avail = free;
     let mut shadow: Option<Time> = None;
     for (t, units) in releases {
-        if let Some(s) = shadow {
-            if t > s {
-                break;
-            }
+        if shadow.is_some_and(|s| t > s) {
+            break;
         }
         avail += units;
         if shadow.is_none() && avail >= size {

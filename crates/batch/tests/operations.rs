@@ -279,17 +279,17 @@ proptest! {
                 Op::Offline(n) => { let _ = c.set_offline(NodeId(n)); }
                 Op::Online(n) => { let _ = c.set_online(NodeId(n)); }
                 Op::Preempt(i) => {
-                    if let Some(s) = live.get(i).copied() {
-                        if c.preempt(Time(now).max(Time(0)), s.token.job, Resume::Remaining).is_ok() {
-                            live.remove(i);
-                        }
+                    if let Some(s) = live.get(i).copied()
+                        && c.preempt(Time(now), s.token.job, Resume::Remaining).is_ok()
+                    {
+                        live.remove(i);
                     }
                 }
                 Op::Resize(i, size) => {
-                    if let Some(s) = live.get(i).copied() {
-                        if let Ok(resized) = c.resize(Time(now), s.token.job, size) {
-                            live[i] = resized;
-                        }
+                    if let Some(s) = live.get(i).copied()
+                        && let Ok(resized) = c.resize(Time(now), s.token.job, size)
+                    {
+                        live[i] = resized;
                     }
                 }
             }
