@@ -1,0 +1,46 @@
+//! `cosched`: the command-line front end of the cosched workspace.
+//!
+//! - `cosched simulate --trace FILE.swf --policy easy` runs a batch policy on a Standard
+//!   Workload Format trace (plain or gzip) and prints a summary; `--jobs-csv` and `--report`
+//!   write the per-job table and the JSON report.
+//! - `cosched generate lublin --jobs N --capacity C --seed S > out.swf` writes a synthetic trace
+//!   (Lublin–Feitelson model, Tsafrir runtime estimates).
+//!
+//! Every failure prints one line `error: …` naming what is wrong and exits with status 1
+//! (status 2 for command-line usage errors).
+
+mod generate;
+mod simulate;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "cosched", version, about = "Composable cluster scheduling: simulate and generate workloads")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a batch scheduling policy on an SWF trace.
+    Simulate(simulate::SimulateArgs),
+    /// Generate a synthetic workload as SWF on standard output.
+    Generate(generate::GenerateArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Simulate(args) => simulate::run(&args),
+        Command::Generate(args) => generate::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
