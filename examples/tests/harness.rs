@@ -1,0 +1,268 @@
+//! The harness's behaviour: table rendering and files, sweep order, plot files and robustness.
+
+use std::fs;
+use std::thread;
+use std::time::Duration;
+
+use cosched_examples::{BarChart, Cell, CommonArgs, Error, Figure, LinePlot, OutDir, Sweep, Table};
+
+fn waits() -> Table {
+    let mut table = Table::new(
+        "waits",
+        "Mean wait by policy",
+        ["policy", "ours (s)", "paper (s)"],
+    )
+    .with_notes("Paper numbers: Table 3.");
+    table.row([
+        "EASY".into(),
+        Cell::fixed(12.345, 2),
+        Cell::paper(Some(12.0), 1),
+    ]);
+    table.row([
+        "conservative | CBF".into(),
+        Cell::fixed(7.0, 2),
+        Cell::paper(None, 1),
+    ]);
+    table.row(["FCFS".into(), Cell::fixed(1234.5, 2), "-".into()]);
+    table
+}
+
+#[test]
+fn markdown_is_aligned_with_numbers_right_and_text_left() {
+    let md = waits().markdown();
+    assert_eq!(
+        md,
+        "| policy              | ours (s) | paper (s) |\n\
+         | ------------------- | -------: | --------- |\n\
+         | EASY                |    12.35 | 12.0      |\n\
+         | conservative \\| CBF |     7.00 | -         |\n\
+         | FCFS                |  1234.50 | -         |\n"
+    );
+    let widths: Vec<usize> = md.lines().map(|l| l.chars().count()).collect();
+    assert!(widths.windows(2).all(|w| w[0] == w[1]), "{md}");
+}
+
+#[test]
+fn a_column_of_numbers_and_empties_is_right_aligned() {
+    let mut table = Table::new("t", "T", ["n", "paper"]);
+    table.row([Cell::from(3_usize), Cell::paper(None, 1)]);
+    table.row([Cell::from(-12_i64), Cell::paper(Some(2.25), 1)]);
+    assert_eq!(
+        table.markdown(),
+        "| n   | paper |\n| --: | ----: |\n|   3 |     - |\n| -12 |   2.2 |\n"
+    );
+}
+
+#[test]
+fn an_empty_table_renders_its_header() {
+    let table = Table::new("empty", "Nothing yet", ["a", "b"]);
+    assert_eq!(table.markdown(), "| a   | b   |\n| --- | --- |\n");
+}
+
+#[test]
+#[should_panic(expected = "a row has 1 cells for 3 columns")]
+fn a_short_row_is_rejected() {
+    waits().row(["only one".into()]);
+}
+
+#[test]
+fn out_dir_writes_table_md_and_csv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut out = OutDir::create(tmp.path().join("a/b")).unwrap();
+    out.write_table(&waits()).unwrap();
+    let mut second = Table::new("loads", "Loads", ["load"]);
+    second.row([Cell::fixed(0.5, 1)]);
+    out.write_table(&second).unwrap();
+
+    let md = fs::read_to_string(out.path().join("table.md")).unwrap();
+    let expected = format!(
+        "### Mean wait by policy\n\nPaper numbers: Table 3.\n\n{}\n### Loads\n\n{}",
+        waits().markdown(),
+        second.markdown()
+    );
+    assert_eq!(md, expected);
+
+    let csv = fs::read_to_string(out.path().join("waits.csv")).unwrap();
+    assert_eq!(
+        csv,
+        "policy,ours (s),paper (s)\nEASY,12.35,12.0\nconservative | CBF,7.00,\nFCFS,1234.50,-\n"
+    );
+    let csv = fs::read_to_string(out.path().join("loads.csv")).unwrap();
+    assert_eq!(csv, "load\n0.5\n");
+}
+
+#[test]
+fn a_new_out_dir_replaces_the_previous_table_md() {
+    let tmp = tempfile::tempdir().unwrap();
+    OutDir::create(tmp.path())
+        .unwrap()
+        .write_table(&waits())
+        .unwrap();
+    let mut table = Table::new("other", "Other", ["x"]);
+    table.row([Cell::from(1_u32)]);
+    OutDir::create(tmp.path())
+        .unwrap()
+        .write_table(&table)
+        .unwrap();
+    let md = fs::read_to_string(tmp.path().join("table.md")).unwrap();
+    assert_eq!(md, format!("### Other\n\n{}", table.markdown()));
+}
+
+#[test]
+#[should_panic(expected = "table `waits` written twice")]
+fn a_table_name_is_written_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut out = OutDir::create(tmp.path()).unwrap();
+    out.write_table(&waits()).unwrap();
+    out.write_table(&waits()).unwrap();
+}
+
+#[test]
+fn errors_name_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a-file");
+    fs::write(&file, "").unwrap();
+    let err = OutDir::create(file.join("sub")).unwrap_err();
+    assert!(matches!(err, Error::Io { .. }));
+    assert!(
+        err.to_string()
+            .contains(&*file.join("sub").to_string_lossy()),
+        "{err}"
+    );
+}
+
+#[test]
+fn common_args_default_out_dir_is_under_target_figures() {
+    let args = CommonArgs {
+        quick: false,
+        out: None,
+        seed: 1,
+    };
+    assert_eq!(
+        args.out_dir("fig3"),
+        std::path::Path::new("target/figures/fig3")
+    );
+    let args = CommonArgs {
+        out: Some("elsewhere".into()),
+        ..args
+    };
+    assert_eq!(args.out_dir("fig3"), std::path::Path::new("elsewhere"));
+}
+
+#[test]
+fn sweep_returns_results_in_input_order() {
+    let configs: Vec<u64> = (0..64).collect();
+    // Early configurations take longest, so they finish last.
+    let results = Sweep::new("order", configs.clone()).run(|&c| {
+        thread::sleep(Duration::from_millis(64 - c));
+        c * 10
+    });
+    let expected: Vec<(u64, u64)> = configs.iter().map(|&c| (c, c * 10)).collect();
+    assert_eq!(results, expected);
+}
+
+#[test]
+fn sweep_is_deterministic_and_handles_no_configs() {
+    let run = || Sweep::new("det", (0..200_u64).collect()).run(|&c| c.wrapping_mul(0x9E37_79B9));
+    assert_eq!(run(), run());
+    assert!(Sweep::new("none", Vec::<u8>::new()).run(|_| ()).is_empty());
+}
+
+fn line_plot() -> LinePlot {
+    LinePlot::new("wait_vs_load", "Mean wait against load")
+        .x_label("offered load")
+        .y_label("mean wait (s)")
+        .series("EASY backfilling", [(0.5, 10.0), (0.7, 40.0), (0.9, 300.0)])
+        .series("FCFS", [(0.5, 30.0), (0.7, 200.0), (0.9, 4000.0)])
+}
+
+#[test]
+fn line_plot_writes_an_svg_with_its_series_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = OutDir::create(tmp.path()).unwrap();
+    for plot in [line_plot(), line_plot().log_y()] {
+        let path = out.write_plot(&plot).unwrap();
+        assert_eq!(path, tmp.path().join("wait_vs_load.svg"));
+        let svg = fs::read_to_string(&path).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
+        for text in [
+            "EASY backfilling",
+            "FCFS",
+            "Mean wait against load",
+            "offered load",
+        ] {
+            assert!(svg.contains(text), "missing {text}");
+        }
+    }
+}
+
+#[test]
+fn bar_chart_writes_an_svg_with_series_and_categories() {
+    let chart = BarChart::new(
+        "policies",
+        "Mean wait by policy",
+        ["small jobs", "large jobs"],
+    )
+    .y_label("mean wait (s)")
+    .series("EASY", [12.0, 340.0])
+    .series("FCFS", [40.0, f64::NAN]);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = OutDir::create(tmp.path())
+        .unwrap()
+        .write_plot(&chart)
+        .unwrap();
+    let svg = fs::read_to_string(path).unwrap();
+    assert!(svg.starts_with("<svg"));
+    for text in ["EASY", "FCFS", "small jobs", "large jobs", "mean wait (s)"] {
+        assert!(svg.contains(text), "missing {text}");
+    }
+}
+
+#[test]
+fn plots_survive_degenerate_data() {
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let lines = [
+        LinePlot::new("none", "no series"),
+        LinePlot::new("empty", "empty series").series("empty", []),
+        LinePlot::new("one", "single point").series("one", [(1.0, 2.0)]),
+        LinePlot::new("flat", "identical values").series("flat", [(3.0, 5.0), (3.0, 5.0)]),
+        LinePlot::new("zero", "all zero").series("zero", [(0.0, 0.0), (0.0, 0.0)]),
+        LinePlot::new("nan", "NaN and inf").series("nan", [(nan, 1.0), (1.0, nan), (inf, 2.0)]),
+        LinePlot::new("mixed", "NaN among values")
+            .series("mixed", [(0.0, 1.0), (nan, nan), (2.0, 3.0)]),
+        LinePlot::new("logzero", "log with non-positive values")
+            .log_y()
+            .series("logzero", [(0.0, 0.0), (1.0, -1.0), (2.0, 100.0)]),
+        LinePlot::new("lognone", "log with nothing positive")
+            .log_y()
+            .series("lognone", [(0.0, 0.0)]),
+    ];
+    for plot in &lines {
+        let svg = plot
+            .render_svg()
+            .unwrap_or_else(|e| panic!("{}: {e}", plot.file_stem()));
+        assert!(svg.starts_with("<svg"), "{}", plot.file_stem());
+    }
+    let bars = [
+        BarChart::new("nobars", "no categories", Vec::<String>::new()),
+        BarChart::new("noseries", "no series", ["a"]),
+        BarChart::new("zeros", "zeros", ["a", "b"]).series("z", [0.0, 0.0]),
+        BarChart::new("negative", "negative", ["a", "b"]).series("n", [-1.0, -3.0]),
+        BarChart::new("nans", "NaNs", ["a", "b"]).series("n", [nan, inf]),
+    ];
+    for chart in &bars {
+        let svg = chart
+            .render_svg()
+            .unwrap_or_else(|e| panic!("{}: {e}", chart.file_stem()));
+        assert!(svg.starts_with("<svg"), "{}", chart.file_stem());
+    }
+}
+
+#[test]
+fn plots_are_deterministic() {
+    assert_eq!(
+        line_plot().render_svg().unwrap(),
+        line_plot().render_svg().unwrap()
+    );
+}

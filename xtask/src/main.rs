@@ -1,0 +1,104 @@
+//! Workspace automation for cosched, run as `cargo xtask TASK`.
+//!
+//! - `cargo xtask reproduce [--quick] [--only NAME,...]`: builds and runs the examples declared
+//!   in `examples/Cargo.toml`, then collects their tables and plots into
+//!   `target/figures/REPORT.md`.
+//! - `cargo xtask ci`: what CI runs, stopping at the first failure: `cargo fmt --all --check`,
+//!   `cargo clippy --workspace --all-targets -- -D warnings`, `cargo test --workspace`, then
+//!   `cargo xtask reproduce --quick`.
+
+mod manifest;
+mod report;
+mod reproduce;
+
+use std::error::Error;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::{Parser, Subcommand};
+
+/// Errors are reported to the user as text, then xtask exits non-zero.
+type Result<T = ()> = std::result::Result<T, Box<dyn Error>>;
+
+/// cosched workspace automation.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Build and run the examples, then write target/figures/REPORT.md.
+    Reproduce(reproduce::Options),
+    /// Run what CI runs: fmt check, clippy, tests, quick reproduction; stop at the first failure.
+    Ci,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    let outcome = match cli.task {
+        Task::Reproduce(options) => reproduce::run(&root, &options),
+        Task::Ci => ci(&root),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: the parent of this package's directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in a directory of the workspace")
+        .to_owned()
+}
+
+/// The checks of CI, in order, each a cargo invocation.
+const CI_STEPS: [&[&str]; 3] = [
+    &["fmt", "--all", "--check"],
+    &[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ],
+    &["test", "--workspace"],
+];
+
+/// Runs [`CI_STEPS`], then a quick reproduction.
+fn ci(root: &Path) -> Result {
+    for args in CI_STEPS {
+        cargo(root, args)?;
+    }
+    reproduce::run(root, &reproduce::Options::quick())
+}
+
+/// Runs `cargo ARGS` at the workspace root with inherited stdio; fails unless it succeeds.
+///
+/// The cargo binary is `$CARGO` (set when run through cargo), else `cargo` from `PATH`.
+fn cargo<S: AsRef<OsStr>>(root: &Path, args: &[S]) -> Result {
+    let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy()).collect();
+    let shown = format!("cargo {}", shown.join(" "));
+    eprintln!("==> {shown}");
+    let program = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot start `{shown}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{shown}` failed ({status})").into())
+    }
+}

@@ -1,0 +1,163 @@
+//! `cargo xtask reproduce`: build the examples once, run each, collect the report.
+
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+
+use clap::Args;
+
+use crate::report::{self, Run};
+use crate::{Result, cargo, manifest};
+
+/// Where the examples write, relative to the workspace root: one directory per example.
+const FIGURES: &str = "target/figures";
+
+/// The file of tables every example writes into its directory.
+const TABLE_FILE: &str = "table.md";
+
+/// Options of `cargo xtask reproduce`.
+#[derive(Debug, Clone, Args)]
+pub struct Options {
+    /// Run the examples' small configurations (as CI does).
+    #[arg(long)]
+    quick: bool,
+    /// Run only these examples (comma-separated names).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    only: Vec<String>,
+}
+
+impl Options {
+    /// Every example, in quick mode: what CI runs.
+    pub fn quick() -> Self {
+        Options {
+            quick: true,
+            only: Vec::new(),
+        }
+    }
+}
+
+/// Builds and runs the selected examples, then writes `target/figures/REPORT.md`.
+pub fn run(root: &Path, options: &Options) -> Result {
+    let declared = manifest::examples(&root.join("examples/Cargo.toml"))?;
+    let selected = select(&declared, &options.only)?;
+    let figures = root.join(FIGURES);
+    if !selected.is_empty() {
+        cargo(
+            root,
+            &["build", "--release", "-p", "cosched-examples", "--examples"],
+        )?;
+    }
+    let mut runs = Vec::new();
+    for name in selected {
+        runs.push(run_example(root, name, options.quick)?);
+    }
+    fs::create_dir_all(&figures)
+        .map_err(|e| format!("cannot create `{}`: {e}", figures.display()))?;
+    let path = figures.join("REPORT.md");
+    let report = report::render(options.quick, &options.only, &runs);
+    fs::write(&path, report).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    println!("Report written to {}", path.display());
+    Ok(())
+}
+
+/// The declared examples named in `only` (all if it is empty), in declaration order.
+fn select<'a>(declared: &'a [String], only: &[String]) -> Result<Vec<&'a str>> {
+    let unknown: Vec<&str> = only
+        .iter()
+        .filter(|name| !declared.contains(name))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        let known = if declared.is_empty() {
+            "none are declared".to_owned()
+        } else {
+            format!("declared: {}", declared.join(", "))
+        };
+        return Err(format!("unknown example(s) {} ({known})", unknown.join(", ")).into());
+    }
+    Ok(declared
+        .iter()
+        .filter(|name| only.is_empty() || only.contains(name))
+        .map(String::as_str)
+        .collect())
+}
+
+/// Runs example `name` into a fresh `target/figures/NAME` and reads what it wrote.
+fn run_example(root: &Path, name: &str, quick: bool) -> Result<Run> {
+    let out = format!("{FIGURES}/{name}");
+    let dir = root.join(&out);
+    if dir.exists() {
+        fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear `{}`: {e}", dir.display()))?;
+    }
+    let mut args = vec!["run", "--release", "--quiet", "-p", "cosched-examples"];
+    args.extend(["--example", name, "--", "--out", &out]);
+    if quick {
+        args.push("--quick");
+    }
+    let start = Instant::now();
+    cargo(root, &args).map_err(|e| format!("example `{name}` failed: {e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!("==> {name}: {seconds:.1} s");
+
+    let table = dir.join(TABLE_FILE);
+    let tables = fs::read_to_string(&table).map_err(|e| {
+        format!(
+            "example `{name}` wrote no readable `{}` ({e}); every example must write one",
+            table.display()
+        )
+    })?;
+    Ok(Run {
+        name: name.to_owned(),
+        seconds,
+        tables,
+        plots: plots(&dir)?,
+    })
+}
+
+/// The `.svg` and `.png` files in `dir`, by name.
+fn plots(dir: &Path) -> Result<Vec<String>> {
+    let entries = fs::read_dir(dir).map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;
+    let mut plots = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot list `{}`: {e}", dir.display()))?;
+        let path = entry.path();
+        let is_plot = path
+            .extension()
+            .is_some_and(|ext| ext == "svg" || ext == "png");
+        if is_plot && path.is_file() {
+            plots.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    plots.sort();
+    Ok(plots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select;
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn everything_is_selected_by_default_in_declaration_order() {
+        let declared = names(&["b", "a"]);
+        assert_eq!(select(&declared, &[]).unwrap(), ["b", "a"]);
+        assert!(select(&[], &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn only_keeps_declaration_order() {
+        let declared = names(&["b", "a", "c"]);
+        assert_eq!(select(&declared, &names(&["c", "b"])).unwrap(), ["b", "c"]);
+    }
+
+    #[test]
+    fn unknown_names_are_rejected_with_the_declared_ones() {
+        let err = select(&names(&["a"]), &names(&["a", "zz"])).unwrap_err();
+        assert_eq!(err.to_string(), "unknown example(s) zz (declared: a)");
+        let err = select(&[], &names(&["zz"])).unwrap_err();
+        assert_eq!(err.to_string(), "unknown example(s) zz (none are declared)");
+    }
+}
