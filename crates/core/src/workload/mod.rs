@@ -1,1 +1,3 @@
 //! Workload input and generation: the Standard Workload Format and seeded synthetic models.
+
+pub mod swf;
