@@ -93,17 +93,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let trace = read_rigid_jobs(path)?;
         let capacity = cli
             .trace_capacity
-            .or_else(|| trace.header.values().max_procs.and_then(|c| u32::try_from(c).ok()))
-            .ok_or_else(|| format!("{}: no MaxProcs in its header; pass --trace-capacity", path.display()))?;
-        let name = path.file_name().map_or("trace".into(), |n| n.to_string_lossy().into_owned());
-        workloads.push(Workload { name, capacity, jobs: trace.jobs });
+            .or_else(|| {
+                trace
+                    .header
+                    .values()
+                    .max_procs
+                    .and_then(|c| u32::try_from(c).ok())
+            })
+            .ok_or_else(|| {
+                format!(
+                    "{}: no MaxProcs in its header; pass --trace-capacity",
+                    path.display()
+                )
+            })?;
+        let name = path
+            .file_name()
+            .map_or("trace".into(), |n| n.to_string_lossy().into_owned());
+        workloads.push(Workload {
+            name,
+            capacity,
+            jobs: trace.jobs,
+        });
     }
 
     // Sweep: every workload x load x policy.
     let configs: Vec<Config> = (0..workloads.len())
         .flat_map(|workload| {
             loads.iter().flat_map(move |&load| {
-                POLICIES.map(|policy| Config { workload, load, policy })
+                POLICIES.map(|policy| Config {
+                    workload,
+                    load,
+                    policy,
+                })
             })
         })
         .collect();
@@ -128,7 +149,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mean = |load: f64, policy: Policy| {
             let runs: Vec<Measured> = results
                 .iter()
-                .filter(|(c, _)| workloads[c.workload].name == name && c.load == load && c.policy == policy)
+                .filter(|(c, _)| {
+                    workloads[c.workload].name == name && c.load == load && c.policy == policy
+                })
                 .map(|(_, m)| *m)
                 .collect();
             let n = runs.len().max(1) as f64;
@@ -152,7 +175,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{runs} workload(s) averaged{}. No paper numbers: the expected shape is that of \
              Mu'alem and Feitelson (2001): backfilling cuts waits and slowdowns by large factors \
              at high load and sustains more utilization than FCFS.",
-            if runs > 1 { format!(" ({n_jobs} jobs each, seeds {}..)", cli.common.seed) } else { String::new() }
+            if runs > 1 {
+                format!(" ({n_jobs} jobs each, seeds {}..)", cli.common.seed)
+            } else {
+                String::new()
+            }
         ));
         for &load in loads {
             let m = POLICIES.map(|p| mean(load, p));
@@ -164,21 +191,43 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         out.write_table(&table)?;
 
-        let metric_plot = |file: &str, title: &str, y: &str, log: bool, pick: fn(&Measured) -> f64| {
-            let mut plot = LinePlot::new(format!("{file}_{name}"), format!("{title} — {name}"))
-                .x_label("offered load")
-                .y_label(y);
-            if log {
-                plot = plot.log_y();
-            }
-            for policy in POLICIES {
-                plot = plot.series(policy.name(), loads.iter().map(|&l| (l, pick(&mean(l, policy)))));
-            }
-            plot
-        };
-        out.write_plot(&metric_plot("wait", "Mean wait", "mean wait (s)", true, |m| m.wait_s))?;
-        out.write_plot(&metric_plot("bsld", "Mean bounded slowdown", "bounded slowdown", true, |m| m.bounded_slowdown))?;
-        out.write_plot(&metric_plot("utilization", "Utilization", "utilization", false, |m| m.utilization))?;
+        let metric_plot =
+            |file: &str, title: &str, y: &str, log: bool, pick: fn(&Measured) -> f64| {
+                let mut plot = LinePlot::new(format!("{file}_{name}"), format!("{title} — {name}"))
+                    .x_label("offered load")
+                    .y_label(y);
+                if log {
+                    plot = plot.log_y();
+                }
+                for policy in POLICIES {
+                    plot = plot.series(
+                        policy.name(),
+                        loads.iter().map(|&l| (l, pick(&mean(l, policy)))),
+                    );
+                }
+                plot
+            };
+        out.write_plot(&metric_plot(
+            "wait",
+            "Mean wait",
+            "mean wait (s)",
+            true,
+            |m| m.wait_s,
+        ))?;
+        out.write_plot(&metric_plot(
+            "bsld",
+            "Mean bounded slowdown",
+            "bounded slowdown",
+            true,
+            |m| m.bounded_slowdown,
+        ))?;
+        out.write_plot(&metric_plot(
+            "utilization",
+            "Utilization",
+            "utilization",
+            false,
+            |m| m.utilization,
+        ))?;
     }
     Ok(())
 }

@@ -16,7 +16,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "cosched", version, about = "Composable cluster scheduling: simulate and generate workloads")]
+#[command(
+    name = "cosched",
+    version,
+    about = "Composable cluster scheduling: simulate and generate workloads"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -33,8 +37,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Simulate(args) => simulate::run(&args),
-        Command::Generate(args) => generate::run(&args),
+        Command::Simulate(args) => simulate::run(&args).map_err(|e| e.to_string()),
+        Command::Generate(args) => generate::run(&args).map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

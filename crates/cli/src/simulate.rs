@@ -88,10 +88,8 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
         source,
     };
     let mut sim = BatchSim::new(capacity, args.policy.scheduler()).map_err(sim_error)?;
-    let bar = ProgressBar::with_draw_target(
-        Some(trace.jobs.len() as u64),
-        ProgressDrawTarget::stderr(),
-    );
+    let bar =
+        ProgressBar::with_draw_target(Some(trace.jobs.len() as u64), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} jobs ({elapsed})")
             .expect("valid template"),
@@ -107,7 +105,8 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
 
     if let Some(path) = &args.jobs_csv {
         let file = File::create(path).map_err(|e| output_error(path, e))?;
-        write_jobs_csv(BufWriter::new(file), &outcome.records).map_err(|e| output_error(path, e))?;
+        write_jobs_csv(BufWriter::new(file), &outcome.records)
+            .map_err(|e| output_error(path, e))?;
     }
     if let Some(path) = &args.report {
         std::fs::write(path, outcome.report.to_json() + "\n").map_err(|e| output_error(path, e))?;

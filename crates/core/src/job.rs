@@ -37,7 +37,7 @@ pub struct RigidJob {
 }
 
 impl RigidJob {
-    /// A validated rigid job: `size >= 1`, `runtime >= 0`, `estimate > 0`.
+    /// A validated rigid job: `size >= 1`, `runtime >= 0`, `estimate >= 0`.
     pub fn new(
         id: JobId,
         submit: Time,
@@ -58,7 +58,9 @@ impl RigidJob {
         Ok(job)
     }
 
-    /// Checks the invariants [`RigidJob::new`] enforces (for jobs built field by field).
+    /// Checks the invariants [`RigidJob::new`] enforces (for jobs built field by field):
+    /// `size >= 1`, `runtime >= 0` and `estimate >= 0`. An estimate of 0 is allowed: a trace
+    /// job that ran for 0 s and requested no time gets its run time, 0, as its estimate.
     pub fn validate(&self) -> Result<(), ParamError> {
         ParamError::check(self.size >= 1, "size", self.size, "a job needs >= 1 unit")?;
         ParamError::check(
@@ -68,10 +70,10 @@ impl RigidJob {
             "must be >= 0",
         )?;
         ParamError::check(
-            self.estimate.0 > 0,
+            self.estimate.0 >= 0,
             "estimate",
             self.estimate.0,
-            "must be > 0",
+            "must be >= 0",
         )
     }
 

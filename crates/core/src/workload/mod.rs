@@ -4,6 +4,7 @@
 //!   with a daily cycle).
 //! - [`estimates`]: the Tsafrir–Etsion–Feitelson (2005) model of user runtime estimates.
 //! - [`load`]: offered load and rescaling arrivals to a target load.
+//! - [`swf`]: the Standard Workload Format reader and writer.
 //!
 //! ```
 //! use cosched_core::workload::{load, LublinModel, TsafrirEstimates};
@@ -17,6 +18,7 @@
 pub mod estimates;
 pub mod load;
 pub mod lublin;
+pub mod swf;
 
 pub use estimates::{TsafrirEstimates, TsafrirParams};
 pub use load::{offered_load, scale_to_offered_load};

@@ -1,0 +1,44 @@
+//! SWF parsing throughput: 100,000 generated job lines read back from memory.
+//!
+//! `cargo bench -p cosched-core --bench swf_read` reports lines/s (criterion's element
+//! throughput).
+
+use cosched_core::workload::LublinModel;
+use cosched_core::workload::swf::{SwfHeader, SwfReader, SwfRecord, SwfWriter};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::io::Cursor;
+
+const LINES: usize = 100_000;
+
+fn trace_text() -> Vec<u8> {
+    let mut header = SwfHeader::new();
+    header.push("MaxProcs", 1_024).expect("valid header line");
+    let mut writer = SwfWriter::new(Vec::new());
+    writer.write_header(&header).expect("in-memory write");
+    for job in LublinModel::new(1_024)
+        .expect("valid capacity")
+        .jobs(7)
+        .take(LINES)
+    {
+        writer
+            .write_record(&SwfRecord::from_rigid(&job))
+            .expect("in-memory write");
+    }
+    writer.finish().expect("in-memory write")
+}
+
+fn read(c: &mut Criterion) {
+    let text = trace_text();
+    let mut group = c.benchmark_group("swf_read");
+    group.throughput(Throughput::Elements(LINES as u64));
+    group.bench_function("100k_lines_from_memory", |b| {
+        b.iter(|| {
+            let reader = SwfReader::new("bench", Cursor::new(&text[..])).expect("valid header");
+            reader.filter(Result::is_ok).count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, read);
+criterion_main!(benches);

@@ -1,0 +1,497 @@
+//! The streaming SWF reader and its errors.
+
+use super::header::{SwfHeader, is_comment};
+use super::{FIELD_COUNT, FIELD_NAMES, RigidTrace, SwfRecord, SwfStatus};
+use crate::{Duration, JobId, Time};
+use flate2::read::MultiGzDecoder;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::iter::FusedIterator;
+use std::path::Path;
+use thiserror::Error;
+
+/// The longest line the reader accepts, in bytes (without its line break).
+pub const MAX_LINE_LEN: usize = 1 << 20;
+
+/// The first two bytes of a gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Buffer size of [`SwfReader::open`]'s file and decompressor buffers.
+const READ_BUFFER: usize = 1 << 18;
+
+/// The display name of readers not built from a file, by convention.
+pub const INPUT_NAME: &str = "<input>";
+
+/// Why one field of a job line could not be parsed (part of [`SwfError::Field`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+pub enum FieldProblem {
+    /// An integer field holds something else (`abc`, `3.5`, `1e3`).
+    #[error("is not an integer")]
+    NotAnInteger,
+    /// A fractional field (6, 7, 10) holds something that is not a decimal number.
+    #[error("is not a number")]
+    NotANumber,
+    /// A fractional field holds infinity or NaN.
+    #[error("is not a finite number")]
+    NotFinite,
+    /// The value does not fit the field's type (`u32` counts, `i64` times, `u64` job numbers).
+    #[error("is out of range")]
+    OutOfRange,
+    /// A count or identifier is negative but not `-1`.
+    #[error("is negative (-1, missing, is the only negative value allowed)")]
+    Negative,
+    /// The job number is negative (it is never missing).
+    #[error("is negative (the job number is required)")]
+    NegativeJobNumber,
+    /// An extra field is not valid UTF-8.
+    #[error("is not valid UTF-8")]
+    NotUtf8,
+}
+
+/// Everything that can go wrong reading SWF. The reader never panics.
+///
+/// Locations are `file:line`, the file being the reader's display name (the path for
+/// [`SwfReader::open`]) and lines counted from 1, comment and blank lines included.
+#[derive(Debug, Error)]
+pub enum SwfError {
+    /// Reading (or decompressing) failed.
+    #[error("{file}: I/O error: {source}")]
+    Io {
+        /// Display name of the input.
+        file: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A job line has fewer than 18 fields.
+    #[error("{file}:{line}: expected 18 fields, found {found}")]
+    FieldCount {
+        /// Display name of the input.
+        file: String,
+        /// Line number, from 1.
+        line: u64,
+        /// How many fields the line has.
+        found: usize,
+    },
+    /// A field of a job line could not be parsed.
+    #[error("{file}:{line}: field {field} ({name}): \"{text}\" {problem}")]
+    Field {
+        /// Display name of the input.
+        file: String,
+        /// Line number, from 1.
+        line: u64,
+        /// Field number, from 1 as in the SWF definition (19 and up for extra fields).
+        field: usize,
+        /// The field's name ([`FIELD_NAMES`], or `extra field`).
+        name: &'static str,
+        /// The offending text (lossily decoded, cut to 64 characters).
+        text: String,
+        /// What is wrong with it.
+        problem: FieldProblem,
+    },
+    /// A standard header key has a value of the wrong kind (`; MaxProcs: many`).
+    #[error("{file}:{line}: header {key}: \"{value}\" {expected}")]
+    Header {
+        /// Display name of the input.
+        file: String,
+        /// Line number, from 1.
+        line: u64,
+        /// The key, as spelled in the SWF definition.
+        key: &'static str,
+        /// The offending value.
+        value: String,
+        /// What it should have been.
+        expected: &'static str,
+    },
+    /// A line is longer than [`MAX_LINE_LEN`] bytes.
+    #[error("{file}:{line}: line longer than {limit} bytes")]
+    LineTooLong {
+        /// Display name of the input.
+        file: String,
+        /// Line number, from 1.
+        line: u64,
+        /// The limit, [`MAX_LINE_LEN`].
+        limit: usize,
+    },
+}
+
+/// A streaming SWF reader: the header is parsed on construction, then the reader yields one
+/// [`SwfRecord`] (or one error) per job line.
+///
+/// It holds one line in memory at a time (a reused buffer), so traces of any size stream in
+/// constant memory. A malformed line yields an error and reading continues with the next line;
+/// after an I/O error the iterator ends.
+pub struct SwfReader<R> {
+    name: String,
+    input: R,
+    buf: Vec<u8>,
+    line: u64,
+    header: SwfHeader,
+    /// `buf` holds a job line read while parsing the header, not yet yielded.
+    pending: bool,
+    finished: bool,
+}
+
+impl SwfReader<Box<dyn BufRead + Send>> {
+    /// Opens the trace at `path`, decompressing it if it is gzip (detected by its magic bytes,
+    /// whatever its extension), and parses its header. Errors name the path.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SwfError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let io = |source| SwfError::Io {
+            file: name.clone(),
+            source,
+        };
+        let mut file = BufReader::with_capacity(READ_BUFFER, File::open(path).map_err(io)?);
+        let gzip = file.fill_buf().map_err(io)?.starts_with(&GZIP_MAGIC);
+        let input: Box<dyn BufRead + Send> = if gzip {
+            Box::new(BufReader::with_capacity(
+                READ_BUFFER,
+                MultiGzDecoder::new(file),
+            ))
+        } else {
+            Box::new(file)
+        };
+        SwfReader::new(name, input)
+    }
+}
+
+impl<R: BufRead> SwfReader<R> {
+    /// Wraps `input`, named `name` in errors (by convention [`INPUT_NAME`] when it is not a
+    /// file), and reads the header: every comment line up to the first job line.
+    ///
+    /// Fails on an I/O error, a bad header value, or an over-long line before the first job.
+    pub fn new(name: impl Into<String>, input: R) -> Result<Self, SwfError> {
+        let mut reader = SwfReader {
+            name: name.into(),
+            input,
+            buf: Vec::with_capacity(256),
+            line: 0,
+            header: SwfHeader::new(),
+            pending: false,
+            finished: false,
+        };
+        while reader.read_line()? {
+            if is_comment(&reader.buf) {
+                reader.absorb_comment()?;
+            } else if !reader.buf.trim_ascii().is_empty() {
+                reader.pending = true;
+                break;
+            }
+        }
+        Ok(reader)
+    }
+
+    /// The header: the leading comment lines, plus any comment line met since.
+    pub fn header(&self) -> &SwfHeader {
+        &self.header
+    }
+
+    /// The number of the last line read (from 1; 0 before any).
+    pub fn line_number(&self) -> u64 {
+        self.line
+    }
+
+    /// Reads the rest of the trace into a [`RigidTrace`]: the valid jobs in file order and a
+    /// count of the invalid records by reason. Stops at the first malformed line.
+    pub fn into_rigid_trace(mut self) -> Result<RigidTrace, SwfError> {
+        let mut jobs = Vec::new();
+        let mut invalid = BTreeMap::new();
+        for record in self.by_ref() {
+            match record?.to_rigid() {
+                Ok(job) => jobs.push(job),
+                Err(reason) => *invalid.entry(reason).or_insert(0) += 1,
+            }
+        }
+        Ok(RigidTrace {
+            header: self.header,
+            jobs,
+            invalid,
+        })
+    }
+
+    /// Reads the next line into `buf`; `false` at the end of the input.
+    fn read_line(&mut self) -> Result<bool, SwfError> {
+        self.buf.clear();
+        let limit = MAX_LINE_LEN as u64 + 1; // the line and its '\n'
+        let name = &self.name;
+        let io = |source| SwfError::Io {
+            file: name.clone(),
+            source,
+        };
+        let n = (&mut self.input)
+            .take(limit)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(io)?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        if self.buf.len() > MAX_LINE_LEN && self.buf.last() != Some(&b'\n') {
+            // Skip the rest of the over-long line, so reading can go on after the error.
+            loop {
+                let available = match self.input.fill_buf() {
+                    Ok(available) => available,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(io(e)),
+                };
+                let (used, found) = match available.iter().position(|&b| b == b'\n') {
+                    Some(end) => (end + 1, true),
+                    None => (available.len(), available.is_empty()),
+                };
+                self.input.consume(used);
+                if found {
+                    break;
+                }
+            }
+            return Err(SwfError::LineTooLong {
+                file: self.name.clone(),
+                line: self.line,
+                limit: MAX_LINE_LEN,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Adds the comment line in `buf` to the header.
+    fn absorb_comment(&mut self) -> Result<(), SwfError> {
+        let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let line = match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_owned(),
+            Err(_) => bytes.iter().map(|&b| char::from(b)).collect(), // Latin-1
+        };
+        self.header.absorb(line).map_err(|bad| SwfError::Header {
+            file: self.name.clone(),
+            line: self.line,
+            key: bad.key,
+            value: bad.value,
+            expected: bad.expected,
+        })
+    }
+}
+
+impl<R: BufRead> Iterator for SwfReader<R> {
+    type Item = Result<SwfRecord, SwfError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.finished {
+                return None;
+            }
+            if self.pending {
+                self.pending = false;
+            } else {
+                match self.read_line() {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.finished = true;
+                        return None;
+                    }
+                    Err(e) => {
+                        self.finished = matches!(e, SwfError::Io { .. });
+                        return Some(Err(e));
+                    }
+                }
+            }
+            if is_comment(&self.buf) {
+                if let Err(e) = self.absorb_comment() {
+                    return Some(Err(e));
+                }
+            } else if !self.buf.trim_ascii().is_empty() {
+                return Some(parse_record(&self.buf, &self.name, self.line));
+            }
+        }
+    }
+}
+
+impl<R: BufRead> FusedIterator for SwfReader<R> {}
+
+/// Parses one job line.
+fn parse_record(line: &[u8], file: &str, line_no: u64) -> Result<SwfRecord, SwfError> {
+    let mut tokens = Tokens(line);
+    let mut fields = Fields {
+        text: [&[]; FIELD_COUNT],
+        file,
+        line: line_no,
+    };
+    let mut found = 0;
+    for (slot, token) in fields.text.iter_mut().zip(&mut tokens) {
+        *slot = token;
+        found += 1;
+    }
+    if found < FIELD_COUNT {
+        return Err(SwfError::FieldCount {
+            file: file.to_owned(),
+            line: line_no,
+            found,
+        });
+    }
+    let extra = tokens
+        .enumerate()
+        .map(|(i, token)| match std::str::from_utf8(token) {
+            Ok(text) => Ok(text.to_owned()),
+            Err(_) => Err(fields.error(FIELD_COUNT + i, token, FieldProblem::NotUtf8)),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let job = fields.get(0, |text| {
+        u64::try_from(parse_int(text)?).map_err(|_| FieldProblem::NegativeJobNumber)
+    })?;
+    Ok(SwfRecord {
+        job: JobId(job),
+        submit: fields.time(1)?.map(Time),
+        wait: fields.time(2)?.map(Duration),
+        run_time: fields.time(3)?.map(Duration),
+        allocated_procs: fields.count(4)?,
+        avg_cpu_time: fields.fractional(5)?,
+        used_memory: fields.fractional(6)?,
+        requested_procs: fields.count(7)?,
+        requested_time: fields.time(8)?.map(Duration),
+        requested_memory: fields.fractional(9)?,
+        status: fields.count(10)?.map(SwfStatus),
+        user: fields.count(11)?,
+        group: fields.count(12)?,
+        executable: fields.count(13)?,
+        queue: fields.count(14)?,
+        partition: fields.count(15)?,
+        preceding_job: fields.count(16)?.map(JobId),
+        think_time: fields.time(17)?.map(Duration),
+        extra,
+    })
+}
+
+/// The whitespace-separated tokens of a line.
+struct Tokens<'a>(&'a [u8]);
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let start = self.0.iter().position(|b| !b.is_ascii_whitespace())?;
+        let (_, rest) = self.0.split_at(start);
+        let end = rest
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(rest.len());
+        let (token, rest) = rest.split_at(end);
+        self.0 = rest;
+        Some(token)
+    }
+}
+
+/// The 18 standard fields of a job line, with the line's location for errors.
+struct Fields<'a> {
+    text: [&'a [u8]; FIELD_COUNT],
+    file: &'a str,
+    line: u64,
+}
+
+impl Fields<'_> {
+    /// Field `index` (from 0) parsed by `parse`.
+    #[inline]
+    fn get<T>(
+        &self,
+        index: usize,
+        parse: impl FnOnce(&[u8]) -> Result<T, FieldProblem>,
+    ) -> Result<T, SwfError> {
+        parse(self.text[index]).map_err(|problem| self.error(index, self.text[index], problem))
+    }
+
+    /// A time field: any integer, `-1` being missing.
+    #[inline]
+    fn time(&self, index: usize) -> Result<Option<i64>, SwfError> {
+        self.get(index, |text| {
+            opt_int(text)?
+                .map(|v| i64::try_from(v).map_err(|_| FieldProblem::OutOfRange))
+                .transpose()
+        })
+    }
+
+    /// A count or identifier: `-1` (missing) or a non-negative integer that fits `T`.
+    #[inline]
+    fn count<T: TryFrom<i128>>(&self, index: usize) -> Result<Option<T>, SwfError> {
+        self.get(index, |text| match opt_int(text)? {
+            None => Ok(None),
+            Some(v) if v < 0 => Err(FieldProblem::Negative),
+            Some(v) => T::try_from(v)
+                .map(Some)
+                .map_err(|_| FieldProblem::OutOfRange),
+        })
+    }
+
+    /// A fractional field: any finite number, `-1` being missing.
+    #[inline]
+    fn fractional(&self, index: usize) -> Result<Option<f64>, SwfError> {
+        self.get(index, |text| {
+            // Fast path: most values are integers, `-1` above all.
+            if let Some(v) = parse_int(text).ok().and_then(|v| i64::try_from(v).ok())
+                && v.unsigned_abs() <= 1 << f64::MANTISSA_DIGITS
+            {
+                return Ok((v != -1).then_some(v as f64));
+            }
+            let value: f64 = std::str::from_utf8(text)
+                .ok()
+                .and_then(|text| text.parse().ok())
+                .ok_or(FieldProblem::NotANumber)?;
+            if !value.is_finite() {
+                return Err(FieldProblem::NotFinite);
+            }
+            Ok((value != -1.0).then_some(value))
+        })
+    }
+
+    /// The error for field `index` (from 0; 18 and up are extra fields) holding `text`.
+    #[cold]
+    fn error(&self, index: usize, text: &[u8], problem: FieldProblem) -> SwfError {
+        const SHOWN: usize = 64;
+        let text = String::from_utf8_lossy(text);
+        let text = match text.char_indices().nth(SHOWN) {
+            Some((cut, _)) => format!("{}...", &text[..cut]),
+            None => text.into_owned(),
+        };
+        SwfError::Field {
+            file: self.file.to_owned(),
+            line: self.line,
+            field: index + 1,
+            name: FIELD_NAMES.get(index).copied().unwrap_or("extra field"),
+            text,
+            problem,
+        }
+    }
+}
+
+/// An integer field, `None` for `-1`.
+#[inline]
+fn opt_int(text: &[u8]) -> Result<Option<i128>, FieldProblem> {
+    parse_int(text).map(|v| (v != -1).then_some(v))
+}
+
+/// Parses an optionally signed decimal integer of magnitude up to `u64::MAX` (so that it fits
+/// every field type); an all-zero fraction (`3.0`, `3.`) is allowed.
+#[inline]
+fn parse_int(text: &[u8]) -> Result<i128, FieldProblem> {
+    let (negative, unsigned) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, text),
+    };
+    let mut magnitude: u64 = 0;
+    for (i, &b) in unsigned.iter().enumerate() {
+        if b.is_ascii_digit() {
+            magnitude = magnitude
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(u64::from(b - b'0')))
+                .ok_or(FieldProblem::OutOfRange)?;
+        } else if b == b'.' && i > 0 && unsigned.iter().skip(i + 1).all(|&z| z == b'0') {
+            break;
+        } else {
+            return Err(FieldProblem::NotAnInteger);
+        }
+    }
+    if unsigned.is_empty() {
+        return Err(FieldProblem::NotAnInteger);
+    }
+    let magnitude = i128::from(magnitude);
+    Ok(if negative { -magnitude } else { magnitude })
+}

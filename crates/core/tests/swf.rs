@@ -1,0 +1,873 @@
+//! Tests of the SWF reader, writer and conversion: the committed `tiny.swf` fixture, malformed
+//! input, round-trip and no-panic properties, and the real traces of `../shared/data/swf`
+//! (skipped when that folder is absent).
+
+use cosched_core::workload::swf::{
+    FieldProblem, HeaderLineError, INPUT_NAME, InvalidJob, MAX_LINE_LEN, SwfError, SwfHeader,
+    SwfReader, SwfRecord, SwfStatus, SwfWriter, read_rigid_jobs,
+};
+use cosched_core::{Duration, JobId, RigidJob, Time};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::io::{self, BufReader, Cursor, Read, Write};
+use std::path::{Path, PathBuf};
+
+fn tiny_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tiny.swf")
+}
+
+/// Reads every record of `text`, failing the test on any error.
+fn records(text: &str) -> Vec<SwfRecord> {
+    SwfReader::new(INPUT_NAME, text.as_bytes())
+        .expect("header")
+        .collect::<Result<_, _>>()
+        .expect("records")
+}
+
+/// The items `text` yields, after a successful header.
+fn items(text: &str) -> Vec<Result<SwfRecord, SwfError>> {
+    SwfReader::new("trace.swf", text.as_bytes())
+        .expect("header")
+        .collect()
+}
+
+/// A valid job line with field `field` (from 1) replaced by `value`.
+fn line_with(field: usize, value: &str) -> String {
+    let mut fields: Vec<&str> = "7 0 1 100 4 -1 -1 4 200 -1 1 3 2 -1 -1 -1 -1 -1"
+        .split(' ')
+        .collect();
+    fields[field - 1] = value;
+    fields.join(" ") + "\n"
+}
+
+/// Writes `header` and `records`, returning the bytes.
+fn write_trace(header: &SwfHeader, records: &[SwfRecord]) -> Vec<u8> {
+    let mut writer = SwfWriter::new(Vec::new());
+    writer.write_header(header).expect("header");
+    for record in records {
+        writer.write_record(record).expect("record");
+    }
+    writer.finish().expect("flush")
+}
+
+/// Reads a whole trace from bytes.
+fn read_trace(bytes: &[u8]) -> (SwfHeader, Vec<SwfRecord>) {
+    let mut reader = SwfReader::new(INPUT_NAME, bytes).expect("header");
+    let records = reader
+        .by_ref()
+        .collect::<Result<Vec<_>, _>>()
+        .expect("records");
+    (reader.header().clone(), records)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tiny fixture
+
+#[test]
+fn tiny_header_is_parsed_and_kept_verbatim() {
+    let reader = SwfReader::open(tiny_path()).expect("open tiny.swf");
+    let header = reader.header();
+    let v = header.values();
+    assert_eq!(v.version.as_deref(), Some("2.2"));
+    assert_eq!(v.computer.as_deref(), Some("Tiny test cluster"));
+    assert_eq!(v.installation.as_deref(), Some("cosched test suite"));
+    assert_eq!(v.acknowledge.as_deref(), Some("cosched developers"));
+    assert_eq!(
+        v.information.as_deref(),
+        Some("https://github.com/cosched\nhttps://www.cs.huji.ac.il/labs/parallel/workload/")
+    );
+    assert_eq!(
+        v.conversion.as_deref(),
+        Some("written by hand for the SWF reader tests")
+    );
+    assert_eq!((v.max_jobs, v.max_records), (Some(10), Some(10)));
+    assert_eq!(v.preemption.as_deref(), Some("No"));
+    assert_eq!(v.unix_start_time, Some(1_034_000_000));
+    assert_eq!(v.time_zone, Some(3600));
+    assert_eq!(v.time_zone_string.as_deref(), Some("Europe/Stockholm"));
+    assert_eq!(
+        v.start_time.as_deref(),
+        Some("Mon Oct 07 04:13:20 CEST 2002")
+    );
+    assert_eq!(v.end_time.as_deref(), Some("Mon Oct 07 06:00:00 CEST 2002"));
+    assert_eq!((v.max_nodes, v.max_procs), (Some(64), Some(128)));
+    assert_eq!(
+        (v.max_runtime, v.max_memory, v.allow_overuse),
+        (None, None, None)
+    );
+    assert_eq!(v.max_queues, Some(2));
+    assert_eq!(v.queue, ["0 interactive", "1 batch"]);
+    assert_eq!(
+        v.note,
+        [
+            "job 3 has no run time and job 4 has size 0 (both invalid);\n\
+         job 2 has no requested processors nor requested time"
+        ]
+    );
+    assert_eq!((v.queues.as_deref(), v.partitions.as_deref()), (None, None));
+    assert!(v.partition.is_empty() && v.max_partitions.is_none());
+
+    let text = std::fs::read_to_string(tiny_path()).expect("read tiny.swf");
+    let comments: Vec<&str> = text.lines().filter(|l| l.starts_with(';')).collect();
+    assert_eq!(header.lines(), comments.as_slice());
+    assert_eq!(reader.line_number(), 24, "the first job line is read ahead");
+}
+
+#[test]
+fn tiny_records_are_parsed_exactly() {
+    let records: Vec<SwfRecord> = SwfReader::open(tiny_path())
+        .expect("open")
+        .collect::<Result<_, _>>()
+        .expect("records");
+    assert_eq!(records.len(), 10);
+    assert_eq!(
+        records[0],
+        SwfRecord {
+            job: JobId(1),
+            submit: Some(Time(0)),
+            wait: Some(Duration(10)),
+            run_time: Some(Duration(100)),
+            allocated_procs: Some(4),
+            avg_cpu_time: Some(95.5),
+            used_memory: Some(1024.0),
+            requested_procs: Some(4),
+            requested_time: Some(Duration(3600)),
+            requested_memory: None,
+            status: Some(SwfStatus::COMPLETED),
+            user: Some(1),
+            group: Some(1),
+            executable: Some(1),
+            queue: Some(1),
+            partition: None,
+            preceding_job: None,
+            think_time: None,
+            extra: vec![],
+        }
+    );
+    assert_eq!(
+        records[1],
+        SwfRecord {
+            job: JobId(2),
+            submit: Some(Time(30)),
+            run_time: Some(Duration(250)),
+            allocated_procs: Some(8),
+            status: Some(SwfStatus::COMPLETED),
+            user: Some(2),
+            group: Some(1),
+            executable: Some(2),
+            queue: Some(1),
+            ..SwfRecord::default()
+        }
+    );
+    let fifth = &records[4];
+    assert_eq!(
+        (
+            fifth.avg_cpu_time,
+            fifth.used_memory,
+            fifth.requested_memory
+        ),
+        (Some(3990.25), Some(2048.5), Some(4096.0))
+    );
+    assert_eq!(
+        (fifth.preceding_job, fifth.think_time),
+        (Some(JobId(1)), Some(Duration(60)))
+    );
+    assert_eq!(records[3].status, Some(SwfStatus::FAILED));
+    assert_eq!(records[2].status, Some(SwfStatus::CANCELLED));
+    assert_eq!(records[6].avg_cpu_time, Some(1799.0));
+    let ids: Vec<u64> = records.iter().map(|r| r.job.0).collect();
+    assert_eq!(ids, (1..=10).collect::<Vec<_>>());
+}
+
+#[test]
+fn tiny_converts_to_rigid_jobs() {
+    let trace = read_rigid_jobs(&tiny_path()).expect("read");
+    assert_eq!(trace.header.values().max_procs, Some(128));
+    assert_eq!(
+        trace.invalid,
+        BTreeMap::from([(InvalidJob::MissingRuntime, 1), (InvalidJob::NoSize, 1)])
+    );
+    assert_eq!(trace.invalid_count(), 2);
+    let summary: Vec<(u64, i64, u32, i64, i64)> = trace
+        .jobs
+        .iter()
+        .map(|j| (j.id.0, j.submit.0, j.size, j.runtime.0, j.estimate.0))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (1, 0, 4, 100, 3600),
+            (2, 30, 8, 250, 250), // no request: allocated size, run time as estimate
+            (5, 120, 32, 4000, 3600), // overran its request
+            (6, 150, 1, 0, 0),    // ran 0 s, requested nothing: estimate 0
+            (7, 200, 128, 1800, 1800),
+            (8, 300, 4, 600, 900), // requested 4, was allocated 2
+            (9, 400, 4, 300, 300), // requested time 0 is no request
+            (10, 500, 1, 60, 120),
+        ]
+    );
+    assert_eq!(trace.jobs[2].simulated_runtime(), Duration(3600));
+    assert_eq!(
+        (trace.jobs[0].user, trace.jobs[0].group),
+        (Some(1), Some(1))
+    );
+    assert!(trace.jobs.iter().all(|j| j.validate().is_ok()));
+}
+
+#[test]
+fn tiny_round_trips_through_the_writer() {
+    let text = std::fs::read(tiny_path()).expect("read");
+    let (header, records) = read_trace(&text);
+    let written = write_trace(&header, &records);
+    assert_eq!(read_trace(&written), (header, records));
+}
+
+#[test]
+fn gzip_is_detected_by_magic_bytes_not_extension() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("compressed-but-named.swf");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).expect("create"),
+        flate2::Compression::default(),
+    );
+    encoder
+        .write_all(&std::fs::read(tiny_path()).expect("read"))
+        .expect("compress");
+    encoder.finish().expect("finish");
+    let gz = read_rigid_jobs(&path).expect("read gzip");
+    assert_eq!(gz, read_rigid_jobs(&tiny_path()).expect("read plain"));
+
+    let plain_named_gz = dir.path().join("plain.swf.gz");
+    std::fs::copy(tiny_path(), &plain_named_gz).expect("copy");
+    assert_eq!(
+        read_rigid_jobs(&plain_named_gz).expect("read").jobs.len(),
+        8
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing rules
+
+#[test]
+fn blank_lines_crlf_and_late_comments_are_handled() {
+    let text = "\n; MaxProcs: 8\r\n\r\n   \n1 0 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\r\n\n\
+                ; Note: late\n  ; indented comment\n\
+                2 1 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1";
+    let mut reader = SwfReader::new(INPUT_NAME, text.as_bytes()).expect("header");
+    assert_eq!(reader.header().lines(), ["; MaxProcs: 8"]);
+    let records: Vec<SwfRecord> = reader.by_ref().map(|r| r.expect("record")).collect();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[1].submit, Some(Time(1)));
+    assert_eq!(
+        reader.header().lines(),
+        ["; MaxProcs: 8", "; Note: late", "  ; indented comment"]
+    );
+    assert_eq!(reader.header().values().note, ["late"]);
+    assert_eq!(reader.line_number(), 9);
+}
+
+#[test]
+fn integral_decimals_are_integers_and_minus_one_is_missing() {
+    let r = &records(&line_with(4, "3.0"))[0];
+    assert_eq!(r.run_time, Some(Duration(3)));
+    assert_eq!(records(&line_with(4, "7."))[0].run_time, Some(Duration(7)));
+    assert_eq!(records(&line_with(4, "+7"))[0].run_time, Some(Duration(7)));
+    assert_eq!(records(&line_with(4, "-1.00"))[0].run_time, None);
+    assert_eq!(records(&line_with(6, "-1.0"))[0].avg_cpu_time, None);
+    assert_eq!(records(&line_with(6, "1e3"))[0].avg_cpu_time, Some(1000.0));
+    assert_eq!(records(&line_with(5, "-1"))[0].allocated_procs, None);
+    // A negative time other than -1 is kept (and makes the job invalid).
+    let negative = &records(&line_with(4, "-5"))[0];
+    assert_eq!(negative.run_time, Some(Duration(-5)));
+    assert_eq!(negative.to_rigid(), Err(InvalidJob::NegativeRuntime));
+    assert_eq!(records(&line_with(3, "-30"))[0].wait, Some(Duration(-30)));
+    assert_eq!(
+        records(&line_with(2, "-1"))[0].to_rigid(),
+        Err(InvalidJob::MissingSubmit)
+    );
+}
+
+#[test]
+fn extra_fields_are_kept_and_written_back() {
+    let line = "1 0 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1 3 site-b\n";
+    let record = records(line).remove(0);
+    assert_eq!(record.extra, ["3", "site-b"]);
+    let written = write_trace(&SwfHeader::new(), std::slice::from_ref(&record));
+    assert_eq!(
+        String::from_utf8(written).expect("utf-8"),
+        "1 0 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1 3 site-b\n"
+    );
+
+    let mut bad = record;
+    bad.extra.push("two words".into());
+    let err = SwfWriter::new(Vec::new())
+        .write_record(&bad)
+        .expect_err("whitespace in an extra field");
+    assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+}
+
+#[test]
+fn latin1_header_lines_are_decoded() {
+    let mut bytes = b"; Acknowledge: \xc5ke Sandgren\n".to_vec();
+    bytes.extend_from_slice(line_with(1, "1").as_bytes());
+    let reader = SwfReader::new(INPUT_NAME, bytes.as_slice()).expect("header");
+    assert_eq!(
+        reader.header().values().acknowledge.as_deref(),
+        Some("Åke Sandgren")
+    );
+}
+
+#[test]
+fn header_keys_are_case_insensitive_and_typed() {
+    let mut header = SwfHeader::new();
+    header.push_line(";maxprocs:64").expect("line");
+    header.push("AllowOveruse", "yes").expect("bool");
+    header.push("TimeZone", -28800).expect("negative");
+    header.push("Partition", "1 DEFAULT").expect("partition");
+    header
+        .push("Copyright", "unknown keys are kept")
+        .expect("unknown");
+    header
+        .push_line(";   a continuation of an unknown key")
+        .expect("free");
+    let v = header.values();
+    assert_eq!(v.max_procs, Some(64));
+    assert_eq!(v.allow_overuse, Some(true));
+    assert_eq!(v.time_zone, Some(-28800));
+    assert_eq!(v.partition, ["1 DEFAULT"]);
+    assert_eq!(header.lines().len(), 6);
+
+    assert_eq!(
+        header.push_line("MaxProcs: 3"),
+        Err(HeaderLineError::NotAComment)
+    );
+    assert_eq!(
+        header.push_line("; Note: a\n; b"),
+        Err(HeaderLineError::LineBreak)
+    );
+    assert_eq!(
+        header.push("MaxNodes", "-4"),
+        Err(HeaderLineError::BadValue {
+            key: "MaxNodes",
+            value: "-4".into(),
+            expected: "is not a non-negative integer",
+        })
+    );
+    assert!(header.push("AllowOveruse", "maybe").is_err());
+    assert_eq!(header.lines().len(), 6, "rejected lines are not added");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Malformed input
+
+#[test]
+fn field_errors_name_file_line_field_and_text() {
+    let text = format!("; MaxProcs: 4\n\n{}", line_with(4, "abc"));
+    let err = SwfReader::new("trace.swf", text.as_bytes())
+        .expect("header")
+        .next()
+        .expect("one item")
+        .expect_err("bad run time");
+    assert_eq!(
+        err.to_string(),
+        "trace.swf:3: field 4 (run time): \"abc\" is not an integer"
+    );
+    assert!(matches!(
+        err,
+        SwfError::Field { line: 3, field: 4, name: "run time", ref text, problem: FieldProblem::NotAnInteger, .. }
+            if text == "abc"
+    ));
+
+    let cases: [(usize, &str, &str, FieldProblem); 10] = [
+        (1, "-1", "job number", FieldProblem::NegativeJobNumber),
+        (1, "x1", "job number", FieldProblem::NotAnInteger),
+        (2, "3.5", "submit time", FieldProblem::NotAnInteger),
+        (5, "-2", "allocated processors", FieldProblem::Negative),
+        (
+            5,
+            "4294967296",
+            "allocated processors",
+            FieldProblem::OutOfRange,
+        ),
+        (6, "12,5", "average CPU time used", FieldProblem::NotANumber),
+        (7, "NaN", "used memory", FieldProblem::NotFinite),
+        (10, "inf", "requested memory", FieldProblem::NotFinite),
+        (
+            9,
+            "99999999999999999999",
+            "requested time",
+            FieldProblem::OutOfRange,
+        ),
+        (17, "-7", "preceding job number", FieldProblem::Negative),
+    ];
+    for (field, value, name, problem) in cases {
+        let result = items(&line_with(field, value)).remove(0);
+        match result {
+            Err(SwfError::Field {
+                file,
+                line: 1,
+                field: f,
+                name: n,
+                text,
+                problem: p,
+            }) => {
+                assert_eq!(
+                    (file.as_str(), f, n, text.as_str(), p),
+                    ("trace.swf", field, name, value, problem)
+                );
+            }
+            other => panic!("field {field} = {value:?}: unexpected {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn wrong_field_count_and_bad_extra_fields_are_errors() {
+    let text = "1 0 -1 5\n\n1 0 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1\n";
+    let errors: Vec<String> = items(text)
+        .into_iter()
+        .map(|r| r.expect_err("short line").to_string())
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "trace.swf:1: expected 18 fields, found 4",
+            "trace.swf:3: expected 18 fields, found 17",
+        ]
+    );
+
+    let mut bytes = line_with(1, "1").trim_end().as_bytes().to_vec();
+    bytes.extend_from_slice(b" \xff\xfe\n");
+    let err = SwfReader::new("t.swf", bytes.as_slice())
+        .expect("header")
+        .next()
+        .expect("item")
+        .expect_err("non-UTF-8 extra");
+    assert!(matches!(
+        err,
+        SwfError::Field {
+            field: 19,
+            name: "extra field",
+            problem: FieldProblem::NotUtf8,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn reading_continues_after_a_malformed_line() {
+    let text = format!(
+        "{}{}garbage\n{}",
+        line_with(1, "1"),
+        line_with(4, "1.5"),
+        line_with(1, "3")
+    );
+    let results = items(&text);
+    assert_eq!(results.len(), 4);
+    assert!(results[1].is_err() && results[2].is_err());
+    assert_eq!(results[3].as_ref().expect("last line").job, JobId(3));
+}
+
+#[test]
+fn bad_header_values_are_typed_errors() {
+    let text = "; Version: 2.2\n; MaxProcs: lots\n";
+    let err = SwfReader::new("trace.swf", text.as_bytes())
+        .err()
+        .expect("bad MaxProcs");
+    assert_eq!(
+        err.to_string(),
+        "trace.swf:2: header MaxProcs: \"lots\" is not a non-negative integer"
+    );
+    assert!(matches!(
+        err,
+        SwfError::Header {
+            line: 2,
+            key: "MaxProcs",
+            ..
+        }
+    ));
+
+    // A bad header line after the first job is an item error, and reading goes on.
+    let text = format!(
+        "{}; UnixStartTime: yesterday\n{}",
+        line_with(1, "1"),
+        line_with(1, "2")
+    );
+    let results = items(&text);
+    assert!(matches!(
+        results[1],
+        Err(SwfError::Header {
+            line: 2,
+            key: "UnixStartTime",
+            ..
+        })
+    ));
+    assert_eq!(results[2].as_ref().expect("job 2").job, JobId(2));
+}
+
+#[test]
+fn overlong_lines_are_errors_and_skipped() {
+    let mut text = line_with(1, "1");
+    text.push_str(&"9".repeat(MAX_LINE_LEN + 10));
+    text.push('\n');
+    text.push_str(&line_with(1, "2"));
+    let results = items(&text);
+    assert_eq!(results.len(), 3);
+    assert!(matches!(
+        results[1],
+        Err(SwfError::LineTooLong { line: 2, .. })
+    ));
+    assert_eq!(results[2].as_ref().expect("job 2").job, JobId(2));
+}
+
+/// A reader that fails after yielding some bytes.
+struct FailingReader(Cursor<Vec<u8>>);
+
+impl Read for FailingReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.0.read(buf)? {
+            0 => Err(io::Error::other("disk on fire")),
+            n => Ok(n),
+        }
+    }
+}
+
+#[test]
+fn io_errors_name_the_file_and_end_the_iteration() {
+    let missing = Path::new("/nonexistent/trace.swf");
+    let err = SwfReader::open(missing).err().expect("missing file");
+    assert!(matches!(err, SwfError::Io { ref file, .. } if file == "/nonexistent/trace.swf"));
+    assert!(
+        err.to_string()
+            .starts_with("/nonexistent/trace.swf: I/O error")
+    );
+    assert!(read_rigid_jobs(missing).is_err());
+
+    let input = BufReader::new(FailingReader(Cursor::new(line_with(1, "1").into_bytes())));
+    let results: Vec<_> = SwfReader::new("flaky.swf", input)
+        .expect("header")
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(results[0].is_ok());
+    assert_eq!(
+        results[1]
+            .as_ref()
+            .err()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("flaky.swf: I/O error: disk on fire")
+    );
+
+    let corrupt = [0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("corrupt.swf.gz");
+    std::fs::write(&path, corrupt).expect("write");
+    assert!(matches!(read_rigid_jobs(&path), Err(SwfError::Io { .. })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+fn opt<T: std::fmt::Debug>(s: impl Strategy<Value = T>) -> impl Strategy<Value = Option<T>> {
+    prop::option::weighted(0.8, s)
+}
+
+/// Any `i64` except `-1`, which always reads back as missing.
+fn signed() -> impl Strategy<Value = i64> {
+    prop_oneof![any::<i64>(), -100_000i64..100_000].prop_map(|v| if v == -1 { -2 } else { v })
+}
+
+/// Any finite `f64` except `-1`.
+fn fractional() -> impl Strategy<Value = f64> {
+    use prop::num::f64::{NEGATIVE, NORMAL, POSITIVE, SUBNORMAL, ZERO};
+    prop_oneof![
+        (POSITIVE | NEGATIVE | NORMAL | SUBNORMAL | ZERO).boxed(),
+        (0u32..100_000, 0u32..100)
+            .prop_map(|(a, b)| f64::from(a) + f64::from(b) / 100.0)
+            .boxed(),
+    ]
+    .prop_map(|v| if v == -1.0 { -2.0 } else { v })
+}
+
+fn record() -> impl Strategy<Value = SwfRecord> {
+    let times = (
+        any::<u64>(),
+        opt(signed()),
+        opt(signed()),
+        opt(signed()),
+        opt(signed()),
+        opt(signed()),
+    );
+    let counts = (
+        opt(any::<u32>()),
+        opt(any::<u32>()),
+        opt(0u32..8),
+        opt(any::<u32>()),
+        opt(any::<u32>()),
+        opt(any::<u32>()),
+        opt(any::<u32>()),
+        opt(any::<u32>()),
+        opt(any::<u64>()),
+    );
+    let floats = (opt(fractional()), opt(fractional()), opt(fractional()));
+    let extra = prop::collection::vec("\\S{1,12}", 0..3);
+    (times, counts, floats, extra).prop_map(
+        |(
+            (job, submit, wait, run, requested_time, think),
+            (alloc, req, status, user, group, exe, queue, partition, preceding),
+            (cpu, used_mem, req_mem),
+            extra,
+        )| SwfRecord {
+            job: JobId(job),
+            submit: submit.map(Time),
+            wait: wait.map(Duration),
+            run_time: run.map(Duration),
+            allocated_procs: alloc,
+            avg_cpu_time: cpu,
+            used_memory: used_mem,
+            requested_procs: req,
+            requested_time: requested_time.map(Duration),
+            requested_memory: req_mem,
+            status: status.map(SwfStatus),
+            user,
+            group,
+            executable: exe,
+            queue,
+            partition,
+            preceding_job: preceding.map(JobId),
+            think_time: think.map(Duration),
+            extra,
+        },
+    )
+}
+
+fn header_line() -> impl Strategy<Value = String> {
+    let text = "[^\r\n]{0,24}";
+    prop_oneof![
+        (
+            prop::sample::select(vec!["MaxJobs", "MaxProcs", "MaxNodes", "MaxQueues"]),
+            any::<u64>()
+        )
+            .prop_map(|(k, v)| format!("; {k}: {v}")),
+        any::<i64>().prop_map(|v| format!("; UnixStartTime: {v}")),
+        (
+            prop::sample::select(vec!["Note", "Queue", "Computer", "Information", "Oddity"]),
+            text
+        )
+            .prop_map(|(k, v)| format!("; {k}: {v}")),
+        text.prop_map(|t| format!(";{t}")),
+        text.prop_map(|t| format!(";       {t}")),
+        Just(";".to_string()),
+    ]
+}
+
+fn header() -> impl Strategy<Value = SwfHeader> {
+    prop::collection::vec(header_line(), 0..12).prop_map(|lines| {
+        let mut header = SwfHeader::new();
+        for line in lines {
+            // Free text can spell a numeric key with a bad value; such a line is just left out.
+            let _ = header.push_line(line);
+        }
+        header
+    })
+}
+
+/// Tokens that exercise every parsing path.
+fn token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "-1",
+            "0",
+            "1",
+            "7",
+            "-2",
+            "3.0",
+            "3.5",
+            "3.",
+            ".5",
+            "-",
+            "+",
+            "1e3",
+            "NaN",
+            "inf",
+            "abc",
+            ";",
+            "; MaxProcs:",
+            "Note:",
+            "4294967296",
+            "99999999999999999999",
+            "-9223372036854775808",
+            "\u{e9}",
+            "\u{a0}",
+        ])
+        .prop_map(str::to_owned),
+        any::<i64>().prop_map(|v| v.to_string()),
+        any::<f64>().prop_map(|v| v.to_string()),
+        "\\PC{0,6}",
+    ]
+}
+
+fn soup_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::collection::vec(token(), 0..24).prop_map(|t| t.join(" ")),
+        prop::collection::vec(token(), 0..24).prop_map(|t| t.join("\t ")),
+        header_line(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn records_and_header_round_trip(header in header(), records in prop::collection::vec(record(), 0..8)) {
+        let bytes = write_trace(&header, &records);
+        let (header2, records2) = read_trace(&bytes);
+        prop_assert_eq!(header2, header);
+        prop_assert_eq!(records2, records);
+    }
+
+    #[test]
+    fn rigid_jobs_round_trip(
+        id in any::<u64>(), submit in 0i64..1 << 40, size in 1u32.., runtime in 0i64..1 << 40,
+        estimate in 1i64..1 << 40, user in opt(any::<u32>()), group in opt(any::<u32>())
+    ) {
+        let job = RigidJob { id: JobId(id), submit: Time(submit), size, runtime: Duration(runtime),
+            estimate: Duration(estimate), user, group };
+        let record = SwfRecord::from_rigid(&job);
+        prop_assert_eq!(record.to_rigid(), Ok(job));
+        let (_, read) = read_trace(&write_trace(&SwfHeader::new(), std::slice::from_ref(&record)));
+        prop_assert_eq!(read, vec![record]);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+        if let Ok(reader) = SwfReader::new(INPUT_NAME, bytes.as_slice()) {
+            let lines = bytes.split(|&b| b == b'\n').count();
+            prop_assert!(reader.count() <= lines);
+        }
+    }
+
+    #[test]
+    fn token_soup_never_panics_and_what_parses_round_trips(lines in prop::collection::vec(soup_line(), 0..16)) {
+        let text = lines.join("\n");
+        let Ok(reader) = SwfReader::new("soup.swf", text.as_bytes()) else { return Ok(()) };
+        for item in reader {
+            match item {
+                Ok(record) => {
+                    let (_, again) = read_trace(&write_trace(&SwfHeader::new(), std::slice::from_ref(&record)));
+                    prop_assert_eq!(again, vec![record.clone()]);
+                    let _ = record.to_rigid();
+                }
+                Err(err) => prop_assert!(err.to_string().starts_with("soup.swf:")),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real traces from the Parallel Workloads Archive
+
+fn trace_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/swf");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipping: real SWF traces not found at {}", dir.display());
+        None
+    }
+}
+
+/// Reads a real trace, checks it round-trips through the writer, and returns its jobs.
+fn real_trace(name: &str) -> Option<cosched_core::workload::swf::RigidTrace> {
+    let path = trace_dir()?.join(name);
+    if !path.is_file() {
+        println!("skipping: {} not found", path.display());
+        return None;
+    }
+    let mut reader = SwfReader::open(&path).expect("open");
+    let records: Vec<SwfRecord> = reader.by_ref().collect::<Result<_, _>>().expect("parse");
+    let header = reader.header().clone();
+    let bytes = write_trace(&header, &records);
+    assert_eq!(read_trace(&bytes), (header, records), "{name} round trip");
+    Some(read_rigid_jobs(&path).expect("read_rigid_jobs"))
+}
+
+#[test]
+fn nasa_ipsc_gzip_trace() {
+    let Some(trace) = real_trace("NASA-iPSC-1993-3.1-cln.swf.gz") else {
+        return;
+    };
+    assert_eq!(trace.jobs.len(), 18_239);
+    assert_eq!(trace.invalid_count(), 0);
+    let v = trace.header.values();
+    assert_eq!((v.max_procs, v.max_nodes), (Some(128), Some(128)));
+    assert_eq!(v.unix_start_time, Some(749_458_803));
+    assert_eq!(v.time_zone_string.as_deref(), Some("US/Pacific"));
+    assert_eq!(v.note.len(), 4);
+    assert_eq!(
+        v.note[0],
+        "There is no information on wait times - the given submit\ntimes are actually start times"
+    );
+    assert_eq!(v.queue, ["0  interactive", "1  batch"]);
+    // Requested fields are all -1: size is the allocation, the estimate the run time.
+    assert!(trace.jobs.iter().all(|j| j.estimate == j.runtime));
+    assert_eq!(trace.jobs[0].size, 128);
+}
+
+#[test]
+fn lublin_synthetic_trace() {
+    let Some(trace) = real_trace("lublin_256.swf") else {
+        return;
+    };
+    assert_eq!(trace.jobs.len(), 10_000);
+    assert_eq!(trace.invalid_count(), 0);
+    let v = trace.header.values();
+    assert_eq!((v.max_procs, v.max_nodes), (None, Some(256)));
+    assert_eq!(v.max_runtime, Some(162_754));
+    assert_eq!(v.version.as_deref(), Some("2"));
+}
+
+#[test]
+fn alea_hpc2n_trace() {
+    let Some(trace) = real_trace("alea-hpc2n-subset.swf") else {
+        return;
+    };
+    assert_eq!(trace.jobs.len() + trace.invalid_count(), 3_170);
+    assert_eq!(trace.jobs.len(), 3_145);
+    assert_eq!(
+        trace.invalid,
+        BTreeMap::from([(InvalidJob::MissingRuntime, 25)])
+    );
+    let v = trace.header.values();
+    assert_eq!((v.max_procs, v.max_nodes), (Some(240), Some(240)));
+    assert_eq!(v.unix_start_time, Some(1_027_839_845));
+    assert_eq!(v.time_zone_string.as_deref(), Some("Europe/Stockholm"));
+    assert_eq!(v.note, ["uses MAUI scheduler"]);
+    assert_eq!(v.partition, ["1 DEFAULT", "2 ALL"]);
+    assert_eq!(v.max_partitions, Some(2));
+}
+
+#[test]
+fn sdsc_sp2_trace() {
+    let Some(trace) = real_trace("SDSC-SP2-sample-4961.swf") else {
+        return;
+    };
+    assert_eq!(trace.jobs.len() + trace.invalid_count(), 4_961);
+    assert_eq!(
+        trace.invalid,
+        BTreeMap::from([(InvalidJob::MissingRuntime, 355)])
+    );
+    let v = trace.header.values();
+    assert_eq!((v.max_procs, v.max_nodes), (Some(128), Some(128)));
+    assert_eq!(v.max_jobs, Some(73_496));
+    assert_eq!(v.queue.len(), 7);
+    assert_eq!(
+        v.information.as_deref(),
+        Some("http://joblog.npaci.edu/\nhttp://www.cs.huji.ac.il/labs/parallel/workload/")
+    );
+    assert_eq!(trace.header.lines().len(), 39);
+}
