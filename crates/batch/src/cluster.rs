@@ -20,6 +20,7 @@
 //!   queue head, or a hypothetical job, is expected to start under the current state.
 
 use crate::profile::Profile;
+use crate::queue::JobQueue;
 use crate::{BatchError, BatchScheduler, Pass};
 use cosched_core::{
     Duration, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState, NodeStatus, ParamError,
@@ -223,25 +224,21 @@ enum Slot {
     Offline,
 }
 
-const NOT_FREE: u32 = u32::MAX;
-
 /// The state of one batch cluster of identical units; see the [module docs](self).
 #[derive(Debug)]
 pub struct BatchCluster {
     capacity: u32,
     slots: Vec<Slot>,
-    /// Idle online nodes; `free_pos[n]` is node n's index here, or `NOT_FREE`.
+    /// Idle online nodes, a stack (the most recently freed is reused first).
     free: Vec<NodeId>,
-    free_pos: Vec<u32>,
     offline: u32,
-    queue: Vec<QueuedJob>,
+    queue: JobQueue,
     running: FxHashMap<JobId, Running>,
     /// Units each running job gives back at its predicted end, in (predicted end, id) order.
     releases: BTreeMap<(Time, JobId), u32>,
     busy_unit_seconds: i64,
     next_epoch: u32,
     spare_node_lists: Vec<Vec<NodeId>>,
-    taken: Vec<bool>,
 }
 
 impl BatchCluster {
@@ -254,15 +251,13 @@ impl BatchCluster {
             capacity,
             slots: vec![Slot::Idle; capacity as usize],
             free: (0..capacity).rev().map(NodeId).collect(),
-            free_pos: (0..capacity).map(|n| capacity - 1 - n).collect(),
             offline: 0,
-            queue: Vec::new(),
+            queue: JobQueue::default(),
             running: FxHashMap::default(),
             releases: BTreeMap::new(),
             busy_unit_seconds: 0,
             next_epoch: 0,
             spare_node_lists: Vec::new(),
-            taken: Vec::new(),
         })
     }
 
@@ -291,9 +286,14 @@ impl BatchCluster {
     }
 
     /// The waiting jobs in queue order, (submit, id).
+    pub fn queue(&self) -> impl Iterator<Item = &QueuedJob> + '_ {
+        self.queue.iter()
+    }
+
+    /// Number of waiting jobs.
     #[inline]
-    pub fn queue(&self) -> &[QueuedJob] {
-        &self.queue
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
     }
 
     /// Number of running jobs.
@@ -327,23 +327,13 @@ impl BatchCluster {
         if self.running.contains_key(&job.id) {
             return Err(BatchError::DuplicateJob(job.id));
         }
-        self.enqueue(QueuedJob {
+        self.queue.insert(QueuedJob {
             job,
             first_start: None,
             preemptions: 0,
             required_runtime: job.runtime,
         });
         Ok(Submitted::Queued)
-    }
-
-    fn enqueue(&mut self, q: QueuedJob) {
-        let key = q.order_key();
-        if self.queue.last().is_none_or(|last| last.order_key() < key) {
-            self.queue.push(q);
-        } else {
-            let at = self.queue.partition_point(|x| x.order_key() < key);
-            self.queue.insert(at, q);
-        }
     }
 
     /// Runs one scheduling pass at `now`: `scheduler` picks queued jobs to start; each start
@@ -354,30 +344,25 @@ impl BatchCluster {
         scheduler: &mut S,
         started: &mut Vec<Started>,
     ) {
-        let mut taken = std::mem::take(&mut self.taken);
-        taken.clear();
-        taken.resize(self.queue.len(), false);
-        let first_started = started.len();
-        let mut pass = Pass::new(self, now, &mut taken, started);
+        let mut pass = Pass::new(self, now, started);
         scheduler.schedule(&mut pass);
-        if started.len() > first_started {
-            let mut i = 0;
-            self.queue.retain(|_| {
-                i += 1;
-                !taken[i - 1]
-            });
-        }
-        self.taken = taken;
+        self.queue.finish_pass();
     }
 
-    /// Starts queue entry `index` now on free nodes. Used by [`Pass::start`].
-    pub(crate) fn start_queued(&mut self, now: Time, index: usize) -> Started {
-        let q = self.queue[index];
+    /// The waiting queue, for [`Pass`].
+    #[inline]
+    pub(crate) fn job_queue(&self) -> &JobQueue {
+        &self.queue
+    }
+
+    /// Starts the job at queue position `pos` now on free nodes. Used by [`Pass::start`],
+    /// which checked that it is queued and fits.
+    pub(crate) fn start_queued(&mut self, now: Time, pos: usize) -> Started {
+        let q = self.queue.remove(pos);
         let size = q.job.size;
         let mut nodes = self.spare_node_lists.pop().unwrap_or_default();
         for _ in 0..size {
             let node = self.free.pop().expect("caller checked size <= free");
-            self.free_pos[node.index()] = NOT_FREE;
             self.slots[node.index()] = Slot::Busy(q.job.id);
             nodes.push(node);
         }
@@ -457,7 +442,6 @@ impl BatchCluster {
             }
             _ => {
                 self.slots[node.index()] = Slot::Idle;
-                self.free_pos[node.index()] = self.free.len() as u32;
                 self.free.push(node);
             }
         }
@@ -475,12 +459,14 @@ impl BatchCluster {
     pub fn set_offline(&mut self, node: NodeId) -> Result<OfflineOutcome, BatchError> {
         match self.node_slot(node)? {
             Slot::Idle => {
-                let pos = self.free_pos[node.index()] as usize;
-                self.free.swap_remove(pos);
-                if let Some(&moved) = self.free.get(pos) {
-                    self.free_pos[moved.index()] = pos as u32;
-                }
-                self.free_pos[node.index()] = NOT_FREE;
+                // A linear search keeps job starts and ends free of index upkeep; taking a
+                // node offline is rare next to them.
+                let pos = self
+                    .free
+                    .iter()
+                    .rposition(|&n| n == node)
+                    .expect("idle nodes are on the free stack");
+                self.free.remove(pos);
                 self.slots[node.index()] = Slot::Offline;
                 self.offline += 1;
                 Ok(OfflineOutcome::Offline)
@@ -600,7 +586,7 @@ impl BatchCluster {
         let mut requeued = run.job;
         requeued.runtime = Duration(runtime);
         requeued.estimate = Duration(estimate.max(runtime));
-        self.enqueue(QueuedJob {
+        self.queue.insert(QueuedJob {
             job: requeued,
             first_start: Some(run.first_start),
             preemptions: run.preemptions + 1,
@@ -645,7 +631,6 @@ impl BatchCluster {
         } else {
             for _ in old_size..new_size {
                 let node = self.free.pop().expect("checked free units");
-                self.free_pos[node.index()] = NOT_FREE;
                 self.slots[node.index()] = Slot::Busy(job);
                 run.nodes.push(node);
             }
@@ -695,7 +680,7 @@ impl BatchCluster {
     /// When the queue head is predicted to start: its EASY shadow time. `None` if the queue is
     /// empty or the head can never start on the online units.
     pub fn predicted_head_start(&self, now: Time) -> Option<Time> {
-        let head = self.queue.first()?;
+        let head = self.queue.iter().next()?;
         let shadow = self.shadow(now, head.size());
         (shadow != Shadow::NEVER).then_some(shadow.time)
     }
@@ -707,7 +692,7 @@ impl BatchCluster {
     /// `None` if it can never fit on the online units.
     pub fn predicted_start(&self, now: Time, size: u32, estimate: Duration) -> Option<Time> {
         let mut profile = Profile::new(now, self.free_units(), self.releases());
-        for q in &self.queue {
+        for q in self.queue.iter() {
             if let Some(t) = profile.earliest_fit(q.size(), q.estimate()) {
                 profile.reserve(t, q.estimate(), q.size());
             }

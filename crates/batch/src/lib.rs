@@ -32,6 +32,7 @@
 pub mod cluster;
 mod error;
 mod profile;
+mod queue;
 pub mod scheduler;
 pub mod sim;
 

@@ -23,7 +23,7 @@
 use crate::BatchError;
 use crate::cluster::{BatchCluster, QueuedJob, Shadow, Started, shadow_from};
 use crate::profile::Profile;
-use cosched_core::{JobId, Time};
+use cosched_core::{Duration, JobId, Time};
 use std::fmt;
 use std::str::FromStr;
 
@@ -38,12 +38,12 @@ pub trait BatchScheduler {
 
 /// One scheduling pass over a [`BatchCluster`]: what a [`BatchScheduler`] may see and do.
 ///
-/// Queue indices are stable for the whole pass; started entries leave the queue when the pass
-/// ends.
+/// Queued jobs are addressed by **position**: positions follow queue order and stay valid for
+/// the whole pass, but are not contiguous (started or removed jobs leave gaps). Walk them with
+/// [`Pass::next_queued`], or jump to backfilling candidates with [`Pass::next_candidate`].
 pub struct Pass<'a> {
     cluster: &'a mut BatchCluster,
     now: Time,
-    taken: &'a mut [bool],
     started: &'a mut Vec<Started>,
 }
 
@@ -51,13 +51,11 @@ impl<'a> Pass<'a> {
     pub(crate) fn new(
         cluster: &'a mut BatchCluster,
         now: Time,
-        taken: &'a mut [bool],
         started: &'a mut Vec<Started>,
     ) -> Self {
         Pass {
             cluster,
             now,
-            taken,
             started,
         }
     }
@@ -74,37 +72,44 @@ impl<'a> Pass<'a> {
         self.cluster.free_units()
     }
 
-    /// Queue entries, started ones included.
+    /// The first queued position at or after `from` (0 for the queue head).
     #[inline]
-    pub fn queue_len(&self) -> usize {
-        self.taken.len()
+    pub fn next_queued(&self, from: usize) -> Option<usize> {
+        self.cluster.job_queue().next_live(from)
     }
 
-    /// Queue entry `index` (in (submit, id) order).
+    /// The first queued position at or after `from` whose job needs at most `units` and
+    /// either at most `small_units` or an estimate of at most `max_estimate`: EASY's
+    /// backfilling test, answered in O(log n) per candidate instead of a scan.
     #[inline]
-    pub fn job(&self, index: usize) -> &QueuedJob {
-        &self.cluster.queue()[index]
+    pub fn next_candidate(
+        &self,
+        from: usize,
+        units: u32,
+        small_units: u32,
+        max_estimate: Duration,
+    ) -> Option<usize> {
+        self.cluster
+            .job_queue()
+            .next_candidate(from, units, small_units, max_estimate)
     }
 
-    /// Whether entry `index` was started in this pass.
+    /// The job queued at `pos`, `None` if there is none (never was, or already started).
     #[inline]
-    pub fn is_started(&self, index: usize) -> bool {
-        self.taken[index]
+    pub fn job(&self, pos: usize) -> Option<&QueuedJob> {
+        self.cluster.job_queue().get(pos)
     }
 
-    /// Starts entry `index` now. Fails, changing nothing, if it does not exist, already
-    /// started, or needs more units than are idle.
+    /// Starts the job at `pos` now. Fails, changing nothing, if no job is queued there or it
+    /// needs more units than are idle.
     #[inline]
-    pub fn start(&mut self, index: usize) -> Result<(), BatchError> {
-        if self.taken.get(index).is_none_or(|&t| t) {
-            return Err(BatchError::NotStartable(index));
-        }
-        let (needed, free) = (self.job(index).size(), self.free_units());
+    pub fn start(&mut self, pos: usize) -> Result<(), BatchError> {
+        let needed = self.job(pos).ok_or(BatchError::NotStartable(pos))?.size();
+        let free = self.free_units();
         if needed > free {
             return Err(BatchError::NotEnoughFreeUnits { needed, free });
         }
-        self.taken[index] = true;
-        let started = self.cluster.start_queued(self.now, index);
+        let started = self.cluster.start_queued(self.now, pos);
         self.started.push(started);
         Ok(())
     }
@@ -120,14 +125,17 @@ impl<'a> Pass<'a> {
         shadow_from(self.now, self.free_units(), self.releases(), size)
     }
 
-    /// Starts entries from `from` on, in order, while each fits; returns the index of the
-    /// first entry that does not fit (or the queue length).
-    fn start_while_fits(&mut self, from: usize) -> usize {
-        let mut i = from;
-        while i < self.queue_len() && self.start(i).is_ok() {
-            i += 1;
+    /// Starts queued jobs in order while each fits; returns the position of the first that
+    /// does not (the blocked head), if any.
+    fn start_while_fits(&mut self) -> Option<usize> {
+        let mut pos = 0;
+        while let Some(head) = self.next_queued(pos) {
+            if self.start(head).is_err() {
+                return Some(head);
+            }
+            pos = head + 1;
         }
-        i
+        None
     }
 }
 
@@ -141,7 +149,7 @@ impl BatchScheduler for Fcfs {
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
-        pass.start_while_fits(0);
+        pass.start_while_fits();
     }
 }
 
@@ -174,35 +182,32 @@ impl BatchScheduler for Easy {
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
-        let head = pass.start_while_fits(0);
-        if head == pass.queue_len() {
+        let Some(head) = pass.start_while_fits() else {
             self.last_reservation = None;
             return;
-        }
-        let head_job = *pass.job(head);
+        };
+        let head_job = *pass.job(head).expect("the blocked head is queued");
         let shadow = pass.shadow(head_job.size());
         self.last_reservation = Some(HeadReservation {
             job: head_job.job.id,
             shadow,
         });
         let now = pass.now();
+        // A job ends by the shadow iff estimate <= shadow - now (saturating for "never").
+        let max_estimate = Duration(shadow.time.secs().saturating_sub(now.secs()));
         let mut extra = shadow.extra;
-        for i in head + 1..pass.queue_len() {
-            let free = pass.free_units();
-            if free == 0 {
+        let mut from = head + 1;
+        while pass.free_units() > 0 {
+            let Some(pos) = pass.next_candidate(from, pass.free_units(), extra, max_estimate)
+            else {
                 break;
+            };
+            let job = pass.job(pos).expect("candidates are queued");
+            if now.saturating_add(job.estimate()) > shadow.time {
+                extra -= job.size();
             }
-            let job = pass.job(i);
-            if job.size() > free {
-                continue;
-            }
-            let ends_by_shadow = now.saturating_add(job.estimate()) <= shadow.time;
-            if ends_by_shadow || job.size() <= extra {
-                if !ends_by_shadow {
-                    extra -= job.size();
-                }
-                pass.start(i).expect("checked: fits and not started");
-            }
+            pass.start(pos).expect("candidates fit");
+            from = pos + 1;
         }
     }
 }
@@ -221,14 +226,16 @@ impl BatchScheduler for Conservative {
     fn schedule(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
         let mut profile = Profile::new(now, pass.free_units(), pass.releases());
-        for i in 0..pass.queue_len() {
-            let job = *pass.job(i);
+        let mut from = 0;
+        while let Some(pos) = pass.next_queued(from) {
+            from = pos + 1;
+            let job = *pass.job(pos).expect("queued");
             let Some(start) = profile.earliest_fit(job.size(), job.estimate()) else {
                 continue;
             };
             profile.reserve(start, job.estimate(), job.size());
             if start == now {
-                pass.start(i).expect("the profile says it fits now");
+                pass.start(pos).expect("the profile says it fits now");
             }
         }
     }

@@ -134,7 +134,7 @@ impl<S: BatchScheduler> BatchSim<S> {
         let mut queue_area = 0i128;
         let mut last_time = start_time;
         while let Some((now, first)) = events.pop() {
-            queue_area += cluster.queue().len() as i128 * i128::from((now - last_time).0);
+            queue_area += cluster.queue_len() as i128 * i128::from((now - last_time).0);
             last_time = now;
             let mut next = Some(first);
             while let Some(event) = next {
@@ -169,7 +169,7 @@ impl<S: BatchScheduler> BatchSim<S> {
                 next = events.pop_now();
             }
             stats.passes += 1;
-            stats.max_queue_len = stats.max_queue_len.max(cluster.queue().len());
+            stats.max_queue_len = stats.max_queue_len.max(cluster.queue_len());
             cluster.schedule(now, &mut self.scheduler, &mut started);
             for s in started.drain(..) {
                 events
