@@ -221,11 +221,17 @@ impl JobQueue {
             }
             nodes.sort_unstable();
             nodes.dedup();
-            nodes.retain(|&k| k >= 1);
-            for &k in &nodes {
-                self.tree[k] = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
-            }
-            nodes.retain(|&k| k > 1);
+            // A node whose skyline did not change gives its parent nothing to redo.
+            let tree = &mut self.tree;
+            nodes.retain(|&k| {
+                if k < 1 {
+                    return false;
+                }
+                let merged = Skyline::merge(&tree[2 * k], &tree[2 * k + 1]);
+                let changed = tree[k] != merged;
+                tree[k] = merged;
+                changed && k > 1
+            });
         }
         self.stale = nodes;
     }
