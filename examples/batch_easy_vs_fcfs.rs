@@ -75,7 +75,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n_jobs = cli.jobs.unwrap_or(if quick { 3_000 } else { 20_000 });
 
     // Workloads: one generated per seed (averaged), plus the trace if given.
-    let model = LublinModel::new(cli.capacity)?;
+    let model = LublinModel::typeless(cli.capacity)?;
     let estimates = TsafrirEstimates::new(Duration::from_hours(36))?;
     let mut workloads: Vec<Workload> = (0..seeds)
         .map(|i| {

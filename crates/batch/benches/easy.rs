@@ -14,7 +14,7 @@ const JOBS: usize = 100_000;
 const LOAD: f64 = 0.92;
 
 fn workload() -> Vec<RigidJob> {
-    let mut jobs = LublinModel::new(CAPACITY)
+    let mut jobs = LublinModel::typeless(CAPACITY)
         .expect("valid capacity")
         .generate(JOBS, 2026);
     TsafrirEstimates::new(Duration::from_hours(36))

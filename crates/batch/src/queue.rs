@@ -202,7 +202,9 @@ impl JobQueue {
         max_estimate: Duration,
     ) -> Option<usize> {
         let small = small_units.min(units);
-        self.find(from.max(self.head), |s| s.admits(units, small, max_estimate.0))
+        self.find(from.max(self.head), |s| {
+            s.admits(units, small, max_estimate.0)
+        })
     }
 
     /// Ends a scheduling pass: repairs the ancestors of removed entries, level by level so that

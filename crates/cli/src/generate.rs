@@ -1,8 +1,9 @@
 //! `cosched generate`: synthetic workloads as SWF on standard output.
 
+use clap::ValueEnum;
 use clap::{Args, Subcommand};
 use cosched_core::workload::swf::{HeaderLineError, SwfHeader, SwfRecord, SwfWriter};
-use cosched_core::workload::{LublinModel, TsafrirEstimates};
+use cosched_core::workload::{LublinModel, LublinParams, TsafrirEstimates};
 use cosched_core::{Duration, ParamError};
 use std::io::{self, BufWriter, Write};
 use thiserror::Error;
@@ -34,6 +35,23 @@ struct LublinArgs {
     /// Largest runtime estimate, in hours (at least 1).
     #[arg(long, default_value_t = 36)]
     max_estimate_hours: i64,
+    /// Which parameter set: the whole-log ("typeless") one, which reproduces the Parallel
+    /// Workloads Archive's published Lublin traces, or the batch/interactive classes.
+    #[arg(long, value_enum, default_value_t = Stream::Typeless)]
+    stream: Stream,
+}
+
+/// The Lublin model's job classes.
+#[derive(Clone, Copy, ValueEnum)]
+enum Stream {
+    /// Batch and interactive streams merged in time order.
+    Mixed,
+    /// Batch jobs only.
+    Batch,
+    /// Interactive jobs only.
+    Interactive,
+    /// The whole-log ("typeless") parameters.
+    Typeless,
 }
 
 /// What can go wrong in `cosched generate`.
@@ -53,7 +71,14 @@ pub enum GenerateError {
 /// Runs the command.
 pub fn run(args: &GenerateArgs) -> Result<(), GenerateError> {
     let Model::Lublin(args) = &args.model;
-    let model = LublinModel::new(args.capacity)?;
+    let model = match args.stream {
+        Stream::Mixed => LublinModel::mixed(args.capacity)?,
+        Stream::Batch => LublinModel::new(args.capacity)?,
+        Stream::Interactive => {
+            LublinModel::with_params(args.capacity, LublinParams::interactive())?
+        }
+        Stream::Typeless => LublinModel::typeless(args.capacity)?,
+    };
     let estimates = TsafrirEstimates::new(Duration::from_hours(args.max_estimate_hours))?;
     let mut jobs = model.generate(args.jobs, args.seed);
     estimates.assign(&mut jobs, args.seed);
@@ -64,7 +89,8 @@ pub fn run(args: &GenerateArgs) -> Result<(), GenerateError> {
     header.push(
         "Note",
         format!(
-            "Lublin-Feitelson 2003 batch model, Tsafrir-Etsion-Feitelson 2005 estimates, seed {}",
+            "Lublin-Feitelson 2003 model ({} stream), Tsafrir-Etsion-Feitelson 2005 estimates, seed {}",
+            args.stream.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string()),
             args.seed
         ),
     )?;

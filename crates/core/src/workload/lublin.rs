@@ -375,6 +375,14 @@ impl LublinModel {
         })
     }
 
+    /// The whole-log ("typeless") parameters (`INCLUDE_JOBS_TYPE 0`) on a machine of
+    /// `capacity >= 1` units: the set that reproduces the Parallel Workloads Archive's published
+    /// Lublin traces (checked against `lublin_256.swf` in the tests), and the workspace's default
+    /// synthetic workload.
+    pub fn typeless(capacity: u32) -> Result<Self, ParamError> {
+        LublinModel::with_params(capacity, LublinParams::typeless())
+    }
+
     /// The C program's default (`INCLUDE_JOBS_TYPE 1`): a batch and an interactive arrival
     /// stream, each with its own parameters, merged in time order (`arrive`).
     pub fn mixed(capacity: u32) -> Result<Self, ParamError> {
