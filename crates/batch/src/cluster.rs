@@ -361,10 +361,11 @@ impl BatchCluster {
         let q = self.queue.remove(pos);
         let size = q.job.size;
         let mut nodes = self.spare_node_lists.pop().unwrap_or_default();
-        for _ in 0..size {
-            let node = self.free.pop().expect("caller checked size <= free");
+        let first = self.free.len() - size as usize;
+        nodes.extend_from_slice(&self.free[first..]);
+        self.free.truncate(first);
+        for node in &nodes {
             self.slots[node.index()] = Slot::Busy(q.job.id);
-            nodes.push(node);
         }
         let epoch = self.bump_epoch();
         let run = Running {
@@ -421,14 +422,21 @@ impl BatchCluster {
             size: run.job.size,
             runtime: run.required_runtime,
         };
-        self.release_nodes(run.nodes);
+        self.release_nodes(run.nodes, run.draining);
         Some(record)
     }
 
     /// Gives a job's nodes back: idle, or offline where they were draining.
-    fn release_nodes(&mut self, mut nodes: Vec<NodeId>) {
-        for &node in &nodes {
-            self.release_node(node);
+    fn release_nodes(&mut self, mut nodes: Vec<NodeId>, draining: u32) {
+        if draining == 0 {
+            for node in &nodes {
+                self.slots[node.index()] = Slot::Idle;
+            }
+            self.free.extend_from_slice(&nodes);
+        } else {
+            for &node in &nodes {
+                self.release_node(node);
+            }
         }
         nodes.clear();
         self.spare_node_lists.push(nodes);
@@ -592,7 +600,7 @@ impl BatchCluster {
             preemptions: run.preemptions + 1,
             required_runtime: run.required_runtime,
         });
-        self.release_nodes(std::mem::take(&mut run.nodes));
+        self.release_nodes(std::mem::take(&mut run.nodes), run.draining);
         Ok(())
     }
 
