@@ -216,6 +216,11 @@ impl JobQueue {
             self.compact_and_rebuild(0);
             return;
         }
+        if let [leaf] = self.stale[..] {
+            self.stale.clear();
+            self.repair_from(leaf);
+            return;
+        }
         let mut nodes = std::mem::take(&mut self.stale);
         while !nodes.is_empty() {
             for k in &mut nodes {
@@ -271,8 +276,14 @@ impl JobQueue {
 
     #[inline]
     fn set(&mut self, pos: usize, value: (u32, i64)) {
-        let mut k = self.leaves + pos;
-        self.tree[k] = Skyline::leaf(value);
+        let leaf = self.leaves + pos;
+        self.tree[leaf] = Skyline::leaf(value);
+        self.repair_from(leaf);
+    }
+
+    /// Recomputes the ancestors of node `k`, stopping where a skyline does not change.
+    #[inline]
+    fn repair_from(&mut self, mut k: usize) {
         while k > 1 {
             k /= 2;
             let merged = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
