@@ -70,6 +70,13 @@ impl Skyline {
     /// The skyline of the union of two subtrees.
     #[inline]
     fn merge(a: &Skyline, b: &Skyline) -> Skyline {
+        // Empty sides are common (tombstones, the unused right end of the tree).
+        if b.len == 0 {
+            return *a;
+        }
+        if a.len == 0 {
+            return *b;
+        }
         let (a, b) = (a.points(), b.points());
         let mut out = Skyline::EMPTY;
         let (mut i, mut j) = (0, 0);
@@ -222,11 +229,15 @@ impl JobQueue {
             return;
         }
         let mut nodes = std::mem::take(&mut self.stale);
+        // Passes start jobs in queue order, so this is usually sorted already; halving keeps
+        // it sorted, so one sort serves every level.
+        if !nodes.is_sorted() {
+            nodes.sort_unstable();
+        }
         while !nodes.is_empty() {
             for k in &mut nodes {
                 *k /= 2;
             }
-            nodes.sort_unstable();
             nodes.dedup();
             // A node whose skyline did not change gives its parent nothing to redo.
             let tree = &mut self.tree;
@@ -297,7 +308,8 @@ impl JobQueue {
     /// The first position >= `from` whose leaf satisfies `pred`, searching only subtrees
     /// whose skyline satisfies it (`pred` must hold for a node if it holds for a leaf below).
     fn find(&self, from: usize, pred: impl Fn(&Skyline) -> bool) -> Option<usize> {
-        if from >= self.entries.len() {
+        // The root bounds the whole queue: most futile searches end here.
+        if from >= self.entries.len() || !pred(&self.tree[1]) {
             return None;
         }
         // Walk up from the leaf, visiting the right siblings of the path in order.
