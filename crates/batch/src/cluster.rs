@@ -5,7 +5,7 @@
 //! returns through [`BatchCluster::complete`] when the job's end time comes. A token goes stale
 //! when the job is preempted or resized, so an outdated completion event is simply ignored.
 //!
-//! Which queued jobs start is decided by a [`BatchScheduler`](crate::BatchScheduler) during a
+//! Which queued jobs start is decided by a [`BatchScheduler`] during a
 //! [`BatchCluster::schedule`] pass; everything else here is mechanism, available to the paper
 //! crates as first-class operations:
 //!
@@ -216,19 +216,12 @@ impl Running {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
-    Idle,
-    Busy(JobId),
-    Draining(JobId),
-    Offline,
-}
-
 /// The state of one batch cluster of identical units; see the [module docs](self).
 #[derive(Debug)]
 pub struct BatchCluster {
     capacity: u32,
-    slots: Vec<Slot>,
+    /// Each node's state.
+    slots: Vec<NodeState>,
     /// Idle online nodes, a stack (the most recently freed is reused first).
     free: Vec<NodeId>,
     offline: u32,
@@ -249,7 +242,7 @@ impl BatchCluster {
         }
         Ok(BatchCluster {
             capacity,
-            slots: vec![Slot::Idle; capacity as usize],
+            slots: vec![NodeState::Idle; capacity as usize],
             free: (0..capacity).rev().map(NodeId).collect(),
             offline: 0,
             queue: JobQueue::default(),
@@ -365,7 +358,7 @@ impl BatchCluster {
         nodes.extend_from_slice(&self.free[first..]);
         self.free.truncate(first);
         for node in &nodes {
-            self.slots[node.index()] = Slot::Busy(q.job.id);
+            self.slots[node.index()] = NodeState::Busy(q.job.id);
         }
         let epoch = self.bump_epoch();
         let run = Running {
@@ -430,7 +423,7 @@ impl BatchCluster {
     fn release_nodes(&mut self, mut nodes: Vec<NodeId>, draining: u32) {
         if draining == 0 {
             for node in &nodes {
-                self.slots[node.index()] = Slot::Idle;
+                self.slots[node.index()] = NodeState::Idle;
             }
             self.free.extend_from_slice(&nodes);
         } else {
@@ -444,29 +437,22 @@ impl BatchCluster {
 
     fn release_node(&mut self, node: NodeId) {
         match self.slots[node.index()] {
-            Slot::Draining(_) => {
-                self.slots[node.index()] = Slot::Offline;
+            NodeState::Draining(_) => {
+                self.slots[node.index()] = NodeState::Offline;
                 self.offline += 1;
             }
             _ => {
-                self.slots[node.index()] = Slot::Idle;
+                self.slots[node.index()] = NodeState::Idle;
                 self.free.push(node);
             }
         }
     }
 
-    fn node_slot(&self, node: NodeId) -> Result<Slot, BatchError> {
-        self.slots
-            .get(node.index())
-            .copied()
-            .ok_or(BatchError::UnknownNode(node))
-    }
-
     /// Takes `node` away from the scheduler: now if it is idle, else when its job ends
     /// (drain). Taking an offline or draining node offline again is an error.
     pub fn set_offline(&mut self, node: NodeId) -> Result<OfflineOutcome, BatchError> {
-        match self.node_slot(node)? {
-            Slot::Idle => {
+        match self.node_state(node)? {
+            NodeState::Idle => {
                 // A linear search keeps job starts and ends free of index upkeep; taking a
                 // node offline is rare next to them.
                 let pos = self
@@ -475,44 +461,46 @@ impl BatchCluster {
                     .rposition(|&n| n == node)
                     .expect("idle nodes are on the free stack");
                 self.free.remove(pos);
-                self.slots[node.index()] = Slot::Offline;
+                self.slots[node.index()] = NodeState::Offline;
                 self.offline += 1;
                 Ok(OfflineOutcome::Offline)
             }
-            Slot::Busy(job) => {
+            NodeState::Busy(job) => {
                 let run = self.running.get_mut(&job).expect("busy node's job runs");
                 run.draining += 1;
                 let predicted_end = run.predicted_end;
                 let releasing = run.releasing();
-                self.slots[node.index()] = Slot::Draining(job);
+                self.slots[node.index()] = NodeState::Draining(job);
                 self.set_release(predicted_end, job, releasing);
                 Ok(OfflineOutcome::Draining { job, predicted_end })
             }
-            Slot::Draining(_) | Slot::Offline => Err(BatchError::NodeAlreadyOffline(node)),
+            NodeState::Draining(_) | NodeState::Offline => {
+                Err(BatchError::NodeAlreadyOffline(node))
+            }
         }
     }
 
     /// Gives `node` back to the scheduler: an offline node becomes idle, a draining node stays
     /// with its job and is no longer drained. Bringing an online node online is an error.
     pub fn set_online(&mut self, node: NodeId) -> Result<(), BatchError> {
-        match self.node_slot(node)? {
-            Slot::Offline => {
+        match self.node_state(node)? {
+            NodeState::Offline => {
                 self.offline -= 1;
                 self.release_node(node);
                 Ok(())
             }
-            Slot::Draining(job) => {
+            NodeState::Draining(job) => {
                 let run = self
                     .running
                     .get_mut(&job)
                     .expect("draining node's job runs");
                 run.draining -= 1;
                 let (predicted_end, releasing) = (run.predicted_end, run.releasing());
-                self.slots[node.index()] = Slot::Busy(job);
+                self.slots[node.index()] = NodeState::Busy(job);
                 self.set_release(predicted_end, job, releasing);
                 Ok(())
             }
-            Slot::Idle | Slot::Busy(_) => Err(BatchError::NodeNotOffline(node)),
+            NodeState::Idle | NodeState::Busy(_) => Err(BatchError::NodeNotOffline(node)),
         }
     }
 
@@ -525,12 +513,10 @@ impl BatchCluster {
 
     /// The state of one node.
     pub fn node_state(&self, node: NodeId) -> Result<NodeState, BatchError> {
-        Ok(match self.node_slot(node)? {
-            Slot::Idle => NodeState::Idle,
-            Slot::Busy(j) => NodeState::Busy(j),
-            Slot::Draining(j) => NodeState::Draining(j),
-            Slot::Offline => NodeState::Offline,
-        })
+        self.slots
+            .get(node.index())
+            .copied()
+            .ok_or(BatchError::UnknownNode(node))
     }
 
     /// Every node's state with the remaining walltime (predicted end − now, at least 0) of the
@@ -639,7 +625,7 @@ impl BatchCluster {
         } else {
             for _ in old_size..new_size {
                 let node = self.free.pop().expect("checked free units");
-                self.slots[node.index()] = Slot::Busy(job);
+                self.slots[node.index()] = NodeState::Busy(job);
                 run.nodes.push(node);
             }
         }
@@ -648,7 +634,7 @@ impl BatchCluster {
         run.end = now + Duration(div_ceil(run.work_left.max(0), n));
         run.predicted_end = now + Duration(div_ceil(run.estimate_left.max(0), n));
         run.draining = given_back.iter().fold(run.draining, |d, node| {
-            d - u32::from(matches!(self.slots[node.index()], Slot::Draining(_)))
+            d - u32::from(matches!(self.slots[node.index()], NodeState::Draining(_)))
         });
         self.next_epoch = self.next_epoch.wrapping_add(1);
         run.epoch = self.next_epoch;

@@ -126,12 +126,7 @@ impl Figure for BarChart {
                 });
             }
             if !self.series.is_empty() {
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()?;
+                style::draw_legend(&mut chart)?;
             }
             root.present()?;
         }

@@ -1,6 +1,7 @@
 //! Colours and markers shared by the plots, cycled per series.
 
 use plotters::chart::SeriesAnno;
+use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
 /// The Tableau 10 palette: distinguishable, and readable on white.
@@ -16,6 +17,22 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
 ];
+
+/// Draws the series legend in the upper-left corner, on a translucent framed box.
+pub(crate) fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+}
 
 /// The colour of series number `series`.
 pub(crate) fn color(series: usize) -> RGBColor {
