@@ -77,6 +77,25 @@ fn simulate_takes_the_capacity_from_max_procs() {
     assert!(summary.contains("rejected         0"));
 }
 
+/// `simulate --trace TRACE --policy POLICY EXTRA...`, as owned arguments.
+fn simulate_args(trace: &Path, policy: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "simulate",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--policy",
+        policy,
+    ];
+    args.extend_from_slice(extra);
+    args.into_iter().map(str::to_owned).collect()
+}
+
+/// Runs a failing `simulate` and returns its single error line.
+fn simulate_error(trace: &Path, policy: &str, extra: &[&str], code: i32) -> String {
+    let args = simulate_args(trace, policy, extra);
+    error_line(&args.iter().map(String::as_str).collect::<Vec<_>>(), code)
+}
+
 /// Runs a failing command and returns its single error line.
 fn error_line(args: &[&str], code: i32) -> String {
     let out = cosched(args);
@@ -89,54 +108,22 @@ fn error_line(args: &[&str], code: i32) -> String {
 
 #[test]
 fn bad_input_gives_one_clear_line() {
-    let missing = error_line(
-        &["simulate", "--trace", "/no/such.swf", "--policy", "easy"],
-        1,
-    );
+    let missing = simulate_error(Path::new("/no/such.swf"), "easy", &[], 1);
     assert!(missing.contains("/no/such.swf"), "{missing}");
 
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.swf");
     std::fs::write(&bad, "; MaxProcs: 8\n1 0 -1 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n2 5 -1 ten 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n").unwrap();
-    let malformed = error_line(
-        &[
-            "simulate",
-            "--trace",
-            bad.to_str().unwrap(),
-            "--policy",
-            "easy",
-        ],
-        1,
-    );
+    let malformed = simulate_error(&bad, "easy", &[], 1);
     assert!(
         malformed.contains("bad.swf:3") && malformed.contains("run time"),
         "{malformed}"
     );
 
-    let zero = error_line(
-        &[
-            "simulate",
-            "--trace",
-            tiny_trace().to_str().unwrap(),
-            "--policy",
-            "easy",
-            "--capacity",
-            "0",
-        ],
-        1,
-    );
+    let zero = simulate_error(&tiny_trace(), "easy", &["--capacity", "0"], 1);
     assert!(zero.contains("capacity"), "{zero}");
 
-    let policy = error_line(
-        &[
-            "simulate",
-            "--trace",
-            tiny_trace().to_str().unwrap(),
-            "--policy",
-            "sjf",
-        ],
-        2,
-    );
+    let policy = simulate_error(&tiny_trace(), "sjf", &[], 2);
     assert!(policy.contains("sjf"), "{policy}");
 
     let no_max_procs = dir.path().join("nomax.swf");
@@ -145,16 +132,7 @@ fn bad_input_gives_one_clear_line() {
         "1 0 -1 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
     )
     .unwrap();
-    let no_capacity = error_line(
-        &[
-            "simulate",
-            "--trace",
-            no_max_procs.to_str().unwrap(),
-            "--policy",
-            "easy",
-        ],
-        1,
-    );
+    let no_capacity = simulate_error(&no_max_procs, "easy", &[], 1);
     assert!(no_capacity.contains("MaxProcs"), "{no_capacity}");
 }
 
