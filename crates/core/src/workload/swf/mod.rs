@@ -73,7 +73,7 @@
 //! private submodules `header`, `read` and `write`, all re-exported here) and are not
 //! re-exported at the crate root: their `Swf` prefix already says where they belong.
 //!
-//! `examples/swf_read_speed.rs` measures the reader's throughput on any trace.
+//! `cargo bench -p cosched-core --bench swf_read` measures the reader's throughput.
 //!
 //! # Example
 //!
