@@ -386,12 +386,9 @@ fn numbers(x: &Value, y: &Value) -> Option<Nums> {
 
 /// ASCII case-insensitive byte order, as `strcasecmp` in the C locale.
 fn cmp_ignore_case(a: &str, b: &str) -> Ordering {
-    let lower = |s: &str| {
-        s.bytes()
-            .map(|c| c.to_ascii_lowercase())
-            .collect::<Vec<u8>>()
-    };
-    lower(a).cmp(&lower(b))
+    let (a, b) = (a.bytes(), b.bytes());
+    a.map(|c| c.to_ascii_lowercase())
+        .cmp(b.map(|c| c.to_ascii_lowercase()))
 }
 
 fn compare(op: BinOp, x: &Value, y: &Value) -> Value {
