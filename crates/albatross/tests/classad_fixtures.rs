@@ -88,9 +88,16 @@ fn value_of(notation: &Json) -> Option<Value> {
     Some(ClassAd::new().eval(&Expr::parse(src).expect("fixture values parse"), None))
 }
 
-/// The negotiator's reading of a rank value (`EvalFloat`): numbers and booleans, else 0.0.
-fn negotiator_rank(v: Option<Value>) -> f64 {
-    v.and_then(|v| v.as_number()).unwrap_or(0.0)
+/// The negotiator's reading of an ad's rank (`EvalFloat`): its own `Rank` if it has one,
+/// else the other ad's (evaluated with that ad as MY); numbers and booleans count, anything
+/// else is 0.0.
+fn negotiator_rank(has_rank: bool, own: &Json, other: &Json) -> f64 {
+    let value = if has_rank {
+        value_of(own)
+    } else {
+        value_of(other)
+    };
+    value.and_then(|v| v.as_number()).unwrap_or(0.0)
 }
 
 #[test]
@@ -103,18 +110,9 @@ fn matches_and_ranks_agree_with_htcondor() {
         let got = match_ads(&job, &machine);
         let expected_matched = m["matched"].as_bool().expect("matched is a boolean");
         let req = |v: &Json| value_of(v).unwrap_or(Value::Undefined).to_string();
-        // An ad without Rank takes the other ad's Rank, evaluated with that ad as MY.
-        let job_rank = negotiator_rank(value_of(&m["job_rank"]).or_else(|| {
-            job.contains("Rank")
-                .then_some(Value::Undefined)
-                .or_else(|| value_of(&m["machine_rank"]))
-        }));
-        let machine_rank = negotiator_rank(value_of(&m["machine_rank"]).or_else(|| {
-            machine
-                .contains("Rank")
-                .then_some(Value::Undefined)
-                .or_else(|| value_of(&m["job_rank"]))
-        }));
+        let job_rank = negotiator_rank(job.contains("Rank"), &m["job_rank"], &m["machine_rank"]);
+        let machine_rank =
+            negotiator_rank(machine.contains("Rank"), &m["machine_rank"], &m["job_rank"]);
         let same_rank = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
         if got.matched != expected_matched
             || symmetric_match(&job, &machine) != expected_matched

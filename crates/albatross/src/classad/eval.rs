@@ -159,12 +159,7 @@ impl<'a> Evaluator<'a> {
             }
             ExprKind::Cond(c, a, b) => {
                 let cond = self.eval(c, cur);
-                match cond.bool_equiv() {
-                    Some(true) => self.eval(a, cur),
-                    Some(false) => self.eval(b, cur),
-                    None if cond == UNDEFINED => UNDEFINED,
-                    None => ERROR,
-                }
+                self.choose(&cond, a, b, cur)
             }
             ExprKind::Elvis(a, b) => match self.eval(a, cur) {
                 Val::V(Value::Undefined) => self.eval(b, cur),
@@ -174,6 +169,17 @@ impl<'a> Evaluator<'a> {
         };
         self.depth -= 1;
         result
+    }
+
+    /// `c ? a : b` and `ifThenElse(c, a, b)` once `c` is known: only the chosen branch is
+    /// evaluated; an `undefined` condition gives `undefined`, a non-boolean one `error`.
+    fn choose(&mut self, cond: &Val, a: &'a Expr, b: &'a Expr, cur: Side) -> Val {
+        match cond.bool_equiv() {
+            Some(true) => self.eval(a, cur),
+            Some(false) => self.eval(b, cur),
+            None if *cond == UNDEFINED => UNDEFINED,
+            None => ERROR,
+        }
     }
 
     /// An attribute found in `side`'s ad, evaluated there; `undefined` on a cycle.
@@ -232,12 +238,7 @@ impl<'a> Evaluator<'a> {
         match func {
             Builtin::IfThenElse => {
                 let cond = self.eval(&call.args[0], cur);
-                match cond.bool_equiv() {
-                    Some(true) => self.eval(&call.args[1], cur),
-                    Some(false) => self.eval(&call.args[2], cur),
-                    None if cond == UNDEFINED => UNDEFINED,
-                    None => ERROR,
-                }
+                self.choose(&cond, &call.args[1], &call.args[2], cur)
             }
             Builtin::Strcat => {
                 let args: Vec<Value> = call
