@@ -5,10 +5,15 @@
 //!   write the per-job table and the JSON report.
 //! - `cosched generate lublin --jobs N --capacity C --seed S > out.swf` writes a synthetic trace
 //!   (Lublin–Feitelson model, Tsafrir runtime estimates).
+//! - `cosched classad eval 'EXPR' [--my AD] [--target AD]` evaluates a ClassAd expression with
+//!   HTCondor's semantics and prints its value in ClassAd notation; `cosched classad match
+//!   JOB_AD MACHINE_AD` prints whether the two ads match and both ranks. Ads are ClassAd text
+//!   (`[ a = 1; b = "x" ]`) or `@FILE`.
 //!
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
 //! (status 2 for command-line usage errors).
 
+mod classad;
 mod generate;
 mod simulate;
 
@@ -19,7 +24,7 @@ use std::process::ExitCode;
 #[command(
     name = "cosched",
     version,
-    about = "Composable cluster scheduling: simulate and generate workloads"
+    about = "Composable cluster scheduling: simulate and generate workloads, evaluate ClassAds"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -32,6 +37,8 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Generate a synthetic workload as SWF on standard output.
     Generate(generate::GenerateArgs),
+    /// Evaluate ClassAd expressions and match job and machine ads (HTCondor semantics).
+    Classad(classad::ClassadArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +46,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(&args).map_err(|e| e.to_string()),
         Command::Generate(args) => generate::run(&args).map_err(|e| e.to_string()),
+        Command::Classad(args) => classad::run(&args)
+            .map(|out| print!("{out}"))
+            .map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,27 @@
+//! # cosched-albatross
+//!
+//! *Albatross: Dynamic Scaling for Heterogeneous Cycle Scavenging HTCondor Clusters* (Mathur,
+//! Aleksonis): an HTCondor pool of scavenged desktops that scales out to cloud nodes when the
+//! matchmaker starves. Jobs and machines describe themselves and their constraints as
+//! ClassAds, and the negotiator pairs them; a scaling policy watches which jobs go unmatched.
+//!
+//! So far this crate holds the first piece, the matchmaking language: [`classad`], an exact
+//! implementation of HTCondor's ClassAd expressions (values with `undefined` and `error`,
+//! three-valued logic, `MY.`/`TARGET.` scoping, a handful of built-in functions), ads, and the
+//! negotiator's symmetric match and ranks. Its semantics are pinned to HTCondor's own library
+//! by a committed fixture table. The pool simulator and the scaling policy come next; like
+//! every cosched policy, this code has no clock, RNG or I/O.
+//!
+//! A job that holds a large input may forbid cloud execution through its own ad:
+//!
+//! ```
+//! use cosched_albatross::classad::{ClassAd, match_ads};
+//! let job: ClassAd = "[ Requirements = TARGET.Memory >= 1024 && (TARGET.IsCloud =!= true) ]".parse()?;
+//! let desktop: ClassAd = "[ Requirements = true; Memory = 2048 ]".parse()?;
+//! let cloud: ClassAd = "[ Requirements = true; Memory = 16384; IsCloud = true ]".parse()?;
+//! assert!(match_ads(&job, &desktop).matched);
+//! assert!(!match_ads(&job, &cloud).matched);
+//! # Ok::<(), cosched_albatross::classad::ParseError>(())
+//! ```
+
+pub mod classad;

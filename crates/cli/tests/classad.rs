@@ -1,0 +1,131 @@
+//! `cosched classad eval` and `cosched classad match` end to end.
+
+use std::process::{Command, Output};
+
+fn cosched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Runs a succeeding command and returns its standard output.
+fn stdout(args: &[&str]) -> String {
+    let out = cosched(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `cosched classad eval EXPR EXTRA...`, returning the printed value.
+fn eval(expr: &str, extra: &[&str]) -> String {
+    let mut args = vec!["classad", "eval", expr];
+    args.extend_from_slice(extra);
+    stdout(&args).trim_end().to_owned()
+}
+
+/// Runs a failing command and returns its single error line.
+fn error_line(args: &[&str]) -> String {
+    let out = cosched(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?} should fail");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.starts_with("error: "), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err.trim_end().to_owned()
+}
+
+#[test]
+fn eval_prints_values_in_classad_notation() {
+    for (expr, value) in [
+        ("1 + 2", "3"),
+        ("7 / 2.0", "3.500000000000000E+00"),
+        ("true && undefined", "undefined"),
+        ("false && error", "false"),
+        ("1 / 0", "error"),
+        (r#"strcat("a", "b")"#, r#""ab""#),
+        (r#""abc" == "ABC""#, "true"),
+        (r#""abc" =?= "ABC""#, "false"),
+        ("NoSuch", "undefined"),
+    ] {
+        assert_eq!(eval(expr, &[]), value, "{expr}");
+    }
+    assert_eq!(eval("7 / 2.0", &["--old-syntax"]), "3.5");
+    assert_eq!(eval("1e16", &["--old-syntax"]), "1E+16");
+}
+
+#[test]
+fn eval_resolves_my_then_target() {
+    let my = r#"[ Memory = 2048; Owner = "alice" ]"#;
+    let target = "[ Memory = 4096; Disk = 100 ]";
+    let with_ads = |expr: &str| eval(expr, &["--my", my, "--target", target]);
+    assert_eq!(with_ads("Memory"), "2048");
+    assert_eq!(with_ads("TARGET.Memory"), "4096");
+    assert_eq!(with_ads("Disk"), "100");
+    assert_eq!(with_ads("MY.Disk"), "undefined");
+    assert_eq!(eval("TARGET.Memory", &["--my", my]), "undefined");
+}
+
+#[test]
+fn eval_reads_ads_from_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("machine.ad");
+    std::fs::write(&path, "[\n  Memory = 8192;\n  IsCloud = true\n]\n").unwrap();
+    let target = format!("@{}", path.display());
+    assert_eq!(
+        eval("TARGET.IsCloud =!= true", &["--target", &target]),
+        "false"
+    );
+}
+
+#[test]
+fn match_prints_the_outcome_and_both_ranks() {
+    let job =
+        "[ Requirements = TARGET.Memory >= 1024 && (TARGET.IsCloud =!= true); Rank = TARGET.Mips ]";
+    let desktop = "[ Requirements = true; Memory = 2048; Mips = 900; Rank = TARGET.Rank > 0 ]";
+    let cloud = "[ Requirements = true; Memory = 16384; Mips = 3000; IsCloud = true ]";
+    let out = stdout(&["classad", "match", job, desktop]);
+    for line in [
+        "matched               yes",
+        "job Requirements      true",
+        "machine Requirements  true",
+        "job Rank              900",
+        "machine Rank          1",
+    ] {
+        assert!(out.contains(line), "missing `{line}` in\n{out}");
+    }
+    let out = stdout(&["classad", "match", job, cloud]);
+    assert!(out.contains("matched               no"), "{out}");
+    assert!(out.contains("job Requirements      false"), "{out}");
+}
+
+#[test]
+fn parse_errors_give_one_line_with_the_position() {
+    let e = error_line(&["classad", "eval", "Memory >= && true"]);
+    assert_eq!(
+        e,
+        "error: expression: line 1, column 11 (byte 10): expected an expression, found `&&`"
+    );
+    let e = error_line(&["classad", "eval", "1", "--my", "[ a = 1; b = ]"]);
+    assert!(
+        e.starts_with("error: --my ad: line 1, column 14 (byte 13): expected an expression"),
+        "{e}"
+    );
+    let e = error_line(&[
+        "classad",
+        "match",
+        "[ Requirements = true ]",
+        "[ Memory = 017 ]",
+    ]);
+    assert!(
+        e.contains("machine ad") && e.contains("leading zeros"),
+        "{e}"
+    );
+    let e = error_line(&["classad", "eval", "{1, 2}"]);
+    assert!(e.contains("lists (`{ … }`) are not supported"), "{e}");
+    let e = error_line(&["classad", "eval", "1", "--target", "@/no/such.ad"]);
+    assert!(e.contains("/no/such.ad"), "{e}");
+}
