@@ -5,11 +5,14 @@
 //!   write the per-job table and the JSON report.
 //! - `cosched generate lublin --jobs N --capacity C --seed S > out.swf` writes a synthetic trace
 //!   (Lublin–Feitelson model, Tsafrir runtime estimates).
+//! - `cosched mcmf --dimacs FILE.min` solves a DIMACS minimum-cost-flow problem by the network
+//!   simplex and prints `status …`, `cost …`, `flow …` and `time … s`.
 //!
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
 //! (status 2 for command-line usage errors).
 
 mod generate;
+mod mcmf;
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -19,7 +22,7 @@ use std::process::ExitCode;
 #[command(
     name = "cosched",
     version,
-    about = "Composable cluster scheduling: simulate and generate workloads"
+    about = "Composable cluster scheduling: simulate and generate workloads, solve min-cost flows"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -32,6 +35,8 @@ enum Command {
     Simulate(simulate::SimulateArgs),
     /// Generate a synthetic workload as SWF on standard output.
     Generate(generate::GenerateArgs),
+    /// Solve a DIMACS minimum-cost-flow problem (network simplex).
+    Mcmf(mcmf::McmfArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(&args).map_err(|e| e.to_string()),
         Command::Generate(args) => generate::run(&args).map_err(|e| e.to_string()),
+        Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
