@@ -4,7 +4,7 @@
 //! AMO §7.4) on flat residual arrays, then the min-cost flow with supply `+F` at the source and
 //! `−F` at the sink by the [network simplex](crate::network_simplex).
 
-use crate::network_simplex::{ArcSpec, FlowError, FlowOutcome, NetworkSimplex, PivotRule, Problem};
+use crate::network_simplex::{ArcSpec, FlowError, FlowOutcome, NetworkSimplex, PivotRule, Simplex};
 use petgraph::visit::{EdgeIndexable, IntoEdgeReferences, IntoNodeIdentifiers, NodeIndexable};
 use std::collections::VecDeque;
 
@@ -72,7 +72,7 @@ impl NetworkSimplex {
         if s == t {
             return Err(FlowError::SourceIsSink(s));
         }
-        let mut problem = Problem::from_graph(
+        let mut simplex = Simplex::from_graph(
             graph,
             |_| 0,
             |e| {
@@ -80,12 +80,11 @@ impl NetworkSimplex {
                 ArcSpec::with_capacity(capacity, cost)
             },
         )?;
-        let Some(value) = max_flow_value(&problem, s, t)? else {
+        let Some(value) = simplex.max_flow_value(s, t)? else {
             return Ok(MaxFlowOutcome::Unbounded);
         };
-        problem.supply[s] = value;
-        problem.supply[t] = -value;
-        Ok(match problem.solve(self.rule())? {
+        simplex.set_st_supply(s, t, value);
+        Ok(match simplex.solve(self.rule())? {
             FlowOutcome::Optimal(solution) => MaxFlowOutcome::Optimal(MaxFlow {
                 value,
                 cost: solution.cost,
@@ -145,24 +144,26 @@ where
         .solve_max_flow(graph, source, sink, arc)
 }
 
-/// The maximum flow value from `s` to `t` (all lower bounds zero), or `None` if it is
-/// unbounded.
-fn max_flow_value(problem: &Problem, s: usize, t: usize) -> Result<Option<i64>, FlowError> {
-    let caps: Vec<i64> = problem.spec.iter().map(|spec| spec.upper).collect();
-    let finite: i128 = caps
-        .iter()
-        .filter(|&&c| c != ArcSpec::INFINITE)
-        .map(|&c| i128::from(c))
-        .sum();
-    if finite >= i128::from(i64::MAX) {
-        return Err(FlowError::FlowRange { total: finite });
+impl Simplex {
+    /// The maximum flow value from `s` to `t` over the arcs read (all lower bounds zero), or
+    /// `None` if it is unbounded.
+    pub(crate) fn max_flow_value(&self, s: usize, t: usize) -> Result<Option<i64>, FlowError> {
+        let (tail, head, caps) = self.arcs();
+        let finite: i128 = caps
+            .iter()
+            .filter(|&&c| c != ArcSpec::INFINITE)
+            .map(|&c| i128::from(c))
+            .sum();
+        if finite >= i128::from(i64::MAX) {
+            return Err(FlowError::FlowRange { total: finite });
+        }
+        let mut dinic = Dinic::new(self.node_count(), tail, head, caps);
+        if dinic.uncapacitated_path(s, t) {
+            return Ok(None);
+        }
+        // Every s–t path has a finite arc, so the value is at most `finite` < i64::MAX.
+        Ok(Some(dinic.run(s, t)))
     }
-    let mut dinic = Dinic::new(problem.node_count(), &problem.tail, &problem.head, &caps);
-    if dinic.uncapacitated_path(s, t) {
-        return Ok(None);
-    }
-    // Every s–t path has a finite arc, so the value is at most `finite` < i64::MAX.
-    Ok(Some(dinic.run(s, t)))
 }
 
 /// Dinic's algorithm on a residual graph in compressed adjacency form. Residual arc `2a` is

@@ -63,6 +63,7 @@ use petgraph::visit::{
     EdgeIndexable, EdgeRef, IntoEdgeReferences, IntoNodeIdentifiers, NodeIndexable,
 };
 use std::fmt;
+use std::ops::Range;
 use std::str::FromStr;
 use thiserror::Error;
 
@@ -318,9 +319,9 @@ impl NetworkSimplex {
         S: FnMut(G::NodeId) -> i64,
         A: FnMut(G::EdgeRef) -> ArcSpec,
     {
-        let problem = Problem::from_graph(graph, supply, arc)?;
-        problem.check_balance()?;
-        problem.solve(self.rule)
+        let mut simplex = Simplex::from_graph(graph, supply, arc)?;
+        simplex.check_balance()?;
+        simplex.solve(self.rule)
     }
 }
 
@@ -372,116 +373,6 @@ where
 }
 
 // ---------------------------------------------------------------------------------------------
-// The problem in flat arrays, validated.
-
-/// A min-cost flow problem in flat arrays, in the graph's index space.
-#[derive(Clone, Debug)]
-pub(crate) struct Problem {
-    /// Supply per node index (0 at unused indices).
-    pub(crate) supply: Vec<i64>,
-    /// Tail node per arc, in the order the graph listed its edges.
-    pub(crate) tail: Vec<u32>,
-    /// Head node per arc.
-    pub(crate) head: Vec<u32>,
-    /// Bounds and cost per arc.
-    pub(crate) spec: Vec<ArcSpec>,
-    /// The graph's edge index per arc.
-    pub(crate) edge_index: Vec<usize>,
-    /// The graph's edge bound.
-    pub(crate) edge_bound: usize,
-}
-
-impl Problem {
-    /// Reads `graph` into flat arrays and checks bounds and sizes (not the supply balance).
-    pub(crate) fn from_graph<G, S, A>(
-        graph: G,
-        mut supply: S,
-        mut arc: A,
-    ) -> Result<Self, FlowError>
-    where
-        G: IntoEdgeReferences + IntoNodeIdentifiers + NodeIndexable + EdgeIndexable,
-        S: FnMut(G::NodeId) -> i64,
-        A: FnMut(G::EdgeRef) -> ArcSpec,
-    {
-        let node_bound = NodeIndexable::node_bound(&graph);
-        let edge_bound = EdgeIndexable::edge_bound(&graph);
-        const LIMIT: usize = 1 << 31;
-        if node_bound >= LIMIT || edge_bound >= LIMIT {
-            return Err(FlowError::TooLarge {
-                nodes: node_bound,
-                arcs: edge_bound,
-            });
-        }
-        let mut supplies = vec![0; node_bound];
-        for v in graph.node_identifiers() {
-            supplies[NodeIndexable::to_index(&graph, v)] = supply(v);
-        }
-        let mut problem = Problem {
-            supply: supplies,
-            tail: Vec::with_capacity(edge_bound),
-            head: Vec::with_capacity(edge_bound),
-            spec: Vec::with_capacity(edge_bound),
-            edge_index: Vec::with_capacity(edge_bound),
-            edge_bound,
-        };
-        for e in graph.edge_references() {
-            let index = EdgeIndexable::to_index(&graph, e.id());
-            // Node indices are below `node_bound < 2^31`.
-            problem
-                .tail
-                .push(NodeIndexable::to_index(&graph, e.source()) as u32);
-            problem
-                .head
-                .push(NodeIndexable::to_index(&graph, e.target()) as u32);
-            let spec = arc(e);
-            if spec.lower > spec.upper {
-                return Err(FlowError::BoundsInverted {
-                    arc: index,
-                    lower: spec.lower,
-                    upper: spec.upper,
-                });
-            }
-            problem.spec.push(spec);
-            problem.edge_index.push(index);
-        }
-        Ok(problem)
-    }
-
-    /// Number of node indices.
-    pub(crate) fn node_count(&self) -> usize {
-        self.supply.len()
-    }
-
-    /// Checks that the supplies sum to zero.
-    pub(crate) fn check_balance(&self) -> Result<(), FlowError> {
-        let sum: i128 = self.supply.iter().map(|&b| i128::from(b)).sum();
-        if sum == 0 {
-            Ok(())
-        } else {
-            Err(FlowError::Unbalanced { sum })
-        }
-    }
-
-    /// Solves the (balanced) problem.
-    pub(crate) fn solve(&self, rule: PivotRule) -> Result<FlowOutcome, FlowError> {
-        let mut simplex = Simplex::new(self, true)?;
-        match simplex.run(rule) {
-            Status::Optimal => Ok(FlowOutcome::Optimal(simplex.solution(self)?)),
-            Status::Infeasible => Ok(FlowOutcome::Infeasible),
-            Status::Unbounded => {
-                // Unbounded if and only if feasible: decide feasibility with all costs zero,
-                // where no cycle has negative cost.
-                let mut feasibility = Simplex::new(self, false)?;
-                Ok(match feasibility.run(rule) {
-                    Status::Optimal => FlowOutcome::Unbounded,
-                    _ => FlowOutcome::Infeasible,
-                })
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The simplex proper.
 
 /// Sentinel for "no node" / "no arc".
@@ -511,7 +402,7 @@ enum Status {
 /// Potentials follow AMO: the reduced cost of arc (i, j) is `c − π(i) + π(j)`, zero on tree
 /// arcs; an arc at its lower bound is eligible to enter when its reduced cost is negative, one
 /// at its upper bound when it is positive.
-struct Simplex {
+pub(crate) struct Simplex {
     /// Real nodes; node `n` is the artificial root.
     n: usize,
     /// Real arcs, stored in "mixed" order; arc `m + v` is node v's artificial arc.
@@ -523,8 +414,18 @@ struct Simplex {
     cap: Vec<i64>,
     flow: Vec<i64>,
     state: Vec<i8>,
-    /// `order[k]` = the problem's arc stored at position k.
-    order: Vec<u32>,
+    /// The graph's edge index of the arc at each position.
+    arc_at: Vec<u32>,
+    /// Lower bound of the arc at each position; empty while all are zero.
+    lower: Vec<i64>,
+    /// The graph's edge bound: the length of the flow vector returned.
+    edge_bound: usize,
+    /// Node supplies with the lower bounds moved in (outflow − inflow of `f − l`).
+    supply: Vec<i128>,
+    /// Sum of the finite capacities `u − l`.
+    finite_caps: i128,
+    /// Largest |cost| and the graph index of an arc that has it.
+    max_cost: (i64, usize),
 
     parent: Vec<u32>,
     pred: Vec<u32>,
@@ -547,86 +448,52 @@ struct Simplex {
 }
 
 impl Simplex {
-    /// Builds the starting strongly feasible tree. With `with_costs == false` every real arc
-    /// costs 0 (the feasibility check after an unbounded run).
-    fn new(problem: &Problem, with_costs: bool) -> Result<Self, FlowError> {
-        let n = problem.node_count();
-        let m = problem.tail.len();
-        let all = m + n;
-
-        // Move lower bounds into the supplies: f = l + f', 0 ≤ f' ≤ u − l.
-        let mut supply: Vec<i128> = problem.supply.iter().map(|&b| i128::from(b)).collect();
-        let mut finite_caps: i128 = 0;
-        let mut cap = vec![0; all];
-        let mut max_cost: i64 = 0;
-        let mut max_cost_arc = 0;
-        let order = arc_order(m, n);
-        let mut source = vec![0; all];
-        let mut target = vec![0; all];
-        let mut cost = vec![0; all];
-        for (k, &a) in order.iter().enumerate() {
-            let a = a as usize;
-            let spec = problem.spec[a];
-            let (t, h) = (problem.tail[a], problem.head[a]);
-            source[k] = t;
-            target[k] = h;
-            if with_costs {
-                cost[k] = spec.cost;
-                if spec.cost.unsigned_abs() > max_cost.unsigned_abs() {
-                    max_cost = spec.cost;
-                    max_cost_arc = a;
-                }
-            }
-            supply[t as usize] -= i128::from(spec.lower);
-            supply[h as usize] += i128::from(spec.lower);
-            cap[k] = if spec.upper == INF {
-                INF
-            } else {
-                let c = i128::from(spec.upper) - i128::from(spec.lower);
-                finite_caps += c;
-                // Checked against the flow range below.
-                i64::try_from(c).unwrap_or(INF)
-            };
-        }
-        let positive: i128 = supply.iter().filter(|&&b| b > 0).sum();
-        let total = positive + finite_caps;
-        if total >= i128::from(INF) {
-            return Err(FlowError::FlowRange { total });
-        }
-        // |supply| ≤ total, so each fits in an i64.
-        let supply: Vec<i64> = supply.iter().map(|&b| b as i64).collect();
-
-        // Big-M: more than any simple path costs, so artificial flow is a last resort.
-        let nodes = n + 1;
-        let per_unit = i128::from(max_cost.unsigned_abs()) + 1;
-        let big_m = nodes as i128 * per_unit;
-        if 5 * big_m >= i128::from(i64::MAX) {
-            return Err(FlowError::CostRange {
-                arc: problem.edge_index[max_cost_arc],
-                cost: max_cost,
-                nodes,
+    /// Reads the graph into the arc arrays, in LEMON's mixed order, moving lower bounds into
+    /// the supplies; no tree yet (see [`Simplex::init_tree`]).
+    pub(crate) fn from_graph<G, S, A>(
+        graph: G,
+        mut supply: S,
+        mut arc: A,
+    ) -> Result<Self, FlowError>
+    where
+        G: IntoEdgeReferences + IntoNodeIdentifiers + NodeIndexable + EdgeIndexable,
+        S: FnMut(G::NodeId) -> i64,
+        A: FnMut(G::EdgeRef) -> ArcSpec,
+    {
+        let n = NodeIndexable::node_bound(&graph);
+        let edge_bound = EdgeIndexable::edge_bound(&graph);
+        const LIMIT: usize = 1 << 31;
+        if n >= LIMIT || edge_bound >= LIMIT {
+            return Err(FlowError::TooLarge {
+                nodes: n,
+                arcs: edge_bound,
             });
         }
-        let big_m = big_m as i64;
-
+        let m = graph.edge_references().count();
+        let all = m + n;
         let mut s = Simplex {
             n,
             m,
-            source,
-            target,
-            cost,
-            cap,
-            flow: vec![0; all],
-            state: vec![STATE_LOWER; all],
-            order,
-            parent: vec![NONE; nodes],
-            pred: vec![NONE; nodes],
-            dir: vec![DIR_UP; nodes],
-            thread: vec![0; nodes],
-            rev_thread: vec![0; nodes],
-            succ_num: vec![1; nodes],
-            last_succ: vec![0; nodes],
-            pi: vec![0; nodes],
+            source: vec![0; all],
+            target: vec![0; all],
+            cost: vec![0; all],
+            cap: vec![0; all],
+            flow: Vec::new(),
+            state: Vec::new(),
+            arc_at: vec![0; m],
+            lower: Vec::new(),
+            edge_bound,
+            supply: vec![0; n],
+            finite_caps: 0,
+            max_cost: (0, 0),
+            parent: Vec::new(),
+            pred: Vec::new(),
+            dir: Vec::new(),
+            thread: Vec::new(),
+            rev_thread: Vec::new(),
+            succ_num: Vec::new(),
+            last_succ: Vec::new(),
+            pi: Vec::new(),
             dirty_revs: Vec::new(),
             in_arc: 0,
             join: 0,
@@ -635,41 +502,185 @@ impl Simplex {
             u_out: 0,
             delta: 0,
         };
+        for v in graph.node_identifiers() {
+            s.supply[NodeIndexable::to_index(&graph, v)] = i128::from(supply(v));
+        }
+        let mut mixing = ArcMixing::new(m, n);
+        for e in graph.edge_references() {
+            let k = mixing.next_position();
+            let index = EdgeIndexable::to_index(&graph, e.id());
+            // Node indices are below `n < 2^31`.
+            let (tail, head) = (
+                NodeIndexable::to_index(&graph, e.source()),
+                NodeIndexable::to_index(&graph, e.target()),
+            );
+            let spec = arc(e);
+            if spec.lower > spec.upper {
+                return Err(FlowError::BoundsInverted {
+                    arc: index,
+                    lower: spec.lower,
+                    upper: spec.upper,
+                });
+            }
+            s.source[k] = tail as u32;
+            s.target[k] = head as u32;
+            s.cost[k] = spec.cost;
+            s.arc_at[k] = index as u32;
+            if spec.cost.unsigned_abs() > s.max_cost.0.unsigned_abs() {
+                s.max_cost = (spec.cost, index);
+            }
+            // f = l + f' with 0 ≤ f' ≤ u − l.
+            if spec.lower != 0 {
+                if s.lower.is_empty() {
+                    s.lower = vec![0; m];
+                }
+                s.lower[k] = spec.lower;
+                s.supply[tail] -= i128::from(spec.lower);
+                s.supply[head] += i128::from(spec.lower);
+            }
+            s.cap[k] = if spec.upper == INF {
+                INF
+            } else {
+                let c = i128::from(spec.upper) - i128::from(spec.lower);
+                s.finite_caps += c;
+                // Too large values fail the flow range check in `init_tree`.
+                i64::try_from(c).unwrap_or(INF)
+            };
+        }
+        Ok(s)
+    }
+
+    /// Number of node indices.
+    pub(crate) fn node_count(&self) -> usize {
+        self.n
+    }
+
+    /// Tails, heads and capacities (`u − l`) of the graph's arcs, in storage order.
+    pub(crate) fn arcs(&self) -> (&[u32], &[u32], &[i64]) {
+        let m = self.m;
+        (&self.source[..m], &self.target[..m], &self.cap[..m])
+    }
+
+    /// Sets supply `value` at `s` and demand `value` at `t`, every other supply zero (the
+    /// lower bounds must be zero).
+    pub(crate) fn set_st_supply(&mut self, s: usize, t: usize, value: i64) {
+        debug_assert!(self.lower.is_empty());
+        self.supply.fill(0);
+        self.supply[s] = i128::from(value);
+        self.supply[t] = -i128::from(value);
+    }
+
+    /// Checks that the supplies sum to zero (moving lower bounds does not change the sum).
+    pub(crate) fn check_balance(&self) -> Result<(), FlowError> {
+        let sum: i128 = self.supply.iter().sum();
+        if sum == 0 {
+            Ok(())
+        } else {
+            Err(FlowError::Unbalanced { sum })
+        }
+    }
+
+    /// Solves the balanced problem.
+    pub(crate) fn solve(&mut self, rule: PivotRule) -> Result<FlowOutcome, FlowError> {
+        self.init_tree()?;
+        match self.run(rule) {
+            Status::Optimal => Ok(FlowOutcome::Optimal(self.solution()?)),
+            Status::Infeasible => Ok(FlowOutcome::Infeasible),
+            Status::Unbounded => {
+                // Unbounded if and only if feasible: decide feasibility with all costs zero,
+                // where no cycle has negative cost.
+                self.cost[..self.m].fill(0);
+                self.max_cost = (0, 0);
+                self.init_tree()?;
+                Ok(match self.run(rule) {
+                    Status::Optimal => FlowOutcome::Unbounded,
+                    _ => FlowOutcome::Infeasible,
+                })
+            }
+        }
+    }
+
+    /// Checks the numeric ranges and builds the starting strongly feasible tree: every node a
+    /// child of the artificial root.
+    fn init_tree(&mut self) -> Result<(), FlowError> {
+        let (n, m) = (self.n, self.m);
+        let all = m + n;
+        let positive: i128 = self.supply.iter().filter(|&&b| b > 0).sum();
+        let total = positive + self.finite_caps;
+        if total >= i128::from(INF) {
+            return Err(FlowError::FlowRange { total });
+        }
+        // Big-M: more than any simple path costs, so artificial flow is a last resort.
+        let nodes = n + 1;
+        let big_m = nodes as i128 * (i128::from(self.max_cost.0.unsigned_abs()) + 1);
+        if 5 * big_m >= i128::from(i64::MAX) {
+            return Err(FlowError::CostRange {
+                arc: self.max_cost.1,
+                cost: self.max_cost.0,
+                nodes,
+            });
+        }
+        let big_m = big_m as i64;
+
+        self.flow.clear();
+        self.flow.resize(all, 0);
+        self.state.clear();
+        self.state.resize(all, STATE_LOWER);
+        for tree in [
+            &mut self.parent,
+            &mut self.pred,
+            &mut self.thread,
+            &mut self.rev_thread,
+            &mut self.succ_num,
+            &mut self.last_succ,
+        ] {
+            tree.clear();
+            tree.resize(nodes, 0);
+        }
+        self.dir.clear();
+        self.dir.resize(nodes, DIR_UP);
+        self.pi.clear();
+        self.pi.resize(nodes, 0);
 
         // The root first in preorder, then every node as a leaf child of the root.
         let root = n;
-        s.thread[root] = if n == 0 { root as u32 } else { 0 };
-        s.rev_thread[0] = root as u32;
-        s.succ_num[root] = nodes as u32;
-        s.last_succ[root] = if n == 0 { root } else { n - 1 } as u32;
-        for (v, &b) in supply.iter().enumerate() {
+        self.parent[root] = NONE;
+        self.pred[root] = NONE;
+        self.thread[root] = if n == 0 { root as u32 } else { 0 };
+        self.rev_thread[0] = root as u32;
+        self.succ_num[root] = nodes as u32;
+        self.last_succ[root] = if n == 0 { root } else { n - 1 } as u32;
+        for v in 0..n {
+            // |supply| ≤ total < 2^63 after the range check.
+            let b = self.supply[v] as i64;
             let e = m + v;
-            s.parent[v] = root as u32;
-            s.pred[v] = e as u32;
-            s.thread[v] = (v + 1) as u32;
-            s.rev_thread[v + 1] = v as u32;
-            s.last_succ[v] = v as u32;
-            s.cap[e] = INF;
-            s.state[e] = STATE_TREE;
+            self.parent[v] = root as u32;
+            self.pred[v] = e as u32;
+            self.thread[v] = (v + 1) as u32;
+            self.rev_thread[v + 1] = v as u32;
+            self.succ_num[v] = 1;
+            self.last_succ[v] = v as u32;
+            self.cap[e] = INF;
+            self.state[e] = STATE_TREE;
             if b >= 0 {
                 // Up to the root, cost 0: can always carry more flow towards the root.
-                s.dir[v] = DIR_UP;
-                s.source[e] = v as u32;
-                s.target[e] = root as u32;
-                s.flow[e] = b;
-                s.cost[e] = 0;
-                s.pi[v] = 0;
+                self.dir[v] = DIR_UP;
+                self.source[e] = v as u32;
+                self.target[e] = root as u32;
+                self.flow[e] = b;
+                self.cost[e] = 0;
+                self.pi[v] = 0;
             } else {
                 // Down from the root at big-M, carrying the (positive) demand.
-                s.dir[v] = DIR_DOWN;
-                s.source[e] = root as u32;
-                s.target[e] = v as u32;
-                s.flow[e] = -b;
-                s.cost[e] = big_m;
-                s.pi[v] = -big_m;
+                self.dir[v] = DIR_DOWN;
+                self.source[e] = root as u32;
+                self.target[e] = v as u32;
+                self.flow[e] = -b;
+                self.cost[e] = big_m;
+                self.pi[v] = -big_m;
             }
         }
-        Ok(s)
+        Ok(())
     }
 
     /// Pivots until optimal or unbounded.
@@ -702,14 +713,6 @@ impl Simplex {
         } else {
             Status::Optimal
         }
-    }
-
-    /// How much arc `e` violates optimality: negative if it is eligible to enter.
-    #[inline]
-    fn violation(&self, e: usize) -> i64 {
-        let reduced =
-            self.cost[e] - self.pi[self.source[e] as usize] + self.pi[self.target[e] as usize];
-        i64::from(self.state[e]) * reduced
     }
 
     /// The apex of the pivot cycle: the deepest common ancestor of the entering arc's ends.
@@ -983,18 +986,16 @@ impl Simplex {
         }
     }
 
-    /// The optimal flow and potentials in the problem's index space.
-    fn solution(&self, problem: &Problem) -> Result<FlowSolution, FlowError> {
-        let mut flows = vec![0; problem.edge_bound];
+    /// The optimal flow and potentials in the graph's index space.
+    fn solution(&self) -> Result<FlowSolution, FlowError> {
+        let mut flows = vec![0; self.edge_bound];
         let mut cost: i128 = 0;
-        for (k, &a) in self.order.iter().enumerate() {
-            let a = a as usize;
-            let spec = problem.spec[a];
+        for k in 0..self.m {
             // In range: l ≤ l + f' ≤ u.
-            let f = spec.lower + self.flow[k];
-            flows[problem.edge_index[a]] = f;
+            let f = self.lower.get(k).copied().unwrap_or(0) + self.flow[k];
+            flows[self.arc_at[k] as usize] = f;
             cost = cost
-                .checked_add(i128::from(f) * i128::from(spec.cost))
+                .checked_add(i128::from(f) * i128::from(self.cost[k]))
                 .ok_or(FlowError::CostOverflow)?;
         }
         Ok(FlowSolution {
@@ -1005,28 +1006,37 @@ impl Simplex {
     }
 }
 
-/// LEMON's "arc mixing": the problem's arc `i` goes to position `order^-1[i]`, spreading
-/// consecutive arcs (often those of one node) over the whole array, so that a pricing block
-/// sees a sample of the graph. Returns `order`, position → problem arc.
-fn arc_order(m: usize, n: usize) -> Vec<u32> {
-    let mut order = vec![0; m];
-    if n <= 1 {
-        for (k, slot) in order.iter_mut().enumerate() {
-            *slot = k as u32;
+/// LEMON's "arc mixing": consecutive arcs of the graph (often those of one node) are stored
+/// `skip = max(m / n, 3)` positions apart, in `skip` interleaved runs, so that a pricing block
+/// of consecutive positions samples the whole graph.
+struct ArcMixing {
+    m: usize,
+    skip: usize,
+    position: usize,
+    run: usize,
+}
+
+impl ArcMixing {
+    fn new(m: usize, n: usize) -> Self {
+        let skip = if n <= 1 { 1 } else { (m / n).max(3) };
+        Self {
+            m,
+            skip,
+            position: 0,
+            run: 0,
         }
-        return order;
     }
-    let skip = (m / n).max(3);
-    let (mut pos, mut start) = (0, 0);
-    for a in 0..m {
-        order[pos] = a as u32;
-        pos += skip;
-        if pos >= m {
-            start += 1;
-            pos = start;
+
+    /// The position of the next arc.
+    fn next_position(&mut self) -> usize {
+        let k = self.position;
+        self.position += self.skip;
+        if self.position >= self.m {
+            self.run += 1;
+            self.position = self.run;
         }
+        k
     }
-    order
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1043,11 +1053,10 @@ struct FirstEligible {
 
 impl Pricing for FirstEligible {
     fn entering_arc(&mut self, s: &Simplex) -> Option<usize> {
-        let m = s.m;
-        let found = (self.next..m)
-            .chain(0..self.next)
-            .find(|&e| s.violation(e) < 0)?;
-        self.next = if found + 1 == m { 0 } else { found + 1 };
+        let found = s
+            .first_violating(self.next..s.m)
+            .or_else(|| s.first_violating(0..self.next))?;
+        self.next = found + 1;
         Some(found)
     }
 }
@@ -1056,16 +1065,8 @@ struct BestEligible;
 
 impl Pricing for BestEligible {
     fn entering_arc(&mut self, s: &Simplex) -> Option<usize> {
-        let mut best = 0;
-        let mut best_arc = None;
-        for e in 0..s.m {
-            let v = s.violation(e);
-            if v < best {
-                best = v;
-                best_arc = Some(e);
-            }
-        }
-        best_arc
+        let (violation, e) = s.most_violating(0..s.m);
+        (violation < 0).then_some(e)
     }
 }
 
@@ -1083,34 +1084,70 @@ impl BlockSearch {
 
 impl Pricing for BlockSearch {
     fn entering_arc(&mut self, s: &Simplex) -> Option<usize> {
+        // Blocks run cyclically through the arcs: a block that reaches the end continues at
+        // the start, and the search gives up after one full round.
         let m = s.m;
-        if m == 0 {
-            return None;
-        }
-        let mut best = 0;
-        let mut best_arc = 0;
-        let mut count = self.block;
-        let mut e = self.next;
-        for _ in 0..m {
-            let v = s.violation(e);
-            if v < best {
-                best = v;
-                best_arc = e;
-            }
-            e += 1;
-            if e == m {
-                e = 0;
-            }
-            count -= 1;
-            if count == 0 {
-                if best < 0 {
-                    break;
-                }
-                count = self.block;
+        let mut start = self.next;
+        let mut scanned = 0;
+        while scanned < m {
+            let len = self.block.min(m - scanned);
+            let end = start + len;
+            let (violation, e) = if end <= m {
+                s.most_violating(start..end)
+            } else {
+                let tail = s.most_violating(start..m);
+                let head = s.most_violating(0..end - m);
+                if head.0 < tail.0 { head } else { tail }
+            };
+            scanned += len;
+            start = if end >= m { end - m } else { end };
+            if violation < 0 {
+                self.next = start;
+                return Some(e);
             }
         }
-        self.next = e;
-        (best < 0).then_some(best_arc)
+        None
+    }
+}
+
+impl Simplex {
+    /// The most violating arc in `arcs` and its violation (0 and `arcs.start` if none is
+    /// eligible). This is the pricing loop: over slices of one length, so that only the
+    /// potentials are bounds-checked.
+    #[inline]
+    fn most_violating(&self, arcs: Range<usize>) -> (i64, usize) {
+        let pi = &self.pi[..];
+        let cost = &self.cost[arcs.clone()];
+        let source = &self.source[arcs.clone()];
+        let target = &self.target[arcs.clone()];
+        let state = &self.state[arcs.clone()];
+        let mut best = (0, arcs.start);
+        for (i, (((&c, &u), &v), &st)) in cost.iter().zip(source).zip(target).zip(state).enumerate()
+        {
+            let violation = i64::from(st) * (c - pi[u as usize] + pi[v as usize]);
+            if violation < best.0 {
+                best = (violation, arcs.start + i);
+            }
+        }
+        best
+    }
+
+    /// The first eligible arc in `arcs`.
+    #[inline]
+    fn first_violating(&self, arcs: Range<usize>) -> Option<usize> {
+        let pi = &self.pi[..];
+        let cost = &self.cost[arcs.clone()];
+        let source = &self.source[arcs.clone()];
+        let target = &self.target[arcs.clone()];
+        let state = &self.state[arcs.clone()];
+        cost.iter()
+            .zip(source)
+            .zip(target)
+            .zip(state)
+            .position(|(((&c, &u), &v), &st)| {
+                i64::from(st) * (c - pi[u as usize] + pi[v as usize]) < 0
+            })
+            .map(|i| arcs.start + i)
     }
 }
 
@@ -1280,11 +1317,20 @@ mod tests {
     }
 
     #[test]
-    fn arc_order_is_a_permutation() {
-        for (m, n) in [(0, 5), (1, 5), (10, 3), (100, 7), (464, 58), (17, 1)] {
-            let mut order = arc_order(m, n);
+    fn arc_mixing_is_a_permutation() {
+        for (m, n) in [
+            (0, 5),
+            (1, 5),
+            (10, 3),
+            (100, 7),
+            (464, 58),
+            (17, 1),
+            (5, 0),
+        ] {
+            let mut mixing = ArcMixing::new(m, n);
+            let mut order: Vec<usize> = (0..m).map(|_| mixing.next_position()).collect();
             order.sort_unstable();
-            assert_eq!(order, (0..m as u32).collect::<Vec<_>>());
+            assert_eq!(order, (0..m).collect::<Vec<_>>());
         }
     }
 
