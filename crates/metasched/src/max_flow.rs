@@ -4,7 +4,7 @@
 //! AMO §7.4) on flat residual arrays, then the min-cost flow with supply `+F` at the source and
 //! `−F` at the sink by the [network simplex](crate::network_simplex).
 
-use crate::network_simplex::{ArcSpec, FlowError, FlowOutcome, NetworkSimplex, PivotRule, Simplex};
+use crate::network_simplex::{ArcSpec, FlowError, FlowOutcome, NetworkSimplex, Simplex};
 use petgraph::visit::{EdgeIndexable, IntoEdgeReferences, IntoNodeIdentifiers, NodeIndexable};
 use std::collections::VecDeque;
 
@@ -139,9 +139,7 @@ where
     G: IntoEdgeReferences + IntoNodeIdentifiers + NodeIndexable + EdgeIndexable,
     A: FnMut(G::EdgeRef) -> (i64, i64),
 {
-    NetworkSimplex::new()
-        .pivot_rule(PivotRule::default())
-        .solve_max_flow(graph, source, sink, arc)
+    NetworkSimplex::new().solve_max_flow(graph, source, sink, arc)
 }
 
 impl Simplex {

@@ -20,8 +20,9 @@
 //!
 //! - **Start.** An artificial root node joined to every node by an artificial arc carrying that
 //!   node's supply; arcs into the root cost 0, arcs out of it cost `M` (big-M), with
-//!   `M = n·(max |c| + 1)`, larger than the cost of any simple path. An optimal solution then
-//!   carries flow on an artificial arc only if the problem is infeasible (AMO §11.4).
+//!   `M = (n + 1)·(max |c| + 1)` for `n` nodes, more than any simple path costs. An optimal
+//!   solution then carries flow on an artificial arc only if the problem is infeasible
+//!   (AMO §11.4).
 //! - **Strongly feasible spanning trees** (Cunningham 1976, "A network simplex method",
 //!   *Math. Programming* 11): every tree arc can send positive flow towards the root. The
 //!   starting tree is strongly feasible (zero-supply nodes hang on arcs pointing to the root),
@@ -53,8 +54,8 @@
 //!
 //! - the sum of the positive supplies plus the sum of the finite capacities `u − l` (after the
 //!   lower bounds are moved into the supplies) must be below `i64::MAX`; this bounds every flow;
-//! - `5·n·(max |c| + 1)` must be below `i64::MAX` (`n` = node bound + 1), which bounds every
-//!   potential and reduced cost, the big-M included.
+//! - `5·M` must be below `i64::MAX` (`n` = the node bound), which bounds every potential and
+//!   reduced cost.
 //!
 //! The total cost is accumulated in `i128` with checked additions, so it is exact;
 //! [`FlowError::CostOverflow`] reports the (practically unreachable) case that it does not fit.
