@@ -1318,6 +1318,33 @@ mod tests {
     }
 
     #[test]
+    fn degenerate_assignments_keep_the_tree_strongly_feasible() {
+        // All costs tied, or two values: nearly every pivot is degenerate.
+        let mut rng = Rng(3);
+        for (n, values) in [(8, 1), (8, 2), (12, 2), (12, 3)] {
+            let mut g = DiGraph::<i64, ArcSpec>::new();
+            let workers: Vec<_> = (0..n).map(|_| g.add_node(1)).collect();
+            let tasks: Vec<_> = (0..n).map(|_| g.add_node(-1)).collect();
+            for &w in &workers {
+                for &t in &tasks {
+                    g.add_edge(w, t, ArcSpec::with_capacity(1, rng.range(0, values - 1)));
+                }
+            }
+            for rule in PivotRule::ALL {
+                let out = NetworkSimplex::new()
+                    .pivot_rule(rule)
+                    .solve(&g, |v| g[v], |e| *e.weight())
+                    .unwrap();
+                let solution = out.optimal().expect("a perfect matching exists");
+                assert!(solution.flows.iter().all(|&f| f == 0 || f == 1));
+                if values == 1 {
+                    assert_eq!(solution.cost, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn arc_mixing_is_a_permutation() {
         for (m, n) in [
             (0, 5),
