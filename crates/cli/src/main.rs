@@ -9,12 +9,15 @@
 //!   HTCondor's semantics and prints its value in ClassAd notation; `cosched classad match
 //!   JOB_AD MACHINE_AD` prints whether the two ads match and both ranks. Ads are ClassAd text
 //!   (`[ a = 1; b = "x" ]`) or `@FILE`.
+//! - `cosched mcmf --dimacs FILE.min` solves a DIMACS minimum-cost-flow problem by the network
+//!   simplex and prints `status …`, `cost …`, `flow …` and `time … s`.
 //!
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
 //! (status 2 for command-line usage errors).
 
 mod classad;
 mod generate;
+mod mcmf;
 mod simulate;
 
 use clap::{Parser, Subcommand};
@@ -24,7 +27,7 @@ use std::process::ExitCode;
 #[command(
     name = "cosched",
     version,
-    about = "Composable cluster scheduling: simulate and generate workloads, evaluate ClassAds"
+    about = "Composable cluster scheduling: simulate and generate workloads, solve min-cost flows, evaluate ClassAds"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -39,6 +42,8 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Evaluate ClassAd expressions and match job and machine ads (HTCondor semantics).
     Classad(classad::ClassadArgs),
+    /// Solve a DIMACS minimum-cost-flow problem (network simplex).
+    Mcmf(mcmf::McmfArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +54,7 @@ fn main() -> ExitCode {
         Command::Classad(args) => classad::run(&args)
             .map(|out| print!("{out}"))
             .map_err(|e| e.to_string()),
+        Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,93 @@
+//! `cosched mcmf`: one DIMACS minimum-cost-flow problem, solved by the network simplex.
+
+use clap::Args;
+use cosched_metasched::dimacs::{DimacsErrorKind, parse_dimacs};
+use cosched_metasched::{FlowError, FlowOutcome, NetworkSimplex, PivotRule};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+use thiserror::Error;
+
+/// Arguments of `cosched mcmf`.
+#[derive(Args)]
+pub struct McmfArgs {
+    /// The problem in DIMACS minimum-cost-flow format (`p min NODES ARCS`, `n ID SUPPLY`,
+    /// `a U V LOW CAP COST`).
+    #[arg(long, value_name = "FILE.min")]
+    dimacs: PathBuf,
+    /// Pivot rule: block-search, first-eligible or best-eligible.
+    #[arg(long, value_name = "RULE", default_value_t = PivotRule::BlockSearch)]
+    pivot: PivotRule,
+}
+
+/// What can go wrong in `cosched mcmf`.
+#[derive(Debug, Error)]
+pub enum McmfError {
+    /// The file could not be read.
+    #[error("{}: {message}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The file is not valid DIMACS.
+    #[error("{}:{line}: {kind}", path.display())]
+    Dimacs {
+        /// The file.
+        path: PathBuf,
+        /// The offending line.
+        line: usize,
+        /// What is wrong.
+        kind: DimacsErrorKind,
+    },
+    /// The problem is outside the solver's range.
+    #[error("{}: {source}", path.display())]
+    Solve {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: FlowError,
+    },
+    /// Standard output could not be written.
+    #[error("cannot write the result: {0}")]
+    Output(io::Error),
+}
+
+/// Runs the command: prints `status optimal|infeasible|unbounded`, then for an optimal
+/// problem `cost N` and `flow N` (the total supply shipped), then `time S s` (solve time,
+/// parsing excluded).
+pub fn run(args: &McmfArgs) -> Result<(), McmfError> {
+    let path = &args.dimacs;
+    let text = std::fs::read_to_string(path).map_err(|e| McmfError::Read {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    let graph = parse_dimacs(&text).map_err(|e| McmfError::Dimacs {
+        path: path.clone(),
+        line: e.line,
+        kind: e.kind,
+    })?;
+    let clock = Instant::now();
+    let outcome = NetworkSimplex::new()
+        .pivot_rule(args.pivot)
+        .solve(&graph, |v| graph[v], |e| *e.weight())
+        .map_err(|source| McmfError::Solve {
+            path: path.clone(),
+            source,
+        })?;
+    let elapsed = clock.elapsed().as_secs_f64();
+    let mut out = format!("status {}\n", outcome.status());
+    if let FlowOutcome::Optimal(solution) = &outcome {
+        let shipped: i128 = graph
+            .node_weights()
+            .filter(|&&b| b > 0)
+            .map(|&b| i128::from(b))
+            .sum();
+        out += &format!("cost {}\nflow {shipped}\n", solution.cost);
+    }
+    out += &format!("time {elapsed:.6} s\n");
+    io::stdout()
+        .write_all(out.as_bytes())
+        .map_err(McmfError::Output)
+}

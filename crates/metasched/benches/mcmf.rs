@@ -1,0 +1,150 @@
+//! Min-cost maximum flow on the metascheduler's network at the paper's scale: 10,000 jobs ×
+//! 58 systems, against LEMON's network simplex (through the `mcmf` crate).
+//!
+//! The network: source → job (capacity 1), job → each compatible system (capacity 1, cost
+//! uniform in 0..100; each job is compatible with a random ~80 % of the systems), system → sink
+//! (capacity MaxQ). MaxQ = 100 leaves jobs unassigned (58 × 100 < 10,000); MaxQ = 200 fits all.
+//!
+//! `cargo bench -p cosched-metasched` times our solver (maximum flow and min-cost flow) with
+//! each pivot rule and the `mcmf` crate end to end (its own graph building and path
+//! decomposition included; LEMON's solve is about 30 % of it). Best-eligible pricing scans
+//! every arc at every pivot and takes 10–20 s per run at full scale (LEMON's too), so it runs
+//! on a 1,000-job network, and at full scale only with `COSCHED_BENCH_ALL_RULES=1`.
+//! `COSCHED_BENCH_DIMACS=DIR` also writes each full-scale instance as `DIR/paper_maxq_N.min`,
+//! with the source's supply and the sink's demand set to the maximum flow value, for other
+//! solvers.
+
+use cosched_metasched::{MaxFlowOutcome, NetworkSimplex, PivotRule};
+use criterion::{Criterion, criterion_group, criterion_main};
+use petgraph::graph::{DiGraph, NodeIndex};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::fmt::Write;
+
+const SYSTEMS: usize = 58;
+
+/// The paper's network: arcs weighted `(capacity, cost)`.
+struct Network {
+    graph: DiGraph<(), (i64, i64)>,
+    source: NodeIndex,
+    sink: NodeIndex,
+}
+
+fn network(jobs: usize, max_q: i64, seed: u64) -> Network {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut graph = DiGraph::with_capacity(jobs + SYSTEMS + 2, jobs * (SYSTEMS + 1));
+    let source = graph.add_node(());
+    let sink = graph.add_node(());
+    let jobs: Vec<NodeIndex> = (0..jobs).map(|_| graph.add_node(())).collect();
+    let systems: Vec<NodeIndex> = (0..SYSTEMS).map(|_| graph.add_node(())).collect();
+    for &job in &jobs {
+        graph.add_edge(source, job, (1, 0));
+        for &system in &systems {
+            if rng.random_range(0..100) < 80 {
+                graph.add_edge(job, system, (1, rng.random_range(0..100)));
+            }
+        }
+    }
+    for &system in &systems {
+        graph.add_edge(system, sink, (max_q, 0));
+    }
+    Network {
+        graph,
+        source,
+        sink,
+    }
+}
+
+fn solve(net: &Network, rule: PivotRule) -> (i64, i128) {
+    match NetworkSimplex::new()
+        .pivot_rule(rule)
+        .solve_max_flow(&net.graph, net.source, net.sink, |e| *e.weight())
+        .expect("valid network")
+    {
+        MaxFlowOutcome::Optimal(flow) => (flow.value, flow.cost),
+        MaxFlowOutcome::Unbounded => unreachable!("finite capacities"),
+    }
+}
+
+/// The same network for the `mcmf` crate.
+fn lemon_builder(net: &Network) -> mcmf::GraphBuilder<u32> {
+    use mcmf::{Capacity, Cost, GraphBuilder, Vertex};
+    let vertex = |v: NodeIndex| match v {
+        v if v == net.source => Vertex::Source,
+        v if v == net.sink => Vertex::Sink,
+        v => Vertex::Node(v.index() as u32),
+    };
+    let mut builder = GraphBuilder::new();
+    for e in net.graph.raw_edges() {
+        let (capacity, cost) = e.weight;
+        builder.add_edge(
+            vertex(e.source()),
+            vertex(e.target()),
+            Capacity(capacity as i32),
+            Cost(cost as i32),
+        );
+    }
+    builder
+}
+
+fn write_dimacs(net: &Network, max_q: i64, value: i64, dir: &str) {
+    let g = &net.graph;
+    let jobs = g.node_count() - SYSTEMS - 2;
+    let mut text = format!(
+        "c cosched bench: {jobs} jobs x {SYSTEMS} systems, MaxQ {max_q}\np min {} {}\n",
+        g.node_count(),
+        g.edge_count()
+    );
+    writeln!(text, "n {} {value}", net.source.index() + 1).unwrap();
+    writeln!(text, "n {} {}", net.sink.index() + 1, -value).unwrap();
+    for e in g.raw_edges() {
+        let (capacity, cost) = e.weight;
+        let (u, v) = (e.source().index() + 1, e.target().index() + 1);
+        writeln!(text, "a {u} {v} 0 {capacity} {cost}").unwrap();
+    }
+    let path = format!("{dir}/paper_maxq_{max_q}.min");
+    std::fs::write(&path, text).expect("writable DIMACS directory");
+    eprintln!("wrote {path}");
+}
+
+/// One benchmark group: `jobs` × 58 systems at `max_q`, our solver with `rules` and LEMON.
+fn bench_network(c: &mut Criterion, jobs: usize, max_q: i64, rules: &[PivotRule]) {
+    let net = network(jobs, max_q, 2018);
+    let (value, cost) = solve(&net, PivotRule::BlockSearch);
+    let builder = lemon_builder(&net);
+    let (lemon_cost, _) = builder.mcmf();
+    eprintln!(
+        "{jobs} jobs, MaxQ {max_q}: {} arcs, {value} jobs assigned, cost {cost} (LEMON: {lemon_cost})",
+        net.graph.edge_count()
+    );
+    assert_eq!(cost, i128::from(lemon_cost), "LEMON disagrees");
+    if let Ok(dir) = std::env::var("COSCHED_BENCH_DIMACS") {
+        write_dimacs(&net, max_q, value, &dir);
+    }
+    let mut group = c.benchmark_group(format!("paper_{jobs}_jobs_{SYSTEMS}_systems_maxq_{max_q}"));
+    group.sample_size(10);
+    for &rule in rules {
+        group.bench_function(format!("network_simplex/{rule}"), |b| {
+            b.iter(|| solve(&net, rule))
+        });
+    }
+    group.bench_function("mcmf_crate_lemon", |b| b.iter(|| builder.mcmf()));
+    group.finish();
+}
+
+fn paper_network(c: &mut Criterion) {
+    let full_rules: &[PivotRule] = if std::env::var_os("COSCHED_BENCH_ALL_RULES").is_some() {
+        &PivotRule::ALL
+    } else {
+        &[PivotRule::BlockSearch, PivotRule::FirstEligible]
+    };
+    for max_q in [100, 200] {
+        bench_network(c, 10_000, max_q, full_rules);
+    }
+    for max_q in [10, 20] {
+        bench_network(c, 1_000, max_q, &PivotRule::ALL);
+    }
+}
+
+criterion_group!(benches, paper_network);
+criterion_main!(benches);

@@ -1,0 +1,58 @@
+//! # cosched-metasched
+//!
+//! Electricity-price-aware metascheduling of HPC jobs over a grid of sites, after Murali and
+//! Vadhiyar, "Metascheduling of HPC Jobs in Day-Ahead Electricity Markets" (IEEE TPDS 2018).
+//! Each scheduling interval, their metascheduler assigns queued jobs to compatible systems by a
+//! **minimum-cost flow** on a bipartite network — source → job (capacity 1), job → each system
+//! that can run it (capacity 1, cost from the predicted price and delay), system → sink
+//! (capacity `MaxQ`, the jobs a system may take) — so the solver is its core. This release
+//! provides that solver; the metascheduler policy and its predictors build on it.
+//!
+//! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
+//!   integer costs, solved by the primal network simplex method (strongly feasible trees,
+//!   Cunningham's anti-cycling rule, LEMON-style flat tree arrays and block-search pricing).
+//!   The result is an explicit [`FlowOutcome`]: optimal (flows, potentials, cost), infeasible
+//!   or unbounded.
+//! - [`min_cost_max_flow`]: the most flow from a source to a sink, at the least cost.
+//! - [`dimacs`]: the DIMACS minimum-cost-flow file format (`cosched mcmf --dimacs FILE`).
+//!
+//! Both solvers are free functions over petgraph's graph traits, like petgraph's own
+//! algorithms, with [`NetworkSimplex`] as the builder that selects a [`PivotRule`].
+//!
+//! ```
+//! use cosched_metasched::{min_cost_max_flow, MaxFlowOutcome};
+//! use petgraph::graph::DiGraph;
+//!
+//! // Three jobs, two systems taking at most one job each (MaxQ = 1). Arc weights are
+//! // (capacity, cost); job 2 can run only on system 1.
+//! let mut g = DiGraph::<&str, (i64, i64)>::new();
+//! let source = g.add_node("source");
+//! let sink = g.add_node("sink");
+//! let jobs = [g.add_node("job 0"), g.add_node("job 1"), g.add_node("job 2")];
+//! let systems = [g.add_node("system 0"), g.add_node("system 1")];
+//! for job in jobs {
+//!     g.add_edge(source, job, (1, 0));
+//! }
+//! for (job, system, cost) in [(0, 0, 6), (0, 1, 2), (1, 0, 3), (1, 1, 1), (2, 1, 5)] {
+//!     g.add_edge(jobs[job], systems[system], (1, cost));
+//! }
+//! for system in systems {
+//!     g.add_edge(system, sink, (1, 0));
+//! }
+//! let MaxFlowOutcome::Optimal(flow) = min_cost_max_flow(&g, source, sink, |e| *e.weight()).unwrap()
+//! else {
+//!     panic!("all capacities are finite");
+//! };
+//! // Two jobs run; the cheapest way is job 1 on system 0 (3) and job 0 on system 1 (2).
+//! assert_eq!((flow.value, flow.cost), (2, 5));
+//! ```
+
+pub mod dimacs;
+mod max_flow;
+pub mod network_simplex;
+
+pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};
+pub use network_simplex::{
+    ArcSpec, FlowError, FlowOutcome, FlowSolution, NetworkSimplex, PivotRule, UnknownPivotRule,
+    min_cost_flow,
+};
