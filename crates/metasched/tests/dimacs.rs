@@ -97,6 +97,7 @@ fn every_error_names_its_line() {
             },
         ),
         ("p min 4294967296 0\n", 1, TooManyNodes(4294967296)),
+        ("p min 67108865 0\n", 1, TooManyNodes(67_108_865)),
         (
             "p min 2 1\na 0 2 0 1 1\n",
             2,
