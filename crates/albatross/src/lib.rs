@@ -5,12 +5,14 @@
 //! matchmaker starves. Jobs and machines describe themselves and their constraints as
 //! ClassAds, and the negotiator pairs them; a scaling policy watches which jobs go unmatched.
 //!
-//! So far this crate holds the first piece, the matchmaking language: [`classad`], an exact
-//! implementation of HTCondor's ClassAd expressions (values with `undefined` and `error`,
-//! three-valued logic, `MY.`/`TARGET.` scoping, a handful of built-in functions), ads, and the
-//! negotiator's symmetric match and ranks. Its semantics are pinned to HTCondor's own library
-//! by a committed fixture table. The pool simulator and the scaling policy come next; like
-//! every cosched policy, this code has no clock, RNG or I/O.
+//! - [`classad`]: an exact implementation of HTCondor's ClassAd expressions (values with
+//!   `undefined` and `error`, three-valued logic, `MY.`/`TARGET.` scoping, a handful of
+//!   built-in functions), ads, and the negotiator's symmetric match and ranks, pinned to
+//!   HTCondor's own library by a committed fixture table;
+//! - [`pool`]: desktops with owners who come and go, cloud instance types, their slot ads;
+//! - [`workload`]: the paper's job stream (one job every five minutes) with job ads;
+//! - [`policy`]: the Albatross policy — the stall detector and the capital table — as a
+//!   plain struct with no clock, RNG or I/O.
 //!
 //! A job that holds a large input may forbid cloud execution through its own ad:
 //!
@@ -25,3 +27,6 @@
 //! ```
 
 pub mod classad;
+pub mod policy;
+pub mod pool;
+pub mod workload;
