@@ -26,10 +26,10 @@
 //!
 //! | c in | instance | nodes per stall | max nodes | lease | idle spin-down |
 //! |---|---|---|---|---|---|
-//! | (0, 0.25] | `cloud-s` (1 slot, speed 3.5, $0.10/h) | 1 | 2 | 1 h | 10 min |
-//! | (0.25, 0.5] | `cloud-m` (2 slots, speed 5, $0.20/h) | 1 | 3 | 1 h | 20 min |
-//! | (0.5, 0.75] | `cloud-l` (4 slots, speed 7.5, $0.40/h) | 1 | 4 | 1 h | 30 min |
-//! | (0.75, 1] | `cloud-xl` (8 slots, speed 10, $0.80/h) | 2 | 8 | 1 h | 60 min |
+//! | (0, 0.25] | `cloud-s` (1 slot, speed 1.0, $0.05/h) | 1 | 2 | 1 h | 10 min |
+//! | (0.25, 0.5] | `cloud-m` (2 slots, speed 1.6, $0.10/h) | 1 | 3 | 1 h | 20 min |
+//! | (0.5, 0.75] | `cloud-l` (4 slots, speed 3.5, $0.20/h) | 1 | 4 | 1 h | 30 min |
+//! | (0.75, 1] | `cloud-xl` (8 slots, speed 5.0, $0.40/h) | 2 | 8 | 1 h | 60 min |
 //!
 //! (instance types from [`crate::pool::default_instance_types`]).
 //!
@@ -193,11 +193,12 @@ pub struct AlbatrossConfig {
 }
 
 impl AlbatrossConfig {
-    /// The default table and instance types with capital `c` and a 2-minute stall threshold.
+    /// The default table and instance types with capital `c`, a 60 s stall threshold and the
+    /// paper's sizing.
     pub fn paper(capital: Capital) -> AlbatrossConfig {
         AlbatrossConfig {
             capital,
-            stall_threshold: Duration::from_mins(2),
+            stall_threshold: Duration::from_secs(60),
             table: CapitalTable::paper(),
             instance_types: default_instance_types(),
             sizing: Sizing::Paper,
@@ -437,8 +438,8 @@ mod tests {
         let job = Job::new(JobId(0), Time(0), 10.0, 1024, true);
         let waiting = [&job.ad];
         let mut p = policy(0.5, Sizing::Paper);
-        assert!(p.after_cycle(Time(100), &obs(0, &waiting, &[])).is_empty());
-        let d = p.after_cycle(Time(120), &obs(0, &waiting, &[]));
+        assert!(p.after_cycle(Time(40), &obs(0, &waiting, &[])).is_empty());
+        let d = p.after_cycle(Time(60), &obs(0, &waiting, &[]));
         assert_eq!(
             d,
             vec![Decision::Start {
@@ -447,11 +448,11 @@ mod tests {
                 lease: Duration::from_hours(1)
             }]
         );
-        assert_eq!(p.stalled_for(Time(120)), Duration(0));
+        assert_eq!(p.stalled_for(Time(60)), Duration(0));
         // A dispatch restarts the timer; an empty queue keeps it at zero.
         assert!(p.after_cycle(Time(200), &obs(1, &waiting, &[])).is_empty());
         assert!(p.after_cycle(Time(400), &obs(0, &[], &[])).is_empty());
-        assert!(p.after_cycle(Time(500), &obs(0, &waiting, &[])).is_empty());
+        assert!(p.after_cycle(Time(440), &obs(0, &waiting, &[])).is_empty());
     }
 
     #[test]

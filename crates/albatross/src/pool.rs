@@ -249,10 +249,10 @@ pub fn default_instance_types() -> Vec<InstanceType> {
         spin_up: Duration::from_secs(60),
     };
     vec![
-        t("cloud-s", 1, 4096, 3.5, 0.10),
-        t("cloud-m", 2, 8192, 5.0, 0.20),
-        t("cloud-l", 4, 16384, 7.5, 0.40),
-        t("cloud-xl", 8, 32768, 10.0, 0.80),
+        t("cloud-s", 1, 4096, 1.0, 0.05),
+        t("cloud-m", 2, 8192, 1.6, 0.10),
+        t("cloud-l", 4, 16384, 3.5, 0.20),
+        t("cloud-xl", 8, 32768, 5.0, 0.40),
     ]
 }
 
@@ -286,7 +286,7 @@ mod tests {
         );
         let cloud = &default_instance_types()[1];
         assert_eq!(cloud.slot_ad("c0").eval_attr("IsCloud", None), true.into());
-        assert!((cloud.cost(Duration::from_mins(90)) - 0.30).abs() < 1e-12);
+        assert!((cloud.cost(Duration::from_mins(90)) - 0.15).abs() < 1e-12);
     }
 
     #[test]

@@ -88,6 +88,19 @@ pub struct WorkloadModel {
 }
 
 impl WorkloadModel {
+    /// The calibrated workload of the paper's experiments: a job every 5 minutes, work
+    /// log-normal with mean 60 reference seconds and cv 0.65, memory 1, 2 or 4 GB, and 2 % of
+    /// the jobs forbidding the cloud.
+    pub fn paper() -> WorkloadModel {
+        WorkloadModel {
+            interarrival: Duration::from_mins(5),
+            mean_work_s: 60.0,
+            work_cv: 0.65,
+            memory_mb: vec![1024, 2048, 4096],
+            cloud_forbidden: 0.02,
+        }
+    }
+
     /// Checks a positive interarrival, a finite positive work mean and cv, at least one memory
     /// size and a probability in [0, 1].
     pub fn validate(&self) -> Result<(), ParamError> {
