@@ -511,12 +511,9 @@ impl<'a> Sim<'a> {
 
     fn finish(mut self) -> SimOutcome {
         let types = &self.out.instance_types;
-        self.out.cloud_cost = self
-            .out
-            .cloud_nodes
-            .iter()
-            .map(|n| types[n.instance].cost(n.stopped - n.requested))
-            .sum();
+        self.out.cloud_cost = self.out.cloud_nodes.iter().fold(0.0, |sum, n| {
+            sum + types[n.instance].cost(n.stopped - n.requested)
+        });
         self.out
     }
 
