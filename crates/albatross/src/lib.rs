@@ -5,12 +5,30 @@
 //! matchmaker starves. Jobs and machines describe themselves and their constraints as
 //! ClassAds, and the negotiator pairs them; a scaling policy watches which jobs go unmatched.
 //!
-//! So far this crate holds the first piece, the matchmaking language: [`classad`], an exact
-//! implementation of HTCondor's ClassAd expressions (values with `undefined` and `error`,
-//! three-valued logic, `MY.`/`TARGET.` scoping, a handful of built-in functions), ads, and the
-//! negotiator's symmetric match and ranks. Its semantics are pinned to HTCondor's own library
-//! by a committed fixture table. The pool simulator and the scaling policy come next; like
-//! every cosched policy, this code has no clock, RNG or I/O.
+//! - [`classad`]: an exact implementation of HTCondor's ClassAd expressions (values with
+//!   `undefined` and `error`, three-valued logic, `MY.`/`TARGET.` scoping, a handful of
+//!   built-in functions), ads, and the negotiator's symmetric match and ranks, pinned to
+//!   HTCondor's own library by a committed fixture table;
+//! - [`pool`]: desktops with owners who come and go, cloud instance types, their slot ads;
+//! - [`workload`]: the paper's job stream (one job every five minutes) with job ads;
+//! - [`policy`]: the Albatross policy — the stall detector and the capital table — as a
+//!   plain struct with no clock, RNG or I/O;
+//! - [`sim`]: the deterministic pool simulator on cosched-core's event engine — owners,
+//!   negotiation cycles, cloud leases and billing, per-job records, progress over time.
+//!
+//! ```
+//! use cosched_albatross::policy::Capital;
+//! use cosched_albatross::sim::{SimConfig, simulate};
+//! use cosched_albatross::workload::WorkloadModel;
+//! use cosched_core::Duration;
+//! let jobs = WorkloadModel::paper().generate(Duration(20_000), 1)?;
+//! let without = simulate(&SimConfig::paper(Capital::ZERO), &jobs)?;
+//! let with = simulate(&SimConfig::paper(Capital::new(0.75)?), &jobs)?;
+//! let mean = |o: &cosched_albatross::sim::SimOutcome| o.completion_stats().map_or(0.0, |s| s.0);
+//! assert!(mean(&with) < mean(&without));
+//! assert_eq!(without.cloud_cost, 0.0);
+//! # Ok::<(), cosched_core::ParamError>(())
+//! ```
 //!
 //! A job that holds a large input may forbid cloud execution through its own ad:
 //!
@@ -25,3 +43,7 @@
 //! ```
 
 pub mod classad;
+pub mod policy;
+pub mod pool;
+pub mod sim;
+pub mod workload;

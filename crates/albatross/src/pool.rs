@@ -1,0 +1,334 @@
+//! The machines of an Albatross pool: scavenged desktops with their owners, and the cloud
+//! instance types Albatross can lease (the paper's system model: a cycle-scavenging HTCondor
+//! pool of desktop workstations, extended by dedicated cloud nodes).
+//!
+//! ## Owners
+//! Each desktop's owner alternates between **busy** and **idle** periods, drawn independently
+//! from [`OwnerActivity::busy`] and [`OwnerActivity::idle`] (exponential or log-normal with a
+//! configurable mean; every desktop starts its first period busy or idle with probability
+//! proportional to the two means). As HTCondor's default `START` expression does
+//! (`KeyboardIdle > 15 * 60`), a desktop accepts jobs only once its owner has been idle for
+//! [`OwnerActivity::accept_after`]; when the owner returns, the job is evicted and requeued,
+//! keeping its progress ([`Eviction::Checkpoint`], the standard universe) or losing it
+//! ([`Eviction::Restart`], the vanilla universe). Suspension is not modelled.
+//!
+//! ## Machine ads
+//! Every machine advertises one ClassAd per slot (HTCondor's static slots: a machine of `n`
+//! slots divides its memory evenly), e.g. for a desktop
+//! `[ Name = "desktop3"; Cpus = 1; Memory = 4096; Mips = 1000; IsCloud = false;
+//! Requirements = TARGET.RequestMemory <= MY.Memory; Rank = 0 ]`. `Mips` is
+//! [`REFERENCE_MIPS`] × the machine's speed factor. The owner condition is kept out of the ad
+//! (a slot whose owner is active is simply not offered to the negotiator), so ads are static
+//! and a match can be re-checked later from the ad alone.
+
+use crate::classad::{ClassAd, Expr};
+use cosched_core::{Duration, ParamError};
+use rand::RngExt;
+use rand_distr::{Distribution, Exp1, LogNormal};
+
+/// `Mips` of a machine with speed factor 1.0 (the reference desktop).
+pub const REFERENCE_MIPS: f64 = 1000.0;
+
+/// The `Requirements` every machine slot advertises: the job must fit in the slot's memory.
+pub const SLOT_REQUIREMENTS: &str = "TARGET.RequestMemory <= MY.Memory";
+
+/// The distribution of one kind of owner period.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PeriodModel {
+    /// Exponential with this mean.
+    Exponential {
+        /// The mean period.
+        mean: Duration,
+    },
+    /// Log-normal with this mean and coefficient of variation (sd / mean).
+    LogNormal {
+        /// The mean period.
+        mean: Duration,
+        /// Standard deviation over mean, > 0.
+        cv: f64,
+    },
+}
+
+impl PeriodModel {
+    /// The mean period.
+    pub fn mean(&self) -> Duration {
+        match *self {
+            PeriodModel::Exponential { mean } | PeriodModel::LogNormal { mean, .. } => mean,
+        }
+    }
+
+    fn validate(&self, name: &'static str) -> Result<(), ParamError> {
+        ParamError::check(
+            self.mean().secs() > 0,
+            name,
+            self.mean(),
+            "mean must be > 0 s",
+        )?;
+        if let PeriodModel::LogNormal { cv, .. } = *self {
+            ParamError::check(
+                cv.is_finite() && cv > 0.0,
+                name,
+                cv,
+                "cv must be finite and > 0",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Draws one period, at least 1 s.
+    pub fn sample(&self, rng: &mut impl rand::Rng) -> Duration {
+        let mean = self.mean().secs() as f64;
+        let x = match *self {
+            PeriodModel::Exponential { .. } => {
+                mean * <Exp1 as Distribution<f64>>::sample(&Exp1, rng)
+            }
+            PeriodModel::LogNormal { cv, .. } => {
+                LogNormal::from_mean_cv(mean, cv).map_or(mean, |d| d.sample(rng))
+            }
+        };
+        Duration((x.round() as i64).max(1))
+    }
+}
+
+/// How desktop owners come and go (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OwnerActivity {
+    /// Periods during which the owner uses the desktop.
+    pub busy: PeriodModel,
+    /// Periods during which the owner is away.
+    pub idle: PeriodModel,
+    /// How long the owner must have been idle before the desktop accepts jobs.
+    pub accept_after: Duration,
+}
+
+impl OwnerActivity {
+    /// Checks that both means are positive and `accept_after >= 0`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.busy.validate("owner busy period")?;
+        self.idle.validate("owner idle period")?;
+        ParamError::check(
+            self.accept_after >= Duration::ZERO,
+            "accept_after",
+            self.accept_after,
+            "must be >= 0 s",
+        )
+    }
+
+    /// Whether a desktop starts with its owner busy (probability busy mean / (busy + idle)).
+    pub fn starts_busy(&self, rng: &mut impl rand::Rng) -> bool {
+        let busy = self.busy.mean().secs() as f64;
+        let idle = self.idle.mean().secs() as f64;
+        rng.random::<f64>() < busy / (busy + idle)
+    }
+}
+
+/// What happens to a job whose desktop's owner returns (or whose cloud lease ends, which
+/// always checkpoints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eviction {
+    /// The job keeps the work done so far and resumes it elsewhere.
+    Checkpoint,
+    /// The job starts over.
+    Restart,
+}
+
+/// A scavenged desktop workstation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DesktopSpec {
+    /// Slots (jobs it runs at once), >= 1.
+    pub slots: u32,
+    /// Memory, MB, shared evenly by the slots.
+    pub memory_mb: u32,
+    /// Speed relative to the reference desktop (a job of `w` reference seconds runs `w / speed`).
+    pub speed: f64,
+}
+
+impl DesktopSpec {
+    /// Checks `slots >= 1`, `memory_mb >= slots` and a finite positive speed.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        validate_machine(self.slots, self.memory_mb, self.speed)
+    }
+
+    /// The ad of one of its slots, named `name`.
+    pub fn slot_ad(&self, name: &str) -> ClassAd {
+        slot_ad(name, self.memory_mb / self.slots.max(1), self.speed, false)
+    }
+}
+
+/// A cloud instance type Albatross can start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstanceType {
+    /// Its name, e.g. `"cloud-m"`.
+    pub name: String,
+    /// Slots (jobs it runs at once), >= 1.
+    pub slots: u32,
+    /// Memory, MB, shared evenly by the slots.
+    pub memory_mb: u32,
+    /// Speed relative to the reference desktop.
+    pub speed: f64,
+    /// Price per instance-hour, billed per second.
+    pub price_per_hour: f64,
+    /// From the start request until the node joins the pool (billed).
+    pub spin_up: Duration,
+}
+
+impl InstanceType {
+    /// Checks the machine shape, a finite price >= 0 and `spin_up >= 0`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        validate_machine(self.slots, self.memory_mb, self.speed)?;
+        ParamError::check(
+            self.price_per_hour.is_finite() && self.price_per_hour >= 0.0,
+            "price_per_hour",
+            self.price_per_hour,
+            "must be finite and >= 0",
+        )?;
+        ParamError::check(
+            self.spin_up >= Duration::ZERO,
+            "spin_up",
+            self.spin_up,
+            "must be >= 0 s",
+        )
+    }
+
+    /// The ad of one of its slots, named `name`.
+    pub fn slot_ad(&self, name: &str) -> ClassAd {
+        let mut ad = slot_ad(name, self.memory_mb / self.slots.max(1), self.speed, true);
+        ad.insert_value("InstanceType", self.name.as_str());
+        ad
+    }
+
+    /// The cost of running one instance for `held`, billed per second.
+    pub fn cost(&self, held: Duration) -> f64 {
+        held.as_hours_f64() * self.price_per_hour
+    }
+}
+
+fn validate_machine(slots: u32, memory_mb: u32, speed: f64) -> Result<(), ParamError> {
+    ParamError::check(slots >= 1, "slots", slots, "must be >= 1")?;
+    ParamError::check(
+        memory_mb >= slots,
+        "memory_mb",
+        memory_mb,
+        "must be >= slots",
+    )?;
+    ParamError::check(
+        speed.is_finite() && speed > 0.0,
+        "speed",
+        speed,
+        "must be finite and > 0",
+    )
+}
+
+fn slot_ad(name: &str, memory_mb: u32, speed: f64, cloud: bool) -> ClassAd {
+    let mut ad = ClassAd::new();
+    ad.insert_value("Name", name);
+    ad.insert_value("Cpus", 1i64);
+    ad.insert_value("Memory", i64::from(memory_mb));
+    ad.insert_value("Mips", (REFERENCE_MIPS * speed).round() as i64);
+    ad.insert_value("IsCloud", cloud);
+    ad.insert("Requirements", constant_expr(SLOT_REQUIREMENTS));
+    ad.insert_value("Rank", 0i64);
+    ad
+}
+
+/// Parses one of this crate's constant expressions.
+pub(crate) fn constant_expr(src: &str) -> Expr {
+    src.parse().expect("the crate's constant expressions parse")
+}
+
+/// The instance types of the default capital table ([`crate::policy::CapitalTable::paper`]):
+/// a ladder from a small, slow-ish node to large, fast ones, priced roughly like on-demand
+/// compute-optimised instances. Speeds are relative to the reference desktop.
+pub fn default_instance_types() -> Vec<InstanceType> {
+    let t = |name: &str, slots, memory_mb, speed, price_per_hour| InstanceType {
+        name: name.to_owned(),
+        slots,
+        memory_mb,
+        speed,
+        price_per_hour,
+        spin_up: Duration::from_secs(60),
+    };
+    vec![
+        t("cloud-s", 1, 4096, 1.0, 0.05),
+        t("cloud-m", 2, 8192, 1.6, 0.10),
+        t("cloud-l", 4, 16384, 3.5, 0.20),
+        t("cloud-xl", 8, 32768, 5.0, 0.40),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classad::match_ads;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn slot_ads_match_jobs_that_fit() {
+        let desktop = DesktopSpec {
+            slots: 2,
+            memory_mb: 8192,
+            speed: 1.0,
+        };
+        let ad = desktop.slot_ad("d0");
+        assert_eq!(ad.eval_attr("Memory", None), 4096i64.into());
+        let job: ClassAd =
+            "[ RequestMemory = 4096; Requirements = TARGET.Memory >= MY.RequestMemory ]"
+                .parse()
+                .unwrap();
+        assert!(match_ads(&job, &ad).matched);
+        let big: ClassAd = "[ RequestMemory = 4097; Requirements = true ]"
+            .parse()
+            .unwrap();
+        assert!(
+            !match_ads(&big, &ad).matched,
+            "the machine's Requirements refuse it"
+        );
+        let cloud = &default_instance_types()[1];
+        assert_eq!(cloud.slot_ad("c0").eval_attr("IsCloud", None), true.into());
+        assert!((cloud.cost(Duration::from_mins(90)) - 0.15).abs() < 1e-12);
+    }
+
+    #[test]
+    fn periods_have_the_configured_mean() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for model in [
+            PeriodModel::Exponential {
+                mean: Duration(600),
+            },
+            PeriodModel::LogNormal {
+                mean: Duration(600),
+                cv: 0.5,
+            },
+        ] {
+            let n = 20_000;
+            let mean = (0..n)
+                .map(|_| model.sample(&mut rng).secs() as f64)
+                .sum::<f64>()
+                / n as f64;
+            assert!((mean - 600.0).abs() < 20.0, "{model:?}: {mean}");
+        }
+    }
+
+    #[test]
+    fn invalid_shapes_are_rejected() {
+        let d = DesktopSpec {
+            slots: 0,
+            memory_mb: 1,
+            speed: 1.0,
+        };
+        assert_eq!(d.validate().unwrap_err().name, "slots");
+        let mut t = default_instance_types().remove(0);
+        t.price_per_hour = f64::NAN;
+        assert_eq!(t.validate().unwrap_err().name, "price_per_hour");
+        let owners = OwnerActivity {
+            busy: PeriodModel::LogNormal {
+                mean: Duration(10),
+                cv: -1.0,
+            },
+            idle: PeriodModel::Exponential { mean: Duration(10) },
+            accept_after: Duration(0),
+        };
+        assert!(owners.validate().is_err());
+    }
+}
