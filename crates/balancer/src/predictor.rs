@@ -1,4 +1,5 @@
-//! The Predictive algorithm's out-of-band predictor (Liu et al., SC18, section III-C).
+//! The Predictive algorithm's out-of-band predictor (Liu et al., SC18, section III: the
+//! Predictive variant of Algorithm 1).
 //!
 //! Each day is split into four 6-hour slots. The predictor records how many nodes were
 //! requested in each slot (the sum of the request sizes), and at the start of each slot

@@ -223,3 +223,32 @@ fn a_batch_start_on_a_claimed_node_is_refused_and_changes_nothing() {
     }
     assert_eq!(b.states().collect::<Vec<_>>(), before);
 }
+
+#[test]
+fn the_predictor_builds_at_each_slot_start_the_reserve_the_same_slot_needed_before() {
+    use cosched_balancer::predictor::{Combine, Predictor, SLOT};
+    let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(SLOT);
+    let (mut c, mut b, _) = running(8, &[], config);
+    let mut predictor = Predictor::new(Combine::default()).unwrap();
+    // Day 0, slot 1: two requests, 3 + 2 nodes.
+    let t = Time(SLOT.secs() + 100);
+    for n in [3, 2] {
+        predictor.record_request(t, n);
+        assert!(matches!(
+            b.request_nodes(t, n, &mut c).unwrap(),
+            RequestOutcome::Granted(_)
+        ));
+    }
+    // The next day's slot 1: the peaks of the day, the week and the month are all 5.
+    let slot_start = Time(5 * SLOT.secs());
+    assert_eq!(
+        Predictor::next_slot_start(slot_start - Duration(1)),
+        slot_start
+    );
+    let n = predictor.reserve_for_slot(slot_start);
+    assert_eq!(n, 5);
+    let out = b.add_reserve(slot_start, slot_start, n, &mut c).unwrap();
+    // The five allocated nodes are still out, so three idle nodes are all it can take.
+    assert_eq!((out.reserved, out.draining), (3, 0));
+    assert_eq!(b.next_deadline(), Some(slot_start + SLOT));
+}
