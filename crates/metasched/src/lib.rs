@@ -6,8 +6,14 @@
 //! **minimum-cost flow** on a bipartite network — source → job (capacity 1), job → each system
 //! that can run it (capacity 1, cost from the predicted price and delay), system → sink
 //! (capacity `MaxQ`, the jobs a system may take) — so the solver is its core. This release
-//! provides that solver; the metascheduler policy and its predictors build on it.
+//! provides that solver and the metascheduler policy on it; the wait-time predictors and the
+//! simulator come next.
 //!
+//! - [`policy`]: the metascheduler ([`policy::Mcmf`]: costs from predicted response time and
+//!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle) and the
+//!   paper's BS, INST and TWOPRICE baselines, as plain structs with no clock, RNG or I/O.
+//! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
+//! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
 //!   integer costs, solved by the primal network simplex method (strongly feasible trees,
 //!   Cunningham's anti-cycling rule, LEMON-style flat tree arrays and block-search pricing).
@@ -50,6 +56,9 @@
 pub mod dimacs;
 mod max_flow;
 pub mod network_simplex;
+pub mod policy;
+pub mod site;
+pub mod xsede;
 
 pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};
 pub use network_simplex::{

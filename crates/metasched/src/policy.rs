@@ -1,0 +1,589 @@
+//! The metascheduler (Murali & Vadhiyar, §4): every scheduling cycle, assign the pending grid
+//! jobs to sites by a **minimum-cost maximum flow** that trades predicted response time against
+//! predicted electricity cost; and the paper's baselines behind the same interface (§6.2).
+//!
+//! ## The cost model (§4.2)
+//! For job `j` submitted at site `s` with runtime estimate `e_j` and a compatible site `k`:
+//! - scaled estimate `e_jk = ⌈e_j · gflops(s) / gflops(k)⌉` seconds;
+//! - compatibility: `cores_j ≤ max_job_cores(k)` and `e_jk ≤ max_walltime(k)`;
+//! - predicted response time `RT_jk = w_jk + e_jk`, with the predicted wait `w_jk` from a
+//!   caller-provided [`WaitPredictor`] (negative predictions count as 0);
+//! - predicted electricity cost `EC_jk` = the job's power `cores_j × watts_per_core(k)`
+//!   integrated hour by hour over `[now + w_jk, now + w_jk + e_jk)` with the hourly price of
+//!   the [`PriceModel`] ([`energy_cost_usd`]);
+//! - both are min–max normalised over the cycle's candidate pairs (nadir–utopia:
+//!   `(x − min) / (max − min)`, 0 when `max == min`), and the arc cost is
+//!   `c_jk = round(100 · (w_t · RT'_jk + (1 − w_t) · EC'_jk))`, rounded half away from zero,
+//!   an integer in `0..=100`.
+//!
+//! ## The flow network (§4.1)
+//! source → job (capacity 1, cost 0); job → each compatible site (capacity 1, cost `c_jk`);
+//! site → sink (capacity `MaxQ`, cost 0). A min-cost max-flow places as many jobs as possible
+//! (at most `MaxQ` per site per cycle) and, among those placements, the cheapest. A job with no
+//! compatible site is reported as unassignable; a compatible job left out by `MaxQ` is deferred
+//! to the next cycle — no job is lost.
+//!
+//! ## Policies
+//! - [`Mcmf`] with [`PriceModel::DayAhead`] and the caller's wait predictor: the paper's
+//!   metascheduler; with [`ZeroWait`] it is the INST baseline (instantaneous start).
+//! - [`Mcmf`] with [`PriceModel::TwoPrice`]: the TWOPRICE baseline.
+//! - [`SubmissionSite`]: BS, every job runs where it was submitted.
+//!
+//! ```
+//! use cosched_core::{Duration, JobId, Time};
+//! use cosched_metasched::policy::{Cycle, GridJob, GridPolicy, Mcmf, PriceModel, ZeroWait};
+//! use cosched_metasched::site::SiteSpec;
+//!
+//! let site = |name: &str, price: f64| {
+//!     SiteSpec {
+//!         name: name.into(),
+//!         cores: 64,
+//!         max_job_cores: 64,
+//!         max_walltime: Duration::from_hours(24),
+//!         watts_per_core: 100.0,
+//!         gflops_per_core: 10.0,
+//!         prices_usd_per_mwh: vec![price],
+//!         timezone_lag_hours: 0,
+//!     }
+//!     .build()
+//!     .unwrap()
+//! };
+//! let policy = Mcmf::new(vec![site("cheap", 20.0), site("dear", 90.0)], 1, 0.5, PriceModel::DayAhead)
+//!     .unwrap();
+//! let jobs = [GridJob::new(JobId(7), 1, 8, Duration::from_hours(2)).unwrap()];
+//! let out = policy.assign(&Cycle { now: Time(0), jobs: &jobs, waits: &ZeroWait });
+//! assert_eq!(out.placements[0].site, 0); // same response time, cheaper power
+//! ```
+
+use crate::max_flow::{MaxFlowOutcome, min_cost_max_flow};
+use crate::site::{Site, energy_cost_usd};
+use cosched_core::{Duration, JobId, ParamError, Time};
+use petgraph::graph::{DiGraph, EdgeIndex};
+
+/// A pending grid job, as the metascheduler sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GridJob {
+    /// The job's identifier.
+    pub id: JobId,
+    /// Index of the site it was submitted at (in the policy's site list).
+    pub submission_site: usize,
+    /// Requested cores.
+    pub cores: u32,
+    /// Runtime estimate at the submission site.
+    pub estimate: Duration,
+}
+
+impl GridJob {
+    /// A job of `cores` cores with runtime estimate `estimate` at site `submission_site`.
+    ///
+    /// # Errors
+    /// [`ParamError`] if `cores` < 1 or `estimate` ≤ 0.
+    pub fn new(
+        id: JobId,
+        submission_site: usize,
+        cores: u32,
+        estimate: Duration,
+    ) -> Result<GridJob, ParamError> {
+        ParamError::check(cores >= 1, "cores", cores, "must be >= 1")?;
+        ParamError::check(
+            estimate.secs() > 0,
+            "estimate",
+            estimate.secs(),
+            "must be > 0 s",
+        )?;
+        Ok(GridJob {
+            id,
+            submission_site,
+            cores,
+            estimate,
+        })
+    }
+}
+
+/// Predicts how long a job would wait in a site's local queue if sent there now.
+///
+/// Closures `Fn(&GridJob, usize, Time) -> Duration` (job, site index, now) implement it.
+pub trait WaitPredictor {
+    /// The predicted wait of `job` at site `site` (index in the policy's site list) at `now`.
+    fn predicted_wait(&self, job: &GridJob, site: usize, now: Time) -> Duration;
+}
+
+impl<F: Fn(&GridJob, usize, Time) -> Duration> WaitPredictor for F {
+    fn predicted_wait(&self, job: &GridJob, site: usize, now: Time) -> Duration {
+        self(job, site, now)
+    }
+}
+
+/// The INST baseline's predictor: every job starts at once wherever it goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ZeroWait;
+
+impl WaitPredictor for ZeroWait {
+    fn predicted_wait(&self, _: &GridJob, _: usize, _: Time) -> Duration {
+        Duration::ZERO
+    }
+}
+
+/// One scheduling cycle's observations.
+#[derive(Clone, Copy)]
+pub struct Cycle<'a> {
+    /// The current time.
+    pub now: Time,
+    /// The jobs waiting for a site, in queue order.
+    pub jobs: &'a [GridJob],
+    /// Predicted waits for this cycle.
+    pub waits: &'a dyn WaitPredictor,
+}
+
+/// A job sent to a site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The job.
+    pub job: JobId,
+    /// Index of the site, in the policy's site list.
+    pub site: usize,
+}
+
+/// A cycle's decisions: every job of the cycle is in exactly one of the three lists, in the
+/// cycle's job order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Assignment {
+    /// Jobs sent to a site this cycle.
+    pub placements: Vec<Placement>,
+    /// Jobs with a compatible site that were not placed this cycle (every compatible site
+    /// already took `MaxQ` jobs); they stay pending.
+    pub deferred: Vec<JobId>,
+    /// Jobs that no site can run (or whose submission site is unknown).
+    pub unassignable: Vec<JobId>,
+}
+
+/// A grid metascheduling policy: the cycle's observations in, an assignment out.
+pub trait GridPolicy {
+    /// The sites, in index order.
+    fn sites(&self) -> &[Site];
+    /// Decides this cycle's placements.
+    fn assign(&self, cycle: &Cycle<'_>) -> Assignment;
+}
+
+/// The runtime estimate of `job` at `sites[target]`: the estimate at its submission site scaled
+/// by the per-core performance ratio `gflops(submission) / gflops(target)`, rounded up to whole
+/// seconds; `None` if the submission site is unknown.
+pub fn scaled_estimate(sites: &[Site], job: &GridJob, target: usize) -> Option<Duration> {
+    let from = sites.get(job.submission_site)?.spec().gflops_per_core;
+    let to = sites.get(target)?.spec().gflops_per_core;
+    Some(Duration(
+        (job.estimate.secs() as f64 * from / to).ceil() as i64
+    ))
+}
+
+/// Where the predicted electricity cost takes its hourly prices from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PriceModel {
+    /// The day-ahead prices themselves (known a day in advance): the paper's metascheduler.
+    DayAhead,
+    /// The TWOPRICE baseline: each site pays its on-peak price from 12:00 to 24:00 local time
+    /// and its off-peak price from 00:00 to 12:00, where on-peak is the 90th and off-peak the
+    /// 10th percentile of the site's whole price series (linear interpolation between closest
+    /// ranks, as NumPy's default). Built by [`PriceModel::two_price`].
+    TwoPrice {
+        /// Per site, `(off_peak, on_peak)` in $/MWh.
+        levels: Vec<(f64, f64)>,
+    },
+}
+
+impl PriceModel {
+    /// The TWOPRICE model for `sites`.
+    pub fn two_price(sites: &[Site]) -> PriceModel {
+        PriceModel::TwoPrice {
+            levels: sites
+                .iter()
+                .map(|site| {
+                    let mut sorted = site.spec().prices_usd_per_mwh.clone();
+                    sorted.sort_by(f64::total_cmp);
+                    (percentile(&sorted, 0.1), percentile(&sorted, 0.9))
+                })
+                .collect(),
+        }
+    }
+
+    /// The price the model predicts for `sites[site]` in scenario hour `hour`, in $/MWh.
+    fn price(&self, sites: &[Site], site: usize, hour: i64) -> f64 {
+        match self {
+            PriceModel::DayAhead => sites[site].price_usd_per_mwh(hour),
+            PriceModel::TwoPrice { levels } => {
+                let (off, on) = levels[site];
+                if sites[site].local_hour(hour) >= 12 {
+                    on
+                } else {
+                    off
+                }
+            }
+        }
+    }
+}
+
+/// The `q`-quantile of non-empty sorted `values`, interpolating linearly between closest ranks.
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// The cycle's integer arc costs: `costs[j][k]` is `Some(c_jk)` (in `0..=100`) when job `j` can
+/// run at site `k`, else `None`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CostMatrix {
+    /// Per job (cycle order), per site.
+    pub costs: Vec<Vec<Option<i64>>>,
+}
+
+/// The paper's metascheduler (and the INST and TWOPRICE baselines): a min-cost max-flow
+/// assignment every cycle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mcmf {
+    sites: Vec<Site>,
+    max_q: u32,
+    w_t: f64,
+    prices: PriceModel,
+}
+
+impl Mcmf {
+    /// A metascheduler over `sites` placing at most `max_q` jobs per site per cycle, weighing
+    /// response time by `w_t` and electricity cost by `1 − w_t`, with prices from `prices`.
+    ///
+    /// # Errors
+    /// [`ParamError`] if `max_q` < 1, `w_t` is outside `[0, 1]`, or a
+    /// [`PriceModel::TwoPrice`] does not have one level pair per site.
+    pub fn new(
+        sites: Vec<Site>,
+        max_q: u32,
+        w_t: f64,
+        prices: PriceModel,
+    ) -> Result<Mcmf, ParamError> {
+        ParamError::check(max_q >= 1, "MaxQ", max_q, "must be >= 1")?;
+        ParamError::check((0.0..=1.0).contains(&w_t), "w_t", w_t, "must be in [0, 1]")?;
+        if let PriceModel::TwoPrice { levels } = &prices {
+            ParamError::check(
+                levels.len() == sites.len(),
+                "TwoPrice levels",
+                levels.len(),
+                "must hold one pair per site",
+            )?;
+        }
+        Ok(Mcmf {
+            sites,
+            max_q,
+            w_t,
+            prices,
+        })
+    }
+
+    /// The TWOPRICE baseline over `sites` ([`PriceModel::two_price`]).
+    ///
+    /// # Errors
+    /// As [`Mcmf::new`].
+    pub fn two_price(sites: Vec<Site>, max_q: u32, w_t: f64) -> Result<Mcmf, ParamError> {
+        let prices = PriceModel::two_price(&sites);
+        Mcmf::new(sites, max_q, w_t, prices)
+    }
+
+    /// `MaxQ`: the most jobs one site takes per cycle.
+    pub fn max_q(&self) -> u32 {
+        self.max_q
+    }
+
+    /// The weight `w_t` of response time against electricity cost.
+    pub fn w_t(&self) -> f64 {
+        self.w_t
+    }
+
+    /// The cycle's arc costs (see the module docs).
+    pub fn cost_matrix(&self, cycle: &Cycle<'_>) -> CostMatrix {
+        // Raw (RT seconds, EC $) per compatible pair.
+        let raw: Vec<Vec<Option<(f64, f64)>>> = cycle
+            .jobs
+            .iter()
+            .map(|job| {
+                (0..self.sites.len())
+                    .map(|k| self.raw_cost(cycle, job, k))
+                    .collect()
+            })
+            .collect();
+        let pairs = || raw.iter().flatten().flatten();
+        let rt = Range::of(pairs().map(|p| p.0));
+        let ec = Range::of(pairs().map(|p| p.1));
+        let costs = raw
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|pair| {
+                        pair.map(|(r, e)| {
+                            let mix =
+                                self.w_t * rt.normalise(r) + (1.0 - self.w_t) * ec.normalise(e);
+                            (100.0 * mix).round().clamp(0.0, 100.0) as i64
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        CostMatrix { costs }
+    }
+
+    /// `(RT_jk, EC_jk)` if `job` can run at site `k`.
+    fn raw_cost(&self, cycle: &Cycle<'_>, job: &GridJob, k: usize) -> Option<(f64, f64)> {
+        let site = &self.sites[k];
+        let estimate = scaled_estimate(&self.sites, job, k)?;
+        if !site.accepts(job.cores, estimate) {
+            return None;
+        }
+        let wait = cycle.waits.predicted_wait(job, k, cycle.now).secs().max(0);
+        let start = cycle.now.saturating_add(Duration(wait));
+        let ec = energy_cost_usd(site.power_watts(job.cores), start, estimate, |h| {
+            self.prices.price(&self.sites, k, h)
+        });
+        Some(((wait + estimate.secs()) as f64, ec))
+    }
+}
+
+/// The minimum and maximum of a cycle's values, for nadir–utopia normalisation.
+struct Range {
+    min: f64,
+    max: f64,
+}
+
+impl Range {
+    fn of(values: impl Iterator<Item = f64>) -> Range {
+        values.fold(
+            Range {
+                min: f64::INFINITY,
+                max: f64::NEG_INFINITY,
+            },
+            |r, v| Range {
+                min: r.min.min(v),
+                max: r.max.max(v),
+            },
+        )
+    }
+
+    /// `(x − min) / (max − min)`, or 0 when all values are equal.
+    fn normalise(&self, x: f64) -> f64 {
+        if self.max > self.min {
+            (x - self.min) / (self.max - self.min)
+        } else {
+            0.0
+        }
+    }
+}
+
+impl GridPolicy for Mcmf {
+    fn sites(&self) -> &[Site] {
+        &self.sites
+    }
+
+    fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
+        let matrix = self.cost_matrix(cycle);
+        let mut g = DiGraph::<(), (i64, i64)>::new();
+        let source = g.add_node(());
+        let sink = g.add_node(());
+        let site_nodes: Vec<_> = self.sites.iter().map(|_| g.add_node(())).collect();
+        for &node in &site_nodes {
+            g.add_edge(node, sink, (i64::from(self.max_q), 0));
+        }
+        // Per job, its arcs to sites as (edge, site index); empty if unassignable.
+        let job_arcs: Vec<Vec<(EdgeIndex, usize)>> = matrix
+            .costs
+            .iter()
+            .map(|row| {
+                if row.iter().all(Option::is_none) {
+                    return Vec::new();
+                }
+                let job = g.add_node(());
+                g.add_edge(source, job, (1, 0));
+                row.iter()
+                    .enumerate()
+                    .filter_map(|(k, c)| c.map(|c| (g.add_edge(job, site_nodes[k], (1, c)), k)))
+                    .collect()
+            })
+            .collect();
+        let flows = match min_cost_max_flow(&g, source, sink, |e| *e.weight()) {
+            Ok(MaxFlowOutcome::Optimal(flow)) => flow.flows,
+            // Every arc has a finite capacity and a cost in 0..=100: neither can happen.
+            Ok(MaxFlowOutcome::Unbounded) | Err(_) => {
+                unreachable!("a unit-capacity bipartite network with costs in 0..=100")
+            }
+        };
+        let mut out = Assignment::default();
+        for (job, arcs) in cycle.jobs.iter().zip(&job_arcs) {
+            if arcs.is_empty() {
+                out.unassignable.push(job.id);
+            } else if let Some(&(_, site)) = arcs.iter().find(|(e, _)| flows[e.index()] > 0) {
+                out.placements.push(Placement { job: job.id, site });
+            } else {
+                out.deferred.push(job.id);
+            }
+        }
+        out
+    }
+}
+
+/// The BS baseline: every job runs at its submission site, if that site accepts it (no `MaxQ`:
+/// the site's own queue absorbs them all).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubmissionSite {
+    sites: Vec<Site>,
+}
+
+impl SubmissionSite {
+    /// The BS baseline over `sites`.
+    pub fn new(sites: Vec<Site>) -> SubmissionSite {
+        SubmissionSite { sites }
+    }
+}
+
+impl GridPolicy for SubmissionSite {
+    fn sites(&self) -> &[Site] {
+        &self.sites
+    }
+
+    fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
+        let mut out = Assignment::default();
+        for job in cycle.jobs {
+            let home = job.submission_site;
+            match self.sites.get(home) {
+                Some(site) if site.accepts(job.cores, job.estimate) => {
+                    out.placements.push(Placement {
+                        job: job.id,
+                        site: home,
+                    });
+                }
+                _ => out.unassignable.push(job.id),
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::SiteSpec;
+
+    fn site(gflops: f64, prices: Vec<f64>, lag: i32) -> Site {
+        SiteSpec {
+            name: "s".into(),
+            cores: 16,
+            max_job_cores: 8,
+            max_walltime: Duration::from_hours(4),
+            watts_per_core: 1000.0,
+            gflops_per_core: gflops,
+            prices_usd_per_mwh: prices,
+            timezone_lag_hours: lag,
+        }
+        .build()
+        .unwrap()
+    }
+
+    fn job(id: u64, home: usize, cores: u32, hours: i64) -> GridJob {
+        GridJob::new(JobId(id), home, cores, Duration::from_hours(hours)).unwrap()
+    }
+
+    #[test]
+    fn costs_follow_the_normalised_mix() {
+        // Site 1 is twice as fast (half the runtime) but four times as dear per hour.
+        let sites = vec![site(10.0, vec![10.0], 0), site(20.0, vec![40.0], 0)];
+        let jobs = [job(0, 0, 4, 2)];
+        let cycle = Cycle {
+            now: Time(0),
+            jobs: &jobs,
+            waits: &ZeroWait,
+        };
+        // RT: 7200 s vs 3600 s; EC: 4 kW·2 h·$10 = $0.08 vs 4 kW·1 h·$40 = $0.16.
+        for (w_t, expected) in [(1.0, [100, 0]), (0.0, [0, 100]), (0.25, [25, 75])] {
+            let policy = Mcmf::new(sites.clone(), 1, w_t, PriceModel::DayAhead).unwrap();
+            let matrix = policy.cost_matrix(&cycle);
+            assert_eq!(
+                matrix.costs,
+                vec![expected.map(Some).to_vec()],
+                "w_t = {w_t}"
+            );
+        }
+    }
+
+    #[test]
+    fn equal_candidates_cost_zero_and_max_q_defers() {
+        let sites = vec![site(10.0, vec![10.0], 0)];
+        let jobs = [
+            job(0, 0, 4, 1),
+            job(1, 0, 4, 1),
+            job(2, 0, 9, 1),
+            job(3, 5, 1, 1),
+        ];
+        let cycle = Cycle {
+            now: Time(0),
+            jobs: &jobs,
+            waits: &ZeroWait,
+        };
+        let policy = Mcmf::new(sites, 1, 0.5, PriceModel::DayAhead).unwrap();
+        let matrix = policy.cost_matrix(&cycle);
+        assert_eq!(matrix.costs[..2], [vec![Some(0)], vec![Some(0)]]);
+        let out = policy.assign(&cycle);
+        assert_eq!(out.placements.len(), 1);
+        assert_eq!(out.deferred.len(), 1);
+        // Too many cores; unknown submission site.
+        assert_eq!(out.unassignable, [JobId(2), JobId(3)]);
+    }
+
+    #[test]
+    fn waits_shift_the_execution_interval() {
+        // Hour 0 costs $100/MWh, hour 1 costs nothing: waiting an hour makes the run free.
+        let sites = vec![site(10.0, vec![100.0, 0.0], 0), site(10.0, vec![50.0], 0)];
+        let jobs = [job(0, 0, 1, 1)];
+        let waits = |_: &GridJob, k: usize, _: Time| Duration(if k == 0 { 3600 } else { 0 });
+        let cycle = Cycle {
+            now: Time(0),
+            jobs: &jobs,
+            waits: &waits,
+        };
+        let policy = Mcmf::new(sites, 1, 0.0, PriceModel::DayAhead).unwrap();
+        assert_eq!(
+            policy.cost_matrix(&cycle).costs,
+            vec![vec![Some(0), Some(100)]]
+        );
+        assert_eq!(policy.assign(&cycle).placements[0].site, 0);
+    }
+
+    #[test]
+    fn two_price_uses_percentiles_and_the_local_afternoon() {
+        let prices: Vec<f64> = (0..=10).map(|p| f64::from(p) * 10.0).collect();
+        let sites = vec![site(10.0, prices, -3)];
+        let PriceModel::TwoPrice { levels } = PriceModel::two_price(&sites) else {
+            unreachable!()
+        };
+        assert_eq!(levels, [(10.0, 90.0)]);
+        let model = PriceModel::TwoPrice { levels };
+        // Scenario hour 15 is 12:00 local; hour 14 is 11:00.
+        assert_eq!(model.price(&sites, 0, 15), 90.0);
+        assert_eq!(model.price(&sites, 0, 14), 10.0);
+        assert_eq!(model.price(&sites, 0, 2), 90.0); // 23:00 local
+    }
+
+    #[test]
+    fn parameters_are_validated() {
+        let sites = || vec![site(10.0, vec![1.0], 0)];
+        assert_eq!(
+            Mcmf::new(sites(), 0, 0.5, PriceModel::DayAhead)
+                .unwrap_err()
+                .name,
+            "MaxQ"
+        );
+        for w_t in [-0.1, 1.1, f64::NAN] {
+            let err = Mcmf::new(sites(), 1, w_t, PriceModel::DayAhead).unwrap_err();
+            assert_eq!(err.name, "w_t");
+        }
+        let no_levels = PriceModel::TwoPrice { levels: vec![] };
+        assert!(Mcmf::new(sites(), 1, 0.5, no_levels).is_err());
+        assert!(GridJob::new(JobId(0), 0, 0, Duration(1)).is_err());
+        assert!(GridJob::new(JobId(0), 0, 1, Duration(0)).is_err());
+    }
+}

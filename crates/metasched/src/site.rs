@@ -1,0 +1,297 @@
+//! The grid's sites (the paper's "systems", §3 and §6.1): size, walltime limit, power draw,
+//! per-core performance and the hourly day-ahead electricity price they pay.
+//!
+//! ## Time and price conventions
+//!
+//! Scenario time is [`Time`] in seconds; scenario hour `h` is `[3600·h, 3600·(h+1))`. A site's
+//! price series is indexed by scenario hour — index 0 is hour 0 of the scenario — and is treated
+//! as **periodic**: hour `h` pays `prices[h mod len]` (also for negative `h`), so a job that runs
+//! past the end of a 720-hour month pays the month's first hours again.
+//!
+//! The timezone lag does not move the price series; it gives the site's **local clock**: the
+//! local hour of day at scenario hour `h` is `(h + timezone_lag_hours) mod 24`. Only price
+//! models that depend on the hour of day (the TWOPRICE baseline's on-peak window, see
+//! [`PriceModel::TwoPrice`](crate::policy::PriceModel::TwoPrice)) use it.
+
+use cosched_core::{Duration, ParamError, Time};
+
+/// Seconds per hour.
+const HOUR_S: i64 = 3600;
+
+/// The description of a site, validated into a [`Site`] by [`SiteSpec::build`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiteSpec {
+    /// The site's name (XSEDE: `Blacklight`, `Gordon`, …).
+    pub name: String,
+    /// Total cores of the site.
+    pub cores: u32,
+    /// The most cores one job may request (XSEDE's `max_req_cores`); at most `cores`.
+    pub max_job_cores: u32,
+    /// The longest runtime estimate the site accepts (XSEDE's `max_ert_s`).
+    pub max_walltime: Duration,
+    /// Power drawn by one busy core, in watts.
+    pub watts_per_core: f64,
+    /// Performance of one core, in GFLOPS; runtime estimates scale by its ratio between sites.
+    pub gflops_per_core: f64,
+    /// Hourly day-ahead electricity prices in $/MWh, index 0 = scenario hour 0 (see the module
+    /// docs for the periodic extension).
+    pub prices_usd_per_mwh: Vec<f64>,
+    /// Local hour of day minus scenario hour of day, in hours.
+    pub timezone_lag_hours: i32,
+}
+
+impl SiteSpec {
+    /// Checks every field and returns the site.
+    ///
+    /// # Errors
+    /// [`ParamError`] naming the first field out of range: `cores` < 1, `max_job_cores` not in
+    /// `1..=cores`, `max_walltime` ≤ 0, `watts_per_core` negative or not finite,
+    /// `gflops_per_core` ≤ 0 or not finite, an empty price series or a non-finite price, or
+    /// `timezone_lag_hours` outside −23..=23.
+    pub fn build(self) -> Result<Site, ParamError> {
+        ParamError::check(self.cores >= 1, "cores", self.cores, "must be >= 1")?;
+        ParamError::check(
+            (1..=self.cores).contains(&self.max_job_cores),
+            "max_job_cores",
+            self.max_job_cores,
+            "must be in 1..=cores",
+        )?;
+        ParamError::check(
+            self.max_walltime.secs() > 0,
+            "max_walltime",
+            self.max_walltime.secs(),
+            "must be > 0 s",
+        )?;
+        ParamError::check(
+            self.watts_per_core.is_finite() && self.watts_per_core >= 0.0,
+            "watts_per_core",
+            self.watts_per_core,
+            "must be finite and >= 0",
+        )?;
+        ParamError::check(
+            self.gflops_per_core.is_finite() && self.gflops_per_core > 0.0,
+            "gflops_per_core",
+            self.gflops_per_core,
+            "must be finite and > 0",
+        )?;
+        ParamError::check(
+            !self.prices_usd_per_mwh.is_empty(),
+            "prices_usd_per_mwh",
+            "[]",
+            "must hold at least one hour",
+        )?;
+        if let Some(bad) = self.prices_usd_per_mwh.iter().find(|p| !p.is_finite()) {
+            return Err(ParamError::new(
+                "prices_usd_per_mwh",
+                bad,
+                "every price must be finite",
+            ));
+        }
+        ParamError::check(
+            (-23..=23).contains(&self.timezone_lag_hours),
+            "timezone_lag_hours",
+            self.timezone_lag_hours,
+            "must be in -23..=23",
+        )?;
+        Ok(Site { spec: self })
+    }
+}
+
+/// A validated site; read its fields through [`Site::spec`].
+///
+/// ```
+/// use cosched_core::{Duration, Time};
+/// use cosched_metasched::site::SiteSpec;
+///
+/// let site = SiteSpec {
+///     name: "Gordon".into(),
+///     cores: 16_160,
+///     max_job_cores: 1_024,
+///     max_walltime: Duration::from_hours(48),
+///     watts_per_core: 25.0,
+///     gflops_per_core: 21.1,
+///     prices_usd_per_mwh: vec![40.0, 80.0],
+///     timezone_lag_hours: -3,
+/// }
+/// .build()
+/// .unwrap();
+/// // Scenario hour 0 is 21:00 local time; hour 2 pays the first price again.
+/// assert_eq!(site.local_hour(0), 21);
+/// assert_eq!(site.price_usd_per_mwh(2), 40.0);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    spec: SiteSpec,
+}
+
+impl Site {
+    /// The validated description.
+    pub fn spec(&self) -> &SiteSpec {
+        &self.spec
+    }
+
+    /// The site's name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// The day-ahead price of scenario hour `hour`, in $/MWh (periodic extension).
+    pub fn price_usd_per_mwh(&self, hour: i64) -> f64 {
+        let prices = &self.spec.prices_usd_per_mwh;
+        // `len` fits in i64 and the remainder is in 0..len.
+        prices[hour.rem_euclid(prices.len() as i64) as usize]
+    }
+
+    /// The local hour of day (0..24) at scenario hour `hour`.
+    pub fn local_hour(&self, hour: i64) -> u32 {
+        (hour + i64::from(self.spec.timezone_lag_hours)).rem_euclid(24) as u32
+    }
+
+    /// Whether a job of `cores` cores whose runtime estimate *at this site* is `estimate`
+    /// may run here: `cores <= max_job_cores` and `estimate <= max_walltime`.
+    pub fn accepts(&self, cores: u32, estimate: Duration) -> bool {
+        cores <= self.spec.max_job_cores && estimate <= self.spec.max_walltime
+    }
+
+    /// Power drawn by `cores` busy cores, in watts.
+    pub fn power_watts(&self, cores: u32) -> f64 {
+        f64::from(cores) * self.spec.watts_per_core
+    }
+}
+
+/// The electricity cost in $ of drawing `power_watts` over `[start, start + duration)`,
+/// integrated hour by hour with `price(hour)` in $/MWh; partial hours count pro rata:
+/// `$ = W × h × $/MWh / 10⁶`. A non-positive duration costs nothing.
+///
+/// ```
+/// use cosched_core::{Duration, Time};
+/// use cosched_metasched::site::energy_cost_usd;
+///
+/// // 1 MW from 00:30 to 01:30: half an hour at $10/MWh, half an hour at $30/MWh.
+/// let cost = energy_cost_usd(1e6, Time(1800), Duration(3600), |h| [10.0, 30.0][h as usize]);
+/// assert!((cost - 20.0).abs() < 1e-9);
+/// ```
+pub fn energy_cost_usd(
+    power_watts: f64,
+    start: Time,
+    duration: Duration,
+    price: impl Fn(i64) -> f64,
+) -> f64 {
+    let end = start.secs().saturating_add(duration.secs().max(0));
+    let mut t = start.secs();
+    let mut usd_per_watt = 0.0;
+    while t < end {
+        let hour = t.div_euclid(HOUR_S);
+        let next = ((hour + 1) * HOUR_S).min(end);
+        usd_per_watt += (next - t) as f64 / HOUR_S as f64 * price(hour);
+        t = next;
+    }
+    power_watts * usd_per_watt / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> SiteSpec {
+        SiteSpec {
+            name: "s".into(),
+            cores: 4,
+            max_job_cores: 4,
+            max_walltime: Duration(60),
+            watts_per_core: 1.0,
+            gflops_per_core: 1.0,
+            prices_usd_per_mwh: vec![1.0, 2.0, 3.0],
+            timezone_lag_hours: 0,
+        }
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let cases: [(SiteSpec, &str); 7] = [
+            (SiteSpec { cores: 0, ..spec() }, "cores"),
+            (
+                SiteSpec {
+                    max_job_cores: 5,
+                    ..spec()
+                },
+                "max_job_cores",
+            ),
+            (
+                SiteSpec {
+                    max_walltime: Duration(0),
+                    ..spec()
+                },
+                "max_walltime",
+            ),
+            (
+                SiteSpec {
+                    watts_per_core: -1.0,
+                    ..spec()
+                },
+                "watts_per_core",
+            ),
+            (
+                SiteSpec {
+                    gflops_per_core: 0.0,
+                    ..spec()
+                },
+                "gflops_per_core",
+            ),
+            (
+                SiteSpec {
+                    prices_usd_per_mwh: vec![f64::NAN],
+                    ..spec()
+                },
+                "prices_usd_per_mwh",
+            ),
+            (
+                SiteSpec {
+                    timezone_lag_hours: 24,
+                    ..spec()
+                },
+                "timezone_lag_hours",
+            ),
+        ];
+        for (bad, name) in cases {
+            assert_eq!(bad.build().unwrap_err().name, name);
+        }
+        assert!(
+            SiteSpec {
+                prices_usd_per_mwh: vec![],
+                ..spec()
+            }
+            .build()
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn prices_are_periodic_and_local_hours_wrap() {
+        let site = SiteSpec {
+            timezone_lag_hours: -3,
+            ..spec()
+        }
+        .build()
+        .unwrap();
+        assert_eq!(site.price_usd_per_mwh(4), 2.0);
+        assert_eq!(site.price_usd_per_mwh(-1), 3.0);
+        assert_eq!(site.local_hour(1), 22);
+        assert_eq!(site.local_hour(27), 0);
+    }
+
+    #[test]
+    fn energy_cost_integrates_partial_hours() {
+        // 2 kW for 2.5 h starting at 00:00 over prices 10, 20, 30: (10 + 20 + 15) × 2e3 / 1e6.
+        let cost = energy_cost_usd(2000.0, Time(0), Duration(9000), |h| {
+            [10.0, 20.0, 30.0][h as usize]
+        });
+        assert!((cost - 0.09).abs() < 1e-12);
+        assert_eq!(energy_cost_usd(1.0, Time(5), Duration(0), |_| 1.0), 0.0);
+        // Negative times use the hour they fall in.
+        let cost = energy_cost_usd(1e6, Time(-1800), Duration(3600), |h| {
+            if h < 0 { 4.0 } else { 2.0 }
+        });
+        assert!((cost - 3.0).abs() < 1e-12);
+    }
+}
