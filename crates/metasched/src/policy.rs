@@ -1,8 +1,12 @@
-//! The metascheduler (Murali & Vadhiyar, §4): every scheduling cycle, assign the pending grid
+//! The metascheduler of Murali & Vadhiyar: every scheduling cycle, assign the pending grid
 //! jobs to sites by a **minimum-cost maximum flow** that trades predicted response time against
-//! predicted electricity cost; and the paper's baselines behind the same interface (§6.2).
+//! predicted electricity cost; and the paper's baselines behind the same interface.
 //!
-//! ## The cost model (§4.2)
+//! Section and equation numbers of the paper are not cited here: this module was written from
+//! the paper's description of its cost model, flow network, `MaxQ` and `w_t`, and the
+//! headings below name those parts.
+//!
+//! ## The cost model (the paper's job cost: response time and electricity cost)
 //! For job `j` submitted at site `s` with runtime estimate `e_j` and a compatible site `k`:
 //! - scaled estimate `e_jk = ⌈e_j · gflops(s) / gflops(k)⌉` seconds;
 //! - compatibility: `cores_j ≤ max_job_cores(k)` and `e_jk ≤ max_walltime(k)`;
@@ -16,7 +20,7 @@
 //!   `c_jk = round(100 · (w_t · RT'_jk + (1 − w_t) · EC'_jk))`, rounded half away from zero,
 //!   an integer in `0..=100`.
 //!
-//! ## The flow network (§4.1)
+//! ## The flow network (the paper's MCMF formulation)
 //! source → job (capacity 1, cost 0); job → each compatible site (capacity 1, cost `c_jk`);
 //! site → sink (capacity `MaxQ`, cost 0). A min-cost max-flow places as many jobs as possible
 //! (at most `MaxQ` per site per cycle) and, among those placements, the cheapest. A job with no
@@ -342,7 +346,7 @@ impl Mcmf {
         let ec = energy_cost_usd(site.power_watts(job.cores), start, estimate, |h| {
             self.prices.price(&self.sites, k, h)
         });
-        Some(((wait + estimate.secs()) as f64, ec))
+        Some((wait.saturating_add(estimate.secs()) as f64, ec))
     }
 }
 
@@ -551,6 +555,23 @@ mod tests {
             vec![vec![Some(0), Some(100)]]
         );
         assert_eq!(policy.assign(&cycle).placements[0].site, 0);
+    }
+
+    #[test]
+    fn absurd_predicted_waits_do_not_overflow() {
+        let sites = vec![site(10.0, vec![1.0, 2.0], 0), site(10.0, vec![3.0], 5)];
+        let jobs = [job(0, 0, 1, 1)];
+        for wait in [i64::MAX, i64::MIN] {
+            let waits =
+                move |_: &GridJob, k: usize, _: Time| Duration(if k == 0 { wait } else { 0 });
+            let cycle = Cycle {
+                now: Time(i64::MAX - 10),
+                jobs: &jobs,
+                waits: &waits,
+            };
+            let policy = Mcmf::new(sites.clone(), 1, 0.5, PriceModel::DayAhead).unwrap();
+            assert_eq!(policy.assign(&cycle).placements.len(), 1);
+        }
     }
 
     #[test]

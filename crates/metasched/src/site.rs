@@ -1,4 +1,4 @@
-//! The grid's sites (the paper's "systems", §3 and §6.1): size, walltime limit, power draw,
+//! The grid's sites (the paper's "systems"): size, walltime limit, power draw,
 //! per-core performance and the hourly day-ahead electricity price they pay.
 //!
 //! ## Time and price conventions
@@ -182,7 +182,7 @@ pub fn energy_cost_usd(
     let mut usd_per_watt = 0.0;
     while t < end {
         let hour = t.div_euclid(HOUR_S);
-        let next = ((hour + 1) * HOUR_S).min(end);
+        let next = (hour + 1).saturating_mul(HOUR_S).min(end);
         usd_per_watt += (next - t) as f64 / HOUR_S as f64 * price(hour);
         t = next;
     }

@@ -1,4 +1,4 @@
-//! The paper's XSEDE setting (§6.1) from its public repository: `xsede_sites.csv` — one row
+//! The paper's XSEDE setting, from its public repository: `xsede_sites.csv` — one row
 //! per system with columns `site_id,name,location,price_file,cores,power_per_core_watts,
 //! timezone_lag_hours,gflops_per_core,max_ert_s,max_req_cores` — and the hourly price files it
 //! names (a header line, then one $/MWh value per line).
