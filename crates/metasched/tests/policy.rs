@@ -5,7 +5,7 @@ use cosched_metasched::policy::{
     Assignment, Cycle, GridJob, GridPolicy, Mcmf, PriceModel, SubmissionSite, WaitPredictor,
     ZeroWait, scaled_estimate,
 };
-use cosched_metasched::site::{Site, SiteSpec};
+use cosched_metasched::site::{Site, SiteSpec, energy_cost_usd};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -247,5 +247,23 @@ proptest! {
         for p in &out.placements {
             prop_assert_eq!(inst.jobs[p.job.0 as usize].submission_site, p.site);
         }
+    }
+
+    #[test]
+    fn energy_cost_is_additive_and_exact_for_flat_prices(
+        prices in prop::collection::vec(0.0f64..150.0, 1..48),
+        start in -200_000i64..200_000,
+        first in 0i64..50_000,
+        second in 0i64..50_000,
+        watts in 0.0f64..1e6,
+    ) {
+        let price = |h: i64| prices[h.rem_euclid(prices.len() as i64) as usize];
+        let whole = energy_cost_usd(watts, Time(start), Duration(first + second), price);
+        let split = energy_cost_usd(watts, Time(start), Duration(first), price)
+            + energy_cost_usd(watts, Time(start + first), Duration(second), price);
+        prop_assert!((whole - split).abs() <= 1e-9 * whole.abs().max(1.0));
+        let flat = energy_cost_usd(watts, Time(start), Duration(first), |_| prices[0]);
+        let expected = watts * first as f64 / 3600.0 * prices[0] / 1e6;
+        prop_assert!((flat - expected).abs() <= 1e-9 * expected.max(1.0));
     }
 }
