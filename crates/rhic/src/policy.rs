@@ -15,7 +15,7 @@ use crate::predictor::MovingAverage;
 use crate::saturation::{SaturationEstimate, initial_pool_size};
 use crate::search::{Candidate, SearchModel, exhaustive_search, screen_and_sort};
 use cosched_core::{Duration, NodeId, ParamError, Time};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The controller's parameters; checked by [`Rhic::new`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -142,7 +142,8 @@ pub enum DecisionKind {
 pub struct Decision {
     /// Start of the interval the decision covers.
     pub at: Time,
-    /// The chosen volunteers, best predicted residual first.
+    /// The chosen volunteers in the search's order (best predicted residual first); a
+    /// replacement takes the slot of the volunteer it replaces.
     pub volunteers: Vec<NodeId>,
     /// The search's completion estimate, seconds from `at` (`None` for Algorithm 1).
     pub estimate_s: Option<f64>,
@@ -329,23 +330,28 @@ impl Rhic {
         }
     }
 
+    /// Threshold-based replacement, O(n log n): a selected volunteer that is gone, short of
+    /// memory or below the threshold gives its slot to the best unselected candidate above
+    /// the threshold, or is dropped when none is left.
     fn replace(&self, last: &Decision) -> Decision {
         let threshold = self.config.replacement_threshold;
         let mut last = last.clone();
-        let healthy = |n: NodeId| {
-            self.sorted
-                .iter()
-                .any(|c| c.node == n && c.residual_cpu >= threshold)
-        };
+        let healthy: BTreeSet<NodeId> = self
+            .sorted
+            .iter()
+            .filter(|c| c.residual_cpu >= threshold)
+            .map(|c| c.node)
+            .collect();
+        let selected: BTreeSet<NodeId> = last.volunteers.iter().copied().collect();
         let mut spares = self
             .sorted
             .iter()
-            .filter(|c| c.residual_cpu >= threshold && !last.volunteers.contains(&c.node))
+            .filter(|c| c.residual_cpu >= threshold && !selected.contains(&c.node))
             .map(|c| c.node);
         let mut changed = false;
         let mut kept = Vec::with_capacity(last.volunteers.len());
         for &n in &last.volunteers {
-            if healthy(n) {
+            if healthy.contains(&n) {
                 kept.push(n);
             } else {
                 changed = true;

@@ -1,7 +1,7 @@
 //! Hand scenarios of the controller: validation, deferment, replacement, new intervals.
 
 use cosched_core::{Duration, NodeId, Time};
-use cosched_rhic::{CostModel, DecisionKind, Goal, Progress, Rhic, RhicConfig};
+use cosched_rhic::{CostModel, DecisionKind, Goal, PowerModel, Progress, Rhic, RhicConfig};
 
 fn rhic() -> Rhic {
     // One dedicated 4-core node and a deadline no pool can meet: the search takes every
@@ -79,4 +79,25 @@ fn initial_pool_follows_algorithm_1() {
     let d = r.initial(Time(0), 0.8).expect("valid").clone();
     assert_eq!((d.kind, d.volunteers.len()), (DecisionKind::Initial, 1));
     assert!(r.initial(Time(0), 1.5).is_err());
+}
+
+#[test]
+fn cost_and_energy_goals_weigh_speed_against_price() {
+    let progress = Progress::new(300.0, 12_000.0, Duration(300), 4.0).expect("valid");
+    let run = |goal: Goal| {
+        let mut r = Rhic::new(RhicConfig::new(1, 4.0, goal)).expect("valid");
+        for n in 0..3 {
+            r.observe_node(NodeId(n), 0.0, 4096); // a whole 4-core node each
+        }
+        r.decide(Time(300), &progress).volunteers.len()
+    };
+    // $1/h dedicated, $0.42/h volunteer: each volunteer adds the dedicated node's speed for
+    // less than half its price, so all three are used (48,000 / 16 s at $2.26/h: $1.88).
+    assert_eq!(run(Goal::Cost(CostModel::default())), 3);
+    // Volunteers dearer than the speed they bring: none.
+    assert_eq!(run(Goal::Cost(CostModel::new(1_000_000, 100_000_000))), 0);
+    // Energy: the dynamic energy of the work is the same whatever the pool, so the dedicated
+    // node's idle power decides: finish fastest, with all three.
+    let power = PowerModel::new(100.0, 200.0).expect("valid");
+    assert_eq!(run(Goal::Energy(power)), 3);
 }

@@ -185,4 +185,46 @@ proptest! {
         prop_assert_eq!(best.size, first);
         prop_assert_eq!(best, brute[first]);
     }
+
+    #[test]
+    fn mid_interval_replacement_keeps_healthy_volunteers_in_place(
+        nodes in nodes(),
+        churn in prop::collection::vec((0u32..40, prop::option::of((0.0f64..4.0, 0u64..4096))), 0..20),
+        newcomers in prop::collection::vec((0.0f64..4.0, 0u64..4096), 0..5),
+    ) {
+        let mut config = RhicConfig::new(2, 4.0, Goal::Deadline(Time(0)));
+        config.predictor_window = 1;
+        let threshold = config.replacement_threshold;
+        let mut rhic = Rhic::new(config).expect("valid config");
+        for (i, &(fg, mem)) in nodes.iter().enumerate() {
+            rhic.observe_node(NodeId(i as u32), fg, mem);
+        }
+        let progress = Progress::new(500.0, 1e6, Duration(300), 8.0).expect("valid");
+        let before = rhic.decide(Time(300), &progress).volunteers.clone();
+        for &(n, obs) in &churn {
+            match obs {
+                Some((fg, mem)) => rhic.observe_node(NodeId(n), fg, mem),
+                None => rhic.remove_node(NodeId(n)),
+            }
+        }
+        for (i, &(fg, mem)) in newcomers.iter().enumerate() {
+            rhic.observe_node(NodeId(100 + i as u32), fg, mem);
+        }
+        let mut sorted = Vec::new();
+        screen_and_sort(&rhic.candidates(), rhic.config().vm_memory_mb, &mut sorted);
+        let healthy = |n: NodeId| sorted.iter().any(|c| c.node == n && c.residual_cpu >= threshold);
+        let after = rhic.decide(Time(301), &progress).volunteers.clone();
+        prop_assert!(after.len() <= before.len());
+        let mut unique = after.clone();
+        unique.sort();
+        unique.dedup();
+        prop_assert_eq!(unique.len(), after.len());
+        prop_assert!(after.iter().all(|&n| healthy(n)));
+        for (i, &n) in before.iter().enumerate() {
+            if healthy(n) {
+                prop_assert!(after.contains(&n));
+                prop_assert!(after.iter().position(|&m| m == n).expect("kept") <= i);
+            }
+        }
+    }
 }
