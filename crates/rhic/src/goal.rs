@@ -1,0 +1,175 @@
+//! The controller's goals and their scores: meet a deadline, minimise monetary cost, or
+//! minimise energy. A lower [`Score`] is better.
+
+use cosched_core::{NodeId, ParamError, Time};
+use std::cmp::Ordering;
+
+/// What RHIC optimises.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Goal {
+    /// Finish as close to the deadline as possible, on its near side (see [`Score`]).
+    Deadline(Time),
+    /// Minimise the money spent from now to completion.
+    Cost(CostModel),
+    /// Minimise the energy spent from now to completion.
+    Energy(PowerModel),
+}
+
+/// A candidate pool's score; lower is better, ordered by `late` first, then `value`.
+///
+/// For a deadline, `value = |estimate − deadline|` (seconds) and `late` says the estimate is
+/// past it: a pool that meets the deadline always beats one that misses it, so the search
+/// picks the estimate nearest the deadline on its near (early) side — the smallest pool that
+/// still makes it — and, when none does, the one that misses by least. For cost and energy,
+/// `late` is false and `value` is dollars or joules.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Score {
+    /// The estimate misses the deadline.
+    pub late: bool,
+    /// Seconds from the deadline, dollars or joules.
+    pub value: f64,
+}
+
+impl Eq for Score {}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.late
+            .cmp(&other.late)
+            .then(self.value.total_cmp(&other.value))
+    }
+}
+
+/// Money in units of 1/3600 micro-dollar, so that a whole number of seconds at a whole
+/// number of micro-dollars per hour is exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Money(pub u128);
+
+impl Money {
+    /// In dollars.
+    pub fn usd(self) -> f64 {
+        self.0 as f64 / 3.6e9
+    }
+}
+
+/// Hourly rates, charged only for what is used: dedicated nodes for the whole run, each
+/// volunteer for the time it is in the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CostModel {
+    dedicated_micro_usd_per_hour: u64,
+    volunteer_micro_usd_per_hour: u64,
+}
+
+impl Default for CostModel {
+    /// The paper's rates: $1.00/h per dedicated node, $0.42/h per volunteer.
+    fn default() -> Self {
+        CostModel {
+            dedicated_micro_usd_per_hour: 1_000_000,
+            volunteer_micro_usd_per_hour: 420_000,
+        }
+    }
+}
+
+/// A bill: one charge per node, and their sum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bill {
+    /// Charge of each dedicated node, in order.
+    pub dedicated: Vec<Money>,
+    /// Charge of each volunteer, as given.
+    pub volunteers: Vec<(NodeId, Money)>,
+    /// The sum of every charge.
+    pub total: Money,
+}
+
+impl CostModel {
+    /// Rates in micro-dollars per node-hour.
+    pub fn new(dedicated_micro_usd_per_hour: u64, volunteer_micro_usd_per_hour: u64) -> Self {
+        CostModel {
+            dedicated_micro_usd_per_hour,
+            volunteer_micro_usd_per_hour,
+        }
+    }
+
+    /// Dollars per second of `dedicated` dedicated nodes and `volunteers` volunteers.
+    pub fn usd_per_s(&self, dedicated: usize, volunteers: usize) -> f64 {
+        (dedicated as f64 * self.dedicated_micro_usd_per_hour as f64
+            + volunteers as f64 * self.volunteer_micro_usd_per_hour as f64)
+            / 3.6e9
+    }
+
+    /// The exact bill: `dedicated` nodes for `dedicated_s` seconds each, every volunteer for
+    /// its own seconds of use.
+    ///
+    /// ```
+    /// use cosched_core::NodeId;
+    /// use cosched_rhic::CostModel;
+    /// let bill = CostModel::default().bill(2, 3600, &[(NodeId(7), 1800)]);
+    /// assert!((bill.total.usd() - 2.21).abs() < 1e-12); // 2 · $1 + ½ · $0.42
+    /// ```
+    pub fn bill(&self, dedicated: u32, dedicated_s: u64, volunteers: &[(NodeId, u64)]) -> Bill {
+        let d = Money(u128::from(self.dedicated_micro_usd_per_hour) * u128::from(dedicated_s));
+        let dedicated = vec![d; dedicated as usize];
+        let volunteers: Vec<(NodeId, Money)> = volunteers
+            .iter()
+            .map(|&(n, s)| {
+                let m = u128::from(self.volunteer_micro_usd_per_hour) * u128::from(s);
+                (n, Money(m))
+            })
+            .collect();
+        let total = dedicated.iter().map(|m| m.0).sum::<u128>()
+            + volunteers.iter().map(|(_, m)| m.0).sum::<u128>();
+        Bill {
+            dedicated,
+            volunteers,
+            total: Money(total),
+        }
+    }
+}
+
+/// A linear CPU power model per node: `P(u) = idle + (max − idle) · u`, `u` the utilisation.
+///
+/// Dedicated nodes are billed in full; a volunteer only for its increment over what its host
+/// would draw anyway, `(max − idle) · CPU_consumed_there / CPU_max`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PowerModel {
+    idle_w: f64,
+    max_w: f64,
+}
+
+impl PowerModel {
+    /// Idle and full-load power, watts, `0 ≤ idle_w ≤ max_w`.
+    pub fn new(idle_w: f64, max_w: f64) -> Result<Self, ParamError> {
+        ParamError::check(
+            idle_w.is_finite() && idle_w >= 0.0,
+            "idle_w",
+            idle_w,
+            "must be finite and >= 0",
+        )?;
+        ParamError::check(
+            max_w.is_finite() && max_w >= idle_w,
+            "max_w",
+            max_w,
+            "must be finite and >= idle_w",
+        )?;
+        Ok(PowerModel { idle_w, max_w })
+    }
+
+    /// The pool's power, watts: `dedicated` nodes idling plus the dynamic power of
+    /// `cpu_consumed` cores on nodes of `cpu_max` cores (dedicated and volunteer alike: a
+    /// volunteer's idle power is its host's, not the job's).
+    ///
+    /// ```
+    /// use cosched_rhic::PowerModel;
+    /// let p = PowerModel::new(100.0, 200.0).unwrap();
+    /// assert_eq!(p.pool_w(2, 6.0, 4.0), 350.0); // 2 · 100 + 100 · 6 / 4
+    /// ```
+    pub fn pool_w(&self, dedicated: usize, cpu_consumed: f64, cpu_max: f64) -> f64 {
+        dedicated as f64 * self.idle_w + (self.max_w - self.idle_w) * cpu_consumed / cpu_max
+    }
+}
