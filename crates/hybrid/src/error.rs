@@ -1,0 +1,30 @@
+//! Errors of the hybrid-scheduling mechanisms.
+
+use cosched_batch::BatchError;
+use cosched_core::{JobId, ParamError};
+use thiserror::Error;
+
+/// Why a mechanism refused its input or could not apply its decisions.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum HybridError {
+    /// A parameter out of range (a running job of size 0, a minimum above its size, …).
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The batch cluster refused an operation.
+    #[error(transparent)]
+    Batch(#[from] BatchError),
+    /// The same job appears twice in the view of running jobs.
+    #[error("{0} appears more than once among the running jobs")]
+    DuplicateJob(JobId),
+    /// A decision names a job missing from the view of running jobs.
+    #[error("{0} is not among the running jobs the decisions were made for")]
+    UnknownJob(JobId),
+    /// A shrink of a rigid job, or to a size outside the job's current `min_size..=size`.
+    #[error("{job} cannot be shrunk to {to} units")]
+    BadShrink {
+        /// The job.
+        job: JobId,
+        /// The size asked for.
+        to: u32,
+    },
+}

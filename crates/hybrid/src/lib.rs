@@ -1,0 +1,41 @@
+//! # cosched-hybrid
+//!
+//! Hybrid workload scheduling after Fan, Lan, Rich, Allcock and Papka, "Hybrid Workload
+//! Scheduling on HPC Systems" (IPDPS 2022): one system of identical nodes runs rigid and
+//! malleable batch jobs under FCFS + EASY, and on-demand jobs that must start the moment they
+//! arrive; mechanisms manipulate running batch jobs so that they can, with the least harm.
+//!
+//! So far:
+//! - [`checkpoint`]: the rigid jobs' checkpointing ("Job models"): Daly's optimal interval and
+//!   the work a preemption loses;
+//! - [`mechanism`]: the on-arrival mechanisms PAA and SPAA ("Mechanisms") as a policy — a plain
+//!   function from the on-demand job's size and a view of the running jobs to [`Decision`]s —
+//!   and [`apply`], which carries them out on a [`cosched_batch::BatchCluster`].
+//!
+//! The notice strategies (N, CUA, CUP), the simulator and the examples are to come.
+//!
+//! ```
+//! use cosched_batch::{BatchCluster, BatchJob, Policy};
+//! use cosched_core::{Duration, JobId, MalleableJob, Time};
+//! use cosched_hybrid::{Mechanism, RunningKind, RunningView, apply};
+//! let mut cluster = BatchCluster::new(8).unwrap();
+//! let job = MalleableJob::new(JobId(1), Time(0), 2, 8, Duration(8_000), Duration(0)).unwrap();
+//! cluster.submit(BatchJob::malleable(&job, 8, Duration(1_000)).unwrap()).unwrap();
+//! cluster.schedule(Time(0), &mut Policy::Easy.scheduler(), &mut Vec::new());
+//! // An on-demand job of 3 nodes arrives at t = 100.
+//! let running = [RunningView { id: JobId(1), size: 8, setup: Duration(0),
+//!                              kind: RunningKind::Malleable { min_size: 2, max_size: 8 } }];
+//! let decisions = Mechanism::spaa().decide(3, cluster.free_units(), &running).unwrap();
+//! apply(&mut cluster, Time(100), &running, &decisions).unwrap();
+//! assert_eq!(cluster.free_units(), 3);
+//! ```
+
+pub mod checkpoint;
+mod error;
+pub mod mechanism;
+
+pub use checkpoint::{CheckpointPolicy, daly_interval, lost_work};
+pub use error::HybridError;
+pub use mechanism::{
+    Applied, DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView, apply,
+};

@@ -1,0 +1,534 @@
+//! The on-arrival mechanisms PAA and SPAA (Fan et al., IPDPS 2022, "Mechanisms"), as policies.
+//!
+//! When an on-demand job arrives and the idle nodes do not suffice, the base FCFS + EASY
+//! scheduler is overridden: running batch jobs are preempted or shrunk so the on-demand job
+//! starts at once with the least harm.
+//!
+//! - **PAA** (preempt at arrival): preempt running jobs in ascending *preemption overhead*
+//!   until the idle plus freed nodes reach the on-demand job's size. If even preempting every
+//!   running job would not be enough, nothing is preempted and the job waits at the front of
+//!   the queue ([`Decision::WaitAtFront`]).
+//! - **SPAA** (shrink, then preempt at arrival): shrink running malleable jobs as evenly as
+//!   possible towards their minimum sizes; if shrinking alone cannot free enough, preempt in
+//!   PAA's order too, and shrink only as much as the preemptions leave to be freed.
+//!
+//! ## Preemption overhead (node-seconds)
+//! - rigid job: `size × (work lost since its last checkpoint + setup)` — the work redone after
+//!   resuming from the checkpoint ([`crate::checkpoint::lost_work`]) plus the setup paid again;
+//! - malleable job: `size × (warning + setup)` — a malleable job gets a warning (two minutes by
+//!   default, [`DEFAULT_WARNING`]) to save its state, spent on its nodes, and pays setup again.
+//!
+//! Ties are broken by job id. Only the jobs given to the mechanism are candidates: the caller
+//! leaves out what may not be touched (running on-demand jobs, for instance).
+//!
+//! ## Even shrinking (water-filling)
+//! SPAA takes one node at a time from the malleable job with the **largest current size** that
+//! is still above its minimum (ties: smallest id). Jobs thus end within one node of each other,
+//! except those held up by their minimum size.
+//!
+//! The mechanisms are plain functions of their inputs: no clock, RNG or I/O. [`apply`] carries
+//! their decisions out on a [`BatchCluster`].
+//!
+//! ```
+//! use cosched_core::{Duration, JobId};
+//! use cosched_hybrid::{Decision, Mechanism, RunningKind, RunningView};
+//! let running = [
+//!     RunningView { id: JobId(1), size: 8, setup: Duration(60),
+//!                   kind: RunningKind::Malleable { min_size: 2, max_size: 8 } },
+//!     RunningView { id: JobId(2), size: 4, setup: Duration(60),
+//!                   kind: RunningKind::Rigid { runtime: Duration(3_600), elapsed: Duration(100),
+//!                                              checkpoint_interval: None } },
+//! ];
+//! // 3 nodes needed, 1 idle: SPAA shrinks the malleable job by 2.
+//! let spaa = Mechanism::spaa().decide(3, 1, &running).unwrap();
+//! assert_eq!(spaa, vec![Decision::Shrink { job: JobId(1), to: 6 }]);
+//! // PAA preempts the cheaper job: the rigid one (4 × 160 node-seconds, against 8 × 180).
+//! let paa = Mechanism::paa().decide(3, 1, &running).unwrap();
+//! assert_eq!(paa, vec![Decision::Preempt { job: JobId(2) }]);
+//! ```
+
+use crate::HybridError;
+use crate::checkpoint::lost_work;
+use cosched_batch::{BatchCluster, Resume, Started};
+use cosched_core::{Duration, JobId, ParamError, Time};
+use std::collections::{BinaryHeap, HashSet};
+
+/// The warning a malleable job gets before it is preempted: two minutes.
+pub const DEFAULT_WARNING: Duration = Duration(120);
+
+/// What kind of job a running job is, with what the mechanisms need to know about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunningKind {
+    /// A rigid job that checkpoints.
+    Rigid {
+        /// The run time of its current run (as the batch cluster was given it).
+        runtime: Duration,
+        /// Time since its current run started.
+        elapsed: Duration,
+        /// Its checkpoint interval, `None` if it does not checkpoint
+        /// (see [`crate::checkpoint::CheckpointPolicy::interval`]).
+        checkpoint_interval: Option<Duration>,
+    },
+    /// A malleable job.
+    Malleable {
+        /// Its smallest size.
+        min_size: u32,
+        /// Its largest size.
+        max_size: u32,
+    },
+}
+
+/// A running job as the mechanisms see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunningView {
+    /// The job.
+    pub id: JobId,
+    /// Nodes it holds now.
+    pub size: u32,
+    /// Setup time paid on every (re)start.
+    pub setup: Duration,
+    /// Rigid or malleable.
+    pub kind: RunningKind,
+}
+
+impl RunningView {
+    /// Checks `size >= 1`, `setup >= 0`; for a rigid job `0 <= elapsed <= runtime` and an
+    /// interval > 0; for a malleable job `1 <= min_size <= size <= max_size`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(self.size >= 1, "size", self.size, "must be >= 1")?;
+        ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0")?;
+        match self.kind {
+            RunningKind::Rigid {
+                runtime,
+                elapsed,
+                checkpoint_interval,
+            } => {
+                ParamError::check(
+                    (0..=runtime.0).contains(&elapsed.0),
+                    "elapsed",
+                    elapsed.0,
+                    "must lie within 0..=runtime",
+                )?;
+                let tau = checkpoint_interval.map_or(1, |d| d.0);
+                ParamError::check(tau > 0, "checkpoint_interval", tau, "must be > 0")
+            }
+            RunningKind::Malleable { min_size, max_size } => {
+                ParamError::check(
+                    min_size >= 1 && min_size <= self.size,
+                    "min_size",
+                    min_size,
+                    "must lie within 1..=size",
+                )?;
+                ParamError::check(
+                    max_size >= self.size,
+                    "max_size",
+                    max_size,
+                    "must be >= size",
+                )
+            }
+        }
+    }
+
+    /// Nodes a shrink to the minimum would give back (0 for a rigid job).
+    #[inline]
+    pub fn slack(&self) -> u32 {
+        match self.kind {
+            RunningKind::Rigid { .. } => 0,
+            RunningKind::Malleable { min_size, .. } => self.size - min_size,
+        }
+    }
+
+    /// For a rigid job, the work a preemption now would lose: the time since its last
+    /// checkpoint ([`lost_work`]). `None` for a malleable job.
+    pub fn lost_work(&self) -> Option<Duration> {
+        match self.kind {
+            RunningKind::Rigid {
+                elapsed,
+                checkpoint_interval,
+                ..
+            } => Some(lost_work(elapsed, checkpoint_interval)),
+            RunningKind::Malleable { .. } => None,
+        }
+    }
+
+    /// For a rigid job, the run time it resumes with after a preemption now: its run time less
+    /// the progress saved by its last checkpoint, plus setup. `None` for a malleable job.
+    pub fn resume_runtime(&self) -> Option<Duration> {
+        let RunningKind::Rigid {
+            runtime, elapsed, ..
+        } = self.kind
+        else {
+            return None;
+        };
+        let saved = elapsed - self.lost_work()?;
+        Some(runtime - saved + self.setup)
+    }
+}
+
+/// One action on a running job, or the verdict that the on-demand job must wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decision {
+    /// Preempt the job (rigid: resume from its last checkpoint; malleable: where it stopped).
+    Preempt {
+        /// The job.
+        job: JobId,
+    },
+    /// Shrink the malleable job to `to` nodes.
+    Shrink {
+        /// The job.
+        job: JobId,
+        /// Its new size.
+        to: u32,
+    },
+    /// Not enough nodes can be freed: the on-demand job waits at the front of the queue and
+    /// nothing is touched.
+    WaitAtFront,
+}
+
+/// Which on-arrival mechanism to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MechanismKind {
+    /// Preempt at arrival.
+    Paa,
+    /// Shrink malleable jobs, then preempt at arrival.
+    Spaa,
+}
+
+/// An on-arrival mechanism with its malleable warning time; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mechanism {
+    /// PAA or SPAA.
+    pub kind: MechanismKind,
+    /// Warning a malleable job gets before a preemption.
+    pub warning: Duration,
+}
+
+impl Mechanism {
+    /// PAA with the two-minute warning.
+    pub fn paa() -> Mechanism {
+        Mechanism {
+            kind: MechanismKind::Paa,
+            warning: DEFAULT_WARNING,
+        }
+    }
+
+    /// SPAA with the two-minute warning.
+    pub fn spaa() -> Mechanism {
+        Mechanism {
+            kind: MechanismKind::Spaa,
+            ..Mechanism::paa()
+        }
+    }
+
+    /// The preemption overhead of `job` in node-seconds (see the [module docs](self)).
+    pub fn overhead(&self, job: &RunningView) -> i64 {
+        let per_node = job.lost_work().unwrap_or(self.warning) + job.setup;
+        i64::from(job.size) * per_node.0
+    }
+
+    /// The decisions that let an on-demand job of `needed` nodes start now, with `free` idle
+    /// nodes and `running` the jobs that may be preempted or shrunk. Empty when the idle nodes
+    /// suffice; `[WaitAtFront]` when no choice frees enough; otherwise preemptions (in
+    /// ascending overhead) followed by shrinks (in ascending job id).
+    pub fn decide(
+        &self,
+        needed: u32,
+        free: u32,
+        running: &[RunningView],
+    ) -> Result<Vec<Decision>, HybridError> {
+        ParamError::check(needed >= 1, "needed", needed, "must be >= 1")?;
+        ParamError::check(
+            self.warning.0 >= 0,
+            "warning",
+            self.warning.0,
+            "must be >= 0",
+        )?;
+        let mut seen = HashSet::with_capacity(running.len());
+        for job in running {
+            job.validate()?;
+            if !seen.insert(job.id) {
+                return Err(HybridError::DuplicateJob(job.id));
+            }
+        }
+        if free >= needed {
+            return Ok(Vec::new());
+        }
+        let deficit = u64::from(needed - free);
+        let total: u64 = running.iter().map(|j| u64::from(j.size)).sum();
+        if total < deficit {
+            return Ok(vec![Decision::WaitAtFront]);
+        }
+        let mut order: Vec<&RunningView> = running.iter().collect();
+        order.sort_by_key(|j| (self.overhead(j), j.id));
+        let shrink = self.kind == MechanismKind::Spaa;
+        // Nodes still obtainable by shrinking the jobs not preempted.
+        let mut slack: u64 = if shrink {
+            running.iter().map(|j| u64::from(j.slack())).sum()
+        } else {
+            0
+        };
+        let mut freed = 0u64;
+        let mut decisions = Vec::new();
+        let mut preempted = HashSet::new();
+        for job in order {
+            if freed + slack >= deficit {
+                break;
+            }
+            freed += u64::from(job.size);
+            if shrink {
+                slack -= u64::from(job.slack());
+            }
+            preempted.insert(job.id);
+            decisions.push(Decision::Preempt { job: job.id });
+        }
+        if freed < deficit {
+            let remaining = running.iter().filter(|j| !preempted.contains(&j.id));
+            decisions.extend(water_fill(remaining, deficit - freed));
+        }
+        Ok(decisions)
+    }
+}
+
+/// Shrinks among `jobs` freeing `amount` nodes, one at a time from the largest job above its
+/// minimum (ties: smallest id); the caller guarantees the slack covers `amount`.
+fn water_fill<'a>(
+    jobs: impl Iterator<Item = &'a RunningView>,
+    amount: u64,
+) -> impl Iterator<Item = Decision> {
+    let mut heap: BinaryHeap<(u32, std::cmp::Reverse<JobId>, u32)> = jobs
+        .filter_map(|j| match j.kind {
+            RunningKind::Malleable { min_size, .. } if j.size > min_size => {
+                Some((j.size, std::cmp::Reverse(j.id), min_size))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut sizes: Vec<(JobId, u32, u32)> = heap.iter().map(|&(s, id, _)| (id.0, s, s)).collect();
+    for _ in 0..amount {
+        let Some((size, id, min)) = heap.pop() else {
+            break;
+        };
+        if size - 1 > min {
+            heap.push((size - 1, id, min));
+        }
+        if let Some(entry) = sizes.iter_mut().find(|e| e.0 == id.0) {
+            entry.2 = size - 1;
+        }
+    }
+    sizes.sort_unstable_by_key(|e| e.0);
+    sizes
+        .into_iter()
+        .filter(|&(_, from, to)| to < from)
+        .map(|(job, _, to)| Decision::Shrink { job, to })
+}
+
+/// What [`apply`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Jobs preempted and requeued.
+    pub preempted: Vec<JobId>,
+    /// The shrunk jobs' new runs: the driver must schedule their completions (old tokens are
+    /// stale).
+    pub resized: Vec<Started>,
+    /// The decisions said the on-demand job waits at the front of the queue.
+    pub wait_at_front: bool,
+}
+
+/// Carries out `decisions` (made for `running`) on `cluster` at `now`: a rigid job is preempted
+/// with `Resume::WithRuntime` of its run time less its checkpointed progress, plus setup; a
+/// malleable job with `Resume::Remaining` (its unit-seconds of work are conserved); a shrink is
+/// a [`BatchCluster::resize`]. Every decision is checked against `running` before the cluster is
+/// touched; an error from the cluster itself stops midway.
+pub fn apply(
+    cluster: &mut BatchCluster,
+    now: Time,
+    running: &[RunningView],
+    decisions: &[Decision],
+) -> Result<Applied, HybridError> {
+    let find = |job: JobId| {
+        running
+            .iter()
+            .find(|j| j.id == job)
+            .ok_or(HybridError::UnknownJob(job))
+    };
+    for decision in decisions {
+        match *decision {
+            Decision::Preempt { job } => {
+                find(job)?;
+            }
+            Decision::Shrink { job, to } => {
+                let view = find(job)?;
+                let ok = matches!(view.kind, RunningKind::Malleable { min_size, .. }
+                    if (min_size..=view.size).contains(&to));
+                if !ok {
+                    return Err(HybridError::BadShrink { job, to });
+                }
+            }
+            Decision::WaitAtFront => {}
+        }
+    }
+    let mut applied = Applied::default();
+    for decision in decisions {
+        match *decision {
+            Decision::Preempt { job } => {
+                let resume = find(job)?
+                    .resume_runtime()
+                    .map_or(Resume::Remaining, Resume::WithRuntime);
+                cluster.preempt(now, job, resume)?;
+                applied.preempted.push(job);
+            }
+            Decision::Shrink { job, to } => {
+                applied.resized.push(cluster.resize(now, job, to)?);
+            }
+            Decision::WaitAtFront => applied.wait_at_front = true,
+        }
+    }
+    Ok(applied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn malleable(id: u64, size: u32, min_size: u32) -> RunningView {
+        RunningView {
+            id: JobId(id),
+            size,
+            setup: Duration(0),
+            kind: RunningKind::Malleable {
+                min_size,
+                max_size: size,
+            },
+        }
+    }
+
+    fn rigid(id: u64, size: u32, elapsed: i64, tau: Option<i64>) -> RunningView {
+        RunningView {
+            id: JobId(id),
+            size,
+            setup: Duration(10),
+            kind: RunningKind::Rigid {
+                runtime: Duration(10_000),
+                elapsed: Duration(elapsed),
+                checkpoint_interval: tau.map(Duration),
+            },
+        }
+    }
+
+    #[test]
+    fn idle_nodes_suffice() {
+        let d = Mechanism::paa().decide(4, 4, &[rigid(1, 8, 5, None)]);
+        assert_eq!(d, Ok(vec![]));
+    }
+
+    #[test]
+    fn paa_preempts_in_ascending_overhead_and_stops_when_enough() {
+        // Overheads: job 1: 4 × (500 + 10); job 2: 2 × (50 + 10); job 3: 4 × (15 + 10).
+        let running = [
+            rigid(1, 4, 1_500, Some(1_000)),
+            rigid(2, 2, 50, None),
+            rigid(3, 4, 2_015, Some(1_000)),
+        ];
+        let d = Mechanism::paa().decide(6, 1, &running).unwrap();
+        assert_eq!(
+            d,
+            vec![
+                Decision::Preempt { job: JobId(3) },
+                Decision::Preempt { job: JobId(2) },
+            ]
+        );
+    }
+
+    #[test]
+    fn paa_waits_at_front_when_everything_is_not_enough() {
+        let running = [rigid(1, 4, 5, None), malleable(2, 3, 1)];
+        let d = Mechanism::paa().decide(9, 1, &running).unwrap();
+        assert_eq!(d, vec![Decision::WaitAtFront]);
+    }
+
+    #[test]
+    fn spaa_shrinks_evenly_down_to_minimums() {
+        let running = [malleable(1, 10, 2), malleable(2, 6, 5), malleable(3, 7, 1)];
+        // 7 nodes: 10 → 7 (3), then 7, 7 → 6, 6 (2), then 6, 6, 6 → 5, 6, 5 (2): job 2 stops at
+        // its minimum 5 and job 1 (the smaller id among the largest) gives first.
+        let d = Mechanism::spaa().decide(7, 0, &running).unwrap();
+        assert_eq!(
+            d,
+            vec![
+                Decision::Shrink {
+                    job: JobId(1),
+                    to: 5
+                },
+                Decision::Shrink {
+                    job: JobId(2),
+                    to: 5
+                },
+                Decision::Shrink {
+                    job: JobId(3),
+                    to: 6
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn spaa_falls_back_to_preemption_and_shrinks_only_the_rest() {
+        // Slack 2 (job 1); 5 nodes needed: preempt the cheapest (job 2, overhead 3 × 15),
+        // then shrink job 1 by 2.
+        let running = [
+            malleable(1, 4, 2),
+            rigid(2, 3, 5, None),
+            rigid(3, 3, 500, None),
+        ];
+        let d = Mechanism::spaa().decide(5, 0, &running).unwrap();
+        assert_eq!(
+            d,
+            vec![
+                Decision::Preempt { job: JobId(2) },
+                Decision::Shrink {
+                    job: JobId(1),
+                    to: 2
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn inputs_are_validated() {
+        let m = Mechanism::paa();
+        assert!(matches!(m.decide(0, 1, &[]), Err(HybridError::Param(_))));
+        let bad = [malleable(1, 2, 3)];
+        assert!(matches!(m.decide(4, 1, &bad), Err(HybridError::Param(_))));
+        let dup = [rigid(1, 2, 0, None), rigid(1, 2, 0, None)];
+        assert_eq!(
+            m.decide(4, 1, &dup),
+            Err(HybridError::DuplicateJob(JobId(1)))
+        );
+        let late = [rigid(1, 2, 20_000, None)];
+        assert!(matches!(m.decide(4, 1, &late), Err(HybridError::Param(_))));
+    }
+
+    #[test]
+    fn apply_checks_decisions_before_touching_the_cluster() {
+        let mut cluster = BatchCluster::new(4).unwrap();
+        let running = [rigid(1, 2, 0, None)];
+        let unknown = [Decision::Preempt { job: JobId(9) }];
+        assert_eq!(
+            apply(&mut cluster, Time(0), &running, &unknown),
+            Err(HybridError::UnknownJob(JobId(9)))
+        );
+        let shrink_rigid = [Decision::Shrink {
+            job: JobId(1),
+            to: 1,
+        }];
+        assert_eq!(
+            apply(&mut cluster, Time(0), &running, &shrink_rigid),
+            Err(HybridError::BadShrink {
+                job: JobId(1),
+                to: 1
+            })
+        );
+        let wait = apply(&mut cluster, Time(0), &running, &[Decision::WaitAtFront]).unwrap();
+        assert!(wait.wait_at_front && wait.preempted.is_empty());
+    }
+}
