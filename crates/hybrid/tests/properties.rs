@@ -1,0 +1,272 @@
+//! Property tests of the PAA and SPAA mechanisms: enough nodes whenever feasible, no more
+//! preemptions than the chosen order needs, shrinks within size ranges and even, and work
+//! conserved when the decisions are applied to a real `BatchCluster`.
+
+use cosched_batch::{BatchCluster, BatchJob, Fcfs};
+use cosched_core::{Duration, JobId, MalleableJob, RigidJob, Time};
+use cosched_hybrid::{Decision, Mechanism, RunningKind, RunningView, apply};
+use proptest::prelude::*;
+
+/// A running job of the generated scenario, with what the cluster needs to start it.
+#[derive(Clone, Debug)]
+struct Job {
+    view: RunningView,
+    /// Rigid: run time; malleable: work in unit-seconds.
+    amount: i64,
+}
+
+/// Jobs all started at t = 0, observed at `now`.
+fn scenario() -> impl Strategy<Value = (Vec<Job>, i64, u32, u32)> {
+    (0i64..2_000).prop_flat_map(|now| {
+        let job = (
+            any::<bool>(),
+            1u32..=12,
+            1u32..=12,
+            0u32..=4,
+            0i64..5_000,
+            proptest::option::of(1i64..3_000),
+            0i64..300,
+        );
+        (
+            prop::collection::vec(job, 0..10),
+            Just(now),
+            0u32..=6,
+            1u32..=70,
+        )
+            .prop_map(|(raw, now, free, needed)| {
+                let jobs = raw
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (malleable, size, min, extra, more, tau, setup))| {
+                        let id = JobId(i as u64);
+                        let setup = Duration(setup);
+                        if malleable {
+                            let min_size = min.min(size);
+                            Job {
+                                view: RunningView {
+                                    id,
+                                    size,
+                                    setup,
+                                    kind: RunningKind::Malleable {
+                                        min_size,
+                                        max_size: size + extra,
+                                    },
+                                },
+                                // Enough work that the job still runs at `now` on any size.
+                                amount: i64::from(size + extra) * (now + more + 1),
+                            }
+                        } else {
+                            let runtime = Duration(now + more);
+                            Job {
+                                view: RunningView {
+                                    id,
+                                    size,
+                                    setup,
+                                    kind: RunningKind::Rigid {
+                                        runtime,
+                                        elapsed: Duration(now),
+                                        checkpoint_interval: tau.map(Duration),
+                                    },
+                                },
+                                amount: runtime.0,
+                            }
+                        }
+                    })
+                    .collect();
+                (jobs, now, free, needed)
+            })
+    })
+}
+
+fn views(jobs: &[Job]) -> Vec<RunningView> {
+    jobs.iter().map(|j| j.view).collect()
+}
+
+/// Nodes the decisions free, with the preempted jobs' sizes in order.
+fn freed(running: &[RunningView], decisions: &[Decision]) -> (u32, Vec<u32>) {
+    let size = |id: JobId| running.iter().find(|j| j.id == id).map_or(0, |j| j.size);
+    let mut total = 0;
+    let mut preempted = Vec::new();
+    for d in decisions {
+        match *d {
+            Decision::Preempt { job } => {
+                total += size(job);
+                preempted.push(size(job));
+            }
+            Decision::Shrink { job, to } => total += size(job) - to,
+            Decision::WaitAtFront => {}
+        }
+    }
+    (total, preempted)
+}
+
+fn check_decisions(
+    mechanism: Mechanism,
+    running: &[RunningView],
+    free: u32,
+    needed: u32,
+    decisions: &[Decision],
+) -> Result<(), TestCaseError> {
+    let total: u32 = running.iter().map(|j| j.size).sum();
+    if free >= needed {
+        prop_assert!(decisions.is_empty());
+        return Ok(());
+    }
+    if free + total < needed {
+        prop_assert_eq!(decisions, &[Decision::WaitAtFront]);
+        return Ok(());
+    }
+    prop_assert!(!decisions.contains(&Decision::WaitAtFront));
+    let (freed_units, _) = freed(running, decisions);
+    prop_assert!(free + freed_units >= needed, "not enough nodes freed");
+    let view = |id: JobId| running.iter().find(|j| j.id == id).copied();
+    let preempted: Vec<RunningView> = decisions
+        .iter()
+        .filter_map(|d| match *d {
+            Decision::Preempt { job } => view(job),
+            _ => None,
+        })
+        .collect();
+    // Preemptions come in ascending overhead.
+    for pair in preempted.windows(2) {
+        prop_assert!(mechanism.overhead(&pair[0]) <= mechanism.overhead(&pair[1]));
+    }
+    // Minimality: without the last preemption (and with every other job shrunk to its minimum
+    // under SPAA), too few nodes.
+    if let Some(last) = preempted.last() {
+        let kept_preempted: u32 = preempted.iter().map(|j| j.size).sum::<u32>() - last.size;
+        let slack: u32 = match mechanism.kind {
+            cosched_hybrid::MechanismKind::Paa => 0,
+            cosched_hybrid::MechanismKind::Spaa => running
+                .iter()
+                .filter(|j| {
+                    !preempted[..preempted.len() - 1]
+                        .iter()
+                        .any(|p| p.id == j.id)
+                })
+                .map(|j| j.slack())
+                .sum(),
+        };
+        prop_assert!(
+            free + kept_preempted + slack < needed,
+            "a preemption too many"
+        );
+    }
+    // Shrinks: malleable jobs only, within their range, never of a preempted job, and no
+    // more than needed.
+    let mut shrunk = Vec::new();
+    for d in decisions {
+        if let Decision::Shrink { job, to } = *d {
+            prop_assert_eq!(mechanism.kind, cosched_hybrid::MechanismKind::Spaa);
+            let v = view(job).expect("known job");
+            let RunningKind::Malleable { min_size, max_size } = v.kind else {
+                return Err(TestCaseError::fail("shrink of a rigid job"));
+            };
+            prop_assert!(min_size <= to && to < v.size && to <= max_size);
+            prop_assert!(!preempted.iter().any(|p| p.id == job));
+            shrunk.push((v, to, min_size));
+        }
+    }
+    if !shrunk.is_empty() {
+        prop_assert_eq!(free + freed_units, needed, "shrunk more than needed");
+    }
+    // Evenness: shrink targets not held up by a minimum differ by at most 1, and no untouched
+    // shrinkable job is more than one node larger than any shrunk one.
+    let free_targets: Vec<u32> = shrunk
+        .iter()
+        .filter(|&&(_, to, min)| to > min)
+        .map(|&(_, to, _)| to)
+        .collect();
+    if let (Some(lo), Some(hi)) = (free_targets.iter().min(), free_targets.iter().max()) {
+        prop_assert!(hi - lo <= 1, "uneven shrinks {:?}", free_targets);
+    }
+    if let Some(&lowest) = shrunk.iter().map(|(_, to, _)| to).min() {
+        for j in running {
+            let touched = decisions.iter().any(|d| {
+                matches!(*d, Decision::Shrink { job, .. } | Decision::Preempt { job } if job == j.id)
+            });
+            if !touched && j.slack() > 0 {
+                prop_assert!(
+                    j.size <= lowest + 1,
+                    "{:?} left larger than the shrunk",
+                    j.id
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn decisions_free_enough_minimally_and_evenly((jobs, _now, free, needed) in scenario()) {
+        let running = views(&jobs);
+        for mechanism in [Mechanism::paa(), Mechanism::spaa()] {
+            let decisions = mechanism.decide(needed, free, &running).unwrap();
+            check_decisions(mechanism, &running, free, needed, &decisions)?;
+        }
+    }
+
+    #[test]
+    fn applying_decisions_conserves_work((jobs, now, free, needed) in scenario()) {
+        let running = views(&jobs);
+        prop_assume!(!jobs.is_empty() || free > 0, "a cluster needs a unit");
+        for mechanism in [Mechanism::paa(), Mechanism::spaa()] {
+            let busy: u32 = running.iter().map(|j| j.size).sum();
+            let mut cluster = BatchCluster::new(busy + free).unwrap();
+            for job in &jobs {
+                let v = job.view;
+                let batch = match v.kind {
+                    RunningKind::Rigid { runtime, .. } => {
+                        BatchJob::rigid(&RigidJob::new(v.id, Time(0), v.size, runtime, runtime).unwrap())
+                    }
+                    RunningKind::Malleable { min_size, max_size } => {
+                        let m = MalleableJob::new(v.id, Time(0), min_size, max_size, Duration(job.amount), v.setup).unwrap();
+                        BatchJob::malleable(&m, v.size, Duration(100_000_000)).unwrap()
+                    }
+                };
+                cluster.submit(batch).unwrap();
+            }
+            let mut started = Vec::new();
+            cluster.schedule(Time(0), &mut Fcfs, &mut started);
+            prop_assert_eq!(started.len(), jobs.len());
+            let end = |id: JobId| started.iter().find(|s| s.token.job == id).map(|s| s.end).unwrap();
+
+            let decisions = mechanism.decide(needed, cluster.free_units(), &running).unwrap();
+            let applied = apply(&mut cluster, Time(now), &running, &decisions).unwrap();
+            if applied.wait_at_front {
+                prop_assert_eq!(cluster.free_units(), free);
+                prop_assert_eq!(cluster.running_jobs(), jobs.len());
+                continue;
+            }
+            prop_assert!(cluster.free_units() >= needed);
+            for id in &applied.preempted {
+                let v = running.iter().find(|j| j.id == *id).unwrap();
+                let queued = cluster.queue().find(|q| q.job.id == *id).unwrap();
+                match v.kind {
+                    RunningKind::Rigid { runtime, elapsed, checkpoint_interval } => {
+                        // Resumes from its last checkpoint, with setup paid again.
+                        let saved = match checkpoint_interval {
+                            Some(tau) => elapsed.0 / tau.0 * tau.0,
+                            None => 0,
+                        };
+                        prop_assert_eq!(queued.job.runtime, Duration(runtime.0 - saved) + v.setup);
+                    }
+                    RunningKind::Malleable { .. } => {
+                        // Unit-seconds left on its size are conserved.
+                        let left = i64::from(v.size) * (end(*id) - Time(now)).0;
+                        prop_assert_eq!(i64::from(queued.job.size) * queued.job.runtime.0, left);
+                    }
+                }
+            }
+            for s in &applied.resized {
+                let v = running.iter().find(|j| j.id == s.token.job).unwrap();
+                let left = i64::from(v.size) * (end(v.id) - Time(now)).0;
+                let n = i64::from(s.size);
+                prop_assert_eq!((s.end - Time(now)).0, (left + n - 1) / n);
+            }
+        }
+    }
+}
