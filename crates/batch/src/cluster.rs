@@ -29,6 +29,10 @@ use cosched_core::{
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
+/// The most unit-seconds of work (size × estimate) a job may carry: leaves room for the
+/// start time added to it without overflowing `i64` seconds.
+pub const MAX_WORK_UNIT_SECONDS: i64 = 1 << 62;
+
 /// The sizes a malleable job accepts while it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SizeRange {
@@ -311,6 +315,16 @@ impl BatchCluster {
                 "runtime",
                 job.runtime.0.min(job.estimate.0),
                 "run time and estimate must be >= 0",
+            )
+            .into());
+        }
+        // Work is tracked in unit-seconds and ends as times: both must fit in i64.
+        let work = i128::from(job.size) * i128::from(job.runtime.0.max(job.estimate.0));
+        if work > i128::from(MAX_WORK_UNIT_SECONDS) {
+            return Err(ParamError::new(
+                "estimate",
+                job.estimate.0,
+                "size x estimate must stay below 2^62 unit-seconds",
             )
             .into());
         }

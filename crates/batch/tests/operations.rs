@@ -210,6 +210,8 @@ fn rejects_bad_input_without_panicking() {
         c.submit(job(1, 0, 3, 10, 10)).unwrap(),
         cosched_batch::Submitted::Rejected
     );
+    // Work beyond i64 unit-seconds is refused, not overflowed.
+    assert!(c.submit(job(2, 0, 2, i64::MAX / 2, i64::MAX / 2)).is_err());
 }
 
 #[derive(Clone, Debug)]
