@@ -1,6 +1,8 @@
-//! One simulated week of the combined cluster: 372 nodes, ~25,000 seeded Lublin–Feitelson batch
-//! jobs (offered batch load 0.7) and diurnal on-demand leases at offered load ≈ 0.3, under the
-//! Basic Balancer (`R = 0`, `W = 5 min`, `I = 30 min`) and the 304 + 68 dedicated split.
+//! The combined cluster on 372 nodes: 25,000 seeded Lublin–Feitelson batch jobs scaled to offered
+//! batch load 0.7 (which spreads them over ≈ 323 days, not one week: Lublin jobs are too large
+//! for 25,000 of them to fit a week at a sane load) and diurnal on-demand leases at offered
+//! load ≈ 0.3 over the same span, under the Basic Balancer (`R = 0`, `W = 5 min`,
+//! `I = 30 min`) and the 304 + 68 dedicated split.
 //!
 //! `cargo bench -p cosched-balancer` reports the time of one whole simulation.
 
