@@ -9,7 +9,10 @@
 //!   section III), a plain struct with no clock, RNG or I/O;
 //! - [`oarm`]: the [`Oarm`] interface it drives on the batch resource manager, implemented for
 //!   [`cosched_batch::BatchCluster`];
-//! - [`predictor`]: the Predictive algorithm's slot-peak predictor.
+//! - [`predictor`]: the Predictive algorithm's slot-peak predictor;
+//! - [`sim`]: the combined-cluster simulator driving the Balancer against an EASY batch
+//!   cluster, with the static baselines (all-batch, dedicated split, all-on-demand);
+//! - [`workload`]: on-demand lease requests and a seeded diurnal generator of them.
 //!
 //! ```
 //! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, RequestOutcome, Strategy};
@@ -30,6 +33,8 @@ mod error;
 pub mod oarm;
 pub mod policy;
 pub mod predictor;
+pub mod sim;
+pub mod workload;
 
 pub use error::BalancerError;
 pub use oarm::Oarm;

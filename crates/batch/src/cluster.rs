@@ -62,6 +62,19 @@ pub struct BatchJob {
 }
 
 impl BatchJob {
+    /// The record of this job when it never ran (rejected, or left waiting): no start, no end.
+    pub fn unstarted_record(&self) -> JobRecord {
+        JobRecord {
+            id: self.id,
+            class: self.class,
+            submit: self.submit,
+            start: None,
+            end: None,
+            size: self.size,
+            runtime: self.runtime,
+        }
+    }
+
     /// A trace job: size and estimate as given, run time = min(run time, estimate) because a
     /// job still running at its estimate is killed.
     pub fn rigid(job: &RigidJob) -> BatchJob {

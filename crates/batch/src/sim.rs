@@ -146,15 +146,7 @@ impl<S: BatchScheduler> BatchSim<S> {
                     SimEvent::Arrival(i) => {
                         let job = workload[i];
                         if cluster.submit(job)? == Submitted::Rejected {
-                            rejected.push(JobRecord {
-                                id: job.id,
-                                class: job.class,
-                                submit: job.submit,
-                                start: None,
-                                end: None,
-                                size: job.size,
-                                runtime: job.runtime,
-                            });
+                            rejected.push(job.unstarted_record());
                         }
                         if let Some(next_job) = workload.get(i + 1) {
                             events
@@ -200,8 +192,10 @@ impl<S: BatchScheduler> BatchSim<S> {
     }
 }
 
-/// Valid jobs as batch jobs sorted by (submit, id), and the count of invalid ones.
-fn admit(jobs: &[RigidJob]) -> Result<(Vec<BatchJob>, usize), BatchError> {
+/// Valid jobs as batch jobs sorted by (submit, id), and the count of invalid ones (those failing
+/// [`RigidJob::validate`]); a repeated job id is an error. Other simulators built on
+/// [`BatchCluster`] use it to read their batch workload by the same rules.
+pub fn admit(jobs: &[RigidJob]) -> Result<(Vec<BatchJob>, usize), BatchError> {
     let mut seen = FxHashSet::default();
     seen.reserve(jobs.len());
     let mut workload = Vec::with_capacity(jobs.len());

@@ -1,0 +1,68 @@
+//! The combined cluster on 372 nodes: 25,000 seeded Lublin–Feitelson batch jobs scaled to offered
+//! batch load 0.7 (which spreads them over ≈ 323 days, not one week: Lublin jobs are too large
+//! for 25,000 of them to fit a week at a sane load) and diurnal on-demand leases at offered
+//! load ≈ 0.3 over the same span, under the Basic Balancer (`R = 0`, `W = 5 min`,
+//! `I = 30 min`) and the 304 + 68 dedicated split.
+//!
+//! `cargo bench -p cosched-balancer` reports the time of one whole simulation.
+
+use cosched_balancer::sim::{Configuration, Simulation};
+use cosched_balancer::workload::DiurnalLeases;
+use cosched_balancer::{BalancerConfig, Strategy};
+use cosched_core::Duration;
+use cosched_core::workload::{LublinModel, scale_to_offered_load};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const NODES: u32 = 372;
+const JOBS: usize = 25_000;
+
+fn simulate(c: &mut Criterion) {
+    let week = Duration::from_hours(24 * 7);
+    let mut jobs = LublinModel::typeless(NODES)
+        .expect("valid capacity")
+        .generate(JOBS, 2026);
+    // Scaling to the load over a week: the span is the work over (nodes × load).
+    scale_to_offered_load(&mut jobs, NODES, 0.7).expect("valid load");
+    let span = jobs.iter().map(|j| j.submit.0).max().unwrap_or(0);
+    let requests = DiurnalLeases::new(NODES, Duration(span.max(week.0)), 0.3)
+        .generate(2027)
+        .expect("valid parameters");
+    eprintln!(
+        "workload: {} batch jobs over {:.1} days, {} lease requests",
+        jobs.len(),
+        span as f64 / 86_400.0,
+        requests.len()
+    );
+    let basic = Configuration::Dynamic {
+        config: BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
+            .with_window(Duration::from_mins(5))
+            .with_idle_hold(Duration::from_mins(30)),
+        predictor: None,
+    };
+    let dedicated = Configuration::Dedicated {
+        on_demand_nodes: 68,
+        window: Duration::from_mins(5),
+    };
+    let mut group = c.benchmark_group("week_372_nodes");
+    group.sample_size(10);
+    for configuration in [basic, dedicated] {
+        let sim = Simulation::new(NODES, configuration).expect("valid configuration");
+        let out = sim.run(&jobs, &requests).expect("valid workload");
+        let r = &out.report;
+        eprintln!(
+            "{}: combined utilisation {:.3}, mean batch wait {:.0} s, reject rate {:.3}, reserve idle {:.0} node-h",
+            r.configuration,
+            r.combined_utilization,
+            r.batch.overall.mean_wait_s,
+            r.on_demand.reject_rate,
+            r.reserve_idle_node_hours
+        );
+        group.bench_function(configuration.name(), |b| {
+            b.iter(|| sim.run(&jobs, &requests).expect("valid workload"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, simulate);
+criterion_main!(benches);

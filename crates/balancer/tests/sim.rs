@@ -1,0 +1,163 @@
+//! Properties of the combined-cluster simulator on random small workloads: determinism, node
+//! accounting, every batch job run once in full, every request granted within `W` or
+//! rejected, and the dynamic Balancer (`R = 0`, `W = 0`) never serving fewer requests than the
+//! dedicated split.
+
+use cosched_balancer::predictor::Combine;
+use cosched_balancer::sim::{Configuration, SimOutcome, Simulation};
+use cosched_balancer::workload::LeaseRequest;
+use cosched_balancer::{BalancerConfig, Strategy as Algorithm};
+use cosched_core::{Duration, JobId, LeaseId, RigidJob, Time};
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone)]
+struct Workload {
+    nodes: u32,
+    jobs: Vec<RigidJob>,
+    requests: Vec<LeaseRequest>,
+}
+
+fn workload() -> impl Strategy<Value = Workload> {
+    (2u32..=12).prop_flat_map(|n| {
+        let job = (0i64..2_000, 1..=n, 1i64..300, 0i64..100);
+        let request = (0i64..2_000, 1..=n, 1i64..300, prop::option::of(0i64..200));
+        (
+            Just(n),
+            prop::collection::vec(job, 0..25),
+            prop::collection::vec(request, 0..25),
+        )
+            .prop_map(|(nodes, jobs, requests)| Workload {
+                nodes,
+                jobs: jobs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (submit, size, run, extra))| {
+                        RigidJob::new(
+                            JobId(i as u64),
+                            Time(submit),
+                            size,
+                            Duration(run),
+                            Duration(run + extra),
+                        )
+                        .unwrap()
+                    })
+                    .collect(),
+                requests: requests
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (submit, nodes, duration, notice))| LeaseRequest {
+                        id: LeaseId(i as u64),
+                        submit: Time(submit),
+                        nodes,
+                        duration: Duration(duration),
+                        notice: notice.map(Duration),
+                    })
+                    .collect(),
+            })
+    })
+}
+
+fn configurations(n: u32, w: i64, i: i64) -> Vec<(Configuration, Duration)> {
+    let window = Duration(w);
+    let config = |s| {
+        BalancerConfig::new(s)
+            .with_window(window)
+            .with_idle_hold(Duration(i))
+    };
+    vec![
+        (
+            Configuration::Dynamic {
+                config: config(Algorithm::Basic {
+                    static_reserve: n / 4,
+                }),
+                predictor: None,
+            },
+            window,
+        ),
+        (
+            Configuration::Dynamic {
+                config: config(Algorithm::Hinted),
+                predictor: None,
+            },
+            window,
+        ),
+        (
+            Configuration::Dynamic {
+                config: config(Algorithm::Hinted),
+                predictor: Some(Combine::Mean),
+            },
+            window,
+        ),
+        (Configuration::AllBatch, Duration::ZERO),
+        (
+            Configuration::Dedicated {
+                on_demand_nodes: n / 3,
+                window,
+            },
+            window,
+        ),
+        (Configuration::AllOnDemand { window }, window),
+    ]
+}
+
+fn check(w: &Workload, out: &SimOutcome, window: Duration) -> Result<(), TestCaseError> {
+    let r = &out.report;
+    // Node-seconds add up exactly.
+    prop_assert_eq!(
+        r.node_seconds.total(),
+        i64::from(w.nodes) * (r.end_s - r.start_s)
+    );
+    prop_assert_eq!(r.node_seconds.batch_busy, r.batch.busy_unit_seconds);
+    // Every batch job once; started ones in full.
+    prop_assert_eq!(out.records.len(), w.jobs.len());
+    let ids: BTreeSet<JobId> = out.records.iter().map(|j| j.id).collect();
+    prop_assert_eq!(ids.len(), w.jobs.len());
+    for rec in &out.records {
+        if let (Some(s), Some(e)) = (rec.start, rec.end) {
+            prop_assert_eq!(e - s, rec.runtime);
+            prop_assert!(s >= rec.submit);
+        }
+    }
+    // Every request granted within W or rejected.
+    prop_assert_eq!(out.requests.len(), w.requests.len());
+    for q in &out.requests {
+        if let Some(g) = q.granted {
+            prop_assert!(
+                g >= q.request.submit && g - q.request.submit <= window,
+                "{:?}",
+                q
+            );
+        }
+    }
+    let od = &r.on_demand;
+    prop_assert_eq!(od.granted + od.rejected, od.requests);
+    let allocated: i64 = out
+        .requests
+        .iter()
+        .filter(|q| q.granted.is_some())
+        .map(|q| i64::from(q.request.nodes) * q.request.duration.0)
+        .sum();
+    prop_assert_eq!(r.node_seconds.on_demand_allocated, allocated);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn every_configuration_keeps_the_books(w in workload(), win in prop_oneof![Just(0i64), 1i64..100], hold in 0i64..100) {
+        for (configuration, window) in configurations(w.nodes, win, hold) {
+            let sim = Simulation::new(w.nodes, configuration).unwrap();
+            let out = sim.run(&w.jobs, &w.requests).unwrap();
+            check(&w, &out, window)?;
+            let again = sim.run(&w.jobs, &w.requests).unwrap();
+            prop_assert_eq!(out.report.to_json(), again.report.to_json());
+            match configuration {
+                Configuration::AllBatch => prop_assert_eq!(out.report.on_demand.granted, 0),
+                Configuration::AllOnDemand { .. } => prop_assert_eq!(out.report.batch.completed, 0),
+                _ => {}
+            }
+        }
+    }
+}
