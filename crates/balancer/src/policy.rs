@@ -482,6 +482,34 @@ impl Balancer {
         Ok(outcome)
     }
 
+    /// Predictive: make the free reserve — unheld `OD_Reserve` nodes plus nodes draining into
+    /// the reserve — at least `target` nodes by `by`, claiming only the shortfall through
+    /// [`Balancer::add_reserve`]. This is what a predictor's slot figure feeds.
+    pub fn reserve_at_least<O: Oarm>(
+        &mut self,
+        now: Time,
+        by: Time,
+        target: u32,
+        oarm: &mut O,
+    ) -> Result<ReserveOutcome, BalancerError> {
+        let free_reserve = self
+            .nodes_where(|s| {
+                matches!(
+                    s,
+                    Slot::OdReserve { held_for: None, .. }
+                        | Slot::Reclaiming {
+                            claim: Claim::Reserve { .. },
+                            ..
+                        }
+                )
+            })
+            .count() as u32;
+        match target.saturating_sub(free_reserve) {
+            0 => Ok(ReserveOutcome::default()),
+            shortfall => self.add_reserve(now, by, shortfall, oarm),
+        }
+    }
+
     /// Acts on what is due at `now`: rejects pending requests whose deadline has come (their
     /// held nodes join the reserve, their draining nodes go back to batch), then gives back to
     /// batch the unused reserve nodes whose hold `I` is over (never bringing the on-demand

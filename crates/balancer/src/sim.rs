@@ -24,8 +24,8 @@
 //! ## Configurations
 //! - [`Configuration::Dynamic`]: the Balancer on all `N` nodes: Basic (static reserve `R`),
 //!   Hint (each request's [`LeaseRequest::notice`] becomes `add_reserve(submit − notice,
-//!   submit, nodes)`), or Predictive (at each 6-hour slot the [`Predictor`]'s proposal, less
-//!   the current reserve, is asked for with `add_reserve(now, now, ·)`).
+//!   submit, nodes)`), or Predictive (at each 6-hour slot the [`Predictor`]'s proposal is passed
+//!   to [`Balancer::reserve_at_least`], which claims only what the reserve lacks).
 //! - [`Configuration::Dedicated`]: a fixed on-demand pool (the last `on_demand_nodes` nodes,
 //!   offline in the batch cluster); a request is granted when its nodes are free, waits up to
 //!   `W` for lease ends (oldest first) or is rejected. [`Configuration::AllBatch`] is a pool of
@@ -703,18 +703,15 @@ impl Run<'_> {
     }
 
     fn slot(&mut self, now: Time) -> Result<(), SimError> {
-        let reserve = self.cluster.offline_units() - self.allocated;
         if let Side::Balancer {
             balancer,
             predictor: Some(p),
             ..
         } = &mut self.side
         {
-            let extra = p.reserve_for_slot(now).saturating_sub(reserve);
-            if extra > 0 {
-                let out = balancer.add_reserve(now, now, extra, &mut self.cluster)?;
-                self.apply(now, out.decisions)?;
-            }
+            let target = p.reserve_for_slot(now);
+            let out = balancer.reserve_at_least(now, now, target, &mut self.cluster)?;
+            self.apply(now, out.decisions)?;
         }
         if self.requests_left > 0 {
             self.events

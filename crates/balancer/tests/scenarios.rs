@@ -252,3 +252,44 @@ fn the_predictor_builds_at_each_slot_start_the_reserve_the_same_slot_needed_befo
     assert_eq!((out.reserved, out.draining), (3, 0));
     assert_eq!(b.next_deadline(), Some(slot_start + SLOT));
 }
+
+#[test]
+fn reserve_at_least_claims_only_what_the_free_reserve_lacks() {
+    let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
+    let (mut c, mut b, started) = running(6, &[job(1, 1, 50, 60)], config);
+    // Five idle nodes and one busy node whose job ends by 60: two idle nodes are enough.
+    let out = b.reserve_at_least(Time(0), Time(0), 2, &mut c).unwrap();
+    assert_eq!((out.reserved, out.draining), (2, 0));
+    // Already there: nothing more is claimed.
+    let out = b.reserve_at_least(Time(1), Time(1), 2, &mut c).unwrap();
+    assert_eq!((out.reserved, out.draining), (0, 0));
+    // A node granted to a request no longer counts as free reserve.
+    assert!(matches!(
+        b.request_nodes(Time(2), 1, &mut c).unwrap(),
+        RequestOutcome::Granted(_)
+    ));
+    let out = b.reserve_at_least(Time(3), Time(60), 2, &mut c).unwrap();
+    assert_eq!((out.reserved, out.draining), (1, 0));
+    // A node draining into the reserve counts too: asking for 6 takes the 2 idle nodes left
+    // and drains the busy one, and asking again takes nothing.
+    let out = b.reserve_at_least(Time(4), Time(60), 6, &mut c).unwrap();
+    assert_eq!((out.reserved, out.draining), (2, 1));
+    let out = b.reserve_at_least(Time(5), Time(60), 5, &mut c).unwrap();
+    assert_eq!((out.reserved, out.draining), (0, 0));
+    end(&mut c, &mut b, 50, &started[0]);
+    assert_eq!(b.count(S::OdReserve), 5);
+}
+
+#[test]
+fn nodes_draining_into_the_reserve_count_towards_it() {
+    let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
+    let jobs = [job(1, 1, 50, 60), job(2, 1, 50, 60)];
+    let (mut c, mut b, _) = running(4, &jobs, config);
+    // Two idle nodes, and one of the two busy nodes drains in.
+    let out = b.reserve_at_least(Time(0), Time(60), 3, &mut c).unwrap();
+    assert_eq!((out.reserved, out.draining), (2, 1));
+    // The draining node counts: the other busy node is left to batch.
+    let out = b.reserve_at_least(Time(1), Time(60), 3, &mut c).unwrap();
+    assert_eq!((out.reserved, out.draining), (0, 0));
+    assert_eq!(b.count(S::Reclaiming), 1);
+}
