@@ -13,6 +13,7 @@
 //!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle) and the
 //!   paper's BS, INST and TWOPRICE baselines, as plain structs with no clock, RNG or I/O.
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
+//! - [`wait`]: the wait-prediction feature space and the per-site predictor interface.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
 //!   integer costs, solved by the primal network simplex method (strongly feasible trees,
@@ -58,6 +59,7 @@ mod max_flow;
 pub mod network_simplex;
 pub mod policy;
 pub mod site;
+pub mod wait;
 pub mod xsede;
 
 pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};

@@ -1,0 +1,83 @@
+//! Wait-time prediction: the point a queued job is in the paper's feature space, and the
+//! interface every per-site wait predictor implements.
+//!
+//! The paper (the wait-time prediction part of its metascheduler) describes a job by its own
+//! request, the state of the site's queue and the state of its machine at submission; the
+//! predictor compares that point with the jobs the site has already started.
+
+use cosched_core::Duration;
+
+/// A job's position in the wait-prediction feature space at one site and instant.
+///
+/// All quantities are plain `f64` so that distances and regressions need no conversions:
+/// sizes in cores, times in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WaitFeatures {
+    /// Cores the job requests.
+    pub cores: f64,
+    /// The job's runtime estimate at this site, in seconds.
+    pub estimate: f64,
+    /// Sum of the cores requested by the jobs queued ahead of it.
+    pub queued_cores: f64,
+    /// Sum of the runtime estimates of the queued jobs, in seconds.
+    pub queued_estimate: f64,
+    /// Sum of the time the queued jobs have already waited, in seconds.
+    pub queued_elapsed_wait: f64,
+    /// Cores occupied by running jobs.
+    pub busy_cores: f64,
+    /// Sum of the time the running jobs have already run, in seconds.
+    pub running_elapsed: f64,
+    /// Sum of the runtime estimates of the running jobs, in seconds.
+    pub running_estimate: f64,
+}
+
+impl WaitFeatures {
+    /// Number of coordinates.
+    pub const DIMENSIONS: usize = 8;
+
+    /// The coordinates in declaration order.
+    pub fn to_array(&self) -> [f64; Self::DIMENSIONS] {
+        [
+            self.cores,
+            self.estimate,
+            self.queued_cores,
+            self.queued_estimate,
+            self.queued_elapsed_wait,
+            self.busy_cores,
+            self.running_elapsed,
+            self.running_estimate,
+        ]
+    }
+}
+
+/// A per-site wait predictor that learns from the waits it sees.
+///
+/// A simulator (or a live service) keeps one per site: it asks [`predict`](Self::predict) for a
+/// candidate job and, when a job actually starts at the site, reports the wait it had with
+/// [`observe`](Self::observe), using the features the job had when it was submitted there.
+pub trait QueueWaitPredictor {
+    /// The predicted wait of a job at `features`.
+    fn predict(&self, features: &WaitFeatures) -> Duration;
+    /// Learn that a job submitted at `features` waited `actual` before it started.
+    fn observe(&mut self, features: &WaitFeatures, actual: Duration);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinates_follow_declaration_order() {
+        let f = WaitFeatures {
+            cores: 1.0,
+            estimate: 2.0,
+            queued_cores: 3.0,
+            queued_estimate: 4.0,
+            queued_elapsed_wait: 5.0,
+            busy_cores: 6.0,
+            running_elapsed: 7.0,
+            running_estimate: 8.0,
+        };
+        assert_eq!(f.to_array(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    }
+}
