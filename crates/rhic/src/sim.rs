@@ -312,6 +312,8 @@ pub struct Outcome {
     pub finished: bool,
     /// The money spent, node by node.
     pub bill: Bill,
+    /// Seconds each volunteer host spent in the pool, in node order.
+    pub volunteer_s: Vec<(NodeId, u64)>,
     /// Energy of the dedicated nodes, joules.
     pub dedicated_j: f64,
     /// Incremental energy of each volunteer host, joules, in node order.
@@ -324,6 +326,14 @@ pub struct Outcome {
     pub mean_volunteers: f64,
     /// One sample per `sample` seconds.
     pub trace: Vec<PoolSample>,
+}
+
+impl Outcome {
+    /// The same run billed at other prices (a fixed-size run does not depend on them).
+    pub fn bill_at(&self, cost: &CostModel) -> Bill {
+        let dedicated = self.bill.dedicated.len() as u32;
+        cost.bill(dedicated, self.completion.0 as u64, &self.volunteer_s)
+    }
 }
 
 /// A live volunteer: booting until `ready_at`, then computing; draining until `drain_by`.
@@ -737,8 +747,8 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
         pool.retain(|_, v| v.drain_by.is_none() || v.partial > 0.0);
     }
 
-    let volunteers: Vec<(NodeId, u64)> = charged_s.into_iter().collect();
-    let bill = config.cost.bill(d, end as u64, &volunteers);
+    let volunteer_s: Vec<(NodeId, u64)> = charged_s.into_iter().collect();
+    let bill = config.cost.bill(d, end as u64, &volunteer_s);
     let volunteer_j: Vec<(NodeId, f64)> = volunteer_j.into_iter().collect();
     let energy_j = dedicated_j + volunteer_j.iter().map(|(_, j)| j).sum::<f64>();
     let deadline_met = match config.goal {
@@ -749,6 +759,7 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
         completion: Duration(end),
         finished,
         bill,
+        volunteer_s,
         dedicated_j,
         volunteer_j,
         energy_j,

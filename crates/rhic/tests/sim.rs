@@ -74,6 +74,10 @@ proptest! {
         let volunteer_s: u128 = volunteer / 420_000;
         prop_assert_eq!(volunteer % 420_000, 0);
         prop_assert!((o.mean_volunteers * secs as f64 - volunteer_s as f64).abs() < 1e-6);
+        prop_assert_eq!(&o.bill_at(&c.cost), &o.bill);
+        let rebilled = o.bill_at(&CostModel::new(1_000_000, 200_000));
+        let seconds: u128 = o.volunteer_s.iter().map(|&(_, s)| u128::from(s)).sum();
+        prop_assert_eq!(rebilled.total.0, dedicated + seconds * 200_000);
         // Energy: dedicated nodes at full load (200 W each); each volunteer between its VM's
         // overhead alone and a whole node's dynamic power plus the overhead, per second.
         prop_assert_eq!(o.dedicated_j, 2.0 * 200.0 * secs as f64);
