@@ -6,11 +6,10 @@
 //! Workload: our simulated cloud ([`cosched_examples::rhic`]); every fixed size and RHIC run
 //! on the same seeds.
 
-use clap::Parser;
+use cosched_examples::Cell;
 use cosched_examples::rhic::{
-    Metric, assumptions, compare, comparison_plot, comparison_table, seeds, sizes, spread_table,
+    Metric, RhicArgs, assumptions, compare, comparison_plot, comparison_table, sizes, spread_table,
 };
-use cosched_examples::{Cell, CommonArgs};
 use cosched_rhic::env::JobProfile;
 
 const NAME: &str = "rhic_fig10_energy";
@@ -18,26 +17,12 @@ const NAME: &str = "rhic_fig10_energy";
 /// issue's summary of Figure 10).
 const PAPER_SPREAD_PCT: f64 = 47.0;
 
-#[derive(Parser)]
-#[command(about = "RHIC Figure 10: energy against pool size, and RHIC's choice")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    /// Seeds averaged [default: 3, quick: 1].
-    #[arg(long)]
-    seeds: Option<u64>,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let mut out = cli.common.output(NAME)?;
-    let seeds = seeds(cli.common.seed, quick, cli.seeds.unwrap_or(3));
-    let profiles: Vec<JobProfile> = if quick {
-        vec![JobProfile::Grep, JobProfile::Pi]
-    } else {
-        JobProfile::HADOOP.to_vec()
-    };
+    let args = RhicArgs::parse_with("RHIC Figure 10: energy against pool size, and RHIC's choice");
+    let quick = args.common.quick;
+    let mut out = args.common.output(NAME)?;
+    let seeds = args.seeds(3);
+    let profiles = args.jobs(&[JobProfile::Grep, JobProfile::Pi]);
     let metrics = [Metric::Energy];
     let rows = compare(
         NAME,

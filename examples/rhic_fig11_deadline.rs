@@ -6,10 +6,9 @@
 //! (`T_36`, measured on the same seeds) and its time on the dedicated nodes alone (`T_0`):
 //! `T_36 + f · (T_0 − T_36)` for `f` = 0.2, 0.5, 0.8.
 
-use clap::Parser;
 use cosched_core::Time;
-use cosched_examples::rhic::{assumptions, config, mean, run_all, seeds};
-use cosched_examples::{BarChart, Cell, CommonArgs, Table};
+use cosched_examples::rhic::{RhicArgs, assumptions, config, job_chart, mean, run_all};
+use cosched_examples::{Cell, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::sim::Strategy;
@@ -17,26 +16,12 @@ use cosched_rhic::sim::Strategy;
 const NAME: &str = "rhic_fig11_deadline";
 const FRACTIONS: [f64; 3] = [0.2, 0.5, 0.8];
 
-#[derive(Parser)]
-#[command(about = "RHIC Figure 11: meeting deadlines")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    /// Seeds per deadline [default: 5, quick: 1].
-    #[arg(long)]
-    seeds: Option<u64>,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let mut out = cli.common.output(NAME)?;
-    let seeds = seeds(cli.common.seed, quick, cli.seeds.unwrap_or(5));
-    let profiles: Vec<JobProfile> = if quick {
-        vec![JobProfile::Wordcount, JobProfile::Pi]
-    } else {
-        JobProfile::HADOOP.to_vec()
-    };
+    let args = RhicArgs::parse_with("RHIC Figure 11: meeting deadlines");
+    let quick = args.common.quick;
+    let mut out = args.common.output(NAME)?;
+    let seeds = args.seeds(5);
+    let profiles = args.jobs(&[JobProfile::Wordcount, JobProfile::Pi]);
     let any_goal = Goal::Deadline(Time(0));
     let extremes: Vec<_> = profiles
         .iter()
@@ -127,18 +112,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ]);
     }
     out.write_table(&table)?;
-    let mut chart = BarChart::new(
+    let series = FRACTIONS.iter().enumerate().map(|(i, f)| {
+        let by_job = (0..profiles.len()).map(|j| margins[j * FRACTIONS.len() + i]);
+        (format!("f = {f:.1}"), by_job.collect())
+    });
+    out.write_plot(&job_chart(
         "margin",
         "Deadline margin, % of the deadline (Fig. 11)",
-        profiles.iter().map(|p| p.name()),
-    )
-    .y_label("margin (%)");
-    for (i, f) in FRACTIONS.iter().enumerate() {
-        chart = chart.series(
-            format!("f = {f:.1}"),
-            (0..profiles.len()).map(|j| margins[j * FRACTIONS.len() + i]),
-        );
-    }
-    out.write_plot(&chart)?;
+        "margin (%)",
+        &profiles,
+        series,
+    ))?;
     Ok(())
 }

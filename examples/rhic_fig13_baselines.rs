@@ -6,26 +6,16 @@
 //! Workload: our simulated cloud ([`cosched_examples::rhic`]), 6 dedicated + 0–36 volunteers;
 //! every approach on the same seeds, the optimum from the fixed-size runs on those seeds.
 
-use clap::Parser;
 use cosched_examples::rhic::{
-    assumptions, best_worst, config, curve, mean, pct_over, price, run_all, sd, seeds, sizes,
+    RhicArgs, assumptions, best_worst, config, curve, job_chart, mean, pct_over, price, run_all,
+    sd, sizes,
 };
-use cosched_examples::{BarChart, Cell, CommonArgs, Table};
+use cosched_examples::{Cell, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::sim::Strategy;
 
 const NAME: &str = "rhic_fig13_baselines";
-
-#[derive(Parser)]
-#[command(about = "RHIC Figure 13: RHIC vs FUZZY vs Threshold")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    /// Seeds averaged [default: 3, quick: 1].
-    #[arg(long)]
-    seeds: Option<u64>,
-}
 
 /// The approaches compared, each with its settings.
 fn approaches(quick: bool) -> Vec<(&'static str, Vec<Strategy>)> {
@@ -50,15 +40,11 @@ fn approaches(quick: bool) -> Vec<(&'static str, Vec<Strategy>)> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let mut out = cli.common.output(NAME)?;
-    let seeds = seeds(cli.common.seed, quick, cli.seeds.unwrap_or(3));
-    let profiles: Vec<JobProfile> = if quick {
-        vec![JobProfile::Wordcount, JobProfile::Grep]
-    } else {
-        JobProfile::HADOOP.to_vec()
-    };
+    let args = RhicArgs::parse_with("RHIC Figure 13: RHIC vs FUZZY vs Threshold");
+    let quick = args.common.quick;
+    let mut out = args.common.output(NAME)?;
+    let seeds = args.seeds(3);
+    let profiles = args.jobs(&[JobProfile::Wordcount, JobProfile::Grep]);
     let approaches = approaches(quick);
     let goal = Goal::Cost(price(0.42));
     let mut configs = Vec::new();
@@ -122,15 +108,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     out.write_table(&table)?;
-    let mut chart = BarChart::new(
+    out.write_plot(&job_chart(
         "baselines",
         "Cost above the exhaustive optimum (Fig. 13)",
-        profiles.iter().map(|p| p.name()),
-    )
-    .y_label("mean cost above optimum (%)");
-    for ((name, _), m) in approaches.iter().zip(means) {
-        chart = chart.series(*name, m);
-    }
-    out.write_plot(&chart)?;
+        "mean cost above optimum (%)",
+        &profiles,
+        approaches.iter().map(|(n, _)| n.to_string()).zip(means),
+    ))?;
     Ok(())
 }

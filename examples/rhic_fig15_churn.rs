@@ -5,11 +5,11 @@
 //! Workload: our simulated cloud ([`cosched_examples::rhic`]), 6 dedicated + 0–36 volunteers;
 //! the optimum from fixed-size runs at the same churn and seeds.
 
-use clap::Parser;
 use cosched_examples::rhic::{
-    assumptions, best_worst, config, curve, mean, pct_over, price, run_all, seeds, sizes,
+    RhicArgs, assumptions, best_worst, config, curve, job_chart, mean, pct_over, price, run_all,
+    sizes,
 };
-use cosched_examples::{BarChart, Cell, CommonArgs, Table};
+use cosched_examples::{Cell, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::sim::{Outcome, SimConfig, Strategy};
@@ -17,26 +17,12 @@ use cosched_rhic::sim::{Outcome, SimConfig, Strategy};
 const NAME: &str = "rhic_fig15_churn";
 const CHURN: [f64; 3] = [1.0, 2.0, 8.0];
 
-#[derive(Parser)]
-#[command(about = "RHIC Figure 15: churn x1, x2, x8")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    /// Seeds averaged [default: 3, quick: 1].
-    #[arg(long)]
-    seeds: Option<u64>,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let mut out = cli.common.output(NAME)?;
-    let seeds = seeds(cli.common.seed, quick, cli.seeds.unwrap_or(3));
-    let profiles: Vec<JobProfile> = if quick {
-        vec![JobProfile::Wordcount]
-    } else {
-        JobProfile::HADOOP.to_vec()
-    };
+    let args = RhicArgs::parse_with("RHIC Figure 15: churn x1, x2, x8");
+    let quick = args.common.quick;
+    let mut out = args.common.output(NAME)?;
+    let seeds = args.seeds(3);
+    let profiles = args.jobs(&[JobProfile::Wordcount]);
     let goal = Goal::Cost(price(0.42));
     let mut configs = Vec::new();
     for &p in &profiles {
@@ -99,15 +85,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     out.write_table(&table)?;
-    let mut chart = BarChart::new(
+    out.write_plot(&job_chart(
         "churn",
         "RHIC's cost above the optimum under churn (Fig. 15)",
-        profiles.iter().map(|p| p.name()),
-    )
-    .y_label("cost above optimum (%)");
-    for (churn, over) in CHURN.iter().zip(over_by_churn) {
-        chart = chart.series(format!("x{churn:.0}"), over);
-    }
-    out.write_plot(&chart)?;
+        "cost above optimum (%)",
+        &profiles,
+        CHURN.iter().map(|c| format!("x{c:.0}")).zip(over_by_churn),
+    ))?;
     Ok(())
 }

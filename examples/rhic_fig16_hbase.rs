@@ -5,30 +5,20 @@
 //! Workload: our simulated cloud ([`cosched_examples::rhic`]) with 18 interactive nodes;
 //! every fixed size and RHIC run on the same seeds.
 
-use clap::Parser;
+use cosched_examples::Cell;
 use cosched_examples::rhic::{
-    Metric, assumptions, compare, comparison_plot, comparison_table, price, seeds, sizes,
+    Metric, RhicArgs, assumptions, compare, comparison_plot, comparison_table, price, sizes,
 };
-use cosched_examples::{Cell, CommonArgs};
 use cosched_rhic::env::JobProfile;
 
 const NAME: &str = "rhic_fig16_hbase";
 
-#[derive(Parser)]
-#[command(about = "RHIC Figure 16: HBase-style jobs, 3 dedicated + 0-18 volunteers")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    /// Seeds averaged [default: 3, quick: 1].
-    #[arg(long)]
-    seeds: Option<u64>,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let mut out = cli.common.output(NAME)?;
-    let seeds = seeds(cli.common.seed, quick, cli.seeds.unwrap_or(3));
+    let args =
+        RhicArgs::parse_with("RHIC Figure 16: HBase-style jobs, 3 dedicated + 0-18 volunteers");
+    let quick = args.common.quick;
+    let mut out = args.common.output(NAME)?;
+    let seeds = args.seeds(3);
     let metrics = [Metric::Cost(price(0.42)), Metric::Energy];
     let rows = compare(
         NAME,

@@ -7,12 +7,10 @@
 //! on the same seeds. Output: best and worst fixed size and their cost, the spread between
 //! them, RHIC's cost and its distance from the exhaustive optimum.
 
-use clap::Parser;
 use cosched_examples::Cell;
-use cosched_examples::CommonArgs;
 use cosched_examples::rhic::{
-    Metric, PRICES, assumptions, compare, comparison_plot, comparison_table, price, seeds, sizes,
-    spread_table,
+    Metric, PRICES, RhicArgs, assumptions, compare, comparison_plot, comparison_table, price,
+    sizes, spread_table,
 };
 use cosched_rhic::env::JobProfile;
 
@@ -21,26 +19,12 @@ const NAME: &str = "rhic_fig9_cost";
 /// issue's summary of Figure 9).
 const PAPER_SPREAD_PCT: f64 = 72.0;
 
-#[derive(Parser)]
-#[command(about = "RHIC Figure 9: cost against pool size, and RHIC's choice")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    /// Seeds averaged [default: 3, quick: 1].
-    #[arg(long)]
-    seeds: Option<u64>,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let mut out = cli.common.output(NAME)?;
-    let seeds = seeds(cli.common.seed, quick, cli.seeds.unwrap_or(3));
-    let profiles: Vec<JobProfile> = if quick {
-        vec![JobProfile::Wordcount, JobProfile::Pi]
-    } else {
-        JobProfile::HADOOP.to_vec()
-    };
+    let args = RhicArgs::parse_with("RHIC Figure 9: cost against pool size, and RHIC's choice");
+    let quick = args.common.quick;
+    let mut out = args.common.output(NAME)?;
+    let seeds = args.seeds(3);
+    let profiles = args.jobs(&[JobProfile::Wordcount, JobProfile::Pi]);
     let prices: Vec<f64> = if quick { vec![0.42] } else { PRICES.to_vec() };
     let metrics: Vec<Metric> = prices.iter().map(|&p| Metric::Cost(price(p))).collect();
     let rows = compare(

@@ -13,7 +13,7 @@ use cosched_rhic::env::{JobProfile, Workload};
 use cosched_rhic::sim::{EnvConfig, Outcome, SimConfig, Strategy, simulate};
 use cosched_rhic::{Goal, PowerModel};
 
-use crate::{Cell, LinePlot, Sweep, Table};
+use crate::{BarChart, Cell, CommonArgs, LinePlot, Sweep, Table};
 
 /// The paper's volunteer prices, dollars per hour (dedicated: $1.00/h).
 pub const PRICES: [f64; 4] = [0.20, 0.42, 0.60, 0.80];
@@ -55,10 +55,58 @@ pub fn config(
     c
 }
 
-/// The seeds averaged: `quick` or `full` many from `first`.
-pub fn seeds(first: u64, quick: bool, full: u64) -> Vec<u64> {
-    let n = if quick { 1 } else { full.max(1) };
-    (first..first + n).collect()
+/// The options of every RHIC example: the common ones and how many seeds to average.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Parser)]
+pub struct RhicArgs {
+    /// `--quick`, `--out`, `--seed`.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Seeds averaged, from `--seed` on [default: the example's; quick: 1].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+}
+
+impl RhicArgs {
+    /// Parses the process's arguments, the help headed by `about`; exits on `--help` or an
+    /// error, as clap does.
+    pub fn parse_with(about: &'static str) -> Self {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = Self::command().about(about).get_matches();
+        Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+
+    /// The seeds averaged: `--seeds` (else `full`, or 1 when quick) from `--seed` on.
+    pub fn seeds(&self, full: u64) -> Vec<u64> {
+        let n = self
+            .seeds
+            .unwrap_or(if self.common.quick { 1 } else { full })
+            .max(1);
+        (self.common.seed..self.common.seed + n).collect()
+    }
+
+    /// The jobs: the four Hadoop ones, or `quick_jobs` when quick.
+    pub fn jobs(&self, quick_jobs: &[JobProfile]) -> Vec<JobProfile> {
+        if self.common.quick {
+            quick_jobs.to_vec()
+        } else {
+            JobProfile::HADOOP.to_vec()
+        }
+    }
+}
+
+/// A bar chart with one group per job and one bar per named series.
+pub fn job_chart(
+    file: &str,
+    title: &str,
+    y_label: &str,
+    jobs: &[JobProfile],
+    series: impl IntoIterator<Item = (String, Vec<f64>)>,
+) -> BarChart {
+    let mut chart = BarChart::new(file, title, jobs.iter().map(|p| p.name())).y_label(y_label);
+    for (name, values) in series {
+        chart = chart.series(name, values);
+    }
+    chart
 }
 
 /// The fixed pool sizes of an exhaustive curve: `0..=max`, every 6th when `quick` (and `max`).
