@@ -468,6 +468,8 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
     let progress_noise = Normal::new(0.0, env.progress_noise).expect("validated sd");
     let bw_noise = Normal::new(0.0, env.bw_noise).expect("validated sd");
 
+    // The baselines rank volunteers with RHIC's own predictor window.
+    let window = RhicConfig::new(d, cores, config.goal).predictor_window;
     let mut driver = match config.strategy {
         Strategy::Rhic => {
             let mut rc = RhicConfig::new(d, cores, config.goal);
@@ -481,7 +483,7 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
             Driver::Rhic(Box::new(Rhic::new(rc)?))
         }
         Strategy::Fixed(k) => Driver::Sized(Sized {
-            table: ForegroundTable::new(5),
+            table: ForegroundTable::new(window),
             rule: SizeRule::Fixed,
             size: k,
             selected: Vec::new(),
@@ -492,14 +494,14 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
         } => {
             let start = (start_fraction * env.interactive_nodes as f64).round() as usize;
             Driver::Sized(Sized {
-                table: ForegroundTable::new(5),
+                table: ForegroundTable::new(window),
                 rule: SizeRule::Fuzzy(Fuzzy::new(step, start)?),
                 size: start,
                 selected: Vec::new(),
             })
         }
         Strategy::Threshold(theta) => Driver::Sized(Sized {
-            table: ForegroundTable::new(5),
+            table: ForegroundTable::new(window),
             rule: SizeRule::Threshold(theta),
             size: 0,
             selected: Vec::new(),
