@@ -111,6 +111,27 @@ proptest! {
         prop_assert_eq!(o.trace.last().map(|t| t.at.0), Some(o.completion.0));
     }
 
+    /// With I/O unsaturated (Pi and Raytrace cannot saturate 2 dedicated nodes with 8
+    /// volunteers), one more fixed volunteer never slows the job: on the same seed the
+    /// environment is the same, the larger pool is always a superset of the smaller one, and
+    /// a volunteer's completed tasks only grow with its time in the pool.
+    #[test]
+    fn one_more_volunteer_is_never_slower_when_io_is_unsaturated(
+        p in prop::sample::select(vec![JobProfile::Pi, JobProfile::Raytrace]),
+        k in 0usize..8,
+        churn in 1.0f64..8.0,
+        seed in 0u64..1000,
+    ) {
+        let goal = Goal::Cost(CostModel::default());
+        let fewer = run(&config(p, Sizing::Fixed(k), goal, churn, seed));
+        let more = run(&config(p, Sizing::Fixed(k + 1), goal, churn, seed));
+        prop_assert!(more.completion <= fewer.completion);
+        // Samples every 10 s, and one at each run's completion.
+        for (a, b) in fewer.trace.iter().zip(&more.trace).filter(|(a, b)| a.at == b.at) {
+            prop_assert!(b.completed >= a.completed, "at {}: {} < {}", a.at.0, b.completed, a.completed);
+        }
+    }
+
     #[test]
     fn dedicated_only_takes_the_work_over_the_dedicated_cpu(
         p in profile(), g in goal(), churn in 1.0f64..8.0, seed in 0u64..1000, work in 1.0f64..50_000.0,
