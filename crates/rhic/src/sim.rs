@@ -362,6 +362,228 @@ struct Slot {
     fg_cores: f64,
 }
 
+/// The interactive cloud: host slots, the session each holds, and this second's foreground
+/// CPU.
+struct Cloud<'a> {
+    env: &'a EnvConfig,
+    cores: f64,
+    slots: Vec<Slot>,
+    slot_of: BTreeMap<NodeId, usize>,
+    next_node: u32,
+}
+
+impl<'a> Cloud<'a> {
+    /// Every slot busy with a session under way (its remaining life drawn).
+    fn new(env: &'a EnvConfig, rng: &mut ChaCha8Rng) -> Self {
+        let mut cloud = Cloud {
+            env,
+            cores: f64::from(env.cores),
+            slots: Vec::with_capacity(env.interactive_nodes),
+            slot_of: BTreeMap::new(),
+            next_node: 0,
+        };
+        for i in 0..env.interactive_nodes {
+            let s = cloud.new_session(rng, 0, true);
+            cloud.slot_of.insert(s.node, i);
+            cloud.slots.push(Slot {
+                session: Some(s),
+                next_arrival: i64::MAX,
+                fg_cores: 0.0,
+            });
+        }
+        cloud
+    }
+
+    /// A session of a uniformly drawn workload type on a new node.
+    fn new_session(&mut self, rng: &mut ChaCha8Rng, now: i64, under_way: bool) -> Session {
+        let env = self.env;
+        let w = env.workloads[rng.random_range(0..env.workloads.len())];
+        let stats = w.stats();
+        let mut length = stats.session_s(env.churn, rng);
+        if under_way {
+            length *= rng.random::<f64>(); // the residual life of a session under way
+        }
+        let mem = (stats.memory_mb as f64 * (0.5 + rng.random::<f64>())) as u64;
+        let node = NodeId(self.next_node);
+        self.next_node += 1;
+        Session {
+            node,
+            process: ForegroundProcess::new(&stats, rng).expect("validated tables"),
+            ends_at: now + length.max(1.0) as i64,
+            free_memory_mb: env.node_memory_mb.saturating_sub(mem),
+            fg_pct_sum: 0.0,
+        }
+    }
+
+    /// Second `t`: sessions end (their nodes go to `departed`) and begin, and every session
+    /// steps its foreground CPU.
+    fn step(&mut self, t: i64, rng: &mut ChaCha8Rng, departed: &mut Vec<NodeId>) {
+        for i in 0..self.slots.len() {
+            if let Some(s) = self.slots[i].session
+                && s.ends_at <= t
+            {
+                self.slots[i].session = None;
+                self.slot_of.remove(&s.node);
+                departed.push(s.node);
+                self.slots[i].next_arrival = t + gap_s(self.env.session_gap_mean_s, rng) as i64;
+            }
+            if self.slots[i].session.is_none() && self.slots[i].next_arrival <= t {
+                let s = self.new_session(rng, t, false);
+                self.slot_of.insert(s.node, i);
+                self.slots[i].session = Some(s);
+            }
+            let cores = self.cores;
+            let slot = &mut self.slots[i];
+            slot.fg_cores = match &mut slot.session {
+                Some(s) => {
+                    let pct = s.process.step(rng);
+                    s.fg_pct_sum += pct;
+                    pct / 100.0 * cores
+                }
+                None => 0.0,
+            };
+        }
+    }
+
+    /// This second's residual CPU of a slot's host, cores.
+    fn residual(&self, slot: usize) -> f64 {
+        (self.cores - self.slots[slot].fg_cores).max(0.0)
+    }
+
+    /// Each present node's reading over the last `seconds`: mean foreground CPU plus noise
+    /// (clamped to `[0, CPU_max]`), and free memory.
+    fn read(
+        &mut self,
+        seconds: f64,
+        noise: &Normal<f64>,
+        rng: &mut ChaCha8Rng,
+        mut report: impl FnMut(NodeId, f64, u64),
+    ) {
+        for slot in &mut self.slots {
+            if let Some(s) = &mut slot.session {
+                let mean = s.fg_pct_sum / seconds / 100.0 * self.cores;
+                let reading = (mean + noise.sample(rng)).clamp(0.0, self.cores);
+                s.fg_pct_sum = 0.0;
+                report(s.node, reading, s.free_memory_mb);
+            }
+        }
+    }
+}
+
+/// The job's volunteers and their charges.
+#[derive(Default)]
+struct Pool {
+    live: BTreeMap<NodeId, Volunteer>,
+    charged_s: BTreeMap<NodeId, u64>,
+    joules: BTreeMap<NodeId, f64>,
+    volunteer_seconds: u64,
+}
+
+/// What the volunteers did in one second.
+struct VolunteerSecond {
+    /// Residual CPU of the computing volunteers, cores.
+    available: f64,
+    /// CPU they consumed, cores.
+    consumed: f64,
+    /// Volunteers in the pool (charged) this second.
+    in_pool: usize,
+}
+
+impl Pool {
+    /// Second `t`: every computing volunteer runs at its host's residual CPU, all scaled
+    /// down together past `supportable`; finished tasks add to `completed`; drained
+    /// volunteers leave. Every volunteer in the pool is charged the second.
+    fn second(
+        &mut self,
+        t: i64,
+        cloud: &Cloud<'_>,
+        supportable: f64,
+        power: &PowerModel,
+        completed: &mut f64,
+    ) -> VolunteerSecond {
+        let env = cloud.env;
+        let available: f64 = self
+            .live
+            .values()
+            .filter(|v| v.ready_at <= t)
+            .map(|v| cloud.residual(v.slot))
+            .sum();
+        let scale = if available > supportable {
+            supportable / available
+        } else {
+            1.0
+        };
+        let in_pool = self.live.len();
+        self.volunteer_seconds += in_pool as u64;
+        let mut consumed = 0.0;
+        let mut leaving = Vec::new();
+        for (&node, v) in self.live.iter_mut() {
+            *self.charged_s.entry(node).or_insert(0) += 1;
+            let mut used = 0.0;
+            if v.ready_at <= t {
+                used = cloud.residual(v.slot) * scale;
+                v.partial += used;
+                if v.partial >= env.task_work {
+                    *completed += env.task_work;
+                    v.partial -= env.task_work;
+                    if v.drain_by.is_some() {
+                        leaving.push(node);
+                    }
+                }
+            }
+            if v.drain_by.is_some_and(|by| by <= t + 1) {
+                leaving.push(node);
+            }
+            consumed += used;
+            *self.joules.entry(node).or_insert(0.0) +=
+                power.dynamic_w(used + env.vm_overhead_cpu, cloud.cores);
+        }
+        for node in leaving {
+            self.live.remove(&node);
+        }
+        VolunteerSecond {
+            available,
+            consumed,
+            in_pool,
+        }
+    }
+
+    /// The controller chose `target` at `now`: newcomers boot, the dropped drain (booting
+    /// ones leave at once, as do those with no task in flight), re-chosen drainers stay.
+    fn apply(&mut self, target: &[NodeId], cloud: &Cloud<'_>, now: i64) {
+        let env = cloud.env;
+        for v in self.live.values_mut() {
+            v.drain_by.get_or_insert(now + env.max_drain.0);
+        }
+        for node in target {
+            let Some(&slot) = cloud.slot_of.get(node) else {
+                continue;
+            };
+            self.live
+                .entry(*node)
+                .and_modify(|v| v.drain_by = None)
+                .or_insert(Volunteer {
+                    slot,
+                    ready_at: now + env.setup.0,
+                    drain_by: None,
+                    partial: 0.0,
+                });
+        }
+        self.live
+            .retain(|_, v| v.drain_by.is_none() || (v.ready_at <= now && v.partial > 0.0));
+    }
+}
+
+/// Sums over the current evaluation interval.
+#[derive(Clone, Copy, Debug, Default)]
+struct Meter {
+    available: f64,
+    consumed: f64,
+    dollars: f64,
+    joules: f64,
+    reported_at_start: f64,
+}
+
 /// The baselines' shared driver: a size rule, the greedy order, and the interval discipline
 /// (the size is decided at interval boundaries; in between, departed or memory-short nodes
 /// are replaced from the order).
@@ -387,6 +609,41 @@ enum Driver {
 }
 
 impl Driver {
+    /// The controller of `config.strategy`; the baselines rank volunteers with RHIC's own
+    /// predictor window.
+    fn new(config: &SimConfig) -> Result<Self, ParamError> {
+        let (d, env) = (config.dedicated, &config.env);
+        let cores = f64::from(env.cores);
+        let window = RhicConfig::new(d, cores, config.goal).predictor_window;
+        let sized = |rule, size| {
+            Driver::Sized(Sized {
+                table: ForegroundTable::new(window),
+                rule,
+                size,
+                selected: Vec::new(),
+            })
+        };
+        Ok(match config.strategy {
+            Strategy::Rhic => {
+                let mut rc = RhicConfig::new(d, cores, config.goal);
+                rc.interval = config.interval;
+                rc.vm_memory_mb = config.vm_memory_mb;
+                let drain = Duration(env.max_drain.0 / 2);
+                rc.completion = CompletionParams::new(config.straggler_padding, env.setup, drain)?;
+                Driver::Rhic(Box::new(Rhic::new(rc)?))
+            }
+            Strategy::Fixed(k) => sized(SizeRule::Fixed, k),
+            Strategy::Fuzzy {
+                step,
+                start_fraction,
+            } => {
+                let start = (start_fraction * env.interactive_nodes as f64).round() as usize;
+                sized(SizeRule::Fuzzy(Fuzzy::new(step, start)?), start)
+            }
+            Strategy::Threshold(theta) => sized(SizeRule::Threshold(theta), 0),
+        })
+    }
+
     fn observe(&mut self, node: NodeId, fg: f64, mem: u64) {
         match self {
             Driver::Rhic(r) => r.observe_node(node, fg, mem),
@@ -462,182 +719,37 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
     let d = config.dedicated;
     let dedicated_cpu = f64::from(d) * cores;
     let shares = env::io_shares(d, env.imbalance, &mut rng);
-    let bw_util = config.profile.bw_util();
-    let supportable = env::supportable_volunteer_cpu(bw_util, cores, &shares);
+    let supportable = env::supportable_volunteer_cpu(config.profile.bw_util(), cores, &shares);
     let cpu_noise = Normal::new(0.0, env.cpu_noise).expect("validated sd");
     let progress_noise = Normal::new(0.0, env.progress_noise).expect("validated sd");
     let bw_noise = Normal::new(0.0, env.bw_noise).expect("validated sd");
-
-    // The baselines rank volunteers with RHIC's own predictor window.
-    let window = RhicConfig::new(d, cores, config.goal).predictor_window;
-    let mut driver = match config.strategy {
-        Strategy::Rhic => {
-            let mut rc = RhicConfig::new(d, cores, config.goal);
-            rc.interval = config.interval;
-            rc.vm_memory_mb = config.vm_memory_mb;
-            rc.completion = CompletionParams::new(
-                config.straggler_padding,
-                env.setup,
-                Duration(env.max_drain.0 / 2),
-            )?;
-            Driver::Rhic(Box::new(Rhic::new(rc)?))
-        }
-        Strategy::Fixed(k) => Driver::Sized(Sized {
-            table: ForegroundTable::new(window),
-            rule: SizeRule::Fixed,
-            size: k,
-            selected: Vec::new(),
-        }),
-        Strategy::Fuzzy {
-            step,
-            start_fraction,
-        } => {
-            let start = (start_fraction * env.interactive_nodes as f64).round() as usize;
-            Driver::Sized(Sized {
-                table: ForegroundTable::new(window),
-                rule: SizeRule::Fuzzy(Fuzzy::new(step, start)?),
-                size: start,
-                selected: Vec::new(),
-            })
-        }
-        Strategy::Threshold(theta) => Driver::Sized(Sized {
-            table: ForegroundTable::new(window),
-            rule: SizeRule::Threshold(theta),
-            size: 0,
-            selected: Vec::new(),
-        }),
-    };
-
-    let mut next_node = 0u32;
-    let mut new_session = |rng: &mut ChaCha8Rng, now: i64, stationary: bool| -> Session {
-        let w = env.workloads[rng.random_range(0..env.workloads.len())];
-        let stats = w.stats();
-        let mut length = stats.session_s(env.churn, rng);
-        if stationary {
-            length *= rng.random::<f64>(); // the residual life of a session under way
-        }
-        let mem = (stats.memory_mb as f64 * (0.5 + rng.random::<f64>())) as u64;
-        let node = NodeId(next_node);
-        next_node += 1;
-        Session {
-            node,
-            process: ForegroundProcess::new(&stats, rng).expect("validated tables"),
-            ends_at: now + length.max(1.0) as i64,
-            free_memory_mb: env.node_memory_mb.saturating_sub(mem),
-            fg_pct_sum: 0.0,
-        }
-    };
-    let mut slots: Vec<Slot> = (0..env.interactive_nodes)
-        .map(|_| Slot {
-            session: Some(new_session(&mut rng, 0, true)),
-            next_arrival: i64::MAX,
-            fg_cores: 0.0,
-        })
-        .collect();
-    let mut slot_of: BTreeMap<NodeId, usize> = slots
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.session.map(|s| (s.node, i)))
-        .collect();
-
-    let mut pool: BTreeMap<NodeId, Volunteer> = BTreeMap::new();
-    let mut charged_s: BTreeMap<NodeId, u64> = BTreeMap::new();
-    let mut volunteer_j: BTreeMap<NodeId, f64> = BTreeMap::new();
-    let mut dedicated_j = 0.0;
-    let mut completed = 0.0;
-    let mut consumed_total = 0.0;
-    let (mut iv_available, mut iv_consumed, mut iv_dollars, mut iv_joules) = (0.0, 0.0, 0.0, 0.0);
-    let mut iv_reported_start = 0.0;
-    let mut trace = Vec::new();
-    let mut sorted = Vec::new();
-    let mut volunteer_seconds = 0u64;
+    let mut driver = Driver::new(config)?;
+    let mut cloud = Cloud::new(env, &mut rng);
+    let mut pool = Pool::default();
+    let mut meter = Meter::default();
     let dedicated_w = f64::from(d) * (config.power.idle_w() + config.power.dynamic_w(cores, cores));
+    let (mut dedicated_j, mut completed, mut consumed_total) = (0.0, 0.0, 0.0);
+    let (mut trace, mut sorted, mut departed) = (Vec::new(), Vec::new(), Vec::new());
     let mut end = config.max_time.0;
     let mut finished = false;
 
     for t in 0..config.max_time.0 {
-        // Churn: sessions end (their volunteers die) and begin.
-        for (i, slot) in slots.iter_mut().enumerate() {
-            if let Some(s) = slot.session
-                && s.ends_at <= t
-            {
-                slot.session = None;
-                slot_of.remove(&s.node);
-                pool.remove(&s.node);
-                driver.remove(s.node);
-                slot.next_arrival = t + gap_s(env.session_gap_mean_s, &mut rng) as i64;
-            }
-            if slot.session.is_none() && slot.next_arrival <= t {
-                let s = new_session(&mut rng, t, false);
-                slot_of.insert(s.node, i);
-                slot.session = Some(s);
-            }
-            slot.fg_cores = match &mut slot.session {
-                Some(s) => {
-                    let pct = s.process.step(&mut rng);
-                    s.fg_pct_sum += pct;
-                    pct / 100.0 * cores
-                }
-                None => 0.0,
-            };
+        cloud.step(t, &mut rng, &mut departed);
+        for node in departed.drain(..) {
+            pool.live.remove(&node); // its task in flight is lost
+            driver.remove(node);
         }
-
-        // The job's second: dedicated nodes at full CPU, volunteers at their residual, all
-        // volunteers slowed together past what the dedicated nodes' bandwidth can feed.
-        let mut demand = 0.0;
-        for v in pool.values() {
-            if v.ready_at <= t {
-                demand += (cores - slots[v.slot].fg_cores).max(0.0);
-            }
-        }
-        let scale = if demand > supportable {
-            supportable / demand
-        } else {
-            1.0
-        };
-        let in_pool = pool.len();
-        volunteer_seconds += in_pool as u64;
-        let mut consumed_v = 0.0;
-        let mut leaving = Vec::new();
-        for (&node, v) in pool.iter_mut() {
-            *charged_s.entry(node).or_insert(0) += 1;
-            let mut used = 0.0;
-            if v.ready_at <= t {
-                used = (cores - slots[v.slot].fg_cores).max(0.0) * scale;
-                v.partial += used;
-                if v.partial >= env.task_work {
-                    completed += env.task_work;
-                    v.partial -= env.task_work;
-                    if v.drain_by.is_some() {
-                        leaving.push(node);
-                    }
-                }
-            }
-            if v.drain_by.is_some_and(|by| by <= t + 1) {
-                leaving.push(node);
-            }
-            consumed_v += used;
-            *volunteer_j.entry(node).or_insert(0.0) +=
-                config.power.dynamic_w(used + env.vm_overhead_cpu, cores);
-        }
-        for node in leaving {
-            pool.remove(&node);
-        }
+        let v = pool.second(t, &cloud, supportable, &config.power, &mut completed);
         completed += dedicated_cpu;
-        consumed_total += dedicated_cpu + consumed_v;
+        consumed_total += dedicated_cpu + v.consumed;
         dedicated_j += dedicated_w;
-        iv_available += dedicated_cpu;
-        for v in pool.values() {
-            if v.ready_at <= t {
-                iv_available += (cores - slots[v.slot].fg_cores).max(0.0);
-            }
-        }
-        iv_consumed += dedicated_cpu + consumed_v;
-        iv_dollars += config.cost.usd_per_s(d as usize, in_pool);
-        iv_joules += dedicated_w
+        meter.available += dedicated_cpu + v.available;
+        meter.consumed += dedicated_cpu + v.consumed;
+        meter.dollars += config.cost.usd_per_s(d as usize, v.in_pool);
+        meter.joules += dedicated_w
             + config
                 .power
-                .dynamic_w(consumed_v + in_pool as f64 * env.vm_overhead_cpu, cores);
+                .dynamic_w(v.consumed + v.in_pool as f64 * env.vm_overhead_cpu, cores);
         if completed >= config.work {
             completed = config.work;
             end = t + 1;
@@ -648,8 +760,8 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
         if now % config.sample.0 == 0 || finished {
             trace.push(PoolSample {
                 at: Time(now),
-                in_pool: pool.len(),
-                available: slot_of.len(),
+                in_pool: pool.live.len(),
+                available: cloud.slot_of.len(),
                 completed,
             });
         }
@@ -659,15 +771,12 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
         if now % config.sample.0 != 0 {
             continue;
         }
-        let samples = config.sample.0 as f64;
-        for slot in slots.iter_mut() {
-            if let Some(s) = &mut slot.session {
-                let reading = (s.fg_pct_sum / samples / 100.0 * cores + cpu_noise.sample(&mut rng))
-                    .clamp(0.0, cores);
-                s.fg_pct_sum = 0.0;
-                driver.observe(s.node, reading, s.free_memory_mb);
-            }
-        }
+        cloud.read(
+            config.sample.0 as f64,
+            &cpu_noise,
+            &mut rng,
+            |n, fg, mem| driver.observe(n, fg, mem),
+        );
         if now < config.profiling.0 {
             continue;
         }
@@ -675,83 +784,43 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
             .clamp(f64::MIN_POSITIVE, config.work);
         let since_start = now - config.profiling.0;
         let boundary = since_start % config.interval.0 == 0;
-        let target: Vec<NodeId> = match &mut driver {
+        let target = match &mut driver {
+            Driver::Rhic(r) if since_start == 0 => {
+                let bw = (config.profile.bw_util() + bw_noise.sample(&mut rng)).clamp(0.01, 1.0);
+                r.initial(Time(now), bw)?.volunteers.clone()
+            }
             Driver::Rhic(r) => {
-                if since_start == 0 {
-                    let bw = (bw_util + bw_noise.sample(&mut rng)).clamp(0.01, 1.0);
-                    r.initial(Time(now), bw)?.volunteers.clone()
-                } else {
-                    if boundary {
-                        let secs = config.interval.0 as f64;
-                        r.observe_io(Time(now), iv_available / secs, iv_consumed / secs);
-                    }
-                    let progress = Progress::new(
-                        reported,
-                        config.work - reported,
-                        Duration(now),
-                        consumed_total / now as f64,
-                    )?;
-                    r.decide(Time(now), &progress).volunteers.clone()
+                if boundary {
+                    let secs = config.interval.0 as f64;
+                    r.observe_io(Time(now), meter.available / secs, meter.consumed / secs);
                 }
+                let progress = Progress::new(
+                    reported,
+                    config.work - reported,
+                    Duration(now),
+                    consumed_total / now as f64,
+                )?;
+                r.decide(Time(now), &progress).volunteers.clone()
             }
             Driver::Sized(s) => {
-                let work = reported - iv_reported_start;
-                let measure = if work <= 0.0 {
-                    f64::INFINITY
-                } else {
-                    match config.goal {
-                        Goal::Cost(_) => iv_dollars / work,
-                        Goal::Energy(_) => iv_joules / work,
-                        Goal::Deadline(deadline) => {
-                            let rate = work / config.interval.0 as f64;
-                            (now as f64 + (config.work - reported) / rate - deadline.0 as f64).abs()
-                        }
-                    }
-                };
-                s.select(
-                    since_start == 0,
-                    boundary,
-                    measure,
-                    cores,
-                    config.vm_memory_mb,
-                    &mut sorted,
-                )
-                .to_vec()
+                let measure = interval_measure(config, now, reported, &meter);
+                let (first, vm_mb) = (since_start == 0, config.vm_memory_mb);
+                s.select(first, boundary, measure, cores, vm_mb, &mut sorted)
+                    .to_vec()
             }
         };
         if boundary {
-            iv_available = 0.0;
-            iv_consumed = 0.0;
-            iv_dollars = 0.0;
-            iv_joules = 0.0;
-            iv_reported_start = reported;
-        }
-        // Apply: newcomers boot, dropped ones drain (booting ones leave at once), re-chosen
-        // draining ones stay.
-        for v in pool.values_mut() {
-            v.drain_by.get_or_insert(now + env.max_drain.0);
-        }
-        for node in target {
-            let Some(&slot) = slot_of.get(&node) else {
-                continue;
+            meter = Meter {
+                reported_at_start: reported,
+                ..Meter::default()
             };
-            pool.entry(node)
-                .and_modify(|v| v.drain_by = None)
-                .or_insert(Volunteer {
-                    slot,
-                    ready_at: now + env.setup.0,
-                    drain_by: None,
-                    partial: 0.0,
-                });
         }
-        pool.retain(|_, v| v.drain_by.is_none() || v.ready_at <= now);
-        // A drained volunteer whose task has nothing in flight leaves at once.
-        pool.retain(|_, v| v.drain_by.is_none() || v.partial > 0.0);
+        pool.apply(&target, &cloud, now);
     }
 
-    let volunteer_s: Vec<(NodeId, u64)> = charged_s.into_iter().collect();
+    let volunteer_s: Vec<(NodeId, u64)> = pool.charged_s.into_iter().collect();
     let bill = config.cost.bill(d, end as u64, &volunteer_s);
-    let volunteer_j: Vec<(NodeId, f64)> = volunteer_j.into_iter().collect();
+    let volunteer_j: Vec<(NodeId, f64)> = pool.joules.into_iter().collect();
     let energy_j = dedicated_j + volunteer_j.iter().map(|(_, j)| j).sum::<f64>();
     let deadline_met = match config.goal {
         Goal::Deadline(deadline) => Some(finished && end <= deadline.0),
@@ -766,7 +835,25 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
         volunteer_j,
         energy_j,
         deadline_met,
-        mean_volunteers: volunteer_seconds as f64 / end as f64,
+        mean_volunteers: pool.volunteer_seconds as f64 / end as f64,
         trace,
     })
+}
+
+/// FUZZY's measure of the interval ending at `now`, lower is better: dollars or joules per
+/// unit of (reported) work, or the distance of the finish projected at the interval's rate
+/// from the deadline; `+∞` when the interval shows no progress.
+fn interval_measure(config: &SimConfig, now: i64, reported: f64, meter: &Meter) -> f64 {
+    let work = reported - meter.reported_at_start;
+    if work <= 0.0 {
+        return f64::INFINITY;
+    }
+    match config.goal {
+        Goal::Cost(_) => meter.dollars / work,
+        Goal::Energy(_) => meter.joules / work,
+        Goal::Deadline(deadline) => {
+            let rate = work / config.interval.0 as f64;
+            (now as f64 + (config.work - reported) / rate - deadline.0 as f64).abs()
+        }
+    }
 }
