@@ -42,12 +42,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         assumptions()
     );
     let table = comparison_table(
-        NAME,
-        "Energy of the job: exhaustive fixed sizes vs RHIC (energy goal), 6 dedicated + 0–36 volunteers",
+        (
+            NAME,
+            "Energy of the job: exhaustive fixed sizes vs RHIC (energy goal), 6 dedicated + 0–36 volunteers",
+        ),
         "MJ",
         notes,
         &rows,
-        |_| Cell::from("energy"),
+        ("goal", |_| Cell::from("energy")),
     );
     out.write_table(&table)?;
     out.write_table(&spread_table(NAME, "energy", &rows, PAPER_SPREAD_PCT))?;

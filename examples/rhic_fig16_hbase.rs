@@ -36,15 +36,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         assumptions()
     );
     let table = comparison_table(
-        NAME,
-        "HBase-style jobs, 3 dedicated + 0–18 volunteers: exhaustive fixed sizes vs RHIC",
+        (
+            NAME,
+            "HBase-style jobs, 3 dedicated + 0–18 volunteers: exhaustive fixed sizes vs RHIC",
+        ),
         "$ or MJ",
         notes,
         &rows,
-        |c| match c.metric {
+        ("metric", |c| match c.metric {
             Metric::Cost(_) => Cell::from("cost ($)"),
             Metric::Energy => Cell::from("energy (MJ)"),
-        },
+        }),
     );
     out.write_table(&table)?;
     for (file, metric, y) in [

@@ -45,15 +45,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         assumptions()
     );
     let table = comparison_table(
-        NAME,
-        "Cost of the job: exhaustive fixed sizes vs RHIC (cost goal), 6 dedicated + 0–36 volunteers",
+        (
+            NAME,
+            "Cost of the job: exhaustive fixed sizes vs RHIC (cost goal), 6 dedicated + 0–36 volunteers",
+        ),
         "$",
         notes,
         &rows,
-        |c| match c.metric {
+        ("volunteer $/h", |c| match c.metric {
             Metric::Cost(m) => Cell::fixed(m.usd_per_s(0, 1) * 3600.0, 2),
             Metric::Energy => Cell::Empty,
-        },
+        }),
     );
     out.write_table(&table)?;
     out.write_table(&spread_table(NAME, "cost", &rows, PAPER_SPREAD_PCT))?;

@@ -354,14 +354,13 @@ pub fn compare(
 }
 
 /// The table of comparisons: best and worst size, spread, RHIC and its distance from the
-/// best; `label` names each comparison's metric variant (e.g. the price).
+/// best; the column `variant` holds `label` of each comparison (e.g. its price).
 pub fn comparison_table(
-    name: &str,
-    title: &str,
+    (name, title): (&str, &str),
     unit: &str,
     notes: String,
     rows: &[Comparison],
-    label: impl Fn(&Comparison) -> Cell,
+    (variant, label): (&str, impl Fn(&Comparison) -> Cell),
 ) -> Table {
     let best = format!("best ({unit})");
     let worst = format!("worst ({unit})");
@@ -371,7 +370,7 @@ pub fn comparison_table(
         title,
         [
             "job",
-            "variant",
+            variant,
             "best size",
             best.as_str(),
             "worst size",

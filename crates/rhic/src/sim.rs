@@ -31,7 +31,7 @@ use cosched_core::{Duration, NodeId, ParamError, Time};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The interactive cloud and its noise.
 #[derive(Clone, Debug, PartialEq)]
@@ -682,13 +682,14 @@ impl Sized {
             };
             self.selected = sorted.iter().take(self.size).map(|c| c.node).collect();
         } else {
-            self.selected
-                .retain(|n| sorted.iter().any(|c| c.node == *n));
+            let present: BTreeSet<NodeId> = sorted.iter().map(|c| c.node).collect();
+            self.selected.retain(|n| present.contains(n));
+            let mut chosen: BTreeSet<NodeId> = self.selected.iter().copied().collect();
             for c in sorted.iter() {
                 if self.selected.len() >= self.size {
                     break;
                 }
-                if !self.selected.contains(&c.node) {
+                if chosen.insert(c.node) {
                     self.selected.push(c.node);
                 }
             }
