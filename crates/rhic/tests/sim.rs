@@ -191,3 +191,27 @@ fn deadline_goal_reports_whether_it_was_met() {
     );
     assert_eq!(run(&c).deadline_met, Some(false));
 }
+
+proptest! {
+    /// The dedicated nodes' shares sum to 1, and the volunteer CPU they feed lies between
+    /// Eq. 3's worst case (one node's worth) and Eq. 2's best case (all of them).
+    #[test]
+    fn supportable_cpu_lies_between_the_worst_and_best_case(
+        dedicated in 1u32..12,
+        imbalance in 0.0f64..1.0,
+        bw_util in 0.01f64..=1.0,
+        seed in 0u64..1000,
+    ) {
+        use cosched_rhic::SaturationEstimate;
+        use cosched_rhic::env::{io_shares, supportable_volunteer_cpu};
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let shares = io_shares(dedicated, imbalance, &mut rng);
+        prop_assert_eq!(shares.len(), dedicated as usize);
+        prop_assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let cpu = supportable_volunteer_cpu(bw_util, 4.0, &shares);
+        let e = SaturationEstimate::new(bw_util, 4.0, dedicated).expect("valid");
+        prop_assert!(cpu >= e.worst_case_cpu - 1e-9);
+        prop_assert!(cpu <= e.best_case_cpu + 1e-9);
+    }
+}
