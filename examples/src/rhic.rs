@@ -197,14 +197,16 @@ pub fn assumptions() -> String {
         .map(|w| {
             let s = w.stats();
             format!(
-                "{} {:.0}±{:.0} % CPU, bursts {:.0} % for {:.0} s, sessions {:.0}±{:.0} min",
+                "{} {:.0}±{:.0} % CPU, bursts {:.0} % for {:.0} s, sessions {:.0}±{:.0} min, \
+                 {:.1} GiB ±50 %",
                 w.name(),
                 s.mean_pct,
                 s.sd_pct,
                 s.burst_pct,
                 s.burst_len_s,
                 s.session_mean_s / 60.0,
-                s.session_sd_s / 60.0
+                s.session_sd_s / 60.0,
+                s.memory_mb as f64 / 1024.0
             )
         })
         .collect();
@@ -216,9 +218,9 @@ pub fn assumptions() -> String {
     let e = EnvConfig::default();
     format!(
         "Simulated (ours), not the paper's testbed. OUR ASSUMPTIONS, not the paper's Table 2 \
-         (which we could not consult): {}. Job BWUtil (ours): {}. {CORES}-core nodes, \
-         100 W idle / 200 W busy, {:.0} % I/O imbalance across dedicated nodes, VM setup {} s, \
-         drain ≤ {} s, {:.0} core-s tasks, noise: CPU {:.1} cores, progress {:.0} %, \
+         (which we could not consult): {}. Job BWUtil (ours): {}. {CORES}-core 8 GiB nodes, \
+         1 GiB VMs, 100 W idle / 200 W busy, {:.0} % I/O imbalance across dedicated nodes, VM \
+         setup {} s, drain ≤ {} s, {:.0} core-s tasks, noise: CPU {:.1} cores, progress {:.0} %, \
          bandwidth {:.0} %; 5-minute evaluation intervals, 10 s samples, 1 min profiling.",
         table2.join("; "),
         profiles.join(", "),
