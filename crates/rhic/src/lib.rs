@@ -8,7 +8,7 @@
 //!
 //! The controller (policy) is plain structs and free functions with no clock, RNG or I/O;
 //! [`sim`] drives it — or a baseline ([`baseline`]) — through its public API over a simulated,
-//! seeded interactive cloud ([`env`]).
+//! seeded interactive cloud ([`env`](mod@env)).
 //!
 //! | paper | here |
 //! |---|---|
@@ -20,7 +20,7 @@
 //! | per-node moving-average foreground predictor | [`predictor`]: [`MovingAverage`] |
 //! | memory screening, greedy order, exhaustive search over all sizes | [`search`]: [`screen_and_sort`], [`exhaustive_search`] |
 //! | the controller: intervals, threshold-based replacement, deferment under churn | [`policy`]: [`Rhic`] |
-//! | testbed: Table 2 foreground workloads, Hadoop/HBase job I/O profiles, prices, power | [`env`] (our assumed numbers, documented there) |
+//! | testbed: Table 2 foreground workloads, Hadoop/HBase job I/O profiles, prices, power | [`env`](mod@env) (our assumed numbers, documented there) |
 //! | the runs: profiling, evaluation intervals, setup/drain, churn, noisy metrics | [`sim`]: [`sim::simulate`] |
 //! | baselines: exhaustive fixed sizes, FUZZY hill climbing, threshold | [`sim::Strategy`], [`baseline`] |
 //!
