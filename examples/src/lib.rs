@@ -10,6 +10,7 @@
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
 //! - [`OutDir`]: the output directory that receives all of the above.
+//! - [`rhic`]: the setup the RHIC examples share.
 //!
 //! ## Running an example
 //!
@@ -82,6 +83,7 @@ mod args;
 mod error;
 mod out;
 mod plot;
+pub mod rhic;
 mod sweep;
 mod table;
 

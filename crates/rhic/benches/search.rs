@@ -43,6 +43,7 @@ fn bench(c: &mut Criterion) {
         dedicated_cpu: 8.0,
         cpu_max: 4.0,
         curve: curve.as_ref(),
+        ceiling_cpu: f64::INFINITY,
         progress: &progress,
         completion: &completion,
         goal: &goal,

@@ -170,6 +170,24 @@ impl PowerModel {
     /// assert_eq!(p.pool_w(2, 6.0, 4.0), 350.0); // 2 · 100 + 100 · 6 / 4
     /// ```
     pub fn pool_w(&self, dedicated: usize, cpu_consumed: f64, cpu_max: f64) -> f64 {
-        dedicated as f64 * self.idle_w + (self.max_w - self.idle_w) * cpu_consumed / cpu_max
+        dedicated as f64 * self.idle_w + self.dynamic_w(cpu_consumed, cpu_max)
+    }
+
+    /// The dynamic power of `cpu_used` cores on a node of `cpu_max` cores, watts: what a
+    /// volunteer adds to its host, `(max − idle) · cpu_used / cpu_max`.
+    ///
+    /// ```
+    /// use cosched_rhic::PowerModel;
+    /// let p = PowerModel::new(100.0, 200.0).unwrap();
+    /// assert_eq!(p.dynamic_w(1.0, 4.0), 25.0);
+    /// assert_eq!(p.idle_w() + p.dynamic_w(4.0, 4.0), 200.0);
+    /// ```
+    pub fn dynamic_w(&self, cpu_used: f64, cpu_max: f64) -> f64 {
+        (self.max_w - self.idle_w) * cpu_used / cpu_max
+    }
+
+    /// Idle power of a node, watts.
+    pub fn idle_w(&self) -> f64 {
+        self.idle_w
     }
 }

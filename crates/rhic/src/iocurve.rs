@@ -261,4 +261,41 @@ impl IoCurve {
         let (x0, x1, y0, y1) = (self.xs[k - 1], self.xs[k], self.ys[k - 1], self.ys[k]);
         y0 + (y1 - y0) * (cpu_available - x0) / (x1 - x0)
     }
+
+    /// Predicted `CPU_consumed` with the search's extrapolation past the largest observed
+    /// `CPU_available`: the spline inside the knots (clamped below), and beyond the last knot
+    /// a straight line with the last segment's slope (the last knot's consumed/available
+    /// ratio when there is one knot), clamped to `[0, 1]`, never above `ceiling` (Eq. 2's
+    /// dedicated plus supportable volunteer CPU) unless the knots already are. Without it the
+    /// search could never predict a gain from a pool larger than any it has tried.
+    ///
+    /// ```
+    /// use cosched_rhic::{Cluster, IoCurve};
+    /// let c = |a, u| Cluster { cpu_available: a, cpu_consumed: u, weight: 1.0 };
+    /// let one = IoCurve::through(&[c(10.0, 10.0)]).unwrap();
+    /// assert_eq!(one.projected(30.0, 25.0), 25.0); // slope 1, capped at the ceiling
+    /// let bent = IoCurve::through(&[c(10.0, 10.0), c(20.0, 12.0)]).unwrap();
+    /// assert_eq!(bent.projected(30.0, f64::INFINITY), 14.0); // the last slope, 0.2
+    /// assert_eq!(bent.projected(15.0, 0.0), 11.0); // inside: the spline, no cap
+    /// ```
+    pub fn projected(&self, cpu_available: f64, ceiling: f64) -> f64 {
+        let n = self.xs.len();
+        let (xl, yl) = (self.xs[n - 1], self.ys[n - 1]);
+        if cpu_available <= xl {
+            return self.consumed(cpu_available);
+        }
+        let slope = if n >= 2 {
+            (yl - self.ys[n - 2]) / (xl - self.xs[n - 2])
+        } else if xl > 0.0 {
+            yl / xl
+        } else {
+            1.0
+        };
+        let slope = if slope.is_finite() {
+            slope.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        (yl + slope * (cpu_available - xl)).min(ceiling.max(yl))
+    }
 }

@@ -6,8 +6,9 @@
 //! evaluation interval RHIC picks how many volunteers, and which, to minimise monetary cost or
 //! energy, or to meet a deadline.
 //!
-//! This release is the controller (policy) only — plain structs and free functions with no
-//! clock, RNG or I/O; the environment model, the baselines and the examples come later.
+//! The controller (policy) is plain structs and free functions with no clock, RNG or I/O;
+//! [`sim`] drives it — or a baseline ([`baseline`]) — through its public API over a simulated,
+//! seeded interactive cloud ([`env`](mod@env)).
 //!
 //! | paper | here |
 //! |---|---|
@@ -19,6 +20,9 @@
 //! | per-node moving-average foreground predictor | [`predictor`]: [`MovingAverage`] |
 //! | memory screening, greedy order, exhaustive search over all sizes | [`search`]: [`screen_and_sort`], [`exhaustive_search`] |
 //! | the controller: intervals, threshold-based replacement, deferment under churn | [`policy`]: [`Rhic`] |
+//! | testbed: Table 2 foreground workloads, Hadoop/HBase job I/O profiles, prices, power | [`env`](mod@env) (our assumed numbers, documented there) |
+//! | the runs: profiling, evaluation intervals, setup/drain, churn, noisy metrics | [`sim`]: [`sim::simulate`] |
+//! | baselines: exhaustive fixed sizes, FUZZY hill climbing, threshold | [`sim::Strategy`], [`baseline`] |
 //!
 //! ```
 //! use cosched_core::{Duration, NodeId, Time};
@@ -36,18 +40,21 @@
 //! assert!(d.volunteers.is_empty());
 //! ```
 
+pub mod baseline;
 pub mod completion;
+pub mod env;
 pub mod goal;
 pub mod iocurve;
 pub mod policy;
 pub mod predictor;
 pub mod saturation;
 pub mod search;
+pub mod sim;
 
 pub use completion::{CompletionParams, Progress};
 pub use goal::{Bill, CostModel, Goal, Money, PowerModel, Score};
 pub use iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
 pub use policy::{Decision, DecisionKind, Rhic, RhicConfig};
-pub use predictor::MovingAverage;
+pub use predictor::{ForegroundTable, MovingAverage};
 pub use saturation::{SaturationEstimate, initial_pool_size};
 pub use search::{Candidate, Evaluation, SearchModel, exhaustive_search, screen_and_sort};

@@ -1,6 +1,6 @@
 //! The RHIC controller: a plain struct that takes observations and returns pool decisions.
 //!
-//! Each evaluation interval it predicts every volunteer's residual CPU ([`MovingAverage`]),
+//! Each evaluation interval it predicts every volunteer's residual CPU ([`ForegroundTable`]),
 //! refits the I/O curve ([`mean_shift`] with ageing, then [`IoCurve`]), and runs the
 //! exhaustive search ([`exhaustive_search`]) under its [`Goal`]. Between interval boundaries
 //! it defers: the last decision stands, except that a selected volunteer whose predicted
@@ -11,11 +11,11 @@
 use crate::completion::{CompletionParams, Progress};
 use crate::goal::{Goal, Score};
 use crate::iocurve::{IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
-use crate::predictor::MovingAverage;
+use crate::predictor::ForegroundTable;
 use crate::saturation::{SaturationEstimate, initial_pool_size};
 use crate::search::{Candidate, SearchModel, exhaustive_search, screen_and_sort};
 use cosched_core::{Duration, NodeId, ParamError, Time};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 /// The controller's parameters; checked by [`Rhic::new`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -153,12 +153,6 @@ pub struct Decision {
     pub kind: DecisionKind,
 }
 
-#[derive(Clone, Debug)]
-struct NodeView {
-    foreground: MovingAverage,
-    free_memory_mb: u64,
-}
-
 /// The RHIC controller.
 ///
 /// ```
@@ -178,10 +172,11 @@ struct NodeView {
 #[derive(Clone, Debug)]
 pub struct Rhic {
     config: RhicConfig,
-    nodes: BTreeMap<NodeId, NodeView>,
+    nodes: ForegroundTable,
     samples: VecDeque<(Time, f64, f64)>,
     last: Option<Decision>,
     sorted: Vec<Candidate>,
+    ceiling_cpu: f64,
 }
 
 impl Rhic {
@@ -190,10 +185,11 @@ impl Rhic {
         config.validate()?;
         Ok(Rhic {
             config,
-            nodes: BTreeMap::new(),
+            nodes: ForegroundTable::new(config.predictor_window),
             samples: VecDeque::new(),
             last: None,
             sorted: Vec::new(),
+            ceiling_cpu: f64::INFINITY,
         })
     }
 
@@ -210,18 +206,12 @@ impl Rhic {
     /// One foreground-CPU (cores) and free-memory observation of an interactive node; the
     /// first one registers it as a candidate.
     pub fn observe_node(&mut self, node: NodeId, foreground_cpu: f64, free_memory_mb: u64) {
-        let window = self.config.predictor_window;
-        let view = self.nodes.entry(node).or_insert_with(|| NodeView {
-            foreground: MovingAverage::new(window),
-            free_memory_mb,
-        });
-        view.foreground.push(foreground_cpu);
-        view.free_memory_mb = free_memory_mb;
+        self.nodes.observe(node, foreground_cpu, free_memory_mb);
     }
 
     /// The node left (churn): it is no longer a candidate.
     pub fn remove_node(&mut self, node: NodeId) {
-        self.nodes.remove(&node);
+        self.nodes.remove(node);
     }
 
     /// One I/O-curve sample: at `at`, the job had `cpu_available` cores and consumed
@@ -236,16 +226,7 @@ impl Rhic {
     /// Every known volunteer with its predicted residual CPU, `CPU_max − moving average of
     /// foreground CPU` (at least 0), in node order.
     pub fn candidates(&self) -> Vec<Candidate> {
-        self.nodes
-            .iter()
-            .filter_map(|(&node, v)| {
-                v.foreground.predict().map(|fg| Candidate {
-                    node,
-                    residual_cpu: (self.config.cpu_max - fg).max(0.0),
-                    free_memory_mb: v.free_memory_mb,
-                })
-            })
-            .collect()
+        self.nodes.candidates(self.config.cpu_max)
     }
 
     /// The I/O curve as of `now`: mean-shift over the samples weighted by age, then the
@@ -278,6 +259,7 @@ impl Rhic {
     pub fn initial(&mut self, now: Time, bw_util_avg: f64) -> Result<&Decision, ParamError> {
         let estimate =
             SaturationEstimate::new(bw_util_avg, self.config.cpu_max, self.config.dedicated)?;
+        self.ceiling_cpu = self.dedicated_cpu() + estimate.best_case_cpu;
         self.refresh_sorted();
         let residuals: Vec<f64> = self.sorted.iter().map(|c| c.residual_cpu).collect();
         let k = initial_pool_size(
@@ -315,6 +297,7 @@ impl Rhic {
             dedicated_cpu: self.dedicated_cpu(),
             cpu_max: self.config.cpu_max,
             curve: curve.as_ref(),
+            ceiling_cpu: self.ceiling_cpu,
             progress,
             completion: &self.config.completion,
             goal: &self.config.goal,

@@ -61,6 +61,10 @@ pub struct SearchModel<'a> {
     pub cpu_max: f64,
     /// The learnt I/O curve; without one the job is taken to consume all it is given.
     pub curve: Option<&'a IoCurve>,
+    /// Most CPU the job can consume (Eq. 2's dedicated plus supportable volunteer CPU once
+    /// profiled, `f64::INFINITY` before): caps the curve's extrapolation
+    /// ([`IoCurve::projected`]).
+    pub ceiling_cpu: f64,
     /// Progress so far (Eq. 4).
     pub progress: &'a Progress,
     /// Padding and transition damping.
@@ -86,9 +90,9 @@ impl SearchModel<'_> {
     /// Scores a pool of `volunteers` volunteers making `cpu_available` cores available in all
     /// (dedicated included). A non-finite estimate scores `+∞`.
     pub fn evaluate(&self, volunteers: usize, cpu_available: f64) -> Evaluation {
-        let consumed = self
-            .curve
-            .map_or(cpu_available, |c| c.consumed(cpu_available));
+        let consumed = self.curve.map_or(cpu_available.min(self.ceiling_cpu), |c| {
+            c.projected(cpu_available, self.ceiling_cpu)
+        });
         let estimate_s = self.completion.estimate_s(
             self.progress.remaining_s(consumed),
             self.current,

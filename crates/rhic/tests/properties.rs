@@ -1,6 +1,7 @@
 //! Property tests of the RHIC controller's models and search.
 
 use cosched_core::{Duration, NodeId, Time};
+use cosched_rhic::baseline::{Fuzzy, threshold_size};
 use cosched_rhic::{
     Candidate, Cluster, CompletionParams, CostModel, Evaluation, Goal, IoCurve, IoSample,
     MeanShiftParams, PowerModel, Progress, Rhic, RhicConfig, SearchModel, exhaustive_search,
@@ -118,6 +119,62 @@ proptest! {
     }
 
     #[test]
+    fn the_extrapolation_agrees_inside_the_knots_and_respects_the_ceiling(
+        knots in knots(),
+        probes in prop::collection::vec(0.0f64..400.0, 1..20),
+        ceiling in 0.0f64..150.0,
+    ) {
+        let curve = IoCurve::through(&knots).expect("at least one knot");
+        let (last_x, last_y) = curve.knots().last().expect("a knot");
+        for &a in &probes {
+            let p = curve.projected(a, ceiling);
+            if a <= last_x {
+                prop_assert_eq!(p, curve.consumed(a));
+            } else {
+                // Never below the last knot nor above it by more than the CPU added, and
+                // never above the ceiling unless the knots already are.
+                prop_assert!(p >= last_y - 1e-9);
+                prop_assert!(p <= last_y + (a - last_x) + 1e-9);
+                prop_assert!(p <= ceiling.max(last_y) + 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn fuzzy_stays_in_range_and_follows_its_rules(
+        step in 1usize..9,
+        start in 0usize..40,
+        measures in prop::collection::vec((0.0f64..10.0, 0usize..40), 1..30),
+    ) {
+        let mut f = Fuzzy::new(step, start).expect("step > 0");
+        let mut prev: Option<(f64, usize, bool)> = None; // measure, size, last move was up
+        let mut size = start;
+        for &(m, available) in &measures {
+            let next = f.next(m, available);
+            prop_assert!(next <= available);
+            let (up, by) = match prev {
+                None => (true, step),
+                Some((last, _, was_up)) if m < last => (was_up, step),
+                Some((_, _, was_up)) => (!was_up, 1),
+            };
+            let expected = if up { size + by } else { size.saturating_sub(by) }.min(available);
+            prop_assert_eq!(next, expected);
+            prev = Some((m, next, up));
+            size = next;
+        }
+    }
+
+    #[test]
+    fn threshold_takes_exactly_the_nodes_above_theta(
+        mut residuals in prop::collection::vec(0.0f64..4.0, 0..40),
+        theta in 0.0f64..1.0,
+    ) {
+        residuals.sort_by(|a, b| b.total_cmp(a));
+        let k = threshold_size(&residuals, theta, 4.0);
+        prop_assert_eq!(k, residuals.iter().filter(|&&r| r > theta * 4.0).count());
+    }
+
+    #[test]
     fn mean_shift_is_deterministic_and_order_independent(
         samples in prop::collection::vec((0.0f64..50.0, 0.0f64..50.0, 0.01f64..1.0), 0..40),
         keys in prop::collection::vec(any::<u32>(), 40),
@@ -166,6 +223,7 @@ proptest! {
             dedicated_cpu: 8.0,
             cpu_max: 4.0,
             curve: curve.as_ref(),
+            ceiling_cpu: f64::INFINITY,
             progress: &progress,
             completion: &completion,
             goal: &goal,

@@ -1,0 +1,29 @@
+//! One full simulated job: Wordcount, two hours of dedicated-only work on 6 dedicated 4-core
+//! nodes beside 36 interactive ones, sized by RHIC under the cost goal (about 40 simulated
+//! minutes, second by second).
+
+use cosched_rhic::env::JobProfile;
+use cosched_rhic::sim::{SimConfig, Strategy, simulate};
+use cosched_rhic::{CostModel, Goal};
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+
+fn bench(c: &mut Criterion) {
+    let config = SimConfig::new(
+        JobProfile::Wordcount,
+        6,
+        6.0 * 4.0 * 7200.0,
+        Goal::Cost(CostModel::default()),
+        Strategy::Rhic,
+    );
+    c.bench_function("simulate/wordcount_6+36_rhic", |b| {
+        b.iter(|| black_box(simulate(black_box(&config)).expect("valid config")))
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,48 @@
+//! Snapshot of a small deterministic scenario: Grep (I/O-bound) on 2 dedicated nodes beside 8
+//! interactive ones, RHIC under the cost goal, seed 5 — its report, with the pool over time.
+
+use cosched_core::Duration;
+use cosched_rhic::env::JobProfile;
+use cosched_rhic::sim::{SimConfig, Strategy, simulate};
+use cosched_rhic::{CostModel, Goal};
+use std::fmt::Write;
+
+#[test]
+fn small_scenario_report() {
+    let mut c = SimConfig::new(
+        JobProfile::Grep,
+        2,
+        8.0 * 1800.0,
+        Goal::Cost(CostModel::default()),
+        Strategy::Rhic,
+    );
+    c.env.interactive_nodes = 8;
+    c.interval = Duration(120);
+    c.seed = 5;
+    let o = simulate(&c).expect("valid config");
+    let mut report = format!(
+        "finished {} in {} s\ncost ${:.6} (dedicated {} x {} s, volunteers {:?})\n\
+         energy {:.1} J (dedicated {:.1} J)\nmean volunteers {:.4}\n",
+        o.finished,
+        o.completion.0,
+        o.bill.total.usd(),
+        o.bill.dedicated.len(),
+        o.completion.0,
+        o.volunteer_s
+            .iter()
+            .map(|&(n, s)| (n.0, s))
+            .collect::<Vec<_>>(),
+        o.energy_j,
+        o.dedicated_j,
+        o.mean_volunteers,
+    );
+    for t in o.trace.iter().step_by(12) {
+        writeln!(
+            report,
+            "t={:>5} pool={:>2} available={:>2} completed={:.1}",
+            t.at.0, t.in_pool, t.available, t.completed
+        )
+        .expect("write to a String");
+    }
+    insta::assert_snapshot!(report);
+}
