@@ -128,6 +128,10 @@ fn fuzzer_finds_print_and_parse_back() {
         "1e999 .x",
         "-1 .x",
         "(-2.5).x.y",
+        "x - '\u{1}K\"-\"%N+)\"k\u{1}ra'()",
+        "'a b'(1)",
+        "'strcat'(1, 2)",
+        "'true'()",
     ] {
         let e = Expr::parse(src).unwrap_or_else(|err| panic!("{src:?}: {err}"));
         let printed = e.to_string();
@@ -136,6 +140,8 @@ fn fuzzer_finds_print_and_parse_back() {
         assert_eq!(back.to_string(), printed);
     }
     assert_eq!(Expr::parse("0 .J").unwrap().to_string(), "(0).J");
+    assert_eq!(Expr::parse("'a b'(1)").unwrap().to_string(), "'a b'(1)");
+    assert_eq!(value("'strcat'(1, 2)"), Value::Str("12".into()));
 }
 
 #[test]

@@ -393,7 +393,8 @@ impl fmt::Display for Expr {
             ExprKind::Cond(c, a, b) => write!(f, "{} ? {a} : {b}", Operand(c)),
             ExprKind::Elvis(a, b) => write!(f, "{} ?: {b}", Operand(a)),
             ExprKind::Call(call) => {
-                write!(f, "{}(", call.name)?;
+                // Quoted when the name needs it, as attribute names are: `'a b'(1)`.
+                write!(f, "{}(", Name::new(&call.name))?;
                 for (i, arg) in call.args.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
