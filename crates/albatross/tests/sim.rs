@@ -38,40 +38,19 @@ fn owner_return() -> impl Strategy<Value = OwnerReturn> {
     ]
 }
 
-fn scenario() -> impl Strategy<Value = Scenario> {
-    (
-        prop_oneof![Just(0.0), 0.01f64..=1.0],
-        1u32..5,
-        owner_return(),
-        any::<bool>(),
-        120i64..3600,
-        60i64..600,
-        0.0f64..0.5,
-        any::<u64>(),
-    )
-        .prop_map(
-            |(
-                capital,
-                desktops,
-                owner_return,
-                fit,
-                lease_s,
-                interarrival_s,
-                cloud_forbidden,
-                seed,
-            )| {
-                Scenario {
-                    capital,
-                    desktops,
-                    owner_return,
-                    fit,
-                    lease_s,
-                    interarrival_s,
-                    cloud_forbidden,
-                    seed,
-                }
-            },
-        )
+prop_compose! {
+    fn scenario()(
+        capital in prop_oneof![Just(0.0), 0.01f64..=1.0],
+        desktops in 1u32..5,
+        owner_return in owner_return(),
+        fit in any::<bool>(),
+        lease_s in 120i64..3600,
+        interarrival_s in 60i64..600,
+        cloud_forbidden in 0.0f64..0.5,
+        seed in any::<u64>(),
+    ) -> Scenario {
+        Scenario { capital, desktops, owner_return, fit, lease_s, interarrival_s, cloud_forbidden, seed }
+    }
 }
 
 fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
