@@ -8,7 +8,9 @@
 //! deviation of the job completion time (end − submit) beside the paper's, the cloud cost,
 //! and a sweep of capital (paper sizing and our fit-to-jobs extension) averaged over seeds.
 //! Files: `table.md`, `albatross_capital.csv` (Figures 1–4 numbers),
-//! `albatross_capital_sd.csv` (where the spread comes from), `albatross_capital_sweep.csv`
+//! `albatross_capital_sd.csv` (where the spread comes from),
+//! `albatross_capital_owner_return.csv` (the four owner-return modes),
+//! `albatross_capital_sweep.csv`
 //! and `tradeoff.svg` (cost/latency curve), `progress_fig1.svg` … `progress_fig4.svg`.
 //!
 //! ## Why our standard deviations are larger than the paper's (measured)
@@ -27,11 +29,18 @@
 //!   owner model (busy 60 / idle 20 minutes on average, 10 idle minutes before a desktop
 //!   starts jobs) a desktop accepts work for roughly 10 of every 80 minutes by the model's
 //!   means, so jobs often wait for an owner to leave, and those waits are long-tailed.
+//!
+//! ## Owner return
+//! The `albatross_capital_owner_return` table runs the four modes of
+//! [`OwnerReturn`] on the same workload. With owners busy for an hour on average, a
+//! suspension of at most 10 minutes almost never ends with the owner leaving (in the full run
+//! every suspension ran out and became an eviction), so suspending only adds those 10 minutes
+//! to the evicted jobs: it raises the mean and sd; restart costs a little more than checkpoint.
 
 use clap::Parser;
 use cosched_albatross::classad::symmetric_match;
 use cosched_albatross::policy::{Capital, Sizing};
-use cosched_albatross::pool::default_instance_types;
+use cosched_albatross::pool::{Eviction, OwnerReturn, default_instance_types};
 use cosched_albatross::sim::{MachineKind, SimConfig, SimOutcome, simulate};
 use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::Duration;
@@ -45,6 +54,9 @@ const PAPER: [(f64, f64, f64); 4] = [
     (0.5, 53.64, 35.23),
     (0.75, 34.20, 20.96),
 ];
+
+/// What a returning owner does in the Figures 1–4 runs: evict, keeping the job's progress.
+const PAPER_OWNER_RETURN: OwnerReturn = OwnerReturn::Vacate(Eviction::Checkpoint);
 
 #[derive(Parser)]
 #[command(about = "Albatross: completion time and cloud cost against capital")]
@@ -62,6 +74,7 @@ struct Config {
     seed: u64,
     capital: f64,
     sizing: Sizing,
+    owner_return: OwnerReturn,
 }
 
 /// What one run measured.
@@ -79,6 +92,7 @@ fn run(c: &Config, jobs: &[Job]) -> Measured {
     let capital = Capital::new(c.capital).expect("the example's capitals are in [0, 1]");
     let mut config = SimConfig::paper(capital);
     config.policy.sizing = c.sizing;
+    config.owner_return = c.owner_return;
     config.seed = c.seed;
     let outcome = simulate(&config, jobs).expect("the calibrated pool is valid");
     let (mean_s, sd_s) = outcome.completion_stats().unwrap_or((f64::NAN, f64::NAN));
@@ -114,6 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             seed: cli.common.seed,
             capital,
             sizing: Sizing::Paper,
+            owner_return: PAPER_OWNER_RETURN,
         })
         .to_vec();
     let results = Sweep::new(NAME, figures).run(|c| run(c, &workloads[0]));
@@ -249,6 +264,69 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     out.write_table(&breakdown)?;
 
+    // What a returning owner does: the four modes, without Albatross and at capital 0.5.
+    let suspend = |then| OwnerReturn::Suspend {
+        max_suspension: Duration::from_mins(10),
+        then,
+    };
+    let modes = [
+        ("vacate, checkpoint", PAPER_OWNER_RETURN),
+        ("vacate, restart", OwnerReturn::Vacate(Eviction::Restart)),
+        (
+            "suspend ≤ 10 min, then checkpoint",
+            suspend(Eviction::Checkpoint),
+        ),
+        ("suspend ≤ 10 min, then restart", suspend(Eviction::Restart)),
+    ];
+    let mode_configs: Vec<Config> = [0.0, 0.5]
+        .iter()
+        .flat_map(|&capital| {
+            modes.iter().map(move |&(_, owner_return)| Config {
+                seed: cli.common.seed,
+                capital,
+                sizing: Sizing::Paper,
+                owner_return,
+            })
+        })
+        .collect();
+    let mode_runs = Sweep::new(NAME, mode_configs).run(|c| run(c, &workloads[0]));
+    let mut owner_table = Table::new(
+        format!("{NAME}_owner_return"),
+        "What a returning owner does to a running job",
+        [
+            "capital",
+            "owner return",
+            "mean (s)",
+            "sd (s)",
+            "evictions",
+            "suspensions",
+            "cloud cost ($)",
+        ],
+    )
+    .with_notes(format!(
+        "Seed {}, the pool and workload of the first table; the paper's runs correspond to \
+         the first row of each capital (its desktops evict). Suspended jobs stay on the desktop \
+         and resume when the owner leaves, or are evicted after 10 minutes (HTCondor's \
+         MaxSuspendTime in its example policy).",
+        cli.common.seed
+    ));
+    // The runs are in configuration order: capital-major, then the modes in order.
+    for ((c, m), (name, _)) in mode_runs.iter().zip(modes.iter().cycle()) {
+        let count = |f: fn(&cosched_albatross::sim::JobOutcome) -> u32| {
+            m.outcome.jobs.iter().map(f).sum::<u32>()
+        };
+        owner_table.row([
+            Cell::fixed(c.capital, 2),
+            Cell::Text((*name).to_owned()),
+            Cell::fixed(m.mean_s, 2),
+            Cell::fixed(m.sd_s, 2),
+            Cell::from(Some(u64::from(count(|j| j.evictions)))),
+            Cell::from(Some(u64::from(count(|j| j.suspensions)))),
+            Cell::fixed(m.cost, 2),
+        ]);
+    }
+    out.write_table(&owner_table)?;
+
     // The trade-off: capital 0..1, paper sizing and our extension, averaged over seeds.
     let capitals: Vec<f64> = if quick {
         vec![0.0, 0.25, 0.5, 0.75, 1.0]
@@ -264,6 +342,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     seed: cli.common.seed + i,
                     capital,
                     sizing,
+                    owner_return: PAPER_OWNER_RETURN,
                 })
             })
         })
