@@ -123,6 +123,16 @@ pub struct OwnerActivity {
 }
 
 impl OwnerActivity {
+    /// Owners busy and idle for exponentially distributed periods of these means (the
+    /// memoryless model: how long an owner has been away says nothing of when they return).
+    pub fn exponential(busy: Duration, idle: Duration, accept_after: Duration) -> OwnerActivity {
+        OwnerActivity {
+            busy: PeriodModel::Exponential { mean: busy },
+            idle: PeriodModel::Exponential { mean: idle },
+            accept_after,
+        }
+    }
+
     /// Checks that both means are positive and `accept_after >= 0`.
     pub fn validate(&self) -> Result<(), ParamError> {
         self.busy.validate("owner busy period")?;

@@ -7,7 +7,7 @@
 
 use cosched_albatross::classad::{Value, match_ads};
 use cosched_albatross::policy::{Capital, Sizing};
-use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn, PeriodModel};
+use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::sim::{MachineKind, RunEnd, SimConfig, SimOutcome, simulate};
 use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::{Duration, Time};
@@ -62,15 +62,7 @@ fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
             speed: 1.0,
         })
         .collect();
-    config.owners = OwnerActivity {
-        busy: PeriodModel::Exponential {
-            mean: Duration(900),
-        },
-        idle: PeriodModel::Exponential {
-            mean: Duration(900),
-        },
-        accept_after: Duration(60),
-    };
+    config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
     config.owner_return = s.owner_return;
     config.policy.sizing = if s.fit {
         Sizing::FitWaitingJobs

@@ -3,7 +3,7 @@
 //! the simulator's decisions shows up as a reviewable diff.
 
 use cosched_albatross::policy::Capital;
-use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn, PeriodModel};
+use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::sim::{SimConfig, simulate};
 use cosched_albatross::workload::Job;
 use cosched_core::{Duration, JobId, Time};
@@ -20,15 +20,7 @@ fn report(owner_return: OwnerReturn, capital: f64) -> String {
         };
         2
     ];
-    config.owners = OwnerActivity {
-        busy: PeriodModel::Exponential {
-            mean: Duration(900),
-        },
-        idle: PeriodModel::Exponential {
-            mean: Duration(900),
-        },
-        accept_after: Duration(60),
-    };
+    config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
     config.owner_return = owner_return;
     config.seed = 5;
     let jobs: Vec<Job> = [(0, 700.0, true), (0, 300.0, true), (300, 1200.0, false)]
