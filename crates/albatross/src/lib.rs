@@ -42,6 +42,18 @@
 //! # Ok::<(), cosched_albatross::classad::ParseError>(())
 //! ```
 
+//! ## Where each part of the paper lives
+//! The paper is cited by its parts' names (section numbers are not relied on):
+//! - the **system model** (a cycle-scavenging HTCondor pool of desktops whose owners come and
+//!   go, extended by cloud instances): [`pool`], with [`pool::OwnerReturn`] for what a
+//!   returning owner does to a job, and [`classad`] for the matchmaking it relies on;
+//! - the **Albatross design** (the stall detector in the matchmaker, the capital parameter and
+//!   what it buys, leases): [`policy`]; the fit-to-jobs sizing there is our extension, marked
+//!   as such;
+//! - the **evaluation** (one job every five minutes, 10 desktops, 100,000 s, capital 0 / 0.25 /
+//!   0.5 / 0.75; progress over time in **Figures 1–4**, mean and standard deviation of the job
+//!   completion time): [`workload`] and [`sim`], reproduced by the `albatross_capital` example.
+
 pub mod classad;
 pub mod policy;
 pub mod pool;

@@ -1,5 +1,5 @@
-//! The Albatross scaling policy (the paper's design: a starvation detector in the matchmaker
-//! and a *capital* parameter that sets how much cloud capacity it may buy).
+//! The Albatross scaling policy (the paper's Albatross design section: a starvation detector
+//! in the matchmaker and a *capital* parameter that sets how much cloud capacity it may buy).
 //!
 //! [`Albatross`] is a plain struct with no clock, RNG or I/O: after every negotiation cycle
 //! the caller hands it an [`Observation`] and the current time, and gets back

@@ -6,20 +6,35 @@
 //! Each desktop's owner alternates between **busy** and **idle** periods, drawn independently
 //! from [`OwnerActivity::busy`] and [`OwnerActivity::idle`] (exponential or log-normal with a
 //! configurable mean; every desktop starts its first period busy or idle with probability
-//! proportional to the two means). As HTCondor's default `START` expression does
-//! (`KeyboardIdle > 15 * 60`), a desktop accepts jobs only once its owner has been idle for
-//! [`OwnerActivity::accept_after`]; when the owner returns, the job is evicted and requeued,
-//! keeping its progress ([`Eviction::Checkpoint`], the standard universe) or losing it
-//! ([`Eviction::Restart`], the vanilla universe). Suspension is not modelled.
+//! proportional to the two means).
+//!
+//! A desktop accepts jobs only once its owner has been idle for longer than
+//! [`OwnerActivity::accept_after`], and this is said in its ClassAd, as HTCondor's startd says
+//! it: the slot ad carries `KeyboardIdle` (seconds since the owner left; 0 while the owner is
+//! at the desk) and `Start = KeyboardIdle > N` with `N = accept_after` in seconds, and the
+//! slot's `Requirements` is `START && TARGET.RequestMemory <= MY.Memory` (HTCondor's default
+//! policy has `START = KeyboardIdle > 15 * 60 && …`). The negotiator therefore needs no side channel: a desktop
+//! whose owner is back, or not away long enough, simply does not match. Cloud slots advertise
+//! `Start = true`.
+//!
+//! When the owner returns to a desktop that runs a job, [`OwnerReturn`] decides what happens,
+//! after HTCondor's `WANT_SUSPEND` / `SUSPEND` / `CONTINUE` / `PREEMPT` startd policy:
+//! - [`OwnerReturn::Vacate`]: the job is evicted at once and requeued, keeping its progress
+//!   ([`Eviction::Checkpoint`], the standard universe) or losing it ([`Eviction::Restart`],
+//!   the vanilla universe);
+//! - [`OwnerReturn::Suspend`]: the job stays on the desktop, paused, and resumes where it
+//!   stopped as soon as the owner leaves again (`CONTINUE`); if the owner stays longer than
+//!   `max_suspension` (HTCondor's `MaxSuspendTime`), the job is evicted then, with the
+//!   configured [`Eviction`].
 //!
 //! ## Machine ads
 //! Every machine advertises one ClassAd per slot (HTCondor's static slots: a machine of `n`
-//! slots divides its memory evenly), e.g. for a desktop
+//! slots divides its memory evenly), e.g. for a desktop whose owner is away for 20 minutes
+//! and which accepts jobs after 10:
 //! `[ Name = "desktop3"; Cpus = 1; Memory = 4096; Mips = 1000; IsCloud = false;
-//! Requirements = TARGET.RequestMemory <= MY.Memory; Rank = 0 ]`. `Mips` is
-//! [`REFERENCE_MIPS`] × the machine's speed factor. The owner condition is kept out of the ad
-//! (a slot whose owner is active is simply not offered to the negotiator), so ads are static
-//! and a match can be re-checked later from the ad alone.
+//! KeyboardIdle = 1200; Start = KeyboardIdle > 600;
+//! Requirements = START && TARGET.RequestMemory <= MY.Memory; Rank = 0 ]`.
+//! `Mips` is [`REFERENCE_MIPS`] × the machine's speed factor.
 
 use crate::classad::{ClassAd, Expr};
 use cosched_core::{Duration, ParamError};
@@ -29,8 +44,13 @@ use rand_distr::{Distribution, Exp1, LogNormal};
 /// `Mips` of a machine with speed factor 1.0 (the reference desktop).
 pub const REFERENCE_MIPS: f64 = 1000.0;
 
-/// The `Requirements` every machine slot advertises: the job must fit in the slot's memory.
-pub const SLOT_REQUIREMENTS: &str = "TARGET.RequestMemory <= MY.Memory";
+/// The `Requirements` every machine slot advertises: the slot's `START` holds and the job
+/// fits in the slot's memory.
+pub const SLOT_REQUIREMENTS: &str = "START && TARGET.RequestMemory <= MY.Memory";
+
+/// The attribute of a desktop slot ad that holds the seconds since its owner left (0 while
+/// the owner is active), as HTCondor's startd advertises it.
+pub const KEYBOARD_IDLE: &str = "KeyboardIdle";
 
 /// The distribution of one kind of owner period.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -97,11 +117,22 @@ pub struct OwnerActivity {
     pub busy: PeriodModel,
     /// Periods during which the owner is away.
     pub idle: PeriodModel,
-    /// How long the owner must have been idle before the desktop accepts jobs.
+    /// The desktop accepts jobs once its owner has been idle for longer than this (its ad's
+    /// `Start = KeyboardIdle > accept_after`).
     pub accept_after: Duration,
 }
 
 impl OwnerActivity {
+    /// Owners busy and idle for exponentially distributed periods of these means (the
+    /// memoryless model: how long an owner has been away says nothing of when they return).
+    pub fn exponential(busy: Duration, idle: Duration, accept_after: Duration) -> OwnerActivity {
+        OwnerActivity {
+            busy: PeriodModel::Exponential { mean: busy },
+            idle: PeriodModel::Exponential { mean: idle },
+            accept_after,
+        }
+    }
+
     /// Checks that both means are positive and `accept_after >= 0`.
     pub fn validate(&self) -> Result<(), ParamError> {
         self.busy.validate("owner busy period")?;
@@ -122,14 +153,43 @@ impl OwnerActivity {
     }
 }
 
-/// What happens to a job whose desktop's owner returns (or whose cloud lease ends, which
-/// always checkpoints).
+/// What evicting a job does to its progress (a cloud node's stop always checkpoints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Eviction {
     /// The job keeps the work done so far and resumes it elsewhere.
     Checkpoint,
     /// The job starts over.
     Restart,
+}
+
+/// What happens to a running job when its desktop's owner returns (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnerReturn {
+    /// Evict the job at once (HTCondor's `WANT_SUSPEND = False`).
+    Vacate(Eviction),
+    /// Pause the job on the desktop and resume it when the owner leaves again (HTCondor's
+    /// `WANT_SUSPEND = True`); evict it if the owner stays longer than `max_suspension`.
+    Suspend {
+        /// The longest one suspension may last, >= 0 s (HTCondor's `MaxSuspendTime`).
+        max_suspension: Duration,
+        /// What the eviction after `max_suspension` does to the job's progress.
+        then: Eviction,
+    },
+}
+
+impl OwnerReturn {
+    /// Checks `max_suspension >= 0`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match *self {
+            OwnerReturn::Vacate(_) => Ok(()),
+            OwnerReturn::Suspend { max_suspension, .. } => ParamError::check(
+                max_suspension >= Duration::ZERO,
+                "max_suspension",
+                max_suspension,
+                "must be >= 0 s",
+            ),
+        }
+    }
 }
 
 /// A scavenged desktop workstation.
@@ -149,9 +209,16 @@ impl DesktopSpec {
         validate_machine(self.slots, self.memory_mb, self.speed)
     }
 
-    /// The ad of one of its slots, named `name`.
-    pub fn slot_ad(&self, name: &str) -> ClassAd {
-        slot_ad(name, self.memory_mb / self.slots.max(1), self.speed, false)
+    /// The ad of one of its slots, named `name`, for a desktop that accepts jobs after its
+    /// owner has been idle for `accept_after`; `KeyboardIdle` starts at 0 (owner present).
+    pub fn slot_ad(&self, name: &str, accept_after: Duration) -> ClassAd {
+        let mut ad = slot_ad(name, self.memory_mb / self.slots.max(1), self.speed, false);
+        ad.insert_value(KEYBOARD_IDLE, 0i64);
+        ad.insert(
+            "Start",
+            constant_expr(&format!("{KEYBOARD_IDLE} > {}", accept_after.secs())),
+        );
+        ad
     }
 }
 
@@ -194,6 +261,7 @@ impl InstanceType {
     pub fn slot_ad(&self, name: &str) -> ClassAd {
         let mut ad = slot_ad(name, self.memory_mb / self.slots.max(1), self.speed, true);
         ad.insert_value("InstanceType", self.name.as_str());
+        ad.insert_value("Start", true);
         ad
     }
 
@@ -270,12 +338,16 @@ mod tests {
             memory_mb: 8192,
             speed: 1.0,
         };
-        let ad = desktop.slot_ad("d0");
+        let mut ad = desktop.slot_ad("d0", Duration::from_mins(10));
         assert_eq!(ad.eval_attr("Memory", None), 4096i64.into());
         let job: ClassAd =
             "[ RequestMemory = 4096; Requirements = TARGET.Memory >= MY.RequestMemory ]"
                 .parse()
                 .unwrap();
+        assert!(!match_ads(&job, &ad).matched, "the owner is at the desk");
+        ad.insert_value(KEYBOARD_IDLE, 600i64);
+        assert!(!match_ads(&job, &ad).matched, "not idle long enough");
+        ad.insert_value(KEYBOARD_IDLE, 601i64);
         assert!(match_ads(&job, &ad).matched);
         let big: ClassAd = "[ RequestMemory = 4097; Requirements = true ]"
             .parse()
@@ -286,6 +358,10 @@ mod tests {
         );
         let cloud = &default_instance_types()[1];
         assert_eq!(cloud.slot_ad("c0").eval_attr("IsCloud", None), true.into());
+        assert!(
+            match_ads(&job, &cloud.slot_ad("c0")).matched,
+            "cloud slots always start"
+        );
         assert!((cloud.cost(Duration::from_mins(90)) - 0.15).abs() < 1e-12);
     }
 
@@ -330,5 +406,11 @@ mod tests {
             accept_after: Duration(0),
         };
         assert!(owners.validate().is_err());
+        let suspend = OwnerReturn::Suspend {
+            max_suspension: Duration(-1),
+            then: Eviction::Restart,
+        };
+        assert_eq!(suspend.validate().unwrap_err().name, "max_suspension");
+        assert!(OwnerReturn::Vacate(Eviction::Restart).validate().is_ok());
     }
 }

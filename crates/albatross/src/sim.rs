@@ -7,21 +7,24 @@
 //!   its own ChaCha8 stream (`seed`, stream = desktop index), so owner behaviour is the same
 //!   whatever the jobs or the policy do.
 //! - **Negotiation cycles** run every [`SimConfig::negotiation_interval`] from time 0. A cycle
-//!   walks the queue in (submission, job) order; for each job it considers every free slot of
-//!   every available machine (a desktop whose owner has been idle for at least
-//!   `accept_after`, a cloud node that has joined the pool), keeps those whose match is
-//!   symmetric (both `Requirements` true, [`match_ads`]) and picks the highest job rank, then
-//!   machine rank, then lowest slot. After the cycle the policy sees an [`Observation`] and
-//!   its decisions are applied at once.
+//!   first sets every desktop slot ad's `KeyboardIdle` (seconds since its owner left, 0 while
+//!   the owner is active), then walks the queue in (submission, job) order; for each job it
+//!   considers every free slot of every machine in the pool (every desktop, every cloud node
+//!   that has joined), keeps those whose match is symmetric (both `Requirements` true,
+//!   [`match_ads`] — a desktop's `Requirements` include its `START = KeyboardIdle >= N`, see
+//!   [`crate::pool`]) and picks the highest job rank, then machine rank, then lowest slot.
+//!   After the cycle the policy sees an [`Observation`] and its decisions are applied at once.
 //! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds on a machine
-//!   of that speed. An owner's return evicts it (checkpoint or restart, [`Eviction`]); a
-//!   cloud node's stop — lease end or idle spin-down — checkpoints it; either way it goes back
-//!   to its place in the queue.
+//!   of that speed. An owner's return vacates or suspends it ([`OwnerReturn`]): vacated, it
+//!   keeps or loses its progress ([`Eviction`]); suspended, it holds its slot, paused, until
+//!   the owner leaves (it then resumes with its progress) or `max_suspension` passes (it is
+//!   then vacated). A cloud node's stop — lease end or idle spin-down — checkpoints it.
+//!   A vacated job goes back to its place in the queue.
 //! - **Cloud nodes** join the pool `spin_up` after the start request and stop at the end of
 //!   their lease (from the request) or when the policy stops them. Each is billed per second
 //!   from the request to its stop: cost = Σ instance-hours × hourly price.
-//! - At equal times: completions, then owner changes and node stops, then nodes joining, then
-//!   submissions, then the negotiation cycle, then the progress sample.
+//! - At equal times: completions, then owner changes, suspension limits and node stops, then
+//!   nodes joining, then submissions, then the negotiation cycle, then the progress sample.
 //! - The run ends when every job has completed, or at [`SimConfig::until`]; nodes still alive
 //!   then are stopped (and billed) at that time.
 //!
@@ -32,7 +35,9 @@ use crate::classad::{ClassAd, match_ads};
 use crate::policy::{
     Albatross, AlbatrossConfig, Capital, CloudNodeState, CloudNodeView, Decision, Observation,
 };
-use crate::pool::{DesktopSpec, Eviction, InstanceType, OwnerActivity, PeriodModel};
+use crate::pool::{
+    DesktopSpec, Eviction, InstanceType, KEYBOARD_IDLE, OwnerActivity, OwnerReturn, PeriodModel,
+};
 use crate::workload::Job;
 use cosched_core::{Duration, Event, EventQueue, JobId, NodeId, ParamError, Time};
 use rand::SeedableRng;
@@ -47,7 +52,7 @@ pub struct SimConfig {
     /// Their owners.
     pub owners: OwnerActivity,
     /// What an owner's return does to a running job.
-    pub eviction: Eviction,
+    pub owner_return: OwnerReturn,
     /// The scaling policy (capital 0: no cloud).
     pub policy: AlbatrossConfig,
     /// Time between negotiation cycles, > 0.
@@ -67,6 +72,7 @@ impl SimConfig {
             d.validate()?;
         }
         self.owners.validate()?;
+        self.owner_return.validate()?;
         ParamError::check(
             self.negotiation_interval.secs() > 0,
             "negotiation_interval",
@@ -103,27 +109,44 @@ pub enum MachineKind {
 pub enum RunEnd {
     /// The job completed.
     Completed,
-    /// The desktop's owner returned.
+    /// The desktop's owner returned and the job was vacated at once.
     Evicted,
+    /// The job was suspended for `max_suspension` and then vacated ([`OwnerReturn::Suspend`]).
+    SuspensionExpired,
     /// The cloud node stopped (lease end or spin-down); the job was checkpointed.
     NodeStopped,
     /// The simulation ended with the job still running.
     Unfinished,
 }
 
-/// One uninterrupted run of a job on one slot.
+/// One stay of a job on one slot, from its dispatch there to its completion or eviction;
+/// it runs throughout except while suspended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Placement {
     /// The job's index in the input.
     pub job: usize,
     /// The slot's index in [`SimOutcome::slots`].
     pub slot: usize,
-    /// Start of the run.
+    /// The dispatch.
     pub start: Time,
-    /// End of the run.
+    /// When it left the slot.
     pub end: Time,
+    /// The slot ad's `KeyboardIdle` in the negotiation cycle that dispatched the job (`None`
+    /// on a cloud slot): with it, the slot's ad as matched is [`Slot::ad_at_dispatch`].
+    pub keyboard_idle: Option<Duration>,
+    /// How often the job was suspended in this stay.
+    pub suspensions: u32,
+    /// The total time it spent suspended in this stay.
+    pub suspended: Duration,
     /// Why it ended.
     pub outcome: RunEnd,
+}
+
+impl Placement {
+    /// The time the job actually ran in this stay: `end − start − suspended`.
+    pub fn running(&self) -> Duration {
+        self.end - self.start - self.suspended
+    }
 }
 
 /// One slot of the pool, as advertised.
@@ -133,8 +156,20 @@ pub struct Slot {
     pub node: NodeId,
     /// What kind of machine that is.
     pub kind: MachineKind,
-    /// Its slot ad.
+    /// Its slot ad, as advertised in the last negotiation cycle (a desktop's `KeyboardIdle`
+    /// changes from cycle to cycle).
     pub ad: ClassAd,
+}
+
+impl Slot {
+    /// The ad this slot advertised when `placement` was dispatched to it.
+    pub fn ad_at_dispatch(&self, placement: &Placement) -> ClassAd {
+        let mut ad = self.ad.clone();
+        if let Some(idle) = placement.keyboard_idle {
+            ad.insert_value(KEYBOARD_IDLE, idle.secs());
+        }
+        ad
+    }
 }
 
 /// What happened to one job.
@@ -150,8 +185,10 @@ pub struct JobOutcome {
     pub end: Option<Time>,
     /// Where it completed.
     pub completed_on: Option<MachineKind>,
-    /// Evictions by returning owners.
+    /// Evictions by returning owners (at once, or after a too long suspension).
     pub evictions: u32,
+    /// Suspensions by returning owners.
+    pub suspensions: u32,
     /// Requeues because a cloud node stopped under it.
     pub node_stops: u32,
 }
@@ -268,6 +305,7 @@ pub fn simulate(config: &SimConfig, jobs: &[Job]) -> Result<SimOutcome, ParamErr
 enum Ev {
     Finish { slot: usize, epoch: u64 },
     Owner { desktop: usize },
+    SuspendLimit { slot: usize, epoch: u64 },
     LeaseEnd { machine: usize },
     Ready { machine: usize },
     Submit { job: usize },
@@ -279,7 +317,7 @@ impl Event for Ev {
     fn class(&self) -> u8 {
         match self {
             Ev::Finish { .. } => 0,
-            Ev::Owner { .. } | Ev::LeaseEnd { .. } => 1,
+            Ev::Owner { .. } | Ev::SuspendLimit { .. } | Ev::LeaseEnd { .. } => 1,
             Ev::Ready { .. } => 2,
             Ev::Submit { .. } => 3,
             Ev::Negotiate => 4,
@@ -316,8 +354,18 @@ struct Machine {
 
 struct SlotState {
     machine: usize,
+    /// The job on the slot, running or suspended.
     running: Option<usize>,
+    /// Its dispatch.
     started: Time,
+    /// The start of its current stretch of running (its dispatch or last resumption).
+    resumed: Time,
+    /// Since when it is suspended, if it is.
+    suspended_since: Option<Time>,
+    suspensions: u32,
+    suspended: Duration,
+    keyboard_idle: Option<Duration>,
+    /// Bumped whenever the slot's pending `Finish` or `SuspendLimit` becomes stale.
     epoch: u64,
 }
 
@@ -361,6 +409,7 @@ impl<'a> Sim<'a> {
                         end: None,
                         completed_on: None,
                         evictions: 0,
+                        suspensions: 0,
                         node_stops: 0,
                     })
                     .collect(),
@@ -387,7 +436,7 @@ impl<'a> Sim<'a> {
             let since = if owner_busy {
                 Time::ZERO
             } else {
-                Time::ZERO - config.owners.accept_after
+                Time::ZERO - config.owners.accept_after - Duration(1)
             };
             sim.add_machine(
                 d.speed,
@@ -398,7 +447,7 @@ impl<'a> Sim<'a> {
                 },
                 MachineKind::Desktop,
                 d.slots,
-                |name| d.slot_ad(name),
+                |name| d.slot_ad(name, config.owners.accept_after),
             );
             sim.at(Time::ZERO + first, Ev::Owner { desktop: i });
         }
@@ -446,6 +495,11 @@ impl<'a> Sim<'a> {
                 machine,
                 running: None,
                 started: Time::ZERO,
+                resumed: Time::ZERO,
+                suspended_since: None,
+                suspensions: 0,
+                suspended: Duration::ZERO,
+                keyboard_idle: None,
                 epoch: 0,
             });
         }
@@ -465,6 +519,12 @@ impl<'a> Sim<'a> {
             match ev {
                 Ev::Finish { slot, epoch } => self.finish_run(now, slot, epoch),
                 Ev::Owner { desktop } => self.owner_change(now, desktop),
+                Ev::SuspendLimit { slot, epoch } => {
+                    let s = &self.slot_states[slot];
+                    if s.epoch == epoch && s.suspended_since.is_some() {
+                        self.end_run(now, slot, RunEnd::SuspensionExpired);
+                    }
+                }
                 Ev::LeaseEnd { machine } => self.stop_node(now, machine),
                 Ev::Ready { machine } => {
                     if let MachineState::Cloud {
@@ -526,20 +586,45 @@ impl<'a> Sim<'a> {
         });
     }
 
-    fn available(&self, machine: usize, now: Time) -> bool {
+    /// Whether the machine is in the pool: a desktop always (its ad says whether it starts
+    /// jobs), a cloud node once it has joined and until it stops.
+    fn in_pool(&self, machine: usize) -> bool {
         match &self.machines[machine].state {
-            MachineState::Desktop {
-                owner_busy, since, ..
-            } => !owner_busy && now - *since >= self.config.owners.accept_after,
+            MachineState::Desktop { .. } => true,
             MachineState::Cloud { state, .. } => *state == CloudState::Up,
         }
     }
 
+    /// A desktop's `KeyboardIdle` at `now`: 0 while its owner is active, else the time since
+    /// the owner left; `None` for a cloud node.
+    fn keyboard_idle(&self, machine: usize, now: Time) -> Option<Duration> {
+        match &self.machines[machine].state {
+            MachineState::Desktop {
+                owner_busy: true, ..
+            } => Some(Duration::ZERO),
+            MachineState::Desktop { since, .. } => Some(now - *since),
+            MachineState::Cloud { .. } => None,
+        }
+    }
+
+    /// Advertises every desktop slot's `KeyboardIdle` as of `now`.
+    fn update_desktop_ads(&mut self, now: Time) {
+        for (machine, m) in self.machines.iter().enumerate() {
+            if let Some(idle) = self.keyboard_idle(machine, now) {
+                for slot in m.slots.clone() {
+                    self.out.slots[slot]
+                        .ad
+                        .insert_value(KEYBOARD_IDLE, idle.secs());
+                }
+            }
+        }
+    }
+
     fn negotiate(&mut self, now: Time) {
+        self.update_desktop_ads(now);
         let free: Vec<usize> = (0..self.slot_states.len())
             .filter(|&s| {
-                self.slot_states[s].running.is_none()
-                    && self.available(self.slot_states[s].machine, now)
+                self.slot_states[s].running.is_none() && self.in_pool(self.slot_states[s].machine)
             })
             .collect();
         let mut taken = vec![false; free.len()];
@@ -680,39 +765,85 @@ impl<'a> Sim<'a> {
         let busy = *owner_busy;
         let next = if busy { owners.busy } else { owners.idle }.sample(rng);
         self.at(now + next, Ev::Owner { desktop });
-        if busy {
-            for slot in self.machines[desktop].slots.clone() {
-                if self.slot_states[slot].running.is_some() {
-                    self.end_run(now, slot, RunEnd::Evicted);
+        for slot in self.machines[desktop].slots.clone() {
+            if self.slot_states[slot].running.is_none() {
+                continue;
+            }
+            match (busy, self.config.owner_return) {
+                (true, OwnerReturn::Vacate(_)) => self.end_run(now, slot, RunEnd::Evicted),
+                (true, OwnerReturn::Suspend { max_suspension, .. }) => {
+                    self.suspend(now, slot, max_suspension)
                 }
+                (false, _) => self.resume(now, slot),
             }
         }
     }
 
-    fn start_run(&mut self, now: Time, job: usize, slot: usize) {
+    /// Pauses the job on `slot`: its progress so far is kept with it, its completion is
+    /// cancelled, and it is vacated `max_suspension` from now unless resumed first.
+    fn suspend(&mut self, now: Time, slot: usize, max_suspension: Duration) {
         let s = &mut self.slot_states[slot];
-        s.running = Some(job);
-        s.started = now;
+        let Some(job) = s.running else { return };
+        if s.suspended_since.is_some() {
+            return;
+        }
+        let speed = self.machines[s.machine].speed;
+        let remaining = &mut self.remaining_s[job];
+        *remaining = (*remaining - (now - s.resumed).secs() as f64 * speed).max(f64::MIN_POSITIVE);
+        s.suspended_since = Some(now);
+        s.suspensions += 1;
         s.epoch += 1;
         let epoch = s.epoch;
-        let speed = self.machines[s.machine].speed;
-        let run = (self.remaining_s[job] / speed).ceil().max(1.0) as i64;
+        self.out.jobs[job].suspensions += 1;
+        self.at(now + max_suspension, Ev::SuspendLimit { slot, epoch });
+    }
+
+    /// Resumes the suspended job on `slot`, if there is one.
+    fn resume(&mut self, now: Time, slot: usize) {
+        let s = &mut self.slot_states[slot];
+        let (Some(job), Some(since)) = (s.running, s.suspended_since.take()) else {
+            return;
+        };
+        s.suspended += now - since;
+        self.run_from(now, job, slot);
+    }
+
+    fn start_run(&mut self, now: Time, job: usize, slot: usize) {
+        let keyboard_idle = self.keyboard_idle(self.slot_states[slot].machine, now);
+        let s = &mut self.slot_states[slot];
+        s.keyboard_idle = keyboard_idle;
+        s.running = Some(job);
+        s.started = now;
+        s.suspended_since = None;
+        s.suspensions = 0;
+        s.suspended = Duration::ZERO;
         let record = &mut self.out.jobs[job];
         if record.first_start.is_none() {
             record.first_start = Some(now);
             self.dispatched += 1;
         }
+        self.run_from(now, job, slot);
+    }
+
+    /// Lets `job` run on `slot` from `now` until its remaining work is done.
+    fn run_from(&mut self, now: Time, job: usize, slot: usize) {
+        let s = &mut self.slot_states[slot];
+        s.resumed = now;
+        s.epoch += 1;
+        let epoch = s.epoch;
+        let speed = self.machines[s.machine].speed;
+        let run = (self.remaining_s[job] / speed).ceil().max(1.0) as i64;
         self.at(now + Duration(run), Ev::Finish { slot, epoch });
     }
 
     fn finish_run(&mut self, now: Time, slot: usize, epoch: u64) {
         let s = &self.slot_states[slot];
-        if s.epoch == epoch && s.running.is_some() {
+        if s.epoch == epoch && s.running.is_some() && s.suspended_since.is_none() {
             self.end_run(now, slot, RunEnd::Completed);
         }
     }
 
-    /// Ends the run on `slot`: completes the job, or requeues it with its progress
+    /// Ends the job's stay on `slot`: completes the job, or requeues it with its progress
     /// (checkpoint) or without (restart after an owner's return).
     fn end_run(&mut self, now: Time, slot: usize, outcome: RunEnd) {
         let s = &mut self.slot_states[slot];
@@ -720,17 +851,39 @@ impl<'a> Sim<'a> {
             return;
         };
         let machine = s.machine;
-        let started = s.started;
+        // Progress since the last resumption; a suspended job's was kept when it paused.
+        let ran = match s.suspended_since.take() {
+            Some(since) => {
+                s.suspended += now - since;
+                Duration::ZERO
+            }
+            None => now - s.resumed,
+        };
+        s.epoch += 1;
         self.out.placements.push(Placement {
             job,
             slot,
-            start: started,
+            start: s.started,
             end: now,
+            keyboard_idle: s.keyboard_idle,
+            suspensions: s.suspensions,
+            suspended: s.suspended,
             outcome,
         });
         let speed = self.machines[machine].speed;
         let remaining = &mut self.remaining_s[job];
         let record = &mut self.out.jobs[job];
+        let keep_progress = match (outcome, self.config.owner_return) {
+            (RunEnd::Completed | RunEnd::Unfinished | RunEnd::NodeStopped, _) => true,
+            (_, OwnerReturn::Vacate(e) | OwnerReturn::Suspend { then: e, .. }) => {
+                e == Eviction::Checkpoint
+            }
+        };
+        *remaining = if keep_progress {
+            (*remaining - ran.secs() as f64 * speed).max(f64::MIN_POSITIVE)
+        } else {
+            self.jobs[job].work_s
+        };
         match outcome {
             RunEnd::Completed => {
                 *remaining = 0.0;
@@ -738,19 +891,11 @@ impl<'a> Sim<'a> {
                 record.completed_on = Some(self.out.slots[slot].kind);
                 self.completed += 1;
             }
-            RunEnd::Evicted | RunEnd::NodeStopped => {
-                if outcome == RunEnd::Evicted {
-                    record.evictions += 1;
-                } else {
+            RunEnd::Evicted | RunEnd::SuspensionExpired | RunEnd::NodeStopped => {
+                if outcome == RunEnd::NodeStopped {
                     record.node_stops += 1;
-                }
-                let checkpoint =
-                    outcome == RunEnd::NodeStopped || self.config.eviction == Eviction::Checkpoint;
-                if checkpoint {
-                    let done = (now - started).secs() as f64 * speed;
-                    *remaining = (*remaining - done).max(f64::MIN_POSITIVE);
                 } else {
-                    *remaining = self.jobs[job].work_s;
+                    record.evictions += 1;
                 }
                 self.queue.insert((self.jobs[job].submit, job));
             }
@@ -784,7 +929,7 @@ impl SimConfig {
                 })
                 .collect(),
             owners: PAPER_OWNERS,
-            eviction: Eviction::Checkpoint,
+            owner_return: OwnerReturn::Vacate(Eviction::Checkpoint),
             policy: AlbatrossConfig::paper(c),
             negotiation_interval: Duration::from_secs(20),
             sample_interval: Duration::from_secs(1000),

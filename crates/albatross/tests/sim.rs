@@ -1,13 +1,15 @@
-//! Properties of the pool simulator: jobs run on one machine at a time and only where both
-//! `Requirements` hold; every job completes exactly once across evictions, lease ends and
-//! checkpoints; the cloud bill is the sum of instance-hours × price; capital 0 starts no node;
-//! runs are deterministic.
+//! Properties of the pool simulator, in every owner-return mode (vacate with checkpoint or
+//! restart, suspend then vacate with checkpoint or restart): jobs run on one machine at a
+//! time and only where both `Requirements` (including the desktop's `START` on
+//! `KeyboardIdle`) were true at dispatch; every job completes exactly once across evictions,
+//! suspensions, lease ends and checkpoints, and only after enough work; the cloud bill is the
+//! sum of instance-hours × price; capital 0 starts no node; runs are deterministic.
 
-use cosched_albatross::classad::match_ads;
+use cosched_albatross::classad::{Value, match_ads};
 use cosched_albatross::policy::{Capital, Sizing};
-use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, PeriodModel};
+use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::sim::{MachineKind, RunEnd, SimConfig, SimOutcome, simulate};
-use cosched_albatross::workload::WorkloadModel;
+use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::{Duration, Time};
 use proptest::prelude::*;
 
@@ -16,7 +18,7 @@ use proptest::prelude::*;
 struct Scenario {
     capital: f64,
     desktops: u32,
-    restart: bool,
+    owner_return: OwnerReturn,
     fit: bool,
     lease_s: i64,
     interarrival_s: i64,
@@ -24,34 +26,34 @@ struct Scenario {
     seed: u64,
 }
 
-fn scenario() -> impl Strategy<Value = Scenario> {
-    (
-        prop_oneof![Just(0.0), 0.01f64..=1.0],
-        1u32..5,
-        any::<bool>(),
-        any::<bool>(),
-        120i64..3600,
-        60i64..600,
-        0.0f64..0.5,
-        any::<u64>(),
-    )
-        .prop_map(
-            |(capital, desktops, restart, fit, lease_s, interarrival_s, cloud_forbidden, seed)| {
-                Scenario {
-                    capital,
-                    desktops,
-                    restart,
-                    fit,
-                    lease_s,
-                    interarrival_s,
-                    cloud_forbidden,
-                    seed,
-                }
-            },
-        )
+/// The four owner-return modes; suspensions limited to 0 s .. 1 h.
+fn owner_return() -> impl Strategy<Value = OwnerReturn> {
+    let eviction = prop_oneof![Just(Eviction::Checkpoint), Just(Eviction::Restart)];
+    prop_oneof![
+        eviction.clone().prop_map(OwnerReturn::Vacate),
+        (0i64..3600, eviction).prop_map(|(max, then)| OwnerReturn::Suspend {
+            max_suspension: Duration(max),
+            then,
+        }),
+    ]
 }
 
-fn run(s: &Scenario) -> (SimConfig, Vec<cosched_albatross::workload::Job>, SimOutcome) {
+prop_compose! {
+    fn scenario()(
+        capital in prop_oneof![Just(0.0), 0.01f64..=1.0],
+        desktops in 1u32..5,
+        owner_return in owner_return(),
+        fit in any::<bool>(),
+        lease_s in 120i64..3600,
+        interarrival_s in 60i64..600,
+        cloud_forbidden in 0.0f64..0.5,
+        seed in any::<u64>(),
+    ) -> Scenario {
+        Scenario { capital, desktops, owner_return, fit, lease_s, interarrival_s, cloud_forbidden, seed }
+    }
+}
+
+fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
     let mut config = SimConfig::paper(Capital::new(s.capital).unwrap());
     config.desktops = (0..s.desktops)
         .map(|_| DesktopSpec {
@@ -60,20 +62,8 @@ fn run(s: &Scenario) -> (SimConfig, Vec<cosched_albatross::workload::Job>, SimOu
             speed: 1.0,
         })
         .collect();
-    config.owners = OwnerActivity {
-        busy: PeriodModel::Exponential {
-            mean: Duration(900),
-        },
-        idle: PeriodModel::Exponential {
-            mean: Duration(900),
-        },
-        accept_after: Duration(60),
-    };
-    config.eviction = if s.restart {
-        Eviction::Restart
-    } else {
-        Eviction::Checkpoint
-    };
+    config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
+    config.owner_return = s.owner_return;
     config.policy.sizing = if s.fit {
         Sizing::FitWaitingJobs
     } else {
@@ -98,50 +88,143 @@ fn run(s: &Scenario) -> (SimConfig, Vec<cosched_albatross::workload::Job>, SimOu
     (config, jobs, out)
 }
 
+/// The slot's speed, from its ad's `Mips` (reference desktop = 1000).
+fn speed(out: &SimOutcome, slot: usize) -> f64 {
+    match out.slots[slot].ad.eval_attr("Mips", None) {
+        Value::Int(mips) => mips as f64 / 1000.0,
+        other => panic!("slot {slot} advertises Mips = {other}"),
+    }
+}
+
+/// A job runs on at most one slot at a time, a slot holds at most one job at a time, and
+/// every stay is on a slot whose ad, as advertised at dispatch, matches the job's
+/// symmetrically; only desktops suspend, and only in the suspend modes.
+fn check_exclusive_and_matched(
+    s: &Scenario,
+    jobs: &[Job],
+    out: &SimOutcome,
+) -> Result<(), TestCaseError> {
+    let mut by_job = vec![Vec::new(); jobs.len()];
+    let mut by_slot = vec![Vec::new(); out.slots.len()];
+    for p in &out.placements {
+        let slot = &out.slots[p.slot];
+        prop_assert!(p.start <= p.end);
+        prop_assert!(p.start >= jobs[p.job].submit);
+        prop_assert!(p.suspended <= p.end - p.start);
+        prop_assert_eq!(p.keyboard_idle.is_some(), slot.kind == MachineKind::Desktop);
+        prop_assert!(match_ads(&jobs[p.job].ad, &slot.ad_at_dispatch(p)).matched);
+        match s.owner_return {
+            OwnerReturn::Vacate(_) => {
+                prop_assert_eq!(p.suspensions, 0);
+                prop_assert!(p.outcome != RunEnd::SuspensionExpired);
+            }
+            OwnerReturn::Suspend { max_suspension, .. } => {
+                prop_assert!(p.outcome != RunEnd::Evicted);
+                prop_assert!(
+                    p.suspended <= Duration(max_suspension.secs() * i64::from(p.suspensions))
+                );
+                prop_assert!(p.suspensions == 0 || slot.kind == MachineKind::Desktop);
+            }
+        }
+        by_job[p.job].push((p.start, p.end));
+        by_slot[p.slot].push((p.start, p.end));
+    }
+    for mut runs in by_job.into_iter().chain(by_slot) {
+        runs.sort();
+        for w in runs.windows(2) {
+            prop_assert!(w[0].1 <= w[1].0, "overlapping stays {:?}", w);
+        }
+    }
+    Ok(())
+}
+
+/// Given enough time, every job completes exactly once, after its last interruption, having
+/// run just long enough for its work since the last owner eviction that lost its progress
+/// (under restart semantics) or since its submission (under checkpoint semantics; cloud
+/// node stops always checkpoint); its record agrees with its stays.
+fn check_no_job_lost(s: &Scenario, jobs: &[Job], out: &SimOutcome) -> Result<(), TestCaseError> {
+    let restart = matches!(
+        s.owner_return,
+        OwnerReturn::Vacate(Eviction::Restart)
+            | OwnerReturn::Suspend {
+                then: Eviction::Restart,
+                ..
+            }
+    );
+    for (i, record) in out.jobs.iter().enumerate() {
+        let mut runs: Vec<_> = out.placements.iter().filter(|p| p.job == i).collect();
+        runs.sort_by_key(|p| p.start);
+        let completed: Vec<_> = runs
+            .iter()
+            .filter(|p| p.outcome == RunEnd::Completed)
+            .collect();
+        prop_assert_eq!(
+            completed.len(),
+            1,
+            "job {} completed {} times",
+            i,
+            completed.len()
+        );
+        let last = runs.last().unwrap();
+        prop_assert_eq!(last.outcome, RunEnd::Completed);
+        prop_assert_eq!(record.end, Some(last.end));
+        prop_assert_eq!(record.first_start, Some(runs[0].start));
+        let interruptions = runs
+            .iter()
+            .filter(|p| p.outcome != RunEnd::Completed)
+            .count() as u32;
+        prop_assert_eq!(interruptions, record.evictions + record.node_stops);
+        prop_assert_eq!(
+            record.suspensions,
+            runs.iter().map(|p| p.suspensions).sum::<u32>()
+        );
+        prop_assert_eq!(record.completed_on, Some(out.slots[last.slot].kind));
+        prop_assert!(runs.iter().all(|p| p.outcome != RunEnd::Unfinished));
+        let kept = if restart {
+            let lost = runs
+                .iter()
+                .rposition(|p| matches!(p.outcome, RunEnd::Evicted | RunEnd::SuspensionExpired));
+            &runs[lost.map_or(0, |k| k + 1)..]
+        } else {
+            &runs[..]
+        };
+        let work: f64 = kept
+            .iter()
+            .map(|p| p.running().secs() as f64 * speed(out, p.slot))
+            .sum();
+        let w = jobs[i].work_s;
+        prop_assert!(
+            work >= w - 1e-6,
+            "job {}: ran {} of {} reference s",
+            i,
+            work,
+            w
+        );
+        prop_assert!(
+            work < w + speed(out, last.slot) + 1e-6,
+            "job {}: ran {} for {} reference s",
+            i,
+            work,
+            w
+        );
+    }
+    prop_assert_eq!(out.progress.last().map(|p| p.completed), Some(jobs.len()));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
-    /// A job runs on at most one slot at a time, a slot runs at most one job at a time, and
-    /// every run is on a slot whose ad matches the job's symmetrically.
     #[test]
     fn runs_are_exclusive_and_matched(s in scenario()) {
         let (_, jobs, out) = run(&s);
-        let mut by_job = vec![Vec::new(); jobs.len()];
-        let mut by_slot = vec![Vec::new(); out.slots.len()];
-        for p in &out.placements {
-            prop_assert!(p.start <= p.end);
-            prop_assert!(p.start >= jobs[p.job].submit);
-            prop_assert!(match_ads(&jobs[p.job].ad, &out.slots[p.slot].ad).matched);
-            by_job[p.job].push((p.start, p.end));
-            by_slot[p.slot].push((p.start, p.end));
-        }
-        for mut runs in by_job.into_iter().chain(by_slot) {
-            runs.sort();
-            for w in runs.windows(2) {
-                prop_assert!(w[0].1 <= w[1].0, "overlapping runs {:?}", w);
-            }
-        }
+        check_exclusive_and_matched(&s, &jobs, &out)?;
     }
 
-    /// Given enough time, every job completes exactly once, after its last eviction or node
-    /// stop, and its record agrees with its runs.
     #[test]
     fn no_job_is_lost(s in scenario()) {
         let (_, jobs, out) = run(&s);
-        for (i, record) in out.jobs.iter().enumerate() {
-            let runs: Vec<_> = out.placements.iter().filter(|p| p.job == i).collect();
-            let completed: Vec<_> = runs.iter().filter(|p| p.outcome == RunEnd::Completed).collect();
-            prop_assert_eq!(completed.len(), 1, "job {} completed {} times", i, completed.len());
-            let last = runs.iter().map(|p| p.end).max().unwrap();
-            prop_assert_eq!(record.end, Some(completed[0].end));
-            prop_assert_eq!(last, completed[0].end);
-            prop_assert_eq!(record.first_start, runs.iter().map(|p| p.start).min());
-            let interruptions = runs.iter().filter(|p| p.outcome != RunEnd::Completed).count() as u32;
-            prop_assert_eq!(interruptions, record.evictions + record.node_stops);
-            prop_assert_eq!(record.completed_on, Some(out.slots[completed[0].slot].kind));
-            prop_assert!(runs.iter().all(|p| p.outcome != RunEnd::Unfinished));
-        }
-        prop_assert_eq!(out.progress.last().map(|p| p.completed), Some(jobs.len()));
+        check_no_job_lost(&s, &jobs, &out)?;
     }
 
     /// The bill is Σ instance-hours × price over the nodes; no node outlives its lease; with
@@ -168,12 +251,70 @@ proptest! {
     }
 }
 
+/// Each of the four modes, on fixed scenarios that exercise it: vacating evicts, suspending
+/// both resumes jobs that then complete where they were suspended and, past
+/// `max_suspension`, vacates them; the invariants hold in all four.
+#[test]
+fn every_owner_return_mode_keeps_the_invariants() {
+    let modes = [
+        OwnerReturn::Vacate(Eviction::Checkpoint),
+        OwnerReturn::Vacate(Eviction::Restart),
+        OwnerReturn::Suspend {
+            max_suspension: Duration(600),
+            then: Eviction::Checkpoint,
+        },
+        OwnerReturn::Suspend {
+            max_suspension: Duration(600),
+            then: Eviction::Restart,
+        },
+    ];
+    for owner_return in modes {
+        let mut seen = [0usize; 3];
+        for seed in 0..4 {
+            let s = Scenario {
+                capital: if seed % 2 == 0 { 0.0 } else { 0.4 },
+                desktops: 3,
+                owner_return,
+                fit: false,
+                lease_s: 1800,
+                interarrival_s: 300,
+                cloud_forbidden: 0.1,
+                seed,
+            };
+            let (_, jobs, out) = run(&s);
+            check_exclusive_and_matched(&s, &jobs, &out).unwrap();
+            check_no_job_lost(&s, &jobs, &out).unwrap();
+            for p in &out.placements {
+                match p.outcome {
+                    RunEnd::Evicted => seen[0] += 1,
+                    RunEnd::SuspensionExpired => seen[1] += 1,
+                    RunEnd::Completed if p.suspensions > 0 => seen[2] += 1,
+                    _ => {}
+                }
+            }
+        }
+        match owner_return {
+            OwnerReturn::Vacate(_) => assert!(
+                seen[0] > 0 && seen[1] + seen[2] == 0,
+                "{owner_return:?}: {seen:?}"
+            ),
+            OwnerReturn::Suspend { .. } => assert!(
+                seen[0] == 0 && seen[1] > 0 && seen[2] > 0,
+                "{owner_return:?}: {seen:?}"
+            ),
+        }
+    }
+}
+
 #[test]
 fn runs_are_deterministic_for_a_seed() {
     let s = Scenario {
         capital: 0.2,
         desktops: 2,
-        restart: false,
+        owner_return: OwnerReturn::Suspend {
+            max_suspension: Duration(300),
+            then: Eviction::Restart,
+        },
         fit: true,
         lease_s: 300,
         interarrival_s: 60,

@@ -14,8 +14,14 @@
 //!
 //! Where the manual and HTCondor's C++ library (`libclassad` from the `htcondor` 25.14.1
 //! Python wheel, configured as in a daemon) differ, this follows the library; the committed
-//! table `tests/fixtures/classad_eval.json` (549 expressions, 34 rejected inputs, 21 job/machine
-//! pairs) pins exact agreement, printed notation included.
+//! table `tests/fixtures/classad_eval.json` (821 expressions, 34 rejected inputs, 21 job/machine
+//! pairs) pins exact agreement, printed notation included; `tests/classad_tables.rs` spells out
+//! every cell of the `&&` / `||` / `=?=` / `=!=` tables from it, and a cargo-fuzz target
+//! (`fuzz/`, see the crate README) hammers the parser.
+//!
+//! In the paper, matchmaking is the HTCondor negotiator the Albatross design section builds
+//! on: jobs and machines advertise ClassAds, and a job may keep itself off cloud nodes through
+//! its own `Requirements` (a job with a large input), which the symmetric match honours.
 //!
 //! ```
 //! use cosched_albatross::classad::{ClassAd, Value, match_ads};

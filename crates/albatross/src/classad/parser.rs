@@ -362,7 +362,16 @@ impl fmt::Display for Expr {
             ExprKind::Lit(Value::Int(i)) if *i < 0 => write!(f, "({i})"),
             ExprKind::Lit(v) => write!(f, "{v}"),
             ExprKind::Attr(name) => write!(f, "{name}"),
-            ExprKind::Select(base, name) => write!(f, "{}.{name}", Operand(base)),
+            ExprKind::Select(base, name) => match base.kind {
+                // `0.J` would lex as a malformed number: `(0).J`. Negative literals print
+                // their own parentheses.
+                ExprKind::Lit(Value::Int(_) | Value::Real(_))
+                    if !base.to_string().starts_with('(') =>
+                {
+                    write!(f, "({base}).{name}")
+                }
+                _ => write!(f, "{}.{name}", Operand(base)),
+            },
             ExprKind::Unary(op, e) => {
                 let sym = match op {
                     UnOp::Neg => "-",
@@ -384,7 +393,8 @@ impl fmt::Display for Expr {
             ExprKind::Cond(c, a, b) => write!(f, "{} ? {a} : {b}", Operand(c)),
             ExprKind::Elvis(a, b) => write!(f, "{} ?: {b}", Operand(a)),
             ExprKind::Call(call) => {
-                write!(f, "{}(", call.name)?;
+                // Quoted when the name needs it, as attribute names are: `'a b'(1)`.
+                write!(f, "{}(", Name::new(&call.name))?;
                 for (i, arg) in call.args.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;

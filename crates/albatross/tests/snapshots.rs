@@ -1,0 +1,90 @@
+//! Small hand-made runs in each owner-return mode, pinned as snapshots: every stay of every
+//! job on a slot (dispatch, end, suspensions, outcome) and every cloud node, so any change in
+//! the simulator's decisions shows up as a reviewable diff.
+
+use cosched_albatross::policy::Capital;
+use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
+use cosched_albatross::sim::{SimConfig, simulate};
+use cosched_albatross::workload::Job;
+use cosched_core::{Duration, JobId, Time};
+use std::fmt::Write;
+
+/// Six jobs on two desktops whose owners come and go every 15 minutes on average.
+fn report(owner_return: OwnerReturn, capital: f64) -> String {
+    let mut config = SimConfig::paper(Capital::new(capital).expect("a capital"));
+    config.desktops = vec![
+        DesktopSpec {
+            slots: 1,
+            memory_mb: 4096,
+            speed: 1.0,
+        };
+        2
+    ];
+    config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
+    config.owner_return = owner_return;
+    config.seed = 5;
+    let jobs: Vec<Job> = [(0, 700.0, true), (0, 300.0, true), (300, 1200.0, false)]
+        .into_iter()
+        .chain([(600, 90.0, true), (900, 400.0, true), (1500, 60.0, false)])
+        .enumerate()
+        .map(|(i, (submit, work, cloud))| {
+            Job::new(JobId(i as u64), Time(submit), work, 2048, cloud)
+        })
+        .collect();
+    let out = simulate(&config, &jobs).expect("a valid run");
+    let mut text = String::new();
+    for p in &out.placements {
+        writeln!(
+            text,
+            "job {} on {}: {}..{} ran {} s, {} suspension(s) {} s, {:?}",
+            p.job,
+            out.slots[p.slot].ad.eval_attr("Name", None),
+            p.start.0,
+            p.end.0,
+            p.running().0,
+            p.suspensions,
+            p.suspended.0,
+            p.outcome
+        )
+        .expect("writing to a String");
+    }
+    for n in &out.cloud_nodes {
+        writeln!(
+            text,
+            "node {} ({}): {}..{}",
+            n.node.0, out.instance_types[n.instance].name, n.requested.0, n.stopped.0
+        )
+        .expect("writing to a String");
+    }
+    let (mean, sd) = out.completion_stats().expect("the jobs complete");
+    writeln!(
+        text,
+        "completion mean {mean:.2} s, sd {sd:.2} s, cost ${:.4}",
+        out.cloud_cost
+    )
+    .expect("writing to a String");
+    text
+}
+
+#[test]
+fn owner_return_modes() {
+    let suspend = |then| OwnerReturn::Suspend {
+        max_suspension: Duration(600),
+        then,
+    };
+    for (name, mode) in [
+        (
+            "vacate_checkpoint",
+            OwnerReturn::Vacate(Eviction::Checkpoint),
+        ),
+        ("vacate_restart", OwnerReturn::Vacate(Eviction::Restart)),
+        ("suspend_checkpoint", suspend(Eviction::Checkpoint)),
+        ("suspend_restart", suspend(Eviction::Restart)),
+    ] {
+        insta::assert_snapshot!(format!("owner_{name}"), report(mode, 0.0));
+    }
+    insta::assert_snapshot!(
+        "suspend_with_cloud",
+        report(suspend(Eviction::Checkpoint), 0.25)
+    );
+}
