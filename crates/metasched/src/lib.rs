@@ -56,10 +56,13 @@
 
 pub mod dimacs;
 mod max_flow;
+pub mod metrics;
 pub mod network_simplex;
 pub mod policy;
+pub mod sim;
 pub mod site;
 pub mod wait;
+pub mod workload;
 pub mod xsede;
 
 pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};

@@ -1,0 +1,254 @@
+//! What the `metasched_*` examples share: the XSEDE scenario (the paper's real files by flag,
+//! a generated XSEDE-like workload by default), the paper's strategies, and one simulation run
+//! with its metrics.
+//!
+//! Paper: Murali & Vadhiyar, "Metascheduling of HPC Jobs in Day-Ahead Electricity Markets";
+//! the scenario follows its XSEDE experiments (eight systems, June 2014 day-ahead prices, a grid
+//! trace whose first jobs are history and whose last 100 are measured).
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use cosched_core::Duration;
+use cosched_metasched::metrics::Metrics;
+use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
+use cosched_metasched::sim::{SimConfig, SimError, SimOutcome, WaitSource, simulate};
+use cosched_metasched::site::Site;
+use cosched_metasched::workload::{
+    DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
+};
+use cosched_metasched::xsede::{XsedeError, load_prices, parse_sites};
+
+/// `w_t` of the MCMF runs unless swept (response time and cost weighed equally; our choice).
+pub const DEFAULT_W_T: f64 = 0.5;
+/// `MaxQ` of the MCMF runs unless swept (our choice).
+pub const DEFAULT_MAX_Q: u32 = 10;
+
+/// The scenario flags every `metasched_*` example accepts.
+#[derive(Debug, Clone, PartialEq, Args)]
+pub struct ScenarioArgs {
+    /// Grid trace (SWF, field 19 = submission site id 1..N) [default: a generated XSEDE-like
+    /// workload].
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Site table (`xsede_sites.csv` columns) [default: the embedded XSEDE table].
+    #[arg(long, value_name = "FILE")]
+    pub sites: Option<PathBuf>,
+    /// Directory of the hourly price files named (by file name) in the site table's
+    /// `price_file` column [default: a seeded diurnal price model].
+    #[arg(long, value_name = "DIR")]
+    pub prices: Option<PathBuf>,
+    /// Jobs measured at the end of the trace; the ones before are history [default: 100, as
+    /// the paper].
+    #[arg(long, default_value_t = 100)]
+    pub measured: usize,
+    /// Jobs of the generated workload [default: 4,100 as the paper's trace; quick: 600].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Offered load of the generated workload over the grid's cores.
+    #[arg(long, default_value_t = 0.5)]
+    pub load: f64,
+    /// Minutes between scheduling cycles.
+    #[arg(long, default_value_t = 5)]
+    pub cycle_min: i64,
+}
+
+/// Sites, jobs and the history/measured split.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The grid's sites.
+    pub sites: Vec<Site>,
+    /// The trace.
+    pub jobs: Vec<TraceJob>,
+    /// Leading history jobs (run at their submission site, unmeasured).
+    pub history: usize,
+    /// Minutes between cycles.
+    pub cycle: Duration,
+    /// Where sites, prices and jobs come from, for the tables' notes.
+    pub description: String,
+}
+
+impl ScenarioArgs {
+    /// Builds the scenario: real files where given, generated stand-ins (seeded) elsewhere.
+    ///
+    /// # Errors
+    /// A file that cannot be read or parsed, or invalid generator parameters.
+    pub fn scenario(&self, quick: bool, seed: u64) -> Result<Scenario, Box<dyn Error>> {
+        let diurnal = DiurnalPrices::month(seed);
+        let prices_dir = self.prices.clone();
+        let prices = |file: &str| -> Result<Vec<f64>, XsedeError> {
+            match &prices_dir {
+                Some(dir) => {
+                    let name = Path::new(file).file_name().unwrap_or(file.as_ref());
+                    load_prices(&dir.join(name))
+                }
+                None => Ok(diurnal.series(file).expect("the month model is valid")),
+            }
+        };
+        let sites = match &self.sites {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                parse_sites(path, &text, prices)?
+            }
+            None => embedded_xsede_sites(prices)?,
+        };
+        let jobs = match &self.trace {
+            Some(path) => read_grid_trace(path, sites.len())?,
+            None => XsedeLikeWorkload {
+                jobs: self.jobs.unwrap_or(if quick { 600 } else { 4_100 }),
+                load: self.load,
+                seed,
+            }
+            .generate(&sites)?,
+        };
+        let history = jobs.len().saturating_sub(self.measured);
+        let description =
+            format!(
+            "Sites: {}. Prices: {}. Jobs: {} ({} history + {} measured). Cycles every {} min.",
+            self.sites.as_ref().map_or("embedded XSEDE table".into(), |p| {
+                p.display().to_string()
+            }),
+            self.prices.as_ref().map_or(
+                format!("seeded diurnal model (seed {seed})"),
+                |p| format!("files in {}", p.display())
+            ),
+            self.trace.as_ref().map_or(
+                format!(
+                    "generated Lublin/Tsafrir XSEDE-like workload, offered load {}, seed {seed}",
+                    self.load
+                ),
+                |p| p.display().to_string()
+            ),
+            history,
+            jobs.len() - history,
+            self.cycle_min,
+        );
+        Ok(Scenario {
+            sites,
+            jobs,
+            history,
+            cycle: Duration::from_mins(self.cycle_min.max(1)),
+            description,
+        })
+    }
+}
+
+/// The paper's strategies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Every job at its submission site.
+    Bs,
+    /// MCMF with zero predicted waits.
+    Inst,
+    /// MCMF with on-/off-peak prices.
+    TwoPrice,
+    /// The paper's metascheduler.
+    Mcmf,
+}
+
+impl Strategy {
+    /// All four, in the paper's table order.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Bs,
+        Strategy::Inst,
+        Strategy::TwoPrice,
+        Strategy::Mcmf,
+    ];
+
+    /// The paper's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Bs => "BS",
+            Strategy::Inst => "INST",
+            Strategy::TwoPrice => "TWOPRICE",
+            Strategy::Mcmf => "MCMF",
+        }
+    }
+}
+
+/// One simulation's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunConfig {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// `w_t`.
+    pub w_t: f64,
+    /// `MaxQ`.
+    pub max_q: u32,
+    /// Fraction of measured jobs through the metascheduler (ignored by BS).
+    pub participation: f64,
+    /// Relative wait-prediction error ([`WaitSource::Perturbed`]); `None`: exact what-if.
+    pub wait_error: Option<f64>,
+    /// Seed of participation draws and prediction errors.
+    pub seed: u64,
+}
+
+impl RunConfig {
+    /// `strategy` with the defaults: `w_t` 0.5, `MaxQ` 10, full participation, exact waits.
+    pub fn new(strategy: Strategy, seed: u64) -> RunConfig {
+        RunConfig {
+            strategy,
+            w_t: DEFAULT_W_T,
+            max_q: DEFAULT_MAX_Q,
+            participation: 1.0,
+            wait_error: None,
+            seed,
+        }
+    }
+}
+
+/// A simulation and its metrics.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// Everything the simulator recorded.
+    pub outcome: SimOutcome,
+    /// The measured jobs' metrics.
+    pub metrics: Metrics,
+}
+
+impl Scenario {
+    /// Simulates `config` on this scenario. MCMF and TWOPRICE use exact what-if waits from
+    /// the sites' EASY state (or their perturbation); INST predicts none.
+    ///
+    /// # Errors
+    /// Invalid parameters.
+    pub fn run(&self, config: &RunConfig) -> Result<RunResult, SimError> {
+        let sites = self.sites.clone();
+        let policy: Box<dyn GridPolicy> = match config.strategy {
+            Strategy::Bs => Box::new(SubmissionSite::new(sites)),
+            Strategy::Inst | Strategy::Mcmf => Box::new(Mcmf::new(
+                sites,
+                config.max_q,
+                config.w_t,
+                PriceModel::DayAhead,
+            )?),
+            Strategy::TwoPrice => Box::new(Mcmf::two_price(sites, config.max_q, config.w_t)?),
+        };
+        let mut waits = match (config.strategy, config.wait_error) {
+            (Strategy::Inst, _) => WaitSource::Zero,
+            (_, Some(error)) => WaitSource::Perturbed { error },
+            (_, None) => WaitSource::WhatIf,
+        };
+        let sim = SimConfig {
+            cycle_interval: self.cycle,
+            participation: if config.strategy == Strategy::Bs {
+                0.0
+            } else {
+                config.participation
+            },
+            history: self.history,
+            transfer: None,
+            seed: config.seed,
+        };
+        let outcome = simulate(policy.as_ref(), &mut waits, &self.jobs, &sim)?;
+        let metrics = Metrics::of(&outcome, &self.sites);
+        Ok(RunResult { outcome, metrics })
+    }
+}
+
+/// Minutes in `seconds`.
+pub fn minutes(seconds: f64) -> f64 {
+    seconds / 60.0
+}
