@@ -252,3 +252,158 @@ impl Scenario {
 pub fn minutes(seconds: f64) -> f64 {
     seconds / 60.0
 }
+
+/// Mean figures of one configuration over its runs (seeds).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Averaged {
+    /// Mean response time, seconds.
+    pub response_s: f64,
+    /// Total electricity cost, $.
+    pub cost_usd: f64,
+    /// Mean bounded slowdown.
+    pub bounded_slowdown: f64,
+    /// Fraction of the completed measured jobs that ran away from their submission site.
+    pub migrated: f64,
+}
+
+impl Averaged {
+    /// The mean over `runs` (at least one).
+    pub fn of<'a>(runs: impl IntoIterator<Item = &'a Metrics>) -> Averaged {
+        let mut sum = [0.0; 4];
+        let mut n = 0.0;
+        for m in runs {
+            let migrated = m.migrated as f64 / m.completed.max(1) as f64;
+            for (s, v) in sum.iter_mut().zip([
+                m.mean_response_s,
+                m.total_cost_usd,
+                m.mean_bounded_slowdown,
+                migrated,
+            ]) {
+                *s += v;
+            }
+            n += 1.0;
+        }
+        let [response_s, cost_usd, bounded_slowdown, migrated] = sum.map(|s| s / f64::max(n, 1.0));
+        Averaged {
+            response_s,
+            cost_usd,
+            bounded_slowdown,
+            migrated,
+        }
+    }
+}
+
+/// A one-parameter sweep's results: the BS baseline and, per x value, the mean over seeds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepResult {
+    /// The BS baseline (it draws nothing at random: one run).
+    pub baseline: Averaged,
+    /// Per x value in input order.
+    pub points: Vec<(f64, Averaged)>,
+}
+
+impl Scenario {
+    /// Runs every `(x, config)` point once per seed `seed..seed + seeds` (the config's own seed
+    /// replaced), and BS once, in one parallel [`Sweep`](crate::Sweep) labelled `name`.
+    ///
+    /// # Errors
+    /// The first failed simulation.
+    pub fn sweep(
+        &self,
+        name: &str,
+        points: &[(f64, RunConfig)],
+        seed: u64,
+        seeds: u64,
+    ) -> Result<SweepResult, SimError> {
+        let mut runs = vec![(usize::MAX, RunConfig::new(Strategy::Bs, seed))];
+        for (i, (_, config)) in points.iter().enumerate() {
+            runs.extend((seed..seed + seeds.max(1)).map(|s| (i, RunConfig { seed: s, ..*config })));
+        }
+        let results = crate::Sweep::new(name, runs).run(|(_, c)| self.run(c).map(|r| r.metrics));
+        let mut baseline = None;
+        let mut per_point: Vec<Vec<Metrics>> = vec![Vec::new(); points.len()];
+        for ((i, _), metrics) in results {
+            let metrics = metrics?;
+            match per_point.get_mut(i) {
+                Some(list) => list.push(metrics),
+                None => baseline = Some(metrics),
+            }
+        }
+        Ok(SweepResult {
+            baseline: Averaged::of(baseline.as_ref()),
+            points: points
+                .iter()
+                .zip(&per_point)
+                .map(|((x, _), runs)| (*x, Averaged::of(runs)))
+                .collect(),
+        })
+    }
+}
+
+/// How to present a [`SweepResult`].
+#[derive(Clone, Debug)]
+pub struct SweepReport<'a> {
+    /// Table and plot name.
+    pub name: &'a str,
+    /// Table and plot title.
+    pub title: &'a str,
+    /// The swept parameter.
+    pub x_label: &'a str,
+    /// Decimals of the x column.
+    pub x_decimals: usize,
+    /// The table's notes.
+    pub notes: String,
+}
+
+impl SweepReport<'_> {
+    /// Writes the table (x, response, cost, both relative to BS, bounded slowdown, share of
+    /// migrated jobs; BS first) and a plot of response and cost relative to BS against x.
+    ///
+    /// # Errors
+    /// Writing the outputs failed.
+    pub fn write(&self, out: &mut crate::OutDir, result: &SweepResult) -> crate::Result<()> {
+        use crate::{Cell, LinePlot, Table};
+        let base = result.baseline;
+        let mut table = Table::new(
+            self.name,
+            self.title,
+            [
+                self.x_label,
+                "response (min)",
+                "response / BS",
+                "cost ($)",
+                "cost / BS",
+                "bounded slowdown",
+                "migrated",
+            ],
+        )
+        .with_notes(&self.notes);
+        let row = |x: Cell, a: &Averaged| {
+            [
+                x,
+                Cell::fixed(minutes(a.response_s), 1),
+                Cell::fixed(a.response_s / base.response_s, 3),
+                Cell::fixed(a.cost_usd, 2),
+                Cell::fixed(a.cost_usd / base.cost_usd, 3),
+                Cell::fixed(a.bounded_slowdown, 2),
+                Cell::fixed(a.migrated, 2),
+            ]
+        };
+        table.row(row(Cell::from("BS"), &base));
+        for (x, a) in &result.points {
+            table.row(row(Cell::fixed(*x, self.x_decimals), a));
+        }
+        out.write_table(&table)?;
+        let relative = |pick: fn(&Averaged) -> f64| {
+            let b = pick(&base);
+            result.points.iter().map(move |(x, a)| (*x, pick(a) / b))
+        };
+        let plot = LinePlot::new(self.name, self.title)
+            .x_label(self.x_label)
+            .y_label("relative to BS")
+            .series("response / BS", relative(|a| a.response_s))
+            .series("cost / BS", relative(|a| a.cost_usd));
+        out.write_plot(&plot)?;
+        Ok(())
+    }
+}
