@@ -6,57 +6,22 @@
 //! relative curves against `w_t` and the cost/response trade-off curve.
 
 use clap::Parser;
-use cosched_examples::metasched::{RunConfig, ScenarioArgs, Strategy, SweepReport, minutes};
-use cosched_examples::{CommonArgs, LinePlot};
-
-const NAME: &str = "metasched_fig11_wt";
-
-#[derive(Parser)]
-#[command(about = "Metascheduling (Murali & Vadhiyar) Figure 11: w_t trade-off")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    #[command(flatten)]
-    scenario: ScenarioArgs,
-}
+use cosched_examples::LinePlot;
+use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample, minutes};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let seed = cli.common.seed;
-    let mut out = cli.common.output(NAME)?;
-    let scenario = cli.scenario.scenario(cli.common.quick, seed)?;
-    let steps: Vec<f64> = if cli.common.quick {
-        vec![0.0, 0.5, 1.0]
-    } else {
-        (0..=10).map(|i| f64::from(i) / 10.0).collect()
-    };
-    let points: Vec<(f64, RunConfig)> = steps
-        .iter()
-        .map(|&w_t| {
-            (
-                w_t,
-                RunConfig {
-                    w_t,
-                    ..RunConfig::new(Strategy::Mcmf, seed)
-                },
-            )
-        })
-        .collect();
-    // Exact waits and full participation draw nothing at random: one seed suffices.
-    let result = scenario.sweep(NAME, &points, seed, 1)?;
-    SweepReport {
-        name: NAME,
+    let (result, out) = SweepExample {
+        name: "metasched_fig11_wt",
         title: "MCMF against w_t (weight of response time)",
+        paper: "Figure 11 (a curve)",
         x_label: "w_t",
         x_decimals: 1,
-        notes: format!(
-            "Paper: Figure 11 (a curve; the brief transcribes no numbers). {} MaxQ {}, exact \
-             what-if waits.",
-            scenario.description,
-            cosched_examples::metasched::DEFAULT_MAX_Q
-        ),
+        full: &[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+        quick: &[0.0, 0.5, 1.0],
+        configure: |w_t, c| RunConfig { w_t, ..c },
     }
-    .write(&mut out, &result)?;
+    .run(&SweepCli::parse())?;
+    let point = |response_s: f64, cost_usd: f64| (cost_usd, minutes(response_s));
     let tradeoff = LinePlot::new(
         "tradeoff",
         "Response time against electricity cost, w_t from 0 to 1",
@@ -68,14 +33,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         result
             .points
             .iter()
-            .map(|(_, a)| (a.cost_usd, minutes(a.response_s))),
+            .map(|(_, a)| point(a.response_s, a.cost_usd)),
     )
     .series(
         "BS",
-        [(
-            result.baseline.cost_usd,
-            minutes(result.baseline.response_s),
-        )],
+        [point(result.baseline.response_s, result.baseline.cost_usd)],
     );
     out.write_plot(&tradeoff)?;
     Ok(())

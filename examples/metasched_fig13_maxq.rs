@@ -4,56 +4,23 @@
 //! Workload → `MaxQ` sweep (in parallel) → table (relative to BS) → CSV + plot.
 
 use clap::Parser;
-use cosched_examples::CommonArgs;
-use cosched_examples::metasched::{RunConfig, ScenarioArgs, Strategy, SweepReport};
-
-const NAME: &str = "metasched_fig13_maxq";
-
-#[derive(Parser)]
-#[command(about = "Metascheduling (Murali & Vadhiyar) Figure 13: MaxQ")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    #[command(flatten)]
-    scenario: ScenarioArgs,
-}
+use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let seed = cli.common.seed;
-    let mut out = cli.common.output(NAME)?;
-    let scenario = cli.scenario.scenario(cli.common.quick, seed)?;
-    let max_qs: &[u32] = if cli.common.quick {
-        &[1, 10]
-    } else {
-        &[1, 2, 3, 5, 10, 20, 50]
-    };
-    let points: Vec<(f64, RunConfig)> = max_qs
-        .iter()
-        .map(|&max_q| {
-            (
-                f64::from(max_q),
-                RunConfig {
-                    max_q,
-                    ..RunConfig::new(Strategy::Mcmf, seed)
-                },
-            )
-        })
-        .collect();
-    // Exact waits and full participation draw nothing at random: one seed suffices.
-    let result = scenario.sweep(NAME, &points, seed, 1)?;
-    SweepReport {
-        name: NAME,
+    SweepExample {
+        name: "metasched_fig13_maxq",
         title: "MCMF against MaxQ (jobs per site per cycle)",
+        paper: "Figure 13 (a curve)",
         x_label: "MaxQ",
         x_decimals: 0,
-        notes: format!(
-            "Paper: Figure 13 (a curve; the brief transcribes no numbers). {} w_t {}, exact \
-             what-if waits.",
-            scenario.description,
-            cosched_examples::metasched::DEFAULT_W_T
-        ),
+        full: &[1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0],
+        quick: &[1.0, 10.0],
+        // The x values are small whole numbers.
+        configure: |max_q, c| RunConfig {
+            max_q: max_q as u32,
+            ..c
+        },
     }
-    .write(&mut out, &result)?;
+    .run(&SweepCli::parse())?;
     Ok(())
 }

@@ -9,7 +9,7 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::{Args, Parser};
 use cosched_core::Duration;
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
@@ -19,6 +19,8 @@ use cosched_metasched::workload::{
     DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
 };
 use cosched_metasched::xsede::{XsedeError, load_prices, parse_sites};
+
+use crate::{Cell, CommonArgs, LinePlot, OutDir, Table};
 
 /// `w_t` of the MCMF runs unless swept (response time and cost weighed equally; our choice).
 pub const DEFAULT_W_T: f64 = 0.5;
@@ -340,29 +342,81 @@ impl Scenario {
     }
 }
 
-/// How to present a [`SweepResult`].
+/// The command line of the sweep examples.
+#[derive(Debug, Clone, PartialEq, Parser)]
+pub struct SweepCli {
+    /// Output, quick mode and seed.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The scenario.
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    /// Seeds averaged per point when the runs draw at random (participation below 1, or
+    /// prediction errors) [default: 5, quick: 2].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+}
+
+/// A one-parameter sweep of MCMF against BS: the whole body of a sweep example.
 #[derive(Clone, Debug)]
-pub struct SweepReport<'a> {
-    /// Table and plot name.
+pub struct SweepExample<'a> {
+    /// Example name: output folder, table, plot and progress label.
     pub name: &'a str,
     /// Table and plot title.
     pub title: &'a str,
-    /// The swept parameter.
+    /// Where the paper shows it, for the notes.
+    pub paper: &'a str,
+    /// The swept parameter's name.
     pub x_label: &'a str,
     /// Decimals of the x column.
     pub x_decimals: usize,
-    /// The table's notes.
-    pub notes: String,
+    /// The x values of a full run.
+    pub full: &'a [f64],
+    /// The x values of a quick run.
+    pub quick: &'a [f64],
+    /// The MCMF configuration at `x`, from the defaults.
+    pub configure: fn(f64, RunConfig) -> RunConfig,
 }
 
-impl SweepReport<'_> {
-    /// Writes the table (x, response, cost, both relative to BS, bounded slowdown, share of
-    /// migrated jobs; BS first) and a plot of response and cost relative to BS against x.
+impl SweepExample<'_> {
+    /// Runs the sweep for `cli`, writes the table (x, response, cost, both
+    /// relative to BS, bounded slowdown, share of migrated jobs; BS first) and a plot of
+    /// response and cost relative to BS against x; returns the results and the output folder
+    /// for anything more the example draws.
     ///
     /// # Errors
-    /// Writing the outputs failed.
-    pub fn write(&self, out: &mut crate::OutDir, result: &SweepResult) -> crate::Result<()> {
-        use crate::{Cell, LinePlot, Table};
+    /// Reading the scenario, a failed simulation, or writing the outputs.
+    pub fn run(&self, cli: &SweepCli) -> Result<(SweepResult, OutDir), Box<dyn Error>> {
+        let seed = cli.common.seed;
+        let mut out = cli.common.output(self.name)?;
+        let scenario = cli.scenario.scenario(cli.common.quick, seed)?;
+        let xs = if cli.common.quick {
+            self.quick
+        } else {
+            self.full
+        };
+        let points: Vec<(f64, RunConfig)> = xs
+            .iter()
+            .map(|&x| (x, (self.configure)(x, RunConfig::new(Strategy::Mcmf, seed))))
+            .collect();
+        let randomised = points
+            .iter()
+            .any(|(_, c)| c.participation < 1.0 || c.wait_error.is_some_and(|e| e > 0.0));
+        // Runs that draw nothing at random are the same for every seed: one suffices.
+        let seeds = match (randomised, cli.seeds) {
+            (false, _) => 1,
+            (true, Some(n)) => n.max(1),
+            (true, None) if cli.common.quick => 2,
+            (true, None) => 5,
+        };
+        let result = scenario.sweep(self.name, &points, seed, seeds)?;
+        let defaults = RunConfig::new(Strategy::Mcmf, seed);
+        let notes = format!(
+            "Paper: {} (the brief transcribes no numbers). {} Unless swept: w_t {}, MaxQ {}, \
+             full participation, exact what-if waits from each site's EASY state; each point \
+             averaged over {seeds} seed(s) from {seed}.",
+            self.paper, scenario.description, defaults.w_t, defaults.max_q,
+        );
         let base = result.baseline;
         let mut table = Table::new(
             self.name,
@@ -377,7 +431,7 @@ impl SweepReport<'_> {
                 "migrated",
             ],
         )
-        .with_notes(&self.notes);
+        .with_notes(notes);
         let row = |x: Cell, a: &Averaged| {
             [
                 x,
@@ -404,6 +458,6 @@ impl SweepReport<'_> {
             .series("response / BS", relative(|a| a.response_s))
             .series("cost / BS", relative(|a| a.cost_usd));
         out.write_plot(&plot)?;
-        Ok(())
+        Ok((result, out))
     }
 }

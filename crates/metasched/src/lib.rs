@@ -6,14 +6,23 @@
 //! **minimum-cost flow** on a bipartite network — source → job (capacity 1), job → each system
 //! that can run it (capacity 1, cost from the predicted price and delay), system → sink
 //! (capacity `MaxQ`, the jobs a system may take) — so the solver is its core. This release
-//! provides that solver and the metascheduler policy on it; the wait-time predictors and the
-//! simulator come next.
+//! provides that solver, the metascheduler policy on it, and the grid simulator that drives it
+//! over EASY-backfilling sites, with the paper's metrics; the paper's learned wait-time and
+//! price predictors plug into the simulator through [`wait::QueueWaitPredictor`].
 //!
 //! - [`policy`]: the metascheduler ([`policy::Mcmf`]: costs from predicted response time and
 //!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle) and the
 //!   paper's BS, INST and TWOPRICE baselines, as plain structs with no clock, RNG or I/O.
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
 //! - [`wait`]: the wait-prediction feature space and the per-site predictor interface.
+//! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
+//!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
+//!   participation, optional transfer times, and pluggable wait prediction (exact what-if from
+//!   the site's EASY state, zero, learned per site, or perturbed).
+//! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
+//!   utilisation, instantaneous load and fairness against a baseline.
+//! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
+//!   table, a seeded diurnal price model and a generated XSEDE-like workload.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
 //!   integer costs, solved by the primal network simplex method (strongly feasible trees,
