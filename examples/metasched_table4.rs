@@ -9,7 +9,7 @@
 
 use clap::Parser;
 use cosched_examples::metasched::{RunConfig, ScenarioArgs, Strategy, minutes};
-use cosched_examples::{BarChart, Cell, CommonArgs, Sweep, Table};
+use cosched_examples::{BarChart, Cell, CommonArgs, LinePlot, Sweep, Table};
 use cosched_metasched::metrics::fairness;
 
 const NAME: &str = "metasched_table4";
@@ -141,5 +141,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     .series("cost (ours)", relative(|m| m.total_cost_usd))
     .series("cost (paper)", paper_relative(|p| p.2));
     out.write_plot(&chart)?;
+
+    let mut load = LinePlot::new(
+        "load_mcmf",
+        "Instantaneous load (busy + queued cores) / cores per site under MCMF",
+    )
+    .x_label("time (h)")
+    .y_label("load");
+    for (k, site) in scenario.sites.iter().enumerate() {
+        load = load.series(
+            site.name(),
+            mcmf.outcome
+                .load
+                .iter()
+                .map(|s| (s.time.secs() as f64 / 3600.0, s.load[k])),
+        );
+    }
+    out.write_plot(&load)?;
     Ok(())
 }
