@@ -13,7 +13,9 @@ use clap::{Args, Parser};
 use cosched_core::Duration;
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
-use cosched_metasched::sim::{SimConfig, SimError, SimOutcome, WaitSource, simulate};
+use cosched_metasched::sim::{
+    SimConfig, SimError, SimOutcome, TransferModel, WaitSource, simulate,
+};
 use cosched_metasched::site::Site;
 use cosched_metasched::workload::{
     DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
@@ -54,6 +56,13 @@ pub struct ScenarioArgs {
     /// Minutes between scheduling cycles.
     #[arg(long, default_value_t = 5)]
     pub cycle_min: i64,
+    /// Data-transfer latency of a job sent away from its submission site, seconds [default:
+    /// no transfer time].
+    #[arg(long, default_value_t = 0)]
+    pub transfer_s: i64,
+    /// Extra data-transfer seconds per requested core of a migrated job.
+    #[arg(long, default_value_t = 0.0)]
+    pub transfer_per_core_s: f64,
 }
 
 /// Sites, jobs and the history/measured split.
@@ -67,6 +76,8 @@ pub struct Scenario {
     pub history: usize,
     /// Minutes between cycles.
     pub cycle: Duration,
+    /// Transfer time of migrated jobs, if any.
+    pub transfer: Option<TransferModel>,
     /// Where sites, prices and jobs come from, for the tables' notes.
     pub description: String,
 }
@@ -106,24 +117,33 @@ impl ScenarioArgs {
             .generate(&sites)?,
         };
         let history = jobs.len().saturating_sub(self.measured);
-        let description =
-            format!(
-            "Sites: {}. Prices: {}. Jobs: {} ({} history + {} measured). Cycles every {} min.",
-            self.sites.as_ref().map_or("embedded XSEDE table".into(), |p| {
-                p.display().to_string()
-            }),
-            self.prices.as_ref().map_or(
-                format!("seeded diurnal model (seed {seed})"),
-                |p| format!("files in {}", p.display())
+        let transfer =
+            (self.transfer_s > 0 || self.transfer_per_core_s > 0.0).then_some(TransferModel {
+                latency: Duration(self.transfer_s.max(0)),
+                per_core_s: self.transfer_per_core_s.max(0.0),
+            });
+        let sites_from = match &self.sites {
+            Some(p) => p.display().to_string(),
+            None => "embedded XSEDE table".into(),
+        };
+        let prices_from = match &self.prices {
+            Some(p) => format!("files in {}", p.display()),
+            None => format!("seeded diurnal model (seed {seed})"),
+        };
+        let jobs_from = match &self.trace {
+            Some(p) => p.display().to_string(),
+            None => format!(
+                "generated Lublin/Tsafrir XSEDE-like workload, offered load {}, seed {seed}",
+                self.load
             ),
-            self.trace.as_ref().map_or(
-                format!(
-                    "generated Lublin/Tsafrir XSEDE-like workload, offered load {}, seed {seed}",
-                    self.load
-                ),
-                |p| p.display().to_string()
-            ),
-            history,
+        };
+        let transfer_text = match transfer {
+            Some(t) => format!("{} s + {} s per core", t.latency.secs(), t.per_core_s),
+            None => "none".into(),
+        };
+        let description = format!(
+            "Sites: {sites_from}. Prices: {prices_from}. Jobs: {jobs_from} ({history} history + \
+             {} measured). Cycles every {} min. Transfer time of migrated jobs: {transfer_text}.",
             jobs.len() - history,
             self.cycle_min,
         );
@@ -132,6 +152,7 @@ impl ScenarioArgs {
             jobs,
             history,
             cycle: Duration::from_mins(self.cycle_min.max(1)),
+            transfer,
             description,
         })
     }
@@ -241,7 +262,7 @@ impl Scenario {
                 config.participation
             },
             history: self.history,
-            transfer: None,
+            transfer: self.transfer,
             seed: config.seed,
         };
         let outcome = simulate(policy.as_ref(), &mut waits, &self.jobs, &sim)?;

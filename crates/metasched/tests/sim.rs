@@ -423,6 +423,22 @@ fn check_invariants(sites: &[Site], jobs: &[TraceJob], max_q: u32, out: &SimOutc
     }
 }
 
+/// Metrics stay in range, and a run compared with itself is perfectly fair.
+fn check_metrics(sites: &[Site], out: &SimOutcome) {
+    let m = Metrics::of(out, sites);
+    assert_eq!(m.jobs, out.jobs.iter().filter(|j| j.measured).count());
+    assert!(m.completed <= m.jobs && m.migrated <= m.completed);
+    assert!(m.completed == 0 || m.mean_bounded_slowdown >= 1.0);
+    for s in &m.sites {
+        assert!((0.0..=1.0 + 1e-9).contains(&s.utilisation), "{s:?}");
+        assert!(s.mean_load <= s.peak_load + 1e-12 && s.mean_load >= 0.0);
+    }
+    assert_eq!(m.sites.iter().map(|s| s.ran).sum::<usize>(), m.completed);
+    for f in fairness(out, out, sites.len()).into_iter().flatten() {
+        assert!((f - 1.0).abs() < 1e-12);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -439,6 +455,7 @@ proptest! {
             ] {
                 let out = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
                 check_invariants(&sites, &jobs, max_q, &out);
+                check_metrics(&sites, &out);
                 // Deterministic for a seed.
                 let again = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
                 prop_assert_eq!(&again, &out);
