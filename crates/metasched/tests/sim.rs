@@ -1,6 +1,7 @@
 //! The grid simulator: hand scenarios, the wait-source plumbing, and property tests of its
 //! invariants (every job accounted exactly once, at most one compatible site per job, at most
-//! `MaxQ` jobs per site per cycle, no site over its cores, determinism).
+//! `MaxQ` jobs per site per cycle and a maximum placement in every cycle, no site over its
+//! cores, metrics in range, determinism).
 
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::{Metrics, fairness};
@@ -316,7 +317,7 @@ fn scenario() -> impl Strategy<Value = (Vec<Site>, Vec<TraceJob>, u32, f64, SimC
     );
     (prop::collection::vec(site, 1..=4), 1usize..=40).prop_flat_map(|(sites, n)| {
         let k = sites.len();
-        let job = (0i64..20_000, 0..k, 1u32..=40, 1i64..20_000, 0i64..5_000);
+        let job = (0i64..4_000, 0..k, 1u32..=40, 1i64..20_000, 0i64..5_000);
         (
             Just(sites),
             prop::collection::vec(job, n),
@@ -439,6 +440,44 @@ fn check_metrics(sites: &[Site], out: &SimOutcome) {
     }
 }
 
+/// The flow is maximum in every cycle: a grid job still pending at a cycle (placed later, or
+/// never) was left out only because every site that could run it took `MaxQ` jobs then. Cycles
+/// tick every `step` seconds from the first one after the first measured submission.
+fn check_cycles_are_maximal(sites: &[Site], max_q: u32, step: i64, out: &SimOutcome) {
+    let Some(first) = out.jobs.iter().find(|j| j.measured) else {
+        return;
+    };
+    let first_tick = (first.job.submit.secs().div_euclid(step) + 1) * step;
+    let mut taken: HashMap<(i64, usize), u32> = HashMap::new();
+    for j in out.jobs.iter().filter(|j| j.via_metascheduler) {
+        if let Some(r) = j.run {
+            *taken.entry((r.dispatched.secs(), r.site)).or_default() += 1;
+        }
+    }
+    for j in out.jobs.iter().filter(|j| j.via_metascheduler) {
+        let compatible: Vec<usize> = (0..sites.len())
+            .filter(|&k| accepts_scaled(sites, &j.job, k))
+            .collect();
+        let Some(r) = j.run else {
+            assert!(compatible.is_empty());
+            continue;
+        };
+        let eligible = (j.job.submit.secs() + step - 1).div_euclid(step) * step;
+        let mut cycle = eligible.max(first_tick);
+        assert_eq!((r.dispatched.secs() - cycle).rem_euclid(step), 0);
+        while cycle < r.dispatched.secs() {
+            for &k in &compatible {
+                assert_eq!(
+                    taken.get(&(cycle, k)).copied(),
+                    Some(max_q),
+                    "cycle {cycle}"
+                );
+            }
+            cycle += step;
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -455,6 +494,7 @@ proptest! {
             ] {
                 let out = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
                 check_invariants(&sites, &jobs, max_q, &out);
+                check_cycles_are_maximal(&sites, max_q, cfg.cycle_interval.secs(), &out);
                 check_metrics(&sites, &out);
                 // Deterministic for a seed.
                 let again = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
