@@ -78,8 +78,31 @@ pub struct Scenario {
     pub cycle: Duration,
     /// Transfer time of migrated jobs, if any.
     pub transfer: Option<TransferModel>,
-    /// Where sites, prices and jobs come from, for the tables' notes.
+    /// Where sites, prices and jobs come from and the cycle and transfer settings.
     pub description: String,
+}
+
+impl Scenario {
+    /// The description with the history/measured split, for the tables' notes.
+    pub fn summary(&self) -> String {
+        if self.history == 0 {
+            return format!("{} Every job measured (no history).", self.description);
+        }
+        format!(
+            "{} History: the first {} jobs; measured: the last {}.",
+            self.description,
+            self.history,
+            self.jobs.len() - self.history
+        )
+    }
+
+    /// The same scenario with every job measured (no history).
+    pub fn measuring_all(&self) -> Scenario {
+        Scenario {
+            history: 0,
+            ..self.clone()
+        }
+    }
 }
 
 impl ScenarioArgs {
@@ -142,9 +165,8 @@ impl ScenarioArgs {
             None => "none".into(),
         };
         let description = format!(
-            "Sites: {sites_from}. Prices: {prices_from}. Jobs: {jobs_from} ({history} history + \
-             {} measured). Cycles every {} min. Transfer time of migrated jobs: {transfer_text}.",
-            jobs.len() - history,
+            "Sites: {sites_from}. Prices: {prices_from}. Jobs: {jobs_from}. Cycles every {} min. \
+             Transfer time of migrated jobs: {transfer_text}.",
             self.cycle_min,
         );
         Ok(Scenario {
@@ -436,7 +458,10 @@ impl SweepExample<'_> {
             "Paper: {} (the brief transcribes no numbers). {} Unless swept: w_t {}, MaxQ {}, \
              full participation, exact what-if waits from each site's EASY state; each point \
              averaged over {seeds} seed(s) from {seed}.",
-            self.paper, scenario.description, defaults.w_t, defaults.max_q,
+            self.paper,
+            scenario.summary(),
+            defaults.w_t,
+            defaults.max_q,
         );
         let base = result.baseline;
         let mut table = Table::new(
