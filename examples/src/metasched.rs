@@ -51,7 +51,7 @@ pub struct ScenarioArgs {
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Offered load of the generated workload over the grid's cores.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.7)]
     pub load: f64,
     /// Minutes between scheduling cycles.
     #[arg(long, default_value_t = 5)]

@@ -16,7 +16,7 @@ fn bench(c: &mut Criterion) {
     let sites = embedded_xsede_sites(|f| Ok(DiurnalPrices::month(1).series(f).unwrap())).unwrap();
     let jobs = XsedeLikeWorkload {
         jobs: 4_100,
-        load: 0.5,
+        load: 0.7,
         seed: 1,
     }
     .generate(&sites)

@@ -103,7 +103,7 @@ impl Metrics {
                         let overlap = r.end.min(window_end) - r.start.max(window_start);
                         f64::from(j.job.cores) * overlap.secs().max(0) as f64
                     })
-                    .sum();
+                    .fold(0.0, add);
                 let loads = outcome.load.iter().map(|s| s.load[k]);
                 let samples = outcome.load.len().max(1) as f64;
                 SiteMetrics {
@@ -115,7 +115,7 @@ impl Metrics {
                     } else {
                         0.0
                     },
-                    mean_load: loads.clone().sum::<f64>() / samples,
+                    mean_load: loads.clone().fold(0.0, add) / samples,
                     peak_load: loads.fold(0.0, f64::max),
                 }
             })
@@ -129,20 +129,26 @@ impl Metrics {
             mean_response_s: mean(
                 done()
                     .map(|(j, r)| (r.end - j.job.submit).secs() as f64)
-                    .sum(),
+                    .fold(0.0, add),
             ),
-            total_cost_usd: done().map(|(_, r)| r.cost_usd).sum(),
+            total_cost_usd: done().map(|(_, r)| r.cost_usd).fold(0.0, add),
             mean_bounded_slowdown: mean(
                 done()
                     .map(|(j, r)| {
                         let run = (r.end - r.start).secs() as f64;
                         ((r.end - j.job.submit).secs() as f64 / run.max(tau)).max(1.0)
                     })
-                    .sum(),
+                    .fold(0.0, add),
             ),
             sites: site_metrics,
         }
     }
+}
+
+/// `a + b`, for sums that start at +0.0 (`Iterator::sum` of no `f64` is −0.0, which prints as
+/// `-0.000`).
+fn add(a: f64, b: f64) -> f64 {
+    a + b
 }
 
 impl fmt::Display for Metrics {

@@ -199,8 +199,10 @@ impl DiurnalPrices {
 
 /// A generated XSEDE-like grid workload (the examples' default when no trace is given).
 ///
-/// One Lublin–Feitelson stream ([`LublinModel::new`] for a machine as large as the largest job
-/// any site accepts) with Tsafrir estimates (up to the shortest site walltime, at least 1 h, so
+/// One Lublin–Feitelson stream ([`LublinModel::new`] for a machine as large as the median of
+/// the sites' largest accepted jobs, so that most jobs fit most sites and the load spreads over
+/// the grid instead of piling on the one site that takes the largest jobs) with Tsafrir
+/// estimates (up to the shortest site walltime, at least 1 h, so
 /// that walltime limits do not tie long jobs to a few sites), arrivals scaled
 /// so that the offered load over the grid's total cores is `load`; each job is then submitted to
 /// a site drawn with probability proportional to its cores among the sites whose limits accept
@@ -229,7 +231,9 @@ impl XsedeLikeWorkload {
             self.load,
             "must be finite and > 0",
         )?;
-        let largest_job = sites.iter().map(|s| s.spec().max_job_cores).max();
+        let mut job_limits: Vec<u32> = sites.iter().map(|s| s.spec().max_job_cores).collect();
+        job_limits.sort_unstable();
+        let largest_job = job_limits.get((job_limits.len() - 1) / 2).copied();
         let shortest = sites.iter().map(|s| s.spec().max_walltime).min();
         let (largest_job, shortest) = (
             largest_job.unwrap_or(1),
