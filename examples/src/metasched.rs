@@ -140,10 +140,11 @@ impl ScenarioArgs {
             .generate(&sites)?,
         };
         let history = jobs.len().saturating_sub(self.measured);
+        // Out-of-range values are left for the simulator's parameter checks to report.
         let transfer =
-            (self.transfer_s > 0 || self.transfer_per_core_s > 0.0).then_some(TransferModel {
-                latency: Duration(self.transfer_s.max(0)),
-                per_core_s: self.transfer_per_core_s.max(0.0),
+            (self.transfer_s != 0 || self.transfer_per_core_s != 0.0).then_some(TransferModel {
+                latency: Duration(self.transfer_s),
+                per_core_s: self.transfer_per_core_s,
             });
         let sites_from = match &self.sites {
             Some(p) => p.display().to_string(),
@@ -173,7 +174,7 @@ impl ScenarioArgs {
             sites,
             jobs,
             history,
-            cycle: Duration::from_mins(self.cycle_min.max(1)),
+            cycle: Duration::from_mins(self.cycle_min),
             transfer,
             description,
         })
