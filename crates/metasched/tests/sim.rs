@@ -582,3 +582,28 @@ fn the_real_xsede_setting_runs_every_job() {
     // The metascheduler beats BS on both counts on this trace (see metasched_table4).
     assert!(m.mean_response_s < b.mean_response_s && m.total_cost_usd < b.total_cost_usd);
 }
+
+#[test]
+fn perturbed_waits_can_change_the_choice_and_zero_error_never_does() {
+    // Both sites busy until 1,000 s and 1,500 s; the measured job's exact what-if waits at the
+    // first cycle (300 s) are 700 s and 1,200 s, so with w_t = 1 it goes to site 0 unless the
+    // errors swap the order.
+    let sites = vec![site("a", 8, 1.0, 10.0), site("b", 8, 1.0, 10.0)];
+    let jobs = [
+        job(1, 0, 0, 8, 1_000),
+        job(2, 0, 1, 8, 1_500),
+        job(3, 100, 0, 8, 100),
+    ];
+    let policy = Mcmf::new(sites, 5, 1.0, PriceModel::DayAhead).unwrap();
+    let choice = |error: f64, seed: u64| {
+        let cfg = SimConfig { seed, ..config(2) };
+        let mut waits = WaitSource::Perturbed { error };
+        simulate(&policy, &mut waits, &jobs, &cfg).unwrap().jobs[2]
+            .run
+            .unwrap()
+            .site
+    };
+    assert!((0..40).all(|seed| choice(0.0, seed) == 0));
+    let flipped = (0..40).filter(|&seed| choice(0.9, seed) == 1).count();
+    assert!((1..40).contains(&flipped), "{flipped} of 40 seeds flipped");
+}
