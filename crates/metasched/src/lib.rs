@@ -15,14 +15,6 @@
 //!   paper's BS, INST and TWOPRICE baselines, as plain structs with no clock, RNG or I/O.
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
 //! - [`wait`]: the wait-prediction feature space and the per-site predictor interface.
-//! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
-//!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
-//!   participation, optional transfer times, and pluggable wait prediction (exact what-if from
-//!   the site's EASY state, zero, learned per site, or perturbed).
-//! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
-//!   utilisation, instantaneous load and fairness against a baseline.
-//! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
-//!   table, a seeded diurnal price model and a generated XSEDE-like workload.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
 //!   integer costs, solved by the primal network simplex method (strongly feasible trees,
@@ -31,6 +23,14 @@
 //!   or unbounded.
 //! - [`min_cost_max_flow`]: the most flow from a source to a sink, at the least cost.
 //! - [`dimacs`]: the DIMACS minimum-cost-flow file format (`cosched mcmf --dimacs FILE`).
+//! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
+//!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
+//!   participation, optional transfer times, and pluggable wait prediction (exact what-if from
+//!   the site's EASY state, zero, learned per site, or perturbed).
+//! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
+//!   utilisation, instantaneous load and fairness against a baseline.
+//! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
+//!   table, a seeded diurnal price model and a generated XSEDE-like workload.
 //!
 //! Both solvers are free functions over petgraph's graph traits, like petgraph's own
 //! algorithms, with [`NetworkSimplex`] as the builder that selects a [`PivotRule`].
@@ -65,14 +65,16 @@
 
 pub mod dimacs;
 mod max_flow;
-pub mod metrics;
 pub mod network_simplex;
 pub mod policy;
-pub mod sim;
 pub mod site;
 pub mod wait;
-pub mod workload;
 pub mod xsede;
+
+// The grid simulator, its inputs and its metrics.
+pub mod metrics;
+pub mod sim;
+pub mod workload;
 
 pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};
 pub use network_simplex::{
