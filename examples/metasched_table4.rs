@@ -73,8 +73,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_notes(format!(
             "Paper: Table 4, XSEDE row (the brief gives BS and MCMF only; the paper measures \
              the last 100 jobs). {} MCMF and TWOPRICE: w_t {}, MaxQ {}, waits from each \
-             site's own EASY state (what-if); INST predicts no wait. Cost is in $ of the \
-             measured jobs' actual runs (W x h x $/MWh / 10^6).",
+             site's queue and running jobs (what-if start); INST predicts no wait. Cost is in \
+             $ of the measured jobs' actual runs (W x h x $/MWh / 10^6).",
             scenarios[v].summary(),
             cosched_examples::metasched::DEFAULT_W_T,
             cosched_examples::metasched::DEFAULT_MAX_Q,

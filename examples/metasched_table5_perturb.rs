@@ -1,5 +1,5 @@
 //! Murali & Vadhiyar, Table 5: sensitivity of MCMF to wait-time prediction errors. Each
-//! predicted wait is the exact what-if wait times `1 + e·u`, `u` uniform in `[−1, 1]` per
+//! predicted wait is the what-if wait times `1 + e·u`, `u` uniform in `[−1, 1]` per
 //! (job, site), for a growing relative error `e`.
 //!
 //! Workload → error sweep × seeds (in parallel) → table (relative to BS) → CSV + plot.

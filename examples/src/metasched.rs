@@ -225,14 +225,15 @@ pub struct RunConfig {
     pub max_q: u32,
     /// Fraction of measured jobs through the metascheduler (ignored by BS).
     pub participation: f64,
-    /// Relative wait-prediction error ([`WaitSource::Perturbed`]); `None`: exact what-if.
+    /// Relative wait-prediction error ([`WaitSource::Perturbed`]); `None`: the what-if waits
+    /// themselves.
     pub wait_error: Option<f64>,
     /// Seed of participation draws and prediction errors.
     pub seed: u64,
 }
 
 impl RunConfig {
-    /// `strategy` with the defaults: `w_t` 0.5, `MaxQ` 10, full participation, exact waits.
+    /// `strategy` with the defaults: `w_t` 0.5, `MaxQ` 10, full participation, what-if waits.
     pub fn new(strategy: Strategy, seed: u64) -> RunConfig {
         RunConfig {
             strategy,
@@ -255,8 +256,8 @@ pub struct RunResult {
 }
 
 impl Scenario {
-    /// Simulates `config` on this scenario. MCMF and TWOPRICE use exact what-if waits from
-    /// the sites' EASY state (or their perturbation); INST predicts none.
+    /// Simulates `config` on this scenario. MCMF and TWOPRICE use what-if waits from
+    /// the sites' queues and running jobs (or their perturbation); INST predicts none.
     ///
     /// # Errors
     /// Invalid parameters.
@@ -457,7 +458,7 @@ impl SweepExample<'_> {
         let defaults = RunConfig::new(Strategy::Mcmf, seed);
         let notes = format!(
             "Paper: {} (the brief transcribes no numbers). {} Unless swept: w_t {}, MaxQ {}, \
-             full participation, exact what-if waits from each site's EASY state; each point \
+             full participation, what-if waits from each site's queue and running jobs; each point \
              averaged over {seeds} seed(s) from {seed}.",
             self.paper,
             scenario.summary(),

@@ -1,6 +1,6 @@
 //! A full grid simulation at the paper's scale: 4,100 jobs on the eight XSEDE sites (the first
 //! 4,000 history, the last 100 measured), generated XSEDE-like workload and seeded diurnal
-//! prices, under BS and under MCMF with exact what-if waits (w_t 0.5, MaxQ 10, 5-minute cycles).
+//! prices, under BS and under MCMF with what-if waits (w_t 0.5, MaxQ 10, 5-minute cycles).
 //! A second MCMF case measures all 4,100 jobs through the metascheduler, the heaviest use of
 //! the policy and the what-if predictor.
 //!
@@ -13,7 +13,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
-    let sites = embedded_xsede_sites(|f| Ok(DiurnalPrices::month(1).series(f).unwrap())).unwrap();
+    let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
+    let sites = embedded_xsede_sites(prices).unwrap();
     let jobs = XsedeLikeWorkload {
         jobs: 4_100,
         load: 0.7,

@@ -25,8 +25,8 @@
 //! - [`dimacs`]: the DIMACS minimum-cost-flow file format (`cosched mcmf --dimacs FILE`).
 //! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
 //!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
-//!   participation, optional transfer times, and pluggable wait prediction (exact what-if from
-//!   the site's EASY state, zero, learned per site, or perturbed).
+//!   participation, optional transfer times, and pluggable wait prediction (what-if from
+//!   the site's queue and running jobs, zero, learned per site, or perturbed).
 //! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
 //!   utilisation, instantaneous load and fairness against a baseline.
 //! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site

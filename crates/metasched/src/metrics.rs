@@ -67,7 +67,8 @@ impl Metrics {
     /// use cosched_metasched::sim::{SimConfig, WaitSource, simulate};
     /// use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
     ///
-    /// let sites = embedded_xsede_sites(|f| Ok(DiurnalPrices::month(1).series(f).unwrap())).unwrap();
+    /// let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
+    /// let sites = embedded_xsede_sites(prices).unwrap();
     /// let jobs = XsedeLikeWorkload { jobs: 50, load: 0.6, seed: 2 }.generate(&sites).unwrap();
     /// let bs = SimConfig { participation: 0.0, ..SimConfig::default() };
     /// let out = simulate(&SubmissionSite::new(sites.clone()), &mut WaitSource::Zero, &jobs, &bs)

@@ -25,19 +25,22 @@
 //!   over its actual run with that site's hourly prices ([`energy_cost_usd`]).
 //!
 //! ## Wait prediction ([`WaitSource`])
-//! The policy's predicted waits come from, per site: the site's own EASY state (*what-if*:
-//! [`BatchCluster::predicted_start`], beyond the paper), zero (the INST baseline), a learning
+//! The policy's predicted waits come from, per site: the site's own state (*what-if*, beyond
+//! the paper: [`BatchCluster::predicted_start`], the earliest fit of the job behind the queue
+//! in the reservation profile of the running jobs' and queued jobs' estimates — exact when
+//! estimates are exact and nothing backfills ahead of it), zero (the INST baseline), a learning
 //! [`QueueWaitPredictor`] per site (the paper's predictor plugs in here: it is asked with the
 //! job's [`WaitFeatures`] at the site and told every started job's actual wait), or the what-if
-//! wait multiplied by a seeded error factor (the paper's sensitivity to prediction errors).
+//! wait multiplied by a seeded error factor (our model for the paper's sensitivity to
+//! prediction errors).
 //!
 //! ```
-//! use cosched_core::Duration;
 //! use cosched_metasched::policy::{Mcmf, PriceModel};
 //! use cosched_metasched::sim::{SimConfig, WaitSource, simulate};
 //! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
 //!
-//! let sites = embedded_xsede_sites(|f| Ok(DiurnalPrices::month(1).series(f).unwrap())).unwrap();
+//! let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
+//! let sites = embedded_xsede_sites(prices).unwrap();
 //! let jobs = XsedeLikeWorkload { jobs: 60, load: 0.7, seed: 1 }.generate(&sites).unwrap();
 //! let policy = Mcmf::new(sites, 10, 0.5, PriceModel::DayAhead).unwrap();
 //! let config = SimConfig { history: 40, ..SimConfig::default() };
@@ -160,7 +163,8 @@ impl SimConfig {
 
 /// Where the policy's predicted waits come from.
 pub enum WaitSource {
-    /// Ask the site's EASY state when the job would start if submitted now.
+    /// Ask the site's state when the job would start if submitted now
+    /// ([`BatchCluster::predicted_start`]).
     WhatIf,
     /// Every job starts at once (the INST baseline).
     Zero,
