@@ -563,14 +563,14 @@ impl<'a> Sim<'a> {
                 waits: &view,
             })
         };
-        let mut placed = vec![false; self.trace.len()];
-        let is_pending: HashSet<usize> = self.pending.iter().copied().collect();
+        // Pending jobs not yet decided this cycle.
+        let mut undecided: HashSet<usize> = self.pending.iter().copied().collect();
         let bad = |message: String| SimError::Assignment { now, message };
         for p in &assignment.placements {
             let i = p.job.0 as usize;
-            if !is_pending.contains(&i) || placed[i] {
+            if !undecided.remove(&i) {
                 return Err(bad(format!(
-                    "placed job {:?} that is not pending",
+                    "placed job {:?} that is not pending (or twice)",
                     self.trace.get(i).map(|t| t.id)
                 )));
             }
@@ -585,7 +585,6 @@ impl<'a> Sim<'a> {
                     t.id, p.site
                 )));
             }
-            placed[i] = true;
             let transfer = match self.config.transfer {
                 Some(model) if p.site != t.submission_site => model.time(t.cores),
                 _ => Duration::ZERO,
@@ -601,13 +600,12 @@ impl<'a> Sim<'a> {
         }
         for job in &assignment.unassignable {
             let i = job.0 as usize;
-            if is_pending.contains(&i) && !placed[i] {
-                placed[i] = true;
+            if undecided.remove(&i) {
                 self.reject(i);
             }
         }
         let before = self.pending.len();
-        self.pending.retain(|&i| !placed[i]);
+        self.pending.retain(|i| undecided.contains(i));
         if self.pending.len() == before && self.events.is_empty() {
             return Err(bad(format!(
                 "defers all {before} pending jobs while nothing else is left to happen"

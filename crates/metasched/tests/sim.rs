@@ -607,3 +607,65 @@ fn perturbed_waits_can_change_the_choice_and_zero_error_never_does() {
     let flipped = (0..40).filter(|&seed| choice(0.9, seed) == 1).count();
     assert!((1..40).contains(&flipped), "{flipped} of 40 seeds flipped");
 }
+
+#[test]
+fn impossible_assignments_are_errors() {
+    use cosched_metasched::policy::{Assignment, Cycle, GridPolicy, Placement};
+    /// A policy returning a fixed misbehaviour.
+    struct Broken {
+        sites: Vec<Site>,
+        act: fn(&Cycle<'_>) -> Assignment,
+    }
+    impl GridPolicy for Broken {
+        fn sites(&self) -> &[Site] {
+            &self.sites
+        }
+        fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
+            (self.act)(cycle)
+        }
+    }
+    let sites = vec![site("a", 8, 1.0, 10.0), site("small", 2, 1.0, 10.0)];
+    let jobs = [job(1, 0, 0, 4, 100)];
+    let acts: [fn(&Cycle<'_>) -> Assignment; 4] = [
+        // The same job twice.
+        |c| Assignment {
+            placements: vec![
+                Placement {
+                    job: c.jobs[0].id,
+                    site: 0
+                };
+                2
+            ],
+            ..Assignment::default()
+        },
+        // A site too small for it.
+        |c| Assignment {
+            placements: vec![Placement {
+                job: c.jobs[0].id,
+                site: 1,
+            }],
+            ..Assignment::default()
+        },
+        // A job that is not pending.
+        |_| Assignment {
+            placements: vec![Placement {
+                job: JobId(99),
+                site: 0,
+            }],
+            ..Assignment::default()
+        },
+        // Deferred forever on an idle grid.
+        |c| Assignment {
+            deferred: c.jobs.iter().map(|j| j.id).collect(),
+            ..Assignment::default()
+        },
+    ];
+    for act in acts {
+        let policy = Broken {
+            sites: sites.clone(),
+            act,
+        };
+        let err = simulate(&policy, &mut WaitSource::Zero, &jobs, &config(0)).unwrap_err();
+        assert!(err.to_string().contains("the policy"), "{err}");
+    }
+}
