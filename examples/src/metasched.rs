@@ -74,7 +74,7 @@ pub struct Scenario {
     pub jobs: Vec<TraceJob>,
     /// Leading history jobs (run at their submission site, unmeasured).
     pub history: usize,
-    /// Minutes between cycles.
+    /// Time between scheduling cycles.
     pub cycle: Duration,
     /// Transfer time of migrated jobs, if any.
     pub transfer: Option<TransferModel>,
