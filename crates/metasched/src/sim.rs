@@ -17,7 +17,9 @@
 //!   The simulator checks every assignment: a placement of a job that is not pending, a second
 //!   placement of a job in one cycle or a placement on an incompatible site is an error.
 //! - A job sent away from its submission site may first spend a data-transfer time
-//!   ([`TransferModel`], optional) before it enters the target site's queue.
+//!   ([`TransferModel`], optional) before it enters the target site's queue; the policy's
+//!   predicted wait at such a site includes it (the queue part is still predicted at the
+//!   cycle's time).
 //! - At each instant: completions, then arrivals, then transfers, then an EASY pass at every
 //!   site that changed; on a cycle tick the cycle runs last, followed by passes at the sites
 //!   that received jobs.
@@ -301,6 +303,7 @@ struct CycleWaits<'a> {
     /// Per site, the queue/machine features at the cycle (learned predictors only).
     snapshots: &'a [WaitFeatures],
     seed: u64,
+    transfer: Option<TransferModel>,
 }
 
 impl WaitPredictor for CycleWaits<'_> {
@@ -314,7 +317,7 @@ impl WaitPredictor for CycleWaits<'_> {
                 .predicted_start(now, job.cores, estimate)
                 .map_or(Duration(i64::MAX / 4), |t| t - now)
         };
-        match self.source {
+        let queue_wait = match self.source {
             WaitSource::Zero => Duration::ZERO,
             WaitSource::WhatIf => what_if(),
             WaitSource::Perturbed { error } => {
@@ -332,7 +335,13 @@ impl WaitPredictor for CycleWaits<'_> {
                 };
                 predictors[site].predict(&features)
             }
-        }
+        };
+        // A migrated job's transfer time is known: it delays the start wherever it goes.
+        let transfer = match self.transfer {
+            Some(model) if site != job.submission_site => model.time(job.cores),
+            _ => Duration::ZERO,
+        };
+        Duration(queue_wait.secs().saturating_add(transfer.secs()))
     }
 }
 
@@ -556,6 +565,7 @@ impl<'a> Sim<'a> {
                 source: &*waits,
                 snapshots: &snapshots,
                 seed: self.config.seed,
+                transfer: self.config.transfer,
             };
             self.policy.assign(&Cycle {
                 now,

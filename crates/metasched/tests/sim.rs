@@ -669,3 +669,30 @@ fn impossible_assignments_are_errors() {
         assert!(err.to_string().contains("the policy"), "{err}");
     }
 }
+
+#[test]
+fn the_policy_weighs_the_transfer_time_of_a_migration() {
+    // Site 0 is busy for another 700 s after the first cycle; site 1 is idle. Without a
+    // transfer time the job moves (w_t = 1); a 2,000 s transfer makes staying faster.
+    let sites = vec![site("a", 8, 1.0, 10.0), site("b", 8, 1.0, 10.0)];
+    let jobs = [job(1, 0, 0, 8, 1_000), job(2, 100, 0, 8, 100)];
+    let policy = Mcmf::new(sites, 5, 1.0, PriceModel::DayAhead).unwrap();
+    let site_of = |transfer: Option<TransferModel>| {
+        let cfg = SimConfig {
+            transfer,
+            ..config(1)
+        };
+        simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg)
+            .unwrap()
+            .jobs[1]
+            .run
+            .unwrap()
+    };
+    assert_eq!(site_of(None).site, 1);
+    let slow = TransferModel {
+        latency: Duration(2_000),
+        per_core_s: 0.0,
+    };
+    let run = site_of(Some(slow));
+    assert_eq!((run.site, run.start), (0, Time(1_000)));
+}
