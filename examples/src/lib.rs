@@ -81,6 +81,7 @@
 
 mod args;
 mod error;
+pub mod metasched;
 mod out;
 mod plot;
 pub mod rhic;

@@ -6,8 +6,9 @@
 //! **minimum-cost flow** on a bipartite network — source → job (capacity 1), job → each system
 //! that can run it (capacity 1, cost from the predicted price and delay), system → sink
 //! (capacity `MaxQ`, the jobs a system may take) — so the solver is its core. This release
-//! provides that solver and the metascheduler policy on it; the wait-time predictors and the
-//! simulator come next.
+//! provides that solver, the metascheduler policy on it, and the grid simulator that drives it
+//! over EASY-backfilling sites, with the paper's metrics; the paper's learned wait-time and
+//! price predictors plug into the simulator through [`wait::QueueWaitPredictor`].
 //!
 //! - [`policy`]: the metascheduler ([`policy::Mcmf`]: costs from predicted response time and
 //!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle) and the
@@ -22,6 +23,14 @@
 //!   or unbounded.
 //! - [`min_cost_max_flow`]: the most flow from a source to a sink, at the least cost.
 //! - [`dimacs`]: the DIMACS minimum-cost-flow file format (`cosched mcmf --dimacs FILE`).
+//! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
+//!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
+//!   participation, optional transfer times, and pluggable wait prediction (what-if from
+//!   the site's queue and running jobs, zero, learned per site, or perturbed).
+//! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
+//!   utilisation, instantaneous load and fairness against a baseline.
+//! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
+//!   table, a seeded diurnal price model and a generated XSEDE-like workload.
 //!
 //! Both solvers are free functions over petgraph's graph traits, like petgraph's own
 //! algorithms, with [`NetworkSimplex`] as the builder that selects a [`PivotRule`].
@@ -61,6 +70,11 @@ pub mod policy;
 pub mod site;
 pub mod wait;
 pub mod xsede;
+
+// The grid simulator, its inputs and its metrics.
+pub mod metrics;
+pub mod sim;
+pub mod workload;
 
 pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};
 pub use network_simplex::{

@@ -74,6 +74,20 @@ const COLUMNS: [&str; 10] = [
 pub fn load_sites(dir: &Path) -> Result<Vec<Site>, XsedeError> {
     let path = dir.join("xsede_sites.csv");
     let text = read(&path)?;
+    parse_sites(&path, &text, |file| load_prices(&dir.join(file)))
+}
+
+/// Parses the text of a site table (named `path` in errors), taking each site's hourly prices
+/// from `prices(price_file)` — e.g. a file next to the table, another directory, or a model.
+///
+/// # Errors
+/// [`XsedeError`] naming the line and column of the first problem, or the error of `prices`.
+pub fn parse_sites(
+    path: &Path,
+    text: &str,
+    mut prices: impl FnMut(&str) -> Result<Vec<f64>, XsedeError>,
+) -> Result<Vec<Site>, XsedeError> {
+    let path = path.to_path_buf();
     let mut lines = text.lines().enumerate();
     match lines.next() {
         Some((_, header)) if header.trim().split(',').eq(COLUMNS) => {}
@@ -103,7 +117,7 @@ pub fn load_sites(dir: &Path) -> Result<Vec<Site>, XsedeError> {
             max_walltime: Duration(at.parse(8)?),
             watts_per_core: at.parse(5)?,
             gflops_per_core: at.parse(7)?,
-            prices_usd_per_mwh: load_prices(&dir.join(at.text(3)?))?,
+            prices_usd_per_mwh: prices(at.text(3)?)?,
             timezone_lag_hours: at.parse(6)?,
         };
         sites.push(spec.build().map_err(|source| XsedeError::Site {

@@ -1,0 +1,351 @@
+//! The metascheduler's inputs: grid traces, the XSEDE site table and price series.
+//!
+//! The paper evaluates on XSEDE: eight systems (its site table), a month of hourly day-ahead
+//! prices per region, and a grid trace whose jobs each name the system they were submitted to;
+//! the first 4,000 jobs are history that trains the wait-time predictors and the next 100 are
+//! measured (the paper's experimental setup). This module reads those files and, for runs
+//! without them, builds stand-ins:
+//!
+//! - [`read_grid_trace`]: an SWF trace whose 19th field is the submission site id (1-based, in
+//!   site-table order), as in `xsede_grid_4100.swf`;
+//! - [`XSEDE_SITES_CSV`] and [`embedded_xsede_sites`]: the paper's eight-system table, embedded
+//!   (a copy of the public table from the paper's repository, `data/xsede_sites.csv`);
+//! - [`DiurnalPrices`]: a seeded diurnal model of hourly prices, for when no price files are
+//!   given;
+//! - [`XsedeLikeWorkload`]: a generated grid workload — Lublin–Feitelson jobs with Tsafrir
+//!   estimates, each submitted to a site drawn in proportion to its size among the sites that
+//!   can run it.
+
+use crate::site::Site;
+use crate::xsede::{XsedeError, parse_sites};
+use cosched_core::workload::swf::{SwfError, SwfReader};
+use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
+use cosched_core::{Duration, JobId, ParamError, Time};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::f64::consts::PI;
+use std::path::Path;
+use thiserror::Error;
+
+/// The paper's XSEDE site table (same columns as `xsede_sites.csv`, see [`crate::xsede`]).
+pub const XSEDE_SITES_CSV: &str = include_str!("../data/xsede_sites.csv");
+
+/// One job of a grid trace, as submitted at its home site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceJob {
+    /// Identifier, unique in the trace.
+    pub id: JobId,
+    /// Submission time.
+    pub submit: Time,
+    /// Index of the site it was submitted to (0-based, site-table order).
+    pub submission_site: usize,
+    /// Requested cores.
+    pub cores: u32,
+    /// Run time at the submission site.
+    pub runtime: Duration,
+    /// Runtime estimate at the submission site.
+    pub estimate: Duration,
+}
+
+/// Why a grid trace could not be read.
+#[derive(Debug, Error)]
+pub enum TraceError {
+    /// The SWF file itself could not be read or parsed.
+    #[error(transparent)]
+    Swf(#[from] SwfError),
+    /// A record is unusable as a grid job.
+    #[error("{file}: job {job}: {message}")]
+    Job {
+        /// The trace file.
+        file: String,
+        /// The job's id (SWF field 1).
+        job: u64,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Reads a grid trace for `sites` sites: SWF records with submit time, run time, requested
+/// (else allocated) processors, requested time (else the run time) and a 19th field holding the
+/// submission site id in `1..=sites`.
+///
+/// # Errors
+/// [`TraceError`] for a malformed line, a record with no size, submit or run time, or a missing
+/// or out-of-range site field.
+pub fn read_grid_trace(path: &Path, sites: usize) -> Result<Vec<TraceJob>, TraceError> {
+    let file = path.display().to_string();
+    let mut jobs = Vec::new();
+    for record in SwfReader::open(path)? {
+        let record = record?;
+        let bad = |message: String| TraceError::Job {
+            file: file.clone(),
+            job: record.job.0,
+            message,
+        };
+        let rigid = record.to_rigid().map_err(|e| bad(e.to_string()))?;
+        let site = record
+            .extra
+            .first()
+            .ok_or_else(|| bad("field 19 (submission site) is missing".into()))?;
+        let site: usize = site
+            .parse()
+            .ok()
+            .filter(|s| (1..=sites).contains(s))
+            .ok_or_else(|| bad(format!("submission site `{site}` is not in 1..={sites}")))?;
+        if rigid.estimate <= Duration::ZERO {
+            return Err(bad("the runtime estimate must be > 0".into()));
+        }
+        jobs.push(TraceJob {
+            id: rigid.id,
+            submit: rigid.submit,
+            submission_site: site - 1,
+            cores: rigid.size,
+            runtime: rigid.runtime,
+            estimate: rigid.estimate,
+        });
+    }
+    Ok(jobs)
+}
+
+/// The embedded XSEDE table with each site's prices from `prices(price_file)`.
+///
+/// # Errors
+/// As [`parse_sites`].
+pub fn embedded_xsede_sites(
+    prices: impl FnMut(&str) -> Result<Vec<f64>, XsedeError>,
+) -> Result<Vec<Site>, XsedeError> {
+    parse_sites(
+        Path::new("<embedded xsede_sites.csv>"),
+        XSEDE_SITES_CSV,
+        prices,
+    )
+}
+
+/// A seeded diurnal model of hourly day-ahead prices, the stand-in for missing price files.
+///
+/// Each price region (price file name) gets a base price drawn uniformly in
+/// `[min_base, max_base]` $/MWh and a random phase of ±2 h; hour `h` then costs
+/// `base · (1 + amplitude · sin(2π (h + phase − 9) / 24)) · (1 + noise · z)` with `z` uniform in
+/// `[−1, 1]` (prices peak around 15:00 and bottom out around 03:00, the shape of the real
+/// series), floored at 1 $/MWh. The same seed and region always give the same series.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiurnalPrices {
+    /// Hours generated (the series repeats after them).
+    pub hours: usize,
+    /// Lowest base price, $/MWh.
+    pub min_base: f64,
+    /// Highest base price, $/MWh.
+    pub max_base: f64,
+    /// Relative amplitude of the daily cycle.
+    pub amplitude: f64,
+    /// Relative amplitude of the hourly noise.
+    pub noise: f64,
+    /// Seed of every series.
+    pub seed: u64,
+}
+
+impl DiurnalPrices {
+    /// A month (720 h) with bases in 30..50 $/MWh (the range of the real June 2014 monthly
+    /// means), ±30 % daily swing and ±10 % hourly noise.
+    pub fn month(seed: u64) -> DiurnalPrices {
+        DiurnalPrices {
+            hours: 720,
+            min_base: 30.0,
+            max_base: 50.0,
+            amplitude: 0.3,
+            noise: 0.1,
+            seed,
+        }
+    }
+
+    /// The series of price region `region` (e.g. `prices/Texas.csv`).
+    ///
+    /// # Errors
+    /// [`ParamError`] if `hours` is 0, the base range is empty or not finite and positive, or
+    /// an amplitude is outside `[0, 1)`.
+    pub fn series(&self, region: &str) -> Result<Vec<f64>, ParamError> {
+        ParamError::check(self.hours >= 1, "hours", self.hours, "must be >= 1")?;
+        ParamError::check(
+            self.min_base > 0.0 && self.min_base <= self.max_base && self.max_base.is_finite(),
+            "min_base",
+            self.min_base,
+            "must be > 0 and <= max_base (finite)",
+        )?;
+        for (name, value) in [("amplitude", self.amplitude), ("noise", self.noise)] {
+            ParamError::check(
+                (0.0..1.0).contains(&value),
+                name,
+                value,
+                "must be in [0, 1)",
+            )?;
+        }
+        // One stream per region, keyed by a stable hash of its name (FNV-1a).
+        let key = region.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(key);
+        let base = rng.random_range(self.min_base..=self.max_base);
+        let phase = rng.random_range(-2.0..=2.0);
+        Ok((0..self.hours)
+            .map(|h| {
+                let day = (2.0 * PI * (h as f64 + phase - 9.0) / 24.0).sin();
+                let z: f64 = rng.random_range(-1.0..=1.0);
+                (base * (1.0 + self.amplitude * day) * (1.0 + self.noise * z)).max(1.0)
+            })
+            .collect())
+    }
+}
+
+/// A generated XSEDE-like grid workload (the examples' default when no trace is given).
+///
+/// One Lublin–Feitelson stream ([`LublinModel::new`] for a machine as large as the median of
+/// the sites' largest accepted jobs, so that most jobs fit most sites and the load spreads over
+/// the grid instead of piling on the one site that takes the largest jobs) with Tsafrir
+/// estimates (up to the shortest site walltime, at least 1 h, so
+/// that walltime limits do not tie long jobs to a few sites), arrivals scaled
+/// so that the offered load over the grid's total cores is `load`; each job is then submitted to
+/// a site drawn with probability proportional to its cores among the sites whose limits accept
+/// it (cores and estimate at that site's own speed). Jobs no site accepts are dropped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XsedeLikeWorkload {
+    /// Jobs generated (before dropping unacceptable ones).
+    pub jobs: usize,
+    /// Offered load over the grid's total cores, in `(0, 1]`-ish.
+    pub load: f64,
+    /// Seed of the job stream, estimates and site draws.
+    pub seed: u64,
+}
+
+impl XsedeLikeWorkload {
+    /// Generates the jobs for `sites`, sorted by submit time, ids `1..`.
+    ///
+    /// # Errors
+    /// [`ParamError`] if `sites` is empty, `jobs` is 0 or `load` is not positive and finite.
+    pub fn generate(&self, sites: &[Site]) -> Result<Vec<TraceJob>, ParamError> {
+        ParamError::check(!sites.is_empty(), "sites", 0, "must not be empty")?;
+        ParamError::check(self.jobs >= 1, "jobs", self.jobs, "must be >= 1")?;
+        ParamError::check(
+            self.load.is_finite() && self.load > 0.0,
+            "load",
+            self.load,
+            "must be finite and > 0",
+        )?;
+        let mut job_limits: Vec<u32> = sites.iter().map(|s| s.spec().max_job_cores).collect();
+        job_limits.sort_unstable();
+        let largest_job = job_limits.get((job_limits.len() - 1) / 2).copied();
+        let shortest = sites.iter().map(|s| s.spec().max_walltime).min();
+        let (largest_job, shortest) = (
+            largest_job.unwrap_or(1),
+            shortest.unwrap_or(Duration::from_hours(1)),
+        );
+        let total_cores: u64 = sites.iter().map(|s| u64::from(s.spec().cores)).sum();
+        let mut rigid = LublinModel::new(largest_job)?.generate(self.jobs, self.seed);
+        TsafrirEstimates::new(shortest.max(Duration::from_hours(1)))?
+            .assign(&mut rigid, self.seed.wrapping_add(1));
+        let capacity = u32::try_from(total_cores).unwrap_or(u32::MAX);
+        scale_to_offered_load(&mut rigid, capacity, self.load)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed.wrapping_add(2));
+        let mut jobs = Vec::with_capacity(rigid.len());
+        for job in &rigid {
+            let accepts = |k: usize| {
+                let home = &sites[k];
+                home.accepts(job.size, job.estimate)
+            };
+            let weight: u64 = (0..sites.len())
+                .filter(|&k| accepts(k))
+                .map(|k| u64::from(sites[k].spec().cores))
+                .sum();
+            if weight == 0 {
+                continue;
+            }
+            let mut pick = rng.random_range(0..weight);
+            let site = (0..sites.len())
+                .filter(|&k| accepts(k))
+                .find(|&k| {
+                    let cores = u64::from(sites[k].spec().cores);
+                    if pick < cores {
+                        true
+                    } else {
+                        pick -= cores;
+                        false
+                    }
+                })
+                .expect("pick < total weight");
+            jobs.push(TraceJob {
+                id: JobId(jobs.len() as u64 + 1),
+                submit: job.submit,
+                submission_site: site,
+                cores: job.size,
+                runtime: job.runtime.min(job.estimate),
+                estimate: job.estimate,
+            });
+        }
+        Ok(jobs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sites() -> Vec<Site> {
+        embedded_xsede_sites(|file| Ok(DiurnalPrices::month(1).series(file).unwrap())).unwrap()
+    }
+
+    #[test]
+    fn embedded_table_has_the_eight_xsede_systems() {
+        let sites = sites();
+        assert_eq!(sites.len(), 8);
+        assert_eq!((sites[0].name(), sites[7].name()), ("Blacklight", "Steele"));
+        assert_eq!(sites[5].spec().cores, 22_656);
+        // Gordon and Trestles share the San Diego region, hence the same generated series.
+        assert_eq!(
+            sites[2].spec().prices_usd_per_mwh,
+            sites[3].spec().prices_usd_per_mwh
+        );
+        assert_ne!(
+            sites[0].spec().prices_usd_per_mwh,
+            sites[2].spec().prices_usd_per_mwh
+        );
+    }
+
+    #[test]
+    fn diurnal_prices_peak_in_the_afternoon() {
+        let series = DiurnalPrices {
+            noise: 0.0,
+            ..DiurnalPrices::month(4)
+        }
+        .series("x")
+        .unwrap();
+        assert_eq!(series.len(), 720);
+        let mean_at = |hour: usize| series.iter().skip(hour).step_by(24).sum::<f64>() / 30.0;
+        assert!(mean_at(14) > mean_at(3) * 1.3);
+        assert!(
+            DiurnalPrices {
+                amplitude: 1.0,
+                ..DiurnalPrices::month(0)
+            }
+            .series("x")
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn generated_jobs_fit_their_submission_site() {
+        let sites = sites();
+        let w = XsedeLikeWorkload {
+            jobs: 400,
+            load: 0.7,
+            seed: 5,
+        };
+        let jobs = w.generate(&sites).unwrap();
+        assert!(jobs.len() > 390);
+        assert!(jobs.windows(2).all(|p| p[0].submit <= p[1].submit));
+        for job in &jobs {
+            assert!(sites[job.submission_site].accepts(job.cores, job.estimate));
+            assert!(job.runtime <= job.estimate);
+        }
+        assert_eq!(w.generate(&sites).unwrap(), jobs);
+    }
+}

@@ -1,0 +1,127 @@
+//! The `metasched_*` examples' shared module: the real-file flags (`--trace`, `--sites`,
+//! `--prices`), the history split, strategies and sweeps, on a tiny hand-made setting.
+
+use std::fs;
+
+use clap::Parser;
+use cosched_examples::metasched::{Averaged, RunConfig, Strategy, SweepCli};
+
+/// Two sites (the second twice as fast and cheaper), price files in their own folder, and a
+/// trace of six jobs all submitted at site 1.
+fn setting() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("p")).unwrap();
+    fs::write(dir.path().join("p/A.csv"), "\"price\"\n40\n80\n").unwrap();
+    fs::write(dir.path().join("p/B.csv"), "\"price\"\n10\n").unwrap();
+    fs::write(
+        dir.path().join("sites.csv"),
+        "site_id,name,location,price_file,cores,power_per_core_watts,timezone_lag_hours,\
+         gflops_per_core,max_ert_s,max_req_cores\n\
+         1,Slow,X,prices/A.csv,16,100,0,1.0,86400,16\n\
+         2,Fast,Y,prices/B.csv,16,50,0,2.0,86400,16\n",
+    )
+    .unwrap();
+    let trace: String = (1..=6)
+        .map(|i| {
+            format!(
+                "{i} {} -1 3600 8 -1 -1 8 7200 -1 1 -1 -1 -1 0 -1 -1 -1 1\n",
+                i * 60
+            )
+        })
+        .collect();
+    fs::write(dir.path().join("grid.swf"), trace).unwrap();
+    dir
+}
+
+fn cli(dir: &tempfile::TempDir, extra: &[&str]) -> SweepCli {
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let mut args = vec![
+        "demo".to_owned(),
+        "--trace".into(),
+        path("grid.swf"),
+        "--sites".into(),
+        path("sites.csv"),
+        "--prices".into(),
+        path("p"),
+        "--measured".into(),
+        "4".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    SweepCli::parse_from(args)
+}
+
+#[test]
+fn real_files_by_flag_and_the_history_split() {
+    let dir = setting();
+    let scenario = cli(&dir, &[]).scenario.scenario(false, 1).unwrap();
+    assert_eq!((scenario.jobs.len(), scenario.history), (6, 2));
+    assert_eq!(scenario.sites[0].spec().prices_usd_per_mwh, [40.0, 80.0]);
+    assert_eq!(scenario.sites[1].spec().prices_usd_per_mwh, [10.0]);
+    assert!(
+        scenario
+            .summary()
+            .contains("the first 2 jobs; measured: the last 4")
+    );
+
+    let bs = scenario.run(&RunConfig::new(Strategy::Bs, 1)).unwrap();
+    let mcmf = scenario.run(&RunConfig::new(Strategy::Mcmf, 1)).unwrap();
+    assert_eq!((bs.metrics.jobs, bs.metrics.migrated), (4, 0));
+    // The fast, cheap site takes the measured jobs and halves their run.
+    assert!(mcmf.metrics.migrated >= 2);
+    assert!(mcmf.metrics.total_cost_usd < bs.metrics.total_cost_usd);
+    assert!(mcmf.metrics.mean_response_s < bs.metrics.mean_response_s);
+    // Deterministic.
+    let again = scenario.run(&RunConfig::new(Strategy::Mcmf, 1)).unwrap();
+    assert_eq!(again.outcome, mcmf.outcome);
+
+    let all = scenario.measuring_all();
+    assert_eq!(
+        all.run(&RunConfig::new(Strategy::Bs, 1))
+            .unwrap()
+            .metrics
+            .jobs,
+        6
+    );
+    assert!(all.summary().contains("Every job measured"));
+}
+
+#[test]
+fn bad_files_and_parameters_are_errors() {
+    let dir = setting();
+    let mut missing = cli(&dir, &[]);
+    missing.scenario.prices = Some(dir.path().join("nonexistent"));
+    assert!(missing.scenario.scenario(false, 1).is_err());
+    let mut bad_trace = cli(&dir, &[]);
+    bad_trace.scenario.trace = Some(dir.path().join("sites.csv"));
+    assert!(bad_trace.scenario.scenario(false, 1).is_err());
+    let scenario = cli(&dir, &["--cycle-min", "0"])
+        .scenario
+        .scenario(false, 1)
+        .unwrap();
+    assert!(scenario.run(&RunConfig::new(Strategy::Mcmf, 1)).is_err());
+}
+
+#[test]
+fn sweeps_average_seeds_against_one_baseline() {
+    let dir = setting();
+    let scenario = cli(&dir, &[]).scenario.scenario(false, 1).unwrap();
+    let points: Vec<(f64, RunConfig)> = [0.0, 1.0]
+        .iter()
+        .map(|&participation| {
+            (
+                participation,
+                RunConfig {
+                    participation,
+                    ..RunConfig::new(Strategy::Mcmf, 1)
+                },
+            )
+        })
+        .collect();
+    let result = scenario.sweep("test", &points, 1, 3).unwrap();
+    let bs = scenario.run(&RunConfig::new(Strategy::Bs, 1)).unwrap();
+    assert_eq!(result.baseline, Averaged::of([&bs.metrics]));
+    // Nobody in the grid is BS again; everybody is the full MCMF run.
+    assert_eq!(result.points[0], (0.0, result.baseline));
+    let full = scenario.run(&points[1].1).unwrap();
+    assert_eq!(result.points[1], (1.0, Averaged::of([&full.metrics])));
+}
