@@ -10,6 +10,7 @@
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
 //! - [`OutDir`]: the output directory that receives all of the above.
+//! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
 //!
 //! ## Running an example
 //!
@@ -79,6 +80,7 @@
 //! ```
 
 mod args;
+pub mod balancer;
 mod error;
 mod out;
 mod plot;

@@ -1,0 +1,469 @@
+//! What the Balancer examples (`balancer_table1`, `balancer_fig2` … `balancer_fig5`; Liu,
+//! Keahey, Riteau, Weissman, SC18) share: the input options (the synthetic workloads by
+//! default, the real LCRC / APS / SWF / lease files by flag), the configurations, and one
+//! scenario's run.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use cosched_balancer::predictor::Combine;
+use cosched_balancer::sim::{Configuration, SimError, SimReport, Simulation};
+use cosched_balancer::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
+use cosched_balancer::traces::{self, TraceError};
+use cosched_balancer::workload::{DiurnalLeases, LeaseRequest};
+use cosched_balancer::{BalancerConfig, Strategy};
+use cosched_core::{Duration, JobId, ParamError, RigidJob, Time};
+use thiserror::Error;
+
+use crate::Sweep;
+
+/// Cores of a VM in the APS conversion (the paper's 16-core nodes).
+pub const APS_CORES_PER_VM: u32 = 16;
+
+/// Why an example's inputs could not be built.
+#[derive(Debug, Error)]
+pub enum InputError {
+    /// A trace file could not be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// A generator parameter out of range.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+}
+
+/// The input options every Balancer example takes.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct BalancerArgs {
+    /// Nodes of the combined cluster.
+    #[arg(long, default_value_t = 372)]
+    pub nodes: u32,
+    /// LCRC weekly CSV files, one week each, in order: the batch workload instead of the
+    /// synthetic ones (no preload: the trace's earlier weeks are unknown).
+    #[arg(long, value_name = "FILE.csv", num_args = 1..)]
+    pub lcrc: Vec<PathBuf>,
+    /// An SWF batch trace instead: its first weeks, sizes divided by --swf-cores-per-node.
+    #[arg(long, value_name = "FILE.swf", conflicts_with = "lcrc")]
+    pub swf: Option<PathBuf>,
+    /// Processors per node of the SWF trace.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub swf_cores_per_node: u32,
+    /// APS single-core trace files, one week each, in order: the on-demand load, as 16-core VM
+    /// leases with tight packing.
+    #[arg(long, value_name = "FILE.csv", num_args = 1..)]
+    pub aps: Vec<PathBuf>,
+    /// An on-demand lease CSV (`submit,nodes,duration`) instead.
+    #[arg(long, value_name = "FILE.csv", conflicts_with = "aps")]
+    pub leases: Option<PathBuf>,
+    /// `I`, minutes: how long an unused on-demand node is held before it returns to batch.
+    #[arg(long, default_value_t = 10, value_name = "MIN")]
+    pub idle_hold: i64,
+}
+
+/// A batch workload ready to simulate.
+#[derive(Debug, Clone)]
+pub struct BatchInput {
+    /// Its name (`U66-Main`, `LCRC (2 weeks)`, …).
+    pub label: String,
+    /// The jobs.
+    pub jobs: Vec<RigidJob>,
+    /// Jobs running at the start (see [`Simulation::run_preloaded`]).
+    pub preload: Vec<RigidJob>,
+    /// The span the loads are measured over.
+    pub span: Duration,
+}
+
+/// The on-demand load ready to scale.
+#[derive(Debug, Clone)]
+pub struct OnDemandInput {
+    /// Where it comes from.
+    pub label: String,
+    /// The requests at scale ×1.
+    pub base: Vec<LeaseRequest>,
+}
+
+impl BalancerArgs {
+    /// Whether the batch workload comes from a file.
+    pub fn batch_from_file(&self) -> bool {
+        !self.lcrc.is_empty() || self.swf.is_some()
+    }
+
+    /// The batch workloads: the LCRC or SWF file if given (one workload), else `kinds`
+    /// generated for `batch_nodes` nodes over `weeks` weeks from `seed`, in parallel.
+    ///
+    /// # Errors
+    /// A file that cannot be read, or invalid generator parameters.
+    pub fn batch_inputs(
+        &self,
+        kinds: &[BatchKind],
+        batch_nodes: u32,
+        weeks: u32,
+        seed: u64,
+    ) -> Result<Vec<BatchInput>, InputError> {
+        if !self.lcrc.is_empty() {
+            let weeks = read_weeks(&self.lcrc, traces::read_lcrc)?;
+            let mut jobs: Vec<RigidJob> = weeks
+                .into_iter()
+                .enumerate()
+                .flat_map(|(k, week)| {
+                    week.into_iter().map(move |j| RigidJob {
+                        submit: j.submit + Duration(WEEK.0 * k as i64),
+                        ..j
+                    })
+                })
+                .collect();
+            renumber(&mut jobs);
+            return Ok(vec![BatchInput {
+                label: format!("LCRC ({} week(s))", self.lcrc.len()),
+                jobs,
+                preload: Vec::new(),
+                span: Duration(WEEK.0 * self.lcrc.len() as i64),
+            }]);
+        }
+        if let Some(path) = &self.swf {
+            return Ok(vec![self.swf_input(path, weeks)?]);
+        }
+        let generated = Sweep::new("workloads", kinds.to_vec()).run(|&kind| {
+            SyntheticBatch::new(batch_nodes, kind)
+                .with_weeks(weeks)
+                .generate(seed)
+        });
+        generated
+            .into_iter()
+            .map(|(kind, week)| {
+                let week = week?;
+                Ok(BatchInput {
+                    label: kind.label(),
+                    jobs: week.jobs,
+                    preload: week.preload,
+                    span: week.span,
+                })
+            })
+            .collect()
+    }
+
+    fn swf_input(&self, path: &Path, weeks: u32) -> Result<BatchInput, InputError> {
+        let cores = self.swf_cores_per_node.max(1);
+        let mut jobs = traces::read_swf_jobs(path)?;
+        let first = jobs.iter().map(|j| j.submit).min().unwrap_or(Time::ZERO);
+        let span = Duration(WEEK.0 * i64::from(weeks));
+        jobs.retain(|j| j.submit - first < span);
+        for job in &mut jobs {
+            job.submit = Time((job.submit - first).0);
+            job.size = job.size.div_ceil(cores);
+        }
+        jobs.sort_by_key(|j| (j.submit, j.id));
+        renumber(&mut jobs);
+        Ok(BatchInput {
+            label: path
+                .file_name()
+                .map_or_else(|| "SWF".to_owned(), |n| n.to_string_lossy().into_owned()),
+            jobs,
+            preload: Vec::new(),
+            span,
+        })
+    }
+
+    /// The on-demand load at scale ×1: the APS files (VM leases), the lease file, or the
+    /// synthetic base load ([`synthetic::base_leases`]) over `span` from `seed`.
+    ///
+    /// # Errors
+    /// A file that cannot be read.
+    pub fn on_demand(&self, span: Duration, seed: u64) -> Result<OnDemandInput, InputError> {
+        if !self.aps.is_empty() {
+            let weeks = read_weeks(&self.aps, traces::read_aps)?;
+            let jobs: Vec<traces::ApsJob> = weeks
+                .into_iter()
+                .enumerate()
+                .flat_map(|(k, week)| {
+                    let shift = Duration(WEEK.0 * k as i64);
+                    week.into_iter().map(move |j| traces::ApsJob {
+                        submit: j.submit + shift,
+                        start: j.start + shift,
+                        end: j.end + shift,
+                        ..j
+                    })
+                })
+                .collect();
+            return Ok(OnDemandInput {
+                label: format!(
+                    "APS ({} week(s), {APS_CORES_PER_VM}-core VMs, tight packing)",
+                    self.aps.len()
+                ),
+                base: traces::aps_to_leases(&jobs, APS_CORES_PER_VM)?,
+            });
+        }
+        if let Some(path) = &self.leases {
+            return Ok(OnDemandInput {
+                label: path.display().to_string(),
+                base: traces::read_leases(path)?,
+            });
+        }
+        Ok(OnDemandInput {
+            label: "diurnal synthetic leases (1-4 nodes, 1 h mean)".to_owned(),
+            base: synthetic::base_leases(self.nodes, span, seed)?,
+        })
+    }
+
+    /// `I`.
+    pub fn idle_hold(&self) -> Duration {
+        Duration::from_mins(self.idle_hold.max(0))
+    }
+
+    /// The Basic Balancer with static reserve `r` and window `w`.
+    pub fn basic(&self, r: u32, w: Duration) -> Configuration {
+        Configuration::Dynamic {
+            config: BalancerConfig::new(Strategy::Basic { static_reserve: r })
+                .with_window(w)
+                .with_idle_hold(self.idle_hold()),
+            predictor: None,
+        }
+    }
+
+    /// The Hint Balancer (the requests' notices are the hints), window `w`.
+    pub fn hint(&self, w: Duration) -> Configuration {
+        Configuration::Dynamic {
+            config: BalancerConfig::new(Strategy::Hinted)
+                .with_window(w)
+                .with_idle_hold(self.idle_hold()),
+            predictor: None,
+        }
+    }
+
+    /// The Predictive Balancer combining peaks by `rule`, window `w`, holding unused reserve
+    /// for `idle_hold` (the predicted reserve is held `I` from each slot's start).
+    pub fn predictive(&self, rule: Combine, w: Duration, idle_hold: Duration) -> Configuration {
+        Configuration::Dynamic {
+            config: BalancerConfig::new(Strategy::Hinted)
+                .with_window(w)
+                .with_idle_hold(idle_hold),
+            predictor: Some(rule),
+        }
+    }
+
+    /// Simulates `batch` beside `leases` under `configuration` on the combined cluster.
+    ///
+    /// # Errors
+    /// An invalid configuration for the cluster (e.g. a reserve larger than it).
+    pub fn run(
+        &self,
+        configuration: Configuration,
+        batch: &BatchInput,
+        leases: &[LeaseRequest],
+    ) -> Result<SimReport, SimError> {
+        Ok(Simulation::new(self.nodes, configuration)?
+            .run_preloaded(&batch.jobs, &batch.preload, leases)?
+            .report)
+    }
+}
+
+/// `base` at scale `factor` (every request's nodes × factor).
+///
+/// # Errors
+/// A factor of 0, or nodes that overflow.
+pub fn scaled(base: &[LeaseRequest], factor: u32) -> Result<Vec<LeaseRequest>, InputError> {
+    Ok(synthetic::scale_leases(base, factor)?)
+}
+
+/// `leases` with every request announced `notice` ahead (the Hint strategy's `H`).
+pub fn with_notice(leases: &[LeaseRequest], notice: Duration) -> Vec<LeaseRequest> {
+    leases
+        .iter()
+        .map(|r| LeaseRequest {
+            notice: Some(notice),
+            ..*r
+        })
+        .collect()
+}
+
+/// The offered on-demand load ρ of `leases` on `nodes` nodes over `span`.
+pub fn rho(leases: &[LeaseRequest], nodes: u32, span: Duration) -> f64 {
+    DiurnalLeases::offered_load(leases, nodes, span)
+}
+
+/// Seconds as hours.
+pub fn hours(seconds: f64) -> f64 {
+    seconds / 3600.0
+}
+
+/// Reads each file with `read`, in order.
+fn read_weeks<T>(
+    files: &[PathBuf],
+    read: fn(&Path) -> Result<Vec<T>, TraceError>,
+) -> Result<Vec<Vec<T>>, InputError> {
+    files.iter().map(|f| Ok(read(f)?)).collect()
+}
+
+/// Ids 0, 1, … in the current order.
+fn renumber(jobs: &mut [RigidJob]) {
+    for (i, job) in jobs.iter_mut().enumerate() {
+        job.id = JobId(i as u64);
+    }
+}
+
+/// One configuration of a figure's sweep: its label, the simulator's configuration, and the
+/// notice every request gives (the Hint strategy's `H`), if any.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Legend label.
+    pub label: String,
+    /// What to simulate.
+    pub configuration: Configuration,
+    /// `H`, if the requests announce themselves.
+    pub notice: Option<Duration>,
+}
+
+/// One cell of a figure's grid: workload × on-demand scale × variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridCell {
+    /// Index into the batch workloads.
+    pub workload: usize,
+    /// The on-demand scale (ρ = base × scale).
+    pub scale: u32,
+    /// Index into the variants.
+    pub variant: usize,
+}
+
+/// What one cell measured.
+#[derive(Debug, Clone)]
+pub struct GridResult {
+    /// The cell.
+    pub cell: GridCell,
+    /// The offered on-demand load of its requests.
+    pub rho: f64,
+    /// The simulation's report.
+    pub report: SimReport,
+}
+
+/// Runs every workload × scale × variant in parallel (a [`Sweep`] labelled `name`), results
+/// in that order.
+///
+/// # Errors
+/// An invalid scale or configuration.
+pub fn run_grid(
+    name: &str,
+    inputs: &BalancerArgs,
+    batch: &[BatchInput],
+    base: &[LeaseRequest],
+    scales: &[u32],
+    variants: &[Variant],
+) -> Result<Vec<GridResult>, Box<dyn std::error::Error>> {
+    let mut leases: Vec<Vec<Vec<LeaseRequest>>> = Vec::with_capacity(scales.len());
+    for &scale in scales {
+        let requests = scaled(base, scale)?;
+        leases.push(
+            variants
+                .iter()
+                .map(|v| match v.notice {
+                    Some(h) => with_notice(&requests, h),
+                    None => requests.clone(),
+                })
+                .collect(),
+        );
+    }
+    let cells: Vec<(usize, GridCell)> = (0..batch.len())
+        .flat_map(|workload| {
+            scales.iter().enumerate().flat_map(move |(s, &scale)| {
+                (0..variants.len()).map(move |variant| {
+                    (
+                        s,
+                        GridCell {
+                            workload,
+                            scale,
+                            variant,
+                        },
+                    )
+                })
+            })
+        })
+        .collect();
+    let results = Sweep::new(name, cells).run(|&(s, cell)| {
+        let requests = &leases[s][cell.variant];
+        let input = &batch[cell.workload];
+        inputs
+            .run(variants[cell.variant].configuration, input, requests)
+            .map(|report| GridResult {
+                cell,
+                rho: rho(requests, inputs.nodes, input.span),
+                report,
+            })
+    });
+    let mut out = Vec::with_capacity(results.len());
+    for (_, r) in results {
+        out.push(r?);
+    }
+    Ok(out)
+}
+
+/// The headers of [`metric_cells`].
+pub const METRIC_HEADERS: [&str; 7] = [
+    "mean batch wait (h)",
+    "reject rate",
+    "OD mean wait (min)",
+    "reserve idle (node-h)",
+    "batch util",
+    "OD util",
+    "combined util",
+];
+
+/// The metrics of one report, in [`METRIC_HEADERS`] order.
+pub fn metric_cells(r: &SimReport) -> [crate::Cell; 7] {
+    use crate::Cell;
+    [
+        Cell::fixed(hours(r.batch.overall.mean_wait_s), 2),
+        Cell::fixed(r.on_demand.reject_rate, 3),
+        Cell::fixed(r.on_demand.mean_wait_s / 60.0, 2),
+        Cell::fixed(r.reserve_idle_node_hours, 1),
+        Cell::fixed(r.batch_utilization, 3),
+        Cell::fixed(r.on_demand_utilization, 3),
+        Cell::fixed(r.combined_utilization, 3),
+    ]
+}
+
+/// The nominal ρ of a scale, in percent (1.25 % × scale).
+pub fn nominal_rho_percent(scale: u32) -> f64 {
+    synthetic::BASE_RHO * 100.0 * f64::from(scale)
+}
+
+/// Series of `y` against `x` over `results`, one per key (in first-seen order), for a plot.
+pub fn series_by<K: PartialEq + Clone>(
+    results: &[GridResult],
+    key: impl Fn(&GridResult) -> Option<K>,
+    label: impl Fn(&K) -> String,
+    x: impl Fn(&GridResult) -> f64,
+    y: impl Fn(&GridResult) -> f64,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut keys: Vec<K> = Vec::new();
+    for r in results {
+        if let Some(k) = key(r)
+            && !keys.contains(&k)
+        {
+            keys.push(k);
+        }
+    }
+    keys.iter()
+        .map(|k| {
+            let points = results
+                .iter()
+                .filter(|r| key(r).as_ref() == Some(k))
+                .map(|r| (x(r), y(r)))
+                .collect();
+            (label(k), points)
+        })
+        .collect()
+}
+
+/// A line plot of `series` (as from [`series_by`]).
+pub fn line_plot(
+    file: &str,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+) -> crate::LinePlot {
+    series.into_iter().fold(
+        crate::LinePlot::new(file, title)
+            .x_label(x_label)
+            .y_label(y_label),
+        |plot, (name, points)| plot.series(name, points),
+    )
+}
