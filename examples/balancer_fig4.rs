@@ -9,41 +9,22 @@
 //! small cost in batch wait and unused reserve. The paper shows curves and gives no numbers
 //! for this figure, so none are printed beside ours.
 
-use clap::Parser;
-use cosched_balancer::sim::SimReport;
-use cosched_balancer::synthetic::{BatchKind, RHO_SCALES};
+use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_examples::balancer::{
-    BalancerArgs, GridResult, METRIC_HEADERS, Variant, hours, line_plot, metric_cells,
-    nominal_rho_percent, run_grid, series_by,
+    BATCH_WAIT, Curves, FigureCli, Plots, REJECT_RATE, RESERVE_IDLE, Variant, grid_table, prepare,
+    rho_percent, run_grid, write_curves,
 };
-use cosched_examples::{Cell, CommonArgs, Table};
 
 const NAME: &str = "balancer_fig4";
 
-#[derive(Parser)]
-#[command(about = "The Balancer, Figure 4: reserve hints H = 15 and 30 min against Basic")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    #[command(flatten)]
-    inputs: BalancerArgs,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let seed = cli.common.seed;
-    let inputs = &cli.inputs;
-    let mut out = cli.common.output(NAME)?;
-    let kinds: &[BatchKind] = if quick {
-        &BatchKind::PAPER[..1]
-    } else {
-        &BatchKind::PAPER
-    };
-    let scales: &[u32] = if quick { &[2, 8] } else { &RHO_SCALES };
-    let batch = inputs.batch_inputs(kinds, inputs.nodes, 1, seed)?;
-    let on_demand = inputs.on_demand(batch[0].span, seed.wrapping_add(1))?;
+    let cli = FigureCli::parse_about(
+        "The Balancer, Figure 4: reserve hints H = 15 and 30 min against Basic",
+    );
+    let (common, inputs) = (&cli.common, &cli.inputs);
+    let mut p = prepare(NAME, common, inputs, 1, 1)?;
+    let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let mut variants = vec![Variant {
         label: "Basic R=W=0".to_owned(),
         configuration: inputs.basic(0, Duration::ZERO),
@@ -56,58 +37,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             notice: Some(Duration::from_mins(h)),
         });
     }
-    let results = run_grid(NAME, inputs, &batch, &on_demand.base, scales, &variants)?;
-
-    let mut headers = vec!["workload", "rho nominal (%)", "configuration"];
-    headers.extend(METRIC_HEADERS);
-    let mut table = Table::new(
+    let results = run_grid(NAME, inputs, &p.batch, &p.on_demand.base, scales, &variants)?;
+    p.out.write_table(&grid_table(
         NAME,
         format!(
             "Figure 4: reserve hints, W = 0, {} nodes, one week",
             inputs.nodes
         ),
-        headers,
-    )
-    .with_notes(format!(
-        "Seed {seed}; on-demand: {} scaled x{scales:?}, every request announced H ahead under \
-         Hint; I = {} min. The paper gives curves only for this figure: no numbers beside ours.",
-        on_demand.label, inputs.idle_hold
-    ));
-    for r in &results {
-        let mut row = vec![
-            Cell::Text(batch[r.cell.workload].label.clone()),
-            Cell::fixed(nominal_rho_percent(r.cell.scale), 2),
-            Cell::Text(variants[r.cell.variant].label.clone()),
-        ];
-        row.extend(metric_cells(&r.report));
-        table.row(row);
-    }
-    out.write_table(&table)?;
-
+        format!(
+            "Seed {}; on-demand: {} scaled x{scales:?}, every request announced H ahead under \
+             Hint; I = {} min. The paper gives curves only for this figure: no numbers beside \
+             ours.",
+            common.seed, p.on_demand.label, inputs.idle_hold
+        ),
+        &p.batch,
+        &variants,
+        &results,
+    ))?;
     // Curves of the first workload (U66-Main), one per configuration.
-    let by_variant = |y: fn(&SimReport) -> f64| {
-        series_by(
-            &results,
-            |r: &GridResult| (r.cell.workload == 0).then_some(r.cell.variant),
-            |&v| variants[v].label.clone(),
-            |r| 100.0 * r.rho,
-            |r| y(&r.report),
-        )
-    };
-    let workload = &batch[0].label;
-    out.write_plot(&line_plot(
-        "fig4_reject_rate",
-        &format!("Figure 4: on-demand reject rate with hints ({workload})"),
-        "on-demand load rho (%)",
-        "reject rate",
-        by_variant(|r| r.on_demand.reject_rate),
-    ))?;
-    out.write_plot(&line_plot(
-        "fig4_batch_wait",
-        &format!("Figure 4: mean batch wait with hints ({workload})"),
-        "on-demand load rho (%)",
-        "mean batch wait (h)",
-        by_variant(|r| hours(r.batch.overall.mean_wait_s)),
-    ))?;
+    write_curves(
+        &p.out,
+        &Plots {
+            prefix: "fig4",
+            title: &format!("Figure 4, hints ({})", p.batch[0].label),
+            curves: Curves::PerVariant { workload: 0 },
+            x_label: "on-demand load rho (%)",
+            x: &rho_percent,
+        },
+        &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
+        &p.batch,
+        &variants,
+        &results,
+    )?;
     Ok(())
 }

@@ -18,14 +18,13 @@
 
 use clap::Parser;
 use cosched_balancer::predictor::{Combine, SLOT};
-use cosched_balancer::sim::SimReport;
-use cosched_balancer::synthetic::{BatchKind, RHO_SCALES};
+use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
+use cosched_examples::CommonArgs;
 use cosched_examples::balancer::{
-    BalancerArgs, GridResult, METRIC_HEADERS, Variant, hours, line_plot, metric_cells,
-    nominal_rho_percent, run_grid, series_by,
+    BATCH_WAIT, BalancerArgs, Curves, Plots, REJECT_RATE, RESERVE_IDLE, Variant, grid_table,
+    prepare, rho_percent, run_grid, write_curves,
 };
-use cosched_examples::{Cell, CommonArgs, Table};
 
 const NAME: &str = "balancer_fig5";
 
@@ -43,28 +42,17 @@ struct Cli {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let seed = cli.common.seed;
-    let inputs = &cli.inputs;
-    let mut out = cli.common.output(NAME)?;
-    let kinds: &[BatchKind] = if quick {
-        &BatchKind::PAPER[..1]
-    } else {
-        &BatchKind::PAPER
-    };
-    let scales: &[u32] = if quick { &[2, 8] } else { &RHO_SCALES };
-    let weeks = cli.weeks.unwrap_or(if quick { 2 } else { 4 });
-    let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, seed)?;
-    let span = batch[0].span;
-    let on_demand = inputs.on_demand(span, seed.wrapping_add(1))?;
-    let short = inputs.idle_hold();
+    let (common, inputs) = (&cli.common, &cli.inputs);
+    let weeks = cli.weeks.unwrap_or(if common.quick { 2 } else { 4 });
+    let mut p = prepare(NAME, common, inputs, 1, weeks)?;
+    let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let mut variants = vec![Variant {
         label: "Basic R=W=0".to_owned(),
         configuration: inputs.basic(0, Duration::ZERO),
         notice: None,
     }];
     for (name, rule, hold) in [
-        ("mean", Combine::Mean, short),
+        ("mean", Combine::Mean, inputs.idle_hold()),
         ("mean", Combine::Mean, SLOT),
         ("max", Combine::Max, SLOT),
     ] {
@@ -74,67 +62,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             notice: None,
         });
     }
-    let results = run_grid(NAME, inputs, &batch, &on_demand.base, scales, &variants)?;
-
-    let mut headers = vec!["workload", "rho nominal (%)", "configuration"];
-    headers.extend(METRIC_HEADERS);
-    let mut table = Table::new(
+    let results = run_grid(NAME, inputs, &p.batch, &p.on_demand.base, scales, &variants)?;
+    p.out.write_table(&grid_table(
         NAME,
         format!(
             "Figure 5: predictive reserve, W = 0, {} nodes, {:.0} days",
             inputs.nodes,
-            span.0 as f64 / 86_400.0
+            p.batch[0].span.0 as f64 / 86_400.0
         ),
-        headers,
-    )
-    .with_notes(format!(
-        "Seed {seed}; on-demand: {} scaled x{scales:?}; 6-hour slots, peaks of the last \
-         month / week / day; I as labelled. The paper gives curves only for this figure: no \
-         numbers beside ours.",
-        on_demand.label
-    ));
-    for r in &results {
-        let mut row = vec![
-            Cell::Text(batch[r.cell.workload].label.clone()),
-            Cell::fixed(nominal_rho_percent(r.cell.scale), 2),
-            Cell::Text(variants[r.cell.variant].label.clone()),
-        ];
-        row.extend(metric_cells(&r.report));
-        table.row(row);
-    }
-    out.write_table(&table)?;
-
+        format!(
+            "Seed {}; on-demand: {} scaled x{scales:?}; 6-hour slots, peaks of the last month \
+             / week / day; I as labelled. The paper gives curves only for this figure: no \
+             numbers beside ours.",
+            common.seed, p.on_demand.label
+        ),
+        &p.batch,
+        &variants,
+        &results,
+    ))?;
     // Curves of the first workload (U66-Main), one per configuration.
-    let by_variant = |y: fn(&SimReport) -> f64| {
-        series_by(
-            &results,
-            |r: &GridResult| (r.cell.workload == 0).then_some(r.cell.variant),
-            |&v| variants[v].label.clone(),
-            |r| 100.0 * r.rho,
-            |r| y(&r.report),
-        )
-    };
-    let workload = &batch[0].label;
-    out.write_plot(&line_plot(
-        "fig5_reject_rate",
-        &format!("Figure 5: on-demand reject rate, predictive ({workload})"),
-        "on-demand load rho (%)",
-        "reject rate",
-        by_variant(|r| r.on_demand.reject_rate),
-    ))?;
-    out.write_plot(&line_plot(
-        "fig5_reserve_idle",
-        &format!("Figure 5: unused on-demand node-hours, predictive ({workload})"),
-        "on-demand load rho (%)",
-        "reserve idle (node-h)",
-        by_variant(|r| r.reserve_idle_node_hours),
-    ))?;
-    out.write_plot(&line_plot(
-        "fig5_batch_wait",
-        &format!("Figure 5: mean batch wait, predictive ({workload})"),
-        "on-demand load rho (%)",
-        "mean batch wait (h)",
-        by_variant(|r| hours(r.batch.overall.mean_wait_s)),
-    ))?;
+    write_curves(
+        &p.out,
+        &Plots {
+            prefix: "fig5",
+            title: &format!("Figure 5, predictive ({})", p.batch[0].label),
+            curves: Curves::PerVariant { workload: 0 },
+            x_label: "on-demand load rho (%)",
+            x: &rho_percent,
+        },
+        &[REJECT_RATE, RESERVE_IDLE, BATCH_WAIT],
+        &p.batch,
+        &variants,
+        &results,
+    )?;
     Ok(())
 }

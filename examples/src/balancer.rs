@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
 use cosched_balancer::predictor::Combine;
 use cosched_balancer::sim::{Configuration, SimError, SimReport, Simulation};
 use cosched_balancer::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
@@ -15,7 +15,7 @@ use cosched_balancer::{BalancerConfig, Strategy};
 use cosched_core::{Duration, JobId, ParamError, RigidJob, Time};
 use thiserror::Error;
 
-use crate::Sweep;
+use crate::{Cell, CommonArgs, LinePlot, OutDir, Sweep, Table};
 
 /// Cores of a VM in the APS conversion (the paper's 16-core nodes).
 pub const APS_CORES_PER_VM: u32 = 16;
@@ -394,38 +394,13 @@ pub fn run_grid(
     Ok(out)
 }
 
-/// The headers of [`metric_cells`].
-pub const METRIC_HEADERS: [&str; 7] = [
-    "mean batch wait (h)",
-    "reject rate",
-    "OD mean wait (min)",
-    "reserve idle (node-h)",
-    "batch util",
-    "OD util",
-    "combined util",
-];
-
-/// The metrics of one report, in [`METRIC_HEADERS`] order.
-pub fn metric_cells(r: &SimReport) -> [crate::Cell; 7] {
-    use crate::Cell;
-    [
-        Cell::fixed(hours(r.batch.overall.mean_wait_s), 2),
-        Cell::fixed(r.on_demand.reject_rate, 3),
-        Cell::fixed(r.on_demand.mean_wait_s / 60.0, 2),
-        Cell::fixed(r.reserve_idle_node_hours, 1),
-        Cell::fixed(r.batch_utilization, 3),
-        Cell::fixed(r.on_demand_utilization, 3),
-        Cell::fixed(r.combined_utilization, 3),
-    ]
-}
-
 /// The nominal ρ of a scale, in percent (1.25 % × scale).
 pub fn nominal_rho_percent(scale: u32) -> f64 {
     synthetic::BASE_RHO * 100.0 * f64::from(scale)
 }
 
 /// Series of `y` against `x` over `results`, one per key (in first-seen order), for a plot.
-pub fn series_by<K: PartialEq + Clone>(
+fn series_by<K: PartialEq + Clone>(
     results: &[GridResult],
     key: impl Fn(&GridResult) -> Option<K>,
     label: impl Fn(&K) -> String,
@@ -452,18 +427,252 @@ pub fn series_by<K: PartialEq + Clone>(
         .collect()
 }
 
-/// A line plot of `series` (as from [`series_by`]).
-pub fn line_plot(
-    file: &str,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: Vec<(String, Vec<(f64, f64)>)>,
-) -> crate::LinePlot {
-    series.into_iter().fold(
-        crate::LinePlot::new(file, title)
+/// One metric of a report, for tables and plots.
+#[derive(Clone, Copy)]
+pub struct Metric {
+    /// File-name part of its plot.
+    pub file: &'static str,
+    /// Column header and axis label.
+    pub label: &'static str,
+    /// Digits shown in tables.
+    pub decimals: usize,
+    /// Its value.
+    pub value: fn(&SimReport) -> f64,
+}
+
+/// Mean batch wait, hours.
+pub const BATCH_WAIT: Metric = Metric {
+    file: "batch_wait",
+    label: "mean batch wait (h)",
+    decimals: 2,
+    value: |r| hours(r.batch.overall.mean_wait_s),
+};
+/// On-demand reject rate.
+pub const REJECT_RATE: Metric = Metric {
+    file: "reject_rate",
+    label: "reject rate",
+    decimals: 3,
+    value: |r| r.on_demand.reject_rate,
+};
+/// Mean on-demand wait of granted requests, minutes.
+pub const OD_WAIT: Metric = Metric {
+    file: "od_wait",
+    label: "OD mean wait (min)",
+    decimals: 2,
+    value: |r| r.on_demand.mean_wait_s / 60.0,
+};
+/// Node-hours on-demand but unused.
+pub const RESERVE_IDLE: Metric = Metric {
+    file: "reserve_idle",
+    label: "reserve idle (node-h)",
+    decimals: 1,
+    value: |r| r.reserve_idle_node_hours,
+};
+/// Batch utilisation (of the whole cluster).
+pub const BATCH_UTIL: Metric = Metric {
+    file: "batch_util",
+    label: "batch util",
+    decimals: 3,
+    value: |r| r.batch_utilization,
+};
+/// On-demand utilisation (of the whole cluster).
+pub const OD_UTIL: Metric = Metric {
+    file: "od_util",
+    label: "OD util",
+    decimals: 3,
+    value: |r| r.on_demand_utilization,
+};
+/// Combined utilisation.
+pub const COMBINED_UTIL: Metric = Metric {
+    file: "combined_util",
+    label: "combined util",
+    decimals: 3,
+    value: |r| r.combined_utilization,
+};
+/// The metrics, in table order.
+pub const METRICS: [Metric; 7] = [
+    BATCH_WAIT,
+    REJECT_RATE,
+    OD_WAIT,
+    RESERVE_IDLE,
+    BATCH_UTIL,
+    OD_UTIL,
+    COMBINED_UTIL,
+];
+
+/// A figure's output folder and inputs: the paper's five batch workloads (the first
+/// `quick_workloads` with `--quick`; or the batch file) over `weeks` weeks, and the on-demand
+/// base load over their span.
+pub struct Prepared {
+    /// The output folder.
+    pub out: OutDir,
+    /// The batch workloads (at least one).
+    pub batch: Vec<BatchInput>,
+    /// The on-demand load at scale ×1.
+    pub on_demand: OnDemandInput,
+}
+
+/// Builds a figure's [`Prepared`] inputs.
+///
+/// # Errors
+/// The output folder cannot be created, or an input cannot be read or generated.
+pub fn prepare(
+    name: &str,
+    common: &CommonArgs,
+    inputs: &BalancerArgs,
+    quick_workloads: usize,
+    weeks: u32,
+) -> Result<Prepared, Box<dyn std::error::Error>> {
+    let out = common.output(name)?;
+    let kinds = if common.quick {
+        &BatchKind::PAPER[..quick_workloads.clamp(1, BatchKind::PAPER.len())]
+    } else {
+        &BatchKind::PAPER[..]
+    };
+    let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, common.seed)?;
+    let span = batch.first().map_or(WEEK, |b| b.span);
+    let on_demand = inputs.on_demand(span, common.seed.wrapping_add(1))?;
+    Ok(Prepared {
+        out,
+        batch,
+        on_demand,
+    })
+}
+
+/// A table of `results`: one row per cell (workload, nominal and offered ρ, configuration)
+/// with the [`METRICS`].
+pub fn grid_table(
+    name: &str,
+    title: String,
+    notes: String,
+    batch: &[BatchInput],
+    variants: &[Variant],
+    results: &[GridResult],
+) -> Table {
+    let mut headers = vec!["workload", "rho nominal (%)", "rho (%)", "configuration"];
+    headers.extend(METRICS.iter().map(|m| m.label));
+    let mut table = Table::new(name, title, headers).with_notes(notes);
+    for r in results {
+        let mut row = vec![
+            Cell::Text(batch[r.cell.workload].label.clone()),
+            Cell::fixed(nominal_rho_percent(r.cell.scale), 2),
+            Cell::fixed(100.0 * r.rho, 2),
+            Cell::Text(variants[r.cell.variant].label.clone()),
+        ];
+        row.extend(
+            METRICS
+                .iter()
+                .map(|m| Cell::fixed((m.value)(&r.report), m.decimals)),
+        );
+        table.row(row);
+    }
+    table
+}
+
+/// Which curves a figure draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Curves {
+    /// One curve per batch workload, of one variant's cells (all cells if `None`).
+    PerWorkload {
+        /// The variant, if only one.
+        variant: Option<usize>,
+    },
+    /// One curve per variant, of one workload's cells.
+    PerVariant {
+        /// The workload.
+        workload: usize,
+    },
+}
+
+/// What a figure's plots show: `<prefix>_<metric file>.svg` headed `<title>: <metric>`, the
+/// `curves` against `x`.
+pub struct Plots<'a> {
+    /// File-name prefix, e.g. `fig2`.
+    pub prefix: &'a str,
+    /// Title, before the metric's name.
+    pub title: &'a str,
+    /// The curves.
+    pub curves: Curves,
+    /// The x axis's label.
+    pub x_label: &'a str,
+    /// The x value of a cell.
+    pub x: &'a dyn Fn(&GridResult) -> f64,
+}
+
+/// Writes one line plot per metric of `results` as `plots` says.
+///
+/// # Errors
+/// A plot that cannot be drawn or written.
+pub fn write_curves(
+    out: &OutDir,
+    plots: &Plots<'_>,
+    metrics: &[Metric],
+    batch: &[BatchInput],
+    variants: &[Variant],
+    results: &[GridResult],
+) -> crate::Result<()> {
+    let Plots {
+        prefix,
+        title,
+        curves,
+        x_label,
+        x,
+    } = *plots;
+    for m in metrics {
+        let series = match curves {
+            Curves::PerWorkload { variant } => series_by(
+                results,
+                |r| {
+                    variant
+                        .is_none_or(|v| r.cell.variant == v)
+                        .then_some(r.cell.workload)
+                },
+                |&w| batch[w].label.clone(),
+                x,
+                |r| (m.value)(&r.report),
+            ),
+            Curves::PerVariant { workload } => series_by(
+                results,
+                |r| (r.cell.workload == workload).then_some(r.cell.variant),
+                |&v| variants[v].label.clone(),
+                x,
+                |r| (m.value)(&r.report),
+            ),
+        };
+        let plot = series.into_iter().fold(
+            LinePlot::new(
+                format!("{prefix}_{}", m.file),
+                format!("{title}: {}", m.label),
+            )
             .x_label(x_label)
-            .y_label(y_label),
-        |plot, (name, points)| plot.series(name, points),
-    )
+            .y_label(m.label),
+            |plot, (name, points)| plot.series(name, points),
+        );
+        out.write_plot(&plot)?;
+    }
+    Ok(())
+}
+
+/// The offered on-demand load of a cell, in percent: the figures' usual x axis.
+pub fn rho_percent(r: &GridResult) -> f64 {
+    100.0 * r.rho
+}
+
+/// The command line of a figure without options of its own.
+#[derive(Debug, Clone, Parser)]
+pub struct FigureCli {
+    /// `--quick`, `--out`, `--seed`.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The inputs.
+    #[command(flatten)]
+    pub inputs: BalancerArgs,
+}
+
+impl FigureCli {
+    /// Parses the process's arguments, `about` describing the figure in `--help`.
+    pub fn parse_about(about: &'static str) -> FigureCli {
+        let matches = FigureCli::command().about(about).get_matches();
+        FigureCli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
 }
