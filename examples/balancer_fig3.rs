@@ -22,9 +22,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (common, inputs) = (&cli.common, &cli.inputs);
     let mut p = prepare(NAME, common, inputs, 1, 1)?;
     let reserves: &[u32] = if common.quick {
-        &[0, 16, 32]
+        &[0, 32, 128]
     } else {
-        &[0, 4, 8, 12, 16, 24, 32, 48, 64]
+        &[0, 8, 16, 24, 32, 48, 64, 96, 128]
     };
     let variants: Vec<Variant> = reserves
         .iter()
