@@ -46,7 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         format!(
-            "Seed {}; on-demand: {} scaled x{scales:?}; I = {} min. rho: offered on-demand \
+            "Seed {}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
+             nominal rho = 1.25 % x scale); I = {} min. rho: offered on-demand \
              load over the week. all-batch: the same batch week with every request rejected \
              (the wait's lower bound; it does not depend on rho). The paper gives curves only \
              for this figure: no numbers beside ours.",

@@ -49,7 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         format!(
-            "Seed {}; on-demand: {} x{SCALE}; I = {} min; R = the Basic Balancer's static \
+            "Seed {}; on-demand: {} x{SCALE} (with the synthetic base, nominal rho = \
+             10 %); I = {} min; R = the Basic Balancer's static \
              reserve (nodes). The paper gives curves only for this figure: no numbers beside \
              ours.",
             common.seed, p.on_demand.label, inputs.idle_hold

@@ -45,7 +45,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         format!(
-            "Seed {}; on-demand: {} scaled x{scales:?}, every request announced H ahead under \
+            "Seed {}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
+             nominal rho = 1.25 % x scale), every request announced H ahead under \
              Hint; I = {} min. The paper gives curves only for this figure: no numbers beside \
              ours.",
             common.seed, p.on_demand.label, inputs.idle_hold

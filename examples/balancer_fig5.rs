@@ -71,7 +71,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             p.batch[0].span.0 as f64 / 86_400.0
         ),
         format!(
-            "Seed {}; on-demand: {} scaled x{scales:?}; 6-hour slots, peaks of the last month \
+            "Seed {}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
+             nominal rho = 1.25 % x scale); 6-hour slots, peaks of the last month \
              / week / day; I as labelled. The paper gives curves only for this figure: no \
              numbers beside ours.",
             common.seed, p.on_demand.label

@@ -394,11 +394,6 @@ pub fn run_grid(
     Ok(out)
 }
 
-/// The nominal ρ of a scale, in percent (1.25 % × scale).
-pub fn nominal_rho_percent(scale: u32) -> f64 {
-    synthetic::BASE_RHO * 100.0 * f64::from(scale)
-}
-
 /// Series of `y` against `x` over `results`, one per key (in first-seen order), for a plot.
 fn series_by<K: PartialEq + Clone>(
     results: &[GridResult],
@@ -539,8 +534,9 @@ pub fn prepare(
     })
 }
 
-/// A table of `results`: one row per cell (workload, nominal and offered ρ, configuration)
-/// with the [`METRICS`].
+/// A table of `results`: one row per cell (workload, on-demand scale, offered ρ,
+/// configuration) with the [`METRICS`]. With the synthetic on-demand load, scale ×k is the
+/// paper's nominal ρ = 1.25 % × k.
 pub fn grid_table(
     name: &str,
     title: String,
@@ -549,13 +545,13 @@ pub fn grid_table(
     variants: &[Variant],
     results: &[GridResult],
 ) -> Table {
-    let mut headers = vec!["workload", "rho nominal (%)", "rho (%)", "configuration"];
+    let mut headers = vec!["workload", "OD scale", "rho (%)", "configuration"];
     headers.extend(METRICS.iter().map(|m| m.label));
     let mut table = Table::new(name, title, headers).with_notes(notes);
     for r in results {
         let mut row = vec![
             Cell::Text(batch[r.cell.workload].label.clone()),
-            Cell::fixed(nominal_rho_percent(r.cell.scale), 2),
+            Cell::Text(format!("x{}", r.cell.scale)),
             Cell::fixed(100.0 * r.rho, 2),
             Cell::Text(variants[r.cell.variant].label.clone()),
         ];

@@ -54,7 +54,8 @@ proptest! {
             .collect();
         main_jobs.sort();
         for j in &wide.jobs {
-            prop_assert!(main_jobs.binary_search(&(j.submit, j.size, j.runtime, j.estimate)).is_ok());
+            let key = (j.submit, j.size, j.runtime, j.estimate);
+            prop_assert!(main_jobs.binary_search(&key).is_ok());
         }
     }
 
@@ -62,7 +63,8 @@ proptest! {
     fn top_ups_reach_their_load(seed in 0u64..1_000, target in 0.66f64..0.95) {
         let generator = small(BatchKind::Main { utilization: target });
         let week = generator.generate(seed).unwrap();
-        prop_assert!((week.offered_load(64) - target).abs() <= generator.tolerance, "{}", week.offered_load(64));
+        let load = week.offered_load(64);
+        prop_assert!((load - target).abs() <= generator.tolerance, "{}", load);
         prop_assert!(week.jobs.iter().all(|j| (0..WEEK.0).contains(&j.submit.0)));
         prop_assert!(week.jobs.windows(2).all(|w| w[0].submit <= w[1].submit));
         prop_assert!(week.jobs.iter().enumerate().all(|(i, j)| j.id.0 == i as u64));
