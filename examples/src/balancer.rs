@@ -442,6 +442,13 @@ pub const BATCH_WAIT: Metric = Metric {
     decimals: 2,
     value: |r| hours(r.batch.overall.mean_wait_s),
 };
+/// Batch jobs never run: larger than the nodes batch can have (`N − R` under Basic).
+pub const BATCH_NOT_RUN: Metric = Metric {
+    file: "batch_not_run",
+    label: "batch jobs not run",
+    decimals: 0,
+    value: |r| r.batch.rejected as f64,
+};
 /// On-demand reject rate.
 pub const REJECT_RATE: Metric = Metric {
     file: "reject_rate",
@@ -484,9 +491,11 @@ pub const COMBINED_UTIL: Metric = Metric {
     decimals: 3,
     value: |r| r.combined_utilization,
 };
-/// The metrics, in table order.
-pub const METRICS: [Metric; 7] = [
+/// The metrics, and the batch jobs never run (which a mean wait alone hides), in
+/// table order.
+pub const METRICS: [Metric; 8] = [
     BATCH_WAIT,
+    BATCH_NOT_RUN,
     REJECT_RATE,
     OD_WAIT,
     RESERVE_IDLE,
