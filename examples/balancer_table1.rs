@@ -154,7 +154,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "OD requests",
             "OD rejected",
             "reject rate",
-            "OD mean wait (min)",
+            "OD mean wait (s)",
             "reserve idle (node-h)",
             "combined util",
         ],
@@ -187,7 +187,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Cell::from(Some(r.on_demand.requests as u64)),
             Cell::from(Some(r.on_demand.rejected as u64)),
             Cell::fixed(r.on_demand.reject_rate, 3),
-            Cell::fixed(r.on_demand.mean_wait_s / 60.0, 2),
+            Cell::fixed(r.on_demand.mean_wait_s, 1),
             Cell::fixed(r.reserve_idle_node_hours, 1),
             Cell::fixed(r.combined_utilization, 3),
         ]);

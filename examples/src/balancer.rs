@@ -456,12 +456,12 @@ pub const REJECT_RATE: Metric = Metric {
     decimals: 3,
     value: |r| r.on_demand.reject_rate,
 };
-/// Mean on-demand wait of granted requests, minutes.
+/// Mean on-demand wait of granted requests, seconds.
 pub const OD_WAIT: Metric = Metric {
     file: "od_wait",
-    label: "OD mean wait (min)",
-    decimals: 2,
-    value: |r| r.on_demand.mean_wait_s / 60.0,
+    label: "OD mean wait (s)",
+    decimals: 1,
+    value: |r| r.on_demand.mean_wait_s,
 };
 /// Node-hours on-demand but unused.
 pub const RESERVE_IDLE: Metric = Metric {
