@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "The Balancer, Figure 2: Basic (R = W = 0) over 5 batch workloads x 6 rho",
     );
     let (common, inputs) = (&cli.common, &cli.inputs);
-    let mut p = prepare(NAME, common, inputs, 2, 1)?;
+    let mut p = prepare(NAME, common, inputs, 2, 1, cli.seeds)?;
     let scales: &[u32] = if common.quick { &[1, 8] } else { &RHO_SCALES };
     let variants = [
         Variant {
@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             notice: None,
         },
     ];
-    let results = run_grid(NAME, inputs, &p.batch, &p.on_demand.base, scales, &variants)?;
+    let results = run_grid(NAME, inputs, &p, scales, &variants)?;
     p.out.write_table(&grid_table(
         NAME,
         format!(
@@ -46,14 +46,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         format!(
-            "Seed {}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
+            "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
              nominal rho = 1.25 % x scale); I = {} min. rho: offered on-demand \
              load over the week. all-batch: the same batch week with every request rejected \
              (the wait's lower bound; it does not depend on rho). The paper gives curves only \
              for this figure: no numbers beside ours.",
-            common.seed, p.on_demand.label, inputs.idle_hold
+            p.seeds_note(common.seed),
+            p.on_demand,
+            inputs.idle_hold
         ),
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     ))?;
@@ -67,7 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             x: &rho_percent,
         },
         &[REJECT_RATE, BATCH_WAIT],
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     )?;

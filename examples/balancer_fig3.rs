@@ -20,7 +20,7 @@ const SCALE: u32 = 8;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about("The Balancer, Figure 3: static reserve sweep at rho = 10 %");
     let (common, inputs) = (&cli.common, &cli.inputs);
-    let mut p = prepare(NAME, common, inputs, 1, 1)?;
+    let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;
     let reserves: &[u32] = if common.quick {
         &[0, 32, 128]
     } else {
@@ -34,14 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             notice: None,
         })
         .collect();
-    let results = run_grid(
-        NAME,
-        inputs,
-        &p.batch,
-        &p.on_demand.base,
-        &[SCALE],
-        &variants,
-    )?;
+    let results = run_grid(NAME, inputs, &p, &[SCALE], &variants)?;
     p.out.write_table(&grid_table(
         NAME,
         format!(
@@ -49,13 +42,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         format!(
-            "Seed {}; on-demand: {} x{SCALE} (with the synthetic base, nominal rho = \
+            "{}; on-demand: {} x{SCALE} (with the synthetic base, nominal rho = \
              10 %); I = {} min; R = the Basic Balancer's static \
              reserve (nodes). The paper gives curves only for this figure: no numbers beside \
              ours.",
-            common.seed, p.on_demand.label, inputs.idle_hold
+            p.seeds_note(common.seed),
+            p.on_demand,
+            inputs.idle_hold
         ),
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     ))?;
@@ -69,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             x: &|r| f64::from(reserves[r.cell.variant]),
         },
         &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     )?;

@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "The Balancer, Figure 4: reserve hints H = 15 and 30 min against Basic",
     );
     let (common, inputs) = (&cli.common, &cli.inputs);
-    let mut p = prepare(NAME, common, inputs, 1, 1)?;
+    let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;
     let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let mut variants = vec![Variant {
         label: "Basic R=W=0".to_owned(),
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             notice: Some(Duration::from_mins(h)),
         });
     }
-    let results = run_grid(NAME, inputs, &p.batch, &p.on_demand.base, scales, &variants)?;
+    let results = run_grid(NAME, inputs, &p, scales, &variants)?;
     p.out.write_table(&grid_table(
         NAME,
         format!(
@@ -45,13 +45,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         format!(
-            "Seed {}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
+            "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
              nominal rho = 1.25 % x scale), every request announced H ahead under \
              Hint; I = {} min. The paper gives curves only for this figure: no numbers beside \
              ours.",
-            common.seed, p.on_demand.label, inputs.idle_hold
+            p.seeds_note(common.seed),
+            p.on_demand,
+            inputs.idle_hold
         ),
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     ))?;
@@ -60,13 +62,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &p.out,
         &Plots {
             prefix: "fig4",
-            title: &format!("Figure 4, hints ({})", p.batch[0].label),
+            title: &format!("Figure 4, hints ({})", p.labels[0]),
             curves: Curves::PerVariant { workload: 0 },
             x_label: "on-demand load rho (%)",
             x: &rho_percent,
         },
         &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     )?;

@@ -35,6 +35,9 @@ struct Cli {
     common: CommonArgs,
     #[command(flatten)]
     inputs: BalancerArgs,
+    /// Seeds averaged (replicates of every synthetic input) [default: 3, quick: 1].
+    #[arg(long, value_name = "N")]
+    seeds: Option<u32>,
     /// Weeks simulated with synthetic batch inputs [default: 4, quick: 2].
     #[arg(long)]
     weeks: Option<u32>,
@@ -44,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let (common, inputs) = (&cli.common, &cli.inputs);
     let weeks = cli.weeks.unwrap_or(if common.quick { 2 } else { 4 });
-    let mut p = prepare(NAME, common, inputs, 1, weeks)?;
+    let mut p = prepare(NAME, common, inputs, 1, weeks, cli.seeds)?;
     let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let mut variants = vec![Variant {
         label: "Basic R=W=0".to_owned(),
@@ -62,22 +65,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             notice: None,
         });
     }
-    let results = run_grid(NAME, inputs, &p.batch, &p.on_demand.base, scales, &variants)?;
+    let results = run_grid(NAME, inputs, &p, scales, &variants)?;
     p.out.write_table(&grid_table(
         NAME,
         format!(
             "Figure 5: predictive reserve, W = 0, {} nodes, {:.0} days",
             inputs.nodes,
-            p.batch[0].span.0 as f64 / 86_400.0
+            p.span.0 as f64 / 86_400.0
         ),
         format!(
-            "Seed {}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
+            "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
              nominal rho = 1.25 % x scale); 6-hour slots, peaks of the last month \
              / week / day; I as labelled. The paper gives curves only for this figure: no \
              numbers beside ours.",
-            common.seed, p.on_demand.label
+            p.seeds_note(common.seed),
+            p.on_demand
         ),
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     ))?;
@@ -86,13 +90,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &p.out,
         &Plots {
             prefix: "fig5",
-            title: &format!("Figure 5, predictive ({})", p.batch[0].label),
+            title: &format!("Figure 5, predictive ({})", p.labels[0]),
             curves: Curves::PerVariant { workload: 0 },
             x_label: "on-demand load rho (%)",
             x: &rho_percent,
         },
         &[REJECT_RATE, RESERVE_IDLE, BATCH_WAIT],
-        &p.batch,
+        &p.labels,
         &variants,
         &results,
     )?;

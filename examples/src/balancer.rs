@@ -323,73 +323,91 @@ pub struct GridCell {
     pub variant: usize,
 }
 
-/// What one cell measured.
+/// What one cell measured, in each replicate.
 #[derive(Debug, Clone)]
 pub struct GridResult {
     /// The cell.
     pub cell: GridCell,
-    /// The offered on-demand load of its requests.
+    /// The offered on-demand load of its requests, mean over the replicates.
     pub rho: f64,
-    /// The simulation's report.
-    pub report: SimReport,
+    /// The simulations' reports, one per replicate (seed).
+    pub reports: Vec<SimReport>,
 }
 
-/// Runs every workload × scale × variant in parallel (a [`Sweep`] labelled `name`), results
-/// in that order.
+impl GridResult {
+    /// `metric`'s mean over the replicates.
+    pub fn mean(&self, metric: &Metric) -> f64 {
+        let n = self.reports.len().max(1) as f64;
+        self.reports.iter().map(|r| (metric.value)(r)).sum::<f64>() / n
+    }
+}
+
+/// Runs every replicate × workload × scale × variant in parallel (a [`Sweep`] labelled
+/// `name`); one result per workload × scale × variant, in that order, holding every
+/// replicate's report.
 ///
 /// # Errors
 /// An invalid scale or configuration.
 pub fn run_grid(
     name: &str,
     inputs: &BalancerArgs,
-    batch: &[BatchInput],
-    base: &[LeaseRequest],
+    prepared: &Prepared,
     scales: &[u32],
     variants: &[Variant],
 ) -> Result<Vec<GridResult>, Box<dyn std::error::Error>> {
-    let mut leases: Vec<Vec<Vec<LeaseRequest>>> = Vec::with_capacity(scales.len());
-    for &scale in scales {
-        let requests = scaled(base, scale)?;
-        leases.push(
-            variants
-                .iter()
-                .map(|v| match v.notice {
-                    Some(h) => with_notice(&requests, h),
-                    None => requests.clone(),
-                })
-                .collect(),
-        );
+    // Requests by replicate, scale and variant.
+    let mut leases: Vec<Vec<Vec<Vec<LeaseRequest>>>> = Vec::new();
+    for replicate in &prepared.replicates {
+        let mut by_scale = Vec::with_capacity(scales.len());
+        for &scale in scales {
+            let requests = scaled(&replicate.base, scale)?;
+            by_scale.push(
+                variants
+                    .iter()
+                    .map(|v| match v.notice {
+                        Some(h) => with_notice(&requests, h),
+                        None => requests.clone(),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        leases.push(by_scale);
     }
-    let cells: Vec<(usize, GridCell)> = (0..batch.len())
-        .flat_map(|workload| {
-            scales.iter().enumerate().flat_map(move |(s, &scale)| {
-                (0..variants.len()).map(move |variant| {
-                    (
-                        s,
-                        GridCell {
-                            workload,
-                            scale,
-                            variant,
-                        },
-                    )
-                })
-            })
-        })
-        .collect();
-    let results = Sweep::new(name, cells).run(|&(s, cell)| {
-        let requests = &leases[s][cell.variant];
-        let input = &batch[cell.workload];
-        inputs
-            .run(variants[cell.variant].configuration, input, requests)
-            .map(|report| GridResult {
-                cell,
-                rho: rho(requests, inputs.nodes, input.span),
-                report,
-            })
+    let replicates = prepared.replicates.len();
+    let mut cells: Vec<(usize, usize, GridCell)> = Vec::new();
+    for workload in 0..prepared.labels.len() {
+        for (s, &scale) in scales.iter().enumerate() {
+            for variant in 0..variants.len() {
+                let cell = GridCell {
+                    workload,
+                    scale,
+                    variant,
+                };
+                cells.extend((0..replicates).map(|k| (k, s, cell)));
+            }
+        }
+    }
+    let runs = Sweep::new(name, cells).run(|&(k, s, cell)| {
+        let requests = &leases[k][s][cell.variant];
+        let input = &prepared.replicates[k].batch[cell.workload];
+        let report = inputs.run(variants[cell.variant].configuration, input, requests)?;
+        Ok::<_, SimError>((rho(requests, inputs.nodes, input.span), report))
     });
-    let mut out = Vec::with_capacity(results.len());
-    for (_, r) in results {
-        out.push(r?);
+    let mut out = Vec::with_capacity(runs.len() / replicates.max(1));
+    for chunk in runs.chunks(replicates.max(1)) {
+        let cell = chunk[0].0.2;
+        let mut rho_sum = 0.0;
+        let mut reports = Vec::with_capacity(chunk.len());
+        for (_, run) in chunk {
+            let (rho, report) = run.as_ref().map_err(|e| e.to_string())?;
+            rho_sum += rho;
+            reports.push(report.clone());
+        }
+        out.push(GridResult {
+            cell,
+            rho: rho_sum / chunk.len() as f64,
+            reports,
+        });
     }
     Ok(out)
 }
@@ -506,17 +524,41 @@ pub const METRICS: [Metric; 8] = [
 
 /// A figure's output folder and inputs: the paper's five batch workloads (the first
 /// `quick_workloads` with `--quick`; or the batch file) over `weeks` weeks, and the on-demand
-/// base load over their span.
+/// base load over their span, once per replicate seed.
 pub struct Prepared {
     /// The output folder.
     pub out: OutDir,
-    /// The batch workloads (at least one).
-    pub batch: Vec<BatchInput>,
-    /// The on-demand load at scale ×1.
-    pub on_demand: OnDemandInput,
+    /// The batch workloads' names (at least one).
+    pub labels: Vec<String>,
+    /// The span the loads are measured over.
+    pub span: Duration,
+    /// Where the on-demand load comes from.
+    pub on_demand: String,
+    /// One replicate per seed (one only when every input is a file).
+    pub replicates: Vec<Replicate>,
 }
 
-/// Builds a figure's [`Prepared`] inputs.
+/// The inputs of one seed.
+pub struct Replicate {
+    /// The batch workloads, in [`Prepared::labels`] order.
+    pub batch: Vec<BatchInput>,
+    /// The on-demand load at scale ×1.
+    pub base: Vec<LeaseRequest>,
+}
+
+impl Prepared {
+    /// "seed S" or "mean of N seeds from S", for a table's notes.
+    pub fn seeds_note(&self, seed: u64) -> String {
+        match self.replicates.len() {
+            1 => format!("Seed {seed}"),
+            n => format!("Mean of {n} seeds from {seed} (each seed: its own workloads)"),
+        }
+    }
+}
+
+/// Builds a figure's [`Prepared`] inputs, `seeds` replicates (default 3, 1 with `--quick`):
+/// replicate `k` generates its batch workloads from seed `S + 2k` and its on-demand load
+/// from `S + 2k + 1`.
 ///
 /// # Errors
 /// The output folder cannot be created, or an input cannot be read or generated.
@@ -526,6 +568,7 @@ pub fn prepare(
     inputs: &BalancerArgs,
     quick_workloads: usize,
     weeks: u32,
+    seeds: Option<u32>,
 ) -> Result<Prepared, Box<dyn std::error::Error>> {
     let out = common.output(name)?;
     let kinds = if common.quick {
@@ -533,13 +576,32 @@ pub fn prepare(
     } else {
         &BatchKind::PAPER[..]
     };
-    let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, common.seed)?;
-    let span = batch.first().map_or(WEEK, |b| b.span);
-    let on_demand = inputs.on_demand(span, common.seed.wrapping_add(1))?;
+    let synthetic_leases = inputs.aps.is_empty() && inputs.leases.is_none();
+    let seeds = if inputs.batch_from_file() && !synthetic_leases {
+        1
+    } else {
+        seeds.unwrap_or(if common.quick { 1 } else { 3 }).max(1)
+    };
+    let mut replicates = Vec::new();
+    let mut on_demand = String::new();
+    for k in 0..u64::from(seeds) {
+        let seed = common.seed.wrapping_add(2 * k);
+        let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, seed)?;
+        let span = batch.first().map_or(WEEK, |b| b.span);
+        let od = inputs.on_demand(span, seed.wrapping_add(1))?;
+        on_demand = od.label;
+        replicates.push(Replicate {
+            batch,
+            base: od.base,
+        });
+    }
+    let first = &replicates[0].batch;
     Ok(Prepared {
         out,
-        batch,
+        labels: first.iter().map(|b| b.label.clone()).collect(),
+        span: first.first().map_or(WEEK, |b| b.span),
         on_demand,
+        replicates,
     })
 }
 
@@ -550,7 +612,7 @@ pub fn grid_table(
     name: &str,
     title: String,
     notes: String,
-    batch: &[BatchInput],
+    labels: &[String],
     variants: &[Variant],
     results: &[GridResult],
 ) -> Table {
@@ -559,16 +621,12 @@ pub fn grid_table(
     let mut table = Table::new(name, title, headers).with_notes(notes);
     for r in results {
         let mut row = vec![
-            Cell::Text(batch[r.cell.workload].label.clone()),
+            Cell::Text(labels[r.cell.workload].clone()),
             Cell::Text(format!("x{}", r.cell.scale)),
             Cell::fixed(100.0 * r.rho, 2),
             Cell::Text(variants[r.cell.variant].label.clone()),
         ];
-        row.extend(
-            METRICS
-                .iter()
-                .map(|m| Cell::fixed((m.value)(&r.report), m.decimals)),
-        );
+        row.extend(METRICS.iter().map(|m| Cell::fixed(r.mean(m), m.decimals)));
         table.row(row);
     }
     table
@@ -612,7 +670,7 @@ pub fn write_curves(
     out: &OutDir,
     plots: &Plots<'_>,
     metrics: &[Metric],
-    batch: &[BatchInput],
+    labels: &[String],
     variants: &[Variant],
     results: &[GridResult],
 ) -> crate::Result<()> {
@@ -632,16 +690,16 @@ pub fn write_curves(
                         .is_none_or(|v| r.cell.variant == v)
                         .then_some(r.cell.workload)
                 },
-                |&w| batch[w].label.clone(),
+                |&w| labels[w].clone(),
                 x,
-                |r| (m.value)(&r.report),
+                |r| r.mean(m),
             ),
             Curves::PerVariant { workload } => series_by(
                 results,
                 |r| (r.cell.workload == workload).then_some(r.cell.variant),
                 |&v| variants[v].label.clone(),
                 x,
-                |r| (m.value)(&r.report),
+                |r| r.mean(m),
             ),
         };
         let plot = series.into_iter().fold(
@@ -672,6 +730,9 @@ pub struct FigureCli {
     /// The inputs.
     #[command(flatten)]
     pub inputs: BalancerArgs,
+    /// Seeds averaged (replicates of every synthetic input) [default: 3, quick: 1].
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u32>,
 }
 
 impl FigureCli {
