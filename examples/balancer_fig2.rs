@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
              load over the week. all-batch: the same batch week with every request rejected \
              (the wait's lower bound; it does not depend on rho). The paper gives curves only \
              for this figure: no numbers beside ours.",
-            p.seeds_note(common.seed),
+            p.seeds_note(common.seed, inputs.nodes),
             p.on_demand,
             inputs.idle_hold
         ),

@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
              10 %); I = {} min; R = the Basic Balancer's static \
              reserve (nodes). The paper gives curves only for this figure: no numbers beside \
              ours.",
-            p.seeds_note(common.seed),
+            p.seeds_note(common.seed, inputs.nodes),
             p.on_demand,
             inputs.idle_hold
         ),

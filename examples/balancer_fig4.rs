@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
              nominal rho = 1.25 % x scale), every request announced H ahead under \
              Hint; I = {} min. The paper gives curves only for this figure: no numbers beside \
              ours.",
-            p.seeds_note(common.seed),
+            p.seeds_note(common.seed, inputs.nodes),
             p.on_demand,
             inputs.idle_hold
         ),

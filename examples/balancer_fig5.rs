@@ -78,7 +78,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
              nominal rho = 1.25 % x scale); 6-hour slots, peaks of the last month \
              / week / day; I as labelled. The paper gives curves only for this figure: no \
              numbers beside ours.",
-            p.seeds_note(common.seed),
+            p.seeds_note(common.seed, inputs.nodes),
             p.on_demand
         ),
         &p.labels,

@@ -280,6 +280,16 @@ pub fn rho(leases: &[LeaseRequest], nodes: u32, span: Duration) -> f64 {
     DiurnalLeases::offered_load(leases, nodes, span)
 }
 
+/// The node-seconds of `batch`'s jobs (run time cut at walltime) over `nodes × span`.
+pub fn batch_load(batch: &BatchInput, nodes: u32) -> f64 {
+    let work: f64 = batch
+        .jobs
+        .iter()
+        .map(|j| f64::from(j.size) * j.simulated_runtime().0 as f64)
+        .sum();
+    work / (f64::from(nodes) * batch.span.0 as f64)
+}
+
 /// Seconds as hours.
 pub fn hours(seconds: f64) -> f64 {
     seconds / 3600.0
@@ -547,12 +557,28 @@ pub struct Replicate {
 }
 
 impl Prepared {
-    /// "seed S" or "mean of N seeds from S", for a table's notes.
-    pub fn seeds_note(&self, seed: u64) -> String {
-        match self.replicates.len() {
+    /// "seed S" or "mean of N seeds from S", and each workload's offered batch load (mean over
+    /// the replicates, of the whole cluster), for a table's notes.
+    pub fn seeds_note(&self, seed: u64, nodes: u32) -> String {
+        let seeds = match self.replicates.len() {
             1 => format!("Seed {seed}"),
             n => format!("Mean of {n} seeds from {seed} (each seed: its own workloads)"),
-        }
+        };
+        let loads: Vec<String> = self
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(w, label)| {
+                let n = self.replicates.len() as f64;
+                let load: f64 = self
+                    .replicates
+                    .iter()
+                    .map(|r| batch_load(&r.batch[w], nodes))
+                    .sum();
+                format!("{label} {:.2}", load / n)
+            })
+            .collect();
+        format!("{seeds}; offered batch load {}", loads.join(", "))
     }
 }
 
