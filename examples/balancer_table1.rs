@@ -67,8 +67,8 @@ impl Column {
     fn label(&self) -> String {
         match self {
             Column::AllBatch => "all-batch".to_owned(),
-            Column::Split => format!("static {BATCH_NODES}+{ON_DEMAND_NODES}"),
-            Column::AllOnDemand => "all-on-demand".to_owned(),
+            Column::Split => "split".to_owned(),
+            Column::AllOnDemand => "all-OD".to_owned(),
             Column::Dynamic { r, w_min } => format!("R={r} W={w_min}"),
             Column::Search { r } => format!("R={r} W=10"),
         }
@@ -154,7 +154,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         [
             "configuration",
             "mean batch wait (h)",
-            "static ÷ this",
+            "split ÷ this",
             "batch jobs not run",
             "batch util",
             "OD requests",
@@ -169,7 +169,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "Seed {seed}; {} batch jobs ({} preloaded), {} on-demand requests, offered on-demand \
          load rho = {:.2} % of the cluster; I = {} min. all-batch rejects every on-demand \
          request (the batch wait's lower bound); the static split runs batch on {BATCH_NODES} \
-         nodes and on-demand on {ON_DEMAND_NODES}; all-on-demand runs no batch job; R = W = 0 … 12 / 10 min are the Basic \
+         nodes and on-demand on {ON_DEMAND_NODES}; all-OD (all nodes on-demand) runs no batch \
+         job; R = W = 0 … 12 / 10 min are the Basic \
          Balancer's static reserve (nodes) and wait window (minutes). \"batch jobs not run\": \
          jobs larger than the nodes batch can have. The paper prints its own Table I from two \
          years of LCRC/APS traces; we do not have its cell values, only the headline below.",
@@ -243,7 +244,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         zero.unwrap_or((12, 10, wait_of(Column::Dynamic { r: 12, w_min: 10 })));
     headline.row([
         Cell::Text(format!(
-            "static wait ÷ dynamic wait (R={r}, W={w}{})",
+            "split wait ÷ dynamic wait (R={r}, W={w}{})",
             if zero.is_some() {
                 ""
             } else {
