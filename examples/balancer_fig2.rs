@@ -13,8 +13,8 @@ use cosched_balancer::sim::Configuration;
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, Plots, REJECT_RATE, Variant, grid_table, prepare, rho_percent,
-    run_grid, write_curves,
+    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, Variant, prepare, rho_percent,
+    run_grid,
 };
 
 const NAME: &str = "balancer_fig2";
@@ -39,39 +39,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     ];
     let results = run_grid(NAME, inputs, &p, scales, &variants)?;
-    p.out.write_table(&grid_table(
-        NAME,
-        format!(
+    let figure = FigureOutput {
+        title: format!(
             "Figure 2: Basic Balancer (R = W = 0), {} nodes, one week",
             inputs.nodes
         ),
-        format!(
-            "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
-             nominal rho = 1.25 % x scale); I = {} min. rho: offered on-demand \
-             load over the week. all-batch: the same batch week with every request rejected \
-             (the wait's lower bound; it does not depend on rho). The paper gives curves only \
-             for this figure: no numbers beside ours.",
-            p.seeds_note(common.seed, inputs.nodes),
-            p.on_demand,
+        notes: format!(
+            "I = {} min. rho: offered on-demand load over the week. all-batch: the same \
+             batch week with every request rejected (the wait's lower bound; it does not \
+             depend on rho).",
             inputs.idle_hold
         ),
-        &p.labels,
-        &variants,
-        &results,
-    ))?;
-    write_curves(
-        &p.out,
-        &Plots {
+        plots: Plots {
             prefix: "fig2",
             title: "Figure 2, Basic R = W = 0",
             curves: Curves::PerWorkload { variant: Some(0) },
             x_label: "on-demand load rho (%)",
             x: &rho_percent,
         },
-        &[REJECT_RATE, BATCH_WAIT],
-        &p.labels,
-        &variants,
-        &results,
-    )?;
+        metrics: &[REJECT_RATE, BATCH_WAIT],
+    };
+    p.write(NAME, scales, &figure, &variants, &results)?;
     Ok(())
 }

@@ -9,8 +9,8 @@
 
 use cosched_core::Duration;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, Plots, REJECT_RATE, RESERVE_IDLE, Variant, grid_table, prepare,
-    run_grid, write_curves,
+    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, RESERVE_IDLE, Variant,
+    prepare, run_grid,
 };
 
 const NAME: &str = "balancer_fig3";
@@ -35,38 +35,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     let results = run_grid(NAME, inputs, &p, &[SCALE], &variants)?;
-    p.out.write_table(&grid_table(
-        NAME,
-        format!(
+    let figure = FigureOutput {
+        title: format!(
             "Figure 3: static reserve sweep, rho = 10 %, W = 0, {} nodes, one week",
             inputs.nodes
         ),
-        format!(
-            "{}; on-demand: {} x{SCALE} (with the synthetic base, nominal rho = \
-             10 %); I = {} min; R = the Basic Balancer's static \
-             reserve (nodes). The paper gives curves only for this figure: no numbers beside \
-             ours.",
-            p.seeds_note(common.seed, inputs.nodes),
-            p.on_demand,
+        notes: format!(
+            "I = {} min; R = the Basic Balancer's static reserve (nodes).",
             inputs.idle_hold
         ),
-        &p.labels,
-        &variants,
-        &results,
-    ))?;
-    write_curves(
-        &p.out,
-        &Plots {
+        plots: Plots {
             prefix: "fig3",
             title: "Figure 3, rho = 10 %",
             curves: Curves::PerWorkload { variant: None },
             x_label: "static reserve R (nodes)",
             x: &|r| f64::from(reserves[r.cell.variant]),
         },
-        &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
-        &p.labels,
-        &variants,
-        &results,
-    )?;
+        metrics: &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
+    };
+    p.write(NAME, &[SCALE], &figure, &variants, &results)?;
     Ok(())
 }

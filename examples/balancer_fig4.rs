@@ -12,8 +12,8 @@
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, Plots, REJECT_RATE, RESERVE_IDLE, Variant, grid_table, prepare,
-    rho_percent, run_grid, write_curves,
+    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, RESERVE_IDLE, Variant,
+    prepare, rho_percent, run_grid,
 };
 
 const NAME: &str = "balancer_fig4";
@@ -38,39 +38,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     let results = run_grid(NAME, inputs, &p, scales, &variants)?;
-    p.out.write_table(&grid_table(
-        NAME,
-        format!(
+    let figure = FigureOutput {
+        title: format!(
             "Figure 4: reserve hints, W = 0, {} nodes, one week",
             inputs.nodes
         ),
-        format!(
-            "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
-             nominal rho = 1.25 % x scale), every request announced H ahead under \
-             Hint; I = {} min. The paper gives curves only for this figure: no numbers beside \
-             ours.",
-            p.seeds_note(common.seed, inputs.nodes),
-            p.on_demand,
-            inputs.idle_hold
+        notes: format!(
+            "every request announced H ahead under Hint; I = {} min; curves of {}.",
+            inputs.idle_hold, p.labels[0]
         ),
-        &p.labels,
-        &variants,
-        &results,
-    ))?;
-    // Curves of the first workload (U66-Main), one per configuration.
-    write_curves(
-        &p.out,
-        &Plots {
+        plots: Plots {
             prefix: "fig4",
             title: &format!("Figure 4, hints ({})", p.labels[0]),
             curves: Curves::PerVariant { workload: 0 },
             x_label: "on-demand load rho (%)",
             x: &rho_percent,
         },
-        &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
-        &p.labels,
-        &variants,
-        &results,
-    )?;
+        metrics: &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
+    };
+    p.write(NAME, scales, &figure, &variants, &results)?;
     Ok(())
 }

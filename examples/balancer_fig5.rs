@@ -22,8 +22,8 @@ use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_examples::CommonArgs;
 use cosched_examples::balancer::{
-    BATCH_WAIT, BalancerArgs, Curves, Plots, REJECT_RATE, RESERVE_IDLE, Variant, grid_table,
-    prepare, rho_percent, run_grid, write_curves,
+    BATCH_WAIT, BalancerArgs, Curves, FigureOutput, Plots, REJECT_RATE, RESERVE_IDLE, Variant,
+    prepare, rho_percent, run_grid,
 };
 
 const NAME: &str = "balancer_fig5";
@@ -66,39 +66,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     let results = run_grid(NAME, inputs, &p, scales, &variants)?;
-    p.out.write_table(&grid_table(
-        NAME,
-        format!(
+    let figure = FigureOutput {
+        title: format!(
             "Figure 5: predictive reserve, W = 0, {} nodes, {:.0} days",
             inputs.nodes,
             p.span.0 as f64 / 86_400.0
         ),
-        format!(
-            "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, \
-             nominal rho = 1.25 % x scale); 6-hour slots, peaks of the last month \
-             / week / day; I as labelled. The paper gives curves only for this figure: no \
-             numbers beside ours.",
-            p.seeds_note(common.seed, inputs.nodes),
-            p.on_demand
+        notes: format!(
+            "6-hour slots, peaks of the last month / week / day; I as labelled; curves of \
+             {}.",
+            p.labels[0]
         ),
-        &p.labels,
-        &variants,
-        &results,
-    ))?;
-    // Curves of the first workload (U66-Main), one per configuration.
-    write_curves(
-        &p.out,
-        &Plots {
+        plots: Plots {
             prefix: "fig5",
             title: &format!("Figure 5, predictive ({})", p.labels[0]),
             curves: Curves::PerVariant { workload: 0 },
             x_label: "on-demand load rho (%)",
             x: &rho_percent,
         },
-        &[REJECT_RATE, RESERVE_IDLE, BATCH_WAIT],
-        &p.labels,
-        &variants,
-        &results,
-    )?;
+        metrics: &[REJECT_RATE, RESERVE_IDLE, BATCH_WAIT],
+    };
+    p.write(NAME, scales, &figure, &variants, &results)?;
     Ok(())
 }

@@ -538,6 +538,10 @@ pub const METRICS: [Metric; 8] = [
 pub struct Prepared {
     /// The output folder.
     pub out: OutDir,
+    /// The first seed (`--seed`).
+    pub seed: u64,
+    /// Nodes of the cluster.
+    pub nodes: u32,
     /// The batch workloads' names (at least one).
     pub labels: Vec<String>,
     /// The span the loads are measured over.
@@ -559,7 +563,8 @@ pub struct Replicate {
 impl Prepared {
     /// "seed S" or "mean of N seeds from S", and each workload's offered batch load (mean over
     /// the replicates, of the whole cluster), for a table's notes.
-    pub fn seeds_note(&self, seed: u64, nodes: u32) -> String {
+    pub fn seeds_note(&self) -> String {
+        let (seed, nodes) = (self.seed, self.nodes);
         let seeds = match self.replicates.len() {
             1 => format!("Seed {seed}"),
             n => format!("Mean of {n} seeds from {seed} (each seed: its own workloads)"),
@@ -579,6 +584,60 @@ impl Prepared {
             })
             .collect();
         format!("{seeds}; offered batch load {}", loads.join(", "))
+    }
+}
+
+/// A figure's table texts and plots (see [`Prepared::write`]).
+pub struct FigureOutput<'a> {
+    /// The table's title.
+    pub title: String,
+    /// What the figure runs, for the table's notes.
+    pub notes: String,
+    /// The plots.
+    pub plots: Plots<'a>,
+    /// The metrics plotted.
+    pub metrics: &'a [Metric],
+}
+
+impl Prepared {
+    /// Writes a figure's table ([`grid_table`], its notes prefixed with the seeds, the
+    /// workloads' loads and the on-demand source at `scales`) and its plots ([`write_curves`]).
+    ///
+    /// # Errors
+    /// A table or plot that cannot be written.
+    pub fn write(
+        &mut self,
+        name: &str,
+        scales: &[u32],
+        figure: &FigureOutput<'_>,
+        variants: &[Variant],
+        results: &[GridResult],
+    ) -> crate::Result<()> {
+        let notes = format!(
+            "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, nominal rho = \
+             1.25 % x scale); {} The paper gives curves only for this figure: no numbers beside \
+             ours.",
+            self.seeds_note(),
+            self.on_demand,
+            figure.notes
+        );
+        let table = grid_table(
+            name,
+            figure.title.clone(),
+            notes,
+            &self.labels,
+            variants,
+            results,
+        );
+        self.out.write_table(&table)?;
+        write_curves(
+            &self.out,
+            &figure.plots,
+            figure.metrics,
+            &self.labels,
+            variants,
+            results,
+        )
     }
 }
 
@@ -624,6 +683,8 @@ pub fn prepare(
     let first = &replicates[0].batch;
     Ok(Prepared {
         out,
+        seed: common.seed,
+        nodes: inputs.nodes,
         labels: first.iter().map(|b| b.label.clone()).collect(),
         span: first.first().map_or(WEEK, |b| b.span),
         on_demand,

@@ -48,6 +48,8 @@ fn replicates_are_grouped_per_cell_and_averaged() {
     let cli = FigureCli::parse_from(["fig", "--nodes", "4"]);
     let prepared = Prepared {
         out: OutDir::create(tmp.path()).unwrap(),
+        seed: 1,
+        nodes: 4,
         labels: vec!["tiny".to_owned()],
         span: Duration(1_000),
         on_demand: "test".to_owned(),
