@@ -10,6 +10,7 @@
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
 //! - [`OutDir`]: the output directory that receives all of the above.
+//! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
 //! - [`rhic`]: the setup the RHIC examples share.
 //!
 //! ## Running an example
@@ -80,6 +81,7 @@
 //! ```
 
 mod args;
+pub mod balancer;
 mod error;
 pub mod metasched;
 mod out;

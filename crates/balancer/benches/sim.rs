@@ -4,17 +4,26 @@
 //! load ≈ 0.3 over the same span, under the Basic Balancer (`R = 0`, `W = 5 min`,
 //! `I = 30 min`) and the 304 + 68 dedicated split.
 //!
+//! A second group replays a real one-week LCRC trace (the busiest sample week, 15,643 jobs,
+//! offered load ≈ 0.75 of 372 nodes) beside the same ρ ≈ 0.3 of leases over that week, when
+//! the development data are present (`/work/shared/data/balancer/lcrc/2014-06-01.csv`;
+//! skipped otherwise): the one-week, 372-node scale with real job sizes.
+//!
 //! `cargo bench -p cosched-balancer` reports the time of one whole simulation.
 
 use cosched_balancer::sim::{Configuration, Simulation};
+use cosched_balancer::traces::read_lcrc;
 use cosched_balancer::workload::DiurnalLeases;
+use cosched_balancer::workload::LeaseRequest;
 use cosched_balancer::{BalancerConfig, Strategy};
-use cosched_core::Duration;
 use cosched_core::workload::{LublinModel, scale_to_offered_load};
+use cosched_core::{Duration, RigidJob};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const NODES: u32 = 372;
 const JOBS: usize = 25_000;
+/// The busiest LCRC sample week of the development data.
+const LCRC_WEEK: &str = "/work/shared/data/balancer/lcrc/2014-06-01.csv";
 
 fn simulate(c: &mut Criterion) {
     let week = Duration::from_hours(24 * 7);
@@ -33,6 +42,26 @@ fn simulate(c: &mut Criterion) {
         span as f64 / 86_400.0,
         requests.len()
     );
+    run_group(c, "week_372_nodes", &jobs, &requests);
+    let real = std::path::Path::new(LCRC_WEEK);
+    if real.exists() {
+        let jobs = read_lcrc(real).expect("the LCRC week parses");
+        let requests = DiurnalLeases::new(NODES, week, 0.3)
+            .generate(2027)
+            .expect("valid parameters");
+        eprintln!(
+            "workload: LCRC week of {} jobs, {} lease requests",
+            jobs.len(),
+            requests.len()
+        );
+        run_group(c, "lcrc_week_372_nodes", &jobs, &requests);
+    } else {
+        eprintln!("skipped the LCRC week: {LCRC_WEEK} is absent");
+    }
+}
+
+/// Benchmarks Basic (`R = 0`, `W = 5 min`, `I = 30 min`) and the 304 + 68 split on one input.
+fn run_group(c: &mut Criterion, name: &str, jobs: &[RigidJob], requests: &[LeaseRequest]) {
     let basic = Configuration::Dynamic {
         config: BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
             .with_window(Duration::from_mins(5))
@@ -43,11 +72,11 @@ fn simulate(c: &mut Criterion) {
         on_demand_nodes: 68,
         window: Duration::from_mins(5),
     };
-    let mut group = c.benchmark_group("week_372_nodes");
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
     for configuration in [basic, dedicated] {
         let sim = Simulation::new(NODES, configuration).expect("valid configuration");
-        let out = sim.run(&jobs, &requests).expect("valid workload");
+        let out = sim.run(jobs, requests).expect("valid workload");
         let r = &out.report;
         eprintln!(
             "{}: combined utilisation {:.3}, mean batch wait {:.0} s, reject rate {:.3}, reserve idle {:.0} node-h",
@@ -58,7 +87,7 @@ fn simulate(c: &mut Criterion) {
             r.reserve_idle_node_hours
         );
         group.bench_function(configuration.name(), |b| {
-            b.iter(|| sim.run(&jobs, &requests).expect("valid workload"))
+            b.iter(|| sim.run(jobs, requests).expect("valid workload"))
         });
     }
     group.finish();

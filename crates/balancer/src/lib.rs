@@ -12,7 +12,11 @@
 //! - [`predictor`]: the Predictive algorithm's slot-peak predictor;
 //! - [`sim`]: the combined-cluster simulator driving the Balancer against an EASY batch
 //!   cluster, with the static baselines (all-batch, dedicated split, all-on-demand);
-//! - [`workload`]: on-demand lease requests and a seeded diurnal generator of them.
+//! - [`workload`]: on-demand lease requests and a seeded diurnal generator of them;
+//! - [`synthetic`]: the paper's synthetic workloads (U66-Main, U66-Wide, U66-Narrow,
+//!   U77/U88-Main, on-demand ρ = 1.25 % × 1..24) from a seed, with a preload against ramp-up;
+//! - [`traces`]: the paper's input formats (LCRC weekly CSV, lease CSV, the APS single-core
+//!   trace and its tight-packing conversion to VM leases, SWF), with typed errors.
 //!
 //! ```
 //! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, RequestOutcome, Strategy};
@@ -34,6 +38,8 @@ pub mod oarm;
 pub mod policy;
 pub mod predictor;
 pub mod sim;
+pub mod synthetic;
+pub mod traces;
 pub mod workload;
 
 pub use error::BalancerError;

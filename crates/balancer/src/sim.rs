@@ -49,11 +49,11 @@ use crate::workload::LeaseRequest;
 use crate::{Balancer, BalancerConfig, BalancerError};
 use cosched_batch::{BatchCluster, BatchError, Easy, RunToken, Started, Submitted};
 use cosched_core::{
-    DEFAULT_SLOWDOWN_TAU, Duration, Event, EventQueue, JobRecord, LeaseId, NodeId, ParamError,
-    Report, RigidJob, Time,
+    DEFAULT_SLOWDOWN_TAU, Duration, Event, EventQueue, JobId, JobRecord, LeaseId, NodeId,
+    ParamError, Report, RigidJob, Time,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
 /// Which on-demand arrangement to simulate.
@@ -198,6 +198,8 @@ pub struct SimReport {
     pub on_demand_utilization: f64,
     /// Node-hours on-demand but unused.
     pub reserve_idle_node_hours: f64,
+    /// Preloaded jobs started ([`Simulation::run_preloaded`]), kept out of `batch`.
+    pub preloaded_jobs: usize,
     /// The batch jobs' report (waits, bounded slowdowns; capacity = the nodes batch can have).
     pub batch: Report,
     /// The lease requests' figures.
@@ -301,7 +303,37 @@ impl Simulation {
         jobs: &[RigidJob],
         requests: &[LeaseRequest],
     ) -> Result<SimOutcome, SimError> {
+        self.run_preloaded(jobs, &[], requests)
+    }
+
+    /// [`Simulation::run`] on a cluster preloaded with running jobs (the paper's removal of
+    /// the ramp-up; see [`crate::synthetic`]): the `preload` jobs are submitted and started
+    /// at the run's start (the earliest event, and no later than time 0), before anything
+    /// else, and run for their `runtime` (cut at their `estimate`). They count in the node
+    /// uses and utilisations, but not in the batch jobs' records and waits
+    /// ([`SimReport::preloaded_jobs`] counts them). Their ids must differ from the jobs'. They
+    /// are taken in (submit, id) order while they fit on the nodes batch can have (fewer
+    /// under a static split or reserve); the others are left out.
+    pub fn run_preloaded(
+        &self,
+        jobs: &[RigidJob],
+        preload: &[RigidJob],
+        requests: &[LeaseRequest],
+    ) -> Result<SimOutcome, SimError> {
         let (workload, invalid) = cosched_batch::sim::admit(jobs)?;
+        let (preload, invalid_preload) = cosched_batch::sim::admit(preload)?;
+        if invalid_preload > 0 {
+            return Err(ParamError::new(
+                "preload",
+                invalid_preload,
+                "preloaded jobs must be valid",
+            )
+            .into());
+        }
+        let preloaded: BTreeSet<JobId> = preload.iter().map(|j| j.id).collect();
+        if let Some(job) = workload.iter().find(|j| preloaded.contains(&j.id)) {
+            return Err(BatchError::DuplicateJob(job.id).into());
+        }
         let requests = admit_requests(requests)?;
         let mut cluster = BatchCluster::new(self.nodes)?;
         let (side, batch_nodes) = match self.configuration {
@@ -355,6 +387,11 @@ impl Simulation {
         .flatten()
         .min()
         .unwrap_or(Time::ZERO);
+        let start = if preload.is_empty() {
+            start
+        } else {
+            start.min(Time::ZERO)
+        };
         run.events = EventQueue::new(start);
         for (i, job) in workload.iter().enumerate() {
             run.events
@@ -380,6 +417,17 @@ impl Simulation {
         }
         let mut easy = Easy::default();
         let mut started: Vec<Started> = Vec::new();
+        let mut free = batch_nodes;
+        let mut preloaded_jobs = 0;
+        for job in &preload {
+            if job.size <= free {
+                free -= job.size;
+                preloaded_jobs += 1;
+                run.cluster.submit(*job)?;
+            }
+        }
+        run.cluster.schedule(start, &mut easy, &mut started);
+        run.started(start, &mut started)?;
         let mut uses = NodeSeconds::default();
         let mut last = start;
         while let Some((now, first)) = run.events.pop() {
@@ -388,7 +436,10 @@ impl Simulation {
             let mut next = Some(first);
             while let Some(event) = next {
                 match event {
-                    SimEvent::Completion(token) => records.extend(run.job_ended(now, token)?),
+                    SimEvent::Completion(token) => {
+                        let record = run.job_ended(now, token)?;
+                        records.extend(record.filter(|r| !preloaded.contains(&r.id)));
+                    }
                     SimEvent::LeaseEnd(i) => run.lease_ended(now, i)?,
                     SimEvent::Hint(i) => run.hint(now, i)?,
                     SimEvent::Slot => run.slot(now)?,
@@ -434,6 +485,7 @@ impl Simulation {
             batch_utilization: share(uses.batch_busy),
             on_demand_utilization: share(uses.on_demand_allocated),
             reserve_idle_node_hours: uses.reserve_idle as f64 / 3600.0,
+            preloaded_jobs,
             batch,
             on_demand: on_demand_summary(&request_records),
         };

@@ -1,0 +1,399 @@
+//! Reading the paper's input traces, with typed errors naming the file, line and field.
+//!
+//! The paper's real-life scenario (Liu et al., SC18, section III-A and the evaluation's
+//! "real-life traces") replays two institutional clusters side by side: the LCRC batch cluster
+//! (304 nodes, 16 cores each) and the APS on-demand cluster, whose single-core jobs are
+//! mapped to 16-core VM deployment and termination requests "assuming tight packing". This
+//! module reads those formats and SWF batch traces:
+//!
+//! - [`read_lcrc`]: the LCRC weekly CSV
+//!   (`SubmitTime,StartTime,EndTime,QueuedTime,RunTime,NodesRequested,walltime,bslowdown`,
+//!   seconds from the week's start) as batch [`RigidJob`]s: submit, nodes, run time, and the
+//!   walltime as the estimate (`StartTime`, `EndTime`, `QueuedTime` and `bslowdown` are the
+//!   original cluster's outcome and are ignored; a job whose `RunTime` exceeds its walltime is
+//!   cut at the walltime by the simulator, as it was on the real cluster);
+//! - [`read_leases`]: an on-demand lease CSV (`submit,nodes,duration`, seconds);
+//! - [`read_aps`] and [`aps_to_leases`]: the APS single-core job trace
+//!   (`submit_time,start_time,end_time,run_time,wait_time`) and its conversion to VM leases;
+//! - [`read_swf_jobs`]: an SWF batch trace (plain or gzip) through
+//!   [`cosched_core::workload::swf::read_rigid_jobs`].
+//!
+//! Every CSV needs its header line, exactly as above (whitespace around names and values is
+//! ignored; blank lines are skipped). Values are integers.
+//!
+//! ## The APS packing ([`aps_to_leases`])
+//! A core of the APS cluster is busy for job `j` over `[submit_j, submit_j + run_time_j)`: the
+//! core is asked for when the job is submitted (its original wait, `wait_time`, was the APS
+//! cluster's, not ours). With tight packing, `c(t)` busy cores need exactly
+//! `v(t) = ceil(c(t) / cores_per_vm)` VMs at every instant. We realise `v(t)` with a stack of
+//! one-node leases: whenever `v` rises from `k` to `k'`, VMs `k+1..=k'` are deployed (one
+//! request each, submitted at that instant); whenever it falls from `k'` to `k`, the top VMs
+//! `k+1..=k'` are terminated, which ends their leases. So the leases' node count is `v(t)` at
+//! every `t`, and their node-seconds are `∫ v(t) dt`: the fewest a 16-core VM deployment can
+//! use. (Real placement without migration would fragment more; tight packing is the
+//! paper's stated assumption and the lower bound.)
+
+use crate::workload::LeaseRequest;
+use cosched_core::workload::swf::{SwfError, read_rigid_jobs};
+use cosched_core::{Duration, JobId, LeaseId, ParamError, RigidJob, Time};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use thiserror::Error;
+
+/// The LCRC weekly CSV's header.
+pub const LCRC_HEADER: [&str; 8] = [
+    "SubmitTime",
+    "StartTime",
+    "EndTime",
+    "QueuedTime",
+    "RunTime",
+    "NodesRequested",
+    "walltime",
+    "bslowdown",
+];
+/// The on-demand lease CSV's header.
+pub const LEASE_HEADER: [&str; 3] = ["submit", "nodes", "duration"];
+/// The APS single-core job trace's header.
+pub const APS_HEADER: [&str; 5] = [
+    "submit_time",
+    "start_time",
+    "end_time",
+    "run_time",
+    "wait_time",
+];
+
+/// Why a trace could not be read.
+#[derive(Debug, Error)]
+pub enum TraceError {
+    /// The file could not be opened or read.
+    #[error("{file}: I/O error: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The first line is not the expected header.
+    #[error("{file}:1: expected the header `{expected}`, found `{found}`")]
+    Header {
+        /// The file.
+        file: String,
+        /// The header wanted.
+        expected: String,
+        /// The line found.
+        found: String,
+    },
+    /// A line with the wrong number of fields.
+    #[error("{file}:{line}: expected {expected} fields, found {found}")]
+    FieldCount {
+        /// The file.
+        file: String,
+        /// Line number, from 1.
+        line: u64,
+        /// Fields wanted.
+        expected: usize,
+        /// Fields found.
+        found: usize,
+    },
+    /// A field that is not an integer, or out of its range.
+    #[error("{file}:{line}: field `{field}` = \"{text}\": {problem}")]
+    Field {
+        /// The file.
+        file: String,
+        /// Line number, from 1.
+        line: u64,
+        /// The column's name.
+        field: &'static str,
+        /// The offending text.
+        text: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// An SWF trace's error.
+    #[error(transparent)]
+    Swf(#[from] SwfError),
+}
+
+/// One job of the APS single-core trace (seconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApsJob {
+    /// `submit_time`.
+    pub submit: Time,
+    /// `start_time` (on the original cluster).
+    pub start: Time,
+    /// `end_time` (on the original cluster).
+    pub end: Time,
+    /// `run_time`, at least 0.
+    pub run: Duration,
+    /// `wait_time`, at least 0.
+    pub wait: Duration,
+}
+
+/// Reads an LCRC weekly CSV as batch jobs, ids from 0 in file order (see the
+/// [module docs](self) for the mapping).
+///
+/// ```
+/// use cosched_balancer::traces::parse_lcrc;
+/// let csv = "SubmitTime,StartTime,EndTime,QueuedTime,RunTime,NodesRequested,walltime,bslowdown\n\
+///            14,21,3479,7,3458,2,36000,1.002\n";
+/// let jobs = parse_lcrc(csv.as_bytes(), "week.csv").unwrap();
+/// assert_eq!((jobs[0].submit.0, jobs[0].size, jobs[0].runtime.0, jobs[0].estimate.0),
+///            (14, 2, 3458, 36000));
+/// let bad = "SubmitTime,StartTime,EndTime,QueuedTime,RunTime,NodesRequested,walltime,bslowdown\n\
+///            14,21,3479,7,3458,0,36000,1.0\n";
+/// assert_eq!(parse_lcrc(bad.as_bytes(), "week.csv").unwrap_err().to_string(),
+///            "week.csv:2: field `NodesRequested` = \"0\": must be >= 1");
+/// ```
+pub fn parse_lcrc(reader: impl BufRead, file: &str) -> Result<Vec<RigidJob>, TraceError> {
+    let mut jobs = Vec::new();
+    for_each_row(reader, file, &LCRC_HEADER, |row| {
+        let submit = row.int(0, 0)?;
+        let runtime = row.int(4, 0)?;
+        let nodes = row.int(5, 1)?;
+        let walltime = row.int(6, 0)?;
+        let size = u32::try_from(nodes).map_err(|_| row.error(5, "too large"))?;
+        jobs.push(RigidJob {
+            id: JobId(jobs.len() as u64),
+            submit: Time(submit),
+            size,
+            runtime: Duration(runtime),
+            estimate: Duration(walltime),
+            user: None,
+            group: None,
+        });
+        Ok(())
+    })?;
+    Ok(jobs)
+}
+
+/// [`parse_lcrc`] on the file at `path`.
+pub fn read_lcrc(path: &Path) -> Result<Vec<RigidJob>, TraceError> {
+    let (reader, file) = open(path)?;
+    parse_lcrc(reader, &file)
+}
+
+/// Reads an on-demand lease CSV (`submit,nodes,duration`), ids from 0 in file order, no
+/// notice.
+///
+/// ```
+/// use cosched_balancer::traces::parse_leases;
+/// let leases = parse_leases("submit,nodes,duration\n60, 4, 3600\n".as_bytes(), "od.csv").unwrap();
+/// assert_eq!((leases[0].submit.0, leases[0].nodes, leases[0].duration.0), (60, 4, 3600));
+/// assert!(parse_leases("submit,nodes,duration\n60,4,0\n".as_bytes(), "od.csv").is_err());
+/// ```
+pub fn parse_leases(reader: impl BufRead, file: &str) -> Result<Vec<LeaseRequest>, TraceError> {
+    let mut leases = Vec::new();
+    for_each_row(reader, file, &LEASE_HEADER, |row| {
+        let submit = row.int(0, i64::MIN)?;
+        let nodes = row.int(1, 1)?;
+        let duration = row.int(2, 1)?;
+        leases.push(LeaseRequest {
+            id: LeaseId(leases.len() as u64),
+            submit: Time(submit),
+            nodes: u32::try_from(nodes).map_err(|_| row.error(1, "too large"))?,
+            duration: Duration(duration),
+            notice: None,
+        });
+        Ok(())
+    })?;
+    Ok(leases)
+}
+
+/// [`parse_leases`] on the file at `path`.
+pub fn read_leases(path: &Path) -> Result<Vec<LeaseRequest>, TraceError> {
+    let (reader, file) = open(path)?;
+    parse_leases(reader, &file)
+}
+
+/// Reads the APS single-core job trace, in file order. Run and wait times must be `>= 0`.
+pub fn parse_aps(reader: impl BufRead, file: &str) -> Result<Vec<ApsJob>, TraceError> {
+    let mut jobs = Vec::new();
+    for_each_row(reader, file, &APS_HEADER, |row| {
+        jobs.push(ApsJob {
+            submit: Time(row.int(0, i64::MIN)?),
+            start: Time(row.int(1, i64::MIN)?),
+            end: Time(row.int(2, i64::MIN)?),
+            run: Duration(row.int(3, 0)?),
+            wait: Duration(row.int(4, 0)?),
+        });
+        Ok(())
+    })?;
+    Ok(jobs)
+}
+
+/// [`parse_aps`] on the file at `path`.
+pub fn read_aps(path: &Path) -> Result<Vec<ApsJob>, TraceError> {
+    let (reader, file) = open(path)?;
+    parse_aps(reader, &file)
+}
+
+/// Maps single-core jobs to one-node VM leases of `cores_per_vm` cores each, assuming tight
+/// packing (see the [module docs](self)): the leases hold `ceil(busy cores / cores_per_vm)`
+/// nodes at every instant. Jobs of run time 0 need no core. Leases come by submit time, ids
+/// from 0.
+///
+/// ```
+/// use cosched_balancer::traces::{ApsJob, aps_to_leases};
+/// use cosched_core::{Duration, Time};
+/// let job = |submit, run| ApsJob {
+///     submit: Time(submit), start: Time(submit), end: Time(submit + run),
+///     run: Duration(run), wait: Duration(0),
+/// };
+/// // Three single-core jobs on 2-core VMs: one VM from 0 to 20, a second while three cores
+/// // are busy, over [6, 8).
+/// let leases = aps_to_leases(&[job(0, 10), job(5, 3), job(6, 14)], 2).unwrap();
+/// let spans: Vec<_> = leases.iter().map(|l| (l.submit.0, l.duration.0)).collect();
+/// assert_eq!(spans, vec![(0, 20), (6, 2)]);
+/// ```
+pub fn aps_to_leases(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<LeaseRequest>, ParamError> {
+    ParamError::check(
+        cores_per_vm >= 1,
+        "cores_per_vm",
+        cores_per_vm,
+        "must be >= 1",
+    )?;
+    for job in jobs {
+        ParamError::check(job.run.0 >= 0, "run_time", job.run.0, "must be >= 0")?;
+    }
+    // Core starts (+1) and ends (-1); ends first at one instant, so a core handed from one
+    // job to the next does not deploy a VM.
+    let mut changes: Vec<(Time, i64)> = jobs
+        .iter()
+        .filter(|j| j.run.0 > 0)
+        .flat_map(|j| [(j.submit, 1), (j.submit.saturating_add(j.run), -1)])
+        .collect();
+    changes.sort_unstable();
+    let per_vm = i64::from(cores_per_vm);
+    let mut cores = 0_i64;
+    // Deployment times of the running VMs, bottom of the stack first.
+    let mut stack: Vec<Time> = Vec::new();
+    let mut leases: Vec<LeaseRequest> = Vec::new();
+    let mut i = 0;
+    while i < changes.len() {
+        let now = changes[i].0;
+        while i < changes.len() && changes[i].0 == now {
+            cores += changes[i].1;
+            i += 1;
+        }
+        let vms = usize::try_from((cores + per_vm - 1) / per_vm).unwrap_or(0);
+        while stack.len() > vms {
+            let deployed = stack.pop().expect("the stack is longer than vms");
+            leases.push(LeaseRequest {
+                id: LeaseId(0),
+                submit: deployed,
+                nodes: 1,
+                duration: now - deployed,
+                notice: None,
+            });
+        }
+        stack.resize(vms, now);
+    }
+    leases.sort_by_key(|l| (l.submit, l.duration));
+    for (k, lease) in leases.iter_mut().enumerate() {
+        lease.id = LeaseId(k as u64);
+    }
+    Ok(leases)
+}
+
+/// Reads an SWF batch trace (plain or gzip) as rigid jobs, the valid ones in file order
+/// (invalid records are skipped, as [`read_rigid_jobs`] counts them). Sizes are the trace's
+/// processors: divide them by the cores per node first if the cluster counts nodes.
+pub fn read_swf_jobs(path: &Path) -> Result<Vec<RigidJob>, TraceError> {
+    Ok(read_rigid_jobs(path)?.jobs)
+}
+
+fn open(path: &Path) -> Result<(BufReader<File>, String), TraceError> {
+    let file = path.display().to_string();
+    match File::open(path) {
+        Ok(f) => Ok((BufReader::new(f), file)),
+        Err(source) => Err(TraceError::Io { file, source }),
+    }
+}
+
+/// One data line being parsed.
+struct Row<'a> {
+    file: &'a str,
+    line: u64,
+    header: &'a [&'static str],
+    fields: Vec<&'a str>,
+}
+
+impl Row<'_> {
+    fn error(&self, column: usize, problem: &'static str) -> TraceError {
+        TraceError::Field {
+            file: self.file.to_owned(),
+            line: self.line,
+            field: self.header[column],
+            text: self.fields[column].to_owned(),
+            problem,
+        }
+    }
+
+    /// Column `column` as an integer of at least `min`.
+    fn int(&self, column: usize, min: i64) -> Result<i64, TraceError> {
+        let value: i64 = self.fields[column]
+            .parse()
+            .map_err(|_| self.error(column, "not an integer"))?;
+        if value < min {
+            return Err(self.error(
+                column,
+                if min == 1 {
+                    "must be >= 1"
+                } else {
+                    "must be >= 0"
+                },
+            ));
+        }
+        Ok(value)
+    }
+}
+
+/// Checks the header, then calls `f` on every non-blank line's fields.
+fn for_each_row(
+    mut reader: impl BufRead,
+    file: &str,
+    header: &[&'static str],
+    mut f: impl FnMut(&Row<'_>) -> Result<(), TraceError>,
+) -> Result<(), TraceError> {
+    let io = |source| TraceError::Io {
+        file: file.to_owned(),
+        source,
+    };
+    let mut text = String::new();
+    reader.read_line(&mut text).map_err(io)?;
+    let found: Vec<&str> = text.trim().split(',').map(str::trim).collect();
+    if found != header {
+        return Err(TraceError::Header {
+            file: file.to_owned(),
+            expected: header.join(","),
+            found: text.trim().to_owned(),
+        });
+    }
+    let mut line = 1;
+    loop {
+        text.clear();
+        if reader.read_line(&mut text).map_err(io)? == 0 {
+            return Ok(());
+        }
+        line += 1;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = text.trim().split(',').map(str::trim).collect();
+        if fields.len() != header.len() {
+            return Err(TraceError::FieldCount {
+                file: file.to_owned(),
+                line,
+                expected: header.len(),
+                found: fields.len(),
+            });
+        }
+        f(&Row {
+            file,
+            line,
+            header,
+            fields,
+        })?;
+    }
+}
