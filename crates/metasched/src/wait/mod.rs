@@ -1,9 +1,22 @@
-//! Wait-time prediction: the point a queued job is in the paper's feature space, and the
-//! interface every per-site wait predictor implements.
+//! Wait-time prediction: the point a queued job is in the paper's feature space, the
+//! interface every per-site wait predictor implements, and the paper's predictor.
 //!
-//! The paper (the wait-time prediction part of its metascheduler) describes a job by its own
-//! request, the state of the site's queue and the state of its machine at submission; the
-//! predictor compares that point with the jobs the site has already started.
+//! The paper (the wait-time prediction part of its metascheduler, "Predicting queue waiting
+//! times") describes a job by its own request, the state of the site's queue and the state of
+//! its machine at submission; the predictor compares that point with the jobs the site has
+//! already started:
+//!
+//! - [`ClusteredWaitPredictor`]: the paper's predictor — Manhattan distance to the last 2,000
+//!   started jobs, DBSCAN clusters, the weighted mean wait of a close cluster, else ridge
+//!   regression (its module docs give the choices the paper leaves open);
+//! - [`dbscan`]: DBSCAN under the Manhattan distance, label-for-label as scikit-learn's;
+//! - [`ridge`]: ridge regression in closed form (Cholesky), as scikit-learn's `Ridge`.
+
+mod clustered;
+pub mod dbscan;
+pub mod ridge;
+
+pub use clustered::{ClusteredWaitConfig, ClusteredWaitPredictor, PredictionSource};
 
 use cosched_core::Duration;
 

@@ -1,0 +1,85 @@
+//! The paper's wait-time predictor at its working size: a full history of 2,000 started jobs
+//! with wait-feature-like coordinates (power-of-two cores, log-normal estimates, heavy-tailed
+//! queue sums).
+//!
+//! `cargo bench -p cosched-metasched --bench wait` times `predict` alone, `observe` (ring push;
+//! one call in `refit_every` = 50 pays a refit, so the figure is the amortised cost), and one
+//! full refit (scaling, DBSCAN, ridge) of the 2,000 jobs.
+
+use cosched_core::Duration;
+use cosched_metasched::wait::{
+    ClusteredWaitConfig, ClusteredWaitPredictor, QueueWaitPredictor, WaitFeatures,
+};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::hint::black_box;
+
+fn job(rng: &mut ChaCha8Rng) -> (WaitFeatures, Duration) {
+    let heavy = |rng: &mut ChaCha8Rng, scale: f64| scale / rng.random_range(0.02..1.0f64);
+    let f = WaitFeatures {
+        cores: f64::from(1u32 << rng.random_range(0..10)),
+        estimate: rng.random_range(6.0..11.0f64).exp(),
+        queued_cores: heavy(rng, 64.0).floor(),
+        queued_estimate: heavy(rng, 3.6e4),
+        queued_elapsed_wait: heavy(rng, 1.8e4),
+        busy_cores: f64::from(rng.random_range(0..4096u32)),
+        running_elapsed: rng.random_range(9.0..14.0f64).exp(),
+        running_estimate: rng.random_range(10.0..15.0f64).exp(),
+    };
+    let wait = (f.queued_estimate / 64.0 + rng.random_range(0.0..600.0)) as i64;
+    (f, Duration(wait))
+}
+
+fn full_predictor(rng: &mut ChaCha8Rng) -> ClusteredWaitPredictor {
+    let mut p = ClusteredWaitConfig::default().build().unwrap();
+    for _ in 0..2_000 {
+        let (f, w) = job(rng);
+        p.observe(&f, w);
+    }
+    p.refit();
+    p
+}
+
+fn bench(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let predictor = full_predictor(&mut rng);
+    let queries: Vec<(WaitFeatures, Duration)> = (0..1_024).map(|_| job(&mut rng)).collect();
+    println!(
+        "history {} jobs, {} clusters",
+        predictor.history_len(),
+        predictor.cluster_count()
+    );
+    let mut group = c.benchmark_group("wait_2000");
+    let mut next = 0;
+    group.bench_function("predict", |b| {
+        b.iter(|| {
+            next = (next + 1) % queries.len();
+            black_box(predictor.predict(black_box(&queries[next].0)))
+        })
+    });
+    let mut live = predictor.clone();
+    group.bench_function("observe_amortised", |b| {
+        b.iter(|| {
+            next = (next + 1) % queries.len();
+            let (f, w) = &queries[next];
+            live.observe(black_box(f), *w);
+        })
+    });
+    group.bench_function("predict_then_observe_amortised", |b| {
+        b.iter(|| {
+            next = (next + 1) % queries.len();
+            let (f, w) = &queries[next];
+            black_box(live.predict(f));
+            live.observe(f, *w);
+        })
+    });
+    group.sample_size(20);
+    group.bench_function("refit", |b| {
+        b.iter_batched_ref(|| predictor.clone(), |p| p.refit(), BatchSize::LargeInput)
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
