@@ -15,6 +15,9 @@
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
 //! - [`wait`]: the wait-prediction feature space, the per-site predictor interface and the
 //!   paper's predictor (DBSCAN clusters of the last 2,000 jobs, else ridge regression).
+//! - [`price_forecast`]: prices beyond the published day-ahead prices, forecast by
+//!   [`sarima`] (the paper's seasonal ARIMA, period 24, trained on the previous three days),
+//!   and the forecasts' mean absolute percentage error.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
 //!   integer costs, solved by the primal network simplex method (strongly feasible trees,
@@ -59,6 +62,8 @@ pub mod dimacs;
 mod max_flow;
 pub mod network_simplex;
 pub mod policy;
+pub mod price_forecast;
+pub mod sarima;
 pub mod site;
 pub mod wait;
 pub mod xsede;

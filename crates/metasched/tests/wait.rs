@@ -7,20 +7,15 @@ use cosched_metasched::wait::ridge::{Ridge, RidgeError};
 use cosched_metasched::wait::{
     ClusteredWaitConfig, PredictionSource, QueueWaitPredictor, WaitFeatures,
 };
+use json::floats;
 use proptest::prelude::*;
 use serde_json::Value;
 
-fn fixture() -> Value {
-    let text = include_str!("fixtures/wait_sklearn.json");
-    serde_json::from_str(text).expect("the fixture is valid JSON")
-}
+#[path = "support/json.rs"]
+mod json;
 
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
+fn fixture() -> Value {
+    json::parse(include_str!("fixtures/wait_sklearn.json"))
 }
 
 fn rows<const D: usize>(v: &Value) -> Vec<[f64; D]> {

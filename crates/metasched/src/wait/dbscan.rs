@@ -32,6 +32,19 @@ pub fn manhattan<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum()
 }
 
+/// Whether `manhattan(a, b) <= eps`, stopping as soon as the partial sum exceeds `eps` (the
+/// partial sums are the same as [`manhattan`]'s, so both always agree).
+fn within<const D: usize>(a: &[f64; D], b: &[f64; D], eps: f64) -> bool {
+    let mut sum = 0.0;
+    for (x, y) in a.iter().zip(b) {
+        sum += (x - y).abs();
+        if sum > eps {
+            return false;
+        }
+    }
+    sum <= eps
+}
+
 /// DBSCAN's two parameters, validated.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Dbscan {
@@ -85,7 +98,7 @@ impl Dbscan {
                 .window(index.keys_by_point[i], self.eps)
                 .iter()
                 .copied()
-                .filter(move |&j| manhattan(&points[i], &points[j]) <= self.eps)
+                .filter(move |&j| within(&points[i], &points[j], self.eps))
         };
         let mut core = vec![false; n];
         for &i in &index.order {

@@ -1,12 +1,16 @@
-//! The paper's wait-time predictor at its working size: a full history of 2,000 started jobs
-//! with wait-feature-like coordinates (power-of-two cores, log-normal estimates, heavy-tailed
-//! queue sums).
+//! The paper's predictors at their working sizes.
 //!
-//! `cargo bench -p cosched-metasched --bench wait` times `predict` alone, `observe` (ring push;
-//! one call in `refit_every` = 50 pays a refit, so the figure is the amortised cost), and one
-//! full refit (scaling, DBSCAN, ridge) of the 2,000 jobs.
+//! - Wait time: a full history of 2,000 started jobs with wait-feature-like coordinates
+//!   (power-of-two cores, log-normal estimates, heavy-tailed queue sums); `predict` alone,
+//!   `observe` (ring push; one call in `refit_every` = 50 pays a refit, so the figure is the
+//!   amortised cost), and one full refit (scaling, DBSCAN, ridge) of the 2,000 jobs.
+//! - Price: one seasonal ARIMA fit on 72 hourly prices (a noisy daily cycle) and its
+//!   24-hour forecast — what a price outlook pays once per site and issue day.
+//!
+//! `cargo bench -p cosched-metasched --bench predictors`.
 
 use cosched_core::Duration;
+use cosched_metasched::sarima::Sarima;
 use cosched_metasched::wait::{
     ClusteredWaitConfig, ClusteredWaitPredictor, QueueWaitPredictor, WaitFeatures,
 };
@@ -81,5 +85,19 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_sarima(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(24);
+    let series: Vec<f64> = (0..72)
+        .map(|t| {
+            let phase = f64::from(t) * std::f64::consts::PI / 12.0;
+            40.0 + 15.0 * phase.sin() + rng.random_range(-4.0..4.0)
+        })
+        .collect();
+    let model = Sarima::new(24).unwrap();
+    c.bench_function("sarima_fit_72h_forecast_24h", |b| {
+        b.iter(|| black_box(model.fit(black_box(&series)).unwrap().forecast(24)))
+    });
+}
+
+criterion_group!(benches, bench, bench_sarima);
 criterion_main!(benches);
