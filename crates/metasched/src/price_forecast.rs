@@ -94,7 +94,10 @@ impl PriceForecastConfig {
 
 /// One site's hourly prices as the metascheduler can know them at a given time: day-ahead
 /// prices where published, seasonal ARIMA forecasts beyond (see the module docs).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Two outlooks are equal when their prices and configuration are: the forecast cache is
+/// a function of those and does not take part.
+#[derive(Clone, Debug)]
 pub struct PriceOutlook {
     prices: Vec<f64>,
     config: PriceForecastConfig,
@@ -206,6 +209,12 @@ pub fn outlooks(
         .iter()
         .map(|site| PriceOutlook::for_site(site, config))
         .collect()
+}
+
+impl PartialEq for PriceOutlook {
+    fn eq(&self, other: &Self) -> bool {
+        self.prices == other.prices && self.config == other.config
+    }
 }
 
 fn gcd(a: usize, b: usize) -> usize {
@@ -359,6 +368,9 @@ mod tests {
             outlook.price_usd_per_mwh(Time(96 * 3_600), 96 + 30)
         );
         assert_eq!(outlook.actual_usd_per_mwh(-1), 99.0);
+        // Equality ignores what has been cached.
+        let fresh = PriceOutlook::new(outlook.prices.clone(), outlook.config).unwrap();
+        assert_eq!(fresh, outlook);
     }
 
     #[test]

@@ -97,6 +97,45 @@ fn ridge_matches_scikit_learn() {
     println!("ridge vs scikit-learn: worst relative error {worst:.3e}");
 }
 
+/// The whole predictor against the rule its module documents, evaluated in Python on
+/// scikit-learn's DBSCAN and Ridge: same cluster (or none) for every query, same wait.
+#[test]
+fn the_predictor_follows_its_documented_rule() {
+    let mut compared = 0;
+    for case in fixture()["predictor"].as_array().unwrap() {
+        let mut p = ClusteredWaitConfig {
+            eps: case["eps"].as_f64().unwrap(),
+            min_pts: case["min_pts"].as_u64().unwrap() as usize,
+            lambda: case["lambda"].as_f64().unwrap(),
+            refit_every: 100_000,
+            ..Default::default()
+        }
+        .build()
+        .unwrap();
+        let history = rows::<8>(&case["history"]);
+        for (x, wait) in history.iter().zip(floats(&case["waits"])) {
+            p.observe(&WaitFeatures::from_array(*x), Duration(wait as i64));
+        }
+        p.refit();
+        let queries = rows::<8>(&case["queries"]);
+        for (q, expected) in queries.iter().zip(case["expected"].as_array().unwrap()) {
+            let (wait, source) = p.predict_detailed(&WaitFeatures::from_array(*q));
+            let cluster = expected["cluster"].as_u64().map(|c| c as usize);
+            match cluster {
+                Some(c) => assert_eq!(source, PredictionSource::Cluster(c)),
+                None => assert_eq!(source, PredictionSource::Regression),
+            }
+            let want = expected["wait"].as_f64().unwrap();
+            assert!(
+                (wait - want).abs() <= 1e-6 * want.abs().max(1.0),
+                "{wait} vs {want}"
+            );
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 160);
+}
+
 /// The eps-neighbourhood of point `i`, by brute force.
 fn neighbours(points: &[[f64; 2]], i: usize, eps: f64) -> Vec<usize> {
     (0..points.len())

@@ -61,6 +61,31 @@ impl WaitFeatures {
             self.running_estimate,
         ]
     }
+
+    /// The point whose coordinates, in declaration order, are `c` (inverse of
+    /// [`to_array`](Self::to_array)).
+    pub fn from_array(c: [f64; Self::DIMENSIONS]) -> WaitFeatures {
+        let [
+            cores,
+            estimate,
+            queued_cores,
+            queued_estimate,
+            queued_elapsed_wait,
+            busy_cores,
+            running_elapsed,
+            running_estimate,
+        ] = c;
+        WaitFeatures {
+            cores,
+            estimate,
+            queued_cores,
+            queued_estimate,
+            queued_elapsed_wait,
+            busy_cores,
+            running_elapsed,
+            running_estimate,
+        }
+    }
 }
 
 /// A per-site wait predictor that learns from the waits it sees.
@@ -92,5 +117,6 @@ mod tests {
             running_estimate: 8.0,
         };
         assert_eq!(f.to_array(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(WaitFeatures::from_array(f.to_array()), f);
     }
 }
