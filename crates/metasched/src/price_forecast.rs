@@ -16,8 +16,10 @@
 //! day of the periodic series). Hours more than `horizon_hours` past the issue repeat the last
 //! forecast period.
 //!
-//! [`forecast_mape`] measures the forecasts the way the paper reports them: mean absolute
-//! percentage error of the next day's 24 hourly prices, every day of a series.
+//! [`forecast_mape`] measures the forecasts by the error the paper reports, the mean absolute
+//! percentage error — here of each day's 24 hourly prices forecast from the 72 hours before
+//! it, every day of a series (the protocol is ours: the forecast a cycle makes at any time of
+//! day `d − 1` for day `d` when only day `d − 1` is published).
 //!
 //! ```
 //! use cosched_core::Time;
@@ -234,7 +236,7 @@ pub struct ForecastAccuracy {
     pub days: usize,
 }
 
-/// The paper's measure of the price predictor: for every day `d` of `prices` whose preceding
+/// The price predictor's mean absolute percentage error (the paper's measure): for every day `d` of `prices` whose preceding
 /// `training_hours` are in the series (no wrap-around), fit on those hours, forecast the 24
 /// hours of day `d`, and average `|forecast − actual| / |actual|` over all forecast hours, in
 /// percent.

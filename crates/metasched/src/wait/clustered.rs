@@ -74,8 +74,8 @@ pub struct ClusteredWaitConfig {
 
 impl Default for ClusteredWaitConfig {
     /// 2,000 jobs of history, `eps` 0.2, `min_pts` 5 (scikit-learn's default), `lambda` 1,
-    /// refit every 50 observations. `eps`, `min_pts` and `lambda` are this implementation's
-    /// choices; the paper does not publish its values.
+    /// refit every 50 observations. `eps`, `min_pts`, `lambda` and `refit_every` are this
+    /// implementation's choices, not values taken from the paper.
     fn default() -> Self {
         ClusteredWaitConfig {
             history: 2_000,

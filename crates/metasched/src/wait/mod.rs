@@ -1,10 +1,11 @@
 //! Wait-time prediction: the point a queued job is in the paper's feature space, the
 //! interface every per-site wait predictor implements, and the paper's predictor.
 //!
-//! The paper (the wait-time prediction part of its metascheduler, "Predicting queue waiting
-//! times") describes a job by its own request, the state of the site's queue and the state of
-//! its machine at submission; the predictor compares that point with the jobs the site has
-//! already started:
+//! The paper's wait-time prediction (the part of its metascheduler that predicts each job's
+//! queue wait at every candidate system; section numbers are not cited, this was written from
+//! the paper's description) describes a job by its own request, the state of the site's queue
+//! and the state of its machine at submission, and compares that point with the jobs the site
+//! has already started:
 //!
 //! - [`ClusteredWaitPredictor`]: the paper's predictor — Manhattan distance to the last 2,000
 //!   started jobs, DBSCAN clusters, the weighted mean wait of a close cluster, else ridge
