@@ -111,6 +111,29 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
+    fn the_fit_is_blind_to_level_and_equivariant_to_scale(
+        series in prop::collection::vec(0.0f64..100.0, 72),
+        level in -50.0f64..50.0,
+        exponent in -3i32..4,
+    ) {
+        // A seasonal difference removes a constant level; maximum likelihood is equivariant to
+        // a change of unit (powers of two keep the arithmetic exact up to the level shift).
+        let model = Sarima::new(24).unwrap();
+        let base = model.fit(&series).unwrap();
+        let scale = 2f64.powi(exponent);
+        let moved: Vec<f64> = series.iter().map(|v| v * scale + level).collect();
+        let fit = model.fit(&moved).unwrap();
+        prop_assert!((fit.phi - base.phi).abs() < 1e-6, "{} vs {}", fit.phi, base.phi);
+        prop_assert!((fit.seasonal_phi - base.seasonal_phi).abs() < 1e-6);
+        prop_assert!((fit.sigma2 - base.sigma2 * scale * scale).abs() <= 1e-6 * fit.sigma2.max(1e-9));
+        // Within 1e-6 of the data's magnitude (the optimiser stops at a finite tolerance).
+        let magnitude = 100.0 * scale + level.abs();
+        for (a, b) in fit.forecast(30).iter().zip(base.forecast(30)) {
+            prop_assert!((a - (b * scale + level)).abs() < 1e-6 * magnitude, "{} vs {} (scale {}, level {})", a, b * scale + level, scale, level);
+        }
+    }
+
+    #[test]
     fn known_prices_are_never_replaced_by_forecasts(
         prices in prop::collection::vec(-10.0f64..200.0, 24..200),
         now in -500_000i64..2_000_000,

@@ -277,4 +277,37 @@ proptest! {
         }
         prop_assert_eq!(p.predict(&features(query)), Duration(wait.round() as i64));
     }
+
+    #[test]
+    fn scaling_a_coordinate_by_a_power_of_two_changes_no_prediction(
+        jobs in prop::collection::vec((prop::array::uniform8(0u32..50), 0i64..10_000), 8..60),
+        query in prop::array::uniform8(0u32..60),
+        coordinate in 0usize..8,
+        exponent in -20i32..20,
+    ) {
+        // Min–max scaling by the history makes the predictor blind to each coordinate's unit
+        // (exactly so for powers of two, which commute with rounding).
+        let factor = 2f64.powi(exponent);
+        let point = |c: &[u32; 8], scaled: bool| {
+            let mut x = c.map(f64::from);
+            if scaled {
+                x[coordinate] *= factor;
+            }
+            WaitFeatures::from_array(x)
+        };
+        for k in 0..8 {
+            let first = jobs[0].0[k];
+            prop_assume!(jobs.iter().any(|j| j.0[k] != first), "coordinate {} is constant", k);
+        }
+        let predict = |scaled: bool| {
+            let mut p = ClusteredWaitConfig { refit_every: 5, min_pts: 3, eps: 0.5, ..Default::default() }
+                .build()
+                .unwrap();
+            for (c, wait) in &jobs {
+                p.observe(&point(c, scaled), Duration(*wait));
+            }
+            p.predict_detailed(&point(&query, scaled))
+        };
+        prop_assert_eq!(predict(false), predict(true));
+    }
 }
