@@ -3,7 +3,9 @@
 //! - Wait time: a full history of 2,000 started jobs with wait-feature-like coordinates
 //!   (power-of-two cores, log-normal estimates, heavy-tailed queue sums); `predict` alone,
 //!   `observe` (ring push; one call in `refit_every` = 50 pays a refit, so the figure is the
-//!   amortised cost), and one full refit (scaling, DBSCAN, ridge) of the 2,000 jobs.
+//!   amortised cost), and one full refit (scaling, DBSCAN, ridge) of the 2,000 jobs — also
+//!   for a history drawn from three tight queue regimes, where nearly every job is a core
+//!   point of a large cluster.
 //! - Price: one seasonal ARIMA fit on 72 hourly prices (a noisy daily cycle) and its
 //!   24-hour forecast — what a price outlook pays once per site and issue day.
 //!
@@ -35,7 +37,23 @@ fn job(rng: &mut ChaCha8Rng) -> (WaitFeatures, Duration) {
     (f, Duration(wait))
 }
 
-fn full_predictor(rng: &mut ChaCha8Rng) -> ClusteredWaitPredictor {
+/// A job from one of three queue regimes, each coordinate within ±3 % of the regime's: the
+/// dense case, where most jobs are core points of a few large clusters.
+fn regime_job(rng: &mut ChaCha8Rng) -> (WaitFeatures, Duration) {
+    const REGIMES: [[f64; 8]; 3] = [
+        [1.0, 600.0, 0.0, 0.0, 0.0, 100.0, 2e4, 5e4],
+        [64.0, 36_000.0, 512.0, 4e5, 2e5, 1_000.0, 8e4, 2e5],
+        [16.0, 7_200.0, 128.0, 1e5, 3e4, 800.0, 5e4, 1e5],
+    ];
+    let regime = REGIMES[rng.random_range(0..3)];
+    let f = WaitFeatures::from_array(regime.map(|x| x * rng.random_range(0.97..1.03)));
+    (f, Duration((f.queued_estimate / 64.0) as i64))
+}
+
+fn full_predictor(
+    rng: &mut ChaCha8Rng,
+    job: fn(&mut ChaCha8Rng) -> (WaitFeatures, Duration),
+) -> ClusteredWaitPredictor {
     let mut p = ClusteredWaitConfig::default().build().unwrap();
     for _ in 0..2_000 {
         let (f, w) = job(rng);
@@ -47,12 +65,14 @@ fn full_predictor(rng: &mut ChaCha8Rng) -> ClusteredWaitPredictor {
 
 fn bench(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let predictor = full_predictor(&mut rng);
+    let predictor = full_predictor(&mut rng, job);
+    let dense = full_predictor(&mut rng, regime_job);
     let queries: Vec<(WaitFeatures, Duration)> = (0..1_024).map(|_| job(&mut rng)).collect();
     println!(
-        "history {} jobs, {} clusters",
+        "history {} jobs, {} clusters (scattered); {} clusters (regimes)",
         predictor.history_len(),
-        predictor.cluster_count()
+        predictor.cluster_count(),
+        dense.cluster_count()
     );
     let mut group = c.benchmark_group("wait_2000");
     let mut next = 0;
@@ -81,6 +101,9 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("refit", |b| {
         b.iter_batched_ref(|| predictor.clone(), |p| p.refit(), BatchSize::LargeInput)
+    });
+    group.bench_function("refit_regimes", |b| {
+        b.iter_batched_ref(|| dense.clone(), |p| p.refit(), BatchSize::LargeInput)
     });
     group.finish();
 }

@@ -81,7 +81,8 @@ impl Dbscan {
 
     /// Clusters `points`.
     ///
-    /// Cost: sorting `O(n log n)`, then two passes of region queries, each at most `O(n·D)`.
+    /// Cost: sorting `O(n log n)`, then two passes of region queries, each at most `O(n·D)`;
+    /// the expansion pass skips the points already labelled.
     pub fn fit<const D: usize>(&self, points: &[[f64; D]]) -> Clustering {
         self.fit_indexed(points, &SumIndex::new(points))
     }
@@ -104,6 +105,10 @@ impl Dbscan {
         for &i in &index.order {
             core[i] = neighbours(i).take(self.min_pts).count() >= self.min_pts;
         }
+        // Expansion visits only unlabelled points: `unlabelled` skips, in window order, the
+        // positions already labelled (labelled points are never relabelled, so skipping them
+        // changes nothing but the cost).
+        let mut unlabelled = Unlabelled::new(index.order.len());
         let mut labels = vec![None; n];
         let mut clusters = 0;
         let mut stack = Vec::new();
@@ -112,15 +117,21 @@ impl Dbscan {
                 continue;
             }
             labels[seed] = Some(clusters);
+            unlabelled.remove(index.position[seed]);
             stack.push(seed);
             while let Some(p) = stack.pop() {
-                for q in neighbours(p) {
-                    if labels[q].is_none() {
+                let range = index.window_range(index.keys_by_point[p], self.eps);
+                let mut k = unlabelled.first_from(range.start);
+                while k < range.end {
+                    let q = index.order[k];
+                    if within(&points[p], &points[q], self.eps) {
                         labels[q] = Some(clusters);
+                        unlabelled.remove(k);
                         if core[q] {
                             stack.push(q);
                         }
                     }
+                    k = unlabelled.first_from(k + 1);
                 }
             }
             clusters += 1;
@@ -130,6 +141,39 @@ impl Dbscan {
             core,
             clusters,
         }
+    }
+}
+
+/// The positions of a sorted order not yet removed, as "next remaining position" links with
+/// path compression (amortised almost-constant time per query).
+struct Unlabelled {
+    next: Vec<usize>,
+}
+
+impl Unlabelled {
+    fn new(len: usize) -> Unlabelled {
+        Unlabelled {
+            next: (0..=len).collect(),
+        }
+    }
+
+    fn remove(&mut self, position: usize) {
+        self.next[position] = position + 1;
+    }
+
+    /// The first remaining position at or after `position` (`len` if none).
+    fn first_from(&mut self, position: usize) -> usize {
+        let mut root = position;
+        while self.next[root] != root {
+            root = self.next[root];
+        }
+        let mut at = position;
+        while self.next[at] != root && at != root {
+            let following = self.next[at];
+            self.next[at] = root;
+            at = following;
+        }
+        root
     }
 }
 
@@ -179,6 +223,8 @@ pub(crate) struct SumIndex {
     keys: Vec<f64>,
     /// Per point, its sum (non-finite for points left out).
     keys_by_point: Vec<f64>,
+    /// Per point, its position in `order` (`order.len()` for points left out).
+    position: Vec<usize>,
     /// Absolute rounding slack added to window bounds, so that float summation never drops a
     /// true neighbour.
     slack: f64,
@@ -201,6 +247,10 @@ impl SumIndex {
             .collect();
         order.sort_by(|&a, &b| keys_by_point[a].total_cmp(&keys_by_point[b]));
         let keys: Vec<f64> = order.iter().map(|&i| keys_by_point[i]).collect();
+        let mut position = vec![order.len(); points.len()];
+        for (k, &i) in order.iter().enumerate() {
+            position[i] = k;
+        }
         let magnitude = points
             .iter()
             .flatten()
@@ -210,6 +260,7 @@ impl SumIndex {
             order,
             keys,
             keys_by_point,
+            position,
             slack: 1e-9 * (1.0 + magnitude * D as f64),
         }
     }
@@ -217,13 +268,18 @@ impl SumIndex {
     /// The indices of the points that may lie within `eps` of a point whose sum is `key`
     /// (a superset of the true neighbours; empty for a non-finite key).
     pub(crate) fn window(&self, key: f64, eps: f64) -> &[usize] {
+        &self.order[self.window_range(key, eps)]
+    }
+
+    /// [`window`](Self::window) as a range of positions in the sorted order.
+    fn window_range(&self, key: f64, eps: f64) -> std::ops::Range<usize> {
         if !key.is_finite() {
-            return &[];
+            return 0..0;
         }
         let reach = eps + self.slack;
         let lo = self.keys.partition_point(|&k| k < key - reach);
         let hi = self.keys.partition_point(|&k| k <= key + reach);
-        &self.order[lo..hi.max(lo)]
+        lo..hi.max(lo)
     }
 
     /// The coordinate sum the index uses for a query point (NaN if a coordinate is not finite).
