@@ -339,6 +339,12 @@ mod tests {
     }
 
     #[test]
+    fn outlooks_can_be_shared_across_threads() {
+        fn assert_sync<T: Sync + Send>() {}
+        assert_sync::<PriceOutlook>();
+    }
+
+    #[test]
     fn the_release_hour_publishes_the_next_day() {
         let config = PriceForecastConfig {
             release_hour: 13,
