@@ -66,25 +66,15 @@ impl WaitFeatures {
     /// The point whose coordinates, in declaration order, are `c` (inverse of
     /// [`to_array`](Self::to_array)).
     pub fn from_array(c: [f64; Self::DIMENSIONS]) -> WaitFeatures {
-        let [
-            cores,
-            estimate,
-            queued_cores,
-            queued_estimate,
-            queued_elapsed_wait,
-            busy_cores,
-            running_elapsed,
-            running_estimate,
-        ] = c;
         WaitFeatures {
-            cores,
-            estimate,
-            queued_cores,
-            queued_estimate,
-            queued_elapsed_wait,
-            busy_cores,
-            running_elapsed,
-            running_estimate,
+            cores: c[0],
+            estimate: c[1],
+            queued_cores: c[2],
+            queued_estimate: c[3],
+            queued_elapsed_wait: c[4],
+            busy_cores: c[5],
+            running_elapsed: c[6],
+            running_estimate: c[7],
         }
     }
 }
