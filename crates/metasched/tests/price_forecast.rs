@@ -12,7 +12,8 @@ use serde_json::Value;
 
 #[path = "support/json.rs"]
 mod json;
-use std::path::{Path, PathBuf};
+#[path = "support/shared.rs"]
+mod shared;
 
 fn fixture() -> Value {
     json::parse(include_str!("fixtures/sarima_statsmodels.json"))
@@ -59,21 +60,13 @@ fn fits_and_forecasts_match_statsmodels() {
     );
 }
 
-fn shared_prices() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/metasched/prices");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: {} is absent", dir.display());
-        None
-    }
-}
-
 /// The paper reports 8 % on Texas. Our MAPE must match statsmodels' on every region (same
 /// protocol, recorded in the fixture when it was generated) and stay near the paper's figure.
 #[test]
 fn day_ahead_mape_on_the_xsede_prices() {
-    let Some(dir) = shared_prices() else { return };
+    let Some(dir) = shared::shared_metasched("prices") else {
+        return;
+    };
     let reference = fixture()["xsede_mape"].clone();
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
