@@ -10,7 +10,7 @@
 //! lowest-numbered one. Points with a non-finite coordinate are noise.
 //!
 //! Region queries prune by the coordinate sum: `|Σx − Σy| ≤ ‖x − y‖₁`, so only points whose
-//! sums lie within `eps` of the query's can be neighbours ([`SumIndex`]). The result is exact;
+//! sums lie within `eps` of the query's can be neighbours. The result is exact;
 //! the worst case stays `O(n²)` distance evaluations (everything within `eps` of everything),
 //! and the memory is `O(n)` — neighbourhoods are recomputed, never stored.
 //!
