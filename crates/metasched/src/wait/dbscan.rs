@@ -94,16 +94,35 @@ impl Dbscan {
         index: &SumIndex,
     ) -> Clustering {
         let n = points.len();
-        let neighbours = |i: usize| {
-            index
-                .window(index.keys_by_point[i], self.eps)
-                .iter()
-                .copied()
-                .filter(move |&j| within(&points[i], &points[j], self.eps))
-        };
+        // Core flags. The points are copied in window order, so that scans read memory in
+        // sequence, with a second lower bound of the distance — the alternating-sign sum
+        // `|Σ(−1)ᵏ(xₖ − yₖ)| ≤ ‖x − y‖₁` — that rejects most far candidates in one comparison.
+        let sorted: Vec<[f64; D]> = index.order.iter().map(|&i| points[i]).collect();
+        let alternating: Vec<f64> = sorted
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .enumerate()
+                    .map(|(k, x)| if k % 2 == 0 { *x } else { -x })
+                    .sum()
+            })
+            .collect();
+        let reach = self.eps + index.slack;
         let mut core = vec![false; n];
-        for &i in &index.order {
-            core[i] = neighbours(i).take(self.min_pts).count() >= self.min_pts;
+        for (a, &i) in index.order.iter().enumerate() {
+            let range = index.window_range(index.keys_by_point[i], self.eps);
+            let mut count = 0;
+            for b in range {
+                if (alternating[a] - alternating[b]).abs() <= reach
+                    && within(&sorted[a], &sorted[b], self.eps)
+                {
+                    count += 1;
+                    if count >= self.min_pts {
+                        core[i] = true;
+                        break;
+                    }
+                }
+            }
         }
         // Expansion visits only unlabelled points: `unlabelled` skips, in window order, the
         // positions already labelled (labelled points are never relabelled, so skipping them
