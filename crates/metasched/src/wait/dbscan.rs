@@ -10,7 +10,8 @@
 //! lowest-numbered one. Points with a non-finite coordinate are noise.
 //!
 //! Region queries prune by the coordinate sum: `|Σx − Σy| ≤ ‖x − y‖₁`, so only points whose
-//! sums lie within `eps` of the query's can be neighbours. The result is exact;
+//! sums lie within `eps` of the query's can be neighbours; the core-point pass also checks the
+//! alternating-sign sum, another such lower bound, before a full distance. The result is exact;
 //! the worst case stays `O(n²)` distance evaluations (everything within `eps` of everything),
 //! and the memory is `O(n)` — neighbourhoods are recomputed, never stored.
 //!
