@@ -14,7 +14,11 @@
 //!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle) and the
 //!   paper's BS, INST and TWOPRICE baselines, as plain structs with no clock, RNG or I/O.
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
-//! - [`wait`]: the wait-prediction feature space and the per-site predictor interface.
+//! - [`wait`]: the wait-prediction feature space, the per-site predictor interface and the
+//!   paper's predictor (DBSCAN clusters of the last 2,000 jobs, else ridge regression).
+//! - [`price_forecast`]: prices beyond the published day-ahead prices, forecast by
+//!   [`sarima`] (the paper's seasonal ARIMA, period 24, trained on the previous three days),
+//!   and the forecasts' mean absolute percentage error.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
 //!   integer costs, solved by the primal network simplex method (strongly feasible trees,
@@ -67,6 +71,8 @@ pub mod dimacs;
 mod max_flow;
 pub mod network_simplex;
 pub mod policy;
+pub mod price_forecast;
+pub mod sarima;
 pub mod site;
 pub mod wait;
 pub mod xsede;

@@ -1,9 +1,23 @@
-//! Wait-time prediction: the point a queued job is in the paper's feature space, and the
-//! interface every per-site wait predictor implements.
+//! Wait-time prediction: the point a queued job is in the paper's feature space, the
+//! interface every per-site wait predictor implements, and the paper's predictor.
 //!
-//! The paper (the wait-time prediction part of its metascheduler) describes a job by its own
-//! request, the state of the site's queue and the state of its machine at submission; the
-//! predictor compares that point with the jobs the site has already started.
+//! The paper's wait-time prediction (the part of its metascheduler that predicts each job's
+//! queue wait at every candidate system; section numbers are not cited, this was written from
+//! the paper's description) describes a job by its own request, the state of the site's queue
+//! and the state of its machine at submission, and compares that point with the jobs the site
+//! has already started:
+//!
+//! - [`ClusteredWaitPredictor`]: the paper's predictor — Manhattan distance to the last 2,000
+//!   started jobs, DBSCAN clusters, the weighted mean wait of a close cluster, else ridge
+//!   regression (its module docs give the choices the paper leaves open);
+//! - [`dbscan`]: DBSCAN under the Manhattan distance, label-for-label as scikit-learn's;
+//! - [`ridge`]: ridge regression in closed form (Cholesky), as scikit-learn's `Ridge`.
+
+mod clustered;
+pub mod dbscan;
+pub mod ridge;
+
+pub use clustered::{ClusteredWaitConfig, ClusteredWaitPredictor, PredictionSource};
 
 use cosched_core::Duration;
 
@@ -48,6 +62,21 @@ impl WaitFeatures {
             self.running_estimate,
         ]
     }
+
+    /// The point whose coordinates, in declaration order, are `c` (inverse of
+    /// [`to_array`](Self::to_array)).
+    pub fn from_array(c: [f64; Self::DIMENSIONS]) -> WaitFeatures {
+        WaitFeatures {
+            cores: c[0],
+            estimate: c[1],
+            queued_cores: c[2],
+            queued_estimate: c[3],
+            queued_elapsed_wait: c[4],
+            busy_cores: c[5],
+            running_elapsed: c[6],
+            running_estimate: c[7],
+        }
+    }
 }
 
 /// A per-site wait predictor that learns from the waits it sees.
@@ -79,5 +108,6 @@ mod tests {
             running_estimate: 8.0,
         };
         assert_eq!(f.to_array(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(WaitFeatures::from_array(f.to_array()), f);
     }
 }

@@ -1,0 +1,174 @@
+//! How well the paper's wait predictor predicts on the paper's grid trace: every job of
+//! `xsede_grid_4100.swf` runs at its submission site (the BS placement) under EASY
+//! backfilling; each site's predictor is asked at every submission and told every start, in
+//! time order, and its errors are set beside two baselines — predicting no wait, and the mean
+//! of the waits seen so far. Skipped, with a message, when `../shared/data/metasched` is
+//! absent. Run with `--nocapture` to see the table.
+
+use cosched_batch::{BatchSim, Easy};
+use cosched_core::{Duration, JobId, RigidJob, Time};
+use cosched_metasched::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
+use cosched_metasched::xsede::load_sites;
+use std::path::Path;
+
+#[path = "support/shared.rs"]
+mod shared;
+
+/// The trace's jobs with their submission site (SWF field 19, from 1).
+fn read_trace(path: &Path) -> Vec<(RigidJob, usize)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<i64> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let job = RigidJob::new(
+                JobId(f[0] as u64),
+                Time(f[1]),
+                f[4] as u32,
+                Duration(f[3]),
+                Duration(f[8]),
+            )
+            .unwrap();
+            (job, f[18] as usize - 1)
+        })
+        .collect()
+}
+
+/// A simulated job: submission, start, end, cores, estimate.
+#[derive(Clone, Copy)]
+struct Run {
+    submit: i64,
+    start: i64,
+    end: i64,
+    cores: f64,
+    estimate: f64,
+}
+
+/// The job's point in feature space at its own submission: the jobs submitted before it and
+/// not started yet are queued ahead of it, the jobs started and not ended are running.
+fn features(runs: &[Run], j: usize) -> WaitFeatures {
+    let t = runs[j].submit;
+    let mut f = WaitFeatures {
+        cores: runs[j].cores,
+        estimate: runs[j].estimate,
+        ..Default::default()
+    };
+    for (i, r) in runs.iter().enumerate() {
+        let ahead = r.submit < t || (r.submit == t && i < j);
+        if ahead && r.start > t {
+            f.queued_cores += r.cores;
+            f.queued_estimate += r.estimate;
+            f.queued_elapsed_wait += (t - r.submit) as f64;
+        } else if r.start <= t && t < r.end && i != j {
+            f.busy_cores += r.cores;
+            f.running_elapsed += (t - r.start) as f64;
+            f.running_estimate += r.estimate;
+        }
+    }
+    f
+}
+
+/// Absolute errors (s) of the clustered predictor, the zero predictor and the running mean.
+fn errors_at_site(runs: &[Run]) -> [Vec<f64>; 3] {
+    let points: Vec<WaitFeatures> = (0..runs.len()).map(|j| features(runs, j)).collect();
+    // Events: (time, 0 = a start is observed, 1 = a submission is predicted, job). Starts at
+    // an instant are known to a prediction at that instant.
+    let mut events: Vec<(i64, u8, usize)> = Vec::with_capacity(2 * runs.len());
+    for (j, r) in runs.iter().enumerate() {
+        events.push((r.start, 0, j));
+        events.push((r.submit, 1, j));
+    }
+    events.sort_unstable();
+    let mut predictor = ClusteredWaitConfig::default().build().unwrap();
+    let (mut sum, mut seen) = (0.0, 0usize);
+    let mut errors: [Vec<f64>; 3] = Default::default();
+    for (_, kind, j) in events {
+        let actual = (runs[j].start - runs[j].submit) as f64;
+        if kind == 0 {
+            predictor.observe(&points[j], Duration(actual as i64));
+            sum += actual;
+            seen += 1;
+        } else {
+            let predicted = predictor.predict(&points[j]).secs() as f64;
+            assert!(predicted >= 0.0);
+            let mean = if seen > 0 { sum / seen as f64 } else { 0.0 };
+            errors[0].push((predicted - actual).abs());
+            errors[1].push(actual.abs());
+            errors[2].push((mean - actual).abs());
+        }
+    }
+    errors
+}
+
+fn mean_minutes(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64 / 60.0
+}
+
+#[test]
+fn wait_prediction_error_on_the_xsede_grid_trace() {
+    let Some(trace) = shared::shared_metasched("xsede_grid_4100.swf") else {
+        return;
+    };
+    let dir = trace.parent().unwrap();
+    let sites = load_sites(dir).unwrap();
+    let trace = read_trace(&trace);
+    let mut all: [Vec<f64>; 3] = Default::default();
+    println!("site         jobs  mean wait  MAE clustered  MAE zero  MAE running mean  (minutes)");
+    for (k, site) in sites.iter().enumerate() {
+        let jobs: Vec<RigidJob> = trace
+            .iter()
+            .filter(|(_, s)| *s == k)
+            .map(|(j, _)| *j)
+            .collect();
+        let out = BatchSim::new(site.spec().cores, Easy::default())
+            .unwrap()
+            .run(&jobs)
+            .unwrap();
+        let estimates: std::collections::HashMap<JobId, Duration> =
+            jobs.iter().map(|j| (j.id, j.estimate)).collect();
+        let mut runs: Vec<Run> = out
+            .records
+            .iter()
+            .filter_map(|r| {
+                Some(Run {
+                    submit: r.submit.secs(),
+                    start: r.start?.secs(),
+                    end: r.end?.secs(),
+                    cores: f64::from(r.size),
+                    estimate: estimates[&r.id].secs() as f64,
+                })
+            })
+            .collect();
+        runs.sort_by_key(|r| (r.submit, r.start));
+        let errors = errors_at_site(&runs);
+        let waits: Vec<f64> = runs.iter().map(|r| (r.start - r.submit) as f64).collect();
+        println!(
+            "{:<12} {:>4}  {:>9.1}  {:>13.1}  {:>8.1}  {:>16.1}",
+            site.name(),
+            runs.len(),
+            mean_minutes(&waits),
+            mean_minutes(&errors[0]),
+            mean_minutes(&errors[1]),
+            mean_minutes(&errors[2]),
+        );
+        assert_eq!(
+            errors[0].len(),
+            runs.len(),
+            "one prediction per started job"
+        );
+        for (a, e) in all.iter_mut().zip(errors) {
+            a.extend(e);
+        }
+    }
+    println!(
+        "all          {:>4}             {:>13.1}  {:>8.1}  {:>16.1}",
+        all[0].len(),
+        mean_minutes(&all[0]),
+        mean_minutes(&all[1]),
+        mean_minutes(&all[2]),
+    );
+    assert!(all[0].iter().all(|e| e.is_finite()));
+    // Measured: 78.5 min against 100.9 for the running mean (and 82.2 for predicting no
+    // wait, which it does not beat at every site: most waits there are 0).
+    assert!(mean_minutes(&all[0]) < mean_minutes(&all[2]));
+}
