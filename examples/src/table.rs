@@ -64,7 +64,16 @@ impl fmt::Display for Cell {
         match self {
             Cell::Text(text) => f.write_str(text),
             Cell::Int(n) => write!(f, "{n}"),
-            Cell::Float { value, decimals } => write!(f, "{value:.decimals$}"),
+            Cell::Float { value, decimals } => {
+                let text = format!("{value:.decimals$}");
+                // A value that rounds to zero prints unsigned: "-0.0" reads as a defect.
+                match text.strip_prefix('-') {
+                    Some(unsigned) if unsigned.bytes().all(|b| b == b'0' || b == b'.') => {
+                        f.write_str(unsigned)
+                    }
+                    _ => f.write_str(&text),
+                }
+            }
             Cell::Empty => f.write_str("-"),
         }
     }
@@ -280,4 +289,17 @@ fn line(cells: &[String], widths: &[usize], right: &[bool]) -> String {
         })
         .collect();
     format!("| {} |\n", padded.join(" | "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cell;
+
+    #[test]
+    fn a_value_rounding_to_zero_prints_unsigned() {
+        assert_eq!(Cell::fixed(-0.01, 1).to_string(), "0.0");
+        assert_eq!(Cell::fixed(-0.0, 0).to_string(), "0");
+        assert_eq!(Cell::fixed(-0.06, 1).to_string(), "-0.1");
+        assert_eq!(Cell::fixed(-12.0, 0).to_string(), "-12");
+    }
 }
