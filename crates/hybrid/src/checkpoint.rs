@@ -96,6 +96,31 @@ impl CheckpointPolicy {
         })
     }
 
+    /// The same regime with both intervals multiplied by `factor` (> 0, finite), rounded to
+    /// the second (at least 1 s): the paper's sensitivity study checkpoints at 50–200 % of
+    /// Daly's optimum.
+    ///
+    /// ```
+    /// use cosched_core::Duration;
+    /// use cosched_hybrid::checkpoint::CheckpointPolicy;
+    /// let half = CheckpointPolicy::new(Duration::from_hours(24)).unwrap().with_scale(0.5).unwrap();
+    /// assert_eq!(half.interval(10, Duration::from_hours(10)), Some(Duration(4_893)));
+    /// ```
+    pub fn with_scale(self, factor: f64) -> Result<CheckpointPolicy, ParamError> {
+        ParamError::check(
+            factor.is_finite() && factor > 0.0,
+            "factor",
+            factor,
+            "must be finite and > 0",
+        )?;
+        let scale = |d: Duration| Duration(((d.0 as f64 * factor).round() as i64).max(1));
+        Ok(CheckpointPolicy {
+            mtbf: self.mtbf,
+            small: scale(self.small),
+            large: scale(self.large),
+        })
+    }
+
     /// The system MTBF.
     #[inline]
     pub fn mtbf(&self) -> Duration {

@@ -12,7 +12,12 @@
 //!   function from the on-demand job's size and a view of the running jobs to [`Decision`]s —
 //!   and [`apply`], which carries them out on a [`cosched_batch::BatchCluster`].
 //!
-//! The notice strategies (N, CUA, CUP), the simulator and the examples are to come.
+//! - [`notice`]: the notice strategies N, CUA and CUP as a policy ([`NoticeBoard`]);
+//! - [`sim`]: the simulator composing a notice strategy with an on-arrival mechanism
+//!   ([`Composite`], the paper's six mechanisms) over FCFS + EASY, with checkpoints, setups,
+//!   malleable resizing and node failures;
+//! - [`workload`]: job types by project, the W1–W5 notice mixes, and Theta-like and Cori-like
+//!   workload generators.
 //!
 //! ```
 //! use cosched_batch::{BatchCluster, BatchJob, Policy};
@@ -33,9 +38,17 @@
 pub mod checkpoint;
 mod error;
 pub mod mechanism;
+pub mod notice;
+pub mod sim;
+pub mod workload;
 
 pub use checkpoint::{CheckpointPolicy, daly_interval, lost_work};
 pub use error::HybridError;
 pub use mechanism::{
     Applied, DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView, apply,
+};
+pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
+pub use sim::{
+    Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim,
+    JobAccount,
 };
