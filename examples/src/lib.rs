@@ -80,6 +80,7 @@
 
 mod args;
 mod error;
+pub mod hybrid;
 mod out;
 mod plot;
 mod sweep;

@@ -1,0 +1,197 @@
+//! What the `hybrid_*` examples share (Fan et al., IPDPS 2022): the two machines and their
+//! generated workloads, the seven configurations (baseline and six mechanisms), one run's
+//! metrics and their averages, and the metric columns of the tables.
+
+use crate::Cell;
+use cosched_core::RigidJob;
+use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
+use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridReport, HybridSim};
+
+/// The paper's two systems, as generated stand-ins for their 2019 logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Machine {
+    /// Theta-like: 4,392 nodes, jobs of >= 128 nodes, <= 1 day.
+    Theta,
+    /// Cori-like: 12,076 nodes, ~76 % single-node jobs, <= 7 days.
+    Cori,
+}
+
+impl Machine {
+    /// Both machines.
+    pub const ALL: [Machine; 2] = [Machine::Theta, Machine::Cori];
+
+    /// Its name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Machine::Theta => "Theta-like",
+            Machine::Cori => "Cori-like",
+        }
+    }
+
+    /// The generated trace's parameters; fewer jobs with `quick`.
+    pub fn trace(self, quick: bool) -> TraceParams {
+        match (self, quick) {
+            (Machine::Theta, false) => TraceParams::theta(3_000),
+            (Machine::Theta, true) => TraceParams::theta(250),
+            (Machine::Cori, false) => TraceParams::cori(20_000),
+            (Machine::Cori, true) => TraceParams::cori(600),
+        }
+    }
+
+    /// The paper's baseline on-demand instant-start ratio (its evaluation text).
+    pub fn paper_baseline_instant(self) -> f64 {
+        match self {
+            Machine::Theta => 0.2269,
+            Machine::Cori => 0.1894,
+        }
+    }
+
+    /// A generated batch trace for `seed`.
+    pub fn generate(self, quick: bool, seed: u64) -> Vec<RigidJob> {
+        generate(&self.trace(quick), seed).expect("the machines' parameters are valid")
+    }
+}
+
+/// The baseline (`None`) and the six mechanisms, in the paper's order.
+pub fn configurations() -> Vec<Option<Composite>> {
+    std::iter::once(None)
+        .chain(Composite::ALL.map(Some))
+        .collect()
+}
+
+/// The name of a configuration: `baseline` or e.g. `CUP&SPAA`.
+pub fn configuration_name(mechanism: Option<Composite>) -> String {
+    mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
+}
+
+/// Types `trace` with `types` (seeded) and simulates it under `config`.
+pub fn simulate(
+    trace: &[RigidJob],
+    types: &TypeParams,
+    seed: u64,
+    config: HybridConfig,
+) -> Metrics {
+    let jobs: Vec<HybridJob> = assign_types(trace, types, seed).expect("valid type parameters");
+    let out = HybridSim::new(config)
+        .and_then(|sim| sim.run(&jobs))
+        .expect("a generated workload simulates");
+    Metrics::of(&out.report)
+}
+
+/// The metrics the paper's figures show, for one run or averaged over several.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// On-demand jobs started at arrival, share.
+    pub instant: f64,
+    /// Mean turnaround of batch jobs, hours.
+    pub turnaround_h: f64,
+    /// Mean turnaround of rigid jobs, hours.
+    pub rigid_turnaround_h: f64,
+    /// Mean turnaround of malleable jobs, hours.
+    pub malleable_turnaround_h: f64,
+    /// Rigid jobs preempted at least once, share.
+    pub rigid_preempted: f64,
+    /// Malleable jobs preempted at least once, share.
+    pub malleable_preempted: f64,
+    /// Useful utilisation (wasted work excluded).
+    pub utilization: f64,
+    /// Node-hours wasted.
+    pub wasted_node_hours: f64,
+}
+
+impl Metrics {
+    /// The metrics of one report.
+    pub fn of(r: &HybridReport) -> Metrics {
+        Metrics {
+            instant: r.instant_start_ratio,
+            turnaround_h: r.turnaround_h,
+            rigid_turnaround_h: r.rigid_turnaround_h,
+            malleable_turnaround_h: r.malleable_turnaround_h,
+            rigid_preempted: r.rigid_preempted_ratio,
+            malleable_preempted: r.malleable_preempted_ratio,
+            utilization: r.utilization,
+            wasted_node_hours: r.wasted_node_hours,
+        }
+    }
+
+    /// The field-wise mean (all zero for no runs).
+    pub fn mean<'a>(runs: impl IntoIterator<Item = &'a Metrics>) -> Metrics {
+        let mut sum = Metrics::default();
+        let mut n = 0.0;
+        for m in runs {
+            n += 1.0;
+            sum.instant += m.instant;
+            sum.turnaround_h += m.turnaround_h;
+            sum.rigid_turnaround_h += m.rigid_turnaround_h;
+            sum.malleable_turnaround_h += m.malleable_turnaround_h;
+            sum.rigid_preempted += m.rigid_preempted;
+            sum.malleable_preempted += m.malleable_preempted;
+            sum.utilization += m.utilization;
+            sum.wasted_node_hours += m.wasted_node_hours;
+        }
+        if n == 0.0 {
+            return sum;
+        }
+        Metrics {
+            instant: sum.instant / n,
+            turnaround_h: sum.turnaround_h / n,
+            rigid_turnaround_h: sum.rigid_turnaround_h / n,
+            malleable_turnaround_h: sum.malleable_turnaround_h / n,
+            rigid_preempted: sum.rigid_preempted / n,
+            malleable_preempted: sum.malleable_preempted / n,
+            utilization: sum.utilization / n,
+            wasted_node_hours: sum.wasted_node_hours / n,
+        }
+    }
+
+    /// The column names of [`Metrics::cells`].
+    pub const COLUMNS: [&'static str; 8] = [
+        "on-demand instant start (%)",
+        "turnaround all (h)",
+        "turnaround rigid (h)",
+        "turnaround malleable (h)",
+        "rigid preempted (%)",
+        "malleable preempted (%)",
+        "utilisation (%)",
+        "wasted (node-h)",
+    ];
+
+    /// The table cells, in [`Metrics::COLUMNS`] order.
+    pub fn cells(&self) -> [Cell; 8] {
+        [
+            Cell::fixed(100.0 * self.instant, 2),
+            Cell::fixed(self.turnaround_h, 2),
+            Cell::fixed(self.rigid_turnaround_h, 2),
+            Cell::fixed(self.malleable_turnaround_h, 2),
+            Cell::fixed(100.0 * self.rigid_preempted, 2),
+            Cell::fixed(100.0 * self.malleable_preempted, 2),
+            Cell::fixed(100.0 * self.utilization, 2),
+            Cell::fixed(self.wasted_node_hours, 0),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seven_configurations_and_means() {
+        let names: Vec<String> = configurations()
+            .into_iter()
+            .map(configuration_name)
+            .collect();
+        assert_eq!(names[0], "baseline");
+        assert_eq!(names[6], "CUP&SPAA");
+        let a = Metrics {
+            instant: 0.2,
+            ..Metrics::default()
+        };
+        let b = Metrics {
+            instant: 0.4,
+            ..Metrics::default()
+        };
+        assert!((Metrics::mean([&a, &b]).instant - 0.3).abs() < 1e-12);
+        assert_eq!(Metrics::mean([]), Metrics::default());
+    }
+}
