@@ -81,7 +81,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .or(values.max_procs)
                     .and_then(|c| u32::try_from(c).ok())
             })
-            .ok_or_else(|| format!("{}: no MaxNodes/MaxProcs; pass --trace-nodes", path.display()))?;
+            .ok_or_else(|| {
+                format!(
+                    "{}: no MaxNodes/MaxProcs; pass --trace-nodes",
+                    path.display()
+                )
+            })?;
         systems.push(System {
             name: path
                 .file_name()
@@ -123,9 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             results
                 .iter()
                 .filter(|(c, _)| {
-                    c.system == system
-                        && mix.is_none_or(|m| c.mix == m)
-                        && c.mechanism == mechanism
+                    c.system == system && mix.is_none_or(|m| c.mix == m) && c.mechanism == mechanism
                 })
                 .map(|(_, m)| m),
         )
@@ -138,7 +141,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         columns.extend(Metrics::COLUMNS.iter().map(|c| c.to_string()));
         let mut table = Table::new(
             format!("{NAME}_{slug}"),
-            format!("Figures 6-7: every metric per mix and mechanism, {}", system.name),
+            format!(
+                "Figures 6-7: every metric per mix and mechanism, {}",
+                system.name
+            ),
             columns,
         )
         .with_notes(format!(
@@ -199,8 +205,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mixes = NoticeMix::ALL.map(|(w, _)| w);
         let chart = |file: &str, title: &str, y: &str, pick: fn(&Metrics) -> f64| {
             mechanisms.iter().fold(
-                BarChart::new(format!("{file}_{slug}"), format!("{title} — {}", system.name), mixes)
-                    .y_label(y),
+                BarChart::new(
+                    format!("{file}_{slug}"),
+                    format!("{title} — {}", system.name),
+                    mixes,
+                )
+                .y_label(y),
                 |chart, &mechanism| {
                     chart.series(
                         configuration_name(mechanism),

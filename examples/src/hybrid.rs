@@ -2,7 +2,7 @@
 //! generated workloads, the seven configurations (baseline and six mechanisms), one run's
 //! metrics and their averages, and the metric columns of the tables.
 
-use crate::Cell;
+use crate::{Cell, LinePlot, Sweep, Table};
 use cosched_core::RigidJob;
 use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridReport, HybridSim};
@@ -168,6 +168,121 @@ impl Metrics {
             Cell::fixed(100.0 * self.utilization, 2),
             Cell::fixed(self.wasted_node_hours, 0),
         ]
+    }
+}
+
+/// A sensitivity study (Figures 8-10): one parameter's values x the seven configurations on
+/// one machine, averaged over `seeds` generated traces.
+pub struct Study {
+    /// The example's name (progress bar, table and file names).
+    pub name: &'static str,
+    /// The machine.
+    pub machine: Machine,
+    /// Quick mode: fewer jobs.
+    pub quick: bool,
+    /// First seed.
+    pub seed: u64,
+    /// Traces averaged.
+    pub seeds: u64,
+}
+
+impl Study {
+    /// Runs every value x configuration x seed; `configure` sets the value into the type
+    /// parameters and the simulator's configuration (which comes with the seed as failure
+    /// seed). Returns the mean metrics per value, then per configuration of
+    /// [`configurations`].
+    pub fn run<P: Sync>(
+        &self,
+        values: &[P],
+        configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
+    ) -> Vec<Vec<Metrics>> {
+        let traces: Vec<Vec<RigidJob>> = (0..self.seeds)
+            .map(|s| self.machine.generate(self.quick, self.seed + s))
+            .collect();
+        let nodes = self.machine.trace(self.quick).nodes;
+        let mechanisms = configurations();
+        let (n_mechanisms, n_traces) = (mechanisms.len(), traces.len());
+        let points: Vec<(usize, usize, usize)> = (0..values.len())
+            .flat_map(|v| {
+                (0..n_mechanisms).flat_map(move |m| (0..n_traces).map(move |t| (v, m, t)))
+            })
+            .collect();
+        let results = Sweep::new(self.name, points).run(|&(v, m, t)| {
+            let mut types = TypeParams::default();
+            let mut config = HybridConfig::new(nodes, mechanisms[m]).expect("nodes >= 1");
+            config.seed = self.seed + t as u64;
+            configure(&values[v], &mut types, &mut config);
+            simulate(&traces[t], &types, self.seed + t as u64, config)
+        });
+        (0..values.len())
+            .map(|v| {
+                (0..mechanisms.len())
+                    .map(|m| {
+                        Metrics::mean(
+                            results
+                                .iter()
+                                .filter(|((pv, pm, _), _)| *pv == v && *pm == m)
+                                .map(|(_, r)| r),
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The table of a study: one row per value and configuration, every metric.
+    pub fn table(
+        &self,
+        file: &str,
+        title: &str,
+        parameter: &str,
+        labels: &[String],
+        results: &[Vec<Metrics>],
+    ) -> Table {
+        let mut columns = vec![parameter.to_string(), "mechanism".to_string()];
+        columns.extend(Metrics::COLUMNS.iter().map(|c| c.to_string()));
+        let trace = self.machine.trace(self.quick);
+        let mut table = Table::new(file, title, columns).with_notes(format!(
+            "{}: {} nodes, {} traces of {} jobs averaged (seeds {}..), W5 notice mix.",
+            self.machine.name(),
+            trace.nodes,
+            self.seeds,
+            trace.jobs,
+            self.seed
+        ));
+        for (label, row) in labels.iter().zip(results) {
+            for (mechanism, m) in configurations().into_iter().zip(row) {
+                let mut cells = vec![
+                    Cell::Text(label.clone()),
+                    Cell::Text(configuration_name(mechanism)),
+                ];
+                cells.extend(m.cells());
+                table.row(cells);
+            }
+        }
+        table
+    }
+
+    /// A line plot of one metric over the parameter's values `xs`, one series per
+    /// configuration.
+    pub fn plot(
+        file: &str,
+        title: &str,
+        x_label: &str,
+        xs: &[f64],
+        results: &[Vec<Metrics>],
+        y_label: &str,
+        pick: fn(&Metrics) -> f64,
+    ) -> LinePlot {
+        configurations().into_iter().enumerate().fold(
+            LinePlot::new(file, title).x_label(x_label).y_label(y_label),
+            |plot, (m, mechanism)| {
+                plot.series(
+                    configuration_name(mechanism),
+                    xs.iter().zip(results).map(|(&x, row)| (x, pick(&row[m]))),
+                )
+            },
+        )
     }
 }
 

@@ -15,7 +15,8 @@
 //!   rank it by) and it resumes with its remaining work plus setup. A failure restarts its run.
 //! - **On-demand** jobs bypass the batch queue: at arrival they take their reserved nodes, then
 //!   idle nodes, then what the on-arrival mechanism frees. If it cannot free enough they wait
-//!   at the front of the queue, collecting nodes as they free. They hold their nodes outside
+//!   at the front of the queue (first come, first served among them), the first collecting
+//!   nodes as they free; the others hold none, so none can starve the first. They hold their nodes outside
 //!   the batch scheduler (offline in its cluster). A failure restarts them at once.
 //! - On an on-demand job's completion its nodes go back to the lenders first: a shrunk job
 //!   still running expands back, a preempted job still waiting starts on them if it fits; the
@@ -899,6 +900,13 @@ impl<'a> State<'a> {
             for decision in decisions {
                 match decision {
                     Decision::WaitAtFront => {
+                        // Only the queue's front collects nodes: a job behind it holding
+                        // some could starve it for good.
+                        for node in std::mem::take(&mut self.jobs[i].od_nodes) {
+                            self.cluster.set_online(node)?;
+                            self.hold[node.index()] = Hold::Cluster;
+                            self.freed.push(node);
+                        }
                         self.waiting.push_back(i);
                         return Ok(());
                     }

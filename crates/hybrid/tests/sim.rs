@@ -189,6 +189,24 @@ fn cup_preempts_before_the_arrival() {
     assert_eq!(record(&out, 1).1, Some(Time(1_100 + 10_000)));
 }
 
+#[test]
+fn on_demand_jobs_waiting_at_the_front_are_served_first_come_first_served() {
+    // 4 nodes. C (3 nodes) runs 0-1,000 and rigid R (1 node) 0-500. A (4 nodes) arrives at
+    // 100: the batch jobs running cannot free 4, so it waits at the front. B (2 nodes)
+    // arrives at 500 when R ends: it cannot start either and queues behind A, holding
+    // nothing — so A gets R's node at 500 and C's three at 1,000, and B follows A.
+    let jobs = [
+        HybridJob::OnDemand(on_demand(1, 0, 3, 1_000)),
+        rigid(2, 0, 1, 500, 0),
+        HybridJob::OnDemand(on_demand(3, 100, 4, 100)),
+        HybridJob::OnDemand(on_demand(4, 500, 2, 100)),
+    ];
+    let out = run(4, Some(N_PAA), &jobs);
+    assert_eq!(out.report.completed, 4);
+    assert_eq!(record(&out, 3), (Some(Time(1_000)), Some(Time(1_100))));
+    assert_eq!(record(&out, 4), (Some(Time(1_100)), Some(Time(1_200))));
+}
+
 /// A random job: kind, submit, size, run time, setup share, notice shape.
 fn job_strategy(nodes: u32) -> impl Strategy<Value = (u8, i64, u32, i64, u8, u8, i64)> {
     (
