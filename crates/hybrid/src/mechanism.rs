@@ -51,8 +51,9 @@ use crate::HybridError;
 use crate::checkpoint::lost_work;
 use cosched_batch::{BatchCluster, Resume, Started};
 use cosched_core::{Duration, JobId, ParamError, Time};
+use rustc_hash::FxHashSet;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::BinaryHeap;
 
 /// The warning a malleable job gets before it is preempted: two minutes.
 pub const DEFAULT_WARNING: Duration = Duration(120);
@@ -96,6 +97,34 @@ impl RunningView {
     /// Checks `size >= 1`, `setup >= 0`; for a rigid job `0 <= elapsed <= runtime` and an
     /// interval > 0; for a malleable job `1 <= min_size <= size <= max_size`.
     pub fn validate(&self) -> Result<(), ParamError> {
+        if self.is_valid() {
+            return Ok(());
+        }
+        self.explain()
+    }
+
+    /// [`RunningView::validate`]'s conditions as one branch-light test (the hot path).
+    #[inline]
+    fn is_valid(&self) -> bool {
+        self.size >= 1
+            && self.setup.0 >= 0
+            && match self.kind {
+                RunningKind::Rigid {
+                    runtime,
+                    elapsed,
+                    checkpoint_interval,
+                } => {
+                    (0..=runtime.0).contains(&elapsed.0)
+                        && checkpoint_interval.is_none_or(|d| d.0 > 0)
+                }
+                RunningKind::Malleable { min_size, max_size } => {
+                    min_size >= 1 && min_size <= self.size && max_size >= self.size
+                }
+            }
+    }
+
+    /// The first condition of [`RunningView::validate`] that fails, as an error.
+    fn explain(&self) -> Result<(), ParamError> {
         ParamError::check(self.size >= 1, "size", self.size, "must be >= 1")?;
         ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0")?;
         match self.kind {
@@ -231,6 +260,11 @@ impl Mechanism {
     /// nodes and `running` the jobs that may be preempted or shrunk. Empty when the idle nodes
     /// suffice; `[WaitAtFront]` when no choice frees enough; otherwise preemptions (in
     /// ascending overhead) followed by shrinks (in ascending job id).
+    ///
+    /// Every view is validated. Job ids must be unique: checking that over all the running
+    /// jobs would cost more than the decision itself, so only a job the decisions would touch
+    /// twice is reported ([`HybridError::DuplicateJob`]). O(n + k log n) for n running jobs
+    /// and k preemptions, plus O(s log n) for s shrunk nodes.
     pub fn decide(
         &self,
         needed: u32,
@@ -244,47 +278,61 @@ impl Mechanism {
             self.warning.0,
             "must be >= 0",
         )?;
-        let mut seen = HashSet::with_capacity(running.len());
-        for job in running {
-            job.validate()?;
-            if !seen.insert(job.id) {
-                return Err(HybridError::DuplicateJob(job.id));
-            }
-        }
         if free >= needed {
+            for job in running {
+                job.validate()?;
+            }
             return Ok(Vec::new());
         }
+        let shrink = self.kind == MechanismKind::Spaa;
+        // One pass: validate, count nodes and shrink slack, key every job by overhead.
+        let (mut total, mut slack) = (0u64, 0u64);
+        let mut keys = Vec::with_capacity(running.len());
+        for (i, job) in running.iter().enumerate() {
+            job.validate()?;
+            total += u64::from(job.size);
+            if shrink {
+                slack += u64::from(job.slack());
+            }
+            keys.push(Reverse((self.overhead(job), job.id, i)));
+        }
         let deficit = u64::from(needed - free);
-        let total: u64 = running.iter().map(|j| u64::from(j.size)).sum();
         if total < deficit {
             return Ok(vec![Decision::WaitAtFront]);
         }
-        let mut order: Vec<&RunningView> = running.iter().collect();
-        order.sort_by_key(|j| (self.overhead(j), j.id));
-        let shrink = self.kind == MechanismKind::Spaa;
-        // Nodes still obtainable by shrinking the jobs not preempted.
-        let mut slack: u64 = if shrink {
-            running.iter().map(|j| u64::from(j.slack())).sum()
-        } else {
-            0
-        };
+        // A min-heap of (overhead, id, index), built in O(n): only the preempted jobs are
+        // popped, so a decision costs O(n + k log n) for k preemptions. `slack` counts the
+        // nodes still obtainable by shrinking the jobs not preempted.
+        let mut order = BinaryHeap::from(keys);
         let mut freed = 0u64;
         let mut decisions = Vec::new();
-        let mut preempted = HashSet::new();
-        for job in order {
-            if freed + slack >= deficit {
-                break;
-            }
+        let mut preempted = vec![false; running.len()];
+        while freed + slack < deficit {
+            let Reverse((_, id, i)) = order.pop().expect("the running jobs cover the deficit");
+            let job = &running[i];
             freed += u64::from(job.size);
             if shrink {
                 slack -= u64::from(job.slack());
             }
-            preempted.insert(job.id);
-            decisions.push(Decision::Preempt { job: job.id });
+            preempted[i] = true;
+            decisions.push(Decision::Preempt { job: id });
         }
         if freed < deficit {
-            let remaining = running.iter().filter(|j| !preempted.contains(&j.id));
+            let remaining = running
+                .iter()
+                .zip(&preempted)
+                .filter(|(_, p)| !**p)
+                .map(|(j, _)| j);
             decisions.extend(water_fill(remaining, deficit - freed));
+        }
+        let mut acted: FxHashSet<JobId> =
+            FxHashSet::with_capacity_and_hasher(decisions.len(), Default::default());
+        for d in &decisions {
+            if let Decision::Preempt { job } | Decision::Shrink { job, .. } = *d
+                && !acted.insert(job)
+            {
+                return Err(HybridError::DuplicateJob(job));
+            }
         }
         Ok(decisions)
     }
@@ -292,39 +340,39 @@ impl Mechanism {
 
 /// Shrinks among `jobs` freeing `amount` nodes, one at a time from the largest job above its
 /// minimum (ties: smallest id); the caller guarantees the slack covers `amount`. Takes
-/// O(amount · log jobs) after sorting the jobs by id.
+/// O(jobs + amount · log jobs); the shrinks come out in ascending job id.
 fn water_fill<'a>(
     jobs: impl Iterator<Item = &'a RunningView>,
     amount: u64,
 ) -> impl Iterator<Item = Decision> {
-    // (job, size now, minimum, target), in id order so that a smaller index is a smaller id.
-    let mut shrinkable: Vec<(JobId, u32, u32, u32)> = jobs
+    // (size now, smallest id first, minimum, size before).
+    let mut heap: BinaryHeap<(u32, Reverse<JobId>, u32, u32)> = jobs
         .filter_map(|j| match j.kind {
             RunningKind::Malleable { min_size, .. } if j.size > min_size => {
-                Some((j.id, j.size, min_size, j.size))
+                Some((j.size, Reverse(j.id), min_size, j.size))
             }
             _ => None,
         })
         .collect();
-    shrinkable.sort_unstable_by_key(|e| e.0);
-    let mut heap: BinaryHeap<(u32, Reverse<usize>)> = shrinkable
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.3, Reverse(i)))
-        .collect();
+    let mut done: Vec<(JobId, u32, u32)> = Vec::new();
     for _ in 0..amount {
-        let Some((target, Reverse(i))) = heap.pop() else {
+        let Some((target, Reverse(id), min, before)) = heap.pop() else {
             break;
         };
-        shrinkable[i].3 = target - 1;
-        if target - 1 > shrinkable[i].2 {
-            heap.push((target - 1, Reverse(i)));
+        if target - 1 > min {
+            heap.push((target - 1, Reverse(id), min, before));
+        } else {
+            done.push((id, before, target - 1));
         }
     }
-    shrinkable
-        .into_iter()
-        .filter(|&(_, size, _, to)| to < size)
-        .map(|(job, _, _, to)| Decision::Shrink { job, to })
+    done.extend(
+        heap.into_iter()
+            .filter(|&(to, _, _, before)| to < before)
+            .map(|(to, Reverse(id), _, before)| (id, before, to)),
+    );
+    done.sort_unstable_by_key(|d| d.0);
+    done.into_iter()
+        .map(|(job, _, to)| Decision::Shrink { job, to })
 }
 
 /// What [`apply`] did.
