@@ -25,7 +25,7 @@
 //!   uniformly drawn node; repairs take an exponential time (mean 6 h).
 //!
 //! At each instant: completions, failures and repairs, expiries, planned preemptions, notices,
-//! on-demand arrivals, batch submissions (each in job order); then the freed nodes go to waiting
+//! on-demand arrivals, batch submissions (each in job order); then the idle nodes go to waiting
 //! on-demand jobs, lenders, reservations, and one EASY pass runs.
 //!
 //! ## Accounting
@@ -51,7 +51,7 @@ use cosched_core::{
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::fmt;
 
 /// Mean repair time of a failed node: 6 hours.
@@ -389,6 +389,60 @@ impl BatchScheduler for LendersFirst<'_> {
     }
 }
 
+/// The batch cluster's idle nodes in the order of its free stack, mirrored from the operations
+/// the simulator performs, so that it takes nodes from the top, where
+/// [`BatchCluster::set_offline`] finds them at once (the mirror's order only matters for speed;
+/// its content is checked by [`HybridSim::check_invariants`]).
+struct IdleStack {
+    stack: Vec<NodeId>,
+    /// Each node's position in `stack`, `usize::MAX` when not idle.
+    pos: Vec<usize>,
+}
+
+impl IdleStack {
+    /// All nodes idle, in the cluster's initial order (node 0 on top).
+    fn new(nodes: u32) -> IdleStack {
+        let stack: Vec<NodeId> = (0..nodes).rev().map(NodeId).collect();
+        let mut pos = vec![0; nodes as usize];
+        for (k, node) in stack.iter().enumerate() {
+            pos[node.index()] = k;
+        }
+        IdleStack { stack, pos }
+    }
+
+    fn len(&self) -> usize {
+        self.stack.len()
+    }
+
+    fn contains(&self, node: NodeId) -> bool {
+        self.pos[node.index()] != usize::MAX
+    }
+
+    fn push(&mut self, node: NodeId) {
+        debug_assert!(!self.contains(node), "{node} pushed twice");
+        self.pos[node.index()] = self.stack.len();
+        self.stack.push(node);
+    }
+
+    /// Removes `node`: O(1) from the top, else it shifts the nodes above it.
+    fn remove(&mut self, node: NodeId) {
+        let k = self.pos[node.index()];
+        if k == usize::MAX {
+            return;
+        }
+        self.stack.remove(k);
+        self.pos[node.index()] = usize::MAX;
+        for (j, n) in self.stack.iter().enumerate().skip(k) {
+            self.pos[n.index()] = j;
+        }
+    }
+
+    /// Up to `n` nodes from the top down.
+    fn top(&self, n: usize) -> Vec<NodeId> {
+        self.stack.iter().rev().take(n).copied().collect()
+    }
+}
+
 /// The simulator; see the [module docs](self).
 pub struct HybridSim {
     config: HybridConfig,
@@ -430,7 +484,8 @@ struct State<'a> {
     jobs: Vec<JobState>,
     index: HashMap<JobId, usize>,
     hold: Vec<Hold>,
-    freed: Vec<NodeId>,
+    idle: IdleStack,
+    running: BTreeSet<usize>,
     waiting: VecDeque<usize>,
     returns: Vec<Lender>,
     outstanding: usize,
@@ -550,7 +605,8 @@ impl<'a> State<'a> {
             jobs,
             index,
             hold: vec![Hold::Cluster; config.nodes as usize],
-            freed: Vec::new(),
+            idle: IdleStack::new(config.nodes),
+            running: BTreeSet::new(),
             waiting: VecDeque::new(),
             returns: Vec::new(),
             rejected: 0,
@@ -595,16 +651,12 @@ impl<'a> State<'a> {
             }
             Ev::Failure => self.failure(now)?,
             Ev::Repair(node) => {
-                self.cluster.set_online(node)?;
-                self.hold[node.index()] = Hold::Cluster;
-                self.freed.push(node);
+                self.set_online(node)?;
             }
             Ev::Expire => {
                 for (job, nodes) in self.board.expire(now) {
                     for node in nodes {
-                        self.cluster.set_online(node)?;
-                        self.hold[node.index()] = Hold::Cluster;
-                        self.freed.push(node);
+                        self.set_online(node)?;
                     }
                     let i = self.index[&job];
                     let lenders = std::mem::take(&mut self.jobs[i].lenders);
@@ -656,8 +708,10 @@ impl<'a> State<'a> {
         let Some(run) = self.jobs[i].run.filter(|r| r.token == token) else {
             return;
         };
-        self.freed
-            .extend_from_slice(self.cluster.job_nodes(token.job).expect("runs"));
+        for &node in self.cluster.job_nodes(token.job).expect("runs") {
+            self.idle.push(node);
+        }
+        self.running.remove(&i);
         let record = self
             .cluster
             .complete(now, token)
@@ -673,8 +727,10 @@ impl<'a> State<'a> {
     /// Stops batch job `i`: a preemption (`failed == false`) or a node failure.
     fn preempt(&mut self, now: Time, i: usize, failed: bool) -> Result<(), HybridError> {
         let id = self.jobs[i].spec.id();
-        self.freed
-            .extend_from_slice(self.cluster.job_nodes(id).expect("runs"));
+        for &node in self.cluster.job_nodes(id).expect("runs") {
+            self.idle.push(node);
+        }
+        self.running.remove(&i);
         let st = &mut self.jobs[i];
         let mut run = st.run.take().expect("running");
         let segment = i64::from(run.size) * (now - run.anchor).0;
@@ -714,10 +770,15 @@ impl<'a> State<'a> {
     fn resize(&mut self, now: Time, i: usize, to: u32) -> Result<(), HybridError> {
         let id = self.jobs[i].spec.id();
         let before = self.cluster.job_nodes(id)?;
-        if (to as usize) < before.len() {
-            self.freed.extend_from_slice(&before[to as usize..]);
+        let old = before.len();
+        for &node in before.get(to as usize..).unwrap_or_default() {
+            self.idle.push(node);
         }
         let started = self.cluster.resize(now, id, to)?;
+        // An expansion pops idle nodes off the top, in the order the job lists them.
+        for &node in self.cluster.job_nodes(id)?.get(old..).unwrap_or_default() {
+            self.idle.remove(node);
+        }
         let st = &mut self.jobs[i];
         let run = st.run.as_mut().expect("running");
         let segment = i64::from(run.size) * (now - run.anchor).0;
@@ -736,6 +797,15 @@ impl<'a> State<'a> {
     fn register_starts(&mut self, now: Time) {
         for started in std::mem::take(&mut self.started) {
             let i = self.index[&started.token.job];
+            // A start takes the top of the idle stack: remove from the top down.
+            let nodes = self
+                .cluster
+                .job_nodes(started.token.job)
+                .expect("just started");
+            for &node in nodes.iter().rev() {
+                self.idle.remove(node);
+            }
+            self.running.insert(i);
             let st = &mut self.jobs[i];
             st.run = Some(Run {
                 start: now,
@@ -758,9 +828,9 @@ impl<'a> State<'a> {
     /// The running batch jobs as the mechanisms see them.
     fn running_views(&self, now: Time) -> Vec<(usize, PlannedJob)> {
         let mut views: Vec<(usize, PlannedJob)> = self
-            .jobs
+            .running
             .iter()
-            .enumerate()
+            .map(|&i| (i, &self.jobs[i]))
             .filter_map(|(i, st)| {
                 let run = st.run?;
                 if st.spec.class() == JobClass::OnDemand {
@@ -796,35 +866,24 @@ impl<'a> State<'a> {
         views
     }
 
-    /// Up to `n` idle nodes of the batch cluster: just freed ones first, then a scan.
-    fn idle_nodes(&mut self, n: usize) -> Vec<NodeId> {
-        let mut out = Vec::with_capacity(n);
-        self.freed.sort_unstable();
-        self.freed.dedup();
-        for &node in &self.freed {
-            if out.len() == n {
-                return out;
-            }
-            if self.cluster.node_state(node) == Ok(NodeState::Idle) {
-                out.push(node);
-            }
-        }
-        for k in 0..self.config.nodes {
-            if out.len() == n {
-                break;
-            }
-            let node = NodeId(k);
-            if self.cluster.node_state(node) == Ok(NodeState::Idle) && !out.contains(&node) {
-                out.push(node);
-            }
-        }
-        out
+    /// Up to `n` idle nodes of the batch cluster, from the top of its free stack.
+    fn idle_nodes(&self, n: usize) -> Vec<NodeId> {
+        self.idle.top(n)
+    }
+
+    /// Gives a held node back to the batch cluster.
+    fn set_online(&mut self, node: NodeId) -> Result<(), HybridError> {
+        self.cluster.set_online(node)?;
+        self.hold[node.index()] = Hold::Cluster;
+        self.idle.push(node);
+        Ok(())
     }
 
     /// Takes idle `nodes` from the batch cluster for `hold`.
     fn take(&mut self, nodes: &[NodeId], hold: Hold) -> Result<(), HybridError> {
         for &node in nodes {
             self.cluster.set_offline(node)?;
+            self.idle.remove(node);
             self.hold[node.index()] = hold;
         }
         Ok(())
@@ -903,9 +962,7 @@ impl<'a> State<'a> {
                         // Only the queue's front collects nodes: a job behind it holding
                         // some could starve it for good.
                         for node in std::mem::take(&mut self.jobs[i].od_nodes) {
-                            self.cluster.set_online(node)?;
-                            self.hold[node.index()] = Hold::Cluster;
-                            self.freed.push(node);
+                            self.set_online(node)?;
                         }
                         self.waiting.push_back(i);
                         return Ok(());
@@ -962,9 +1019,7 @@ impl<'a> State<'a> {
             if self.hold[node.index()] == Hold::Failed {
                 continue;
             }
-            self.cluster.set_online(node)?;
-            self.hold[node.index()] = Hold::Cluster;
-            self.freed.push(node);
+            self.set_online(node)?;
         }
         let lenders = std::mem::take(&mut self.jobs[i].lenders);
         self.returns.extend(lenders);
@@ -1000,6 +1055,7 @@ impl<'a> State<'a> {
                     self.preempt(now, j, true)?;
                 }
                 self.cluster.set_offline(node)?;
+                self.idle.remove(node);
             }
             Hold::Reserved(_) => {
                 self.board.drop_node(node);
@@ -1066,14 +1122,14 @@ impl<'a> State<'a> {
                 self.register_starts(now);
             }
         }
-        // 3. Reservations collect freed nodes, earliest notice first.
-        if self.board.shortfall() > 0 {
-            let idle = self.idle_nodes(self.freed.len());
+        // 3. Reservations collect the nodes left idle, earliest notice first.
+        let shortfall = self.board.shortfall() as usize;
+        if shortfall > 0 && self.idle.len() > 0 {
+            let idle = self.idle_nodes(shortfall);
             for (job, node) in self.board.offer(&idle) {
                 self.take(&[node], Hold::Reserved(job))?;
             }
         }
-        self.freed.clear();
         // 4. The batch pass.
         self.cluster
             .schedule(now, &mut self.scheduler, &mut self.started);
@@ -1096,6 +1152,11 @@ impl<'a> State<'a> {
                 ));
             }
             held += u32::from(*hold != Hold::Cluster);
+            if self.idle.contains(node) != (state == NodeState::Idle) {
+                self.violations.push(format!(
+                    "t={now}: {node} is {state:?} but the idle mirror disagrees"
+                ));
+            }
         }
         if held != self.cluster.offline_units() {
             self.violations.push(format!(
