@@ -19,6 +19,10 @@
 //! [`DEFAULT_GRACE`] (10 minutes) after its estimated arrival is released
 //! ([`NoticeBoard::expire`]).
 //!
+//! While a reservation waits, its idle nodes may run *guests* ([`guests`]): queued jobs
+//! expected to end before the arrival, then malleable jobs; the driver preempts the guests
+//! still running when the job arrives.
+//!
 //! The board only books nodes: it holds no clock and touches no cluster. The driver takes the
 //! nodes it claims away from the batch scheduler, fires the planned preemptions at their times
 //! (if the reservation is still short then, [`NoticeBoard::is_short`]), and hands the nodes to
@@ -367,12 +371,81 @@ impl NoticeBoard {
         self.reservations.iter().map(Reservation::short_by).sum()
     }
 
-    /// Every reservation: the job, its size and the nodes it holds, earliest notice first.
-    pub fn reservations(&self) -> impl Iterator<Item = (JobId, u32, &[NodeId])> + '_ {
-        self.reservations
-            .iter()
-            .map(|r| (r.notice.job, r.notice.size, r.nodes.as_slice()))
+    /// Every reservation, earliest notice first.
+    pub fn reservations(&self) -> impl Iterator<Item = Reserved<'_>> + '_ {
+        self.reservations.iter().map(|r| Reserved {
+            job: r.notice.job,
+            size: r.notice.size,
+            estimated_arrival: r.notice.estimated_arrival,
+            nodes: &r.nodes,
+        })
     }
+}
+
+/// A reservation as [`NoticeBoard::reservations`] shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reserved<'a> {
+    /// The on-demand job it is for.
+    pub job: JobId,
+    /// The job's size.
+    pub size: u32,
+    /// When the job said it would arrive.
+    pub estimated_arrival: Time,
+    /// The nodes collected so far.
+    pub nodes: &'a [NodeId],
+}
+
+/// A queued batch job as [`guests`] sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueuedView {
+    /// The job.
+    pub id: JobId,
+    /// Nodes it starts on.
+    pub size: u32,
+    /// Its (remaining) runtime estimate.
+    pub estimate: Duration,
+    /// Whether it is malleable.
+    pub malleable: bool,
+}
+
+/// Which queued jobs may run as guests on `idle` reserved nodes at `now` while the reservation
+/// waits for its job, expected at `arrival` ("Mechanisms": reserved idle nodes may run
+/// backfilled jobs expected to end before the arrival, then malleable jobs — both preempted if
+/// still running when the job arrives). First the jobs whose estimate ends by `arrival`, then
+/// malleable jobs, each pass in queue order, as long as they fit in what is left.
+///
+/// ```
+/// use cosched_core::{Duration, JobId, Time};
+/// use cosched_hybrid::notice::{QueuedView, guests};
+/// let q = |id, size, estimate, malleable| QueuedView {
+///     id: JobId(id), size, estimate: Duration(estimate), malleable };
+/// let queue = [q(1, 2, 5_000, false), q(2, 2, 500, false), q(3, 1, 9_000, true), q(4, 1, 100, false)];
+/// // 4 idle reserved nodes, arrival in 1,000 s: jobs 2 and 4 end in time, then malleable 3.
+/// assert_eq!(guests(Time(0), Time(1_000), 4, queue), vec![JobId(2), JobId(4), JobId(3)]);
+/// ```
+pub fn guests(
+    now: Time,
+    arrival: Time,
+    idle: u32,
+    queue: impl IntoIterator<Item = QueuedView>,
+) -> Vec<JobId> {
+    let queue: Vec<QueuedView> = queue.into_iter().collect();
+    let mut left = idle;
+    let mut chosen = Vec::new();
+    let mut pick = |wanted: &dyn Fn(&QueuedView) -> bool, chosen: &mut Vec<JobId>| {
+        for job in &queue {
+            if left == 0 {
+                break;
+            }
+            if job.size <= left && wanted(job) && !chosen.contains(&job.id) {
+                left -= job.size;
+                chosen.push(job.id);
+            }
+        }
+    };
+    pick(&|j| now.saturating_add(j.estimate) <= arrival, &mut chosen);
+    pick(&|j| j.malleable, &mut chosen);
+    chosen
 }
 
 #[cfg(test)]
@@ -517,6 +590,6 @@ mod tests {
         assert_eq!(board.drop_node(NodeId(4)), Some(JobId(1)));
         assert_eq!(board.drop_node(NodeId(4)), None);
         assert!(board.is_short(JobId(1)));
-        assert_eq!(board.reservations().next().unwrap().2, &nodes(&[5])[..]);
+        assert_eq!(board.reservations().next().unwrap().nodes, &nodes(&[5])[..]);
     }
 }

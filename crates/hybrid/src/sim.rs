@@ -18,6 +18,10 @@
 //!   at the front of the queue (first come, first served among them), the first collecting
 //!   nodes as they free; the others hold none, so none can starve the first. They hold their nodes outside
 //!   the batch scheduler (offline in its cluster). A failure restarts them at once.
+//! - Under CUA and CUP, a reservation's idle nodes run *guests* while it waits
+//!   ([`crate::notice::guests`]: queued jobs expected to end before the estimated arrival, then
+//!   malleable jobs); guests still running at the arrival are preempted, and the nodes of a
+//!   guest that ends go back to the reservation. Guests are not candidates for the mechanisms.
 //! - On an on-demand job's completion its nodes go back to the lenders first: a shrunk job
 //!   still running expands back, a preempted job still waiting starts on them if it fits; the
 //!   rest go to reservations, then to the batch scheduler.
@@ -26,7 +30,7 @@
 //!
 //! At each instant: completions, failures and repairs, expiries, planned preemptions, notices,
 //! on-demand arrivals, batch submissions (each in job order); then the idle nodes go to waiting
-//! on-demand jobs, lenders, reservations, and one EASY pass runs.
+//! on-demand jobs, lenders, reservations, guests of the reservations, and one EASY pass runs.
 //!
 //! ## Accounting
 //! Every job's *delivered* node-seconds (time × size of all its runs) minus its *wasted*
@@ -40,7 +44,9 @@ use crate::checkpoint::CheckpointPolicy;
 use crate::mechanism::{
     DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView,
 };
-use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
+use crate::notice::{
+    Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption, QueuedView, guests,
+};
 use cosched_batch::{
     BatchCluster, BatchJob, BatchScheduler, Pass, Policy, Resume, RunToken, Started, Submitted,
 };
@@ -277,6 +283,8 @@ pub struct HybridReport {
     pub shrinks: usize,
     /// Node failures injected.
     pub node_failures: usize,
+    /// Batch jobs started as guests on reserved idle nodes.
+    pub guest_starts: usize,
     /// Node-hours wasted (lost work, repeated setups, restarts).
     pub wasted_node_hours: f64,
     /// Useful node-seconds / (nodes × (last end − first submit)).
@@ -365,14 +373,16 @@ struct JobState {
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
     lenders: Vec<Lender>,
+    /// A batch job running on a reservation's idle nodes: the on-demand job it borrows from.
+    guest_of: Option<JobId>,
 }
 
-/// Starts the given queued jobs (lenders getting their nodes back) if they fit.
-struct LendersFirst<'a>(&'a [JobId]);
+/// Starts the given queued jobs if they fit (lenders getting their nodes back, guests).
+struct StartListed<'a>(&'a [JobId]);
 
-impl BatchScheduler for LendersFirst<'_> {
+impl BatchScheduler for StartListed<'_> {
     fn name(&self) -> &'static str {
-        "lenders-first"
+        "start-listed"
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
@@ -491,6 +501,7 @@ struct State<'a> {
     outstanding: usize,
     rejected: usize,
     node_failures: usize,
+    guest_starts: usize,
     rng: ChaCha8Rng,
     started: Vec<Started>,
     check: bool,
@@ -566,6 +577,7 @@ impl<'a> State<'a> {
                 od_nodes: Vec::new(),
                 od_epoch: 0,
                 lenders: Vec::new(),
+                guest_of: None,
             });
             let push = |events: &mut EventQueue<Ev>, at: Time, ev: Ev| {
                 events
@@ -611,6 +623,7 @@ impl<'a> State<'a> {
             returns: Vec::new(),
             rejected: 0,
             node_failures: 0,
+            guest_starts: 0,
             rng,
             started: Vec::new(),
             check,
@@ -656,7 +669,15 @@ impl<'a> State<'a> {
             Ev::Expire => {
                 for (job, nodes) in self.board.expire(now) {
                     for node in nodes {
-                        self.set_online(node)?;
+                        // Nodes running guests stay with them; the guests become ordinary.
+                        if self.hold[node.index()] == Hold::Reserved(job) {
+                            self.set_online(node)?;
+                        }
+                    }
+                    for &g in &self.running {
+                        if self.jobs[g].guest_of == Some(job) {
+                            self.jobs[g].guest_of = None;
+                        }
                     }
                     let i = self.index[&job];
                     let lenders = std::mem::take(&mut self.jobs[i].lenders);
@@ -722,6 +743,27 @@ impl<'a> State<'a> {
         st.run = None;
         st.record = record;
         self.outstanding -= 1;
+        if let Some(od) = self.jobs[i].guest_of.take() {
+            self.reclaim(od);
+        }
+    }
+
+    /// The idle nodes a reservation lists go back to it (after its guest stopped).
+    fn reclaim(&mut self, od: JobId) {
+        let Some(r) = self.board.reservations().find(|r| r.job == od) else {
+            return;
+        };
+        let idle: Vec<NodeId> = r
+            .nodes
+            .iter()
+            .copied()
+            .filter(|&n| {
+                self.hold[n.index()] == Hold::Cluster
+                    && self.cluster.node_state(n) == Ok(NodeState::Idle)
+            })
+            .collect();
+        self.take(&idle, Hold::Reserved(od))
+            .expect("idle nodes go offline");
     }
 
     /// Stops batch job `i`: a preemption (`failed == false`) or a node failure.
@@ -763,6 +805,9 @@ impl<'a> State<'a> {
             st.account.preemptions += 1;
         }
         self.cluster.preempt(now, id, resume)?;
+        if let Some(od) = self.jobs[i].guest_of.take() {
+            self.reclaim(od);
+        }
         Ok(())
     }
 
@@ -833,7 +878,7 @@ impl<'a> State<'a> {
             .map(|&i| (i, &self.jobs[i]))
             .filter_map(|(i, st)| {
                 let run = st.run?;
-                if st.spec.class() == JobClass::OnDemand {
+                if st.spec.class() == JobClass::OnDemand || st.guest_of.is_some() {
                     return None;
                 }
                 let kind = match st.spec {
@@ -934,6 +979,15 @@ impl<'a> State<'a> {
             self.rejected += 1;
             self.outstanding -= 1;
             return Ok(());
+        }
+        let guests: Vec<usize> = self
+            .running
+            .iter()
+            .copied()
+            .filter(|&g| self.jobs[g].guest_of == Some(id))
+            .collect();
+        for g in guests {
+            self.preempt(now, g, false)?;
         }
         let reserved = self.board.arrive(id);
         for &node in &reserved {
@@ -1054,8 +1108,13 @@ impl<'a> State<'a> {
                     let j = self.index[&job];
                     self.preempt(now, j, true)?;
                 }
-                self.cluster.set_offline(node)?;
-                self.idle.remove(node);
+                if let Hold::Reserved(_) = self.hold[node.index()] {
+                    // A guest's node, back with its reservation: it leaves it.
+                    self.board.drop_node(node);
+                } else {
+                    self.cluster.set_offline(node)?;
+                    self.idle.remove(node);
+                }
             }
             Hold::Reserved(_) => {
                 self.board.drop_node(node);
@@ -1117,7 +1176,7 @@ impl<'a> State<'a> {
                 }
             }
             if !preempted.is_empty() {
-                let mut lenders = LendersFirst(&preempted);
+                let mut lenders = StartListed(&preempted);
                 self.cluster.schedule(now, &mut lenders, &mut self.started);
                 self.register_starts(now);
             }
@@ -1130,10 +1189,63 @@ impl<'a> State<'a> {
                 self.take(&[node], Hold::Reserved(job))?;
             }
         }
-        // 4. The batch pass.
+        // 4. Reserved idle nodes run guests until their job arrives.
+        if self.board.strategy() != NoticeStrategy::N && self.cluster.queue_len() > 0 {
+            self.run_guests(now)?;
+        }
+        // 5. The batch pass.
         self.cluster
             .schedule(now, &mut self.scheduler, &mut self.started);
         self.register_starts(now);
+        Ok(())
+    }
+
+    /// Lends each reservation's idle nodes to the queued jobs [`guests`] picks.
+    fn run_guests(&mut self, now: Time) -> Result<(), HybridError> {
+        let lendable: Vec<(JobId, Time, Vec<NodeId>)> = self
+            .board
+            .reservations()
+            .map(|r| {
+                let idle = r
+                    .nodes
+                    .iter()
+                    .copied()
+                    .filter(|n| self.hold[n.index()] == Hold::Reserved(r.job))
+                    .collect();
+                (r.job, r.estimated_arrival, idle)
+            })
+            .filter(|(_, _, idle): &(JobId, Time, Vec<NodeId>)| !idle.is_empty())
+            .collect();
+        for (od, arrival, idle) in lendable {
+            let queue = self.cluster.queue().map(|q| QueuedView {
+                id: q.job.id,
+                size: q.size(),
+                estimate: q.estimate(),
+                malleable: q.job.resizable.is_some(),
+            });
+            let chosen = guests(now, arrival, idle.len() as u32, queue);
+            if chosen.is_empty() {
+                continue;
+            }
+            // On top of the free stack, the reserved nodes are what the guests start on.
+            for &node in &idle {
+                self.set_online(node)?;
+            }
+            self.cluster
+                .schedule(now, &mut StartListed(&chosen), &mut self.started);
+            let starts: Vec<JobId> = self.started.iter().map(|s| s.token.job).collect();
+            self.register_starts(now);
+            for job in starts {
+                let g = self.index[&job];
+                self.jobs[g].guest_of = Some(od);
+                self.guest_starts += 1;
+            }
+            let unused: Vec<NodeId> = idle
+                .into_iter()
+                .filter(|&n| self.cluster.node_state(n) == Ok(NodeState::Idle))
+                .collect();
+            self.take(&unused, Hold::Reserved(od))?;
+        }
         Ok(())
     }
 
@@ -1164,13 +1276,18 @@ impl<'a> State<'a> {
                 self.cluster.offline_units()
             ));
         }
-        for (job, size, nodes) in self.board.reservations() {
+        for r in self.board.reservations() {
+            let (job, size, nodes) = (r.job, r.size, r.nodes);
             if nodes.len() as u32 > size {
                 self.violations
                     .push(format!("t={now}: {job} reserves {} > {size}", nodes.len()));
             }
             for &node in nodes {
-                if self.hold[node.index()] != Hold::Reserved(job) {
+                let guest = match self.cluster.node_state(node) {
+                    Ok(NodeState::Busy(g)) => self.jobs[self.index[&g]].guest_of == Some(job),
+                    _ => false,
+                };
+                if self.hold[node.index()] != Hold::Reserved(job) && !guest {
                     self.violations.push(format!(
                         "t={now}: {node} reserved for {job} but held otherwise"
                     ));
@@ -1217,6 +1334,7 @@ impl<'a> State<'a> {
             &accounts,
             self.rejected,
             self.node_failures,
+            self.guest_starts,
         );
         HybridOutcome {
             report,
@@ -1243,6 +1361,7 @@ fn report(
     accounts: &[JobAccount],
     rejected: usize,
     node_failures: usize,
+    guest_starts: usize,
 ) -> HybridReport {
     let done = |class: Option<JobClass>| {
         records
@@ -1303,6 +1422,7 @@ fn report(
         preemptions: accounts.iter().map(|a| a.preemptions as usize).sum(),
         shrinks: accounts.iter().map(|a| a.shrinks as usize).sum(),
         node_failures,
+        guest_starts,
         wasted_node_hours: accounts.iter().map(|a| a.wasted).sum::<i64>() as f64 / 3_600.0,
         utilization: if span > 0 {
             useful as f64 / (f64::from(config.nodes) * span as f64)

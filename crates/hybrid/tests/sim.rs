@@ -162,16 +162,46 @@ fn cua_collects_released_nodes_so_the_job_starts_without_preemption() {
 }
 
 #[test]
+fn reserved_idle_nodes_run_guests_until_the_arrival() {
+    // 4 nodes: L holds 2 until 5,000; the other 2 are reserved at the notice (t = 0) for a
+    // 2-node job arriving at 1,000. A (estimate 500) ends before the arrival: it runs there
+    // 10-510. Malleable M (2,000 s on 2 nodes) comes at 600: a guest, preempted at 1,000 with
+    // 1,600 s left; it resumes when the on-demand job ends at 1,100.
+    let od = on_demand(9, 1_000, 2, 100)
+        .with_notice(Time(0), Time(1_000))
+        .unwrap();
+    let jobs = [
+        rigid(1, 0, 2, 5_000, 0),
+        HybridJob::OnDemand(od),
+        rigid(2, 10, 2, 500, 0),
+        malleable(3, 600, 1, 2, 4_000),
+    ];
+    let out = run(4, Some(CUA_PAA), &jobs);
+    assert_eq!(record(&out, 2), (Some(Time(10)), Some(Time(510))));
+    assert_eq!(record(&out, 9), (Some(Time(1_000)), Some(Time(1_100))));
+    assert_eq!(record(&out, 3), (Some(Time(600)), Some(Time(2_700))));
+    assert_eq!(out.accounts[3].preemptions, 1);
+    assert_eq!(out.report.guest_starts, 2);
+    // Without a notice strategy nothing is reserved: A and M start at once, and PAA preempts
+    // the cheaper of L and M at the arrival.
+    let n = run(4, Some(N_PAA), &jobs);
+    assert_eq!(n.report.guest_starts, 0);
+}
+
+#[test]
 fn a_reservation_is_released_ten_minutes_after_the_estimate() {
     // The job announces 1,000 but comes at 2,000: its reservation of the 2 idle nodes is
-    // released at 1,600 and a batch job submitted at 100 starts on them then.
+    // released at 1,600 and a batch job submitted at 100 (too long to be a guest) starts on
+    // them then; at 2,000 PAA preempts it for the on-demand job.
     let od = on_demand(2, 2_000, 2, 100)
         .with_notice(Time(0), Time(1_000))
         .unwrap();
-    let jobs = [rigid(1, 100, 2, 50, 0), HybridJob::OnDemand(od)];
+    let jobs = [rigid(1, 100, 2, 5_000, 0), HybridJob::OnDemand(od)];
     let out = run(2, Some(CUA_PAA), &jobs);
-    assert_eq!(record(&out, 1), (Some(Time(1_600)), Some(Time(1_650))));
+    assert_eq!(record(&out, 1).0, Some(Time(1_600)));
     assert_eq!(record(&out, 2).0, Some(Time(2_000)));
+    assert_eq!(out.accounts[0].preemptions, 1);
+    assert_eq!(out.report.guest_starts, 0);
 }
 
 #[test]
