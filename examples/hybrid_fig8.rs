@@ -11,8 +11,7 @@
 
 use clap::Parser;
 use cosched_core::Duration;
-use cosched_examples::CommonArgs;
-use cosched_examples::hybrid::{Machine, Study};
+use cosched_examples::hybrid::{Machine, Study, StudyArgs};
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{Failures, HybridConfig};
@@ -23,23 +22,14 @@ const NAME: &str = "hybrid_fig8";
 #[command(about = "Checkpoint interval x MTBF sensitivity of the hybrid mechanisms")]
 struct Cli {
     #[command(flatten)]
-    common: CommonArgs,
-    /// Seeds averaged [default: 2, quick: 1].
-    #[arg(long)]
-    seeds: Option<u64>,
+    args: StudyArgs,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
-    let quick = cli.common.quick;
-    let mut out = cli.common.output(NAME)?;
-    let study = Study {
-        name: NAME,
-        machine: Machine::Theta,
-        quick,
-        seed: cli.common.seed,
-        seeds: cli.seeds.unwrap_or(if quick { 1 } else { 2 }),
-    };
+    let quick = cli.args.common.quick;
+    let mut out = cli.args.common.output(NAME)?;
+    let study = cli.args.study(NAME, Machine::Theta);
     let factors: &[f64] = if quick {
         &[0.5, 1.0, 2.0]
     } else {

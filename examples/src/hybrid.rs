@@ -2,7 +2,7 @@
 //! generated workloads, the seven configurations (baseline and six mechanisms), one run's
 //! metrics and their averages, and the metric columns of the tables.
 
-use crate::{Cell, LinePlot, Sweep, Table};
+use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
 use cosched_core::RigidJob;
 use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridReport, HybridSim};
@@ -168,6 +168,31 @@ impl Metrics {
             Cell::fixed(100.0 * self.utilization, 2),
             Cell::fixed(self.wasted_node_hours, 0),
         ]
+    }
+}
+
+/// The flags of a sensitivity-study example: the common ones and how many seeds to average.
+#[derive(clap::Args, Debug)]
+pub struct StudyArgs {
+    /// `--quick`, `--out`, `--seed`.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Seeds averaged [default: 2, quick: 1].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+}
+
+impl StudyArgs {
+    /// The study these flags ask for on `machine`.
+    pub fn study(&self, name: &'static str, machine: Machine) -> Study {
+        let quick = self.common.quick;
+        Study {
+            name,
+            machine,
+            quick,
+            seed: self.common.seed,
+            seeds: self.seeds.unwrap_or(if quick { 1 } else { 2 }),
+        }
     }
 }
 
