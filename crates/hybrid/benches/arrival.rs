@@ -1,4 +1,4 @@
-//! Speed of the hybrid mechanisms (Fan et al., IPDPS 2022, "Evaluation": the paper reports a
+//! Speed of the hybrid mechanisms (Fan et al., IPDPS 2022: the paper reports a
 //! decision under 10 ms; the issue asks for < 100 µs).
 //!
 //! - `arrival_decision`: one on-demand arrival decision (PAA and SPAA) on a 12,076-node system

@@ -1,4 +1,4 @@
-//! The hybrid-workload simulator (Fan et al., IPDPS 2022, "Evaluation methodology"): one
+//! The hybrid-workload simulator (Fan et al., IPDPS 2022, the evaluation's set-up): one
 //! system of identical nodes running rigid, malleable and on-demand jobs under FCFS + EASY,
 //! with a composed mechanism — a notice strategy ([`NoticeStrategy`]) × an on-arrival
 //! mechanism ([`MechanismKind`]) — or none (the baseline, where on-demand jobs queue like any

@@ -1,4 +1,4 @@
-//! Hybrid workloads (Fan et al., IPDPS 2022, "Evaluation methodology: workloads"): a batch
+//! Hybrid workloads (Fan et al., IPDPS 2022, the evaluation's workloads): a batch
 //! trace whose jobs are typed by project, on-demand notices of the W1–W5 mixes, and
 //! Theta-like and Cori-like traces generated from a seed.
 //!
