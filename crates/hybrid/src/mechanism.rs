@@ -52,8 +52,6 @@ use crate::checkpoint::lost_work;
 use cosched_batch::{BatchCluster, Resume, Started};
 use cosched_core::{Duration, JobId, ParamError, Time};
 use rustc_hash::FxHashSet;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// The warning a malleable job gets before it is preempted: two minutes.
 pub const DEFAULT_WARNING: Duration = Duration(120);
@@ -278,42 +276,45 @@ impl Mechanism {
             self.warning.0,
             "must be >= 0",
         )?;
-        if free >= needed {
-            for job in running {
-                job.validate()?;
-            }
-            return Ok(Vec::new());
-        }
         let shrink = self.kind == MechanismKind::Spaa;
-        // One pass: validate, count nodes and shrink slack, key every job by overhead.
+        // Validate, count nodes and shrink slack; then, if shrinking alone cannot free enough,
+        // key every job by overhead and let a selection (expected O(n)) find the k cheapest
+        // jobs to preempt; only those are sorted: O(n + k log k).
         let (mut total, mut slack) = (0u64, 0u64);
-        let mut keys = Vec::with_capacity(running.len());
-        for (i, job) in running.iter().enumerate() {
+        for job in running {
             job.validate()?;
             total += u64::from(job.size);
             if shrink {
                 slack += u64::from(job.slack());
             }
-            keys.push(Reverse((self.overhead(job), job.id, i)));
+        }
+        if free >= needed {
+            return Ok(Vec::new());
         }
         let deficit = u64::from(needed - free);
         if total < deficit {
             return Ok(vec![Decision::WaitAtFront]);
         }
-        // A min-heap of (overhead, id, index), built in O(n): only the preempted jobs are
-        // popped, so a decision costs O(n + k log n) for k preemptions. `slack` counts the
-        // nodes still obtainable by shrinking the jobs not preempted.
-        let mut order = BinaryHeap::from(keys);
-        let mut freed = 0u64;
-        let mut decisions = Vec::new();
-        let mut preempted = vec![false; running.len()];
-        while freed + slack < deficit {
-            let Reverse((_, id, i)) = order.pop().expect("the running jobs cover the deficit");
-            let job = &running[i];
-            freed += u64::from(job.size);
-            if shrink {
-                slack -= u64::from(job.slack());
+        // Preempting a job frees its size but forgoes its shrink slack: preempt the cheapest
+        // jobs until their sizes net of slack cover what shrinking cannot.
+        let target = deficit.saturating_sub(slack);
+        let mut keys: Vec<(i64, JobId, usize)> = Vec::new();
+        if target > 0 {
+            keys.reserve(running.len());
+            let mut weights = Vec::with_capacity(running.len());
+            for (i, job) in running.iter().enumerate() {
+                keys.push((self.overhead(job), job.id, i));
+                weights.push(job.size - if shrink { job.slack() } else { 0 });
             }
+            let chosen = cheapest_prefix(&mut keys, target, |k| u64::from(weights[k.2]));
+            keys.truncate(chosen);
+            keys.sort_unstable();
+        }
+        let mut freed = 0u64;
+        let mut decisions = Vec::with_capacity(keys.len() + 1);
+        let mut preempted = vec![false; running.len()];
+        for &(_, id, i) in &keys {
+            freed += u64::from(running[i].size);
             preempted[i] = true;
             decisions.push(Decision::Preempt { job: id });
         }
@@ -338,41 +339,84 @@ impl Mechanism {
     }
 }
 
-/// Shrinks among `jobs` freeing `amount` nodes, one at a time from the largest job above its
-/// minimum (ties: smallest id); the caller guarantees the slack covers `amount`. Takes
-/// O(jobs + amount · log jobs); the shrinks come out in ascending job id.
+/// Reorders `keys` so that its first k entries are the k smallest, for the smallest k whose
+/// weights sum to at least `target` (all of them if none does); returns k. Quickselect on the
+/// running sum: expected O(n).
+pub(crate) fn cheapest_prefix<K: Ord>(
+    keys: &mut [K],
+    target: u64,
+    weight: impl Fn(&K) -> u64,
+) -> usize {
+    if target == 0 {
+        return 0;
+    }
+    let (mut lo, mut hi, mut acc) = (0, keys.len(), 0u64);
+    // keys[..lo] are the lo smallest, weighing acc < target; the answer lies in lo+1..=hi.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        keys[lo..hi].select_nth_unstable(mid - lo);
+        let left: u64 = keys[lo..mid].iter().map(&weight).sum();
+        if acc + left >= target {
+            hi = mid;
+        } else if acc + left + weight(&keys[mid]) >= target {
+            return mid + 1;
+        } else {
+            acc += left + weight(&keys[mid]);
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
+/// Shrinks among `jobs` freeing `amount` nodes as if one node at a time were taken from the
+/// largest job above its minimum (ties: smallest id); the caller guarantees the slack covers
+/// `amount`. In closed form: every job is cut to `max(min, L)` for the lowest level `L`
+/// freeing at most `amount`, and the nodes still missing come from the jobs at `L` that can
+/// go lower, smallest ids first. O(jobs · log size); the shrinks come out in ascending id.
 fn water_fill<'a>(
     jobs: impl Iterator<Item = &'a RunningView>,
     amount: u64,
 ) -> impl Iterator<Item = Decision> {
-    // (size now, smallest id first, minimum, size before).
-    let mut heap: BinaryHeap<(u32, Reverse<JobId>, u32, u32)> = jobs
+    // (id, size, minimum) of the jobs that can shrink.
+    let mut shrinkable: Vec<(JobId, u32, u32)> = jobs
         .filter_map(|j| match j.kind {
             RunningKind::Malleable { min_size, .. } if j.size > min_size => {
-                Some((j.size, Reverse(j.id), min_size, j.size))
+                Some((j.id, j.size, min_size))
             }
             _ => None,
         })
         .collect();
-    let mut done: Vec<(JobId, u32, u32)> = Vec::new();
-    for _ in 0..amount {
-        let Some((target, Reverse(id), min, before)) = heap.pop() else {
-            break;
-        };
-        if target - 1 > min {
-            heap.push((target - 1, Reverse(id), min, before));
+    let freed_at = |level: u32| -> u64 {
+        shrinkable
+            .iter()
+            .map(|&(_, size, min)| u64::from(size.saturating_sub(min.max(level))))
+            .sum()
+    };
+    // The lowest level freeing at most `amount` (freed_at is non-increasing in the level).
+    let (mut lo, mut hi) = (0u32, shrinkable.iter().map(|j| j.1).max().unwrap_or(0));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if freed_at(mid) <= amount {
+            hi = mid;
         } else {
-            done.push((id, before, target - 1));
+            lo = mid + 1;
         }
     }
-    done.extend(
-        heap.into_iter()
-            .filter(|&(to, _, _, before)| to < before)
-            .map(|(to, Reverse(id), _, before)| (id, before, to)),
-    );
-    done.sort_unstable_by_key(|d| d.0);
-    done.into_iter()
-        .map(|(job, _, to)| Decision::Shrink { job, to })
+    let level = lo;
+    let mut missing = amount - freed_at(level).min(amount);
+    shrinkable.sort_unstable_by_key(|j| j.0);
+    shrinkable
+        .into_iter()
+        .filter_map(move |(job, size, min)| {
+            let mut to = size.min(min.max(level));
+            if missing > 0 && to == level && level > min {
+                to -= 1;
+                missing -= 1;
+            }
+            (to < size).then_some(Decision::Shrink { job, to })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// What [`apply`] did.

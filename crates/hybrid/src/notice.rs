@@ -44,7 +44,7 @@
 
 use crate::HybridError;
 use crate::checkpoint::lost_work;
-use crate::mechanism::{DEFAULT_WARNING, RunningKind, RunningView};
+use crate::mechanism::{DEFAULT_WARNING, RunningKind, RunningView, cheapest_prefix};
 use cosched_core::{Duration, JobId, NodeId, ParamError, Time};
 use std::fmt;
 use std::str::FromStr;
@@ -265,14 +265,12 @@ impl NoticeBoard {
         if total < deficit {
             return Ok(Vec::new());
         }
+        // The cheapest candidates covering the deficit, found by selection, then sorted.
+        let chosen = cheapest_prefix(&mut candidates, deficit, |c| u64::from(c.3));
+        candidates.truncate(chosen);
         candidates.sort_unstable();
-        let mut freed = 0u64;
-        let mut plan = Vec::new();
-        for (overhead, job, at, size) in candidates {
-            if freed >= deficit {
-                break;
-            }
-            freed += u64::from(size);
+        let mut plan = Vec::with_capacity(candidates.len());
+        for (overhead, job, at, _) in candidates {
             plan.push(PlannedPreemption {
                 job,
                 at,
