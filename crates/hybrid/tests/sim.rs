@@ -320,8 +320,10 @@ proptest! {
         let out = HybridSim::new(config).unwrap().check_invariants().run(&jobs).unwrap();
         prop_assert!(out.violations.is_empty(), "{:?}", out.violations);
         prop_assert_eq!(out.report.completed, jobs.len());
-        for (a, r) in out.accounts.iter().zip(&out.records) {
+        for ((a, r), job) in out.accounts.iter().zip(&out.records).zip(&jobs) {
             prop_assert_eq!(a.completions, 1, "{} ended {} times", a.id, a.completions);
+            // Preempted, shrunk or failed, a job keeps its submit time.
+            prop_assert_eq!(r.submit, job.submit());
             let useful = a.delivered - a.wasted;
             if a.class == JobClass::Malleable {
                 prop_assert!(useful >= a.required && useful - a.required <= a.rounding_slack,
