@@ -94,6 +94,7 @@ pub struct RunningView {
 impl RunningView {
     /// Checks `size >= 1`, `setup >= 0`; for a rigid job `0 <= elapsed <= runtime` and an
     /// interval > 0; for a malleable job `1 <= min_size <= size <= max_size`.
+    #[inline]
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.is_valid() {
             return Ok(());
@@ -122,6 +123,7 @@ impl RunningView {
     }
 
     /// The first condition of [`RunningView::validate`] that fails, as an error.
+    #[cold]
     fn explain(&self) -> Result<(), ParamError> {
         ParamError::check(self.size >= 1, "size", self.size, "must be >= 1")?;
         ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0")?;
@@ -277,15 +279,25 @@ impl Mechanism {
             "must be >= 0",
         )?;
         let shrink = self.kind == MechanismKind::Spaa;
-        // Validate, count nodes and shrink slack; then, if shrinking alone cannot free enough,
-        // key every job by overhead and let a selection (expected O(n)) find the k cheapest
-        // jobs to preempt; only those are sorted: O(n + k log k).
+        // Validate, count nodes and shrink slack, and key every job by overhead (PAA always
+        // needs the keys; SPAA only if shrinking alone cannot free enough, so it keys them in a
+        // second pass). A selection (expected O(n)) then finds the k cheapest jobs to
+        // preempt, and only those are sorted: O(n + k log k).
         let (mut total, mut slack) = (0u64, 0u64);
-        for job in running {
+        let mut keys: Vec<(i64, JobId, usize)> = Vec::new();
+        let mut weights: Vec<u32> = Vec::new();
+        if !shrink {
+            keys.reserve(running.len());
+            weights.reserve(running.len());
+        }
+        for (i, job) in running.iter().enumerate() {
             job.validate()?;
             total += u64::from(job.size);
             if shrink {
                 slack += u64::from(job.slack());
+            } else {
+                keys.push((self.overhead(job), job.id, i));
+                weights.push(job.size);
             }
         }
         if free >= needed {
@@ -295,16 +307,18 @@ impl Mechanism {
         if total < deficit {
             return Ok(vec![Decision::WaitAtFront]);
         }
-        // Preempting a job frees its size but forgoes its shrink slack: preempt the cheapest
-        // jobs until their sizes net of slack cover what shrinking cannot.
+        // Preempt the cheapest jobs until their sizes net of slack cover what shrinking
+        // cannot.
         let target = deficit.saturating_sub(slack);
-        let mut keys: Vec<(i64, JobId, usize)> = Vec::new();
         if target > 0 {
-            keys.reserve(running.len());
-            let mut weights = Vec::with_capacity(running.len());
-            for (i, job) in running.iter().enumerate() {
-                keys.push((self.overhead(job), job.id, i));
-                weights.push(job.size - if shrink { job.slack() } else { 0 });
+            if shrink {
+                keys.reserve(running.len());
+                weights.reserve(running.len());
+                for (i, job) in running.iter().enumerate() {
+                    keys.push((self.overhead(job), job.id, i));
+                    // Preempting a job frees its size but forgoes its shrink slack.
+                    weights.push(job.size - job.slack());
+                }
             }
             let chosen = cheapest_prefix(&mut keys, target, |k| u64::from(weights[k.2]));
             keys.truncate(chosen);
@@ -341,7 +355,8 @@ impl Mechanism {
 
 /// Reorders `keys` so that its first k entries are the k smallest, for the smallest k whose
 /// weights sum to at least `target` (all of them if none does); returns k. Quickselect on the
-/// running sum: expected O(n).
+/// running sum, expected O(n): the first split is placed at twice the count the average weight
+/// predicts, so a small answer costs one pass over everything and then little more.
 pub(crate) fn cheapest_prefix<K: Ord>(
     keys: &mut [K],
     target: u64,
@@ -350,10 +365,22 @@ pub(crate) fn cheapest_prefix<K: Ord>(
     if target == 0 {
         return 0;
     }
-    let (mut lo, mut hi, mut acc) = (0, keys.len(), 0u64);
+    let n = keys.len();
+    let total: u64 = keys.iter().map(&weight).sum();
+    if total < target {
+        return n;
+    }
+    let predicted = u128::from(target) * n as u128 / u128::from(total.max(1));
+    let mut guess = usize::try_from(2 * predicted + 8).unwrap_or(n).min(n - 1);
+    let (mut lo, mut hi, mut acc) = (0, n, 0u64);
     // keys[..lo] are the lo smallest, weighing acc < target; the answer lies in lo+1..=hi.
     while lo < hi {
-        let mid = lo + (hi - lo) / 2;
+        let mid = if (lo..hi).contains(&guess) {
+            guess
+        } else {
+            lo + (hi - lo) / 2
+        };
+        guess = usize::MAX;
         keys[lo..hi].select_nth_unstable(mid - lo);
         let left: u64 = keys[lo..mid].iter().map(&weight).sum();
         if acc + left >= target {
