@@ -442,9 +442,14 @@ impl IdleStack {
         }
         self.stack.remove(k);
         self.pos[node.index()] = usize::MAX;
-        for (j, n) in self.stack.iter().enumerate().skip(k) {
-            self.pos[n.index()] = j;
+        for j in k..self.stack.len() {
+            self.pos[self.stack[j].index()] = j;
         }
+    }
+
+    /// Orders idle `nodes` from the top of the stack down.
+    fn sort_top_first(&self, nodes: &mut [NodeId]) {
+        nodes.sort_unstable_by_key(|n| std::cmp::Reverse(self.pos[n.index()]));
     }
 
     /// Up to `n` nodes from the top down.
@@ -926,7 +931,10 @@ impl<'a> State<'a> {
 
     /// Takes idle `nodes` from the batch cluster for `hold`.
     fn take(&mut self, nodes: &[NodeId], hold: Hold) -> Result<(), HybridError> {
-        for &node in nodes {
+        // From the top of the free stack down, where removals are cheapest.
+        let mut nodes = nodes.to_vec();
+        self.idle.sort_top_first(&mut nodes);
+        for node in nodes {
             self.cluster.set_offline(node)?;
             self.idle.remove(node);
             self.hold[node.index()] = hold;
@@ -1227,8 +1235,16 @@ impl<'a> State<'a> {
             if chosen.is_empty() {
                 continue;
             }
-            // On top of the free stack, the reserved nodes are what the guests start on.
-            for &node in &idle {
+            // On top of the free stack, the reserved nodes are what the guests start on: put
+            // back only as many as they need.
+            let sizes: u32 = self
+                .cluster
+                .queue()
+                .filter(|q| chosen.contains(&q.job.id))
+                .map(|q| q.size())
+                .sum();
+            let idle = &idle[..sizes as usize];
+            for &node in idle {
                 self.set_online(node)?;
             }
             self.cluster
@@ -1241,7 +1257,8 @@ impl<'a> State<'a> {
                 self.guest_starts += 1;
             }
             let unused: Vec<NodeId> = idle
-                .into_iter()
+                .iter()
+                .copied()
                 .filter(|&n| self.cluster.node_state(n) == Ok(NodeState::Idle))
                 .collect();
             self.take(&unused, Hold::Reserved(od))?;
