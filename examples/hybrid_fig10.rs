@@ -8,25 +8,16 @@
 //! this figure; the expected shape is that a larger setup makes every rigid preemption
 //! dearer, so the PAA mechanisms lose more than the SPAA ones.
 
-use clap::Parser;
 use cosched_examples::hybrid::{Machine, Study, StudyArgs};
 use cosched_hybrid::HybridConfig;
 use cosched_hybrid::workload::TypeParams;
 
 const NAME: &str = "hybrid_fig10";
 
-#[derive(Parser)]
-#[command(about = "Rigid setup overhead sensitivity of the hybrid mechanisms")]
-struct Cli {
-    #[command(flatten)]
-    args: StudyArgs,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.args.common.quick;
-    let mut out = cli.args.common.output(NAME)?;
-    let study = cli.args.study(NAME, Machine::Theta);
+    let args = StudyArgs::parse_for("Rigid setup overhead sensitivity of the hybrid mechanisms");
+    let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);
+    let study = args.study(NAME, Machine::Theta);
     let ranges: &[(f64, f64)] = if quick {
         &[(0.0, 0.05), (0.20, 0.30)]
     } else {

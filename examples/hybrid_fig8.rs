@@ -9,7 +9,6 @@
 //! that intervals away from the optimum waste more work (lower useful utilisation), more so
 //! at the 5-hour MTBF.
 
-use clap::Parser;
 use cosched_core::Duration;
 use cosched_examples::hybrid::{Machine, Study, StudyArgs};
 use cosched_hybrid::checkpoint::CheckpointPolicy;
@@ -18,18 +17,11 @@ use cosched_hybrid::{Failures, HybridConfig};
 
 const NAME: &str = "hybrid_fig8";
 
-#[derive(Parser)]
-#[command(about = "Checkpoint interval x MTBF sensitivity of the hybrid mechanisms")]
-struct Cli {
-    #[command(flatten)]
-    args: StudyArgs,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.args.common.quick;
-    let mut out = cli.args.common.output(NAME)?;
-    let study = cli.args.study(NAME, Machine::Theta);
+    let args =
+        StudyArgs::parse_for("Checkpoint interval x MTBF sensitivity of the hybrid mechanisms");
+    let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);
+    let study = args.study(NAME, Machine::Theta);
     let factors: &[f64] = if quick {
         &[0.5, 1.0, 2.0]
     } else {

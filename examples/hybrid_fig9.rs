@@ -7,25 +7,16 @@
 //! figure; the expected shape is that a larger n_min leaves SPAA less to shrink, so the SPAA
 //! mechanisms preempt more and lose their edge over PAA.
 
-use clap::Parser;
 use cosched_examples::hybrid::{Machine, Study, StudyArgs};
 use cosched_hybrid::HybridConfig;
 use cosched_hybrid::workload::TypeParams;
 
 const NAME: &str = "hybrid_fig9";
 
-#[derive(Parser)]
-#[command(about = "Malleable n_min sensitivity of the hybrid mechanisms")]
-struct Cli {
-    #[command(flatten)]
-    args: StudyArgs,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
-    let quick = cli.args.common.quick;
-    let mut out = cli.args.common.output(NAME)?;
-    let study = cli.args.study(NAME, Machine::Theta);
+    let args = StudyArgs::parse_for("Malleable n_min sensitivity of the hybrid mechanisms");
+    let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);
+    let study = args.study(NAME, Machine::Theta);
     let fractions: &[f64] = if quick {
         &[0.2, 0.8]
     } else {

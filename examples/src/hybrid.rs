@@ -172,7 +172,7 @@ impl Metrics {
 }
 
 /// The flags of a sensitivity-study example: the common ones and how many seeds to average.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Parser, Debug)]
 pub struct StudyArgs {
     /// `--quick`, `--out`, `--seed`.
     #[command(flatten)]
@@ -183,6 +183,14 @@ pub struct StudyArgs {
 }
 
 impl StudyArgs {
+    /// Parses the command line of an example described by `about` (exits on bad flags or
+    /// `--help`, as clap does).
+    pub fn parse_for(about: &'static str) -> StudyArgs {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = StudyArgs::command().about(about).get_matches();
+        StudyArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+
     /// The study these flags ask for on `machine`.
     pub fn study(&self, name: &'static str, machine: Machine) -> Study {
         let quick = self.common.quick;
