@@ -8,7 +8,8 @@
 //! - **CUA** (collect until arrival): reserve the idle nodes now, then claim nodes as running
 //!   jobs release them, until the reservation holds the job's size or the job arrives.
 //! - **CUP** (collect until predicted arrival): as CUA, and if the idle nodes plus the nodes
-//!   of jobs predicted to end before the estimated arrival do not cover the size, plan
+//!   of jobs predicted to end before the estimated arrival (less what earlier reservations
+//!   still lack: they are served first) do not cover the size, plan
 //!   preemptions of running jobs before the estimated arrival. Candidates are ordered by the
 //!   overhead the preemption will cost *when it happens*: a rigid job is preempted right after
 //!   its last checkpoint before the arrival (losing nothing but its setup) when it has one,
@@ -258,6 +259,15 @@ impl NoticeBoard {
                 candidates.push((overhead, job.view.id, at, job.view.size));
             }
         }
+        // Reservations noticed earlier win the nodes that free first: count only what they
+        // leave.
+        let earlier: u64 = self
+            .reservations
+            .iter()
+            .filter(|r| (r.notice.at, r.notice.job) < (notice.at, notice.job))
+            .map(|r| u64::from(r.short_by()))
+            .sum();
+        let expected = expected.saturating_sub(earlier);
         let Some(deficit) = u64::from(short).checked_sub(expected).filter(|&d| d > 0) else {
             return Ok(Vec::new());
         };
@@ -550,6 +560,25 @@ mod tests {
         assert_eq!(plan.preemptions[0].job, JobId(2));
         assert_eq!(plan.preemptions[0].at, Time(900));
         assert_eq!(plan.preemptions[0].overhead, 400);
+    }
+
+    #[test]
+    fn cup_leaves_expected_releases_to_earlier_reservations() {
+        // Job 1 (2 nodes) ends before both arrivals; an earlier reservation still lacks 2
+        // nodes and will take them, so the later notice plans a preemption of job 2.
+        let running = [rigid(1, 2, 0, 800, None), rigid(2, 3, 0, 5_000, None)];
+        let mut board = NoticeBoard::new(NoticeStrategy::Cup);
+        let alone = board
+            .clone()
+            .notice(notice(9, 2, 10, 1_000), &[], &running)
+            .unwrap();
+        assert!(alone.preemptions.is_empty());
+        board.notice(notice(8, 2, 0, 1_000), &[], &[]).unwrap();
+        let plan = board
+            .notice(notice(9, 2, 10, 1_000), &[], &running)
+            .unwrap();
+        assert_eq!(plan.preemptions.len(), 1);
+        assert_eq!(plan.preemptions[0].job, JobId(2));
     }
 
     #[test]
