@@ -2,7 +2,8 @@
 //! sensitivity to the rigid jobs' setup overhead, drawn uniformly in a range of their run
 //! time: 0-5 %, 5-10 % (the default), 10-20 % and 20-30 % (our choice of ranges).
 //!
-//! Workload: the Theta-like generated trace, W5 notice mix, averaged over seeds. A table of
+//! Workload: the Theta-like generated trace (or `--trace FILE.swf`, typed anew per seed), W5
+//! notice mix, averaged over seeds. A table of
 //! every metric per range and configuration, and plots of the rigid turnaround and the
 //! useful utilisation over the range's midpoint. The paper gives no number we can quote for
 //! this figure; the expected shape is that a larger setup makes every rigid preemption
@@ -17,7 +18,7 @@ const NAME: &str = "hybrid_fig10";
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = StudyArgs::parse_for("Rigid setup overhead sensitivity of the hybrid mechanisms");
     let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);
-    let study = args.study(NAME, Machine::Theta);
+    let study = args.study(NAME, Machine::Theta)?;
     let ranges: &[(f64, f64)] = if quick {
         &[(0.0, 0.05), (0.20, 0.30)]
     } else {

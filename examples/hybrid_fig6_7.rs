@@ -13,12 +13,12 @@
 
 use clap::Parser;
 use cosched_core::RigidJob;
-use cosched_core::workload::swf::read_rigid_jobs;
-use cosched_examples::hybrid::{Machine, Metrics, configuration_name, configurations, simulate};
+use cosched_examples::hybrid::{
+    Machine, Metrics, TraceArgs, configuration_name, configurations, simulate,
+};
 use cosched_examples::{BarChart, Cell, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
 use cosched_hybrid::{Composite, HybridConfig};
-use std::path::PathBuf;
 
 const NAME: &str = "hybrid_fig6_7";
 
@@ -27,12 +27,9 @@ const NAME: &str = "hybrid_fig6_7";
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
-    /// Also run this SWF trace (plain or gzip), group or user ids as projects.
-    #[arg(long, value_name = "FILE.swf")]
-    trace: Option<PathBuf>,
-    /// Nodes of the trace's machine [default: its header's MaxNodes or MaxProcs].
-    #[arg(long, value_name = "N")]
-    trace_nodes: Option<u32>,
+    /// A trace to run beside the generated machines.
+    #[command(flatten)]
+    trace: TraceArgs,
     /// Seeds averaged per generated system [default: 3, quick: 1].
     #[arg(long)]
     seeds: Option<u64>,
@@ -70,29 +67,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             paper_baseline: Some(m.paper_baseline_instant()),
         })
         .collect();
-    if let Some(path) = &cli.trace {
-        let trace = read_rigid_jobs(path)?;
-        let values = trace.header.values();
-        let nodes = cli
-            .trace_nodes
-            .or_else(|| {
-                values
-                    .max_nodes
-                    .or(values.max_procs)
-                    .and_then(|c| u32::try_from(c).ok())
-            })
-            .ok_or_else(|| {
-                format!(
-                    "{}: no MaxNodes/MaxProcs; pass --trace-nodes",
-                    path.display()
-                )
-            })?;
+    if let Some(w) = cli.trace.load()? {
         systems.push(System {
-            name: path
-                .file_name()
-                .map_or("trace".into(), |n| n.to_string_lossy().into_owned()),
-            nodes,
-            traces: vec![trace.jobs],
+            name: w.name,
+            nodes: w.nodes,
+            traces: vec![w.jobs],
             paper_baseline: None,
         });
     }

@@ -2,7 +2,8 @@
 //! to the rigid jobs' checkpoint interval (50-200 % of Daly's optimum) under node failures at
 //! a system MTBF of 5 h and 50 h (repairs: exponential, mean 6 h).
 //!
-//! Workload: the Theta-like generated trace, W5 notice mix, averaged over seeds. For every
+//! Workload: the Theta-like generated trace (or `--trace FILE.swf`, typed anew per seed), W5
+//! notice mix, averaged over seeds. For every
 //! MTBF, a table of every metric per interval and configuration (baseline and the six
 //! mechanisms), and plots of the rigid turnaround and the useful utilisation over the
 //! interval. The paper gives no number we can quote for this figure; the expected shape is
@@ -21,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args =
         StudyArgs::parse_for("Checkpoint interval x MTBF sensitivity of the hybrid mechanisms");
     let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);
-    let study = args.study(NAME, Machine::Theta);
+    let study = args.study(NAME, Machine::Theta)?;
     let factors: &[f64] = if quick {
         &[0.5, 1.0, 2.0]
     } else {

@@ -1,7 +1,8 @@
 //! Fan et al., "Hybrid Workload Scheduling on HPC Systems" (IPDPS 2022), Figure 9: sensitivity
 //! to the malleable jobs' smallest size n_min, 20-80 % of their requested size.
 //!
-//! Workload: the Theta-like generated trace, W5 notice mix, averaged over seeds. A table of
+//! Workload: the Theta-like generated trace (or `--trace FILE.swf`, typed anew per seed), W5
+//! notice mix, averaged over seeds. A table of
 //! every metric per n_min and configuration, and plots of the malleable turnaround and the
 //! malleable preemption ratio over n_min. The paper gives no number we can quote for this
 //! figure; the expected shape is that a larger n_min leaves SPAA less to shrink, so the SPAA
@@ -16,7 +17,7 @@ const NAME: &str = "hybrid_fig9";
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = StudyArgs::parse_for("Malleable n_min sensitivity of the hybrid mechanisms");
     let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);
-    let study = args.study(NAME, Machine::Theta);
+    let study = args.study(NAME, Machine::Theta)?;
     let fractions: &[f64] = if quick {
         &[0.2, 0.8]
     } else {

@@ -4,8 +4,10 @@
 
 use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
 use cosched_core::RigidJob;
+use cosched_core::workload::swf::read_rigid_jobs;
 use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridReport, HybridSim};
+use std::path::PathBuf;
 
 /// The paper's two systems, as generated stand-ins for their 2019 logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,6 +173,61 @@ impl Metrics {
     }
 }
 
+/// A batch trace to run, with the machine it ran on.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Its name in tables (the file name).
+    pub name: String,
+    /// Nodes of its machine.
+    pub nodes: u32,
+    /// Its jobs.
+    pub jobs: Vec<RigidJob>,
+}
+
+/// The `--trace FILE.swf` and `--trace-nodes N` flags.
+#[derive(clap::Args, Debug, Default)]
+pub struct TraceArgs {
+    /// Run this SWF trace (plain or gzip), its group (else user) ids as projects.
+    #[arg(long, value_name = "FILE.swf")]
+    pub trace: Option<PathBuf>,
+    /// Nodes of the trace's machine [default: its header's MaxNodes, else MaxProcs].
+    #[arg(long, value_name = "N")]
+    pub trace_nodes: Option<u32>,
+}
+
+impl TraceArgs {
+    /// The trace asked for, if any.
+    pub fn load(&self) -> Result<Option<Workload>, Box<dyn std::error::Error>> {
+        let Some(path) = &self.trace else {
+            return Ok(None);
+        };
+        let trace = read_rigid_jobs(path)?;
+        let values = trace.header.values();
+        let nodes = self
+            .trace_nodes
+            .or_else(|| {
+                values
+                    .max_nodes
+                    .or(values.max_procs)
+                    .and_then(|c| u32::try_from(c).ok())
+            })
+            .ok_or_else(|| {
+                format!(
+                    "{}: no MaxNodes/MaxProcs; pass --trace-nodes",
+                    path.display()
+                )
+            })?;
+        let name = path
+            .file_name()
+            .map_or("trace".into(), |n| n.to_string_lossy().into_owned());
+        Ok(Some(Workload {
+            name,
+            nodes,
+            jobs: trace.jobs,
+        }))
+    }
+}
+
 /// The flags of a sensitivity-study example: the common ones and how many seeds to average.
 #[derive(clap::Parser, Debug)]
 pub struct StudyArgs {
@@ -180,6 +237,9 @@ pub struct StudyArgs {
     /// Seeds averaged [default: 2, quick: 1].
     #[arg(long)]
     pub seeds: Option<u64>,
+    /// A trace to study instead of the generated machine.
+    #[command(flatten)]
+    pub trace: TraceArgs,
 }
 
 impl StudyArgs {
@@ -191,16 +251,21 @@ impl StudyArgs {
         StudyArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     }
 
-    /// The study these flags ask for on `machine`.
-    pub fn study(&self, name: &'static str, machine: Machine) -> Study {
+    /// The study these flags ask for: on `machine`, or on the trace given by `--trace`.
+    pub fn study(
+        &self,
+        name: &'static str,
+        machine: Machine,
+    ) -> Result<Study, Box<dyn std::error::Error>> {
         let quick = self.common.quick;
-        Study {
+        Ok(Study {
             name,
             machine,
+            trace: self.trace.load()?,
             quick,
             seed: self.common.seed,
             seeds: self.seeds.unwrap_or(if quick { 1 } else { 2 }),
-        }
+        })
     }
 }
 
@@ -209,8 +274,10 @@ impl StudyArgs {
 pub struct Study {
     /// The example's name (progress bar, table and file names).
     pub name: &'static str,
-    /// The machine.
+    /// The machine generated for each seed...
     pub machine: Machine,
+    /// ...unless this trace is given: then every seed types it anew.
+    pub trace: Option<Workload>,
     /// Quick mode: fewer jobs.
     pub quick: bool,
     /// First seed.
@@ -230,9 +297,12 @@ impl Study {
         configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
     ) -> Vec<Vec<Metrics>> {
         let traces: Vec<Vec<RigidJob>> = (0..self.seeds)
-            .map(|s| self.machine.generate(self.quick, self.seed + s))
+            .map(|s| match &self.trace {
+                Some(w) => w.jobs.clone(),
+                None => self.machine.generate(self.quick, self.seed + s),
+            })
             .collect();
-        let nodes = self.machine.trace(self.quick).nodes;
+        let nodes = self.nodes();
         let mechanisms = configurations();
         let (n_mechanisms, n_traces) = (mechanisms.len(), traces.len());
         let points: Vec<(usize, usize, usize)> = (0..values.len())
@@ -263,6 +333,13 @@ impl Study {
             .collect()
     }
 
+    /// Nodes of the system studied.
+    pub fn nodes(&self) -> u32 {
+        self.trace
+            .as_ref()
+            .map_or(self.machine.trace(self.quick).nodes, |w| w.nodes)
+    }
+
     /// The table of a study: one row per value and configuration, every metric.
     pub fn table(
         &self,
@@ -274,13 +351,14 @@ impl Study {
     ) -> Table {
         let mut columns = vec![parameter.to_string(), "mechanism".to_string()];
         columns.extend(Metrics::COLUMNS.iter().map(|c| c.to_string()));
-        let trace = self.machine.trace(self.quick);
+        let (system, jobs) = match &self.trace {
+            Some(w) => (w.name.as_str(), w.jobs.len()),
+            None => (self.machine.name(), self.machine.trace(self.quick).jobs),
+        };
         let mut table = Table::new(file, title, columns).with_notes(format!(
-            "{}: {} nodes, {} traces of {} jobs averaged (seeds {}..), W5 notice mix.",
-            self.machine.name(),
-            trace.nodes,
+            "{system}: {} nodes, {} typing(s) of {jobs} jobs averaged (seeds {}..), W5 notice mix.",
+            self.nodes(),
             self.seeds,
-            trace.jobs,
             self.seed
         ));
         for (label, row) in labels.iter().zip(results) {
