@@ -12,6 +12,8 @@
 //! - [`OutDir`]: the output directory that receives all of the above.
 //! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
 //! - [`rhic`]: the setup the RHIC examples share.
+//! - [`metasched`]: the inputs, runs and reports the metascheduling examples share.
+//! - [`hybrid`]: the flags, workloads and runs the hybrid-scheduling examples share.
 //!
 //! ## Running an example
 //!
@@ -83,6 +85,7 @@
 mod args;
 pub mod balancer;
 mod error;
+pub mod hybrid;
 pub mod metasched;
 mod out;
 mod plot;

@@ -5,14 +5,34 @@
 //! malleable batch jobs under FCFS + EASY, and on-demand jobs that must start the moment they
 //! arrive; mechanisms manipulate running batch jobs so that they can, with the least harm.
 //!
-//! So far:
+//! The policies (no clock, RNG or I/O) and what drives them:
 //! - [`checkpoint`]: the rigid jobs' checkpointing ("Job models"): Daly's optimal interval and
 //!   the work a preemption loses;
 //! - [`mechanism`]: the on-arrival mechanisms PAA and SPAA ("Mechanisms") as a policy — a plain
 //!   function from the on-demand job's size and a view of the running jobs to [`Decision`]s —
-//!   and [`apply`], which carries them out on a [`cosched_batch::BatchCluster`].
+//!   and [`apply`], which carries them out on a [`cosched_batch::BatchCluster`];
+//! - [`notice`]: the notice strategies N, CUA and CUP as a policy ([`NoticeBoard`]) and the
+//!   choice of guests for reserved idle nodes ([`notice::guests`]);
+//! - [`sim`]: the simulator composing a notice strategy with an on-arrival mechanism
+//!   ([`Composite`], the paper's six mechanisms) over FCFS + EASY, with checkpoints, setups,
+//!   malleable resizing, lenders getting their nodes back and node failures (the evaluation's
+//!   set-up), reporting the paper's metrics ([`HybridReport`]);
+//! - [`workload`]: job types by project, the W1–W5 notice mixes, and Theta-like and Cori-like
+//!   workload generators.
 //!
-//! The notice strategies (N, CUA, CUP), the simulator and the examples are to come.
+//! A whole run — a generated Theta-like month under CUP&SPAA:
+//!
+//! ```
+//! use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
+//! use cosched_hybrid::{Composite, HybridConfig, HybridSim};
+//! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
+//! let config = HybridConfig::new(4_392, Some(Composite::ALL[5])).unwrap();
+//! let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+//! assert_eq!(out.report.completed, 200);
+//! assert!(out.report.instant_start_ratio > 0.5);
+//! ```
+//!
+//! The on-arrival policy alone, on a batch cluster:
 //!
 //! ```
 //! use cosched_batch::{BatchCluster, BatchJob, Policy};
@@ -33,9 +53,17 @@
 pub mod checkpoint;
 mod error;
 pub mod mechanism;
+pub mod notice;
+pub mod sim;
+pub mod workload;
 
 pub use checkpoint::{CheckpointPolicy, daly_interval, lost_work};
 pub use error::HybridError;
 pub use mechanism::{
     Applied, DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView, apply,
+};
+pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
+pub use sim::{
+    Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim,
+    JobAccount,
 };

@@ -51,8 +51,7 @@ use crate::HybridError;
 use crate::checkpoint::lost_work;
 use cosched_batch::{BatchCluster, Resume, Started};
 use cosched_core::{Duration, JobId, ParamError, Time};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use rustc_hash::FxHashSet;
 
 /// The warning a malleable job gets before it is preempted: two minutes.
 pub const DEFAULT_WARNING: Duration = Duration(120);
@@ -95,7 +94,37 @@ pub struct RunningView {
 impl RunningView {
     /// Checks `size >= 1`, `setup >= 0`; for a rigid job `0 <= elapsed <= runtime` and an
     /// interval > 0; for a malleable job `1 <= min_size <= size <= max_size`.
+    #[inline]
     pub fn validate(&self) -> Result<(), ParamError> {
+        if self.is_valid() {
+            return Ok(());
+        }
+        self.explain()
+    }
+
+    /// [`RunningView::validate`]'s conditions as one branch-light test (the hot path).
+    #[inline]
+    fn is_valid(&self) -> bool {
+        self.size >= 1
+            && self.setup.0 >= 0
+            && match self.kind {
+                RunningKind::Rigid {
+                    runtime,
+                    elapsed,
+                    checkpoint_interval,
+                } => {
+                    (0..=runtime.0).contains(&elapsed.0)
+                        && checkpoint_interval.is_none_or(|d| d.0 > 0)
+                }
+                RunningKind::Malleable { min_size, max_size } => {
+                    min_size >= 1 && min_size <= self.size && max_size >= self.size
+                }
+            }
+    }
+
+    /// The first condition of [`RunningView::validate`] that fails, as an error.
+    #[cold]
+    fn explain(&self) -> Result<(), ParamError> {
         ParamError::check(self.size >= 1, "size", self.size, "must be >= 1")?;
         ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0")?;
         match self.kind {
@@ -231,6 +260,11 @@ impl Mechanism {
     /// nodes and `running` the jobs that may be preempted or shrunk. Empty when the idle nodes
     /// suffice; `[WaitAtFront]` when no choice frees enough; otherwise preemptions (in
     /// ascending overhead) followed by shrinks (in ascending job id).
+    ///
+    /// Every view is validated. Job ids must be unique: checking that over all the running
+    /// jobs would cost more than the decision itself, so only a job the decisions would touch
+    /// twice is reported ([`HybridError::DuplicateJob`]). O(n + k log n) for n running jobs
+    /// and k preemptions, plus O(s log n) for s shrunk nodes.
     pub fn decide(
         &self,
         needed: u32,
@@ -244,87 +278,172 @@ impl Mechanism {
             self.warning.0,
             "must be >= 0",
         )?;
-        let mut seen = HashSet::with_capacity(running.len());
-        for job in running {
+        let shrink = self.kind == MechanismKind::Spaa;
+        // Validate, count nodes and shrink slack, and key every job by overhead (PAA always
+        // needs the keys; SPAA only if shrinking alone cannot free enough, so it keys them in a
+        // second pass). A selection (expected O(n)) then finds the k cheapest jobs to
+        // preempt, and only those are sorted: O(n + k log k).
+        let (mut total, mut slack) = (0u64, 0u64);
+        let mut keys: Vec<(i64, JobId, usize)> = Vec::new();
+        let mut weights: Vec<u32> = Vec::new();
+        if !shrink {
+            keys.reserve(running.len());
+            weights.reserve(running.len());
+        }
+        for (i, job) in running.iter().enumerate() {
             job.validate()?;
-            if !seen.insert(job.id) {
-                return Err(HybridError::DuplicateJob(job.id));
+            total += u64::from(job.size);
+            if shrink {
+                slack += u64::from(job.slack());
+            } else {
+                keys.push((self.overhead(job), job.id, i));
+                weights.push(job.size);
             }
         }
         if free >= needed {
             return Ok(Vec::new());
         }
         let deficit = u64::from(needed - free);
-        let total: u64 = running.iter().map(|j| u64::from(j.size)).sum();
         if total < deficit {
             return Ok(vec![Decision::WaitAtFront]);
         }
-        let mut order: Vec<&RunningView> = running.iter().collect();
-        order.sort_by_key(|j| (self.overhead(j), j.id));
-        let shrink = self.kind == MechanismKind::Spaa;
-        // Nodes still obtainable by shrinking the jobs not preempted.
-        let mut slack: u64 = if shrink {
-            running.iter().map(|j| u64::from(j.slack())).sum()
-        } else {
-            0
-        };
-        let mut freed = 0u64;
-        let mut decisions = Vec::new();
-        let mut preempted = HashSet::new();
-        for job in order {
-            if freed + slack >= deficit {
-                break;
-            }
-            freed += u64::from(job.size);
+        // Preempt the cheapest jobs until their sizes net of slack cover what shrinking
+        // cannot.
+        let target = deficit.saturating_sub(slack);
+        if target > 0 {
             if shrink {
-                slack -= u64::from(job.slack());
+                keys.reserve(running.len());
+                weights.reserve(running.len());
+                for (i, job) in running.iter().enumerate() {
+                    keys.push((self.overhead(job), job.id, i));
+                    // Preempting a job frees its size but forgoes its shrink slack.
+                    weights.push(job.size - job.slack());
+                }
             }
-            preempted.insert(job.id);
-            decisions.push(Decision::Preempt { job: job.id });
+            let chosen = cheapest_prefix(&mut keys, target, |k| u64::from(weights[k.2]));
+            keys.truncate(chosen);
+            keys.sort_unstable();
+        }
+        let mut freed = 0u64;
+        let mut decisions = Vec::with_capacity(keys.len() + 1);
+        let mut preempted = vec![false; running.len()];
+        for &(_, id, i) in &keys {
+            freed += u64::from(running[i].size);
+            preempted[i] = true;
+            decisions.push(Decision::Preempt { job: id });
         }
         if freed < deficit {
-            let remaining = running.iter().filter(|j| !preempted.contains(&j.id));
+            let remaining = running
+                .iter()
+                .zip(&preempted)
+                .filter(|(_, p)| !**p)
+                .map(|(j, _)| j);
             decisions.extend(water_fill(remaining, deficit - freed));
+        }
+        let mut acted: FxHashSet<JobId> =
+            FxHashSet::with_capacity_and_hasher(decisions.len(), Default::default());
+        for d in &decisions {
+            if let Decision::Preempt { job } | Decision::Shrink { job, .. } = *d
+                && !acted.insert(job)
+            {
+                return Err(HybridError::DuplicateJob(job));
+            }
         }
         Ok(decisions)
     }
 }
 
-/// Shrinks among `jobs` freeing `amount` nodes, one at a time from the largest job above its
-/// minimum (ties: smallest id); the caller guarantees the slack covers `amount`. Takes
-/// O(amount · log jobs) after sorting the jobs by id.
+/// Reorders `keys` so that its first k entries are the k smallest, for the smallest k whose
+/// weights sum to at least `target` (all of them if none does); returns k. Quickselect on the
+/// running sum, expected O(n): the first split is placed at twice the count the average weight
+/// predicts, so a small answer costs one pass over everything and then little more.
+pub(crate) fn cheapest_prefix<K: Ord>(
+    keys: &mut [K],
+    target: u64,
+    weight: impl Fn(&K) -> u64,
+) -> usize {
+    if target == 0 {
+        return 0;
+    }
+    let n = keys.len();
+    let total: u64 = keys.iter().map(&weight).sum();
+    if total < target {
+        return n;
+    }
+    let predicted = u128::from(target) * n as u128 / u128::from(total.max(1));
+    let mut guess = usize::try_from(2 * predicted + 8).unwrap_or(n).min(n - 1);
+    let (mut lo, mut hi, mut acc) = (0, n, 0u64);
+    // keys[..lo] are the lo smallest, weighing acc < target; the answer lies in lo+1..=hi.
+    while lo < hi {
+        let mid = if (lo..hi).contains(&guess) {
+            guess
+        } else {
+            lo + (hi - lo) / 2
+        };
+        guess = usize::MAX;
+        keys[lo..hi].select_nth_unstable(mid - lo);
+        let left: u64 = keys[lo..mid].iter().map(&weight).sum();
+        if acc + left >= target {
+            hi = mid;
+        } else if acc + left + weight(&keys[mid]) >= target {
+            return mid + 1;
+        } else {
+            acc += left + weight(&keys[mid]);
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
+/// Shrinks among `jobs` freeing `amount` nodes as if one node at a time were taken from the
+/// largest job above its minimum (ties: smallest id); the caller guarantees the slack covers
+/// `amount`. In closed form: every job is cut to `max(min, L)` for the lowest level `L`
+/// freeing at most `amount`, and the nodes still missing come from the jobs at `L` that can
+/// go lower, smallest ids first. O(jobs · log size); the shrinks come out in ascending id.
 fn water_fill<'a>(
     jobs: impl Iterator<Item = &'a RunningView>,
     amount: u64,
 ) -> impl Iterator<Item = Decision> {
-    // (job, size now, minimum, target), in id order so that a smaller index is a smaller id.
-    let mut shrinkable: Vec<(JobId, u32, u32, u32)> = jobs
+    // (id, size, minimum) of the jobs that can shrink.
+    let mut shrinkable: Vec<(JobId, u32, u32)> = jobs
         .filter_map(|j| match j.kind {
             RunningKind::Malleable { min_size, .. } if j.size > min_size => {
-                Some((j.id, j.size, min_size, j.size))
+                Some((j.id, j.size, min_size))
             }
             _ => None,
         })
         .collect();
-    shrinkable.sort_unstable_by_key(|e| e.0);
-    let mut heap: BinaryHeap<(u32, Reverse<usize>)> = shrinkable
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.3, Reverse(i)))
-        .collect();
-    for _ in 0..amount {
-        let Some((target, Reverse(i))) = heap.pop() else {
-            break;
-        };
-        shrinkable[i].3 = target - 1;
-        if target - 1 > shrinkable[i].2 {
-            heap.push((target - 1, Reverse(i)));
+    let freed_at = |level: u32| -> u64 {
+        shrinkable
+            .iter()
+            .map(|&(_, size, min)| u64::from(size.saturating_sub(min.max(level))))
+            .sum()
+    };
+    // The lowest level freeing at most `amount` (freed_at is non-increasing in the level).
+    let (mut lo, mut hi) = (0u32, shrinkable.iter().map(|j| j.1).max().unwrap_or(0));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if freed_at(mid) <= amount {
+            hi = mid;
+        } else {
+            lo = mid + 1;
         }
     }
+    let level = lo;
+    let mut missing = amount - freed_at(level).min(amount);
+    shrinkable.sort_unstable_by_key(|j| j.0);
     shrinkable
         .into_iter()
-        .filter(|&(_, size, _, to)| to < size)
-        .map(|(job, _, _, to)| Decision::Shrink { job, to })
+        .filter_map(move |(job, size, min)| {
+            let mut to = size.min(min.max(level));
+            if missing > 0 && to == level && level > min {
+                to -= 1;
+                missing -= 1;
+            }
+            (to < size).then_some(Decision::Shrink { job, to })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// What [`apply`] did.

@@ -197,8 +197,73 @@ fn check_decisions(
     Ok(())
 }
 
+/// The mechanisms written the direct way: sort every job by (overhead, id), preempt while
+/// the freed nodes plus the remaining slack fall short, then take one node at a time from the
+/// largest shrinkable job (ties: smallest id).
+fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> Vec<Decision> {
+    if free >= needed {
+        return Vec::new();
+    }
+    let deficit = needed - free;
+    if running.iter().map(|j| j.size).sum::<u32>() < deficit {
+        return vec![Decision::WaitAtFront];
+    }
+    let spaa = m.kind == cosched_hybrid::MechanismKind::Spaa;
+    let mut order: Vec<&RunningView> = running.iter().collect();
+    order.sort_by_key(|j| (m.overhead(j), j.id));
+    let mut slack: u32 = if spaa {
+        running.iter().map(|j| j.slack()).sum()
+    } else {
+        0
+    };
+    let (mut freed, mut out, mut gone) = (0, Vec::new(), Vec::new());
+    for j in order {
+        if freed + slack >= deficit {
+            break;
+        }
+        freed += j.size;
+        if spaa {
+            slack -= j.slack();
+        }
+        gone.push(j.id);
+        out.push(Decision::Preempt { job: j.id });
+    }
+    let mut sizes: Vec<(JobId, u32, u32, u32)> = running
+        .iter()
+        .filter(|j| !gone.contains(&j.id))
+        .filter_map(|j| match j.kind {
+            RunningKind::Malleable { min_size, .. } => Some((j.id, j.size, min_size, j.size)),
+            RunningKind::Rigid { .. } => None,
+        })
+        .collect();
+    sizes.sort_by_key(|s| s.0);
+    while freed < deficit {
+        let k = (0..sizes.len())
+            .filter(|&k| sizes[k].3 > sizes[k].2)
+            .max_by_key(|&k| (sizes[k].3, std::cmp::Reverse(sizes[k].0)))
+            .expect("slack covers the rest");
+        sizes[k].3 -= 1;
+        freed += 1;
+    }
+    out.extend(
+        sizes
+            .into_iter()
+            .filter(|s| s.3 < s.1)
+            .map(|s| Decision::Shrink { job: s.0, to: s.3 }),
+    );
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn decisions_match_the_direct_reference((jobs, _now, free, needed) in scenario()) {
+        let running = views(&jobs);
+        for m in [Mechanism::paa(), Mechanism::spaa()] {
+            prop_assert_eq!(m.decide(needed, free, &running).unwrap(), reference(m, needed, free, &running));
+        }
+    }
 
     #[test]
     fn decisions_free_enough_minimally_and_evenly((jobs, _now, free, needed) in scenario()) {

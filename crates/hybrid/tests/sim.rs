@@ -1,0 +1,361 @@
+//! The hybrid simulator: hand scenarios with known timelines, and property tests of its
+//! invariants over random workloads under every mechanism (and the baseline), with and
+//! without failures.
+
+use cosched_core::{Duration, JobClass, JobId, MalleableJob, OnDemandJob, RigidJob, Time};
+use cosched_hybrid::checkpoint::CheckpointPolicy;
+use cosched_hybrid::mechanism::MechanismKind;
+use cosched_hybrid::notice::NoticeStrategy;
+use cosched_hybrid::{Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridSim};
+use proptest::prelude::*;
+
+fn rigid(id: u64, submit: i64, size: u32, runtime: i64, setup: i64) -> HybridJob {
+    HybridJob::Rigid {
+        job: RigidJob::new(
+            JobId(id),
+            Time(submit),
+            size,
+            Duration(runtime),
+            Duration(runtime),
+        )
+        .unwrap(),
+        setup: Duration(setup),
+    }
+}
+
+fn malleable(id: u64, submit: i64, min: u32, max: u32, work: i64) -> HybridJob {
+    HybridJob::Malleable {
+        job: MalleableJob::new(
+            JobId(id),
+            Time(submit),
+            min,
+            max,
+            Duration(work),
+            Duration(0),
+        )
+        .unwrap(),
+        estimate: Duration(work),
+    }
+}
+
+fn on_demand(id: u64, arrival: i64, size: u32, runtime: i64) -> OnDemandJob {
+    OnDemandJob::new(
+        JobId(id),
+        size,
+        Duration(runtime),
+        Duration(runtime),
+        Time(arrival),
+    )
+    .unwrap()
+}
+
+fn run(nodes: u32, mechanism: Option<Composite>, jobs: &[HybridJob]) -> HybridOutcome {
+    let config = HybridConfig::new(nodes, mechanism).unwrap();
+    let out = HybridSim::new(config)
+        .unwrap()
+        .check_invariants()
+        .run(jobs)
+        .unwrap();
+    assert!(out.violations.is_empty(), "{:?}", out.violations);
+    out
+}
+
+fn record(out: &HybridOutcome, id: u64) -> (Option<Time>, Option<Time>) {
+    let r = out.records.iter().find(|r| r.id == JobId(id)).unwrap();
+    (r.start, r.end)
+}
+
+const N_PAA: Composite = Composite::new(NoticeStrategy::N, MechanismKind::Paa);
+const N_SPAA: Composite = Composite::new(NoticeStrategy::N, MechanismKind::Spaa);
+const CUA_PAA: Composite = Composite::new(NoticeStrategy::Cua, MechanismKind::Paa);
+const CUP_PAA: Composite = Composite::new(NoticeStrategy::Cup, MechanismKind::Paa);
+
+#[test]
+fn paa_preempts_a_rigid_job_which_resumes_on_the_returned_nodes() {
+    // A 4-node rigid job (no checkpoints: 1,000 s < τ) runs from 0; a 2-node on-demand job
+    // arrives at 300 for 100 s. The rigid job loses 300 s, pays its 50 s setup again and
+    // resumes at 400 when the on-demand job hands its nodes back: it ends at 1,400.
+    let jobs = [
+        rigid(1, 0, 4, 1_000, 50),
+        HybridJob::OnDemand(on_demand(2, 300, 2, 100)),
+    ];
+    let out = run(4, Some(N_PAA), &jobs);
+    assert_eq!(record(&out, 2), (Some(Time(300)), Some(Time(400))));
+    assert_eq!(record(&out, 1), (Some(Time(0)), Some(Time(1_400))));
+    let a = out.accounts[0];
+    assert_eq!(
+        (a.preemptions, a.delivered, a.wasted),
+        (1, 4 * 1_300, 4 * 300)
+    );
+    assert_eq!(out.report.instant_start_ratio, 1.0);
+    assert_eq!(out.report.rigid_preempted_ratio, 1.0);
+    // The baseline queues the on-demand job behind the rigid one.
+    let base = run(4, None, &jobs);
+    assert_eq!(record(&base, 2), (Some(Time(1_000)), Some(Time(1_100))));
+    assert_eq!(base.report.instant_start_ratio, 0.0);
+}
+
+#[test]
+fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
+    // MTBF 1 h: τ for δ = 600 s is sqrt(2·600·3600)·(1 + sqrt(1/12)/3 + 1/108) − 600 ≈ 1,698 s.
+    let config = HybridConfig {
+        checkpoint: CheckpointPolicy::new(Duration::from_hours(1)).unwrap(),
+        ..HybridConfig::new(4, Some(N_PAA)).unwrap()
+    };
+    let tau = config.checkpoint.interval(4, Duration(5_000)).unwrap();
+    assert_eq!(tau, Duration(1_698));
+    let jobs = [
+        rigid(1, 0, 4, 5_000, 100),
+        HybridJob::OnDemand(on_demand(2, 2_000, 4, 100)),
+    ];
+    let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+    // Saved at the checkpoint at 1,698: 1,598 s of work beyond setup. The job resumes at
+    // 2,100 with 4,900 − 1,598 = 3,302 s of work plus 100 s setup.
+    assert_eq!(record(&out, 1).1, Some(Time(2_100 + 3_302 + 100)));
+    assert_eq!(out.accounts[0].wasted, 4 * (2_000 - 1_598));
+    let a = out.accounts[0];
+    assert_eq!(a.delivered - a.wasted, a.required);
+}
+
+#[test]
+fn spaa_shrinks_and_the_job_expands_back() {
+    // An 8-node malleable job (work 8,000 node-s, min 2) from 0; a 4-node on-demand job at
+    // 400 for 200 s. SPAA shrinks it to 4 (its 4,800 node-s left take 1,200 s), and at 600
+    // it expands back to 8: 4,000 node-s left, 500 s → ends at 1,100.
+    let jobs = [
+        malleable(1, 0, 2, 8, 8_000),
+        HybridJob::OnDemand(on_demand(2, 400, 4, 200)),
+    ];
+    let out = run(8, Some(N_SPAA), &jobs);
+    assert_eq!(record(&out, 2), (Some(Time(400)), Some(Time(600))));
+    assert_eq!(record(&out, 1), (Some(Time(0)), Some(Time(1_100))));
+    let a = out.accounts[0];
+    assert_eq!((a.shrinks, a.preemptions, a.wasted), (1, 0, 0));
+    assert_eq!(a.delivered, 8_000);
+    assert_eq!(out.report.shrinks, 1);
+}
+
+#[test]
+fn cua_collects_released_nodes_so_the_job_starts_without_preemption() {
+    // 4 nodes: job 1 (2 nodes) ends at 500, job 3 (2 nodes) runs to 5,000. A 2-node
+    // on-demand job noticed at 0 arrives at 1,000: CUA claims job 1's nodes at 500.
+    let od = on_demand(2, 1_000, 2, 100)
+        .with_notice(Time(1), Time(1_000))
+        .unwrap();
+    let jobs = [
+        rigid(1, 0, 2, 500, 0),
+        rigid(3, 0, 2, 5_000, 0),
+        rigid(4, 2, 2, 2_000, 0),
+        HybridJob::OnDemand(od),
+    ];
+    let out = run(4, Some(CUA_PAA), &jobs);
+    assert_eq!(record(&out, 2), (Some(Time(1_000)), Some(Time(1_100))));
+    assert_eq!(out.report.preemptions, 0);
+    // Job 4 would have backfilled onto job 1's nodes at 500; it waits for them instead.
+    assert_eq!(record(&out, 4).0, Some(Time(1_100)));
+    // Without the notice strategy, job 4 backfills at 500 and PAA preempts it (the cheaper:
+    // 2 × 500 node-s lost against 2 × 1,000 for job 3) at the arrival.
+    let paa = run(4, Some(N_PAA), &jobs);
+    assert_eq!(record(&paa, 2).0, Some(Time(1_000)));
+    assert_eq!(record(&paa, 4).0, Some(Time(500)));
+    assert_eq!(paa.report.preemptions, 1);
+}
+
+#[test]
+fn reserved_idle_nodes_run_guests_until_the_arrival() {
+    // 4 nodes: L holds 2 until 5,000; the other 2 are reserved at the notice (t = 0) for a
+    // 2-node job arriving at 1,000. A (estimate 500) ends before the arrival: it runs there
+    // 10-510. Malleable M (2,000 s on 2 nodes) comes at 600: a guest, preempted at 1,000 with
+    // 1,600 s left; it resumes when the on-demand job ends at 1,100.
+    let od = on_demand(9, 1_000, 2, 100)
+        .with_notice(Time(0), Time(1_000))
+        .unwrap();
+    let jobs = [
+        rigid(1, 0, 2, 5_000, 0),
+        HybridJob::OnDemand(od),
+        rigid(2, 10, 2, 500, 0),
+        malleable(3, 600, 1, 2, 4_000),
+    ];
+    let out = run(4, Some(CUA_PAA), &jobs);
+    assert_eq!(record(&out, 2), (Some(Time(10)), Some(Time(510))));
+    assert_eq!(record(&out, 9), (Some(Time(1_000)), Some(Time(1_100))));
+    assert_eq!(record(&out, 3), (Some(Time(600)), Some(Time(2_700))));
+    assert_eq!(out.accounts[3].preemptions, 1);
+    assert_eq!(out.report.guest_starts, 2);
+    // Without a notice strategy nothing is reserved: A and M start at once, and PAA preempts
+    // the cheaper of L and M at the arrival.
+    let n = run(4, Some(N_PAA), &jobs);
+    assert_eq!(n.report.guest_starts, 0);
+}
+
+#[test]
+fn a_reservation_is_released_ten_minutes_after_the_estimate() {
+    // The job announces 1,000 but comes at 2,000: its reservation of the 2 idle nodes is
+    // released at 1,600 and a batch job submitted at 100 (too long to be a guest) starts on
+    // them then; at 2,000 PAA preempts it for the on-demand job.
+    let od = on_demand(2, 2_000, 2, 100)
+        .with_notice(Time(0), Time(1_000))
+        .unwrap();
+    let jobs = [rigid(1, 100, 2, 5_000, 0), HybridJob::OnDemand(od)];
+    let out = run(2, Some(CUA_PAA), &jobs);
+    assert_eq!(record(&out, 1).0, Some(Time(1_600)));
+    assert_eq!(record(&out, 2).0, Some(Time(2_000)));
+    assert_eq!(out.accounts[0].preemptions, 1);
+    assert_eq!(out.report.guest_starts, 0);
+}
+
+#[test]
+fn cup_preempts_before_the_arrival() {
+    // 2 nodes, one rigid job to 10,000; CUP preempts it at the notice (no checkpoints) so the
+    // nodes wait for the job, which then starts at its arrival without an arrival decision.
+    let od = on_demand(2, 1_000, 2, 100)
+        .with_notice(Time(100), Time(1_000))
+        .unwrap();
+    let jobs = [rigid(1, 0, 2, 10_000, 0), HybridJob::OnDemand(od)];
+    let out = run(2, Some(CUP_PAA), &jobs);
+    assert_eq!(record(&out, 2), (Some(Time(1_000)), Some(Time(1_100))));
+    assert_eq!(out.accounts[0].wasted, 2 * 100);
+    // Requeued with all its work (τ = 9,786 s: no checkpoint yet), it resumes at 1,100.
+    assert_eq!(record(&out, 1).1, Some(Time(1_100 + 10_000)));
+}
+
+#[test]
+fn on_demand_jobs_waiting_at_the_front_are_served_first_come_first_served() {
+    // 4 nodes. C (3 nodes) runs 0-1,000 and rigid R (1 node) 0-500. A (4 nodes) arrives at
+    // 100: the batch jobs running cannot free 4, so it waits at the front. B (2 nodes)
+    // arrives at 500 when R ends: it cannot start either and queues behind A, holding
+    // nothing — so A gets R's node at 500 and C's three at 1,000, and B follows A.
+    let jobs = [
+        HybridJob::OnDemand(on_demand(1, 0, 3, 1_000)),
+        rigid(2, 0, 1, 500, 0),
+        HybridJob::OnDemand(on_demand(3, 100, 4, 100)),
+        HybridJob::OnDemand(on_demand(4, 500, 2, 100)),
+    ];
+    let out = run(4, Some(N_PAA), &jobs);
+    assert_eq!(out.report.completed, 4);
+    assert_eq!(record(&out, 3), (Some(Time(1_000)), Some(Time(1_100))));
+    assert_eq!(record(&out, 4), (Some(Time(1_100)), Some(Time(1_200))));
+}
+
+/// A random job: kind, submit, size, run time, setup share, notice shape.
+fn job_strategy(nodes: u32) -> impl Strategy<Value = (u8, i64, u32, i64, u8, u8, i64)> {
+    (
+        0u8..3,
+        0i64..20_000,
+        1u32..=nodes,
+        1i64..8_000,
+        0u8..=10,
+        0u8..4,
+        -1_800i64..1_800,
+    )
+}
+
+fn build(nodes: u32, raw: &[(u8, i64, u32, i64, u8, u8, i64)]) -> Vec<HybridJob> {
+    raw.iter()
+        .enumerate()
+        .map(
+            |(i, &(kind, submit, size, runtime, setup, category, shift))| {
+                let id = i as u64 + 1;
+                let setup = runtime * i64::from(setup) / 100;
+                match kind {
+                    0 => rigid(id, submit, size, runtime, setup),
+                    1 => HybridJob::Malleable {
+                        job: MalleableJob::new(
+                            JobId(id),
+                            Time(submit),
+                            size.div_ceil(5),
+                            size,
+                            Duration(runtime * i64::from(size)),
+                            Duration(setup),
+                        )
+                        .unwrap(),
+                        estimate: Duration(runtime + setup + 60),
+                    },
+                    _ => {
+                        let od = on_demand(id, submit, size.min(nodes), runtime);
+                        let estimate = Time(submit + shift.abs() * i64::from(category % 3));
+                        let od = match category {
+                            0 => od,
+                            _ => od
+                                .with_notice((estimate - Duration(900)).min(Time(submit)), estimate)
+                                .unwrap(),
+                        };
+                        HybridJob::OnDemand(od)
+                    }
+                }
+            },
+        )
+        .collect()
+}
+
+fn mechanisms() -> impl Strategy<Value = Option<Composite>> {
+    prop_oneof![
+        Just(None),
+        (0usize..6).prop_map(|k| Some(Composite::ALL[k]))
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn every_job_ends_once_and_nodes_and_work_are_conserved(
+        nodes in 2u32..=16,
+        raw in prop::collection::vec(job_strategy(16), 1..25),
+        mechanism in mechanisms(),
+        failures in any::<bool>(),
+        seed in 0u64..1_000,
+    ) {
+        let config = HybridConfig {
+            failures: failures.then_some(Failures {
+                mtbf: Duration(3_000),
+                mean_repair: Duration(2_000),
+            }),
+            checkpoint: CheckpointPolicy::new(Duration(2_000)).unwrap(),
+            seed,
+            ..HybridConfig::new(nodes, mechanism).unwrap()
+        };
+        let raw: Vec<_> = raw.into_iter().map(|mut r| { r.2 = r.2.min(nodes); r }).collect();
+        let jobs = build(nodes, &raw);
+        let out = HybridSim::new(config).unwrap().check_invariants().run(&jobs).unwrap();
+        prop_assert!(out.violations.is_empty(), "{:?}", out.violations);
+        prop_assert_eq!(out.report.completed, jobs.len());
+        for ((a, r), job) in out.accounts.iter().zip(&out.records).zip(&jobs) {
+            prop_assert_eq!(a.completions, 1, "{} ended {} times", a.id, a.completions);
+            // Preempted, shrunk or failed, a job keeps its submit time.
+            prop_assert_eq!(r.submit, job.submit());
+            let useful = a.delivered - a.wasted;
+            if a.class == JobClass::Malleable {
+                prop_assert!(useful >= a.required && useful - a.required <= a.rounding_slack,
+                    "{}: useful {} required {} slack {}", a.id, useful, a.required, a.rounding_slack);
+            } else {
+                prop_assert_eq!(useful, a.required, "{}", a.id);
+            }
+            prop_assert!(r.start.unwrap() >= r.submit);
+            if failures {
+                continue;
+            }
+            prop_assert_eq!(a.failures, 0);
+        }
+        // Same seed, same outcome.
+        let again = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+        prop_assert_eq!(&again.report, &out.report);
+        prop_assert_eq!(&again.records, &out.records);
+    }
+
+    #[test]
+    fn a_lone_on_demand_job_starts_at_its_arrival_under_every_mechanism(
+        nodes in 2u32..=16,
+        raw in prop::collection::vec(job_strategy(16), 1..15),
+        od in job_strategy(16),
+        k in 0usize..6,
+    ) {
+        let mut raw: Vec<_> = raw.into_iter().map(|mut r| { r.0 %= 2; r.2 = r.2.min(nodes); r }).collect();
+        raw.push((2, od.1, od.2.min(nodes), od.3, 0, od.5, od.6));
+        let jobs = build(nodes, &raw);
+        let out = run(nodes, Some(Composite::ALL[k]), &jobs);
+        let r = out.records.last().unwrap();
+        prop_assert_eq!(r.start, Some(r.submit));
+        prop_assert_eq!(out.report.instant_start_ratio, 1.0);
+    }
+}

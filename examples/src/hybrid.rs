@@ -1,0 +1,423 @@
+//! What the `hybrid_*` examples share (Fan et al., IPDPS 2022): the two machines and their
+//! generated workloads, the seven configurations (baseline and six mechanisms), one run's
+//! metrics and their averages, and the metric columns of the tables.
+
+use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
+use cosched_core::RigidJob;
+use cosched_core::workload::swf::read_rigid_jobs;
+use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
+use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridReport, HybridSim};
+use std::path::PathBuf;
+
+/// The paper's two systems, as generated stand-ins for their 2019 logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Machine {
+    /// Theta-like: 4,392 nodes, jobs of >= 128 nodes, <= 1 day.
+    Theta,
+    /// Cori-like: 12,076 nodes, ~76 % single-node jobs, <= 7 days.
+    Cori,
+}
+
+impl Machine {
+    /// Both machines.
+    pub const ALL: [Machine; 2] = [Machine::Theta, Machine::Cori];
+
+    /// Its name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Machine::Theta => "Theta-like",
+            Machine::Cori => "Cori-like",
+        }
+    }
+
+    /// The generated trace's parameters; fewer jobs with `quick`.
+    pub fn trace(self, quick: bool) -> TraceParams {
+        match (self, quick) {
+            (Machine::Theta, false) => TraceParams::theta(3_000),
+            (Machine::Theta, true) => TraceParams::theta(250),
+            (Machine::Cori, false) => TraceParams::cori(20_000),
+            (Machine::Cori, true) => TraceParams::cori(600),
+        }
+    }
+
+    /// The paper's baseline on-demand instant-start ratio (its evaluation text).
+    pub fn paper_baseline_instant(self) -> f64 {
+        match self {
+            Machine::Theta => 0.2269,
+            Machine::Cori => 0.1894,
+        }
+    }
+
+    /// A generated batch trace for `seed`.
+    pub fn generate(self, quick: bool, seed: u64) -> Vec<RigidJob> {
+        generate(&self.trace(quick), seed).expect("the machines' parameters are valid")
+    }
+}
+
+/// The baseline (`None`) and the six mechanisms, in the paper's order.
+pub fn configurations() -> Vec<Option<Composite>> {
+    std::iter::once(None)
+        .chain(Composite::ALL.map(Some))
+        .collect()
+}
+
+/// The name of a configuration: `baseline` or e.g. `CUP&SPAA`.
+pub fn configuration_name(mechanism: Option<Composite>) -> String {
+    mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
+}
+
+/// Types `trace` with `types` (seeded) and simulates it under `config`.
+pub fn simulate(
+    trace: &[RigidJob],
+    types: &TypeParams,
+    seed: u64,
+    config: HybridConfig,
+) -> Metrics {
+    let jobs: Vec<HybridJob> = assign_types(trace, types, seed).expect("valid type parameters");
+    let out = HybridSim::new(config)
+        .and_then(|sim| sim.run(&jobs))
+        .expect("a generated workload simulates");
+    Metrics::of(&out.report)
+}
+
+/// The metrics the paper's figures show, for one run or averaged over several.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Metrics {
+    /// On-demand jobs started at arrival, share.
+    pub instant: f64,
+    /// Mean turnaround of batch jobs, hours.
+    pub turnaround_h: f64,
+    /// Mean turnaround of rigid jobs, hours.
+    pub rigid_turnaround_h: f64,
+    /// Mean turnaround of malleable jobs, hours.
+    pub malleable_turnaround_h: f64,
+    /// Rigid jobs preempted at least once, share.
+    pub rigid_preempted: f64,
+    /// Malleable jobs preempted at least once, share.
+    pub malleable_preempted: f64,
+    /// Useful utilisation (wasted work excluded).
+    pub utilization: f64,
+    /// Node-hours wasted.
+    pub wasted_node_hours: f64,
+}
+
+impl Metrics {
+    /// The metrics of one report.
+    pub fn of(r: &HybridReport) -> Metrics {
+        Metrics {
+            instant: r.instant_start_ratio,
+            turnaround_h: r.turnaround_h,
+            rigid_turnaround_h: r.rigid_turnaround_h,
+            malleable_turnaround_h: r.malleable_turnaround_h,
+            rigid_preempted: r.rigid_preempted_ratio,
+            malleable_preempted: r.malleable_preempted_ratio,
+            utilization: r.utilization,
+            wasted_node_hours: r.wasted_node_hours,
+        }
+    }
+
+    /// The field-wise mean (all zero for no runs).
+    pub fn mean<'a>(runs: impl IntoIterator<Item = &'a Metrics>) -> Metrics {
+        let mut sum = Metrics::default();
+        let mut n = 0.0;
+        for m in runs {
+            n += 1.0;
+            sum.instant += m.instant;
+            sum.turnaround_h += m.turnaround_h;
+            sum.rigid_turnaround_h += m.rigid_turnaround_h;
+            sum.malleable_turnaround_h += m.malleable_turnaround_h;
+            sum.rigid_preempted += m.rigid_preempted;
+            sum.malleable_preempted += m.malleable_preempted;
+            sum.utilization += m.utilization;
+            sum.wasted_node_hours += m.wasted_node_hours;
+        }
+        if n == 0.0 {
+            return sum;
+        }
+        Metrics {
+            instant: sum.instant / n,
+            turnaround_h: sum.turnaround_h / n,
+            rigid_turnaround_h: sum.rigid_turnaround_h / n,
+            malleable_turnaround_h: sum.malleable_turnaround_h / n,
+            rigid_preempted: sum.rigid_preempted / n,
+            malleable_preempted: sum.malleable_preempted / n,
+            utilization: sum.utilization / n,
+            wasted_node_hours: sum.wasted_node_hours / n,
+        }
+    }
+
+    /// The column names of [`Metrics::cells`].
+    pub const COLUMNS: [&'static str; 8] = [
+        "on-demand instant start (%)",
+        "turnaround all (h)",
+        "turnaround rigid (h)",
+        "turnaround malleable (h)",
+        "rigid preempted (%)",
+        "malleable preempted (%)",
+        "utilisation (%)",
+        "wasted (node-h)",
+    ];
+
+    /// The table cells, in [`Metrics::COLUMNS`] order.
+    pub fn cells(&self) -> [Cell; 8] {
+        [
+            Cell::fixed(100.0 * self.instant, 2),
+            Cell::fixed(self.turnaround_h, 2),
+            Cell::fixed(self.rigid_turnaround_h, 2),
+            Cell::fixed(self.malleable_turnaround_h, 2),
+            Cell::fixed(100.0 * self.rigid_preempted, 2),
+            Cell::fixed(100.0 * self.malleable_preempted, 2),
+            Cell::fixed(100.0 * self.utilization, 2),
+            Cell::fixed(self.wasted_node_hours, 0),
+        ]
+    }
+}
+
+/// A batch trace to run, with the machine it ran on.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Its name in tables (the file name).
+    pub name: String,
+    /// Nodes of its machine.
+    pub nodes: u32,
+    /// Its jobs.
+    pub jobs: Vec<RigidJob>,
+}
+
+/// The `--trace FILE.swf` and `--trace-nodes N` flags.
+#[derive(clap::Args, Debug, Default)]
+pub struct TraceArgs {
+    /// Run this SWF trace (plain or gzip), its group (else user) ids as projects.
+    #[arg(long, value_name = "FILE.swf")]
+    pub trace: Option<PathBuf>,
+    /// Nodes of the trace's machine [default: its header's MaxNodes, else MaxProcs].
+    #[arg(long, value_name = "N")]
+    pub trace_nodes: Option<u32>,
+}
+
+impl TraceArgs {
+    /// The trace asked for, if any.
+    pub fn load(&self) -> Result<Option<Workload>, Box<dyn std::error::Error>> {
+        let Some(path) = &self.trace else {
+            return Ok(None);
+        };
+        let trace = read_rigid_jobs(path)?;
+        let values = trace.header.values();
+        let nodes = self
+            .trace_nodes
+            .or_else(|| {
+                values
+                    .max_nodes
+                    .or(values.max_procs)
+                    .and_then(|c| u32::try_from(c).ok())
+            })
+            .ok_or_else(|| {
+                format!(
+                    "{}: no MaxNodes/MaxProcs; pass --trace-nodes",
+                    path.display()
+                )
+            })?;
+        let name = path
+            .file_name()
+            .map_or("trace".into(), |n| n.to_string_lossy().into_owned());
+        Ok(Some(Workload {
+            name,
+            nodes,
+            jobs: trace.jobs,
+        }))
+    }
+}
+
+/// The flags of a sensitivity-study example: the common ones and how many seeds to average.
+#[derive(clap::Parser, Debug)]
+pub struct StudyArgs {
+    /// `--quick`, `--out`, `--seed`.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Seeds averaged [default: 2, quick: 1].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// A trace to study instead of the generated machine.
+    #[command(flatten)]
+    pub trace: TraceArgs,
+}
+
+impl StudyArgs {
+    /// Parses the command line of an example described by `about` (exits on bad flags or
+    /// `--help`, as clap does).
+    pub fn parse_for(about: &'static str) -> StudyArgs {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = StudyArgs::command().about(about).get_matches();
+        StudyArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+
+    /// The study these flags ask for: on `machine`, or on the trace given by `--trace`.
+    pub fn study(
+        &self,
+        name: &'static str,
+        machine: Machine,
+    ) -> Result<Study, Box<dyn std::error::Error>> {
+        let quick = self.common.quick;
+        Ok(Study {
+            name,
+            machine,
+            trace: self.trace.load()?,
+            quick,
+            seed: self.common.seed,
+            seeds: self.seeds.unwrap_or(if quick { 1 } else { 2 }),
+        })
+    }
+}
+
+/// A sensitivity study (Figures 8-10): one parameter's values x the seven configurations on
+/// one machine, averaged over `seeds` generated traces.
+pub struct Study {
+    /// The example's name (progress bar, table and file names).
+    pub name: &'static str,
+    /// The machine generated for each seed...
+    pub machine: Machine,
+    /// ...unless this trace is given: then every seed types it anew.
+    pub trace: Option<Workload>,
+    /// Quick mode: fewer jobs.
+    pub quick: bool,
+    /// First seed.
+    pub seed: u64,
+    /// Traces averaged.
+    pub seeds: u64,
+}
+
+impl Study {
+    /// Runs every value x configuration x seed; `configure` sets the value into the type
+    /// parameters and the simulator's configuration (which comes with the seed as failure
+    /// seed). Returns the mean metrics per value, then per configuration of
+    /// [`configurations`].
+    pub fn run<P: Sync>(
+        &self,
+        values: &[P],
+        configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
+    ) -> Vec<Vec<Metrics>> {
+        let traces: Vec<Vec<RigidJob>> = (0..self.seeds)
+            .map(|s| match &self.trace {
+                Some(w) => w.jobs.clone(),
+                None => self.machine.generate(self.quick, self.seed + s),
+            })
+            .collect();
+        let nodes = self.nodes();
+        let mechanisms = configurations();
+        let (n_mechanisms, n_traces) = (mechanisms.len(), traces.len());
+        let points: Vec<(usize, usize, usize)> = (0..values.len())
+            .flat_map(|v| {
+                (0..n_mechanisms).flat_map(move |m| (0..n_traces).map(move |t| (v, m, t)))
+            })
+            .collect();
+        let results = Sweep::new(self.name, points).run(|&(v, m, t)| {
+            let mut types = TypeParams::default();
+            let mut config = HybridConfig::new(nodes, mechanisms[m]).expect("nodes >= 1");
+            config.seed = self.seed + t as u64;
+            configure(&values[v], &mut types, &mut config);
+            simulate(&traces[t], &types, self.seed + t as u64, config)
+        });
+        (0..values.len())
+            .map(|v| {
+                (0..mechanisms.len())
+                    .map(|m| {
+                        Metrics::mean(
+                            results
+                                .iter()
+                                .filter(|((pv, pm, _), _)| *pv == v && *pm == m)
+                                .map(|(_, r)| r),
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Nodes of the system studied.
+    pub fn nodes(&self) -> u32 {
+        self.trace
+            .as_ref()
+            .map_or(self.machine.trace(self.quick).nodes, |w| w.nodes)
+    }
+
+    /// The table of a study: one row per value and configuration, every metric.
+    pub fn table(
+        &self,
+        file: &str,
+        title: &str,
+        parameter: &str,
+        labels: &[String],
+        results: &[Vec<Metrics>],
+    ) -> Table {
+        let mut columns = vec![parameter.to_string(), "mechanism".to_string()];
+        columns.extend(Metrics::COLUMNS.iter().map(|c| c.to_string()));
+        let (system, jobs) = match &self.trace {
+            Some(w) => (w.name.as_str(), w.jobs.len()),
+            None => (self.machine.name(), self.machine.trace(self.quick).jobs),
+        };
+        let mut table = Table::new(file, title, columns).with_notes(format!(
+            "{system}: {} nodes, {} typing(s) of {jobs} jobs averaged (seeds {}..), W5 notice mix.",
+            self.nodes(),
+            self.seeds,
+            self.seed
+        ));
+        for (label, row) in labels.iter().zip(results) {
+            for (mechanism, m) in configurations().into_iter().zip(row) {
+                let mut cells = vec![
+                    Cell::Text(label.clone()),
+                    Cell::Text(configuration_name(mechanism)),
+                ];
+                cells.extend(m.cells());
+                table.row(cells);
+            }
+        }
+        table
+    }
+
+    /// A line plot of one metric over the parameter's values `xs`, one series per
+    /// configuration.
+    pub fn plot(
+        file: &str,
+        title: &str,
+        x_label: &str,
+        xs: &[f64],
+        results: &[Vec<Metrics>],
+        y_label: &str,
+        pick: fn(&Metrics) -> f64,
+    ) -> LinePlot {
+        configurations().into_iter().enumerate().fold(
+            LinePlot::new(file, title).x_label(x_label).y_label(y_label),
+            |plot, (m, mechanism)| {
+                plot.series(
+                    configuration_name(mechanism),
+                    xs.iter().zip(results).map(|(&x, row)| (x, pick(&row[m]))),
+                )
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seven_configurations_and_means() {
+        let names: Vec<String> = configurations()
+            .into_iter()
+            .map(configuration_name)
+            .collect();
+        assert_eq!(names[0], "baseline");
+        assert_eq!(names[6], "CUP&SPAA");
+        let a = Metrics {
+            instant: 0.2,
+            ..Metrics::default()
+        };
+        let b = Metrics {
+            instant: 0.4,
+            ..Metrics::default()
+        };
+        assert!((Metrics::mean([&a, &b]).instant - 0.3).abs() < 1e-12);
+        assert_eq!(Metrics::mean([]), Metrics::default());
+    }
+}
