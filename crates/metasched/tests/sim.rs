@@ -6,9 +6,10 @@
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::{Metrics, fairness};
 use cosched_metasched::policy::{GridJob, Mcmf, PriceModel, SubmissionSite};
+use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{SimConfig, SimOutcome, TransferModel, WaitSource, simulate};
 use cosched_metasched::site::{Site, SiteSpec};
-use cosched_metasched::wait::{QueueWaitPredictor, WaitFeatures};
+use cosched_metasched::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use cosched_metasched::workload::{
     DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites,
 };
@@ -288,12 +289,20 @@ fn small_xsede_scenario_report() {
         .iter()
         .map(|f| f.map_or("-".into(), |f| format!("{f:.3}")))
         .collect();
+    // The paper's configuration: forecast prices past the published day, learned waits.
+    let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+    let paper = Mcmf::new(sites.clone(), 5, 0.5, prices).unwrap();
+    let mut learned = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
+    let learned = simulate(&paper, &mut learned, &jobs, &cfg).unwrap();
     insta::assert_snapshot!(format!(
-        "BS\n{}\nMCMF (w_t 0.5, MaxQ 5, what-if waits)\n{}cycles {}\nfairness {}\n",
+        "BS\n{}\nMCMF (w_t 0.5, MaxQ 5, what-if waits)\n{}cycles {}\nfairness {}\n\n\
+         MCMF (w_t 0.5, MaxQ 5, learned waits, forecast prices)\n{}cycles {}\n",
         Metrics::of(&bs, &sites),
         Metrics::of(&mcmf, &sites),
         mcmf.cycles,
-        fair.join(" ")
+        fair.join(" "),
+        Metrics::of(&learned, &sites),
+        learned.cycles,
     ));
 }
 
@@ -437,6 +446,20 @@ fn check_metrics(sites: &[Site], out: &SimOutcome) {
         assert!(s.mean_load <= s.peak_load + 1e-12 && s.mean_load >= 0.0);
     }
     assert_eq!(m.sites.iter().map(|s| s.ran).sum::<usize>(), m.completed);
+    // Cost is energy times prices paid: between the cheapest and the dearest hour's price.
+    let all_prices = || {
+        sites
+            .iter()
+            .flat_map(|s| s.spec().prices_usd_per_mwh.iter().copied())
+    };
+    let (low, high) = (
+        all_prices().fold(f64::INFINITY, f64::min),
+        all_prices().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let tolerance = 1e-9 * (1.0 + m.total_cost_usd);
+    assert!(m.energy_mwh >= 0.0);
+    assert!(m.total_cost_usd >= m.energy_mwh * low - tolerance, "{m:?}");
+    assert!(m.total_cost_usd <= m.energy_mwh * high + tolerance, "{m:?}");
     for f in fairness(out, out, sites.len()).into_iter().flatten() {
         assert!((f - 1.0).abs() < 1e-12);
     }
@@ -487,19 +510,24 @@ proptest! {
     fn every_job_is_accounted_once_within_max_q_and_site_capacity(
         (sites, jobs, max_q, w_t, cfg) in scenario(),
     ) {
-        for prices in [PriceModel::DayAhead, PriceModel::two_price(&sites)] {
+        let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+        let k = sites.len();
+        let wait_sources: [&dyn Fn() -> WaitSource; 4] = [
+            &|| WaitSource::WhatIf,
+            &|| WaitSource::Zero,
+            &|| WaitSource::Perturbed { error: 0.5 },
+            &|| WaitSource::paper(k, ClusteredWaitConfig { refit_every: 5, ..Default::default() })
+                .unwrap(),
+        ];
+        for prices in [PriceModel::DayAhead, PriceModel::two_price(&sites), forecast] {
             let policy = Mcmf::new(sites.clone(), max_q, w_t, prices).unwrap();
-            for mut waits in [
-                WaitSource::WhatIf,
-                WaitSource::Zero,
-                WaitSource::Perturbed { error: 0.5 },
-            ] {
-                let out = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
+            for waits in wait_sources {
+                let out = simulate(&policy, &mut waits(), &jobs, &cfg).unwrap();
                 check_invariants(&sites, &jobs, max_q, &out);
                 check_cycles_are_maximal(&sites, max_q, cfg.cycle_interval.secs(), &out);
                 check_metrics(&sites, &out);
-                // Deterministic for a seed.
-                let again = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
+                // Deterministic for a seed (learned predictors start afresh).
+                let again = simulate(&policy, &mut waits(), &jobs, &cfg).unwrap();
                 prop_assert_eq!(&again, &out);
             }
         }
@@ -573,8 +601,14 @@ fn the_real_xsede_setting_runs_every_job() {
     let bs = run_bs(&sites, &jobs, &cfg);
     let policy = Mcmf::new(sites.clone(), 10, 0.5, PriceModel::DayAhead).unwrap();
     let mcmf = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
-    for out in [&bs, &mcmf] {
+    // The paper's metascheduler: forecast prices, learned waits warmed by the 4,000 history jobs.
+    let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+    let paper = Mcmf::new(sites.clone(), 10, 0.5, prices).unwrap();
+    let mut learned = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
+    let learned = simulate(&paper, &mut learned, &jobs, &cfg).unwrap();
+    for out in [&bs, &mcmf, &learned] {
         check_invariants(&sites, &jobs, 10, out);
+        check_metrics(&sites, out);
         assert!(out.jobs.iter().all(|j| j.run.is_some()));
     }
     let (b, m) = (Metrics::of(&bs, &sites), Metrics::of(&mcmf, &sites));
