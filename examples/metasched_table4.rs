@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // wait model beside it (the paper's learned predictor and the what-if start).
     let other_waits = match scenario.waits {
         WaitModel::Paper => WaitModel::Whatif,
-        WaitModel::Whatif => WaitModel::Paper,
+        WaitModel::Whatif | WaitModel::Zero => WaitModel::Paper,
     };
     let mut strategies: Vec<RunConfig> = Strategy::ALL
         .iter()

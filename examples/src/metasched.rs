@@ -6,8 +6,8 @@
 //! paper's learned predictor (`ClusteredWaitPredictor`, one per site, trained by every start
 //! from the history on) and its electricity prices are the published day-ahead prices up to
 //! the end of the current day and a seasonal ARIMA forecast beyond. `--waits whatif` asks the
-//! sites' EASY state instead (beyond the paper), `--price-outlook day-ahead` gives it every
-//! hour's true price (perfect foresight).
+//! sites' EASY state instead (beyond the paper), `--waits zero` predicts none (INST's view),
+//! `--price-outlook day-ahead` gives it every hour's true price (perfect foresight).
 //!
 //! Paper: Murali & Vadhiyar, "Metascheduling of HPC Jobs in Day-Ahead Electricity Markets";
 //! the scenario follows its XSEDE experiments (eight systems, June 2014 day-ahead prices, a grid
@@ -46,6 +46,8 @@ pub enum WaitModel {
     Paper,
     /// The site's EASY state: when the job would start if submitted now (beyond the paper).
     Whatif,
+    /// No wait anywhere (what INST assumes).
+    Zero,
 }
 
 impl WaitModel {
@@ -54,6 +56,7 @@ impl WaitModel {
         match self {
             WaitModel::Paper => "learned waits",
             WaitModel::Whatif => "what-if waits",
+            WaitModel::Zero => "zero waits",
         }
     }
 }
@@ -383,6 +386,7 @@ impl Scenario {
                     WaitSource::paper(self.sites.len(), ClusteredWaitConfig::default())?
                 }
                 WaitModel::Whatif => WaitSource::WhatIf,
+                WaitModel::Zero => WaitSource::Zero,
             },
         };
         let sim = SimConfig {

@@ -149,8 +149,15 @@ fn the_paper_predictors_are_the_default_and_the_others_a_flag_away() {
         (WaitModel::Whatif, PriceOutlookModel::DayAhead)
     );
     assert_eq!(other.predictors(), "what-if waits, true prices");
+    // MCMF told that no site has a wait is INST.
+    let zero = RunConfig {
+        waits: WaitModel::Zero,
+        ..paper
+    };
+    let inst = scenario.run(&scenario.config(Strategy::Inst, 1)).unwrap();
+    assert_eq!(scenario.run(&zero).unwrap().outcome, inst.outcome);
     // Every combination runs every measured job.
-    for waits in [WaitModel::Paper, WaitModel::Whatif] {
+    for waits in [WaitModel::Paper, WaitModel::Whatif, WaitModel::Zero] {
         for price_outlook in [PriceOutlookModel::Forecast, PriceOutlookModel::DayAhead] {
             let run = scenario
                 .run(&RunConfig {
