@@ -160,13 +160,7 @@ impl QueueWaitPredictor for RecentMean {
 #[test]
 fn learned_predictors_are_taught_every_start_with_the_submission_features() {
     let sites = xsede();
-    let jobs = XsedeLikeWorkload {
-        jobs: 200,
-        load: 0.8,
-        seed: 3,
-    }
-    .generate(&sites)
-    .unwrap();
+    let jobs = generated(&sites, 200, 0.8, 3);
     let logs: Vec<_> = sites.iter().map(|_| Arc::default()).collect();
     let mut waits = WaitSource::Learned(
         logs.iter()
@@ -271,16 +265,17 @@ fn xsede() -> Vec<Site> {
     embedded_xsede_sites(|f| Ok(DiurnalPrices::month(2).series(f).unwrap())).unwrap()
 }
 
+/// A generated XSEDE-like workload of `jobs` jobs at offered `load` on `sites`.
+fn generated(sites: &[Site], jobs: usize, load: f64, seed: u64) -> Vec<TraceJob> {
+    XsedeLikeWorkload { jobs, load, seed }
+        .generate(sites)
+        .unwrap()
+}
+
 #[test]
 fn small_xsede_scenario_report() {
     let sites = xsede();
-    let jobs = XsedeLikeWorkload {
-        jobs: 160,
-        load: 0.8,
-        seed: 11,
-    }
-    .generate(&sites)
-    .unwrap();
+    let jobs = generated(&sites, 160, 0.8, 11);
     let cfg = config(100);
     let bs = run_bs(&sites, &jobs, &cfg);
     let policy = Mcmf::new(sites.clone(), 5, 0.5, PriceModel::DayAhead).unwrap();
@@ -304,13 +299,7 @@ fn small_xsede_scenario_report() {
 #[test]
 fn paper_configuration_scenario_report() {
     let sites = xsede();
-    let jobs = XsedeLikeWorkload {
-        jobs: 800,
-        load: 1.5,
-        seed: 11,
-    }
-    .generate(&sites)
-    .unwrap();
+    let jobs = generated(&sites, 800, 1.5, 11);
     let cfg = config(600);
     let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
     let policy = Mcmf::new(sites.clone(), 5, 0.5, prices).unwrap();
