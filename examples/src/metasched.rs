@@ -1,6 +1,13 @@
 //! What the `metasched_*` examples share: the XSEDE scenario (the paper's real files by flag,
-//! a generated XSEDE-like workload by default), the paper's strategies, and one simulation run
-//! with its metrics.
+//! a generated XSEDE-like workload by default), the paper's strategies and predictors, and one
+//! simulation run with its metrics.
+//!
+//! The metascheduler runs as in the paper by default: its predicted waits come from the
+//! paper's learned predictor (`ClusteredWaitPredictor`, one per site, trained by every start
+//! from the history on) and its electricity prices are the published day-ahead prices up to
+//! the end of the current day and a seasonal ARIMA forecast beyond. `--waits whatif` asks the
+//! sites' EASY state instead (beyond the paper), `--waits zero` predicts none (INST's view),
+//! `--price-outlook day-ahead` gives it every hour's true price (perfect foresight).
 //!
 //! Paper: Murali & Vadhiyar, "Metascheduling of HPC Jobs in Day-Ahead Electricity Markets";
 //! the scenario follows its XSEDE experiments (eight systems, June 2014 day-ahead prices, a grid
@@ -9,14 +16,16 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser};
+use clap::{Args, Parser, ValueEnum};
 use cosched_core::Duration;
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
+use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{
     SimConfig, SimError, SimOutcome, TransferModel, WaitSource, simulate,
 };
 use cosched_metasched::site::Site;
+use cosched_metasched::wait::ClusteredWaitConfig;
 use cosched_metasched::workload::{
     DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
 };
@@ -28,6 +37,59 @@ use crate::{Cell, CommonArgs, LinePlot, OutDir, Table};
 pub const DEFAULT_W_T: f64 = 0.5;
 /// `MaxQ` of the MCMF runs unless swept (our choice).
 pub const DEFAULT_MAX_Q: u32 = 10;
+
+/// Where the metascheduler's predicted waits come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WaitModel {
+    /// The paper's predictor: DBSCAN clusters of each site's last 2,000 started jobs, else
+    /// ridge regression ([`WaitSource::paper`]).
+    Paper,
+    /// The site's EASY state: when the job would start if submitted now (beyond the paper).
+    Whatif,
+    /// No wait anywhere (what INST assumes).
+    Zero,
+}
+
+impl WaitModel {
+    /// A short label for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            WaitModel::Paper => "learned waits",
+            WaitModel::Whatif => "what-if waits",
+            WaitModel::Zero => "zero waits",
+        }
+    }
+}
+
+/// What the metascheduler knows of future electricity prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PriceOutlookModel {
+    /// The paper's: published day-ahead prices to the end of the current day, seasonal ARIMA
+    /// forecasts (trained on the previous 3 days) beyond ([`PriceModel::Forecast`]).
+    Forecast,
+    /// Every hour's true price (perfect foresight, [`PriceModel::DayAhead`]).
+    DayAhead,
+}
+
+impl PriceOutlookModel {
+    /// A short label for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            PriceOutlookModel::Forecast => "forecast prices",
+            PriceOutlookModel::DayAhead => "true prices",
+        }
+    }
+
+    /// The policy's price model over `sites`.
+    fn model(self, sites: &[Site]) -> Result<PriceModel, SimError> {
+        Ok(match self {
+            PriceOutlookModel::Forecast => {
+                PriceModel::forecast(sites, PriceForecastConfig::default())?
+            }
+            PriceOutlookModel::DayAhead => PriceModel::DayAhead,
+        })
+    }
+}
 
 /// The scenario flags every `metasched_*` example accepts.
 #[derive(Debug, Clone, PartialEq, Args)]
@@ -63,6 +125,12 @@ pub struct ScenarioArgs {
     /// Extra data-transfer seconds per requested core of a migrated job.
     #[arg(long, default_value_t = 0.0)]
     pub transfer_per_core_s: f64,
+    /// The metascheduler's wait predictions (MCMF and TWOPRICE; INST predicts none).
+    #[arg(long, value_enum, default_value_t = WaitModel::Paper)]
+    pub waits: WaitModel,
+    /// The metascheduler's knowledge of future prices (MCMF and INST; TWOPRICE has its own).
+    #[arg(long, value_enum, default_value_t = PriceOutlookModel::Forecast)]
+    pub price_outlook: PriceOutlookModel,
 }
 
 /// Sites, jobs and the history/measured split.
@@ -78,6 +146,10 @@ pub struct Scenario {
     pub cycle: Duration,
     /// Transfer time of migrated jobs, if any.
     pub transfer: Option<TransferModel>,
+    /// The metascheduler's wait predictions unless a run says otherwise.
+    pub waits: WaitModel,
+    /// The metascheduler's price knowledge unless a run says otherwise.
+    pub price_outlook: PriceOutlookModel,
     /// Where sites, prices and jobs come from and the cycle and transfer settings.
     pub description: String,
 }
@@ -94,6 +166,16 @@ impl Scenario {
             self.history,
             self.jobs.len() - self.history
         )
+    }
+
+    /// `strategy` with the example defaults ([`RunConfig::new`]) and this scenario's wait and
+    /// price choices.
+    pub fn config(&self, strategy: Strategy, seed: u64) -> RunConfig {
+        RunConfig {
+            waits: self.waits,
+            price_outlook: self.price_outlook,
+            ..RunConfig::new(strategy, seed)
+        }
     }
 
     /// The same scenario with every job measured (no history).
@@ -176,6 +258,8 @@ impl ScenarioArgs {
             history,
             cycle: Duration::from_mins(self.cycle_min),
             transfer,
+            waits: self.waits,
+            price_outlook: self.price_outlook,
             description,
         })
     }
@@ -225,24 +309,46 @@ pub struct RunConfig {
     pub max_q: u32,
     /// Fraction of measured jobs through the metascheduler (ignored by BS).
     pub participation: f64,
-    /// Relative wait-prediction error ([`WaitSource::Perturbed`]); `None`: the what-if waits
-    /// themselves.
+    /// Predicted waits of MCMF and TWOPRICE, unless perturbed.
+    pub waits: WaitModel,
+    /// Relative wait-prediction error ([`WaitSource::Perturbed`], applied to the what-if
+    /// waits); `None`: the waits of `waits`.
     pub wait_error: Option<f64>,
+    /// Price knowledge of MCMF and INST.
+    pub price_outlook: PriceOutlookModel,
     /// Seed of participation draws and prediction errors.
     pub seed: u64,
 }
 
 impl RunConfig {
-    /// `strategy` with the defaults: `w_t` 0.5, `MaxQ` 10, full participation, what-if waits.
+    /// `strategy` with the defaults: `w_t` 0.5, `MaxQ` 10, full participation, the paper's
+    /// learned waits and forecast prices.
     pub fn new(strategy: Strategy, seed: u64) -> RunConfig {
         RunConfig {
             strategy,
             w_t: DEFAULT_W_T,
             max_q: DEFAULT_MAX_Q,
             participation: 1.0,
+            waits: WaitModel::Paper,
             wait_error: None,
+            price_outlook: PriceOutlookModel::Forecast,
             seed,
         }
+    }
+
+    /// The run's predictors in words, for tables' notes and labels.
+    pub fn predictors(&self) -> String {
+        let waits = match (self.strategy, self.wait_error) {
+            (Strategy::Bs, _) => return "none".into(),
+            (Strategy::Inst, _) => "zero waits".to_owned(),
+            (_, Some(_)) => "what-if waits x (1 + e u), u uniform in [-1, 1]".to_owned(),
+            (_, None) => self.waits.label().to_owned(),
+        };
+        let prices = match self.strategy {
+            Strategy::TwoPrice => "on/off-peak prices",
+            _ => self.price_outlook.label(),
+        };
+        format!("{waits}, {prices}")
     }
 }
 
@@ -256,8 +362,9 @@ pub struct RunResult {
 }
 
 impl Scenario {
-    /// Simulates `config` on this scenario. MCMF and TWOPRICE use what-if waits from
-    /// the sites' queues and running jobs (or their perturbation); INST predicts none.
+    /// Simulates `config` on this scenario. MCMF and TWOPRICE predict waits by
+    /// `config.waits` (or perturb the what-if waits); INST predicts none. MCMF and INST know
+    /// prices by `config.price_outlook`.
     ///
     /// # Errors
     /// Invalid parameters.
@@ -265,18 +372,22 @@ impl Scenario {
         let sites = self.sites.clone();
         let policy: Box<dyn GridPolicy> = match config.strategy {
             Strategy::Bs => Box::new(SubmissionSite::new(sites)),
-            Strategy::Inst | Strategy::Mcmf => Box::new(Mcmf::new(
-                sites,
-                config.max_q,
-                config.w_t,
-                PriceModel::DayAhead,
-            )?),
+            Strategy::Inst | Strategy::Mcmf => {
+                let prices = config.price_outlook.model(&sites)?;
+                Box::new(Mcmf::new(sites, config.max_q, config.w_t, prices)?)
+            }
             Strategy::TwoPrice => Box::new(Mcmf::two_price(sites, config.max_q, config.w_t)?),
         };
         let mut waits = match (config.strategy, config.wait_error) {
             (Strategy::Inst, _) => WaitSource::Zero,
             (_, Some(error)) => WaitSource::Perturbed { error },
-            (_, None) => WaitSource::WhatIf,
+            (_, None) => match config.waits {
+                WaitModel::Paper => {
+                    WaitSource::paper(self.sites.len(), ClusteredWaitConfig::default())?
+                }
+                WaitModel::Whatif => WaitSource::WhatIf,
+                WaitModel::Zero => WaitSource::Zero,
+            },
         };
         let sim = SimConfig {
             cycle_interval: self.cycle,
@@ -442,7 +553,12 @@ impl SweepExample<'_> {
         };
         let points: Vec<(f64, RunConfig)> = xs
             .iter()
-            .map(|&x| (x, (self.configure)(x, RunConfig::new(Strategy::Mcmf, seed))))
+            .map(|&x| {
+                (
+                    x,
+                    (self.configure)(x, scenario.config(Strategy::Mcmf, seed)),
+                )
+            })
             .collect();
         let randomised = points
             .iter()
@@ -455,15 +571,16 @@ impl SweepExample<'_> {
             (true, None) => 5,
         };
         let result = scenario.sweep(self.name, &points, seed, seeds)?;
-        let defaults = RunConfig::new(Strategy::Mcmf, seed);
+        let defaults = scenario.config(Strategy::Mcmf, seed);
         let notes = format!(
             "Paper: {} (the brief transcribes no numbers). {} Unless swept: w_t {}, MaxQ {}, \
-             full participation, what-if waits from each site's queue and running jobs; each point \
-             averaged over {seeds} seed(s) from {seed}.",
+             full participation; MCMF predicts with {}; each point averaged over {seeds} \
+             seed(s) from {seed}.",
             self.paper,
             scenario.summary(),
             defaults.w_t,
             defaults.max_q,
+            (self.configure)(xs[0], defaults).predictors(),
         );
         let base = result.baseline;
         let mut table = Table::new(

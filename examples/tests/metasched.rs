@@ -4,7 +4,9 @@
 use std::fs;
 
 use clap::Parser;
-use cosched_examples::metasched::{Averaged, RunConfig, Strategy, SweepCli};
+use cosched_examples::metasched::{
+    Averaged, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel,
+};
 
 /// Two sites (the second twice as fast and cheaper), price files in their own folder, and a
 /// trace of six jobs all submitted at site 1.
@@ -124,4 +126,47 @@ fn sweeps_average_seeds_against_one_baseline() {
     assert_eq!(result.points[0], (0.0, result.baseline));
     let full = scenario.run(&points[1].1).unwrap();
     assert_eq!(result.points[1], (1.0, Averaged::of([&full.metrics])));
+}
+
+#[test]
+fn the_paper_predictors_are_the_default_and_the_others_a_flag_away() {
+    let dir = setting();
+    let scenario = cli(&dir, &[]).scenario.scenario(false, 1).unwrap();
+    let paper = scenario.config(Strategy::Mcmf, 1);
+    assert_eq!(
+        (paper.waits, paper.price_outlook),
+        (WaitModel::Paper, PriceOutlookModel::Forecast)
+    );
+    assert_eq!(paper, RunConfig::new(Strategy::Mcmf, 1));
+    assert_eq!(paper.predictors(), "learned waits, forecast prices");
+    let other = cli(&dir, &["--waits", "whatif", "--price-outlook", "day-ahead"])
+        .scenario
+        .scenario(false, 1)
+        .unwrap()
+        .config(Strategy::Mcmf, 1);
+    assert_eq!(
+        (other.waits, other.price_outlook),
+        (WaitModel::Whatif, PriceOutlookModel::DayAhead)
+    );
+    assert_eq!(other.predictors(), "what-if waits, true prices");
+    // MCMF told that no site has a wait is INST.
+    let zero = RunConfig {
+        waits: WaitModel::Zero,
+        ..paper
+    };
+    let inst = scenario.run(&scenario.config(Strategy::Inst, 1)).unwrap();
+    assert_eq!(scenario.run(&zero).unwrap().outcome, inst.outcome);
+    // Every combination runs every measured job.
+    for waits in [WaitModel::Paper, WaitModel::Whatif, WaitModel::Zero] {
+        for price_outlook in [PriceOutlookModel::Forecast, PriceOutlookModel::DayAhead] {
+            let run = scenario
+                .run(&RunConfig {
+                    waits,
+                    price_outlook,
+                    ..paper
+                })
+                .unwrap();
+            assert_eq!(run.metrics.completed, 4, "{waits:?} {price_outlook:?}");
+        }
+    }
 }

@@ -5,13 +5,15 @@
 //! Each scheduling interval, their metascheduler assigns queued jobs to compatible systems by a
 //! **minimum-cost flow** on a bipartite network — source → job (capacity 1), job → each system
 //! that can run it (capacity 1, cost from the predicted price and delay), system → sink
-//! (capacity `MaxQ`, the jobs a system may take) — so the solver is its core. This release
-//! provides that solver, the metascheduler policy on it, and the grid simulator that drives it
-//! over EASY-backfilling sites, with the paper's metrics; the paper's learned wait-time and
-//! price predictors plug into the simulator through [`wait::QueueWaitPredictor`].
+//! (capacity `MaxQ`, the jobs a system may take) — so the solver is its core. The crate holds
+//! that solver, the metascheduler policy on it with the paper's baselines, the paper's two
+//! predictors — queue waits learned per site (DBSCAN clusters, else ridge regression) and
+//! electricity prices beyond the published day-ahead prices (seasonal ARIMA) — and the grid
+//! simulator that drives the policy over EASY-backfilling sites, with the paper's metrics.
 //!
 //! - [`policy`]: the metascheduler ([`policy::Mcmf`]: costs from predicted response time and
-//!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle) and the
+//!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle; prices
+//!   known a day ahead and forecast beyond by [`policy::PriceModel::Forecast`]) and the
 //!   paper's BS, INST and TWOPRICE baselines, as plain structs with no clock, RNG or I/O.
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
 //! - [`wait`]: the wait-prediction feature space, the per-site predictor interface and the
@@ -29,8 +31,9 @@
 //! - [`dimacs`]: the DIMACS minimum-cost-flow file format (`cosched mcmf --dimacs FILE`).
 //! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
 //!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
-//!   participation, optional transfer times, and pluggable wait prediction (what-if from
-//!   the site's queue and running jobs, zero, learned per site, or perturbed).
+//!   participation, optional transfer times, and pluggable wait prediction (the paper's
+//!   learned predictor per site by [`sim::WaitSource::paper`], what-if from the site's queue
+//!   and running jobs, zero, or perturbed).
 //! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
 //!   utilisation, instantaneous load and fairness against a baseline.
 //! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site

@@ -4,7 +4,10 @@
 //!
 //! - **Response time**: end of the run minus submission to the grid (metascheduler delay,
 //!   transfer, queue wait and run).
-//! - **Electricity cost**: the actual cost of every measured run ([`crate::sim::Run::cost_usd`]).
+//! - **Electricity cost**: the actual cost of every measured run ([`crate::sim::Run::cost_usd`]):
+//!   the job's power (cores × watts per core) integrated hour by hour over its run at the
+//!   site's hourly price, W × h × $/MWh / 10⁶. We also report the **energy** of those runs
+//!   (W × h / 10⁶, in MWh), so that cost / energy is the mean price paid.
 //! - **Bounded slowdown**: `max(1, response / max(run, τ))` with the run time at the site where
 //!   the job ran and `τ` = 10 s ([`cosched_core::DEFAULT_SLOWDOWN_TAU`]).
 //! - **Utilisation** of a site: core-seconds of every run there (history included) inside the
@@ -52,6 +55,8 @@ pub struct Metrics {
     pub mean_response_s: f64,
     /// Total electricity cost of the measured jobs, $.
     pub total_cost_usd: f64,
+    /// Total energy of the measured jobs' runs, MWh.
+    pub energy_mwh: f64,
     /// Mean bounded slowdown of the completed measured jobs.
     pub mean_bounded_slowdown: f64,
     /// Per site, in site order.
@@ -133,6 +138,16 @@ impl Metrics {
                     .fold(0.0, add),
             ),
             total_cost_usd: done().map(|(_, r)| r.cost_usd).fold(0.0, add),
+            energy_mwh: done()
+                .map(|(j, r)| {
+                    let hours = (r.end - r.start).secs() as f64 / 3_600.0;
+                    sites
+                        .get(r.site)
+                        .map_or(0.0, |s| s.power_watts(j.job.cores))
+                        * hours
+                        / 1e6
+                })
+                .fold(0.0, add),
             mean_bounded_slowdown: mean(
                 done()
                     .map(|(j, r)| {
@@ -162,9 +177,10 @@ impl fmt::Display for Metrics {
         )?;
         writeln!(
             f,
-            "mean response {:.1} min, cost ${:.2}, mean bounded slowdown {:.3}",
+            "mean response {:.1} min, cost ${:.2} for {:.3} MWh, mean bounded slowdown {:.3}",
             self.mean_response_s / 60.0,
             self.total_cost_usd,
+            self.energy_mwh,
             self.mean_bounded_slowdown
         )?;
         for s in &self.sites {

@@ -28,8 +28,12 @@
 //! to the next cycle — no job is lost.
 //!
 //! ## Policies
-//! - [`Mcmf`] with [`PriceModel::DayAhead`] and the caller's wait predictor: the paper's
-//!   metascheduler; with [`ZeroWait`] it is the INST baseline (instantaneous start).
+//! - [`Mcmf`] with [`PriceModel::Forecast`] (day-ahead prices where published, the paper's
+//!   seasonal ARIMA forecast beyond) and the paper's learned wait predictor
+//!   ([`ClusteredWaitPredictor`](crate::wait::ClusteredWaitPredictor), one per site, fed by
+//!   the [`sim`](crate::sim) through [`WaitSource::paper`](crate::sim::WaitSource::paper)): the
+//!   paper's metascheduler. [`PriceModel::DayAhead`] is the same with perfect price foresight;
+//!   with [`ZeroWait`] it is the INST baseline (instantaneous start).
 //! - [`Mcmf`] with [`PriceModel::TwoPrice`]: the TWOPRICE baseline.
 //! - [`SubmissionSite`]: BS, every job runs where it was submitted.
 //!
@@ -60,6 +64,7 @@
 //! ```
 
 use crate::max_flow::{MaxFlowOutcome, min_cost_max_flow};
+use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
 use crate::site::{Site, energy_cost_usd};
 use cosched_core::{Duration, JobId, ParamError, Time};
 use petgraph::graph::{DiGraph, EdgeIndex};
@@ -183,8 +188,16 @@ pub fn scaled_estimate(sites: &[Site], job: &GridJob, target: usize) -> Option<D
 /// Where the predicted electricity cost takes its hourly prices from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PriceModel {
-    /// The day-ahead prices themselves (known a day in advance): the paper's metascheduler.
+    /// The true prices of every hour, however far ahead (perfect foresight; an upper bound on
+    /// what price knowledge can give).
     DayAhead,
+    /// The paper's metascheduler: the day-ahead price for the hours already published at the
+    /// cycle's time, the seasonal ARIMA forecast beyond
+    /// ([`PriceOutlook::price_usd_per_mwh`]). Built by [`PriceModel::forecast`].
+    Forecast {
+        /// One outlook per site, in site order.
+        outlooks: Vec<PriceOutlook>,
+    },
     /// The TWOPRICE baseline: each site pays its on-peak price from 12:00 to 24:00 local time
     /// and its off-peak price from 00:00 to 12:00, where on-peak is the 90th and off-peak the
     /// 10th percentile of the site's whole price series (linear interpolation between closest
@@ -210,10 +223,23 @@ impl PriceModel {
         }
     }
 
-    /// The price the model predicts for `sites[site]` in scenario hour `hour`, in $/MWh.
-    fn price(&self, sites: &[Site], site: usize, hour: i64) -> f64 {
+    /// The paper's forecasting model for `sites`: one [`PriceOutlook`] of each site's price
+    /// series under `config`.
+    ///
+    /// # Errors
+    /// [`ParamError`] for an invalid `config`.
+    pub fn forecast(sites: &[Site], config: PriceForecastConfig) -> Result<PriceModel, ParamError> {
+        Ok(PriceModel::Forecast {
+            outlooks: outlooks(sites, config)?,
+        })
+    }
+
+    /// The price the model predicts at time `now` for `sites[site]` in scenario hour `hour`,
+    /// in $/MWh.
+    pub fn price(&self, sites: &[Site], site: usize, now: Time, hour: i64) -> f64 {
         match self {
             PriceModel::DayAhead => sites[site].price_usd_per_mwh(hour),
+            PriceModel::Forecast { outlooks } => outlooks[site].price_usd_per_mwh(now, hour),
             PriceModel::TwoPrice { levels } => {
                 let (off, on) = levels[site];
                 if sites[site].local_hour(hour) >= 12 {
@@ -257,8 +283,9 @@ impl Mcmf {
     /// response time by `w_t` and electricity cost by `1 − w_t`, with prices from `prices`.
     ///
     /// # Errors
-    /// [`ParamError`] if `max_q` < 1, `w_t` is outside `[0, 1]`, or a
-    /// [`PriceModel::TwoPrice`] does not have one level pair per site.
+    /// [`ParamError`] if `max_q` < 1, `w_t` is outside `[0, 1]`, a [`PriceModel::TwoPrice`]
+    /// does not have one level pair per site, or a [`PriceModel::Forecast`] not one outlook
+    /// per site (or none at all).
     pub fn new(
         sites: Vec<Site>,
         max_q: u32,
@@ -273,6 +300,14 @@ impl Mcmf {
                 "TwoPrice levels",
                 levels.len(),
                 "must hold one pair per site",
+            )?;
+        }
+        if let PriceModel::Forecast { outlooks } = &prices {
+            ParamError::check(
+                !outlooks.is_empty() && outlooks.len() == sites.len(),
+                "Forecast outlooks",
+                outlooks.len(),
+                "must hold one outlook per site",
             )?;
         }
         Ok(Mcmf {
@@ -344,7 +379,7 @@ impl Mcmf {
         let wait = cycle.waits.predicted_wait(job, k, cycle.now).secs().max(0);
         let start = cycle.now.saturating_add(Duration(wait));
         let ec = energy_cost_usd(site.power_watts(job.cores), start, estimate, |h| {
-            self.prices.price(&self.sites, k, h)
+            self.prices.price(&self.sites, k, cycle.now, h)
         });
         Some((wait.saturating_add(estimate.secs()) as f64, ec))
     }
@@ -584,9 +619,48 @@ mod tests {
         assert_eq!(levels, [(10.0, 90.0)]);
         let model = PriceModel::TwoPrice { levels };
         // Scenario hour 15 is 12:00 local; hour 14 is 11:00.
-        assert_eq!(model.price(&sites, 0, 15), 90.0);
-        assert_eq!(model.price(&sites, 0, 14), 10.0);
-        assert_eq!(model.price(&sites, 0, 2), 90.0); // 23:00 local
+        let now = Time(0);
+        assert_eq!(model.price(&sites, 0, now, 15), 90.0);
+        assert_eq!(model.price(&sites, 0, now, 14), 10.0);
+        assert_eq!(model.price(&sites, 0, now, 2), 90.0); // 23:00 local
+    }
+
+    #[test]
+    fn forecast_prices_hold_beyond_the_known_day_and_real_ones_within() {
+        // Site 0 repeats a daily cycle for four days; on day 4 its price jumps by $1,000,
+        // which no forecast trained on days 1–3 can see. Site 1 pays a flat $100.
+        let daily = |h: usize| 30.0 + (h % 24) as f64;
+        let mut prices: Vec<f64> = (0..96).map(daily).collect();
+        prices.extend((96..120).map(|h| daily(h) + 1_000.0));
+        let sites = vec![site(10.0, prices, 0), site(10.0, vec![100.0], 0)];
+        let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+        // 23:00 on day 3: hours up to 95 are published, hour 96 on is forecast.
+        let now = Time(95 * 3_600);
+        assert_eq!(forecast.price(&sites, 0, now, 95), 53.0);
+        assert!((forecast.price(&sites, 0, now, 97) - daily(97)).abs() < 1e-6);
+        assert_eq!(
+            PriceModel::DayAhead.price(&sites, 0, now, 97),
+            daily(97) + 1_000.0
+        );
+        // A day later, day 4 is the current day and its real prices are known.
+        let later = Time(96 * 3_600);
+        assert_eq!(forecast.price(&sites, 0, later, 97), daily(97) + 1_000.0);
+
+        // Through the policy: a job predicted to start in two hours costs the price of hour
+        // 97; perfect foresight avoids site 0, the forecast does not.
+        let jobs = [job(0, 0, 1, 1)];
+        let waits = |_: &GridJob, _: usize, _: Time| Duration::from_hours(2);
+        let cycle = Cycle {
+            now,
+            jobs: &jobs,
+            waits: &waits,
+        };
+        let site_of = |prices: PriceModel| {
+            let policy = Mcmf::new(sites.clone(), 1, 0.0, prices).unwrap();
+            policy.assign(&cycle).placements[0].site
+        };
+        assert_eq!(site_of(PriceModel::DayAhead), 1);
+        assert_eq!(site_of(forecast.clone()), 0);
     }
 
     #[test]
@@ -604,6 +678,13 @@ mod tests {
         }
         let no_levels = PriceModel::TwoPrice { levels: vec![] };
         assert!(Mcmf::new(sites(), 1, 0.5, no_levels).is_err());
+        let no_outlooks = PriceModel::Forecast { outlooks: vec![] };
+        assert_eq!(
+            Mcmf::new(sites(), 1, 0.5, no_outlooks).unwrap_err().name,
+            "Forecast outlooks"
+        );
+        let two = PriceModel::forecast(&[sites(), sites()].concat(), Default::default()).unwrap();
+        assert!(Mcmf::new(sites(), 1, 0.5, two).is_err());
         assert!(GridJob::new(JobId(0), 0, 0, Duration(1)).is_err());
         assert!(GridJob::new(JobId(0), 0, 1, Duration(0)).is_err());
     }

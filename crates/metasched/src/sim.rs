@@ -31,29 +31,35 @@
 //! the paper: [`BatchCluster::predicted_start`], the earliest fit of the job behind the queue
 //! in the reservation profile of the running jobs' and queued jobs' estimates — exact when
 //! estimates are exact and nothing backfills ahead of it), zero (the INST baseline), a learning
-//! [`QueueWaitPredictor`] per site (the paper's predictor plugs in here: it is asked with the
-//! job's [`WaitFeatures`] at the site and told every started job's actual wait), or the what-if
-//! wait multiplied by a seeded error factor (our model for the paper's sensitivity to
-//! prediction errors).
+//! [`QueueWaitPredictor`] per site (the paper's predictor,
+//! [`ClusteredWaitPredictor`](crate::wait::ClusteredWaitPredictor), by [`WaitSource::paper`]:
+//! it is asked with the job's [`WaitFeatures`] at the site and told every started job's actual
+//! wait, history jobs included), or the what-if wait multiplied by a seeded error factor (our
+//! model for the paper's sensitivity to prediction errors).
 //!
 //! ```
 //! use cosched_metasched::policy::{Mcmf, PriceModel};
+//! use cosched_metasched::price_forecast::PriceForecastConfig;
 //! use cosched_metasched::sim::{SimConfig, WaitSource, simulate};
+//! use cosched_metasched::wait::ClusteredWaitConfig;
 //! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
 //!
 //! let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
 //! let sites = embedded_xsede_sites(prices).unwrap();
 //! let jobs = XsedeLikeWorkload { jobs: 60, load: 0.7, seed: 1 }.generate(&sites).unwrap();
-//! let policy = Mcmf::new(sites, 10, 0.5, PriceModel::DayAhead).unwrap();
+//! // The paper's metascheduler: forecast prices beyond the published day, learned waits.
+//! let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+//! let mut waits = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
+//! let policy = Mcmf::new(sites, 10, 0.5, prices).unwrap();
 //! let config = SimConfig { history: 40, ..SimConfig::default() };
-//! let out = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &config).unwrap();
+//! let out = simulate(&policy, &mut waits, &jobs, &config).unwrap();
 //! assert_eq!(out.jobs.len(), jobs.len());
 //! assert!(out.jobs.iter().all(|j| j.run.is_some()));
 //! ```
 
 use crate::policy::{Cycle, GridJob, GridPolicy, WaitPredictor, scaled_estimate};
 use crate::site::{Site, energy_cost_usd};
-use crate::wait::{QueueWaitPredictor, WaitFeatures};
+use crate::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use crate::workload::TraceJob;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, RunToken, Started, Submitted};
 use cosched_core::{Duration, Event, EventQueue, JobClass, JobId, ParamError, Time};
@@ -178,6 +184,27 @@ pub enum WaitSource {
         /// Largest relative error, `>= 0`.
         error: f64,
     },
+}
+
+impl WaitSource {
+    /// The paper's wait prediction: a fresh
+    /// [`ClusteredWaitPredictor`](crate::wait::ClusteredWaitPredictor) (DBSCAN clusters of the
+    /// site's last started jobs, else ridge regression) per site, for `sites` sites, built
+    /// from `config`. The simulator teaches each one every start at its site, history jobs
+    /// included, so the history warms them before the measured jobs arrive.
+    ///
+    /// # Errors
+    /// [`ParamError`] for an invalid `config`.
+    pub fn paper(sites: usize, config: ClusteredWaitConfig) -> Result<WaitSource, ParamError> {
+        let predictors = (0..sites)
+            .map(|_| {
+                config
+                    .build()
+                    .map(|p| Box::new(p) as Box<dyn QueueWaitPredictor + Send>)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(WaitSource::Learned(predictors))
+    }
 }
 
 /// Where and when a job ran.

@@ -6,9 +6,10 @@
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::{Metrics, fairness};
 use cosched_metasched::policy::{GridJob, Mcmf, PriceModel, SubmissionSite};
+use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{SimConfig, SimOutcome, TransferModel, WaitSource, simulate};
 use cosched_metasched::site::{Site, SiteSpec};
-use cosched_metasched::wait::{QueueWaitPredictor, WaitFeatures};
+use cosched_metasched::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use cosched_metasched::workload::{
     DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites,
 };
@@ -159,13 +160,7 @@ impl QueueWaitPredictor for RecentMean {
 #[test]
 fn learned_predictors_are_taught_every_start_with_the_submission_features() {
     let sites = xsede();
-    let jobs = XsedeLikeWorkload {
-        jobs: 200,
-        load: 0.8,
-        seed: 3,
-    }
-    .generate(&sites)
-    .unwrap();
+    let jobs = generated(&sites, 200, 0.8, 3);
     let logs: Vec<_> = sites.iter().map(|_| Arc::default()).collect();
     let mut waits = WaitSource::Learned(
         logs.iter()
@@ -270,16 +265,17 @@ fn xsede() -> Vec<Site> {
     embedded_xsede_sites(|f| Ok(DiurnalPrices::month(2).series(f).unwrap())).unwrap()
 }
 
+/// A generated XSEDE-like workload of `jobs` jobs at offered `load` on `sites`.
+fn generated(sites: &[Site], jobs: usize, load: f64, seed: u64) -> Vec<TraceJob> {
+    XsedeLikeWorkload { jobs, load, seed }
+        .generate(sites)
+        .unwrap()
+}
+
 #[test]
 fn small_xsede_scenario_report() {
     let sites = xsede();
-    let jobs = XsedeLikeWorkload {
-        jobs: 160,
-        load: 0.8,
-        seed: 11,
-    }
-    .generate(&sites)
-    .unwrap();
+    let jobs = generated(&sites, 160, 0.8, 11);
     let cfg = config(100);
     let bs = run_bs(&sites, &jobs, &cfg);
     let policy = Mcmf::new(sites.clone(), 5, 0.5, PriceModel::DayAhead).unwrap();
@@ -294,6 +290,40 @@ fn small_xsede_scenario_report() {
         Metrics::of(&mcmf, &sites),
         mcmf.cycles,
         fair.join(" ")
+    ));
+}
+
+/// The paper's metascheduler (forecast prices past the published day, learned waits) beside
+/// MCMF with what-if waits, on a grid loaded enough for queues to form (on lighter ones both
+/// predict no wait and place alike).
+#[test]
+fn paper_configuration_scenario_report() {
+    let sites = xsede();
+    let jobs = generated(&sites, 800, 1.5, 11);
+    let cfg = config(600);
+    let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+    let policy = Mcmf::new(sites.clone(), 5, 0.5, prices).unwrap();
+    let mut learned = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
+    let learned = simulate(&policy, &mut learned, &jobs, &cfg).unwrap();
+    let what_if = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
+    for out in [&learned, &what_if] {
+        check_invariants(&sites, &jobs, 5, out);
+        check_metrics(&sites, out);
+    }
+    let placed_apart = learned
+        .jobs
+        .iter()
+        .zip(&what_if.jobs)
+        .filter(|(a, b)| a.run.map(|r| r.site) != b.run.map(|r| r.site))
+        .count();
+    insta::assert_snapshot!(format!(
+        "MCMF (w_t 0.5, MaxQ 5, learned waits, forecast prices)\n{}cycles {}\n\n\
+         MCMF (w_t 0.5, MaxQ 5, what-if waits, forecast prices)\n{}cycles {}\n\n\
+         jobs placed at another site: {placed_apart}\n",
+        Metrics::of(&learned, &sites),
+        learned.cycles,
+        Metrics::of(&what_if, &sites),
+        what_if.cycles,
     ));
 }
 
@@ -437,6 +467,20 @@ fn check_metrics(sites: &[Site], out: &SimOutcome) {
         assert!(s.mean_load <= s.peak_load + 1e-12 && s.mean_load >= 0.0);
     }
     assert_eq!(m.sites.iter().map(|s| s.ran).sum::<usize>(), m.completed);
+    // Cost is energy times prices paid: between the cheapest and the dearest hour's price.
+    let all_prices = || {
+        sites
+            .iter()
+            .flat_map(|s| s.spec().prices_usd_per_mwh.iter().copied())
+    };
+    let (low, high) = (
+        all_prices().fold(f64::INFINITY, f64::min),
+        all_prices().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let tolerance = 1e-9 * (1.0 + m.total_cost_usd);
+    assert!(m.energy_mwh >= 0.0);
+    assert!(m.total_cost_usd >= m.energy_mwh * low - tolerance, "{m:?}");
+    assert!(m.total_cost_usd <= m.energy_mwh * high + tolerance, "{m:?}");
     for f in fairness(out, out, sites.len()).into_iter().flatten() {
         assert!((f - 1.0).abs() < 1e-12);
     }
@@ -487,19 +531,24 @@ proptest! {
     fn every_job_is_accounted_once_within_max_q_and_site_capacity(
         (sites, jobs, max_q, w_t, cfg) in scenario(),
     ) {
-        for prices in [PriceModel::DayAhead, PriceModel::two_price(&sites)] {
+        let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+        let k = sites.len();
+        let wait_sources: [&dyn Fn() -> WaitSource; 4] = [
+            &|| WaitSource::WhatIf,
+            &|| WaitSource::Zero,
+            &|| WaitSource::Perturbed { error: 0.5 },
+            &|| WaitSource::paper(k, ClusteredWaitConfig { refit_every: 5, ..Default::default() })
+                .unwrap(),
+        ];
+        for prices in [PriceModel::DayAhead, PriceModel::two_price(&sites), forecast] {
             let policy = Mcmf::new(sites.clone(), max_q, w_t, prices).unwrap();
-            for mut waits in [
-                WaitSource::WhatIf,
-                WaitSource::Zero,
-                WaitSource::Perturbed { error: 0.5 },
-            ] {
-                let out = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
+            for waits in wait_sources {
+                let out = simulate(&policy, &mut waits(), &jobs, &cfg).unwrap();
                 check_invariants(&sites, &jobs, max_q, &out);
                 check_cycles_are_maximal(&sites, max_q, cfg.cycle_interval.secs(), &out);
                 check_metrics(&sites, &out);
-                // Deterministic for a seed.
-                let again = simulate(&policy, &mut waits, &jobs, &cfg).unwrap();
+                // Deterministic for a seed (learned predictors start afresh).
+                let again = simulate(&policy, &mut waits(), &jobs, &cfg).unwrap();
                 prop_assert_eq!(&again, &out);
             }
         }
@@ -573,8 +622,14 @@ fn the_real_xsede_setting_runs_every_job() {
     let bs = run_bs(&sites, &jobs, &cfg);
     let policy = Mcmf::new(sites.clone(), 10, 0.5, PriceModel::DayAhead).unwrap();
     let mcmf = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
-    for out in [&bs, &mcmf] {
+    // The paper's metascheduler: forecast prices, learned waits warmed by the 4,000 history jobs.
+    let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+    let paper = Mcmf::new(sites.clone(), 10, 0.5, prices).unwrap();
+    let mut learned = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
+    let learned = simulate(&paper, &mut learned, &jobs, &cfg).unwrap();
+    for out in [&bs, &mcmf, &learned] {
         check_invariants(&sites, &jobs, 10, out);
+        check_metrics(&sites, out);
         assert!(out.jobs.iter().all(|j| j.run.is_some()));
     }
     let (b, m) = (Metrics::of(&bs, &sites), Metrics::of(&mcmf, &sites));
