@@ -53,12 +53,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ))?;
     out.write_plot(&Study::plot(
         "utilisation",
-        "Useful utilisation vs setup overhead",
+        "Useful utilisation (arrival window) vs setup overhead",
         "setup (midpoint, % of run time)",
         &xs,
         &results,
-        "utilisation (%)",
-        |m| 100.0 * m.utilization,
+        "useful utilisation, arrival window (%)",
+        |m| 100.0 * m.window_utilization,
     ))?;
     Ok(())
 }

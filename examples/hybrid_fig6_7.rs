@@ -152,15 +152,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "mechanism",
                 "instant start (%)",
                 "paper instant start (%)",
-                "utilisation (%)",
-                "utilisation gain (pp)",
-                "paper utilisation gain",
+                "utilisation, makespan (%)",
+                "utilisation, arrival window (%)",
+                "window gain (pp)",
+                "held window gain (pp)",
+                "paper utilisation gain (%)",
                 "turnaround all (h)",
             ],
         )
         .with_notes(
             "Paper: baseline instant start 22.69 % (Theta) / 18.94 % (Cori), about 98-99 % \
-             with the mechanisms; utilisation about 5 % higher (its evaluation text).",
+             with the mechanisms; utilisation about 5 % higher (its evaluation text). Ours: \
+             useful utilisation (wasted work excluded) over the makespan and over the arrival \
+             window (first to last submission); the gains are against the baseline's arrival-window \
+             utilisation, useful and held (wasted work counted as use).",
         );
         for &mechanism in &mechanisms {
             let m = mean(k, None, mechanism);
@@ -174,7 +179,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Cell::fixed(100.0 * m.instant, 2),
                 paper_instant,
                 Cell::fixed(100.0 * m.utilization, 2),
-                Cell::fixed(100.0 * (m.utilization - baseline.utilization), 2),
+                Cell::fixed(100.0 * m.window_utilization, 2),
+                Cell::fixed(
+                    100.0 * (m.window_utilization - baseline.window_utilization),
+                    2,
+                ),
+                Cell::fixed(
+                    100.0 * (m.window_held_utilization - baseline.window_held_utilization),
+                    2,
+                ),
                 paper_gain,
                 Cell::fixed(m.turnaround_h, 2),
             ]);

@@ -65,12 +65,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ))?;
         out.write_plot(&Study::plot(
             &format!("utilisation_mtbf_{hours}h"),
-            &format!("Useful utilisation vs checkpoint interval, MTBF {hours} h"),
+            &format!("Useful utilisation (arrival window) vs checkpoint interval, MTBF {hours} h"),
             "checkpoint interval (% of optimum)",
             &xs,
             &results,
-            "utilisation (%)",
-            |m| 100.0 * m.utilization,
+            "useful utilisation, arrival window (%)",
+            |m| 100.0 * m.window_utilization,
         ))?;
     }
     Ok(())

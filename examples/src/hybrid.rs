@@ -95,8 +95,12 @@ pub struct Metrics {
     pub rigid_preempted: f64,
     /// Malleable jobs preempted at least once, share.
     pub malleable_preempted: f64,
-    /// Useful utilisation (wasted work excluded).
+    /// Useful utilisation (wasted work excluded) over the makespan.
     pub utilization: f64,
+    /// Useful utilisation over the arrival window (first to last submission).
+    pub window_utilization: f64,
+    /// Held utilisation (wasted work counted) over the arrival window.
+    pub window_held_utilization: f64,
     /// Node-hours wasted.
     pub wasted_node_hours: f64,
 }
@@ -112,6 +116,8 @@ impl Metrics {
             rigid_preempted: r.rigid_preempted_ratio,
             malleable_preempted: r.malleable_preempted_ratio,
             utilization: r.utilization,
+            window_utilization: r.window_utilization,
+            window_held_utilization: r.window_held_utilization,
             wasted_node_hours: r.wasted_node_hours,
         }
     }
@@ -129,6 +135,8 @@ impl Metrics {
             sum.rigid_preempted += m.rigid_preempted;
             sum.malleable_preempted += m.malleable_preempted;
             sum.utilization += m.utilization;
+            sum.window_utilization += m.window_utilization;
+            sum.window_held_utilization += m.window_held_utilization;
             sum.wasted_node_hours += m.wasted_node_hours;
         }
         if n == 0.0 {
@@ -142,24 +150,28 @@ impl Metrics {
             rigid_preempted: sum.rigid_preempted / n,
             malleable_preempted: sum.malleable_preempted / n,
             utilization: sum.utilization / n,
+            window_utilization: sum.window_utilization / n,
+            window_held_utilization: sum.window_held_utilization / n,
             wasted_node_hours: sum.wasted_node_hours / n,
         }
     }
 
     /// The column names of [`Metrics::cells`].
-    pub const COLUMNS: [&'static str; 8] = [
+    pub const COLUMNS: [&'static str; 10] = [
         "on-demand instant start (%)",
         "turnaround all (h)",
         "turnaround rigid (h)",
         "turnaround malleable (h)",
         "rigid preempted (%)",
         "malleable preempted (%)",
-        "utilisation (%)",
+        "utilisation, makespan (%)",
+        "utilisation, arrival window (%)",
+        "held, arrival window (%)",
         "wasted (node-h)",
     ];
 
     /// The table cells, in [`Metrics::COLUMNS`] order.
-    pub fn cells(&self) -> [Cell; 8] {
+    pub fn cells(&self) -> [Cell; 10] {
         [
             Cell::fixed(100.0 * self.instant, 2),
             Cell::fixed(self.turnaround_h, 2),
@@ -168,6 +180,8 @@ impl Metrics {
             Cell::fixed(100.0 * self.rigid_preempted, 2),
             Cell::fixed(100.0 * self.malleable_preempted, 2),
             Cell::fixed(100.0 * self.utilization, 2),
+            Cell::fixed(100.0 * self.window_utilization, 2),
+            Cell::fixed(100.0 * self.window_held_utilization, 2),
             Cell::fixed(self.wasted_node_hours, 0),
         ]
     }

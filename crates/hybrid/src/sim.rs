@@ -38,6 +38,11 @@
 //! its required node-seconds — exactly for rigid and on-demand jobs, and up to the rounding of
 //! the resizes (under one node-second per node and run segment) for malleable jobs.
 //! [`JobAccount`] exposes it; the utilisation the paper reports counts useful work only.
+//! [`UsageLog`] records *when* nodes were held and work was thrown away (lost work over the
+//! run it was lost in, a malleable job's repeated setup right after its preemption), so that
+//! useful utilisation can be read over any window: [`HybridReport::window_utilization`] reads
+//! it between the first and the last submission, the period over which a machine with a
+//! steady stream of jobs is judged; [`HybridReport::utilization`] over the whole makespan.
 
 use crate::HybridError;
 use crate::checkpoint::CheckpointPolicy;
@@ -287,8 +292,115 @@ pub struct HybridReport {
     pub guest_starts: usize,
     /// Node-hours wasted (lost work, repeated setups, restarts).
     pub wasted_node_hours: f64,
-    /// Useful node-seconds / (nodes × (last end − first submit)).
+    /// Useful node-seconds / (nodes × (last end − first submit)): over the makespan, so it
+    /// moves only when the last job ends earlier or later.
     pub utilization: f64,
+    /// Useful node-seconds done between the first and the last submission / (nodes × that
+    /// window): the work the system gets done while jobs keep arriving, the drain after the
+    /// last submission excluded ([`UsageLog::utilization_within`]).
+    pub window_utilization: f64,
+    /// Held node-seconds in the same window, wasted work included, / (nodes × window): what
+    /// a count of busy nodes would read.
+    pub window_held_utilization: f64,
+}
+
+/// Node-seconds spread evenly over an interval: held by a run (positive) or thrown away by
+/// it (negative: lost work, repeated setups, restarted runs), so that their sum over any
+/// window is the useful work done in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Usage {
+    /// Start of the interval.
+    pub from: Time,
+    /// End of the interval (after `from`).
+    pub to: Time,
+    /// Node-seconds: held if positive, wasted if negative.
+    pub node_seconds: i64,
+}
+
+/// The usage log of a run, in the order the simulator wrote it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UsageLog(Vec<Usage>);
+
+impl UsageLog {
+    /// `size` nodes held over `from..to`.
+    fn held(&mut self, from: Time, to: Time, size: u32) {
+        self.push(from, to, i64::from(size) * (to - from).0);
+    }
+
+    /// `node_seconds` thrown away over `from..to`.
+    fn wasted(&mut self, from: Time, to: Time, node_seconds: i64) {
+        self.push(from, to, -node_seconds);
+    }
+
+    fn push(&mut self, from: Time, to: Time, node_seconds: i64) {
+        if to > from && node_seconds != 0 {
+            self.0.push(Usage {
+                from,
+                to,
+                node_seconds,
+            });
+        }
+    }
+
+    /// The entries.
+    pub fn entries(&self) -> &[Usage] {
+        &self.0
+    }
+
+    /// Useful node-seconds done within `from..to` (each entry counted for its share of
+    /// the window).
+    pub fn useful_within(&self, from: Time, to: Time) -> f64 {
+        self.sum_within(from, to, |_| true)
+    }
+
+    /// Node-seconds held within `from..to`, wasted work included.
+    pub fn held_within(&self, from: Time, to: Time) -> f64 {
+        self.sum_within(from, to, |u| u.node_seconds > 0)
+    }
+
+    fn sum_within(&self, from: Time, to: Time, keep: impl Fn(&Usage) -> bool) -> f64 {
+        self.0
+            .iter()
+            .filter(|u| keep(u))
+            .map(|u| {
+                let overlap = (u.to.min(to) - u.from.max(from)).0;
+                if overlap <= 0 {
+                    0.0
+                } else {
+                    u.node_seconds as f64 * overlap as f64 / (u.to - u.from).0 as f64
+                }
+            })
+            .sum()
+    }
+
+    /// Useful utilisation of `nodes` nodes over the window `from..to` (0 for an empty window).
+    ///
+    /// ```
+    /// use cosched_core::{Duration, JobId, RigidJob, Time};
+    /// use cosched_hybrid::{HybridConfig, HybridJob, HybridSim};
+    /// // One 2-node job running 0..100 on 4 nodes: half the nodes busy over 0..100.
+    /// let job = RigidJob::new(JobId(1), Time(0), 2, Duration(100), Duration(100)).unwrap();
+    /// let jobs = [HybridJob::Rigid { job, setup: Duration(0) }];
+    /// let out = HybridSim::new(HybridConfig::new(4, None).unwrap()).unwrap().run(&jobs).unwrap();
+    /// assert_eq!(out.usage.utilization_within(4, Time(0), Time(100)), 0.5);
+    /// assert_eq!(out.usage.utilization_within(4, Time(50), Time(150)), 0.25);
+    /// ```
+    pub fn utilization_within(&self, nodes: u32, from: Time, to: Time) -> f64 {
+        Self::share(self.useful_within(from, to), nodes, from, to)
+    }
+
+    /// Held utilisation (wasted work counted as use) of `nodes` nodes over `from..to`.
+    pub fn held_utilization_within(&self, nodes: u32, from: Time, to: Time) -> f64 {
+        Self::share(self.held_within(from, to), nodes, from, to)
+    }
+
+    fn share(node_seconds: f64, nodes: u32, from: Time, to: Time) -> f64 {
+        let span = (to - from).0;
+        if span <= 0 {
+            return 0.0;
+        }
+        node_seconds / (f64::from(nodes) * span as f64)
+    }
 }
 
 /// Everything a run produced.
@@ -300,6 +412,8 @@ pub struct HybridOutcome {
     pub records: Vec<JobRecord>,
     /// One account per job, in the workload's order.
     pub accounts: Vec<JobAccount>,
+    /// When nodes were held and work wasted, for utilisation over any window.
+    pub usage: UsageLog,
     /// Node-accounting violations seen when checking invariants (always empty unless the
     /// simulator is wrong); checked only with [`HybridSim::check_invariants`].
     pub violations: Vec<String>,
@@ -509,6 +623,7 @@ struct State<'a> {
     guest_starts: usize,
     rng: ChaCha8Rng,
     started: Vec<Started>,
+    usage: UsageLog,
     check: bool,
     violations: Vec<String>,
 }
@@ -631,6 +746,7 @@ impl<'a> State<'a> {
             guest_starts: 0,
             rng,
             started: Vec::new(),
+            usage: UsageLog::default(),
             check,
             violations: Vec::new(),
         })
@@ -747,6 +863,7 @@ impl<'a> State<'a> {
         st.account.completions += 1;
         st.run = None;
         st.record = record;
+        self.usage.held(run.anchor, now, run.size);
         self.outstanding -= 1;
         if let Some(od) = self.jobs[i].guest_of.take() {
             self.reclaim(od);
@@ -783,16 +900,20 @@ impl<'a> State<'a> {
         let segment = i64::from(run.size) * (now - run.anchor).0;
         run.delivered += segment;
         st.account.delivered += segment;
+        self.usage.held(run.anchor, now, run.size);
         let size = i64::from(st.spec.size());
         let resume = match st.spec {
             HybridJob::Malleable { .. } if failed => {
                 st.account.wasted += run.delivered;
+                self.usage.wasted(run.start, now, run.delivered);
                 Resume::Restart
             }
             HybridJob::Malleable { .. } => {
                 let left = i64::from(run.size) * (run.end - now).0.max(0);
                 st.account.wasted += size * st.setup.0;
                 st.account.rounding_slack += size;
+                // The setup it pays again on resuming, placed right after the preemption.
+                self.usage.wasted(now, now + st.setup, size * st.setup.0);
                 Resume::WithRuntime(Duration((left + size - 1) / size) + st.setup)
             }
             _ => {
@@ -801,6 +922,16 @@ impl<'a> State<'a> {
                 let saved = Duration((checkpoint - st.setup.0).clamp(0, st.work_left.0));
                 st.work_left -= saved;
                 st.account.wasted += size * (elapsed - saved).0;
+                // The run's setup and what followed its last checkpoint are lost; with
+                // nothing saved, the whole run.
+                if saved.0 > 0 {
+                    let kept = run.start + st.setup;
+                    self.usage.wasted(run.start, kept, size * st.setup.0);
+                    self.usage
+                        .wasted(kept + saved, now, size * (now - kept - saved).0);
+                } else {
+                    self.usage.wasted(run.start, now, size * elapsed.0);
+                }
                 Resume::WithRuntime(st.work_left + st.setup)
             }
         };
@@ -835,6 +966,7 @@ impl<'a> State<'a> {
         run.delivered += segment;
         st.account.delivered += segment;
         st.account.rounding_slack += i64::from(to);
+        self.usage.held(run.anchor, now, run.size);
         run.anchor = now;
         run.size = to;
         run.end = started.end;
@@ -1094,6 +1226,7 @@ impl<'a> State<'a> {
         st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
         st.account.completions += 1;
         st.record.end = Some(now);
+        self.usage.held(run.anchor, now, run.size);
         self.outstanding -= 1;
         self.release_od(i).expect("held nodes are offline");
     }
@@ -1136,6 +1269,8 @@ impl<'a> State<'a> {
                     st.account.delivered += lost;
                     st.account.wasted += lost;
                     st.account.failures += 1;
+                    self.usage.held(run.anchor, now, run.size);
+                    self.usage.wasted(run.anchor, now, lost);
                     self.release_od(i)?;
                     self.arrive(now, i)?;
                 } else {
@@ -1349,6 +1484,7 @@ impl<'a> State<'a> {
             self.config,
             &records,
             &accounts,
+            &self.usage,
             self.rejected,
             self.node_failures,
             self.guest_starts,
@@ -1357,6 +1493,7 @@ impl<'a> State<'a> {
             report,
             records,
             accounts,
+            usage: self.usage,
             violations: self.violations,
         }
     }
@@ -1376,6 +1513,7 @@ fn report(
     config: &HybridConfig,
     records: &[JobRecord],
     accounts: &[JobAccount],
+    usage: &UsageLog,
     rejected: usize,
     node_failures: usize,
     guest_starts: usize,
@@ -1405,6 +1543,7 @@ fn report(
     };
     let first = records.iter().map(|r| r.submit).min().unwrap_or(Time::ZERO);
     let last = records.iter().filter_map(|r| r.end).max().unwrap_or(first);
+    let last_submit = records.iter().map(|r| r.submit).max().unwrap_or(first);
     let useful: i64 = accounts.iter().map(|a| a.delivered - a.wasted).sum();
     let span = (last - first).0;
     HybridReport {
@@ -1446,5 +1585,7 @@ fn report(
         } else {
             0.0
         },
+        window_utilization: usage.utilization_within(config.nodes, first, last_submit),
+        window_held_utilization: usage.held_utilization_within(config.nodes, first, last_submit),
     }
 }

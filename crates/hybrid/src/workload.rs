@@ -26,6 +26,18 @@
 //! - Cori-like: 12,076 nodes, 76 % single-node jobs (a job is made single-node with the
 //!   probability that brings the share to 76 %), run times and estimates at most 7 days;
 //! - projects drawn with Zipf weights 1/k over 100 (Theta) or 400 (Cori) projects.
+//!
+//! What the Cori-like trace does not reproduce, measured (seed 1, 20,000 jobs, baseline):
+//! the model spreads the multi-node sizes log-uniformly up to the whole machine, so the
+//! single-node jobs (76 % of jobs) carry only 0.2 % of the node-hours and ~270 jobs arrive a
+//! day, far fewer than on Cori. The queue is rarely empty (6 % of hours) but it holds a few
+//! large jobs (13.7 on average, 0.15 of them single-node), so EASY backfills almost every
+//! small on-demand job at once: 98 % of the single-node ones (84 % of on-demand jobs) start at
+//! their arrival and the baseline's instant-start ratio is ≈ 92 %, where the paper reports
+//! 18.94 % on Cori's log. A higher load does not change that (1.0: 89 %, 1.2: 87 %: the
+//! backlog grows in large jobs), nor do bursts of one project's submissions (within 1 h:
+//! 91 %). Closing the gap needs Cori's own size and arrival mix, which we do not have; the
+//! generator is left as the issue specifies rather than bent to the paper's number.
 
 use crate::HybridError;
 use crate::sim::HybridJob;

@@ -96,6 +96,53 @@ fn paa_preempts_a_rigid_job_which_resumes_on_the_returned_nodes() {
 }
 
 #[test]
+fn the_baseline_queues_an_on_demand_job_like_any_batch_job() {
+    // A 4-node job runs 0..1,000; a 4-node job is queued at 10; a 1-node on-demand job
+    // arrives at 20. FCFS + EASY: it cannot pass the queued job (no idle node before 1,000)
+    // and starts after it, at 1,100, exactly when a rigid job in its place would.
+    let od = on_demand(3, 20, 1, 50);
+    let as_rigid = rigid(3, 20, 1, 50, 0);
+    let ahead = [rigid(1, 0, 4, 1_000, 0), rigid(2, 10, 4, 100, 0)];
+    let queued = run(4, None, &[ahead[0], ahead[1], HybridJob::OnDemand(od)]);
+    assert_eq!(record(&queued, 3), (Some(Time(1_100)), Some(Time(1_150))));
+    let rigid_run = run(4, None, &[ahead[0], ahead[1], as_rigid]);
+    assert_eq!(record(&rigid_run, 3), record(&queued, 3));
+    assert_eq!(queued.report.instant_start_ratio, 0.0);
+    // With one node idle it starts at once only because EASY backfills it (it ends at 70,
+    // before the queued job's reservation at 1,000).
+    let ahead = [rigid(1, 0, 3, 1_000, 0), rigid(2, 10, 4, 100, 0)];
+    let backfilled = run(4, None, &[ahead[0], ahead[1], HybridJob::OnDemand(od)]);
+    assert_eq!(record(&backfilled, 3), (Some(Time(20)), Some(Time(70))));
+    assert_eq!(backfilled.report.instant_start_ratio, 1.0);
+}
+
+#[test]
+fn window_utilization_counts_useful_work_inside_the_window() {
+    // A 4-node rigid job (setup 100, no checkpoint) runs 0..500 and is preempted by a 2-node
+    // on-demand job arriving at 500 for 200 s; it restarts at 700 and runs 1,000 s (setup
+    // again), to 1,700. Useful node-seconds: 0 in 0..500 (all 2,000 lost), 400 in 500..700,
+    // 4 × 1,000 in 700..1,700.
+    let jobs = [
+        rigid(1, 0, 4, 1_000, 100),
+        HybridJob::OnDemand(on_demand(2, 500, 2, 200)),
+    ];
+    let out = run(4, Some(N_PAA), &jobs);
+    assert_eq!(record(&out, 1), (Some(Time(0)), Some(Time(1_700))));
+    let r = &out.report;
+    // The arrival window 0..500: nothing useful, every node held.
+    assert_eq!(r.window_utilization, 0.0);
+    assert_eq!(r.window_held_utilization, 1.0);
+    // Over 0..1,000: 400 + 4 × 300 useful of 4 × 1,000.
+    assert_eq!(out.usage.utilization_within(4, Time(0), Time(1_000)), 0.4);
+    assert_eq!(
+        out.usage.held_utilization_within(4, Time(0), Time(1_000)),
+        0.9
+    );
+    // The makespan utilisation: 4,400 useful of 4 × 1,700.
+    assert!((r.utilization - 4_400.0 / 6_800.0).abs() < 1e-12);
+}
+
+#[test]
 fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
     // MTBF 1 h: τ for δ = 600 s is sqrt(2·600·3600)·(1 + sqrt(1/12)/3 + 1/108) − 600 ≈ 1,698 s.
     let config = HybridConfig {
@@ -337,6 +384,13 @@ proptest! {
             }
             prop_assert_eq!(a.failures, 0);
         }
+        // The usage log holds every delivered node-second, and the useful ones net of waste.
+        let (from, to) = (Time(i64::MIN / 4), Time(i64::MAX / 4));
+        let delivered: i64 = out.accounts.iter().map(|a| a.delivered).sum();
+        let useful: i64 = out.accounts.iter().map(|a| a.delivered - a.wasted).sum();
+        prop_assert_eq!(out.usage.held_within(from, to), delivered as f64);
+        prop_assert_eq!(out.usage.useful_within(from, to), useful as f64);
+        prop_assert!(out.usage.entries().iter().all(|u| u.to > u.from));
         // Same seed, same outcome.
         let again = HybridSim::new(config).unwrap().run(&jobs).unwrap();
         prop_assert_eq!(&again.report, &out.report);

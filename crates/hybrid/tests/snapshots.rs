@@ -27,7 +27,7 @@ fn table(failures: Option<Failures>) -> String {
             out,
             "{:<9} instant {:>3}/{} turnaround {:.3} h (rigid {:.3}, malleable {:.3}) \
              preempted rigid {:.4} malleable {:.4} preemptions {} shrinks {} guests {} \
-             failures {} wasted {:.1} node-h utilisation {:.4}",
+             failures {} wasted {:.1} node-h utilisation {:.4} window {:.4} held {:.4}",
             r.mechanism,
             r.instant_starts,
             r.on_demand,
@@ -41,7 +41,9 @@ fn table(failures: Option<Failures>) -> String {
             r.guest_starts,
             r.node_failures,
             r.wasted_node_hours,
-            r.utilization
+            r.utilization,
+            r.window_utilization,
+            r.window_held_utilization
         )
         .unwrap();
     }
