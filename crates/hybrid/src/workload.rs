@@ -38,9 +38,9 @@
 //! (3 seeds) where the paper reports 18.94 % on Cori's log. Cori was a capacity machine for
 //! NERSC's ≈ 7,000 users: 76 % of its jobs single-node (the issue), its regular queue taking
 //! 1–8,991 KNL nodes with a lower charge from 1,024 nodes on to draw large jobs in — sizes set
-//! by the users' problems, not growing with the machine. So the Cori-like trace keeps the model's arrivals and run times (a run
-//! time still depends on the size as in the model) and its power-of-two share, and fixes the
-//! sizes in nodes. Measured on this generator (seeds 1–3, offered load 0.85, 100,000 jobs,
+//! by the users' problems, not growing with the machine. So the Cori-like trace keeps the
+//! model's arrivals and run times (a run time still depends on the size as in the model) and
+//! its power-of-two share, and fixes the sizes in nodes. Measured on this generator (seeds 1–3, offered load 0.85, 100,000 jobs,
 //! ≈ 1 week, except the second row: 20,000 jobs, ≈ 10 days; node-hour shares of seed 1;
 //! instant start under the W5 mix):
 //!
@@ -55,10 +55,10 @@
 //! small, a thin tail (≈ 35 jobs a day) up to a third of the machine carrying about half the
 //! node-hours, ≈ 10^4 jobs a day — and it was not tuned to the paper's number, which it does not
 //! reach: EASY still starts ≈ 73 % of on-demand jobs at arrival at offered load 0.85. What
-//! closes the rest of the gap in our runs is load: with the chosen sizes, offered load 1.0
-//! gives 41.8 % and 1.2 gives 28.9 % (3 seeds, 100,000 jobs), i.e. a backlog that grows
-//! without bound, as on an oversubscribed machine like Cori; with the model's sizes, load 1.0
-//! and 1.2 still gave 89 % and 87 %. The offered load stays 0.85 (the issue's workloads),
+//! moves it further in our runs is load: with the chosen sizes, offered load 1.0 gives 41.8 %
+//! and 1.2 gives 28.9 % (3 seeds, 100,000 jobs), a backlog that grows without bound (Cori's
+//! users saw long queue waits in 2019); with the model's whole-machine sizes, load 1.0 and
+//! 1.2 still gave 89 % and 87 % (seed 1). The offered load stays 0.85 (the issue's workloads),
 //! so the Cori-like baseline remains far above 18.94 %.
 
 use crate::HybridError;
