@@ -14,7 +14,7 @@ use std::path::PathBuf;
 pub enum Machine {
     /// Theta-like: 4,392 nodes, jobs of >= 128 nodes, <= 1 day.
     Theta,
-    /// Cori-like: 12,076 nodes, ~76 % single-node jobs, <= 7 days.
+    /// Cori-like: 12,076 nodes, ~76 % single-node jobs, most others of 2-64 nodes, <= 7 days.
     Cori,
 }
 
@@ -35,7 +35,7 @@ impl Machine {
         match (self, quick) {
             (Machine::Theta, false) => TraceParams::theta(3_000),
             (Machine::Theta, true) => TraceParams::theta(250),
-            (Machine::Cori, false) => TraceParams::cori(20_000),
+            (Machine::Cori, false) => TraceParams::cori(100_000),
             (Machine::Cori, true) => TraceParams::cori(600),
         }
     }

@@ -5,8 +5,8 @@
 //!   running 5,000 jobs (a seeded mix: 70 % rigid with checkpoints, 30 % malleable), for an
 //!   on-demand job of 64 and of 2,048 nodes with no idle node;
 //! - `cup_notice`: CUP planning a notice against the same 5,000 jobs;
-//! - `cori_like_sim`: a whole Cori-like workload (20,000 jobs) under CUP&SPAA; its simulated
-//!   span is printed.
+//! - `cori_like_sim`: a Cori-like month (440,000 jobs, ≈ 14,500 arriving a day) under
+//!   CUP&SPAA; its simulated span is printed.
 //!
 //! `cargo bench -p cosched-hybrid`.
 
@@ -97,9 +97,16 @@ fn decisions(c: &mut Criterion) {
     });
 }
 
+/// Jobs of a Cori-like month: about 30 days of arrivals at ≈ 14,500 a day.
+const CORI_MONTH_JOBS: usize = 440_000;
+
 fn simulation(c: &mut Criterion) {
-    let jobs = hybrid_workload(&TraceParams::cori(20_000), &TypeParams::default(), 7)
-        .expect("valid workload");
+    let jobs = hybrid_workload(
+        &TraceParams::cori(CORI_MONTH_JOBS),
+        &TypeParams::default(),
+        7,
+    )
+    .expect("valid workload");
     let config = HybridConfig::new(NODES, Some(Composite::ALL[5])).expect("valid config");
     let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
     let first = jobs.iter().map(|j| j.submit()).min().unwrap();
@@ -112,7 +119,7 @@ fn simulation(c: &mut Criterion) {
     );
     let mut group = c.benchmark_group("cori_like_sim");
     group.sample_size(10);
-    group.bench_function("cup_spaa_20000_jobs", |b| {
+    group.bench_function("cup_spaa_month_440000_jobs", |b| {
         b.iter(|| {
             HybridSim::new(config)
                 .unwrap()

@@ -437,28 +437,80 @@ pub fn guests(
     idle: u32,
     queue: impl IntoIterator<Item = QueuedView>,
 ) -> Vec<JobId> {
-    let queue: Vec<QueuedView> = queue.into_iter().collect();
+    // One lazy pass over the queue (it may be thousands of jobs deep): the first pass's picks,
+    // stopping once the nodes are used up, and aside the malleable jobs the second pass may
+    // take (the ones that fit in `idle`; the second pass only has what the first left).
     let mut left = idle;
     let mut chosen = Vec::new();
-    let mut pick = |wanted: &dyn Fn(&QueuedView) -> bool, chosen: &mut Vec<JobId>| {
-        for job in &queue {
-            if left == 0 {
-                break;
-            }
-            if job.size <= left && wanted(job) && !chosen.contains(&job.id) {
-                left -= job.size;
-                chosen.push(job.id);
-            }
+    let mut malleable = Vec::new();
+    for job in queue {
+        if left == 0 {
+            break;
         }
-    };
-    pick(&|j| now.saturating_add(j.estimate) <= arrival, &mut chosen);
-    pick(&|j| j.malleable, &mut chosen);
+        if job.size <= left && now.saturating_add(job.estimate) <= arrival {
+            left -= job.size;
+            chosen.push(job.id);
+        } else if job.malleable && job.size <= idle {
+            malleable.push(job);
+        }
+    }
+    for job in malleable {
+        if left == 0 {
+            break;
+        }
+        if job.size <= left {
+            left -= job.size;
+            chosen.push(job.id);
+        }
+    }
     chosen
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The rule of [`guests`] as its docs state it: two passes over the whole queue.
+    fn guests_two_passes(now: Time, arrival: Time, idle: u32, queue: &[QueuedView]) -> Vec<JobId> {
+        let mut left = idle;
+        let mut chosen = Vec::new();
+        let mut pick = |wanted: &dyn Fn(&QueuedView) -> bool, chosen: &mut Vec<JobId>| {
+            for job in queue {
+                if left > 0 && job.size <= left && wanted(job) && !chosen.contains(&job.id) {
+                    left -= job.size;
+                    chosen.push(job.id);
+                }
+            }
+        };
+        pick(&|j| now.saturating_add(j.estimate) <= arrival, &mut chosen);
+        pick(&|j| j.malleable, &mut chosen);
+        chosen
+    }
+
+    proptest! {
+        #[test]
+        fn guests_matches_the_two_pass_rule(
+            idle in 0u32..12,
+            arrival in 0i64..2_000,
+            jobs in prop::collection::vec((1u32..8, 1i64..3_000, any::<bool>()), 0..40),
+        ) {
+            let queue: Vec<QueuedView> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, &(size, estimate, malleable))| QueuedView {
+                    id: JobId(i as u64),
+                    size,
+                    estimate: Duration(estimate),
+                    malleable,
+                })
+                .collect();
+            prop_assert_eq!(
+                guests(Time(0), Time(arrival), idle, queue.iter().copied()),
+                guests_two_passes(Time(0), Time(arrival), idle, &queue)
+            );
+        }
+    }
 
     fn notice(job: u64, size: u32, at: i64, arrival: i64) -> Notice {
         Notice {

@@ -621,6 +621,13 @@ struct State<'a> {
     rejected: usize,
     node_failures: usize,
     guest_starts: usize,
+    /// Bumped whenever a job enters the batch queue (a submission or a preemption).
+    queue_epoch: u64,
+    /// Reservations for which [`guests`] found nothing, with the queue epoch, idle-node count
+    /// and arrival it was asked with: while those hold the answer is still nothing (the queue
+    /// only lost jobs, and a later `now` lets fewer end by the arrival), so the deep queue is
+    /// not scanned again.
+    no_guests: HashMap<JobId, (u64, usize, Time)>,
     rng: ChaCha8Rng,
     started: Vec<Started>,
     usage: UsageLog,
@@ -744,6 +751,8 @@ impl<'a> State<'a> {
             rejected: 0,
             node_failures: 0,
             guest_starts: 0,
+            queue_epoch: 0,
+            no_guests: HashMap::new(),
             rng,
             started: Vec::new(),
             usage: UsageLog::default(),
@@ -838,6 +847,7 @@ impl<'a> State<'a> {
                 resizable: None,
             },
         };
+        self.queue_epoch += 1;
         if self.cluster.submit(job)? == Submitted::Rejected {
             self.rejected += 1;
             self.outstanding -= 1;
@@ -941,6 +951,7 @@ impl<'a> State<'a> {
             st.account.preemptions += 1;
         }
         self.cluster.preempt(now, id, resume)?;
+        self.queue_epoch += 1;
         if let Some(od) = self.jobs[i].guest_of.take() {
             self.reclaim(od);
         }
@@ -1360,6 +1371,10 @@ impl<'a> State<'a> {
             .filter(|(_, _, idle): &(JobId, Time, Vec<NodeId>)| !idle.is_empty())
             .collect();
         for (od, arrival, idle) in lendable {
+            let asked = (self.queue_epoch, idle.len(), arrival);
+            if self.no_guests.get(&od) == Some(&asked) {
+                continue;
+            }
             let queue = self.cluster.queue().map(|q| QueuedView {
                 id: q.job.id,
                 size: q.size(),
@@ -1368,6 +1383,7 @@ impl<'a> State<'a> {
             });
             let chosen = guests(now, arrival, idle.len() as u32, queue);
             if chosen.is_empty() {
+                self.no_guests.insert(od, asked);
                 continue;
             }
             // On top of the free stack, the reserved nodes are what the guests start on: put

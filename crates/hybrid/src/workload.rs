@@ -16,31 +16,54 @@
 //!   comes 15–30 minutes (uniform) before the estimated arrival; an early job arrives uniformly
 //!   between the notice and the estimate, a late one within 30 minutes after the estimate.
 //!
-//! ## Generated traces ([`theta_like`], [`cori_like`])
+//! ## Generated traces ([`TraceParams::theta`], [`TraceParams::cori`], [`generate`])
 //! The Lublin–Feitelson model (`cosched_core::workload::LublinModel`, whole-log parameters)
 //! draws arrivals, sizes and run times; Tsafrir's model draws estimates; the arrivals are then
 //! rescaled to an offered load (default 0.85). Our choices, documented because the paper runs
 //! on the real 2019 Theta and Cori logs we do not ship:
-//! - Theta-like: 4,392 nodes, sizes raised to at least 128 nodes (Theta's smallest
-//!   allocation), run times and estimates at most 1 day;
-//! - Cori-like: 12,076 nodes, 76 % single-node jobs (a job is made single-node with the
-//!   probability that brings the share to 76 %), run times and estimates at most 7 days;
+//! - Theta-like: 4,392 nodes, the model's sizes (log-uniform up to the whole machine) raised to
+//!   at least 128 nodes (Theta's smallest allocation), run times and estimates at most 1 day;
+//! - Cori-like: 12,076 nodes, run times and estimates at most 7 days, and the sizes of a
+//!   *capacity* machine ([`capacity_sizes`]): 76 % single-node jobs (the issue's share, drawn
+//!   by the model; a top-up makes more jobs single-node if a draw falls short), the parallel
+//!   ones log-uniform on 2–64 nodes except a thin tail, 1 % of them, log-uniform on
+//!   64–4,096 nodes;
 //! - projects drawn with Zipf weights 1/k over 100 (Theta) or 400 (Cori) projects.
 //!
-//! What the Cori-like trace does not reproduce, measured (seed 1, 20,000 jobs, baseline):
-//! the model spreads the multi-node sizes log-uniformly up to the whole machine, so the
-//! single-node jobs (76 % of jobs) carry only 0.2 % of the node-hours and ~270 jobs arrive a
-//! day, far fewer than on Cori. The queue is rarely empty (6 % of hours) but it holds a few
-//! large jobs (13.7 on average, 0.15 of them single-node), so EASY backfills almost every
-//! small on-demand job at once: 98 % of the single-node ones (84 % of on-demand jobs) start at
-//! their arrival and the baseline's instant-start ratio is ≈ 92 %, where the paper reports
-//! 18.94 % on Cori's log. A higher load does not change that (1.0: 89 %, 1.2: 87 %: the
-//! backlog grows in large jobs), nor do bursts of one project's submissions (within 1 h:
-//! 91 %). Closing the gap needs Cori's own size and arrival mix, which we do not have; the
-//! generator is left as the issue specifies rather than bent to the paper's number.
+//! **Why the Cori-like sizes are not the model's.** Lublin's size model puts `log2(size)` on
+//! `[ULOW, UHI]` with `UHI = log2(machine)`: fitted on machines of 128–1,024 nodes, it makes
+//! sizes grow with the machine. On 12,076 nodes that gave (seed 1, 20,000 jobs) ≈ 270 jobs a
+//! day, the single-node jobs (76 %) 0.2 % of the node-hours, a queue of a few large jobs that
+//! EASY backfills every small job around, and a baseline instant-start ratio of 91.6 %
+//! (3 seeds) where the paper reports 18.94 % on Cori's log. Cori was a capacity machine for
+//! NERSC's ≈ 7,000 users: 76 % of its jobs single-node (the issue), its regular queue taking
+//! 1–8,991 KNL nodes with a lower charge from 1,024 nodes on to draw large jobs in — sizes set
+//! by the users' problems, not growing with the machine. So the Cori-like trace keeps the
+//! model's arrivals and run times (a run time still depends on the size as in the model) and
+//! its power-of-two share, and fixes the sizes in nodes. Measured on this generator (seeds 1–3, offered load 0.85, 100,000 jobs,
+//! ≈ 1 week, except the second row: 20,000 jobs, ≈ 10 days; node-hour shares of seed 1;
+//! instant start under the W5 mix):
+//!
+//! | parallel sizes | jobs a day | node-hours in 2–64 / 65–512 / 513–4,096 nodes | baseline instant start |
+//! | --- | ---: | --- | ---: |
+//! | model (log-uniform to 12,076), before | ≈ 270 | – (single-node 0.2 %) | 91.6 % (W1–W5) |
+//! | 86 % on 2–64, 14 % on 64–4,096 (the model's own stage split) | ≈ 1,930 | 5 / 14 / 80 % | 93.5 % |
+//! | 97 % on 2–64, 3 % on 64–1,024 | ≈ 14,200 | 41 / 37 / 16 % (≤ 1,024) | 83.6 % |
+//! | **99 % on 2–64, 1 % on 64–4,096 (chosen)** | ≈ 14,300 | 43 / 8 / 44 % (single-node 4.6 %) | **72.9 %** |
+//!
+//! The chosen split is the one that matches the description above — almost every parallel job
+//! small, a thin tail (≈ 35 jobs a day) up to a third of the machine carrying about half the
+//! node-hours, ≈ 10^4 jobs a day — and it was not tuned to the paper's number, which it does not
+//! reach: EASY still starts ≈ 73 % of on-demand jobs at arrival at offered load 0.85. What
+//! moves it further in our runs is load: with the chosen sizes, offered load 1.0 gives 41.8 %
+//! and 1.2 gives 28.9 % (3 seeds, 100,000 jobs), a backlog that grows without bound (Cori's
+//! users saw long queue waits in 2019); with the model's whole-machine sizes, load 1.0 and
+//! 1.2 still gave 89 % and 87 % (seed 1). The offered load stays 0.85 (the issue's workloads),
+//! so the Cori-like baseline remains far above 18.94 %.
 
 use crate::HybridError;
 use crate::sim::HybridJob;
+use cosched_core::workload::lublin::LublinParams;
 use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use cosched_core::{Duration, MalleableJob, OnDemandJob, ParamError, RigidJob};
 use rand::{RngExt, SeedableRng};
@@ -332,6 +355,9 @@ pub struct TraceParams {
     pub projects: u32,
     /// Offered load the arrivals are rescaled to.
     pub load: f64,
+    /// The Lublin–Feitelson parameters arrivals, sizes and run times are drawn with (the
+    /// size range is relative to `nodes`, see `LublinParams`).
+    pub model: LublinParams,
 }
 
 impl TraceParams {
@@ -345,20 +371,66 @@ impl TraceParams {
             max_runtime: Duration::from_hours(24),
             projects: 100,
             load: 0.85,
+            model: LublinParams::typeless(),
         }
     }
 
-    /// Cori-like: 12,076 nodes, 76 % single-node jobs, at most 7 days, 400 projects.
+    /// Cori-like: 12,076 nodes, 76 % single-node jobs, at most 7 days, 400 projects, and the
+    /// capacity-machine sizes of [`capacity_sizes`].
     pub fn cori(jobs: usize) -> TraceParams {
+        let nodes = 12_076;
         TraceParams {
-            nodes: 12_076,
+            nodes,
             jobs,
             min_size: 1,
-            single_node_share: Some(0.76),
+            single_node_share: Some(CORI_SINGLE_NODE_SHARE),
             max_runtime: Duration::from_hours(24 * 7),
             projects: 400,
             load: 0.85,
+            model: capacity_sizes(nodes, CORI_SINGLE_NODE_SHARE),
         }
+    }
+}
+
+/// The share of single-node jobs on Cori the issue gives.
+const CORI_SINGLE_NODE_SHARE: f64 = 0.76;
+
+/// `log2` of the smallest parallel size of [`capacity_sizes`] (2 nodes).
+pub const CAPACITY_ULOW: f64 = 1.0;
+/// `log2` of the boundary between its two size stages (64 nodes).
+pub const CAPACITY_UMED: f64 = 6.0;
+/// `log2` of its largest size (4,096 nodes, a third of Cori).
+pub const CAPACITY_UHI: f64 = 12.0;
+/// Share of its parallel jobs in the upper stage, 64–4,096 nodes (the thin tail).
+pub const CAPACITY_TAIL: f64 = 0.01;
+
+/// The whole-log Lublin–Feitelson parameters with the job sizes of a capacity machine of
+/// `nodes` nodes (see the [module docs](self)): a job is serial with probability
+/// `serial_share`; `log2(size)` of a parallel job is uniform on `[1, 6]` (2–64 nodes) with
+/// probability `1 −` [`CAPACITY_TAIL`], else on `[6, 12]` (64–4,096 nodes), and rounded to a
+/// power of two in the whole-log model's proportion of parallel jobs (0.576 / 0.756).
+/// Arrivals and run times keep the whole-log parameters. On a machine of fewer than 4,096
+/// nodes the upper end is the machine.
+///
+/// ```
+/// use cosched_hybrid::workload::capacity_sizes;
+/// let p = capacity_sizes(12_076, 0.76);
+/// assert_eq!(p.serial_prob, 0.76);
+/// assert!((p.uprob - 0.99).abs() < 1e-12);
+/// assert!(cosched_core::workload::LublinModel::with_params(12_076, p).is_ok());
+/// ```
+pub fn capacity_sizes(nodes: u32, serial_share: f64) -> LublinParams {
+    let whole = LublinParams::typeless();
+    let log2_nodes = f64::from(nodes.max(1)).log2();
+    let uhi = CAPACITY_UHI.min(log2_nodes);
+    LublinParams {
+        serial_prob: serial_share,
+        pow2_prob: whole.pow2_prob / (1.0 - whole.serial_prob) * (1.0 - serial_share),
+        ulow: CAPACITY_ULOW,
+        uhi_below_log2_capacity: log2_nodes - uhi,
+        umed_below_uhi: (uhi - CAPACITY_UMED).max(0.0),
+        uprob: 1.0 - CAPACITY_TAIL,
+        ..whole
     }
 }
 
@@ -378,7 +450,7 @@ pub fn generate(params: &TraceParams, seed: u64) -> Result<Vec<RigidJob>, Hybrid
         params.projects,
         "must be >= 1",
     )?;
-    let model = LublinModel::typeless(params.nodes)?;
+    let model = LublinModel::with_params(params.nodes, params.model)?;
     let estimates = TsafrirEstimates::new(params.max_runtime.max(Duration::from_hours(1)))?;
     let mut jobs = model.generate(params.jobs, seed);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
@@ -436,6 +508,28 @@ mod tests {
         }
         assert!(typed.iter().any(|j| matches!(j, HybridJob::OnDemand(_))));
         assert!(trace.iter().all(|j| j.runtime <= Duration::from_hours(168)));
+    }
+
+    #[test]
+    fn cori_parallel_jobs_are_mostly_small_with_a_thin_tail() {
+        let trace = generate(&TraceParams::cori(20_000), 3).unwrap();
+        let parallel: Vec<u32> = trace.iter().map(|j| j.size).filter(|&s| s > 1).collect();
+        assert!(parallel.iter().all(|&s| (2..=4_096).contains(&s)));
+        let tail = parallel.iter().filter(|&&s| s > 64).count() as f64 / parallel.len() as f64;
+        assert!(tail > 0.0 && tail < 0.02, "tail share {tail}");
+        let days = (trace[trace.len() - 1].submit - trace[0].submit).0 as f64 / 86_400.0;
+        let per_day = trace.len() as f64 / days;
+        assert!(
+            (10_000.0..20_000.0).contains(&per_day),
+            "{per_day} jobs a day"
+        );
+        // A machine smaller than the tail's top keeps every size on the machine.
+        let small = TraceParams {
+            nodes: 100,
+            model: capacity_sizes(100, 0.5),
+            ..TraceParams::cori(2_000)
+        };
+        assert!(generate(&small, 3).unwrap().iter().all(|j| j.size <= 100));
     }
 
     #[test]
