@@ -57,7 +57,7 @@
 //! assert!(out.jobs.iter().all(|j| j.run.is_some()));
 //! ```
 
-use crate::policy::{Cycle, GridJob, GridPolicy, WaitPredictor, scaled_estimate};
+use crate::policy::{Cycle, GridJob, GridPolicy, WaitPredictor, scale_duration, scaled_estimate};
 use crate::site::{Site, energy_cost_usd};
 use crate::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use crate::workload::TraceJob;
@@ -654,10 +654,8 @@ impl<'a> Sim<'a> {
     /// Runtime and estimate of job `i` at `site`.
     fn scaled(&self, i: usize, site: usize) -> (Duration, Duration) {
         let t = &self.trace[i];
-        let from = self.sites[t.submission_site].spec().gflops_per_core;
-        let to = self.sites[site].spec().gflops_per_core;
-        // The same expression as `policy::scaled_estimate`, so both agree to the second.
-        let scale = |d: Duration| Duration((d.secs() as f64 * from / to).ceil() as i64);
+        let (from, to) = (&self.sites[t.submission_site], &self.sites[site]);
+        let scale = |d: Duration| scale_duration(d, from, to);
         let (runtime, estimate) = (scale(t.runtime), scale(t.estimate));
         (runtime.min(estimate), estimate)
     }
