@@ -62,7 +62,7 @@ use crate::site::{Site, energy_cost_usd};
 use crate::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use crate::workload::TraceJob;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, RunToken, Started, Submitted};
-use cosched_core::{Duration, Event, EventQueue, JobClass, JobId, ParamError, Time};
+use cosched_core::{Duration, Event, EventQueue, JobClass, JobId, JobRecord, ParamError, Time};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
@@ -241,6 +241,21 @@ impl JobOutcome {
     /// Response time: end of the run minus submission to the grid.
     pub fn response(&self) -> Option<Duration> {
         self.run.map(|r| r.end - self.job.submit)
+    }
+
+    /// The job as a `cosched-core` [`JobRecord`], for the workspace's shared metrics:
+    /// submitted at its grid submission, started and ended with its run, its run time the
+    /// one at the site where it ran (the trace's when it did not run).
+    pub fn record(&self) -> JobRecord {
+        JobRecord {
+            id: self.job.id,
+            class: JobClass::Rigid,
+            submit: self.job.submit,
+            start: self.run.map(|r| r.start),
+            end: self.run.map(|r| r.end),
+            size: self.job.cores,
+            runtime: self.run.map_or(self.job.runtime, |r| r.end - r.start),
+        }
     }
 }
 

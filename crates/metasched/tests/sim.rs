@@ -66,6 +66,12 @@ fn what_if_waits_steer_jobs_away_from_a_busy_site() {
         (1, Time(300), Time(300))
     );
     assert_eq!(out.jobs[1].response(), Some(Duration(300 - 100 + 3_600)));
+    // As a core record: turnaround from the grid submission, run time of the run at site 1.
+    let record = out.jobs[1].record();
+    assert_eq!(
+        (record.turnaround(), record.runtime),
+        (out.jobs[1].response(), Duration(3_600))
+    );
     let policy = Mcmf::new(
         vec![site("a", 8, 1.0, 10.0), site("b", 8, 1.0, 20.0)],
         5,
