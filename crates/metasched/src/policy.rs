@@ -240,8 +240,9 @@ impl PriceModel {
     }
 
     /// The price the model predicts at time `now` for `sites[site]` in scenario hour `hour`,
-    /// in $/MWh.
-    pub fn price(&self, sites: &[Site], site: usize, now: Time, hour: i64) -> f64 {
+    /// in $/MWh. Private: it indexes the per-site levels and outlooks, which only
+    /// [`Mcmf::new`] checks against the sites.
+    fn price(&self, sites: &[Site], site: usize, now: Time, hour: i64) -> f64 {
         match self {
             PriceModel::DayAhead => sites[site].price_usd_per_mwh(hour),
             PriceModel::Forecast { outlooks } => outlooks[site].price_usd_per_mwh(now, hour),
