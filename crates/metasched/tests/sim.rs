@@ -17,6 +17,9 @@ use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+#[path = "support/shared.rs"]
+mod shared;
+
 fn site(name: &str, cores: u32, gflops: f64, price: f64) -> Site {
     SiteSpec {
         name: name.into(),
@@ -604,12 +607,9 @@ fn grid_trace_errors_name_the_job() {
 fn the_real_xsede_setting_runs_every_job() {
     use cosched_metasched::workload::read_grid_trace;
     use cosched_metasched::xsede::load_sites;
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/metasched");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} is absent", dir.display());
+    let Some(dir) = shared::shared_metasched(".") else {
         return;
-    }
+    };
     let sites = load_sites(&dir).unwrap();
     let jobs = read_grid_trace(&dir.join("xsede_grid_4100.swf"), sites.len()).unwrap();
     assert_eq!(jobs.len(), 4_100);
