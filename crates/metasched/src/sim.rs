@@ -144,6 +144,15 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// The data-transfer time of a job of `cores` cores submitted at site `home` and sent to
+    /// `site`: none when it stays or without a [`TransferModel`].
+    fn transfer_time(&self, home: usize, site: usize, cores: u32) -> Duration {
+        match self.transfer {
+            Some(model) if site != home => model.time(cores),
+            _ => Duration::ZERO,
+        }
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check(
             self.cycle_interval.secs() > 0,
@@ -344,8 +353,7 @@ struct CycleWaits<'a> {
     source: &'a WaitSource,
     /// Per site, the queue/machine features at the cycle (learned predictors only).
     snapshots: &'a [WaitFeatures],
-    seed: u64,
-    transfer: Option<TransferModel>,
+    config: &'a SimConfig,
 }
 
 impl WaitPredictor for CycleWaits<'_> {
@@ -363,7 +371,7 @@ impl WaitPredictor for CycleWaits<'_> {
             WaitSource::Zero => Duration::ZERO,
             WaitSource::WhatIf => what_if(),
             WaitSource::Perturbed { error } => {
-                let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+                let mut rng = ChaCha8Rng::seed_from_u64(self.config.seed);
                 rng.set_stream(job.id.0.wrapping_mul(self.sites.len() as u64) + site as u64);
                 let u: f64 = rng.random_range(-1.0..=1.0);
                 let factor = (1.0 + error * u).max(0.0);
@@ -379,10 +387,9 @@ impl WaitPredictor for CycleWaits<'_> {
             }
         };
         // A migrated job's transfer time is known: it delays the start wherever it goes.
-        let transfer = match self.transfer {
-            Some(model) if site != job.submission_site => model.time(job.cores),
-            _ => Duration::ZERO,
-        };
+        let transfer = self
+            .config
+            .transfer_time(job.submission_site, site, job.cores);
         Duration(queue_wait.secs().saturating_add(transfer.secs()))
     }
 }
@@ -606,8 +613,7 @@ impl<'a> Sim<'a> {
                 states: &self.states,
                 source: &*waits,
                 snapshots: &snapshots,
-                seed: self.config.seed,
-                transfer: self.config.transfer,
+                config: self.config,
             };
             self.policy.assign(&Cycle {
                 now,
@@ -637,10 +643,9 @@ impl<'a> Sim<'a> {
                     t.id, p.site
                 )));
             }
-            let transfer = match self.config.transfer {
-                Some(model) if p.site != t.submission_site => model.time(t.cores),
-                _ => Duration::ZERO,
-            };
+            let transfer = self
+                .config
+                .transfer_time(t.submission_site, p.site, t.cores);
             if transfer > Duration::ZERO {
                 self.mark_dispatched(i, p.site, now);
                 self.events
