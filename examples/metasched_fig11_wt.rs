@@ -1,6 +1,6 @@
 //! Murali & Vadhiyar, Figure 11: the trade-off between response time and electricity cost as
 //! the weight `w_t` of response time goes from 0 (cost only) to 1 (response time only), MCMF
-//! with what-if waits.
+//! with the scenario's predictors (by default the paper's: learned waits, forecast prices).
 //!
 //! Workload → `w_t` sweep (in parallel) → table (relative to BS) → CSV + two plots: the
 //! relative curves against `w_t` and the cost/response trade-off curve.

@@ -9,7 +9,8 @@
 //!   site's hourly price, W × h × $/MWh / 10⁶. We also report the **energy** of those runs
 //!   (W × h / 10⁶, in MWh), so that cost / energy is the mean price paid.
 //! - **Bounded slowdown**: `max(1, response / max(run, τ))` with the run time at the site where
-//!   the job ran and `τ` = 10 s ([`cosched_core::DEFAULT_SLOWDOWN_TAU`]).
+//!   the job ran and `τ` = 10 s ([`cosched_core::DEFAULT_SLOWDOWN_TAU`]), by
+//!   [`cosched_core::JobRecord::bounded_slowdown`] of [`crate::sim::JobOutcome::record`].
 //! - **Utilisation** of a site: core-seconds of every run there (history included) inside the
 //!   measurement window — first measured submission to last measured end — over its cores times
 //!   the window.
@@ -93,7 +94,6 @@ impl Metrics {
                 sum / completed as f64
             }
         };
-        let tau = DEFAULT_SLOWDOWN_TAU.secs() as f64;
         let window_start = measured().map(|j| j.job.submit).min().unwrap_or(Time::ZERO);
         let window_end = done().map(|(_, r)| r.end).max().unwrap_or(window_start);
         let window = (window_end - window_start).secs().max(0) as f64;
@@ -150,10 +150,7 @@ impl Metrics {
                 .fold(0.0, add),
             mean_bounded_slowdown: mean(
                 done()
-                    .map(|(j, r)| {
-                        let run = (r.end - r.start).secs() as f64;
-                        ((r.end - j.job.submit).secs() as f64 / run.max(tau)).max(1.0)
-                    })
+                    .filter_map(|(j, _)| j.record().bounded_slowdown(DEFAULT_SLOWDOWN_TAU))
                     .fold(0.0, add),
             ),
             sites: site_metrics,

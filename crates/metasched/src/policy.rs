@@ -178,11 +178,16 @@ pub trait GridPolicy {
 /// by the per-core performance ratio `gflops(submission) / gflops(target)`, rounded up to whole
 /// seconds; `None` if the submission site is unknown.
 pub fn scaled_estimate(sites: &[Site], job: &GridJob, target: usize) -> Option<Duration> {
-    let from = sites.get(job.submission_site)?.spec().gflops_per_core;
-    let to = sites.get(target)?.spec().gflops_per_core;
-    Some(Duration(
-        (job.estimate.secs() as f64 * from / to).ceil() as i64
-    ))
+    let (from, to) = (sites.get(job.submission_site)?, sites.get(target)?);
+    Some(scale_duration(job.estimate, from, to))
+}
+
+/// A time `d` taken at `from`, run at `to`: scaled by `gflops(from) / gflops(to)` and rounded
+/// up to whole seconds — the one scaling of estimates and run times, so that the policy's
+/// estimate and the simulator's agree to the second.
+pub(crate) fn scale_duration(d: Duration, from: &Site, to: &Site) -> Duration {
+    let (from, to) = (from.spec().gflops_per_core, to.spec().gflops_per_core);
+    Duration((d.secs() as f64 * from / to).ceil() as i64)
 }
 
 /// Where the predicted electricity cost takes its hourly prices from.
@@ -235,8 +240,9 @@ impl PriceModel {
     }
 
     /// The price the model predicts at time `now` for `sites[site]` in scenario hour `hour`,
-    /// in $/MWh.
-    pub fn price(&self, sites: &[Site], site: usize, now: Time, hour: i64) -> f64 {
+    /// in $/MWh. Private: it indexes the per-site levels and outlooks, which only
+    /// [`Mcmf::new`] checks against the sites.
+    fn price(&self, sites: &[Site], site: usize, now: Time, hour: i64) -> f64 {
         match self {
             PriceModel::DayAhead => sites[site].price_usd_per_mwh(hour),
             PriceModel::Forecast { outlooks } => outlooks[site].price_usd_per_mwh(now, hour),

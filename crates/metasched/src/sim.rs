@@ -57,12 +57,12 @@
 //! assert!(out.jobs.iter().all(|j| j.run.is_some()));
 //! ```
 
-use crate::policy::{Cycle, GridJob, GridPolicy, WaitPredictor, scaled_estimate};
+use crate::policy::{Cycle, GridJob, GridPolicy, WaitPredictor, scale_duration, scaled_estimate};
 use crate::site::{Site, energy_cost_usd};
 use crate::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use crate::workload::TraceJob;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, RunToken, Started, Submitted};
-use cosched_core::{Duration, Event, EventQueue, JobClass, JobId, ParamError, Time};
+use cosched_core::{Duration, Event, EventQueue, JobClass, JobId, JobRecord, ParamError, Time};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
@@ -144,6 +144,15 @@ impl Default for SimConfig {
 }
 
 impl SimConfig {
+    /// The data-transfer time of a job of `cores` cores submitted at site `home` and sent to
+    /// `site`: none when it stays or without a [`TransferModel`].
+    fn transfer_time(&self, home: usize, site: usize, cores: u32) -> Duration {
+        match self.transfer {
+            Some(model) if site != home => model.time(cores),
+            _ => Duration::ZERO,
+        }
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check(
             self.cycle_interval.secs() > 0,
@@ -242,6 +251,21 @@ impl JobOutcome {
     pub fn response(&self) -> Option<Duration> {
         self.run.map(|r| r.end - self.job.submit)
     }
+
+    /// The job as a `cosched-core` [`JobRecord`], for the workspace's shared metrics:
+    /// submitted at its grid submission, started and ended with its run, its run time the
+    /// one at the site where it ran (the trace's when it did not run).
+    pub fn record(&self) -> JobRecord {
+        JobRecord {
+            id: self.job.id,
+            class: JobClass::Rigid,
+            submit: self.job.submit,
+            start: self.run.map(|r| r.start),
+            end: self.run.map(|r| r.end),
+            size: self.job.cores,
+            runtime: self.run.map_or(self.job.runtime, |r| r.end - r.start),
+        }
+    }
 }
 
 /// Instantaneous load of every site at one cycle tick: `(busy + queued cores) / cores`.
@@ -329,8 +353,7 @@ struct CycleWaits<'a> {
     source: &'a WaitSource,
     /// Per site, the queue/machine features at the cycle (learned predictors only).
     snapshots: &'a [WaitFeatures],
-    seed: u64,
-    transfer: Option<TransferModel>,
+    config: &'a SimConfig,
 }
 
 impl WaitPredictor for CycleWaits<'_> {
@@ -348,7 +371,7 @@ impl WaitPredictor for CycleWaits<'_> {
             WaitSource::Zero => Duration::ZERO,
             WaitSource::WhatIf => what_if(),
             WaitSource::Perturbed { error } => {
-                let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+                let mut rng = ChaCha8Rng::seed_from_u64(self.config.seed);
                 rng.set_stream(job.id.0.wrapping_mul(self.sites.len() as u64) + site as u64);
                 let u: f64 = rng.random_range(-1.0..=1.0);
                 let factor = (1.0 + error * u).max(0.0);
@@ -364,10 +387,9 @@ impl WaitPredictor for CycleWaits<'_> {
             }
         };
         // A migrated job's transfer time is known: it delays the start wherever it goes.
-        let transfer = match self.transfer {
-            Some(model) if site != job.submission_site => model.time(job.cores),
-            _ => Duration::ZERO,
-        };
+        let transfer = self
+            .config
+            .transfer_time(job.submission_site, site, job.cores);
         Duration(queue_wait.secs().saturating_add(transfer.secs()))
     }
 }
@@ -591,8 +613,7 @@ impl<'a> Sim<'a> {
                 states: &self.states,
                 source: &*waits,
                 snapshots: &snapshots,
-                seed: self.config.seed,
-                transfer: self.config.transfer,
+                config: self.config,
             };
             self.policy.assign(&Cycle {
                 now,
@@ -622,10 +643,9 @@ impl<'a> Sim<'a> {
                     t.id, p.site
                 )));
             }
-            let transfer = match self.config.transfer {
-                Some(model) if p.site != t.submission_site => model.time(t.cores),
-                _ => Duration::ZERO,
-            };
+            let transfer = self
+                .config
+                .transfer_time(t.submission_site, p.site, t.cores);
             if transfer > Duration::ZERO {
                 self.mark_dispatched(i, p.site, now);
                 self.events
@@ -654,10 +674,8 @@ impl<'a> Sim<'a> {
     /// Runtime and estimate of job `i` at `site`.
     fn scaled(&self, i: usize, site: usize) -> (Duration, Duration) {
         let t = &self.trace[i];
-        let from = self.sites[t.submission_site].spec().gflops_per_core;
-        let to = self.sites[site].spec().gflops_per_core;
-        // The same expression as `policy::scaled_estimate`, so both agree to the second.
-        let scale = |d: Duration| Duration((d.secs() as f64 * from / to).ceil() as i64);
+        let (from, to) = (&self.sites[t.submission_site], &self.sites[site]);
+        let scale = |d: Duration| scale_duration(d, from, to);
         let (runtime, estimate) = (scale(t.runtime), scale(t.estimate));
         (runtime.min(estimate), estimate)
     }

@@ -17,6 +17,9 @@ use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+#[path = "support/shared.rs"]
+mod shared;
+
 fn site(name: &str, cores: u32, gflops: f64, price: f64) -> Site {
     SiteSpec {
         name: name.into(),
@@ -66,6 +69,12 @@ fn what_if_waits_steer_jobs_away_from_a_busy_site() {
         (1, Time(300), Time(300))
     );
     assert_eq!(out.jobs[1].response(), Some(Duration(300 - 100 + 3_600)));
+    // As a core record: turnaround from the grid submission, run time of the run at site 1.
+    let record = out.jobs[1].record();
+    assert_eq!(
+        (record.turnaround(), record.runtime),
+        (out.jobs[1].response(), Duration(3_600))
+    );
     let policy = Mcmf::new(
         vec![site("a", 8, 1.0, 10.0), site("b", 8, 1.0, 20.0)],
         5,
@@ -598,12 +607,9 @@ fn grid_trace_errors_name_the_job() {
 fn the_real_xsede_setting_runs_every_job() {
     use cosched_metasched::workload::read_grid_trace;
     use cosched_metasched::xsede::load_sites;
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/metasched");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} is absent", dir.display());
+    let Some(dir) = shared::shared_metasched(".") else {
         return;
-    }
+    };
     let sites = load_sites(&dir).unwrap();
     let jobs = read_grid_trace(&dir.join("xsede_grid_4100.swf"), sites.len()).unwrap();
     assert_eq!(jobs.len(), 4_100);
