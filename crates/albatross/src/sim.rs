@@ -11,7 +11,7 @@
 //!   the owner is active), then walks the queue in (submission, job) order; for each job it
 //!   considers every free slot of every machine in the pool (every desktop, every cloud node
 //!   that has joined), keeps those whose match is symmetric (both `Requirements` true,
-//!   [`match_ads`] — a desktop's `Requirements` include its `START = KeyboardIdle >= N`, see
+//!   [`match_ads`] — a desktop's `Requirements` include its `START = KeyboardIdle > N`, see
 //!   [`crate::pool`]) and picks the highest job rank, then machine rank, then lowest slot.
 //!   After the cycle the policy sees an [`Observation`] and its decisions are applied at once.
 //! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds on a machine
