@@ -249,6 +249,24 @@ pub struct SimOutcome {
     pub end: Time,
 }
 
+/// Mean and sample standard deviation (divisor `n − 1`) of `xs`; `None` for fewer than two
+/// values.
+///
+/// ```
+/// use cosched_albatross::sim::mean_sd;
+/// assert_eq!(mean_sd(&[1.0, 3.0]), Some((2.0, 2f64.sqrt())));
+/// assert_eq!(mean_sd(&[1.0]), None);
+/// ```
+pub fn mean_sd(xs: &[f64]) -> Option<(f64, f64)> {
+    let n = xs.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some((mean, var.sqrt()))
+}
+
 impl SimOutcome {
     /// Mean and sample standard deviation of the completion time (end − submit) of the
     /// completed jobs, in seconds; `None` if fewer than two completed.
@@ -259,13 +277,7 @@ impl SimOutcome {
             .filter_map(|j| j.completion_time())
             .map(|d| d.secs() as f64)
             .collect();
-        let n = times.len();
-        if n < 2 {
-            return None;
-        }
-        let mean = times.iter().sum::<f64>() / n as f64;
-        let var = times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        Some((mean, var.sqrt()))
+        mean_sd(&times)
     }
 
     /// Instance-hours used per instance type.
