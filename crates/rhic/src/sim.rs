@@ -614,10 +614,10 @@ impl Driver {
     fn new(config: &SimConfig) -> Result<Self, ParamError> {
         let (d, env) = (config.dedicated, &config.env);
         let cores = f64::from(env.cores);
-        let window = RhicConfig::new(d, cores, config.goal).predictor_window;
+        let mut rc = RhicConfig::new(d, cores, config.goal);
         let sized = |rule, size| {
             Driver::Sized(Sized {
-                table: ForegroundTable::new(window),
+                table: ForegroundTable::new(rc.predictor_window),
                 rule,
                 size,
                 selected: Vec::new(),
@@ -625,7 +625,6 @@ impl Driver {
         };
         Ok(match config.strategy {
             Strategy::Rhic => {
-                let mut rc = RhicConfig::new(d, cores, config.goal);
                 rc.interval = config.interval;
                 rc.vm_memory_mb = config.vm_memory_mb;
                 let drain = Duration(env.max_drain.0 / 2);
