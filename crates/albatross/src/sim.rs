@@ -461,7 +461,7 @@ impl<'a> Sim<'a> {
                 d.slots,
                 |name| d.slot_ad(name, config.owners.accept_after),
             );
-            sim.at(Time::ZERO + first, Ev::Owner { desktop: i });
+            sim.at(Time::ZERO.saturating_add(first), Ev::Owner { desktop: i });
         }
         for (job, j) in jobs.iter().enumerate() {
             sim.at(j.submit, Ev::Submit { job });
@@ -557,11 +557,14 @@ impl<'a> Sim<'a> {
                 }
                 Ev::Negotiate => {
                     self.negotiate(now);
-                    self.at(now + self.config.negotiation_interval, Ev::Negotiate);
+                    self.at(
+                        now.saturating_add(self.config.negotiation_interval),
+                        Ev::Negotiate,
+                    );
                 }
                 Ev::Sample => {
                     self.sample(now);
-                    self.at(now + self.config.sample_interval, Ev::Sample);
+                    self.at(now.saturating_add(self.config.sample_interval), Ev::Sample);
                 }
             }
             if self.completed == self.jobs.len() {
@@ -742,8 +745,8 @@ impl<'a> Sim<'a> {
             ready: None,
             stopped: Time::MAX,
         });
-        self.at(now + t.spin_up, Ev::Ready { machine });
-        self.at(now + lease, Ev::LeaseEnd { machine });
+        self.at(now.saturating_add(t.spin_up), Ev::Ready { machine });
+        self.at(now.saturating_add(lease), Ev::LeaseEnd { machine });
     }
 
     fn stop_node(&mut self, now: Time, machine: usize) {
@@ -776,7 +779,7 @@ impl<'a> Sim<'a> {
         *since = now;
         let busy = *owner_busy;
         let next = if busy { owners.busy } else { owners.idle }.sample(rng);
-        self.at(now + next, Ev::Owner { desktop });
+        self.at(now.saturating_add(next), Ev::Owner { desktop });
         for slot in self.machines[desktop].slots.clone() {
             if self.slot_states[slot].running.is_none() {
                 continue;
@@ -807,7 +810,10 @@ impl<'a> Sim<'a> {
         s.epoch += 1;
         let epoch = s.epoch;
         self.out.jobs[job].suspensions += 1;
-        self.at(now + max_suspension, Ev::SuspendLimit { slot, epoch });
+        self.at(
+            now.saturating_add(max_suspension),
+            Ev::SuspendLimit { slot, epoch },
+        );
     }
 
     /// Resumes the suspended job on `slot`, if there is one.
@@ -845,7 +851,10 @@ impl<'a> Sim<'a> {
         let epoch = s.epoch;
         let speed = self.machines[s.machine].speed;
         let run = (self.remaining_s[job] / speed).ceil().max(1.0) as i64;
-        self.at(now + Duration(run), Ev::Finish { slot, epoch });
+        self.at(
+            now.saturating_add(Duration(run)),
+            Ev::Finish { slot, epoch },
+        );
     }
 
     fn finish_run(&mut self, now: Time, slot: usize, epoch: u64) {
