@@ -41,7 +41,7 @@ use clap::Parser;
 use cosched_albatross::classad::symmetric_match;
 use cosched_albatross::policy::{Capital, Sizing};
 use cosched_albatross::pool::{Eviction, OwnerReturn, default_instance_types};
-use cosched_albatross::sim::{MachineKind, SimConfig, SimOutcome, simulate};
+use cosched_albatross::sim::{MachineKind, SimConfig, SimOutcome, mean_sd, simulate};
 use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::Duration;
 use cosched_examples::{Cell, CommonArgs, LinePlot, Sweep, Table};
@@ -420,9 +420,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Sample standard deviation; NaN for fewer than two values.
 fn sample_sd(xs: &[f64]) -> f64 {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    mean_sd(xs).map_or(f64::NAN, |(_, sd)| sd)
 }
 
 /// The share of Σ (x − mean)² that the largest `fraction` of the values contribute.

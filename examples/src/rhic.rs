@@ -239,7 +239,8 @@ pub fn assumptions() -> String {
 pub enum Metric {
     /// Dollars at these prices (goal: cost).
     Cost(CostModel),
-    /// Megajoules, volunteers' increment only (goal: energy).
+    /// Megajoules ([`Outcome::energy_j`]): the dedicated nodes in full, the volunteers by
+    /// what they add to their hosts (goal: energy).
     Energy,
 }
 

@@ -11,7 +11,7 @@
 //!   the owner is active), then walks the queue in (submission, job) order; for each job it
 //!   considers every free slot of every machine in the pool (every desktop, every cloud node
 //!   that has joined), keeps those whose match is symmetric (both `Requirements` true,
-//!   [`match_ads`] — a desktop's `Requirements` include its `START = KeyboardIdle >= N`, see
+//!   [`match_ads`] — a desktop's `Requirements` include its `START = KeyboardIdle > N`, see
 //!   [`crate::pool`]) and picks the highest job rank, then machine rank, then lowest slot.
 //!   After the cycle the policy sees an [`Observation`] and its decisions are applied at once.
 //! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds on a machine
@@ -249,6 +249,24 @@ pub struct SimOutcome {
     pub end: Time,
 }
 
+/// Mean and sample standard deviation (divisor `n − 1`) of `xs`; `None` for fewer than two
+/// values.
+///
+/// ```
+/// use cosched_albatross::sim::mean_sd;
+/// assert_eq!(mean_sd(&[1.0, 3.0]), Some((2.0, 2f64.sqrt())));
+/// assert_eq!(mean_sd(&[1.0]), None);
+/// ```
+pub fn mean_sd(xs: &[f64]) -> Option<(f64, f64)> {
+    let n = xs.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some((mean, var.sqrt()))
+}
+
 impl SimOutcome {
     /// Mean and sample standard deviation of the completion time (end − submit) of the
     /// completed jobs, in seconds; `None` if fewer than two completed.
@@ -259,13 +277,7 @@ impl SimOutcome {
             .filter_map(|j| j.completion_time())
             .map(|d| d.secs() as f64)
             .collect();
-        let n = times.len();
-        if n < 2 {
-            return None;
-        }
-        let mean = times.iter().sum::<f64>() / n as f64;
-        let var = times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        Some((mean, var.sqrt()))
+        mean_sd(&times)
     }
 
     /// Instance-hours used per instance type.
@@ -449,7 +461,7 @@ impl<'a> Sim<'a> {
                 d.slots,
                 |name| d.slot_ad(name, config.owners.accept_after),
             );
-            sim.at(Time::ZERO + first, Ev::Owner { desktop: i });
+            sim.at(Time::ZERO.saturating_add(first), Ev::Owner { desktop: i });
         }
         for (job, j) in jobs.iter().enumerate() {
             sim.at(j.submit, Ev::Submit { job });
@@ -545,11 +557,14 @@ impl<'a> Sim<'a> {
                 }
                 Ev::Negotiate => {
                     self.negotiate(now);
-                    self.at(now + self.config.negotiation_interval, Ev::Negotiate);
+                    self.at(
+                        now.saturating_add(self.config.negotiation_interval),
+                        Ev::Negotiate,
+                    );
                 }
                 Ev::Sample => {
                     self.sample(now);
-                    self.at(now + self.config.sample_interval, Ev::Sample);
+                    self.at(now.saturating_add(self.config.sample_interval), Ev::Sample);
                 }
             }
             if self.completed == self.jobs.len() {
@@ -730,8 +745,8 @@ impl<'a> Sim<'a> {
             ready: None,
             stopped: Time::MAX,
         });
-        self.at(now + t.spin_up, Ev::Ready { machine });
-        self.at(now + lease, Ev::LeaseEnd { machine });
+        self.at(now.saturating_add(t.spin_up), Ev::Ready { machine });
+        self.at(now.saturating_add(lease), Ev::LeaseEnd { machine });
     }
 
     fn stop_node(&mut self, now: Time, machine: usize) {
@@ -764,7 +779,7 @@ impl<'a> Sim<'a> {
         *since = now;
         let busy = *owner_busy;
         let next = if busy { owners.busy } else { owners.idle }.sample(rng);
-        self.at(now + next, Ev::Owner { desktop });
+        self.at(now.saturating_add(next), Ev::Owner { desktop });
         for slot in self.machines[desktop].slots.clone() {
             if self.slot_states[slot].running.is_none() {
                 continue;
@@ -795,7 +810,10 @@ impl<'a> Sim<'a> {
         s.epoch += 1;
         let epoch = s.epoch;
         self.out.jobs[job].suspensions += 1;
-        self.at(now + max_suspension, Ev::SuspendLimit { slot, epoch });
+        self.at(
+            now.saturating_add(max_suspension),
+            Ev::SuspendLimit { slot, epoch },
+        );
     }
 
     /// Resumes the suspended job on `slot`, if there is one.
@@ -833,7 +851,10 @@ impl<'a> Sim<'a> {
         let epoch = s.epoch;
         let speed = self.machines[s.machine].speed;
         let run = (self.remaining_s[job] / speed).ceil().max(1.0) as i64;
-        self.at(now + Duration(run), Ev::Finish { slot, epoch });
+        self.at(
+            now.saturating_add(Duration(run)),
+            Ev::Finish { slot, epoch },
+        );
     }
 
     fn finish_run(&mut self, now: Time, slot: usize, epoch: u64) {

@@ -121,7 +121,12 @@ fn check_exclusive_and_matched(
             OwnerReturn::Suspend { max_suspension, .. } => {
                 prop_assert!(p.outcome != RunEnd::Evicted);
                 prop_assert!(
-                    p.suspended <= Duration(max_suspension.secs() * i64::from(p.suspensions))
+                    p.suspended
+                        <= Duration(
+                            max_suspension
+                                .secs()
+                                .saturating_mul(i64::from(p.suspensions))
+                        )
                 );
                 prop_assert!(p.suspensions == 0 || slot.kind == MachineKind::Desktop);
             }
@@ -354,4 +359,52 @@ fn albatross_cuts_completion_time_on_the_paper_pool() {
         "capital 0.75: {some:.1} s against {none:.1} s without"
     );
     assert!(cost > 0.0);
+}
+
+/// A suspension limit longer than any run (valid: `>= 0`) never fires and does not overflow
+/// the clock: suspended jobs only ever resume.
+#[test]
+fn an_unbounded_suspension_limit_does_not_overflow() {
+    let mut suspensions = 0;
+    for seed in 0..4 {
+        let s = Scenario {
+            capital: 0.0,
+            desktops: 4,
+            owner_return: OwnerReturn::Suspend {
+                max_suspension: Duration(i64::MAX),
+                then: Eviction::Checkpoint,
+            },
+            fit: false,
+            lease_s: 1800,
+            interarrival_s: 60,
+            cloud_forbidden: 0.0,
+            seed,
+        };
+        let (_, jobs, out) = run(&s);
+        check_exclusive_and_matched(&s, &jobs, &out).unwrap();
+        check_no_job_lost(&s, &jobs, &out).unwrap();
+        assert!(out.jobs.iter().all(|j| j.evictions == 0));
+        suspensions += out.jobs.iter().map(|j| j.suspensions).sum::<u32>();
+    }
+    assert!(suspensions > 0, "the scenarios exercise suspension");
+}
+
+/// A lease longer than any run (valid: `> 0`) does not overflow the clock: the nodes the
+/// policy starts end with the run or spin down, and every job still completes.
+#[test]
+fn an_unbounded_lease_does_not_overflow() {
+    let s = Scenario {
+        capital: 0.5,
+        desktops: 2,
+        owner_return: OwnerReturn::Vacate(Eviction::Checkpoint),
+        fit: false,
+        lease_s: i64::MAX,
+        interarrival_s: 60,
+        cloud_forbidden: 0.0,
+        seed: 4,
+    };
+    let (_, jobs, out) = run(&s);
+    check_exclusive_and_matched(&s, &jobs, &out).unwrap();
+    check_no_job_lost(&s, &jobs, &out).unwrap();
+    assert!(!out.cloud_nodes.is_empty(), "the policy starts nodes");
 }

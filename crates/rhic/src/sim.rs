@@ -409,7 +409,7 @@ impl<'a> Cloud<'a> {
         Session {
             node,
             process: ForegroundProcess::new(&stats, rng).expect("validated tables"),
-            ends_at: now + length.max(1.0) as i64,
+            ends_at: now.saturating_add(length.max(1.0) as i64),
             free_memory_mb: env.node_memory_mb.saturating_sub(mem),
             fg_pct_sum: 0.0,
         }
@@ -425,7 +425,8 @@ impl<'a> Cloud<'a> {
                 self.slots[i].session = None;
                 self.slot_of.remove(&s.node);
                 departed.push(s.node);
-                self.slots[i].next_arrival = t + gap_s(self.env.session_gap_mean_s, rng) as i64;
+                self.slots[i].next_arrival =
+                    t.saturating_add(gap_s(self.env.session_gap_mean_s, rng) as i64);
             }
             if self.slots[i].session.is_none() && self.slots[i].next_arrival <= t {
                 let s = self.new_session(rng, t, false);
@@ -553,7 +554,8 @@ impl Pool {
     fn apply(&mut self, target: &[NodeId], cloud: &Cloud<'_>, now: i64) {
         let env = cloud.env;
         for v in self.live.values_mut() {
-            v.drain_by.get_or_insert(now + env.max_drain.0);
+            v.drain_by
+                .get_or_insert(now.saturating_add(env.max_drain.0));
         }
         for node in target {
             let Some(&slot) = cloud.slot_of.get(node) else {
@@ -564,7 +566,7 @@ impl Pool {
                 .and_modify(|v| v.drain_by = None)
                 .or_insert(Volunteer {
                     slot,
-                    ready_at: now + env.setup.0,
+                    ready_at: now.saturating_add(env.setup.0),
                     drain_by: None,
                     partial: 0.0,
                 });
@@ -614,10 +616,10 @@ impl Driver {
     fn new(config: &SimConfig) -> Result<Self, ParamError> {
         let (d, env) = (config.dedicated, &config.env);
         let cores = f64::from(env.cores);
-        let window = RhicConfig::new(d, cores, config.goal).predictor_window;
+        let mut rc = RhicConfig::new(d, cores, config.goal);
         let sized = |rule, size| {
             Driver::Sized(Sized {
-                table: ForegroundTable::new(window),
+                table: ForegroundTable::new(rc.predictor_window),
                 rule,
                 size,
                 selected: Vec::new(),
@@ -625,7 +627,6 @@ impl Driver {
         };
         Ok(match config.strategy {
             Strategy::Rhic => {
-                let mut rc = RhicConfig::new(d, cores, config.goal);
                 rc.interval = config.interval;
                 rc.vm_memory_mb = config.vm_memory_mb;
                 let drain = Duration(env.max_drain.0 / 2);

@@ -215,3 +215,28 @@ proptest! {
         prop_assert!(cpu <= e.best_case_cpu + 1e-9);
     }
 }
+
+/// Valid but extreme durations (a session gap, setup and drain longer than any run) neither
+/// overflow the clock nor panic: the run ends as a dedicated-only one would, or at
+/// `max_time`.
+#[test]
+fn extreme_durations_do_not_overflow() {
+    for strategy in [Sizing::Rhic, Sizing::Fixed(4), Sizing::Threshold(0.0)] {
+        let mut c = config(
+            JobProfile::Pi,
+            strategy,
+            Goal::Cost(CostModel::default()),
+            1.0,
+            5,
+        );
+        c.env.session_gap_mean_s = 1e300;
+        c.env.setup = Duration(i64::MAX);
+        c.env.max_drain = Duration(i64::MAX);
+        let o = simulate(&c).expect("valid config");
+        assert!(o.finished);
+        assert_eq!(
+            o.completion.0, 1200,
+            "no volunteer ever computes: {strategy:?}"
+        );
+    }
+}
