@@ -663,12 +663,27 @@ impl<'a> State<'a> {
                     (runtime - setup, setup, tau, required, 0)
                 }
                 HybridJob::Malleable { job, estimate } => {
+                    // The fields are public: check them as the constructor does.
+                    MalleableJob::new(
+                        job.id,
+                        job.submit,
+                        job.min_size,
+                        job.max_size,
+                        job.work,
+                        job.setup,
+                    )?;
                     let runtime = job.runtime_on(job.max_size)?;
                     ParamError::check(estimate.0 > 0, "estimate", estimate.0, "must be > 0")?;
                     let required = i64::from(job.max_size) * runtime.min(estimate).0;
                     (Duration::ZERO, job.setup, None, required, 0)
                 }
                 HybridJob::OnDemand(job) => {
+                    // The fields are public: check them as the constructors do.
+                    let checked =
+                        OnDemandJob::new(job.id, job.size, job.runtime, job.estimate, job.arrival)?;
+                    if let (Some(at), Some(estimated)) = (job.notice, job.estimated_arrival) {
+                        checked.with_notice(at, estimated)?;
+                    }
                     let required = i64::from(job.size) * job.runtime.0;
                     (job.runtime, Duration::ZERO, None, required, 0)
                 }
