@@ -16,8 +16,9 @@
 //! - **On-demand** jobs bypass the batch queue: at arrival they take their reserved nodes, then
 //!   idle nodes, then what the on-arrival mechanism frees. If it cannot free enough they wait
 //!   at the front of the queue (first come, first served among them), the first collecting
-//!   nodes as they free; the others hold none, so none can starve the first. They hold their nodes outside
-//!   the batch scheduler (offline in its cluster). A failure restarts them at once.
+//!   nodes as they free; the others hold none, so none can starve the first. They hold their
+//!   nodes outside the batch scheduler (offline in its cluster). A failure restarts them at
+//!   once.
 //! - Under CUA and CUP, a reservation's idle nodes run *guests* while it waits
 //!   ([`crate::notice::guests`]: queued jobs expected to end before the estimated arrival, then
 //!   malleable jobs); guests still running at the arrival are preempted, and the nodes of a
@@ -588,7 +589,7 @@ impl HybridSim {
         })
     }
 
-    /// Checks node accounting after every instant (O(nodes) each; for tests), recording
+    /// Checks node accounting after every instant (O(nodes + jobs) each; for tests), recording
     /// violations in [`HybridOutcome::violations`].
     pub fn check_invariants(mut self) -> HybridSim {
         self.check = true;
@@ -973,7 +974,7 @@ impl<'a> State<'a> {
         Ok(())
     }
 
-    /// Resizes running malleable job `i` to `to` nodes; returns the nodes given back.
+    /// Resizes running malleable job `i` to `to` nodes (a shrink's nodes go idle).
     fn resize(&mut self, now: Time, i: usize, to: u32) -> Result<(), HybridError> {
         let id = self.jobs[i].spec.id();
         let before = self.cluster.job_nodes(id)?;
@@ -1233,7 +1234,8 @@ impl<'a> State<'a> {
         self.schedule(end, Ev::OdEnd(i, epoch));
     }
 
-    /// Gives on-demand job `i`'s nodes (but `keep_failed`) back and queues its lenders' returns.
+    /// Gives on-demand job `i`'s nodes (but the failed ones) back and queues its lenders'
+    /// returns.
     fn release_od(&mut self, i: usize) -> Result<(), HybridError> {
         for node in std::mem::take(&mut self.jobs[i].od_nodes) {
             if self.hold[node.index()] == Hold::Failed {
