@@ -184,7 +184,7 @@ pub struct HybridConfig {
     pub policy: Policy,
     /// Rigid jobs' checkpointing.
     pub checkpoint: CheckpointPolicy,
-    /// Warning a malleable job gets before a preemption.
+    /// Warning a malleable job gets before a preemption (on arrival, and planned by CUP).
     pub warning: Duration,
     /// Node failures, if injected.
     pub failures: Option<Failures>,
@@ -745,7 +745,8 @@ impl<'a> State<'a> {
                 .schedule(first + gap, Ev::Failure)
                 .expect("after the start");
         }
-        let board = NoticeBoard::new(config.mechanism.map_or(NoticeStrategy::N, |m| m.notice));
+        let board = NoticeBoard::new(config.mechanism.map_or(NoticeStrategy::N, |m| m.notice))
+            .with_warning(config.warning)?;
         Ok(State {
             config,
             cluster: BatchCluster::new(config.nodes)?,
