@@ -492,7 +492,8 @@ struct JobState {
     guest_of: Option<JobId>,
 }
 
-/// Starts the given queued jobs if they fit (lenders getting their nodes back, guests).
+/// Starts the given queued jobs if they fit (lenders getting their nodes back, guests), in
+/// queue order; the scan stops once every listed job has been seen.
 struct StartListed<'a>(&'a [JobId]);
 
 impl BatchScheduler for StartListed<'_> {
@@ -501,13 +502,20 @@ impl BatchScheduler for StartListed<'_> {
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let mut unseen = self.0.len();
         let mut pos = pass.next_queued(0);
-        while let Some(p) = pos {
-            let fits = pass
+        while unseen > 0
+            && let Some(p) = pos
+        {
+            if let Some(size) = pass
                 .job(p)
-                .is_some_and(|q| self.0.contains(&q.job.id) && q.size() <= pass.free_units());
-            if fits {
-                pass.start(p).expect("checked: queued and fits");
+                .filter(|q| self.0.contains(&q.job.id))
+                .map(|q| q.size())
+            {
+                unseen -= 1;
+                if size <= pass.free_units() {
+                    pass.start(p).expect("checked: queued and fits");
+                }
             }
             pos = pass.next_queued(p + 1);
         }
@@ -1410,6 +1418,7 @@ impl<'a> State<'a> {
                 .cluster
                 .queue()
                 .filter(|q| chosen.contains(&q.job.id))
+                .take(chosen.len())
                 .map(|q| q.size())
                 .sum();
             let idle = &idle[..sizes as usize];
