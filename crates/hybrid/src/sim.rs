@@ -1043,13 +1043,13 @@ impl<'a> State<'a> {
         }
     }
 
-    /// The running batch jobs as the mechanisms see them.
-    fn running_views(&self, now: Time) -> Vec<(usize, PlannedJob)> {
-        let mut views: Vec<(usize, PlannedJob)> = self
-            .running
+    /// The running batch jobs as the mechanisms see them, in workload order (the mechanisms'
+    /// choices do not depend on it: they break ties by job id).
+    fn running_views(&self, now: Time) -> Vec<PlannedJob> {
+        self.running
             .iter()
-            .map(|&i| (i, &self.jobs[i]))
-            .filter_map(|(i, st)| {
+            .map(|&i| &self.jobs[i])
+            .filter_map(|st| {
                 let run = st.run?;
                 if st.spec.class() == JobClass::OnDemand || st.guest_of.is_some() {
                     return None;
@@ -1065,23 +1065,18 @@ impl<'a> State<'a> {
                         checkpoint_interval: st.tau,
                     },
                 };
-                Some((
-                    i,
-                    PlannedJob {
-                        view: RunningView {
-                            id: st.spec.id(),
-                            size: run.size,
-                            setup: st.setup,
-                            kind,
-                        },
-                        run_start: run.start,
-                        predicted_end: run.predicted_end,
+                Some(PlannedJob {
+                    view: RunningView {
+                        id: st.spec.id(),
+                        size: run.size,
+                        setup: st.setup,
+                        kind,
                     },
-                ))
+                    run_start: run.start,
+                    predicted_end: run.predicted_end,
+                })
             })
-            .collect();
-        views.sort_unstable_by_key(|(_, p)| p.view.id);
-        views
+            .collect()
     }
 
     /// Up to `n` idle nodes of the batch cluster, from the top of its free stack.
@@ -1129,9 +1124,6 @@ impl<'a> State<'a> {
         let free = self.idle_nodes(job.size as usize);
         let running: Vec<PlannedJob> = if self.board.strategy() == NoticeStrategy::Cup {
             self.running_views(now)
-                .into_iter()
-                .map(|(_, p)| p)
-                .collect()
         } else {
             Vec::new()
         };
@@ -1176,16 +1168,10 @@ impl<'a> State<'a> {
         self.jobs[i].od_nodes.extend(idle);
         let need = size - self.jobs[i].od_nodes.len() as u32;
         if need > 0 {
-            let views = self.running_views(now);
-            let running: Vec<RunningView> = views.iter().map(|(_, p)| p.view).collect();
+            let running: Vec<RunningView> =
+                self.running_views(now).iter().map(|p| p.view).collect();
             let mechanism = self.mechanism.expect("arrivals only with a mechanism");
             let decisions = mechanism.decide(need, 0, &running)?;
-            let position = |job: JobId| {
-                let k = views
-                    .binary_search_by_key(&job, |(_, p)| p.view.id)
-                    .expect("decisions name running jobs");
-                views[k].0
-            };
             for decision in decisions {
                 match decision {
                     Decision::WaitAtFront => {
@@ -1198,12 +1184,12 @@ impl<'a> State<'a> {
                         return Ok(());
                     }
                     Decision::Preempt { job } => {
-                        let j = position(job);
+                        let j = self.index[&job];
                         self.preempt(now, j, false)?;
                         self.jobs[i].lenders.push(Lender::Preempted(j));
                     }
                     Decision::Shrink { job, to } => {
-                        let j = position(job);
+                        let j = self.index[&job];
                         let from = self.jobs[j].run.expect("running").size;
                         self.resize(now, j, to)?;
                         self.jobs[j].account.shrinks += 1;
