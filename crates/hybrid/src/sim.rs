@@ -27,7 +27,8 @@
 //!   still running expands back, a preempted job still waiting starts on them if it fits; the
 //!   rest go to reservations, then to the batch scheduler.
 //! - **Failures** (optional): node failures arrive as a Poisson process at the system MTBF on a
-//!   uniformly drawn node; repairs take an exponential time (mean 6 h).
+//!   uniformly drawn node; repairs take an exponential time ([`Failures::mean_repair`], 6 h in
+//!   the examples: [`DEFAULT_REPAIR`]).
 //!
 //! At each instant: completions, failures and repairs, expiries, planned preemptions, notices,
 //! on-demand arrivals, batch submissions (each in job order); then the idle nodes go to waiting
