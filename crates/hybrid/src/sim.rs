@@ -165,6 +165,18 @@ impl fmt::Display for Composite {
     }
 }
 
+/// The name of a configuration in reports: `baseline` without a mechanism, else e.g.
+/// `CUP&SPAA`.
+///
+/// ```
+/// use cosched_hybrid::{Composite, mechanism_name};
+/// assert_eq!(mechanism_name(None), "baseline");
+/// assert_eq!(mechanism_name(Some(Composite::ALL[5])), "CUP&SPAA");
+/// ```
+pub fn mechanism_name(mechanism: Option<Composite>) -> String {
+    mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
+}
+
 /// Node failures: a Poisson process at the system MTBF, exponential repairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Failures {
@@ -1577,9 +1589,7 @@ fn report(
     let useful: i64 = accounts.iter().map(|a| a.delivered - a.wasted).sum();
     let span = (last - first).0;
     HybridReport {
-        mechanism: config
-            .mechanism
-            .map_or_else(|| "baseline".to_string(), |m| m.to_string()),
+        mechanism: mechanism_name(config.mechanism),
         jobs: records.len(),
         completed: done(None).count(),
         rejected,
