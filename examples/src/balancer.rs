@@ -282,12 +282,7 @@ pub fn rho(leases: &[LeaseRequest], nodes: u32, span: Duration) -> f64 {
 
 /// The node-seconds of `batch`'s jobs (run time cut at walltime) over `nodes × span`.
 pub fn batch_load(batch: &BatchInput, nodes: u32) -> f64 {
-    let work: f64 = batch
-        .jobs
-        .iter()
-        .map(|j| f64::from(j.size) * j.simulated_runtime().0 as f64)
-        .sum();
-    work / (f64::from(nodes) * batch.span.0 as f64)
+    synthetic::offered_load(&batch.jobs, nodes, batch.span)
 }
 
 /// Seconds as hours.

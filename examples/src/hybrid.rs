@@ -61,10 +61,8 @@ pub fn configurations() -> Vec<Option<Composite>> {
         .collect()
 }
 
-/// The name of a configuration: `baseline` or e.g. `CUP&SPAA`.
-pub fn configuration_name(mechanism: Option<Composite>) -> String {
-    mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
-}
+/// The name of a configuration: `baseline` or e.g. `CUP&SPAA`, as the reports name it.
+pub use cosched_hybrid::mechanism_name as configuration_name;
 
 /// Types `trace` with `types` (seeded) and simulates it under `config`.
 pub fn simulate(

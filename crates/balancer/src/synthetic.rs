@@ -136,8 +136,15 @@ pub struct BatchWeeks {
 impl BatchWeeks {
     /// The jobs' node-seconds (run time cut at walltime) over `nodes × span`.
     pub fn offered_load(&self, nodes: u32) -> f64 {
-        work(&self.jobs) / (f64::from(nodes) * self.span.0 as f64)
+        offered_load(&self.jobs, nodes, self.span)
     }
+}
+
+/// The node-seconds of `jobs` (run time cut at walltime) over `nodes × span`: the offered
+/// load of a workload measured over a fixed span (its weeks) rather than between its first
+/// and last submission, as [`cosched_core::workload::offered_load`] measures it.
+pub fn offered_load(jobs: &[RigidJob], nodes: u32, span: Duration) -> f64 {
+    work(jobs) / (f64::from(nodes) * span.0 as f64)
 }
 
 impl SyntheticBatch {

@@ -65,5 +65,5 @@ pub use mechanism::{
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
 pub use sim::{
     Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim,
-    JobAccount, Usage, UsageLog,
+    JobAccount, Usage, UsageLog, mechanism_name,
 };

@@ -186,6 +186,14 @@ impl NoticeBoard {
         Ok(self)
     }
 
+    /// The same board with another warning before a malleable job's planned preemption
+    /// (>= 0).
+    pub fn with_warning(mut self, warning: Duration) -> Result<NoticeBoard, ParamError> {
+        ParamError::check(warning.0 >= 0, "warning", warning.0, "must be >= 0")?;
+        self.warning = warning;
+        Ok(self)
+    }
+
     /// The strategy.
     #[inline]
     pub fn strategy(&self) -> NoticeStrategy {
@@ -631,6 +639,36 @@ mod tests {
             .unwrap();
         assert_eq!(plan.preemptions.len(), 1);
         assert_eq!(plan.preemptions[0].job, JobId(2));
+    }
+
+    #[test]
+    fn cup_preempts_a_malleable_job_one_warning_before_the_arrival() {
+        let running = [PlannedJob {
+            view: RunningView {
+                id: JobId(1),
+                size: 2,
+                setup: Duration(100),
+                kind: RunningKind::Malleable {
+                    min_size: 1,
+                    max_size: 2,
+                },
+            },
+            run_start: Time(0),
+            predicted_end: Time(5_000),
+        }];
+        let plan = |mut board: NoticeBoard| {
+            let plan = board.notice(notice(9, 2, 0, 1_000), &[], &running).unwrap();
+            (plan.preemptions[0].at, plan.preemptions[0].overhead)
+        };
+        let board = NoticeBoard::new(NoticeStrategy::Cup);
+        assert_eq!(plan(board.clone()), (Time(880), 2 * (120 + 100)));
+        let board = board.with_warning(Duration(600)).unwrap();
+        assert_eq!(plan(board), (Time(400), 2 * (600 + 100)));
+        assert!(
+            NoticeBoard::new(NoticeStrategy::Cup)
+                .with_warning(Duration(-1))
+                .is_err()
+        );
     }
 
     #[test]

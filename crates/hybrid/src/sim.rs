@@ -16,8 +16,9 @@
 //! - **On-demand** jobs bypass the batch queue: at arrival they take their reserved nodes, then
 //!   idle nodes, then what the on-arrival mechanism frees. If it cannot free enough they wait
 //!   at the front of the queue (first come, first served among them), the first collecting
-//!   nodes as they free; the others hold none, so none can starve the first. They hold their nodes outside
-//!   the batch scheduler (offline in its cluster). A failure restarts them at once.
+//!   nodes as they free; the others hold none, so none can starve the first. They hold their
+//!   nodes outside the batch scheduler (offline in its cluster). A failure restarts them at
+//!   once.
 //! - Under CUA and CUP, a reservation's idle nodes run *guests* while it waits
 //!   ([`crate::notice::guests`]: queued jobs expected to end before the estimated arrival, then
 //!   malleable jobs); guests still running at the arrival are preempted, and the nodes of a
@@ -26,7 +27,8 @@
 //!   still running expands back, a preempted job still waiting starts on them if it fits; the
 //!   rest go to reservations, then to the batch scheduler.
 //! - **Failures** (optional): node failures arrive as a Poisson process at the system MTBF on a
-//!   uniformly drawn node; repairs take an exponential time (mean 6 h).
+//!   uniformly drawn node; repairs take an exponential time ([`Failures::mean_repair`], 6 h in
+//!   the examples: [`DEFAULT_REPAIR`]).
 //!
 //! At each instant: completions, failures and repairs, expiries, planned preemptions, notices,
 //! on-demand arrivals, batch submissions (each in job order); then the idle nodes go to waiting
@@ -163,6 +165,18 @@ impl fmt::Display for Composite {
     }
 }
 
+/// The name of a configuration in reports: `baseline` without a mechanism, else e.g.
+/// `CUP&SPAA`.
+///
+/// ```
+/// use cosched_hybrid::{Composite, mechanism_name};
+/// assert_eq!(mechanism_name(None), "baseline");
+/// assert_eq!(mechanism_name(Some(Composite::ALL[5])), "CUP&SPAA");
+/// ```
+pub fn mechanism_name(mechanism: Option<Composite>) -> String {
+    mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
+}
+
 /// Node failures: a Poisson process at the system MTBF, exponential repairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Failures {
@@ -183,7 +197,7 @@ pub struct HybridConfig {
     pub policy: Policy,
     /// Rigid jobs' checkpointing.
     pub checkpoint: CheckpointPolicy,
-    /// Warning a malleable job gets before a preemption.
+    /// Warning a malleable job gets before a preemption (on arrival, and planned by CUP).
     pub warning: Duration,
     /// Node failures, if injected.
     pub failures: Option<Failures>,
@@ -491,7 +505,8 @@ struct JobState {
     guest_of: Option<JobId>,
 }
 
-/// Starts the given queued jobs if they fit (lenders getting their nodes back, guests).
+/// Starts the given queued jobs if they fit (lenders getting their nodes back, guests), in
+/// queue order; the scan stops once every listed job has been seen.
 struct StartListed<'a>(&'a [JobId]);
 
 impl BatchScheduler for StartListed<'_> {
@@ -500,13 +515,20 @@ impl BatchScheduler for StartListed<'_> {
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let mut unseen = self.0.len();
         let mut pos = pass.next_queued(0);
-        while let Some(p) = pos {
-            let fits = pass
+        while unseen > 0
+            && let Some(p) = pos
+        {
+            if let Some(size) = pass
                 .job(p)
-                .is_some_and(|q| self.0.contains(&q.job.id) && q.size() <= pass.free_units());
-            if fits {
-                pass.start(p).expect("checked: queued and fits");
+                .filter(|q| self.0.contains(&q.job.id))
+                .map(|q| q.size())
+            {
+                unseen -= 1;
+                if size <= pass.free_units() {
+                    pass.start(p).expect("checked: queued and fits");
+                }
             }
             pos = pass.next_queued(p + 1);
         }
@@ -588,7 +610,7 @@ impl HybridSim {
         })
     }
 
-    /// Checks node accounting after every instant (O(nodes) each; for tests), recording
+    /// Checks node accounting after every instant (O(nodes + jobs) each; for tests), recording
     /// violations in [`HybridOutcome::violations`].
     pub fn check_invariants(mut self) -> HybridSim {
         self.check = true;
@@ -663,12 +685,27 @@ impl<'a> State<'a> {
                     (runtime - setup, setup, tau, required, 0)
                 }
                 HybridJob::Malleable { job, estimate } => {
+                    // The fields are public: check them as the constructor does.
+                    MalleableJob::new(
+                        job.id,
+                        job.submit,
+                        job.min_size,
+                        job.max_size,
+                        job.work,
+                        job.setup,
+                    )?;
                     let runtime = job.runtime_on(job.max_size)?;
                     ParamError::check(estimate.0 > 0, "estimate", estimate.0, "must be > 0")?;
                     let required = i64::from(job.max_size) * runtime.min(estimate).0;
                     (Duration::ZERO, job.setup, None, required, 0)
                 }
                 HybridJob::OnDemand(job) => {
+                    // The fields are public: check them as the constructors do.
+                    let checked =
+                        OnDemandJob::new(job.id, job.size, job.runtime, job.estimate, job.arrival)?;
+                    if let (Some(at), Some(estimated)) = (job.notice, job.estimated_arrival) {
+                        checked.with_notice(at, estimated)?;
+                    }
                     let required = i64::from(job.size) * job.runtime.0;
                     (job.runtime, Duration::ZERO, None, required, 0)
                 }
@@ -729,7 +766,8 @@ impl<'a> State<'a> {
                 .schedule(first + gap, Ev::Failure)
                 .expect("after the start");
         }
-        let board = NoticeBoard::new(config.mechanism.map_or(NoticeStrategy::N, |m| m.notice));
+        let board = NoticeBoard::new(config.mechanism.map_or(NoticeStrategy::N, |m| m.notice))
+            .with_warning(config.warning)?;
         Ok(State {
             config,
             cluster: BatchCluster::new(config.nodes)?,
@@ -958,7 +996,7 @@ impl<'a> State<'a> {
         Ok(())
     }
 
-    /// Resizes running malleable job `i` to `to` nodes; returns the nodes given back.
+    /// Resizes running malleable job `i` to `to` nodes (a shrink's nodes go idle).
     fn resize(&mut self, now: Time, i: usize, to: u32) -> Result<(), HybridError> {
         let id = self.jobs[i].spec.id();
         let before = self.cluster.job_nodes(id)?;
@@ -1018,13 +1056,13 @@ impl<'a> State<'a> {
         }
     }
 
-    /// The running batch jobs as the mechanisms see them.
-    fn running_views(&self, now: Time) -> Vec<(usize, PlannedJob)> {
-        let mut views: Vec<(usize, PlannedJob)> = self
-            .running
+    /// The running batch jobs as the mechanisms see them, in workload order (the mechanisms'
+    /// choices do not depend on it: they break ties by job id).
+    fn running_views(&self, now: Time) -> Vec<PlannedJob> {
+        self.running
             .iter()
-            .map(|&i| (i, &self.jobs[i]))
-            .filter_map(|(i, st)| {
+            .map(|&i| &self.jobs[i])
+            .filter_map(|st| {
                 let run = st.run?;
                 if st.spec.class() == JobClass::OnDemand || st.guest_of.is_some() {
                     return None;
@@ -1040,23 +1078,18 @@ impl<'a> State<'a> {
                         checkpoint_interval: st.tau,
                     },
                 };
-                Some((
-                    i,
-                    PlannedJob {
-                        view: RunningView {
-                            id: st.spec.id(),
-                            size: run.size,
-                            setup: st.setup,
-                            kind,
-                        },
-                        run_start: run.start,
-                        predicted_end: run.predicted_end,
+                Some(PlannedJob {
+                    view: RunningView {
+                        id: st.spec.id(),
+                        size: run.size,
+                        setup: st.setup,
+                        kind,
                     },
-                ))
+                    run_start: run.start,
+                    predicted_end: run.predicted_end,
+                })
             })
-            .collect();
-        views.sort_unstable_by_key(|(_, p)| p.view.id);
-        views
+            .collect()
     }
 
     /// Up to `n` idle nodes of the batch cluster, from the top of its free stack.
@@ -1104,9 +1137,6 @@ impl<'a> State<'a> {
         let free = self.idle_nodes(job.size as usize);
         let running: Vec<PlannedJob> = if self.board.strategy() == NoticeStrategy::Cup {
             self.running_views(now)
-                .into_iter()
-                .map(|(_, p)| p)
-                .collect()
         } else {
             Vec::new()
         };
@@ -1151,16 +1181,10 @@ impl<'a> State<'a> {
         self.jobs[i].od_nodes.extend(idle);
         let need = size - self.jobs[i].od_nodes.len() as u32;
         if need > 0 {
-            let views = self.running_views(now);
-            let running: Vec<RunningView> = views.iter().map(|(_, p)| p.view).collect();
+            let running: Vec<RunningView> =
+                self.running_views(now).iter().map(|p| p.view).collect();
             let mechanism = self.mechanism.expect("arrivals only with a mechanism");
             let decisions = mechanism.decide(need, 0, &running)?;
-            let position = |job: JobId| {
-                let k = views
-                    .binary_search_by_key(&job, |(_, p)| p.view.id)
-                    .expect("decisions name running jobs");
-                views[k].0
-            };
             for decision in decisions {
                 match decision {
                     Decision::WaitAtFront => {
@@ -1173,12 +1197,12 @@ impl<'a> State<'a> {
                         return Ok(());
                     }
                     Decision::Preempt { job } => {
-                        let j = position(job);
+                        let j = self.index[&job];
                         self.preempt(now, j, false)?;
                         self.jobs[i].lenders.push(Lender::Preempted(j));
                     }
                     Decision::Shrink { job, to } => {
-                        let j = position(job);
+                        let j = self.index[&job];
                         let from = self.jobs[j].run.expect("running").size;
                         self.resize(now, j, to)?;
                         self.jobs[j].account.shrinks += 1;
@@ -1218,7 +1242,8 @@ impl<'a> State<'a> {
         self.schedule(end, Ev::OdEnd(i, epoch));
     }
 
-    /// Gives on-demand job `i`'s nodes (but `keep_failed`) back and queues its lenders' returns.
+    /// Gives on-demand job `i`'s nodes (but the failed ones) back and queues its lenders'
+    /// returns.
     fn release_od(&mut self, i: usize) -> Result<(), HybridError> {
         for node in std::mem::take(&mut self.jobs[i].od_nodes) {
             if self.hold[node.index()] == Hold::Failed {
@@ -1392,6 +1417,7 @@ impl<'a> State<'a> {
                 .cluster
                 .queue()
                 .filter(|q| chosen.contains(&q.job.id))
+                .take(chosen.len())
                 .map(|q| q.size())
                 .sum();
             let idle = &idle[..sizes as usize];
@@ -1563,9 +1589,7 @@ fn report(
     let useful: i64 = accounts.iter().map(|a| a.delivered - a.wasted).sum();
     let span = (last - first).0;
     HybridReport {
-        mechanism: config
-            .mechanism
-            .map_or_else(|| "baseline".to_string(), |m| m.to_string()),
+        mechanism: mechanism_name(config.mechanism),
         jobs: records.len(),
         completed: done(None).count(),
         rejected,

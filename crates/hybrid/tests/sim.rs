@@ -413,3 +413,44 @@ proptest! {
         prop_assert_eq!(out.report.instant_start_ratio, 1.0);
     }
 }
+
+#[test]
+fn jobs_built_field_by_field_are_validated_not_panicked_on() {
+    let sim = HybridSim::new(HybridConfig::new(4, Some(CUA_PAA)).unwrap()).unwrap();
+    let od = on_demand(1, 10, 2, 100);
+    let bad_od = [
+        OnDemandJob { size: 0, ..od },
+        OnDemandJob {
+            runtime: Duration(-5),
+            ..od
+        },
+        OnDemandJob {
+            notice: Some(Time(20)),
+            estimated_arrival: Some(Time(30)),
+            ..od
+        },
+    ];
+    for job in bad_od {
+        assert!(sim.run(&[HybridJob::OnDemand(job)]).is_err(), "{job:?}");
+    }
+    let HybridJob::Malleable { job, estimate } = malleable(2, 0, 1, 2, 100) else {
+        unreachable!()
+    };
+    let bad_malleable = [
+        MalleableJob {
+            min_size: 0,
+            max_size: 0,
+            ..job
+        },
+        MalleableJob {
+            work: Duration(-100),
+            ..job
+        },
+    ];
+    for job in bad_malleable {
+        assert!(
+            sim.run(&[HybridJob::Malleable { job, estimate }]).is_err(),
+            "{job:?}"
+        );
+    }
+}
