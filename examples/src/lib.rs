@@ -10,6 +10,8 @@
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
 //! - [`OutDir`]: the output directory that receives all of the above.
+//! - [`Claims`]: the paper's statements about a table or figure, checked on our numbers and
+//!   printed pass/fail under "Paper claims" ([`OutDir::write_claims`]).
 //! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
 //! - [`rhic`]: the setup the RHIC examples share.
 //! - [`metasched`]: the inputs, runs and reports the metascheduling examples share.
@@ -31,7 +33,9 @@
 //! - `table.md`: its tables in Markdown, each a `###` title line, an optional notes paragraph
 //!   (e.g. where the paper's numbers come from) and the grid. [`OutDir::write_table`] builds it,
 //!   one section per table, and writes each table's `<name>.csv` beside it;
-//! - one or more `<file>.svg` plots, written by [`OutDir::write_plot`].
+//! - one or more `<file>.svg` plots, written by [`OutDir::write_plot`];
+//! - `claims.json`: the paper's claims checked on our numbers ([`OutDir::write_claims`]),
+//!   totalled by the report as "claims reproduced: N of M" per paper.
 //!
 //! The report inlines `table.md` under a section per example and links every `.svg` or `.png`
 //! in the directory. Outputs must be deterministic: no timestamps, and results in a fixed order
@@ -84,6 +88,7 @@
 
 mod args;
 pub mod balancer;
+pub mod claims;
 mod error;
 pub mod hybrid;
 pub mod metasched;
@@ -94,6 +99,7 @@ mod sweep;
 mod table;
 
 pub use args::CommonArgs;
+pub use claims::{CLAIMS_FILE, Claim, Claims};
 pub use error::{Error, Result};
 pub use out::{OutDir, TABLE_FILE};
 pub use plot::{BarChart, Figure, LinePlot, PlotError};

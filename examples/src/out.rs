@@ -4,7 +4,8 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::{Error, Figure, Result, Table};
+use crate::claims::CLAIMS_FILE;
+use crate::{Claims, Error, Figure, Result, Table};
 
 /// The Markdown file holding an example's tables, in its output directory.
 pub const TABLE_FILE: &str = "table.md";
@@ -71,6 +72,19 @@ impl OutDir {
         table.write_csv(&self.path.join(format!("{}.csv", table.name())))?;
         self.tables.push(table.name().to_owned());
         Ok(())
+    }
+
+    /// Prints the checked claims as the "Paper claims" table (also added to `table.md`, with
+    /// `claims.csv`) and writes them to `claims.json` for `cargo xtask reproduce`'s totals.
+    ///
+    /// # Errors
+    /// As [`OutDir::write_table`]; [`Error::Io`] naming `claims.json`.
+    pub fn write_claims(&mut self, claims: &Claims) -> Result<()> {
+        self.write_table(&claims.table())?;
+        let path = self.path.join(CLAIMS_FILE);
+        let json = serde_json::to_string_pretty(claims).map_err(std::io::Error::other);
+        json.and_then(|j| fs::write(&path, j + "\n"))
+            .map_err(|e| Error::io(&path, e))
     }
 
     /// Renders `figure` to `<file>.svg` here; returns the file's path.

@@ -1,6 +1,46 @@
 //! `target/figures/REPORT.md`: every example's tables and plots, in one deterministic page.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
+
+use serde::Deserialize;
+
+/// The file of checked paper claims an example writes (see the examples' `Claims`).
+pub const CLAIMS_FILE: &str = "claims.json";
+
+/// What the report needs of one example's `claims.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimTotals {
+    /// The paper (crate) the claims are about.
+    pub paper: String,
+    /// Claims that passed.
+    pub passed: usize,
+    /// Claims checked.
+    pub total: usize,
+}
+
+#[derive(Deserialize)]
+struct ClaimsFile {
+    paper: String,
+    claims: Vec<ClaimVerdict>,
+}
+
+#[derive(Deserialize)]
+struct ClaimVerdict {
+    pass: bool,
+}
+
+impl ClaimTotals {
+    /// Reads the totals of a `claims.json`.
+    pub fn parse(json: &str) -> Result<ClaimTotals, serde_json::Error> {
+        let file: ClaimsFile = serde_json::from_str(json)?;
+        Ok(ClaimTotals {
+            paper: file.paper,
+            passed: file.claims.iter().filter(|c| c.pass).count(),
+            total: file.claims.len(),
+        })
+    }
+}
 
 /// What one example produced, read from its output directory.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +53,8 @@ pub struct Run {
     pub tables: String,
     /// The file names of its plots (`.svg`, `.png`), sorted.
     pub plots: Vec<String>,
+    /// Its checked paper claims, if it wrote any.
+    pub claims: Option<ClaimTotals>,
 }
 
 /// The report for `runs`, made in quick or full mode, restricted by `--only` if `only` is not
@@ -37,9 +79,20 @@ pub fn render(quick: bool, only: &[String], runs: &[Run]) -> String {
         out.push_str("\nNo examples are declared in `examples/Cargo.toml` yet.\n");
         return out;
     }
-    out.push_str("\n## Summary\n\n| example | run time (s) |\n| --- | ---: |\n");
+    out.push_str(&claims_section(runs));
+    out.push_str(
+        "\n## Summary\n\n| example | run time (s) | claims reproduced |\n| --- | ---: | ---: |\n",
+    );
     for run in runs {
-        let _ = writeln!(out, "| [`{0}`](#{0}) | {1:.1} |", run.name, run.seconds);
+        let claims = run.claims.as_ref().map_or_else(
+            || "-".to_owned(),
+            |c| format!("{} of {}", c.passed, c.total),
+        );
+        let _ = writeln!(
+            out,
+            "| [`{0}`](#{0}) | {1:.1} | {claims} |",
+            run.name, run.seconds
+        );
     }
     for run in runs {
         let _ = write!(out, "\n## {}\n\n{}", run.name, run.tables.trim_end());
@@ -51,9 +104,32 @@ pub fn render(quick: bool, only: &[String], runs: &[Run]) -> String {
     out
 }
 
+/// "claims reproduced: N of M" per paper and in total (empty when no example checks any).
+fn claims_section(runs: &[Run]) -> String {
+    let mut per_paper: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for c in runs.iter().filter_map(|r| r.claims.as_ref()) {
+        let e = per_paper.entry(c.paper.as_str()).or_default();
+        e.0 += c.passed;
+        e.1 += c.total;
+    }
+    if per_paper.is_empty() {
+        return String::new();
+    }
+    let (passed, total) = per_paper
+        .values()
+        .fold((0, 0), |(p, t), &(dp, dt)| (p + dp, t + dt));
+    let mut out = format!(
+        "\n## Paper claims\n\nclaims reproduced: {passed} of {total}\n\n| paper | claims reproduced |\n| --- | ---: |\n"
+    );
+    for (paper, (p, t)) in per_paper {
+        let _ = writeln!(out, "| {paper} | {p} of {t} |");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Run, render};
+    use super::{ClaimTotals, Run, render};
 
     fn run(name: &str, plots: &[&str]) -> Run {
         Run {
@@ -61,7 +137,26 @@ mod tests {
             seconds: 1.25,
             tables: "### Waits\n\n| a |\n| --- |\n| 1 |\n".to_owned(),
             plots: plots.iter().map(|p| (*p).to_owned()).collect(),
+            claims: None,
         }
+    }
+
+    #[test]
+    fn claims_are_totalled_per_paper_and_overall() {
+        let json = r#"{"paper":"rhic","claims":[{"pass":true,"source":"x"},{"pass":false}]}"#;
+        let mut a = run("rhic_fig9", &[]);
+        a.claims = Some(ClaimTotals::parse(json).unwrap());
+        let mut b = run("hybrid_fig8", &[]);
+        b.claims = Some(ClaimTotals {
+            paper: "hybrid".to_owned(),
+            passed: 3,
+            total: 3,
+        });
+        let report = render(true, &[], &[a, b]);
+        assert!(report.contains("claims reproduced: 4 of 5\n"));
+        assert!(report.contains("| hybrid | 3 of 3 |\n| rhic | 1 of 2 |\n"));
+        assert!(report.contains("| [`rhic_fig9`](#rhic_fig9) | 1.2 | 1 of 2 |"));
+        assert!(ClaimTotals::parse("{}").is_err());
     }
 
     #[test]
@@ -85,10 +180,10 @@ Mode: **full**: the configurations of the papers.
 
 ## Summary
 
-| example | run time (s) |
-| --- | ---: |
-| [`fig3`](#fig3) | 1.2 |
-| [`table2`](#table2) | 1.2 |
+| example | run time (s) | claims reproduced |
+| --- | ---: | ---: |
+| [`fig3`](#fig3) | 1.2 | - |
+| [`table2`](#table2) | 1.2 | - |
 
 ## fig3
 

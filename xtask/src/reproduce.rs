@@ -7,6 +7,7 @@ use std::time::Instant;
 use clap::Args;
 
 use crate::report::{self, Run};
+use crate::report::{CLAIMS_FILE, ClaimTotals};
 use crate::{Result, cargo, manifest};
 
 /// Where the examples write, relative to the workspace root: one directory per example.
@@ -111,7 +112,22 @@ fn run_example(root: &Path, name: &str, quick: bool) -> Result<Run> {
         seconds,
         tables,
         plots: plots(&dir)?,
+        claims: claims(&dir)?,
     })
+}
+
+/// The totals of `claims.json` in `dir`, if the example wrote one.
+fn claims(dir: &Path) -> Result<Option<ClaimTotals>> {
+    let path = dir.join(CLAIMS_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text =
+        fs::read_to_string(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    match ClaimTotals::parse(&text) {
+        Ok(totals) => Ok(Some(totals)),
+        Err(e) => Err(format!("`{}` is not a claims file: {e}", path.display()).into()),
+    }
 }
 
 /// The `.svg` and `.png` files in `dir`, by name.

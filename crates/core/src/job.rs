@@ -139,6 +139,19 @@ impl MalleableJob {
         })
     }
 
+    /// Checks the invariants [`MalleableJob::new`] enforces, for jobs built field by field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        Self::new(
+            self.id,
+            self.submit,
+            self.min_size,
+            self.max_size,
+            self.work,
+            self.setup,
+        )
+        .map(|_| ())
+    }
+
     /// Run time on `n` units: `ceil(work / n) + setup`; an error outside `min_size..=max_size`.
     pub fn runtime_on(&self, n: u32) -> Result<Duration, ParamError> {
         ParamError::check(
@@ -237,6 +250,27 @@ impl OnDemandJob {
         self.notice = Some(notice);
         self.estimated_arrival = Some(estimated_arrival);
         Ok(self)
+    }
+
+    /// Checks the invariants [`OnDemandJob::new`] and [`OnDemandJob::with_notice`] enforce, for
+    /// jobs built field by field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let job = Self::new(
+            self.id,
+            self.size,
+            self.runtime,
+            self.estimate,
+            self.arrival,
+        )?;
+        match (self.notice, self.estimated_arrival) {
+            (None, None) => Ok(()),
+            (Some(notice), Some(est)) => job.with_notice(notice, est).map(|_| ()),
+            _ => Err(ParamError::new(
+                "notice",
+                format!("{:?}/{:?}", self.notice, self.estimated_arrival),
+                "a notice and its estimated arrival come together",
+            )),
+        }
     }
 
     /// Which of the paper's four notice categories the job falls in.

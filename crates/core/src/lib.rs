@@ -7,9 +7,16 @@
 //! - [`NodeState`], [`Pool`], [`NodeStatus`]: what a node is doing and whom it serves.
 //! - [`Lease`]: on-demand (start within a window `W`) and on-availability grants.
 //! - Job models: [`RigidJob`], [`MalleableJob`], [`OnDemandJob`].
-//! - [`EventQueue`]: the deterministic discrete-event engine (time, class, insertion order).
+//! - [`EventQueue`] and the kernel [`engine::run`]: the deterministic discrete-event engine
+//!   (time, class, insertion order; one [`Simulation::settle`] per instant) every simulator
+//!   runs on.
+//! - [`SeedStreams`]: named, independent, stable random streams (`stream("owners", i)`).
+//! - [`stats`]: the one statistics convention (mean, sample sd, R-8 quantiles, multi-seed
+//!   [`stats::Spread`]), on `statrs`.
+//! - [`UsageLedger`]: held / busy / wasted unit-seconds per pool, utilisation over any window.
 //! - [`metrics`]: wait, turnaround, bounded slowdown, utilization; [`Report`] and per-job CSV.
-//! - [`workload`]: the Standard Workload Format reader/writer and seeded generators.
+//! - [`workload`]: the Standard Workload Format reader/writer, seeded generators and the one
+//!   workload admission ([`workload::admit`]).
 //!
 //! ```
 //! use cosched_core::{Duration, JobId, RigidJob, Time};
@@ -24,14 +31,19 @@ pub mod job;
 pub mod lease;
 pub mod metrics;
 pub mod node;
+pub mod seed;
+pub mod stats;
 mod time;
+pub mod usage;
 pub mod workload;
 
-pub use engine::{Event, EventQueue, ScheduleInPast};
+pub use engine::{EngineError, Event, EventQueue, KernelStats, ScheduleInPast, Simulation};
 pub use error::ParamError;
 pub use ids::{JobId, LeaseId, NodeId};
 pub use job::{MalleableJob, NoticeCategory, OnDemandJob, RigidJob};
 pub use lease::{Lease, LeaseEnd, LeaseKind};
 pub use metrics::{DEFAULT_SLOWDOWN_TAU, JobClass, JobRecord, Report, Summary, write_jobs_csv};
 pub use node::{NodeState, NodeStatus, Pool};
-pub use time::{Duration, Time};
+pub use seed::{SeedStreams, StreamRng};
+pub use time::{Duration, Time, TimeOverflow};
+pub use usage::{UsageKind, UsageLedger};

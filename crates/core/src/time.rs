@@ -45,6 +45,50 @@ impl Time {
     pub const fn since(self, earlier: Time) -> Duration {
         Duration(self.0 - earlier.0)
     }
+
+    /// `self + d`, or `None` if it would pass the range of `i64`.
+    #[inline]
+    pub const fn checked_add(self, d: Duration) -> Option<Time> {
+        match self.0.checked_add(d.0) {
+            Some(t) => Some(Time(t)),
+            None => None,
+        }
+    }
+
+    /// `self + d`, or a [`TimeOverflow`] naming both operands: the form simulators use for
+    /// any sum that involves user input, so an extreme trace is a typed error, not a wrap.
+    ///
+    /// ```
+    /// use cosched_core::{Duration, Time};
+    /// assert_eq!(Time(5).try_add(Duration(7)), Ok(Time(12)));
+    /// assert!(Time(i64::MAX - 1).try_add(Duration(2)).is_err());
+    /// ```
+    #[inline]
+    pub const fn try_add(self, d: Duration) -> Result<Time, TimeOverflow> {
+        match self.checked_add(d) {
+            Some(t) => Ok(t),
+            None => Err(TimeOverflow { at: self, by: d }),
+        }
+    }
+
+    /// The span from `earlier` to `self`, or `None` if it does not fit in `i64`.
+    #[inline]
+    pub const fn checked_since(self, earlier: Time) -> Option<Duration> {
+        match self.0.checked_sub(earlier.0) {
+            Some(d) => Some(Duration(d)),
+            None => None,
+        }
+    }
+}
+
+/// A time sum that would pass the range of `i64` seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("time overflow: {at} + {by} passes the largest representable instant")]
+pub struct TimeOverflow {
+    /// The instant added to.
+    pub at: Time,
+    /// The span added.
+    pub by: Duration,
 }
 
 impl Duration {
@@ -75,6 +119,24 @@ impl Duration {
         self.0
     }
 
+    /// `self + other`, or `None` on overflow.
+    #[inline]
+    pub const fn checked_add(self, other: Duration) -> Option<Duration> {
+        match self.0.checked_add(other.0) {
+            Some(d) => Some(Duration(d)),
+            None => None,
+        }
+    }
+
+    /// `self × k`, or `None` on overflow (e.g. units × seconds with a user's unit count).
+    #[inline]
+    pub const fn checked_mul(self, k: i64) -> Option<Duration> {
+        match self.0.checked_mul(k) {
+            Some(d) => Some(Duration(d)),
+            None => None,
+        }
+    }
+
     /// The span in (fractional) hours.
     #[inline]
     pub fn as_hours_f64(self) -> f64 {
@@ -82,18 +144,22 @@ impl Duration {
     }
 }
 
+// The operators never wrap, in debug or release: an overflow is a bug in the caller, which must
+// use `try_add`/`checked_*` wherever an operand comes from user input. They stay for the many
+// sums of small, already-validated values (a job's start plus its validated run time).
+
 impl Add<Duration> for Time {
     type Output = Time;
     #[inline]
     fn add(self, d: Duration) -> Time {
-        Time(self.0 + d.0)
+        Time(checked(self.0.checked_add(d.0)))
     }
 }
 
 impl AddAssign<Duration> for Time {
     #[inline]
     fn add_assign(&mut self, d: Duration) {
-        self.0 += d.0;
+        *self = *self + d;
     }
 }
 
@@ -101,14 +167,14 @@ impl Sub<Duration> for Time {
     type Output = Time;
     #[inline]
     fn sub(self, d: Duration) -> Time {
-        Time(self.0 - d.0)
+        Time(checked(self.0.checked_sub(d.0)))
     }
 }
 
 impl SubAssign<Duration> for Time {
     #[inline]
     fn sub_assign(&mut self, d: Duration) {
-        self.0 -= d.0;
+        *self = *self - d;
     }
 }
 
@@ -116,7 +182,7 @@ impl Sub for Time {
     type Output = Duration;
     #[inline]
     fn sub(self, other: Time) -> Duration {
-        Duration(self.0 - other.0)
+        Duration(checked(self.0.checked_sub(other.0)))
     }
 }
 
@@ -124,14 +190,14 @@ impl Add for Duration {
     type Output = Duration;
     #[inline]
     fn add(self, d: Duration) -> Duration {
-        Duration(self.0 + d.0)
+        Duration(checked(self.0.checked_add(d.0)))
     }
 }
 
 impl AddAssign for Duration {
     #[inline]
     fn add_assign(&mut self, d: Duration) {
-        self.0 += d.0;
+        *self = *self + d;
     }
 }
 
@@ -139,14 +205,24 @@ impl Sub for Duration {
     type Output = Duration;
     #[inline]
     fn sub(self, d: Duration) -> Duration {
-        Duration(self.0 - d.0)
+        Duration(checked(self.0.checked_sub(d.0)))
     }
 }
 
 impl SubAssign for Duration {
     #[inline]
     fn sub_assign(&mut self, d: Duration) {
-        self.0 -= d.0;
+        *self = *self - d;
+    }
+}
+
+/// The value of a checked operator, or a panic naming the overflow (never a silent wrap).
+#[inline]
+#[track_caller]
+fn checked(v: Option<i64>) -> i64 {
+    match v {
+        Some(v) => v,
+        None => panic!("time arithmetic overflowed i64 seconds; use Time::try_add for user input"),
     }
 }
 
@@ -174,5 +250,26 @@ mod tests {
         assert_eq!(t.since(Time(200)), Duration(20));
         assert_eq!(Time::MAX.saturating_add(Duration(5)), Time::MAX);
         assert_eq!(Duration::from_hours(2).as_hours_f64(), 2.0);
+    }
+
+    #[test]
+    fn checked_forms_refuse_overflow() {
+        assert_eq!(Time::MAX.checked_add(Duration(1)), None);
+        assert_eq!(
+            Time(i64::MAX).try_add(Duration(1)),
+            Err(TimeOverflow {
+                at: Time::MAX,
+                by: Duration(1)
+            })
+        );
+        assert_eq!(Time(i64::MIN).checked_since(Time(1)), None);
+        assert_eq!(Duration(i64::MAX).checked_mul(2), None);
+        assert_eq!(Duration(3).checked_add(Duration(4)), Some(Duration(7)));
+    }
+
+    #[test]
+    #[should_panic(expected = "time arithmetic overflowed")]
+    fn operators_panic_instead_of_wrapping() {
+        let _ = Time::MAX + Duration(1);
     }
 }

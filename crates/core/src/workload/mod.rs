@@ -15,6 +15,7 @@
 //! assert!(jobs.iter().all(|j| j.runtime <= j.estimate));
 //! ```
 
+pub mod admit;
 pub mod estimates;
 pub mod load;
 pub mod lublin;
