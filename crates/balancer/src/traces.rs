@@ -22,9 +22,9 @@
 //! ignored; blank lines are skipped). Values are integers.
 //!
 //! ## The APS packing ([`aps_to_leases`])
-//! A core of the APS cluster is busy for job `j` over `[submit_j, submit_j + run_time_j)`: the
-//! core is asked for when the job is submitted (its original wait, `wait_time`, was the APS
-//! cluster's, not ours). With tight packing, `c(t)` busy cores need exactly
+//! A core of the APS cluster is busy for job `j` over `[start_time_j, end_time_j)`: the paper
+//! "evaluated how many single-core jobs should be running" at every job start/stop event
+//! (§III-A), from the recorded timestamps. With tight packing, `c(t)` busy cores need exactly
 //! `v(t) = ceil(c(t) / cores_per_vm)` VMs at every instant. We realise `v(t)` with a stack of
 //! one-node leases: whenever `v` rises from `k` to `k'`, VMs `k+1..=k'` are deployed (one
 //! request each, submitted at that instant); whenever it falls from `k'` to `k`, the top VMs
@@ -228,20 +228,21 @@ pub fn read_aps(path: &Path) -> Result<Vec<ApsJob>, TraceError> {
     parse_aps(reader, &file)
 }
 
-/// Maps single-core jobs to one-node VM leases of `cores_per_vm` cores each, assuming tight
-/// packing (see the [module docs](self)): the leases hold `ceil(busy cores / cores_per_vm)`
-/// nodes at every instant. Jobs of run time 0 need no core. Leases come by submit time, ids
-/// from 0.
+/// Maps single-core jobs to one-node VM leases of `cores_per_vm` cores each, as §III-A: at
+/// every job **start/stop** event the cores busy on the APS cluster are counted and, assuming
+/// tight packing, `ceil(busy cores / cores_per_vm)` VMs are needed; each VM deployed is one
+/// lease request, ended when it is no longer needed. Jobs that never run (`end <= start`)
+/// need no core. Leases come by submit time, ids from 0.
 ///
 /// ```
 /// use cosched_balancer::traces::{ApsJob, aps_to_leases};
 /// use cosched_core::{Duration, Time};
-/// let job = |submit, run| ApsJob {
-///     submit: Time(submit), start: Time(submit), end: Time(submit + run),
-///     run: Duration(run), wait: Duration(0),
+/// let job = |start, run| ApsJob {
+///     submit: Time(0), start: Time(start), end: Time(start + run),
+///     run: Duration(run), wait: Duration(start),
 /// };
 /// // Three single-core jobs on 2-core VMs: one VM from 0 to 20, a second while three cores
-/// // are busy, over [6, 8).
+/// // are busy, over [6, 8). The submit time plays no part.
 /// let leases = aps_to_leases(&[job(0, 10), job(5, 3), job(6, 14)], 2).unwrap();
 /// let spans: Vec<_> = leases.iter().map(|l| (l.submit.0, l.duration.0)).collect();
 /// assert_eq!(spans, vec![(0, 20), (6, 2)]);
@@ -253,15 +254,12 @@ pub fn aps_to_leases(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<LeaseRequ
         cores_per_vm,
         "must be >= 1",
     )?;
-    for job in jobs {
-        ParamError::check(job.run.0 >= 0, "run_time", job.run.0, "must be >= 0")?;
-    }
-    // Core starts (+1) and ends (-1); ends first at one instant, so a core handed from one
+    // Core starts (+1) and stops (-1); stops first at one instant, so a core handed from one
     // job to the next does not deploy a VM.
     let mut changes: Vec<(Time, i64)> = jobs
         .iter()
-        .filter(|j| j.run.0 > 0)
-        .flat_map(|j| [(j.submit, 1), (j.submit.saturating_add(j.run), -1)])
+        .filter(|j| j.end > j.start)
+        .flat_map(|j| [(j.start, 1), (j.end, -1)])
         .collect();
     changes.sort_unstable();
     let per_vm = i64::from(cores_per_vm);
@@ -277,13 +275,12 @@ pub fn aps_to_leases(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<LeaseRequ
             i += 1;
         }
         let vms = usize::try_from((cores + per_vm - 1) / per_vm).unwrap_or(0);
-        while stack.len() > vms {
-            let deployed = stack.pop().expect("the stack is longer than vms");
+        while let Some(deployed) = stack.pop_if(|_| true).filter(|_| stack.len() >= vms) {
             leases.push(LeaseRequest {
                 id: LeaseId(0),
                 submit: deployed,
                 nodes: 1,
-                duration: now - deployed,
+                duration: now.since(deployed),
                 notice: None,
             });
         }

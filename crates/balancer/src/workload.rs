@@ -34,7 +34,7 @@ pub struct LeaseRequest {
     /// How long it holds them once granted (more than 0 s).
     pub duration: Duration,
     /// Advance notice given by the user (the Hint strategy turns it into
-    /// [`crate::Balancer::add_reserve`]`(submit − notice, submit, nodes)`); other
+    /// a [`crate::Observation::Hint`] at `submit − notice` for `nodes` nodes by `submit`); other
     /// configurations ignore it.
     pub notice: Option<Duration>,
 }
