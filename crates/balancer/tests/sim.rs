@@ -105,10 +105,14 @@ fn check(w: &Workload, out: &SimOutcome, window: Duration) -> Result<(), TestCas
     let r = &out.report;
     // Node-seconds add up exactly.
     prop_assert_eq!(
-        r.node_seconds.total(),
+        r.node_seconds_run.total(),
         i64::from(w.nodes) * (r.end_s - r.start_s)
     );
-    prop_assert_eq!(r.node_seconds.batch_busy, r.batch.busy_unit_seconds);
+    prop_assert_eq!(
+        r.node_seconds.total(),
+        i64::from(w.nodes) * (r.span_end_s - r.start_s)
+    );
+    prop_assert_eq!(r.node_seconds_run.batch_busy, r.batch.busy_unit_seconds);
     // Every batch job once; started ones in full.
     prop_assert_eq!(out.records.len(), w.jobs.len());
     let ids: BTreeSet<JobId> = out.records.iter().map(|j| j.id).collect();
@@ -138,7 +142,7 @@ fn check(w: &Workload, out: &SimOutcome, window: Duration) -> Result<(), TestCas
         .filter(|q| q.granted.is_some())
         .map(|q| i64::from(q.request.nodes) * q.request.duration.0)
         .sum();
-    prop_assert_eq!(r.node_seconds.on_demand_allocated, allocated);
+    prop_assert_eq!(r.node_seconds_run.on_demand_allocated, allocated);
     Ok(())
 }
 
