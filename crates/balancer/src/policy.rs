@@ -45,7 +45,9 @@
 //! administrator is never adopted into the reserve.
 //!
 //! ```
-//! use cosched_balancer::policy::{Balancer, BalancerConfig, Command, Observation, RmNode, RmNodeState, Strategy};
+//! use cosched_balancer::policy::{
+//!     Balancer, BalancerConfig, Command, Observation, Policy, RmNode, RmNodeState, Strategy,
+//! };
 //! use cosched_core::{Duration, LeaseId, NodeId, Time};
 //! // Two idle nodes and one busy one; W = 10 min.
 //! let nodes: Vec<RmNode> = (0..3).map(|i| RmNode {

@@ -164,7 +164,10 @@ pub struct NodeSeconds {
 impl NodeSeconds {
     /// The four uses summed.
     pub fn total(&self) -> i64 {
-        self.batch_busy + self.on_demand_allocated + self.reserve_idle + self.batch_idle
+        self.batch_busy
+            .saturating_add(self.on_demand_allocated)
+            .saturating_add(self.reserve_idle)
+            .saturating_add(self.batch_idle)
     }
 
     fn from_ledger(l: &UsageLedger) -> NodeSeconds {
@@ -496,7 +499,7 @@ impl Simulation {
             .collect();
         let uses = NodeSeconds::from_ledger(&window);
         let run_uses = NodeSeconds::from_ledger(&whole);
-        let area = f64::from(self.nodes) * (span_end.since(start)).0 as f64;
+        let area = f64::from(self.nodes) * (span_end.0 as f64 - start.0 as f64);
         let share = |s: i64| if area > 0.0 { s as f64 / area } else { 0.0 };
         let report = SimReport {
             configuration: self.configuration.name().to_owned(),

@@ -37,7 +37,7 @@ use crate::workload::LeaseRequest;
 use cosched_core::workload::swf::{SwfError, read_rigid_jobs};
 use cosched_core::{Duration, JobId, LeaseId, ParamError, RigidJob, Time};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufReader, Read};
 use std::path::Path;
 use thiserror::Error;
 
@@ -62,6 +62,38 @@ pub const APS_HEADER: [&str; 5] = [
     "run_time",
     "wait_time",
 ];
+
+/// A row of the LCRC weekly CSV (`bslowdown` is read and ignored).
+#[derive(Debug, serde::Deserialize)]
+#[allow(non_snake_case, dead_code)]
+struct LcrcRow {
+    SubmitTime: i64,
+    StartTime: i64,
+    EndTime: i64,
+    QueuedTime: i64,
+    RunTime: i64,
+    NodesRequested: i64,
+    walltime: i64,
+    bslowdown: f64,
+}
+
+/// A row of the lease CSV.
+#[derive(Debug, serde::Deserialize)]
+struct LeaseRow {
+    submit: i64,
+    nodes: i64,
+    duration: i64,
+}
+
+/// A row of the APS trace.
+#[derive(Debug, serde::Deserialize)]
+struct ApsRow {
+    submit_time: i64,
+    start_time: i64,
+    end_time: i64,
+    run_time: i64,
+    wait_time: i64,
+}
 
 /// Why a trace could not be read.
 #[derive(Debug, Error)]
@@ -145,17 +177,17 @@ pub struct ApsJob {
 /// assert_eq!(parse_lcrc(bad.as_bytes(), "week.csv").unwrap_err().to_string(),
 ///            "week.csv:2: field `NodesRequested` = \"0\": must be >= 1");
 /// ```
-pub fn parse_lcrc(reader: impl BufRead, file: &str) -> Result<Vec<RigidJob>, TraceError> {
+pub fn parse_lcrc(reader: impl Read, file: &str) -> Result<Vec<RigidJob>, TraceError> {
     let mut jobs = Vec::new();
-    for_each_row(reader, file, &LCRC_HEADER, |row| {
-        let submit = row.int(0, 0)?;
-        let runtime = row.int(4, 0)?;
-        let nodes = row.int(5, 1)?;
-        let walltime = row.int(6, 0)?;
+    for_each_row(reader, file, &LCRC_HEADER, |row: &Row<'_, LcrcRow>| {
+        let r = &row.row;
+        let runtime = row.at_least(4, r.RunTime, 0)?;
+        let nodes = row.at_least(5, r.NodesRequested, 1)?;
+        let walltime = row.at_least(6, r.walltime, 0)?;
         let size = u32::try_from(nodes).map_err(|_| row.error(5, "too large"))?;
         jobs.push(RigidJob {
             id: JobId(jobs.len() as u64),
-            submit: Time(submit),
+            submit: Time(r.SubmitTime),
             size,
             runtime: Duration(runtime),
             estimate: Duration(walltime),
@@ -182,15 +214,15 @@ pub fn read_lcrc(path: &Path) -> Result<Vec<RigidJob>, TraceError> {
 /// assert_eq!((leases[0].submit.0, leases[0].nodes, leases[0].duration.0), (60, 4, 3600));
 /// assert!(parse_leases("submit,nodes,duration\n60,4,0\n".as_bytes(), "od.csv").is_err());
 /// ```
-pub fn parse_leases(reader: impl BufRead, file: &str) -> Result<Vec<LeaseRequest>, TraceError> {
+pub fn parse_leases(reader: impl Read, file: &str) -> Result<Vec<LeaseRequest>, TraceError> {
     let mut leases = Vec::new();
-    for_each_row(reader, file, &LEASE_HEADER, |row| {
-        let submit = row.int(0, i64::MIN)?;
-        let nodes = row.int(1, 1)?;
-        let duration = row.int(2, 1)?;
+    for_each_row(reader, file, &LEASE_HEADER, |row: &Row<'_, LeaseRow>| {
+        let r = &row.row;
+        let nodes = row.at_least(1, r.nodes, 1)?;
+        let duration = row.at_least(2, r.duration, 1)?;
         leases.push(LeaseRequest {
             id: LeaseId(leases.len() as u64),
-            submit: Time(submit),
+            submit: Time(r.submit),
             nodes: u32::try_from(nodes).map_err(|_| row.error(1, "too large"))?,
             duration: Duration(duration),
             notice: None,
@@ -207,15 +239,16 @@ pub fn read_leases(path: &Path) -> Result<Vec<LeaseRequest>, TraceError> {
 }
 
 /// Reads the APS single-core job trace, in file order. Run and wait times must be `>= 0`.
-pub fn parse_aps(reader: impl BufRead, file: &str) -> Result<Vec<ApsJob>, TraceError> {
+pub fn parse_aps(reader: impl Read, file: &str) -> Result<Vec<ApsJob>, TraceError> {
     let mut jobs = Vec::new();
-    for_each_row(reader, file, &APS_HEADER, |row| {
+    for_each_row(reader, file, &APS_HEADER, |row: &Row<'_, ApsRow>| {
+        let r = &row.row;
         jobs.push(ApsJob {
-            submit: Time(row.int(0, i64::MIN)?),
-            start: Time(row.int(1, i64::MIN)?),
-            end: Time(row.int(2, i64::MIN)?),
-            run: Duration(row.int(3, 0)?),
-            wait: Duration(row.int(4, 0)?),
+            submit: Time(r.submit_time),
+            start: Time(r.start_time),
+            end: Time(r.end_time),
+            run: Duration(row.at_least(3, r.run_time, 0)?),
+            wait: Duration(row.at_least(4, r.wait_time, 0)?),
         });
         Ok(())
     })?;
@@ -275,12 +308,13 @@ pub fn aps_to_leases(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<LeaseRequ
             i += 1;
         }
         let vms = usize::try_from((cores + per_vm - 1) / per_vm).unwrap_or(0);
-        while let Some(deployed) = stack.pop_if(|_| true).filter(|_| stack.len() >= vms) {
+        while stack.len() > vms {
+            let Some(deployed) = stack.pop() else { break };
             leases.push(LeaseRequest {
                 id: LeaseId(0),
                 submit: deployed,
                 nodes: 1,
-                duration: now.since(deployed),
+                duration: Duration(now.0.saturating_sub(deployed.0)),
                 notice: None,
             });
         }
@@ -308,30 +342,39 @@ fn open(path: &Path) -> Result<(BufReader<File>, String), TraceError> {
     }
 }
 
-/// One data line being parsed.
-struct Row<'a> {
+/// At most this many characters of an offending field are echoed in an error.
+pub const ECHO_CHARS: usize = 80;
+
+fn echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// One data line, deserialised into a typed row, with what an error needs to name it.
+struct Row<'a, R> {
     file: &'a str,
     line: u64,
     header: &'a [&'static str],
-    fields: Vec<&'a str>,
+    record: &'a csv::StringRecord,
+    row: R,
 }
 
-impl Row<'_> {
+impl<R> Row<'_, R> {
+    /// An error on column `column` (echoing at most [`ECHO_CHARS`] of its text).
     fn error(&self, column: usize, problem: &'static str) -> TraceError {
         TraceError::Field {
             file: self.file.to_owned(),
             line: self.line,
-            field: self.header[column],
-            text: self.fields[column].to_owned(),
+            field: self.header.get(column).copied().unwrap_or("?"),
+            text: echo(self.record.get(column).unwrap_or("")),
             problem,
         }
     }
 
-    /// Column `column` as an integer of at least `min`.
-    fn int(&self, column: usize, min: i64) -> Result<i64, TraceError> {
-        let value: i64 = self.fields[column]
-            .parse()
-            .map_err(|_| self.error(column, "not an integer"))?;
+    /// `value` (column `column`) checked to be at least `min` (0 or 1).
+    fn at_least(&self, column: usize, value: i64, min: i64) -> Result<i64, TraceError> {
         if value < min {
             return Err(self.error(
                 column,
@@ -346,51 +389,75 @@ impl Row<'_> {
     }
 }
 
-/// Checks the header, then calls `f` on every non-blank line's fields.
-fn for_each_row(
-    mut reader: impl BufRead,
+/// Reads a CSV with the `csv` crate: checks the header, then deserialises every record into
+/// `R` and calls `f` on it. Errors name the file, line and column.
+fn for_each_row<R: serde::de::DeserializeOwned>(
+    reader: impl Read,
     file: &str,
     header: &[&'static str],
-    mut f: impl FnMut(&Row<'_>) -> Result<(), TraceError>,
+    mut f: impl FnMut(&Row<'_, R>) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
-    let io = |source| TraceError::Io {
-        file: file.to_owned(),
-        source,
+    let mut csv = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .has_headers(true)
+        .from_reader(reader);
+    let csv_error = |e: csv::Error, line: u64| match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos, expected_len, len, ..
+        } => TraceError::FieldCount {
+            file: file.to_owned(),
+            line: pos.as_ref().map_or(line, csv::Position::line),
+            expected: *expected_len as usize,
+            found: *len as usize,
+        },
+        csv::ErrorKind::Io(_) => TraceError::Io {
+            file: file.to_owned(),
+            source: std::io::Error::other(e.to_string()),
+        },
+        _ => TraceError::Io {
+            file: file.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+        },
     };
-    let mut text = String::new();
-    reader.read_line(&mut text).map_err(io)?;
-    let found: Vec<&str> = text.trim().split(',').map(str::trim).collect();
-    if found != header {
+    let found = csv.headers().map_err(|e| csv_error(e, 1))?.clone();
+    if found.iter().ne(header.iter().copied()) {
         return Err(TraceError::Header {
             file: file.to_owned(),
             expected: header.join(","),
-            found: text.trim().to_owned(),
+            found: echo(&found.iter().collect::<Vec<_>>().join(",")),
         });
     }
-    let mut line = 1;
+    let names = csv::StringRecord::from(header.to_vec());
+    let mut record = csv::StringRecord::new();
     loop {
-        text.clear();
-        if reader.read_line(&mut text).map_err(io)? == 0 {
-            return Ok(());
+        match csv.read_record(&mut record) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(e, 0)),
         }
-        line += 1;
-        if text.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = text.trim().split(',').map(str::trim).collect();
-        if fields.len() != header.len() {
-            return Err(TraceError::FieldCount {
-                file: file.to_owned(),
-                line,
-                expected: header.len(),
-                found: fields.len(),
-            });
-        }
+        let line = record.position().map_or(0, csv::Position::line);
+        let row: R = match record.deserialize(Some(&names)) {
+            Ok(row) => row,
+            Err(e) => {
+                let column = match e.kind() {
+                    csv::ErrorKind::Deserialize { err, .. } => err.field().map_or(0, |c| c as usize),
+                    _ => 0,
+                };
+                return Err(TraceError::Field {
+                    file: file.to_owned(),
+                    line,
+                    field: header.get(column).copied().unwrap_or("?"),
+                    text: echo(record.get(column).unwrap_or("")),
+                    problem: "not an integer in range",
+                });
+            }
+        };
         f(&Row {
             file,
             line,
             header,
-            fields,
+            record: &record,
+            row,
         })?;
     }
 }
