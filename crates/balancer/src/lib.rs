@@ -36,6 +36,7 @@
 //! ```
 
 pub mod baseline;
+pub mod method;
 mod error;
 pub mod oarm;
 pub mod policy;

@@ -178,25 +178,103 @@ pub struct ApsJob {
 ///            "week.csv:2: field `NodesRequested` = \"0\": must be >= 1");
 /// ```
 pub fn parse_lcrc(reader: impl Read, file: &str) -> Result<Vec<RigidJob>, TraceError> {
+    Ok(parse_lcrc_records(reader, file)?
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r.job(JobId(i as u64)))
+        .collect())
+}
+
+/// One LCRC job as recorded, with its original start and end (for preloading and the
+/// challenging-week selection of §III-A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LcrcRecord {
+    /// `SubmitTime`.
+    pub submit: Time,
+    /// `StartTime` on the original cluster.
+    pub start: Time,
+    /// `EndTime` on the original cluster.
+    pub end: Time,
+    /// `NodesRequested`, at least 1.
+    pub nodes: u32,
+    /// `RunTime`, at least 0.
+    pub runtime: Duration,
+    /// `walltime`, at least 0.
+    pub walltime: Duration,
+}
+
+impl LcrcRecord {
+    /// The batch job to simulate: submit, nodes, run time, walltime as the estimate.
+    pub fn job(&self, id: JobId) -> RigidJob {
+        RigidJob {
+            id,
+            submit: self.submit,
+            size: self.nodes,
+            runtime: self.runtime,
+            estimate: self.walltime,
+            user: None,
+            group: None,
+        }
+    }
+}
+
+/// Reads an LCRC weekly CSV as records, in file order.
+pub fn parse_lcrc_records(reader: impl Read, file: &str) -> Result<Vec<LcrcRecord>, TraceError> {
     let mut jobs = Vec::new();
     for_each_row(reader, file, &LCRC_HEADER, |row: &Row<'_, LcrcRow>| {
         let r = &row.row;
         let runtime = row.at_least(4, r.RunTime, 0)?;
         let nodes = row.at_least(5, r.NodesRequested, 1)?;
         let walltime = row.at_least(6, r.walltime, 0)?;
-        let size = u32::try_from(nodes).map_err(|_| row.error(5, "too large"))?;
-        jobs.push(RigidJob {
-            id: JobId(jobs.len() as u64),
+        jobs.push(LcrcRecord {
             submit: Time(r.SubmitTime),
-            size,
+            start: Time(r.StartTime),
+            end: Time(r.EndTime),
+            nodes: u32::try_from(nodes).map_err(|_| row.error(5, "too large"))?,
             runtime: Duration(runtime),
-            estimate: Duration(walltime),
-            user: None,
-            group: None,
+            walltime: Duration(walltime),
         });
         Ok(())
     })?;
     Ok(jobs)
+}
+
+/// [`parse_lcrc_records`] on the file at `path`.
+pub fn read_lcrc_records(path: &Path) -> Result<Vec<LcrcRecord>, TraceError> {
+    let (reader, file) = open(path)?;
+    parse_lcrc_records(reader, &file)
+}
+
+/// The jobs of a week's records still running at `week_end` (recorded start before it, end
+/// after it), as jobs of the next week starting at its time 0 with what they had left: the
+/// paper's preloading (§III-A). Ids from `first_id`.
+///
+/// ```
+/// use cosched_balancer::traces::{LcrcRecord, running_at};
+/// use cosched_core::{Duration, JobId, Time};
+/// let rec = LcrcRecord { submit: Time(90), start: Time(100), end: Time(1_100), nodes: 2,
+///     runtime: Duration(1_000), walltime: Duration(3_600) };
+/// let preload = running_at(&[rec], Time(600), 7);
+/// assert_eq!((preload[0].id, preload[0].submit, preload[0].runtime, preload[0].estimate),
+///            (JobId(7), Time(0), Duration(500), Duration(3_100)));
+/// assert!(running_at(&[rec], Time(2_000), 0).is_empty());
+/// ```
+pub fn running_at(records: &[LcrcRecord], week_end: Time, first_id: u64) -> Vec<RigidJob> {
+    records
+        .iter()
+        .filter(|r| r.start < week_end && r.end > week_end)
+        .enumerate()
+        .map(|(i, r)| {
+            let left = Duration(r.end.0.saturating_sub(week_end.0));
+            let used = week_end.0.saturating_sub(r.start.0);
+            RigidJob {
+                submit: Time::ZERO,
+                runtime: left,
+                estimate: Duration(r.walltime.0.saturating_sub(used).max(left.0)),
+                ..r.job(JobId(first_id.saturating_add(i as u64)))
+            }
+        })
+        .collect()
 }
 
 /// [`parse_lcrc`] on the file at `path`.
