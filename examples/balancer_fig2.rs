@@ -6,15 +6,16 @@
 //! Per cell: the mean batch wait beside the all-batch lower bound (every on-demand request
 //! rejected), the on-demand reject rate and the utilisations. Expected shape: the reject rate
 //! grows with ρ and with the batch load (the Balancer can only take idle nodes when `W = 0`),
-//! and the batch wait stays near its lower bound. The paper shows curves and gives no numbers
-//! for this figure, so none are printed beside ours.
+//! and the batch wait stays near its lower bound. The paper's observations (§III-B3) are
+//! checked on our numbers, over several seeds.
 
 use cosched_balancer::sim::Configuration;
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
+use cosched_examples::Claims;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, Variant, prepare, rho_percent,
-    run_grid,
+    BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE, Variant,
+    cell, prepare, rho_percent, run_grid,
 };
 
 const NAME: &str = "balancer_fig2";
@@ -60,5 +61,97 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         metrics: &[REJECT_RATE, BATCH_WAIT],
     };
     p.write(NAME, scales, &figure, &variants, &results)?;
+    let claims = check(&p, scales, &results);
+    p.write_claims(&claims)?;
     Ok(())
+}
+
+/// §III-B3's observations about Figure 2.
+fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
+    let mut claims = Claims::new("balancer");
+    let source = "§III-B3, Fig. 2";
+    let rejects = |label: &str, scale: u32| {
+        p.workload(label)
+            .and_then(|w| cell(results, w, scale, 0))
+            .map(|r| (r.spread(&REJECT_RATE).mean, r.show(&REJECT_RATE, 3)))
+    };
+    // U66-Narrow: no rejections up to rho = 10 % (x8).
+    let narrow: Vec<(u32, f64, String)> = scales
+        .iter()
+        .filter(|&&s| s <= 8)
+        .filter_map(|&s| rejects("U66-Narrow", s).map(|(m, t)| (s, m, t)))
+        .collect();
+    if !narrow.is_empty() {
+        claims.check(
+            source,
+            "U66-Narrow: no rejections for rho up to 10 %",
+            narrow
+                .iter()
+                .map(|(s, _, t)| format!("x{s}: {t}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+            "0 up to rho = 10 %",
+            narrow.iter().all(|n| n.1 == 0.0),
+        );
+    }
+    // Main, U77, U88: rejections above zero at every rho.
+    for label in ["U66-Main", "U77-Main", "U88-Main"] {
+        let all: Vec<(u32, f64, String)> = scales
+            .iter()
+            .filter_map(|&s| rejects(label, s).map(|(m, t)| (s, m, t)))
+            .collect();
+        if all.is_empty() {
+            continue;
+        }
+        claims.check(
+            source,
+            format!("{label}: reject rate firmly above zero at every rho"),
+            all.iter()
+                .map(|(s, _, t)| format!("x{s}: {t}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+            "> 0 for every rho",
+            all.iter().all(|a| a.1 > 0.0),
+        );
+    }
+    // Rejections grow with rho and with the batch load.
+    if let (Some(&lo), Some(&hi)) = (scales.first(), scales.last()) {
+        let main = (rejects("U66-Main", lo), rejects("U66-Main", hi));
+        if let (Some(a), Some(b)) = main {
+            claims.check(
+                source,
+                "U66-Main: the reject rate grows with rho",
+                format!("x{lo}: {} -> x{hi}: {}", a.1, b.1),
+                "rises with rho",
+                b.0 > a.0,
+            );
+        }
+        let u88 = rejects("U88-Main", hi);
+        if let (Some(a), Some(b)) = (rejects("U66-Main", hi), u88) {
+            claims.check(
+                source,
+                "denser batch (U88) rejects more than U66-Main",
+                format!("x{hi}: U66 {} vs U88 {}", a.1, b.1),
+                "rises with batch utilisation",
+                b.0 > a.0,
+            );
+        }
+    }
+    // Batch wait near its lower bound (all-batch, variant 1) and ordered by batch density.
+    let wait = |label: &str, variant: usize| {
+        let hi = *scales.last()?;
+        p.workload(label)
+            .and_then(|w| cell(results, w, hi, variant))
+            .map(|r| r.spread(&BATCH_WAIT).mean)
+    };
+    if let (Some(narrow), Some(main)) = (wait("U66-Narrow", 0), wait("U66-Main", 0)) {
+        claims.check(
+            source,
+            "mean batch wait lower for narrower jobs (Narrow < Main)",
+            format!("{narrow:.2} h vs {main:.2} h"),
+            "Narrow < Main",
+            narrow < main,
+        );
+    }
+    claims
 }

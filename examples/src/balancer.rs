@@ -12,10 +12,11 @@ use cosched_balancer::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
 use cosched_balancer::traces::{self, TraceError};
 use cosched_balancer::workload::{DiurnalLeases, LeaseRequest};
 use cosched_balancer::{BalancerConfig, Strategy};
-use cosched_core::{Duration, JobId, ParamError, RigidJob, Time};
+use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, Time};
 use thiserror::Error;
 
-use crate::{Cell, CommonArgs, LinePlot, OutDir, Sweep, Table};
+use crate::{Cell, Claims, CommonArgs, LinePlot, OutDir, Sweep, Table};
+use cosched_core::stats::Spread;
 
 /// Cores of a VM in the APS conversion (the paper's 16-core nodes).
 pub const APS_CORES_PER_VM: u32 = 16;
@@ -250,7 +251,23 @@ impl BalancerArgs {
         batch: &BatchInput,
         leases: &[LeaseRequest],
     ) -> Result<SimReport, SimError> {
+        self.run_with_history(configuration, batch, leases, Vec::new())
+    }
+
+    /// [`BalancerArgs::run`] with earlier weeks' leases (before time 0) for the Predictive
+    /// configuration's offline training (§III-B5).
+    ///
+    /// # Errors
+    /// As [`BalancerArgs::run`].
+    pub fn run_with_history(
+        &self,
+        configuration: Configuration,
+        batch: &BatchInput,
+        leases: &[LeaseRequest],
+        history: Vec<LeaseRequest>,
+    ) -> Result<SimReport, SimError> {
         Ok(Simulation::new(self.nodes, configuration)?
+            .with_history(history)
             .run_preloaded(&batch.jobs, &batch.preload, leases)?
             .report)
     }
@@ -378,6 +395,16 @@ pub fn run_grid(
         }
         leases.push(by_scale);
     }
+    // The Predictive training history, by replicate and scale.
+    let mut histories: Vec<Vec<Vec<LeaseRequest>>> = Vec::new();
+    for replicate in &prepared.replicates {
+        histories.push(
+            scales
+                .iter()
+                .map(|&scale| scaled(&replicate.history, scale))
+                .collect::<Result<_, _>>()?,
+        );
+    }
     let replicates = prepared.replicates.len();
     let mut cells: Vec<(usize, usize, GridCell)> = Vec::new();
     for workload in 0..prepared.labels.len() {
@@ -395,7 +422,12 @@ pub fn run_grid(
     let runs = Sweep::new(name, cells).run(|&(k, s, cell)| {
         let requests = &leases[k][s][cell.variant];
         let input = &prepared.replicates[k].batch[cell.workload];
-        let report = inputs.run(variants[cell.variant].configuration, input, requests)?;
+        let report = inputs.run_with_history(
+            variants[cell.variant].configuration,
+            input,
+            requests,
+            histories[k][s].clone(),
+        )?;
         Ok::<_, SimError>((rho(requests, inputs.nodes, input.span), report))
     });
     let mut out = Vec::with_capacity(runs.len() / replicates.max(1));
@@ -415,6 +447,50 @@ pub fn run_grid(
         });
     }
     Ok(out)
+}
+
+/// The result of one cell: workload `workload` (index into the labels), scale, variant.
+pub fn cell(
+    results: &[GridResult],
+    workload: usize,
+    scale: u32,
+    variant: usize,
+) -> Option<&GridResult> {
+    results.iter().find(|r| {
+        r.cell.workload == workload && r.cell.scale == scale && r.cell.variant == variant
+    })
+}
+
+impl GridResult {
+    /// `metric` over the replicates (seeds): mean and spread, for a claim.
+    pub fn spread(&self, metric: &Metric) -> Spread {
+        let xs: Vec<f64> = self.reports.iter().map(|r| (metric.value)(r)).collect();
+        Spread::of(&xs).unwrap_or(Spread {
+            n: 0,
+            mean: f64::NAN,
+            sd: None,
+            min: f64::NAN,
+            max: f64::NAN,
+            ci95_half_width: None,
+        })
+    }
+
+    /// `metric` as "mean [min, max] (n seeds)", `decimals` digits.
+    pub fn show(&self, metric: &Metric, decimals: usize) -> String {
+        let s = self.spread(metric);
+        if s.n > 1 {
+            format!(
+                "{:.d$} [{:.d$}, {:.d$}] (n={})",
+                s.mean,
+                s.min,
+                s.max,
+                s.n,
+                d = decimals
+            )
+        } else {
+            format!("{:.d$}", s.mean, d = decimals)
+        }
+    }
 }
 
 /// Series of `y` against `x` over `results`, one per key (in first-seen order), for a plot.
@@ -553,7 +629,13 @@ pub struct Replicate {
     pub batch: Vec<BatchInput>,
     /// The on-demand load at scale ×1.
     pub base: Vec<LeaseRequest>,
+    /// Earlier weeks of the same on-demand source at scale ×1 (before time 0), the
+    /// Predictive algorithm's offline training data; empty with a file.
+    pub history: Vec<LeaseRequest>,
 }
+
+/// Weeks of on-demand history the Predictive algorithm is trained on (its month).
+pub const HISTORY_WEEKS: i64 = 5;
 
 impl Prepared {
     /// "seed S" or "mean of N seeds from S", and each workload's offered batch load (mean over
@@ -595,6 +677,19 @@ pub struct FigureOutput<'a> {
 }
 
 impl Prepared {
+    /// Writes the figure's checked claims.
+    ///
+    /// # Errors
+    /// As [`OutDir::write_claims`].
+    pub fn write_claims(&mut self, claims: &Claims) -> crate::Result<()> {
+        self.out.write_claims(claims)
+    }
+
+    /// The index of the workload labelled `label`, if it ran.
+    pub fn workload(&self, label: &str) -> Option<usize> {
+        self.labels.iter().position(|l| l == label)
+    }
+
     /// Writes a figure's table ([`grid_table`], its notes prefixed with the seeds, the
     /// workloads' loads and the on-demand source at `scales`) and its plots ([`write_curves`]).
     ///
@@ -610,8 +705,8 @@ impl Prepared {
     ) -> crate::Result<()> {
         let notes = format!(
             "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, nominal rho = \
-             1.25 % x scale); {} The paper gives curves only for this figure: no numbers beside \
-             ours.",
+             1.25 % x scale); {} The paper's numbers for this figure are those of its text, \
+             checked under \"Paper claims\".",
             self.seeds_note(),
             self.on_demand,
             figure.notes
@@ -637,8 +732,8 @@ impl Prepared {
 }
 
 /// Builds a figure's [`Prepared`] inputs, `seeds` replicates (default 3, 1 with `--quick`):
-/// replicate `k` generates its batch workloads from seed `S + 2k` and its on-demand load
-/// from `S + 2k + 1`.
+/// replicate `k` draws its batch workloads, its on-demand load and its on-demand history from
+/// the named families `replicate/k/{batch, on-demand, history}` of the seed `S`.
 ///
 /// # Errors
 /// The output folder cannot be created, or an input cannot be read or generated.
@@ -665,14 +760,29 @@ pub fn prepare(
     let mut replicates = Vec::new();
     let mut on_demand = String::new();
     for k in 0..u64::from(seeds) {
-        let seed = common.seed.wrapping_add(2 * k);
-        let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, seed)?;
+        let streams = SeedStreams::new(common.seed).family("replicate", k);
+        let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, streams.family("batch", 0).root())?;
         let span = batch.first().map_or(WEEK, |b| b.span);
-        let od = inputs.on_demand(span, seed.wrapping_add(1))?;
+        let od = inputs.on_demand(span, streams.family("on-demand", 0).root())?;
+        let history = if synthetic_leases {
+            let weeks = Duration(WEEK.0 * HISTORY_WEEKS);
+            let earlier = inputs.on_demand(weeks, streams.family("history", 0).root())?;
+            earlier
+                .base
+                .into_iter()
+                .map(|r| LeaseRequest {
+                    submit: Time(r.submit.0 - weeks.0),
+                    ..r
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         on_demand = od.label;
         replicates.push(Replicate {
             batch,
             base: od.base,
+            history,
         });
     }
     let first = &replicates[0].batch;
