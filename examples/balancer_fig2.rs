@@ -12,7 +12,8 @@
 use cosched_balancer::sim::Configuration;
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
-use cosched_examples::Claims;
+use cosched_core::stats;
+use cosched_examples::{Cell, Claims, Table};
 use cosched_examples::balancer::{
     BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE, Variant,
     cell, prepare, rho_percent, run_grid,
@@ -61,9 +62,70 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         metrics: &[REJECT_RATE, BATCH_WAIT],
     };
     p.write(NAME, scales, &figure, &variants, &results)?;
+    let table2 = table_ii(&p);
+    p.write_table(&table2)?;
     let claims = check(&p, scales, &results);
     p.write_claims(&claims)?;
     Ok(())
+}
+
+/// The paper's Table II (§III-B1): nodes and run time (minutes) of the five workloads.
+const PAPER_TABLE_II: [(&str, [f64; 4]); 5] = [
+    ("U66-Narrow", [1.6, 3.4, 62.6, 293.6]),
+    ("U66-Main", [2.9, 6.6, 64.1, 303.1]),
+    ("U66-Wide", [5.7, 12.7, 60.8, 299.2]),
+    ("U77-Main", [2.9, 6.5, 64.8, 310.7]),
+    ("U88-Main", [2.9, 6.2, 65.4, 302.1]),
+];
+
+/// Table II for the workloads we generated (first seed), beside the paper's.
+fn table_ii(p: &Prepared) -> Table {
+    let mut t = Table::new(
+        "balancer_table2",
+        "Table II: job statistics of the synthetic batch workloads (ours / paper)",
+        [
+            "workload",
+            "jobs",
+            "avg nodes",
+            "paper",
+            "std nodes",
+            "paper",
+            "avg runtime (min)",
+            "paper",
+            "std runtime (min)",
+            "paper",
+        ],
+    )
+    .with_notes(
+        "Ours: the first seed's week; sample standard deviations. Paper: Table II, from 1 % \
+         of two years of LCRC jobs (ours: from --sample-lcrc files, else a generated trace).",
+    );
+    for (w, label) in p.labels.iter().enumerate() {
+        let Some(jobs) = p.replicates.first().and_then(|r| r.batch.get(w)).map(|b| &b.jobs)
+        else {
+            continue;
+        };
+        let nodes: Vec<f64> = jobs.iter().map(|j| f64::from(j.size)).collect();
+        let mins: Vec<f64> = jobs.iter().map(|j| j.runtime.0 as f64 / 60.0).collect();
+        let paper = PAPER_TABLE_II
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, v)| *v);
+        let theirs = |k: usize| Cell::paper(paper.map(|v| v[k]), 1);
+        t.row([
+            Cell::Text(label.clone()),
+            Cell::from(Some(jobs.len() as u64)),
+            Cell::fixed(stats::mean(&nodes).unwrap_or(f64::NAN), 1),
+            theirs(0),
+            Cell::fixed(stats::sample_sd(&nodes).unwrap_or(f64::NAN), 1),
+            theirs(1),
+            Cell::fixed(stats::mean(&mins).unwrap_or(f64::NAN), 1),
+            theirs(2),
+            Cell::fixed(stats::sample_sd(&mins).unwrap_or(f64::NAN), 1),
+            theirs(3),
+        ]);
+    }
+    t
 }
 
 /// §III-B3's observations about Figure 2.

@@ -55,6 +55,11 @@ pub struct BalancerArgs {
     /// An on-demand lease CSV (`submit,nodes,duration`) instead.
     #[arg(long, value_name = "FILE.csv", conflicts_with = "aps")]
     pub leases: Option<PathBuf>,
+    /// LCRC weekly CSV files to sample the synthetic batch workloads from (U66-Main is 1 % of
+    /// the LCRC traces, §III-B1): a fraction 1 / (number of files) per week. Without them the
+    /// workloads are sampled from a generated Lublin-Feitelson trace (ours).
+    #[arg(long, value_name = "FILE.csv", num_args = 1.., conflicts_with_all = ["lcrc", "swf"])]
+    pub sample_lcrc: Vec<PathBuf>,
     /// `I`, minutes: how long an unused on-demand node is held before it returns to batch.
     #[arg(long, default_value_t = 10, value_name = "MIN")]
     pub idle_hold: i64,
@@ -123,10 +128,23 @@ impl BalancerArgs {
         if let Some(path) = &self.swf {
             return Ok(vec![self.swf_input(path, weeks)?]);
         }
+        let trace: Vec<RigidJob> = read_weeks(&self.sample_lcrc, traces::read_lcrc)?
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, j)| RigidJob {
+                id: JobId(i as u64),
+                ..j
+            })
+            .collect();
+        let trace_weeks = u32::try_from(self.sample_lcrc.len()).unwrap_or(u32::MAX);
         let generated = Sweep::new("workloads", kinds.to_vec()).run(|&kind| {
-            SyntheticBatch::new(batch_nodes, kind)
-                .with_weeks(weeks)
-                .generate(seed)
+            let g = SyntheticBatch::new(batch_nodes, kind).with_weeks(weeks);
+            if trace.is_empty() {
+                g.generate(seed)
+            } else {
+                g.generate_from_trace(trace.clone(), trace_weeks, seed)
+            }
         });
         generated
             .into_iter()
@@ -677,6 +695,14 @@ pub struct FigureOutput<'a> {
 }
 
 impl Prepared {
+    /// Writes another table of the figure's.
+    ///
+    /// # Errors
+    /// As [`OutDir::write_table`].
+    pub fn write_table(&mut self, table: &Table) -> crate::Result<()> {
+        self.out.write_table(table)
+    }
+
     /// Writes the figure's checked claims.
     ///
     /// # Errors
