@@ -18,6 +18,9 @@ use thiserror::Error;
 use crate::{Cell, Claims, CommonArgs, LinePlot, OutDir, Sweep, Table};
 use cosched_core::stats::Spread;
 
+/// The longest `--idle-hold`, minutes: ten years.
+pub const MAX_IDLE_HOLD_MIN: i64 = 10 * 366 * 24 * 60;
+
 /// Cores of a VM in the APS conversion (the paper's 16-core nodes).
 pub const APS_CORES_PER_VM: u32 = 16;
 
@@ -61,7 +64,9 @@ pub struct BalancerArgs {
     #[arg(long, value_name = "FILE.csv", num_args = 1.., conflicts_with_all = ["lcrc", "swf"])]
     pub sample_lcrc: Vec<PathBuf>,
     /// `I`, minutes: how long an unused on-demand node is held before it returns to batch.
-    #[arg(long, default_value_t = 10, value_name = "MIN")]
+    /// (0 to 10 years, so that it is never wrapped or reported wrong).
+    #[arg(long, default_value_t = 10, value_name = "MIN",
+          value_parser = clap::value_parser!(i64).range(0..=MAX_IDLE_HOLD_MIN))]
     pub idle_hold: i64,
 }
 
@@ -112,7 +117,7 @@ impl BalancerArgs {
                 .enumerate()
                 .flat_map(|(k, week)| {
                     week.into_iter().map(move |j| RigidJob {
-                        submit: j.submit + Duration(WEEK.0 * k as i64),
+                        submit: j.submit.saturating_add(Duration(WEEK.0 * k as i64)),
                         ..j
                     })
                 })
@@ -165,9 +170,9 @@ impl BalancerArgs {
         let mut jobs = traces::read_swf_jobs(path)?;
         let first = jobs.iter().map(|j| j.submit).min().unwrap_or(Time::ZERO);
         let span = Duration(WEEK.0 * i64::from(weeks));
-        jobs.retain(|j| j.submit - first < span);
+        jobs.retain(|j| j.submit.0.checked_sub(first.0).is_some_and(|d| d < span.0));
         for job in &mut jobs {
-            job.submit = Time((job.submit - first).0);
+            job.submit = Time(job.submit.0 - first.0);
             job.size = job.size.div_ceil(cores);
         }
         jobs.sort_by_key(|j| (j.submit, j.id));
@@ -196,9 +201,9 @@ impl BalancerArgs {
                 .flat_map(|(k, week)| {
                     let shift = Duration(WEEK.0 * k as i64);
                     week.into_iter().map(move |j| traces::ApsJob {
-                        submit: j.submit + shift,
-                        start: j.start + shift,
-                        end: j.end + shift,
+                        submit: j.submit.saturating_add(shift),
+                        start: j.start.saturating_add(shift),
+                        end: j.end.saturating_add(shift),
                         ..j
                     })
                 })
@@ -218,7 +223,7 @@ impl BalancerArgs {
             });
         }
         Ok(OnDemandInput {
-            label: "diurnal synthetic leases (1-4 nodes, 1 h mean)".to_owned(),
+            label: "file-free synthetic leases (ours: one-node VMs of ~5.5 h, diurnal bursts of up to 11, rho 1.25 %, as the paper's challenging week)".to_owned(),
             base: synthetic::base_leases(self.nodes, span, seed)?,
         })
     }
@@ -474,9 +479,9 @@ pub fn cell(
     scale: u32,
     variant: usize,
 ) -> Option<&GridResult> {
-    results.iter().find(|r| {
-        r.cell.workload == workload && r.cell.scale == scale && r.cell.variant == variant
-    })
+    results
+        .iter()
+        .find(|r| r.cell.workload == workload && r.cell.scale == scale && r.cell.variant == variant)
 }
 
 impl GridResult {
@@ -787,7 +792,12 @@ pub fn prepare(
     let mut on_demand = String::new();
     for k in 0..u64::from(seeds) {
         let streams = SeedStreams::new(common.seed).family("replicate", k);
-        let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, streams.family("batch", 0).root())?;
+        let batch = inputs.batch_inputs(
+            kinds,
+            inputs.nodes,
+            weeks,
+            streams.family("batch", 0).root(),
+        )?;
         let span = batch.first().map_or(WEEK, |b| b.span);
         let od = inputs.on_demand(span, streams.family("on-demand", 0).root())?;
         let history = if synthetic_leases {

@@ -122,7 +122,7 @@ fn check(b: &Balancer, m: &Model, r: u32, now: Time) -> Result<(), TestCaseError
             r
         );
     }
-    for (_, &(submit, _)) in &m.open {
+    for &(submit, _) in m.open.values() {
         prop_assert!(now.since(submit) <= m.window, "a request outlived W");
     }
     let json = serde_json::to_string(b).unwrap();
