@@ -518,6 +518,9 @@ impl Balancer {
         let want = nodes as usize;
         if available < want && self.config.window == Duration::ZERO {
             out.push(Command::Reject { request });
+            // Reserve nodes left unused (a hint's, matured for this request) serve the
+            // waiting claims now rather than after their hold.
+            self.distribute(now, out);
             return Ok(());
         }
         let take: Vec<NodeId> = reserve.into_iter().chain(idle).take(want).collect();

@@ -468,3 +468,39 @@ fn bad_input_is_refused_with_a_typed_error() {
         Err(BalancerError::DuplicateName(_))
     ));
 }
+
+#[test]
+fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_rejected() {
+    let (mut b, _) =
+        Balancer::start(Time(0), hinted(0, 600), &cluster(&[Idle, Busy, Busy])).unwrap();
+    // Hint A wants 2 by 100 (gets the idle node), hint B wants 1 by 200 (gets nothing yet).
+    b.observe(
+        Time(0),
+        O::Hint {
+            by: Time(100),
+            nodes: 2,
+        },
+    )
+    .unwrap();
+    assert!(
+        b.observe(
+            Time(1),
+            O::Hint {
+                by: Time(200),
+                nodes: 1
+            }
+        )
+        .unwrap()
+        .is_empty()
+    );
+    // A's request finds only one node: rejected, and that node goes to hint B at once.
+    let out = b.observe(Time(100), ask(1, 2)).unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reject {
+            request: LeaseId(1)
+        }]
+    );
+    let out = b.observe(Time(200), ask(2, 1)).unwrap();
+    assert_eq!(granted(&out), vec![(2, vec![0])]);
+}
