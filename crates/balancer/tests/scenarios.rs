@@ -501,6 +501,14 @@ fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_reject
             request: LeaseId(1)
         }]
     );
+    // It is B's now: an unannounced request cannot take it.
+    let out = b.observe(Time(150), ask(3, 1)).unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reject {
+            request: LeaseId(3)
+        }]
+    );
     let out = b.observe(Time(200), ask(2, 1)).unwrap();
     assert_eq!(granted(&out), vec![(2, vec![0])]);
 }
