@@ -223,7 +223,7 @@ pub struct SimReport {
     pub batch_utilization: f64,
     /// Lease-allocated / `N ×` span.
     pub on_demand_utilization: f64,
-    /// Node-hours on-demand but unused, over the whole run.
+    /// Node-hours on-demand but unused, over the span.
     pub reserve_idle_node_hours: f64,
     /// Preloaded jobs started, kept out of `batch`.
     pub preloaded_jobs: usize,
@@ -425,6 +425,8 @@ impl Simulation {
             held: vec![Vec::new(); requests.len()],
             allocated: 0,
             tick_at: None,
+            env_events: 0,
+            open_requests: 0,
             preloaded: &preloaded,
             records: Vec::with_capacity(workload.len()),
             never_started: Vec::new(),
@@ -438,6 +440,13 @@ impl Simulation {
         };
         env.execute(start, commands, None)?;
         let mut queue = EventQueue::new(start);
+        env.env_events = workload.len()
+            + requests.len()
+            + if hinting {
+                requests.iter().filter(|r| r.notice.is_some()).count()
+            } else {
+                0
+            };
         for (i, job) in workload.iter().enumerate() {
             queue
                 .schedule(job.submit, SimEvent::Arrival(i))
@@ -512,7 +521,7 @@ impl Simulation {
             combined_utilization: share(uses.batch_busy + uses.on_demand_allocated),
             batch_utilization: share(uses.batch_busy),
             on_demand_utilization: share(uses.on_demand_allocated),
-            reserve_idle_node_hours: run_uses.reserve_idle as f64 / 3600.0,
+            reserve_idle_node_hours: uses.reserve_idle as f64 / 3600.0,
             preloaded_jobs,
             preload_left_out,
             too_wide,
@@ -701,6 +710,10 @@ struct Env<'a> {
     held: Vec<Vec<NodeId>>,
     allocated: u32,
     tick_at: Option<Time>,
+    /// Environment events queued (all but ticks) and requests not yet answered: when both are
+    /// none and no batch job waits, the run is over whatever the policy's timers say.
+    env_events: usize,
+    open_requests: usize,
     preloaded: &'a BTreeSet<JobId>,
     records: Vec<JobRecord>,
     never_started: Vec<JobRecord>,
@@ -757,6 +770,10 @@ impl Env<'_> {
         mut queue: Option<&mut EventQueue<SimEvent>>,
     ) -> Result<(), SimError> {
         for command in oarm::execute(&mut self.cluster, node_name, commands)? {
+            let (Command::Grant { .. } | Command::Reject { .. }) = command else {
+                continue;
+            };
+            self.open_requests = self.open_requests.saturating_sub(1);
             let Command::Grant { request, nodes } = command else {
                 continue;
             };
@@ -770,6 +787,7 @@ impl Env<'_> {
             self.granted[i] = Some(now);
             if let Some(q) = queue.as_deref_mut() {
                 q.schedule_in(r.duration, SimEvent::LeaseEnd(i))?;
+                self.env_events += 1;
             }
         }
         Ok(())
@@ -780,7 +798,14 @@ impl Env<'_> {
         now: Time,
         queue: &mut EventQueue<SimEvent>,
     ) -> Result<(), SimError> {
-        let Some(at) = self.policy.next_deadline().map(|t| t.max(now)) else {
+        let over =
+            self.env_events == 0 && self.open_requests == 0 && self.cluster.0.queue_len() == 0;
+        let Some(at) = self
+            .policy
+            .next_deadline()
+            .map(|t| t.max(now))
+            .filter(|_| !over)
+        else {
             return Ok(());
         };
         if self.tick_at.is_none_or(|t| at < t || t < now) {
@@ -804,6 +829,12 @@ impl engine::Simulation for Env<'_> {
         queue: &mut EventQueue<SimEvent>,
     ) -> Result<(), SimError> {
         self.account(now);
+        if !matches!(event, SimEvent::Tick) {
+            self.env_events -= 1;
+        }
+        if matches!(event, SimEvent::Request(_)) {
+            self.open_requests += 1;
+        }
         match event {
             SimEvent::Completion(token) => {
                 let nodes = self.cluster.0.job_nodes(token.job)?.to_vec();
@@ -867,6 +898,7 @@ impl engine::Simulation for Env<'_> {
             queue
                 .schedule(s.end, SimEvent::Completion(s.token))
                 .map_err(EngineError::from)?;
+            self.env_events += 1;
             starting.extend_from_slice(self.cluster.0.job_nodes(s.token.job)?);
         }
         if !starting.is_empty() {
