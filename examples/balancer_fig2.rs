@@ -21,7 +21,11 @@ use cosched_examples::{Cell, Claims, Table};
 
 const NAME: &str = "balancer_fig2";
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about(
         "The Balancer, Figure 2: Basic (R = W = 0) over 5 batch workloads x 6 rho",
     );

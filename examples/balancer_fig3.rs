@@ -18,7 +18,11 @@ const NAME: &str = "balancer_fig3";
 /// ρ = 1.25 % × 8 = 10 %.
 const SCALE: u32 = 8;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about("The Balancer, Figure 3: static reserve sweep at rho = 10 %");
     let (common, inputs) = (&cli.common, &cli.inputs);
     let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;

@@ -19,7 +19,11 @@ use cosched_examples::balancer::{
 
 const NAME: &str = "balancer_fig4";
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about(
         "The Balancer, Figure 4: reserve hints H = 15 and 30 min against Basic",
     );

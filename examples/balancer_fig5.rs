@@ -31,7 +31,11 @@ struct Cli {
     seeds: Option<u32>,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let (common, inputs) = (&cli.common, &cli.inputs);
     let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;

@@ -174,7 +174,11 @@ fn weeks(cli: &Cli) -> Result<Vec<Week>, Box<dyn std::error::Error>> {
     Ok(out)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let inputs = &cli.inputs;
     let mut out = cli.common.output(NAME)?;

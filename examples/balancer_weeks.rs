@@ -53,7 +53,11 @@ fn shared_weeks() -> Option<(Vec<PathBuf>, Vec<PathBuf>)> {
     (!lcrc.is_empty()).then_some((lcrc, aps))
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut cli = Cli::parse();
     if cli.lcrc.is_empty() && cli.aps.is_empty() {
         let Some((lcrc, aps)) = shared_weeks() else {
