@@ -161,6 +161,8 @@ impl Policy for StaticSplit {
         self.waiting.iter().map(|w| w.2).min()
     }
 
+    /// Pool nodes are `OD_Alloc` or `OD_Reserve`; the batch side is not tracked by a static
+    /// split, so its nodes all read `OA_Idle`.
     fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
         if node.0 >= self.nodes {
             return None;

@@ -291,7 +291,8 @@ pub trait Policy {
     /// The next time the policy wants a [`Observation::Tick`].
     fn next_deadline(&self) -> Option<Time>;
 
-    /// Each node's state, node `i` at position `i` (for executors' checks and reports).
+    /// A node's state as the policy sees it (`None` for an unknown node), for executors'
+    /// checks and reports.
     fn node_state(&self, node: NodeId) -> Option<BalancerNodeState>;
 
     /// Nodes on-demand but unused now.

@@ -170,7 +170,7 @@ pub struct Predictive {
     predictor: Predictor,
     /// Nodes of each outstanding request.
     sizes: BTreeMap<u64, u32>,
-    /// Allocated node -> its request's size share (1 per node).
+    /// The next slot start at which a reserve may be due.
     next_slot: Option<Time>,
 }
 
