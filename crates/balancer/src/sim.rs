@@ -2,7 +2,7 @@
 //! EASY batch cluster and the on-demand requests on core's kernel
 //! ([`cosched_core::engine::Simulation`]), turns what happens into the policy protocol's
 //! [`Observation`]s, and applies the [`Command`]s the policy returns — through the
-//! [`Oarm`](crate::oarm::Oarm) edge for nodes, and by starting leases for grants. Every
+//! [`Oarm`] edge for nodes, and by starting leases for grants. Every
 //! on-demand decision, baselines included, comes from a [`Policy`]: the [`Balancer`]
 //! (Basic, Hint), [`Predictive`], or [`StaticSplit`] (all-batch, the 304 + 68 split,
 //! all-on-demand). Same input, same output.
