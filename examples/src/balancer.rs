@@ -36,6 +36,9 @@ pub fn exit(result: Result<(), Box<dyn std::error::Error>>) -> std::process::Exi
     }
 }
 
+/// The largest `--nodes`.
+pub const MAX_NODES: i64 = 1_000_000;
+
 /// The longest `--idle-hold`, minutes: ten years.
 pub const MAX_IDLE_HOLD_MIN: i64 = 10 * 366 * 24 * 60;
 
@@ -56,8 +59,9 @@ pub enum InputError {
 /// The input options every Balancer example takes.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct BalancerArgs {
-    /// Nodes of the combined cluster.
-    #[arg(long, default_value_t = 372)]
+    /// Nodes of the combined cluster (1 to 1,000,000: memory grows with it).
+    #[arg(long, default_value_t = 372,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_NODES))]
     pub nodes: u32,
     /// LCRC weekly CSV files, one week each, in order: the batch workload instead of the
     /// synthetic ones (no preload: the trace's earlier weeks are unknown).
