@@ -8,7 +8,7 @@
 //! ρ = 1.25 % × {1, 2, 4, 8, 16, 24} on the synthetic batch workloads, 372 nodes, preloaded.
 
 use clap::Parser;
-use cosched_balancer::predictor::Combine;
+use cosched_balancer::predictor::{Combine, PredictiveHold};
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_examples::balancer::{
@@ -52,10 +52,18 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             notice: Some(Duration::from_mins(30)),
         },
     ];
-    for (name, rule) in [("max", Combine::Max), ("mean", Combine::Mean)] {
+    for (name, rule, hold) in [
+        ("max", Combine::Max, PredictiveHold::Slot),
+        ("mean", Combine::Mean, PredictiveHold::Slot),
+        (
+            "max, add_reserve(0,N) held I",
+            Combine::Max,
+            PredictiveHold::Idle,
+        ),
+    ] {
         variants.push(Variant {
             label: format!("Predictive ({name})"),
-            configuration: inputs.predictive(rule, Duration::ZERO, inputs.idle_hold()),
+            configuration: inputs.predictive(rule, hold, Duration::ZERO, inputs.idle_hold()),
             notice: None,
         });
     }
@@ -67,8 +75,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ),
         notes: format!(
             "6-hour slots, peaks of the last month / week / day combined by their largest \
-             (max, ours) or mean; trained on {HISTORY_WEEKS} earlier weeks; I = {} min for \
-             nodes outside the predicted reserve; curves of {}.",
+             (max, ours) or mean; trained on {HISTORY_WEEKS} earlier weeks; the reserve held for \
+             its slot, or (last variant) reserved from the nodes free at the slot's start and \
+             held I like any reserve node, the literal add_reserve(0, N); I = {} min; curves \
+             of {}.",
             inputs.idle_hold, p.labels[0]
         ),
         plots: Plots {

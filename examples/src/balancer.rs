@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
-use cosched_balancer::predictor::Combine;
+use cosched_balancer::predictor::{Combine, PredictiveHold, PredictorSpec};
 use cosched_balancer::sim::{Configuration, SimError, SimReport, Simulation};
 use cosched_balancer::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
 use cosched_balancer::traces::{self, TraceError};
@@ -277,12 +277,18 @@ impl BalancerArgs {
 
     /// The Predictive Balancer combining peaks by `rule`, window `w`, holding unused reserve
     /// for `idle_hold` (the predicted reserve is held `I` from each slot's start).
-    pub fn predictive(&self, rule: Combine, w: Duration, idle_hold: Duration) -> Configuration {
+    pub fn predictive(
+        &self,
+        rule: Combine,
+        hold: PredictiveHold,
+        w: Duration,
+        idle_hold: Duration,
+    ) -> Configuration {
         Configuration::Dynamic {
             config: BalancerConfig::new(Strategy::Hinted)
                 .with_window(w)
                 .with_idle_hold(idle_hold),
-            predictor: Some(rule),
+            predictor: Some(PredictorSpec { rule, hold }),
         }
     }
 

@@ -594,8 +594,11 @@ impl Balancer {
         }
         if self.slots[node.index()] == Slot::OaIdle && self.on_demand_pool() < self.floor(now) {
             out.push(Command::Reclaim(node));
+            // Held while the floor lasts (for ever under R, to the slot's end if predicted).
             self.slots[node.index()] = Slot::OdReserve {
-                hold_until: now.saturating_add(self.config.idle_hold),
+                hold_until: now
+                    .saturating_add(self.config.idle_hold)
+                    .max(self.floor_until(now)),
                 claim: None,
             };
             return true;

@@ -37,6 +37,36 @@ pub enum Combine {
     Mean,
 }
 
+/// How long the predicted reserve is kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PredictiveHold {
+    /// For its slot ([`Observation::ReserveTarget`] until the slot's end): the issue's reading
+    /// of "its own hold time".
+    #[default]
+    Slot,
+    /// As the literal `add_reserve(0, N)` of §II-C3: the nodes free now are reserved and,
+    /// like any reserve node of the Hint algorithm, go back to batch after `I` unused.
+    Idle,
+}
+
+/// The Predictive configuration: how peaks combine and how long the reserve is kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PredictorSpec {
+    /// How the month, week and day peaks combine.
+    pub rule: Combine,
+    /// How long the predicted reserve is kept.
+    pub hold: PredictiveHold,
+}
+
+impl From<Combine> for PredictorSpec {
+    fn from(rule: Combine) -> PredictorSpec {
+        PredictorSpec {
+            rule,
+            hold: PredictiveHold::Slot,
+        }
+    }
+}
+
 /// Peak requested nodes per 6-hour slot, and the reserve it proposes.
 ///
 /// ```
@@ -172,6 +202,7 @@ pub struct Predictive {
     sizes: BTreeMap<u64, u32>,
     /// The next slot start at which a reserve may be due.
     next_slot: Option<Time>,
+    hold: PredictiveHold,
 }
 
 impl Predictive {
@@ -189,7 +220,13 @@ impl Predictive {
             predictor,
             sizes: BTreeMap::new(),
             next_slot,
+            hold: PredictiveHold::Slot,
         })
+    }
+
+    /// With the reserve kept as `hold` says.
+    pub fn with_hold(self, hold: PredictiveHold) -> Predictive {
+        Predictive { hold, ..self }
     }
 
     /// The Balancer inside.
@@ -235,9 +272,14 @@ impl Policy for Predictive {
             Observation::Tick if self.next_slot.is_some_and(|s| s <= now) => {
                 let until = Predictor::next_slot_start(now);
                 let nodes = self.predictor.reserve_for_slot(now);
-                out = self
-                    .balancer
-                    .observe(now, Observation::ReserveTarget { nodes, until })?;
+                let call = match self.hold {
+                    PredictiveHold::Slot => Observation::ReserveTarget { nodes, until },
+                    PredictiveHold::Idle => Observation::Hint {
+                        by: now,
+                        nodes: nodes.saturating_sub(self.balancer.reserve_idle()),
+                    },
+                };
+                out = self.balancer.observe(now, call)?;
                 self.next_slot = self.predictor.next_active_slot(until);
             }
             _ => {}
@@ -311,6 +353,37 @@ mod tests {
             Predictor::next_slot_start(at(30, 1) + Duration(1)),
             at(30, 2)
         );
+    }
+
+    fn predictive(hold: PredictiveHold) -> Predictive {
+        use crate::policy::{BalancerConfig, RmNode, RmNodeState, Strategy};
+        let nodes: Vec<RmNode> = (0..4)
+            .map(|i| RmNode {
+                name: format!("n{i}"),
+                state: RmNodeState::BatchIdle,
+            })
+            .collect();
+        let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
+        let (b, _) = Balancer::start(at(1, 0), config, &nodes).unwrap();
+        // Yesterday's slot 1 peaked at 3 nodes.
+        let p = Predictor::train(Combine::Max, &[lease(at(0, 1), 3, 60)]);
+        Predictive::new(at(1, 0), b, p).unwrap().with_hold(hold)
+    }
+
+    #[test]
+    fn the_predicted_reserve_is_held_for_its_slot_or_for_i() {
+        for (hold, back) in [
+            (PredictiveHold::Slot, at(1, 2)),
+            (PredictiveHold::Idle, at(1, 1) + Duration(600)),
+        ] {
+            let mut p = predictive(hold);
+            assert_eq!(p.next_deadline(), Some(at(1, 1)));
+            let out = p.observe(at(1, 1), Observation::Tick).unwrap();
+            assert_eq!(out.len(), 3, "{hold:?}: three idle nodes reclaimed");
+            assert_eq!(p.next_deadline(), Some(back), "{hold:?}");
+            let out = p.observe(back, Observation::Tick).unwrap();
+            assert_eq!(out.len(), 3, "{hold:?}: all restored at {back:?}");
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@
 use crate::baseline::StaticSplit;
 use crate::oarm::{self, Oarm};
 use crate::policy::{Command, Observation, Policy, RmNode, RmNodeState, Strategy};
-use crate::predictor::{Combine, Predictive, Predictor};
+use crate::predictor::{Predictive, Predictor, PredictorSpec};
 use crate::workload::LeaseRequest;
 use crate::{Balancer, BalancerConfig, BalancerError};
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, OfflineOutcome, RunToken, Started};
@@ -52,8 +52,9 @@ pub enum Configuration {
     Dynamic {
         /// The Balancer's parameters.
         config: BalancerConfig,
-        /// The Predictive reserve's combining rule, if Predictive.
-        predictor: Option<Combine>,
+        /// The Predictive configuration, if Predictive (a [`crate::predictor::Combine`]
+        /// converts into one holding the reserve for its slot).
+        predictor: Option<PredictorSpec>,
     },
     /// No on-demand pool: every request is rejected.
     AllBatch,
@@ -557,7 +558,7 @@ impl Simulation {
                 let (balancer, commands) = Balancer::start(start, config, &nodes)?;
                 match predictor {
                     None => Ok((Box::new(balancer), commands)),
-                    Some(rule) => {
+                    Some(spec) => {
                         let first = requests.first().map_or(start, |r| r.submit);
                         let history: Vec<LeaseRequest> = self
                             .history
@@ -565,8 +566,8 @@ impl Simulation {
                             .filter(|l| l.submit < first)
                             .copied()
                             .collect();
-                        let predictor = Predictor::train(rule, &history);
-                        let p = Predictive::new(start, balancer, predictor)?;
+                        let predictor = Predictor::train(spec.rule, &history);
+                        let p = Predictive::new(start, balancer, predictor)?.with_hold(spec.hold);
                         Ok((Box::new(p), commands))
                     }
                 }

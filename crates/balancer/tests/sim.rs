@@ -85,7 +85,7 @@ fn configurations(n: u32, w: i64, i: i64) -> Vec<(Configuration, Duration)> {
         (
             Configuration::Dynamic {
                 config: config(Algorithm::Hinted),
-                predictor: Some(Combine::Mean),
+                predictor: Some(Combine::Mean.into()),
             },
             window,
         ),
@@ -206,7 +206,7 @@ fn times_at_the_clock_edge_are_handled_by_events_not_by_the_span() {
     ];
     let predictive = Configuration::Dynamic {
         config: BalancerConfig::new(Strategy::Hinted),
-        predictor: Some(Combine::Max),
+        predictor: Some(Combine::Max.into()),
     };
     let hint = Configuration::Dynamic {
         config: BalancerConfig::new(Strategy::Hinted).with_window(Duration(i64::MAX)),
