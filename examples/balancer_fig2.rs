@@ -13,11 +13,11 @@ use cosched_balancer::sim::Configuration;
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_core::stats;
-use cosched_examples::{Cell, Claims, Table};
 use cosched_examples::balancer::{
     BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE, Variant,
     cell, prepare, rho_percent, run_grid,
 };
+use cosched_examples::{Cell, Claims, Table};
 
 const NAME: &str = "balancer_fig2";
 
@@ -101,7 +101,11 @@ fn table_ii(p: &Prepared) -> Table {
          of two years of LCRC jobs (ours: from --sample-lcrc files, else a generated trace).",
     );
     for (w, label) in p.labels.iter().enumerate() {
-        let Some(jobs) = p.replicates.first().and_then(|r| r.batch.get(w)).map(|b| &b.jobs)
+        let Some(jobs) = p
+            .replicates
+            .first()
+            .and_then(|r| r.batch.get(w))
+            .map(|b| &b.jobs)
         else {
             continue;
         };

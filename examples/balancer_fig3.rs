@@ -10,9 +10,8 @@
 use cosched_core::Duration;
 use cosched_examples::Claims;
 use cosched_examples::balancer::{
-    GridResult, Prepared, cell,
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, RESERVE_IDLE, Variant,
-    prepare, run_grid,
+    BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE,
+    RESERVE_IDLE, Variant, cell, prepare, run_grid,
 };
 
 const NAME: &str = "balancer_fig3";
@@ -103,10 +102,7 @@ fn check(p: &Prepared, reserves: &[u32], results: &[GridResult]) -> Claims {
         );
     }
     if let (Some(r0), Some(r120)) = (at(0), at(120)) {
-        let (w0, w120) = (
-            r0.spread(&BATCH_WAIT).mean,
-            r120.spread(&BATCH_WAIT).mean,
-        );
+        let (w0, w120) = (r0.spread(&BATCH_WAIT).mean, r120.spread(&BATCH_WAIT).mean);
         claims.check(
             source,
             "batch wait worsens as the static reserve grows",

@@ -13,9 +13,8 @@ use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_examples::Claims;
 use cosched_examples::balancer::{
-    COMBINED_UTIL, GridResult, Prepared, cell,
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, RESERVE_IDLE, Variant,
-    prepare, rho_percent, run_grid,
+    BATCH_WAIT, COMBINED_UTIL, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared,
+    REJECT_RATE, RESERVE_IDLE, Variant, cell, prepare, rho_percent, run_grid,
 };
 
 const NAME: &str = "balancer_fig4";

@@ -127,7 +127,11 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
         claims.check(
             source,
             format!("Predictive rejects less than Basic (x{hi})"),
-            format!("{} vs {}", show(hi, 2, &REJECT_RATE, 3), show(hi, 0, &REJECT_RATE, 3)),
+            format!(
+                "{} vs {}",
+                show(hi, 2, &REJECT_RATE, 3),
+                show(hi, 0, &REJECT_RATE, 3)
+            ),
             "better than Basic",
             pr.zip(basic).is_some_and(|(a, b)| a < b),
         );

@@ -301,7 +301,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         labels,
     )
     .y_label("rejections")
-    .series("paper", COLUMNS.iter().map(|c| f64::from(c.paper_rejections)));
+    .series(
+        "paper",
+        COLUMNS.iter().map(|c| f64::from(c.paper_rejections)),
+    );
     for (w, week) in weeks.iter().enumerate() {
         waits = waits.series(week.name.clone(), minutes(w));
         rejects = rejects.series(

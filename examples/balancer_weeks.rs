@@ -40,7 +40,10 @@ fn shared_weeks() -> Option<(Vec<PathBuf>, Vec<PathBuf>)> {
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .filter(|p| p.file_name().is_some_and(|n| root.join("aps").join(n).exists()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| root.join("aps").join(n).exists())
+        })
         .collect();
     lcrc.sort();
     let aps = lcrc
@@ -70,9 +73,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = cli.common.output(NAME)?;
     let mut weeks = Vec::new();
     for (lcrc, aps) in cli.lcrc.iter().zip(&cli.aps) {
-        let name = lcrc
-            .file_stem()
-            .map_or_else(|| lcrc.display().to_string(), |s| s.to_string_lossy().into_owned());
+        let name = lcrc.file_stem().map_or_else(
+            || lcrc.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
         weeks.push((
             name,
             traces::read_lcrc_records(lcrc)?,
@@ -103,7 +107,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Cell::fixed(s.batch_availability, 4),
             Cell::fixed(s.on_demand_core_seconds / 3600.0, 1),
             Cell::fixed(s.score, 3),
-            Cell::Text(if pick == Some(i) { "*".into() } else { String::new() }),
+            Cell::Text(if pick == Some(i) {
+                "*".into()
+            } else {
+                String::new()
+            }),
         ]);
     }
     out.write_table(&table)?;

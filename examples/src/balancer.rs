@@ -474,9 +474,9 @@ pub fn cell(
     scale: u32,
     variant: usize,
 ) -> Option<&GridResult> {
-    results.iter().find(|r| {
-        r.cell.workload == workload && r.cell.scale == scale && r.cell.variant == variant
-    })
+    results
+        .iter()
+        .find(|r| r.cell.workload == workload && r.cell.scale == scale && r.cell.variant == variant)
 }
 
 impl GridResult {
@@ -787,7 +787,12 @@ pub fn prepare(
     let mut on_demand = String::new();
     for k in 0..u64::from(seeds) {
         let streams = SeedStreams::new(common.seed).family("replicate", k);
-        let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, streams.family("batch", 0).root())?;
+        let batch = inputs.batch_inputs(
+            kinds,
+            inputs.nodes,
+            weeks,
+            streams.family("batch", 0).root(),
+        )?;
         let span = batch.first().map_or(WEEK, |b| b.span);
         let od = inputs.on_demand(span, streams.family("on-demand", 0).root())?;
         let history = if synthetic_leases {

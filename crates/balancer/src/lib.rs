@@ -36,8 +36,8 @@
 //! ```
 
 pub mod baseline;
-pub mod method;
 mod error;
+pub mod method;
 pub mod oarm;
 pub mod policy;
 pub mod predictor;

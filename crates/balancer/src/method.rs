@@ -77,7 +77,8 @@ pub fn challenging_week(
         .fold(0.0, f64::max);
     let part = |x: f64, max: f64| if max > 0.0 { x / max } else { 0.0 };
     for s in &mut scores {
-        s.score = part(1.0 - s.batch_availability, max_busy) + part(s.on_demand_core_seconds, max_usage);
+        s.score =
+            part(1.0 - s.batch_availability, max_busy) + part(s.on_demand_core_seconds, max_usage);
     }
     let pick = (0..scores.len()).max_by(|&a, &b| scores[a].score.total_cmp(&scores[b].score));
     (scores, pick)

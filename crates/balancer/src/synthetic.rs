@@ -45,9 +45,9 @@
 //! arrival times and differ only in size.
 
 use crate::workload::{DiurnalLeases, LeaseRequest};
+use cosched_core::SeedStreams;
 use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use cosched_core::{Duration, JobId, ParamError, RigidJob, Time};
-use cosched_core::SeedStreams;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
@@ -327,7 +327,8 @@ impl SyntheticBatch {
             total += f64::from(job.size) * job.runtime.0 as f64;
             jobs.push(job);
         }
-        TsafrirEstimates::new(MAX_WALLTIME)?.assign(&mut jobs, streams.stream("walltimes", 0).random());
+        TsafrirEstimates::new(MAX_WALLTIME)?
+            .assign(&mut jobs, streams.stream("walltimes", 0).random());
         scale_to_offered_load(&mut jobs, self.nodes, self.base_load)?;
         Ok(jobs)
     }

@@ -481,7 +481,10 @@ fn for_each_row<R: serde::de::DeserializeOwned>(
         .from_reader(reader);
     let csv_error = |e: csv::Error, line: u64| match e.kind() {
         csv::ErrorKind::UnequalLengths {
-            pos, expected_len, len, ..
+            pos,
+            expected_len,
+            len,
+            ..
         } => TraceError::FieldCount {
             file: file.to_owned(),
             line: pos.as_ref().map_or(line, csv::Position::line),
@@ -518,7 +521,9 @@ fn for_each_row<R: serde::de::DeserializeOwned>(
             Ok(row) => row,
             Err(e) => {
                 let column = match e.kind() {
-                    csv::ErrorKind::Deserialize { err, .. } => err.field().map_or(0, |c| c as usize),
+                    csv::ErrorKind::Deserialize { err, .. } => {
+                        err.field().map_or(0, |c| c as usize)
+                    }
                     _ => 0,
                 };
                 return Err(TraceError::Field {

@@ -20,8 +20,8 @@
 //! Draws come from the named stream `("on-demand", 0)` of the seed's
 //! [`SeedStreams`], so the same parameters and seed give the same requests on every platform.
 
-use cosched_core::{Duration, LeaseId, ParamError, Time};
 use cosched_core::SeedStreams;
+use cosched_core::{Duration, LeaseId, ParamError, Time};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 

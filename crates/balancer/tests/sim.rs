@@ -174,9 +174,22 @@ fn times_at_the_clock_edge_are_handled_by_events_not_by_the_span() {
     use cosched_balancer::{BalancerConfig, Strategy};
     let jobs = [
         RigidJob::new(JobId(1), Time(0), 1, Duration(100), Duration(200)).unwrap(),
-        RigidJob::new(JobId(2), Time(9_000_000_000_000_000_000), 1, Duration(100), Duration(200))
-            .unwrap(),
-        RigidJob::new(JobId(3), Time(i64::MAX - 10), 1, Duration(100), Duration(200)).unwrap(),
+        RigidJob::new(
+            JobId(2),
+            Time(9_000_000_000_000_000_000),
+            1,
+            Duration(100),
+            Duration(200),
+        )
+        .unwrap(),
+        RigidJob::new(
+            JobId(3),
+            Time(i64::MAX - 10),
+            1,
+            Duration(100),
+            Duration(200),
+        )
+        .unwrap(),
     ];
     let lease = |id, submit| LeaseRequest {
         id: LeaseId(id),
@@ -185,7 +198,12 @@ fn times_at_the_clock_edge_are_handled_by_events_not_by_the_span() {
         duration: Duration(3600),
         notice: Some(Duration(600)),
     };
-    let requests = [lease(0, -9_000_000_000_000_000_000), lease(1, 0), lease(2, 9_000_000_000_000_000_000), lease(3, i64::MAX)];
+    let requests = [
+        lease(0, -9_000_000_000_000_000_000),
+        lease(1, 0),
+        lease(2, 9_000_000_000_000_000_000),
+        lease(3, i64::MAX),
+    ];
     let predictive = Configuration::Dynamic {
         config: BalancerConfig::new(Strategy::Hinted),
         predictor: Some(Combine::Max),
@@ -195,7 +213,10 @@ fn times_at_the_clock_edge_are_handled_by_events_not_by_the_span() {
         predictor: None,
     };
     for configuration in [predictive, hint] {
-        let out = Simulation::new(4, configuration).unwrap().run(&jobs, &requests).unwrap();
+        let out = Simulation::new(4, configuration)
+            .unwrap()
+            .run(&jobs, &requests)
+            .unwrap();
         assert_eq!(out.report.unrepresentable, 2, "{configuration:?}");
         assert_eq!(out.report.batch.completed, 2);
         assert_eq!(out.report.on_demand.granted, 3);

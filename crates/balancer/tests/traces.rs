@@ -43,7 +43,9 @@ fn errors_name_the_file_line_and_field() {
     assert!(err.to_string().contains("`run_time`"), "{err}");
     // A huge field is echoed in at most 80 characters.
     let text = format!("{LCRC}\n1,2,3,1,{},2,60,1.0\n", "9".repeat(100_000));
-    let msg = parse_lcrc(text.as_bytes(), "w.csv").unwrap_err().to_string();
+    let msg = parse_lcrc(text.as_bytes(), "w.csv")
+        .unwrap_err()
+        .to_string();
     assert!(msg.len() < 300 && msg.contains("RunTime"), "{msg}");
     let err = read_lcrc(Path::new("/nonexistent/lcrc.csv")).unwrap_err();
     assert!(matches!(err, TraceError::Io { .. }), "{err}");
@@ -52,10 +54,7 @@ fn errors_name_the_file_line_and_field() {
 /// Busy cores and leased VMs just after each instant where either changes.
 fn profile(jobs: &[ApsJob], per_vm: u32) -> Vec<(i64, i64, i64)> {
     let leases = aps_to_leases(jobs, per_vm).unwrap();
-    let mut instants: Vec<i64> = jobs
-        .iter()
-        .flat_map(|j| [j.start.0, j.end.0])
-        .collect();
+    let mut instants: Vec<i64> = jobs.iter().flat_map(|j| [j.start.0, j.end.0]).collect();
     instants.sort_unstable();
     instants.dedup();
     instants
