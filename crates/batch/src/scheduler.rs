@@ -45,6 +45,8 @@ pub struct Pass<'a> {
     cluster: &'a mut BatchCluster,
     now: Time,
     started: &'a mut Vec<Started>,
+    /// The first start refused because its end would overflow: the pass starts nothing more.
+    refused: Option<BatchError>,
 }
 
 impl<'a> Pass<'a> {
@@ -57,7 +59,13 @@ impl<'a> Pass<'a> {
             cluster,
             now,
             started,
+            refused: None,
         }
+    }
+
+    /// What the pass ends with: the refused start, if any.
+    pub(crate) fn into_outcome(self) -> Result<(), BatchError> {
+        self.refused.map_or(Ok(()), Err)
     }
 
     /// The time of the pass.
@@ -100,18 +108,30 @@ impl<'a> Pass<'a> {
         self.cluster.job_queue().get(pos)
     }
 
-    /// Starts the job at `pos` now. Fails, changing nothing, if no job is queued there or it
-    /// needs more units than are idle.
+    /// Starts the job at `pos` now. Fails, changing nothing, if no job is queued there, it
+    /// needs more units than are idle, or its end would pass the last representable second
+    /// ([`BatchError::EndOverflow`]: the pass then refuses every further start, and
+    /// [`BatchCluster::try_schedule`] returns that error).
     #[inline]
     pub fn start(&mut self, pos: usize) -> Result<(), BatchError> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.clone());
+        }
         let needed = self.job(pos).ok_or(BatchError::NotStartable(pos))?.size();
         let free = self.free_units();
         if needed > free {
             return Err(BatchError::NotEnoughFreeUnits { needed, free });
         }
-        let started = self.cluster.start_queued(self.now, pos);
-        self.started.push(started);
-        Ok(())
+        match self.cluster.start_queued(self.now, pos) {
+            Ok(started) => {
+                self.started.push(started);
+                Ok(())
+            }
+            Err(e) => {
+                self.refused = Some(e.clone());
+                Err(e)
+            }
+        }
     }
 
     /// Units running jobs (including those started in this pass) give back at their predicted
@@ -186,7 +206,10 @@ impl BatchScheduler for Easy {
             self.last_reservation = None;
             return;
         };
-        let head_job = *pass.job(head).expect("the blocked head is queued");
+        let Some(&head_job) = pass.job(head) else {
+            self.last_reservation = None;
+            return;
+        };
         let shadow = pass.shadow(head_job.size());
         self.last_reservation = Some(HeadReservation {
             job: head_job.job.id,
@@ -202,11 +225,15 @@ impl BatchScheduler for Easy {
             else {
                 break;
             };
-            let job = pass.job(pos).expect("candidates are queued");
+            let Some(&job) = pass.job(pos) else {
+                return;
+            };
+            if pass.start(pos).is_err() {
+                return; // an end past i64: the pass is refused
+            }
             if now.saturating_add(job.estimate()) > shadow.time {
                 extra -= job.size();
             }
-            pass.start(pos).expect("candidates fit");
             from = pos + 1;
         }
     }
@@ -229,13 +256,15 @@ impl BatchScheduler for Conservative {
         let mut from = 0;
         while let Some(pos) = pass.next_queued(from) {
             from = pos + 1;
-            let job = *pass.job(pos).expect("queued");
+            let Some(&job) = pass.job(pos) else {
+                return;
+            };
             let Some(start) = profile.earliest_fit(job.size(), job.estimate()) else {
                 continue;
             };
             profile.reserve(start, job.estimate(), job.size());
-            if start == now {
-                pass.start(pos).expect("the profile says it fits now");
+            if start == now && pass.start(pos).is_err() {
+                return; // an end past i64: the pass is refused
             }
         }
     }
