@@ -365,6 +365,13 @@ pub struct BatchCluster {
     busy_unit_seconds: i128,
     next_epoch: u32,
     spare_node_lists: Vec<Vec<NodeId>>,
+    /// Counts the changes a schedule planned in an earlier pass did not foresee: every start,
+    /// a completion away from its predicted end, a queue insertion out of (submit, id) order,
+    /// preemptions, resizes and node operations. Arrivals at the queue's end and completions
+    /// at their predicted end leave it alone.
+    changes: u64,
+    /// The largest (submit, id) ever queued.
+    last_key: Option<(Time, JobId)>,
 }
 
 impl BatchCluster {
@@ -409,6 +416,8 @@ impl BatchCluster {
             busy_unit_seconds: 0,
             next_epoch: 0,
             spare_node_lists: Vec::new(),
+            changes: 0,
+            last_key: None,
         })
     }
 
@@ -499,6 +508,14 @@ impl BatchCluster {
         if self.running.contains_key(&job.id) {
             return Err(BatchError::DuplicateJob(job.id));
         }
+        // Behind every job ever queued: a schedule planned earlier stays valid.
+        if self
+            .last_key
+            .is_some_and(|last| last >= (job.submit, job.id))
+        {
+            self.changes += 1;
+        }
+        self.last_key = Some((job.submit, job.id)).max(self.last_key);
         self.queue.insert(QueuedJob {
             job,
             first_start: None,
@@ -544,6 +561,13 @@ impl BatchCluster {
         &self.queue
     }
 
+    /// The count of unforeseeable changes (see the field): a scheduler may keep the schedule
+    /// it planned in its last pass while this stays the same.
+    #[inline]
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Starts the job at queue position `pos` now on free nodes. Used by [`Pass::start`],
     /// which checked that it is queued and fits. Refused, changing nothing, if its end or
     /// predicted end would pass the last representable second.
@@ -570,6 +594,7 @@ impl BatchCluster {
             }
         }
         let epoch = self.bump_epoch();
+        self.changes += 1;
         let run = Running {
             job: q.job,
             size,
@@ -613,6 +638,9 @@ impl BatchCluster {
         }
         let run = self.running.remove(&token.job)?;
         self.releases.remove(&(run.predicted_end, token.job));
+        if now != run.predicted_end {
+            self.changes += 1;
+        }
         self.busy_unit_seconds += unit_seconds(run.size, run.anchor, now);
         let record = JobRecord {
             id: run.job.id,
@@ -673,6 +701,7 @@ impl BatchCluster {
     /// Takes `node` away from the scheduler: now if it is idle, else when its job ends
     /// (drain). Taking an offline or draining node offline again is an error.
     pub fn set_offline(&mut self, node: NodeId) -> Result<OfflineOutcome, BatchError> {
+        self.changes += 1;
         match self.node_state(node)? {
             NodeState::Idle => {
                 let map = self.node_map()?;
@@ -710,6 +739,7 @@ impl BatchCluster {
     /// Gives `node` back to the scheduler: an offline node becomes idle, a draining node stays
     /// with its job and is no longer drained. Bringing an online node online is an error.
     pub fn set_online(&mut self, node: NodeId) -> Result<(), BatchError> {
+        self.changes += 1;
         match self.node_state(node)? {
             NodeState::Offline => {
                 let Units::Tracked(map) = &mut self.units else {
@@ -796,6 +826,7 @@ impl BatchCluster {
     /// Stops a running job now, frees its nodes (draining ones go offline) and requeues it at
     /// its original place in the queue (same submit time) with the run time `resume` says.
     pub fn preempt(&mut self, now: Time, job: JobId, resume: Resume) -> Result<(), BatchError> {
+        self.changes += 1;
         let mut run = self
             .running
             .remove(&job)
@@ -833,6 +864,7 @@ impl BatchCluster {
     /// expanding takes idle nodes and fails if there are not enough. The returned [`Started`]
     /// carries the new token and end: the old token is stale from now on.
     pub fn resize(&mut self, now: Time, job: JobId, new_size: u32) -> Result<Started, BatchError> {
+        self.changes += 1;
         let free = self.free_units();
         let run = self
             .running
