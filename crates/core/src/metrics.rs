@@ -203,10 +203,26 @@ impl Report {
         } else {
             0.0
         };
-        let mut by_class: BTreeMap<JobClass, Vec<JobRecord>> = BTreeMap::new();
+        let overall = Summary::of(records, tau);
+        let mut classes: Vec<JobClass> = Vec::new();
         for r in records {
-            by_class.entry(r.class).or_default().push(*r);
+            if !classes.contains(&r.class) {
+                classes.push(r.class);
+            }
         }
+        classes.sort_unstable();
+        let per_class = classes
+            .iter()
+            .map(|&class| {
+                // With one class its summary is the overall one.
+                let summary = if classes.len() == 1 {
+                    overall.clone()
+                } else {
+                    Summary::of(records.iter().filter(|r| r.class == class), tau)
+                };
+                (class.name().to_string(), summary)
+            })
+            .collect();
         Report {
             capacity,
             jobs: records.len(),
@@ -218,11 +234,8 @@ impl Report {
             busy_unit_seconds,
             utilization,
             slowdown_tau_s: tau.0,
-            overall: Summary::of(records, tau),
-            per_class: by_class
-                .iter()
-                .map(|(c, rs)| (c.name().to_string(), Summary::of(rs, tau)))
-                .collect(),
+            overall,
+            per_class,
         }
     }
 
