@@ -260,7 +260,6 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     #[test]
     fn fits_reserves_and_refits() {
@@ -283,85 +282,5 @@ mod tests {
         p.advance(Time(22));
         assert_eq!(p.earliest_fit(1, Duration(1)), Some(Time(22)));
         assert_eq!(p.earliest_fit(5, Duration(1)), Some(Time(25)));
-    }
-
-    /// The flat step function the chunked profile must match.
-    struct Flat(Vec<(Time, i64)>);
-
-    impl Flat {
-        fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
-            let size = i64::from(size);
-            let mut i = 0;
-            while i < self.0.len() {
-                let start = self.0[i].0;
-                let end = start.saturating_add(duration);
-                match self.0[i..]
-                    .iter()
-                    .take_while(|&&(t, _)| t == start || t < end)
-                    .position(|&(_, free)| free < size)
-                {
-                    None => return Some(start),
-                    Some(offset) => i += offset + 1,
-                }
-            }
-            None
-        }
-
-        fn reserve(&mut self, start: Time, duration: Duration, size: u32) {
-            let end = start.saturating_add(duration);
-            let first = self.split_at(start);
-            let last = if end > start {
-                self.split_at(end)
-            } else {
-                first + 1
-            };
-            for step in &mut self.0[first..last] {
-                step.1 -= i64::from(size);
-            }
-        }
-
-        fn split_at(&mut self, t: Time) -> usize {
-            let i = self.0.partition_point(|&(s, _)| s <= t);
-            if i > 0 && self.0[i - 1].0 == t {
-                return i - 1;
-            }
-            if t == Time::MAX {
-                return self.0.len();
-            }
-            let free = self.0[i.saturating_sub(1)].1;
-            self.0.insert(i, (t, free));
-            i
-        }
-    }
-
-    proptest! {
-        /// Any sequence of fits and reservations gives the same answers as a flat vector of
-        /// steps, across chunk splits.
-        #[test]
-        fn chunked_matches_flat(
-            free in 0u32..8,
-            releases in prop::collection::vec((1i64..400, 1u32..4), 0..40),
-            jobs in prop::collection::vec((1u32..12, 0i64..60), 1..400),
-        ) {
-            let mut releases: Vec<(Time, u32)> =
-                releases.into_iter().map(|(t, u)| (Time(t), u)).collect();
-            releases.sort();
-            let mut chunked = Profile::new(Time(0), free, releases.iter().copied());
-            let mut flat = Flat(Vec::new());
-            flat.0.push((Time(0), i64::from(free)));
-            for &(t, u) in &releases {
-                let last = flat.0.len() - 1;
-                if t <= flat.0[last].0 { flat.0[last].1 += i64::from(u); }
-                else { let f = flat.0[last].1 + i64::from(u); flat.0.push((t, f)); }
-            }
-            for (size, est) in jobs {
-                let fit = chunked.earliest_fit(size, Duration(est));
-                prop_assert_eq!(fit, flat.earliest_fit(size, Duration(est)));
-                if let Some(start) = fit {
-                    chunked.reserve(start, Duration(est), size);
-                    flat.reserve(start, Duration(est), size);
-                }
-            }
-        }
     }
 }

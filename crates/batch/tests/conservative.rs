@@ -105,37 +105,44 @@ fn run<S: BatchScheduler>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> Sim
 /// Random workloads on a time grid, most jobs ending exactly at their estimate (the case in
 /// which plans are kept between passes), some early, some killed at it.
 fn workload() -> impl Strategy<Value = (u32, Vec<RigidJob>)> {
-    (1u32..=12, prop_oneof![Just(1i64), Just(10), Just(50)]).prop_flat_map(|(capacity, grid)| {
-        let job = (
-            (0i64..400).prop_map(move |t| t / grid * grid),
-            1..=capacity + 1,
-            (0i64..150).prop_map(move |t| t / grid * grid),
-            prop_oneof![3 => Just(0i64), 1 => (1i64..80).prop_map(move |t| t / grid * grid)],
-            prop::bool::weighted(0.05),
-        );
-        (
-            Just(capacity),
-            prop::collection::vec(job, 0..80).prop_map(|specs| {
-                specs
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, (submit, size, run, margin, overrun))| RigidJob {
-                        id: JobId(i as u64 * 7 % 101),
-                        submit: Time(submit),
-                        size,
-                        runtime: Duration(run),
-                        estimate: Duration(if overrun {
-                            (run / 2).max(1)
-                        } else {
-                            run + margin
-                        }),
-                        user: None,
-                        group: None,
-                    })
-                    .collect()
-            }),
-        )
-    })
+    workload_of(0..80)
+}
+
+/// [`workload`] with a job count drawn from `jobs`.
+fn workload_of(jobs: std::ops::Range<usize>) -> impl Strategy<Value = (u32, Vec<RigidJob>)> {
+    (1u32..=12, prop_oneof![Just(1i64), Just(10), Just(50)]).prop_flat_map(
+        move |(capacity, grid)| {
+            let job = (
+                (0i64..400).prop_map(move |t| t / grid * grid),
+                1..=capacity + 1,
+                (0i64..150).prop_map(move |t| t / grid * grid),
+                prop_oneof![3 => Just(0i64), 1 => (1i64..80).prop_map(move |t| t / grid * grid)],
+                prop::bool::weighted(0.05),
+            );
+            (
+                Just(capacity),
+                prop::collection::vec(job, jobs.clone()).prop_map(|specs| {
+                    specs
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (submit, size, run, margin, overrun))| RigidJob {
+                            id: JobId(i as u64 * 7 % 1009),
+                            submit: Time(submit),
+                            size,
+                            runtime: Duration(run),
+                            estimate: Duration(if overrun {
+                                (run / 2).max(1)
+                            } else {
+                                run + margin
+                            }),
+                            user: None,
+                            group: None,
+                        })
+                        .collect()
+                }),
+            )
+        },
+    )
 }
 
 proptest! {
@@ -151,10 +158,27 @@ proptest! {
     }
 }
 
-/// The SWF traces in `../shared/data/swf`, if present, give the reference's schedule.
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Long queues: profiles of hundreds of steps, split across many chunks.
+    #[test]
+    fn long_queues_match_planning_from_scratch((capacity, jobs) in workload_of(250..400)) {
+        let fast = run(capacity, &jobs, Conservative::default());
+        let slow = run(capacity, &jobs, Reference);
+        prop_assert_eq!(fast.records, slow.records);
+    }
+}
+
+/// The SWF traces in `../shared/data/swf` beside the checkout (or `$COSCHED_SHARED_DATA/swf`),
+/// if present, give the reference's schedule.
 #[test]
 fn real_traces_match_the_reference() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/swf");
+    let data = std::env::var_os("COSCHED_SHARED_DATA").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+        std::path::PathBuf::from,
+    );
+    let dir = data.join("swf");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("skipped: {} not found", dir.display());
         return;
@@ -162,6 +186,15 @@ fn real_traces_match_the_reference() {
     for entry in entries.flatten() {
         let path = entry.path();
         let trace = cosched_core::workload::swf::read_rigid_jobs(&path).unwrap();
+        // The reference plans from scratch at every pass: keep debug runs short.
+        if cfg!(debug_assertions) && trace.jobs.len() > 6_000 {
+            eprintln!(
+                "skipped in a debug build: {} ({} jobs)",
+                path.display(),
+                trace.jobs.len()
+            );
+            continue;
+        }
         let capacity = trace
             .header
             .values()
