@@ -96,12 +96,11 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
     );
     bar.set_message(format!("{} on {}", args.policy, args.trace.display()));
     let clock = Instant::now();
-    let mut outcome = sim
-        .run_with_progress(&trace.jobs, |done, _| bar.set_position(done as u64))
+    let outcome = sim
+        .run_trace(&trace, |done, _| bar.set_position(done as u64))
         .map_err(sim_error)?;
     let elapsed = clock.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    outcome.report.invalid += trace.invalid_count();
 
     if let Some(path) = &args.jobs_csv {
         let file = File::create(path).map_err(|e| output_error(path, e))?;
