@@ -15,10 +15,16 @@ pub struct McmfArgs {
     /// `a U V LOW CAP COST`).
     #[arg(long, value_name = "FILE.min")]
     dimacs: PathBuf,
-    /// Pivot rule: block-search, first-eligible or best-eligible.
+    /// Pivot rule: block-search, first-eligible or best-eligible (Dantzig's rule: every arc
+    /// priced at every pivot, about quadratic on large instances; a reference, not for speed).
     #[arg(long, value_name = "RULE", default_value_t = PivotRule::BlockSearch)]
     pivot: PivotRule,
 }
+
+/// Arcs beyond which `--pivot best-eligible` gets a warning: the rule prices every arc at every
+/// pivot (Dantzig's rule, O(m) per pivot) and the number of pivots grows with the instance, so
+/// its time is about quadratic; block search prices about √m arcs per pivot.
+pub const BEST_ELIGIBLE_WARN_ARCS: usize = 100_000;
 
 /// What can go wrong in `cosched mcmf`.
 #[derive(Debug, Error)]
@@ -68,6 +74,14 @@ pub fn run(args: &McmfArgs) -> Result<(), McmfError> {
         line: e.line,
         kind: e.kind,
     })?;
+    if args.pivot == PivotRule::BestEligible && graph.edge_count() > BEST_ELIGIBLE_WARN_ARCS {
+        eprintln!(
+            "warning: --pivot best-eligible prices all {} arcs at every pivot, so its time grows \
+             about quadratically with the instance; block-search (the default) solves the same \
+             problem far faster",
+            graph.edge_count()
+        );
+    }
     let clock = Instant::now();
     let outcome = NetworkSimplex::new()
         .pivot_rule(args.pivot)

@@ -130,3 +130,19 @@ fn malformed_input_gives_one_error_line_with_file_and_line() {
     );
     assert!(pivot.contains("dantzig"), "{pivot}");
 }
+
+/// Hostile input #5: `p min 67108864 0` (17 bytes) is one error line, not a 2 GB allocation.
+#[test]
+fn a_tiny_file_declaring_millions_of_nodes_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.min");
+    std::fs::write(&file, "p min 67108864 0\n").unwrap();
+    let out = cosched(&["mcmf", "--dimacs", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: ") && err.contains("r.min:1") && err.contains("17-byte file"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
