@@ -983,3 +983,86 @@ fn sdsc_sp2_trace() {
     );
     assert_eq!(trace.header.lines().len(), 39);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input: extreme values in every field
+
+/// How a field is typed: what values it accepts.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// Field 1: a required `u64`.
+    Job,
+    /// Signed seconds in `i64`, `-1` missing.
+    Time,
+    /// A `u32` count, `-1` missing.
+    Count,
+    /// A `u64` identifier, `-1` missing (field 17).
+    Id,
+    /// A finite `f64`, `-1` missing.
+    Frac,
+}
+
+const KINDS: [Kind; 18] = {
+    use Kind::*;
+    [
+        Job, Time, Time, Time, Count, Frac, Frac, Count, Time, Frac, Count, Count, Count, Count,
+        Count, Count, Id, Time,
+    ]
+};
+
+/// Extreme tokens and whether each kind accepts them: [Job, Time, Count, Id, Frac].
+const EXTREMES: [(&str, [bool; 5]); 15] = [
+    ("0", [true; 5]),
+    ("-1", [false, true, true, true, true]),
+    ("-2", [false, true, false, false, true]),
+    ("7.000", [true; 5]),
+    ("4294967295", [true; 5]),
+    ("4294967296", [true, true, false, true, true]),
+    ("9223372036854775807", [true, true, false, true, true]),
+    ("9223372036854775808", [true, false, false, true, true]),
+    ("-9223372036854775808", [false, true, false, false, true]),
+    ("18446744073709551615", [true, false, false, true, true]),
+    ("18446744073709551616", [false, false, false, false, true]),
+    ("3.5", [false, false, false, false, true]),
+    ("1e308", [false, false, false, false, true]),
+    ("1e309", [false; 5]),
+    ("NaN", [false; 5]),
+];
+
+fn accepts(kind: Kind, ok: [bool; 5]) -> bool {
+    ok[kind as usize]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// Every field set to an extreme value: the line parses exactly when every value fits its
+    /// field, and otherwise the error names the first field that does not (in the reader's
+    /// order) and echoes its text; what parses converts, writes and reads back unchanged.
+    #[test]
+    fn extreme_values_give_a_clean_error_or_an_exact_record(
+        picks in prop::collection::vec(0..EXTREMES.len(), FIELD_COUNT_USIZE),
+    ) {
+        let tokens: Vec<&str> = picks.iter().map(|&i| EXTREMES[i].0).collect();
+        let line = tokens.join(" ") + "\n";
+        let first_bad = picks
+            .iter()
+            .zip(KINDS)
+            .position(|(&i, kind)| !accepts(kind, EXTREMES[i].1));
+        let result = items(&line).remove(0);
+        match (first_bad, result) {
+            (None, Ok(record)) => {
+                let _ = record.to_rigid(); // never panics
+                let written = write_trace(&SwfHeader::new(), std::slice::from_ref(&record));
+                prop_assert_eq!(read_trace(&written).1, vec![record]);
+            }
+            (Some(index), Err(SwfError::Field { field, text, line: 1, .. })) => {
+                prop_assert_eq!(field, index + 1);
+                prop_assert_eq!(text.as_str(), tokens[index]);
+            }
+            (expected, got) => prop_assert!(false, "{line:?}: expected bad field {expected:?}, got {got:?}"),
+        }
+    }
+}
+
+const FIELD_COUNT_USIZE: usize = 18;
