@@ -18,7 +18,7 @@ use cosched_examples::{
     Cell, CommonArgs, Error, LinePlot, Replicates, Sweep, Table, parse_job_count, parse_seed_count,
     parse_units,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const NAME: &str = "batch_easy_vs_fcfs";
@@ -76,9 +76,9 @@ fn main() -> ExitCode {
 }
 
 /// The trace's workload: its valid jobs on `--trace-capacity` or its header's MaxProcs.
-fn trace_workload(path: &PathBuf, capacity: Option<u32>) -> Result<Workload, Error> {
+fn trace_workload(path: &Path, capacity: Option<u32>) -> Result<Workload, Error> {
     let input = |problem: String| Error::Input {
-        path: path.clone(),
+        path: path.to_path_buf(),
         problem,
     };
     let trace = read_rigid_jobs(path).map_err(|e| input(e.to_string()))?;
