@@ -31,6 +31,7 @@
 //! ```
 
 use crate::network_simplex::ArcSpec;
+use cosched_core::excerpt;
 use petgraph::graph::{DiGraph, NodeIndex};
 use thiserror::Error;
 
@@ -97,7 +98,7 @@ pub enum DimacsErrorKind {
     BadNumber {
         /// Which field (`NODES`, `ARCS`, `ID`, `SUPPLY`, `U`, `V`, `LOW`, `CAP`, `COST`).
         field: &'static str,
-        /// Its text.
+        /// Its text (at most [`cosched_core::EXCERPT_CHARS`] characters).
         text: String,
     },
     /// The node count is beyond what the solver handles.
@@ -224,7 +225,7 @@ impl Parser {
             "n" => self.node(&fields),
             "a" => self.arc(&fields),
             other if other.starts_with('c') => Ok(()),
-            other => Err(DimacsErrorKind::UnknownLine(other.to_string())),
+            other => Err(DimacsErrorKind::UnknownLine(excerpt(other))),
         }
     }
 
@@ -233,7 +234,7 @@ impl Parser {
             return Err(DimacsErrorKind::DuplicateProblemLine { first: header.line });
         }
         if fields.len() >= 2 && fields[1] != "min" {
-            return Err(DimacsErrorKind::WrongProblemType(fields[1].to_string()));
+            return Err(DimacsErrorKind::WrongProblemType(excerpt(fields[1])));
         }
         expect_fields(fields, 4)?;
         let nodes: u64 = number(fields[2], "NODES")?;
@@ -338,7 +339,7 @@ fn expect_fields(fields: &[&str], expected: usize) -> Result<(), DimacsErrorKind
         Ok(())
     } else {
         Err(DimacsErrorKind::FieldCount {
-            descriptor: fields[0].to_string(),
+            descriptor: excerpt(fields[0]),
             expected,
             found: fields.len(),
         })
@@ -348,6 +349,6 @@ fn expect_fields(fields: &[&str], expected: usize) -> Result<(), DimacsErrorKind
 fn number<T: std::str::FromStr>(text: &str, field: &'static str) -> Result<T, DimacsErrorKind> {
     text.parse().map_err(|_| DimacsErrorKind::BadNumber {
         field,
-        text: text.to_string(),
+        text: excerpt(text),
     })
 }

@@ -120,3 +120,17 @@ proptest! {
         }
     }
 }
+
+/// An error echoes at most 80 characters of a field, however long the field.
+#[test]
+fn errors_echo_at_most_80_characters() {
+    let long = "9".repeat(1_000_000);
+    for text in [
+        format!("p min {long} 0\n"),
+        format!("p min 2 0\n{long} 1 2\n"),
+        format!("p {long} 2 0\n"),
+    ] {
+        let message = parse_dimacs(&text).expect_err("bad").to_string();
+        assert!(message.len() < 200, "{} bytes", message.len());
+    }
+}
