@@ -15,8 +15,8 @@ use cosched_core::workload::swf::read_rigid_jobs;
 use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use cosched_core::{Duration, RigidJob};
 use cosched_examples::{
-    Cell, CommonArgs, Error, LinePlot, Replicates, Sweep, Table, parse_job_count, parse_seed_count,
-    parse_units,
+    Cell, Claims, CommonArgs, Error, LinePlot, Replicates, Sweep, Table, parse_job_count,
+    parse_seed_count, parse_units,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -271,6 +271,71 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             false,
             |m| m.utilization,
         ))?;
+        if name.starts_with("lublin") {
+            out.write_claims(&shape_claims(loads, mean))?;
+        }
     }
     Ok(())
+}
+
+/// The expected shape (Mu'alem and Feitelson, IEEE TPDS 12(6), 2001; Lifka 1995), checked on
+/// the generated workloads' means at every load.
+fn shape_claims(loads: &[f64], mean: impl Fn(f64, Policy) -> Measured) -> Claims {
+    const SOURCE: &str = "Mu'alem & Feitelson 2001";
+    let at = |policy, pick: fn(&Measured) -> f64| -> Vec<f64> {
+        loads.iter().map(|&l| pick(&mean(l, policy))).collect()
+    };
+    let shown = |xs: &[f64], decimals: usize| -> String {
+        xs.iter()
+            .map(|x| format!("{x:.decimals$}"))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
+    let below = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x < y);
+    let mut claims = Claims::new("batch");
+    let fcfs_wait = at(Policy::Fcfs, |m| m.wait_s);
+    for (policy, label) in [
+        (Policy::Easy, "EASY"),
+        (Policy::Conservative, "conservative"),
+    ] {
+        let wait = at(policy, |m| m.wait_s);
+        claims.check(
+            SOURCE,
+            format!("{label} backfilling waits less than FCFS at every load"),
+            format!(
+                "{label} {} s vs FCFS {} s",
+                shown(&wait, 0),
+                shown(&fcfs_wait, 0)
+            ),
+            "backfilling below FCFS",
+            below(&wait, &fcfs_wait),
+        );
+    }
+    let easy_bsld = at(Policy::Easy, |m| m.bounded_slowdown);
+    let fcfs_bsld = at(Policy::Fcfs, |m| m.bounded_slowdown);
+    claims.check(
+        SOURCE,
+        "EASY cuts the mean bounded slowdown at every load",
+        format!(
+            "EASY {} vs FCFS {}",
+            shown(&easy_bsld, 2),
+            shown(&fcfs_bsld, 2)
+        ),
+        "backfilling below FCFS",
+        below(&easy_bsld, &fcfs_bsld),
+    );
+    if let Some(&top) = loads.last() {
+        let (easy, fcfs) = (mean(top, Policy::Easy), mean(top, Policy::Fcfs));
+        claims.check(
+            SOURCE,
+            format!("at offered load {top}, EASY sustains more utilization than FCFS"),
+            format!(
+                "EASY {:.3} vs FCFS {:.3}",
+                easy.utilization, fcfs.utilization
+            ),
+            "FCFS saturates first",
+            easy.utilization > fcfs.utilization,
+        );
+    }
+    claims
 }
