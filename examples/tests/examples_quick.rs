@@ -83,27 +83,31 @@ fn run_example(name: &str, args: &[&str]) -> std::process::Output {
 #[test]
 fn bad_flags_and_inputs_are_one_error_line() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let empty = dir.path().join("empty.swf");
-    std::fs::write(&empty, "; MaxProcs: 16\n").expect("write");
-    let dup = dir.path().join("dup.swf");
-    std::fs::write(
-        &dup,
-        "; MaxProcs: 16\n1 0 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1\n\
-         1 9 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1\n",
-    )
-    .expect("write");
-    let zero_runtimes = dir.path().join("zero.swf");
-    std::fs::write(
-        &zero_runtimes,
-        "; MaxProcs: 16\n1 0 -1 0 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1\n\
-         2 9 -1 0 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1\n",
-    )
-    .expect("write");
-    let (empty, dup, zero) = (
-        empty.to_str().expect("utf-8 path"),
-        dup.to_str().expect("utf-8 path"),
-        zero_runtimes.to_str().expect("utf-8 path"),
+    let trace = |name: &str, jobs: &[&str]| -> String {
+        let path = dir.path().join(name);
+        let text: String = std::iter::once("; MaxProcs: 16")
+            .chain(jobs.iter().copied())
+            .map(|line| format!("{line}\n"))
+            .collect();
+        std::fs::write(&path, text).expect("write");
+        path.to_str().expect("utf-8 path").to_owned()
+    };
+    let empty = trace("empty.swf", &[]);
+    let dup = trace(
+        "dup.swf",
+        &[
+            "1 0 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+            "1 9 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+        ],
     );
+    let zero = trace(
+        "zero.swf",
+        &[
+            "1 0 -1 0 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+            "2 9 -1 0 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+        ],
+    );
+    let (empty, dup, zero) = (empty.as_str(), dup.as_str(), zero.as_str());
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--jobs", "0"], "--jobs"),
         (vec!["--jobs", "1"], "zero seconds"),
