@@ -177,7 +177,7 @@ impl SwfHeader {
         if !is_comment(line.as_bytes()) {
             return Err(HeaderLineError::NotAComment);
         }
-        self.absorb(line).map_err(|bad| HeaderLineError::BadValue {
+        self.absorb(&line).map_err(|bad| HeaderLineError::BadValue {
             key: bad.key,
             value: bad.value,
             expected: bad.expected,
@@ -190,10 +190,10 @@ impl SwfHeader {
     }
 
     /// Interprets and stores a line already known to be a comment without line breaks.
-    pub(super) fn absorb(&mut self, line: String) -> Result<(), BadValue> {
+    pub(super) fn absorb(&mut self, line: &str) -> Result<(), BadValue> {
         let room = self.lines.len() < MAX_HEADER_LINES
             && self.bytes.saturating_add(line.len()) <= MAX_HEADER_BYTES;
-        let body = trim_ascii_start(&line).get(1..).unwrap_or_default();
+        let body = trim_ascii_start(line).get(1..).unwrap_or_default();
         let indent = body.len() - trim_ascii_start(body).len();
         let text = body.trim();
         let std_key = split_key(text).and_then(|(key, value)| Some((StdKey::parse(key)?, value)));
@@ -218,7 +218,7 @@ impl SwfHeader {
         }
         if room {
             self.bytes += line.len();
-            self.lines.push(line);
+            self.lines.push(line.to_owned());
         } else {
             self.omitted += 1;
         }

@@ -5,6 +5,7 @@ use super::{FIELD_COUNT, FIELD_NAMES, RigidTrace, SwfRecord, SwfStatus};
 use crate::{Duration, JobId, Time, excerpt};
 use flate2::read::MultiGzDecoder;
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -320,7 +321,7 @@ impl<R: BufRead> SwfReader<R> {
     fn skip_late_comment(&mut self) {
         self.late_comments += 1;
         if self.late_keys.len() < MAX_LATE_KEYS
-            && let Some(key) = standard_key(&self.comment_text())
+            && let Some(key) = standard_key(&comment_text(&self.buf))
         {
             self.late_keys.push(LateKey {
                 line: self.line,
@@ -329,20 +330,10 @@ impl<R: BufRead> SwfReader<R> {
         }
     }
 
-    /// The comment line in `buf`, without its line break (Latin-1 if not UTF-8).
-    fn comment_text(&self) -> String {
-        let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        match std::str::from_utf8(bytes) {
-            Ok(text) => text.to_owned(),
-            Err(_) => bytes.iter().map(|&b| char::from(b)).collect(), // Latin-1
-        }
-    }
-
     /// Adds the comment line in `buf` to the header.
     fn absorb_comment(&mut self) -> Result<(), SwfError> {
-        let line = self.comment_text();
-        self.header.absorb(line).map_err(|bad| SwfError::Header {
+        let text = comment_text(&self.buf);
+        self.header.absorb(&text).map_err(|bad| SwfError::Header {
             file: self.name.clone(),
             line: self.line,
             key: bad.key,
@@ -385,6 +376,17 @@ impl<R: BufRead> Iterator for SwfReader<R> {
 }
 
 impl<R: BufRead> FusedIterator for SwfReader<R> {}
+
+/// A comment line without its line break, borrowed when it is UTF-8 (decoded as Latin-1, as old
+/// traces are, otherwise).
+fn comment_text(line: &[u8]) -> Cow<'_, str> {
+    let bytes = line.strip_suffix(b"\n").unwrap_or(line);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
 
 /// Parses one job line.
 fn parse_record(line: &[u8], file: &str, line_no: u64) -> Result<SwfRecord, SwfError> {
