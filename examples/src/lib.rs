@@ -51,6 +51,10 @@
 //!
 //! ## Example
 //!
+//! A real example's `main` is `fn main() -> ExitCode { cosched_examples::main_with(run) }`
+//! ([`main_with`]), so that a bad flag or input is one `error: …` line; here the body runs on
+//! a fixed command line.
+//!
 //! ```
 //! use clap::Parser;
 //! use cosched_examples::{Cell, CommonArgs, LinePlot, Sweep, Table};
