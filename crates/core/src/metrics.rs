@@ -246,7 +246,8 @@ impl Report {
 }
 
 /// Writes the per-job CSV: columns `job_id,submit,start,end,size`, one row per record sorted by
-/// job id, with `-1` for the start and end of a job that never ran.
+/// job id, with an empty start and end for a job that never ran (a start at t = -1 is a real
+/// time, so no number can mean "never").
 pub fn write_jobs_csv<W: io::Write>(out: W, records: &[JobRecord]) -> Result<(), csv::Error> {
     let mut sorted: Vec<&JobRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.id);
@@ -256,8 +257,8 @@ pub fn write_jobs_csv<W: io::Write>(out: W, records: &[JobRecord]) -> Result<(),
         w.serialize((
             r.id.0,
             r.submit.0,
-            r.start.map_or(-1, |t| t.0),
-            r.end.map_or(-1, |t| t.0),
+            r.start.map(|t| t.0),
+            r.end.map(|t| t.0),
             r.size,
         ))?;
     }
@@ -301,7 +302,7 @@ mod tests {
         write_jobs_csv(&mut csv, &records).unwrap();
         assert_eq!(
             String::from_utf8(csv).unwrap(),
-            "job_id,submit,start,end,size\n1,0,100,200,4\n2,0,0,100,2\n3,10,-1,-1,99\n"
+            "job_id,submit,start,end,size\n1,0,100,200,4\n2,0,0,100,2\n3,10,,,99\n"
         );
     }
 
