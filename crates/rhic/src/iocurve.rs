@@ -5,6 +5,7 @@
 //! first-degree spline through the cluster centres ([`IoCurve`]) interpolates between them.
 
 use cosched_core::ParamError;
+use serde::{Deserialize, Serialize};
 
 /// One observation: CPU made available to the job and CPU it consumed (cores), with its
 /// weight (1 for a fresh sample, less as it ages; see [`age_weight`]).
@@ -29,7 +30,7 @@ pub fn age_weight(age_s: f64, half_life_s: f64) -> f64 {
 
 /// A cluster found by [`mean_shift`]: its centre (a mode of the weighted density) and the
 /// total weight of the samples that converged to it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cluster {
     /// Centre, `CPU_available` coordinate.
     pub cpu_available: f64,
@@ -40,7 +41,7 @@ pub struct Cluster {
 }
 
 /// Mean-shift parameters: flat-kernel bandwidth (cores) and the iteration limits.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MeanShiftParams {
     pub(crate) bandwidth: f64,
     pub(crate) max_iterations: u32,

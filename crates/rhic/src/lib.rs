@@ -54,7 +54,12 @@ pub mod sim;
 pub use completion::{CompletionParams, Progress};
 pub use goal::{Bill, CostModel, Goal, Money, PowerModel, Score};
 pub use iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
-pub use policy::{Decision, DecisionKind, Rhic, RhicConfig};
+pub use policy::{
+    Assignment, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy, ProfileReport,
+    Rhic, RhicConfig, Selection,
+};
 pub use predictor::{ForegroundTable, MovingAverage};
-pub use saturation::{SaturationEstimate, initial_pool_size};
-pub use search::{Candidate, Evaluation, SearchModel, exhaustive_search, screen_and_sort};
+pub use saturation::SaturationEstimate;
+pub use search::{
+    Candidate, Evaluation, SearchModel, annealing_search, exhaustive_search, screen_and_sort,
+};
