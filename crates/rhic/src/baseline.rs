@@ -79,6 +79,7 @@ impl Fuzzy {
     /// The next size, given the interval's `measure` and the volunteers `available` now.
     pub fn next(&mut self, measure: f64, available: usize) -> usize {
         let change = match self.last {
+            Some(last) if measure == last => Some(0.0),
             Some(last) if last.is_finite() && measure.is_finite() && last != 0.0 => {
                 Some((measure - last) / last.abs())
             }
