@@ -148,3 +148,133 @@ impl ForegroundTable {
         }));
     }
 }
+
+/// The foreground predictors the paper compares in Fig. 8 (§4.4), each predicting the mean
+/// foreground CPU over the next `lookahead` samples from a history of samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PredictorKind {
+    /// The mean of the history (RHIC's choice).
+    MovingAverage,
+    /// An autoregressive model of the given order, fitted by least squares on the history and
+    /// iterated over the lookahead.
+    AutoRegression(usize),
+    /// Signature matching: the lag (at least the lookahead) with the highest autocorrelation;
+    /// the samples one lag before the lookahead window repeat. Falls back to the moving average
+    /// when no lag correlates above 0.5, as the paper notes it does (§4.4).
+    AutoCorrelation,
+}
+
+impl PredictorKind {
+    /// The name used in tables.
+    pub fn name(self) -> String {
+        match self {
+            PredictorKind::MovingAverage => "moving average".to_owned(),
+            PredictorKind::AutoRegression(p) => format!("AR({p})"),
+            PredictorKind::AutoCorrelation => "auto-correlation".to_owned(),
+        }
+    }
+
+    /// The predicted mean of the next `lookahead` samples after `history` (`None` for an empty
+    /// history or a lookahead of 0).
+    ///
+    /// ```
+    /// use cosched_rhic::predictor::PredictorKind;
+    /// let h = [10.0, 20.0, 10.0, 20.0, 10.0, 20.0, 10.0, 20.0];
+    /// assert_eq!(PredictorKind::MovingAverage.predict(&h, 2), Some(15.0));
+    /// let ar = PredictorKind::AutoRegression(1).predict(&h, 1).unwrap();
+    /// assert!((ar - 10.0).abs() < 1e-6, "{ar}"); // x_t = 30 − x_{t−1}
+    /// ```
+    pub fn predict(self, history: &[f64], lookahead: usize) -> Option<f64> {
+        if history.is_empty() || lookahead == 0 {
+            return None;
+        }
+        let mean = history.iter().sum::<f64>() / history.len() as f64;
+        Some(match self {
+            PredictorKind::MovingAverage => mean,
+            PredictorKind::AutoRegression(p) => autoregression(history, p, lookahead).unwrap_or(mean),
+            PredictorKind::AutoCorrelation => autocorrelation(history, lookahead).unwrap_or(mean),
+        })
+    }
+}
+
+/// AR(p) by least squares (ndarray normal equations with Gaussian elimination), iterated.
+fn autoregression(history: &[f64], p: usize, lookahead: usize) -> Option<f64> {
+    use ndarray::{Array1, Array2};
+    let n = history.len();
+    if p == 0 || n <= 2 * p + 1 {
+        return None;
+    }
+    let rows = n - p;
+    let x = Array2::from_shape_fn((rows, p + 1), |(i, j)| {
+        if j == 0 { 1.0 } else { history[i + p - j] }
+    });
+    let y = Array1::from_iter(history[p..].iter().copied());
+    let a = x.t().dot(&x);
+    let b = x.t().dot(&y);
+    let coef = solve(a, b)?;
+    let mut window: Vec<f64> = history[n - p..].to_vec();
+    let mut sum = 0.0;
+    for _ in 0..lookahead {
+        let next = coef[0]
+            + (1..=p)
+                .map(|j| coef[j] * window[window.len() - j])
+                .sum::<f64>();
+        let next = next.clamp(0.0, 100.0);
+        sum += next;
+        window.push(next);
+    }
+    Some(sum / lookahead as f64)
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` if singular.
+fn solve(mut a: ndarray::Array2<f64>, mut b: ndarray::Array1<f64>) -> Option<ndarray::Array1<f64>> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[[i, col]].abs().total_cmp(&a[[j, col]].abs()))?;
+        if a[[pivot, col]].abs() < 1e-12 {
+            return None;
+        }
+        for k in 0..n {
+            a.swap([col, k], [pivot, k]);
+        }
+        b.swap(col, pivot);
+        for row in col + 1..n {
+            let f = a[[row, col]] / a[[col, col]];
+            for k in col..n {
+                a[[row, k]] -= f * a[[col, k]];
+            }
+            b[row] -= f * b[col];
+        }
+    }
+    let mut x = ndarray::Array1::zeros(n);
+    for row in (0..n).rev() {
+        let s: f64 = (row + 1..n).map(|k| a[[row, k]] * x[k]).sum();
+        x[row] = (b[row] - s) / a[[row, row]];
+    }
+    Some(x)
+}
+
+/// Signature matching on the best-correlated lag ≥ `lookahead`, `None` below 0.5.
+fn autocorrelation(history: &[f64], lookahead: usize) -> Option<f64> {
+    let n = history.len();
+    let mean = history.iter().sum::<f64>() / n as f64;
+    let var: f64 = history.iter().map(|x| (x - mean) * (x - mean)).sum();
+    if var <= 0.0 || n < 2 * lookahead + 2 {
+        return None;
+    }
+    let corr = |lag: usize| {
+        (lag..n)
+            .map(|t| (history[t] - mean) * (history[t - lag] - mean))
+            .sum::<f64>()
+            / var
+    };
+    let (lag, best) = (lookahead..=n / 2)
+        .map(|lag| (lag, corr(lag)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    if best < 0.5 {
+        return None;
+    }
+    let start = n - lag;
+    let window = &history[start..(start + lookahead).min(n)];
+    Some(window.iter().sum::<f64>() / window.len() as f64)
+}
