@@ -22,14 +22,24 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = args.common.output(NAME)?;
     let seeds = args.seeds(3);
     let profiles = args.jobs(&[JobProfile::Pi, JobProfile::WordCooccurrence]);
-    let rows = compare(NAME, &profiles, &[Metric::Energy], &sizes(36, quick), quick, &seeds)?;
+    let rows = compare(
+        NAME,
+        &profiles,
+        &[Metric::Energy],
+        &sizes(36, quick),
+        quick,
+        &seeds,
+    )?;
     let notes = format!(
         "Energy billed to the job (Wh): dedicated nodes in full, volunteers their increment only \
          (§4.3). RHIC over best: mean ± sd over seeds {seeds:?}. {}",
         assumptions()
     );
     let table = comparison_table(
-        (NAME, "Energy: exhaustive fixed sizes vs RHIC (energy goal), 6 dedicated + 0–36 volunteers"),
+        (
+            NAME,
+            "Energy: exhaustive fixed sizes vs RHIC (energy goal), 6 dedicated + 0–36 volunteers",
+        ),
         "Wh",
         notes,
         &rows,
@@ -59,12 +69,25 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let over: Vec<f64> = rows.iter().flat_map(Comparison::over_best).collect();
     let worst = rows
         .iter()
-        .map(|c| (c.profile.name(), Spread::of(&c.over_best()).map_or(f64::NAN, |s| s.mean)))
-        .fold(("", f64::NEG_INFINITY), |a, b| if b.1 > a.1 { b } else { a });
+        .map(|c| {
+            (
+                c.profile.name(),
+                Spread::of(&c.over_best()).map_or(f64::NAN, |s| s.mean),
+            )
+        })
+        .fold(
+            ("", f64::NEG_INFINITY),
+            |a, b| if b.1 > a.1 { b } else { a },
+        );
     claims.check(
         "§5.2 (4)",
         "RHIC finds the optimal or near-optimal size for energy (within 5 %, every job)",
-        format!("over best {}; worst {}: {:.1} %", show(Spread::of(&over)), worst.0, worst.1),
+        format!(
+            "over best {}; worst {}: {:.1} %",
+            show(Spread::of(&over)),
+            worst.0,
+            worst.1
+        ),
         "near-optimal",
         worst.1 <= 5.0,
     );
@@ -77,7 +100,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             pi.rhic_volunteers >= 30.0,
         );
     }
-    if let Some(co) = rows.iter().find(|c| c.profile == JobProfile::WordCooccurrence) {
+    if let Some(co) = rows
+        .iter()
+        .find(|c| c.profile == JobProfile::WordCooccurrence)
+    {
         let best = cosched_examples::rhic::best_worst(&co.curve).map_or(0, |((k, _), _)| k);
         claims.check(
             "§5.2",

@@ -35,7 +35,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .flat_map(|&p| {
             seeds.iter().flat_map(move |&s| {
-                sizes(36, quick).into_iter().map(move |k| config(p, any, Strategy::Fixed(k), quick, s))
+                sizes(36, quick)
+                    .into_iter()
+                    .map(move |k| config(p, any, Strategy::Fixed(k), quick, s))
             })
         })
         .collect();
@@ -56,7 +58,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let configs = deadlines
         .iter()
         .flat_map(|&(p, _, d)| {
-            seeds.iter().map(move |&s| config(p, Goal::Deadline(Time(d)), Strategy::Rhic, quick, s))
+            seeds
+                .iter()
+                .map(move |&s| config(p, Goal::Deadline(Time(d)), Strategy::Rhic, quick, s))
         })
         .collect();
     let runs = run_all(NAME, configs)?;
@@ -64,7 +68,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut table = Table::new(
         NAME,
         "RHIC under the deadline goal: completion / deadline (Fig. 11a)",
-        ["job", "f", "deadline (min)", "met", "RHIC finish / deadline", "exhaustive bar", "mean volunteers"],
+        [
+            "job",
+            "f",
+            "deadline (min)",
+            "met",
+            "RHIC finish / deadline",
+            "exhaustive bar",
+            "mean volunteers",
+        ],
     )
     .with_notes(format!(
         "Seeds {seeds:?}. Exhaustive bar: the fixed size whose mean completion is closest to the \
@@ -80,7 +92,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .filter(|(c, _)| c.profile == p && c.goal == Goal::Deadline(Time(d)))
             .map(|(_, o)| o)
             .collect();
-        let met = these.iter().filter(|o| o.deadline_met == Some(true)).count();
+        let met = these
+            .iter()
+            .filter(|o| o.deadline_met == Some(true))
+            .count();
         total += these.len();
         misses += these.len() - met;
         for o in &these {
@@ -91,15 +106,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         let ratio = mean(these.iter().map(|o| o.completion.0 as f64 / d as f64));
         ratios.push(ratio);
-        let bar = times
-            .iter()
-            .find(|(q, _)| *q == p)
-            .and_then(|(_, t)| {
-                t.iter()
-                    .filter(|&&(_, x)| x <= d as f64)
-                    .map(|&(_, x)| x / d as f64)
-                    .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))))
-            });
+        let bar = times.iter().find(|(q, _)| *q == p).and_then(|(_, t)| {
+            t.iter()
+                .filter(|&&(_, x)| x <= d as f64)
+                .map(|&(_, x)| x / d as f64)
+                .fold(None, |a: Option<f64>, x| Some(a.map_or(x, |a| a.max(x))))
+        });
         table.row([
             Cell::from(p.name()),
             Cell::fixed(f, 1),
@@ -119,11 +131,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for (p, t) in &times {
         let lo = t.iter().map(|x| x.1).fold(f64::INFINITY, f64::min);
         let hi = t.iter().map(|x| x.1).fold(0.0, f64::max);
-        range.row([Cell::from(p.name()), Cell::fixed(lo / 60.0, 1), Cell::fixed(hi / 60.0, 1)]);
+        range.row([
+            Cell::from(p.name()),
+            Cell::fixed(lo / 60.0, 1),
+            Cell::fixed(hi / 60.0, 1),
+        ]);
     }
     out.write_table(&range)?;
     let series = FRACTIONS.iter().enumerate().map(|(i, f)| {
-        let by_job = (0..profiles.len()).map(|j| ratios.get(j * FRACTIONS.len() + i).copied().unwrap_or(f64::NAN));
+        let by_job = (0..profiles.len()).map(|j| {
+            ratios
+                .get(j * FRACTIONS.len() + i)
+                .copied()
+                .unwrap_or(f64::NAN)
+        });
         (format!("f = {f:.1}"), by_job.collect())
     });
     out.write_plot(&job_chart(

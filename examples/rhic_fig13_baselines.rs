@@ -32,14 +32,20 @@ fn approaches(quick: bool) -> Vec<(&'static str, Vec<Strategy>)> {
     vec![
         ("rhic", vec![Strategy::Rhic]),
         ("fuzzy", fuzzy),
-        ("threshold", [0.25, 0.5, 0.75].map(Strategy::Threshold).to_vec()),
+        (
+            "threshold",
+            [0.25, 0.5, 0.75].map(Strategy::Threshold).to_vec(),
+        ),
     ]
 }
 
 fn setting(s: Strategy) -> String {
     match s {
         Strategy::Rhic => "-".to_owned(),
-        Strategy::Fuzzy { step, start_fraction } => format!("p={step} S={:.0}%", start_fraction * 100.0),
+        Strategy::Fuzzy {
+            step,
+            start_fraction,
+        } => format!("p={step} S={:.0}%", start_fraction * 100.0),
         Strategy::Threshold(t) => format!("theta={t:.2}"),
         Strategy::Fixed(k) => format!("k={k}"),
     }
@@ -77,12 +83,29 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut per_run = Table::new(
         NAME,
         "Each run's result above the exhaustive best (%)",
-        ["job", "strategy", "goal", "over_best_pct", "setting", "seed"],
+        [
+            "job",
+            "strategy",
+            "goal",
+            "over_best_pct",
+            "setting",
+            "seed",
+        ],
     );
     let mut summary = Table::new(
         format!("{NAME}_summary"),
         "Above the exhaustive best (%), mean ± sd over seeds and settings",
-        ["job", "goal", "strategy", "runs", "mean (%)", "sd (%)", "min (%)", "max (%)", "mean volunteers"],
+        [
+            "job",
+            "goal",
+            "strategy",
+            "runs",
+            "mean (%)",
+            "sd (%)",
+            "min (%)",
+            "max (%)",
+            "mean volunteers",
+        ],
     )
     .with_notes(format!(
         "The best: the lowest mean over seeds {seeds:?} among the fixed sizes. FUZZY: p ∈ {{2, 4, \
@@ -101,7 +124,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             for (name, strategies) in &approaches {
                 let these: Vec<_> = runs
                     .iter()
-                    .filter(|(c, _)| c.profile == p && c.goal == m.goal() && strategies.contains(&c.strategy))
+                    .filter(|(c, _)| {
+                        c.profile == p && c.goal == m.goal() && strategies.contains(&c.strategy)
+                    })
                     .collect();
                 let over: Vec<f64> = these.iter().map(|(_, o)| pct_over(m.of(o), best)).collect();
                 for ((c, _), v) in these.iter().zip(&over) {
@@ -121,7 +146,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     Cell::from(*name),
                     Cell::from(Some(over.len() as u64)),
                     Cell::fixed(s.map_or(f64::NAN, |s| s.mean), 1),
-                    s.and_then(|s| s.sd).map_or(Cell::Empty, |sd| Cell::fixed(sd, 1)),
+                    s.and_then(|s| s.sd)
+                        .map_or(Cell::Empty, |sd| Cell::fixed(sd, 1)),
                     Cell::fixed(s.map_or(f64::NAN, |s| s.min), 1),
                     Cell::fixed(s.map_or(f64::NAN, |s| s.max), 1),
                     Cell::fixed(mean(these.iter().map(|(_, o)| o.mean_volunteers)), 1),
@@ -168,7 +194,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let mut near = Vec::new();
         let mut vs_threshold = Vec::new();
         for &p in &profiles {
-            let (Some(r), Some(f), Some(t)) = (get(p, g, "rhic"), get(p, g, "fuzzy"), get(p, g, "threshold")) else {
+            let (Some(r), Some(f), Some(t)) = (
+                get(p, g, "rhic"),
+                get(p, g, "fuzzy"),
+                get(p, g, "threshold"),
+            ) else {
                 continue;
             };
             better.push((p.name(), r.mean <= f.mean, r.mean, f.mean));
@@ -177,7 +207,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             vs_threshold.push((p.name(), r.mean <= t.mean, t.mean));
         }
         let fmt = |v: &[(&str, bool, f64, f64)]| {
-            v.iter().map(|(n, _, a, b)| format!("{n} {a:.1} vs {b:.1}")).collect::<Vec<_>>().join("; ")
+            v.iter()
+                .map(|(n, _, a, b)| format!("{n} {a:.1} vs {b:.1}"))
+                .collect::<Vec<_>>()
+                .join("; ")
         };
         claims.check(
             "§5.3, Fig. 13",
@@ -189,21 +222,32 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         claims.check(
             "§5.3, Fig. 13",
             format!("RHIC's {g} is more stable than FUZZY's (sd over seeds and settings)"),
-            format!("{} of {} jobs", stable.iter().filter(|s| s.1).count(), stable.len()),
+            format!(
+                "{} of {} jobs",
+                stable.iter().filter(|s| s.1).count(),
+                stable.len()
+            ),
             "all",
             stable.iter().all(|s| s.1),
         );
         claims.check(
             "issue 13",
             format!("RHIC within a few percent (≤ 5 %) of the exhaustive best for {g}, every job"),
-            near.iter().map(|(n, _, s)| format!("{n} {s}")).collect::<Vec<_>>().join("; "),
+            near.iter()
+                .map(|(n, _, s)| format!("{n} {s}"))
+                .collect::<Vec<_>>()
+                .join("; "),
             "near-optimal",
             near.iter().all(|n| n.1 <= 5.0),
         );
         claims.check(
             "§5.3",
             format!("Threshold often yields inferior {g} minimisation to RHIC"),
-            vs_threshold.iter().map(|(n, _, t)| format!("{n} threshold {t:.1}")).collect::<Vec<_>>().join("; "),
+            vs_threshold
+                .iter()
+                .map(|(n, _, t)| format!("{n} threshold {t:.1}"))
+                .collect::<Vec<_>>()
+                .join("; "),
             "inferior",
             vs_threshold.iter().all(|v| v.1),
         );

@@ -6,9 +6,7 @@
 
 use cosched_core::Time;
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{
-    RhicArgs, assumptions, config, curve, exit_on_error, run_all, show,
-};
+use cosched_examples::rhic::{RhicArgs, assumptions, config, curve, exit_on_error, run_all, show};
 use cosched_examples::{Cell, Claims, LinePlot, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
@@ -23,10 +21,16 @@ fn approaches() -> Vec<(&'static str, Vec<Strategy>)> {
         (
             "fuzzy",
             [0.25, 0.5, 0.75]
-                .map(|start_fraction| Strategy::Fuzzy { step: 4, start_fraction })
+                .map(|start_fraction| Strategy::Fuzzy {
+                    step: 4,
+                    start_fraction,
+                })
                 .to_vec(),
         ),
-        ("threshold", [0.25, 0.5, 0.75].map(Strategy::Threshold).to_vec()),
+        (
+            "threshold",
+            [0.25, 0.5, 0.75].map(Strategy::Threshold).to_vec(),
+        ),
     ]
 }
 
@@ -44,7 +48,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let extremes: Vec<_> = profiles
         .iter()
         .flat_map(|&p| {
-            seeds.iter().flat_map(move |&s| [0, 36].map(|k| config(p, any, Strategy::Fixed(k), quick, s)))
+            seeds
+                .iter()
+                .flat_map(move |&s| [0, 36].map(|k| config(p, any, Strategy::Fixed(k), quick, s)))
         })
         .collect();
     let extremes = run_all(NAME, extremes)?;
@@ -75,7 +81,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut table = Table::new(
         NAME,
         "Finish / deadline (Fig. 14a), mean ± sd over seeds and settings",
-        ["job", "strategy", "finish / deadline", "deadlines met", "worst"],
+        [
+            "job",
+            "strategy",
+            "finish / deadline",
+            "deadlines met",
+            "worst",
+        ],
     )
     .with_notes(format!(
         "Seeds {seeds:?}, three deadlines per job. Paper (§5.3): RHIC finishes within 4 % of \
@@ -97,7 +109,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     _ => f64::NAN,
                 })
                 .collect();
-            let met = these.iter().filter(|(_, o)| o.deadline_met == Some(true)).count();
+            let met = these
+                .iter()
+                .filter(|(_, o)| o.deadline_met == Some(true))
+                .count();
             let worst = ratio.iter().map(|r| (r - 1.0).abs()).fold(0.0, f64::max);
             let s = Spread::of(&ratio);
             table.row([
@@ -121,19 +136,36 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut plot = LinePlot::new("pi_choices", "Pi: pool size over time (Fig. 14b)")
         .x_label("minute")
         .y_label("volunteers");
-    if let Some(&(_, _, d)) = deadlines.iter().find(|x| x.0 == JobProfile::Pi && x.1 == 0.5) {
-        for (name, st) in [("rhic", Strategy::Rhic), ("fuzzy S=50%", approaches[1].1[1]), ("threshold 0.5", approaches[2].1[1])] {
+    if let Some(&(_, _, d)) = deadlines
+        .iter()
+        .find(|x| x.0 == JobProfile::Pi && x.1 == 0.5)
+    {
+        for (name, st) in [
+            ("rhic", Strategy::Rhic),
+            ("fuzzy S=50%", approaches[1].1[1]),
+            ("threshold 0.5", approaches[2].1[1]),
+        ] {
             if let Some((_, o)) = runs.iter().find(|(c, _)| {
-                c.profile == JobProfile::Pi && c.goal == Goal::Deadline(d) && c.strategy == st && Some(&c.seed) == seeds.first()
+                c.profile == JobProfile::Pi
+                    && c.goal == Goal::Deadline(d)
+                    && c.strategy == st
+                    && Some(&c.seed) == seeds.first()
             }) {
-                let pts: Vec<(f64, f64)> = o.trace.iter().map(|s| (s.at.0 as f64 / 60.0, s.in_pool as f64)).collect();
+                let pts: Vec<(f64, f64)> = o
+                    .trace
+                    .iter()
+                    .map(|s| (s.at.0 as f64 / 60.0, s.in_pool as f64))
+                    .collect();
                 for &(m, v) in &pts {
                     choices.row([Cell::from(name), Cell::fixed(m, 0), Cell::fixed(v, 0)]);
                 }
                 plot = plot.series(name, pts);
             }
         }
-        plot = plot.series("deadline", [(d.0 as f64 / 60.0, 0.0), (d.0 as f64 / 60.0, 36.0)]);
+        plot = plot.series(
+            "deadline",
+            [(d.0 as f64 / 60.0, 0.0), (d.0 as f64 / 60.0, 36.0)],
+        );
     }
     out.write_table(&choices)?;
     out.write_plot(&plot)?;
@@ -143,9 +175,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     claims.check(
         "§5.3, Fig. 14a",
         "RHIC finishes close to the deadline (within 4 % on average)",
-        rhic.iter().map(|s| format!("{} {}", s.0.name(), show(s.2))).collect::<Vec<_>>().join("; "),
+        rhic.iter()
+            .map(|s| format!("{} {}", s.0.name(), show(s.2)))
+            .collect::<Vec<_>>()
+            .join("; "),
         "within 4 %",
-        rhic.iter().all(|s| s.2.is_some_and(|x| (x.mean - 1.0).abs() <= 0.04)),
+        rhic.iter()
+            .all(|s| s.2.is_some_and(|x| (x.mean - 1.0).abs() <= 0.04)),
     );
     let sd = |name: &str| {
         spread
@@ -157,7 +193,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     claims.check(
         "§5.3, Fig. 14a",
         "FUZZY and Threshold vary much more than RHIC",
-        format!("largest sd: RHIC {:.3}, FUZZY {:.3}, Threshold {:.3}", sd("rhic"), sd("fuzzy"), sd("threshold")),
+        format!(
+            "largest sd: RHIC {:.3}, FUZZY {:.3}, Threshold {:.3}",
+            sd("rhic"),
+            sd("fuzzy"),
+            sd("threshold")
+        ),
         "higher variance",
         sd("rhic") < sd("fuzzy") && sd("rhic") < sd("threshold"),
     );

@@ -54,7 +54,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut deadlines = Vec::new();
     for &p in &profiles {
         let t: Vec<(usize, f64)> = curve(
-            &runs.iter().filter(|(c, _)| c.env.churn == 1.0).cloned().collect::<Vec<_>>(),
+            &runs
+                .iter()
+                .filter(|(c, _)| c.env.churn == 1.0)
+                .cloned()
+                .collect::<Vec<_>>(),
             p,
             |o| o.completion.0 as f64,
         );
@@ -66,7 +70,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         for &churn in &CHURN {
             for &s in &seeds {
                 for st in [Strategy::Rhic, FUZZY4] {
-                    deadline_configs.push(with_churn(config(p, Goal::Deadline(d), st, quick, s), churn));
+                    deadline_configs.push(with_churn(
+                        config(p, Goal::Deadline(d), st, quick, s),
+                        churn,
+                    ));
                 }
             }
         }
@@ -76,7 +83,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut table = Table::new(
         NAME,
         "Churn: cost above the exhaustive best (%) and finish / deadline, RHIC vs FUZZY(4)",
-        ["job", "churn", "strategy", "cost above best (%)", "finish / deadline", "deadlines met"],
+        [
+            "job",
+            "churn",
+            "strategy",
+            "cost above best (%)",
+            "finish / deadline",
+            "deadlines met",
+        ],
     )
     .with_notes(format!(
         "Seeds {seeds:?}; FUZZY p = 4, S = 50 %. Paper (§5.4): RHIC near-identical cost \
@@ -88,7 +102,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut fuzzy_better = Vec::new();
     for &p in &profiles {
         for &churn in &CHURN {
-            let same: Vec<_> = runs.iter().filter(|(c, _)| c.env.churn == churn).cloned().collect();
+            let same: Vec<_> = runs
+                .iter()
+                .filter(|(c, _)| c.env.churn == churn)
+                .cloned()
+                .collect();
             let Some(((_, best), _)) = best_worst(&curve(&same, p, |o| cost.of(o))) else {
                 continue;
             };
@@ -105,7 +123,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     .filter(|(c, _)| c.profile == p && c.strategy == st && c.env.churn == churn)
                     .map(|(_, o)| o)
                     .collect();
-                let ratio: Vec<f64> = late.iter().map(|o| o.completion.0 as f64 / d.0 as f64).collect();
+                let ratio: Vec<f64> = late
+                    .iter()
+                    .map(|o| o.completion.0 as f64 / d.0 as f64)
+                    .collect();
                 let met = late.iter().filter(|o| o.deadline_met == Some(true)).count();
                 let s = Spread::of(&over);
                 table.row([
@@ -125,11 +146,24 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     out.write_table(&table)?;
 
     let mut claims = Claims::new("rhic");
-    let base = |p: JobProfile| rhic_cost.iter().find(|r| r.0 == p && r.1 == 1.0).map_or(f64::NAN, |r| r.2);
+    let base = |p: JobProfile| {
+        rhic_cost
+            .iter()
+            .find(|r| r.0 == p && r.1 == 1.0)
+            .map_or(f64::NAN, |r| r.2)
+    };
     let steady: Vec<String> = rhic_cost
         .iter()
         .filter(|r| r.1 > 1.0 && !(r.0 == JobProfile::Pi && r.1 == 8.0))
-        .map(|r| format!("{} x{:.0}: {:.1} vs x1 {:.1}", r.0.name(), r.1, r.2, base(r.0)))
+        .map(|r| {
+            format!(
+                "{} x{:.0}: {:.1} vs x1 {:.1}",
+                r.0.name(),
+                r.1,
+                r.2,
+                base(r.0)
+            )
+        })
         .collect();
     let steady_ok = rhic_cost
         .iter()

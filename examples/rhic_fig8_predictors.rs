@@ -58,7 +58,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     .filter_map(|i| {
                         let at = hs + i * 300;
                         let actual = mean(trace[at..at + ls].iter().copied());
-                        m.predict(&trace[at - hs..at], ls).map(|pred| (pred - actual).abs())
+                        m.predict(&trace[at - hs..at], ls)
+                            .map(|pred| (pred - actual).abs())
                     })
                     .collect();
                 mean(errors)

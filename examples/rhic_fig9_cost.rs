@@ -3,12 +3,12 @@
 //! cost goal, per Hadoop job and volunteer price ($0.20, 0.42, 0.60, 0.80 per hour; dedicated
 //! $1.00), with the paper's observations checked on our numbers.
 
+use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
     Comparison, Metric, PRICES, RhicArgs, assumptions, best_worst, compare, comparison_plot,
     comparison_table, curve_table, exit_on_error, price, show, sizes,
 };
 use cosched_examples::{Cell, Claims};
-use cosched_core::stats::Spread;
 use cosched_rhic::env::JobProfile;
 
 const NAME: &str = "rhic_fig9_cost";
@@ -36,16 +36,24 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         assumptions()
     );
     let table = comparison_table(
-        (NAME, "Cost: exhaustive fixed sizes vs RHIC (cost goal), 6 dedicated + 0–36 volunteers"),
+        (
+            NAME,
+            "Cost: exhaustive fixed sizes vs RHIC (cost goal), 6 dedicated + 0–36 volunteers",
+        ),
         "$",
         notes,
         &rows,
         ("volunteer $/h", |c| Cell::fixed(rate(c), 2)),
     );
     out.write_table(&table)?;
-    out.write_table(&curve_table(NAME, "$", &rows, |c| format!("${:.2}/h", rate(c))))?;
+    out.write_table(&curve_table(NAME, "$", &rows, |c| {
+        format!("${:.2}/h", rate(c))
+    }))?;
     for &p in &prices {
-        let picked: Vec<_> = rows.iter().filter(|c| c.metric == Metric::Cost(price(p))).collect();
+        let picked: Vec<_> = rows
+            .iter()
+            .filter(|c| c.metric == Metric::Cost(price(p)))
+            .collect();
         out.write_plot(&comparison_plot(
             &format!("cost_{:03.0}", p * 100.0),
             &format!("Cost against volunteers at ${p:.2}/h (Fig. 9)"),
@@ -58,7 +66,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let spreads: Vec<f64> = rows.iter().map(Comparison::spread_pct).collect();
     let max_spread = spreads.iter().copied().fold(0.0, f64::max);
     let benefit = rows.iter().all(|c| {
-        best_worst(&c.curve).is_some_and(|((_, b), _)| c.curve.first().is_some_and(|&(_, v0)| b < v0))
+        best_worst(&c.curve)
+            .is_some_and(|((_, b), _)| c.curve.first().is_some_and(|&(_, v0)| b < v0))
     });
     claims.check(
         "§5.2 (1)",
@@ -90,8 +99,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let over: Vec<f64> = rows.iter().flat_map(Comparison::over_best).collect();
     let worst_row = rows
         .iter()
-        .map(|c| (c.profile.name(), rate(c), Spread::of(&c.over_best()).map_or(f64::NAN, |s| s.mean)))
-        .fold(("", 0.0, f64::NEG_INFINITY), |a, b| if b.2 > a.2 { b } else { a });
+        .map(|c| {
+            (
+                c.profile.name(),
+                rate(c),
+                Spread::of(&c.over_best()).map_or(f64::NAN, |s| s.mean),
+            )
+        })
+        .fold(
+            ("", 0.0, f64::NEG_INFINITY),
+            |a, b| if b.2 > a.2 { b } else { a },
+        );
     claims
         .check(
             "§5.2 (4)",
@@ -108,7 +126,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .because("mean over seeds per job and price");
     for (job, paper_best) in [(JobProfile::Wordcount, 18usize), (JobProfile::Grep, 6)] {
-        if let Some(c) = rows.iter().find(|c| c.profile == job && c.metric == Metric::Cost(price(0.42))) {
+        if let Some(c) = rows
+            .iter()
+            .find(|c| c.profile == job && c.metric == Metric::Cost(price(0.42)))
+        {
             let ((k, _), _) = best_worst(&c.curve).unwrap_or(((0, 0.0), (0, 0.0)));
             claims
                 .check(

@@ -4,8 +4,8 @@
 
 use cosched_core::Time;
 use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, price, run_all,
-    sizes, table1,
+    Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, price, run_all, sizes,
+    table1,
 };
 use cosched_examples::{Cell, Claims, Table};
 use cosched_rhic::Goal;
@@ -28,7 +28,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for &p in &profiles {
         for &s in &seeds {
             for k in sizes(36, quick) {
-                configs.push(config(p, Goal::Deadline(Time(0)), Strategy::Fixed(k), false, s));
+                configs.push(config(
+                    p,
+                    Goal::Deadline(Time(0)),
+                    Strategy::Fixed(k),
+                    false,
+                    s,
+                ));
             }
         }
     }
@@ -37,8 +43,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         NAME,
         "Cost and energy ranges over 0–36 volunteers beside 6 dedicated nodes (Table 1)",
         [
-            "job", "cost min ($)", "paper", "cost max ($)", "paper", "energy min (Wh)", "paper",
-            "energy max (Wh)", "paper",
+            "job",
+            "cost min ($)",
+            "paper",
+            "cost max ($)",
+            "paper",
+            "energy min (Wh)",
+            "paper",
+            "energy max (Wh)",
+            "paper",
         ],
     )
     .with_notes(format!(
@@ -70,9 +83,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ]);
         let within = |ours: f64, theirs: f64| (ours - theirs).abs() <= 0.15 * theirs;
         let uncalibrated: Vec<(&str, f64, f64)> = match p {
-            JobProfile::Grep => vec![("cost max", cmax, paper[1]), ("energy min", emin, paper[2]), ("energy max", emax, paper[3])],
+            JobProfile::Grep => vec![
+                ("cost max", cmax, paper[1]),
+                ("energy min", emin, paper[2]),
+                ("energy max", emax, paper[3]),
+            ],
             JobProfile::Pi => vec![("cost min", cmin, paper[0])],
-            _ => vec![("cost min", cmin, paper[0]), ("energy min", emin, paper[2]), ("energy max", emax, paper[3])],
+            _ => vec![
+                ("cost min", cmin, paper[0]),
+                ("energy min", emin, paper[2]),
+                ("energy max", emax, paper[3]),
+            ],
         };
         for (what, ours, theirs) in uncalibrated {
             claims

@@ -20,16 +20,27 @@ fn spread(i: u32) -> (f64, u64) {
 
 /// A controller after profiling, Algorithm 1 and an hour of periods, with `n` candidates.
 fn prepared(n: u32) -> Rhic {
-    let mut r = Rhic::new(RhicConfig::new(6, 16.0, Goal::Cost(CostModel::default()))).expect("valid");
+    let mut r =
+        Rhic::new(RhicConfig::new(6, 16.0, Goal::Cost(CostModel::default()))).expect("valid");
     for t in 0..60 {
         for i in 0..n {
             let (fg, mem) = spread(i.wrapping_add(t));
-            let o = Observation::Node { node: NodeId(i), foreground_cpu: fg, free_memory_mb: mem };
+            let o = Observation::Node {
+                node: NodeId(i),
+                foreground_cpu: fg,
+                free_memory_mb: mem,
+            };
             r.observe(Time(i64::from(t)), &o).expect("valid");
         }
     }
-    let profile = ProfileReport { bw_util: 0.25, dedicated_cpu: 96.0, slot_memory_mb: 256, task_s: 60.0 };
-    r.observe(Time(60), &Observation::Profile(profile)).expect("valid");
+    let profile = ProfileReport {
+        bw_util: 0.25,
+        dedicated_cpu: 96.0,
+        slot_memory_mb: 256,
+        task_s: 60.0,
+    };
+    r.observe(Time(60), &Observation::Profile(profile))
+        .expect("valid");
     for k in 1..=60 {
         let available = 96.0 + f64::from(k % 37) * 12.0;
         let report = PeriodReport {
@@ -44,7 +55,10 @@ fn prepared(n: u32) -> Rhic {
         };
         let at = Time(60 * (i64::from(k) + 1));
         r.observe(at, &Observation::Period(report)).expect("valid");
-        r.decide(at, &Progress::new(1000.0 * f64::from(k), 1e7, Duration(at.0), 200.0).expect("valid"));
+        r.decide(
+            at,
+            &Progress::new(1000.0 * f64::from(k), 1e7, Duration(at.0), 200.0).expect("valid"),
+        );
     }
     r
 }
@@ -64,7 +78,11 @@ fn bench(c: &mut Criterion) {
     let all: Vec<Candidate> = (0..10_000)
         .map(|i| {
             let (fg, mem) = spread(i);
-            Candidate { node: NodeId(i), residual_cpu: 16.0 - fg, slots: (mem / 256) as u32 }
+            Candidate {
+                node: NodeId(i),
+                residual_cpu: 16.0 - fg,
+                slots: (mem / 256) as u32,
+            }
         })
         .collect();
     let completion = CompletionParams::new(Duration(30), 60.0).expect("valid");

@@ -243,7 +243,11 @@ impl BurstModel {
         )?;
         let k = mu * (1.0 - mu) / var - 1.0;
         let heights = Beta::new(mu * k, (1.0 - mu) * k).map_err(|_| {
-            ParamError::new("sd_pct", s, "gives no valid Beta distribution of burst heights")
+            ParamError::new(
+                "sd_pct",
+                s,
+                "gives no valid Beta distribution of burst heights",
+            )
         })?;
         Ok(BurstModel {
             burst_fraction: f,
@@ -265,7 +269,10 @@ impl BurstModel {
         } else {
             0.0
         };
-        ForegroundProcess { model: *self, level }
+        ForegroundProcess {
+            model: *self,
+            level,
+        }
     }
 
     fn height(&self, rng: &mut impl Rng) -> f64 {
@@ -532,10 +539,16 @@ mod tests {
     fn a_two_level_spread_is_not_required_but_impossible_rows_are_rejected() {
         let mut s = Workload::OpenOffice.stats();
         s.sd_pct = 60.0; // heights would need more variance than any 0–100 % law has
-        assert_eq!(BurstModel::of(&s).map(|_| ()).map_err(|e| e.name), Err("sd_pct"));
+        assert_eq!(
+            BurstModel::of(&s).map(|_| ()).map_err(|e| e.name),
+            Err("sd_pct")
+        );
         let mut s = Workload::Matlab.stats();
         s.burst_pct = 10.0; // below the mean
-        assert_eq!(BurstModel::of(&s).map(|_| ()).map_err(|e| e.name), Err("mean_pct"));
+        assert_eq!(
+            BurstModel::of(&s).map(|_| ()).map_err(|e| e.name),
+            Err("mean_pct")
+        );
     }
 
     /// Sessions: normal, truncated at one minute; churn ×8 divides the mean by 8; residual
@@ -553,9 +566,16 @@ mod tests {
             let z = N::standard();
             let truncated_mean = mu + sigma * z.pdf(alpha) / (1.0 - z.cdf(alpha));
             let m = mean(&xs).expect("draws");
-            assert!((m / truncated_mean - 1.0).abs() < 0.03, "x{churn}: {m} vs {truncated_mean}");
+            assert!(
+                (m / truncated_mean - 1.0).abs() < 0.03,
+                "x{churn}: {m} vs {truncated_mean}"
+            );
         }
-        let fresh = mean(&(0..40_000).map(|_| s.session_s(1.0, &mut rng)).collect::<Vec<_>>());
+        let fresh = mean(
+            &(0..40_000)
+                .map(|_| s.session_s(1.0, &mut rng))
+                .collect::<Vec<_>>(),
+        );
         let residual = mean(
             &(0..40_000)
                 .map(|_| s.residual_session_s(1.0, &mut rng))

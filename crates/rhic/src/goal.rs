@@ -49,7 +49,9 @@ impl Ord for Score {
 
 /// Money in units of 1/3600 micro-dollar, so that a whole number of seconds at a whole
 /// number of micro-dollars per hour is exact.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Money(pub u128);
 
 impl Money {

@@ -512,9 +512,7 @@ impl Rhic {
             _ => least_squares_line(&pts),
         };
         match slope_intercept {
-            Some((a, b)) if a > 0.0 && a.is_finite() && b.is_finite() => {
-                ((1.0 - b) / a).max(0.0)
-            }
+            Some((a, b)) if a > 0.0 && a.is_finite() && b.is_finite() => ((1.0 - b) / a).max(0.0),
             _ => f64::INFINITY,
         }
     }
@@ -554,7 +552,8 @@ impl Rhic {
             "must be > 0",
         )?;
         self.completion = self.completion.with_task_s(profile.task_s);
-        self.disk.push_back((profile.dedicated_cpu, profile.bw_util));
+        self.disk
+            .push_back((profile.dedicated_cpu, profile.bw_util));
         self.estimate = Some(estimate);
         self.profile = Some(profile);
         Ok(())
@@ -663,8 +662,10 @@ impl Rhic {
             None => {
                 let curve = self.io_curve(now);
                 let ceiling = self.extrapolated_saturation_cpu();
-                let best =
-                    exhaustive_search(&self.model(now, curve.as_ref(), ceiling, progress), &self.sorted);
+                let best = exhaustive_search(
+                    &self.model(now, curve.as_ref(), ceiling, progress),
+                    &self.sorted,
+                );
                 (
                     DecisionKind::Search,
                     best.size,

@@ -191,7 +191,9 @@ impl PredictorKind {
         let mean = history.iter().sum::<f64>() / history.len() as f64;
         Some(match self {
             PredictorKind::MovingAverage => mean,
-            PredictorKind::AutoRegression(p) => autoregression(history, p, lookahead).unwrap_or(mean),
+            PredictorKind::AutoRegression(p) => {
+                autoregression(history, p, lookahead).unwrap_or(mean)
+            }
             PredictorKind::AutoCorrelation => autocorrelation(history, lookahead).unwrap_or(mean),
         })
     }
@@ -205,9 +207,12 @@ fn autoregression(history: &[f64], p: usize, lookahead: usize) -> Option<f64> {
         return None;
     }
     let rows = n - p;
-    let x = Array2::from_shape_fn((rows, p + 1), |(i, j)| {
-        if j == 0 { 1.0 } else { history[i + p - j] }
-    });
+    let x = Array2::from_shape_fn(
+        (rows, p + 1),
+        |(i, j)| {
+            if j == 0 { 1.0 } else { history[i + p - j] }
+        },
+    );
     let y = Array1::from_iter(history[p..].iter().copied());
     let a = x.t().dot(&x);
     let b = x.t().dot(&y);

@@ -28,7 +28,9 @@ use crate::baseline::{Baseline, Fuzzy, Rule};
 use crate::completion::Progress;
 use crate::env::{self, ForegroundProcess, JobProfile, Workload, gap_s};
 use crate::goal::{Bill, CostModel, Goal, PowerModel};
-use crate::policy::{Assignment, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic, RhicConfig};
+use crate::policy::{
+    Assignment, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic, RhicConfig,
+};
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
 use cosched_core::seed::{SeedStreams, StreamRng};
 use cosched_core::{Duration, NodeId, ParamError, Time};
@@ -462,7 +464,12 @@ impl World<'_> {
         now.0
     }
 
-    fn start_session(&mut self, i: usize, under_way: bool, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+    fn start_session(
+        &mut self,
+        i: usize,
+        under_way: bool,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
         let env = &self.config.env;
         let slot = &mut self.slots[i];
         let w = env.workloads[slot.rng.random_range(0..env.workloads.len())];
@@ -524,9 +531,9 @@ impl World<'_> {
             }
         }
         let residual = |slots: &[Slot], v: &Volunteer| {
-            slots[v.slot]
-                .session
-                .map_or(0.0, |s| (cores - s.fg_cores).max(0.0).min(f64::from(v.slots)))
+            slots[v.slot].session.map_or(0.0, |s| {
+                (cores - s.fg_cores).max(0.0).min(f64::from(v.slots))
+            })
         };
         let demand: f64 = self
             .pool
@@ -538,7 +545,8 @@ impl World<'_> {
         let dedicated_cpu = f64::from(config.dedicated) * cores;
         self.completed += io.dedicated_cpu;
         let power = &config.power;
-        let ded_w = f64::from(config.dedicated) * power.idle_w() + power.dynamic_w(io.dedicated_cpu, cores);
+        let ded_w =
+            f64::from(config.dedicated) * power.idle_w() + power.dynamic_w(io.dedicated_cpu, cores);
         self.dedicated_j += ded_w;
         let task_s = config.profile.task_s();
         let mut volunteers_w = 0.0;
@@ -579,7 +587,9 @@ impl World<'_> {
         m.consumed += consumed;
         m.max_disk += io.max_disk_util;
         m.mean_disk += io.mean_disk_util;
-        m.usd += config.cost.usd_per_s(config.dedicated as usize, self.pool.len());
+        m.usd += config
+            .cost
+            .usd_per_s(config.dedicated as usize, self.pool.len());
         m.joules += ded_w + volunteers_w;
         if self.completed + in_flight >= config.work {
             self.completed = config.work;
@@ -588,10 +598,16 @@ impl World<'_> {
     }
 
     /// Applies a decision at `now`: newcomers boot, the dropped drain, re-chosen drainers stay.
-    fn apply(&mut self, target: &[Assignment], now: i64, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+    fn apply(
+        &mut self,
+        target: &[Assignment],
+        now: i64,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
         let env = &self.config.env;
         for v in self.pool.values_mut() {
-            v.drain_by.get_or_insert(now.saturating_add(env.max_drain.0));
+            v.drain_by
+                .get_or_insert(now.saturating_add(env.max_drain.0));
         }
         for a in target {
             let Some(&slot) = self.slot_of.get(&a.node) else {
@@ -623,9 +639,8 @@ impl World<'_> {
 
     fn progress(&mut self, now: i64) -> Result<Progress, ParamError> {
         let env = &self.config.env;
-        let noise = Normal::new(0.0, env.progress_noise).map_err(|_| {
-            ParamError::new("progress_noise", env.progress_noise, "must be finite")
-        })?;
+        let noise = Normal::new(0.0, env.progress_noise)
+            .map_err(|_| ParamError::new("progress_noise", env.progress_noise, "must be finite"))?;
         let work = self.config.work;
         let reported = (self.completed * (1.0 + noise.sample(&mut self.measure))).clamp(0.0, work);
         let elapsed = now.max(1);
@@ -643,11 +658,14 @@ impl World<'_> {
         let env = &config.env;
         let m = self.meter;
         let secs = m.seconds.max(1.0);
-        let rel = |sd: f64, rng: &mut StreamRng| Normal::new(0.0, sd).map_or(0.0, |d| d.sample(rng));
-        let consumed = (m.consumed / secs * (1.0 + rel(env.consumed_noise, &mut self.measure))).max(0.0);
+        let rel =
+            |sd: f64, rng: &mut StreamRng| Normal::new(0.0, sd).map_or(0.0, |d| d.sample(rng));
+        let consumed =
+            (m.consumed / secs * (1.0 + rel(env.consumed_noise, &mut self.measure))).max(0.0);
         self.consumed_reported_sum += consumed * secs;
         let max_disk = (m.max_disk / secs + rel(env.disk_noise, &mut self.measure)).clamp(0.0, 1.0);
-        let mean_disk = (m.mean_disk / secs + rel(env.disk_noise, &mut self.measure)).clamp(0.01, 1.0);
+        let mean_disk =
+            (m.mean_disk / secs + rel(env.disk_noise, &mut self.measure)).clamp(0.01, 1.0);
         let progress = self.progress(now.0)?;
         let report = PeriodReport {
             seconds: secs,
@@ -718,7 +736,9 @@ impl Simulation for World<'_> {
                     let p = self.config.env.boot_failure;
                     p > 0.0 && {
                         let slot = self.slot_of.get(&node).copied().unwrap_or(0) as u64;
-                        let mut rng = self.streams.stream("boot", slot ^ (u64::from(node.0) << 32));
+                        let mut rng = self
+                            .streams
+                            .stream("boot", slot ^ (u64::from(node.0) << 32));
                         rng.random::<f64>() < p
                     }
                 };

@@ -71,19 +71,28 @@ fn invalid_parameters_are_rejected() {
         slot_memory_mb: 256,
         task_s: 60.0,
     };
-    assert!(r.observe(Time(61), &Observation::Profile(bad_profile)).is_err());
+    assert!(
+        r.observe(Time(61), &Observation::Profile(bad_profile))
+            .is_err()
+    );
 }
 
 #[test]
 fn algorithm_1_worst_case_midpoint_extrapolation_then_search_on_saturation() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
     let d1 = r.decide(Time(60), &progress(1000.0)).clone();
-    assert_eq!((d1.kind, d1.volunteers.len()), (DecisionKind::Scaling(1), 4));
+    assert_eq!(
+        (d1.kind, d1.volunteers.len()),
+        (DecisionKind::Scaling(1), 4)
+    );
     let (t, o) = period(120, 32.0 + 48.0, 78.0, 0.55);
     r.observe(t, &o).expect("valid");
     let d2 = r.decide(Time(120), &progress(2000.0)).clone();
     // Midpoint of 48 and 96 cores: 72, six volunteers; the first four stay.
-    assert_eq!((d2.kind, d2.volunteers.len()), (DecisionKind::Scaling(2), 6));
+    assert_eq!(
+        (d2.kind, d2.volunteers.len()),
+        (DecisionKind::Scaling(2), 6)
+    );
     assert_eq!(d2.volunteers[..4], d1.volunteers[..]);
     let (t, o) = period(180, 32.0 + 72.0, 100.0, 0.7);
     r.observe(t, &o).expect("valid");
@@ -122,7 +131,8 @@ fn deferment_replaces_departed_and_failed_volunteers_keeping_the_size() {
     assert_eq!(d.volunteers.len(), 4);
     let gone = d.volunteers[0].node;
     let failed = d.volunteers[1].node;
-    r.observe(Time(70), &Observation::Left(gone)).expect("valid");
+    r.observe(Time(70), &Observation::Left(gone))
+        .expect("valid");
     r.observe(Time(70), &Observation::BootFailed(failed))
         .expect("valid");
     let m = r.decide(Time(70), &progress(1100.0)).clone();
@@ -131,7 +141,10 @@ fn deferment_replaces_departed_and_failed_volunteers_keeping_the_size() {
     assert!(m.nodes().all(|n| n != gone && n != failed));
     // Mid-interval, nothing else changed: the decision stands.
     let n = r.decide(Time(80), &progress(1200.0)).clone();
-    assert_eq!((n.kind, &n.volunteers), (DecisionKind::Deferred, &m.volunteers));
+    assert_eq!(
+        (n.kind, &n.volunteers),
+        (DecisionKind::Deferred, &m.volunteers)
+    );
 }
 
 #[test]
