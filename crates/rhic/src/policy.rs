@@ -137,7 +137,7 @@ impl RhicConfig {
 pub struct ProfileReport {
     /// Average disk bandwidth utilisation of the dedicated nodes, `BWUtil_avg`, in `(0, 1]`.
     pub bw_util: f64,
-    /// CPU the dedicated nodes consumed (and had available), cores.
+    /// CPU the job consumed on the dedicated nodes during the profile, cores.
     pub dedicated_cpu: f64,
     /// Memory one map slot (worker process) needs, MiB (> 0).
     pub slot_memory_mb: u64,
@@ -471,7 +471,8 @@ impl Rhic {
         self.sorted = sorted;
     }
 
-    /// The I/O curve as of `now`: the profile's point, then the spline through the
+    /// The I/O curve as of `now`: the profile's point (the dedicated CPU, what the job
+    /// consumed on it), then the spline through the
     /// mean-shift centres (samples weighted by age) of the pools with volunteers; `None`
     /// before the profile.
     pub fn io_curve(&self, now: Time) -> Option<IoCurve> {
@@ -487,7 +488,7 @@ impl Rhic {
             })
             .collect();
         let seed = Cluster {
-            cpu_available: profile.dedicated_cpu,
+            cpu_available: self.dedicated_cpu(),
             cpu_consumed: profile.dedicated_cpu,
             weight: 1.0,
         };
@@ -517,11 +518,9 @@ impl Rhic {
         }
     }
 
+    /// CPU the dedicated nodes make available, cores (all of it: they are the job's).
     fn dedicated_cpu(&self) -> f64 {
-        self.profile.map_or(
-            f64::from(self.config.dedicated) * self.config.cpu_max,
-            |p| p.dedicated_cpu,
-        )
+        f64::from(self.config.dedicated) * self.config.cpu_max
     }
 
     /// The smallest number of the best candidates whose contributions reach `cpu` cores.
@@ -560,6 +559,9 @@ impl Rhic {
     }
 
     fn observe_period(&mut self, at: Time, period: &PeriodReport) {
+        if self.profile.is_none() {
+            return; // the profiling run itself: the profile carries it
+        }
         if self.samples.len() == self.config.max_samples {
             self.samples.pop_front();
         }
@@ -637,7 +639,8 @@ impl Rhic {
             )),
             3 if ceiling < self.size_for_cpu(estimate.best_case_cpu) => ceiling,
             3 => self.size_for_cpu(volunteer_cpu(
-                self.extrapolated_saturation_cpu() - self.dedicated_cpu(),
+                self.extrapolated_saturation_cpu()
+                    - self.profile.map_or(0.0, |p| p.dedicated_cpu),
             )),
             _ => {
                 let used: f64 = self.sorted[..current.min(self.sorted.len())]
