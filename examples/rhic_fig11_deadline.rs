@@ -167,13 +167,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .because("pass at a miss rate of at most 35 %");
     let late = Spread::of(&lateness);
-    claims.check(
-        "§5.2, Fig. 11",
-        "missed deadlines are missed by less than 3 % on average",
-        format!("lateness {}", show(late)),
-        "< 3 %",
-        late.is_none_or(|s| s.mean < 3.0),
-    );
+    claims
+        .check(
+            "§5.2, Fig. 11",
+            "missed deadlines are missed by less than 3 % on average",
+            format!("lateness (%) {}", show(late)),
+            "< 3 %",
+            late.is_none_or(|s| s.mean < 3.0),
+        )
+        .because("mean lateness of the missed runs, % of the deadline");
     out.write_claims(&claims)?;
     Ok(())
 }

@@ -212,13 +212,21 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
-        claims.check(
+        let losses: Vec<&str> = better.iter().filter(|b| !b.1).map(|b| b.0).collect();
+        let check = claims.check(
             "§5.3, Fig. 13",
             format!("RHIC minimises {g} better than FUZZY on every job (mean % above best)"),
             fmt(&better),
             "RHIC better",
-            better.iter().all(|b| b.1),
+            losses.is_empty(),
         );
+        if !losses.is_empty() {
+            check.because(format!(
+                "FUZZY better on {}: past the disks' saturation the {g} curve is flat (I/O-blocked \
+                 CPUs draw little power), RHIC's I/O curve predicts no gain there and stops early",
+                losses.join(", ")
+            ));
+        }
         claims.check(
             "§5.3, Fig. 13",
             format!("RHIC's {g} is more stable than FUZZY's (sd over seeds and settings)"),

@@ -8,7 +8,7 @@ use cosched_core::Time;
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
     Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, pct_over, price,
-    run_all, show, sizes,
+    run_all, show, show_with, sizes,
 };
 use cosched_examples::{Cell, Claims, Table};
 use cosched_rhic::Goal;
@@ -134,7 +134,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     Cell::Text(format!("x{churn:.0}")),
                     Cell::from(name),
                     Cell::Text(show(s)),
-                    Cell::Text(show(Spread::of(&ratio))),
+                    Cell::Text(show_with(Spread::of(&ratio), 3)),
                     Cell::Text(format!("{met} / {}", late.len())),
                 ]);
                 means.push(s.map_or(f64::NAN, |s| s.mean));

@@ -111,12 +111,28 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .skip(1)
         .all(|v| mean(v.iter().copied()) >= ma.map_or(f64::INFINITY, |s| s.mean) - 1e-9);
+    claims
+        .check(
+            "§4.4, Fig. 8",
+            "the moving average predicts the foreground CPU most accurately",
+            others.join("; "),
+            "moving average best",
+            best,
+        )
+        .because(
+            "our Table 2 traces are stationary with short bursts, where AR(3) edges the moving \
+             average by about 0.1 point; the paper's real VCL traces are not",
+        );
+    let same = per_method[0]
+        .iter()
+        .zip(&per_method[2])
+        .all(|(a, b)| (a - b).abs() <= 0.05 * a.abs().max(1e-9));
     claims.check(
         "§4.4, Fig. 8",
-        "the moving average predicts the foreground CPU most accurately",
-        others.join("; "),
-        "moving average best",
-        best,
+        "auto-correlation performs like the moving average (it falls back to it)",
+        format!("{} vs {}", show(ma), show(Spread::of(&per_method[2]))),
+        "identical",
+        same,
     );
     out.write_claims(&claims)?;
     Ok(())

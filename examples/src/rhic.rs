@@ -433,12 +433,17 @@ pub fn comparison_plot(file: &str, title: &str, y_label: &str, rows: &[&Comparis
     plot
 }
 
-/// `"m ± sd (n)"` of a spread.
+/// `"m ± sd (n)"` of a spread, one decimal (percentages).
 pub fn show(s: Option<Spread>) -> String {
+    show_with(s, 1)
+}
+
+/// `"m ± sd (n)"` of a spread with `decimals` decimals.
+pub fn show_with(s: Option<Spread>, decimals: usize) -> String {
     match s {
         Some(s) => match s.sd {
-            Some(sd) => format!("{:.1} ± {:.1} (n = {})", s.mean, sd, s.n),
-            None => format!("{:.1} (n = 1)", s.mean),
+            Some(sd) => format!("{:.d$} ± {:.d$} (n = {})", s.mean, sd, s.n, d = decimals),
+            None => format!("{:.d$} (n = 1)", s.mean, d = decimals),
         },
         None => "n/a".to_owned(),
     }
