@@ -68,9 +68,9 @@ fn bench(c: &mut Criterion) {
     for n in [36, 10_000] {
         let r = prepared(n);
         c.bench_function(&format!("decide/{n}"), |b| {
-            b.iter_batched(
+            b.iter_batched_ref(
                 || r.clone(),
-                |mut r| black_box(r.decide(Time(3720), &progress).volunteers.len()),
+                |r| black_box(r.decide(Time(3720), &progress).volunteers.len()),
                 BatchSize::SmallInput,
             )
         });

@@ -276,15 +276,22 @@ impl Selection {
     /// the others' slots; true if one was dropped.
     pub fn refresh(&mut self, sorted: &[Candidate]) -> bool {
         let before = self.members.len();
-        let slots: std::collections::BTreeMap<NodeId, u32> =
-            sorted.iter().map(|c| (c.node, c.slots)).collect();
-        self.members.retain_mut(|a| match slots.get(&a.node) {
-            Some(&s) => {
-                a.slots = s;
-                true
+        // O(n log m): look the members up while walking the candidates once.
+        let mut slots: std::collections::BTreeMap<NodeId, Option<u32>> =
+            self.members.iter().map(|a| (a.node, None)).collect();
+        for c in sorted {
+            if let Some(s) = slots.get_mut(&c.node) {
+                *s = Some(c.slots);
             }
-            None => false,
-        });
+        }
+        self.members
+            .retain_mut(|a| match slots.get(&a.node).copied().flatten() {
+                Some(s) => {
+                    a.slots = s;
+                    true
+                }
+                None => false,
+            });
         self.members.len() != before
     }
 
@@ -324,19 +331,10 @@ impl Selection {
     pub fn replace(&mut self, sorted: &[Candidate], threshold: f64) -> usize {
         let used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
         // Unused candidates best first, used ones worst first.
-        let unused: Vec<Candidate> = sorted
-            .iter()
-            .filter(|c| !used.contains(&c.node))
-            .copied()
-            .collect();
-        let worst_used: Vec<Candidate> = sorted
-            .iter()
-            .rev()
-            .filter(|c| used.contains(&c.node))
-            .copied()
-            .collect();
+        let unused = sorted.iter().filter(|c| !used.contains(&c.node));
+        let worst_used = sorted.iter().rev().filter(|c| used.contains(&c.node));
         let mut swaps = 0;
-        for (worst, best) in worst_used.into_iter().zip(unused) {
+        for (worst, best) in worst_used.zip(unused) {
             if best.contribution() - worst.contribution() <= threshold {
                 break;
             }
@@ -639,8 +637,7 @@ impl Rhic {
             )),
             3 if ceiling < self.size_for_cpu(estimate.best_case_cpu) => ceiling,
             3 => self.size_for_cpu(volunteer_cpu(
-                self.extrapolated_saturation_cpu()
-                    - self.profile.map_or(0.0, |p| p.dedicated_cpu),
+                self.extrapolated_saturation_cpu() - self.profile.map_or(0.0, |p| p.dedicated_cpu),
             )),
             _ => {
                 let used: f64 = self.sorted[..current.min(self.sorted.len())]
