@@ -238,27 +238,40 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "all",
             stable.iter().all(|s| s.1),
         );
-        claims.check(
-            "issue 13",
-            format!("RHIC within a few percent (≤ 5 %) of the exhaustive best for {g}, every job"),
-            near.iter()
-                .map(|(n, _, s)| format!("{n} {s}"))
-                .collect::<Vec<_>>()
-                .join("; "),
-            "near-optimal",
-            near.iter().all(|n| n.1 <= 5.0),
-        );
-        claims.check(
-            "§5.3",
-            format!("Threshold often yields inferior {g} minimisation to RHIC"),
-            vs_threshold
-                .iter()
-                .map(|(n, _, t)| format!("{n} threshold {t:.1}"))
-                .collect::<Vec<_>>()
-                .join("; "),
-            "inferior",
-            vs_threshold.iter().all(|v| v.1),
-        );
+        let worst = near.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
+        claims
+            .check(
+                "issue 13",
+                format!(
+                    "RHIC within a few percent (≤ 5 %) of the exhaustive best for {g}, every job"
+                ),
+                near.iter()
+                    .map(|(n, _, s)| format!("{n} {s}"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                "near-optimal",
+                worst <= 5.0,
+            )
+            .because(format!(
+                "worst job mean {worst:.1} % above the best (pass: ≤ 5 %)"
+            ));
+        let wins = vs_threshold.iter().filter(|v| v.1).count();
+        claims
+            .check(
+                "§5.3",
+                format!("Threshold often yields inferior {g} minimisation to RHIC"),
+                vs_threshold
+                    .iter()
+                    .map(|(n, _, t)| format!("{n} threshold {t:.1}"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                "inferior",
+                2 * wins >= vs_threshold.len(),
+            )
+            .because(format!(
+                "RHIC at or below Threshold on {wins} of {} jobs (pass: at least half)",
+                vs_threshold.len()
+            ));
     }
     out.write_claims(&claims)?;
     Ok(())
