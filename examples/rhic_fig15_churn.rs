@@ -10,7 +10,7 @@ use cosched_examples::rhic::{
     Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, pct_over, price,
     run_all, show, show_with, sizes,
 };
-use cosched_examples::{Cell, Claims, Table};
+use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::sim::{SimConfig, Strategy};
@@ -144,6 +144,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     out.write_table(&table)?;
+    let categories: Vec<String> = fuzzy_better
+        .iter()
+        .map(|r| format!("{} x{:.0}", r.0.name(), r.1))
+        .collect();
+    out.write_plot(
+        &BarChart::new(
+            "churn",
+            "Cost above the exhaustive best under churn (Fig. 15)",
+            categories,
+        )
+        .y_label("cost above best (%)")
+        .series("RHIC", fuzzy_better.iter().map(|r| r.3))
+        .series("FUZZY(4)", fuzzy_better.iter().map(|r| r.4)),
+    )?;
 
     let mut claims = Claims::new("rhic");
     let base = |p: JobProfile| {

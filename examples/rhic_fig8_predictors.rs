@@ -9,7 +9,7 @@ use cosched_core::SeedStreams;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{RhicArgs, exit_on_error, mean, show};
-use cosched_examples::{Cell, Claims, Sweep, Table};
+use cosched_examples::{BarChart, Cell, Claims, Sweep, Table};
 use cosched_rhic::env::{BurstModel, Workload};
 use cosched_rhic::predictor::PredictorKind;
 
@@ -100,6 +100,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     out.write_table(&table)?;
+    let mut categories = Vec::new();
+    for &h in histories {
+        for &l in &lookaheads {
+            categories.push(format!("{h}/{l} min"));
+        }
+    }
+    let mut chart = BarChart::new(
+        "predictors",
+        "Foreground prediction error by history / lookahead (Fig. 8)",
+        categories,
+    )
+    .y_label("mean absolute error (0-100)");
+    for (m, v) in METHODS.iter().zip(&per_method) {
+        chart = chart.series(m.name(), v.iter().copied());
+    }
+    out.write_plot(&chart)?;
     let mut claims = Claims::new("rhic");
     let ma = Spread::of(&per_method[0]);
     let others: Vec<String> = METHODS

@@ -7,7 +7,7 @@ use cosched_examples::rhic::{
     Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, price, run_all, sizes,
     table1,
 };
-use cosched_examples::{Cell, Claims, Table};
+use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::sim::Strategy;
@@ -61,6 +61,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         assumptions()
     ));
     let mut claims = Claims::new("rhic");
+    let mut bars: Vec<(&str, [f64; 4], [f64; 4])> = Vec::new();
     for &p in &profiles {
         let cost = curve(&runs, p, |o| Metric::Cost(price(0.42)).of(o));
         let energy = curve(&runs, p, |o| Metric::Energy.of(o));
@@ -70,6 +71,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         };
         let paper = table1(p).unwrap_or([f64::NAN; 4]);
+        bars.push((p.name(), [cmin, cmax, emin, emax], paper));
         table.row([
             Cell::from(p.name()),
             Cell::fixed(cmin, 2),
@@ -111,6 +113,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     out.write_table(&table)?;
+    let names: Vec<&str> = bars.iter().map(|b| b.0).collect();
+    out.write_plot(
+        &BarChart::new(
+            "table1_cost",
+            "Cost range over pool sizes, ours and the paper's (Table 1)",
+            names,
+        )
+        .y_label("cost ($)")
+        .series("min, ours", bars.iter().map(|b| b.1[0]))
+        .series("min, paper", bars.iter().map(|b| b.2[0]))
+        .series("max, ours", bars.iter().map(|b| b.1[1]))
+        .series("max, paper", bars.iter().map(|b| b.2[1])),
+    )?;
     out.write_claims(&claims)?;
     Ok(())
 }
