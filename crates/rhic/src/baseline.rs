@@ -14,12 +14,12 @@
 
 use crate::completion::Progress;
 use crate::goal::Goal;
-use crate::policy::{Decision, DecisionKind, Observation, PeriodReport, PoolPolicy, Selection};
-use crate::predictor::ForegroundTable;
-use crate::search::{Candidate, screen_and_sort};
-use cosched_core::{Duration, NodeId, ParamError, Time};
+use crate::policy::{
+    CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy, Selection,
+};
+use crate::search::Candidate;
+use cosched_core::{Duration, ParamError, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 /// FUZZY's deadline padding: the "ideal" rate finishes this fraction early (§5.3: 5 %).
 pub const FUZZY_DEADLINE_PADDING: f64 = 0.05;
@@ -153,9 +153,8 @@ pub struct Baseline {
     cpu_max: f64,
     interval: Duration,
     replacement_threshold: f64,
-    nodes: ForegroundTable,
+    cloud: CloudView,
     slot_memory_mb: Option<u64>,
-    failed: BTreeSet<NodeId>,
     selection: Selection,
     last_period: Option<PeriodReport>,
     last: Option<Decision>,
@@ -175,9 +174,8 @@ impl Baseline {
             cpu_max,
             interval,
             replacement_threshold: cpu_max / 4.0,
-            nodes: ForegroundTable::new(Duration::from_mins(10)),
+            cloud: CloudView::new(Duration::from_mins(10)),
             slot_memory_mb: None,
-            failed: BTreeSet::new(),
             selection: Selection::default(),
             last_period: None,
             last: None,
@@ -230,19 +228,10 @@ impl Baseline {
 
 impl PoolPolicy for Baseline {
     fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError> {
+        if self.cloud.observe(at, observation) {
+            return Ok(());
+        }
         match *observation {
-            Observation::Node {
-                node,
-                foreground_cpu,
-                free_memory_mb,
-            } => self.nodes.observe(at, node, foreground_cpu, free_memory_mb),
-            Observation::Left(node) => self.nodes.remove(node),
-            Observation::Joined(node) => {
-                self.failed.remove(&node);
-            }
-            Observation::BootFailed(node) => {
-                self.failed.insert(node);
-            }
             Observation::Profile(p) => {
                 ParamError::check(
                     p.slot_memory_mb > 0,
@@ -254,17 +243,19 @@ impl PoolPolicy for Baseline {
             }
             // Kept until the boundary decision, which knows the progress.
             Observation::Period(p) => self.last_period = Some(p),
+            _ => {}
         }
         Ok(())
     }
 
     fn decide(&mut self, now: Time, progress: &Progress) -> &Decision {
         let mut all = Vec::new();
-        if let Some(slot_mb) = self.slot_memory_mb {
-            self.nodes.candidates_into(self.cpu_max, slot_mb, &mut all);
+        match self.slot_memory_mb {
+            Some(slot_mb) => self
+                .cloud
+                .screen(self.cpu_max, slot_mb, &mut all, &mut self.sorted),
+            None => self.sorted.clear(),
         }
-        all.retain(|c| !self.failed.contains(&c.node));
-        screen_and_sort(&all, &mut self.sorted);
         let due = self
             .last_boundary
             .is_none_or(|b| now >= b.saturating_add(self.interval));

@@ -60,8 +60,8 @@ pub use completion::{CompletionParams, Progress};
 pub use goal::{Bill, CostModel, Goal, Money, PowerModel, Score};
 pub use iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
 pub use policy::{
-    Assignment, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic,
-    RhicConfig, Selection,
+    Assignment, CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy,
+    ProfileReport, Rhic, RhicConfig, Selection,
 };
 pub use predictor::{ForegroundTable, MovingAverage};
 pub use saturation::SaturationEstimate;

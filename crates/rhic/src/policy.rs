@@ -259,6 +259,59 @@ impl Decision {
     }
 }
 
+/// What a policy knows of the interactive nodes: every node's foreground predictor and free
+/// memory, and the volunteers that failed to boot (not candidates again). RHIC and the
+/// baselines share it, so they rank volunteers by the same mechanism (§5.2–5.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CloudView {
+    nodes: ForegroundTable,
+    failed: BTreeSet<NodeId>,
+}
+
+impl CloudView {
+    /// No node known; predictors average the last `window`.
+    pub fn new(window: Duration) -> Self {
+        CloudView {
+            nodes: ForegroundTable::new(window),
+            failed: BTreeSet::new(),
+        }
+    }
+
+    /// Applies a node-level observation (reading, departure, boot); false for the others.
+    pub fn observe(&mut self, at: Time, observation: &Observation) -> bool {
+        match *observation {
+            Observation::Node {
+                node,
+                foreground_cpu,
+                free_memory_mb,
+            } => self.nodes.observe(at, node, foreground_cpu, free_memory_mb),
+            Observation::Left(node) => self.nodes.remove(node),
+            Observation::Joined(node) => {
+                self.failed.remove(&node);
+            }
+            Observation::BootFailed(node) => {
+                self.failed.insert(node);
+            }
+            Observation::Profile(_) | Observation::Period(_) => return false,
+        }
+        true
+    }
+
+    /// The usable candidates (failed boots excluded), screened and sorted into `sorted`
+    /// ([`screen_and_sort`]); `all` is scratch.
+    pub fn screen(
+        &self,
+        cpu_max: f64,
+        slot_memory_mb: u64,
+        all: &mut Vec<Candidate>,
+        sorted: &mut Vec<Candidate>,
+    ) {
+        self.nodes.candidates_into(cpu_max, slot_memory_mb, all);
+        all.retain(|c| !self.failed.contains(&c.node));
+        screen_and_sort(all, sorted);
+    }
+}
+
 /// The pool as a policy keeps it between decisions, with the selection rules of §4.4 that RHIC
 /// and the baselines share.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -380,7 +433,7 @@ enum Scaling {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Rhic {
     config: RhicConfig,
-    nodes: ForegroundTable,
+    cloud: CloudView,
     samples: VecDeque<(Time, f64, f64)>,
     /// `(CPU consumed, busiest disk's utilisation)` of the profile and every period, for the
     /// BWUtil extrapolation.
@@ -391,7 +444,6 @@ pub struct Rhic {
     scaling: Scaling,
     dmr_ceiling: Option<usize>,
     saturated: bool,
-    failed: BTreeSet<NodeId>,
     selection: Selection,
     last: Option<Decision>,
     last_boundary: Option<Time>,
@@ -407,7 +459,7 @@ impl Rhic {
         config.validate()?;
         Ok(Rhic {
             config,
-            nodes: ForegroundTable::new(config.predictor_window),
+            cloud: CloudView::new(config.predictor_window),
             samples: VecDeque::new(),
             disk: VecDeque::new(),
             profile: None,
@@ -416,7 +468,6 @@ impl Rhic {
             scaling: Scaling::Period(1),
             dmr_ceiling: None,
             saturated: false,
-            failed: BTreeSet::new(),
             selection: Selection::default(),
             last: None,
             last_boundary: None,
@@ -453,10 +504,8 @@ impl Rhic {
     }
 
     fn screen(&self, all: &mut Vec<Candidate>, sorted: &mut Vec<Candidate>) {
-        self.nodes
-            .candidates_into(self.config.cpu_max, self.slot_memory_mb(), all);
-        all.retain(|c| !self.failed.contains(&c.node));
-        screen_and_sort(all, sorted);
+        self.cloud
+            .screen(self.config.cpu_max, self.slot_memory_mb(), all, sorted);
     }
 
     fn refresh_sorted(&mut self) {
@@ -706,21 +755,13 @@ impl Rhic {
 
 impl PoolPolicy for Rhic {
     fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError> {
+        if self.cloud.observe(at, observation) {
+            return Ok(());
+        }
         match *observation {
-            Observation::Node {
-                node,
-                foreground_cpu,
-                free_memory_mb,
-            } => self.nodes.observe(at, node, foreground_cpu, free_memory_mb),
-            Observation::Left(node) => self.nodes.remove(node),
-            Observation::Joined(node) => {
-                self.failed.remove(&node);
-            }
-            Observation::BootFailed(node) => {
-                self.failed.insert(node);
-            }
             Observation::Profile(p) => self.observe_profile(p)?,
             Observation::Period(ref p) => self.observe_period(at, p),
+            _ => {}
         }
         Ok(())
     }
