@@ -59,18 +59,19 @@
 //! let policy = Mcmf::new(vec![site("cheap", 20.0), site("dear", 90.0)], 1, 0.5, PriceModel::DayAhead)
 //!     .unwrap();
 //! let jobs = [GridJob::new(JobId(7), 1, 8, Duration::from_hours(2)).unwrap()];
-//! let out = policy.assign(&Cycle { now: Time(0), jobs: &jobs, waits: &ZeroWait });
+//! let out = policy.assign(&Cycle { now: Time(0), jobs: &jobs, waits: &ZeroWait }).unwrap();
 //! assert_eq!(out.placements[0].site, 0); // same response time, cheaper power
 //! ```
 
 use crate::max_flow::{MaxFlowOutcome, min_cost_max_flow};
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
 use crate::site::{Site, energy_cost_usd};
-use cosched_core::{Duration, JobId, ParamError, Time};
+use cosched_core::{Duration, JobId, ParamError, Time, stats};
 use petgraph::graph::{DiGraph, EdgeIndex};
+use thiserror::Error;
 
 /// A pending grid job, as the metascheduler sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GridJob {
     /// The job's identifier.
     pub id: JobId,
@@ -80,6 +81,9 @@ pub struct GridJob {
     pub cores: u32,
     /// Runtime estimate at the submission site.
     pub estimate: Duration,
+    /// The job's power draw as a multiple of HPL's on the same cores (§4.5.1: 1; §5.8's power
+    /// models draw it in 0.6..=1.4).
+    pub power_factor: f64,
 }
 
 impl GridJob {
@@ -105,7 +109,23 @@ impl GridJob {
             submission_site,
             cores,
             estimate,
+            power_factor: 1.0,
         })
+    }
+
+    /// The same job drawing `factor` times HPL's power (§5.8's power models).
+    ///
+    /// # Errors
+    /// [`ParamError`] if `factor` is not finite and `>= 0`.
+    pub fn with_power_factor(mut self, factor: f64) -> Result<GridJob, ParamError> {
+        ParamError::check(
+            factor.is_finite() && factor >= 0.0,
+            "power_factor",
+            factor,
+            "must be finite and >= 0",
+        )?;
+        self.power_factor = factor;
+        Ok(self)
     }
 }
 
@@ -166,12 +186,29 @@ pub struct Assignment {
     pub unassignable: Vec<JobId>,
 }
 
+/// Why a policy could not decide a cycle.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum PolicyError {
+    /// The min-cost flow solver failed on the cycle's network (a solver defect: the network
+    /// has unit capacities and costs in `0..=100`).
+    #[error("cycle at {now:?}: the min-cost flow solver failed: {message}")]
+    Solver {
+        /// The cycle.
+        now: Time,
+        /// The solver's report.
+        message: String,
+    },
+}
+
 /// A grid metascheduling policy: the cycle's observations in, an assignment out.
 pub trait GridPolicy {
     /// The sites, in index order.
     fn sites(&self) -> &[Site];
     /// Decides this cycle's placements.
-    fn assign(&self, cycle: &Cycle<'_>) -> Assignment;
+    ///
+    /// # Errors
+    /// [`PolicyError`] when the cycle cannot be decided; the pending jobs stay pending.
+    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError>;
 }
 
 /// The runtime estimate of `job` at `sites[target]`: the estimate at its submission site scaled
@@ -205,8 +242,8 @@ pub enum PriceModel {
     },
     /// The TWOPRICE baseline: each site pays its on-peak price from 12:00 to 24:00 local time
     /// and its off-peak price from 00:00 to 12:00, where on-peak is the 90th and off-peak the
-    /// 10th percentile of the site's whole price series (linear interpolation between closest
-    /// ranks, as NumPy's default). Built by [`PriceModel::two_price`].
+    /// 10th percentile of the site's whole price series (§5; quantiles by
+    /// [`cosched_core::stats::quantile`], R's type 8). Built by [`PriceModel::two_price`].
     TwoPrice {
         /// Per site, `(off_peak, on_peak)` in $/MWh.
         levels: Vec<(f64, f64)>,
@@ -220,9 +257,9 @@ impl PriceModel {
             levels: sites
                 .iter()
                 .map(|site| {
-                    let mut sorted = site.spec().prices_usd_per_mwh.clone();
-                    sorted.sort_by(f64::total_cmp);
-                    (percentile(&sorted, 0.1), percentile(&sorted, 0.9))
+                    let prices = &site.spec().prices_usd_per_mwh;
+                    let level = |q| stats::quantile(prices, q).unwrap_or(0.0);
+                    (level(0.1), level(0.9))
                 })
                 .collect(),
         }
@@ -256,14 +293,6 @@ impl PriceModel {
             }
         }
     }
-}
-
-/// The `q`-quantile of non-empty sorted `values`, interpolating linearly between closest ranks.
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let pos = q * (sorted.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
 /// The cycle's integer arc costs: `costs[j][k]` is `Some(c_jk)` (in `0..=100`) when job `j` can
@@ -384,7 +413,8 @@ impl Mcmf {
         }
         let wait = cycle.waits.predicted_wait(job, k, cycle.now).secs().max(0);
         let start = cycle.now.saturating_add(Duration(wait));
-        let ec = energy_cost_usd(site.power_watts(job.cores), start, estimate, |h| {
+        let power = site.power_watts(job.cores) * job.power_factor;
+        let ec = energy_cost_usd(power, start, estimate, |h| {
             self.prices.price(&self.sites, k, cycle.now, h)
         });
         Some((wait.saturating_add(estimate.secs()) as f64, ec))
@@ -426,7 +456,7 @@ impl GridPolicy for Mcmf {
         &self.sites
     }
 
-    fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
+    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
         let matrix = self.cost_matrix(cycle);
         let mut g = DiGraph::<(), (i64, i64)>::new();
         let source = g.add_node(());
@@ -451,24 +481,29 @@ impl GridPolicy for Mcmf {
                     .collect()
             })
             .collect();
+        let solver = |message: String| PolicyError::Solver {
+            now: cycle.now,
+            message,
+        };
         let flows = match min_cost_max_flow(&g, source, sink, |e| *e.weight()) {
             Ok(MaxFlowOutcome::Optimal(flow)) => flow.flows,
-            // Every arc has a finite capacity and a cost in 0..=100: neither can happen.
-            Ok(MaxFlowOutcome::Unbounded) | Err(_) => {
-                unreachable!("a unit-capacity bipartite network with costs in 0..=100")
-            }
+            Ok(MaxFlowOutcome::Unbounded) => return Err(solver("unbounded".into())),
+            Err(e) => return Err(solver(e.to_string())),
         };
         let mut out = Assignment::default();
         for (job, arcs) in cycle.jobs.iter().zip(&job_arcs) {
             if arcs.is_empty() {
                 out.unassignable.push(job.id);
-            } else if let Some(&(_, site)) = arcs.iter().find(|(e, _)| flows[e.index()] > 0) {
+            } else if let Some(&(_, site)) = arcs
+                .iter()
+                .find(|(e, _)| flows.get(e.index()).is_some_and(|&f| f > 0))
+            {
                 out.placements.push(Placement { job: job.id, site });
             } else {
                 out.deferred.push(job.id);
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -491,7 +526,7 @@ impl GridPolicy for SubmissionSite {
         &self.sites
     }
 
-    fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
+    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
         let mut out = Assignment::default();
         for job in cycle.jobs {
             let home = job.submission_site;
@@ -505,7 +540,7 @@ impl GridPolicy for SubmissionSite {
                 _ => out.unassignable.push(job.id),
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -572,7 +607,7 @@ mod tests {
         let policy = Mcmf::new(sites, 1, 0.5, PriceModel::DayAhead).unwrap();
         let matrix = policy.cost_matrix(&cycle);
         assert_eq!(matrix.costs[..2], [vec![Some(0)], vec![Some(0)]]);
-        let out = policy.assign(&cycle);
+        let out = policy.assign(&cycle).unwrap();
         assert_eq!(out.placements.len(), 1);
         assert_eq!(out.deferred.len(), 1);
         // Too many cores; unknown submission site.
@@ -595,7 +630,7 @@ mod tests {
             policy.cost_matrix(&cycle).costs,
             vec![vec![Some(0), Some(100)]]
         );
-        assert_eq!(policy.assign(&cycle).placements[0].site, 0);
+        assert_eq!(policy.assign(&cycle).unwrap().placements[0].site, 0);
     }
 
     #[test]
@@ -611,7 +646,7 @@ mod tests {
                 waits: &waits,
             };
             let policy = Mcmf::new(sites.clone(), 1, 0.5, PriceModel::DayAhead).unwrap();
-            assert_eq!(policy.assign(&cycle).placements.len(), 1);
+            assert_eq!(policy.assign(&cycle).unwrap().placements.len(), 1);
         }
     }
 
@@ -663,7 +698,7 @@ mod tests {
         };
         let site_of = |prices: PriceModel| {
             let policy = Mcmf::new(sites.clone(), 1, 0.0, prices).unwrap();
-            policy.assign(&cycle).placements[0].site
+            policy.assign(&cycle).unwrap().placements[0].site
         };
         assert_eq!(site_of(PriceModel::DayAhead), 1);
         assert_eq!(site_of(forecast.clone()), 0);

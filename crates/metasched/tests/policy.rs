@@ -162,7 +162,7 @@ proptest! {
         let cycle = inst.cycle(&waits);
         let policy = inst.policy();
         let matrix = policy.cost_matrix(&cycle);
-        let out = policy.assign(&cycle);
+        let out = policy.assign(&cycle).unwrap();
         check_partition(&inst.jobs, &out);
 
         let mut load = vec![0u32; inst.sites.len()];
@@ -241,7 +241,7 @@ proptest! {
     #[test]
     fn bs_places_each_job_at_its_submission_site(inst in instance(8, 4, false)) {
         let bs = SubmissionSite::new(inst.sites.clone());
-        let out = bs.assign(&Cycle { now: inst.now, jobs: &inst.jobs, waits: &ZeroWait });
+        let out = bs.assign(&Cycle { now: inst.now, jobs: &inst.jobs, waits: &ZeroWait }).unwrap();
         check_partition(&inst.jobs, &out);
         prop_assert!(out.deferred.is_empty());
         for p in &out.placements {

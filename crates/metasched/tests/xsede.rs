@@ -140,9 +140,9 @@ fn the_real_xsede_setting_loads_and_schedules() {
         .unwrap(),
         Mcmf::two_price(sites.clone(), 2, 0.5).unwrap(),
     ] {
-        let out = policy.assign(&cycle);
+        let out = policy.assign(&cycle).unwrap();
         assert_eq!(out.placements.len(), jobs.len());
     }
-    let out = SubmissionSite::new(sites).assign(&cycle);
+    let out = SubmissionSite::new(sites).assign(&cycle).unwrap();
     assert_eq!(out.placements.len(), jobs.len());
 }

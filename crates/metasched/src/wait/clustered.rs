@@ -93,6 +93,21 @@ impl Default for ClusteredWaitConfig {
 }
 
 impl ClusteredWaitConfig {
+    /// The parameters of the paper's published predictor code: DBSCAN `eps` 0.04 and
+    /// `min_samples` 2, ridge `alpha` 0.1, over the last 2,000 jobs (§4.3.2), refit every 50
+    /// observations (ours). The published code also weighs each feature by its correlation
+    /// with the wait; this implementation scales features by their history range instead
+    /// (see the module docs), so `eps` applies to range-scaled coordinates.
+    pub fn paper() -> Self {
+        ClusteredWaitConfig {
+            history: 2_000,
+            eps: 0.04,
+            min_pts: 2,
+            lambda: 0.1,
+            refit_every: 50,
+        }
+    }
+
     /// Validates the parameters.
     ///
     /// # Errors
