@@ -728,9 +728,29 @@ impl SweepExample<'_> {
     /// # Errors
     /// Reading the scenario, a failed simulation, or writing the outputs.
     pub fn run(&self, cli: &SweepCli) -> Result<SweepRun, Box<dyn Error>> {
-        let seed = cli.common.seed;
         let mut out = cli.common.output(self.name)?;
-        let scenario = cli.scenario.scenario(cli.common.quick, seed)?;
+        let scenario = cli.scenario.scenario(cli.common.quick, cli.common.seed)?;
+        let (result, seeds) = self.run_into(cli, &scenario, &mut out)?;
+        Ok(SweepRun {
+            result,
+            out,
+            scenario,
+            seeds,
+        })
+    }
+
+    /// The sweep on `scenario`, its table and plot written into `out` (several sweeps can
+    /// share one output folder); returns the results and the seeds per point.
+    ///
+    /// # Errors
+    /// A failed simulation, or writing the outputs.
+    pub fn run_into(
+        &self,
+        cli: &SweepCli,
+        scenario: &Scenario,
+        out: &mut OutDir,
+    ) -> Result<(SweepResult, u64), Box<dyn Error>> {
+        let seed = cli.common.seed;
         let xs = if cli.common.quick {
             self.quick
         } else {
@@ -745,7 +765,7 @@ impl SweepExample<'_> {
                 )
             })
             .collect();
-        let seeds = cli.seeds_for(points.iter().any(|(_, c)| randomised(c, &scenario)));
+        let seeds = cli.seeds_for(points.iter().any(|(_, c)| randomised(c, scenario)));
         let result = scenario.sweep(self.name, &points, seed, seeds)?;
         let defaults = scenario.config(Strategy::Mcmf, seed);
         let notes = format!(
@@ -807,11 +827,6 @@ impl SweepExample<'_> {
             .series("response / BS", relative(|a| a.response_s))
             .series("cost / BS", relative(|a| a.cost_usd));
         out.write_plot(&plot)?;
-        Ok(SweepRun {
-            result,
-            out,
-            scenario,
-            seeds,
-        })
+        Ok((result, seeds))
     }
 }
