@@ -223,7 +223,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "The paper's Figs. 6–8 and 10 are plots whose values the text does not give; its \
          statements about them are the claims below. Utilisation over the measurement window \
          (history runs included); load (§4.6) = core-hours of running (remaining estimate) and \
-         queued jobs over the site's cores, at each cycle; fairness (Eq. 9) = geometric mean over \
+         queued jobs over the site's cores, hourly; fairness (Eq. 9) = geometric mean over \
          the site's measured jobs of BS response / MCMF response (> 1: its users gained).",
     );
     for (k, (b, m)) in bs.metrics.sites.iter().zip(&mcmf.metrics.sites).enumerate() {

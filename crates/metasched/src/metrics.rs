@@ -15,7 +15,7 @@
 //!   measurement window — first measured submission to last measured end — over its cores times
 //!   the window.
 //! - **Instantaneous load** of a site (§4.6): core-hours of its running and queued jobs over
-//!   its cores, at each scheduling cycle ([`crate::sim::LoadSample`]); mean and peak.
+//!   its cores, hourly ([`crate::sim::LoadSample`]); mean and peak.
 //! - **Fairness** of a site (the paper's fairness): the geometric mean, over the measured jobs
 //!   submitted there that completed in both runs, of baseline response / metascheduled
 //!   response. Above 1: the site's own users gained.

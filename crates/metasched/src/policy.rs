@@ -596,7 +596,7 @@ mod tests {
         let jobs = [
             job(0, 0, 4, 1),
             job(1, 0, 4, 1),
-            job(2, 0, 9, 1),
+            job(2, 0, 17, 1),
             job(3, 5, 1, 1),
         ];
         let cycle = Cycle {
@@ -657,8 +657,14 @@ mod tests {
         let PriceModel::TwoPrice { levels } = PriceModel::two_price(&sites) else {
             unreachable!()
         };
-        assert_eq!(levels, [(10.0, 90.0)]);
-        let model = PriceModel::TwoPrice { levels };
+        // R type 8: h = (n + 1/3) q + 1/3 over 0, 10, ..., 100 (n = 11).
+        let [(off, on)] = levels[..] else {
+            unreachable!()
+        };
+        assert!((off - 14.0 / 3.0).abs() < 1e-9 && (on - 286.0 / 3.0).abs() < 1e-9);
+        let model = PriceModel::TwoPrice {
+            levels: vec![(10.0, 90.0)],
+        };
         // Scenario hour 15 is 12:00 local; hour 14 is 11:00.
         let now = Time(0);
         assert_eq!(model.price(&sites, 0, now, 15), 90.0);

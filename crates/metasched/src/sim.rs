@@ -449,11 +449,11 @@ impl JobOutcome {
     }
 }
 
-/// Instantaneous load of every site at one scheduling cycle: core-hours of the running
+/// Instantaneous load of every site at one instant: core-hours of the running
 /// (remaining, by estimate) and queued jobs over the site's cores (§4.6), in hours.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadSample {
-    /// The cycle.
+    /// The instant.
     pub time: Time,
     /// Per site, in site order.
     pub load: Vec<f64>,
@@ -464,11 +464,11 @@ pub struct LoadSample {
 pub struct SimOutcome {
     /// One entry per trace job, in trace (submit) order.
     pub jobs: Vec<JobOutcome>,
-    /// Site loads at every scheduling cycle (one sample per cycle: bounded by the work, not
-    /// by the simulated span).
+    /// Site loads at the first event of every hour that has one (Fig. 7's hourly load; bounded
+    /// by the work, not by the simulated span).
     pub load: Vec<LoadSample>,
-    /// Scheduling cycles that ran the policy.
-    pub cycles: usize,
+    /// The times of the scheduling cycles (a cycle with an empty holding layer is skipped).
+    pub cycles: Vec<Time>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -651,7 +651,7 @@ pub fn simulate(
     Ok(SimOutcome {
         jobs: sim.out,
         load: sim.load,
-        cycles: sim.cycles,
+        cycles: sim.cycle_times,
     })
 }
 
@@ -672,7 +672,8 @@ struct Sim<'a> {
     cycle_now: bool,
     started: Vec<Started>,
     load: Vec<LoadSample>,
-    cycles: usize,
+    load_hour: Option<i64>,
+    cycle_times: Vec<Time>,
 }
 
 impl Simulation for Sim<'_> {
@@ -691,19 +692,26 @@ impl Simulation for Sim<'_> {
     fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
         if std::mem::take(&mut self.cycle_now) {
             self.cycle_due = false;
-            self.load.push(LoadSample {
-                time: now,
-                load: self.states.iter().map(|s| s.load(now)).collect(),
-            });
+            self.cycle_times.push(now);
             if !self.pending.is_empty() {
-                self.cycles += 1;
                 self.cycle(now, queue)?;
             }
             if !self.pending.is_empty() {
                 self.schedule_cycle(now, queue)?;
             }
         }
-        self.passes(now, queue)
+        self.passes(now, queue)?;
+        // Fig. 7's hourly load: the first instant of each hour that has any event (bounded by
+        // the events, never by the simulated span).
+        let hour = now.secs().div_euclid(3_600);
+        if self.load_hour != Some(hour) {
+            self.load_hour = Some(hour);
+            self.load.push(LoadSample {
+                time: now,
+                load: self.states.iter().map(|s| s.load(now)).collect(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -762,7 +770,8 @@ impl<'a> Sim<'a> {
             cycle_now: false,
             started: Vec::new(),
             load: Vec::new(),
-            cycles: 0,
+            load_hour: None,
+            cycle_times: Vec::new(),
         })
     }
 

@@ -18,6 +18,11 @@ use cosched_core::{Duration, ParamError, Time};
 /// Seconds per hour.
 const HOUR_S: i64 = 3600;
 
+/// The largest price magnitude a site accepts, $/MWh: a hundred times the highest offer cap of
+/// a US market (ERCOT's $9,000/MWh), so that costs stay finite for any job (hostile-input #13:
+/// prices of ±1e308 summed to ±inf and NaN).
+pub const MAX_PRICE_USD_PER_MWH: f64 = 1e6;
+
 /// The description of a site, validated into a [`Site`] by [`SiteSpec::build`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct SiteSpec {
@@ -80,11 +85,15 @@ impl SiteSpec {
             "[]",
             "must hold at least one hour",
         )?;
-        if let Some(bad) = self.prices_usd_per_mwh.iter().find(|p| !p.is_finite()) {
+        if let Some(bad) = self
+            .prices_usd_per_mwh
+            .iter()
+            .find(|p| !(p.is_finite() && p.abs() <= MAX_PRICE_USD_PER_MWH))
+        {
             return Err(ParamError::new(
                 "prices_usd_per_mwh",
                 bad,
-                "every price must be finite",
+                "every price must be finite and within ±1e6 $/MWh",
             ));
         }
         ParamError::check(
