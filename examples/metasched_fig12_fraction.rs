@@ -14,21 +14,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = cli.common.output("metasched_fig12_fraction")?;
     let scenario = cli.scenario.scenario(cli.common.quick, cli.common.seed)?;
     let mut claims = Claims::new("metasched");
-    let w_ts: &[f64] = if cli.common.quick { &[0.25] } else { &[0.0, 0.25, 0.5, 1.0] };
+    let w_ts: &[f64] = if cli.common.quick {
+        &[0.25]
+    } else {
+        &[0.0, 0.25, 0.5, 1.0]
+    };
     let mut summary = Table::new(
         "metasched_fig12_summary",
         "Figure 12: response and cost relative to BS at full participation, per w_t",
         ["w_t", "response / BS", "cost / BS"],
     )
-    .with_notes("Paper §5.7.2: with 100 % grid submissions and w_t = 50 %, 40.8 % lower \
-                 response time at almost BS's cost.");
+    .with_notes(
+        "Paper §5.7.2: with 100 % grid submissions and w_t = 50 %, 40.8 % lower \
+                 response time at almost BS's cost.",
+    );
     for &w_t in w_ts {
-        let name = format!("metasched_fig12_fraction_wt{:02}", (w_t * 100.0).round() as u32);
+        let name = format!(
+            "metasched_fig12_fraction_wt{:02}",
+            (w_t * 100.0).round() as u32
+        );
         let configure: fn(f64, RunConfig) -> RunConfig = match w_t {
-            w if w == 0.0 => |p, c| RunConfig { participation: p, w_t: 0.0, ..c },
-            w if w == 0.5 => |p, c| RunConfig { participation: p, w_t: 0.5, ..c },
-            w if w == 1.0 => |p, c| RunConfig { participation: p, w_t: 1.0, ..c },
-            _ => |p, c| RunConfig { participation: p, ..c },
+            w if w == 0.0 => |p, c| RunConfig {
+                participation: p,
+                w_t: 0.0,
+                ..c
+            },
+            w if w == 0.5 => |p, c| RunConfig {
+                participation: p,
+                w_t: 0.5,
+                ..c
+            },
+            w if w == 1.0 => |p, c| RunConfig {
+                participation: p,
+                w_t: 1.0,
+                ..c
+            },
+            _ => |p, c| RunConfig {
+                participation: p,
+                ..c
+            },
         };
         let (result, _) = SweepExample {
             name: &name,

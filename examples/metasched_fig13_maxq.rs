@@ -32,7 +32,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         claims.check(
             "§5.7.3, Fig. 13",
             "response time falls from MaxQ 1 to 2 (jobs no longer held)",
-            format!("{:.1} -> {:.1} min", one.response_s / 60.0, two.response_s / 60.0),
+            format!(
+                "{:.1} -> {:.1} min",
+                one.response_s / 60.0,
+                two.response_s / 60.0
+            ),
             "falls",
             two.response_s < one.response_s,
         );

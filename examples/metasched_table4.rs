@@ -282,9 +282,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (k, site) in scenario.sites.iter().enumerate() {
         load = load.series(
             site.name(),
-            mcmf.outcome.load.iter().filter_map(|s| {
-                Some((s.time.secs() as f64 / 3600.0, *s.load.get(k)?))
-            }),
+            mcmf.outcome
+                .load
+                .iter()
+                .filter_map(|s| Some((s.time.secs() as f64 / 3600.0, *s.load.get(k)?))),
         );
     }
     out.write_plot(&load)?;
@@ -324,14 +325,20 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, RunResult)]) {
         &src,
         "MCMF lowers the total electricity cost against BS",
         format!("{:+.1} %", pct(cost(mcmf), cost(bs))),
-        format!("{:+.1} % ($6,964)", pct(paper(Row::Mcmf).1, paper(Row::Bs).1)),
+        format!(
+            "{:+.1} % ($6,964)",
+            pct(paper(Row::Mcmf).1, paper(Row::Bs).1)
+        ),
         cost(mcmf) < cost(bs),
     );
     claims.check(
         &src,
         "MCMF (w_t) costs less than TWOPRICE",
         format!("{:+.1} %", pct(cost(mcmf), cost(two))),
-        format!("{:+.1} % ($8,535.7)", pct(paper(Row::Mcmf).1, paper(Row::TwoPrice).1)),
+        format!(
+            "{:+.1} % ($8,535.7)",
+            pct(paper(Row::Mcmf).1, paper(Row::TwoPrice).1)
+        ),
         cost(mcmf) < cost(two),
     );
     let close = pct(rt(mcmf), rt(two)).abs() <= 5.0;

@@ -101,19 +101,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         PAPER.iter().map(|p| (p.0, p.2 / PAPER[0].2)),
     )
     .series("$/job (ours)", ours_rel(|a| a.cost_per_job_usd))
-    .series("$/job (paper)", PAPER.iter().map(|p| (p.0, p.3 / PAPER[0].3)));
+    .series(
+        "$/job (paper)",
+        PAPER.iter().map(|p| (p.0, p.3 / PAPER[0].3)),
+    );
     out.write_plot(&plot)?;
 
     let mut claims = Claims::new("metasched");
     let points = &run.result.points;
-    let at = |t: f64| points.iter().find(|(x, _)| (*x - t).abs() < 1e-9).map(|(_, a)| *a);
+    let at = |t: f64| {
+        points
+            .iter()
+            .find(|(x, _)| (*x - t).abs() < 1e-9)
+            .map(|(_, a)| *a)
+    };
     if let (Some(zero), Some(last)) = (at(0.0), points.last().map(|(_, a)| *a)) {
         let ppe: Vec<f64> = points.iter().filter_map(|(_, a)| a.ppe_percent).collect();
         let rising = ppe.windows(2).all(|w| w[1] >= w[0]);
         claims.check(
             "§5.3, Table 5",
             "average PPE grows with the threshold T",
-            ppe.iter().map(|v| format!("{v:.0}")).collect::<Vec<_>>().join(", "),
+            ppe.iter()
+                .map(|v| format!("{v:.0}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             "3, 25, 62, 116, 221, 386",
             rising && ppe.len() == points.len(),
         );
@@ -122,7 +133,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .filter(|(t, _)| *t <= 6.0)
             .map(|(_, a)| a.response_s / zero.response_s)
             .collect();
-        let worst = moderate.iter().fold(1.0_f64, |m, &r| m.max((r - 1.0).abs() + 1.0));
+        let worst = moderate
+            .iter()
+            .fold(1.0_f64, |m, &r| m.max((r - 1.0).abs() + 1.0));
         claims.check(
             "§5.3, Table 5",
             "response time stable (within 5 %) for T up to 6 h",
@@ -133,12 +146,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         claims.check(
             "§5.3, Table 5",
             "response time rises noticeably at the largest T (24 h)",
-            format!("{:+.1} %", 100.0 * (last.response_s / zero.response_s - 1.0)),
+            format!(
+                "{:+.1} %",
+                100.0 * (last.response_s / zero.response_s - 1.0)
+            ),
             "+13.1 % (518.5 vs 458.5)",
             last.response_s > 1.02 * zero.response_s,
         );
         let costs: Vec<f64> = points.iter().map(|(_, a)| a.cost_per_job_usd).collect();
-        let spread = costs.iter().fold(0.0_f64, |m, c| m.max((c / zero.cost_per_job_usd - 1.0).abs()));
+        let spread = costs.iter().fold(0.0_f64, |m, c| {
+            m.max((c / zero.cost_per_job_usd - 1.0).abs())
+        });
         claims.check(
             "§5.3, Table 5",
             "prediction errors have no real impact on the electricity cost per job (within 3 %)",

@@ -20,9 +20,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, ValueEnum};
+use cosched_core::Duration;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::{self, Spread};
-use cosched_core::Duration;
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
 use cosched_metasched::price_forecast::PriceForecastConfig;
@@ -283,7 +283,11 @@ impl ScenarioArgs {
             return Err(format!("--w-t {} must be in [0, 1]", self.w_t).into());
         }
         if !(self.wait_perturb_h.is_finite() && (0.0..=1e6).contains(&self.wait_perturb_h)) {
-            return Err(format!("--wait-perturb-h {} must be in [0, 1e6]", self.wait_perturb_h).into());
+            return Err(format!(
+                "--wait-perturb-h {} must be in [0, 1e6]",
+                self.wait_perturb_h
+            )
+            .into());
         }
         let diurnal = DiurnalPrices::month(seed);
         let prices_dir = self.prices.clone();
@@ -309,7 +313,10 @@ impl ScenarioArgs {
             Compat::TotalCores => CoreLimit::TotalCores,
             Compat::MaxRequest => CoreLimit::MaxRequest,
         };
-        let sites: Vec<Site> = sites.into_iter().map(|s| s.with_core_limit(limit)).collect();
+        let sites: Vec<Site> = sites
+            .into_iter()
+            .map(|s| s.with_core_limit(limit))
+            .collect();
         let jobs = match &self.trace {
             Some(path) => read_grid_trace(path, sites.len())?,
             None => XsedeLikeWorkload {
@@ -588,8 +595,17 @@ impl Averaged {
 /// `mean ± sd` of a spread (`mean` alone for one run), scaled by `scale`.
 pub fn spread_text(spread: Option<Spread>, scale: f64, decimals: usize) -> String {
     match spread {
-        Some(Spread { mean, sd: Some(sd), n, .. }) => {
-            format!("{:.decimals$} ± {:.decimals$} (n={n})", mean * scale, sd * scale)
+        Some(Spread {
+            mean,
+            sd: Some(sd),
+            n,
+            ..
+        }) => {
+            format!(
+                "{:.decimals$} ± {:.decimals$} (n={n})",
+                mean * scale,
+                sd * scale
+            )
         }
         Some(s) => format!("{:.decimals$}", s.mean * scale),
         None => "n/a".into(),

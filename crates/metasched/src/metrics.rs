@@ -151,8 +151,16 @@ impl Metrics {
             jobs: measured().count(),
             completed,
             rejected: measured().filter(|j| j.run.is_none()).count(),
-            mean_holding_s: mean(done().map(|(j, r)| (r.dispatched - j.job.submit).secs() as f64).collect()),
-            cost_per_job_usd: if completed > 0 { total_cost_usd / completed as f64 } else { 0.0 },
+            mean_holding_s: mean(
+                done()
+                    .map(|(j, r)| (r.dispatched - j.job.submit).secs() as f64)
+                    .collect(),
+            ),
+            cost_per_job_usd: if completed > 0 {
+                total_cost_usd / completed as f64
+            } else {
+                0.0
+            },
             mean_ppe_percent: stats::mean(&ppe),
             migrated: done()
                 .filter(|(j, r)| r.site != j.job.submission_site)

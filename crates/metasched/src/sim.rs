@@ -525,8 +525,8 @@ impl SiteState {
             .map(|q| f64::from(q.size()) * q.estimate().secs() as f64)
             .sum();
         let (count, sum_start, sum_estimate) = self.running;
-        let remaining = (sum_estimate as f64 - (count as f64 * now.secs() as f64 - sum_start as f64))
-            .max(0.0);
+        let remaining =
+            (sum_estimate as f64 - (count as f64 * now.secs() as f64 - sum_start as f64)).max(0.0);
         let busy = if count > 0 {
             f64::from(self.cluster.busy_units()) * remaining / count as f64
         } else {
@@ -573,15 +573,16 @@ impl WaitPredictor for CycleWaits<'_> {
                 .cluster
                 .predicted_start(now, job.cores, estimate)
                 .map_or(Duration::from_hours(24 * 3650), |t| t - now),
-            WaitSource::Learned(predictors) => match (predictors.get(site), self.snapshots.get(site))
-            {
-                (Some(p), Some(snapshot)) => p.predict(&WaitFeatures {
-                    cores: f64::from(job.cores),
-                    estimate: estimate.secs() as f64,
-                    ..*snapshot
-                }),
-                _ => Duration::ZERO,
-            },
+            WaitSource::Learned(predictors) => {
+                match (predictors.get(site), self.snapshots.get(site)) {
+                    (Some(p), Some(snapshot)) => p.predict(&WaitFeatures {
+                        cores: f64::from(job.cores),
+                        estimate: estimate.secs() as f64,
+                        ..*snapshot
+                    }),
+                    _ => Duration::ZERO,
+                }
+            }
         };
         let perturbed = Duration(
             queue_wait
@@ -645,7 +646,9 @@ pub fn simulate(
     let start = trace.first().map_or(Time::ZERO, |j| j.submit);
     let mut queue = EventQueue::new(start);
     for (i, job) in trace.iter().enumerate() {
-        queue.schedule(job.submit, Ev::Arrival(i)).map_err(EngineError::from)?;
+        queue
+            .schedule(job.submit, Ev::Arrival(i))
+            .map_err(EngineError::from)?;
     }
     run(&mut sim, &mut queue)?;
     Ok(SimOutcome {
@@ -841,14 +844,22 @@ impl<'a> Sim<'a> {
         for p in &assignment.placements {
             let i = p.job.0 as usize;
             if !undecided.remove(&i) {
-                return Err(bad(format!("placed job index {i} that is not pending (or twice)")));
+                return Err(bad(format!(
+                    "placed job index {i} that is not pending (or twice)"
+                )));
             }
             let t = &self.trace[i];
             let fits = self.sites.get(p.site).is_some_and(|site| {
-                site.accepts(t.cores, scale_duration(t.estimate, &self.sites[t.submission_site], site))
+                site.accepts(
+                    t.cores,
+                    scale_duration(t.estimate, &self.sites[t.submission_site], site),
+                )
             });
             if !fits {
-                return Err(bad(format!("placed job {} on incompatible site {}", t.id, p.site)));
+                return Err(bad(format!(
+                    "placed job {} on incompatible site {}",
+                    t.id, p.site
+                )));
             }
             let job = grid_jobs.iter().find(|g| g.id == p.job);
             let predicted = job.map(|g| view.predicted_wait(g, p.site, now));
@@ -889,9 +900,10 @@ impl<'a> Sim<'a> {
         };
         let data_ready = now.try_add(transfer)?;
         // The site holds the job's cores for at most its estimate plus the staging time.
-        let held = estimate
-            .checked_add(transfer)
-            .ok_or(TimeOverflow { at: now, by: estimate })?;
+        let held = estimate.checked_add(transfer).ok_or(TimeOverflow {
+            at: now,
+            by: estimate,
+        })?;
         data_ready.try_add(estimate)?;
         let state = &mut self.states[site];
         if matches!(self.waits, WaitSource::Learned(_)) {

@@ -36,7 +36,10 @@ fn job(id: u64, submit: i64, home: usize, cores: u32) -> TraceJob {
 /// #2: a transfer latency of i64::MAX seconds is a typed error, not a wrapped time or a panic.
 #[test]
 fn an_endless_transfer_is_a_typed_error() {
-    let sites = vec![site("a", vec![10.0]).unwrap(), site("b", vec![1.0]).unwrap()];
+    let sites = vec![
+        site("a", vec![10.0]).unwrap(),
+        site("b", vec![1.0]).unwrap(),
+    ];
     let policy = Mcmf::new(sites, 2, 0.0, PriceModel::DayAhead).unwrap();
     let cfg = SimConfig {
         transfer: Some(TransferModel {
@@ -72,11 +75,17 @@ fn a_job_no_site_can_run_is_counted_as_rejected() {
     let sites = vec![site("a", vec![10.0]).unwrap()];
     let jobs = [job(1, 0, 0, 4), job(2, 10, 0, 99)];
     for policy in [
-        Box::new(SubmissionSite::new(sites.clone())) as Box<dyn cosched_metasched::policy::GridPolicy>,
+        Box::new(SubmissionSite::new(sites.clone()))
+            as Box<dyn cosched_metasched::policy::GridPolicy>,
         Box::new(Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead).unwrap()),
     ] {
-        let out = simulate(policy.as_ref(), &mut WaitSource::Zero, &jobs, &SimConfig::default())
-            .unwrap();
+        let out = simulate(
+            policy.as_ref(),
+            &mut WaitSource::Zero,
+            &jobs,
+            &SimConfig::default(),
+        )
+        .unwrap();
         let m = Metrics::of(&out, &sites);
         assert_eq!((m.jobs, m.completed, m.rejected), (2, 1, 1));
     }

@@ -266,7 +266,10 @@ fn invalid_inputs_are_errors() {
     };
     assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
     let bad = SimConfig {
-        power: PowerModel::Uniform { low: 0.5, high: 0.1 },
+        power: PowerModel::Uniform {
+            low: 0.5,
+            high: 0.1,
+        },
         ..config(0)
     };
     assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
@@ -409,7 +412,11 @@ fn scenario() -> impl Strategy<Value = (Vec<Site>, Vec<TraceJob>, u32, f64, SimC
                             data: DataSize::PaperMix,
                         }),
                         wait_perturbation: transfer.then_some(Duration(3_600)),
-                        power: if transfer { PowerModel::AVERAGE } else { PowerModel::Hpl },
+                        power: if transfer {
+                            PowerModel::AVERAGE
+                        } else {
+                            PowerModel::Hpl
+                        },
                         seed,
                     };
                     (sites, jobs, max_q, w_t, cfg)
@@ -534,13 +541,19 @@ fn check_cycles_are_maximal(sites: &[Site], max_q: u32, step: i64, out: &SimOutc
             .collect();
         let submit = j.job.submit.secs();
         let first = cycles.iter().copied().find(|&c| c >= submit);
-        assert!(first.is_some_and(|c| c <= submit + step), "no cycle within {step} s of {submit}");
+        assert!(
+            first.is_some_and(|c| c <= submit + step),
+            "no cycle within {step} s of {submit}"
+        );
         let Some(r) = j.run else {
             assert!(compatible.is_empty());
             continue;
         };
         assert!(cycles.contains(&r.dispatched.secs()));
-        for &cycle in cycles.iter().filter(|&&c| c >= submit && c < r.dispatched.secs()) {
+        for &cycle in cycles
+            .iter()
+            .filter(|&&c| c >= submit && c < r.dispatched.secs())
+        {
             for &k in &compatible {
                 assert_eq!(
                     taken.get(&(cycle, k)).copied(),
@@ -680,7 +693,9 @@ fn perturbed_waits_can_change_the_choice_and_zero_error_never_does() {
             wait_perturbation: Some(Duration(threshold)),
             ..config(2)
         };
-        simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap().jobs[2]
+        simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg)
+            .unwrap()
+            .jobs[2]
             .run
             .unwrap()
             .site
