@@ -6,7 +6,7 @@
 //! claims.
 
 use clap::Parser;
-use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample};
+use cosched_examples::metasched::{RunConfig, Scenario, SweepCli, SweepExample};
 use cosched_examples::{Cell, Claims, Table};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,26 +33,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "metasched_fig12_fraction_wt{:02}",
             (w_t * 100.0).round() as u32
         );
-        let configure: fn(f64, RunConfig) -> RunConfig = match w_t {
-            w if w == 0.0 => |p, c| RunConfig {
-                participation: p,
-                w_t: 0.0,
-                ..c
+        let at_w_t = Scenario {
+            defaults: RunConfig {
+                w_t,
+                ..scenario.defaults
             },
-            w if w == 0.5 => |p, c| RunConfig {
-                participation: p,
-                w_t: 0.5,
-                ..c
-            },
-            w if w == 1.0 => |p, c| RunConfig {
-                participation: p,
-                w_t: 1.0,
-                ..c
-            },
-            _ => |p, c| RunConfig {
-                participation: p,
-                ..c
-            },
+            ..scenario.clone()
         };
         let (result, _) = SweepExample {
             name: &name,
@@ -62,9 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             x_decimals: 2,
             full: &[0.1, 0.25, 0.5, 0.75, 1.0],
             quick: &[0.25, 1.0],
-            configure,
+            configure: |participation, c| RunConfig { participation, ..c },
         }
-        .run_into(&cli, &scenario, &mut out)?;
+        .run_into(&cli, &at_w_t, &mut out)?;
         let base = result.baseline;
         let points = &result.points;
         if let (Some((_, low)), Some((_, full))) = (points.first(), points.last()) {
