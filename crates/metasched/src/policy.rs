@@ -65,7 +65,7 @@
 
 use crate::max_flow::{MaxFlowOutcome, min_cost_max_flow};
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
-use crate::site::{Site, energy_cost_usd};
+use crate::site::{PriceBeyondSeries, Site, energy_cost_usd};
 use cosched_core::{Duration, JobId, ParamError, Time, stats};
 use petgraph::graph::{DiGraph, EdgeIndex};
 use thiserror::Error;
@@ -198,6 +198,9 @@ pub enum PolicyError {
         /// The solver's report.
         message: String,
     },
+    /// A predicted run needs a price the price model cannot give.
+    #[error(transparent)]
+    Price(#[from] PriceBeyondSeries),
 }
 
 /// A grid metascheduling policy: the cycle's observations in, an assignment out.
@@ -279,17 +282,30 @@ impl PriceModel {
     /// The price the model predicts at time `now` for `sites[site]` in scenario hour `hour`,
     /// in $/MWh. Private: it indexes the per-site levels and outlooks, which only
     /// [`Mcmf::new`] checks against the sites.
-    fn price(&self, sites: &[Site], site: usize, now: Time, hour: i64) -> f64 {
+    fn price(
+        &self,
+        sites: &[Site],
+        site: usize,
+        now: Time,
+        hour: i64,
+    ) -> Result<f64, PriceBeyondSeries> {
+        let beyond = || PriceBeyondSeries {
+            site: sites
+                .get(site)
+                .map_or_else(String::new, |s| s.name().to_owned()),
+            hour,
+            known_hours: sites.get(site).map_or(0, Site::known_hours),
+        };
         match self {
-            PriceModel::DayAhead => sites[site].price_usd_per_mwh(hour),
-            PriceModel::Forecast { outlooks } => outlooks[site].price_usd_per_mwh(now, hour),
+            PriceModel::DayAhead => sites.get(site).ok_or_else(beyond)?.price_usd_per_mwh(hour),
+            PriceModel::Forecast { outlooks } => outlooks
+                .get(site)
+                .and_then(|o| o.price_usd_per_mwh(now, hour))
+                .ok_or_else(beyond),
             PriceModel::TwoPrice { levels } => {
-                let (off, on) = levels[site];
-                if sites[site].local_hour(hour) >= 12 {
-                    on
-                } else {
-                    off
-                }
+                let (off, on) = levels.get(site).copied().ok_or_else(beyond)?;
+                let local = sites.get(site).ok_or_else(beyond)?.local_hour(hour);
+                Ok(if local >= 12 { on } else { off })
             }
         }
     }
@@ -373,7 +389,11 @@ impl Mcmf {
     }
 
     /// The cycle's arc costs (see the module docs).
-    pub fn cost_matrix(&self, cycle: &Cycle<'_>) -> CostMatrix {
+    ///
+    /// # Errors
+    /// [`PolicyError::Price`] when a predicted run needs a price the model cannot give (true
+    /// prices past the published series).
+    pub fn cost_matrix(&self, cycle: &Cycle<'_>) -> Result<CostMatrix, PolicyError> {
         // Raw (RT seconds, EC $) per compatible pair.
         let raw: Vec<Vec<Option<(f64, f64)>>> = cycle
             .jobs
@@ -381,9 +401,9 @@ impl Mcmf {
             .map(|job| {
                 (0..self.sites.len())
                     .map(|k| self.raw_cost(cycle, job, k))
-                    .collect()
+                    .collect::<Result<_, _>>()
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let pairs = || raw.iter().flatten().flatten();
         let rt = Range::of(pairs().map(|p| p.0));
         let ec = Range::of(pairs().map(|p| p.1));
@@ -401,23 +421,40 @@ impl Mcmf {
                     .collect()
             })
             .collect();
-        CostMatrix { costs }
+        Ok(CostMatrix { costs })
     }
 
     /// `(RT_jk, EC_jk)` if `job` can run at site `k`.
-    fn raw_cost(&self, cycle: &Cycle<'_>, job: &GridJob, k: usize) -> Option<(f64, f64)> {
-        let site = &self.sites[k];
-        let estimate = scaled_estimate(&self.sites, job, k)?;
+    fn raw_cost(
+        &self,
+        cycle: &Cycle<'_>,
+        job: &GridJob,
+        k: usize,
+    ) -> Result<Option<(f64, f64)>, PolicyError> {
+        let (Some(site), Some(estimate)) =
+            (self.sites.get(k), scaled_estimate(&self.sites, job, k))
+        else {
+            return Ok(None);
+        };
         if !site.accepts(job.cores, estimate) {
-            return None;
+            return Ok(None);
         }
         let wait = cycle.waits.predicted_wait(job, k, cycle.now).secs().max(0);
         let start = cycle.now.saturating_add(Duration(wait));
         let power = site.power_watts(job.cores) * job.power_factor;
+        let mut missing = None;
         let ec = energy_cost_usd(power, start, estimate, |h| {
-            self.prices.price(&self.sites, k, cycle.now, h)
+            self.prices
+                .price(&self.sites, k, cycle.now, h)
+                .unwrap_or_else(|e| {
+                    missing.get_or_insert(e);
+                    0.0
+                })
         });
-        Some((wait.saturating_add(estimate.secs()) as f64, ec))
+        if let Some(e) = missing {
+            return Err(PolicyError::Price(e));
+        }
+        Ok(Some((wait.saturating_add(estimate.secs()) as f64, ec)))
     }
 }
 
@@ -457,7 +494,7 @@ impl GridPolicy for Mcmf {
     }
 
     fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
-        let matrix = self.cost_matrix(cycle);
+        let matrix = self.cost_matrix(cycle)?;
         let mut g = DiGraph::<(), (i64, i64)>::new();
         let source = g.add_node(());
         let sink = g.add_node(());
@@ -550,6 +587,11 @@ mod tests {
     use crate::site::SiteSpec;
 
     fn site(gflops: f64, prices: Vec<f64>, lag: i32) -> Site {
+        // A single price stands for a flat month of it (prices never wrap around).
+        let prices = match prices[..] {
+            [flat] => vec![flat; 720],
+            _ => prices,
+        };
         SiteSpec {
             name: "s".into(),
             cores: 16,
@@ -581,7 +623,7 @@ mod tests {
         // RT: 7200 s vs 3600 s; EC: 4 kW·2 h·$10 = $0.08 vs 4 kW·1 h·$40 = $0.16.
         for (w_t, expected) in [(1.0, [100, 0]), (0.0, [0, 100]), (0.25, [25, 75])] {
             let policy = Mcmf::new(sites.clone(), 1, w_t, PriceModel::DayAhead).unwrap();
-            let matrix = policy.cost_matrix(&cycle);
+            let matrix = policy.cost_matrix(&cycle).unwrap();
             assert_eq!(
                 matrix.costs,
                 vec![expected.map(Some).to_vec()],
@@ -605,7 +647,7 @@ mod tests {
             waits: &ZeroWait,
         };
         let policy = Mcmf::new(sites, 1, 0.5, PriceModel::DayAhead).unwrap();
-        let matrix = policy.cost_matrix(&cycle);
+        let matrix = policy.cost_matrix(&cycle).unwrap();
         assert_eq!(matrix.costs[..2], [vec![Some(0)], vec![Some(0)]]);
         let out = policy.assign(&cycle).unwrap();
         assert_eq!(out.placements.len(), 1);
@@ -627,7 +669,7 @@ mod tests {
         };
         let policy = Mcmf::new(sites, 1, 0.0, PriceModel::DayAhead).unwrap();
         assert_eq!(
-            policy.cost_matrix(&cycle).costs,
+            policy.cost_matrix(&cycle).unwrap().costs,
             vec![vec![Some(0), Some(100)]]
         );
         assert_eq!(policy.assign(&cycle).unwrap().placements[0].site, 0);
@@ -645,7 +687,12 @@ mod tests {
                 jobs: &jobs,
                 waits: &waits,
             };
+            // True prices do not reach that far: a typed error, not a wrapped price.
             let policy = Mcmf::new(sites.clone(), 1, 0.5, PriceModel::DayAhead).unwrap();
+            assert!(matches!(policy.assign(&cycle), Err(PolicyError::Price(_))));
+            // The forecast does, without overflowing.
+            let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+            let policy = Mcmf::new(sites.clone(), 1, 0.5, forecast).unwrap();
             assert_eq!(policy.assign(&cycle).unwrap().placements.len(), 1);
         }
     }
@@ -667,9 +714,9 @@ mod tests {
         };
         // Scenario hour 15 is 12:00 local; hour 14 is 11:00.
         let now = Time(0);
-        assert_eq!(model.price(&sites, 0, now, 15), 90.0);
-        assert_eq!(model.price(&sites, 0, now, 14), 10.0);
-        assert_eq!(model.price(&sites, 0, now, 2), 90.0); // 23:00 local
+        assert_eq!(model.price(&sites, 0, now, 15), Ok(90.0));
+        assert_eq!(model.price(&sites, 0, now, 14), Ok(10.0));
+        assert_eq!(model.price(&sites, 0, now, 2), Ok(90.0)); // 23:00 local
     }
 
     #[test]
@@ -683,15 +730,21 @@ mod tests {
         let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
         // 23:00 on day 3: hours up to 95 are published, hour 96 on is forecast.
         let now = Time(95 * 3_600);
-        assert_eq!(forecast.price(&sites, 0, now, 95), 53.0);
-        assert!((forecast.price(&sites, 0, now, 97) - daily(97)).abs() < 1e-6);
+        assert_eq!(forecast.price(&sites, 0, now, 95), Ok(53.0));
+        assert!((forecast.price(&sites, 0, now, 97).unwrap() - daily(97)).abs() < 1e-6);
         assert_eq!(
             PriceModel::DayAhead.price(&sites, 0, now, 97),
-            daily(97) + 1_000.0
+            Ok(daily(97) + 1_000.0)
         );
         // A day later, day 4 is the current day and its real prices are known.
         let later = Time(96 * 3_600);
-        assert_eq!(forecast.price(&sites, 0, later, 97), daily(97) + 1_000.0);
+        assert_eq!(
+            forecast.price(&sites, 0, later, 97),
+            Ok(daily(97) + 1_000.0)
+        );
+        // Past the series: true prices are an error, the forecast answers.
+        assert!(PriceModel::DayAhead.price(&sites, 0, later, 500).is_err());
+        assert!(forecast.price(&sites, 0, later, 500).is_ok());
 
         // Through the policy: a job predicted to start in two hours costs the price of hour
         // 97; perfect foresight avoids site 0, the forecast does not.

@@ -29,7 +29,8 @@
 //! - At each instant: completions, then arrivals, then the cycle (if due),
 //!   then an EASY pass at every site that changed.
 //! - A job's electricity cost is the real one: its power at the site where it ran, integrated
-//!   over its actual run with that site's hourly prices ([`energy_cost_usd`]).
+//!   over its actual run with that site's hourly prices ([`Site::energy_cost_usd`]); a run past
+//!   the published prices is an error ([`SimError::Price`]), never priced by wrapping around.
 //!
 //! ## Wait prediction ([`WaitSource`])
 //! The policy's predicted waits come from, per site: the paper's learned predictor
@@ -62,7 +63,7 @@
 use crate::policy::{
     Cycle, GridJob, GridPolicy, PolicyError, WaitPredictor, scale_duration, scaled_estimate,
 };
-use crate::site::{Site, energy_cost_usd};
+use crate::site::{PriceBeyondSeries, Site};
 use crate::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use crate::workload::TraceJob;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, RunToken, Started, Submitted};
@@ -103,6 +104,9 @@ pub enum SimError {
     /// A site's batch system refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
+    /// A run needs a price the series does not hold (no wrap-around: append the prices).
+    #[error(transparent)]
+    Price(#[from] PriceBeyondSeries),
     /// An event fell past the end of representable time (or before the clock).
     #[error(transparent)]
     Engine(#[from] EngineError),
@@ -685,7 +689,7 @@ impl Simulation for Sim<'_> {
 
     fn handle(&mut self, now: Time, event: Ev, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
         match event {
-            Ev::Completion(site, token) => self.complete(site, now, token),
+            Ev::Completion(site, token) => self.complete(site, now, token)?,
             Ev::Arrival(i) => self.arrive(i, now, queue)?,
             Ev::Cycle => self.cycle_now = true,
         }
@@ -942,16 +946,16 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    fn complete(&mut self, site: usize, now: Time, token: RunToken) {
+    fn complete(&mut self, site: usize, now: Time, token: RunToken) -> Result<(), SimError> {
         let state = &mut self.states[site];
         if state.cluster.complete(now, token).is_none() {
-            return;
+            return Ok(());
         }
         state.touched = true;
         let i = token.job.0 as usize;
         let outcome = &mut self.out[i];
         let Some(run) = outcome.run.as_mut() else {
-            return;
+            return Ok(());
         };
         state.running.0 -= 1;
         state.running.1 -= run.start.secs();
@@ -960,12 +964,12 @@ impl<'a> Sim<'a> {
         let s = &self.sites[site];
         // The job draws power from the start of its computation (after any staging).
         let compute_start = run.start.max(run.data_ready);
-        run.cost_usd = energy_cost_usd(
+        run.cost_usd = s.energy_cost_usd(
             s.power_watts(outcome.job.cores) * outcome.power_factor,
             compute_start,
             now - compute_start,
-            |h| s.price_usd_per_mwh(h),
-        );
+        )?;
+        Ok(())
     }
 
     /// An EASY pass at every touched site; starts are recorded and their completions (at the

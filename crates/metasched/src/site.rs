@@ -14,6 +14,7 @@
 //! [`PriceModel::TwoPrice`](crate::policy::PriceModel::TwoPrice)) use it.
 
 use cosched_core::{Duration, ParamError, Time};
+use thiserror::Error;
 
 /// Seconds per hour.
 const HOUR_S: i64 = 3600;
@@ -85,17 +86,7 @@ impl SiteSpec {
             "[]",
             "must hold at least one hour",
         )?;
-        if let Some(bad) = self
-            .prices_usd_per_mwh
-            .iter()
-            .find(|p| !(p.is_finite() && p.abs() <= MAX_PRICE_USD_PER_MWH))
-        {
-            return Err(ParamError::new(
-                "prices_usd_per_mwh",
-                bad,
-                "every price must be finite and within ±1e6 $/MWh",
-            ));
-        }
+        check_prices(&self.prices_usd_per_mwh)?;
         ParamError::check(
             (-23..=23).contains(&self.timezone_lag_hours),
             "timezone_lag_hours",
@@ -121,6 +112,36 @@ pub enum CoreLimit {
     MaxRequest,
 }
 
+/// Every price finite and within ±[`MAX_PRICE_USD_PER_MWH`].
+fn check_prices(prices: &[f64]) -> Result<(), ParamError> {
+    match prices
+        .iter()
+        .find(|p| !(p.is_finite() && p.abs() <= MAX_PRICE_USD_PER_MWH))
+    {
+        Some(bad) => Err(ParamError::new(
+            "prices_usd_per_mwh",
+            bad,
+            "every price must be finite and within ±1e6 $/MWh",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A price asked for an hour the series does not hold.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "site {site}: no day-ahead price for scenario hour {hour} (known: hours 0..{known_hours}); \
+     append the published prices or use a forecast"
+)]
+pub struct PriceBeyondSeries {
+    /// The site.
+    pub site: String,
+    /// The hour asked.
+    pub hour: i64,
+    /// Hours the series holds.
+    pub known_hours: usize,
+}
+
 /// A validated site; read its fields through [`Site::spec`].
 ///
 /// ```
@@ -139,9 +160,10 @@ pub enum CoreLimit {
 /// }
 /// .build()
 /// .unwrap();
-/// // Scenario hour 0 is 21:00 local time; hour 2 pays the first price again.
+/// // Scenario hour 0 is 21:00 local time; hour 2 is not published yet.
 /// assert_eq!(site.local_hour(0), 21);
-/// assert_eq!(site.price_usd_per_mwh(2), 40.0);
+/// assert_eq!(site.price_usd_per_mwh(1), Ok(80.0));
+/// assert!(site.price_usd_per_mwh(2).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Site {
@@ -160,11 +182,59 @@ impl Site {
         &self.spec.name
     }
 
-    /// The day-ahead price of scenario hour `hour`, in $/MWh (periodic extension).
-    pub fn price_usd_per_mwh(&self, hour: i64) -> f64 {
-        let prices = &self.spec.prices_usd_per_mwh;
-        // `len` fits in i64 and the remainder is in 0..len.
-        prices[hour.rem_euclid(prices.len() as i64) as usize]
+    /// The day-ahead price of scenario hour `hour`, in $/MWh.
+    ///
+    /// # Errors
+    /// [`PriceBeyondSeries`] for an hour before the series or past its end: no price is ever
+    /// made up by wrapping around (append the next day's prices with
+    /// [`append_day_ahead`](Self::append_day_ahead), or ask a forecast).
+    pub fn price_usd_per_mwh(&self, hour: i64) -> Result<f64, PriceBeyondSeries> {
+        usize::try_from(hour)
+            .ok()
+            .and_then(|h| self.spec.prices_usd_per_mwh.get(h).copied())
+            .ok_or_else(|| PriceBeyondSeries {
+                site: self.spec.name.clone(),
+                hour,
+                known_hours: self.spec.prices_usd_per_mwh.len(),
+            })
+    }
+
+    /// Hours of published prices: scenario hours `0..known_hours()`.
+    pub fn known_hours(&self) -> usize {
+        self.spec.prices_usd_per_mwh.len()
+    }
+
+    /// Appends newly published day-ahead prices ($/MWh) after the last known hour — what a
+    /// live metascheduler does each day when the market clears.
+    ///
+    /// # Errors
+    /// [`ParamError`] if a price is not finite or beyond ±[`MAX_PRICE_USD_PER_MWH`]; nothing
+    /// is appended then.
+    pub fn append_day_ahead(&mut self, prices: &[f64]) -> Result<(), ParamError> {
+        check_prices(prices)?;
+        self.spec.prices_usd_per_mwh.extend_from_slice(prices);
+        Ok(())
+    }
+
+    /// The electricity cost in $ of drawing `power_watts` over `[start, start + duration)` at
+    /// this site's day-ahead prices ([`energy_cost_usd`]).
+    ///
+    /// # Errors
+    /// [`PriceBeyondSeries`] if the interval leaves the published prices.
+    pub fn energy_cost_usd(
+        &self,
+        power_watts: f64,
+        start: Time,
+        duration: Duration,
+    ) -> Result<f64, PriceBeyondSeries> {
+        let mut missing = None;
+        let cost = energy_cost_usd(power_watts, start, duration, |h| {
+            self.price_usd_per_mwh(h).unwrap_or_else(|e| {
+                missing.get_or_insert(e);
+                0.0
+            })
+        });
+        missing.map_or(Ok(cost), Err)
     }
 
     /// The local hour of day (0..24) at scenario hour `hour`.
@@ -218,7 +288,7 @@ pub fn energy_cost_usd(
     power_watts: f64,
     start: Time,
     duration: Duration,
-    price: impl Fn(i64) -> f64,
+    mut price: impl FnMut(i64) -> f64,
 ) -> f64 {
     let end = start.secs().saturating_add(duration.secs().max(0));
     let mut t = start.secs();
@@ -310,15 +380,24 @@ mod tests {
     }
 
     #[test]
-    fn prices_are_periodic_and_local_hours_wrap() {
-        let site = SiteSpec {
+    fn prices_never_wrap_and_can_be_appended_and_local_hours_wrap() {
+        let mut site = SiteSpec {
             timezone_lag_hours: -3,
             ..spec()
         }
         .build()
         .unwrap();
-        assert_eq!(site.price_usd_per_mwh(4), 2.0);
-        assert_eq!(site.price_usd_per_mwh(-1), 3.0);
+        let known = site.known_hours() as i64;
+        assert!(site.price_usd_per_mwh(known).is_err());
+        assert!(site.price_usd_per_mwh(-1).is_err());
+        assert!(
+            site.energy_cost_usd(1e6, Time(0), Duration(3600 * known + 1))
+                .is_err()
+        );
+        site.append_day_ahead(&[7.0]).unwrap();
+        assert_eq!(site.price_usd_per_mwh(known), Ok(7.0));
+        assert!(site.append_day_ahead(&[f64::NAN]).is_err());
+        assert_eq!(site.known_hours() as i64, known + 1);
         assert_eq!(site.local_hour(1), 22);
         assert_eq!(site.local_hour(27), 0);
     }

@@ -57,22 +57,44 @@ fn an_endless_transfer_is_a_typed_error() {
     }
 }
 
-/// #8: a job 9e18 s after the first costs work in proportion to the events, not the span.
+/// #8: a job 9e18 s after the first costs work in proportion to the events, not the span:
+/// with prices for every hour it runs through (few load samples); with a month of prices it
+/// stops at once with a typed error naming the missing hour (never a wrapped-around price).
 #[test]
 fn a_huge_span_is_cheap() {
-    let sites = vec![site("a", vec![10.0, 20.0]).unwrap()];
-    let policy = Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead).unwrap();
-    let jobs = [job(1, 0, 0, 4), job(2, 9_000_000_000_000_000_000, 0, 4)];
-    let out = simulate(&policy, &mut WaitSource::Zero, &jobs, &SimConfig::default()).unwrap();
-    assert!(out.jobs.iter().all(|j| j.run.is_some()));
-    assert!(out.load.len() <= 8, "{} load samples", out.load.len());
-    assert_eq!(Metrics::of(&out, &sites).completed, 2);
+    let late = 9_000_000_000_000_000_000;
+    let jobs = [job(1, 0, 0, 4), job(2, late, 0, 4)];
+    let sites = vec![site("a", vec![10.0; 720]).unwrap()];
+    for policy in [
+        Box::new(SubmissionSite::new(sites.clone()))
+            as Box<dyn cosched_metasched::policy::GridPolicy>,
+        Box::new(Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead).unwrap()),
+    ] {
+        let err = simulate(
+            policy.as_ref(),
+            &mut WaitSource::Zero,
+            &jobs,
+            &SimConfig::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no day-ahead price"), "{err}");
+    }
+    // Only the early job: it runs, with a handful of hourly load samples.
+    let out = simulate(
+        &SubmissionSite::new(sites.clone()),
+        &mut WaitSource::Zero,
+        &jobs[..1],
+        &SimConfig::default(),
+    )
+    .unwrap();
+    assert!(out.load.len() <= 2, "{} load samples", out.load.len());
+    assert_eq!(Metrics::of(&out, &sites).completed, 1);
 }
 
 /// #9: a measured job no site can run is counted as rejected, never dropped.
 #[test]
 fn a_job_no_site_can_run_is_counted_as_rejected() {
-    let sites = vec![site("a", vec![10.0]).unwrap()];
+    let sites = vec![site("a", vec![10.0; 48]).unwrap()];
     let jobs = [job(1, 0, 0, 4), job(2, 10, 0, 99)];
     for policy in [
         Box::new(SubmissionSite::new(sites.clone()))

@@ -30,7 +30,8 @@ fn site(name: &str, cores: u32, gflops: f64, price: f64) -> Site {
         max_walltime: Duration::from_hours(10),
         watts_per_core: 100.0,
         gflops_per_core: gflops,
-        prices_usd_per_mwh: vec![price],
+        // Flat for 60 days: prices never wrap around.
+        prices_usd_per_mwh: vec![price; 1_440],
         timezone_lag_hours: 0,
     }
     .build()
@@ -224,7 +225,7 @@ fn learned_predictors_are_taught_every_start_with_the_submission_features() {
     let mut waits = WaitSource::Learned(
         (0..sites.len())
             .map(|k| {
-                Box::new(Fixed(Duration(if k == 2 { 1 << 30 } else { 0 })))
+                Box::new(Fixed(Duration(if k == 2 { 10 * 86_400 } else { 0 })))
                     as Box<dyn QueueWaitPredictor + Send>
             })
             .collect(),
@@ -368,7 +369,7 @@ fn scenario() -> impl Strategy<Value = (Vec<Site>, Vec<TraceJob>, u32, f64, SimC
                 max_walltime: Duration::from_hours(hours),
                 watts_per_core: 50.0,
                 gflops_per_core: gflops,
-                prices_usd_per_mwh: vec![price, price * 2.0],
+                prices_usd_per_mwh: [price, price * 2.0].repeat(2_000),
                 timezone_lag_hours: 0,
             }
             .build()

@@ -300,8 +300,15 @@ impl ClusteredWaitPredictor {
             return (sum / weight, PredictionSource::Cluster(cluster));
         }
         match &model.regression {
+            // Clipped to the waits the history has seen: one extrapolated outlier would
+            // otherwise stretch a cycle's response-time range and flatten every other job's
+            // response-time term (Eq. 4's normalisation).
             Some(fit) if q.iter().all(|x| x.is_finite()) => {
-                (fit.predict(&q).max(0.0), PredictionSource::Regression)
+                let longest = model.waits.iter().copied().fold(0.0, f64::max);
+                (
+                    fit.predict(&q).clamp(0.0, longest),
+                    PredictionSource::Regression,
+                )
             }
             _ => (model.mean_wait, PredictionSource::MeanWait),
         }
