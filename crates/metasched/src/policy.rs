@@ -378,6 +378,27 @@ impl Mcmf {
         Mcmf::new(sites, max_q, w_t, prices)
     }
 
+    /// Appends newly published day-ahead prices of site `site` (a live metascheduler's daily
+    /// market clearing): the site's series and, with [`PriceModel::Forecast`], its outlook grow;
+    /// cached forecasts stay valid (they read only hours before their issue). TWOPRICE keeps
+    /// its levels (the paper's percentiles of the simulated period).
+    ///
+    /// # Errors
+    /// [`ParamError`] for an unknown site or an invalid price; nothing is appended then.
+    pub fn append_day_ahead(&mut self, site: usize, prices: &[f64]) -> Result<(), ParamError> {
+        let target = self
+            .sites
+            .get_mut(site)
+            .ok_or_else(|| ParamError::new("site", site, "must index one of the policy's sites"))?;
+        target.append_day_ahead(prices)?;
+        if let PriceModel::Forecast { outlooks } = &mut self.prices
+            && let Some(outlook) = outlooks.get_mut(site)
+        {
+            outlook.append_day_ahead(prices)?;
+        }
+        Ok(())
+    }
+
     /// `MaxQ`: the most jobs one site takes per cycle.
     pub fn max_q(&self) -> u32 {
         self.max_q

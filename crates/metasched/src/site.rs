@@ -96,6 +96,7 @@ impl SiteSpec {
         Ok(Site {
             spec: self,
             core_limit: CoreLimit::TotalCores,
+            anchor: None,
         })
     }
 }
@@ -142,6 +143,60 @@ pub struct PriceBeyondSeries {
     pub known_hours: usize,
 }
 
+/// Where scenario time 0 (and price hour 0) lies on the calendar: a civil date at local
+/// midnight and the UTC offset of that local time. A live metascheduler converts wall-clock
+/// instants to scenario time with it, so appended day-ahead prices land on the right hours.
+///
+/// ```
+/// use cosched_core::Time;
+/// use cosched_metasched::site::PriceAnchor;
+///
+/// // The XSEDE data: June 2014, hour 0 at midnight US Eastern daylight time (UTC−4).
+/// let anchor = PriceAnchor::XSEDE_JUNE_2014;
+/// assert_eq!(anchor.epoch_unix_s(), 1_401_595_200); // 2014-06-01T04:00:00Z
+/// assert_eq!(anchor.scenario_time(1_401_595_200 + 7_200), Time(7_200));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PriceAnchor {
+    /// Year of the series' first day.
+    pub year: i32,
+    /// Month, 1..=12.
+    pub month: u32,
+    /// Day of the month, 1..=31.
+    pub day: u32,
+    /// Local time minus UTC, hours.
+    pub utc_offset_hours: i32,
+}
+
+impl PriceAnchor {
+    /// The shared data's series (../shared/README.md): June 2014, hour 0 at midnight US
+    /// Eastern daylight time (the sites' `timezone_lag_hours` are relative to it).
+    pub const XSEDE_JUNE_2014: PriceAnchor = PriceAnchor {
+        year: 2014,
+        month: 6,
+        day: 1,
+        utc_offset_hours: -4,
+    };
+
+    /// Unix time (s) of scenario time 0.
+    pub fn epoch_unix_s(&self) -> i64 {
+        // Days from 1970-01-01 to the civil date (H. Hinnant's days_from_civil).
+        let (m, d) = (i64::from(self.month), i64::from(self.day));
+        let y = i64::from(self.year) - i64::from(m <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146_097 + doe - 719_468;
+        days * 86_400 - i64::from(self.utc_offset_hours) * HOUR_S
+    }
+
+    /// The scenario time of unix instant `unix_s`.
+    pub fn scenario_time(&self, unix_s: i64) -> Time {
+        Time(unix_s.saturating_sub(self.epoch_unix_s()))
+    }
+}
+
 /// A validated site; read its fields through [`Site::spec`].
 ///
 /// ```
@@ -169,6 +224,7 @@ pub struct PriceBeyondSeries {
 pub struct Site {
     spec: SiteSpec,
     core_limit: CoreLimit,
+    anchor: Option<PriceAnchor>,
 }
 
 impl Site {
@@ -248,6 +304,18 @@ impl Site {
     pub fn with_core_limit(mut self, limit: CoreLimit) -> Site {
         self.core_limit = limit;
         self
+    }
+
+    /// The same site with its price hour 0 anchored on the calendar.
+    #[must_use]
+    pub fn with_price_anchor(mut self, anchor: PriceAnchor) -> Site {
+        self.anchor = Some(anchor);
+        self
+    }
+
+    /// Where price hour 0 lies on the calendar, if known.
+    pub fn price_anchor(&self) -> Option<PriceAnchor> {
+        self.anchor
     }
 
     /// Which core count bounds a request here.

@@ -8,7 +8,7 @@
 //! `gflops_per_core`, `timezone_lag_hours`; `site_id` and `location` are not used (sites keep
 //! the file's row order, which is the trace's submission-site order).
 
-use crate::site::{Site, SiteSpec};
+use crate::site::{PriceAnchor, Site, SiteSpec};
 use cosched_core::{Duration, ParamError};
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -120,11 +120,13 @@ pub fn parse_sites(
             prices_usd_per_mwh: prices(at.text(3)?)?,
             timezone_lag_hours: at.parse(6)?,
         };
-        sites.push(spec.build().map_err(|source| XsedeError::Site {
+        let site = spec.build().map_err(|source| XsedeError::Site {
             path: path.clone(),
             line,
             source,
-        })?);
+        })?;
+        // The shared data's prices are June 2014 from midnight US Eastern (its README).
+        sites.push(site.with_price_anchor(PriceAnchor::XSEDE_JUNE_2014));
     }
     Ok(sites)
 }

@@ -122,3 +122,37 @@ fn absurd_prices_are_refused() {
     }
     assert!(site("a", vec![9_000.0, -500.0]).is_ok());
 }
+
+/// A live metascheduler appends each day's published prices; the policy then prices hours it
+/// could not before, and the anchor maps wall-clock time onto scenario hours.
+#[test]
+fn day_ahead_prices_can_be_appended_while_the_policy_runs() {
+    use cosched_metasched::policy::{Cycle, GridJob, GridPolicy, ZeroWait};
+    use cosched_metasched::site::PriceAnchor;
+    let sites: Vec<Site> = ["a", "b"]
+        .iter()
+        .map(|n| {
+            site(n, vec![10.0; 24])
+                .unwrap()
+                .with_price_anchor(PriceAnchor::XSEDE_JUNE_2014)
+        })
+        .collect();
+    let mut policy = Mcmf::new(sites, 2, 0.0, PriceModel::DayAhead).unwrap();
+    let jobs = [GridJob::new(JobId(1), 0, 4, Duration::from_hours(2)).unwrap()];
+    let anchor = policy.sites()[0].price_anchor().unwrap();
+    let now = anchor.scenario_time(anchor.epoch_unix_s() + 23 * 3_600);
+    let cycle = Cycle {
+        now,
+        jobs: &jobs,
+        waits: &ZeroWait,
+    };
+    assert!(
+        policy.assign(&cycle).is_err(),
+        "hour 24 is not published yet"
+    );
+    policy.append_day_ahead(0, &[30.0; 24]).unwrap();
+    policy.append_day_ahead(1, &[5.0; 24]).unwrap();
+    assert_eq!(policy.assign(&cycle).unwrap().placements[0].site, 1);
+    assert!(policy.append_day_ahead(2, &[1.0]).is_err());
+    assert!(policy.append_day_ahead(0, &[1e308]).is_err());
+}
