@@ -300,6 +300,36 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, RunResult)]) {
             .find(|(r, _)| *r == row)
             .map(|(_, r)| &r.metrics)
     };
+    // Mean run time (h) of a row's measured jobs where they ran: runtime scaling (§4.5.2)
+    // explains most of the response-time gains.
+    let run_h = |row: Row| {
+        let runs: Vec<f64> = runs
+            .iter()
+            .find(|(r, _)| *r == row)
+            .map(|(_, r)| {
+                r.outcome
+                    .jobs
+                    .iter()
+                    .filter(|j| j.measured)
+                    .filter_map(|j| j.run.map(|r| (r.end - r.start).secs() as f64 / 3600.0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        cosched_core::stats::mean(&runs).unwrap_or(0.0)
+    };
+    let idle = format!(
+        "BS's bounded slowdown is {:.2} on this set: its sites barely queue, so there is little \
+         load for INST to pile up or for wait predictions to avoid",
+        get(Row::Bs).map_or(0.0, |m| m.mean_bounded_slowdown)
+    );
+    let scaling = format!(
+        "mean run time {:.2} h under MCMF w_t = 0 against {:.2} h under BS: the cheapest \
+         sites (Gordon, Darter, Lonestar) are also the fastest per core, so placing by cost \
+         alone still shortens runs; the paper's 1.7x comes from its published cost term (a \
+         power-free last-hour price) steering jobs elsewhere (the review's replay; inference)",
+        run_h(Row::McmfCostOnly),
+        run_h(Row::Bs)
+    );
     let (Some(bs), Some(inst), Some(two), Some(mcmf), Some(cost_only)) = (
         get(Row::Bs),
         get(Row::Inst),
@@ -342,35 +372,48 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, RunResult)]) {
         cost(mcmf) < cost(two),
     );
     let close = pct(rt(mcmf), rt(two)).abs() <= 5.0;
-    claims.check(
-        &src,
-        "MCMF and TWOPRICE have comparable response times (within 5 %)",
-        format!("{:+.1} %", pct(rt(mcmf), rt(two))),
-        format!("{:+.1} %", pct(paper(Row::Mcmf).0, paper(Row::TwoPrice).0)),
-        close,
-    );
-    claims.check(
-        &src,
-        "w_t = 0 cuts cost most and raises response time above BS",
-        format!(
-            "cost {:+.1} %, response x{:.2}",
-            pct(cost(cost_only), cost(bs)),
-            rt(cost_only) / rt(bs)
-        ),
-        format!(
-            "cost {:+.1} %, response x{:.2}",
-            pct(paper(Row::McmfCostOnly).1, paper(Row::Bs).1),
-            paper(Row::McmfCostOnly).0 / paper(Row::Bs).0
-        ),
-        cost(cost_only) < cost(bs) && cost(cost_only) <= cost(mcmf) && rt(cost_only) > rt(bs),
-    );
-    claims.check(
-        &src,
-        "INST degrades the baseline response time (paper: 5.5x)",
-        format!("x{:.2}", rt(inst) / rt(bs)),
-        format!("x{:.2}", paper(Row::Inst).0 / paper(Row::Bs).0),
-        rt(inst) > rt(bs),
-    );
+    claims
+        .check(
+            &src,
+            "MCMF and TWOPRICE have comparable response times (within 5 %)",
+            format!("{:+.1} %", pct(rt(mcmf), rt(two))),
+            format!("{:+.1} %", pct(paper(Row::Mcmf).0, paper(Row::TwoPrice).0)),
+            close,
+        )
+        .because(format!(
+            "bounded slowdown MCMF {:.2} vs TWOPRICE {:.2}: the learned waits (published predictor \
+         parameters on range-scaled features) misjudge some queues",
+            mcmf.mean_bounded_slowdown, two.mean_bounded_slowdown
+        ));
+    claims
+        .check(
+            &src,
+            "w_t = 0 cuts cost most and raises response time above BS",
+            format!(
+                "cost {:+.1} %, response x{:.2}",
+                pct(cost(cost_only), cost(bs)),
+                rt(cost_only) / rt(bs)
+            ),
+            format!(
+                "cost {:+.1} %, response x{:.2}",
+                pct(paper(Row::McmfCostOnly).1, paper(Row::Bs).1),
+                paper(Row::McmfCostOnly).0 / paper(Row::Bs).0
+            ),
+            cost(cost_only) < cost(bs) && cost(cost_only) <= cost(mcmf) && rt(cost_only) > rt(bs),
+        )
+        .because(scaling.clone());
+    claims
+        .check(
+            &src,
+            "INST degrades the baseline response time (paper: 5.5x)",
+            format!("x{:.2}", rt(inst) / rt(bs)),
+            format!("x{:.2}", paper(Row::Inst).0 / paper(Row::Bs).0),
+            rt(inst) > rt(bs),
+        )
+        .because(format!(
+            "{idle}; INST's bounded slowdown {:.2} shows the queues it does build",
+            inst.mean_bounded_slowdown
+        ));
     claims.check(
         &src,
         "INST achieves a lower cost than BS",
@@ -378,13 +421,15 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, RunResult)]) {
         format!("{:+.1} %", pct(paper(Row::Inst).1, paper(Row::Bs).1)),
         cost(inst) < cost(bs),
     );
-    claims.check(
-        &src,
-        "MCMF's response time is well below INST's (paper: 3.1x... 7.2x lower)",
-        format!("INST / MCMF = {:.2}", rt(inst) / rt(mcmf)),
-        format!("{:.2}", paper(Row::Inst).0 / paper(Row::Mcmf).0),
-        rt(inst) > 1.5 * rt(mcmf),
-    );
+    claims
+        .check(
+            &src,
+            "MCMF's response time is well below INST's (paper: 3.1x... 7.2x lower)",
+            format!("INST / MCMF = {:.2}", rt(inst) / rt(mcmf)),
+            format!("{:.2}", paper(Row::Inst).0 / paper(Row::Mcmf).0),
+            rt(inst) > 1.5 * rt(mcmf),
+        )
+        .because(idle.clone());
     claims.check(
         &src,
         "no measured job is lost: rejected jobs are counted",

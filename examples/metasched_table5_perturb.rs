@@ -136,23 +136,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let worst = moderate
             .iter()
             .fold(1.0_f64, |m, &r| m.max((r - 1.0).abs() + 1.0));
-        claims.check(
-            "§5.3, Table 5",
-            "response time stable (within 5 %) for T up to 6 h",
-            format!("largest deviation {:+.1} %", 100.0 * (worst - 1.0)),
-            "+0.8 % (462.3 vs 458.5)",
-            worst <= 1.05,
-        );
-        claims.check(
-            "§5.3, Table 5",
-            "response time rises noticeably at the largest T (24 h)",
-            format!(
-                "{:+.1} %",
-                100.0 * (last.response_s / zero.response_s - 1.0)
-            ),
-            "+13.1 % (518.5 vs 458.5)",
-            last.response_s > 1.02 * zero.response_s,
-        );
+        claims
+            .check(
+                "§5.3, Table 5",
+                "response time stable (within 5 %) for T up to 6 h",
+                format!("largest deviation {:+.1} %", 100.0 * (worst - 1.0)),
+                "+0.8 % (462.3 vs 458.5)",
+                worst <= 1.05,
+            )
+            .because(format!(
+                "unperturbed PPE {:.0} % (paper: 3 %): where our learned predictor is poor, \
+             noise moves placements either way",
+                zero.ppe_percent.unwrap_or(0.0)
+            ));
+        claims
+            .check(
+                "§5.3, Table 5",
+                "response time rises noticeably at the largest T (24 h)",
+                format!(
+                    "{:+.1} %",
+                    100.0 * (last.response_s / zero.response_s - 1.0)
+                ),
+                "+13.1 % (518.5 vs 458.5)",
+                last.response_s > 1.02 * zero.response_s,
+            )
+            .because(format!(
+                "unperturbed PPE {:.0} % (paper: 3 %): with a poor predictor, ±24 h noise can \
+             help as often as hurt",
+                zero.ppe_percent.unwrap_or(0.0)
+            ));
         let costs: Vec<f64> = points.iter().map(|(_, a)| a.cost_per_job_usd).collect();
         let spread = costs.iter().fold(0.0_f64, |m, c| {
             m.max((c / zero.cost_per_job_usd - 1.0).abs())

@@ -206,17 +206,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "−5.9 %",
             mcmf20.cost_usd < two.cost_usd,
         );
-        claims.check(
-            src,
-            "INST has the largest response time, MCMF far below it",
-            format!(
-                "INST {:.0} min, MCMF {:.0} min",
-                minutes(inst.response_s),
-                minutes(mcmf25.response_s)
-            ),
-            "1172.5 vs 518.2",
-            inst.response_s > mcmf25.response_s,
-        );
+        claims
+            .check(
+                src,
+                "INST has the largest response time, MCMF far below it",
+                format!(
+                    "INST {:.0} min, MCMF {:.0} min",
+                    minutes(inst.response_s),
+                    minutes(mcmf25.response_s)
+                ),
+                "1172.5 vs 518.2",
+                inst.response_s > 1.1 * mcmf25.response_s,
+            )
+            .because(format!(
+                "on this set BS's bounded slowdown is {:.2}: the sites barely queue, so INST's \
+             blindness to waits costs little",
+                bs.bounded_slowdown
+            ));
     }
 
     // Table 8: 1 TB per job, three power models.
@@ -282,7 +288,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let src = "§5.8, Table 8";
     let mut rt_stable = Vec::new();
     let mut cost_rises = Vec::new();
-    for s in 0..4 {
+    for (s, strategy) in STRATEGIES.iter().enumerate() {
         let (Some(lo), Some(mid), Some(hi)) = (cell(0, s), cell(1, s), cell(2, s)) else {
             continue;
         };
@@ -290,9 +296,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let spread = rts
             .iter()
             .fold(0.0_f64, |m, r| m.max((r / mid.response_s - 1.0).abs()));
-        rt_stable.push((STRATEGIES[s].name(), spread));
+        rt_stable.push((strategy.name(), spread));
         cost_rises.push((
-            STRATEGIES[s].name(),
+            strategy.name(),
             lo.cost_usd < mid.cost_usd && mid.cost_usd < hi.cost_usd,
         ));
     }
@@ -331,6 +337,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .join(", "),
         "−2.2 %, −2.5 %, −2.2 %",
         !mcmf_vs.is_empty() && mcmf_vs.iter().all(|(m, t, _)| m.cost_usd < t.cost_usd),
+    )
+    .because(
+        "MCMF at w_t 0.25 trades cost for response time (it is also faster than TWOPRICE here); \
+         both move most jobs to the same fast, cheap sites",
     );
     claims.check(
         src,
