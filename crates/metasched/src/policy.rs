@@ -50,7 +50,7 @@
 //!         max_walltime: Duration::from_hours(24),
 //!         watts_per_core: 100.0,
 //!         gflops_per_core: 10.0,
-//!         prices_usd_per_mwh: vec![price],
+//!         prices_usd_per_mwh: vec![price; 48],
 //!         timezone_lag_hours: 0,
 //!     }
 //!     .build()

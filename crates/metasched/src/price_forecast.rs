@@ -43,8 +43,11 @@
 //! // Day 3's prices are known; day 4 (hour 96 onwards) is forecast — here exactly, the cycle
 //! // repeats.
 //! assert_eq!(outlook.known_until_hour(noon_day_3), 96);
-//! assert_eq!(outlook.price_usd_per_mwh(noon_day_3, 80), 38.0);
-//! assert!((outlook.price_usd_per_mwh(noon_day_3, 100) - 34.0).abs() < 1e-9);
+//! assert_eq!(outlook.price_usd_per_mwh(noon_day_3, 80), Some(38.0));
+//! assert!((outlook.price_usd_per_mwh(noon_day_3, 100).unwrap() - 34.0).abs() < 1e-9);
+//! // No price before the series; past its end, the forecast (never a wrapped-around price).
+//! assert_eq!(outlook.price_usd_per_mwh(noon_day_3, -1), None);
+//! assert!(outlook.price_usd_per_mwh(noon_day_3, 2_000).is_some());
 //! ```
 
 use crate::sarima::Sarima;
