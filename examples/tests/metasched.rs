@@ -15,8 +15,17 @@ use cosched_examples::metasched::{
 fn setting() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir(dir.path().join("p")).unwrap();
-    fs::write(dir.path().join("p/A.csv"), "\"price\"\n40\n80\n").unwrap();
-    fs::write(dir.path().join("p/B.csv"), "\"price\"\n10\n").unwrap();
+    // Two days of prices (prices never wrap around past the series' end).
+    fs::write(
+        dir.path().join("p/A.csv"),
+        format!("\"price\"\n{}", "40\n80\n".repeat(24)),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("p/B.csv"),
+        format!("\"price\"\n{}", "10\n".repeat(48)),
+    )
+    .unwrap();
     fs::write(
         dir.path().join("sites.csv"),
         "site_id,name,location,price_file,cores,power_per_core_watts,timezone_lag_hours,\
@@ -59,8 +68,11 @@ fn real_files_by_flag_and_the_history_split() {
     let dir = setting();
     let scenario = cli(&dir, &[]).scenario.scenario(false, 1).unwrap();
     assert_eq!((scenario.jobs.len(), scenario.history), (6, 2));
-    assert_eq!(scenario.sites[0].spec().prices_usd_per_mwh, [40.0, 80.0]);
-    assert_eq!(scenario.sites[1].spec().prices_usd_per_mwh, [10.0]);
+    assert_eq!(
+        scenario.sites[0].spec().prices_usd_per_mwh,
+        [40.0, 80.0].repeat(24)
+    );
+    assert_eq!(scenario.sites[1].spec().prices_usd_per_mwh, [10.0; 48]);
     assert!(
         scenario
             .summary()
