@@ -399,20 +399,27 @@ fn table6(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    claims.check(
-        "§5.3, Table 6",
-        "MCMF improves on BS in every range of runtime-estimate error",
-        list(&over_bs),
-        "22–35 % in every bin",
-        !over_bs.is_empty() && over_bs.iter().all(|g| *g > 0.0),
-    );
-    claims.check(
-        "§5.3, Table 6",
-        "MCMF and TWOPRICE are equivalent in every bin (within 5 %)",
-        list(&over_two),
-        "−0.46 … −0.07 %",
-        !over_two.is_empty() && over_two.iter().all(|g| g.abs() <= 5.0),
-    );
+    claims
+        .check(
+            "§5.3, Table 6",
+            "MCMF improves on BS in every range of runtime-estimate error",
+            list(&over_bs),
+            "22–35 % in every bin",
+            !over_bs.is_empty() && over_bs.iter().all(|g| *g > 0.0),
+        )
+        .because(
+            "the bins are in order of growing estimate error: where estimates overstate run times \
+         most, MCMF's estimate-based response times (Eq. 4) mislead it the most",
+        );
+    claims
+        .check(
+            "§5.3, Table 6",
+            "MCMF and TWOPRICE are equivalent in every bin (within 5 %)",
+            list(&over_two),
+            "−0.46 … −0.07 %",
+            !over_two.is_empty() && over_two.iter().all(|g| g.abs() <= 5.0),
+        )
+        .because("as Table 4 (all set): MCMF's learned waits trail TWOPRICE's by 5.9 % overall");
     Ok(())
 }
 
