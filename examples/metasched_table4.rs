@@ -290,7 +290,89 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     out.write_plot(&load)?;
+    fig9(&mut out, &mut claims, &scenario.sites, runs_last)?;
     out.write_claims(&claims)?;
+    Ok(())
+}
+
+/// Hourly power (kW) drawn at site `k` by the measured jobs of `run`, hour by hour over the
+/// runs' span.
+fn hourly_power_kw(
+    run: &RunResult,
+    sites: &[cosched_metasched::site::Site],
+    k: usize,
+) -> Vec<(f64, f64)> {
+    let Some(site) = sites.get(k) else {
+        return Vec::new();
+    };
+    let mut by_hour = std::collections::BTreeMap::<i64, f64>::new();
+    for j in run.outcome.jobs.iter().filter(|j| j.measured) {
+        let Some(r) = j.run.filter(|r| r.site == k) else {
+            continue;
+        };
+        let kw = site.power_watts(j.job.cores) * j.power_factor / 1e3;
+        let (start, end) = (r.start.max(r.data_ready).secs(), r.end.secs());
+        let mut t = start;
+        while t < end {
+            let hour = t.div_euclid(3_600);
+            let next = ((hour + 1) * 3_600).min(end);
+            *by_hour.entry(hour).or_default() += kw * (next - t) as f64 / 3_600.0;
+            t = next;
+        }
+    }
+    by_hour.into_iter().map(|(h, kw)| (h as f64, kw)).collect()
+}
+
+/// Fig. 9 (§5.5): hourly power at Blacklight (dearest) and Lonestar (cheapest) per strategy,
+/// and the paper's statement about Blacklight.
+fn fig9(
+    out: &mut cosched_examples::OutDir,
+    claims: &mut Claims,
+    sites: &[cosched_metasched::site::Site],
+    runs: &[(Row, RunResult)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let rows = [Row::Bs, Row::Inst, Row::TwoPrice, Row::Mcmf];
+    let mut energy = Vec::new();
+    for name in ["Blacklight", "Lonestar"] {
+        let Some(k) = sites.iter().position(|s| s.name() == name) else {
+            continue;
+        };
+        let mut plot = LinePlot::new(
+            format!("fig9_{}", name.to_lowercase()),
+            format!("Fig. 9: hourly power at {name} (measured jobs, last set)"),
+        )
+        .x_label("scenario hour")
+        .y_label("power (kW)");
+        for row in rows {
+            if let Some((_, r)) = runs.iter().find(|(x, _)| *x == row) {
+                let series = hourly_power_kw(r, sites, k);
+                if name == "Blacklight" {
+                    energy.push((row, series.iter().map(|p| p.1).fold(0.0, |a, b| a + b)));
+                }
+                plot = plot.series(row.name(), series);
+            }
+        }
+        out.write_plot(&plot)?;
+    }
+    let bs = energy
+        .iter()
+        .find(|(r, _)| *r == Row::Bs)
+        .map_or(0.0, |e| e.1);
+    let aware: Vec<_> = energy.iter().filter(|(r, _)| *r != Row::Bs).collect();
+    claims.check(
+        "§5.5, Fig. 9",
+        "MCMF, INST and TWOPRICE draw much less power than BS at Blacklight (the dearest site)",
+        format!(
+            "BS {bs:.0} kWh; {}",
+            aware
+                .iter()
+                .map(|(r, e)| format!("{} {e:.0}", r.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "much less (plot)",
+        !aware.is_empty() && aware.iter().all(|(_, e)| *e < 0.5 * bs),
+    );
     Ok(())
 }
 
