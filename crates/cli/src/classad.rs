@@ -1,8 +1,8 @@
 //! `cosched classad`: evaluate ClassAd expressions and match job and machine ads, with
-//! HTCondor's semantics (`cosched_albatross::classad`).
+//! HTCondor's semantics (`cosched_classad`).
 
 use clap::{Args, Subcommand};
-use cosched_albatross::classad::{ClassAd, Expr, ParseError, Value, match_ads};
+use cosched_classad::{ClassAd, Expr, ParseError, Value, match_ads};
 use std::path::PathBuf;
 use thiserror::Error;
 

@@ -2,7 +2,7 @@
 //! (`tests/fixtures/classad_eval.json`, written by `gen_classad_fixtures.py` with the
 //! `htcondor` 25.14.1 wheel). Every row is checked and all disagreements are reported at once.
 
-use cosched_albatross::classad::{ClassAd, Expr, Value, match_ads, rank, symmetric_match};
+use cosched_classad::{ClassAd, Expr, Value, match_ads, rank, symmetric_match};
 use serde_json::Value as Json;
 use std::collections::HashMap;
 

@@ -251,7 +251,7 @@ impl Expr {
     /// Parses one complete expression.
     ///
     /// ```
-    /// use cosched_albatross::classad::{Expr, ParseErrorKind};
+    /// use cosched_classad::{Expr, ParseErrorKind};
     /// assert!(Expr::parse("TARGET.Memory >= 2048 && !TARGET.IsCloud").is_ok());
     /// let err = Expr::parse("Memory >= ").unwrap_err();
     /// assert_eq!((err.line, err.column, err.offset), (1, 11, 10));

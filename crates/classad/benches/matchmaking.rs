@@ -1,10 +1,10 @@
 //! Matchmaking throughput: a typical job `Requirements` evaluated against 10,000 machine ads,
 //! and the full symmetric match with both ranks.
 //!
-//! `cargo bench -p cosched-albatross` reports machine ads per second (criterion's element
+//! `cargo bench -p cosched-classad` reports machine ads per second (criterion's element
 //! throughput).
 
-use cosched_albatross::classad::{ClassAd, Value, match_ads};
+use cosched_classad::{ClassAd, Value, match_ads};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 

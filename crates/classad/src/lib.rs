@@ -1,4 +1,7 @@
-//! A small, exact implementation of HTCondor's ClassAd language for matchmaking.
+//! # cosched-classad
+//!
+//! A small, exact implementation of HTCondor's ClassAd language for matchmaking, reusable on
+//! its own (`cosched-albatross` re-exports it as `cosched_albatross::classad`).
 //!
 //! The HTCondor manual's *ClassAd Mechanism* chapter is the language reference; each part of
 //! it maps to a module here, whose docs state the rules precisely:
@@ -24,7 +27,7 @@
 //! its own `Requirements` (a job with a large input), which the symmetric match honours.
 //!
 //! ```
-//! use cosched_albatross::classad::{ClassAd, Value, match_ads};
+//! use cosched_classad::{ClassAd, Value, match_ads};
 //! let job: ClassAd = r#"[ Requirements = TARGET.Memory >= RequestMemory && TARGET.IsCloud =!= true;
 //!                        RequestMemory = 2048; Rank = TARGET.Mips ]"#.parse()?;
 //! let desktop: ClassAd = "[ Requirements = true; Memory = 4096; Mips = 900 ]".parse()?;
@@ -34,7 +37,7 @@
 //! assert_eq!(m.job_rank, 900.0);
 //! assert!(!match_ads(&job, &cloud).matched);
 //! assert_eq!(job.eval_attr("RequestMemory", None), Value::Int(2048));
-//! # Ok::<(), cosched_albatross::classad::ParseError>(())
+//! # Ok::<(), cosched_classad::ParseError>(())
 //! ```
 //!
 //! ## What is left out
@@ -173,7 +176,7 @@ impl fmt::Display for ClassAd {
 /// Evaluates `expr` with `my` as `MY` and `target` (if any) as `TARGET`.
 ///
 /// ```
-/// use cosched_albatross::classad::{ClassAd, Expr, Value, eval};
+/// use cosched_classad::{ClassAd, Expr, Value, eval};
 /// let my: ClassAd = "[ a = 1 ]".parse()?;
 /// let target: ClassAd = "[ a = 2; b = 3 ]".parse()?;
 /// let e = |s: &str| s.parse::<Expr>().unwrap();
@@ -182,7 +185,7 @@ impl fmt::Display for ClassAd {
 /// assert_eq!(eval(&e("MY.b"), &my, Some(&target)), Value::Undefined);
 /// assert_eq!(eval(&e("true && undefined"), &my, None), Value::Undefined);
 /// assert_eq!(eval(&e("false && error"), &my, None), Value::Bool(false));
-/// # Ok::<(), cosched_albatross::classad::ParseError>(())
+/// # Ok::<(), cosched_classad::ParseError>(())
 /// ```
 pub fn eval(expr: &Expr, my: &ClassAd, target: Option<&ClassAd>) -> Value {
     Evaluator::new(my, target).eval_expr(expr)

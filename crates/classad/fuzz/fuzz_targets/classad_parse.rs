@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use cosched_albatross::classad::{ClassAd, Expr, eval, match_ads};
+use cosched_classad::{ClassAd, Expr, eval, match_ads};
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
 
