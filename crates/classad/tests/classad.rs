@@ -1,9 +1,7 @@
 //! The ClassAd language beyond the fixture table: matchmaking scenarios, typed parse errors,
 //! resource bounds, and property tests (no input panics; printing and parsing round-trip).
 
-use cosched_classad::{
-    ClassAd, Expr, MAX_DEPTH, ParseErrorKind, Value, eval, match_ads, rank,
-};
+use cosched_classad::{ClassAd, Expr, MAX_DEPTH, ParseErrorKind, Value, eval, match_ads, rank};
 use proptest::prelude::*;
 
 fn ad(src: &str) -> ClassAd {
