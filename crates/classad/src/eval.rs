@@ -1,4 +1,5 @@
-//! Evaluation: scoping, the three-valued operators and the strict-operator rules.
+//! Evaluation: scoping, the three-valued operators, the strict-operator rules, and the
+//! bounds that keep any ad cheap to evaluate.
 //!
 //! Language reference: HTCondor manual, *ClassAd Mechanism → Evaluation Semantics* (Undefined
 //! and Error, strict and non-strict operators, `MY.` / `TARGET.`), and the library's
@@ -6,17 +7,23 @@
 //! `STRICT_CLASSAD_EVALUATION = False`):
 //!
 //! - **Attribute references.** An unscoped name is looked up in the ad the expression belongs
-//!   to, then (when there is a target ad) in the other ad. `MY.x` looks only in the expression's
-//!   own ad, `TARGET.x` only in the other; when `x` is found there, *its* expression is
-//!   evaluated with that ad as `MY`. `MY` and `TARGET` are ordinary names that resolve to the
-//!   two ads (as do `other` for the target and `ad` for the own ad), so an attribute of that
-//!   name shadows them, as in HTCondor. Selecting from a value that is not an ad is `error`
-//!   (`undefined` stays `undefined`). A reference to an attribute that is already being
-//!   evaluated (a cycle such as `a = b; b = a`) is `undefined`, as in HTCondor 25.
+//!   to, then in the ads enclosing it (a nested ad sees its parent's attributes), then (when
+//!   there is a target ad) in the other ad. `MY.x` looks only in the expression's own ad,
+//!   `TARGET.x` only in the other, `.x` in the outermost ad; when `x` is found there, *its*
+//!   expression is evaluated with that ad as `MY`. `MY` and `TARGET` are ordinary names that
+//!   resolve to the two ads (as do `other` for the target and `ad` for the own ad), so an
+//!   attribute of that name shadows them, as in HTCondor. Selecting from a value that is not
+//!   an ad is `error` (`undefined` stays `undefined`). A reference to an attribute that is
+//!   already being evaluated (a cycle such as `a = b; b = a`) is `undefined`, as in
+//!   HTCondor 25.
+//! - **Lists and subscripts.** `{a, b}` evaluates its elements; `l[i]` is element `i` (from 0,
+//!   `error` out of range), `ad["name"]` the attribute `name`; an `undefined` index or base
+//!   gives `undefined`.
 //! - **Strict operators** (arithmetic, comparison, bitwise, unary): `error` if any operand is
 //!   `error`, else `undefined` if any is `undefined`. Booleans count as 0/1 in arithmetic and
 //!   comparison; an integer and a real compare and compute as reals. `==`, `!=`, `<`, … on two
-//!   strings ignore ASCII case; a string against a non-string is `error`.
+//!   strings ignore ASCII case; a string against a non-string is `error`, and so is any
+//!   operator on a list or an ad.
 //! - **Arithmetic.** Integer `+ - *` wrap; `/` and `%` by zero are `error`, `MIN / -1` is
 //!   `MAX`; `%` on reals is `error`; a real result of `+∞` is `error` (HTCondor's `HUGE_VAL`
 //!   check) while `-∞` and NaN are values.
@@ -28,21 +35,82 @@
 //!   an `undefined` condition gives `undefined`, a non-boolean one `error`. `a ?: b` is `a`
 //!   unless `a` is `undefined`.
 //!
-//! Evaluation is bounded: more than [`MAX_EVAL_DEPTH`] nested operations and attribute
-//! references give `error` (HTCondor fails the evaluation past 1,000 nested references).
+//! ## Bounds
+//! HTCondor evaluates an attribute again at every reference, so an ad of 40 lines
+//! `a_i = a_{i+1} + a_{i+1}` takes 2^40 steps there. Here one evaluation (one call of
+//! [`crate::ClassAd::eval_attr`], one side of a match) **memoises** every attribute of the two
+//! top-level ads it evaluates, so that ad takes 80 steps. Results that depend on where the
+//! attribute was reached from (a cut cycle, the depth limit) are not memoised, so memoising
+//! never changes a value. Every evaluation also has a **step budget**
+//! ([`EvalOptions::step_budget`], by default [`DEFAULT_STEP_BUDGET`]): each operation costs a
+//! step, and each string or list it builds costs its size (one step per element or 8 bytes),
+//! so no ad can make an evaluation run long or allocate without bound. Past the budget the
+//! fallible entry points ([`crate::ClassAd::try_eval`]) return [`EvalError::BudgetExceeded`];
+//! the infallible ones (and matchmaking) see `error`. More than [`MAX_EVAL_DEPTH`] nested
+//! operations and attribute references give `error` (HTCondor fails the evaluation past 1,000
+//! nested references).
 
 use super::ClassAd;
-use super::functions::{Builtin, strcat};
+use super::functions::{self, Builtin, Env};
 use super::parser::{BinOp, Call, Expr, ExprKind, Name, UnOp};
 use super::value::Value;
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
+use thiserror::Error;
 
 /// Deepest evaluation (operations plus attribute references) before the result is `error`.
 pub const MAX_EVAL_DEPTH: usize = 1024;
 
+/// The default number of steps one evaluation may take (about 50 ms of work; a real job or
+/// slot ad needs a few hundred).
+pub const DEFAULT_STEP_BUDGET: u64 = 2_000_000;
+
+/// How an evaluation is bounded and what `time()` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvalOptions {
+    /// Steps allowed before the evaluation stops with [`EvalError::BudgetExceeded`].
+    pub step_budget: u64,
+    /// The clock `time()` and `CurrentTime` read, in seconds since the Unix epoch; `None`
+    /// reads the system clock when asked.
+    pub now: Option<i64>,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            step_budget: DEFAULT_STEP_BUDGET,
+            now: None,
+        }
+    }
+}
+
+impl EvalOptions {
+    /// The default budget with the clock fixed at `now` (for tests and replays).
+    pub fn at(now: i64) -> Self {
+        EvalOptions {
+            now: Some(now),
+            ..EvalOptions::default()
+        }
+    }
+}
+
+/// Why an evaluation did not produce a value.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EvalError {
+    /// The evaluation took more steps (operations plus the size of the strings and lists it
+    /// built) than its budget allows.
+    #[error(
+        "evaluation exceeded its budget of {budget} steps (an ad whose attributes grow exponentially, or a huge string or list)"
+    )]
+    BudgetExceeded {
+        /// The budget, [`EvalOptions::step_budget`].
+        budget: u64,
+    },
+}
+
 /// One of the two ads of an evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
+pub(crate) enum Side {
     My,
     Target,
 }
@@ -56,11 +124,13 @@ impl Side {
     }
 }
 
-/// An intermediate result: a value, or one of the two ads (what `MY` and `TARGET` denote).
+/// An intermediate result: a value, one of the two ads (what `MY` and `TARGET` denote), or a
+/// nested ad together with the side of the top-level ad it belongs to.
 #[derive(Debug, Clone, PartialEq)]
 enum Val {
     V(Value),
     Ad(Side),
+    Nested(Box<ClassAd>, Side),
 }
 
 const UNDEFINED: Val = Val::V(Value::Undefined);
@@ -70,51 +140,96 @@ impl Val {
     fn bool_equiv(&self) -> Option<bool> {
         match self {
             Val::V(v) => v.as_bool_equiv(),
-            Val::Ad(_) => None,
+            _ => None,
         }
     }
 
-    /// The public value; a whole ad as a result is reported as `error` (HTCondor would return
-    /// the ad itself, which [`Value`] cannot hold).
-    fn into_value(self) -> Value {
-        match self {
-            Val::V(v) => v,
-            Val::Ad(_) => Value::Error,
+    /// A value found in `side`'s ad: nested ads remember where they live.
+    fn in_side(v: Value, side: Side) -> Val {
+        match v {
+            Value::Ad(ad) => Val::Nested(ad, side),
+            v => Val::V(v),
         }
     }
+}
+
+/// A scope: an ad, the side of the top-level ad it belongs to, and the scope enclosing it.
+#[derive(Clone, Copy)]
+struct Scope<'s> {
+    ad: &'s ClassAd,
+    side: Side,
+    parent: Option<&'s Scope<'s>>,
 }
 
 /// Evaluates expressions against an ad and an optional target ad.
 pub(crate) struct Evaluator<'a> {
     my: &'a ClassAd,
     target: Option<&'a ClassAd>,
-    /// Attributes being evaluated, to turn cycles into `undefined`.
-    active: Vec<(Side, &'a str)>,
+    /// Attribute expressions being evaluated (by address), to turn cycles into `undefined`.
+    active: Vec<usize>,
+    /// Values of top-level attributes already evaluated (by the address of their expression).
+    memo: FxHashMap<usize, Value>,
+    /// How often a cycle or the depth limit cut an evaluation short: results computed while
+    /// this grew depend on the path and are not memoised.
+    cuts: u64,
     depth: usize,
+    steps: u64,
+    options: EvalOptions,
 }
 
 impl<'a> Evaluator<'a> {
-    pub(crate) fn new(my: &'a ClassAd, target: Option<&'a ClassAd>) -> Self {
+    pub(crate) fn new(my: &'a ClassAd, target: Option<&'a ClassAd>, options: EvalOptions) -> Self {
         Evaluator {
             my,
             target,
             active: Vec::new(),
+            memo: FxHashMap::default(),
+            cuts: 0,
             depth: 0,
+            steps: 0,
+            options,
         }
+    }
+
+    fn finish(&self, v: Val) -> Result<Value, EvalError> {
+        if self.exhausted() {
+            return Err(EvalError::BudgetExceeded {
+                budget: self.options.step_budget,
+            });
+        }
+        Ok(self.into_value(v))
     }
 
     /// `expr` evaluated with `MY` = the first ad.
-    pub(crate) fn eval_expr(&mut self, expr: &'a Expr) -> Value {
-        self.eval(expr, Side::My).into_value()
+    pub(crate) fn eval_expr(&mut self, expr: &Expr) -> Result<Value, EvalError> {
+        let top = self.top(Side::My).expect("MY always exists");
+        let v = self.eval(expr, &top);
+        self.finish(v)
     }
 
     /// The first ad's attribute `name` (`undefined` if it has none).
-    pub(crate) fn eval_attr(&mut self, name: &str) -> Value {
+    pub(crate) fn eval_attr(&mut self, name: &str) -> Result<Value, EvalError> {
         let key = name.to_ascii_lowercase();
-        match self.my.lookup_key(&key) {
-            Some((key, expr)) => self.attribute(Side::My, key, expr).into_value(),
-            None => Value::Undefined,
-        }
+        let top = self.top(Side::My).expect("MY always exists");
+        let v = match self.my.lookup_key(&key) {
+            Some((_, expr)) => self.attribute(&top, expr),
+            None => UNDEFINED,
+        };
+        self.finish(v)
+    }
+
+    fn exhausted(&self) -> bool {
+        self.steps > self.options.step_budget
+    }
+
+    /// Charges `cost` steps; false once the budget is spent.
+    fn charge(&mut self, cost: u64) -> bool {
+        self.steps = self.steps.saturating_add(cost);
+        !self.exhausted()
+    }
+
+    fn remaining(&self) -> u64 {
+        self.options.step_budget.saturating_sub(self.steps)
     }
 
     fn ad(&self, side: Side) -> Option<&'a ClassAd> {
@@ -124,72 +239,191 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn eval(&mut self, e: &'a Expr, cur: Side) -> Val {
+    fn top(&self, side: Side) -> Option<Scope<'a>> {
+        Some(Scope {
+            ad: self.ad(side)?,
+            side,
+            parent: None,
+        })
+    }
+
+    fn into_value(&self, v: Val) -> Value {
+        match v {
+            Val::V(v) => v,
+            Val::Nested(ad, _) => Value::Ad(ad),
+            Val::Ad(side) => self
+                .ad(side)
+                .map_or(Value::Undefined, |ad| Value::Ad(Box::new(ad.clone()))),
+        }
+    }
+
+    fn eval(&mut self, e: &Expr, scope: &Scope<'_>) -> Val {
+        if !self.charge(1) {
+            return ERROR;
+        }
         if self.depth >= MAX_EVAL_DEPTH {
+            self.cuts += 1;
             return ERROR;
         }
         self.depth += 1;
-        let result = match &e.kind {
-            ExprKind::Lit(v) => Val::V(v.clone()),
-            ExprKind::Attr(name) => self.unscoped(name, cur),
-            ExprKind::Select(base, name) => match self.eval(base, cur) {
-                Val::Ad(side) => self.scoped(name, side),
-                Val::V(Value::Undefined) => UNDEFINED,
-                Val::V(_) => ERROR,
-            },
-            ExprKind::Unary(op, operand) => {
-                let v = self.eval(operand, cur);
-                unary(*op, v)
-            }
-            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
-                let left = self.eval(a, cur);
-                match (op, left.bool_equiv()) {
-                    (BinOp::Or, Some(true)) => Val::V(Value::Bool(true)),
-                    (BinOp::And, Some(false)) => Val::V(Value::Bool(false)),
-                    _ => {
-                        let right = self.eval(b, cur);
-                        Val::V(logical(*op == BinOp::And, &left, &right))
-                    }
-                }
-            }
-            ExprKind::Binary(op, a, b) => {
-                let left = self.eval(a, cur);
-                let right = self.eval(b, cur);
-                binary(*op, left, right)
-            }
-            ExprKind::Cond(c, a, b) => {
-                let cond = self.eval(c, cur);
-                self.choose(&cond, a, b, cur)
-            }
-            ExprKind::Elvis(a, b) => match self.eval(a, cur) {
-                Val::V(Value::Undefined) => self.eval(b, cur),
-                v => v,
-            },
-            ExprKind::Call(call) => self.call(call, cur),
-        };
+        let result = self.eval_kind(e, scope);
         self.depth -= 1;
         result
     }
 
+    /// One node. Each arm hands over to a function of its own (never inlined), so the frames
+    /// on the recursion path stay small and [`MAX_EVAL_DEPTH`] levels fit any thread's stack.
+    fn eval_kind(&mut self, e: &Expr, scope: &Scope<'_>) -> Val {
+        match &e.kind {
+            ExprKind::Lit(v) => Val::V(v.clone()),
+            ExprKind::Attr(name) => self.unscoped(name, scope),
+            ExprKind::Absolute(name) => self.absolute(&name.key, scope),
+            ExprKind::Select(base, name) => self.select_expr(base, &name.key, scope),
+            ExprKind::Subscript(base, index) => self.subscript_expr(base, index, scope),
+            ExprKind::List(items) => self.list(items, scope),
+            ExprKind::Ad(ad) => self.nested_literal(ad, scope),
+            ExprKind::Unary(op, operand) => self.unary_expr(*op, operand, scope),
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                self.logical_expr(*op == BinOp::And, a, b, scope)
+            }
+            ExprKind::Binary(op, a, b) => self.binary_expr(*op, a, b, scope),
+            ExprKind::Cond(c, a, b) => self.cond_expr(c, a, b, scope),
+            ExprKind::Elvis(a, b) => self.elvis_expr(a, b, scope),
+            ExprKind::Call(call) => self.call(call, scope),
+        }
+    }
+
+    #[inline(never)]
+    fn absolute(&mut self, key: &str, scope: &Scope<'_>) -> Val {
+        let Some(top) = self.top(scope.side) else {
+            return UNDEFINED;
+        };
+        match top.ad.lookup_key(key) {
+            Some((_, expr)) => self.attribute(&top, expr),
+            None => UNDEFINED,
+        }
+    }
+
+    #[inline(never)]
+    fn select_expr(&mut self, base: &Expr, key: &str, scope: &Scope<'_>) -> Val {
+        let base = self.eval(base, scope);
+        self.select(base, key)
+    }
+
+    #[inline(never)]
+    fn subscript_expr(&mut self, base: &Expr, index: &Expr, scope: &Scope<'_>) -> Val {
+        let base = self.eval(base, scope);
+        let index = self.eval(index, scope);
+        self.subscript(base, index, scope)
+    }
+
+    #[inline(never)]
+    fn list(&mut self, items: &[Expr], scope: &Scope<'_>) -> Val {
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            let v = self.eval(item, scope);
+            values.push(self.into_value(v));
+        }
+        let list = Value::List(values);
+        if !self.charge(list.weight(self.remaining().saturating_add(1))) {
+            return ERROR;
+        }
+        Val::V(list)
+    }
+
+    #[inline(never)]
+    fn nested_literal(&mut self, ad: &ClassAd, scope: &Scope<'_>) -> Val {
+        if !self.charge(ad.len() as u64) {
+            return ERROR;
+        }
+        Val::Nested(Box::new(ad.clone()), scope.side)
+    }
+
+    #[inline(never)]
+    fn unary_expr(&mut self, op: UnOp, operand: &Expr, scope: &Scope<'_>) -> Val {
+        let v = self.eval(operand, scope);
+        unary(op, v)
+    }
+
+    #[inline(never)]
+    fn logical_expr(&mut self, and: bool, a: &Expr, b: &Expr, scope: &Scope<'_>) -> Val {
+        let left = self.eval(a, scope);
+        match left.bool_equiv() {
+            Some(true) if !and => Val::V(Value::Bool(true)),
+            Some(false) if and => Val::V(Value::Bool(false)),
+            _ => {
+                let right = self.eval(b, scope);
+                Val::V(logical(and, &left, &right))
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn binary_expr(&mut self, op: BinOp, a: &Expr, b: &Expr, scope: &Scope<'_>) -> Val {
+        let left = self.eval(a, scope);
+        let right = self.eval(b, scope);
+        binary(op, left, right)
+    }
+
+    #[inline(never)]
+    fn cond_expr(&mut self, c: &Expr, a: &Expr, b: &Expr, scope: &Scope<'_>) -> Val {
+        let cond = self.eval(c, scope);
+        self.choose(&cond, a, b, scope)
+    }
+
+    #[inline(never)]
+    fn elvis_expr(&mut self, a: &Expr, b: &Expr, scope: &Scope<'_>) -> Val {
+        match self.eval(a, scope) {
+            Val::V(Value::Undefined) => self.eval(b, scope),
+            v => v,
+        }
+    }
+
     /// `c ? a : b` and `ifThenElse(c, a, b)` once `c` is known: only the chosen branch is
     /// evaluated; an `undefined` condition gives `undefined`, a non-boolean one `error`.
-    fn choose(&mut self, cond: &Val, a: &'a Expr, b: &'a Expr, cur: Side) -> Val {
+    fn choose(&mut self, cond: &Val, a: &Expr, b: &Expr, scope: &Scope<'_>) -> Val {
         match cond.bool_equiv() {
-            Some(true) => self.eval(a, cur),
-            Some(false) => self.eval(b, cur),
+            Some(true) => self.eval(a, scope),
+            Some(false) => self.eval(b, scope),
             None if *cond == UNDEFINED => UNDEFINED,
             None => ERROR,
         }
     }
 
-    /// An attribute found in `side`'s ad, evaluated there; `undefined` on a cycle.
-    fn attribute(&mut self, side: Side, key: &'a str, expr: &'a Expr) -> Val {
-        if self.active.contains(&(side, key)) {
+    /// The attribute `expr` of `scope`'s ad, evaluated there; `undefined` on a cycle;
+    /// memoised for the top-level ads.
+    fn attribute(&mut self, scope: &Scope<'_>, expr: &Expr) -> Val {
+        if let ExprKind::Lit(v) = &expr.kind {
+            return Val::in_side(v.clone(), scope.side);
+        }
+        let id = std::ptr::from_ref(expr) as usize;
+        let top = scope.parent.is_none();
+        if top && let Some(v) = self.memo.get(&id) {
+            let v = v.clone();
+            if !self.charge(v.weight(self.remaining().saturating_add(1))) {
+                return ERROR;
+            }
+            return Val::in_side(v, scope.side);
+        }
+        if self.active.contains(&id) {
+            self.cuts += 1;
             return UNDEFINED;
         }
-        self.active.push((side, key));
-        let v = self.eval(expr, side);
+        let cuts = self.cuts;
+        self.active.push(id);
+        let v = self.eval(expr, scope);
         self.active.pop();
+        if top && self.cuts == cuts && !self.exhausted() {
+            match &v {
+                Val::V(value) => {
+                    self.memo.insert(id, value.clone());
+                }
+                Val::Nested(ad, _) => {
+                    self.memo.insert(id, Value::Ad(ad.clone()));
+                }
+                Val::Ad(_) => {}
+            }
+        }
         v
     }
 
@@ -203,65 +437,162 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn own(&self, side: Side, key: &str) -> Option<(&'a str, &'a Expr)> {
-        self.ad(side)?.lookup_key(key)
+    /// `base.name` (and `base["name"]`).
+    fn select(&mut self, base: Val, key: &str) -> Val {
+        match base {
+            Val::Ad(side) => {
+                let Some(top) = self.top(side) else {
+                    return UNDEFINED;
+                };
+                if let Some((_, expr)) = top.ad.lookup_key(key) {
+                    return self.attribute(&top, expr);
+                }
+                self.ad_name(key, side).unwrap_or(UNDEFINED)
+            }
+            Val::Nested(ad, side) => {
+                // A nested ad sees the attributes of the top-level ad it was found in.
+                let top = self.top(side);
+                let nested = Scope {
+                    ad: &ad,
+                    side,
+                    parent: top.as_ref(),
+                };
+                self.lookup_chain(key, &nested).unwrap_or(UNDEFINED)
+            }
+            Val::V(Value::Undefined) => UNDEFINED,
+            Val::V(_) => ERROR,
+        }
     }
 
-    fn scoped(&mut self, name: &Name, side: Side) -> Val {
-        if let Some((key, expr)) = self.own(side, &name.key) {
-            return self.attribute(side, key, expr);
+    /// `name` looked up in `scope` and the scopes enclosing it.
+    fn lookup_chain(&mut self, key: &str, scope: &Scope<'_>) -> Option<Val> {
+        let mut current = Some(scope);
+        while let Some(s) = current {
+            if let Some((_, expr)) = s.ad.lookup_key(key) {
+                return Some(self.attribute(s, expr));
+            }
+            current = s.parent;
         }
-        self.ad_name(&name.key, side).unwrap_or(UNDEFINED)
+        None
     }
 
-    fn unscoped(&mut self, name: &Name, cur: Side) -> Val {
-        if let Some((key, expr)) = self.own(cur, &name.key) {
-            return self.attribute(cur, key, expr);
+    #[inline(never)]
+    fn unscoped(&mut self, name: &Name, scope: &Scope<'_>) -> Val {
+        if let Some(v) = self.lookup_chain(&name.key, scope) {
+            return v;
         }
-        if let Some(ad) = self.ad_name(&name.key, cur) {
+        if let Some(ad) = self.ad_name(&name.key, scope.side) {
             return ad;
         }
         // Old-ClassAd semantics: fall back to the other ad of the match.
-        match self.own(cur.other(), &name.key) {
-            Some((key, expr)) => self.attribute(cur.other(), key, expr),
-            None => UNDEFINED,
+        if let Some(other) = self.top(scope.side.other())
+            && let Some((_, expr)) = other.ad.lookup_key(&name.key)
+        {
+            return self.attribute(&other, expr);
+        }
+        if &*name.key == "currenttime" {
+            return Val::V(Value::Int(self.now()));
+        }
+        UNDEFINED
+    }
+
+    fn subscript(&mut self, base: Val, index: Val, scope: &Scope<'_>) -> Val {
+        match (base, index) {
+            (Val::V(Value::Error), _) | (_, Val::V(Value::Error)) => ERROR,
+            (Val::V(Value::Undefined), _) | (_, Val::V(Value::Undefined)) => UNDEFINED,
+            (Val::V(Value::List(items)), Val::V(Value::Int(i))) => usize::try_from(i)
+                .ok()
+                .and_then(|i| items.into_iter().nth(i))
+                .map_or(ERROR, |v| Val::in_side(v, scope.side)),
+            (base @ (Val::Ad(_) | Val::Nested(..)), Val::V(Value::Str(name))) => {
+                self.select(base, &name.to_ascii_lowercase())
+            }
+            _ => ERROR,
         }
     }
 
-    fn call(&mut self, call: &'a Call, cur: Side) -> Val {
+    fn now(&self) -> i64 {
+        self.options.now.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        })
+    }
+
+    #[inline(never)]
+    fn call(&mut self, call: &Call, scope: &Scope<'_>) -> Val {
         let Some(func) = call.func else {
             return ERROR;
         };
-        if func.arity().is_some_and(|n| n != call.args.len()) {
+        if !func.accepts(call.args.len()) {
             return ERROR;
         }
         match func {
             Builtin::IfThenElse => {
-                let cond = self.eval(&call.args[0], cur);
-                self.choose(&cond, &call.args[1], &call.args[2], cur)
+                let cond = self.eval(&call.args[0], scope);
+                self.choose(&cond, &call.args[1], &call.args[2], scope)
             }
-            Builtin::Strcat => {
-                let args: Vec<Value> = call
-                    .args
-                    .iter()
-                    .map(|a| self.eval(a, cur).into_value())
-                    .collect();
-                Val::V(strcat(&args))
+            Builtin::Eval => self.eval_string(&call.args[0], scope),
+            Builtin::Unparse => self.unparse(&call.args[0], scope),
+            _ => {
+                let mut args = Vec::with_capacity(call.args.len());
+                for a in &call.args {
+                    let v = self.eval(a, scope);
+                    args.push(self.into_value(v));
+                }
+                let env = Env {
+                    now: self.now(),
+                    budget: self.remaining(),
+                };
+                let v = functions::apply(func, &args, &env);
+                if !self.charge(v.weight(self.remaining().saturating_add(1))) {
+                    return ERROR;
+                }
+                Val::in_side(v, scope.side)
             }
-            _ => match self.eval(&call.args[0], cur) {
-                Val::V(v) => Val::V(func.apply1(&v)),
-                Val::Ad(side) => Val::V(match func {
-                    Builtin::Size => Value::Int(self.ad(side).map_or(0, |ad| ad.len() as i64)),
-                    Builtin::IsUndefined
-                    | Builtin::IsError
-                    | Builtin::IsString
-                    | Builtin::IsInteger
-                    | Builtin::IsReal
-                    | Builtin::IsBoolean => Value::Bool(false),
-                    _ => Value::Error,
-                }),
-            },
         }
+    }
+
+    /// `eval(s)`: the string `s` parsed as an expression and evaluated here.
+    fn eval_string(&mut self, arg: &Expr, scope: &Scope<'_>) -> Val {
+        let v = self.eval(arg, scope);
+        let text = match v {
+            Val::V(Value::Str(s)) => s,
+            Val::V(Value::Undefined) => return UNDEFINED,
+            _ => return ERROR,
+        };
+        if !self.charge(text.len() as u64 / 8) {
+            return ERROR;
+        }
+        match Expr::parse(&text) {
+            Ok(expr) => {
+                // The parsed expression lives only here: its attribute references are
+                // memoised through the ads' own expressions, never through this one.
+                self.eval(&expr, scope)
+            }
+            Err(_) => ERROR,
+        }
+    }
+
+    /// `unparse(x)`: the text of attribute `x`'s expression (of the argument itself when it
+    /// is not an attribute reference).
+    fn unparse(&mut self, arg: &Expr, scope: &Scope<'_>) -> Val {
+        let text = match &arg.kind {
+            ExprKind::Attr(name) => {
+                let mut current = Some(scope);
+                let mut found = None;
+                while let Some(s) = current {
+                    if let Some((_, e)) = s.ad.lookup_key(&name.key) {
+                        found = Some(e.to_string());
+                        break;
+                    }
+                    current = s.parent;
+                }
+                found.unwrap_or_else(|| "undefined".to_owned())
+            }
+            _ => arg.to_string(),
+        };
+        Val::V(Value::Str(text))
     }
 }
 
@@ -326,9 +657,12 @@ fn logical(and: bool, left: &Val, right: &Val) -> Value {
 fn binary(op: BinOp, a: Val, b: Val) -> Val {
     if matches!(op, BinOp::MetaEq | BinOp::MetaNotEq) {
         let same = match (&a, &b) {
-            (Val::Ad(_), Val::Ad(_)) => return ERROR,
-            (Val::V(x), Val::V(y)) => identical(x, y),
-            _ => false,
+            (Val::V(x), Val::V(y)) => match identical(x, y) {
+                Some(same) => same,
+                None => return ERROR,
+            },
+            (Val::V(_), _) | (_, Val::V(_)) => false,
+            _ => return ERROR,
         };
         return Val::V(Value::Bool(same == (op == BinOp::MetaEq)));
     }
@@ -351,16 +685,18 @@ fn binary(op: BinOp, a: Val, b: Val) -> Val {
     })
 }
 
-/// `=?=`: same type and same value (strings case-sensitively).
-fn identical(x: &Value, y: &Value) -> bool {
-    match (x, y) {
+/// `=?=`: same type and same value (strings case-sensitively); `None` (an error) for two
+/// lists or ads, which HTCondor does not compare.
+pub(crate) fn identical(x: &Value, y: &Value) -> Option<bool> {
+    Some(match (x, y) {
+        (Value::List(_) | Value::Ad(_), Value::List(_) | Value::Ad(_)) => return None,
         (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
         (Value::Bool(a), Value::Bool(b)) => a == b,
         (Value::Int(a), Value::Int(b)) => a == b,
         (Value::Real(a), Value::Real(b)) => a == b,
         (Value::Str(a), Value::Str(b)) => a == b,
         _ => false,
-    }
+    })
 }
 
 /// Numbers after HTCondor's `coerceToNumber` (booleans as integers).
@@ -386,13 +722,14 @@ fn numbers(x: &Value, y: &Value) -> Option<Nums> {
 }
 
 /// ASCII case-insensitive byte order, as `strcasecmp` in the C locale.
-fn cmp_ignore_case(a: &str, b: &str) -> Ordering {
+pub(crate) fn cmp_ignore_case(a: &str, b: &str) -> Ordering {
     let (a, b) = (a.bytes(), b.bytes());
     a.map(|c| c.to_ascii_lowercase())
         .cmp(b.map(|c| c.to_ascii_lowercase()))
 }
 
-fn compare(op: BinOp, x: &Value, y: &Value) -> Value {
+/// A strict comparison of two values that are neither `undefined` nor `error`.
+pub(crate) fn compare(op: BinOp, x: &Value, y: &Value) -> Value {
     let ord = match (x, y) {
         (Value::Str(a), Value::Str(b)) => Some(cmp_ignore_case(a, b)),
         (Value::Str(_), _) | (_, Value::Str(_)) => return Value::Error,
@@ -411,6 +748,14 @@ fn compare(op: BinOp, x: &Value, y: &Value) -> Value {
         BinOp::Gt => ord == Some(Ordering::Greater),
         _ => matches!(ord, Some(Ordering::Greater | Ordering::Equal)),
     })
+}
+
+/// A binary operator applied to two evaluated operands, as the language defines it.
+pub(crate) fn apply_binary(op: BinOp, x: &Value, y: &Value) -> Value {
+    match binary(op, Val::V(x.clone()), Val::V(y.clone())) {
+        Val::V(v) => v,
+        _ => Value::Error,
+    }
 }
 
 fn arithmetic(op: BinOp, x: &Value, y: &Value) -> Value {

@@ -54,8 +54,8 @@ pub mod lexer;
 mod parser;
 mod value;
 
-pub use eval::MAX_EVAL_DEPTH;
-pub use parser::{Expr, MAX_DEPTH, ParseError, ParseErrorKind};
+pub use eval::{DEFAULT_STEP_BUDGET, EvalError, EvalOptions, MAX_EVAL_DEPTH};
+pub use parser::{Expr, MAX_DEPTH, ParseError, ParseErrorKind, SourcePos, UnknownFunction};
 pub use value::{OldSyntax, Value};
 
 use eval::{Evaluator, logical_values};
@@ -68,7 +68,7 @@ use std::str::FromStr;
 /// Parse the new ClassAd syntax `[ a = 1; b = "x"; c = a + 1 ]` with [`ClassAd::parse`] (or
 /// `str::parse`); `Display` prints that syntax back. Inserting a name that is already present
 /// (in any case) replaces its expression and keeps the first spelling, as HTCondor does.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClassAd {
     attrs: Vec<(String, Expr)>,
     /// Lower-cased name → index into `attrs`.
@@ -143,14 +143,61 @@ impl ClassAd {
     }
 
     /// Attribute `name` evaluated with this ad as `MY` and `target` as `TARGET`
-    /// (`undefined` if the ad has no such attribute).
+    /// (`undefined` if the ad has no such attribute), with the default budget and the system
+    /// clock; an evaluation over budget is `error`.
     pub fn eval_attr(&self, name: &str, target: Option<&ClassAd>) -> Value {
-        Evaluator::new(self, target).eval_attr(name)
+        self.try_eval_attr(name, target, &EvalOptions::default())
+            .unwrap_or(Value::Error)
     }
 
-    /// `expr` evaluated with this ad as `MY` and `target` as `TARGET`.
+    /// `expr` evaluated with this ad as `MY` and `target` as `TARGET` (default budget, system
+    /// clock; over budget is `error`).
     pub fn eval(&self, expr: &Expr, target: Option<&ClassAd>) -> Value {
         eval(expr, self, target)
+    }
+
+    /// [`ClassAd::eval_attr`] with explicit options; an evaluation over budget is a typed
+    /// error.
+    ///
+    /// ```
+    /// use cosched_classad::{ClassAd, EvalError, EvalOptions, Value};
+    /// // 2^40 additions if every reference were evaluated again; memoised, 80 steps.
+    /// let text = (0..40).map(|i| format!("a{i} = a{} + a{};", i + 1, i + 1)).collect::<String>();
+    /// let ad = ClassAd::parse(&format!("[ {text} a40 = 1 ]"))?;
+    /// assert_eq!(ad.try_eval_attr("a0", None, &EvalOptions::default()), Ok(Value::Int(1 << 40)));
+    /// let tight = EvalOptions { step_budget: 50, ..EvalOptions::default() };
+    /// assert_eq!(ad.try_eval_attr("a0", None, &tight), Err(EvalError::BudgetExceeded { budget: 50 }));
+    /// # Ok::<(), cosched_classad::ParseError>(())
+    /// ```
+    pub fn try_eval_attr(
+        &self,
+        name: &str,
+        target: Option<&ClassAd>,
+        options: &EvalOptions,
+    ) -> Result<Value, EvalError> {
+        Evaluator::new(self, target, *options).eval_attr(name)
+    }
+
+    /// [`ClassAd::eval`] with explicit options; an evaluation over budget is a typed error.
+    pub fn try_eval(
+        &self,
+        expr: &Expr,
+        target: Option<&ClassAd>,
+        options: &EvalOptions,
+    ) -> Result<Value, EvalError> {
+        Evaluator::new(self, target, *options).eval_expr(expr)
+    }
+
+    /// Calls of functions HTCondor does not define in this ad's expressions, with the
+    /// attribute they are in (see [`Expr::unknown_functions`]).
+    pub fn unknown_functions(&self) -> Vec<(String, UnknownFunction)> {
+        self.iter()
+            .flat_map(|(name, e)| {
+                e.unknown_functions()
+                    .into_iter()
+                    .map(move |u| (name.to_owned(), u))
+            })
+            .collect()
     }
 }
 
@@ -169,7 +216,7 @@ impl fmt::Display for ClassAd {
             let sep = if i == 0 { " " } else { "; " };
             write!(f, "{sep}{} = {expr}", parser::Name::new(name))?;
         }
-        f.write_str(if self.attrs.is_empty() { "]" } else { " ]" })
+        f.write_str(if self.attrs.is_empty() { " ]" } else { " ]" })
     }
 }
 
@@ -188,7 +235,8 @@ impl fmt::Display for ClassAd {
 /// # Ok::<(), cosched_classad::ParseError>(())
 /// ```
 pub fn eval(expr: &Expr, my: &ClassAd, target: Option<&ClassAd>) -> Value {
-    Evaluator::new(my, target).eval_expr(expr)
+    my.try_eval(expr, target, &EvalOptions::default())
+        .unwrap_or(Value::Error)
 }
 
 /// The negotiator's numeric reading of a `Rank`: `my`'s `Rank` evaluated against `target`;
