@@ -197,7 +197,7 @@ impl<'a> Evaluator<'a> {
                 budget: self.options.step_budget,
             });
         }
-        Ok(self.into_value(v))
+        Ok(self.value_of(v))
     }
 
     /// `expr` evaluated with `MY` = the first ad.
@@ -247,7 +247,7 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    fn into_value(&self, v: Val) -> Value {
+    fn value_of(&self, v: Val) -> Value {
         match v {
             Val::V(v) => v,
             Val::Nested(ad, _) => Value::Ad(ad),
@@ -322,7 +322,7 @@ impl<'a> Evaluator<'a> {
         let mut values = Vec::with_capacity(items.len());
         for item in items {
             let v = self.eval(item, scope);
-            values.push(self.into_value(v));
+            values.push(self.value_of(v));
         }
         let list = Value::List(values);
         if !self.charge(list.weight(self.remaining().saturating_add(1))) {
@@ -538,7 +538,7 @@ impl<'a> Evaluator<'a> {
                 let mut args = Vec::with_capacity(call.args.len());
                 for a in &call.args {
                     let v = self.eval(a, scope);
-                    args.push(self.into_value(v));
+                    args.push(self.value_of(v));
                 }
                 let env = Env {
                     now: self.now(),
@@ -558,8 +558,9 @@ impl<'a> Evaluator<'a> {
         let v = self.eval(arg, scope);
         let text = match v {
             Val::V(Value::Str(s)) => s,
-            Val::V(Value::Undefined) => return UNDEFINED,
-            _ => return ERROR,
+            Val::V(Value::Undefined | Value::Error) => return ERROR,
+            // HTCondor's eval of a value that is not a string is that value.
+            other => return other,
         };
         if !self.charge(text.len() as u64 / 8) {
             return ERROR;
@@ -588,7 +589,7 @@ impl<'a> Evaluator<'a> {
                     }
                     current = s.parent;
                 }
-                found.unwrap_or_else(|| "undefined".to_owned())
+                found.unwrap_or_default()
             }
             _ => arg.to_string(),
         };

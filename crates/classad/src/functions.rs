@@ -97,7 +97,7 @@ builtins! {
     Sum = "sum", 1..=1;
     Avg = "avg", 1..=1;
     Strcat = "strcat", 0..=usize::MAX;
-    Join = "join", 1..=usize::MAX;
+    Join = "join", 0..=usize::MAX;
     Split = "split", 1..=2;
     SplitUserName = "splitusername", 1..=1;
     SplitSlotName = "splitslotname", 1..=1;
@@ -159,6 +159,22 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::Debug => arg(0).clone(),
         B::Strcat => strcat(args),
         B::Time => Value::Int(env.now),
+        B::Join => join(args),
+        B::IdenticalMember => match args.get(1) {
+            Some(Value::List(items)) => Value::Bool(
+                items
+                    .iter()
+                    .any(|item| identical(arg(0), item) == Some(true)),
+            ),
+            Some(v @ (Value::Undefined | Value::Error)) => v.clone(),
+            _ => Value::Error,
+        },
+        B::AnyCompare | B::AllCompare => any_all_compare(func, args),
+        B::StringListMember | B::StringListIMember
+            if args.iter().any(|a| matches!(a, Value::Undefined)) =>
+        {
+            Value::Bool(false)
+        }
         _ => {
             if let Some(v) = exceptional(args) {
                 return special_exceptional(func, args, v);
@@ -173,8 +189,24 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
 fn special_exceptional(func: Builtin, args: &[Value], exceptional: Value) -> Value {
     use Builtin as B;
     match func {
-        // HTCondor's rounding functions turn an undefined argument into an error.
-        B::Floor | B::Ceiling | B::Round => Value::Error,
+        // These functions of HTCondor's turn an undefined argument into an error.
+        B::Floor
+        | B::Ceiling
+        | B::Round
+        | B::Pow
+        | B::Quantize
+        | B::Split
+        | B::SplitUserName
+        | B::SplitSlotName
+        | B::StringListSize
+        | B::StringListSum
+        | B::StringListAvg
+        | B::StringListMin
+        | B::StringListMax
+        | B::StringListsIntersect
+        | B::StringListRegexpMember
+        | B::FormatTime
+        | B::Interval => Value::Error,
         // Lists may hold undefined elements; only the list argument itself propagates.
         B::Member | B::IdenticalMember if matches!(args.first(), Some(Value::Error)) => {
             Value::Error
@@ -236,10 +268,18 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             Value::List(items) => aggregate(func, items.iter()),
             _ => Value::Error,
         },
-        B::Join => join(args),
         B::Split => match (a(0), args.get(1)) {
-            (Value::Str(s), None) => split_on(s, |c| c.is_ascii_whitespace() || c == ','),
-            (Value::Str(s), Some(Value::Str(seps))) => split_on(s, |c| seps.contains(c)),
+            (Value::Str(s), None) => Value::List(
+                s.split(|c: char| c.is_ascii_whitespace() || c == ',')
+                    .filter(|t| !t.is_empty())
+                    .map(Value::from)
+                    .collect(),
+            ),
+            // With explicit separators, empty items between two of them are kept.
+            (Value::Str(s), Some(Value::Str(seps))) if s.is_empty() => Value::List(Vec::new()),
+            (Value::Str(s), Some(Value::Str(seps))) => {
+                Value::List(s.split(|c| seps.contains(c)).map(Value::from).collect())
+            }
             _ => Value::Error,
         },
         B::SplitUserName => match a(0) {
@@ -266,25 +306,23 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             };
             Value::Int(ord as i64)
         }
-        B::Versioncmp => match (a(0), a(1)) {
-            (Value::Str(x), Value::Str(y)) => Value::Int(strverscmp(x, y) as i64),
-            _ => Value::Error,
-        },
+        B::Versioncmp => Value::Int(strverscmp_raw(&to_text(a(0)), &to_text(a(1)))),
         B::VersionInRange => match (a(0), a(1), a(2)) {
-            (Value::Str(v), Value::Str(lo), Value::Str(hi)) => Value::Bool(
-                strverscmp(v, lo) != Ordering::Less && strverscmp(v, hi) != Ordering::Greater,
-            ),
+            (Value::Str(v), Value::Str(lo), Value::Str(hi)) => {
+                Value::Bool(strverscmp_raw(v, lo) >= 0 && strverscmp_raw(v, hi) <= 0)
+            }
             _ => Value::Error,
         },
         B::Regexp | B::Regexps | B::Replace | B::ReplaceAll => regex_call(func, args, env),
         B::RegexpMember => match (a(0), a(1), args.get(2)) {
             (Value::Str(p), Value::List(items), opts) => match compile(p, opts) {
-                Some(re) => Value::Bool(
+                // Every element must be a string, even after a match.
+                Some(re) if items.iter().all(|i| matches!(i, Value::Str(_))) => Value::Bool(
                     items
                         .iter()
                         .any(|i| matches!(i, Value::Str(s) if re.is_match(s))),
                 ),
-                None => Value::Error,
+                _ => Value::Error,
             },
             _ => Value::Error,
         },
@@ -311,10 +349,18 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
                     B::StringListMin => B::Min,
                     _ => B::Max,
                 };
-                let v = aggregate(kind, numbers.iter());
-                // HTCondor's string-list average is a real even for an empty list.
-                match (kind, v) {
-                    (B::Avg, Value::Int(i)) => Value::Real(i as f64),
+                if numbers.is_empty() {
+                    // HTCondor's empty string list sums and averages to 0.0.
+                    return match kind {
+                        B::Sum | B::Avg => Value::Real(0.0),
+                        _ => Value::Undefined,
+                    };
+                }
+                match (kind, aggregate(kind, numbers.iter())) {
+                    // The average of integers is truncated to an integer.
+                    (B::Avg, Value::Real(r)) if numbers.iter().all(|n| n.as_int().is_some()) => {
+                        Value::Int(c_cast_to_i64(r))
+                    }
                     (_, v) => v,
                 }
             }
@@ -345,34 +391,17 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             },
             _ => Value::Error,
         },
-        B::Member | B::IdenticalMember => match a(1) {
+        B::Member => match a(1) {
             Value::List(items) => Value::Bool(items.iter().any(|item| {
-                if func == B::Member {
-                    !item.is_exceptional() && compare(BinOp::Eq, a(0), item) == Value::Bool(true)
-                } else {
-                    identical(a(0), item) == Some(true)
-                }
+                !item.is_exceptional() && compare(BinOp::Eq, a(0), item) == Value::Bool(true)
             })),
-            _ => Value::Error,
-        },
-        B::AnyCompare | B::AllCompare => match (a(0), a(1)) {
-            (Value::Str(op), Value::List(items)) => {
-                let Some(op) = comparison(op) else {
-                    return Value::Error;
-                };
-                let holds = |item: &Value| apply_binary(op, item, a(2)) == Value::Bool(true);
-                Value::Bool(if func == B::AnyCompare {
-                    items.iter().any(holds)
-                } else {
-                    items.iter().all(holds)
-                })
-            }
             _ => Value::Error,
         },
         B::FormatTime => {
             let t = match args.first() {
                 None => env.now,
                 Some(Value::Int(t)) => *t,
+                Some(Value::Real(r)) => c_cast_to_i64(*r),
                 Some(_) => return Value::Error,
             };
             let format = match args.get(1) {
@@ -385,9 +414,10 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
                 None => Value::Error,
             }
         }
-        B::Interval => match a(0) {
-            Value::Int(s) => Value::Str(interval(*s)),
-            _ => Value::Error,
+        B::Interval => match to_real_or_int(a(0)) {
+            Some(Num::Int(s)) => Value::Str(interval(s)),
+            Some(Num::Real(r)) => Value::Str(interval(c_cast_to_i64(r))),
+            None => Value::Error,
         },
         B::IsUndefined
         | B::IsError
@@ -402,8 +432,34 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         | B::Unparse
         | B::Debug
         | B::Strcat
-        | B::Time => Value::Error,
+        | B::Time
+        | B::Join
+        | B::IdenticalMember
+        | B::AnyCompare
+        | B::AllCompare => Value::Error,
     }
+}
+
+/// `anyCompare(op, list, x)` / `allCompare(op, list, x)`: whether `element op x` is true for
+/// some / every element. Strict in the operator and the list only.
+fn any_all_compare(func: Builtin, args: &[Value]) -> Value {
+    let (op, list) = (&args[0], &args[1]);
+    if let Some(v) = exceptional(&args[..2]) {
+        return v;
+    }
+    let (Value::Str(op), Value::List(items)) = (op, list) else {
+        return Value::Error;
+    };
+    let Some(op) = comparison(op) else {
+        return Value::Error;
+    };
+    let x = &args[2];
+    let holds = |item: &Value| apply_binary(op, item, x) == Value::Bool(true);
+    Value::Bool(if func == Builtin::AnyCompare {
+        items.iter().any(holds)
+    } else {
+        items.iter().all(holds)
+    })
 }
 
 /// The binary operator an `anyCompare` / `allCompare` operator string names.
@@ -415,47 +471,43 @@ fn comparison(op: &str) -> Option<BinOp> {
         "!=" => BinOp::NotEq,
         ">" => BinOp::Gt,
         ">=" => BinOp::Ge,
-        "is" | "=?=" => BinOp::MetaEq,
-        "isnt" | "=!=" => BinOp::MetaNotEq,
+        "is" => BinOp::MetaEq,
+        "isnt" => BinOp::MetaNotEq,
         _ => return None,
     })
 }
 
+/// `pow(b, e)`: an integer (C's cast of the real power) for two integers with `e ≥ 0`, else
+/// a real; booleans and strings are read as reals.
 fn pow(base: &Value, exp: &Value) -> Value {
-    match (to_number(base), to_number(exp)) {
-        (Some(Num::Int(b)), Some(Num::Int(e))) if e >= 0 => {
-            let mut result: i64 = 1;
-            let mut factor = b;
-            let mut e = e;
-            while e > 0 {
-                if e & 1 == 1 {
-                    result = result.wrapping_mul(factor);
-                }
-                factor = factor.wrapping_mul(factor);
-                e >>= 1;
-            }
-            Value::Int(result)
+    match (base, exp) {
+        (Value::Int(b), Value::Int(e)) if *e >= 0 => {
+            Value::Int(c_cast_to_i64((*b as f64).powf(*e as f64)))
         }
-        (Some(b), Some(e)) => Value::Real(b.real().powf(e.real())),
-        _ => Value::Error,
+        _ => match (to_real_or_int(base), to_real_or_int(exp)) {
+            (Some(b), Some(e)) => Value::Real(b.real().powf(e.real())),
+            _ => Value::Error,
+        },
     }
 }
 
 fn quantize(a: &Value, b: &Value) -> Value {
+    // A multiple of zero, or of nothing, leaves `a` as it is.
     let multiple_of = |a: &Num, b: &Num| match (a, b) {
-        (_, Num::Int(0)) => Value::Error,
+        (Num::Int(a), Num::Int(0)) => Value::Int(*a),
         (Num::Int(a), Num::Int(b)) => {
             let q = a / b + i64::from(a % b != 0 && (a % b > 0) == (*b > 0));
             Value::Int(q.wrapping_mul(*b))
         }
-        (a, b) if b.real() == 0.0 => {
-            let _ = a;
-            Value::Error
-        }
+        (a, b) if b.real() == 0.0 => Value::Real(a.real()),
         (a, b) => Value::Real((a.real() / b.real()).ceil() * b.real()),
     };
-    let Some(a_num) = to_number(a) else {
+    let Some(a_num) = to_real_or_int(a) else {
         return Value::Error;
+    };
+    let a_value = || match a_num {
+        Num::Int(i) => Value::Int(i),
+        Num::Real(r) => Value::Real(r),
     };
     match b {
         Value::List(items) => {
@@ -471,10 +523,10 @@ fn quantize(a: &Value, b: &Value) -> Value {
             }
             match last {
                 Some(n) => multiple_of(&a_num, &n),
-                None => Value::Error,
+                None => a_value(),
             }
         }
-        b => match to_number(b) {
+        b => match to_real_or_int(b) {
             Some(n) => multiple_of(&a_num, &n),
             None => Value::Error,
         },
@@ -520,32 +572,37 @@ fn aggregate<'v>(func: Builtin, items: impl Iterator<Item = &'v Value>) -> Value
     }
 }
 
-/// `join(list)`, `join(sep, list)` or `join(sep, a, b, …)`.
+/// `join(list)`, `join(sep, list)` or `join(sep, a, b, …)`; `undefined` items (and an
+/// `undefined` separator) are left out.
 fn join(args: &[Value]) -> Value {
+    if args.iter().any(|a| matches!(a, Value::Error)) {
+        return Value::Error;
+    }
+    let text = |v: &Value| match v {
+        Value::Undefined => String::new(),
+        v => to_text(v),
+    };
     let (sep, items): (String, Vec<&Value>) = match args {
+        [] | [_] if !matches!(args.first(), Some(Value::List(_))) => (String::new(), Vec::new()),
         [Value::List(items)] => (String::new(), items.iter().collect()),
-        [sep, Value::List(items)] => (to_text(sep), items.iter().collect()),
-        [_] => return Value::Error,
-        [sep, rest @ ..] => (to_text(sep), rest.iter().collect()),
-        [] => return Value::Error,
+        [_, Value::Undefined] => return Value::Undefined,
+        [sep, Value::List(items)] => (text(sep), items.iter().collect()),
+        [sep, rest @ ..] => (text(sep), rest.iter().collect()),
+        [] => (String::new(), Vec::new()),
     };
     let mut out = String::new();
-    for (i, item) in items.into_iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    for item in items {
+        if matches!(item, Value::Undefined) {
+            continue;
+        }
+        if !first {
             out.push_str(&sep);
         }
+        first = false;
         out.push_str(&to_text(item));
     }
     Value::Str(out)
-}
-
-fn split_on(s: &str, is_sep: impl Fn(char) -> bool) -> Value {
-    Value::List(
-        s.split(is_sep)
-            .filter(|t| !t.is_empty())
-            .map(Value::from)
-            .collect(),
-    )
 }
 
 fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
@@ -566,6 +623,31 @@ fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
     };
     let bytes = &s.as_bytes()[start as usize..end as usize];
     Value::Str(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// `versioncmp` as HTCondor returns it: glibc's `strverscmp`, whose result is ±1 where
+/// digit runs decide and the difference of the first differing bytes (the end of a string
+/// counting as 0) otherwise.
+fn strverscmp_raw(a: &str, b: &str) -> i64 {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let ord = strverscmp(a, b);
+    // Where a digit run decides, glibc returns ±1; elsewhere the byte difference.
+    let first_diff = x.iter().zip(y).position(|(p, q)| p != q);
+    let digit_decides = match first_diff {
+        Some(i) => {
+            let digit = |s: &[u8], k: usize| s.get(k).is_some_and(u8::is_ascii_digit);
+            digit(x, i) && digit(y, i) || (i > 0 && digit(x, i - 1) && (digit(x, i) || digit(y, i)))
+        }
+        None => false,
+    };
+    match ord {
+        Ordering::Equal => 0,
+        _ if digit_decides => ord as i64,
+        _ => {
+            let i = first_diff.unwrap_or(x.len().min(y.len()));
+            i64::from(x.get(i).copied().unwrap_or(0)) - i64::from(y.get(i).copied().unwrap_or(0))
+        }
+    }
 }
 
 /// glibc's `strverscmp`: digit runs compare as numbers, runs with leading zeros as
@@ -641,6 +723,10 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
     let Some(re) = compile(pattern, args.get(if with_subst { 3 } else { 2 })) else {
         return Value::Error;
     };
+    // HTCondor refuses to substitute for an empty pattern.
+    if with_subst && pattern.is_empty() {
+        return Value::Error;
+    }
     let expand = |caps: &regex::Captures<'_>, out: &mut String| {
         let b = subst.as_bytes();
         let mut k = 0;

@@ -216,7 +216,7 @@ impl fmt::Display for ClassAd {
             let sep = if i == 0 { " " } else { "; " };
             write!(f, "{sep}{} = {expr}", parser::Name::new(name))?;
         }
-        f.write_str(if self.attrs.is_empty() { " ]" } else { " ]" })
+        f.write_str(if self.attrs.is_empty() { "  ]" } else { " ]" })
     }
 }
 

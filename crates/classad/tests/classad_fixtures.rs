@@ -69,6 +69,27 @@ fn every_expression_evaluates_and_prints_as_htcondor_does() {
     );
 }
 
+/// Every built-in function is exercised by at least one row HTCondor's library evaluated.
+#[test]
+fn every_builtin_function_is_in_the_fixture_table() {
+    let f = fixtures();
+    let exprs: Vec<String> = f["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| text(&c["expr"]).to_ascii_lowercase())
+        .collect();
+    let missing: Vec<&str> = cosched_classad::functions::NAMES
+        .iter()
+        .copied()
+        .filter(|name| !exprs.iter().any(|e| e.contains(&format!("{name}("))))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not checked against HTCondor: {missing:?}"
+    );
+}
+
 #[test]
 fn what_htcondor_rejects_we_reject() {
     let f = fixtures();
