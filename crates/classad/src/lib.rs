@@ -52,6 +52,8 @@ pub mod eval;
 pub mod functions;
 pub mod lexer;
 mod parser;
+pub mod read;
+pub mod slots;
 mod value;
 
 pub use eval::{DEFAULT_STEP_BUDGET, EvalError, EvalOptions, MAX_EVAL_DEPTH};

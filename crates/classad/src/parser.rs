@@ -546,6 +546,11 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Whether every token has been consumed.
+    pub(crate) fn at_end(&self) -> bool {
+        self.peek().tok == Tok::Eof
+    }
+
     pub(crate) fn expect_end(&mut self, expected: &'static str) -> Result<(), ParseError> {
         self.expect(Tok::Eof, expected)
     }
