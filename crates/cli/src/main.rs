@@ -7,8 +7,9 @@
 //!   (Lublin–Feitelson model, Tsafrir runtime estimates).
 //! - `cosched classad eval 'EXPR' [--my AD] [--target AD]` evaluates a ClassAd expression with
 //!   HTCondor's semantics and prints its value in ClassAd notation; `cosched classad match
-//!   JOB_AD MACHINE_AD` prints whether the two ads match and both ranks. Ads are ClassAd text
-//!   (`[ a = 1; b = "x" ]`) or `@FILE`.
+//!   JOB_AD MACHINE_AD` prints whether the ads match and both ranks, and exits with status 1
+//!   when no machine matches. Ads are ClassAd text (`[ a = 1; b = "x" ]`) or `@FILE` (also
+//!   `condor_status -long` / `condor_q -long` / `-json` output of several ads).
 //! - `cosched mcmf --dimacs FILE.min` solves a DIMACS minimum-cost-flow problem by the network
 //!   simplex and prints `status …`, `cost …`, `flow …` and `time … s`.
 //!
@@ -51,9 +52,16 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(&args).map_err(|e| e.to_string()),
         Command::Generate(args) => generate::run(&args).map_err(|e| e.to_string()),
-        Command::Classad(args) => classad::run(&args)
-            .map(|out| print!("{out}"))
-            .map_err(|e| e.to_string()),
+        Command::Classad(args) => match classad::run(&args) {
+            Ok(out) => {
+                print!("{}", out.stdout);
+                if !out.success {
+                    return ExitCode::FAILURE;
+                }
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        },
         Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
     };
     match result {
