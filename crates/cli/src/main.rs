@@ -10,12 +10,16 @@
 //!   JOB_AD MACHINE_AD` prints whether the ads match and both ranks, and exits with status 1
 //!   when no machine matches. Ads are ClassAd text (`[ a = 1; b = "x" ]`) or `@FILE` (also
 //!   `condor_status -long` / `condor_q -long` / `-json` output of several ads).
+//! - `cosched albatross decide --status STATUS.txt --queue QUEUE.txt --state STATE.json
+//!   --capital C` runs the Albatross policy once on a pool's `condor_status -long` and
+//!   `condor_q -long` output, prints its decisions and keeps its state for the next call.
 //! - `cosched mcmf --dimacs FILE.min` solves a DIMACS minimum-cost-flow problem by the network
 //!   simplex and prints `status …`, `cost …`, `flow …` and `time … s`.
 //!
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
 //! (status 2 for command-line usage errors).
 
+mod albatross;
 mod classad;
 mod generate;
 mod mcmf;
@@ -45,6 +49,8 @@ enum Command {
     Classad(classad::ClassadArgs),
     /// Solve a DIMACS minimum-cost-flow problem (network simplex).
     Mcmf(mcmf::McmfArgs),
+    /// Run the Albatross scaling policy on a live pool's condor_status / condor_q output.
+    Albatross(albatross::AlbatrossArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +69,9 @@ fn main() -> ExitCode {
             Err(e) => Err(e.to_string()),
         },
         Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
+        Command::Albatross(args) => albatross::run(&args)
+            .map(|out| print!("{out}"))
+            .map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
