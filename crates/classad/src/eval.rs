@@ -39,7 +39,8 @@
 //! HTCondor evaluates an attribute again at every reference, so an ad of 40 lines
 //! `a_i = a_{i+1} + a_{i+1}` takes 2^40 steps there. Here one evaluation (one call of
 //! [`crate::ClassAd::eval_attr`], one side of a match) **memoises** every attribute of the two
-//! top-level ads it evaluates, so that ad takes 80 steps. Results that depend on where the
+//! top-level ads it evaluates (those that took more than a few steps), so that ad takes a few
+//! hundred steps. Results that depend on where the
 //! attribute was reached from (a cut cycle, the depth limit) are not memoised, so memoising
 //! never changes a value. Every evaluation also has a **step budget**
 //! ([`EvalOptions::step_budget`], by default [`DEFAULT_STEP_BUDGET`]): each operation costs a
@@ -64,6 +65,10 @@ pub const MAX_EVAL_DEPTH: usize = 1024;
 /// The default number of steps one evaluation may take (about 50 ms of work; a real job or
 /// slot ad needs a few hundred).
 pub const DEFAULT_STEP_BUDGET: u64 = 2_000_000;
+
+/// Attributes whose evaluation took fewer steps than this are not memoised (see
+/// [`Evaluator`]'s `attribute`).
+const MEMO_MIN_STEPS: u64 = 16;
 
 /// How an evaluation is bounded and what `time()` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -398,7 +403,10 @@ impl<'a> Evaluator<'a> {
         }
         let id = std::ptr::from_ref(expr) as usize;
         let top = scope.parent.is_none();
-        if top && let Some(v) = self.memo.get(&id) {
+        if top
+            && !self.memo.is_empty()
+            && let Some(v) = self.memo.get(&id)
+        {
             let v = v.clone();
             if !self.charge(v.weight(self.remaining().saturating_add(1))) {
                 return ERROR;
@@ -409,11 +417,15 @@ impl<'a> Evaluator<'a> {
             self.cuts += 1;
             return UNDEFINED;
         }
-        let cuts = self.cuts;
+        let (cuts, steps) = (self.cuts, self.steps);
         self.active.push(id);
         let v = self.eval(expr, scope);
         self.active.pop();
-        if top && self.cuts == cuts && !self.exhausted() {
+        // Attributes that were cheap to evaluate are not worth remembering: recomputing them
+        // costs at most MEMO_MIN_STEPS each, and the chain above them is memoised once it
+        // becomes expensive, so no ad grows exponentially. Ordinary matchmaking never
+        // allocates the table.
+        if top && self.cuts == cuts && !self.exhausted() && self.steps - steps >= MEMO_MIN_STEPS {
             match &v {
                 Val::V(value) => {
                     self.memo.insert(id, value.clone());
@@ -491,7 +503,7 @@ impl<'a> Evaluator<'a> {
             return self.attribute(&other, expr);
         }
         if &*name.key == "currenttime" {
-            return Val::V(Value::Int(self.now()));
+            return Val::V(Value::Int(functions::clock(self.options.now)));
         }
         UNDEFINED
     }
@@ -509,14 +521,6 @@ impl<'a> Evaluator<'a> {
             }
             _ => ERROR,
         }
-    }
-
-    fn now(&self) -> i64 {
-        self.options.now.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        })
     }
 
     #[inline(never)]
@@ -541,7 +545,7 @@ impl<'a> Evaluator<'a> {
                     args.push(self.value_of(v));
                 }
                 let env = Env {
-                    now: self.now(),
+                    now: self.options.now,
                     budget: self.remaining(),
                 };
                 let v = functions::apply(func, &args, &env);

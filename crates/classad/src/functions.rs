@@ -34,8 +34,8 @@ use std::cmp::Ordering;
 
 /// What a function call can see besides its arguments.
 pub(crate) struct Env {
-    /// The clock, seconds since the Unix epoch.
-    pub now: i64,
+    /// The injected clock, seconds since the Unix epoch (`None`: the system clock).
+    pub now: Option<i64>,
     /// Steps left in the evaluation's budget (results larger than this are `error`).
     pub budget: u64,
 }
@@ -132,6 +132,15 @@ builtins! {
     Interval = "interval", 1..=1;
 }
 
+/// The injected time, or the system clock's (seconds since the Unix epoch).
+pub(crate) fn clock(injected: Option<i64>) -> i64 {
+    injected.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    })
+}
+
 /// The first `error`, else the first `undefined`, among `args`.
 fn exceptional(args: &[Value]) -> Option<Value> {
     if args.iter().any(|a| matches!(a, Value::Error)) {
@@ -158,7 +167,7 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::IsClassAd => Value::Bool(matches!(arg(0), Value::Ad(_))),
         B::Debug => arg(0).clone(),
         B::Strcat => strcat(args),
-        B::Time => Value::Int(env.now),
+        B::Time => Value::Int(clock(env.now)),
         B::Join => join(args),
         B::IdenticalMember => match args.get(1) {
             Some(Value::List(items)) => Value::Bool(
@@ -399,7 +408,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         },
         B::FormatTime => {
             let t = match args.first() {
-                None => env.now,
+                None => clock(env.now),
                 Some(Value::Int(t)) => *t,
                 Some(Value::Real(r)) => c_cast_to_i64(*r),
                 Some(_) => return Value::Error,

@@ -468,13 +468,14 @@ impl fmt::Display for Expr {
                     UnOp::Not => "!",
                     UnOp::BitNot => "~",
                 };
-                // `- 5` keeps the operator: `-5` would lex as a negative literal.
-                let space = if matches!(e.kind, ExprKind::Lit(Value::Int(_) | Value::Real(_))) {
+                // `- 5` keeps the operator: `-5` (or `-5[0]`) would lex as a negative literal.
+                let operand = Operand(e).to_string();
+                let space = if operand.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
                     " "
                 } else {
                     ""
                 };
-                write!(f, "{sym}{space}{}", Operand(e))
+                write!(f, "{sym}{space}{operand}")
             }
             ExprKind::Binary(op, a, b) => {
                 write!(f, "{} {} {}", Operand(a), op.symbol(), Operand(b))

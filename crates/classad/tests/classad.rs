@@ -226,6 +226,9 @@ fn arb_expr() -> impl Strategy<Value = String> {
             Just("Loop"),
             Just("TARGET"),
             Just("MY.TARGET.Cpus"),
+            Just(".Memory"),
+            Just("{}"),
+            Just("[]"),
         ]
         .prop_map(str::to_owned),
     ];
@@ -267,6 +270,15 @@ fn arb_expr() -> impl Strategy<Value = String> {
             Just("floor"),
             Just("round"),
             Just("ifThenElse"),
+            Just("member"),
+            Just("join"),
+            Just("split"),
+            Just("sum"),
+            Just("regexp"),
+            Just("stringListMember"),
+            Just("quantize"),
+            Just("eval"),
+            Just("unparse"),
             Just("nosuch"),
         ];
         prop_oneof![
@@ -280,8 +292,12 @@ fn arb_expr() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(c, a, b)| format!("{c} ? {a} : {b}")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("{a} ?: {b}")),
-            (func, prop::collection::vec(inner, 0..4))
+            (func, prop::collection::vec(inner.clone(), 0..4))
                 .prop_map(|(f, args)| format!("{f}({})", args.join(", "))),
+            prop::collection::vec(inner.clone(), 0..4)
+                .prop_map(|items| format!("{{{}}}", items.join(", "))),
+            (inner.clone(), inner.clone()).prop_map(|(a, i)| format!("({a})[{i}]")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("[ x = {a}; 'y z' = {b} ].x")),
         ]
     })
 }
