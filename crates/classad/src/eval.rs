@@ -537,6 +537,9 @@ impl<'a> Evaluator<'a> {
                 self.choose(&cond, &call.args[1], &call.args[2], scope)
             }
             Builtin::Eval => self.eval_string(&call.args[0], scope),
+            Builtin::CountMatches | Builtin::EvalInEachContext => {
+                self.in_each_context(func == Builtin::CountMatches, call, scope)
+            }
             Builtin::Unparse => self.unparse(&call.args[0], scope),
             _ => {
                 let mut args = Vec::with_capacity(call.args.len());
@@ -555,6 +558,47 @@ impl<'a> Evaluator<'a> {
                 Val::in_side(v, scope.side)
             }
         }
+    }
+
+    /// `countMatches(e, ads)` / `evalInEachContext(e, ads)`: `e` evaluated in each ad of the
+    /// list (with the current scope as its parent); the number of `true` results, or the
+    /// list of results. As HTCondor's library has it: an `undefined` list counts nothing and
+    /// gives `undefined` from `evalInEachContext`; an element that is not an ad is skipped by
+    /// `countMatches` and gives `undefined` (if it is `undefined`) or `error` in the list of
+    /// results; anything but a list is `error`.
+    fn in_each_context(&mut self, count: bool, call: &Call, scope: &Scope<'_>) -> Val {
+        let contexts = self.eval(&call.args[1], scope);
+        let items = match contexts {
+            Val::V(Value::List(items)) => items,
+            Val::V(Value::Undefined) if count => return Val::V(Value::Int(0)),
+            Val::V(Value::Undefined) => return UNDEFINED,
+            _ => return ERROR,
+        };
+        let mut results = Vec::with_capacity(items.len());
+        let mut matches = 0i64;
+        for item in &items {
+            let Value::Ad(ad) = item else {
+                results.push(match item {
+                    Value::Undefined => Value::Undefined,
+                    _ => Value::Error,
+                });
+                continue;
+            };
+            let inner = Scope {
+                ad,
+                side: scope.side,
+                parent: Some(scope),
+            };
+            let v = self.eval(&call.args[0], &inner);
+            let v = self.value_of(v);
+            matches += i64::from(v == Value::Bool(true));
+            results.push(v);
+        }
+        Val::V(if count {
+            Value::Int(matches)
+        } else {
+            Value::List(results)
+        })
     }
 
     /// `eval(s)`: the string `s` parsed as an expression and evaluated here.

@@ -14,13 +14,13 @@
 //!
 //! | group | functions |
 //! |---|---|
-//! | type predicates | `isUndefined`, `isError`, `isString`, `isInteger`, `isReal`, `isBoolean`, `isList`, `isClassAd` (no promotion: `isInteger(true)` is `false`; never `undefined`) |
-//! | control | `ifThenElse(c, a, b)` (only the chosen branch is evaluated), `eval(s)` (the string parsed and evaluated in place), `unparse(attr)` (the attribute's expression as text), `debug(x)` (`x`) |
+//! | type predicates | `isUndefined`, `isError`, `isString`, `isInteger`, `isReal`, `isBoolean`, `isList`, `isClassAd`, `isAbstime`, `isReltime` (no promotion: `isInteger(true)` is `false`; never `undefined`) |
+//! | control | `ifThenElse(c, a, b)` (only the chosen branch is evaluated), `eval(s)` (the string parsed and evaluated in place), `unparse(attr)` (the attribute's expression as text), `debug(x)` (`x`), `evalInEachContext(e, ads)` (`e` in each ad of a list), `countMatches(e, ads)` (how many ads make `e` true) |
 //! | conversion | `int`, `real` (strings read as C's `strtod` reads a prefix), `string` (the new-syntax text of a non-string), `bool` (`"true"`/`"false"` in any case; other strings `undefined`) |
 //! | math | `floor`, `ceiling` (`ceil`), `round` (half to even), `pow(b, e)` (integer for integer `e ≥ 0`), `quantize(a, b)` (`a` rounded up to a multiple of `b`; for a list, the first element `≥ a`, else a multiple of the last), `min`, `max`, `sum`, `avg` of a list (`undefined` elements skipped) |
-//! | strings | `strcat`, `join`, `split`, `substr`, `strcmp`, `stricmp`, `toUpper`, `toLower`, `size` (also of lists and ads), `versioncmp` (`strverscmp`), `version_in_range`, `splitUserName`, `splitSlotName` |
-//! | regular expressions | `regexp`, `regexps`, `replace`, `replaceall`, `regexpMember`, `stringList_regexpMember` (the `regex` crate: Perl syntax without look-around and back-references; options `i` `m` `s` `x`) |
-//! | string lists (`"a, b,c"`) | `stringListSize`, `stringListSum`, `stringListAvg`, `stringListMin`, `stringListMax`, `stringListMember`, `stringListIMember`, `stringListsIntersect` (delimiters `" ,"` unless given) |
+//! | strings | `strcat`, `join`, `split`, `substr`, `strcmp`, `stricmp`, `toUpper`, `toLower`, `size` (also of lists and ads), `versioncmp` (`strverscmp`), `versionGT`/`LT`/`GE`/`LE`/`EQ`, `version_in_range`, `splitUserName`, `splitSlotName` |
+//! | regular expressions | `regexp`, `regexps`, `replace`, `replaceall`, `regexpMember`, `stringList_regexpMember` (the `regex` crate: Perl syntax without look-around and back-references; options `i` `m` `s` `x`, and `f` / `g` for `regexps`: the full target, every match) |
+//! | string lists (`"a, b,c"`) | `stringListSize`, `stringListSum`, `stringListAvg`, `stringListMin`, `stringListMax`, `stringListMember`, `stringListIMember`, `stringListsIntersect`, `stringListSubsetMatch`, `stringListISubsetMatch` (delimiters `" ,"` unless given) |
 //! | lists | `member`, `identicalMember`, `anyCompare(op, list, x)`, `allCompare(op, list, x)` |
 //! | time | `time()` (the injected clock, [`crate::EvalOptions::now`]), `formatTime([t [, fmt]])` (`strftime` in UTC, default `%c`), `interval(s)` (`[d+]h:mm:ss`) |
 //!
@@ -30,7 +30,6 @@
 use super::eval::{apply_binary, cmp_ignore_case, compare, identical};
 use super::parser::BinOp;
 use super::value::Value;
-use std::cmp::Ordering;
 
 /// What a function call can see besides its arguments.
 pub(crate) struct Env {
@@ -79,6 +78,10 @@ builtins! {
     IsBoolean = "isboolean", 1..=1;
     IsList = "islist", 1..=1;
     IsClassAd = "isclassad", 1..=1;
+    IsAbstime = "isabstime", 1..=1;
+    IsReltime = "isreltime", 1..=1;
+    CountMatches = "countmatches", 2..=2;
+    EvalInEachContext = "evalineachcontext", 2..=2;
     IfThenElse = "ifthenelse", 3..=3;
     Eval = "eval", 1..=1;
     Unparse = "unparse", 1..=1;
@@ -109,6 +112,11 @@ builtins! {
     Size = "size", 1..=1;
     Versioncmp = "versioncmp", 2..=2;
     VersionInRange = "version_in_range", 3..=3;
+    VersionGt = "versiongt", 2..=2;
+    VersionLt = "versionlt", 2..=2;
+    VersionGe = "versionge", 2..=2;
+    VersionLe = "versionle", 2..=2;
+    VersionEq = "versioneq", 2..=2;
     Regexp = "regexp", 2..=3;
     Regexps = "regexps", 3..=4;
     Replace = "replace", 3..=4;
@@ -122,6 +130,8 @@ builtins! {
     StringListMember = "stringlistmember", 2..=3;
     StringListIMember = "stringlistimember", 2..=3;
     StringListsIntersect = "stringlistsintersect", 2..=3;
+    StringListSubsetMatch = "stringlistsubsetmatch", 2..=3;
+    StringListISubsetMatch = "stringlistisubsetmatch", 2..=3;
     StringListRegexpMember = "stringlist_regexpmember", 2..=4;
     Member = "member", 2..=2;
     IdenticalMember = "identicalmember", 2..=2;
@@ -165,6 +175,10 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::IsBoolean => Value::Bool(matches!(arg(0), Value::Bool(_))),
         B::IsList => Value::Bool(matches!(arg(0), Value::List(_))),
         B::IsClassAd => Value::Bool(matches!(arg(0), Value::Ad(_))),
+        // Absolute and relative times are not values of this implementation.
+        B::IsAbstime | B::IsReltime => Value::Bool(false),
+        B::StringListSubsetMatch => subset_match(args, false),
+        B::StringListISubsetMatch => subset_match(args, true),
         B::Debug => arg(0).clone(),
         B::Strcat => strcat(args),
         B::Time => Value::Int(clock(env.now)),
@@ -316,6 +330,16 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             Value::Int(ord as i64)
         }
         B::Versioncmp => Value::Int(strverscmp_raw(&to_text(a(0)), &to_text(a(1)))),
+        B::VersionGt | B::VersionLt | B::VersionGe | B::VersionLe | B::VersionEq => {
+            let c = strverscmp_raw(&to_text(a(0)), &to_text(a(1)));
+            Value::Bool(match func {
+                B::VersionGt => c > 0,
+                B::VersionLt => c < 0,
+                B::VersionGe => c >= 0,
+                B::VersionLe => c <= 0,
+                _ => c == 0,
+            })
+        }
         B::VersionInRange => match (a(0), a(1), a(2)) {
             (Value::Str(v), Value::Str(lo), Value::Str(hi)) => {
                 Value::Bool(strverscmp_raw(v, lo) >= 0 && strverscmp_raw(v, hi) <= 0)
@@ -325,13 +349,8 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::Regexp | B::Regexps | B::Replace | B::ReplaceAll => regex_call(func, args, env),
         B::RegexpMember => match (a(0), a(1), args.get(2)) {
             (Value::Str(p), Value::List(items), opts) => match compile(p, opts) {
-                // Every element must be a string, even after a match.
-                Some(re) if items.iter().all(|i| matches!(i, Value::Str(_))) => Value::Bool(
-                    items
-                        .iter()
-                        .any(|i| matches!(i, Value::Str(s) if re.is_match(s))),
-                ),
-                _ => Value::Error,
+                Some(re) => regexp_member(&re, items),
+                None => Value::Error,
             },
             _ => Value::Error,
         },
@@ -436,6 +455,12 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         | B::IsBoolean
         | B::IsList
         | B::IsClassAd
+        | B::IsAbstime
+        | B::IsReltime
+        | B::StringListSubsetMatch
+        | B::StringListISubsetMatch
+        | B::CountMatches
+        | B::EvalInEachContext
         | B::IfThenElse
         | B::Eval
         | B::Unparse
@@ -634,67 +659,66 @@ fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
     Value::Str(String::from_utf8_lossy(bytes).into_owned())
 }
 
-/// `versioncmp` as HTCondor returns it: glibc's `strverscmp`, whose result is ±1 where
-/// digit runs decide and the difference of the first differing bytes (the end of a string
-/// counting as 0) otherwise.
+/// `versioncmp` as HTCondor returns it: glibc's `strverscmp`, ported state for state (its
+/// result is the difference of the first differing bytes, or ±1 where a run of digits
+/// decides; runs with leading zeros sort as fractions, before the others).
 fn strverscmp_raw(a: &str, b: &str) -> i64 {
+    // States: after a non-digit (N), in an integral part (I), in a fractional part (F), in
+    // leading zeros (Z); columns: the next byte is another character, a digit 1-9, or '0'.
+    const S_N: usize = 0;
+    const S_I: usize = 3;
+    const S_F: usize = 6;
+    const S_Z: usize = 9;
+    const NEXT: [usize; 12] = [S_N, S_I, S_Z, S_N, S_I, S_I, S_N, S_F, S_F, S_N, S_F, S_Z];
+    const CMP: i8 = 2;
+    const LEN: i8 = 3;
+    #[rustfmt::skip]
+    const RESULT: [i8; 36] = [
+        CMP, CMP, CMP, CMP, LEN, CMP, CMP, CMP, CMP,
+        CMP, -1, -1, 1, LEN, LEN, 1, LEN, LEN,
+        CMP, CMP, CMP, CMP, CMP, CMP, CMP, CMP, CMP,
+        CMP, 1, 1, -1, CMP, CMP, -1, CMP, CMP,
+    ];
     let (x, y) = (a.as_bytes(), b.as_bytes());
-    let ord = strverscmp(a, b);
-    // Where a digit run decides, glibc returns ±1; elsewhere the byte difference.
-    let first_diff = x.iter().zip(y).position(|(p, q)| p != q);
-    let digit_decides = match first_diff {
-        Some(i) => {
-            let digit = |s: &[u8], k: usize| s.get(k).is_some_and(u8::is_ascii_digit);
-            digit(x, i) && digit(y, i) || (i > 0 && digit(x, i - 1) && (digit(x, i) || digit(y, i)))
+    let at = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(0);
+    let class = |c: u8| usize::from(c == b'0') + usize::from(c.is_ascii_digit());
+    let (mut i, mut j) = (0usize, 0usize);
+    let (mut c1, mut c2) = (at(x, i), at(y, j));
+    i += 1;
+    j += 1;
+    let mut state = S_N + class(c1);
+    let mut diff = i64::from(c1) - i64::from(c2);
+    while diff == 0 {
+        if c1 == 0 {
+            return 0;
         }
-        None => false,
-    };
-    match ord {
-        Ordering::Equal => 0,
-        _ if digit_decides => ord as i64,
-        _ => {
-            let i = first_diff.unwrap_or(x.len().min(y.len()));
-            i64::from(x.get(i).copied().unwrap_or(0)) - i64::from(y.get(i).copied().unwrap_or(0))
-        }
+        state = NEXT[state];
+        c1 = at(x, i);
+        c2 = at(y, j);
+        i += 1;
+        j += 1;
+        state += class(c1);
+        diff = i64::from(c1) - i64::from(c2);
     }
-}
-
-/// glibc's `strverscmp`: digit runs compare as numbers, runs with leading zeros as
-/// fractions that sort before the others.
-fn strverscmp(a: &str, b: &str) -> Ordering {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
-            let ((x, ni), (y, nj)) = (digit_run(a, i), digit_run(b, j));
-            let ord = match (x[0] == b'0', y[0] == b'0') {
-                (false, false) => x.len().cmp(&y.len()).then_with(|| x.cmp(y)),
-                (true, false) => Ordering::Less,
-                (false, true) => Ordering::Greater,
-                (true, true) => x.cmp(y),
-            };
-            if ord != Ordering::Equal {
-                return ord;
+    match RESULT[state * 3 + class(c2)] {
+        CMP => diff,
+        LEN => {
+            loop {
+                let d1 = at(x, i).is_ascii_digit();
+                i += 1;
+                if !d1 {
+                    break;
+                }
+                let d2 = at(y, j).is_ascii_digit();
+                j += 1;
+                if !d2 {
+                    return 1;
+                }
             }
-            (i, j) = (ni, nj);
-        } else {
-            if a[i] != b[j] {
-                return a[i].cmp(&b[j]);
-            }
-            i += 1;
-            j += 1;
+            if at(y, j).is_ascii_digit() { -1 } else { diff }
         }
+        r => i64::from(r),
     }
-    (a.len() - i).cmp(&(b.len() - j))
-}
-
-/// The digits of `s` from `k` on, and where they end.
-fn digit_run(s: &[u8], k: usize) -> (&[u8], usize) {
-    let end = s[k..]
-        .iter()
-        .position(|c| !c.is_ascii_digit())
-        .map_or(s.len(), |p| k + p);
-    (&s[k..end], end)
 }
 
 /// A compiled pattern with HTCondor's option letters, or `None` if it does not compile.
@@ -704,7 +728,8 @@ fn compile(pattern: &str, options: Option<&Value>) -> Option<regex::Regex> {
         Some(Value::Str(o)) => o,
         Some(_) => return None,
     };
-    let has = |c: char| opts.contains(c) || opts.contains(c.to_ascii_uppercase());
+    // HTCondor's library reads the lower-case letters only (the manual also lists capitals).
+    let has = |c: char| opts.contains(c);
     regex::RegexBuilder::new(pattern)
         .case_insensitive(has('i'))
         .multi_line(has('m'))
@@ -751,33 +776,82 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
             }
         }
     };
-    match func {
-        Builtin::Regexp => Value::Bool(re.is_match(target)),
-        Builtin::Regexps => {
-            let mut out = String::new();
-            if let Some(caps) = re.captures(target) {
-                expand(&caps, &mut out);
-            }
-            Value::Str(out)
+    if func == Builtin::Regexp {
+        return Value::Bool(re.is_match(target));
+    }
+    // `f`: the whole target with the substitutions; `g`: every match, not only the first.
+    let opts = match args.get(3) {
+        Some(Value::Str(o)) => o.as_str(),
+        _ => "",
+    };
+    let full = func != Builtin::Regexps || opts.contains('f');
+    let global = func == Builtin::ReplaceAll || opts.contains('g');
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(target) {
+        let Some(m) = caps.get(0) else { continue };
+        if full {
+            out.push_str(&target[last..m.start()]);
         }
-        _ => {
-            let mut out = String::new();
-            let mut last = 0;
-            for caps in re.captures_iter(target) {
-                let Some(m) = caps.get(0) else { continue };
-                out.push_str(&target[last..m.start()]);
-                expand(&caps, &mut out);
-                last = m.end();
-                if out.len() as u64 / 8 > env.budget {
-                    return Value::Error;
-                }
-                if func == Builtin::Replace {
-                    break;
-                }
-            }
-            out.push_str(&target[last..]);
-            Value::Str(out)
+        expand(&caps, &mut out);
+        last = m.end();
+        if out.len() as u64 / 8 > env.budget {
+            return Value::Error;
         }
+        if !global {
+            break;
+        }
+    }
+    if full {
+        out.push_str(&target[last..]);
+    }
+    Value::Str(out)
+}
+
+/// `regexpMember`: true at the first string that matches; an element before it that is
+/// neither a string nor `undefined` is an error; no match but an `undefined` element is
+/// `undefined`.
+fn regexp_member(re: &regex::Regex, items: &[Value]) -> Value {
+    let mut saw_undefined = false;
+    for item in items {
+        match item {
+            Value::Str(s) if re.is_match(s) => return Value::Bool(true),
+            Value::Str(_) => {}
+            Value::Undefined => saw_undefined = true,
+            _ => return Value::Error,
+        }
+    }
+    if saw_undefined {
+        Value::Undefined
+    } else {
+        Value::Bool(false)
+    }
+}
+
+/// `stringListSubsetMatch(l1, l2)`: every item of `l1` is in `l2`. An `undefined` `l1` is
+/// the empty set, an `undefined` `l2` contains nothing; both `undefined` is `undefined`.
+fn subset_match(args: &[Value], ignore_case: bool) -> Value {
+    if args.iter().any(|a| matches!(a, Value::Error)) {
+        return Value::Error;
+    }
+    let Some(delims) = delimiters(args.get(2)) else {
+        return Value::Error;
+    };
+    let same = |x: &str, y: &str| {
+        if ignore_case {
+            x.eq_ignore_ascii_case(y)
+        } else {
+            x == y
+        }
+    };
+    match (&args[0], &args[1]) {
+        (Value::Undefined, Value::Undefined) => Value::Undefined,
+        (Value::Undefined, Value::Str(_)) => Value::Bool(true),
+        (Value::Str(x), Value::Undefined) => Value::Bool(string_list(x, delims).next().is_none()),
+        (Value::Str(x), Value::Str(y)) => {
+            Value::Bool(string_list(x, delims).all(|i| string_list(y, delims).any(|j| same(i, j))))
+        }
+        _ => Value::Error,
     }
 }
 

@@ -21,7 +21,7 @@
 //!
 //! Where the manual and HTCondor's C++ library (`libclassad` from the `htcondor` 25.14.1
 //! Python wheel, configured as in a daemon) differ, this follows the library; the committed
-//! table `tests/fixtures/classad_eval.json` (1,203 expressions covering every built-in
+//! table `tests/fixtures/classad_eval.json` (1,273 expressions covering every built-in
 //! function, 44 rejected inputs, 21 job/machine pairs) pins exact agreement, printed notation
 //! included; `tests/classad_tables.rs` spells out every cell of the `&&` / `||` / `=?=` /
 //! `=!=` tables from it; `tests/classad_hostile.rs` keeps hostile ads (exponential attribute
