@@ -721,23 +721,45 @@ fn strverscmp_raw(a: &str, b: &str) -> i64 {
     }
 }
 
-/// A compiled pattern with HTCondor's option letters, or `None` if it does not compile.
+/// How many compiled patterns each thread keeps (matchmaking evaluates the same few
+/// `Requirements` against thousands of slots; compiling a pattern costs tens of microseconds).
+const REGEX_CACHE: usize = 64;
+
+thread_local! {
+    static COMPILED: std::cell::RefCell<rustc_hash::FxHashMap<(String, String), Option<regex::Regex>>> =
+        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
+}
+
+/// A compiled pattern with HTCondor's option letters, or `None` if it does not compile
+/// (cached per thread).
 fn compile(pattern: &str, options: Option<&Value>) -> Option<regex::Regex> {
     let opts = match options {
         None => "",
         Some(Value::Str(o)) => o,
         Some(_) => return None,
     };
+    let key = (pattern.to_owned(), opts.to_owned());
+    if let Some(hit) = COMPILED.with(|c| c.borrow().get(&key).cloned()) {
+        return hit;
+    }
     // HTCondor's library reads the lower-case letters only (the manual also lists capitals).
     let has = |c: char| opts.contains(c);
-    regex::RegexBuilder::new(pattern)
+    let re = regex::RegexBuilder::new(pattern)
         .case_insensitive(has('i'))
         .multi_line(has('m'))
         .dot_matches_new_line(has('s'))
         .ignore_whitespace(has('x'))
         .size_limit(1 << 20)
         .build()
-        .ok()
+        .ok();
+    COMPILED.with(|c| {
+        let mut cache = c.borrow_mut();
+        if cache.len() >= REGEX_CACHE {
+            cache.clear();
+        }
+        cache.insert(key, re.clone());
+    });
+    re
 }
 
 /// `regexp`, `regexps`, `replace` and `replaceall`.
