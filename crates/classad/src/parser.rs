@@ -24,7 +24,7 @@
 
 use super::functions::Builtin;
 use super::lexer::{Tok, Token, tokenize};
-use super::value::Value;
+use super::value::{Value, write_list};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -440,16 +440,7 @@ impl fmt::Display for Expr {
             ExprKind::Attr(name) => write!(f, "{name}"),
             ExprKind::Absolute(name) => write!(f, ".{name}"),
             ExprKind::Subscript(base, index) => write!(f, "{}[{index}]", Operand(base)),
-            ExprKind::List(items) => {
-                f.write_str("{ ")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str(" }")
-            }
+            ExprKind::List(items) => write_list(f, items),
             ExprKind::Ad(ad) => write!(f, "{ad}"),
             ExprKind::Select(base, name) => match base.kind {
                 // `0.J` would lex as a malformed number: `(0).J`. Negative literals print
@@ -572,13 +563,20 @@ impl<'s> Parser<'s> {
         Ok(e)
     }
 
-    /// `Expression`: a conditional or anything tighter. The parser recurses only through
-    /// here (parentheses, arguments, conditional branches), at most [`MAX_DEPTH`] deep.
-    pub(crate) fn expr(&mut self) -> Result<Expr, ParseError> {
+    /// One level deeper into the recursion, refused past [`MAX_DEPTH`].
+    #[inline(never)]
+    fn enter(&mut self) -> Result<(), ParseError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.error_here(ParseErrorKind::TooDeep { limit: MAX_DEPTH }));
         }
+        Ok(())
+    }
+
+    /// `Expression`: a conditional or anything tighter. The parser recurses only through
+    /// here (parentheses, arguments, conditional branches), at most [`MAX_DEPTH`] deep.
+    pub(crate) fn expr(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
         let cond = self.binary(1)?;
         let e = if self.peek().tok == Tok::Question {
             self.conditional(cond)?
@@ -660,18 +658,25 @@ impl<'s> Parser<'s> {
         Ok(e)
     }
 
-    /// `Postfix`: `.name` selections after a primary expression.
+    /// `.name`: the name after a dot.
+    #[inline(never)]
+    fn dotted_name(&mut self) -> Result<Name, ParseError> {
+        self.bump(); // .
+        let Tok::Ident(name) = &self.peek().tok else {
+            return Err(self.unexpected("an attribute name after `.`"));
+        };
+        let name = Name::new(name);
+        self.bump();
+        Ok(name)
+    }
+
+    /// `Postfix`: `.name` selections and `[index]` subscripts after a primary expression.
     #[inline(never)]
     fn selections(&mut self, mut e: Expr) -> Result<Expr, ParseError> {
         loop {
             match self.peek().tok {
                 Tok::Dot => {
-                    self.bump();
-                    let Tok::Ident(name) = &self.peek().tok else {
-                        return Err(self.unexpected("an attribute name after `.`"));
-                    };
-                    let name = Name::new(name);
-                    self.bump();
+                    let name = self.dotted_name()?;
                     e = self.node(ExprKind::Select(Box::new(e), name))?;
                 }
                 Tok::LBracket => {
@@ -737,12 +742,7 @@ impl<'s> Parser<'s> {
                 return self.node(ExprKind::Attr(name));
             }
             Tok::Dot => {
-                self.bump();
-                let Tok::Ident(name) = &self.peek().tok else {
-                    return Err(self.unexpected("an attribute name after `.`"));
-                };
-                let name = Name::new(name);
-                self.bump();
+                let name = self.dotted_name()?;
                 return self.node(ExprKind::Absolute(name));
             }
             Tok::LBracket => return self.nested_ad(),
@@ -778,10 +778,7 @@ impl<'s> Parser<'s> {
 
     /// A nested ad literal `[ … ]` inside an expression.
     fn nested_ad(&mut self) -> Result<Expr, ParseError> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(self.error_here(ParseErrorKind::TooDeep { limit: MAX_DEPTH }));
-        }
+        self.enter()?;
         let attrs = self.classad()?;
         self.depth -= 1;
         let mut ad = super::ClassAd::new();

@@ -160,16 +160,7 @@ impl fmt::Display for Value {
                 Some(s) => f.write_str(s),
                 None => f.write_str(&format_exp(*r)),
             },
-            Value::List(items) => {
-                f.write_str("{ ")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str(" }")
-            }
+            Value::List(items) => write_list(f, items),
             Value::Ad(ad) => write!(f, "{ad}"),
             Value::Str(s) => {
                 f.write_str("\"")?;
@@ -194,6 +185,21 @@ impl fmt::Display for Value {
     }
 }
 
+/// A list as HTCondor's unparser prints it: `{ a,b }` (`{  }` when empty).
+pub(crate) fn write_list<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    items: impl IntoIterator<Item = T>,
+) -> fmt::Result {
+    f.write_str("{ ")?;
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{item}")?;
+    }
+    f.write_str(" }")
+}
+
 /// A [`Value`] printed in HTCondor's old ClassAd syntax; see [`Value::old_syntax`].
 #[derive(Debug, Clone, Copy)]
 pub struct OldSyntax<'a>(&'a Value);
@@ -206,16 +212,7 @@ impl fmt::Display for OldSyntax<'_> {
                 None => f.write_str(&format_general16(*r)),
             },
             Value::Str(s) => write!(f, "\"{}\"", s.replace('"', "\\\"")),
-            Value::List(items) => {
-                f.write_str("{ ")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{}", item.old_syntax())?;
-                }
-                f.write_str(" }")
-            }
+            Value::List(items) => write_list(f, items.iter().map(Value::old_syntax)),
             other => write!(f, "{other}"),
         }
     }
