@@ -70,7 +70,7 @@ pub const DEFAULT_STEP_BUDGET: u64 = 2_000_000;
 /// [`Evaluator`]'s `attribute`).
 const MEMO_MIN_STEPS: u64 = 16;
 
-/// How an evaluation is bounded and what `time()` returns.
+/// How an evaluation is bounded, and what `time()` and `random()` return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EvalOptions {
     /// Steps allowed before the evaluation stops with [`EvalError::BudgetExceeded`].
@@ -78,6 +78,10 @@ pub struct EvalOptions {
     /// The clock `time()` and `CurrentTime` read, in seconds since the Unix epoch; `None`
     /// reads the system clock when asked.
     pub now: Option<i64>,
+    /// The seed of the ChaCha8 generator `random()` draws from in this evaluation (the same
+    /// seed gives the same draws; vary it per evaluation for independent ones); `None` draws
+    /// from a generator seeded by the system clock, like HTCondor's.
+    pub seed: Option<u64>,
 }
 
 impl Default for EvalOptions {
@@ -85,6 +89,7 @@ impl Default for EvalOptions {
         EvalOptions {
             step_budget: DEFAULT_STEP_BUDGET,
             now: None,
+            seed: None,
         }
     }
 }
@@ -180,6 +185,8 @@ pub(crate) struct Evaluator<'a> {
     depth: usize,
     steps: u64,
     options: EvalOptions,
+    /// The generator of `random()`, created on its first call.
+    rng: Option<rand_chacha::ChaCha8Rng>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -193,6 +200,7 @@ impl<'a> Evaluator<'a> {
             depth: 0,
             steps: 0,
             options,
+            rng: None,
         }
     }
 
@@ -547,6 +555,9 @@ impl<'a> Evaluator<'a> {
                     let v = self.eval(a, scope);
                     args.push(self.value_of(v));
                 }
+                if func == Builtin::Random {
+                    return Val::V(self.random(&args));
+                }
                 let env = Env {
                     now: self.options.now,
                     budget: self.remaining(),
@@ -599,6 +610,26 @@ impl<'a> Evaluator<'a> {
         } else {
             Value::List(results)
         })
+    }
+
+    /// `random([x])`: a real in `[0, 1)`, or in `[0, x)` of `x`'s type for a positive number
+    /// `x`; `error` for anything else.
+    fn random(&mut self, args: &[Value]) -> Value {
+        use rand::{RngExt, SeedableRng};
+        let seed = self.options.seed;
+        let rng = self.rng.get_or_insert_with(|| {
+            rand_chacha::ChaCha8Rng::seed_from_u64(
+                seed.unwrap_or_else(|| functions::clock(None).unsigned_abs()),
+            )
+        });
+        match args.first() {
+            None => Value::Real(rng.random::<f64>()),
+            Some(Value::Int(x)) if *x > 0 => Value::Int(rng.random_range(0..*x)),
+            Some(Value::Real(x)) if *x > 0.0 && x.is_finite() => {
+                Value::Real(rng.random::<f64>() * x)
+            }
+            Some(_) => Value::Error,
+        }
     }
 
     /// `eval(s)`: the string `s` parsed as an expression and evaluated here.

@@ -23,6 +23,10 @@
 //! | string lists (`"a, b,c"`) | `stringListSize`, `stringListSum`, `stringListAvg`, `stringListMin`, `stringListMax`, `stringListMember`, `stringListIMember`, `stringListsIntersect`, `stringListSubsetMatch`, `stringListISubsetMatch` (delimiters `" ,"` unless given) |
 //! | lists | `member`, `identicalMember`, `anyCompare(op, list, x)`, `allCompare(op, list, x)` |
 //! | time | `time()` (the injected clock, [`crate::EvalOptions::now`]), `formatTime([t [, fmt]])` (`strftime` in UTC, default `%c`), `interval(s)` (`[d+]h:mm:ss`) |
+//! | random | `random([x])`: a real in `[0, 1)`, or in `[0, x)` of `x`'s type (from [`crate::EvalOptions::seed`]) |
+//!
+//! HTCondor functions **not provided** (a call is `error`, and [`crate::Expr::unknown_functions`]
+//! reports it as HTCondor's but missing here): those in [`NOT_PROVIDED`].
 //!
 //! Conversions of out-of-range reals (and NaN) to integers give `-9223372036854775808`, as
 //! C's cast does on x86-64 where HTCondor runs.
@@ -138,6 +142,7 @@ builtins! {
     AnyCompare = "anycompare", 3..=3;
     AllCompare = "allcompare", 3..=3;
     Time = "time", 0..=0;
+    Random = "random", 0..=1;
     FormatTime = "formattime", 0..=2;
     Interval = "interval", 1..=1;
 }
@@ -150,6 +155,19 @@ pub(crate) fn clock(injected: Option<i64>) -> i64 {
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
     })
 }
+
+/// HTCondor functions this implementation leaves out (lower-cased): absolute and relative
+/// times, environment and user-map helpers that read the evaluating host, and
+/// `unresolved`.
+pub const NOT_PROVIDED: &[&str] = &[
+    "abstime",
+    "reltime",
+    "mergeenvironment",
+    "envv1tov2",
+    "userhome",
+    "usermap",
+    "unresolved",
+];
 
 /// The first `error`, else the first `undefined`, among `args`.
 fn exceptional(args: &[Value]) -> Option<Value> {
@@ -461,6 +479,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         | B::StringListISubsetMatch
         | B::CountMatches
         | B::EvalInEachContext
+        | B::Random
         | B::IfThenElse
         | B::Eval
         | B::Unparse

@@ -21,7 +21,7 @@
 //!
 //! Where the manual and HTCondor's C++ library (`libclassad` from the `htcondor` 25.14.1
 //! Python wheel, configured as in a daemon) differ, this follows the library; the committed
-//! table `tests/fixtures/classad_eval.json` (1,273 expressions covering every built-in
+//! table `tests/fixtures/classad_eval.json` (1,283 expressions covering every built-in
 //! function, 44 rejected inputs, 21 job/machine pairs) pins exact agreement, printed notation
 //! included; `tests/classad_tables.rs` spells out every cell of the `&&` / `||` / `=?=` /
 //! `=!=` tables from it; `tests/classad_hostile.rs` keeps hostile ads (exponential attribute
@@ -58,8 +58,9 @@
 //!   order).
 //! - Regular expressions are the `regex` crate's (Perl syntax without look-around and
 //!   back-references); HTCondor uses PCRE2. `formatTime` prints UTC (HTCondor: local time).
-//! - Absolute and relative time values, `random`, `sprintf`-style and user-home functions are
-//!   not provided (they evaluate to `error`, with a warning from the command line). The names
+//! - Absolute and relative time values and the few functions in
+//!   [`functions::NOT_PROVIDED`] (environment, user-map and user-home helpers, `unresolved`)
+//!   are not provided: they evaluate to `error`, and [`Expr::unknown_functions`] reports them. The names
 //!   of HTCondor's match-ad scaffolding (`LEFT`, `RIGHT`, `symmetricMatch`, …) are ordinary
 //!   attribute names here. Strings must be UTF-8 (HTCondor allows any bytes).
 

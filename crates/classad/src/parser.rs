@@ -238,14 +238,17 @@ impl PartialEq for SourcePos {
     }
 }
 
-/// A call of a function HTCondor does not define (it evaluates to `error`), found by
-/// [`Expr::unknown_functions`].
+/// A call of a function this implementation does not provide (it evaluates to `error`),
+/// found by [`Expr::unknown_functions`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnknownFunction {
     /// The name as written.
     pub name: String,
     /// Where, in the text the expression was parsed from.
     pub at: SourcePos,
+    /// Whether HTCondor defines it (then only this implementation lacks it, see
+    /// [`super::functions::NOT_PROVIDED`]); otherwise it is `error` in HTCondor too.
+    pub htcondor_has_it: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -309,9 +312,10 @@ impl Expr {
         }
     }
 
-    /// Calls of functions HTCondor does not define, in source order. They evaluate to
-    /// `error`, as in HTCondor, which makes a typo in a `Requirements` silently match
-    /// nothing; front ends warn about them.
+    /// Calls of functions this implementation does not provide, in source order: names
+    /// HTCondor does not define either (they evaluate to `error` there too, which makes a
+    /// typo in a `Requirements` silently match nothing) and the few HTCondor functions left
+    /// out here. Front ends warn about them.
     ///
     /// ```
     /// use cosched_classad::Expr;
@@ -331,6 +335,8 @@ impl Expr {
                 found.push(UnknownFunction {
                     name: call.name.to_string(),
                     at: call.at,
+                    htcondor_has_it: super::functions::NOT_PROVIDED
+                        .contains(&call.name.to_ascii_lowercase().as_str()),
                 });
             }
             stack.extend(e.children());

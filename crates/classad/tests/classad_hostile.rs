@@ -106,6 +106,24 @@ fn time_reads_the_injected_clock() {
     assert_eq!(ad.try_eval(&e, None, &at), Ok(Value::Int(600)));
 }
 
+#[test]
+fn random_draws_from_the_seeded_generator() {
+    let e = Expr::parse("{random(), random(), random(1000), random(2.5)}").unwrap();
+    let seeded = |seed| EvalOptions {
+        seed: Some(seed),
+        ..EvalOptions::default()
+    };
+    let a = ClassAd::new().try_eval(&e, None, &seeded(7)).unwrap();
+    assert_eq!(a, ClassAd::new().try_eval(&e, None, &seeded(7)).unwrap());
+    assert_ne!(a, ClassAd::new().try_eval(&e, None, &seeded(8)).unwrap());
+    let Value::List(draws) = a else {
+        panic!("a list")
+    };
+    assert_ne!(draws[0], draws[1], "draws within one evaluation differ");
+    assert!(matches!(draws[2], Value::Int(i) if (0..1000).contains(&i)));
+    assert!(matches!(draws[3], Value::Real(r) if (0.0..2.5).contains(&r)));
+}
+
 /// Extreme literal values, as text.
 fn extreme_literal() -> impl Strategy<Value = String> {
     prop_oneof![

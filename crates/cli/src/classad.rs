@@ -9,7 +9,9 @@
 
 use clap::{Args, Subcommand};
 use cosched_classad::read::{self, ReadError};
-use cosched_classad::{ClassAd, EvalError, EvalOptions, Expr, ParseError, Value, match_ads};
+use cosched_classad::{
+    ClassAd, EvalError, EvalOptions, Expr, ParseError, UnknownFunction, Value, match_ads,
+};
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -74,6 +76,9 @@ struct EvalFlags {
     /// Steps one evaluation may take before it stops with an error.
     #[arg(long, value_name = "STEPS", default_value_t = cosched_classad::DEFAULT_STEP_BUDGET)]
     step_budget: u64,
+    /// The seed `random()` draws from [default: the system clock].
+    #[arg(long, value_name = "SEED")]
+    seed: Option<u64>,
 }
 
 impl EvalFlags {
@@ -81,6 +86,7 @@ impl EvalFlags {
         EvalOptions {
             step_budget: self.step_budget,
             now: self.now,
+            seed: self.seed,
         }
     }
 }
@@ -172,12 +178,25 @@ fn read_one_ad(arg: &str, what: &str) -> Result<ClassAd, ClassadError> {
     Ok(ads.remove(0))
 }
 
-/// Warns on standard error about calls of functions HTCondor does not define.
+/// Why an unknown function is `error`.
+fn unknown_reason(u: &UnknownFunction) -> &'static str {
+    if u.htcondor_has_it {
+        "it is HTCondor's but not provided here, so it evaluates to error"
+    } else {
+        "it evaluates to error, as in HTCondor"
+    }
+}
+
+/// Warns on standard error about calls of functions HTCondor does not define (or that are
+/// not provided here).
 fn warn_unknown_in_expr(expr: &Expr, what: &str) {
     for u in expr.unknown_functions() {
         eprintln!(
-            "warning: unknown function `{}` at line {}, column {} of {what}: it evaluates to error, as in HTCondor",
-            u.name, u.at.line, u.at.column
+            "warning: unknown function `{}` at line {}, column {} of {what}: {}",
+            u.name,
+            u.at.line,
+            u.at.column,
+            unknown_reason(&u)
         );
     }
 }
@@ -188,8 +207,10 @@ fn warn_unknown_in_ads(ads: &[ClassAd], what: &str) {
         for (attr, u) in ad.unknown_functions() {
             if seen.insert((attr.clone(), u.name.clone())) {
                 eprintln!(
-                    "warning: unknown function `{}` in attribute {attr} of {what} (column {} of its expression): it evaluates to error, as in HTCondor",
-                    u.name, u.at.column
+                    "warning: unknown function `{}` in attribute {attr} of {what} (column {} of its expression): {}",
+                    u.name,
+                    u.at.column,
+                    unknown_reason(&u)
                 );
             }
         }

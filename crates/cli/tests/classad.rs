@@ -165,6 +165,18 @@ fn unknown_functions_warn_with_their_position() {
 }
 
 #[test]
+fn functions_htcondor_has_but_we_lack_are_named_as_such() {
+    let out = cosched(&["classad", "eval", "userHome(\"alice\")"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`userHome`") && err.contains("HTCondor's but not provided here"),
+        "{err}"
+    );
+    assert_eq!(eval("random(10) < 10", &["--seed", "3"]), "true");
+}
+
+#[test]
 fn hostile_ads_evaluate_or_fail_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let doubling = |combine: &str, leaf: &str| {
