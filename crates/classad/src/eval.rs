@@ -215,17 +215,17 @@ impl<'a> Evaluator<'a> {
 
     /// `expr` evaluated with `MY` = the first ad.
     pub(crate) fn eval_expr(&mut self, expr: &Expr) -> Result<Value, EvalError> {
-        let top = self.top(Side::My).expect("MY always exists");
+        let top = self.my_scope();
         let v = self.eval(expr, &top);
         self.finish(v)
     }
 
     /// The first ad's attribute `name` (`undefined` if it has none).
     pub(crate) fn eval_attr(&mut self, name: &str) -> Result<Value, EvalError> {
-        let key = name.to_ascii_lowercase();
-        let top = self.top(Side::My).expect("MY always exists");
-        let v = match self.my.lookup_key(&key) {
-            Some((_, expr)) => self.attribute(&top, expr),
+        let top = self.my_scope();
+        let my = self.my;
+        let v = match super::with_lowercase(name, |key| my.lookup_key(key).map(|(_, e)| e)) {
+            Some(expr) => self.attribute(&top, expr),
             None => UNDEFINED,
         };
         self.finish(v)
@@ -249,6 +249,15 @@ impl<'a> Evaluator<'a> {
         match side {
             Side::My => Some(self.my),
             Side::Target => self.target,
+        }
+    }
+
+    /// The scope of the first ad (`MY` of the evaluation).
+    fn my_scope(&self) -> Scope<'a> {
+        Scope {
+            ad: self.my,
+            side: Side::My,
+            parent: None,
         }
     }
 

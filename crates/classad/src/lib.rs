@@ -131,7 +131,7 @@ impl ClassAd {
 
     /// The expression of attribute `name` (any case).
     pub fn get(&self, name: &str) -> Option<&Expr> {
-        self.lookup_key(&name.to_ascii_lowercase()).map(|(_, e)| e)
+        with_lowercase(name, |key| self.lookup_key(key).map(|(_, e)| e))
     }
 
     /// Whether the ad has attribute `name` (any case).
@@ -235,6 +235,21 @@ impl fmt::Display for ClassAd {
             write!(f, "{sep}{} = {expr}", parser::Name::new(name))?;
         }
         f.write_str(if self.attrs.is_empty() { "  ]" } else { " ]" })
+    }
+}
+
+/// Calls `f` with `name` in ASCII lower case, without allocating for names of up to 64 bytes
+/// (lookups happen for every attribute of every match).
+pub(crate) fn with_lowercase<R>(name: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buf = [0u8; 64];
+    match buf.get_mut(..name.len()) {
+        Some(slot) => {
+            slot.copy_from_slice(name.as_bytes());
+            slot.make_ascii_lowercase();
+            // Lower-casing ASCII bytes keeps UTF-8 valid.
+            f(std::str::from_utf8(slot).unwrap_or(name))
+        }
+        None => f(&name.to_ascii_lowercase()),
     }
 }
 
