@@ -435,6 +435,9 @@ impl<'a> Evaluator<'a> {
             return UNDEFINED;
         }
         let (cuts, steps) = (self.cuts, self.steps);
+        // The attribute an evaluation starts from is never asked for again (a reference
+        // back to it is a cycle), so it is not worth a table.
+        let outermost = self.active.is_empty();
         self.active.push(id);
         let v = self.eval(expr, scope);
         self.active.pop();
@@ -442,7 +445,12 @@ impl<'a> Evaluator<'a> {
         // costs at most MEMO_MIN_STEPS each, and the chain above them is memoised once it
         // becomes expensive, so no ad grows exponentially. Ordinary matchmaking never
         // allocates the table.
-        if top && self.cuts == cuts && !self.exhausted() && self.steps - steps >= MEMO_MIN_STEPS {
+        if top
+            && !outermost
+            && self.cuts == cuts
+            && !self.exhausted()
+            && self.steps - steps >= MEMO_MIN_STEPS
+        {
             match &v {
                 Val::V(value) => {
                     self.memo.insert(id, value.clone());
