@@ -310,7 +310,7 @@ fn pair() -> (ClassAd, ClassAd) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn arbitrary_text_never_panics(src in "\\PC{0,64}") {

@@ -154,7 +154,7 @@ fn extreme_call() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Any function on any extreme arguments returns a value (no panic, no hang).
     #[test]
