@@ -51,6 +51,15 @@ pub struct AlbatrossArgs {
 enum AlbatrossCommand {
     /// Run the Albatross policy once on a pool's condor_status / condor_q output; print its
     /// decisions and write the state for the next call.
+    #[command(
+        after_help = "Output: `#` lines describe what was seen; then one decision per line:\n  \
+        start INSTANCE_TYPE count=N lease=SECONDSs   start N cloud nodes of this type\n  \
+        stop MACHINE                                 stop this idle cloud node\n\
+        Cloud nodes are the machines whose slots advertise AnnexName or IsCloud = true.\n\
+        Run it after each negotiation cycle, e.g. from cron:\n  \
+        condor_status -long > status.txt; condor_q -allusers -long > queue.txt\n  \
+        cosched albatross decide --status status.txt --queue queue.txt --state albatross.json --capital 0.5"
+    )]
     Decide(DecideArgs),
 }
 
