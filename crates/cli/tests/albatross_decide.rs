@@ -24,9 +24,12 @@ struct Run {
 }
 
 fn decide_with(status: &str, state: &Path, capital: &str, now: i64) -> Run {
+    decide_from(status, &pool("condor_q_long.txt"), state, capital, now)
+}
+
+fn decide_from(status: &str, queue: &str, state: &Path, capital: &str, now: i64) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
-        .args(["albatross", "decide", "--status", status, "--queue"])
-        .arg(pool("condor_q_long.txt"))
+        .args(["albatross", "decide", "--status", status, "--queue", queue])
         .arg("--state")
         .arg(state)
         .args(["--capital", capital, "--now", &now.to_string()])
@@ -138,12 +141,18 @@ fn dispatches_since_the_previous_call_restart_the_timer() {
 }
 
 #[test]
-fn json_status_decides_as_long_status_does() {
+fn json_output_decides_as_long_output_does() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     for now in [NOW, NOW + 100] {
         let long = decide_with(&pool("condor_status_long.txt"), &a, "0.75", now);
-        let json = decide_with(&pool("condor_status.json"), &b, "0.75", now);
+        let json = decide_from(
+            &pool("condor_status.json"),
+            &pool("condor_q.json"),
+            &b,
+            "0.75",
+            now,
+        );
         assert_eq!(long.stdout, json.stdout);
     }
     assert_eq!(
