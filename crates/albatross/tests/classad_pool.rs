@@ -67,6 +67,30 @@ fn long_and_json_outputs_read_the_same_slots() {
 }
 
 #[test]
+fn condor_q_json_reads_the_same_jobs() {
+    let long = parse_ads(&fixture("condor_q_long.txt")).unwrap();
+    let json = parse_ads(&fixture("condor_q.json")).unwrap();
+    let slot = &parse_ads(&fixture("condor_status_long.txt")).unwrap()[0];
+    assert_eq!(long.len(), json.len());
+    for (a, b) in long.iter().zip(&json) {
+        assert_eq!(job_id(a), job_id(b));
+        for attr in [
+            "Cmd",
+            "RequestMemory",
+            "RequestDisk",
+            "JobStatus",
+            "HoldReason",
+        ] {
+            assert_eq!(a.eval_attr(attr, None), b.eval_attr(attr, None), "{attr}");
+        }
+        assert_eq!(
+            a.eval_attr("Requirements", Some(slot)),
+            b.eval_attr("Requirements", Some(slot))
+        );
+    }
+}
+
+#[test]
 fn condor_q_long_keeps_windows_paths() {
     let jobs = parse_ads(&fixture("condor_q_long.txt")).expect("condor_q -long parses");
     assert_eq!(jobs.len(), 7);
