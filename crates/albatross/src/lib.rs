@@ -5,10 +5,10 @@
 //! matchmaker starves. Jobs and machines describe themselves and their constraints as
 //! ClassAds, and the negotiator pairs them; a scaling policy watches which jobs go unmatched.
 //!
-//! - [`classad`]: an exact implementation of HTCondor's ClassAd expressions (values with
-//!   `undefined` and `error`, three-valued logic, `MY.`/`TARGET.` scoping, a handful of
-//!   built-in functions), ads, and the negotiator's symmetric match and ranks, pinned to
-//!   HTCondor's own library by a committed fixture table;
+//! - [`classad`]: HTCondor's ClassAd language, re-exported from the `cosched-classad` crate
+//!   (the engine is reusable on its own: values with `undefined` and `error`, three-valued
+//!   logic, `MY.`/`TARGET.` scoping, lists, the built-in functions, the negotiator's symmetric
+//!   match and ranks, pinned to HTCondor's own library by a committed fixture table);
 //! - [`pool`]: desktops with owners who come and go, cloud instance types, their slot ads;
 //! - [`workload`]: the paper's job stream (one job every five minutes) with job ads;
 //! - [`policy`]: the Albatross policy — the stall detector and the capital table — as a
@@ -54,7 +54,7 @@
 //!   0.5 / 0.75; progress over time in **Figures 1–4**, mean and standard deviation of the job
 //!   completion time): [`workload`] and [`sim`], reproduced by the `albatross_capital` example.
 
-pub mod classad;
+pub use cosched_classad as classad;
 pub mod policy;
 pub mod pool;
 pub mod sim;

@@ -1,8 +1,17 @@
 //! `cosched classad`: evaluate ClassAd expressions and match job and machine ads, with
-//! HTCondor's semantics (`cosched_albatross::classad`).
+//! HTCondor's semantics (`cosched_classad`).
+//!
+//! Ads are ClassAd text or `@FILE`; a file may hold several ads in any format HTCondor's
+//! tools print (`condor_status -long` / `condor_q -long`, `-json`, or new-syntax ads one after
+//! another). A call of a function HTCondor does not define evaluates to `error`, as in
+//! HTCondor, but is reported on standard error with where it is, so that a typo in a
+//! `Requirements` does not silently match nothing.
 
 use clap::{Args, Subcommand};
-use cosched_albatross::classad::{ClassAd, Expr, ParseError, Value, match_ads};
+use cosched_classad::read::{self, ReadError};
+use cosched_classad::{
+    ClassAd, EvalError, EvalOptions, Expr, ParseError, UnknownFunction, Value, match_ads,
+};
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -15,38 +24,71 @@ pub struct ClassadArgs {
 
 #[derive(Subcommand)]
 enum ClassadCommand {
-    /// Evaluate one expression and print its value in ClassAd notation.
+    /// Evaluate one expression and print its value in ClassAd notation (one line per ad when
+    /// --my names a file of several ads).
     Eval(EvalArgs),
-    /// Match a job ad against a machine ad; print the outcome and both ranks.
+    /// Match a job ad against machine ads; print the outcome and both ranks. Exits with
+    /// status 1 when no machine matches.
     Match(MatchArgs),
 }
 
 #[derive(Args)]
 struct EvalArgs {
-    /// The expression, e.g. 'TARGET.Memory >= 2048 && MY.Owner == "alice"'.
-    #[arg(value_name = "EXPR")]
+    /// The expression, e.g. 'TARGET.Memory >= 2048 && MY.Owner == "alice"' (it may begin
+    /// with `-`: '-1.0/0').
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
     expr: String,
-    /// The ad the expression belongs to (MY), as ClassAd text `[ a = 1; b = "x" ]` or @FILE
-    /// [default: an empty ad].
+    /// The ad the expression belongs to (MY), as ClassAd text `[ a = 1; b = "x" ]` or @FILE;
+    /// with a file of several ads, the expression is evaluated in each [default: an empty ad].
     #[arg(long, value_name = "AD")]
     my: Option<String>,
-    /// The other ad (TARGET), as ClassAd text or @FILE [default: none].
+    /// The other ad (TARGET), as ClassAd text or @FILE of one ad [default: none].
     #[arg(long, value_name = "AD")]
     target: Option<String>,
     /// Print reals and strings in the old ClassAd syntax `condor_q -l` uses (`2.5`, not
     /// `2.500000000000000E+00`).
     #[arg(long)]
     old_syntax: bool,
+    #[command(flatten)]
+    eval: EvalFlags,
 }
 
 #[derive(Args)]
 struct MatchArgs {
-    /// The job ad, as ClassAd text `[ Requirements = …; Rank = … ]` or @FILE.
-    #[arg(value_name = "JOB_AD")]
+    /// The job ad, as ClassAd text `[ Requirements = …; Rank = … ]` or @FILE of one ad.
+    #[arg(value_name = "JOB_AD", allow_hyphen_values = true)]
     job: String,
-    /// The machine ad, as ClassAd text or @FILE.
-    #[arg(value_name = "MACHINE_AD")]
+    /// The machine ad, as ClassAd text, or @FILE of one or more ads (e.g. `condor_status
+    /// -long` output).
+    #[arg(value_name = "MACHINE_AD", allow_hyphen_values = true)]
     machine: String,
+    #[command(flatten)]
+    eval: EvalFlags,
+}
+
+/// Settings shared by `eval` and `match`.
+#[derive(Args)]
+struct EvalFlags {
+    /// The time `time()` and `CurrentTime` return, in seconds since the Unix epoch
+    /// [default: the system clock].
+    #[arg(long, value_name = "SECONDS")]
+    now: Option<i64>,
+    /// Steps one evaluation may take before it stops with an error.
+    #[arg(long, value_name = "STEPS", default_value_t = cosched_classad::DEFAULT_STEP_BUDGET)]
+    step_budget: u64,
+    /// The seed `random()` draws from [default: the system clock].
+    #[arg(long, value_name = "SEED")]
+    seed: Option<u64>,
+}
+
+impl EvalFlags {
+    fn options(&self) -> EvalOptions {
+        EvalOptions {
+            step_budget: self.step_budget,
+            now: self.now,
+            seed: self.seed,
+        }
+    }
 }
 
 /// What can go wrong in `cosched classad`.
@@ -60,35 +102,128 @@ pub enum ClassadError {
         /// Where and why.
         source: ParseError,
     },
-    /// An `@FILE` ad could not be read.
-    #[error("cannot read {path}: {message}")]
+    /// A file of ads does not parse.
+    #[error("{what}: {source}")]
     Read {
+        /// Which argument.
+        what: String,
+        /// Where and why.
+        source: Box<ReadError>,
+    },
+    /// An `@FILE` ad could not be opened.
+    #[error("cannot read {path}: {message}")]
+    Open {
         /// The file.
         path: PathBuf,
         /// Why.
         message: String,
     },
+    /// A file meant to hold one ad holds another number of them.
+    #[error("{what}: expected one ad, found {found}")]
+    NotOneAd {
+        /// Which argument.
+        what: String,
+        /// How many ads the file holds.
+        found: usize,
+    },
+    /// An evaluation exceeded its step budget.
+    #[error("{what}: {source} (raise --step-budget to allow more)")]
+    Budget {
+        /// What was being evaluated.
+        what: String,
+        /// The budget.
+        source: EvalError,
+    },
 }
 
-/// Reads an ad argument: inline text, or `@FILE`.
-fn read_ad(arg: &str, what: &str) -> Result<ClassAd, ClassadError> {
-    let (text, what) = match arg.strip_prefix('@') {
+/// What a run prints, and whether it succeeded (`match` fails when nothing matched).
+pub struct Outcome {
+    /// Standard output.
+    pub stdout: String,
+    /// Exit status 0 (true) or 1.
+    pub success: bool,
+}
+
+/// Reads an ad argument: inline text (one new-syntax ad) or `@FILE` (any number of ads, in
+/// any format HTCondor's tools print).
+fn read_ads(arg: &str, what: &str) -> Result<Vec<ClassAd>, ClassadError> {
+    match arg.strip_prefix('@') {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| ClassadError::Read {
+            let text = std::fs::read_to_string(path).map_err(|e| ClassadError::Open {
                 path: path.into(),
                 message: e.to_string(),
             })?;
-            (text, format!("{what} ({path})"))
+            read::parse_ads(&text).map_err(|source| ClassadError::Read {
+                what: format!("{what} ({path})"),
+                source: Box::new(source),
+            })
         }
-        None => (arg.to_owned(), what.to_owned()),
-    };
-    ClassAd::parse(&text).map_err(|source| ClassadError::Parse { what, source })
+        None => ClassAd::parse(arg)
+            .map(|ad| vec![ad])
+            .map_err(|source| ClassadError::Parse {
+                what: what.to_owned(),
+                source,
+            }),
+    }
 }
 
-/// Runs the command, returning what to print on standard output.
-pub fn run(args: &ClassadArgs) -> Result<String, ClassadError> {
+fn read_one_ad(arg: &str, what: &str) -> Result<ClassAd, ClassadError> {
+    let mut ads = read_ads(arg, what)?;
+    if ads.len() != 1 {
+        return Err(ClassadError::NotOneAd {
+            what: what.to_owned(),
+            found: ads.len(),
+        });
+    }
+    Ok(ads.remove(0))
+}
+
+/// Why an unknown function is `error`.
+fn unknown_reason(u: &UnknownFunction) -> &'static str {
+    if u.htcondor_has_it {
+        "it is HTCondor's but not provided here, so it evaluates to error"
+    } else {
+        "it evaluates to error, as in HTCondor"
+    }
+}
+
+/// Warns on standard error about calls of functions HTCondor does not define (or that are
+/// not provided here).
+fn warn_unknown_in_expr(expr: &Expr, what: &str) {
+    for u in expr.unknown_functions() {
+        eprintln!(
+            "warning: unknown function `{}` at line {}, column {} of {what}: {}",
+            u.name,
+            u.at.line,
+            u.at.column,
+            unknown_reason(&u)
+        );
+    }
+}
+
+fn warn_unknown_in_ads(ads: &[ClassAd], what: &str) {
+    let mut seen = std::collections::BTreeSet::new();
+    for ad in ads {
+        for (attr, u) in ad.unknown_functions() {
+            if seen.insert((attr.clone(), u.name.clone())) {
+                eprintln!(
+                    "warning: unknown function `{}` in attribute {attr} of {what} (column {} of its expression): {}",
+                    u.name,
+                    u.at.column,
+                    unknown_reason(&u)
+                );
+            }
+        }
+    }
+}
+
+/// Runs the command: what to print on standard output and whether it succeeded.
+pub fn run(args: &ClassadArgs) -> Result<Outcome, ClassadError> {
     match &args.command {
-        ClassadCommand::Eval(a) => eval(a),
+        ClassadCommand::Eval(a) => eval(a).map(|stdout| Outcome {
+            stdout,
+            success: true,
+        }),
         ClassadCommand::Match(a) => matchmake(a),
     }
 }
@@ -98,38 +233,85 @@ fn eval(args: &EvalArgs) -> Result<String, ClassadError> {
         what: "expression".to_owned(),
         source,
     })?;
-    let my = match &args.my {
-        Some(a) => read_ad(a, "--my ad")?,
-        None => ClassAd::new(),
+    warn_unknown_in_expr(&expr, "the expression");
+    let mine = match &args.my {
+        Some(a) => read_ads(a, "--my ad")?,
+        None => vec![ClassAd::new()],
     };
+    warn_unknown_in_ads(&mine, "the --my ad");
     let target = args
         .target
         .as_deref()
-        .map(|a| read_ad(a, "--target ad"))
+        .map(|a| read_one_ad(a, "--target ad"))
         .transpose()?;
-    let value = my.eval(&expr, target.as_ref());
-    Ok(if args.old_syntax {
-        format!("{}\n", value.old_syntax())
-    } else {
-        format!("{value}\n")
-    })
+    if let Some(t) = &target {
+        warn_unknown_in_ads(std::slice::from_ref(t), "the --target ad");
+    }
+    let options = args.eval.options();
+    let mut out = String::new();
+    for my in &mine {
+        let value = my
+            .try_eval(&expr, target.as_ref(), &options)
+            .map_err(|source| ClassadError::Budget {
+                what: "expression".to_owned(),
+                source,
+            })?;
+        if args.old_syntax {
+            out.push_str(&format!("{}\n", value.old_syntax()));
+        } else {
+            out.push_str(&format!("{value}\n"));
+        }
+    }
+    Ok(out)
 }
 
-fn matchmake(args: &MatchArgs) -> Result<String, ClassadError> {
-    let job = read_ad(&args.job, "job ad")?;
-    let machine = read_ad(&args.machine, "machine ad")?;
-    let m = match_ads(&job, &machine);
-    let requirements = |v: &Value| v.to_string();
-    Ok(format!(
-        "matched               {}\n\
-         job Requirements      {}\n\
-         machine Requirements  {}\n\
-         job Rank              {}\n\
-         machine Rank          {}\n",
-        if m.matched { "yes" } else { "no" },
-        requirements(&m.job_requirements),
-        requirements(&m.machine_requirements),
-        m.job_rank,
-        m.machine_rank,
-    ))
+fn matchmake(args: &MatchArgs) -> Result<Outcome, ClassadError> {
+    let job = read_one_ad(&args.job, "job ad")?;
+    let machines = read_ads(&args.machine, "machine ad")?;
+    warn_unknown_in_ads(std::slice::from_ref(&job), "the job ad");
+    warn_unknown_in_ads(&machines, "the machine ad");
+    let options = args.eval.options();
+    // The requirements are checked under the budget first: an ad that exceeds it is an error,
+    // not a silent mismatch.
+    for machine in &machines {
+        for (ad, other, what) in [
+            (&job, machine, "job Requirements"),
+            (machine, &job, "machine Requirements"),
+        ] {
+            ad.try_eval_attr("Requirements", Some(other), &options)
+                .map_err(|source| ClassadError::Budget {
+                    what: what.to_owned(),
+                    source,
+                })?;
+        }
+    }
+    let mut out = String::new();
+    let mut any = false;
+    for (i, machine) in machines.iter().enumerate() {
+        let m = match_ads(&job, machine);
+        any |= m.matched;
+        if machines.len() > 1 {
+            let name = match machine.eval_attr("Name", None) {
+                Value::Str(s) => s,
+                _ => format!("ad {}", i + 1),
+            };
+            out.push_str(&format!("{name}\n"));
+        }
+        out.push_str(&format!(
+            "matched               {}\n\
+             job Requirements      {}\n\
+             machine Requirements  {}\n\
+             job Rank              {}\n\
+             machine Rank          {}\n",
+            if m.matched { "yes" } else { "no" },
+            m.job_requirements,
+            m.machine_requirements,
+            m.job_rank,
+            m.machine_rank,
+        ));
+    }
+    Ok(Outcome {
+        stdout: out,
+        success: any,
+    })
 }

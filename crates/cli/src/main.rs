@@ -7,8 +7,12 @@
 //!   (Lublin–Feitelson model, Tsafrir runtime estimates).
 //! - `cosched classad eval 'EXPR' [--my AD] [--target AD]` evaluates a ClassAd expression with
 //!   HTCondor's semantics and prints its value in ClassAd notation; `cosched classad match
-//!   JOB_AD MACHINE_AD` prints whether the two ads match and both ranks. Ads are ClassAd text
-//!   (`[ a = 1; b = "x" ]`) or `@FILE`.
+//!   JOB_AD MACHINE_AD` prints whether the ads match and both ranks, and exits with status 1
+//!   when no machine matches. Ads are ClassAd text (`[ a = 1; b = "x" ]`) or `@FILE` (also
+//!   `condor_status -long` / `condor_q -long` / `-json` output of several ads).
+//! - `cosched albatross decide --status STATUS.txt --queue QUEUE.txt --state STATE.json
+//!   --capital C` runs the Albatross policy once on a pool's `condor_status -long` and
+//!   `condor_q -long` output, prints its decisions and keeps its state for the next call.
 //! - `cosched mcmf --dimacs FILE.min` solves a DIMACS minimum-cost-flow problem by the network
 //!   simplex and prints `status …`, `cost …`, `flow …` and `time … s`.
 //!
@@ -19,6 +23,7 @@
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
 //! (status 2 for command-line usage errors).
 
+mod albatross;
 mod balancer;
 mod classad;
 mod generate;
@@ -49,6 +54,8 @@ enum Command {
     Classad(classad::ClassadArgs),
     /// Solve a DIMACS minimum-cost-flow problem (network simplex).
     Mcmf(mcmf::McmfArgs),
+    /// Run the Albatross scaling policy on a live pool's condor_status / condor_q output.
+    Albatross(albatross::AlbatrossArgs),
     /// The Balancer as a live service in front of a Slurm cluster.
     Balancer(balancer::BalancerArgs),
 }
@@ -58,10 +65,20 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(&args).map_err(|e| e.to_string()),
         Command::Generate(args) => generate::run(&args).map_err(|e| e.to_string()),
-        Command::Classad(args) => classad::run(&args)
+        Command::Classad(args) => match classad::run(&args) {
+            Ok(out) => {
+                print!("{}", out.stdout);
+                if !out.success {
+                    return ExitCode::FAILURE;
+                }
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        },
+        Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
+        Command::Albatross(args) => albatross::run(&args)
             .map(|out| print!("{out}"))
             .map_err(|e| e.to_string()),
-        Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
         Command::Balancer(args) => balancer::run(&args),
     };
     match result {

@@ -97,9 +97,119 @@ fn match_prints_the_outcome_and_both_ranks() {
     ] {
         assert!(out.contains(line), "missing `{line}` in\n{out}");
     }
-    let out = stdout(&["classad", "match", job, cloud]);
-    assert!(out.contains("matched               no"), "{out}");
-    assert!(out.contains("job Requirements      false"), "{out}");
+    // No match: the outcome is still printed, and the exit status is 1.
+    let out = cosched(&["classad", "match", job, cloud]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("matched               no"), "{text}");
+    assert!(text.contains("job Requirements      false"), "{text}");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn match_against_a_file_of_machines_succeeds_if_any_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("status.txt");
+    std::fs::write(
+        &path,
+        "Name = \"slot1@small\"\nMemory = 512\nRequirements = true\n\nName = \"slot1@big\"\nMemory = 8192\nRequirements = true\n",
+    )
+    .unwrap();
+    let machines = format!("@{}", path.display());
+    let job = "[ Requirements = TARGET.Memory >= 1024 ]";
+    let out = stdout(&["classad", "match", job, &machines]);
+    assert!(
+        out.contains("slot1@small\nmatched               no"),
+        "{out}"
+    );
+    assert!(
+        out.contains("slot1@big\nmatched               yes"),
+        "{out}"
+    );
+    let out = cosched(&["classad", "match", "[ Requirements = false ]", &machines]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn expressions_may_begin_with_a_minus() {
+    assert_eq!(eval("-1.0/0", &[]), "real(\"-INF\")");
+    assert_eq!(eval("-2 * 3", &["--old-syntax"]), "-6");
+}
+
+#[test]
+fn unknown_functions_warn_with_their_position() {
+    let out = cosched(&[
+        "classad",
+        "eval",
+        "stringListMembr(\"a\", \"a,b\") || regexp(\"a\", \"a\")",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "error");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown function `stringListMembr` at line 1, column 1 of the expression"),
+        "{err}"
+    );
+    let out = cosched(&[
+        "classad",
+        "match",
+        "[ Requirements = TARGET.Memory > 0 && isCloudy(TARGET) ]",
+        "[ Requirements = true; Memory = 1 ]",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown function `isCloudy` in attribute Requirements of the job ad"),
+        "{err}"
+    );
+}
+
+#[test]
+fn functions_htcondor_has_but_we_lack_are_named_as_such() {
+    let out = cosched(&["classad", "eval", "userHome(\"alice\")"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`userHome`") && err.contains("HTCondor's but not provided here"),
+        "{err}"
+    );
+    assert_eq!(eval("random(10) < 10", &["--seed", "3"]), "true");
+}
+
+#[test]
+fn hostile_ads_evaluate_or_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let doubling = |combine: &str, leaf: &str| {
+        let attrs: String = (0..40)
+            .map(|i| format!("a{i} = {}; ", combine.replace('X', &format!("a{}", i + 1))))
+            .collect();
+        format!("[ {attrs}a40 = {leaf} ]")
+    };
+    let sum = dir.path().join("sum.ad");
+    std::fs::write(&sum, doubling("X + X", "1")).unwrap();
+    assert_eq!(
+        eval("a0", &["--my", &format!("@{}", sum.display())]),
+        (1u64 << 40).to_string()
+    );
+    let cat = dir.path().join("cat.ad");
+    std::fs::write(&cat, doubling("strcat(X, X)", "\"x\"")).unwrap();
+    let e = error_line(&[
+        "classad",
+        "eval",
+        "a0",
+        "--my",
+        &format!("@{}", cat.display()),
+    ]);
+    assert!(e.contains("exceeded its budget"), "{e}");
+}
+
+#[test]
+fn time_uses_the_given_clock() {
+    assert_eq!(eval("time()", &["--now", "1700000000"]), "1700000000");
+    assert_eq!(
+        eval("formatTime(CurrentTime, \"%F\")", &["--now", "86400"]),
+        "\"1970-01-02\""
+    );
 }
 
 #[test]
@@ -124,8 +234,9 @@ fn parse_errors_give_one_line_with_the_position() {
         e.contains("machine ad") && e.contains("leading zeros"),
         "{e}"
     );
-    let e = error_line(&["classad", "eval", "{1, 2}"]);
-    assert!(e.contains("lists (`{ … }`) are not supported"), "{e}");
+    let e = error_line(&["classad", "eval", "{1, 2"]);
+    assert!(e.contains("expected `,` or `}` in a list"), "{e}");
+    assert_eq!(eval("member(2, {1, 2})", &[]), "true");
     let e = error_line(&["classad", "eval", "1", "--target", "@/no/such.ad"]);
     assert!(e.contains("/no/such.ad"), "{e}");
 }

@@ -8,13 +8,15 @@
 //! OrExpr      := binary operators, loosest first, all left-associative:
 //!                ||   &&   |   ^   &   == != =?= =!= is isnt   < <= > >=   << >> >>>   + -   * / %
 //! Unary       := ('-' | '+' | '!' | '~') Unary | Postfix
-//! Postfix     := Primary ('.' Name)*
-//! Primary     := literal | Name | Name '(' [Expression (',' Expression)* [',']] ')' | '(' Expression ')'
+//! Postfix     := Primary ('.' Name | '[' Expression ']')*
+//! Primary     := literal | Name | '.' Name | Name '(' [Expression (',' Expression)* [',']] ')'
+//!              | '(' Expression ')' | '{' [Expression (',' Expression)*] '}' | ClassAd
 //! ClassAd     := '[' ((Name '=' Expression)? ';')* (Name '=' Expression)? ']'
 //! ```
 //!
-//! Not supported (a typed [`ParseErrorKind::Unsupported`] error): lists `{…}`, nested ad
-//! literals `[…]` inside expressions, subscripts `x[i]`, and absolute references `.name`.
+//! `{ … }` is a list, `[ … ]` inside an expression a nested ad, `x[i]` a subscript (a list
+//! element from 0, or an ad's attribute by name), `.name` an absolute reference (an attribute
+//! of the outermost ad).
 //!
 //! Every parse is bounded: the syntax tree may be at most [`MAX_DEPTH`] levels high and the
 //! parser recurses at most that deep, so no input can exhaust the stack
@@ -22,7 +24,7 @@
 
 use super::functions::Builtin;
 use super::lexer::{Tok, Token, tokenize};
-use super::value::Value;
+use super::value::{Value, write_list};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -99,9 +101,6 @@ pub enum ParseErrorKind {
         /// The limit, [`MAX_DEPTH`].
         limit: usize,
     },
-    /// A construct of the full ClassAd language this implementation leaves out.
-    #[error("{0} are not supported")]
-    Unsupported(&'static str),
 }
 
 /// An attribute name: as written, and lower-cased for case-insensitive lookup.
@@ -217,6 +216,39 @@ pub(crate) struct Call {
     pub name: Box<str>,
     pub func: Option<Builtin>,
     pub args: Vec<Expr>,
+    /// Where the name was written (not part of the expression's identity).
+    pub at: SourcePos,
+}
+
+/// A place in the source text: byte offset, 1-based line and column (in characters).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SourcePos {
+    /// Byte offset.
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+/// Positions never make two expressions different.
+impl PartialEq for SourcePos {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// A call of a function this implementation does not provide (it evaluates to `error`),
+/// found by [`Expr::unknown_functions`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownFunction {
+    /// The name as written.
+    pub name: String,
+    /// Where, in the text the expression was parsed from.
+    pub at: SourcePos,
+    /// Whether HTCondor defines it (then only this implementation lacks it, see
+    /// [`super::functions::NOT_PROVIDED`]); otherwise it is `error` in HTCondor too.
+    pub htcondor_has_it: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -226,6 +258,14 @@ pub(crate) enum ExprKind {
     Attr(Name),
     /// A selection: `MY.Memory`, `TARGET.Memory`, `x.y`.
     Select(Box<Expr>, Name),
+    /// An absolute reference `.name`: the attribute of the outermost ad.
+    Absolute(Name),
+    /// A subscript `x[i]`.
+    Subscript(Box<Expr>, Box<Expr>),
+    /// A list literal `{ a, b }`.
+    List(Vec<Expr>),
+    /// A nested ad literal `[ a = 1; b = a ]`.
+    Ad(Box<super::ClassAd>),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `c ? a : b`
@@ -251,7 +291,7 @@ impl Expr {
     /// Parses one complete expression.
     ///
     /// ```
-    /// use cosched_albatross::classad::{Expr, ParseErrorKind};
+    /// use cosched_classad::{Expr, ParseErrorKind};
     /// assert!(Expr::parse("TARGET.Memory >= 2048 && !TARGET.IsCloud").is_ok());
     /// let err = Expr::parse("Memory >= ").unwrap_err();
     /// assert_eq!((err.line, err.column, err.offset), (1, 11, 10));
@@ -272,6 +312,39 @@ impl Expr {
         }
     }
 
+    /// Calls of functions this implementation does not provide, in source order: names
+    /// HTCondor does not define either (they evaluate to `error` there too, which makes a
+    /// typo in a `Requirements` silently match nothing) and the few HTCondor functions left
+    /// out here. Front ends warn about them.
+    ///
+    /// ```
+    /// use cosched_classad::Expr;
+    /// let e = Expr::parse("regexp(\"a.*\", Owner) && stringListMembr(\"x\", Groups)")?;
+    /// let unknown = e.unknown_functions();
+    /// assert_eq!(unknown.len(), 1);
+    /// assert_eq!((unknown[0].name.as_str(), unknown[0].at.column), ("stringListMembr", 25));
+    /// # Ok::<(), cosched_classad::ParseError>(())
+    /// ```
+    pub fn unknown_functions(&self) -> Vec<UnknownFunction> {
+        let mut found = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            if let ExprKind::Call(call) = &e.kind
+                && call.func.is_none()
+            {
+                found.push(UnknownFunction {
+                    name: call.name.to_string(),
+                    at: call.at,
+                    htcondor_has_it: super::functions::NOT_PROVIDED
+                        .contains(&call.name.to_ascii_lowercase().as_str()),
+                });
+            }
+            stack.extend(e.children());
+        }
+        found.sort_by_key(|u| u.at.offset);
+        found
+    }
+
     /// The height of the syntax tree (a literal or attribute is 1).
     pub fn height(&self) -> usize {
         usize::from(self.height)
@@ -279,9 +352,13 @@ impl Expr {
 
     fn children(&self) -> Vec<&Expr> {
         match &self.kind {
-            ExprKind::Lit(_) | ExprKind::Attr(_) => Vec::new(),
+            ExprKind::Lit(_) | ExprKind::Attr(_) | ExprKind::Absolute(_) => Vec::new(),
             ExprKind::Select(e, _) | ExprKind::Unary(_, e) => vec![e],
-            ExprKind::Binary(_, a, b) | ExprKind::Elvis(a, b) => vec![a, b],
+            ExprKind::Binary(_, a, b) | ExprKind::Elvis(a, b) | ExprKind::Subscript(a, b) => {
+                vec![a, b]
+            }
+            ExprKind::List(items) => items.iter().collect(),
+            ExprKind::Ad(ad) => ad.iter().map(|(_, e)| e).collect(),
             ExprKind::Cond(a, b, c) => vec![a, b, c],
             ExprKind::Call(call) => call.args.iter().collect(),
         }
@@ -291,8 +368,13 @@ impl Expr {
     fn is_atom(&self) -> bool {
         match &self.kind {
             // Negative literals print their own parentheses.
-            ExprKind::Lit(_) | ExprKind::Attr(_) | ExprKind::Call(_) => true,
-            ExprKind::Select(base, _) => base.is_atom(),
+            ExprKind::Lit(_)
+            | ExprKind::Attr(_)
+            | ExprKind::Call(_)
+            | ExprKind::Absolute(_)
+            | ExprKind::List(_)
+            | ExprKind::Ad(_) => true,
+            ExprKind::Select(base, _) | ExprKind::Subscript(base, _) => base.is_atom(),
             _ => false,
         }
     }
@@ -362,6 +444,10 @@ impl fmt::Display for Expr {
             ExprKind::Lit(Value::Int(i)) if *i < 0 => write!(f, "({i})"),
             ExprKind::Lit(v) => write!(f, "{v}"),
             ExprKind::Attr(name) => write!(f, "{name}"),
+            ExprKind::Absolute(name) => write!(f, ".{name}"),
+            ExprKind::Subscript(base, index) => write!(f, "{}[{index}]", Operand(base)),
+            ExprKind::List(items) => write_list(f, items),
+            ExprKind::Ad(ad) => write!(f, "{ad}"),
             ExprKind::Select(base, name) => match base.kind {
                 // `0.J` would lex as a malformed number: `(0).J`. Negative literals print
                 // their own parentheses.
@@ -379,13 +465,14 @@ impl fmt::Display for Expr {
                     UnOp::Not => "!",
                     UnOp::BitNot => "~",
                 };
-                // `- 5` keeps the operator: `-5` would lex as a negative literal.
-                let space = if matches!(e.kind, ExprKind::Lit(Value::Int(_) | Value::Real(_))) {
+                // `- 5` keeps the operator: `-5` (or `-5[0]`) would lex as a negative literal.
+                let operand = Operand(e).to_string();
+                let space = if operand.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
                     " "
                 } else {
                     ""
                 };
-                write!(f, "{sym}{space}{}", Operand(e))
+                write!(f, "{sym}{space}{operand}")
             }
             ExprKind::Binary(op, a, b) => {
                 write!(f, "{} {} {}", Operand(a), op.symbol(), Operand(b))
@@ -457,6 +544,11 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Whether every token has been consumed.
+    pub(crate) fn at_end(&self) -> bool {
+        self.peek().tok == Tok::Eof
+    }
+
     pub(crate) fn expect_end(&mut self, expected: &'static str) -> Result<(), ParseError> {
         self.expect(Tok::Eof, expected)
     }
@@ -477,13 +569,20 @@ impl<'s> Parser<'s> {
         Ok(e)
     }
 
-    /// `Expression`: a conditional or anything tighter. The parser recurses only through
-    /// here (parentheses, arguments, conditional branches), at most [`MAX_DEPTH`] deep.
-    pub(crate) fn expr(&mut self) -> Result<Expr, ParseError> {
+    /// One level deeper into the recursion, refused past [`MAX_DEPTH`].
+    #[inline(never)]
+    fn enter(&mut self) -> Result<(), ParseError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.error_here(ParseErrorKind::TooDeep { limit: MAX_DEPTH }));
         }
+        Ok(())
+    }
+
+    /// `Expression`: a conditional or anything tighter. The parser recurses only through
+    /// here (parentheses, arguments, conditional branches), at most [`MAX_DEPTH`] deep.
+    pub(crate) fn expr(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
         let cond = self.binary(1)?;
         let e = if self.peek().tok == Tok::Question {
             self.conditional(cond)?
@@ -565,22 +664,32 @@ impl<'s> Parser<'s> {
         Ok(e)
     }
 
-    /// `Postfix`: `.name` selections after a primary expression.
+    /// `.name`: the name after a dot.
+    #[inline(never)]
+    fn dotted_name(&mut self) -> Result<Name, ParseError> {
+        self.bump(); // .
+        let Tok::Ident(name) = &self.peek().tok else {
+            return Err(self.unexpected("an attribute name after `.`"));
+        };
+        let name = Name::new(name);
+        self.bump();
+        Ok(name)
+    }
+
+    /// `Postfix`: `.name` selections and `[index]` subscripts after a primary expression.
     #[inline(never)]
     fn selections(&mut self, mut e: Expr) -> Result<Expr, ParseError> {
         loop {
             match self.peek().tok {
                 Tok::Dot => {
-                    self.bump();
-                    let Tok::Ident(name) = &self.peek().tok else {
-                        return Err(self.unexpected("an attribute name after `.`"));
-                    };
-                    let name = Name::new(name);
-                    self.bump();
+                    let name = self.dotted_name()?;
                     e = self.node(ExprKind::Select(Box::new(e), name))?;
                 }
                 Tok::LBracket => {
-                    return Err(self.error_here(ParseErrorKind::Unsupported("subscripts (`x[i]`)")));
+                    self.bump();
+                    let index = self.expr()?;
+                    self.expect(Tok::RBracket, "`]` closing a subscript")?;
+                    e = self.node(ExprKind::Subscript(Box::new(e), Box::new(index)))?;
                 }
                 _ => return Ok(e),
             }
@@ -595,15 +704,16 @@ impl<'s> Parser<'s> {
             self.expect(Tok::RParen, "`)` or an operator")?;
             return Ok(e);
         }
-        if let Some(name) = self.call_name() {
-            return self.call(name);
+        if let Some((name, at)) = self.call_name() {
+            return self.call(name, at);
         }
         self.atom()
     }
 
-    /// The name of a function call starting here (consuming the name, not the `(`).
+    /// The name of a function call starting here and where it is (consuming the name, not
+    /// the `(`).
     #[inline(never)]
-    fn call_name(&mut self) -> Option<Box<str>> {
+    fn call_name(&mut self) -> Option<(Box<str>, SourcePos)> {
         let Tok::Ident(name) = &self.peek().tok else {
             return None;
         };
@@ -611,8 +721,14 @@ impl<'s> Parser<'s> {
             return None;
         }
         let name = name.as_str().into();
+        let e = ParseError::at(self.src, self.peek().start, ParseErrorKind::BadChar(' '));
+        let at = SourcePos {
+            offset: e.offset,
+            line: e.line,
+            column: e.column,
+        };
         self.bump();
-        Some(name)
+        Some((name, at))
     }
 
     /// A literal or an attribute name.
@@ -632,26 +748,54 @@ impl<'s> Parser<'s> {
                 return self.node(ExprKind::Attr(name));
             }
             Tok::Dot => {
-                return Err(self.error_here(ParseErrorKind::Unsupported(
-                    "absolute attribute references (`.name`)",
-                )));
+                let name = self.dotted_name()?;
+                return self.node(ExprKind::Absolute(name));
             }
-            Tok::LBracket => {
-                return Err(self.error_here(ParseErrorKind::Unsupported(
-                    "nested ClassAd literals (`[ … ]`)",
-                )));
-            }
-            Tok::LBrace => {
-                return Err(self.error_here(ParseErrorKind::Unsupported("lists (`{ … }`)")));
-            }
+            Tok::LBracket => return self.nested_ad(),
+            Tok::LBrace => return self.list(),
             _ => return Err(self.unexpected("an expression")),
         };
         self.bump();
         Ok(Expr::literal(value))
     }
 
+    /// `{ a, b, … }`.
+    fn list(&mut self) -> Result<Expr, ParseError> {
+        self.bump(); // {
+        let mut items = Vec::new();
+        if self.peek().tok == Tok::RBrace {
+            self.bump();
+            return self.node(ExprKind::List(items));
+        }
+        loop {
+            items.push(self.expr()?);
+            match self.peek().tok {
+                Tok::Comma => {
+                    self.bump();
+                }
+                Tok::RBrace => {
+                    self.bump();
+                    return self.node(ExprKind::List(items));
+                }
+                _ => return Err(self.unexpected("`,` or `}` in a list")),
+            }
+        }
+    }
+
+    /// A nested ad literal `[ … ]` inside an expression.
+    fn nested_ad(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let attrs = self.classad()?;
+        self.depth -= 1;
+        let mut ad = super::ClassAd::new();
+        for (name, expr) in attrs {
+            ad.insert(&name, expr);
+        }
+        self.node(ExprKind::Ad(Box::new(ad)))
+    }
+
     /// `name(args)` after the name; like HTCondor, a trailing comma before `)` is accepted.
-    fn call(&mut self, name: Box<str>) -> Result<Expr, ParseError> {
+    fn call(&mut self, name: Box<str>, at: SourcePos) -> Result<Expr, ParseError> {
         self.bump(); // (
         let mut args = Vec::new();
         while self.peek().tok != Tok::RParen {
@@ -659,7 +803,7 @@ impl<'s> Parser<'s> {
             self.argument_separator()?;
         }
         self.bump(); // )
-        self.make_call(name, args)
+        self.make_call(name, args, at)
     }
 
     #[inline(never)]
@@ -675,9 +819,19 @@ impl<'s> Parser<'s> {
     }
 
     #[inline(never)]
-    fn make_call(&self, name: Box<str>, args: Vec<Expr>) -> Result<Expr, ParseError> {
+    fn make_call(
+        &self,
+        name: Box<str>,
+        args: Vec<Expr>,
+        at: SourcePos,
+    ) -> Result<Expr, ParseError> {
         let func = Builtin::lookup(&name);
-        self.node(ExprKind::Call(Call { name, func, args }))
+        self.node(ExprKind::Call(Call {
+            name,
+            func,
+            args,
+            at,
+        }))
     }
 
     /// `[ name = expr; … ]`, returning the attributes in order.
@@ -747,7 +901,10 @@ mod tests {
                 found: "end of input".into()
             }
         );
-        assert!(matches!(err("{1, 2}").kind, ParseErrorKind::Unsupported(_)));
+        assert!(matches!(
+            err("{1, 2").kind,
+            ParseErrorKind::Unexpected { .. }
+        ));
         assert!(matches!(
             err("\"abc").kind,
             ParseErrorKind::UnterminatedString

@@ -13,7 +13,7 @@
 //! yield `undefined` or `error`, do not promote (`1 =?= 1.0` is false) and compare strings
 //! case-sensitively.
 
-use cosched_albatross::classad::{ClassAd, Expr, eval};
+use cosched_classad::{ClassAd, Expr, eval};
 use serde_json::Value as Json;
 use std::collections::HashMap;
 

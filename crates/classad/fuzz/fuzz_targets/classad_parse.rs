@@ -1,11 +1,12 @@
 //! Any byte string, read as text, given to the ClassAd parser — as an expression, as an ad and
 //! as the right-hand side of an attribute: no input panics, overflows the stack or hangs; an
 //! expression that parses prints to text that parses again and prints the same (printing is a
-//! fixed point), and evaluating it between two small ads, and matching a parsed ad, returns.
+//! fixed point), and evaluating it between two small ads, and matching a parsed ad, returns;
+//! the readers of `condor_status -long` / `-json` output return too.
 
 #![no_main]
 
-use cosched_albatross::classad::{ClassAd, Expr, eval, match_ads};
+use cosched_classad::{ClassAd, Expr, eval, match_ads, read};
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
 
@@ -32,4 +33,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = match_ads(my, &ad);
     }
     let _ = ClassAd::parse(&format!("[ a = {src} ]"));
+    let _ = read::parse_ads(src);
+    let _ = read::parse_old_ads(src);
 });

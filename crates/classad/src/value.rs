@@ -16,13 +16,17 @@
 //! The new syntax is what `str()` of an expression gives in HTCondor's Python bindings and what
 //! `classad_eval` prints; the old syntax is what `condor_q -l` and `condor_status -l` print.
 
+use crate::ClassAd;
 use std::fmt;
 
 /// A ClassAd value: the result of evaluating an expression.
 ///
 /// Strings hold UTF-8 text and compare by bytes (HTCondor's strings are bytes too);
 /// [`Value::Error`] and [`Value::Undefined`] are ordinary values that operators propagate.
-/// Lists, nested ads, and absolute/relative times are not part of this implementation.
+/// A list holds its elements evaluated (HTCondor keeps them as expressions and evaluates them
+/// on use; the values are the same, only the printed form of a computed element differs). A
+/// nested ad keeps its expressions. Absolute and relative times are not part of this
+/// implementation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// `undefined`: a missing attribute, or an operation on one.
@@ -37,6 +41,10 @@ pub enum Value {
     Real(f64),
     /// A string.
     Str(String),
+    /// A list `{ a, b, … }`.
+    List(Vec<Value>),
+    /// A nested ad `[ name = expression; … ]`.
+    Ad(Box<ClassAd>),
 }
 
 impl Value {
@@ -59,6 +67,42 @@ impl Value {
             Value::Int(i) => Some(i as f64),
             Value::Real(r) => Some(r),
             _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is one (no conversion).
+    pub fn as_int(&self) -> Option<i64> {
+        match *self {
+            Value::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// How much memory the value stands for, in units of one list element or eight bytes of
+    /// string, counting at most to `cap` (the evaluation budget charges values by this).
+    pub fn weight(&self, cap: u64) -> u64 {
+        match self {
+            Value::Str(s) => 1 + s.len() as u64 / 8,
+            Value::List(items) => {
+                let mut w = 1 + items.len() as u64;
+                for item in items {
+                    if w >= cap {
+                        break;
+                    }
+                    w = w.saturating_add(item.weight(cap - w));
+                }
+                w.min(cap.max(1))
+            }
+            Value::Ad(ad) => 1 + ad.len() as u64,
+            _ => 1,
         }
     }
 
@@ -116,6 +160,8 @@ impl fmt::Display for Value {
                 Some(s) => f.write_str(s),
                 None => f.write_str(&format_exp(*r)),
             },
+            Value::List(items) => write_list(f, items),
+            Value::Ad(ad) => write!(f, "{ad}"),
             Value::Str(s) => {
                 f.write_str("\"")?;
                 for &b in s.as_bytes() {
@@ -139,6 +185,21 @@ impl fmt::Display for Value {
     }
 }
 
+/// A list as HTCondor's unparser prints it: `{ a,b }` (`{  }` when empty).
+pub(crate) fn write_list<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    items: impl IntoIterator<Item = T>,
+) -> fmt::Result {
+    f.write_str("{ ")?;
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{item}")?;
+    }
+    f.write_str(" }")
+}
+
 /// A [`Value`] printed in HTCondor's old ClassAd syntax; see [`Value::old_syntax`].
 #[derive(Debug, Clone, Copy)]
 pub struct OldSyntax<'a>(&'a Value);
@@ -151,6 +212,7 @@ impl fmt::Display for OldSyntax<'_> {
                 None => f.write_str(&format_general16(*r)),
             },
             Value::Str(s) => write!(f, "\"{}\"", s.replace('"', "\\\"")),
+            Value::List(items) => write_list(f, items.iter().map(Value::old_syntax)),
             other => write!(f, "{other}"),
         }
     }

@@ -1,0 +1,188 @@
+//! `cosched albatross decide` end to end on a realistic pool's `condor_status -long` /
+//! `condor_q -long` output (`crates/albatross/tests/fixtures/pool/`, 7 slots with an idle
+//! annex node, 7 jobs of which 4 idle; its "now" is 1700003600).
+//!
+//! The checks are about the operator path (reading, state across calls, the stall timer and
+//! dispatch detection), not about the policy's capital table, which its own crate tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const NOW: i64 = 1_700_003_600;
+
+fn pool(file: &str) -> String {
+    format!(
+        "{}/../albatross/tests/fixtures/pool/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn decide_with(status: &str, state: &Path, capital: &str, now: i64) -> Run {
+    decide_from(status, &pool("condor_q_long.txt"), state, capital, now)
+}
+
+fn decide_from(status: &str, queue: &str, state: &Path, capital: &str, now: i64) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["albatross", "decide", "--status", status, "--queue", queue])
+        .arg("--state")
+        .arg(state)
+        .args(["--capital", capital, "--now", &now.to_string()])
+        .output()
+        .expect("the binary runs");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn decide(state: &Path, capital: &str, now: i64) -> Run {
+    let run = decide_with(&pool("condor_status_long.txt"), state, capital, now);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    run
+}
+
+fn starts(run: &Run) -> Vec<&str> {
+    run.stdout
+        .lines()
+        .filter(|l| l.starts_with("start "))
+        .collect()
+}
+
+fn state_file(dir: &tempfile::TempDir) -> PathBuf {
+    dir.path().join("albatross.json")
+}
+
+#[test]
+fn a_stall_across_calls_starts_nodes_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_file(&dir);
+    // First call: the timer starts now; nothing to start yet.
+    let first = decide(&state, "0.5", NOW);
+    assert!(
+        first
+            .stdout
+            .contains("7 slots, 7 jobs (4 waiting), 0 dispatched"),
+        "{}",
+        first.stdout
+    );
+    assert!(first.stdout.contains("1 up, 0 booting"), "{}", first.stdout);
+    assert!(starts(&first).is_empty(), "{}", first.stdout);
+    assert!(state.exists());
+    // 100 s later, nothing dispatched, jobs still waiting: a stall.
+    let second = decide(&state, "0.5", NOW + 100);
+    assert!(
+        second.stdout.contains("no dispatch for 100 s"),
+        "{}",
+        second.stdout
+    );
+    assert_eq!(starts(&second).len(), 1, "{}", second.stdout);
+    assert!(starts(&second)[0].contains("count="), "{}", second.stdout);
+    // The requested node is booting: no second start while it boots.
+    let third = decide(&state, "0.5", NOW + 400);
+    assert!(third.stdout.contains("1 booting"), "{}", third.stdout);
+    assert!(starts(&third).is_empty(), "{}", third.stdout);
+    // Stops name the annex machine, never a desktop.
+    for run in [&first, &second, &third] {
+        for line in run.stdout.lines().filter(|l| l.starts_with("stop ")) {
+            assert_eq!(line, "stop ip-10-0-3-17.ec2.internal");
+        }
+    }
+}
+
+#[test]
+fn capital_zero_never_buys_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_file(&dir);
+    decide(&state, "0", NOW);
+    let later = decide(&state, "0", NOW + 10_000);
+    assert!(
+        later.stdout.contains("no dispatch for 10000 s"),
+        "{}",
+        later.stdout
+    );
+    let decisions: Vec<&str> = later
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    assert!(decisions.is_empty(), "{decisions:?}");
+}
+
+#[test]
+fn dispatches_since_the_previous_call_restart_the_timer() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_file(&dir);
+    // The previous call ran before job 101.1 started (at NOW - 120), with the timer long
+    // expired, and saw job 99.0 idle, which has since left the queue.
+    std::fs::write(
+        &state,
+        format!(
+            r#"{{ "last_call": {}, "timer_start": {}, "idle_jobs": ["99.0", "102.0"], "nodes": {{}}, "booting": [], "next_node": 0 }}"#,
+            NOW - 300,
+            NOW - 5000
+        ),
+    )
+    .unwrap();
+    let run = decide(&state, "0.5", NOW);
+    assert!(
+        run.stdout.contains("2 dispatched since the previous call"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("no dispatch for 0 s"), "{}", run.stdout);
+    assert!(starts(&run).is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn json_output_decides_as_long_output_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    for now in [NOW, NOW + 100] {
+        let long = decide_with(&pool("condor_status_long.txt"), &a, "0.75", now);
+        let json = decide_from(
+            &pool("condor_status.json"),
+            &pool("condor_q.json"),
+            &b,
+            "0.75",
+            now,
+        );
+        assert_eq!(long.stdout, json.stdout);
+    }
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap()
+    );
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_file(&dir);
+    let status = pool("condor_status_long.txt");
+    let error = |run: Run| {
+        assert_eq!(run.code, Some(1), "{}", run.stdout);
+        assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        run.stderr
+    };
+    assert!(error(decide_with(&status, &state, "1.5", NOW)).contains("capital"));
+    let broken = dir.path().join("status.txt");
+    std::fs::write(&broken, "Name = \"slot1@a\"\nMemory = 1 +\n").unwrap();
+    let e = error(decide_with(broken.to_str().unwrap(), &state, "0.5", NOW));
+    assert!(e.contains("status.txt") && e.contains("line 2"), "{e}");
+    std::fs::write(&state, "not json").unwrap();
+    let e = error(decide_with(&status, &state, "0.5", NOW));
+    assert!(e.contains("not an albatross state file"), "{e}");
+    std::fs::write(&state, r#"{ "last_call": 1700009999 }"#).unwrap();
+    let e = error(decide_with(&status, &state, "0.5", NOW));
+    assert!(e.contains("before the previous call"), "{e}");
+    let e = error(decide_with(&status, &state, "0.5", i64::MAX));
+    assert!(e.contains("out of range"), "{e}");
+}
