@@ -378,8 +378,16 @@ impl BatchCluster {
     /// Starts the job at queue position `pos` now on free nodes. Used by [`Pass::start`],
     /// which checked that it is queued and fits.
     pub(crate) fn start_queued(&mut self, now: Time, pos: usize) -> Started {
+        let size = self.queue.get(pos).map_or(0, |q| q.job.size);
+        self.start_queued_on(now, pos, size)
+    }
+
+    /// Starts the job at queue position `pos` now on `size` free nodes, its unit-seconds of
+    /// run time and estimate at its requested size spread over them. Used by [`Pass::start`]
+    /// (`size` = the requested size) and [`Pass::start_resized`], which checked that it is
+    /// queued and fits.
+    pub(crate) fn start_queued_on(&mut self, now: Time, pos: usize, size: u32) -> Started {
         let q = self.queue.remove(pos);
-        let size = q.job.size;
         let mut nodes = self.spare_node_lists.pop().unwrap_or_default();
         let first = self.free.len() - size as usize;
         nodes.extend_from_slice(&self.free[first..]);
@@ -397,10 +405,10 @@ impl BatchCluster {
             preemptions: q.preemptions,
             required_runtime: q.required_runtime,
             anchor: now,
-            work_left: i64::from(size) * q.job.runtime.0,
-            estimate_left: i64::from(size) * q.job.estimate.0,
-            end: now + q.job.runtime,
-            predicted_end: now + q.job.estimate,
+            work_left: i64::from(q.job.size) * q.job.runtime.0,
+            estimate_left: i64::from(q.job.size) * q.job.estimate.0,
+            end: now + spread(q.job.runtime, q.job.size, size),
+            predicted_end: now + spread(q.job.estimate, q.job.size, size),
             epoch,
         };
         let started = Started {
@@ -719,6 +727,15 @@ impl BatchCluster {
             }
         }
         profile.earliest_fit(size, estimate)
+    }
+}
+
+/// `d` on `from` units spread over `to` units: `⌈d·from/to⌉` (just `d` when equal).
+fn spread(d: Duration, from: u32, to: u32) -> Duration {
+    if from == to {
+        d
+    } else {
+        Duration(div_ceil(d.0 * i64::from(from), i64::from(to.max(1))))
     }
 }
 
