@@ -1886,3 +1886,40 @@ fn report(
             .unwrap_or(f64::NAN),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_a_function_of_time_only() {
+        let failures = Failures {
+            mtbf: Duration::from_hours(5),
+            mean_repair: DEFAULT_REPAIR,
+        };
+        let mut a = FailureProcess::new(SeedStreams::new(9), failures, 100).unwrap();
+        let mut b = FailureProcess::new(SeedStreams::new(9), failures, 100).unwrap();
+        // One process walks every failure from 0; the other jumps to day 10 after an idle
+        // gap: from there on they agree.
+        let mut t = Time(0);
+        let mut walked = Vec::new();
+        while let Some((at, node, repair)) = a.next_at_or_after(t) {
+            if at >= Time(864_000) {
+                walked.push((at, node, repair));
+            }
+            if walked.len() == 20 {
+                break;
+            }
+            t = Time(at.0 + 1);
+        }
+        let mut t = Time(864_000);
+        for &expected in &walked {
+            let got = b.next_at_or_after(t).unwrap();
+            assert_eq!(got, expected);
+            t = Time(got.0.0 + 1);
+        }
+        // A gap of 10^18 s is jumped over at once.
+        let far = b.next_at_or_after(Time(1_000_000_000_000_000_000)).unwrap();
+        assert!(far.0 >= Time(1_000_000_000_000_000_000));
+    }
+}

@@ -500,3 +500,51 @@ fn jobs_built_field_by_field_are_validated_not_panicked_on() {
     let twice = [HybridJob::OnDemand(od), HybridJob::OnDemand(od)];
     assert!(sim.run(&twice).is_err());
 }
+
+#[test]
+fn an_extreme_time_span_is_a_typed_error_not_a_hang() {
+    // Hostile input #2/#8: a job submitted near i64::MAX seconds, with failures on.
+    let jobs = [
+        rigid(1, 0, 2, 100, 0),
+        rigid(2, 9_223_372_036_854_775_000, 2, 10_000, 0),
+    ];
+    let config = HybridConfig {
+        failures: Some(Failures {
+            mtbf: Duration::from_hours(5),
+            mean_repair: Duration::from_hours(6),
+        }),
+        ..HybridConfig::new(4, Some(N_PAA)).unwrap()
+    };
+    assert!(HybridSim::new(config).unwrap().run(&jobs).is_err());
+    // A long but representable gap runs, failures paused while the machine is empty.
+    let jobs = [rigid(1, 0, 2, 100, 0), rigid(2, 1_000_000_000_000_000, 2, 100, 0)];
+    let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+    assert_eq!(out.report.completed, 2);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Every mechanism meets the same environment: the baseline's outcome does not depend on
+    /// the notice mix (the on-demand notices are the only draws the mix moves, and the
+    /// baseline ignores them), and the failures that strike while jobs run are the same.
+    #[test]
+    fn the_environment_does_not_depend_on_the_notice_mix_or_the_mechanism(seed in 0u64..50) {
+        use cosched_hybrid::workload::{NoticeMix, TraceParams, TypeParams, assign_types, generate};
+        let trace = generate(&TraceParams::theta(120), seed).unwrap();
+        let run_with = |w: usize, mechanism: Option<Composite>| {
+            let types = TypeParams { mix: NoticeMix::ALL[w].1, ..TypeParams::default() };
+            let jobs = assign_types(&trace, &types, seed).unwrap();
+            let config = HybridConfig {
+                failures: Some(Failures { mtbf: Duration::from_hours(5), mean_repair: Duration::from_hours(6) }),
+                seed,
+                ..HybridConfig::new(4_392, mechanism).unwrap()
+            };
+            HybridSim::new(config).unwrap().run(&jobs).unwrap()
+        };
+        let w1 = run_with(0, None);
+        let w5 = run_with(4, None);
+        prop_assert_eq!(format!("{:?}", w1.report), format!("{:?}", w5.report));
+        prop_assert_eq!(&w1.records, &w5.records);
+    }
+}
