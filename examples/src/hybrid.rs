@@ -165,6 +165,11 @@ impl WorkloadStats {
     }
 }
 
+/// The mean of the six mechanisms' metrics in a row of [`Study::run`] (baseline left out).
+pub fn six_mean(row: &[Metrics]) -> Metrics {
+    Metrics::mean(row.iter().skip(1))
+}
+
 /// The baseline (`None`) and the six mechanisms, in the paper's order.
 pub fn configurations() -> Vec<Option<Composite>> {
     std::iter::once(None)
@@ -386,6 +391,9 @@ impl StudyArgs {
         machine: Machine,
     ) -> Result<Study, Box<dyn std::error::Error>> {
         let quick = self.common.quick;
+        if self.seeds == Some(0) {
+            return Err("--seeds must be at least 1".into());
+        }
         Ok(Study {
             name,
             machine,
@@ -424,10 +432,10 @@ impl Study {
         values: &[P],
         configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
     ) -> Vec<Vec<Metrics>> {
-        let traces: Vec<Vec<RigidJob>> = (0..self.seeds)
+        let traces: Vec<Vec<RigidJob>> = cosched_core::seed::replicate_seeds(self.seed, self.seeds)
             .map(|s| match &self.trace {
                 Some(w) => w.jobs.clone(),
-                None => self.machine.generate(self.quick, self.seed + s),
+                None => self.machine.generate(self.quick, s),
             })
             .collect();
         let nodes = self.nodes();
@@ -441,9 +449,10 @@ impl Study {
         let results = Sweep::new(self.name, points).run(|&(v, m, t)| {
             let mut types = TypeParams::default();
             let mut config = HybridConfig::new(nodes, mechanisms[m]).expect("nodes >= 1");
-            config.seed = self.seed + t as u64;
+            let seed = self.seed.wrapping_add(t as u64);
+            config.seed = seed;
             configure(&values[v], &mut types, &mut config);
-            simulate(&traces[t], &types, self.seed + t as u64, config)
+            simulate(&traces[t], &types, typing_seed(seed, 0), config)
         });
         (0..values.len())
             .map(|v| {
