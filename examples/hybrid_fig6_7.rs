@@ -27,7 +27,9 @@ use cosched_hybrid::{Composite, HybridConfig, MechanismKind, NoticeStrategy};
 const NAME: &str = "hybrid_fig6_7";
 
 #[derive(Parser)]
-#[command(about = "Six hybrid-scheduling mechanisms vs the EASY baseline on W1-W5 (Figs. 6-7, Table III)")]
+#[command(
+    about = "Six hybrid-scheduling mechanisms vs the EASY baseline on W1-W5 (Figs. 6-7, Table III)"
+)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
@@ -75,7 +77,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for m in Machine::ALL {
         let mut traces = Vec::new();
         for seed in replicate_seeds(cli.common.seed, cli.seeds) {
-            traces.push((seed, cosched_hybrid::workload::generate(&m.trace(quick), seed)?));
+            traces.push((
+                seed,
+                cosched_hybrid::workload::generate(&m.trace(quick), seed)?,
+            ));
         }
         systems.push(System {
             slug: m.slug().into(),
@@ -234,9 +239,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Cell::fixed(p.turnaround_h, 2),
                 ),
                 (Some(_), Some(p), Some(machine)) => (
-                    Cell::Text(if machine == Machine::Theta { "~98" } else { "~99" }.into()),
+                    Cell::Text(
+                        if machine == Machine::Theta {
+                            "~98"
+                        } else {
+                            "~99"
+                        }
+                        .into(),
+                    ),
                     Cell::Text(format!(">{:.2}", 100.0 * p.utilization * 1.05)),
-                    Cell::Text(if machine == Machine::Theta { "~22" } else { "~2.5" }.into()),
+                    Cell::Text(
+                        if machine == Machine::Theta {
+                            "~22"
+                        } else {
+                            "~2.5"
+                        }
+                        .into(),
+                    ),
                 ),
                 _ => (Cell::Empty, Cell::Empty, Cell::Empty),
             };
@@ -358,7 +377,10 @@ fn observations(
     // Obs. 2
     let worst = |k: usize| {
         let t: Vec<f64> = six.iter().map(|&c| mean(k, None, c).turnaround_h).collect();
-        let u: Vec<f64> = six.iter().map(|&c| mean(k, None, c).window_utilization).collect();
+        let u: Vec<f64> = six
+            .iter()
+            .map(|&c| mean(k, None, c).window_utilization)
+            .collect();
         let max_t = t.iter().copied().fold(f64::MIN, f64::max);
         let min_u = u.iter().copied().fold(f64::MAX, f64::min);
         (t[0] >= max_t, u[0] <= min_u, t[0], u[0])
@@ -368,7 +390,10 @@ fn observations(
         "N&PAA has the worst turnaround and utilisation of the six",
         per(&|k| {
             let (wt, wu, t, u) = worst(k);
-            format!("turnaround {t:.2} h worst: {wt}; util {:.1} % worst: {wu}", 100.0 * u)
+            format!(
+                "turnaround {t:.2} h worst: {wt}; util {:.1} % worst: {wu}",
+                100.0 * u
+            )
         }),
         "worst on both",
         all(&|k| {
@@ -390,7 +415,10 @@ fn observations(
         (hit, n)
     };
     let (u3, n3) = count(&|p, s| s.window_utilization >= p.window_utilization, &pairs);
-    let (m3, _) = count(&|p, s| s.malleable_preempted < p.malleable_preempted, &pairs);
+    let (m3, _) = count(
+        &|p, s| s.malleable_preempted < p.malleable_preempted,
+        &pairs,
+    );
     claims.check(
         "Obs. 3",
         "SPAA gives higher utilisation and fewer malleable preemptions than PAA",
@@ -437,7 +465,10 @@ fn observations(
             four.iter()
                 .map(|&c| {
                     let m = mean(k, None, c);
-                    format!("{:.2} vs {:.2} h", m.malleable_turnaround_h, m.rigid_turnaround_h)
+                    format!(
+                        "{:.2} vs {:.2} h",
+                        m.malleable_turnaround_h, m.rigid_turnaround_h
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -473,7 +504,8 @@ fn observations(
         "N&SPAA",
         all(&|k| {
             let t = mean(k, None, of(N, Spaa)).rigid_turnaround_h;
-            six.iter().all(|&c| mean(k, None, c).rigid_turnaround_h >= t)
+            six.iter()
+                .all(|&c| mean(k, None, c).rigid_turnaround_h >= t)
         }),
     );
     // Obs. 8
@@ -484,7 +516,11 @@ fn observations(
             six.iter()
                 .map(|&c| {
                     let m = mean(k, None, c);
-                    format!("{:.1}/{:.1} %", 100.0 * m.malleable_preempted, 100.0 * m.rigid_preempted)
+                    format!(
+                        "{:.1}/{:.1} %",
+                        100.0 * m.malleable_preempted,
+                        100.0 * m.rigid_preempted
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -523,13 +559,23 @@ fn observations(
         let (b, m) = gain(k);
         m.turnaround_h / b.turnaround_h - 1.0
     };
-    let theta = generated.iter().copied().find(|&k| systems[k].machine == Some(Machine::Theta));
-    let cori = generated.iter().copied().find(|&k| systems[k].machine == Some(Machine::Cori));
+    let theta = generated
+        .iter()
+        .copied()
+        .find(|&k| systems[k].machine == Some(Machine::Theta));
+    let cori = generated
+        .iter()
+        .copied()
+        .find(|&k| systems[k].machine == Some(Machine::Cori));
     if let (Some(t), Some(c)) = (theta, cori) {
         claims.check(
             "Obs. 10",
             "preemption raises turnaround more on Theta (large jobs) than on Cori",
-            format!("Theta {:+.0} %, Cori {:+.0} %", 100.0 * rise(t), 100.0 * rise(c)),
+            format!(
+                "Theta {:+.0} %, Cori {:+.0} %",
+                100.0 * rise(t),
+                100.0 * rise(c)
+            ),
             "Theta +30 %, Cori +17 %",
             rise(t) > rise(c) && rise(c) > 0.0,
         );

@@ -62,7 +62,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ))?;
     let (lo, hi) = (&results[0], &results[results.len() - 1]);
     let group = |row: &[Metrics], spaa: bool| {
-        Metrics::mean(row.iter().skip(1).enumerate().filter(|(k, _)| (k % 2 == 1) == spaa).map(|(_, m)| m))
+        Metrics::mean(
+            row.iter()
+                .skip(1)
+                .enumerate()
+                .filter(|(k, _)| (k % 2 == 1) == spaa)
+                .map(|(_, m)| m),
+        )
     };
     let preempted = |m: &Metrics| m.rigid_preempted + m.malleable_preempted;
     let rise = |spaa: bool| preempted(&group(hi, spaa)) - preempted(&group(lo, spaa));

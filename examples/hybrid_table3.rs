@@ -123,8 +123,8 @@ fn calibration(machine: Machine, quick: bool, seed: u64, typings: u64) -> Table 
         .iter()
         .flat_map(|&s| means.iter().map(move |&m| (s, m)))
         .collect();
-    let results = Sweep::new(format!("{NAME} calibration {}", machine.name()), grid).run(
-        |&(scale, mean)| {
+    let results =
+        Sweep::new(format!("{NAME} calibration {}", machine.name()), grid).run(|&(scale, mean)| {
             let params = TraceParams {
                 runtime_scale: scale,
                 sessions: Sessions {
@@ -134,8 +134,7 @@ fn calibration(machine: Machine, quick: bool, seed: u64, typings: u64) -> Table 
                 ..base
             };
             baseline_row(&params, seed, typings)
-        },
-    );
+        });
     let paper = machine.paper_baseline();
     let mut table = Table::new(
         format!("{NAME}_calibration_{}", machine.slug()),

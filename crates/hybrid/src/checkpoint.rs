@@ -304,7 +304,11 @@ mod tests {
         assert_eq!(checkpoint_time(1_000), Duration(1_200));
         let policy = CheckpointPolicy::new(Duration(86_400)).unwrap();
         assert_eq!(policy.mtbf(), Duration(86_400));
-        let interval = |nodes, work| policy.checkpointing(nodes, Duration(work)).map(|c| c.interval);
+        let interval = |nodes, work| {
+            policy
+                .checkpointing(nodes, Duration(work))
+                .map(|c| c.interval)
+        };
         assert_eq!(interval(999, 50_000), Some(Duration(9_786)));
         assert_eq!(interval(1_000, 50_000), Some(Duration(13_611)));
         assert_eq!(

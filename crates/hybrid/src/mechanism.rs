@@ -120,9 +120,9 @@ impl RunningView {
                 } => {
                     work.0 >= 0
                         && checkpoints.is_none_or(|c| c.interval.0 > 0 && c.cost.0 >= 0)
-                        && self.run_time(work, checkpoints).is_some_and(|r| {
-                            (0..=r.0).contains(&elapsed.0)
-                        })
+                        && self
+                            .run_time(work, checkpoints)
+                            .is_some_and(|r| (0..=r.0).contains(&elapsed.0))
                 }
                 RunningKind::Malleable { min_size, max_size } => {
                     min_size >= 1 && min_size <= self.size && max_size >= self.size

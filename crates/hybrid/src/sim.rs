@@ -77,8 +77,8 @@ use cosched_batch::{
 use cosched_core::engine::{self, Event, EventQueue, Simulation};
 use cosched_core::workload::admit::{Admissible, admit};
 use cosched_core::{
-    Duration, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState, OnDemandJob,
-    ParamError, Pool, RigidJob, SeedStreams, StreamRng, Time, UsageKind, UsageLedger,
+    Duration, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState, OnDemandJob, ParamError,
+    Pool, RigidJob, SeedStreams, StreamRng, Time, UsageKind, UsageLedger,
 };
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
@@ -423,7 +423,11 @@ impl HybridJob {
 /// Work the simulator may have to do, bounded: the last submission plus twice every job's
 /// longest run must fit in `i64` seconds, so no start or end computed later overflows.
 fn check_horizon(jobs: &[HybridJob]) -> Result<(), HybridError> {
-    let last = jobs.iter().map(HybridJob::submit).max().unwrap_or(Time::ZERO);
+    let last = jobs
+        .iter()
+        .map(HybridJob::submit)
+        .max()
+        .unwrap_or(Time::ZERO);
     let mut total = Duration::ZERO;
     for job in jobs {
         let longest = match *job {
@@ -801,9 +805,18 @@ impl<'a> State<'a> {
                         .checkpoint
                         .run_time(job.size, work)
                         .and_then(|w| w.checked_add(setup))
-                        .ok_or(ParamError::new("runtime", runtime.0, "overflows with checkpoints"))?;
+                        .ok_or(ParamError::new(
+                            "runtime",
+                            runtime.0,
+                            "overflows with checkpoints",
+                        ))?;
                     let required = i64::from(job.size).saturating_mul(wall.0);
-                    (work, setup, config.checkpoint.checkpointing(job.size, work), required)
+                    (
+                        work,
+                        setup,
+                        config.checkpoint.checkpointing(job.size, work),
+                        required,
+                    )
                 }
                 HybridJob::Malleable { job, estimate } => {
                     let runtime = job.runtime_on(job.max_size)?;
@@ -1122,7 +1135,8 @@ impl<'a> State<'a> {
             _ => {
                 let st = &mut self.jobs[i];
                 let elapsed = now - run.start;
-                let (lost, saved) = preemption_cost(elapsed, st.setup, st.work_left, st.checkpoints);
+                let (lost, saved) =
+                    preemption_cost(elapsed, st.setup, st.work_left, st.checkpoints);
                 st.work_left -= saved;
                 st.account.wasted += i64::from(size) * lost.0;
                 // The run's setup and what followed its last checkpoint are lost; with
@@ -1219,7 +1233,8 @@ impl<'a> State<'a> {
                     self.below_max.insert(i);
                 }
             }
-            self.pending.push((started.end, Ev::BatchEnd(started.token)));
+            self.pending
+                .push((started.end, Ev::BatchEnd(started.token)));
         }
     }
 
@@ -1582,8 +1597,13 @@ impl<'a> State<'a> {
             // Predicted end on size + room nodes: the estimate left spread over them.
             let left = (run.predicted_end - now).0.max(0) * i64::from(run.size);
             let size = i64::from(run.size + room);
-            let ends_by_shadow = now.saturating_add(Duration((left + size - 1) / size)) <= shadow_time;
-            let grow = if ends_by_shadow { room } else { room.min(extra) };
+            let ends_by_shadow =
+                now.saturating_add(Duration((left + size - 1) / size)) <= shadow_time;
+            let grow = if ends_by_shadow {
+                room
+            } else {
+                room.min(extra)
+            };
             if grow == 0 {
                 continue;
             }
@@ -1666,7 +1686,8 @@ impl<'a> State<'a> {
         for (k, hold) in self.hold.iter().enumerate() {
             let node = NodeId(k as u32);
             let Ok(state) = self.cluster.node_state(node) else {
-                self.violations.push(format!("t={now}: {node} unknown to the cluster"));
+                self.violations
+                    .push(format!("t={now}: {node} unknown to the cluster"));
                 continue;
             };
             let ok = match hold {
@@ -1772,7 +1793,12 @@ impl Simulation for State<'_> {
     type Event = Ev;
     type Error = HybridError;
 
-    fn handle(&mut self, now: Time, event: Ev, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
+    fn handle(
+        &mut self,
+        now: Time,
+        event: Ev,
+        queue: &mut EventQueue<Ev>,
+    ) -> Result<(), HybridError> {
         self.dispatch(now, event)?;
         self.flush(queue)
     }

@@ -65,7 +65,9 @@ use crate::HybridError;
 use crate::sim::HybridJob;
 use cosched_core::workload::lublin::LublinParams;
 use cosched_core::workload::{LublinModel, TsafrirEstimates};
-use cosched_core::{Duration, MalleableJob, OnDemandJob, ParamError, RigidJob, SeedStreams, StreamRng, Time};
+use cosched_core::{
+    Duration, MalleableJob, OnDemandJob, ParamError, RigidJob, SeedStreams, StreamRng, Time,
+};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -337,7 +339,11 @@ fn on_demand(
         // Early: it arrives between the notice and the estimate.
         2 => arrival.try_add(Duration(rng.random_range(1..=lead.0.max(1))))?,
         // Late: it arrives up to `max_late` after the estimate.
-        _ => Time(arrival.0.saturating_sub(rng.random_range(1..=params.max_late.0))),
+        _ => Time(
+            arrival
+                .0
+                .saturating_sub(rng.random_range(1..=params.max_late.0)),
+        ),
     };
     let notice = Time(estimated.0.saturating_sub(lead.0)).min(arrival);
     Ok(od.with_notice(notice, estimated)?)
@@ -389,7 +395,12 @@ impl Sessions {
             self.array_share,
             "must lie in [0, 1]",
         )?;
-        ParamError::check(self.spacing.0 >= 0, "spacing", self.spacing.0, "must be >= 0")
+        ParamError::check(
+            self.spacing.0 >= 0,
+            "spacing",
+            self.spacing.0,
+            "must be >= 0",
+        )
     }
 
     /// A session length: `ceil(x_m · U^(−1/α))` with `x_m` set so the uncapped mean is
@@ -598,7 +609,10 @@ pub fn generate(params: &TraceParams, seed: u64) -> Result<Vec<RigidJob>, Hybrid
         .transpose()
         .map_err(|_| ParamError::new("spacing", params.sessions.spacing.0, "must be >= 0"))?;
     while start < jobs.len() {
-        let len = params.sessions.length(&mut sessions).min(jobs.len() - start);
+        let len = params
+            .sessions
+            .length(&mut sessions)
+            .min(jobs.len() - start);
         let u = sessions.random::<f64>() * zipf_total;
         let project = zipf.partition_point(|&c| c <= u).min(zipf.len() - 1) as u32;
         let array = sessions.random::<f64>() < params.sessions.array_share;
@@ -742,7 +756,10 @@ mod tests {
         for (a, b) in w1.iter().zip(&w5) {
             match (a, b) {
                 (HybridJob::OnDemand(x), HybridJob::OnDemand(y)) => {
-                    assert_eq!((x.id, x.arrival, x.size, x.runtime), (y.id, y.arrival, y.size, y.runtime));
+                    assert_eq!(
+                        (x.id, x.arrival, x.size, x.runtime),
+                        (y.id, y.arrival, y.size, y.runtime)
+                    );
                     differ += usize::from(x != y);
                 }
                 _ => assert_eq!(a, b),

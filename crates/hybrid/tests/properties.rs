@@ -143,10 +143,15 @@ fn check_decisions(
         prop_assert!(free + kept_preempted < needed, "a preemption too many");
         let slack: u32 = running.iter().map(|j| j.slack()).sum();
         if mechanism.kind == cosched_hybrid::MechanismKind::Spaa {
-            prop_assert!(free + slack < needed, "SPAA preempted though shrinking sufficed");
+            prop_assert!(
+                free + slack < needed,
+                "SPAA preempted though shrinking sufficed"
+            );
         }
         prop_assert!(
-            !decisions.iter().any(|d| matches!(d, Decision::Shrink { .. })),
+            !decisions
+                .iter()
+                .any(|d| matches!(d, Decision::Shrink { .. })),
             "preemptions and shrinks mixed"
         );
     }

@@ -517,7 +517,10 @@ fn an_extreme_time_span_is_a_typed_error_not_a_hang() {
     };
     assert!(HybridSim::new(config).unwrap().run(&jobs).is_err());
     // A long but representable gap runs, failures paused while the machine is empty.
-    let jobs = [rigid(1, 0, 2, 100, 0), rigid(2, 1_000_000_000_000_000, 2, 100, 0)];
+    let jobs = [
+        rigid(1, 0, 2, 100, 0),
+        rigid(2, 1_000_000_000_000_000, 2, 100, 0),
+    ];
     let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
     assert_eq!(out.report.completed, 2);
 }
