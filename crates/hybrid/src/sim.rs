@@ -555,14 +555,21 @@ impl BatchScheduler for StartListed<'_> {
     }
 }
 
-/// The base policy with malleable queue heads started on fewer nodes rather than left to
-/// wait: while the head fits, it starts; a malleable head that does not fit at its requested
-/// size starts on the idle nodes if they reach its smallest size. Then the base policy runs.
-struct MalleableHeads<'a>(&'a mut (dyn BatchScheduler + Send));
+/// The base policy with malleable jobs started on fewer nodes rather than left to wait: while
+/// the queue head fits, it starts; a malleable head that does not fit at its requested size
+/// starts on the idle nodes if they reach its smallest size. Then the base policy runs, and
+/// the nodes it leaves idle are backfilled with queued malleable jobs at the size that fits,
+/// under EASY's rule: a job that ends by the head's shadow time at that size may take any
+/// idle nodes, a longer one only the shadow's extra nodes.
+struct MalleableFirst<'a> {
+    base: &'a mut (dyn BatchScheduler + Send),
+    /// Whether any malleable job is queued (else the backfill scan is skipped).
+    malleable_queued: bool,
+}
 
-impl BatchScheduler for MalleableHeads<'_> {
+impl BatchScheduler for MalleableFirst<'_> {
     fn name(&self) -> &'static str {
-        "malleable-heads"
+        "malleable-first"
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
@@ -580,7 +587,48 @@ impl BatchScheduler for MalleableHeads<'_> {
             }
             pos = head + 1;
         }
-        self.0.schedule(pass);
+        self.base.schedule(pass);
+        if !self.malleable_queued || pass.free_units() == 0 {
+            return;
+        }
+        let Some(head) = pass.next_queued(0) else {
+            return;
+        };
+        let Some(head_size) = pass.job(head).map(|q| q.size()) else {
+            return;
+        };
+        let shadow = pass.shadow(head_size);
+        let mut extra = shadow.extra;
+        let now = pass.now();
+        let mut pos = head + 1;
+        while pass.free_units() > 0
+            && let Some(p) = pass.next_queued(pos)
+        {
+            pos = p + 1;
+            let Some(q) = pass.job(p) else { break };
+            let Some(range) = q.job.resizable else {
+                continue;
+            };
+            let free = pass.free_units();
+            if range.min > free {
+                continue;
+            }
+            let units = i64::from(q.size()) * q.estimate().0;
+            let ends_at =
+                |n: u32| now.saturating_add(Duration((units + i64::from(n) - 1) / i64::from(n)));
+            let fits = free.min(range.max);
+            let size = if ends_at(fits) <= shadow.time {
+                fits
+            } else {
+                fits.min(extra)
+            };
+            if size >= range.min
+                && pass.start_resized(p, size).is_ok()
+                && ends_at(size) > shadow.time
+            {
+                extra -= size;
+            }
+        }
     }
 }
 
@@ -767,6 +815,8 @@ struct State<'a> {
     below_max: BTreeSet<usize>,
     waiting: VecDeque<usize>,
     od_running: usize,
+    /// Malleable jobs in the batch queue.
+    malleable_queued: usize,
     returns: Vec<Lender>,
     outstanding: usize,
     invalid: usize,
@@ -894,6 +944,7 @@ impl<'a> State<'a> {
             below_max: BTreeSet::new(),
             waiting: VecDeque::new(),
             od_running: 0,
+            malleable_queued: 0,
             returns: Vec::new(),
             invalid: 0,
             rejected: 0,
@@ -1044,6 +1095,8 @@ impl<'a> State<'a> {
         if self.cluster.submit(job)? == Submitted::Rejected {
             self.rejected += 1;
             self.outstanding -= 1;
+        } else if job.resizable.is_some() {
+            self.malleable_queued += 1;
         }
         Ok(())
     }
@@ -1158,6 +1211,9 @@ impl<'a> State<'a> {
         }
         self.cluster.preempt(now, id, resume)?;
         self.queue_epoch += 1;
+        if self.jobs[i].spec.class() == JobClass::Malleable {
+            self.malleable_queued += 1;
+        }
         if let Some(od) = self.jobs[i].guest_of.take() {
             self.reclaim(od)?;
         }
@@ -1214,6 +1270,9 @@ impl<'a> State<'a> {
                 }
             }
             self.running.insert(i);
+            if self.jobs[i].spec.class() == JobClass::Malleable {
+                self.malleable_queued -= 1;
+            }
             let st = &mut self.jobs[i];
             st.run = Some(Run {
                 start: now,
@@ -1555,8 +1614,11 @@ impl<'a> State<'a> {
         }
         // 5. The batch pass (under a mechanism, malleable heads start on fewer nodes).
         if self.mechanism.is_some() {
-            let mut heads = MalleableHeads(self.scheduler.as_mut());
-            self.cluster.schedule(now, &mut heads, &mut self.started);
+            let mut first = MalleableFirst {
+                base: self.scheduler.as_mut(),
+                malleable_queued: self.malleable_queued > 0,
+            };
+            self.cluster.schedule(now, &mut first, &mut self.started);
         } else {
             self.cluster
                 .schedule(now, &mut self.scheduler, &mut self.started);
