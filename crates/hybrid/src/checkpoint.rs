@@ -130,8 +130,22 @@ impl Checkpointing {
 
     /// Checkpoints completed `since_setup` after the setup of a run doing `work`.
     pub fn completed(&self, since_setup: Duration, work: Duration) -> i64 {
+        if work.0 <= 0 {
+            return 0;
+        }
         let period = self.interval.0.max(1).saturating_add(self.cost.0.max(0));
-        (since_setup.0.max(0) / period).min(self.count(work))
+        let since = since_setup.0.max(0);
+        // 32-bit divisions are several times cheaper, and every realistic time fits (2^32 s
+        // is 136 years): the mechanisms take this for every running job.
+        match (
+            u32::try_from(since),
+            u32::try_from(period),
+            u32::try_from(work.0 - 1),
+            u32::try_from(self.interval.0.max(1)),
+        ) {
+            (Ok(s), Ok(p), Ok(w), Ok(t)) => i64::from((s / p).min(w / t)),
+            _ => (since / period).min(self.count(work)),
+        }
     }
 }
 
@@ -163,11 +177,16 @@ pub fn preemption_cost(
     let Some(ck) = checkpoints else {
         return (elapsed, Duration::ZERO);
     };
-    let done = ck.completed(elapsed - setup, work);
+    let since = (elapsed - setup).0;
+    let period = ck.interval.0 + ck.cost.0;
+    if since < period {
+        // No checkpoint completed yet: the common case, without a division.
+        return (elapsed, Duration::ZERO);
+    }
+    let done = ck.completed(Duration(since), work);
     if done == 0 {
         return (elapsed, Duration::ZERO);
     }
-    let period = ck.interval.0 + ck.cost.0;
     (
         Duration(elapsed.0 - done * period),
         Duration(done * ck.interval.0),

@@ -119,10 +119,14 @@ impl RunningView {
                     checkpoints,
                 } => {
                     work.0 >= 0
+                        && elapsed.0 >= 0
                         && checkpoints.is_none_or(|c| c.interval.0 > 0 && c.cost.0 >= 0)
-                        && self
-                            .run_time(work, checkpoints)
-                            .is_some_and(|r| (0..=r.0).contains(&elapsed.0))
+                        // The run time is at least setup + work: only a later elapsed time
+                        // needs the checkpoints counted.
+                        && (elapsed.0 <= self.setup.0.saturating_add(work.0)
+                            || self
+                                .run_time(work, checkpoints)
+                                .is_some_and(|r| elapsed <= r))
                 }
                 RunningKind::Malleable { min_size, max_size } => {
                     min_size >= 1 && min_size <= self.size && max_size >= self.size
@@ -293,17 +297,24 @@ impl Mechanism {
         running: &[RunningView],
     ) -> Result<Vec<Decision>, HybridError> {
         ParamError::check(needed >= 1, "needed", needed, "must be >= 1")?;
+        let spaa = self.kind == MechanismKind::Spaa;
         let (mut total, mut slack) = (0u64, 0u64);
+        // PAA keys every job by overhead in the same pass; SPAA only if it falls back.
+        let mut keys: Vec<(i64, JobId, u32)> =
+            Vec::with_capacity(if spaa { 0 } else { running.len() });
         for job in running {
             job.validate()?;
             total += u64::from(job.size);
             slack += u64::from(job.slack());
+            if !spaa {
+                keys.push((job.overhead().0, job.id, job.size));
+            }
         }
         if free >= needed {
             return Ok(Vec::new());
         }
         let deficit = u64::from(needed - free);
-        if self.kind == MechanismKind::Spaa && slack >= deficit {
+        if spaa && slack >= deficit {
             let decisions: Vec<Decision> = water_fill(running.iter(), deficit).collect();
             check_unique(&decisions)?;
             return Ok(decisions);
@@ -311,12 +322,11 @@ impl Mechanism {
         if total < deficit {
             return Ok(vec![Decision::WaitAtFront]);
         }
+        if spaa {
+            keys.extend(running.iter().map(|j| (j.overhead().0, j.id, j.size)));
+        }
         // The cheapest jobs covering the deficit, found by selection (expected O(n)), then
         // only those sorted.
-        let mut keys: Vec<(i64, JobId, u32)> = running
-            .iter()
-            .map(|j| (j.overhead().0, j.id, j.size))
-            .collect();
         let chosen = cheapest_prefix(&mut keys, deficit, |k| u64::from(k.2));
         keys.truncate(chosen);
         keys.sort_unstable();

@@ -68,9 +68,7 @@ use crate::checkpoint::{CheckpointPolicy, Checkpointing, preemption_cost};
 use crate::mechanism::{
     DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView,
 };
-use crate::notice::{
-    Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption, QueuedView, guests,
-};
+use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
 use cosched_batch::{
     BatchCluster, BatchJob, BatchScheduler, Pass, Policy, Resume, RunToken, Started, Submitted,
 };
@@ -551,6 +549,59 @@ impl BatchScheduler for StartListed<'_> {
                 }
             }
             pos = pass.next_queued(p + 1);
+        }
+    }
+}
+
+/// Queue positions [`GuestPicker`] scans for malleable guests (ours: bounds the scan of a deep
+/// queue; the jobs that end by the arrival are found through the queue's index, unbounded).
+pub const GUEST_SCAN: usize = 1_000;
+
+/// Starts guests on a reservation's `budget` idle nodes by the rule of [`crate::notice::guests`]: first the
+/// queued jobs expected to end by the arrival (found through the queue's backfilling index),
+/// then malleable jobs among the first [`GUEST_SCAN`] queued, each in queue order while they
+/// fit.
+struct GuestPicker {
+    budget: u32,
+    arrival: Time,
+    malleable_queued: bool,
+}
+
+impl BatchScheduler for GuestPicker {
+    fn name(&self) -> &'static str {
+        "guests"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
+        let mut left = self.budget.min(pass.free_units());
+        let mut from = 0;
+        while left > 0
+            && let Some(p) = pass.next_candidate(from, left, 0, window)
+        {
+            from = p + 1;
+            let size = pass.job(p).map_or(0, |q| q.size());
+            if pass.start(p).is_ok() {
+                left -= size;
+            }
+        }
+        if !self.malleable_queued {
+            return;
+        }
+        let mut pos = 0;
+        for _ in 0..GUEST_SCAN {
+            if left == 0 {
+                break;
+            }
+            let Some(p) = pass.next_queued(pos) else {
+                break;
+            };
+            pos = p + 1;
+            let Some(q) = pass.job(p) else { break };
+            let size = q.size();
+            if q.job.resizable.is_some() && size <= left && pass.start(p).is_ok() {
+                left -= size;
+            }
         }
     }
 }
@@ -1678,7 +1729,8 @@ impl<'a> State<'a> {
         Ok(())
     }
 
-    /// Lends each reservation's idle nodes to the queued jobs [`guests`] picks.
+    /// Lends each reservation's idle nodes to queued jobs by the rule of [`crate::notice::guests`]: put on
+    /// top of the batch cluster's free stack, they are what [`GuestPicker`] starts guests on.
     fn run_guests(&mut self, now: Time) -> Result<(), HybridError> {
         let lendable: Vec<(JobId, Time, Vec<NodeId>)> = self
             .board
@@ -1699,33 +1751,19 @@ impl<'a> State<'a> {
             if self.no_guests.get(&od) == Some(&asked) {
                 continue;
             }
-            let queue = self.cluster.queue().map(|q| QueuedView {
-                id: q.job.id,
-                size: q.size(),
-                estimate: q.estimate(),
-                malleable: q.job.resizable.is_some(),
-            });
-            let chosen = guests(now, arrival, idle.len() as u32, queue);
-            if chosen.is_empty() {
-                self.no_guests.insert(od, asked);
-                continue;
-            }
-            // On top of the free stack, the reserved nodes are what the guests start on: put
-            // back only as many as they need.
-            let sizes: u32 = self
-                .cluster
-                .queue()
-                .filter(|q| chosen.contains(&q.job.id))
-                .take(chosen.len())
-                .map(|q| q.size())
-                .sum();
-            let idle = &idle[..(sizes as usize).min(idle.len())];
-            for &node in idle {
+            for &node in &idle {
                 self.set_online(node)?;
             }
-            self.cluster
-                .schedule(now, &mut StartListed(&chosen), &mut self.started);
+            let mut picker = GuestPicker {
+                budget: idle.len() as u32,
+                arrival,
+                malleable_queued: self.malleable_queued > 0,
+            };
+            self.cluster.schedule(now, &mut picker, &mut self.started);
             let starts: Vec<JobId> = self.started.iter().map(|s| s.token.job).collect();
+            if starts.is_empty() {
+                self.no_guests.insert(od, asked);
+            }
             self.register_starts(now);
             for job in starts {
                 let g = self.index[&job];
