@@ -553,7 +553,7 @@ impl BatchScheduler for StartListed<'_> {
     }
 }
 
-/// Queue positions [`GuestPicker`] scans for malleable guests (ours: bounds the scan of a deep
+/// Queue positions the simulator scans for malleable guests of a reservation (ours: bounds the scan of a deep
 /// queue; the jobs that end by the arrival are found through the queue's index, unbounded).
 pub const GUEST_SCAN: usize = 1_000;
 
