@@ -350,13 +350,19 @@ impl TraceArgs {
                     path.display()
                 )
             })?;
+        if nodes == 0 {
+            return Err(format!("{}: --trace-nodes must be at least 1", path.display()).into());
+        }
+        // Repeated ids are an error; invalid jobs are left out (the one admission).
+        let admitted = cosched_core::workload::admit::admit(&trace.jobs)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let name = path
             .file_name()
             .map_or("trace".into(), |n| n.to_string_lossy().into_owned());
         Ok(Some(Workload {
             name,
             nodes,
-            jobs: trace.jobs,
+            jobs: admitted.jobs,
         }))
     }
 }
