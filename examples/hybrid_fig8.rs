@@ -104,6 +104,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "all methods benefit from more frequent checkpoints",
         frequent_helps(0) && frequent_helps(1),
     );
+    if let Some(c) = claims.claims.last_mut().filter(|c| !c.pass) {
+        c.reason = Some(
+            "each checkpoint costs its δ: paid more often, it lengthens rigid runs more than it \
+             saves in recomputation at our preemption rates (utilisation counts checkpoint time \
+             as busy)"
+                .into(),
+        );
+    }
     let (five, fifty) = (at(0, optimum), at(1, optimum));
     let preempted = |m: &Metrics| m.rigid_preempted + m.malleable_preempted;
     claims.check(
