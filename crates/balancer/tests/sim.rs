@@ -112,7 +112,10 @@ fn check(w: &Workload, out: &SimOutcome, window: Duration) -> Result<(), TestCas
         r.node_seconds.total(),
         i64::from(w.nodes) * (r.span_end_s - r.start_s)
     );
-    prop_assert_eq!(r.node_seconds_run.batch_busy, r.batch.busy_unit_seconds);
+    prop_assert_eq!(
+        i128::from(r.node_seconds_run.batch_busy),
+        r.batch.busy_unit_seconds
+    );
     // Every batch job once; started ones in full.
     prop_assert_eq!(out.records.len(), w.jobs.len());
     let ids: BTreeSet<JobId> = out.records.iter().map(|j| j.id).collect();
