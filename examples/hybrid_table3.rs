@@ -11,7 +11,7 @@
 
 use clap::Parser;
 use cosched_examples::hybrid::{Machine, WorkloadStats, baseline_row};
-use cosched_examples::{Cell, CommonArgs, Sweep, Table};
+use cosched_examples::{BarChart, Cell, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{Sessions, TraceParams};
 
 const NAME: &str = "hybrid_table3";
@@ -72,10 +72,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "CV",
         ],
     );
+    let mut ours = Vec::new();
     for machine in Machine::ALL {
         let params = machine.trace(quick);
         let row = baseline_row(&params, seed, typings);
         let paper = machine.paper_baseline();
+        ours.push((row, paper));
         table.row([
             Cell::Text(machine.name().into()),
             Cell::Text(params.jobs.to_string()),
@@ -105,6 +107,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     out.write_table(&table)?;
     out.write_table(&stats_table)?;
+    let systems = Machine::ALL.map(Machine::name);
+    let instant = BarChart::new(
+        "baseline_instant_start",
+        "Table III: baseline on-demand instant start, ours vs the paper's",
+        systems,
+    )
+    .y_label("instant start (%)")
+    .series("ours", ours.iter().map(|(o, _)| 100.0 * o.instant))
+    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.instant));
+    out.write_plot(&instant)?;
+    let utilisation = BarChart::new(
+        "baseline_utilisation",
+        "Table III: baseline utilisation, ours (arrival window) vs the paper's",
+        systems,
+    )
+    .y_label("utilisation (%)")
+    .series(
+        "ours",
+        ours.iter().map(|(o, _)| 100.0 * o.window_utilization),
+    )
+    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.utilization));
+    out.write_plot(&utilisation)?;
     Ok(())
 }
 
