@@ -29,11 +29,12 @@
 //! the environment's free knobs; they were chosen on Table III's *baseline* row (turnaround,
 //! utilisation and on-demand instant start together; `hybrid_table3 --calibrate` prints the
 //! grid) and never on a mechanism's row. Theta-like: run times × 0.7, sessions of 3 jobs on
-//! average, half of them arrays, 2 minutes apart — 17.8 h / 83.3 % / 19.4 % against the
-//! paper's 15.6 h / 83.93 % / 22.69 % (seed 1, 2 typings). Cori-like: run times × 0.8,
-//! sessions of 10 jobs, 90 % arrays, 5 s apart; a week of Cori at the log's rate varies
-//! much from trace to trace (seeds 1 and 2: 1.14 h / 74.4 % / 59.3 % and 2.33 h / 95.9 % /
-//! 17.3 %, against 1.97 h / 80.27 % / 18.94 %): heavy-tailed job arrays of multi-day jobs
+//! average, half of them arrays, 2 minutes apart — 19.3 / 17.6 / 24.6 h, 81.7 / 78.8 /
+//! 83.6 %, 18.3 / 18.9 / 18.5 % for seeds 1–3 (2 typings) against the paper's 15.6 h /
+//! 83.93 % / 22.69 %. Cori-like: run times × 0.8, sessions of 10 jobs, 90 % arrays, 5 s
+//! apart; a week of Cori at the log's rate varies much from trace to trace (seeds 1–3:
+//! 1.37 / 2.19 / 0.96 h, 88.3 / 92.0 / 67.8 %, 37.5 / 27.3 / 80.0 % against 1.97 h /
+//! 80.27 % / 18.94 %), because heavy-tailed job arrays of multi-day jobs
 //! decide a week's load. The other choices, ours:
 //! - Theta-like: 4,392 nodes, the model's sizes (log-uniform up to the whole machine) raised to
 //!   at least 128 nodes (Theta's smallest allocation), run times and estimates at most 1 day;
