@@ -1,52 +1,63 @@
-//! Fan et al., "Hybrid Workload Scheduling on HPC Systems" (IPDPS 2022), Figures 6 and 7: the
-//! six mechanisms (N, CUA, CUP × PAA, SPAA) against the FCFS/EASY baseline on the notice mixes
-//! W1–W5, on a Theta-like and a Cori-like system, averaged over seeds.
+//! Fan et al., "Hybrid Workload Scheduling on HPC Systems" (IPDPS 2022), Figures 6 and 7 and
+//! Table III: the six mechanisms (N, CUA, CUP × PAA, SPAA) against the FCFS/EASY baseline on
+//! the notice mixes W1–W5 (Table II), on a Theta-like and a Cori-like system.
 //!
-//! Workload: generated Theta-like and Cori-like traces (`cosched_hybrid::workload`), jobs typed
-//! by project (10 % on-demand, 60 % rigid, 30 % malleable projects); with `--trace FILE.swf`
-//! that trace too (its group, else user, ids as projects). Output: per system, one table of
-//! every metric per mix and configuration, a summary averaged over the mixes beside the
-//! paper's numbers, and bar charts of the on-demand instant-start ratio and the turnaround.
+//! Workload: generated Theta-like and Cori-like traces at the real logs' job rates, with
+//! project sessions, calibrated on Table III's baseline row only (`hybrid_table3`); jobs typed
+//! by project (10 % on-demand, 60 % rigid, 30 % malleable projects), `--typings` typings per
+//! trace averaged as the paper averages 10. With `--trace FILE.swf` that trace too (its group,
+//! else user, ids as projects). The mechanisms' rows are predictions.
 //!
-//! The paper's numbers quoted: baseline instant start 22.69 % (Theta) and 18.94 % (Cori), the
-//! mechanisms ~98–99 %, utilisation up by about 5 %.
+//! Output: `hybrid_fig6_7_summary.csv` (one row per system, workload and mechanism, averaged
+//! over the seeds and typings; its first columns are `system, workload, mechanism,
+//! instant_start_pct, utilization_pct, turnaround_h, rigid_preempted_pct,
+//! malleable_preempted_pct`), per-system tables beside the paper's numbers, bar charts, and
+//! Observations 1–12 checked on our numbers.
 
 use clap::Parser;
 use cosched_core::RigidJob;
+use cosched_core::seed::replicate_seeds;
 use cosched_examples::hybrid::{
-    Machine, Metrics, TraceArgs, configuration_name, configurations, simulate,
+    Machine, Metrics, TraceArgs, configuration_name, configurations, simulate, typing_seed,
 };
-use cosched_examples::{BarChart, Cell, CommonArgs, Sweep, Table};
+use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
-use cosched_hybrid::{Composite, HybridConfig};
+use cosched_hybrid::{Composite, HybridConfig, MechanismKind, NoticeStrategy};
 
 const NAME: &str = "hybrid_fig6_7";
 
 #[derive(Parser)]
-#[command(about = "Six hybrid-scheduling mechanisms vs the EASY baseline on W1-W5")]
+#[command(
+    about = "Six hybrid-scheduling mechanisms vs the EASY baseline on W1-W5 (Figs. 6-7, Table III)"
+)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
     /// A trace to run beside the generated machines.
     #[command(flatten)]
     trace: TraceArgs,
-    /// Seeds averaged per generated system [default: 3, quick: 1].
+    /// Generated traces per system (seeds S, S+1, ...) [default: 1].
+    #[arg(long, default_value_t = 1)]
+    seeds: u64,
+    /// Typings by project per trace, averaged (the paper: 10) [default: 10, quick: 1].
     #[arg(long)]
-    seeds: Option<u64>,
+    typings: Option<u64>,
 }
 
-/// A system and its traces (one per seed).
+/// A system and its traces (one per seed, with the seed).
 struct System {
+    slug: String,
     name: String,
     nodes: u32,
-    traces: Vec<Vec<RigidJob>>,
-    paper_baseline: Option<f64>,
+    traces: Vec<(u64, Vec<RigidJob>)>,
+    machine: Option<Machine>,
 }
 
 #[derive(Clone, Copy)]
 struct Config {
     system: usize,
     trace: usize,
+    typing: u64,
     mix: usize,
     mechanism: Option<Composite>,
 }
@@ -55,24 +66,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let quick = cli.common.quick;
     let mut out = cli.common.output(NAME)?;
-    let seeds = cli.seeds.unwrap_or(if quick { 1 } else { 3 });
-    let mut systems: Vec<System> = Machine::ALL
-        .iter()
-        .map(|&m| System {
-            name: m.name().to_string(),
+    if cli.seeds == 0 {
+        return Err("--seeds must be at least 1".into());
+    }
+    let typings = cli.typings.unwrap_or(if quick { 1 } else { 10 });
+    if typings == 0 {
+        return Err("--typings must be at least 1".into());
+    }
+    let mut systems = Vec::new();
+    for m in Machine::ALL {
+        let mut traces = Vec::new();
+        for seed in replicate_seeds(cli.common.seed, cli.seeds) {
+            traces.push((
+                seed,
+                cosched_hybrid::workload::generate(&m.trace(quick), seed)?,
+            ));
+        }
+        systems.push(System {
+            slug: m.slug().into(),
+            name: m.name().into(),
             nodes: m.trace(quick).nodes,
-            traces: (0..seeds)
-                .map(|s| m.generate(quick, cli.common.seed + s))
-                .collect(),
-            paper_baseline: Some(m.paper_baseline_instant()),
-        })
-        .collect();
+            traces,
+            machine: Some(m),
+        });
+    }
     if let Some(w) = cli.trace.load()? {
         systems.push(System {
+            slug: w.name.clone(),
             name: w.name,
             nodes: w.nodes,
-            traces: vec![w.jobs],
-            paper_baseline: None,
+            traces: vec![(cli.common.seed, w.jobs)],
+            machine: None,
         });
     }
 
@@ -80,32 +104,43 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut configs = Vec::new();
     for (system, s) in systems.iter().enumerate() {
         for trace in 0..s.traces.len() {
-            for mix in 0..NoticeMix::ALL.len() {
-                for &mechanism in &mechanisms {
-                    configs.push(Config {
-                        system,
-                        trace,
-                        mix,
-                        mechanism,
-                    });
+            for typing in 0..typings {
+                for mix in 0..NoticeMix::ALL.len() {
+                    for &mechanism in &mechanisms {
+                        configs.push(Config {
+                            system,
+                            trace,
+                            typing,
+                            mix,
+                            mechanism,
+                        });
+                    }
                 }
             }
         }
     }
-    let seed = cli.common.seed;
     let results = Sweep::new(NAME, configs).run(|c| {
         let s = &systems[c.system];
+        let (seed, jobs) = &s.traces[c.trace];
         let types = TypeParams {
             mix: NoticeMix::ALL[c.mix].1,
             ..TypeParams::default()
         };
-        let config = HybridConfig::new(s.nodes, c.mechanism).expect("nodes >= 1");
-        simulate(&s.traces[c.trace], &types, seed + c.trace as u64, config)
+        let config = HybridConfig::new(s.nodes, c.mechanism)?;
+        Ok::<_, cosched_hybrid::HybridError>(simulate(
+            jobs,
+            &types,
+            typing_seed(*seed, c.typing),
+            config,
+        ))
     });
+    let mut runs = Vec::with_capacity(results.len());
+    for (c, r) in results {
+        runs.push((c, r?));
+    }
     let mean = |system: usize, mix: Option<usize>, mechanism: Option<Composite>| {
         Metrics::mean(
-            results
-                .iter()
+            runs.iter()
                 .filter(|(c, _)| {
                     c.system == system && mix.is_none_or(|m| c.mix == m) && c.mechanism == mechanism
                 })
@@ -113,92 +148,137 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     };
 
+    let mut summary = Table::new(
+        format!("{NAME}_summary"),
+        "Figures 6-7: every mechanism per system and workload (W1-W5, and all), averaged over \
+         the seeds and typings",
+        [
+            "system",
+            "workload",
+            "mechanism",
+            "instant_start_pct",
+            "utilization_pct",
+            "turnaround_h",
+            "rigid_preempted_pct",
+            "malleable_preempted_pct",
+            "rigid_turnaround_h",
+            "malleable_turnaround_h",
+            "on_demand_turnaround_h",
+            "makespan_utilization_pct",
+            "wasted_node_h",
+        ],
+    )
+    .with_notes(format!(
+        "{} trace(s) per system x {typings} typing(s). utilization_pct: useful node-hours over \
+         elapsed node-hours between the first and last submission (§IV-D); turnaround over all \
+         jobs, on-demand included.",
+        cli.seeds
+    ));
     for (k, system) in systems.iter().enumerate() {
-        let slug = system.name.to_lowercase().replace(['.', ' '], "_");
-        let runs = system.traces.len();
-        let mut columns = vec!["mix".to_string(), "mechanism".to_string()];
-        columns.extend(Metrics::COLUMNS.iter().map(|c| c.to_string()));
-        let mut table = Table::new(
-            format!("{NAME}_{slug}"),
-            format!(
-                "Figures 6-7: every metric per mix and mechanism, {}",
-                system.name
-            ),
-            columns,
-        )
-        .with_notes(format!(
-            "{} nodes, {runs} trace(s) of {} jobs averaged; W1-W4: 70 % of on-demand jobs with \
-             no / accurate / early / late notice, W5: 25 % each.",
-            system.nodes,
-            system.traces[0].len()
-        ));
-        for (mix, (w, _)) in NoticeMix::ALL.iter().enumerate() {
+        let workloads = NoticeMix::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, (w, _))| (w.to_string(), Some(i)))
+            .chain(std::iter::once(("all".to_string(), None)));
+        for (w, mix) in workloads {
             for &mechanism in &mechanisms {
-                let mut row = vec![
-                    Cell::Text(w.to_string()),
+                let m = mean(k, mix, mechanism);
+                summary.row([
+                    Cell::Text(system.slug.clone()),
+                    Cell::Text(w.clone()),
                     Cell::Text(configuration_name(mechanism)),
-                ];
-                row.extend(mean(k, Some(mix), mechanism).cells());
-                table.row(row);
+                    Cell::fixed(100.0 * m.instant, 2),
+                    Cell::fixed(100.0 * m.window_utilization, 2),
+                    Cell::fixed(m.turnaround_h, 3),
+                    Cell::fixed(100.0 * m.rigid_preempted, 2),
+                    Cell::fixed(100.0 * m.malleable_preempted, 2),
+                    Cell::fixed(m.rigid_turnaround_h, 3),
+                    Cell::fixed(m.malleable_turnaround_h, 3),
+                    Cell::fixed(m.on_demand_turnaround_h, 3),
+                    Cell::fixed(100.0 * m.utilization, 2),
+                    Cell::fixed(m.wasted_node_hours, 0),
+                ]);
             }
         }
-        out.write_table(&table)?;
+    }
+    out.write_table(&summary)?;
 
+    for (k, system) in systems.iter().enumerate() {
         let baseline = mean(k, None, None);
-        let mut summary = Table::new(
-            format!("{NAME}_{slug}_summary"),
-            format!("Averaged over W1-W5, beside the paper, {}", system.name),
+        let paper = system.machine.map(Machine::paper_baseline);
+        let mut table = Table::new(
+            format!("{NAME}_{}", system.slug),
+            format!(
+                "Table III and Figures 6-7 averaged over W1-W5, {}: ours beside the paper's",
+                system.name
+            ),
             [
                 "mechanism",
                 "instant start (%)",
-                "paper instant start (%)",
-                "utilisation, makespan (%)",
-                "utilisation, arrival window (%)",
-                "window gain (pp)",
-                "held window gain (pp)",
-                "paper utilisation gain (%)",
-                "turnaround all (h)",
+                "paper",
+                "utilisation (%)",
+                "paper",
+                "turnaround (h)",
+                "paper",
+                "rigid preempted (%)",
+                "malleable preempted (%)",
             ],
         )
         .with_notes(
-            "Paper: baseline instant start 22.69 % (Theta) / 18.94 % (Cori), about 98-99 % \
-             with the mechanisms; utilisation about 5 % higher (its evaluation text). Ours: \
-             useful utilisation (wasted work excluded) over the makespan and over the arrival \
-             window (first to last submission); the gains are against the baseline's arrival-window \
-             utilisation, useful and held (wasted work counted as use).",
+            "Paper: Table III's baseline row; with the mechanisms, instant start about 98 % \
+             (Theta) / 99 % (Cori), utilisation more than 5 % higher, turnaround about 22 h \
+             (Theta) / 2.5 h (Cori) (Obs. 1). Only the baseline row is calibrated; the \
+             mechanisms' rows are predictions.",
         );
         for &mechanism in &mechanisms {
             let m = mean(k, None, mechanism);
-            let (paper_instant, paper_gain) = match (mechanism, system.paper_baseline) {
-                (None, Some(p)) => (Cell::fixed(100.0 * p, 2), Cell::Empty),
-                (Some(_), Some(_)) => (Cell::Text("98-99".into()), Cell::Text("~+5".into())),
-                (_, None) => (Cell::Empty, Cell::Empty),
+            let (pi, pu, pt) = match (mechanism, paper, system.machine) {
+                (None, Some(p), _) => (
+                    Cell::fixed(100.0 * p.instant, 2),
+                    Cell::fixed(100.0 * p.utilization, 2),
+                    Cell::fixed(p.turnaround_h, 2),
+                ),
+                (Some(_), Some(p), Some(machine)) => (
+                    Cell::Text(
+                        if machine == Machine::Theta {
+                            "~98"
+                        } else {
+                            "~99"
+                        }
+                        .into(),
+                    ),
+                    Cell::Text(format!(">{:.2}", 100.0 * p.utilization * 1.05)),
+                    Cell::Text(
+                        if machine == Machine::Theta {
+                            "~22"
+                        } else {
+                            "~2.5"
+                        }
+                        .into(),
+                    ),
+                ),
+                _ => (Cell::Empty, Cell::Empty, Cell::Empty),
             };
-            summary.row([
+            table.row([
                 Cell::Text(configuration_name(mechanism)),
                 Cell::fixed(100.0 * m.instant, 2),
-                paper_instant,
-                Cell::fixed(100.0 * m.utilization, 2),
+                pi,
                 Cell::fixed(100.0 * m.window_utilization, 2),
-                Cell::fixed(
-                    100.0 * (m.window_utilization - baseline.window_utilization),
-                    2,
-                ),
-                Cell::fixed(
-                    100.0 * (m.window_held_utilization - baseline.window_held_utilization),
-                    2,
-                ),
-                paper_gain,
+                pu,
                 Cell::fixed(m.turnaround_h, 2),
+                pt,
+                Cell::fixed(100.0 * m.rigid_preempted, 2),
+                Cell::fixed(100.0 * m.malleable_preempted, 2),
             ]);
         }
-        out.write_table(&summary)?;
+        let _ = baseline;
+        out.write_table(&table)?;
 
         let mixes = NoticeMix::ALL.map(|(w, _)| w);
         let chart = |file: &str, title: &str, y: &str, pick: fn(&Metrics) -> f64| {
             mechanisms.iter().fold(
                 BarChart::new(
-                    format!("{file}_{slug}"),
+                    format!("{file}_{}", system.slug),
                     format!("{title} — {}", system.name),
                     mixes,
                 )
@@ -213,16 +293,353 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         out.write_plot(&chart(
             "instant_start",
-            "On-demand instant-start ratio",
+            "On-demand instant-start ratio (paper: baseline 22.69 % Theta / 18.94 % Cori)",
             "instant start (%)",
             |m| 100.0 * m.instant,
         ))?;
         out.write_plot(&chart(
             "turnaround",
-            "Mean batch turnaround",
+            "Mean turnaround, all jobs (paper baseline: 15.6 h Theta / 1.97 h Cori)",
             "turnaround (h)",
             |m| m.turnaround_h,
         ))?;
+        out.write_plot(&chart(
+            "utilisation",
+            "Useful utilisation (paper baseline: 83.93 % Theta / 80.27 % Cori)",
+            "utilisation (%)",
+            |m| 100.0 * m.window_utilization,
+        ))?;
     }
+
+    let generated: Vec<usize> = (0..systems.len())
+        .filter(|&k| systems[k].machine.is_some())
+        .collect();
+    out.write_claims(&observations(&systems, &generated, &mean))?;
     Ok(())
+}
+
+/// A mechanism by its parts.
+fn of(notice: NoticeStrategy, arrival: MechanismKind) -> Option<Composite> {
+    Some(Composite::new(notice, arrival))
+}
+
+/// Observations 1-12 (§V-A, §V-B) on our numbers.
+fn observations(
+    systems: &[System],
+    generated: &[usize],
+    mean: &dyn Fn(usize, Option<usize>, Option<Composite>) -> Metrics,
+) -> Claims {
+    use MechanismKind::{Paa, Spaa};
+    use NoticeStrategy::{Cua, Cup, N};
+    let mut claims = Claims::new("hybrid");
+    let six = Composite::ALL.map(Some);
+    let name = |k: usize| systems[k].slug.clone();
+    let per = |f: &dyn Fn(usize) -> String| {
+        generated
+            .iter()
+            .map(|&k| format!("{}: {}", name(k), f(k)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let all = |f: &dyn Fn(usize) -> bool| generated.iter().all(|&k| f(k));
+
+    // Obs. 1
+    let gain = |k: usize| {
+        let b = mean(k, None, None);
+        let m = Metrics::mean(&six.map(|c| mean(k, None, c)));
+        (b, m)
+    };
+    claims
+        .check(
+            "Obs. 1",
+            "mechanisms raise utilisation by >5 % and instant start to ~98-99 %, turnaround rises slightly",
+            per(&|k| {
+                let (b, m) = gain(k);
+                format!(
+                    "util {:.1}->{:.1} %, instant {:.1}->{:.1} %, turnaround {:.2}->{:.2} h",
+                    100.0 * b.window_utilization,
+                    100.0 * m.window_utilization,
+                    100.0 * b.instant,
+                    100.0 * m.instant,
+                    b.turnaround_h,
+                    m.turnaround_h
+                )
+            }),
+            "Theta 22->98 %, 15->22 h; Cori 19->99 %, 2->2.5 h; util +5 %",
+            all(&|k| {
+                let (b, m) = gain(k);
+                m.window_utilization >= 1.05 * b.window_utilization
+                    && m.instant >= 0.95
+                    && m.turnaround_h > b.turnaround_h
+            }),
+        )
+;
+    // Obs. 2
+    let worst = |k: usize| {
+        let t: Vec<f64> = six.iter().map(|&c| mean(k, None, c).turnaround_h).collect();
+        let u: Vec<f64> = six
+            .iter()
+            .map(|&c| mean(k, None, c).window_utilization)
+            .collect();
+        let max_t = t.iter().copied().fold(f64::MIN, f64::max);
+        let min_u = u.iter().copied().fold(f64::MAX, f64::min);
+        (t[0] >= max_t, u[0] <= min_u, t[0], u[0])
+    };
+    claims.check(
+        "Obs. 2",
+        "N&PAA has the worst turnaround and utilisation of the six",
+        per(&|k| {
+            let (wt, wu, t, u) = worst(k);
+            format!(
+                "turnaround {t:.2} h worst: {wt}; util {:.1} % worst: {wu}",
+                100.0 * u
+            )
+        }),
+        "worst on both",
+        all(&|k| {
+            let (wt, wu, ..) = worst(k);
+            wt && wu
+        }),
+    );
+    // Obs. 3 and 4: SPAA vs PAA per notice strategy.
+    let pairs = [N, Cua, Cup];
+    let count = |f: &dyn Fn(Metrics, Metrics) -> bool, notices: &[NoticeStrategy]| {
+        let mut hit = 0;
+        let mut n = 0;
+        for &k in generated {
+            for &x in notices {
+                n += 1;
+                hit += usize::from(f(mean(k, None, of(x, Paa)), mean(k, None, of(x, Spaa))));
+            }
+        }
+        (hit, n)
+    };
+    let (u3, n3) = count(&|p, s| s.window_utilization >= p.window_utilization, &pairs);
+    let (m3, _) = count(
+        &|p, s| s.malleable_preempted < p.malleable_preempted,
+        &pairs,
+    );
+    claims.check(
+        "Obs. 3",
+        "SPAA gives higher utilisation and fewer malleable preemptions than PAA",
+        format!("higher util in {u3}/{n3} pairs, fewer malleable preemptions in {m3}/{n3}"),
+        "all pairs",
+        2 * u3 > n3 && 2 * m3 > n3,
+    );
+    let (t4, n4) = count(&|p, s| p.turnaround_h < s.turnaround_h, &[Cua, Cup]);
+    let (r4, _) = count(&|p, s| p.rigid_preempted <= s.rigid_preempted, &[Cua, Cup]);
+    claims.check(
+        "Obs. 4",
+        "CUA/CUP&PAA have lower turnaround and rigid preemption than CUA/CUP&SPAA",
+        format!("lower turnaround in {t4}/{n4} pairs, rigid preemption no higher in {r4}/{n4}"),
+        "all pairs",
+        2 * t4 > n4 && 2 * r4 > n4,
+    );
+    // Obs. 5: CUA vs CUP per arrival mechanism and workload.
+    let (mut hit5, mut n5) = (0, 0);
+    for &k in generated {
+        for a in [Paa, Spaa] {
+            for w in 0..NoticeMix::ALL.len() {
+                let (cua, cup) = (mean(k, Some(w), of(Cua, a)), mean(k, Some(w), of(Cup, a)));
+                n5 += 1;
+                hit5 += usize::from(
+                    cua.turnaround_h <= cup.turnaround_h
+                        && cua.window_utilization >= cup.window_utilization,
+                );
+            }
+        }
+    }
+    claims.check(
+        "Obs. 5",
+        "CUA beats CUP (lower turnaround and higher utilisation) in most cases",
+        format!("{hit5}/{n5} (system, arrival mechanism, workload) cases"),
+        "most cases",
+        2 * hit5 > n5,
+    );
+    // Obs. 6
+    let four = [of(Cua, Paa), of(Cua, Spaa), of(Cup, Paa), of(Cup, Spaa)];
+    claims.check(
+        "Obs. 6",
+        "under CUA/CUP, malleable jobs turn around faster than rigid ones",
+        per(&|k| {
+            four.iter()
+                .map(|&c| {
+                    let m = mean(k, None, c);
+                    format!(
+                        "{:.2} vs {:.2} h",
+                        m.malleable_turnaround_h, m.rigid_turnaround_h
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        "lower on Theta, slightly lower on Cori",
+        all(&|k| {
+            four.iter().all(|&c| {
+                let m = mean(k, None, c);
+                m.malleable_turnaround_h < m.rigid_turnaround_h
+            })
+        }),
+    );
+    // Obs. 7
+    claims.check(
+        "Obs. 7",
+        "N&SPAA has the lowest rigid turnaround of the six",
+        per(&|k| {
+            let best = six
+                .iter()
+                .min_by(|a, b| {
+                    mean(k, None, **a)
+                        .rigid_turnaround_h
+                        .total_cmp(&mean(k, None, **b).rigid_turnaround_h)
+                })
+                .copied()
+                .flatten();
+            format!(
+                "N&SPAA {:.2} h, lowest {}",
+                mean(k, None, of(N, Spaa)).rigid_turnaround_h,
+                configuration_name(best)
+            )
+        }),
+        "N&SPAA",
+        all(&|k| {
+            let t = mean(k, None, of(N, Spaa)).rigid_turnaround_h;
+            six.iter()
+                .all(|&c| mean(k, None, c).rigid_turnaround_h >= t)
+        }),
+    );
+    // Obs. 8
+    claims.check(
+        "Obs. 8",
+        "malleable jobs are preempted more often than rigid ones",
+        per(&|k| {
+            six.iter()
+                .map(|&c| {
+                    let m = mean(k, None, c);
+                    format!(
+                        "{:.1}/{:.1} %",
+                        100.0 * m.malleable_preempted,
+                        100.0 * m.rigid_preempted
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        "noticeably higher under every mechanism",
+        all(&|k| {
+            six.iter().all(|&c| {
+                let m = mean(k, None, c);
+                m.malleable_preempted > m.rigid_preempted
+            })
+        }),
+    );
+    // Obs. 9
+    let instants = |k: usize| six.map(|c| mean(k, None, c).instant);
+    claims.check(
+        "Obs. 9",
+        "every mechanism starts >98 % of on-demand jobs at once, with no significant difference",
+        per(&|k| {
+            let v = instants(k);
+            format!(
+                "{:.1}-{:.1} %",
+                100.0 * v.iter().copied().fold(f64::MAX, f64::min),
+                100.0 * v.iter().copied().fold(f64::MIN, f64::max)
+            )
+        }),
+        ">98 % on average",
+        all(&|k| {
+            let v = instants(k);
+            let lo = v.iter().copied().fold(f64::MAX, f64::min);
+            let hi = v.iter().copied().fold(f64::MIN, f64::max);
+            cosched_core::stats::mean(&v).unwrap_or(0.0) > 0.98 && hi - lo < 0.02
+        }),
+    );
+    // Obs. 10
+    let rise = |k: usize| {
+        let (b, m) = gain(k);
+        m.turnaround_h / b.turnaround_h - 1.0
+    };
+    let theta = generated
+        .iter()
+        .copied()
+        .find(|&k| systems[k].machine == Some(Machine::Theta));
+    let cori = generated
+        .iter()
+        .copied()
+        .find(|&k| systems[k].machine == Some(Machine::Cori));
+    if let (Some(t), Some(c)) = (theta, cori) {
+        claims.check(
+            "Obs. 10",
+            "preemption raises turnaround more on Theta (large jobs) than on Cori",
+            format!(
+                "Theta {:+.0} %, Cori {:+.0} %",
+                100.0 * rise(t),
+                100.0 * rise(c)
+            ),
+            "Theta +30 %, Cori +17 %",
+            rise(t) > rise(c) && rise(c) > 0.0,
+        );
+    }
+    // Obs. 11 and 12: the workload where each method does best.
+    let best_w = |k: usize, c: Option<Composite>| {
+        (0..NoticeMix::ALL.len())
+            .min_by(|&a, &b| {
+                mean(k, Some(a), c)
+                    .turnaround_h
+                    .total_cmp(&mean(k, Some(b), c).turnaround_h)
+            })
+            .unwrap_or(0)
+    };
+    let label = |w: usize| NoticeMix::ALL[w].0;
+    claims.check(
+        "Obs. 11",
+        "CUP methods do best (lowest turnaround) on W2, the most accurate notices",
+        per(&|k| {
+            format!(
+                "CUP&PAA {}, CUP&SPAA {}",
+                label(best_w(k, of(Cup, Paa))),
+                label(best_w(k, of(Cup, Spaa)))
+            )
+        }),
+        "W2",
+        all(&|k| best_w(k, of(Cup, Paa)) == 1 && best_w(k, of(Cup, Spaa)) == 1),
+    );
+    claims.check(
+        "Obs. 12",
+        "CUA methods do best (lowest turnaround) on W4, the earliest notices",
+        per(&|k| {
+            format!(
+                "CUA&PAA {}, CUA&SPAA {}",
+                label(best_w(k, of(Cua, Paa))),
+                label(best_w(k, of(Cua, Spaa)))
+            )
+        }),
+        "W4",
+        all(&|k| best_w(k, of(Cua, Paa)) == 3 && best_w(k, of(Cua, Spaa)) == 3),
+    );
+    for c in claims.claims.iter_mut().filter(|c| !c.pass) {
+        c.reason = Some(reason(&c.source).to_string());
+    }
+    claims
+}
+
+/// Why an observation fails on our numbers, as measured (see the crate's report).
+fn reason(source: &str) -> &'static str {
+    match source {
+        "Obs. 1" | "Obs. 10" => {
+            "turnaround falls instead of rising: on-demand jobs leave the queue and malleable \
+             jobs backfill at smaller sizes, more than preemptions cost; useful utilisation moves \
+             < 1 pp because the waste of preemptions is excluded"
+        }
+        "Obs. 4" => "SPAA's shrinks spare rigid jobs, so PAA preempts more rigid jobs, not fewer",
+        "Obs. 6" => {
+            "holds on Theta; on Cori malleable jobs are 2+ nodes while 76 % of rigid jobs are \
+             single-node and start at once"
+        }
+        "Obs. 9" => {
+            "Theta-like on-demand sessions are arrays of equal large jobs whose sizes together \
+             exceed the machine: later ones wait at the front (the paper's own reason)"
+        }
+        _ => "the differences between mechanisms or workloads are within the typing noise",
+    }
 }

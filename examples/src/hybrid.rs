@@ -3,8 +3,8 @@
 //! metrics and their averages, and the metric columns of the tables.
 
 use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
-use cosched_core::RigidJob;
 use cosched_core::workload::swf::read_rigid_jobs;
+use cosched_core::{JobClass, RigidJob, SeedStreams};
 use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridReport, HybridSim};
 use std::path::PathBuf;
@@ -30,28 +30,144 @@ impl Machine {
         }
     }
 
-    /// The generated trace's parameters; fewer jobs with `quick`.
-    pub fn trace(self, quick: bool) -> TraceParams {
-        match (self, quick) {
-            (Machine::Theta, false) => TraceParams::theta(3_000),
-            (Machine::Theta, true) => TraceParams::theta(250),
-            (Machine::Cori, false) => TraceParams::cori(100_000),
-            (Machine::Cori, true) => TraceParams::cori(600),
+    /// Its name in file names.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Machine::Theta => "theta",
+            Machine::Cori => "cori",
         }
     }
 
-    /// The paper's baseline on-demand instant-start ratio (its evaluation text).
-    pub fn paper_baseline_instant(self) -> f64 {
-        match self {
-            Machine::Theta => 0.2269,
-            Machine::Cori => 0.1894,
+    /// The generated trace's parameters: Theta's whole year (37,298 jobs, Table I) and a
+    /// week of Cori (150,000 jobs at the log's 21,369 a day); fewer jobs with `quick`.
+    pub fn trace(self, quick: bool) -> TraceParams {
+        match (self, quick) {
+            (Machine::Theta, false) => TraceParams::theta(37_298),
+            (Machine::Theta, true) => TraceParams::theta(3_000),
+            (Machine::Cori, false) => TraceParams::cori(150_000),
+            (Machine::Cori, true) => TraceParams::cori(20_000),
         }
+    }
+
+    /// The paper's baseline row (Table III).
+    pub fn paper_baseline(self) -> Metrics {
+        match self {
+            Machine::Theta => Metrics {
+                turnaround_h: 15.6,
+                utilization: 0.8393,
+                instant: 0.2269,
+                ..Metrics::default()
+            },
+            Machine::Cori => Metrics {
+                turnaround_h: 1.97,
+                utilization: 0.8027,
+                instant: 0.1894,
+                ..Metrics::default()
+            },
+        }
+    }
+
+    /// The paper's baseline on-demand instant-start ratio (Table III).
+    pub fn paper_baseline_instant(self) -> f64 {
+        self.paper_baseline().instant
     }
 
     /// A generated batch trace for `seed`.
     pub fn generate(self, quick: bool, seed: u64) -> Vec<RigidJob> {
         generate(&self.trace(quick), seed).expect("the machines' parameters are valid")
     }
+}
+
+/// The seed of typing `t` of a trace generated with `seed` (the paper averages 10 typings).
+pub fn typing_seed(seed: u64, t: u64) -> u64 {
+    SeedStreams::new(seed).family("typing", t).root()
+}
+
+/// The baseline row of Table III for a trace of `params` generated with `seed`, averaged
+/// over `typings` typings (W5 notice mix: the baseline ignores notices).
+pub fn baseline_row(params: &TraceParams, seed: u64, typings: u64) -> Metrics {
+    let trace = generate(params, seed).expect("the machines' parameters are valid");
+    let runs: Vec<Metrics> = (0..typings)
+        .map(|t| {
+            let config = HybridConfig::new(params.nodes, None).expect("nodes >= 1");
+            simulate(&trace, &TypeParams::default(), typing_seed(seed, t), config)
+        })
+        .collect();
+    Metrics::mean(&runs)
+}
+
+/// What Figures 3-5 show of a generated workload: sizes, job types and on-demand jobs per
+/// week, over `typings` typings.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WorkloadStats {
+    /// Share of single-node jobs.
+    pub single_node: f64,
+    /// Share of jobs of at most 128 nodes.
+    pub small: f64,
+    /// Share of node-hours in jobs of more than 1,024 nodes.
+    pub large_node_hours: f64,
+    /// Shares of on-demand, rigid and malleable jobs (Fig. 4).
+    pub types: [f64; 3],
+    /// On-demand jobs submitted per week: mean, max, coefficient of variation (Fig. 5).
+    pub weekly_mean: f64,
+    /// The busiest week.
+    pub weekly_max: f64,
+    /// Sample standard deviation over the mean: the burstiness.
+    pub weekly_cv: f64,
+}
+
+impl WorkloadStats {
+    /// The statistics of a trace of `params` generated with `seed`, typed `typings` times.
+    pub fn of(params: &TraceParams, seed: u64, typings: u64) -> WorkloadStats {
+        let trace = generate(params, seed).expect("the machines' parameters are valid");
+        let n = trace.len().max(1) as f64;
+        let node_hours = |j: &RigidJob| f64::from(j.size) * j.runtime.0 as f64;
+        let total: f64 = trace.iter().map(node_hours).sum();
+        let mut st = WorkloadStats {
+            single_node: trace.iter().filter(|j| j.size == 1).count() as f64 / n,
+            small: trace.iter().filter(|j| j.size <= 128).count() as f64 / n,
+            large_node_hours: trace
+                .iter()
+                .filter(|j| j.size > 1_024)
+                .map(node_hours)
+                .sum::<f64>()
+                / total.max(1.0),
+            ..WorkloadStats::default()
+        };
+        let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
+        let mut weekly_runs = Vec::new();
+        for t in 0..typings.max(1) {
+            let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))
+                .expect("valid type parameters");
+            let mut weeks: Vec<f64> = Vec::new();
+            for job in &typed {
+                let k = match job.class() {
+                    JobClass::OnDemand => 0,
+                    JobClass::Rigid => 1,
+                    _ => 2,
+                };
+                st.types[k] += 1.0 / n / typings.max(1) as f64;
+                if k == 0 {
+                    let week = ((job.submit() - first).0 / (7 * 86_400)).max(0) as usize;
+                    if weeks.len() <= week {
+                        weeks.resize(week + 1, 0.0);
+                    }
+                    weeks[week] += 1.0;
+                }
+            }
+            weekly_runs.push(weeks);
+        }
+        let weekly: Vec<f64> = weekly_runs.concat();
+        st.weekly_mean = cosched_core::stats::mean(&weekly).unwrap_or(f64::NAN);
+        st.weekly_max = weekly.iter().copied().fold(0.0, f64::max);
+        st.weekly_cv = cosched_core::stats::sample_sd(&weekly).unwrap_or(f64::NAN) / st.weekly_mean;
+        st
+    }
+}
+
+/// The mean of the six mechanisms' metrics in a row of [`Study::run`] (baseline left out).
+pub fn six_mean(row: &[Metrics]) -> Metrics {
+    Metrics::mean(row.iter().skip(1))
 }
 
 /// The baseline (`None`) and the six mechanisms, in the paper's order.
@@ -83,12 +199,14 @@ pub fn simulate(
 pub struct Metrics {
     /// On-demand jobs started at arrival, share.
     pub instant: f64,
-    /// Mean turnaround of batch jobs, hours.
+    /// Mean turnaround of all jobs, on-demand included (§IV-D), hours.
     pub turnaround_h: f64,
     /// Mean turnaround of rigid jobs, hours.
     pub rigid_turnaround_h: f64,
     /// Mean turnaround of malleable jobs, hours.
     pub malleable_turnaround_h: f64,
+    /// Mean turnaround of on-demand jobs, hours.
+    pub on_demand_turnaround_h: f64,
     /// Rigid jobs preempted at least once, share.
     pub rigid_preempted: f64,
     /// Malleable jobs preempted at least once, share.
@@ -111,6 +229,7 @@ impl Metrics {
             turnaround_h: r.turnaround_h,
             rigid_turnaround_h: r.rigid_turnaround_h,
             malleable_turnaround_h: r.malleable_turnaround_h,
+            on_demand_turnaround_h: r.on_demand_turnaround_h,
             rigid_preempted: r.rigid_preempted_ratio,
             malleable_preempted: r.malleable_preempted_ratio,
             utilization: r.utilization,
@@ -130,6 +249,7 @@ impl Metrics {
             sum.turnaround_h += m.turnaround_h;
             sum.rigid_turnaround_h += m.rigid_turnaround_h;
             sum.malleable_turnaround_h += m.malleable_turnaround_h;
+            sum.on_demand_turnaround_h += m.on_demand_turnaround_h;
             sum.rigid_preempted += m.rigid_preempted;
             sum.malleable_preempted += m.malleable_preempted;
             sum.utilization += m.utilization;
@@ -145,6 +265,7 @@ impl Metrics {
             turnaround_h: sum.turnaround_h / n,
             rigid_turnaround_h: sum.rigid_turnaround_h / n,
             malleable_turnaround_h: sum.malleable_turnaround_h / n,
+            on_demand_turnaround_h: sum.on_demand_turnaround_h / n,
             rigid_preempted: sum.rigid_preempted / n,
             malleable_preempted: sum.malleable_preempted / n,
             utilization: sum.utilization / n,
@@ -229,13 +350,19 @@ impl TraceArgs {
                     path.display()
                 )
             })?;
+        if nodes == 0 {
+            return Err(format!("{}: --trace-nodes must be at least 1", path.display()).into());
+        }
+        // Repeated ids are an error; invalid jobs are left out (the one admission).
+        let admitted = cosched_core::workload::admit::admit(&trace.jobs)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let name = path
             .file_name()
             .map_or("trace".into(), |n| n.to_string_lossy().into_owned());
         Ok(Some(Workload {
             name,
             nodes,
-            jobs: trace.jobs,
+            jobs: admitted.jobs,
         }))
     }
 }
@@ -270,6 +397,9 @@ impl StudyArgs {
         machine: Machine,
     ) -> Result<Study, Box<dyn std::error::Error>> {
         let quick = self.common.quick;
+        if self.seeds == Some(0) {
+            return Err("--seeds must be at least 1".into());
+        }
         Ok(Study {
             name,
             machine,
@@ -308,10 +438,10 @@ impl Study {
         values: &[P],
         configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
     ) -> Vec<Vec<Metrics>> {
-        let traces: Vec<Vec<RigidJob>> = (0..self.seeds)
+        let traces: Vec<Vec<RigidJob>> = cosched_core::seed::replicate_seeds(self.seed, self.seeds)
             .map(|s| match &self.trace {
                 Some(w) => w.jobs.clone(),
-                None => self.machine.generate(self.quick, self.seed + s),
+                None => self.machine.generate(self.quick, s),
             })
             .collect();
         let nodes = self.nodes();
@@ -325,9 +455,10 @@ impl Study {
         let results = Sweep::new(self.name, points).run(|&(v, m, t)| {
             let mut types = TypeParams::default();
             let mut config = HybridConfig::new(nodes, mechanisms[m]).expect("nodes >= 1");
-            config.seed = self.seed + t as u64;
+            let seed = self.seed.wrapping_add(t as u64);
+            config.seed = seed;
             configure(&values[v], &mut types, &mut config);
-            simulate(&traces[t], &types, self.seed + t as u64, config)
+            simulate(&traces[t], &types, typing_seed(seed, 0), config)
         });
         (0..values.len())
             .map(|v| {

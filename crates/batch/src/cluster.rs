@@ -572,6 +572,26 @@ impl BatchCluster {
     /// which checked that it is queued and fits. Refused, changing nothing, if its end or
     /// predicted end would pass the last representable second.
     pub(crate) fn start_queued(&mut self, now: Time, pos: usize) -> Result<Started, BatchError> {
+        let size = self
+            .queue
+            .get(pos)
+            .ok_or(BatchError::NotStartable(pos))?
+            .job
+            .size;
+        self.start_queued_on(now, pos, size)
+    }
+
+    /// Starts the job at queue position `pos` now on `size` free units, its unit-seconds of
+    /// run time and estimate at its requested size spread over them. Used by [`Pass::start`]
+    /// (`size` = the requested size) and [`Pass::start_resized`], which checked that it is
+    /// queued and fits. Refused, changing nothing, if its end or predicted end would pass the
+    /// last representable second.
+    pub(crate) fn start_queued_on(
+        &mut self,
+        now: Time,
+        pos: usize,
+        size: u32,
+    ) -> Result<Started, BatchError> {
         let Some(&queued) = self.queue.get(pos) else {
             return Err(BatchError::NotStartable(pos));
         };
@@ -581,10 +601,13 @@ impl BatchCluster {
             start: now,
             estimate: job.estimate,
         };
-        let end = now.try_add(job.runtime).map_err(overflow)?;
-        let predicted_end = now.try_add(job.estimate).map_err(overflow)?;
+        let end = now
+            .try_add(spread(job.runtime, job.size, size))
+            .map_err(overflow)?;
+        let predicted_end = now
+            .try_add(spread(job.estimate, job.size, size))
+            .map_err(overflow)?;
         let q = self.queue.remove(pos);
-        let size = q.job.size;
         let mut nodes = Vec::new();
         match &mut self.units {
             Units::Counted { free } => *free -= size,
@@ -604,8 +627,8 @@ impl BatchCluster {
             preemptions: q.preemptions,
             required_runtime: q.required_runtime,
             anchor: now,
-            work_left: i64::from(size) * q.job.runtime.0,
-            estimate_left: i64::from(size) * q.job.estimate.0,
+            work_left: i64::from(q.job.size) * q.job.runtime.0,
+            estimate_left: i64::from(q.job.size) * q.job.estimate.0,
             end,
             predicted_end,
             epoch,
@@ -981,6 +1004,15 @@ impl BatchCluster {
             }
         }
         profile.earliest_fit(size, estimate)
+    }
+}
+
+/// `d` on `from` units spread over `to` units: `⌈d·from/to⌉` (just `d` when equal).
+fn spread(d: Duration, from: u32, to: u32) -> Duration {
+    if from == to {
+        d
+    } else {
+        Duration(div_ceil(d.0 * i64::from(from), i64::from(to.max(1))))
     }
 }
 

@@ -135,6 +135,41 @@ impl<'a> Pass<'a> {
         }
     }
 
+    /// Starts the malleable job at `pos` now on `size` units, within its size range: its
+    /// unit-seconds of run time and estimate at the requested size are spread over `size`, as
+    /// [`BatchCluster::resize`] spreads them. Fails, changing nothing, if no job is queued
+    /// there, it is not resizable, `size` is outside its range, more than are idle, or its
+    /// end would pass the last representable second (as [`Pass::start`]).
+    pub fn start_resized(&mut self, pos: usize, size: u32) -> Result<(), BatchError> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.clone());
+        }
+        let job = self.job(pos).ok_or(BatchError::NotStartable(pos))?.job;
+        let range = job.resizable.ok_or(BatchError::NotResizable(job.id))?;
+        if !(range.min..=range.max).contains(&size) {
+            return Err(BatchError::SizeOutOfRange {
+                job: job.id,
+                size,
+                min: range.min,
+                max: range.max,
+            });
+        }
+        let free = self.free_units();
+        if size > free {
+            return Err(BatchError::NotEnoughFreeUnits { needed: size, free });
+        }
+        match self.cluster.start_queued_on(self.now, pos, size) {
+            Ok(started) => {
+                self.started.push(started);
+                Ok(())
+            }
+            Err(e) => {
+                self.refused = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
     /// Units running jobs (including those started in this pass) give back at their predicted
     /// ends, in (predicted end, id) order.
     pub fn releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {

@@ -13,7 +13,9 @@
 use cosched_core::{Duration, JobId, Time};
 use cosched_hybrid::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob};
 use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
-use cosched_hybrid::{Composite, HybridConfig, HybridSim, Mechanism, RunningKind, RunningView};
+use cosched_hybrid::{
+    Checkpointing, Composite, HybridConfig, HybridSim, Mechanism, RunningKind, RunningView,
+};
 use criterion::{Criterion, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -40,9 +42,12 @@ fn running() -> Vec<PlannedJob> {
             let elapsed = Duration(rng.random_range(0..runtime.0));
             let kind = if rng.random::<f64>() < 0.7 {
                 RunningKind::Rigid {
-                    runtime,
+                    work: runtime,
                     elapsed,
-                    checkpoint_interval: Some(Duration(9_786)),
+                    checkpoints: Some(Checkpointing {
+                        interval: Duration(9_786),
+                        cost: Duration(600),
+                    }),
                 }
             } else {
                 RunningKind::Malleable {

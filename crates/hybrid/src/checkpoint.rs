@@ -1,4 +1,4 @@
-//! Checkpointing of rigid jobs (Fan et al., IPDPS 2022, "Job models").
+//! Checkpointing of rigid jobs (Fan et al., IPDPS 2022, §III-A and §IV-B).
 //!
 //! A rigid job checkpoints periodically at Daly's optimal interval
 //!
@@ -6,25 +6,36 @@
 //!
 //! where δ is the time one checkpoint takes — 600 s for a job below 1,000 nodes and 1,200 s
 //! from 1,000 nodes on, as in the paper — and M the system's mean time between failures. A job
-//! whose run time is shorter than τ never checkpoints. When such a job is preempted it resumes
-//! from its last checkpoint: the work done since then ([`lost_work`]) is lost.
+//! whose run time is shorter than τ never checkpoints.
 //!
-//! Only the lost work is modelled; the time spent writing checkpoints is not added to the run
-//! time (the traces' run times already contain it).
+//! **Checkpoints cost δ each time they are taken** ([`Checkpointing::wall_time`]): a run is its
+//! setup, then work in periods of τ, each followed by a checkpoint of δ on all the job's nodes.
+//! A trace's run time is read as the run *at the optimum interval* (the paper's default: rigid
+//! jobs checkpoint at Daly's optimum, §IV-B), so the work is recovered from it
+//! ([`CheckpointPolicy::work`]); at another interval the same work takes
+//! `work + ⌊work/τ⌋·δ` — more often than the optimum costs more checkpoints, less often loses
+//! more to a preemption or failure (Fig. 8, Obs. 13). A preempted or failed run keeps the work
+//! saved by its last completed checkpoint and loses the rest ([`preemption_cost`]).
 //!
 //! ```
 //! use cosched_core::Duration;
-//! use cosched_hybrid::checkpoint::{CheckpointPolicy, lost_work};
+//! use cosched_hybrid::checkpoint::CheckpointPolicy;
 //! let policy = CheckpointPolicy::new(Duration::from_hours(24)).unwrap();
 //! // 1,200 s checkpoints on a 1-day MTBF: τ = 14,400 · (1 + 1/36 + 1/1296) − 1,200 ≈ 13,611 s.
-//! let tau = policy.interval(2_048, Duration::from_hours(10));
-//! assert_eq!(tau, Some(Duration(13_611)));
-//! assert_eq!(lost_work(Duration(30_000), tau), Duration(30_000 - 2 * 13_611));
-//! // A 1-hour job never checkpoints, so a preemption loses everything.
-//! assert_eq!(policy.interval(2_048, Duration::from_hours(1)), None);
+//! let ck = policy.checkpointing(2_048, Duration::from_hours(10)).unwrap();
+//! assert_eq!((ck.interval, ck.cost), (Duration(13_611), Duration(1_200)));
+//! // A 1-hour job never checkpoints.
+//! assert_eq!(policy.checkpointing(2_048, Duration::from_hours(1)), None);
+//! // 10 h of trace run time are 33,600 s of work and 2 checkpoints; checkpointing twice as
+//! // often, the same work takes 4 checkpoints.
+//! let half = policy.with_scale(0.5).unwrap();
+//! let work = policy.work(2_048, Duration::from_hours(10));
+//! assert_eq!(work, Duration(36_000 - 2 * 1_200));
+//! assert_eq!(half.run_time(2_048, work), Some(Duration(33_600 + 4 * 1_200)));
 //! ```
 
 use cosched_core::{Duration, ParamError};
+use serde::{Deserialize, Serialize};
 
 /// Checkpoint time δ of a job below [`LARGE_JOB_NODES`] nodes.
 pub const SMALL_JOB_CHECKPOINT: Duration = Duration(600);
@@ -66,52 +77,155 @@ pub fn daly_interval(delta: Duration, mtbf: Duration) -> Result<Duration, ParamE
     Ok(Duration((tau.round() as i64).max(1)))
 }
 
-/// Work lost by a preemption `elapsed` after a job (re)started with checkpoint interval
-/// `interval`: the time since its last checkpoint, `elapsed mod τ`, or all of `elapsed` when it
-/// does not checkpoint (`None`). A negative `elapsed` counts as 0.
-#[inline]
-pub fn lost_work(elapsed: Duration, interval: Option<Duration>) -> Duration {
-    let elapsed = elapsed.max(Duration::ZERO);
-    match interval {
-        Some(tau) if tau.0 > 0 => {
-            // A 32-bit remainder is several times cheaper, and every realistic time fits
-            // (2^32 s is 136 years): the mechanisms take one per running job.
-            match (u32::try_from(elapsed.0), u32::try_from(tau.0)) {
-                (Ok(e), Ok(t)) => Duration(i64::from(e % t)),
-                _ => Duration(elapsed.0 % tau.0),
-            }
+/// How a rigid job checkpoints: after every `interval` of progress it writes a checkpoint
+/// taking `cost` (δ) of wall-clock time on all its nodes (§IV-B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpointing {
+    /// Progress between two checkpoints (τ), > 0.
+    pub interval: Duration,
+    /// Time one checkpoint takes (δ), >= 0.
+    pub cost: Duration,
+}
+
+impl Checkpointing {
+    /// Checkpoints a run doing `work` takes: one after every full interval of work that
+    /// leaves work to do (none at the very end), `⌈work/τ⌉ − 1`.
+    pub fn count(&self, work: Duration) -> i64 {
+        if work.0 <= 0 {
+            0
+        } else {
+            (work.0 - 1) / self.interval.0.max(1)
         }
-        _ => elapsed,
+    }
+
+    /// The wall-clock time one run doing `work` (after its setup) takes: the work and its
+    /// checkpoints, `work + (⌈work/τ⌉ − 1)·δ`. `None` on overflow.
+    ///
+    /// ```
+    /// use cosched_core::Duration;
+    /// use cosched_hybrid::checkpoint::Checkpointing;
+    /// let ck = Checkpointing { interval: Duration(1_000), cost: Duration(100) };
+    /// assert_eq!(ck.wall_time(Duration(2_500)), Some(Duration(2_700)));
+    /// assert_eq!(ck.wall_time(Duration(2_000)), Some(Duration(2_100)));
+    /// assert_eq!(ck.work_in(Duration(2_700)), Duration(2_500));
+    /// ```
+    pub fn wall_time(&self, work: Duration) -> Option<Duration> {
+        self.count(work)
+            .checked_mul(self.cost.0)
+            .and_then(|c| c.checked_add(work.0.max(0)))
+            .map(Duration)
+    }
+
+    /// The work a run of wall-clock time `wall` (after its setup) does: the inverse of
+    /// [`Checkpointing::wall_time`]; a run ending inside a checkpoint is counted as having
+    /// done the work before it.
+    pub fn work_in(&self, wall: Duration) -> Duration {
+        if wall.0 <= 0 {
+            return Duration::ZERO;
+        }
+        let (tau, delta) = (self.interval.0.max(1), self.cost.0.max(0));
+        let k = (wall.0 - 1) / tau.saturating_add(delta);
+        Duration((wall.0 - k * delta).min((k + 1).saturating_mul(tau)))
+    }
+
+    /// Checkpoints completed `since_setup` after the setup of a run doing `work`.
+    pub fn completed(&self, since_setup: Duration, work: Duration) -> i64 {
+        if work.0 <= 0 {
+            return 0;
+        }
+        let period = self.interval.0.max(1).saturating_add(self.cost.0.max(0));
+        let since = since_setup.0.max(0);
+        // 32-bit divisions are several times cheaper, and every realistic time fits (2^32 s
+        // is 136 years): the mechanisms take this for every running job.
+        match (
+            u32::try_from(since),
+            u32::try_from(period),
+            u32::try_from(work.0 - 1),
+            u32::try_from(self.interval.0.max(1)),
+        ) {
+            (Ok(s), Ok(p), Ok(w), Ok(t)) => i64::from((s / p).min(w / t)),
+            _ => (since / period).min(self.count(work)),
+        }
     }
 }
 
-/// The system's checkpointing regime: Daly's interval for its MTBF.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a preemption `elapsed` into a rigid run (setup `setup`, then `work` with
+/// `checkpoints`) costs and keeps: `(lost, saved)`, where `saved` is the work saved by the
+/// last completed checkpoint and `lost` the wall-clock time thrown away — the time since that
+/// checkpoint completed plus the setup paid again, or all of `elapsed` when no checkpoint has
+/// completed (§III-B2's preemption overhead). A negative `elapsed` counts as 0.
+///
+/// ```
+/// use cosched_core::Duration;
+/// use cosched_hybrid::checkpoint::{Checkpointing, preemption_cost};
+/// let ck = Some(Checkpointing { interval: Duration(1_000), cost: Duration(100) });
+/// // Setup 50, first checkpoint completes at 1,150: preempted at 1,400 it keeps 1,000 of work
+/// // and loses 250 of recomputation and 50 of setup.
+/// assert_eq!(preemption_cost(Duration(1_400), Duration(50), Duration(5_000), ck),
+///            (Duration(300), Duration(1_000)));
+/// // Before the first checkpoint, everything is lost.
+/// assert_eq!(preemption_cost(Duration(900), Duration(50), Duration(5_000), ck),
+///            (Duration(900), Duration(0)));
+/// ```
+pub fn preemption_cost(
+    elapsed: Duration,
+    setup: Duration,
+    work: Duration,
+    checkpoints: Option<Checkpointing>,
+) -> (Duration, Duration) {
+    let elapsed = elapsed.max(Duration::ZERO);
+    let Some(ck) = checkpoints else {
+        return (elapsed, Duration::ZERO);
+    };
+    let since = (elapsed - setup).0;
+    let period = ck.interval.0 + ck.cost.0;
+    if since < period {
+        // No checkpoint completed yet: the common case, without a division.
+        return (elapsed, Duration::ZERO);
+    }
+    let done = ck.completed(Duration(since), work);
+    if done == 0 {
+        return (elapsed, Duration::ZERO);
+    }
+    (
+        Duration(elapsed.0 - done * period),
+        Duration(done * ck.interval.0),
+    )
+}
+
+/// The system's checkpointing regime: Daly's interval for its MTBF, possibly scaled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckpointPolicy {
     mtbf: Duration,
-    small: Duration,
-    large: Duration,
+    /// Daly's optimum for the two checkpoint times (small, large jobs).
+    optimum: [Duration; 2],
+    /// The intervals jobs use (the optimum unless scaled).
+    used: [Duration; 2],
 }
 
 impl CheckpointPolicy {
     /// The regime of a system with mean time between failures `mtbf` (> 0).
     pub fn new(mtbf: Duration) -> Result<CheckpointPolicy, ParamError> {
+        let optimum = [
+            daly_interval(SMALL_JOB_CHECKPOINT, mtbf)?,
+            daly_interval(LARGE_JOB_CHECKPOINT, mtbf)?,
+        ];
         Ok(CheckpointPolicy {
             mtbf,
-            small: daly_interval(SMALL_JOB_CHECKPOINT, mtbf)?,
-            large: daly_interval(LARGE_JOB_CHECKPOINT, mtbf)?,
+            optimum,
+            used: optimum,
         })
     }
 
     /// The same regime with both intervals multiplied by `factor` (> 0, finite), rounded to
     /// the second (at least 1 s): the paper's sensitivity study checkpoints at 50–200 % of
-    /// Daly's optimum.
+    /// Daly's optimum (Fig. 8).
     ///
     /// ```
     /// use cosched_core::Duration;
     /// use cosched_hybrid::checkpoint::CheckpointPolicy;
     /// let half = CheckpointPolicy::new(Duration::from_hours(24)).unwrap().with_scale(0.5).unwrap();
-    /// assert_eq!(half.interval(10, Duration::from_hours(10)), Some(Duration(4_893)));
+    /// assert_eq!(half.checkpointing(10, Duration::from_hours(10)).unwrap().interval, Duration(4_893));
     /// ```
     pub fn with_scale(self, factor: f64) -> Result<CheckpointPolicy, ParamError> {
         ParamError::check(
@@ -122,9 +236,8 @@ impl CheckpointPolicy {
         )?;
         let scale = |d: Duration| Duration(((d.0 as f64 * factor).round() as i64).max(1));
         Ok(CheckpointPolicy {
-            mtbf: self.mtbf,
-            small: scale(self.small),
-            large: scale(self.large),
+            used: self.optimum.map(scale),
+            ..self
         })
     }
 
@@ -134,15 +247,41 @@ impl CheckpointPolicy {
         self.mtbf
     }
 
-    /// The checkpoint interval of a job of `nodes` nodes running for `runtime`: Daly's τ for
-    /// its checkpoint time, or `None` (no checkpoints) when τ exceeds the run time.
-    pub fn interval(&self, nodes: u32, runtime: Duration) -> Option<Duration> {
-        let tau = if nodes < LARGE_JOB_NODES {
-            self.small
-        } else {
-            self.large
-        };
-        (tau <= runtime).then_some(tau)
+    fn class(nodes: u32) -> usize {
+        usize::from(nodes >= LARGE_JOB_NODES)
+    }
+
+    /// How a job of `nodes` nodes doing `work` checkpoints: the interval in use and δ, or
+    /// `None` (no checkpoints) when the interval exceeds the work.
+    pub fn checkpointing(&self, nodes: u32, work: Duration) -> Option<Checkpointing> {
+        let interval = self.used[Self::class(nodes)];
+        (interval <= work).then_some(Checkpointing {
+            interval,
+            cost: checkpoint_time(nodes),
+        })
+    }
+
+    /// The work in a trace run time `runtime` (setup excluded) of a job of `nodes` nodes,
+    /// read as a run checkpointing at the optimum interval.
+    pub fn work(&self, nodes: u32, runtime: Duration) -> Duration {
+        let interval = self.optimum[Self::class(nodes)];
+        if interval > runtime {
+            return runtime.max(Duration::ZERO);
+        }
+        Checkpointing {
+            interval,
+            cost: checkpoint_time(nodes),
+        }
+        .work_in(runtime)
+    }
+
+    /// The wall-clock time (setup excluded) a job of `nodes` nodes takes for `work` at the
+    /// interval in use; `None` on overflow.
+    pub fn run_time(&self, nodes: u32, work: Duration) -> Option<Duration> {
+        match self.checkpointing(nodes, work) {
+            Some(ck) => ck.wall_time(work),
+            None => Some(work),
+        }
     }
 }
 
@@ -184,27 +323,62 @@ mod tests {
         assert_eq!(checkpoint_time(1_000), Duration(1_200));
         let policy = CheckpointPolicy::new(Duration(86_400)).unwrap();
         assert_eq!(policy.mtbf(), Duration(86_400));
+        let interval = |nodes, work| {
+            policy
+                .checkpointing(nodes, Duration(work))
+                .map(|c| c.interval)
+        };
+        assert_eq!(interval(999, 50_000), Some(Duration(9_786)));
+        assert_eq!(interval(1_000, 50_000), Some(Duration(13_611)));
         assert_eq!(
-            policy.interval(999, Duration(50_000)),
-            Some(Duration(9_786))
+            policy.checkpointing(1_000, Duration(50_000)).unwrap().cost,
+            Duration(1_200)
         );
-        assert_eq!(
-            policy.interval(1_000, Duration(50_000)),
-            Some(Duration(13_611))
-        );
-        // τ exceeds the run time: no checkpoints; τ equal to it: one at the end.
-        assert_eq!(policy.interval(10, Duration(9_785)), None);
-        assert_eq!(policy.interval(10, Duration(9_786)), Some(Duration(9_786)));
+        // τ exceeds the work: no checkpoints; τ equal to it: one at the end.
+        assert_eq!(interval(10, 9_785), None);
+        assert_eq!(interval(10, 9_786), Some(Duration(9_786)));
     }
 
     #[test]
-    fn lost_work_is_time_since_last_checkpoint() {
-        let tau = Some(Duration(1_000));
-        assert_eq!(lost_work(Duration(0), tau), Duration(0));
-        assert_eq!(lost_work(Duration(999), tau), Duration(999));
-        assert_eq!(lost_work(Duration(1_000), tau), Duration(0));
-        assert_eq!(lost_work(Duration(2_345), tau), Duration(345));
-        assert_eq!(lost_work(Duration(2_345), None), Duration(2_345));
-        assert_eq!(lost_work(Duration(-5), tau), Duration(0));
+    fn preemption_keeps_the_last_completed_checkpoint() {
+        let ck = Some(Checkpointing {
+            interval: Duration(1_000),
+            cost: Duration(100),
+        });
+        let cost = |e| preemption_cost(Duration(e), Duration(10), Duration(3_500), ck);
+        assert_eq!(cost(0), (Duration(0), Duration(0)));
+        // Inside the first checkpoint (1,010..1,110): not yet complete.
+        assert_eq!(cost(1_050), (Duration(1_050), Duration(0)));
+        assert_eq!(cost(1_110), (Duration(10), Duration(1_000)));
+        assert_eq!(cost(2_345), (Duration(145), Duration(2_000)));
+        // After the last checkpoint (3), the run only works.
+        assert_eq!(cost(3_400), (Duration(100), Duration(3_000)));
+        assert_eq!(
+            preemption_cost(Duration(2_345), Duration(10), Duration(3_500), None),
+            (Duration(2_345), Duration(0))
+        );
+        assert_eq!(cost(-5), (Duration(0), Duration(0)));
+    }
+
+    #[test]
+    fn work_and_wall_time_are_inverse() {
+        let ck = Checkpointing {
+            interval: Duration(700),
+            cost: Duration(60),
+        };
+        for work in [0, 1, 699, 700, 701, 5_000, 123_456] {
+            let wall = ck.wall_time(Duration(work)).unwrap();
+            assert_eq!(ck.work_in(wall), Duration(work), "work {work}");
+        }
+        // A run ending inside a checkpoint did the work before it.
+        assert_eq!(ck.work_in(Duration(730)), Duration(700));
+        assert_eq!(
+            Checkpointing {
+                interval: Duration(1),
+                cost: Duration(i64::MAX)
+            }
+            .wall_time(Duration(5)),
+            None
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! Errors of the hybrid-scheduling mechanisms.
 
 use cosched_batch::BatchError;
-use cosched_core::{JobId, ParamError};
+use cosched_core::engine::EngineError;
+use cosched_core::{JobId, ParamError, TimeOverflow};
 use thiserror::Error;
 
 /// Why a mechanism refused its input or could not apply its decisions.
@@ -13,9 +14,15 @@ pub enum HybridError {
     /// The batch cluster refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
-    /// The same job appears twice in the view of running jobs.
-    #[error("{0} appears more than once among the running jobs")]
+    /// The same job id appears twice (in the workload, or in the view of running jobs).
+    #[error("{0} appears more than once (in the workload or among the running jobs)")]
     DuplicateJob(JobId),
+    /// A time the workload implies passes the largest representable instant.
+    #[error(transparent)]
+    Time(#[from] TimeOverflow),
+    /// The simulation kernel refused an event.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
     /// A decision names a job missing from the view of running jobs.
     #[error("{0} is not among the running jobs the decisions were made for")]
     UnknownJob(JobId),

@@ -57,7 +57,7 @@ pub mod notice;
 pub mod sim;
 pub mod workload;
 
-pub use checkpoint::{CheckpointPolicy, daly_interval, lost_work};
+pub use checkpoint::{CheckpointPolicy, Checkpointing, daly_interval, preemption_cost};
 pub use error::HybridError;
 pub use mechanism::{
     Applied, DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView, apply,
@@ -65,5 +65,5 @@ pub use mechanism::{
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
 pub use sim::{
     Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim,
-    JobAccount, Usage, UsageLog, mechanism_name,
+    JobAccount, mechanism_name,
 };

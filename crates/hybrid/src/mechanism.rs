@@ -4,19 +4,22 @@
 //! scheduler is overridden: running batch jobs are preempted or shrunk so the on-demand job
 //! starts at once with the least harm.
 //!
-//! - **PAA** (preempt at arrival): preempt running jobs in ascending *preemption overhead*
-//!   until the idle plus freed nodes reach the on-demand job's size. If even preempting every
-//!   running job would not be enough, nothing is preempted and the job waits at the front of
-//!   the queue ([`Decision::WaitAtFront`]).
-//! - **SPAA** (shrink, then preempt at arrival): shrink running malleable jobs as evenly as
-//!   possible towards their minimum sizes; if shrinking alone cannot free enough, preempt in
-//!   PAA's order too, and shrink only as much as the preemptions leave to be freed.
+//! - **PAA** (preempt at arrival): list the running jobs in ascending *preemption overhead*
+//!   and preempt from the front until the idle plus freed nodes reach the on-demand job's
+//!   size. If even preempting every running job would not be enough, nothing is preempted and
+//!   the job waits at the front of the queue ([`Decision::WaitAtFront`]).
+//! - **SPAA** (shrink-preempt at arrival): compute what the running malleable jobs can supply
+//!   by shrinking to their minimum sizes; if that meets the request, shrink them as evenly as
+//!   possible; otherwise fall back to PAA (§III-B2: "If the supply cannot meet, we use PAA
+//!   method to handle the on-demand request").
 //!
-//! ## Preemption overhead (node-seconds)
-//! - rigid job: `size × (work lost since its last checkpoint + setup)` — the work redone after
-//!   resuming from the checkpoint ([`crate::checkpoint::lost_work`]) plus the setup paid again;
-//! - malleable job: `size × (warning + setup)` — a malleable job gets a warning (two minutes by
-//!   default, [`DEFAULT_WARNING`]) to save its state, spent on its nodes, and pays setup again.
+//! ## Preemption overhead (§III-B2), in seconds — not weighted by size
+//! - a rigid job with a completed checkpoint: the re-computation since that checkpoint plus
+//!   the setup paid again; without one, the time elapsed since its run started
+//!   ([`crate::checkpoint::preemption_cost`]);
+//! - a malleable job: its setup — it saves its state during the two-minute warning
+//!   ([`DEFAULT_WARNING`]) and resumes where it stopped, so it "only waste[s its] setup
+//!   time" (Obs. 8).
 //!
 //! Ties are broken by job id. Only the jobs given to the mechanism are candidates: the caller
 //! leaves out what may not be touched (running on-demand jobs, for instance).
@@ -36,38 +39,40 @@
 //!     RunningView { id: JobId(1), size: 8, setup: Duration(60),
 //!                   kind: RunningKind::Malleable { min_size: 2, max_size: 8 } },
 //!     RunningView { id: JobId(2), size: 4, setup: Duration(60),
-//!                   kind: RunningKind::Rigid { runtime: Duration(3_600), elapsed: Duration(100),
-//!                                              checkpoint_interval: None } },
+//!                   kind: RunningKind::Rigid { work: Duration(3_540), elapsed: Duration(100),
+//!                                              checkpoints: None } },
 //! ];
 //! // 3 nodes needed, 1 idle: SPAA shrinks the malleable job by 2.
 //! let spaa = Mechanism::spaa().decide(3, 1, &running).unwrap();
 //! assert_eq!(spaa, vec![Decision::Shrink { job: JobId(1), to: 6 }]);
-//! // PAA preempts the cheaper job: the rigid one (4 × 160 node-seconds, against 8 × 180).
+//! // PAA preempts the cheaper job: the malleable one (60 s of setup, against 100 s elapsed).
 //! let paa = Mechanism::paa().decide(3, 1, &running).unwrap();
-//! assert_eq!(paa, vec![Decision::Preempt { job: JobId(2) }]);
+//! assert_eq!(paa, vec![Decision::Preempt { job: JobId(1) }]);
 //! ```
 
 use crate::HybridError;
-use crate::checkpoint::lost_work;
+use crate::checkpoint::{Checkpointing, preemption_cost};
 use cosched_batch::{BatchCluster, Resume, Started};
 use cosched_core::{Duration, JobId, ParamError, Time};
 use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
 
 /// The warning a malleable job gets before it is preempted: two minutes.
 pub const DEFAULT_WARNING: Duration = Duration(120);
 
 /// What kind of job a running job is, with what the mechanisms need to know about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RunningKind {
-    /// A rigid job that checkpoints.
+    /// A rigid job: its current run is its setup, then `work` with a checkpoint after every
+    /// interval of it ([`crate::checkpoint`]).
     Rigid {
-        /// The run time of its current run (as the batch cluster was given it).
-        runtime: Duration,
+        /// The work (setup and checkpoints excluded) its current run does.
+        work: Duration,
         /// Time since its current run started.
         elapsed: Duration,
-        /// Its checkpoint interval, `None` if it does not checkpoint
-        /// (see [`crate::checkpoint::CheckpointPolicy::interval`]).
-        checkpoint_interval: Option<Duration>,
+        /// How it checkpoints, `None` if it does not
+        /// (see [`crate::checkpoint::CheckpointPolicy::checkpointing`]).
+        checkpoints: Option<Checkpointing>,
     },
     /// A malleable job.
     Malleable {
@@ -79,7 +84,7 @@ pub enum RunningKind {
 }
 
 /// A running job as the mechanisms see it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunningView {
     /// The job.
     pub id: JobId,
@@ -92,8 +97,8 @@ pub struct RunningView {
 }
 
 impl RunningView {
-    /// Checks `size >= 1`, `setup >= 0`; for a rigid job `0 <= elapsed <= runtime` and an
-    /// interval > 0; for a malleable job `1 <= min_size <= size <= max_size`.
+    /// Checks `size >= 1`, `setup >= 0`; for a rigid job `work >= 0`, an interval > 0, a
+    /// checkpoint time >= 0 and `0 <= elapsed <=` its run time; for a malleable job `1 <= min_size <= size <= max_size`.
     #[inline]
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.is_valid() {
@@ -109,12 +114,19 @@ impl RunningView {
             && self.setup.0 >= 0
             && match self.kind {
                 RunningKind::Rigid {
-                    runtime,
+                    work,
                     elapsed,
-                    checkpoint_interval,
+                    checkpoints,
                 } => {
-                    (0..=runtime.0).contains(&elapsed.0)
-                        && checkpoint_interval.is_none_or(|d| d.0 > 0)
+                    work.0 >= 0
+                        && elapsed.0 >= 0
+                        && checkpoints.is_none_or(|c| c.interval.0 > 0 && c.cost.0 >= 0)
+                        // The run time is at least setup + work: only a later elapsed time
+                        // needs the checkpoints counted.
+                        && (elapsed.0 <= self.setup.0.saturating_add(work.0)
+                            || self
+                                .run_time(work, checkpoints)
+                                .is_some_and(|r| elapsed <= r))
                 }
                 RunningKind::Malleable { min_size, max_size } => {
                     min_size >= 1 && min_size <= self.size && max_size >= self.size
@@ -129,18 +141,21 @@ impl RunningView {
         ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0")?;
         match self.kind {
             RunningKind::Rigid {
-                runtime,
+                work,
                 elapsed,
-                checkpoint_interval,
+                checkpoints,
             } => {
+                ParamError::check(work.0 >= 0, "work", work.0, "must be >= 0")?;
+                let (tau, delta) = checkpoints.map_or((1, 0), |c| (c.interval.0, c.cost.0));
+                ParamError::check(tau > 0, "checkpoint interval", tau, "must be > 0")?;
+                ParamError::check(delta >= 0, "checkpoint time", delta, "must be >= 0")?;
+                let runtime = self.run_time(work, checkpoints).map_or(-1, |r| r.0);
                 ParamError::check(
-                    (0..=runtime.0).contains(&elapsed.0),
+                    (0..=runtime).contains(&elapsed.0),
                     "elapsed",
                     elapsed.0,
-                    "must lie within 0..=runtime",
-                )?;
-                let tau = checkpoint_interval.map_or(1, |d| d.0);
-                ParamError::check(tau > 0, "checkpoint_interval", tau, "must be > 0")
+                    "must lie within 0..=run time (setup + work + checkpoints)",
+                )
             }
             RunningKind::Malleable { min_size, max_size } => {
                 ParamError::check(
@@ -168,35 +183,49 @@ impl RunningView {
         }
     }
 
-    /// For a rigid job, the work a preemption now would lose: the time since its last
-    /// checkpoint ([`lost_work`]). `None` for a malleable job.
-    pub fn lost_work(&self) -> Option<Duration> {
+    /// The run time of a rigid run of `work` with `checkpoints`: setup, work, checkpoints.
+    fn run_time(&self, work: Duration, checkpoints: Option<Checkpointing>) -> Option<Duration> {
+        let wall = match checkpoints {
+            Some(ck) => ck.wall_time(work)?,
+            None => work,
+        };
+        self.setup.checked_add(wall)
+    }
+
+    /// The preemption overhead of §III-B2 in seconds: for a rigid job the wall-clock time a
+    /// preemption now throws away (re-computation since its last checkpoint plus the setup
+    /// paid again, or all the elapsed time without a completed checkpoint); for a malleable
+    /// job its setup.
+    pub fn overhead(&self) -> Duration {
         match self.kind {
             RunningKind::Rigid {
+                work,
                 elapsed,
-                checkpoint_interval,
-                ..
-            } => Some(lost_work(elapsed, checkpoint_interval)),
-            RunningKind::Malleable { .. } => None,
+                checkpoints,
+            } => preemption_cost(elapsed, self.setup, work, checkpoints).0,
+            RunningKind::Malleable { .. } => self.setup,
         }
     }
 
-    /// For a rigid job, the run time it resumes with after a preemption now: its run time less
-    /// the progress saved by its last checkpoint, plus setup. `None` for a malleable job.
+    /// For a rigid job, the run time it resumes with after a preemption now: setup, then the
+    /// work its last checkpoint did not save, with its checkpoints. `None` for a malleable job
+    /// (it resumes where it stopped) or on overflow.
     pub fn resume_runtime(&self) -> Option<Duration> {
         let RunningKind::Rigid {
-            runtime, elapsed, ..
+            work,
+            elapsed,
+            checkpoints,
         } = self.kind
         else {
             return None;
         };
-        let saved = elapsed - self.lost_work()?;
-        Some(runtime - saved + self.setup)
+        let saved = preemption_cost(elapsed, self.setup, work, checkpoints).1;
+        self.run_time(work - saved, checkpoints)
     }
 }
 
 /// One action on a running job, or the verdict that the on-demand job must wait.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Decision {
     /// Preempt the job (rigid: resume from its last checkpoint; malleable: where it stopped).
     Preempt {
@@ -216,7 +245,7 @@ pub enum Decision {
 }
 
 /// Which on-arrival mechanism to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MechanismKind {
     /// Preempt at arrival.
     Paa,
@@ -224,47 +253,43 @@ pub enum MechanismKind {
     Spaa,
 }
 
-/// An on-arrival mechanism with its malleable warning time; see the [module docs](self).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An on-arrival mechanism; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mechanism {
     /// PAA or SPAA.
     pub kind: MechanismKind,
-    /// Warning a malleable job gets before a preemption.
-    pub warning: Duration,
 }
 
 impl Mechanism {
-    /// PAA with the two-minute warning.
+    /// PAA.
     pub fn paa() -> Mechanism {
         Mechanism {
             kind: MechanismKind::Paa,
-            warning: DEFAULT_WARNING,
         }
     }
 
-    /// SPAA with the two-minute warning.
+    /// SPAA.
     pub fn spaa() -> Mechanism {
         Mechanism {
             kind: MechanismKind::Spaa,
-            ..Mechanism::paa()
         }
     }
 
-    /// The preemption overhead of `job` in node-seconds (see the [module docs](self)).
+    /// The preemption overhead of `job` in seconds ([`RunningView::overhead`]).
     pub fn overhead(&self, job: &RunningView) -> i64 {
-        let per_node = job.lost_work().unwrap_or(self.warning) + job.setup;
-        i64::from(job.size) * per_node.0
+        job.overhead().0
     }
 
     /// The decisions that let an on-demand job of `needed` nodes start now, with `free` idle
     /// nodes and `running` the jobs that may be preempted or shrunk. Empty when the idle nodes
-    /// suffice; `[WaitAtFront]` when no choice frees enough; otherwise preemptions (in
-    /// ascending overhead) followed by shrinks (in ascending job id).
+    /// suffice; `[WaitAtFront]` when no choice frees enough; otherwise either shrinks only
+    /// (SPAA when the malleable jobs' slack covers the deficit, in ascending job id) or
+    /// preemptions only, in ascending overhead (PAA, and SPAA's fallback).
     ///
     /// Every view is validated. Job ids must be unique: checking that over all the running
     /// jobs would cost more than the decision itself, so only a job the decisions would touch
-    /// twice is reported ([`HybridError::DuplicateJob`]). O(n + k log n) for n running jobs
-    /// and k preemptions, plus O(s log n) for s shrunk nodes.
+    /// twice is reported ([`HybridError::DuplicateJob`]). O(n + k log k) for n running jobs
+    /// and k preemptions, plus O(n log size) for the shrinks.
     pub fn decide(
         &self,
         needed: u32,
@@ -272,85 +297,60 @@ impl Mechanism {
         running: &[RunningView],
     ) -> Result<Vec<Decision>, HybridError> {
         ParamError::check(needed >= 1, "needed", needed, "must be >= 1")?;
-        ParamError::check(
-            self.warning.0 >= 0,
-            "warning",
-            self.warning.0,
-            "must be >= 0",
-        )?;
-        let shrink = self.kind == MechanismKind::Spaa;
-        // Validate, count nodes and shrink slack, and key every job by overhead (PAA always
-        // needs the keys; SPAA only if shrinking alone cannot free enough, so it keys them in a
-        // second pass). A selection (expected O(n)) then finds the k cheapest jobs to
-        // preempt, and only those are sorted: O(n + k log k).
+        let spaa = self.kind == MechanismKind::Spaa;
         let (mut total, mut slack) = (0u64, 0u64);
-        let mut keys: Vec<(i64, JobId, usize)> = Vec::new();
-        let mut weights: Vec<u32> = Vec::new();
-        if !shrink {
-            keys.reserve(running.len());
-            weights.reserve(running.len());
-        }
-        for (i, job) in running.iter().enumerate() {
+        // PAA keys every job by overhead in the same pass; SPAA only if it falls back.
+        let mut keys: Vec<(i64, JobId, u32)> =
+            Vec::with_capacity(if spaa { 0 } else { running.len() });
+        for job in running {
             job.validate()?;
             total += u64::from(job.size);
-            if shrink {
-                slack += u64::from(job.slack());
-            } else {
-                keys.push((self.overhead(job), job.id, i));
-                weights.push(job.size);
+            slack += u64::from(job.slack());
+            if !spaa {
+                keys.push((job.overhead().0, job.id, job.size));
             }
         }
         if free >= needed {
             return Ok(Vec::new());
         }
         let deficit = u64::from(needed - free);
+        if spaa && slack >= deficit {
+            let decisions: Vec<Decision> = water_fill(running.iter(), deficit).collect();
+            check_unique(&decisions)?;
+            return Ok(decisions);
+        }
         if total < deficit {
             return Ok(vec![Decision::WaitAtFront]);
         }
-        // Preempt the cheapest jobs until their sizes net of slack cover what shrinking
-        // cannot.
-        let target = deficit.saturating_sub(slack);
-        if target > 0 {
-            if shrink {
-                keys.reserve(running.len());
-                weights.reserve(running.len());
-                for (i, job) in running.iter().enumerate() {
-                    keys.push((self.overhead(job), job.id, i));
-                    // Preempting a job frees its size but forgoes its shrink slack.
-                    weights.push(job.size - job.slack());
-                }
-            }
-            let chosen = cheapest_prefix(&mut keys, target, |k| u64::from(weights[k.2]));
-            keys.truncate(chosen);
-            keys.sort_unstable();
+        if spaa {
+            keys.extend(running.iter().map(|j| (j.overhead().0, j.id, j.size)));
         }
-        let mut freed = 0u64;
-        let mut decisions = Vec::with_capacity(keys.len() + 1);
-        let mut preempted = vec![false; running.len()];
-        for &(_, id, i) in &keys {
-            freed += u64::from(running[i].size);
-            preempted[i] = true;
-            decisions.push(Decision::Preempt { job: id });
-        }
-        if freed < deficit {
-            let remaining = running
-                .iter()
-                .zip(&preempted)
-                .filter(|(_, p)| !**p)
-                .map(|(j, _)| j);
-            decisions.extend(water_fill(remaining, deficit - freed));
-        }
-        let mut acted: FxHashSet<JobId> =
-            FxHashSet::with_capacity_and_hasher(decisions.len(), Default::default());
-        for d in &decisions {
-            if let Decision::Preempt { job } | Decision::Shrink { job, .. } = *d
-                && !acted.insert(job)
-            {
-                return Err(HybridError::DuplicateJob(job));
-            }
-        }
+        // The cheapest jobs covering the deficit, found by selection (expected O(n)), then
+        // only those sorted.
+        let chosen = cheapest_prefix(&mut keys, deficit, |k| u64::from(k.2));
+        keys.truncate(chosen);
+        keys.sort_unstable();
+        let decisions: Vec<Decision> = keys
+            .iter()
+            .map(|&(_, job, _)| Decision::Preempt { job })
+            .collect();
+        check_unique(&decisions)?;
         Ok(decisions)
     }
+}
+
+/// [`HybridError::DuplicateJob`] if two decisions name the same job.
+fn check_unique(decisions: &[Decision]) -> Result<(), HybridError> {
+    let mut acted: FxHashSet<JobId> =
+        FxHashSet::with_capacity_and_hasher(decisions.len(), Default::default());
+    for d in decisions {
+        if let Decision::Preempt { job } | Decision::Shrink { job, .. } = *d
+            && !acted.insert(job)
+        {
+            return Err(HybridError::DuplicateJob(job));
+        }
+    }
+    Ok(())
 }
 
 /// Reorders `keys` so that its first k entries are the k smallest, for the smallest k whose
@@ -532,9 +532,12 @@ mod tests {
             size,
             setup: Duration(10),
             kind: RunningKind::Rigid {
-                runtime: Duration(10_000),
+                work: Duration(10_000),
                 elapsed: Duration(elapsed),
-                checkpoint_interval: tau.map(Duration),
+                checkpoints: tau.map(|t| Checkpointing {
+                    interval: Duration(t),
+                    cost: Duration(0),
+                }),
             },
         }
     }
@@ -547,7 +550,8 @@ mod tests {
 
     #[test]
     fn paa_preempts_in_ascending_overhead_and_stops_when_enough() {
-        // Overheads: job 1: 4 × (500 + 10); job 2: 2 × (50 + 10); job 3: 4 × (15 + 10).
+        // Overheads (seconds, whatever the size): job 1: 490 + 10 since its checkpoint at 1,010;
+        // job 2: 50 elapsed, no checkpoint; job 3: 5 + 10.
         let running = [
             rigid(1, 4, 1_500, Some(1_000)),
             rigid(2, 2, 50, None),
@@ -596,25 +600,31 @@ mod tests {
     }
 
     #[test]
-    fn spaa_falls_back_to_preemption_and_shrinks_only_the_rest() {
-        // Slack 2 (job 1); 5 nodes needed: preempt the cheapest (job 2, overhead 3 × 15),
-        // then shrink job 1 by 2.
+    fn spaa_falls_back_to_paa_when_shrinking_cannot_supply_enough() {
+        // Slack 2 (job 1) < 5 needed: no shrink at all, PAA instead — the malleable job (its
+        // setup, 0 s) first, then the rigid job with the least elapsed time.
         let running = [
             malleable(1, 4, 2),
             rigid(2, 3, 5, None),
             rigid(3, 3, 500, None),
         ];
-        let d = Mechanism::spaa().decide(5, 0, &running).unwrap();
+        let spaa = Mechanism::spaa().decide(5, 0, &running).unwrap();
         assert_eq!(
-            d,
+            spaa,
             vec![
+                Decision::Preempt { job: JobId(1) },
                 Decision::Preempt { job: JobId(2) },
-                Decision::Shrink {
-                    job: JobId(1),
-                    to: 2
-                },
             ]
         );
+        assert_eq!(spaa, Mechanism::paa().decide(5, 0, &running).unwrap());
+    }
+
+    #[test]
+    fn overhead_is_not_weighted_by_size() {
+        // A 1,000-node job 10 s into its run is cheaper than a 1-node job 100 s in.
+        let running = [rigid(1, 1_000, 10, None), rigid(2, 1, 100, None)];
+        let d = Mechanism::paa().decide(1, 0, &running).unwrap();
+        assert_eq!(d, vec![Decision::Preempt { job: JobId(1) }]);
     }
 
     #[test]

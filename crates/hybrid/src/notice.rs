@@ -44,7 +44,7 @@
 //! ```
 
 use crate::HybridError;
-use crate::checkpoint::lost_work;
+use crate::checkpoint::preemption_cost;
 use crate::mechanism::{DEFAULT_WARNING, RunningKind, RunningView, cheapest_prefix};
 use cosched_core::{Duration, JobId, NodeId, ParamError, Time};
 use std::fmt;
@@ -54,7 +54,7 @@ use std::str::FromStr;
 pub const DEFAULT_GRACE: Duration = Duration::from_mins(10);
 
 /// What to do on an advance notice; see the [module docs](self).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum NoticeStrategy {
     /// Ignore notices.
     N,
@@ -129,7 +129,7 @@ pub struct PlannedPreemption {
     pub at: Time,
     /// The on-demand job whose reservation it serves.
     pub for_job: JobId,
-    /// Its overhead then, node-seconds (the order CUP chose it in).
+    /// Its preemption overhead then, seconds (the order CUP chose it in).
     pub overhead: i64,
 }
 
@@ -300,27 +300,27 @@ impl NoticeBoard {
     }
 
     /// When CUP would preempt `job` for an arrival at `arrival` noticed at `now`, and the
-    /// overhead (node-seconds) it would cost then.
+    /// overhead (seconds, §III-B2) it would cost then: a rigid job right after its last
+    /// checkpoint completed before the arrival (losing only its setup), or now if it has none
+    /// in between; a malleable job one warning before the arrival (its setup).
     fn preemption_point(&self, now: Time, arrival: Time, job: &PlannedJob) -> (Time, i64) {
-        let size = i64::from(job.view.size);
+        let setup = job.view.setup;
         match job.view.kind {
             RunningKind::Rigid {
-                checkpoint_interval,
-                ..
+                work, checkpoints, ..
             } => {
-                let last_checkpoint = checkpoint_interval.and_then(|tau| {
-                    let k = (arrival - job.run_start).0.div_euclid(tau.0);
-                    let at = job.run_start + Duration(k * tau.0);
-                    (k >= 1 && at >= now).then_some(at)
+                let start = job.run_start.saturating_add(setup);
+                let last_checkpoint = checkpoints.and_then(|ck| {
+                    let done = ck.completed(arrival - start, work);
+                    let period = ck.interval.0.saturating_add(ck.cost.0);
+                    let at = start.saturating_add(Duration(done.saturating_mul(period)));
+                    (done >= 1 && at >= now).then_some(at)
                 });
                 let at = last_checkpoint.unwrap_or(now);
-                let lost = lost_work(at - job.run_start, checkpoint_interval);
-                (at, size * (lost + job.view.setup).0)
+                let lost = preemption_cost(at - job.run_start, setup, work, checkpoints).0;
+                (at, lost.0)
             }
-            RunningKind::Malleable { .. } => (
-                now.max(arrival - self.warning),
-                size * (self.warning + job.view.setup).0,
-            ),
+            RunningKind::Malleable { .. } => (now.max(arrival - self.warning), setup.0),
         }
     }
 
@@ -477,6 +477,7 @@ pub fn guests(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checkpoint::Checkpointing;
     use proptest::prelude::*;
 
     /// The rule of [`guests`] as its docs state it: two passes over the whole queue.
@@ -540,9 +541,12 @@ mod tests {
                 size,
                 setup: Duration(100),
                 kind: RunningKind::Rigid {
-                    runtime: Duration(end - run_start),
+                    work: Duration(end - run_start - 100),
                     elapsed: Duration(0),
-                    checkpoint_interval: tau.map(Duration),
+                    checkpoints: tau.map(|t| Checkpointing {
+                        interval: Duration(t),
+                        cost: Duration(0),
+                    }),
                 },
             },
             run_start: Time(run_start),
@@ -593,8 +597,9 @@ mod tests {
     fn cup_counts_expected_releases_before_preempting() {
         let mut board = NoticeBoard::new(NoticeStrategy::Cup);
         // 6 nodes, 1 idle; job 1 (2 nodes) ends before the arrival: 3 more are needed.
-        // Job 2 checkpoints every 300 s since t = 0: its last checkpoint before 1,000 is 900,
-        // so it costs only its setup (4 × 100); job 3 never checkpoints (3 × (0 + 100) now).
+        // Job 2 checkpoints every 300 s of work after its 100 s setup: its last checkpoint
+        // before 1,000 completes at 1,000, so it costs only its setup (100 s); job 3 never
+        // checkpoints and has run 0 s at the notice.
         let running = [
             rigid(1, 2, 0, 800, None),
             rigid(2, 4, 0, 5_000, Some(300)),
@@ -609,7 +614,7 @@ mod tests {
                 job: JobId(3),
                 at: Time(0),
                 for_job: JobId(9),
-                overhead: 300
+                overhead: 0
             }]
         );
         // Noticed later, job 3 has lost work and job 2 its checkpoint right before arrival.
@@ -618,8 +623,8 @@ mod tests {
             .notice(notice(9, 6, 500, 1_000), &nodes(&[0]), &running)
             .unwrap();
         assert_eq!(plan.preemptions[0].job, JobId(2));
-        assert_eq!(plan.preemptions[0].at, Time(900));
-        assert_eq!(plan.preemptions[0].overhead, 400);
+        assert_eq!(plan.preemptions[0].at, Time(1_000));
+        assert_eq!(plan.preemptions[0].overhead, 100);
     }
 
     #[test]
@@ -661,9 +666,9 @@ mod tests {
             (plan.preemptions[0].at, plan.preemptions[0].overhead)
         };
         let board = NoticeBoard::new(NoticeStrategy::Cup);
-        assert_eq!(plan(board.clone()), (Time(880), 2 * (120 + 100)));
+        assert_eq!(plan(board.clone()), (Time(880), 100));
         let board = board.with_warning(Duration(600)).unwrap();
-        assert_eq!(plan(board), (Time(400), 2 * (600 + 100)));
+        assert_eq!(plan(board), (Time(400), 100));
         assert!(
             NoticeBoard::new(NoticeStrategy::Cup)
                 .with_warning(Duration(-1))

@@ -1,69 +1,86 @@
-//! The hybrid-workload simulator (Fan et al., IPDPS 2022, the evaluation's set-up): one
-//! system of identical nodes running rigid, malleable and on-demand jobs under FCFS + EASY,
-//! with a composed mechanism — a notice strategy ([`NoticeStrategy`]) × an on-arrival
-//! mechanism ([`MechanismKind`]) — or none (the baseline, where on-demand jobs queue like any
-//! batch job).
+//! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): one system of identical nodes
+//! running rigid, malleable and on-demand jobs under FCFS + EASY, with a composed mechanism —
+//! a notice strategy ([`NoticeStrategy`]) × an on-arrival mechanism ([`MechanismKind`]) — or
+//! none (the baseline, where on-demand jobs queue like any batch job and malleable jobs run
+//! at their requested size: "FCFS/EASY backfilling without special treatments", Table III).
+//!
+//! It runs on core's kernel ([`cosched_core::engine::run`]); its random draws (failures) come
+//! from named streams ([`SeedStreams`]) and depend on time only, so every mechanism meets the
+//! same environment; node-seconds go to a [`UsageLedger`].
 //!
 //! ## Model
-//! - **Rigid** jobs pay their setup on every (re)start and checkpoint every Daly interval
-//!   ([`CheckpointPolicy`], counted from the start of each run); a preempted or failed rigid
-//!   job keeps the progress (beyond setup) saved by its last checkpoint and is requeued with
-//!   its remaining work plus setup, under its original submit time.
-//! - **Malleable** jobs run `work / n + setup` on `n` nodes; a shrink or expansion spreads the
-//!   remaining node-seconds over the new size ([`cosched_batch::BatchCluster::resize`]); a
-//!   preemption saves where it stopped (its warning is spent as the overhead the mechanisms
-//!   rank it by) and it resumes with its remaining work plus setup. A failure restarts its run.
+//! - **Rigid** jobs pay their setup on every (re)start and checkpoint at the configured
+//!   interval, each checkpoint costing δ ([`crate::checkpoint`]); a preempted or failed rigid
+//!   job keeps the work saved by its last completed checkpoint and is requeued with the rest
+//!   (plus setup and checkpoints) under its original submit time.
+//! - **Malleable** jobs run `work / n + setup` on `n` nodes. Under a mechanism they start at
+//!   any size in `[n_min, n_max]` that fits — a queue head that does not fit at `n_max`
+//!   starts on the idle nodes rather than wait (§II-A, §III-A: "the size of malleable jobs can
+//!   be adjusted before or during execution") — and expand into nodes left idle after the
+//!   EASY pass, as far as EASY's reservation for the queue head allows (the extra nodes, or
+//!   any when the expanded job still ends by the head's shadow time). A shrink or expansion
+//!   spreads the remaining node-seconds over the new size
+//!   ([`cosched_batch::BatchCluster::resize`]). A preempted or failed malleable job saves
+//!   where it stopped (the two-minute warning; tasks are small) and resumes with its
+//!   remaining work plus setup.
 //! - **On-demand** jobs bypass the batch queue: at arrival they take their reserved nodes, then
 //!   idle nodes, then what the on-arrival mechanism frees. If it cannot free enough they wait
 //!   at the front of the queue (first come, first served among them), the first collecting
 //!   nodes as they free; the others hold none, so none can starve the first. They hold their
 //!   nodes outside the batch scheduler (offline in its cluster). A failure restarts them at
-//!   once.
+//!   once, and such a job does not count as started instantly (Obs. 14).
 //! - Under CUA and CUP, a reservation's idle nodes run *guests* while it waits
-//!   ([`crate::notice::guests`]: queued jobs expected to end before the estimated arrival, then
-//!   malleable jobs); guests still running at the arrival are preempted, and the nodes of a
-//!   guest that ends go back to the reservation. Guests are not candidates for the mechanisms.
+//!   ([`crate::notice::guests`]); guests still running at the arrival are preempted, and the
+//!   nodes of a guest that ends go back to the reservation.
 //! - On an on-demand job's completion its nodes go back to the lenders first: a shrunk job
-//!   still running expands back, a preempted job still waiting starts on them if it fits; the
-//!   rest go to reservations, then to the batch scheduler.
-//! - **Failures** (optional): node failures arrive as a Poisson process at the system MTBF on a
-//!   uniformly drawn node; repairs take an exponential time ([`Failures::mean_repair`], 6 h in
-//!   the examples: [`DEFAULT_REPAIR`]).
+//!   still running expands back by what it lent to *this* job (a job shrunk by two on-demand
+//!   jobs gets back from each only its own loan), a preempted job still waiting starts on them
+//!   if it fits; the rest go to reservations, then to the batch scheduler (§III-B4).
+//! - **Failures** (optional, §V-C): node failures arrive as a Poisson process at the system
+//!   MTBF on a uniformly drawn node; repairs take an exponential time
+//!   ([`Failures::mean_repair`], 6 h: [`DEFAULT_REPAIR`]). The process is drawn per week of
+//!   simulated time from the stream `("failures", week)`, so the failure times are the same
+//!   under every mechanism; it pauses while the machine holds no job (a failure then harms no
+//!   job, and a trace with a gap of 10^18 s is not walked through failure by failure) and
+//!   resumes, at the same draws, with the next submission. A failure interrupts the job on the
+//!   node like a preemption and counts in the preemption ratios (Obs. 14).
 //!
 //! At each instant: completions, failures and repairs, expiries, planned preemptions, notices,
 //! on-demand arrivals, batch submissions (each in job order); then the idle nodes go to waiting
-//! on-demand jobs, lenders, reservations, guests of the reservations, and one EASY pass runs.
+//! on-demand jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and
+//! malleable jobs expand into what is left.
 //!
-//! ## Accounting
-//! Every job's *delivered* node-seconds (time × size of all its runs) minus its *wasted*
-//! node-seconds (work lost since the last checkpoint, repeated setups, restarted runs) equals
-//! its required node-seconds — exactly for rigid and on-demand jobs, and up to the rounding of
-//! the resizes (under one node-second per node and run segment) for malleable jobs.
-//! [`JobAccount`] exposes it; the utilisation the paper reports counts useful work only.
-//! [`UsageLog`] records *when* nodes were held and work was thrown away (lost work over the
-//! run it was lost in, a malleable job's repeated setup right after its preemption), so that
-//! useful utilisation can be read over any window: [`HybridReport::window_utilization`] reads
-//! it between the first and the last submission, the period over which a machine with a
-//! steady stream of jobs is judged; [`HybridReport::utilization`] over the whole makespan.
+//! ## Metrics (§IV-D)
+//! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
+//! utilisation is useful node-hours over elapsed node-hours, preemption waste excluded: the
+//! ledger holds every run segment as busy and the work lost to preemptions and failures (time
+//! since the last checkpoint, repeated setups) as wasted. Checkpoint writes are part of a
+//! job's execution, as its setup is, and count as busy. [`HybridReport::utilization`] divides
+//! by the makespan; [`HybridReport::window_utilization`] reads the ledger between the first
+//! and the last submission, the period a long trace is judged over, without the drain.
+//!
+//! Every job's delivered node-seconds minus its wasted node-seconds equals its required
+//! node-seconds — exactly for rigid and on-demand jobs, and up to the rounding of the resizes
+//! for malleable jobs ([`JobAccount`]).
 
 use crate::HybridError;
-use crate::checkpoint::CheckpointPolicy;
+use crate::checkpoint::{CheckpointPolicy, Checkpointing, preemption_cost};
 use crate::mechanism::{
     DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView,
 };
-use crate::notice::{
-    Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption, QueuedView, guests,
-};
+use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
 use cosched_batch::{
     BatchCluster, BatchJob, BatchScheduler, Pass, Policy, Resume, RunToken, Started, Submitted,
 };
+use cosched_core::engine::{self, Event, EventQueue, Simulation};
+use cosched_core::workload::admit::{Admissible, admit};
 use cosched_core::{
-    Duration, Event, EventQueue, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState,
-    OnDemandJob, ParamError, RigidJob, Time,
+    Duration, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState, OnDemandJob, ParamError,
+    Pool, RigidJob, SeedStreams, StreamRng, Time, UsageKind, UsageLedger,
 };
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 use rand_distr::{Distribution, Exp};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::fmt;
 
@@ -71,7 +88,7 @@ use std::fmt;
 pub const DEFAULT_REPAIR: Duration = Duration::from_hours(6);
 
 /// One job of a hybrid workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum HybridJob {
     /// A rigid job; `setup` (part of its run time) is paid again on every restart.
     Rigid {
@@ -130,7 +147,7 @@ impl HybridJob {
 }
 
 /// A mechanism: a notice strategy composed with an on-arrival mechanism (the paper's six).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Composite {
     /// On notice.
     pub notice: NoticeStrategy,
@@ -177,8 +194,8 @@ pub fn mechanism_name(mechanism: Option<Composite>) -> String {
     mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
 }
 
-/// Node failures: a Poisson process at the system MTBF, exponential repairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Node failures: a Poisson process at the system MTBF, exponential repairs (§V-C).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failures {
     /// System mean time between failures.
     pub mtbf: Duration,
@@ -187,13 +204,14 @@ pub struct Failures {
 }
 
 /// What to simulate: the system, the mechanism and the job models' parameters.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HybridConfig {
     /// Nodes in the system.
     pub nodes: u32,
     /// The mechanism; `None` for the baseline (on-demand jobs queue under FCFS + EASY).
     pub mechanism: Option<Composite>,
     /// The base batch policy (EASY in the paper).
+    #[serde(with = "policy_name")]
     pub policy: Policy,
     /// Rigid jobs' checkpointing.
     pub checkpoint: CheckpointPolicy,
@@ -201,13 +219,14 @@ pub struct HybridConfig {
     pub warning: Duration,
     /// Node failures, if injected.
     pub failures: Option<Failures>,
-    /// Seed of the failure process.
+    /// Root seed of the environment's random streams (the failure process, `"failures"`).
     pub seed: u64,
 }
 
 impl HybridConfig {
-    /// `nodes` nodes under `mechanism`, EASY, checkpoints for a 24-hour MTBF, the two-minute
-    /// warning, no failures.
+    /// `nodes` nodes under `mechanism`, EASY, checkpoints for a 24-hour MTBF (the paper runs
+    /// without failures and does not say which MTBF its default Daly interval assumes: 24 h
+    /// is ours), the two-minute warning, no failures.
     pub fn new(nodes: u32, mechanism: Option<Composite>) -> Result<HybridConfig, ParamError> {
         ParamError::check(nodes >= 1, "nodes", nodes, "must be >= 1")?;
         Ok(HybridConfig {
@@ -242,8 +261,23 @@ impl HybridConfig {
     }
 }
 
+/// (De)serialises a [`Policy`] by its name.
+mod policy_name {
+    use cosched_batch::Policy;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(policy: &Policy, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(policy.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Policy, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// One job's node-second accounting; see the [module docs](self).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobAccount {
     /// The job.
     pub id: JobId,
@@ -261,183 +295,158 @@ pub struct JobAccount {
     pub preemptions: u32,
     /// Shrinks by SPAA.
     pub shrinks: u32,
+    /// Expansions (into idle nodes, or back to a lender's size).
+    pub expansions: u32,
     /// Runs ended by a node failure.
     pub failures: u32,
     /// The largest slack the resizes' rounding may add (node-seconds), 0 for fixed sizes.
     pub rounding_slack: i64,
 }
 
-/// The metrics the paper reports, for one run.
-#[derive(Clone, Debug, PartialEq)]
+/// The metrics the paper reports (§IV-D), for one run. Means and ratios over no job are NaN.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HybridReport {
     /// The mechanism's name (`baseline` or e.g. `CUP&SPAA`).
     pub mechanism: String,
     /// Jobs given.
     pub jobs: usize,
+    /// Jobs left out as invalid by the admission.
+    pub invalid: usize,
     /// Jobs completed.
     pub completed: usize,
     /// Jobs larger than the system, never run.
     pub rejected: usize,
     /// On-demand jobs.
     pub on_demand: usize,
-    /// On-demand jobs that started at their arrival.
+    /// On-demand jobs that started at their arrival and were never interrupted by a failure.
     pub instant_starts: usize,
-    /// `instant_starts / on_demand` (0 without on-demand jobs).
+    /// `instant_starts / on_demand`.
     pub instant_start_ratio: f64,
-    /// Mean wait of on-demand jobs, seconds.
+    /// Mean wait of on-demand jobs (arrival to first start), seconds.
     pub on_demand_mean_wait_s: f64,
-    /// Mean turnaround of all batch (rigid and malleable) jobs, hours.
+    /// Mean turnaround of every job, on-demand jobs included (§IV-D), hours.
     pub turnaround_h: f64,
+    /// Mean turnaround of batch (rigid and malleable) jobs, hours.
+    pub batch_turnaround_h: f64,
     /// Mean turnaround of rigid jobs, hours.
     pub rigid_turnaround_h: f64,
     /// Mean turnaround of malleable jobs, hours.
     pub malleable_turnaround_h: f64,
-    /// Share of rigid jobs preempted at least once.
+    /// Mean turnaround of on-demand jobs, hours.
+    pub on_demand_turnaround_h: f64,
+    /// Share of rigid jobs preempted (or interrupted by a failure) at least once.
     pub rigid_preempted_ratio: f64,
-    /// Share of malleable jobs preempted at least once (shrinks not included).
+    /// Share of malleable jobs preempted (or interrupted by a failure) at least once; shrinks
+    /// are not preemptions.
     pub malleable_preempted_ratio: f64,
-    /// Preemptions (failures excluded).
+    /// Preemptions by the mechanisms.
     pub preemptions: usize,
+    /// Runs interrupted by node failures.
+    pub failure_interruptions: usize,
     /// Shrinks.
     pub shrinks: usize,
+    /// Expansions of malleable jobs.
+    pub expansions: usize,
     /// Node failures injected.
     pub node_failures: usize,
     /// Batch jobs started as guests on reserved idle nodes.
     pub guest_starts: usize,
     /// Node-hours wasted (lost work, repeated setups, restarts).
     pub wasted_node_hours: f64,
-    /// Useful node-seconds / (nodes × (last end − first submit)): over the makespan, so it
-    /// moves only when the last job ends earlier or later.
+    /// Useful node-seconds / (nodes × (last end − first submit)).
     pub utilization: f64,
-    /// Useful node-seconds done between the first and the last submission / (nodes × that
-    /// window): the work the system gets done while jobs keep arriving, the drain after the
-    /// last submission excluded ([`UsageLog::utilization_within`]).
+    /// Useful node-seconds between the first and the last submission / (nodes × that window):
+    /// the work the system gets done while jobs keep arriving, the drain excluded.
     pub window_utilization: f64,
-    /// Held node-seconds in the same window, wasted work included, / (nodes × window): what
-    /// a count of busy nodes would read.
+    /// Busy node-seconds in the same window, wasted work included, / (nodes × window).
     pub window_held_utilization: f64,
 }
 
-/// Node-seconds spread evenly over an interval: held by a run (positive) or thrown away by
-/// it (negative: lost work, repeated setups, restarted runs), so that their sum over any
-/// window is the useful work done in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Usage {
-    /// Start of the interval.
-    pub from: Time,
-    /// End of the interval (after `from`).
-    pub to: Time,
-    /// Node-seconds: held if positive, wasted if negative.
-    pub node_seconds: i64,
-}
-
-/// The usage log of a run, in the order the simulator wrote it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct UsageLog(Vec<Usage>);
-
-impl UsageLog {
-    /// `size` nodes held over `from..to`.
-    fn held(&mut self, from: Time, to: Time, size: u32) {
-        self.push(from, to, i64::from(size) * (to - from).0);
-    }
-
-    /// `node_seconds` thrown away over `from..to`.
-    fn wasted(&mut self, from: Time, to: Time, node_seconds: i64) {
-        self.push(from, to, -node_seconds);
-    }
-
-    fn push(&mut self, from: Time, to: Time, node_seconds: i64) {
-        if to > from && node_seconds != 0 {
-            self.0.push(Usage {
-                from,
-                to,
-                node_seconds,
-            });
-        }
-    }
-
-    /// The entries.
-    pub fn entries(&self) -> &[Usage] {
-        &self.0
-    }
-
-    /// Useful node-seconds done within `from..to` (each entry counted for its share of
-    /// the window).
-    pub fn useful_within(&self, from: Time, to: Time) -> f64 {
-        self.sum_within(from, to, |_| true)
-    }
-
-    /// Node-seconds held within `from..to`, wasted work included.
-    pub fn held_within(&self, from: Time, to: Time) -> f64 {
-        self.sum_within(from, to, |u| u.node_seconds > 0)
-    }
-
-    fn sum_within(&self, from: Time, to: Time, keep: impl Fn(&Usage) -> bool) -> f64 {
-        self.0
-            .iter()
-            .filter(|u| keep(u))
-            .map(|u| {
-                let overlap = (u.to.min(to) - u.from.max(from)).0;
-                if overlap <= 0 {
-                    0.0
-                } else {
-                    u.node_seconds as f64 * overlap as f64 / (u.to - u.from).0 as f64
-                }
-            })
-            .sum()
-    }
-
-    /// Useful utilisation of `nodes` nodes over the window `from..to` (0 for an empty window).
-    ///
-    /// ```
-    /// use cosched_core::{Duration, JobId, RigidJob, Time};
-    /// use cosched_hybrid::{HybridConfig, HybridJob, HybridSim};
-    /// // One 2-node job running 0..100 on 4 nodes: half the nodes busy over 0..100.
-    /// let job = RigidJob::new(JobId(1), Time(0), 2, Duration(100), Duration(100)).unwrap();
-    /// let jobs = [HybridJob::Rigid { job, setup: Duration(0) }];
-    /// let out = HybridSim::new(HybridConfig::new(4, None).unwrap()).unwrap().run(&jobs).unwrap();
-    /// assert_eq!(out.usage.utilization_within(4, Time(0), Time(100)), 0.5);
-    /// assert_eq!(out.usage.utilization_within(4, Time(50), Time(150)), 0.25);
-    /// ```
-    pub fn utilization_within(&self, nodes: u32, from: Time, to: Time) -> f64 {
-        Self::share(self.useful_within(from, to), nodes, from, to)
-    }
-
-    /// Held utilisation (wasted work counted as use) of `nodes` nodes over `from..to`.
-    pub fn held_utilization_within(&self, nodes: u32, from: Time, to: Time) -> f64 {
-        Self::share(self.held_within(from, to), nodes, from, to)
-    }
-
-    fn share(node_seconds: f64, nodes: u32, from: Time, to: Time) -> f64 {
-        let span = (to - from).0;
-        if span <= 0 {
-            return 0.0;
-        }
-        node_seconds / (f64::from(nodes) * span as f64)
-    }
-}
-
 /// Everything a run produced.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HybridOutcome {
     /// The summary metrics.
     pub report: HybridReport,
-    /// One record per job, in the workload's order (start = first start).
+    /// One record per admitted job, in (submit, id) order (start = first start).
     pub records: Vec<JobRecord>,
-    /// One account per job, in the workload's order.
+    /// One account per admitted job, in the same order.
     pub accounts: Vec<JobAccount>,
-    /// When nodes were held and work wasted, for utilisation over any window.
-    pub usage: UsageLog,
+    /// Busy and wasted node-seconds with their intervals, for utilisation over any window.
+    pub usage: UsageLedger,
     /// Node-accounting violations seen when checking invariants (always empty unless the
     /// simulator is wrong); checked only with [`HybridSim::check_invariants`].
     pub violations: Vec<String>,
+}
+
+impl Admissible for HybridJob {
+    fn id(&self) -> JobId {
+        HybridJob::id(self)
+    }
+
+    fn submit(&self) -> Time {
+        HybridJob::submit(self)
+    }
+
+    fn is_valid(&self) -> bool {
+        self.validate().is_ok()
+    }
+}
+
+impl HybridJob {
+    /// Checks the job's fields as its constructors do (they are public), and a rigid job's
+    /// setup within its run time, a malleable job's estimate > 0 and a notice not after the
+    /// arrival's estimate.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match *self {
+            HybridJob::Rigid { job, setup } => {
+                job.validate()?;
+                let runtime = job.simulated_runtime();
+                ParamError::check(
+                    (0..=runtime.0).contains(&setup.0),
+                    "setup",
+                    setup.0,
+                    "must lie within 0..=runtime",
+                )
+            }
+            HybridJob::Malleable { job, estimate } => {
+                job.validate()?;
+                job.runtime_on(job.max_size)?;
+                ParamError::check(estimate.0 > 0, "estimate", estimate.0, "must be > 0")
+            }
+            HybridJob::OnDemand(job) => job.validate(),
+        }
+    }
+}
+
+/// Work the simulator may have to do, bounded: the last submission plus twice every job's
+/// longest run must fit in `i64` seconds, so no start or end computed later overflows.
+fn check_horizon(jobs: &[HybridJob]) -> Result<(), HybridError> {
+    let last = jobs
+        .iter()
+        .map(HybridJob::submit)
+        .max()
+        .unwrap_or(Time::ZERO);
+    let mut total = Duration::ZERO;
+    for job in jobs {
+        let longest = match *job {
+            HybridJob::Rigid { job, .. } => job.estimate.max(job.runtime),
+            HybridJob::Malleable { job, estimate } => {
+                estimate.max(job.runtime_on(job.min_size).unwrap_or(Duration(i64::MAX)))
+            }
+            HybridJob::OnDemand(job) => job.estimate.max(job.runtime),
+        };
+        let twice = longest.checked_mul(2).unwrap_or(Duration(i64::MAX));
+        total = total.checked_add(twice).unwrap_or(Duration(i64::MAX));
+    }
+    last.try_add(total)?;
+    Ok(())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
     BatchEnd(RunToken),
     OdEnd(usize, u32),
-    Failure,
+    Failure(NodeId, Duration),
     Repair(NodeId),
     Expire,
     Planned(PlannedPreemption, u32),
@@ -450,7 +459,7 @@ impl Event for Ev {
     fn class(&self) -> u8 {
         match self {
             Ev::BatchEnd(_) | Ev::OdEnd(..) => 0,
-            Ev::Failure | Ev::Repair(_) => 1,
+            Ev::Failure(..) | Ev::Repair(_) => 1,
             Ev::Expire => 2,
             Ev::Planned(..) => 3,
             Ev::Notice(_) => 4,
@@ -473,7 +482,15 @@ enum Hold {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Lender {
     Preempted(usize),
+    /// Shrunk: the job and the nodes it lent to this on-demand job.
     Shrunk(usize, u32),
+}
+
+/// Why a running job stops before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Interruption {
+    Preemption,
+    Failure,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -484,20 +501,20 @@ struct Run {
     end: Time,
     predicted_end: Time,
     token: RunToken,
-    delivered: i64,
 }
 
 #[derive(Clone, Debug)]
 struct JobState {
     spec: HybridJob,
-    /// Rigid and baseline on-demand jobs: work (seconds on its size, setup excluded) left.
+    /// Rigid and baseline on-demand jobs: work (setup and checkpoints excluded) its current or
+    /// next run does.
     work_left: Duration,
     setup: Duration,
-    tau: Option<Duration>,
+    checkpoints: Option<Checkpointing>,
     run: Option<Run>,
     account: JobAccount,
     record: JobRecord,
-    /// On-demand jobs under a mechanism: nodes held, run epoch, lenders, waiting.
+    /// On-demand jobs under a mechanism: nodes held, run epoch, lenders.
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
     lenders: Vec<Lender>,
@@ -527,10 +544,141 @@ impl BatchScheduler for StartListed<'_> {
             {
                 unseen -= 1;
                 if size <= pass.free_units() {
-                    pass.start(p).expect("checked: queued and fits");
+                    // Checked: queued and fits.
+                    let _ = pass.start(p);
                 }
             }
             pos = pass.next_queued(p + 1);
+        }
+    }
+}
+
+/// Queue positions the simulator scans for malleable guests of a reservation (ours: bounds the scan of a deep
+/// queue; the jobs that end by the arrival are found through the queue's index, unbounded).
+pub const GUEST_SCAN: usize = 1_000;
+
+/// Starts guests on a reservation's `budget` idle nodes by the rule of [`crate::notice::guests`]: first the
+/// queued jobs expected to end by the arrival (found through the queue's backfilling index),
+/// then malleable jobs among the first [`GUEST_SCAN`] queued, each in queue order while they
+/// fit.
+struct GuestPicker {
+    budget: u32,
+    arrival: Time,
+    malleable_queued: bool,
+}
+
+impl BatchScheduler for GuestPicker {
+    fn name(&self) -> &'static str {
+        "guests"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
+        let mut left = self.budget.min(pass.free_units());
+        let mut from = 0;
+        while left > 0
+            && let Some(p) = pass.next_candidate(from, left, 0, window)
+        {
+            from = p + 1;
+            let size = pass.job(p).map_or(0, |q| q.size());
+            if pass.start(p).is_ok() {
+                left -= size;
+            }
+        }
+        if !self.malleable_queued {
+            return;
+        }
+        let mut pos = 0;
+        for _ in 0..GUEST_SCAN {
+            if left == 0 {
+                break;
+            }
+            let Some(p) = pass.next_queued(pos) else {
+                break;
+            };
+            pos = p + 1;
+            let Some(q) = pass.job(p) else { break };
+            let size = q.size();
+            if q.job.resizable.is_some() && size <= left && pass.start(p).is_ok() {
+                left -= size;
+            }
+        }
+    }
+}
+
+/// The base policy with malleable jobs started on fewer nodes rather than left to wait: while
+/// the queue head fits, it starts; a malleable head that does not fit at its requested size
+/// starts on the idle nodes if they reach its smallest size. Then the base policy runs, and
+/// the nodes it leaves idle are backfilled with queued malleable jobs at the size that fits,
+/// under EASY's rule: a job that ends by the head's shadow time at that size may take any
+/// idle nodes, a longer one only the shadow's extra nodes.
+struct MalleableFirst<'a> {
+    base: &'a mut (dyn BatchScheduler + Send),
+    /// Whether any malleable job is queued (else the backfill scan is skipped).
+    malleable_queued: bool,
+}
+
+impl BatchScheduler for MalleableFirst<'_> {
+    fn name(&self) -> &'static str {
+        "malleable-first"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let mut pos = 0;
+        while let Some(head) = pass.next_queued(pos) {
+            let Some(q) = pass.job(head) else { break };
+            let (size, range, free) = (q.size(), q.job.resizable, pass.free_units());
+            let started = if size <= free {
+                pass.start(head).is_ok()
+            } else {
+                range.is_some_and(|r| r.min <= free && pass.start_resized(head, free).is_ok())
+            };
+            if !started {
+                break;
+            }
+            pos = head + 1;
+        }
+        self.base.schedule(pass);
+        if !self.malleable_queued || pass.free_units() == 0 {
+            return;
+        }
+        let Some(head) = pass.next_queued(0) else {
+            return;
+        };
+        let Some(head_size) = pass.job(head).map(|q| q.size()) else {
+            return;
+        };
+        let shadow = pass.shadow(head_size);
+        let mut extra = shadow.extra;
+        let now = pass.now();
+        let mut pos = head + 1;
+        while pass.free_units() > 0
+            && let Some(p) = pass.next_queued(pos)
+        {
+            pos = p + 1;
+            let Some(q) = pass.job(p) else { break };
+            let Some(range) = q.job.resizable else {
+                continue;
+            };
+            let free = pass.free_units();
+            if range.min > free {
+                continue;
+            }
+            let units = i64::from(q.size()) * q.estimate().0;
+            let ends_at =
+                |n: u32| now.saturating_add(Duration((units + i64::from(n) - 1) / i64::from(n)));
+            let fits = free.min(range.max);
+            let size = if ends_at(fits) <= shadow.time {
+                fits
+            } else {
+                fits.min(extra)
+            };
+            if size >= range.min
+                && pass.start_resized(p, size).is_ok()
+                && ends_at(size) > shadow.time
+            {
+                extra -= size;
+            }
         }
     }
 }
@@ -594,6 +742,76 @@ impl IdleStack {
     }
 }
 
+/// The length of one block of the failure process, drawn from its own stream: a week.
+pub const FAILURE_BLOCK: Duration = Duration::from_hours(24 * 7);
+
+/// Node failures as a function of time only: block `k` (`[k·FAILURE_BLOCK, (k+1)·FAILURE_BLOCK)`)
+/// draws its Poisson arrivals, failed nodes and repair times from the stream
+/// `("failures", k)`, so the failures after any instant are the same whatever happened
+/// before it (and under every mechanism), and the process can jump over an idle gap of any
+/// length in O(1).
+struct FailureProcess {
+    streams: SeedStreams,
+    nodes: u32,
+    gap: Exp<f64>,
+    repair: Exp<f64>,
+    block: i64,
+    rng: StreamRng,
+    cursor: Time,
+}
+
+impl FailureProcess {
+    fn new(streams: SeedStreams, failures: Failures, nodes: u32) -> Result<Self, ParamError> {
+        let exp = |mean: Duration, name: &'static str| {
+            Exp::new(1.0 / mean.0 as f64).map_err(|_| ParamError::new(name, mean.0, "must be > 0"))
+        };
+        Ok(FailureProcess {
+            streams,
+            nodes,
+            gap: exp(failures.mtbf, "mtbf")?,
+            repair: exp(failures.mean_repair, "mean_repair")?,
+            block: i64::MIN,
+            rng: streams.stream("failures", 0),
+            cursor: Time(i64::MIN),
+        })
+    }
+
+    fn enter(&mut self, block: i64) {
+        self.block = block;
+        self.rng = self.streams.stream("failures", block as u64);
+        self.cursor = Time(block.saturating_mul(FAILURE_BLOCK.0));
+    }
+
+    fn draw(&mut self, mean: &Exp<f64>) -> Duration {
+        Duration((mean.sample(&mut self.rng).round() as i64).max(1))
+    }
+
+    /// The first failure at or after `t`: when, which node, how long its repair takes.
+    /// `None` past the last representable block.
+    fn next_at_or_after(&mut self, t: Time) -> Option<(Time, NodeId, Duration)> {
+        let block = t.0.div_euclid(FAILURE_BLOCK.0);
+        if block > self.block || t < self.cursor {
+            self.enter(block);
+        }
+        loop {
+            let gap = self.draw(&self.gap.clone());
+            let node = NodeId(self.rng.random_range(0..self.nodes));
+            let repair = self.draw(&self.repair.clone());
+            let at = self.cursor.checked_add(gap)?;
+            let block_end = self.block.checked_add(1)?.checked_mul(FAILURE_BLOCK.0)?;
+            if at.0 >= block_end {
+                let next = self.block.checked_add(1)?;
+                self.enter(next);
+                continue;
+            }
+            self.cursor = at;
+            if at >= t {
+                return Some((at, node, repair));
+            }
+        }
+    }
+}
+
 /// The simulator; see the [module docs](self).
 pub struct HybridSim {
     config: HybridConfig,
@@ -617,10 +835,16 @@ impl HybridSim {
         self
     }
 
-    /// Runs `jobs` (unique ids; on-demand notices before arrivals) to the end.
+    /// Runs `jobs` to the end: admitted by [`cosched_core::workload::admit`] (repeated ids
+    /// are an error, invalid jobs are counted and left out), on core's kernel.
     pub fn run(&self, jobs: &[HybridJob]) -> Result<HybridOutcome, HybridError> {
-        let mut state = State::new(&self.config, jobs, self.check)?;
-        state.run()?;
+        let admitted = admit(jobs).map_err(|d| HybridError::DuplicateJob(d.0))?;
+        check_horizon(&admitted.jobs)?;
+        let mut queue = EventQueue::new(Time(i64::MIN));
+        let mut state = State::new(&self.config, &admitted.jobs, self.check)?;
+        state.invalid = admitted.invalid;
+        state.flush(&mut queue)?;
+        engine::run(&mut state, &mut queue)?;
         Ok(state.finish())
     }
 }
@@ -631,28 +855,34 @@ struct State<'a> {
     scheduler: Box<dyn BatchScheduler + Send>,
     mechanism: Option<Mechanism>,
     board: NoticeBoard,
-    events: EventQueue<Ev>,
+    /// Events decided while handling one, put on the kernel's queue after it.
+    pending: Vec<(Time, Ev)>,
     jobs: Vec<JobState>,
     index: HashMap<JobId, usize>,
     hold: Vec<Hold>,
     idle: IdleStack,
     running: BTreeSet<usize>,
+    /// Running malleable jobs below their largest size (under a mechanism): may expand.
+    below_max: BTreeSet<usize>,
     waiting: VecDeque<usize>,
+    od_running: usize,
+    /// Malleable jobs in the batch queue.
+    malleable_queued: usize,
     returns: Vec<Lender>,
     outstanding: usize,
+    invalid: usize,
     rejected: usize,
     node_failures: usize,
     guest_starts: usize,
+    failures: Option<FailureProcess>,
+    failure_armed: bool,
     /// Bumped whenever a job enters the batch queue (a submission or a preemption).
     queue_epoch: u64,
     /// Reservations for which [`guests`] found nothing, with the queue epoch, idle-node count
-    /// and arrival it was asked with: while those hold the answer is still nothing (the queue
-    /// only lost jobs, and a later `now` lets fewer end by the arrival), so the deep queue is
-    /// not scanned again.
+    /// and arrival it was asked with: while those hold the answer is still nothing.
     no_guests: HashMap<JobId, (u64, usize, Time)>,
-    rng: ChaCha8Rng,
     started: Vec<Started>,
-    usage: UsageLog,
+    usage: UsageLedger,
     check: bool,
     violations: Vec<String>,
 }
@@ -663,51 +893,40 @@ impl<'a> State<'a> {
         specs: &[HybridJob],
         check: bool,
     ) -> Result<Self, HybridError> {
-        let mut events = EventQueue::new(Time(i64::MIN / 4));
         let mut index = HashMap::with_capacity(specs.len());
         let mut jobs = Vec::with_capacity(specs.len());
+        let mut pending = Vec::with_capacity(2 * specs.len() + 1);
         for (i, spec) in specs.iter().enumerate() {
-            if index.insert(spec.id(), i).is_some() {
-                return Err(HybridError::DuplicateJob(spec.id()));
-            }
-            let (work_left, setup, tau, required, slack) = match *spec {
+            index.insert(spec.id(), i);
+            let (work_left, setup, checkpoints, required) = match *spec {
                 HybridJob::Rigid { job, setup } => {
-                    job.validate()?;
                     let runtime = job.simulated_runtime();
-                    ParamError::check(
-                        (0..=runtime.0).contains(&setup.0),
-                        "setup",
-                        setup.0,
-                        "must lie within 0..=runtime",
-                    )?;
-                    let tau = config.checkpoint.interval(job.size, runtime);
-                    let required = i64::from(job.size) * runtime.0;
-                    (runtime - setup, setup, tau, required, 0)
+                    let work = config.checkpoint.work(job.size, runtime - setup);
+                    let wall = config
+                        .checkpoint
+                        .run_time(job.size, work)
+                        .and_then(|w| w.checked_add(setup))
+                        .ok_or(ParamError::new(
+                            "runtime",
+                            runtime.0,
+                            "overflows with checkpoints",
+                        ))?;
+                    let required = i64::from(job.size).saturating_mul(wall.0);
+                    (
+                        work,
+                        setup,
+                        config.checkpoint.checkpointing(job.size, work),
+                        required,
+                    )
                 }
                 HybridJob::Malleable { job, estimate } => {
-                    // The fields are public: check them as the constructor does.
-                    MalleableJob::new(
-                        job.id,
-                        job.submit,
-                        job.min_size,
-                        job.max_size,
-                        job.work,
-                        job.setup,
-                    )?;
                     let runtime = job.runtime_on(job.max_size)?;
-                    ParamError::check(estimate.0 > 0, "estimate", estimate.0, "must be > 0")?;
-                    let required = i64::from(job.max_size) * runtime.min(estimate).0;
-                    (Duration::ZERO, job.setup, None, required, 0)
+                    let required = i64::from(job.max_size).saturating_mul(runtime.min(estimate).0);
+                    (Duration::ZERO, job.setup, None, required)
                 }
                 HybridJob::OnDemand(job) => {
-                    // The fields are public: check them as the constructors do.
-                    let checked =
-                        OnDemandJob::new(job.id, job.size, job.runtime, job.estimate, job.arrival)?;
-                    if let (Some(at), Some(estimated)) = (job.notice, job.estimated_arrival) {
-                        checked.with_notice(at, estimated)?;
-                    }
-                    let required = i64::from(job.size) * job.runtime.0;
-                    (job.runtime, Duration::ZERO, None, required, 0)
+                    let required = i64::from(job.size).saturating_mul(job.runtime.0);
+                    (job.runtime, Duration::ZERO, None, required)
                 }
             };
             let id = spec.id();
@@ -715,7 +934,7 @@ impl<'a> State<'a> {
                 spec: *spec,
                 work_left,
                 setup,
-                tau,
+                checkpoints,
                 run: None,
                 account: JobAccount {
                     id,
@@ -726,8 +945,9 @@ impl<'a> State<'a> {
                     completions: 0,
                     preemptions: 0,
                     shrinks: 0,
+                    expansions: 0,
                     failures: 0,
-                    rounding_slack: slack,
+                    rounding_slack: 0,
                 },
                 record: JobRecord {
                     id,
@@ -736,101 +956,125 @@ impl<'a> State<'a> {
                     start: None,
                     end: None,
                     size: spec.size(),
-                    runtime: Duration(required / i64::from(spec.size())),
+                    runtime: Duration(required / i64::from(spec.size().max(1))),
                 },
                 od_nodes: Vec::new(),
                 od_epoch: 0,
                 lenders: Vec::new(),
                 guest_of: None,
             });
-            let push = |events: &mut EventQueue<Ev>, at: Time, ev: Ev| {
-                events
-                    .schedule(at, ev)
-                    .expect("the clock starts before every job");
-            };
             match (spec, config.mechanism) {
                 (HybridJob::OnDemand(job), Some(_)) => {
                     if let (Some(at), Some(_)) = (job.notice, job.estimated_arrival) {
-                        push(&mut events, at, Ev::Notice(i));
+                        pending.push((at, Ev::Notice(i)));
                     }
-                    push(&mut events, job.arrival, Ev::Arrive(i));
+                    pending.push((job.arrival, Ev::Arrive(i)));
                 }
-                _ => push(&mut events, spec.submit(), Ev::Submit(i)),
+                _ => pending.push((spec.submit(), Ev::Submit(i))),
             }
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-        if let (Some(f), Some(first)) = (config.failures, specs.iter().map(HybridJob::submit).min())
-        {
-            let gap = exp_sample(&mut rng, f.mtbf);
-            events
-                .schedule(first + gap, Ev::Failure)
-                .expect("after the start");
         }
         let board = NoticeBoard::new(config.mechanism.map_or(NoticeStrategy::N, |m| m.notice))
             .with_warning(config.warning)?;
+        let failures = config
+            .failures
+            .map(|f| FailureProcess::new(SeedStreams::new(config.seed), f, config.nodes))
+            .transpose()?;
         Ok(State {
             config,
             cluster: BatchCluster::new(config.nodes)?,
             scheduler: config.policy.scheduler(),
-            mechanism: config.mechanism.map(|m| Mechanism {
-                kind: m.arrival,
-                warning: config.warning,
-            }),
+            mechanism: config.mechanism.map(|m| Mechanism { kind: m.arrival }),
             board,
-            events,
+            pending,
             outstanding: jobs.len(),
             jobs,
             index,
             hold: vec![Hold::Cluster; config.nodes as usize],
             idle: IdleStack::new(config.nodes),
             running: BTreeSet::new(),
+            below_max: BTreeSet::new(),
             waiting: VecDeque::new(),
+            od_running: 0,
+            malleable_queued: 0,
             returns: Vec::new(),
+            invalid: 0,
             rejected: 0,
             node_failures: 0,
             guest_starts: 0,
+            failures,
+            failure_armed: false,
             queue_epoch: 0,
             no_guests: HashMap::new(),
-            rng,
             started: Vec::new(),
-            usage: UsageLog::default(),
+            usage: UsageLedger::with_windows(),
             check,
             violations: Vec::new(),
         })
     }
 
-    fn run(&mut self) -> Result<(), HybridError> {
-        while self.outstanding > 0 {
-            let Some((now, first)) = self.events.pop() else {
-                break;
-            };
-            self.handle(now, first)?;
-            while let Some(ev) = self.events.pop_now() {
-                self.handle(now, ev)?;
-            }
-            self.settle(now)?;
-            if self.check {
-                self.check_nodes(now);
-            }
+    fn schedule(&mut self, at: Time, ev: Ev) {
+        self.pending.push((at, ev));
+    }
+
+    /// Puts the events decided since the last flush on the kernel's queue.
+    fn flush(&mut self, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
+        for (at, ev) in self.pending.drain(..) {
+            queue.schedule(at, ev).map_err(engine::EngineError::from)?;
         }
         Ok(())
     }
 
-    fn schedule(&mut self, at: Time, ev: Ev) {
-        self.events
-            .schedule(at, ev)
-            .expect("events are never in the past");
+    fn busy(&mut self, from: Time, to: Time, units: u32) {
+        // Run segments never end before they start.
+        let _ = self
+            .usage
+            .record(Pool::Batch, UsageKind::Busy, from, to, u64::from(units));
     }
 
-    fn handle(&mut self, now: Time, ev: Ev) -> Result<(), HybridError> {
+    fn wasted(&mut self, from: Time, to: Time, units: u32) {
+        let _ = self
+            .usage
+            .record(Pool::Batch, UsageKind::Wasted, from, to, u64::from(units));
+    }
+
+    /// Whether no job runs, waits or is queued: failures then harm nothing.
+    fn machine_empty(&self) -> bool {
+        self.running.is_empty()
+            && self.od_running == 0
+            && self.waiting.is_empty()
+            && self.cluster.queue_len() == 0
+    }
+
+    /// Schedules the first failure at or after `now` if the process is paused.
+    fn arm_failures(&mut self, now: Time) {
+        if self.failure_armed || self.outstanding == 0 {
+            return;
+        }
+        let Some(process) = self.failures.as_mut() else {
+            return;
+        };
+        if let Some((at, node, repair)) = process.next_at_or_after(now) {
+            self.failure_armed = true;
+            self.schedule(at, Ev::Failure(node, repair));
+        }
+    }
+
+    fn dispatch(&mut self, now: Time, ev: Ev) -> Result<(), HybridError> {
         match ev {
-            Ev::BatchEnd(token) => self.batch_end(now, token),
+            Ev::BatchEnd(token) => self.batch_end(now, token)?,
             Ev::OdEnd(i, epoch) => {
                 if self.jobs[i].od_epoch == epoch && self.jobs[i].run.is_some() {
-                    self.od_end(now, i);
+                    self.od_end(now, i)?;
                 }
             }
-            Ev::Failure => self.failure(now)?,
+            Ev::Failure(node, repair) => {
+                self.failure_armed = false;
+                self.failure(now, node, repair)?;
+                if !self.machine_empty() {
+                    // Strictly after `now`: the next draw of the process.
+                    self.arm_failures(now.try_add(Duration(1))?);
+                }
+            }
             Ev::Repair(node) => {
                 self.set_online(node)?;
             }
@@ -856,14 +1100,20 @@ impl<'a> State<'a> {
                 let i = self.index[&p.job];
                 let current = self.jobs[i].run.is_some_and(|r| r.token.epoch == epoch);
                 if current && self.board.is_short(p.for_job) {
-                    self.preempt(now, i, false)?;
+                    self.interrupt(now, i, Interruption::Preemption)?;
                     let od = self.index[&p.for_job];
                     self.jobs[od].lenders.push(Lender::Preempted(i));
                 }
             }
             Ev::Notice(i) => self.notice(now, i)?,
-            Ev::Arrive(i) => self.arrive(now, i)?,
-            Ev::Submit(i) => self.submit(i)?,
+            Ev::Arrive(i) => {
+                self.arm_failures(now);
+                self.arrive(now, i)?;
+            }
+            Ev::Submit(i) => {
+                self.arm_failures(now);
+                self.submit(i)?;
+            }
         }
         Ok(())
     }
@@ -871,7 +1121,14 @@ impl<'a> State<'a> {
     fn submit(&mut self, i: usize) -> Result<(), HybridError> {
         let st = &self.jobs[i];
         let job = match st.spec {
-            HybridJob::Rigid { job, .. } => BatchJob::rigid(&job),
+            HybridJob::Rigid { job, .. } => {
+                let runtime = self.rigid_runtime(i)?;
+                BatchJob {
+                    runtime,
+                    estimate: job.estimate.max(runtime),
+                    ..BatchJob::rigid(&job)
+                }
+            }
             HybridJob::Malleable { job, estimate } => {
                 BatchJob::malleable(&job, job.max_size, estimate)?
             }
@@ -889,39 +1146,56 @@ impl<'a> State<'a> {
         if self.cluster.submit(job)? == Submitted::Rejected {
             self.rejected += 1;
             self.outstanding -= 1;
+        } else if job.resizable.is_some() {
+            self.malleable_queued += 1;
         }
         Ok(())
     }
 
-    fn batch_end(&mut self, now: Time, token: RunToken) {
+    /// The run time of rigid job `i`'s next run: setup, its work left, its checkpoints.
+    fn rigid_runtime(&self, i: usize) -> Result<Duration, HybridError> {
+        let st = &self.jobs[i];
+        let wall = match st.checkpoints {
+            Some(ck) => ck.wall_time(st.work_left),
+            None => Some(st.work_left),
+        };
+        wall.and_then(|w| w.checked_add(st.setup))
+            .ok_or_else(|| ParamError::new("runtime", st.work_left.0, "overflows").into())
+    }
+
+    fn batch_end(&mut self, now: Time, token: RunToken) -> Result<(), HybridError> {
         let i = self.index[&token.job];
         let Some(run) = self.jobs[i].run.filter(|r| r.token == token) else {
-            return;
+            return Ok(());
         };
-        for &node in self.cluster.job_nodes(token.job).expect("runs") {
+        for &node in self.cluster.job_nodes(token.job)? {
             self.idle.push(node);
         }
         self.running.remove(&i);
-        let record = self
-            .cluster
-            .complete(now, token)
-            .expect("the token is current");
+        self.below_max.remove(&i);
+        let Some(record) = self.cluster.complete(now, token) else {
+            return Ok(());
+        };
         let st = &mut self.jobs[i];
         st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
         st.account.completions += 1;
         st.run = None;
-        st.record = record;
-        self.usage.held(run.anchor, now, run.size);
+        st.record = JobRecord {
+            runtime: st.record.runtime,
+            ..record
+        };
+        self.busy(run.anchor, now, run.size);
         self.outstanding -= 1;
         if let Some(od) = self.jobs[i].guest_of.take() {
-            self.reclaim(od);
+            self.reclaim(od)?;
         }
+        Ok(())
     }
 
     /// The idle nodes a reservation lists go back to it (after its guest stopped).
-    fn reclaim(&mut self, od: JobId) {
+    fn reclaim(&mut self, od: JobId) -> Result<(), HybridError> {
         let Some(r) = self.board.reservations().find(|r| r.job == od) else {
-            return;
+            return Ok(());
         };
         let idle: Vec<NodeId> = r
             .nodes
@@ -933,65 +1207,66 @@ impl<'a> State<'a> {
             })
             .collect();
         self.take(&idle, Hold::Reserved(od))
-            .expect("idle nodes go offline");
     }
 
-    /// Stops batch job `i`: a preemption (`failed == false`) or a node failure.
-    fn preempt(&mut self, now: Time, i: usize, failed: bool) -> Result<(), HybridError> {
+    /// Stops running batch job `i` (a preemption or a node failure) and requeues it.
+    fn interrupt(&mut self, now: Time, i: usize, why: Interruption) -> Result<(), HybridError> {
         let id = self.jobs[i].spec.id();
-        for &node in self.cluster.job_nodes(id).expect("runs") {
+        for &node in self.cluster.job_nodes(id)? {
             self.idle.push(node);
         }
         self.running.remove(&i);
-        let st = &mut self.jobs[i];
-        let mut run = st.run.take().expect("running");
+        self.below_max.remove(&i);
+        let Some(run) = self.jobs[i].run.take() else {
+            return Ok(());
+        };
         let segment = i64::from(run.size) * (now - run.anchor).0;
-        run.delivered += segment;
-        st.account.delivered += segment;
-        self.usage.held(run.anchor, now, run.size);
-        let size = i64::from(st.spec.size());
-        let resume = match st.spec {
-            HybridJob::Malleable { .. } if failed => {
-                st.account.wasted += run.delivered;
-                self.usage.wasted(run.start, now, run.delivered);
-                Resume::Restart
-            }
+        self.jobs[i].account.delivered += segment;
+        self.busy(run.anchor, now, run.size);
+        let size = self.jobs[i].spec.size();
+        let resume = match self.jobs[i].spec {
             HybridJob::Malleable { .. } => {
+                let st = &mut self.jobs[i];
                 let left = i64::from(run.size) * (run.end - now).0.max(0);
-                st.account.wasted += size * st.setup.0;
-                st.account.rounding_slack += size;
-                // The setup it pays again on resuming, placed right after the preemption.
-                self.usage.wasted(now, now + st.setup, size * st.setup.0);
-                Resume::WithRuntime(Duration((left + size - 1) / size) + st.setup)
+                let n = i64::from(size);
+                st.account.wasted += n * st.setup.0;
+                st.account.rounding_slack += n;
+                // The setup it pays again on resuming, placed right after the interruption.
+                let setup = st.setup;
+                self.wasted(now, now.saturating_add(setup), size);
+                Resume::WithRuntime(Duration((left + n - 1) / n) + setup)
             }
             _ => {
+                let st = &mut self.jobs[i];
                 let elapsed = now - run.start;
-                let checkpoint = st.tau.map_or(0, |tau| elapsed.0 / tau.0 * tau.0);
-                let saved = Duration((checkpoint - st.setup.0).clamp(0, st.work_left.0));
+                let (lost, saved) =
+                    preemption_cost(elapsed, st.setup, st.work_left, st.checkpoints);
                 st.work_left -= saved;
-                st.account.wasted += size * (elapsed - saved).0;
+                st.account.wasted += i64::from(size) * lost.0;
                 // The run's setup and what followed its last checkpoint are lost; with
                 // nothing saved, the whole run.
-                if saved.0 > 0 {
-                    let kept = run.start + st.setup;
-                    self.usage.wasted(run.start, kept, size * st.setup.0);
-                    self.usage
-                        .wasted(kept + saved, now, size * (now - kept - saved).0);
+                let setup = st.setup;
+                if saved > Duration::ZERO {
+                    self.wasted(run.start, run.start + setup, size);
+                    self.wasted(now - (lost - setup), now, size);
                 } else {
-                    self.usage.wasted(run.start, now, size * elapsed.0);
+                    self.wasted(run.start, now, size);
                 }
-                Resume::WithRuntime(st.work_left + st.setup)
+                Resume::WithRuntime(self.rigid_runtime(i)?)
             }
         };
-        if failed {
-            st.account.failures += 1;
-        } else {
-            st.account.preemptions += 1;
+        let st = &mut self.jobs[i];
+        match why {
+            Interruption::Preemption => st.account.preemptions += 1,
+            Interruption::Failure => st.account.failures += 1,
         }
         self.cluster.preempt(now, id, resume)?;
         self.queue_epoch += 1;
+        if self.jobs[i].spec.class() == JobClass::Malleable {
+            self.malleable_queued += 1;
+        }
         if let Some(od) = self.jobs[i].guest_of.take() {
-            self.reclaim(od);
+            self.reclaim(od)?;
         }
         Ok(())
     }
@@ -1009,18 +1284,29 @@ impl<'a> State<'a> {
         for &node in self.cluster.job_nodes(id)?.get(old..).unwrap_or_default() {
             self.idle.remove(node);
         }
+        let Some(run) = self.jobs[i].run else {
+            return Ok(());
+        };
+        self.busy(run.anchor, now, run.size);
         let st = &mut self.jobs[i];
-        let run = st.run.as_mut().expect("running");
-        let segment = i64::from(run.size) * (now - run.anchor).0;
-        run.delivered += segment;
-        st.account.delivered += segment;
+        st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
         st.account.rounding_slack += i64::from(to);
-        self.usage.held(run.anchor, now, run.size);
-        run.anchor = now;
-        run.size = to;
-        run.end = started.end;
-        run.predicted_end = started.predicted_end;
-        run.token = started.token;
+        if to > run.size {
+            st.account.expansions += 1;
+        }
+        st.run = Some(Run {
+            anchor: now,
+            size: to,
+            end: started.end,
+            predicted_end: started.predicted_end,
+            token: started.token,
+            ..run
+        });
+        if to < st.spec.size() {
+            self.below_max.insert(i);
+        } else {
+            self.below_max.remove(&i);
+        }
         self.schedule(started.end, Ev::BatchEnd(started.token));
         Ok(())
     }
@@ -1029,14 +1315,15 @@ impl<'a> State<'a> {
         for started in std::mem::take(&mut self.started) {
             let i = self.index[&started.token.job];
             // A start takes the top of the idle stack: remove from the top down.
-            let nodes = self
-                .cluster
-                .job_nodes(started.token.job)
-                .expect("just started");
-            for &node in nodes.iter().rev() {
-                self.idle.remove(node);
+            if let Ok(nodes) = self.cluster.job_nodes(started.token.job) {
+                for &node in nodes.iter().rev() {
+                    self.idle.remove(node);
+                }
             }
             self.running.insert(i);
+            if self.jobs[i].spec.class() == JobClass::Malleable {
+                self.malleable_queued -= 1;
+            }
             let st = &mut self.jobs[i];
             st.run = Some(Run {
                 start: now,
@@ -1045,19 +1332,24 @@ impl<'a> State<'a> {
                 end: started.end,
                 predicted_end: started.predicted_end,
                 token: started.token,
-                delivered: 0,
             });
             if st.record.start.is_none() {
                 st.record.start = Some(now);
             }
-            self.events
-                .schedule(started.end, Ev::BatchEnd(started.token))
-                .expect("ends are not in the past");
+            if started.size < st.spec.size() {
+                // Started below its largest size: the spread work rounds up per node.
+                st.account.rounding_slack += i64::from(started.size);
+                if self.mechanism.is_some() && st.guest_of.is_none() {
+                    self.below_max.insert(i);
+                }
+            }
+            self.pending
+                .push((started.end, Ev::BatchEnd(started.token)));
         }
     }
 
-    /// The running batch jobs as the mechanisms see them, in workload order (the mechanisms'
-    /// choices do not depend on it: they break ties by job id).
+    /// The running batch jobs as the mechanisms see them (guests and baseline on-demand jobs
+    /// left out), in workload order (the mechanisms break ties by job id).
     fn running_views(&self, now: Time) -> Vec<PlannedJob> {
         self.running
             .iter()
@@ -1073,9 +1365,9 @@ impl<'a> State<'a> {
                         max_size: job.max_size,
                     },
                     _ => RunningKind::Rigid {
-                        runtime: run.end - run.start,
+                        work: st.work_left,
                         elapsed: now - run.start,
-                        checkpoint_interval: st.tau,
+                        checkpoints: st.checkpoints,
                     },
                 };
                 Some(PlannedJob {
@@ -1120,7 +1412,7 @@ impl<'a> State<'a> {
 
     fn notice(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
         let HybridJob::OnDemand(job) = self.jobs[i].spec else {
-            unreachable!("notices are scheduled for on-demand jobs")
+            return Ok(());
         };
         let (Some(at), Some(estimated_arrival)) = (job.notice, job.estimated_arrival) else {
             return Ok(());
@@ -1144,8 +1436,9 @@ impl<'a> State<'a> {
         self.take(&plan.claimed, Hold::Reserved(job.id))?;
         for p in plan.preemptions {
             let target = self.index[&p.job];
-            let epoch = self.jobs[target].run.expect("planned jobs run").token.epoch;
-            self.schedule(p.at, Ev::Planned(p, epoch));
+            if let Some(run) = self.jobs[target].run {
+                self.schedule(p.at, Ev::Planned(p, run.token.epoch));
+            }
         }
         if let Some(expires) = plan.expires {
             self.schedule(expires, Ev::Expire);
@@ -1168,7 +1461,7 @@ impl<'a> State<'a> {
             .filter(|&g| self.jobs[g].guest_of == Some(id))
             .collect();
         for g in guests {
-            self.preempt(now, g, false)?;
+            self.interrupt(now, g, Interruption::Preemption)?;
         }
         let reserved = self.board.arrive(id);
         for &node in &reserved {
@@ -1183,7 +1476,9 @@ impl<'a> State<'a> {
         if need > 0 {
             let running: Vec<RunningView> =
                 self.running_views(now).iter().map(|p| p.view).collect();
-            let mechanism = self.mechanism.expect("arrivals only with a mechanism");
+            let Some(mechanism) = self.mechanism else {
+                return Ok(());
+            };
             let decisions = mechanism.decide(need, 0, &running)?;
             for decision in decisions {
                 match decision {
@@ -1198,15 +1493,15 @@ impl<'a> State<'a> {
                     }
                     Decision::Preempt { job } => {
                         let j = self.index[&job];
-                        self.preempt(now, j, false)?;
+                        self.interrupt(now, j, Interruption::Preemption)?;
                         self.jobs[i].lenders.push(Lender::Preempted(j));
                     }
                     Decision::Shrink { job, to } => {
                         let j = self.index[&job];
-                        let from = self.jobs[j].run.expect("running").size;
+                        let from = self.jobs[j].run.map_or(to, |r| r.size);
                         self.resize(now, j, to)?;
                         self.jobs[j].account.shrinks += 1;
-                        self.jobs[i].lenders.push(Lender::Shrunk(j, from));
+                        self.jobs[i].lenders.push(Lender::Shrunk(j, from - to));
                     }
                 }
             }
@@ -1214,32 +1509,32 @@ impl<'a> State<'a> {
             self.take(&idle, Hold::OnDemand(i))?;
             self.jobs[i].od_nodes.extend(idle);
         }
-        self.start_od(now, i);
-        Ok(())
+        self.start_od(now, i)
     }
 
-    fn start_od(&mut self, now: Time, i: usize) {
+    fn start_od(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
         let st = &mut self.jobs[i];
         debug_assert_eq!(st.od_nodes.len() as u32, st.spec.size());
         st.od_epoch += 1;
-        let end = now + st.work_left;
+        let end = now.try_add(st.work_left)?;
         st.run = Some(Run {
             start: now,
             anchor: now,
             size: st.spec.size(),
             end,
-            predicted_end: now + st.work_left,
+            predicted_end: end,
             token: RunToken {
                 job: st.spec.id(),
                 epoch: st.od_epoch,
             },
-            delivered: 0,
         });
         if st.record.start.is_none() {
             st.record.start = Some(now);
         }
         let epoch = st.od_epoch;
+        self.od_running += 1;
         self.schedule(end, Ev::OdEnd(i, epoch));
+        Ok(())
     }
 
     /// Gives on-demand job `i`'s nodes (but the failed ones) back and queues its lenders'
@@ -1256,34 +1551,27 @@ impl<'a> State<'a> {
         Ok(())
     }
 
-    fn od_end(&mut self, now: Time, i: usize) {
+    fn od_end(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
+        let Some(run) = self.jobs[i].run.take() else {
+            return Ok(());
+        };
         let st = &mut self.jobs[i];
-        let run = st.run.take().expect("running");
         st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
         st.account.completions += 1;
         st.record.end = Some(now);
-        self.usage.held(run.anchor, now, run.size);
+        self.busy(run.anchor, now, run.size);
+        self.od_running -= 1;
         self.outstanding -= 1;
-        self.release_od(i).expect("held nodes are offline");
+        self.release_od(i)
     }
 
-    fn failure(&mut self, now: Time) -> Result<(), HybridError> {
-        let Some(f) = self.config.failures else {
-            return Ok(());
-        };
-        let gap = exp_sample(&mut self.rng, f.mtbf);
-        self.schedule(now + gap, Ev::Failure);
-        let node = NodeId(rand::RngExt::random_range(
-            &mut self.rng,
-            0..self.config.nodes,
-        ));
-        let repair = exp_sample(&mut self.rng, f.mean_repair);
+    fn failure(&mut self, now: Time, node: NodeId, repair: Duration) -> Result<(), HybridError> {
         match self.hold[node.index()] {
             Hold::Failed => return Ok(()),
             Hold::Cluster => {
                 if let NodeState::Busy(job) = self.cluster.node_state(node)? {
                     let j = self.index[&job];
-                    self.preempt(now, j, true)?;
+                    self.interrupt(now, j, Interruption::Failure)?;
                 }
                 if let Hold::Reserved(_) = self.hold[node.index()] {
                     // A guest's node, back with its reservation: it leaves it.
@@ -1298,29 +1586,31 @@ impl<'a> State<'a> {
             }
             Hold::OnDemand(i) => {
                 self.hold[node.index()] = Hold::Failed;
-                let st = &mut self.jobs[i];
-                if let Some(run) = st.run.take() {
+                if let Some(run) = self.jobs[i].run.take() {
                     // The running job restarts at once from scratch on fresh nodes.
                     let lost = i64::from(run.size) * (now - run.anchor).0;
+                    let st = &mut self.jobs[i];
                     st.account.delivered += lost;
                     st.account.wasted += lost;
                     st.account.failures += 1;
-                    self.usage.held(run.anchor, now, run.size);
-                    self.usage.wasted(run.anchor, now, lost);
+                    self.busy(run.anchor, now, run.size);
+                    self.wasted(run.anchor, now, run.size);
+                    self.od_running -= 1;
                     self.release_od(i)?;
                     self.arrive(now, i)?;
                 } else {
-                    st.od_nodes.retain(|&n| n != node);
+                    self.jobs[i].od_nodes.retain(|&n| n != node);
                 }
             }
         }
         self.hold[node.index()] = Hold::Failed;
         self.node_failures += 1;
-        self.schedule(now + repair, Ev::Repair(node));
+        let back = now.try_add(repair)?;
+        self.schedule(back, Ev::Repair(node));
         Ok(())
     }
 
-    fn settle(&mut self, now: Time) -> Result<(), HybridError> {
+    fn settle_nodes(&mut self, now: Time) -> Result<(), HybridError> {
         // 1. On-demand jobs waiting at the front of the queue.
         while let Some(&i) = self.waiting.front() {
             let need = self.jobs[i].spec.size() as usize - self.jobs[i].od_nodes.len();
@@ -1331,20 +1621,21 @@ impl<'a> State<'a> {
                 break;
             }
             self.waiting.pop_front();
-            self.start_od(now, i);
+            self.start_od(now, i)?;
         }
-        // 2. Lenders get their nodes back.
+        // 2. Lenders get their nodes back: a shrunk job what it lent, a preempted job a start.
         if !self.returns.is_empty() {
             let mut preempted = Vec::new();
             for lender in std::mem::take(&mut self.returns) {
                 match lender {
-                    Lender::Shrunk(j, size) => {
+                    Lender::Shrunk(j, lent) => {
                         let Some(run) = self.jobs[j].run else {
                             continue;
                         };
-                        let free = self.cluster.free_units();
-                        if run.size < size && free > 0 {
-                            self.resize(now, j, size.min(run.size + free))?;
+                        let room = self.jobs[j].spec.size() - run.size;
+                        let grow = lent.min(room).min(self.cluster.free_units());
+                        if grow > 0 {
+                            self.resize(now, j, run.size + grow)?;
                         }
                     }
                     Lender::Preempted(j) => {
@@ -1372,14 +1663,74 @@ impl<'a> State<'a> {
         if self.board.strategy() != NoticeStrategy::N && self.cluster.queue_len() > 0 {
             self.run_guests(now)?;
         }
-        // 5. The batch pass.
-        self.cluster
-            .schedule(now, &mut self.scheduler, &mut self.started);
+        // 5. The batch pass (under a mechanism, malleable heads start on fewer nodes).
+        if self.mechanism.is_some() {
+            let mut first = MalleableFirst {
+                base: self.scheduler.as_mut(),
+                malleable_queued: self.malleable_queued > 0,
+            };
+            self.cluster.schedule(now, &mut first, &mut self.started);
+        } else {
+            self.cluster
+                .schedule(now, &mut self.scheduler, &mut self.started);
+        }
         self.register_starts(now);
+        // 6. Malleable jobs expand into what is left.
+        if self.mechanism.is_some() {
+            self.expand(now)?;
+        }
         Ok(())
     }
 
-    /// Lends each reservation's idle nodes to the queued jobs [`guests`] picks.
+    /// Expands running malleable jobs below their largest size into the idle nodes, oldest
+    /// first, as far as EASY's reservation for the queue head allows: all the idle nodes a job
+    /// can take if it still ends by the head's shadow time, else only the shadow's extra
+    /// nodes.
+    fn expand(&mut self, now: Time) -> Result<(), HybridError> {
+        let mut free = self.cluster.free_units();
+        if free == 0 || self.below_max.is_empty() {
+            return Ok(());
+        }
+        let (shadow_time, mut extra) = match self.cluster.queue().next() {
+            Some(head) => {
+                let shadow = self.cluster.shadow(now, head.size());
+                (shadow.time, shadow.extra)
+            }
+            None => (Time::MAX, free),
+        };
+        let candidates: Vec<usize> = self.below_max.iter().copied().collect();
+        for j in candidates {
+            if free == 0 {
+                break;
+            }
+            let Some(run) = self.jobs[j].run else {
+                continue;
+            };
+            let room = (self.jobs[j].spec.size() - run.size).min(free);
+            // Predicted end on size + room nodes: the estimate left spread over them.
+            let left = (run.predicted_end - now).0.max(0) * i64::from(run.size);
+            let size = i64::from(run.size + room);
+            let ends_by_shadow =
+                now.saturating_add(Duration((left + size - 1) / size)) <= shadow_time;
+            let grow = if ends_by_shadow {
+                room
+            } else {
+                room.min(extra)
+            };
+            if grow == 0 {
+                continue;
+            }
+            if !ends_by_shadow {
+                extra -= grow;
+            }
+            self.resize(now, j, run.size + grow)?;
+            free -= grow;
+        }
+        Ok(())
+    }
+
+    /// Lends each reservation's idle nodes to queued jobs by the rule of [`crate::notice::guests`]: put on
+    /// top of the batch cluster's free stack, they are what [`GuestPicker`] starts guests on.
     fn run_guests(&mut self, now: Time) -> Result<(), HybridError> {
         let lendable: Vec<(JobId, Time, Vec<NodeId>)> = self
             .board
@@ -1400,37 +1751,24 @@ impl<'a> State<'a> {
             if self.no_guests.get(&od) == Some(&asked) {
                 continue;
             }
-            let queue = self.cluster.queue().map(|q| QueuedView {
-                id: q.job.id,
-                size: q.size(),
-                estimate: q.estimate(),
-                malleable: q.job.resizable.is_some(),
-            });
-            let chosen = guests(now, arrival, idle.len() as u32, queue);
-            if chosen.is_empty() {
-                self.no_guests.insert(od, asked);
-                continue;
-            }
-            // On top of the free stack, the reserved nodes are what the guests start on: put
-            // back only as many as they need.
-            let sizes: u32 = self
-                .cluster
-                .queue()
-                .filter(|q| chosen.contains(&q.job.id))
-                .take(chosen.len())
-                .map(|q| q.size())
-                .sum();
-            let idle = &idle[..sizes as usize];
-            for &node in idle {
+            for &node in &idle {
                 self.set_online(node)?;
             }
-            self.cluster
-                .schedule(now, &mut StartListed(&chosen), &mut self.started);
+            let mut picker = GuestPicker {
+                budget: idle.len() as u32,
+                arrival,
+                malleable_queued: self.malleable_queued > 0,
+            };
+            self.cluster.schedule(now, &mut picker, &mut self.started);
             let starts: Vec<JobId> = self.started.iter().map(|s| s.token.job).collect();
+            if starts.is_empty() {
+                self.no_guests.insert(od, asked);
+            }
             self.register_starts(now);
             for job in starts {
                 let g = self.index[&job];
                 self.jobs[g].guest_of = Some(od);
+                self.below_max.remove(&g);
                 self.guest_starts += 1;
             }
             let unused: Vec<NodeId> = idle
@@ -1447,7 +1785,11 @@ impl<'a> State<'a> {
         let mut held = 0u32;
         for (k, hold) in self.hold.iter().enumerate() {
             let node = NodeId(k as u32);
-            let state = self.cluster.node_state(node).expect("in range");
+            let Ok(state) = self.cluster.node_state(node) else {
+                self.violations
+                    .push(format!("t={now}: {node} unknown to the cluster"));
+                continue;
+            };
             let ok = match hold {
                 Hold::Cluster => !matches!(state, NodeState::Offline | NodeState::Draining(_)),
                 _ => state == NodeState::Offline,
@@ -1497,12 +1839,20 @@ impl<'a> State<'a> {
                     ));
                 }
             }
-            if let (Some(run), JobClass::Malleable) = (st.run, st.spec.class())
-                && let HybridJob::Malleable { job, .. } = st.spec
-                && !(job.min_size..=job.max_size).contains(&run.size)
-            {
-                self.violations
-                    .push(format!("t={now}: {} runs on {} nodes", job.id, run.size));
+            if let (Some(run), HybridJob::Malleable { job, .. }) = (st.run, st.spec) {
+                if !(job.min_size..=job.max_size).contains(&run.size) {
+                    self.violations
+                        .push(format!("t={now}: {} runs on {} nodes", job.id, run.size));
+                }
+                if (run.size < job.max_size) != self.below_max.contains(&i)
+                    && self.mechanism.is_some()
+                    && st.guest_of.is_none()
+                {
+                    self.violations.push(format!(
+                        "t={now}: {} on {} nodes, expansion list disagrees",
+                        job.id, run.size
+                    ));
+                }
             }
         }
         let busy: u32 = self
@@ -1522,15 +1872,13 @@ impl<'a> State<'a> {
     fn finish(self) -> HybridOutcome {
         let records: Vec<JobRecord> = self.jobs.iter().map(|s| s.record).collect();
         let accounts: Vec<JobAccount> = self.jobs.iter().map(|s| s.account).collect();
-        let report = report(
-            self.config,
-            &records,
-            &accounts,
-            &self.usage,
-            self.rejected,
-            self.node_failures,
-            self.guest_starts,
-        );
+        let counts = Counts {
+            invalid: self.invalid,
+            rejected: self.rejected,
+            node_failures: self.node_failures,
+            guest_starts: self.guest_starts,
+        };
+        let report = report(self.config, &records, &accounts, &self.usage, counts);
         HybridOutcome {
             report,
             records,
@@ -1541,91 +1889,163 @@ impl<'a> State<'a> {
     }
 }
 
-fn exp_sample(rng: &mut ChaCha8Rng, mean: Duration) -> Duration {
-    let exp = Exp::new(1.0 / mean.0 as f64).expect("mean > 0");
-    Duration((exp.sample(rng).round() as i64).max(1))
+impl Simulation for State<'_> {
+    type Event = Ev;
+    type Error = HybridError;
+
+    fn handle(
+        &mut self,
+        now: Time,
+        event: Ev,
+        queue: &mut EventQueue<Ev>,
+    ) -> Result<(), HybridError> {
+        self.dispatch(now, event)?;
+        self.flush(queue)
+    }
+
+    fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
+        self.settle_nodes(now)?;
+        if self.check {
+            self.check_nodes(now);
+        }
+        self.flush(queue)
+    }
 }
 
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
-    if n == 0 { 0.0 } else { sum / n as f64 }
+/// The counts a run keeps besides its records and accounts.
+struct Counts {
+    invalid: usize,
+    rejected: usize,
+    node_failures: usize,
+    guest_starts: usize,
+}
+
+/// The mean of `xs` through [`cosched_core::stats::mean`], NaN for none.
+fn mean_or_nan(xs: &[f64]) -> f64 {
+    cosched_core::stats::mean(xs).unwrap_or(f64::NAN)
 }
 
 fn report(
     config: &HybridConfig,
     records: &[JobRecord],
     accounts: &[JobAccount],
-    usage: &UsageLog,
-    rejected: usize,
-    node_failures: usize,
-    guest_starts: usize,
+    usage: &UsageLedger,
+    counts: Counts,
 ) -> HybridReport {
-    let done = |class: Option<JobClass>| {
+    let hours = |class: Option<JobClass>| -> Vec<f64> {
         records
             .iter()
-            .filter(move |r| r.end.is_some() && class.is_none_or(|c| r.class == c))
+            .filter(|r| class.is_none_or(|c| r.class == c))
+            .filter_map(|r| r.turnaround())
+            .map(|d| d.as_hours_f64())
+            .collect()
     };
-    let hours = |r: &JobRecord| r.turnaround().map_or(0.0, |d| d.as_hours_f64());
-    let on_demand: Vec<&JobRecord> = records
+    let on_demand: Vec<(&JobRecord, &JobAccount)> = records
         .iter()
-        .filter(|r| r.class == JobClass::OnDemand)
+        .zip(accounts)
+        .filter(|(r, _)| r.class == JobClass::OnDemand)
         .collect();
     let instant_starts = on_demand
         .iter()
-        .filter(|r| r.start == Some(r.submit))
+        .filter(|(r, a)| r.start == Some(r.submit) && a.failures == 0)
         .count();
+    let ratio = |hit: usize, n: usize| {
+        if n == 0 {
+            f64::NAN
+        } else {
+            hit as f64 / n as f64
+        }
+    };
     let preempted_ratio = |class: JobClass| {
         let (hit, n) = accounts
             .iter()
             .filter(|a| a.class == class)
             .fold((0, 0), |(h, n), a| {
-                (h + usize::from(a.preemptions > 0), n + 1)
+                (h + usize::from(a.preemptions + a.failures > 0), n + 1)
             });
-        if n == 0 { 0.0 } else { hit as f64 / n as f64 }
+        ratio(hit, n)
     };
+    let batch: Vec<f64> = records
+        .iter()
+        .filter(|r| r.class != JobClass::OnDemand)
+        .filter_map(|r| r.turnaround())
+        .map(|d| d.as_hours_f64())
+        .collect();
     let first = records.iter().map(|r| r.submit).min().unwrap_or(Time::ZERO);
     let last = records.iter().filter_map(|r| r.end).max().unwrap_or(first);
     let last_submit = records.iter().map(|r| r.submit).max().unwrap_or(first);
-    let useful: i64 = accounts.iter().map(|a| a.delivered - a.wasted).sum();
-    let span = (last - first).0;
+    let nodes = u64::from(config.nodes);
+    let useful = |from, to| usage.useful_utilisation(Pool::Batch, nodes, from, to);
+    let waits: Vec<f64> = on_demand
+        .iter()
+        .filter_map(|(r, _)| r.wait())
+        .map(|w| w.0 as f64)
+        .collect();
     HybridReport {
         mechanism: mechanism_name(config.mechanism),
-        jobs: records.len(),
-        completed: done(None).count(),
-        rejected,
+        jobs: records.len() + counts.invalid,
+        invalid: counts.invalid,
+        completed: records.iter().filter(|r| r.end.is_some()).count(),
+        rejected: counts.rejected,
         on_demand: on_demand.len(),
         instant_starts,
-        instant_start_ratio: if on_demand.is_empty() {
-            0.0
-        } else {
-            instant_starts as f64 / on_demand.len() as f64
-        },
-        on_demand_mean_wait_s: mean(
-            on_demand
-                .iter()
-                .filter_map(|r| r.wait())
-                .map(|w| w.0 as f64),
-        ),
-        turnaround_h: mean(
-            done(None)
-                .filter(|r| r.class != JobClass::OnDemand)
-                .map(hours),
-        ),
-        rigid_turnaround_h: mean(done(Some(JobClass::Rigid)).map(hours)),
-        malleable_turnaround_h: mean(done(Some(JobClass::Malleable)).map(hours)),
+        instant_start_ratio: ratio(instant_starts, on_demand.len()),
+        on_demand_mean_wait_s: mean_or_nan(&waits),
+        turnaround_h: mean_or_nan(&hours(None)),
+        batch_turnaround_h: mean_or_nan(&batch),
+        rigid_turnaround_h: mean_or_nan(&hours(Some(JobClass::Rigid))),
+        malleable_turnaround_h: mean_or_nan(&hours(Some(JobClass::Malleable))),
+        on_demand_turnaround_h: mean_or_nan(&hours(Some(JobClass::OnDemand))),
         rigid_preempted_ratio: preempted_ratio(JobClass::Rigid),
         malleable_preempted_ratio: preempted_ratio(JobClass::Malleable),
         preemptions: accounts.iter().map(|a| a.preemptions as usize).sum(),
+        failure_interruptions: accounts.iter().map(|a| a.failures as usize).sum(),
         shrinks: accounts.iter().map(|a| a.shrinks as usize).sum(),
-        node_failures,
-        guest_starts,
-        wasted_node_hours: accounts.iter().map(|a| a.wasted).sum::<i64>() as f64 / 3_600.0,
-        utilization: if span > 0 {
-            useful as f64 / (f64::from(config.nodes) * span as f64)
-        } else {
-            0.0
-        },
-        window_utilization: usage.utilization_within(config.nodes, first, last_submit),
-        window_held_utilization: usage.held_utilization_within(config.nodes, first, last_submit),
+        expansions: accounts.iter().map(|a| a.expansions as usize).sum(),
+        node_failures: counts.node_failures,
+        guest_starts: counts.guest_starts,
+        wasted_node_hours: accounts.iter().map(|a| a.wasted as f64).sum::<f64>() / 3_600.0,
+        utilization: useful(first, last).unwrap_or(f64::NAN),
+        window_utilization: useful(first, last_submit).unwrap_or(f64::NAN),
+        window_held_utilization: usage
+            .utilisation(Pool::Batch, UsageKind::Busy, nodes, first, last_submit)
+            .unwrap_or(f64::NAN),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_a_function_of_time_only() {
+        let failures = Failures {
+            mtbf: Duration::from_hours(5),
+            mean_repair: DEFAULT_REPAIR,
+        };
+        let mut a = FailureProcess::new(SeedStreams::new(9), failures, 100).unwrap();
+        let mut b = FailureProcess::new(SeedStreams::new(9), failures, 100).unwrap();
+        // One process walks every failure from 0; the other jumps to day 10 after an idle
+        // gap: from there on they agree.
+        let mut t = Time(0);
+        let mut walked = Vec::new();
+        while let Some((at, node, repair)) = a.next_at_or_after(t) {
+            if at >= Time(864_000) {
+                walked.push((at, node, repair));
+            }
+            if walked.len() == 20 {
+                break;
+            }
+            t = Time(at.0 + 1);
+        }
+        let mut t = Time(864_000);
+        for &expected in &walked {
+            let got = b.next_at_or_after(t).unwrap();
+            assert_eq!(got, expected);
+            t = Time(got.0.0 + 1);
+        }
+        // A gap of 10^18 s is jumped over at once.
+        let far = b.next_at_or_after(Time(1_000_000_000_000_000_000)).unwrap();
+        assert!(far.0 >= Time(1_000_000_000_000_000_000));
     }
 }

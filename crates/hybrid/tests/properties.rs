@@ -4,14 +4,14 @@
 
 use cosched_batch::{BatchCluster, BatchJob, Fcfs};
 use cosched_core::{Duration, JobId, MalleableJob, RigidJob, Time};
-use cosched_hybrid::{Decision, Mechanism, RunningKind, RunningView, apply};
+use cosched_hybrid::{Checkpointing, Decision, Mechanism, RunningKind, RunningView, apply};
 use proptest::prelude::*;
 
 /// A running job of the generated scenario, with what the cluster needs to start it.
 #[derive(Clone, Debug)]
 struct Job {
     view: RunningView,
-    /// Rigid: run time; malleable: work in unit-seconds.
+    /// Rigid: run time (setup, work, checkpoints); malleable: work in unit-seconds.
     amount: i64,
 }
 
@@ -56,19 +56,24 @@ fn scenario() -> impl Strategy<Value = (Vec<Job>, i64, u32, u32)> {
                                 amount: i64::from(size + extra) * (now + more + 1),
                             }
                         } else {
-                            let runtime = Duration(now + more);
+                            let work = Duration(now + more);
+                            let checkpoints = tau.map(|t| Checkpointing {
+                                interval: Duration(t),
+                                cost: Duration(t / 10),
+                            });
+                            let wall = checkpoints.map_or(work, |c| c.wall_time(work).unwrap());
                             Job {
                                 view: RunningView {
                                     id,
                                     size,
                                     setup,
                                     kind: RunningKind::Rigid {
-                                        runtime,
+                                        work,
                                         elapsed: Duration(now),
-                                        checkpoint_interval: tau.map(Duration),
+                                        checkpoints,
                                     },
                                 },
-                                amount: runtime.0,
+                                amount: (setup + wall).0,
                             }
                         }
                     })
@@ -131,25 +136,23 @@ fn check_decisions(
     for pair in preempted.windows(2) {
         prop_assert!(mechanism.overhead(&pair[0]) <= mechanism.overhead(&pair[1]));
     }
-    // Minimality: without the last preemption (and with every other job shrunk to its minimum
-    // under SPAA), too few nodes.
+    // Minimality: without the last preemption, too few nodes; SPAA preempts only when
+    // shrinking every malleable job to its minimum would not be enough, and then only.
     if let Some(last) = preempted.last() {
         let kept_preempted: u32 = preempted.iter().map(|j| j.size).sum::<u32>() - last.size;
-        let slack: u32 = match mechanism.kind {
-            cosched_hybrid::MechanismKind::Paa => 0,
-            cosched_hybrid::MechanismKind::Spaa => running
-                .iter()
-                .filter(|j| {
-                    !preempted[..preempted.len() - 1]
-                        .iter()
-                        .any(|p| p.id == j.id)
-                })
-                .map(|j| j.slack())
-                .sum(),
-        };
+        prop_assert!(free + kept_preempted < needed, "a preemption too many");
+        let slack: u32 = running.iter().map(|j| j.slack()).sum();
+        if mechanism.kind == cosched_hybrid::MechanismKind::Spaa {
+            prop_assert!(
+                free + slack < needed,
+                "SPAA preempted though shrinking sufficed"
+            );
+        }
         prop_assert!(
-            free + kept_preempted + slack < needed,
-            "a preemption too many"
+            !decisions
+                .iter()
+                .any(|d| matches!(d, Decision::Shrink { .. })),
+            "preemptions and shrinks mixed"
         );
     }
     // Shrinks: malleable jobs only, within their range, never of a preempted job, and no
@@ -197,60 +200,51 @@ fn check_decisions(
     Ok(())
 }
 
-/// The mechanisms written the direct way: sort every job by (overhead, id), preempt while
-/// the freed nodes plus the remaining slack fall short, then take one node at a time from the
-/// largest shrinkable job (ties: smallest id).
+/// The mechanisms written the direct way: SPAA takes one node at a time from the largest
+/// shrinkable job (ties: smallest id) when the slack covers the deficit; otherwise (and
+/// always for PAA) every job is sorted by (overhead, id) and preempted while too few nodes are
+/// freed.
 fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> Vec<Decision> {
     if free >= needed {
         return Vec::new();
     }
     let deficit = needed - free;
+    let slack: u32 = running.iter().map(|j| j.slack()).sum();
+    if m.kind == cosched_hybrid::MechanismKind::Spaa && slack >= deficit {
+        let mut sizes: Vec<(JobId, u32, u32, u32)> = running
+            .iter()
+            .filter_map(|j| match j.kind {
+                RunningKind::Malleable { min_size, .. } => Some((j.id, j.size, min_size, j.size)),
+                RunningKind::Rigid { .. } => None,
+            })
+            .collect();
+        sizes.sort_by_key(|s| s.0);
+        for _ in 0..deficit {
+            let k = (0..sizes.len())
+                .filter(|&k| sizes[k].3 > sizes[k].2)
+                .max_by_key(|&k| (sizes[k].3, std::cmp::Reverse(sizes[k].0)))
+                .expect("slack covers the deficit");
+            sizes[k].3 -= 1;
+        }
+        return sizes
+            .into_iter()
+            .filter(|s| s.3 < s.1)
+            .map(|s| Decision::Shrink { job: s.0, to: s.3 })
+            .collect();
+    }
     if running.iter().map(|j| j.size).sum::<u32>() < deficit {
         return vec![Decision::WaitAtFront];
     }
-    let spaa = m.kind == cosched_hybrid::MechanismKind::Spaa;
     let mut order: Vec<&RunningView> = running.iter().collect();
     order.sort_by_key(|j| (m.overhead(j), j.id));
-    let mut slack: u32 = if spaa {
-        running.iter().map(|j| j.slack()).sum()
-    } else {
-        0
-    };
-    let (mut freed, mut out, mut gone) = (0, Vec::new(), Vec::new());
+    let (mut freed, mut out) = (0, Vec::new());
     for j in order {
-        if freed + slack >= deficit {
+        if freed >= deficit {
             break;
         }
         freed += j.size;
-        if spaa {
-            slack -= j.slack();
-        }
-        gone.push(j.id);
         out.push(Decision::Preempt { job: j.id });
     }
-    let mut sizes: Vec<(JobId, u32, u32, u32)> = running
-        .iter()
-        .filter(|j| !gone.contains(&j.id))
-        .filter_map(|j| match j.kind {
-            RunningKind::Malleable { min_size, .. } => Some((j.id, j.size, min_size, j.size)),
-            RunningKind::Rigid { .. } => None,
-        })
-        .collect();
-    sizes.sort_by_key(|s| s.0);
-    while freed < deficit {
-        let k = (0..sizes.len())
-            .filter(|&k| sizes[k].3 > sizes[k].2)
-            .max_by_key(|&k| (sizes[k].3, std::cmp::Reverse(sizes[k].0)))
-            .expect("slack covers the rest");
-        sizes[k].3 -= 1;
-        freed += 1;
-    }
-    out.extend(
-        sizes
-            .into_iter()
-            .filter(|s| s.3 < s.1)
-            .map(|s| Decision::Shrink { job: s.0, to: s.3 }),
-    );
     out
 }
 
@@ -284,7 +278,8 @@ proptest! {
             for job in &jobs {
                 let v = job.view;
                 let batch = match v.kind {
-                    RunningKind::Rigid { runtime, .. } => {
+                    RunningKind::Rigid { .. } => {
+                        let runtime = Duration(job.amount);
                         BatchJob::rigid(&RigidJob::new(v.id, Time(0), v.size, runtime, runtime).unwrap())
                     }
                     RunningKind::Malleable { min_size, max_size } => {
@@ -311,13 +306,20 @@ proptest! {
                 let v = running.iter().find(|j| j.id == *id).unwrap();
                 let queued = cluster.queue().find(|q| q.job.id == *id).unwrap();
                 match v.kind {
-                    RunningKind::Rigid { runtime, elapsed, checkpoint_interval } => {
-                        // Resumes from its last checkpoint, with setup paid again.
-                        let saved = match checkpoint_interval {
-                            Some(tau) => elapsed.0 / tau.0 * tau.0,
-                            None => 0,
+                    RunningKind::Rigid { work, elapsed, checkpoints } => {
+                        // Resumes from its last completed checkpoint, with setup paid again
+                        // and the checkpoints of the work left.
+                        let (tau, delta) = checkpoints.map_or((i64::MAX, 0), |c| (c.interval.0, c.cost.0));
+                        // One checkpoint after every full interval that leaves work to do.
+                        let count = |w: i64| if w <= 0 { 0 } else { (w - 1) / tau };
+                        let done = if elapsed <= v.setup {
+                            0
+                        } else {
+                            ((elapsed - v.setup).0 / tau.saturating_add(delta)).min(count(work.0))
                         };
-                        prop_assert_eq!(queued.job.runtime, Duration(runtime.0 - saved) + v.setup);
+                        let left = work.0 - done * if done > 0 { tau } else { 0 };
+                        let expected = v.setup.0 + left + count(left) * delta;
+                        prop_assert_eq!(queued.job.runtime, Duration(expected));
                     }
                     RunningKind::Malleable { .. } => {
                         // Unit-seconds left on its size are conserved.
