@@ -67,6 +67,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "paper_mean_s",
             "paper_sd_s",
             "jobs_on_cloud",
+            "cloud_nodes",
+            "nodes_out_of_credit",
         ],
     )
     .with_notes(
@@ -111,6 +113,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Cell::paper(Some(paper.mean_s), 2),
             Cell::paper(Some(paper.sd_s), 2),
             Cell::from(Some(r.completed_on_cloud as u64)),
+            Cell::from(Some(r.outcome.cloud_nodes.len() as u64)),
+            Cell::from(Some(r.nodes_out_of_credit as u64)),
         ]);
         seeds_table.row([
             Cell::fixed(paper.capital, 2),

@@ -80,6 +80,8 @@ pub struct Run {
     pub mean_desktop_s: f64,
     /// Hours cloud nodes were in the pool (joined to stopped).
     pub cloud_up_hours: f64,
+    /// Cloud nodes whose t2 CPU credits would have run out (the simulator does not throttle).
+    pub nodes_out_of_credit: usize,
     /// The full outcome.
     pub outcome: SimOutcome,
 }
@@ -123,6 +125,7 @@ pub fn run_capital(config: &SimConfig, model: &WorkloadModel, seed: u64) -> Resu
             .iter()
             .filter_map(|n| n.ready.map(|r| (n.stopped - r).as_hours_f64()))
             .sum(),
+        nodes_out_of_credit: outcome.nodes_out_of_credit(),
         outcome,
     })
 }

@@ -395,6 +395,42 @@ impl SimOutcome {
             .unwrap_or(0.0)
     }
 
+    /// Cloud nodes of a burstable type ([`crate::pool::BurstCredits`]) whose CPU credits would
+    /// have run out during the run: credits at launch plus those earned since the node joined,
+    /// less one per busy vCPU-minute (every stay counts as busy from dispatch, transfer
+    /// included), dropped below zero at some instant. The simulator runs every vCPU at full
+    /// speed; a count of 0 shows that throttling to the baseline could not have occurred.
+    pub fn nodes_out_of_credit(&self) -> usize {
+        self.cloud_nodes
+            .iter()
+            .filter(|n| {
+                let Some(credits) = self.instance_types[n.instance].credits else {
+                    return false;
+                };
+                let Some(ready) = n.ready else { return false };
+                // +1 at every dispatch, −1 at every departure, on this node's slots.
+                let mut steps: Vec<(Time, i64)> = self
+                    .placements
+                    .iter()
+                    .filter(|p| self.slots[p.slot].node == n.node)
+                    .flat_map(|p| [(p.start, 1), (p.end, -1)])
+                    .collect();
+                steps.sort_unstable();
+                let (mut balance, mut busy, mut at) = (credits.launch, 0i64, ready);
+                for (t, step) in steps {
+                    let secs = (t - at).secs() as f64;
+                    balance += secs * (credits.earned_per_hour / 3600.0 - busy as f64 / 60.0);
+                    if balance < 0.0 {
+                        return true;
+                    }
+                    busy += step;
+                    at = t;
+                }
+                false
+            })
+            .count()
+    }
+
     /// Instance-hours used per instance type.
     pub fn instance_hours(&self) -> Vec<f64> {
         let mut hours = vec![0.0; self.instance_types.len()];

@@ -469,3 +469,37 @@ fn an_unbounded_lease_does_not_overflow() {
     check_no_job_lost(&s, &jobs, &out).unwrap();
     assert!(!out.cloud_nodes.is_empty(), "the policy starts nodes");
 }
+
+/// A burstable node without credits runs out as soon as it computes; the paper's t2 ladder
+/// never does on the paper's pool (the simulator's full-speed vCPUs are then exact).
+#[test]
+fn credit_exhaustion_is_detected_and_absent_on_the_paper_pool() {
+    let jobs = WorkloadModel::paper()
+        .generate(Duration(20_000), SeedStreams::new(2), 1000)
+        .unwrap();
+    let mut config = SimConfig::paper(Capital::new(0.75).unwrap());
+    config.horizon = Time(20_000);
+    config.seed = 2;
+    let out = simulate(&config, &jobs).unwrap();
+    assert!(!out.cloud_nodes.is_empty());
+    assert_eq!(out.nodes_out_of_credit(), 0);
+    for t in &mut config.policy.instance_types {
+        t.credits = Some(cosched_albatross::pool::BurstCredits {
+            launch: 0.0,
+            earned_per_hour: 0.0,
+        });
+    }
+    let starved = simulate(&config, &jobs).unwrap();
+    let busy = starved
+        .cloud_nodes
+        .iter()
+        .filter(|n| {
+            starved
+                .placements
+                .iter()
+                .any(|p| starved.slots[p.slot].node == n.node && p.end > p.start)
+        })
+        .count();
+    assert!(busy > 0);
+    assert_eq!(starved.nodes_out_of_credit(), busy);
+}
