@@ -503,3 +503,29 @@ fn credit_exhaustion_is_detected_and_absent_on_the_paper_pool() {
     assert!(busy > 0);
     assert_eq!(starved.nodes_out_of_credit(), busy);
 }
+
+/// Halving the desktops' speed and the jobs' work leaves the no-Albatross run unchanged (up to
+/// rounding of run times to whole seconds): the baseline cannot identify desktop speed.
+#[test]
+fn the_baseline_is_invariant_under_desktop_speed_and_work_scaled_together() {
+    let run = |speed: f64| {
+        let model = WorkloadModel {
+            mean_work_s: WorkloadModel::paper().mean_work_s * speed,
+            ..WorkloadModel::paper()
+        };
+        let jobs = model
+            .generate(Duration(100_000), SeedStreams::new(4), 1000)
+            .unwrap();
+        let mut config = SimConfig::paper(Capital::ZERO);
+        config.seed = 4;
+        for d in &mut config.desktops {
+            d.speed = speed;
+        }
+        simulate(&config, &jobs).unwrap()
+    };
+    let (a, b) = (run(1.0), run(0.5));
+    assert_eq!(a.owner_changes, b.owner_changes);
+    let (sa, sb) = (a.runtime_stats().unwrap(), b.runtime_stats().unwrap());
+    assert!(sa.n.abs_diff(sb.n) <= 1, "{} vs {} completed", sa.n, sb.n);
+    assert!((sa.mean_s - sb.mean_s).abs() < 0.05 * sa.mean_s);
+}
