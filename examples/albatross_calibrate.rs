@@ -24,7 +24,7 @@ use cosched_examples::{Cell, CommonArgs, LinePlot, Sweep, Table};
 const NAME: &str = "albatross_calibrate";
 
 #[derive(Parser)]
-#[command(about = "Albatross: calibrate owners and job lengths on the no-Albatross baseline")]
+#[command(about = "Albatross: calibrate owners and job lengths on the no-Albatross baseline", long_about = None)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
@@ -41,8 +41,17 @@ struct Point {
     work_cv: f64,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
+fn main() -> std::process::ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("albatross_calibrate: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let quick = cli.common.quick;
     let mut out = cli.common.output(NAME)?;
     let seeds: Vec<u64> = replicate_seeds(

@@ -20,7 +20,7 @@ use cosched_examples::{Cell, Claims, CommonArgs, LinePlot, Sweep, Table};
 const NAME: &str = "albatross_capital";
 
 #[derive(Parser)]
-#[command(about = "Albatross: progress, job run time and cloud cost against capital")]
+#[command(about = "Albatross: progress, job run time and cloud cost against capital", long_about = None)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
@@ -29,8 +29,17 @@ struct Cli {
     seeds: Option<u64>,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
+fn main() -> std::process::ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("albatross_capital: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let mut out = cli.common.output(NAME)?;
     let n = cli.seeds.unwrap_or(if cli.common.quick { 3 } else { 8 });
     let configs: Vec<(usize, u64)> = (0..PAPER.len())
