@@ -257,11 +257,18 @@ fn claims(by_fig: &[Vec<Run>], n: u64) -> Claims {
     let gaps = series(|r| r.mean_gap_s);
     let costs = series(|r| r.cost_usd);
     let mut c = Claims::new("albatross");
-    let seeds = format!("(mean of {n} seeds)");
+    let with_ci = |f: usize, pick: fn(&Run) -> f64| {
+        Spread::of(&by_fig[f].iter().map(pick).collect::<Vec<_>>()).map_or("-".into(), |s| {
+            let ci = s
+                .ci95_half_width
+                .map_or(String::new(), |h| format!(" ± {h:.3}"));
+            format!("{:.3}{ci} (95 % CI, {n} seeds)", s.mean)
+        })
+    };
     c.check(
         "§V, Fig. 1",
         "without Albatross progress converges to ≈ 1/8 (calibration target)",
-        format!("{:.3} {seeds}", progress[0]),
+        with_ci(0, |r| r.progress_at_end),
         "≈ 0.125",
         near(progress[0], 0.125, 0.25),
     );
@@ -278,7 +285,7 @@ fn claims(by_fig: &[Vec<Run>], n: u64) -> Claims {
     c.check(
         "§V, Fig. 2",
         "low capital (0.25): progress around 3/8 at 27 h",
-        format!("{:.3}", progress[1]),
+        with_ci(1, |r| r.progress_at_end),
         "≈ 0.375",
         near(progress[1], 0.375, 0.25),
     )
@@ -344,6 +351,15 @@ fn claims(by_fig: &[Vec<Run>], n: u64) -> Claims {
         )
         .because(why.clone());
     }
+    let late = series(|r| r.progress_at_end - r.progress_at_90ks);
+    c.check(
+        "§V, Fig. 2",
+        "low capital: progress is steadily decreasing at the end",
+        format!("{:+.4} from 90,000 to 100,000 s", late[1]),
+        "decreasing",
+        late[1] < 0.0,
+    )
+    .because("measured as the change of completed / dispatched over the last 10,000 s");
     let (low_mid, mid_high) = (means[1] - means[2], means[2] - means[3]);
     c.check(
         "§V",

@@ -64,6 +64,8 @@ pub struct Run {
     pub completed: usize,
     /// completed / dispatched at the horizon.
     pub progress_at_end: f64,
+    /// completed / dispatched at 90,000 s (the last point at or before it).
+    pub progress_at_90ks: f64,
     /// Mean job run time of the completed jobs, s (NaN if none).
     pub mean_s: f64,
     /// Its sample sd, s (NaN below two).
@@ -109,6 +111,13 @@ pub fn run_capital(config: &SimConfig, model: &WorkloadModel, seed: u64) -> Resu
         dispatched: last.map_or(0, |p| p.dispatched),
         completed: last.map_or(0, |p| p.completed),
         progress_at_end: outcome.final_progress(),
+        progress_at_90ks: outcome
+            .progress
+            .iter()
+            .take_while(|p| p.time.secs() <= 90_000)
+            .last()
+            .and_then(|p| p.progress())
+            .unwrap_or(f64::NAN),
         mean_s: stats.map_or(f64::NAN, |s| s.mean_s),
         sd_s: stats.and_then(|s| s.sd_s).unwrap_or(f64::NAN),
         cost_usd: outcome.cloud_cost,
