@@ -15,6 +15,12 @@
 //!   whose match is symmetric ([`match_ads`]) and picks the highest job rank, then machine
 //!   rank, then lowest slot. After the cycle the policy sees an [`Observation`] and its
 //!   decisions go to the simulator's cloud at once ([`crate::policy::apply`]).
+//! - **Slots**: static by default (a machine of `n` slots splits its memory evenly, HTCondor's
+//!   default); with [`SimConfig::partitionable`] each machine advertises one partitionable
+//!   slot (`PartitionableSlot = true`, its unclaimed `Cpus` and `Memory`), a matching job whose
+//!   `RequestCpus` and `RequestMemory` fit gets a dynamic slot of exactly that size, and the
+//!   partitionable slot shrinks until the job leaves (HTCondor manual, "Dynamic Provisioning:
+//!   Partitionable and Dynamic Slots"); one partitionable slot may take several jobs per cycle.
 //! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds; on a cloud
 //!   slot each stay first pays [`SimConfig::cloud_transfer`] (§V: "transferring data to and
 //!   from the AWS nodes"). An owner's return vacates or suspends it ([`OwnerReturn`]);
@@ -73,6 +79,9 @@ pub struct SimConfig {
     pub cloud_transfer: Duration,
     /// The run stops here, jobs left or not.
     pub horizon: Time,
+    /// Machines advertise one partitionable slot (a job takes a dynamic slot of its
+    /// `RequestCpus` and `RequestMemory`) instead of static slots splitting them evenly.
+    pub partitionable: bool,
     /// Root seed of the owners' streams.
     pub seed: u64,
 }
@@ -130,7 +139,8 @@ impl SimConfig {
     /// speed; ours), owners [`PAPER_OWNERS`], HTCondor's desktop policy for returning owners
     /// ([`htcondor_desktop::OWNER_RETURN`]), a negotiation cycle every 60 s (HTCondor's
     /// `NEGOTIATOR_INTERVAL` default), the paper's capital table ([`AlbatrossConfig::paper`]),
-    /// 10 s of data transfer per cloud stay (ours: "a minor cost in time"), 100,000 s.
+    /// 10 s of data transfer per cloud stay (ours: "a minor cost in time"), 100,000 s, static
+    /// slots (HTCondor's default).
     pub fn paper(c: Capital) -> SimConfig {
         SimConfig {
             desktops: vec![
@@ -147,6 +157,7 @@ impl SimConfig {
             negotiation_interval: Duration::from_secs(60),
             cloud_transfer: Duration::from_secs(10),
             horizon: PAPER_HORIZON,
+            partitionable: false,
             seed: 0,
         }
     }
@@ -221,6 +232,9 @@ pub struct Placement {
     pub suspended: Duration,
     /// Data transfer paid at the start of this stay (cloud slots).
     pub transfer: Duration,
+    /// The `Cpus` and `Memory` of the dynamic slot carved for this stay, on a partitionable
+    /// machine.
+    pub dynamic_slot: Option<(i64, i64)>,
     /// Why it ended.
     pub outcome: RunEnd,
 }
@@ -255,6 +269,10 @@ impl Slot {
         let mut ad = self.ad.clone();
         if let Some(idle) = placement.keyboard_idle {
             ad.insert_value(KEYBOARD_IDLE, idle.secs());
+        }
+        if let Some((cpus, memory_mb)) = placement.dynamic_slot {
+            ad.insert_value("Cpus", cpus);
+            ad.insert_value("Memory", memory_mb);
         }
         ad
     }
@@ -522,6 +540,36 @@ struct Machine {
     speed: f64,
     slots: std::ops::Range<usize>,
     state: MachineState,
+    /// The partitionable slot, if the machine has one (its `slots` are then its dynamic-slot
+    /// capacity, one per CPU).
+    pslot: Option<PartitionableSlot>,
+}
+
+/// A machine's partitionable slot: its ad and unclaimed resources.
+struct PartitionableSlot {
+    ad: ClassAd,
+    cpus: i64,
+    memory_mb: i64,
+}
+
+/// A slot the negotiator may give a job this cycle.
+#[derive(Clone, Copy)]
+enum Candidate {
+    /// A free static slot.
+    Static(usize),
+    /// A machine's partitionable slot.
+    Partitionable(usize),
+}
+
+/// What a job asks for: `RequestCpus` (default 1) and `RequestMemory` (default 0), evaluated
+/// against the slot.
+fn request(job: &ClassAd, slot: &ClassAd) -> (i64, i64) {
+    let get = |name: &str, default: i64| match job.eval_attr(name, Some(slot)) {
+        Value::Int(i) => i.max(0),
+        Value::Real(r) if r.is_finite() => (r.ceil() as i64).max(0),
+        _ => default,
+    };
+    (get("RequestCpus", 1), get("RequestMemory", 0))
 }
 
 struct SlotState {
@@ -539,6 +587,8 @@ struct SlotState {
     suspensions: u32,
     suspended: Duration,
     keyboard_idle: Option<Duration>,
+    /// CPUs and memory a dynamic slot took from its partitionable slot.
+    claimed: (i64, i64),
     /// Bumped whenever the slot's pending `Finish` or `SuspendLimit` becomes stale.
     epoch: u64,
 }
@@ -704,7 +754,7 @@ impl<'a> Sim<'a> {
                     rng: Box::new(rng),
                 },
                 MachineKind::Desktop,
-                d.slots,
+                (d.slots, d.memory_mb),
                 |name| d.slot_ad(name, config.owners.accept_after),
             );
             schedule_within(q, Time::ZERO, first, horizon, Ev::Owner { desktop: i })?;
@@ -719,26 +769,26 @@ impl<'a> Sim<'a> {
         Ok(sim)
     }
 
+    /// Adds a machine of `slots` slots (static) or CPUs (partitionable) and `memory_mb`.
     fn add_machine(
         &mut self,
         speed: f64,
         state: MachineState,
         kind: MachineKind,
-        slots: u32,
+        (slots, memory_mb): (u32, u32),
         ad: impl Fn(&str) -> ClassAd,
     ) -> usize {
         let machine = self.machines.len();
         let first = self.slot_states.len();
+        let host = match kind {
+            MachineKind::Desktop => format!("desktop{machine}"),
+            MachineKind::Cloud(i) => format!("{}-{machine}", self.out.instance_types[i].name),
+        };
         for s in 0..slots {
-            let name = match kind {
-                MachineKind::Desktop => format!("slot{}@desktop{machine}", s + 1),
-                MachineKind::Cloud(i) => {
-                    format!(
-                        "slot{}@{}-{machine}",
-                        s + 1,
-                        self.out.instance_types[i].name
-                    )
-                }
+            let name = if self.config.partitionable {
+                format!("slot1_{}@{host}", s + 1)
+            } else {
+                format!("slot{}@{host}", s + 1)
             };
             self.out.slots.push(Slot {
                 node: NodeId(machine as u32),
@@ -755,13 +805,26 @@ impl<'a> Sim<'a> {
                 suspensions: 0,
                 suspended: Duration::ZERO,
                 keyboard_idle: None,
+                claimed: (0, 0),
                 epoch: 0,
             });
         }
+        let pslot = self.config.partitionable.then(|| {
+            let mut ad = ad(&format!("slot1@{host}"));
+            ad.insert_value("Cpus", i64::from(slots));
+            ad.insert_value("Memory", i64::from(memory_mb));
+            ad.insert_value("PartitionableSlot", true);
+            PartitionableSlot {
+                ad,
+                cpus: i64::from(slots),
+                memory_mb: i64::from(memory_mb),
+            }
+        });
         self.machines.push(Machine {
             speed,
             slots: first..self.slot_states.len(),
             state,
+            pslot,
         });
         machine
     }
@@ -815,66 +878,159 @@ impl<'a> Sim<'a> {
 
     /// Advertises every desktop slot's `KeyboardIdle` as of `now`.
     fn update_desktop_ads(&mut self, now: Time) {
-        for (machine, m) in self.machines.iter().enumerate() {
+        for machine in 0..self.machines.len() {
             if let Some(idle) = self.keyboard_idle(machine, now) {
-                for slot in m.slots.clone() {
+                for slot in self.machines[machine].slots.clone() {
                     self.out.slots[slot]
                         .ad
                         .insert_value(KEYBOARD_IDLE, idle.secs());
                 }
+                if let Some(p) = &mut self.machines[machine].pslot {
+                    p.ad.insert_value(KEYBOARD_IDLE, idle.secs());
+                }
             }
         }
     }
 
-    /// The free slots in the pool whose own `START` holds (no job can match the others).
-    fn willing_slots(&self) -> Vec<usize> {
-        (0..self.slot_states.len())
-            .filter(|&s| {
-                self.slot_states[s].running.is_none()
-                    && self.in_pool(self.slot_states[s].machine)
-                    && self.out.slots[s].ad.eval_attr("Start", None) == Value::Bool(true)
-            })
-            .collect()
+    /// The slots the negotiator may hand out this cycle: free static slots and partitionable
+    /// slots with a CPU and a dynamic slot left, in the pool and with their own `START` true
+    /// (no job can match the others).
+    fn candidates(&self) -> Vec<Candidate> {
+        let starts = |ad: &ClassAd| ad.eval_attr("Start", None) == Value::Bool(true);
+        let mut out = Vec::new();
+        for (machine, m) in self.machines.iter().enumerate() {
+            if !self.in_pool(machine) {
+                continue;
+            }
+            let free = |s: &usize| self.slot_states[*s].running.is_none();
+            match &m.pslot {
+                Some(p) => {
+                    if p.cpus > 0 && m.slots.clone().any(|s| free(&s)) && starts(&p.ad) {
+                        out.push(Candidate::Partitionable(machine));
+                    }
+                }
+                None => out.extend(
+                    m.slots
+                        .clone()
+                        .filter(|s| free(s) && starts(&self.out.slots[*s].ad))
+                        .map(Candidate::Static),
+                ),
+            }
+        }
+        out
+    }
+
+    /// Whether `job` matches `candidate` (for a partitionable slot: and its request fits what
+    /// is left), with the job's and the machine's ranks.
+    fn try_match(&self, job: usize, candidate: Candidate) -> Option<(f64, f64)> {
+        let ad = match candidate {
+            Candidate::Static(slot) => &self.out.slots[slot].ad,
+            Candidate::Partitionable(machine) => {
+                let m = &self.machines[machine];
+                let p = m.pslot.as_ref()?;
+                let (cpus, memory_mb) = request(&self.jobs[job].ad, &p.ad);
+                let room = m
+                    .slots
+                    .clone()
+                    .any(|s| self.slot_states[s].running.is_none());
+                if !room || cpus > p.cpus || memory_mb > p.memory_mb {
+                    return None;
+                }
+                &p.ad
+            }
+        };
+        let m = match_ads(&self.jobs[job].ad, ad);
+        m.matched.then_some((m.job_rank, m.machine_rank))
+    }
+
+    /// Claims `candidate` for `job`: a static slot as it is, or a dynamic slot carved out of
+    /// the partitionable slot (its ad the partitionable one's with the job's `Cpus` and
+    /// `Memory`); returns the slot the job runs on.
+    fn claim(&mut self, job: usize, candidate: Candidate) -> Option<usize> {
+        let machine = match candidate {
+            Candidate::Static(slot) => return Some(slot),
+            Candidate::Partitionable(machine) => machine,
+        };
+        let slots = self.machines[machine].slots.clone();
+        let slot = slots
+            .into_iter()
+            .find(|&s| self.slot_states[s].running.is_none())?;
+        let p = self.machines[machine].pslot.as_mut()?;
+        let (cpus, memory_mb) = request(&self.jobs[job].ad, &p.ad);
+        p.cpus -= cpus;
+        p.memory_mb -= memory_mb;
+        let mut dynamic = p.ad.clone();
+        p.ad.insert_value("Cpus", p.cpus);
+        p.ad.insert_value("Memory", p.memory_mb);
+        dynamic.insert_value("Cpus", cpus);
+        dynamic.insert_value("Memory", memory_mb);
+        dynamic.insert_value("PartitionableSlot", false);
+        dynamic.insert_value("DynamicSlot", true);
+        let name = self.out.slots[slot].ad.eval_attr("Name", None);
+        dynamic.insert_value("Name", name);
+        self.out.slots[slot].ad = dynamic;
+        self.slot_states[slot].claimed = (cpus, memory_mb);
+        Some(slot)
     }
 
     fn negotiate(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
         self.update_desktop_ads(now);
-        let free = self.willing_slots();
+        let free = self.candidates();
         let mut taken = vec![false; free.len()];
-        let mut left = free.len();
         let mut dispatched = 0;
         let queued: Vec<(Time, usize)> = self.queue.iter().copied().collect();
         for key in queued {
-            if left == 0 {
+            if taken.iter().all(|&t| t) {
                 break;
             }
             let job = key.1;
             let mut best: Option<(f64, f64, usize)> = None;
-            for (k, &slot) in free.iter().enumerate() {
+            for (k, &candidate) in free.iter().enumerate() {
                 if taken[k] {
                     continue;
                 }
-                let m = match_ads(&self.jobs[job].ad, &self.out.slots[slot].ad);
-                if m.matched
-                    && best.is_none_or(|(jr, mr, _)| (m.job_rank, m.machine_rank) > (jr, mr))
+                if let Some(ranks) = self.try_match(job, candidate)
+                    && best.is_none_or(|(jr, mr, _)| ranks > (jr, mr))
                 {
-                    best = Some((m.job_rank, m.machine_rank, k));
+                    best = Some((ranks.0, ranks.1, k));
                 }
             }
-            if let Some((_, _, k)) = best {
-                taken[k] = true;
-                left -= 1;
-                self.queue.remove(&key);
-                self.start_run(now, job, free[k], q)?;
-                dispatched += 1;
-            }
+            let Some((_, _, k)) = best else { continue };
+            let Some(slot) = self.claim(job, free[k]) else {
+                continue;
+            };
+            // A static slot is gone; a partitionable slot stays on offer (try_match checks
+            // what is left of it).
+            taken[k] = matches!(free[k], Candidate::Static(_));
+            self.queue.remove(&key);
+            self.start_run(now, job, slot, q)?;
+            dispatched += 1;
         }
         let free_desktop_slots = free
             .iter()
             .zip(&taken)
-            .filter(|&(&s, &t)| !t && self.out.slots[s].kind == MachineKind::Desktop)
-            .count();
+            .filter(|&(_, &t)| !t)
+            .map(|(&c, _)| self.free_desktop_capacity(c))
+            .sum();
         self.consult_policy(now, dispatched, free_desktop_slots, q)
+    }
+
+    /// How many more jobs a candidate on a desktop could take (0 on a cloud node).
+    fn free_desktop_capacity(&self, candidate: Candidate) -> usize {
+        match candidate {
+            Candidate::Static(s) => usize::from(self.out.slots[s].kind == MachineKind::Desktop),
+            Candidate::Partitionable(machine) => {
+                let m = &self.machines[machine];
+                match (&m.state, &m.pslot) {
+                    (MachineState::Desktop { .. }, Some(p)) => {
+                        let free = m.slots.clone();
+                        let free = free.filter(|&s| self.slot_states[s].running.is_none());
+                        free.count().min(p.cpus.max(0) as usize)
+                    }
+                    _ => 0,
+                }
+            }
+        }
     }
 
     fn consult_policy(
@@ -940,7 +1096,7 @@ impl<'a> Sim<'a> {
                 lifetime,
             },
             MachineKind::Cloud(instance),
-            t.slots,
+            (t.slots, t.memory_mb),
             |name| t.slot_ad(name),
         );
         self.out.cloud_nodes.push(CloudNodeRecord {
@@ -1154,6 +1310,14 @@ impl<'a> Sim<'a> {
         };
         let s = &mut self.slot_states[slot];
         s.running = None;
+        let (cpus, memory_mb) = std::mem::take(&mut s.claimed);
+        let partitionable = self.machines[s.machine].pslot.is_some();
+        if let Some(p) = &mut self.machines[s.machine].pslot {
+            p.cpus += cpus;
+            p.memory_mb += memory_mb;
+            p.ad.insert_value("Cpus", p.cpus);
+            p.ad.insert_value("Memory", p.memory_mb);
+        }
         if let Some(since) = s.suspended_since.take() {
             s.suspended += now - since;
         }
@@ -1167,6 +1331,7 @@ impl<'a> Sim<'a> {
             suspensions: s.suspensions,
             suspended: s.suspended,
             transfer: s.transfer.min(now - s.started),
+            dynamic_slot: partitionable.then_some((cpus, memory_mb)),
             outcome,
         });
         let remaining = &mut self.remaining_s[job];

@@ -26,6 +26,7 @@ struct Scenario {
     interarrival_s: i64,
     cloud_forbidden: f64,
     seed: u64,
+    partitionable: bool,
 }
 
 /// The four owner-return modes; suspensions limited to 0 s .. 1 h.
@@ -50,8 +51,9 @@ prop_compose! {
         interarrival_s in 60i64..600,
         cloud_forbidden in 0.0f64..0.5,
         seed in any::<u64>(),
+        partitionable in any::<bool>(),
     ) -> Scenario {
-        Scenario { capital, desktops, owner_return, fit, lease_s, interarrival_s, cloud_forbidden, seed }
+        Scenario { capital, desktops, owner_return, fit, lease_s, interarrival_s, cloud_forbidden, seed, partitionable }
     }
 }
 
@@ -79,6 +81,7 @@ fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
         cosched_albatross::policy::CapitalTable::new(tiers, config.policy.instance_types.len())
             .unwrap();
     config.seed = s.seed;
+    config.partitionable = s.partitionable;
     config.horizon = Time(10_000) + Duration::from_hours(24 * 30);
     let workload = WorkloadModel {
         interarrival: Duration(s.interarrival_s),
@@ -318,6 +321,7 @@ fn every_owner_return_mode_keeps_the_invariants() {
                 interarrival_s: 300,
                 cloud_forbidden: 0.1,
                 seed,
+                partitionable: false,
             };
             let (_, jobs, out) = run(&s);
             check_exclusive_and_matched(&s, &jobs, &out).unwrap();
@@ -358,6 +362,7 @@ fn runs_are_deterministic_for_a_seed() {
         interarrival_s: 60,
         cloud_forbidden: 0.2,
         seed: 11,
+        partitionable: false,
     };
     let (_, _, a) = run(&s);
     let (_, _, b) = run(&s);
@@ -440,6 +445,7 @@ fn an_unbounded_suspension_limit_does_not_overflow() {
             interarrival_s: 60,
             cloud_forbidden: 0.0,
             seed,
+            partitionable: false,
         };
         let (_, jobs, out) = run(&s);
         check_exclusive_and_matched(&s, &jobs, &out).unwrap();
@@ -463,6 +469,7 @@ fn an_unbounded_lease_does_not_overflow() {
         interarrival_s: 60,
         cloud_forbidden: 0.0,
         seed: 4,
+        partitionable: false,
     };
     let (_, jobs, out) = run(&s);
     check_exclusive_and_matched(&s, &jobs, &out).unwrap();
@@ -528,4 +535,47 @@ fn the_baseline_is_invariant_under_desktop_speed_and_work_scaled_together() {
     let (sa, sb) = (a.runtime_stats().unwrap(), b.runtime_stats().unwrap());
     assert!(sa.n.abs_diff(sb.n) <= 1, "{} vs {} completed", sa.n, sb.n);
     assert!((sa.mean_s - sb.mean_s).abs() < 0.05 * sa.mean_s);
+}
+
+/// Partitionable slots: a job takes a dynamic slot of its own size, so a 3 GB job runs on a
+/// t2.medium (2 vCPU, 4 GiB) whose static slots hold 2 GiB each; two 1.5 GB jobs share it at
+/// once; the partitionable slot gets its resources back when they leave.
+#[test]
+fn partitionable_slots_fit_jobs_static_slots_cannot() {
+    let run = |partitionable: bool, memory: &[u32]| {
+        let mut config = SimConfig::paper(Capital::new(0.75).unwrap());
+        config.desktops.clear();
+        config.partitionable = partitionable;
+        config.horizon = Time(20_000);
+        let jobs: Vec<Job> = memory
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| Job::new(cosched_core::JobId(i as u64), Time(0), 600.0, m, true))
+            .collect();
+        simulate(&config, &jobs).unwrap()
+    };
+    let completed = |o: &SimOutcome| o.jobs.iter().filter(|j| j.end.is_some()).count();
+    assert_eq!(
+        completed(&run(false, &[3072])),
+        0,
+        "no static 2 GiB slot holds 3 GB"
+    );
+    let out = run(true, &[3072]);
+    assert_eq!(completed(&out), 1);
+    let p = &out.placements[0];
+    let ad = out.slots[p.slot].ad_at_dispatch(p);
+    assert_eq!(ad.eval_attr("Memory", None), Value::Int(3072));
+    assert_eq!(ad.eval_attr("DynamicSlot", None), Value::Bool(true));
+    let two = run(true, &[1536, 1536, 1536]);
+    assert_eq!(completed(&two), 3);
+    let first: Vec<_> = two
+        .placements
+        .iter()
+        .filter(|p| p.start == two.placements[0].start)
+        .collect();
+    assert_eq!(
+        first.len(),
+        2,
+        "two jobs share the node at once, the third waits"
+    );
 }
