@@ -3,6 +3,8 @@
 //! - `cargo xtask reproduce [--quick] [--only NAME,...]`: builds and runs the examples declared
 //!   in `examples/Cargo.toml`, then collects their tables and plots into
 //!   `target/figures/REPORT.md`.
+//! - `cargo xtask slurm up [--nodes N] | down | status`: a real multi-node Slurm cluster on this
+//!   machine, under `target/slurm` (see [`slurm`]).
 //! - `cargo xtask ci`: what CI runs, stopping at the first failure: `cargo fmt --all --check`,
 //!   `cargo clippy --workspace --all-targets -- -D warnings`, `cargo test --workspace`, then
 //!   `cargo xtask reproduce --quick`.
@@ -10,6 +12,8 @@
 mod manifest;
 mod report;
 mod reproduce;
+mod slurm;
+mod slurm_array;
 
 use std::error::Error;
 use std::ffi::OsStr;
@@ -35,6 +39,12 @@ enum Task {
     Reproduce(reproduce::Options),
     /// Run what CI runs: fmt check, clippy, tests, quick reproduction; stop at the first failure.
     Ci,
+    /// A local multi-node Slurm cluster under target/slurm: up, down, status.
+    Slurm {
+        /// What to do.
+        #[command(subcommand)]
+        action: slurm::Action,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,6 +53,7 @@ fn main() -> ExitCode {
     let outcome = match cli.task {
         Task::Reproduce(options) => reproduce::run(&root, &options),
         Task::Ci => ci(&root),
+        Task::Slurm { action } => slurm::run(&root, &action),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::report::{self, Run};
 use crate::report::{CLAIMS_FILE, ClaimTotals};
-use crate::{Result, cargo, manifest};
+use crate::{Result, cargo, manifest, slurm_array};
 
 /// Where the examples write, relative to the workspace root: one directory per example.
 const FIGURES: &str = "target/figures";
@@ -25,6 +25,22 @@ pub struct Options {
     /// Run only these examples (comma-separated names).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     only: Vec<String>,
+    /// Run the examples as a Slurm job array (one task per example) on the cluster of
+    /// `SLURM_CONF` (e.g. the one `cargo xtask slurm up` starts), wait, and merge the tasks'
+    /// outputs into the same report. The cluster needs the workspace on a shared file system.
+    #[arg(long)]
+    slurm: bool,
+    /// With `--slurm`: the partition to submit to (default: the cluster's default).
+    #[arg(long, requires = "slurm")]
+    partition: Option<String>,
+    /// With `--slurm`: write the sbatch array script and stop, for a user to submit by hand;
+    /// `--collect-only` then writes the report from the tasks' outputs.
+    #[arg(long, requires = "slurm")]
+    emit_only: bool,
+    /// Write the report from the outputs already in `target/figures` (of an earlier or a
+    /// hand-submitted run) without running anything.
+    #[arg(long, conflicts_with = "slurm")]
+    collect_only: bool,
 }
 
 impl Options {
@@ -33,6 +49,10 @@ impl Options {
         Options {
             quick: true,
             only: Vec::new(),
+            slurm: false,
+            partition: None,
+            emit_only: false,
+            collect_only: false,
         }
     }
 }
@@ -42,15 +62,44 @@ pub fn run(root: &Path, options: &Options) -> Result {
     let declared = manifest::examples(&root.join("examples/Cargo.toml"))?;
     let selected = select(&declared, &options.only)?;
     let figures = root.join(FIGURES);
-    if !selected.is_empty() {
+    if !selected.is_empty() && !options.collect_only {
         cargo(
             root,
             &["build", "--release", "-p", "cosched-examples", "--examples"],
         )?;
     }
     let mut runs = Vec::new();
-    for name in selected {
-        runs.push(run_example(root, name, options.quick)?);
+    if options.collect_only {
+        for name in selected {
+            runs.push(collect(root, name, elapsed_of(root, name))?);
+        }
+    } else if options.slurm {
+        let job = slurm_array::Job {
+            names: &selected,
+            quick: options.quick,
+            partition: options.partition.as_deref(),
+        };
+        for name in &selected {
+            clear(root, name)?;
+        }
+        let script = slurm_array::write_script(root, &job)?;
+        if options.emit_only {
+            println!("sbatch array script written to {}", script.display());
+            println!(
+                "submit it with `sbatch {}`; when its tasks are done, run `cargo xtask reproduce --collect-only{}` to write the report",
+                script.display(),
+                if options.quick { " --quick" } else { "" }
+            );
+            return Ok(());
+        }
+        slurm_array::submit_and_wait(root, &script)?;
+        for name in selected {
+            runs.push(collect(root, name, elapsed_of(root, name))?);
+        }
+    } else {
+        for name in selected {
+            runs.push(run_example(root, name, options.quick)?);
+        }
     }
     fs::create_dir_all(&figures)
         .map_err(|e| format!("cannot create `{}`: {e}", figures.display()))?;
@@ -83,13 +132,31 @@ fn select<'a>(declared: &'a [String], only: &[String]) -> Result<Vec<&'a str>> {
         .collect())
 }
 
-/// Runs example `name` into a fresh `target/figures/NAME` and reads what it wrote.
-fn run_example(root: &Path, name: &str, quick: bool) -> Result<Run> {
-    let out = format!("{FIGURES}/{name}");
-    let dir = root.join(&out);
+/// Empties `target/figures/NAME` before a run.
+fn clear(root: &Path, name: &str) -> Result {
+    let dir = root.join(FIGURES).join(name);
     if dir.exists() {
         fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear `{}`: {e}", dir.display()))?;
     }
+    Ok(())
+}
+
+/// The run time an array task recorded for `name` (0 when it recorded none).
+fn elapsed_of(root: &Path, name: &str) -> f64 {
+    let path = root
+        .join(FIGURES)
+        .join(name)
+        .join(slurm_array::ELAPSED_FILE);
+    fs::read_to_string(path)
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .map_or(0.0, |ms| ms / 1000.0)
+}
+
+/// Runs example `name` into a fresh `target/figures/NAME` and reads what it wrote.
+fn run_example(root: &Path, name: &str, quick: bool) -> Result<Run> {
+    let out = format!("{FIGURES}/{name}");
+    clear(root, name)?;
     let mut args = vec!["run", "--release", "--quiet", "-p", "cosched-examples"];
     args.extend(["--example", name, "--", "--out", &out]);
     if quick {
@@ -99,7 +166,12 @@ fn run_example(root: &Path, name: &str, quick: bool) -> Result<Run> {
     cargo(root, &args).map_err(|e| format!("example `{name}` failed: {e}"))?;
     let seconds = start.elapsed().as_secs_f64();
     eprintln!("==> {name}: {seconds:.1} s");
+    collect(root, name, seconds)
+}
 
+/// Reads what example `name` wrote into `target/figures/NAME`.
+fn collect(root: &Path, name: &str, seconds: f64) -> Result<Run> {
+    let dir = root.join(FIGURES).join(name);
     let table = dir.join(TABLE_FILE);
     let tables = fs::read_to_string(&table).map_err(|e| {
         format!(

@@ -1,0 +1,136 @@
+//! Live tests against a real Slurm cluster: `cargo xtask slurm up` (8 nodes), then
+//! `COSCHED_SLURM=target/slurm/etc/slurm.conf cargo test`. Without `COSCHED_SLURM` every test
+//! prints why it skips and passes; with it, a cluster that does not answer fails them.
+//!
+//! Each test uses its own nodes, so they run in parallel on one cluster.
+
+use std::path::PathBuf;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use cosched_slurm::{JobEndLog, JobState, NodeState, Slurm};
+
+/// The cluster of `COSCHED_SLURM`, or `None` (with the reason printed) when it is unset.
+fn cluster(test: &str) -> Option<Slurm> {
+    let Some(conf) = std::env::var_os("COSCHED_SLURM") else {
+        println!(
+            "skipping {test}: COSCHED_SLURM is not set (run `cargo xtask slurm up` and export what it prints)"
+        );
+        return None;
+    };
+    let slurm = Slurm::with_config(PathBuf::from(conf));
+    if let Err(e) = slurm.ping() {
+        panic!("COSCHED_SLURM is set but the cluster does not answer: {e}");
+    }
+    Some(slurm)
+}
+
+/// Polls `check` every 200 ms until it holds; panics naming `what` after `limit`.
+fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        sleep(Duration::from_millis(200));
+    }
+}
+
+fn state(slurm: &Slurm, node: &str) -> NodeState {
+    slurm.node(node).expect("node status").state
+}
+
+fn job_state(slurm: &Slurm, id: &str) -> Option<JobState> {
+    slurm
+        .jobs()
+        .expect("job status")
+        .into_iter()
+        .find(|j| j.id == id)
+        .map(|j| j.state)
+}
+
+/// A reclaim of a busy node drains it: the running batch job finishes (never killed), the node
+/// takes no new job, and a restore returns it to service.
+#[test]
+fn draining_a_busy_node_lets_its_job_finish() {
+    let Some(slurm) = cluster("draining_a_busy_node_lets_its_job_finish") else {
+        return;
+    };
+    let id = slurm
+        .submit(["-N1", "-w", "n1", "-o", "/dev/null", "--wrap", "sleep 3"])
+        .expect("sbatch");
+    wait_for("the job to run", Duration::from_secs(20), || {
+        job_state(&slurm, &id) == Some(JobState::Running)
+    });
+    slurm.drain("n1", "cosched live test").expect("drain");
+    let node = slurm.node("n1").expect("n1");
+    assert_eq!(node.state, NodeState::Draining);
+    assert_eq!(node.reason.as_deref(), Some("cosched live test"));
+    // A job asking for n1 now waits: the node takes nothing new.
+    let blocked = slurm
+        .submit(["-N1", "-w", "n1", "-o", "/dev/null", "--wrap", "true"])
+        .expect("sbatch");
+    wait_for("the drain to complete", Duration::from_secs(30), || {
+        state(&slurm, "n1") == NodeState::Drained
+    });
+    assert_eq!(job_state(&slurm, &id), Some(JobState::Completed));
+    assert_eq!(job_state(&slurm, &blocked), Some(JobState::Pending));
+    slurm.resume("n1").expect("resume");
+    wait_for(
+        "the blocked job to run on the restored node",
+        Duration::from_secs(30),
+        || job_state(&slurm, &blocked) == Some(JobState::Completed),
+    );
+}
+
+/// A reclaim of an idle node takes it at once.
+#[test]
+fn draining_an_idle_node_takes_it_at_once() {
+    let Some(slurm) = cluster("draining_an_idle_node_takes_it_at_once") else {
+        return;
+    };
+    slurm.drain("n2", "cosched live test").expect("drain");
+    assert_eq!(state(&slurm, "n2"), NodeState::Drained);
+    slurm.resume("n2").expect("resume");
+    wait_for("n2 to be idle", Duration::from_secs(10), || {
+        state(&slurm, "n2") == NodeState::Idle
+    });
+    assert!(matches!(
+        slurm.node("no-such-node"),
+        Err(cosched_slurm::SlurmError::UnknownNode(_))
+    ));
+    assert!(slurm.drain("no-such-node", "x").is_err());
+}
+
+/// A job end reaches a policy both ways: by polling `squeue` and through the controller's
+/// epilog notifier.
+#[test]
+fn job_ends_are_seen_by_polling_and_by_the_epilog() {
+    let Some(slurm) = cluster("job_ends_are_seen_by_polling_and_by_the_epilog") else {
+        return;
+    };
+    let conf = slurm.config().expect("configured").to_owned();
+    let log_path = conf
+        .parent()
+        .and_then(|etc| etc.parent())
+        .expect("target/slurm")
+        .join("log/job-ends.log");
+    let mut log = JobEndLog::new(&log_path);
+    let _ = log.read_new().expect("read the log");
+    let id = slurm
+        .submit(["-N2", "-w", "n3,n4", "-o", "/dev/null", "--wrap", "sleep 1"])
+        .expect("sbatch");
+    wait_for("squeue to report the end", Duration::from_secs(30), || {
+        job_state(&slurm, &id) == Some(JobState::Completed)
+    });
+    let mut seen = Vec::new();
+    wait_for(
+        "the epilog to report the end",
+        Duration::from_secs(30),
+        || {
+            seen.extend(log.read_new().expect("read the log"));
+            seen.iter().any(|e| e.job_id == id)
+        },
+    );
+    let end = seen.iter().find(|e| e.job_id == id).expect("seen");
+    assert_eq!(end.nodes, ["n3", "n4"]);
+    assert_eq!(end.exit_code, Some(0));
+}
