@@ -11,8 +11,10 @@
 //!   HTCondor's own library by a committed fixture table;
 //! - [`pool`]: desktops with owners who come and go, cloud instance types, their slot ads;
 //! - [`workload`]: the paper's job stream (one job every five minutes) with job ads;
-//! - [`policy`]: the Albatross policy — the stall detector and the capital table — as a
-//!   plain struct with no clock, RNG or I/O;
+//! - [`policy`]: the Albatross policy — the stall detector, the capital table (t2 ladder and
+//!   node lifetimes) and the spin-down rules — as a plain struct with no clock, RNG or I/O,
+//!   whose decisions go to a [`CloudBackend`] (the simulator's cloud, or a real one) and whose
+//!   state serialises;
 //! - [`sim`]: the pool simulator (the environment only) on cosched-core's kernel — owners from
 //!   named random streams, negotiation cycles, the simulator's cloud (node lifetimes, billing),
 //!   per-job records, the paper's progress ratio over time and its job run-time metric.
@@ -64,3 +66,9 @@ pub mod policy;
 pub mod pool;
 pub mod sim;
 pub mod workload;
+
+pub use policy::{
+    Albatross, AlbatrossConfig, AlbatrossState, Capital, CloudBackend, Decision, Observation,
+};
+pub use sim::{SimConfig, SimError, SimOutcome, simulate};
+pub use workload::{Job, WorkloadModel};
