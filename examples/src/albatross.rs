@@ -74,6 +74,8 @@ pub struct Run {
     pub cost_usd: f64,
     /// Jobs completed on cloud nodes.
     pub completed_on_cloud: usize,
+    /// When the first job completed, s (NaN if none).
+    pub first_completion_s: f64,
     /// Mean time between successive completions, s (the saw-tooth's period; NaN below two).
     pub mean_gap_s: f64,
     /// Mean run time of the jobs completed on cloud nodes, s (NaN if none).
@@ -126,6 +128,7 @@ pub fn run_capital(config: &SimConfig, model: &WorkloadModel, seed: u64) -> Resu
             .iter()
             .filter(|j| matches!(j.completed_on, Some(MachineKind::Cloud(_))))
             .count(),
+        first_completion_s: ends.first().map_or(f64::NAN, |&t| t as f64),
         mean_gap_s: cosched_core::stats::mean(&gaps).unwrap_or(f64::NAN),
         mean_cloud_s: mean_runtime(&outcome, true),
         mean_desktop_s: mean_runtime(&outcome, false),
