@@ -1086,7 +1086,10 @@ impl<'a> Sim<'a> {
         lifetime: Duration,
         q: &mut EventQueue<Ev>,
     ) -> Result<(), EngineError> {
-        let t = self.out.instance_types[instance].clone();
+        // The policy only names its own types; anything else starts nothing.
+        let Some(t) = self.out.instance_types.get(instance).cloned() else {
+            return Ok(());
+        };
         let record = self.out.cloud_nodes.len();
         let machine = self.add_machine(
             t.speed,
