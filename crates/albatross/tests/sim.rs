@@ -579,3 +579,71 @@ fn partitionable_slots_fit_jobs_static_slots_cannot() {
         "two jobs share the node at once, the third waits"
     );
 }
+
+/// §IV-C/§IV-F on the paper's pool at capital 0.25, step by step: one node at a time; each
+/// stays at most its lifetime (15 min) after joining; a job cut at the lifetime end is
+/// checkpointed and requeued; a new node is requested only once no job has been dispatched
+/// for the stall threshold (300 s).
+#[test]
+fn nodes_live_their_lifetime_and_restart_only_on_a_new_stall() {
+    let jobs = WorkloadModel::paper()
+        .generate(Duration(30_000), SeedStreams::new(5), 1000)
+        .unwrap();
+    let mut config = SimConfig::paper(Capital::new(0.25).unwrap());
+    config.horizon = Time(30_000);
+    config.seed = 5;
+    let out = simulate(&config, &jobs).unwrap();
+    assert!(out.cloud_nodes.len() > 3);
+    let starts: Vec<Time> = out.placements.iter().map(|p| p.start).collect();
+    for pair in out.cloud_nodes.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert!(b.requested >= a.stopped, "one node at a time");
+        let last_dispatch = starts.iter().filter(|&&t| t < b.requested).max();
+        assert!(
+            last_dispatch.is_none_or(|&t| b.requested - t >= Duration(300)),
+            "node requested at {} only {:?} after a dispatch",
+            b.requested,
+            last_dispatch
+        );
+    }
+    for n in &out.cloud_nodes {
+        if let Some(ready) = n.ready {
+            assert!(n.stopped - ready <= Duration::from_mins(15));
+        }
+    }
+    let cut = out
+        .placements
+        .iter()
+        .find(|p| p.outcome == RunEnd::NodeStopped)
+        .expect("some job outlives a node");
+    let job = &out.jobs[cut.job];
+    assert!(job.node_stops >= 1);
+    assert!(
+        out.placements
+            .iter()
+            .any(|p| p.job == cut.job && p.start >= cut.end)
+    );
+}
+
+/// §III-B: an idle cloud node spins down as soon as a desktop is free and no job waits,
+/// before its lifetime ends; with the rule off it stays its whole lifetime.
+#[test]
+fn idle_nodes_spin_down_when_desktops_are_free() {
+    let run = |spin_down: bool| {
+        let mut config = SimConfig::paper(Capital::new(1.0).unwrap());
+        config.desktops.truncate(1);
+        config.owners = OwnerActivity::exponential(Duration(1200), Duration(7200), Duration(60));
+        config.horizon = Time(20_000);
+        config.policy.spin_down.when_desktops_free = spin_down;
+        config.seed = 1;
+        let jobs = vec![Job::new(cosched_core::JobId(0), Time(0), 100.0, 256, true)];
+        simulate(&config, &jobs).unwrap()
+    };
+    let (on, off) = (run(true), run(false));
+    let life = |o: &SimOutcome| {
+        let n = o.cloud_nodes[0];
+        n.stopped - n.ready.unwrap()
+    };
+    assert!(life(&on) < Duration::from_mins(60), "{:?}", life(&on));
+    assert_eq!(life(&off), Duration::from_mins(60));
+}
