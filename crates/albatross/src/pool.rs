@@ -23,16 +23,18 @@
 //!   ([`Eviction::Checkpoint`], the standard universe) or losing it ([`Eviction::Restart`],
 //!   the vanilla universe);
 //! - [`OwnerReturn::Suspend`]: the job stays on the desktop, paused, and resumes where it
-//!   stopped as soon as the owner leaves again (`CONTINUE`); if the owner stays longer than
+//!   stopped once the owner has been away [`OwnerActivity::continue_after`] (`CONTINUE`); if
+//!   the owner stays longer than
 //!   `max_suspension` (HTCondor's `MaxSuspendTime`), the job is evicted then, with the
 //!   configured [`Eviction`].
 //!
 //! ## Machine ads
 //! Every machine advertises one ClassAd per slot (HTCondor's static slots: a machine of `n`
-//! slots divides its memory evenly), e.g. for a desktop whose owner is away for 20 minutes
-//! and which accepts jobs after 10:
-//! `[ Name = "desktop3"; Cpus = 1; Memory = 4096; Mips = 1000; IsCloud = false;
-//! KeyboardIdle = 1200; Start = KeyboardIdle > 600;
+//! slots divides its memory evenly; the simulator can also run partitionable slots, see
+//! [`crate::sim`]), e.g. for a desktop whose owner is away for 20 minutes and which accepts
+//! jobs after 15:
+//! `[ Name = "slot1@desktop3"; Cpus = 1; Memory = 4096; Mips = 1000; IsCloud = false;
+//! KeyboardIdle = 1200; Start = KeyboardIdle > 900;
 //! Requirements = START && TARGET.RequestMemory <= MY.Memory; Rank = 0 ]`.
 //! `Mips` is [`REFERENCE_MIPS`] × the machine's speed factor.
 
