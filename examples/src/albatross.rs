@@ -100,8 +100,8 @@ pub fn run_capital(config: &SimConfig, model: &WorkloadModel, seed: u64) -> Resu
     let mut config = config.clone();
     config.seed = seed;
     let outcome = simulate(&config, &jobs)?;
-    let last = outcome.progress.last().copied();
-    let stats = outcome.runtime_stats();
+    let report = outcome.report();
+    let stats = report.runtime;
     let mut ends: Vec<i64> = outcome
         .jobs
         .iter()
@@ -110,9 +110,9 @@ pub fn run_capital(config: &SimConfig, model: &WorkloadModel, seed: u64) -> Resu
     ends.sort_unstable();
     let gaps: Vec<f64> = ends.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
     Ok(Run {
-        dispatched: last.map_or(0, |p| p.dispatched),
-        completed: last.map_or(0, |p| p.completed),
-        progress_at_end: outcome.final_progress(),
+        dispatched: report.jobs_dispatched,
+        completed: report.jobs_completed,
+        progress_at_end: report.progress_at_end,
         progress_at_90ks: outcome
             .progress
             .iter()
@@ -122,22 +122,14 @@ pub fn run_capital(config: &SimConfig, model: &WorkloadModel, seed: u64) -> Resu
             .unwrap_or(f64::NAN),
         mean_s: stats.map_or(f64::NAN, |s| s.mean_s),
         sd_s: stats.and_then(|s| s.sd_s).unwrap_or(f64::NAN),
-        cost_usd: outcome.cloud_cost,
-        completed_on_cloud: outcome
-            .jobs
-            .iter()
-            .filter(|j| matches!(j.completed_on, Some(MachineKind::Cloud(_))))
-            .count(),
+        cost_usd: report.cost_usd,
+        completed_on_cloud: report.completed_on_cloud,
         first_completion_s: ends.first().map_or(f64::NAN, |&t| t as f64),
         mean_gap_s: cosched_core::stats::mean(&gaps).unwrap_or(f64::NAN),
         mean_cloud_s: mean_runtime(&outcome, true),
         mean_desktop_s: mean_runtime(&outcome, false),
-        cloud_up_hours: outcome
-            .cloud_nodes
-            .iter()
-            .filter_map(|n| n.ready.map(|r| (n.stopped - r).as_hours_f64()))
-            .sum(),
-        nodes_out_of_credit: outcome.nodes_out_of_credit(),
+        cloud_up_hours: report.cloud_up_hours,
+        nodes_out_of_credit: report.nodes_out_of_credit,
         outcome,
     })
 }

@@ -59,6 +59,7 @@ use crate::workload::Job;
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
 use cosched_core::workload::admit::{DuplicateJobId, admit};
 use cosched_core::{Duration, JobId, NodeId, ParamError, SeedStreams, StreamRng, Time, stats};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use thiserror::Error;
 
@@ -353,7 +354,7 @@ pub struct OwnerChange {
 }
 
 /// Mean and sample standard deviation of the job metric.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RuntimeStats {
     /// Jobs measured.
     pub n: usize,
@@ -388,7 +389,55 @@ pub struct SimOutcome {
     pub end: Time,
 }
 
+/// A run's figures, as the paper reports them (§V) plus the cloud's: what a report or a CSV
+/// row needs, serialisable.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SimReport {
+    /// Jobs dispatched to the system (submitted) by the horizon.
+    pub jobs_dispatched: usize,
+    /// Jobs completed by the horizon.
+    pub jobs_completed: usize,
+    /// completed / dispatched at the horizon.
+    pub progress_at_end: f64,
+    /// The job run time of the completed jobs.
+    pub runtime: Option<RuntimeStats>,
+    /// Jobs completed on cloud nodes.
+    pub completed_on_cloud: usize,
+    /// Cloud nodes started.
+    pub cloud_nodes: usize,
+    /// Hours cloud nodes spent in the pool (joined to stopped).
+    pub cloud_up_hours: f64,
+    /// Cloud nodes whose CPU credits would have run out ([`SimOutcome::nodes_out_of_credit`]).
+    pub nodes_out_of_credit: usize,
+    /// The cloud bill, $.
+    pub cost_usd: f64,
+}
+
 impl SimOutcome {
+    /// The run's figures ([`SimReport`]).
+    pub fn report(&self) -> SimReport {
+        let last = self.progress.last().copied();
+        SimReport {
+            jobs_dispatched: last.map_or(0, |p| p.dispatched),
+            jobs_completed: last.map_or(0, |p| p.completed),
+            progress_at_end: self.final_progress(),
+            runtime: self.runtime_stats(),
+            completed_on_cloud: self
+                .jobs
+                .iter()
+                .filter(|j| matches!(j.completed_on, Some(MachineKind::Cloud(_))))
+                .count(),
+            cloud_nodes: self.cloud_nodes.len(),
+            cloud_up_hours: self
+                .cloud_nodes
+                .iter()
+                .filter_map(|n| n.ready.map(|r| (n.stopped - r).as_hours_f64()))
+                .sum(),
+            nodes_out_of_credit: self.nodes_out_of_credit(),
+            cost_usd: self.cloud_cost,
+        }
+    }
+
     /// Mean and sample sd of the job run time (module docs) over jobs completed within the
     /// horizon; `None` if none completed.
     pub fn runtime_stats(&self) -> Option<RuntimeStats> {

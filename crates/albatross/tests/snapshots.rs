@@ -90,3 +90,18 @@ fn owner_return_modes() {
         report(suspend(Eviction::Checkpoint), 0.25)
     );
 }
+
+/// The paper's pool at capital 0.25 over 20,000 s, its report as JSON.
+#[test]
+fn paper_pool_report() {
+    use cosched_albatross::workload::WorkloadModel;
+    use cosched_core::SeedStreams;
+    let jobs = WorkloadModel::paper()
+        .generate(Duration(20_000), SeedStreams::new(1), 1000)
+        .expect("the paper's workload");
+    let mut config = SimConfig::paper(Capital::new(0.25).expect("a capital"));
+    config.horizon = Time(20_000);
+    config.seed = 1;
+    let report = simulate(&config, &jobs).expect("a valid run").report();
+    insta::assert_snapshot!(serde_json::to_string_pretty(&report).expect("serialisable"));
+}
