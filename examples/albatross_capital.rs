@@ -12,6 +12,7 @@ use clap::Parser;
 use cosched_albatross::policy::Capital;
 use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::WorkloadModel;
+use cosched_core::Duration;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
 use cosched_examples::albatross::{PAPER, Run, run_capital, write_progress_csv};
@@ -27,6 +28,9 @@ struct Cli {
     /// Seeds for the claims' spread [default: 8, quick: 3].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
     seeds: Option<u64>,
+    /// Albatross's stall threshold, seconds (the paper gives none; ours is 300).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(i64).range(1..=86_400))]
+    stall_threshold: i64,
 }
 
 fn main() -> std::process::ExitCode {
@@ -48,7 +52,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let model = WorkloadModel::paper();
     let runs = Sweep::new(NAME, configs).run(|&(f, seed)| {
         let capital = Capital::new(PAPER[f].capital).expect("the paper's capitals are valid");
-        run_capital(&SimConfig::paper(capital), &model, seed)
+        let mut config = SimConfig::paper(capital);
+        config.policy.stall_threshold = Duration(cli.stall_threshold);
+        run_capital(&config, &model, seed)
     });
     let mut by_fig: Vec<Vec<Run>> = vec![Vec::new(); PAPER.len()];
     for ((f, _), run) in runs {
