@@ -437,6 +437,26 @@ impl Albatross {
 
     /// Consumes one cycle's observation at `now` and returns the decisions: spin-downs
     /// (module docs), then at most one start per stall.
+    ///
+    /// ```
+    /// use cosched_albatross::classad::ClassAd;
+    /// use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Decision, Observation};
+    /// use cosched_core::{Duration, Time};
+    /// let mut policy = Albatross::new(AlbatrossConfig::paper(Capital::new(0.25)?), Time(0))?;
+    /// let job: ClassAd = "[ RequestMemory = 256; Requirements = true ]".parse()?;
+    /// let waiting = [&job];
+    /// let cycle = |dispatched| Observation {
+    ///     dispatched,
+    ///     waiting: &waiting,
+    ///     cloud_nodes: &[],
+    ///     free_desktop_slots: 0,
+    /// };
+    /// // No dispatch for 300 s with a job queued: a stall, so one t2.micro for 15 minutes.
+    /// assert!(policy.after_cycle(Time(240), &cycle(0)).is_empty());
+    /// let start = Decision::Start { instance: 0, count: 1, lifetime: Duration::from_mins(15) };
+    /// assert_eq!(policy.after_cycle(Time(300), &cycle(0)), vec![start]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn after_cycle(&mut self, now: Time, obs: &Observation<'_>) -> Vec<Decision> {
         if obs.dispatched > 0 || obs.waiting.is_empty() {
             self.timer_start = now;
