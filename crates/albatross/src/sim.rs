@@ -57,8 +57,11 @@ use crate::pool::{
 };
 use crate::workload::Job;
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
+use cosched_core::usage::{UsageKind, UsageLedger};
 use cosched_core::workload::admit::{DuplicateJobId, admit};
-use cosched_core::{Duration, JobId, NodeId, ParamError, SeedStreams, StreamRng, Time, stats};
+use cosched_core::{
+    Duration, JobId, NodeId, ParamError, Pool, SeedStreams, StreamRng, Time, stats,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use thiserror::Error;
@@ -385,6 +388,11 @@ pub struct SimOutcome {
     pub owner_changes: Vec<OwnerChange>,
     /// Σ instance-hours × hourly price.
     pub cloud_cost: f64,
+    /// Slot-seconds per pool ([`Pool::Volunteer`] for desktops, [`Pool::Cloud`]): held (a
+    /// desktop slot while its `START` holds, a cloud slot from request to stop), busy (a job
+    /// on it, suspensions excluded) and wasted (work lost to a restart; recorded from the
+    /// stay's start for its computing time).
+    pub usage: UsageLedger,
     /// When the run ended (the horizon).
     pub end: Time,
 }
@@ -409,6 +417,8 @@ pub struct SimReport {
     pub cloud_up_hours: f64,
     /// Cloud nodes whose CPU credits would have run out ([`SimOutcome::nodes_out_of_credit`]).
     pub nodes_out_of_credit: usize,
+    /// Busy over held cloud slot-seconds ([`SimOutcome::usage`]); `None` without cloud.
+    pub cloud_busy_fraction: Option<f64>,
     /// The cloud bill, $.
     pub cost_usd: f64,
 }
@@ -434,6 +444,11 @@ impl SimOutcome {
                 .filter_map(|n| n.ready.map(|r| (n.stopped - r).as_hours_f64()))
                 .sum(),
             nodes_out_of_credit: self.nodes_out_of_credit(),
+            cloud_busy_fraction: {
+                let held = self.usage.total(Pool::Cloud, UsageKind::Held);
+                let busy = self.usage.total(Pool::Cloud, UsageKind::Busy);
+                (held > 0).then(|| busy as f64 / held as f64)
+            },
             cost_usd: self.cloud_cost,
         }
     }
@@ -786,6 +801,7 @@ impl<'a> Sim<'a> {
                 progress: Vec::new(),
                 owner_changes: Vec::new(),
                 cloud_cost: 0.0,
+                usage: UsageLedger::with_windows(),
                 end: config.horizon,
             },
             jobs,
@@ -885,6 +901,14 @@ impl<'a> Sim<'a> {
         }
         for machine in 0..self.machines.len() {
             self.stop_node(end, machine);
+            if let MachineState::Desktop {
+                owner_busy: false,
+                since,
+                ..
+            } = self.machines[machine].state
+            {
+                self.record_desktop_held(machine, since, end);
+            }
         }
         if self.out.progress.last().is_none_or(|p| p.time < end) {
             self.record_progress(end);
@@ -894,6 +918,30 @@ impl<'a> Sim<'a> {
             sum + types[n.instance].cost(n.stopped - n.requested)
         });
         self.out
+    }
+
+    /// Records `units` slots of `machine` doing `kind` over `from..to` (empty spans ignored).
+    fn record_usage(&mut self, machine: usize, kind: UsageKind, from: Time, to: Time, units: u32) {
+        let pool = match self.machines[machine].state {
+            MachineState::Desktop { .. } => Pool::Volunteer,
+            MachineState::Cloud { .. } => Pool::Cloud,
+        };
+        if from < to {
+            // from < to, so the ledger cannot refuse the interval.
+            let _ = self
+                .out
+                .usage
+                .record(pool, kind, from, to, u64::from(units));
+        }
+    }
+
+    /// Records a desktop's time willing to run jobs (`START` true) in an absence that began
+    /// at `left` and ends at `now`.
+    fn record_desktop_held(&mut self, machine: usize, left: Time, now: Time) {
+        if let Some(from) = left.checked_add(self.config.owners.accept_after) {
+            let units = self.machines[machine].slots.len() as u32;
+            self.record_usage(machine, UsageKind::Held, from, now, units);
+        }
     }
 
     fn record_progress(&mut self, now: Time) {
@@ -1177,7 +1225,13 @@ impl<'a> Sim<'a> {
             return;
         }
         *state = CloudState::Stopped;
-        self.out.cloud_nodes[*record].stopped = now;
+        let record = *record;
+        self.out.cloud_nodes[record].stopped = now;
+        let (requested, units) = (
+            self.out.cloud_nodes[record].requested,
+            self.machines[machine].slots.len() as u32,
+        );
+        self.record_usage(machine, UsageKind::Held, requested, now, units);
         for slot in self.machines[machine].slots.clone() {
             if self.slot_states[slot].running.is_some() {
                 self.end_run(now, slot, RunEnd::NodeStopped);
@@ -1203,10 +1257,13 @@ impl<'a> Sim<'a> {
             return Ok(());
         };
         *owner_busy = !*owner_busy;
-        *since = now;
+        let left = std::mem::replace(since, now);
         *epoch += 1;
         let (busy, epoch) = (*owner_busy, *epoch);
         let next = if busy { owners.busy } else { owners.idle }.sample(rng.as_mut());
+        if busy {
+            self.record_desktop_held(desktop, left, now);
+        }
         self.out.owner_changes.push(OwnerChange {
             time: now,
             desktop,
@@ -1281,6 +1338,11 @@ impl<'a> Sim<'a> {
         let done = self.stretch_work(now, slot);
         let remaining = &mut self.remaining_s[job];
         *remaining = (*remaining - done).max(f64::MIN_POSITIVE);
+        let (machine, resumed) = (
+            self.slot_states[slot].machine,
+            self.slot_states[slot].resumed,
+        );
+        self.record_usage(machine, UsageKind::Busy, resumed, now, 1);
         let s = &mut self.slot_states[slot];
         s.suspended_since = Some(now);
         s.suspensions += 1;
@@ -1358,7 +1420,14 @@ impl<'a> Sim<'a> {
         // Progress since the last resumption; a suspended job's was kept when it paused.
         let done = match self.slot_states[slot].suspended_since {
             Some(_) => 0.0,
-            None => self.stretch_work(now, slot),
+            None => {
+                let (machine, resumed) = (
+                    self.slot_states[slot].machine,
+                    self.slot_states[slot].resumed,
+                );
+                self.record_usage(machine, UsageKind::Busy, resumed, now, 1);
+                self.stretch_work(now, slot)
+            }
         };
         let s = &mut self.slot_states[slot];
         s.running = None;
@@ -1386,14 +1455,19 @@ impl<'a> Sim<'a> {
             dynamic_slot: partitionable.then_some((cpus, memory_mb)),
             outcome,
         });
-        let remaining = &mut self.remaining_s[job];
-        let record = &mut self.out.jobs[job];
         let keep_progress = match (outcome, self.config.owner_return) {
             (RunEnd::Completed | RunEnd::Unfinished | RunEnd::NodeStopped, _) => true,
             (_, OwnerReturn::Vacate(e) | OwnerReturn::Suspend { then: e, .. }) => {
                 e == Eviction::Checkpoint
             }
         };
+        if !keep_progress && let Some(stay) = self.out.placements.last().copied() {
+            let machine = self.slot_states[slot].machine;
+            let lost = stay.start.checked_add(stay.running()).unwrap_or(stay.end);
+            self.record_usage(machine, UsageKind::Wasted, stay.start, lost, 1);
+        }
+        let remaining = &mut self.remaining_s[job];
+        let record = &mut self.out.jobs[job];
         *remaining = if keep_progress {
             (*remaining - done).max(f64::MIN_POSITIVE)
         } else {

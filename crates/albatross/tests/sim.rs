@@ -275,6 +275,26 @@ proptest! {
             .map(|n| out.instance_types[n.instance].slots as usize).sum::<usize>());
     }
 
+    /// The node-seconds ledger agrees with the stays: busy slot-seconds are the stays' spans
+    /// without suspensions, per pool; wasted never exceeds busy; cloud busy never exceeds
+    /// cloud held.
+    #[test]
+    fn the_usage_ledger_agrees_with_the_stays(s in scenario()) {
+        use cosched_core::Pool;
+        use cosched_core::usage::UsageKind;
+        let (_, _, out) = run(&s);
+        let busy = |cloud: bool| out.placements.iter()
+            .filter(|p| (out.slots[p.slot].kind != MachineKind::Desktop) == cloud)
+            .map(|p| i128::from((p.end - p.start - p.suspended).secs()))
+            .sum::<i128>();
+        prop_assert_eq!(out.usage.total(Pool::Cloud, UsageKind::Busy), busy(true));
+        prop_assert_eq!(out.usage.total(Pool::Volunteer, UsageKind::Busy), busy(false));
+        for pool in [Pool::Cloud, Pool::Volunteer] {
+            prop_assert!(out.usage.total(pool, UsageKind::Wasted) <= out.usage.total(pool, UsageKind::Busy));
+        }
+        prop_assert!(out.usage.total(Pool::Cloud, UsageKind::Busy) <= out.usage.total(Pool::Cloud, UsageKind::Held));
+    }
+
     /// The environment is the policy's input, never its output: the owners' arrivals and
     /// departures and the submissions are identical without Albatross and at any capital.
     #[test]
