@@ -24,12 +24,12 @@ use cosched_examples::{Cell, CommonArgs, LinePlot, Sweep, Table};
 const NAME: &str = "albatross_calibrate";
 
 #[derive(Parser)]
-#[command(about = "Albatross: calibrate owners and job lengths on the no-Albatross baseline", long_about = None)]
+#[command(about = "Albatross: calibrate owners and job lengths on the no-Albatross baseline")]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
     /// Seeds per grid point [default: 8, quick: 2].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, value_parser = cosched_examples::parse_seed_count)]
     seeds: Option<u64>,
 }
 
@@ -42,13 +42,7 @@ struct Point {
 }
 
 fn main() -> std::process::ExitCode {
-    match run(Cli::parse()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("albatross_calibrate: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    cosched_examples::main_with(run)
 }
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {

@@ -21,12 +21,12 @@ use cosched_examples::{Cell, Claims, CommonArgs, LinePlot, Sweep, Table};
 const NAME: &str = "albatross_capital";
 
 #[derive(Parser)]
-#[command(about = "Albatross: progress, job run time and cloud cost against capital", long_about = None)]
+#[command(about = "Albatross: progress, job run time and cloud cost against capital")]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
     /// Seeds for the claims' spread [default: 8, quick: 3].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, value_parser = cosched_examples::parse_seed_count)]
     seeds: Option<u64>,
     /// Albatross's stall threshold, seconds (the paper gives none; ours is 300).
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(i64).range(1..=86_400))]
@@ -34,13 +34,7 @@ struct Cli {
 }
 
 fn main() -> std::process::ExitCode {
-    match run(Cli::parse()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("albatross_capital: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    cosched_examples::main_with(run)
 }
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {

@@ -6,20 +6,26 @@
 //! Per cell: the mean batch wait beside the all-batch lower bound (every on-demand request
 //! rejected), the on-demand reject rate and the utilisations. Expected shape: the reject rate
 //! grows with ρ and with the batch load (the Balancer can only take idle nodes when `W = 0`),
-//! and the batch wait stays near its lower bound. The paper shows curves and gives no numbers
-//! for this figure, so none are printed beside ours.
+//! and the batch wait stays near its lower bound. The paper's observations (§III-B3) are
+//! checked on our numbers, over several seeds.
 
 use cosched_balancer::sim::Configuration;
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
+use cosched_core::stats;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, Variant, prepare, rho_percent,
-    run_grid,
+    BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE, Variant,
+    cell, prepare, rho_percent, run_grid,
 };
+use cosched_examples::{Cell, Claims, Table};
 
 const NAME: &str = "balancer_fig2";
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about(
         "The Balancer, Figure 2: Basic (R = W = 0) over 5 batch workloads x 6 rho",
     );
@@ -60,5 +66,162 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         metrics: &[REJECT_RATE, BATCH_WAIT],
     };
     p.write(NAME, scales, &figure, &variants, &results)?;
+    let table2 = table_ii(&p);
+    p.write_table(&table2)?;
+    let claims = check(&p, scales, &results);
+    p.write_claims(&claims)?;
     Ok(())
+}
+
+/// The paper's Table II (§III-B1): nodes and run time (minutes) of the five workloads.
+const PAPER_TABLE_II: [(&str, [f64; 4]); 5] = [
+    ("U66-Narrow", [1.6, 3.4, 62.6, 293.6]),
+    ("U66-Main", [2.9, 6.6, 64.1, 303.1]),
+    ("U66-Wide", [5.7, 12.7, 60.8, 299.2]),
+    ("U77-Main", [2.9, 6.5, 64.8, 310.7]),
+    ("U88-Main", [2.9, 6.2, 65.4, 302.1]),
+];
+
+/// Table II for the workloads we generated (first seed), beside the paper's.
+fn table_ii(p: &Prepared) -> Table {
+    let mut t = Table::new(
+        "balancer_table2",
+        "Table II: job statistics of the synthetic batch workloads (ours / paper)",
+        [
+            "workload",
+            "jobs",
+            "avg nodes",
+            "paper",
+            "std nodes",
+            "paper",
+            "avg runtime (min)",
+            "paper",
+            "std runtime (min)",
+            "paper",
+        ],
+    )
+    .with_notes(
+        "Ours: the first seed's week; sample standard deviations. Paper: Table II, from 1 % \
+         of two years of LCRC jobs (ours: from --sample-lcrc files, else a generated trace).",
+    );
+    for (w, label) in p.labels.iter().enumerate() {
+        let Some(jobs) = p
+            .replicates
+            .first()
+            .and_then(|r| r.batch.get(w))
+            .map(|b| &b.jobs)
+        else {
+            continue;
+        };
+        let nodes: Vec<f64> = jobs.iter().map(|j| f64::from(j.size)).collect();
+        let mins: Vec<f64> = jobs.iter().map(|j| j.runtime.0 as f64 / 60.0).collect();
+        let paper = PAPER_TABLE_II
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, v)| *v);
+        let theirs = |k: usize| Cell::paper(paper.map(|v| v[k]), 1);
+        t.row([
+            Cell::Text(label.clone()),
+            Cell::from(Some(jobs.len() as u64)),
+            Cell::fixed(stats::mean(&nodes).unwrap_or(f64::NAN), 1),
+            theirs(0),
+            Cell::fixed(stats::sample_sd(&nodes).unwrap_or(f64::NAN), 1),
+            theirs(1),
+            Cell::fixed(stats::mean(&mins).unwrap_or(f64::NAN), 1),
+            theirs(2),
+            Cell::fixed(stats::sample_sd(&mins).unwrap_or(f64::NAN), 1),
+            theirs(3),
+        ]);
+    }
+    t
+}
+
+/// §III-B3's observations about Figure 2.
+fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
+    let mut claims = Claims::new("balancer");
+    let source = "§III-B3, Fig. 2";
+    let rejects = |label: &str, scale: u32| {
+        p.workload(label)
+            .and_then(|w| cell(results, w, scale, 0))
+            .map(|r| (r.spread(&REJECT_RATE).mean, r.show(&REJECT_RATE, 3)))
+    };
+    // U66-Narrow: no rejections up to rho = 10 % (x8).
+    let narrow: Vec<(u32, f64, String)> = scales
+        .iter()
+        .filter(|&&s| s <= 8)
+        .filter_map(|&s| rejects("U66-Narrow", s).map(|(m, t)| (s, m, t)))
+        .collect();
+    if !narrow.is_empty() {
+        claims.check(
+            source,
+            "U66-Narrow: no rejections for rho up to 10 %",
+            narrow
+                .iter()
+                .map(|(s, _, t)| format!("x{s}: {t}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+            "0 up to rho = 10 %",
+            narrow.iter().all(|n| n.1 == 0.0),
+        );
+    }
+    // Main, U77, U88: rejections above zero at every rho.
+    for label in ["U66-Main", "U77-Main", "U88-Main"] {
+        let all: Vec<(u32, f64, String)> = scales
+            .iter()
+            .filter_map(|&s| rejects(label, s).map(|(m, t)| (s, m, t)))
+            .collect();
+        if all.is_empty() {
+            continue;
+        }
+        claims.check(
+            source,
+            format!("{label}: reject rate firmly above zero at every rho"),
+            all.iter()
+                .map(|(s, _, t)| format!("x{s}: {t}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+            "> 0 for every rho",
+            all.iter().all(|a| a.1 > 0.0),
+        );
+    }
+    // Rejections grow with rho and with the batch load.
+    if let (Some(&lo), Some(&hi)) = (scales.first(), scales.last()) {
+        let main = (rejects("U66-Main", lo), rejects("U66-Main", hi));
+        if let (Some(a), Some(b)) = main {
+            claims.check(
+                source,
+                "U66-Main: the reject rate grows with rho",
+                format!("x{lo}: {} -> x{hi}: {}", a.1, b.1),
+                "rises with rho",
+                b.0 > a.0,
+            );
+        }
+        let u88 = rejects("U88-Main", hi);
+        if let (Some(a), Some(b)) = (rejects("U66-Main", hi), u88) {
+            claims.check(
+                source,
+                "denser batch (U88) rejects more than U66-Main",
+                format!("x{hi}: U66 {} vs U88 {}", a.1, b.1),
+                "rises with batch utilisation",
+                b.0 > a.0,
+            );
+        }
+    }
+    // Batch wait near its lower bound (all-batch, variant 1) and ordered by batch density.
+    let wait = |label: &str, variant: usize| {
+        let hi = *scales.last()?;
+        p.workload(label)
+            .and_then(|w| cell(results, w, hi, variant))
+            .map(|r| r.spread(&BATCH_WAIT).mean)
+    };
+    if let (Some(narrow), Some(main)) = (wait("U66-Narrow", 0), wait("U66-Main", 0)) {
+        claims.check(
+            source,
+            "mean batch wait lower for narrower jobs (Narrow < Main)",
+            format!("{narrow:.2} h vs {main:.2} h"),
+            "Narrow < Main",
+            narrow < main,
+        );
+    }
+    claims
 }

@@ -8,23 +8,28 @@
 //! none are printed beside ours.
 
 use cosched_core::Duration;
+use cosched_examples::Claims;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, RESERVE_IDLE, Variant,
-    prepare, run_grid,
+    BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE,
+    RESERVE_IDLE, Variant, cell, prepare, run_grid,
 };
 
 const NAME: &str = "balancer_fig3";
 /// ρ = 1.25 % × 8 = 10 %.
 const SCALE: u32 = 8;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about("The Balancer, Figure 3: static reserve sweep at rho = 10 %");
     let (common, inputs) = (&cli.common, &cli.inputs);
     let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;
     let reserves: &[u32] = if common.quick {
-        &[0, 32, 128]
+        &[0, 30, 60, 120]
     } else {
-        &[0, 8, 16, 24, 32, 48, 64, 96, 128]
+        &[0, 15, 30, 45, 60, 90, 120, 150]
     };
     let variants: Vec<Variant> = reserves
         .iter()
@@ -54,5 +59,76 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         metrics: &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
     };
     p.write(NAME, &[SCALE], &figure, &variants, &results)?;
+    let claims = check(&p, reserves, &results);
+    p.write_claims(&claims)?;
     Ok(())
+}
+
+/// §III-B3 and §III-B4's observations about Figure 3 (U66-Main, rho = 10 %).
+fn check(p: &Prepared, reserves: &[u32], results: &[GridResult]) -> Claims {
+    let mut claims = Claims::new("balancer");
+    let source = "§III-B3, Fig. 3";
+    let Some(main) = p.workload("U66-Main") else {
+        return claims;
+    };
+    let at = |r: u32| {
+        let v = reserves.iter().position(|&x| x == r)?;
+        cell(results, main, SCALE, v)
+    };
+    let rate = |r: u32| at(r).map(|g| g.spread(&REJECT_RATE).mean);
+    if let (Some(r0), Some(r30), Some(r60)) = (at(0), at(30), at(60)) {
+        let best = rate(30).unwrap_or(1.0).min(rate(60).unwrap_or(1.0));
+        let base = r0.spread(&REJECT_RATE).mean;
+        claims.check(
+            source,
+            "R = 30 or 60 cuts the rejections by a significant factor (at least 2x)",
+            format!(
+                "R=0: {}; R=30: {}; R=60: {}",
+                r0.show(&REJECT_RATE, 3),
+                r30.show(&REJECT_RATE, 3),
+                r60.show(&REJECT_RATE, 3)
+            ),
+            "a significant factor",
+            base > 0.0 && best <= base / 2.0,
+        );
+    }
+    if let (Some(r60), Some(r120)) = (at(60), at(120)) {
+        claims.check(
+            source,
+            "near-zero rejections (< 1 %) need R = 120, about a third of the cluster",
+            format!(
+                "R=60: {}; R=120: {}",
+                r60.show(&REJECT_RATE, 3),
+                r120.show(&REJECT_RATE, 3)
+            ),
+            "~0 at R = 120, not before",
+            rate(120).is_some_and(|x| x < 0.01) && rate(60).is_some_and(|x| x >= 0.01),
+        );
+    }
+    if let (Some(r0), Some(r120)) = (at(0), at(120)) {
+        let (w0, w120) = (r0.spread(&BATCH_WAIT).mean, r120.spread(&BATCH_WAIT).mean);
+        claims.check(
+            source,
+            "batch wait worsens as the static reserve grows",
+            format!("R=0: {w0:.2} h -> R=120: {}", r120.show(&BATCH_WAIT, 2)),
+            "significantly worse",
+            w120 > w0,
+        );
+        claims.check(
+            "§III-B4",
+            "U66-Main batch wait at R = 120 is over 9 hours",
+            r120.show(&BATCH_WAIT, 2) + " h",
+            "> 9 h",
+            w120 > 9.0,
+        );
+        let idle = r120.spread(&RESERVE_IDLE).mean;
+        claims.check(
+            "§III-B4",
+            "unused reserve at R = 120: 13,959 node-hours (within 30 %)",
+            r120.show(&RESERVE_IDLE, 0) + " node-h",
+            "13,959 node-h",
+            (idle / 13_959.0 - 1.0).abs() <= 0.3,
+        );
+    }
+    claims
 }

@@ -11,14 +11,19 @@
 
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
+use cosched_examples::Claims;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, Plots, REJECT_RATE, RESERVE_IDLE, Variant,
-    prepare, rho_percent, run_grid,
+    BATCH_WAIT, COMBINED_UTIL, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared,
+    REJECT_RATE, RESERVE_IDLE, Variant, cell, prepare, rho_percent, run_grid,
 };
 
 const NAME: &str = "balancer_fig4";
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::balancer::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about(
         "The Balancer, Figure 4: reserve hints H = 15 and 30 min against Basic",
     );
@@ -57,5 +62,84 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         metrics: &[REJECT_RATE, BATCH_WAIT, RESERVE_IDLE],
     };
     p.write(NAME, scales, &figure, &variants, &results)?;
+    let claims = check(&p, scales, &results);
+    p.write_claims(&claims)?;
     Ok(())
+}
+
+/// §III-B4's observations about Figure 4 (variants: 0 Basic, 1 H15, 2 H30).
+fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
+    let mut claims = Claims::new("balancer");
+    let source = "§III-B4, Fig. 4";
+    let get = |label: &str, scale: u32, variant: usize| {
+        p.workload(label)
+            .and_then(|w| cell(results, w, scale, variant))
+    };
+    // rho = 10 %: x8.
+    for (label, limit, paper) in [
+        ("U66-Main", 0.0, "0"),
+        ("U66-Wide", 0.0, "0"),
+        ("U66-Narrow", 0.0, "0"),
+        ("U77-Main", 0.0, "0"),
+        ("U88-Main", 0.01, "< 1 %"),
+    ] {
+        if let Some(r) = get(label, 8, 2) {
+            claims.check(
+                source,
+                format!("H = 30 min, rho = 10 %: {label} reject rate {paper}"),
+                r.show(&REJECT_RATE, 4),
+                paper,
+                r.spread(&REJECT_RATE).mean <= limit,
+            );
+        }
+    }
+    for (label, limit, paper) in [
+        ("U66-Main", 0.01, "< 1 %"),
+        ("U77-Main", 0.04, "< 4 %"),
+        ("U88-Main", 0.04, "< 4 %"),
+    ] {
+        if let Some(r) = get(label, 8, 1) {
+            claims.check(
+                source,
+                format!("H = 15 min, rho = 10 %: {label} reject rate {paper}"),
+                r.show(&REJECT_RATE, 4),
+                paper,
+                r.spread(&REJECT_RATE).mean < limit,
+            );
+        }
+    }
+    if let Some(r) = get("U66-Main", 8, 2) {
+        let idle = r.spread(&RESERVE_IDLE).mean;
+        claims.check(
+            source,
+            "H = 30: unused reserve 578 node-h, 96 % below R = 120's 13,959 (at most 10 % of it)",
+            r.show(&RESERVE_IDLE, 0) + " node-h",
+            "578 node-h",
+            idle <= 0.1 * 13_959.0,
+        );
+        let wait = r.spread(&BATCH_WAIT).mean;
+        claims.check(
+            source,
+            "H = 30: U66-Main batch wait 'merely 50 minutes' (at most 100 min)",
+            format!("{:.0} min", 60.0 * wait),
+            "50 min",
+            wait <= 100.0 / 60.0,
+        );
+    }
+    if let Some(&hi) = scales.last()
+        && let (Some(h30), Some(basic)) = (get("U66-Main", hi, 2), get("U66-Main", hi, 0))
+    {
+        let (a, b) = (
+            h30.spread(&COMBINED_UTIL).mean,
+            basic.spread(&COMBINED_UTIL).mean,
+        );
+        claims.check(
+            source,
+            format!("hints raise the combined utilisation over Basic (x{hi})"),
+            format!("{a:.3} vs {b:.3}"),
+            "up (+5.1 points OD at rho = 30 %)",
+            a > b,
+        );
+    }
+    claims
 }

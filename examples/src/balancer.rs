@@ -6,16 +6,41 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
-use cosched_balancer::predictor::Combine;
+use cosched_balancer::predictor::{Combine, PredictiveHold, PredictorSpec};
 use cosched_balancer::sim::{Configuration, SimError, SimReport, Simulation};
 use cosched_balancer::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
 use cosched_balancer::traces::{self, TraceError};
 use cosched_balancer::workload::{DiurnalLeases, LeaseRequest};
 use cosched_balancer::{BalancerConfig, Strategy};
-use cosched_core::{Duration, JobId, ParamError, RigidJob, Time};
+use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, Time};
 use thiserror::Error;
 
-use crate::{Cell, CommonArgs, LinePlot, OutDir, Sweep, Table};
+use crate::{Cell, Claims, CommonArgs, LinePlot, OutDir, Sweep, Table};
+use cosched_core::stats::Spread;
+
+/// Ends an example: an error is printed as its message (with its causes), not as Debug
+/// output, and the process fails.
+pub fn exit(result: Result<(), Box<dyn std::error::Error>>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            let mut message = format!("error: {e}");
+            let mut source = e.source();
+            while let Some(cause) = source {
+                message.push_str(&format!("\n  caused by: {cause}"));
+                source = cause.source();
+            }
+            eprintln!("{message}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The largest `--nodes`.
+pub const MAX_NODES: i64 = 1_000_000;
+
+/// The longest `--idle-hold`, minutes: ten years.
+pub const MAX_IDLE_HOLD_MIN: i64 = 10 * 366 * 24 * 60;
 
 /// Cores of a VM in the APS conversion (the paper's 16-core nodes).
 pub const APS_CORES_PER_VM: u32 = 16;
@@ -34,8 +59,9 @@ pub enum InputError {
 /// The input options every Balancer example takes.
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct BalancerArgs {
-    /// Nodes of the combined cluster.
-    #[arg(long, default_value_t = 372)]
+    /// Nodes of the combined cluster (1 to 1,000,000: memory grows with it).
+    #[arg(long, default_value_t = 372,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_NODES))]
     pub nodes: u32,
     /// LCRC weekly CSV files, one week each, in order: the batch workload instead of the
     /// synthetic ones (no preload: the trace's earlier weeks are unknown).
@@ -54,8 +80,15 @@ pub struct BalancerArgs {
     /// An on-demand lease CSV (`submit,nodes,duration`) instead.
     #[arg(long, value_name = "FILE.csv", conflicts_with = "aps")]
     pub leases: Option<PathBuf>,
+    /// LCRC weekly CSV files to sample the synthetic batch workloads from (U66-Main is 1 % of
+    /// the LCRC traces, §III-B1): a fraction 1 / (number of files) per week. Without them the
+    /// workloads are sampled from a generated Lublin-Feitelson trace (ours).
+    #[arg(long, value_name = "FILE.csv", num_args = 1.., conflicts_with_all = ["lcrc", "swf"])]
+    pub sample_lcrc: Vec<PathBuf>,
     /// `I`, minutes: how long an unused on-demand node is held before it returns to batch.
-    #[arg(long, default_value_t = 10, value_name = "MIN")]
+    /// (0 to 10 years, so that it is never wrapped or reported wrong).
+    #[arg(long, default_value_t = 10, value_name = "MIN",
+          value_parser = clap::value_parser!(i64).range(0..=MAX_IDLE_HOLD_MIN))]
     pub idle_hold: i64,
 }
 
@@ -106,7 +139,7 @@ impl BalancerArgs {
                 .enumerate()
                 .flat_map(|(k, week)| {
                     week.into_iter().map(move |j| RigidJob {
-                        submit: j.submit + Duration(WEEK.0 * k as i64),
+                        submit: j.submit.saturating_add(Duration(WEEK.0 * k as i64)),
                         ..j
                     })
                 })
@@ -122,10 +155,23 @@ impl BalancerArgs {
         if let Some(path) = &self.swf {
             return Ok(vec![self.swf_input(path, weeks)?]);
         }
+        let trace: Vec<RigidJob> = read_weeks(&self.sample_lcrc, traces::read_lcrc)?
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, j)| RigidJob {
+                id: JobId(i as u64),
+                ..j
+            })
+            .collect();
+        let trace_weeks = u32::try_from(self.sample_lcrc.len()).unwrap_or(u32::MAX);
         let generated = Sweep::new("workloads", kinds.to_vec()).run(|&kind| {
-            SyntheticBatch::new(batch_nodes, kind)
-                .with_weeks(weeks)
-                .generate(seed)
+            let g = SyntheticBatch::new(batch_nodes, kind).with_weeks(weeks);
+            if trace.is_empty() {
+                g.generate(seed)
+            } else {
+                g.generate_from_trace(trace.clone(), trace_weeks, seed)
+            }
         });
         generated
             .into_iter()
@@ -146,9 +192,9 @@ impl BalancerArgs {
         let mut jobs = traces::read_swf_jobs(path)?;
         let first = jobs.iter().map(|j| j.submit).min().unwrap_or(Time::ZERO);
         let span = Duration(WEEK.0 * i64::from(weeks));
-        jobs.retain(|j| j.submit - first < span);
+        jobs.retain(|j| j.submit.0.checked_sub(first.0).is_some_and(|d| d < span.0));
         for job in &mut jobs {
-            job.submit = Time((job.submit - first).0);
+            job.submit = Time(job.submit.0 - first.0);
             job.size = job.size.div_ceil(cores);
         }
         jobs.sort_by_key(|j| (j.submit, j.id));
@@ -177,9 +223,9 @@ impl BalancerArgs {
                 .flat_map(|(k, week)| {
                     let shift = Duration(WEEK.0 * k as i64);
                     week.into_iter().map(move |j| traces::ApsJob {
-                        submit: j.submit + shift,
-                        start: j.start + shift,
-                        end: j.end + shift,
+                        submit: j.submit.saturating_add(shift),
+                        start: j.start.saturating_add(shift),
+                        end: j.end.saturating_add(shift),
                         ..j
                     })
                 })
@@ -199,7 +245,7 @@ impl BalancerArgs {
             });
         }
         Ok(OnDemandInput {
-            label: "diurnal synthetic leases (1-4 nodes, 1 h mean)".to_owned(),
+            label: "file-free synthetic leases (ours: one-node VMs of ~5.5 h, diurnal bursts of up to 11, rho 1.25 %, as the paper's challenging week)".to_owned(),
             base: synthetic::base_leases(self.nodes, span, seed)?,
         })
     }
@@ -231,12 +277,18 @@ impl BalancerArgs {
 
     /// The Predictive Balancer combining peaks by `rule`, window `w`, holding unused reserve
     /// for `idle_hold` (the predicted reserve is held `I` from each slot's start).
-    pub fn predictive(&self, rule: Combine, w: Duration, idle_hold: Duration) -> Configuration {
+    pub fn predictive(
+        &self,
+        rule: Combine,
+        hold: PredictiveHold,
+        w: Duration,
+        idle_hold: Duration,
+    ) -> Configuration {
         Configuration::Dynamic {
             config: BalancerConfig::new(Strategy::Hinted)
                 .with_window(w)
                 .with_idle_hold(idle_hold),
-            predictor: Some(rule),
+            predictor: Some(PredictorSpec { rule, hold }),
         }
     }
 
@@ -250,7 +302,23 @@ impl BalancerArgs {
         batch: &BatchInput,
         leases: &[LeaseRequest],
     ) -> Result<SimReport, SimError> {
+        self.run_with_history(configuration, batch, leases, Vec::new())
+    }
+
+    /// [`BalancerArgs::run`] with earlier weeks' leases (before time 0) for the Predictive
+    /// configuration's offline training (§III-B5).
+    ///
+    /// # Errors
+    /// As [`BalancerArgs::run`].
+    pub fn run_with_history(
+        &self,
+        configuration: Configuration,
+        batch: &BatchInput,
+        leases: &[LeaseRequest],
+        history: Vec<LeaseRequest>,
+    ) -> Result<SimReport, SimError> {
         Ok(Simulation::new(self.nodes, configuration)?
+            .with_history(history)
             .run_preloaded(&batch.jobs, &batch.preload, leases)?
             .report)
     }
@@ -378,6 +446,16 @@ pub fn run_grid(
         }
         leases.push(by_scale);
     }
+    // The Predictive training history, by replicate and scale.
+    let mut histories: Vec<Vec<Vec<LeaseRequest>>> = Vec::new();
+    for replicate in &prepared.replicates {
+        histories.push(
+            scales
+                .iter()
+                .map(|&scale| scaled(&replicate.history, scale))
+                .collect::<Result<_, _>>()?,
+        );
+    }
     let replicates = prepared.replicates.len();
     let mut cells: Vec<(usize, usize, GridCell)> = Vec::new();
     for workload in 0..prepared.labels.len() {
@@ -395,7 +473,12 @@ pub fn run_grid(
     let runs = Sweep::new(name, cells).run(|&(k, s, cell)| {
         let requests = &leases[k][s][cell.variant];
         let input = &prepared.replicates[k].batch[cell.workload];
-        let report = inputs.run(variants[cell.variant].configuration, input, requests)?;
+        let report = inputs.run_with_history(
+            variants[cell.variant].configuration,
+            input,
+            requests,
+            histories[k][s].clone(),
+        )?;
         Ok::<_, SimError>((rho(requests, inputs.nodes, input.span), report))
     });
     let mut out = Vec::with_capacity(runs.len() / replicates.max(1));
@@ -415,6 +498,50 @@ pub fn run_grid(
         });
     }
     Ok(out)
+}
+
+/// The result of one cell: workload `workload` (index into the labels), scale, variant.
+pub fn cell(
+    results: &[GridResult],
+    workload: usize,
+    scale: u32,
+    variant: usize,
+) -> Option<&GridResult> {
+    results
+        .iter()
+        .find(|r| r.cell.workload == workload && r.cell.scale == scale && r.cell.variant == variant)
+}
+
+impl GridResult {
+    /// `metric` over the replicates (seeds): mean and spread, for a claim.
+    pub fn spread(&self, metric: &Metric) -> Spread {
+        let xs: Vec<f64> = self.reports.iter().map(|r| (metric.value)(r)).collect();
+        Spread::of(&xs).unwrap_or(Spread {
+            n: 0,
+            mean: f64::NAN,
+            sd: None,
+            min: f64::NAN,
+            max: f64::NAN,
+            ci95_half_width: None,
+        })
+    }
+
+    /// `metric` as "mean [min, max] (n seeds)", `decimals` digits.
+    pub fn show(&self, metric: &Metric, decimals: usize) -> String {
+        let s = self.spread(metric);
+        if s.n > 1 {
+            format!(
+                "{:.d$} [{:.d$}, {:.d$}] (n={})",
+                s.mean,
+                s.min,
+                s.max,
+                s.n,
+                d = decimals
+            )
+        } else {
+            format!("{:.d$}", s.mean, d = decimals)
+        }
+    }
 }
 
 /// Series of `y` against `x` over `results`, one per key (in first-seen order), for a plot.
@@ -553,7 +680,13 @@ pub struct Replicate {
     pub batch: Vec<BatchInput>,
     /// The on-demand load at scale ×1.
     pub base: Vec<LeaseRequest>,
+    /// Earlier weeks of the same on-demand source at scale ×1 (before time 0), the
+    /// Predictive algorithm's offline training data; empty with a file.
+    pub history: Vec<LeaseRequest>,
 }
+
+/// Weeks of on-demand history the Predictive algorithm is trained on (its month).
+pub const HISTORY_WEEKS: i64 = 5;
 
 impl Prepared {
     /// "seed S" or "mean of N seeds from S", and each workload's offered batch load (mean over
@@ -595,6 +728,27 @@ pub struct FigureOutput<'a> {
 }
 
 impl Prepared {
+    /// Writes another table of the figure's.
+    ///
+    /// # Errors
+    /// As [`OutDir::write_table`].
+    pub fn write_table(&mut self, table: &Table) -> crate::Result<()> {
+        self.out.write_table(table)
+    }
+
+    /// Writes the figure's checked claims.
+    ///
+    /// # Errors
+    /// As [`OutDir::write_claims`].
+    pub fn write_claims(&mut self, claims: &Claims) -> crate::Result<()> {
+        self.out.write_claims(claims)
+    }
+
+    /// The index of the workload labelled `label`, if it ran.
+    pub fn workload(&self, label: &str) -> Option<usize> {
+        self.labels.iter().position(|l| l == label)
+    }
+
     /// Writes a figure's table ([`grid_table`], its notes prefixed with the seeds, the
     /// workloads' loads and the on-demand source at `scales`) and its plots ([`write_curves`]).
     ///
@@ -610,8 +764,8 @@ impl Prepared {
     ) -> crate::Result<()> {
         let notes = format!(
             "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, nominal rho = \
-             1.25 % x scale); {} The paper gives curves only for this figure: no numbers beside \
-             ours.",
+             1.25 % x scale); {} The paper's numbers for this figure are those of its text, \
+             checked under \"Paper claims\".",
             self.seeds_note(),
             self.on_demand,
             figure.notes
@@ -637,8 +791,8 @@ impl Prepared {
 }
 
 /// Builds a figure's [`Prepared`] inputs, `seeds` replicates (default 3, 1 with `--quick`):
-/// replicate `k` generates its batch workloads from seed `S + 2k` and its on-demand load
-/// from `S + 2k + 1`.
+/// replicate `k` draws its batch workloads, its on-demand load and its on-demand history from
+/// the named families `replicate/k/{batch, on-demand, history}` of the seed `S`.
 ///
 /// # Errors
 /// The output folder cannot be created, or an input cannot be read or generated.
@@ -665,14 +819,34 @@ pub fn prepare(
     let mut replicates = Vec::new();
     let mut on_demand = String::new();
     for k in 0..u64::from(seeds) {
-        let seed = common.seed.wrapping_add(2 * k);
-        let batch = inputs.batch_inputs(kinds, inputs.nodes, weeks, seed)?;
+        let streams = SeedStreams::new(common.seed).family("replicate", k);
+        let batch = inputs.batch_inputs(
+            kinds,
+            inputs.nodes,
+            weeks,
+            streams.family("batch", 0).root(),
+        )?;
         let span = batch.first().map_or(WEEK, |b| b.span);
-        let od = inputs.on_demand(span, seed.wrapping_add(1))?;
+        let od = inputs.on_demand(span, streams.family("on-demand", 0).root())?;
+        let history = if synthetic_leases {
+            let weeks = Duration(WEEK.0 * HISTORY_WEEKS);
+            let earlier = inputs.on_demand(weeks, streams.family("history", 0).root())?;
+            earlier
+                .base
+                .into_iter()
+                .map(|r| LeaseRequest {
+                    submit: Time(r.submit.0 - weeks.0),
+                    ..r
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         on_demand = od.label;
         replicates.push(Replicate {
             batch,
             base: od.base,
+            history,
         });
     }
     let first = &replicates[0].batch;

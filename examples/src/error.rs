@@ -6,9 +6,30 @@ use thiserror::Error;
 
 use crate::PlotError;
 
-/// A failure to write an example's outputs.
+/// A failure of an example: a bad flag or input, or its outputs could not be written.
 #[derive(Debug, Error)]
 pub enum Error {
+    /// A command-line flag has a value outside its range.
+    #[error("{flag} {value}: expected {expected}")]
+    Flag {
+        /// The flag, e.g. `--seeds`.
+        flag: &'static str,
+        /// The value given (at most [`cosched_core::EXCERPT_CHARS`] characters).
+        value: String,
+        /// What it should be.
+        expected: String,
+    },
+    /// An input (a trace, a CSV file) cannot be used, e.g. it has no valid job.
+    #[error("{}: {problem}", path.display())]
+    Input {
+        /// The input file.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// Writing to standard output failed (a closed pipe, a full disk).
+    #[error("cannot write to standard output: {0}")]
+    Stdout(std::io::Error),
     /// Creating, reading or writing `path` failed.
     #[error("I/O error on `{}`: {source}", path.display())]
     Io {

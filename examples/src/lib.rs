@@ -4,8 +4,16 @@
 //! each example reads top to bottom as: **workload → sweep of configurations → table (ours
 //! beside the paper's) → CSV + plot**.
 //!
-//! - [`CommonArgs`]: `--quick`, `--out DIR`, `--seed S`, flattened into each example's parser.
-//! - [`Sweep`]: runs the configurations in parallel, results in input order, with a progress bar.
+//! - [`main_with`]: an example's `main`: parses its flags, runs it, and prints any failure as
+//!   one `error: …` line with exit status 1 (never a panic or a `Debug` dump); [`outln!`]
+//!   prints to stdout and reports a failure to write (`>/dev/full`) as an error.
+//! - [`CommonArgs`]: `--quick`, `--out DIR`, `--seed S`, flattened into each example's parser;
+//!   [`Seeds`] (validated, wrapping seed ranges) and the flag parsers [`parse_seed_count`],
+//!   [`parse_job_count`] and [`parse_units`], so no flag is used unchecked.
+//! - [`Sweep`]: runs the configurations in parallel, results in input order, with a progress
+//!   bar; [`Sweep::try_run`] stops at the first failure, and [`Sweep::run_replicated`] runs
+//!   every configuration once per seed, giving [`Replicates`], the one multi-seed averager
+//!   (mean and [`cosched_core::stats::Spread`] of any metric).
 //! - [`Table`] of [`Cell`]s: aligned Markdown and CSV; [`Cell::Empty`] (`-`) where the paper
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
@@ -44,6 +52,10 @@
 //! (which [`Sweep`] guarantees) for a given `--seed`.
 //!
 //! ## Example
+//!
+//! A real example's `main` is `fn main() -> ExitCode { cosched_examples::main_with(run) }`
+//! ([`main_with`]), so that a bad flag or input is one `error: …` line; here the body runs on
+//! a fixed command line.
 //!
 //! ```
 //! use clap::Parser;
@@ -88,6 +100,8 @@
 //! }
 //! ```
 
+use std::process::ExitCode;
+
 pub mod albatross;
 mod args;
 pub mod balancer;
@@ -101,10 +115,92 @@ pub mod rhic;
 mod sweep;
 mod table;
 
-pub use args::CommonArgs;
+pub use args::{
+    CommonArgs, MAX_JOBS, MAX_SEEDS, Seeds, parse_job_count, parse_seed_count, parse_units,
+};
 pub use claims::{CLAIMS_FILE, Claim, Claims};
 pub use error::{Error, Result};
 pub use out::{OutDir, TABLE_FILE};
 pub use plot::{BarChart, Figure, LinePlot, PlotError};
-pub use sweep::Sweep;
+pub use sweep::{Replicates, Sweep};
 pub use table::{Cell, Table};
+
+/// Runs an example's main: parses its command line `C`, runs `run`, and turns every failure
+/// into one line `error: …` on stderr and exit status 1 (a usage error too, where clap would
+/// print its usage block and exit 2); `--help` and `--version` print and exit 0. Never a Rust
+/// `Debug` dump of the error.
+///
+/// ```no_run
+/// use clap::Parser;
+/// use cosched_examples::CommonArgs;
+///
+/// /// What this example reproduces (shown by `--help`).
+/// #[derive(Parser)]
+/// struct Cli {
+///     #[command(flatten)]
+///     common: CommonArgs,
+/// }
+///
+/// fn main() -> std::process::ExitCode {
+///     cosched_examples::main_with(|cli: Cli| -> Result<(), Box<dyn std::error::Error>> {
+///         cosched_examples::outln!("seed {}", cli.common.seed)?;
+///         Ok(())
+///     })
+/// }
+/// ```
+pub fn main_with<C, E, F>(run: F) -> ExitCode
+where
+    C: clap::Parser,
+    E: std::fmt::Display,
+    F: FnOnce(C) -> std::result::Result<(), E>,
+{
+    let cli = match C::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help, --version: print as clap does; a failure to print is still an error.
+            return match e.print() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(io) => fail(Error::Stdout(io)),
+            };
+        }
+        Err(e) => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("invalid command line");
+            return fail(first.strip_prefix("error: ").unwrap_or(first));
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+/// Prints `error: {e}` on stderr (ignoring a failure to print it) and returns status 1.
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "error: {e}");
+    ExitCode::FAILURE
+}
+
+/// Writes `args` and a line break to standard output, reporting failure (a closed pipe, a full
+/// disk) as [`Error::Stdout`] instead of panicking as `println!` does. [`outln!`] calls it.
+///
+/// # Errors
+/// [`Error::Stdout`].
+pub fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(Error::Stdout)
+}
+
+/// `println!` that returns a [`Result`] instead of panicking when standard output cannot be
+/// written (`>/dev/full`): `outln!("{x}")?`.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(::std::format_args!($($arg)*))
+    };
+}

@@ -46,7 +46,8 @@ impl OutDir {
     /// later ones are appended after a blank line.
     ///
     /// # Errors
-    /// [`Error::Io`] naming `table.md`, or [`Error::Csv`] naming the CSV file.
+    /// [`Error::Stdout`] if stdout cannot be written, [`Error::Io`] naming `table.md`, or
+    /// [`Error::Csv`] naming the CSV file.
     ///
     /// # Panics
     /// If a table of the same name was already written here (its CSV would be overwritten).
@@ -58,7 +59,7 @@ impl OutDir {
             self.path.display()
         );
         let section = table.section();
-        println!("{section}");
+        crate::write_stdout(format_args!("{section}"))?;
         let md = self.path.join(TABLE_FILE);
         let mut file = OpenOptions::new()
             .create(true)

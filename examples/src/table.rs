@@ -8,7 +8,8 @@ use crate::{Error, Result};
 /// One cell of a [`Table`].
 ///
 /// Numbers are right-aligned in Markdown; [`Cell::Empty`] marks a number the paper does not
-/// give and renders as `-` (empty in CSV).
+/// give and renders as `-` (empty in CSV). A float that is NaN (a mean of no runs) renders as
+/// `n/a` (empty in CSV), never as a number.
 ///
 /// ```
 /// use cosched_examples::Cell;
@@ -16,6 +17,8 @@ use crate::{Error, Result};
 /// assert_eq!(Cell::paper(None, 1).to_string(), "-");
 /// assert_eq!(Cell::from(None::<u32>).to_string(), "-");
 /// assert_eq!(Cell::from(Some(12)).to_string(), "12");
+/// assert_eq!(Cell::fixed(f64::NAN, 2).to_string(), "n/a");
+/// assert_eq!(Cell::fixed(f64::NAN, 2).csv_field(), "");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
@@ -54,6 +57,7 @@ impl Cell {
     pub fn csv_field(&self) -> String {
         match self {
             Cell::Empty => String::new(),
+            Cell::Float { value, .. } if value.is_nan() => String::new(),
             other => other.to_string(),
         }
     }
@@ -64,6 +68,7 @@ impl fmt::Display for Cell {
         match self {
             Cell::Text(text) => f.write_str(text),
             Cell::Int(n) => write!(f, "{n}"),
+            Cell::Float { value, .. } if value.is_nan() => f.write_str("n/a"),
             Cell::Float { value, decimals } => {
                 let text = format!("{value:.decimals$}");
                 // A value that rounds to zero prints unsigned: "-0.0" reads as a defect.

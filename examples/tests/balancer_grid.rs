@@ -39,6 +39,7 @@ fn replicate(offset: i64) -> Replicate {
             span: Duration(1_000),
         }],
         base,
+        history: Vec::new(),
     }
 }
 

@@ -66,3 +66,140 @@ fn every_example_runs_in_quick_mode() {
         assert!(plots > 0, "`{name}` wrote no plot");
     }
 }
+
+/// Runs example `name` with `args` (and a temporary `--out`), returning its output.
+fn run_example(name: &str, args: &[&str]) -> std::process::Output {
+    let out = tempfile::tempdir().expect("temporary directory");
+    Command::new(example_binary(name))
+        .args(args)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .expect("example starts")
+}
+
+/// Hostile input #11, #12, #15c: every bad flag or input is one `error: …` line and exit
+/// status 1, never a panic or a `Debug` dump.
+#[test]
+fn bad_flags_and_inputs_are_one_error_line() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let trace = |name: &str, jobs: &[&str]| -> String {
+        let path = dir.path().join(name);
+        let text: String = std::iter::once("; MaxProcs: 16")
+            .chain(jobs.iter().copied())
+            .map(|line| format!("{line}\n"))
+            .collect();
+        std::fs::write(&path, text).expect("write");
+        path.to_str().expect("utf-8 path").to_owned()
+    };
+    let empty = trace("empty.swf", &[]);
+    let dup = trace(
+        "dup.swf",
+        &[
+            "1 0 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+            "1 9 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+        ],
+    );
+    let zero = trace(
+        "zero.swf",
+        &[
+            "1 0 -1 0 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+            "2 9 -1 0 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1",
+        ],
+    );
+    let (empty, dup, zero) = (empty.as_str(), dup.as_str(), zero.as_str());
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--jobs", "0"], "--jobs"),
+        (vec!["--jobs", "1"], "zero seconds"),
+        (vec!["--jobs", "100000000"], "--jobs"),
+        (vec!["--seeds", "0"], "--seeds"),
+        (vec!["--capacity", "0"], "--capacity"),
+        (vec!["--trace", empty], "no valid job"),
+        (vec!["--trace", dup], "appears more than once"),
+        (vec!["--trace", zero], "without work"),
+        (
+            vec!["--trace", empty, "--trace-capacity", "0"],
+            "--trace-capacity",
+        ),
+        (vec!["--seed=-1"], "--seed"),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["--quick"];
+        if !args.contains(&"--jobs") {
+            all.extend(["--jobs", "40"]);
+        }
+        all.extend(&args);
+        let out = run_example("batch_easy_vs_fcfs", &all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.lines().count() == 1,
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+/// `--seed 18446744073709551615` runs as many seeds as asked (wrapping), and writing to a full
+/// disk is an error, not a panic (hostile input #10, #15a).
+#[test]
+fn the_largest_seed_runs_and_a_full_disk_is_an_error() {
+    let args = [
+        "--quick",
+        "--jobs",
+        "40",
+        "--seeds",
+        "2",
+        "--seed",
+        "18446744073709551615",
+    ];
+    let out = run_example("batch_easy_vs_fcfs", &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("2 seeds from 18446744073709551615"));
+
+    let full = std::fs::File::create("/dev/full");
+    let Ok(full) = full else {
+        eprintln!("skipped: /dev/full is absent");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let out = Command::new(example_binary("batch_easy_vs_fcfs"))
+        .args(["--quick", "--jobs", "40", "--out"])
+        .arg(tmp.path())
+        .stdout(full)
+        .output()
+        .expect("example starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot write to standard output"),
+        "{stderr}"
+    );
+}
+
+/// `--help` describes the example, never the shared `CommonArgs` documentation (hostile input
+/// #15d).
+#[test]
+fn help_describes_the_example() {
+    for name in example_names() {
+        let out = Command::new(example_binary(&name))
+            .arg("--help")
+            .output()
+            .expect("example starts");
+        assert!(out.status.success(), "{name}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !help.contains("flatten") && !help.contains("Options common to every example"),
+            "{name} --help shows the harness's docs:\n{help}"
+        );
+        assert!(
+            help.contains("--quick") && help.contains("--seed"),
+            "{name}"
+        );
+    }
+}

@@ -1,16 +1,17 @@
 //! Errors of the Balancer.
 
 use crate::BalancerNodeState;
-use cosched_core::{NodeId, ParamError};
+use cosched_core::{LeaseId, NodeId, ParamError};
 use thiserror::Error;
 
 /// Why the Balancer refused a call.
 ///
 /// Refusals of the caller's input ([`BalancerError::Param`], [`BalancerError::NodeReclaimed`],
 /// [`BalancerError::NotAllocated`], [`BalancerError::NoJob`], [`BalancerError::UnknownNode`],
-/// [`BalancerError::HintsDisabled`]) leave the Balancer unchanged. An
-/// [`BalancerError::Oarm`] or [`BalancerError::OutOfSync`] means the batch resource manager
-/// disagreed with the Balancer's view mid-call; the two should be resynchronised.
+/// [`BalancerError::HintsDisabled`], ...) leave the Balancer unchanged: every observation is
+/// checked before any state changes. After a disagreement with the resource managers, a live
+/// executor rebuilds the Balancer from their node states with
+/// [`crate::Balancer::start`].
 #[derive(Debug, Error)]
 pub enum BalancerError {
     /// A parameter out of range.
@@ -40,23 +41,17 @@ pub enum BalancerError {
     /// No such node.
     #[error("{0} does not exist")]
     UnknownNode(NodeId),
-    /// `add_reserve` under the Basic strategy, which keeps a static reserve instead.
+    /// `add_reserve` or a reserve target under the Basic strategy, which keeps a static
+    /// reserve instead.
     #[error("reserve hints need the hinted strategy; Basic keeps a static reserve")]
     HintsDisabled,
-    /// The batch resource manager refused an operation.
-    #[error("the batch resource manager refused an operation on {node}: {source}")]
-    Oarm {
-        /// The node.
-        node: NodeId,
-        /// Its error.
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
-    /// The batch resource manager reports a node in a state the Balancer did not expect.
-    #[error("the batch resource manager's view of {node} disagrees with the Balancer's: {what}")]
-    OutOfSync {
-        /// The node.
-        node: NodeId,
-        /// What disagreed.
-        what: &'static str,
-    },
+    /// Two nodes with one hostname.
+    #[error("two nodes are named {0:?}")]
+    DuplicateName(String),
+    /// A request id that is already waiting.
+    #[error("{0} is already waiting")]
+    DuplicateRequest(LeaseId),
+    /// A cancellation or grant of a request that is not waiting.
+    #[error("{0} is not waiting")]
+    UnknownRequest(LeaseId),
 }

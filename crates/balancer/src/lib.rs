@@ -2,38 +2,42 @@
 //!
 //! The Balancer of Liu, Keahey, Riteau and Weissman, "Dynamically Negotiating Capacity Between
 //! On-demand and Batch Clusters" (SC18): one cluster soft-partitioned into an on-demand pool
-//! and a batch (on-availability) pool, with nodes moved between them without ever killing or
-//! checkpointing a batch job.
+//! and a batch (on-availability) pool, with idle nodes moved between them without ever killing
+//! or checkpointing a batch job.
 //!
-//! - [`policy`]: the [`Balancer`] (Algorithm 1 and its Basic, Hint and Predictive reserves,
-//!   section III), a plain struct with no clock, RNG or I/O;
-//! - [`oarm`]: the [`Oarm`] interface it drives on the batch resource manager, implemented for
-//!   [`cosched_batch::BatchCluster`];
-//! - [`predictor`]: the Predictive algorithm's slot-peak predictor;
-//! - [`sim`]: the combined-cluster simulator driving the Balancer against an EASY batch
-//!   cluster, with the static baselines (all-batch, dedicated split, all-on-demand);
-//! - [`workload`]: on-demand lease requests and a seeded diurnal generator of them;
-//! - [`synthetic`]: the paper's synthetic workloads (U66-Main, U66-Wide, U66-Narrow,
-//!   U77/U88-Main, on-demand ρ = 1.25 % × 1..24) from a seed, with a preload against ramp-up;
-//! - [`traces`]: the paper's input formats (LCRC weekly CSV, lease CSV, the APS single-core
-//!   trace and its tight-packing conversion to VM leases, SWF), with typed errors.
+//! - [`policy`]: the [`Balancer`] (Algorithm 1, the static reserve `R`, hints), a plain
+//!   struct on the workspace's policy protocol: [`Observation`]s in, [`Command`]s out, no
+//!   clock, RNG or I/O, state in serde;
+//! - [`predictor`]: the Predictive algorithm (peak requested nodes per 6-hour slot, trained
+//!   offline) wrapping the Balancer as one [`Policy`];
+//! - [`baseline`]: the static baselines (all-batch, the dedicated split, all-on-demand) as
+//!   policies of the same protocol;
+//! - [`oarm`]: the executor's edge to the batch resource manager (`reclaim_node`,
+//!   `restore_node`, `get_status_of_all_nodes`), in the Balancer's own types;
+//! - [`sim`]: the combined-cluster simulator — the environment only, on core's kernel;
+//! - [`workload`], [`synthetic`], [`traces`]: the paper's inputs (LCRC, APS → VM leases,
+//!   synthetic batch and on-demand workloads).
 //!
 //! ```
-//! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, RequestOutcome, Strategy};
-//! use cosched_batch::BatchCluster;
-//! use cosched_core::Time;
-//! let mut cluster = BatchCluster::new(8).unwrap();
+//! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, Strategy};
+//! use cosched_balancer::policy::{RmNode, RmNodeState};
+//! use cosched_core::{LeaseId, NodeId, Time};
+//! let nodes: Vec<RmNode> = (0..8)
+//!     .map(|i| RmNode { name: format!("n{i}"), state: RmNodeState::BatchIdle })
+//!     .collect();
 //! let config = BalancerConfig::new(Strategy::Basic { static_reserve: 2 });
-//! let mut balancer = Balancer::new(Time(0), config, &mut cluster).unwrap();
-//! assert_eq!(cluster.offline_units(), 2); // the static reserve
-//! let RequestOutcome::Granted(grant) = balancer.request_nodes(Time(5), 3, &mut cluster).unwrap()
-//! else { panic!("3 nodes are free") };
-//! assert_eq!(grant.nodes.len(), 3);
+//! let (mut balancer, commands) = Balancer::start(Time(0), config, &nodes).unwrap();
+//! assert_eq!(commands, vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(1))]);
+//! let out = balancer.observe(Time(5), Observation::Request { request: LeaseId(7), nodes: 3 }).unwrap();
+//! // Two reserve nodes and one idle batch node, reclaimed.
+//! assert_eq!(out[0], Command::Reclaim(NodeId(2)));
+//! assert!(matches!(&out[1], Command::Grant { nodes, .. } if nodes.len() == 3));
 //! assert_eq!(balancer.count(BalancerNodeState::OdAlloc), 3);
-//! assert_eq!(cluster.offline_units(), 3);
 //! ```
 
+pub mod baseline;
 mod error;
+pub mod method;
 pub mod oarm;
 pub mod policy;
 pub mod predictor;
@@ -45,6 +49,5 @@ pub mod workload;
 pub use error::BalancerError;
 pub use oarm::Oarm;
 pub use policy::{
-    Balancer, BalancerConfig, BalancerNodeState, Decisions, Grant, NodeUpdate, RequestOutcome,
-    ReserveOutcome, Strategy,
+    Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, Strategy,
 };

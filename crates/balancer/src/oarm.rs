@@ -1,43 +1,69 @@
-//! The interface the Balancer drives on the on-availability resource manager (OARM), as in
-//! section III of Liu et al. (SC18): `reclaim_node`, `restore_node` and
-//! `get_status_of_all_nodes`, and its implementation for [`BatchCluster`].
+//! The executor's edge towards the on-availability resource manager (OARM), as in §II-B of
+//! Liu et al. (SC18): `reclaim_node`, `restore_node` and `get_status_of_all_nodes`, by
+//! hostname, in the Balancer's own types.
+//!
+//! The simulator ([`crate::sim`]) implements it over a simulated batch cluster; a live adapter
+//! implements it with `pbsnodes -o/-c` (Torque, as the paper) or `scontrol update
+//! state=drain/resume` and `sinfo` (Slurm). [`execute`] applies a policy's node commands
+//! through it and hands back the ODRM's share (grants and rejections).
 
-use cosched_batch::{BatchCluster, BatchError, OfflineOutcome};
-use cosched_core::{NodeId, NodeStatus, Time};
+use crate::policy::{Command, RmNode};
+use cosched_core::NodeId;
+use thiserror::Error;
 
-/// A batch resource manager the Balancer can take nodes from and give them back to.
-///
-/// [`BatchCluster`] implements it; a live adapter (Slurm `scontrol update state=drain`,
-/// Torque `pbsnodes -o`) could too.
+/// A batch resource manager the Balancer takes idle nodes from and gives them back to.
 pub trait Oarm {
-    /// The resource manager's error.
+    /// The resource manager's error (a failed command, an unreachable daemon).
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// Takes `node` away from batch: now if it is idle ([`OfflineOutcome::Offline`]), else
-    /// when its job ends ([`OfflineOutcome::Draining`]); no job may start on it afterwards.
-    fn reclaim_node(&mut self, node: NodeId) -> Result<OfflineOutcome, Self::Error>;
+    /// Takes the idle node `node` (hostname `name`) out of batch: no job may start on it.
+    fn reclaim_node(&mut self, node: NodeId, name: &str) -> Result<(), Self::Error>;
 
-    /// Gives `node` back to batch: an offline node becomes idle, a draining one keeps its job
-    /// and stops draining.
-    fn restore_node(&mut self, node: NodeId) -> Result<(), Self::Error>;
+    /// Gives the node back to batch.
+    fn restore_node(&mut self, node: NodeId, name: &str) -> Result<(), Self::Error>;
 
-    /// Every node's state (idle, busy, draining, offline) with the remaining walltime of its
-    /// job, at `now`; node `i` at position `i`.
-    fn get_status_of_all_nodes(&self, now: Time) -> Vec<NodeStatus>;
+    /// Every node's state, node `i` at position `i`; fails when the resource manager cannot
+    /// be asked.
+    fn get_status_of_all_nodes(&self) -> Result<Vec<RmNode>, Self::Error>;
 }
 
-impl Oarm for BatchCluster {
-    type Error = BatchError;
+/// A node command the OARM refused.
+#[derive(Debug, Error)]
+#[error("the batch resource manager refused {command:?} on {name}: {source}")]
+pub struct ExecuteError<E: std::error::Error + 'static> {
+    /// The command.
+    pub command: Command,
+    /// The node's hostname.
+    pub name: String,
+    /// The resource manager's error.
+    #[source]
+    pub source: E,
+}
 
-    fn reclaim_node(&mut self, node: NodeId) -> Result<OfflineOutcome, BatchError> {
-        self.set_offline(node)
+/// Applies the node commands (`Reclaim`, `Restore`) through `oarm`, in order, naming nodes by
+/// `name`; returns the ODRM's commands (`Grant`, `Reject`) in order.
+pub fn execute<O: Oarm>(
+    oarm: &mut O,
+    name: impl Fn(NodeId) -> String,
+    commands: Vec<Command>,
+) -> Result<Vec<Command>, ExecuteError<O::Error>> {
+    let mut odrm = Vec::new();
+    for command in commands {
+        let result = match &command {
+            Command::Reclaim(n) => oarm.reclaim_node(*n, &name(*n)).map_err(|e| (*n, e)),
+            Command::Restore(n) => oarm.restore_node(*n, &name(*n)).map_err(|e| (*n, e)),
+            Command::Grant { .. } | Command::Reject { .. } => {
+                odrm.push(command);
+                continue;
+            }
+        };
+        if let Err((n, source)) = result {
+            return Err(ExecuteError {
+                command,
+                name: name(n),
+                source,
+            });
+        }
     }
-
-    fn restore_node(&mut self, node: NodeId) -> Result<(), BatchError> {
-        self.set_online(node)
-    }
-
-    fn get_status_of_all_nodes(&self, now: Time) -> Vec<NodeStatus> {
-        self.node_statuses(now)
-    }
+    Ok(odrm)
 }

@@ -1,61 +1,80 @@
-//! The Balancer policy: Basic, Hint and Predictive (Liu, Keahey, Riteau, Weissman, SC18,
-//! section III and Algorithm 1).
+//! The Balancer policy: Algorithm 1 (Basic), its Hint and its static/predicted reserve (Liu,
+//! Keahey, Riteau, Weissman, SC18, §II-C), on the workspace's policy protocol.
 //!
-//! One cluster of `N` nodes is soft-partitioned into an on-demand pool, served by an on-demand
-//! resource manager (ODRM), and an on-availability pool, served by a batch resource manager
-//! (the OARM, driven through [`Oarm`]). Every node is in exactly one [`BalancerNodeState`]:
+//! The policy never touches a resource manager. It receives [`Observation`]s — on-demand
+//! requests, releases and cancellations from the ODRM, job starts and ends from the OARM
+//! (the paper's `update_nodes`, sent by Torque's prologue/epilogue), node availability,
+//! reserve hints and ticks — and answers with [`Command`]s: [`Command::Reclaim`] and
+//! [`Command::Restore`] for the OARM (`pbsnodes -o/-c`, `scontrol update state=drain/resume`)
+//! and [`Command::Grant`] / [`Command::Reject`] for the ODRM. An executor (the simulator in
+//! [`crate::sim`], or a live adapter through [`crate::oarm`]) applies them.
 //!
-//! - [`OdReserve`](BalancerNodeState::OdReserve): on-demand, unused (offline in the OARM);
-//! - [`OdAlloc`](BalancerNodeState::OdAlloc): on-demand, granted to a request (offline);
-//! - [`OaIdle`](BalancerNodeState::OaIdle) / [`OaBusy`](BalancerNodeState::OaBusy): batch;
-//! - [`Reclaiming`](BalancerNodeState::Reclaiming): still running its batch job, draining in
-//!   the OARM, claimed for a pending request or a reserve hint; it turns on-demand when its
-//!   job ends. No batch job is ever killed or checkpointed.
+//! Every node is in one [`BalancerNodeState`]: `OD_Reserve`, `OD_Alloc`, `OA_Idle` or
+//! `OA_Busy` (§II-C1). A node is only ever reclaimed while it is idle: a busy node is taken
+//! when its job **actually ends** (the `JobEnded` observation), never drained or killed.
 //!
-//! ## Algorithm 1 (all strategies)
-//! A request for `n` nodes is served from `OD_Reserve`, then by reclaiming `OA_Idle` nodes,
-//! then by draining `OA_Busy` nodes whose jobs end within the wait window `W` (by remaining
-//! walltime, shortest first). If `n` nodes cannot be had within `W` it is rejected at once
-//! (with `W = 0` busy nodes are never considered). Otherwise it is granted at once or becomes
-//! pending with deadline `now + W`; a pending request takes any reserve or idle node that
-//! appears before its drained nodes are free (giving the drained node back to batch) and is
-//! rejected by [`Balancer::tick`] if its deadline passes first. Unused on-demand nodes stay
-//! `OD_Reserve` for the idle-reserve hold `I`, then go back to batch.
+//! ## Algorithm 1, `request_nodes(n)`
+//! 1. `nr` free reserve nodes (not gathered for another request or hint) and `ni` idle batch
+//!    nodes: if `nr ≥ n`, grant from the reserve; else if `nr + ni ≥ n`, reclaim `n − nr` idle
+//!    nodes and grant.
+//! 2. Else, if `W = 0`, reject at once.
+//! 3. Else take the `nr` reserve and `ni` idle nodes, and wait up to `W`: each job end the OARM
+//!    reports gives one node to the oldest waiting claim (a request, or a hint), and the request
+//!    is granted when it holds `n` nodes. When `W` expires it is rejected, and the nodes it
+//!    gathered stay `OD_Reserve` for `I` before going back to batch.
 //!
-//! - **Basic** ([`Strategy::Basic`]): a static reserve of `R` nodes is taken at start and never
-//!   given back (expiry never brings the on-demand pool below `R` nodes).
-//! - **Hint** ([`Strategy::Hinted`]): no static reserve; [`Balancer::add_reserve`]`(H, N)`
-//!   builds `N` extra reserve nodes by time `H` (reclaiming idle nodes, then draining busy
-//!   nodes whose jobs end by `H`); they are held `I` from `H` on.
-//! - **Predictive**: the hinted Balancer fed by [`crate::predictor::Predictor`], which issues
-//!   `add_reserve(now, N)` at the start of each 6-hour slot.
+//! `release_nodes` puts nodes back in `OD_Reserve`; unless they are part of the static reserve
+//! `R` they go back to batch after `I`.
 //!
-//! ## No clock
-//! The policy holds no clock: every call takes `now`. Deadlines (`W`) and hold expiries (`I`)
-//! are acted on by [`Balancer::tick`], which the driver calls at [`Balancer::next_deadline`]
-//! after delivering every other event of that instant (job ends first, so a node freed exactly
-//! at a deadline still counts).
+//! ## Hint, `add_reserve(H, N)` (§II-C2)
+//! Gathers `N` nodes by time `H`: free reserve and idle nodes at once, then one node per job
+//! end until it holds `N` or `H` comes. Its nodes cannot be taken by any other request before
+//! `H`; from `H` they are free reserve, held `I`.
 //!
-//! ## The start/reclaim race
-//! The OARM must call [`Balancer::update_nodes`] with [`NodeUpdate::JobStarting`] before it
-//! starts a job on a node; the call fails ([`BalancerError::NodeReclaimed`]) if the node is
-//! on-demand or being reclaimed. In addition the Balancer takes every node it claims out of
-//! the OARM's hands at the moment it claims it: an idle node goes offline at once and a busy
-//! one is set draining ([`Oarm::reclaim_node`]), so the batch scheduler cannot pick it for the
-//! next job. [`cosched_batch::BatchCluster`] picks nodes itself during a pass, so a driver
-//! reports the started jobs' nodes right after the pass; because claimed nodes are already
-//! offline or draining there, that report can never be refused, which is what the property
-//! tests check (and that a start on a claimed node is refused).
+//! ## Reserve floor: static `R` and Predictive (§II-C1, §II-C3)
+//! The on-demand pool (reserve and allocated nodes) is kept at least at a floor: the static
+//! reserve `R` for ever, or a predictor's target ([`Observation::ReserveTarget`]) until the end
+//! of its slot. Below the floor the Balancer reclaims idle nodes, and then nodes as their jobs
+//! end (after the waiting claims); nodes at or under the floor are not given back, so a
+//! predicted reserve is held for its slot, not for `I`.
+//!
+//! ## Live use
+//! Nodes have names ([`Balancer::name`], [`Balancer::node`]); the state serialises (serde);
+//! [`Balancer::start`] builds it from the resource manager's node states, so after a restart
+//! an allocated node stays allocated (never granted twice) and a node down or drained by an
+//! administrator is never adopted into the reserve.
+//!
+//! ```
+//! use cosched_balancer::policy::{
+//!     Balancer, BalancerConfig, Command, Observation, Policy, RmNode, RmNodeState, Strategy,
+//! };
+//! use cosched_core::{Duration, LeaseId, NodeId, Time};
+//! // Two idle nodes and one busy one; W = 10 min.
+//! let nodes: Vec<RmNode> = (0..3).map(|i| RmNode {
+//!     name: format!("n{i}"),
+//!     state: if i == 2 { RmNodeState::BatchBusy } else { RmNodeState::BatchIdle },
+//! }).collect();
+//! let config = BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
+//!     .with_window(Duration::from_mins(10));
+//! let (mut b, _) = Balancer::start(Time(0), config, &nodes).unwrap();
+//! // 3 nodes: the 2 idle ones are reclaimed at once, the request waits for the third.
+//! let out = b.observe(Time(5), Observation::Request { request: LeaseId(1), nodes: 3 }).unwrap();
+//! assert_eq!(out, vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(1))]);
+//! // The batch job on n2 ends within W: the node is taken and the request granted.
+//! let out = b.observe(Time(60), Observation::JobEnded { nodes: &[NodeId(2)] }).unwrap();
+//! assert_eq!(out[0], Command::Reclaim(NodeId(2)));
+//! assert!(matches!(&out[1], Command::Grant { request: LeaseId(1), nodes } if nodes.len() == 3));
+//! ```
 
-use crate::{BalancerError, Oarm};
-use cosched_batch::OfflineOutcome;
-use cosched_core::{Duration, LeaseId, NodeId, NodeState, NodeStatus, ParamError, Time};
+use crate::BalancerError;
+use cosched_core::{Duration, LeaseId, NodeId, ParamError, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
-/// A node's state in the Balancer (the paper's `OD_Reserve`, `OD_Alloc`, `OA_Idle`,
-/// `OA_Busy`, plus the draining state of a node being reclaimed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A node's state in the Balancer (§II-C1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum BalancerNodeState {
-    /// On-demand and unused (offline in the OARM); possibly held for a pending request.
+    /// On-demand and unused (offline in the OARM), possibly gathered for a waiting claim.
     OdReserve,
     /// Granted to an on-demand request (offline in the OARM).
     OdAlloc,
@@ -63,18 +82,15 @@ pub enum BalancerNodeState {
     OaIdle,
     /// In the batch pool, running a job.
     OaBusy,
-    /// Running a batch job, draining in the OARM; on-demand when the job ends.
-    Reclaiming,
 }
 
 impl BalancerNodeState {
     /// Every state, for counting.
-    pub const ALL: [BalancerNodeState; 5] = [
+    pub const ALL: [BalancerNodeState; 4] = [
         BalancerNodeState::OdReserve,
         BalancerNodeState::OdAlloc,
         BalancerNodeState::OaIdle,
         BalancerNodeState::OaBusy,
-        BalancerNodeState::Reclaiming,
     ];
 
     /// Whether the node serves on-demand work now (offline in the OARM).
@@ -86,17 +102,17 @@ impl BalancerNodeState {
     }
 }
 
-/// How the Balancer builds its reserve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the Balancer sizes its reserve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Strategy {
     /// Algorithm 1 with a static reserve of `static_reserve` (`R`) nodes, never returned to
-    /// batch.
+    /// batch (§II-C1).
     Basic {
-        /// `R`, at most the number of nodes.
+        /// `R`.
         static_reserve: u32,
     },
-    /// No static reserve; the reserve is built ahead by [`Balancer::add_reserve`] hints,
-    /// given by users (Hint) or by [`crate::predictor::Predictor`] (Predictive).
+    /// No static reserve; the reserve is built by [`Observation::Hint`]s (Hint, §II-C2) or a
+    /// predictor's [`Observation::ReserveTarget`]s (Predictive, §II-C3).
     Hinted,
 }
 
@@ -111,14 +127,14 @@ pub enum Strategy {
 /// assert!(c.validate().is_ok());
 /// assert!(c.with_window(Duration(-1)).validate().is_err());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BalancerConfig {
     /// Basic (static reserve) or hinted.
     pub strategy: Strategy,
-    /// `W`: how long a request may wait for drained nodes (default 0: now or never).
+    /// `W`: how long a request may wait for nodes (0: now or never).
     pub window: Duration,
-    /// `I`: how long an unused reclaimed or released node stays `OD_Reserve` before it goes
-    /// back to batch (default 0: at the next [`Balancer::tick`]).
+    /// `I`: how long an unused on-demand node stays `OD_Reserve` before it goes back to batch
+    /// (the paper gives no value).
     pub idle_hold: Duration,
 }
 
@@ -143,13 +159,14 @@ impl BalancerConfig {
     }
 
     /// Checks `W >= 0` and `I >= 0` (`R` is checked against the cluster by
-    /// [`Balancer::new`]).
+    /// [`Balancer::start`]).
     pub fn validate(&self) -> Result<(), ParamError> {
         ParamError::check(self.window.0 >= 0, "W", self.window.0, "must be >= 0")?;
         ParamError::check(self.idle_hold.0 >= 0, "I", self.idle_hold.0, "must be >= 0")
     }
 
-    fn static_reserve(&self) -> u32 {
+    /// `R` (0 when hinted).
+    pub const fn static_reserve(&self) -> u32 {
         match self.strategy {
             Strategy::Basic { static_reserve } => static_reserve,
             Strategy::Hinted => 0,
@@ -157,165 +174,227 @@ impl BalancerConfig {
     }
 }
 
-/// A request granted: its nodes are `OD_Alloc` from now on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grant {
-    /// The request.
-    pub request: LeaseId,
-    /// Its nodes.
-    pub nodes: Vec<NodeId>,
+/// What a resource manager reports about one node (at start or after a restart).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RmNode {
+    /// Its hostname.
+    pub name: String,
+    /// Its state.
+    pub state: RmNodeState,
 }
 
-/// What a call decided besides its direct answer.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Decisions {
-    /// Pending requests granted.
-    pub granted: Vec<Grant>,
-    /// Pending requests rejected at their deadline.
-    pub rejected: Vec<LeaseId>,
-    /// Reserve nodes given back to batch after their hold `I`.
-    pub returned_to_batch: Vec<NodeId>,
+/// A node's state as the resource managers see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RmNodeState {
+    /// In batch, idle.
+    BatchIdle,
+    /// In batch, running a job.
+    BatchBusy,
+    /// Taken out of batch by the Balancer, unused by on-demand work.
+    OnDemandFree,
+    /// Taken out of batch by the Balancer and running on-demand work.
+    OnDemandAllocated,
+    /// Down, or drained by an administrator: never adopted.
+    Unavailable,
 }
 
-/// The answer to [`Balancer::request_nodes`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RequestOutcome {
-    /// Granted now.
-    Granted(Grant),
-    /// Will be granted by `deadline` (`now + W`) or rejected then; the grant or rejection comes
-    /// in the [`Decisions`] of a later call.
-    Pending {
+/// What happened, as the policy is told (the protocol's input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observation<'a> {
+    /// `request_nodes(n)`: the ODRM asks for `nodes` nodes for `request` (an id the ODRM
+    /// chooses, unique among live requests).
+    Request {
         /// The request.
         request: LeaseId,
-        /// Its deadline.
-        deadline: Time,
+        /// Nodes wanted (at least 1).
+        nodes: u32,
     },
-    /// The nodes cannot be had within `W`.
-    Rejected,
+    /// The ODRM withdraws a waiting request; the nodes gathered for it become free reserve.
+    Cancel {
+        /// The request.
+        request: LeaseId,
+    },
+    /// `release_nodes(list)`: on-demand work on these nodes is over.
+    Release {
+        /// The nodes, each `OD_Alloc`.
+        nodes: &'a [NodeId],
+    },
+    /// `update_nodes`: the OARM is about to start a job on these nodes. Refused
+    /// ([`BalancerError::NodeReclaimed`]) if the Balancer holds one: the race guard of §II-B.
+    JobStarting {
+        /// The nodes.
+        nodes: &'a [NodeId],
+    },
+    /// `update_nodes`: a job ended on these nodes, which the Balancer may now reclaim.
+    JobEnded {
+        /// The nodes.
+        nodes: &'a [NodeId],
+    },
+    /// `add_reserve(H, N)`: gather `nodes` extra reserve nodes by `by`.
+    Hint {
+        /// `H`, as a time.
+        by: Time,
+        /// `N`.
+        nodes: u32,
+    },
+    /// The Predictive algorithm's `add_reserve(0, N)` at a slot's start: keep the on-demand
+    /// pool at `nodes` at least until `until` (the slot's end).
+    ReserveTarget {
+        /// `N`.
+        nodes: u32,
+        /// The slot's end.
+        until: Time,
+    },
+    /// An administrator took the node down or drained it (`available: false`), or gave it back.
+    Availability {
+        /// The node.
+        node: NodeId,
+        /// Whether it may be used.
+        available: bool,
+    },
+    /// Time passed: act on the deadlines due at `now`. Executors send it at
+    /// [`Balancer::next_deadline`], after every other observation of that instant.
+    Tick,
 }
 
-/// The answer to [`Balancer::add_reserve`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReserveOutcome {
-    /// Nodes that joined the reserve now (idle batch nodes).
-    pub reserved: u32,
-    /// Busy nodes now draining into the reserve by the hint's time.
-    pub draining: u32,
-    /// Pending requests granted from the new reserve.
-    pub decisions: Decisions,
+/// What the policy decides (the protocol's output), in the order to apply them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Command {
+    /// OARM `reclaim_node`: take this idle node out of batch.
+    Reclaim(NodeId),
+    /// OARM `restore_node`: give this node back to batch.
+    Restore(NodeId),
+    /// ODRM: the request has these nodes.
+    Grant {
+        /// The request.
+        request: LeaseId,
+        /// Its nodes.
+        nodes: Vec<NodeId>,
+    },
+    /// ODRM: the request is refused.
+    Reject {
+        /// The request.
+        request: LeaseId,
+    },
 }
 
-/// An event the OARM reports about one node; see [`Balancer::update_nodes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NodeUpdate {
-    /// The OARM is about to start a job on the node (refused if the Balancer holds it).
-    JobStarting(NodeId),
-    /// The job on the node ended.
-    JobEnded(NodeId),
+/// A policy of the Balancer's protocol: the Balancer, its Predictive wrapper and the static
+/// baselines ([`crate::baseline`]) all take observations and return commands.
+pub trait Policy {
+    /// Acts on `observation` at `now`.
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: Observation<'_>,
+    ) -> Result<Vec<Command>, BalancerError>;
+
+    /// The next time the policy wants a [`Observation::Tick`].
+    fn next_deadline(&self) -> Option<Time>;
+
+    /// A node's state as the policy sees it (`None` for an unknown node), for executors'
+    /// checks and reports.
+    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState>;
+
+    /// Nodes on-demand but unused now.
+    fn reserve_idle(&self) -> u32;
 }
 
-/// Whom a node being reclaimed goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Claim {
-    /// A pending request.
-    Request(LeaseId),
-    /// The reserve, held `I` from `from` (`Time::MAX`: the static reserve, held for ever).
-    Reserve { from: Time },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A node's slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Slot {
-    OdReserve {
-        /// When it goes back to batch if unused (`Time::MAX`: never).
-        hold_until: Time,
-        held_for: Option<LeaseId>,
-    },
-    OdAlloc,
     OaIdle,
     OaBusy,
-    Reclaiming {
-        claim: Claim,
-        expected_by: Time,
+    /// `claim`: gathered for a waiting request or hint; `hold_until`: when unused it may go
+    /// back to batch.
+    OdReserve {
+        hold_until: Time,
+        claim: Option<u64>,
     },
+    OdAlloc,
 }
 
-impl Slot {
-    fn state(self) -> BalancerNodeState {
-        match self {
-            Slot::OdReserve { .. } => BalancerNodeState::OdReserve,
-            Slot::OdAlloc => BalancerNodeState::OdAlloc,
-            Slot::OaIdle => BalancerNodeState::OaIdle,
-            Slot::OaBusy => BalancerNodeState::OaBusy,
-            Slot::Reclaiming { .. } => BalancerNodeState::Reclaiming,
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Pending {
-    id: LeaseId,
-    nodes: u32,
-    deadline: Time,
+/// A waiting request or hint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Claim {
+    id: u64,
+    /// `Some` for a request, `None` for a hint.
+    request: Option<LeaseId>,
+    want: u32,
     held: Vec<NodeId>,
+    /// A request's `now + W`, or a hint's `H`.
+    deadline: Time,
 }
 
-/// The Balancer; see the [module docs](self).
-#[derive(Clone, Debug)]
+/// The Balancer: Algorithm 1 with its reserve rules; see the [module docs](self).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Balancer {
     config: BalancerConfig,
+    names: Vec<String>,
+    by_name: BTreeMap<String, NodeId>,
     slots: Vec<Slot>,
-    /// Pending requests, oldest first.
-    pending: Vec<Pending>,
-    next_request: u64,
+    /// Down or drained by an administrator: never claimed.
+    unavailable: Vec<bool>,
+    /// Waiting claims, oldest first.
+    claims: Vec<Claim>,
+    next_claim: u64,
+    /// The predicted reserve and its end.
+    target: Option<(u32, Time)>,
 }
 
 impl Balancer {
-    /// A Balancer over the OARM's nodes at `now`. Idle and busy nodes start in the batch pool;
-    /// offline ones in the reserve (held `I`), draining ones as reclaimed into it. Under Basic,
-    /// the static reserve `R` is then filled from idle nodes, then by draining the busy nodes
-    /// that end first.
-    pub fn new<O: Oarm>(
+    /// Builds the Balancer from the resource managers' view of every node (at first start or
+    /// after a restart), and the commands that bring the static reserve up to `R` (idle nodes
+    /// at once; busy ones as their jobs end).
+    pub fn start(
         now: Time,
         config: BalancerConfig,
-        oarm: &mut O,
-    ) -> Result<Balancer, BalancerError> {
+        nodes: &[RmNode],
+    ) -> Result<(Balancer, Vec<Command>), BalancerError> {
         config.validate()?;
-        let statuses = oarm.get_status_of_all_nodes(now);
-        let r = config.static_reserve();
+        ParamError::check(!nodes.is_empty(), "nodes", 0, "a cluster needs >= 1 node")?;
+        let n = u32::try_from(nodes.len())
+            .map_err(|_| ParamError::new("nodes", nodes.len(), "at most 2^32 - 1"))?;
         ParamError::check(
-            r as usize <= statuses.len(),
+            config.static_reserve() <= n,
             "R",
-            r,
-            "the static reserve cannot exceed the cluster",
+            config.static_reserve(),
+            "must be <= the number of nodes",
         )?;
-        let mut balancer = Balancer {
-            config,
-            slots: Vec::with_capacity(statuses.len()),
-            pending: Vec::new(),
-            next_request: 0,
-        };
-        let held = Claim::Reserve { from: now };
-        for s in &statuses {
-            let slot = match s.state {
-                NodeState::Idle => Slot::OaIdle,
-                NodeState::Busy(_) => Slot::OaBusy,
-                NodeState::Offline => balancer.reserve_slot(held, now),
-                NodeState::Draining(_) => Slot::Reclaiming {
-                    claim: held,
-                    expected_by: expected_end(now, s),
+        let mut by_name = BTreeMap::new();
+        let hold = now.saturating_add(config.idle_hold);
+        let mut slots = Vec::with_capacity(nodes.len());
+        let mut unavailable = Vec::with_capacity(nodes.len());
+        for (i, node) in nodes.iter().enumerate() {
+            if by_name
+                .insert(node.name.clone(), NodeId(i as u32))
+                .is_some()
+            {
+                return Err(BalancerError::DuplicateName(node.name.clone()));
+            }
+            slots.push(match node.state {
+                RmNodeState::BatchIdle | RmNodeState::Unavailable => Slot::OaIdle,
+                RmNodeState::BatchBusy => Slot::OaBusy,
+                RmNodeState::OnDemandFree => Slot::OdReserve {
+                    hold_until: hold,
+                    claim: None,
                 },
-            };
-            balancer.slots.push(slot);
+                RmNodeState::OnDemandAllocated => Slot::OdAlloc,
+            });
+            unavailable.push(node.state == RmNodeState::Unavailable);
         }
-        let missing = r.saturating_sub(balancer.on_demand_nodes());
-        let fixed = Claim::Reserve { from: Time::MAX };
-        let mut nodes: Vec<NodeId> = balancer.nodes_where(|s| s == Slot::OaIdle).collect();
-        nodes.extend(balancer.drainable(&statuses, now, Time::MAX, true));
-        let mut ignored = Decisions::default();
-        for &node in nodes.iter().take(missing as usize) {
-            balancer.claim(now, oarm, node, fixed, &mut ignored)?;
-        }
-        Ok(balancer)
+        let mut b = Balancer {
+            config,
+            names: nodes.iter().map(|n| n.name.clone()).collect(),
+            by_name,
+            slots,
+            unavailable,
+            claims: Vec::new(),
+            next_claim: 0,
+            target: None,
+        };
+        let mut out = Vec::new();
+        b.top_up(now, &mut out);
+        Ok((b, out))
     }
 
     /// The parameters.
@@ -323,234 +402,53 @@ impl Balancer {
         &self.config
     }
 
-    /// Nodes in the cluster.
-    pub fn node_count(&self) -> u32 {
-        self.slots.len() as u32
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.slots.len()
     }
 
-    /// The state of `node`.
+    /// Whether there are no nodes (never: [`Balancer::start`] needs one).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// A node's hostname.
+    pub fn name(&self, node: NodeId) -> Option<&str> {
+        self.names.get(node.index()).map(String::as_str)
+    }
+
+    /// The node with hostname `name`.
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// A node's state.
     pub fn state(&self, node: NodeId) -> Result<BalancerNodeState, BalancerError> {
-        self.slot(node).map(Slot::state)
-    }
-
-    /// Every node's state, node `i` at position `i`.
-    pub fn states(&self) -> impl Iterator<Item = BalancerNodeState> + '_ {
-        self.slots.iter().map(|s| s.state())
-    }
-
-    /// Nodes in `state`.
-    pub fn count(&self, state: BalancerNodeState) -> u32 {
-        self.states().filter(|&s| s == state).count() as u32
-    }
-
-    /// The pending requests, oldest first, with their deadlines.
-    pub fn pending(&self) -> impl Iterator<Item = (LeaseId, Time)> + '_ {
-        self.pending.iter().map(|p| (p.id, p.deadline))
-    }
-
-    /// When [`Balancer::tick`] next has something to do: the earliest pending deadline or
-    /// reserve hold expiry; `None` if nothing is due ever.
-    pub fn next_deadline(&self) -> Option<Time> {
-        let holds = self.slots.iter().filter_map(|s| match *s {
-            Slot::OdReserve {
-                hold_until,
-                held_for: None,
-            } if hold_until != Time::MAX => Some(hold_until),
-            _ => None,
-        });
-        self.pending.iter().map(|p| p.deadline).chain(holds).min()
-    }
-
-    /// Algorithm 1: asks for `nodes` on-demand nodes at `now`.
-    pub fn request_nodes<O: Oarm>(
-        &mut self,
-        now: Time,
-        nodes: u32,
-        oarm: &mut O,
-    ) -> Result<RequestOutcome, BalancerError> {
-        ParamError::check(
-            nodes >= 1,
-            "nodes",
-            nodes,
-            "a request needs at least one node",
-        )?;
-        let statuses = self.statuses(now, oarm)?;
-        let deadline = now.saturating_add(self.config.window);
-        let mut plan: Vec<NodeId> = self.spare_nodes().collect();
-        plan.extend(self.drainable(&statuses, now, deadline, true));
-        if plan.len() < nodes as usize {
-            return Ok(RequestOutcome::Rejected);
-        }
-        let id = LeaseId(self.next_request);
-        self.next_request += 1;
-        self.pending.push(Pending {
-            id,
-            nodes,
-            deadline,
-            held: Vec::new(),
-        });
-        let mut decisions = Decisions::default();
-        for &node in &plan[..nodes as usize] {
-            self.claim(now, oarm, node, Claim::Request(id), &mut decisions)?;
-        }
-        Ok(match decisions.granted.pop() {
-            Some(grant) => RequestOutcome::Granted(grant),
-            None => RequestOutcome::Pending {
-                request: id,
-                deadline,
-            },
+        Ok(match self.slot(node)? {
+            Slot::OaIdle => BalancerNodeState::OaIdle,
+            Slot::OaBusy => BalancerNodeState::OaBusy,
+            Slot::OdReserve { .. } => BalancerNodeState::OdReserve,
+            Slot::OdAlloc => BalancerNodeState::OdAlloc,
         })
     }
 
-    /// Gives on-demand nodes back: they become `OD_Reserve`, held `I`, and may serve pending
-    /// requests at once. Every node must be `OD_Alloc` (else nothing changes).
-    pub fn release_nodes<O: Oarm>(
-        &mut self,
-        now: Time,
-        nodes: &[NodeId],
-        oarm: &mut O,
-    ) -> Result<Decisions, BalancerError> {
-        for (i, &node) in nodes.iter().enumerate() {
-            if self.slot(node)? != Slot::OdAlloc || nodes[..i].contains(&node) {
-                return Err(BalancerError::NotAllocated(node));
-            }
-        }
-        for &node in nodes {
-            self.slots[node.index()] = self.reserve_slot(Claim::Reserve { from: now }, now);
-        }
-        let mut decisions = Decisions::default();
-        self.serve_pending(now, oarm, &mut decisions)?;
-        Ok(decisions)
+    /// How many nodes are in `state`.
+    pub fn count(&self, state: BalancerNodeState) -> u32 {
+        (0..self.slots.len() as u32)
+            .filter(|&i| self.state(NodeId(i)).ok() == Some(state))
+            .count() as u32
     }
 
-    /// What the OARM reports, in order: [`NodeUpdate::JobStarting`] **before** it starts a job
-    /// on a node (refused with [`BalancerError::NodeReclaimed`] if the Balancer holds or is
-    /// reclaiming the node), and [`NodeUpdate::JobEnded`] when a job ends (a node being
-    /// reclaimed turns on-demand; pending requests may be granted). A refused batch changes
-    /// nothing.
-    pub fn update_nodes<O: Oarm>(
-        &mut self,
-        now: Time,
-        updates: &[NodeUpdate],
-        oarm: &mut O,
-    ) -> Result<Decisions, BalancerError> {
-        self.check_updates(updates)?;
-        let mut decisions = Decisions::default();
-        for &update in updates {
-            match update {
-                NodeUpdate::JobStarting(node) => self.slots[node.index()] = Slot::OaBusy,
-                NodeUpdate::JobEnded(node) => match self.slots[node.index()] {
-                    Slot::Reclaiming { claim, .. } => self.arrive(now, node, claim, &mut decisions),
-                    _ => self.slots[node.index()] = Slot::OaIdle,
-                },
-            }
-        }
-        self.serve_pending(now, oarm, &mut decisions)?;
-        Ok(decisions)
+    /// Whether an administrator has taken the node out of use.
+    pub fn is_unavailable(&self, node: NodeId) -> bool {
+        self.unavailable.get(node.index()).copied().unwrap_or(false)
     }
 
-    /// Hint: have `nodes` extra reserve nodes by `by` (`by <= now`: now), reclaiming idle
-    /// batch nodes, then draining the busy ones whose jobs end by `by`, shortest first. Takes
-    /// what it can; the outcome says how many. The nodes are held `I` from `by`.
-    pub fn add_reserve<O: Oarm>(
-        &mut self,
-        now: Time,
-        by: Time,
-        nodes: u32,
-        oarm: &mut O,
-    ) -> Result<ReserveOutcome, BalancerError> {
-        if matches!(self.config.strategy, Strategy::Basic { .. }) {
-            return Err(BalancerError::HintsDisabled);
-        }
-        let by = by.max(now);
-        let statuses = self.statuses(now, oarm)?;
-        let mut outcome = ReserveOutcome::default();
-        let claim = Claim::Reserve { from: by };
-        let mut plan: Vec<NodeId> = self.nodes_where(|s| s == Slot::OaIdle).collect();
-        plan.extend(self.drainable(&statuses, now, by, false));
-        for node in plan {
-            if outcome.reserved + outcome.draining == nodes {
-                break;
-            }
-            if self.claim(now, oarm, node, claim, &mut outcome.decisions)? {
-                outcome.reserved += 1;
-            } else {
-                outcome.draining += 1;
-            }
-        }
-        self.serve_pending(now, oarm, &mut outcome.decisions)?;
-        Ok(outcome)
-    }
-
-    /// Predictive: make the free reserve — unheld `OD_Reserve` nodes plus nodes draining into
-    /// the reserve — at least `target` nodes by `by`, claiming only the shortfall through
-    /// [`Balancer::add_reserve`]. This is what a predictor's slot figure feeds.
-    pub fn reserve_at_least<O: Oarm>(
-        &mut self,
-        now: Time,
-        by: Time,
-        target: u32,
-        oarm: &mut O,
-    ) -> Result<ReserveOutcome, BalancerError> {
-        let free_reserve = self
-            .nodes_where(|s| {
-                matches!(
-                    s,
-                    Slot::OdReserve { held_for: None, .. }
-                        | Slot::Reclaiming {
-                            claim: Claim::Reserve { .. },
-                            ..
-                        }
-                )
-            })
-            .count() as u32;
-        match target.saturating_sub(free_reserve) {
-            0 => Ok(ReserveOutcome::default()),
-            shortfall => self.add_reserve(now, by, shortfall, oarm),
-        }
-    }
-
-    /// Acts on what is due at `now`: rejects pending requests whose deadline has come (their
-    /// held nodes join the reserve, their draining nodes go back to batch), then gives back to
-    /// batch the unused reserve nodes whose hold `I` is over (never bringing the on-demand
-    /// pool below the static reserve `R`). Call it at [`Balancer::next_deadline`], after the
-    /// instant's other events.
-    pub fn tick<O: Oarm>(&mut self, now: Time, oarm: &mut O) -> Result<Decisions, BalancerError> {
-        let mut decisions = Decisions::default();
-        while let Some(pos) = self.pending.iter().position(|p| p.deadline <= now) {
-            let p = self.pending.remove(pos);
-            for node in p.held {
-                self.slots[node.index()] = self.reserve_slot(Claim::Reserve { from: now }, now);
-            }
-            while let Some(node) = self.reclaiming_for(p.id) {
-                self.restore(oarm, node, Slot::OaBusy)?;
-            }
-            decisions.rejected.push(p.id);
-        }
-        self.serve_pending(now, oarm, &mut decisions)?;
-        for i in 0..self.slots.len() {
-            let Slot::OdReserve {
-                hold_until,
-                held_for: None,
-            } = self.slots[i]
-            else {
-                continue;
-            };
-            if hold_until > now {
-                continue;
-            }
-            if self.on_demand_nodes() <= self.config.static_reserve() {
-                self.slots[i] = Slot::OdReserve {
-                    hold_until: Time::MAX,
-                    held_for: None,
-                };
-            } else {
-                let node = NodeId(i as u32);
-                self.restore(oarm, node, Slot::OaIdle)?;
-                decisions.returned_to_batch.push(node);
-            }
-        }
-        Ok(decisions)
+    /// The requests waiting for nodes, oldest first, with their deadlines.
+    pub fn waiting_requests(&self) -> impl Iterator<Item = (LeaseId, Time)> + '_ {
+        self.claims
+            .iter()
+            .filter_map(|c| c.request.map(|r| (r, c.deadline)))
     }
 
     fn slot(&self, node: NodeId) -> Result<Slot, BalancerError> {
@@ -560,36 +458,38 @@ impl Balancer {
             .ok_or(BalancerError::UnknownNode(node))
     }
 
-    /// The OARM's node statuses, checked against the Balancer's view of who owns each node.
-    fn statuses<O: Oarm>(&self, now: Time, oarm: &O) -> Result<Vec<NodeStatus>, BalancerError> {
-        let statuses = oarm.get_status_of_all_nodes(now);
-        if statuses.len() != self.slots.len() {
-            return Err(BalancerError::OutOfSync {
-                node: NodeId(statuses.len().min(self.slots.len()) as u32),
-                what: "the number of nodes changed",
-            });
-        }
-        Ok(statuses)
+    /// The reserve floor at `now`: `R`, or the predicted target while its slot lasts.
+    fn floor(&self, now: Time) -> u32 {
+        let predicted = match self.target {
+            Some((n, until)) if now < until => n,
+            _ => 0,
+        };
+        self.config.static_reserve().max(predicted)
     }
 
-    /// Nodes counted in the on-demand pool against `R`: reserve, allocated, and those draining
-    /// into the static reserve.
-    fn on_demand_nodes(&self) -> u32 {
-        let fixed = Claim::Reserve { from: Time::MAX };
+    /// When the floor may next fall.
+    fn floor_until(&self, now: Time) -> Time {
+        match self.target {
+            Some((n, until)) if now < until && n > self.config.static_reserve() => until,
+            _ => Time::MAX,
+        }
+    }
+
+    /// Reserve and allocated nodes.
+    fn on_demand_pool(&self) -> u32 {
         self.slots
             .iter()
-            .filter(|s| match s {
-                Slot::OdReserve { .. } | Slot::OdAlloc => true,
-                Slot::Reclaiming { claim, .. } => *claim == fixed,
-                Slot::OaIdle | Slot::OaBusy => false,
-            })
+            .filter(|s| matches!(s, Slot::OdReserve { .. } | Slot::OdAlloc))
             .count() as u32
     }
 
-    /// Unheld reserve nodes, then idle batch nodes: what a request can have at once.
-    fn spare_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
-        let reserve = self.nodes_where(|s| matches!(s, Slot::OdReserve { held_for: None, .. }));
-        reserve.chain(self.nodes_where(|s| s == Slot::OaIdle))
+    fn free_reserve(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes_where(|s| matches!(s, Slot::OdReserve { claim: None, .. }))
+    }
+
+    fn idle(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes_where(|s| s == Slot::OaIdle)
+            .filter(|n| !self.unavailable[n.index()])
     }
 
     fn nodes_where<'a>(
@@ -601,197 +501,369 @@ impl Balancer {
             .filter(move |n| pred(self.slots[n.index()]))
     }
 
-    /// Busy batch nodes whose job is predicted to end by `by` (none when `by <= now`), and,
-    /// when `steal`, nodes draining into a hinted (not static) reserve by then: the nodes a
-    /// claim may drain, earliest end first.
-    fn drainable(&self, statuses: &[NodeStatus], now: Time, by: Time, steal: bool) -> Vec<NodeId> {
-        if by <= now {
-            return Vec::new();
-        }
-        let mut draining: Vec<(Time, NodeId)> = statuses
-            .iter()
-            .filter_map(|s| match (self.slots[s.node.index()], s.state) {
-                (Slot::OaBusy, NodeState::Busy(_)) => Some((expected_end(now, s), s.node)),
-                (
-                    Slot::Reclaiming {
-                        claim: Claim::Reserve { from },
-                        expected_by,
-                    },
-                    _,
-                ) if steal && from != Time::MAX => Some((expected_by, s.node)),
-                _ => None,
-            })
-            .filter(|&(end, _)| end <= by)
-            .collect();
-        draining.sort_unstable();
-        draining.into_iter().map(|(_, n)| n).collect()
-    }
-
-    /// Moves `node` (unheld reserve, idle, busy, or draining into the hinted reserve) to
-    /// `claim`. Returns whether it arrived now (`false`: it drains until its job ends).
-    fn claim<O: Oarm>(
+    /// Algorithm 1's `request_nodes`.
+    fn request(
         &mut self,
         now: Time,
-        oarm: &mut O,
-        node: NodeId,
-        claim: Claim,
-        decisions: &mut Decisions,
-    ) -> Result<bool, BalancerError> {
-        match self.slots[node.index()] {
-            Slot::OdReserve { .. } => {}
-            Slot::Reclaiming { expected_by, .. } => {
-                self.slots[node.index()] = Slot::Reclaiming { claim, expected_by };
-                return Ok(false);
-            }
-            Slot::OaIdle | Slot::OaBusy => {
-                match oarm.reclaim_node(node).map_err(oarm_error(node))? {
-                    OfflineOutcome::Offline => {}
-                    OfflineOutcome::Draining { predicted_end, .. } => {
-                        self.slots[node.index()] = Slot::Reclaiming {
-                            claim,
-                            expected_by: predicted_end,
-                        };
-                        return Ok(false);
-                    }
-                }
-            }
-            Slot::OdAlloc => unreachable!("allocated nodes are never claimed"),
+        request: LeaseId,
+        nodes: u32,
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        ParamError::check(nodes >= 1, "nodes", nodes, "a request needs >= 1 node")?;
+        if self.claims.iter().any(|c| c.request == Some(request)) {
+            return Err(BalancerError::DuplicateRequest(request));
         }
-        self.arrive(now, node, claim, decisions);
-        Ok(true)
+        let reserve: Vec<NodeId> = self.free_reserve().collect();
+        let idle: Vec<NodeId> = self.idle().collect();
+        let available = reserve.len() + idle.len();
+        let want = nodes as usize;
+        if available < want && self.config.window == Duration::ZERO {
+            out.push(Command::Reject { request });
+            // Reserve nodes left unused (a hint's, matured for this request) serve the
+            // waiting claims now rather than after their hold.
+            self.distribute(now, out);
+            return Ok(());
+        }
+        let take: Vec<NodeId> = reserve.into_iter().chain(idle).take(want).collect();
+        let id = self.next_claim;
+        self.next_claim += 1;
+        self.claims.push(Claim {
+            id,
+            request: Some(request),
+            want: nodes,
+            held: Vec::new(),
+            deadline: now.saturating_add(self.config.window),
+        });
+        let pos = self.claims.len() - 1;
+        for node in take {
+            self.take_for(pos, node, out);
+        }
+        self.complete(pos, out);
+        Ok(())
     }
 
-    /// `node` is on-demand now (offline in the OARM): it joins `claim`'s request (granting it
-    /// when complete) or the reserve.
-    fn arrive(&mut self, now: Time, node: NodeId, claim: Claim, decisions: &mut Decisions) {
-        let Claim::Request(id) = claim else {
-            self.slots[node.index()] = self.reserve_slot(claim, now);
-            return;
-        };
-        let pos = self
-            .pending
-            .iter()
-            .position(|p| p.id == id)
-            .expect("nodes are claimed only for pending requests");
-        let p = &mut self.pending[pos];
-        p.held.push(node);
+    /// Gives `node` (free reserve or idle) to claim `pos`.
+    fn take_for(&mut self, pos: usize, node: NodeId, out: &mut Vec<Command>) {
+        if self.slots[node.index()] == Slot::OaIdle {
+            out.push(Command::Reclaim(node));
+        }
+        let claim = &mut self.claims[pos];
+        claim.held.push(node);
         self.slots[node.index()] = Slot::OdReserve {
             hold_until: Time::MAX,
-            held_for: Some(id),
+            claim: Some(claim.id),
         };
-        if p.held.len() == p.nodes as usize {
-            let p = self.pending.remove(pos);
-            for &n in &p.held {
-                self.slots[n.index()] = Slot::OdAlloc;
-            }
-            decisions.granted.push(Grant {
-                request: p.id,
-                nodes: p.held,
-            });
+    }
+
+    /// Grants claim `pos` if it is a complete request.
+    fn complete(&mut self, pos: usize, out: &mut Vec<Command>) {
+        let claim = &self.claims[pos];
+        let Some(request) = claim.request else {
+            return;
+        };
+        if claim.held.len() < claim.want as usize {
+            return;
+        }
+        let claim = self.claims.remove(pos);
+        for &n in &claim.held {
+            self.slots[n.index()] = Slot::OdAlloc;
+        }
+        out.push(Command::Grant {
+            request,
+            nodes: claim.held,
+        });
+    }
+
+    /// The first claim still short of nodes.
+    fn hungry_claim(&self) -> Option<usize> {
+        self.claims
+            .iter()
+            .position(|c| c.held.len() < c.want as usize)
+    }
+
+    /// Hands a node that became usable (free reserve, or idle in batch) to the oldest hungry
+    /// claim, else to the reserve floor. Returns whether it was taken.
+    fn offer(&mut self, now: Time, node: NodeId, out: &mut Vec<Command>) -> bool {
+        if self.unavailable[node.index()] {
+            return false;
+        }
+        if let Some(pos) = self.hungry_claim() {
+            self.take_for(pos, node, out);
+            self.complete(pos, out);
+            return true;
+        }
+        if self.slots[node.index()] == Slot::OaIdle && self.on_demand_pool() < self.floor(now) {
+            out.push(Command::Reclaim(node));
+            // Held while the floor lasts (for ever under R, to the slot's end if predicted).
+            self.slots[node.index()] = Slot::OdReserve {
+                hold_until: now
+                    .saturating_add(self.config.idle_hold)
+                    .max(self.floor_until(now)),
+                claim: None,
+            };
+            return true;
+        }
+        false
+    }
+
+    /// Offers every free reserve node to the hungry claims, then idle nodes to the floor.
+    fn distribute(&mut self, now: Time, out: &mut Vec<Command>) {
+        while self.hungry_claim().is_some() {
+            let Some(node) = self.free_reserve().next() else {
+                break;
+            };
+            self.offer(now, node, out);
+        }
+        self.top_up(now, out);
+    }
+
+    /// Reclaims idle nodes while the on-demand pool is below the floor.
+    fn top_up(&mut self, now: Time, out: &mut Vec<Command>) {
+        while self.on_demand_pool() < self.floor(now) {
+            let Some(node) = self.idle().next() else {
+                break;
+            };
+            self.offer(now, node, out);
         }
     }
 
-    fn reserve_slot(&self, claim: Claim, now: Time) -> Slot {
-        let from = match claim {
-            Claim::Reserve { from } => from.max(now),
-            Claim::Request(_) => now,
-        };
-        Slot::OdReserve {
-            hold_until: from.saturating_add(self.config.idle_hold),
-            held_for: None,
-        }
-    }
-
-    /// The node draining for request `id` whose job is predicted to end last.
-    fn reclaiming_for(&self, id: LeaseId) -> Option<NodeId> {
-        self.nodes_where(
-            |s| matches!(s, Slot::Reclaiming { claim: Claim::Request(r), .. } if r == id),
-        )
-        .max_by_key(|n| match self.slots[n.index()] {
-            Slot::Reclaiming { expected_by, .. } => (expected_by, *n),
-            _ => (Time::ZERO, *n),
-        })
-    }
-
-    /// Gives `node` back to batch, where it becomes `slot`.
-    fn restore<O: Oarm>(
-        &mut self,
-        oarm: &mut O,
-        node: NodeId,
-        slot: Slot,
-    ) -> Result<(), BalancerError> {
-        oarm.restore_node(node).map_err(oarm_error(node))?;
-        self.slots[node.index()] = slot;
-        Ok(())
-    }
-
-    /// Lets pending requests, oldest first, swap a node they are draining for a spare node
-    /// (unheld reserve, then idle batch): the drained node goes back to batch.
-    fn serve_pending<O: Oarm>(
-        &mut self,
-        now: Time,
-        oarm: &mut O,
-        decisions: &mut Decisions,
-    ) -> Result<(), BalancerError> {
+    /// Hints whose `H` has come: their nodes become free reserve, held `I` from `H`.
+    fn mature_hints(&mut self, now: Time) {
+        let hold = self.config.idle_hold;
         let mut i = 0;
-        while let Some(p) = self.pending.get(i) {
-            let id = p.id;
-            let Some(victim) = self.reclaiming_for(id) else {
+        while i < self.claims.len() {
+            let c = &self.claims[i];
+            if c.request.is_none() && c.deadline <= now {
+                let c = self.claims.remove(i);
+                for n in c.held {
+                    self.slots[n.index()] = Slot::OdReserve {
+                        hold_until: c.deadline.saturating_add(hold),
+                        claim: None,
+                    };
+                }
+            } else {
                 i += 1;
+            }
+        }
+    }
+
+    /// Ends a request's claim (rejected or cancelled): its nodes become free reserve for `I`.
+    fn drop_claim(&mut self, now: Time, pos: usize) {
+        let c = self.claims.remove(pos);
+        for n in c.held {
+            self.slots[n.index()] = Slot::OdReserve {
+                hold_until: now.saturating_add(self.config.idle_hold),
+                claim: None,
+            };
+        }
+    }
+
+    fn tick(&mut self, now: Time, out: &mut Vec<Command>) {
+        while let Some(pos) = self
+            .claims
+            .iter()
+            .position(|c| c.request.is_some() && c.deadline <= now)
+        {
+            let request = self.claims[pos].request;
+            self.drop_claim(now, pos);
+            if let Some(request) = request {
+                out.push(Command::Reject { request });
+            }
+        }
+        self.distribute(now, out);
+        let floor = self.floor(now);
+        for i in 0..self.slots.len() {
+            let Slot::OdReserve {
+                hold_until,
+                claim: None,
+            } = self.slots[i]
+            else {
                 continue;
             };
-            let Some(spare) = self.spare_nodes().next() else {
-                return Ok(());
-            };
-            self.restore(oarm, victim, Slot::OaBusy)?;
-            if !self.claim(now, oarm, spare, Claim::Request(id), decisions)? {
-                return Err(BalancerError::OutOfSync {
-                    node: spare,
-                    what: "an idle node was busy in the batch resource manager",
-                });
+            if hold_until > now {
+                continue;
+            }
+            if self.on_demand_pool() <= floor && !self.unavailable[i] {
+                self.slots[i] = Slot::OdReserve {
+                    hold_until: self.floor_until(now),
+                    claim: None,
+                };
+            } else {
+                self.slots[i] = Slot::OaIdle;
+                out.push(Command::Restore(NodeId(i as u32)));
+            }
+        }
+    }
+
+    fn check_nodes(
+        &self,
+        nodes: &[NodeId],
+        ok: impl Fn(Slot) -> bool,
+        err: impl Fn(NodeId, BalancerNodeState) -> BalancerError,
+    ) -> Result<(), BalancerError> {
+        for (i, &node) in nodes.iter().enumerate() {
+            let slot = self.slot(node)?;
+            if !ok(slot) || nodes[..i].contains(&node) {
+                return Err(err(node, self.state(node)?));
             }
         }
         Ok(())
     }
+}
 
-    /// Checks a batch of OARM updates against the Balancer's view, in order, without
-    /// changing anything.
-    fn check_updates(&self, updates: &[NodeUpdate]) -> Result<(), BalancerError> {
-        let mut view: Vec<(NodeId, BalancerNodeState)> = Vec::new();
-        for &update in updates {
-            let node = match update {
-                NodeUpdate::JobStarting(n) | NodeUpdate::JobEnded(n) => n,
-            };
-            let state = match view.iter().rev().find(|(n, _)| *n == node) {
-                Some(&(_, s)) => s,
-                None => self.state(node)?,
-            };
-            use BalancerNodeState::*;
-            let next = match (update, state) {
-                (NodeUpdate::JobStarting(_), OaIdle | OaBusy) => OaBusy,
-                (NodeUpdate::JobStarting(_), _) => {
-                    return Err(BalancerError::NodeReclaimed { node, state });
+impl Policy for Balancer {
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: Observation<'_>,
+    ) -> Result<Vec<Command>, BalancerError> {
+        self.mature_hints(now);
+        let mut out = Vec::new();
+        match observation {
+            Observation::Request { request, nodes } => {
+                self.request(now, request, nodes, &mut out)?;
+            }
+            Observation::Cancel { request } => {
+                let pos = self
+                    .claims
+                    .iter()
+                    .position(|c| c.request == Some(request))
+                    .ok_or(BalancerError::UnknownRequest(request))?;
+                self.drop_claim(now, pos);
+                self.distribute(now, &mut out);
+            }
+            Observation::Release { nodes } => {
+                self.check_nodes(
+                    nodes,
+                    |s| s == Slot::OdAlloc,
+                    |n, _| BalancerError::NotAllocated(n),
+                )?;
+                for &n in nodes {
+                    if self.unavailable[n.index()] {
+                        self.slots[n.index()] = Slot::OaIdle;
+                        out.push(Command::Restore(n));
+                    } else {
+                        self.slots[n.index()] = Slot::OdReserve {
+                            hold_until: now.saturating_add(self.config.idle_hold),
+                            claim: None,
+                        };
+                    }
                 }
-                (NodeUpdate::JobEnded(_), OaBusy) => OaIdle,
-                (NodeUpdate::JobEnded(_), Reclaiming) => OdReserve,
-                (NodeUpdate::JobEnded(_), _) => return Err(BalancerError::NoJob { node, state }),
-            };
-            view.push((node, next));
+                self.distribute(now, &mut out);
+            }
+            Observation::JobStarting { nodes } => {
+                self.check_nodes(
+                    nodes,
+                    |s| matches!(s, Slot::OaIdle | Slot::OaBusy),
+                    |node, state| BalancerError::NodeReclaimed { node, state },
+                )?;
+                for &n in nodes {
+                    self.slots[n.index()] = Slot::OaBusy;
+                }
+            }
+            Observation::JobEnded { nodes } => {
+                self.check_nodes(
+                    nodes,
+                    |s| s == Slot::OaBusy,
+                    |node, state| BalancerError::NoJob { node, state },
+                )?;
+                for &n in nodes {
+                    self.slots[n.index()] = Slot::OaIdle;
+                }
+                for &n in nodes {
+                    self.offer(now, n, &mut out);
+                }
+            }
+            Observation::Hint { by, nodes } => {
+                if matches!(self.config.strategy, Strategy::Basic { .. }) {
+                    return Err(BalancerError::HintsDisabled);
+                }
+                let id = self.next_claim;
+                self.next_claim += 1;
+                self.claims.push(Claim {
+                    id,
+                    request: None,
+                    want: nodes,
+                    held: Vec::new(),
+                    deadline: by.max(now),
+                });
+                let pos = self.claims.len() - 1;
+                let take: Vec<NodeId> = self
+                    .free_reserve()
+                    .chain(self.idle())
+                    .take(nodes as usize)
+                    .collect();
+                for node in take {
+                    self.take_for(pos, node, &mut out);
+                }
+                self.mature_hints(now);
+            }
+            Observation::ReserveTarget { nodes, until } => {
+                if matches!(self.config.strategy, Strategy::Basic { .. }) {
+                    return Err(BalancerError::HintsDisabled);
+                }
+                self.target = Some((nodes, until));
+                // Reserve nodes already held count towards the slot: hold them to its end.
+                let floor = self.floor(now);
+                let mut kept = self.on_demand_pool() - self.free_reserve().count() as u32;
+                for i in 0..self.slots.len() {
+                    if let Slot::OdReserve {
+                        hold_until,
+                        claim: None,
+                    } = self.slots[i]
+                        && kept < floor
+                    {
+                        kept += 1;
+                        self.slots[i] = Slot::OdReserve {
+                            hold_until: hold_until.max(until),
+                            claim: None,
+                        };
+                    }
+                }
+                self.top_up(now, &mut out);
+            }
+            Observation::Availability { node, available } => {
+                let slot = self.slot(node)?;
+                self.unavailable[node.index()] = !available;
+                match (available, slot) {
+                    (false, Slot::OdReserve { claim, .. }) => {
+                        if let Some(id) = claim
+                            && let Some(c) = self.claims.iter_mut().find(|c| c.id == id)
+                        {
+                            c.held.retain(|&h| h != node);
+                        }
+                        self.slots[node.index()] = Slot::OaIdle;
+                        out.push(Command::Restore(node));
+                        self.distribute(now, &mut out);
+                    }
+                    (true, Slot::OaIdle) => {
+                        self.offer(now, node, &mut out);
+                    }
+                    _ => {}
+                }
+            }
+            Observation::Tick => self.tick(now, &mut out),
         }
-        Ok(())
+        Ok(out)
     }
-}
 
-/// When the job on a busy node is predicted to end.
-fn expected_end(now: Time, status: &NodeStatus) -> Time {
-    now + status.remaining_walltime.unwrap_or(Duration::ZERO)
-}
+    fn next_deadline(&self) -> Option<Time> {
+        let claims = self.claims.iter().map(|c| c.deadline);
+        let holds = self.slots.iter().filter_map(|s| match *s {
+            Slot::OdReserve {
+                hold_until,
+                claim: None,
+            } if hold_until != Time::MAX => Some(hold_until),
+            _ => None,
+        });
+        claims.chain(holds).min()
+    }
 
-fn oarm_error<E: std::error::Error + Send + Sync + 'static>(
-    node: NodeId,
-) -> impl FnOnce(E) -> BalancerError {
-    move |e| BalancerError::Oarm {
-        node,
-        source: Box::new(e),
+    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
+        self.state(node).ok()
+    }
+
+    fn reserve_idle(&self) -> u32 {
+        self.count(BalancerNodeState::OdReserve)
     }
 }

@@ -1,128 +1,190 @@
-//! The Predictive algorithm's out-of-band predictor (Liu et al., SC18, section III: the
-//! Predictive variant of Algorithm 1).
+//! The Predictive algorithm (Liu et al., SC18, §II-C3 and §III-B5): an out-of-band predictor
+//! that splits each day into four 6-hour slots and, at the start of each slot, has the Balancer
+//! reserve `N` nodes, `N` estimated from the **peak** number of requested nodes in the same
+//! slot of the last month, week and day.
 //!
-//! Each day is split into four 6-hour slots. The predictor records how many nodes were
-//! requested in each slot (the sum of the request sizes), and at the start of each slot
-//! proposes a reserve of `N` nodes from the peak requested in the same slot over the last
-//! month (30 days), week (7 days) and day, combined by a [`Combine`] rule. The driver passes the
-//! proposal to [`crate::Balancer::add_reserve`]`(now, now, N)`. Like the policy, it holds no
-//! clock: times come with the calls.
+//! "Requested nodes" at an instant are the nodes of the requests outstanding then (granted and
+//! not yet released, or waiting); a slot's figure is their peak over the slot. The paper does
+//! not say how the three peaks are combined; [`Combine::Max`] (the default, ours) takes the
+//! largest, which over-reserves as the paper's §III-B5 says the predictor does. The predictor
+//! is trained offline on earlier weeks ([`Predictor::train`], as the paper "first ran the
+//! predictor offline using historical data") and keeps learning from the run.
 //!
-//! The default rule is [`Combine::Mean`]. The three windows nest (the last day is in the last
-//! week, which is in the last month), so [`Combine::Max`] is always the month's peak: the most
-//! conservative choice, which takes the most nodes from batch for one busy day a month ago.
-//! The mean keeps that peak in view but counts the recent past three times over (a recent peak
-//! is in all three windows), so the reserve follows a changing load without swinging on one day.
-//!
-//! ```
-//! use cosched_balancer::predictor::{Combine, Predictor, SLOT};
-//! use cosched_core::Time;
-//! let mut p = Predictor::new(Combine::Max).unwrap();
-//! p.record_request(Time(0), 8); // 8 nodes asked for in slot 0 of day 0
-//! let tomorrow = Time(4 * SLOT.secs());
-//! assert_eq!(p.reserve_for_slot(tomorrow), 8);
-//! assert_eq!(p.reserve_for_slot(tomorrow + SLOT), 0);
-//! ```
+//! [`Predictive`] wraps a hinted [`Balancer`] as one [`Policy`]: it watches the requests and
+//! releases, and at each slot's start sends [`Observation::ReserveTarget`] with the slot's end,
+//! so the predicted reserve is held for its slot, not for the Balancer's `I`.
 
-use cosched_core::{Duration, ParamError, Time};
+use crate::BalancerError;
+use crate::policy::{Balancer, BalancerNodeState, Command, Observation, Policy};
+use crate::workload::LeaseRequest;
+use cosched_core::{Duration, NodeId, ParamError, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The length of a slot: 6 hours.
+/// The predictor's slot: a quarter of a day.
 pub const SLOT: Duration = Duration::from_hours(6);
 const SLOTS_PER_DAY: i64 = 4;
 const WEEK_DAYS: i64 = 7;
 const MONTH_DAYS: i64 = 30;
 
-/// How the month, week and day peaks combine into one reserve size.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+/// How the month, week and day peaks make one reserve size.
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub enum Combine {
-    /// The largest of the three (always the month's peak).
-    Max,
-    /// Their mean, rounded up (the default; see the module docs).
+    /// The largest of the three (ours; the paper names no rule).
     #[default]
+    Max,
+    /// Their mean, rounded up.
     Mean,
-    /// A weighted mean, rounded up; weights are finite, non-negative and not all zero.
-    Weighted {
-        /// Weight of the month's peak.
-        month: f64,
-        /// Weight of the week's peak.
-        week: f64,
-        /// Weight of the last day's value.
-        day: f64,
-    },
 }
 
-/// Records requests per slot and proposes reserves; see the [module docs](self).
-#[derive(Clone, Debug, Default)]
+/// How long the predicted reserve is kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PredictiveHold {
+    /// For its slot ([`Observation::ReserveTarget`] until the slot's end): the issue's reading
+    /// of "its own hold time".
+    #[default]
+    Slot,
+    /// As the literal `add_reserve(0, N)` of §II-C3: the nodes free now are reserved and,
+    /// like any reserve node of the Hint algorithm, go back to batch after `I` unused.
+    Idle,
+}
+
+/// The Predictive configuration: how peaks combine and how long the reserve is kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PredictorSpec {
+    /// How the month, week and day peaks combine.
+    pub rule: Combine,
+    /// How long the predicted reserve is kept.
+    pub hold: PredictiveHold,
+}
+
+impl From<Combine> for PredictorSpec {
+    fn from(rule: Combine) -> PredictorSpec {
+        PredictorSpec {
+            rule,
+            hold: PredictiveHold::Slot,
+        }
+    }
+}
+
+/// Peak requested nodes per 6-hour slot, and the reserve it proposes.
+///
+/// ```
+/// use cosched_balancer::predictor::{Combine, Predictor, SLOT};
+/// use cosched_balancer::workload::LeaseRequest;
+/// use cosched_core::{Duration, LeaseId, Time};
+/// let lease = |submit: i64, nodes| LeaseRequest {
+///     id: LeaseId(0), submit: Time(submit), nodes, duration: Duration(600), notice: None,
+/// };
+/// // Yesterday's slot 1 peaked at 5 concurrent nodes (3 + 2 overlapping).
+/// let day = 86_400;
+/// let p = Predictor::train(Combine::Max, &[lease(SLOT.0 + 10, 3), lease(SLOT.0 + 20, 2)]);
+/// assert_eq!(p.reserve_for_slot(Time(day + SLOT.0)), 5);
+/// assert_eq!(p.reserve_for_slot(Time(day + 2 * SLOT.0)), 0);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Predictor {
     rule: Combine,
-    /// Nodes requested per slot index (slot `k` starts at `k * SLOT`).
-    requested: BTreeMap<i64, u64>,
+    /// Peak requested nodes by slot index.
+    peaks: BTreeMap<i64, u64>,
+    /// Requested nodes outstanding now.
+    outstanding: u64,
 }
 
 impl Predictor {
-    /// A predictor with no history, combining peaks by `rule`.
-    pub fn new(rule: Combine) -> Result<Predictor, ParamError> {
-        if let Combine::Weighted { month, week, day } = rule {
-            for (name, w) in [("month", month), ("week", week), ("day", day)] {
-                ParamError::check(
-                    w.is_finite() && w >= 0.0,
-                    name,
-                    w,
-                    "weights are finite and >= 0",
-                )?;
-            }
-            let total = month + week + day;
-            ParamError::check(
-                total > 0.0,
-                "weights",
-                total,
-                "weights must not all be zero",
-            )?;
-        }
-        Ok(Predictor {
+    /// An untrained predictor.
+    pub fn new(rule: Combine) -> Predictor {
+        Predictor {
             rule,
-            requested: BTreeMap::new(),
-        })
+            ..Predictor::default()
+        }
     }
 
-    /// Records a request for `nodes` nodes made at `at`. History older than a month before
-    /// the latest record is forgotten.
-    pub fn record_request(&mut self, at: Time, nodes: u32) {
+    /// A predictor trained on past leases (all taken as granted for their duration).
+    pub fn train(rule: Combine, history: &[LeaseRequest]) -> Predictor {
+        let mut p = Predictor::new(rule);
+        let mut changes: Vec<(Time, i64)> = history
+            .iter()
+            .flat_map(|l| {
+                let n = i64::from(l.nodes);
+                [(l.submit, n), (l.submit.saturating_add(l.duration), -n)]
+            })
+            .collect();
+        changes.sort_unstable();
+        let mut level = 0_i64;
+        for (t, d) in changes {
+            level += d;
+            p.outstanding = level.max(0) as u64;
+            p.note(t);
+        }
+        p.outstanding = 0;
+        p
+    }
+
+    /// `nodes` more requested at `at`.
+    pub fn requested(&mut self, at: Time, nodes: u32) {
+        self.outstanding += u64::from(nodes);
+        self.note(at);
+    }
+
+    /// `nodes` no longer requested (released, rejected or cancelled) at `at`.
+    pub fn finished(&mut self, at: Time, nodes: u32) {
+        self.outstanding = self.outstanding.saturating_sub(u64::from(nodes));
+        self.note(at);
+    }
+
+    fn note(&mut self, at: Time) {
         let k = slot_index(at);
-        *self.requested.entry(k).or_default() += u64::from(nodes);
-        let horizon = k - MONTH_DAYS * SLOTS_PER_DAY;
-        self.requested = self.requested.split_off(&horizon);
+        let peak = self.peaks.entry(k).or_default();
+        *peak = (*peak).max(self.outstanding);
+        // Only the last month matters.
+        if let Some(&first) = self.peaks.keys().next()
+            && first < k - MONTH_DAYS * SLOTS_PER_DAY
+        {
+            self.peaks = self.peaks.split_off(&(k - MONTH_DAYS * SLOTS_PER_DAY));
+        }
     }
 
-    /// The start of the slot after the one holding `now`: when to ask for the next reserve.
-    pub fn next_slot_start(now: Time) -> Time {
-        Time((slot_index(now) + 1) * SLOT.secs())
-    }
-
-    /// The reserve to build at the start of the slot holding `at`: the month, week and day
-    /// peaks of the same slot on previous days, combined.
+    /// The reserve for the slot holding `at`: the month, week and day peaks combined.
     pub fn reserve_for_slot(&self, at: Time) -> u32 {
         let k = slot_index(at);
         let peak = |days: i64| {
             (1..=days)
-                .filter_map(|d| self.requested.get(&(k - d * SLOTS_PER_DAY)))
+                .filter_map(|d| self.peaks.get(&(k - d * SLOTS_PER_DAY)))
                 .max()
                 .copied()
-                .unwrap_or(0) as f64
+                .unwrap_or(0)
         };
         let (month, week, day) = (peak(MONTH_DAYS), peak(WEEK_DAYS), peak(1));
         let n = match self.rule {
             Combine::Max => month.max(week).max(day),
-            Combine::Mean => (month + week + day) / 3.0,
-            Combine::Weighted {
-                month: wm,
-                week: ww,
-                day: wd,
-            } => (wm * month + ww * week + wd * day) / (wm + ww + wd),
+            Combine::Mean => (month + week + day).div_ceil(3),
         };
-        // Peaks are sums of u32 request sizes: far below f64's exact-integer range.
-        n.ceil().min(f64::from(u32::MAX)) as u32
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// The start of the first slot at or after `at` whose reserve may be non-zero (the slots
+    /// 1..30 days after a recorded peak); `None` when no recorded peak reaches that far.
+    pub fn next_active_slot(&self, at: Time) -> Option<Time> {
+        let s = slot_index(at);
+        self.peaks
+            .iter()
+            .filter(|&(_, &peak)| peak > 0)
+            .filter_map(|(&k, _)| {
+                let d = ((s - k) + SLOTS_PER_DAY - 1)
+                    .div_euclid(SLOTS_PER_DAY)
+                    .max(1);
+                (d <= MONTH_DAYS).then_some(k + d * SLOTS_PER_DAY)
+            })
+            .min()
+            .and_then(|j| j.checked_mul(SLOT.secs()).map(Time))
+    }
+
+    /// The start of the slot after the one holding `now` (saturating).
+    pub fn next_slot_start(now: Time) -> Time {
+        (slot_index(now) + 1)
+            .checked_mul(SLOT.secs())
+            .map_or(Time::MAX, Time)
     }
 }
 
@@ -130,57 +192,206 @@ fn slot_index(t: Time) -> i64 {
     t.secs().div_euclid(SLOT.secs())
 }
 
+/// The Predictive algorithm as one policy: a hinted [`Balancer`] and its out-of-band
+/// [`Predictor`]; see the [module docs](self).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Predictive {
+    balancer: Balancer,
+    predictor: Predictor,
+    /// Nodes of each outstanding request.
+    sizes: BTreeMap<u64, u32>,
+    /// The next slot start at which a reserve may be due.
+    next_slot: Option<Time>,
+    hold: PredictiveHold,
+}
+
+impl Predictive {
+    /// Wraps `balancer` (hinted) with `predictor`, the first slot at or after `now`.
+    pub fn new(now: Time, balancer: Balancer, predictor: Predictor) -> Result<Self, BalancerError> {
+        ParamError::check(
+            balancer.config().static_reserve() == 0,
+            "R",
+            balancer.config().static_reserve(),
+            "Predictive needs the hinted strategy",
+        )?;
+        let next_slot = predictor.next_active_slot(now);
+        Ok(Predictive {
+            balancer,
+            predictor,
+            sizes: BTreeMap::new(),
+            next_slot,
+            hold: PredictiveHold::Slot,
+        })
+    }
+
+    /// With the reserve kept as `hold` says.
+    pub fn with_hold(self, hold: PredictiveHold) -> Predictive {
+        Predictive { hold, ..self }
+    }
+
+    /// The Balancer inside.
+    pub fn balancer(&self) -> &Balancer {
+        &self.balancer
+    }
+
+    fn account(&mut self, now: Time, commands: &[Command]) {
+        for c in commands {
+            if let Command::Reject { request } = c
+                && let Some(n) = self.sizes.remove(&request.0)
+            {
+                self.predictor.finished(now, n);
+            }
+            if let Command::Grant { request, .. } = c {
+                self.sizes.remove(&request.0);
+            }
+        }
+    }
+}
+
+impl Policy for Predictive {
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: Observation<'_>,
+    ) -> Result<Vec<Command>, BalancerError> {
+        let mut out = Vec::new();
+        match observation {
+            Observation::Request { request, nodes } => {
+                self.predictor.requested(now, nodes);
+                self.sizes.insert(request.0, nodes);
+            }
+            Observation::Cancel { request } => {
+                if let Some(n) = self.sizes.remove(&request.0) {
+                    self.predictor.finished(now, n);
+                }
+            }
+            Observation::Release { nodes } => {
+                self.predictor
+                    .finished(now, u32::try_from(nodes.len()).unwrap_or(u32::MAX));
+            }
+            Observation::Tick if self.next_slot.is_some_and(|s| s <= now) => {
+                let until = Predictor::next_slot_start(now);
+                let nodes = self.predictor.reserve_for_slot(now);
+                let call = match self.hold {
+                    PredictiveHold::Slot => Observation::ReserveTarget { nodes, until },
+                    PredictiveHold::Idle => Observation::Hint {
+                        by: now,
+                        nodes: nodes.saturating_sub(self.balancer.reserve_idle()),
+                    },
+                };
+                out = self.balancer.observe(now, call)?;
+                self.next_slot = self.predictor.next_active_slot(until);
+            }
+            _ => {}
+        }
+        out.extend(self.balancer.observe(now, observation)?);
+        self.account(now, &out);
+        if matches!(observation, Observation::Request { .. }) {
+            let after = Predictor::next_slot_start(now);
+            self.next_slot = match (self.next_slot, self.predictor.next_active_slot(after)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        Ok(out)
+    }
+
+    fn next_deadline(&self) -> Option<Time> {
+        match (self.balancer.next_deadline(), self.next_slot) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
+        self.balancer.node_state(node)
+    }
+
+    fn reserve_idle(&self) -> u32 {
+        self.balancer.reserve_idle()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cosched_core::LeaseId;
 
     fn at(day: i64, slot: i64) -> Time {
         Time((day * SLOTS_PER_DAY + slot) * SLOT.secs())
     }
 
+    fn lease(t: Time, nodes: u32, secs: i64) -> LeaseRequest {
+        LeaseRequest {
+            id: LeaseId(0),
+            submit: t,
+            nodes,
+            duration: Duration(secs),
+            notice: None,
+        }
+    }
+
     #[test]
-    fn peaks_of_the_same_slot_over_month_week_and_day() {
-        let mut p = Predictor::new(Combine::Max).unwrap();
-        p.record_request(at(0, 1), 30); // 30 days before day 30: in the month
-        p.record_request(at(25, 1), 12); // in the week
-        p.record_request(at(29, 1), 5);
-        p.record_request(at(29, 1) + Duration(60), 1); // same slot: summed to 6
-        p.record_request(at(29, 2), 100); // another slot
-        let (day, week, month) = (6.0, 12.0, 30.0);
+    fn peak_not_sum_over_month_week_and_day() {
+        // Day 29 slot 1: two requests of 5 that do not overlap: peak 5, not 10.
+        let history = [
+            lease(at(0, 1), 30, 60),
+            lease(at(25, 1), 12, 60),
+            lease(at(29, 1), 5, 60),
+            lease(at(29, 1) + Duration(600), 5, 60),
+        ];
+        let p = Predictor::train(Combine::Max, &history);
         assert_eq!(p.reserve_for_slot(at(30, 1)), 30);
-        let mean = Predictor {
-            rule: Combine::Mean,
-            ..p.clone()
-        };
+        assert_eq!(p.reserve_for_slot(at(31, 1)), 12);
+        let mean = Predictor::train(Combine::Mean, &history);
         assert_eq!(
             mean.reserve_for_slot(at(30, 1)),
-            ((day + week + month) / 3.0_f64).ceil() as u32
+            (30 + 12 + 5_u32).div_ceil(3)
         );
-        let weighted = Predictor {
-            rule: Combine::Weighted {
-                month: 0.0,
-                week: 1.0,
-                day: 1.0,
-            },
-            ..p.clone()
-        };
-        assert_eq!(weighted.reserve_for_slot(at(30, 1) + Duration(5)), 9);
-        // A month and a day later, day 0 has left the window.
-        assert_eq!(p.reserve_for_slot(at(31, 1)), 12);
-        assert_eq!(p.reserve_for_slot(at(30, 2)), 100);
-        assert_eq!(p.reserve_for_slot(at(30, 0)), 0);
+        assert_eq!(p.reserve_for_slot(at(30, 2)), 0);
         assert_eq!(
             Predictor::next_slot_start(at(30, 1) + Duration(1)),
             at(30, 2)
         );
     }
 
+    fn predictive(hold: PredictiveHold) -> Predictive {
+        use crate::policy::{BalancerConfig, RmNode, RmNodeState, Strategy};
+        let nodes: Vec<RmNode> = (0..4)
+            .map(|i| RmNode {
+                name: format!("n{i}"),
+                state: RmNodeState::BatchIdle,
+            })
+            .collect();
+        let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
+        let (b, _) = Balancer::start(at(1, 0), config, &nodes).unwrap();
+        // Yesterday's slot 1 peaked at 3 nodes.
+        let p = Predictor::train(Combine::Max, &[lease(at(0, 1), 3, 60)]);
+        Predictive::new(at(1, 0), b, p).unwrap().with_hold(hold)
+    }
+
     #[test]
-    fn rejects_bad_weights() {
-        let w = |month, week, day| Predictor::new(Combine::Weighted { month, week, day });
-        assert!(w(0.0, 0.0, 0.0).is_err());
-        assert!(w(-1.0, 1.0, 1.0).is_err());
-        assert!(w(f64::NAN, 1.0, 1.0).is_err());
-        assert!(w(1.0, 0.0, 0.0).is_ok());
+    fn the_predicted_reserve_is_held_for_its_slot_or_for_i() {
+        for (hold, back) in [
+            (PredictiveHold::Slot, at(1, 2)),
+            (PredictiveHold::Idle, at(1, 1) + Duration(600)),
+        ] {
+            let mut p = predictive(hold);
+            assert_eq!(p.next_deadline(), Some(at(1, 1)));
+            let out = p.observe(at(1, 1), Observation::Tick).unwrap();
+            assert_eq!(out.len(), 3, "{hold:?}: three idle nodes reclaimed");
+            assert_eq!(p.next_deadline(), Some(back), "{hold:?}");
+            let out = p.observe(back, Observation::Tick).unwrap();
+            assert_eq!(out.len(), 3, "{hold:?}: all restored at {back:?}");
+        }
+    }
+
+    #[test]
+    fn next_active_slot_skips_empty_spans() {
+        let p = Predictor::train(Combine::Max, &[lease(at(0, 2), 4, 60)]);
+        assert_eq!(p.next_active_slot(at(0, 3)), Some(at(1, 2)));
+        assert_eq!(p.next_active_slot(at(5, 0)), Some(at(5, 2)));
+        assert_eq!(p.next_active_slot(at(31, 0)), None);
+        assert_eq!(p.next_active_slot(Time(i64::MAX)), None);
     }
 }

@@ -1,56 +1,44 @@
-//! The combined-cluster simulator: the environment that drives the [`Balancer`] (Liu et al.,
-//! SC18, section III "Balancer") against an EASY [`BatchCluster`], and the static baselines of
-//! the paper's evaluation setup (section "Evaluation": all nodes to batch, a dedicated split,
-//! all nodes on-demand).
-//!
-//! Inputs are plain vectors: batch jobs ([`RigidJob`], read by [`cosched_batch::sim::admit`]'s
-//! rules) and on-demand [`LeaseRequest`]s. The simulator holds no policy of its own beyond the
-//! baselines' trivial pool: every on-demand decision of a [`Configuration::Dynamic`] run comes
-//! from the Balancer. Same input, same output (the report's JSON is byte-identical).
+//! The combined-cluster simulator (Liu et al., SC18, §III): the environment only. It runs an
+//! EASY batch cluster and the on-demand requests on core's kernel
+//! ([`cosched_core::engine::Simulation`]), turns what happens into the policy protocol's
+//! [`Observation`]s, and applies the [`Command`]s the policy returns — through the
+//! [`Oarm`] edge for nodes, and by starting leases for grants. Every
+//! on-demand decision, baselines included, comes from a [`Policy`]: the [`Balancer`]
+//! (Basic, Hint), [`Predictive`], or [`StaticSplit`] (all-batch, the 304 + 68 split,
+//! all-on-demand). Same input, same output.
 //!
 //! ## Event order at one instant
-//! Events run on [`EventQueue`] by class: **batch completions** (reported with
-//! [`NodeUpdate::JobEnded`] first, so a node freed now serves everything below and pending
-//! requests are granted as nodes come back), **lease ends** (their nodes are released, so they
-//! serve the requests of the same instant), **reserve hints and predictor slots** (a reserve
-//! built for an instant exists when its requests arrive), **lease requests** (on-demand work
-//! has priority over the batch jobs of the same instant), **batch arrivals**, then the
-//! **Balancer tick** (last, as its protocol requires: a node freed exactly at a deadline
-//! counts). Then one EASY pass, whose started jobs' nodes are reported with
-//! [`NodeUpdate::JobStarting`]; a tick is scheduled at [`Balancer::next_deadline`]. Events
-//! created at the current instant (a zero-length job, a hold expiring now) run in another
-//! round at that instant, followed by another pass.
+//! **Batch completions** (reported as `JobEnded`, so the nodes they free can be taken for a
+//! waiting request before the batch scheduler sees them), **lease ends** (`Release`),
+//! **hints** (`Hint`), **lease requests** (`Request`), **batch arrivals**, then the **tick**
+//! (last: a node freed exactly at a deadline counts). Then one EASY pass; the started jobs'
+//! nodes are reported with `JobStarting`, and a tick is scheduled at the policy's next
+//! deadline.
 //!
-//! ## Configurations
-//! - [`Configuration::Dynamic`]: the Balancer on all `N` nodes: Basic (static reserve `R`),
-//!   Hint (each request's [`LeaseRequest::notice`] becomes `add_reserve(submit − notice,
-//!   submit, nodes)`), or Predictive (at each 6-hour slot the [`Predictor`]'s proposal is passed
-//!   to [`Balancer::reserve_at_least`], which claims only what the reserve lacks).
-//! - [`Configuration::Dedicated`]: a fixed on-demand pool (the last `on_demand_nodes` nodes,
-//!   offline in the batch cluster); a request is granted when its nodes are free, waits up to
-//!   `W` for lease ends (oldest first) or is rejected. [`Configuration::AllBatch`] is a pool of
-//!   0 nodes: every request is counted as rejected (not served), which gives the batch wait's
-//!   lower bound; [`Configuration::AllOnDemand`] is a pool of `N` nodes: no batch job runs
-//!   (all are counted as rejected).
-//!
-//! A batch job larger than the nodes batch can ever have (`N − R` under Basic, `N − pool`
-//! under a static split) is rejected at submission and reported with no start.
-//!
-//! ## Accounting
-//! Between instants every node is in one of four uses: running a batch job (draining ones
-//! included), allocated to a lease, on-demand but unused (`OD_Reserve`, or the dedicated
-//! pool's free nodes), or idle in batch. The report integrates each over `[first event, last
-//! event]`, so the four sum to exactly `N × makespan` node-seconds; utilisations are fractions
-//! of the whole cluster's node-seconds.
+//! ## Method (§III-A)
+//! - Preloading: [`Simulation::run_preloaded`] starts the given jobs (the previous week's jobs
+//!   still running at its end) before anything else, as the paper did to remove the ramp-up.
+//! - Utilisation is "usage over time" over the experiment's span: from the start to the last
+//!   submission (batch or on-demand), the week being replayed; node-seconds go through
+//!   [`UsageLedger`] over that window and over the whole run.
+//! - A batch job wider than the nodes batch can ever have is counted in
+//!   [`SimReport::too_wide`], recorded with no start, and never silently dropped.
+//! - Checked time: a job or lease whose end would overflow the clock is refused at admission
+//!   ([`SimReport::unrepresentable`]); work is proportional to the events, never to the span.
 
-use crate::policy::{Decisions, NodeUpdate, RequestOutcome, Strategy};
-use crate::predictor::{Combine, Predictor};
+use crate::baseline::StaticSplit;
+use crate::oarm::{self, Oarm};
+use crate::policy::{Command, Observation, Policy, RmNode, RmNodeState, Strategy};
+use crate::predictor::{Predictive, Predictor, PredictorSpec};
 use crate::workload::LeaseRequest;
 use crate::{Balancer, BalancerConfig, BalancerError};
-use cosched_batch::{BatchCluster, BatchError, Easy, RunToken, Started, Submitted};
+use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, OfflineOutcome, RunToken, Started};
+use cosched_core::engine::{self, EngineError, Event, EventQueue};
+use cosched_core::usage::{UsageKind, UsageLedger};
+use cosched_core::workload::admit::admit;
 use cosched_core::{
-    DEFAULT_SLOWDOWN_TAU, Duration, Event, EventQueue, JobId, JobRecord, LeaseId, NodeId,
-    ParamError, Report, RigidJob, Time,
+    DEFAULT_SLOWDOWN_TAU, Duration, JobId, JobRecord, LeaseId, NodeId, NodeState, ParamError, Pool,
+    Report, RigidJob, Time,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,13 +47,14 @@ use thiserror::Error;
 /// Which on-demand arrangement to simulate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Configuration {
-    /// The Balancer; `predictor` (Predictive) needs [`Strategy::Hinted`], under which, without
+    /// The Balancer; with `predictor`, Predictive (needs [`Strategy::Hinted`]); hinted without
     /// a predictor, the requests' notices are the hints (Hint).
     Dynamic {
         /// The Balancer's parameters.
         config: BalancerConfig,
-        /// The Predictive reserve's combining rule, if Predictive.
-        predictor: Option<Combine>,
+        /// The Predictive configuration, if Predictive (a [`crate::predictor::Combine`]
+        /// converts into one holding the reserve for its slot).
+        predictor: Option<PredictorSpec>,
     },
     /// No on-demand pool: every request is rejected.
     AllBatch,
@@ -100,6 +89,18 @@ impl Configuration {
             Configuration::AllOnDemand { .. } => "all-on-demand",
         }
     }
+
+    /// The nodes batch can ever have out of `nodes`.
+    fn batch_nodes(&self, nodes: u32) -> u32 {
+        match *self {
+            Configuration::Dynamic { config, .. } => nodes - config.static_reserve().min(nodes),
+            Configuration::AllBatch => nodes,
+            Configuration::Dedicated {
+                on_demand_nodes, ..
+            } => nodes - on_demand_nodes.min(nodes),
+            Configuration::AllOnDemand { .. } => 0,
+        }
+    }
 }
 
 /// Why a simulation could not run.
@@ -122,13 +123,21 @@ pub enum SimError {
     /// Two lease requests with one id.
     #[error("lease request {0} appears twice")]
     DuplicateRequest(LeaseId),
-    /// The batch cluster refused an operation (or a job id repeats).
+    /// Two batch jobs (or a job and a preloaded one) with one id.
+    #[error("job id {0} appears more than once")]
+    DuplicateJob(JobId),
+    /// The batch cluster refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
-    /// The Balancer refused a call (a simulator bug or a policy bug: it means the two views
-    /// disagreed).
+    /// The policy refused an observation (a simulator or policy bug: the views disagreed).
     #[error(transparent)]
     Balancer(#[from] BalancerError),
+    /// The batch cluster refused a node command.
+    #[error(transparent)]
+    Execute(#[from] oarm::ExecuteError<SimOarmError>),
+    /// The kernel refused an event.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
 }
 
 /// What became of one lease request.
@@ -140,10 +149,10 @@ pub struct RequestRecord {
     pub granted: Option<Time>,
 }
 
-/// Node-seconds by use over the simulated span; they sum to `N × makespan`.
+/// Node-seconds by use; they sum to `N ×` the span.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeSeconds {
-    /// Running batch jobs (draining nodes included).
+    /// Running batch jobs.
     pub batch_busy: i64,
     /// Allocated to leases.
     pub on_demand_allocated: i64,
@@ -156,7 +165,22 @@ pub struct NodeSeconds {
 impl NodeSeconds {
     /// The four uses summed.
     pub fn total(&self) -> i64 {
-        self.batch_busy + self.on_demand_allocated + self.reserve_idle + self.batch_idle
+        self.batch_busy
+            .saturating_add(self.on_demand_allocated)
+            .saturating_add(self.reserve_idle)
+            .saturating_add(self.batch_idle)
+    }
+
+    fn from_ledger(l: &UsageLedger) -> NodeSeconds {
+        let get = |p, k| i64::try_from(l.total(p, k)).unwrap_or(i64::MAX);
+        let batch_busy = get(Pool::Batch, UsageKind::Busy);
+        let allocated = get(Pool::OnDemand, UsageKind::Busy);
+        NodeSeconds {
+            batch_busy,
+            on_demand_allocated: allocated,
+            reserve_idle: get(Pool::OnDemand, UsageKind::Held) - allocated,
+            batch_idle: get(Pool::Batch, UsageKind::Held) - batch_busy,
+        }
     }
 }
 
@@ -184,22 +208,32 @@ pub struct SimReport {
     pub configuration: String,
     /// `N`.
     pub nodes: u32,
-    /// The first event's time.
+    /// The run's start.
     pub start_s: i64,
+    /// The span's end: the last submission (the utilisations' window is `[start, this]`).
+    pub span_end_s: i64,
     /// The last event's time.
     pub end_s: i64,
-    /// Node-seconds by use.
+    /// Node-seconds by use over the span.
     pub node_seconds: NodeSeconds,
-    /// (Batch busy + lease-allocated) / `N × makespan`.
+    /// Node-seconds by use over the whole run (they sum to `N × (end − start)`).
+    pub node_seconds_run: NodeSeconds,
+    /// (Batch busy + lease-allocated) / `N ×` span.
     pub combined_utilization: f64,
-    /// Batch busy / `N × makespan`.
+    /// Batch busy / `N ×` span.
     pub batch_utilization: f64,
-    /// Lease-allocated / `N × makespan`.
+    /// Lease-allocated / `N ×` span.
     pub on_demand_utilization: f64,
-    /// Node-hours on-demand but unused.
+    /// Node-hours on-demand but unused, over the span.
     pub reserve_idle_node_hours: f64,
-    /// Preloaded jobs started ([`Simulation::run_preloaded`]), kept out of `batch`.
+    /// Preloaded jobs started, kept out of `batch`.
     pub preloaded_jobs: usize,
+    /// Preloaded jobs that did not fit on the batch side.
+    pub preload_left_out: usize,
+    /// Batch jobs wider than the batch side can ever be (recorded with no start).
+    pub too_wide: usize,
+    /// Jobs and leases refused because their end would overflow the clock.
+    pub unrepresentable: usize,
     /// The batch jobs' report (waits, bounded slowdowns; capacity = the nodes batch can have).
     pub batch: Report,
     /// The lease requests' figures.
@@ -209,7 +243,7 @@ pub struct SimReport {
 impl SimReport {
     /// Pretty-printed JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a report is plain data")
+        serde_json::to_string_pretty(self).unwrap_or_default()
     }
 }
 
@@ -218,7 +252,7 @@ impl SimReport {
 pub struct SimOutcome {
     /// The report.
     pub report: SimReport,
-    /// One record per valid batch job: in completion order, then the rejected ones.
+    /// One record per valid batch job: in completion order, then the ones never started.
     pub records: Vec<JobRecord>,
     /// One record per lease request, in (submit, id) order.
     pub requests: Vec<RequestRecord>,
@@ -241,7 +275,7 @@ pub struct SimOutcome {
 /// };
 /// let out = Simulation::new(6, basic).unwrap().run(&jobs, &requests).unwrap();
 /// assert_eq!(out.report.on_demand.granted, 1);
-/// assert_eq!(out.report.node_seconds.total(), 6 * 100);
+/// assert_eq!(out.report.node_seconds_run.total(), 6 * 100);
 /// let dedicated = Configuration::Dedicated { on_demand_nodes: 1, window: Duration(0) };
 /// let out = Simulation::new(6, dedicated).unwrap().run(&jobs, &requests).unwrap();
 /// assert_eq!(out.report.on_demand.rejected, 1);
@@ -251,6 +285,7 @@ pub struct Simulation {
     nodes: u32,
     configuration: Configuration,
     tau: Duration,
+    history: Vec<LeaseRequest>,
 }
 
 impl Simulation {
@@ -260,27 +295,24 @@ impl Simulation {
         match configuration {
             Configuration::Dynamic { config, predictor } => {
                 config.validate()?;
+                ParamError::check(
+                    config.static_reserve() <= nodes,
+                    "R",
+                    config.static_reserve(),
+                    "must be <= nodes",
+                )?;
                 if predictor.is_some() && config.strategy != Strategy::Hinted {
                     return Err(SimError::PredictorNeedsHints);
-                }
-                if let Some(rule) = predictor {
-                    Predictor::new(rule)?;
                 }
             }
             Configuration::Dedicated {
                 on_demand_nodes,
                 window,
             } => {
-                ParamError::check(
-                    on_demand_nodes <= nodes,
-                    "on_demand_nodes",
-                    on_demand_nodes,
-                    "must be <= nodes",
-                )?;
-                ParamError::check(window.0 >= 0, "W", window.0, "must be >= 0")?;
+                StaticSplit::start(nodes, on_demand_nodes, window)?;
             }
             Configuration::AllOnDemand { window } => {
-                ParamError::check(window.0 >= 0, "W", window.0, "must be >= 0")?;
+                StaticSplit::start(nodes, nodes, window)?;
             }
             Configuration::AllBatch => {}
         }
@@ -288,12 +320,20 @@ impl Simulation {
             nodes,
             configuration,
             tau: DEFAULT_SLOWDOWN_TAU,
+            history: Vec::new(),
         })
     }
 
     /// Uses `tau` for the batch jobs' bounded slowdown instead of 10 s.
     pub fn with_slowdown_tau(mut self, tau: Duration) -> Simulation {
         self.tau = tau;
+        self
+    }
+
+    /// Trains the Predictive configuration's predictor offline on these earlier leases (their
+    /// times before the run's), as §III-B5.
+    pub fn with_history(mut self, history: Vec<LeaseRequest>) -> Simulation {
+        self.history = history;
         self
     }
 
@@ -306,186 +346,187 @@ impl Simulation {
         self.run_preloaded(jobs, &[], requests)
     }
 
-    /// [`Simulation::run`] on a cluster preloaded with running jobs (the paper's removal of
-    /// the ramp-up; see [`crate::synthetic`]): the `preload` jobs are submitted and started
-    /// at the run's start (the earliest event, and no later than time 0), before anything
-    /// else, and run for their `runtime` (cut at their `estimate`). They count in the node
-    /// uses and utilisations, but not in the batch jobs' records and waits
-    /// ([`SimReport::preloaded_jobs`] counts them). Their ids must differ from the jobs'. They
-    /// are taken in (submit, id) order while they fit on the nodes batch can have (fewer
-    /// under a static split or reserve); the others are left out.
+    /// [`Simulation::run`] on a cluster preloaded with running jobs (§III-A): the `preload`
+    /// jobs are started at the run's start (the earliest event, no later than time 0), before
+    /// anything else. They count in the node uses, not in the batch jobs' records and waits.
+    /// They are taken in (submit, id) order while they fit on the batch side; the others are
+    /// counted in [`SimReport::preload_left_out`].
     pub fn run_preloaded(
         &self,
         jobs: &[RigidJob],
         preload: &[RigidJob],
         requests: &[LeaseRequest],
     ) -> Result<SimOutcome, SimError> {
-        let (workload, invalid) = cosched_batch::sim::admit(jobs)?;
-        let (preload, invalid_preload) = cosched_batch::sim::admit(preload)?;
-        if invalid_preload > 0 {
-            return Err(ParamError::new(
-                "preload",
-                invalid_preload,
-                "preloaded jobs must be valid",
-            )
-            .into());
-        }
+        let admitted = admit(jobs).map_err(|e| SimError::DuplicateJob(e.0))?;
+        let preload_admitted = admit(preload).map_err(|e| SimError::DuplicateJob(e.0))?;
+        let mut unrepresentable = 0;
+        let mut representable = |j: &RigidJob| {
+            let ok = j
+                .submit
+                .checked_add(j.runtime)
+                .and_then(|t| t.checked_add(j.estimate))
+                .is_some();
+            unrepresentable += usize::from(!ok);
+            ok
+        };
+        let workload: Vec<RigidJob> = admitted
+            .jobs
+            .into_iter()
+            .filter(&mut representable)
+            .collect();
+        let preload: Vec<RigidJob> = preload_admitted
+            .jobs
+            .into_iter()
+            .filter(&mut representable)
+            .collect();
+        let invalid = admitted.invalid;
         let preloaded: BTreeSet<JobId> = preload.iter().map(|j| j.id).collect();
         if let Some(job) = workload.iter().find(|j| preloaded.contains(&j.id)) {
-            return Err(BatchError::DuplicateJob(job.id).into());
+            return Err(SimError::DuplicateJob(job.id));
         }
-        let requests = admit_requests(requests)?;
-        let mut cluster = BatchCluster::new(self.nodes)?;
-        let (side, batch_nodes) = match self.configuration {
-            Configuration::Dynamic { config, predictor } => {
-                let balancer = Balancer::new(Time::ZERO, config, &mut cluster)?;
-                let usable = match config.strategy {
-                    Strategy::Basic { static_reserve } => self.nodes - static_reserve,
-                    Strategy::Hinted => self.nodes,
-                };
-                let predictor = predictor.map(Predictor::new).transpose()?;
-                let hints = predictor.is_none() && config.strategy == Strategy::Hinted;
-                let side = Side::Balancer {
-                    balancer: Box::new(balancer),
-                    predictor,
-                    hints,
-                };
-                (side, usable)
-            }
-            Configuration::AllBatch => (self.pool(&mut cluster, 0, Duration::ZERO)?, self.nodes),
-            Configuration::Dedicated {
-                on_demand_nodes,
-                window,
-            } => (
-                self.pool(&mut cluster, on_demand_nodes, window)?,
-                self.nodes - on_demand_nodes,
-            ),
-            Configuration::AllOnDemand { window } => {
-                (self.pool(&mut cluster, self.nodes, window)?, 0)
-            }
+        let (requests, unrepresentable_requests) = admit_requests(requests)?;
+        unrepresentable += unrepresentable_requests;
+        let hinting = matches!(self.configuration, Configuration::Dynamic { config, predictor: None } if config.strategy == Strategy::Hinted);
+        let hint_time = |r: &LeaseRequest| match (hinting, r.notice) {
+            (true, Some(n)) => r.submit.0.checked_sub(n.0).map_or(r.submit, Time),
+            _ => r.submit,
         };
-        let mut run = Run {
-            cluster,
-            side,
-            requests: &requests,
-            granted: vec![None; requests.len()],
-            held: vec![Vec::new(); requests.len()],
-            waiting: BTreeMap::new(),
-            allocated: 0,
-            requests_left: requests.len(),
-            tick_at: None,
-            events: EventQueue::new(Time::ZERO),
-        };
-        let (hints, predictive) = (run.hints(), run.predictive());
-        let mut records = Vec::with_capacity(workload.len());
-        let mut rejected = Vec::new();
         let start = [
             workload.first().map(|j| j.submit),
-            requests.iter().map(|r| run.hint_time(r)).min(),
+            requests.iter().map(&hint_time).min(),
+            (!preload.is_empty()).then_some(Time::ZERO),
         ]
         .into_iter()
         .flatten()
         .min()
         .unwrap_or(Time::ZERO);
-        let start = if preload.is_empty() {
-            start
-        } else {
-            start.min(Time::ZERO)
+        let span_end = [
+            workload.last().map(|j| j.submit),
+            requests.last().map(|r| r.submit),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(start);
+        let batch_nodes = self.configuration.batch_nodes(self.nodes);
+        let mut cluster = BatchCluster::new(self.nodes)?;
+        let (policy, commands) = self.policy(start, &requests)?;
+        let mut env = Env {
+            cluster: SimOarm(&mut cluster),
+            policy,
+            requests: &requests,
+            index: requests
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.id, i))
+                .collect(),
+            workload: &workload,
+            batch_nodes,
+            granted: vec![None; requests.len()],
+            held: vec![Vec::new(); requests.len()],
+            allocated: 0,
+            tick_at: None,
+            env_events: 0,
+            open_requests: 0,
+            preloaded: &preloaded,
+            records: Vec::with_capacity(workload.len()),
+            never_started: Vec::new(),
+            too_wide: 0,
+            started: Vec::new(),
+            easy: Easy::default(),
+            last: start,
+            span: (start, span_end),
+            whole: UsageLedger::totals_only(),
+            window: UsageLedger::totals_only(),
         };
-        run.events = EventQueue::new(start);
+        env.execute(start, commands, None)?;
+        let mut queue = EventQueue::new(start);
+        env.env_events = workload.len()
+            + requests.len()
+            + if hinting {
+                requests.iter().filter(|r| r.notice.is_some()).count()
+            } else {
+                0
+            };
         for (i, job) in workload.iter().enumerate() {
-            run.events
+            queue
                 .schedule(job.submit, SimEvent::Arrival(i))
-                .expect("submits are at or after the start");
+                .map_err(EngineError::from)?;
         }
-        let hint_times: Vec<Time> = requests.iter().map(|r| run.hint_time(r)).collect();
-        let events = &mut run.events;
         for (i, r) in requests.iter().enumerate() {
-            events
+            queue
                 .schedule(r.submit, SimEvent::Request(i))
-                .expect("requests are at or after the start");
-            if hints {
-                events
-                    .schedule(hint_times[i], SimEvent::Hint(i))
-                    .expect("hints are at or after the start");
+                .map_err(EngineError::from)?;
+            if hinting && r.notice.is_some() {
+                queue
+                    .schedule(hint_time(r), SimEvent::Hint(i))
+                    .map_err(EngineError::from)?;
             }
         }
-        if predictive && !requests.is_empty() {
-            events
-                .schedule(Predictor::next_slot_start(start), SimEvent::Slot)
-                .expect("the next slot is after the start");
-        }
-        let mut easy = Easy::default();
-        let mut started: Vec<Started> = Vec::new();
         let mut free = batch_nodes;
         let mut preloaded_jobs = 0;
+        let mut preload_left_out = 0;
         for job in &preload {
             if job.size <= free {
                 free -= job.size;
                 preloaded_jobs += 1;
-                run.cluster.submit(*job)?;
+                env.cluster.0.submit(BatchJob::rigid(job))?;
+            } else {
+                preload_left_out += 1;
             }
         }
-        run.cluster.schedule(start, &mut easy, &mut started);
-        run.started(start, &mut started)?;
-        let mut uses = NodeSeconds::default();
-        let mut last = start;
-        while let Some((now, first)) = run.events.pop() {
-            run.account(&mut uses, (now - last).0);
-            last = now;
-            let mut next = Some(first);
-            while let Some(event) = next {
-                match event {
-                    SimEvent::Completion(token) => {
-                        let record = run.job_ended(now, token)?;
-                        records.extend(record.filter(|r| !preloaded.contains(&r.id)));
-                    }
-                    SimEvent::LeaseEnd(i) => run.lease_ended(now, i)?,
-                    SimEvent::Hint(i) => run.hint(now, i)?,
-                    SimEvent::Slot => run.slot(now)?,
-                    SimEvent::Request(i) => run.request(now, i)?,
-                    SimEvent::Arrival(i) => {
-                        let job = workload[i];
-                        if job.size > batch_nodes || run.cluster.submit(job)? == Submitted::Rejected
-                        {
-                            rejected.push(job.unstarted_record());
-                        }
-                    }
-                    SimEvent::Tick => run.tick(now)?,
-                }
-                next = run.events.pop_now();
-            }
-            run.cluster.schedule(now, &mut easy, &mut started);
-            run.started(now, &mut started)?;
-            run.schedule_tick(now);
-        }
-        rejected.extend(run.cluster.queue().map(|q| q.job.unstarted_record()));
-        records.append(&mut rejected);
+        engine::Simulation::settle(&mut env, start, &mut queue)?;
+        let stats = engine::run(&mut env, &mut queue)?;
+        let last = stats.end.max(start);
+        let unfinished: Vec<JobRecord> = env
+            .cluster
+            .0
+            .queue()
+            .map(|q| q.job.unstarted_record())
+            .collect();
+        let Env {
+            mut records,
+            mut never_started,
+            granted,
+            whole,
+            window,
+            too_wide,
+            ..
+        } = env;
+        records.append(&mut never_started);
+        records.extend(unfinished);
         let batch = Report::new(
-            batch_nodes,
+            batch_nodes.max(1),
             &records,
             invalid,
-            run.cluster.busy_unit_seconds(),
+            cluster.busy_unit_seconds(),
             self.tau,
         );
         let request_records: Vec<RequestRecord> = requests
             .iter()
-            .zip(&run.granted)
+            .zip(&granted)
             .map(|(&request, &granted)| RequestRecord { request, granted })
             .collect();
-        let area = f64::from(self.nodes) * (last - start).0 as f64;
+        let uses = NodeSeconds::from_ledger(&window);
+        let run_uses = NodeSeconds::from_ledger(&whole);
+        let area = f64::from(self.nodes) * (span_end.0 as f64 - start.0 as f64);
         let share = |s: i64| if area > 0.0 { s as f64 / area } else { 0.0 };
         let report = SimReport {
             configuration: self.configuration.name().to_owned(),
             nodes: self.nodes,
             start_s: start.0,
+            span_end_s: span_end.0,
             end_s: last.0,
             node_seconds: uses,
+            node_seconds_run: run_uses,
             combined_utilization: share(uses.batch_busy + uses.on_demand_allocated),
             batch_utilization: share(uses.batch_busy),
             on_demand_utilization: share(uses.on_demand_allocated),
             reserve_idle_node_hours: uses.reserve_idle as f64 / 3600.0,
             preloaded_jobs,
+            preload_left_out,
+            too_wide,
+            unrepresentable,
             batch,
             on_demand: on_demand_summary(&request_records),
         };
@@ -496,26 +537,59 @@ impl Simulation {
         })
     }
 
-    /// A dedicated pool of the last `size` nodes, taken offline in `cluster`.
-    fn pool(
+    /// The configuration's policy and its start-up commands.
+    fn policy(
         &self,
-        cluster: &mut BatchCluster,
-        size: u32,
-        window: Duration,
-    ) -> Result<Side, SimError> {
-        for node in self.nodes - size..self.nodes {
-            cluster.set_offline(NodeId(node))?;
+        start: Time,
+        requests: &[LeaseRequest],
+    ) -> Result<(Box<dyn Policy>, Vec<Command>), SimError> {
+        let split = |pool, window| -> Result<(Box<dyn Policy>, Vec<Command>), SimError> {
+            let (p, c) = StaticSplit::start(self.nodes, pool, window)?;
+            Ok((Box::new(p), c))
+        };
+        match self.configuration {
+            Configuration::Dynamic { config, predictor } => {
+                let nodes: Vec<RmNode> = (0..self.nodes)
+                    .map(|i| RmNode {
+                        name: node_name(NodeId(i)),
+                        state: RmNodeState::BatchIdle,
+                    })
+                    .collect();
+                let (balancer, commands) = Balancer::start(start, config, &nodes)?;
+                match predictor {
+                    None => Ok((Box::new(balancer), commands)),
+                    Some(spec) => {
+                        let first = requests.first().map_or(start, |r| r.submit);
+                        let history: Vec<LeaseRequest> = self
+                            .history
+                            .iter()
+                            .filter(|l| l.submit < first)
+                            .copied()
+                            .collect();
+                        let predictor = Predictor::train(spec.rule, &history);
+                        let p = Predictive::new(start, balancer, predictor)?.with_hold(spec.hold);
+                        Ok((Box::new(p), commands))
+                    }
+                }
+            }
+            Configuration::AllBatch => split(0, Duration::ZERO),
+            Configuration::Dedicated {
+                on_demand_nodes,
+                window,
+            } => split(on_demand_nodes, window),
+            Configuration::AllOnDemand { window } => split(self.nodes, window),
         }
-        Ok(Side::Pool(DedicatedPool {
-            free: size,
-            window,
-            pending: Vec::new(),
-        }))
     }
 }
 
-/// Valid requests sorted by (submit, id).
-fn admit_requests(requests: &[LeaseRequest]) -> Result<Vec<LeaseRequest>, SimError> {
+/// The simulated nodes' hostnames.
+pub fn node_name(node: NodeId) -> String {
+    format!("node{:04}", node.0)
+}
+
+/// Valid requests sorted by (submit, id), and how many were left out because their end
+/// overflows the clock.
+fn admit_requests(requests: &[LeaseRequest]) -> Result<(Vec<LeaseRequest>, usize), SimError> {
     let mut sorted = requests.to_vec();
     sorted.sort_by_key(|r| (r.id, r.submit));
     for (i, r) in sorted.iter().enumerate() {
@@ -525,17 +599,21 @@ fn admit_requests(requests: &[LeaseRequest]) -> Result<Vec<LeaseRequest>, SimErr
         r.validate()
             .map_err(|source| SimError::InvalidRequest { id: r.id, source })?;
     }
+    let before = sorted.len();
+    sorted.retain(|r| r.submit.checked_add(r.duration).is_some());
+    let left_out = before - sorted.len();
     sorted.sort_by_key(|r| (r.submit, r.id));
-    Ok(sorted)
+    Ok((sorted, left_out))
 }
 
 fn on_demand_summary(records: &[RequestRecord]) -> OnDemandSummary {
     let waits: Vec<i64> = records
         .iter()
-        .filter_map(|r| r.granted.map(|g| (g - r.request.submit).0))
+        .filter_map(|r| r.granted.map(|g| g.since(r.request.submit).0))
         .collect();
     let requests = records.len();
     let rejected = requests - waits.len();
+    let wait_values: Vec<f64> = waits.iter().map(|&w| w as f64).collect();
     OnDemandSummary {
         requests,
         granted: waits.len(),
@@ -545,11 +623,7 @@ fn on_demand_summary(records: &[RequestRecord]) -> OnDemandSummary {
         } else {
             0.0
         },
-        mean_wait_s: if waits.is_empty() {
-            0.0
-        } else {
-            waits.iter().sum::<i64>() as f64 / waits.len() as f64
-        },
+        mean_wait_s: cosched_core::stats::mean(&wait_values).unwrap_or(0.0),
         max_wait_s: waits.iter().copied().max().unwrap_or(0),
     }
 }
@@ -559,7 +633,6 @@ enum SimEvent {
     Completion(RunToken),
     LeaseEnd(usize),
     Hint(usize),
-    Slot,
     Request(usize),
     Arrival(usize),
     Tick,
@@ -570,7 +643,7 @@ impl Event for SimEvent {
         match self {
             SimEvent::Completion(_) => 0,
             SimEvent::LeaseEnd(_) => 1,
-            SimEvent::Hint(_) | SimEvent::Slot => 2,
+            SimEvent::Hint(_) => 2,
             SimEvent::Request(_) => 3,
             SimEvent::Arrival(_) => 4,
             SimEvent::Tick => 5,
@@ -578,263 +651,264 @@ impl Event for SimEvent {
     }
 }
 
-/// The static baselines' on-demand pool: grant when free, else wait up to `W` (oldest first)
-/// for lease ends, else reject.
-struct DedicatedPool {
-    free: u32,
-    window: Duration,
-    /// Waiting requests: (index, nodes, deadline), oldest first.
-    pending: Vec<(usize, u32, Time)>,
+/// A node command the simulated batch cluster refused.
+#[derive(Debug, Error)]
+pub enum SimOarmError {
+    /// The batch cluster refused.
+    #[error(transparent)]
+    Batch(#[from] BatchError),
+    /// A reclaim of a node that is running a job (the policy takes idle nodes only).
+    #[error("{0} is busy")]
+    Busy(NodeId),
 }
 
-enum Side {
-    Balancer {
-        balancer: Box<Balancer>,
-        predictor: Option<Predictor>,
-        hints: bool,
-    },
-    Pool(DedicatedPool),
+/// The simulated batch cluster behind the [`Oarm`] edge.
+struct SimOarm<'a>(&'a mut BatchCluster);
+
+impl Oarm for SimOarm<'_> {
+    type Error = SimOarmError;
+
+    fn reclaim_node(&mut self, node: NodeId, _name: &str) -> Result<(), SimOarmError> {
+        match self.0.set_offline(node)? {
+            OfflineOutcome::Offline => Ok(()),
+            OfflineOutcome::Draining { .. } => {
+                self.0.set_online(node)?;
+                Err(SimOarmError::Busy(node))
+            }
+        }
+    }
+
+    fn restore_node(&mut self, node: NodeId, _name: &str) -> Result<(), SimOarmError> {
+        Ok(self.0.set_online(node)?)
+    }
+
+    fn get_status_of_all_nodes(&self) -> Result<Vec<RmNode>, SimOarmError> {
+        Ok(self
+            .0
+            .node_statuses(Time::ZERO)
+            .iter()
+            .map(|s| RmNode {
+                name: node_name(s.node),
+                state: match s.state {
+                    NodeState::Busy(_) => RmNodeState::BatchBusy,
+                    NodeState::Offline => RmNodeState::OnDemandFree,
+                    _ => RmNodeState::BatchIdle,
+                },
+            })
+            .collect())
+    }
 }
 
-/// The state of one run.
-struct Run<'a> {
-    cluster: BatchCluster,
-    side: Side,
+/// The environment of one run.
+struct Env<'a> {
+    cluster: SimOarm<'a>,
+    policy: Box<dyn Policy>,
     requests: &'a [LeaseRequest],
+    index: BTreeMap<LeaseId, usize>,
+    workload: &'a [RigidJob],
+    batch_nodes: u32,
     granted: Vec<Option<Time>>,
-    /// The nodes each granted request holds (the Balancer's; the static pool counts only).
     held: Vec<Vec<NodeId>>,
-    /// The Balancer's pending requests, by its ids.
-    waiting: BTreeMap<LeaseId, usize>,
-    /// Nodes allocated to leases now.
     allocated: u32,
-    /// Requests not yet made.
-    requests_left: usize,
-    /// The earliest tick scheduled and not yet run.
     tick_at: Option<Time>,
-    events: EventQueue<SimEvent>,
+    /// Environment events queued (all but ticks) and requests not yet answered: when both are
+    /// none and no batch job waits, the run is over whatever the policy's timers say.
+    env_events: usize,
+    open_requests: usize,
+    preloaded: &'a BTreeSet<JobId>,
+    records: Vec<JobRecord>,
+    never_started: Vec<JobRecord>,
+    too_wide: usize,
+    started: Vec<Started>,
+    easy: Easy,
+    last: Time,
+    span: (Time, Time),
+    whole: UsageLedger,
+    window: UsageLedger,
 }
 
-impl Run<'_> {
-    fn hints(&self) -> bool {
-        matches!(self.side, Side::Balancer { hints: true, .. })
-    }
-
-    fn predictive(&self) -> bool {
-        matches!(
-            self.side,
-            Side::Balancer {
-                predictor: Some(_),
-                ..
-            }
-        )
-    }
-
-    /// When a request's hint is given (its submit less its notice), under Hint.
-    fn hint_time(&self, r: &LeaseRequest) -> Time {
-        match (self.hints(), r.notice) {
-            (true, Some(notice)) => r.submit - notice,
-            _ => r.submit,
-        }
-    }
-
-    /// Adds `dt` seconds of the current node uses.
-    fn account(&self, uses: &mut NodeSeconds, dt: i64) {
-        let reserve = self.cluster.offline_units() - self.allocated;
-        uses.batch_busy += i64::from(self.cluster.busy_units()) * dt;
-        uses.on_demand_allocated += i64::from(self.allocated) * dt;
-        uses.reserve_idle += i64::from(reserve) * dt;
-        uses.batch_idle += i64::from(self.cluster.free_units()) * dt;
-    }
-
-    fn job_ended(&mut self, now: Time, token: RunToken) -> Result<Option<JobRecord>, SimError> {
-        let updates: Vec<NodeUpdate> = match self.side {
-            Side::Balancer { .. } => self
-                .cluster
-                .job_nodes(token.job)?
-                .iter()
-                .map(|&n| NodeUpdate::JobEnded(n))
-                .collect(),
-            Side::Pool(_) => Vec::new(),
-        };
-        let record = self.cluster.complete(now, token);
-        if let Side::Balancer { balancer, .. } = &mut self.side {
-            let d = balancer.update_nodes(now, &updates, &mut self.cluster)?;
-            self.apply(now, d)?;
-        }
-        Ok(record)
-    }
-
-    fn started(&mut self, now: Time, started: &mut Vec<Started>) -> Result<(), SimError> {
-        let mut updates = Vec::new();
-        for s in started.drain(..) {
-            self.events
-                .schedule(s.end, SimEvent::Completion(s.token))
-                .expect("runs end at or after their start");
-            if matches!(self.side, Side::Balancer { .. }) {
-                let nodes = self.cluster.job_nodes(s.token.job)?;
-                updates.extend(nodes.iter().map(|&n| NodeUpdate::JobStarting(n)));
-            }
-        }
-        if let Side::Balancer { balancer, .. } = &mut self.side
-            && !updates.is_empty()
-        {
-            let d = balancer.update_nodes(now, &updates, &mut self.cluster)?;
-            self.apply(now, d)?;
-        }
-        Ok(())
-    }
-
-    fn request(&mut self, now: Time, i: usize) -> Result<(), SimError> {
-        self.requests_left -= 1;
-        let nodes = self.requests[i].nodes;
-        match &mut self.side {
-            Side::Balancer {
-                balancer,
-                predictor,
-                ..
-            } => {
-                if let Some(p) = predictor {
-                    p.record_request(now, nodes);
-                }
-                match balancer.request_nodes(now, nodes, &mut self.cluster)? {
-                    RequestOutcome::Granted(g) => self.grant(now, i, g.nodes),
-                    RequestOutcome::Pending { request, .. } => {
-                        self.waiting.insert(request, i);
-                    }
-                    RequestOutcome::Rejected => {}
-                }
-            }
-            Side::Pool(pool) => {
-                if nodes <= pool.free {
-                    pool.free -= nodes;
-                    self.grant(now, i, Vec::new());
-                } else if pool.window > Duration::ZERO {
-                    pool.pending
-                        .push((i, nodes, now.saturating_add(pool.window)));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn lease_ended(&mut self, now: Time, i: usize) -> Result<(), SimError> {
-        self.allocated -= self.requests[i].nodes;
-        match &mut self.side {
-            Side::Balancer { balancer, .. } => {
-                let nodes = std::mem::take(&mut self.held[i]);
-                let d = balancer.release_nodes(now, &nodes, &mut self.cluster)?;
-                self.apply(now, d)
-            }
-            Side::Pool(pool) => {
-                pool.free += self.requests[i].nodes;
-                let mut granted = Vec::new();
-                pool.pending.retain(|&(j, nodes, _)| {
-                    let fits = nodes <= pool.free;
-                    if fits {
-                        pool.free -= nodes;
-                        granted.push(j);
-                    }
-                    !fits
-                });
-                for j in granted {
-                    self.grant(now, j, Vec::new());
-                }
-                Ok(())
-            }
-        }
-    }
-
-    fn hint(&mut self, now: Time, i: usize) -> Result<(), SimError> {
-        let r = self.requests[i];
-        if let Side::Balancer { balancer, .. } = &mut self.side {
-            let out = balancer.add_reserve(now, r.submit, r.nodes, &mut self.cluster)?;
-            self.apply(now, out.decisions)?;
-        }
-        Ok(())
-    }
-
-    fn slot(&mut self, now: Time) -> Result<(), SimError> {
-        if let Side::Balancer {
-            balancer,
-            predictor: Some(p),
-            ..
-        } = &mut self.side
-        {
-            let target = p.reserve_for_slot(now);
-            let out = balancer.reserve_at_least(now, now, target, &mut self.cluster)?;
-            self.apply(now, out.decisions)?;
-        }
-        if self.requests_left > 0 {
-            self.events
-                .schedule(Predictor::next_slot_start(now), SimEvent::Slot)
-                .expect("the next slot is later");
-        }
-        Ok(())
-    }
-
-    fn tick(&mut self, now: Time) -> Result<(), SimError> {
-        if self.tick_at == Some(now) {
-            self.tick_at = None;
-        }
-        match &mut self.side {
-            Side::Balancer { balancer, .. } => {
-                if balancer.next_deadline().is_some_and(|d| d <= now) {
-                    let d = balancer.tick(now, &mut self.cluster)?;
-                    self.apply(now, d)?;
-                }
-            }
-            // Waiting requests whose deadline has come are rejected (not granted).
-            Side::Pool(pool) => pool.pending.retain(|&(_, _, deadline)| deadline > now),
-        }
-        self.schedule_tick(now);
-        Ok(())
-    }
-
-    /// Schedules a tick at the next deadline unless one is scheduled by then.
-    fn schedule_tick(&mut self, now: Time) {
-        let next = match &self.side {
-            Side::Balancer { balancer, .. } => balancer.next_deadline(),
-            Side::Pool(pool) => pool.pending.iter().map(|p| p.2).min(),
-        };
-        let Some(at) = next.map(|t| t.max(now)) else {
+impl Env<'_> {
+    /// Records the node uses from the last instant to `now`.
+    fn account(&mut self, now: Time) {
+        if now <= self.last {
             return;
+        }
+        let c = &self.cluster.0;
+        let offline = u64::from(c.offline_units());
+        let held_batch = u64::from(c.capacity()) - offline;
+        let uses = [
+            (Pool::Batch, UsageKind::Held, held_batch),
+            (Pool::Batch, UsageKind::Busy, u64::from(c.busy_units())),
+            (Pool::OnDemand, UsageKind::Held, offline),
+            (Pool::OnDemand, UsageKind::Busy, u64::from(self.allocated)),
+        ];
+        let (from, to) = (self.last.max(self.span.0), now.min(self.span.1));
+        for (pool, kind, units) in uses {
+            // Intervals run forwards: `last < now`, and the window is clamped to be.
+            let _ = self.whole.record(pool, kind, self.last, now, units);
+            if from < to {
+                let _ = self.window.record(pool, kind, from, to, units);
+            }
+        }
+        self.last = now;
+    }
+
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: Observation<'_>,
+        queue: Option<&mut EventQueue<SimEvent>>,
+    ) -> Result<(), SimError> {
+        let commands = self.policy.observe(now, observation)?;
+        self.execute(now, commands, queue)
+    }
+
+    /// Applies the policy's commands: node commands on the batch cluster, grants as leases.
+    fn execute(
+        &mut self,
+        now: Time,
+        commands: Vec<Command>,
+        mut queue: Option<&mut EventQueue<SimEvent>>,
+    ) -> Result<(), SimError> {
+        for command in oarm::execute(&mut self.cluster, node_name, commands)? {
+            let (Command::Grant { .. } | Command::Reject { .. }) = command else {
+                continue;
+            };
+            self.open_requests = self.open_requests.saturating_sub(1);
+            let Command::Grant { request, nodes } = command else {
+                continue;
+            };
+            let i = *self
+                .index
+                .get(&request)
+                .ok_or(BalancerError::UnknownRequest(request))?;
+            let r = self.requests[i];
+            self.allocated += nodes.len() as u32;
+            self.held[i] = nodes;
+            self.granted[i] = Some(now);
+            if let Some(q) = queue.as_deref_mut() {
+                q.schedule_in(r.duration, SimEvent::LeaseEnd(i))?;
+                self.env_events += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn schedule_tick(
+        &mut self,
+        now: Time,
+        queue: &mut EventQueue<SimEvent>,
+    ) -> Result<(), SimError> {
+        let over =
+            self.env_events == 0 && self.open_requests == 0 && self.cluster.0.queue_len() == 0;
+        let Some(at) = self
+            .policy
+            .next_deadline()
+            .map(|t| t.max(now))
+            .filter(|_| !over)
+        else {
+            return Ok(());
         };
-        if self.tick_at.is_none_or(|t| at < t) {
-            self.events
+        if self.tick_at.is_none_or(|t| at < t || t < now) {
+            queue
                 .schedule(at, SimEvent::Tick)
-                .expect("not in the past");
+                .map_err(EngineError::from)?;
             self.tick_at = Some(at);
         }
+        Ok(())
     }
+}
 
-    /// Acts on the Balancer's decisions: grants start leases; rejections need nothing (the
-    /// request stays ungranted); nodes returned to batch are the cluster's already.
-    fn apply(&mut self, now: Time, d: Decisions) -> Result<(), SimError> {
-        for g in d.granted {
-            let i = self
-                .waiting
-                .remove(&g.request)
-                .ok_or(BalancerError::OutOfSync {
-                    node: g.nodes.first().copied().unwrap_or(NodeId(0)),
-                    what: "a grant of a request that is not pending",
-                })?;
-            self.grant(now, i, g.nodes);
+impl engine::Simulation for Env<'_> {
+    type Event = SimEvent;
+    type Error = SimError;
+
+    fn handle(
+        &mut self,
+        now: Time,
+        event: SimEvent,
+        queue: &mut EventQueue<SimEvent>,
+    ) -> Result<(), SimError> {
+        self.account(now);
+        if !matches!(event, SimEvent::Tick) {
+            self.env_events -= 1;
         }
-        for id in d.rejected {
-            self.waiting.remove(&id);
+        if matches!(event, SimEvent::Request(_)) {
+            self.open_requests += 1;
+        }
+        match event {
+            SimEvent::Completion(token) => {
+                let nodes = self.cluster.0.job_nodes(token.job)?.to_vec();
+                if let Some(record) = self.cluster.0.complete(now, token)
+                    && !self.preloaded.contains(&record.id)
+                {
+                    self.records.push(record);
+                }
+                self.observe(now, Observation::JobEnded { nodes: &nodes }, Some(queue))?;
+            }
+            SimEvent::LeaseEnd(i) => {
+                let nodes = std::mem::take(&mut self.held[i]);
+                self.allocated -= nodes.len() as u32;
+                self.observe(now, Observation::Release { nodes: &nodes }, Some(queue))?;
+            }
+            SimEvent::Hint(i) => {
+                let r = self.requests[i];
+                let hint = Observation::Hint {
+                    by: r.submit,
+                    nodes: r.nodes,
+                };
+                self.observe(now, hint, Some(queue))?;
+            }
+            SimEvent::Request(i) => {
+                let r = self.requests[i];
+                let request = Observation::Request {
+                    request: r.id,
+                    nodes: r.nodes,
+                };
+                self.observe(now, request, Some(queue))?;
+            }
+            SimEvent::Arrival(i) => {
+                let job = self.workload[i];
+                if job.size > self.batch_nodes {
+                    self.too_wide += 1;
+                    self.never_started
+                        .push(BatchJob::rigid(&job).unstarted_record());
+                } else {
+                    self.cluster.0.submit(BatchJob::rigid(&job))?;
+                }
+            }
+            SimEvent::Tick => {
+                if self.tick_at == Some(now) {
+                    self.tick_at = None;
+                }
+                if self.policy.next_deadline().is_some_and(|d| d <= now) {
+                    self.observe(now, Observation::Tick, Some(queue))?;
+                }
+            }
         }
         Ok(())
     }
 
-    /// Starts request `i`'s lease on `nodes` (none for the static pool, which only counts).
-    fn grant(&mut self, now: Time, i: usize, nodes: Vec<NodeId>) {
-        let r = self.requests[i];
-        self.held[i] = nodes;
-        self.granted[i] = Some(now);
-        self.allocated += r.nodes;
-        self.events
-            .schedule(now.saturating_add(r.duration), SimEvent::LeaseEnd(i))
-            .expect("leases last > 0 s");
+    fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), SimError> {
+        self.account(now);
+        self.cluster
+            .0
+            .schedule(now, &mut self.easy, &mut self.started);
+        let mut starting = Vec::new();
+        for s in std::mem::take(&mut self.started) {
+            queue
+                .schedule(s.end, SimEvent::Completion(s.token))
+                .map_err(EngineError::from)?;
+            self.env_events += 1;
+            starting.extend_from_slice(self.cluster.0.job_nodes(s.token.job)?);
+        }
+        if !starting.is_empty() {
+            self.observe(
+                now,
+                Observation::JobStarting { nodes: &starting },
+                Some(queue),
+            )?;
+        }
+        self.schedule_tick(now, queue)
     }
 }

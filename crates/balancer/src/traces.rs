@@ -22,9 +22,9 @@
 //! ignored; blank lines are skipped). Values are integers.
 //!
 //! ## The APS packing ([`aps_to_leases`])
-//! A core of the APS cluster is busy for job `j` over `[submit_j, submit_j + run_time_j)`: the
-//! core is asked for when the job is submitted (its original wait, `wait_time`, was the APS
-//! cluster's, not ours). With tight packing, `c(t)` busy cores need exactly
+//! A core of the APS cluster is busy for job `j` over `[start_time_j, end_time_j)`: the paper
+//! "evaluated how many single-core jobs should be running" at every job start/stop event
+//! (§III-A), from the recorded timestamps. With tight packing, `c(t)` busy cores need exactly
 //! `v(t) = ceil(c(t) / cores_per_vm)` VMs at every instant. We realise `v(t)` with a stack of
 //! one-node leases: whenever `v` rises from `k` to `k'`, VMs `k+1..=k'` are deployed (one
 //! request each, submitted at that instant); whenever it falls from `k'` to `k`, the top VMs
@@ -37,7 +37,7 @@ use crate::workload::LeaseRequest;
 use cosched_core::workload::swf::{SwfError, read_rigid_jobs};
 use cosched_core::{Duration, JobId, LeaseId, ParamError, RigidJob, Time};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufReader, Read};
 use std::path::Path;
 use thiserror::Error;
 
@@ -62,6 +62,38 @@ pub const APS_HEADER: [&str; 5] = [
     "run_time",
     "wait_time",
 ];
+
+/// A row of the LCRC weekly CSV (`bslowdown` is read and ignored).
+#[derive(Debug, serde::Deserialize)]
+#[allow(non_snake_case, dead_code)]
+struct LcrcRow {
+    SubmitTime: i64,
+    StartTime: i64,
+    EndTime: i64,
+    QueuedTime: i64,
+    RunTime: i64,
+    NodesRequested: i64,
+    walltime: i64,
+    bslowdown: f64,
+}
+
+/// A row of the lease CSV.
+#[derive(Debug, serde::Deserialize)]
+struct LeaseRow {
+    submit: i64,
+    nodes: i64,
+    duration: i64,
+}
+
+/// A row of the APS trace.
+#[derive(Debug, serde::Deserialize)]
+struct ApsRow {
+    submit_time: i64,
+    start_time: i64,
+    end_time: i64,
+    run_time: i64,
+    wait_time: i64,
+}
 
 /// Why a trace could not be read.
 #[derive(Debug, Error)]
@@ -145,26 +177,104 @@ pub struct ApsJob {
 /// assert_eq!(parse_lcrc(bad.as_bytes(), "week.csv").unwrap_err().to_string(),
 ///            "week.csv:2: field `NodesRequested` = \"0\": must be >= 1");
 /// ```
-pub fn parse_lcrc(reader: impl BufRead, file: &str) -> Result<Vec<RigidJob>, TraceError> {
-    let mut jobs = Vec::new();
-    for_each_row(reader, file, &LCRC_HEADER, |row| {
-        let submit = row.int(0, 0)?;
-        let runtime = row.int(4, 0)?;
-        let nodes = row.int(5, 1)?;
-        let walltime = row.int(6, 0)?;
-        let size = u32::try_from(nodes).map_err(|_| row.error(5, "too large"))?;
-        jobs.push(RigidJob {
-            id: JobId(jobs.len() as u64),
-            submit: Time(submit),
-            size,
-            runtime: Duration(runtime),
-            estimate: Duration(walltime),
+pub fn parse_lcrc(reader: impl Read, file: &str) -> Result<Vec<RigidJob>, TraceError> {
+    Ok(parse_lcrc_records(reader, file)?
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r.job(JobId(i as u64)))
+        .collect())
+}
+
+/// One LCRC job as recorded, with its original start and end (for preloading and the
+/// challenging-week selection of §III-A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LcrcRecord {
+    /// `SubmitTime`.
+    pub submit: Time,
+    /// `StartTime` on the original cluster.
+    pub start: Time,
+    /// `EndTime` on the original cluster.
+    pub end: Time,
+    /// `NodesRequested`, at least 1.
+    pub nodes: u32,
+    /// `RunTime`, at least 0.
+    pub runtime: Duration,
+    /// `walltime`, at least 0.
+    pub walltime: Duration,
+}
+
+impl LcrcRecord {
+    /// The batch job to simulate: submit, nodes, run time, walltime as the estimate.
+    pub fn job(&self, id: JobId) -> RigidJob {
+        RigidJob {
+            id,
+            submit: self.submit,
+            size: self.nodes,
+            runtime: self.runtime,
+            estimate: self.walltime,
             user: None,
             group: None,
+        }
+    }
+}
+
+/// Reads an LCRC weekly CSV as records, in file order.
+pub fn parse_lcrc_records(reader: impl Read, file: &str) -> Result<Vec<LcrcRecord>, TraceError> {
+    let mut jobs = Vec::new();
+    for_each_row(reader, file, &LCRC_HEADER, |row: &Row<'_, LcrcRow>| {
+        let r = &row.row;
+        let runtime = row.at_least(4, r.RunTime, 0)?;
+        let nodes = row.at_least(5, r.NodesRequested, 1)?;
+        let walltime = row.at_least(6, r.walltime, 0)?;
+        jobs.push(LcrcRecord {
+            submit: Time(r.SubmitTime),
+            start: Time(r.StartTime),
+            end: Time(r.EndTime),
+            nodes: u32::try_from(nodes).map_err(|_| row.error(5, "too large"))?,
+            runtime: Duration(runtime),
+            walltime: Duration(walltime),
         });
         Ok(())
     })?;
     Ok(jobs)
+}
+
+/// [`parse_lcrc_records`] on the file at `path`.
+pub fn read_lcrc_records(path: &Path) -> Result<Vec<LcrcRecord>, TraceError> {
+    let (reader, file) = open(path)?;
+    parse_lcrc_records(reader, &file)
+}
+
+/// The jobs of a week's records still running at `week_end` (recorded start before it, end
+/// after it), as jobs of the next week starting at its time 0 with what they had left: the
+/// paper's preloading (§III-A). Ids from `first_id`.
+///
+/// ```
+/// use cosched_balancer::traces::{LcrcRecord, running_at};
+/// use cosched_core::{Duration, JobId, Time};
+/// let rec = LcrcRecord { submit: Time(90), start: Time(100), end: Time(1_100), nodes: 2,
+///     runtime: Duration(1_000), walltime: Duration(3_600) };
+/// let preload = running_at(&[rec], Time(600), 7);
+/// assert_eq!((preload[0].id, preload[0].submit, preload[0].runtime, preload[0].estimate),
+///            (JobId(7), Time(0), Duration(500), Duration(3_100)));
+/// assert!(running_at(&[rec], Time(2_000), 0).is_empty());
+/// ```
+pub fn running_at(records: &[LcrcRecord], week_end: Time, first_id: u64) -> Vec<RigidJob> {
+    records
+        .iter()
+        .filter(|r| r.start < week_end && r.end > week_end)
+        .enumerate()
+        .map(|(i, r)| {
+            let left = Duration(r.end.0.saturating_sub(week_end.0));
+            let used = week_end.0.saturating_sub(r.start.0);
+            RigidJob {
+                submit: Time::ZERO,
+                runtime: left,
+                estimate: Duration(r.walltime.0.saturating_sub(used).max(left.0)),
+                ..r.job(JobId(first_id.saturating_add(i as u64)))
+            }
+        })
+        .collect()
 }
 
 /// [`parse_lcrc`] on the file at `path`.
@@ -182,15 +292,15 @@ pub fn read_lcrc(path: &Path) -> Result<Vec<RigidJob>, TraceError> {
 /// assert_eq!((leases[0].submit.0, leases[0].nodes, leases[0].duration.0), (60, 4, 3600));
 /// assert!(parse_leases("submit,nodes,duration\n60,4,0\n".as_bytes(), "od.csv").is_err());
 /// ```
-pub fn parse_leases(reader: impl BufRead, file: &str) -> Result<Vec<LeaseRequest>, TraceError> {
+pub fn parse_leases(reader: impl Read, file: &str) -> Result<Vec<LeaseRequest>, TraceError> {
     let mut leases = Vec::new();
-    for_each_row(reader, file, &LEASE_HEADER, |row| {
-        let submit = row.int(0, i64::MIN)?;
-        let nodes = row.int(1, 1)?;
-        let duration = row.int(2, 1)?;
+    for_each_row(reader, file, &LEASE_HEADER, |row: &Row<'_, LeaseRow>| {
+        let r = &row.row;
+        let nodes = row.at_least(1, r.nodes, 1)?;
+        let duration = row.at_least(2, r.duration, 1)?;
         leases.push(LeaseRequest {
             id: LeaseId(leases.len() as u64),
-            submit: Time(submit),
+            submit: Time(r.submit),
             nodes: u32::try_from(nodes).map_err(|_| row.error(1, "too large"))?,
             duration: Duration(duration),
             notice: None,
@@ -207,15 +317,16 @@ pub fn read_leases(path: &Path) -> Result<Vec<LeaseRequest>, TraceError> {
 }
 
 /// Reads the APS single-core job trace, in file order. Run and wait times must be `>= 0`.
-pub fn parse_aps(reader: impl BufRead, file: &str) -> Result<Vec<ApsJob>, TraceError> {
+pub fn parse_aps(reader: impl Read, file: &str) -> Result<Vec<ApsJob>, TraceError> {
     let mut jobs = Vec::new();
-    for_each_row(reader, file, &APS_HEADER, |row| {
+    for_each_row(reader, file, &APS_HEADER, |row: &Row<'_, ApsRow>| {
+        let r = &row.row;
         jobs.push(ApsJob {
-            submit: Time(row.int(0, i64::MIN)?),
-            start: Time(row.int(1, i64::MIN)?),
-            end: Time(row.int(2, i64::MIN)?),
-            run: Duration(row.int(3, 0)?),
-            wait: Duration(row.int(4, 0)?),
+            submit: Time(r.submit_time),
+            start: Time(r.start_time),
+            end: Time(r.end_time),
+            run: Duration(row.at_least(3, r.run_time, 0)?),
+            wait: Duration(row.at_least(4, r.wait_time, 0)?),
         });
         Ok(())
     })?;
@@ -228,20 +339,21 @@ pub fn read_aps(path: &Path) -> Result<Vec<ApsJob>, TraceError> {
     parse_aps(reader, &file)
 }
 
-/// Maps single-core jobs to one-node VM leases of `cores_per_vm` cores each, assuming tight
-/// packing (see the [module docs](self)): the leases hold `ceil(busy cores / cores_per_vm)`
-/// nodes at every instant. Jobs of run time 0 need no core. Leases come by submit time, ids
-/// from 0.
+/// Maps single-core jobs to one-node VM leases of `cores_per_vm` cores each, as §III-A: at
+/// every job **start/stop** event the cores busy on the APS cluster are counted and, assuming
+/// tight packing, `ceil(busy cores / cores_per_vm)` VMs are needed; each VM deployed is one
+/// lease request, ended when it is no longer needed. Jobs that never run (`end <= start`)
+/// need no core. Leases come by submit time, ids from 0.
 ///
 /// ```
 /// use cosched_balancer::traces::{ApsJob, aps_to_leases};
 /// use cosched_core::{Duration, Time};
-/// let job = |submit, run| ApsJob {
-///     submit: Time(submit), start: Time(submit), end: Time(submit + run),
-///     run: Duration(run), wait: Duration(0),
+/// let job = |start, run| ApsJob {
+///     submit: Time(0), start: Time(start), end: Time(start + run),
+///     run: Duration(run), wait: Duration(start),
 /// };
 /// // Three single-core jobs on 2-core VMs: one VM from 0 to 20, a second while three cores
-/// // are busy, over [6, 8).
+/// // are busy, over [6, 8). The submit time plays no part.
 /// let leases = aps_to_leases(&[job(0, 10), job(5, 3), job(6, 14)], 2).unwrap();
 /// let spans: Vec<_> = leases.iter().map(|l| (l.submit.0, l.duration.0)).collect();
 /// assert_eq!(spans, vec![(0, 20), (6, 2)]);
@@ -253,15 +365,12 @@ pub fn aps_to_leases(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<LeaseRequ
         cores_per_vm,
         "must be >= 1",
     )?;
-    for job in jobs {
-        ParamError::check(job.run.0 >= 0, "run_time", job.run.0, "must be >= 0")?;
-    }
-    // Core starts (+1) and ends (-1); ends first at one instant, so a core handed from one
+    // Core starts (+1) and stops (-1); stops first at one instant, so a core handed from one
     // job to the next does not deploy a VM.
     let mut changes: Vec<(Time, i64)> = jobs
         .iter()
-        .filter(|j| j.run.0 > 0)
-        .flat_map(|j| [(j.submit, 1), (j.submit.saturating_add(j.run), -1)])
+        .filter(|j| j.end > j.start)
+        .flat_map(|j| [(j.start, 1), (j.end, -1)])
         .collect();
     changes.sort_unstable();
     let per_vm = i64::from(cores_per_vm);
@@ -278,12 +387,12 @@ pub fn aps_to_leases(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<LeaseRequ
         }
         let vms = usize::try_from((cores + per_vm - 1) / per_vm).unwrap_or(0);
         while stack.len() > vms {
-            let deployed = stack.pop().expect("the stack is longer than vms");
+            let Some(deployed) = stack.pop() else { break };
             leases.push(LeaseRequest {
                 id: LeaseId(0),
                 submit: deployed,
                 nodes: 1,
-                duration: now - deployed,
+                duration: Duration(now.0.saturating_sub(deployed.0)),
                 notice: None,
             });
         }
@@ -311,30 +420,39 @@ fn open(path: &Path) -> Result<(BufReader<File>, String), TraceError> {
     }
 }
 
-/// One data line being parsed.
-struct Row<'a> {
+/// At most this many characters of an offending field are echoed in an error.
+pub const ECHO_CHARS: usize = 80;
+
+fn echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// One data line, deserialised into a typed row, with what an error needs to name it.
+struct Row<'a, R> {
     file: &'a str,
     line: u64,
     header: &'a [&'static str],
-    fields: Vec<&'a str>,
+    record: &'a csv::StringRecord,
+    row: R,
 }
 
-impl Row<'_> {
+impl<R> Row<'_, R> {
+    /// An error on column `column` (echoing at most [`ECHO_CHARS`] of its text).
     fn error(&self, column: usize, problem: &'static str) -> TraceError {
         TraceError::Field {
             file: self.file.to_owned(),
             line: self.line,
-            field: self.header[column],
-            text: self.fields[column].to_owned(),
+            field: self.header.get(column).copied().unwrap_or("?"),
+            text: echo(self.record.get(column).unwrap_or("")),
             problem,
         }
     }
 
-    /// Column `column` as an integer of at least `min`.
-    fn int(&self, column: usize, min: i64) -> Result<i64, TraceError> {
-        let value: i64 = self.fields[column]
-            .parse()
-            .map_err(|_| self.error(column, "not an integer"))?;
+    /// `value` (column `column`) checked to be at least `min` (0 or 1).
+    fn at_least(&self, column: usize, value: i64, min: i64) -> Result<i64, TraceError> {
         if value < min {
             return Err(self.error(
                 column,
@@ -349,51 +467,80 @@ impl Row<'_> {
     }
 }
 
-/// Checks the header, then calls `f` on every non-blank line's fields.
-fn for_each_row(
-    mut reader: impl BufRead,
+/// Reads a CSV with the `csv` crate: checks the header, then deserialises every record into
+/// `R` and calls `f` on it. Errors name the file, line and column.
+fn for_each_row<R: serde::de::DeserializeOwned>(
+    reader: impl Read,
     file: &str,
     header: &[&'static str],
-    mut f: impl FnMut(&Row<'_>) -> Result<(), TraceError>,
+    mut f: impl FnMut(&Row<'_, R>) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
-    let io = |source| TraceError::Io {
-        file: file.to_owned(),
-        source,
+    let mut csv = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .has_headers(true)
+        .from_reader(reader);
+    let csv_error = |e: csv::Error, line: u64| match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos,
+            expected_len,
+            len,
+            ..
+        } => TraceError::FieldCount {
+            file: file.to_owned(),
+            line: pos.as_ref().map_or(line, csv::Position::line),
+            expected: *expected_len as usize,
+            found: *len as usize,
+        },
+        csv::ErrorKind::Io(_) => TraceError::Io {
+            file: file.to_owned(),
+            source: std::io::Error::other(e.to_string()),
+        },
+        _ => TraceError::Io {
+            file: file.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+        },
     };
-    let mut text = String::new();
-    reader.read_line(&mut text).map_err(io)?;
-    let found: Vec<&str> = text.trim().split(',').map(str::trim).collect();
-    if found != header {
+    let found = csv.headers().map_err(|e| csv_error(e, 1))?.clone();
+    if found.iter().ne(header.iter().copied()) {
         return Err(TraceError::Header {
             file: file.to_owned(),
             expected: header.join(","),
-            found: text.trim().to_owned(),
+            found: echo(&found.iter().collect::<Vec<_>>().join(",")),
         });
     }
-    let mut line = 1;
+    let names = csv::StringRecord::from(header.to_vec());
+    let mut record = csv::StringRecord::new();
     loop {
-        text.clear();
-        if reader.read_line(&mut text).map_err(io)? == 0 {
-            return Ok(());
+        match csv.read_record(&mut record) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(e, 0)),
         }
-        line += 1;
-        if text.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = text.trim().split(',').map(str::trim).collect();
-        if fields.len() != header.len() {
-            return Err(TraceError::FieldCount {
-                file: file.to_owned(),
-                line,
-                expected: header.len(),
-                found: fields.len(),
-            });
-        }
+        let line = record.position().map_or(0, csv::Position::line);
+        let row: R = match record.deserialize(Some(&names)) {
+            Ok(row) => row,
+            Err(e) => {
+                let column = match e.kind() {
+                    csv::ErrorKind::Deserialize { err, .. } => {
+                        err.field().map_or(0, |c| c as usize)
+                    }
+                    _ => 0,
+                };
+                return Err(TraceError::Field {
+                    file: file.to_owned(),
+                    line,
+                    field: header.get(column).copied().unwrap_or("?"),
+                    text: echo(record.get(column).unwrap_or("")),
+                    problem: "not an integer in range",
+                });
+            }
+        };
         f(&Row {
             file,
             line,
             header,
-            fields,
+            record: &record,
+            row,
         })?;
     }
 }

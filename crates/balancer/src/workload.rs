@@ -9,17 +9,20 @@
 //!   `λ(t) = λ̄ · (1 + a · sin(2π (t − 6 h) / 24 h))` with amplitude `a` in `[0, 1]`: the
 //!   busiest instant is at noon, the quietest at midnight (`t = 0` is a midnight), drawn by
 //!   thinning a process of rate `λ̄ (1 + a)`;
+//! - each arrival is a burst of `1..=max_burst` requests (uniform), one per second, as an
+//!   experiment that starts deploys several VMs at once (the paper's on-demand load is bursty:
+//!   a peak of 264 requests per minute at ρ = 30 %, §III-B2, i.e. 11 at ρ = 1.25 %);
 //! - sizes are uniform on `1..=max_nodes`, durations exponential with the given mean, rounded
 //!   up to whole seconds (at least 1 s);
 //! - `λ̄` is chosen so that the offered on-demand load, requested node-seconds over
 //!   `nodes × span`, is `load` in expectation.
 //!
-//! Streams are [`ChaCha8Rng`] seeded from the seed, so the same parameters and seed give the
-//! same requests on every platform.
+//! Draws come from the named stream `("on-demand", 0)` of the seed's
+//! [`SeedStreams`], so the same parameters and seed give the same requests on every platform.
 
+use cosched_core::SeedStreams;
 use cosched_core::{Duration, LeaseId, ParamError, Time};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 /// One on-demand request: `nodes` nodes for `duration`, asked for at `submit`.
@@ -34,7 +37,7 @@ pub struct LeaseRequest {
     /// How long it holds them once granted (more than 0 s).
     pub duration: Duration,
     /// Advance notice given by the user (the Hint strategy turns it into
-    /// [`crate::Balancer::add_reserve`]`(submit − notice, submit, nodes)`); other
+    /// a [`crate::Observation::Hint`] at `submit − notice` for `nodes` nodes by `submit`); other
     /// configurations ignore it.
     pub notice: Option<Duration>,
 }
@@ -79,6 +82,8 @@ pub struct DiurnalLeases {
     pub mean_duration: Duration,
     /// Day/night amplitude `a` in `[0, 1]` (default 0.5).
     pub amplitude: f64,
+    /// Largest burst of requests per arrival (default 1: no bursts).
+    pub max_burst: u32,
 }
 
 impl DiurnalLeases {
@@ -91,6 +96,7 @@ impl DiurnalLeases {
             max_nodes: (nodes / 8).max(1),
             mean_duration: Duration::from_hours(1),
             amplitude: 0.5,
+            max_burst: 1,
         }
     }
 
@@ -117,6 +123,12 @@ impl DiurnalLeases {
             "must be > 0 s",
         )?;
         ParamError::check(
+            (1..=10_000).contains(&self.max_burst),
+            "max_burst",
+            self.max_burst,
+            "must be in 1..=10000",
+        )?;
+        ParamError::check(
             (0.0..=1.0).contains(&self.amplitude),
             "amplitude",
             self.amplitude,
@@ -127,9 +139,10 @@ impl DiurnalLeases {
     /// The requests for `seed`, by submit time, ids from 0.
     pub fn generate(&self, seed: u64) -> Result<Vec<LeaseRequest>, ParamError> {
         self.validate()?;
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = SeedStreams::new(seed).stream("on-demand", 0);
         let mean_nodes = (f64::from(self.max_nodes) + 1.0) / 2.0;
-        let work_per_request = mean_nodes * self.mean_duration.0 as f64;
+        let mean_burst = (f64::from(self.max_burst) + 1.0) / 2.0;
+        let work_per_request = mean_burst * mean_nodes * self.mean_duration.0 as f64;
         let mean_rate = self.load * f64::from(self.nodes) / work_per_request;
         let peak_rate = mean_rate * (1.0 + self.amplitude);
         let day = Duration::from_hours(24).0 as f64;
@@ -146,18 +159,21 @@ impl DiurnalLeases {
             if rng.random::<f64>() >= accept {
                 continue;
             }
-            let nodes = rng.random_range(1..=self.max_nodes);
-            let u: f64 = rng.random();
-            let duration = (-(1.0 - u).ln() * self.mean_duration.0 as f64)
-                .ceil()
-                .max(1.0);
-            requests.push(LeaseRequest {
-                id: LeaseId(requests.len() as u64),
-                submit: Time(t as i64),
-                nodes,
-                duration: Duration(duration as i64),
-                notice: None,
-            });
+            let burst = rng.random_range(1..=self.max_burst);
+            for k in 0..burst {
+                let nodes = rng.random_range(1..=self.max_nodes);
+                let u: f64 = rng.random();
+                let duration = (-(1.0 - u).ln() * self.mean_duration.0 as f64)
+                    .ceil()
+                    .max(1.0);
+                requests.push(LeaseRequest {
+                    id: LeaseId(requests.len() as u64),
+                    submit: Time(t as i64 + i64::from(k)),
+                    nodes,
+                    duration: Duration(duration as i64),
+                    notice: None,
+                });
+            }
         }
     }
 

@@ -1,295 +1,514 @@
-//! Hand scenarios for each algorithm's decisions, against a real `BatchCluster`.
+//! Scenario tests for each step of Algorithm 1 (Liu et al., SC18, §II-C), the hint, the
+//! reserve floor (static `R`, Predictive) and the live-service duties, on the policy protocol.
 
+use cosched_balancer::policy::{RmNode, RmNodeState};
 use cosched_balancer::{
-    Balancer, BalancerConfig, BalancerError, BalancerNodeState as S, NodeUpdate, RequestOutcome,
-    Strategy,
+    Balancer, BalancerConfig, BalancerError, BalancerNodeState as S, Command, Observation as O,
+    Policy, Strategy,
 };
-use cosched_batch::{BatchCluster, BatchJob, Fcfs, Started};
-use cosched_core::{Duration, JobClass, JobId, NodeId, NodeState, Time};
+use cosched_core::{Duration, LeaseId, NodeId, Time};
 
-fn job(id: u64, size: u32, run: i64, est: i64) -> BatchJob {
-    BatchJob {
-        id: JobId(id),
-        submit: Time(0),
-        size,
-        runtime: Duration(run),
-        estimate: Duration(est),
-        class: JobClass::Rigid,
-        resizable: None,
-    }
-}
-
-/// A cluster of `n` nodes running `jobs` from time 0, reported to `balancer`.
-fn running(
-    n: u32,
-    jobs: &[BatchJob],
-    config: BalancerConfig,
-) -> (BatchCluster, Balancer, Vec<Started>) {
-    let mut c = BatchCluster::new(n).unwrap();
-    let mut b = Balancer::new(Time(0), config, &mut c).unwrap();
-    for &j in jobs {
-        c.submit(j).unwrap();
-    }
-    let mut started = Vec::new();
-    c.schedule(Time(0), &mut Fcfs, &mut started);
-    let starts: Vec<NodeUpdate> = started
+fn cluster(states: &[RmNodeState]) -> Vec<RmNode> {
+    states
         .iter()
-        .flat_map(|s| c.job_nodes(s.token.job).unwrap().to_vec())
-        .map(NodeUpdate::JobStarting)
-        .collect();
-    b.update_nodes(Time(0), &starts, &mut c).unwrap();
-    (c, b, started)
+        .enumerate()
+        .map(|(i, &state)| RmNode {
+            name: format!("n{i}"),
+            state,
+        })
+        .collect()
 }
 
-fn end(
-    c: &mut BatchCluster,
-    b: &mut Balancer,
-    now: i64,
-    s: &Started,
-) -> cosched_balancer::Decisions {
-    let nodes: Vec<NodeUpdate> = c
-        .job_nodes(s.token.job)
-        .unwrap()
-        .iter()
-        .map(|&n| NodeUpdate::JobEnded(n))
-        .collect();
-    c.complete(Time(now), s.token).unwrap();
-    b.update_nodes(Time(now), &nodes, c).unwrap()
-}
+use RmNodeState::{BatchBusy as Busy, BatchIdle as Idle};
 
-fn basic(r: u32) -> BalancerConfig {
+fn basic(r: u32, w: i64, i: i64) -> BalancerConfig {
     BalancerConfig::new(Strategy::Basic { static_reserve: r })
+        .with_window(Duration(w))
+        .with_idle_hold(Duration(i))
+}
+
+fn hinted(w: i64, i: i64) -> BalancerConfig {
+    BalancerConfig::new(Strategy::Hinted)
+        .with_window(Duration(w))
+        .with_idle_hold(Duration(i))
+}
+
+fn ask(id: u64, nodes: u32) -> O<'static> {
+    O::Request {
+        request: LeaseId(id),
+        nodes,
+    }
+}
+
+fn granted(out: &[Command]) -> Vec<(u64, Vec<u32>)> {
+    out.iter()
+        .filter_map(|c| match c {
+            Command::Grant { request, nodes } => {
+                Some((request.0, nodes.iter().map(|n| n.0).collect()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
-fn window_zero_rejects_at_once_when_idle_nodes_fall_short() {
-    let (mut c, mut b, _) = running(4, &[job(1, 3, 50, 60)], basic(0));
+fn step_1_reserve_then_idle_nodes_are_granted_at_once() {
+    let (mut b, start) = Balancer::start(Time(0), basic(1, 0, 0), &cluster(&[Idle; 4])).unwrap();
+    assert_eq!(start, vec![Command::Reclaim(NodeId(0))]);
+    // nr = 1 < 2: one idle node reclaimed.
+    let out = b.observe(Time(1), ask(1, 2)).unwrap();
+    assert_eq!(out[0], Command::Reclaim(NodeId(1)));
+    assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
+    assert_eq!(b.count(S::OdAlloc), 2);
+}
+
+#[test]
+fn step_2_window_zero_rejects_at_once_and_reclaims_nothing() {
+    let (mut b, _) = Balancer::start(Time(0), basic(0, 0, 0), &cluster(&[Idle, Busy])).unwrap();
+    let out = b.observe(Time(1), ask(1, 2)).unwrap();
     assert_eq!(
-        b.request_nodes(Time(1), 2, &mut c).unwrap(),
-        RequestOutcome::Rejected
+        out,
+        vec![Command::Reject {
+            request: LeaseId(1)
+        }]
     );
-    assert_eq!(c.offline_units(), 0);
-    let RequestOutcome::Granted(g) = b.request_nodes(Time(1), 1, &mut c).unwrap() else {
-        panic!("one node is idle")
-    };
-    assert_eq!(c.node_state(g.nodes[0]).unwrap(), NodeState::Offline);
-    assert_eq!(b.count(S::OdAlloc), 1);
-    assert!(b.next_deadline().is_none());
+    assert_eq!(b.count(S::OaIdle), 1);
+    assert_eq!(b.next_deadline(), None);
 }
 
 #[test]
-fn a_request_waits_for_a_busy_node_whose_job_ends_within_the_window() {
-    let config = basic(0).with_window(Duration(100));
-    let (mut c, mut b, started) = running(2, &[job(1, 2, 50, 100)], config);
-    // Predicted end 100 > 10 + 50: out of a 50 s window.
-    let short = basic(0).with_window(Duration(50));
-    let mut b_short = Balancer::new(Time(10), short, &mut c).unwrap();
+fn step_3_a_request_waits_and_is_served_by_a_job_ending_inside_w() {
+    let (mut b, _) =
+        Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy, Busy])).unwrap();
+    // The idle node is reclaimed at once; the request waits up to W = 600 s.
+    let out = b.observe(Time(10), ask(1, 2)).unwrap();
+    assert_eq!(out, vec![Command::Reclaim(NodeId(0))]);
+    assert_eq!(b.next_deadline(), Some(Time(610)));
+    // Node 1's job actually ends at 400 (whatever its walltime said): it is taken.
+    let out = b
+        .observe(
+            Time(400),
+            O::JobEnded {
+                nodes: &[NodeId(1)],
+            },
+        )
+        .unwrap();
+    assert_eq!(out[0], Command::Reclaim(NodeId(1)));
+    assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
+    assert_eq!(b.next_deadline(), None);
+    // Node 2's later end is not needed: it stays in batch.
+    let out = b
+        .observe(
+            Time(500),
+            O::JobEnded {
+                nodes: &[NodeId(2)],
+            },
+        )
+        .unwrap();
+    assert!(out.is_empty());
+    assert_eq!(b.state(NodeId(2)).unwrap(), S::OaIdle);
+}
+
+#[test]
+fn step_3_a_request_is_rejected_when_w_expires_and_its_nodes_go_back_after_i() {
+    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 100), &cluster(&[Idle, Busy])).unwrap();
+    b.observe(Time(10), ask(1, 2)).unwrap();
+    // Nothing before the deadline.
+    assert!(b.observe(Time(609), O::Tick).unwrap().is_empty());
+    let out = b.observe(Time(610), O::Tick).unwrap();
     assert_eq!(
-        b_short.request_nodes(Time(10), 1, &mut c).unwrap(),
-        RequestOutcome::Rejected
+        out,
+        vec![Command::Reject {
+            request: LeaseId(1)
+        }]
     );
-
-    let out = b.request_nodes(Time(10), 1, &mut c).unwrap();
-    let RequestOutcome::Pending { request, deadline } = out else {
-        panic!("{out:?}")
-    };
-    assert_eq!(deadline, Time(110));
-    assert_eq!(b.next_deadline(), Some(Time(110)));
-    assert_eq!((b.count(S::Reclaiming), b.count(S::OaBusy)), (1, 1));
-    let d = end(&mut c, &mut b, 50, &started[0]);
-    assert_eq!(d.granted.len(), 1);
-    assert_eq!(d.granted[0].request, request);
-    assert_eq!((b.count(S::OdAlloc), b.count(S::OaIdle)), (1, 1));
-    assert_eq!((c.offline_units(), c.free_units()), (1, 1));
-    assert!(b.pending().next().is_none());
+    // The gathered node is kept OD_Reserve for I, then restored.
+    assert_eq!(b.state(NodeId(0)).unwrap(), S::OdReserve);
+    assert_eq!(b.next_deadline(), Some(Time(710)));
+    let out = b.observe(Time(710), O::Tick).unwrap();
+    assert_eq!(out, vec![Command::Restore(NodeId(0))]);
+    assert_eq!(b.next_deadline(), None);
 }
 
 #[test]
-fn a_pending_request_is_rejected_at_its_deadline_and_its_node_stays_with_its_job() {
-    let config = basic(0).with_window(Duration(100));
-    let (mut c, mut b, _) = running(2, &[job(1, 2, 50, 100)], config);
-    let RequestOutcome::Pending { request, .. } = b.request_nodes(Time(10), 2, &mut c).unwrap()
-    else {
-        panic!()
-    };
-    assert!(b.tick(Time(109), &mut c).unwrap().rejected.is_empty());
-    // The job's end was never reported (a lost event): the deadline passes.
-    let d = b.tick(Time(110), &mut c).unwrap();
-    assert_eq!(d.rejected, vec![request]);
-    assert_eq!(b.count(S::OaBusy), 2);
-    assert!(matches!(
-        c.node_state(NodeId(0)).unwrap(),
-        NodeState::Busy(_)
-    ));
-    assert!(b.next_deadline().is_none());
+fn a_later_request_cannot_take_nodes_gathered_for_an_earlier_one() {
+    let (mut b, _) =
+        Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy, Busy])).unwrap();
+    b.observe(Time(0), ask(1, 2)).unwrap();
+    // Request 2 finds no free node (node 0 is gathered for request 1) and waits too.
+    assert!(b.observe(Time(5), ask(2, 1)).unwrap().is_empty());
+    // The first job end goes to the oldest claim.
+    let out = b
+        .observe(
+            Time(10),
+            O::JobEnded {
+                nodes: &[NodeId(1)],
+            },
+        )
+        .unwrap();
+    assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
+    let out = b
+        .observe(
+            Time(20),
+            O::JobEnded {
+                nodes: &[NodeId(2)],
+            },
+        )
+        .unwrap();
+    assert_eq!(granted(&out), vec![(2, vec![2])]);
 }
 
 #[test]
-fn a_pending_request_takes_a_node_freed_elsewhere_and_gives_its_drained_node_back() {
-    let config = basic(0).with_window(Duration(100));
-    // Job 1 is predicted to end first (30), so its node drains; job 2 ends early, at 10.
-    let (mut c, mut b, started) = running(2, &[job(1, 1, 30, 30), job(2, 1, 10, 90)], config);
-    let drained = c.job_nodes(JobId(1)).unwrap()[0];
-    let RequestOutcome::Pending { request, .. } = b.request_nodes(Time(0), 1, &mut c).unwrap()
-    else {
-        panic!()
-    };
-    assert_eq!(b.state(drained).unwrap(), S::Reclaiming);
-    let d = end(&mut c, &mut b, 10, &started[1]);
-    assert_eq!(d.granted[0].request, request);
-    assert_ne!(d.granted[0].nodes, vec![drained]);
-    assert_eq!(b.state(drained).unwrap(), S::OaBusy);
-    assert_eq!(c.node_state(drained).unwrap(), NodeState::Busy(JobId(1)));
+fn a_released_node_serves_a_waiting_request() {
+    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
+    let out = b.observe(Time(0), ask(1, 1)).unwrap();
+    assert_eq!(granted(&out), vec![(1, vec![0])]);
+    assert!(b.observe(Time(1), ask(2, 1)).unwrap().is_empty());
+    let out = b
+        .observe(
+            Time(50),
+            O::Release {
+                nodes: &[NodeId(0)],
+            },
+        )
+        .unwrap();
+    assert_eq!(granted(&out), vec![(2, vec![0])]);
 }
 
 #[test]
-fn unused_reserve_goes_back_to_batch_after_the_hold_but_never_below_r() {
-    let config = basic(1).with_idle_hold(Duration(30));
-    let (mut c, mut b, _) = running(4, &[], config);
-    assert_eq!((b.count(S::OdReserve), c.offline_units()), (1, 1));
-    let RequestOutcome::Granted(g) = b.request_nodes(Time(0), 3, &mut c).unwrap() else {
-        panic!()
-    };
-    assert!(
-        b.release_nodes(Time(10), &[g.nodes[0], g.nodes[0]], &mut c)
-            .is_err()
-    );
-    b.release_nodes(Time(10), &g.nodes, &mut c).unwrap();
+fn release_keeps_the_static_reserve_and_returns_the_rest_after_i() {
+    let (mut b, _) = Balancer::start(Time(0), basic(1, 0, 30), &cluster(&[Idle; 3])).unwrap();
+    b.observe(Time(0), ask(1, 2)).unwrap();
+    b.observe(
+        Time(10),
+        O::Release {
+            nodes: &[NodeId(0), NodeId(1)],
+        },
+    )
+    .unwrap();
     assert_eq!(b.next_deadline(), Some(Time(40)));
-    assert!(
-        b.tick(Time(39), &mut c)
-            .unwrap()
-            .returned_to_batch
-            .is_empty()
-    );
-    let d = b.tick(Time(40), &mut c).unwrap();
-    assert_eq!(d.returned_to_batch.len(), 2);
-    assert_eq!(
-        (b.count(S::OdReserve), c.offline_units(), c.free_units()),
-        (1, 1, 3)
-    );
-    assert!(b.next_deadline().is_none());
+    let out = b.observe(Time(40), O::Tick).unwrap();
+    // One node goes back; R = 1 stays, with no deadline any more.
+    assert_eq!(out.len(), 1);
+    assert_eq!(b.count(S::OdReserve), 1);
+    assert_eq!(b.next_deadline(), None);
 }
 
 #[test]
-fn a_hint_builds_the_reserve_by_its_time_and_the_hold_runs_from_then() {
-    let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(60));
-    let (mut c, mut b, started) = running(4, &[job(1, 1, 80, 100), job(2, 1, 80, 200)], config);
-    let out = b.add_reserve(Time(0), Time(100), 3, &mut c).unwrap();
-    // Two idle nodes now, the node of job 1 (ends by 100); job 2 ends too late.
-    assert_eq!((out.reserved, out.draining), (2, 1));
-    assert_eq!(b.next_deadline(), Some(Time(160)));
-    end(&mut c, &mut b, 80, &started[0]);
-    assert_eq!((b.count(S::OdReserve), c.offline_units()), (3, 3));
-    assert_eq!(
-        b.tick(Time(160), &mut c).unwrap().returned_to_batch.len(),
-        3
+fn a_hint_keeps_collecting_as_jobs_end_until_h_and_nobody_else_takes_its_nodes() {
+    let (mut b, _) =
+        Balancer::start(Time(0), hinted(0, 60), &cluster(&[Busy, Busy, Busy])).unwrap();
+    // add_reserve(H = 1000, N = 2): no node free yet.
+    assert!(
+        b.observe(
+            Time(0),
+            O::Hint {
+                by: Time(1000),
+                nodes: 2
+            }
+        )
+        .unwrap()
+        .is_empty()
     );
-    assert_eq!(c.offline_units(), 0);
+    let out = b
+        .observe(
+            Time(100),
+            O::JobEnded {
+                nodes: &[NodeId(0)],
+            },
+        )
+        .unwrap();
+    assert_eq!(out, vec![Command::Reclaim(NodeId(0))]);
+    // Another request cannot take the hint's node.
+    let out = b.observe(Time(200), ask(9, 1)).unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reject {
+            request: LeaseId(9)
+        }]
+    );
+    let out = b
+        .observe(
+            Time(300),
+            O::JobEnded {
+                nodes: &[NodeId(1)],
+            },
+        )
+        .unwrap();
+    assert_eq!(out, vec![Command::Reclaim(NodeId(1))]);
+    // Full: the third job end stays with batch.
+    assert!(
+        b.observe(
+            Time(400),
+            O::JobEnded {
+                nodes: &[NodeId(2)]
+            }
+        )
+        .unwrap()
+        .is_empty()
+    );
+    // At H the announced request finds its nodes in the reserve.
+    let out = b.observe(Time(1000), ask(1, 2)).unwrap();
+    assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
+}
 
-    let mut basic_b = Balancer::new(Time(0), basic(0), &mut c).unwrap();
+#[test]
+fn an_unused_hint_goes_back_to_batch_i_after_h() {
+    let (mut b, _) = Balancer::start(Time(0), hinted(0, 60), &cluster(&[Idle; 2])).unwrap();
+    let out = b
+        .observe(
+            Time(0),
+            O::Hint {
+                by: Time(100),
+                nodes: 1,
+            },
+        )
+        .unwrap();
+    assert_eq!(out, vec![Command::Reclaim(NodeId(0))]);
+    assert_eq!(b.next_deadline(), Some(Time(100)));
+    assert!(b.observe(Time(100), O::Tick).unwrap().is_empty());
+    assert_eq!(b.next_deadline(), Some(Time(160)));
+    let out = b.observe(Time(160), O::Tick).unwrap();
+    assert_eq!(out, vec![Command::Restore(NodeId(0))]);
+}
+
+#[test]
+fn a_predicted_reserve_is_held_for_its_slot_not_for_i() {
+    let (mut b, _) =
+        Balancer::start(Time(0), hinted(0, 10), &cluster(&[Idle, Busy, Idle])).unwrap();
+    let out = b
+        .observe(
+            Time(0),
+            O::ReserveTarget {
+                nodes: 3,
+                until: Time(21_600),
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(2))]
+    );
+    // The busy node joins when its job ends.
+    let out = b
+        .observe(
+            Time(50),
+            O::JobEnded {
+                nodes: &[NodeId(1)],
+            },
+        )
+        .unwrap();
+    assert_eq!(out, vec![Command::Reclaim(NodeId(1))]);
+    // I = 10 s passes: the slot's reserve stays.
+    assert!(b.observe(Time(60), O::Tick).unwrap().is_empty());
+    assert_eq!(b.count(S::OdReserve), 3);
+    assert_eq!(b.next_deadline(), Some(Time(21_600)));
+    let out = b.observe(Time(21_600), O::Tick).unwrap();
+    assert_eq!(out.len(), 3);
+    assert_eq!(b.count(S::OaIdle), 3);
+}
+
+#[test]
+fn a_batch_start_on_a_held_node_is_refused_and_changes_nothing() {
+    let (mut b, _) = Balancer::start(Time(0), basic(1, 0, 0), &cluster(&[Idle; 2])).unwrap();
+    let before = b.clone();
+    let err = b
+        .observe(
+            Time(1),
+            O::JobStarting {
+                nodes: &[NodeId(1), NodeId(0)],
+            },
+        )
+        .unwrap_err();
     assert!(matches!(
-        basic_b.add_reserve(Time(0), Time(0), 1, &mut c),
+        err,
+        BalancerError::NodeReclaimed {
+            node: NodeId(0),
+            ..
+        }
+    ));
+    assert_eq!(b, before);
+}
+
+#[test]
+fn cancelling_a_waiting_request_frees_its_nodes() {
+    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
+    b.observe(Time(0), ask(1, 2)).unwrap();
+    assert!(
+        b.observe(
+            Time(5),
+            O::Cancel {
+                request: LeaseId(1)
+            }
+        )
+        .unwrap()
+        .is_empty()
+    );
+    assert_eq!(b.waiting_requests().count(), 0);
+    let out = b.observe(Time(5), O::Tick).unwrap();
+    assert_eq!(out, vec![Command::Restore(NodeId(0))]);
+    assert!(matches!(
+        b.observe(
+            Time(6),
+            O::Cancel {
+                request: LeaseId(1)
+            }
+        ),
+        Err(BalancerError::UnknownRequest(_))
+    ));
+}
+
+#[test]
+fn a_restart_keeps_allocated_nodes_and_never_adopts_unavailable_ones() {
+    use RmNodeState::*;
+    let nodes = cluster(&[OnDemandAllocated, Unavailable, OnDemandFree, BatchIdle]);
+    let (mut b, out) = Balancer::start(Time(0), basic(2, 0, 0), &nodes).unwrap();
+    // R = 2: the allocated and the free on-demand nodes count; nothing to reclaim.
+    assert!(out.is_empty());
+    assert_eq!(b.state(NodeId(0)).unwrap(), S::OdAlloc);
+    assert_eq!(b.node("n2"), Some(NodeId(2)));
+    // A request of 2 gets the free reserve node and the idle node, never the allocated or
+    // the drained one.
+    let out = b.observe(Time(1), ask(1, 2)).unwrap();
+    assert_eq!(granted(&out), vec![(1, vec![2, 3])]);
+    assert_eq!(
+        b.observe(Time(2), ask(2, 1)).unwrap(),
+        vec![Command::Reject {
+            request: LeaseId(2)
+        }]
+    );
+}
+
+#[test]
+fn a_node_taken_down_by_an_admin_leaves_the_reserve_for_good() {
+    let (mut b, _) = Balancer::start(Time(0), basic(1, 0, 0), &cluster(&[Idle; 2])).unwrap();
+    let out = b
+        .observe(
+            Time(1),
+            O::Availability {
+                node: NodeId(0),
+                available: false,
+            },
+        )
+        .unwrap();
+    // It goes back to the resource manager (where the admin holds it); the floor takes node 1.
+    assert_eq!(
+        out,
+        vec![Command::Restore(NodeId(0)), Command::Reclaim(NodeId(1))]
+    );
+    assert!(b.is_unavailable(NodeId(0)));
+    let out = b.observe(Time(2), ask(1, 2)).unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reject {
+            request: LeaseId(1)
+        }]
+    );
+}
+
+#[test]
+fn the_state_round_trips_through_serde_mid_wait() {
+    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
+    b.observe(Time(0), ask(1, 2)).unwrap();
+    let json = serde_json::to_string(&b).unwrap();
+    let mut restored: Balancer = serde_json::from_str(&json).unwrap();
+    assert_eq!(restored, b);
+    let out = restored
+        .observe(
+            Time(10),
+            O::JobEnded {
+                nodes: &[NodeId(1)],
+            },
+        )
+        .unwrap();
+    assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
+}
+
+#[test]
+fn bad_input_is_refused_with_a_typed_error() {
+    let (mut b, _) = Balancer::start(Time(0), basic(0, 0, 0), &cluster(&[Idle])).unwrap();
+    assert!(matches!(
+        b.observe(Time(0), ask(1, 0)),
+        Err(BalancerError::Param(_))
+    ));
+    assert!(matches!(
+        b.observe(
+            Time(0),
+            O::Release {
+                nodes: &[NodeId(0)]
+            }
+        ),
+        Err(BalancerError::NotAllocated(_))
+    ));
+    assert!(matches!(
+        b.observe(
+            Time(0),
+            O::JobEnded {
+                nodes: &[NodeId(7)]
+            }
+        ),
+        Err(BalancerError::UnknownNode(_))
+    ));
+    assert!(matches!(
+        b.observe(
+            Time(0),
+            O::Hint {
+                by: Time(5),
+                nodes: 1
+            }
+        ),
         Err(BalancerError::HintsDisabled)
     ));
-}
-
-#[test]
-fn a_batch_start_on_a_claimed_node_is_refused_and_changes_nothing() {
-    let config = basic(1).with_window(Duration(100));
-    let (mut c, mut b, _) = running(3, &[job(1, 2, 50, 60)], config);
-    let reserve = (0..3)
-        .map(NodeId)
-        .find(|&n| b.state(n).unwrap() == S::OdReserve)
-        .unwrap();
-    b.request_nodes(Time(0), 2, &mut c).unwrap();
-    let draining = (0..3)
-        .map(NodeId)
-        .find(|&n| b.state(n).unwrap() == S::Reclaiming)
-        .unwrap();
-    let before: Vec<S> = b.states().collect();
-    for node in [reserve, draining] {
-        let refused = b.update_nodes(
-            Time(1),
-            &[
-                NodeUpdate::JobEnded(NodeId(9)),
-                NodeUpdate::JobStarting(node),
-            ],
-            &mut c,
-        );
-        assert!(matches!(refused, Err(BalancerError::UnknownNode(_))));
-        let refused = b.update_nodes(Time(1), &[NodeUpdate::JobStarting(node)], &mut c);
-        assert!(matches!(refused, Err(BalancerError::NodeReclaimed { node: n, .. }) if n == node));
-    }
-    assert_eq!(b.states().collect::<Vec<_>>(), before);
-}
-
-#[test]
-fn the_predictor_builds_at_each_slot_start_the_reserve_the_same_slot_needed_before() {
-    use cosched_balancer::predictor::{Combine, Predictor, SLOT};
-    let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(SLOT);
-    let (mut c, mut b, _) = running(8, &[], config);
-    let mut predictor = Predictor::new(Combine::default()).unwrap();
-    // Day 0, slot 1: two requests, 3 + 2 nodes.
-    let t = Time(SLOT.secs() + 100);
-    for n in [3, 2] {
-        predictor.record_request(t, n);
-        assert!(matches!(
-            b.request_nodes(t, n, &mut c).unwrap(),
-            RequestOutcome::Granted(_)
-        ));
-    }
-    // The next day's slot 1: the peaks of the day, the week and the month are all 5.
-    let slot_start = Time(5 * SLOT.secs());
-    assert_eq!(
-        Predictor::next_slot_start(slot_start - Duration(1)),
-        slot_start
-    );
-    let n = predictor.reserve_for_slot(slot_start);
-    assert_eq!(n, 5);
-    let out = b.add_reserve(slot_start, slot_start, n, &mut c).unwrap();
-    // The five allocated nodes are still out, so three idle nodes are all it can take.
-    assert_eq!((out.reserved, out.draining), (3, 0));
-    assert_eq!(b.next_deadline(), Some(slot_start + SLOT));
-}
-
-#[test]
-fn reserve_at_least_claims_only_what_the_free_reserve_lacks() {
-    let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
-    let (mut c, mut b, started) = running(6, &[job(1, 1, 50, 60)], config);
-    // Five idle nodes and one busy node whose job ends by 60: two idle nodes are enough.
-    let out = b.reserve_at_least(Time(0), Time(0), 2, &mut c).unwrap();
-    assert_eq!((out.reserved, out.draining), (2, 0));
-    // Already there: nothing more is claimed.
-    let out = b.reserve_at_least(Time(1), Time(1), 2, &mut c).unwrap();
-    assert_eq!((out.reserved, out.draining), (0, 0));
-    // A node granted to a request no longer counts as free reserve.
+    let twice = cluster(&[Idle, Idle]).into_iter().map(|n| RmNode {
+        name: "x".into(),
+        ..n
+    });
     assert!(matches!(
-        b.request_nodes(Time(2), 1, &mut c).unwrap(),
-        RequestOutcome::Granted(_)
+        Balancer::start(Time(0), basic(0, 0, 0), &twice.collect::<Vec<_>>()),
+        Err(BalancerError::DuplicateName(_))
     ));
-    let out = b.reserve_at_least(Time(3), Time(60), 2, &mut c).unwrap();
-    assert_eq!((out.reserved, out.draining), (1, 0));
-    // A node draining into the reserve counts too: asking for 6 takes the 2 idle nodes left
-    // and drains the busy one, and asking again takes nothing.
-    let out = b.reserve_at_least(Time(4), Time(60), 6, &mut c).unwrap();
-    assert_eq!((out.reserved, out.draining), (2, 1));
-    let out = b.reserve_at_least(Time(5), Time(60), 5, &mut c).unwrap();
-    assert_eq!((out.reserved, out.draining), (0, 0));
-    end(&mut c, &mut b, 50, &started[0]);
-    assert_eq!(b.count(S::OdReserve), 5);
 }
 
 #[test]
-fn nodes_draining_into_the_reserve_count_towards_it() {
-    let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
-    let jobs = [job(1, 1, 50, 60), job(2, 1, 50, 60)];
-    let (mut c, mut b, _) = running(4, &jobs, config);
-    // Two idle nodes, and one of the two busy nodes drains in.
-    let out = b.reserve_at_least(Time(0), Time(60), 3, &mut c).unwrap();
-    assert_eq!((out.reserved, out.draining), (2, 1));
-    // The draining node counts: the other busy node is left to batch.
-    let out = b.reserve_at_least(Time(1), Time(60), 3, &mut c).unwrap();
-    assert_eq!((out.reserved, out.draining), (0, 0));
-    assert_eq!(b.count(S::Reclaiming), 1);
+fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_rejected() {
+    let (mut b, _) =
+        Balancer::start(Time(0), hinted(0, 600), &cluster(&[Idle, Busy, Busy])).unwrap();
+    // Hint A wants 2 by 100 (gets the idle node), hint B wants 1 by 200 (gets nothing yet).
+    b.observe(
+        Time(0),
+        O::Hint {
+            by: Time(100),
+            nodes: 2,
+        },
+    )
+    .unwrap();
+    assert!(
+        b.observe(
+            Time(1),
+            O::Hint {
+                by: Time(200),
+                nodes: 1
+            }
+        )
+        .unwrap()
+        .is_empty()
+    );
+    // A's request finds only one node: rejected, and that node goes to hint B at once.
+    let out = b.observe(Time(100), ask(1, 2)).unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reject {
+            request: LeaseId(1)
+        }]
+    );
+    // It is B's now: an unannounced request cannot take it.
+    let out = b.observe(Time(150), ask(3, 1)).unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reject {
+            request: LeaseId(3)
+        }]
+    );
+    let out = b.observe(Time(200), ask(2, 1)).unwrap();
+    assert_eq!(granted(&out), vec![(2, vec![0])]);
 }

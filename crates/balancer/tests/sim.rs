@@ -85,7 +85,7 @@ fn configurations(n: u32, w: i64, i: i64) -> Vec<(Configuration, Duration)> {
         (
             Configuration::Dynamic {
                 config: config(Algorithm::Hinted),
-                predictor: Some(Combine::Mean),
+                predictor: Some(Combine::Mean.into()),
             },
             window,
         ),
@@ -105,10 +105,17 @@ fn check(w: &Workload, out: &SimOutcome, window: Duration) -> Result<(), TestCas
     let r = &out.report;
     // Node-seconds add up exactly.
     prop_assert_eq!(
-        r.node_seconds.total(),
+        r.node_seconds_run.total(),
         i64::from(w.nodes) * (r.end_s - r.start_s)
     );
-    prop_assert_eq!(r.node_seconds.batch_busy, r.batch.busy_unit_seconds);
+    prop_assert_eq!(
+        r.node_seconds.total(),
+        i64::from(w.nodes) * (r.span_end_s - r.start_s)
+    );
+    prop_assert_eq!(
+        i128::from(r.node_seconds_run.batch_busy),
+        r.batch.busy_unit_seconds
+    );
     // Every batch job once; started ones in full.
     prop_assert_eq!(out.records.len(), w.jobs.len());
     let ids: BTreeSet<JobId> = out.records.iter().map(|j| j.id).collect();
@@ -138,7 +145,7 @@ fn check(w: &Workload, out: &SimOutcome, window: Duration) -> Result<(), TestCas
         .filter(|q| q.granted.is_some())
         .map(|q| i64::from(q.request.nodes) * q.request.duration.0)
         .sum();
-    prop_assert_eq!(r.node_seconds.on_demand_allocated, allocated);
+    prop_assert_eq!(r.node_seconds_run.on_demand_allocated, allocated);
     Ok(())
 }
 
@@ -159,5 +166,62 @@ proptest! {
                 _ => {}
             }
         }
+    }
+}
+
+/// Hostile input #2/#8/#13: jobs and leases at the clock's edge neither panic nor make the
+/// simulator (or the Predictive slots) step through the span.
+#[test]
+fn times_at_the_clock_edge_are_handled_by_events_not_by_the_span() {
+    use cosched_balancer::predictor::Combine;
+    use cosched_balancer::{BalancerConfig, Strategy};
+    let jobs = [
+        RigidJob::new(JobId(1), Time(0), 1, Duration(100), Duration(200)).unwrap(),
+        RigidJob::new(
+            JobId(2),
+            Time(9_000_000_000_000_000_000),
+            1,
+            Duration(100),
+            Duration(200),
+        )
+        .unwrap(),
+        RigidJob::new(
+            JobId(3),
+            Time(i64::MAX - 10),
+            1,
+            Duration(100),
+            Duration(200),
+        )
+        .unwrap(),
+    ];
+    let lease = |id, submit| LeaseRequest {
+        id: LeaseId(id),
+        submit: Time(submit),
+        nodes: 1,
+        duration: Duration(3600),
+        notice: Some(Duration(600)),
+    };
+    let requests = [
+        lease(0, -9_000_000_000_000_000_000),
+        lease(1, 0),
+        lease(2, 9_000_000_000_000_000_000),
+        lease(3, i64::MAX),
+    ];
+    let predictive = Configuration::Dynamic {
+        config: BalancerConfig::new(Strategy::Hinted),
+        predictor: Some(Combine::Max.into()),
+    };
+    let hint = Configuration::Dynamic {
+        config: BalancerConfig::new(Strategy::Hinted).with_window(Duration(i64::MAX)),
+        predictor: None,
+    };
+    for configuration in [predictive, hint] {
+        let out = Simulation::new(4, configuration)
+            .unwrap()
+            .run(&jobs, &requests)
+            .unwrap();
+        assert_eq!(out.report.unrepresentable, 2, "{configuration:?}");
+        assert_eq!(out.report.batch.completed, 2);
+        assert_eq!(out.report.on_demand.granted, 3);
     }
 }

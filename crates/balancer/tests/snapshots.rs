@@ -95,7 +95,7 @@ fn small_scenario_reports() {
             "predictive_mean",
             Configuration::Dynamic {
                 config: config(Strategy::Hinted),
-                predictor: Some(Combine::Mean),
+                predictor: Some(Combine::Mean.into()),
             },
         ),
         (

@@ -118,9 +118,14 @@ fn generation_is_seeded_and_validated() {
 
 #[test]
 fn rho_scales_are_exact_multiples_of_the_base() {
-    let base = base_leases(372, WEEK, 9).unwrap();
     let load = |r: &[_]| DiurnalLeases::offered_load(r, 372, WEEK);
-    assert!((load(&base) - 0.0125).abs() < 0.004, "{}", load(&base));
+    // 141 leases of ~5.5 h in bursts: one week's load varies; the mean over seeds is 1.25 %.
+    let loads: Vec<f64> = (0..30)
+        .map(|seed| load(&base_leases(372, WEEK, seed).unwrap()))
+        .collect();
+    let mean = loads.iter().sum::<f64>() / loads.len() as f64;
+    assert!((mean - 0.0125).abs() < 0.0015, "{mean}");
+    let base = base_leases(372, WEEK, 9).unwrap();
     for k in RHO_SCALES {
         let scaled = scale_leases(&base, k).unwrap();
         assert!((load(&scaled) - f64::from(k) * load(&base)).abs() < 1e-12);

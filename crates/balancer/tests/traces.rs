@@ -14,7 +14,7 @@ const LCRC: &str =
 
 #[test]
 fn errors_name_the_file_line_and_field() {
-    let text = format!("{LCRC}\n1,2,3,1,1,2,60,1.0\n\n5,6,7,1,x,2,60,1.0\n");
+    let text = format!("{LCRC}\n1,2,3,1,1,2,60,1.0\n1,2,3,1,1,2,60,1.0\n5,6,7,1,x,2,60,1.0\n");
     match parse_lcrc(text.as_bytes(), "w.csv") {
         Err(TraceError::Field {
             file, line, field, ..
@@ -41,6 +41,12 @@ fn errors_name_the_file_line_and_field() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("`run_time`"), "{err}");
+    // A huge field is echoed in at most 80 characters.
+    let text = format!("{LCRC}\n1,2,3,1,{},2,60,1.0\n", "9".repeat(100_000));
+    let msg = parse_lcrc(text.as_bytes(), "w.csv")
+        .unwrap_err()
+        .to_string();
+    assert!(msg.len() < 300 && msg.contains("RunTime"), "{msg}");
     let err = read_lcrc(Path::new("/nonexistent/lcrc.csv")).unwrap_err();
     assert!(matches!(err, TraceError::Io { .. }), "{err}");
 }
@@ -48,10 +54,7 @@ fn errors_name_the_file_line_and_field() {
 /// Busy cores and leased VMs just after each instant where either changes.
 fn profile(jobs: &[ApsJob], per_vm: u32) -> Vec<(i64, i64, i64)> {
     let leases = aps_to_leases(jobs, per_vm).unwrap();
-    let mut instants: Vec<i64> = jobs
-        .iter()
-        .flat_map(|j| [j.submit.0, j.submit.0 + j.run.0])
-        .collect();
+    let mut instants: Vec<i64> = jobs.iter().flat_map(|j| [j.start.0, j.end.0]).collect();
     instants.sort_unstable();
     instants.dedup();
     instants
@@ -59,7 +62,7 @@ fn profile(jobs: &[ApsJob], per_vm: u32) -> Vec<(i64, i64, i64)> {
         .map(|t| {
             let cores = jobs
                 .iter()
-                .filter(|j| j.submit.0 <= t && t < j.submit.0 + j.run.0)
+                .filter(|j| j.start.0 <= t && t < j.end.0)
                 .count() as i64;
             let vms = leases
                 .iter()
@@ -80,7 +83,7 @@ proptest! {
         let jobs: Vec<ApsJob> = raw
             .iter()
             .map(|&(s, r)| ApsJob {
-                submit: Time(s),
+                submit: Time(s - 7),
                 start: Time(s),
                 end: Time(s + r),
                 run: Duration(r),

@@ -1,43 +1,43 @@
-//! Simulation throughput of FCFS and EASY on a seeded 100,000-job Lublin–Feitelson workload
-//! (Tsafrir runtime estimates) at offered load 0.92 on 1,024 units.
+//! Simulation throughput of the batch policies on two seeded Lublin–Feitelson workloads with
+//! Tsafrir runtime estimates:
 //!
-//! `cargo bench -p cosched-batch` reports jobs/s (criterion's element throughput) and prints the
-//! queue lengths each policy sees.
+//! - `lublin_100k_load_0.92_1024_units`: 100,000 jobs scaled to offered load 0.92 on 1,024
+//!   units (FCFS and EASY);
+//! - `lublin_312k_93312_units`: 312,000 jobs on 93,312 units (the shape of a large machine's
+//!   year-long log), exactly the trace `cosched generate lublin --jobs 312000 --capacity 93312
+//!   --seed 1` writes (FCFS and EASY).
+//!
+//! `cargo bench -p cosched-batch --bench easy` reports jobs/s (criterion's element throughput)
+//! and prints the queue lengths each policy sees.
 
 use cosched_batch::{BatchSim, Policy};
 use cosched_core::workload::{LublinModel, TsafrirEstimates, offered_load, scale_to_offered_load};
 use cosched_core::{Duration, RigidJob};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-const CAPACITY: u32 = 1_024;
-const JOBS: usize = 100_000;
-const LOAD: f64 = 0.92;
-
-fn workload() -> Vec<RigidJob> {
-    let mut jobs = LublinModel::typeless(CAPACITY)
+fn lublin(capacity: u32, jobs: usize, seed: u64, estimate_seed: u64) -> Vec<RigidJob> {
+    let mut jobs = LublinModel::typeless(capacity)
         .expect("valid capacity")
-        .generate(JOBS, 2026);
+        .generate(jobs, seed);
     TsafrirEstimates::new(Duration::from_hours(36))
         .expect("valid maximum estimate")
-        .assign(&mut jobs, 2027);
-    scale_to_offered_load(&mut jobs, CAPACITY, LOAD).expect("valid load");
+        .assign(&mut jobs, estimate_seed);
     jobs
 }
 
-fn simulate(c: &mut Criterion) {
-    let jobs = workload();
+fn bench_policies(c: &mut Criterion, group: &str, capacity: u32, jobs: &[RigidJob]) {
     eprintln!(
-        "workload: {} jobs, offered load {:.3} on {CAPACITY} units",
+        "{group}: {} jobs, offered load {:.3} on {capacity} units",
         jobs.len(),
-        offered_load(&jobs, CAPACITY)
+        offered_load(jobs, capacity)
     );
-    let mut group = c.benchmark_group("lublin_100k_load_0.92_1024_units");
+    let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Elements(jobs.len() as u64));
     group.sample_size(10);
     for policy in [Policy::Fcfs, Policy::Easy] {
-        let out = BatchSim::new(CAPACITY, policy.scheduler())
+        let out = BatchSim::new(capacity, policy.scheduler())
             .expect("valid capacity")
-            .run(&jobs)
+            .run(jobs)
             .expect("valid workload");
         eprintln!(
             "{policy}: max queue {} jobs, time-averaged queue {:.1}, {} passes, utilization {:.3}, mean wait {:.0} s",
@@ -49,9 +49,9 @@ fn simulate(c: &mut Criterion) {
         );
         group.bench_function(policy.name(), |b| {
             b.iter(|| {
-                BatchSim::new(CAPACITY, policy.scheduler())
+                BatchSim::new(capacity, policy.scheduler())
                     .expect("valid capacity")
-                    .run(&jobs)
+                    .run(jobs)
                     .expect("valid workload")
             })
         });
@@ -59,5 +59,18 @@ fn simulate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, simulate);
+fn simulate(c: &mut Criterion) {
+    const CAPACITY: u32 = 1_024;
+    let mut jobs = lublin(CAPACITY, 100_000, 2026, 2027);
+    scale_to_offered_load(&mut jobs, CAPACITY, 0.92).expect("valid load");
+    bench_policies(c, "lublin_100k_load_0.92_1024_units", CAPACITY, &jobs);
+}
+
+fn simulate_large_machine(c: &mut Criterion) {
+    const CAPACITY: u32 = 93_312;
+    let jobs = lublin(CAPACITY, 312_000, 1, 1);
+    bench_policies(c, "lublin_312k_93312_units", CAPACITY, &jobs);
+}
+
+criterion_group!(benches, simulate, simulate_large_machine);
 criterion_main!(benches);

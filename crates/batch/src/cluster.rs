@@ -18,6 +18,16 @@
 //!   the remaining unit-seconds are spread over the new size);
 //! - [`BatchCluster::predicted_head_start`] and [`BatchCluster::predicted_start`]: when the
 //!   queue head, or a hypothetical job, is expected to start under the current state.
+//!
+//! ## Node identities, and what they cost
+//! A cluster made by [`BatchCluster::new`] tracks which node runs which job, so the node-level
+//! operations above work; its memory grows with the nodes actually used, never with the
+//! capacity alone (a 4,294,967,295-unit cluster running three jobs holds three jobs' nodes).
+//! Idle nodes are reused most-recently-freed first, and a fresh cluster hands out nodes
+//! `0, 1, 2, …`. A start still moves one id per unit, which dominates on large machines, so a
+//! driver that never asks for a node (the trace simulator [`crate::BatchSim`]) uses
+//! [`BatchCluster::counted`]: the same schedules and records, with idle units only counted;
+//! its node-level operations return [`BatchError::NodesNotTracked`].
 
 use crate::profile::Profile;
 use crate::queue::JobQueue;
@@ -206,6 +216,115 @@ pub enum Resume {
     WithRuntime(Duration),
 }
 
+/// Where a cluster's idle units are.
+#[derive(Debug)]
+enum Units {
+    /// Only their number: no node identities ([`BatchCluster::counted`]).
+    Counted {
+        /// Idle online units.
+        free: u32,
+    },
+    /// Node by node ([`BatchCluster::new`]).
+    Tracked(NodeMap),
+}
+
+/// Node states and the stack of idle nodes of a tracked cluster, allocated as nodes get used.
+#[derive(Debug)]
+struct NodeMap {
+    capacity: u32,
+    /// States of nodes `0..slots.len()`, the nodes used so far; the others were never used and
+    /// are idle.
+    slots: Vec<NodeState>,
+    /// Idle online used nodes, a stack (the most recently freed is reused first). Below its
+    /// bottom lie the never-used nodes `capacity − 1, …, slots.len()`, the lowest on top: the
+    /// order of a fresh cluster's stack.
+    free: Vec<NodeId>,
+}
+
+impl NodeMap {
+    fn new(capacity: u32) -> NodeMap {
+        NodeMap {
+            capacity,
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// Never-used nodes.
+    #[inline]
+    fn unused(&self) -> u32 {
+        self.capacity - self.slots.len() as u32
+    }
+
+    #[inline]
+    fn free_units(&self) -> u32 {
+        self.free.len() as u32 + self.unused()
+    }
+
+    #[inline]
+    fn state(&self, node: NodeId) -> Option<NodeState> {
+        if node.0 >= self.capacity {
+            return None;
+        }
+        Some(
+            self.slots
+                .get(node.index())
+                .copied()
+                .unwrap_or(NodeState::Idle),
+        )
+    }
+
+    /// Moves the top `size` idle nodes (at most the idle ones) onto `nodes` in stack order,
+    /// bottom first, busy with `job`: what a start takes.
+    fn take(&mut self, size: u32, job: JobId, nodes: &mut Vec<NodeId>) {
+        let from = nodes.len();
+        let stacked = self.free.len();
+        if size as usize <= stacked {
+            let first = stacked - size as usize;
+            nodes.extend_from_slice(&self.free[first..]);
+            self.free.truncate(first);
+        } else {
+            let lowest = self.slots.len() as u32;
+            let fresh = (size - stacked as u32).min(self.unused());
+            nodes.extend((lowest..lowest + fresh).rev().map(NodeId));
+            self.slots
+                .resize((lowest + fresh) as usize, NodeState::Idle);
+            nodes.append(&mut self.free);
+        }
+        for node in &nodes[from..] {
+            self.slots[node.index()] = NodeState::Busy(job);
+        }
+    }
+
+    /// Pops `count` idle nodes one at a time onto `nodes` (top first), busy with `job`: what an
+    /// expansion takes.
+    fn take_one_by_one(&mut self, count: u32, job: JobId, nodes: &mut Vec<NodeId>) {
+        for _ in 0..count {
+            let node = match self.free.pop() {
+                Some(node) => node,
+                None if self.unused() > 0 => {
+                    self.slots.push(NodeState::Idle);
+                    NodeId(self.slots.len() as u32 - 1)
+                }
+                None => return,
+            };
+            self.slots[node.index()] = NodeState::Busy(job);
+            nodes.push(node);
+        }
+    }
+
+    /// Makes the never-used nodes up to `node` used (idle, at the bottom of the stack in the
+    /// order they had there), so that `node` has a slot.
+    fn use_up_to(&mut self, node: NodeId) {
+        let lowest = self.slots.len() as u32;
+        if node.0 < lowest {
+            return;
+        }
+        self.free.splice(0..0, (lowest..=node.0).rev().map(NodeId));
+        self.slots.resize(node.index() + 1, NodeState::Idle);
+    }
+}
+
 #[derive(Debug)]
 struct Running {
     job: BatchJob,
@@ -237,30 +356,59 @@ impl Running {
 #[derive(Debug)]
 pub struct BatchCluster {
     capacity: u32,
-    /// Each node's state.
-    slots: Vec<NodeState>,
-    /// Idle online nodes, a stack (the most recently freed is reused first).
-    free: Vec<NodeId>,
+    units: Units,
     offline: u32,
     queue: JobQueue,
     running: FxHashMap<JobId, Running>,
     /// Units each running job gives back at its predicted end, in (predicted end, id) order.
     releases: BTreeMap<(Time, JobId), u32>,
-    busy_unit_seconds: i64,
+    busy_unit_seconds: i128,
     next_epoch: u32,
     spare_node_lists: Vec<Vec<NodeId>>,
+    /// Counts the changes a schedule planned in an earlier pass did not foresee: every start,
+    /// a completion away from its predicted end, a queue insertion out of (submit, id) order,
+    /// preemptions, resizes and node operations. Arrivals at the queue's end and completions
+    /// at their predicted end leave it alone.
+    changes: u64,
+    /// The largest (submit, id) ever queued.
+    last_key: Option<(Time, JobId)>,
 }
 
 impl BatchCluster {
-    /// A cluster of `capacity` idle units, numbered `0..capacity`.
+    /// A cluster of `capacity` idle units, numbered `0..capacity`, that tracks which node runs
+    /// which job (see the [module docs](self)). Allocates nothing per unit up front.
+    ///
+    /// ```
+    /// use cosched_batch::BatchCluster;
+    /// let cluster = BatchCluster::new(u32::MAX).unwrap(); // instant, and a few bytes
+    /// assert_eq!(cluster.free_units(), u32::MAX);
+    /// ```
     pub fn new(capacity: u32) -> Result<BatchCluster, BatchError> {
+        Self::with_units(capacity, Units::Tracked(NodeMap::new(capacity)))
+    }
+
+    /// A cluster of `capacity` idle units that only counts them: the same schedules, records
+    /// and accounting as [`BatchCluster::new`], without node identities (node-level operations
+    /// return [`BatchError::NodesNotTracked`]). Starts and ends cost O(1) whatever their size.
+    ///
+    /// ```
+    /// use cosched_batch::{BatchCluster, BatchError};
+    /// use cosched_core::NodeId;
+    /// let mut cluster = BatchCluster::counted(93_312).unwrap();
+    /// assert_eq!(cluster.free_units(), 93_312);
+    /// assert_eq!(cluster.set_offline(NodeId(0)), Err(BatchError::NodesNotTracked));
+    /// ```
+    pub fn counted(capacity: u32) -> Result<BatchCluster, BatchError> {
+        Self::with_units(capacity, Units::Counted { free: capacity })
+    }
+
+    fn with_units(capacity: u32, units: Units) -> Result<BatchCluster, BatchError> {
         if capacity == 0 {
             return Err(ParamError::new("capacity", 0, "a cluster needs at least one unit").into());
         }
         Ok(BatchCluster {
             capacity,
-            slots: vec![NodeState::Idle; capacity as usize],
-            free: (0..capacity).rev().map(NodeId).collect(),
+            units,
             offline: 0,
             queue: JobQueue::default(),
             running: FxHashMap::default(),
@@ -268,6 +416,8 @@ impl BatchCluster {
             busy_unit_seconds: 0,
             next_epoch: 0,
             spare_node_lists: Vec::new(),
+            changes: 0,
+            last_key: None,
         })
     }
 
@@ -277,10 +427,20 @@ impl BatchCluster {
         self.capacity
     }
 
+    /// Whether the cluster knows which node runs which job ([`BatchCluster::new`]) or only
+    /// counts units ([`BatchCluster::counted`]).
+    #[inline]
+    pub fn tracks_nodes(&self) -> bool {
+        matches!(self.units, Units::Tracked(_))
+    }
+
     /// Idle online units.
     #[inline]
     pub fn free_units(&self) -> u32 {
-        self.free.len() as u32
+        match &self.units {
+            Units::Counted { free } => *free,
+            Units::Tracked(map) => map.free_units(),
+        }
     }
 
     /// Units running jobs (draining ones included).
@@ -312,9 +472,10 @@ impl BatchCluster {
         self.running.len()
     }
 
-    /// Unit-seconds occupied by jobs so far (counted when runs end, are preempted or resized).
+    /// Unit-seconds occupied by jobs so far (counted when runs end, are preempted or resized),
+    /// exact in `i128` whatever the capacity and span.
     #[inline]
-    pub fn busy_unit_seconds(&self) -> i64 {
+    pub fn busy_unit_seconds(&self) -> i128 {
         self.busy_unit_seconds
     }
 
@@ -347,6 +508,14 @@ impl BatchCluster {
         if self.running.contains_key(&job.id) {
             return Err(BatchError::DuplicateJob(job.id));
         }
+        // Behind every job ever queued: a schedule planned earlier stays valid.
+        if self
+            .last_key
+            .is_some_and(|last| last >= (job.submit, job.id))
+        {
+            self.changes += 1;
+        }
+        self.last_key = Some((job.submit, job.id)).max(self.last_key);
         self.queue.insert(QueuedJob {
             job,
             first_start: None,
@@ -358,15 +527,32 @@ impl BatchCluster {
 
     /// Runs one scheduling pass at `now`: `scheduler` picks queued jobs to start; each start
     /// is appended to `started` so the driver can schedule its completion.
+    ///
+    /// A start whose end would pass the last representable second is refused and the job stays
+    /// queued; [`BatchCluster::try_schedule`] reports it as an error.
     pub fn schedule<S: BatchScheduler + ?Sized>(
         &mut self,
         now: Time,
         scheduler: &mut S,
         started: &mut Vec<Started>,
     ) {
+        // The refused job stays queued; callers that must know use `try_schedule`.
+        let _refused = self.try_schedule(now, scheduler, started);
+    }
+
+    /// [`BatchCluster::schedule`], returning the first start the pass had to refuse
+    /// ([`BatchError::EndOverflow`], naming the job); the pass starts nothing after it.
+    pub fn try_schedule<S: BatchScheduler + ?Sized>(
+        &mut self,
+        now: Time,
+        scheduler: &mut S,
+        started: &mut Vec<Started>,
+    ) -> Result<(), BatchError> {
         let mut pass = Pass::new(self, now, started);
         scheduler.schedule(&mut pass);
+        let outcome = pass.into_outcome();
         self.queue.finish_pass();
+        outcome
     }
 
     /// The waiting queue, for [`Pass`].
@@ -375,19 +561,40 @@ impl BatchCluster {
         &self.queue
     }
 
+    /// The count of unforeseeable changes (see the field): a scheduler may keep the schedule
+    /// it planned in its last pass while this stays the same.
+    #[inline]
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Starts the job at queue position `pos` now on free nodes. Used by [`Pass::start`],
-    /// which checked that it is queued and fits.
-    pub(crate) fn start_queued(&mut self, now: Time, pos: usize) -> Started {
+    /// which checked that it is queued and fits. Refused, changing nothing, if its end or
+    /// predicted end would pass the last representable second.
+    pub(crate) fn start_queued(&mut self, now: Time, pos: usize) -> Result<Started, BatchError> {
+        let Some(&queued) = self.queue.get(pos) else {
+            return Err(BatchError::NotStartable(pos));
+        };
+        let job = queued.job;
+        let overflow = |_| BatchError::EndOverflow {
+            job: job.id,
+            start: now,
+            estimate: job.estimate,
+        };
+        let end = now.try_add(job.runtime).map_err(overflow)?;
+        let predicted_end = now.try_add(job.estimate).map_err(overflow)?;
         let q = self.queue.remove(pos);
         let size = q.job.size;
-        let mut nodes = self.spare_node_lists.pop().unwrap_or_default();
-        let first = self.free.len() - size as usize;
-        nodes.extend_from_slice(&self.free[first..]);
-        self.free.truncate(first);
-        for node in &nodes {
-            self.slots[node.index()] = NodeState::Busy(q.job.id);
+        let mut nodes = Vec::new();
+        match &mut self.units {
+            Units::Counted { free } => *free -= size,
+            Units::Tracked(map) => {
+                nodes = self.spare_node_lists.pop().unwrap_or_default();
+                map.take(size, q.job.id, &mut nodes);
+            }
         }
         let epoch = self.bump_epoch();
+        self.changes += 1;
         let run = Running {
             job: q.job,
             size,
@@ -399,8 +606,8 @@ impl BatchCluster {
             anchor: now,
             work_left: i64::from(size) * q.job.runtime.0,
             estimate_left: i64::from(size) * q.job.estimate.0,
-            end: now + q.job.runtime,
-            predicted_end: now + q.job.estimate,
+            end,
+            predicted_end,
             epoch,
         };
         let started = Started {
@@ -414,7 +621,7 @@ impl BatchCluster {
         };
         self.releases.insert((run.predicted_end, q.job.id), size);
         self.running.insert(q.job.id, run);
-        started
+        Ok(started)
     }
 
     #[inline]
@@ -426,13 +633,15 @@ impl BatchCluster {
     /// Ends the run `token` names at `now` and returns the job's record; `None` if the token is
     /// stale (the job was preempted or resized since) — the driver just drops such events.
     pub fn complete(&mut self, now: Time, token: RunToken) -> Option<JobRecord> {
-        let run = self.running.get(&token.job)?;
-        if run.epoch != token.epoch {
+        if self.running.get(&token.job)?.epoch != token.epoch {
             return None;
         }
-        let run = self.running.remove(&token.job).expect("present");
+        let run = self.running.remove(&token.job)?;
         self.releases.remove(&(run.predicted_end, token.job));
-        self.busy_unit_seconds += i64::from(run.size) * (now - run.anchor).0;
+        if now != run.predicted_end {
+            self.changes += 1;
+        }
+        self.busy_unit_seconds += unit_seconds(run.size, run.anchor, now);
         let record = JobRecord {
             id: run.job.id,
             class: run.job.class,
@@ -442,62 +651,82 @@ impl BatchCluster {
             size: run.job.size,
             runtime: run.required_runtime,
         };
-        self.release_nodes(run.nodes, run.draining);
+        self.release_nodes(run.size, run.nodes, run.draining);
         Some(record)
     }
 
-    /// Gives a job's nodes back: idle, or offline where they were draining.
-    fn release_nodes(&mut self, mut nodes: Vec<NodeId>, draining: u32) {
-        if draining == 0 {
-            for node in &nodes {
-                self.slots[node.index()] = NodeState::Idle;
-            }
-            self.free.extend_from_slice(&nodes);
-        } else {
-            for &node in &nodes {
-                self.release_node(node);
+    /// Gives a job's `size` units (its `nodes` if tracked) back: idle, or offline where they
+    /// were draining.
+    fn release_nodes(&mut self, size: u32, mut nodes: Vec<NodeId>, draining: u32) {
+        match &mut self.units {
+            Units::Counted { free } => *free += size,
+            Units::Tracked(map) => {
+                if draining == 0 {
+                    for node in &nodes {
+                        map.slots[node.index()] = NodeState::Idle;
+                    }
+                    map.free.extend_from_slice(&nodes);
+                } else {
+                    for &node in &nodes {
+                        Self::release_node(map, &mut self.offline, node);
+                    }
+                }
+                nodes.clear();
+                self.spare_node_lists.push(nodes);
             }
         }
-        nodes.clear();
-        self.spare_node_lists.push(nodes);
     }
 
-    fn release_node(&mut self, node: NodeId) {
-        match self.slots[node.index()] {
+    /// Gives one node back: offline if it was draining, else idle.
+    fn release_node(map: &mut NodeMap, offline: &mut u32, node: NodeId) {
+        match map.slots[node.index()] {
             NodeState::Draining(_) => {
-                self.slots[node.index()] = NodeState::Offline;
-                self.offline += 1;
+                map.slots[node.index()] = NodeState::Offline;
+                *offline += 1;
             }
             _ => {
-                self.slots[node.index()] = NodeState::Idle;
-                self.free.push(node);
+                map.slots[node.index()] = NodeState::Idle;
+                map.free.push(node);
             }
+        }
+    }
+
+    fn node_map(&mut self) -> Result<&mut NodeMap, BatchError> {
+        match &mut self.units {
+            Units::Tracked(map) => Ok(map),
+            Units::Counted { .. } => Err(BatchError::NodesNotTracked),
         }
     }
 
     /// Takes `node` away from the scheduler: now if it is idle, else when its job ends
     /// (drain). Taking an offline or draining node offline again is an error.
     pub fn set_offline(&mut self, node: NodeId) -> Result<OfflineOutcome, BatchError> {
+        self.changes += 1;
         match self.node_state(node)? {
             NodeState::Idle => {
+                let map = self.node_map()?;
+                map.use_up_to(node);
                 // A linear search keeps job starts and ends free of index upkeep; taking a
                 // node offline is rare next to them.
-                let pos = self
+                let pos = map
                     .free
                     .iter()
                     .rposition(|&n| n == node)
-                    .expect("idle nodes are on the free stack");
-                self.free.remove(pos);
-                self.slots[node.index()] = NodeState::Offline;
+                    .ok_or(BatchError::UnknownNode(node))?;
+                map.free.remove(pos);
+                map.slots[node.index()] = NodeState::Offline;
                 self.offline += 1;
                 Ok(OfflineOutcome::Offline)
             }
             NodeState::Busy(job) => {
-                let run = self.running.get_mut(&job).expect("busy node's job runs");
+                let run = self
+                    .running
+                    .get_mut(&job)
+                    .ok_or(BatchError::NotRunning(job))?;
                 run.draining += 1;
                 let predicted_end = run.predicted_end;
                 let releasing = run.releasing();
-                self.slots[node.index()] = NodeState::Draining(job);
+                self.node_map()?.slots[node.index()] = NodeState::Draining(job);
                 self.set_release(predicted_end, job, releasing);
                 Ok(OfflineOutcome::Draining { job, predicted_end })
             }
@@ -510,20 +739,24 @@ impl BatchCluster {
     /// Gives `node` back to the scheduler: an offline node becomes idle, a draining node stays
     /// with its job and is no longer drained. Bringing an online node online is an error.
     pub fn set_online(&mut self, node: NodeId) -> Result<(), BatchError> {
+        self.changes += 1;
         match self.node_state(node)? {
             NodeState::Offline => {
+                let Units::Tracked(map) = &mut self.units else {
+                    return Err(BatchError::NodesNotTracked);
+                };
                 self.offline -= 1;
-                self.release_node(node);
+                Self::release_node(map, &mut self.offline, node);
                 Ok(())
             }
             NodeState::Draining(job) => {
                 let run = self
                     .running
                     .get_mut(&job)
-                    .expect("draining node's job runs");
+                    .ok_or(BatchError::NotRunning(job))?;
                 run.draining -= 1;
                 let (predicted_end, releasing) = (run.predicted_end, run.releasing());
-                self.slots[node.index()] = NodeState::Busy(job);
+                self.node_map()?.slots[node.index()] = NodeState::Busy(job);
                 self.set_release(predicted_end, job, releasing);
                 Ok(())
             }
@@ -532,30 +765,33 @@ impl BatchCluster {
     }
 
     fn set_release(&mut self, predicted_end: Time, job: JobId, units: u32) {
-        *self
-            .releases
-            .get_mut(&(predicted_end, job))
-            .expect("running job has a release") = units;
+        if let Some(release) = self.releases.get_mut(&(predicted_end, job)) {
+            *release = units;
+        }
     }
 
-    /// The state of one node.
+    /// The state of one node; [`BatchError::NodesNotTracked`] for a counted cluster.
     pub fn node_state(&self, node: NodeId) -> Result<NodeState, BatchError> {
-        self.slots
-            .get(node.index())
-            .copied()
-            .ok_or(BatchError::UnknownNode(node))
+        match &self.units {
+            Units::Tracked(map) => map.state(node).ok_or(BatchError::UnknownNode(node)),
+            Units::Counted { .. } => Err(BatchError::NodesNotTracked),
+        }
     }
 
     /// Every node's state with the remaining walltime (predicted end − now, at least 0) of the
-    /// job on it.
+    /// job on it; empty for a counted cluster, which has no nodes to name.
     pub fn node_statuses(&self, now: Time) -> Vec<NodeStatus> {
+        let Units::Tracked(map) = &self.units else {
+            return Vec::new();
+        };
         (0..self.capacity)
             .map(|n| {
                 let node = NodeId(n);
-                let state = self.node_state(node).expect("node in range");
-                let remaining_walltime = state
-                    .job()
-                    .map(|j| (self.running[&j].predicted_end - now).max(Duration::ZERO));
+                let state = map.state(node).unwrap_or(NodeState::Idle);
+                let remaining_walltime = state.job().and_then(|j| {
+                    let end = self.running.get(&j)?.predicted_end;
+                    Some(Duration(end.secs().saturating_sub(now.secs()).max(0)))
+                });
                 NodeStatus {
                     node,
                     state,
@@ -565,9 +801,13 @@ impl BatchCluster {
             .collect()
     }
 
-    /// The nodes a running job holds.
+    /// The nodes a running job holds; [`BatchError::NodesNotTracked`] for a counted cluster.
     pub fn job_nodes(&self, job: JobId) -> Result<&[NodeId], BatchError> {
-        Ok(&self.running_job(job)?.nodes)
+        let run = self.running_job(job)?;
+        if !self.tracks_nodes() {
+            return Err(BatchError::NodesNotTracked);
+        }
+        Ok(&run.nodes)
     }
 
     fn running_job(&self, job: JobId) -> Result<&Running, BatchError> {
@@ -575,17 +815,18 @@ impl BatchCluster {
     }
 
     /// Folds the work done since the run's last anchor into its counters.
-    fn advance(run: &mut Running, now: Time, busy_unit_seconds: &mut i64) {
-        let done = i64::from(run.size) * (now - run.anchor).0;
+    fn advance(run: &mut Running, now: Time, busy_unit_seconds: &mut i128) {
+        let done = unit_seconds(run.size, run.anchor, now);
         *busy_unit_seconds += done;
-        run.work_left -= done;
-        run.estimate_left -= done;
+        run.work_left = clamp_i64(i128::from(run.work_left) - done);
+        run.estimate_left = clamp_i64(i128::from(run.estimate_left) - done);
         run.anchor = now;
     }
 
     /// Stops a running job now, frees its nodes (draining ones go offline) and requeues it at
     /// its original place in the queue (same submit time) with the run time `resume` says.
     pub fn preempt(&mut self, now: Time, job: JobId, resume: Resume) -> Result<(), BatchError> {
+        self.changes += 1;
         let mut run = self
             .running
             .remove(&job)
@@ -613,7 +854,7 @@ impl BatchCluster {
             preemptions: run.preemptions + 1,
             required_runtime: run.required_runtime,
         });
-        self.release_nodes(std::mem::take(&mut run.nodes), run.draining);
+        self.release_nodes(run.size, std::mem::take(&mut run.nodes), run.draining);
         Ok(())
     }
 
@@ -623,6 +864,7 @@ impl BatchCluster {
     /// expanding takes idle nodes and fails if there are not enough. The returned [`Started`]
     /// carries the new token and end: the old token is stale from now on.
     pub fn resize(&mut self, now: Time, job: JobId, new_size: u32) -> Result<Started, BatchError> {
+        self.changes += 1;
         let free = self.free_units();
         let run = self
             .running
@@ -643,26 +885,44 @@ impl BatchCluster {
                 free,
             });
         }
+        // The new ends, checked before anything changes.
+        let done = unit_seconds(run.size, run.anchor, now);
+        let n = i64::from(new_size);
+        let left = |units: i64| Duration(div_ceil(clamp_i64(i128::from(units) - done).max(0), n));
+        let estimate = left(run.estimate_left);
+        let overflow = |_| BatchError::EndOverflow {
+            job,
+            start: now,
+            estimate,
+        };
+        let end = now.try_add(left(run.work_left)).map_err(overflow)?;
+        let predicted_end = now.try_add(estimate).map_err(overflow)?;
         let old_predicted_end = run.predicted_end;
         Self::advance(run, now, &mut self.busy_unit_seconds);
         let old_size = run.size;
         let mut given_back = Vec::new();
-        if new_size < old_size {
-            given_back = run.nodes.split_off(new_size as usize);
-        } else {
-            for _ in old_size..new_size {
-                let node = self.free.pop().expect("checked free units");
-                self.slots[node.index()] = NodeState::Busy(job);
-                run.nodes.push(node);
+        match &mut self.units {
+            Units::Counted { free } => {
+                if new_size < old_size {
+                    *free += old_size - new_size;
+                } else {
+                    *free -= new_size - old_size;
+                }
+            }
+            Units::Tracked(map) => {
+                if new_size < old_size {
+                    given_back = run.nodes.split_off(new_size as usize);
+                } else {
+                    map.take_one_by_one(new_size - old_size, job, &mut run.nodes);
+                }
+                run.draining = given_back.iter().fold(run.draining, |d, node| {
+                    d - u32::from(matches!(map.slots[node.index()], NodeState::Draining(_)))
+                });
             }
         }
         run.size = new_size;
-        let n = i64::from(new_size);
-        run.end = now + Duration(div_ceil(run.work_left.max(0), n));
-        run.predicted_end = now + Duration(div_ceil(run.estimate_left.max(0), n));
-        run.draining = given_back.iter().fold(run.draining, |d, node| {
-            d - u32::from(matches!(self.slots[node.index()], NodeState::Draining(_)))
-        });
+        run.end = end;
+        run.predicted_end = predicted_end;
         self.next_epoch = self.next_epoch.wrapping_add(1);
         run.epoch = self.next_epoch;
         let started = Started {
@@ -678,8 +938,10 @@ impl BatchCluster {
         self.releases.remove(&(old_predicted_end, job));
         self.releases
             .insert((started.predicted_end, job), releasing);
-        for node in given_back {
-            self.release_node(node);
+        if let Units::Tracked(map) = &mut self.units {
+            for node in given_back {
+                Self::release_node(map, &mut self.offline, node);
+            }
         }
         Ok(started)
     }
@@ -775,5 +1037,17 @@ pub(crate) fn shadow_from(
 
 #[inline]
 fn div_ceil(a: i64, b: i64) -> i64 {
-    (a + b - 1) / b
+    // `a >= 0`, `b >= 1`: no overflow even at i64::MAX.
+    a / b + i64::from(a % b != 0)
+}
+
+/// `size` units held from `from` to `to`, in unit-seconds (exact whatever the span).
+#[inline]
+fn unit_seconds(size: u32, from: Time, to: Time) -> i128 {
+    i128::from(size) * (i128::from(to.secs()) - i128::from(from.secs()))
+}
+
+#[inline]
+fn clamp_i64(x: i128) -> i64 {
+    x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }

@@ -1,6 +1,8 @@
 //! Errors of the batch resource manager.
 
-use cosched_core::{JobId, NodeId, ParamError};
+use cosched_core::engine::EngineError;
+use cosched_core::workload::admit::DuplicateJobId;
+use cosched_core::{Duration, JobId, NodeId, ParamError, Time};
 use thiserror::Error;
 
 /// Why a batch operation was refused. The cluster is unchanged when one is returned.
@@ -50,4 +52,29 @@ pub enum BatchError {
     /// A scheduler asked for a queue entry that does not exist or already started this pass.
     #[error("queue entry {0} does not exist or already started in this pass")]
     NotStartable(usize),
+    /// A start (or resize) whose end would pass the last representable second (i64).
+    #[error(
+        "{job} cannot start at {start}: with estimate {estimate} it would end after the last representable second"
+    )]
+    EndOverflow {
+        /// The job.
+        job: JobId,
+        /// When it would have started.
+        start: Time,
+        /// The estimate (remaining, after a resize) that overflows.
+        estimate: Duration,
+    },
+    /// A node-level operation on a cluster that only counts units
+    /// ([`crate::BatchCluster::counted`]).
+    #[error("this cluster counts units without node identities (use BatchCluster::new)")]
+    NodesNotTracked,
+    /// The event engine refused an event (a time before the clock, or past i64).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+impl From<DuplicateJobId> for BatchError {
+    fn from(e: DuplicateJobId) -> Self {
+        BatchError::DuplicateJob(e.0)
+    }
 }

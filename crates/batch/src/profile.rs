@@ -3,79 +3,257 @@
 //! Built from the free units now and the running jobs' predicted ends, then carved by
 //! reservations. It serves conservative backfilling (Mu'alem and Feitelson, IEEE TPDS 12(6),
 //! 2001: every queued job gets a reservation at its earliest fit) and start-time predictions.
+//!
+//! The steps live in chunks of up to `2 × CHUNK` steps, each with a pending addition and the
+//! minimum and maximum of its values, so that a search skips a whole chunk that cannot hold or
+//! cannot block a job, and a reservation subtracts from a whole chunk at once. With `s` steps
+//! every operation costs O(CHUNK + s / CHUNK) instead of the O(s) of a flat vector: a
+//! conservative pass over `q` queued jobs costs O(q √q) rather than O(q²).
 
 use cosched_core::{Duration, Time};
 
-/// Free units from `steps[i].0` until `steps[i + 1].0`; the last step lasts forever.
+/// Target steps per chunk; a chunk splits at twice this.
+const CHUNK: usize = 64;
+
+/// A run of consecutive steps.
+#[derive(Clone, Debug)]
+struct Chunk {
+    /// Step start times, increasing.
+    times: Vec<Time>,
+    /// Free units of each step, before `add`.
+    free: Vec<i64>,
+    /// Added to every step of the chunk.
+    add: i64,
+    /// Smallest and largest value (after `add`).
+    min: i64,
+    max: i64,
+}
+
+impl Chunk {
+    fn new(steps: &[(Time, i64)]) -> Chunk {
+        let mut chunk = Chunk {
+            times: steps.iter().map(|s| s.0).collect(),
+            free: steps.iter().map(|s| s.1).collect(),
+            add: 0,
+            min: 0,
+            max: 0,
+        };
+        chunk.refresh();
+        chunk
+    }
+
+    fn refresh(&mut self) {
+        let (min, max) = self
+            .free
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(lo, hi), &f| (lo.min(f), hi.max(f)));
+        self.min = min.saturating_add(self.add);
+        self.max = max.saturating_add(self.add);
+    }
+
+    #[inline]
+    fn value(&self, i: usize) -> i64 {
+        self.free[i] + self.add
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.times.len()
+    }
+}
+
+/// A step: chunk index and index within the chunk.
+type Pos = (usize, usize);
+
+/// Free units from each step's time until the next step's; the last step lasts forever.
 #[derive(Clone, Debug)]
 pub(crate) struct Profile {
-    steps: Vec<(Time, i64)>,
+    /// Never empty; no chunk is empty.
+    chunks: Vec<Chunk>,
 }
 
 impl Profile {
     /// The profile at `now` with `free` idle units and `releases` (predicted end, units) in
-    /// time order.
+    /// time order (ends at or before `now` count as free now).
     pub(crate) fn new(now: Time, free: u32, releases: impl Iterator<Item = (Time, u32)>) -> Self {
         let mut steps = vec![(now, i64::from(free))];
         for (t, units) in releases {
-            let last = steps.last_mut().expect("never empty");
             let units = i64::from(units);
-            if t <= last.0 {
-                last.1 += units;
-            } else {
-                let free = last.1 + units;
-                steps.push((t, free));
+            match steps.last_mut() {
+                Some(last) if t <= last.0 => last.1 += units,
+                Some(last) => {
+                    let free = last.1 + units;
+                    steps.push((t, free));
+                }
+                None => steps.push((t, units)),
             }
         }
-        Profile { steps }
+        Profile {
+            chunks: steps.chunks(CHUNK).map(Chunk::new).collect(),
+        }
     }
 
-    /// The earliest step start at which `size` units stay free for `duration`; `None` if the
-    /// profile never has that many.
-    pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
-        let size = i64::from(size);
-        let mut i = 0;
-        while i < self.steps.len() {
-            let start = self.steps[i].0;
-            let end = start.saturating_add(duration);
-            match self.steps[i..]
-                .iter()
-                .take_while(|&&(t, _)| t == start || t < end)
-                .position(|&(_, free)| free < size)
+    #[inline]
+    fn time(&self, (c, i): Pos) -> Time {
+        self.chunks[c].times[i]
+    }
+
+    /// The step after `pos`, if any.
+    #[inline]
+    fn next(&self, (c, i): Pos) -> Option<Pos> {
+        if i + 1 < self.chunks[c].len() {
+            Some((c, i + 1))
+        } else if c + 1 < self.chunks.len() {
+            Some((c + 1, 0))
+        } else {
+            None
+        }
+    }
+
+    /// The first step at or after `pos` with at least `size` free units.
+    fn next_with(&self, (mut c, mut i): Pos, size: i64) -> Option<Pos> {
+        while let Some(chunk) = self.chunks.get(c) {
+            if chunk.max >= size
+                && let Some(j) = (i..chunk.len()).find(|&j| chunk.value(j) >= size)
             {
-                None => return Some(start),
-                Some(offset) => i += offset + 1,
+                return Some((c, j));
             }
+            c += 1;
+            i = 0;
         }
         None
+    }
+
+    /// The first step after `pos` that starts before `end` and has fewer than `size` units.
+    fn first_blocking(&self, pos: Pos, end: Time, size: i64) -> Option<Pos> {
+        let (mut c, mut i) = self.next(pos)?;
+        while let Some(chunk) = self.chunks.get(c) {
+            if chunk.times.get(i).is_none_or(|&t| t >= end) {
+                return None;
+            }
+            let whole_chunk_inside = chunk.times.last().is_some_and(|&t| t < end);
+            if !(i == 0 && whole_chunk_inside && chunk.min >= size) {
+                for j in i..chunk.len() {
+                    if chunk.times[j] >= end {
+                        return None;
+                    }
+                    if chunk.value(j) < size {
+                        return Some((c, j));
+                    }
+                }
+            }
+            c += 1;
+            i = 0;
+        }
+        None
+    }
+
+    /// The earliest step start at which `size` units stay free for `duration` (a zero duration
+    /// needs only that step); `None` if the profile never has that many.
+    pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
+        let size = i64::from(size);
+        let mut from = (0, 0);
+        loop {
+            let candidate = self.next_with(from, size)?;
+            let start = self.time(candidate);
+            match self.first_blocking(candidate, start.saturating_add(duration), size) {
+                None => return Some(start),
+                Some(blocking) => from = self.next(blocking)?,
+            }
+        }
     }
 
     /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration).
     pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) {
         let end = start.saturating_add(duration);
-        let first = self.split_at(start);
-        let last = if end > start {
-            self.split_at(end)
-        } else {
-            first + 1
+        if end > start {
+            self.split_at(end);
+        }
+        let Some(first) = self.split_at(start) else {
+            return;
         };
-        for step in &mut self.steps[first..last] {
-            step.1 -= i64::from(size);
+        let size = i64::from(size);
+        let (mut c, mut i) = first;
+        let mut last_step = end <= start;
+        while let Some(chunk) = self.chunks.get_mut(c) {
+            let whole = i == 0 && chunk.times.last().is_some_and(|&t| t < end);
+            if whole && !last_step {
+                chunk.add -= size;
+                chunk.min -= size;
+                chunk.max -= size;
+            } else {
+                for j in i..chunk.len() {
+                    if chunk.times[j] >= end && !last_step {
+                        chunk.refresh();
+                        return;
+                    }
+                    chunk.free[j] -= size;
+                    if last_step {
+                        chunk.refresh();
+                        return;
+                    }
+                }
+                chunk.refresh();
+            }
+            // Only a zero-duration reservation stops after its first step.
+            last_step = false;
+            c += 1;
+            i = 0;
         }
     }
 
-    /// Makes `t` a step boundary and returns that step's index.
-    fn split_at(&mut self, t: Time) -> usize {
-        let i = self.steps.partition_point(|&(s, _)| s <= t);
-        if i > 0 && self.steps[i - 1].0 == t {
-            return i - 1;
+    /// Makes `t` a step boundary and returns that step; `None` for `Time::MAX` when no step
+    /// starts there (nothing lies beyond it).
+    fn split_at(&mut self, t: Time) -> Option<Pos> {
+        let c = self
+            .chunks
+            .partition_point(|chunk| chunk.times[0] <= t)
+            .saturating_sub(1);
+        let chunk = &mut self.chunks[c];
+        let j = chunk.times.partition_point(|&s| s <= t);
+        if j > 0 && chunk.times[j - 1] == t {
+            return Some((c, j - 1));
         }
         if t == Time::MAX {
-            return self.steps.len();
+            return None;
         }
-        let free = self.steps[i.saturating_sub(1)].1;
-        self.steps.insert(i, (t, free));
-        i
+        let raw = chunk.free[j.saturating_sub(1)];
+        chunk.times.insert(j, t);
+        chunk.free.insert(j, raw);
+        if chunk.len() > 2 * CHUNK {
+            let half = chunk.len() / 2;
+            let tail = Chunk {
+                times: chunk.times.split_off(half),
+                free: chunk.free.split_off(half),
+                add: chunk.add,
+                min: 0,
+                max: 0,
+            };
+            chunk.refresh();
+            let mut tail = tail;
+            tail.refresh();
+            self.chunks.insert(c + 1, tail);
+            return Some(if j >= half { (c + 1, j - half) } else { (c, j) });
+        }
+        Some((c, j))
+    }
+
+    /// Moves the profile's start to `now` (no earlier than its start): steps that ended by then
+    /// are dropped and the step under `now` starts at `now`.
+    pub(crate) fn advance(&mut self, now: Time) {
+        let c = self
+            .chunks
+            .partition_point(|chunk| chunk.times[0] <= now)
+            .saturating_sub(1);
+        self.chunks.drain(..c);
+        let chunk = &mut self.chunks[0];
+        let j = chunk.times.partition_point(|&s| s <= now).saturating_sub(1);
+        chunk.times.drain(..j);
+        chunk.free.drain(..j);
+        if chunk.times[0] < now {
+            chunk.times[0] = now;
+        }
+        chunk.refresh();
     }
 }
 
@@ -100,5 +278,9 @@ mod tests {
         assert_eq!(p.earliest_fit(1, Duration(1)), Some(Time(5)));
         assert_eq!(p.earliest_fit(1, Duration(10)), Some(Time(20)));
         assert_eq!(p.earliest_fit(8, Duration(0)), Some(Time(25)));
+        // From t = 22 on: 4 on [22,25), 8 after.
+        p.advance(Time(22));
+        assert_eq!(p.earliest_fit(1, Duration(1)), Some(Time(22)));
+        assert_eq!(p.earliest_fit(5, Duration(1)), Some(Time(25)));
     }
 }

@@ -11,7 +11,7 @@
 //! leaves and conservative (never missing an entry) above them.
 
 use crate::cluster::QueuedJob;
-use cosched_core::Duration;
+use cosched_core::{Duration, JobId, Time};
 
 /// Sizes and estimates of a dead or empty slot: larger than any real bound.
 const DEAD: (u32, i64) = (u32::MAX, i64::MAX);
@@ -190,6 +190,18 @@ impl JobQueue {
             self.head = self.next_live(pos + 1).unwrap_or(self.entries.len());
         }
         self.entries[pos]
+    }
+
+    /// The position of the first live entry whose key is above `key`, if any.
+    pub(crate) fn next_live_after(&self, key: (Time, JobId)) -> Option<usize> {
+        let from = self.entries.partition_point(|x| x.order_key() <= key);
+        self.next_live(from)
+    }
+
+    /// The live position of the entry with `key`, if it is queued.
+    pub(crate) fn position_of(&self, key: (Time, JobId)) -> Option<usize> {
+        let pos = self.entries.partition_point(|x| x.order_key() < key);
+        (self.get(pos)?.order_key() == key).then_some(pos)
     }
 
     /// The first live position at or after `from`.

@@ -24,6 +24,7 @@ use crate::BatchError;
 use crate::cluster::{BatchCluster, QueuedJob, Shadow, Started, shadow_from};
 use crate::profile::Profile;
 use cosched_core::{Duration, JobId, Time};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -45,6 +46,8 @@ pub struct Pass<'a> {
     cluster: &'a mut BatchCluster,
     now: Time,
     started: &'a mut Vec<Started>,
+    /// The first start refused because its end would overflow: the pass starts nothing more.
+    refused: Option<BatchError>,
 }
 
 impl<'a> Pass<'a> {
@@ -57,7 +60,13 @@ impl<'a> Pass<'a> {
             cluster,
             now,
             started,
+            refused: None,
         }
+    }
+
+    /// What the pass ends with: the refused start, if any.
+    pub(crate) fn into_outcome(self) -> Result<(), BatchError> {
+        self.refused.map_or(Ok(()), Err)
     }
 
     /// The time of the pass.
@@ -100,18 +109,30 @@ impl<'a> Pass<'a> {
         self.cluster.job_queue().get(pos)
     }
 
-    /// Starts the job at `pos` now. Fails, changing nothing, if no job is queued there or it
-    /// needs more units than are idle.
+    /// Starts the job at `pos` now. Fails, changing nothing, if no job is queued there, it
+    /// needs more units than are idle, or its end would pass the last representable second
+    /// ([`BatchError::EndOverflow`]: the pass then refuses every further start, and
+    /// [`BatchCluster::try_schedule`] returns that error).
     #[inline]
     pub fn start(&mut self, pos: usize) -> Result<(), BatchError> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.clone());
+        }
         let needed = self.job(pos).ok_or(BatchError::NotStartable(pos))?.size();
         let free = self.free_units();
         if needed > free {
             return Err(BatchError::NotEnoughFreeUnits { needed, free });
         }
-        let started = self.cluster.start_queued(self.now, pos);
-        self.started.push(started);
-        Ok(())
+        match self.cluster.start_queued(self.now, pos) {
+            Ok(started) => {
+                self.started.push(started);
+                Ok(())
+            }
+            Err(e) => {
+                self.refused = Some(e.clone());
+                Err(e)
+            }
+        }
     }
 
     /// Units running jobs (including those started in this pass) give back at their predicted
@@ -186,7 +207,10 @@ impl BatchScheduler for Easy {
             self.last_reservation = None;
             return;
         };
-        let head_job = *pass.job(head).expect("the blocked head is queued");
+        let Some(&head_job) = pass.job(head) else {
+            self.last_reservation = None;
+            return;
+        };
         let shadow = pass.shadow(head_job.size());
         self.last_reservation = Some(HeadReservation {
             job: head_job.job.id,
@@ -202,11 +226,15 @@ impl BatchScheduler for Easy {
             else {
                 break;
             };
-            let job = pass.job(pos).expect("candidates are queued");
+            let Some(&job) = pass.job(pos) else {
+                return;
+            };
+            if pass.start(pos).is_err() {
+                return; // an end past i64: the pass is refused
+            }
             if now.saturating_add(job.estimate()) > shadow.time {
                 extra -= job.size();
             }
-            pass.start(pos).expect("candidates fit");
             from = pos + 1;
         }
     }
@@ -214,9 +242,57 @@ impl BatchScheduler for Easy {
 
 /// Conservative backfilling: every queued job, in order, is reserved at its earliest fit in
 /// the availability profile; those whose fit is now start. No job ever delays an earlier one's
-/// reservation. Costs O(queue × profile) per pass.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Conservative;
+/// reservation.
+///
+/// The schedule is the one a from-scratch plan gives at every pass, but it is kept between
+/// passes: while nothing happened that the plan could not foresee (only arrivals behind the
+/// queue and completions at their predicted ends — see `BatchCluster`'s change count), the
+/// planned reservations stand, new arrivals are planned behind them, and the pass starts the
+/// jobs reserved for now. Otherwise the queue is planned again on a fresh profile. A plan costs
+/// O(q √q) for q queued jobs ([`crate::profile`]'s chunked steps); 50,000 full-width jobs
+/// submitted at once are planned once, not once per completion.
+#[derive(Clone, Debug, Default)]
+pub struct Conservative {
+    plan: Option<Plan>,
+}
+
+/// The schedule a [`Conservative`] pass left behind.
+#[derive(Clone, Debug)]
+struct Plan {
+    /// Free units over time once running jobs end as predicted and reserved jobs run.
+    profile: Profile,
+    /// Reserved start of every planned queued job that fits, with its queue key.
+    reservations: BTreeSet<(Time, (Time, JobId))>,
+    /// The last queue key planned.
+    planned_up_to: Option<(Time, JobId)>,
+    /// The cluster's change count when the plan was made.
+    changes: u64,
+    /// When it was made.
+    at: Time,
+    /// Whether every reservation covers exactly its job's run, so that the plan is what a
+    /// fresh one would be later (see [`exact_reservation`]).
+    exact: bool,
+}
+
+/// Whether a reservation at `start` for `estimate` covers exactly the span its job holds
+/// units: not for a zero estimate (its reservation takes its whole step, but it frees its
+/// units at once) nor for an end at the last representable second (no step can end there).
+fn exact_reservation(start: Time, estimate: Duration) -> bool {
+    estimate > Duration::ZERO && start.saturating_add(estimate) < Time::MAX
+}
+
+impl Plan {
+    /// Whether the plan still holds at the time of `pass`: nothing unforeseen happened, and
+    /// no reservation lies in the past.
+    fn holds_for(&self, pass: &Pass<'_>) -> bool {
+        self.changes == pass.cluster.changes()
+            && self.at <= pass.now()
+            && self
+                .reservations
+                .first()
+                .is_none_or(|&(start, _)| start >= pass.now())
+    }
+}
 
 impl BatchScheduler for Conservative {
     fn name(&self) -> &'static str {
@@ -225,18 +301,56 @@ impl BatchScheduler for Conservative {
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
-        let mut profile = Profile::new(now, pass.free_units(), pass.releases());
-        let mut from = 0;
-        while let Some(pos) = pass.next_queued(from) {
-            from = pos + 1;
-            let job = *pass.job(pos).expect("queued");
-            let Some(start) = profile.earliest_fit(job.size(), job.estimate()) else {
-                continue;
-            };
-            profile.reserve(start, job.estimate(), job.size());
-            if start == now {
-                pass.start(pos).expect("the profile says it fits now");
+        let plan = match self.plan.take() {
+            Some(mut plan) if plan.holds_for(pass) => {
+                plan.profile.advance(now);
+                plan
             }
+            _ => Plan {
+                profile: Profile::new(now, pass.free_units(), pass.releases()),
+                reservations: BTreeSet::new(),
+                planned_up_to: None,
+                changes: 0,
+                at: now,
+                exact: true,
+            },
+        };
+        let mut plan = plan;
+        // Plan the jobs queued since, behind the others.
+        let queue = pass.cluster.job_queue();
+        let mut next = match plan.planned_up_to {
+            Some(key) => queue.next_live_after(key),
+            None => queue.next_live(0),
+        };
+        while let Some(pos) = next {
+            let Some(&job) = queue.get(pos) else {
+                break;
+            };
+            plan.planned_up_to = Some(job.order_key());
+            if let Some(start) = plan.profile.earliest_fit(job.size(), job.estimate()) {
+                plan.profile.reserve(start, job.estimate(), job.size());
+                plan.reservations.insert((start, job.order_key()));
+                plan.exact &= exact_reservation(start, job.estimate());
+            }
+            next = queue.next_live(pos + 1);
+        }
+        // Start, in queue order, the jobs reserved for now.
+        while let Some(&(start, key)) = plan.reservations.first() {
+            if start != now {
+                break;
+            }
+            plan.reservations.pop_first();
+            let Some(pos) = pass.cluster.job_queue().position_of(key) else {
+                return; // a plan out of step with the cluster: plan afresh next time
+            };
+            if pass.start(pos).is_err() {
+                return; // an end past i64: the pass is refused
+            }
+        }
+        if plan.exact {
+            plan.changes = pass.cluster.changes();
+            plan.at = now;
+            self.plan = Some(plan);
         }
     }
 }
@@ -261,7 +375,7 @@ impl Policy {
         match self {
             Policy::Fcfs => Box::new(Fcfs),
             Policy::Easy => Box::new(Easy::default()),
-            Policy::Conservative => Box::new(Conservative),
+            Policy::Conservative => Box::new(Conservative::default()),
         }
     }
 

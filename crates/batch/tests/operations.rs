@@ -335,6 +335,6 @@ proptest! {
         prop_assert_eq!(completed.len(), submitted, "every job ends exactly once");
         prop_assert_eq!(c.queue_len(), 0);
         // Remaining-work rounding (ceil on resize/preempt) may only add work, never lose it.
-        prop_assert!(c.busy_unit_seconds() >= work_required);
+        prop_assert!(c.busy_unit_seconds() >= i128::from(work_required));
     }
 }

@@ -12,9 +12,14 @@
 //! - `cosched mcmf --dimacs FILE.min` solves a DIMACS minimum-cost-flow problem by the network
 //!   simplex and prints `status …`, `cost …`, `flow …` and `time … s`.
 //!
+//! - `cosched balancer serve --slurm --listen 127.0.0.1:8642` runs the Balancer (Liu et al.,
+//!   SC18) as an HTTP/JSON service in front of a Slurm cluster; `cosched balancer notify
+//!   --nodes LIST` is what a Slurm epilog runs to report a job end.
+//!
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
 //! (status 2 for command-line usage errors).
 
+mod balancer;
 mod classad;
 mod generate;
 mod mcmf;
@@ -44,6 +49,8 @@ enum Command {
     Classad(classad::ClassadArgs),
     /// Solve a DIMACS minimum-cost-flow problem (network simplex).
     Mcmf(mcmf::McmfArgs),
+    /// The Balancer as a live service in front of a Slurm cluster.
+    Balancer(balancer::BalancerArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +62,7 @@ fn main() -> ExitCode {
             .map(|out| print!("{out}"))
             .map_err(|e| e.to_string()),
         Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
+        Command::Balancer(args) => balancer::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

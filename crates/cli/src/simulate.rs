@@ -23,7 +23,8 @@ pub struct SimulateArgs {
     /// Scheduling policy: fcfs, easy or conservative.
     #[arg(long, value_name = "POLICY")]
     policy: Policy,
-    /// Write per-job results (job_id,submit,start,end,size) to this CSV file.
+    /// Write per-job results (job_id,submit,start,end,size) to this CSV file; start and end
+    /// are empty for a job that never ran.
     #[arg(long, value_name = "OUT.csv")]
     jobs_csv: Option<PathBuf>,
     /// Write the full report as JSON to this file.
@@ -71,6 +72,15 @@ fn output_error(path: &Path, e: impl ToString) -> SimulateError {
 /// Runs the command.
 pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
     let trace = read_rigid_jobs(&args.trace)?;
+    for late in &trace.late_keys {
+        eprintln!(
+            "warning: {}:{}: header key {} after the first job line is ignored (the header is \
+             the comment block before the first job)",
+            args.trace.display(),
+            late.line,
+            late.key
+        );
+    }
     let capacity = match args.capacity {
         Some(c) => u64::from(c),
         None => trace
@@ -92,16 +102,15 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
         ProgressBar::with_draw_target(Some(trace.jobs.len() as u64), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} jobs ({elapsed})")
-            .expect("valid template"),
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message(format!("{} on {}", args.policy, args.trace.display()));
     let clock = Instant::now();
-    let mut outcome = sim
-        .run_with_progress(&trace.jobs, |done, _| bar.set_position(done as u64))
+    let outcome = sim
+        .run_trace(&trace, |done, _| bar.set_position(done as u64))
         .map_err(sim_error)?;
     let elapsed = clock.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    outcome.report.invalid += trace.invalid_count();
 
     if let Some(path) = &args.jobs_csv {
         let file = File::create(path).map_err(|e| output_error(path, e))?;

@@ -51,8 +51,8 @@ fn simulate_prints_a_summary_and_writes_csv_and_json() {
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 8, "one row per valid job");
     assert!(
-        rows.contains(&"7,200,-1,-1,128"),
-        "the rejected job has start = end = -1"
+        rows.contains(&"7,200,,,128"),
+        "the rejected job has an empty start and end"
     );
     assert!(
         rows.contains(&"2,30,30,280,8"),
@@ -169,4 +169,127 @@ fn generate_writes_a_valid_reproducible_trace() {
     assert_ne!(text.as_bytes(), &other.stdout[..]);
     let bad = error_line(&["generate", "lublin", "--jobs", "5", "--capacity", "0"], 1);
     assert!(bad.contains("capacity"), "{bad}");
+}
+
+/// Hostile input #14a: an estimate bound that overflows i64 seconds is a typed error, not a
+/// wrapped `MaxRuntime`.
+#[test]
+fn generate_rejects_an_overflowing_estimate_bound() {
+    let line = error_line(
+        &[
+            "generate",
+            "lublin",
+            "--jobs",
+            "10",
+            "--capacity",
+            "16",
+            "--max-estimate-hours",
+            "5124095576030433",
+        ],
+        1,
+    );
+    assert!(
+        line.contains("max-estimate-hours") && line.contains("5124095576030433"),
+        "{line}"
+    );
+}
+
+/// `generate` writes in blocks: more jobs than one block still gives exactly `--jobs` lines,
+/// ids in order, every estimate covering its runtime.
+#[test]
+fn generate_streams_across_blocks() {
+    let out = cosched(&["generate", "lublin", "--jobs", "100005", "--capacity", "32"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let jobs: Vec<Vec<i64>> = text
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| l.split(' ').map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(jobs.len(), 100_005);
+    assert!(jobs.iter().enumerate().all(|(i, j)| j[0] == i as i64 + 1));
+    assert!(jobs.iter().all(|j| j[3] <= j[8]));
+    assert!(jobs.windows(2).all(|w| w[0][1] <= w[1][1]));
+}
+
+/// Hostile input #14b and #14c: a job that never ran has an empty start and end (a real start
+/// may be t = -1), and a `; MaxProcs:` line after the first job changes nothing but warns with
+/// its line.
+#[test]
+fn never_is_empty_and_late_max_procs_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("mid.swf");
+    std::fs::write(
+        &trace,
+        "; MaxProcs: 16\n1 -10 -1 9 16 -1 -1 16 9 -1 1 1 1 1 1 1 -1 -1\n\
+         ; MaxProcs: 2\n2 -2 -1 100 16 -1 -1 16 100 -1 1 1 1 1 1 1 -1 -1\n\
+         3 0 -1 100 32 -1 -1 32 100 -1 1 1 1 1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let csv = dir.path().join("jobs.csv");
+    let out = cosched(
+        &simulate_args(&trace, "easy", &["--jobs-csv", csv.to_str().unwrap()])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("capacity         16 units"));
+    let warning = stderr(&out);
+    assert!(
+        warning.starts_with("warning: ")
+            && warning.contains("mid.swf:3")
+            && warning.contains("MaxProcs"),
+        "{warning}"
+    );
+    let csv = std::fs::read_to_string(csv).unwrap();
+    assert_eq!(
+        csv,
+        "job_id,submit,start,end,size\n1,-10,-10,-1,16\n2,-2,-1,99,16\n3,0,,,32\n"
+    );
+}
+
+/// Hostile input #6: a trace of nothing but comments (here 20 MB on stdin) reads in bounded
+/// memory, and a repeated job id stops the read at its line.
+#[test]
+fn endless_comments_and_duplicate_ids() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args([
+            "simulate",
+            "--trace",
+            "/dev/stdin",
+            "--policy",
+            "easy",
+            "--capacity",
+            "16",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let chunk = "; Note: hello\n".repeat(10_000);
+    for _ in 0..150 {
+        stdin.write_all(chunk.as_bytes()).unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("jobs             0"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let dup = dir.path().join("dup.swf");
+    std::fs::write(
+        &dup,
+        "; MaxProcs: 4\n1 0 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1\n1 3 -1 5 1 -1 -1 1 5 -1 1 1 1 1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let line = simulate_error(&dup, "fcfs", &[], 1);
+    assert!(
+        line.contains("dup.swf:3") && line.contains("job 1"),
+        "{line}"
+    );
 }

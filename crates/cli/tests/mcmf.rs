@@ -130,3 +130,42 @@ fn malformed_input_gives_one_error_line_with_file_and_line() {
     );
     assert!(pivot.contains("dantzig"), "{pivot}");
 }
+
+/// Hostile input #5: `p min 67108864 0` (17 bytes) is one error line, not a 2 GB allocation.
+#[test]
+fn a_tiny_file_declaring_millions_of_nodes_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.min");
+    std::fs::write(&file, "p min 67108864 0\n").unwrap();
+    let out = cosched(&["mcmf", "--dimacs", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: ") && err.contains("r.min:1") && err.contains("17-byte file"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// Binary garbage (a long line without a newline, or bytes that are not UTF-8) is refused
+/// when its first line is read, not after the whole input fills memory.
+#[test]
+fn garbage_is_refused_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let zeros = dir.path().join("zeros.min");
+    std::fs::write(&zeros, vec![0u8; 1 << 20]).unwrap();
+    let binary = dir.path().join("binary.min");
+    std::fs::write(&binary, b"p min 2 0\n\xff\xfe\n").unwrap();
+    for (file, expected) in [
+        (&zeros, "line 1 is longer"),
+        (&binary, "line 2 is not UTF-8"),
+    ] {
+        let out = cosched(&["mcmf", "--dimacs", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: ") && err.contains(expected),
+            "{err}"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! SWF parsing throughput: 100,000 generated job lines read back from memory.
 //!
 //! `cargo bench -p cosched-core --bench swf_read` reports lines/s (criterion's element
-//! throughput).
+//! throughput): records only, and the whole rigid-trace conversion (ids checked while
+//! streaming).
 
 use cosched_core::workload::LublinModel;
 use cosched_core::workload::swf::{SwfHeader, SwfReader, SwfRecord, SwfWriter};
@@ -35,6 +36,13 @@ fn read(c: &mut Criterion) {
         b.iter(|| {
             let reader = SwfReader::new("bench", Cursor::new(&text[..])).expect("valid header");
             reader.filter(Result::is_ok).count()
+        })
+    });
+    // The whole conversion `read_rigid_jobs` does: parse, convert, check ids while streaming.
+    group.bench_function("100k_lines_to_rigid_trace", |b| {
+        b.iter(|| {
+            let reader = SwfReader::new("bench", Cursor::new(&text[..])).expect("valid header");
+            reader.into_rigid_trace().map(|t| t.jobs.len())
         })
     });
     group.finish();

@@ -44,3 +44,30 @@ impl ParamError {
         }
     }
 }
+
+/// The most characters of an offending input an error message echoes ([`excerpt`]).
+pub const EXCERPT_CHARS: usize = 80;
+
+/// `text` as an error message should echo it: at most [`EXCERPT_CHARS`] characters, the cut
+/// marked by `...`, so a hostile 100 MB field never becomes a 100 MB error line.
+///
+/// ```
+/// use cosched_core::excerpt;
+/// assert_eq!(excerpt("short"), "short");
+/// let long = "x".repeat(1_000);
+/// assert_eq!(excerpt(&long).chars().count(), cosched_core::EXCERPT_CHARS);
+/// assert!(excerpt(&long).ends_with("..."));
+/// ```
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => text.to_owned(),
+        Some(_) => {
+            let keep = EXCERPT_CHARS - 3;
+            let cut = text
+                .char_indices()
+                .nth(keep)
+                .map_or(text.len(), |(at, _)| at);
+            format!("{}...", text.get(..cut).unwrap_or_default())
+        }
+    }
+}

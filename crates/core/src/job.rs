@@ -111,7 +111,9 @@ pub struct MalleableJob {
 }
 
 impl MalleableJob {
-    /// A validated malleable job: `1 <= min_size <= max_size`, `work > 0`, `setup >= 0`.
+    /// A validated malleable job: `1 <= min_size <= max_size`, `work > 0`, `setup >= 0`, and
+    /// its longest run time `ceil(work / min_size) + setup` fits in `i64` seconds (so
+    /// [`MalleableJob::runtime_on`] never overflows).
     pub fn new(
         id: JobId,
         submit: Time,
@@ -129,6 +131,14 @@ impl MalleableJob {
         )?;
         ParamError::check(work.0 > 0, "work", work.0, "must be > 0")?;
         ParamError::check(setup.0 >= 0, "setup", setup.0, "must be >= 0")?;
+        ParamError::check(
+            div_ceil(work.0, i64::from(min_size))
+                .checked_add(setup.0)
+                .is_some(),
+            "setup",
+            setup.0,
+            "ceil(work / min_size) + setup must fit in i64 seconds",
+        )?;
         Ok(MalleableJob {
             id,
             submit,
@@ -284,8 +294,30 @@ impl OnDemandJob {
     }
 }
 
-/// `ceil(a / b)` for `a >= 0`, `b > 0`.
+/// `ceil(a / b)` for `a >= 0`, `b > 0`, without overflow for any such `a`.
 #[inline]
 pub(crate) fn div_ceil(a: i64, b: i64) -> i64 {
-    (a + b - 1) / b
+    a / b + i64::from(a % b != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hostile input: work and setup near `i64::MAX` are a typed error or a run time that
+    /// fits, never an overflow.
+    #[test]
+    fn extreme_work_and_setup_never_overflow() {
+        assert_eq!(div_ceil(i64::MAX, 1), i64::MAX);
+        assert_eq!(div_ceil(i64::MAX, 2), i64::MAX / 2 + 1);
+        assert_eq!(div_ceil(7, 7), 1);
+        assert_eq!(div_ceil(0, 3), 0);
+        let job = |work, setup| {
+            MalleableJob::new(JobId(1), Time(0), 2, 4, Duration(work), Duration(setup))
+        };
+        assert!(job(i64::MAX, i64::MAX).is_err());
+        let ok = job(i64::MAX, 0).unwrap();
+        assert_eq!(ok.runtime_on(2).unwrap(), Duration(i64::MAX / 2 + 1));
+        assert_eq!(ok.runtime_on(4).unwrap(), Duration(i64::MAX / 4 + 1));
+    }
 }

@@ -86,11 +86,12 @@ impl Lease {
         })
     }
 
-    /// The latest start an on-demand lease accepts (`requested_at + W`); `None` for
-    /// on-availability leases.
+    /// The latest start an on-demand lease accepts (`requested_at + W`, saturating at
+    /// [`Time::MAX`]: a deadline past the end of time is none); `None` for on-availability
+    /// leases.
     pub fn start_deadline(&self) -> Option<Time> {
         match self.kind {
-            LeaseKind::OnDemand { window } => Some(self.requested_at + window),
+            LeaseKind::OnDemand { window } => Some(self.requested_at.saturating_add(window)),
             LeaseKind::OnAvailability => None,
         }
     }
@@ -100,10 +101,11 @@ impl Lease {
         t >= self.requested_at && self.start_deadline().is_none_or(|d| t <= d)
     }
 
-    /// When the lease ends if it starts at `start`; `None` when unbounded.
+    /// When the lease ends if it starts at `start` (saturating at [`Time::MAX`], never
+    /// wrapping); `None` when unbounded.
     pub fn end_if_started_at(&self, start: Time) -> Option<Time> {
         match self.end {
-            LeaseEnd::Bounded(d) => Some(start + d),
+            LeaseEnd::Bounded(d) => Some(start.saturating_add(d)),
             LeaseEnd::Unbounded => None,
         }
     }
@@ -112,6 +114,24 @@ impl Lease {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hostile input: windows and durations near `i64::MAX` saturate instead of panicking.
+    #[test]
+    fn extreme_windows_and_durations_saturate() {
+        let l = Lease::new(
+            LeaseId(0),
+            Time(5),
+            1,
+            LeaseKind::OnDemand {
+                window: Duration(i64::MAX),
+            },
+            LeaseEnd::Bounded(Duration(i64::MAX)),
+        )
+        .unwrap();
+        assert_eq!(l.start_deadline(), Some(Time::MAX));
+        assert!(l.may_start_at(Time::MAX));
+        assert_eq!(l.end_if_started_at(Time(7)), Some(Time::MAX));
+    }
 
     #[test]
     fn rejects_bad_parameters() {

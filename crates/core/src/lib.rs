@@ -38,7 +38,7 @@ pub mod usage;
 pub mod workload;
 
 pub use engine::{EngineError, Event, EventQueue, KernelStats, ScheduleInPast, Simulation};
-pub use error::ParamError;
+pub use error::{EXCERPT_CHARS, ParamError, excerpt};
 pub use ids::{JobId, LeaseId, NodeId};
 pub use job::{MalleableJob, NoticeCategory, OnDemandJob, RigidJob};
 pub use lease::{Lease, LeaseEnd, LeaseKind};

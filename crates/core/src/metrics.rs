@@ -5,12 +5,14 @@
 //!   (Feitelson et al., "Theory and practice in parallel job scheduling", 1997); for a job
 //!   that was never preempted, turnaround = wait + run, the usual form.
 //! - **utilization** = busy unit-seconds / (capacity × makespan), the makespan running from the
-//!   first submission to the last completion.
+//!   first submission to the last completion; busy unit-seconds are exact (`i128`).
+//! - means, the median and the 95th percentile come from [`crate::stats`] (quantiles are R's
+//!   type 8, interpolated between order statistics).
 //!
 //! [`Report`] is the serde-serialisable summary a simulation returns (and the CLI writes as
 //! JSON); [`write_jobs_csv`] writes the per-job table.
 
-use crate::{Duration, JobId, Time};
+use crate::{Duration, JobId, Time, stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io;
@@ -61,14 +63,14 @@ pub struct JobRecord {
 }
 
 impl JobRecord {
-    /// start − submit, if it started.
+    /// start − submit, if it started (and the span fits in `i64`).
     pub fn wait(&self) -> Option<Duration> {
-        self.start.map(|s| s - self.submit)
+        self.start?.checked_since(self.submit)
     }
 
-    /// end − submit, if it ended.
+    /// end − submit, if it ended (and the span fits in `i64`).
     pub fn turnaround(&self) -> Option<Duration> {
-        self.end.map(|e| e - self.submit)
+        self.end?.checked_since(self.submit)
     }
 
     /// `max(turnaround / max(runtime, tau), 1)`, if it ended.
@@ -80,9 +82,9 @@ impl JobRecord {
     /// assert_eq!(r.bounded_slowdown(DEFAULT_SLOWDOWN_TAU), Some(10.0)); // 100 / max(5, 10)
     /// ```
     pub fn bounded_slowdown(&self, tau: Duration) -> Option<f64> {
-        let turnaround = self.turnaround()?;
+        let turnaround = seconds_between(self.submit, self.end?);
         let denom = self.runtime.0.max(tau.0).max(1) as f64;
-        Some((turnaround.0 as f64 / denom).max(1.0))
+        Some((turnaround / denom).max(1.0))
     }
 }
 
@@ -95,7 +97,7 @@ pub struct Summary {
     pub mean_wait_s: f64,
     /// Median wait, seconds.
     pub median_wait_s: f64,
-    /// 95th-percentile wait (nearest rank), seconds.
+    /// 95th-percentile wait (R type 8, [`crate::stats::quantile`]), seconds.
     pub p95_wait_s: f64,
     /// Longest wait, seconds.
     pub max_wait_s: f64,
@@ -111,35 +113,41 @@ impl Summary {
     /// Summarises the completed jobs among `records`.
     pub fn of<'a>(records: impl IntoIterator<Item = &'a JobRecord>, tau: Duration) -> Summary {
         let mut waits = Vec::new();
-        let (mut turnaround_sum, mut bsld_sum, mut bsld_max) = (0.0, 0.0, 0.0f64);
+        let mut turnarounds = Vec::new();
+        let mut slowdowns = Vec::new();
         for r in records {
-            let (Some(wait), Some(turnaround), Some(bsld)) =
-                (r.wait(), r.turnaround(), r.bounded_slowdown(tau))
+            let (Some(start), Some(end), Some(bsld)) = (r.start, r.end, r.bounded_slowdown(tau))
             else {
                 continue;
             };
-            waits.push(wait.0);
-            turnaround_sum += turnaround.0 as f64;
-            bsld_sum += bsld;
-            bsld_max = bsld_max.max(bsld);
+            waits.push(seconds_between(r.submit, start));
+            turnarounds.push(seconds_between(r.submit, end));
+            slowdowns.push(bsld);
         }
-        let n = waits.len();
-        if n == 0 {
+        let (Some(mean_wait_s), Some(median_wait_s), Some(p95_wait_s)) = (
+            stats::mean(&waits),
+            stats::median(&waits),
+            stats::quantile(&waits, 0.95),
+        ) else {
             return Summary::default();
-        }
-        waits.sort_unstable();
-        let rank = |q: f64| waits[((q * n as f64).ceil() as usize).clamp(1, n) - 1] as f64;
+        };
+        let max = |xs: &[f64]| xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Summary {
-            jobs: n,
-            mean_wait_s: waits.iter().map(|&w| w as f64).sum::<f64>() / n as f64,
-            median_wait_s: rank(0.5),
-            p95_wait_s: rank(0.95),
-            max_wait_s: waits[n - 1] as f64,
-            mean_turnaround_s: turnaround_sum / n as f64,
-            mean_bounded_slowdown: bsld_sum / n as f64,
-            max_bounded_slowdown: bsld_max,
+            jobs: waits.len(),
+            mean_wait_s,
+            median_wait_s,
+            p95_wait_s,
+            max_wait_s: max(&waits),
+            mean_turnaround_s: stats::mean(&turnarounds).unwrap_or(0.0),
+            mean_bounded_slowdown: stats::mean(&slowdowns).unwrap_or(0.0),
+            max_bounded_slowdown: max(&slowdowns),
         }
     }
+}
+
+/// `to − from` in seconds, exact for any two instants.
+fn seconds_between(from: Time, to: Time) -> f64 {
+    (i128::from(to.0) - i128::from(from.0)) as f64
 }
 
 /// The outcome of a simulation: counts, utilization and per-class summaries.
@@ -159,8 +167,9 @@ pub struct Report {
     pub first_submit_s: i64,
     /// Last completion, seconds.
     pub last_end_s: i64,
-    /// Sum over jobs of units × time held, including work later lost to preemption.
-    pub busy_unit_seconds: i64,
+    /// Sum over jobs of units × time held, including work later lost to preemption (exact:
+    /// `i128` holds any capacity × span).
+    pub busy_unit_seconds: i128,
     /// busy unit-seconds / (capacity × (last end − first submit)).
     pub utilization: f64,
     /// τ used for the bounded slowdown, seconds.
@@ -179,7 +188,7 @@ impl Report {
         capacity: u32,
         records: &[JobRecord],
         invalid: usize,
-        busy_unit_seconds: i64,
+        busy_unit_seconds: i128,
         tau: Duration,
     ) -> Report {
         let first_submit = records.iter().map(|r| r.submit).min().unwrap_or(Time::ZERO);
@@ -188,16 +197,32 @@ impl Report {
             .filter_map(|r| r.end)
             .max()
             .unwrap_or(first_submit);
-        let makespan = (last_end - first_submit).0;
-        let utilization = if makespan > 0 && capacity > 0 {
-            busy_unit_seconds as f64 / (f64::from(capacity) * makespan as f64)
+        let makespan = seconds_between(first_submit, last_end);
+        let utilization = if makespan > 0.0 && capacity > 0 {
+            busy_unit_seconds as f64 / (f64::from(capacity) * makespan)
         } else {
             0.0
         };
-        let mut by_class: BTreeMap<JobClass, Vec<JobRecord>> = BTreeMap::new();
+        let overall = Summary::of(records, tau);
+        let mut classes: Vec<JobClass> = Vec::new();
         for r in records {
-            by_class.entry(r.class).or_default().push(*r);
+            if !classes.contains(&r.class) {
+                classes.push(r.class);
+            }
         }
+        classes.sort_unstable();
+        let per_class = classes
+            .iter()
+            .map(|&class| {
+                // With one class its summary is the overall one.
+                let summary = if classes.len() == 1 {
+                    overall.clone()
+                } else {
+                    Summary::of(records.iter().filter(|r| r.class == class), tau)
+                };
+                (class.name().to_string(), summary)
+            })
+            .collect();
         Report {
             capacity,
             jobs: records.len(),
@@ -209,11 +234,8 @@ impl Report {
             busy_unit_seconds,
             utilization,
             slowdown_tau_s: tau.0,
-            overall: Summary::of(records, tau),
-            per_class: by_class
-                .iter()
-                .map(|(c, rs)| (c.name().to_string(), Summary::of(rs, tau)))
-                .collect(),
+            overall,
+            per_class,
         }
     }
 
@@ -224,7 +246,8 @@ impl Report {
 }
 
 /// Writes the per-job CSV: columns `job_id,submit,start,end,size`, one row per record sorted by
-/// job id, with `-1` for the start and end of a job that never ran.
+/// job id, with an empty start and end for a job that never ran (a start at t = -1 is a real
+/// time, so no number can mean "never").
 pub fn write_jobs_csv<W: io::Write>(out: W, records: &[JobRecord]) -> Result<(), csv::Error> {
     let mut sorted: Vec<&JobRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.id);
@@ -234,8 +257,8 @@ pub fn write_jobs_csv<W: io::Write>(out: W, records: &[JobRecord]) -> Result<(),
         w.serialize((
             r.id.0,
             r.submit.0,
-            r.start.map_or(-1, |t| t.0),
-            r.end.map_or(-1, |t| t.0),
+            r.start.map(|t| t.0),
+            r.end.map(|t| t.0),
             r.size,
         ))?;
     }
@@ -279,7 +302,7 @@ mod tests {
         write_jobs_csv(&mut csv, &records).unwrap();
         assert_eq!(
             String::from_utf8(csv).unwrap(),
-            "job_id,submit,start,end,size\n1,0,100,200,4\n2,0,0,100,2\n3,10,-1,-1,99\n"
+            "job_id,submit,start,end,size\n1,0,100,200,4\n2,0,0,100,2\n3,10,,,99\n"
         );
     }
 

@@ -102,15 +102,29 @@ impl Duration {
     }
 
     /// A span of `m` minutes.
+    ///
+    /// # Panics
+    /// If `m` minutes overflow `i64` seconds (never wraps); for user input use
+    /// `Duration::from_secs(60).checked_mul(m)`.
     #[inline]
     pub const fn from_mins(m: i64) -> Duration {
-        Duration(m * 60)
+        match m.checked_mul(60) {
+            Some(s) => Duration(s),
+            None => panic!("Duration::from_mins overflows i64 seconds"),
+        }
     }
 
     /// A span of `h` hours.
+    ///
+    /// # Panics
+    /// If `h` hours overflow `i64` seconds (never wraps); for user input use
+    /// `Duration::from_secs(3600).checked_mul(h)`.
     #[inline]
     pub const fn from_hours(h: i64) -> Duration {
-        Duration(h * 3600)
+        match h.checked_mul(3600) {
+            Some(s) => Duration(s),
+            None => panic!("Duration::from_hours overflows i64 seconds"),
+        }
     }
 
     /// Seconds in the span.

@@ -258,11 +258,17 @@ fn blank_lines_crlf_and_late_comments_are_handled() {
     let records: Vec<SwfRecord> = reader.by_ref().map(|r| r.expect("record")).collect();
     assert_eq!(records.len(), 2);
     assert_eq!(records[1].submit, Some(Time(1)));
+    // Comments after the first job are skipped and counted, not added to the header.
+    assert_eq!(reader.header().lines(), ["; MaxProcs: 8"]);
+    assert!(reader.header().values().note.is_empty());
+    assert_eq!(reader.late_comments(), 2);
     assert_eq!(
-        reader.header().lines(),
-        ["; MaxProcs: 8", "; Note: late", "  ; indented comment"]
+        reader.late_keys(),
+        [cosched_core::workload::swf::LateKey {
+            line: 7,
+            key: "Note"
+        }]
     );
-    assert_eq!(reader.header().values().note, ["late"]);
     assert_eq!(reader.line_number(), 9);
 }
 
@@ -487,22 +493,128 @@ fn bad_header_values_are_typed_errors() {
         }
     ));
 
-    // A bad header line after the first job is an item error, and reading goes on.
+    // A header line after the first job is skipped (not parsed, not an error) and reported.
     let text = format!(
         "{}; UnixStartTime: yesterday\n{}",
         line_with(1, "1"),
         line_with(1, "2")
     );
-    let results = items(&text);
-    assert!(matches!(
-        results[1],
-        Err(SwfError::Header {
-            line: 2,
-            key: "UnixStartTime",
-            ..
-        })
-    ));
-    assert_eq!(results[2].as_ref().expect("job 2").job, JobId(2));
+    let mut reader = SwfReader::new("trace.swf", text.as_bytes()).expect("header");
+    let jobs: Vec<JobId> = reader.by_ref().map(|r| r.expect("job").job).collect();
+    assert_eq!(jobs, [JobId(1), JobId(2)]);
+    assert_eq!(reader.late_keys()[0].line, 2);
+    assert_eq!(reader.late_keys()[0].key, "UnixStartTime");
+}
+
+/// An error's echo of a bad value never exceeds 80 characters (hostile input: a 1 MB field).
+#[test]
+fn errors_echo_at_most_80_characters() {
+    let huge = "x".repeat(100_000);
+    let field = items(&line_with(4, &huge))
+        .remove(0)
+        .expect_err("bad field");
+    let header = SwfReader::new("t.swf", format!("; MaxProcs: {huge}\n").as_bytes())
+        .err()
+        .expect("bad header");
+    for err in [field, header] {
+        let message = err.to_string();
+        assert!(message.len() < 200, "{} bytes", message.len());
+        assert!(message.contains("xxx...\""), "{message}");
+    }
+}
+
+/// Hostile input #14c: a `; MaxProcs:` line in the middle of a trace does not change the
+/// header's capacity; it is reported with its line number.
+#[test]
+fn a_late_max_procs_does_not_change_the_capacity() {
+    let text = "; MaxProcs: 16\n1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n\
+                ; MaxProcs: 2\n2 0 -1 100 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n";
+    let trace = SwfReader::new("mid.swf", text.as_bytes())
+        .expect("header")
+        .into_rigid_trace()
+        .expect("trace");
+    assert_eq!(trace.header.values().max_procs, Some(16));
+    assert_eq!(trace.jobs.len(), 2);
+    assert_eq!(trace.late_comments, 1);
+    assert_eq!(
+        trace.late_keys,
+        [cosched_core::workload::swf::LateKey {
+            line: 3,
+            key: "MaxProcs"
+        }]
+    );
+}
+
+/// Hostile input #6: endless comments stream in bounded memory; the header keeps a bounded
+/// number of lines and counts the rest, and standard keys past the bound still count.
+#[test]
+fn endless_comments_keep_a_bounded_header() {
+    use cosched_core::workload::swf::{MAX_HEADER_BYTES, MAX_HEADER_LINES};
+    let n = MAX_HEADER_LINES as u64 + 5_000;
+    let text: String = (0..n).map(|i| format!("; Note: {i}\n")).collect::<String>()
+        + "; MaxProcs: 9\n"
+        + &line_with(1, "1");
+    let reader = SwfReader::new(INPUT_NAME, text.as_bytes()).expect("header");
+    let header = reader.header();
+    assert_eq!(header.lines().len(), MAX_HEADER_LINES);
+    assert_eq!(header.omitted_lines(), n + 1 - MAX_HEADER_LINES as u64);
+    assert_eq!(header.values().note.len(), MAX_HEADER_LINES);
+    assert_eq!(header.values().max_procs, Some(9));
+
+    // Long lines hit the byte bound first.
+    let line = format!("; Note: {}\n", "y".repeat(100_000));
+    let text = line.repeat(20) + &line_with(1, "1");
+    let reader = SwfReader::new(INPUT_NAME, text.as_bytes()).expect("header");
+    let kept: usize = reader.header().lines().iter().map(String::len).sum();
+    assert!(kept <= MAX_HEADER_BYTES);
+    assert_eq!(
+        reader.header().lines().len() as u64 + reader.header().omitted_lines(),
+        20
+    );
+
+    // Comment lines after the first job are counted, never stored.
+    let text = line_with(1, "1") + &"; Note: late\n".repeat(100_000);
+    let mut reader = SwfReader::new(INPUT_NAME, text.as_bytes()).expect("header");
+    assert_eq!(reader.by_ref().count(), 1);
+    assert_eq!(reader.late_comments(), 100_000);
+    assert_eq!(
+        reader.late_keys().len(),
+        cosched_core::workload::swf::MAX_LATE_KEYS
+    );
+    assert!(reader.header().lines().is_empty());
+}
+
+/// Hostile input #6: a repeated job id among valid jobs is found while streaming, naming the
+/// line, without reading the rest of the trace.
+#[test]
+fn duplicate_ids_are_found_while_streaming() {
+    /// Endless copies of one job line: reading all of it would never end.
+    struct Endless(Vec<u8>, usize);
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let mut n = 0;
+            while n < buf.len() {
+                buf[n] = self.0[self.1 % self.0.len()];
+                self.1 += 1;
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+    let line = line_with(1, "5").into_bytes();
+    let reader = SwfReader::new("dup.swf", BufReader::new(Endless(line, 0))).expect("header");
+    let err = reader.into_rigid_trace().expect_err("duplicate");
+    assert_eq!(
+        err.to_string(),
+        "dup.swf:2: job 5 appears more than once in the trace"
+    );
+    // Invalid records do not take part (they are counted, not admitted).
+    let text = line_with(4, "-1") + &line_with(4, "-1") + &line_with(1, "8");
+    let trace = SwfReader::new(INPUT_NAME, text.as_bytes())
+        .expect("header")
+        .into_rigid_trace()
+        .expect("no valid duplicate");
+    assert_eq!((trace.jobs.len(), trace.invalid_count()), (1, 2));
 }
 
 #[test]
@@ -871,3 +983,86 @@ fn sdsc_sp2_trace() {
     );
     assert_eq!(trace.header.lines().len(), 39);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input: extreme values in every field
+
+/// How a field is typed: what values it accepts.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// Field 1: a required `u64`.
+    Job,
+    /// Signed seconds in `i64`, `-1` missing.
+    Time,
+    /// A `u32` count, `-1` missing.
+    Count,
+    /// A `u64` identifier, `-1` missing (field 17).
+    Id,
+    /// A finite `f64`, `-1` missing.
+    Frac,
+}
+
+const KINDS: [Kind; 18] = {
+    use Kind::*;
+    [
+        Job, Time, Time, Time, Count, Frac, Frac, Count, Time, Frac, Count, Count, Count, Count,
+        Count, Count, Id, Time,
+    ]
+};
+
+/// Extreme tokens and whether each kind accepts them: [Job, Time, Count, Id, Frac].
+const EXTREMES: [(&str, [bool; 5]); 15] = [
+    ("0", [true; 5]),
+    ("-1", [false, true, true, true, true]),
+    ("-2", [false, true, false, false, true]),
+    ("7.000", [true; 5]),
+    ("4294967295", [true; 5]),
+    ("4294967296", [true, true, false, true, true]),
+    ("9223372036854775807", [true, true, false, true, true]),
+    ("9223372036854775808", [true, false, false, true, true]),
+    ("-9223372036854775808", [false, true, false, false, true]),
+    ("18446744073709551615", [true, false, false, true, true]),
+    ("18446744073709551616", [false, false, false, false, true]),
+    ("3.5", [false, false, false, false, true]),
+    ("1e308", [false, false, false, false, true]),
+    ("1e309", [false; 5]),
+    ("NaN", [false; 5]),
+];
+
+fn accepts(kind: Kind, ok: [bool; 5]) -> bool {
+    ok[kind as usize]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// Every field set to an extreme value: the line parses exactly when every value fits its
+    /// field, and otherwise the error names the first field that does not (in the reader's
+    /// order) and echoes its text; what parses converts, writes and reads back unchanged.
+    #[test]
+    fn extreme_values_give_a_clean_error_or_an_exact_record(
+        picks in prop::collection::vec(0..EXTREMES.len(), FIELD_COUNT_USIZE),
+    ) {
+        let tokens: Vec<&str> = picks.iter().map(|&i| EXTREMES[i].0).collect();
+        let line = tokens.join(" ") + "\n";
+        let first_bad = picks
+            .iter()
+            .zip(KINDS)
+            .position(|(&i, kind)| !accepts(kind, EXTREMES[i].1));
+        let result = items(&line).remove(0);
+        match (first_bad, result) {
+            (None, Ok(record)) => {
+                let _ = record.to_rigid(); // never panics
+                let written = write_trace(&SwfHeader::new(), std::slice::from_ref(&record));
+                prop_assert_eq!(read_trace(&written).1, vec![record]);
+            }
+            (Some(index), Err(SwfError::Field { field, text, line: 1, .. })) => {
+                prop_assert_eq!(field, index + 1);
+                prop_assert_eq!(text.as_str(), tokens[index]);
+            }
+            (expected, got) => prop_assert!(false, "{line:?}: expected bad field {expected:?}, got {got:?}"),
+        }
+    }
+}
+
+const FIELD_COUNT_USIZE: usize = 18;

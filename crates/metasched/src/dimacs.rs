@@ -13,6 +13,10 @@
 //! per node, supplies summing to zero, and `LOW ≤ CAP` on every arc; anything else is a
 //! [`DimacsError`] naming the line and what is wrong. All numbers are `i64`.
 //!
+//! Memory is proportional to the file: `NODES` may not exceed [`node_limit`] of the file's
+//! length (a short file cannot ask for gigabytes of nodes), and arcs are reserved only as many
+//! as the text can hold.
+//!
 //! ```
 //! use cosched_metasched::dimacs::parse_dimacs;
 //! use cosched_metasched::min_cost_flow;
@@ -27,13 +31,32 @@
 //! ```
 
 use crate::network_simplex::ArcSpec;
+use cosched_core::excerpt;
 use petgraph::graph::{DiGraph, NodeIndex};
 use thiserror::Error;
 
-/// The most nodes a problem line may declare. Every declared node is allocated up front
-/// (about 48 bytes with its supply), so the bound keeps a tiny malformed file from exhausting
-/// memory: 2^26 nodes need about 3 GB.
+/// The most nodes a problem line may declare. Every declared node is allocated (about 24 bytes
+/// here, about 100 in the solver), so the bound keeps any file from exhausting memory.
 pub const MAX_NODES: u64 = 1 << 26;
+
+/// Nodes a problem line may declare whatever the file's length (see [`node_limit`]).
+pub const FREE_NODES: u64 = 1 << 16;
+
+/// The most nodes a DIMACS text of `bytes` bytes may declare: half its length (a node id
+/// needs a digit and a separator, so no file mentions more distinct nodes than that), at least
+/// [`FREE_NODES`], at most [`MAX_NODES`]. Nodes beyond what the file can mention are isolated
+/// with zero supply (they change neither feasibility nor cost), so the bound only refuses files
+/// whose problem line would make memory grow far beyond their length: a 17-byte
+/// `p min 67108864 0` must not allocate gigabytes.
+///
+/// ```
+/// use cosched_metasched::dimacs::{FREE_NODES, node_limit};
+/// assert_eq!(node_limit(17), FREE_NODES);
+/// assert_eq!(node_limit(10_000_000), 5_000_000);
+/// ```
+pub fn node_limit(bytes: usize) -> u64 {
+    (bytes as u64 / 2).clamp(FREE_NODES, MAX_NODES)
+}
 
 /// A malformed DIMACS file: the (1-based) line and what is wrong with it.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
@@ -75,12 +98,25 @@ pub enum DimacsErrorKind {
     BadNumber {
         /// Which field (`NODES`, `ARCS`, `ID`, `SUPPLY`, `U`, `V`, `LOW`, `CAP`, `COST`).
         field: &'static str,
-        /// Its text.
+        /// Its text (at most [`cosched_core::EXCERPT_CHARS`] characters).
         text: String,
     },
     /// The node count is beyond what the solver handles.
     #[error("{0} nodes is too many (at most {MAX_NODES})")]
     TooManyNodes(u64),
+    /// The problem line declares more nodes than a file this short can mention ([`node_limit`]).
+    #[error(
+        "{nodes} nodes declared in a {bytes}-byte file: at most {limit}, since nodes beyond what \
+         the file can mention would all be isolated"
+    )]
+    NodesBeyondFile {
+        /// NODES.
+        nodes: u64,
+        /// The file's length in bytes.
+        bytes: usize,
+        /// [`node_limit`] of that length.
+        limit: u64,
+    },
     /// A node number outside `1..=NODES`.
     #[error("node {node} is out of range 1..={nodes}")]
     NodeOutOfRange {
@@ -138,6 +174,7 @@ pub fn parse_dimacs(text: &str) -> Result<DiGraph<i64, ArcSpec>, DimacsError> {
     let mut parser = Parser {
         // An arc line takes at least 12 bytes ("a 1 2 0 1 1\n"): reserve no more arcs than fit.
         arc_room: text.len() / 12 + 1,
+        bytes: text.len(),
         ..Parser::default()
     };
     let mut last_line = 0;
@@ -171,6 +208,8 @@ struct Parser {
     arcs: u64,
     /// The most arc lines the text can hold.
     arc_room: usize,
+    /// The text's length.
+    bytes: usize,
 }
 
 impl Parser {
@@ -186,7 +225,7 @@ impl Parser {
             "n" => self.node(&fields),
             "a" => self.arc(&fields),
             other if other.starts_with('c') => Ok(()),
-            other => Err(DimacsErrorKind::UnknownLine(other.to_string())),
+            other => Err(DimacsErrorKind::UnknownLine(excerpt(other))),
         }
     }
 
@@ -195,13 +234,21 @@ impl Parser {
             return Err(DimacsErrorKind::DuplicateProblemLine { first: header.line });
         }
         if fields.len() >= 2 && fields[1] != "min" {
-            return Err(DimacsErrorKind::WrongProblemType(fields[1].to_string()));
+            return Err(DimacsErrorKind::WrongProblemType(excerpt(fields[1])));
         }
         expect_fields(fields, 4)?;
         let nodes: u64 = number(fields[2], "NODES")?;
         let arcs: u64 = number(fields[3], "ARCS")?;
         if nodes > MAX_NODES {
             return Err(DimacsErrorKind::TooManyNodes(nodes));
+        }
+        let limit = node_limit(self.bytes);
+        if nodes > limit {
+            return Err(DimacsErrorKind::NodesBeyondFile {
+                nodes,
+                bytes: self.bytes,
+                limit,
+            });
         }
         let room = usize::try_from(arcs)
             .unwrap_or(usize::MAX)
@@ -292,7 +339,7 @@ fn expect_fields(fields: &[&str], expected: usize) -> Result<(), DimacsErrorKind
         Ok(())
     } else {
         Err(DimacsErrorKind::FieldCount {
-            descriptor: fields[0].to_string(),
+            descriptor: excerpt(fields[0]),
             expected,
             found: fields.len(),
         })
@@ -302,6 +349,6 @@ fn expect_fields(fields: &[&str], expected: usize) -> Result<(), DimacsErrorKind
 fn number<T: std::str::FromStr>(text: &str, field: &'static str) -> Result<T, DimacsErrorKind> {
     text.parse().map_err(|_| DimacsErrorKind::BadNumber {
         field,
-        text: text.to_string(),
+        text: excerpt(text),
     })
 }

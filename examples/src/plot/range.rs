@@ -24,8 +24,9 @@ pub(crate) fn linear(values: impl IntoIterator<Item = f64>) -> Range<f64> {
 /// A range covering the finite `values` and zero, with a margin on the side(s) away from zero:
 /// the value axis of a bar chart. `0..1` when every value is zero or there are none.
 pub(crate) fn from_zero(values: impl IntoIterator<Item = f64>) -> Range<f64> {
-    let (lo, hi) = bounds(values.into_iter().filter(|v| v.is_finite()).chain([0.0]))
-        .expect("zero is always among the values");
+    // Zero is always among the values, so the bounds exist.
+    let (lo, hi) =
+        bounds(values.into_iter().filter(|v| v.is_finite()).chain([0.0])).unwrap_or((0.0, 0.0));
     if lo == hi {
         return 0.0..1.0;
     }

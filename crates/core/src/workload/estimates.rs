@@ -36,7 +36,10 @@
 //! - of the C++ "user-supplied bins" hint only the one the header singles out is offered: the
 //!   share of jobs at the maximum ([`TsafrirParams::max_estimate_share`]), merged exactly as
 //!   `gen_head_binsiz` / `gen_head_binsiz_merge` merge a user bin at the maximum;
-//! - random shuffles use `ChaCha8Rng`; ties in the C++ `std::sort` calls (same runtime, same
+//! - random draws come from named [`SeedStreams`] (`tsafrir.histogram` for the histogram,
+//!   `tsafrir.matching` for the matching of estimates to jobs), never from the seed the
+//!   workload's generator uses, so the two never share draws;
+//! - random shuffles use `StreamRng`; ties in the C++ `std::sort` calls (same runtime, same
 //!   bin size) are broken deterministically by position and by time.
 //!
 //! ```
@@ -52,9 +55,9 @@
 //! ```
 
 use crate::{Duration, ParamError, RigidJob};
+use crate::{SeedStreams, StreamRng};
+use rand::RngExt;
 use rand::seq::SliceRandom;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
 const MIN: i64 = 60;
@@ -313,21 +316,31 @@ impl TsafrirEstimates {
     /// counts sum to `njobs` (empty for 0 jobs). For very few jobs some bins are emptied to
     /// make the counts fit and are listed with 0 jobs.
     pub fn histogram(&self, njobs: usize, seed: u64) -> Vec<EstimateBin> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = SeedStreams::new(seed).stream("tsafrir.histogram", 0);
         self.gen_dist(njobs, &mut rng)
     }
 
     /// Gives every job an estimate drawn from the model (`est_assign`), overwriting the old
     /// one. Afterwards `runtime <= estimate <= max_estimate` for every job: runtimes above
     /// the maximum are cut to it first. Same jobs, parameters and seed give the same result.
+    /// `seed` is the root of the [`SeedStreams`] drawn from (see the [module docs](self)).
     pub fn assign(&self, jobs: &mut [RigidJob], seed: u64) -> AssignReport {
+        self.assign_part(jobs, seed, 0)
+    }
+
+    /// [`TsafrirEstimates::assign`] for part `part` of a workload assigned in parts (a
+    /// streaming generator's blocks): the model is applied to the part alone, drawing from the
+    /// streams of index `part`, so parts are independent and memory stays that of one part.
+    /// Part 0 is [`TsafrirEstimates::assign`].
+    pub fn assign_part(&self, jobs: &mut [RigidJob], seed: u64, part: u64) -> AssignReport {
         let mut report = AssignReport::default();
         let n = jobs.len();
         if n == 0 {
             return report;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let hist = self.gen_dist(n, &mut rng);
+        let streams = SeedStreams::new(seed);
+        let hist = self.gen_dist(n, &mut streams.stream("tsafrir.histogram", part));
+        let mut rng = streams.stream("tsafrir.matching", part);
         let max = self.params.max_estimate;
         for job in jobs.iter_mut() {
             if job.runtime > max {
@@ -384,7 +397,7 @@ impl TsafrirEstimates {
     }
 
     /// `est_gen_dist`.
-    fn gen_dist(&self, njobs: usize, rng: &mut ChaCha8Rng) -> Vec<EstimateBin> {
+    fn gen_dist(&self, njobs: usize, rng: &mut StreamRng) -> Vec<EstimateBin> {
         if njobs == 0 {
             return Vec::new();
         }
@@ -458,7 +471,7 @@ impl TsafrirEstimates {
         &self,
         njobs: usize,
         user_max_jobs: Option<i64>,
-        rng: &mut ChaCha8Rng,
+        rng: &mut StreamRng,
     ) -> Vec<(i64, f64)> {
         let p = &self.params;
         let times = head_times(p.max_estimate.0);
@@ -544,7 +557,7 @@ fn head_times(maxest: i64) -> Vec<i64> {
 
 /// `gen_head_timrnk_poprnk_map`: the popularity rank (1-based) of each head time rank (0 is
 /// the maximum), restricted to the `ntop` ranks that exist. `user_rank` pins the maximum.
-fn timrnk_to_poprnk(ntop: usize, user_rank: Option<usize>, rng: &mut ChaCha8Rng) -> Vec<usize> {
+fn timrnk_to_poprnk(ntop: usize, user_rank: Option<usize>, rng: &mut StreamRng) -> Vec<usize> {
     // bound[r]: the last time rank whose table row lists popularity rank r
     let mut bound = [usize::MAX; TOP + 1];
     for ttr in (0..TOP).rev() {

@@ -36,10 +36,7 @@ pub fn offered_load(jobs: &[RigidJob], capacity: u32) -> f64 {
     if work == 0.0 {
         return 0.0;
     }
-    let span = match span(jobs) {
-        Some((first, last)) => (last - first).0 as f64,
-        None => 0.0,
-    };
+    let span = span(jobs).map_or(0.0, |(first, last)| seconds_between(first, last));
     work / (f64::from(capacity) * span)
 }
 
@@ -89,7 +86,7 @@ pub fn scale_to_offered_load(
             ));
         }
     };
-    let old_span = (last - first).0 as f64;
+    let old_span = seconds_between(first, last);
     let new_span = work / (f64::from(capacity) * target);
     ParamError::check(
         new_span.round() >= 1.0,
@@ -105,10 +102,15 @@ pub fn scale_to_offered_load(
     )?;
     let factor = new_span / old_span;
     for job in jobs.iter_mut() {
-        let offset = (job.submit - first).0 as f64;
+        let offset = seconds_between(first, job.submit);
         job.submit = Time(first.0 + (offset * factor).round() as i64);
     }
     Ok(())
+}
+
+/// `to - from` in seconds, exact in `i128` (any two `i64` times, no overflow) then rounded.
+fn seconds_between(from: Time, to: Time) -> f64 {
+    (i128::from(to.0) - i128::from(from.0)) as f64
 }
 
 /// `sum(size × min(runtime, estimate))`, in unit-seconds (negative runtimes count as 0).
@@ -141,6 +143,20 @@ mod tests {
             Duration(estimate),
         )
         .unwrap()
+    }
+
+    /// Hostile input: submit times at both ends of `i64` neither panic nor wrap.
+    #[test]
+    fn extreme_submit_times_do_not_overflow() {
+        let mut jobs = vec![
+            job(1, i64::MIN + 1, 1, 10, 10),
+            job(2, i64::MAX - 1, 1, 10, 10),
+        ];
+        let load = offered_load(&jobs, 4);
+        assert!(load > 0.0 && load < 1e-15, "{load}");
+        // Scaling up the load shrinks the span: fine; every submit stays in order.
+        scale_to_offered_load(&mut jobs, 4, 1e-12).unwrap();
+        assert!(jobs[0].submit < jobs[1].submit);
     }
 
     #[test]

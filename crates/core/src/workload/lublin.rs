@@ -47,9 +47,8 @@
 //! assert_eq!(model.generate(1_000, 42), jobs); // same seed, same workload
 //! ```
 
-use crate::{Duration, JobId, ParamError, RigidJob, Time};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::{Duration, JobId, ParamError, RigidJob, SeedStreams, StreamRng, Time};
+use rand::RngExt;
 use rand_distr::{Distribution, Gamma};
 
 /// Largest accepted `ln(runtime)`: `TOO_MUCH_TIME` in `m_lublin99.c` (e^12 s, about 45 h);
@@ -422,8 +421,21 @@ impl LublinModel {
     /// An endless stream of jobs: ids 1, 2, ..., non-decreasing submit times starting at the
     /// first inter-arrival, sizes in `1..=capacity`, runtimes in `1..=e^12` s and
     /// `estimate == runtime` (see [`crate::workload::estimates`] for realistic estimates).
+    ///
+    /// `seed` is the root of the [`SeedStreams`] the model draws from, one named stream per
+    /// quantity and job class: `lublin.arrivals`, `lublin.sizes` and `lublin.runtimes`, index
+    /// the class (0 batch, 1 interactive in [`LublinModel::mixed`]). So the arrival process
+    /// does not move when the size or runtime parameters change, and one class's draws do not
+    /// depend on how the classes interleave.
     pub fn jobs(&self, seed: u64) -> LublinJobs<'_> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let streams = SeedStreams::new(seed);
+        let mut rngs: Vec<ClassRngs> = (0..self.streams.len() as u64)
+            .map(|class| ClassRngs {
+                arrivals: streams.stream("lublin.arrivals", class),
+                sizes: streams.stream("lublin.sizes", class),
+                runtimes: streams.stream("lublin.runtimes", class),
+            })
+            .collect();
         let bucket = self.start_hour as usize * BUCKETS / 24;
         let mut clocks: Vec<ArrivalClock> = self
             .streams
@@ -436,12 +448,12 @@ impl LublinModel {
             })
             .collect();
         // arrive_init: draw the first arrival of every stream, batch first.
-        for (clock, stream) in clocks.iter_mut().zip(&self.streams) {
-            clock.advance(stream, &mut rng);
+        for ((clock, stream), rng) in clocks.iter_mut().zip(&self.streams).zip(&mut rngs) {
+            clock.advance(stream, &mut rng.arrivals);
         }
         LublinJobs {
             model: self,
-            rng,
+            rngs,
             clocks,
             next_id: 1,
         }
@@ -495,7 +507,7 @@ impl Stream {
 
     /// `time_from_nodes`: hyper-gamma over `ln(runtime)`, redrawn above
     /// [`MAX_LOG_RUNTIME`]; the C code returns `exp(hg)` as an `unsigned long`, truncating.
-    fn runtime(&self, size: u32, rng: &mut ChaCha8Rng) -> i64 {
+    fn runtime(&self, size: u32, rng: &mut StreamRng) -> i64 {
         let p = (self.pa * f64::from(size) + self.pb).clamp(0.0, 1.0);
         loop {
             // hyper_gamma: pick the component, then draw from it.
@@ -514,7 +526,7 @@ impl Stream {
 
 impl SizeModel {
     /// `calc_number_of_nodes`, with the result capped at the machine.
-    fn sample(&self, rng: &mut ChaCha8Rng) -> u32 {
+    fn sample(&self, rng: &mut StreamRng) -> u32 {
         let u: f64 = rng.random();
         if u <= self.serial {
             return 1;
@@ -551,7 +563,7 @@ struct ArrivalClock {
 
 impl ArrivalClock {
     /// `calc_next_arrive`: moves `next` on by one inter-arrival time.
-    fn advance(&mut self, stream: &Stream, rng: &mut ChaCha8Rng) {
+    fn advance(&mut self, stream: &Stream, rng: &mut StreamRng) {
         let gam = loop {
             let g = stream.interarrival.sample(rng);
             if g <= MAX_LOG_INTERARRIVAL {
@@ -572,11 +584,19 @@ impl ArrivalClock {
     }
 }
 
+/// The random streams of one job class.
+#[derive(Clone, Debug)]
+struct ClassRngs {
+    arrivals: StreamRng,
+    sizes: StreamRng,
+    runtimes: StreamRng,
+}
+
 /// The endless job stream of [`LublinModel::jobs`].
 #[derive(Clone, Debug)]
 pub struct LublinJobs<'a> {
     model: &'a LublinModel,
-    rng: ChaCha8Rng,
+    rngs: Vec<ClassRngs>,
     clocks: Vec<ArrivalClock>,
     next_id: u64,
 }
@@ -594,10 +614,11 @@ impl Iterator for LublinJobs<'_> {
             }
         }
         let stream = &self.model.streams[k];
+        let rng = &mut self.rngs[k];
         let submit = Time(self.clocks[k].next.floor() as i64);
-        self.clocks[k].advance(stream, &mut self.rng);
-        let size = stream.sizes.sample(&mut self.rng);
-        let runtime = Duration(stream.runtime(size, &mut self.rng));
+        self.clocks[k].advance(stream, &mut rng.arrivals);
+        let size = stream.sizes.sample(&mut rng.sizes);
+        let runtime = Duration(stream.runtime(size, &mut rng.runtimes));
         let id = JobId(self.next_id);
         self.next_id += 1;
         Some(RigidJob {

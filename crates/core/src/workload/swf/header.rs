@@ -1,7 +1,16 @@
 //! The SWF header: comment lines kept verbatim, typed values for the standard keys.
 
+use crate::excerpt;
 use std::fmt;
 use thiserror::Error;
+
+/// The most comment lines a [`SwfHeader`] keeps; later ones are counted
+/// ([`SwfHeader::omitted_lines`]), so a trace of endless comments reads in bounded memory.
+pub const MAX_HEADER_LINES: usize = 4_096;
+
+/// The most bytes of comment text a [`SwfHeader`] keeps (lines, and with them the repeatable
+/// `Queue`, `Partition` and `Note` values and continuation lines); later lines are counted.
+pub const MAX_HEADER_BYTES: usize = 1 << 20;
 
 /// Why [`SwfHeader::push_line`] rejected a line.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -17,7 +26,7 @@ pub enum HeaderLineError {
     BadValue {
         /// The key, as spelled in the SWF definition.
         key: &'static str,
-        /// The offending value.
+        /// The offending value (at most [`crate::EXCERPT_CHARS`] characters).
         value: String,
         /// What it should have been.
         expected: &'static str,
@@ -99,6 +108,12 @@ pub struct SwfHeaderValues {
 ///
 /// Lines that are not valid UTF-8 (old traces use Latin-1) are decoded as Latin-1.
 ///
+/// Memory is bounded: the header keeps at most [`MAX_HEADER_LINES`] lines and
+/// [`MAX_HEADER_BYTES`] bytes of them. A line beyond either bound is counted
+/// ([`SwfHeader::omitted_lines`]) and not kept; if it sets a single-valued standard key (such as
+/// `MaxProcs`) the value is still taken, but repeatable keys (`Queue`, `Partition`, `Note`) and
+/// continuation lines beyond the bounds are dropped.
+///
 /// ```
 /// use cosched_core::workload::swf::SwfHeader;
 /// let mut header = SwfHeader::new();
@@ -113,6 +128,10 @@ pub struct SwfHeaderValues {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SwfHeader {
     lines: Vec<String>,
+    /// Bytes held by `lines`.
+    bytes: usize,
+    /// Lines not kept because a bound was reached.
+    omitted: u64,
     values: SwfHeaderValues,
     /// The key the next indented line continues, if any (only text keys take continuations).
     continues: Option<StdKey>,
@@ -137,6 +156,12 @@ impl SwfHeader {
         &self.lines
     }
 
+    /// How many comment lines were not kept because the header reached [`MAX_HEADER_LINES`]
+    /// lines or [`MAX_HEADER_BYTES`] bytes.
+    pub fn omitted_lines(&self) -> u64 {
+        self.omitted
+    }
+
     /// The typed values of the standard keys.
     pub fn values(&self) -> &SwfHeaderValues {
         &self.values
@@ -152,7 +177,7 @@ impl SwfHeader {
         if !is_comment(line.as_bytes()) {
             return Err(HeaderLineError::NotAComment);
         }
-        self.absorb(line).map_err(|bad| HeaderLineError::BadValue {
+        self.absorb(&line).map_err(|bad| HeaderLineError::BadValue {
             key: bad.key,
             value: bad.value,
             expected: bad.expected,
@@ -165,16 +190,24 @@ impl SwfHeader {
     }
 
     /// Interprets and stores a line already known to be a comment without line breaks.
-    pub(super) fn absorb(&mut self, line: String) -> Result<(), BadValue> {
-        let body = trim_ascii_start(&line).get(1..).unwrap_or_default();
+    pub(super) fn absorb(&mut self, line: &str) -> Result<(), BadValue> {
+        let room = self.lines.len() < MAX_HEADER_LINES
+            && self.bytes.saturating_add(line.len()) <= MAX_HEADER_BYTES;
+        let body = trim_ascii_start(line).get(1..).unwrap_or_default();
         let indent = body.len() - trim_ascii_start(body).len();
         let text = body.trim();
         let std_key = split_key(text).and_then(|(key, value)| Some((StdKey::parse(key)?, value)));
         if let Some((key, value)) = std_key {
-            self.values.set(key, value)?;
+            if room || !key.is_repeatable() {
+                self.values.set(key, value)?;
+            }
             self.continues = Some(key);
         } else if indent >= 2 && !text.is_empty() {
-            if let Some(value) = self.continues.and_then(|key| self.values.last_text(key)) {
+            if let Some(value) = self
+                .continues
+                .filter(|_| room)
+                .and_then(|key| self.values.last_text(key))
+            {
                 if !value.is_empty() {
                     value.push('\n');
                 }
@@ -183,7 +216,12 @@ impl SwfHeader {
         } else {
             self.continues = None;
         }
-        self.lines.push(line);
+        if room {
+            self.bytes += line.len();
+            self.lines.push(line.to_owned());
+        } else {
+            self.omitted += 1;
+        }
         Ok(())
     }
 }
@@ -260,6 +298,12 @@ const STD_KEYS: [(&str, StdKey); 26] = [
 ];
 
 impl StdKey {
+    /// Whether the key may appear many times, each value collected (`Queue`, `Partition`,
+    /// `Note`).
+    fn is_repeatable(self) -> bool {
+        matches!(self, StdKey::Queue | StdKey::Partition | StdKey::Note)
+    }
+
     /// The key as spelled in the SWF definition.
     fn name(self) -> &'static str {
         STD_KEYS[self as usize].0
@@ -292,7 +336,7 @@ impl StdKey {
     fn bad(self, value: &str, expected: &'static str) -> BadValue {
         BadValue {
             key: self.name(),
-            value: value.to_owned(),
+            value: excerpt(value),
             expected,
         }
     }
@@ -375,6 +419,13 @@ impl SwfHeaderValues {
 /// `s` without leading ASCII whitespace (the reader's notion of whitespace).
 fn trim_ascii_start(s: &str) -> &str {
     s.trim_start_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// The standard key a comment line sets, if any (as spelled in the SWF definition).
+pub(super) fn standard_key(line: &str) -> Option<&'static str> {
+    let body = trim_ascii_start(line).get(1..)?;
+    let (key, _) = split_key(body.trim())?;
+    StdKey::parse(key).map(StdKey::name)
 }
 
 /// Whether a line is a comment: its first non-whitespace byte is `;`.

@@ -44,17 +44,22 @@
 //!   [`SwfError::Field`]. Fields 6, 7 and 10 are `f64` (any finite decimal, `12.50`, `1e3`).
 //! - Fields after the 18th are kept verbatim, in order, in [`SwfRecord::extra`] (one of our
 //!   traces carries a submission site id as field 19) and written back.
-//! - Blank lines are skipped. Comment lines after the first job line are accepted and added to
-//!   the header (the writer then puts them at the top).
+//! - Blank lines are skipped. Comment lines after the first job line are skipped and counted
+//!   ([`SwfReader::late_comments`]), not added to the header: a `; MaxProcs:` line in the
+//!   middle of a trace must not set the machine of the whole run. Late lines that set a
+//!   standard key are recorded with their line number ([`SwfReader::late_keys`]) so that tools
+//!   warn (`cosched simulate` does).
 //! - A malformed line yields one `Err` and the reader continues with the next line; after an
 //!   I/O error the iterator ends. No input makes the reader panic; a line longer than
 //!   [`MAX_LINE_LEN`] bytes is an error, so memory stays bounded even on garbage input.
 //!
 //! # Header
 //!
-//! [`SwfHeader`] keeps every comment line verbatim, in order (unknown keys and free comments
-//! included), so writing it back reproduces the same lines, and derives typed values
-//! ([`SwfHeaderValues`]) for the standard keys; see [`SwfHeader`] for the rules.
+//! [`SwfHeader`] keeps the leading comment lines verbatim, in order (unknown keys and free
+//! comments included), so writing it back reproduces the same lines, and derives typed values
+//! ([`SwfHeaderValues`]) for the standard keys; see [`SwfHeader`] for the rules. It keeps at
+//! most [`MAX_HEADER_LINES`] lines and [`MAX_HEADER_BYTES`] bytes and counts the rest
+//! ([`SwfHeader::omitted_lines`]), so 1 GB of comments streams in bounded memory.
 //!
 //! # Conversion to [`RigidJob`] ([`SwfRecord::to_rigid`])
 //!
@@ -103,8 +108,10 @@ mod header;
 mod read;
 mod write;
 
-pub use header::{HeaderLineError, SwfHeader, SwfHeaderValues};
-pub use read::{FieldProblem, INPUT_NAME, MAX_LINE_LEN, SwfError, SwfReader};
+pub use header::{HeaderLineError, MAX_HEADER_BYTES, MAX_HEADER_LINES, SwfHeader, SwfHeaderValues};
+pub use read::{
+    FieldProblem, INPUT_NAME, LateKey, MAX_LATE_KEYS, MAX_LINE_LEN, SwfError, SwfReader,
+};
 pub use write::SwfWriter;
 
 use crate::{Duration, JobId, RigidJob, Time};
@@ -292,6 +299,10 @@ pub struct RigidTrace {
     pub jobs: Vec<RigidJob>,
     /// How many records were invalid, by reason.
     pub invalid: BTreeMap<InvalidJob, usize>,
+    /// How many comment lines came after the first job line (skipped, see [`SwfReader`]).
+    pub late_comments: u64,
+    /// The first [`MAX_LATE_KEYS`] of them that set a standard key, ignored: tools warn.
+    pub late_keys: Vec<LateKey>,
 }
 
 impl RigidTrace {
@@ -303,7 +314,8 @@ impl RigidTrace {
 
 /// Reads the trace at `path` (plain or gzip) as rigid jobs, streaming: the header, the valid
 /// jobs in file order, and the invalid records counted by reason ([`SwfRecord::to_rigid`]).
-/// Fails on the first I/O error or malformed line.
+/// Fails on the first I/O error, malformed line or repeated job id among the valid jobs
+/// ([`SwfError::DuplicateJob`], detected while streaming).
 pub fn read_rigid_jobs(path: &Path) -> Result<RigidTrace, SwfError> {
     SwfReader::open(path)?.into_rigid_trace()
 }

@@ -1,9 +1,11 @@
 //! The streaming SWF reader and its errors.
 
-use super::header::{SwfHeader, is_comment};
+use super::header::{SwfHeader, is_comment, standard_key};
 use super::{FIELD_COUNT, FIELD_NAMES, RigidTrace, SwfRecord, SwfStatus};
-use crate::{Duration, JobId, Time};
+use crate::{Duration, JobId, Time, excerpt};
 use flate2::read::MultiGzDecoder;
+use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -19,6 +21,10 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Buffer size of [`SwfReader::open`]'s file and decompressor buffers.
 const READ_BUFFER: usize = 1 << 18;
+
+/// The most late header keys a reader records ([`SwfReader::late_keys`]); later ones are
+/// only counted with the other late comments.
+pub const MAX_LATE_KEYS: usize = 16;
 
 /// The display name of readers not built from a file, by convention.
 pub const INPUT_NAME: &str = "<input>";
@@ -84,7 +90,7 @@ pub enum SwfError {
         field: usize,
         /// The field's name ([`FIELD_NAMES`], or `extra field`).
         name: &'static str,
-        /// The offending text (lossily decoded, cut to 64 characters).
+        /// The offending text (lossily decoded, at most [`crate::EXCERPT_CHARS`] characters).
         text: String,
         /// What is wrong with it.
         problem: FieldProblem,
@@ -98,10 +104,21 @@ pub enum SwfError {
         line: u64,
         /// The key, as spelled in the SWF definition.
         key: &'static str,
-        /// The offending value.
+        /// The offending value (at most [`crate::EXCERPT_CHARS`] characters).
         value: String,
         /// What it should have been.
         expected: &'static str,
+    },
+    /// A valid job repeats the id of an earlier valid job ([`SwfReader::into_rigid_trace`]):
+    /// the trace is ambiguous, as in [`crate::workload::admit`].
+    #[error("{file}:{line}: job {job} appears more than once in the trace")]
+    DuplicateJob {
+        /// Display name of the input.
+        file: String,
+        /// Line number of the repetition, from 1.
+        line: u64,
+        /// The repeated job number.
+        job: u64,
     },
     /// A line is longer than [`MAX_LINE_LEN`] bytes.
     #[error("{file}:{line}: line longer than {limit} bytes")]
@@ -115,18 +132,36 @@ pub enum SwfError {
     },
 }
 
+/// A standard header key met in a comment line after the first job line: ignored, recorded so
+/// that tools can warn ([`SwfReader::late_keys`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LateKey {
+    /// Line number, from 1.
+    pub line: u64,
+    /// The key, as spelled in the SWF definition (e.g. `MaxProcs`).
+    pub key: &'static str,
+}
+
 /// A streaming SWF reader: the header is parsed on construction, then the reader yields one
 /// [`SwfRecord`] (or one error) per job line.
 ///
-/// It holds one line in memory at a time (a reused buffer), so traces of any size stream in
+/// It holds one line in memory at a time (a reused buffer) and a bounded header
+/// ([`super::MAX_HEADER_LINES`], [`super::MAX_HEADER_BYTES`]), so traces of any size stream in
 /// constant memory. A malformed line yields an error and reading continues with the next line;
 /// after an I/O error the iterator ends.
+///
+/// The header is the comment block before the first job line. Comment lines after it are
+/// skipped and counted ([`SwfReader::late_comments`]): a `; MaxProcs: 2` in the middle of a
+/// trace must not silently change the machine of the whole run. Those that set a standard
+/// key are recorded with their line ([`SwfReader::late_keys`]) so tools can warn.
 pub struct SwfReader<R> {
     name: String,
     input: R,
     buf: Vec<u8>,
     line: u64,
     header: SwfHeader,
+    late_comments: u64,
+    late_keys: Vec<LateKey>,
     /// `buf` holds a job line read while parsing the header, not yet yielded.
     pending: bool,
     finished: bool,
@@ -168,6 +203,8 @@ impl<R: BufRead> SwfReader<R> {
             buf: Vec::with_capacity(256),
             line: 0,
             header: SwfHeader::new(),
+            late_comments: 0,
+            late_keys: Vec::new(),
             pending: false,
             finished: false,
         };
@@ -182,9 +219,21 @@ impl<R: BufRead> SwfReader<R> {
         Ok(reader)
     }
 
-    /// The header: the leading comment lines, plus any comment line met since.
+    /// The header: the comment lines before the first job line.
     pub fn header(&self) -> &SwfHeader {
         &self.header
+    }
+
+    /// How many comment lines came after the first job line so far (skipped, not part of the
+    /// header).
+    pub fn late_comments(&self) -> u64 {
+        self.late_comments
+    }
+
+    /// The first [`MAX_LATE_KEYS`] comment lines after the first job line that set a standard
+    /// header key (ignored), with their line numbers.
+    pub fn late_keys(&self) -> &[LateKey] {
+        &self.late_keys
     }
 
     /// The number of the last line read (from 1; 0 before any).
@@ -193,13 +242,25 @@ impl<R: BufRead> SwfReader<R> {
     }
 
     /// Reads the rest of the trace into a [`RigidTrace`]: the valid jobs in file order and a
-    /// count of the invalid records by reason. Stops at the first malformed line.
+    /// count of the invalid records by reason. Stops at the first malformed line, and at the
+    /// first valid job whose id an earlier valid job has ([`SwfError::DuplicateJob`], found
+    /// while streaming, before the rest of the trace is loaded).
     pub fn into_rigid_trace(mut self) -> Result<RigidTrace, SwfError> {
         let mut jobs = Vec::new();
+        let mut seen = FxHashSet::default();
         let mut invalid = BTreeMap::new();
-        for record in self.by_ref() {
+        while let Some(record) = self.next() {
             match record?.to_rigid() {
-                Ok(job) => jobs.push(job),
+                Ok(job) => {
+                    if !seen.insert(job.id) {
+                        return Err(SwfError::DuplicateJob {
+                            file: self.name,
+                            line: self.line,
+                            job: job.id.0,
+                        });
+                    }
+                    jobs.push(job);
+                }
                 Err(reason) => *invalid.entry(reason).or_insert(0) += 1,
             }
         }
@@ -207,6 +268,8 @@ impl<R: BufRead> SwfReader<R> {
             header: self.header,
             jobs,
             invalid,
+            late_comments: self.late_comments,
+            late_keys: self.late_keys,
         })
     }
 
@@ -253,15 +316,24 @@ impl<R: BufRead> SwfReader<R> {
         Ok(true)
     }
 
+    /// Counts the comment line in `buf`, met after the first job line, and records the
+    /// standard key it sets, if any.
+    fn skip_late_comment(&mut self) {
+        self.late_comments += 1;
+        if self.late_keys.len() < MAX_LATE_KEYS
+            && let Some(key) = standard_key(&comment_text(&self.buf))
+        {
+            self.late_keys.push(LateKey {
+                line: self.line,
+                key,
+            });
+        }
+    }
+
     /// Adds the comment line in `buf` to the header.
     fn absorb_comment(&mut self) -> Result<(), SwfError> {
-        let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        let line = match std::str::from_utf8(bytes) {
-            Ok(text) => text.to_owned(),
-            Err(_) => bytes.iter().map(|&b| char::from(b)).collect(), // Latin-1
-        };
-        self.header.absorb(line).map_err(|bad| SwfError::Header {
+        let text = comment_text(&self.buf);
+        self.header.absorb(&text).map_err(|bad| SwfError::Header {
             file: self.name.clone(),
             line: self.line,
             key: bad.key,
@@ -295,9 +367,7 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 }
             }
             if is_comment(&self.buf) {
-                if let Err(e) = self.absorb_comment() {
-                    return Some(Err(e));
-                }
+                self.skip_late_comment();
             } else if !self.buf.trim_ascii().is_empty() {
                 return Some(parse_record(&self.buf, &self.name, self.line));
             }
@@ -306,6 +376,17 @@ impl<R: BufRead> Iterator for SwfReader<R> {
 }
 
 impl<R: BufRead> FusedIterator for SwfReader<R> {}
+
+/// A comment line without its line break, borrowed when it is UTF-8 (decoded as Latin-1, as old
+/// traces are, otherwise).
+fn comment_text(line: &[u8]) -> Cow<'_, str> {
+    let bytes = line.strip_suffix(b"\n").unwrap_or(line);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
 
 /// Parses one job line.
 fn parse_record(line: &[u8], file: &str, line_no: u64) -> Result<SwfRecord, SwfError> {
@@ -444,12 +525,7 @@ impl Fields<'_> {
     /// The error for field `index` (from 0; 18 and up are extra fields) holding `text`.
     #[cold]
     fn error(&self, index: usize, text: &[u8], problem: FieldProblem) -> SwfError {
-        const SHOWN: usize = 64;
-        let text = String::from_utf8_lossy(text);
-        let text = match text.char_indices().nth(SHOWN) {
-            Some((cut, _)) => format!("{}...", &text[..cut]),
-            None => text.into_owned(),
-        };
+        let text = excerpt(&String::from_utf8_lossy(text));
         SwfError::Field {
             file: self.file.to_owned(),
             line: self.line,

@@ -1,0 +1,124 @@
+//! `cosched balancer serve|notify`: the Balancer policy as a live service in front of Slurm.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration as StdDuration;
+
+use clap::{Args, Subcommand};
+use cosched_balancer::policy::{BalancerConfig, Strategy};
+use cosched_core::Duration;
+use cosched_live::{Service, ServiceConfig, SlurmOarm};
+use cosched_slurm::Slurm;
+
+/// `cosched balancer …`.
+#[derive(Args)]
+pub struct BalancerArgs {
+    #[command(subcommand)]
+    command: BalancerCommand,
+}
+
+#[derive(Subcommand)]
+enum BalancerCommand {
+    /// Serve the Balancer's HTTP/JSON API (request_nodes, release_nodes, add_reserve,
+    /// job_ended, nodes) in front of a Slurm cluster.
+    Serve(ServeArgs),
+    /// Tell a running service that a job ended on some nodes (what a Slurm epilog runs:
+    /// `cosched balancer notify --url http://127.0.0.1:8642 --nodes "$SLURM_JOB_NODELIST"`).
+    Notify(NotifyArgs),
+}
+
+/// `cosched balancer serve`.
+#[derive(Args)]
+struct ServeArgs {
+    /// Drive the Slurm cluster of the system (or of `--slurm-conf`); the only backend today.
+    #[arg(long, required = true)]
+    slurm: bool,
+    /// The cluster's slurm.conf (default: Slurm's own lookup, which honours `$SLURM_CONF`).
+    #[arg(long, value_name = "PATH")]
+    slurm_conf: Option<PathBuf>,
+    /// Address to listen on (loopback unless you mean otherwise).
+    #[arg(long, default_value = "127.0.0.1:8642")]
+    listen: SocketAddr,
+    /// `R`: the static reserve, in nodes.
+    #[arg(long, default_value_t = 0)]
+    reserve: u32,
+    /// `W`: how long a request may wait for nodes, in seconds.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(0..))]
+    window_s: i64,
+    /// `I`: how long an unused on-demand node stays reserved before it goes back to batch, s.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    idle_hold_s: i64,
+    /// Where the state is saved after every change and read at start (resume after restart).
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// A job-end log written by the controller's epilog to follow (as `cargo xtask slurm up`
+    /// sets up); without it job ends are seen by polling and `notify` calls.
+    #[arg(long, value_name = "FILE")]
+    job_end_log: Option<PathBuf>,
+    /// How often Slurm is polled, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(50..=60_000))]
+    poll_ms: u64,
+}
+
+/// `cosched balancer notify`.
+#[derive(Args)]
+struct NotifyArgs {
+    /// The service's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:8642")]
+    url: String,
+    /// The job's nodes, as a Slurm host list (`n[1-3]`).
+    #[arg(long)]
+    nodes: String,
+}
+
+/// Runs `cosched balancer …`.
+pub fn run(args: &BalancerArgs) -> Result<(), String> {
+    match &args.command {
+        BalancerCommand::Serve(a) => serve(a),
+        BalancerCommand::Notify(a) => notify(a),
+    }
+}
+
+fn serve(args: &ServeArgs) -> Result<(), String> {
+    let slurm = args
+        .slurm_conf
+        .clone()
+        .map_or_else(Slurm::system, Slurm::with_config);
+    slurm.ping().map_err(|e| e.to_string())?;
+    let config = ServiceConfig {
+        balancer: BalancerConfig::new(Strategy::Basic {
+            static_reserve: args.reserve,
+        })
+        .with_window(Duration(args.window_s))
+        .with_idle_hold(Duration(args.idle_hold_s)),
+        state_file: args.state.clone(),
+        job_end_log: args.job_end_log.clone(),
+        poll: StdDuration::from_millis(args.poll_ms),
+    };
+    let service = Service::new(config, SlurmOarm::new(slurm)).map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start: {e}"))?;
+    runtime
+        .block_on(service.run(args.listen))
+        .map_err(|e| format!("cannot serve on {}: {e}", args.listen))
+}
+
+fn notify(args: &NotifyArgs) -> Result<(), String> {
+    let url = format!("{}/job_ended", args.url.trim_end_matches('/'));
+    let body = serde_json::json!({ "nodes": args.nodes }).to_string();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(StdDuration::from_secs(10)))
+        .build()
+        .into();
+    let mut resp = agent
+        .post(&url)
+        .content_type("application/json")
+        .send(body)
+        .map_err(|e| format!("cannot reach {url}: {e}"))?;
+    if resp.status().is_success() {
+        Ok(())
+    } else {
+        let text = resp.body_mut().read_to_string().unwrap_or_default();
+        Err(format!("{url} answered {}: {}", resp.status(), text.trim()))
+    }
+}

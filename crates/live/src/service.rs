@@ -1,0 +1,428 @@
+//! The Balancer as an HTTP/JSON service, the paper's API (Liu et al., SC18, §II-D) on axum.
+//!
+//! | call | body | answer |
+//! |---|---|---|
+//! | `POST /request_nodes` | `{"nodes": N, "wait_s": W}` (`wait_s` defaults to the Balancer's W) | when granted or refused, at most W later: `{"request", "granted", "nodes", "waited_s"}` |
+//! | `POST /release_nodes` | `{"nodes": ["n3", …]}` | `{"released": [...]}` |
+//! | `POST /add_reserve` | `{"in_s": H, "nodes": N}` | `{}` |
+//! | `POST /job_ended` | `{"nodes": "n[1-2]"}` (a Slurm host list; what an epilog sends) | `{}` |
+//! | `GET /nodes` | | every node: Balancer state, allocation, availability |
+//!
+//! Invalid input (bad JSON, a negative W, more nodes than exist, a node not allocated) is a
+//! `400` with `{"error": "…"}` and changes nothing. Every call goes through one lock, so
+//! concurrent requests reach the policy one at a time. After every change the state is written
+//! (atomically) to the state file, from which a restarted service resumes without granting a
+//! node twice. A background task polls the cluster every second (job starts and ends, nodes
+//! drained or downed by an administrator), reads the epilog's job-end log when one is given,
+//! and ticks the policy. Each event is logged as one JSON line on stderr.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use axum::extract::State;
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use cosched_balancer::policy::BalancerConfig;
+use cosched_core::{Duration, Time};
+use cosched_slurm::{JobEndLog, hostlist};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::sync::{Mutex, oneshot};
+
+use crate::engine::{Answer, Engine, LiveCluster, LiveError, NodeView, Persisted};
+
+/// How the service runs.
+#[derive(Debug, Clone)]
+pub struct ServiceConfig {
+    /// The Balancer's parameters (R, W, I).
+    pub balancer: BalancerConfig,
+    /// Where the state is saved after every change, and read at start.
+    pub state_file: Option<PathBuf>,
+    /// The epilog's job-end log to follow (see `cosched_slurm::notify`).
+    pub job_end_log: Option<PathBuf>,
+    /// How often the cluster is polled.
+    pub poll: std::time::Duration,
+}
+
+/// Wall-clock seconds: the policy's clock in a live service.
+pub fn wall_clock() -> Time {
+    let secs = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Time(i64::try_from(secs).unwrap_or(i64::MAX))
+}
+
+struct Shared<C: LiveCluster> {
+    engine: Engine<C>,
+    waiters: BTreeMap<u64, oneshot::Sender<Answer>>,
+    /// Answers that came before their caller started waiting.
+    early: BTreeMap<u64, Answer>,
+    state_file: Option<PathBuf>,
+    job_ends: Option<JobEndLog>,
+}
+
+type AppState<C> = Arc<Mutex<Shared<C>>>;
+
+/// A running service's handle.
+pub struct Service<C: LiveCluster> {
+    state: AppState<C>,
+    poll: std::time::Duration,
+}
+
+impl<C> Service<C>
+where
+    C: LiveCluster + Send + 'static,
+    C::Error: std::fmt::Display,
+{
+    /// Starts the engine on `cluster` (resuming from the state file if it exists).
+    pub fn new(config: ServiceConfig, cluster: C) -> Result<Self, LiveError> {
+        let persisted = match &config.state_file {
+            Some(path) if path.exists() => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    LiveError::Invalid(format!("cannot read `{}`: {e}", path.display()))
+                })?;
+                Some(serde_json::from_str::<Persisted>(&text).map_err(|e| {
+                    LiveError::Invalid(format!("`{}` is not a saved state: {e}", path.display()))
+                })?)
+            }
+            _ => None,
+        };
+        let resumed = persisted.is_some();
+        let engine = Engine::start(wall_clock(), config.balancer, cluster, persisted)?;
+        log(
+            "start",
+            json!({ "resumed": resumed, "nodes": engine.view().len() }),
+        );
+        let shared = Shared {
+            engine,
+            waiters: BTreeMap::new(),
+            early: BTreeMap::new(),
+            state_file: config.state_file,
+            job_ends: config.job_end_log.map(JobEndLog::at_end),
+        };
+        let state = Arc::new(Mutex::new(shared));
+        Ok(Service {
+            state,
+            poll: config.poll,
+        })
+    }
+
+    /// The HTTP routes.
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/request_nodes", post(request_nodes::<C>))
+            .route("/release_nodes", post(release_nodes::<C>))
+            .route("/add_reserve", post(add_reserve::<C>))
+            .route("/job_ended", post(job_ended::<C>))
+            .route("/nodes", get(nodes::<C>))
+            .with_state(self.state.clone())
+    }
+
+    /// Serves on `listener` until `shutdown` resolves, polling the cluster meanwhile.
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let state = self.state.clone();
+        let poll = self.poll;
+        let poller = tokio::spawn(async move {
+            let mut interval = tokio::time::interval(poll);
+            loop {
+                interval.tick().await;
+                let mut s = state.lock().await;
+                let now = wall_clock();
+                let result = follow_job_end_log(&mut s, now).and_then(|()| s.engine.sync(now));
+                if let Err(e) = result {
+                    log("poll_error", json!({ "error": e.to_string() }));
+                }
+                deliver(&mut s);
+            }
+        });
+        let router = self.router();
+        let served = axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await;
+        poller.abort();
+        served
+    }
+
+    /// Binds `addr` and serves until the process is interrupted.
+    pub async fn run(self, addr: SocketAddr) -> std::io::Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        log(
+            "listening",
+            json!({ "addr": listener.local_addr()?.to_string() }),
+        );
+        self.serve(listener, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+    }
+}
+
+fn follow_job_end_log<C: LiveCluster>(s: &mut Shared<C>, now: Time) -> Result<(), LiveError>
+where
+    C::Error: std::fmt::Display,
+{
+    let Some(reader) = s.job_ends.as_mut() else {
+        return Ok(());
+    };
+    let ends = reader
+        .read_new()
+        .map_err(|e| LiveError::Cluster(e.to_string()))?;
+    for end in ends {
+        log(
+            "job_end",
+            json!({ "job": end.job_id, "nodes": end.nodes, "via": "epilog" }),
+        );
+        s.engine.job_ended(now, &end.nodes)?;
+    }
+    Ok(())
+}
+
+/// Hands answers to their waiting callers, and saves the state.
+fn deliver<C: LiveCluster>(s: &mut Shared<C>)
+where
+    C::Error: std::fmt::Display,
+{
+    for answer in s.engine.take_answers() {
+        log("answer", serde_json::to_value(&answer).unwrap_or_default());
+        let request = answer.request();
+        match s.waiters.remove(&request) {
+            Some(tx) => {
+                let _ = tx.send(answer);
+            }
+            None => {
+                s.early.insert(request, answer);
+            }
+        }
+    }
+    if let Some(Err(e)) = s
+        .state_file
+        .as_ref()
+        .map(|path| save(path, &s.engine.persisted()))
+    {
+        log("save_error", json!({ "error": e.to_string() }));
+    }
+}
+
+/// Writes the state atomically (a temporary file renamed over the old one).
+fn save(path: &std::path::Path, state: &Persisted) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, json)?;
+    std::fs::rename(tmp, path)
+}
+
+/// One structured log line on stderr.
+fn log(event: &str, fields: serde_json::Value) {
+    eprintln!(
+        "{}",
+        json!({ "t": wall_clock().secs(), "event": event, "fields": fields })
+    );
+}
+
+/// An error response: 400 for the caller's mistakes, 502 for the resource manager's, 500 else.
+struct ApiError(StatusCode, String);
+
+impl From<LiveError> for ApiError {
+    fn from(e: LiveError) -> Self {
+        let status = match e {
+            LiveError::Invalid(_) | LiveError::Policy(_) => StatusCode::BAD_REQUEST,
+            LiveError::Cluster(_) => StatusCode::BAD_GATEWAY,
+        };
+        ApiError(status, e.to_string())
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(e: JsonRejection) -> Self {
+        ApiError(StatusCode::BAD_REQUEST, e.body_text())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        log(
+            "refused",
+            json!({ "status": self.0.as_u16(), "error": self.1 }),
+        );
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+/// `request_nodes` body.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct RequestBody {
+    /// Nodes wanted.
+    pub nodes: u32,
+    /// How long to wait at most, seconds (default: the Balancer's W).
+    pub wait_s: Option<i64>,
+}
+
+/// `request_nodes` answer.
+#[derive(Debug, Deserialize, Serialize, PartialEq)]
+pub struct RequestAnswer {
+    /// The request's id.
+    pub request: u64,
+    /// Whether it got its nodes.
+    pub granted: bool,
+    /// The nodes (empty when refused).
+    pub nodes: Vec<String>,
+    /// Seconds from the call to the answer.
+    pub waited_s: f64,
+}
+
+async fn request_nodes<C>(
+    State(state): State<AppState<C>>,
+    body: Result<Json<RequestBody>, JsonRejection>,
+) -> Result<Json<RequestAnswer>, ApiError>
+where
+    C: LiveCluster + Send + 'static,
+    C::Error: std::fmt::Display,
+{
+    let Json(body) = body?;
+    let started = std::time::Instant::now();
+    let rx = {
+        let mut s = state.lock().await;
+        let window = s.engine.policy().config().window;
+        let wait = Duration(body.wait_s.unwrap_or(window.secs()));
+        let request = s.engine.request(wall_clock(), body.nodes, wait)?;
+        log(
+            "request",
+            json!({ "request": request, "nodes": body.nodes, "wait_s": wait.secs() }),
+        );
+        let (tx, rx) = oneshot::channel();
+        s.waiters.insert(request, tx);
+        deliver(&mut s);
+        if let Some(answer) = s.early.remove(&request) {
+            s.waiters.remove(&request);
+            return Ok(Json(answer_body(answer, started)));
+        }
+        rx
+    };
+    let answer = rx.await.map_err(|_| {
+        ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the service stopped before answering".into(),
+        )
+    })?;
+    Ok(Json(answer_body(answer, started)))
+}
+
+fn answer_body(answer: Answer, started: std::time::Instant) -> RequestAnswer {
+    let waited_s = started.elapsed().as_secs_f64();
+    match answer {
+        Answer::Granted { request, nodes } => RequestAnswer {
+            request,
+            granted: true,
+            nodes,
+            waited_s,
+        },
+        Answer::Rejected { request } => RequestAnswer {
+            request,
+            granted: false,
+            nodes: Vec::new(),
+            waited_s,
+        },
+    }
+}
+
+/// `release_nodes` body.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct ReleaseBody {
+    /// The nodes' hostnames.
+    pub nodes: Vec<String>,
+}
+
+async fn release_nodes<C>(
+    State(state): State<AppState<C>>,
+    body: Result<Json<ReleaseBody>, JsonRejection>,
+) -> Result<Json<serde_json::Value>, ApiError>
+where
+    C: LiveCluster + Send + 'static,
+    C::Error: std::fmt::Display,
+{
+    let Json(body) = body?;
+    let mut s = state.lock().await;
+    s.engine.release(wall_clock(), &body.nodes)?;
+    log("release", json!({ "nodes": body.nodes }));
+    deliver(&mut s);
+    Ok(Json(json!({ "released": body.nodes })))
+}
+
+/// `add_reserve` body.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct ReserveBody {
+    /// `H`, seconds from now.
+    pub in_s: i64,
+    /// `N`.
+    pub nodes: u32,
+}
+
+async fn add_reserve<C>(
+    State(state): State<AppState<C>>,
+    body: Result<Json<ReserveBody>, JsonRejection>,
+) -> Result<Json<serde_json::Value>, ApiError>
+where
+    C: LiveCluster + Send + 'static,
+    C::Error: std::fmt::Display,
+{
+    let Json(body) = body?;
+    if body.in_s < 0 {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            "in_s must be >= 0".into(),
+        ));
+    }
+    let mut s = state.lock().await;
+    let now = wall_clock();
+    s.engine
+        .add_reserve(now, now.saturating_add(Duration(body.in_s)), body.nodes)?;
+    log(
+        "add_reserve",
+        json!({ "in_s": body.in_s, "nodes": body.nodes }),
+    );
+    deliver(&mut s);
+    Ok(Json(json!({})))
+}
+
+/// `job_ended` body.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct JobEndedBody {
+    /// The job's nodes, as a Slurm host list (`n[1-2]`).
+    pub nodes: String,
+}
+
+async fn job_ended<C>(
+    State(state): State<AppState<C>>,
+    body: Result<Json<JobEndedBody>, JsonRejection>,
+) -> Result<Json<serde_json::Value>, ApiError>
+where
+    C: LiveCluster + Send + 'static,
+    C::Error: std::fmt::Display,
+{
+    let Json(body) = body?;
+    let names = hostlist::expand(&body.nodes)
+        .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let mut s = state.lock().await;
+    log("job_end", json!({ "nodes": names, "via": "notify" }));
+    s.engine.job_ended(wall_clock(), &names)?;
+    deliver(&mut s);
+    Ok(Json(json!({})))
+}
+
+async fn nodes<C>(State(state): State<AppState<C>>) -> Json<Vec<NodeView>>
+where
+    C: LiveCluster + Send + 'static,
+    C::Error: std::fmt::Display,
+{
+    Json(state.lock().await.engine.view())
+}

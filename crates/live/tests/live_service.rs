@@ -1,0 +1,318 @@
+//! The Balancer service in front of a real Slurm cluster, over HTTP: `cargo xtask slurm up`
+//! (8 nodes), then `COSCHED_SLURM=target/slurm/etc/slurm.conf cargo test`. Without
+//! `COSCHED_SLURM` the test prints why it skips; with it, a cluster that does not answer fails.
+//!
+//! One scenario, in order, on the whole cluster (seconds stand for the paper's minutes): batch
+//! jobs submitted with `sbatch`, on-demand requests over HTTP; after each step the service's view
+//! and Slurm's agree.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use cosched_balancer::policy::{BalancerConfig, BalancerNodeState, Strategy};
+use cosched_live::service::RequestAnswer;
+use cosched_live::{DEFAULT_REASON, NodeView, Service, ServiceConfig, SlurmOarm};
+use cosched_slurm::{JobState, NodeState, Slurm};
+use serde_json::{Value, json};
+
+const NODES: usize = 8;
+
+fn cluster() -> Option<(Slurm, PathBuf)> {
+    let Some(conf) = std::env::var_os("COSCHED_SLURM") else {
+        println!(
+            "skipping the live service test: COSCHED_SLURM is not set (run `cargo xtask slurm up` and export what it prints)"
+        );
+        return None;
+    };
+    let conf = PathBuf::from(conf);
+    let slurm = Slurm::with_config(&conf);
+    if let Err(e) = slurm.ping() {
+        panic!("COSCHED_SLURM is set but the cluster does not answer: {e}");
+    }
+    let log = conf
+        .parent()
+        .and_then(|p| p.parent())
+        .expect("target/slurm")
+        .join("log/job-ends.log");
+    Some((slurm, log))
+}
+
+/// A service on an ephemeral port, stopped when dropped.
+struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn start(slurm: &Slurm, state_file: PathBuf, log: PathBuf) -> Running {
+    let config = ServiceConfig {
+        balancer: BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
+            .with_window(cosched_core::Duration(20)),
+        state_file: Some(state_file),
+        job_end_log: Some(log),
+        poll: Duration::from_millis(500),
+    };
+    let service = Service::new(config, SlurmOarm::new(slurm.clone())).expect("service starts");
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().expect("runtime");
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            addr_tx
+                .send(listener.local_addr().expect("addr"))
+                .expect("send addr");
+            service
+                .serve(listener, async move {
+                    let _ = stopped.await;
+                })
+                .await
+                .expect("serve");
+        });
+    });
+    Running {
+        addr: addr_rx.recv().expect("address"),
+        stop: Some(stop),
+        thread: Some(thread),
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, Value) {
+    let mut resp = agent()
+        .post(&format!("http://{addr}{path}"))
+        .content_type("application/json")
+        .send(body)
+        .expect("http");
+    let status = resp.status().as_u16();
+    let value = resp.body_mut().read_json::<Value>().unwrap_or(Value::Null);
+    (status, value)
+}
+
+fn view(addr: SocketAddr) -> Vec<NodeView> {
+    agent()
+        .get(&format!("http://{addr}/nodes"))
+        .call()
+        .expect("http")
+        .body_mut()
+        .read_json()
+        .expect("json")
+}
+
+fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        sleep(Duration::from_millis(250));
+    }
+}
+
+/// The service's view and Slurm's agree: a node is on-demand exactly when Slurm shows it
+/// drained (or draining) by the Balancer.
+fn assert_agree(slurm: &Slurm, addr: SocketAddr) {
+    let nodes = slurm.nodes().expect("sinfo");
+    for v in view(addr) {
+        let n = nodes.iter().find(|n| n.name == v.name).expect("same nodes");
+        let ours = n.state.is_reclaimed() && n.reason.as_deref() == Some(DEFAULT_REASON);
+        assert_eq!(
+            v.balancer.is_on_demand(),
+            ours,
+            "{}: service says {:?}, Slurm says {} ({:?})",
+            v.name,
+            v.balancer,
+            n.state,
+            n.reason
+        );
+    }
+}
+
+#[test]
+fn the_balancer_drives_a_real_slurm_cluster() {
+    let Some((slurm, log)) = cluster() else {
+        return;
+    };
+    let t0 = Instant::now();
+    // A run that failed half-way may have left the Balancer's drains behind.
+    for n in slurm.nodes().expect("sinfo") {
+        if n.reason.as_deref() == Some(DEFAULT_REASON) {
+            slurm.resume(&n.name).expect("resume a leftover drain");
+        }
+    }
+    wait_for("every node idle", Duration::from_secs(60), || {
+        slurm
+            .nodes()
+            .expect("sinfo")
+            .iter()
+            .filter(|n| n.state == NodeState::Idle)
+            .count()
+            == NODES
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state_file = dir.path().join("balancer.json");
+    let service = start(&slurm, state_file.clone(), log.clone());
+    let addr = service.addr;
+
+    // Six batch jobs hold n1..n6 for 6 s; n7 and n8 stay idle.
+    let jobs: Vec<String> = (1..=6)
+        .map(|k| {
+            slurm
+                .submit([
+                    "-N1",
+                    "-w",
+                    &format!("n{k}"),
+                    "-o",
+                    "/dev/null",
+                    "--wrap",
+                    "sleep 6",
+                ])
+                .expect("sbatch")
+        })
+        .collect();
+    wait_for(
+        "the service to see the batch jobs",
+        Duration::from_secs(30),
+        || {
+            view(addr)
+                .iter()
+                .filter(|v| v.balancer == BalancerNodeState::OaBusy)
+                .count()
+                == 6
+        },
+    );
+
+    // Invalid calls: 400 with a message, nothing changes.
+    let before = view(addr);
+    for (path, body) in [
+        ("/request_nodes", "{not json"),
+        ("/request_nodes", r#"{"nodes": 100}"#),
+        ("/request_nodes", r#"{"nodes": 1, "wait_s": -5}"#),
+        ("/request_nodes", r#"{"nodes": 1, "wait_s": 999}"#),
+        ("/release_nodes", r#"{"nodes": ["n1"]}"#),
+        ("/job_ended", r#"{"nodes": "n[1-"}"#),
+        ("/add_reserve", r#"{"in_s": -1, "nodes": 1}"#),
+    ] {
+        let (status, value) = post(addr, path, body);
+        assert_eq!(status, 400, "{path} {body}: {value}");
+        assert!(
+            value["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{value}"
+        );
+    }
+    assert_eq!(view(addr), before);
+
+    // Four nodes within W = 20 s: n7, n8 at once, two more as batch jobs actually end.
+    let started = Instant::now();
+    let (status, value) = post(addr, "/request_nodes", &json!({"nodes": 4}).to_string());
+    assert_eq!(status, 200, "{value}");
+    let granted: RequestAnswer = serde_json::from_value(value).expect("answer");
+    assert!(granted.granted && granted.nodes.len() == 4, "{granted:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "granted within W"
+    );
+    assert!(
+        granted.waited_s >= 3.0,
+        "it had to wait for batch jobs to end: {granted:?}"
+    );
+    for name in &granted.nodes {
+        let n = slurm.node(name).expect("node");
+        assert_eq!(n.state, NodeState::Drained, "{name} is out of batch");
+    }
+    assert_agree(&slurm, addr);
+    wait_for("every batch job to end", Duration::from_secs(30), || {
+        let all = slurm.jobs().expect("squeue");
+        jobs.iter().all(|id| {
+            all.iter()
+                .any(|j| &j.id == id && j.state == JobState::Completed)
+        })
+    });
+
+    // A restart loses nothing: the allocation is still there, and not granted again.
+    drop(service);
+    let service = start(&slurm, state_file.clone(), log.clone());
+    let addr = service.addr;
+    let mut allocated: Vec<String> = view(addr)
+        .into_iter()
+        .filter(|v| v.request == Some(granted.request))
+        .map(|v| v.name)
+        .collect();
+    let mut want = granted.nodes.clone();
+    allocated.sort();
+    want.sort();
+    assert_eq!(allocated, want);
+    assert_agree(&slurm, addr);
+
+    // Five more with W = 3 s: only four nodes are left, so it is refused at W, and the nodes
+    // gathered for it go back to batch.
+    let started = Instant::now();
+    let (status, value) = post(
+        addr,
+        "/request_nodes",
+        &json!({"nodes": 5, "wait_s": 3}).to_string(),
+    );
+    assert_eq!(status, 200, "{value}");
+    let refused: RequestAnswer = serde_json::from_value(value).expect("answer");
+    assert!(!refused.granted);
+    // The policy's clock counts whole seconds, so W = 3 s ends 2 to 3 s after the call.
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(10),
+        "{took:?}"
+    );
+    wait_for(
+        "the gathered nodes back in batch",
+        Duration::from_secs(10),
+        || {
+            view(addr)
+                .iter()
+                .filter(|v| v.balancer == BalancerNodeState::OaIdle)
+                .count()
+                == 4
+        },
+    );
+    assert_agree(&slurm, addr);
+
+    // Release: the nodes go back to Slurm.
+    let (status, value) = post(
+        addr,
+        "/release_nodes",
+        &json!({"nodes": granted.nodes}).to_string(),
+    );
+    assert_eq!(status, 200, "{value}");
+    wait_for("every node idle in Slurm", Duration::from_secs(15), || {
+        slurm
+            .nodes()
+            .expect("sinfo")
+            .iter()
+            .filter(|n| n.state == NodeState::Idle)
+            .count()
+            == NODES
+    });
+    assert_agree(&slurm, addr);
+    // An epilog's notification of a job end the poller already saw is harmless.
+    assert_eq!(post(addr, "/job_ended", r#"{"nodes": "n[1-2]"}"#).0, 200);
+    drop(service);
+    println!("live service scenario: {:.1} s", t0.elapsed().as_secs_f64());
+}
