@@ -15,6 +15,8 @@
 //!   node lifetimes) and the spin-down rules — as a plain struct with no clock, RNG or I/O,
 //!   whose decisions go to a [`CloudBackend`] (the simulator's cloud, or a real one) and whose
 //!   state serialises;
+//! - [`report`]: what a run produced — per-job records, stays, cloud nodes, progress, the
+//!   slot-seconds ledger — and the paper's figures of a run ([`report::SimReport`], serde);
 //! - [`sim`]: the pool simulator (the environment only) on cosched-core's kernel — owners from
 //!   named random streams, negotiation cycles, the simulator's cloud (node lifetimes, billing),
 //!   per-job records, the paper's progress ratio over time and its job run-time metric.
@@ -64,6 +66,7 @@
 pub mod classad;
 pub mod policy;
 pub mod pool;
+pub mod report;
 pub mod sim;
 pub mod workload;
 
