@@ -1,56 +1,63 @@
-//! What the RHIC examples (`rhic_fig*`, Clay, Shen, Ma, Gu, "Adaptive Cluster Sizing for
-//! Residual Resource Harvesting in Interactive Clouds", Figures 9–16) share: the job and
-//! cloud setup, the sweep over simulated runs, and the averages over seeds.
-//!
-//! Our setup, the same in every figure unless it says otherwise: 6 dedicated 4-core nodes and
-//! 36 interactive ones (the paper's 6 + 0–36), a job of two hours of dedicated-only work (one
-//! in `--quick`), the default environment of [`EnvConfig`] and the assumed Table 2 and job
-//! I/O profiles of [`cosched_rhic::env`] — [`assumptions`] prints them into every table's
-//! notes.
+//! What the RHIC examples (`rhic_*`, Clay, Shen, Ma, Gu, "Adaptive Cluster Sizing for Residual
+//! Resource Harvesting in Interactive Clouds", Table 1 and Figures 9–16) share: the runs on the
+//! paper's testbed ([`cosched_rhic::env`]: Table 2, 16-core nodes, 1-minute control on 1 s
+//! samples), the exhaustive survey over fixed sizes, RHIC and the baselines on the same seeds,
+//! and the comparisons, with the paper's numbers beside ours.
 
-use cosched_rhic::CostModel;
-use cosched_rhic::env::{JobProfile, Workload};
-use cosched_rhic::sim::{EnvConfig, Outcome, SimConfig, Strategy, simulate};
-use cosched_rhic::{Goal, PowerModel};
+use cosched_core::seed::replicate_seeds;
+use cosched_core::stats::{self, Spread};
+use cosched_rhic::env::JobProfile;
+use cosched_rhic::sim::{Outcome, SimConfig, SimError, Strategy, simulate};
+use cosched_rhic::{CostModel, Goal, PowerModel};
 
 use crate::{BarChart, Cell, CommonArgs, LinePlot, Sweep, Table};
 
-/// The paper's volunteer prices, dollars per hour (dedicated: $1.00/h).
+/// The paper's volunteer prices, dollars per hour (dedicated: $1.00/h), Fig. 9.
 pub const PRICES: [f64; 4] = [0.20, 0.42, 0.60, 0.80];
 
-/// `CPU_max` of every node in our setup.
-pub const CORES: u32 = 4;
+/// Table 1 of the paper: per job, (cost min, max in $; energy min, max in Wh) over 0–36
+/// volunteers beside 6 dedicated nodes.
+pub fn table1(profile: JobProfile) -> Option<[f64; 4]> {
+    match profile {
+        JobProfile::Wordcount => Some([4.42, 6.38, 1273.0, 1957.0]),
+        JobProfile::Grep => Some([2.40, 5.83, 710.0, 894.0]),
+        JobProfile::Pi => Some([9.25, 16.63, 2963.0, 5461.0]),
+        JobProfile::WordCooccurrence => Some([7.72, 11.41, 2230.0, 3987.0]),
+        _ => None,
+    }
+}
 
 /// The paper's prices with the volunteer at `usd_per_hour`.
 pub fn price(usd_per_hour: f64) -> CostModel {
     CostModel::new(1_000_000, (usd_per_hour * 1e6).round() as u64)
 }
 
-/// Our node power model: 100 W idle, 200 W at full load.
-pub fn power() -> PowerModel {
-    PowerModel::new(100.0, 200.0).expect("100 <= 200")
+/// Interactive nodes beside the job: 36 for Hadoop (§5.2), 18 for HBasePCF (§5.5).
+pub fn interactive(profile: JobProfile) -> usize {
+    if JobProfile::HBASE.contains(&profile) {
+        18
+    } else {
+        36
+    }
 }
 
-/// A run of `profile` on `dedicated` nodes beside `interactive` ones, sized by `strategy`
-/// under `goal`: two hours of dedicated-only work (one hour when `quick`).
+/// A run of `profile` on the paper's testbed sized by `strategy` under `goal`; `quick` runs a
+/// quarter of the job's work.
 pub fn config(
     profile: JobProfile,
-    dedicated: u32,
-    interactive: usize,
     goal: Goal,
     strategy: Strategy,
     quick: bool,
     seed: u64,
 ) -> SimConfig {
-    let hours = if quick { 1.0 } else { 2.0 };
-    let work = f64::from(dedicated * CORES) * hours * 3600.0;
-    let mut c = SimConfig::new(profile, dedicated, work, goal, strategy);
-    c.env = EnvConfig {
-        cores: CORES,
-        interactive_nodes: interactive,
-        ..EnvConfig::default()
-    };
-    c.power = power();
+    let mut c = SimConfig::new(profile, goal, strategy);
+    if let Goal::Cost(m) = goal {
+        c.cost = m;
+    }
+    if quick {
+        c.work /= 4.0;
+    }
+    c.env.interactive_nodes = interactive(profile);
     c.seed = seed;
     c
 }
@@ -61,7 +68,8 @@ pub struct RhicArgs {
     /// `--quick`, `--out`, `--seed`.
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Seeds averaged, from `--seed` on [default: the example's; quick: 1].
+    /// Seeds averaged, from `--seed` on (wrapping past u64::MAX) [default: the example's;
+    /// quick: 2].
     #[arg(long)]
     pub seeds: Option<u64>,
 }
@@ -75,13 +83,14 @@ impl RhicArgs {
         Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     }
 
-    /// The seeds averaged: `--seeds` (else `full`, or 1 when quick) from `--seed` on.
+    /// The seeds: `--seeds` (else `full`, or 2 when quick; at least 1, at most 1,000) from
+    /// `--seed` on, wrapping past `u64::MAX`.
     pub fn seeds(&self, full: u64) -> Vec<u64> {
         let n = self
             .seeds
-            .unwrap_or(if self.common.quick { 1 } else { full })
-            .max(1);
-        (self.common.seed..self.common.seed + n).collect()
+            .unwrap_or(if self.common.quick { 2 } else { full })
+            .clamp(1, 1000);
+        replicate_seeds(self.common.seed, n).collect()
     }
 
     /// The jobs: the four Hadoop ones, or `quick_jobs` when quick.
@@ -91,6 +100,15 @@ impl RhicArgs {
         } else {
             JobProfile::HADOOP.to_vec()
         }
+    }
+}
+
+/// Runs an example's `main`, printing an error as a sentence (not Rust's Debug form) and
+/// exiting with status 1.
+pub fn exit_on_error(run: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>) {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
     }
 }
 
@@ -109,9 +127,10 @@ pub fn job_chart(
     chart
 }
 
-/// The fixed pool sizes of an exhaustive curve: `0..=max`, every 6th when `quick` (and `max`).
+/// The fixed pool sizes of the exhaustive survey: `0..=max` every 2 (the paper's step, §5.2),
+/// every 6 when `quick` (and `max`).
 pub fn sizes(max: usize, quick: bool) -> Vec<usize> {
-    let step = if quick { 6 } else { 1 };
+    let step = if quick { 6 } else { 2 };
     let mut v: Vec<usize> = (0..=max).step_by(step).collect();
     if v.last() != Some(&max) {
         v.push(max);
@@ -126,7 +145,7 @@ pub fn sizes(max: usize, quick: bool) -> Vec<usize> {
 pub fn run_all(
     label: &str,
     configs: Vec<SimConfig>,
-) -> Result<Vec<(SimConfig, Outcome)>, cosched_core::ParamError> {
+) -> Result<Vec<(SimConfig, Outcome)>, SimError> {
     Sweep::new(label, configs)
         .run(simulate)
         .into_iter()
@@ -134,22 +153,14 @@ pub fn run_all(
         .collect()
 }
 
-/// The mean of `xs` (NaN when empty).
+/// The mean of `xs` (NaN when empty), by `cosched_core::stats`.
 pub fn mean(xs: impl IntoIterator<Item = f64>) -> f64 {
-    let (sum, n) = xs
-        .into_iter()
-        .fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
-    sum / n as f64
-}
-
-/// The population standard deviation of `xs` (NaN when empty).
-pub fn sd(xs: &[f64]) -> f64 {
-    let m = mean(xs.iter().copied());
-    mean(xs.iter().map(|x| (x - m).powi(2))).sqrt()
+    let v: Vec<f64> = xs.into_iter().collect();
+    stats::mean(&v).unwrap_or(f64::NAN)
 }
 
 /// An exhaustive curve: for each fixed size, the mean of `metric` over the seeds, among the
-/// `runs` of `profile` under [`Strategy::Fixed`].
+/// `runs` of `profile` under [`Strategy::Fixed`] with churn `churn`.
 pub fn curve(
     runs: &[(SimConfig, Outcome)],
     profile: JobProfile,
@@ -177,12 +188,10 @@ pub fn curve(
         .collect()
 }
 
-/// The best (lowest) and worst points of a curve: `((size, value), (size, value))`.
-pub fn best_worst(curve: &[(usize, f64)]) -> ((usize, f64), (usize, f64)) {
+/// The best (lowest) and worst points of a curve, `None` when it is empty.
+pub fn best_worst(curve: &[(usize, f64)]) -> Option<((usize, f64), (usize, f64))> {
     let by = |a: &&(usize, f64), b: &&(usize, f64)| a.1.total_cmp(&b.1);
-    let best = *curve.iter().min_by(by).expect("a curve has points");
-    let worst = *curve.iter().max_by(by).expect("a curve has points");
-    (best, worst)
+    Some((*curve.iter().min_by(by)?, *curve.iter().max_by(by)?))
 }
 
 /// `100 · (a − b) / b`.
@@ -190,48 +199,16 @@ pub fn pct_over(a: f64, b: f64) -> f64 {
     100.0 * (a - b) / b
 }
 
-/// The notes every RHIC table carries: what is ours rather than the paper's.
+/// The notes every RHIC table carries: what is the paper's and what is ours.
 pub fn assumptions() -> String {
-    let table2: Vec<String> = Workload::ALL
-        .iter()
-        .map(|w| {
-            let s = w.stats();
-            format!(
-                "{} {:.0}±{:.0} % CPU, bursts {:.0} % for {:.0} s, sessions {:.0}±{:.0} min, \
-                 {:.1} GiB ±50 %",
-                w.name(),
-                s.mean_pct,
-                s.sd_pct,
-                s.burst_pct,
-                s.burst_len_s,
-                s.session_mean_s / 60.0,
-                s.session_sd_s / 60.0,
-                s.memory_mb as f64 / 1024.0
-            )
-        })
-        .collect();
-    let profiles: Vec<String> = JobProfile::HADOOP
-        .iter()
-        .chain(&JobProfile::HBASE)
-        .map(|p| format!("{} {:.2}", p.name(), p.bw_util()))
-        .collect();
-    let e = EnvConfig::default();
-    format!(
-        "Simulated (ours), not the paper's testbed. OUR ASSUMPTIONS, not the paper's Table 2 \
-         (which we could not consult): {}. Job BWUtil (ours): {}. {CORES}-core 8 GiB nodes, \
-         1 GiB VMs, 100 W idle / 200 W busy, {:.0} % I/O imbalance across dedicated nodes, VM \
-         setup {} s, drain ≤ {} s, {:.0} core-s tasks, noise: CPU {:.1} cores, progress {:.0} %, \
-         bandwidth {:.0} %; 5-minute evaluation intervals, 10 s samples, 1 min profiling.",
-        table2.join("; "),
-        profiles.join(", "),
-        e.imbalance * 100.0,
-        e.setup.0,
-        e.max_drain.0,
-        e.task_work,
-        e.cpu_noise,
-        e.progress_noise * 100.0,
-        e.bw_noise * 100.0
-    )
+    "Simulated testbed (`cosched_rhic::env`): the paper's 16-core 2 GHz nodes with 8 GB shared by \
+     the foreground and volunteer VMs (§5.1), Table 2's foreground CPU rows exactly and its normal \
+     session lengths, every node busy at the start, 1-minute profiling and evaluation intervals \
+     on 1 s samples (§4.1); Wordcount/Grep BWUtil from §3.2's best ratios, job work and the power \
+     model (175 W idle, 328 W busy) from Table 1's exhaustive rows. Ours: the burst shape between \
+     Table 2's moments, 5-minute gaps between sessions, memory, 30 s VM boot, smooth disk \
+     saturation (n = 4), 30 % I/O imbalance, reading noise."
+        .to_owned()
 }
 
 /// What an exhaustive-vs-RHIC comparison measures, and hence RHIC's goal.
@@ -239,8 +216,7 @@ pub fn assumptions() -> String {
 pub enum Metric {
     /// Dollars at these prices (goal: cost).
     Cost(CostModel),
-    /// Megajoules ([`Outcome::energy_j`]): the dedicated nodes in full, the volunteers by
-    /// what they add to their hosts (goal: energy).
+    /// Watt-hours billed to the job (goal: energy).
     Energy,
 }
 
@@ -249,7 +225,7 @@ impl Metric {
     pub fn of(&self, o: &Outcome) -> f64 {
         match self {
             Metric::Cost(m) => o.bill_at(m).total.usd(),
-            Metric::Energy => o.energy_j / 1e6,
+            Metric::Energy => o.energy_j / 3600.0,
         }
     }
 
@@ -257,13 +233,21 @@ impl Metric {
     pub fn goal(&self) -> Goal {
         match *self {
             Metric::Cost(m) => Goal::Cost(m),
-            Metric::Energy => Goal::Energy(power()),
+            Metric::Energy => Goal::Energy(PowerModel::arc()),
+        }
+    }
+
+    /// `cost` or `energy`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Metric::Cost(_) => "cost",
+            Metric::Energy => "energy",
         }
     }
 }
 
-/// One job under one metric: the exhaustive curve over fixed sizes and RHIC's result, each a
-/// mean over the same seeds.
+/// One job under one metric: the exhaustive curve over fixed sizes and RHIC's results on the
+/// same seeds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
     /// The job.
@@ -272,8 +256,8 @@ pub struct Comparison {
     pub metric: Metric,
     /// `(size, mean metric)` for every fixed size.
     pub curve: Vec<(usize, f64)>,
-    /// RHIC's mean metric.
-    pub rhic: f64,
+    /// RHIC's metric, one per seed.
+    pub rhic: Vec<f64>,
     /// RHIC's mean number of volunteers in the pool.
     pub rhic_volunteers: f64,
 }
@@ -281,13 +265,28 @@ pub struct Comparison {
 impl Comparison {
     /// `100 · (worst − best) / worst` over the curve.
     pub fn spread_pct(&self) -> f64 {
-        let ((_, best), (_, worst)) = best_worst(&self.curve);
-        100.0 * (worst - best) / worst
+        best_worst(&self.curve).map_or(f64::NAN, |((_, b), (_, w))| 100.0 * (w - b) / w)
+    }
+
+    /// RHIC's mean metric.
+    pub fn rhic_mean(&self) -> f64 {
+        mean(self.rhic.iter().copied())
+    }
+
+    /// RHIC's percent above the exhaustive best, per seed.
+    pub fn over_best(&self) -> Vec<f64> {
+        let best = best_worst(&self.curve).map_or(f64::NAN, |((_, b), _)| b);
+        self.rhic.iter().map(|&r| pct_over(r, best)).collect()
+    }
+
+    /// The spread of [`Comparison::over_best`] over the seeds.
+    pub fn over_best_spread(&self) -> Option<Spread> {
+        Spread::of(&self.over_best())
     }
 }
 
-/// The exhaustive runs (every size of `sizes`, which runs do not depend on the metric) and
-/// one RHIC run per metric, for every job and seed; `dedicated` + `interactive` nodes.
+/// The exhaustive runs (every size of `sizes`, which do not depend on the metric) and one
+/// RHIC run per metric, for every job and seed.
 ///
 /// # Errors
 /// The first configuration the simulator rejects.
@@ -295,41 +294,19 @@ pub fn compare(
     label: &str,
     profiles: &[JobProfile],
     metrics: &[Metric],
-    (dedicated, interactive): (u32, usize),
     sizes: &[usize],
     quick: bool,
     seeds: &[u64],
-) -> Result<Vec<Comparison>, cosched_core::ParamError> {
+) -> Result<Vec<Comparison>, SimError> {
     let mut configs = Vec::new();
     for &p in profiles {
         for &seed in seeds {
             for &k in sizes {
                 let goal = Goal::Cost(price(0.42)); // a fixed size ignores the goal
-                let c = config(
-                    p,
-                    dedicated,
-                    interactive,
-                    goal,
-                    Strategy::Fixed(k),
-                    quick,
-                    seed,
-                );
-                configs.push(c);
+                configs.push(config(p, goal, Strategy::Fixed(k), quick, seed));
             }
             for m in metrics {
-                let mut c = config(
-                    p,
-                    dedicated,
-                    interactive,
-                    m.goal(),
-                    Strategy::Rhic,
-                    quick,
-                    seed,
-                );
-                if let Metric::Cost(model) = m {
-                    c.cost = *model;
-                }
-                configs.push(c);
+                configs.push(config(p, m.goal(), Strategy::Rhic, quick, seed));
             }
         }
     }
@@ -348,7 +325,7 @@ pub fn compare(
                 profile: p,
                 metric: *m,
                 curve: curve(&runs, p, |o| m.of(o)),
-                rhic: mean(rhic.iter().map(|o| m.of(o))),
+                rhic: rhic.iter().map(|o| m.of(o)).collect(),
                 rhic_volunteers: mean(rhic.iter().map(|o| o.mean_volunteers)),
             });
         }
@@ -357,7 +334,7 @@ pub fn compare(
 }
 
 /// The table of comparisons: best and worst size, spread, RHIC and its distance from the
-/// best; the column `variant` holds `label` of each comparison (e.g. its price).
+/// best with its spread over seeds; the column `variant` holds `label` of each comparison.
 pub fn comparison_table(
     (name, title): (&str, &str),
     unit: &str,
@@ -381,12 +358,16 @@ pub fn comparison_table(
             "spread (%)",
             rhic.as_str(),
             "RHIC over best (%)",
+            "± sd",
             "RHIC mean volunteers",
         ],
     )
     .with_notes(notes);
     for c in rows {
-        let ((bk, b), (wk, w)) = best_worst(&c.curve);
+        let Some(((bk, b), (wk, w))) = best_worst(&c.curve) else {
+            continue;
+        };
+        let spread = c.over_best_spread();
         table.row([
             Cell::from(c.profile.name()),
             label(c),
@@ -395,15 +376,44 @@ pub fn comparison_table(
             Cell::from(Some(wk as u64)),
             Cell::fixed(w, 2),
             Cell::fixed(c.spread_pct(), 1),
-            Cell::fixed(c.rhic, 2),
-            Cell::fixed(pct_over(c.rhic, b), 1),
+            Cell::fixed(c.rhic_mean(), 2),
+            Cell::fixed(spread.map_or(f64::NAN, |s| s.mean), 1),
+            spread
+                .and_then(|s| s.sd)
+                .map_or(Cell::Empty, |sd| Cell::fixed(sd, 1)),
             Cell::fixed(c.rhic_volunteers, 1),
         ]);
     }
     table
 }
 
-/// A plot of the curves of `rows`, each with RHIC's result as a flat line across the sizes.
+/// The per-size curves as a table (and so a CSV): one row per job, variant and size.
+pub fn curve_table(
+    name: &str,
+    unit: &str,
+    rows: &[Comparison],
+    label: impl Fn(&Comparison) -> String,
+) -> Table {
+    let value = format!("mean ({unit})");
+    let mut t = Table::new(
+        format!("{name}_curves"),
+        "Exhaustive curves: the metric at every fixed size (mean over seeds)",
+        ["job", "variant", "volunteers", value.as_str()],
+    );
+    for c in rows {
+        for &(k, v) in &c.curve {
+            t.row([
+                Cell::from(c.profile.name()),
+                Cell::Text(label(c)),
+                Cell::from(Some(k as u64)),
+                Cell::fixed(v, 3),
+            ]);
+        }
+    }
+    t
+}
+
+/// A plot of the curves of `rows`, each with RHIC's mean as a flat line across the sizes.
 pub fn comparison_plot(file: &str, title: &str, y_label: &str, rows: &[&Comparison]) -> LinePlot {
     let mut plot = LinePlot::new(file, title)
         .x_label("volunteers")
@@ -412,29 +422,29 @@ pub fn comparison_plot(file: &str, title: &str, y_label: &str, rows: &[&Comparis
         let last = c.curve.last().map_or(0.0, |&(k, _)| k as f64);
         plot = plot
             .series(
-                c.profile.name(),
+                format!("Exh., {}", c.profile.name()),
                 c.curve.iter().map(|&(k, v)| (k as f64, v)),
             )
             .series(
                 format!("RHIC, {}", c.profile.name()),
-                [(0.0, c.rhic), (last, c.rhic)],
+                [(0.0, c.rhic_mean()), (last, c.rhic_mean())],
             );
     }
     plot
 }
 
-/// The table comparing our largest best-to-worst spread with the paper's.
-pub fn spread_table(name: &str, what: &str, rows: &[Comparison], paper_pct: f64) -> Table {
-    let ours = rows.iter().map(Comparison::spread_pct).fold(0.0, f64::max);
-    let mut t = Table::new(
-        format!("{name}_spread"),
-        format!("Largest best-to-worst {what} spread over the sizes"),
-        ["", "ours (%)", "paper (%)"],
-    );
-    t.row([
-        Cell::from("max spread"),
-        Cell::fixed(ours, 1),
-        Cell::paper(Some(paper_pct), 0),
-    ]);
-    t
+/// `"m ± sd (n)"` of a spread, one decimal (percentages).
+pub fn show(s: Option<Spread>) -> String {
+    show_with(s, 1)
+}
+
+/// `"m ± sd (n)"` of a spread with `decimals` decimals.
+pub fn show_with(s: Option<Spread>, decimals: usize) -> String {
+    match s {
+        Some(s) => match s.sd {
+            Some(sd) => format!("{:.d$} ± {:.d$} (n = {})", s.mean, sd, s.n, d = decimals),
+            None => format!("{:.d$} (n = 1)", s.mean, d = decimals),
+        },
+        None => "n/a".to_owned(),
+    }
 }

@@ -1,64 +1,115 @@
-//! Exhaustive search over all pool sizes (sort + prefix evaluation), 36 and 10,000 candidates.
+//! The controller's speed (§5.6: under 250 ms for an exhaustive decision over 36 volunteers):
+//! a full boundary `decide` for 36 and 10,000 candidates — screening, sorting, mean-shift over
+//! an hour of 1-minute I/O samples, the spline, the search, the selection — and the bare
+//! exhaustive search and simulated annealing over 10,000 candidates.
 
 use cosched_core::{Duration, NodeId, Time};
+use cosched_rhic::policy::{Observation, PeriodReport, PoolPolicy, ProfileReport};
 use cosched_rhic::{
-    Candidate, Cluster, CompletionParams, CostModel, Goal, IoCurve, Progress, SearchModel,
-    exhaustive_search, screen_and_sort,
+    Candidate, CompletionParams, CostModel, Goal, Progress, Rhic, RhicConfig, SearchModel,
+    annealing_search, exhaustive_search, screen_and_sort,
 };
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
-fn candidates(n: u32) -> Vec<Candidate> {
-    // A fixed pseudo-random spread of residuals and memory (no RNG dependency).
-    (0..n)
-        .map(|i| {
-            let h = i.wrapping_mul(2_654_435_761);
-            Candidate {
+/// A fixed pseudo-random spread (no RNG dependency).
+fn spread(i: u32) -> (f64, u64) {
+    let h = i.wrapping_mul(2_654_435_761);
+    (f64::from(h % 16_000) / 1000.0, u64::from(h % 8192))
+}
+
+/// A controller after profiling, Algorithm 1 and an hour of periods, with `n` candidates.
+fn prepared(n: u32) -> Rhic {
+    let mut r =
+        Rhic::new(RhicConfig::new(6, 16.0, Goal::Cost(CostModel::default()))).expect("valid");
+    for t in 0..60 {
+        for i in 0..n {
+            let (fg, mem) = spread(i.wrapping_add(t));
+            let o = Observation::Node {
                 node: NodeId(i),
-                residual_cpu: f64::from(h % 4000) / 1000.0,
-                free_memory_mb: u64::from(h % 8192),
-            }
-        })
-        .collect()
+                foreground_cpu: fg,
+                free_memory_mb: mem,
+            };
+            r.observe(Time(i64::from(t)), &o).expect("valid");
+        }
+    }
+    let profile = ProfileReport {
+        bw_util: 0.25,
+        dedicated_cpu: 96.0,
+        slot_memory_mb: 256,
+        task_s: 60.0,
+    };
+    r.observe(Time(60), &Observation::Profile(profile))
+        .expect("valid");
+    for k in 1..=60 {
+        let available = 96.0 + f64::from(k % 37) * 12.0;
+        let report = PeriodReport {
+            seconds: 60.0,
+            cpu_available: available,
+            cpu_consumed: available.min(300.0) * (0.9 + 0.001 * f64::from(k % 7)),
+            max_disk_util: (available / 400.0).min(1.0),
+            task_s: Some(60.0),
+            work: 1000.0,
+            usd: 1.0,
+            joules: 1.0,
+        };
+        let at = Time(60 * (i64::from(k) + 1));
+        r.observe(at, &Observation::Period(report)).expect("valid");
+        r.decide(
+            at,
+            &Progress::new(1000.0 * f64::from(k), 1e7, Duration(at.0), 200.0).expect("valid"),
+        );
+    }
+    r
 }
 
 fn bench(c: &mut Criterion) {
-    let knot = |a, u| Cluster {
-        cpu_available: a,
-        cpu_consumed: u,
-        weight: 1.0,
-    };
-    let curve = IoCurve::through(&[
-        knot(8.0, 8.0),
-        knot(40.0, 30.0),
-        knot(200.0, 60.0),
-        knot(5000.0, 80.0),
-    ]);
-    let progress = Progress::new(1000.0, 9000.0, Duration(600), 8.0).expect("valid progress");
-    let completion = CompletionParams::new(0.05, Duration(60), Duration(30)).expect("valid");
+    let progress = Progress::new(60_000.0, 1e7, Duration(3660), 200.0).expect("valid");
+    for n in [36, 10_000] {
+        let r = prepared(n);
+        c.bench_function(&format!("decide/{n}"), |b| {
+            b.iter_batched_ref(
+                || r.clone(),
+                |r| black_box(r.decide(Time(3720), &progress).volunteers.len()),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    let all: Vec<Candidate> = (0..10_000)
+        .map(|i| {
+            let (fg, mem) = spread(i);
+            Candidate {
+                node: NodeId(i),
+                residual_cpu: 16.0 - fg,
+                slots: (mem / 256) as u32,
+            }
+        })
+        .collect();
+    let completion = CompletionParams::new(Duration(30), 60.0).expect("valid");
     let goal = Goal::Cost(CostModel::default());
     let model = SearchModel {
         now: Time(600),
-        dedicated: 2,
-        dedicated_cpu: 8.0,
-        cpu_max: 4.0,
-        curve: curve.as_ref(),
-        ceiling_cpu: f64::INFINITY,
+        dedicated: 6,
+        dedicated_cpu: 96.0,
+        cpu_max: 16.0,
+        curve: None,
+        ceiling_cpu: 20_000.0,
         progress: &progress,
         completion: &completion,
         goal: &goal,
-        current: 4,
+        current: 40,
     };
-    for n in [36, 10_000] {
-        let all = candidates(n);
-        let mut sorted = Vec::with_capacity(all.len());
-        c.bench_function(&format!("exhaustive_search/{n}"), |b| {
-            b.iter(|| {
-                screen_and_sort(black_box(&all), 1024, &mut sorted);
-                black_box(exhaustive_search(&model, &sorted))
-            })
-        });
-    }
+    let mut sorted = Vec::with_capacity(all.len());
+    c.bench_function("exhaustive_search/10000", |b| {
+        b.iter(|| {
+            screen_and_sort(black_box(&all), &mut sorted);
+            black_box(exhaustive_search(&model, &sorted))
+        })
+    });
+    screen_and_sort(&all, &mut sorted);
+    c.bench_function("annealing_search/10000", |b| {
+        b.iter(|| black_box(annealing_search(&model, black_box(&sorted), 40, 500, 7)))
+    });
 }
 
 criterion_group!(benches, bench);

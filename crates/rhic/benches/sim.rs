@@ -1,6 +1,5 @@
-//! One full simulated job: Wordcount, two hours of dedicated-only work on 6 dedicated 4-core
-//! nodes beside 36 interactive ones, sized by RHIC under the cost goal (about 40 simulated
-//! minutes, second by second).
+//! One full simulated job: Wordcount on 6 dedicated 16-core nodes beside 36 interactive ones,
+//! sized by RHIC under the cost goal (about 25 simulated minutes, second by second).
 
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::sim::{SimConfig, Strategy, simulate};
@@ -11,8 +10,6 @@ use std::hint::black_box;
 fn bench(c: &mut Criterion) {
     let config = SimConfig::new(
         JobProfile::Wordcount,
-        6,
-        6.0 * 4.0 * 7200.0,
         Goal::Cost(CostModel::default()),
         Strategy::Rhic,
     );

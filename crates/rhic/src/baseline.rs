@@ -1,47 +1,71 @@
-//! The baselines RHIC is compared with in the paper's evaluation (its comparison with
-//! alternative approaches, Figure 13): FUZZY hill climbing and a residual-CPU threshold. The
-//! third, exhaustive "targeted" runs at every fixed size, needs no policy of its own: it is
-//! [`crate::sim::Strategy::Fixed`]. All three pick *how many* volunteers; *which* ones is the
-//! same greedy order RHIC uses ([`crate::screen_and_sort`] over a
-//! [`crate::ForegroundTable`]).
+//! The approaches RHIC is compared with (§5.2–5.3), as policies of the same protocol
+//! ([`PoolPolicy`]) so every comparison runs through one simulator path:
+//!
+//! - **Fixed** size, the exhaustive survey's "targeted" framework (§5.2): a constant number of
+//!   volunteers kept with RHIC's selection and management (§4.4);
+//! - **FUZZY**, the fuzzy hill-climbing controller after Liu et al. (§5.3, Fig. 12): rules 1/3
+//!   move by `p` in the direction that improved the previous interval's efficiency, rules 2/4
+//!   reverse by one volunteer when it worsened, no action inside a dead-band; it starts from
+//!   the profiling period and a manual second step `S`;
+//! - **Threshold** (§5.3): every interactive node whose residual exceeds `θ · CPU_max`,
+//!   blind to the goal.
+//!
+//! All three choose *how many* volunteers; *which* ones is RHIC's [`Selection`].
 
-use cosched_core::ParamError;
+use crate::completion::Progress;
+use crate::goal::Goal;
+use crate::policy::{
+    CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy, Selection,
+};
+use crate::search::Candidate;
+use cosched_core::{Duration, ParamError, Time};
+use serde::{Deserialize, Serialize};
 
-/// FUZZY: two-step hill climbing over the pool size, one step per evaluation interval.
+/// FUZZY's deadline padding: the "ideal" rate finishes this fraction early (§5.3: 5 %).
+pub const FUZZY_DEADLINE_PADDING: f64 = 0.05;
+
+/// FUZZY: hill climbing over the pool size, one step per evaluation interval.
 ///
-/// After each interval the measure (lower is better: dollars or joules per unit of work, or
-/// distance to the deadline) is compared with the previous interval's:
-/// - improved after an increase → increase again by `p`;
-/// - improved after a decrease → decrease again by `p`;
-/// - worse (or equal) → reverse the last move by 1.
-///
-/// The first move, with nothing to compare, is an increase by `p`. Sizes stay in
-/// `0..=available`.
+/// The first measure (the profiling period's, at 0 volunteers) only primes it: the pool goes to
+/// the manual start `S`, counted as an increase. After each later interval the measure (lower
+/// is better) is compared with the previous one's:
+/// - a relative change within the dead-band: no action (§5.3, step 3);
+/// - improved after an increase (rule 1) or a decrease (rule 3): again by `p`;
+/// - worse after an increase or decrease (rules 2 and 4): reverse by 1.
 ///
 /// ```
 /// use cosched_rhic::baseline::Fuzzy;
-/// let mut f = Fuzzy::new(2, 10).unwrap();
-/// assert_eq!(f.next(5.0, 36), 12); // first move: up by p
+/// let mut f = Fuzzy::new(2, 10, 0.02).unwrap();
+/// assert_eq!(f.next(5.0, 36), 10); // the profiling period's measure: go to S
+/// assert_eq!(f.next(4.5, 36), 12); // better after the increase to S: up by p
 /// assert_eq!(f.next(4.0, 36), 14); // better after an increase: up by p
 /// assert_eq!(f.next(4.5, 36), 13); // worse: reverse by 1
 /// assert_eq!(f.next(4.2, 36), 11); // better after a decrease: down by p
-/// assert_eq!(f.next(4.2, 36), 12); // not better: reverse by 1
+/// assert_eq!(f.next(4.21, 36), 11); // within the 2 % dead-band: stay
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fuzzy {
     step: usize,
     size: usize,
+    deadband: f64,
     increased: bool,
     last: Option<f64>,
 }
 
 impl Fuzzy {
-    /// Step `p` (> 0) and the starting size `S`.
-    pub fn new(step: usize, start: usize) -> Result<Self, ParamError> {
+    /// Step `p` (> 0), the starting size `S` and the dead-band (relative, finite, ≥ 0).
+    pub fn new(step: usize, start: usize, deadband: f64) -> Result<Self, ParamError> {
         ParamError::check(step > 0, "step", step, "must be > 0")?;
+        ParamError::check(
+            deadband.is_finite() && deadband >= 0.0,
+            "deadband",
+            deadband,
+            "must be finite and >= 0",
+        )?;
         Ok(Fuzzy {
             step,
             size: start,
+            deadband,
             increased: true,
             last: None,
         })
@@ -54,33 +78,237 @@ impl Fuzzy {
 
     /// The next size, given the interval's `measure` and the volunteers `available` now.
     pub fn next(&mut self, measure: f64, available: usize) -> usize {
-        let (up, by) = match self.last {
-            None => (true, self.step),
-            Some(last) if measure < last => (self.increased, self.step),
-            Some(_) => (!self.increased, 1),
+        let change = match self.last {
+            Some(last) if measure == last => Some(0.0),
+            Some(last) if last.is_finite() && measure.is_finite() && last != 0.0 => {
+                Some((measure - last) / last.abs())
+            }
+            Some(last) if measure.is_finite() && !last.is_finite() => Some(-1.0),
+            Some(_) => Some(1.0),
+            None => None,
         };
-        self.size = if up {
-            self.size.saturating_add(by)
-        } else {
-            self.size.saturating_sub(by)
+        let action = match change {
+            None => None,
+            Some(c) if c.abs() <= self.deadband => None,
+            Some(c) if c < 0.0 => Some((self.increased, self.step)),
+            Some(_) => Some((!self.increased, 1)),
+        };
+        if let Some((up, by)) = action {
+            self.size = if up {
+                self.size.saturating_add(by)
+            } else {
+                self.size.saturating_sub(by)
+            };
+            self.increased = up;
         }
-        .min(available);
-        self.increased = up;
+        self.size = self.size.min(available);
         self.last = Some(measure);
         self.size
     }
 }
 
-/// Threshold: every candidate whose predicted residual CPU exceeds `theta · cpu_max`. On
-/// candidates sorted by residual (descending) that is a prefix; returns its length.
+/// Threshold: every candidate whose predicted residual exceeds `theta · cpu_max`.
 ///
 /// ```
 /// use cosched_rhic::baseline::threshold_size;
 /// assert_eq!(threshold_size(&[3.5, 2.5, 1.0], 0.5, 4.0), 2); // residual > 2 cores
 /// ```
-pub fn threshold_size(sorted_residuals: &[f64], theta: f64, cpu_max: f64) -> usize {
-    sorted_residuals
-        .iter()
-        .take_while(|&&r| r > theta * cpu_max)
-        .count()
+pub fn threshold_size(residuals: &[f64], theta: f64, cpu_max: f64) -> usize {
+    residuals.iter().filter(|&&r| r > theta * cpu_max).count()
+}
+
+/// How a baseline sizes the pool.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Rule {
+    /// A constant number of volunteers.
+    Fixed(usize),
+    /// FUZZY hill climbing and the goal it measures.
+    Fuzzy(Fuzzy),
+    /// Every node above `θ · CPU_max`.
+    Threshold(f64),
+}
+
+/// A baseline policy: a [`Rule`] for the size, RHIC's selection for the nodes, the same
+/// interval discipline (sizes change at interval boundaries; departed or failed volunteers are
+/// replaced in between).
+///
+/// ```
+/// use cosched_core::{Duration, NodeId, Time};
+/// use cosched_rhic::baseline::{Baseline, Rule};
+/// use cosched_rhic::policy::{Observation, PoolPolicy, ProfileReport};
+/// use cosched_rhic::{CostModel, Goal, Progress};
+/// let mut b = Baseline::new(Rule::Fixed(2), 16.0, Goal::Cost(CostModel::default()), Duration(60));
+/// for n in 0..4 {
+///     b.observe(Time(59), &Observation::Node { node: NodeId(n), foreground_cpu: n as f64, free_memory_mb: 4096 }).unwrap();
+/// }
+/// let profile = ProfileReport { bw_util: 0.3, dedicated_cpu: 96.0, slot_memory_mb: 256, task_s: 60.0 };
+/// b.observe(Time(60), &Observation::Profile(profile)).unwrap();
+/// let d = b.decide(Time(60), &Progress::new(1.0, 9.0, Duration(60), 96.0).unwrap());
+/// assert_eq!(d.nodes().collect::<Vec<_>>(), [NodeId(0), NodeId(1)]); // the two least loaded
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Baseline {
+    rule: Rule,
+    goal: Goal,
+    cpu_max: f64,
+    interval: Duration,
+    replacement_threshold: f64,
+    cloud: CloudView,
+    slot_memory_mb: Option<u64>,
+    selection: Selection,
+    last_period: Option<PeriodReport>,
+    last: Option<Decision>,
+    last_boundary: Option<Time>,
+    #[serde(skip)]
+    sorted: Vec<Candidate>,
+}
+
+impl Baseline {
+    /// A baseline of `rule` on nodes of `cpu_max` cores, measuring `goal` (FUZZY), deciding
+    /// every `interval`, with RHIC's default predictor (10 min) and replacement threshold
+    /// (`cpu_max / 4`).
+    pub fn new(rule: Rule, cpu_max: f64, goal: Goal, interval: Duration) -> Self {
+        Baseline {
+            rule,
+            goal,
+            cpu_max,
+            interval,
+            replacement_threshold: cpu_max / 4.0,
+            cloud: CloudView::new(Duration::from_mins(10)),
+            slot_memory_mb: None,
+            selection: Selection::default(),
+            last_period: None,
+            last: None,
+            last_boundary: None,
+            sorted: Vec::new(),
+        }
+    }
+
+    /// FUZZY's measure of an interval, lower is better: dollars or joules per unit of work,
+    /// or for a deadline the relative distance of the interval's rate from the ideal rate
+    /// that finishes 5 % early; `+∞` when the interval shows no progress.
+    fn measure(&self, now: Time, p: &PeriodReport, progress: &Progress) -> f64 {
+        if p.work <= 0.0 {
+            return f64::INFINITY;
+        }
+        match self.goal {
+            Goal::Cost(_) => p.usd / p.work,
+            Goal::Energy(_) => p.joules / p.work,
+            Goal::Deadline(deadline) => {
+                let left = (deadline.0 - now.0) as f64 * (1.0 - FUZZY_DEADLINE_PADDING);
+                let ideal = if left > 0.0 {
+                    progress.remaining() / left
+                } else {
+                    f64::INFINITY
+                };
+                let rate = p.work / p.seconds.max(1.0);
+                if ideal.is_finite() {
+                    (rate - ideal).abs() / ideal.max(f64::MIN_POSITIVE)
+                } else {
+                    1.0 / rate
+                }
+            }
+        }
+    }
+
+    fn size(&mut self, measure: Option<f64>, available: usize) -> usize {
+        match &mut self.rule {
+            Rule::Fixed(k) => *k,
+            Rule::Fuzzy(f) => match measure {
+                Some(m) => f.next(m, available),
+                None => f.size().min(available),
+            },
+            Rule::Threshold(theta) => {
+                let residuals: Vec<f64> = self.sorted.iter().map(Candidate::contribution).collect();
+                threshold_size(&residuals, *theta, self.cpu_max)
+            }
+        }
+    }
+}
+
+impl PoolPolicy for Baseline {
+    fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError> {
+        if self.cloud.observe(at, observation) {
+            return Ok(());
+        }
+        match *observation {
+            Observation::Profile(p) => {
+                ParamError::check(
+                    p.slot_memory_mb > 0,
+                    "slot_memory_mb",
+                    p.slot_memory_mb,
+                    "must be > 0",
+                )?;
+                self.slot_memory_mb = Some(p.slot_memory_mb);
+            }
+            // Kept until the boundary decision, which knows the progress.
+            Observation::Period(p) => self.last_period = Some(p),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn decide(&mut self, now: Time, progress: &Progress) -> &Decision {
+        let mut all = Vec::new();
+        match self.slot_memory_mb {
+            Some(slot_mb) => self
+                .cloud
+                .screen(self.cpu_max, slot_mb, &mut all, &mut self.sorted),
+            None => self.sorted.clear(),
+        }
+        let due = self
+            .last_boundary
+            .is_none_or(|b| now >= b.saturating_add(self.interval));
+        let decision = if !due {
+            let size = self.selection.members().len();
+            let dropped = self.selection.refresh(&self.sorted);
+            if dropped {
+                self.selection.resize(size, &self.sorted);
+            }
+            let last = self.last.take().unwrap_or_else(|| Decision {
+                at: now,
+                volunteers: Vec::new(),
+                estimate_s: None,
+                score: None,
+                kind: DecisionKind::Deferred,
+            });
+            Decision {
+                volunteers: self.selection.members().to_vec(),
+                kind: if dropped {
+                    DecisionKind::Replaced
+                } else {
+                    DecisionKind::Deferred
+                },
+                ..last
+            }
+        } else if self.slot_memory_mb.is_none() {
+            self.last_boundary = Some(now);
+            Decision {
+                at: now,
+                volunteers: Vec::new(),
+                estimate_s: None,
+                score: None,
+                kind: DecisionKind::Profiling,
+            }
+        } else {
+            self.last_boundary = Some(now);
+            let measure = self
+                .last_period
+                .take()
+                .map(|p| self.measure(now, &p, progress));
+            self.selection.refresh(&self.sorted);
+            let size = self.size(measure, self.sorted.len());
+            self.selection.resize(size, &self.sorted);
+            self.selection
+                .replace(&self.sorted, self.replacement_threshold);
+            Decision {
+                at: now,
+                volunteers: self.selection.members().to_vec(),
+                estimate_s: None,
+                score: None,
+                kind: DecisionKind::Rule,
+            }
+        };
+        self.last.insert(decision)
+    }
 }

@@ -5,14 +5,16 @@
 //! - Eq. 5: `T_remaining = J_remaining / (CPU_predicted · R_proc)`, with `CPU_predicted` read
 //!   off the I/O curve ([`crate::IoCurve`]) for the CPU a candidate pool makes available.
 //!
-//! On top, [`CompletionParams`] pads the estimate for stragglers (`T · (1 + padding)`) and
-//! damps transitions: growing the pool costs `setup` (VM boot, data staging), shrinking it
-//! costs `drain` (finishing or handing back the removed volunteers' tasks).
+//! On top, [`CompletionParams`] pads the estimate for stragglers by the average task length
+//! experienced so far (§4.3), and damps transitions: adding volunteers costs the profiled
+//! `setup` (VM boot), removing them costs their predicted drain, half an average task (the
+//! expected remainder of the task in flight), §4.3.
 
 use cosched_core::{Duration, ParamError};
+use serde::{Deserialize, Serialize};
 
 /// The job's progress so far, as the controller observes it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     completed: f64,
     remaining: f64,
@@ -21,16 +23,18 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// `J_completed` (> 0) and `J_remaining` (≥ 0) units of work, `T_elapsed` (> 0) and the
-    /// average `CPU_consumed` over it (cores, > 0).
+    /// `J_completed` (≥ 0: a decision at 0 % progress is allowed) and `J_remaining` (≥ 0)
+    /// units of work, `T_elapsed` (≥ 0) and the average `CPU_consumed` over it (cores, ≥ 0).
     ///
     /// ```
     /// use cosched_core::Duration;
     /// use cosched_rhic::Progress;
     /// let p = Progress::new(100.0, 300.0, Duration(50), 4.0).unwrap();
-    /// assert_eq!(p.rate(), 0.5); // Eq. 4: 100 / (50 · 4)
+    /// assert_eq!(p.rate(), Some(0.5)); // Eq. 4: 100 / (50 · 4)
     /// assert_eq!(p.remaining_s(6.0), 100.0); // Eq. 5: 300 / (6 · 0.5)
-    /// assert!(Progress::new(0.0, 1.0, Duration(50), 4.0).is_err());
+    /// let start = Progress::new(0.0, 1.0, Duration(0), 0.0).unwrap();
+    /// assert_eq!(start.rate(), None); // nothing to measure yet
+    /// assert!(Progress::new(-1.0, 1.0, Duration(50), 4.0).is_err());
     /// ```
     pub fn new(
         completed: f64,
@@ -39,10 +43,10 @@ impl Progress {
         cpu_consumed: f64,
     ) -> Result<Self, ParamError> {
         ParamError::check(
-            completed.is_finite() && completed > 0.0,
+            completed.is_finite() && completed >= 0.0,
             "completed",
             completed,
-            "must be finite and > 0",
+            "must be finite and >= 0",
         )?;
         ParamError::check(
             remaining.is_finite() && remaining >= 0.0,
@@ -50,12 +54,12 @@ impl Progress {
             remaining,
             "must be finite and >= 0",
         )?;
-        ParamError::check(elapsed.0 > 0, "elapsed", elapsed.0, "must be > 0 s")?;
+        ParamError::check(elapsed.0 >= 0, "elapsed", elapsed.0, "must be >= 0 s")?;
         ParamError::check(
-            cpu_consumed.is_finite() && cpu_consumed > 0.0,
+            cpu_consumed.is_finite() && cpu_consumed >= 0.0,
             "cpu_consumed",
             cpu_consumed,
-            "must be finite and > 0",
+            "must be finite and >= 0",
         )?;
         Ok(Progress {
             completed,
@@ -65,9 +69,15 @@ impl Progress {
         })
     }
 
-    /// Eq. 4: `R_proc`, work units per consumed core-second.
-    pub fn rate(&self) -> f64 {
-        self.completed / (self.elapsed.0 as f64 * self.cpu_consumed)
+    /// Eq. 4: `R_proc`, work units per consumed core-second; `None` before any progress.
+    pub fn rate(&self) -> Option<f64> {
+        let r = self.completed / (self.elapsed.0 as f64 * self.cpu_consumed);
+        (self.completed > 0.0 && r.is_finite() && r > 0.0).then_some(r)
+    }
+
+    /// `J_completed`.
+    pub fn completed(&self) -> f64 {
+        self.completed
     }
 
     /// `J_remaining`.
@@ -75,64 +85,69 @@ impl Progress {
         self.remaining
     }
 
-    /// Eq. 5: seconds to finish at `cpu_predicted` consumed cores (infinite at 0).
+    /// Eq. 5: seconds to finish at `cpu_predicted` consumed cores (infinite at 0 cores or
+    /// without a rate).
     pub fn remaining_s(&self, cpu_predicted: f64) -> f64 {
         if self.remaining == 0.0 {
             return 0.0;
         }
-        self.remaining / (cpu_predicted * self.rate())
+        match self.rate() {
+            Some(rate) => self.remaining / (cpu_predicted * rate),
+            None => f64::INFINITY,
+        }
     }
 }
 
-/// Straggler padding and transition damping.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Straggler padding and transition damping (§4.3), from the profiled volunteer setup time
+/// and the average task length observed so far.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompletionParams {
-    straggler_padding: f64,
     setup: Duration,
-    drain: Duration,
+    task_s: f64,
 }
 
 impl CompletionParams {
-    /// `straggler_padding` ≥ 0 (a fraction of the estimate), `setup` and `drain` ≥ 0.
+    /// `setup` ≥ 0 (a volunteer's boot, profiled) and the average task length `task_s` ≥ 0.
     ///
     /// ```
     /// use cosched_core::Duration;
     /// use cosched_rhic::CompletionParams;
-    /// let c = CompletionParams::new(0.5, Duration(60), Duration(30)).unwrap();
-    /// assert_eq!(c.estimate_s(100.0, 2, 3), 210.0); // 100 · 1.5 + setup
-    /// assert_eq!(c.estimate_s(100.0, 3, 2), 180.0); // 100 · 1.5 + drain
-    /// assert_eq!(c.estimate_s(100.0, 3, 3), 150.0);
+    /// let c = CompletionParams::new(Duration(60), 40.0).unwrap();
+    /// assert_eq!(c.estimate_s(100.0, 2, 3), 200.0); // 100 + 40 padding + 60 setup
+    /// assert_eq!(c.estimate_s(100.0, 3, 2), 160.0); // 100 + 40 + 20 drain (half a task)
+    /// assert_eq!(c.estimate_s(100.0, 3, 3), 140.0);
     /// ```
-    pub fn new(
-        straggler_padding: f64,
-        setup: Duration,
-        drain: Duration,
-    ) -> Result<Self, ParamError> {
+    pub fn new(setup: Duration, task_s: f64) -> Result<Self, ParamError> {
+        ParamError::check(setup.0 >= 0, "setup", setup.0, "must be >= 0 s")?;
         ParamError::check(
-            straggler_padding.is_finite() && straggler_padding >= 0.0,
-            "straggler_padding",
-            straggler_padding,
+            task_s.is_finite() && task_s >= 0.0,
+            "task_s",
+            task_s,
             "must be finite and >= 0",
         )?;
-        ParamError::check(setup.0 >= 0, "setup", setup.0, "must be >= 0 s")?;
-        ParamError::check(drain.0 >= 0, "drain", drain.0, "must be >= 0 s")?;
-        Ok(CompletionParams {
-            straggler_padding,
-            setup,
-            drain,
-        })
+        Ok(CompletionParams { setup, task_s })
+    }
+
+    /// The same with a newly observed average task length (ignored unless finite and ≥ 0).
+    pub fn with_task_s(self, task_s: f64) -> Self {
+        CompletionParams::new(self.setup, task_s).unwrap_or(self)
+    }
+
+    /// The average task length, seconds.
+    pub fn task_s(&self) -> f64 {
+        self.task_s
     }
 
     /// The damped estimate for moving from `current` to `next` volunteers, given Eq. 5's
-    /// `remaining_s`: `remaining_s · (1 + padding)`, plus `setup` when growing, `drain` when
-    /// shrinking.
+    /// `remaining_s`: plus one average task of straggler padding, plus `setup` when growing or
+    /// half a task of drain when shrinking.
     pub fn estimate_s(&self, remaining_s: f64, current: usize, next: usize) -> f64 {
         let transition = match next.cmp(&current) {
-            std::cmp::Ordering::Greater => self.setup.0,
-            std::cmp::Ordering::Less => self.drain.0,
-            std::cmp::Ordering::Equal => 0,
+            std::cmp::Ordering::Greater => self.setup.0 as f64,
+            std::cmp::Ordering::Less => self.task_s / 2.0,
+            std::cmp::Ordering::Equal => 0.0,
         };
-        remaining_s * (1.0 + self.straggler_padding) + transition as f64
+        remaining_s + self.task_s + transition
     }
 }
 
@@ -140,9 +155,8 @@ impl Default for CompletionParams {
     /// No padding, no damping.
     fn default() -> Self {
         CompletionParams {
-            straggler_padding: 0.0,
             setup: Duration::ZERO,
-            drain: Duration::ZERO,
+            task_s: 0.0,
         }
     }
 }

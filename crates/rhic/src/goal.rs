@@ -2,10 +2,11 @@
 //! minimise energy. A lower [`Score`] is better.
 
 use cosched_core::{NodeId, ParamError, Time};
+use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
 /// What RHIC optimises.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Goal {
     /// Finish as close to the deadline as possible, on its near side (see [`Score`]).
     Deadline(Time),
@@ -22,7 +23,7 @@ pub enum Goal {
 /// picks the estimate nearest the deadline on its near (early) side — the smallest pool that
 /// still makes it — and, when none does, the one that misses by least. For cost and energy,
 /// `late` is false and `value` is dollars or joules.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Score {
     /// The estimate misses the deadline.
     pub late: bool,
@@ -48,7 +49,9 @@ impl Ord for Score {
 
 /// Money in units of 1/3600 micro-dollar, so that a whole number of seconds at a whole
 /// number of micro-dollars per hour is exact.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Money(pub u128);
 
 impl Money {
@@ -60,7 +63,7 @@ impl Money {
 
 /// Hourly rates, charged only for what is used: dedicated nodes for the whole run, each
 /// volunteer for the time it is in the pool.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CostModel {
     dedicated_micro_usd_per_hour: u64,
     volunteer_micro_usd_per_hour: u64,
@@ -77,7 +80,7 @@ impl Default for CostModel {
 }
 
 /// A bill: one charge per node, and their sum.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bill {
     /// Charge of each dedicated node, in order.
     pub dedicated: Vec<Money>,
@@ -132,11 +135,14 @@ impl CostModel {
     }
 }
 
-/// A linear CPU power model per node: `P(u) = idle + (max − idle) · u`, `u` the utilisation.
+/// A CPU power model per node: `P(u) = idle + (max − idle) · u`, `u` the utilisation, at the
+/// nodes' one clock frequency.
 ///
-/// Dedicated nodes are billed in full; a volunteer only for its increment over what its host
-/// would draw anyway, `(max − idle) · CPU_consumed_there / CPU_max`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The paper regresses power on utilisation and frequency from a micro-benchmark (§4.3); its
+/// runs keep every core at 2 GHz (§5.1), where the regression is a line in `u`. Dedicated
+/// nodes are billed in full; a volunteer only for its increment over what its host would draw
+/// anyway, `(max − idle) · CPU_consumed_there / CPU_max` (§4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PowerModel {
     idle_w: f64,
     max_w: f64,
@@ -158,6 +164,18 @@ impl PowerModel {
             "must be finite and >= idle_w",
         )?;
         Ok(PowerModel { idle_w, max_w })
+    }
+
+    /// The ARC node at 2 GHz, calibrated on Table 1's Pi rows (exhaustive runs, a baseline):
+    /// 0 volunteers, 5,461 Wh over the 2.77 h of 6 dedicated nodes gives 328 W busy; 36
+    /// volunteers, 2,963 Wh over 0.44 h, less the dedicated nodes' share, leaves 9.6 W per
+    /// volunteer core (at the Table 2 mix's mean residual of 13.9 cores), 153 W per node
+    /// dynamic, so 175 W idle (53 %, above HGCC's 34 %, §3.3).
+    pub fn arc() -> Self {
+        PowerModel {
+            idle_w: 175.0,
+            max_w: 328.4,
+        }
     }
 
     /// The pool's power, watts: `dedicated` nodes idling plus the dynamic power of

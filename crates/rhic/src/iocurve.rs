@@ -5,6 +5,7 @@
 //! first-degree spline through the cluster centres ([`IoCurve`]) interpolates between them.
 
 use cosched_core::ParamError;
+use serde::{Deserialize, Serialize};
 
 /// One observation: CPU made available to the job and CPU it consumed (cores), with its
 /// weight (1 for a fresh sample, less as it ages; see [`age_weight`]).
@@ -29,7 +30,7 @@ pub fn age_weight(age_s: f64, half_life_s: f64) -> f64 {
 
 /// A cluster found by [`mean_shift`]: its centre (a mode of the weighted density) and the
 /// total weight of the samples that converged to it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cluster {
     /// Centre, `CPU_available` coordinate.
     pub cpu_available: f64,
@@ -40,7 +41,7 @@ pub struct Cluster {
 }
 
 /// Mean-shift parameters: flat-kernel bandwidth (cores) and the iteration limits.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MeanShiftParams {
     pub(crate) bandwidth: f64,
     pub(crate) max_iterations: u32,
@@ -92,7 +93,8 @@ fn canonical_order(a: &IoSample, b: &IoSample) -> std::cmp::Ordering {
 /// kept one is dropped; each sample then joins its nearest kept centre, whose `weight` is the
 /// sum of its members'. Centres come back sorted by `CPU_available`. Samples are sorted
 /// first, so floating-point sums do not depend on the input order. Samples with a non-finite
-/// coordinate or a weight ≤ 0 are ignored. O(n² · iterations). With unit weights the centres
+/// coordinate or a weight ≤ 0 are ignored. O(n · w · iterations), `w` the samples within a
+/// bandwidth on the `CPU_available` axis (at most n). With unit weights the centres
 /// agree with scikit-learn 1.9 to 1e-9 (`tests/sklearn.rs`).
 ///
 /// ```
@@ -121,12 +123,19 @@ pub fn mean_shift(samples: &[IoSample], params: &MeanShiftParams) -> Vec<Cluster
         let (dx, dy) = (p.cpu_available - x, p.cpu_consumed - y);
         dx * dx + dy * dy <= h2
     };
+    // The points are sorted by `CPU_available`: only those within `bandwidth` of `x` on that
+    // axis can be neighbours (same points, same order: the sums are unchanged).
+    let window = |x: f64| {
+        let lo = pts.partition_point(|p| p.cpu_available < x - params.bandwidth);
+        let hi = pts.partition_point(|p| p.cpu_available <= x + params.bandwidth);
+        &pts[lo..hi.max(lo)]
+    };
     let mut modes: Vec<Cluster> = Vec::with_capacity(pts.len());
     for start in &pts {
         let (mut x, mut y) = (start.cpu_available, start.cpu_consumed);
         for _ in 0..params.max_iterations {
             let (mut sw, mut sx, mut sy) = (0.0, 0.0, 0.0);
-            for p in pts.iter().filter(|p| near(x, y, p)) {
+            for p in window(x).iter().filter(|p| near(x, y, p)) {
                 sw += p.weight;
                 sx += p.weight * p.cpu_available;
                 sy += p.weight * p.cpu_consumed;
@@ -138,7 +147,11 @@ pub fn mean_shift(samples: &[IoSample], params: &MeanShiftParams) -> Vec<Cluster
                 break;
             }
         }
-        let support = pts.iter().filter(|p| near(x, y, p)).map(|p| p.weight).sum();
+        let support = window(x)
+            .iter()
+            .filter(|p| near(x, y, p))
+            .map(|p| p.weight)
+            .sum();
         modes.push(Cluster {
             cpu_available: x,
             cpu_consumed: y,

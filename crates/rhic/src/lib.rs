@@ -6,38 +6,43 @@
 //! evaluation interval RHIC picks how many volunteers, and which, to minimise monetary cost or
 //! energy, or to meet a deadline.
 //!
-//! The controller (policy) is plain structs and free functions with no clock, RNG or I/O;
-//! [`sim`] drives it — or a baseline ([`baseline`]) — through its public API over a simulated,
-//! seeded interactive cloud ([`env`](mod@env)).
+//! The controller and the baselines are policies of one protocol ([`PoolPolicy`]):
+//! observations in ([`Observation`]: 1 s foreground readings, departures, boots, the profile,
+//! each period's measurements), pool decisions out ([`Decision`]); no clock, RNG or I/O, and
+//! their state serialises. [`sim`] is one executor of that protocol over a simulated, seeded
+//! testbed ([`env`](mod@env)) on core's simulation kernel; a live system is another.
 //!
 //! | paper | here |
 //! |---|---|
 //! | Eq. 1–3: supportable volunteer CPU (per dedicated node, best and worst case) | [`saturation`]: [`SaturationEstimate`] |
-//! | Algorithm 1: initial pool scaling with the diminishing-returns ceiling | [`saturation`]: [`initial_pool_size`], [`Rhic::initial`] |
-//! | I/O curve: mean-shift clustering with ageing, linear spline through the centres | [`iocurve`]: [`mean_shift`], [`IoCurve`] |
-//! | Eq. 4–5: `R_proc`, `T_remaining`; straggler padding, transition damping | [`completion`]: [`Progress`], [`CompletionParams`] |
-//! | goals: deadline, cost ($1.00/h dedicated, $0.42/h volunteer), energy | [`goal`]: [`Goal`], [`Score`], [`CostModel`], [`PowerModel`] |
-//! | per-node moving-average foreground predictor | [`predictor`]: [`MovingAverage`] |
-//! | memory screening, greedy order, exhaustive search over all sizes | [`search`]: [`screen_and_sort`], [`exhaustive_search`] |
-//! | the controller: intervals, threshold-based replacement, deferment under churn | [`policy`]: [`Rhic`] |
-//! | testbed: Table 2 foreground workloads, Hadoop/HBase job I/O profiles, prices, power | [`env`](mod@env) (our assumed numbers, documented there) |
-//! | the runs: profiling, evaluation intervals, setup/drain, churn, noisy metrics | [`sim`]: [`sim::simulate`] |
-//! | baselines: exhaustive fixed sizes, FUZZY hill climbing, threshold | [`sim::Strategy`], [`baseline`] |
+//! | Algorithm 1: worst case → midpoint → DMR ceiling or BWUtil extrapolation → + worst, until saturation | [`policy`]: [`Rhic`] |
+//! | I/O curve seeded by the profile: mean-shift with ageing, linear spline through the centres | [`iocurve`]: [`mean_shift`], [`IoCurve`]; [`Rhic::io_curve`] |
+//! | Eq. 4–5: `R_proc`, `T_remaining`; padding and transition damping from the task length | [`completion`]: [`Progress`], [`CompletionParams`] |
+//! | goals: deadline, cost ($1.00/h dedicated, $0.42/h volunteer), energy (incremental on volunteers) | [`goal`]: [`Goal`], [`Score`], [`CostModel`], [`PowerModel`] |
+//! | per-node moving-average foreground predictor over 10–60 min | [`predictor`]: [`MovingAverage`] |
+//! | memory screening by map slots, greedy order, exhaustive search, simulated annealing | [`search`]: [`screen_and_sort`], [`exhaustive_search`], [`annealing_search`] |
+//! | selection adjusting the previous pool, threshold replacement, deferment | [`policy`]: [`Selection`], [`Rhic`] |
+//! | baselines: fixed sizes (exhaustive survey), FUZZY with dead-band and 5 % padding, threshold | [`baseline`] |
+//! | testbed: Table 2, 16-core nodes, sessions and churn, job I/O and work, power | [`env`](mod@env) |
+//! | the runs: profiling, 1-minute periods on 1 s samples, setup/drain, churn, noisy metrics | [`sim`]: [`sim::simulate`] |
 //!
 //! ```
 //! use cosched_core::{Duration, NodeId, Time};
-//! use cosched_rhic::{Goal, Progress, Rhic, RhicConfig};
-//! // Two dedicated 4-core nodes; finish by t = 2 h.
-//! let mut rhic = Rhic::new(RhicConfig::new(2, 4.0, Goal::Deadline(Time(7200)))).unwrap();
-//! for (n, fg) in [(0, 1.0), (1, 3.5), (2, 0.5)] {
-//!     rhic.observe_node(NodeId(n), fg, 4096);
+//! use cosched_rhic::{Goal, Observation, PoolPolicy, ProfileReport, Progress, Rhic, RhicConfig};
+//! // Two dedicated 16-core nodes; finish by t = 2 h.
+//! let mut rhic = Rhic::new(RhicConfig::new(2, 16.0, Goal::Deadline(Time(7200)))).unwrap();
+//! for (n, fg) in [(0, 4.0), (1, 14.0), (2, 2.0)] {
+//!     let o = Observation::Node { node: NodeId(n), foreground_cpu: fg, free_memory_mb: 6000 };
+//!     rhic.observe(Time(59), &o).unwrap();
 //! }
-//! // 1,000 of 10,000 units done in 10 min on 8 cores: 8 cores would need 90 min more.
-//! let p = Progress::new(1000.0, 9000.0, Duration(600), 8.0).unwrap();
-//! let d = rhic.decide(Time(600), &p);
-//! // 8 + 3.5 cores (volunteer 2) finish in ≈ 63 min, at t ≈ 73 min; nearer the deadline
-//! // without missing it is 8 cores alone: 90 min from t = 10 min is 100 min ≤ 120 min.
-//! assert!(d.volunteers.is_empty());
+//! let profile = ProfileReport { bw_util: 0.1, dedicated_cpu: 32.0, slot_memory_mb: 256, task_s: 60.0 };
+//! rhic.observe(Time(60), &Observation::Profile(profile)).unwrap();
+//! // 1,920 of 240,000 units done in the 1-minute profile on 32 cores: 32 cores alone need
+//! // 2 h 4 min more, past the deadline; the least-loaded volunteer (14 free cores) makes it
+//! // in 1 h 26 min, the smallest pool that meets it (deadlines skip Algorithm 1).
+//! let p = Progress::new(1920.0, 238_080.0, Duration(60), 32.0).unwrap();
+//! let d = rhic.decide(Time(60), &p);
+//! assert_eq!(d.nodes().collect::<Vec<_>>(), [NodeId(2)]);
 //! ```
 
 pub mod baseline;
@@ -54,7 +59,12 @@ pub mod sim;
 pub use completion::{CompletionParams, Progress};
 pub use goal::{Bill, CostModel, Goal, Money, PowerModel, Score};
 pub use iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
-pub use policy::{Decision, DecisionKind, Rhic, RhicConfig};
+pub use policy::{
+    Assignment, CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy,
+    ProfileReport, Rhic, RhicConfig, Selection,
+};
 pub use predictor::{ForegroundTable, MovingAverage};
-pub use saturation::{SaturationEstimate, initial_pool_size};
-pub use search::{Candidate, Evaluation, SearchModel, exhaustive_search, screen_and_sort};
+pub use saturation::SaturationEstimate;
+pub use search::{
+    Candidate, Evaluation, SearchModel, annealing_search, exhaustive_search, screen_and_sort,
+};

@@ -1,73 +1,80 @@
-//! The RHIC controller: a plain struct that takes observations and returns pool decisions.
+//! The RHIC controller (§4) on the crate's policy protocol: observations in ([`Observation`]),
+//! pool decisions out ([`Decision`]), no clock, RNG or I/O, state that serialises.
 //!
-//! Each evaluation interval it predicts every volunteer's residual CPU ([`ForegroundTable`]),
-//! refits the I/O curve ([`mean_shift`] with ageing, then [`IoCurve`]), and runs the
-//! exhaustive search ([`exhaustive_search`]) under its [`Goal`]. Between interval boundaries
-//! it defers: the last decision stands, except that a selected volunteer whose predicted
-//! residual falls below `replacement_threshold` (or that leaves, or runs short of memory) is
-//! replaced by the best unselected candidate above the threshold, or dropped if there is none.
-//! Before the job has progress to measure, [`Rhic::initial`] sizes the pool by Algorithm 1.
+//! - After the dedicated-only profiling run ([`ProfileReport`]: disk utilisation, CPU
+//!   consumed, memory per map slot, task length) the I/O curve is seeded with the profile's
+//!   point, so no pool is ever predicted faster than the dedicated nodes alone (§4.1).
+//! - For cost and energy, Algorithm 1 scales the pool one 1-minute period at a time: Eq. 3's
+//!   worst case, the midpoint of Eq. 2–3, then the diminishing-returns ceiling (the goal's best
+//!   size ignoring I/O, priced) or the saturation point extrapolated from the disk utilisation,
+//!   then `+ worst case` per period, until the disks report saturation or the ceiling is
+//!   reached. Deadlines skip it (§4.2).
+//! - Then every period: the exhaustive search (Eq. 4–5 over the I/O curve) picks a size; the
+//!   previous pool is adjusted to it (add the best unused, drop the worst used) and the
+//!   threshold replacement swaps the least-available used node for the most-available unused
+//!   one while their difference exceeds the threshold (§4.4).
+//! - Between period ends it defers (§4.4): departed or failed volunteers are replaced from the
+//!   best unused, the size stands.
 
 use crate::completion::{CompletionParams, Progress};
 use crate::goal::{Goal, Score};
-use crate::iocurve::{IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
+use crate::iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
 use crate::predictor::ForegroundTable;
-use crate::saturation::{SaturationEstimate, initial_pool_size};
+use crate::saturation::SaturationEstimate;
 use crate::search::{Candidate, SearchModel, exhaustive_search, screen_and_sort};
 use cosched_core::{Duration, NodeId, ParamError, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, VecDeque};
 
 /// The controller's parameters; checked by [`Rhic::new`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RhicConfig {
     /// `Count_dedicated` (> 0).
     pub dedicated: u32,
     /// `CPU_max`, cores per node (finite, > 0).
     pub cpu_max: f64,
-    /// What to optimise.
+    /// What to optimise (changeable later, [`Rhic::set_goal`]).
     pub goal: Goal,
-    /// Straggler padding and transition damping.
-    pub completion: CompletionParams,
+    /// A volunteer's profiled setup (boot) time, for the transition damping (§4.3).
+    pub setup: Duration,
     /// I/O-curve clustering.
     pub mean_shift: MeanShiftParams,
-    /// Half-life of an I/O sample's weight (> 0 s).
+    /// Half-life of an I/O sample's weight (> 0 s): the ageing of §4.2.
     pub sample_half_life: Duration,
     /// I/O samples kept, the newest (> 0).
     pub max_samples: usize,
-    /// Foreground samples per node in the moving average (> 0).
-    pub predictor_window: usize,
-    /// Memory a volunteer VM needs, MiB.
-    pub vm_memory_mb: u64,
-    /// The evaluation interval (> 0 s).
+    /// History of the per-node moving average (> 0 s; §4.4: 10–60 minutes).
+    pub predictor_window: Duration,
+    /// The evaluation interval (> 0 s; §4.1: one minute).
     pub interval: Duration,
-    /// Residual CPU (cores, ≥ 0) below which a selected volunteer is replaced mid-interval.
+    /// Residual-CPU difference (cores, ≥ 0) above which replacement swaps a used node for an
+    /// unused one (§4.4; the paper gives no value).
     pub replacement_threshold: f64,
-    /// Algorithm 1's diminishing-returns threshold (≥ 0), see [`initial_pool_size`].
-    pub min_marginal_gain: f64,
+    /// Disk utilisation (in `(0, 1]`) at which `IOSaturation()` of Algorithm 1 holds.
+    pub saturation_util: f64,
 }
 
 impl RhicConfig {
-    /// Defaults around the three required values: no padding or damping, a mean-shift
-    /// bandwidth of `cpu_max` and 100 iterations, a 10-minute sample half-life and 256
-    /// samples, a 5-sample predictor, 1 GiB VMs, a 5-minute interval, a replacement threshold
-    /// of `cpu_max / 10` and a 5 % marginal gain.
+    /// Defaults around the three required values: 30 s setup, a mean-shift bandwidth of
+    /// `cpu_max` and 100 iterations, a 10-minute sample half-life and 256 samples, a 10-minute
+    /// predictor, 1-minute intervals, a replacement threshold of `cpu_max / 4` and saturation
+    /// at 90 % disk utilisation (the last two ours).
     pub fn new(dedicated: u32, cpu_max: f64, goal: Goal) -> Self {
         RhicConfig {
             dedicated,
             cpu_max,
             goal,
-            completion: CompletionParams::default(),
+            setup: Duration(30),
             mean_shift: MeanShiftParams {
                 bandwidth: cpu_max,
                 max_iterations: 100,
             },
             sample_half_life: Duration::from_mins(10),
             max_samples: 256,
-            predictor_window: 5,
-            vm_memory_mb: 1024,
-            interval: Duration::from_mins(5),
-            replacement_threshold: cpu_max / 10.0,
-            min_marginal_gain: 0.05,
+            predictor_window: Duration::from_mins(10),
+            interval: Duration::from_mins(1),
+            replacement_threshold: cpu_max / 4.0,
+            saturation_util: 0.9,
         }
     }
 
@@ -84,6 +91,7 @@ impl RhicConfig {
             self.cpu_max,
             "must be finite and > 0",
         )?;
+        ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0 s")?;
         MeanShiftParams::new(self.mean_shift.bandwidth, self.mean_shift.max_iterations)?;
         ParamError::check(
             self.sample_half_life.0 > 0,
@@ -98,10 +106,10 @@ impl RhicConfig {
             "must be > 0",
         )?;
         ParamError::check(
-            self.predictor_window > 0,
+            self.predictor_window.0 > 0,
             "predictor_window",
-            self.predictor_window,
-            "must be > 0",
+            self.predictor_window.0,
+            "must be > 0 s",
         )?;
         ParamError::check(
             self.interval.0 > 0,
@@ -116,67 +124,333 @@ impl RhicConfig {
             "must be finite and >= 0",
         )?;
         ParamError::check(
-            self.min_marginal_gain.is_finite() && self.min_marginal_gain >= 0.0,
-            "min_marginal_gain",
-            self.min_marginal_gain,
-            "must be finite and >= 0",
+            self.saturation_util > 0.0 && self.saturation_util <= 1.0,
+            "saturation_util",
+            self.saturation_util,
+            "must be in (0, 1]",
         )
     }
 }
 
+/// What the dedicated-only profiling run measured (§4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProfileReport {
+    /// Average disk bandwidth utilisation of the dedicated nodes, `BWUtil_avg`, in `(0, 1]`.
+    pub bw_util: f64,
+    /// CPU the job consumed on the dedicated nodes during the profile, cores.
+    pub dedicated_cpu: f64,
+    /// Memory one map slot (worker process) needs, MiB (> 0).
+    pub slot_memory_mb: u64,
+    /// Average task length so far, seconds (≥ 0).
+    pub task_s: f64,
+}
+
+/// What one evaluation interval measured.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeriodReport {
+    /// Length of the interval, seconds.
+    pub seconds: f64,
+    /// Mean CPU available to the job (dedicated included; the dedicated nodes count as fully
+    /// available), cores.
+    pub cpu_available: f64,
+    /// Mean CPU the job consumed, cores (noisy, as measured).
+    pub cpu_consumed: f64,
+    /// Mean disk utilisation of the busiest dedicated node (iostat), in `[0, 1]`.
+    pub max_disk_util: f64,
+    /// Average task length so far, seconds, if tasks finished.
+    pub task_s: Option<f64>,
+    /// Work reported done during the interval, the job's units.
+    pub work: f64,
+    /// Money spent during the interval, dollars.
+    pub usd: f64,
+    /// Energy billed to the job during the interval, joules.
+    pub joules: f64,
+}
+
+/// An observation the executor (simulator or live system) hands a policy.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Observation {
+    /// One foreground reading of an interactive node (1 s samples, §4.4): CPU in cores and
+    /// free memory (of the shared 8 GB) for a volunteer VM.
+    Node {
+        /// The node.
+        node: NodeId,
+        /// Foreground CPU, cores.
+        foreground_cpu: f64,
+        /// Memory a volunteer VM could use, MiB.
+        free_memory_mb: u64,
+    },
+    /// The node's session ended: it is no longer a candidate.
+    Left(NodeId),
+    /// The volunteer VM the policy asked for is up.
+    Joined(NodeId),
+    /// The volunteer VM failed to boot: not a volunteer, and not a candidate again.
+    BootFailed(NodeId),
+    /// The profiling run ended.
+    Profile(ProfileReport),
+    /// An evaluation interval ended.
+    Period(PeriodReport),
+}
+
+/// A policy of the crate's protocol: RHIC ([`Rhic`]) and every baseline
+/// ([`crate::baseline`]).
+pub trait PoolPolicy {
+    /// Takes one observation made at `at`; an error for an invalid profile.
+    fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError>;
+    /// The pool from `now` on, given the job's progress.
+    fn decide(&mut self, now: Time, progress: &Progress) -> &Decision;
+}
+
+/// One volunteer of a decision and the map slots it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assignment {
+    /// The interactive node.
+    pub node: NodeId,
+    /// Map slots to run there (fewer than its cores where memory is short, §4.4).
+    pub slots: u32,
+}
+
 /// How a [`Decision`] was reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DecisionKind {
-    /// Algorithm 1, before any progress.
-    Initial,
-    /// The exhaustive search at an interval boundary.
+    /// Before the profile: dedicated nodes only.
+    Profiling,
+    /// Algorithm 1's period `n` (1-based).
+    Scaling(u32),
+    /// The search at an interval boundary.
     Search,
+    /// A baseline's rule at an interval boundary.
+    Rule,
     /// Mid-interval: the last decision, unchanged.
     Deferred,
-    /// Mid-interval: the last decision with some volunteers replaced or dropped.
+    /// Mid-interval: the last decision with departed or failed volunteers replaced.
     Replaced,
 }
 
-/// The volunteers to use until the interval that starts at `at` ends.
-#[derive(Clone, Debug, PartialEq)]
+/// The volunteers to use from `at` on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
-    /// Start of the interval the decision covers.
+    /// When it was made.
     pub at: Time,
-    /// The chosen volunteers in the search's order (best predicted residual first); a
-    /// replacement takes the slot of the volunteer it replaces.
-    pub volunteers: Vec<NodeId>,
-    /// The search's completion estimate, seconds from `at` (`None` for Algorithm 1).
+    /// The volunteers, in the order they joined the pool.
+    pub volunteers: Vec<Assignment>,
+    /// The search's completion estimate, seconds from `at` (searches only).
     pub estimate_s: Option<f64>,
-    /// The search's score (`None` for Algorithm 1).
+    /// The search's score (searches only).
     pub score: Option<Score>,
     /// How it was reached.
     pub kind: DecisionKind,
+}
+
+impl Decision {
+    fn empty(at: Time, kind: DecisionKind) -> Self {
+        Decision {
+            at,
+            volunteers: Vec::new(),
+            estimate_s: None,
+            score: None,
+            kind,
+        }
+    }
+
+    /// The volunteers' nodes.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.volunteers.iter().map(|a| a.node)
+    }
+}
+
+/// What a policy knows of the interactive nodes: every node's foreground predictor and free
+/// memory, and the volunteers that failed to boot (not candidates again). RHIC and the
+/// baselines share it, so they rank volunteers by the same mechanism (§5.2–5.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CloudView {
+    nodes: ForegroundTable,
+    failed: BTreeSet<NodeId>,
+}
+
+impl CloudView {
+    /// No node known; predictors average the last `window`.
+    pub fn new(window: Duration) -> Self {
+        CloudView {
+            nodes: ForegroundTable::new(window),
+            failed: BTreeSet::new(),
+        }
+    }
+
+    /// Applies a node-level observation (reading, departure, boot); false for the others.
+    pub fn observe(&mut self, at: Time, observation: &Observation) -> bool {
+        match *observation {
+            Observation::Node {
+                node,
+                foreground_cpu,
+                free_memory_mb,
+            } => self.nodes.observe(at, node, foreground_cpu, free_memory_mb),
+            Observation::Left(node) => self.nodes.remove(node),
+            Observation::Joined(node) => {
+                self.failed.remove(&node);
+            }
+            Observation::BootFailed(node) => {
+                self.failed.insert(node);
+            }
+            Observation::Profile(_) | Observation::Period(_) => return false,
+        }
+        true
+    }
+
+    /// The usable candidates (failed boots excluded), screened and sorted into `sorted`
+    /// ([`screen_and_sort`]); `all` is scratch.
+    pub fn screen(
+        &self,
+        cpu_max: f64,
+        slot_memory_mb: u64,
+        all: &mut Vec<Candidate>,
+        sorted: &mut Vec<Candidate>,
+    ) {
+        self.nodes.candidates_into(cpu_max, slot_memory_mb, all);
+        all.retain(|c| !self.failed.contains(&c.node));
+        screen_and_sort(all, sorted);
+    }
+}
+
+/// The pool as a policy keeps it between decisions, with the selection rules of §4.4 that RHIC
+/// and the baselines share.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    members: Vec<Assignment>,
+}
+
+impl Selection {
+    /// The members, in the order they joined.
+    pub fn members(&self) -> &[Assignment] {
+        &self.members
+    }
+
+    /// Drops members no longer among `sorted` (gone, failed or without memory) and refreshes
+    /// the others' slots; true if one was dropped.
+    pub fn refresh(&mut self, sorted: &[Candidate]) -> bool {
+        let before = self.members.len();
+        // O(n log m): look the members up while walking the candidates once.
+        let mut slots: std::collections::BTreeMap<NodeId, Option<u32>> =
+            self.members.iter().map(|a| (a.node, None)).collect();
+        for c in sorted {
+            if let Some(s) = slots.get_mut(&c.node) {
+                *s = Some(c.slots);
+            }
+        }
+        self.members
+            .retain_mut(|a| match slots.get(&a.node).copied().flatten() {
+                Some(s) => {
+                    a.slots = s;
+                    true
+                }
+                None => false,
+            });
+        self.members.len() != before
+    }
+
+    /// Adjusts the pool to `size` (§4.4): adds the best unused candidates of `sorted` (best
+    /// first) or drops the worst used ones.
+    pub fn resize(&mut self, size: usize, sorted: &[Candidate]) {
+        let size = size.min(sorted.len());
+        let mut used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
+        if self.members.len() > size {
+            // Drop the lowest contributions: walk `sorted` from its worst end.
+            let excess = self.members.len() - size;
+            let dropped: BTreeSet<NodeId> = sorted
+                .iter()
+                .rev()
+                .filter(|c| used.contains(&c.node))
+                .take(excess)
+                .map(|c| c.node)
+                .collect();
+            self.members.retain(|a| !dropped.contains(&a.node));
+            return;
+        }
+        for c in sorted {
+            if self.members.len() >= size {
+                break;
+            }
+            if used.insert(c.node) {
+                self.members.push(Assignment {
+                    node: c.node,
+                    slots: c.slots,
+                });
+            }
+        }
+    }
+
+    /// Threshold replacement (§4.4): while the most-available unused candidate beats the
+    /// least-available used one by more than `threshold` cores, swap them. Returns the swaps.
+    pub fn replace(&mut self, sorted: &[Candidate], threshold: f64) -> usize {
+        let used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
+        // Unused candidates best first, used ones worst first.
+        let unused = sorted.iter().filter(|c| !used.contains(&c.node));
+        let worst_used = sorted.iter().rev().filter(|c| used.contains(&c.node));
+        let mut swaps = 0;
+        for (worst, best) in worst_used.zip(unused) {
+            if best.contribution() - worst.contribution() <= threshold {
+                break;
+            }
+            if let Some(slot) = self.members.iter_mut().find(|a| a.node == worst.node) {
+                *slot = Assignment {
+                    node: best.node,
+                    slots: best.slots,
+                };
+            }
+            swaps += 1;
+        }
+        swaps
+    }
+}
+
+/// Where Algorithm 1 is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Scaling {
+    /// The next period to run (1-based).
+    Period(u32),
+    /// Finished: searches from now on.
+    Done,
 }
 
 /// The RHIC controller.
 ///
 /// ```
 /// use cosched_core::{Duration, NodeId, Time};
+/// use cosched_rhic::policy::{Observation, PoolPolicy, ProfileReport};
 /// use cosched_rhic::{CostModel, DecisionKind, Goal, Progress, Rhic, RhicConfig};
-/// let mut rhic = Rhic::new(RhicConfig::new(2, 4.0, Goal::Cost(CostModel::default()))).unwrap();
-/// for n in 0..4 {
-///     rhic.observe_node(NodeId(n), 1.0, 8192); // 3 cores of residual each
+/// let mut rhic = Rhic::new(RhicConfig::new(2, 16.0, Goal::Cost(CostModel::default()))).unwrap();
+/// for n in 0..8 {
+///     let node = Observation::Node { node: NodeId(n), foreground_cpu: 2.0, free_memory_mb: 6000 };
+///     rhic.observe(Time(59), &node).unwrap();
 /// }
-/// let first = rhic.initial(Time(0), 0.5).unwrap(); // Algorithm 1: ceiling (1/0.5 − 1)·4·2 = 8
-/// assert_eq!(first.volunteers.len(), 3);
-/// rhic.observe_io(Time(240), 17.0, 17.0); // CPU-bound so far
-/// let p = Progress::new(1000.0, 9000.0, Duration(300), 17.0).unwrap();
-/// let d = rhic.decide(Time(300), &p);
-/// assert_eq!(d.kind, DecisionKind::Search);
+/// let profile = ProfileReport { bw_util: 0.25, dedicated_cpu: 32.0, slot_memory_mb: 256, task_s: 60.0 };
+/// rhic.observe(Time(60), &Observation::Profile(profile)).unwrap();
+/// let p = Progress::new(1920.0, 100_000.0, Duration(60), 32.0).unwrap();
+/// let d = rhic.decide(Time(60), &p);
+/// // Algorithm 1, period 1: Eq. 3's worst case, (1/0.25 − 1) · 16 = 48 cores: 4 volunteers.
+/// assert_eq!((d.kind, d.volunteers.len()), (DecisionKind::Scaling(1), 4));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Rhic {
     config: RhicConfig,
-    nodes: ForegroundTable,
+    cloud: CloudView,
     samples: VecDeque<(Time, f64, f64)>,
+    /// `(CPU consumed, busiest disk's utilisation)` of the profile and every period, for the
+    /// BWUtil extrapolation.
+    disk: VecDeque<(f64, f64)>,
+    profile: Option<ProfileReport>,
+    estimate: Option<SaturationEstimate>,
+    completion: CompletionParams,
+    scaling: Scaling,
+    dmr_ceiling: Option<usize>,
+    saturated: bool,
+    selection: Selection,
     last: Option<Decision>,
+    last_boundary: Option<Time>,
+    #[serde(skip)]
     sorted: Vec<Candidate>,
-    ceiling_cpu: f64,
+    #[serde(skip)]
+    scratch: Vec<Candidate>,
 }
 
 impl Rhic {
@@ -185,11 +459,20 @@ impl Rhic {
         config.validate()?;
         Ok(Rhic {
             config,
-            nodes: ForegroundTable::new(config.predictor_window),
+            cloud: CloudView::new(config.predictor_window),
             samples: VecDeque::new(),
+            disk: VecDeque::new(),
+            profile: None,
+            estimate: None,
+            completion: CompletionParams::new(config.setup, 0.0)?,
+            scaling: Scaling::Period(1),
+            dmr_ceiling: None,
+            saturated: false,
+            selection: Selection::default(),
             last: None,
+            last_boundary: None,
             sorted: Vec::new(),
-            ceiling_cpu: f64::INFINITY,
+            scratch: Vec::new(),
         })
     }
 
@@ -198,40 +481,49 @@ impl Rhic {
         &self.config
     }
 
+    /// Changes the goal (a new deadline, new prices) from the next decision on.
+    pub fn set_goal(&mut self, goal: Goal) {
+        self.config.goal = goal;
+    }
+
     /// The last decision, if any.
     pub fn last_decision(&self) -> Option<&Decision> {
         self.last.as_ref()
     }
 
-    /// One foreground-CPU (cores) and free-memory observation of an interactive node; the
-    /// first one registers it as a candidate.
-    pub fn observe_node(&mut self, node: NodeId, foreground_cpu: f64, free_memory_mb: u64) {
-        self.nodes.observe(node, foreground_cpu, free_memory_mb);
-    }
-
-    /// The node left (churn): it is no longer a candidate.
-    pub fn remove_node(&mut self, node: NodeId) {
-        self.nodes.remove(node);
-    }
-
-    /// One I/O-curve sample: at `at`, the job had `cpu_available` cores and consumed
-    /// `cpu_consumed`. Only the newest `max_samples` are kept.
-    pub fn observe_io(&mut self, at: Time, cpu_available: f64, cpu_consumed: f64) {
-        if self.samples.len() == self.config.max_samples {
-            self.samples.pop_front();
-        }
-        self.samples.push_back((at, cpu_available, cpu_consumed));
-    }
-
-    /// Every known volunteer with its predicted residual CPU, `CPU_max − moving average of
-    /// foreground CPU` (at least 0), in node order.
+    /// Every known, usable volunteer with its predicted residual CPU and slots, best first.
     pub fn candidates(&self) -> Vec<Candidate> {
-        self.nodes.candidates(self.config.cpu_max)
+        let mut all = Vec::new();
+        let mut sorted = Vec::new();
+        self.screen(&mut all, &mut sorted);
+        sorted
     }
 
-    /// The I/O curve as of `now`: mean-shift over the samples weighted by age, then the
-    /// spline through the centres; `None` without samples.
+    fn slot_memory_mb(&self) -> u64 {
+        self.profile.map_or(1, |p| p.slot_memory_mb.max(1))
+    }
+
+    fn screen(&self, all: &mut Vec<Candidate>, sorted: &mut Vec<Candidate>) {
+        self.cloud
+            .screen(self.config.cpu_max, self.slot_memory_mb(), all, sorted);
+    }
+
+    fn refresh_sorted(&mut self) {
+        let (mut all, mut sorted) = (
+            std::mem::take(&mut self.scratch),
+            std::mem::take(&mut self.sorted),
+        );
+        self.screen(&mut all, &mut sorted);
+        self.scratch = all;
+        self.sorted = sorted;
+    }
+
+    /// The I/O curve as of `now`: the profile's point (the dedicated CPU, what the job
+    /// consumed on it), then the spline through the
+    /// mean-shift centres (samples weighted by age) of the pools with volunteers; `None`
+    /// before the profile.
     pub fn io_curve(&self, now: Time) -> Option<IoCurve> {
+        let profile = self.profile?;
         let half_life = self.config.sample_half_life.0 as f64;
         let samples: Vec<IoSample> = self
             .samples
@@ -242,111 +534,270 @@ impl Rhic {
                 weight: age_weight(now.since(at).0 as f64, half_life),
             })
             .collect();
-        IoCurve::through(&mean_shift(&samples, &self.config.mean_shift))
+        let seed = Cluster {
+            cpu_available: self.dedicated_cpu(),
+            cpu_consumed: profile.dedicated_cpu,
+            weight: 1.0,
+        };
+        let mut knots = vec![seed];
+        knots.extend(
+            mean_shift(&samples, &self.config.mean_shift)
+                .into_iter()
+                .filter(|c| c.cpu_available > seed.cpu_available),
+        );
+        IoCurve::through(&knots)
     }
 
+    /// The CPU (dedicated included) at which the busiest disk saturates, by a least-squares
+    /// line of its utilisation against the CPU consumed over the profile and the periods
+    /// (through the origin while only the profile is known): Algorithm 1's
+    /// `ExtrapolateSaturation()`. Infinite without a rising line.
+    pub fn extrapolated_saturation_cpu(&self) -> f64 {
+        let pts: Vec<(f64, f64)> = self.disk.iter().copied().collect();
+        let slope_intercept = match pts.as_slice() {
+            [] => None,
+            [(x, y)] => (*x > 0.0).then(|| (y / x, 0.0)),
+            _ => least_squares_line(&pts),
+        };
+        match slope_intercept {
+            Some((a, b)) if a > 0.0 && a.is_finite() && b.is_finite() => ((1.0 - b) / a).max(0.0),
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// CPU the dedicated nodes make available, cores (all of it: they are the job's).
     fn dedicated_cpu(&self) -> f64 {
         f64::from(self.config.dedicated) * self.config.cpu_max
     }
 
-    fn refresh_sorted(&mut self) {
-        let candidates = self.candidates();
-        screen_and_sort(&candidates, self.config.vm_memory_mb, &mut self.sorted);
+    /// The smallest number of the best candidates whose contributions reach `cpu` cores.
+    fn size_for_cpu(&self, cpu: f64) -> usize {
+        let mut sum = 0.0;
+        for (i, c) in self.sorted.iter().enumerate() {
+            if sum >= cpu {
+                return i;
+            }
+            sum += c.contribution();
+        }
+        self.sorted.len()
     }
 
-    /// Algorithm 1: the initial pool from the dedicated-only profiling run's average
-    /// bandwidth utilisation (Eq. 1–3), or an error if `bw_util_avg` is not in `(0, 1]`.
-    pub fn initial(&mut self, now: Time, bw_util_avg: f64) -> Result<&Decision, ParamError> {
+    fn observe_profile(&mut self, profile: ProfileReport) -> Result<(), ParamError> {
         let estimate =
-            SaturationEstimate::new(bw_util_avg, self.config.cpu_max, self.config.dedicated)?;
-        self.ceiling_cpu = self.dedicated_cpu() + estimate.best_case_cpu;
-        self.refresh_sorted();
-        let residuals: Vec<f64> = self.sorted.iter().map(|c| c.residual_cpu).collect();
-        let k = initial_pool_size(
-            &estimate,
-            &residuals,
-            self.dedicated_cpu(),
-            self.config.min_marginal_gain,
-        );
-        Ok(self.last.insert(Decision {
-            at: now,
-            volunteers: self.sorted[..k].iter().map(|c| c.node).collect(),
-            estimate_s: None,
-            score: None,
-            kind: DecisionKind::Initial,
-        }))
+            SaturationEstimate::new(profile.bw_util, self.config.cpu_max, self.config.dedicated)?;
+        ParamError::check(
+            profile.dedicated_cpu.is_finite() && profile.dedicated_cpu > 0.0,
+            "dedicated_cpu",
+            profile.dedicated_cpu,
+            "must be finite and > 0",
+        )?;
+        ParamError::check(
+            profile.slot_memory_mb > 0,
+            "slot_memory_mb",
+            profile.slot_memory_mb,
+            "must be > 0",
+        )?;
+        self.completion = self.completion.with_task_s(profile.task_s);
+        self.disk
+            .push_back((profile.dedicated_cpu, profile.bw_util));
+        self.estimate = Some(estimate);
+        self.profile = Some(profile);
+        Ok(())
     }
 
-    /// The decision for `now`: a fresh exhaustive search when no decision covers `now`
-    /// (none yet, or its interval has ended), otherwise the last one, with threshold-based
-    /// replacement.
-    pub fn decide(&mut self, now: Time, progress: &Progress) -> &Decision {
-        self.refresh_sorted();
-        let decision = match &self.last {
-            Some(last) if now < last.at.saturating_add(self.config.interval) => self.replace(last),
-            _ => self.search(now, progress),
-        };
-        self.last.insert(decision)
+    fn observe_period(&mut self, at: Time, period: &PeriodReport) {
+        if self.profile.is_none() {
+            return; // the profiling run itself: the profile carries it
+        }
+        if self.samples.len() == self.config.max_samples {
+            self.samples.pop_front();
+        }
+        if period.cpu_available.is_finite() && period.cpu_consumed.is_finite() {
+            self.samples
+                .push_back((at, period.cpu_available, period.cpu_consumed));
+            if self.disk.len() == self.config.max_samples {
+                self.disk.pop_front();
+            }
+            self.disk
+                .push_back((period.cpu_consumed, period.max_disk_util));
+        }
+        self.saturated = period.max_disk_util >= self.config.saturation_util;
+        if let Some(t) = period.task_s {
+            self.completion = self.completion.with_task_s(t);
+        }
     }
 
-    fn search(&self, now: Time, progress: &Progress) -> Decision {
-        let curve = self.io_curve(now);
-        let model = SearchModel {
+    fn model<'a>(
+        &'a self,
+        now: Time,
+        curve: Option<&'a IoCurve>,
+        ceiling_cpu: f64,
+        progress: &'a Progress,
+    ) -> SearchModel<'a> {
+        SearchModel {
             now,
             dedicated: self.config.dedicated as usize,
             dedicated_cpu: self.dedicated_cpu(),
             cpu_max: self.config.cpu_max,
-            curve: curve.as_ref(),
-            ceiling_cpu: self.ceiling_cpu,
+            curve,
+            ceiling_cpu,
             progress,
-            completion: &self.config.completion,
+            completion: &self.completion,
             goal: &self.config.goal,
-            current: self.last.as_ref().map_or(0, |d| d.volunteers.len()),
-        };
-        let best = exhaustive_search(&model, &self.sorted);
-        Decision {
-            at: now,
-            volunteers: self.sorted[..best.size].iter().map(|c| c.node).collect(),
-            estimate_s: Some(best.estimate_s),
-            score: Some(best.score),
-            kind: DecisionKind::Search,
+            current: self.selection.members().len(),
         }
     }
 
-    /// Threshold-based replacement, O(n log n): a selected volunteer that is gone, short of
-    /// memory or below the threshold gives its slot to the best unselected candidate above
-    /// the threshold, or is dropped when none is left.
-    fn replace(&self, last: &Decision) -> Decision {
-        let threshold = self.config.replacement_threshold;
-        let mut last = last.clone();
-        let healthy: BTreeSet<NodeId> = self
-            .sorted
-            .iter()
-            .filter(|c| c.residual_cpu >= threshold)
-            .map(|c| c.node)
-            .collect();
-        let selected: BTreeSet<NodeId> = last.volunteers.iter().copied().collect();
-        let mut spares = self
-            .sorted
-            .iter()
-            .filter(|c| c.residual_cpu >= threshold && !selected.contains(&c.node))
-            .map(|c| c.node);
-        let mut changed = false;
-        let mut kept = Vec::with_capacity(last.volunteers.len());
-        for &n in &last.volunteers {
-            if healthy.contains(&n) {
-                kept.push(n);
-            } else {
-                changed = true;
-                kept.extend(spares.next());
-            }
-        }
-        last.volunteers = kept;
-        last.kind = if changed {
-            DecisionKind::Replaced
-        } else {
-            DecisionKind::Deferred
+    /// Algorithm 1's next size, or `None` once it has stopped.
+    fn scaling_size(&mut self, progress: &Progress) -> Option<(u32, usize)> {
+        let Scaling::Period(period) = self.scaling else {
+            return None;
         };
-        last
+        let estimate = self.estimate?;
+        if matches!(self.config.goal, Goal::Deadline(_)) {
+            self.scaling = Scaling::Done; // §4.2: unnecessary for deadlines
+            return None;
+        }
+        // Line 6: the ideal ignoring I/O (the goal's best size if the job were CPU-bound).
+        let ceiling = match self.dmr_ceiling {
+            Some(c) => c,
+            None => {
+                let model = self.model(Time(0), None, f64::INFINITY, progress);
+                let c = if progress.rate().is_some() {
+                    exhaustive_search(&model, &self.sorted).size
+                } else {
+                    self.sorted.len()
+                };
+                self.dmr_ceiling = Some(c);
+                c
+            }
+        };
+        let current = self.selection.members().len();
+        // Line 8: stop on saturation or at the ceiling.
+        if period > 1 && (self.saturated || current >= ceiling) {
+            self.scaling = Scaling::Done;
+            return None;
+        }
+        let volunteer_cpu = |cpu: f64| cpu.max(0.0);
+        let size = match period {
+            1 => self.size_for_cpu(estimate.worst_case_cpu),
+            2 => self.size_for_cpu(volunteer_cpu(
+                (estimate.best_case_cpu + estimate.worst_case_cpu) / 2.0,
+            )),
+            3 if ceiling < self.size_for_cpu(estimate.best_case_cpu) => ceiling,
+            3 => self.size_for_cpu(volunteer_cpu(
+                self.extrapolated_saturation_cpu() - self.profile.map_or(0.0, |p| p.dedicated_cpu),
+            )),
+            _ => {
+                let used: f64 = self.sorted[..current.min(self.sorted.len())]
+                    .iter()
+                    .map(Candidate::contribution)
+                    .sum();
+                self.size_for_cpu(used + estimate.worst_case_cpu)
+            }
+        };
+        self.scaling = Scaling::Period(period + 1);
+        Some((period, size.min(ceiling)))
     }
+
+    fn boundary(&mut self, now: Time, progress: &Progress) -> Decision {
+        self.selection.refresh(&self.sorted);
+        if self.profile.is_none() {
+            self.selection = Selection::default();
+            return Decision::empty(now, DecisionKind::Profiling);
+        }
+        let (kind, size, estimate_s, score) = match self.scaling_size(progress) {
+            Some((period, size)) => (DecisionKind::Scaling(period), size, None, None),
+            None => {
+                let curve = self.io_curve(now);
+                let ceiling = self.extrapolated_saturation_cpu();
+                let best = exhaustive_search(
+                    &self.model(now, curve.as_ref(), ceiling, progress),
+                    &self.sorted,
+                );
+                (
+                    DecisionKind::Search,
+                    best.size,
+                    Some(best.estimate_s),
+                    Some(best.score),
+                )
+            }
+        };
+        self.selection.resize(size, &self.sorted);
+        self.selection
+            .replace(&self.sorted, self.config.replacement_threshold);
+        Decision {
+            at: now,
+            volunteers: self.selection.members().to_vec(),
+            estimate_s,
+            score,
+            kind,
+        }
+    }
+
+    fn defer(&mut self, last: &Decision) -> Decision {
+        let size = self.selection.members().len();
+        let dropped = self.selection.refresh(&self.sorted);
+        if dropped {
+            self.selection.resize(size, &self.sorted);
+        }
+        Decision {
+            volunteers: self.selection.members().to_vec(),
+            kind: if dropped {
+                DecisionKind::Replaced
+            } else {
+                DecisionKind::Deferred
+            },
+            ..last.clone()
+        }
+    }
+}
+
+impl PoolPolicy for Rhic {
+    fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError> {
+        if self.cloud.observe(at, observation) {
+            return Ok(());
+        }
+        match *observation {
+            Observation::Profile(p) => self.observe_profile(p)?,
+            Observation::Period(ref p) => self.observe_period(at, p),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A boundary decision (Algorithm 1's next period, or the search) when `now` is at least
+    /// one interval past the last boundary, else the deferred last decision.
+    fn decide(&mut self, now: Time, progress: &Progress) -> &Decision {
+        self.refresh_sorted();
+        let due = self
+            .last_boundary
+            .is_none_or(|b| now >= b.saturating_add(self.config.interval));
+        let decision = match self.last.take() {
+            Some(last) if !due => self.defer(&last),
+            _ => {
+                self.last_boundary = Some(now);
+                self.boundary(now, progress)
+            }
+        };
+        self.last.insert(decision)
+    }
+}
+
+/// Least-squares line `y = a x + b` through `pts` (ndarray normal equations); `None` when the
+/// `x` do not vary.
+fn least_squares_line(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
+    use ndarray::{Array1, Array2};
+    let n = pts.len();
+    let x = Array2::from_shape_fn((n, 2), |(i, j)| if j == 0 { pts[i].0 } else { 1.0 });
+    let y = Array1::from_iter(pts.iter().map(|p| p.1));
+    let xtx = x.t().dot(&x);
+    let xty = x.t().dot(&y);
+    let det = xtx[[0, 0]] * xtx[[1, 1]] - xtx[[0, 1]] * xtx[[1, 0]];
+    if det.abs() <= f64::EPSILON * xtx[[0, 0]].abs().max(1.0) {
+        return None;
+    }
+    let a = (xtx[[1, 1]] * xty[0] - xtx[[0, 1]] * xty[1]) / det;
+    let b = (xtx[[0, 0]] * xty[1] - xtx[[1, 0]] * xty[0]) / det;
+    Some((a, b))
 }

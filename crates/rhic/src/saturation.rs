@@ -1,4 +1,4 @@
-//! Saturation estimates (paper Eq. 1–3) and the initial pool scaling (Algorithm 1).
+//! Saturation estimates (paper Eq. 1–3), the inputs of Algorithm 1 ([`crate::Rhic`]).
 //!
 //! The dedicated nodes hold all of the job's storage, so their I/O bandwidth caps how much
 //! volunteer CPU the job can feed. A one-minute dedicated-only profiling run gives the average
@@ -9,9 +9,10 @@
 //! - Eq. 3 (worst case, one dedicated node is the bottleneck): `· 1`.
 
 use cosched_core::ParamError;
+use serde::{Deserialize, Serialize};
 
 /// The supportable volunteer CPU of Eq. 1–3, in cores.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SaturationEstimate {
     /// Eq. 1: volunteer CPU one dedicated node can feed.
     pub per_dedicated_cpu: f64,
@@ -53,44 +54,4 @@ impl SaturationEstimate {
             worst_case_cpu: per,
         })
     }
-}
-
-/// Algorithm 1 (initial pool scaling), as we read it: how many of the candidates, sorted by
-/// residual CPU (descending, as [`crate::search::screen_and_sort`] leaves them), to start with.
-///
-/// Candidates are taken in order while
-/// 1. the volunteer CPU taken so far is below the ceiling `estimate.best_case_cpu` (no point
-///    adding CPU the dedicated nodes cannot feed), and
-/// 2. the next candidate's marginal gain — its residual CPU divided by the CPU already in the
-///    pool (`dedicated_cpu` plus the volunteers taken) — is at least `min_marginal_gain`
-///    (the diminishing-returns ceiling: a node that adds little relative to the pool is not
-///    worth its setup).
-///
-/// The worst case (Eq. 3) is a floor on neither: it only reports how safe the pool is.
-/// Runs in O(n) on the sorted residuals; `dedicated_cpu` must be > 0 for the gain to exist,
-/// otherwise no candidate is taken.
-///
-/// ```
-/// use cosched_rhic::{SaturationEstimate, initial_pool_size};
-/// let e = SaturationEstimate::new(0.5, 4.0, 2).unwrap(); // 4 cores each, ceiling 8
-/// assert_eq!(initial_pool_size(&e, &[3.0, 3.0, 3.0, 3.0], 8.0, 0.1), 3); // 0, 3, 6 < 8
-/// assert_eq!(initial_pool_size(&e, &[3.0, 0.5], 8.0, 0.1), 1); // 0.5 / 11 < 0.1
-/// ```
-pub fn initial_pool_size(
-    estimate: &SaturationEstimate,
-    sorted_residuals: &[f64],
-    dedicated_cpu: f64,
-    min_marginal_gain: f64,
-) -> usize {
-    let mut taken = 0.0;
-    let mut count = 0;
-    for &r in sorted_residuals {
-        let pool = dedicated_cpu + taken;
-        if taken >= estimate.best_case_cpu || pool <= 0.0 || r / pool < min_marginal_gain {
-            break;
-        }
-        taken += r;
-        count += 1;
-    }
-    count
 }

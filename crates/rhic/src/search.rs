@@ -1,49 +1,60 @@
 //! Greedy candidate ordering and the exhaustive search over pool sizes.
 //!
-//! RHIC screens the volunteers by memory, sorts them by predicted residual CPU (descending),
-//! and evaluates the prefix of every size `k = 0..=n` — the `k` best volunteers — with the
-//! I/O curve, the completion model (Eq. 4–5) and the goal; the best-scoring size wins. The
-//! sort is O(n log n) and the evaluation O(n) (a running prefix sum of residual CPU, one
-//! O(log knots) curve lookup per size), with no allocation beyond the caller's buffer.
+//! RHIC screens the volunteers by memory — fewer map slots where memory is short, discarding
+//! only a node that fits none (§4.4) — sorts them by their adjusted contribution (predicted
+//! residual CPU, at most one core per slot; descending), and evaluates the prefix of every size
+//! `k = 0..=n` — the `k` best volunteers — with the I/O curve, the completion model (Eq. 4–5)
+//! and the goal; the best-scoring size wins. The sort is O(n log n) and the evaluation O(n) (a
+//! running prefix sum, one O(log knots) curve lookup per size), with no allocation beyond the
+//! caller's buffer. [`annealing_search`] is the paper's scalable alternative (§4.1).
 
 use crate::completion::{CompletionParams, Progress};
 use crate::goal::{Goal, Score};
 use crate::iocurve::IoCurve;
 use cosched_core::{NodeId, Time};
+use serde::{Deserialize, Serialize};
 
-/// A volunteer the controller could use: its predicted residual CPU (cores) and free memory.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A volunteer the controller could use: its predicted residual CPU (cores) and the map slots
+/// its free memory holds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
     /// The interactive node hosting the volunteer VM.
     pub node: NodeId,
     /// Predicted `CPU_max − foreground CPU`, cores.
     pub residual_cpu: f64,
-    /// Free memory, MiB.
-    pub free_memory_mb: u64,
+    /// Map slots (one core each at most) that fit in its free memory.
+    pub slots: u32,
+}
+
+impl Candidate {
+    /// The CPU the job can use there: the residual, at most one core per slot.
+    pub fn contribution(&self) -> f64 {
+        self.residual_cpu.min(f64::from(self.slots))
+    }
 }
 
 /// Memory screening and ordering: writes into `out` (cleared first) the candidates with at
-/// least `vm_memory_mb` free and a finite residual, sorted by residual CPU descending (ties by
-/// node id, so the order is total). O(n log n).
+/// least one slot and a finite residual, sorted by [`Candidate::contribution`] descending (ties
+/// by node id, so the order is total). O(n log n).
 ///
 /// ```
 /// use cosched_core::NodeId;
 /// use cosched_rhic::{Candidate, screen_and_sort};
-/// let c = |n, r, m| Candidate { node: NodeId(n), residual_cpu: r, free_memory_mb: m };
+/// let c = |n, r, s| Candidate { node: NodeId(n), residual_cpu: r, slots: s };
 /// let mut out = Vec::new();
-/// screen_and_sort(&[c(0, 1.0, 4096), c(1, 3.0, 512), c(2, 2.0, 2048)], 1024, &mut out);
-/// assert_eq!(out.iter().map(|c| c.node.0).collect::<Vec<_>>(), [2, 0]);
+/// screen_and_sort(&[c(0, 1.0, 16), c(1, 3.0, 0), c(2, 9.0, 2)], &mut out);
+/// assert_eq!(out.iter().map(|c| c.node.0).collect::<Vec<_>>(), [2, 0]); // 2 slots > 1 core
 /// ```
-pub fn screen_and_sort(candidates: &[Candidate], vm_memory_mb: u64, out: &mut Vec<Candidate>) {
+pub fn screen_and_sort(candidates: &[Candidate], out: &mut Vec<Candidate>) {
     out.clear();
     out.extend(
         candidates
             .iter()
-            .filter(|c| c.free_memory_mb >= vm_memory_mb && c.residual_cpu.is_finite()),
+            .filter(|c| c.slots > 0 && c.residual_cpu.is_finite()),
     );
     out.sort_unstable_by(|a, b| {
-        b.residual_cpu
-            .total_cmp(&a.residual_cpu)
+        b.contribution()
+            .total_cmp(&a.contribution())
             .then(a.node.cmp(&b.node))
     });
 }
@@ -61,8 +72,8 @@ pub struct SearchModel<'a> {
     pub cpu_max: f64,
     /// The learnt I/O curve; without one the job is taken to consume all it is given.
     pub curve: Option<&'a IoCurve>,
-    /// Most CPU the job can consume (Eq. 2's dedicated plus supportable volunteer CPU once
-    /// profiled, `f64::INFINITY` before): caps the curve's extrapolation
+    /// Most CPU the job can consume (the saturation point extrapolated from the disk
+    /// utilisation, §4.2; `f64::INFINITY` to ignore I/O): caps the curve past its last knot
     /// ([`IoCurve::projected`]).
     pub ceiling_cpu: f64,
     /// Progress so far (Eq. 4).
@@ -137,10 +148,80 @@ pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evalu
     let mut available = model.dedicated_cpu;
     let mut best = model.evaluate(0, available);
     for (i, c) in sorted.iter().enumerate() {
-        available += c.residual_cpu;
+        available += c.contribution();
         let e = model.evaluate(i + 1, available);
         if e.score < best.score {
             best = e;
+        }
+    }
+    best
+}
+
+/// Simulated annealing over the pool size (§4.1, the alternative for pools too large to
+/// evaluate every size): `steps` moves of ±1..±(n/8 + 1) from `start`, accepted when better
+/// or with probability `exp(−Δ / T)` (Δ relative to the current score, `T` falling linearly
+/// from 0.05 to 0); deterministic for its `seed` (a xorshift, no global RNG). Returns the best
+/// size seen. Prefix sums are built once, O(n + steps).
+///
+/// ```
+/// use cosched_core::{Duration, NodeId, Time};
+/// use cosched_rhic::*;
+/// let sorted: Vec<Candidate> = (0..200)
+///     .map(|i| Candidate { node: NodeId(i), residual_cpu: 3.0, slots: 4 })
+///     .collect();
+/// let p = Progress::new(1000.0, 9000.0, Duration(600), 8.0).unwrap();
+/// let (c, g) = (CompletionParams::default(), Goal::Cost(CostModel::default()));
+/// let m = SearchModel { now: Time(600), dedicated: 2, dedicated_cpu: 8.0, cpu_max: 4.0,
+///     curve: None, ceiling_cpu: 60.0, progress: &p, completion: &c, goal: &g, current: 0 };
+/// let exact = exhaustive_search(&m, &sorted);
+/// let sa = annealing_search(&m, &sorted, 0, 400, 7);
+/// assert!(sa.score.value <= exact.score.value * 1.01);
+/// ```
+pub fn annealing_search(
+    model: &SearchModel<'_>,
+    sorted: &[Candidate],
+    start: usize,
+    steps: u32,
+    seed: u64,
+) -> Evaluation {
+    let n = sorted.len();
+    let mut prefix = Vec::with_capacity(n + 1);
+    prefix.push(model.dedicated_cpu);
+    for c in sorted {
+        let last = prefix.last().copied().unwrap_or(0.0);
+        prefix.push(last + c.contribution());
+    }
+    let eval = |k: usize| model.evaluate(k, prefix.get(k).copied().unwrap_or(0.0));
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut current = eval(start.min(n));
+    let mut best = current;
+    let reach = n / 8 + 1;
+    for step in 0..steps {
+        let by = (next() % reach as u64) as usize + 1;
+        let k = if next() % 2 == 0 {
+            current.size.saturating_add(by).min(n)
+        } else {
+            current.size.saturating_sub(by)
+        };
+        let candidate = eval(k);
+        let temperature = 0.05 * (1.0 - f64::from(step) / f64::from(steps.max(1)));
+        let delta = (candidate.score.value - current.score.value)
+            / current.score.value.abs().max(f64::MIN_POSITIVE);
+        let accept = candidate.score < current.score
+            || (candidate.score.late == current.score.late
+                && temperature > 0.0
+                && ((next() >> 11) as f64 / (1u64 << 53) as f64) < (-delta / temperature).exp());
+        if accept {
+            current = candidate;
+        }
+        if current.score < best.score {
+            best = current;
         }
     }
     best

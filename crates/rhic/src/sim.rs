@@ -1,114 +1,122 @@
 //! The simulator: one background job on `D` dedicated nodes plus volunteers on a churning
-//! interactive cloud, second by second, driven by RHIC or a baseline through their public
-//! APIs. The controllers own no clock and no RNG: every observation comes from here.
+//! interactive cloud, an executor of the policy protocol ([`PoolPolicy`]) running on core's
+//! kernel ([`cosched_core::engine`]).
 //!
-//! The run follows the paper's flow (its design section): a one-minute dedicated-only
-//! profiling run measures `BWUtil_avg` (noisy) for Algorithm 1; then every `sample` seconds
-//! each present interactive node reports its (noisy) mean foreground CPU and free memory, and
-//! the controller decides; RHIC searches at interval boundaries (Eq. 4–5 over the I/O curve,
-//! fed one `{CPU_available, CPU_consumed}` sample per interval) and defers or replaces in
-//! between.
+//! Events: a session ends or begins on an interactive node; a volunteer VM finishes booting;
+//! one **second** of the world (1 s monitoring, §4.1): foreground CPU steps, the job computes
+//! on the dedicated nodes and the ready volunteers, the dedicated disks slow both as they
+//! saturate ([`env::io_second`]); and every **period** (1-minute evaluation interval, §4.1)
+//! after the 1-minute dedicated-only profiling run: the measurements go to the policy and it
+//! decides. The policy sees every node's noisy foreground reading each second, and decides
+//! again mid-period only when a volunteer leaves or fails to boot (deferment, §4.4).
 //!
-//! The environment ([`crate::env`]): the job's dedicated nodes compute at full `CPU_max` and
-//! its volunteers at their hosts' residual CPU, scaled down together when their demand
-//! exceeds what the dedicated nodes' bandwidth can feed ([`env::supportable_volunteer_cpu`]);
-//! volunteer work counts in tasks of `task_work` core-seconds, so a volunteer whose host
-//! session ends loses its task in flight; a volunteer the controller drops finishes its task
-//! first (drains, at most `max_drain`, charged meanwhile); a volunteer added boots for `setup`
-//! (charged, not computing). Money: dedicated nodes for the whole run, volunteers for their
-//! seconds in the pool ([`CostModel::bill`]). Energy: dedicated nodes in full at full load,
-//! volunteers only for their increment, the dynamic power of their CPU plus the VM's
-//! overhead.
+//! Every random draw comes from a named stream ([`SeedStreams`]): `slot` *i* (sessions and
+//! foreground of interactive node slot *i*), `reading` *i* (its reading noise), `io` (the
+//! dedicated nodes' load imbalance), `measure` (profile, disk, CPU and progress noise), `boot`
+//! *i* (boot failures). None depends on the policy's choices, except the boot draws, which
+//! have their own stream: every strategy meets the same cloud for the same seed.
+//!
+//! Volunteers compute at `min(residual CPU, map slots)` on their hosts, scaled by the disks'
+//! service; their tasks commit every task length, so a volunteer whose host session ends loses
+//! the work in flight; a volunteer the policy drops finishes its tasks first (drains, at most
+//! `max_drain`, charged meanwhile); a volunteer added boots for `setup` (charged, not
+//! computing). Money: dedicated nodes for the whole run, volunteers for their seconds in the
+//! pool ([`CostModel::bill`]). Energy: dedicated nodes in full (idle plus the CPU they
+//! consume), volunteers only for their increment (§4.3).
 
-use crate::baseline::{Fuzzy, threshold_size};
-use crate::completion::{CompletionParams, Progress};
+use crate::baseline::{Baseline, Fuzzy, Rule};
+use crate::completion::Progress;
 use crate::env::{self, ForegroundProcess, JobProfile, Workload, gap_s};
 use crate::goal::{Bill, CostModel, Goal, PowerModel};
-use crate::policy::{Rhic, RhicConfig};
-use crate::predictor::ForegroundTable;
-use crate::search::{Candidate, screen_and_sort};
+use crate::policy::{
+    Assignment, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic, RhicConfig,
+};
+use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
+use cosched_core::seed::{SeedStreams, StreamRng};
 use cosched_core::{Duration, NodeId, ParamError, Time};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 use rand_distr::{Distribution, Normal};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The interactive cloud and its noise.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnvConfig {
-    /// `CPU_max`: cores per node, interactive and dedicated alike (> 0).
+    /// `CPU_max`: cores per node, interactive and dedicated alike (> 0; §5.1: 16).
     pub cores: u32,
-    /// Memory of an interactive node, MiB.
-    pub node_memory_mb: u64,
+    /// Memory the foreground and volunteer VMs of a node share, MiB (§5.1: 8 GB).
+    pub shared_memory_mb: u64,
     /// Interactive nodes (host slots), each hosting one session at a time.
     pub interactive_nodes: usize,
-    /// The session types drawn, uniformly, for each new session (non-empty).
+    /// The session types, drawn in equal proportion (§5.2: 25 % each).
     pub workloads: Vec<Workload>,
-    /// Churn factor (≥ 1): session length mean and stdev are divided by it.
+    /// Churn factor (≥ 1): sessions and the gaps between them are this many times shorter.
     pub churn: f64,
-    /// Mean gap before a slot hosts its next session, seconds (> 0).
+    /// Mean gap before a node hosts its next session, seconds (> 0; ours), divided by `churn`.
     pub session_gap_mean_s: f64,
     /// Load imbalance of the volunteers' I/O across dedicated nodes, in `[0, 1)`
-    /// ([`env::io_shares`]).
+    /// ([`env::io_shares`]; ours).
     pub imbalance: f64,
-    /// Standard deviation of a foreground-CPU reading, cores (≥ 0).
+    /// Standard deviation of a 1 s foreground-CPU reading, cores (≥ 0; ours).
     pub cpu_noise: f64,
-    /// Relative standard deviation of the reported completed work (≥ 0).
+    /// Relative standard deviation of the reported completed work (≥ 0; ours).
     pub progress_noise: f64,
-    /// Standard deviation of the profiled bandwidth utilisation (≥ 0).
-    pub bw_noise: f64,
-    /// Boot time of a volunteer VM.
+    /// Relative standard deviation of a period's CPU-consumed reading (≥ 0; ours: §5.3 calls
+    /// these readings noisy).
+    pub consumed_noise: f64,
+    /// Standard deviation of a disk-utilisation reading (≥ 0; ours).
+    pub disk_noise: f64,
+    /// Boot time of a volunteer VM (≥ 0; ours).
     pub setup: Duration,
-    /// Longest a removed volunteer drains its task in flight.
+    /// Longest a removed volunteer drains its tasks in flight (≥ 0; ours).
     pub max_drain: Duration,
-    /// Work of one volunteer task, core-seconds (> 0).
-    pub task_work: f64,
-    /// CPU a volunteer VM burns besides the job's (cores, ≥ 0), for energy.
+    /// Probability that a volunteer VM fails to boot, in `[0, 1]` (ours: 0).
+    pub boot_failure: f64,
+    /// CPU a volunteer VM burns besides the job's (cores, ≥ 0; ours), for energy.
     pub vm_overhead_cpu: f64,
 }
 
 impl Default for EnvConfig {
-    /// Our testbed (assumptions, documented in the examples): 36 interactive 4-core, 8 GiB
-    /// nodes running the four workloads, sessions 1 min to hours apart by 5 minutes on
-    /// average, 30 % I/O imbalance, 0.2-core CPU noise, 3 % progress noise, 2 % bandwidth
-    /// noise, 30 s VM setup, 60 s at most to drain, 60 core-second tasks, 0.1-core VM overhead.
+    /// The paper's testbed (§5.1): 36 interactive 16-core nodes sharing 8 GB between the
+    /// foreground and volunteer VMs, the four workloads in equal proportion, natural churn;
+    /// ours: sessions 5 minutes apart on average, 30 % I/O imbalance, 1-core reading noise,
+    /// 3 % progress noise, 5 % CPU-consumed noise, 2 % disk noise, 30 s VM setup, drains of at
+    /// most 5 minutes, no boot failures, 0.1-core VM overhead.
     fn default() -> Self {
         EnvConfig {
-            cores: 4,
-            node_memory_mb: 8192,
+            cores: env::CORES,
+            shared_memory_mb: env::SHARED_VM_MEMORY_MB,
             interactive_nodes: 36,
             workloads: Workload::ALL.to_vec(),
             churn: 1.0,
             session_gap_mean_s: 300.0,
             imbalance: 0.3,
-            cpu_noise: 0.2,
+            cpu_noise: 1.0,
             progress_noise: 0.03,
-            bw_noise: 0.02,
+            consumed_noise: 0.05,
+            disk_noise: 0.02,
             setup: Duration(30),
-            max_drain: Duration(60),
-            task_work: 60.0,
+            max_drain: Duration::from_mins(5),
+            boot_failure: 0.0,
             vm_overhead_cpu: 0.1,
         }
     }
 }
 
-/// How the pool is sized.
+/// How the pool is sized: RHIC or one of the baselines ([`crate::baseline`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Strategy {
     /// The RHIC controller with the run's goal.
     Rhic,
-    /// A fixed number of volunteers (the exhaustive "targeted" runs), the best by the same
-    /// greedy order, reselected every interval.
+    /// A fixed number of volunteers (the exhaustive survey's targeted runs, §5.2).
     Fixed(usize),
-    /// FUZZY hill climbing with step `p`, starting at `start_fraction` of the interactive
-    /// nodes.
+    /// FUZZY with step `p`, starting at `start_fraction` of the interactive nodes (§5.3).
     Fuzzy {
         /// Step `p`.
         step: usize,
         /// `S` as a fraction of the interactive nodes, in `[0, 1]`.
         start_fraction: f64,
     },
-    /// Every node whose predicted residual exceeds `theta · CPU_max`.
+    /// Every node whose predicted residual exceeds `theta · CPU_max` (§5.3).
     Threshold(f64),
 }
 
@@ -131,48 +139,36 @@ pub struct SimConfig {
     pub cost: CostModel,
     /// Node power.
     pub power: PowerModel,
-    /// How often nodes report and the controller decides (> 0 s).
-    pub sample: Duration,
-    /// The evaluation interval (a positive multiple of `sample`).
+    /// The evaluation interval (> 0 s; §4.1: one minute).
     pub interval: Duration,
-    /// The dedicated-only profiling run (> 0 s, a multiple of `sample`).
+    /// The dedicated-only profiling run (> 0 s; §4.1: one minute).
     pub profiling: Duration,
-    /// Memory a volunteer VM needs, MiB.
-    pub vm_memory_mb: u64,
-    /// RHIC's straggler padding (≥ 0).
-    pub straggler_padding: f64,
+    /// FUZZY's dead-band, relative (≥ 0; ours: 2 %).
+    pub fuzzy_deadband: f64,
     /// The run gives up (unfinished) here.
     pub max_time: Duration,
-    /// Seed of every random stream of the run.
+    /// Root of every random stream of the run.
     pub seed: u64,
 }
 
 impl SimConfig {
-    /// A run of `work` core-seconds of `profile` on `dedicated` nodes under `strategy`, with
-    /// [`EnvConfig::default`], the paper's prices ($1.00/h, $0.42/h), a 100/200 W node, 10 s
-    /// samples, 5-minute intervals, one minute of profiling, 1 GiB VMs, 5 % padding, and at
-    /// most 24 hours.
-    pub fn new(
-        profile: JobProfile,
-        dedicated: u32,
-        work: f64,
-        goal: Goal,
-        strategy: Strategy,
-    ) -> Self {
+    /// A run of `profile`'s work ([`JobProfile::work_core_s`]) on its dedicated nodes
+    /// ([`JobProfile::dedicated`]) under `strategy` and `goal`, with [`EnvConfig::default`],
+    /// the paper's prices ($1.00/h, $0.42/h), the ARC power model ([`PowerModel::arc`]),
+    /// 1-minute intervals and profiling, a 2 % FUZZY dead-band, at most 24 hours.
+    pub fn new(profile: JobProfile, goal: Goal, strategy: Strategy) -> Self {
         SimConfig {
             env: EnvConfig::default(),
             profile,
-            dedicated,
-            work,
+            dedicated: profile.dedicated(),
+            work: profile.work_core_s(),
             goal,
             strategy,
             cost: CostModel::default(),
-            power: PowerModel::new(100.0, 200.0).expect("100 <= 200"),
-            sample: Duration(10),
-            interval: Duration::from_mins(5),
+            power: PowerModel::arc(),
+            interval: Duration::from_mins(1),
             profiling: Duration::from_mins(1),
-            vm_memory_mb: 1024,
-            straggler_padding: 0.05,
+            fuzzy_deadband: 0.02,
             max_time: Duration::from_hours(24),
             seed: 1,
         }
@@ -188,7 +184,7 @@ impl SimConfig {
             "must not be empty",
         )?;
         for w in &e.workloads {
-            w.stats().levels()?;
+            env::BurstModel::of(&w.stats())?;
         }
         ParamError::check(
             e.churn.is_finite() && e.churn >= 1.0,
@@ -208,12 +204,19 @@ impl SimConfig {
             e.imbalance,
             "must be in [0, 1)",
         )?;
+        ParamError::check(
+            (0.0..=1.0).contains(&e.boot_failure),
+            "boot_failure",
+            e.boot_failure,
+            "must be in [0, 1]",
+        )?;
         for (name, v) in [
             ("cpu_noise", e.cpu_noise),
             ("progress_noise", e.progress_noise),
-            ("bw_noise", e.bw_noise),
+            ("consumed_noise", e.consumed_noise),
+            ("disk_noise", e.disk_noise),
             ("vm_overhead_cpu", e.vm_overhead_cpu),
-            ("straggler_padding", self.straggler_padding),
+            ("fuzzy_deadband", self.fuzzy_deadband),
         ] {
             ParamError::check(
                 v.is_finite() && v >= 0.0,
@@ -230,16 +233,16 @@ impl SimConfig {
             "must be >= 0 s",
         )?;
         ParamError::check(
-            e.task_work.is_finite() && e.task_work > 0.0,
-            "task_work",
-            e.task_work,
-            "must be > 0",
-        )?;
-        ParamError::check(
-            self.dedicated > 0,
+            self.dedicated > 0 && self.dedicated <= 10_000,
             "dedicated",
             self.dedicated,
-            "must be > 0",
+            "must be in 1..=10000",
+        )?;
+        ParamError::check(
+            e.interactive_nodes <= 100_000,
+            "interactive_nodes",
+            e.interactive_nodes,
+            "must be <= 100000",
         )?;
         ParamError::check(
             self.work.is_finite() && self.work > 0.0,
@@ -247,24 +250,23 @@ impl SimConfig {
             self.work,
             "must be finite and > 0",
         )?;
-        ParamError::check(self.sample.0 > 0, "sample", self.sample.0, "must be > 0 s")?;
         ParamError::check(
-            self.interval.0 > 0 && self.interval.0 % self.sample.0 == 0,
+            self.interval.0 > 0,
             "interval",
             self.interval.0,
-            "must be a positive multiple of sample",
+            "must be > 0 s",
         )?;
         ParamError::check(
-            self.profiling.0 > 0 && self.profiling.0 % self.sample.0 == 0,
+            self.profiling.0 > 0,
             "profiling",
             self.profiling.0,
-            "must be a positive multiple of sample",
+            "must be > 0 s",
         )?;
         ParamError::check(
-            self.max_time.0 > self.profiling.0,
+            self.max_time.0 > self.profiling.0 && self.max_time.0 <= 30 * 86_400,
             "max_time",
             self.max_time.0,
-            "must exceed profiling",
+            "must exceed profiling and be at most 30 days",
         )?;
         match self.strategy {
             Strategy::Fuzzy {
@@ -288,9 +290,32 @@ impl SimConfig {
             Strategy::Rhic | Strategy::Fixed(_) => Ok(()),
         }
     }
+
+    /// The policy of `strategy`.
+    fn policy(&self) -> Result<Box<dyn PoolPolicy>, ParamError> {
+        let cores = f64::from(self.env.cores);
+        let baseline = |rule| Box::new(Baseline::new(rule, cores, self.goal, self.interval));
+        Ok(match self.strategy {
+            Strategy::Rhic => {
+                let mut rc = RhicConfig::new(self.dedicated, cores, self.goal);
+                rc.interval = self.interval;
+                rc.setup = self.env.setup;
+                Box::new(Rhic::new(rc)?)
+            }
+            Strategy::Fixed(k) => baseline(Rule::Fixed(k)),
+            Strategy::Fuzzy {
+                step,
+                start_fraction,
+            } => {
+                let start = (start_fraction * self.env.interactive_nodes as f64).round() as usize;
+                baseline(Rule::Fuzzy(Fuzzy::new(step, start, self.fuzzy_deadband)?))
+            }
+            Strategy::Threshold(theta) => baseline(Rule::Threshold(theta)),
+        })
+    }
 }
 
-/// One observation point of a run (every `sample` seconds).
+/// One sample of a run, at every period boundary and at the end.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PoolSample {
     /// When.
@@ -301,6 +326,9 @@ pub struct PoolSample {
     pub available: usize,
     /// The job's completed work, core-seconds (true, not the noisy report).
     pub completed: f64,
+    /// Foreground CPU of the whole cloud over the period, core-seconds: the environment,
+    /// whatever the policy.
+    pub foreground_core_s: f64,
 }
 
 /// What a run measured.
@@ -324,7 +352,9 @@ pub struct Outcome {
     pub deadline_met: Option<bool>,
     /// Volunteer-seconds in the pool over the run's seconds.
     pub mean_volunteers: f64,
-    /// One sample per `sample` seconds.
+    /// Volunteers that joined the pool (each boot counts: the transitions paid).
+    pub joins: u64,
+    /// One sample per period.
     pub trace: Vec<PoolSample>,
 }
 
@@ -336,13 +366,30 @@ impl Outcome {
     }
 }
 
-/// A live volunteer: booting until `ready_at`, then computing; draining until `drain_by`.
-#[derive(Clone, Copy, Debug)]
-struct Volunteer {
-    slot: usize,
-    ready_at: i64,
-    drain_by: Option<i64>,
-    partial: f64,
+/// The simulator's events, in their order at one instant.
+enum Ev {
+    /// A session ends on slot `i` (class 0).
+    SessionEnd(usize),
+    /// A session begins on slot `i` (class 1).
+    SessionStart(usize),
+    /// A volunteer's VM has booted (class 2).
+    Ready(NodeId),
+    /// A period ends: report, then decide (class 3).
+    Period,
+    /// One second of the world from now (class 4).
+    Second,
+}
+
+impl Event for Ev {
+    fn class(&self) -> u8 {
+        match self {
+            Ev::SessionEnd(_) => 0,
+            Ev::SessionStart(_) => 1,
+            Ev::Ready(_) => 2,
+            Ev::Period => 3,
+            Ev::Second => 4,
+        }
+    }
 }
 
 /// A session on a slot.
@@ -350,183 +397,173 @@ struct Volunteer {
 struct Session {
     node: NodeId,
     process: ForegroundProcess,
-    ends_at: i64,
     free_memory_mb: u64,
-    fg_pct_sum: f64,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    session: Option<Session>,
-    next_arrival: i64,
     fg_cores: f64,
 }
 
-/// The interactive cloud: host slots, the session each holds, and this second's foreground
-/// CPU.
-struct Cloud<'a> {
-    env: &'a EnvConfig,
+/// An interactive node slot and its streams.
+struct Slot {
+    session: Option<Session>,
+    rng: StreamRng,
+    reading: StreamRng,
+}
+
+/// A volunteer in the pool: booting until `ready`, then computing; draining once `drain_by`.
+#[derive(Clone, Copy, Debug)]
+struct Volunteer {
+    slot: usize,
+    slots: u32,
+    ready: bool,
+    drain_by: Option<i64>,
+    uncommitted: f64,
+    since_commit_s: f64,
+}
+
+/// Sums over one period.
+#[derive(Clone, Copy, Debug, Default)]
+struct Meter {
+    seconds: f64,
+    available: f64,
+    consumed: f64,
+    max_disk: f64,
+    mean_disk: f64,
+    usd: f64,
+    joules: f64,
+    foreground: f64,
+    reported_at_start: f64,
+}
+
+struct World<'a> {
+    config: &'a SimConfig,
     cores: f64,
+    shares: Vec<f64>,
     slots: Vec<Slot>,
     slot_of: BTreeMap<NodeId, usize>,
     next_node: u32,
-}
-
-impl<'a> Cloud<'a> {
-    /// Every slot busy with a session under way (its remaining life drawn).
-    fn new(env: &'a EnvConfig, rng: &mut ChaCha8Rng) -> Self {
-        let mut cloud = Cloud {
-            env,
-            cores: f64::from(env.cores),
-            slots: Vec::with_capacity(env.interactive_nodes),
-            slot_of: BTreeMap::new(),
-            next_node: 0,
-        };
-        for i in 0..env.interactive_nodes {
-            let s = cloud.new_session(rng, 0, true);
-            cloud.slot_of.insert(s.node, i);
-            cloud.slots.push(Slot {
-                session: Some(s),
-                next_arrival: i64::MAX,
-                fg_cores: 0.0,
-            });
-        }
-        cloud
-    }
-
-    /// A session of a uniformly drawn workload type on a new node.
-    fn new_session(&mut self, rng: &mut ChaCha8Rng, now: i64, under_way: bool) -> Session {
-        let env = self.env;
-        let w = env.workloads[rng.random_range(0..env.workloads.len())];
-        let stats = w.stats();
-        let mut length = stats.session_s(env.churn, rng);
-        if under_way {
-            length *= rng.random::<f64>(); // the residual life of a session under way
-        }
-        let mem = (stats.memory_mb as f64 * (0.5 + rng.random::<f64>())) as u64;
-        let node = NodeId(self.next_node);
-        self.next_node += 1;
-        Session {
-            node,
-            process: ForegroundProcess::new(&stats, rng).expect("validated tables"),
-            ends_at: now.saturating_add(length.max(1.0) as i64),
-            free_memory_mb: env.node_memory_mb.saturating_sub(mem),
-            fg_pct_sum: 0.0,
-        }
-    }
-
-    /// Second `t`: sessions end (their nodes go to `departed`) and begin, and every session
-    /// steps its foreground CPU.
-    fn step(&mut self, t: i64, rng: &mut ChaCha8Rng, departed: &mut Vec<NodeId>) {
-        for i in 0..self.slots.len() {
-            if let Some(s) = self.slots[i].session
-                && s.ends_at <= t
-            {
-                self.slots[i].session = None;
-                self.slot_of.remove(&s.node);
-                departed.push(s.node);
-                self.slots[i].next_arrival =
-                    t.saturating_add(gap_s(self.env.session_gap_mean_s, rng) as i64);
-            }
-            if self.slots[i].session.is_none() && self.slots[i].next_arrival <= t {
-                let s = self.new_session(rng, t, false);
-                self.slot_of.insert(s.node, i);
-                self.slots[i].session = Some(s);
-            }
-            let cores = self.cores;
-            let slot = &mut self.slots[i];
-            slot.fg_cores = match &mut slot.session {
-                Some(s) => {
-                    let pct = s.process.step(rng);
-                    s.fg_pct_sum += pct;
-                    pct / 100.0 * cores
-                }
-                None => 0.0,
-            };
-        }
-    }
-
-    /// This second's residual CPU of a slot's host, cores.
-    fn residual(&self, slot: usize) -> f64 {
-        (self.cores - self.slots[slot].fg_cores).max(0.0)
-    }
-
-    /// Each present node's reading over the last `seconds`: mean foreground CPU plus noise
-    /// (clamped to `[0, CPU_max]`), and free memory.
-    fn read(
-        &mut self,
-        seconds: f64,
-        noise: &Normal<f64>,
-        rng: &mut ChaCha8Rng,
-        mut report: impl FnMut(NodeId, f64, u64),
-    ) {
-        for slot in &mut self.slots {
-            if let Some(s) = &mut slot.session {
-                let mean = s.fg_pct_sum / seconds / 100.0 * self.cores;
-                let reading = (mean + noise.sample(rng)).clamp(0.0, self.cores);
-                s.fg_pct_sum = 0.0;
-                report(s.node, reading, s.free_memory_mb);
-            }
-        }
-    }
-}
-
-/// The job's volunteers and their charges.
-#[derive(Default)]
-struct Pool {
-    live: BTreeMap<NodeId, Volunteer>,
+    streams: SeedStreams,
+    measure: StreamRng,
+    policy: Box<dyn PoolPolicy>,
+    pool: BTreeMap<NodeId, Volunteer>,
     charged_s: BTreeMap<NodeId, u64>,
     joules: BTreeMap<NodeId, f64>,
     volunteer_seconds: u64,
+    joins: u64,
+    dedicated_j: f64,
+    completed: f64,
+    meter: Meter,
+    consumed_reported_sum: f64,
+    profiled: bool,
+    redecide: bool,
+    finished_at: Option<i64>,
+    trace: Vec<PoolSample>,
+    error: Option<ParamError>,
 }
 
-/// What the volunteers did in one second.
-struct VolunteerSecond {
-    /// Residual CPU of the computing volunteers, cores.
-    available: f64,
-    /// CPU they consumed, cores.
-    consumed: f64,
-    /// Volunteers in the pool (charged) this second.
-    in_pool: usize,
-}
+impl World<'_> {
+    fn t(&self, now: Time) -> i64 {
+        now.0
+    }
 
-impl Pool {
-    /// Second `t`: every computing volunteer runs at its host's residual CPU, all scaled
-    /// down together past `supportable`; finished tasks add to `completed`; drained
-    /// volunteers leave. Every volunteer in the pool is charged the second.
-    fn second(
+    fn start_session(
         &mut self,
-        t: i64,
-        cloud: &Cloud<'_>,
-        supportable: f64,
-        power: &PowerModel,
-        completed: &mut f64,
-    ) -> VolunteerSecond {
-        let env = cloud.env;
-        let available: f64 = self
-            .live
-            .values()
-            .filter(|v| v.ready_at <= t)
-            .map(|v| cloud.residual(v.slot))
-            .sum();
-        let scale = if available > supportable {
-            supportable / available
+        i: usize,
+        under_way: bool,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
+        let env = &self.config.env;
+        let slot = &mut self.slots[i];
+        let w = env.workloads[slot.rng.random_range(0..env.workloads.len())];
+        let stats = w.stats();
+        let length = if under_way {
+            stats.residual_session_s(env.churn, &mut slot.rng)
         } else {
-            1.0
+            stats.session_s(env.churn, &mut slot.rng)
         };
-        let in_pool = self.live.len();
-        self.volunteer_seconds += in_pool as u64;
-        let mut consumed = 0.0;
+        let memory = stats.memory_mb(&mut slot.rng);
+        // Validated with the configuration.
+        let Ok(model) = env::BurstModel::of(&stats) else {
+            return Ok(());
+        };
+        let process = model.start(&mut slot.rng);
+        let node = NodeId(self.next_node);
+        self.next_node = self.next_node.saturating_add(1);
+        slot.session = Some(Session {
+            node,
+            process,
+            free_memory_mb: env.shared_memory_mb.saturating_sub(memory),
+            fg_cores: 0.0,
+        });
+        self.slot_of.insert(node, i);
+        q.schedule_in(Duration(length.clamp(1.0, 1e15) as i64), Ev::SessionEnd(i))?;
+        Ok(())
+    }
+
+    fn end_session(&mut self, i: usize, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+        let Some(s) = self.slots[i].session.take() else {
+            return Ok(());
+        };
+        self.slot_of.remove(&s.node);
+        if self.pool.remove(&s.node).is_some() {
+            self.redecide = true; // its work in flight is lost
+        }
+        self.tell(q.now(), &Observation::Left(s.node));
+        let env = &self.config.env;
+        let gap = gap_s(env.session_gap_mean_s / env.churn, &mut self.slots[i].rng);
+        q.schedule_in(Duration(gap.clamp(1.0, 1e15) as i64), Ev::SessionStart(i))?;
+        Ok(())
+    }
+
+    fn tell(&mut self, at: Time, o: &Observation) {
+        if let Err(e) = self.policy.observe(at, o) {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    /// One second `[t, t + 1)`.
+    fn second(&mut self, t: i64) {
+        let config = self.config;
+        let env = &config.env;
+        let cores = self.cores;
+        for slot in &mut self.slots {
+            if let Some(s) = &mut slot.session {
+                s.fg_cores = s.process.step(&mut slot.rng) / 100.0 * cores;
+                self.meter.foreground += s.fg_cores;
+            }
+        }
+        let residual = |slots: &[Slot], v: &Volunteer| {
+            slots[v.slot].session.map_or(0.0, |s| {
+                (cores - s.fg_cores).max(0.0).min(f64::from(v.slots))
+            })
+        };
+        let demand: f64 = self
+            .pool
+            .values()
+            .filter(|v| v.ready)
+            .map(|v| residual(&self.slots, v))
+            .sum();
+        let io = env::io_second(config.profile.bw_util(), cores, &self.shares, demand);
+        let dedicated_cpu = f64::from(config.dedicated) * cores;
+        self.completed += io.dedicated_cpu;
+        let power = &config.power;
+        let ded_w =
+            f64::from(config.dedicated) * power.idle_w() + power.dynamic_w(io.dedicated_cpu, cores);
+        self.dedicated_j += ded_w;
+        let task_s = config.profile.task_s();
+        let mut volunteers_w = 0.0;
+        let mut consumed = io.dedicated_cpu;
         let mut leaving = Vec::new();
-        for (&node, v) in self.live.iter_mut() {
+        self.volunteer_seconds += self.pool.len() as u64;
+        for (&node, v) in self.pool.iter_mut() {
             *self.charged_s.entry(node).or_insert(0) += 1;
             let mut used = 0.0;
-            if v.ready_at <= t {
-                used = cloud.residual(v.slot) * scale;
-                v.partial += used;
-                if v.partial >= env.task_work {
-                    *completed += env.task_work;
-                    v.partial -= env.task_work;
+            if v.ready {
+                used = residual(&self.slots, v) * io.volunteer_fraction;
+                v.uncommitted += used;
+                v.since_commit_s += 1.0;
+                if v.since_commit_s >= task_s {
+                    self.completed += v.uncommitted;
+                    v.uncommitted = 0.0;
+                    v.since_commit_s = 0.0;
                     if v.drain_by.is_some() {
                         leaving.push(node);
                     }
@@ -536,166 +573,233 @@ impl Pool {
                 leaving.push(node);
             }
             consumed += used;
-            *self.joules.entry(node).or_insert(0.0) +=
-                power.dynamic_w(used + env.vm_overhead_cpu, cloud.cores);
+            let w = power.dynamic_w(used + env.vm_overhead_cpu, cores);
+            volunteers_w += w;
+            *self.joules.entry(node).or_insert(0.0) += w;
         }
         for node in leaving {
-            self.live.remove(&node);
+            self.pool.remove(&node);
         }
-        VolunteerSecond {
-            available,
-            consumed,
-            in_pool,
+        let in_flight: f64 = self.pool.values().map(|v| v.uncommitted).sum();
+        let m = &mut self.meter;
+        m.seconds += 1.0;
+        m.available += dedicated_cpu + demand;
+        m.consumed += consumed;
+        m.max_disk += io.max_disk_util;
+        m.mean_disk += io.mean_disk_util;
+        m.usd += config
+            .cost
+            .usd_per_s(config.dedicated as usize, self.pool.len());
+        m.joules += ded_w + volunteers_w;
+        if self.completed + in_flight >= config.work {
+            self.completed = config.work;
+            self.finished_at = Some(t + 1);
         }
     }
 
-    /// The controller chose `target` at `now`: newcomers boot, the dropped drain (booting
-    /// ones leave at once, as do those with no task in flight), re-chosen drainers stay.
-    fn apply(&mut self, target: &[NodeId], cloud: &Cloud<'_>, now: i64) {
-        let env = cloud.env;
-        for v in self.live.values_mut() {
+    /// Applies a decision at `now`: newcomers boot, the dropped drain, re-chosen drainers stay.
+    fn apply(
+        &mut self,
+        target: &[Assignment],
+        now: i64,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
+        let env = &self.config.env;
+        for v in self.pool.values_mut() {
             v.drain_by
                 .get_or_insert(now.saturating_add(env.max_drain.0));
         }
-        for node in target {
-            let Some(&slot) = cloud.slot_of.get(node) else {
+        for a in target {
+            let Some(&slot) = self.slot_of.get(&a.node) else {
                 continue;
             };
-            self.live
-                .entry(*node)
-                .and_modify(|v| v.drain_by = None)
-                .or_insert(Volunteer {
+            if let Some(v) = self.pool.get_mut(&a.node) {
+                v.drain_by = None;
+                v.slots = a.slots;
+                continue;
+            }
+            self.pool.insert(
+                a.node,
+                Volunteer {
                     slot,
-                    ready_at: now.saturating_add(env.setup.0),
+                    slots: a.slots,
+                    ready: false,
                     drain_by: None,
-                    partial: 0.0,
-                });
+                    uncommitted: 0.0,
+                    since_commit_s: 0.0,
+                },
+            );
+            self.joins += 1;
+            q.schedule_in(env.setup, Ev::Ready(a.node))?;
         }
-        self.live
-            .retain(|_, v| v.drain_by.is_none() || (v.ready_at <= now && v.partial > 0.0));
+        self.pool
+            .retain(|_, v| v.drain_by.is_none() || (v.ready && v.uncommitted > 0.0));
+        Ok(())
     }
-}
 
-/// Sums over the current evaluation interval.
-#[derive(Clone, Copy, Debug, Default)]
-struct Meter {
-    available: f64,
-    consumed: f64,
-    dollars: f64,
-    joules: f64,
-    reported_at_start: f64,
-}
+    fn progress(&mut self, now: i64) -> Result<Progress, ParamError> {
+        let env = &self.config.env;
+        let noise = Normal::new(0.0, env.progress_noise)
+            .map_err(|_| ParamError::new("progress_noise", env.progress_noise, "must be finite"))?;
+        let work = self.config.work;
+        let reported = (self.completed * (1.0 + noise.sample(&mut self.measure))).clamp(0.0, work);
+        let elapsed = now.max(1);
+        Progress::new(
+            reported,
+            work - reported,
+            Duration(elapsed),
+            self.consumed_reported_sum / elapsed as f64,
+        )
+    }
 
-/// The baselines' shared driver: a size rule, the greedy order, and the interval discipline
-/// (the size is decided at interval boundaries; in between, departed or memory-short nodes
-/// are replaced from the order).
-#[derive(Clone, Debug)]
-struct Sized {
-    table: ForegroundTable,
-    rule: SizeRule,
-    size: usize,
-    selected: Vec<NodeId>,
-}
-
-#[derive(Clone, Debug)]
-enum SizeRule {
-    Fixed,
-    Fuzzy(Fuzzy),
-    Threshold(f64),
-}
-
-#[derive(Clone, Debug)]
-enum Driver {
-    Rhic(Box<Rhic>),
-    Sized(Sized),
-}
-
-impl Driver {
-    /// The controller of `config.strategy`; the baselines rank volunteers with RHIC's own
-    /// predictor window.
-    fn new(config: &SimConfig) -> Result<Self, ParamError> {
-        let (d, env) = (config.dedicated, &config.env);
-        let cores = f64::from(env.cores);
-        let mut rc = RhicConfig::new(d, cores, config.goal);
-        let sized = |rule, size| {
-            Driver::Sized(Sized {
-                table: ForegroundTable::new(rc.predictor_window),
-                rule,
-                size,
-                selected: Vec::new(),
-            })
+    /// A period (or the profiling run) ends at `now`.
+    fn period(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        let config = self.config;
+        let env = &config.env;
+        let m = self.meter;
+        let secs = m.seconds.max(1.0);
+        let rel =
+            |sd: f64, rng: &mut StreamRng| Normal::new(0.0, sd).map_or(0.0, |d| d.sample(rng));
+        let consumed =
+            (m.consumed / secs * (1.0 + rel(env.consumed_noise, &mut self.measure))).max(0.0);
+        self.consumed_reported_sum += consumed * secs;
+        let max_disk = (m.max_disk / secs + rel(env.disk_noise, &mut self.measure)).clamp(0.0, 1.0);
+        let mean_disk =
+            (m.mean_disk / secs + rel(env.disk_noise, &mut self.measure)).clamp(0.01, 1.0);
+        let progress = self.progress(now.0)?;
+        let report = PeriodReport {
+            seconds: secs,
+            cpu_available: m.available / secs,
+            cpu_consumed: consumed,
+            max_disk_util: max_disk,
+            task_s: Some(config.profile.task_s()),
+            work: progress.completed() - m.reported_at_start,
+            usd: m.usd,
+            joules: m.joules,
         };
-        Ok(match config.strategy {
-            Strategy::Rhic => {
-                rc.interval = config.interval;
-                rc.vm_memory_mb = config.vm_memory_mb;
-                let drain = Duration(env.max_drain.0 / 2);
-                rc.completion = CompletionParams::new(config.straggler_padding, env.setup, drain)?;
-                Driver::Rhic(Box::new(Rhic::new(rc)?))
-            }
-            Strategy::Fixed(k) => sized(SizeRule::Fixed, k),
-            Strategy::Fuzzy {
-                step,
-                start_fraction,
-            } => {
-                let start = (start_fraction * env.interactive_nodes as f64).round() as usize;
-                sized(SizeRule::Fuzzy(Fuzzy::new(step, start)?), start)
-            }
-            Strategy::Threshold(theta) => sized(SizeRule::Threshold(theta), 0),
-        })
-    }
-
-    fn observe(&mut self, node: NodeId, fg: f64, mem: u64) {
-        match self {
-            Driver::Rhic(r) => r.observe_node(node, fg, mem),
-            Driver::Sized(s) => s.table.observe(node, fg, mem),
+        self.tell(now, &Observation::Period(report));
+        if !self.profiled {
+            self.profiled = true;
+            let profile = ProfileReport {
+                bw_util: mean_disk,
+                dedicated_cpu: consumed.max(1e-9),
+                slot_memory_mb: config.profile.slot_memory_mb(),
+                task_s: config.profile.task_s(),
+            };
+            self.tell(now, &Observation::Profile(profile));
         }
-    }
-
-    fn remove(&mut self, node: NodeId) {
-        match self {
-            Driver::Rhic(r) => r.remove_node(node),
-            Driver::Sized(s) => s.table.remove(node),
+        if let Some(e) = self.error.take() {
+            return Err(e.into());
         }
+        self.trace.push(PoolSample {
+            at: now,
+            in_pool: self.pool.len(),
+            available: self.slot_of.len(),
+            completed: self.completed,
+            foreground_core_s: m.foreground,
+        });
+        self.meter = Meter {
+            reported_at_start: progress.completed(),
+            ..Meter::default()
+        };
+        let target = self.policy.decide(now, &progress).volunteers.clone();
+        self.apply(&target, now.0, q)?;
+        q.schedule_in(config.interval, Ev::Period)?;
+        Ok(())
     }
 }
 
-impl Sized {
-    fn select(
-        &mut self,
-        first: bool,
-        boundary: bool,
-        measure: f64,
-        cpu_max: f64,
-        vm_mb: u64,
-        sorted: &mut Vec<Candidate>,
-    ) -> &[NodeId] {
-        screen_and_sort(&self.table.candidates(cpu_max), vm_mb, sorted);
-        if boundary {
-            self.size = match &mut self.rule {
-                SizeRule::Fixed => self.size,
-                SizeRule::Fuzzy(f) if first => f.size(),
-                SizeRule::Fuzzy(f) => f.next(measure, sorted.len()),
-                SizeRule::Threshold(theta) => {
-                    let residuals: Vec<f64> = sorted.iter().map(|c| c.residual_cpu).collect();
-                    threshold_size(&residuals, *theta, cpu_max)
+/// Why a run could not be simulated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// A parameter of the configuration or a policy's input is out of range.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The simulated clock would overflow.
+    #[error("simulation clock: {0}")]
+    Engine(#[from] EngineError),
+}
+
+impl Simulation for World<'_> {
+    type Event = Ev;
+    type Error = SimError;
+
+    fn handle(&mut self, now: Time, event: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        if self.finished_at.is_some() {
+            return Ok(());
+        }
+        match event {
+            Ev::SessionEnd(i) => self.end_session(i, q)?,
+            Ev::SessionStart(i) => self.start_session(i, false, q)?,
+            Ev::Ready(node) => {
+                let failed = {
+                    let p = self.config.env.boot_failure;
+                    p > 0.0 && {
+                        let slot = self.slot_of.get(&node).copied().unwrap_or(0) as u64;
+                        let mut rng = self
+                            .streams
+                            .stream("boot", slot ^ (u64::from(node.0) << 32));
+                        rng.random::<f64>() < p
+                    }
+                };
+                if let Some(v) = self.pool.get_mut(&node) {
+                    if failed {
+                        self.pool.remove(&node);
+                        self.tell(now, &Observation::BootFailed(node));
+                        self.redecide = true;
+                    } else {
+                        v.ready = true;
+                        self.tell(now, &Observation::Joined(node));
+                    }
                 }
-            };
-            self.selected = sorted.iter().take(self.size).map(|c| c.node).collect();
-        } else {
-            let present: BTreeSet<NodeId> = sorted.iter().map(|c| c.node).collect();
-            self.selected.retain(|n| present.contains(n));
-            let mut chosen: BTreeSet<NodeId> = self.selected.iter().copied().collect();
-            for c in sorted.iter() {
-                if self.selected.len() >= self.size {
-                    break;
-                }
-                if chosen.insert(c.node) {
-                    self.selected.push(c.node);
+            }
+            Ev::Period => self.period(now, q)?,
+            Ev::Second => {
+                let t = self.t(now);
+                self.second(t);
+                if self.finished_at.is_none() && t + 1 < self.config.max_time.0 {
+                    q.schedule_in(Duration(1), Ev::Second)?;
                 }
             }
         }
-        &self.selected
+        if let Some(e) = self.error.take() {
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// The 1 s foreground readings, and a deferred decision when a volunteer left or failed.
+    fn settle(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        if self.finished_at.is_some() {
+            return Ok(());
+        }
+        let cores = self.cores;
+        let sd = self.config.env.cpu_noise;
+        let noise = Normal::new(0.0, sd).ok();
+        let mut readings = Vec::with_capacity(self.slots.len());
+        for slot in &mut self.slots {
+            if let Some(s) = &slot.session {
+                let e = noise.map_or(0.0, |n| n.sample(&mut slot.reading));
+                readings.push(Observation::Node {
+                    node: s.node,
+                    foreground_cpu: (s.fg_cores + e).clamp(0.0, cores),
+                    free_memory_mb: s.free_memory_mb,
+                });
+            }
+        }
+        for r in &readings {
+            self.tell(now, r);
+        }
+        if self.redecide && self.profiled {
+            self.redecide = false;
+            let progress = self.progress(now.0)?;
+            let target = self.policy.decide(now, &progress).volunteers.clone();
+            self.apply(&target, now.0, q)?;
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e.into());
+        }
+        Ok(())
     }
 }
 
@@ -705,125 +809,76 @@ impl Sized {
 /// use cosched_rhic::env::JobProfile;
 /// use cosched_rhic::sim::{SimConfig, Strategy, simulate};
 /// use cosched_rhic::{CostModel, Goal};
-/// let mut c = SimConfig::new(JobProfile::Pi, 2, 40_000.0, Goal::Cost(CostModel::default()),
-///     Strategy::Rhic);
-/// c.env.interactive_nodes = 6;
-/// let rhic = simulate(&c).unwrap();
+/// let mut c = SimConfig::new(JobProfile::Pi, Goal::Cost(CostModel::default()), Strategy::Fixed(8));
+/// c.env.interactive_nodes = 8;
+/// c.work /= 20.0;
+/// let some = simulate(&c).unwrap();
 /// c.strategy = Strategy::Fixed(0);
 /// let alone = simulate(&c).unwrap();
-/// assert!(rhic.finished && rhic.completion < alone.completion); // volunteers help Pi
+/// assert!(some.finished && some.completion < alone.completion); // volunteers help Pi
 /// ```
-pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
+pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
     config.validate()?;
     let env = &config.env;
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+    let streams = SeedStreams::new(config.seed);
     let cores = f64::from(env.cores);
-    let d = config.dedicated;
-    let dedicated_cpu = f64::from(d) * cores;
-    let shares = env::io_shares(d, env.imbalance, &mut rng);
-    let supportable = env::supportable_volunteer_cpu(config.profile.bw_util(), cores, &shares);
-    let cpu_noise = Normal::new(0.0, env.cpu_noise).expect("validated sd");
-    let progress_noise = Normal::new(0.0, env.progress_noise).expect("validated sd");
-    let bw_noise = Normal::new(0.0, env.bw_noise).expect("validated sd");
-    let mut driver = Driver::new(config)?;
-    let mut cloud = Cloud::new(env, &mut rng);
-    let mut pool = Pool::default();
-    let mut meter = Meter::default();
-    let dedicated_w = f64::from(d) * (config.power.idle_w() + config.power.dynamic_w(cores, cores));
-    let (mut dedicated_j, mut completed, mut consumed_total) = (0.0, 0.0, 0.0);
-    let (mut trace, mut sorted, mut departed) = (Vec::new(), Vec::new(), Vec::new());
-    let mut end = config.max_time.0;
-    let mut finished = false;
-
-    for t in 0..config.max_time.0 {
-        cloud.step(t, &mut rng, &mut departed);
-        for node in departed.drain(..) {
-            pool.live.remove(&node); // its task in flight is lost
-            driver.remove(node);
-        }
-        let v = pool.second(t, &cloud, supportable, &config.power, &mut completed);
-        completed += dedicated_cpu;
-        consumed_total += dedicated_cpu + v.consumed;
-        dedicated_j += dedicated_w;
-        meter.available += dedicated_cpu + v.available;
-        meter.consumed += dedicated_cpu + v.consumed;
-        meter.dollars += config.cost.usd_per_s(d as usize, v.in_pool);
-        meter.joules += dedicated_w
-            + config
-                .power
-                .dynamic_w(v.consumed + v.in_pool as f64 * env.vm_overhead_cpu, cores);
-        if completed >= config.work {
-            completed = config.work;
-            end = t + 1;
-            finished = true;
-        }
-
-        let now = t + 1;
-        if now % config.sample.0 == 0 || finished {
-            trace.push(PoolSample {
-                at: Time(now),
-                in_pool: pool.live.len(),
-                available: cloud.slot_of.len(),
-                completed,
-            });
-        }
-        if finished {
-            break;
-        }
-        if now % config.sample.0 != 0 {
-            continue;
-        }
-        cloud.read(
-            config.sample.0 as f64,
-            &cpu_noise,
-            &mut rng,
-            |n, fg, mem| driver.observe(n, fg, mem),
-        );
-        if now < config.profiling.0 {
-            continue;
-        }
-        let reported = (completed * (1.0 + progress_noise.sample(&mut rng)))
-            .clamp(f64::MIN_POSITIVE, config.work);
-        let since_start = now - config.profiling.0;
-        let boundary = since_start % config.interval.0 == 0;
-        let target = match &mut driver {
-            Driver::Rhic(r) if since_start == 0 => {
-                let bw = (config.profile.bw_util() + bw_noise.sample(&mut rng)).clamp(0.01, 1.0);
-                r.initial(Time(now), bw)?.volunteers.clone()
-            }
-            Driver::Rhic(r) => {
-                if boundary {
-                    let secs = config.interval.0 as f64;
-                    r.observe_io(Time(now), meter.available / secs, meter.consumed / secs);
-                }
-                let progress = Progress::new(
-                    reported,
-                    config.work - reported,
-                    Duration(now),
-                    consumed_total / now as f64,
-                )?;
-                r.decide(Time(now), &progress).volunteers.clone()
-            }
-            Driver::Sized(s) => {
-                let measure = interval_measure(config, now, reported, &meter);
-                let (first, vm_mb) = (since_start == 0, config.vm_memory_mb);
-                s.select(first, boundary, measure, cores, vm_mb, &mut sorted)
-                    .to_vec()
-            }
-        };
-        if boundary {
-            meter = Meter {
-                reported_at_start: reported,
-                ..Meter::default()
-            };
-        }
-        pool.apply(&target, &cloud, now);
+    let mut io_rng = streams.stream("io", 0);
+    let shares = env::io_shares(config.dedicated, env.imbalance, &mut io_rng);
+    let slots = (0..env.interactive_nodes)
+        .map(|i| Slot {
+            session: None,
+            rng: streams.stream("slot", i as u64),
+            reading: streams.stream("reading", i as u64),
+        })
+        .collect();
+    let mut world = World {
+        config,
+        cores,
+        shares,
+        slots,
+        slot_of: BTreeMap::new(),
+        next_node: 0,
+        streams,
+        measure: streams.stream("measure", 0),
+        policy: config.policy()?,
+        pool: BTreeMap::new(),
+        charged_s: BTreeMap::new(),
+        joules: BTreeMap::new(),
+        volunteer_seconds: 0,
+        joins: 0,
+        dedicated_j: 0.0,
+        completed: 0.0,
+        meter: Meter::default(),
+        consumed_reported_sum: 0.0,
+        profiled: false,
+        redecide: false,
+        finished_at: None,
+        trace: Vec::new(),
+        error: None,
+    };
+    let mut q = EventQueue::new(Time::ZERO);
+    // §5.4: every experiment begins with every interactive node busy.
+    for i in 0..env.interactive_nodes {
+        world.start_session(i, true, &mut q)?;
     }
+    q.schedule(Time::ZERO, Ev::Second)
+        .map_err(EngineError::from)?;
+    q.schedule_in(config.profiling, Ev::Period)?;
+    engine::run_until(&mut world, &mut q, Time(config.max_time.0))?;
 
-    let volunteer_s: Vec<(NodeId, u64)> = pool.charged_s.into_iter().collect();
-    let bill = config.cost.bill(d, end as u64, &volunteer_s);
-    let volunteer_j: Vec<(NodeId, f64)> = pool.joules.into_iter().collect();
-    let energy_j = dedicated_j + volunteer_j.iter().map(|(_, j)| j).sum::<f64>();
+    let end = world.finished_at.unwrap_or(config.max_time.0);
+    let finished = world.finished_at.is_some();
+    world.trace.push(PoolSample {
+        at: Time(end),
+        in_pool: world.pool.len(),
+        available: world.slot_of.len(),
+        completed: world.completed,
+        foreground_core_s: world.meter.foreground,
+    });
+    let volunteer_s: Vec<(NodeId, u64)> = world.charged_s.into_iter().collect();
+    let bill = config.cost.bill(config.dedicated, end as u64, &volunteer_s);
+    let volunteer_j: Vec<(NodeId, f64)> = world.joules.into_iter().collect();
+    let energy_j = world.dedicated_j + volunteer_j.iter().map(|(_, j)| j).sum::<f64>();
     let deadline_met = match config.goal {
         Goal::Deadline(deadline) => Some(finished && end <= deadline.0),
         _ => None,
@@ -833,29 +888,12 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, ParamError> {
         finished,
         bill,
         volunteer_s,
-        dedicated_j,
+        dedicated_j: world.dedicated_j,
         volunteer_j,
         energy_j,
         deadline_met,
-        mean_volunteers: pool.volunteer_seconds as f64 / end as f64,
-        trace,
+        mean_volunteers: world.volunteer_seconds as f64 / end.max(1) as f64,
+        joins: world.joins,
+        trace: world.trace,
     })
-}
-
-/// FUZZY's measure of the interval ending at `now`, lower is better: dollars or joules per
-/// unit of (reported) work, or the distance of the finish projected at the interval's rate
-/// from the deadline; `+∞` when the interval shows no progress.
-fn interval_measure(config: &SimConfig, now: i64, reported: f64, meter: &Meter) -> f64 {
-    let work = reported - meter.reported_at_start;
-    if work <= 0.0 {
-        return f64::INFINITY;
-    }
-    match config.goal {
-        Goal::Cost(_) => meter.dollars / work,
-        Goal::Energy(_) => meter.joules / work,
-        Goal::Deadline(deadline) => {
-            let rate = work / config.interval.0 as f64;
-            (now as f64 + (config.work - reported) / rate - deadline.0 as f64).abs()
-        }
-    }
 }

@@ -1,24 +1,54 @@
-//! Hand scenarios of the controller: validation, deferment, replacement, new intervals.
+//! Scenarios of the controller, step by step of the paper: Algorithm 1's periods, the profile
+//! seeding the I/O curve, deferment and replacement (§4.4), the live-system inputs.
 
 use cosched_core::{Duration, NodeId, Time};
-use cosched_rhic::{CostModel, DecisionKind, Goal, PowerModel, Progress, Rhic, RhicConfig};
+use cosched_rhic::policy::{Observation, PeriodReport, PoolPolicy, ProfileReport};
+use cosched_rhic::{CostModel, DecisionKind, Goal, Progress, Rhic, RhicConfig};
 
-fn rhic() -> Rhic {
-    // One dedicated 4-core node and a deadline no pool can meet: the search takes every
-    // volunteer (the least-late pool).
-    let mut config = RhicConfig::new(1, 4.0, Goal::Deadline(Time(1500)));
-    config.interval = Duration(300);
-    config.replacement_threshold = 1.0;
-    let mut r = Rhic::new(config).expect("valid");
-    for n in 0..6 {
-        r.observe_node(NodeId(n), 0.5, 4096); // 3.5 cores residual each
+const CORES: f64 = 16.0;
+
+fn node(n: u32, fg: f64) -> Observation {
+    Observation::Node {
+        node: NodeId(n),
+        foreground_cpu: fg,
+        free_memory_mb: 6000,
     }
+}
+
+/// Two dedicated 16-core nodes and 20 candidates of 12 free cores each, profiled at BWUtil
+/// 0.25: Eq. 3's worst case is 48 cores (4 volunteers), Eq. 2's best 96 (8).
+fn profiled(goal: Goal) -> Rhic {
+    let mut r = Rhic::new(RhicConfig::new(2, CORES, goal)).expect("valid");
+    for n in 0..20 {
+        r.observe(Time(59), &node(n, 4.0)).expect("valid");
+    }
+    let profile = ProfileReport {
+        bw_util: 0.25,
+        dedicated_cpu: 32.0,
+        slot_memory_mb: 256,
+        task_s: 60.0,
+    };
+    r.observe(Time(60), &Observation::Profile(profile))
+        .expect("valid");
     r
 }
 
-fn progress() -> Progress {
-    // 4 cores so far at rate 1/4 per core-second: 12,000 units left.
-    Progress::new(300.0, 12_000.0, Duration(300), 4.0).expect("valid")
+fn progress(done: f64) -> Progress {
+    Progress::new(done, 1e7, Duration(60), 32.0).expect("valid")
+}
+
+fn period(at: i64, available: f64, consumed: f64, disk: f64) -> (Time, Observation) {
+    let report = PeriodReport {
+        seconds: 60.0,
+        cpu_available: available,
+        cpu_consumed: consumed,
+        max_disk_util: disk,
+        task_s: Some(60.0),
+        work: 1000.0,
+        usd: 1.0,
+        joules: 1.0,
+    };
+    (Time(at), Observation::Period(report))
 }
 
 #[test]
@@ -31,73 +61,131 @@ fn invalid_parameters_are_rejected() {
     assert_eq!(bad(|c| c.dedicated = 0), Some("dedicated"));
     assert_eq!(bad(|c| c.cpu_max = f64::NAN), Some("cpu_max"));
     assert_eq!(bad(|c| c.interval = Duration(0)), Some("interval"));
-    assert_eq!(
-        bad(|c| c.replacement_threshold = -1.0),
-        Some("replacement_threshold")
-    );
+    assert_eq!(bad(|c| c.saturation_util = 0.0), Some("saturation_util"));
     assert_eq!(bad(|c| c.max_samples = 0), Some("max_samples"));
     assert_eq!(bad(|_| ()), None);
-}
-
-#[test]
-fn deferment_replacement_and_a_new_interval() {
-    let mut r = rhic();
-    // t = 300: 12,000 units at 1/4 unit per core-second take 48,000 / (4 + 3.5k) s with k
-    // volunteers; k = 6 gives 1,920 s, past the deadline, and is the least late.
-    let d = r.decide(Time(300), &progress()).clone();
-    assert_eq!(d.kind, DecisionKind::Search);
-    assert_eq!(d.volunteers.len(), 6);
-    // Mid-interval, nothing changed: the decision stands.
-    assert_eq!(
-        r.decide(Time(400), &progress()).kind,
-        DecisionKind::Deferred
-    );
-    // Node 0 becomes busy (residual drops to 0 after the window fills) and node 5 leaves.
-    for _ in 0..5 {
-        r.observe_node(NodeId(0), 4.0, 4096);
-    }
-    r.remove_node(NodeId(5));
-    r.observe_node(NodeId(9), 0.0, 4096); // a newcomer, a spare above the threshold
-    let m = r.decide(Time(500), &progress()).clone();
-    assert_eq!(m.kind, DecisionKind::Replaced);
-    assert_eq!(m.at, Time(300));
-    assert_eq!(
-        m.volunteers,
-        [NodeId(9), NodeId(1), NodeId(2), NodeId(3), NodeId(4)]
-    );
-    // The interval ends at 600: a fresh search, without the busy node.
-    let n = r.decide(Time(600), &progress()).clone();
-    assert_eq!(n.kind, DecisionKind::Search);
-    assert!(!n.volunteers.contains(&NodeId(0)));
-    assert_eq!(n.volunteers[0], NodeId(9));
-}
-
-#[test]
-fn initial_pool_follows_algorithm_1() {
-    let mut r = rhic();
-    // BWUtil 0.8: (1/0.8 − 1) · 4 · 1 = 1 core supportable: one volunteer.
-    let d = r.initial(Time(0), 0.8).expect("valid").clone();
-    assert_eq!((d.kind, d.volunteers.len()), (DecisionKind::Initial, 1));
-    assert!(r.initial(Time(0), 1.5).is_err());
-}
-
-#[test]
-fn cost_and_energy_goals_weigh_speed_against_price() {
-    let progress = Progress::new(300.0, 12_000.0, Duration(300), 4.0).expect("valid");
-    let run = |goal: Goal| {
-        let mut r = Rhic::new(RhicConfig::new(1, 4.0, goal)).expect("valid");
-        for n in 0..3 {
-            r.observe_node(NodeId(n), 0.0, 4096); // a whole 4-core node each
-        }
-        r.decide(Time(300), &progress).volunteers.len()
+    let mut r = profiled(Goal::Cost(CostModel::default()));
+    let bad_profile = ProfileReport {
+        bw_util: 1.5,
+        dedicated_cpu: 32.0,
+        slot_memory_mb: 256,
+        task_s: 60.0,
     };
-    // $1/h dedicated, $0.42/h volunteer: each volunteer adds the dedicated node's speed for
-    // less than half its price, so all three are used (48,000 / 16 s at $2.26/h: $1.88).
-    assert_eq!(run(Goal::Cost(CostModel::default())), 3);
-    // Volunteers dearer than the speed they bring: none.
-    assert_eq!(run(Goal::Cost(CostModel::new(1_000_000, 100_000_000))), 0);
-    // Energy: the dynamic energy of the work is the same whatever the pool, so the dedicated
-    // node's idle power decides: finish fastest, with all three.
-    let power = PowerModel::new(100.0, 200.0).expect("valid");
-    assert_eq!(run(Goal::Energy(power)), 3);
+    assert!(
+        r.observe(Time(61), &Observation::Profile(bad_profile))
+            .is_err()
+    );
+}
+
+#[test]
+fn algorithm_1_worst_case_midpoint_extrapolation_then_search_on_saturation() {
+    let mut r = profiled(Goal::Cost(CostModel::default()));
+    let d1 = r.decide(Time(60), &progress(1000.0)).clone();
+    assert_eq!(
+        (d1.kind, d1.volunteers.len()),
+        (DecisionKind::Scaling(1), 4)
+    );
+    let (t, o) = period(120, 32.0 + 48.0, 78.0, 0.55);
+    r.observe(t, &o).expect("valid");
+    let d2 = r.decide(Time(120), &progress(2000.0)).clone();
+    // Midpoint of 48 and 96 cores: 72, six volunteers; the first four stay.
+    assert_eq!(
+        (d2.kind, d2.volunteers.len()),
+        (DecisionKind::Scaling(2), 6)
+    );
+    assert_eq!(d2.volunteers[..4], d1.volunteers[..]);
+    let (t, o) = period(180, 32.0 + 72.0, 100.0, 0.7);
+    r.observe(t, &o).expect("valid");
+    let d3 = r.decide(Time(180), &progress(3000.0)).clone();
+    // The ceiling (all 20: volunteers are cheap, ignoring I/O) is past the best case, so the
+    // saturation point is extrapolated from the disk readings: line through (32, 0.25),
+    // (78, 0.55), (100, 0.7) reaches 1.0 near 146 cores, 114 of volunteers: ten of them.
+    assert_eq!(d3.kind, DecisionKind::Scaling(3));
+    assert_eq!(d3.volunteers.len(), 10);
+    let sat = r.extrapolated_saturation_cpu();
+    assert!((140.0..150.0).contains(&sat), "{sat}");
+    // The disks report saturation: Algorithm 1 stops, the search takes over.
+    let (t, o) = period(240, 32.0 + 120.0, 120.0, 0.95);
+    r.observe(t, &o).expect("valid");
+    let d4 = r.decide(Time(240), &progress(4000.0)).clone();
+    assert_eq!(d4.kind, DecisionKind::Search);
+    assert!(d4.volunteers.len() <= 10, "{}", d4.volunteers.len());
+}
+
+#[test]
+fn the_profile_seeds_the_curve_and_deadlines_skip_algorithm_1() {
+    let mut r = profiled(Goal::Deadline(Time(3600)));
+    let curve = r.io_curve(Time(60)).expect("seeded by the profile");
+    assert_eq!(curve.knots().next(), Some((32.0, 32.0)));
+    // Remaining work of 1e7 units at 1000 / (60 · 32) per core-second cannot finish by the
+    // deadline: the search takes every volunteer the disks are predicted to feed, never 0.
+    let d = r.decide(Time(60), &progress(1000.0)).clone();
+    assert_eq!(d.kind, DecisionKind::Search);
+    assert!(!d.volunteers.is_empty());
+}
+
+#[test]
+fn deferment_replaces_departed_and_failed_volunteers_keeping_the_size() {
+    let mut r = profiled(Goal::Cost(CostModel::default()));
+    let d = r.decide(Time(60), &progress(1000.0)).clone();
+    assert_eq!(d.volunteers.len(), 4);
+    let gone = d.volunteers[0].node;
+    let failed = d.volunteers[1].node;
+    r.observe(Time(70), &Observation::Left(gone))
+        .expect("valid");
+    r.observe(Time(70), &Observation::BootFailed(failed))
+        .expect("valid");
+    let m = r.decide(Time(70), &progress(1100.0)).clone();
+    assert_eq!(m.kind, DecisionKind::Replaced);
+    assert_eq!(m.volunteers.len(), 4);
+    assert!(m.nodes().all(|n| n != gone && n != failed));
+    // Mid-interval, nothing else changed: the decision stands.
+    let n = r.decide(Time(80), &progress(1200.0)).clone();
+    assert_eq!(
+        (n.kind, &n.volunteers),
+        (DecisionKind::Deferred, &m.volunteers)
+    );
+}
+
+#[test]
+fn replacement_swaps_only_above_the_threshold() {
+    let mut r = profiled(Goal::Cost(CostModel::default()));
+    let first: Vec<NodeId> = r.decide(Time(60), &progress(1000.0)).nodes().collect();
+    // One used node gets 3 cores busier than the unused ones: under the 4-core threshold.
+    for t in 61..=660 {
+        r.observe(Time(t), &node(first[0].0, 7.0)).expect("valid");
+    }
+    let (t, o) = period(120, 80.0, 78.0, 0.95); // saturated: Algorithm 1 ends
+    r.observe(t, &o).expect("valid");
+    let d = r.decide(Time(660), &progress(2000.0)).clone();
+    assert!(d.nodes().any(|n| n == first[0]) || d.volunteers.len() < 4);
+    // Now 8 cores busier: swapped out if the size is kept.
+    for t in 661..=1260 {
+        r.observe(Time(t), &node(first[0].0, 12.0)).expect("valid");
+    }
+    let e = r.decide(Time(1260), &progress(3000.0)).clone();
+    assert!(e.nodes().all(|n| n != first[0]));
+}
+
+#[test]
+fn decides_at_zero_progress_and_serialises() {
+    let mut r = profiled(Goal::Cost(CostModel::default()));
+    let start = Progress::new(0.0, 1e7, Duration(0), 0.0).expect("0 % is valid");
+    let d = r.decide(Time(60), &start).clone();
+    assert_eq!(d.kind, DecisionKind::Scaling(1));
+    let json = serde_json::to_string(&r).expect("state serialises");
+    let mut back: Rhic = serde_json::from_str(&json).expect("and deserialises");
+    let (t, o) = period(120, 80.0, 78.0, 0.5);
+    r.observe(t, &o).expect("valid");
+    back.observe(t, &o).expect("valid");
+    assert_eq!(
+        r.decide(Time(120), &progress(900.0)),
+        back.decide(Time(120), &progress(900.0))
+    );
+    // The goal can change at run time.
+    back.set_goal(Goal::Cost(CostModel::new(1_000_000, 50_000_000)));
+    assert_eq!(
+        back.config().goal,
+        Goal::Cost(CostModel::new(1_000_000, 50_000_000))
+    );
 }

@@ -4,8 +4,8 @@ use cosched_core::{Duration, NodeId, Time};
 use cosched_rhic::baseline::{Fuzzy, threshold_size};
 use cosched_rhic::{
     Candidate, Cluster, CompletionParams, CostModel, Evaluation, Goal, IoCurve, IoSample,
-    MeanShiftParams, PowerModel, Progress, Rhic, RhicConfig, SearchModel, exhaustive_search,
-    mean_shift, screen_and_sort,
+    MeanShiftParams, PowerModel, Progress, SearchModel, Selection, exhaustive_search, mean_shift,
+    screen_and_sort,
 };
 use proptest::prelude::*;
 
@@ -37,33 +37,44 @@ fn nodes() -> impl Strategy<Value = Vec<(f64, u64)>> {
 }
 
 proptest! {
+    /// §4.4's selection: resizing keeps the survivors, adds the best unused, drops the worst
+    /// used; after replacement no unused candidate beats a used one by more than the threshold.
     #[test]
-    fn selected_volunteers_are_a_prefix_of_the_screened_order(
+    fn selection_adjusts_the_previous_pool(
         nodes in nodes(),
-        vm_memory_mb in 0u64..4096,
-        goal in goal(),
-        remaining in 0.0f64..50_000.0,
-        io in prop::collection::vec((1.0f64..100.0, 0.0f64..1.0), 0..10),
+        first in 0usize..40,
+        second in 0usize..40,
+        threshold in 0.0f64..4.0,
     ) {
-        let mut config = RhicConfig::new(2, 4.0, goal);
-        config.vm_memory_mb = vm_memory_mb;
-        let mut rhic = Rhic::new(config).expect("valid config");
-        for (i, &(fg, mem)) in nodes.iter().enumerate() {
-            rhic.observe_node(NodeId(i as u32), fg, mem);
-        }
-        for (i, &(a, f)) in io.iter().enumerate() {
-            rhic.observe_io(Time(10 * i as i64), a, a * f);
-        }
-        let progress = Progress::new(500.0, remaining, Duration(300), 8.0).expect("valid");
+        let candidates: Vec<Candidate> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &(fg, mem))| Candidate { node: NodeId(i as u32), residual_cpu: 4.0 - fg, slots: (mem / 1024) as u32 })
+            .collect();
         let mut sorted = Vec::new();
-        screen_and_sort(&rhic.candidates(), vm_memory_mb, &mut sorted);
-        let d = rhic.decide(Time(300), &progress);
-        let prefix: Vec<NodeId> = sorted[..d.volunteers.len()].iter().map(|c| c.node).collect();
-        prop_assert_eq!(&d.volunteers, &prefix);
-        for w in sorted.windows(2) {
-            prop_assert!(w[0].residual_cpu >= w[1].residual_cpu);
+        screen_and_sort(&candidates, &mut sorted);
+        let mut sel = Selection::default();
+        sel.resize(first, &sorted);
+        prop_assert_eq!(sel.members().len(), first.min(sorted.len()));
+        let before: Vec<NodeId> = sel.members().iter().map(|a| a.node).collect();
+        sel.resize(second, &sorted);
+        let after: Vec<NodeId> = sel.members().iter().map(|a| a.node).collect();
+        prop_assert_eq!(after.len(), second.min(sorted.len()));
+        if second >= first {
+            prop_assert_eq!(&after[..before.len()], &before[..]); // nobody swapped out
+        } else {
+            prop_assert!(after.iter().all(|n| before.contains(n)));
         }
-        prop_assert!(sorted.iter().all(|c| c.free_memory_mb >= vm_memory_mb));
+        sel.replace(&sorted, threshold);
+        let used: Vec<NodeId> = sel.members().iter().map(|a| a.node).collect();
+        let mut unique = used.clone();
+        unique.sort();
+        unique.dedup();
+        prop_assert_eq!(unique.len(), used.len());
+        let contribution = |n: NodeId| sorted.iter().find(|c| c.node == n).map_or(0.0, |c| c.contribution());
+        let worst_used = used.iter().map(|&n| contribution(n)).fold(f64::INFINITY, f64::min);
+        let best_unused = sorted.iter().filter(|c| !used.contains(&c.node)).map(|c| c.contribution()).fold(f64::NEG_INFINITY, f64::max);
+        prop_assert!(best_unused - worst_used <= threshold + 1e-12);
     }
 
     #[test]
@@ -146,20 +157,24 @@ proptest! {
         start in 0usize..40,
         measures in prop::collection::vec((0.0f64..10.0, 0usize..40), 1..30),
     ) {
-        let mut f = Fuzzy::new(step, start).expect("step > 0");
-        let mut prev: Option<(f64, usize, bool)> = None; // measure, size, last move was up
+        let mut f = Fuzzy::new(step, start, 0.0).expect("step > 0");
+        let mut prev: Option<(f64, bool)> = None; // measure, last move was up
         let mut size = start;
+        let mut was_up = true;
         for &(m, available) in &measures {
             let next = f.next(m, available);
             prop_assert!(next <= available);
-            let (up, by) = match prev {
-                None => (true, step),
-                Some((last, _, was_up)) if m < last => (was_up, step),
-                Some((_, _, was_up)) => (!was_up, 1),
+            let expected = match prev {
+                None => size.min(available),
+                Some((last, _)) if m == last => size.min(available),
+                Some((last, up)) => {
+                    let (up, by) = if m < last { (up, step) } else { (!up, 1) };
+                    was_up = up;
+                    if up { size + by } else { size.saturating_sub(by) }.min(available)
+                }
             };
-            let expected = if up { size + by } else { size.saturating_sub(by) }.min(available);
             prop_assert_eq!(next, expected);
-            prev = Some((m, next, up));
+            prev = Some((m, was_up));
             size = next;
         }
     }
@@ -198,25 +213,24 @@ proptest! {
 
     #[test]
     fn exhaustive_search_returns_the_minimal_score(
-        residuals in prop::collection::vec((0.0f64..4.0, 0u64..4096), 0..40),
+        residuals in prop::collection::vec((0.0f64..4.0, 0u32..6), 0..40),
         knots in prop::option::of(knots()),
         goal in goal(),
         remaining in 0.0f64..50_000.0,
         current in 0usize..40,
-        padding in 0.0f64..0.5,
+        task_s in 0.0f64..600.0,
         setup in 0i64..600,
-        drain in 0i64..600,
     ) {
         let candidates: Vec<Candidate> = residuals
             .iter()
             .enumerate()
-            .map(|(i, &(r, m))| Candidate { node: NodeId(i as u32), residual_cpu: r, free_memory_mb: m })
+            .map(|(i, &(r, s))| Candidate { node: NodeId(i as u32), residual_cpu: r, slots: s })
             .collect();
         let mut sorted = Vec::new();
-        screen_and_sort(&candidates, 1024, &mut sorted);
+        screen_and_sort(&candidates, &mut sorted);
         let curve = knots.and_then(|k| IoCurve::through(&k));
         let progress = Progress::new(500.0, remaining, Duration(300), 8.0).expect("valid");
-        let completion = CompletionParams::new(padding, Duration(setup), Duration(drain)).expect("valid");
+        let completion = CompletionParams::new(Duration(setup), task_s).expect("valid");
         let model = SearchModel {
             now: Time(300),
             dedicated: 2,
@@ -233,7 +247,7 @@ proptest! {
         // Brute force: every prefix summed from scratch, first minimum.
         let brute: Vec<Evaluation> = (0..=sorted.len())
             .map(|k| {
-                let available = sorted[..k].iter().fold(8.0, |acc, c| acc + c.residual_cpu);
+                let available = sorted[..k].iter().fold(8.0, |acc, c| acc + c.contribution());
                 model.evaluate(k, available)
             })
             .collect();
@@ -242,47 +256,5 @@ proptest! {
         prop_assert_eq!(best.score, min);
         prop_assert_eq!(best.size, first);
         prop_assert_eq!(best, brute[first]);
-    }
-
-    #[test]
-    fn mid_interval_replacement_keeps_healthy_volunteers_in_place(
-        nodes in nodes(),
-        churn in prop::collection::vec((0u32..40, prop::option::of((0.0f64..4.0, 0u64..4096))), 0..20),
-        newcomers in prop::collection::vec((0.0f64..4.0, 0u64..4096), 0..5),
-    ) {
-        let mut config = RhicConfig::new(2, 4.0, Goal::Deadline(Time(0)));
-        config.predictor_window = 1;
-        let threshold = config.replacement_threshold;
-        let mut rhic = Rhic::new(config).expect("valid config");
-        for (i, &(fg, mem)) in nodes.iter().enumerate() {
-            rhic.observe_node(NodeId(i as u32), fg, mem);
-        }
-        let progress = Progress::new(500.0, 1e6, Duration(300), 8.0).expect("valid");
-        let before = rhic.decide(Time(300), &progress).volunteers.clone();
-        for &(n, obs) in &churn {
-            match obs {
-                Some((fg, mem)) => rhic.observe_node(NodeId(n), fg, mem),
-                None => rhic.remove_node(NodeId(n)),
-            }
-        }
-        for (i, &(fg, mem)) in newcomers.iter().enumerate() {
-            rhic.observe_node(NodeId(100 + i as u32), fg, mem);
-        }
-        let mut sorted = Vec::new();
-        screen_and_sort(&rhic.candidates(), rhic.config().vm_memory_mb, &mut sorted);
-        let healthy = |n: NodeId| sorted.iter().any(|c| c.node == n && c.residual_cpu >= threshold);
-        let after = rhic.decide(Time(301), &progress).volunteers.clone();
-        prop_assert!(after.len() <= before.len());
-        let mut unique = after.clone();
-        unique.sort();
-        unique.dedup();
-        prop_assert_eq!(unique.len(), after.len());
-        prop_assert!(after.iter().all(|&n| healthy(n)));
-        for (i, &n) in before.iter().enumerate() {
-            if healthy(n) {
-                prop_assert!(after.contains(&n));
-                prop_assert!(after.iter().position(|&m| m == n).expect("kept") <= i);
-            }
-        }
     }
 }

@@ -1,7 +1,6 @@
 //! Snapshot of a small deterministic scenario: Grep (I/O-bound) on 2 dedicated nodes beside 8
 //! interactive ones, RHIC under the cost goal, seed 5 — its report, with the pool over time.
 
-use cosched_core::Duration;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::sim::{SimConfig, Strategy, simulate};
 use cosched_rhic::{CostModel, Goal};
@@ -11,18 +10,17 @@ use std::fmt::Write;
 fn small_scenario_report() {
     let mut c = SimConfig::new(
         JobProfile::Grep,
-        2,
-        8.0 * 1800.0,
         Goal::Cost(CostModel::default()),
         Strategy::Rhic,
     );
+    c.dedicated = 2;
+    c.work = 32.0 * 1200.0;
     c.env.interactive_nodes = 8;
-    c.interval = Duration(120);
     c.seed = 5;
     let o = simulate(&c).expect("valid config");
     let mut report = format!(
         "finished {} in {} s\ncost ${:.6} (dedicated {} x {} s, volunteers {:?})\n\
-         energy {:.1} J (dedicated {:.1} J)\nmean volunteers {:.4}\n",
+         energy {:.1} J (dedicated {:.1} J)\nmean volunteers {:.4}, joins {}\n",
         o.finished,
         o.completion.0,
         o.bill.total.usd(),
@@ -35,8 +33,9 @@ fn small_scenario_report() {
         o.energy_j,
         o.dedicated_j,
         o.mean_volunteers,
+        o.joins,
     );
-    for t in o.trace.iter().step_by(12) {
+    for t in &o.trace {
         writeln!(
             report,
             "t={:>5} pool={:>2} available={:>2} completed={:.1}",
