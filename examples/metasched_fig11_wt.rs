@@ -1,30 +1,32 @@
-//! Murali & Vadhiyar, Figure 11: the trade-off between response time and electricity cost as
-//! the weight `w_t` of response time goes from 0 (cost only) to 1 (response time only), MCMF
-//! with the scenario's predictors (by default the paper's: learned waits, forecast prices).
+//! Murali & Vadhiyar, Figures 4 and 11 (§5.2, §5.7.1): the trade-off between response time and
+//! electricity cost as the weight `w_t` of response time goes from 0 (cost only) to 1
+//! (response time only), MCMF with the scenario's predictors (by default the paper's: learned
+//! waits, forecast prices) against BS; the paper's observations checked.
 //!
 //! Workload → `w_t` sweep (in parallel) → table (relative to BS) → CSV + two plots: the
-//! relative curves against `w_t` and the cost/response trade-off curve.
+//! relative curves against `w_t` and the cost/response trade-off curve (Fig. 4) → claims.
 
 use clap::Parser;
-use cosched_examples::LinePlot;
 use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample, minutes};
+use cosched_examples::{Claims, LinePlot};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (result, out) = SweepExample {
+    let run = SweepExample {
         name: "metasched_fig11_wt",
         title: "MCMF against w_t (weight of response time)",
-        paper: "Figure 11 (a curve)",
+        paper: "Figure 11 and Figure 4 (curves; §5.7.1 states their trends)",
         x_label: "w_t",
-        x_decimals: 1,
-        full: &[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
-        quick: &[0.0, 0.5, 1.0],
+        x_decimals: 2,
+        full: &[0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+        quick: &[0.0, 0.25, 1.0],
         configure: |w_t, c| RunConfig { w_t, ..c },
     }
     .run(&SweepCli::parse())?;
+    let (result, mut out) = (&run.result, run.out);
     let point = |response_s: f64, cost_usd: f64| (cost_usd, minutes(response_s));
     let tradeoff = LinePlot::new(
         "tradeoff",
-        "Response time against electricity cost, w_t from 0 to 1",
+        "Response time against electricity cost, w_t from 0 to 1 (Fig. 4)",
     )
     .x_label("total cost ($)")
     .y_label("mean response (min)")
@@ -40,5 +42,78 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         [point(result.baseline.response_s, result.baseline.cost_usd)],
     );
     out.write_plot(&tradeoff)?;
+
+    let base = result.baseline;
+    let mut claims = Claims::new("metasched");
+    let points = &result.points;
+    let (Some(first), Some(last)) = (points.first(), points.last()) else {
+        return Ok(());
+    };
+    let series = |pick: fn(&cosched_examples::metasched::Averaged) -> f64| {
+        points
+            .iter()
+            .map(|(x, a)| format!("{x}:{:.3}", pick(a)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // Monotone trends, allowing 2 % noise between neighbours.
+    let rt_falls = points
+        .windows(2)
+        .all(|w| w[1].1.response_s <= 1.02 * w[0].1.response_s);
+    let cost_rises = points
+        .windows(2)
+        .all(|w| w[1].1.cost_usd >= 0.98 * w[0].1.cost_usd);
+    claims.check(
+        "§5.7.1, Fig. 11",
+        "raising w_t lowers response time (monotone within 2 %)",
+        series(|a| a.response_s / 60.0),
+        "monotone decrease",
+        rt_falls,
+    );
+    claims.check(
+        "§5.7.1, Fig. 11",
+        "raising w_t raises electricity cost (monotone within 2 %)",
+        series(|a| a.cost_usd),
+        "monotone increase",
+        cost_rises,
+    );
+    claims.check(
+        "§5.7.1, Fig. 11",
+        "w_t = 1 lowers response time below BS",
+        format!("{:.3} of BS", last.1.response_s / base.response_s),
+        "below 1",
+        last.1.response_s < base.response_s,
+    );
+    claims.check(
+        "§5.7.1, Fig. 11",
+        "w_t = 0 lowers cost below BS",
+        format!("{:.3} of BS", first.1.cost_usd / base.cost_usd),
+        "below 1 (−18.9 %, Table 4)",
+        first.1.cost_usd < base.cost_usd,
+    );
+    let band: Vec<_> = points
+        .iter()
+        .filter(|(x, _)| (0.2..=0.4).contains(x))
+        .collect();
+    let both = band
+        .iter()
+        .all(|(_, a)| a.response_s < base.response_s && a.cost_usd < base.cost_usd);
+    claims.check(
+        "§5.7.1, Fig. 11",
+        "for w_t in 20–40 % both response and cost beat BS",
+        band.iter()
+            .map(|(x, a)| {
+                format!(
+                    "{x}: {:.2}/{:.2}",
+                    a.response_s / base.response_s,
+                    a.cost_usd / base.cost_usd
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        "both below 1",
+        !band.is_empty() && both,
+    );
+    out.write_claims(&claims)?;
     Ok(())
 }

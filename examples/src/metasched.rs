@@ -11,20 +11,25 @@
 //!
 //! Paper: Murali & Vadhiyar, "Metascheduling of HPC Jobs in Day-Ahead Electricity Markets";
 //! the scenario follows its XSEDE experiments (eight systems, June 2014 day-ahead prices, a grid
-//! trace whose first jobs are history and whose last 100 are measured).
+//! trace whose first jobs are history). Its defaults are the paper's XSEDE configuration, each
+//! a flag: `w_t` 0.25 (§5.7.1 picks it from 20–40 %; §5.8 and the published code's example use
+//! 25 %), `MaxQ` 2 (§5.7.3), 60-second cycles triggered as in the published code,
+//! compatibility by total cores (§3.3.1), the published predictor's parameters.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, ValueEnum};
 use cosched_core::Duration;
+use cosched_core::seed::replicate_seeds;
+use cosched_core::stats::{self, Spread};
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
 use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{
-    SimConfig, SimError, SimOutcome, TransferModel, WaitSource, simulate,
+    DataSize, PowerModel, SimConfig, SimError, SimOutcome, TransferModel, WaitSource, simulate,
 };
-use cosched_metasched::site::Site;
+use cosched_metasched::site::{CoreLimit, Site};
 use cosched_metasched::wait::ClusteredWaitConfig;
 use cosched_metasched::workload::{
     DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
@@ -33,10 +38,68 @@ use cosched_metasched::xsede::{XsedeError, load_prices, parse_sites};
 
 use crate::{Cell, CommonArgs, LinePlot, OutDir, Table};
 
-/// `w_t` of the MCMF runs unless swept (response time and cost weighed equally; our choice).
-pub const DEFAULT_W_T: f64 = 0.5;
-/// `MaxQ` of the MCMF runs unless swept (our choice).
-pub const DEFAULT_MAX_Q: u32 = 10;
+/// `w_t` of the MCMF runs unless set: §5.7.1 picks XSEDE's from 20–40 % (both metrics beat
+/// BS there); §5.8 and the published code's example use 25 %.
+pub const DEFAULT_W_T: f64 = 0.25;
+/// `MaxQ` of the MCMF runs unless set: 2 for XSEDE (§5.7.3).
+pub const DEFAULT_MAX_Q: u32 = 2;
+/// The scheduling cycle length of the published code (`SchedulingCycleLength = 60`), seconds.
+pub const DEFAULT_CYCLE_S: i64 = 60;
+
+/// Which core count bounds a job's request at a site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Compat {
+    /// The site's total cores (§3.3.1).
+    TotalCores,
+    /// The site table's `max_req_cores` column.
+    MaxRequest,
+}
+
+/// The jobs' power relative to HPL's (§5.8, Table 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PowerChoice {
+    /// HPL's power (§4.5.1).
+    Hpl,
+    /// Uniform in −40 %..0.
+    Lower,
+    /// Uniform in −40 %..+40 %.
+    Average,
+    /// Uniform in 0..+40 %.
+    Higher,
+}
+
+impl PowerChoice {
+    /// The simulator's model.
+    pub fn model(self) -> PowerModel {
+        match self {
+            PowerChoice::Hpl => PowerModel::Hpl,
+            PowerChoice::Lower => PowerModel::LOWER,
+            PowerChoice::Average => PowerModel::AVERAGE,
+            PowerChoice::Higher => PowerModel::HIGHER,
+        }
+    }
+
+    /// Table 8's row name.
+    pub fn label(self) -> &'static str {
+        match self {
+            PowerChoice::Hpl => "HPL power",
+            PowerChoice::Lower => "lower-than-HPL-power",
+            PowerChoice::Average => "average-HPL-power",
+            PowerChoice::Higher => "higher-than-HPL-power",
+        }
+    }
+}
+
+/// The data a migrated job moves (§5.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DataChoice {
+    /// No data transfer (the paper's main experiments).
+    None,
+    /// One of §5.8's twelve sizes (0 B .. 10 TB) per job.
+    Paper,
+    /// 1 TB per job (Table 8).
+    OneTb,
+}
 
 /// Where the metascheduler's predicted waits come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -105,8 +168,8 @@ pub struct ScenarioArgs {
     /// `price_file` column [default: a seeded diurnal price model].
     #[arg(long, value_name = "DIR")]
     pub prices: Option<PathBuf>,
-    /// Jobs measured at the end of the trace; the ones before are history [default: 100, as
-    /// the paper].
+    /// Jobs measured at the end of the trace (>= 1); the ones before are history [default:
+    /// 100, the published code's sample: history 500 per site].
     #[arg(long, default_value_t = 100)]
     pub measured: usize,
     /// Jobs of the generated workload [default: 4,100 as the paper's trace; quick: 600].
@@ -115,16 +178,34 @@ pub struct ScenarioArgs {
     /// Offered load of the generated workload over the grid's cores.
     #[arg(long, default_value_t = 0.7)]
     pub load: f64,
-    /// Minutes between scheduling cycles.
-    #[arg(long, default_value_t = 5)]
-    pub cycle_min: i64,
-    /// Data-transfer latency of a job sent away from its submission site, seconds [default:
-    /// no transfer time].
-    #[arg(long, default_value_t = 0)]
+    /// Scheduling cycle length, seconds: a cycle is due this long after a job enters an empty
+    /// holding layer, then every cycle length while jobs wait (the published code: 60).
+    #[arg(long, default_value_t = DEFAULT_CYCLE_S)]
+    pub cycle_s: i64,
+    /// Weight of response time against electricity cost in MCMF, INST and TWOPRICE.
+    #[arg(long, default_value_t = DEFAULT_W_T)]
+    pub w_t: f64,
+    /// Most jobs one site takes per scheduling cycle.
+    #[arg(long, default_value_t = DEFAULT_MAX_Q)]
+    pub max_q: u32,
+    /// Which core count bounds a request at a site.
+    #[arg(long, value_enum, default_value_t = Compat::TotalCores)]
+    pub compat: Compat,
+    /// Data moved by a migrated job (§5.8), overlapped with its queue wait.
+    #[arg(long, value_enum, default_value_t = DataChoice::None)]
+    pub data: DataChoice,
+    /// Latency of a data transfer, seconds (ours: refs. [48, 49] are not in our data).
+    #[arg(long, default_value_t = 1)]
     pub transfer_s: i64,
-    /// Extra data-transfer seconds per requested core of a migrated job.
+    /// Bandwidth of every grid link, MB/s (ours: 1 Gbit/s GridFTP).
+    #[arg(long, default_value_t = 125.0)]
+    pub bandwidth_mb_s: f64,
+    /// The jobs' power relative to HPL's (Table 8).
+    #[arg(long, value_enum, default_value_t = PowerChoice::Hpl)]
+    pub power: PowerChoice,
+    /// Table 5's perturbation: each predicted wait plus a uniform draw in [−T, T], hours.
     #[arg(long, default_value_t = 0.0)]
-    pub transfer_per_core_s: f64,
+    pub wait_perturb_h: f64,
     /// The metascheduler's wait predictions (MCMF and TWOPRICE; INST predicts none).
     #[arg(long, value_enum, default_value_t = WaitModel::Paper)]
     pub waits: WaitModel,
@@ -142,10 +223,12 @@ pub struct Scenario {
     pub jobs: Vec<TraceJob>,
     /// Leading history jobs (run at their submission site, unmeasured).
     pub history: usize,
-    /// Time between scheduling cycles.
+    /// The scheduling cycle length.
     pub cycle: Duration,
     /// Transfer time of migrated jobs, if any.
     pub transfer: Option<TransferModel>,
+    /// The defaults of every run (strategy and seed aside).
+    pub defaults: RunConfig,
     /// The metascheduler's wait predictions unless a run says otherwise.
     pub waits: WaitModel,
     /// The metascheduler's price knowledge unless a run says otherwise.
@@ -172,9 +255,9 @@ impl Scenario {
     /// price choices.
     pub fn config(&self, strategy: Strategy, seed: u64) -> RunConfig {
         RunConfig {
-            waits: self.waits,
-            price_outlook: self.price_outlook,
-            ..RunConfig::new(strategy, seed)
+            strategy,
+            seed,
+            ..self.defaults
         }
     }
 
@@ -193,6 +276,19 @@ impl ScenarioArgs {
     /// # Errors
     /// A file that cannot be read or parsed, or invalid generator parameters.
     pub fn scenario(&self, quick: bool, seed: u64) -> Result<Scenario, Box<dyn Error>> {
+        if self.measured == 0 {
+            return Err("--measured must be >= 1: a table of no measured jobs has no means".into());
+        }
+        if !(self.w_t.is_finite() && (0.0..=1.0).contains(&self.w_t)) {
+            return Err(format!("--w-t {} must be in [0, 1]", self.w_t).into());
+        }
+        if !(self.wait_perturb_h.is_finite() && (0.0..=1e6).contains(&self.wait_perturb_h)) {
+            return Err(format!(
+                "--wait-perturb-h {} must be in [0, 1e6]",
+                self.wait_perturb_h
+            )
+            .into());
+        }
         let diurnal = DiurnalPrices::month(seed);
         let prices_dir = self.prices.clone();
         let prices = |file: &str| -> Result<Vec<f64>, XsedeError> {
@@ -201,6 +297,7 @@ impl ScenarioArgs {
                     let name = Path::new(file).file_name().unwrap_or(file.as_ref());
                     load_prices(&dir.join(name))
                 }
+                // The month model's parameters are constants; only the seed is the user's.
                 None => Ok(diurnal.series(file).expect("the month model is valid")),
             }
         };
@@ -212,6 +309,14 @@ impl ScenarioArgs {
             }
             None => embedded_xsede_sites(prices)?,
         };
+        let limit = match self.compat {
+            Compat::TotalCores => CoreLimit::TotalCores,
+            Compat::MaxRequest => CoreLimit::MaxRequest,
+        };
+        let sites: Vec<Site> = sites
+            .into_iter()
+            .map(|s| s.with_core_limit(limit))
+            .collect();
         let jobs = match &self.trace {
             Some(path) => read_grid_trace(path, sites.len())?,
             None => XsedeLikeWorkload {
@@ -223,11 +328,18 @@ impl ScenarioArgs {
         };
         let history = jobs.len().saturating_sub(self.measured);
         // Out-of-range values are left for the simulator's parameter checks to report.
-        let transfer =
-            (self.transfer_s != 0 || self.transfer_per_core_s != 0.0).then_some(TransferModel {
-                latency: Duration(self.transfer_s),
-                per_core_s: self.transfer_per_core_s,
-            });
+        let data = match self.data {
+            DataChoice::None => None,
+            DataChoice::Paper => Some(DataSize::PaperMix),
+            DataChoice::OneTb => Some(DataSize::Fixed {
+                bytes: 1_000_000_000_000,
+            }),
+        };
+        let transfer = data.map(|data| TransferModel {
+            latency: Duration(self.transfer_s),
+            bandwidth_bytes_per_s: self.bandwidth_mb_s * 1e6,
+            data,
+        });
         let sites_from = match &self.sites {
             Some(p) => p.display().to_string(),
             None => "embedded XSEDE table".into(),
@@ -243,21 +355,39 @@ impl ScenarioArgs {
                 self.load
             ),
         };
-        let transfer_text = match transfer {
-            Some(t) => format!("{} s + {} s per core", t.latency.secs(), t.per_core_s),
-            None => "none".into(),
+        let transfer_text = match (self.data, transfer) {
+            (DataChoice::None, _) | (_, None) => "none".to_owned(),
+            (choice, Some(t)) => format!(
+                "{choice:?} data, {} s + size / {} MB/s, overlapped with queueing (Eq. 10)",
+                t.latency.secs(),
+                self.bandwidth_mb_s
+            ),
         };
         let description = format!(
-            "Sites: {sites_from}. Prices: {prices_from}. Jobs: {jobs_from}. Cycles every {} min. \
-             Transfer time of migrated jobs: {transfer_text}.",
-            self.cycle_min,
+            "Sites: {sites_from} (compatibility by {:?}). Prices: {prices_from}. Jobs: \
+             {jobs_from}. Cycle length {} s (due one cycle after a job enters an empty holding \
+             layer). Transfer of migrated jobs: {transfer_text}. Power: {}.",
+            self.compat,
+            self.cycle_s,
+            self.power.label(),
         );
+        let defaults = RunConfig {
+            w_t: self.w_t,
+            max_q: self.max_q,
+            waits: self.waits,
+            price_outlook: self.price_outlook,
+            power: self.power,
+            wait_perturbation: (self.wait_perturb_h > 0.0)
+                .then(|| Duration((self.wait_perturb_h * 3600.0).round() as i64)),
+            ..RunConfig::new(Strategy::Mcmf, seed)
+        };
         Ok(Scenario {
             sites,
             jobs,
             history,
-            cycle: Duration::from_mins(self.cycle_min),
+            cycle: Duration(self.cycle_s),
             transfer,
+            defaults,
             waits: self.waits,
             price_outlook: self.price_outlook,
             description,
@@ -311,9 +441,10 @@ pub struct RunConfig {
     pub participation: f64,
     /// Predicted waits of MCMF and TWOPRICE, unless perturbed.
     pub waits: WaitModel,
-    /// Relative wait-prediction error ([`WaitSource::Perturbed`], applied to the what-if
-    /// waits); `None`: the waits of `waits`.
-    pub wait_error: Option<f64>,
+    /// Table 5's perturbation threshold `T` (each predicted wait plus uniform `[−T, T]`).
+    pub wait_perturbation: Option<Duration>,
+    /// The jobs' power model.
+    pub power: PowerChoice,
     /// Price knowledge of MCMF and INST.
     pub price_outlook: PriceOutlookModel,
     /// Seed of participation draws and prediction errors.
@@ -321,8 +452,8 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
-    /// `strategy` with the defaults: `w_t` 0.5, `MaxQ` 10, full participation, the paper's
-    /// learned waits and forecast prices.
+    /// `strategy` with the paper's XSEDE defaults: `w_t` 0.25, `MaxQ` 2, full participation,
+    /// the paper's learned waits and forecast prices, HPL power, no perturbation.
     pub fn new(strategy: Strategy, seed: u64) -> RunConfig {
         RunConfig {
             strategy,
@@ -330,18 +461,19 @@ impl RunConfig {
             max_q: DEFAULT_MAX_Q,
             participation: 1.0,
             waits: WaitModel::Paper,
-            wait_error: None,
+            wait_perturbation: None,
             price_outlook: PriceOutlookModel::Forecast,
+            power: PowerChoice::Hpl,
             seed,
         }
     }
 
     /// The run's predictors in words, for tables' notes and labels.
     pub fn predictors(&self) -> String {
-        let waits = match (self.strategy, self.wait_error) {
+        let waits = match (self.strategy, self.wait_perturbation) {
             (Strategy::Bs, _) => return "none".into(),
             (Strategy::Inst, _) => "zero waits".to_owned(),
-            (_, Some(_)) => "what-if waits x (1 + e u), u uniform in [-1, 1]".to_owned(),
+            (_, Some(t)) => format!("{} + U[-{t}, {t}]", self.waits.label()),
             (_, None) => self.waits.label().to_owned(),
         };
         let prices = match self.strategy {
@@ -378,16 +510,12 @@ impl Scenario {
             }
             Strategy::TwoPrice => Box::new(Mcmf::two_price(sites, config.max_q, config.w_t)?),
         };
-        let mut waits = match (config.strategy, config.wait_error) {
-            (Strategy::Inst, _) => WaitSource::Zero,
-            (_, Some(error)) => WaitSource::Perturbed { error },
-            (_, None) => match config.waits {
-                WaitModel::Paper => {
-                    WaitSource::paper(self.sites.len(), ClusteredWaitConfig::default())?
-                }
-                WaitModel::Whatif => WaitSource::WhatIf,
-                WaitModel::Zero => WaitSource::Zero,
-            },
+        let mut waits = match (config.strategy, config.waits) {
+            (Strategy::Inst, _) | (_, WaitModel::Zero) => WaitSource::Zero,
+            (_, WaitModel::Paper) => {
+                WaitSource::paper(self.sites.len(), ClusteredWaitConfig::paper())?
+            }
+            (_, WaitModel::Whatif) => WaitSource::WhatIf,
         };
         let sim = SimConfig {
             cycle_interval: self.cycle,
@@ -398,6 +526,11 @@ impl Scenario {
             },
             history: self.history,
             transfer: self.transfer,
+            wait_perturbation: match config.strategy {
+                Strategy::Bs | Strategy::Inst => None,
+                _ => config.wait_perturbation,
+            },
+            power: config.power.model(),
             seed: config.seed,
         };
         let outcome = simulate(policy.as_ref(), &mut waits, &self.jobs, &sim)?;
@@ -411,58 +544,88 @@ pub fn minutes(seconds: f64) -> f64 {
     seconds / 60.0
 }
 
-/// Mean figures of one configuration over its runs (seeds).
+/// Mean figures of one configuration over its runs (seeds), with the spread of the two
+/// headline figures.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Averaged {
     /// Mean response time, seconds.
     pub response_s: f64,
     /// Total electricity cost, $.
     pub cost_usd: f64,
+    /// Electricity cost per completed job, $.
+    pub cost_per_job_usd: f64,
     /// Mean bounded slowdown.
     pub bounded_slowdown: f64,
     /// Fraction of the completed measured jobs that ran away from their submission site.
     pub migrated: f64,
+    /// Mean time in the holding layer, seconds.
+    pub holding_s: f64,
+    /// Mean wait-prediction PPE, percent (runs that have one).
+    pub ppe_percent: Option<f64>,
+    /// Measured jobs rejected (mean over runs).
+    pub rejected: f64,
+    /// Spread of the mean response time over the runs, seconds.
+    pub response_spread: Option<Spread>,
+    /// Spread of the cost per job over the runs, $.
+    pub cost_per_job_spread: Option<Spread>,
 }
 
 impl Averaged {
-    /// The mean over `runs` (at least one).
+    /// The mean over `runs` (zeros for none).
     pub fn of<'a>(runs: impl IntoIterator<Item = &'a Metrics>) -> Averaged {
-        let mut sum = [0.0; 4];
-        let mut n = 0.0;
-        for m in runs {
-            let migrated = m.migrated as f64 / m.completed.max(1) as f64;
-            for (s, v) in sum.iter_mut().zip([
-                m.mean_response_s,
-                m.total_cost_usd,
-                m.mean_bounded_slowdown,
-                migrated,
-            ]) {
-                *s += v;
-            }
-            n += 1.0;
-        }
-        let [response_s, cost_usd, bounded_slowdown, migrated] = sum.map(|s| s / f64::max(n, 1.0));
+        let runs: Vec<&Metrics> = runs.into_iter().collect();
+        let pick = |f: &dyn Fn(&Metrics) -> f64| runs.iter().map(|m| f(m)).collect::<Vec<f64>>();
+        let mean = |f: &dyn Fn(&Metrics) -> f64| stats::mean(&pick(f)).unwrap_or(0.0);
+        let ppe: Vec<f64> = runs.iter().filter_map(|m| m.mean_ppe_percent).collect();
         Averaged {
-            response_s,
-            cost_usd,
-            bounded_slowdown,
-            migrated,
+            response_s: mean(&|m| m.mean_response_s),
+            cost_usd: mean(&|m| m.total_cost_usd),
+            cost_per_job_usd: mean(&|m| m.cost_per_job_usd),
+            bounded_slowdown: mean(&|m| m.mean_bounded_slowdown),
+            migrated: mean(&|m| m.migrated as f64 / m.completed.max(1) as f64),
+            holding_s: mean(&|m| m.mean_holding_s),
+            ppe_percent: stats::mean(&ppe),
+            rejected: mean(&|m| m.rejected as f64),
+            response_spread: Spread::of(&pick(&|m| m.mean_response_s)),
+            cost_per_job_spread: Spread::of(&pick(&|m| m.cost_per_job_usd)),
         }
+    }
+}
+
+/// `mean ± sd` of a spread (`mean` alone for one run), scaled by `scale`.
+pub fn spread_text(spread: Option<Spread>, scale: f64, decimals: usize) -> String {
+    match spread {
+        Some(Spread {
+            mean,
+            sd: Some(sd),
+            n,
+            ..
+        }) => {
+            format!(
+                "{:.decimals$} ± {:.decimals$} (n={n})",
+                mean * scale,
+                sd * scale
+            )
+        }
+        Some(s) => format!("{:.decimals$}", s.mean * scale),
+        None => "n/a".into(),
     }
 }
 
 /// A one-parameter sweep's results: the BS baseline and, per x value, the mean over seeds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepResult {
-    /// The BS baseline (it draws nothing at random: one run).
+    /// The BS baseline (it draws nothing at random unless the power model does: one run per
+    /// seed).
     pub baseline: Averaged,
     /// Per x value in input order.
     pub points: Vec<(f64, Averaged)>,
 }
 
 impl Scenario {
-    /// Runs every `(x, config)` point once per seed `seed..seed + seeds` (the config's own seed
-    /// replaced), and BS once, in one parallel [`Sweep`](crate::Sweep) labelled `name`.
+    /// Runs every `(x, config)` point once per seed of `replicate_seeds(seed, seeds)` (the
+    /// config's own seed replaced), and BS once per seed, in one parallel
+    /// [`Sweep`](crate::Sweep) labelled `name`.
     ///
     /// # Errors
     /// The first failed simulation.
@@ -473,22 +636,27 @@ impl Scenario {
         seed: u64,
         seeds: u64,
     ) -> Result<SweepResult, SimError> {
-        let mut runs = vec![(usize::MAX, RunConfig::new(Strategy::Bs, seed))];
+        let seeds: Vec<u64> = replicate_seeds(seed, seeds.max(1)).collect();
+        let bs = self.config(Strategy::Bs, seed);
+        let mut runs: Vec<(usize, RunConfig)> = seeds
+            .iter()
+            .map(|&s| (usize::MAX, RunConfig { seed: s, ..bs }))
+            .collect();
         for (i, (_, config)) in points.iter().enumerate() {
-            runs.extend((seed..seed + seeds.max(1)).map(|s| (i, RunConfig { seed: s, ..*config })));
+            runs.extend(seeds.iter().map(|&s| (i, RunConfig { seed: s, ..*config })));
         }
         let results = crate::Sweep::new(name, runs).run(|(_, c)| self.run(c).map(|r| r.metrics));
-        let mut baseline = None;
+        let mut baseline = Vec::new();
         let mut per_point: Vec<Vec<Metrics>> = vec![Vec::new(); points.len()];
         for ((i, _), metrics) in results {
             let metrics = metrics?;
             match per_point.get_mut(i) {
                 Some(list) => list.push(metrics),
-                None => baseline = Some(metrics),
+                None => baseline.push(metrics),
             }
         }
         Ok(SweepResult {
-            baseline: Averaged::of(baseline.as_ref()),
+            baseline: Averaged::of(&baseline),
             points: points
                 .iter()
                 .zip(&per_point)
@@ -507,10 +675,32 @@ pub struct SweepCli {
     /// The scenario.
     #[command(flatten)]
     pub scenario: ScenarioArgs,
-    /// Seeds averaged per point when the runs draw at random (participation below 1, or
-    /// prediction errors) [default: 5, quick: 2].
+    /// Seeds averaged per point when the runs draw at random (participation below 1,
+    /// perturbed waits, power or data models) [default: 5 as §5.7.2, quick: 2].
     #[arg(long)]
     pub seeds: Option<u64>,
+}
+
+impl SweepCli {
+    /// The seeds per point: one when nothing is drawn at random.
+    pub fn seeds_for(&self, randomised: bool) -> u64 {
+        match (randomised, self.seeds) {
+            (false, _) => 1,
+            (true, Some(n)) => n.max(1),
+            (true, None) if self.common.quick => 2,
+            (true, None) => 5,
+        }
+    }
+}
+
+/// Whether a run draws anything at random.
+pub fn randomised(config: &RunConfig, scenario: &Scenario) -> bool {
+    config.participation < 1.0
+        || config.wait_perturbation.is_some()
+        || config.power != PowerChoice::Hpl
+        || scenario
+            .transfer
+            .is_some_and(|t| matches!(t.data, DataSize::PaperMix))
 }
 
 /// A one-parameter sweep of MCMF against BS: the whole body of a sweep example.
@@ -534,18 +724,49 @@ pub struct SweepExample<'a> {
     pub configure: fn(f64, RunConfig) -> RunConfig,
 }
 
+/// What a sweep example produced, for the claims its `main` checks.
+pub struct SweepRun {
+    /// The results.
+    pub result: SweepResult,
+    /// The output folder.
+    pub out: OutDir,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Seeds per point.
+    pub seeds: u64,
+}
+
 impl SweepExample<'_> {
-    /// Runs the sweep for `cli`, writes the table (x, response, cost, both
-    /// relative to BS, bounded slowdown, share of migrated jobs; BS first) and a plot of
-    /// response and cost relative to BS against x; returns the results and the output folder
-    /// for anything more the example draws.
+    /// Runs the sweep for `cli`, writes the table (x, response, cost, both relative to BS,
+    /// cost per job, bounded slowdown, share of migrated jobs, holding time; BS first) and a
+    /// plot of response and cost relative to BS against x.
     ///
     /// # Errors
     /// Reading the scenario, a failed simulation, or writing the outputs.
-    pub fn run(&self, cli: &SweepCli) -> Result<(SweepResult, OutDir), Box<dyn Error>> {
-        let seed = cli.common.seed;
+    pub fn run(&self, cli: &SweepCli) -> Result<SweepRun, Box<dyn Error>> {
         let mut out = cli.common.output(self.name)?;
-        let scenario = cli.scenario.scenario(cli.common.quick, seed)?;
+        let scenario = cli.scenario.scenario(cli.common.quick, cli.common.seed)?;
+        let (result, seeds) = self.run_into(cli, &scenario, &mut out)?;
+        Ok(SweepRun {
+            result,
+            out,
+            scenario,
+            seeds,
+        })
+    }
+
+    /// The sweep on `scenario`, its table and plot written into `out` (several sweeps can
+    /// share one output folder); returns the results and the seeds per point.
+    ///
+    /// # Errors
+    /// A failed simulation, or writing the outputs.
+    pub fn run_into(
+        &self,
+        cli: &SweepCli,
+        scenario: &Scenario,
+        out: &mut OutDir,
+    ) -> Result<(SweepResult, u64), Box<dyn Error>> {
+        let seed = cli.common.seed;
         let xs = if cli.common.quick {
             self.quick
         } else {
@@ -560,27 +781,18 @@ impl SweepExample<'_> {
                 )
             })
             .collect();
-        let randomised = points
-            .iter()
-            .any(|(_, c)| c.participation < 1.0 || c.wait_error.is_some_and(|e| e > 0.0));
-        // Runs that draw nothing at random are the same for every seed: one suffices.
-        let seeds = match (randomised, cli.seeds) {
-            (false, _) => 1,
-            (true, Some(n)) => n.max(1),
-            (true, None) if cli.common.quick => 2,
-            (true, None) => 5,
-        };
+        let seeds = cli.seeds_for(points.iter().any(|(_, c)| randomised(c, scenario)));
         let result = scenario.sweep(self.name, &points, seed, seeds)?;
         let defaults = scenario.config(Strategy::Mcmf, seed);
         let notes = format!(
-            "Paper: {} (the brief transcribes no numbers). {} Unless swept: w_t {}, MaxQ {}, \
-             full participation; MCMF predicts with {}; each point averaged over {seeds} \
-             seed(s) from {seed}.",
+            "Paper: {}. {} Unless swept: w_t {}, MaxQ {}, full participation; MCMF predicts \
+             with {}; each point averaged over {seeds} seed(s) from {seed} (spread: mean ± \
+             sample sd).",
             self.paper,
             scenario.summary(),
             defaults.w_t,
             defaults.max_q,
-            (self.configure)(xs[0], defaults).predictors(),
+            defaults.predictors(),
         );
         let base = result.baseline;
         let mut table = Table::new(
@@ -592,8 +804,12 @@ impl SweepExample<'_> {
                 "response / BS",
                 "cost ($)",
                 "cost / BS",
+                "$/job",
+                "response spread (min)",
                 "bounded slowdown",
                 "migrated",
+                "holding (min)",
+                "rejected",
             ],
         )
         .with_notes(notes);
@@ -604,8 +820,12 @@ impl SweepExample<'_> {
                 Cell::fixed(a.response_s / base.response_s, 3),
                 Cell::fixed(a.cost_usd, 2),
                 Cell::fixed(a.cost_usd / base.cost_usd, 3),
+                Cell::fixed(a.cost_per_job_usd, 3),
+                Cell::Text(spread_text(a.response_spread, 1.0 / 60.0, 1)),
                 Cell::fixed(a.bounded_slowdown, 2),
                 Cell::fixed(a.migrated, 2),
+                Cell::fixed(minutes(a.holding_s), 2),
+                Cell::fixed(a.rejected, 1),
             ]
         };
         table.row(row(Cell::from("BS"), &base));
@@ -623,6 +843,6 @@ impl SweepExample<'_> {
             .series("response / BS", relative(|a| a.response_s))
             .series("cost / BS", relative(|a| a.cost_usd));
         out.write_plot(&plot)?;
-        Ok((result, out))
+        Ok((result, seeds))
     }
 }

@@ -3,6 +3,8 @@
 
 use std::fs;
 
+use cosched_metasched::site::CoreLimit;
+
 use clap::Parser;
 use cosched_examples::metasched::{
     Averaged, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel,
@@ -13,8 +15,17 @@ use cosched_examples::metasched::{
 fn setting() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir(dir.path().join("p")).unwrap();
-    fs::write(dir.path().join("p/A.csv"), "\"price\"\n40\n80\n").unwrap();
-    fs::write(dir.path().join("p/B.csv"), "\"price\"\n10\n").unwrap();
+    // Two days of prices (prices never wrap around past the series' end).
+    fs::write(
+        dir.path().join("p/A.csv"),
+        format!("\"price\"\n{}", "40\n80\n".repeat(24)),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("p/B.csv"),
+        format!("\"price\"\n{}", "10\n".repeat(48)),
+    )
+    .unwrap();
     fs::write(
         dir.path().join("sites.csv"),
         "site_id,name,location,price_file,cores,power_per_core_watts,timezone_lag_hours,\
@@ -57,8 +68,11 @@ fn real_files_by_flag_and_the_history_split() {
     let dir = setting();
     let scenario = cli(&dir, &[]).scenario.scenario(false, 1).unwrap();
     assert_eq!((scenario.jobs.len(), scenario.history), (6, 2));
-    assert_eq!(scenario.sites[0].spec().prices_usd_per_mwh, [40.0, 80.0]);
-    assert_eq!(scenario.sites[1].spec().prices_usd_per_mwh, [10.0]);
+    assert_eq!(
+        scenario.sites[0].spec().prices_usd_per_mwh,
+        [40.0, 80.0].repeat(24)
+    );
+    assert_eq!(scenario.sites[1].spec().prices_usd_per_mwh, [10.0; 48]);
     assert!(
         scenario
             .summary()
@@ -96,11 +110,73 @@ fn bad_files_and_parameters_are_errors() {
     let mut bad_trace = cli(&dir, &[]);
     bad_trace.scenario.trace = Some(dir.path().join("sites.csv"));
     assert!(bad_trace.scenario.scenario(false, 1).is_err());
-    let scenario = cli(&dir, &["--cycle-min", "0"])
+    let scenario = cli(&dir, &["--cycle-s", "0"])
         .scenario
         .scenario(false, 1)
         .unwrap();
     assert!(scenario.run(&RunConfig::new(Strategy::Mcmf, 1)).is_err());
+    // Hostile-input #14d: no measured job is an error, not a table of zeros.
+    let mut none = cli(&dir, &[]);
+    none.scenario.measured = 0;
+    assert!(none.scenario.scenario(false, 1).is_err());
+    assert!(
+        cli(&dir, &["--w-t", "1.5"])
+            .scenario
+            .scenario(false, 1)
+            .is_err()
+    );
+    // Hostile-input #2: an endless transfer is an error, never a panic or a wrapped time.
+    let endless = cli(
+        &dir,
+        &["--data", "one-tb", "--transfer-s", "9223372036854775807"],
+    )
+    .scenario
+    .scenario(false, 1)
+    .unwrap();
+    match endless.run(&RunConfig::new(Strategy::Mcmf, 1)) {
+        Ok(run) => assert_eq!(run.metrics.migrated, 0),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}
+
+#[test]
+fn the_paper_configuration_is_the_default_and_every_parameter_a_flag() {
+    let dir = setting();
+    let scenario = cli(&dir, &[]).scenario.scenario(false, 1).unwrap();
+    let c = scenario.config(Strategy::Mcmf, 1);
+    assert_eq!((c.w_t, c.max_q), (0.25, 2));
+    assert_eq!(scenario.cycle, cosched_core::Duration(60));
+    assert!(
+        scenario
+            .sites
+            .iter()
+            .all(|s| s.core_limit() == CoreLimit::TotalCores)
+    );
+    let flagged = cli(
+        &dir,
+        &[
+            "--w-t",
+            "0.4",
+            "--max-q",
+            "5",
+            "--cycle-s",
+            "300",
+            "--compat",
+            "max-request",
+        ],
+    )
+    .scenario
+    .scenario(false, 1)
+    .unwrap();
+    let c = flagged.config(Strategy::Mcmf, 1);
+    assert_eq!((c.w_t, c.max_q), (0.4, 5));
+    assert_eq!(flagged.cycle, cosched_core::Duration(300));
+    assert!(
+        flagged
+            .sites
+            .iter()
+            .all(|s| s.core_limit() == CoreLimit::MaxRequest)
+    );
 }
 
 #[test]
@@ -121,11 +197,16 @@ fn sweeps_average_seeds_against_one_baseline() {
         .collect();
     let result = scenario.sweep("test", &points, 1, 3).unwrap();
     let bs = scenario.run(&RunConfig::new(Strategy::Bs, 1)).unwrap();
-    assert_eq!(result.baseline, Averaged::of([&bs.metrics]));
+    let key = |a: &Averaged| (a.response_s, a.cost_usd, a.migrated);
+    assert_eq!(key(&result.baseline), key(&Averaged::of([&bs.metrics])));
+    assert_eq!(result.baseline.response_spread.map(|s| s.n), Some(3));
     // Nobody in the grid is BS again; everybody is the full MCMF run.
-    assert_eq!(result.points[0], (0.0, result.baseline));
+    assert_eq!(key(&result.points[0].1), key(&result.baseline));
     let full = scenario.run(&points[1].1).unwrap();
-    assert_eq!(result.points[1], (1.0, Averaged::of([&full.metrics])));
+    assert_eq!(
+        key(&result.points[1].1),
+        key(&Averaged::of([&full.metrics]))
+    );
 }
 
 #[test]

@@ -1,11 +1,15 @@
-//! `cosched balancer serve|notify`: the Balancer policy as a live service in front of Slurm.
+//! `cosched balancer serve|notify|weeks`: the Balancer policy as a live service in front of
+//! Slurm, and the paper's choice of the challenging week (§III-A).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration as StdDuration;
 
 use clap::{Args, Subcommand};
+use cosched_balancer::method::challenging_week;
 use cosched_balancer::policy::{BalancerConfig, Strategy};
+use cosched_balancer::synthetic::WEEK;
+use cosched_balancer::traces;
 use cosched_core::Duration;
 use cosched_live::{Service, ServiceConfig, SlurmOarm};
 use cosched_slurm::Slurm;
@@ -22,6 +26,9 @@ enum BalancerCommand {
     /// Serve the Balancer's HTTP/JSON API (request_nodes, release_nodes, add_reserve,
     /// job_ended, nodes) in front of a Slurm cluster.
     Serve(ServeArgs),
+    /// Pick the "challenging" week of a set of weekly LCRC and APS files (§III-A): each week's
+    /// batch node availability over 60-second periods and on-demand core-hours, and the pick.
+    Weeks(WeeksArgs),
     /// Tell a running service that a job ended on some nodes (what a Slurm epilog runs:
     /// `cosched balancer notify --url http://127.0.0.1:8642 --nodes "$SLURM_JOB_NODELIST"`).
     Notify(NotifyArgs),
@@ -71,12 +78,64 @@ struct NotifyArgs {
     nodes: String,
 }
 
+/// `cosched balancer weeks`.
+#[derive(Args)]
+struct WeeksArgs {
+    /// LCRC weekly CSV files.
+    #[arg(long, value_name = "FILE.csv", num_args = 1.., required = true)]
+    lcrc: Vec<PathBuf>,
+    /// APS weekly CSV files, one per LCRC file, in the same order.
+    #[arg(long, value_name = "FILE.csv", num_args = 1.., required = true)]
+    aps: Vec<PathBuf>,
+    /// Nodes of the batch cluster.
+    #[arg(long, default_value_t = 304, value_parser = clap::value_parser!(u32).range(1..))]
+    batch_nodes: u32,
+}
+
 /// Runs `cosched balancer …`.
 pub fn run(args: &BalancerArgs) -> Result<(), String> {
     match &args.command {
         BalancerCommand::Serve(a) => serve(a),
+        BalancerCommand::Weeks(a) => weeks(a),
         BalancerCommand::Notify(a) => notify(a),
     }
+}
+
+/// Scores every week and prints the table (§III-A; the sum of the two normalised scores is
+/// ours: the paper does not say how it weighs them).
+fn weeks(args: &WeeksArgs) -> Result<(), String> {
+    if args.lcrc.len() != args.aps.len() {
+        return Err(format!(
+            "--aps needs one file per --lcrc file ({} vs {})",
+            args.aps.len(),
+            args.lcrc.len()
+        ));
+    }
+    let mut weeks = Vec::with_capacity(args.lcrc.len());
+    for (lcrc, aps) in args.lcrc.iter().zip(&args.aps) {
+        let name = lcrc.file_stem().map_or_else(
+            || lcrc.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        weeks.push((
+            name,
+            traces::read_lcrc_records(lcrc).map_err(|e| e.to_string())?,
+            traces::read_aps(aps).map_err(|e| e.to_string())?,
+        ));
+    }
+    let (scores, pick) = challenging_week(&weeks, args.batch_nodes, WEEK.0);
+    println!("week,batch_node_availability,od_core_hours,score,pick");
+    for (i, s) in scores.iter().enumerate() {
+        println!(
+            "{},{:.4},{:.1},{:.3},{}",
+            s.week,
+            s.batch_availability,
+            s.on_demand_core_seconds / 3600.0,
+            s.score,
+            if pick == Some(i) { "*" } else { "" }
+        );
+    }
+    Ok(())
 }
 
 fn serve(args: &ServeArgs) -> Result<(), String> {

@@ -50,7 +50,7 @@
 //!         max_walltime: Duration::from_hours(24),
 //!         watts_per_core: 100.0,
 //!         gflops_per_core: 10.0,
-//!         prices_usd_per_mwh: vec![price],
+//!         prices_usd_per_mwh: vec![price; 48],
 //!         timezone_lag_hours: 0,
 //!     }
 //!     .build()
@@ -59,18 +59,19 @@
 //! let policy = Mcmf::new(vec![site("cheap", 20.0), site("dear", 90.0)], 1, 0.5, PriceModel::DayAhead)
 //!     .unwrap();
 //! let jobs = [GridJob::new(JobId(7), 1, 8, Duration::from_hours(2)).unwrap()];
-//! let out = policy.assign(&Cycle { now: Time(0), jobs: &jobs, waits: &ZeroWait });
+//! let out = policy.assign(&Cycle { now: Time(0), jobs: &jobs, waits: &ZeroWait }).unwrap();
 //! assert_eq!(out.placements[0].site, 0); // same response time, cheaper power
 //! ```
 
 use crate::max_flow::{MaxFlowOutcome, min_cost_max_flow};
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
-use crate::site::{Site, energy_cost_usd};
-use cosched_core::{Duration, JobId, ParamError, Time};
+use crate::site::{PriceBeyondSeries, Site, energy_cost_usd};
+use cosched_core::{Duration, JobId, ParamError, Time, stats};
 use petgraph::graph::{DiGraph, EdgeIndex};
+use thiserror::Error;
 
 /// A pending grid job, as the metascheduler sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GridJob {
     /// The job's identifier.
     pub id: JobId,
@@ -80,6 +81,9 @@ pub struct GridJob {
     pub cores: u32,
     /// Runtime estimate at the submission site.
     pub estimate: Duration,
+    /// The job's power draw as a multiple of HPL's on the same cores (§4.5.1: 1; §5.8's power
+    /// models draw it in 0.6..=1.4).
+    pub power_factor: f64,
 }
 
 impl GridJob {
@@ -105,7 +109,23 @@ impl GridJob {
             submission_site,
             cores,
             estimate,
+            power_factor: 1.0,
         })
+    }
+
+    /// The same job drawing `factor` times HPL's power (§5.8's power models).
+    ///
+    /// # Errors
+    /// [`ParamError`] if `factor` is not finite and `>= 0`.
+    pub fn with_power_factor(mut self, factor: f64) -> Result<GridJob, ParamError> {
+        ParamError::check(
+            factor.is_finite() && factor >= 0.0,
+            "power_factor",
+            factor,
+            "must be finite and >= 0",
+        )?;
+        self.power_factor = factor;
+        Ok(self)
     }
 }
 
@@ -166,12 +186,32 @@ pub struct Assignment {
     pub unassignable: Vec<JobId>,
 }
 
+/// Why a policy could not decide a cycle.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum PolicyError {
+    /// The min-cost flow solver failed on the cycle's network (a solver defect: the network
+    /// has unit capacities and costs in `0..=100`).
+    #[error("cycle at {now:?}: the min-cost flow solver failed: {message}")]
+    Solver {
+        /// The cycle.
+        now: Time,
+        /// The solver's report.
+        message: String,
+    },
+    /// A predicted run needs a price the price model cannot give.
+    #[error(transparent)]
+    Price(#[from] PriceBeyondSeries),
+}
+
 /// A grid metascheduling policy: the cycle's observations in, an assignment out.
 pub trait GridPolicy {
     /// The sites, in index order.
     fn sites(&self) -> &[Site];
     /// Decides this cycle's placements.
-    fn assign(&self, cycle: &Cycle<'_>) -> Assignment;
+    ///
+    /// # Errors
+    /// [`PolicyError`] when the cycle cannot be decided; the pending jobs stay pending.
+    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError>;
 }
 
 /// The runtime estimate of `job` at `sites[target]`: the estimate at its submission site scaled
@@ -205,8 +245,8 @@ pub enum PriceModel {
     },
     /// The TWOPRICE baseline: each site pays its on-peak price from 12:00 to 24:00 local time
     /// and its off-peak price from 00:00 to 12:00, where on-peak is the 90th and off-peak the
-    /// 10th percentile of the site's whole price series (linear interpolation between closest
-    /// ranks, as NumPy's default). Built by [`PriceModel::two_price`].
+    /// 10th percentile of the site's whole price series (§5; quantiles by
+    /// [`cosched_core::stats::quantile`], R's type 8). Built by [`PriceModel::two_price`].
     TwoPrice {
         /// Per site, `(off_peak, on_peak)` in $/MWh.
         levels: Vec<(f64, f64)>,
@@ -220,9 +260,9 @@ impl PriceModel {
             levels: sites
                 .iter()
                 .map(|site| {
-                    let mut sorted = site.spec().prices_usd_per_mwh.clone();
-                    sorted.sort_by(f64::total_cmp);
-                    (percentile(&sorted, 0.1), percentile(&sorted, 0.9))
+                    let prices = &site.spec().prices_usd_per_mwh;
+                    let level = |q| stats::quantile(prices, q).unwrap_or(0.0);
+                    (level(0.1), level(0.9))
                 })
                 .collect(),
         }
@@ -242,28 +282,33 @@ impl PriceModel {
     /// The price the model predicts at time `now` for `sites[site]` in scenario hour `hour`,
     /// in $/MWh. Private: it indexes the per-site levels and outlooks, which only
     /// [`Mcmf::new`] checks against the sites.
-    fn price(&self, sites: &[Site], site: usize, now: Time, hour: i64) -> f64 {
+    fn price(
+        &self,
+        sites: &[Site],
+        site: usize,
+        now: Time,
+        hour: i64,
+    ) -> Result<f64, PriceBeyondSeries> {
+        let beyond = || PriceBeyondSeries {
+            site: sites
+                .get(site)
+                .map_or_else(String::new, |s| s.name().to_owned()),
+            hour,
+            known_hours: sites.get(site).map_or(0, Site::known_hours),
+        };
         match self {
-            PriceModel::DayAhead => sites[site].price_usd_per_mwh(hour),
-            PriceModel::Forecast { outlooks } => outlooks[site].price_usd_per_mwh(now, hour),
+            PriceModel::DayAhead => sites.get(site).ok_or_else(beyond)?.price_usd_per_mwh(hour),
+            PriceModel::Forecast { outlooks } => outlooks
+                .get(site)
+                .and_then(|o| o.price_usd_per_mwh(now, hour))
+                .ok_or_else(beyond),
             PriceModel::TwoPrice { levels } => {
-                let (off, on) = levels[site];
-                if sites[site].local_hour(hour) >= 12 {
-                    on
-                } else {
-                    off
-                }
+                let (off, on) = levels.get(site).copied().ok_or_else(beyond)?;
+                let local = sites.get(site).ok_or_else(beyond)?.local_hour(hour);
+                Ok(if local >= 12 { on } else { off })
             }
         }
     }
-}
-
-/// The `q`-quantile of non-empty sorted `values`, interpolating linearly between closest ranks.
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let pos = q * (sorted.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
 /// The cycle's integer arc costs: `costs[j][k]` is `Some(c_jk)` (in `0..=100`) when job `j` can
@@ -333,6 +378,27 @@ impl Mcmf {
         Mcmf::new(sites, max_q, w_t, prices)
     }
 
+    /// Appends newly published day-ahead prices of site `site` (a live metascheduler's daily
+    /// market clearing): the site's series and, with [`PriceModel::Forecast`], its outlook grow;
+    /// cached forecasts stay valid (they read only hours before their issue). TWOPRICE keeps
+    /// its levels (the paper's percentiles of the simulated period).
+    ///
+    /// # Errors
+    /// [`ParamError`] for an unknown site or an invalid price; nothing is appended then.
+    pub fn append_day_ahead(&mut self, site: usize, prices: &[f64]) -> Result<(), ParamError> {
+        let target = self
+            .sites
+            .get_mut(site)
+            .ok_or_else(|| ParamError::new("site", site, "must index one of the policy's sites"))?;
+        target.append_day_ahead(prices)?;
+        if let PriceModel::Forecast { outlooks } = &mut self.prices
+            && let Some(outlook) = outlooks.get_mut(site)
+        {
+            outlook.append_day_ahead(prices)?;
+        }
+        Ok(())
+    }
+
     /// `MaxQ`: the most jobs one site takes per cycle.
     pub fn max_q(&self) -> u32 {
         self.max_q
@@ -344,7 +410,11 @@ impl Mcmf {
     }
 
     /// The cycle's arc costs (see the module docs).
-    pub fn cost_matrix(&self, cycle: &Cycle<'_>) -> CostMatrix {
+    ///
+    /// # Errors
+    /// [`PolicyError::Price`] when a predicted run needs a price the model cannot give (true
+    /// prices past the published series).
+    pub fn cost_matrix(&self, cycle: &Cycle<'_>) -> Result<CostMatrix, PolicyError> {
         // Raw (RT seconds, EC $) per compatible pair.
         let raw: Vec<Vec<Option<(f64, f64)>>> = cycle
             .jobs
@@ -352,9 +422,9 @@ impl Mcmf {
             .map(|job| {
                 (0..self.sites.len())
                     .map(|k| self.raw_cost(cycle, job, k))
-                    .collect()
+                    .collect::<Result<_, _>>()
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let pairs = || raw.iter().flatten().flatten();
         let rt = Range::of(pairs().map(|p| p.0));
         let ec = Range::of(pairs().map(|p| p.1));
@@ -372,22 +442,40 @@ impl Mcmf {
                     .collect()
             })
             .collect();
-        CostMatrix { costs }
+        Ok(CostMatrix { costs })
     }
 
     /// `(RT_jk, EC_jk)` if `job` can run at site `k`.
-    fn raw_cost(&self, cycle: &Cycle<'_>, job: &GridJob, k: usize) -> Option<(f64, f64)> {
-        let site = &self.sites[k];
-        let estimate = scaled_estimate(&self.sites, job, k)?;
+    fn raw_cost(
+        &self,
+        cycle: &Cycle<'_>,
+        job: &GridJob,
+        k: usize,
+    ) -> Result<Option<(f64, f64)>, PolicyError> {
+        let (Some(site), Some(estimate)) =
+            (self.sites.get(k), scaled_estimate(&self.sites, job, k))
+        else {
+            return Ok(None);
+        };
         if !site.accepts(job.cores, estimate) {
-            return None;
+            return Ok(None);
         }
         let wait = cycle.waits.predicted_wait(job, k, cycle.now).secs().max(0);
         let start = cycle.now.saturating_add(Duration(wait));
-        let ec = energy_cost_usd(site.power_watts(job.cores), start, estimate, |h| {
-            self.prices.price(&self.sites, k, cycle.now, h)
+        let power = site.power_watts(job.cores) * job.power_factor;
+        let mut missing = None;
+        let ec = energy_cost_usd(power, start, estimate, |h| {
+            self.prices
+                .price(&self.sites, k, cycle.now, h)
+                .unwrap_or_else(|e| {
+                    missing.get_or_insert(e);
+                    0.0
+                })
         });
-        Some((wait.saturating_add(estimate.secs()) as f64, ec))
+        if let Some(e) = missing {
+            return Err(PolicyError::Price(e));
+        }
+        Ok(Some((wait.saturating_add(estimate.secs()) as f64, ec)))
     }
 }
 
@@ -426,8 +514,8 @@ impl GridPolicy for Mcmf {
         &self.sites
     }
 
-    fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
-        let matrix = self.cost_matrix(cycle);
+    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
+        let matrix = self.cost_matrix(cycle)?;
         let mut g = DiGraph::<(), (i64, i64)>::new();
         let source = g.add_node(());
         let sink = g.add_node(());
@@ -451,24 +539,29 @@ impl GridPolicy for Mcmf {
                     .collect()
             })
             .collect();
+        let solver = |message: String| PolicyError::Solver {
+            now: cycle.now,
+            message,
+        };
         let flows = match min_cost_max_flow(&g, source, sink, |e| *e.weight()) {
             Ok(MaxFlowOutcome::Optimal(flow)) => flow.flows,
-            // Every arc has a finite capacity and a cost in 0..=100: neither can happen.
-            Ok(MaxFlowOutcome::Unbounded) | Err(_) => {
-                unreachable!("a unit-capacity bipartite network with costs in 0..=100")
-            }
+            Ok(MaxFlowOutcome::Unbounded) => return Err(solver("unbounded".into())),
+            Err(e) => return Err(solver(e.to_string())),
         };
         let mut out = Assignment::default();
         for (job, arcs) in cycle.jobs.iter().zip(&job_arcs) {
             if arcs.is_empty() {
                 out.unassignable.push(job.id);
-            } else if let Some(&(_, site)) = arcs.iter().find(|(e, _)| flows[e.index()] > 0) {
+            } else if let Some(&(_, site)) = arcs
+                .iter()
+                .find(|(e, _)| flows.get(e.index()).is_some_and(|&f| f > 0))
+            {
                 out.placements.push(Placement { job: job.id, site });
             } else {
                 out.deferred.push(job.id);
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -491,7 +584,7 @@ impl GridPolicy for SubmissionSite {
         &self.sites
     }
 
-    fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
+    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
         let mut out = Assignment::default();
         for job in cycle.jobs {
             let home = job.submission_site;
@@ -505,7 +598,7 @@ impl GridPolicy for SubmissionSite {
                 _ => out.unassignable.push(job.id),
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -515,6 +608,11 @@ mod tests {
     use crate::site::SiteSpec;
 
     fn site(gflops: f64, prices: Vec<f64>, lag: i32) -> Site {
+        // A single price stands for a flat month of it (prices never wrap around).
+        let prices = match prices[..] {
+            [flat] => vec![flat; 720],
+            _ => prices,
+        };
         SiteSpec {
             name: "s".into(),
             cores: 16,
@@ -546,7 +644,7 @@ mod tests {
         // RT: 7200 s vs 3600 s; EC: 4 kW·2 h·$10 = $0.08 vs 4 kW·1 h·$40 = $0.16.
         for (w_t, expected) in [(1.0, [100, 0]), (0.0, [0, 100]), (0.25, [25, 75])] {
             let policy = Mcmf::new(sites.clone(), 1, w_t, PriceModel::DayAhead).unwrap();
-            let matrix = policy.cost_matrix(&cycle);
+            let matrix = policy.cost_matrix(&cycle).unwrap();
             assert_eq!(
                 matrix.costs,
                 vec![expected.map(Some).to_vec()],
@@ -561,7 +659,7 @@ mod tests {
         let jobs = [
             job(0, 0, 4, 1),
             job(1, 0, 4, 1),
-            job(2, 0, 9, 1),
+            job(2, 0, 17, 1),
             job(3, 5, 1, 1),
         ];
         let cycle = Cycle {
@@ -570,9 +668,9 @@ mod tests {
             waits: &ZeroWait,
         };
         let policy = Mcmf::new(sites, 1, 0.5, PriceModel::DayAhead).unwrap();
-        let matrix = policy.cost_matrix(&cycle);
+        let matrix = policy.cost_matrix(&cycle).unwrap();
         assert_eq!(matrix.costs[..2], [vec![Some(0)], vec![Some(0)]]);
-        let out = policy.assign(&cycle);
+        let out = policy.assign(&cycle).unwrap();
         assert_eq!(out.placements.len(), 1);
         assert_eq!(out.deferred.len(), 1);
         // Too many cores; unknown submission site.
@@ -592,10 +690,10 @@ mod tests {
         };
         let policy = Mcmf::new(sites, 1, 0.0, PriceModel::DayAhead).unwrap();
         assert_eq!(
-            policy.cost_matrix(&cycle).costs,
+            policy.cost_matrix(&cycle).unwrap().costs,
             vec![vec![Some(0), Some(100)]]
         );
-        assert_eq!(policy.assign(&cycle).placements[0].site, 0);
+        assert_eq!(policy.assign(&cycle).unwrap().placements[0].site, 0);
     }
 
     #[test]
@@ -610,8 +708,13 @@ mod tests {
                 jobs: &jobs,
                 waits: &waits,
             };
+            // True prices do not reach that far: a typed error, not a wrapped price.
             let policy = Mcmf::new(sites.clone(), 1, 0.5, PriceModel::DayAhead).unwrap();
-            assert_eq!(policy.assign(&cycle).placements.len(), 1);
+            assert!(matches!(policy.assign(&cycle), Err(PolicyError::Price(_))));
+            // The forecast does, without overflowing.
+            let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+            let policy = Mcmf::new(sites.clone(), 1, 0.5, forecast).unwrap();
+            assert_eq!(policy.assign(&cycle).unwrap().placements.len(), 1);
         }
     }
 
@@ -622,13 +725,19 @@ mod tests {
         let PriceModel::TwoPrice { levels } = PriceModel::two_price(&sites) else {
             unreachable!()
         };
-        assert_eq!(levels, [(10.0, 90.0)]);
-        let model = PriceModel::TwoPrice { levels };
+        // R type 8: h = (n + 1/3) q + 1/3 over 0, 10, ..., 100 (n = 11).
+        let [(off, on)] = levels[..] else {
+            unreachable!()
+        };
+        assert!((off - 14.0 / 3.0).abs() < 1e-9 && (on - 286.0 / 3.0).abs() < 1e-9);
+        let model = PriceModel::TwoPrice {
+            levels: vec![(10.0, 90.0)],
+        };
         // Scenario hour 15 is 12:00 local; hour 14 is 11:00.
         let now = Time(0);
-        assert_eq!(model.price(&sites, 0, now, 15), 90.0);
-        assert_eq!(model.price(&sites, 0, now, 14), 10.0);
-        assert_eq!(model.price(&sites, 0, now, 2), 90.0); // 23:00 local
+        assert_eq!(model.price(&sites, 0, now, 15), Ok(90.0));
+        assert_eq!(model.price(&sites, 0, now, 14), Ok(10.0));
+        assert_eq!(model.price(&sites, 0, now, 2), Ok(90.0)); // 23:00 local
     }
 
     #[test]
@@ -642,15 +751,21 @@ mod tests {
         let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
         // 23:00 on day 3: hours up to 95 are published, hour 96 on is forecast.
         let now = Time(95 * 3_600);
-        assert_eq!(forecast.price(&sites, 0, now, 95), 53.0);
-        assert!((forecast.price(&sites, 0, now, 97) - daily(97)).abs() < 1e-6);
+        assert_eq!(forecast.price(&sites, 0, now, 95), Ok(53.0));
+        assert!((forecast.price(&sites, 0, now, 97).unwrap() - daily(97)).abs() < 1e-6);
         assert_eq!(
             PriceModel::DayAhead.price(&sites, 0, now, 97),
-            daily(97) + 1_000.0
+            Ok(daily(97) + 1_000.0)
         );
         // A day later, day 4 is the current day and its real prices are known.
         let later = Time(96 * 3_600);
-        assert_eq!(forecast.price(&sites, 0, later, 97), daily(97) + 1_000.0);
+        assert_eq!(
+            forecast.price(&sites, 0, later, 97),
+            Ok(daily(97) + 1_000.0)
+        );
+        // Past the series: true prices are an error, the forecast answers.
+        assert!(PriceModel::DayAhead.price(&sites, 0, later, 500).is_err());
+        assert!(forecast.price(&sites, 0, later, 500).is_ok());
 
         // Through the policy: a job predicted to start in two hours costs the price of hour
         // 97; perfect foresight avoids site 0, the forecast does not.
@@ -663,7 +778,7 @@ mod tests {
         };
         let site_of = |prices: PriceModel| {
             let policy = Mcmf::new(sites.clone(), 1, 0.0, prices).unwrap();
-            policy.assign(&cycle).placements[0].site
+            policy.assign(&cycle).unwrap().placements[0].site
         };
         assert_eq!(site_of(PriceModel::DayAhead), 1);
         assert_eq!(site_of(forecast.clone()), 0);

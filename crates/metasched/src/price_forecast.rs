@@ -9,12 +9,23 @@
 //! true price when it is known and otherwise with the [`Sarima`] forecast issued at the first
 //! unknown hour, trained on the `training_hours` (72) hours before it.
 //!
-//! Conventions follow [`site`](crate::site): scenario hour `h` pays `prices[h mod len]`, so the
-//! training window of the first days wraps around to the end of the series, as a [`Site`]'s
-//! prices do; the release hour is a scenario hour of day. Forecasts are made lazily, once per
-//! issue day, and cached (the outlook is `Sync`; the cache is a `OnceLock` per distinct issue
-//! day of the periodic series). Hours more than `horizon_hours` past the issue repeat the last
-//! forecast period.
+//! Conventions follow [`site`](crate::site): scenario hour `h` pays `prices[h]`; nothing wraps
+//! around. The training window never reads a price at or after the issue hour (so never a
+//! future price): it is the `training_hours` before the issue, cut at hour 0 — when fewer than
+//! the model needs remain (the first days) or the fit fails, the forecast is the last
+//! published day repeated (a seasonal naive forecast, our fallback). Past the end of the
+//! published series the forecast is issued at the series' end, so a job predicted
+//! to run after it still gets prices (the forecast, issued at the series' end), never a
+//! wrapped-around price. New
+//! day-ahead prices are appended with [`PriceOutlook::append_day_ahead`]. The release hour is
+//! a scenario hour of day. Forecasts are made lazily, once per issue day, and cached (the
+//! outlook is `Sync`; one `OnceLock` per issue day; appending never invalidates one, as a
+//! forecast reads only hours before its issue). Hours more than `horizon_hours` past the
+//! issue repeat the last forecast period.
+//!
+//! The seasonal order is the crate's (1,0,0)(1,1,0)₂₄ ([`Sarima`]); the paper's text says
+//! "unit order terms for the autoregressive and moving average" parts and its published code
+//! fits (1,0,1)(1,0,1)₂₄, whose moving-average terms this fitter does not estimate.
 //!
 //! [`forecast_mape`] measures the forecasts by the error the paper reports, the mean absolute
 //! percentage error — here of each day's 24 hourly prices forecast from the 72 hours before
@@ -32,8 +43,11 @@
 //! // Day 3's prices are known; day 4 (hour 96 onwards) is forecast — here exactly, the cycle
 //! // repeats.
 //! assert_eq!(outlook.known_until_hour(noon_day_3), 96);
-//! assert_eq!(outlook.price_usd_per_mwh(noon_day_3, 80), 38.0);
-//! assert!((outlook.price_usd_per_mwh(noon_day_3, 100) - 34.0).abs() < 1e-9);
+//! assert_eq!(outlook.price_usd_per_mwh(noon_day_3, 80), Some(38.0));
+//! assert!((outlook.price_usd_per_mwh(noon_day_3, 100).unwrap() - 34.0).abs() < 1e-9);
+//! // No price before the series; past its end, the forecast (never a wrapped-around price).
+//! assert_eq!(outlook.price_usd_per_mwh(noon_day_3, -1), None);
+//! assert!(outlook.price_usd_per_mwh(noon_day_3, 2_000).is_some());
 //! ```
 
 use crate::sarima::Sarima;
@@ -104,8 +118,10 @@ pub struct PriceOutlook {
     prices: Vec<f64>,
     config: PriceForecastConfig,
     model: Sarima,
-    /// One slot per distinct issue day of the periodic series.
+    /// One slot per issue day `0..=len / 24`.
     forecasts: Vec<OnceLock<Vec<f64>>>,
+    /// The forecast issued at the series' end when that is not a day start (reset on append).
+    tail: OnceLock<Vec<f64>>,
 }
 
 impl PriceOutlook {
@@ -124,15 +140,42 @@ impl PriceOutlook {
         if let Some(bad) = prices.iter().find(|p| !p.is_finite()) {
             return Err(ParamError::new("prices", bad, "every price must be finite"));
         }
-        // Issue hours are multiples of 24; prices repeat every `len` hours; so issue days
-        // repeat every len / gcd(len, 24) days.
-        let days = prices.len() / gcd(prices.len(), HOURS_PER_DAY as usize);
+        if let Some(bad) = prices
+            .iter()
+            .find(|p| p.abs() > crate::site::MAX_PRICE_USD_PER_MWH)
+        {
+            return Err(ParamError::new("prices", bad, "must be within ±1e6 $/MWh"));
+        }
+        let days = prices.len() / HOURS_PER_DAY as usize + 1;
         Ok(PriceOutlook {
             prices,
             config,
             model,
             forecasts: (0..days).map(|_| OnceLock::new()).collect(),
+            tail: OnceLock::new(),
         })
+    }
+
+    /// Appends newly published day-ahead prices after the last known hour.
+    ///
+    /// # Errors
+    /// [`ParamError`] for a non-finite price or one beyond ±1e6 $/MWh; nothing is appended.
+    pub fn append_day_ahead(&mut self, prices: &[f64]) -> Result<(), ParamError> {
+        if let Some(bad) = prices
+            .iter()
+            .find(|p| !(p.is_finite() && p.abs() <= crate::site::MAX_PRICE_USD_PER_MWH))
+        {
+            return Err(ParamError::new(
+                "prices",
+                bad,
+                "must be finite and within ±1e6 $/MWh",
+            ));
+        }
+        self.prices.extend_from_slice(prices);
+        let days = self.prices.len() / HOURS_PER_DAY as usize + 1;
+        self.forecasts.resize_with(days, OnceLock::new);
+        self.tail = OnceLock::new();
+        Ok(())
     }
 
     /// The outlook of `site`'s price series.
@@ -148,9 +191,11 @@ impl PriceOutlook {
         &self.config
     }
 
-    /// The true price of scenario hour `hour`, in $/MWh.
-    pub fn actual_usd_per_mwh(&self, hour: i64) -> f64 {
-        self.prices[hour.rem_euclid(self.prices.len() as i64) as usize]
+    /// The true price of scenario hour `hour`, in $/MWh; `None` outside the series.
+    pub fn actual_usd_per_mwh(&self, hour: i64) -> Option<f64> {
+        usize::try_from(hour)
+            .ok()
+            .and_then(|h| self.prices.get(h).copied())
     }
 
     /// The first scenario hour whose price is not known at `now`: the end of the current day,
@@ -163,38 +208,59 @@ impl PriceOutlook {
     }
 
     /// The price of scenario hour `hour` as known at `now`, in $/MWh: the day-ahead price if
-    /// published, else the forecast issued at [`known_until_hour`](Self::known_until_hour).
-    pub fn price_usd_per_mwh(&self, now: Time, hour: i64) -> f64 {
-        let issue = self.known_until_hour(now);
+    /// published, else the forecast issued at [`known_until_hour`](Self::known_until_hour)
+    /// (or at the series' end, past it); `None` for an hour before the series.
+    pub fn price_usd_per_mwh(&self, now: Time, hour: i64) -> Option<f64> {
+        let issue = self.known_until_hour(now).min(self.prices.len() as i64);
         if hour < issue {
             return self.actual_usd_per_mwh(hour);
         }
-        let forecast = self.forecast_from(issue);
+        let forecast = self.forecast_from(issue)?;
         let (ahead, horizon, period) = (
-            (hour - issue) as usize,
-            self.config.horizon_hours,
-            self.config.period_hours,
+            usize::try_from(hour - issue).ok()?,
+            forecast.len(),
+            self.config.period_hours.min(forecast.len()),
         );
         if ahead < horizon {
-            forecast[ahead]
+            forecast.get(ahead).copied()
         } else {
-            forecast[horizon - period + (ahead - horizon) % period]
+            forecast
+                .get(horizon - period + (ahead - horizon) % period)
+                .copied()
         }
     }
 
-    /// The (cached) forecast of hours `issue..issue + horizon_hours`; `issue` is a day start.
-    fn forecast_from(&self, issue: i64) -> &[f64] {
-        let slot = issue
-            .div_euclid(HOURS_PER_DAY)
-            .rem_euclid(self.forecasts.len() as i64) as usize;
-        self.forecasts[slot].get_or_init(|| {
-            let start = issue - self.config.training_hours as i64;
-            let training: Vec<f64> = (start..issue).map(|h| self.actual_usd_per_mwh(h)).collect();
-            self.model
-                .fit(&training)
-                .expect("the training window is long enough and finite by construction")
-                .forecast(self.config.horizon_hours)
-        })
+    /// The (cached) forecast of hours `issue..issue + horizon_hours`; `issue` is a day start
+    /// or the series' end. Trained on the hours before `issue` only.
+    fn forecast_from(&self, issue: i64) -> Option<&[f64]> {
+        let slot = if issue % HOURS_PER_DAY == 0 {
+            self.forecasts
+                .get(usize::try_from(issue / HOURS_PER_DAY).ok()?)?
+        } else {
+            &self.tail
+        };
+        let forecast = slot.get_or_init(|| {
+            let end = usize::try_from(issue).unwrap_or(0).min(self.prices.len());
+            let start = end.saturating_sub(self.config.training_hours);
+            let training = &self.prices[start..end];
+            match self.model.fit(training) {
+                Ok(fit) if training.len() >= self.model.min_len() => {
+                    fit.forecast(self.config.horizon_hours)
+                }
+                // Too little history (or no fit): the last published day, repeated.
+                _ => {
+                    let day = &training[training.len().saturating_sub(HOURS_PER_DAY as usize)..];
+                    if day.is_empty() {
+                        Vec::new()
+                    } else {
+                        (0..self.config.horizon_hours)
+                            .map(|i| day[i % day.len()])
+                            .collect()
+                    }
+                }
+            }
+        });
+        (!forecast.is_empty()).then_some(forecast.as_slice())
     }
 }
 
@@ -217,10 +283,6 @@ impl PartialEq for PriceOutlook {
     fn eq(&self, other: &Self) -> bool {
         self.prices == other.prices && self.config == other.config
     }
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Accuracy of next-day forecasts over a price series ([`forecast_mape`]).
@@ -272,7 +334,7 @@ pub fn forecast_mape(
         let issue = d * day;
         let fit = model
             .fit(&prices[issue - config.training_hours..issue])
-            .expect("the training window is long enough and finite");
+            .map_err(|e| ParamError::new("prices", format!("day {d}: {e}"), "cannot be fitted"))?;
         for (f, &actual) in fit.forecast(day).iter().zip(&prices[issue..issue + day]) {
             if actual == 0.0 {
                 accuracy.skipped_zero_prices += 1;
@@ -357,7 +419,7 @@ mod tests {
     }
 
     #[test]
-    fn far_hours_repeat_the_last_forecast_period_and_wrap_like_a_site() {
+    fn far_hours_repeat_the_last_forecast_period_and_nothing_wraps() {
         let mut prices = cycle(96);
         prices[95] = 99.0; // breaks the cycle, so the forecast is not the series itself
         let outlook = PriceOutlook::new(prices, PriceForecastConfig::default()).unwrap();
@@ -369,13 +431,14 @@ mod tests {
                 outlook.price_usd_per_mwh(now, 24 + horizon - 24 + k % 24)
             );
         }
-        // The series repeats every 96 hours, and so do its issue days and forecasts.
-        assert_eq!(outlook.forecasts.len(), 4);
-        assert_eq!(
-            outlook.price_usd_per_mwh(now, 30),
-            outlook.price_usd_per_mwh(Time(96 * 3_600), 96 + 30)
-        );
-        assert_eq!(outlook.actual_usd_per_mwh(-1), 99.0);
+        // Nothing wraps: before the series there is no price; past its end, the forecast
+        // issued at its last whole day, trained on hours before it only.
+        assert_eq!(outlook.actual_usd_per_mwh(-1), None);
+        assert_eq!(outlook.actual_usd_per_mwh(96), None);
+        let late = outlook.price_usd_per_mwh(Time(200 * 3_600), 300);
+        assert!(late.is_some_and(f64::is_finite));
+        // Day 0 has no history: its forecast is day 0 repeated, never the series' end.
+        assert_eq!(outlook.price_usd_per_mwh(now, 30), Some(20.0 + 6.0));
         // Equality ignores what has been cached.
         let fresh = PriceOutlook::new(outlook.prices.clone(), outlook.config).unwrap();
         assert_eq!(fresh, outlook);

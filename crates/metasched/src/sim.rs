@@ -1,41 +1,44 @@
-//! The grid simulator: the paper's experimental setup — sites that are EASY-backfilling batch
-//! systems, grid jobs arriving at their submission sites, and a metascheduler invoked every
-//! scheduling cycle — driving any [`GridPolicy`].
+//! The grid simulator: the paper's experimental setup (§4.1) — sites that are EASY-backfilling
+//! batch systems, grid jobs arriving at their submission sites, and a metascheduler invoked
+//! in scheduling cycles — driving any [`GridPolicy`]. It is the environment only: it runs on
+//! core's kernel ([`cosched_core::engine`]) and draws every random number from named streams
+//! ([`SeedStreams`]), so every policy of a comparison sees the same environment.
 //!
 //! ## What happens, in order
-//! - Each site is a [`BatchCluster`] of its cores under [`Easy`] backfilling.
+//! - Each site is a [`BatchCluster`] of its cores under [`Easy`] backfilling (§4.1).
 //! - The first [`SimConfig::history`] jobs are the paper's *history*: they run at their
 //!   submission site (and train the wait predictors), and are not measured. Each later job
-//!   goes through the metascheduler with probability [`SimConfig::participation`] (a seeded
-//!   Bernoulli draw; the paper's partial grid participation); the others run at their
-//!   submission site at once (the BS baseline is participation 0).
-//! - Scheduling cycles tick every [`SimConfig::cycle_interval`] on a fixed grid of times, from
-//!   the first measured submission until every measured job has ended. At a tick the pending
-//!   grid jobs, in arrival order, go to the policy with the cycle's [`WaitSource`]; placed jobs
-//!   are sent to their site with their runtime and estimate scaled by the per-core performance
-//!   ratio; deferred jobs stay pending for the next cycle; jobs no site can run are rejected.
-//!   The simulator checks every assignment: a placement of a job that is not pending, a second
-//!   placement of a job in one cycle or a placement on an incompatible site is an error.
-//! - A job sent away from its submission site may first spend a data-transfer time
-//!   ([`TransferModel`], optional) before it enters the target site's queue; the policy's
-//!   predicted wait at such a site includes it (the queue part is still predicted at the
-//!   cycle's time).
-//! - At each instant: completions, then arrivals, then transfers, then an EASY pass at every
-//!   site that changed; on a cycle tick the cycle runs last, followed by passes at the sites
-//!   that received jobs.
+//!   goes through the metascheduler with probability [`SimConfig::participation`] (a draw of
+//!   the stream `"participation"`, one per job: §5.7.2's Bernoulli trial); the others run at
+//!   their submission site at once (the BS baseline is participation 0).
+//! - **Scheduling cycles as the paper's published code**: a job routed to the metascheduler
+//!   enters its *holding layer*; when it enters an empty holding layer, a cycle is due one
+//!   [`SimConfig::cycle_interval`] later (60 s, the code's `SchedulingCycleLength`), and cycles
+//!   follow every interval while jobs wait. The time a job spends in the holding layer is its
+//!   [`JobOutcome::holding`], reported apart from the response time.
+//! - At a cycle the pending grid jobs, in arrival order, go to the policy with the cycle's
+//!   [`WaitSource`]; placed jobs are sent to their site with their runtime and estimate scaled
+//!   by the per-core performance ratio (§4.5.2); deferred jobs (over `MaxQ`) stay pending; jobs
+//!   no site can run are rejected and counted. The simulator checks every assignment.
+//! - **Data transfer (§5.8, Eq. 10)**, with a [`TransferModel`]: a migrated job's data moves
+//!   from its submission site while it queues at the execution site, so it starts at the later
+//!   of its queue start and its data's arrival; its cores are held meanwhile (just-in-time
+//!   staging). The policy predicts `max(queue wait, transfer)`.
+//! - **Power (§4.5.1, §5.8 Table 8)**: a job draws `power_factor ×` HPL's power per core at
+//!   the site where it runs; [`PowerModel`] draws the factor per job (stream `"power"`).
+//! - At each instant: completions, then arrivals, then the cycle (if due),
+//!   then an EASY pass at every site that changed.
 //! - A job's electricity cost is the real one: its power at the site where it ran, integrated
-//!   over its actual run with that site's hourly prices ([`energy_cost_usd`]).
+//!   over its actual run with that site's hourly prices ([`Site::energy_cost_usd`]); a run past
+//!   the published prices is an error ([`SimError::Price`]), never priced by wrapping around.
 //!
 //! ## Wait prediction ([`WaitSource`])
-//! The policy's predicted waits come from, per site: the site's own state (*what-if*, beyond
-//! the paper: [`BatchCluster::predicted_start`], the earliest fit of the job behind the queue
-//! in the reservation profile of the running jobs' and queued jobs' estimates — exact when
-//! estimates are exact and nothing backfills ahead of it), zero (the INST baseline), a learning
-//! [`QueueWaitPredictor`] per site (the paper's predictor,
-//! [`ClusteredWaitPredictor`](crate::wait::ClusteredWaitPredictor), by [`WaitSource::paper`]:
-//! it is asked with the job's [`WaitFeatures`] at the site and told every started job's actual
-//! wait, history jobs included), or the what-if wait multiplied by a seeded error factor (our
-//! model for the paper's sensitivity to prediction errors).
+//! The policy's predicted waits come from, per site: the paper's learned predictor
+//! ([`WaitSource::paper`], a [`QueueWaitPredictor`] per site asked with the job's
+//! [`WaitFeatures`] and told every started job's actual wait, history included), the site's
+//! own state (*what-if*, beyond the paper: [`BatchCluster::predicted_start`]), or zero (the
+//! INST baseline). [`SimConfig::wait_perturbation`] adds Table 5's error: a uniform draw in
+//! `[−T, T]` per (job, site) (stream family `"wait-perturbation"`), the sum floored at 0.
 //!
 //! ```
 //! use cosched_metasched::policy::{Mcmf, PriceModel};
@@ -50,21 +53,26 @@
 //! // The paper's metascheduler: forecast prices beyond the published day, learned waits.
 //! let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
 //! let mut waits = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
-//! let policy = Mcmf::new(sites, 10, 0.5, prices).unwrap();
+//! let policy = Mcmf::new(sites, 2, 0.25, prices).unwrap();
 //! let config = SimConfig { history: 40, ..SimConfig::default() };
 //! let out = simulate(&policy, &mut waits, &jobs, &config).unwrap();
 //! assert_eq!(out.jobs.len(), jobs.len());
 //! assert!(out.jobs.iter().all(|j| j.run.is_some()));
 //! ```
 
-use crate::policy::{Cycle, GridJob, GridPolicy, WaitPredictor, scale_duration, scaled_estimate};
-use crate::site::{Site, energy_cost_usd};
+use crate::policy::{
+    Cycle, GridJob, GridPolicy, PolicyError, WaitPredictor, scale_duration, scaled_estimate,
+};
+use crate::site::{PriceBeyondSeries, Site};
 use crate::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use crate::workload::TraceJob;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, RunToken, Started, Submitted};
-use cosched_core::{Duration, Event, EventQueue, JobClass, JobId, JobRecord, ParamError, Time};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use cosched_core::engine::{EngineError, Simulation, run};
+use cosched_core::{
+    Duration, Event, EventQueue, JobClass, JobId, JobRecord, ParamError, SeedStreams, Time,
+    TimeOverflow,
+};
+use rand::RngExt;
 use std::collections::HashSet;
 use thiserror::Error;
 
@@ -90,33 +98,127 @@ pub enum SimError {
         /// What it did.
         message: String,
     },
+    /// The policy could not decide a cycle.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
     /// A site's batch system refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
+    /// A run needs a price the series does not hold (no wrap-around: append the prices).
+    #[error(transparent)]
+    Price(#[from] PriceBeyondSeries),
+    /// An event fell past the end of representable time (or before the clock).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
 }
 
-/// Data-transfer time of a job sent away from its submission site: `latency + cores ·
-/// per_core`, a job's input being taken as proportional to its size (our model; the paper
-/// leaves the transfer model optional).
+impl From<TimeOverflow> for SimError {
+    fn from(e: TimeOverflow) -> SimError {
+        SimError::Engine(e.into())
+    }
+}
+
+/// The data sizes of §5.8: each job's input is one of these, drawn uniformly (stream
+/// `"data-size"`), in bytes: 0, 1 KB, 1 MB, 10 MB, 100 MB, 500 MB, 1 GB, 10 GB, 100 GB,
+/// 500 GB, 1 TB and 10 TB (decimal units).
+pub const PAPER_DATA_SIZES_BYTES: [u64; 12] = [
+    0,
+    1_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    500_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    500_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+];
+
+/// How much data a migrated job moves (§5.8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DataSize {
+    /// One of [`PAPER_DATA_SIZES_BYTES`] per job, uniformly (the paper's first experiment).
+    PaperMix,
+    /// The same size for every job (the paper's Table 8 uses 1 TB).
+    Fixed {
+        /// Bytes.
+        bytes: u64,
+    },
+}
+
+/// Data-transfer time of a job sent away from its submission site (§5.8, Eq. 10):
+/// `latency + bytes / bandwidth`, overlapped with the job's queue wait at the execution site.
+///
+/// The paper takes latency and GridFTP bandwidth per XSEDE link from its refs. [48, 49], which
+/// are not in our data; one latency and bandwidth for every link is our simplification.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TransferModel {
     /// Fixed time per transfer.
     pub latency: Duration,
-    /// Extra seconds per requested core.
-    pub per_core_s: f64,
+    /// Sustained bandwidth of a link, bytes per second (> 0).
+    pub bandwidth_bytes_per_s: f64,
+    /// The data each job moves.
+    pub data: DataSize,
 }
 
 impl TransferModel {
-    /// The transfer time of a job of `cores` cores.
-    pub fn time(&self, cores: u32) -> Duration {
-        Duration(self.latency.secs() + (self.per_core_s * f64::from(cores)).ceil() as i64)
+    /// The transfer time of `bytes` bytes.
+    ///
+    /// # Errors
+    /// [`ParamError`] if the time does not fit in a [`Duration`].
+    pub fn time(&self, bytes: u64) -> Result<Duration, ParamError> {
+        let secs = (bytes as f64 / self.bandwidth_bytes_per_s).ceil();
+        let too_long = || ParamError::new("transfer", format!("{bytes} B"), "takes too long");
+        if !(secs.is_finite() && secs < i64::MAX as f64) {
+            return Err(too_long());
+        }
+        self.latency
+            .checked_add(Duration(secs as i64))
+            .ok_or_else(too_long)
     }
+}
+
+/// Job power relative to HPL's (§5.8, Table 8): the factor `1 + u`, `u` uniform in
+/// `[low, high]`, drawn per job from the stream `"power"`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PowerModel {
+    /// Every job draws HPL's power (§4.5.1; the paper's main experiments).
+    Hpl,
+    /// `u` in `[low, high]`: the paper's lower-than-HPL (−0.4, 0), average-HPL (−0.4, 0.4) and
+    /// higher-than-HPL (0, 0.4) models.
+    Uniform {
+        /// Lowest relative deviation (>= −1).
+        low: f64,
+        /// Highest relative deviation (>= `low`).
+        high: f64,
+    },
+}
+
+impl PowerModel {
+    /// Table 8's lower-than-HPL-power model.
+    pub const LOWER: PowerModel = PowerModel::Uniform {
+        low: -0.4,
+        high: 0.0,
+    };
+    /// Table 8's average-HPL-power model.
+    pub const AVERAGE: PowerModel = PowerModel::Uniform {
+        low: -0.4,
+        high: 0.4,
+    };
+    /// Table 8's higher-than-HPL-power model.
+    pub const HIGHER: PowerModel = PowerModel::Uniform {
+        low: 0.0,
+        high: 0.4,
+    };
 }
 
 /// The simulation's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SimConfig {
-    /// Time between scheduling cycles (> 0).
+    /// The scheduling cycle length (> 0): a cycle is due this long after a job enters an empty
+    /// holding layer, then every interval while jobs wait.
     pub cycle_interval: Duration,
     /// Probability that a measured job goes through the metascheduler, in `[0, 1]`.
     pub participation: f64,
@@ -124,35 +226,32 @@ pub struct SimConfig {
     pub history: usize,
     /// Data-transfer time of migrated jobs, if any.
     pub transfer: Option<TransferModel>,
-    /// Seed of the participation draws and of [`WaitSource::Perturbed`].
+    /// Table 5's perturbation threshold `T`: each predicted wait plus a uniform draw in
+    /// `[−T, T]`; `None` for none.
+    pub wait_perturbation: Option<Duration>,
+    /// The jobs' power relative to HPL's.
+    pub power: PowerModel,
+    /// Root seed of the run's named random streams.
     pub seed: u64,
 }
 
 impl Default for SimConfig {
-    /// Cycles every 5 minutes (our choice: a fraction of the trace's mean inter-arrival
-    /// time per site, short against its hours-long jobs), full participation, no history, no
-    /// transfer time, seed 1.
+    /// 60-second cycles (the paper's published code), full participation, no history, no
+    /// transfer time, no perturbation, HPL power, seed 1.
     fn default() -> SimConfig {
         SimConfig {
-            cycle_interval: Duration::from_mins(5),
+            cycle_interval: Duration(60),
             participation: 1.0,
             history: 0,
             transfer: None,
+            wait_perturbation: None,
+            power: PowerModel::Hpl,
             seed: 1,
         }
     }
 }
 
 impl SimConfig {
-    /// The data-transfer time of a job of `cores` cores submitted at site `home` and sent to
-    /// `site`: none when it stays or without a [`TransferModel`].
-    fn transfer_time(&self, home: usize, site: usize, cores: u32) -> Duration {
-        match self.transfer {
-            Some(model) if site != home => model.time(cores),
-            _ => Duration::ZERO,
-        }
-    }
-
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check(
             self.cycle_interval.secs() > 0,
@@ -168,13 +267,86 @@ impl SimConfig {
         )?;
         if let Some(t) = self.transfer {
             ParamError::check(
-                t.latency.secs() >= 0 && t.per_core_s.is_finite() && t.per_core_s >= 0.0,
+                t.latency.secs() >= 0
+                    && t.bandwidth_bytes_per_s.is_finite()
+                    && t.bandwidth_bytes_per_s > 0.0,
                 "transfer",
                 format!("{t:?}"),
-                "latency and per-core time must be >= 0",
+                "latency must be >= 0 and bandwidth finite and > 0",
+            )?;
+        }
+        if let Some(t) = self.wait_perturbation {
+            ParamError::check(
+                t.secs() >= 0,
+                "wait_perturbation",
+                t.secs(),
+                "must be >= 0 s",
+            )?;
+        }
+        if let PowerModel::Uniform { low, high } = self.power {
+            ParamError::check(
+                low.is_finite() && high.is_finite() && -1.0 <= low && low <= high,
+                "power",
+                format!("[{low}, {high}]"),
+                "needs -1 <= low <= high, both finite",
             )?;
         }
         Ok(())
+    }
+
+    fn streams(&self) -> SeedStreams {
+        SeedStreams::new(self.seed)
+    }
+
+    /// Whether trace job `index` (measured) goes through the metascheduler.
+    fn participates(&self, index: usize) -> bool {
+        match self.participation {
+            p if p >= 1.0 => true,
+            p if p <= 0.0 => false,
+            p => self
+                .streams()
+                .stream("participation", index as u64)
+                .random_bool(p),
+        }
+    }
+
+    /// The power factor of trace job `index`.
+    fn power_factor(&self, index: usize) -> f64 {
+        match self.power {
+            PowerModel::Hpl => 1.0,
+            PowerModel::Uniform { low, high } if low < high => {
+                let mut rng = self.streams().stream("power", index as u64);
+                1.0 + rng.random_range(low..=high)
+            }
+            PowerModel::Uniform { low, .. } => 1.0 + low,
+        }
+    }
+
+    /// The bytes trace job `index` moves when migrated.
+    fn data_bytes(&self, index: usize) -> u64 {
+        match self.transfer.map(|t| t.data) {
+            None | Some(DataSize::Fixed { bytes: 0 }) => 0,
+            Some(DataSize::Fixed { bytes }) => bytes,
+            Some(DataSize::PaperMix) => {
+                let mut rng = self.streams().stream("data-size", index as u64);
+                let k = rng.random_range(0..PAPER_DATA_SIZES_BYTES.len());
+                PAPER_DATA_SIZES_BYTES.get(k).copied().unwrap_or(0)
+            }
+        }
+    }
+
+    /// Table 5's additive error of the predicted wait of trace job `index` at `site`.
+    fn perturbation(&self, index: usize, site: usize) -> Duration {
+        match self.wait_perturbation {
+            Some(t) if t.secs() > 0 => {
+                let mut rng = self
+                    .streams()
+                    .family("wait-perturbation", index as u64)
+                    .stream("site", site as u64);
+                Duration(rng.random_range(-t.secs()..=t.secs()))
+            }
+            _ => Duration::ZERO,
+        }
     }
 }
 
@@ -187,12 +359,6 @@ pub enum WaitSource {
     Zero,
     /// One learning predictor per site, in site order.
     Learned(Vec<Box<dyn QueueWaitPredictor + Send>>),
-    /// The what-if wait times `1 + error · u`, `u` uniform in `[−1, 1]`, drawn per (job, site)
-    /// from the configuration's seed.
-    Perturbed {
-        /// Largest relative error, `>= 0`.
-        error: f64,
-    },
 }
 
 impl WaitSource {
@@ -225,12 +391,17 @@ pub struct Run {
     pub dispatched: Time,
     /// When it entered the site's queue.
     pub site_submit: Time,
+    /// When its data had arrived (= `dispatched` without a transfer).
+    pub data_ready: Time,
     /// Start of its run.
     pub start: Time,
     /// End of its run.
     pub end: Time,
     /// Electricity cost of the run, $.
     pub cost_usd: f64,
+    /// The wait the policy predicted at this site when it placed the job (metascheduled jobs
+    /// only), including Table 5's perturbation, floored at 0.
+    pub predicted_wait: Option<Duration>,
 }
 
 /// One trace job's fate.
@@ -242,14 +413,28 @@ pub struct JobOutcome {
     pub measured: bool,
     /// Whether it went through the metascheduler.
     pub via_metascheduler: bool,
-    /// Its run; `None` if no site could run it.
+    /// Its power relative to HPL's.
+    pub power_factor: f64,
+    /// Bytes it moves when migrated.
+    pub data_bytes: u64,
+    /// Its run; `None` if no site could run it (rejected).
     pub run: Option<Run>,
 }
 
 impl JobOutcome {
-    /// Response time: end of the run minus submission to the grid.
+    /// Response time: end of the run minus submission to the grid (holding time included).
     pub fn response(&self) -> Option<Duration> {
         self.run.map(|r| r.end - self.job.submit)
+    }
+
+    /// Time in the metascheduler's holding layer: dispatch minus submission.
+    pub fn holding(&self) -> Option<Duration> {
+        self.run.map(|r| r.dispatched - self.job.submit)
+    }
+
+    /// Actual queue wait at the site where it ran: start minus entering its queue.
+    pub fn site_wait(&self) -> Option<Duration> {
+        self.run.map(|r| r.start - r.site_submit)
     }
 
     /// The job as a `cosched-core` [`JobRecord`], for the workspace's shared metrics:
@@ -268,10 +453,11 @@ impl JobOutcome {
     }
 }
 
-/// Instantaneous load of every site at one cycle tick: `(busy + queued cores) / cores`.
+/// Instantaneous load of every site at one instant: core-hours of the running
+/// (remaining, by estimate) and queued jobs over the site's cores (§4.6), in hours.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadSample {
-    /// The tick.
+    /// The instant.
     pub time: Time,
     /// Per site, in site order.
     pub load: Vec<f64>,
@@ -282,18 +468,18 @@ pub struct LoadSample {
 pub struct SimOutcome {
     /// One entry per trace job, in trace (submit) order.
     pub jobs: Vec<JobOutcome>,
-    /// Site loads at every cycle tick.
+    /// Site loads at the first event of every hour that has one (Fig. 7's hourly load; bounded
+    /// by the work, not by the simulated span).
     pub load: Vec<LoadSample>,
-    /// Scheduling cycles that ran the policy.
-    pub cycles: usize,
+    /// The times of the scheduling cycles (a cycle with an empty holding layer is skipped).
+    pub cycles: Vec<Time>,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Completion(usize, RunToken),
     Arrival(usize),
-    Transferred(usize, usize),
-    Tick,
+    Cycle,
 }
 
 impl Event for Ev {
@@ -301,8 +487,7 @@ impl Event for Ev {
         match self {
             Ev::Completion(..) => 0,
             Ev::Arrival(_) => 1,
-            Ev::Transferred(..) => 2,
-            Ev::Tick => 3,
+            Ev::Cycle => 2,
         }
     }
 }
@@ -317,25 +502,41 @@ struct SiteState {
 }
 
 impl SiteState {
-    /// The queue and machine part of a job's wait features at `now`.
+    /// The queue and machine part of a job's wait features at `now` (as
+    /// [`WaitFeatures::at_site`], from running sums).
     fn features(&self, now: Time) -> WaitFeatures {
-        let (mut queued_cores, mut queued_estimate, mut queued_elapsed_wait) = (0.0, 0.0, 0.0);
-        for q in self.cluster.queue() {
-            queued_cores += f64::from(q.size());
-            queued_estimate += q.estimate().secs() as f64;
-            queued_elapsed_wait += (now - q.job.submit).secs() as f64;
-        }
+        let queued = self
+            .cluster
+            .queue()
+            .map(|q| (q.size(), q.estimate(), q.job.submit));
         let (count, sum_start, sum_estimate) = self.running;
         WaitFeatures {
+            busy_cores: f64::from(self.cluster.busy_units()),
+            running_elapsed: (count as f64) * now.secs() as f64 - sum_start as f64,
+            running_estimate: sum_estimate as f64,
             cores: 0.0,
             estimate: 0.0,
-            queued_cores,
-            queued_estimate,
-            queued_elapsed_wait,
-            busy_cores: f64::from(self.cluster.busy_units()),
-            running_elapsed: (count * now.secs() - sum_start) as f64,
-            running_estimate: sum_estimate as f64,
+            ..WaitFeatures::at_site(0, Duration::ZERO, now, queued, [])
         }
+    }
+
+    /// §4.6's instantaneous load: core-hours of the queued jobs (by estimate) and of the
+    /// running ones (busy cores × their mean remaining estimate) over the cores.
+    fn load(&self, now: Time) -> f64 {
+        let queued: f64 = self
+            .cluster
+            .queue()
+            .map(|q| f64::from(q.size()) * q.estimate().secs() as f64)
+            .sum();
+        let (count, sum_start, sum_estimate) = self.running;
+        let remaining =
+            (sum_estimate as f64 - (count as f64 * now.secs() as f64 - sum_start as f64)).max(0.0);
+        let busy = if count > 0 {
+            f64::from(self.cluster.busy_units()) * remaining / count as f64
+        } else {
+            0.0
+        };
+        (queued + busy) / 3600.0 / f64::from(self.cluster.capacity())
     }
 }
 
@@ -343,6 +544,7 @@ impl SiteState {
 #[derive(Clone, Copy)]
 struct JobState {
     estimate: Duration,
+    runtime: Duration,
     features: Option<WaitFeatures>,
 }
 
@@ -354,43 +556,52 @@ struct CycleWaits<'a> {
     /// Per site, the queue/machine features at the cycle (learned predictors only).
     snapshots: &'a [WaitFeatures],
     config: &'a SimConfig,
+    /// Per trace job, bytes moved when migrated.
+    data: &'a [JobOutcome],
 }
 
 impl WaitPredictor for CycleWaits<'_> {
     fn predicted_wait(&self, job: &GridJob, site: usize, now: Time) -> Duration {
-        let Some(estimate) = scaled_estimate(self.sites, job, site) else {
+        let (Some(estimate), Some(state)) = (
+            scaled_estimate(self.sites, job, site),
+            self.states.get(site),
+        ) else {
             return Duration::ZERO;
         };
-        let what_if = || {
-            self.states[site]
-                .cluster
-                .predicted_start(now, job.cores, estimate)
-                .map_or(Duration(i64::MAX / 4), |t| t - now)
-        };
+        let index = job.id.0 as usize;
         let queue_wait = match self.source {
             WaitSource::Zero => Duration::ZERO,
-            WaitSource::WhatIf => what_if(),
-            WaitSource::Perturbed { error } => {
-                let mut rng = ChaCha8Rng::seed_from_u64(self.config.seed);
-                rng.set_stream(job.id.0.wrapping_mul(self.sites.len() as u64) + site as u64);
-                let u: f64 = rng.random_range(-1.0..=1.0);
-                let factor = (1.0 + error * u).max(0.0);
-                Duration((what_if().secs() as f64 * factor).round() as i64)
-            }
+            // A job that never fits predicts a wait past any horizon; the policy's
+            // normalisation treats it like any large wait.
+            WaitSource::WhatIf => state
+                .cluster
+                .predicted_start(now, job.cores, estimate)
+                .map_or(Duration::from_hours(24 * 3650), |t| t - now),
             WaitSource::Learned(predictors) => {
-                let features = WaitFeatures {
-                    cores: f64::from(job.cores),
-                    estimate: estimate.secs() as f64,
-                    ..self.snapshots[site]
-                };
-                predictors[site].predict(&features)
+                match (predictors.get(site), self.snapshots.get(site)) {
+                    (Some(p), Some(snapshot)) => p.predict(&WaitFeatures {
+                        cores: f64::from(job.cores),
+                        estimate: estimate.secs() as f64,
+                        ..*snapshot
+                    }),
+                    _ => Duration::ZERO,
+                }
             }
         };
-        // A migrated job's transfer time is known: it delays the start wherever it goes.
-        let transfer = self
-            .config
-            .transfer_time(job.submission_site, site, job.cores);
-        Duration(queue_wait.secs().saturating_add(transfer.secs()))
+        let perturbed = Duration(
+            queue_wait
+                .secs()
+                .saturating_add(self.config.perturbation(index, site).secs())
+                .max(0),
+        );
+        // Eq. 10: the data moves while the job queues; it starts at the later of the two.
+        let transfer = match (self.config.transfer, self.data.get(index)) {
+            (Some(model), Some(outcome)) if site != job.submission_site => {
+                model.time(outcome.data_bytes).unwrap_or(Duration(i64::MAX))
+            }
+            _ => Duration::ZERO,
+        };
+        perturbed.max(transfer)
     }
 }
 
@@ -398,9 +609,9 @@ impl WaitPredictor for CycleWaits<'_> {
 ///
 /// # Errors
 /// [`SimError`] for an invalid configuration (including a [`WaitSource::Learned`] without one
-/// predictor per site or a negative [`WaitSource::Perturbed`] error), a job with a duplicate
-/// id, an unknown submission site, no cores or a non-positive estimate, or an impossible
-/// assignment from the policy.
+/// predictor per site), a job with a duplicate id, an unknown submission site, no cores or a
+/// non-positive estimate, a time past the representable range, a policy error or an
+/// impossible assignment from the policy.
 pub fn simulate(
     policy: &dyn GridPolicy,
     waits: &mut WaitSource,
@@ -409,24 +620,16 @@ pub fn simulate(
 ) -> Result<SimOutcome, SimError> {
     config.validate()?;
     let sites = policy.sites();
-    match waits {
-        WaitSource::Learned(p) => ParamError::check(
+    if let WaitSource::Learned(p) = waits {
+        ParamError::check(
             p.len() == sites.len(),
             "predictors",
             p.len(),
             "must hold one predictor per site",
-        )?,
-        WaitSource::Perturbed { error } => ParamError::check(
-            error.is_finite() && *error >= 0.0,
-            "error",
-            *error,
-            "must be finite and >= 0",
-        )?,
-        WaitSource::Zero | WaitSource::WhatIf => {}
+        )?;
     }
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| (jobs[i].submit, i));
-    let trace: Vec<TraceJob> = order.iter().map(|&i| jobs[i]).collect();
+    let mut trace: Vec<TraceJob> = jobs.to_vec();
+    trace.sort_by_key(|j| j.submit);
     let mut seen = HashSet::with_capacity(trace.len());
     for job in &trace {
         let bad = |message: &str| SimError::Job {
@@ -443,7 +646,20 @@ pub fn simulate(
             return Err(bad("needs >= 1 core, an estimate > 0 and a run time >= 0"));
         }
     }
-    Sim::new(policy, sites, &trace, config)?.run(waits)
+    let mut sim = Sim::new(policy, sites, &trace, config, waits)?;
+    let start = trace.first().map_or(Time::ZERO, |j| j.submit);
+    let mut queue = EventQueue::new(start);
+    for (i, job) in trace.iter().enumerate() {
+        queue
+            .schedule(job.submit, Ev::Arrival(i))
+            .map_err(EngineError::from)?;
+    }
+    run(&mut sim, &mut queue)?;
+    Ok(SimOutcome {
+        jobs: sim.out,
+        load: sim.load,
+        cycles: sim.cycle_times,
+    })
 }
 
 struct Sim<'a> {
@@ -451,14 +667,59 @@ struct Sim<'a> {
     sites: &'a [Site],
     trace: &'a [TraceJob],
     config: &'a SimConfig,
+    waits: &'a mut WaitSource,
     states: Vec<SiteState>,
     jobs: Vec<JobState>,
     out: Vec<JobOutcome>,
-    events: EventQueue<Ev>,
+    /// The holding layer, in arrival order.
     pending: Vec<usize>,
-    /// Measured jobs not yet ended or rejected.
-    unfinished: usize,
+    /// Whether a cycle is scheduled.
+    cycle_due: bool,
+    /// Whether the current instant runs a cycle.
+    cycle_now: bool,
     started: Vec<Started>,
+    load: Vec<LoadSample>,
+    load_hour: Option<i64>,
+    cycle_times: Vec<Time>,
+}
+
+impl Simulation for Sim<'_> {
+    type Event = Ev;
+    type Error = SimError;
+
+    fn handle(&mut self, now: Time, event: Ev, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        match event {
+            Ev::Completion(site, token) => self.complete(site, now, token)?,
+            Ev::Arrival(i) => self.arrive(i, now, queue)?,
+            Ev::Cycle => self.cycle_now = true,
+        }
+        Ok(())
+    }
+
+    fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        if std::mem::take(&mut self.cycle_now) {
+            self.cycle_due = false;
+            self.cycle_times.push(now);
+            if !self.pending.is_empty() {
+                self.cycle(now, queue)?;
+            }
+            if !self.pending.is_empty() {
+                self.schedule_cycle(now, queue)?;
+            }
+        }
+        self.passes(now, queue)?;
+        // Fig. 7's hourly load: the first instant of each hour that has any event (bounded by
+        // the events, never by the simulated span).
+        let hour = now.secs().div_euclid(3_600);
+        if self.load_hour != Some(hour) {
+            self.load_hour = Some(hour);
+            self.load.push(LoadSample {
+                time: now,
+                load: self.states.iter().map(|s| s.load(now)).collect(),
+            });
+        }
+        Ok(())
+    }
 }
 
 impl<'a> Sim<'a> {
@@ -467,6 +728,7 @@ impl<'a> Sim<'a> {
         sites: &'a [Site],
         trace: &'a [TraceJob],
         config: &'a SimConfig,
+        waits: &'a mut WaitSource,
     ) -> Result<Sim<'a>, SimError> {
         let states = sites
             .iter()
@@ -479,7 +741,6 @@ impl<'a> Sim<'a> {
                 })
             })
             .collect::<Result<_, BatchError>>()?;
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
         let out = trace
             .iter()
             .enumerate()
@@ -488,182 +749,135 @@ impl<'a> Sim<'a> {
                 JobOutcome {
                     job,
                     measured,
-                    via_metascheduler: measured && rng.random_bool(config.participation),
+                    via_metascheduler: measured && config.participates(i),
+                    power_factor: config.power_factor(i),
+                    data_bytes: config.data_bytes(i),
                     run: None,
                 }
             })
             .collect();
-        let start = trace.first().map_or(Time::ZERO, |j| j.submit);
-        let mut events = EventQueue::new(start);
-        for (i, job) in trace.iter().enumerate() {
-            events
-                .schedule(job.submit, Ev::Arrival(i))
-                .expect("arrivals are at or after the first");
-        }
-        let unfinished = trace.len().saturating_sub(config.history);
-        if let Some(first) = trace.get(config.history) {
-            let step = config.cycle_interval.secs();
-            let tick = Time(first.submit.secs().div_euclid(step).saturating_add(1) * step);
-            events.schedule(tick, Ev::Tick).expect("after the start");
-        }
         Ok(Sim {
             policy,
             sites,
             trace,
             config,
+            waits,
             states,
             jobs: vec![
                 JobState {
                     estimate: Duration::ZERO,
+                    runtime: Duration::ZERO,
                     features: None,
                 };
                 trace.len()
             ],
             out,
-            events,
             pending: Vec::new(),
-            unfinished,
+            cycle_due: false,
+            cycle_now: false,
             started: Vec::new(),
+            load: Vec::new(),
+            load_hour: None,
+            cycle_times: Vec::new(),
         })
     }
 
-    fn run(mut self, waits: &mut WaitSource) -> Result<SimOutcome, SimError> {
-        let mut load = Vec::new();
-        let mut cycles = 0;
-        while let Some((now, first)) = self.events.pop() {
-            let mut tick = false;
-            let mut next = Some(first);
-            while let Some(event) = next {
-                match event {
-                    Ev::Completion(site, token) => self.complete(site, now, token),
-                    Ev::Arrival(i) => {
-                        if self.out[i].via_metascheduler {
-                            self.pending.push(i);
-                        } else {
-                            let home = self.trace[i].submission_site;
-                            if self.sites[home].accepts(self.trace[i].cores, self.trace[i].estimate)
-                            {
-                                self.send(i, home, now, waits)?;
-                            } else {
-                                self.reject(i);
-                            }
-                        }
-                    }
-                    Ev::Transferred(i, site) => self.enqueue(i, site, now, waits)?,
-                    Ev::Tick => tick = true,
-                }
-                next = self.events.pop_now();
-            }
-            self.passes(now, waits);
-            if tick {
-                load.push(LoadSample {
-                    time: now,
-                    load: self
-                        .states
-                        .iter()
-                        .map(|s| {
-                            let queued: u64 = s.cluster.queue().map(|q| u64::from(q.size())).sum();
-                            (u64::from(s.cluster.busy_units()) + queued) as f64
-                                / f64::from(s.cluster.capacity())
-                        })
-                        .collect(),
-                });
-                if !self.pending.is_empty() {
-                    cycles += 1;
-                    self.cycle(now, waits)?;
-                    self.passes(now, waits);
-                }
-                if self.unfinished > 0 {
-                    let next = now + self.config.cycle_interval;
-                    self.events.schedule(next, Ev::Tick).expect("future");
-                }
-            }
-        }
-        Ok(SimOutcome {
-            jobs: self.out,
-            load,
-            cycles,
-        })
+    /// A cycle one cycle length after `now`.
+    fn schedule_cycle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        queue
+            .schedule(now.try_add(self.config.cycle_interval)?, Ev::Cycle)
+            .map_err(EngineError::from)?;
+        self.cycle_due = true;
+        Ok(())
     }
 
-    fn reject(&mut self, i: usize) {
-        if self.out[i].measured {
-            self.unfinished -= 1;
+    /// Job `i` arrives: into the holding layer (a cycle is due one cycle length after it
+    /// enters an empty one), or to its submission site.
+    fn arrive(&mut self, i: usize, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        let Some(outcome) = self.out.get(i) else {
+            return Ok(());
+        };
+        if outcome.via_metascheduler {
+            self.pending.push(i);
+            if !self.cycle_due {
+                self.schedule_cycle(now, queue)?;
+            }
+            return Ok(());
         }
+        let job = self.trace[i];
+        let home = job.submission_site;
+        if self.sites[home].accepts(job.cores, job.estimate) {
+            self.send(i, home, now, None)?;
+        }
+        Ok(())
     }
 
-    /// One scheduling cycle over the pending jobs.
-    fn cycle(&mut self, now: Time, waits: &mut WaitSource) -> Result<(), SimError> {
+    /// One scheduling cycle over the holding layer.
+    fn cycle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
         let grid_jobs: Vec<GridJob> = self
             .pending
             .iter()
             .map(|&i| {
                 let t = &self.trace[i];
-                GridJob::new(JobId(i as u64), t.submission_site, t.cores, t.estimate)
+                GridJob::new(JobId(i as u64), t.submission_site, t.cores, t.estimate)?
+                    .with_power_factor(self.out[i].power_factor)
             })
             .collect::<Result<_, _>>()?;
-        let snapshots: Vec<WaitFeatures> = if matches!(waits, WaitSource::Learned(_)) {
+        let snapshots: Vec<WaitFeatures> = if matches!(self.waits, WaitSource::Learned(_)) {
             self.states.iter().map(|s| s.features(now)).collect()
         } else {
             Vec::new()
         };
-        let assignment = {
-            let view = CycleWaits {
-                sites: self.sites,
-                states: &self.states,
-                source: &*waits,
-                snapshots: &snapshots,
-                config: self.config,
-            };
-            self.policy.assign(&Cycle {
-                now,
-                jobs: &grid_jobs,
-                waits: &view,
-            })
+        let view = CycleWaits {
+            sites: self.sites,
+            states: &self.states,
+            source: &*self.waits,
+            snapshots: &snapshots,
+            config: self.config,
+            data: &self.out,
         };
+        let assignment = self.policy.assign(&Cycle {
+            now,
+            jobs: &grid_jobs,
+            waits: &view,
+        })?;
+        let bad = |message: String| SimError::Assignment { now, message };
         // Pending jobs not yet decided this cycle.
         let mut undecided: HashSet<usize> = self.pending.iter().copied().collect();
-        let bad = |message: String| SimError::Assignment { now, message };
+        let mut placed = Vec::with_capacity(assignment.placements.len());
         for p in &assignment.placements {
             let i = p.job.0 as usize;
             if !undecided.remove(&i) {
                 return Err(bad(format!(
-                    "placed job {:?} that is not pending (or twice)",
-                    self.trace.get(i).map(|t| t.id)
+                    "placed job index {i} that is not pending (or twice)"
                 )));
             }
             let t = &self.trace[i];
-            let fits = self
-                .sites
-                .get(p.site)
-                .is_some_and(|site| site.accepts(t.cores, self.scaled(i, p.site).1));
+            let fits = self.sites.get(p.site).is_some_and(|site| {
+                site.accepts(
+                    t.cores,
+                    scale_duration(t.estimate, &self.sites[t.submission_site], site),
+                )
+            });
             if !fits {
                 return Err(bad(format!(
-                    "placed job {:?} on incompatible site {}",
+                    "placed job {} on incompatible site {}",
                     t.id, p.site
                 )));
             }
-            let transfer = self
-                .config
-                .transfer_time(t.submission_site, p.site, t.cores);
-            if transfer > Duration::ZERO {
-                self.mark_dispatched(i, p.site, now);
-                self.events
-                    .schedule(now + transfer, Ev::Transferred(i, p.site))
-                    .expect("future");
-            } else {
-                self.send(i, p.site, now, waits)?;
-            }
+            let job = grid_jobs.iter().find(|g| g.id == p.job);
+            let predicted = job.map(|g| view.predicted_wait(g, p.site, now));
+            placed.push((i, p.site, predicted));
+        }
+        for (i, site, predicted) in placed {
+            self.send(i, site, now, predicted)?;
         }
         for job in &assignment.unassignable {
-            let i = job.0 as usize;
-            if undecided.remove(&i) {
-                self.reject(i);
-            }
+            undecided.remove(&(job.0 as usize));
         }
         let before = self.pending.len();
         self.pending.retain(|i| undecided.contains(i));
-        if self.pending.len() == before && self.events.is_empty() {
+        if self.pending.len() == before && queue.is_empty() {
             return Err(bad(format!(
                 "defers all {before} pending jobs while nothing else is left to happen"
             )));
@@ -671,50 +885,32 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    /// Runtime and estimate of job `i` at `site`.
-    fn scaled(&self, i: usize, site: usize) -> (Duration, Duration) {
-        let t = &self.trace[i];
-        let (from, to) = (&self.sites[t.submission_site], &self.sites[site]);
-        let scale = |d: Duration| scale_duration(d, from, to);
-        let (runtime, estimate) = (scale(t.runtime), scale(t.estimate));
-        (runtime.min(estimate), estimate)
-    }
-
-    fn mark_dispatched(&mut self, i: usize, site: usize, now: Time) {
-        self.out[i].run = Some(Run {
-            site,
-            dispatched: now,
-            site_submit: now,
-            start: Time::MAX,
-            end: Time::MAX,
-            cost_usd: 0.0,
-        });
-    }
-
-    /// Dispatches job `i` to `site` now, with no transfer time.
+    /// Dispatches job `i` to `site` now: it enters the site's queue at once; a migrated job's
+    /// data arrives after the transfer time (Eq. 10).
     fn send(
         &mut self,
         i: usize,
         site: usize,
         now: Time,
-        waits: &WaitSource,
+        predicted_wait: Option<Duration>,
     ) -> Result<(), SimError> {
-        self.mark_dispatched(i, site, now);
-        self.enqueue(i, site, now, waits)
-    }
-
-    /// Job `i`, already dispatched to `site`, enters its queue now.
-    fn enqueue(
-        &mut self,
-        i: usize,
-        site: usize,
-        now: Time,
-        waits: &WaitSource,
-    ) -> Result<(), SimError> {
-        let (runtime, estimate) = self.scaled(i, site);
-        let t = &self.trace[i];
+        let t = self.trace[i];
+        let (from, to) = (&self.sites[t.submission_site], &self.sites[site]);
+        let estimate = scale_duration(t.estimate, from, to);
+        let runtime = scale_duration(t.runtime, from, to).min(estimate);
+        let transfer = match self.config.transfer {
+            Some(model) if site != t.submission_site => model.time(self.out[i].data_bytes)?,
+            _ => Duration::ZERO,
+        };
+        let data_ready = now.try_add(transfer)?;
+        // The site holds the job's cores for at most its estimate plus the staging time.
+        let held = estimate.checked_add(transfer).ok_or(TimeOverflow {
+            at: now,
+            by: estimate,
+        })?;
+        data_ready.try_add(estimate)?;
         let state = &mut self.states[site];
-        if matches!(waits, WaitSource::Learned(_)) {
+        if matches!(self.waits, WaitSource::Learned(_)) {
             self.jobs[i].features = Some(WaitFeatures {
                 cores: f64::from(t.cores),
                 estimate: estimate.secs() as f64,
@@ -722,55 +918,63 @@ impl<'a> Sim<'a> {
             });
         }
         self.jobs[i].estimate = estimate;
+        self.jobs[i].runtime = runtime;
         let job = BatchJob {
             id: JobId(i as u64),
             submit: now,
             size: t.cores,
-            runtime,
-            estimate,
+            runtime: held,
+            estimate: held,
             class: JobClass::Rigid,
             resizable: None,
         };
         if state.cluster.submit(job)? == Submitted::Rejected {
-            // Unreachable for accepted jobs (max_job_cores <= cores); kept as a rejection.
-            self.out[i].run = None;
-            self.reject(i);
+            // Unreachable for accepted jobs (cores <= the site's cores); counted as rejected.
             return Ok(());
         }
-        if let Some(run) = &mut self.out[i].run {
-            run.site_submit = now;
-        }
+        self.out[i].run = Some(Run {
+            site,
+            dispatched: now,
+            site_submit: now,
+            data_ready,
+            start: Time::MAX,
+            end: Time::MAX,
+            cost_usd: 0.0,
+            predicted_wait,
+        });
         state.touched = true;
         Ok(())
     }
 
-    fn complete(&mut self, site: usize, now: Time, token: RunToken) {
+    fn complete(&mut self, site: usize, now: Time, token: RunToken) -> Result<(), SimError> {
         let state = &mut self.states[site];
         if state.cluster.complete(now, token).is_none() {
-            return;
+            return Ok(());
         }
         state.touched = true;
         let i = token.job.0 as usize;
         let outcome = &mut self.out[i];
-        let run = outcome.run.as_mut().expect("a running job was dispatched");
+        let Some(run) = outcome.run.as_mut() else {
+            return Ok(());
+        };
         state.running.0 -= 1;
         state.running.1 -= run.start.secs();
         state.running.2 -= self.jobs[i].estimate.secs();
         run.end = now;
         let s = &self.sites[site];
-        run.cost_usd = energy_cost_usd(
-            s.power_watts(outcome.job.cores),
-            run.start,
-            now - run.start,
-            |h| s.price_usd_per_mwh(h),
-        );
-        if outcome.measured {
-            self.unfinished -= 1;
-        }
+        // The job draws power from the start of its computation (after any staging).
+        let compute_start = run.start.max(run.data_ready);
+        run.cost_usd = s.energy_cost_usd(
+            s.power_watts(outcome.job.cores) * outcome.power_factor,
+            compute_start,
+            now - compute_start,
+        )?;
+        Ok(())
     }
 
-    /// An EASY pass at every touched site; starts are recorded and their completions scheduled.
-    fn passes(&mut self, now: Time, waits: &mut WaitSource) {
+    /// An EASY pass at every touched site; starts are recorded and their completions (at the
+    /// later of start and data arrival, plus the run time) scheduled.
+    fn passes(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
         for site in 0..self.states.len() {
             let state = &mut self.states[site];
             if !std::mem::take(&mut state.touched) {
@@ -781,20 +985,25 @@ impl<'a> Sim<'a> {
                 .schedule(now, &mut state.easy, &mut self.started);
             for s in self.started.drain(..) {
                 let i = s.token.job.0 as usize;
-                let run = self.out[i].run.as_mut().expect("dispatched");
+                let Some(run) = self.out.get_mut(i).and_then(|o| o.run.as_mut()) else {
+                    continue;
+                };
                 run.start = now;
                 state.running.0 += 1;
                 state.running.1 += now.secs();
                 state.running.2 += self.jobs[i].estimate.secs();
                 if let (WaitSource::Learned(predictors), Some(features)) =
-                    (&mut *waits, self.jobs[i].features)
+                    (&mut *self.waits, self.jobs[i].features)
+                    && let Some(p) = predictors.get_mut(site)
                 {
-                    predictors[site].observe(&features, now - run.site_submit);
+                    p.observe(&features, now - run.site_submit);
                 }
-                self.events
-                    .schedule(s.end, Ev::Completion(site, s.token))
-                    .expect("runs end at or after their start");
+                let end = now.max(run.data_ready).try_add(self.jobs[i].runtime)?;
+                queue
+                    .schedule(end, Ev::Completion(site, s.token))
+                    .map_err(EngineError::from)?;
             }
         }
+        Ok(())
     }
 }

@@ -14,9 +14,15 @@
 //! [`PriceModel::TwoPrice`](crate::policy::PriceModel::TwoPrice)) use it.
 
 use cosched_core::{Duration, ParamError, Time};
+use thiserror::Error;
 
 /// Seconds per hour.
 const HOUR_S: i64 = 3600;
+
+/// The largest price magnitude a site accepts, $/MWh: a hundred times the highest offer cap of
+/// a US market (ERCOT's $9,000/MWh), so that costs stay finite for any job (hostile-input #13:
+/// prices of ±1e308 summed to ±inf and NaN).
+pub const MAX_PRICE_USD_PER_MWH: f64 = 1e6;
 
 /// The description of a site, validated into a [`Site`] by [`SiteSpec::build`].
 #[derive(Clone, Debug, PartialEq)]
@@ -80,20 +86,114 @@ impl SiteSpec {
             "[]",
             "must hold at least one hour",
         )?;
-        if let Some(bad) = self.prices_usd_per_mwh.iter().find(|p| !p.is_finite()) {
-            return Err(ParamError::new(
-                "prices_usd_per_mwh",
-                bad,
-                "every price must be finite",
-            ));
-        }
+        check_prices(&self.prices_usd_per_mwh)?;
         ParamError::check(
             (-23..=23).contains(&self.timezone_lag_hours),
             "timezone_lag_hours",
             self.timezone_lag_hours,
             "must be in -23..=23",
         )?;
-        Ok(Site { spec: self })
+        Ok(Site {
+            spec: self,
+            core_limit: CoreLimit::TotalCores,
+            anchor: None,
+        })
+    }
+}
+
+/// Which core count bounds a job's request at a site (the compatibility test of §3.3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CoreLimit {
+    /// The paper's test (§3.3.1): "the total cores in the system is more than the request size
+    /// of the job".
+    #[default]
+    TotalCores,
+    /// The site table's `max_req_cores` column: the largest request the site's queues take
+    /// (stricter; 523 of the XSEDE trace's 4,100 jobs lose candidate sites under it).
+    MaxRequest,
+}
+
+/// Every price finite and within ±[`MAX_PRICE_USD_PER_MWH`].
+fn check_prices(prices: &[f64]) -> Result<(), ParamError> {
+    match prices
+        .iter()
+        .find(|p| !(p.is_finite() && p.abs() <= MAX_PRICE_USD_PER_MWH))
+    {
+        Some(bad) => Err(ParamError::new(
+            "prices_usd_per_mwh",
+            bad,
+            "every price must be finite and within ±1e6 $/MWh",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A price asked for an hour the series does not hold.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "site {site}: no day-ahead price for scenario hour {hour} (known: hours 0..{known_hours}); \
+     append the published prices or use a forecast"
+)]
+pub struct PriceBeyondSeries {
+    /// The site.
+    pub site: String,
+    /// The hour asked.
+    pub hour: i64,
+    /// Hours the series holds.
+    pub known_hours: usize,
+}
+
+/// Where scenario time 0 (and price hour 0) lies on the calendar: a civil date at local
+/// midnight and the UTC offset of that local time. A live metascheduler converts wall-clock
+/// instants to scenario time with it, so appended day-ahead prices land on the right hours.
+///
+/// ```
+/// use cosched_core::Time;
+/// use cosched_metasched::site::PriceAnchor;
+///
+/// // The XSEDE data: June 2014, hour 0 at midnight US Eastern daylight time (UTC−4).
+/// let anchor = PriceAnchor::XSEDE_JUNE_2014;
+/// assert_eq!(anchor.epoch_unix_s(), 1_401_595_200); // 2014-06-01T04:00:00Z
+/// assert_eq!(anchor.scenario_time(1_401_595_200 + 7_200), Time(7_200));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PriceAnchor {
+    /// Year of the series' first day.
+    pub year: i32,
+    /// Month, 1..=12.
+    pub month: u32,
+    /// Day of the month, 1..=31.
+    pub day: u32,
+    /// Local time minus UTC, hours.
+    pub utc_offset_hours: i32,
+}
+
+impl PriceAnchor {
+    /// The shared data's series (../shared/README.md): June 2014, hour 0 at midnight US
+    /// Eastern daylight time (the sites' `timezone_lag_hours` are relative to it).
+    pub const XSEDE_JUNE_2014: PriceAnchor = PriceAnchor {
+        year: 2014,
+        month: 6,
+        day: 1,
+        utc_offset_hours: -4,
+    };
+
+    /// Unix time (s) of scenario time 0.
+    pub fn epoch_unix_s(&self) -> i64 {
+        // Days from 1970-01-01 to the civil date (H. Hinnant's days_from_civil).
+        let (m, d) = (i64::from(self.month), i64::from(self.day));
+        let y = i64::from(self.year) - i64::from(m <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146_097 + doe - 719_468;
+        days * 86_400 - i64::from(self.utc_offset_hours) * HOUR_S
+    }
+
+    /// The scenario time of unix instant `unix_s`.
+    pub fn scenario_time(&self, unix_s: i64) -> Time {
+        Time(unix_s.saturating_sub(self.epoch_unix_s()))
     }
 }
 
@@ -115,13 +215,16 @@ impl SiteSpec {
 /// }
 /// .build()
 /// .unwrap();
-/// // Scenario hour 0 is 21:00 local time; hour 2 pays the first price again.
+/// // Scenario hour 0 is 21:00 local time; hour 2 is not published yet.
 /// assert_eq!(site.local_hour(0), 21);
-/// assert_eq!(site.price_usd_per_mwh(2), 40.0);
+/// assert_eq!(site.price_usd_per_mwh(1), Ok(80.0));
+/// assert!(site.price_usd_per_mwh(2).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Site {
     spec: SiteSpec,
+    core_limit: CoreLimit,
+    anchor: Option<PriceAnchor>,
 }
 
 impl Site {
@@ -135,11 +238,59 @@ impl Site {
         &self.spec.name
     }
 
-    /// The day-ahead price of scenario hour `hour`, in $/MWh (periodic extension).
-    pub fn price_usd_per_mwh(&self, hour: i64) -> f64 {
-        let prices = &self.spec.prices_usd_per_mwh;
-        // `len` fits in i64 and the remainder is in 0..len.
-        prices[hour.rem_euclid(prices.len() as i64) as usize]
+    /// The day-ahead price of scenario hour `hour`, in $/MWh.
+    ///
+    /// # Errors
+    /// [`PriceBeyondSeries`] for an hour before the series or past its end: no price is ever
+    /// made up by wrapping around (append the next day's prices with
+    /// [`append_day_ahead`](Self::append_day_ahead), or ask a forecast).
+    pub fn price_usd_per_mwh(&self, hour: i64) -> Result<f64, PriceBeyondSeries> {
+        usize::try_from(hour)
+            .ok()
+            .and_then(|h| self.spec.prices_usd_per_mwh.get(h).copied())
+            .ok_or_else(|| PriceBeyondSeries {
+                site: self.spec.name.clone(),
+                hour,
+                known_hours: self.spec.prices_usd_per_mwh.len(),
+            })
+    }
+
+    /// Hours of published prices: scenario hours `0..known_hours()`.
+    pub fn known_hours(&self) -> usize {
+        self.spec.prices_usd_per_mwh.len()
+    }
+
+    /// Appends newly published day-ahead prices ($/MWh) after the last known hour — what a
+    /// live metascheduler does each day when the market clears.
+    ///
+    /// # Errors
+    /// [`ParamError`] if a price is not finite or beyond ±[`MAX_PRICE_USD_PER_MWH`]; nothing
+    /// is appended then.
+    pub fn append_day_ahead(&mut self, prices: &[f64]) -> Result<(), ParamError> {
+        check_prices(prices)?;
+        self.spec.prices_usd_per_mwh.extend_from_slice(prices);
+        Ok(())
+    }
+
+    /// The electricity cost in $ of drawing `power_watts` over `[start, start + duration)` at
+    /// this site's day-ahead prices ([`energy_cost_usd`]).
+    ///
+    /// # Errors
+    /// [`PriceBeyondSeries`] if the interval leaves the published prices.
+    pub fn energy_cost_usd(
+        &self,
+        power_watts: f64,
+        start: Time,
+        duration: Duration,
+    ) -> Result<f64, PriceBeyondSeries> {
+        let mut missing = None;
+        let cost = energy_cost_usd(power_watts, start, duration, |h| {
+            self.price_usd_per_mwh(h).unwrap_or_else(|e| {
+                missing.get_or_insert(e);
+                0.0
+            })
+        });
+        missing.map_or(Ok(cost), Err)
     }
 
     /// The local hour of day (0..24) at scenario hour `hour`.
@@ -147,10 +298,40 @@ impl Site {
         (hour + i64::from(self.spec.timezone_lag_hours)).rem_euclid(24) as u32
     }
 
+    /// The same site with its requests bounded by `limit` (default: [`CoreLimit::TotalCores`],
+    /// the paper's).
+    #[must_use]
+    pub fn with_core_limit(mut self, limit: CoreLimit) -> Site {
+        self.core_limit = limit;
+        self
+    }
+
+    /// The same site with its price hour 0 anchored on the calendar.
+    #[must_use]
+    pub fn with_price_anchor(mut self, anchor: PriceAnchor) -> Site {
+        self.anchor = Some(anchor);
+        self
+    }
+
+    /// Where price hour 0 lies on the calendar, if known.
+    pub fn price_anchor(&self) -> Option<PriceAnchor> {
+        self.anchor
+    }
+
+    /// Which core count bounds a request here.
+    pub fn core_limit(&self) -> CoreLimit {
+        self.core_limit
+    }
+
     /// Whether a job of `cores` cores whose runtime estimate *at this site* is `estimate`
-    /// may run here: `cores <= max_job_cores` and `estimate <= max_walltime`.
+    /// may run here (§3.3.1): `cores` within the [`CoreLimit`] (total cores by default) and
+    /// `estimate <= max_walltime`.
     pub fn accepts(&self, cores: u32, estimate: Duration) -> bool {
-        cores <= self.spec.max_job_cores && estimate <= self.spec.max_walltime
+        let limit = match self.core_limit {
+            CoreLimit::TotalCores => self.spec.cores,
+            CoreLimit::MaxRequest => self.spec.max_job_cores,
+        };
+        cores <= limit && estimate <= self.spec.max_walltime
     }
 
     /// Power drawn by `cores` busy cores, in watts.
@@ -175,7 +356,7 @@ pub fn energy_cost_usd(
     power_watts: f64,
     start: Time,
     duration: Duration,
-    price: impl Fn(i64) -> f64,
+    mut price: impl FnMut(i64) -> f64,
 ) -> f64 {
     let end = start.secs().saturating_add(duration.secs().max(0));
     let mut t = start.secs();
@@ -267,15 +448,24 @@ mod tests {
     }
 
     #[test]
-    fn prices_are_periodic_and_local_hours_wrap() {
-        let site = SiteSpec {
+    fn prices_never_wrap_and_can_be_appended_and_local_hours_wrap() {
+        let mut site = SiteSpec {
             timezone_lag_hours: -3,
             ..spec()
         }
         .build()
         .unwrap();
-        assert_eq!(site.price_usd_per_mwh(4), 2.0);
-        assert_eq!(site.price_usd_per_mwh(-1), 3.0);
+        let known = site.known_hours() as i64;
+        assert!(site.price_usd_per_mwh(known).is_err());
+        assert!(site.price_usd_per_mwh(-1).is_err());
+        assert!(
+            site.energy_cost_usd(1e6, Time(0), Duration(3600 * known + 1))
+                .is_err()
+        );
+        site.append_day_ahead(&[7.0]).unwrap();
+        assert_eq!(site.price_usd_per_mwh(known), Ok(7.0));
+        assert!(site.append_day_ahead(&[f64::NAN]).is_err());
+        assert_eq!(site.known_hours() as i64, known + 1);
         assert_eq!(site.local_hour(1), 22);
         assert_eq!(site.local_hour(27), 0);
     }

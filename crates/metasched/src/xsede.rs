@@ -8,11 +8,10 @@
 //! `gflops_per_core`, `timezone_lag_hours`; `site_id` and `location` are not used (sites keep
 //! the file's row order, which is the trace's submission-site order).
 
-use crate::site::{Site, SiteSpec};
+use crate::site::{PriceAnchor, Site, SiteSpec};
 use cosched_core::{Duration, ParamError};
-use std::fmt::Display;
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use thiserror::Error;
 
 /// Why the XSEDE files could not be loaded.
@@ -77,79 +76,169 @@ pub fn load_sites(dir: &Path) -> Result<Vec<Site>, XsedeError> {
     parse_sites(&path, &text, |file| load_prices(&dir.join(file)))
 }
 
-/// Parses the text of a site table (named `path` in errors), taking each site's hourly prices
-/// from `prices(price_file)` — e.g. a file next to the table, another directory, or a model.
+/// One row of `xsede_sites.csv`, typed (columns in [`COLUMNS`] order).
+#[derive(Debug, Deserialize)]
+struct SiteRow {
+    #[allow(dead_code, reason = "read for the column check; sites keep row order")]
+    site_id: i64,
+    name: String,
+    #[allow(dead_code, reason = "descriptive only")]
+    location: String,
+    price_file: String,
+    cores: u32,
+    power_per_core_watts: f64,
+    timezone_lag_hours: i32,
+    gflops_per_core: f64,
+    max_ert_s: i64,
+    max_req_cores: u32,
+}
+
+/// One row of a price file.
+#[derive(Debug, Deserialize)]
+struct PriceRow {
+    price: f64,
+}
+
+/// At most 80 characters of `text`, for error messages.
+fn echo(text: &str) -> String {
+    const MAX: usize = 80;
+    if text.chars().count() <= MAX {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(MAX).collect::<String>())
+    }
+}
+
+/// A `csv` error as [`XsedeError::Field`]: `columns` names the fields; `record` is the row
+/// (when there is one) to echo the offending field from.
+fn field_error(
+    path: &Path,
+    columns: &[&'static str],
+    record: Option<&csv::StringRecord>,
+    e: &csv::Error,
+) -> XsedeError {
+    let line = e
+        .position()
+        .or_else(|| record.and_then(|r| r.position()))
+        .map_or(1, |p| p.line() as usize);
+    let (column, message) = match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let column = err.field().map_or(0, |f| f as usize);
+            let text = record.and_then(|r| r.get(column)).unwrap_or_default();
+            let what = match err.kind() {
+                csv::DeserializeErrorKind::ParseInt(e) => e.to_string(),
+                csv::DeserializeErrorKind::ParseFloat(e) => e.to_string(),
+                other => echo(&other.to_string()),
+            };
+            (column, format!("`{}`: {what}", echo(text)))
+        }
+        other => (0, echo(&format!("{other:?}"))),
+    };
+    XsedeError::Field {
+        path: path.to_path_buf(),
+        line,
+        column: column + 1,
+        field: columns.get(column).copied().unwrap_or("?"),
+        message,
+    }
+}
+
+/// Parses the text of a site table (named `path` in errors) with the `csv` crate into typed
+/// rows, taking each site's hourly prices from `prices(price_file)` — e.g. a file next to the
+/// table, another directory, or a model.
 ///
 /// # Errors
-/// [`XsedeError`] naming the line and column of the first problem, or the error of `prices`.
+/// [`XsedeError`] naming the line and column of the first problem (echoing at most 80
+/// characters of the field), or the error of `prices`.
 pub fn parse_sites(
     path: &Path,
     text: &str,
     mut prices: impl FnMut(&str) -> Result<Vec<f64>, XsedeError>,
 ) -> Result<Vec<Site>, XsedeError> {
     let path = path.to_path_buf();
-    let mut lines = text.lines().enumerate();
-    match lines.next() {
-        Some((_, header)) if header.trim().split(',').eq(COLUMNS) => {}
-        _ => {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header_ok = reader
+        .headers()
+        .is_ok_and(|h| h.iter().eq(COLUMNS.iter().copied()));
+    if !header_ok {
+        return Err(XsedeError::Field {
+            path,
+            line: 1,
+            column: 1,
+            field: COLUMNS[0],
+            message: format!("the header must be `{}`", COLUMNS.join(",")),
+        });
+    }
+    let headers = csv::StringRecord::from(COLUMNS.to_vec());
+    let mut sites = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| field_error(&path, &COLUMNS, None, &e))?;
+        let line = record.position().map_or(1, |p| p.line() as usize);
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        if let Some(missing) = (record.len()..COLUMNS.len()).next() {
             return Err(XsedeError::Field {
                 path,
-                line: 1,
-                column: 1,
-                field: COLUMNS[0],
-                message: format!("the header must be `{}`", COLUMNS.join(",")),
+                line,
+                column: missing + 1,
+                field: COLUMNS[missing],
+                message: "missing".into(),
             });
         }
-    }
-    let mut sites = Vec::new();
-    for (index, row) in lines.filter(|(_, l)| !l.trim().is_empty()) {
-        let line = index + 1;
-        let fields: Vec<&str> = row.split(',').map(str::trim).collect();
-        let at = Row {
-            path: &path,
-            line,
-            fields: &fields,
-        };
+        let row: SiteRow = record
+            .deserialize(Some(&headers))
+            .map_err(|e| field_error(&path, &COLUMNS, Some(&record), &e))?;
         let spec = SiteSpec {
-            name: at.text(1)?.to_string(),
-            cores: at.parse(4)?,
-            max_job_cores: at.parse(9)?,
-            max_walltime: Duration(at.parse(8)?),
-            watts_per_core: at.parse(5)?,
-            gflops_per_core: at.parse(7)?,
-            prices_usd_per_mwh: prices(at.text(3)?)?,
-            timezone_lag_hours: at.parse(6)?,
+            prices_usd_per_mwh: prices(&row.price_file)?,
+            name: row.name,
+            cores: row.cores,
+            max_job_cores: row.max_req_cores,
+            max_walltime: Duration(row.max_ert_s),
+            watts_per_core: row.power_per_core_watts,
+            gflops_per_core: row.gflops_per_core,
+            timezone_lag_hours: row.timezone_lag_hours,
         };
-        sites.push(spec.build().map_err(|source| XsedeError::Site {
+        let site = spec.build().map_err(|source| XsedeError::Site {
             path: path.clone(),
             line,
             source,
-        })?);
+        })?;
+        // The shared data's prices are June 2014 from midnight US Eastern (its README).
+        sites.push(site.with_price_anchor(PriceAnchor::XSEDE_JUNE_2014));
     }
     Ok(sites)
 }
 
-/// Reads an hourly price file: a header line, then one $/MWh value per line (blank lines
-/// skipped).
+/// Reads an hourly price file with the `csv` crate: a header line, then one $/MWh value per
+/// line (blank lines skipped).
 ///
 /// # Errors
-/// [`XsedeError::Io`], or [`XsedeError::Field`] for a value that is not a number.
+/// [`XsedeError::Io`], or [`XsedeError::Field`] for a value that is not a number (at most 80
+/// characters of it echoed).
 pub fn load_prices(path: &Path) -> Result<Vec<f64>, XsedeError> {
     let text = read(path)?;
-    text.lines()
-        .enumerate()
-        .skip(1)
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(index, value)| {
-            let fields = [value.trim()];
-            Row {
-                path,
-                line: index + 1,
-                fields: &fields,
-            }
-            .parse_named(0, "price")
-        })
-        .collect()
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = csv::StringRecord::from(vec!["price"]);
+    let mut out = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| field_error(path, &["price"], None, &e))?;
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        let row: PriceRow = record
+            .deserialize(Some(&headers))
+            .map_err(|e| field_error(path, &["price"], Some(&record), &e))?;
+        out.push(row.price);
+    }
+    Ok(out)
 }
 
 fn read(path: &Path) -> Result<String, XsedeError> {
@@ -157,48 +246,4 @@ fn read(path: &Path) -> Result<String, XsedeError> {
         path: path.to_path_buf(),
         source,
     })
-}
-
-/// One row being parsed, for errors that name where they are.
-struct Row<'a> {
-    path: &'a Path,
-    line: usize,
-    fields: &'a [&'a str],
-}
-
-impl Row<'_> {
-    fn error(&self, column: usize, field: &'static str, message: String) -> XsedeError {
-        XsedeError::Field {
-            path: self.path.to_path_buf(),
-            line: self.line,
-            column: column + 1,
-            field,
-            message,
-        }
-    }
-
-    /// The `column`-th field (from 0) of `xsede_sites.csv`, non-empty.
-    fn text(&self, column: usize) -> Result<&str, XsedeError> {
-        match self.fields.get(column) {
-            Some(text) if !text.is_empty() => Ok(text),
-            _ => Err(self.error(column, COLUMNS[column], "missing".into())),
-        }
-    }
-
-    fn parse<T: FromStr>(&self, column: usize) -> Result<T, XsedeError>
-    where
-        T::Err: Display,
-    {
-        self.text(column)?;
-        self.parse_named(column, COLUMNS[column])
-    }
-
-    fn parse_named<T: FromStr>(&self, column: usize, field: &'static str) -> Result<T, XsedeError>
-    where
-        T::Err: Display,
-    {
-        let text = self.fields.get(column).copied().unwrap_or_default();
-        text.parse()
-            .map_err(|e| self.error(column, field, format!("`{text}`: {e}")))
-    }
 }

@@ -54,7 +54,10 @@ fn site_strategy(flat_prices: bool) -> impl Strategy<Value = Site> {
         -5i32..=5,
     )
         .prop_map(move |(max_job_cores, hours, watts, gflops, prices, lag)| {
-            let prices = if flat_prices { vec![prices[0]] } else { prices };
+            // The drawn pattern repeated over 100 days: prices never wrap around, so the
+            // series must cover every hour a candidate run can reach.
+            let pattern = if flat_prices { vec![prices[0]] } else { prices };
+            let prices: Vec<f64> = pattern.iter().copied().cycle().take(2_400).collect();
             SiteSpec {
                 name: "s".into(),
                 cores: 8,
@@ -161,8 +164,8 @@ proptest! {
         let waits = wait_table(&inst.waits);
         let cycle = inst.cycle(&waits);
         let policy = inst.policy();
-        let matrix = policy.cost_matrix(&cycle);
-        let out = policy.assign(&cycle);
+        let matrix = policy.cost_matrix(&cycle).unwrap();
+        let out = policy.assign(&cycle).unwrap();
         check_partition(&inst.jobs, &out);
 
         let mut load = vec![0u32; inst.sites.len()];
@@ -187,7 +190,7 @@ proptest! {
         inst in instance(8, 4, false)
     ) {
         let waits = wait_table(&inst.waits);
-        let matrix = inst.policy().cost_matrix(&inst.cycle(&waits));
+        let matrix = inst.policy().cost_matrix(&inst.cycle(&waits)).unwrap();
         for (job, row) in inst.jobs.iter().zip(&matrix.costs) {
             for (k, (site, c)) in inst.sites.iter().zip(row).enumerate() {
                 let estimate = scaled_estimate(&inst.sites, job, k).unwrap();
@@ -205,7 +208,8 @@ proptest! {
     ) {
         let inst = Instance { w_t: 1.0, ..inst };
         let repriced: Vec<Site> = inst.sites.iter().zip(&other).map(|(site, prices)| {
-            SiteSpec { prices_usd_per_mwh: prices.clone(), ..site.spec().clone() }.build().unwrap()
+            let prices = prices.iter().copied().cycle().take(2_400).collect();
+            SiteSpec { prices_usd_per_mwh: prices, ..site.spec().clone() }.build().unwrap()
         }).collect();
         let waits = wait_table(&inst.waits);
         let before = inst.policy();
@@ -241,7 +245,7 @@ proptest! {
     #[test]
     fn bs_places_each_job_at_its_submission_site(inst in instance(8, 4, false)) {
         let bs = SubmissionSite::new(inst.sites.clone());
-        let out = bs.assign(&Cycle { now: inst.now, jobs: &inst.jobs, waits: &ZeroWait });
+        let out = bs.assign(&Cycle { now: inst.now, jobs: &inst.jobs, waits: &ZeroWait }).unwrap();
         check_partition(&inst.jobs, &out);
         prop_assert!(out.deferred.is_empty());
         for p in &out.placements {

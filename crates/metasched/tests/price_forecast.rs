@@ -142,9 +142,23 @@ proptest! {
         prop_assert!(known > now.secs().div_euclid(3_600));
         prop_assert!(known <= now.secs().div_euclid(3_600) + 48);
         let price = outlook.price_usd_per_mwh(now, hour);
-        prop_assert!(price.is_finite());
-        if hour < known {
+        let len = outlook_len(&outlook);
+        if hour < 0 {
+            prop_assert_eq!(price, None);
+        } else if known > 0 {
+            // Once any price is published, every later hour has one: published, or the
+            // forecast (never a wrapped-around price).
+            prop_assert!(price.is_some_and(f64::is_finite));
+        }
+        if hour < known && hour < len {
             prop_assert_eq!(price, outlook.actual_usd_per_mwh(hour));
         }
     }
+}
+
+/// Hours the outlook's series holds.
+fn outlook_len(outlook: &PriceOutlook) -> i64 {
+    (0..)
+        .find(|&h| outlook.actual_usd_per_mwh(h).is_none())
+        .unwrap_or(0)
 }

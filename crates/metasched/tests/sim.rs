@@ -7,7 +7,9 @@ use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::{Metrics, fairness};
 use cosched_metasched::policy::{GridJob, Mcmf, PriceModel, SubmissionSite};
 use cosched_metasched::price_forecast::PriceForecastConfig;
-use cosched_metasched::sim::{SimConfig, SimOutcome, TransferModel, WaitSource, simulate};
+use cosched_metasched::sim::{
+    DataSize, PowerModel, SimConfig, SimOutcome, TransferModel, WaitSource, simulate,
+};
 use cosched_metasched::site::{Site, SiteSpec};
 use cosched_metasched::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
 use cosched_metasched::workload::{
@@ -28,7 +30,8 @@ fn site(name: &str, cores: u32, gflops: f64, price: f64) -> Site {
         max_walltime: Duration::from_hours(10),
         watts_per_core: 100.0,
         gflops_per_core: gflops,
-        prices_usd_per_mwh: vec![price],
+        // Flat for 60 days: prices never wrap around.
+        prices_usd_per_mwh: vec![price; 1_440],
         timezone_lag_hours: 0,
     }
     .build()
@@ -64,11 +67,13 @@ fn what_if_waits_steer_jobs_away_from_a_busy_site() {
     let policy = Mcmf::new(sites, 5, 1.0, PriceModel::DayAhead).unwrap();
     let out = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &config(1)).unwrap();
     let run = out.jobs[1].run.unwrap();
+    // It entered an empty holding layer at 100 s: its cycle is one cycle length (300 s) later.
     assert_eq!(
         (run.site, run.dispatched, run.start),
-        (1, Time(300), Time(300))
+        (1, Time(400), Time(400))
     );
-    assert_eq!(out.jobs[1].response(), Some(Duration(300 - 100 + 3_600)));
+    assert_eq!(out.jobs[1].holding(), Some(Duration(300)));
+    assert_eq!(out.jobs[1].response(), Some(Duration(300 + 3_600)));
     // As a core record: turnaround from the grid submission, run time of the run at site 1.
     let record = out.jobs[1].record();
     assert_eq!(
@@ -121,22 +126,27 @@ fn runtimes_scale_with_per_core_speed_and_cost_uses_actual_hours() {
 }
 
 #[test]
-fn transfer_time_delays_the_site_submission_of_migrated_jobs() {
+fn transfer_overlaps_the_queue_wait_of_migrated_jobs() {
     let sites = vec![site("slow", 8, 1.0, 40.0), site("fast", 8, 2.0, 10.0)];
     let jobs = [job(1, 0, 0, 8, 7_200)];
     let policy = Mcmf::new(sites, 5, 0.5, PriceModel::DayAhead).unwrap();
     let cfg = SimConfig {
         transfer: Some(TransferModel {
             latency: Duration(60),
-            per_core_s: 2.5,
+            bandwidth_bytes_per_s: 1e6,
+            data: DataSize::Fixed { bytes: 20_000_000 },
         }),
         ..config(0)
     };
     let out = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
     let run = out.jobs[0].run.unwrap();
     assert_eq!(run.site, 1);
-    assert_eq!(run.site_submit - run.dispatched, Duration(80));
+    // Eq. 10: the job queues at once (and, the site being idle, holds its cores at once); it
+    // computes once its 20 MB have arrived after 60 + 20 s, for its scaled 3,600 s.
+    assert_eq!(run.site_submit, run.dispatched);
     assert_eq!(run.start, run.site_submit);
+    assert_eq!(run.data_ready - run.dispatched, Duration(80));
+    assert_eq!(run.end - run.data_ready, Duration(3_600));
 }
 
 /// A queue-wait baseline: the mean of the last `window` waits observed at the site (the
@@ -215,7 +225,7 @@ fn learned_predictors_are_taught_every_start_with_the_submission_features() {
     let mut waits = WaitSource::Learned(
         (0..sites.len())
             .map(|k| {
-                Box::new(Fixed(Duration(if k == 2 { 1 << 30 } else { 0 })))
+                Box::new(Fixed(Duration(if k == 2 { 10 * 86_400 } else { 0 })))
                     as Box<dyn QueueWaitPredictor + Send>
             })
             .collect(),
@@ -251,7 +261,19 @@ fn invalid_inputs_are_errors() {
     };
     assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
     assert!(run(&ok, &config(0), &mut WaitSource::Learned(Vec::new())).is_err());
-    assert!(run(&ok, &config(0), &mut WaitSource::Perturbed { error: -1.0 }).is_err());
+    let bad = SimConfig {
+        wait_perturbation: Some(Duration(-1)),
+        ..config(0)
+    };
+    assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
+    let bad = SimConfig {
+        power: PowerModel::Uniform {
+            low: 0.5,
+            high: 0.1,
+        },
+        ..config(0)
+    };
+    assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
     assert!(run(&ok, &config(0), &mut WaitSource::Zero).is_ok());
 }
 
@@ -297,7 +319,7 @@ fn small_xsede_scenario_report() {
         "BS\n{}\nMCMF (w_t 0.5, MaxQ 5, what-if waits)\n{}cycles {}\nfairness {}\n",
         Metrics::of(&bs, &sites),
         Metrics::of(&mcmf, &sites),
-        mcmf.cycles,
+        mcmf.cycles.len(),
         fair.join(" ")
     ));
 }
@@ -330,9 +352,9 @@ fn paper_configuration_scenario_report() {
          MCMF (w_t 0.5, MaxQ 5, what-if waits, forecast prices)\n{}cycles {}\n\n\
          jobs placed at another site: {placed_apart}\n",
         Metrics::of(&learned, &sites),
-        learned.cycles,
+        learned.cycles.len(),
         Metrics::of(&what_if, &sites),
-        what_if.cycles,
+        what_if.cycles.len(),
     ));
 }
 
@@ -347,7 +369,7 @@ fn scenario() -> impl Strategy<Value = (Vec<Site>, Vec<TraceJob>, u32, f64, SimC
                 max_walltime: Duration::from_hours(hours),
                 watts_per_core: 50.0,
                 gflops_per_core: gflops,
-                prices_usd_per_mwh: vec![price, price * 2.0],
+                prices_usd_per_mwh: [price, price * 2.0].repeat(2_000),
                 timezone_lag_hours: 0,
             }
             .build()
@@ -387,8 +409,15 @@ fn scenario() -> impl Strategy<Value = (Vec<Site>, Vec<TraceJob>, u32, f64, SimC
                         history,
                         transfer: transfer.then_some(TransferModel {
                             latency: Duration(30),
-                            per_core_s: 1.0,
+                            bandwidth_bytes_per_s: 1e9,
+                            data: DataSize::PaperMix,
                         }),
+                        wait_perturbation: transfer.then_some(Duration(3_600)),
+                        power: if transfer {
+                            PowerModel::AVERAGE
+                        } else {
+                            PowerModel::Hpl
+                        },
                         seed,
                     };
                     (sites, jobs, max_q, w_t, cfg)
@@ -496,13 +525,11 @@ fn check_metrics(sites: &[Site], out: &SimOutcome) {
 }
 
 /// The flow is maximum in every cycle: a grid job still pending at a cycle (placed later, or
-/// never) was left out only because every site that could run it took `MaxQ` jobs then. Cycles
-/// tick every `step` seconds from the first one after the first measured submission.
+/// never) was left out only because every site that could run it took `MaxQ` jobs then. And
+/// the cycle semantics of the paper's code: every grid job sees a cycle at most one cycle
+/// length (`step`) after it arrives, and it is dispatched at a cycle.
 fn check_cycles_are_maximal(sites: &[Site], max_q: u32, step: i64, out: &SimOutcome) {
-    let Some(first) = out.jobs.iter().find(|j| j.measured) else {
-        return;
-    };
-    let first_tick = (first.job.submit.secs().div_euclid(step) + 1) * step;
+    let cycles: Vec<i64> = out.cycles.iter().map(|t| t.secs()).collect();
     let mut taken: HashMap<(i64, usize), u32> = HashMap::new();
     for j in out.jobs.iter().filter(|j| j.via_metascheduler) {
         if let Some(r) = j.run {
@@ -513,14 +540,21 @@ fn check_cycles_are_maximal(sites: &[Site], max_q: u32, step: i64, out: &SimOutc
         let compatible: Vec<usize> = (0..sites.len())
             .filter(|&k| accepts_scaled(sites, &j.job, k))
             .collect();
+        let submit = j.job.submit.secs();
+        let first = cycles.iter().copied().find(|&c| c >= submit);
+        assert!(
+            first.is_some_and(|c| c <= submit + step),
+            "no cycle within {step} s of {submit}"
+        );
         let Some(r) = j.run else {
             assert!(compatible.is_empty());
             continue;
         };
-        let eligible = (j.job.submit.secs() + step - 1).div_euclid(step) * step;
-        let mut cycle = eligible.max(first_tick);
-        assert_eq!((r.dispatched.secs() - cycle).rem_euclid(step), 0);
-        while cycle < r.dispatched.secs() {
+        assert!(cycles.contains(&r.dispatched.secs()));
+        for &cycle in cycles
+            .iter()
+            .filter(|&&c| c >= submit && c < r.dispatched.secs())
+        {
             for &k in &compatible {
                 assert_eq!(
                     taken.get(&(cycle, k)).copied(),
@@ -528,7 +562,6 @@ fn check_cycles_are_maximal(sites: &[Site], max_q: u32, step: i64, out: &SimOutc
                     "cycle {cycle}"
                 );
             }
-            cycle += step;
         }
     }
 }
@@ -542,10 +575,9 @@ proptest! {
     ) {
         let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
         let k = sites.len();
-        let wait_sources: [&dyn Fn() -> WaitSource; 4] = [
+        let wait_sources: [&dyn Fn() -> WaitSource; 3] = [
             &|| WaitSource::WhatIf,
             &|| WaitSource::Zero,
-            &|| WaitSource::Perturbed { error: 0.5 },
             &|| WaitSource::paper(k, ClusteredWaitConfig { refit_every: 5, ..Default::default() })
                 .unwrap(),
         ];
@@ -646,9 +678,9 @@ fn the_real_xsede_setting_runs_every_job() {
 
 #[test]
 fn perturbed_waits_can_change_the_choice_and_zero_error_never_does() {
-    // Both sites busy until 1,000 s and 1,500 s; the measured job's exact what-if waits at the
-    // first cycle (300 s) are 700 s and 1,200 s, so with w_t = 1 it goes to site 0 unless the
-    // errors swap the order.
+    // Both sites busy until 1,000 s and 1,500 s; the measured job's exact what-if waits at its
+    // cycle (400 s) are 600 s and 1,100 s, so with w_t = 1 it goes to site 0 unless the
+    // errors (uniform in ±T) swap the order.
     let sites = vec![site("a", 8, 1.0, 10.0), site("b", 8, 1.0, 10.0)];
     let jobs = [
         job(1, 0, 0, 8, 1_000),
@@ -656,16 +688,21 @@ fn perturbed_waits_can_change_the_choice_and_zero_error_never_does() {
         job(3, 100, 0, 8, 100),
     ];
     let policy = Mcmf::new(sites, 5, 1.0, PriceModel::DayAhead).unwrap();
-    let choice = |error: f64, seed: u64| {
-        let cfg = SimConfig { seed, ..config(2) };
-        let mut waits = WaitSource::Perturbed { error };
-        simulate(&policy, &mut waits, &jobs, &cfg).unwrap().jobs[2]
+    let choice = |threshold: i64, seed: u64| {
+        let cfg = SimConfig {
+            seed,
+            wait_perturbation: Some(Duration(threshold)),
+            ..config(2)
+        };
+        simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg)
+            .unwrap()
+            .jobs[2]
             .run
             .unwrap()
             .site
     };
-    assert!((0..40).all(|seed| choice(0.0, seed) == 0));
-    let flipped = (0..40).filter(|&seed| choice(0.9, seed) == 1).count();
+    assert!((0..40).all(|seed| choice(0, seed) == 0));
+    let flipped = (0..40).filter(|&seed| choice(1_000, seed) == 1).count();
     assert!((1..40).contains(&flipped), "{flipped} of 40 seeds flipped");
 }
 
@@ -681,8 +718,11 @@ fn impossible_assignments_are_errors() {
         fn sites(&self) -> &[Site] {
             &self.sites
         }
-        fn assign(&self, cycle: &Cycle<'_>) -> Assignment {
-            (self.act)(cycle)
+        fn assign(
+            &self,
+            cycle: &Cycle<'_>,
+        ) -> Result<Assignment, cosched_metasched::policy::PolicyError> {
+            Ok((self.act)(cycle))
         }
     }
     let sites = vec![site("a", 8, 1.0, 10.0), site("small", 2, 1.0, 10.0)];
@@ -752,8 +792,51 @@ fn the_policy_weighs_the_transfer_time_of_a_migration() {
     assert_eq!(site_of(None).site, 1);
     let slow = TransferModel {
         latency: Duration(2_000),
-        per_core_s: 0.0,
+        bandwidth_bytes_per_s: 1e9,
+        data: DataSize::Fixed { bytes: 0 },
     };
     let run = site_of(Some(slow));
     assert_eq!((run.site, run.start), (0, Time(1_000)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Every strategy of a comparison sees the same environment: which jobs go through the
+    /// metascheduler, their power and their data are drawn from named streams, independent of
+    /// the policy, of the waits it is shown and of Table 5's perturbation draws.
+    #[test]
+    fn the_environment_is_the_same_whichever_policy_runs(
+        (sites, jobs, max_q, w_t, cfg) in scenario(),
+        participation in 0.0f64..=1.0,
+    ) {
+        let cfg = SimConfig {
+            participation,
+            power: PowerModel::AVERAGE,
+            transfer: Some(TransferModel {
+                latency: Duration(1),
+                bandwidth_bytes_per_s: 1e9,
+                data: DataSize::PaperMix,
+            }),
+            ..cfg
+        };
+        let environment = |out: &SimOutcome| -> Vec<(JobId, bool, u64, u64)> {
+            out.jobs
+                .iter()
+                .map(|j| (j.job.id, j.via_metascheduler, j.power_factor.to_bits(), j.data_bytes))
+                .collect()
+        };
+        let mcmf = Mcmf::new(sites.clone(), max_q, w_t, PriceModel::DayAhead).unwrap();
+        let reference = environment(&simulate(&mcmf, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap());
+        let perturbed = SimConfig { wait_perturbation: Some(Duration(7_200)), ..cfg };
+        let runs = [
+            simulate(&SubmissionSite::new(sites.clone()), &mut WaitSource::Zero, &jobs, &cfg),
+            simulate(&mcmf, &mut WaitSource::Zero, &jobs, &cfg),
+            simulate(&mcmf, &mut WaitSource::WhatIf, &jobs, &perturbed),
+            simulate(&Mcmf::two_price(sites.clone(), max_q, w_t).unwrap(), &mut WaitSource::WhatIf, &jobs, &cfg),
+        ];
+        for out in runs {
+            prop_assert_eq!(environment(&out.unwrap()), reference.clone());
+        }
+    }
 }

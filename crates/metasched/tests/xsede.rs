@@ -140,9 +140,32 @@ fn the_real_xsede_setting_loads_and_schedules() {
         .unwrap(),
         Mcmf::two_price(sites.clone(), 2, 0.5).unwrap(),
     ] {
-        let out = policy.assign(&cycle);
+        let out = policy.assign(&cycle).unwrap();
         assert_eq!(out.placements.len(), jobs.len());
     }
-    let out = SubmissionSite::new(sites).assign(&cycle);
+    let out = SubmissionSite::new(sites).assign(&cycle).unwrap();
     assert_eq!(out.placements.len(), jobs.len());
+}
+
+/// Hostile CSV fields: a huge malformed value is echoed at most 80 characters long.
+#[test]
+fn malformed_fields_are_echoed_briefly() {
+    let huge = "9".repeat(10_000) + "x";
+    let row = format!("1,A,Here,p.csv,{huge},10.5,0,9.0,3600,32");
+    let dir = write_setting(&[&row], "\"price\"\n1\n");
+    let message = load_sites(dir.path()).unwrap_err().to_string();
+    assert!(
+        message.contains("xsede_sites.csv:2: column 5 (`cores`)"),
+        "{message}"
+    );
+    assert!(message.len() < 400, "{} characters", message.len());
+    let dir = write_setting(
+        &["1,A,Here,p.csv,64,10.5,0,9.0,3600,32"],
+        &format!("\"price\"\n1\n{huge}\n"),
+    );
+    let message = load_sites(dir.path()).unwrap_err().to_string();
+    assert!(
+        message.contains("p.csv:3: column 1 (`price`)") && message.len() < 400,
+        "{message}"
+    );
 }

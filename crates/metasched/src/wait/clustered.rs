@@ -93,6 +93,21 @@ impl Default for ClusteredWaitConfig {
 }
 
 impl ClusteredWaitConfig {
+    /// The parameters of the paper's published predictor code: DBSCAN `eps` 0.04 and
+    /// `min_samples` 2, ridge `alpha` 0.1, over the last 2,000 jobs (§4.3.2), refit every 50
+    /// observations (ours). The published code also weighs each feature by its correlation
+    /// with the wait; this implementation scales features by their history range instead
+    /// (see the module docs), so `eps` applies to range-scaled coordinates.
+    pub fn paper() -> Self {
+        ClusteredWaitConfig {
+            history: 2_000,
+            eps: 0.04,
+            min_pts: 2,
+            lambda: 0.1,
+            refit_every: 50,
+        }
+    }
+
     /// Validates the parameters.
     ///
     /// # Errors
@@ -285,8 +300,15 @@ impl ClusteredWaitPredictor {
             return (sum / weight, PredictionSource::Cluster(cluster));
         }
         match &model.regression {
+            // Clipped to the waits the history has seen: one extrapolated outlier would
+            // otherwise stretch a cycle's response-time range and flatten every other job's
+            // response-time term (Eq. 4's normalisation).
             Some(fit) if q.iter().all(|x| x.is_finite()) => {
-                (fit.predict(&q).max(0.0), PredictionSource::Regression)
+                let longest = model.waits.iter().copied().fold(0.0, f64::max);
+                (
+                    fit.predict(&q).clamp(0.0, longest),
+                    PredictionSource::Regression,
+                )
             }
             _ => (model.mean_wait, PredictionSource::MeanWait),
         }

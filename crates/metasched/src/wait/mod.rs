@@ -63,6 +63,55 @@ impl WaitFeatures {
         ]
     }
 
+    /// The features of a job of `cores` cores and runtime estimate `estimate` (at the site)
+    /// asked about at `now` at a site whose queue holds `queued` jobs (cores, estimate,
+    /// submission to the site) and which runs `running` jobs (cores, start, estimate): the
+    /// paper's eight features (§3.1). Public so that a live metascheduler feeds its predictors
+    /// exactly what the simulator does, from a site's queue and job listing.
+    ///
+    /// ```
+    /// use cosched_core::{Duration, Time};
+    /// use cosched_metasched::wait::WaitFeatures;
+    ///
+    /// let f = WaitFeatures::at_site(
+    ///     4,
+    ///     Duration(600),
+    ///     Time(100),
+    ///     [(8, Duration(60), Time(40))],
+    ///     [(16, Time(0), Duration(300))],
+    /// );
+    /// assert_eq!(f.to_array(), [4.0, 600.0, 8.0, 60.0, 60.0, 16.0, 100.0, 300.0]);
+    /// ```
+    pub fn at_site(
+        cores: u32,
+        estimate: Duration,
+        now: cosched_core::Time,
+        queued: impl IntoIterator<Item = (u32, Duration, cosched_core::Time)>,
+        running: impl IntoIterator<Item = (u32, cosched_core::Time, Duration)>,
+    ) -> WaitFeatures {
+        let mut f = WaitFeatures {
+            cores: f64::from(cores),
+            estimate: estimate.secs() as f64,
+            queued_cores: 0.0,
+            queued_estimate: 0.0,
+            queued_elapsed_wait: 0.0,
+            busy_cores: 0.0,
+            running_elapsed: 0.0,
+            running_estimate: 0.0,
+        };
+        for (cores, estimate, submit) in queued {
+            f.queued_cores += f64::from(cores);
+            f.queued_estimate += estimate.secs() as f64;
+            f.queued_elapsed_wait += now.secs().saturating_sub(submit.secs()) as f64;
+        }
+        for (cores, start, estimate) in running {
+            f.busy_cores += f64::from(cores);
+            f.running_elapsed += now.secs().saturating_sub(start.secs()) as f64;
+            f.running_estimate += estimate.secs() as f64;
+        }
+        f
+    }
+
     /// The point whose coordinates, in declaration order, are `c` (inverse of
     /// [`to_array`](Self::to_array)).
     pub fn from_array(c: [f64; Self::DIMENSIONS]) -> WaitFeatures {

@@ -20,6 +20,7 @@
 //! ```
 
 use cosched_core::ParamError;
+use ndarray::{Array2, ArrayView1, Axis};
 use thiserror::Error;
 
 /// Why a ridge fit failed.
@@ -73,7 +74,8 @@ impl Ridge {
         self.lambda
     }
 
-    /// Fits `y ≈ x·coef + intercept`. Cost `O(n·D² + D³)`, no allocation.
+    /// Fits `y ≈ x·coef + intercept`. Cost `O(n·D² + D³)`; the `n×D` feature matrix is one
+    /// `ndarray` allocation.
     ///
     /// # Errors
     /// [`RidgeError`] for empty or mismatched input, non-finite values, or a singular system.
@@ -96,29 +98,19 @@ impl Ridge {
         {
             return Err(RidgeError::NotFinite { row });
         }
-        let n = x.len() as f64;
-        let mut x_mean = [0.0; D];
-        for row in x {
-            for (m, v) in x_mean.iter_mut().zip(row) {
-                *m += v / n;
-            }
-        }
-        let y_mean = y.iter().sum::<f64>() / n;
-        let mut a = [[0.0; D]; D];
-        let mut b = [0.0; D];
-        for (row, &target) in x.iter().zip(y) {
-            let c: [f64; D] = std::array::from_fn(|k| row[k] - x_mean[k]);
-            let yc = target - y_mean;
-            for i in 0..D {
-                b[i] += c[i] * yc;
-                for j in 0..=i {
-                    a[i][j] += c[i] * c[j];
-                }
-            }
-        }
-        for (i, row) in a.iter_mut().enumerate() {
-            row[i] += self.lambda;
-        }
+        // The feature matrix and the normal equations on ndarray: Xc = X − x̄, A = XcᵀXc + λI,
+        // b = Xcᵀ(y − ȳ).
+        let design = Array2::from_shape_fn((x.len(), D), |(i, k)| x[i][k]);
+        let targets = ArrayView1::from(y);
+        let (Some(x_mean), Some(y_mean)) = (design.mean_axis(Axis(0)), targets.mean()) else {
+            return Err(RidgeError::Empty);
+        };
+        let centred = &design - &x_mean;
+        let gram = centred.t().dot(&centred) + Array2::<f64>::eye(D) * self.lambda;
+        let rhs = centred.t().dot(&(&targets - y_mean));
+        let a: [[f64; D]; D] = std::array::from_fn(|i| std::array::from_fn(|j| gram[[i, j]]));
+        let b: [f64; D] = std::array::from_fn(|i| rhs[i]);
+        let x_mean: [f64; D] = std::array::from_fn(|i| x_mean[i]);
         let coef = cholesky_solve(a, b).ok_or(RidgeError::Singular)?;
         let intercept = y_mean - coef.iter().zip(&x_mean).map(|(w, m)| w * m).sum::<f64>();
         Ok(RidgeFit { coef, intercept })

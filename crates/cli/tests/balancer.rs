@@ -1,0 +1,90 @@
+//! `cosched balancer weeks` and `notify` end to end (the live service itself is tested in
+//! cosched-live against a real Slurm).
+
+use std::process::{Command, Output};
+
+fn cosched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+const LCRC_HEADER: &str =
+    "SubmitTime,StartTime,EndTime,QueuedTime,RunTime,NodesRequested,walltime,bslowdown\n";
+const APS_HEADER: &str = "submit_time,start_time,end_time,run_time,wait_time\n";
+
+/// Of two weeks, the one with the busier batch side and more on-demand work is the pick.
+#[test]
+fn weeks_scores_each_week_and_picks_the_challenging_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    // Quiet week: one 1-node job for an hour; busy week: 4 nodes all week.
+    let quiet_l = write(
+        "quiet_l.csv",
+        format!("{LCRC_HEADER}0,0,3600,0,3600,1,3600,1\n"),
+    );
+    let busy_l = write(
+        "busy_l.csv",
+        format!("{LCRC_HEADER}0,0,604800,0,604800,4,604800,1\n"),
+    );
+    let quiet_a = write("quiet_a.csv", format!("{APS_HEADER}0,0,60,60,0\n"));
+    let busy_a = write("busy_a.csv", format!("{APS_HEADER}0,0,86400,86400,0\n"));
+    let out = cosched(&[
+        "balancer",
+        "weeks",
+        "--batch-nodes",
+        "4",
+        "--lcrc",
+        &quiet_l,
+        &busy_l,
+        "--aps",
+        &quiet_a,
+        &busy_a,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "week,batch_node_availability,od_core_hours,score,pick"
+    );
+    assert!(
+        lines[1].starts_with("quiet_l,") && lines[1].ends_with(','),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("busy_l,0.0000,24.0,") && lines[2].ends_with(",*"),
+        "{text}"
+    );
+}
+
+#[test]
+fn weeks_refuses_unpaired_files_and_notify_an_absent_service() {
+    let out = cosched(&[
+        "balancer", "weeks", "--lcrc", "a.csv", "b.csv", "--aps", "a.csv",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("error: --aps needs one file per --lcrc file")
+    );
+    let out = cosched(&[
+        "balancer",
+        "notify",
+        "--url",
+        "http://127.0.0.1:9",
+        "--nodes",
+        "n1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot reach"));
+}
