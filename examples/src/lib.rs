@@ -20,6 +20,8 @@
 //! - [`OutDir`]: the output directory that receives all of the above.
 //! - [`Claims`]: the paper's statements about a table or figure, checked on our numbers and
 //!   printed pass/fail under "Paper claims" ([`OutDir::write_claims`]).
+//! - [`albatross`]: the paper's figures, one §V run summarised and the progress CSV, shared
+//!   by the Albatross examples.
 //! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
 //! - [`rhic`]: the setup the RHIC examples share.
 //! - [`metasched`]: the inputs, runs and reports the metascheduling examples share.
@@ -100,6 +102,7 @@
 
 use std::process::ExitCode;
 
+pub mod albatross;
 mod args;
 pub mod balancer;
 pub mod claims;

@@ -8,13 +8,13 @@
 use cosched_albatross::policy::Capital;
 use cosched_albatross::sim::{SimConfig, simulate};
 use cosched_albatross::workload::WorkloadModel;
-use cosched_core::Duration;
+use cosched_core::{Duration, SeedStreams};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn paper_run(c: &mut Criterion) {
     let jobs = WorkloadModel::paper()
-        .generate(Duration(100_000), 1)
+        .generate(Duration(100_000), SeedStreams::new(1), 1000)
         .expect("the paper's workload is valid");
     let config = SimConfig::paper(Capital::new(0.5).expect("0.5 is a capital"));
     let mut group = c.benchmark_group("albatross_sim");

@@ -11,23 +11,30 @@
 //!   match and ranks, pinned to HTCondor's own library by a committed fixture table);
 //! - [`pool`]: desktops with owners who come and go, cloud instance types, their slot ads;
 //! - [`workload`]: the paper's job stream (one job every five minutes) with job ads;
-//! - [`policy`]: the Albatross policy — the stall detector and the capital table — as a
-//!   plain struct with no clock, RNG or I/O;
-//! - [`sim`]: the deterministic pool simulator on cosched-core's event engine — owners,
-//!   negotiation cycles, cloud leases and billing, per-job records, progress over time.
+//! - [`policy`]: the Albatross policy — the stall detector, the capital table (t2 ladder and
+//!   node lifetimes) and the spin-down rules — as a plain struct with no clock, RNG or I/O,
+//!   whose decisions go to a [`CloudBackend`] (the simulator's cloud, or a real one) and whose
+//!   state serialises;
+//! - [`report`]: what a run produced — per-job records, stays, cloud nodes, progress, the
+//!   slot-seconds ledger — and the paper's figures of a run ([`report::SimReport`], serde);
+//! - [`sim`]: the pool simulator (the environment only) on cosched-core's kernel — owners from
+//!   named random streams, negotiation cycles, the simulator's cloud (node lifetimes, billing),
+//!   per-job records, the paper's progress ratio over time and its job run-time metric.
 //!
 //! ```
 //! use cosched_albatross::policy::Capital;
 //! use cosched_albatross::sim::{SimConfig, simulate};
 //! use cosched_albatross::workload::WorkloadModel;
-//! use cosched_core::Duration;
-//! let jobs = WorkloadModel::paper().generate(Duration(20_000), 1)?;
-//! let without = simulate(&SimConfig::paper(Capital::ZERO), &jobs)?;
-//! let with = simulate(&SimConfig::paper(Capital::new(0.75)?), &jobs)?;
-//! let mean = |o: &cosched_albatross::sim::SimOutcome| o.completion_stats().map_or(0.0, |s| s.0);
-//! assert!(mean(&with) < mean(&without));
+//! use cosched_core::{Duration, SeedStreams, Time};
+//! let jobs = WorkloadModel::paper().generate(Duration(20_000), SeedStreams::new(1), 1000)?;
+//! let mut config = SimConfig::paper(Capital::ZERO);
+//! config.horizon = Time(20_000);
+//! let without = simulate(&config, &jobs)?;
+//! let with = simulate(&config.clone().with_capital(Capital::new(0.75)?), &jobs)?;
+//! // The starved pool completes a few jobs; Albatross's cloud nodes complete more.
+//! assert!(with.final_progress() > without.final_progress());
 //! assert_eq!(without.cloud_cost, 0.0);
-//! # Ok::<(), cosched_core::ParamError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! A job that holds a large input may forbid cloud execution through its own ad:
@@ -52,10 +59,19 @@
 //!   as such;
 //! - the **evaluation** (one job every five minutes, 10 desktops, 100,000 s, capital 0 / 0.25 /
 //!   0.5 / 0.75; progress over time in **Figures 1–4**, mean and standard deviation of the job
-//!   completion time): [`workload`] and [`sim`], reproduced by the `albatross_capital` example.
+//!   run time): [`workload`] and [`sim`], reproduced by the `albatross_capital` example. The
+//!   environment (owners' absences, job lengths) is calibrated on the no-Albatross baseline
+//!   only (Fig. 1) by the `albatross_calibrate` example; Figs. 2–4 are predictions.
 
 pub use cosched_classad as classad;
 pub mod policy;
 pub mod pool;
+pub mod report;
 pub mod sim;
 pub mod workload;
+
+pub use policy::{
+    Albatross, AlbatrossConfig, AlbatrossState, Capital, CloudBackend, Decision, Observation,
+};
+pub use sim::{SimConfig, SimError, SimOutcome, simulate};
+pub use workload::{Job, WorkloadModel};

@@ -6,49 +6,83 @@
 //! [`Decision`]s. The same struct drives the simulator ([`crate::sim`]) and could drive a
 //! live HTCondor pool.
 //!
-//! ## Stall detector
+//! ## Stall detector (§IV-C)
 //! A timer restarts on every cycle that dispatched a job. The pool **stalls** when the timer
 //! has reached [`AlbatrossConfig::stall_threshold`] while jobs are queued, whether or not any
-//! machine is free (free machines may not match the queued jobs). Three points the paper
-//! leaves open, fixed here:
+//! machine is free (free machines may not match the queued jobs). The paper gives no threshold
+//! ("a predetermined time period"); ours is 300 s, five of HTCondor's default 60 s negotiation
+//! cycles and one job interval. Three points the paper leaves open, fixed here:
 //! - the timer also restarts while the queue is empty (nothing is starving then, so the first
 //!   job after a quiet spell does not find an already expired timer);
 //! - it restarts when Albatross starts nodes (they get one threshold to boot and take work);
 //! - no new nodes start while nodes Albatross started are still booting.
 //!
-//! ## Capital
+//! ## Capital (§IV-F)
 //! The capital `c ∈ [0, 1]` ([`Capital`]) selects one row ([`CapitalTier`]) of a
 //! [`CapitalTable`]: the first row whose `up_to >= c`. The row fixes the instance type, how
-//! many nodes start per stall, the most nodes alive at once, the lease (after which the node
-//! stops and its jobs are checkpointed and requeued) and the idle spin-down (a node idle
-//! that long is stopped early). `c = 0` selects no row: Albatross never starts a node.
+//! many nodes start per stall, the most nodes alive at once, and the node **lifetime**: a node
+//! stops that long after joining the pool, its running jobs checkpointed and requeued, and the
+//! stall is checked again (§IV-F: "up to one hour, after which, we spin down and check for
+//! whether the stall is still present"). `c = 0` selects no row: Albatross never starts a node.
 //! [`CapitalTable::paper`] is the default table:
 //!
-//! | c in | instance | nodes per stall | max nodes | lease | idle spin-down |
-//! |---|---|---|---|---|---|
-//! | (0, 0.25] | `cloud-s` (1 slot, speed 1.0, $0.05/h) | 1 | 2 | 1 h | 10 min |
-//! | (0.25, 0.5] | `cloud-m` (2 slots, speed 1.6, $0.10/h) | 1 | 3 | 1 h | 20 min |
-//! | (0.5, 0.75] | `cloud-l` (4 slots, speed 3.5, $0.20/h) | 1 | 4 | 1 h | 30 min |
-//! | (0.75, 1] | `cloud-xl` (8 slots, speed 5.0, $0.40/h) | 2 | 8 | 1 h | 60 min |
+//! | c in | instance (§IV-F: t2.micro below 0.25, then ≈ doubling) | nodes per stall | max nodes | lifetime |
+//! |---|---|---|---|---|
+//! | (0, 0.25] | t2.micro (1 vCPU, 1 GiB, $0.0116/h) | 1 | 1 | 15 min |
+//! | (0.25, 0.5] | t2.small (1 vCPU, 2 GiB, $0.023/h) | 1 | 1 | 30 min |
+//! | (0.5, 0.75] | t2.medium (2 vCPU, 4 GiB, $0.0464/h) | 1 | 1 | 45 min |
+//! | (0.75, 1] | t2.large (2 vCPU, 8 GiB, $0.0928/h) | 1 | 1 | 60 min |
 //!
-//! (instance types from [`crate::pool::default_instance_types`]).
+//! (instance types from [`crate::pool::default_instance_types`]). The lifetime is the row's
+//! upper bound × 1 h, so the paper's runs at 0.25 / 0.5 / 0.75 get `c × 1 h` ("a mapping ...
+//! up to one hour"); one node at a time is ours (the paper speaks of "a t2.micro instance").
+//!
+//! ## Spin-down (§III-B, §IV-E)
+//! "After the peak load has subsided, and more machines are available/idle, Albatross has the
+//! ability to spin down the added dedicated compute nodes if desired": with
+//! [`SpinDown::when_desktops_free`] an idle cloud node stops as soon as a desktop slot is free
+//! and no job waits. With [`SpinDown::move_back`] ("checkpoint the currently running job on
+//! the VM and move it over to a local machine ... if we prefer low cost to performance") busy
+//! nodes stop too, as long as the free desktop slots can take their jobs; the jobs are
+//! checkpointed and requeued. The default keeps the first and not the second (the paper's
+//! alternative: "allow the job to finish executing").
+//!
+//! ## Executors
+//! The policy returns [`Decision`]s; [`apply`] hands them to a [`CloudBackend`] — the
+//! simulator's cloud ([`crate::sim`]) or a real provider. The policy's state serialises
+//! (serde, through [`AlbatrossState`]) so a live driver can run it from cron.
 //!
 //! ## Sizing (an extension beyond the paper)
 //! With [`Sizing::Paper`] (the default) a stall starts the row's instance type and count,
 //! whatever the queued jobs need — even if none of them may run in the cloud.
-//! [`Sizing::FitWaitingJobs`], **our extension, not in the paper**, looks at the queued jobs'
-//! ads instead: each job is assigned the row's instance type if a slot of it matches the job
-//! (both `Requirements` true), else the cheapest type that matches, else none (it cannot use
-//! the cloud); jobs assigned to a type are packed onto its slots, so `ceil(jobs / slots)`
-//! nodes start per type, within the row's `max_nodes`.
+//! [`Sizing::FitWaitingJobs`], **our extension, not in the paper** (§VI names it future work),
+//! looks at the queued jobs' ads instead: each job is assigned the row's instance type if a
+//! slot of it matches the job (both `Requirements` true), else the cheapest type that matches,
+//! else none (it cannot use the cloud); jobs assigned to a type are packed onto its slots, so
+//! `ceil(jobs / slots)` nodes start per type, within the row's `max_nodes`.
 
 use crate::classad::{ClassAd, symmetric_match};
 use crate::pool::{InstanceType, default_instance_types};
 use cosched_core::{Duration, NodeId, ParamError, Time};
+use serde::{Deserialize, Serialize};
 
 /// The capital parameter `c ∈ [0, 1]`: how much cloud capacity Albatross may buy.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
 pub struct Capital(f64);
+
+impl TryFrom<f64> for Capital {
+    type Error = ParamError;
+    fn try_from(c: f64) -> Result<Capital, ParamError> {
+        Capital::new(c)
+    }
+}
+
+impl From<Capital> for f64 {
+    fn from(c: Capital) -> f64 {
+        c.0
+    }
+}
 
 impl Capital {
     /// No cloud at all.
@@ -67,7 +101,7 @@ impl Capital {
 }
 
 /// One row of a [`CapitalTable`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CapitalTier {
     /// The row applies to capitals in (previous row's `up_to`, `up_to`].
     pub up_to: f64,
@@ -77,14 +111,13 @@ pub struct CapitalTier {
     pub nodes_per_stall: u32,
     /// Most nodes alive (booting or up) at once, >= `nodes_per_stall`.
     pub max_nodes: u32,
-    /// Lease of each node, from its start request, > 0.
-    pub lease: Duration,
-    /// A node idle this long is stopped before its lease ends, >= 0.
-    pub idle_spin_down: Duration,
+    /// How long each node stays in the pool after joining it, > 0; then it stops, its jobs
+    /// checkpointed and requeued.
+    pub lifetime: Duration,
 }
 
 /// The mapping from capital to scaling parameters (see the module docs).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CapitalTable {
     tiers: Vec<CapitalTier>,
 }
@@ -121,12 +154,11 @@ impl CapitalTable {
                 t.max_nodes,
                 "must be >= nodes_per_stall",
             )?;
-            ParamError::check(t.lease.secs() > 0, "lease", t.lease, "must be > 0 s")?;
             ParamError::check(
-                t.idle_spin_down >= Duration::ZERO,
-                "idle_spin_down",
-                t.idle_spin_down,
-                "must be >= 0 s",
+                t.lifetime.secs() > 0,
+                "lifetime",
+                t.lifetime,
+                "must be > 0 s",
             )?;
         }
         ParamError::check(below == 1.0, "up_to", below, "the last row must end at 1")?;
@@ -135,20 +167,19 @@ impl CapitalTable {
 
     /// The default table (module docs), over [`default_instance_types`].
     pub fn paper() -> CapitalTable {
-        let row = |up_to, instance, nodes_per_stall, max_nodes, idle_min| CapitalTier {
+        let row = |up_to, instance, lifetime_min| CapitalTier {
             up_to,
             instance,
-            nodes_per_stall,
-            max_nodes,
-            lease: Duration::from_hours(1),
-            idle_spin_down: Duration::from_mins(idle_min),
+            nodes_per_stall: 1,
+            max_nodes: 1,
+            lifetime: Duration::from_mins(lifetime_min),
         };
         CapitalTable {
             tiers: vec![
-                row(0.25, 0, 1, 2, 10),
-                row(0.5, 1, 1, 3, 20),
-                row(0.75, 2, 1, 4, 30),
-                row(1.0, 3, 2, 8, 60),
+                row(0.25, 0, 15),
+                row(0.5, 1, 30),
+                row(0.75, 2, 45),
+                row(1.0, 3, 60),
             ],
         }
     }
@@ -168,7 +199,7 @@ impl CapitalTable {
 }
 
 /// How a stall is turned into a start request (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Sizing {
     /// The paper's rule: the capital row's instance type and node count.
     #[default]
@@ -177,8 +208,28 @@ pub enum Sizing {
     FitWaitingJobs,
 }
 
+/// When cloud nodes stop before their lifetime ends (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpinDown {
+    /// Stop idle nodes when a desktop slot is free and no job waits.
+    pub when_desktops_free: bool,
+    /// Also stop busy nodes whose jobs the free desktop slots can take (checkpointed,
+    /// requeued).
+    pub move_back: bool,
+}
+
+impl Default for SpinDown {
+    /// Idle nodes spin down when desktops are free; running jobs finish where they are.
+    fn default() -> SpinDown {
+        SpinDown {
+            when_desktops_free: true,
+            move_back: false,
+        }
+    }
+}
+
 /// Everything [`Albatross`] is configured with.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AlbatrossConfig {
     /// The capital.
     pub capital: Capital,
@@ -190,24 +241,66 @@ pub struct AlbatrossConfig {
     pub instance_types: Vec<InstanceType>,
     /// Paper sizing or the extension.
     pub sizing: Sizing,
+    /// Early spin-down.
+    pub spin_down: SpinDown,
 }
 
 impl AlbatrossConfig {
-    /// The default table and instance types with capital `c`, a 60 s stall threshold and the
-    /// paper's sizing.
+    /// The default table and instance types with capital `c`, the stall threshold
+    /// [`STALL_THRESHOLD`], the paper's sizing and the default spin-down.
     pub fn paper(capital: Capital) -> AlbatrossConfig {
         AlbatrossConfig {
             capital,
-            stall_threshold: Duration::from_secs(60),
+            stall_threshold: STALL_THRESHOLD,
             table: CapitalTable::paper(),
             instance_types: default_instance_types(),
             sizing: Sizing::Paper,
+            spin_down: SpinDown::default(),
         }
     }
 }
 
+/// The stall threshold of [`AlbatrossConfig::paper`]: 300 s (ours; the paper gives none).
+pub const STALL_THRESHOLD: Duration = Duration::from_secs(300);
+
+/// Where decisions take effect: the simulator's cloud, or a real provider's API.
+pub trait CloudBackend {
+    /// Why a request failed.
+    type Error;
+    /// Requests `count` nodes of instance type `instance`, each to stop `lifetime` after it
+    /// joins the pool.
+    fn start(
+        &mut self,
+        now: Time,
+        instance: usize,
+        count: u32,
+        lifetime: Duration,
+    ) -> Result<(), Self::Error>;
+    /// Stops `node` now; its running jobs are checkpointed and requeued.
+    fn stop(&mut self, now: Time, node: NodeId) -> Result<(), Self::Error>;
+}
+
+/// Hands `decisions` to `backend`, in order.
+pub fn apply<B: CloudBackend>(
+    now: Time,
+    decisions: &[Decision],
+    backend: &mut B,
+) -> Result<(), B::Error> {
+    for d in decisions {
+        match *d {
+            Decision::Start {
+                instance,
+                count,
+                lifetime,
+            } => backend.start(now, instance, count, lifetime)?,
+            Decision::Stop { node } => backend.stop(now, node)?,
+        }
+    }
+    Ok(())
+}
+
 /// A cloud node as the policy sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CloudNodeView {
     /// The node.
     pub node: NodeId,
@@ -218,17 +311,17 @@ pub struct CloudNodeView {
 }
 
 /// The state of a live cloud node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CloudNodeState {
     /// Requested, not yet in the pool.
     Booting,
-    /// In the pool with no job since this time.
-    Idle {
-        /// When its last job left (or it joined the pool).
-        since: Time,
+    /// In the pool with no job.
+    Idle,
+    /// Running this many jobs (>= 1).
+    Busy {
+        /// Jobs running on it.
+        jobs: u32,
     },
-    /// Running at least one job.
-    Busy,
 }
 
 /// What the matchmaker reports after one negotiation cycle.
@@ -240,36 +333,63 @@ pub struct Observation<'a> {
     pub waiting: &'a [&'a ClassAd],
     /// The live cloud nodes (booting or up).
     pub cloud_nodes: &'a [CloudNodeView],
+    /// Desktop slots that are unclaimed and willing to start a job (their `START` holds).
+    pub free_desktop_slots: usize,
 }
 
 /// What the policy asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Decision {
-    /// Start `count` nodes of instance type `instance`, each leased for `lease`.
+    /// Start `count` nodes of instance type `instance`, each to stay `lifetime` in the pool.
     Start {
         /// Index of the instance type.
         instance: usize,
         /// Nodes to start, >= 1.
         count: u32,
-        /// Lease of each, from now.
-        lease: Duration,
+        /// How long each stays after joining the pool.
+        lifetime: Duration,
     },
-    /// Stop this node now (it has been idle for the spin-down time).
+    /// Stop this node now (spin-down; its jobs, if any, are checkpointed and requeued).
     Stop {
         /// The node.
         node: NodeId,
     },
 }
 
-/// The Albatross policy (see the module docs).
-#[derive(Debug, Clone)]
+/// The Albatross policy (see the module docs). Serialises as its [`AlbatrossState`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "AlbatrossState", into = "AlbatrossState")]
 pub struct Albatross {
+    config: AlbatrossConfig,
     tier: Option<CapitalTier>,
-    stall_threshold: Duration,
-    sizing: Sizing,
-    types: Vec<InstanceType>,
     slot_ads: Vec<ClassAd>,
     timer_start: Time,
+}
+
+/// Everything a live driver must keep between two calls of the policy: its configuration and
+/// when the stall timer last restarted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlbatrossState {
+    /// The configuration.
+    pub config: AlbatrossConfig,
+    /// When the stall timer last restarted.
+    pub timer_start: Time,
+}
+
+impl TryFrom<AlbatrossState> for Albatross {
+    type Error = ParamError;
+    fn try_from(state: AlbatrossState) -> Result<Albatross, ParamError> {
+        Albatross::new(state.config, state.timer_start)
+    }
+}
+
+impl From<Albatross> for AlbatrossState {
+    fn from(a: Albatross) -> AlbatrossState {
+        AlbatrossState {
+            config: a.config,
+            timer_start: a.timer_start,
+        }
+    }
 }
 
 impl Albatross {
@@ -285,7 +405,7 @@ impl Albatross {
         for t in &config.instance_types {
             t.validate()?;
         }
-        let table = CapitalTable::new(config.table.tiers, config.instance_types.len())?;
+        let table = CapitalTable::new(config.table.tiers.clone(), config.instance_types.len())?;
         let slot_ads = config
             .instance_types
             .iter()
@@ -293,12 +413,15 @@ impl Albatross {
             .collect();
         Ok(Albatross {
             tier: table.tier(config.capital).cloned(),
-            stall_threshold: config.stall_threshold,
-            sizing: config.sizing,
-            types: config.instance_types,
+            config,
             slot_ads,
             timer_start: now,
         })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AlbatrossConfig {
+        &self.config
     }
 
     /// The capital row in force; `None` when the capital is 0.
@@ -308,11 +431,32 @@ impl Albatross {
 
     /// How long the matchmaker has gone without a dispatch (while jobs waited) at `now`.
     pub fn stalled_for(&self, now: Time) -> Duration {
-        now - self.timer_start
+        now.checked_since(self.timer_start)
+            .unwrap_or(Duration::ZERO)
     }
 
-    /// Consumes one cycle's observation at `now` and returns the decisions: stops of nodes
-    /// idle past the spin-down time, then at most one start per stall.
+    /// Consumes one cycle's observation at `now` and returns the decisions: spin-downs
+    /// (module docs), then at most one start per stall.
+    ///
+    /// ```
+    /// use cosched_albatross::classad::ClassAd;
+    /// use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Decision, Observation};
+    /// use cosched_core::{Duration, Time};
+    /// let mut policy = Albatross::new(AlbatrossConfig::paper(Capital::new(0.25)?), Time(0))?;
+    /// let job: ClassAd = "[ RequestMemory = 256; Requirements = true ]".parse()?;
+    /// let waiting = [&job];
+    /// let cycle = |dispatched| Observation {
+    ///     dispatched,
+    ///     waiting: &waiting,
+    ///     cloud_nodes: &[],
+    ///     free_desktop_slots: 0,
+    /// };
+    /// // No dispatch for 300 s with a job queued: a stall, so one t2.micro for 15 minutes.
+    /// assert!(policy.after_cycle(Time(240), &cycle(0)).is_empty());
+    /// let start = Decision::Start { instance: 0, count: 1, lifetime: Duration::from_mins(15) };
+    /// assert_eq!(policy.after_cycle(Time(300), &cycle(0)), vec![start]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn after_cycle(&mut self, now: Time, obs: &Observation<'_>) -> Vec<Decision> {
         if obs.dispatched > 0 || obs.waiting.is_empty() {
             self.timer_start = now;
@@ -320,22 +464,33 @@ impl Albatross {
         let Some(tier) = &self.tier else {
             return Vec::new();
         };
-        let mut decisions: Vec<Decision> = obs
-            .cloud_nodes
-            .iter()
-            .filter(|n| matches!(n.state, CloudNodeState::Idle { since } if now - since >= tier.idle_spin_down))
-            .map(|n| Decision::Stop { node: n.node })
-            .collect();
+        let mut decisions = Vec::new();
+        let spin_down = self.config.spin_down;
+        if spin_down.when_desktops_free && obs.free_desktop_slots > 0 && obs.waiting.is_empty() {
+            let mut room = obs.free_desktop_slots;
+            for n in obs.cloud_nodes {
+                let jobs = match n.state {
+                    CloudNodeState::Idle => 0,
+                    CloudNodeState::Busy { jobs } if spin_down.move_back => jobs as usize,
+                    _ => continue,
+                };
+                if jobs <= room {
+                    room -= jobs;
+                    decisions.push(Decision::Stop { node: n.node });
+                }
+            }
+        }
         let booting = obs
             .cloud_nodes
             .iter()
             .any(|n| n.state == CloudNodeState::Booting);
-        if self.stalled_for(now) < self.stall_threshold || obs.waiting.is_empty() || booting {
+        if self.stalled_for(now) < self.config.stall_threshold || obs.waiting.is_empty() || booting
+        {
             return decisions;
         }
         let alive = obs.cloud_nodes.len() - decisions.len();
         let room = (tier.max_nodes as usize).saturating_sub(alive) as u32;
-        let starts = match self.sizing {
+        let starts = match self.config.sizing {
             Sizing::Paper => vec![(tier.instance, tier.nodes_per_stall)],
             Sizing::FitWaitingJobs => self.fit(tier.instance, obs.waiting),
         };
@@ -347,7 +502,7 @@ impl Albatross {
                 decisions.push(Decision::Start {
                     instance,
                     count,
-                    lease: tier.lease,
+                    lifetime: tier.lifetime,
                 });
             }
         }
@@ -360,14 +515,11 @@ impl Albatross {
     /// The extension's sizing: (instance type, nodes) for the waiting jobs, the row's type
     /// first, then the others by price.
     fn fit(&self, preferred: usize, waiting: &[&ClassAd]) -> Vec<(usize, u32)> {
-        let mut by_price: Vec<usize> = (0..self.types.len()).filter(|&i| i != preferred).collect();
-        by_price.sort_by(|&a, &b| {
-            self.types[a]
-                .price_per_hour
-                .total_cmp(&self.types[b].price_per_hour)
-        });
+        let types = &self.config.instance_types;
+        let mut by_price: Vec<usize> = (0..types.len()).filter(|&i| i != preferred).collect();
+        by_price.sort_by(|&a, &b| types[a].price_per_hour.total_cmp(&types[b].price_per_hour));
         let order: Vec<usize> = std::iter::once(preferred).chain(by_price).collect();
-        let mut jobs = vec![0u32; self.types.len()];
+        let mut jobs = vec![0u32; types.len()];
         for job in waiting {
             if let Some(&i) = order
                 .iter()
@@ -379,7 +531,7 @@ impl Albatross {
         order
             .into_iter()
             .filter(|&i| jobs[i] > 0)
-            .map(|i| (i, jobs[i].div_ceil(self.types[i].slots)))
+            .map(|i| (i, jobs[i].div_ceil(types[i].slots)))
             .collect()
     }
 }
@@ -401,11 +553,21 @@ mod tests {
         dispatched: usize,
         waiting: &'a [&'a ClassAd],
         nodes: &'a [CloudNodeView],
+        free_desktop_slots: usize,
     ) -> Observation<'a> {
         Observation {
             dispatched,
             waiting,
             cloud_nodes: nodes,
+            free_desktop_slots,
+        }
+    }
+
+    fn node(id: u32, state: CloudNodeState) -> CloudNodeView {
+        CloudNodeView {
+            node: NodeId(id),
+            instance: 0,
+            state,
         }
     }
 
@@ -414,6 +576,7 @@ mod tests {
         for bad in [-0.1, 1.1, f64::NAN, f64::INFINITY] {
             assert_eq!(Capital::new(bad).unwrap_err().name, "capital");
         }
+        assert!(serde_json::from_str::<Capital>("1.5").is_err());
         let table = CapitalTable::paper();
         assert!(table.tier(Capital::ZERO).is_none());
         assert_eq!(table.tier(Capital::new(0.25).unwrap()).unwrap().instance, 0);
@@ -433,47 +596,143 @@ mod tests {
         );
     }
 
+    /// §IV-F: the paper's capitals get lifetimes c × 1 h and a t2.micro below 0.25.
+    #[test]
+    fn the_paper_table_maps_capital_to_instance_and_lifetime() {
+        let table = CapitalTable::paper();
+        let types = default_instance_types();
+        for (c, name, minutes) in [
+            (0.1, "t2.micro", 15),
+            (0.25, "t2.micro", 15),
+            (0.5, "t2.small", 30),
+            (0.75, "t2.medium", 45),
+            (1.0, "t2.large", 60),
+        ] {
+            let row = table.tier(Capital::new(c).unwrap()).unwrap();
+            assert_eq!(types[row.instance].name, name);
+            assert_eq!(row.lifetime, Duration::from_mins(minutes));
+        }
+    }
+
     #[test]
     fn a_stall_starts_the_rows_nodes_and_restarts_the_timer() {
-        let job = Job::new(JobId(0), Time(0), 10.0, 1024, true);
+        let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
         let waiting = [&job.ad];
         let mut p = policy(0.5, Sizing::Paper);
-        assert!(p.after_cycle(Time(40), &obs(0, &waiting, &[])).is_empty());
-        let d = p.after_cycle(Time(60), &obs(0, &waiting, &[]));
+        assert!(
+            p.after_cycle(Time(240), &obs(0, &waiting, &[], 0))
+                .is_empty()
+        );
+        let d = p.after_cycle(Time(300), &obs(0, &waiting, &[], 0));
         assert_eq!(
             d,
             vec![Decision::Start {
                 instance: 1,
                 count: 1,
-                lease: Duration::from_hours(1)
+                lifetime: Duration::from_mins(30)
             }]
         );
-        assert_eq!(p.stalled_for(Time(60)), Duration(0));
+        assert_eq!(p.stalled_for(Time(300)), Duration(0));
         // A dispatch restarts the timer; an empty queue keeps it at zero.
-        assert!(p.after_cycle(Time(200), &obs(1, &waiting, &[])).is_empty());
-        assert!(p.after_cycle(Time(400), &obs(0, &[], &[])).is_empty());
-        assert!(p.after_cycle(Time(440), &obs(0, &waiting, &[])).is_empty());
+        assert!(
+            p.after_cycle(Time(700), &obs(1, &waiting, &[], 0))
+                .is_empty()
+        );
+        assert!(p.after_cycle(Time(1000), &obs(0, &[], &[], 0)).is_empty());
+        assert!(
+            p.after_cycle(Time(1200), &obs(0, &waiting, &[], 0))
+                .is_empty()
+        );
+        assert_eq!(
+            p.after_cycle(Time(1300), &obs(0, &waiting, &[], 0)).len(),
+            1
+        );
+    }
+
+    /// §III-B: idle nodes spin down when a desktop is free and nothing waits; busy ones only
+    /// with move-back, as far as the free desktops can take their jobs; booting nodes hold
+    /// back starts.
+    #[test]
+    fn nodes_spin_down_when_desktops_free_up() {
+        let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
+        let waiting = [&job.ad];
+        let nodes = [
+            node(10, CloudNodeState::Idle),
+            node(11, CloudNodeState::Busy { jobs: 2 }),
+            node(12, CloudNodeState::Busy { jobs: 1 }),
+        ];
+        let mut p = policy(0.2, Sizing::Paper);
+        assert!(p.after_cycle(Time(600), &obs(1, &[], &nodes, 0)).is_empty());
+        assert!(
+            p.after_cycle(Time(600), &obs(1, &waiting, &nodes, 3))
+                .is_empty()
+        );
+        assert_eq!(
+            p.after_cycle(Time(600), &obs(0, &[], &nodes, 1)),
+            vec![Decision::Stop { node: NodeId(10) }]
+        );
+        let mut config = AlbatrossConfig::paper(Capital::new(0.2).unwrap());
+        config.spin_down.move_back = true;
+        let mut back = Albatross::new(config, Time(0)).unwrap();
+        assert_eq!(
+            back.after_cycle(Time(600), &obs(0, &[], &nodes, 1)),
+            vec![
+                Decision::Stop { node: NodeId(10) },
+                Decision::Stop { node: NodeId(12) }
+            ]
+        );
+        let booting = [node(13, CloudNodeState::Booting)];
+        assert!(
+            p.after_cycle(Time(5000), &obs(0, &waiting, &booting, 0))
+                .is_empty()
+        );
     }
 
     #[test]
-    fn idle_nodes_spin_down_and_booting_nodes_hold_back_starts() {
-        let job = Job::new(JobId(0), Time(0), 10.0, 1024, true);
+    fn the_state_round_trips_through_json() {
+        let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
         let waiting = [&job.ad];
-        let mut p = policy(0.2, Sizing::Paper);
-        let nodes = [
-            CloudNodeView {
-                node: NodeId(10),
-                instance: 0,
-                state: CloudNodeState::Idle { since: Time(0) },
-            },
-            CloudNodeView {
-                node: NodeId(11),
-                instance: 0,
-                state: CloudNodeState::Booting,
+        let mut p = policy(0.75, Sizing::FitWaitingJobs);
+        p.after_cycle(Time(100), &obs(1, &waiting, &[], 0));
+        let json = serde_json::to_string(&p).unwrap();
+        let mut q: Albatross = serde_json::from_str(&json).unwrap();
+        assert_eq!(q.stalled_for(Time(150)), Duration(50));
+        assert_eq!(
+            p.after_cycle(Time(400), &obs(0, &waiting, &[], 0)),
+            q.after_cycle(Time(400), &obs(0, &waiting, &[], 0))
+        );
+        let broken = json.replace("0.75", "7.5");
+        assert!(serde_json::from_str::<Albatross>(&broken).is_err());
+    }
+
+    /// The executor sees the decisions in order.
+    #[test]
+    fn apply_hands_decisions_to_the_backend() {
+        #[derive(Default)]
+        struct Log(Vec<String>);
+        impl CloudBackend for Log {
+            type Error = ();
+            fn start(&mut self, now: Time, i: usize, n: u32, l: Duration) -> Result<(), ()> {
+                self.0.push(format!("{now} start {i}x{n} {l}"));
+                Ok(())
+            }
+            fn stop(&mut self, now: Time, node: NodeId) -> Result<(), ()> {
+                self.0.push(format!("{now} stop {}", node.0));
+                Ok(())
+            }
+        }
+        let mut log = Log::default();
+        let d = [
+            Decision::Stop { node: NodeId(3) },
+            Decision::Start {
+                instance: 1,
+                count: 2,
+                lifetime: Duration(60),
             },
         ];
-        let d = p.after_cycle(Time(600), &obs(0, &waiting, &nodes));
-        assert_eq!(d, vec![Decision::Stop { node: NodeId(10) }]);
+        apply(Time(7), &d, &mut log).unwrap();
+        assert_eq!(log.0.len(), 2);
+        assert!(log.0[0].ends_with("stop 3") && log.0[1].contains("start 1x2"));
     }
 
     #[test]
@@ -484,34 +743,35 @@ mod tests {
                     JobId(i),
                     Time(0),
                     10.0,
-                    if i == 4 { 6000 } else { 1024 },
+                    if i == 4 { 6000 } else { 256 },
                     i != 0,
                 )
             })
             .collect();
         let waiting: Vec<&ClassAd> = jobs.iter().map(|j| &j.ad).collect();
-        // c = 0.5: cloud-m has 2 slots of 4096 MB. Every type's slots hold 4096 MB, so the
-        // 6000 MB job fits nowhere; job 0 forbids the cloud; the three others take 2 nodes.
+        // c = 0.5: t2.small has 1 slot of 2048 MB. The 6000 MB job fits only a t2.large
+        // (8192 MB); job 0 forbids the cloud; the three others take 3 t2.small nodes, cut
+        // to the row's one node.
         let mut p = policy(0.5, Sizing::FitWaitingJobs);
-        let d = p.after_cycle(Time(120), &obs(0, &waiting, &[]));
+        let d = p.after_cycle(Time(300), &obs(0, &waiting, &[], 0));
         assert_eq!(
             d,
             vec![Decision::Start {
                 instance: 1,
-                count: 2,
-                lease: Duration::from_hours(1)
+                count: 1,
+                lifetime: Duration::from_mins(30)
             }]
         );
         // Only cloud-forbidden jobs waiting: the paper's rule still starts a node, ours does not.
         let forbidden = [&jobs[0].ad];
         assert!(
             policy(0.5, Sizing::FitWaitingJobs)
-                .after_cycle(Time(120), &obs(0, &forbidden, &[]))
+                .after_cycle(Time(300), &obs(0, &forbidden, &[], 0))
                 .is_empty()
         );
         assert_eq!(
             policy(0.5, Sizing::Paper)
-                .after_cycle(Time(120), &obs(0, &forbidden, &[]))
+                .after_cycle(Time(300), &obs(0, &forbidden, &[], 0))
                 .len(),
             1
         );
@@ -520,35 +780,33 @@ mod tests {
     proptest! {
         /// With capital 0 no decision is ever a start (or anything else).
         #[test]
-        fn capital_zero_never_starts(cycles in prop::collection::vec((0usize..3, 0usize..4), 1..60)) {
-            let job = Job::new(JobId(0), Time(0), 10.0, 1024, true);
+        fn capital_zero_never_starts(cycles in prop::collection::vec((0usize..3, 0usize..4, 0usize..3), 1..60)) {
+            let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
             let waiting_ads = [&job.ad, &job.ad, &job.ad];
             let mut p = policy(0.0, Sizing::Paper);
-            for (i, (dispatched, waiting)) in cycles.into_iter().enumerate() {
-                let d = p.after_cycle(Time(20 * i as i64 + 1000), &obs(dispatched, &waiting_ads[..waiting.min(3)], &[]));
+            for (i, (dispatched, waiting, free)) in cycles.into_iter().enumerate() {
+                let d = p.after_cycle(Time(60 * i as i64 + 1000), &obs(dispatched, &waiting_ads[..waiting.min(3)], &[], free));
                 prop_assert!(d.is_empty());
             }
         }
 
-        /// Starts never exceed the row's node limit, and stops name only idle nodes.
+        /// Starts never exceed the row's node limit, and stops name only idle nodes (no
+        /// move-back) when a desktop is free and no job waits.
         #[test]
-        fn decisions_respect_the_row(c in 0.01f64..=1.0, alive in 0usize..10, idle_since in 0i64..4000, fit in any::<bool>()) {
+        fn decisions_respect_the_row(c in 0.01f64..=1.0, alive in 0usize..10, free in 0usize..3, waiting in 0usize..3, fit in any::<bool>()) {
             let sizing = if fit { Sizing::FitWaitingJobs } else { Sizing::Paper };
             let mut p = policy(c, sizing);
             let max = p.tier().unwrap().max_nodes as usize;
             let nodes: Vec<CloudNodeView> = (0..alive)
-                .map(|i| CloudNodeView {
-                    node: NodeId(i as u32),
-                    instance: 0,
-                    state: if i % 2 == 0 { CloudNodeState::Idle { since: Time(idle_since) } } else { CloudNodeState::Busy },
-                })
+                .map(|i| node(i as u32, if i % 2 == 0 { CloudNodeState::Idle } else { CloudNodeState::Busy { jobs: 1 } }))
                 .collect();
-            let jobs: Vec<Job> = (0..12).map(|i| Job::new(JobId(i), Time(0), 10.0, 1024, true)).collect();
-            let waiting: Vec<&ClassAd> = jobs.iter().map(|j| &j.ad).collect();
-            let d = p.after_cycle(Time(4000), &obs(0, &waiting, &nodes));
+            let jobs: Vec<Job> = (0..12).map(|i| Job::new(JobId(i), Time(0), 10.0, 256, true)).collect();
+            let ads: Vec<&ClassAd> = jobs.iter().take(waiting).map(|j| &j.ad).collect();
+            let d = p.after_cycle(Time(4000), &obs(0, &ads, &nodes, free));
             let stops = d.iter().filter(|d| matches!(d, Decision::Stop { .. })).count();
             let started: u32 = d.iter().map(|d| match d { Decision::Start { count, .. } => *count, _ => 0 }).sum();
             prop_assert!(alive - stops + started as usize <= max.max(alive - stops));
+            prop_assert!(stops == 0 || (free > 0 && waiting == 0));
             for dec in &d {
                 if let Decision::Stop { node } = dec {
                     prop_assert_eq!(node.0 % 2, 0);

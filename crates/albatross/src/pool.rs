@@ -5,15 +5,15 @@
 //! ## Owners
 //! Each desktop's owner alternates between **busy** and **idle** periods, drawn independently
 //! from [`OwnerActivity::busy`] and [`OwnerActivity::idle`] (exponential or log-normal with a
-//! configurable mean; every desktop starts its first period busy or idle with probability
-//! proportional to the two means).
+//! configurable mean). Every desktop starts with its owner busy: the paper's runs begin with
+//! "all of the desktop workstations ... being utilized by the user" (§V, Fig. 1).
 //!
 //! A desktop accepts jobs only once its owner has been idle for longer than
 //! [`OwnerActivity::accept_after`], and this is said in its ClassAd, as HTCondor's startd says
 //! it: the slot ad carries `KeyboardIdle` (seconds since the owner left; 0 while the owner is
 //! at the desk) and `Start = KeyboardIdle > N` with `N = accept_after` in seconds, and the
-//! slot's `Requirements` is `START && TARGET.RequestMemory <= MY.Memory` (HTCondor's default
-//! policy has `START = KeyboardIdle > 15 * 60 && …`). The negotiator therefore needs no side channel: a desktop
+//! slot's `Requirements` is `START && TARGET.RequestMemory <= MY.Memory` (HTCondor's desktop
+//! policy has `START = KeyboardIdle > 15 * 60 && …`, [`htcondor_desktop`]). The negotiator therefore needs no side channel: a desktop
 //! whose owner is back, or not away long enough, simply does not match. Cloud slots advertise
 //! `Start = true`.
 //!
@@ -23,23 +23,25 @@
 //!   ([`Eviction::Checkpoint`], the standard universe) or losing it ([`Eviction::Restart`],
 //!   the vanilla universe);
 //! - [`OwnerReturn::Suspend`]: the job stays on the desktop, paused, and resumes where it
-//!   stopped as soon as the owner leaves again (`CONTINUE`); if the owner stays longer than
+//!   stopped once the owner has been away [`OwnerActivity::continue_after`] (`CONTINUE`); if
+//!   the owner stays longer than
 //!   `max_suspension` (HTCondor's `MaxSuspendTime`), the job is evicted then, with the
 //!   configured [`Eviction`].
 //!
 //! ## Machine ads
 //! Every machine advertises one ClassAd per slot (HTCondor's static slots: a machine of `n`
-//! slots divides its memory evenly), e.g. for a desktop whose owner is away for 20 minutes
-//! and which accepts jobs after 10:
-//! `[ Name = "desktop3"; Cpus = 1; Memory = 4096; Mips = 1000; IsCloud = false;
-//! KeyboardIdle = 1200; Start = KeyboardIdle > 600;
+//! slots divides its memory evenly; the simulator can also run partitionable slots, see
+//! [`crate::sim`]), e.g. for a desktop whose owner is away for 20 minutes and which accepts
+//! jobs after 15:
+//! `[ Name = "slot1@desktop3"; Cpus = 1; Memory = 4096; Mips = 1000; IsCloud = false;
+//! KeyboardIdle = 1200; Start = KeyboardIdle > 900;
 //! Requirements = START && TARGET.RequestMemory <= MY.Memory; Rank = 0 ]`.
 //! `Mips` is [`REFERENCE_MIPS`] × the machine's speed factor.
 
 use crate::classad::{ClassAd, Expr};
 use cosched_core::{Duration, ParamError};
-use rand::RngExt;
 use rand_distr::{Distribution, Exp1, LogNormal};
+use serde::{Deserialize, Serialize};
 
 /// `Mips` of a machine with speed factor 1.0 (the reference desktop).
 pub const REFERENCE_MIPS: f64 = 1000.0;
@@ -118,38 +120,63 @@ pub struct OwnerActivity {
     /// Periods during which the owner is away.
     pub idle: PeriodModel,
     /// The desktop accepts jobs once its owner has been idle for longer than this (its ad's
-    /// `Start = KeyboardIdle > accept_after`).
+    /// `Start = KeyboardIdle > accept_after`; HTCondor's desktop policy: `StartIdleTime`,
+    /// 15 minutes).
     pub accept_after: Duration,
+    /// A job suspended by the owner's return resumes once the owner has been away this long
+    /// (HTCondor's desktop policy: `ContinueIdleTime`, 5 minutes).
+    pub continue_after: Duration,
+}
+
+/// HTCondor's desktop policy (`use POLICY : Desktop`, the manual's "Policy Configuration for
+/// Execute Hosts"): start jobs after 15 idle minutes (`StartIdleTime`), suspend a job when the
+/// owner returns, resume it after 5 idle minutes (`ContinueIdleTime`), vacate it after 10
+/// minutes suspended (`MaxSuspendTime`).
+pub mod htcondor_desktop {
+    use super::{Eviction, OwnerReturn};
+    use cosched_core::Duration;
+    /// `StartIdleTime`.
+    pub const START_IDLE: Duration = Duration::from_mins(15);
+    /// `ContinueIdleTime`.
+    pub const CONTINUE_IDLE: Duration = Duration::from_mins(5);
+    /// `MaxSuspendTime`.
+    pub const MAX_SUSPEND: Duration = Duration::from_mins(10);
+    /// Suspend, then vacate after `MaxSuspendTime`; a vanilla-universe job restarts.
+    pub const OWNER_RETURN: OwnerReturn = OwnerReturn::Suspend {
+        max_suspension: MAX_SUSPEND,
+        then: Eviction::Restart,
+    };
 }
 
 impl OwnerActivity {
     /// Owners busy and idle for exponentially distributed periods of these means (the
-    /// memoryless model: how long an owner has been away says nothing of when they return).
+    /// memoryless model: how long an owner has been away says nothing of when they return),
+    /// resuming suspended jobs as soon as the owner leaves.
     pub fn exponential(busy: Duration, idle: Duration, accept_after: Duration) -> OwnerActivity {
         OwnerActivity {
             busy: PeriodModel::Exponential { mean: busy },
             idle: PeriodModel::Exponential { mean: idle },
             accept_after,
+            continue_after: Duration::ZERO,
         }
     }
 
-    /// Checks that both means are positive and `accept_after >= 0`.
+    /// Checks that both means are positive and `accept_after`, `continue_after >= 0`.
     pub fn validate(&self) -> Result<(), ParamError> {
         self.busy.validate("owner busy period")?;
         self.idle.validate("owner idle period")?;
+        ParamError::check(
+            self.continue_after >= Duration::ZERO,
+            "continue_after",
+            self.continue_after,
+            "must be >= 0 s",
+        )?;
         ParamError::check(
             self.accept_after >= Duration::ZERO,
             "accept_after",
             self.accept_after,
             "must be >= 0 s",
         )
-    }
-
-    /// Whether a desktop starts with its owner busy (probability busy mean / (busy + idle)).
-    pub fn starts_busy(&self, rng: &mut impl rand::Rng) -> bool {
-        let busy = self.busy.mean().secs() as f64;
-        let idle = self.idle.mean().secs() as f64;
-        rng.random::<f64>() < busy / (busy + idle)
     }
 }
 
@@ -223,7 +250,7 @@ impl DesktopSpec {
 }
 
 /// A cloud instance type Albatross can start.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstanceType {
     /// Its name, e.g. `"cloud-m"`.
     pub name: String,
@@ -237,6 +264,8 @@ pub struct InstanceType {
     pub price_per_hour: f64,
     /// From the start request until the node joins the pool (billed).
     pub spin_up: Duration,
+    /// CPU credits if the type is burstable (full speed while credits last).
+    pub credits: Option<BurstCredits>,
 }
 
 impl InstanceType {
@@ -268,6 +297,16 @@ impl InstanceType {
     /// The cost of running one instance for `held`, billed per second.
     pub fn cost(&self, held: Duration) -> f64 {
         held.as_hours_f64() * self.price_per_hour
+    }
+
+    /// Whether a burstable instance with every vCPU busy keeps full speed for `lifetime`
+    /// (credits at launch plus those earned cover one credit per vCPU-minute); always true
+    /// for a type without credits.
+    pub fn credits_last(&self, lifetime: Duration) -> bool {
+        self.credits.is_none_or(|c| {
+            let minutes = lifetime.secs() as f64 / 60.0;
+            c.launch + c.earned_per_hour * minutes / 60.0 >= f64::from(self.slots) * minutes
+        })
     }
 }
 
@@ -304,24 +343,55 @@ pub(crate) fn constant_expr(src: &str) -> Expr {
     src.parse().expect("the crate's constant expressions parse")
 }
 
-/// The instance types of the default capital table ([`crate::policy::CapitalTable::paper`]):
-/// a ladder from a small, slow-ish node to large, fast ones, priced roughly like on-demand
-/// compute-optimised instances. Speeds are relative to the reference desktop.
+/// The instance types of the paper's capital table ([`crate::policy::CapitalTable::paper`]):
+/// Amazon EC2's burstable **t2** family, one size per capital row. The paper names the
+/// t2.micro for capital below 0.25 (§IV-F) and says higher capital roughly doubles the
+/// resources per step (§V): t2.micro → small → medium → large each double the memory and the
+/// price, and the vCPUs double every second step (1, 1, 2, 2). Sizes and on-demand Linux
+/// prices (us-east-1, $/h) are AWS's published ones for the t2 family; a slot per vCPU; a
+/// vCPU runs a job at the reference speed (1.0, the same as a desktop VM's: ours).
+///
+/// Burstable: a t2 runs at full speed while it holds CPU credits. It launches with 30 credits
+/// per vCPU and earns 6 / 12 / 24 / 36 per hour (one credit = one vCPU-minute at 100 %), so
+/// with the paper table's node lifetimes (≤ capital × 1 h) a t2.micro or t2.small never runs
+/// out; a fully busy t2.medium at 45 min could (90 credits used, 78 held), which
+/// [`InstanceType::credits_last`] reports and the simulator does not model (see the report).
+///
+/// Spin-up ([`INSTANCE_SPIN_UP`]): EC2 Linux on-demand start-up ≈ 97 s (Mao & Humphrey, "A
+/// Performance Study on the VM Startup Time in the Cloud", IEEE CLOUD 2012) plus 60 s for the
+/// paper's headless HTCondor install and joining the pool (§IV-E; ours).
 pub fn default_instance_types() -> Vec<InstanceType> {
-    let t = |name: &str, slots, memory_mb, speed, price_per_hour| InstanceType {
+    let t = |name: &str, vcpus: u32, memory_mb, price_per_hour, earned_per_hour| InstanceType {
         name: name.to_owned(),
-        slots,
+        slots: vcpus,
         memory_mb,
-        speed,
+        speed: 1.0,
         price_per_hour,
-        spin_up: Duration::from_secs(60),
+        spin_up: INSTANCE_SPIN_UP,
+        credits: Some(BurstCredits {
+            launch: 30.0 * f64::from(vcpus),
+            earned_per_hour,
+        }),
     };
     vec![
-        t("cloud-s", 1, 4096, 1.0, 0.05),
-        t("cloud-m", 2, 8192, 1.6, 0.10),
-        t("cloud-l", 4, 16384, 3.5, 0.20),
-        t("cloud-xl", 8, 32768, 5.0, 0.40),
+        t("t2.micro", 1, 1024, 0.0116, 6.0),
+        t("t2.small", 1, 2048, 0.023, 12.0),
+        t("t2.medium", 2, 4096, 0.0464, 24.0),
+        t("t2.large", 2, 8192, 0.0928, 36.0),
     ]
+}
+
+/// From a start request until the node has joined the pool: EC2 boot (≈ 97 s, Mao &
+/// Humphrey 2012) plus the HTCondor install and join (60 s, ours).
+pub const INSTANCE_SPIN_UP: Duration = Duration::from_secs(157);
+
+/// The CPU credits of a burstable (EC2 t2) instance.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BurstCredits {
+    /// Credits at launch (30 per vCPU for t2).
+    pub launch: f64,
+    /// Credits earned per hour.
+    pub earned_per_hour: f64,
 }
 
 #[cfg(test)]
@@ -356,13 +426,33 @@ mod tests {
             !match_ads(&big, &ad).matched,
             "the machine's Requirements refuse it"
         );
-        let cloud = &default_instance_types()[1];
+        let cloud = &default_instance_types()[3];
         assert_eq!(cloud.slot_ad("c0").eval_attr("IsCloud", None), true.into());
         assert!(
             match_ads(&job, &cloud.slot_ad("c0")).matched,
             "cloud slots always start"
         );
-        assert!((cloud.cost(Duration::from_mins(90)) - 0.15).abs() < 1e-12);
+        assert!((cloud.cost(Duration::from_mins(90)) - 0.1392).abs() < 1e-12);
+        let micro = &default_instance_types()[0];
+        assert!(
+            !match_ads(&job, &micro.slot_ad("m0")).matched,
+            "1 GiB holds no 4 GB job"
+        );
+    }
+
+    /// Each step of the ladder doubles memory and price; a t2.micro or t2.small keeps its
+    /// credits for its row's lifetime, a fully busy t2.medium does not for 45 minutes.
+    #[test]
+    fn the_t2_ladder_doubles_and_bursts() {
+        let types = default_instance_types();
+        for w in types.windows(2) {
+            assert_eq!(w[1].memory_mb, 2 * w[0].memory_mb);
+            assert!((w[1].price_per_hour / w[0].price_per_hour - 2.0).abs() < 0.02);
+        }
+        assert!(types[0].credits_last(Duration::from_mins(15)));
+        assert!(types[1].credits_last(Duration::from_mins(30)));
+        assert!(!types[2].credits_last(Duration::from_mins(45)));
+        assert!(!types[0].credits_last(Duration::from_mins(60)));
     }
 
     #[test]
@@ -404,6 +494,7 @@ mod tests {
             },
             idle: PeriodModel::Exponential { mean: Duration(10) },
             accept_after: Duration(0),
+            continue_after: Duration(0),
         };
         assert!(owners.validate().is_err());
         let suspend = OwnerReturn::Suspend {

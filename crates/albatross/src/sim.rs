@@ -1,48 +1,70 @@
-//! The pool simulator: desktops, their owners, cloud nodes, the negotiator and the
-//! [`Albatross`] policy on cosched-core's [`EventQueue`] (the paper's evaluation set-up:
-//! a desktop pool receiving a job every five minutes, with and without Albatross).
+//! The pool simulator: desktops, their owners, cloud nodes and the negotiator — the
+//! environment only — on cosched-core's kernel ([`cosched_core::engine::run_until`]), driven by
+//! the [`Albatross`] policy through its [`CloudBackend`] (§V: ten desktops receiving a job every
+//! five minutes for 100,000 s, with and without Albatross).
 //!
 //! ## What happens, exactly
-//! - **Owners** toggle between busy and idle as [`crate::pool`] describes, each desktop from
-//!   its own ChaCha8 stream (`seed`, stream = desktop index), so owner behaviour is the same
-//!   whatever the jobs or the policy do.
+//! - **Owners** toggle between busy and idle as [`crate::pool`] describes, each desktop from its
+//!   own named random stream (`owners`, desktop index), so owner behaviour is the same whatever
+//!   the jobs or the policy do ([`SimOutcome::owner_changes`] records it). Every owner is at the
+//!   desk at time 0 (§V, Fig. 1).
 //! - **Negotiation cycles** run every [`SimConfig::negotiation_interval`] from time 0. A cycle
-//!   first sets every desktop slot ad's `KeyboardIdle` (seconds since its owner left, 0 while
-//!   the owner is active), then walks the queue in (submission, job) order; for each job it
-//!   considers every free slot of every machine in the pool (every desktop, every cloud node
-//!   that has joined), keeps those whose match is symmetric (both `Requirements` true,
-//!   [`match_ads`] — a desktop's `Requirements` include its `START = KeyboardIdle > N`, see
-//!   [`crate::pool`]) and picks the highest job rank, then machine rank, then lowest slot.
-//!   After the cycle the policy sees an [`Observation`] and its decisions are applied at once.
-//! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds on a machine
-//!   of that speed. An owner's return vacates or suspends it ([`OwnerReturn`]): vacated, it
-//!   keeps or loses its progress ([`Eviction`]); suspended, it holds its slot, paused, until
-//!   the owner leaves (it then resumes with its progress) or `max_suspension` passes (it is
-//!   then vacated). A cloud node's stop — lease end or idle spin-down — checkpoints it.
-//!   A vacated job goes back to its place in the queue.
-//! - **Cloud nodes** join the pool `spin_up` after the start request and stop at the end of
-//!   their lease (from the request) or when the policy stops them. Each is billed per second
-//!   from the request to its stop: cost = Σ instance-hours × hourly price.
-//! - At equal times: completions, then owner changes, suspension limits and node stops, then
-//!   nodes joining, then submissions, then the negotiation cycle, then the progress sample.
-//! - The run ends when every job has completed, or at [`SimConfig::until`]; nodes still alive
-//!   then are stopped (and billed) at that time.
+//!   first sets every desktop slot ad's `KeyboardIdle`, then walks the queue in (submission,
+//!   job) order; for each job it considers every free slot whose `START` holds (every desktop
+//!   whose owner has been away long enough, every cloud node that has joined), keeps those
+//!   whose match is symmetric ([`match_ads`]) and picks the highest job rank, then machine
+//!   rank, then lowest slot. After the cycle the policy sees an [`Observation`] and its
+//!   decisions go to the simulator's cloud at once ([`crate::policy::apply`]).
+//! - **Slots**: static by default (a machine of `n` slots splits its memory evenly, HTCondor's
+//!   default); with [`SimConfig::partitionable`] each machine advertises one partitionable
+//!   slot (`PartitionableSlot = true`, its unclaimed `Cpus` and `Memory`), a matching job whose
+//!   `RequestCpus` and `RequestMemory` fit gets a dynamic slot of exactly that size, and the
+//!   partitionable slot shrinks until the job leaves (HTCondor manual, "Dynamic Provisioning:
+//!   Partitionable and Dynamic Slots"); one partitionable slot may take several jobs per cycle.
+//! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds; on a cloud
+//!   slot each stay first pays [`SimConfig::cloud_transfer`] (§V: "transferring data to and
+//!   from the AWS nodes"). An owner's return vacates or suspends it ([`OwnerReturn`]);
+//!   suspended, it resumes once the owner has been away [`crate::pool::OwnerActivity::
+//!   continue_after`], or is vacated after `max_suspension`. A cloud node's stop (lifetime end
+//!   or spin-down) checkpoints its jobs. A vacated job goes back to its place in the queue.
+//! - **Cloud nodes** join the pool `spin_up` after the start request and stop `lifetime` after
+//!   joining, or when the policy stops them. Each is billed per second from the request to its
+//!   stop: cost = Σ instance-hours × hourly price.
+//! - At equal times: completions, then owner changes, resumptions, suspension limits and node
+//!   stops, then nodes joining, then submissions, then the negotiation cycle.
+//! - The run ends **at the horizon** (§V: 100,000 s; no grace period): jobs still running are
+//!   cut, nodes still alive are stopped and billed then. (Negotiation cycles stop early once
+//!   every job has completed and no cloud node is alive: nothing is left for them to do.)
 //!
-//! **Completion time** = end − submit of a completed job; [`SimOutcome::completion_stats`]
-//! gives its mean and sample standard deviation (the paper's Figures 1–4 metric).
+//! ## The paper's metrics
+//! - **Progress** = completed / dispatched, where the paper's "dispatched to the system" is
+//!   submitted (§V); [`SimOutcome::progress`] has a point at every submission and completion,
+//!   so the saw-tooth shows.
+//! - **Job run time** = completion − start of the stay that completed it (HTCondor's
+//!   `CompletionDate − JobCurrentStartDate`), for jobs completed within the horizon. §V calls
+//!   the metric "time to complete a job" and "job runtime"; it cannot be end − submit: with a
+//!   FIFO queue and 1/8 of the jobs completing, completed jobs would have waited hours, not
+//!   261 s. [`SimOutcome::runtime_stats`] gives its mean and sample standard deviation.
 
-use crate::classad::{ClassAd, match_ads};
+use crate::classad::{ClassAd, Value, match_ads};
 use crate::policy::{
-    Albatross, AlbatrossConfig, Capital, CloudNodeState, CloudNodeView, Decision, Observation,
+    Albatross, AlbatrossConfig, Capital, CloudBackend, CloudNodeState, CloudNodeView, Observation,
+    apply,
 };
 use crate::pool::{
-    DesktopSpec, Eviction, InstanceType, KEYBOARD_IDLE, OwnerActivity, OwnerReturn, PeriodModel,
+    DesktopSpec, Eviction, KEYBOARD_IDLE, OwnerActivity, OwnerReturn, PeriodModel, htcondor_desktop,
+};
+pub use crate::report::{
+    CloudNodeRecord, JobOutcome, MachineKind, OwnerChange, Placement, ProgressPoint, RunEnd,
+    RuntimeStats, SimOutcome, SimReport, Slot,
 };
 use crate::workload::Job;
-use cosched_core::{Duration, Event, EventQueue, JobId, NodeId, ParamError, Time};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
+use cosched_core::usage::{UsageKind, UsageLedger};
+use cosched_core::workload::admit::{DuplicateJobId, admit};
+use cosched_core::{Duration, NodeId, ParamError, Pool, SeedStreams, StreamRng, Time};
 use std::collections::BTreeSet;
+use thiserror::Error;
 
 /// The simulated pool and run.
 #[derive(Debug, Clone)]
@@ -57,12 +79,29 @@ pub struct SimConfig {
     pub policy: AlbatrossConfig,
     /// Time between negotiation cycles, > 0.
     pub negotiation_interval: Duration,
-    /// Time between progress samples, > 0.
-    pub sample_interval: Duration,
-    /// The run stops here even if jobs are left.
-    pub until: Time,
-    /// Seed of the owners' activity.
+    /// Data transfer to and from a cloud node, paid at the start of every stay there, >= 0.
+    pub cloud_transfer: Duration,
+    /// The run stops here, jobs left or not.
+    pub horizon: Time,
+    /// Machines advertise one partitionable slot (a job takes a dynamic slot of its
+    /// `RequestCpus` and `RequestMemory`) instead of static slots splitting them evenly.
+    pub partitionable: bool,
+    /// Root seed of the owners' streams.
     pub seed: u64,
+}
+
+/// Why a run could not be simulated.
+#[derive(Debug, Error)]
+pub enum SimError {
+    /// A configuration value is out of range.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// Two jobs share an id.
+    #[error(transparent)]
+    DuplicateJob(#[from] DuplicateJobId),
+    /// The event engine refused an event.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
 }
 
 impl SimConfig {
@@ -80,10 +119,16 @@ impl SimConfig {
             "must be > 0 s",
         )?;
         ParamError::check(
-            self.sample_interval.secs() > 0,
-            "sample_interval",
-            self.sample_interval,
-            "must be > 0 s",
+            self.cloud_transfer >= Duration::ZERO,
+            "cloud_transfer",
+            self.cloud_transfer,
+            "must be >= 0 s",
+        )?;
+        ParamError::check(
+            self.horizon >= Time::ZERO,
+            "horizon",
+            self.horizon,
+            "must be >= 0",
         )?;
         Albatross::new(self.policy.clone(), Time::ZERO).map(|_| ())
     }
@@ -93,248 +138,111 @@ impl SimConfig {
         self.policy.capital = c;
         self
     }
-}
 
-/// Where a job ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MachineKind {
-    /// A scavenged desktop.
-    Desktop,
-    /// A cloud node of this instance type (index).
-    Cloud(usize),
-}
-
-/// Why a run of a job on a slot ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunEnd {
-    /// The job completed.
-    Completed,
-    /// The desktop's owner returned and the job was vacated at once.
-    Evicted,
-    /// The job was suspended for `max_suspension` and then vacated ([`OwnerReturn::Suspend`]).
-    SuspensionExpired,
-    /// The cloud node stopped (lease end or spin-down); the job was checkpointed.
-    NodeStopped,
-    /// The simulation ended with the job still running.
-    Unfinished,
-}
-
-/// One stay of a job on one slot, from its dispatch there to its completion or eviction;
-/// it runs throughout except while suspended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Placement {
-    /// The job's index in the input.
-    pub job: usize,
-    /// The slot's index in [`SimOutcome::slots`].
-    pub slot: usize,
-    /// The dispatch.
-    pub start: Time,
-    /// When it left the slot.
-    pub end: Time,
-    /// The slot ad's `KeyboardIdle` in the negotiation cycle that dispatched the job (`None`
-    /// on a cloud slot): with it, the slot's ad as matched is [`Slot::ad_at_dispatch`].
-    pub keyboard_idle: Option<Duration>,
-    /// How often the job was suspended in this stay.
-    pub suspensions: u32,
-    /// The total time it spent suspended in this stay.
-    pub suspended: Duration,
-    /// Why it ended.
-    pub outcome: RunEnd,
-}
-
-impl Placement {
-    /// The time the job actually ran in this stay: `end − start − suspended`.
-    pub fn running(&self) -> Duration {
-        self.end - self.start - self.suspended
-    }
-}
-
-/// One slot of the pool, as advertised.
-#[derive(Debug, Clone)]
-pub struct Slot {
-    /// Its machine.
-    pub node: NodeId,
-    /// What kind of machine that is.
-    pub kind: MachineKind,
-    /// Its slot ad, as advertised in the last negotiation cycle (a desktop's `KeyboardIdle`
-    /// changes from cycle to cycle).
-    pub ad: ClassAd,
-}
-
-impl Slot {
-    /// The ad this slot advertised when `placement` was dispatched to it.
-    pub fn ad_at_dispatch(&self, placement: &Placement) -> ClassAd {
-        let mut ad = self.ad.clone();
-        if let Some(idle) = placement.keyboard_idle {
-            ad.insert_value(KEYBOARD_IDLE, idle.secs());
+    /// The paper's pool (§V) with capital `c`: ten single-slot desktops (4 GB, reference
+    /// speed; ours), owners [`PAPER_OWNERS`], HTCondor's desktop policy for returning owners
+    /// ([`htcondor_desktop::OWNER_RETURN`]), a negotiation cycle every 60 s (HTCondor's
+    /// `NEGOTIATOR_INTERVAL` default), the paper's capital table ([`AlbatrossConfig::paper`]),
+    /// 10 s of data transfer per cloud stay (ours: "a minor cost in time"), 100,000 s, static
+    /// slots (HTCondor's default).
+    pub fn paper(c: Capital) -> SimConfig {
+        SimConfig {
+            desktops: vec![
+                DesktopSpec {
+                    slots: 1,
+                    memory_mb: 4096,
+                    speed: 1.0,
+                };
+                10
+            ],
+            owners: PAPER_OWNERS,
+            owner_return: htcondor_desktop::OWNER_RETURN,
+            policy: AlbatrossConfig::paper(c),
+            negotiation_interval: Duration::from_secs(60),
+            cloud_transfer: Duration::from_secs(10),
+            horizon: PAPER_HORIZON,
+            partitionable: false,
+            seed: 0,
         }
-        ad
     }
 }
 
-/// What happened to one job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobOutcome {
-    /// The job.
-    pub id: JobId,
-    /// Submission.
-    pub submit: Time,
-    /// First dispatch.
-    pub first_start: Option<Time>,
-    /// Completion.
-    pub end: Option<Time>,
-    /// Where it completed.
-    pub completed_on: Option<MachineKind>,
-    /// Evictions by returning owners (at once, or after a too long suspension).
-    pub evictions: u32,
-    /// Suspensions by returning owners.
-    pub suspensions: u32,
-    /// Requeues because a cloud node stopped under it.
-    pub node_stops: u32,
-}
+/// The paper's horizon: 100,000 s (§V).
+pub const PAPER_HORIZON: Time = Time(100_000);
 
-impl JobOutcome {
-    /// end − submit, if it completed.
-    pub fn completion_time(&self) -> Option<Duration> {
-        self.end.map(|e| e - self.submit)
-    }
-}
+/// The owners of [`SimConfig::paper`]. HTCondor's desktop policy sets when a desktop starts
+/// and resumes jobs ([`htcondor_desktop`]); the periods are exponential (memoryless; ours),
+/// busy for [`OWNER_BUSY_MEAN`] on average (ours: an hour at the desk between breaks) and away
+/// for [`CALIBRATED_OWNER_IDLE_MEAN`], **calibrated on the no-Albatross baseline** (Fig. 1:
+/// progress ≈ 1/8 at 100,000 s) by the `albatross_calibrate` example.
+pub const PAPER_OWNERS: OwnerActivity = OwnerActivity {
+    busy: PeriodModel::Exponential {
+        mean: OWNER_BUSY_MEAN,
+    },
+    idle: PeriodModel::Exponential {
+        mean: CALIBRATED_OWNER_IDLE_MEAN,
+    },
+    accept_after: htcondor_desktop::START_IDLE,
+    continue_after: htcondor_desktop::CONTINUE_IDLE,
+};
 
-/// One cloud node's life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CloudNodeRecord {
-    /// The node.
-    pub node: NodeId,
-    /// Its instance type (index).
-    pub instance: usize,
-    /// The start request (billing starts).
-    pub requested: Time,
-    /// When it joined the pool, if it did.
-    pub ready: Option<Time>,
-    /// When it stopped (billing ends).
-    pub stopped: Time,
-}
+/// Mean time an owner uses a desktop between breaks (ours).
+pub const OWNER_BUSY_MEAN: Duration = Duration::from_mins(60);
+/// Mean time an owner stays away, calibrated on Fig. 1's progress.
+pub const CALIBRATED_OWNER_IDLE_MEAN: Duration = Duration::from_secs(450);
 
-/// Cumulative counts at one instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProgressSample {
-    /// The instant.
-    pub time: Time,
-    /// Jobs submitted so far.
-    pub submitted: usize,
-    /// Jobs dispatched at least once so far.
-    pub dispatched: usize,
-    /// Jobs completed so far.
-    pub completed: usize,
-}
-
-/// Everything a run produced.
-#[derive(Debug, Clone)]
-pub struct SimOutcome {
-    /// One per input job, in input order.
-    pub jobs: Vec<JobOutcome>,
-    /// Every run of every job.
-    pub placements: Vec<Placement>,
-    /// Every slot that existed.
-    pub slots: Vec<Slot>,
-    /// Every cloud node started.
-    pub cloud_nodes: Vec<CloudNodeRecord>,
-    /// The instance types, as configured.
-    pub instance_types: Vec<InstanceType>,
-    /// Progress every sample interval from time 0, and at the end.
-    pub progress: Vec<ProgressSample>,
-    /// Σ instance-hours × hourly price.
-    pub cloud_cost: f64,
-    /// When the run ended.
-    pub end: Time,
-}
-
-/// Mean and sample standard deviation (divisor `n − 1`) of `xs`; `None` for fewer than two
-/// values.
-///
-/// ```
-/// use cosched_albatross::sim::mean_sd;
-/// assert_eq!(mean_sd(&[1.0, 3.0]), Some((2.0, 2f64.sqrt())));
-/// assert_eq!(mean_sd(&[1.0]), None);
-/// ```
-pub fn mean_sd(xs: &[f64]) -> Option<(f64, f64)> {
-    let n = xs.len();
-    if n < 2 {
-        return None;
-    }
-    let mean = xs.iter().sum::<f64>() / n as f64;
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    Some((mean, var.sqrt()))
-}
-
-impl SimOutcome {
-    /// Mean and sample standard deviation of the completion time (end − submit) of the
-    /// completed jobs, in seconds; `None` if fewer than two completed.
-    pub fn completion_stats(&self) -> Option<(f64, f64)> {
-        let times: Vec<f64> = self
-            .jobs
-            .iter()
-            .filter_map(|j| j.completion_time())
-            .map(|d| d.secs() as f64)
-            .collect();
-        mean_sd(&times)
-    }
-
-    /// Instance-hours used per instance type.
-    pub fn instance_hours(&self) -> Vec<f64> {
-        let mut hours = vec![0.0; self.instance_types.len()];
-        for n in &self.cloud_nodes {
-            hours[n.instance] += (n.stopped - n.requested).as_hours_f64();
-        }
-        hours
-    }
-}
-
-/// Runs `jobs` through the pool of `config` (see the module docs).
-pub fn simulate(config: &SimConfig, jobs: &[Job]) -> Result<SimOutcome, ParamError> {
+/// Runs `jobs` (admitted through [`cosched_core::workload::admit`]) through the pool of
+/// `config` until its horizon (see the module docs).
+pub fn simulate(config: &SimConfig, jobs: &[Job]) -> Result<SimOutcome, SimError> {
     config.validate()?;
-    for job in jobs {
-        ParamError::check(
-            job.work_s.is_finite() && job.work_s > 0.0,
-            "work_s",
-            job.work_s,
-            "every job needs finite work > 0",
-        )?;
-        ParamError::check(
-            job.submit >= Time::ZERO,
-            "submit",
-            job.submit,
-            "must be >= 0",
-        )?;
-    }
+    let admitted = admit(jobs)?;
     let policy = Albatross::new(config.policy.clone(), Time::ZERO)?;
-    let mut sim = Sim::new(config, jobs, policy);
-    sim.run();
-    Ok(sim.finish())
+    let mut queue = EventQueue::new(Time::ZERO);
+    let mut sim = Sim::new(config, admitted.jobs, policy, &mut queue)?;
+    sim.out.invalid_jobs = admitted.invalid;
+    engine::run_until(&mut sim, &mut queue, config.horizon)?;
+    Ok(sim.finish(config.horizon))
 }
 
 #[derive(Debug)]
 enum Ev {
     Finish { slot: usize, epoch: u64 },
     Owner { desktop: usize },
+    Continue { desktop: usize, epoch: u64 },
     SuspendLimit { slot: usize, epoch: u64 },
-    LeaseEnd { machine: usize },
+    LifetimeEnd { machine: usize },
     Ready { machine: usize },
     Submit { job: usize },
     Negotiate,
-    Sample,
 }
 
 impl Event for Ev {
     fn class(&self) -> u8 {
         match self {
             Ev::Finish { .. } => 0,
-            Ev::Owner { .. } | Ev::SuspendLimit { .. } | Ev::LeaseEnd { .. } => 1,
+            Ev::Owner { .. }
+            | Ev::Continue { .. }
+            | Ev::SuspendLimit { .. }
+            | Ev::LifetimeEnd { .. } => 1,
             Ev::Ready { .. } => 2,
             Ev::Submit { .. } => 3,
             Ev::Negotiate => 4,
-            Ev::Sample => 5,
         }
+    }
+}
+
+/// Schedules `ev` `delay` after `now` if that is within `horizon` (later events could never
+/// run); checked, so no user-given span can overflow the clock.
+fn schedule_within(
+    q: &mut EventQueue<Ev>,
+    now: Time,
+    delay: Duration,
+    horizon: Time,
+    ev: Ev,
+) -> Result<(), EngineError> {
+    match now.checked_add(delay) {
+        Some(at) if at <= horizon => Ok(q.schedule(at, ev)?),
+        _ => Ok(()),
     }
 }
 
@@ -349,12 +257,14 @@ enum MachineState {
     Desktop {
         owner_busy: bool,
         since: Time,
-        rng: Box<ChaCha8Rng>,
+        /// Bumped at every owner change: a pending `Continue` of an earlier absence is stale.
+        epoch: u64,
+        rng: Box<StreamRng>,
     },
     Cloud {
         record: usize,
         state: CloudState,
-        idle_since: Time,
+        lifetime: Duration,
     },
 }
 
@@ -362,6 +272,36 @@ struct Machine {
     speed: f64,
     slots: std::ops::Range<usize>,
     state: MachineState,
+    /// The partitionable slot, if the machine has one (its `slots` are then its dynamic-slot
+    /// capacity, one per CPU).
+    pslot: Option<PartitionableSlot>,
+}
+
+/// A machine's partitionable slot: its ad and unclaimed resources.
+struct PartitionableSlot {
+    ad: ClassAd,
+    cpus: i64,
+    memory_mb: i64,
+}
+
+/// A slot the negotiator may give a job this cycle.
+#[derive(Clone, Copy)]
+enum Candidate {
+    /// A free static slot.
+    Static(usize),
+    /// A machine's partitionable slot.
+    Partitionable(usize),
+}
+
+/// What a job asks for: `RequestCpus` (default 1) and `RequestMemory` (default 0), evaluated
+/// against the slot.
+fn request(job: &ClassAd, slot: &ClassAd) -> (i64, i64) {
+    let get = |name: &str, default: i64| match job.eval_attr(name, Some(slot)) {
+        Value::Int(i) => i.max(0),
+        Value::Real(r) if r.is_finite() => (r.ceil() as i64).max(0),
+        _ => default,
+    };
+    (get("RequestCpus", 1), get("RequestMemory", 0))
 }
 
 struct SlotState {
@@ -370,46 +310,141 @@ struct SlotState {
     running: Option<usize>,
     /// Its dispatch.
     started: Time,
-    /// The start of its current stretch of running (its dispatch or last resumption).
+    /// The start of its current stretch (its dispatch or last resumption).
     resumed: Time,
+    /// Transfer paid at the start of the current stretch.
+    transfer: Duration,
     /// Since when it is suspended, if it is.
     suspended_since: Option<Time>,
     suspensions: u32,
     suspended: Duration,
     keyboard_idle: Option<Duration>,
+    /// CPUs and memory a dynamic slot took from its partitionable slot.
+    claimed: (i64, i64),
     /// Bumped whenever the slot's pending `Finish` or `SuspendLimit` becomes stale.
     epoch: u64,
 }
 
 struct Sim<'a> {
     config: &'a SimConfig,
-    jobs: &'a [Job],
+    jobs: Vec<Job>,
     policy: Albatross,
-    q: EventQueue<Ev>,
     machines: Vec<Machine>,
     slot_states: Vec<SlotState>,
     /// Work left per job, reference seconds.
     remaining_s: Vec<f64>,
     queue: BTreeSet<(Time, usize)>,
     submitted: usize,
-    dispatched: usize,
     completed: usize,
     out: SimOutcome,
 }
 
+impl Simulation for Sim<'_> {
+    type Event = Ev;
+    type Error = EngineError;
+
+    fn handle(&mut self, now: Time, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+        match ev {
+            Ev::Finish { slot, epoch } => {
+                let s = &self.slot_states[slot];
+                if s.epoch == epoch && s.running.is_some() && s.suspended_since.is_none() {
+                    self.end_run(now, slot, RunEnd::Completed);
+                }
+            }
+            Ev::Owner { desktop } => self.owner_change(now, desktop, q)?,
+            Ev::Continue { desktop, epoch } => self.continue_jobs(now, desktop, epoch, q)?,
+            Ev::SuspendLimit { slot, epoch } => {
+                let s = &self.slot_states[slot];
+                if s.epoch == epoch && s.suspended_since.is_some() {
+                    self.end_run(now, slot, RunEnd::SuspensionExpired);
+                }
+            }
+            Ev::LifetimeEnd { machine } => self.stop_node(now, machine),
+            Ev::Ready { machine } => {
+                if let MachineState::Cloud {
+                    record,
+                    state: state @ CloudState::Booting,
+                    lifetime,
+                } = &mut self.machines[machine].state
+                {
+                    *state = CloudState::Up;
+                    self.out.cloud_nodes[*record].ready = Some(now);
+                    let lifetime = *lifetime;
+                    let horizon = self.config.horizon;
+                    schedule_within(q, now, lifetime, horizon, Ev::LifetimeEnd { machine })?;
+                }
+            }
+            Ev::Submit { job } => {
+                self.submitted += 1;
+                self.queue.insert((self.jobs[job].submit, job));
+                self.record_progress(now);
+            }
+            Ev::Negotiate => {
+                self.negotiate(now, q)?;
+                // Once every job has completed and no cloud node is alive, no cycle can
+                // change anything: the owners alone carry the run to the horizon.
+                let cloud_alive = self.machines.iter().any(|m| {
+                    matches!(m.state, MachineState::Cloud { state, .. } if state != CloudState::Stopped)
+                });
+                if self.completed < self.jobs.len() || cloud_alive {
+                    let (interval, horizon) =
+                        (self.config.negotiation_interval, self.config.horizon);
+                    schedule_within(q, now, interval, horizon, Ev::Negotiate)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn settle(&mut self, _now: Time, _q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+        Ok(())
+    }
+}
+
+/// The simulator's cloud: the [`CloudBackend`] the policy's decisions are applied to.
+struct SimCloud<'s, 'a> {
+    sim: &'s mut Sim<'a>,
+    q: &'s mut EventQueue<Ev>,
+}
+
+impl CloudBackend for SimCloud<'_, '_> {
+    type Error = EngineError;
+
+    fn start(
+        &mut self,
+        now: Time,
+        instance: usize,
+        count: u32,
+        lifetime: Duration,
+    ) -> Result<(), EngineError> {
+        for _ in 0..count {
+            self.sim.start_node(now, instance, lifetime, self.q)?;
+        }
+        Ok(())
+    }
+
+    fn stop(&mut self, now: Time, node: NodeId) -> Result<(), EngineError> {
+        self.sim.stop_node(now, node.index());
+        Ok(())
+    }
+}
+
 impl<'a> Sim<'a> {
-    fn new(config: &'a SimConfig, jobs: &'a [Job], policy: Albatross) -> Sim<'a> {
+    fn new(
+        config: &'a SimConfig,
+        jobs: Vec<Job>,
+        policy: Albatross,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<Sim<'a>, EngineError> {
+        let streams = SeedStreams::new(config.seed);
         let mut sim = Sim {
             config,
-            jobs,
+            remaining_s: jobs.iter().map(|j| j.work_s).collect(),
             policy,
-            q: EventQueue::new(Time::ZERO),
             machines: Vec::new(),
             slot_states: Vec::new(),
-            remaining_s: jobs.iter().map(|j| j.work_s).collect(),
             queue: BTreeSet::new(),
             submitted: 0,
-            dispatched: 0,
             completed: 0,
             out: SimOutcome {
                 jobs: jobs
@@ -418,6 +453,7 @@ impl<'a> Sim<'a> {
                         id: j.id,
                         submit: j.submit,
                         first_start: None,
+                        last_start: None,
                         end: None,
                         completed_on: None,
                         evictions: 0,
@@ -425,78 +461,67 @@ impl<'a> Sim<'a> {
                         node_stops: 0,
                     })
                     .collect(),
+                invalid_jobs: 0,
                 placements: Vec::new(),
                 slots: Vec::new(),
                 cloud_nodes: Vec::new(),
                 instance_types: config.policy.instance_types.clone(),
                 progress: Vec::new(),
+                owner_changes: Vec::new(),
                 cloud_cost: 0.0,
-                end: Time::ZERO,
+                usage: UsageLedger::with_windows(),
+                end: config.horizon,
             },
+            jobs,
         };
+        let horizon = config.horizon;
         for (i, d) in config.desktops.iter().enumerate() {
-            let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-            rng.set_stream(i as u64);
-            let owner_busy = config.owners.starts_busy(&mut rng);
-            let period = if owner_busy {
-                config.owners.busy
-            } else {
-                config.owners.idle
-            };
-            let first = period.sample(&mut rng);
-            // An owner found idle at time 0 has been idle long enough to accept jobs.
-            let since = if owner_busy {
-                Time::ZERO
-            } else {
-                Time::ZERO - config.owners.accept_after - Duration(1)
-            };
+            let mut rng = streams.stream("owners", i as u64);
+            let first = config.owners.busy.sample(&mut rng);
             sim.add_machine(
                 d.speed,
                 MachineState::Desktop {
-                    owner_busy,
-                    since,
+                    owner_busy: true,
+                    since: Time::ZERO,
+                    epoch: 0,
                     rng: Box::new(rng),
                 },
                 MachineKind::Desktop,
-                d.slots,
+                (d.slots, d.memory_mb),
                 |name| d.slot_ad(name, config.owners.accept_after),
             );
-            sim.at(Time::ZERO.saturating_add(first), Ev::Owner { desktop: i });
+            schedule_within(q, Time::ZERO, first, horizon, Ev::Owner { desktop: i })?;
         }
-        for (job, j) in jobs.iter().enumerate() {
-            sim.at(j.submit, Ev::Submit { job });
+        for (job, j) in sim.jobs.iter().enumerate() {
+            if j.submit <= horizon {
+                q.schedule(j.submit, Ev::Submit { job })?;
+            }
         }
-        sim.at(Time::ZERO, Ev::Negotiate);
-        sim.at(Time::ZERO, Ev::Sample);
-        sim
+        q.schedule(Time::ZERO, Ev::Negotiate)?;
+        sim.record_progress(Time::ZERO);
+        Ok(sim)
     }
 
-    fn at(&mut self, time: Time, ev: Ev) {
-        self.q
-            .schedule(time, ev)
-            .expect("the simulator schedules only at or after now");
-    }
-
+    /// Adds a machine of `slots` slots (static) or CPUs (partitionable) and `memory_mb`.
     fn add_machine(
         &mut self,
         speed: f64,
         state: MachineState,
         kind: MachineKind,
-        slots: u32,
+        (slots, memory_mb): (u32, u32),
         ad: impl Fn(&str) -> ClassAd,
     ) -> usize {
         let machine = self.machines.len();
         let first = self.slot_states.len();
+        let host = match kind {
+            MachineKind::Desktop => format!("desktop{machine}"),
+            MachineKind::Cloud(i) => format!("{}-{machine}", self.out.instance_types[i].name),
+        };
         for s in 0..slots {
-            let name = match kind {
-                MachineKind::Desktop => format!("slot{}@desktop{machine}", s + 1),
-                MachineKind::Cloud(i) => {
-                    format!(
-                        "slot{}@{}-{machine}",
-                        s + 1,
-                        self.out.instance_types[i].name
-                    )
-                }
+            let name = if self.config.partitionable {
+                format!("slot1_{}@{host}", s + 1)
+            } else {
+                format!("slot{}@{host}", s + 1)
             };
             self.out.slots.push(Slot {
                 node: NodeId(machine as u32),
@@ -508,83 +533,54 @@ impl<'a> Sim<'a> {
                 running: None,
                 started: Time::ZERO,
                 resumed: Time::ZERO,
+                transfer: Duration::ZERO,
                 suspended_since: None,
                 suspensions: 0,
                 suspended: Duration::ZERO,
                 keyboard_idle: None,
+                claimed: (0, 0),
                 epoch: 0,
             });
         }
+        let pslot = self.config.partitionable.then(|| {
+            let mut ad = ad(&format!("slot1@{host}"));
+            ad.insert_value("Cpus", i64::from(slots));
+            ad.insert_value("Memory", i64::from(memory_mb));
+            ad.insert_value("PartitionableSlot", true);
+            PartitionableSlot {
+                ad,
+                cpus: i64::from(slots),
+                memory_mb: i64::from(memory_mb),
+            }
+        });
         self.machines.push(Machine {
             speed,
             slots: first..self.slot_states.len(),
             state,
+            pslot,
         });
         machine
     }
 
-    fn run(&mut self) {
-        while let Some((now, ev)) = self.q.pop() {
-            if now > self.config.until {
-                break;
-            }
-            match ev {
-                Ev::Finish { slot, epoch } => self.finish_run(now, slot, epoch),
-                Ev::Owner { desktop } => self.owner_change(now, desktop),
-                Ev::SuspendLimit { slot, epoch } => {
-                    let s = &self.slot_states[slot];
-                    if s.epoch == epoch && s.suspended_since.is_some() {
-                        self.end_run(now, slot, RunEnd::SuspensionExpired);
-                    }
-                }
-                Ev::LeaseEnd { machine } => self.stop_node(now, machine),
-                Ev::Ready { machine } => {
-                    if let MachineState::Cloud {
-                        record,
-                        state,
-                        idle_since,
-                    } = &mut self.machines[machine].state
-                        && *state == CloudState::Booting
-                    {
-                        *state = CloudState::Up;
-                        *idle_since = now;
-                        self.out.cloud_nodes[*record].ready = Some(now);
-                    }
-                }
-                Ev::Submit { job } => {
-                    self.submitted += 1;
-                    self.queue.insert((self.jobs[job].submit, job));
-                }
-                Ev::Negotiate => {
-                    self.negotiate(now);
-                    self.at(
-                        now.saturating_add(self.config.negotiation_interval),
-                        Ev::Negotiate,
-                    );
-                }
-                Ev::Sample => {
-                    self.sample(now);
-                    self.at(now.saturating_add(self.config.sample_interval), Ev::Sample);
-                }
-            }
-            if self.completed == self.jobs.len() {
-                break;
-            }
-        }
-        let end = self.q.now().min(self.config.until);
-        self.out.end = end;
-        if self.out.progress.last().is_none_or(|p| p.time < end) {
-            self.sample(end);
-        }
+    /// Ends the run at the horizon: cuts running jobs, stops live nodes, bills them.
+    fn finish(mut self, end: Time) -> SimOutcome {
         for slot in 0..self.slot_states.len() {
             self.end_run(end, slot, RunEnd::Unfinished);
         }
         for machine in 0..self.machines.len() {
             self.stop_node(end, machine);
+            if let MachineState::Desktop {
+                owner_busy: false,
+                since,
+                ..
+            } = self.machines[machine].state
+            {
+                self.record_desktop_held(machine, since, end);
+            }
         }
-    }
-
-    fn finish(mut self) -> SimOutcome {
+        if self.out.progress.last().is_none_or(|p| p.time < end) {
+            self.record_progress(end);
+        }
         let types = &self.out.instance_types;
         self.out.cloud_cost = self.out.cloud_nodes.iter().fold(0.0, |sum, n| {
             sum + types[n.instance].cost(n.stopped - n.requested)
@@ -592,11 +588,34 @@ impl<'a> Sim<'a> {
         self.out
     }
 
-    fn sample(&mut self, now: Time) {
-        self.out.progress.push(ProgressSample {
+    /// Records `units` slots of `machine` doing `kind` over `from..to` (empty spans ignored).
+    fn record_usage(&mut self, machine: usize, kind: UsageKind, from: Time, to: Time, units: u32) {
+        let pool = match self.machines[machine].state {
+            MachineState::Desktop { .. } => Pool::Volunteer,
+            MachineState::Cloud { .. } => Pool::Cloud,
+        };
+        if from < to {
+            // from < to, so the ledger cannot refuse the interval.
+            let _ = self
+                .out
+                .usage
+                .record(pool, kind, from, to, u64::from(units));
+        }
+    }
+
+    /// Records a desktop's time willing to run jobs (`START` true) in an absence that began
+    /// at `left` and ends at `now`.
+    fn record_desktop_held(&mut self, machine: usize, left: Time, now: Time) {
+        if let Some(from) = left.checked_add(self.config.owners.accept_after) {
+            let units = self.machines[machine].slots.len() as u32;
+            self.record_usage(machine, UsageKind::Held, from, now, units);
+        }
+    }
+
+    fn record_progress(&mut self, now: Time) {
+        self.out.progress.push(ProgressPoint {
             time: now,
-            submitted: self.submitted,
-            dispatched: self.dispatched,
+            dispatched: self.submitted,
             completed: self.completed,
         });
     }
@@ -624,72 +643,185 @@ impl<'a> Sim<'a> {
 
     /// Advertises every desktop slot's `KeyboardIdle` as of `now`.
     fn update_desktop_ads(&mut self, now: Time) {
-        for (machine, m) in self.machines.iter().enumerate() {
+        for machine in 0..self.machines.len() {
             if let Some(idle) = self.keyboard_idle(machine, now) {
-                for slot in m.slots.clone() {
+                for slot in self.machines[machine].slots.clone() {
                     self.out.slots[slot]
                         .ad
                         .insert_value(KEYBOARD_IDLE, idle.secs());
                 }
+                if let Some(p) = &mut self.machines[machine].pslot {
+                    p.ad.insert_value(KEYBOARD_IDLE, idle.secs());
+                }
             }
         }
     }
 
-    fn negotiate(&mut self, now: Time) {
+    /// The slots the negotiator may hand out this cycle: free static slots and partitionable
+    /// slots with a CPU and a dynamic slot left, in the pool and with their own `START` true
+    /// (no job can match the others).
+    fn candidates(&self) -> Vec<Candidate> {
+        let starts = |ad: &ClassAd| ad.eval_attr("Start", None) == Value::Bool(true);
+        let mut out = Vec::new();
+        for (machine, m) in self.machines.iter().enumerate() {
+            if !self.in_pool(machine) {
+                continue;
+            }
+            let free = |s: &usize| self.slot_states[*s].running.is_none();
+            match &m.pslot {
+                Some(p) => {
+                    if p.cpus > 0 && m.slots.clone().any(|s| free(&s)) && starts(&p.ad) {
+                        out.push(Candidate::Partitionable(machine));
+                    }
+                }
+                None => out.extend(
+                    m.slots
+                        .clone()
+                        .filter(|s| free(s) && starts(&self.out.slots[*s].ad))
+                        .map(Candidate::Static),
+                ),
+            }
+        }
+        out
+    }
+
+    /// Whether `job` matches `candidate` (for a partitionable slot: and its request fits what
+    /// is left), with the job's and the machine's ranks.
+    fn try_match(&self, job: usize, candidate: Candidate) -> Option<(f64, f64)> {
+        let ad = match candidate {
+            Candidate::Static(slot) => &self.out.slots[slot].ad,
+            Candidate::Partitionable(machine) => {
+                let m = &self.machines[machine];
+                let p = m.pslot.as_ref()?;
+                let (cpus, memory_mb) = request(&self.jobs[job].ad, &p.ad);
+                let room = m
+                    .slots
+                    .clone()
+                    .any(|s| self.slot_states[s].running.is_none());
+                if !room || cpus > p.cpus || memory_mb > p.memory_mb {
+                    return None;
+                }
+                &p.ad
+            }
+        };
+        let m = match_ads(&self.jobs[job].ad, ad);
+        m.matched.then_some((m.job_rank, m.machine_rank))
+    }
+
+    /// Claims `candidate` for `job`: a static slot as it is, or a dynamic slot carved out of
+    /// the partitionable slot (its ad the partitionable one's with the job's `Cpus` and
+    /// `Memory`); returns the slot the job runs on.
+    fn claim(&mut self, job: usize, candidate: Candidate) -> Option<usize> {
+        let machine = match candidate {
+            Candidate::Static(slot) => return Some(slot),
+            Candidate::Partitionable(machine) => machine,
+        };
+        let slots = self.machines[machine].slots.clone();
+        let slot = slots
+            .into_iter()
+            .find(|&s| self.slot_states[s].running.is_none())?;
+        let p = self.machines[machine].pslot.as_mut()?;
+        let (cpus, memory_mb) = request(&self.jobs[job].ad, &p.ad);
+        p.cpus -= cpus;
+        p.memory_mb -= memory_mb;
+        let mut dynamic = p.ad.clone();
+        p.ad.insert_value("Cpus", p.cpus);
+        p.ad.insert_value("Memory", p.memory_mb);
+        dynamic.insert_value("Cpus", cpus);
+        dynamic.insert_value("Memory", memory_mb);
+        dynamic.insert_value("PartitionableSlot", false);
+        dynamic.insert_value("DynamicSlot", true);
+        let name = self.out.slots[slot].ad.eval_attr("Name", None);
+        dynamic.insert_value("Name", name);
+        self.out.slots[slot].ad = dynamic;
+        self.slot_states[slot].claimed = (cpus, memory_mb);
+        Some(slot)
+    }
+
+    fn negotiate(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
         self.update_desktop_ads(now);
-        let free: Vec<usize> = (0..self.slot_states.len())
-            .filter(|&s| {
-                self.slot_states[s].running.is_none() && self.in_pool(self.slot_states[s].machine)
-            })
-            .collect();
+        let free = self.candidates();
         let mut taken = vec![false; free.len()];
         let mut dispatched = 0;
         let queued: Vec<(Time, usize)> = self.queue.iter().copied().collect();
         for key in queued {
+            if taken.iter().all(|&t| t) {
+                break;
+            }
             let job = key.1;
             let mut best: Option<(f64, f64, usize)> = None;
-            for (k, &slot) in free.iter().enumerate() {
+            for (k, &candidate) in free.iter().enumerate() {
                 if taken[k] {
                     continue;
                 }
-                let m = match_ads(&self.jobs[job].ad, &self.out.slots[slot].ad);
-                if m.matched
-                    && best.is_none_or(|(jr, mr, _)| (m.job_rank, m.machine_rank) > (jr, mr))
+                if let Some(ranks) = self.try_match(job, candidate)
+                    && best.is_none_or(|(jr, mr, _)| ranks > (jr, mr))
                 {
-                    best = Some((m.job_rank, m.machine_rank, k));
+                    best = Some((ranks.0, ranks.1, k));
                 }
             }
-            if let Some((_, _, k)) = best {
-                taken[k] = true;
-                self.queue.remove(&key);
-                self.start_run(now, job, free[k]);
-                dispatched += 1;
-            }
+            let Some((_, _, k)) = best else { continue };
+            let Some(slot) = self.claim(job, free[k]) else {
+                continue;
+            };
+            // A static slot is gone; a partitionable slot stays on offer (try_match checks
+            // what is left of it).
+            taken[k] = matches!(free[k], Candidate::Static(_));
+            self.queue.remove(&key);
+            self.start_run(now, job, slot, q)?;
+            dispatched += 1;
         }
-        self.consult_policy(now, dispatched);
+        let free_desktop_slots = free
+            .iter()
+            .zip(&taken)
+            .filter(|&(_, &t)| !t)
+            .map(|(&c, _)| self.free_desktop_capacity(c))
+            .sum();
+        self.consult_policy(now, dispatched, free_desktop_slots, q)
     }
 
-    fn consult_policy(&mut self, now: Time, dispatched: usize) {
+    /// How many more jobs a candidate on a desktop could take (0 on a cloud node).
+    fn free_desktop_capacity(&self, candidate: Candidate) -> usize {
+        match candidate {
+            Candidate::Static(s) => usize::from(self.out.slots[s].kind == MachineKind::Desktop),
+            Candidate::Partitionable(machine) => {
+                let m = &self.machines[machine];
+                match (&m.state, &m.pslot) {
+                    (MachineState::Desktop { .. }, Some(p)) => {
+                        let free = m.slots.clone();
+                        let free = free.filter(|&s| self.slot_states[s].running.is_none());
+                        free.count().min(p.cpus.max(0) as usize)
+                    }
+                    _ => 0,
+                }
+            }
+        }
+    }
+
+    fn consult_policy(
+        &mut self,
+        now: Time,
+        dispatched: usize,
+        free_desktop_slots: usize,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
         let waiting: Vec<&ClassAd> = self.queue.iter().map(|&(_, j)| &self.jobs[j].ad).collect();
         let nodes: Vec<CloudNodeView> = self
             .machines
             .iter()
             .enumerate()
             .filter_map(|(i, m)| match &m.state {
-                MachineState::Cloud {
-                    record,
-                    state,
-                    idle_since,
-                } => {
-                    let busy = m
+                MachineState::Cloud { record, state, .. } => {
+                    let jobs = m
                         .slots
                         .clone()
-                        .any(|s| self.slot_states[s].running.is_some());
+                        .filter(|&s| self.slot_states[s].running.is_some())
+                        .count() as u32;
                     let state = match state {
                         CloudState::Stopped => return None,
                         CloudState::Booting => CloudNodeState::Booting,
-                        CloudState::Up if busy => CloudNodeState::Busy,
-                        CloudState::Up => CloudNodeState::Idle { since: *idle_since },
+                        CloudState::Up if jobs > 0 => CloudNodeState::Busy { jobs },
+                        CloudState::Up => CloudNodeState::Idle,
                     };
                     Some(CloudNodeView {
                         node: NodeId(i as u32),
@@ -706,36 +838,33 @@ impl<'a> Sim<'a> {
                 dispatched,
                 waiting: &waiting,
                 cloud_nodes: &nodes,
+                free_desktop_slots,
             },
         );
-        for d in decisions {
-            match d {
-                Decision::Stop { node } => self.stop_node(now, node.index()),
-                Decision::Start {
-                    instance,
-                    count,
-                    lease,
-                } => {
-                    for _ in 0..count {
-                        self.start_node(now, instance, lease);
-                    }
-                }
-            }
-        }
+        apply(now, &decisions, &mut SimCloud { sim: self, q })
     }
 
-    fn start_node(&mut self, now: Time, instance: usize, lease: Duration) {
-        let t = self.out.instance_types[instance].clone();
+    fn start_node(
+        &mut self,
+        now: Time,
+        instance: usize,
+        lifetime: Duration,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
+        // The policy only names its own types; anything else starts nothing.
+        let Some(t) = self.out.instance_types.get(instance).cloned() else {
+            return Ok(());
+        };
         let record = self.out.cloud_nodes.len();
         let machine = self.add_machine(
             t.speed,
             MachineState::Cloud {
                 record,
                 state: CloudState::Booting,
-                idle_since: now,
+                lifetime,
             },
             MachineKind::Cloud(instance),
-            t.slots,
+            (t.slots, t.memory_mb),
             |name| t.slot_ad(name),
         );
         self.out.cloud_nodes.push(CloudNodeRecord {
@@ -745,19 +874,32 @@ impl<'a> Sim<'a> {
             ready: None,
             stopped: Time::MAX,
         });
-        self.at(now.saturating_add(t.spin_up), Ev::Ready { machine });
-        self.at(now.saturating_add(lease), Ev::LeaseEnd { machine });
+        schedule_within(
+            q,
+            now,
+            t.spin_up,
+            self.config.horizon,
+            Ev::Ready { machine },
+        )
     }
 
     fn stop_node(&mut self, now: Time, machine: usize) {
-        let MachineState::Cloud { record, state, .. } = &mut self.machines[machine].state else {
+        let Some(MachineState::Cloud { record, state, .. }) =
+            self.machines.get_mut(machine).map(|m| &mut m.state)
+        else {
             return;
         };
         if *state == CloudState::Stopped {
             return;
         }
         *state = CloudState::Stopped;
-        self.out.cloud_nodes[*record].stopped = now;
+        let record = *record;
+        self.out.cloud_nodes[record].stopped = now;
+        let (requested, units) = (
+            self.out.cloud_nodes[record].requested,
+            self.machines[machine].slots.len() as u32,
+        );
+        self.record_usage(machine, UsageKind::Held, requested, now, units);
         for slot in self.machines[machine].slots.clone() {
             if self.slot_states[slot].running.is_some() {
                 self.end_run(now, slot, RunEnd::NodeStopped);
@@ -765,69 +907,132 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn owner_change(&mut self, now: Time, desktop: usize) {
+    fn owner_change(
+        &mut self,
+        now: Time,
+        desktop: usize,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
         let owners = self.config.owners;
+        let horizon = self.config.horizon;
         let MachineState::Desktop {
             owner_busy,
             since,
+            epoch,
             rng,
         } = &mut self.machines[desktop].state
         else {
-            return;
+            return Ok(());
         };
         *owner_busy = !*owner_busy;
-        *since = now;
-        let busy = *owner_busy;
-        let next = if busy { owners.busy } else { owners.idle }.sample(rng);
-        self.at(now.saturating_add(next), Ev::Owner { desktop });
+        let left = std::mem::replace(since, now);
+        *epoch += 1;
+        let (busy, epoch) = (*owner_busy, *epoch);
+        let next = if busy { owners.busy } else { owners.idle }.sample(rng.as_mut());
+        if busy {
+            self.record_desktop_held(desktop, left, now);
+        }
+        self.out.owner_changes.push(OwnerChange {
+            time: now,
+            desktop,
+            busy,
+        });
+        schedule_within(q, now, next, horizon, Ev::Owner { desktop })?;
+        if !busy {
+            let ev = Ev::Continue { desktop, epoch };
+            return schedule_within(q, now, owners.continue_after, horizon, ev);
+        }
         for slot in self.machines[desktop].slots.clone() {
             if self.slot_states[slot].running.is_none() {
                 continue;
             }
-            match (busy, self.config.owner_return) {
-                (true, OwnerReturn::Vacate(_)) => self.end_run(now, slot, RunEnd::Evicted),
-                (true, OwnerReturn::Suspend { max_suspension, .. }) => {
-                    self.suspend(now, slot, max_suspension)
+            match self.config.owner_return {
+                OwnerReturn::Vacate(_) => self.end_run(now, slot, RunEnd::Evicted),
+                OwnerReturn::Suspend { max_suspension, .. } => {
+                    self.suspend(now, slot, max_suspension, q)?
                 }
-                (false, _) => self.resume(now, slot),
             }
         }
+        Ok(())
+    }
+
+    /// Resumes the desktop's suspended jobs if its owner is still away since the departure
+    /// that scheduled this (HTCondor's `CONTINUE`).
+    fn continue_jobs(
+        &mut self,
+        now: Time,
+        desktop: usize,
+        epoch: u64,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
+        let m = &self.machines[desktop];
+        if !matches!(m.state, MachineState::Desktop { epoch: e, owner_busy: false, .. } if e == epoch)
+        {
+            return Ok(());
+        }
+        for slot in m.slots.clone() {
+            let s = &mut self.slot_states[slot];
+            let (Some(job), Some(since)) = (s.running, s.suspended_since.take()) else {
+                continue;
+            };
+            s.suspended += now - since;
+            self.run_from(now, job, slot, Duration::ZERO, q)?;
+        }
+        Ok(())
+    }
+
+    /// The work done since the current stretch began, reference seconds.
+    fn stretch_work(&self, now: Time, slot: usize) -> f64 {
+        let s = &self.slot_states[slot];
+        let ran = (now - s.resumed - s.transfer).secs().max(0);
+        ran as f64 * self.machines[s.machine].speed
     }
 
     /// Pauses the job on `slot`: its progress so far is kept with it, its completion is
     /// cancelled, and it is vacated `max_suspension` from now unless resumed first.
-    fn suspend(&mut self, now: Time, slot: usize, max_suspension: Duration) {
-        let s = &mut self.slot_states[slot];
-        let Some(job) = s.running else { return };
-        if s.suspended_since.is_some() {
-            return;
+    fn suspend(
+        &mut self,
+        now: Time,
+        slot: usize,
+        max_suspension: Duration,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
+        let Some(job) = self.slot_states[slot].running else {
+            return Ok(());
+        };
+        if self.slot_states[slot].suspended_since.is_some() {
+            return Ok(());
         }
-        let speed = self.machines[s.machine].speed;
+        let done = self.stretch_work(now, slot);
         let remaining = &mut self.remaining_s[job];
-        *remaining = (*remaining - (now - s.resumed).secs() as f64 * speed).max(f64::MIN_POSITIVE);
+        *remaining = (*remaining - done).max(f64::MIN_POSITIVE);
+        let (machine, resumed) = (
+            self.slot_states[slot].machine,
+            self.slot_states[slot].resumed,
+        );
+        self.record_usage(machine, UsageKind::Busy, resumed, now, 1);
+        let s = &mut self.slot_states[slot];
         s.suspended_since = Some(now);
         s.suspensions += 1;
         s.epoch += 1;
         let epoch = s.epoch;
         self.out.jobs[job].suspensions += 1;
-        self.at(
-            now.saturating_add(max_suspension),
-            Ev::SuspendLimit { slot, epoch },
-        );
+        let ev = Ev::SuspendLimit { slot, epoch };
+        schedule_within(q, now, max_suspension, self.config.horizon, ev)
     }
 
-    /// Resumes the suspended job on `slot`, if there is one.
-    fn resume(&mut self, now: Time, slot: usize) {
-        let s = &mut self.slot_states[slot];
-        let (Some(job), Some(since)) = (s.running, s.suspended_since.take()) else {
-            return;
-        };
-        s.suspended += now - since;
-        self.run_from(now, job, slot);
-    }
-
-    fn start_run(&mut self, now: Time, job: usize, slot: usize) {
+    fn start_run(
+        &mut self,
+        now: Time,
+        job: usize,
+        slot: usize,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
         let keyboard_idle = self.keyboard_idle(self.slot_states[slot].machine, now);
+        let transfer = match keyboard_idle {
+            None => self.config.cloud_transfer,
+            Some(_) => Duration::ZERO,
+        };
         let s = &mut self.slot_states[slot];
         s.keyboard_idle = keyboard_idle;
         s.running = Some(job);
@@ -836,50 +1041,75 @@ impl<'a> Sim<'a> {
         s.suspensions = 0;
         s.suspended = Duration::ZERO;
         let record = &mut self.out.jobs[job];
-        if record.first_start.is_none() {
-            record.first_start = Some(now);
-            self.dispatched += 1;
-        }
-        self.run_from(now, job, slot);
+        record.first_start.get_or_insert(now);
+        record.last_start = Some(now);
+        self.run_from(now, job, slot, transfer, q)
     }
 
-    /// Lets `job` run on `slot` from `now` until its remaining work is done.
-    fn run_from(&mut self, now: Time, job: usize, slot: usize) {
+    /// Lets `job` run on `slot` from `now`, after `transfer`, until its remaining work is done.
+    fn run_from(
+        &mut self,
+        now: Time,
+        job: usize,
+        slot: usize,
+        transfer: Duration,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
         let s = &mut self.slot_states[slot];
         s.resumed = now;
+        s.transfer = transfer;
         s.epoch += 1;
         let epoch = s.epoch;
         let speed = self.machines[s.machine].speed;
-        let run = (self.remaining_s[job] / speed).ceil().max(1.0) as i64;
-        self.at(
-            now.saturating_add(Duration(run)),
+        let run = (self.remaining_s[job] / speed).ceil().max(1.0);
+        // Work is finite and > 0 (admission) and speed >= its validated minimum; a run
+        // longer than i64 seconds ends after any horizon and is simply not scheduled.
+        let run = if run < i64::MAX as f64 {
+            Duration(run as i64)
+        } else {
+            Duration(i64::MAX)
+        };
+        let total = transfer.checked_add(run).unwrap_or(Duration(i64::MAX));
+        schedule_within(
+            q,
+            now,
+            total,
+            self.config.horizon,
             Ev::Finish { slot, epoch },
-        );
-    }
-
-    fn finish_run(&mut self, now: Time, slot: usize, epoch: u64) {
-        let s = &self.slot_states[slot];
-        if s.epoch == epoch && s.running.is_some() && s.suspended_since.is_none() {
-            self.end_run(now, slot, RunEnd::Completed);
-        }
+        )
     }
 
     /// Ends the job's stay on `slot`: completes the job, or requeues it with its progress
     /// (checkpoint) or without (restart after an owner's return).
     fn end_run(&mut self, now: Time, slot: usize, outcome: RunEnd) {
-        let s = &mut self.slot_states[slot];
-        let Some(job) = s.running.take() else {
+        let Some(job) = self.slot_states[slot].running else {
             return;
         };
-        let machine = s.machine;
         // Progress since the last resumption; a suspended job's was kept when it paused.
-        let ran = match s.suspended_since.take() {
-            Some(since) => {
-                s.suspended += now - since;
-                Duration::ZERO
+        let done = match self.slot_states[slot].suspended_since {
+            Some(_) => 0.0,
+            None => {
+                let (machine, resumed) = (
+                    self.slot_states[slot].machine,
+                    self.slot_states[slot].resumed,
+                );
+                self.record_usage(machine, UsageKind::Busy, resumed, now, 1);
+                self.stretch_work(now, slot)
             }
-            None => now - s.resumed,
         };
+        let s = &mut self.slot_states[slot];
+        s.running = None;
+        let (cpus, memory_mb) = std::mem::take(&mut s.claimed);
+        let partitionable = self.machines[s.machine].pslot.is_some();
+        if let Some(p) = &mut self.machines[s.machine].pslot {
+            p.cpus += cpus;
+            p.memory_mb += memory_mb;
+            p.ad.insert_value("Cpus", p.cpus);
+            p.ad.insert_value("Memory", p.memory_mb);
+        }
+        if let Some(since) = s.suspended_since.take() {
+            s.suspended += now - since;
+        }
         s.epoch += 1;
         self.out.placements.push(Placement {
             job,
@@ -889,19 +1119,25 @@ impl<'a> Sim<'a> {
             keyboard_idle: s.keyboard_idle,
             suspensions: s.suspensions,
             suspended: s.suspended,
+            transfer: s.transfer.min(now - s.started),
+            dynamic_slot: partitionable.then_some((cpus, memory_mb)),
             outcome,
         });
-        let speed = self.machines[machine].speed;
-        let remaining = &mut self.remaining_s[job];
-        let record = &mut self.out.jobs[job];
         let keep_progress = match (outcome, self.config.owner_return) {
             (RunEnd::Completed | RunEnd::Unfinished | RunEnd::NodeStopped, _) => true,
             (_, OwnerReturn::Vacate(e) | OwnerReturn::Suspend { then: e, .. }) => {
                 e == Eviction::Checkpoint
             }
         };
+        if !keep_progress && let Some(stay) = self.out.placements.last().copied() {
+            let machine = self.slot_states[slot].machine;
+            let lost = stay.start.checked_add(stay.running()).unwrap_or(stay.end);
+            self.record_usage(machine, UsageKind::Wasted, stay.start, lost, 1);
+        }
+        let remaining = &mut self.remaining_s[job];
+        let record = &mut self.out.jobs[job];
         *remaining = if keep_progress {
-            (*remaining - ran.secs() as f64 * speed).max(f64::MIN_POSITIVE)
+            (*remaining - done).max(f64::MIN_POSITIVE)
         } else {
             self.jobs[job].work_s
         };
@@ -911,6 +1147,7 @@ impl<'a> Sim<'a> {
                 record.end = Some(now);
                 record.completed_on = Some(self.out.slots[slot].kind);
                 self.completed += 1;
+                self.record_progress(now);
             }
             RunEnd::Evicted | RunEnd::SuspensionExpired | RunEnd::NodeStopped => {
                 if outcome == RunEnd::NodeStopped {
@@ -922,54 +1159,5 @@ impl<'a> Sim<'a> {
             }
             RunEnd::Unfinished => {}
         }
-        let idle = self.machines[machine]
-            .slots
-            .clone()
-            .all(|s| self.slot_states[s].running.is_none());
-        if let MachineState::Cloud { idle_since, .. } = &mut self.machines[machine].state
-            && idle
-        {
-            *idle_since = now;
-        }
     }
 }
-
-impl SimConfig {
-    /// The calibrated pool of the paper's experiments with capital `c`: ten single-slot
-    /// reference desktops (4 and 8 GB), owners busy and idle for log-normal periods
-    /// ([`PAPER_OWNERS`]), checkpointing evictions, a negotiation cycle every 20 s, the
-    /// default capital table ([`AlbatrossConfig::paper`]), progress sampled every 1000 s,
-    /// and a run that may go one day past the paper's 100,000 s.
-    pub fn paper(c: Capital) -> SimConfig {
-        SimConfig {
-            desktops: (0..10)
-                .map(|i| DesktopSpec {
-                    slots: 1,
-                    memory_mb: if i % 2 == 0 { 4096 } else { 8192 },
-                    speed: 1.0,
-                })
-                .collect(),
-            owners: PAPER_OWNERS,
-            owner_return: OwnerReturn::Vacate(Eviction::Checkpoint),
-            policy: AlbatrossConfig::paper(c),
-            negotiation_interval: Duration::from_secs(20),
-            sample_interval: Duration::from_secs(1000),
-            until: Time(100_000) + Duration::from_hours(24),
-            seed: 0,
-        }
-    }
-}
-
-/// The owners of [`SimConfig::paper`]: busy for 60 minutes and away for 20 on average
-/// (log-normal, cv 0.5), desktops accepting jobs after 10 idle minutes.
-pub const PAPER_OWNERS: OwnerActivity = OwnerActivity {
-    busy: PeriodModel::LogNormal {
-        mean: Duration::from_mins(60),
-        cv: 0.5,
-    },
-    idle: PeriodModel::LogNormal {
-        mean: Duration::from_mins(20),
-        cv: 0.5,
-    },
-    accept_after: Duration::from_mins(10),
-};

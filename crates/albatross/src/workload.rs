@@ -2,11 +2,14 @@
 //! every five minutes, of varying length and size).
 //!
 //! [`WorkloadModel::generate`] submits a job every [`WorkloadModel::interarrival`] from time 0
-//! until the horizon. Each job's work (seconds on the reference desktop, speed 1.0) is
-//! log-normal with the configured mean and coefficient of variation; its memory request is
-//! drawn uniformly from [`WorkloadModel::memory_mb`]; with probability
-//! [`WorkloadModel::cloud_forbidden`] it forbids cloud execution (a job with a large input
-//! that must stay on the campus network). Its ad is
+//! until the horizon (§V: "generating random jobs to dispatch ... every 5 minutes"). Each job's
+//! work (seconds on one reference vCPU, speed 1.0) is log-normal with the configured mean and
+//! coefficient of variation; its memory request is drawn uniformly from
+//! [`WorkloadModel::memory_mb`]; with probability [`WorkloadModel::cloud_forbidden`] it forbids
+//! cloud execution (§IV-F: a job with a large input may opt out of AWS). Each kind of draw has
+//! its own named random stream (`job-work`, `job-memory`, `job-cloud`, see
+//! [`cosched_core::SeedStreams`]), so changing one distribution leaves the others' draws alone.
+//! Its ad is
 //!
 //! ```text
 //! [ RequestMemory = 2048; WorkSeconds = 183;
@@ -18,9 +21,9 @@
 
 use crate::classad::ClassAd;
 use crate::pool::constant_expr;
-use cosched_core::{Duration, JobId, ParamError, Time};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use cosched_core::workload::admit::Admissible;
+use cosched_core::{Duration, JobId, ParamError, SeedStreams, Time};
+use rand::RngExt;
 use rand_distr::{Distribution, LogNormal};
 
 /// `Requirements` of a job that may run anywhere its memory fits.
@@ -72,6 +75,19 @@ impl Job {
     }
 }
 
+impl Admissible for Job {
+    fn id(&self) -> JobId {
+        self.id
+    }
+    fn submit(&self) -> Time {
+        self.submit
+    }
+    /// Finite work > 0 submitted at or after time 0.
+    fn is_valid(&self) -> bool {
+        self.work_s.is_finite() && self.work_s > 0.0 && self.submit >= Time::ZERO
+    }
+}
+
 /// The synthetic workload (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadModel {
@@ -88,16 +104,18 @@ pub struct WorkloadModel {
 }
 
 impl WorkloadModel {
-    /// The calibrated workload of the paper's experiments: a job every 5 minutes, work
-    /// log-normal with mean 60 reference seconds and cv 0.65, memory 1, 2 or 4 GB, and 2 % of
-    /// the jobs forbidding the cloud.
+    /// The paper's workload: a job every 5 minutes (§V). Job work is log-normal with mean
+    /// [`CALIBRATED_MEAN_WORK_S`] and cv [`CALIBRATED_WORK_CV`], **calibrated on the paper's
+    /// no-Albatross baseline only** (Fig. 1: run time 261.15 ± 170.82 s, see
+    /// [`crate::sim::SimConfig::paper`]). Memory requests 256 or 512 MB and no job forbidding
+    /// the cloud are ours (the paper gives neither; every job fits a t2.micro's 1 GiB).
     pub fn paper() -> WorkloadModel {
         WorkloadModel {
             interarrival: Duration::from_mins(5),
-            mean_work_s: 60.0,
-            work_cv: 0.65,
-            memory_mb: vec![1024, 2048, 4096],
-            cloud_forbidden: 0.02,
+            mean_work_s: CALIBRATED_MEAN_WORK_S,
+            work_cv: CALIBRATED_WORK_CV,
+            memory_mb: vec![256, 512],
+            cloud_forbidden: 0.0,
         }
     }
 
@@ -136,21 +154,37 @@ impl WorkloadModel {
         )
     }
 
-    /// The jobs submitted in `[0, horizon)`, deterministic for `seed`.
-    pub fn generate(&self, horizon: Duration, seed: u64) -> Result<Vec<Job>, ParamError> {
+    /// The jobs submitted in `[0, horizon)`, drawn from `streams` (see the module docs).
+    /// The job count is `ceil(horizon / interarrival)`: checked against `max_jobs` before
+    /// anything is allocated.
+    pub fn generate(
+        &self,
+        horizon: Duration,
+        streams: SeedStreams,
+        max_jobs: u64,
+    ) -> Result<Vec<Job>, ParamError> {
         self.validate()?;
         let work = LogNormal::from_mean_cv(self.mean_work_s, self.work_cv)
             .map_err(|_| ParamError::new("work_cv", self.work_cv, "no log-normal of this shape"))?;
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let n = (horizon.secs().max(0) + self.interarrival.secs() - 1) / self.interarrival.secs();
+        let step = self.interarrival.secs();
+        let n = (horizon.secs().max(0) as u64).div_ceil(step as u64) as i64;
+        ParamError::check(
+            u64::try_from(n).is_ok_and(|n| n <= max_jobs),
+            "horizon",
+            horizon,
+            "gives more jobs than the allowed maximum",
+        )?;
+        let mut work_rng = streams.stream("job-work", 0);
+        let mut memory_rng = streams.stream("job-memory", 0);
+        let mut cloud_rng = streams.stream("job-cloud", 0);
         Ok((0..n)
             .map(|i| {
-                let work_s = work.sample(&mut rng).max(1.0);
-                let memory = self.memory_mb[rng.random_range(0..self.memory_mb.len())];
-                let cloud_allowed = rng.random::<f64>() >= self.cloud_forbidden;
+                let work_s = work.sample(&mut work_rng).max(1.0);
+                let memory = self.memory_mb[memory_rng.random_range(0..self.memory_mb.len())];
+                let cloud_allowed = cloud_rng.random::<f64>() >= self.cloud_forbidden;
                 Job::new(
                     JobId(i as u64),
-                    Time(i * self.interarrival.secs()),
+                    Time(i * step),
                     work_s,
                     memory,
                     cloud_allowed,
@@ -159,6 +193,12 @@ impl WorkloadModel {
             .collect())
     }
 }
+
+/// Mean job work (reference seconds), calibrated on the no-Albatross baseline (Fig. 1) by the
+/// `albatross_calibrate` example.
+pub const CALIBRATED_MEAN_WORK_S: f64 = 215.0;
+/// Coefficient of variation of the job work, calibrated with [`CALIBRATED_MEAN_WORK_S`].
+pub const CALIBRATED_WORK_CV: f64 = 0.65;
 
 #[cfg(test)]
 mod tests {
@@ -177,7 +217,9 @@ mod tests {
 
     #[test]
     fn one_job_per_interarrival_with_the_documented_ads() {
-        let jobs = model().generate(Duration(3000), 7).unwrap();
+        let jobs = model()
+            .generate(Duration(3000), SeedStreams::new(7), 100)
+            .unwrap();
         assert_eq!(jobs.len(), 10);
         assert_eq!(jobs[3].submit, Time(900));
         let cloud: ClassAd = "[ Memory = 4096; IsCloud = true; Requirements = true ]"
@@ -195,7 +237,9 @@ mod tests {
             "{allowed} of 10 may use the cloud"
         );
         assert!(jobs.iter().all(|j| symmetric_match(&j.ad, &desk)));
-        let again = model().generate(Duration(3000), 7).unwrap();
+        let again = model()
+            .generate(Duration(3000), SeedStreams::new(7), 100)
+            .unwrap();
         assert!(jobs.iter().zip(&again).all(|(a, b)| a.work_s == b.work_s));
     }
 
@@ -204,11 +248,15 @@ mod tests {
         let mut m = model();
         m.cloud_forbidden = 1.5;
         assert_eq!(
-            m.generate(Duration(10), 1).unwrap_err().name,
+            m.generate(Duration(10), SeedStreams::new(1), 10)
+                .unwrap_err()
+                .name,
             "cloud_forbidden"
         );
         let mut m = model();
         m.interarrival = Duration(0);
         assert_eq!(m.validate().unwrap_err().name, "interarrival");
+        let huge = model().generate(Duration(i64::MAX), SeedStreams::new(1), 1_000_000);
+        assert_eq!(huge.unwrap_err().name, "horizon");
     }
 }

@@ -3,14 +3,16 @@
 //! time and only where both `Requirements` (including the desktop's `START` on
 //! `KeyboardIdle`) were true at dispatch; every job completes exactly once across evictions,
 //! suspensions, lease ends and checkpoints, and only after enough work; the cloud bill is the
-//! sum of instance-hours × price; capital 0 starts no node; runs are deterministic.
+//! sum of instance-hours × price and jobs on a cloud node run only while it is in the pool;
+//! capital 0 starts no node; runs are deterministic; the environment (owners, arrivals) is
+//! the same whichever policy runs; nothing happens past the horizon.
 
 use cosched_albatross::classad::{Value, match_ads};
 use cosched_albatross::policy::{Capital, Sizing};
 use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::sim::{MachineKind, RunEnd, SimConfig, SimOutcome, simulate};
 use cosched_albatross::workload::{Job, WorkloadModel};
-use cosched_core::{Duration, Time};
+use cosched_core::{Duration, SeedStreams, Time};
 use proptest::prelude::*;
 
 /// A small pool with busy owners, short leases and every job able to run on a desktop.
@@ -24,6 +26,7 @@ struct Scenario {
     interarrival_s: i64,
     cloud_forbidden: f64,
     seed: u64,
+    partitionable: bool,
 }
 
 /// The four owner-return modes; suspensions limited to 0 s .. 1 h.
@@ -48,8 +51,9 @@ prop_compose! {
         interarrival_s in 60i64..600,
         cloud_forbidden in 0.0f64..0.5,
         seed in any::<u64>(),
+        partitionable in any::<bool>(),
     ) -> Scenario {
-        Scenario { capital, desktops, owner_return, fit, lease_s, interarrival_s, cloud_forbidden, seed }
+        Scenario { capital, desktops, owner_return, fit, lease_s, interarrival_s, cloud_forbidden, seed, partitionable }
     }
 }
 
@@ -71,19 +75,23 @@ fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
     };
     let mut tiers = config.policy.table.tiers().to_vec();
     for t in &mut tiers {
-        t.lease = Duration(s.lease_s);
+        t.lifetime = Duration(s.lease_s);
     }
     config.policy.table =
         cosched_albatross::policy::CapitalTable::new(tiers, config.policy.instance_types.len())
             .unwrap();
     config.seed = s.seed;
-    config.until = Time(10_000) + Duration::from_hours(24 * 30);
+    config.partitionable = s.partitionable;
+    config.horizon = Time(10_000) + Duration::from_hours(24 * 30);
     let workload = WorkloadModel {
         interarrival: Duration(s.interarrival_s),
         cloud_forbidden: s.cloud_forbidden,
+        mean_work_s: 60.0,
         ..WorkloadModel::paper()
     };
-    let jobs = workload.generate(Duration(10_000), s.seed).unwrap();
+    let jobs = workload
+        .generate(Duration(10_000), SeedStreams::new(s.seed), 10_000)
+        .unwrap();
     let out = simulate(&config, &jobs).unwrap();
     (config, jobs, out)
 }
@@ -174,6 +182,8 @@ fn check_no_job_lost(s: &Scenario, jobs: &[Job], out: &SimOutcome) -> Result<(),
         prop_assert_eq!(last.outcome, RunEnd::Completed);
         prop_assert_eq!(record.end, Some(last.end));
         prop_assert_eq!(record.first_start, Some(runs[0].start));
+        prop_assert_eq!(record.last_start, Some(last.start));
+        prop_assert_eq!(record.runtime(), Some(last.end - last.start));
         let interruptions = runs
             .iter()
             .filter(|p| p.outcome != RunEnd::Completed)
@@ -232,10 +242,11 @@ proptest! {
         check_no_job_lost(&s, &jobs, &out)?;
     }
 
-    /// The bill is Σ instance-hours × price over the nodes; no node outlives its lease; with
-    /// capital 0 no node starts and nothing runs in the cloud.
+    /// The bill is Σ instance-hours × price over the nodes; no node stays longer than its
+    /// spin-up plus lifetime; every stay on a cloud slot lies within its node's time in the
+    /// pool; with capital 0 no node starts and nothing runs in the cloud.
     #[test]
-    fn cloud_cost_and_capital_zero(s in scenario()) {
+    fn cloud_nodes_and_capital_zero(s in scenario()) {
         let (config, _, out) = run(&s);
         let bill: f64 = out
             .cloud_nodes
@@ -244,7 +255,16 @@ proptest! {
             .sum();
         prop_assert!((out.cloud_cost - bill).abs() <= 1e-9 * bill.max(1.0));
         for n in &out.cloud_nodes {
-            prop_assert!(n.requested <= n.stopped && n.stopped <= n.requested + Duration(s.lease_s));
+            let spin_up = out.instance_types[n.instance].spin_up;
+            prop_assert!(n.requested <= n.stopped);
+            prop_assert!(n.stopped.secs() <= n.requested.secs().saturating_add(spin_up.secs()).saturating_add(s.lease_s));
+        }
+        for p in &out.placements {
+            let slot = &out.slots[p.slot];
+            if let MachineKind::Cloud(_) = slot.kind {
+                let node = out.cloud_nodes.iter().find(|n| n.node == slot.node).unwrap();
+                prop_assert!(node.ready.is_some_and(|r| r <= p.start) && p.end <= node.stopped);
+            }
         }
         if s.capital == 0.0 {
             prop_assert!(out.cloud_nodes.is_empty());
@@ -253,6 +273,42 @@ proptest! {
         }
         prop_assert_eq!(out.slots.len(), config.desktops.len() + out.cloud_nodes.iter()
             .map(|n| out.instance_types[n.instance].slots as usize).sum::<usize>());
+    }
+
+    /// The node-seconds ledger agrees with the stays: busy slot-seconds are the stays' spans
+    /// without suspensions, per pool; wasted never exceeds busy; cloud busy never exceeds
+    /// cloud held.
+    #[test]
+    fn the_usage_ledger_agrees_with_the_stays(s in scenario()) {
+        use cosched_core::Pool;
+        use cosched_core::usage::UsageKind;
+        let (_, _, out) = run(&s);
+        let busy = |cloud: bool| out.placements.iter()
+            .filter(|p| (out.slots[p.slot].kind != MachineKind::Desktop) == cloud)
+            .map(|p| i128::from((p.end - p.start - p.suspended).secs()))
+            .sum::<i128>();
+        prop_assert_eq!(out.usage.total(Pool::Cloud, UsageKind::Busy), busy(true));
+        prop_assert_eq!(out.usage.total(Pool::Volunteer, UsageKind::Busy), busy(false));
+        for pool in [Pool::Cloud, Pool::Volunteer] {
+            prop_assert!(out.usage.total(pool, UsageKind::Wasted) <= out.usage.total(pool, UsageKind::Busy));
+        }
+        prop_assert!(out.usage.total(Pool::Cloud, UsageKind::Busy) <= out.usage.total(Pool::Cloud, UsageKind::Held));
+    }
+
+    /// The environment is the policy's input, never its output: the owners' arrivals and
+    /// departures and the submissions are identical without Albatross and at any capital.
+    #[test]
+    fn the_environment_is_the_same_whatever_the_policy(s in scenario(), c in 0.01f64..=1.0) {
+        let (_, jobs_a, a) = run(&Scenario { capital: 0.0, ..s.clone() });
+        let (_, jobs_b, b) = run(&Scenario { capital: c, ..s });
+        prop_assert_eq!(&a.owner_changes, &b.owner_changes);
+        let submits = |jobs: &[Job]| jobs.iter().map(|j| (j.id, j.submit, j.work_s.to_bits())).collect::<Vec<_>>();
+        prop_assert_eq!(submits(&jobs_a), submits(&jobs_b));
+        let arrivals = |o: &SimOutcome| o.progress.windows(2)
+            .filter(|w| w[1].dispatched > w[0].dispatched)
+            .map(|w| (w[1].time, w[1].dispatched))
+            .collect::<Vec<_>>();
+        prop_assert_eq!(arrivals(&a), arrivals(&b));
     }
 }
 
@@ -285,6 +341,7 @@ fn every_owner_return_mode_keeps_the_invariants() {
                 interarrival_s: 300,
                 cloud_forbidden: 0.1,
                 seed,
+                partitionable: false,
             };
             let (_, jobs, out) = run(&s);
             check_exclusive_and_matched(&s, &jobs, &out).unwrap();
@@ -325,6 +382,7 @@ fn runs_are_deterministic_for_a_seed() {
         interarrival_s: 60,
         cloud_forbidden: 0.2,
         seed: 11,
+        partitionable: false,
     };
     let (_, _, a) = run(&s);
     let (_, _, b) = run(&s);
@@ -342,23 +400,51 @@ fn runs_are_deterministic_for_a_seed() {
     );
 }
 
+/// §V on the paper's pool, one seed: without Albatross the pool is starved (most jobs do not
+/// complete within 100,000 s); capital 0.25 completes many more; nothing is counted past the
+/// horizon and the final progress point is at the horizon.
 #[test]
-fn albatross_cuts_completion_time_on_the_paper_pool() {
+fn the_paper_pool_is_starved_and_albatross_relieves_it() {
     let jobs = WorkloadModel::paper()
-        .generate(Duration(30_000), 1)
+        .generate(Duration(100_000), SeedStreams::new(3), 1000)
         .unwrap();
-    let mean = |c: f64| {
-        let out = simulate(&SimConfig::paper(Capital::new(c).unwrap()), &jobs).unwrap();
-        (out.completion_stats().unwrap().0, out.cloud_cost)
+    let run = |c: f64| {
+        let mut config = SimConfig::paper(Capital::new(c).unwrap());
+        config.seed = 3;
+        simulate(&config, &jobs).unwrap()
     };
-    let (none, free) = mean(0.0);
-    let (some, cost) = mean(0.75);
-    assert_eq!(free, 0.0);
+    let (none, some) = (run(0.0), run(0.25));
+    assert_eq!(none.cloud_cost, 0.0);
     assert!(
-        some < none / 2.0,
-        "capital 0.75: {some:.1} s against {none:.1} s without"
+        none.final_progress() < 0.3,
+        "starved: {}",
+        none.final_progress()
     );
-    assert!(cost > 0.0);
+    assert!(some.final_progress() > 2.0 * none.final_progress());
+    for out in [&none, &some] {
+        let last = out.progress.last().unwrap();
+        assert_eq!(last.time, Time(100_000));
+        assert_eq!(last.dispatched, jobs.len());
+        assert!(
+            out.jobs
+                .iter()
+                .all(|j| j.end.is_none_or(|e| e <= Time(100_000)))
+        );
+        assert!(out.cloud_nodes.iter().all(|n| n.stopped <= Time(100_000)));
+        assert!(out.runtime_stats().unwrap().n == last.completed);
+    }
+}
+
+/// Duplicate job ids are a typed error; invalid jobs are counted and left out.
+#[test]
+fn admission_rejects_duplicates_and_counts_invalid_jobs() {
+    let config = SimConfig::paper(Capital::ZERO);
+    let ok = Job::new(cosched_core::JobId(1), Time(0), 10.0, 256, true);
+    let mut bad = Job::new(cosched_core::JobId(2), Time(0), 10.0, 256, true);
+    bad.work_s = f64::NAN;
+    let out = simulate(&config, &[ok.clone(), bad]).unwrap();
+    assert_eq!((out.jobs.len(), out.invalid_jobs), (1, 1));
+    assert!(simulate(&config, &[ok.clone(), ok]).is_err());
 }
 
 /// A suspension limit longer than any run (valid: `>= 0`) never fires and does not overflow
@@ -379,6 +465,7 @@ fn an_unbounded_suspension_limit_does_not_overflow() {
             interarrival_s: 60,
             cloud_forbidden: 0.0,
             seed,
+            partitionable: false,
         };
         let (_, jobs, out) = run(&s);
         check_exclusive_and_matched(&s, &jobs, &out).unwrap();
@@ -402,9 +489,181 @@ fn an_unbounded_lease_does_not_overflow() {
         interarrival_s: 60,
         cloud_forbidden: 0.0,
         seed: 4,
+        partitionable: false,
     };
     let (_, jobs, out) = run(&s);
     check_exclusive_and_matched(&s, &jobs, &out).unwrap();
     check_no_job_lost(&s, &jobs, &out).unwrap();
     assert!(!out.cloud_nodes.is_empty(), "the policy starts nodes");
+}
+
+/// A burstable node without credits runs out as soon as it computes; the paper's t2 ladder
+/// never does on the paper's pool (the simulator's full-speed vCPUs are then exact).
+#[test]
+fn credit_exhaustion_is_detected_and_absent_on_the_paper_pool() {
+    let jobs = WorkloadModel::paper()
+        .generate(Duration(20_000), SeedStreams::new(2), 1000)
+        .unwrap();
+    let mut config = SimConfig::paper(Capital::new(0.75).unwrap());
+    config.horizon = Time(20_000);
+    config.seed = 2;
+    let out = simulate(&config, &jobs).unwrap();
+    assert!(!out.cloud_nodes.is_empty());
+    assert_eq!(out.nodes_out_of_credit(), 0);
+    for t in &mut config.policy.instance_types {
+        t.credits = Some(cosched_albatross::pool::BurstCredits {
+            launch: 0.0,
+            earned_per_hour: 0.0,
+        });
+    }
+    let starved = simulate(&config, &jobs).unwrap();
+    let busy = starved
+        .cloud_nodes
+        .iter()
+        .filter(|n| {
+            starved
+                .placements
+                .iter()
+                .any(|p| starved.slots[p.slot].node == n.node && p.end > p.start)
+        })
+        .count();
+    assert!(busy > 0);
+    assert_eq!(starved.nodes_out_of_credit(), busy);
+}
+
+/// Halving the desktops' speed and the jobs' work leaves the no-Albatross run unchanged (up to
+/// rounding of run times to whole seconds): the baseline cannot identify desktop speed.
+#[test]
+fn the_baseline_is_invariant_under_desktop_speed_and_work_scaled_together() {
+    let run = |speed: f64| {
+        let model = WorkloadModel {
+            mean_work_s: WorkloadModel::paper().mean_work_s * speed,
+            ..WorkloadModel::paper()
+        };
+        let jobs = model
+            .generate(Duration(100_000), SeedStreams::new(4), 1000)
+            .unwrap();
+        let mut config = SimConfig::paper(Capital::ZERO);
+        config.seed = 4;
+        for d in &mut config.desktops {
+            d.speed = speed;
+        }
+        simulate(&config, &jobs).unwrap()
+    };
+    let (a, b) = (run(1.0), run(0.5));
+    assert_eq!(a.owner_changes, b.owner_changes);
+    let (sa, sb) = (a.runtime_stats().unwrap(), b.runtime_stats().unwrap());
+    assert!(sa.n.abs_diff(sb.n) <= 1, "{} vs {} completed", sa.n, sb.n);
+    assert!((sa.mean_s - sb.mean_s).abs() < 0.05 * sa.mean_s);
+}
+
+/// Partitionable slots: a job takes a dynamic slot of its own size, so a 3 GB job runs on a
+/// t2.medium (2 vCPU, 4 GiB) whose static slots hold 2 GiB each; two 1.5 GB jobs share it at
+/// once; the partitionable slot gets its resources back when they leave.
+#[test]
+fn partitionable_slots_fit_jobs_static_slots_cannot() {
+    let run = |partitionable: bool, memory: &[u32]| {
+        let mut config = SimConfig::paper(Capital::new(0.75).unwrap());
+        config.desktops.clear();
+        config.partitionable = partitionable;
+        config.horizon = Time(20_000);
+        let jobs: Vec<Job> = memory
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| Job::new(cosched_core::JobId(i as u64), Time(0), 600.0, m, true))
+            .collect();
+        simulate(&config, &jobs).unwrap()
+    };
+    let completed = |o: &SimOutcome| o.jobs.iter().filter(|j| j.end.is_some()).count();
+    assert_eq!(
+        completed(&run(false, &[3072])),
+        0,
+        "no static 2 GiB slot holds 3 GB"
+    );
+    let out = run(true, &[3072]);
+    assert_eq!(completed(&out), 1);
+    let p = &out.placements[0];
+    let ad = out.slots[p.slot].ad_at_dispatch(p);
+    assert_eq!(ad.eval_attr("Memory", None), Value::Int(3072));
+    assert_eq!(ad.eval_attr("DynamicSlot", None), Value::Bool(true));
+    let two = run(true, &[1536, 1536, 1536]);
+    assert_eq!(completed(&two), 3);
+    let first: Vec<_> = two
+        .placements
+        .iter()
+        .filter(|p| p.start == two.placements[0].start)
+        .collect();
+    assert_eq!(
+        first.len(),
+        2,
+        "two jobs share the node at once, the third waits"
+    );
+}
+
+/// §IV-C/§IV-F on the paper's pool at capital 0.25, step by step: one node at a time; each
+/// stays at most its lifetime (15 min) after joining; a job cut at the lifetime end is
+/// checkpointed and requeued; a new node is requested only once no job has been dispatched
+/// for the stall threshold (300 s).
+#[test]
+fn nodes_live_their_lifetime_and_restart_only_on_a_new_stall() {
+    let jobs = WorkloadModel::paper()
+        .generate(Duration(30_000), SeedStreams::new(5), 1000)
+        .unwrap();
+    let mut config = SimConfig::paper(Capital::new(0.25).unwrap());
+    config.horizon = Time(30_000);
+    config.seed = 5;
+    let out = simulate(&config, &jobs).unwrap();
+    assert!(out.cloud_nodes.len() > 3);
+    let starts: Vec<Time> = out.placements.iter().map(|p| p.start).collect();
+    for pair in out.cloud_nodes.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert!(b.requested >= a.stopped, "one node at a time");
+        let last_dispatch = starts.iter().filter(|&&t| t < b.requested).max();
+        assert!(
+            last_dispatch.is_none_or(|&t| b.requested - t >= Duration(300)),
+            "node requested at {} only {:?} after a dispatch",
+            b.requested,
+            last_dispatch
+        );
+    }
+    for n in &out.cloud_nodes {
+        if let Some(ready) = n.ready {
+            assert!(n.stopped - ready <= Duration::from_mins(15));
+        }
+    }
+    let cut = out
+        .placements
+        .iter()
+        .find(|p| p.outcome == RunEnd::NodeStopped)
+        .expect("some job outlives a node");
+    let job = &out.jobs[cut.job];
+    assert!(job.node_stops >= 1);
+    assert!(
+        out.placements
+            .iter()
+            .any(|p| p.job == cut.job && p.start >= cut.end)
+    );
+}
+
+/// §III-B: an idle cloud node spins down as soon as a desktop is free and no job waits,
+/// before its lifetime ends; with the rule off it stays its whole lifetime.
+#[test]
+fn idle_nodes_spin_down_when_desktops_are_free() {
+    let run = |spin_down: bool| {
+        let mut config = SimConfig::paper(Capital::new(1.0).unwrap());
+        config.desktops.truncate(1);
+        config.owners = OwnerActivity::exponential(Duration(1200), Duration(7200), Duration(60));
+        config.horizon = Time(20_000);
+        config.policy.spin_down.when_desktops_free = spin_down;
+        config.seed = 1;
+        let jobs = vec![Job::new(cosched_core::JobId(0), Time(0), 100.0, 256, true)];
+        simulate(&config, &jobs).unwrap()
+    };
+    let (on, off) = (run(true), run(false));
+    let life = |o: &SimOutcome| {
+        let n = o.cloud_nodes[0];
+        n.stopped - n.ready.unwrap()
+    };
+    assert!(life(&on) < Duration::from_mins(60), "{:?}", life(&on));
+    assert_eq!(life(&off), Duration::from_mins(60));
 }

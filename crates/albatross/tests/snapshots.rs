@@ -23,13 +23,12 @@ fn report(owner_return: OwnerReturn, capital: f64) -> String {
     config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
     config.owner_return = owner_return;
     config.seed = 5;
+    config.horizon = Time(20_000);
     let jobs: Vec<Job> = [(0, 700.0, true), (0, 300.0, true), (300, 1200.0, false)]
         .into_iter()
         .chain([(600, 90.0, true), (900, 400.0, true), (1500, 60.0, false)])
         .enumerate()
-        .map(|(i, (submit, work, cloud))| {
-            Job::new(JobId(i as u64), Time(submit), work, 2048, cloud)
-        })
+        .map(|(i, (submit, work, cloud))| Job::new(JobId(i as u64), Time(submit), work, 512, cloud))
         .collect();
     let out = simulate(&config, &jobs).expect("a valid run");
     let mut text = String::new();
@@ -56,10 +55,13 @@ fn report(owner_return: OwnerReturn, capital: f64) -> String {
         )
         .expect("writing to a String");
     }
-    let (mean, sd) = out.completion_stats().expect("the jobs complete");
+    let stats = out.runtime_stats().expect("the jobs complete");
     writeln!(
         text,
-        "completion mean {mean:.2} s, sd {sd:.2} s, cost ${:.4}",
+        "{} completed, run time mean {:.2} s, sd {:.2} s, cost ${:.4}",
+        stats.n,
+        stats.mean_s,
+        stats.sd_s.unwrap_or(f64::NAN),
         out.cloud_cost
     )
     .expect("writing to a String");
@@ -87,4 +89,19 @@ fn owner_return_modes() {
         "suspend_with_cloud",
         report(suspend(Eviction::Checkpoint), 0.25)
     );
+}
+
+/// The paper's pool at capital 0.25 over 20,000 s, its report as JSON.
+#[test]
+fn paper_pool_report() {
+    use cosched_albatross::workload::WorkloadModel;
+    use cosched_core::SeedStreams;
+    let jobs = WorkloadModel::paper()
+        .generate(Duration(20_000), SeedStreams::new(1), 1000)
+        .expect("the paper's workload");
+    let mut config = SimConfig::paper(Capital::new(0.25).expect("a capital"));
+    config.horizon = Time(20_000);
+    config.seed = 1;
+    let report = simulate(&config, &jobs).expect("a valid run").report();
+    insta::assert_snapshot!(serde_json::to_string_pretty(&report).expect("serialisable"));
 }
