@@ -7,7 +7,7 @@
 //! cosched albatross decide --status status.txt --queue queue.txt --state albatross.json --capital 0.5
 //! ```
 //!
-//! It prints the policy's decisions, one per line (`start INSTANCE count=N lease=Ss` and
+//! It prints the policy's decisions, one per line (`start INSTANCE count=N lifetime=Ss` and
 //! `stop MACHINE`), after `#` comment lines describing what it saw, and writes the state the
 //! next call needs (`--state`; created on the first call). Starting and stopping instances is
 //! left to the operator's script (e.g. `condor_annex`), which must make the nodes' startds
@@ -53,7 +53,7 @@ enum AlbatrossCommand {
     /// decisions and write the state for the next call.
     #[command(
         after_help = "Output: `#` lines describe what was seen; then one decision per line:\n  \
-        start INSTANCE_TYPE count=N lease=SECONDSs   start N cloud nodes of this type\n  \
+        start INSTANCE_TYPE count=N lifetime=SECONDSs   start N cloud nodes that stay SECONDS after joining\n  \
         stop MACHINE                                 stop this idle cloud node\n\
         Cloud nodes are the machines whose slots advertise AnnexName or IsCloud = true.\n\
         Run it after each negotiation cycle, e.g. from cron:\n  \
@@ -329,23 +329,19 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
         };
         let id = record.id;
         names.insert(id, machine.clone());
-        let busy = machine_slots
+        let claimed = machine_slots
             .iter()
-            .any(|s| str_attr(s, "State").as_deref() == Some("Claimed"));
-        let since = machine_slots
-            .iter()
-            .filter_map(|s| int_attr(s, "EnteredCurrentState"))
-            .filter(|t| t.unsigned_abs() <= TIME_LIMIT.unsigned_abs())
-            .max()
-            .unwrap_or(now)
-            .min(now);
+            .filter(|s| str_attr(s, "State").as_deref() == Some("Claimed"))
+            .count();
         views.push(CloudNodeView {
             node: NodeId(id),
             instance: type_index(&record.instance),
-            state: if busy {
-                CloudNodeState::Busy
+            state: if claimed > 0 {
+                CloudNodeState::Busy {
+                    jobs: u32::try_from(claimed).unwrap_or(u32::MAX),
+                }
             } else {
-                CloudNodeState::Idle { since: Time(since) }
+                CloudNodeState::Idle
             },
         });
     }
@@ -361,6 +357,12 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
         });
     }
 
+    // Desktop slots free for a job: what lets the policy spin idle cloud nodes down.
+    let free_desktop_slots = slots
+        .iter()
+        .filter(|s| !is_cloud_slot(s) && str_attr(s, "State").as_deref() == Some("Unclaimed"))
+        .count();
+
     // The policy, with its timer where the previous call left it.
     let timer_start = state.timer_start.unwrap_or(now).min(now);
     let mut policy = Albatross::new(config.clone(), Time(timer_start))
@@ -371,6 +373,7 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
             dispatched,
             waiting: &waiting,
             cloud_nodes: &views,
+            free_desktop_slots,
         },
     );
     let stalled = policy.stalled_for(Time(now)).secs();
@@ -401,13 +404,17 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
             Decision::Start {
                 instance,
                 count,
-                lease,
+                lifetime,
             } => {
                 let name = config
                     .instance_types
                     .get(instance)
                     .map_or_else(|| instance.to_string(), |t| t.name.clone());
-                let _ = writeln!(out, "start {name} count={count} lease={}s", lease.secs());
+                let _ = writeln!(
+                    out,
+                    "start {name} count={count} lifetime={}s",
+                    lifetime.secs()
+                );
                 for _ in 0..count {
                     state.booting.push((name.clone(), now));
                 }
