@@ -59,6 +59,18 @@ fn state_file(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("albatross.json")
 }
 
+/// The pool's `condor_status -long` without its annex (cloud) node, written into `dir`.
+fn pool_without_annex(dir: &tempfile::TempDir) -> String {
+    let text = std::fs::read_to_string(pool("condor_status_long.txt")).unwrap();
+    let kept: Vec<&str> = text
+        .split("\n\n")
+        .filter(|ad| !ad.contains("AnnexName"))
+        .collect();
+    let path = dir.path().join("status_no_annex.txt");
+    std::fs::write(&path, kept.join("\n\n")).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
 #[test]
 fn a_stall_across_calls_starts_nodes_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -75,21 +87,32 @@ fn a_stall_across_calls_starts_nodes_once() {
     assert!(first.stdout.contains("1 up, 0 booting"), "{}", first.stdout);
     assert!(starts(&first).is_empty(), "{}", first.stdout);
     assert!(state.exists());
-    // 100 s later, nothing dispatched, jobs still waiting: a stall.
+    // 100 s later, nothing dispatched, jobs still waiting: a stall, but the annex node already
+    // up is the capital's one cloud node, so nothing more starts.
     let second = decide(&state, "0.5", NOW + 100);
     assert!(
         second.stdout.contains("no dispatch for 100 s"),
         "{}",
         second.stdout
     );
-    assert_eq!(starts(&second).len(), 1, "{}", second.stdout);
-    assert!(starts(&second)[0].contains("count="), "{}", second.stdout);
+    assert!(starts(&second).is_empty(), "{}", second.stdout);
+    // The annex node has gone: the stall starts one node.
+    let status = pool_without_annex(&dir);
+    let third = decide_with(&status, &state, "0.5", NOW + 200);
+    assert_eq!(third.code, Some(0), "{}", third.stderr);
+    assert!(third.stdout.contains("0 up, 0 booting"), "{}", third.stdout);
+    assert_eq!(starts(&third).len(), 1, "{}", third.stdout);
+    assert!(
+        starts(&third)[0].contains("count=1 lifetime="),
+        "{}",
+        third.stdout
+    );
     // The requested node is booting: no second start while it boots.
-    let third = decide(&state, "0.5", NOW + 400);
-    assert!(third.stdout.contains("1 booting"), "{}", third.stdout);
-    assert!(starts(&third).is_empty(), "{}", third.stdout);
+    let fourth = decide_with(&status, &state, "0.5", NOW + 400);
+    assert!(fourth.stdout.contains("1 booting"), "{}", fourth.stdout);
+    assert!(starts(&fourth).is_empty(), "{}", fourth.stdout);
     // Stops name the annex machine, never a desktop.
-    for run in [&first, &second, &third] {
+    for run in [&first, &second, &third, &fourth] {
         for line in run.stdout.lines().filter(|l| l.starts_with("stop ")) {
             assert_eq!(line, "stop ip-10-0-3-17.ec2.internal");
         }

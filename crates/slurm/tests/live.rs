@@ -71,7 +71,16 @@ fn draining_a_busy_node_lets_its_job_finish() {
     wait_for("the drain to complete", Duration::from_secs(30), || {
         state(&slurm, "n1") == NodeState::Drained
     });
-    assert_eq!(job_state(&slurm, &id), Some(JobState::Completed));
+    // The drained node's job finished (its epilog may still be completing), never killed.
+    wait_for(
+        "the drained node's job to complete",
+        Duration::from_secs(30),
+        || {
+            let s = job_state(&slurm, &id);
+            assert!(!s.as_ref().is_some_and(JobState::is_killed), "{s:?}");
+            s == Some(JobState::Completed)
+        },
+    );
     assert_eq!(job_state(&slurm, &blocked), Some(JobState::Pending));
     slurm.resume("n1").expect("resume");
     wait_for(
