@@ -157,7 +157,10 @@ fn the_balancer_drives_a_real_slurm_cluster() {
     // A run that failed half-way may have left its drains (the Balancer's, or another live
     // test's) behind.
     for n in slurm.nodes().expect("sinfo") {
-        if n.reason.as_deref().is_some_and(|r| r.starts_with("cosched")) {
+        if n.reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("cosched"))
+        {
             slurm.resume(&n.name).expect("resume a leftover drain");
         }
     }
