@@ -41,6 +41,7 @@ pub mod method;
 pub mod oarm;
 pub mod policy;
 pub mod predictor;
+pub mod report;
 pub mod sim;
 pub mod synthetic;
 pub mod traces;
