@@ -22,7 +22,7 @@ use cosched_examples::{Cell, Claims, Table};
 const NAME: &str = "balancer_fig2";
 
 fn main() -> std::process::ExitCode {
-    cosched_examples::balancer::exit(run())
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -19,7 +19,7 @@ const NAME: &str = "balancer_fig3";
 const SCALE: u32 = 8;
 
 fn main() -> std::process::ExitCode {
-    cosched_examples::balancer::exit(run())
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -20,7 +20,7 @@ use cosched_examples::balancer::{
 const NAME: &str = "balancer_fig4";
 
 fn main() -> std::process::ExitCode {
-    cosched_examples::balancer::exit(run())
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

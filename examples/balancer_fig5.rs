@@ -32,7 +32,7 @@ struct Cli {
 }
 
 fn main() -> std::process::ExitCode {
-    cosched_examples::balancer::exit(run())
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

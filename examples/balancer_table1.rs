@@ -175,7 +175,7 @@ fn weeks(cli: &Cli) -> Result<Vec<Week>, Box<dyn std::error::Error>> {
 }
 
 fn main() -> std::process::ExitCode {
-    cosched_examples::balancer::exit(run())
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

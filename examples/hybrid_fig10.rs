@@ -16,7 +16,11 @@ use cosched_hybrid::workload::TypeParams;
 
 const NAME: &str = "hybrid_fig10";
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args = StudyArgs::parse_for("Rigid setup overhead sensitivity of the hybrid mechanisms");
     let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);
     let study = args.study(NAME, Machine::Theta)?;

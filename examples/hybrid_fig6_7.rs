@@ -62,7 +62,11 @@ struct Config {
     mechanism: Option<Composite>,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let quick = cli.common.quick;
     let mut out = cli.common.output(NAME)?;

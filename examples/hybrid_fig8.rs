@@ -19,7 +19,11 @@ use cosched_hybrid::{Failures, HybridConfig};
 
 const NAME: &str = "hybrid_fig8";
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args =
         StudyArgs::parse_for("Checkpoint interval x MTBF sensitivity of the hybrid mechanisms");
     let (quick, mut out) = (args.common.quick, args.common.output(NAME)?);

@@ -10,7 +10,11 @@ use clap::Parser;
 use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample, minutes};
 use cosched_examples::{Claims, LinePlot};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let run = SweepExample {
         name: "metasched_fig11_wt",
         title: "MCMF against w_t (weight of response time)",

@@ -9,7 +9,11 @@ use clap::Parser;
 use cosched_examples::metasched::{RunConfig, Scenario, SweepCli, SweepExample};
 use cosched_examples::{Cell, Claims, Table};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = SweepCli::parse();
     let mut out = cli.common.output("metasched_fig12_fraction")?;
     let scenario = cli.scenario.scenario(cli.common.quick, cli.common.seed)?;

@@ -8,7 +8,11 @@ use clap::Parser;
 use cosched_examples::Claims;
 use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let run = SweepExample {
         name: "metasched_fig13_maxq",
         title: "MCMF against MaxQ (jobs per site per cycle)",

@@ -21,7 +21,11 @@ const PAPER: [(f64, f64, f64, f64); 6] = [
     (24.0, 386.0, 518.5, 22.98),
 ];
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = SweepCli::parse();
     let hours: Vec<f64> = PAPER.iter().map(|p| p.0).collect();
     let quick = [0.0, 6.0, 24.0];

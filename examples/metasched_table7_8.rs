@@ -110,7 +110,11 @@ fn run_rows(
     Ok(per_row.iter().map(Averaged::of).collect())
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let seed = cli.common.seed;
     let mut out = cli.common.output(NAME)?;

@@ -18,24 +18,6 @@ use thiserror::Error;
 use crate::{Cell, Claims, CommonArgs, LinePlot, OutDir, Sweep, Table};
 use cosched_core::stats::Spread;
 
-/// Ends an example: an error is printed as its message (with its causes), not as Debug
-/// output, and the process fails.
-pub fn exit(result: Result<(), Box<dyn std::error::Error>>) -> std::process::ExitCode {
-    match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            let mut message = format!("error: {e}");
-            let mut source = e.source();
-            while let Some(cause) = source {
-                message.push_str(&format!("\n  caused by: {cause}"));
-                source = cause.source();
-            }
-            eprintln!("{message}");
-            std::process::ExitCode::FAILURE
-        }
-    }
-}
-
 /// The largest `--nodes`.
 pub const MAX_NODES: i64 = 1_000_000;
 

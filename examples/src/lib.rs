@@ -175,6 +175,25 @@ where
     }
 }
 
+/// Ends an example whose `run` returned `result`: success, or the error printed as one line
+/// `error: {e}: {cause}: …` (its message and causes, never Debug output) and status 1. For
+/// examples that parse their own flags; [`main_with`] does the parsing too.
+pub fn exit(result: std::result::Result<(), Box<dyn std::error::Error>>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let mut message = e.to_string();
+            let mut source = e.source();
+            while let Some(cause) = source {
+                message.push_str(": ");
+                message.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            fail(message)
+        }
+    }
+}
+
 /// Prints `error: {e}` on stderr (ignoring a failure to print it) and returns status 1.
 fn fail(e: impl std::fmt::Display) -> ExitCode {
     use std::io::Write as _;

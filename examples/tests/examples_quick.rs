@@ -141,6 +141,45 @@ fn bad_flags_and_inputs_are_one_error_line() {
     }
 }
 
+/// The paper examples that parse their own flags report a refused run the same way: one
+/// `error: …` line and status 1, never `Debug` output (hostile input #11, #14d, #15c).
+#[test]
+fn paper_examples_report_errors_as_one_line() {
+    for (name, args, expected) in [
+        ("hybrid_fig6_7", vec!["--quick", "--seeds", "0"], "--seeds"),
+        ("hybrid_fig8", vec!["--quick", "--seeds", "0"], "--seeds"),
+        (
+            "metasched_table4",
+            vec!["--quick", "--measured", "0"],
+            "measured",
+        ),
+        (
+            "balancer_table1",
+            vec![
+                "--quick",
+                "--lcrc",
+                "/nonexistent.csv",
+                "--aps",
+                "/nonexistent.csv",
+            ],
+            "nonexistent",
+        ),
+    ] {
+        let out = run_example(name, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.lines().count() == 1,
+            "{name} {args:?}: {stderr}"
+        );
+        assert!(stderr.contains(expected), "{name} {args:?}: {stderr}");
+        assert!(
+            !stderr.contains('"'),
+            "{name}: a Debug-quoted message: {stderr}"
+        );
+    }
+}
+
 /// `--seed 18446744073709551615` runs as many seeds as asked (wrapping), and writing to a full
 /// disk is an error, not a panic (hostile input #10, #15a).
 #[test]
