@@ -34,7 +34,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         |&range, types: &mut TypeParams, _: &mut HybridConfig| {
             types.rigid_setup = range;
         },
-    );
+    )?;
     let labels: Vec<String> = ranges
         .iter()
         .map(|(lo, hi)| format!("{:.0}-{:.0} %", 100.0 * lo, 100.0 * hi))

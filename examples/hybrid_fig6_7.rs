@@ -131,12 +131,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             ..TypeParams::default()
         };
         let config = HybridConfig::new(s.nodes, c.mechanism)?;
-        Ok::<_, cosched_hybrid::HybridError>(simulate(
-            jobs,
-            &types,
-            typing_seed(*seed, c.typing),
-            config,
-        ))
+        simulate(jobs, &types, typing_seed(*seed, c.typing), config)
     });
     let mut runs = Vec::with_capacity(results.len());
     for (c, r) in results {

@@ -47,7 +47,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     mean_repair: cosched_hybrid::sim::DEFAULT_REPAIR,
                 });
             },
-        );
+        )?;
         let labels: Vec<String> = factors
             .iter()
             .map(|f| format!("{:.0} %", 100.0 * f))

@@ -33,7 +33,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         |&f, types: &mut TypeParams, _: &mut HybridConfig| {
             types.min_fraction = f;
         },
-    );
+    )?;
     let labels: Vec<String> = fractions
         .iter()
         .map(|f| format!("{:.0} %", 100.0 * f))

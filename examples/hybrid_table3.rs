@@ -79,7 +79,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut ours = Vec::new();
     for machine in Machine::ALL {
         let params = machine.trace(quick);
-        let row = baseline_row(&params, seed, typings);
+        let row = baseline_row(&params, seed, typings)?;
         let paper = machine.paper_baseline();
         ours.push((row, paper));
         table.row([
@@ -106,7 +106,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             Cell::fixed(st.weekly_cv, 2),
         ]);
         if cli.calibrate {
-            out.write_table(&calibration(machine, quick, seed, typings.min(3)))?;
+            out.write_table(&calibration(machine, quick, seed, typings.min(3))?)?;
         }
     }
     out.write_table(&table)?;
@@ -137,7 +137,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// The baseline row over a grid of run-time scales × session lengths.
-fn calibration(machine: Machine, quick: bool, seed: u64, typings: u64) -> Table {
+fn calibration(
+    machine: Machine,
+    quick: bool,
+    seed: u64,
+    typings: u64,
+) -> Result<Table, cosched_hybrid::HybridError> {
     let base = machine.trace(quick);
     let scales: &[f64] = match machine {
         Machine::Theta => &[0.6, 0.7, 0.8],
@@ -151,8 +156,8 @@ fn calibration(machine: Machine, quick: bool, seed: u64, typings: u64) -> Table 
         .iter()
         .flat_map(|&s| means.iter().map(move |&m| (s, m)))
         .collect();
-    let results =
-        Sweep::new(format!("{NAME} calibration {}", machine.name()), grid).run(|&(scale, mean)| {
+    let results = Sweep::new(format!("{NAME} calibration {}", machine.name()), grid).try_run(
+        |&(scale, mean)| {
             let params = TraceParams {
                 runtime_scale: scale,
                 sessions: Sessions {
@@ -162,7 +167,8 @@ fn calibration(machine: Machine, quick: bool, seed: u64, typings: u64) -> Table 
                 ..base
             };
             baseline_row(&params, seed, typings)
-        });
+        },
+    )?;
     let paper = machine.paper_baseline();
     let mut table = Table::new(
         format!("{NAME}_calibration_{}", machine.slug()),
@@ -191,5 +197,5 @@ fn calibration(machine: Machine, quick: bool, seed: u64, typings: u64) -> Table 
             Cell::fixed(100.0 * row.instant, 2),
         ]);
     }
-    table
+    Ok(table)
 }

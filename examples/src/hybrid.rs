@@ -6,7 +6,7 @@ use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
 use cosched_core::workload::swf::read_rigid_jobs;
 use cosched_core::{JobClass, RigidJob, SeedStreams};
 use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
-use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridReport, HybridSim};
+use cosched_hybrid::{Composite, HybridConfig, HybridError, HybridJob, HybridReport, HybridSim};
 use std::path::PathBuf;
 
 /// The paper's two systems, as generated stand-ins for their 2019 logs.
@@ -85,15 +85,15 @@ pub fn typing_seed(seed: u64, t: u64) -> u64 {
 
 /// The baseline row of Table III for a trace of `params` generated with `seed`, averaged
 /// over `typings` typings (W5 notice mix: the baseline ignores notices).
-pub fn baseline_row(params: &TraceParams, seed: u64, typings: u64) -> Metrics {
-    let trace = generate(params, seed).expect("the machines' parameters are valid");
-    let runs: Vec<Metrics> = (0..typings)
+pub fn baseline_row(params: &TraceParams, seed: u64, typings: u64) -> Result<Metrics, HybridError> {
+    let trace = generate(params, seed)?;
+    let runs = (0..typings)
         .map(|t| {
-            let config = HybridConfig::new(params.nodes, None).expect("nodes >= 1");
+            let config = HybridConfig::new(params.nodes, None)?;
             simulate(&trace, &TypeParams::default(), typing_seed(seed, t), config)
         })
-        .collect();
-    Metrics::mean(&runs)
+        .collect::<Result<Vec<Metrics>, HybridError>>()?;
+    Ok(Metrics::mean(&runs))
 }
 
 /// What Figures 3-5 show of a generated workload: sizes, job types and on-demand jobs per
@@ -180,18 +180,17 @@ pub fn configurations() -> Vec<Option<Composite>> {
 /// The name of a configuration: `baseline` or e.g. `CUP&SPAA`, as the reports name it.
 pub use cosched_hybrid::mechanism_name as configuration_name;
 
-/// Types `trace` with `types` (seeded) and simulates it under `config`.
+/// Types `trace` with `types` (seeded) and simulates it under `config`; an error for a trace
+/// the simulator refuses (e.g. one whose horizon passes the clock's range).
 pub fn simulate(
     trace: &[RigidJob],
     types: &TypeParams,
     seed: u64,
     config: HybridConfig,
-) -> Metrics {
-    let jobs: Vec<HybridJob> = assign_types(trace, types, seed).expect("valid type parameters");
-    let out = HybridSim::new(config)
-        .and_then(|sim| sim.run(&jobs))
-        .expect("a generated workload simulates");
-    Metrics::of(&out.report)
+) -> Result<Metrics, HybridError> {
+    let jobs: Vec<HybridJob> = assign_types(trace, types, seed)?;
+    let out = HybridSim::new(config)?.run(&jobs)?;
+    Ok(Metrics::of(&out.report))
 }
 
 /// The metrics the paper's figures show, for one run or averaged over several.
@@ -437,7 +436,7 @@ impl Study {
         &self,
         values: &[P],
         configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
-    ) -> Vec<Vec<Metrics>> {
+    ) -> Result<Vec<Vec<Metrics>>, HybridError> {
         let traces: Vec<Vec<RigidJob>> = cosched_core::seed::replicate_seeds(self.seed, self.seeds)
             .map(|s| match &self.trace {
                 Some(w) => w.jobs.clone(),
@@ -452,15 +451,15 @@ impl Study {
                 (0..n_mechanisms).flat_map(move |m| (0..n_traces).map(move |t| (v, m, t)))
             })
             .collect();
-        let results = Sweep::new(self.name, points).run(|&(v, m, t)| {
+        let results = Sweep::new(self.name, points).try_run(|&(v, m, t)| {
             let mut types = TypeParams::default();
-            let mut config = HybridConfig::new(nodes, mechanisms[m]).expect("nodes >= 1");
+            let mut config = HybridConfig::new(nodes, mechanisms[m])?;
             let seed = self.seed.wrapping_add(t as u64);
             config.seed = seed;
             configure(&values[v], &mut types, &mut config);
             simulate(&traces[t], &types, typing_seed(seed, 0), config)
-        });
-        (0..values.len())
+        })?;
+        Ok((0..values.len())
             .map(|v| {
                 (0..mechanisms.len())
                     .map(|m| {
@@ -473,7 +472,7 @@ impl Study {
                     })
                     .collect()
             })
-            .collect()
+            .collect())
     }
 
     /// Nodes of the system studied.

@@ -145,7 +145,27 @@ fn bad_flags_and_inputs_are_one_error_line() {
 /// `error: …` line and status 1, never `Debug` output (hostile input #11, #14d, #15c).
 #[test]
 fn paper_examples_report_errors_as_one_line() {
+    // Hostile input #8: a job near the end of time makes the simulator refuse the trace.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let huge = dir.path().join("huge.swf");
+    std::fs::write(
+        &huge,
+        "; MaxProcs: 16\n1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n\
+         2 9223372036854775000 -1 10000 4 -1 -1 4 20000 -1 1 1 1 1 1 1 -1 -1\n",
+    )
+    .expect("write");
+    let huge = huge.to_str().expect("utf-8 path");
     for (name, args, expected) in [
+        (
+            "hybrid_fig8",
+            vec!["--quick", "--trace", huge],
+            "time overflow",
+        ),
+        (
+            "hybrid_fig6_7",
+            vec!["--quick", "--trace", huge],
+            "time overflow",
+        ),
         ("hybrid_fig6_7", vec!["--quick", "--seeds", "0"], "--seeds"),
         ("hybrid_fig8", vec!["--quick", "--seeds", "0"], "--seeds"),
         (
