@@ -5,15 +5,15 @@
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
     Comparison, Metric, RhicArgs, assumptions, compare, comparison_plot, comparison_table,
-    curve_table, exit_on_error, show, sizes,
+    curve_table, show, sizes,
 };
 use cosched_examples::{Cell, Claims};
 use cosched_rhic::env::JobProfile;
 
 const NAME: &str = "rhic_fig10_energy";
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

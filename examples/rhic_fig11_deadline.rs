@@ -10,7 +10,7 @@
 use cosched_core::Time;
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
-    RhicArgs, assumptions, config, curve, exit_on_error, job_chart, mean, run_all, show, sizes,
+    RhicArgs, assumptions, config, curve, job_chart, mean, run_all, show, sizes,
 };
 use cosched_examples::{Cell, Claims, Table};
 use cosched_rhic::Goal;
@@ -20,8 +20,8 @@ use cosched_rhic::sim::Strategy;
 const NAME: &str = "rhic_fig11_deadline";
 const FRACTIONS: [f64; 3] = [0.2, 0.5, 0.8];
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -8,8 +8,8 @@
 
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, job_chart, mean,
-    pct_over, price, run_all, show, sizes,
+    Metric, RhicArgs, assumptions, best_worst, config, curve, job_chart, mean, pct_over, price,
+    run_all, show, sizes,
 };
 use cosched_examples::{Cell, Claims, Table};
 use cosched_rhic::env::JobProfile;
@@ -51,8 +51,8 @@ fn setting(s: Strategy) -> String {
     }
 }
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

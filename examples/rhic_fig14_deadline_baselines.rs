@@ -6,9 +6,7 @@
 
 use cosched_core::Time;
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{
-    RhicArgs, assumptions, config, curve, exit_on_error, run_all, show_with,
-};
+use cosched_examples::rhic::{RhicArgs, assumptions, config, curve, run_all, show_with};
 use cosched_examples::{Cell, Claims, LinePlot, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
@@ -36,8 +34,8 @@ fn approaches() -> Vec<(&'static str, Vec<Strategy>)> {
     ]
 }
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -7,8 +7,8 @@
 use cosched_core::Time;
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, pct_over, price,
-    run_all, show, show_with, sizes,
+    Metric, RhicArgs, assumptions, best_worst, config, curve, pct_over, price, run_all, show,
+    show_with, sizes,
 };
 use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::Goal;
@@ -22,8 +22,8 @@ const FUZZY4: Strategy = Strategy::Fuzzy {
     start_fraction: 0.5,
 };
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

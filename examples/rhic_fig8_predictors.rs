@@ -8,7 +8,7 @@
 use cosched_core::SeedStreams;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{RhicArgs, exit_on_error, mean, show};
+use cosched_examples::rhic::{RhicArgs, mean, show};
 use cosched_examples::{BarChart, Cell, Claims, Sweep, Table};
 use cosched_rhic::env::{BurstModel, Workload};
 use cosched_rhic::predictor::PredictorKind;
@@ -20,8 +20,8 @@ const METHODS: [PredictorKind; 3] = [
     PredictorKind::AutoCorrelation,
 ];
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -6,15 +6,15 @@
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
     Comparison, Metric, PRICES, RhicArgs, assumptions, best_worst, compare, comparison_plot,
-    comparison_table, curve_table, exit_on_error, price, show, sizes,
+    comparison_table, curve_table, price, show, sizes,
 };
 use cosched_examples::{Cell, Claims};
 use cosched_rhic::env::JobProfile;
 
 const NAME: &str = "rhic_fig9_cost";
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

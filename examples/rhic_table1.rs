@@ -4,8 +4,7 @@
 
 use cosched_core::Time;
 use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, exit_on_error, price, run_all, sizes,
-    table1,
+    Metric, RhicArgs, assumptions, best_worst, config, curve, price, run_all, sizes, table1,
 };
 use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::Goal;
@@ -14,8 +13,8 @@ use cosched_rhic::sim::Strategy;
 
 const NAME: &str = "rhic_table1";
 
-fn main() {
-    exit_on_error(run);
+fn main() -> std::process::ExitCode {
+    cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -103,15 +103,6 @@ impl RhicArgs {
     }
 }
 
-/// Runs an example's `main`, printing an error as a sentence (not Rust's Debug form) and
-/// exiting with status 1.
-pub fn exit_on_error(run: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>) {
-    if let Err(e) = run() {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
-}
-
 /// A bar chart with one group per job and one bar per named series.
 pub fn job_chart(
     file: &str,
