@@ -167,16 +167,19 @@ fn status(dirs: &Dirs) -> Result {
         );
         return Ok(());
     }
+    let mut text = String::new();
     for (name, pid) in &pids {
-        println!("{name}: running (pid {pid})");
+        let _ = writeln!(text, "{name}: running (pid {pid})");
     }
     let out = Command::new("sinfo")
         .args(["-N", "-o", "%N %T %E"])
         .env("SLURM_CONF", dirs.conf())
         .output()
         .map_err(|e| format!("cannot run sinfo: {e}"))?;
-    print!("{}", String::from_utf8_lossy(&out.stdout));
-    print!("{}", env_lines(dirs));
+    text.push_str(&String::from_utf8_lossy(&out.stdout));
+    text.push_str(&env_lines(dirs));
+    // A reader that stops early (`| head`) is not an error of ours.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
     Ok(())
 }
 
