@@ -1231,7 +1231,8 @@ fn hex_float(s: &str) -> Option<f64> {
         }
     }
     // Scale in steps so that no intermediate power of two overflows on its own.
-    let mut e = i32::try_from(exp2.clamp(-100_000, 100_000)).expect("clamped");
+    // Clamped to ±100,000, so the narrowing cannot lose anything.
+    let mut e = exp2.clamp(-100_000, 100_000) as i32;
     let mut r = mantissa as f64;
     while e > 1000 {
         r *= 2f64.powi(1000);

@@ -35,41 +35,27 @@ pub trait Admissible {
     fn is_valid(&self) -> bool;
 }
 
-impl Admissible for RigidJob {
-    fn id(&self) -> JobId {
-        self.id
-    }
-    fn submit(&self) -> Time {
-        self.submit
-    }
-    fn is_valid(&self) -> bool {
-        self.validate().is_ok()
-    }
+/// `Admissible` for a job type whose arrival is the field `$submit` and whose invariants its
+/// `validate()` checks.
+macro_rules! admissible {
+    ($job:ty, $submit:ident) => {
+        impl Admissible for $job {
+            fn id(&self) -> JobId {
+                self.id
+            }
+            fn submit(&self) -> Time {
+                self.$submit
+            }
+            fn is_valid(&self) -> bool {
+                self.validate().is_ok()
+            }
+        }
+    };
 }
 
-impl Admissible for MalleableJob {
-    fn id(&self) -> JobId {
-        self.id
-    }
-    fn submit(&self) -> Time {
-        self.submit
-    }
-    fn is_valid(&self) -> bool {
-        self.validate().is_ok()
-    }
-}
-
-impl Admissible for OnDemandJob {
-    fn id(&self) -> JobId {
-        self.id
-    }
-    fn submit(&self) -> Time {
-        self.arrival
-    }
-    fn is_valid(&self) -> bool {
-        self.validate().is_ok()
-    }
-}
+admissible!(RigidJob, submit);
+admissible!(MalleableJob, submit);
+admissible!(OnDemandJob, arrival);
 
 /// The admitted workload.
 #[derive(Clone, Debug, PartialEq)]
