@@ -387,36 +387,209 @@ mod tests {
         }
     }
 
+    /// Every tree node's skyline is sorted by ascending size and strictly descending estimate,
+    /// and covers each live leaf below it (some point at most as large in both), which is what
+    /// keeps every search exact; leaves are exact.
+    fn check_tree(q: &JobQueue) -> Result<(), TestCaseError> {
+        for k in 1..q.tree.len() {
+            let points = q.tree[k].points();
+            prop_assert!(
+                points
+                    .windows(2)
+                    .all(|w| w[0].0 < w[1].0 && w[0].1 > w[1].1),
+                "node {} is not a skyline: {:?}",
+                k,
+                points
+            );
+        }
+        for pos in 0..q.end() {
+            let leaf = q.tree[q.leaves + pos];
+            let expected = match q.entries.get(pos) {
+                Some(job) if leaf.len > 0 => Skyline::leaf((job.size(), job.estimate().0)),
+                _ => Skyline::EMPTY,
+            };
+            prop_assert_eq!(leaf, expected, "leaf {} is stale", pos);
+            let Some(&(size, estimate)) = leaf.points().first() else {
+                continue;
+            };
+            let mut k = q.leaves + pos;
+            while k > 1 {
+                k /= 2;
+                prop_assert!(
+                    q.tree[k].admits(size, 0, estimate),
+                    "node {} ({:?}) hides live entry {} ({}, {})",
+                    k,
+                    q.tree[k].points(),
+                    pos,
+                    size,
+                    estimate
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Every search from every position agrees with a linear scan, for `queries`.
+    fn check_searches(q: &JobQueue, queries: &[(u32, u32, i64)]) -> Result<(), TestCaseError> {
+        let end = q.end();
+        // Answers for every start position at once, by a backward scan.
+        let mut expect_live = vec![None; end + 1];
+        for pos in (0..end).rev() {
+            expect_live[pos] = if q.is_live(pos) {
+                Some(pos)
+            } else {
+                expect_live[pos + 1]
+            };
+        }
+        for (from, expect) in expect_live.iter().enumerate() {
+            prop_assert_eq!(q.next_live(from), *expect);
+        }
+        for &(units, small, max_est) in queries {
+            let mut expect = vec![None; end + 1];
+            for pos in (0..end).rev() {
+                let fits = q.get(pos).is_some_and(|j| {
+                    j.size() <= units && (j.size() <= small || j.estimate().0 <= max_est)
+                });
+                expect[pos] = if fits { Some(pos) } else { expect[pos + 1] };
+            }
+            for (from, expect) in expect.iter().enumerate() {
+                prop_assert_eq!(
+                    q.next_candidate(from, units, small, Duration(max_est)),
+                    *expect,
+                    "from {} units {} small {} max {}",
+                    from,
+                    units,
+                    small,
+                    max_est
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Queries at the boundaries the queued jobs define (their sizes and estimates, and one
+    /// either side), plus the given random ones.
+    fn boundary_queries(
+        q: &JobQueue,
+        picks: &[usize],
+        random: &[(u32, u32, i64)],
+    ) -> Vec<(u32, u32, i64)> {
+        let live: Vec<&QueuedJob> = q.iter().collect();
+        let mut queries = random.to_vec();
+        if live.is_empty() {
+            return queries;
+        }
+        for (i, &pick) in picks.iter().enumerate() {
+            let a = live[pick % live.len()];
+            let b = live[pick / 3 % live.len()];
+            let shift = (i % 3) as i64 - 1;
+            let units = a.size().saturating_add_signed(shift as i32).max(1);
+            let small = if i % 2 == 0 {
+                0
+            } else {
+                b.size().saturating_add_signed(-1)
+            };
+            queries.push((units, small, b.estimate().0 + shift));
+        }
+        queries
+    }
+
+    #[derive(Clone, Debug)]
+    enum QueueOp {
+        /// A job behind the last one, `gap` seconds later (often 0: equal submit times).
+        Append { gap: i64, size: u32, estimate: i64 },
+        /// A job at any place (a requeue after preemption): rebuilds the tree.
+        InsertAnywhere {
+            submit: i64,
+            size: u32,
+            estimate: i64,
+        },
+        /// Removes a live entry, as a cancellation does.
+        Remove(usize),
+        /// Removes the first candidate for a query from a position, as a backfilling pass does.
+        Backfill {
+            from: usize,
+            units: u32,
+            small: u32,
+            max: i64,
+        },
+        /// Ends a pass.
+        FinishPass,
+    }
+
+    /// Sizes from 1 to 1,024 and estimates from 0 to 10^6, both log-uniform so that equal and
+    /// near-equal values are common at the small end and skylines fold at every level.
+    fn size() -> impl Strategy<Value = u32> {
+        (0u32..=10, 0u32..1024)
+            .prop_map(|(bits, r)| (1 << bits) + r % (1 << bits))
+            .prop_map(|s| s.min(1024))
+    }
+
+    fn estimate() -> impl Strategy<Value = i64> {
+        (0u32..=20, 0i64..(1 << 20))
+            .prop_map(|(bits, r)| ((1i64 << bits) - 1 + r % (1i64 << bits)).min(1_000_000))
+    }
+
+    fn queue_op() -> impl Strategy<Value = QueueOp> {
+        prop_oneof![
+            8 => (prop_oneof![3 => Just(0i64), 1 => 1i64..5], size(), estimate())
+                .prop_map(|(gap, size, estimate)| QueueOp::Append { gap, size, estimate }),
+            1 => (0i64..400, size(), estimate())
+                .prop_map(|(submit, size, estimate)| QueueOp::InsertAnywhere { submit, size, estimate }),
+            3 => (0usize..1000).prop_map(QueueOp::Remove),
+            4 => (0usize..1000, size(), size(), estimate())
+                .prop_map(|(from, units, small, max)| QueueOp::Backfill { from, units, small: small / 4, max }),
+            2 => Just(QueueOp::FinishPass),
+        ]
+    }
+
     proptest! {
-        /// Searches agree with a linear scan under any mix of inserts (in and out of order),
-        /// removals and compactions.
+        #![proptest_config(ProptestConfig::with_cases(160))]
+
+        /// The tree keeps its invariants and every search agrees with a linear scan, at
+        /// boundary and random queries, under any mix of appends (often at equal submit
+        /// times), out-of-order inserts, removals anywhere, backfilling removals between
+        /// repairs, pass ends and compactions.
         #[test]
         fn searches_match_a_linear_scan(
-            ops in prop::collection::vec((0u8..4, 0i64..50, 1u32..20, 1i64..100, 0usize..200), 1..300),
-            (units, small, max_est) in (1u32..20, 0u32..20, 0i64..100),
+            ops in prop::collection::vec(queue_op(), 1..400),
+            picks in prop::collection::vec(0usize..10_000, 6),
+            random in prop::collection::vec((size(), size(), estimate()), 2),
         ) {
             let mut q = JobQueue::default();
             let mut id = 0;
-            for (op, submit, size, est, pick) in ops {
+            let mut last_submit = 0;
+            for op in ops {
                 match op {
-                    0 | 1 => { id += 1; q.insert(queued(id, submit, size, est)); }
-                    2 => {
-                        let live: Vec<usize> = (0..q.end()).filter(|&p| q.is_live(p)).collect();
-                        if !live.is_empty() { q.remove(live[pick % live.len()]); }
+                    QueueOp::Append { gap, size, estimate } => {
+                        id += 1;
+                        last_submit += gap;
+                        q.insert(queued(id, last_submit, size, estimate));
                     }
-                    _ => q.finish_pass(),
+                    QueueOp::InsertAnywhere { submit, size, estimate } => {
+                        id += 1;
+                        last_submit = last_submit.max(submit);
+                        q.insert(queued(id, submit, size, estimate));
+                    }
+                    QueueOp::Remove(pick) => {
+                        let live: Vec<usize> = (0..q.end()).filter(|&p| q.is_live(p)).collect();
+                        if !live.is_empty() {
+                            q.remove(live[pick % live.len()]);
+                        }
+                    }
+                    QueueOp::Backfill { from, units, small, max } => {
+                        let from = from % (q.end() + 1);
+                        if let Some(pos) = q.next_candidate(from, units, small, Duration(max)) {
+                            q.remove(pos);
+                        }
+                    }
+                    QueueOp::FinishPass => q.finish_pass(),
                 }
                 let keys: Vec<_> = q.iter().map(|j| j.order_key()).collect();
                 prop_assert!(keys.windows(2).all(|w| w[0] < w[1]));
                 prop_assert_eq!(keys.len(), q.len());
-                for from in 0..=q.end() {
-                    let expect_live = (from..q.end()).find(|&p| q.is_live(p));
-                    prop_assert_eq!(q.next_live(from), expect_live);
-                    let expect = (from..q.end()).find(|&p| q.get(p).is_some_and(|j| {
-                        j.size() <= units && (j.size() <= small || j.estimate().0 <= max_est)
-                    }));
-                    prop_assert_eq!(q.next_candidate(from, units, small, Duration(max_est)), expect);
-                }
+                check_tree(&q)?;
+                check_searches(&q, &boundary_queries(&q, &picks, &random))?;
             }
         }
     }
