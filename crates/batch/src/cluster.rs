@@ -525,6 +525,47 @@ impl BatchCluster {
         Ok(Submitted::Queued)
     }
 
+    /// The queued job `job`, if it is waiting: O(1) expected plus a binary search once the
+    /// queue's index by id is built (by the first lookup by id).
+    pub fn queued_job(&self, job: JobId) -> Option<&QueuedJob> {
+        self.queue.get(self.queue.position_of_id(job)?)
+    }
+
+    /// Withdraws the waiting job `job` from the queue (a user's cancellation) and returns it;
+    /// [`BatchError::NotQueued`] if it is not waiting (a running job is stopped with
+    /// [`BatchCluster::preempt`]). A schedule planned earlier no longer holds.
+    ///
+    /// ```
+    /// use cosched_batch::{BatchCluster, BatchError, BatchJob};
+    /// use cosched_core::{Duration, JobClass, JobId, Time};
+    /// let mut cluster = BatchCluster::counted(4).unwrap();
+    /// let job = BatchJob {
+    ///     id: JobId(7),
+    ///     submit: Time(0),
+    ///     size: 4,
+    ///     runtime: Duration(60),
+    ///     estimate: Duration(60),
+    ///     class: JobClass::Rigid,
+    ///     resizable: None,
+    /// };
+    /// cluster.submit(job).unwrap(); // queued until a pass starts it
+    /// assert_eq!(cluster.queued_job(JobId(7)), cluster.queue().next());
+    /// assert_eq!(cluster.cancel(JobId(7)).unwrap().job.id, JobId(7));
+    /// assert_eq!(cluster.queue_len(), 0);
+    /// assert_eq!(cluster.cancel(JobId(7)), Err(BatchError::NotQueued(JobId(7))));
+    /// ```
+    pub fn cancel(&mut self, job: JobId) -> Result<QueuedJob, BatchError> {
+        let pos = self
+            .queue
+            .position_of_id(job)
+            .ok_or(BatchError::NotQueued(job))?;
+        let queued = self.queue.remove(pos);
+        // Outside a pass: repair the tree now.
+        self.queue.finish_pass();
+        self.changes += 1;
+        Ok(queued)
+    }
+
     /// Runs one scheduling pass at `now`: `scheduler` picks queued jobs to start; each start
     /// is appended to `started` so the driver can schedule its completion.
     ///

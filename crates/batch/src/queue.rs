@@ -12,6 +12,8 @@
 
 use crate::cluster::QueuedJob;
 use cosched_core::{Duration, JobId, Time};
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
 
 /// Sizes and estimates of a dead or empty slot: larger than any real bound.
 const DEAD: (u32, i64) = (u32::MAX, i64::MAX);
@@ -124,6 +126,9 @@ pub(crate) struct JobQueue {
     /// A stale ancestor only over-approximates (it may admit a dead entry, never hides a live
     /// one), so searches stay exact: leaves are always current.
     stale: Vec<usize>,
+    /// The submit time of every queued job by id, built on the first lookup by id (so a
+    /// driver that never asks pays nothing) and kept up to date from then on.
+    submits: OnceLock<FxHashMap<JobId, Time>>,
 }
 
 impl JobQueue {
@@ -176,6 +181,9 @@ impl JobQueue {
             self.entries.insert(at, job);
             self.set_all();
         }
+        if let Some(submits) = self.submits.get_mut() {
+            submits.insert(job.job.id, job.job.submit);
+        }
         self.live += 1;
     }
 
@@ -189,7 +197,11 @@ impl JobQueue {
         if pos == self.head {
             self.head = self.next_live(pos + 1).unwrap_or(self.entries.len());
         }
-        self.entries[pos]
+        let job = self.entries[pos];
+        if let Some(submits) = self.submits.get_mut() {
+            submits.remove(&job.job.id);
+        }
+        job
     }
 
     /// The position of the first live entry whose key is above `key`, if any.
@@ -202,6 +214,15 @@ impl JobQueue {
     pub(crate) fn position_of(&self, key: (Time, JobId)) -> Option<usize> {
         let pos = self.entries.partition_point(|x| x.order_key() < key);
         (self.get(pos)?.order_key() == key).then_some(pos)
+    }
+
+    /// The live position of the queued job `id`, if it is queued: O(1) expected plus a binary
+    /// search, once an index by id is built (on the first call, in O(n)).
+    pub(crate) fn position_of_id(&self, id: JobId) -> Option<usize> {
+        let submits = self
+            .submits
+            .get_or_init(|| self.iter().map(|q| (q.job.id, q.job.submit)).collect());
+        self.position_of((*submits.get(&id)?, id))
     }
 
     /// The first live position at or after `from`.

@@ -103,6 +103,14 @@ impl<'a> Pass<'a> {
             .next_candidate(from, units, small_units, max_estimate)
     }
 
+    /// The queue position of the waiting job `job`, `None` if it is not waiting: O(1)
+    /// expected plus a binary search (the first lookup by id builds an index of the queue),
+    /// instead of a walk along the queue.
+    #[inline]
+    pub fn position_of(&self, job: JobId) -> Option<usize> {
+        self.cluster.job_queue().position_of_id(job)
+    }
+
     /// The job queued at `pos`, `None` if there is none (never was, or already started).
     #[inline]
     pub fn job(&self, pos: usize) -> Option<&QueuedJob> {
