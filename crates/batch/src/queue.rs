@@ -109,18 +109,27 @@ impl Skyline {
     }
 }
 
-/// Compaction waits until at least this many tombstones have piled up.
-const MIN_TOMBSTONES_TO_COMPACT: usize = 64;
+/// The smallest ring (and tree) the queue allocates.
+const MIN_SLOTS: usize = 32;
 
+/// The wait queue; see the [module docs](self).
 #[derive(Debug, Default)]
 pub(crate) struct JobQueue {
-    entries: Vec<QueuedJob>,
-    /// Segment tree in heap layout: node `k` covers a range, leaves start at `leaves`; the
-    /// skyline of its live entries.
+    /// A ring of `leaves` slots: the entry at position `p` lives in slot `p & (leaves - 1)`.
+    /// Every position in `start..end` holds an entry (live or a tombstone), in (submit, id)
+    /// order; the slots of other positions are dead.
+    slots: Vec<QueuedJob>,
+    /// Segment tree in heap layout over the slots: node `k` covers a range of slots, leaves
+    /// start at `leaves`; the skyline of its live entries.
     tree: Vec<Skyline>,
+    /// Slots in the ring, a power of two (0 before the first insertion).
     leaves: usize,
+    /// The first position the ring holds.
+    start: usize,
+    /// One past the last position.
+    end: usize,
     live: usize,
-    /// No live entry sits before this position.
+    /// The first live position (`end` if none).
     head: usize,
     /// Leaves removed since the last [`JobQueue::finish_pass`] whose ancestors still count them.
     /// A stale ancestor only over-approximates (it may admit a dead entry, never hides a live
@@ -138,48 +147,63 @@ impl JobQueue {
         self.live
     }
 
-    /// One past the last position (live or not); positions are stable until
-    /// [`JobQueue::finish_pass`].
+    /// One past the last position (live or not); positions are stable until an insertion.
     #[cfg(test)]
     pub(crate) fn end(&self) -> usize {
-        self.entries.len()
+        self.end
+    }
+
+    /// The tree leaf of position `pos` (which the ring must hold).
+    #[inline]
+    fn leaf_of(&self, pos: usize) -> usize {
+        self.leaves + (pos & (self.leaves - 1))
     }
 
     /// The live entry at `pos`.
     #[inline]
     pub(crate) fn get(&self, pos: usize) -> Option<&QueuedJob> {
-        self.is_live(pos).then(|| &self.entries[pos])
+        self.is_live(pos)
+            .then(|| &self.slots[pos & (self.leaves - 1)])
     }
 
     #[inline]
     pub(crate) fn is_live(&self, pos: usize) -> bool {
-        pos < self.entries.len() && self.tree[self.leaves + pos].len > 0
+        (self.head..self.end).contains(&pos) && self.tree[self.leaf_of(pos)].len > 0
+    }
+
+    /// The entry (live or not) at a position the ring holds.
+    #[inline]
+    fn entry(&self, pos: usize) -> &QueuedJob {
+        &self.slots[pos & (self.leaves - 1)]
     }
 
     /// Live entries in queue order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &QueuedJob> + '_ {
-        (self.head..self.entries.len()).filter_map(|pos| self.get(pos))
+        (self.head..self.end).filter_map(|pos| self.get(pos))
     }
 
-    /// Inserts `job` at its (submit, id) place: an append in the common case, a rebuild
-    /// otherwise.
+    /// Inserts `job` at its (submit, id) place: an append in the common case, which moves no
+    /// other entry; a rebuild (new positions) otherwise, or when the ring is full.
     pub(crate) fn insert(&mut self, job: QueuedJob) {
+        // Appends rely on every node covering its children's points: repair first.
+        self.repair_stale();
         let key = job.order_key();
-        let appends = self
-            .entries
-            .last()
-            .is_none_or(|last| last.order_key() < key);
+        let appends = self.end == self.start || self.entry(self.end - 1).order_key() < key;
         if appends {
-            if self.entries.len() == self.leaves {
-                self.compact_and_rebuild(1);
+            // Positions before the head are all dead: the ring may drop them.
+            self.start = self.head;
+            if self.end - self.start == self.leaves {
+                self.rebuild(None, job);
             }
-            self.entries.push(job);
-            self.set(self.entries.len() - 1, (job.size(), job.estimate().0));
+            let pos = self.end;
+            self.end += 1;
+            if self.live == 0 {
+                self.head = pos;
+            }
+            self.slots[pos & (self.leaves - 1)] = job;
+            self.add_leaf(self.leaf_of(pos), (job.size(), job.estimate().0));
         } else {
-            self.compact_and_rebuild(1);
-            let at = self.entries.partition_point(|x| x.order_key() < key);
-            self.entries.insert(at, job);
-            self.set_all();
+            self.rebuild(Some(job), job);
         }
         if let Some(submits) = self.submits.get_mut() {
             submits.insert(job.job.id, job.job.submit);
@@ -191,28 +215,42 @@ impl JobQueue {
     /// [`JobQueue::finish_pass`].
     pub(crate) fn remove(&mut self, pos: usize) -> QueuedJob {
         debug_assert!(self.is_live(pos));
-        self.tree[self.leaves + pos] = Skyline::EMPTY;
-        self.stale.push(self.leaves + pos);
+        let leaf = self.leaf_of(pos);
+        self.tree[leaf] = Skyline::EMPTY;
+        self.stale.push(leaf);
         self.live -= 1;
         if pos == self.head {
-            self.head = self.next_live(pos + 1).unwrap_or(self.entries.len());
+            self.head = self.next_live(pos + 1).unwrap_or(self.end);
         }
-        let job = self.entries[pos];
+        let job = *self.entry(pos);
         if let Some(submits) = self.submits.get_mut() {
             submits.remove(&job.job.id);
         }
         job
     }
 
+    /// The first position in `start..end` whose entry's key is above `key` (`end` if none).
+    fn partition_point(&self, key: (Time, JobId)) -> usize {
+        let (mut lo, mut hi) = (self.start, self.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid).order_key() <= key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     /// The position of the first live entry whose key is above `key`, if any.
     pub(crate) fn next_live_after(&self, key: (Time, JobId)) -> Option<usize> {
-        let from = self.entries.partition_point(|x| x.order_key() <= key);
-        self.next_live(from)
+        self.next_live(self.partition_point(key))
     }
 
     /// The live position of the entry with `key`, if it is queued.
     pub(crate) fn position_of(&self, key: (Time, JobId)) -> Option<usize> {
-        let pos = self.entries.partition_point(|x| x.order_key() < key);
+        let pos = self.partition_point(key).checked_sub(1)?;
         (self.get(pos)?.order_key() == key).then_some(pos)
     }
 
@@ -228,7 +266,7 @@ impl JobQueue {
     /// The first live position at or after `from`.
     #[inline]
     pub(crate) fn next_live(&self, from: usize) -> Option<usize> {
-        self.find(from.max(self.head), |s| s.len > 0)
+        self.find(from, |s| s.len > 0)
     }
 
     /// The first live position at or after `from` whose job has `size <= units` and
@@ -242,20 +280,17 @@ impl JobQueue {
         max_estimate: Duration,
     ) -> Option<usize> {
         let small = small_units.min(units);
-        self.find(from.max(self.head), |s| {
-            s.admits(units, small, max_estimate.0)
-        })
+        self.find(from, |s| s.admits(units, small, max_estimate.0))
     }
 
-    /// Ends a scheduling pass: repairs the ancestors of removed entries, level by level so that
-    /// shared ancestors are merged once, and compacts the entries once tombstones outnumber
-    /// live ones (positions change then).
+    /// Ends a scheduling pass: repairs the ancestors of removed entries.
     pub(crate) fn finish_pass(&mut self) {
-        let dead = self.entries.len() - self.live;
-        if dead >= MIN_TOMBSTONES_TO_COMPACT && dead > self.live {
-            self.compact_and_rebuild(0);
-            return;
-        }
+        self.repair_stale();
+    }
+
+    /// Repairs the ancestors of removed entries level by level, so that shared ancestors are
+    /// merged once, stopping where a skyline does not change.
+    fn repair_stale(&mut self) {
         if let [leaf] = self.stale[..] {
             self.stale.clear();
             self.repair_from(leaf);
@@ -287,42 +322,50 @@ impl JobQueue {
         self.stale = nodes;
     }
 
-    /// Drops the tombstones and rebuilds the tree with room for `spare` more entries.
-    fn compact_and_rebuild(&mut self, spare: usize) {
+    /// Lays the live entries (and `extra`, at its place) out again from position 0 in a ring
+    /// with room for as many again (dead slots hold copies of `filler`), and rebuilds the tree.
+    fn rebuild(&mut self, extra: Option<QueuedJob>, filler: QueuedJob) {
         self.stale.clear();
-        let (tree, leaves) = (&self.tree, self.leaves);
-        let mut pos = 0;
-        self.entries.retain(|_| {
-            pos += 1;
-            tree[leaves + pos - 1].len > 0
-        });
-        self.leaves = (self.entries.len() + spare)
-            .next_power_of_two()
-            .max(self.leaves)
-            .max(32);
-        self.set_all();
-    }
-
-    /// Rebuilds the tree from the entries, all of which must be live.
-    fn set_all(&mut self) {
+        let mut entries: Vec<QueuedJob> = self.iter().copied().collect();
+        if let Some(job) = extra {
+            let at = entries.partition_point(|x| x.order_key() < job.order_key());
+            entries.insert(at, job);
+        }
+        // Room for as many appends as there are entries before the next rebuild.
+        self.leaves = (2 * (entries.len() + 1)).next_power_of_two().max(MIN_SLOTS);
+        self.start = 0;
+        self.head = 0;
+        self.end = entries.len();
+        self.slots = entries;
+        self.slots.resize(self.leaves, filler);
         let leaves = self.leaves;
         self.tree.clear();
         self.tree.resize(2 * leaves, Skyline::EMPTY);
-        for (pos, job) in self.entries.iter().enumerate() {
+        for (pos, job) in self.slots[..self.end].iter().enumerate() {
             self.tree[leaves + pos] = Skyline::leaf((job.size(), job.estimate().0));
         }
         for k in (1..leaves).rev() {
             self.tree[k] = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
         }
-        self.head = 0;
-        self.head = self.next_live(0).unwrap_or(self.entries.len());
     }
 
+    /// Sets a leaf to `point` and merges each changed node into its parent, stopping at the
+    /// first parent that already covers the changed node's points (a fold can make a point no
+    /// entry has, so the parent must cover the node, not just the new point). Every node then
+    /// covers its children's points, which is what makes stopping there safe.
     #[inline]
-    fn set(&mut self, pos: usize, value: (u32, i64)) {
-        let leaf = self.leaves + pos;
-        self.tree[leaf] = Skyline::leaf(value);
-        self.repair_from(leaf);
+    fn add_leaf(&mut self, mut k: usize, point: (u32, i64)) {
+        let mut changed = Skyline::leaf(point);
+        self.tree[k] = changed;
+        while k > 1 {
+            k /= 2;
+            let node = &mut self.tree[k];
+            if changed.points().iter().all(|p| node.admits(p.0, 0, p.1)) {
+                break;
+            }
+            *node = Skyline::merge(node, &changed);
+            changed = *node;
+        }
     }
 
     /// Recomputes the ancestors of node `k`, stopping where a skyline does not change.
@@ -338,13 +381,34 @@ impl JobQueue {
         }
     }
 
-    /// The first position >= `from` whose leaf satisfies `pred`, searching only subtrees
-    /// whose skyline satisfies it (`pred` must hold for a node if it holds for a leaf below).
+    /// The first live position >= `from` whose leaf satisfies `pred` (which must hold for a
+    /// node if it holds for a leaf below). The positions `from..end` are at most two runs of
+    /// slots: to the end of the ring, then from its start.
+    #[inline]
     fn find(&self, from: usize, pred: impl Fn(&Skyline) -> bool) -> Option<usize> {
-        // The root bounds the whole queue: most futile searches end here.
-        if from >= self.entries.len() || !pred(&self.tree[1]) {
+        let from = from.max(self.head);
+        if from >= self.end || !pred(&self.tree[1]) {
             return None;
         }
+        let first = from & (self.leaves - 1);
+        let count = self.end - from;
+        let to_ring_end = self.leaves - first;
+        // Slots past the run map to positions before `from`: bound the answer.
+        if let Some(slot) = self.find_slot(first, &pred)
+            && slot - first < count
+        {
+            return Some(from + (slot - first));
+        }
+        if count <= to_ring_end {
+            return None;
+        }
+        let slot = self.find_slot(0, &pred)?;
+        (slot < count - to_ring_end).then_some(from + to_ring_end + slot)
+    }
+
+    /// The first slot >= `from` whose leaf satisfies `pred`, searching only subtrees whose
+    /// skyline satisfies it.
+    fn find_slot(&self, from: usize, pred: &impl Fn(&Skyline) -> bool) -> Option<usize> {
         // Walk up from the leaf, visiting the right siblings of the path in order.
         let mut k = self.leaves + from;
         if pred(&self.tree[k]) {
@@ -359,25 +423,25 @@ impl JobQueue {
                 }
             }
             k += 1;
-            if pred(&self.tree[k]) {
-                // Descend to the leftmost satisfying leaf; backtrack right on false alarms.
-                if let Some(pos) = self.descend(k, &pred) {
-                    return (pos < self.entries.len()).then_some(pos);
-                }
+            if pred(&self.tree[k])
+                && let Some(slot) = self.descend(k, pred)
+            {
+                return Some(slot);
             }
         }
     }
 
-    /// The leftmost leaf under `k` satisfying `pred`, if any.
+    /// The leftmost leaf under `k` satisfying `pred`, if any (backtracking right on false
+    /// alarms).
     fn descend(&self, k: usize, pred: &impl Fn(&Skyline) -> bool) -> Option<usize> {
         if k >= self.leaves {
             return pred(&self.tree[k]).then_some(k - self.leaves);
         }
         for child in [2 * k, 2 * k + 1] {
             if pred(&self.tree[child])
-                && let Some(pos) = self.descend(child, pred)
+                && let Some(slot) = self.descend(child, pred)
             {
-                return Some(pos);
+                return Some(slot);
             }
         }
         None
@@ -423,25 +487,35 @@ mod tests {
                 points
             );
         }
-        for pos in 0..q.end() {
-            let leaf = q.tree[q.leaves + pos];
-            let expected = match q.entries.get(pos) {
-                Some(job) if leaf.len > 0 => Skyline::leaf((job.size(), job.estimate().0)),
+        let held = q.start..q.end;
+        prop_assert!(held.contains(&q.head) || q.head == q.end);
+        prop_assert!(held.len() <= q.leaves);
+        prop_assert_eq!(q.slots.len(), q.leaves);
+        for slot in 0..q.leaves {
+            // The position the slot holds, if any.
+            let pos = held.clone().find(|p| p & (q.leaves - 1) == slot);
+            let leaf = q.tree[q.leaves + slot];
+            let expected = match pos {
+                Some(pos) if leaf.len > 0 => {
+                    prop_assert!(pos >= q.head, "live position {} before the head {}", pos, q.head);
+                    let job = q.entry(pos);
+                    Skyline::leaf((job.size(), job.estimate().0))
+                }
                 _ => Skyline::EMPTY,
             };
-            prop_assert_eq!(leaf, expected, "leaf {} is stale", pos);
+            prop_assert_eq!(leaf, expected, "leaf of slot {} is stale", slot);
             let Some(&(size, estimate)) = leaf.points().first() else {
                 continue;
             };
-            let mut k = q.leaves + pos;
+            let mut k = q.leaves + slot;
             while k > 1 {
                 k /= 2;
                 prop_assert!(
                     q.tree[k].admits(size, 0, estimate),
-                    "node {} ({:?}) hides live entry {} ({}, {})",
+                    "node {} ({:?}) hides live slot {} ({}, {})",
                     k,
                     q.tree[k].points(),
-                    pos,
+                    slot,
                     size,
                     estimate
                 );
