@@ -1,14 +1,17 @@
 //! The wait queue: jobs in (submit, id) order, with fast removal anywhere and fast search for
 //! the next job that could start.
 //!
-//! Entries live in a vector whose positions stay stable between compactions; a removed entry
-//! becomes a tombstone, and the vector is compacted once tombstones outnumber live entries
-//! (amortised O(1) per removal). A segment tree over the positions keeps, per subtree, the
-//! **skyline** of its live entries' (size, estimate) pairs — the pairs no other pair beats in
-//! both — so a backfilling scan jumps straight to the next entry that fits both bounds instead
-//! of visiting every waiting job. A skyline holds up to [`SKYLINE_POINTS`] points; a longer one
-//! folds its tail into one point that bounds it from below, which keeps the search exact at the
-//! leaves and conservative (never missing an entry) above them.
+//! Entries live in a ring of slots at positions that stay stable until the next insertion; a
+//! removed entry becomes a tombstone, and the positions before the first live entry are
+//! dropped as the queue moves on. A full ring is laid out again, live entries only, in a ring
+//! twice their number (amortised O(1) per insertion). Slots are grouped in buckets of
+//! [`BUCKET`]; a segment tree over the buckets keeps, per subtree, the **skyline** of its live
+//! entries' (size, estimate) pairs — the pairs no other pair beats in both — so a backfilling
+//! scan jumps straight to the next bucket that may hold an entry fitting both bounds, and scans
+//! its few slots, instead of visiting every waiting job. A skyline holds up to
+//! [`SKYLINE_POINTS`] points; a longer one folds its tail into one point that bounds it from
+//! below, which keeps the search conservative (never missing an entry) in the tree and exact
+//! in the slots.
 
 use crate::cluster::QueuedJob;
 use cosched_core::{Duration, JobId, Time};
@@ -20,6 +23,10 @@ const DEAD: (u32, i64) = (u32::MAX, i64::MAX);
 
 /// Points a node's skyline keeps before folding its tail.
 pub(crate) const SKYLINE_POINTS: usize = 3;
+
+/// Slots per tree leaf: a bucket's few (size, estimate) pairs are scanned directly, which
+/// keeps the tree small (it fits the L1 cache for queues of thousands) and shallow.
+const BUCKET: usize = 8;
 
 /// The (size, estimate) pairs of a subtree that no other pair beats in both, by ascending size
 /// (so descending estimate). Empty for a subtree with no live entry.
@@ -34,17 +41,6 @@ impl Skyline {
         len: 0,
         points: [DEAD; SKYLINE_POINTS],
     };
-
-    #[inline]
-    fn leaf(point: (u32, i64)) -> Skyline {
-        if point == DEAD {
-            return Skyline::EMPTY;
-        }
-        let mut s = Skyline::EMPTY;
-        s.points[0] = point;
-        s.len = 1;
-        s
-    }
 
     #[inline]
     fn points(&self) -> &[(u32, i64)] {
@@ -69,6 +65,29 @@ impl Skyline {
             .is_some_and(|p| p.1 <= max_estimate)
     }
 
+    /// Whether some point is at most `point` in both size and estimate.
+    #[inline]
+    fn covers(&self, point: (u32, i64)) -> bool {
+        self.admits(point.0, 0, point.1)
+    }
+
+    /// Adds a point that comes after every point added so far in (size, estimate) order.
+    #[inline]
+    fn push_sorted(&mut self, p: (u32, i64)) {
+        let n = usize::from(self.len);
+        if n > 0 && p.1 >= self.points[n - 1].1 {
+            return; // dominated by a smaller-or-equal size with a smaller-or-equal estimate
+        }
+        if n < SKYLINE_POINTS {
+            self.points[n] = p;
+            self.len += 1;
+        } else {
+            // Fold: the last point keeps its size and takes the smaller estimate, so it still
+            // bounds every folded point from below.
+            self.points[n - 1].1 = p.1;
+        }
+    }
+
     /// The skyline of the union of two subtrees.
     #[inline]
     fn merge(a: &Skyline, b: &Skyline) -> Skyline {
@@ -82,47 +101,55 @@ impl Skyline {
         let (a, b) = (a.points(), b.points());
         let mut out = Skyline::EMPTY;
         let (mut i, mut j) = (0, 0);
-        let mut best_estimate = i64::MAX;
         while i < a.len() || j < b.len() {
-            let take_a = j == b.len() || (i < a.len() && a[i] <= b[j]);
-            let p = if take_a { a[i] } else { b[j] };
-            if take_a {
+            if j == b.len() || (i < a.len() && a[i] <= b[j]) {
+                out.push_sorted(a[i]);
                 i += 1;
             } else {
+                out.push_sorted(b[j]);
                 j += 1;
             }
-            if p.1 >= best_estimate {
-                continue; // dominated by a smaller-or-equal size with a smaller estimate
+        }
+        out
+    }
+
+    /// The skyline of a bucket's slots (dead ones left out).
+    #[inline]
+    fn of_bucket(slots: &[(u32, i64)]) -> Skyline {
+        let mut points = [DEAD; BUCKET];
+        let mut n = 0;
+        for &p in slots {
+            if p != DEAD {
+                points[n] = p;
+                n += 1;
             }
-            best_estimate = p.1;
-            let n = usize::from(out.len);
-            if n < SKYLINE_POINTS {
-                out.points[n] = p;
-                out.len += 1;
-            } else {
-                // Fold: the last point keeps its size and takes the smaller estimate, so it
-                // still bounds every folded point from below.
-                out.points[n - 1].1 = p.1;
-            }
+        }
+        let points = &mut points[..n];
+        points.sort_unstable();
+        let mut out = Skyline::EMPTY;
+        for &p in points.iter() {
+            out.push_sorted(p);
         }
         out
     }
 }
 
-/// The smallest ring (and tree) the queue allocates.
+/// The smallest ring the queue allocates.
 const MIN_SLOTS: usize = 32;
 
 /// The wait queue; see the [module docs](self).
 #[derive(Debug, Default)]
 pub(crate) struct JobQueue {
-    /// A ring of `leaves` slots: the entry at position `p` lives in slot `p & (leaves - 1)`.
-    /// Every position in `start..end` holds an entry (live or a tombstone), in (submit, id)
-    /// order; the slots of other positions are dead.
+    /// A ring of slots (a power of two, 0 before the first insertion): the entry at position
+    /// `p` lives in slot `p & (ring - 1)`. Every position in `start..end` holds an entry (live
+    /// or a tombstone), in (submit, id) order; the slots of other positions are dead.
     slots: Vec<QueuedJob>,
-    /// Segment tree in heap layout over the slots: node `k` covers a range of slots, leaves
-    /// start at `leaves`; the skyline of its live entries.
+    /// The (size, estimate) of each slot's entry if it is live, else [`DEAD`].
+    points: Vec<(u32, i64)>,
+    /// Segment tree in heap layout over the buckets: node `k` covers a range of buckets,
+    /// leaves start at `leaves`; a skyline that covers every live entry below it.
     tree: Vec<Skyline>,
-    /// Slots in the ring, a power of two (0 before the first insertion).
+    /// Buckets in the ring.
     leaves: usize,
     /// The first position the ring holds.
     start: usize,
@@ -131,9 +158,10 @@ pub(crate) struct JobQueue {
     live: usize,
     /// The first live position (`end` if none).
     head: usize,
-    /// Leaves removed since the last [`JobQueue::finish_pass`] whose ancestors still count them.
-    /// A stale ancestor only over-approximates (it may admit a dead entry, never hides a live
-    /// one), so searches stay exact: leaves are always current.
+    /// Tree leaves with a removal since the last [`JobQueue::finish_pass`]: they and their
+    /// ancestors may still count removed entries. A stale node only over-approximates (it may
+    /// admit a dead entry, never hides a live one), so searches stay exact: slots are always
+    /// current.
     stale: Vec<usize>,
     /// The submit time of every queued job by id, built on the first lookup by id (so a
     /// driver that never asks pays nothing) and kept up to date from then on.
@@ -153,28 +181,33 @@ impl JobQueue {
         self.end
     }
 
-    /// The tree leaf of position `pos` (which the ring must hold).
+    /// The slot of position `pos`.
     #[inline]
-    fn leaf_of(&self, pos: usize) -> usize {
-        self.leaves + (pos & (self.leaves - 1))
+    fn slot(&self, pos: usize) -> usize {
+        pos & (self.slots.len() - 1)
+    }
+
+    /// The tree leaf over `slot`.
+    #[inline]
+    fn leaf_of(&self, slot: usize) -> usize {
+        self.leaves + slot / BUCKET
     }
 
     /// The live entry at `pos`.
     #[inline]
     pub(crate) fn get(&self, pos: usize) -> Option<&QueuedJob> {
-        self.is_live(pos)
-            .then(|| &self.slots[pos & (self.leaves - 1)])
+        self.is_live(pos).then(|| self.entry(pos))
     }
 
     #[inline]
     pub(crate) fn is_live(&self, pos: usize) -> bool {
-        (self.head..self.end).contains(&pos) && self.tree[self.leaf_of(pos)].len > 0
+        (self.head..self.end).contains(&pos) && self.points[self.slot(pos)] != DEAD
     }
 
     /// The entry (live or not) at a position the ring holds.
     #[inline]
     fn entry(&self, pos: usize) -> &QueuedJob {
-        &self.slots[pos & (self.leaves - 1)]
+        &self.slots[self.slot(pos)]
     }
 
     /// Live entries in queue order.
@@ -192,7 +225,7 @@ impl JobQueue {
         if appends {
             // Positions before the head are all dead: the ring may drop them.
             self.start = self.head;
-            if self.end - self.start == self.leaves {
+            if self.end - self.start == self.slots.len() {
                 self.rebuild(None, job);
             }
             let pos = self.end;
@@ -200,8 +233,11 @@ impl JobQueue {
             if self.live == 0 {
                 self.head = pos;
             }
-            self.slots[pos & (self.leaves - 1)] = job;
-            self.add_leaf(self.leaf_of(pos), (job.size(), job.estimate().0));
+            let slot = self.slot(pos);
+            let point = (job.size(), job.estimate().0);
+            self.slots[slot] = job;
+            self.points[slot] = point;
+            self.add_point(self.leaf_of(slot), point);
         } else {
             self.rebuild(Some(job), job);
         }
@@ -215,14 +251,17 @@ impl JobQueue {
     /// [`JobQueue::finish_pass`].
     pub(crate) fn remove(&mut self, pos: usize) -> QueuedJob {
         debug_assert!(self.is_live(pos));
-        let leaf = self.leaf_of(pos);
-        self.tree[leaf] = Skyline::EMPTY;
-        self.stale.push(leaf);
+        let slot = self.slot(pos);
+        self.points[slot] = DEAD;
+        let leaf = self.leaf_of(slot);
+        if self.stale.last() != Some(&leaf) {
+            self.stale.push(leaf);
+        }
         self.live -= 1;
         if pos == self.head {
             self.head = self.next_live(pos + 1).unwrap_or(self.end);
         }
-        let job = *self.entry(pos);
+        let job = self.slots[slot];
         if let Some(submits) = self.submits.get_mut() {
             submits.remove(&job.job.id);
         }
@@ -266,7 +305,7 @@ impl JobQueue {
     /// The first live position at or after `from`.
     #[inline]
     pub(crate) fn next_live(&self, from: usize) -> Option<usize> {
-        self.find(from, |s| s.len > 0)
+        self.find(from, |s| s.len > 0, |p| p != DEAD)
     }
 
     /// The first live position at or after `from` whose job has `size <= units` and
@@ -280,20 +319,23 @@ impl JobQueue {
         max_estimate: Duration,
     ) -> Option<usize> {
         let small = small_units.min(units);
-        self.find(from, |s| s.admits(units, small, max_estimate.0))
+        let max = max_estimate.0;
+        self.find(
+            from,
+            |s| s.admits(units, small, max),
+            |p| p != DEAD && p.0 <= units && (p.0 <= small || p.1 <= max),
+        )
     }
 
-    /// Ends a scheduling pass: repairs the ancestors of removed entries.
+    /// Ends a scheduling pass: repairs the tree where entries were removed.
     pub(crate) fn finish_pass(&mut self) {
         self.repair_stale();
     }
 
-    /// Repairs the ancestors of removed entries level by level, so that shared ancestors are
-    /// merged once, stopping where a skyline does not change.
+    /// Recomputes the stale leaves from their slots, then their ancestors level by level (so
+    /// that shared ancestors are merged once), stopping where a skyline does not change.
     fn repair_stale(&mut self) {
-        if let [leaf] = self.stale[..] {
-            self.stale.clear();
-            self.repair_from(leaf);
+        if self.stale.is_empty() {
             return;
         }
         let mut nodes = std::mem::take(&mut self.stale);
@@ -302,13 +344,21 @@ impl JobQueue {
         if !nodes.is_sorted() {
             nodes.sort_unstable();
         }
+        nodes.dedup();
+        let (tree, points, leaves) = (&mut self.tree, &self.points, self.leaves);
+        nodes.retain(|&k| {
+            let first = (k - leaves) * BUCKET;
+            let skyline = Skyline::of_bucket(&points[first..first + BUCKET]);
+            let changed = tree[k] != skyline;
+            tree[k] = skyline;
+            changed
+        });
         while !nodes.is_empty() {
             for k in &mut nodes {
                 *k /= 2;
             }
             nodes.dedup();
             // A node whose skyline did not change gives its parent nothing to redo.
-            let tree = &mut self.tree;
             nodes.retain(|&k| {
                 if k < 1 {
                     return false;
@@ -332,35 +382,45 @@ impl JobQueue {
             entries.insert(at, job);
         }
         // Room for as many appends as there are entries before the next rebuild.
-        self.leaves = (2 * (entries.len() + 1)).next_power_of_two().max(MIN_SLOTS);
+        let ring = (2 * (entries.len() + 1)).next_power_of_two().max(MIN_SLOTS);
         self.start = 0;
         self.head = 0;
         self.end = entries.len();
+        self.points.clear();
+        self.points
+            .extend(entries.iter().map(|j| (j.size(), j.estimate().0)));
+        self.points.resize(ring, DEAD);
         self.slots = entries;
-        self.slots.resize(self.leaves, filler);
-        let leaves = self.leaves;
+        self.slots.resize(ring, filler);
+        let leaves = ring / BUCKET;
+        self.leaves = leaves;
         self.tree.clear();
         self.tree.resize(2 * leaves, Skyline::EMPTY);
-        for (pos, job) in self.slots[..self.end].iter().enumerate() {
-            self.tree[leaves + pos] = Skyline::leaf((job.size(), job.estimate().0));
+        for (bucket, points) in self.points.chunks_exact(BUCKET).enumerate() {
+            self.tree[leaves + bucket] = Skyline::of_bucket(points);
         }
         for k in (1..leaves).rev() {
             self.tree[k] = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
         }
     }
 
-    /// Sets a leaf to `point` and merges each changed node into its parent, stopping at the
+    /// Adds `point` to leaf `k` and merges each changed node into its parent, stopping at the
     /// first parent that already covers the changed node's points (a fold can make a point no
     /// entry has, so the parent must cover the node, not just the new point). Every node then
     /// covers its children's points, which is what makes stopping there safe.
     #[inline]
-    fn add_leaf(&mut self, mut k: usize, point: (u32, i64)) {
-        let mut changed = Skyline::leaf(point);
+    fn add_point(&mut self, mut k: usize, point: (u32, i64)) {
+        if self.tree[k].covers(point) {
+            return;
+        }
+        let mut single = Skyline::EMPTY;
+        single.push_sorted(point);
+        let mut changed = Skyline::merge(&self.tree[k], &single);
         self.tree[k] = changed;
         while k > 1 {
             k /= 2;
             let node = &mut self.tree[k];
-            if changed.points().iter().all(|p| node.admits(p.0, 0, p.1)) {
+            if changed.points().iter().all(|&p| node.covers(p)) {
                 break;
             }
             *node = Skyline::merge(node, &changed);
@@ -368,33 +428,25 @@ impl JobQueue {
         }
     }
 
-    /// Recomputes the ancestors of node `k`, stopping where a skyline does not change.
+    /// The first live position >= `from` whose slot satisfies `fits` (tree nodes that may
+    /// hold one satisfy `may_fit`). The positions `from..end` are at most two runs of slots:
+    /// to the end of the ring, then from its start.
     #[inline]
-    fn repair_from(&mut self, mut k: usize) {
-        while k > 1 {
-            k /= 2;
-            let merged = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
-            if self.tree[k] == merged {
-                break;
-            }
-            self.tree[k] = merged;
-        }
-    }
-
-    /// The first live position >= `from` whose leaf satisfies `pred` (which must hold for a
-    /// node if it holds for a leaf below). The positions `from..end` are at most two runs of
-    /// slots: to the end of the ring, then from its start.
-    #[inline]
-    fn find(&self, from: usize, pred: impl Fn(&Skyline) -> bool) -> Option<usize> {
+    fn find(
+        &self,
+        from: usize,
+        may_fit: impl Fn(&Skyline) -> bool,
+        fits: impl Fn((u32, i64)) -> bool,
+    ) -> Option<usize> {
         let from = from.max(self.head);
-        if from >= self.end || !pred(&self.tree[1]) {
+        if from >= self.end {
             return None;
         }
-        let first = from & (self.leaves - 1);
+        let first = self.slot(from);
         let count = self.end - from;
-        let to_ring_end = self.leaves - first;
-        // Slots past the run map to positions before `from`: bound the answer.
-        if let Some(slot) = self.find_slot(first, &pred)
+        let to_ring_end = self.slots.len() - first;
+        // Slots past the run hold positions before `from`: bound the answer.
+        if let Some(slot) = self.find_slot(first, &may_fit, &fits)
             && slot - first < count
         {
             return Some(from + (slot - first));
@@ -402,16 +454,49 @@ impl JobQueue {
         if count <= to_ring_end {
             return None;
         }
-        let slot = self.find_slot(0, &pred)?;
+        let slot = self.find_slot(0, &may_fit, &fits)?;
         (slot < count - to_ring_end).then_some(from + to_ring_end + slot)
     }
 
-    /// The first slot >= `from` whose leaf satisfies `pred`, searching only subtrees whose
-    /// skyline satisfies it.
-    fn find_slot(&self, from: usize, pred: &impl Fn(&Skyline) -> bool) -> Option<usize> {
+    /// The first slot >= `from` that `fits`: the rest of its bucket, then the buckets the
+    /// tree says `may_fit`.
+    #[inline]
+    fn find_slot(
+        &self,
+        from: usize,
+        may_fit: &impl Fn(&Skyline) -> bool,
+        fits: &impl Fn((u32, i64)) -> bool,
+    ) -> Option<usize> {
+        let mut bucket = from / BUCKET;
+        let bucket_end = (bucket + 1) * BUCKET;
+        if let Some(i) = self.points[from..bucket_end].iter().position(|&p| fits(p)) {
+            return Some(from + i);
+        }
+        // The root bounds the whole queue: most futile searches end here.
+        if !may_fit(&self.tree[1]) {
+            return None;
+        }
+        loop {
+            bucket = self.find_bucket(bucket + 1, may_fit)?;
+            let first = bucket * BUCKET;
+            if let Some(i) = self.points[first..first + BUCKET]
+                .iter()
+                .position(|&p| fits(p))
+            {
+                return Some(first + i);
+            }
+        }
+    }
+
+    /// The first bucket >= `from` whose leaf satisfies `may_fit`, searching only subtrees
+    /// whose skyline satisfies it.
+    fn find_bucket(&self, from: usize, may_fit: &impl Fn(&Skyline) -> bool) -> Option<usize> {
+        if from >= self.leaves {
+            return None;
+        }
         // Walk up from the leaf, visiting the right siblings of the path in order.
         let mut k = self.leaves + from;
-        if pred(&self.tree[k]) {
+        if may_fit(&self.tree[k]) {
             return Some(from);
         }
         loop {
@@ -423,25 +508,25 @@ impl JobQueue {
                 }
             }
             k += 1;
-            if pred(&self.tree[k])
-                && let Some(slot) = self.descend(k, pred)
+            if may_fit(&self.tree[k])
+                && let Some(bucket) = self.descend(k, may_fit)
             {
-                return Some(slot);
+                return Some(bucket);
             }
         }
     }
 
-    /// The leftmost leaf under `k` satisfying `pred`, if any (backtracking right on false
+    /// The leftmost leaf under `k` satisfying `may_fit`, if any (backtracking right on false
     /// alarms).
-    fn descend(&self, k: usize, pred: &impl Fn(&Skyline) -> bool) -> Option<usize> {
+    fn descend(&self, k: usize, may_fit: &impl Fn(&Skyline) -> bool) -> Option<usize> {
         if k >= self.leaves {
-            return pred(&self.tree[k]).then_some(k - self.leaves);
+            return may_fit(&self.tree[k]).then_some(k - self.leaves);
         }
         for child in [2 * k, 2 * k + 1] {
-            if pred(&self.tree[child])
-                && let Some(slot) = self.descend(child, pred)
+            if may_fit(&self.tree[child])
+                && let Some(bucket) = self.descend(child, may_fit)
             {
-                return Some(slot);
+                return Some(bucket);
             }
         }
         None
@@ -473,54 +558,51 @@ mod tests {
     }
 
     /// Every tree node's skyline is sorted by ascending size and strictly descending estimate,
-    /// and covers each live leaf below it (some point at most as large in both), which is what
-    /// keeps every search exact; leaves are exact.
+    /// each slot's point is its entry's if live and dead otherwise, and every tree node above
+    /// a live slot covers its point (some point at most as large in both), which is what keeps
+    /// every search exact.
     fn check_tree(q: &JobQueue) -> Result<(), TestCaseError> {
         for k in 1..q.tree.len() {
             let points = q.tree[k].points();
             prop_assert!(
-                points
-                    .windows(2)
-                    .all(|w| w[0].0 < w[1].0 && w[0].1 > w[1].1),
-                "node {} is not a skyline: {:?}",
-                k,
-                points
+                points.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 > w[1].1),
+                "node {} is not a skyline: {:?}", k, points
             );
         }
         let held = q.start..q.end;
         prop_assert!(held.contains(&q.head) || q.head == q.end);
-        prop_assert!(held.len() <= q.leaves);
-        prop_assert_eq!(q.slots.len(), q.leaves);
-        for slot in 0..q.leaves {
+        prop_assert!(held.len() <= q.slots.len());
+        prop_assert_eq!(q.points.len(), q.slots.len());
+        prop_assert_eq!(q.leaves * BUCKET, q.slots.len());
+        let mut live = 0;
+        for slot in 0..q.slots.len() {
             // The position the slot holds, if any.
-            let pos = held.clone().find(|p| p & (q.leaves - 1) == slot);
-            let leaf = q.tree[q.leaves + slot];
-            let expected = match pos {
-                Some(pos) if leaf.len > 0 => {
-                    prop_assert!(pos >= q.head, "live position {} before the head {}", pos, q.head);
-                    let job = q.entry(pos);
-                    Skyline::leaf((job.size(), job.estimate().0))
-                }
-                _ => Skyline::EMPTY,
-            };
-            prop_assert_eq!(leaf, expected, "leaf of slot {} is stale", slot);
-            let Some(&(size, estimate)) = leaf.points().first() else {
+            let pos = held.clone().find(|&p| q.slot(p) == slot);
+            let point = q.points[slot];
+            if point == DEAD {
                 continue;
+            }
+            live += 1;
+            let Some(pos) = pos else {
+                return Err(TestCaseError::fail(format!("slot {slot} is live outside the ring")));
             };
-            let mut k = q.leaves + slot;
-            while k > 1 {
-                k /= 2;
+            prop_assert!(pos >= q.head, "live position {} before the head {}", pos, q.head);
+            let job = q.entry(pos);
+            prop_assert_eq!(point, (job.size(), job.estimate().0));
+            let mut k = q.leaf_of(slot);
+            loop {
                 prop_assert!(
-                    q.tree[k].admits(size, 0, estimate),
-                    "node {} ({:?}) hides live slot {} ({}, {})",
-                    k,
-                    q.tree[k].points(),
-                    slot,
-                    size,
-                    estimate
+                    q.tree[k].covers(point),
+                    "node {} ({:?}) hides live slot {} {:?}",
+                    k, q.tree[k].points(), slot, point
                 );
+                if k == 1 {
+                    break;
+                }
+                k /= 2;
             }
         }
+        prop_assert_eq!(live, q.len());
         Ok(())
     }
 
