@@ -252,9 +252,16 @@ impl JobQueue {
     pub(crate) fn remove(&mut self, pos: usize) -> QueuedJob {
         debug_assert!(self.is_live(pos));
         let slot = self.slot(pos);
-        self.points[slot] = DEAD;
+        let point = std::mem::replace(&mut self.points[slot], DEAD);
+        // A skyline takes each coordinate of its points from some entry: one that shares
+        // neither with the entry removed is what a repair would give again. (Skipping a
+        // repair is always safe, only less precise: a skyline never hides what it covered.)
         let leaf = self.leaf_of(slot);
-        if self.stale.last() != Some(&leaf) {
+        let on_skyline = self.tree[leaf]
+            .points()
+            .iter()
+            .any(|q| q.0 == point.0 || q.1 == point.1);
+        if on_skyline && self.stale.last() != Some(&leaf) {
             self.stale.push(leaf);
         }
         self.live -= 1;
