@@ -372,6 +372,9 @@ pub struct BatchCluster {
     changes: u64,
     /// The largest (submit, id) ever queued.
     last_key: Option<(Time, JobId)>,
+    /// Completions so far (on time or not): with `changes`, every change but an arrival at
+    /// the queue's end.
+    completions: u64,
 }
 
 impl BatchCluster {
@@ -418,6 +421,7 @@ impl BatchCluster {
             spare_node_lists: Vec::new(),
             changes: 0,
             last_key: None,
+            completions: 0,
         })
     }
 
@@ -609,6 +613,20 @@ impl BatchCluster {
         self.changes
     }
 
+    /// A count that moves on every change except a job queued behind all others: while it
+    /// stays the same, the idle units, the releases and the queue (up to jobs appended at its
+    /// end) are the same.
+    #[inline]
+    pub(crate) fn version(&self) -> u64 {
+        self.changes.wrapping_add(self.completions)
+    }
+
+    /// The largest (submit, id) ever queued.
+    #[inline]
+    pub(crate) fn last_queued_key(&self) -> Option<(Time, JobId)> {
+        self.last_key
+    }
+
     /// Starts the job at queue position `pos` now on free nodes. Used by [`Pass::start`],
     /// which checked that it is queued and fits. Refused, changing nothing, if its end or
     /// predicted end would pass the last representable second.
@@ -701,6 +719,7 @@ impl BatchCluster {
             return None;
         }
         let run = self.running.remove(&token.job)?;
+        self.completions += 1;
         self.releases.remove(&(run.predicted_end, token.job));
         if now != run.predicted_end {
             self.changes += 1;
