@@ -572,8 +572,12 @@ mod tests {
         for k in 1..q.tree.len() {
             let points = q.tree[k].points();
             prop_assert!(
-                points.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 > w[1].1),
-                "node {} is not a skyline: {:?}", k, points
+                points
+                    .windows(2)
+                    .all(|w| w[0].0 < w[1].0 && w[0].1 > w[1].1),
+                "node {} is not a skyline: {:?}",
+                k,
+                points
             );
         }
         let held = q.start..q.end;
@@ -591,9 +595,16 @@ mod tests {
             }
             live += 1;
             let Some(pos) = pos else {
-                return Err(TestCaseError::fail(format!("slot {slot} is live outside the ring")));
+                return Err(TestCaseError::fail(format!(
+                    "slot {slot} is live outside the ring"
+                )));
             };
-            prop_assert!(pos >= q.head, "live position {} before the head {}", pos, q.head);
+            prop_assert!(
+                pos >= q.head,
+                "live position {} before the head {}",
+                pos,
+                q.head
+            );
             let job = q.entry(pos);
             prop_assert_eq!(point, (job.size(), job.estimate().0));
             let mut k = q.leaf_of(slot);
@@ -601,7 +612,10 @@ mod tests {
                 prop_assert!(
                     q.tree[k].covers(point),
                     "node {} ({:?}) hides live slot {} {:?}",
-                    k, q.tree[k].points(), slot, point
+                    k,
+                    q.tree[k].points(),
+                    slot,
+                    point
                 );
                 if k == 1 {
                     break;
