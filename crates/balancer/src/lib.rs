@@ -16,7 +16,9 @@
 //!   `restore_node`, `get_status_of_all_nodes`), in the Balancer's own types;
 //! - [`sim`]: the combined-cluster simulator — the environment only, on core's kernel;
 //! - [`workload`], [`synthetic`], [`traces`]: the paper's inputs (LCRC, APS → VM leases,
-//!   synthetic batch and on-demand workloads).
+//!   synthetic batch and on-demand workloads);
+//! - [`scenario`]: a study's inputs assembled from those sources, per seed, and the paper's
+//!   configurations run on them (what the examples drive).
 //!
 //! ```
 //! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, Strategy};
@@ -42,6 +44,7 @@ pub mod oarm;
 pub mod policy;
 pub mod predictor;
 pub mod report;
+pub mod scenario;
 pub mod sim;
 pub mod synthetic;
 pub mod traces;
