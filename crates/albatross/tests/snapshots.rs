@@ -33,7 +33,9 @@ fn run(mut config: SimConfig, owner_return: OwnerReturn, memory_mb: u32) -> Stri
         .into_iter()
         .chain([(600, 90.0, true), (900, 400.0, true), (1500, 60.0, false)])
         .enumerate()
-        .map(|(i, (submit, work, cloud))| Job::new(JobId(i as u64), Time(submit), work, memory_mb, cloud))
+        .map(|(i, (submit, work, cloud))| {
+            Job::new(JobId(i as u64), Time(submit), work, memory_mb, cloud)
+        })
         .collect();
     let out = simulate(&config, &jobs).expect("a valid run");
     let mut text = String::new();
