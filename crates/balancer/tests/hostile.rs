@@ -216,3 +216,30 @@ fn a_huge_field_is_echoed_short() {
     assert!(err.starts_with("od.csv:2:"), "{err}");
     assert!(err.chars().count() < 200, "{err}");
 }
+
+/// An LCRC week sampled for the synthetic workloads (`--sample-lcrc`) with a walltime of
+/// i64::MAX: the preload's remaining walltime is computed without overflow (before, `submit +
+/// walltime` overflowed: a panic in debug builds, a wrapped estimate in release).
+#[test]
+fn a_sampled_walltime_of_i64_max_preloads_cleanly() {
+    use cosched_balancer::synthetic::{BatchKind, SyntheticBatch, WEEK};
+    let csv = format!(
+        "{}\n{},0,0,0,400000,2,9223372036854775807,1.0\n",
+        LCRC_HEADER.join(","),
+        WEEK.0 - 600
+    );
+    let trace = parse_lcrc(csv.as_bytes(), "week.csv").unwrap();
+    let g = SyntheticBatch {
+        tolerance: 0.49,
+        ..SyntheticBatch::new(2, BatchKind::Main { utilization: 0.66 })
+    };
+    // The one job (load 0.66) runs past the week's end: it is preloaded with what it has
+    // left, its walltime less the 600 s it ran.
+    let week = g.generate_from_trace(trace, 1, 1).unwrap();
+    assert_eq!(week.preload.len(), 1, "{week:?}");
+    let j = &week.preload[0];
+    assert_eq!(
+        (j.runtime, j.estimate),
+        (Duration(399_400), Duration(i64::MAX - 600))
+    );
+}
