@@ -22,7 +22,7 @@
 //!   [`sarima`] (the paper's seasonal ARIMA, period 24, trained on the previous three days),
 //!   and the forecasts' mean absolute percentage error.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
-//! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
+//! - [`sim`] (this and the next two need the default feature `sim`): the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
 //!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
 //!   participation, optional transfer times, and pluggable wait prediction (the paper's
 //!   learned predictor per site by [`sim::WaitSource::paper`], what-if from the site's queue
@@ -43,7 +43,10 @@ pub mod site;
 pub mod wait;
 pub mod xsede;
 
-// The grid simulator, its inputs and its metrics.
+// The grid simulator, its inputs and its metrics (default feature `sim`).
+#[cfg(feature = "sim")]
 pub mod metrics;
+#[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "sim")]
 pub mod workload;
