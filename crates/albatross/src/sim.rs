@@ -18,9 +18,11 @@
 //! - **Slots**: static by default (a machine of `n` slots splits its memory evenly, HTCondor's
 //!   default); with [`SimConfig::partitionable`] each machine advertises one partitionable
 //!   slot (`PartitionableSlot = true`, its unclaimed `Cpus` and `Memory`), a matching job whose
-//!   `RequestCpus` and `RequestMemory` fit gets a dynamic slot of exactly that size, and the
-//!   partitionable slot shrinks until the job leaves (HTCondor manual, "Dynamic Provisioning:
-//!   Partitionable and Dynamic Slots"); one partitionable slot may take several jobs per cycle.
+//!   `RequestCpus` and `RequestMemory` fit gets a dynamic slot of that size (memory rounded up
+//!   to 128 MB as HTCondor's default `MODIFY_REQUEST_EXPR_REQUESTMEMORY` does; the split is
+//!   [`cosched_classad::slots::split`]), and the partitionable slot shrinks until the job
+//!   leaves (HTCondor manual, "Dynamic Provisioning: Partitionable and Dynamic Slots"); one
+//!   partitionable slot may take several jobs per cycle.
 //! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds; on a cloud
 //!   slot each stay first pays [`SimConfig::cloud_transfer`] (§V: "transferring data to and
 //!   from the AWS nodes"). An owner's return vacates or suspends it ([`OwnerReturn`]);
