@@ -13,8 +13,8 @@
 //! which a machine shared with other work inflates far less than the wall clock.
 
 use cosched_batch::{BatchSim, Policy};
-use cosched_core::workload::{LublinModel, TsafrirEstimates, offered_load, scale_to_offered_load};
 use cosched_core::{Duration, RigidJob};
+use cosched_workload::{LublinModel, TsafrirEstimates, offered_load, scale_to_offered_load};
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 

@@ -229,3 +229,26 @@ proptest! {
         check(capacity, &jobs, &cancellations)?;
     }
 }
+
+/// A generated Lublin–Feitelson workload with Tsafrir estimates at offered load 0.92 on 1,024
+/// units (the bench's shape, 20,000 jobs): hundreds of waiting jobs for most of the run.
+#[test]
+fn easy_matches_the_reference_on_a_generated_trace() {
+    use cosched_workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
+    let mut jobs = LublinModel::typeless(1_024).unwrap().generate(20_000, 11);
+    TsafrirEstimates::new(Duration::from_hours(36))
+        .unwrap()
+        .assign(&mut jobs, 12);
+    scale_to_offered_load(&mut jobs, 1_024, 0.92).unwrap();
+    let out = BatchSim::new(1_024, Easy::default())
+        .unwrap()
+        .run(&jobs)
+        .unwrap();
+    assert!(out.stats.mean_queue_len > 50.0, "{:?}", out.stats);
+    let simulated: BTreeMap<u64, Option<i64>> = out
+        .records
+        .iter()
+        .map(|r| (r.id.0, r.start.map(|t| t.0)))
+        .collect();
+    assert!(simulated == reference::reference_starts(1_024, &jobs, true));
+}
