@@ -342,6 +342,17 @@ impl JobQueue {
     /// Recomputes the stale leaves from their slots, then their ancestors level by level (so
     /// that shared ancestors are merged once), stopping where a skyline does not change.
     fn repair_stale(&mut self) {
+        if let [leaf] = self.stale[..] {
+            // One removal (the common pass): a plain walk up.
+            self.stale.clear();
+            let first = (leaf - self.leaves) * BUCKET;
+            let skyline = Skyline::of_bucket(&self.points[first..first + BUCKET]);
+            if self.tree[leaf] != skyline {
+                self.tree[leaf] = skyline;
+                self.repair_from(leaf);
+            }
+            return;
+        }
         if self.stale.is_empty() {
             return;
         }
@@ -408,6 +419,20 @@ impl JobQueue {
         }
         for k in (1..leaves).rev() {
             self.tree[k] = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
+        }
+    }
+
+    /// Recomputes the ancestors of node `k` from their children, stopping where a skyline
+    /// does not change.
+    #[inline]
+    fn repair_from(&mut self, mut k: usize) {
+        while k > 1 {
+            k /= 2;
+            let merged = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
+            if self.tree[k] == merged {
+                break;
+            }
+            self.tree[k] = merged;
         }
     }
 
