@@ -63,8 +63,8 @@ pub use policy::{
     Assignment, CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy,
     ProfileReport, Rhic, RhicConfig, Selection,
 };
-pub use predictor::{ForegroundTable, MovingAverage};
+pub use predictor::{FftMarkov, ForegroundTable, MovingAverage};
 pub use saturation::SaturationEstimate;
 pub use search::{
-    Candidate, Evaluation, SearchModel, annealing_search, exhaustive_search, screen_and_sort,
+    Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search, screen_and_sort,
 };

@@ -28,8 +28,9 @@ use crate::baseline::{Baseline, Fuzzy, Rule};
 use crate::completion::Progress;
 use crate::env::{self, ForegroundProcess, JobProfile, Workload, gap_s};
 use crate::goal::{Bill, CostModel, Goal, PowerModel};
+use crate::search::SearchMethod;
 use crate::policy::{
-    Assignment, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic, RhicConfig,
+    Assignment, DecisionKind, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic, RhicConfig,
 };
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
 use cosched_core::seed::{SeedStreams, StreamRng};
@@ -145,6 +146,10 @@ pub struct SimConfig {
     pub profiling: Duration,
     /// FUZZY's dead-band, relative (≥ 0; ours: 2 %).
     pub fuzzy_deadband: f64,
+    /// How RHIC searches the sizes (§4.1: exhaustive, or simulated annealing).
+    pub rhic_search: SearchMethod,
+    /// Whether RHIC starts cost and energy runs with Algorithm 1 (the paper: true).
+    pub rhic_initial_scaling: bool,
     /// The run gives up (unfinished) here.
     pub max_time: Duration,
     /// Root of every random stream of the run.
@@ -155,7 +160,8 @@ impl SimConfig {
     /// A run of `profile`'s work ([`JobProfile::work_core_s`]) on its dedicated nodes
     /// ([`JobProfile::dedicated`]) under `strategy` and `goal`, with [`EnvConfig::default`],
     /// the paper's prices ($1.00/h, $0.42/h), the ARC power model ([`PowerModel::arc`]),
-    /// 1-minute intervals and profiling, a 2 % FUZZY dead-band, at most 24 hours.
+    /// 1-minute intervals and profiling, a 2 % FUZZY dead-band, RHIC's Algorithm 1 and exhaustive
+    /// search, at most 24 hours.
     pub fn new(profile: JobProfile, goal: Goal, strategy: Strategy) -> Self {
         SimConfig {
             env: EnvConfig::default(),
@@ -169,6 +175,8 @@ impl SimConfig {
             interval: Duration::from_mins(1),
             profiling: Duration::from_mins(1),
             fuzzy_deadband: 0.02,
+            rhic_search: SearchMethod::Exhaustive,
+            rhic_initial_scaling: true,
             max_time: Duration::from_hours(24),
             seed: 1,
         }
@@ -300,6 +308,8 @@ impl SimConfig {
                 let mut rc = RhicConfig::new(self.dedicated, cores, self.goal);
                 rc.interval = self.interval;
                 rc.setup = self.env.setup;
+                rc.search = self.rhic_search;
+                rc.initial_scaling = self.rhic_initial_scaling;
                 Box::new(Rhic::new(rc)?)
             }
             Strategy::Fixed(k) => baseline(Rule::Fixed(k)),
@@ -329,6 +339,8 @@ pub struct PoolSample {
     /// Foreground CPU of the whole cloud over the period, core-seconds: the environment,
     /// whatever the policy.
     pub foreground_core_s: f64,
+    /// How the policy's decision at this boundary was reached (`None` for the final sample).
+    pub decision: Option<DecisionKind>,
 }
 
 /// What a run measured.
@@ -697,12 +709,17 @@ impl World<'_> {
             available: self.slot_of.len(),
             completed: self.completed,
             foreground_core_s: m.foreground,
+            decision: None,
         });
         self.meter = Meter {
             reported_at_start: progress.completed(),
             ..Meter::default()
         };
-        let target = self.policy.decide(now, &progress).volunteers.clone();
+        let decision = self.policy.decide(now, &progress);
+        let (target, kind) = (decision.volunteers.clone(), decision.kind);
+        if let Some(sample) = self.trace.last_mut() {
+            sample.decision = Some(kind);
+        }
         self.apply(&target, now.0, q)?;
         q.schedule_in(config.interval, Ev::Period)?;
         Ok(())
@@ -874,6 +891,7 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
         available: world.slot_of.len(),
         completed: world.completed,
         foreground_core_s: world.meter.foreground,
+        decision: None,
     });
     let volunteer_s: Vec<(NodeId, u64)> = world.charged_s.into_iter().collect();
     let bill = config.cost.bill(config.dedicated, end as u64, &volunteer_s);
