@@ -211,7 +211,7 @@ impl PredictorKind {
 fn autoregression(history: &[f64], p: usize, lookahead: usize) -> Option<f64> {
     use ndarray::{Array1, Array2};
     let n = history.len();
-    if p == 0 || n <= 2 * p + 1 {
+    if p == 0 || n <= p.saturating_mul(2).saturating_add(1) {
         return None;
     }
     let rows = n - p;
@@ -315,7 +315,7 @@ pub struct FftMarkov {
     pub min_correlation: f64,
     /// Largest relative difference between a window's mean and the signature's.
     pub max_mean_gap: f64,
-    /// Markov states over 0–100 (at least 2).
+    /// Markov states over 0–100 (2..=[`FftMarkov::MAX_BINS`]).
     pub bins: usize,
 }
 
@@ -339,8 +339,11 @@ pub enum FftMarkovPath {
 }
 
 impl FftMarkov {
+    /// Most Markov states: the transition matrix holds `bins²` numbers.
+    pub const MAX_BINS: usize = 1000;
+
     /// The predicted mean of the next `lookahead` samples after `history` (values in 0–100);
-    /// `None` for an empty history, a lookahead of 0 or fewer than two bins.
+    /// `None` for an empty history, a lookahead of 0 or `bins` outside `2..=MAX_BINS`.
     ///
     /// ```
     /// use cosched_rhic::predictor::{FftMarkov, FftMarkovPath};
@@ -365,7 +368,7 @@ impl FftMarkov {
         history: &[f64],
         lookahead: usize,
     ) -> Option<(f64, FftMarkovPath)> {
-        if history.is_empty() || lookahead == 0 || self.bins < 2 {
+        if history.is_empty() || lookahead == 0 || !(2..=Self::MAX_BINS).contains(&self.bins) {
             return None;
         }
         if let Some((signature, period)) = self.signature(history) {
@@ -457,4 +460,39 @@ fn pearson(a: &[f64], b: &[f64]) -> Option<f64> {
         sbb += (y - mb) * (y - mb);
     }
     (saa > 0.0 && sbb > 0.0).then(|| sab / (saa * sbb).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A noisy daily-like cycle of period 60 s over 10 minutes is a signature; the
+    /// prediction follows the cycle's phase, which a moving average cannot.
+    #[test]
+    fn fft_markov_finds_a_noisy_period_and_follows_its_phase() {
+        let wave = |t: usize| 50.0 + 40.0 * (std::f64::consts::TAU * t as f64 / 60.0).sin();
+        let noise = |t: usize| ((t * 7919 % 13) as f64 - 6.0) * 0.5;
+        let h: Vec<f64> = (0..600).map(|t| wave(t) + noise(t)).collect();
+        let f = FftMarkov::default();
+        let (p, path) = f.predict_with_path(&h, 15).expect("a prediction");
+        assert_eq!(path, FftMarkovPath::Signature(60));
+        let truth = (600..615).map(wave).sum::<f64>() / 15.0;
+        let ma = PredictorKind::MovingAverage.predict(&h, 15).expect("a mean");
+        assert!((p - truth).abs() < 3.0, "{p} vs {truth}");
+        assert!((ma - truth).abs() > 10.0, "the moving average {ma} misses the phase");
+    }
+
+    /// A chain that alternates between two levels predicts their mix; one that stays
+    /// predicts its level.
+    #[test]
+    fn the_markov_chain_propagates_the_counted_transitions() {
+        let f = FftMarkov::default();
+        let flat = vec![31.0; 50];
+        assert_eq!(f.predict_with_path(&flat, 5).map(|x| x.1), Some(FftMarkovPath::Markov));
+        let p = f.predict(&flat, 5).expect("a prediction");
+        assert!((p - 31.25).abs() < 1e-9, "{p}"); // the centre of bin 12 of 40
+        let absurd = FftMarkov { bins: usize::MAX, ..f };
+        assert_eq!(absurd.predict(&flat, 5), None);
+        assert_eq!(PredictorKind::AutoRegression(usize::MAX).predict(&flat, 5), Some(31.0));
+    }
 }
