@@ -60,7 +60,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let mut p = model.start(&mut rng);
         let trace: Vec<f64> = (0..len).map(|_| p.step(&mut rng)).collect();
         let at = |i: usize| hs + i * 300;
-        let actual = |i: usize| -> Option<f64> { Some(mean(trace.get(at(i)..at(i) + ls)?.iter().copied())) };
+        let actual =
+            |i: usize| -> Option<f64> { Some(mean(trace.get(at(i)..at(i) + ls)?.iter().copied())) };
         let errors = METHODS
             .iter()
             .map(|m| {
@@ -148,7 +149,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     out.write_plot(&chart)?;
 
     let spreads: Vec<Option<Spread>> = per_seed.iter().map(|v| Spread::of(v)).collect();
-    let mean_of = |i: usize| spreads.get(i).copied().flatten().map_or(f64::NAN, |s| s.mean);
+    let mean_of = |i: usize| {
+        spreads
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or(f64::NAN, |s| s.mean)
+    };
     let ma = mean_of(0);
     let summary: Vec<String> = METHODS
         .iter()

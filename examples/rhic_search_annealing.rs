@@ -8,14 +8,14 @@
 
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, mean, pct_over, price, run_all,
-    show, sizes,
+    Metric, RhicArgs, assumptions, best_worst, config, curve, mean, pct_over, price, run_all, show,
+    sizes,
 };
 use cosched_examples::{Cell, Claims, Table};
+use cosched_rhic::SearchMethod;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::policy::DecisionKind;
 use cosched_rhic::sim::{Outcome, SimConfig, Strategy};
-use cosched_rhic::SearchMethod;
 
 const NAME: &str = "rhic_search_annealing";
 /// Annealing moves per decision (ours): fewer evaluations than the 37 sizes of 0–36.
@@ -37,7 +37,10 @@ const VARIANTS: [Variant; 4] = [
     },
     Variant {
         name: "Alg. 1 + annealing",
-        search: SearchMethod::Annealing { steps: STEPS, seed: 0 },
+        search: SearchMethod::Annealing {
+            steps: STEPS,
+            seed: 0,
+        },
         scaling: true,
     },
     Variant {
@@ -47,7 +50,10 @@ const VARIANTS: [Variant; 4] = [
     },
     Variant {
         name: "annealing alone",
-        search: SearchMethod::Annealing { steps: STEPS, seed: 0 },
+        search: SearchMethod::Annealing {
+            steps: STEPS,
+            seed: 0,
+        },
         scaling: false,
     },
 ];
@@ -93,7 +99,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for &p in &jobs {
         for &seed in &seeds {
             for &k in &grid {
-                configs.push(config(p, Metric::Energy.goal(), Strategy::Fixed(k), quick, seed));
+                configs.push(config(
+                    p,
+                    Metric::Energy.goal(),
+                    Strategy::Fixed(k),
+                    quick,
+                    seed,
+                ));
             }
             for m in &metrics {
                 for v in &VARIANTS {
@@ -171,7 +183,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     out.write_table(&table)?;
-    let all = |vi: usize| -> Vec<f64> { over.get(vi).into_iter().flatten().flatten().copied().collect() };
+    let all = |vi: usize| -> Vec<f64> {
+        over.get(vi)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect()
+    };
     let (paper, sa) = (Spread::of(&all(0)), Spread::of(&all(1)));
     let gap = sa.map_or(f64::NAN, |s| s.mean) - paper.map_or(f64::NAN, |s| s.mean);
     let mut claims = Claims::new("rhic");
@@ -194,7 +213,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .cloned()
         .unwrap_or_default();
-    claims.check(
+    let check = claims.check(
         "§4.2, §5.2",
         "Algorithm 1 reaches its stopping point within a few 1-minute periods",
         alg1_periods
@@ -205,6 +224,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "Pi energy at once, Co-occurrence in 3 steps: at most 4 periods",
         slowest.1 <= 4.0,
     );
+    if slowest.1 > 4.0 {
+        check.because(format!(
+            "{} runs {:.1} periods on average: Algorithm 1 stops only when the busiest disk \
+             reports 90 % utilisation (our IOSaturation() threshold) or the pool reaches the \
+             DMR ceiling, and each period after the third adds Eq. 3's worst case",
+            slowest.0, slowest.1
+        ));
+    }
     out.write_claims(&claims)?;
     Ok(())
 }

@@ -66,5 +66,6 @@ pub use policy::{
 pub use predictor::{FftMarkov, ForegroundTable, MovingAverage};
 pub use saturation::SaturationEstimate;
 pub use search::{
-    Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search, screen_and_sort,
+    Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search,
+    screen_and_sort,
 };

@@ -199,6 +199,15 @@ pub enum Observation {
         /// Memory a volunteer VM could use, MiB.
         free_memory_mb: u64,
     },
+    /// The node's CPU capacity, cores (finite, > 0): nodes may differ (§4.1 notes that the
+    /// model adapts to a few hardware types); a node never reported has the policy's
+    /// `CPU_max`.
+    Capacity {
+        /// The node.
+        node: NodeId,
+        /// Its cores.
+        cpu_max: f64,
+    },
     /// The node's session ended: it is no longer a candidate.
     Left(NodeId),
     /// The volunteer VM the policy asked for is up.
@@ -304,6 +313,7 @@ impl CloudView {
                 foreground_cpu,
                 free_memory_mb,
             } => self.nodes.observe(at, node, foreground_cpu, free_memory_mb),
+            Observation::Capacity { node, cpu_max } => self.nodes.set_capacity(node, cpu_max),
             Observation::Left(node) => self.nodes.remove(node),
             Observation::Joined(node) => {
                 self.failed.remove(&node);

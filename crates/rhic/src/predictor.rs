@@ -64,6 +64,8 @@ impl MovingAverage {
 struct NodeView {
     foreground: MovingAverage,
     free_memory_mb: u64,
+    /// Its own `CPU_max`, cores, when reported (else the table's default).
+    cpu_max: Option<f64>,
 }
 
 /// Every known interactive node's foreground predictor and free memory: the view RHIC and the
@@ -103,9 +105,39 @@ impl ForegroundTable {
         let view = self.nodes.entry(node).or_insert_with(|| NodeView {
             foreground: MovingAverage::new(window),
             free_memory_mb,
+            cpu_max: None,
         });
         view.foreground.push(at, foreground_cpu);
         view.free_memory_mb = free_memory_mb;
+    }
+
+    /// The node's own CPU capacity, cores; ignored unless finite and > 0 (the node keeps the
+    /// default). Registers the node (a candidate from its first reading on).
+    ///
+    /// ```
+    /// use cosched_core::{Duration, NodeId, Time};
+    /// use cosched_rhic::ForegroundTable;
+    /// let mut t = ForegroundTable::new(Duration(600));
+    /// t.set_capacity(NodeId(1), 8.0);
+    /// t.observe(Time(0), NodeId(1), 2.0, 8192);
+    /// t.observe(Time(0), NodeId(2), 2.0, 8192);
+    /// let c = t.candidates(16.0, 256);
+    /// assert_eq!((c[0].residual_cpu, c[0].slots), (6.0, 8)); // 8 cores
+    /// assert_eq!((c[1].residual_cpu, c[1].slots), (14.0, 16)); // the default 16
+    /// ```
+    pub fn set_capacity(&mut self, node: NodeId, cpu_max: f64) {
+        if !(cpu_max.is_finite() && cpu_max > 0.0) {
+            return;
+        }
+        let window = self.window;
+        self.nodes
+            .entry(node)
+            .or_insert_with(|| NodeView {
+                foreground: MovingAverage::new(window),
+                free_memory_mb: 0,
+                cpu_max: None,
+            })
+            .cpu_max = Some(cpu_max);
     }
 
     /// The node left: forget it.
@@ -123,9 +155,10 @@ impl ForegroundTable {
         self.nodes.is_empty()
     }
 
-    /// Every node with its predicted residual CPU `cpu_max − moving average` (at least 0) and
+    /// Every node with its predicted residual CPU `CPU_max − moving average` (at least 0) and
     /// the map slots its free memory holds at `slot_memory_mb` each (at most one per core), in
-    /// node order.
+    /// node order; `CPU_max` is the node's own ([`ForegroundTable::set_capacity`]) or
+    /// `cpu_max`.
     pub fn candidates(&self, cpu_max: f64, slot_memory_mb: u64) -> Vec<Candidate> {
         let mut out = Vec::with_capacity(self.nodes.len());
         self.candidates_into(cpu_max, slot_memory_mb, &mut out);
@@ -135,9 +168,10 @@ impl ForegroundTable {
     /// [`ForegroundTable::candidates`] into a reused buffer (cleared first).
     pub fn candidates_into(&self, cpu_max: f64, slot_memory_mb: u64, out: &mut Vec<Candidate>) {
         out.clear();
-        let max_slots = cpu_max.floor().max(0.0) as u32;
         out.extend(self.nodes.iter().filter_map(|(&node, view)| {
             view.foreground.predict().map(|fg| {
+                let cpu_max = view.cpu_max.unwrap_or(cpu_max);
+                let max_slots = cpu_max.floor().clamp(0.0, f64::from(u32::MAX)) as u32;
                 let fit = view.free_memory_mb / slot_memory_mb.max(1);
                 Candidate {
                     node,
@@ -477,9 +511,14 @@ mod tests {
         let (p, path) = f.predict_with_path(&h, 15).expect("a prediction");
         assert_eq!(path, FftMarkovPath::Signature(60));
         let truth = (600..615).map(wave).sum::<f64>() / 15.0;
-        let ma = PredictorKind::MovingAverage.predict(&h, 15).expect("a mean");
+        let ma = PredictorKind::MovingAverage
+            .predict(&h, 15)
+            .expect("a mean");
         assert!((p - truth).abs() < 3.0, "{p} vs {truth}");
-        assert!((ma - truth).abs() > 10.0, "the moving average {ma} misses the phase");
+        assert!(
+            (ma - truth).abs() > 10.0,
+            "the moving average {ma} misses the phase"
+        );
     }
 
     /// A chain that alternates between two levels predicts their mix; one that stays
@@ -488,11 +527,20 @@ mod tests {
     fn the_markov_chain_propagates_the_counted_transitions() {
         let f = FftMarkov::default();
         let flat = vec![31.0; 50];
-        assert_eq!(f.predict_with_path(&flat, 5).map(|x| x.1), Some(FftMarkovPath::Markov));
+        assert_eq!(
+            f.predict_with_path(&flat, 5).map(|x| x.1),
+            Some(FftMarkovPath::Markov)
+        );
         let p = f.predict(&flat, 5).expect("a prediction");
         assert!((p - 31.25).abs() < 1e-9, "{p}"); // the centre of bin 12 of 40
-        let absurd = FftMarkov { bins: usize::MAX, ..f };
+        let absurd = FftMarkov {
+            bins: usize::MAX,
+            ..f
+        };
         assert_eq!(absurd.predict(&flat, 5), None);
-        assert_eq!(PredictorKind::AutoRegression(usize::MAX).predict(&flat, 5), Some(31.0));
+        assert_eq!(
+            PredictorKind::AutoRegression(usize::MAX).predict(&flat, 5),
+            Some(31.0)
+        );
     }
 }
