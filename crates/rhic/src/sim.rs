@@ -17,8 +17,11 @@
 //! have their own stream: every strategy meets the same cloud for the same seed.
 //!
 //! Volunteers compute at `min(residual CPU, map slots)` on their hosts, scaled by the disks'
-//! service; their tasks commit every task length, so a volunteer whose host session ends loses
-//! the work in flight; a volunteer the policy drops finishes its tasks first (drains, at most
+//! service; a wave of their tasks (one per slot, the job's task length of work each at full
+//! speed) commits when done, so a volunteer whose host session ends loses the work in flight,
+//! and a starved or busy volunteer straggles: once no work is left to hand out, the job ends
+//! with its last wave, or with backup copies on the dedicated nodes if those finish first
+//! (`backup_tasks`, Hadoop's speculative execution; the tail model is ours); a volunteer the policy drops finishes its tasks first (drains, at most
 //! `max_drain`, charged meanwhile); a volunteer added boots for `setup` (charged, not
 //! computing). Money: dedicated nodes for the whole run, volunteers for their seconds in the
 //! pool ([`CostModel::bill`]). Energy: dedicated nodes in full (idle plus the CPU they
