@@ -11,7 +11,7 @@ use cosched_examples::rhic::{
     Metric, RhicArgs, assumptions, best_worst, config, curve, mean, pct_over, price, run_all, show,
     sizes,
 };
-use cosched_examples::{Cell, Claims, Table};
+use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::SearchMethod;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::policy::DecisionKind;
@@ -139,12 +139,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // (variant index, over-best spreads, Alg. 1 periods) per job × goal.
     let mut over: Vec<Vec<Vec<f64>>> = vec![Vec::new(); VARIANTS.len()];
     let mut alg1_periods: Vec<(String, f64)> = Vec::new();
+    let mut categories = Vec::new();
     for &p in &jobs {
         for m in &metrics {
             let c = curve(&runs, p, |o| m.of(o));
             let Some(((_, best), _)) = best_worst(&c) else {
                 continue;
             };
+            categories.push(format!("{} {}", p.name(), m.name()));
             for (vi, v) in VARIANTS.iter().enumerate() {
                 let mine: Vec<&Outcome> = runs
                     .iter()
@@ -183,6 +185,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     out.write_table(&table)?;
+    let mut chart = BarChart::new(
+        "variants",
+        "RHIC's search variants: percent above the exhaustive best (mean over seeds)",
+        categories,
+    )
+    .y_label("% above the exhaustive best");
+    for (v, runs) in VARIANTS.iter().zip(&over) {
+        chart = chart.series(v.name, runs.iter().map(|pct| mean(pct.iter().copied())));
+    }
+    out.write_plot(&chart)?;
     let all = |vi: usize| -> Vec<f64> {
         over.get(vi)
             .into_iter()
