@@ -326,6 +326,11 @@ impl CloudView {
         true
     }
 
+    /// The CPU capacity a node reported ([`Observation::Capacity`]), if any.
+    pub fn capacity(&self, node: NodeId) -> Option<f64> {
+        self.nodes.capacity(node)
+    }
+
     /// The usable candidates (failed boots excluded), screened and sorted into `sorted`
     /// ([`screen_and_sort`]); `all` is scratch.
     pub fn screen(

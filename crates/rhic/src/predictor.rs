@@ -140,6 +140,11 @@ impl ForegroundTable {
             .cpu_max = Some(cpu_max);
     }
 
+    /// The CPU capacity the node reported ([`ForegroundTable::set_capacity`]), if any.
+    pub fn capacity(&self, node: NodeId) -> Option<f64> {
+        self.nodes.get(&node).and_then(|v| v.cpu_max)
+    }
+
     /// The node left: forget it.
     pub fn remove(&mut self, node: NodeId) {
         self.nodes.remove(&node);
