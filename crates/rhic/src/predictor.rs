@@ -526,6 +526,27 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Every predictor stays within 0–100 on any history of readings in 0–100, and a
+        /// lookahead of 0 predicts nothing.
+        #[test]
+        fn predictions_stay_in_range(
+            history in proptest::collection::vec(0.0f64..=100.0, 1..400),
+            lookahead in 1usize..120,
+        ) {
+            for kind in [
+                PredictorKind::MovingAverage,
+                PredictorKind::AutoRegression(3),
+                PredictorKind::AutoCorrelation,
+                PredictorKind::FftMarkov,
+            ] {
+                let p = kind.predict(&history, lookahead).expect("a prediction");
+                proptest::prop_assert!((0.0..=100.0).contains(&p), "{kind:?}: {p}");
+                proptest::prop_assert_eq!(kind.predict(&history, 0), None);
+            }
+        }
+    }
+
     /// A chain that alternates between two levels predicts their mix; one that stays
     /// predicts its level.
     #[test]
