@@ -7,7 +7,7 @@ use cosched_metasched::site::CoreLimit;
 
 use clap::Parser;
 use cosched_examples::metasched::{
-    Averaged, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel,
+    Averaged, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel, sweep,
 };
 
 /// Two sites (the second twice as fast and cheaper), price files in their own folder, and a
@@ -195,7 +195,7 @@ fn sweeps_average_seeds_against_one_baseline() {
             )
         })
         .collect();
-    let result = scenario.sweep("test", &points, 1, 3).unwrap();
+    let result = sweep(&scenario, "test", &points, 1, 3).unwrap();
     let bs = scenario.run(&RunConfig::new(Strategy::Bs, 1)).unwrap();
     let key = |a: &Averaged| (a.response_s, a.cost_usd, a.migrated);
     assert_eq!(key(&result.baseline), key(&Averaged::of([&bs.metrics])));
