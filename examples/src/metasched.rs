@@ -150,8 +150,7 @@ impl ScenarioArgs {
                     let name = Path::new(file).file_name().unwrap_or(file.as_ref());
                     load_prices(&dir.join(name))
                 }
-                // The month model's parameters are constants; only the seed is the user's.
-                None => Ok(diurnal.series(file).expect("the month model is valid")),
+                None => Ok(diurnal.series(file)?),
             }
         };
         let sites = match &self.sites {

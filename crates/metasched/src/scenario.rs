@@ -21,7 +21,7 @@
 //! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
 //!
 //! let prices = DiurnalPrices::month(7);
-//! let sites = embedded_xsede_sites(|file| prices.series(file)).unwrap();
+//! let sites = embedded_xsede_sites(|file| Ok(prices.series(file)?)).unwrap();
 //! let jobs = XsedeLikeWorkload { jobs: 120, load: 0.7, seed: 7 }.generate(&sites).unwrap();
 //! let scenario = Scenario::new(sites, jobs, 100, Duration(60));
 //! let bs = scenario.run(&scenario.config(Strategy::Bs, 1)).unwrap();

@@ -50,6 +50,9 @@ pub enum XsedeError {
         /// The rejected parameter.
         source: ParamError,
     },
+    /// A price series supplied in place of a file (a generated stand-in) is invalid.
+    #[error("generated prices: {0}")]
+    GeneratedPrices(#[from] ParamError),
 }
 
 /// The columns of `xsede_sites.csv`, in order.
