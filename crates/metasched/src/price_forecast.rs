@@ -301,6 +301,11 @@ pub struct ForecastAccuracy {
     pub skipped_zero_prices: usize,
     /// Days forecast.
     pub days: usize,
+    /// Hours whose absolute percentage error is under 15 % (§5.3: "75 % … less than 15 %").
+    pub under_15_percent: usize,
+    /// Hours whose absolute percentage error is under 20 % (§5.3: "about all … less than
+    /// 20 %").
+    pub under_20_percent: usize,
 }
 
 /// The price predictor's mean absolute percentage error (the paper's measure): for every day `d` of `prices` whose preceding
@@ -333,6 +338,8 @@ pub fn forecast_mape(
         hours: 0,
         skipped_zero_prices: 0,
         days: last - first,
+        under_15_percent: 0,
+        under_20_percent: 0,
     };
     let mut sum = 0.0;
     for d in first..last {
@@ -344,8 +351,11 @@ pub fn forecast_mape(
             if actual == 0.0 {
                 accuracy.skipped_zero_prices += 1;
             } else {
-                sum += (f - actual).abs() / actual.abs();
+                let error = (f - actual).abs() / actual.abs();
+                sum += error;
                 accuracy.hours += 1;
+                accuracy.under_15_percent += usize::from(error < 0.15);
+                accuracy.under_20_percent += usize::from(error < 0.20);
             }
         }
     }
