@@ -306,11 +306,8 @@ impl ClusteredWaitPredictor {
             .map(|&i| (manhattan(&q, &model.points[i]), i))
             .filter(|&(d, _)| d <= eps)
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        if let Some((_, core)) = nearest_core {
-            let cluster = model
-                .clustering
-                .label(core)
-                .expect("a core point always has a cluster");
+        // A core point always has a cluster.
+        if let Some(cluster) = nearest_core.and_then(|(_, core)| model.clustering.label(core)) {
             let (mut sum, mut weight) = (0.0, 0.0);
             for &i in &model.members[cluster] {
                 let w = 1.0 / (manhattan(&q, &model.points[i]) + eps);
