@@ -96,7 +96,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
          order (§3.2, its published code), fitted here by conditional sum of squares; \
          (1,0,0)(1,1,0)24 is the crate's earlier order, by exact ML."
     ));
-    let mut texas = None;
+    let mut texas: Option<ForecastAccuracy> = None;
     let mut pooled = [(0usize, 0usize, 0usize); 2];
     for region in REGIONS {
         let prices = series(region)?;
@@ -122,7 +122,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 p.2 += acc.under_20_percent;
             }
             if region == "Texas" && order == SarimaOrder::Published {
-                texas = Some(acc.mape_percent);
+                texas = Some(acc);
             }
         }
     }
@@ -130,7 +130,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // Fig. 3: the chosen day, actual and forecast by each order.
     let prices = series(&cli.region)?;
-    let (start, end) = (cli.day * 24, cli.day * 24 + 24);
+    let start = cli.day.saturating_mul(24);
+    let end = start.saturating_add(24);
     if cli.day < 3 || end > prices.len() {
         return Err(format!(
             "--day {} needs the three days before it and itself within the {} hours of {}",
@@ -167,7 +168,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     out.write_plot(&plot)?;
 
     let mut claims = Claims::new("metasched");
-    if let Some(mape) = texas {
+    let texas_share = |pick: fn(&ForecastAccuracy) -> usize| {
+        texas.map_or("n/a".to_owned(), |t| {
+            format!("{:.1} %", 100.0 * pick(&t) as f64 / t.hours.max(1) as f64)
+        })
+    };
+    if let Some(mape) = texas.map(|t| t.mape_percent) {
         claims.check(
             "§5.1.2, Fig. 3",
             "Texas next-day forecasts err by about 8 % on average (MAPE)",
@@ -178,23 +184,34 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     let (hours_all, under15, under20) = pooled[0];
     let share = |n: usize| 100.0 * n as f64 / hours_all.max(1) as f64;
-    claims.check(
-        "§5.3",
-        "75 % of price predictions err by under 15 %",
-        format!(
-            "{:.1} % of forecast hours over the six regions (paper: per job)",
-            share(under15)
-        ),
-        ">= 75 %",
-        share(under15) >= 75.0,
-    );
-    claims.check(
-        "§5.3",
-        "about all price predictions err by under 20 %",
-        format!("{:.1} % of forecast hours", share(under20)),
-        "about 100 %",
-        share(under20) >= 95.0,
-    );
+    claims
+        .check(
+            "§5.3",
+            "75 % of price predictions err by under 15 %",
+            format!(
+                "{:.1} % of forecast hours over the six regions (paper: per job)",
+                share(under15)
+            ),
+            ">= 75 %",
+            share(under15) >= 75.0,
+        )
+        .because(format!(
+            "Texas alone (the paper's Fig. 3 region): {}; the other regions' hourly errors (MAPE \
+         up to 21 %, table) pull the pooled share down; the paper counts per-job predictions",
+            texas_share(|t| t.under_15_percent)
+        ));
+    claims
+        .check(
+            "§5.3",
+            "about all price predictions err by under 20 %",
+            format!("{:.1} % of forecast hours", share(under20)),
+            "about 100 %",
+            share(under20) >= 95.0,
+        )
+        .because(format!(
+            "Texas alone: {}; per forecast hour here, per job in the paper",
+            texas_share(|t| t.under_20_percent)
+        ));
     out.write_claims(&claims)?;
     Ok(())
 }

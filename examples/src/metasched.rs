@@ -381,8 +381,8 @@ pub struct SweepCli {
     #[command(flatten)]
     pub scenario: ScenarioArgs,
     /// Seeds averaged per point when the runs draw at random (participation below 1,
-    /// perturbed waits, power or data models) [default: 5 as §5.7.2, quick: 2].
-    #[arg(long)]
+    /// perturbed waits, power or data models), 1..=1000 [default: 5 as §5.7.2, quick: 2].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub seeds: Option<u64>,
 }
 
