@@ -171,11 +171,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .all(|(_, s)| s.is_some_and(|v| v > 1.0)),
         )
         .because(format!(
-            "not above 1: {}; BS mean response {:.0} min, bounded slowdown {:.2}: where BS barely \
-         queues a site's own jobs there is little to gain",
+            "not above 1: {} (jobs run there under MCMF / under BS: {}): such a site takes \
+             the migrated work, as the paper says of Gordon",
             below_one.join(", "),
-            bs.metrics.mean_response_s / 60.0,
-            bs.metrics.mean_bounded_slowdown
+            below_one
+                .iter()
+                .map(|n| format!("{} / {}", ran(expt1, n), ran(bs, n)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     let gordon = score_of(&expt1_scores, "gordon");
     claims
@@ -183,11 +186,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "§5.6, Fig. 10 Expt 1",
             "Gordon (fastest, 3rd cheapest) is slightly below 1",
             gordon.map_or("n/a".into(), |v| format!("{v:.3}")),
-            "slightly < 1",
-            gordon.is_some_and(|v| v < 1.0),
+            "slightly < 1 (taken as 0.8..1)",
+            gordon.is_some_and(|v| (0.8..1.0).contains(&v)),
         )
         .because(format!(
-            "Gordon ran {} jobs under MCMF against {} under BS",
+            "Gordon ran {} jobs under MCMF against {} under BS: two jobs per cycle every 60 s \
+             pile the grid's work on the fastest site",
             ran(expt1, "gordon"),
             ran(bs, "gordon")
         ));
@@ -217,9 +221,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .all(|n| score_of(&local, n).is_some_and(|v| v > 1.0)),
         )
         .because(format!(
-            "their local jobs' BS bounded slowdown is low (grid-wide {:.2}): little queueing to \
-         free; Expt 2 grid fairness there: {}",
-            bs.metrics.mean_bounded_slowdown,
+            "Expt 2 grid fairness there: {}",
             listing(&grid, &slow)
         ));
     out.write_claims(&claims)?;
