@@ -388,9 +388,9 @@ impl Scenario {
         }
     }
 
-    /// The policy and wait source of `config`: BS at the submission site; MCMF and TWOPRICE
-    /// predicting waits by `config.waits`; INST predicting none; MCMF and INST knowing prices
-    /// by `config.price_outlook`.
+    /// The policy and wait source of `config`: BS at the submission site (no predictor); MCMF
+    /// and TWOPRICE predicting waits by `config.waits`; INST predicting none; MCMF and INST
+    /// knowing prices by `config.price_outlook`.
     ///
     /// # Errors
     /// Invalid parameters (`w_t`, `MaxQ`, the forecast or the predictor).
@@ -408,7 +408,8 @@ impl Scenario {
             Strategy::TwoPrice => Box::new(Mcmf::two_price(sites, config.max_q, config.w_t)?),
         };
         let waits = match (config.strategy, config.waits) {
-            (Strategy::Inst, _) | (_, WaitModel::Zero) => WaitSource::Zero,
+            // BS asks for no prediction: training predictors for it would be wasted work.
+            (Strategy::Bs | Strategy::Inst, _) | (_, WaitModel::Zero) => WaitSource::Zero,
             (_, WaitModel::Paper) => {
                 WaitSource::paper(self.sites.len(), ClusteredWaitConfig::paper())?
             }
