@@ -11,7 +11,7 @@
 use crate::site::{PriceAnchor, Site, SiteSpec};
 use cosched_core::{Duration, ParamError};
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use thiserror::Error;
 
 /// Why the XSEDE files could not be loaded.
@@ -202,6 +202,23 @@ pub fn parse_sites(
         let row: SiteRow = record
             .deserialize(Some(&headers))
             .map_err(|e| field_error(&path, &COLUMNS, Some(&record), &e))?;
+        // The price file lies inside the table's folder (`prices/X.csv`): no `..`, no root,
+        // so a row cannot read outside it.
+        let inside = Path::new(&row.price_file)
+            .components()
+            .all(|part| matches!(part, Component::Normal(_)));
+        if !inside || row.price_file.is_empty() {
+            return Err(XsedeError::Field {
+                path,
+                line,
+                column: 4,
+                field: COLUMNS[3],
+                message: format!(
+                    "`{}` must be a relative path inside the table's folder",
+                    cosched_core::excerpt(&row.price_file)
+                ),
+            });
+        }
         let spec = SiteSpec {
             prices_usd_per_mwh: prices(&row.price_file)?,
             name: row.name,
