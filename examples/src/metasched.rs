@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, ValueEnum};
 use cosched_core::Duration;
-use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::{self, Spread};
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::price_forecast::PriceForecastConfig;
@@ -38,7 +37,7 @@ pub use cosched_metasched::scenario::{
     RunResult, Scenario, Strategy, WaitModel,
 };
 
-use crate::{Cell, CommonArgs, LinePlot, OutDir, Table};
+use crate::{Cell, CommonArgs, LinePlot, OutDir, Seeds, Table};
 
 /// Which core count bounds a job's request at a site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -329,9 +328,9 @@ pub struct SweepResult {
     pub points: Vec<(f64, Averaged)>,
 }
 
-/// Runs, on `scenario`, every `(x, config)` point once per seed of `replicate_seeds(seed, seeds)` (the
-/// config's own seed replaced), and BS once per seed, in one parallel
-/// [`Sweep`](crate::Sweep) labelled `name`.
+/// Runs, on `scenario`, every `(x, config)` point once per seed of `seeds` (the config's own
+/// seed replaced), and BS once per seed, through the examples' one multi-seed averager
+/// ([`Sweep::run_replicated`](crate::Sweep::run_replicated)) labelled `name`.
 ///
 /// # Errors
 /// The first failed simulation.
@@ -339,35 +338,24 @@ pub fn sweep(
     scenario: &Scenario,
     name: &str,
     points: &[(f64, RunConfig)],
-    seed: u64,
-    seeds: u64,
+    seeds: &Seeds,
 ) -> Result<SweepResult, SimError> {
-    let seeds: Vec<u64> = replicate_seeds(seed, seeds.max(1)).collect();
-    let bs = scenario.config(Strategy::Bs, seed);
-    let mut runs: Vec<(usize, RunConfig)> = seeds
-        .iter()
-        .map(|&s| (usize::MAX, RunConfig { seed: s, ..bs }))
+    let bs = scenario.config(Strategy::Bs, seeds.first());
+    let configs: Vec<RunConfig> = std::iter::once(bs)
+        .chain(points.iter().map(|(_, config)| *config))
         .collect();
-    for (i, (_, config)) in points.iter().enumerate() {
-        runs.extend(seeds.iter().map(|&s| (i, RunConfig { seed: s, ..*config })));
-    }
-    let results = crate::Sweep::new(name, runs).run(|(_, c)| scenario.run(c).map(|r| r.metrics));
-    let mut baseline = Vec::new();
-    let mut per_point: Vec<Vec<Metrics>> = vec![Vec::new(); points.len()];
-    for ((i, _), metrics) in results {
-        let metrics = metrics?;
-        match per_point.get_mut(i) {
-            Some(list) => list.push(metrics),
-            None => baseline.push(metrics),
-        }
-    }
+    let mut averaged = crate::Sweep::new(name, configs)
+        .run_replicated(seeds, |config, seed| {
+            scenario
+                .run(&RunConfig { seed, ..*config })
+                .map(|r| r.metrics)
+        })?
+        .into_iter()
+        .map(|(_, runs)| Averaged::of(runs.runs()));
+    let baseline = averaged.next().unwrap_or_else(|| Averaged::of([]));
     Ok(SweepResult {
-        baseline: Averaged::of(&baseline),
-        points: points
-            .iter()
-            .zip(&per_point)
-            .map(|((x, _), runs)| (*x, Averaged::of(runs)))
-            .collect(),
+        baseline,
+        points: points.iter().map(|(x, _)| *x).zip(averaged).collect(),
     })
 }
 
@@ -487,7 +475,7 @@ impl SweepExample<'_> {
             })
             .collect();
         let seeds = cli.seeds_for(points.iter().any(|(_, c)| randomised(c, scenario)));
-        let result = sweep(scenario, self.name, &points, seed, seeds)?;
+        let result = sweep(scenario, self.name, &points, &Seeds::new(seed, seeds)?)?;
         let defaults = scenario.config(Strategy::Mcmf, seed);
         let notes = format!(
             "Paper: {}. {} Unless swept: w_t {}, MaxQ {}, full participation; MCMF predicts \

@@ -6,6 +6,7 @@ use std::fs;
 use cosched_metasched::site::CoreLimit;
 
 use clap::Parser;
+use cosched_examples::Seeds;
 use cosched_examples::metasched::{
     Averaged, PowerChoice, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel, sweep,
 };
@@ -195,7 +196,7 @@ fn sweeps_average_seeds_against_one_baseline() {
             )
         })
         .collect();
-    let result = sweep(&scenario, "test", &points, 1, 3).unwrap();
+    let result = sweep(&scenario, "test", &points, &Seeds::new(1, 3).unwrap()).unwrap();
     let bs = scenario.run(&RunConfig::new(Strategy::Bs, 1)).unwrap();
     let key = |a: &Averaged| (a.response_s, a.cost_usd, a.migrated);
     assert_eq!(key(&result.baseline), key(&Averaged::of([&bs.metrics])));
