@@ -54,6 +54,7 @@ pub mod checkpoint;
 mod error;
 pub mod mechanism;
 pub mod notice;
+pub mod policy;
 pub mod sim;
 pub mod workload;
 
@@ -63,7 +64,7 @@ pub use mechanism::{
     Applied, DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView, apply,
 };
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
+pub use policy::{Command, Composite, HybridPolicy, PlatformView, mechanism_name};
 pub use sim::{
-    Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim,
-    JobAccount, mechanism_name,
+    Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim, JobAccount,
 };
