@@ -644,7 +644,7 @@ impl HybridPolicy {
             .map(|(&g, _)| (self.submits.get(&g).copied().unwrap_or(Time(i64::MIN)), g))
             .collect();
         guests.sort_unstable();
-        for (_, g) in guests {
+        for &(_, g) in &guests {
             out.push(Command::Preempt { job: g });
             self.stopped(g, &mut out);
         }
@@ -664,9 +664,11 @@ impl HybridPolicy {
         }
         need -= idle;
         if need > 0 {
+            // The view still shows the guests just preempted.
             let running: Vec<RunningView> = self
                 .candidates(now, view)
                 .into_iter()
+                .filter(|p| guests.iter().all(|&(_, g)| g != p.view.id))
                 .map(|p| p.view)
                 .collect();
             let mechanism = Mechanism {

@@ -1385,6 +1385,9 @@ impl Sim<'_> {
     /// Carries out the policy's commands, in order; the starts of the passes go back to it.
     fn apply(&mut self, now: Time, commands: Vec<Command>) -> Result<(), HybridError> {
         for command in commands {
+            if self.env.check {
+                self.audit(now, &command);
+            }
             match command {
                 Command::Preempt { job } => {
                     let i = self.env.find(job)?;
@@ -1512,6 +1515,39 @@ impl Sim<'_> {
             self.policy.on_start(start);
         }
         Ok(())
+    }
+
+    /// Records a violation if `command` names a job that has finished (checked with
+    /// [`HybridSim::check_invariants`]).
+    fn audit(&mut self, now: Time, command: &Command) {
+        let named: &[JobId] = match command {
+            Command::Preempt { job }
+            | Command::Resize { job, .. }
+            | Command::Reserve { job, .. }
+            | Command::Release { job, .. }
+            | Command::Assign { job, .. }
+            | Command::AssignIdle { job, .. }
+            | Command::Unassign { job }
+            | Command::StartOnDemand { job }
+            | Command::Submit { job }
+            | Command::Schedule(BatchPass::Guests { for_job: job, .. }) => {
+                std::slice::from_ref(job)
+            }
+            Command::Schedule(BatchPass::Listed(jobs)) => jobs,
+            Command::Schedule(BatchPass::Site { .. }) | Command::Wake { .. } => &[],
+        };
+        for job in named {
+            let finished = self
+                .env
+                .index
+                .get(job)
+                .is_none_or(|&i| self.env.jobs[i].account.completions > 0);
+            if finished {
+                self.env.violations.push(format!(
+                    "t={now}: {command:?} names {job}, finished or unknown"
+                ));
+            }
+        }
     }
 
     fn check_nodes(&mut self, now: Time) {
