@@ -13,10 +13,14 @@
 //!   and [`apply`], which carries them out on a [`cosched_batch::BatchCluster`];
 //! - [`notice`]: the notice strategies N, CUA and CUP as a policy ([`NoticeBoard`]) and the
 //!   choice of guests for reserved idle nodes ([`notice::guests`]);
-//! - [`sim`]: the simulator composing a notice strategy with an on-arrival mechanism
-//!   ([`Composite`], the paper's six mechanisms) over FCFS + EASY, with checkpoints, setups,
-//!   malleable resizing, lenders getting their nodes back and node failures (the evaluation's
-//!   set-up), reporting the paper's metrics ([`HybridReport`]);
+//! - [`policy`]: [`HybridPolicy`], the paper's six mechanisms and the baseline on the
+//!   workspace's protocol — observations in, [`Command`]s out — owning the notice board, the
+//!   on-arrival mechanism ([`Composite`]), lenders, guests, the on-demand jobs waiting at the
+//!   front, CUP's plans and the malleable start / expand rules; the module docs say how Slurm
+//!   would carry out each command;
+//! - [`sim`]: the environment and executor of a [`HybridPolicy`]: FCFS + EASY with
+//!   checkpoints, setups, malleable resizing and node failures (the evaluation's set-up),
+//!   reporting the paper's metrics ([`HybridReport`]);
 //! - [`workload`]: job types by project, the W1–W5 notice mixes, and Theta-like and Cori-like
 //!   workload generators.
 //!

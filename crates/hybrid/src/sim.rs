@@ -1,8 +1,15 @@
-//! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): one system of identical nodes
-//! running rigid, malleable and on-demand jobs under FCFS + EASY, with a composed mechanism —
-//! a notice strategy ([`NoticeStrategy`]) × an on-arrival mechanism ([`MechanismKind`]) — or
-//! none (the baseline, where on-demand jobs queue like any batch job and malleable jobs run
-//! at their requested size: "FCFS/EASY backfilling without special treatments", Table III).
+//! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): the environment — one system
+//! of identical nodes, the jobs' runs, checkpoints' and setups' physical cost, node failures and
+//! the ledger — and the executor of a [`HybridPolicy`]. It holds no scheduling decision: it
+//! turns its events into the policy's observations (notices, arrivals, completions, failures,
+//! timers, and a settle once each instant's events are in) and applies the [`Command`]s it gets
+//! back to a [`BatchCluster`]; the batch passes run the policy's schedulers around the site's
+//! FCFS + EASY. A command the platform cannot carry out (a job not running, a node not
+//! reserved) is a typed error, and [`HybridSim::check_invariants`] also records any command
+//! naming a finished job. The mechanism — a notice strategy ([`crate::NoticeStrategy`]) × an
+//! on-arrival mechanism ([`crate::MechanismKind`]) — or none (the baseline, where on-demand
+//! jobs queue like any batch job and malleable jobs run at their requested size: "FCFS/EASY
+//! backfilling without special treatments", Table III) chooses the policy.
 //!
 //! It runs on core's kernel ([`cosched_core::engine::run`]); its random draws (failures) come
 //! from named streams ([`SeedStreams`]) and depend on time only, so every mechanism meets the
@@ -45,10 +52,11 @@
 //!   resumes, at the same draws, with the next submission. A failure interrupts the job on the
 //!   node like a preemption and counts in the preemption ratios (Obs. 14).
 //!
-//! At each instant: completions, failures and repairs, expiries, planned preemptions, notices,
-//! on-demand arrivals, batch submissions (each in job order); then the idle nodes go to waiting
-//! on-demand jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and
-//! malleable jobs expand into what is left.
+//! At each instant: completions, failures and repairs, the policy's timers (expiries, then
+//! planned preemptions), notices, on-demand arrivals, batch submissions (each in job order);
+//! then the policy settles ([`HybridPolicy::settle`]): the idle nodes go to waiting on-demand
+//! jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and malleable
+//! jobs expand into what is left.
 //!
 //! ## Metrics (§IV-D)
 //! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
@@ -417,8 +425,9 @@ impl Event for Ev {
             Ev::Timer(Timer::Expire) => 2,
             Ev::Timer(Timer::Planned { .. }) => 3,
             Ev::Notice(_) => 4,
-            Ev::Arrive(_) => 5,
-            Ev::Submit(_) => 6,
+            // In workload order, so that the batch queue (on-demand jobs in it, under the
+            // baseline) grows by appends.
+            Ev::Arrive(_) | Ev::Submit(_) => 5,
         }
     }
 }
@@ -630,6 +639,15 @@ impl HybridSim {
     }
 }
 
+/// The event by which job `i` enters: an on-demand job arrives (the policy decides), a batch
+/// job is submitted.
+fn entry(spec: &HybridJob, i: usize) -> Ev {
+    match spec {
+        HybridJob::OnDemand(_) => Ev::Arrive(i),
+        _ => Ev::Submit(i),
+    }
+}
+
 /// The environment: the batch cluster, the nodes the policy holds out of it, the jobs' runs,
 /// the failure process and the ledger.
 struct Env<'a> {
@@ -673,7 +691,7 @@ impl<'a> Env<'a> {
     ) -> Result<Self, HybridError> {
         let mut index = FxHashMap::with_capacity_and_hasher(specs.len(), Default::default());
         let mut jobs = Vec::with_capacity(specs.len());
-        let mut pending = Vec::with_capacity(2 * specs.len() + 1);
+        let mut pending = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
             index.insert(spec.id(), i);
             let (work_left, setup, checkpoints, required) = match *spec {
@@ -739,17 +757,15 @@ impl<'a> Env<'a> {
                 od_nodes: Vec::new(),
                 od_epoch: 0,
             });
-            match spec {
-                HybridJob::OnDemand(job) => {
-                    if let (true, Some(at), Some(_)) = (notices, job.notice, job.estimated_arrival)
-                    {
-                        pending.push((at, Ev::Notice(i)));
-                    }
-                    pending.push((job.arrival, Ev::Arrive(i)));
-                }
-                _ => pending.push((spec.submit(), Ev::Submit(i))),
+            if let HybridJob::OnDemand(job) = spec
+                && let (true, Some(at), Some(_)) = (notices, job.notice, job.estimated_arrival)
+            {
+                pending.push((at, Ev::Notice(i)));
             }
         }
+        // Arrivals are put on the queue one at a time, each by the one before it (a heap of
+        // every future submission would make every pop slower).
+        pending.extend(specs.first().map(|spec| (spec.submit(), entry(spec, 0))));
         let failures = config
             .failures
             .map(|f| FailureProcess::new(SeedStreams::new(config.seed), f, config.nodes))
@@ -835,6 +851,13 @@ impl<'a> Env<'a> {
         if let Some((at, node, repair)) = process.next_at_or_after(now) {
             self.failure_armed = true;
             self.schedule(at, Ev::Failure(node, repair));
+        }
+    }
+
+    /// Schedules the entry of the job after job `i` (the jobs enter in workload order).
+    fn next_entry(&mut self, i: usize) {
+        if let Some(spec) = self.jobs.get(i + 1).map(|st| st.spec) {
+            self.schedule(spec.submit(), entry(&spec, i + 1));
         }
     }
 
@@ -1319,10 +1342,12 @@ impl Sim<'_> {
                 }
             }
             Ev::Arrive(i) => {
+                self.env.next_entry(i);
                 self.env.arm_failures(now);
                 self.arrive(now, i)?;
             }
             Ev::Submit(i) => {
+                self.env.next_entry(i);
                 self.env.arm_failures(now);
                 self.env.submit(i)?;
             }
