@@ -138,9 +138,9 @@ pub struct RunInfo {
     pub size: u32,
     /// When the scheduler expects it to end.
     pub predicted_end: Time,
-    /// Changes on every start, resize and preemption of the job: a plan made for one run does
-    /// not apply to the next.
-    pub epoch: u32,
+    /// When the run started (a resize keeps the run; a preemption ends it): a plan made for
+    /// one run does not apply to the next.
+    pub started: Time,
 }
 
 /// What the platform shows the policy (read-only). The executor implements it over its
@@ -176,12 +176,12 @@ pub trait PlatformView {
 pub enum Timer {
     /// Release the reservations whose grace after the estimated arrival has passed.
     Expire,
-    /// One of CUP's planned preemptions, made for the target's run `epoch`.
+    /// One of CUP's planned preemptions, made for the target's run started at `run_started`.
     Planned {
         /// The plan.
         plan: PlannedPreemption,
-        /// The target's run it was planned on ([`RunInfo::epoch`]).
-        epoch: u32,
+        /// The start of the target's run it was planned on ([`RunInfo::started`]).
+        run_started: Time,
     },
 }
 
@@ -365,8 +365,8 @@ pub struct HybridPolicy {
     expandable: BTreeMap<(Time, JobId), u32>,
     /// Submit times of the running batch jobs (the key of `expandable`).
     submits: FxHashMap<JobId, Time>,
-    /// CUP's plans still standing, with the run they were made on.
-    plans: Vec<(PlannedPreemption, u32)>,
+    /// CUP's plans still standing, with the start of the run they were made on.
+    plans: Vec<(PlannedPreemption, Time)>,
     /// Reservations for which no guest started, with the queue epoch, idle-node count and
     /// arrival they were asked with: while those hold the answer is still none.
     no_guests: FxHashMap<JobId, (u64, usize, Time)>,
@@ -551,12 +551,12 @@ impl HybridPolicy {
         }
         for p in plan.preemptions {
             if let Some(run) = view.run(p.job) {
-                self.plans.push((p, run.epoch));
+                self.plans.push((p, run.started));
                 out.push(Command::Wake {
                     at: p.at,
                     timer: Timer::Planned {
                         plan: p,
-                        epoch: run.epoch,
+                        run_started: run.started,
                     },
                 });
             }
@@ -582,7 +582,7 @@ impl HybridPolicy {
 
     /// A timer asked for with [`Command::Wake`]: a reservation's expiry (its nodes go back,
     /// its guests become ordinary jobs, its lenders are returned, its plans cancelled), or a
-    /// planned preemption (carried out if it still stands, its target still runs the same run
+    /// planned preemption (carried out if it still stands, its target still runs the same run — resized or not —
     /// and the reservation is still short).
     pub fn on_tick(&mut self, now: Time, timer: Timer, view: &dyn PlatformView) -> Vec<Command> {
         let mut out = Vec::new();
@@ -596,12 +596,12 @@ impl HybridPolicy {
                     self.returns.extend(lenders);
                 }
             }
-            Timer::Planned { plan, epoch } => {
-                let Some(k) = self.plans.iter().position(|&x| x == (plan, epoch)) else {
+            Timer::Planned { plan, run_started } => {
+                let Some(k) = self.plans.iter().position(|&x| x == (plan, run_started)) else {
                     return out;
                 };
                 self.plans.swap_remove(k);
-                let current = view.run(plan.job).is_some_and(|r| r.epoch == epoch);
+                let current = view.run(plan.job).is_some_and(|r| r.started == run_started);
                 if current && self.board.is_short(plan.for_job) {
                     self.preempt(plan.job, plan.for_job, &mut out);
                 }

@@ -1267,7 +1267,7 @@ impl PlatformView for Env<'_> {
         Some(RunInfo {
             size: run.size,
             predicted_end: run.predicted_end,
-            epoch: run.token.epoch,
+            started: run.start,
         })
     }
 

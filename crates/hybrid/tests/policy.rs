@@ -110,7 +110,7 @@ impl PlatformView for Fake {
         Some(RunInfo {
             size: p.view.size,
             predicted_end: p.predicted_end,
-            epoch: 1,
+            started: p.run_start,
         })
     }
 
@@ -455,6 +455,30 @@ fn cup_plans_a_preemption_and_carries_it_out_while_the_reservation_is_short() {
 }
 
 #[test]
+fn a_plan_survives_a_resize_of_its_target() {
+    let mut view = Fake::default();
+    view.malleable(1, 4, 1, 4);
+    let mut p = policy(NoticeStrategy::Cup, MechanismKind::Spaa);
+    let notice = Notice {
+        job: JobId(9),
+        size: 4,
+        at: Time(0),
+        estimated_arrival: Time(1_000),
+    };
+    let timers = planned(&p.on_notice(Time(0), notice, &view).unwrap());
+    assert_eq!(timers.len(), 1);
+    // Shrunk for another on-demand job meanwhile: the same run, still preempted.
+    view.apply(&[Command::Resize {
+        job: JobId(1),
+        to: 2,
+    }]);
+    assert_eq!(
+        p.on_tick(Time(880), timers[0], &view),
+        vec![Command::Preempt { job: JobId(1) }]
+    );
+}
+
+#[test]
 fn an_early_arrival_cancels_cups_plans() {
     let (mut p, mut view, cmds) = cup_setup();
     let timers = planned(&cmds);
@@ -502,11 +526,14 @@ fn a_changed_notice_replans_and_a_stale_run_is_not_preempted() {
     assert_ne!(new, old);
     assert_eq!(p.on_tick(Time(100), old[0], &view), vec![]);
     assert_eq!(p.board().reservations().next().map(|r| r.size), Some(2));
-    // The target has since been resized or restarted (another run epoch): nothing happens.
+    // The target has since been preempted and restarted (another run): nothing happens.
     let Timer::Planned { plan, .. } = new[0] else {
         unreachable!()
     };
-    let stale = Timer::Planned { plan, epoch: 7 };
+    let stale = Timer::Planned {
+        plan,
+        run_started: Time(7),
+    };
     assert_eq!(p.on_tick(Time(150), stale, &view), vec![]);
 }
 
