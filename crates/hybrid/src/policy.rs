@@ -523,13 +523,15 @@ impl HybridPolicy {
         if self.composite.is_none() || self.board.strategy() == NoticeStrategy::N {
             return Ok(out);
         }
+        let renotice = self.board.reservations().any(|r| r.job == notice.job);
         let free = view.idle_nodes(notice.size as usize);
-        let running = if self.board.strategy() == NoticeStrategy::Cup {
+        // CUP plans only for what the idle nodes do not cover.
+        let short = free.len() < notice.size as usize;
+        let running = if self.board.strategy() == NoticeStrategy::Cup && (short || renotice) {
             self.candidates(now, view)
         } else {
             Vec::new()
         };
-        let renotice = self.board.reservations().any(|r| r.job == notice.job);
         let plan = if renotice {
             self.plans.retain(|(p, _)| p.for_job != notice.job);
             let (plan, released) = self.board.renotice(notice, &free, &running)?;
@@ -850,20 +852,16 @@ impl HybridPolicy {
         if self.board.strategy() == NoticeStrategy::N || view.queue_len() == 0 {
             return;
         }
+        let epoch = view.queue_epoch();
         for r in self.board.reservations() {
-            let nodes: Vec<NodeId> = r
-                .nodes
-                .iter()
-                .copied()
-                .filter(|&n| view.reserved_for(n) == Some(r.job))
-                .collect();
-            if nodes.is_empty() {
+            let lendable = |n: &&NodeId| view.reserved_for(**n) == Some(r.job);
+            // Counted first: most settles find the answer unchanged and allocate nothing.
+            let count = r.nodes.iter().filter(lendable).count();
+            let asked = (epoch, count, r.estimated_arrival);
+            if count == 0 || self.no_guests.get(&r.job) == Some(&asked) {
                 continue;
             }
-            let asked = (view.queue_epoch(), nodes.len(), r.estimated_arrival);
-            if self.no_guests.get(&r.job) == Some(&asked) {
-                continue;
-            }
+            let nodes: Vec<NodeId> = r.nodes.iter().filter(lendable).copied().collect();
             // Forgotten as soon as a guest starts ([`HybridPolicy::on_start`]).
             self.no_guests.insert(r.job, asked);
             out.push(Command::Schedule(BatchPass::Guests {
