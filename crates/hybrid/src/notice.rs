@@ -24,10 +24,12 @@
 //! expected to end before the arrival, then malleable jobs; the driver preempts the guests
 //! still running when the job arrives.
 //!
-//! The board only books nodes: it holds no clock and touches no cluster. The driver takes the
-//! nodes it claims away from the batch scheduler, fires the planned preemptions at their times
-//! (if the reservation is still short then, [`NoticeBoard::is_short`]), and hands the nodes to
-//! the job at arrival ([`NoticeBoard::arrive`]).
+//! The board only books nodes: it holds no clock and touches no cluster.
+//! [`crate::policy::HybridPolicy`] drives it: it has the nodes the board claims taken away
+//! from the batch scheduler, fires the planned preemptions at their times (if the reservation
+//! is still short then, [`NoticeBoard::is_short`]) or cancels them, re-plans on a changed
+//! notice ([`NoticeBoard::renotice`]), and hands the nodes to the job at arrival
+//! ([`NoticeBoard::arrive`]).
 //!
 //! ```
 //! use cosched_core::{Duration, JobId, NodeId, Time};
