@@ -61,8 +61,8 @@ pub use crate::report::{
 use crate::workload::Job;
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
 use cosched_core::usage::{UsageKind, UsageLedger};
-use cosched_core::workload::admit::{DuplicateJobId, admit};
 use cosched_core::{Duration, NodeId, ParamError, Pool, SeedStreams, StreamRng, Time};
+use cosched_workload::admit::{DuplicateJobId, admit};
 use std::collections::BTreeSet;
 use thiserror::Error;
 
@@ -191,7 +191,7 @@ pub const OWNER_BUSY_MEAN: Duration = Duration::from_mins(60);
 /// Mean time an owner stays away, calibrated on Fig. 1's progress.
 pub const CALIBRATED_OWNER_IDLE_MEAN: Duration = Duration::from_secs(450);
 
-/// Runs `jobs` (admitted through [`cosched_core::workload::admit`]) through the pool of
+/// Runs `jobs` (admitted through [`cosched_workload::admit`]) through the pool of
 /// `config` until its horizon (see the module docs).
 pub fn simulate(config: &SimConfig, jobs: &[Job]) -> Result<SimOutcome, SimError> {
     config.validate()?;

@@ -46,8 +46,8 @@
 
 use crate::workload::{DiurnalLeases, LeaseRequest};
 use cosched_core::SeedStreams;
-use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use cosched_core::{Duration, JobId, ParamError, RigidJob, Time};
+use cosched_workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
@@ -145,7 +145,7 @@ impl BatchWeeks {
 
 /// The node-seconds of `jobs` (run time cut at walltime) over `nodes × span`: the offered
 /// load of a workload measured over a fixed span (its weeks) rather than between its first
-/// and last submission, as [`cosched_core::workload::offered_load`] measures it.
+/// and last submission, as [`cosched_workload::offered_load`] measures it.
 pub fn offered_load(jobs: &[RigidJob], nodes: u32, span: Duration) -> f64 {
     work(jobs) / (f64::from(nodes) * span.0 as f64)
 }
