@@ -24,17 +24,9 @@
 //! - [`workload`]: job types by project, the W1–W5 notice mixes, and Theta-like and Cori-like
 //!   workload generators.
 //!
-//! A whole run — a generated Theta-like month under CUP&SPAA:
-//!
-//! ```
-//! use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
-//! use cosched_hybrid::{Composite, HybridConfig, HybridSim};
-//! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
-//! let config = HybridConfig::new(4_392, Some(Composite::ALL[5])).unwrap();
-//! let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
-//! assert_eq!(out.report.completed, 200);
-//! assert!(out.report.instant_start_ratio > 0.5);
-//! ```
+//! With the default feature `sim`; without it only the policy and its protocol compile
+//! ([`checkpoint`], [`mechanism`], [`notice`], [`policy`]): what a service in front of a real
+//! resource manager embeds. A whole run is in [`sim`]'s docs.
 //!
 //! The on-arrival policy alone, on a batch cluster:
 //!
@@ -59,7 +51,9 @@ mod error;
 pub mod mechanism;
 pub mod notice;
 pub mod policy;
+#[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "sim")]
 pub mod workload;
 
 pub use checkpoint::{CheckpointPolicy, Checkpointing, daly_interval, preemption_cost};
@@ -69,6 +63,7 @@ pub use mechanism::{
 };
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
 pub use policy::{Command, Composite, HybridPolicy, PlatformView, mechanism_name};
+#[cfg(feature = "sim")]
 pub use sim::{
     Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim, JobAccount,
 };

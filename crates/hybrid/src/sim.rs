@@ -15,6 +15,18 @@
 //! from named streams ([`SeedStreams`]) and depend on time only, so every mechanism meets the
 //! same environment; node-seconds go to a [`UsageLedger`].
 //!
+//! A whole run — 200 jobs of a generated Theta-like trace under CUP&SPAA:
+//!
+//! ```
+//! use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
+//! use cosched_hybrid::{Composite, HybridConfig, HybridSim};
+//! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
+//! let config = HybridConfig::new(4_392, Some(Composite::ALL[5])).unwrap();
+//! let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+//! assert_eq!(out.report.completed, 200);
+//! assert!(out.report.instant_start_ratio > 0.5);
+//! ```
+//!
 //! ## Model
 //! - **Rigid** jobs pay their setup on every (re)start and checkpoint at the configured
 //!   interval, each checkpoint costing δ ([`crate::checkpoint`]); a preempted or failed rigid
