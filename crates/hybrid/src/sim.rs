@@ -28,6 +28,8 @@
 //! ```
 //!
 //! ## Model
+//! The physics below is the environment's; which job starts, shrinks, expands, is preempted or
+//! gets which nodes is the policy's ([`crate::policy`]), summarised here as the model runs it.
 //! - **Rigid** jobs pay their setup on every (re)start and checkpoint at the configured
 //!   interval, each checkpoint costing δ ([`crate::checkpoint`]); a preempted or failed rigid
 //!   job keeps the work saved by its last completed checkpoint and is requeued with the rest
