@@ -20,7 +20,9 @@
 //!   - `sim`: the combined-cluster simulator — the environment only, on core's kernel;
 //!   - `report`: its report; `method`: the paper's experimental method (the challenging week);
 //!   - `synthetic`, `traces`: the paper's inputs (LCRC, APS → VM leases, synthetic batch
-//!     workloads).
+//!     workloads);
+//!   - `scenario`: a study's inputs assembled from those sources, per seed, and the
+//!     paper's configurations run on them (what the examples drive).
 //!
 //! ```
 //! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, Strategy};
@@ -51,6 +53,8 @@ pub mod workload;
 pub mod method;
 #[cfg(feature = "sim")]
 pub mod report;
+#[cfg(feature = "sim")]
+pub mod scenario;
 #[cfg(feature = "sim")]
 pub mod sim;
 #[cfg(feature = "sim")]
