@@ -698,7 +698,7 @@ impl HybridPolicy {
                         self.resized(victim, to, max);
                         self.lenders.entry(job).or_default().push(Lender::Shrunk {
                             job: victim,
-                            lent: view.size - to,
+                            lent: view.size.saturating_sub(to),
                         });
                     }
                 }
@@ -809,7 +809,7 @@ impl HybridPolicy {
                         .get(&job)
                         .and_then(|&submit| self.expandable.get(&(submit, job)).copied())
                         .unwrap_or(size);
-                    let grow = lent.min(max - size).min(free);
+                    let grow = lent.min(max.saturating_sub(size)).min(free);
                     if grow > 0 {
                         out.push(Command::Resize {
                             job,
