@@ -46,6 +46,9 @@
 //! assert_eq!(cluster.free_units(), 3);
 //! ```
 
+// Without `sim` the docs' links to the simulator and workloads have nothing to point at.
+#![cfg_attr(not(feature = "sim"), allow(rustdoc::broken_intra_doc_links))]
+
 pub mod checkpoint;
 mod error;
 pub mod mechanism;
