@@ -594,6 +594,7 @@ impl HybridPolicy {
                     out.push(Command::Release { job, nodes });
                     self.guests.retain(|_, od| *od != job);
                     self.plans.retain(|(p, _)| p.for_job != job);
+                    self.no_guests.remove(&job);
                     let lenders = self.lenders.remove(&job).unwrap_or_default();
                     self.returns.extend(lenders);
                 }
@@ -651,6 +652,7 @@ impl HybridPolicy {
             self.stopped(g, &mut out);
         }
         self.plans.retain(|(p, _)| p.for_job != job);
+        self.no_guests.remove(&job);
         let reserved = self.board.arrive(job);
         let mut need = size.saturating_sub(reserved.len() as u32);
         if !reserved.is_empty() {
