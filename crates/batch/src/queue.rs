@@ -116,19 +116,13 @@ impl Skyline {
     /// The skyline of a bucket's slots (dead ones left out).
     #[inline]
     fn of_bucket(slots: &[(u32, i64)]) -> Skyline {
-        let mut points = [DEAD; BUCKET];
-        let mut n = 0;
-        for &p in slots {
-            if p != DEAD {
-                points[n] = p;
-                n += 1;
-            }
-        }
-        let points = &mut points[..n];
-        points.sort_unstable();
         let mut out = Skyline::EMPTY;
-        for &p in points.iter() {
-            out.push_sorted(p);
+        for &p in slots {
+            if p != DEAD && !out.covers(p) {
+                let mut single = Skyline::EMPTY;
+                single.push_sorted(p);
+                out = Skyline::merge(&out, &single);
+            }
         }
         out
     }
