@@ -5,7 +5,7 @@
 use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
 use cosched_core::workload::swf::read_rigid_jobs;
 use cosched_core::{JobClass, RigidJob, SeedStreams};
-use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
+use cosched_hybrid::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridError, HybridJob, HybridReport, HybridSim};
 use std::path::PathBuf;
 
@@ -38,13 +38,14 @@ impl Machine {
         }
     }
 
-    /// The generated trace's parameters: Theta's whole year (37,298 jobs, Table I) and a
-    /// week of Cori (150,000 jobs at the log's 21,369 a day); fewer jobs with `quick`.
+    /// The generated trace's parameters: Theta's whole year (37,298 jobs, Table I) and four
+    /// weeks of Cori ([`CORI_MONTH_JOBS`] at the log's 21,369 jobs a day: a month, so that no
+    /// single heavy-tailed job array decides the load); fewer jobs with `quick`.
     pub fn trace(self, quick: bool) -> TraceParams {
         match (self, quick) {
             (Machine::Theta, false) => TraceParams::theta(37_298),
             (Machine::Theta, true) => TraceParams::theta(3_000),
-            (Machine::Cori, false) => TraceParams::cori(150_000),
+            (Machine::Cori, false) => TraceParams::cori(CORI_MONTH_JOBS),
             (Machine::Cori, true) => TraceParams::cori(20_000),
         }
     }
@@ -73,8 +74,8 @@ impl Machine {
     }
 
     /// A generated batch trace for `seed`.
-    pub fn generate(self, quick: bool, seed: u64) -> Vec<RigidJob> {
-        generate(&self.trace(quick), seed).expect("the machines' parameters are valid")
+    pub fn generate(self, quick: bool, seed: u64) -> Result<Vec<RigidJob>, HybridError> {
+        generate(&self.trace(quick), seed)
     }
 }
 
@@ -118,8 +119,8 @@ pub struct WorkloadStats {
 
 impl WorkloadStats {
     /// The statistics of a trace of `params` generated with `seed`, typed `typings` times.
-    pub fn of(params: &TraceParams, seed: u64, typings: u64) -> WorkloadStats {
-        let trace = generate(params, seed).expect("the machines' parameters are valid");
+    pub fn of(params: &TraceParams, seed: u64, typings: u64) -> Result<WorkloadStats, HybridError> {
+        let trace = generate(params, seed)?;
         let n = trace.len().max(1) as f64;
         let node_hours = |j: &RigidJob| f64::from(j.size) * j.runtime.0 as f64;
         let total: f64 = trace.iter().map(node_hours).sum();
@@ -137,8 +138,7 @@ impl WorkloadStats {
         let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
         let mut weekly_runs = Vec::new();
         for t in 0..typings.max(1) {
-            let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))
-                .expect("valid type parameters");
+            let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))?;
             let mut weeks: Vec<f64> = Vec::new();
             for job in &typed {
                 let k = match job.class() {
@@ -161,7 +161,7 @@ impl WorkloadStats {
         st.weekly_mean = cosched_core::stats::mean(&weekly).unwrap_or(f64::NAN);
         st.weekly_max = weekly.iter().copied().fold(0.0, f64::max);
         st.weekly_cv = cosched_core::stats::sample_sd(&weekly).unwrap_or(f64::NAN) / st.weekly_mean;
-        st
+        Ok(st)
     }
 }
 
@@ -437,12 +437,14 @@ impl Study {
         values: &[P],
         configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
     ) -> Result<Vec<Vec<Metrics>>, HybridError> {
-        let traces: Vec<Vec<RigidJob>> = cosched_core::seed::replicate_seeds(self.seed, self.seeds)
-            .map(|s| match &self.trace {
-                Some(w) => w.jobs.clone(),
+        let seeds: Vec<u64> = cosched_core::seed::replicate_seeds(self.seed, self.seeds).collect();
+        let traces: Vec<Vec<RigidJob>> = seeds
+            .iter()
+            .map(|&s| match &self.trace {
+                Some(w) => Ok(w.jobs.clone()),
                 None => self.machine.generate(self.quick, s),
             })
-            .collect();
+            .collect::<Result<_, HybridError>>()?;
         let nodes = self.nodes();
         let mechanisms = configurations();
         let (n_mechanisms, n_traces) = (mechanisms.len(), traces.len());
@@ -454,7 +456,7 @@ impl Study {
         let results = Sweep::new(self.name, points).try_run(|&(v, m, t)| {
             let mut types = TypeParams::default();
             let mut config = HybridConfig::new(nodes, mechanisms[m])?;
-            let seed = self.seed.wrapping_add(t as u64);
+            let seed = seeds.get(t).copied().unwrap_or(self.seed);
             config.seed = seed;
             configure(&values[v], &mut types, &mut config);
             simulate(&traces[t], &types, typing_seed(seed, 0), config)
