@@ -12,7 +12,7 @@
 use clap::Parser;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
-use cosched_examples::hybrid::{Machine, Metrics, WorkloadStats, baseline_row};
+use cosched_examples::hybrid::{Machine, Metrics, WorkloadStats, baseline_row, replicates};
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{Sessions, TraceParams};
 
@@ -66,11 +66,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let quick = cli.common.quick;
     let mut out = cli.common.output(NAME)?;
-    let typings = cli.typings.unwrap_or(if quick { 2 } else { 10 });
-    let n_seeds = cli.seeds.unwrap_or(if quick { 2 } else { 3 });
-    if typings == 0 || n_seeds == 0 {
-        return Err("--typings and --seeds must be at least 1".into());
-    }
+    let typings = replicates("typings", cli.typings.unwrap_or(if quick { 2 } else { 10 }))?;
+    let n_seeds = replicates("seeds", cli.seeds.unwrap_or(if quick { 2 } else { 3 }))?;
     let seed = cli.common.seed;
     let seeds: Vec<u64> = replicate_seeds(seed, n_seeds).collect();
 

@@ -79,6 +79,29 @@ impl Machine {
     }
 }
 
+/// The most seeds or typings a flag may ask for: every replicate holds a trace, so an
+/// unchecked count would allocate without bound.
+pub const MAX_REPLICATES: u64 = 1_000;
+
+/// `n` for the flag `--flag` when it lies in `1..=`[`MAX_REPLICATES`], else an error naming
+/// the flag.
+///
+/// ```
+/// use cosched_examples::hybrid::replicates;
+/// assert_eq!(replicates("seeds", 3), Ok(3));
+/// assert!(replicates("seeds", 0).is_err());
+/// assert!(replicates("typings", u64::MAX).is_err());
+/// ```
+pub fn replicates(flag: &str, n: u64) -> Result<u64, String> {
+    if (1..=MAX_REPLICATES).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!(
+            "--{flag} must lie in 1..={MAX_REPLICATES}, not {n}"
+        ))
+    }
+}
+
 /// The seed of typing `t` of a trace generated with `seed` (the paper averages 10 typings).
 pub fn typing_seed(seed: u64, t: u64) -> u64 {
     SeedStreams::new(seed).family("typing", t).root()
@@ -200,6 +223,8 @@ pub struct Metrics {
     pub instant: f64,
     /// Mean turnaround of all jobs, on-demand included (§IV-D), hours.
     pub turnaround_h: f64,
+    /// Mean turnaround of rigid and malleable jobs (on-demand left out), hours.
+    pub batch_turnaround_h: f64,
     /// Mean turnaround of rigid jobs, hours.
     pub rigid_turnaround_h: f64,
     /// Mean turnaround of malleable jobs, hours.
@@ -226,6 +251,7 @@ impl Metrics {
         Metrics {
             instant: r.instant_start_ratio,
             turnaround_h: r.turnaround_h,
+            batch_turnaround_h: r.batch_turnaround_h,
             rigid_turnaround_h: r.rigid_turnaround_h,
             malleable_turnaround_h: r.malleable_turnaround_h,
             on_demand_turnaround_h: r.on_demand_turnaround_h,
@@ -246,6 +272,7 @@ impl Metrics {
             n += 1.0;
             sum.instant += m.instant;
             sum.turnaround_h += m.turnaround_h;
+            sum.batch_turnaround_h += m.batch_turnaround_h;
             sum.rigid_turnaround_h += m.rigid_turnaround_h;
             sum.malleable_turnaround_h += m.malleable_turnaround_h;
             sum.on_demand_turnaround_h += m.on_demand_turnaround_h;
@@ -262,6 +289,7 @@ impl Metrics {
         Metrics {
             instant: sum.instant / n,
             turnaround_h: sum.turnaround_h / n,
+            batch_turnaround_h: sum.batch_turnaround_h / n,
             rigid_turnaround_h: sum.rigid_turnaround_h / n,
             malleable_turnaround_h: sum.malleable_turnaround_h / n,
             on_demand_turnaround_h: sum.on_demand_turnaround_h / n,
@@ -396,16 +424,14 @@ impl StudyArgs {
         machine: Machine,
     ) -> Result<Study, Box<dyn std::error::Error>> {
         let quick = self.common.quick;
-        if self.seeds == Some(0) {
-            return Err("--seeds must be at least 1".into());
-        }
+        let seeds = replicates("seeds", self.seeds.unwrap_or(if quick { 1 } else { 2 }))?;
         Ok(Study {
             name,
             machine,
             trace: self.trace.load()?,
             quick,
             seed: self.common.seed,
-            seeds: self.seeds.unwrap_or(if quick { 1 } else { 2 }),
+            seeds,
         })
     }
 }

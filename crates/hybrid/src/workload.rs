@@ -295,7 +295,19 @@ pub fn assign_types(
                         Duration(((runtime.0 as f64 * f).round() as i64).min(runtime.0 - 1));
                     let min_size = ((f64::from(job.size) * params.min_fraction).ceil() as u32)
                         .clamp(1, job.size);
-                    let work = Duration((runtime - setup).0 * i64::from(job.size));
+                    // A malleable job's single-node work: a trace's run time times its size
+                    // may pass the clock's range.
+                    let work = (runtime - setup)
+                        .0
+                        .checked_mul(i64::from(job.size))
+                        .map(Duration)
+                        .ok_or_else(|| {
+                            ParamError::new(
+                                "runtime",
+                                format!("{} s x {} nodes ({})", runtime.0, job.size, job.id),
+                                "times the job's size must stay within the clock's range",
+                            )
+                        })?;
                     let m = MalleableJob::new(job.id, job.submit, min_size, job.size, work, setup)?;
                     HybridJob::Malleable {
                         job: m,
@@ -807,6 +819,57 @@ mod tests {
         let smooth = cv(Sessions::NONE);
         let bursty = cv(CORI_SESSIONS);
         assert!(bursty > smooth, "bursty {bursty} vs smooth {smooth}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+        /// Whatever the sessions, a generated trace keeps its job count, the machine's size
+        /// and run-time limits, the log's rate, and submissions in order.
+        #[test]
+        fn sessions_keep_the_trace_within_its_limits(
+            mean_jobs in 1.0f64..200.0,
+            shape in 1.05f64..3.0,
+            array_share in 0.0f64..=1.0,
+            spacing in 0i64..600,
+            seed in 0u64..1_000,
+        ) {
+            let params = TraceParams {
+                sessions: Sessions { mean_jobs, shape, array_share, spacing: Duration(spacing) },
+                ..TraceParams::cori(400)
+            };
+            let trace = generate(&params, seed).unwrap();
+            proptest::prop_assert_eq!(trace.len(), 400);
+            proptest::prop_assert!(trace.windows(2).all(|w| w[0].submit <= w[1].submit));
+            let within = trace.iter().all(|j| {
+                (1..=params.nodes).contains(&j.size)
+                    && j.runtime >= Duration(1)
+                    && j.runtime <= params.max_runtime
+                    && j.group.is_some_and(|g| g < params.projects)
+            });
+            proptest::prop_assert!(within);
+            let span = (trace[399].submit - trace[0].submit).0 as f64 / 86_400.0;
+            proptest::prop_assert!((399.0 / span / params.jobs_per_day - 1.0).abs() < 0.01);
+        }
+    }
+
+    #[test]
+    fn a_malleable_job_whose_work_passes_the_clock_is_an_error() {
+        // Hostile input: one project (so malleable with shares [0, 0, 1]), a huge run time.
+        let mut job = RigidJob::new(
+            cosched_core::JobId(1),
+            Time(0),
+            4,
+            Duration(i64::MAX / 2),
+            Duration(i64::MAX / 2),
+        )
+        .unwrap();
+        job.group = Some(1);
+        let types = TypeParams {
+            project_shares: [0.0, 0.0, 1.0],
+            ..TypeParams::default()
+        };
+        let err = assign_types(&[job], &types, 1).unwrap_err();
+        assert!(err.to_string().contains("clock"), "{err}");
     }
 
     #[test]
