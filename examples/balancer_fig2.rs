@@ -30,12 +30,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "The Balancer, Figure 2: Basic (R = W = 0) over 5 batch workloads x 6 rho",
     );
     let (common, inputs) = (&cli.common, &cli.inputs);
-    let mut p = prepare(NAME, common, inputs, 2, 1, cli.seeds)?;
+    let scenario = inputs.scenario();
+    let mut p = prepare(NAME, common, &scenario, 2, 1, cli.seeds)?;
     let scales: &[u32] = if common.quick { &[1, 8] } else { &RHO_SCALES };
     let variants = [
         Variant {
             label: "Basic R=W=0".to_owned(),
-            configuration: inputs.basic(0, Duration::ZERO),
+            configuration: scenario.basic(0, Duration::ZERO),
             notice: None,
         },
         Variant {
@@ -44,7 +45,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             notice: None,
         },
     ];
-    let results = run_grid(NAME, inputs, &p, scales, &variants)?;
+    let results = run_grid(NAME, &scenario, &p, scales, &variants)?;
     let figure = FigureOutput {
         title: format!(
             "Figure 2: Basic Balancer (R = W = 0), {} nodes, one week",

@@ -25,7 +25,8 @@ fn main() -> std::process::ExitCode {
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about("The Balancer, Figure 3: static reserve sweep at rho = 10 %");
     let (common, inputs) = (&cli.common, &cli.inputs);
-    let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;
+    let scenario = inputs.scenario();
+    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds)?;
     let reserves: &[u32] = if common.quick {
         &[0, 30, 60, 120]
     } else {
@@ -35,11 +36,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|&r| Variant {
             label: format!("R={r}"),
-            configuration: inputs.basic(r, Duration::ZERO),
+            configuration: scenario.basic(r, Duration::ZERO),
             notice: None,
         })
         .collect();
-    let results = run_grid(NAME, inputs, &p, &[SCALE], &variants)?;
+    let results = run_grid(NAME, &scenario, &p, &[SCALE], &variants)?;
     let figure = FigureOutput {
         title: format!(
             "Figure 3: static reserve sweep, rho = 10 %, W = 0, {} nodes, one week",

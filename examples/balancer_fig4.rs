@@ -28,21 +28,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "The Balancer, Figure 4: reserve hints H = 15 and 30 min against Basic",
     );
     let (common, inputs) = (&cli.common, &cli.inputs);
-    let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;
+    let scenario = inputs.scenario();
+    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds)?;
     let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let mut variants = vec![Variant {
         label: "Basic R=W=0".to_owned(),
-        configuration: inputs.basic(0, Duration::ZERO),
+        configuration: scenario.basic(0, Duration::ZERO),
         notice: None,
     }];
     for h in [15, 30] {
         variants.push(Variant {
             label: format!("Hint H={h} min"),
-            configuration: inputs.hint(Duration::ZERO),
+            configuration: scenario.hint(Duration::ZERO),
             notice: Some(Duration::from_mins(h)),
         });
     }
-    let results = run_grid(NAME, inputs, &p, scales, &variants)?;
+    let results = run_grid(NAME, &scenario, &p, scales, &variants)?;
     let figure = FigureOutput {
         title: format!(
             "Figure 4: reserve hints, W = 0, {} nodes, one week",

@@ -38,17 +38,18 @@ fn main() -> std::process::ExitCode {
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let (common, inputs) = (&cli.common, &cli.inputs);
-    let mut p = prepare(NAME, common, inputs, 1, 1, cli.seeds)?;
+    let scenario = inputs.scenario();
+    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds)?;
     let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let mut variants = vec![
         Variant {
             label: "Basic R=W=0".to_owned(),
-            configuration: inputs.basic(0, Duration::ZERO),
+            configuration: scenario.basic(0, Duration::ZERO),
             notice: None,
         },
         Variant {
             label: "Hint H=30 min".to_owned(),
-            configuration: inputs.hint(Duration::ZERO),
+            configuration: scenario.hint(Duration::ZERO),
             notice: Some(Duration::from_mins(30)),
         },
     ];
@@ -63,11 +64,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         variants.push(Variant {
             label: format!("Predictive ({name})"),
-            configuration: inputs.predictive(rule, hold, Duration::ZERO, inputs.idle_hold()),
+            configuration: scenario.predictive(rule, hold, Duration::ZERO, scenario.idle_hold),
             notice: None,
         });
     }
-    let results = run_grid(NAME, inputs, &p, scales, &variants)?;
+    let results = run_grid(NAME, &scenario, &p, scales, &variants)?;
     let figure = FigureOutput {
         title: format!(
             "Figure 5: predictive reserve, W = 0, {} nodes, one week",

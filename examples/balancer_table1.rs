@@ -15,12 +15,11 @@
 //! on-demand generator), labelled as such; the paper's claims are still checked on it.
 
 use clap::Parser;
+use cosched_balancer::scenario::{RealWeek, Scenario, scaled};
 use cosched_balancer::sim::{Configuration, SimReport, Simulation};
-use cosched_balancer::synthetic::{BatchKind, WEEK};
-use cosched_balancer::traces;
-use cosched_balancer::workload::LeaseRequest;
-use cosched_core::{Duration, RigidJob, Time};
-use cosched_examples::balancer::{APS_CORES_PER_VM, BalancerArgs, scaled};
+use cosched_balancer::synthetic::BatchKind;
+use cosched_core::Duration;
+use cosched_examples::balancer::BalancerArgs;
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use std::path::PathBuf;
 
@@ -90,16 +89,16 @@ const fn col(
 }
 
 impl Column {
-    fn configuration(&self, inputs: &BalancerArgs) -> Configuration {
+    fn configuration(&self, scenario: &Scenario) -> Configuration {
         let w = Duration::from_mins(self.w_min);
         match self.config {
             "all-batch" => Configuration::AllBatch,
-            "split" if self.r >= inputs.nodes => Configuration::AllOnDemand { window: w },
+            "split" if self.r >= scenario.nodes => Configuration::AllOnDemand { window: w },
             "split" => Configuration::Dedicated {
                 on_demand_nodes: self.r,
                 window: w,
             },
-            _ => inputs.basic(self.r, w),
+            _ => scenario.basic(self.r, w),
         }
     }
 
@@ -112,18 +111,11 @@ impl Column {
     }
 }
 
-/// One week's inputs.
-struct Week {
-    name: String,
-    jobs: Vec<RigidJob>,
-    preload: Vec<RigidJob>,
-    leases: Vec<LeaseRequest>,
-}
-
-fn weeks(cli: &Cli) -> Result<Vec<Week>, Box<dyn std::error::Error>> {
+fn weeks(cli: &Cli) -> Result<Vec<RealWeek>, Box<dyn std::error::Error>> {
     let inputs = &cli.inputs;
+    let scenario = inputs.scenario();
     if inputs.lcrc.is_empty() {
-        let batch = inputs
+        let batch = scenario
             .batch_inputs(
                 &[BatchKind::Main { utilization: 0.88 }],
                 BATCH_NODES,
@@ -131,8 +123,8 @@ fn weeks(cli: &Cli) -> Result<Vec<Week>, Box<dyn std::error::Error>> {
                 cli.common.seed,
             )?
             .remove(0);
-        let od = inputs.on_demand(batch.span, cli.common.seed)?;
-        return Ok(vec![Week {
+        let od = scenario.on_demand(batch.span, cli.common.seed)?;
+        return Ok(vec![RealWeek {
             name: format!("synthetic (ours): {} + {}", batch.label, od.label),
             jobs: batch.jobs,
             preload: batch.preload,
@@ -152,24 +144,12 @@ fn weeks(cli: &Cli) -> Result<Vec<Week>, Box<dyn std::error::Error>> {
     }
     let mut out = Vec::new();
     for (k, (lcrc, aps)) in inputs.lcrc.iter().zip(&inputs.aps).enumerate() {
-        let jobs = traces::read_lcrc(lcrc)?;
-        let preload = match cli.preload.get(k) {
-            Some(p) if p.as_os_str() != "-" => {
-                let records = traces::read_lcrc_records(p)?;
-                traces::running_at(&records, Time(WEEK.0), jobs.len() as u64)
-            }
-            _ => Vec::new(),
-        };
-        let leases = traces::aps_to_leases(&traces::read_aps(aps)?, APS_CORES_PER_VM)?;
-        let name = lcrc
-            .file_stem()
-            .map_or_else(|| format!("week {k}"), |s| s.to_string_lossy().into_owned());
-        out.push(Week {
-            name,
-            jobs,
-            preload,
-            leases,
-        });
+        let preload = cli
+            .preload
+            .get(k)
+            .filter(|p| p.as_os_str() != "-")
+            .map(PathBuf::as_path);
+        out.push(RealWeek::read(k, lcrc, aps, preload)?);
     }
     Ok(out)
 }
@@ -181,6 +161,7 @@ fn main() -> std::process::ExitCode {
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let inputs = &cli.inputs;
+    let scenario = inputs.scenario();
     let mut out = cli.common.output(NAME)?;
     let weeks = weeks(&cli)?;
     let cells: Vec<(usize, Column)> = (0..weeks.len())
@@ -188,7 +169,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let results = Sweep::new(NAME, cells).run(|&(w, c)| {
         let week = &weeks[w];
-        Simulation::new(inputs.nodes, c.configuration(inputs))?
+        Simulation::new(scenario.nodes, c.configuration(&scenario))?
             .run_preloaded(&week.jobs, &week.preload, &week.leases)
             .map(|o| o.report)
     });

@@ -11,13 +11,13 @@
 
 use clap::Parser;
 use cosched_batch::{BatchSim, Policy};
-use cosched_core::workload::swf::read_rigid_jobs;
-use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use cosched_core::{Duration, RigidJob};
 use cosched_examples::{
     Cell, Claims, CommonArgs, Error, LinePlot, Replicates, Sweep, Table, parse_job_count,
     parse_seed_count, parse_units,
 };
+use cosched_workload::swf::read_rigid_jobs;
+use cosched_workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

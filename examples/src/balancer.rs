@@ -3,17 +3,19 @@
 //! default, the real LCRC / APS / SWF / lease files by flag), the configurations, and one
 //! scenario's run.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
-use cosched_balancer::predictor::{Combine, PredictiveHold, PredictorSpec};
-use cosched_balancer::sim::{Configuration, SimError, SimReport, Simulation};
-use cosched_balancer::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
-use cosched_balancer::traces::{self, TraceError};
-use cosched_balancer::workload::{DiurnalLeases, LeaseRequest};
-use cosched_balancer::{BalancerConfig, Strategy};
-use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, Time};
-use thiserror::Error;
+use cosched_balancer::scenario::{BatchSource, OnDemandSource, Scenario};
+use cosched_balancer::sim::{Configuration, SimError, SimReport};
+use cosched_balancer::synthetic::{BatchKind, WEEK};
+use cosched_balancer::workload::LeaseRequest;
+use cosched_core::{Duration, SeedStreams};
+
+pub use cosched_balancer::scenario::{
+    APS_CORES_PER_VM, BatchInput, HISTORY_WEEKS, InputError, OnDemandInput, RealWeek, Replicate,
+    batch_load, rho, scaled, with_notice,
+};
 
 use crate::{Cell, Claims, CommonArgs, LinePlot, OutDir, Sweep, Table};
 use cosched_core::stats::Spread;
@@ -24,21 +26,7 @@ pub const MAX_NODES: i64 = 1_000_000;
 /// The longest `--idle-hold`, minutes: ten years.
 pub const MAX_IDLE_HOLD_MIN: i64 = 10 * 366 * 24 * 60;
 
-/// Cores of a VM in the APS conversion (the paper's 16-core nodes).
-pub const APS_CORES_PER_VM: u32 = 16;
-
-/// Why an example's inputs could not be built.
-#[derive(Debug, Error)]
-pub enum InputError {
-    /// A trace file could not be read.
-    #[error(transparent)]
-    Trace(#[from] TraceError),
-    /// A generator parameter out of range.
-    #[error(transparent)]
-    Param(#[from] ParamError),
-}
-
-/// The input options every Balancer example takes.
+/// The input options every Balancer example takes: the flags of a [`Scenario`].
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct BalancerArgs {
     /// Nodes of the combined cluster (1 to 1,000,000: memory grows with it).
@@ -74,285 +62,40 @@ pub struct BalancerArgs {
     pub idle_hold: i64,
 }
 
-/// A batch workload ready to simulate.
-#[derive(Debug, Clone)]
-pub struct BatchInput {
-    /// Its name (`U66-Main`, `LCRC (2 weeks)`, …).
-    pub label: String,
-    /// The jobs.
-    pub jobs: Vec<RigidJob>,
-    /// Jobs running at the start (see [`Simulation::run_preloaded`]).
-    pub preload: Vec<RigidJob>,
-    /// The span the loads are measured over.
-    pub span: Duration,
-}
-
-/// The on-demand load ready to scale.
-#[derive(Debug, Clone)]
-pub struct OnDemandInput {
-    /// Where it comes from.
-    pub label: String,
-    /// The requests at scale ×1.
-    pub base: Vec<LeaseRequest>,
-}
-
 impl BalancerArgs {
-    /// Whether the batch workload comes from a file.
-    pub fn batch_from_file(&self) -> bool {
-        !self.lcrc.is_empty() || self.swf.is_some()
-    }
-
-    /// The batch workloads: the LCRC or SWF file if given (one workload), else `kinds`
-    /// generated for `batch_nodes` nodes over `weeks` weeks from `seed`, in parallel.
-    ///
-    /// # Errors
-    /// A file that cannot be read, or invalid generator parameters.
-    pub fn batch_inputs(
-        &self,
-        kinds: &[BatchKind],
-        batch_nodes: u32,
-        weeks: u32,
-        seed: u64,
-    ) -> Result<Vec<BatchInput>, InputError> {
-        if !self.lcrc.is_empty() {
-            let weeks = read_weeks(&self.lcrc, traces::read_lcrc)?;
-            let mut jobs: Vec<RigidJob> = weeks
-                .into_iter()
-                .enumerate()
-                .flat_map(|(k, week)| {
-                    week.into_iter().map(move |j| RigidJob {
-                        submit: j.submit.saturating_add(Duration(WEEK.0 * k as i64)),
-                        ..j
-                    })
-                })
-                .collect();
-            renumber(&mut jobs);
-            return Ok(vec![BatchInput {
-                label: format!("LCRC ({} week(s))", self.lcrc.len()),
-                jobs,
-                preload: Vec::new(),
-                span: Duration(WEEK.0 * self.lcrc.len() as i64),
-            }]);
-        }
-        if let Some(path) = &self.swf {
-            return Ok(vec![self.swf_input(path, weeks)?]);
-        }
-        let trace: Vec<RigidJob> = read_weeks(&self.sample_lcrc, traces::read_lcrc)?
-            .into_iter()
-            .flatten()
-            .enumerate()
-            .map(|(i, j)| RigidJob {
-                id: JobId(i as u64),
-                ..j
-            })
-            .collect();
-        let trace_weeks = u32::try_from(self.sample_lcrc.len()).unwrap_or(u32::MAX);
-        let generated = Sweep::new("workloads", kinds.to_vec()).run(|&kind| {
-            let g = SyntheticBatch::new(batch_nodes, kind).with_weeks(weeks);
-            if trace.is_empty() {
-                g.generate(seed)
-            } else {
-                g.generate_from_trace(trace.clone(), trace_weeks, seed)
+    /// The scenario the flags describe (clap has refused conflicting sources).
+    pub fn scenario(&self) -> Scenario {
+        let batch = if !self.lcrc.is_empty() {
+            BatchSource::Lcrc(self.lcrc.clone())
+        } else if let Some(path) = &self.swf {
+            BatchSource::Swf {
+                path: path.clone(),
+                cores_per_node: self.swf_cores_per_node,
             }
-        });
-        generated
-            .into_iter()
-            .map(|(kind, week)| {
-                let week = week?;
-                Ok(BatchInput {
-                    label: kind.label(),
-                    jobs: week.jobs,
-                    preload: week.preload,
-                    span: week.span,
-                })
-            })
-            .collect()
-    }
-
-    fn swf_input(&self, path: &Path, weeks: u32) -> Result<BatchInput, InputError> {
-        let cores = self.swf_cores_per_node.max(1);
-        let mut jobs = traces::read_swf_jobs(path)?;
-        let first = jobs.iter().map(|j| j.submit).min().unwrap_or(Time::ZERO);
-        let span = Duration(WEEK.0 * i64::from(weeks));
-        jobs.retain(|j| j.submit.0.checked_sub(first.0).is_some_and(|d| d < span.0));
-        for job in &mut jobs {
-            job.submit = Time(job.submit.0 - first.0);
-            job.size = job.size.div_ceil(cores);
-        }
-        jobs.sort_by_key(|j| (j.submit, j.id));
-        renumber(&mut jobs);
-        Ok(BatchInput {
-            label: path
-                .file_name()
-                .map_or_else(|| "SWF".to_owned(), |n| n.to_string_lossy().into_owned()),
-            jobs,
-            preload: Vec::new(),
-            span,
-        })
-    }
-
-    /// The on-demand load at scale ×1: the APS files (VM leases), the lease file, or the
-    /// synthetic base load ([`synthetic::base_leases`]) over `span` from `seed`.
-    ///
-    /// # Errors
-    /// A file that cannot be read.
-    pub fn on_demand(&self, span: Duration, seed: u64) -> Result<OnDemandInput, InputError> {
-        if !self.aps.is_empty() {
-            let weeks = read_weeks(&self.aps, traces::read_aps)?;
-            let jobs: Vec<traces::ApsJob> = weeks
-                .into_iter()
-                .enumerate()
-                .flat_map(|(k, week)| {
-                    let shift = Duration(WEEK.0 * k as i64);
-                    week.into_iter().map(move |j| traces::ApsJob {
-                        submit: j.submit.saturating_add(shift),
-                        start: j.start.saturating_add(shift),
-                        end: j.end.saturating_add(shift),
-                        ..j
-                    })
-                })
-                .collect();
-            return Ok(OnDemandInput {
-                label: format!(
-                    "APS ({} week(s), {APS_CORES_PER_VM}-core VMs, tight packing)",
-                    self.aps.len()
-                ),
-                base: traces::aps_to_leases(&jobs, APS_CORES_PER_VM)?,
-            });
-        }
-        if let Some(path) = &self.leases {
-            return Ok(OnDemandInput {
-                label: path.display().to_string(),
-                base: traces::read_leases(path)?,
-            });
-        }
-        Ok(OnDemandInput {
-            label: "file-free synthetic leases (ours: one-node VMs of ~5.5 h, diurnal bursts of up to 11, rho 1.25 %, as the paper's challenging week)".to_owned(),
-            base: synthetic::base_leases(self.nodes, span, seed)?,
-        })
-    }
-
-    /// `I`.
-    pub fn idle_hold(&self) -> Duration {
-        Duration::from_mins(self.idle_hold.max(0))
-    }
-
-    /// The Basic Balancer with static reserve `r` and window `w`.
-    pub fn basic(&self, r: u32, w: Duration) -> Configuration {
-        Configuration::Dynamic {
-            config: BalancerConfig::new(Strategy::Basic { static_reserve: r })
-                .with_window(w)
-                .with_idle_hold(self.idle_hold()),
-            predictor: None,
+        } else {
+            BatchSource::Synthetic {
+                sample_lcrc: self.sample_lcrc.clone(),
+            }
+        };
+        let on_demand = if !self.aps.is_empty() {
+            OnDemandSource::Aps(self.aps.clone())
+        } else if let Some(path) = &self.leases {
+            OnDemandSource::Leases(path.clone())
+        } else {
+            OnDemandSource::Synthetic
+        };
+        Scenario {
+            nodes: self.nodes,
+            batch,
+            on_demand,
+            idle_hold: Duration::from_mins(self.idle_hold.max(0)),
         }
     }
-
-    /// The Hint Balancer (the requests' notices are the hints), window `w`.
-    pub fn hint(&self, w: Duration) -> Configuration {
-        Configuration::Dynamic {
-            config: BalancerConfig::new(Strategy::Hinted)
-                .with_window(w)
-                .with_idle_hold(self.idle_hold()),
-            predictor: None,
-        }
-    }
-
-    /// The Predictive Balancer combining peaks by `rule`, window `w`, holding unused reserve
-    /// for `idle_hold` (the predicted reserve is held `I` from each slot's start).
-    pub fn predictive(
-        &self,
-        rule: Combine,
-        hold: PredictiveHold,
-        w: Duration,
-        idle_hold: Duration,
-    ) -> Configuration {
-        Configuration::Dynamic {
-            config: BalancerConfig::new(Strategy::Hinted)
-                .with_window(w)
-                .with_idle_hold(idle_hold),
-            predictor: Some(PredictorSpec { rule, hold }),
-        }
-    }
-
-    /// Simulates `batch` beside `leases` under `configuration` on the combined cluster.
-    ///
-    /// # Errors
-    /// An invalid configuration for the cluster (e.g. a reserve larger than it).
-    pub fn run(
-        &self,
-        configuration: Configuration,
-        batch: &BatchInput,
-        leases: &[LeaseRequest],
-    ) -> Result<SimReport, SimError> {
-        self.run_with_history(configuration, batch, leases, Vec::new())
-    }
-
-    /// [`BalancerArgs::run`] with earlier weeks' leases (before time 0) for the Predictive
-    /// configuration's offline training (§III-B5).
-    ///
-    /// # Errors
-    /// As [`BalancerArgs::run`].
-    pub fn run_with_history(
-        &self,
-        configuration: Configuration,
-        batch: &BatchInput,
-        leases: &[LeaseRequest],
-        history: Vec<LeaseRequest>,
-    ) -> Result<SimReport, SimError> {
-        Ok(Simulation::new(self.nodes, configuration)?
-            .with_history(history)
-            .run_preloaded(&batch.jobs, &batch.preload, leases)?
-            .report)
-    }
-}
-
-/// `base` at scale `factor` (every request's nodes × factor).
-///
-/// # Errors
-/// A factor of 0, or nodes that overflow.
-pub fn scaled(base: &[LeaseRequest], factor: u32) -> Result<Vec<LeaseRequest>, InputError> {
-    Ok(synthetic::scale_leases(base, factor)?)
-}
-
-/// `leases` with every request announced `notice` ahead (the Hint strategy's `H`).
-pub fn with_notice(leases: &[LeaseRequest], notice: Duration) -> Vec<LeaseRequest> {
-    leases
-        .iter()
-        .map(|r| LeaseRequest {
-            notice: Some(notice),
-            ..*r
-        })
-        .collect()
-}
-
-/// The offered on-demand load ρ of `leases` on `nodes` nodes over `span`.
-pub fn rho(leases: &[LeaseRequest], nodes: u32, span: Duration) -> f64 {
-    DiurnalLeases::offered_load(leases, nodes, span)
-}
-
-/// The node-seconds of `batch`'s jobs (run time cut at walltime) over `nodes × span`.
-pub fn batch_load(batch: &BatchInput, nodes: u32) -> f64 {
-    synthetic::offered_load(&batch.jobs, nodes, batch.span)
 }
 
 /// Seconds as hours.
 pub fn hours(seconds: f64) -> f64 {
     seconds / 3600.0
-}
-
-/// Reads each file with `read`, in order.
-fn read_weeks<T>(
-    files: &[PathBuf],
-    read: fn(&Path) -> Result<Vec<T>, TraceError>,
-) -> Result<Vec<Vec<T>>, InputError> {
-    files.iter().map(|f| Ok(read(f)?)).collect()
-}
-
-/// Ids 0, 1, … in the current order.
-fn renumber(jobs: &mut [RigidJob]) {
-    for (i, job) in jobs.iter_mut().enumerate() {
-        job.id = JobId(i as u64);
-    }
 }
 
 /// One configuration of a figure's sweep: its label, the simulator's configuration, and the
@@ -405,7 +148,7 @@ impl GridResult {
 /// An invalid scale or configuration.
 pub fn run_grid(
     name: &str,
-    inputs: &BalancerArgs,
+    scenario: &Scenario,
     prepared: &Prepared,
     scales: &[u32],
     variants: &[Variant],
@@ -455,13 +198,13 @@ pub fn run_grid(
     let runs = Sweep::new(name, cells).run(|&(k, s, cell)| {
         let requests = &leases[k][s][cell.variant];
         let input = &prepared.replicates[k].batch[cell.workload];
-        let report = inputs.run_with_history(
+        let report = scenario.run_with_history(
             variants[cell.variant].configuration,
             input,
             requests,
             histories[k][s].clone(),
         )?;
-        Ok::<_, SimError>((rho(requests, inputs.nodes, input.span), report))
+        Ok::<_, SimError>((rho(requests, scenario.nodes, input.span), report))
     });
     let mut out = Vec::with_capacity(runs.len() / replicates.max(1));
     for chunk in runs.chunks(replicates.max(1)) {
@@ -656,20 +399,6 @@ pub struct Prepared {
     pub replicates: Vec<Replicate>,
 }
 
-/// The inputs of one seed.
-pub struct Replicate {
-    /// The batch workloads, in [`Prepared::labels`] order.
-    pub batch: Vec<BatchInput>,
-    /// The on-demand load at scale ×1.
-    pub base: Vec<LeaseRequest>,
-    /// Earlier weeks of the same on-demand source at scale ×1 (before time 0), the
-    /// Predictive algorithm's offline training data; empty with a file.
-    pub history: Vec<LeaseRequest>,
-}
-
-/// Weeks of on-demand history the Predictive algorithm is trained on (its month).
-pub const HISTORY_WEEKS: i64 = 5;
-
 impl Prepared {
     /// "seed S" or "mean of N seeds from S", and each workload's offered batch load (mean over
     /// the replicates, of the whole cluster), for a table's notes.
@@ -773,15 +502,14 @@ impl Prepared {
 }
 
 /// Builds a figure's [`Prepared`] inputs, `seeds` replicates (default 3, 1 with `--quick`):
-/// replicate `k` draws its batch workloads, its on-demand load and its on-demand history from
-/// the named families `replicate/k/{batch, on-demand, history}` of the seed `S`.
+/// replicate `k` is [`Scenario::replicate`] on the named family `replicate/k` of the seed `S`.
 ///
 /// # Errors
 /// The output folder cannot be created, or an input cannot be read or generated.
 pub fn prepare(
     name: &str,
     common: &CommonArgs,
-    inputs: &BalancerArgs,
+    scenario: &Scenario,
     quick_workloads: usize,
     weeks: u32,
     seeds: Option<u32>,
@@ -792,53 +520,27 @@ pub fn prepare(
     } else {
         &BatchKind::PAPER[..]
     };
-    let synthetic_leases = inputs.aps.is_empty() && inputs.leases.is_none();
-    let seeds = if inputs.batch_from_file() && !synthetic_leases {
+    let seeds = if scenario.batch_from_file() && !scenario.synthetic_leases() {
         1
     } else {
         seeds.unwrap_or(if common.quick { 1 } else { 3 }).max(1)
     };
-    let mut replicates = Vec::new();
-    let mut on_demand = String::new();
-    for k in 0..u64::from(seeds) {
-        let streams = SeedStreams::new(common.seed).family("replicate", k);
-        let batch = inputs.batch_inputs(
-            kinds,
-            inputs.nodes,
-            weeks,
-            streams.family("batch", 0).root(),
-        )?;
-        let span = batch.first().map_or(WEEK, |b| b.span);
-        let od = inputs.on_demand(span, streams.family("on-demand", 0).root())?;
-        let history = if synthetic_leases {
-            let weeks = Duration(WEEK.0 * HISTORY_WEEKS);
-            let earlier = inputs.on_demand(weeks, streams.family("history", 0).root())?;
-            earlier
-                .base
-                .into_iter()
-                .map(|r| LeaseRequest {
-                    submit: Time(r.submit.0 - weeks.0),
-                    ..r
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        on_demand = od.label;
-        replicates.push(Replicate {
-            batch,
-            base: od.base,
-            history,
-        });
-    }
-    let first = &replicates[0].batch;
+    let replicates = (0..u64::from(seeds))
+        .map(|k| {
+            let streams = SeedStreams::new(common.seed).family("replicate", k);
+            scenario.replicate(kinds, weeks, &streams)
+        })
+        .collect::<Result<Vec<Replicate>, _>>()?;
+    let first = replicates.first().ok_or("no replicate")?;
     Ok(Prepared {
         out,
         seed: common.seed,
-        nodes: inputs.nodes,
-        labels: first.iter().map(|b| b.label.clone()).collect(),
-        span: first.first().map_or(WEEK, |b| b.span),
-        on_demand,
+        nodes: scenario.nodes,
+        labels: first.batch.iter().map(|b| b.label.clone()).collect(),
+        span: first.batch.first().map_or(WEEK, |b| b.span),
+        on_demand: replicates
+            .last()
+            .map_or_else(String::new, |r| r.on_demand.clone()),
         replicates,
     })
 }

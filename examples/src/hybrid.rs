@@ -3,10 +3,10 @@
 //! metrics and their averages, and the metric columns of the tables.
 
 use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
-use cosched_core::workload::swf::read_rigid_jobs;
 use cosched_core::{JobClass, RigidJob, SeedStreams};
 use cosched_hybrid::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridError, HybridJob, HybridReport, HybridSim};
+use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
 
 /// The paper's two systems, as generated stand-ins for their 2019 logs.
@@ -381,7 +381,7 @@ impl TraceArgs {
             return Err(format!("{}: --trace-nodes must be at least 1", path.display()).into());
         }
         // Repeated ids are an error; invalid jobs are left out (the one admission).
-        let admitted = cosched_core::workload::admit::admit(&trace.jobs)
+        let admitted = cosched_workload::admit::admit(&trace.jobs)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let name = path
             .file_name()

@@ -38,6 +38,7 @@ fn replicate(offset: i64) -> Replicate {
             preload: Vec::new(),
             span: Duration(1_000),
         }],
+        on_demand: "test".to_owned(),
         base,
         history: Vec::new(),
     }
@@ -59,16 +60,23 @@ fn replicates_are_grouped_per_cell_and_averaged() {
     let variants = [
         Variant {
             label: "basic".to_owned(),
-            configuration: cli.inputs.basic(0, Duration::ZERO),
+            configuration: cli.inputs.scenario().basic(0, Duration::ZERO),
             notice: None,
         },
         Variant {
             label: "hint".to_owned(),
-            configuration: cli.inputs.hint(Duration::ZERO),
+            configuration: cli.inputs.scenario().hint(Duration::ZERO),
             notice: Some(Duration(60)),
         },
     ];
-    let results = run_grid("test", &cli.inputs, &prepared, &[1, 3], &variants).unwrap();
+    let results = run_grid(
+        "test",
+        &cli.inputs.scenario(),
+        &prepared,
+        &[1, 3],
+        &variants,
+    )
+    .unwrap();
     let cells: Vec<(u32, usize)> = results
         .iter()
         .map(|r| (r.cell.scale, r.cell.variant))
@@ -113,7 +121,7 @@ fn trace_files_replace_the_synthetic_inputs() {
         "3",
     ]);
     let common: &CommonArgs = &cli.common;
-    let p = prepare("fig", common, &cli.inputs, 1, 1, cli.seeds).unwrap();
+    let p = prepare("fig", common, &cli.inputs.scenario(), 1, 1, cli.seeds).unwrap();
     assert_eq!(
         p.replicates.len(),
         1,
@@ -129,7 +137,7 @@ fn trace_files_replace_the_synthetic_inputs() {
     assert_eq!(p.replicates[0].base.len(), 1);
     // A malformed file is an error naming it, not a panic.
     std::fs::write(&leases, "submit,nodes,duration\n20,x,300\n").unwrap();
-    let err = prepare("fig", common, &cli.inputs, 1, 1, None)
+    let err = prepare("fig", common, &cli.inputs.scenario(), 1, 1, None)
         .err()
         .expect("a bad field is refused")
         .to_string();

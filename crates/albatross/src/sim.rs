@@ -18,9 +18,11 @@
 //! - **Slots**: static by default (a machine of `n` slots splits its memory evenly, HTCondor's
 //!   default); with [`SimConfig::partitionable`] each machine advertises one partitionable
 //!   slot (`PartitionableSlot = true`, its unclaimed `Cpus` and `Memory`), a matching job whose
-//!   `RequestCpus` and `RequestMemory` fit gets a dynamic slot of exactly that size, and the
-//!   partitionable slot shrinks until the job leaves (HTCondor manual, "Dynamic Provisioning:
-//!   Partitionable and Dynamic Slots"); one partitionable slot may take several jobs per cycle.
+//!   `RequestCpus` and `RequestMemory` fit gets a dynamic slot of that size (memory rounded up
+//!   to 128 MB as HTCondor's default `MODIFY_REQUEST_EXPR_REQUESTMEMORY` does; the split is
+//!   [`cosched_classad::slots::split`]), and the partitionable slot shrinks until the job
+//!   leaves (HTCondor manual, "Dynamic Provisioning: Partitionable and Dynamic Slots"); one
+//!   partitionable slot may take several jobs per cycle.
 //! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds; on a cloud
 //!   slot each stay first pays [`SimConfig::cloud_transfer`] (§V: "transferring data to and
 //!   from the AWS nodes"). An owner's return vacates or suspends it ([`OwnerReturn`]);
@@ -46,7 +48,7 @@
 //!   FIFO queue and 1/8 of the jobs completing, completed jobs would have waited hours, not
 //!   261 s. [`SimOutcome::runtime_stats`] gives its mean and sample standard deviation.
 
-use crate::classad::{ClassAd, Value, match_ads};
+use crate::classad::{ClassAd, Value, match_ads, slots};
 use crate::policy::{
     Albatross, AlbatrossConfig, Capital, CloudBackend, CloudNodeState, CloudNodeView, Observation,
     apply,
@@ -61,8 +63,8 @@ pub use crate::report::{
 use crate::workload::Job;
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
 use cosched_core::usage::{UsageKind, UsageLedger};
-use cosched_core::workload::admit::{DuplicateJobId, admit};
 use cosched_core::{Duration, NodeId, ParamError, Pool, SeedStreams, StreamRng, Time};
+use cosched_workload::admit::{DuplicateJobId, admit};
 use std::collections::BTreeSet;
 use thiserror::Error;
 
@@ -191,7 +193,7 @@ pub const OWNER_BUSY_MEAN: Duration = Duration::from_mins(60);
 /// Mean time an owner stays away, calibrated on Fig. 1's progress.
 pub const CALIBRATED_OWNER_IDLE_MEAN: Duration = Duration::from_secs(450);
 
-/// Runs `jobs` (admitted through [`cosched_core::workload::admit`]) through the pool of
+/// Runs `jobs` (admitted through [`cosched_workload::admit`]) through the pool of
 /// `config` until its horizon (see the module docs).
 pub fn simulate(config: &SimConfig, jobs: &[Job]) -> Result<SimOutcome, SimError> {
     config.validate()?;
@@ -291,17 +293,6 @@ enum Candidate {
     Static(usize),
     /// A machine's partitionable slot.
     Partitionable(usize),
-}
-
-/// What a job asks for: `RequestCpus` (default 1) and `RequestMemory` (default 0), evaluated
-/// against the slot.
-fn request(job: &ClassAd, slot: &ClassAd) -> (i64, i64) {
-    let get = |name: &str, default: i64| match job.eval_attr(name, Some(slot)) {
-        Value::Int(i) => i.max(0),
-        Value::Real(r) if r.is_finite() => (r.ceil() as i64).max(0),
-        _ => default,
-    };
-    (get("RequestCpus", 1), get("RequestMemory", 0))
 }
 
 struct SlotState {
@@ -693,12 +684,11 @@ impl<'a> Sim<'a> {
             Candidate::Partitionable(machine) => {
                 let m = &self.machines[machine];
                 let p = m.pslot.as_ref()?;
-                let (cpus, memory_mb) = request(&self.jobs[job].ad, &p.ad);
                 let room = m
                     .slots
                     .clone()
                     .any(|s| self.slot_states[s].running.is_none());
-                if !room || cpus > p.cpus || memory_mb > p.memory_mb {
+                if !room || !slots::fits(&slots::request(&self.jobs[job].ad, &p.ad), &p.ad) {
                     return None;
                 }
                 &p.ad
@@ -721,20 +711,17 @@ impl<'a> Sim<'a> {
             .into_iter()
             .find(|&s| self.slot_states[s].running.is_none())?;
         let p = self.machines[machine].pslot.as_mut()?;
-        let (cpus, memory_mb) = request(&self.jobs[job].ad, &p.ad);
-        p.cpus -= cpus;
-        p.memory_mb -= memory_mb;
-        let mut dynamic = p.ad.clone();
-        p.ad.insert_value("Cpus", p.cpus);
-        p.ad.insert_value("Memory", p.memory_mb);
-        dynamic.insert_value("Cpus", cpus);
-        dynamic.insert_value("Memory", memory_mb);
-        dynamic.insert_value("PartitionableSlot", false);
-        dynamic.insert_value("DynamicSlot", true);
+        let job_ad = &self.jobs[job].ad;
+        let request = slots::request(job_ad, &p.ad);
+        // The dynamic slot keeps the name this simulator gave the slot it occupies.
+        let (mut dynamic, rest) = slots::split(&p.ad, job_ad, 1)?;
+        p.ad = rest;
+        p.cpus -= request.cpus;
+        p.memory_mb -= request.memory_mb;
         let name = self.out.slots[slot].ad.eval_attr("Name", None);
         dynamic.insert_value("Name", name);
         self.out.slots[slot].ad = dynamic;
-        self.slot_states[slot].claimed = (cpus, memory_mb);
+        self.slot_states[slot].claimed = (request.cpus, request.memory_mb);
         Some(slot)
     }
 

@@ -21,8 +21,8 @@
 
 use crate::classad::ClassAd;
 use crate::pool::constant_expr;
-use cosched_core::workload::admit::Admissible;
 use cosched_core::{Duration, JobId, ParamError, SeedStreams, Time};
+use cosched_workload::admit::Admissible;
 use rand::RngExt;
 use rand_distr::{Distribution, LogNormal};
 

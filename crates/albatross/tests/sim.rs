@@ -586,6 +586,11 @@ fn partitionable_slots_fit_jobs_static_slots_cannot() {
     let ad = out.slots[p.slot].ad_at_dispatch(p);
     assert_eq!(ad.eval_attr("Memory", None), Value::Int(3072));
     assert_eq!(ad.eval_attr("DynamicSlot", None), Value::Bool(true));
+    // A request is rounded up to a multiple of 128 MB, as HTCondor's default does.
+    let rounded = run(true, &[3000]);
+    let p = &rounded.placements[0];
+    let ad = rounded.slots[p.slot].ad_at_dispatch(p);
+    assert_eq!(ad.eval_attr("Memory", None), Value::Int(3072));
     let two = run(true, &[1536, 1536, 1536]);
     assert_eq!(completed(&two), 3);
     let first: Vec<_> = two

@@ -20,6 +20,11 @@ fn report(owner_return: OwnerReturn, capital: f64) -> String {
         };
         2
     ];
+    run(config, owner_return, 512)
+}
+
+/// Runs the six jobs (each asking `memory_mb`) on `config`'s pool in `owner_return` mode.
+fn run(mut config: SimConfig, owner_return: OwnerReturn, memory_mb: u32) -> String {
     config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
     config.owner_return = owner_return;
     config.seed = 5;
@@ -28,7 +33,9 @@ fn report(owner_return: OwnerReturn, capital: f64) -> String {
         .into_iter()
         .chain([(600, 90.0, true), (900, 400.0, true), (1500, 60.0, false)])
         .enumerate()
-        .map(|(i, (submit, work, cloud))| Job::new(JobId(i as u64), Time(submit), work, 512, cloud))
+        .map(|(i, (submit, work, cloud))| {
+            Job::new(JobId(i as u64), Time(submit), work, memory_mb, cloud)
+        })
         .collect();
     let out = simulate(&config, &jobs).expect("a valid run");
     let mut text = String::new();
@@ -89,6 +96,27 @@ fn owner_return_modes() {
         "suspend_with_cloud",
         report(suspend(Eviction::Checkpoint), 0.25)
     );
+}
+
+/// Partitionable slots: two 3-CPU desktops of 2,048 MB, jobs of 768 MB, so memory runs out
+/// before CPUs do and the dynamic slots' split decides who runs.
+#[test]
+fn partitionable_slots() {
+    let mut config = SimConfig::paper(Capital::new(0.25).expect("a capital"));
+    config.desktops = vec![
+        DesktopSpec {
+            slots: 3,
+            memory_mb: 2048,
+            speed: 1.0,
+        };
+        2
+    ];
+    config.partitionable = true;
+    let suspend = OwnerReturn::Suspend {
+        max_suspension: Duration(600),
+        then: Eviction::Checkpoint,
+    };
+    insta::assert_snapshot!("partitionable", run(config, suspend, 768));
 }
 
 /// The paper's pool at capital 0.25 over 20,000 s, its report as JSON.

@@ -16,8 +16,8 @@ use cosched_balancer::traces::read_lcrc;
 use cosched_balancer::workload::DiurnalLeases;
 use cosched_balancer::workload::LeaseRequest;
 use cosched_balancer::{BalancerConfig, Strategy};
-use cosched_core::workload::{LublinModel, scale_to_offered_load};
 use cosched_core::{Duration, RigidJob};
+use cosched_workload::{LublinModel, scale_to_offered_load};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const NODES: u32 = 372;

@@ -14,9 +14,15 @@
 //!   policies of the same protocol;
 //! - [`oarm`]: the executor's edge to the batch resource manager (`reclaim_node`,
 //!   `restore_node`, `get_status_of_all_nodes`), in the Balancer's own types;
-//! - [`sim`]: the combined-cluster simulator — the environment only, on core's kernel;
-//! - [`workload`], [`synthetic`], [`traces`]: the paper's inputs (LCRC, APS → VM leases,
-//!   synthetic batch and on-demand workloads).
+//! - [`workload`]: on-demand lease requests, and a seeded diurnal generator of them;
+//! - with the default feature `sim` (the environment, which a live service leaves out:
+//!   `default-features = false` compiles only the modules above):
+//!   - `sim`: the combined-cluster simulator — the environment only, on core's kernel;
+//!   - `report`: its report; `method`: the paper's experimental method (the challenging week);
+//!   - `synthetic`, `traces`: the paper's inputs (LCRC, APS → VM leases, synthetic batch
+//!     workloads);
+//!   - `scenario`: a study's inputs assembled from those sources, per seed, and the
+//!     paper's configurations run on them (what the examples drive).
 //!
 //! ```
 //! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, Strategy};
@@ -37,15 +43,24 @@
 
 pub mod baseline;
 mod error;
-pub mod method;
 pub mod oarm;
 pub mod policy;
 pub mod predictor;
-pub mod report;
-pub mod sim;
-pub mod synthetic;
-pub mod traces;
 pub mod workload;
+
+// The environment: the simulator, its report and the paper's inputs (default feature `sim`).
+#[cfg(feature = "sim")]
+pub mod method;
+#[cfg(feature = "sim")]
+pub mod report;
+#[cfg(feature = "sim")]
+pub mod scenario;
+#[cfg(feature = "sim")]
+pub mod sim;
+#[cfg(feature = "sim")]
+pub mod synthetic;
+#[cfg(feature = "sim")]
+pub mod traces;
 
 pub use error::BalancerError;
 pub use oarm::Oarm;

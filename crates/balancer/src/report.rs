@@ -71,7 +71,7 @@ pub struct OnDemandSummary {
 /// A simulation's report (serde; see [`SimReport::to_json`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimReport {
-    /// [`Configuration::name`].
+    /// [`Configuration::name`](crate::sim::Configuration::name).
     pub configuration: String,
     /// `N`.
     pub nodes: u32,

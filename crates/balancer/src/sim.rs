@@ -37,11 +37,11 @@ use crate::{Balancer, BalancerConfig, BalancerError};
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, OfflineOutcome, RunToken, Started};
 use cosched_core::engine::{self, EngineError, Event, EventQueue};
 use cosched_core::usage::{UsageKind, UsageLedger};
-use cosched_core::workload::admit::admit;
 use cosched_core::{
     DEFAULT_SLOWDOWN_TAU, Duration, JobId, JobRecord, LeaseId, NodeId, NodeState, ParamError, Pool,
     Report, RigidJob, Time,
 };
+use cosched_workload::admit::admit;
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 

@@ -46,8 +46,8 @@
 
 use crate::workload::{DiurnalLeases, LeaseRequest};
 use cosched_core::SeedStreams;
-use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use cosched_core::{Duration, JobId, ParamError, RigidJob, Time};
+use cosched_workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
@@ -145,7 +145,7 @@ impl BatchWeeks {
 
 /// The node-seconds of `jobs` (run time cut at walltime) over `nodes × span`: the offered
 /// load of a workload measured over a fixed span (its weeks) rather than between its first
-/// and last submission, as [`cosched_core::workload::offered_load`] measures it.
+/// and last submission, as [`cosched_workload::offered_load`] measures it.
 pub fn offered_load(jobs: &[RigidJob], nodes: u32, span: Duration) -> f64 {
     work(jobs) / (f64::from(nodes) * span.0 as f64)
 }
@@ -395,7 +395,10 @@ impl SyntheticBatch {
         let mut free = self.nodes;
         let mut preload = Vec::new();
         for job in jobs.iter().take_while(|j| j.submit < Time(WEEK.0)) {
-            let left = job.submit.0 + job.simulated_runtime().0 - WEEK.0;
+            // Submits lie in [0, WEEK): `ran` is in (0, WEEK], and the differences below
+            // cannot overflow whatever the run time or walltime (a trace's may be i64::MAX).
+            let ran = WEEK.0 - job.submit.0;
+            let left = job.simulated_runtime().0 - ran;
             if left <= 0 || job.size > free {
                 continue;
             }
@@ -404,7 +407,7 @@ impl SyntheticBatch {
                 id: JobId((jobs.len() + preload.len()) as u64),
                 submit: Time::ZERO,
                 runtime: Duration(left),
-                estimate: Duration(job.submit.0 + job.estimate.0 - WEEK.0),
+                estimate: Duration(job.estimate.0 - ran),
                 ..*job
             });
         }

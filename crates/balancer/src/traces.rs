@@ -16,7 +16,7 @@
 //! - [`read_aps`] and [`aps_to_leases`]: the APS single-core job trace
 //!   (`submit_time,start_time,end_time,run_time,wait_time`) and its conversion to VM leases;
 //! - [`read_swf_jobs`]: an SWF batch trace (plain or gzip) through
-//!   [`cosched_core::workload::swf::read_rigid_jobs`].
+//!   [`cosched_workload::swf::read_rigid_jobs`].
 //!
 //! Every CSV needs its header line, exactly as above (whitespace around names and values is
 //! ignored; blank lines are skipped). Values are integers.
@@ -34,8 +34,8 @@
 //! paper's stated assumption and the lower bound.)
 
 use crate::workload::LeaseRequest;
-use cosched_core::workload::swf::{SwfError, read_rigid_jobs};
 use cosched_core::{Duration, JobId, LeaseId, ParamError, RigidJob, Time};
+use cosched_workload::swf::{SwfError, read_rigid_jobs};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;

@@ -11,8 +11,8 @@
 //! and prints the queue lengths each policy sees.
 
 use cosched_batch::{BatchSim, Policy};
-use cosched_core::workload::{LublinModel, TsafrirEstimates, offered_load, scale_to_offered_load};
 use cosched_core::{Duration, RigidJob};
+use cosched_workload::{LublinModel, TsafrirEstimates, offered_load, scale_to_offered_load};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn lublin(capacity: u32, jobs: usize, seed: u64, estimate_seed: u64) -> Vec<RigidJob> {

@@ -1,8 +1,8 @@
 //! Errors of the batch resource manager.
 
 use cosched_core::engine::EngineError;
-use cosched_core::workload::admit::DuplicateJobId;
 use cosched_core::{Duration, JobId, NodeId, ParamError, Time};
+use cosched_workload::admit::DuplicateJobId;
 use thiserror::Error;
 
 /// Why a batch operation was refused. The cluster is unchanged when one is returned.

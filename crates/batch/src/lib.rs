@@ -11,7 +11,7 @@
 //! ## Semantics of a trace simulation
 //! - size = requested processors (SWF field 8) if > 0, else allocated processors (field 5);
 //!   estimate = requested time (field 9) if > 0, else run time (field 4) — see
-//!   `cosched_core::workload::swf`;
+//!   `cosched_workload::swf`;
 //! - the simulated run time is `min(runtime, estimate)`: a job is killed at its estimate;
 //! - jobs with run time < 0 or size 0 are skipped and counted invalid; a job larger than the
 //!   capacity is rejected (never started) and counted;

@@ -7,7 +7,7 @@
 //! pass).
 //!
 //! Input rules (documented in the [crate docs](crate)): the workload is admitted by
-//! [`cosched_core::workload::admit`] (a repeated id is an error; a job failing
+//! [`cosched_workload::admit`] (a repeated id is an error; a job failing
 //! [`RigidJob::validate`] — size 0, negative run time — is counted invalid and skipped); a job
 //! larger than the capacity is rejected (never started) and reported with no start or end; the
 //! simulated run time is `min(runtime, estimate)`. A job whose end would pass the last
@@ -18,9 +18,9 @@
 
 use crate::{BatchCluster, BatchError, BatchJob, BatchScheduler, RunToken, Started, Submitted};
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
-use cosched_core::workload::admit::{Admissible, admit_iter};
-use cosched_core::workload::swf::RigidTrace;
 use cosched_core::{DEFAULT_SLOWDOWN_TAU, Duration, JobId, JobRecord, Report, RigidJob, Time};
+use cosched_workload::admit::{Admissible, admit_iter};
+use cosched_workload::swf::RigidTrace;
 
 #[derive(Clone, Copy, Debug)]
 enum SimEvent {
@@ -272,7 +272,7 @@ impl Admissible for BatchJob {
 
 /// Valid jobs as batch jobs sorted by (submit, id), and the count of invalid ones (those failing
 /// [`RigidJob::validate`]); a repeated job id is an error. The rules are
-/// [`cosched_core::workload::admit`]'s; other simulators built on [`BatchCluster`] use this to
+/// [`cosched_workload::admit`]'s; other simulators built on [`BatchCluster`] use this to
 /// read their batch workload as batch jobs.
 pub fn admit(jobs: &[RigidJob]) -> Result<(Vec<BatchJob>, usize), BatchError> {
     let admitted = admit_iter(jobs.iter().map(BatchJob::rigid))?;

@@ -185,7 +185,7 @@ fn real_traces_match_the_reference() {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let trace = cosched_core::workload::swf::read_rigid_jobs(&path).unwrap();
+        let trace = cosched_workload::swf::read_rigid_jobs(&path).unwrap();
         // The reference plans from scratch at every pass: keep debug runs short.
         if cfg!(debug_assertions) && trace.jobs.len() > 6_000 {
             eprintln!(

@@ -2,7 +2,7 @@
 //! scheduling decisions or metrics shows up as a reviewable diff.
 
 use cosched_batch::{BatchSim, Policy};
-use cosched_core::workload::swf::read_rigid_jobs;
+use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
 
 fn report(trace: &str, capacity: u32, policy: Policy) -> String {
@@ -38,7 +38,7 @@ fn tiny_trace_reports() {
     for policy in Policy::ALL {
         insta::assert_snapshot!(
             format!("tiny_{policy}"),
-            report("../core/tests/data/tiny.swf", 64, policy)
+            report("../workload/tests/data/tiny.swf", 64, policy)
         );
     }
 }

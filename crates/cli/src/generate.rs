@@ -2,9 +2,9 @@
 
 use clap::ValueEnum;
 use clap::{Args, Subcommand};
-use cosched_core::workload::swf::{HeaderLineError, SwfHeader, SwfRecord, SwfWriter};
-use cosched_core::workload::{LublinModel, LublinParams, TsafrirEstimates};
 use cosched_core::{Duration, ParamError};
+use cosched_workload::swf::{HeaderLineError, SwfHeader, SwfRecord, SwfWriter};
+use cosched_workload::{LublinModel, LublinParams, TsafrirEstimates};
 use std::io::{self, BufWriter, Write};
 use thiserror::Error;
 

@@ -1,8 +1,8 @@
 //! `cosched mcmf`: one DIMACS minimum-cost-flow problem, solved by the network simplex.
 
 use clap::Args;
-use cosched_metasched::dimacs::{DimacsErrorKind, parse_dimacs};
-use cosched_metasched::{FlowError, FlowOutcome, NetworkSimplex, PivotRule};
+use cosched_flow::dimacs::{DimacsErrorKind, parse_dimacs};
+use cosched_flow::{FlowError, FlowOutcome, NetworkSimplex, PivotRule};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

@@ -2,8 +2,8 @@
 
 use clap::Args;
 use cosched_batch::{BatchError, BatchSim, Policy};
-use cosched_core::workload::swf::{SwfError, read_rigid_jobs};
 use cosched_core::write_jobs_csv;
+use cosched_workload::swf::{SwfError, read_rigid_jobs};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

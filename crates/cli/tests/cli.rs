@@ -11,7 +11,7 @@ fn cosched(args: &[&str]) -> Output {
 }
 
 fn tiny_trace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/data/tiny.swf")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../workload/tests/data/tiny.swf")
 }
 
 fn stderr(out: &Output) -> String {

@@ -12,7 +12,7 @@ fn cosched(args: &[&str]) -> Output {
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../metasched/tests/data")
+        .join("../flow/tests/data")
         .join(name)
 }
 

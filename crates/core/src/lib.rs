@@ -15,8 +15,10 @@
 //!   [`stats::Spread`]), on `statrs`.
 //! - [`UsageLedger`]: held / busy / wasted unit-seconds per pool, utilisation over any window.
 //! - [`metrics`]: wait, turnaround, bounded slowdown, utilization; [`Report`] and per-job CSV.
-//! - [`workload`]: the Standard Workload Format reader/writer, seeded generators and the one
-//!   workload admission ([`workload::admit`]).
+//!
+//! Workloads (SWF, generators, admission) are the `cosched-workload` crate, and min-cost flow is
+//! `cosched-flow`, so that this crate stays small: a policy embedded in a live service compiles
+//! core and its policy, with serde, csv, rand/ChaCha and statrs as the only dependencies.
 //!
 //! ```
 //! use cosched_core::{Duration, JobId, RigidJob, Time};
@@ -35,7 +37,6 @@ pub mod seed;
 pub mod stats;
 mod time;
 pub mod usage;
-pub mod workload;
 
 pub use engine::{EngineError, Event, EventQueue, KernelStats, ScheduleInPast, Simulation};
 pub use error::{EXCERPT_CHARS, ParamError, excerpt};

@@ -73,11 +73,11 @@ use cosched_batch::{
     BatchCluster, BatchJob, BatchScheduler, Pass, Policy, Resume, RunToken, Started, Submitted,
 };
 use cosched_core::engine::{self, Event, EventQueue, Simulation};
-use cosched_core::workload::admit::{Admissible, admit};
 use cosched_core::{
     Duration, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState, OnDemandJob, ParamError,
     Pool, RigidJob, SeedStreams, StreamRng, Time, UsageKind, UsageLedger,
 };
+use cosched_workload::admit::{Admissible, admit};
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 use serde::{Deserialize, Serialize};
@@ -835,7 +835,7 @@ impl HybridSim {
         self
     }
 
-    /// Runs `jobs` to the end: admitted by [`cosched_core::workload::admit`] (repeated ids
+    /// Runs `jobs` to the end: admitted by [`cosched_workload::admit`] (repeated ids
     /// are an error, invalid jobs are counted and left out), on core's kernel.
     pub fn run(&self, jobs: &[HybridJob]) -> Result<HybridOutcome, HybridError> {
         let admitted = admit(jobs).map_err(|d| HybridError::DuplicateJob(d.0))?;

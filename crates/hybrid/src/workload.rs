@@ -17,7 +17,7 @@
 //!   between the notice and the estimate, a late one within 30 minutes after the estimate.
 //!
 //! ## Generated traces ([`TraceParams::theta`], [`TraceParams::cori`], [`generate`])
-//! The Lublin–Feitelson model (`cosched_core::workload::LublinModel`, whole-log parameters)
+//! The Lublin–Feitelson model (`cosched_workload::LublinModel`, whole-log parameters)
 //! draws arrivals, sizes and run times; Tsafrir's model draws estimates. Consecutive jobs are
 //! grouped into project sessions ([`Sessions`]: heavy-tailed lengths, job arrays of similar
 //! jobs submitted seconds apart), so that on-demand submissions come in bursts as in Fig. 5.
@@ -66,11 +66,11 @@
 
 use crate::HybridError;
 use crate::sim::HybridJob;
-use cosched_core::workload::lublin::LublinParams;
-use cosched_core::workload::{LublinModel, TsafrirEstimates};
 use cosched_core::{
     Duration, MalleableJob, OnDemandJob, ParamError, RigidJob, SeedStreams, StreamRng, Time,
 };
+use cosched_workload::lublin::LublinParams;
+use cosched_workload::{LublinModel, TsafrirEstimates};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -562,7 +562,7 @@ pub const CAPACITY_TAIL: f64 = 0.01;
 /// let p = capacity_sizes(12_076, 0.76);
 /// assert_eq!(p.serial_prob, 0.76);
 /// assert!((p.uprob - 0.99).abs() < 1e-12);
-/// assert!(cosched_core::workload::LublinModel::with_params(12_076, p).is_ok());
+/// assert!(cosched_workload::LublinModel::with_params(12_076, p).is_ok());
 /// ```
 pub fn capacity_sizes(nodes: u32, serial_share: f64) -> LublinParams {
     let whole = LublinParams::typeless();

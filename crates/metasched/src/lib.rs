@@ -5,8 +5,8 @@
 //! Each scheduling interval, their metascheduler assigns queued jobs to compatible systems by a
 //! **minimum-cost flow** on a bipartite network — source → job (capacity 1), job → each system
 //! that can run it (capacity 1, cost from the predicted price and delay), system → sink
-//! (capacity `MaxQ`, the jobs a system may take) — so the solver is its core. The crate holds
-//! that solver, the metascheduler policy on it with the paper's baselines, the paper's two
+//! (capacity `MaxQ`, the jobs a system may take) — so a flow solver (`cosched-flow`) is its
+//! core. The crate holds the metascheduler policy on it with the paper's baselines, the paper's two
 //! predictors — queue waits learned per site (DBSCAN clusters, else ridge regression) and
 //! electricity prices beyond the published day-ahead prices (seasonal ARIMA) — and the grid
 //! simulator that drives the policy over EASY-backfilling sites, with the paper's metrics.
@@ -22,14 +22,7 @@
 //!   [`sarima`] (the paper's seasonal ARIMA, period 24, trained on the previous three days),
 //!   and the forecasts' mean absolute percentage error.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
-//! - [`network_simplex`]: [`min_cost_flow`] with node supplies, arc lower and upper bounds and
-//!   integer costs, solved by the primal network simplex method (strongly feasible trees,
-//!   Cunningham's anti-cycling rule, LEMON-style flat tree arrays and block-search pricing).
-//!   The result is an explicit [`FlowOutcome`]: optimal (flows, potentials, cost), infeasible
-//!   or unbounded.
-//! - [`min_cost_max_flow`]: the most flow from a source to a sink, at the least cost.
-//! - [`dimacs`]: the DIMACS minimum-cost-flow file format (`cosched mcmf --dimacs FILE`).
-//! - [`sim`]: the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
+//! - [`sim`] (this and the next two need the default feature `sim`): the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
 //!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
 //!   participation, optional transfer times, and pluggable wait prediction (the paper's
 //!   learned predictor per site by [`sim::WaitSource::paper`], what-if from the site's queue
@@ -39,40 +32,10 @@
 //! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
 //!   table, a seeded diurnal price model and a generated XSEDE-like workload.
 //!
-//! Both solvers are free functions over petgraph's graph traits, like petgraph's own
-//! algorithms, with [`NetworkSimplex`] as the builder that selects a [`PivotRule`].
-//!
-//! ```
-//! use cosched_metasched::{min_cost_max_flow, MaxFlowOutcome};
-//! use petgraph::graph::DiGraph;
-//!
-//! // Three jobs, two systems taking at most one job each (MaxQ = 1). Arc weights are
-//! // (capacity, cost); job 2 can run only on system 1.
-//! let mut g = DiGraph::<&str, (i64, i64)>::new();
-//! let source = g.add_node("source");
-//! let sink = g.add_node("sink");
-//! let jobs = [g.add_node("job 0"), g.add_node("job 1"), g.add_node("job 2")];
-//! let systems = [g.add_node("system 0"), g.add_node("system 1")];
-//! for job in jobs {
-//!     g.add_edge(source, job, (1, 0));
-//! }
-//! for (job, system, cost) in [(0, 0, 6), (0, 1, 2), (1, 0, 3), (1, 1, 1), (2, 1, 5)] {
-//!     g.add_edge(jobs[job], systems[system], (1, cost));
-//! }
-//! for system in systems {
-//!     g.add_edge(system, sink, (1, 0));
-//! }
-//! let MaxFlowOutcome::Optimal(flow) = min_cost_max_flow(&g, source, sink, |e| *e.weight()).unwrap()
-//! else {
-//!     panic!("all capacities are finite");
-//! };
-//! // Two jobs run; the cheapest way is job 1 on system 0 (3) and job 0 on system 1 (2).
-//! assert_eq!((flow.value, flow.cost), (2, 5));
-//! ```
+//! The min-cost-flow solver the policy runs on is `cosched-flow`
+//! ([`cosched_flow::min_cost_max_flow`]), a crate of its own so that a flow needs no grid
+//! simulator.
 
-pub mod dimacs;
-mod max_flow;
-pub mod network_simplex;
 pub mod policy;
 pub mod price_forecast;
 pub mod sarima;
@@ -80,13 +43,10 @@ pub mod site;
 pub mod wait;
 pub mod xsede;
 
-// The grid simulator, its inputs and its metrics.
+// The grid simulator, its inputs and its metrics (default feature `sim`).
+#[cfg(feature = "sim")]
 pub mod metrics;
+#[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "sim")]
 pub mod workload;
-
-pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};
-pub use network_simplex::{
-    ArcSpec, FlowError, FlowOutcome, FlowSolution, NetworkSimplex, PivotRule, UnknownPivotRule,
-    min_cost_flow,
-};

@@ -63,10 +63,10 @@
 //! assert_eq!(out.placements[0].site, 0); // same response time, cheaper power
 //! ```
 
-use crate::max_flow::{MaxFlowOutcome, min_cost_max_flow};
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
 use crate::site::{PriceBeyondSeries, Site, energy_cost_usd};
 use cosched_core::{Duration, JobId, ParamError, Time, stats};
+use cosched_flow::{MaxFlowOutcome, min_cost_max_flow};
 use petgraph::graph::{DiGraph, EdgeIndex};
 use thiserror::Error;
 

@@ -18,9 +18,9 @@
 
 use crate::site::Site;
 use crate::xsede::{XsedeError, parse_sites};
-use cosched_core::workload::swf::{SwfError, SwfReader};
-use cosched_core::workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use cosched_core::{Duration, JobId, ParamError, Time};
+use cosched_workload::swf::{SwfError, SwfReader};
+use cosched_workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f64::consts::PI;

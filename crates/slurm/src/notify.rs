@@ -6,12 +6,15 @@
 //! job end as it happens (the paper's epilogue notifier, Liu et al. §II-D) instead of polling.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::{SlurmError, hostlist};
+
+/// The longest line of the log read; a longer one is reported and skipped.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// One job end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +60,10 @@ impl JobEndLog {
 
     /// The job ends appended since the last call (none if the log does not exist yet). A line
     /// still being written (no newline yet) is left for the next call.
+    ///
+    /// A line that cannot be read (not `job_id|node_list|exit_code|unix_time`, not UTF-8, or
+    /// longer than [`MAX_LINE_BYTES`]) is reported once as an error and skipped; the job ends
+    /// before it are returned first, by the call before, so none is lost.
     pub fn read_new(&mut self) -> Result<Vec<JobEnd>, SlurmError> {
         let command = format!("read {}", self.path.display());
         let io = |e: std::io::Error| SlurmError::Failed {
@@ -72,23 +79,77 @@ impl JobEndLog {
         let mut reader = BufReader::new(file);
         reader.seek(SeekFrom::Start(self.offset)).map_err(io)?;
         let mut ends = Vec::new();
-        let mut line = String::new();
+        let mut line = Vec::new();
         loop {
             line.clear();
-            let n = reader.read_line(&mut line).map_err(io)?;
-            if n == 0 || !line.ends_with('\n') {
+            let n = (&mut reader)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .map_err(io)?;
+            let complete = line.last() == Some(&b'\n');
+            // Bytes of the line, its newline included, once it is complete.
+            let length = if complete {
+                n as u64
+            } else if n > MAX_LINE_BYTES {
+                // Too long: skipped whole once its newline is there.
+                match skip_line(&mut reader).map_err(io)? {
+                    Some(rest) => n as u64 + rest,
+                    None => break,
+                }
+            } else {
                 break;
+            };
+            let parsed = if complete {
+                std::str::from_utf8(&line)
+                    .map_err(|_| "the line is not UTF-8".to_owned())
+                    .and_then(|text| parse_line(text.trim_end()))
+            } else {
+                Err(format!("the line is longer than {MAX_LINE_BYTES} bytes"))
+            };
+            match parsed {
+                Ok(end) => {
+                    self.offset += length;
+                    ends.push(end);
+                }
+                // The good ends first; the next call reports this line.
+                Err(_) if !ends.is_empty() => break,
+                Err(reason) => {
+                    self.offset += length;
+                    return Err(SlurmError::Parse {
+                        command,
+                        line: String::from_utf8_lossy(&line)
+                            .trim_end()
+                            .chars()
+                            .take(80)
+                            .collect(),
+                        reason,
+                    });
+                }
             }
-            self.offset += n as u64;
-            ends.push(
-                parse_line(line.trim_end()).map_err(|reason| SlurmError::Parse {
-                    command: command.clone(),
-                    line: line.trim_end().chars().take(80).collect(),
-                    reason,
-                })?,
-            );
         }
         Ok(ends)
+    }
+}
+
+/// Skips past the next newline: the bytes skipped, or `None` if the file ends first.
+fn skip_line(reader: &mut impl BufRead) -> std::io::Result<Option<u64>> {
+    let mut skipped = 0;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(Some(skipped + i as u64 + 1));
+            }
+            None => {
+                let len = buf.len();
+                reader.consume(len);
+                skipped += len as u64;
+            }
+        }
     }
 }
 
@@ -133,5 +194,53 @@ mod tests {
         assert!(log.read_new().is_err());
         assert!(JobEndLog::at_end(&path).read_new().unwrap().is_empty());
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A bad line costs no job end: the ends before it come first, the line is reported
+    /// once, and the ends after it come next (hostile input: a garbage, non-UTF-8 or endless
+    /// line in the epilog's log).
+    #[test]
+    fn a_bad_line_is_reported_once_and_loses_no_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("job-ends.log");
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(b"1|n1|0|10\n2|n2|0|11\ngarbage\n3|n3|0|12\n\xff\xfe|n4|0|13\n")
+            .unwrap();
+        f.write_all(&vec![b'x'; MAX_LINE_BYTES + 10]).unwrap();
+        f.write_all(b"\n4|n[5-6]|0|14\n").unwrap();
+        let mut log = JobEndLog::new(&path);
+        let ids = |ends: Vec<JobEnd>| ends.into_iter().map(|e| e.job_id).collect::<Vec<_>>();
+        assert_eq!(ids(log.read_new().unwrap()), ["1", "2"]);
+        let err = log.read_new().unwrap_err().to_string();
+        assert!(err.contains("garbage"), "{err}");
+        assert_eq!(ids(log.read_new().unwrap()), ["3"]);
+        assert!(
+            log.read_new()
+                .unwrap_err()
+                .to_string()
+                .contains("not UTF-8")
+        );
+        let err = log.read_new().unwrap_err().to_string();
+        assert!(err.contains("longer than"), "{err}");
+        assert!(
+            err.len() < 300,
+            "the error echoes at most 80 characters: {err}"
+        );
+        assert_eq!(ids(log.read_new().unwrap()), ["4"]);
+        assert!(log.read_new().unwrap().is_empty());
+    }
+
+    /// An endless line still being written is waited for, not reported, until it ends.
+    #[test]
+    fn a_long_line_without_its_newline_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("job-ends.log");
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(&vec![b'y'; MAX_LINE_BYTES * 2]).unwrap();
+        let mut log = JobEndLog::new(&path);
+        assert!(log.read_new().unwrap().is_empty());
+        f.write_all(b"\n5|n1|0|1\n").unwrap();
+        assert!(log.read_new().is_err());
+        assert_eq!(log.read_new().unwrap()[0].job_id, "5");
     }
 }

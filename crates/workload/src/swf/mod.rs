@@ -74,16 +74,16 @@
 //! generators can write SWF with [`SwfWriter`]; [`read_rigid_jobs`] reads a whole trace file
 //! into a [`RigidTrace`].
 //!
-//! The types live in this module (`cosched_core::workload::swf`; the code is split into the
+//! The types live in this module (`cosched_workload::swf`; the code is split into the
 //! private submodules `header`, `read` and `write`, all re-exported here) and are not
 //! re-exported at the crate root: their `Swf` prefix already says where they belong.
 //!
-//! `cargo bench -p cosched-core --bench swf_read` measures the reader's throughput.
+//! `cargo bench -p cosched-workload --bench swf_read` measures the reader's throughput.
 //!
 //! # Example
 //!
 //! ```
-//! use cosched_core::workload::swf::{InvalidJob, SwfReader, SwfRecord};
+//! use cosched_workload::swf::{InvalidJob, SwfReader, SwfRecord};
 //! use cosched_core::{Duration, JobId};
 //! use std::io::Cursor;
 //!
@@ -114,7 +114,7 @@ pub use read::{
 };
 pub use write::SwfWriter;
 
-use crate::{Duration, JobId, RigidJob, Time};
+use cosched_core::{Duration, JobId, RigidJob, Time};
 use std::collections::BTreeMap;
 use std::path::Path;
 use thiserror::Error;
@@ -234,7 +234,7 @@ impl SwfRecord {
     /// run time and size are checked in that order.
     ///
     /// ```
-    /// use cosched_core::workload::swf::SwfRecord;
+    /// use cosched_workload::swf::SwfRecord;
     /// use cosched_core::{Duration, JobId, Time};
     /// let record = SwfRecord {
     ///     job: JobId(9), submit: Some(Time(5)), run_time: Some(Duration(70)),
@@ -243,7 +243,7 @@ impl SwfRecord {
     /// };
     /// let job = record.to_rigid()?;
     /// assert_eq!((job.size, job.estimate), (16, Duration(70)));
-    /// # Ok::<(), cosched_core::workload::swf::InvalidJob>(())
+    /// # Ok::<(), cosched_workload::swf::InvalidJob>(())
     /// ```
     pub fn to_rigid(&self) -> Result<RigidJob, InvalidJob> {
         let submit = self.submit.ok_or(InvalidJob::MissingSubmit)?;

@@ -2,7 +2,7 @@
 
 use super::header::{SwfHeader, is_comment, standard_key};
 use super::{FIELD_COUNT, FIELD_NAMES, RigidTrace, SwfRecord, SwfStatus};
-use crate::{Duration, JobId, Time, excerpt};
+use cosched_core::{Duration, JobId, Time, excerpt};
 use flate2::read::MultiGzDecoder;
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
@@ -90,7 +90,7 @@ pub enum SwfError {
         field: usize,
         /// The field's name ([`FIELD_NAMES`], or `extra field`).
         name: &'static str,
-        /// The offending text (lossily decoded, at most [`crate::EXCERPT_CHARS`] characters).
+        /// The offending text (lossily decoded, at most [`cosched_core::EXCERPT_CHARS`] characters).
         text: String,
         /// What is wrong with it.
         problem: FieldProblem,
@@ -104,13 +104,13 @@ pub enum SwfError {
         line: u64,
         /// The key, as spelled in the SWF definition.
         key: &'static str,
-        /// The offending value (at most [`crate::EXCERPT_CHARS`] characters).
+        /// The offending value (at most [`cosched_core::EXCERPT_CHARS`] characters).
         value: String,
         /// What it should have been.
         expected: &'static str,
     },
     /// A valid job repeats the id of an earlier valid job ([`SwfReader::into_rigid_trace`]):
-    /// the trace is ambiguous, as in [`crate::workload::admit`].
+    /// the trace is ambiguous, as in [`crate::admit`].
     #[error("{file}:{line}: job {job} appears more than once in the trace")]
     DuplicateJob {
         /// Display name of the input.

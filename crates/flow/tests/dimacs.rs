@@ -3,8 +3,8 @@
 
 mod support;
 
-use cosched_metasched::dimacs::{DimacsError, DimacsErrorKind, parse_dimacs};
-use cosched_metasched::{ArcSpec, FlowOutcome, NetworkSimplex, PivotRule, min_cost_flow};
+use cosched_flow::dimacs::{DimacsError, DimacsErrorKind, parse_dimacs};
+use cosched_flow::{ArcSpec, FlowOutcome, NetworkSimplex, PivotRule, min_cost_flow};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -38,7 +38,7 @@
 //!   `[0, UHI]` (the C code assumes `2^UHI` nodes and can exceed it with `UHI = 5.5`).
 //!
 //! ```
-//! use cosched_core::workload::lublin::LublinModel;
+//! use cosched_workload::lublin::LublinModel;
 //! let model = LublinModel::new(128).unwrap();
 //! let jobs = model.generate(1_000, 42);
 //! assert_eq!(jobs.len(), 1_000);
@@ -47,7 +47,7 @@
 //! assert_eq!(model.generate(1_000, 42), jobs); // same seed, same workload
 //! ```
 
-use crate::{Duration, JobId, ParamError, RigidJob, SeedStreams, StreamRng, Time};
+use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, StreamRng, Time};
 use rand::RngExt;
 use rand_distr::{Distribution, Gamma};
 
@@ -80,7 +80,7 @@ const MIN_ACCEPTANCE: f64 = 0.01;
 /// [`LublinModel`] validate it.
 ///
 /// ```
-/// use cosched_core::workload::lublin::{LublinModel, LublinParams};
+/// use cosched_workload::lublin::{LublinModel, LublinParams};
 /// let longer = LublinParams { pb: 0.5, ..LublinParams::batch() }; // fewer short jobs
 /// assert!(LublinModel::with_params(256, longer).is_ok());
 /// let bad = LublinParams { serial_prob: 0.5, pow2_prob: 0.6, ..LublinParams::batch() };
@@ -292,7 +292,7 @@ impl LublinParams {
     /// run the share of arrivals in bucket `b` is `w[b] / 48`.
     ///
     /// ```
-    /// use cosched_core::workload::lublin::LublinParams;
+    /// use cosched_workload::lublin::LublinParams;
     /// let w = LublinParams::batch().arrival_weights();
     /// assert!((w.iter().sum::<f64>() - 48.0).abs() < 1e-9);
     /// assert!(w[26] > 5.0 * w[8]); // 13:00 is far busier than 04:00
@@ -318,7 +318,7 @@ impl Default for LublinParams {
 /// A seeded generator of rigid jobs following Lublin and Feitelson (2003).
 ///
 /// ```
-/// use cosched_core::workload::lublin::LublinModel;
+/// use cosched_workload::lublin::LublinModel;
 /// let model = LublinModel::mixed(512).unwrap().with_start_hour(8).unwrap();
 /// let first: Vec<_> = model.jobs(7).take(3).collect();
 /// assert_eq!(first[0].id.0, 1);
@@ -420,7 +420,7 @@ impl LublinModel {
 
     /// An endless stream of jobs: ids 1, 2, ..., non-decreasing submit times starting at the
     /// first inter-arrival, sizes in `1..=capacity`, runtimes in `1..=e^12` s and
-    /// `estimate == runtime` (see [`crate::workload::estimates`] for realistic estimates).
+    /// `estimate == runtime` (see [`crate::estimates`] for realistic estimates).
     ///
     /// `seed` is the root of the [`SeedStreams`] the model draws from, one named stream per
     /// quantity and job class: `lublin.arrivals`, `lublin.sizes` and `lublin.runtimes`, index

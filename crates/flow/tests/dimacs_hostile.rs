@@ -1,8 +1,8 @@
 //! The DIMACS reader against hostile input: regression tests for the review's reproducers and
 //! a property suite of extreme values, each ending in a clean error or a verified solution.
 
-use cosched_metasched::dimacs::{DimacsErrorKind, FREE_NODES, MAX_NODES, node_limit, parse_dimacs};
-use cosched_metasched::{FlowOutcome, NetworkSimplex, PivotRule};
+use cosched_flow::dimacs::{DimacsErrorKind, FREE_NODES, MAX_NODES, node_limit, parse_dimacs};
+use cosched_flow::{FlowOutcome, NetworkSimplex, PivotRule};
 use proptest::prelude::*;
 
 /// Hostile input #5: a 17-byte file declaring 2^26 nodes is refused before any allocation.

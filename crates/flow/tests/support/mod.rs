@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use cosched_metasched::{ArcSpec, FlowSolution};
+use cosched_flow::{ArcSpec, FlowSolution};
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::{Rng, RngExt};
 

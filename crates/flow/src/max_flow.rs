@@ -113,7 +113,7 @@ impl NetworkSimplex {
 /// [`min_cost_flow`](crate::min_cost_flow).
 ///
 /// ```
-/// use cosched_metasched::{min_cost_max_flow, MaxFlowOutcome};
+/// use cosched_flow::{min_cost_max_flow, MaxFlowOutcome};
 /// use petgraph::graph::DiGraph;
 ///
 /// // (capacity, cost) per arc; at most 3 units get through, the cheapest way costs 2+2+6.

@@ -18,8 +18,8 @@
 //! as the text can hold.
 //!
 //! ```
-//! use cosched_metasched::dimacs::parse_dimacs;
-//! use cosched_metasched::min_cost_flow;
+//! use cosched_flow::dimacs::parse_dimacs;
+//! use cosched_flow::min_cost_flow;
 //!
 //! let text = "c two routes\np min 3 3\nn 1 4\nn 3 -4\na 1 3 0 10 5\na 1 2 0 3 1\na 2 3 0 10 1\n";
 //! let g = parse_dimacs(text).unwrap();
@@ -50,7 +50,7 @@ pub const FREE_NODES: u64 = 1 << 16;
 /// `p min 67108864 0` must not allocate gigabytes.
 ///
 /// ```
-/// use cosched_metasched::dimacs::{FREE_NODES, node_limit};
+/// use cosched_flow::dimacs::{FREE_NODES, node_limit};
 /// assert_eq!(node_limit(17), FREE_NODES);
 /// assert_eq!(node_limit(10_000_000), 5_000_000);
 /// ```

@@ -5,7 +5,7 @@
 //! uniform in 0..100; each job is compatible with a random ~80 % of the systems), system → sink
 //! (capacity MaxQ). MaxQ = 100 leaves jobs unassigned (58 × 100 < 10,000); MaxQ = 200 fits all.
 //!
-//! `cargo bench -p cosched-metasched` times our solver (maximum flow and min-cost flow) with
+//! `cargo bench -p cosched-flow` times our solver (maximum flow and min-cost flow) with
 //! each pivot rule and the `mcmf` crate end to end (its own graph building and path
 //! decomposition included; LEMON's solve is about 30 % of it). Best-eligible pricing scans
 //! every arc at every pivot and takes 10–20 s per run at full scale (LEMON's too), so it runs
@@ -14,7 +14,7 @@
 //! with the source's supply and the sink's demand set to the maximum flow value, for other
 //! solvers.
 
-use cosched_metasched::{MaxFlowOutcome, NetworkSimplex, PivotRule};
+use cosched_flow::{MaxFlowOutcome, NetworkSimplex, PivotRule};
 use criterion::{Criterion, criterion_group, criterion_main};
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::{RngExt, SeedableRng};

@@ -5,7 +5,7 @@
 //! order in which arrivals of the same second are handed to the simulator.
 //!
 //! ```
-//! use cosched_core::workload::admit::admit;
+//! use cosched_workload::admit::admit;
 //! use cosched_core::{Duration, JobId, RigidJob, Time};
 //! let ok = |id, t| RigidJob::new(JobId(id), Time(t), 1, Duration(5), Duration(5)).unwrap();
 //! let mut bad = ok(3, 0);
@@ -16,7 +16,7 @@
 //! assert!(admit(&[ok(1, 0), ok(1, 5)]).is_err());
 //! ```
 
-use crate::{JobId, MalleableJob, OnDemandJob, RigidJob, Time};
+use cosched_core::{JobId, MalleableJob, OnDemandJob, RigidJob, Time};
 use rustc_hash::FxHashSet;
 use thiserror::Error;
 

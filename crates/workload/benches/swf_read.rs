@@ -1,11 +1,11 @@
 //! SWF parsing throughput: 100,000 generated job lines read back from memory.
 //!
-//! `cargo bench -p cosched-core --bench swf_read` reports lines/s (criterion's element
+//! `cargo bench -p cosched-workload --bench swf_read` reports lines/s (criterion's element
 //! throughput): records only, and the whole rigid-trace conversion (ids checked while
 //! streaming).
 
-use cosched_core::workload::LublinModel;
-use cosched_core::workload::swf::{SwfHeader, SwfReader, SwfRecord, SwfWriter};
+use cosched_workload::LublinModel;
+use cosched_workload::swf::{SwfHeader, SwfReader, SwfRecord, SwfWriter};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::io::Cursor;
 

@@ -1,5 +1,12 @@
-//! Workload input and generation: the Standard Workload Format and seeded synthetic models.
+//! # cosched-workload
 //!
+//! Workload input and generation for the cosched simulators, on `cosched-core`'s vocabulary:
+//! the Standard Workload Format, seeded synthetic models, and the one admission of rigid jobs.
+//! A crate of its own so that a live service embedding a policy does not compile trace readers
+//! and generators (gzip, distributions).
+//!
+//! - [`admit`]: the one workload admission every simulator shares (sort by submit time and id,
+//!   duplicate ids refused with a typed error, invalid jobs counted).
 //! - [`lublin`]: the Lublin–Feitelson (2003) model of rigid jobs (sizes, runtimes, arrivals
 //!   with a daily cycle).
 //! - [`estimates`]: the Tsafrir–Etsion–Feitelson (2005) model of user runtime estimates.
@@ -7,7 +14,7 @@
 //! - [`swf`]: the Standard Workload Format reader and writer.
 //!
 //! ```
-//! use cosched_core::workload::{load, LublinModel, TsafrirEstimates};
+//! use cosched_workload::{load, LublinModel, TsafrirEstimates};
 //! use cosched_core::Duration;
 //! let mut jobs = LublinModel::new(1_024).unwrap().generate(2_000, 1);
 //! TsafrirEstimates::new(Duration::from_hours(48)).unwrap().assign(&mut jobs, 1);

@@ -2,11 +2,11 @@
 //! input, round-trip and no-panic properties, and the real traces of `../shared/data/swf`
 //! (skipped when that folder is absent).
 
-use cosched_core::workload::swf::{
+use cosched_core::{Duration, JobId, RigidJob, Time};
+use cosched_workload::swf::{
     FieldProblem, HeaderLineError, INPUT_NAME, InvalidJob, MAX_LINE_LEN, SwfError, SwfHeader,
     SwfReader, SwfRecord, SwfStatus, SwfWriter, read_rigid_jobs,
 };
-use cosched_core::{Duration, JobId, RigidJob, Time};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::io::{self, BufReader, Cursor, Read, Write};
@@ -264,7 +264,7 @@ fn blank_lines_crlf_and_late_comments_are_handled() {
     assert_eq!(reader.late_comments(), 2);
     assert_eq!(
         reader.late_keys(),
-        [cosched_core::workload::swf::LateKey {
+        [cosched_workload::swf::LateKey {
             line: 7,
             key: "Note"
         }]
@@ -538,7 +538,7 @@ fn a_late_max_procs_does_not_change_the_capacity() {
     assert_eq!(trace.late_comments, 1);
     assert_eq!(
         trace.late_keys,
-        [cosched_core::workload::swf::LateKey {
+        [cosched_workload::swf::LateKey {
             line: 3,
             key: "MaxProcs"
         }]
@@ -549,7 +549,7 @@ fn a_late_max_procs_does_not_change_the_capacity() {
 /// number of lines and counts the rest, and standard keys past the bound still count.
 #[test]
 fn endless_comments_keep_a_bounded_header() {
-    use cosched_core::workload::swf::{MAX_HEADER_BYTES, MAX_HEADER_LINES};
+    use cosched_workload::swf::{MAX_HEADER_BYTES, MAX_HEADER_LINES};
     let n = MAX_HEADER_LINES as u64 + 5_000;
     let text: String = (0..n).map(|i| format!("; Note: {i}\n")).collect::<String>()
         + "; MaxProcs: 9\n"
@@ -579,7 +579,7 @@ fn endless_comments_keep_a_bounded_header() {
     assert_eq!(reader.late_comments(), 100_000);
     assert_eq!(
         reader.late_keys().len(),
-        cosched_core::workload::swf::MAX_LATE_KEYS
+        cosched_workload::swf::MAX_LATE_KEYS
     );
     assert!(reader.header().lines().is_empty());
 }
@@ -894,7 +894,7 @@ fn trace_dir() -> Option<PathBuf> {
 }
 
 /// Reads a real trace, checks it round-trips through the writer, and returns its jobs.
-fn real_trace(name: &str) -> Option<cosched_core::workload::swf::RigidTrace> {
+fn real_trace(name: &str) -> Option<cosched_workload::swf::RigidTrace> {
     let path = trace_dir()?.join(name);
     if !path.is_file() {
         println!("skipping: {} not found", path.display());

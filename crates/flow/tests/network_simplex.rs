@@ -3,7 +3,7 @@
 
 mod support;
 
-use cosched_metasched::{
+use cosched_flow::{
     ArcSpec, FlowError, FlowOutcome, MaxFlowOutcome, NetworkSimplex, PivotRule, min_cost_flow,
     min_cost_max_flow,
 };

@@ -43,7 +43,7 @@
 //!   bin size) are broken deterministically by position and by time.
 //!
 //! ```
-//! use cosched_core::workload::{estimates::TsafrirEstimates, lublin::LublinModel};
+//! use cosched_workload::{estimates::TsafrirEstimates, lublin::LublinModel};
 //! use cosched_core::Duration;
 //! let mut jobs = LublinModel::new(128).unwrap().generate(5_000, 1);
 //! let model = TsafrirEstimates::new(Duration::from_hours(48)).unwrap();
@@ -54,8 +54,8 @@
 //! assert!(at_max > 900 && at_max < 1_300); // ~21.7 %: the most popular estimate
 //! ```
 
-use crate::{Duration, ParamError, RigidJob};
-use crate::{SeedStreams, StreamRng};
+use cosched_core::{Duration, ParamError, RigidJob};
+use cosched_core::{SeedStreams, StreamRng};
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use std::collections::{BTreeMap, BTreeSet};
@@ -155,7 +155,7 @@ pub enum BinCount {
 /// The parameters of the model: `EstParams_t` of `est_model.hh`, with its defaults.
 ///
 /// ```
-/// use cosched_core::workload::estimates::{TsafrirEstimates, TsafrirParams};
+/// use cosched_workload::estimates::{TsafrirEstimates, TsafrirParams};
 /// use cosched_core::Duration;
 /// let p = TsafrirParams { max_estimate_share: Some(0.3), ..TsafrirParams::new(Duration::from_hours(36)) };
 /// let model = TsafrirEstimates::with_params(p).unwrap();
@@ -671,8 +671,8 @@ fn adjust_njobs(counts: &mut BTreeMap<i64, i64>, user_time: Option<i64>, njobs: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::lublin::LublinModel;
-    use crate::{JobId, Time};
+    use crate::lublin::LublinModel;
+    use cosched_core::{JobId, Time};
     use proptest::prelude::*;
 
     const H48: Duration = Duration(48 * HOUR);

@@ -18,13 +18,13 @@
 //! along.)
 //!
 //! ```
-//! use cosched_core::workload::{load, lublin::LublinModel};
+//! use cosched_workload::{load, lublin::LublinModel};
 //! let mut jobs = LublinModel::new(256).unwrap().generate(10_000, 3);
 //! load::scale_to_offered_load(&mut jobs, 256, 0.7).unwrap();
 //! assert!((load::offered_load(&jobs, 256) - 0.7).abs() < 1e-6);
 //! ```
 
-use crate::{ParamError, RigidJob, Time};
+use cosched_core::{ParamError, RigidJob, Time};
 
 /// The offered load of `jobs` on a machine of `capacity` units (see the module docs).
 ///
@@ -130,8 +130,8 @@ fn span(jobs: &[RigidJob]) -> Option<(Time, Time)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::lublin::LublinModel;
-    use crate::{Duration, JobId};
+    use crate::lublin::LublinModel;
+    use cosched_core::{Duration, JobId};
     use proptest::prelude::*;
 
     fn job(id: u64, submit: i64, size: u32, runtime: i64, estimate: i64) -> RigidJob {

@@ -4,7 +4,7 @@
 
 mod support;
 
-use cosched_metasched::{
+use cosched_flow::{
     ArcSpec, FlowOutcome, MaxFlowOutcome, NetworkSimplex, PivotRule, min_cost_max_flow,
 };
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -115,7 +115,7 @@ proptest! {
             supply,
             arcs: arcs.iter().map(|&(u, v, c, w)| (u, v, ArcSpec::with_capacity(c, w))).collect(),
         };
-        let solution = cosched_metasched::FlowSolution {
+        let solution = cosched_flow::FlowSolution {
             flows: flow.flows,
             potentials: flow.potentials,
             cost: flow.cost,

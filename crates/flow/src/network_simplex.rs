@@ -270,7 +270,7 @@ impl FlowOutcome {
 /// The network simplex solver, configured: a builder whose only option is the pivot rule.
 ///
 /// ```
-/// use cosched_metasched::{ArcSpec, FlowOutcome, NetworkSimplex, PivotRule};
+/// use cosched_flow::{ArcSpec, FlowOutcome, NetworkSimplex, PivotRule};
 /// use petgraph::graph::DiGraph;
 ///
 /// // Ship 4 units from a to c: directly at cost 5, or through b at 1 + 1 (at most 3 units).
@@ -341,7 +341,7 @@ impl NetworkSimplex {
 /// [`FlowError::CostOverflow`] if the optimal cost does not fit in `i128`.
 ///
 /// ```
-/// use cosched_metasched::{min_cost_flow, ArcSpec, FlowOutcome};
+/// use cosched_flow::{min_cost_flow, ArcSpec, FlowOutcome};
 /// use petgraph::graph::DiGraph;
 ///
 /// // Two suppliers, two customers; each customer takes 2 units.

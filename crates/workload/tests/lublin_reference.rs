@@ -3,8 +3,8 @@
 //! Skips, with a message, when `../shared/data` is absent.
 
 use cosched_core::RigidJob;
-use cosched_core::workload::LublinModel;
-use cosched_core::workload::swf::read_rigid_jobs;
+use cosched_workload::LublinModel;
+use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
 
 struct Stats {

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 /// a [`std::io::BufWriter`]; [`SwfWriter::finish`] flushes it.
 ///
 /// ```
-/// use cosched_core::workload::swf::{SwfHeader, SwfReader, SwfRecord, SwfWriter};
+/// use cosched_workload::swf::{SwfHeader, SwfReader, SwfRecord, SwfWriter};
 /// use cosched_core::{Duration, JobId, RigidJob, Time};
 /// let mut header = SwfHeader::new();
 /// header.push("MaxProcs", 64)?;
