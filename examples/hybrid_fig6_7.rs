@@ -749,6 +749,16 @@ fn reason(source: &str, noise: &str) -> String {
              sizes together exceed what can be freed: later ones wait at the front (the \
              paper's own reason: bursty on-demand submissions); Cori-like passes the 98 %"
             .into(),
+        "Obs. 8" => "SPAA shrinks malleable jobs instead of preempting them: where malleable \
+             jobs are few (Cori-like, 5-8 % of jobs), N&SPAA's shrinks cover most arrivals and \
+             their preemption ratio can fall to the rigid jobs' (the pairs in 'ours')"
+            .into(),
+        "Obs. 11" | "Obs. 12" => {
+            "not explained: the workload where a method does best changes \
+             between the systems and between runs (see 'ours'); the six mechanisms' noise: "
+                .to_string()
+                + noise
+        }
         _ => noise.to_string(),
     }
 }
