@@ -90,7 +90,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 );
             }
             if w_t == 0.5 {
-                claims.check(
+                let at_bs_cost = (full.cost_usd / base.cost_usd - 1.0).abs() <= 0.1;
+                let check = claims.check(
                     "§5.7.2, Fig. 12 (w_t 0.5)",
                     "100 % grid submissions: large response gain at about BS's cost",
                     format!(
@@ -99,8 +100,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                         100.0 * (full.cost_usd / base.cost_usd - 1.0)
                     ),
                     "response −40.8 %, cost ≈ 0",
-                    full.response_s < 0.8 * base.response_s,
+                    full.response_s < 0.8 * base.response_s && at_bs_cost,
                 );
+                if !at_bs_cost {
+                    check.because(format!(
+                        "MCMF moves {:.0} % of the jobs to faster, lower-power cores, so the \
+                         cost falls with the response time (the paper's dollars come from its \
+                         published code's cost function, see Table 4's notes)",
+                        100.0 * full.migrated
+                    ));
+                }
             }
         }
     }

@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use cosched_examples::Claims;
-use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample};
+use cosched_examples::metasched::{Averaged, RunConfig, SweepCli, SweepExample};
 
 fn main() -> std::process::ExitCode {
     cosched_examples::exit(run())
@@ -45,21 +45,46 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             two.response_s < one.response_s,
         );
         let beyond: Vec<_> = points.iter().filter(|(x, _)| *x > 2.0).collect();
-        let worse = beyond
-            .iter()
-            .all(|(_, a)| a.bounded_slowdown >= two.bounded_slowdown);
-        claims.check(
-            "§5.7.3, Fig. 13",
-            "beyond MaxQ 2 bounded slowdown does not improve (grows)",
+        let listing = |pick: fn(&Averaged) -> f64, scale: f64| {
             beyond
                 .iter()
-                .map(|(x, a)| format!("{x}: {:.2}", a.bounded_slowdown))
+                .map(|(x, a)| format!("{x}: {:.2}", pick(a) * scale))
                 .collect::<Vec<_>>()
                 .join(", ")
+        };
+        // "Grows": the largest MaxQ at least 0.5 % above MaxQ 2.
+        let grows = |pick: fn(&Averaged) -> f64| {
+            beyond
+                .last()
+                .is_some_and(|(_, a)| pick(a) > 1.005 * pick(&two))
+        };
+        let flat_reason = format!(
+            "BS's bounded slowdown is {:.2} on this set: the sites barely queue, so more jobs \
+             per cycle find no queue to lengthen",
+            run.result.baseline.bounded_slowdown
+        );
+        let check = claims.check(
+            "§5.7.3, Fig. 13",
+            "beyond MaxQ 2 the bounded slowdown grows",
+            listing(|a| a.bounded_slowdown, 1.0)
                 + &format!(" (MaxQ 2: {:.2})", two.bounded_slowdown),
             "increases",
-            !beyond.is_empty() && worse,
+            grows(|a| a.bounded_slowdown),
         );
+        if !grows(|a| a.bounded_slowdown) {
+            check.because(flat_reason.clone());
+        }
+        let check = claims.check(
+            "§5.7.3, Fig. 13",
+            "beyond MaxQ 2 the average response time grows",
+            listing(|a| a.response_s, 1.0 / 60.0)
+                + &format!(" min (MaxQ 2: {:.2})", two.response_s / 60.0),
+            "increases",
+            grows(|a| a.response_s),
+        );
+        if !grows(|a| a.response_s) {
+            check.because(flat_reason);
+        }
     }
     out.write_claims(&claims)?;
     Ok(())

@@ -157,7 +157,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     .with_notes(format!(
         "Paper: Table 7 (10,000 jobs; its dollars from the published code's cost function, \
          see Table 4's notes: compare orderings, not levels). {} Transfer: latency {} s, \
-         bandwidth {} MB/s on every link (ours). {} seed(s) from {seed}.",
+         bandwidth {} MB/s on every link (ours: §5.8 takes per-link latency and GridFTP \
+         bandwidth from its refs. [48, 49] and prints no value; neither is in our data). {} \
+         seed(s) from {seed}.",
         t7.summary(),
         cli.scenario.transfer_s,
         cli.scenario.bandwidth_mb_s,

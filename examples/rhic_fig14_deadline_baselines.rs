@@ -42,7 +42,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args = RhicArgs::parse_with("RHIC Figure 14: deadlines, RHIC vs FUZZY vs Threshold");
     let quick = args.common.quick;
     let mut out = args.common.output(NAME)?;
-    let seeds = args.seeds(2);
+    let seeds = args.seeds(5);
     let profiles = args.jobs(&[JobProfile::Pi]);
     let any = Goal::Deadline(Time(0));
     let extremes: Vec<_> = profiles

@@ -19,32 +19,25 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, ValueEnum};
 use cosched_core::Duration;
-use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::{self, Spread};
 use cosched_metasched::metrics::Metrics;
-use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
 use cosched_metasched::price_forecast::PriceForecastConfig;
-use cosched_metasched::sim::{
-    DataSize, PowerModel, SimConfig, SimError, SimOutcome, TransferModel, WaitSource, simulate,
-};
+use cosched_metasched::sim::{DataSize, SimError, TransferModel};
 use cosched_metasched::site::{CoreLimit, Site};
-use cosched_metasched::wait::ClusteredWaitConfig;
 use cosched_metasched::workload::{
-    DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
+    DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
 };
 use cosched_metasched::xsede::{XsedeError, load_prices, parse_sites};
 
-use crate::{Cell, CommonArgs, LinePlot, OutDir, Table};
+pub use cosched_metasched::scenario::{
+    DEFAULT_CYCLE_S, DEFAULT_MAX_Q, DEFAULT_W_T, PowerChoice, PriceOutlookModel, RunConfig,
+    RunResult, Scenario, Strategy, WaitModel,
+};
 
-/// `w_t` of the MCMF runs unless set: §5.7.1 picks XSEDE's from 20–40 % (both metrics beat
-/// BS there); §5.8 and the published code's example use 25 %.
-pub const DEFAULT_W_T: f64 = 0.25;
-/// `MaxQ` of the MCMF runs unless set: 2 for XSEDE (§5.7.3).
-pub const DEFAULT_MAX_Q: u32 = 2;
-/// The scheduling cycle length of the published code (`SchedulingCycleLength = 60`), seconds.
-pub const DEFAULT_CYCLE_S: i64 = 60;
+use crate::{Cell, CommonArgs, LinePlot, OutDir, Seeds, Table};
 
 /// Which core count bounds a job's request at a site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -53,41 +46,6 @@ pub enum Compat {
     TotalCores,
     /// The site table's `max_req_cores` column.
     MaxRequest,
-}
-
-/// The jobs' power relative to HPL's (§5.8, Table 8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PowerChoice {
-    /// HPL's power (§4.5.1).
-    Hpl,
-    /// Uniform in −40 %..0.
-    Lower,
-    /// Uniform in −40 %..+40 %.
-    Average,
-    /// Uniform in 0..+40 %.
-    Higher,
-}
-
-impl PowerChoice {
-    /// The simulator's model.
-    pub fn model(self) -> PowerModel {
-        match self {
-            PowerChoice::Hpl => PowerModel::Hpl,
-            PowerChoice::Lower => PowerModel::LOWER,
-            PowerChoice::Average => PowerModel::AVERAGE,
-            PowerChoice::Higher => PowerModel::HIGHER,
-        }
-    }
-
-    /// Table 8's row name.
-    pub fn label(self) -> &'static str {
-        match self {
-            PowerChoice::Hpl => "HPL power",
-            PowerChoice::Lower => "lower-than-HPL-power",
-            PowerChoice::Average => "average-HPL-power",
-            PowerChoice::Higher => "higher-than-HPL-power",
-        }
-    }
 }
 
 /// The data a migrated job moves (§5.8).
@@ -99,59 +57,6 @@ pub enum DataChoice {
     Paper,
     /// 1 TB per job (Table 8).
     OneTb,
-}
-
-/// Where the metascheduler's predicted waits come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WaitModel {
-    /// The paper's predictor: DBSCAN clusters of each site's last 2,000 started jobs, else
-    /// ridge regression ([`WaitSource::paper`]).
-    Paper,
-    /// The site's EASY state: when the job would start if submitted now (beyond the paper).
-    Whatif,
-    /// No wait anywhere (what INST assumes).
-    Zero,
-}
-
-impl WaitModel {
-    /// A short label for tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            WaitModel::Paper => "learned waits",
-            WaitModel::Whatif => "what-if waits",
-            WaitModel::Zero => "zero waits",
-        }
-    }
-}
-
-/// What the metascheduler knows of future electricity prices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PriceOutlookModel {
-    /// The paper's: published day-ahead prices to the end of the current day, seasonal ARIMA
-    /// forecasts (trained on the previous 3 days) beyond ([`PriceModel::Forecast`]).
-    Forecast,
-    /// Every hour's true price (perfect foresight, [`PriceModel::DayAhead`]).
-    DayAhead,
-}
-
-impl PriceOutlookModel {
-    /// A short label for tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            PriceOutlookModel::Forecast => "forecast prices",
-            PriceOutlookModel::DayAhead => "true prices",
-        }
-    }
-
-    /// The policy's price model over `sites`.
-    fn model(self, sites: &[Site]) -> Result<PriceModel, SimError> {
-        Ok(match self {
-            PriceOutlookModel::Forecast => {
-                PriceModel::forecast(sites, PriceForecastConfig::default())?
-            }
-            PriceOutlookModel::DayAhead => PriceModel::DayAhead,
-        })
-    }
 }
 
 /// The scenario flags every `metasched_*` example accepts.
@@ -201,73 +106,20 @@ pub struct ScenarioArgs {
     #[arg(long, default_value_t = 125.0)]
     pub bandwidth_mb_s: f64,
     /// The jobs' power relative to HPL's (Table 8).
-    #[arg(long, value_enum, default_value_t = PowerChoice::Hpl)]
+    #[arg(long, default_value_t = PowerChoice::Hpl,
+          value_parser = PossibleValuesParser::new(PowerChoice::NAMES).try_map(|s| s.parse::<PowerChoice>()))]
     pub power: PowerChoice,
     /// Table 5's perturbation: each predicted wait plus a uniform draw in [−T, T], hours.
     #[arg(long, default_value_t = 0.0)]
     pub wait_perturb_h: f64,
     /// The metascheduler's wait predictions (MCMF and TWOPRICE; INST predicts none).
-    #[arg(long, value_enum, default_value_t = WaitModel::Paper)]
+    #[arg(long, default_value_t = WaitModel::Paper,
+          value_parser = PossibleValuesParser::new(WaitModel::NAMES).try_map(|s| s.parse::<WaitModel>()))]
     pub waits: WaitModel,
     /// The metascheduler's knowledge of future prices (MCMF and INST; TWOPRICE has its own).
-    #[arg(long, value_enum, default_value_t = PriceOutlookModel::Forecast)]
+    #[arg(long, default_value_t = PriceOutlookModel::Forecast,
+          value_parser = PossibleValuesParser::new(PriceOutlookModel::NAMES).try_map(|s| s.parse::<PriceOutlookModel>()))]
     pub price_outlook: PriceOutlookModel,
-}
-
-/// Sites, jobs and the history/measured split.
-#[derive(Debug, Clone)]
-pub struct Scenario {
-    /// The grid's sites.
-    pub sites: Vec<Site>,
-    /// The trace.
-    pub jobs: Vec<TraceJob>,
-    /// Leading history jobs (run at their submission site, unmeasured).
-    pub history: usize,
-    /// The scheduling cycle length.
-    pub cycle: Duration,
-    /// Transfer time of migrated jobs, if any.
-    pub transfer: Option<TransferModel>,
-    /// The defaults of every run (strategy and seed aside).
-    pub defaults: RunConfig,
-    /// The metascheduler's wait predictions unless a run says otherwise.
-    pub waits: WaitModel,
-    /// The metascheduler's price knowledge unless a run says otherwise.
-    pub price_outlook: PriceOutlookModel,
-    /// Where sites, prices and jobs come from and the cycle and transfer settings.
-    pub description: String,
-}
-
-impl Scenario {
-    /// The description with the history/measured split, for the tables' notes.
-    pub fn summary(&self) -> String {
-        if self.history == 0 {
-            return format!("{} Every job measured (no history).", self.description);
-        }
-        format!(
-            "{} History: the first {} jobs; measured: the last {}.",
-            self.description,
-            self.history,
-            self.jobs.len() - self.history
-        )
-    }
-
-    /// `strategy` with the example defaults ([`RunConfig::new`]) and this scenario's wait and
-    /// price choices.
-    pub fn config(&self, strategy: Strategy, seed: u64) -> RunConfig {
-        RunConfig {
-            strategy,
-            seed,
-            ..self.defaults
-        }
-    }
-
-    /// The same scenario with every job measured (no history).
-    pub fn measuring_all(&self) -> Scenario {
-        Scenario {
-            history: 0,
-            ..self.clone()
-        }
-    }
 }
 
 impl ScenarioArgs {
@@ -297,8 +149,7 @@ impl ScenarioArgs {
                     let name = Path::new(file).file_name().unwrap_or(file.as_ref());
                     load_prices(&dir.join(name))
                 }
-                // The month model's parameters are constants; only the seed is the user's.
-                None => Ok(diurnal.series(file).expect("the month model is valid")),
+                None => Ok(diurnal.series(file)?),
             }
         };
         let sites = match &self.sites {
@@ -387,155 +238,10 @@ impl ScenarioArgs {
             history,
             cycle: Duration(self.cycle_s),
             transfer,
+            forecast: PriceForecastConfig::default(),
             defaults,
-            waits: self.waits,
-            price_outlook: self.price_outlook,
             description,
         })
-    }
-}
-
-/// The paper's strategies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// Every job at its submission site.
-    Bs,
-    /// MCMF with zero predicted waits.
-    Inst,
-    /// MCMF with on-/off-peak prices.
-    TwoPrice,
-    /// The paper's metascheduler.
-    Mcmf,
-}
-
-impl Strategy {
-    /// All four, in the paper's table order.
-    pub const ALL: [Strategy; 4] = [
-        Strategy::Bs,
-        Strategy::Inst,
-        Strategy::TwoPrice,
-        Strategy::Mcmf,
-    ];
-
-    /// The paper's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Bs => "BS",
-            Strategy::Inst => "INST",
-            Strategy::TwoPrice => "TWOPRICE",
-            Strategy::Mcmf => "MCMF",
-        }
-    }
-}
-
-/// One simulation's settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RunConfig {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// `w_t`.
-    pub w_t: f64,
-    /// `MaxQ`.
-    pub max_q: u32,
-    /// Fraction of measured jobs through the metascheduler (ignored by BS).
-    pub participation: f64,
-    /// Predicted waits of MCMF and TWOPRICE, unless perturbed.
-    pub waits: WaitModel,
-    /// Table 5's perturbation threshold `T` (each predicted wait plus uniform `[−T, T]`).
-    pub wait_perturbation: Option<Duration>,
-    /// The jobs' power model.
-    pub power: PowerChoice,
-    /// Price knowledge of MCMF and INST.
-    pub price_outlook: PriceOutlookModel,
-    /// Seed of participation draws and prediction errors.
-    pub seed: u64,
-}
-
-impl RunConfig {
-    /// `strategy` with the paper's XSEDE defaults: `w_t` 0.25, `MaxQ` 2, full participation,
-    /// the paper's learned waits and forecast prices, HPL power, no perturbation.
-    pub fn new(strategy: Strategy, seed: u64) -> RunConfig {
-        RunConfig {
-            strategy,
-            w_t: DEFAULT_W_T,
-            max_q: DEFAULT_MAX_Q,
-            participation: 1.0,
-            waits: WaitModel::Paper,
-            wait_perturbation: None,
-            price_outlook: PriceOutlookModel::Forecast,
-            power: PowerChoice::Hpl,
-            seed,
-        }
-    }
-
-    /// The run's predictors in words, for tables' notes and labels.
-    pub fn predictors(&self) -> String {
-        let waits = match (self.strategy, self.wait_perturbation) {
-            (Strategy::Bs, _) => return "none".into(),
-            (Strategy::Inst, _) => "zero waits".to_owned(),
-            (_, Some(t)) => format!("{} + U[-{t}, {t}]", self.waits.label()),
-            (_, None) => self.waits.label().to_owned(),
-        };
-        let prices = match self.strategy {
-            Strategy::TwoPrice => "on/off-peak prices",
-            _ => self.price_outlook.label(),
-        };
-        format!("{waits}, {prices}")
-    }
-}
-
-/// A simulation and its metrics.
-#[derive(Debug, Clone)]
-pub struct RunResult {
-    /// Everything the simulator recorded.
-    pub outcome: SimOutcome,
-    /// The measured jobs' metrics.
-    pub metrics: Metrics,
-}
-
-impl Scenario {
-    /// Simulates `config` on this scenario. MCMF and TWOPRICE predict waits by
-    /// `config.waits` (or perturb the what-if waits); INST predicts none. MCMF and INST know
-    /// prices by `config.price_outlook`.
-    ///
-    /// # Errors
-    /// Invalid parameters.
-    pub fn run(&self, config: &RunConfig) -> Result<RunResult, SimError> {
-        let sites = self.sites.clone();
-        let policy: Box<dyn GridPolicy> = match config.strategy {
-            Strategy::Bs => Box::new(SubmissionSite::new(sites)),
-            Strategy::Inst | Strategy::Mcmf => {
-                let prices = config.price_outlook.model(&sites)?;
-                Box::new(Mcmf::new(sites, config.max_q, config.w_t, prices)?)
-            }
-            Strategy::TwoPrice => Box::new(Mcmf::two_price(sites, config.max_q, config.w_t)?),
-        };
-        let mut waits = match (config.strategy, config.waits) {
-            (Strategy::Inst, _) | (_, WaitModel::Zero) => WaitSource::Zero,
-            (_, WaitModel::Paper) => {
-                WaitSource::paper(self.sites.len(), ClusteredWaitConfig::paper())?
-            }
-            (_, WaitModel::Whatif) => WaitSource::WhatIf,
-        };
-        let sim = SimConfig {
-            cycle_interval: self.cycle,
-            participation: if config.strategy == Strategy::Bs {
-                0.0
-            } else {
-                config.participation
-            },
-            history: self.history,
-            transfer: self.transfer,
-            wait_perturbation: match config.strategy {
-                Strategy::Bs | Strategy::Inst => None,
-                _ => config.wait_perturbation,
-            },
-            power: config.power.model(),
-            seed: config.seed,
-        };
-        let outcome = simulate(policy.as_ref(), &mut waits, &self.jobs, &sim)?;
-        let metrics = Metrics::of(&outcome, &self.sites);
-        Ok(RunResult { outcome, metrics })
     }
 }
 
@@ -622,48 +328,35 @@ pub struct SweepResult {
     pub points: Vec<(f64, Averaged)>,
 }
 
-impl Scenario {
-    /// Runs every `(x, config)` point once per seed of `replicate_seeds(seed, seeds)` (the
-    /// config's own seed replaced), and BS once per seed, in one parallel
-    /// [`Sweep`](crate::Sweep) labelled `name`.
-    ///
-    /// # Errors
-    /// The first failed simulation.
-    pub fn sweep(
-        &self,
-        name: &str,
-        points: &[(f64, RunConfig)],
-        seed: u64,
-        seeds: u64,
-    ) -> Result<SweepResult, SimError> {
-        let seeds: Vec<u64> = replicate_seeds(seed, seeds.max(1)).collect();
-        let bs = self.config(Strategy::Bs, seed);
-        let mut runs: Vec<(usize, RunConfig)> = seeds
-            .iter()
-            .map(|&s| (usize::MAX, RunConfig { seed: s, ..bs }))
-            .collect();
-        for (i, (_, config)) in points.iter().enumerate() {
-            runs.extend(seeds.iter().map(|&s| (i, RunConfig { seed: s, ..*config })));
-        }
-        let results = crate::Sweep::new(name, runs).run(|(_, c)| self.run(c).map(|r| r.metrics));
-        let mut baseline = Vec::new();
-        let mut per_point: Vec<Vec<Metrics>> = vec![Vec::new(); points.len()];
-        for ((i, _), metrics) in results {
-            let metrics = metrics?;
-            match per_point.get_mut(i) {
-                Some(list) => list.push(metrics),
-                None => baseline.push(metrics),
-            }
-        }
-        Ok(SweepResult {
-            baseline: Averaged::of(&baseline),
-            points: points
-                .iter()
-                .zip(&per_point)
-                .map(|((x, _), runs)| (*x, Averaged::of(runs)))
-                .collect(),
-        })
-    }
+/// Runs, on `scenario`, every `(x, config)` point once per seed of `seeds` (the config's own
+/// seed replaced), and BS once per seed, through the examples' one multi-seed averager
+/// ([`Sweep::run_replicated`](crate::Sweep::run_replicated)) labelled `name`.
+///
+/// # Errors
+/// The first failed simulation.
+pub fn sweep(
+    scenario: &Scenario,
+    name: &str,
+    points: &[(f64, RunConfig)],
+    seeds: &Seeds,
+) -> Result<SweepResult, SimError> {
+    let bs = scenario.config(Strategy::Bs, seeds.first());
+    let configs: Vec<RunConfig> = std::iter::once(bs)
+        .chain(points.iter().map(|(_, config)| *config))
+        .collect();
+    let mut averaged = crate::Sweep::new(name, configs)
+        .run_replicated(seeds, |config, seed| {
+            scenario
+                .run(&RunConfig { seed, ..*config })
+                .map(|r| r.metrics)
+        })?
+        .into_iter()
+        .map(|(_, runs)| Averaged::of(runs.runs()));
+    let baseline = averaged.next().unwrap_or_else(|| Averaged::of([]));
+    Ok(SweepResult {
+        baseline,
+        points: points.iter().map(|(x, _)| *x).zip(averaged).collect(),
+    })
 }
 
 /// The command line of the sweep examples.
@@ -676,8 +369,8 @@ pub struct SweepCli {
     #[command(flatten)]
     pub scenario: ScenarioArgs,
     /// Seeds averaged per point when the runs draw at random (participation below 1,
-    /// perturbed waits, power or data models) [default: 5 as §5.7.2, quick: 2].
-    #[arg(long)]
+    /// perturbed waits, power or data models), 1..=1000 [default: 5 as §5.7.2, quick: 2].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub seeds: Option<u64>,
 }
 
@@ -782,7 +475,7 @@ impl SweepExample<'_> {
             })
             .collect();
         let seeds = cli.seeds_for(points.iter().any(|(_, c)| randomised(c, scenario)));
-        let result = scenario.sweep(self.name, &points, seed, seeds)?;
+        let result = sweep(scenario, self.name, &points, &Seeds::new(seed, seeds)?)?;
         let defaults = scenario.config(Strategy::Mcmf, seed);
         let notes = format!(
             "Paper: {}. {} Unless swept: w_t {}, MaxQ {}, full participation; MCMF predicts \

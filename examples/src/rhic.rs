@@ -198,7 +198,8 @@ pub fn assumptions() -> String {
      on 1 s samples (§4.1); Wordcount/Grep BWUtil from §3.2's best ratios, job work and the power \
      model (175 W idle, 328 W busy) from Table 1's exhaustive rows. Ours: the burst shape between \
      Table 2's moments, 5-minute gaps between sessions, memory, 30 s VM boot, smooth disk \
-     saturation (n = 4), 30 % I/O imbalance, reading noise."
+     saturation (n = 4), 30 % I/O imbalance, reading noise, task lengths and the straggler tail \
+     (a job ends with its last wave of tasks or with backup copies on the dedicated nodes)."
         .to_owned()
 }
 

@@ -6,8 +6,9 @@ use std::fs;
 use cosched_metasched::site::CoreLimit;
 
 use clap::Parser;
+use cosched_examples::Seeds;
 use cosched_examples::metasched::{
-    Averaged, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel,
+    Averaged, PowerChoice, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel, sweep,
 };
 
 /// Two sites (the second twice as fast and cheaper), price files in their own folder, and a
@@ -195,7 +196,7 @@ fn sweeps_average_seeds_against_one_baseline() {
             )
         })
         .collect();
-    let result = scenario.sweep("test", &points, 1, 3).unwrap();
+    let result = sweep(&scenario, "test", &points, &Seeds::new(1, 3).unwrap()).unwrap();
     let bs = scenario.run(&RunConfig::new(Strategy::Bs, 1)).unwrap();
     let key = |a: &Averaged| (a.response_s, a.cost_usd, a.migrated);
     assert_eq!(key(&result.baseline), key(&Averaged::of([&bs.metrics])));
@@ -250,4 +251,26 @@ fn the_paper_predictors_are_the_default_and_the_others_a_flag_away() {
             assert_eq!(run.metrics.completed, 4, "{waits:?} {price_outlook:?}");
         }
     }
+}
+
+#[test]
+fn hostile_flags_are_refused_before_anything_is_allocated() {
+    // Seeds: 1..=1000, checked by the parser.
+    for bad in ["0", "1001", "18446744073709551615"] {
+        let parsed = SweepCli::try_parse_from(["demo", "--seeds", bad]);
+        assert!(parsed.is_err(), "--seeds {bad}");
+    }
+    // Choices by name.
+    assert!(SweepCli::try_parse_from(["demo", "--waits", "psychic"]).is_err());
+    assert_eq!(
+        SweepCli::try_parse_from(["demo", "--power", "average", "--price-outlook", "day-ahead"])
+            .unwrap()
+            .scenario
+            .power,
+        PowerChoice::Average
+    );
+    // A generated workload larger than the cap is a typed error, not an allocation.
+    let huge = SweepCli::try_parse_from(["demo", "--jobs", "100000000000"]).unwrap();
+    let err = huge.scenario.scenario(false, 1).unwrap_err();
+    assert!(err.to_string().contains("jobs"), "{err}");
 }

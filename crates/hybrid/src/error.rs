@@ -2,7 +2,7 @@
 
 use cosched_batch::BatchError;
 use cosched_core::engine::EngineError;
-use cosched_core::{JobId, ParamError, TimeOverflow};
+use cosched_core::{JobId, NodeId, ParamError, TimeOverflow};
 use thiserror::Error;
 
 /// Why a mechanism refused its input or could not apply its decisions.
@@ -26,6 +26,27 @@ pub enum HybridError {
     /// A decision names a job missing from the view of running jobs.
     #[error("{0} is not among the running jobs the decisions were made for")]
     UnknownJob(JobId),
+    /// A command names a batch job that is not running.
+    #[error("{0} is not running")]
+    NotRunning(JobId),
+    /// A command hands an on-demand job a node that is not reserved for it.
+    #[error("{node} is not reserved for {job}")]
+    NotReserved {
+        /// The on-demand job.
+        job: JobId,
+        /// The node.
+        node: NodeId,
+    },
+    /// A command starts an on-demand job that does not hold exactly its size, or runs.
+    #[error("{job} cannot start: it holds {held} of its {size} nodes or runs already")]
+    CannotStart {
+        /// The on-demand job.
+        job: JobId,
+        /// Nodes it holds.
+        held: usize,
+        /// Its size.
+        size: u32,
+    },
     /// A shrink of a rigid job, or to a size outside the job's current `min_size..=size`.
     #[error("{job} cannot be shrunk to {to} units")]
     BadShrink {

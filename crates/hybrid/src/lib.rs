@@ -13,24 +13,20 @@
 //!   and [`apply`], which carries them out on a [`cosched_batch::BatchCluster`];
 //! - [`notice`]: the notice strategies N, CUA and CUP as a policy ([`NoticeBoard`]) and the
 //!   choice of guests for reserved idle nodes ([`notice::guests`]);
-//! - [`sim`]: the simulator composing a notice strategy with an on-arrival mechanism
-//!   ([`Composite`], the paper's six mechanisms) over FCFS + EASY, with checkpoints, setups,
-//!   malleable resizing, lenders getting their nodes back and node failures (the evaluation's
-//!   set-up), reporting the paper's metrics ([`HybridReport`]);
+//! - [`policy`]: [`HybridPolicy`], the paper's six mechanisms and the baseline on the
+//!   workspace's protocol — observations in, [`Command`]s out — owning the notice board, the
+//!   on-arrival mechanism ([`Composite`]), lenders, guests, the on-demand jobs waiting at the
+//!   front, CUP's plans and the malleable start / expand rules; the module docs say how Slurm
+//!   would carry out each command;
+//! - [`sim`]: the environment and executor of a [`HybridPolicy`]: FCFS + EASY with
+//!   checkpoints, setups, malleable resizing and node failures (the evaluation's set-up),
+//!   reporting the paper's metrics ([`HybridReport`]);
 //! - [`workload`]: job types by project, the W1–W5 notice mixes, and Theta-like and Cori-like
 //!   workload generators.
 //!
-//! A whole run — a generated Theta-like month under CUP&SPAA:
-//!
-//! ```
-//! use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
-//! use cosched_hybrid::{Composite, HybridConfig, HybridSim};
-//! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
-//! let config = HybridConfig::new(4_392, Some(Composite::ALL[5])).unwrap();
-//! let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
-//! assert_eq!(out.report.completed, 200);
-//! assert!(out.report.instant_start_ratio > 0.5);
-//! ```
+//! With the default feature `sim`; without it only the policy and its protocol compile
+//! ([`checkpoint`], [`mechanism`], [`notice`], [`policy`]): what a service in front of a real
+//! resource manager embeds. A whole run is in [`sim`]'s docs.
 //!
 //! The on-arrival policy alone, on a batch cluster:
 //!
@@ -50,11 +46,17 @@
 //! assert_eq!(cluster.free_units(), 3);
 //! ```
 
+// Without `sim` the docs' links to the simulator and workloads have nothing to point at.
+#![cfg_attr(not(feature = "sim"), allow(rustdoc::broken_intra_doc_links))]
+
 pub mod checkpoint;
 mod error;
 pub mod mechanism;
 pub mod notice;
+pub mod policy;
+#[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "sim")]
 pub mod workload;
 
 pub use checkpoint::{CheckpointPolicy, Checkpointing, daly_interval, preemption_cost};
@@ -63,7 +65,8 @@ pub use mechanism::{
     Applied, DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView, apply,
 };
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
+pub use policy::{Command, Composite, HybridPolicy, PlatformView, mechanism_name};
+#[cfg(feature = "sim")]
 pub use sim::{
-    Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim,
-    JobAccount, mechanism_name,
+    Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim, JobAccount,
 };

@@ -24,10 +24,12 @@
 //! expected to end before the arrival, then malleable jobs; the driver preempts the guests
 //! still running when the job arrives.
 //!
-//! The board only books nodes: it holds no clock and touches no cluster. The driver takes the
-//! nodes it claims away from the batch scheduler, fires the planned preemptions at their times
-//! (if the reservation is still short then, [`NoticeBoard::is_short`]), and hands the nodes to
-//! the job at arrival ([`NoticeBoard::arrive`]).
+//! The board only books nodes: it holds no clock and touches no cluster.
+//! [`crate::policy::HybridPolicy`] drives it: it has the nodes the board claims taken away
+//! from the batch scheduler, fires the planned preemptions at their times (if the reservation
+//! is still short then, [`NoticeBoard::is_short`]) or cancels them, re-plans on a changed
+//! notice ([`NoticeBoard::renotice`]), and hands the nodes to the job at arrival
+//! ([`NoticeBoard::arrive`]).
 //!
 //! ```
 //! use cosched_core::{Duration, JobId, NodeId, Time};
@@ -97,7 +99,7 @@ impl FromStr for NoticeStrategy {
 }
 
 /// An advance notice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Notice {
     /// The on-demand job announced.
     pub job: JobId,
@@ -121,7 +123,7 @@ pub struct PlannedJob {
 }
 
 /// A preemption CUP plans for a reservation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlannedPreemption {
     /// The running job to preempt.
     pub job: JobId,
@@ -144,7 +146,7 @@ pub struct NoticePlan {
     pub expires: Option<Time>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Reservation {
     notice: Notice,
     nodes: Vec<NodeId>,
@@ -159,7 +161,7 @@ impl Reservation {
 }
 
 /// The reservations made on notices; see the [module docs](self).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NoticeBoard {
     strategy: NoticeStrategy,
     grace: Duration,
@@ -230,7 +232,7 @@ impl NoticeBoard {
             expires: notice.estimated_arrival.saturating_add(self.grace),
         };
         let preemptions = if self.strategy == NoticeStrategy::Cup {
-            self.plan_preemptions(&notice, reservation.short_by(), running)?
+            self.plan_preemptions(notice.at, &notice, reservation.short_by(), running)?
         } else {
             Vec::new()
         };
@@ -247,10 +249,64 @@ impl NoticeBoard {
         })
     }
 
-    /// CUP: preemptions covering `short` nodes beyond what is predicted to free before the
-    /// estimated arrival; none if even every candidate would not cover it.
+    /// Handles a second notice for a job that holds a reservation (its estimate or size
+    /// changed): the reservation keeps its place (its first notice time), follows the new
+    /// estimate (a new expiry) and size (nodes beyond it are released and returned), claims
+    /// from `free` what it still lacks and, under CUP, plans anew for the new estimate. A
+    /// job without a reservation is handled as a first notice. The caller cancels the plans
+    /// it acted on for the old notice.
+    pub fn renotice(
+        &mut self,
+        notice: Notice,
+        free: &[NodeId],
+        running: &[PlannedJob],
+    ) -> Result<(NoticePlan, Vec<NodeId>), HybridError> {
+        let Some(pos) = self
+            .reservations
+            .iter()
+            .position(|r| r.notice.job == notice.job)
+        else {
+            return Ok((self.notice(notice, free, running)?, Vec::new()));
+        };
+        ParamError::check(notice.size >= 1, "size", notice.size, "must be >= 1")?;
+        let first = self.reservations[pos].notice.at;
+        ParamError::check(
+            notice.estimated_arrival >= first,
+            "estimated_arrival",
+            notice.estimated_arrival.0,
+            "must not come before the first notice",
+        )?;
+        let grace = self.grace;
+        let r = &mut self.reservations[pos];
+        r.notice = Notice {
+            at: first,
+            ..notice
+        };
+        r.expires = notice.estimated_arrival.saturating_add(grace);
+        let keep = r.nodes.len().min(notice.size as usize);
+        let released = r.nodes.split_off(keep);
+        let take = free.len().min(r.short_by() as usize);
+        let claimed = free[..take].to_vec();
+        r.nodes.extend_from_slice(&claimed);
+        let (updated, short, expires) = (r.notice, r.short_by(), r.expires);
+        let preemptions = if self.strategy == NoticeStrategy::Cup {
+            self.plan_preemptions(notice.at, &updated, short, running)?
+        } else {
+            Vec::new()
+        };
+        let plan = NoticePlan {
+            claimed,
+            preemptions,
+            expires: Some(expires),
+        };
+        Ok((plan, released))
+    }
+
+    /// CUP at `now`: preemptions covering `short` nodes beyond what is predicted to free
+    /// before the estimated arrival; none if even every candidate would not cover it.
     fn plan_preemptions(
         &self,
+        now: Time,
         notice: &Notice,
         short: u32,
         running: &[PlannedJob],
@@ -263,7 +319,7 @@ impl NoticeBoard {
             if job.predicted_end <= arrival {
                 expected += u64::from(job.view.size);
             } else {
-                let (at, overhead) = self.preemption_point(notice.at, arrival, job);
+                let (at, overhead) = self.preemption_point(now, arrival, job);
                 candidates.push((overhead, job.view.id, at, job.view.size));
             }
         }

@@ -1,14 +1,35 @@
-//! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): one system of identical nodes
-//! running rigid, malleable and on-demand jobs under FCFS + EASY, with a composed mechanism —
-//! a notice strategy ([`NoticeStrategy`]) × an on-arrival mechanism ([`MechanismKind`]) — or
-//! none (the baseline, where on-demand jobs queue like any batch job and malleable jobs run
-//! at their requested size: "FCFS/EASY backfilling without special treatments", Table III).
+//! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): the environment — one system
+//! of identical nodes, the jobs' runs, checkpoints' and setups' physical cost, node failures and
+//! the ledger — and the executor of a [`HybridPolicy`]. It holds no scheduling decision: it
+//! turns its events into the policy's observations (notices, arrivals, completions, failures,
+//! timers, and a settle once each instant's events are in) and applies the [`Command`]s it gets
+//! back to a [`BatchCluster`]; the batch passes run the policy's schedulers around the site's
+//! FCFS + EASY. A command the platform cannot carry out (a job not running, a node not
+//! reserved) is a typed error, and [`HybridSim::check_invariants`] also records any command
+//! naming a finished job. The mechanism — a notice strategy ([`crate::NoticeStrategy`]) × an
+//! on-arrival mechanism ([`crate::MechanismKind`]) — or none (the baseline, where on-demand
+//! jobs queue like any batch job and malleable jobs run at their requested size: "FCFS/EASY
+//! backfilling without special treatments", Table III) chooses the policy.
 //!
 //! It runs on core's kernel ([`cosched_core::engine::run`]); its random draws (failures) come
 //! from named streams ([`SeedStreams`]) and depend on time only, so every mechanism meets the
 //! same environment; node-seconds go to a [`UsageLedger`].
 //!
+//! A whole run — 200 jobs of a generated Theta-like trace under CUP&SPAA:
+//!
+//! ```
+//! use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
+//! use cosched_hybrid::{Composite, HybridConfig, HybridSim};
+//! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
+//! let config = HybridConfig::new(4_392, Some(Composite::ALL[5])).unwrap();
+//! let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+//! assert_eq!(out.report.completed, 200);
+//! assert!(out.report.instant_start_ratio > 0.5);
+//! ```
+//!
 //! ## Model
+//! The physics below is the environment's; which job starts, shrinks, expands, is preempted or
+//! gets which nodes is the policy's ([`crate::policy`]), summarised here as the model runs it.
 //! - **Rigid** jobs pay their setup on every (re)start and checkpoint at the configured
 //!   interval, each checkpoint costing δ ([`crate::checkpoint`]); a preempted or failed rigid
 //!   job keeps the work saved by its last completed checkpoint and is requeued with the rest
@@ -45,10 +66,11 @@
 //!   resumes, at the same draws, with the next submission. A failure interrupts the job on the
 //!   node like a preemption and counts in the preemption ratios (Obs. 14).
 //!
-//! At each instant: completions, failures and repairs, expiries, planned preemptions, notices,
-//! on-demand arrivals, batch submissions (each in job order); then the idle nodes go to waiting
-//! on-demand jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and
-//! malleable jobs expand into what is left.
+//! At each instant: completions, failures and repairs, the policy's timers (expiries, then
+//! planned preemptions), notices, on-demand arrivals, batch submissions (each in job order);
+//! then the policy settles ([`HybridPolicy::settle`]): the idle nodes go to waiting on-demand
+//! jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and malleable
+//! jobs expand into what is left.
 //!
 //! ## Metrics (§IV-D)
 //! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
@@ -65,12 +87,15 @@
 
 use crate::HybridError;
 use crate::checkpoint::{CheckpointPolicy, Checkpointing, preemption_cost};
-use crate::mechanism::{
-    DEFAULT_WARNING, Decision, Mechanism, MechanismKind, RunningKind, RunningView,
+use crate::mechanism::{DEFAULT_WARNING, RunningKind, RunningView};
+use crate::notice::{Notice, PlannedJob};
+use crate::policy::{
+    BatchPass, Command, GuestPicker, HybridPolicy, MalleableFirst, PlatformView, RunInfo,
+    StartInfo, StartListed, Timer,
 };
-use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
+pub use crate::policy::{Composite, mechanism_name};
 use cosched_batch::{
-    BatchCluster, BatchJob, BatchScheduler, Pass, Policy, Resume, RunToken, Started, Submitted,
+    BatchCluster, BatchJob, BatchScheduler, Policy, Resume, RunToken, Shadow, Started, Submitted,
 };
 use cosched_core::engine::{self, Event, EventQueue, Simulation};
 use cosched_core::{
@@ -80,9 +105,9 @@ use cosched_core::{
 use cosched_workload::admit::{Admissible, admit};
 use rand::RngExt;
 use rand_distr::{Distribution, Exp};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::fmt;
+use std::collections::BTreeSet;
 
 /// Mean repair time of a failed node: 6 hours.
 pub const DEFAULT_REPAIR: Duration = Duration::from_hours(6);
@@ -144,54 +169,6 @@ impl HybridJob {
             HybridJob::OnDemand(job) => job.arrival,
         }
     }
-}
-
-/// A mechanism: a notice strategy composed with an on-arrival mechanism (the paper's six).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Composite {
-    /// On notice.
-    pub notice: NoticeStrategy,
-    /// On arrival.
-    pub arrival: MechanismKind,
-}
-
-impl Composite {
-    /// The six compositions in the paper's order: N, CUA, CUP × PAA, SPAA.
-    pub const ALL: [Composite; 6] = [
-        Composite::new(NoticeStrategy::N, MechanismKind::Paa),
-        Composite::new(NoticeStrategy::N, MechanismKind::Spaa),
-        Composite::new(NoticeStrategy::Cua, MechanismKind::Paa),
-        Composite::new(NoticeStrategy::Cua, MechanismKind::Spaa),
-        Composite::new(NoticeStrategy::Cup, MechanismKind::Paa),
-        Composite::new(NoticeStrategy::Cup, MechanismKind::Spaa),
-    ];
-
-    /// `notice` × `arrival`.
-    pub const fn new(notice: NoticeStrategy, arrival: MechanismKind) -> Composite {
-        Composite { notice, arrival }
-    }
-}
-
-impl fmt::Display for Composite {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let arrival = match self.arrival {
-            MechanismKind::Paa => "PAA",
-            MechanismKind::Spaa => "SPAA",
-        };
-        write!(f, "{}&{arrival}", self.notice)
-    }
-}
-
-/// The name of a configuration in reports: `baseline` without a mechanism, else e.g.
-/// `CUP&SPAA`.
-///
-/// ```
-/// use cosched_hybrid::{Composite, mechanism_name};
-/// assert_eq!(mechanism_name(None), "baseline");
-/// assert_eq!(mechanism_name(Some(Composite::ALL[5])), "CUP&SPAA");
-/// ```
-pub fn mechanism_name(mechanism: Option<Composite>) -> String {
-    mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
 }
 
 /// Node failures: a Poisson process at the system MTBF, exponential repairs (§V-C).
@@ -448,8 +425,7 @@ enum Ev {
     OdEnd(usize, u32),
     Failure(NodeId, Duration),
     Repair(NodeId),
-    Expire,
-    Planned(PlannedPreemption, u32),
+    Timer(Timer),
     Notice(usize),
     Arrive(usize),
     Submit(usize),
@@ -460,11 +436,12 @@ impl Event for Ev {
         match self {
             Ev::BatchEnd(_) | Ev::OdEnd(..) => 0,
             Ev::Failure(..) | Ev::Repair(_) => 1,
-            Ev::Expire => 2,
-            Ev::Planned(..) => 3,
+            Ev::Timer(Timer::Expire) => 2,
+            Ev::Timer(Timer::Planned { .. }) => 3,
             Ev::Notice(_) => 4,
-            Ev::Arrive(_) => 5,
-            Ev::Submit(_) => 6,
+            // In workload order, so that the batch queue (on-demand jobs in it, under the
+            // baseline) grows by appends.
+            Ev::Arrive(_) | Ev::Submit(_) => 5,
         }
     }
 }
@@ -476,14 +453,6 @@ enum Hold {
     Reserved(JobId),
     OnDemand(usize),
     Failed,
-}
-
-/// A node lender of an on-demand job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Lender {
-    Preempted(usize),
-    /// Shrunk: the job and the nodes it lent to this on-demand job.
-    Shrunk(usize, u32),
 }
 
 /// Why a running job stops before its end.
@@ -514,173 +483,9 @@ struct JobState {
     run: Option<Run>,
     account: JobAccount,
     record: JobRecord,
-    /// On-demand jobs under a mechanism: nodes held, run epoch, lenders.
+    /// On-demand jobs under a mechanism: nodes held and run epoch.
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
-    lenders: Vec<Lender>,
-    /// A batch job running on a reservation's idle nodes: the on-demand job it borrows from.
-    guest_of: Option<JobId>,
-}
-
-/// Starts the given queued jobs if they fit (lenders getting their nodes back, guests), in
-/// queue order; the scan stops once every listed job has been seen.
-struct StartListed<'a>(&'a [JobId]);
-
-impl BatchScheduler for StartListed<'_> {
-    fn name(&self) -> &'static str {
-        "start-listed"
-    }
-
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
-        let mut unseen = self.0.len();
-        let mut pos = pass.next_queued(0);
-        while unseen > 0
-            && let Some(p) = pos
-        {
-            if let Some(size) = pass
-                .job(p)
-                .filter(|q| self.0.contains(&q.job.id))
-                .map(|q| q.size())
-            {
-                unseen -= 1;
-                if size <= pass.free_units() {
-                    // Checked: queued and fits.
-                    let _ = pass.start(p);
-                }
-            }
-            pos = pass.next_queued(p + 1);
-        }
-    }
-}
-
-/// Queue positions the simulator scans for malleable guests of a reservation (ours: bounds the scan of a deep
-/// queue; the jobs that end by the arrival are found through the queue's index, unbounded).
-pub const GUEST_SCAN: usize = 1_000;
-
-/// Starts guests on a reservation's `budget` idle nodes by the rule of [`crate::notice::guests`]: first the
-/// queued jobs expected to end by the arrival (found through the queue's backfilling index),
-/// then malleable jobs among the first [`GUEST_SCAN`] queued, each in queue order while they
-/// fit.
-struct GuestPicker {
-    budget: u32,
-    arrival: Time,
-    malleable_queued: bool,
-}
-
-impl BatchScheduler for GuestPicker {
-    fn name(&self) -> &'static str {
-        "guests"
-    }
-
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
-        let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
-        let mut left = self.budget.min(pass.free_units());
-        let mut from = 0;
-        while left > 0
-            && let Some(p) = pass.next_candidate(from, left, 0, window)
-        {
-            from = p + 1;
-            let size = pass.job(p).map_or(0, |q| q.size());
-            if pass.start(p).is_ok() {
-                left -= size;
-            }
-        }
-        if !self.malleable_queued {
-            return;
-        }
-        let mut pos = 0;
-        for _ in 0..GUEST_SCAN {
-            if left == 0 {
-                break;
-            }
-            let Some(p) = pass.next_queued(pos) else {
-                break;
-            };
-            pos = p + 1;
-            let Some(q) = pass.job(p) else { break };
-            let size = q.size();
-            if q.job.resizable.is_some() && size <= left && pass.start(p).is_ok() {
-                left -= size;
-            }
-        }
-    }
-}
-
-/// The base policy with malleable jobs started on fewer nodes rather than left to wait: while
-/// the queue head fits, it starts; a malleable head that does not fit at its requested size
-/// starts on the idle nodes if they reach its smallest size. Then the base policy runs, and
-/// the nodes it leaves idle are backfilled with queued malleable jobs at the size that fits,
-/// under EASY's rule: a job that ends by the head's shadow time at that size may take any
-/// idle nodes, a longer one only the shadow's extra nodes.
-struct MalleableFirst<'a> {
-    base: &'a mut (dyn BatchScheduler + Send),
-    /// Whether any malleable job is queued (else the backfill scan is skipped).
-    malleable_queued: bool,
-}
-
-impl BatchScheduler for MalleableFirst<'_> {
-    fn name(&self) -> &'static str {
-        "malleable-first"
-    }
-
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
-        let mut pos = 0;
-        while let Some(head) = pass.next_queued(pos) {
-            let Some(q) = pass.job(head) else { break };
-            let (size, range, free) = (q.size(), q.job.resizable, pass.free_units());
-            let started = if size <= free {
-                pass.start(head).is_ok()
-            } else {
-                range.is_some_and(|r| r.min <= free && pass.start_resized(head, free).is_ok())
-            };
-            if !started {
-                break;
-            }
-            pos = head + 1;
-        }
-        self.base.schedule(pass);
-        if !self.malleable_queued || pass.free_units() == 0 {
-            return;
-        }
-        let Some(head) = pass.next_queued(0) else {
-            return;
-        };
-        let Some(head_size) = pass.job(head).map(|q| q.size()) else {
-            return;
-        };
-        let shadow = pass.shadow(head_size);
-        let mut extra = shadow.extra;
-        let now = pass.now();
-        let mut pos = head + 1;
-        while pass.free_units() > 0
-            && let Some(p) = pass.next_queued(pos)
-        {
-            pos = p + 1;
-            let Some(q) = pass.job(p) else { break };
-            let Some(range) = q.job.resizable else {
-                continue;
-            };
-            let free = pass.free_units();
-            if range.min > free {
-                continue;
-            }
-            let units = i64::from(q.size()) * q.estimate().0;
-            let ends_at =
-                |n: u32| now.saturating_add(Duration((units + i64::from(n) - 1) / i64::from(n)));
-            let fits = free.min(range.max);
-            let size = if ends_at(fits) <= shadow.time {
-                fits
-            } else {
-                fits.min(extra)
-            };
-            if size >= range.min
-                && pass.start_resized(p, size).is_ok()
-                && ends_at(size) > shadow.time
-            {
-                extra -= size;
-            }
-        }
-    }
 }
 
 /// The batch cluster's idle nodes in the order of its free stack, mirrored from the operations
@@ -702,10 +507,6 @@ impl IdleStack {
             pos[node.index()] = k;
         }
         IdleStack { stack, pos }
-    }
-
-    fn len(&self) -> usize {
-        self.stack.len()
     }
 
     fn contains(&self, node: NodeId) -> bool {
@@ -840,35 +641,46 @@ impl HybridSim {
     pub fn run(&self, jobs: &[HybridJob]) -> Result<HybridOutcome, HybridError> {
         let admitted = admit(jobs).map_err(|d| HybridError::DuplicateJob(d.0))?;
         check_horizon(&admitted.jobs)?;
+        let policy = HybridPolicy::with_warning(self.config.mechanism, self.config.warning)?;
         let mut queue = EventQueue::new(Time(i64::MIN));
-        let mut state = State::new(&self.config, &admitted.jobs, self.check)?;
-        state.invalid = admitted.invalid;
-        state.flush(&mut queue)?;
-        engine::run(&mut state, &mut queue)?;
-        Ok(state.finish())
+        let notices = policy.listens_to_notices();
+        let mut env = Env::new(&self.config, &admitted.jobs, self.check, notices)?;
+        env.invalid = admitted.invalid;
+        env.flush(&mut queue)?;
+        let mut sim = Sim { env, policy };
+        engine::run(&mut sim, &mut queue)?;
+        Ok(sim.env.finish())
     }
 }
 
-struct State<'a> {
+/// The event by which job `i` enters: an on-demand job arrives (the policy decides), a batch
+/// job is submitted.
+fn entry(spec: &HybridJob, i: usize) -> Ev {
+    match spec {
+        HybridJob::OnDemand(_) => Ev::Arrive(i),
+        _ => Ev::Submit(i),
+    }
+}
+
+/// The environment: the batch cluster, the nodes the policy holds out of it, the jobs' runs,
+/// the failure process and the ledger.
+struct Env<'a> {
     config: &'a HybridConfig,
     cluster: BatchCluster,
-    scheduler: Box<dyn BatchScheduler + Send>,
-    mechanism: Option<Mechanism>,
-    board: NoticeBoard,
+    /// The site's batch scheduler (FCFS + EASY in the paper).
+    site: Box<dyn BatchScheduler + Send>,
     /// Events decided while handling one, put on the kernel's queue after it.
     pending: Vec<(Time, Ev)>,
     jobs: Vec<JobState>,
-    index: HashMap<JobId, usize>,
+    index: FxHashMap<JobId, usize>,
     hold: Vec<Hold>,
     idle: IdleStack,
     running: BTreeSet<usize>,
-    /// Running malleable jobs below their largest size (under a mechanism): may expand.
-    below_max: BTreeSet<usize>,
-    waiting: VecDeque<usize>,
     od_running: usize,
+    /// On-demand jobs arrived under a mechanism and not started yet.
+    od_pending: usize,
     /// Malleable jobs in the batch queue.
     malleable_queued: usize,
-    returns: Vec<Lender>,
     outstanding: usize,
     invalid: usize,
     rejected: usize,
@@ -878,24 +690,22 @@ struct State<'a> {
     failure_armed: bool,
     /// Bumped whenever a job enters the batch queue (a submission or a preemption).
     queue_epoch: u64,
-    /// Reservations for which [`guests`] found nothing, with the queue epoch, idle-node count
-    /// and arrival it was asked with: while those hold the answer is still nothing.
-    no_guests: HashMap<JobId, (u64, usize, Time)>,
     started: Vec<Started>,
     usage: UsageLedger,
     check: bool,
     violations: Vec<String>,
 }
 
-impl<'a> State<'a> {
+impl<'a> Env<'a> {
     fn new(
         config: &'a HybridConfig,
         specs: &[HybridJob],
         check: bool,
+        notices: bool,
     ) -> Result<Self, HybridError> {
-        let mut index = HashMap::with_capacity(specs.len());
+        let mut index = FxHashMap::with_capacity_and_hasher(specs.len(), Default::default());
         let mut jobs = Vec::with_capacity(specs.len());
-        let mut pending = Vec::with_capacity(2 * specs.len() + 1);
+        let mut pending = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
             index.insert(spec.id(), i);
             let (work_left, setup, checkpoints, required) = match *spec {
@@ -960,31 +770,24 @@ impl<'a> State<'a> {
                 },
                 od_nodes: Vec::new(),
                 od_epoch: 0,
-                lenders: Vec::new(),
-                guest_of: None,
             });
-            match (spec, config.mechanism) {
-                (HybridJob::OnDemand(job), Some(_)) => {
-                    if let (Some(at), Some(_)) = (job.notice, job.estimated_arrival) {
-                        pending.push((at, Ev::Notice(i)));
-                    }
-                    pending.push((job.arrival, Ev::Arrive(i)));
-                }
-                _ => pending.push((spec.submit(), Ev::Submit(i))),
+            if let HybridJob::OnDemand(job) = spec
+                && let (true, Some(at), Some(_)) = (notices, job.notice, job.estimated_arrival)
+            {
+                pending.push((at, Ev::Notice(i)));
             }
         }
-        let board = NoticeBoard::new(config.mechanism.map_or(NoticeStrategy::N, |m| m.notice))
-            .with_warning(config.warning)?;
+        // Arrivals are put on the queue one at a time, each by the one before it (a heap of
+        // every future submission would make every pop slower).
+        pending.extend(specs.first().map(|spec| (spec.submit(), entry(spec, 0))));
         let failures = config
             .failures
             .map(|f| FailureProcess::new(SeedStreams::new(config.seed), f, config.nodes))
             .transpose()?;
-        Ok(State {
+        Ok(Env {
             config,
             cluster: BatchCluster::new(config.nodes)?,
-            scheduler: config.policy.scheduler(),
-            mechanism: config.mechanism.map(|m| Mechanism { kind: m.arrival }),
-            board,
+            site: config.policy.scheduler(),
             pending,
             outstanding: jobs.len(),
             jobs,
@@ -992,11 +795,9 @@ impl<'a> State<'a> {
             hold: vec![Hold::Cluster; config.nodes as usize],
             idle: IdleStack::new(config.nodes),
             running: BTreeSet::new(),
-            below_max: BTreeSet::new(),
-            waiting: VecDeque::new(),
             od_running: 0,
+            od_pending: 0,
             malleable_queued: 0,
-            returns: Vec::new(),
             invalid: 0,
             rejected: 0,
             node_failures: 0,
@@ -1004,12 +805,20 @@ impl<'a> State<'a> {
             failures,
             failure_armed: false,
             queue_epoch: 0,
-            no_guests: HashMap::new(),
             started: Vec::new(),
             usage: UsageLedger::with_windows(),
             check,
             violations: Vec::new(),
         })
+    }
+
+    /// The workload position of `job`, or the typed error for a command naming a job the
+    /// workload does not have.
+    fn find(&self, job: JobId) -> Result<usize, HybridError> {
+        self.index
+            .get(&job)
+            .copied()
+            .ok_or(HybridError::UnknownJob(job))
     }
 
     fn schedule(&mut self, at: Time, ev: Ev) {
@@ -1041,7 +850,7 @@ impl<'a> State<'a> {
     fn machine_empty(&self) -> bool {
         self.running.is_empty()
             && self.od_running == 0
-            && self.waiting.is_empty()
+            && self.od_pending == 0
             && self.cluster.queue_len() == 0
     }
 
@@ -1059,63 +868,24 @@ impl<'a> State<'a> {
         }
     }
 
-    fn dispatch(&mut self, now: Time, ev: Ev) -> Result<(), HybridError> {
-        match ev {
-            Ev::BatchEnd(token) => self.batch_end(now, token)?,
-            Ev::OdEnd(i, epoch) => {
-                if self.jobs[i].od_epoch == epoch && self.jobs[i].run.is_some() {
-                    self.od_end(now, i)?;
-                }
-            }
-            Ev::Failure(node, repair) => {
-                self.failure_armed = false;
-                self.failure(now, node, repair)?;
-                if !self.machine_empty() {
-                    // Strictly after `now`: the next draw of the process.
-                    self.arm_failures(now.try_add(Duration(1))?);
-                }
-            }
-            Ev::Repair(node) => {
-                self.set_online(node)?;
-            }
-            Ev::Expire => {
-                for (job, nodes) in self.board.expire(now) {
-                    for node in nodes {
-                        // Nodes running guests stay with them; the guests become ordinary.
-                        if self.hold[node.index()] == Hold::Reserved(job) {
-                            self.set_online(node)?;
-                        }
-                    }
-                    for &g in &self.running {
-                        if self.jobs[g].guest_of == Some(job) {
-                            self.jobs[g].guest_of = None;
-                        }
-                    }
-                    let i = self.index[&job];
-                    let lenders = std::mem::take(&mut self.jobs[i].lenders);
-                    self.returns.extend(lenders);
-                }
-            }
-            Ev::Planned(p, epoch) => {
-                let i = self.index[&p.job];
-                let current = self.jobs[i].run.is_some_and(|r| r.token.epoch == epoch);
-                if current && self.board.is_short(p.for_job) {
-                    self.interrupt(now, i, Interruption::Preemption)?;
-                    let od = self.index[&p.for_job];
-                    self.jobs[od].lenders.push(Lender::Preempted(i));
-                }
-            }
-            Ev::Notice(i) => self.notice(now, i)?,
-            Ev::Arrive(i) => {
-                self.arm_failures(now);
-                self.arrive(now, i)?;
-            }
-            Ev::Submit(i) => {
-                self.arm_failures(now);
-                self.submit(i)?;
-            }
+    /// Schedules the entry of the job after job `i` (the jobs enter in workload order).
+    fn next_entry(&mut self, i: usize) {
+        if let Some(spec) = self.jobs.get(i + 1).map(|st| st.spec) {
+            self.schedule(spec.submit(), entry(&spec, i + 1));
         }
-        Ok(())
+    }
+
+    /// Job `i`'s advance notice, if it has one.
+    fn notice(&self, i: usize) -> Option<Notice> {
+        let HybridJob::OnDemand(job) = self.jobs.get(i)?.spec else {
+            return None;
+        };
+        Some(Notice {
+            job: job.id,
+            size: job.size,
+            at: job.notice?,
+            estimated_arrival: job.estimated_arrival?,
+        })
     }
 
     fn submit(&mut self, i: usize) -> Result<(), HybridError> {
@@ -1163,18 +933,18 @@ impl<'a> State<'a> {
             .ok_or_else(|| ParamError::new("runtime", st.work_left.0, "overflows").into())
     }
 
-    fn batch_end(&mut self, now: Time, token: RunToken) -> Result<(), HybridError> {
-        let i = self.index[&token.job];
+    /// A batch run's end: the job that completed, if `token` was its current run.
+    fn batch_end(&mut self, now: Time, token: RunToken) -> Result<Option<JobId>, HybridError> {
+        let i = self.find(token.job)?;
         let Some(run) = self.jobs[i].run.filter(|r| r.token == token) else {
-            return Ok(());
+            return Ok(None);
         };
         for &node in self.cluster.job_nodes(token.job)? {
             self.idle.push(node);
         }
         self.running.remove(&i);
-        self.below_max.remove(&i);
         let Some(record) = self.cluster.complete(now, token) else {
-            return Ok(());
+            return Ok(None);
         };
         let st = &mut self.jobs[i];
         st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
@@ -1186,27 +956,7 @@ impl<'a> State<'a> {
         };
         self.busy(run.anchor, now, run.size);
         self.outstanding -= 1;
-        if let Some(od) = self.jobs[i].guest_of.take() {
-            self.reclaim(od)?;
-        }
-        Ok(())
-    }
-
-    /// The idle nodes a reservation lists go back to it (after its guest stopped).
-    fn reclaim(&mut self, od: JobId) -> Result<(), HybridError> {
-        let Some(r) = self.board.reservations().find(|r| r.job == od) else {
-            return Ok(());
-        };
-        let idle: Vec<NodeId> = r
-            .nodes
-            .iter()
-            .copied()
-            .filter(|&n| {
-                self.hold[n.index()] == Hold::Cluster
-                    && self.cluster.node_state(n) == Ok(NodeState::Idle)
-            })
-            .collect();
-        self.take(&idle, Hold::Reserved(od))
+        Ok(Some(token.job))
     }
 
     /// Stops running batch job `i` (a preemption or a node failure) and requeues it.
@@ -1216,7 +966,6 @@ impl<'a> State<'a> {
             self.idle.push(node);
         }
         self.running.remove(&i);
-        self.below_max.remove(&i);
         let Some(run) = self.jobs[i].run.take() else {
             return Ok(());
         };
@@ -1265,9 +1014,6 @@ impl<'a> State<'a> {
         if self.jobs[i].spec.class() == JobClass::Malleable {
             self.malleable_queued += 1;
         }
-        if let Some(od) = self.jobs[i].guest_of.take() {
-            self.reclaim(od)?;
-        }
         Ok(())
     }
 
@@ -1293,6 +1039,8 @@ impl<'a> State<'a> {
         st.account.rounding_slack += i64::from(to);
         if to > run.size {
             st.account.expansions += 1;
+        } else if to < run.size {
+            st.account.shrinks += 1;
         }
         st.run = Some(Run {
             anchor: now,
@@ -1302,18 +1050,17 @@ impl<'a> State<'a> {
             token: started.token,
             ..run
         });
-        if to < st.spec.size() {
-            self.below_max.insert(i);
-        } else {
-            self.below_max.remove(&i);
-        }
         self.schedule(started.end, Ev::BatchEnd(started.token));
         Ok(())
     }
 
-    fn register_starts(&mut self, now: Time) {
+    /// Books the runs the last pass started; what the policy hears of them.
+    fn register_starts(&mut self, now: Time, guest_of: Option<JobId>) -> Vec<StartInfo> {
+        let mut starts = Vec::with_capacity(self.started.len());
         for started in std::mem::take(&mut self.started) {
-            let i = self.index[&started.token.job];
+            let Some(&i) = self.index.get(&started.token.job) else {
+                continue;
+            };
             // A start takes the top of the idle stack: remove from the top down.
             if let Ok(nodes) = self.cluster.job_nodes(started.token.job) {
                 for &node in nodes.iter().rev() {
@@ -1336,27 +1083,132 @@ impl<'a> State<'a> {
             if st.record.start.is_none() {
                 st.record.start = Some(now);
             }
+            let max_size = match st.spec {
+                HybridJob::Malleable { job, .. } => Some(job.max_size),
+                _ => None,
+            };
             if started.size < st.spec.size() {
                 // Started below its largest size: the spread work rounds up per node.
                 st.account.rounding_slack += i64::from(started.size);
-                if self.mechanism.is_some() && st.guest_of.is_none() {
-                    self.below_max.insert(i);
-                }
             }
+            starts.push(StartInfo {
+                job: started.token.job,
+                submit: st.spec.submit(),
+                size: started.size,
+                max_size,
+                guest_of,
+            });
             self.pending
                 .push((started.end, Ev::BatchEnd(started.token)));
         }
+        if guest_of.is_some() {
+            self.guest_starts += starts.len();
+        }
+        starts
     }
 
-    /// The running batch jobs as the mechanisms see them (guests and baseline on-demand jobs
-    /// left out), in workload order (the mechanisms break ties by job id).
+    /// Gives a held node back to the batch cluster.
+    fn set_online(&mut self, node: NodeId) -> Result<(), HybridError> {
+        self.cluster.set_online(node)?;
+        self.hold[node.index()] = Hold::Cluster;
+        self.idle.push(node);
+        Ok(())
+    }
+
+    /// Takes idle `nodes` from the batch cluster for `hold`.
+    fn take(&mut self, nodes: &[NodeId], hold: Hold) -> Result<(), HybridError> {
+        // From the top of the free stack down, where removals are cheapest.
+        let mut nodes = nodes.to_vec();
+        self.idle.sort_top_first(&mut nodes);
+        for node in nodes {
+            self.cluster.set_offline(node)?;
+            self.idle.remove(node);
+            self.hold[node.index()] = hold;
+        }
+        Ok(())
+    }
+
+    /// Whether `node` is idle in the batch cluster and held by no one.
+    fn idle_in_cluster(&self, node: NodeId) -> bool {
+        self.hold.get(node.index()) == Some(&Hold::Cluster)
+            && self.cluster.node_state(node) == Ok(NodeState::Idle)
+    }
+
+    fn start_od(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
+        let st = &mut self.jobs[i];
+        st.od_epoch += 1;
+        let end = now.try_add(st.work_left)?;
+        st.run = Some(Run {
+            start: now,
+            anchor: now,
+            size: st.spec.size(),
+            end,
+            predicted_end: end,
+            token: RunToken {
+                job: st.spec.id(),
+                epoch: st.od_epoch,
+            },
+        });
+        if st.record.start.is_none() {
+            st.record.start = Some(now);
+        }
+        let epoch = st.od_epoch;
+        self.od_running += 1;
+        self.od_pending -= 1;
+        self.schedule(end, Ev::OdEnd(i, epoch));
+        Ok(())
+    }
+
+    /// Gives on-demand job `i`'s nodes (but the failed ones) back.
+    fn release_od(&mut self, i: usize) -> Result<(), HybridError> {
+        for node in std::mem::take(&mut self.jobs[i].od_nodes) {
+            if self.hold[node.index()] == Hold::Failed {
+                continue;
+            }
+            self.set_online(node)?;
+        }
+        Ok(())
+    }
+
+    /// On-demand job `i` completed: its nodes go back.
+    fn od_end(&mut self, now: Time, i: usize) -> Result<JobId, HybridError> {
+        if let Some(run) = self.jobs[i].run.take() {
+            let st = &mut self.jobs[i];
+            st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
+            st.account.completions += 1;
+            st.record.end = Some(now);
+            self.busy(run.anchor, now, run.size);
+            self.od_running -= 1;
+            self.outstanding -= 1;
+        }
+        self.release_od(i)?;
+        Ok(self.jobs[i].spec.id())
+    }
+
+    /// A failure killed running on-demand job `i`: its run is wasted and its other nodes go
+    /// back; it is pending again.
+    fn od_killed(&mut self, now: Time, i: usize, run: Run) -> Result<(), HybridError> {
+        let lost = i64::from(run.size) * (now - run.anchor).0;
+        let st = &mut self.jobs[i];
+        st.account.delivered += lost;
+        st.account.wasted += lost;
+        st.account.failures += 1;
+        self.busy(run.anchor, now, run.size);
+        self.wasted(run.anchor, now, run.size);
+        self.od_running -= 1;
+        self.od_pending += 1;
+        self.release_od(i)
+    }
+
+    /// The running batch jobs as the mechanisms see them (on-demand jobs left out), in
+    /// workload order (the mechanisms break ties by job id).
     fn running_views(&self, now: Time) -> Vec<PlannedJob> {
         self.running
             .iter()
             .map(|&i| &self.jobs[i])
             .filter_map(|st| {
                 let run = st.run?;
-                if st.spec.class() == JobClass::OnDemand || st.guest_of.is_some() {
+                if st.spec.class() == JobClass::OnDemand {
                     return None;
                 }
                 let kind = match st.spec {
@@ -1384,491 +1236,6 @@ impl<'a> State<'a> {
             .collect()
     }
 
-    /// Up to `n` idle nodes of the batch cluster, from the top of its free stack.
-    fn idle_nodes(&self, n: usize) -> Vec<NodeId> {
-        self.idle.top(n)
-    }
-
-    /// Gives a held node back to the batch cluster.
-    fn set_online(&mut self, node: NodeId) -> Result<(), HybridError> {
-        self.cluster.set_online(node)?;
-        self.hold[node.index()] = Hold::Cluster;
-        self.idle.push(node);
-        Ok(())
-    }
-
-    /// Takes idle `nodes` from the batch cluster for `hold`.
-    fn take(&mut self, nodes: &[NodeId], hold: Hold) -> Result<(), HybridError> {
-        // From the top of the free stack down, where removals are cheapest.
-        let mut nodes = nodes.to_vec();
-        self.idle.sort_top_first(&mut nodes);
-        for node in nodes {
-            self.cluster.set_offline(node)?;
-            self.idle.remove(node);
-            self.hold[node.index()] = hold;
-        }
-        Ok(())
-    }
-
-    fn notice(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
-        let HybridJob::OnDemand(job) = self.jobs[i].spec else {
-            return Ok(());
-        };
-        let (Some(at), Some(estimated_arrival)) = (job.notice, job.estimated_arrival) else {
-            return Ok(());
-        };
-        if self.board.strategy() == NoticeStrategy::N {
-            return Ok(());
-        }
-        let notice = Notice {
-            job: job.id,
-            size: job.size,
-            at,
-            estimated_arrival,
-        };
-        let free = self.idle_nodes(job.size as usize);
-        let running: Vec<PlannedJob> = if self.board.strategy() == NoticeStrategy::Cup {
-            self.running_views(now)
-        } else {
-            Vec::new()
-        };
-        let plan = self.board.notice(notice, &free, &running)?;
-        self.take(&plan.claimed, Hold::Reserved(job.id))?;
-        for p in plan.preemptions {
-            let target = self.index[&p.job];
-            if let Some(run) = self.jobs[target].run {
-                self.schedule(p.at, Ev::Planned(p, run.token.epoch));
-            }
-        }
-        if let Some(expires) = plan.expires {
-            self.schedule(expires, Ev::Expire);
-        }
-        Ok(())
-    }
-
-    fn arrive(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
-        let id = self.jobs[i].spec.id();
-        let size = self.jobs[i].spec.size();
-        if size > self.config.nodes {
-            self.rejected += 1;
-            self.outstanding -= 1;
-            return Ok(());
-        }
-        let guests: Vec<usize> = self
-            .running
-            .iter()
-            .copied()
-            .filter(|&g| self.jobs[g].guest_of == Some(id))
-            .collect();
-        for g in guests {
-            self.interrupt(now, g, Interruption::Preemption)?;
-        }
-        let reserved = self.board.arrive(id);
-        for &node in &reserved {
-            self.hold[node.index()] = Hold::OnDemand(i);
-        }
-        self.jobs[i].od_nodes.extend(reserved);
-        let need = (size as usize).saturating_sub(self.jobs[i].od_nodes.len());
-        let idle = self.idle_nodes(need);
-        self.take(&idle, Hold::OnDemand(i))?;
-        self.jobs[i].od_nodes.extend(idle);
-        let need = size - self.jobs[i].od_nodes.len() as u32;
-        if need > 0 {
-            let running: Vec<RunningView> =
-                self.running_views(now).iter().map(|p| p.view).collect();
-            let Some(mechanism) = self.mechanism else {
-                return Ok(());
-            };
-            let decisions = mechanism.decide(need, 0, &running)?;
-            for decision in decisions {
-                match decision {
-                    Decision::WaitAtFront => {
-                        // Only the queue's front collects nodes: a job behind it holding
-                        // some could starve it for good.
-                        for node in std::mem::take(&mut self.jobs[i].od_nodes) {
-                            self.set_online(node)?;
-                        }
-                        self.waiting.push_back(i);
-                        return Ok(());
-                    }
-                    Decision::Preempt { job } => {
-                        let j = self.index[&job];
-                        self.interrupt(now, j, Interruption::Preemption)?;
-                        self.jobs[i].lenders.push(Lender::Preempted(j));
-                    }
-                    Decision::Shrink { job, to } => {
-                        let j = self.index[&job];
-                        let from = self.jobs[j].run.map_or(to, |r| r.size);
-                        self.resize(now, j, to)?;
-                        self.jobs[j].account.shrinks += 1;
-                        self.jobs[i].lenders.push(Lender::Shrunk(j, from - to));
-                    }
-                }
-            }
-            let idle = self.idle_nodes(need as usize);
-            self.take(&idle, Hold::OnDemand(i))?;
-            self.jobs[i].od_nodes.extend(idle);
-        }
-        self.start_od(now, i)
-    }
-
-    fn start_od(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
-        let st = &mut self.jobs[i];
-        debug_assert_eq!(st.od_nodes.len() as u32, st.spec.size());
-        st.od_epoch += 1;
-        let end = now.try_add(st.work_left)?;
-        st.run = Some(Run {
-            start: now,
-            anchor: now,
-            size: st.spec.size(),
-            end,
-            predicted_end: end,
-            token: RunToken {
-                job: st.spec.id(),
-                epoch: st.od_epoch,
-            },
-        });
-        if st.record.start.is_none() {
-            st.record.start = Some(now);
-        }
-        let epoch = st.od_epoch;
-        self.od_running += 1;
-        self.schedule(end, Ev::OdEnd(i, epoch));
-        Ok(())
-    }
-
-    /// Gives on-demand job `i`'s nodes (but the failed ones) back and queues its lenders'
-    /// returns.
-    fn release_od(&mut self, i: usize) -> Result<(), HybridError> {
-        for node in std::mem::take(&mut self.jobs[i].od_nodes) {
-            if self.hold[node.index()] == Hold::Failed {
-                continue;
-            }
-            self.set_online(node)?;
-        }
-        let lenders = std::mem::take(&mut self.jobs[i].lenders);
-        self.returns.extend(lenders);
-        Ok(())
-    }
-
-    fn od_end(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
-        let Some(run) = self.jobs[i].run.take() else {
-            return Ok(());
-        };
-        let st = &mut self.jobs[i];
-        st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
-        st.account.completions += 1;
-        st.record.end = Some(now);
-        self.busy(run.anchor, now, run.size);
-        self.od_running -= 1;
-        self.outstanding -= 1;
-        self.release_od(i)
-    }
-
-    fn failure(&mut self, now: Time, node: NodeId, repair: Duration) -> Result<(), HybridError> {
-        match self.hold[node.index()] {
-            Hold::Failed => return Ok(()),
-            Hold::Cluster => {
-                if let NodeState::Busy(job) = self.cluster.node_state(node)? {
-                    let j = self.index[&job];
-                    self.interrupt(now, j, Interruption::Failure)?;
-                }
-                if let Hold::Reserved(_) = self.hold[node.index()] {
-                    // A guest's node, back with its reservation: it leaves it.
-                    self.board.drop_node(node);
-                } else {
-                    self.cluster.set_offline(node)?;
-                    self.idle.remove(node);
-                }
-            }
-            Hold::Reserved(_) => {
-                self.board.drop_node(node);
-            }
-            Hold::OnDemand(i) => {
-                self.hold[node.index()] = Hold::Failed;
-                if let Some(run) = self.jobs[i].run.take() {
-                    // The running job restarts at once from scratch on fresh nodes.
-                    let lost = i64::from(run.size) * (now - run.anchor).0;
-                    let st = &mut self.jobs[i];
-                    st.account.delivered += lost;
-                    st.account.wasted += lost;
-                    st.account.failures += 1;
-                    self.busy(run.anchor, now, run.size);
-                    self.wasted(run.anchor, now, run.size);
-                    self.od_running -= 1;
-                    self.release_od(i)?;
-                    self.arrive(now, i)?;
-                } else {
-                    self.jobs[i].od_nodes.retain(|&n| n != node);
-                }
-            }
-        }
-        self.hold[node.index()] = Hold::Failed;
-        self.node_failures += 1;
-        let back = now.try_add(repair)?;
-        self.schedule(back, Ev::Repair(node));
-        Ok(())
-    }
-
-    fn settle_nodes(&mut self, now: Time) -> Result<(), HybridError> {
-        // 1. On-demand jobs waiting at the front of the queue.
-        while let Some(&i) = self.waiting.front() {
-            let need = self.jobs[i].spec.size() as usize - self.jobs[i].od_nodes.len();
-            let idle = self.idle_nodes(need);
-            self.take(&idle, Hold::OnDemand(i))?;
-            self.jobs[i].od_nodes.extend_from_slice(&idle);
-            if idle.len() < need {
-                break;
-            }
-            self.waiting.pop_front();
-            self.start_od(now, i)?;
-        }
-        // 2. Lenders get their nodes back: a shrunk job what it lent, a preempted job a start.
-        if !self.returns.is_empty() {
-            let mut preempted = Vec::new();
-            for lender in std::mem::take(&mut self.returns) {
-                match lender {
-                    Lender::Shrunk(j, lent) => {
-                        let Some(run) = self.jobs[j].run else {
-                            continue;
-                        };
-                        let room = self.jobs[j].spec.size() - run.size;
-                        let grow = lent.min(room).min(self.cluster.free_units());
-                        if grow > 0 {
-                            self.resize(now, j, run.size + grow)?;
-                        }
-                    }
-                    Lender::Preempted(j) => {
-                        if self.jobs[j].run.is_none() && self.jobs[j].account.completions == 0 {
-                            preempted.push(self.jobs[j].spec.id());
-                        }
-                    }
-                }
-            }
-            if !preempted.is_empty() {
-                let mut lenders = StartListed(&preempted);
-                self.cluster.schedule(now, &mut lenders, &mut self.started);
-                self.register_starts(now);
-            }
-        }
-        // 3. Reservations collect the nodes left idle, earliest notice first.
-        let shortfall = self.board.shortfall() as usize;
-        if shortfall > 0 && self.idle.len() > 0 {
-            let idle = self.idle_nodes(shortfall);
-            for (job, node) in self.board.offer(&idle) {
-                self.take(&[node], Hold::Reserved(job))?;
-            }
-        }
-        // 4. Reserved idle nodes run guests until their job arrives.
-        if self.board.strategy() != NoticeStrategy::N && self.cluster.queue_len() > 0 {
-            self.run_guests(now)?;
-        }
-        // 5. The batch pass (under a mechanism, malleable heads start on fewer nodes).
-        if self.mechanism.is_some() {
-            let mut first = MalleableFirst {
-                base: self.scheduler.as_mut(),
-                malleable_queued: self.malleable_queued > 0,
-            };
-            self.cluster.schedule(now, &mut first, &mut self.started);
-        } else {
-            self.cluster
-                .schedule(now, &mut self.scheduler, &mut self.started);
-        }
-        self.register_starts(now);
-        // 6. Malleable jobs expand into what is left.
-        if self.mechanism.is_some() {
-            self.expand(now)?;
-        }
-        Ok(())
-    }
-
-    /// Expands running malleable jobs below their largest size into the idle nodes, oldest
-    /// first, as far as EASY's reservation for the queue head allows: all the idle nodes a job
-    /// can take if it still ends by the head's shadow time, else only the shadow's extra
-    /// nodes.
-    fn expand(&mut self, now: Time) -> Result<(), HybridError> {
-        let mut free = self.cluster.free_units();
-        if free == 0 || self.below_max.is_empty() {
-            return Ok(());
-        }
-        let (shadow_time, mut extra) = match self.cluster.queue().next() {
-            Some(head) => {
-                let shadow = self.cluster.shadow(now, head.size());
-                (shadow.time, shadow.extra)
-            }
-            None => (Time::MAX, free),
-        };
-        let candidates: Vec<usize> = self.below_max.iter().copied().collect();
-        for j in candidates {
-            if free == 0 {
-                break;
-            }
-            let Some(run) = self.jobs[j].run else {
-                continue;
-            };
-            let room = (self.jobs[j].spec.size() - run.size).min(free);
-            // Predicted end on size + room nodes: the estimate left spread over them.
-            let left = (run.predicted_end - now).0.max(0) * i64::from(run.size);
-            let size = i64::from(run.size + room);
-            let ends_by_shadow =
-                now.saturating_add(Duration((left + size - 1) / size)) <= shadow_time;
-            let grow = if ends_by_shadow {
-                room
-            } else {
-                room.min(extra)
-            };
-            if grow == 0 {
-                continue;
-            }
-            if !ends_by_shadow {
-                extra -= grow;
-            }
-            self.resize(now, j, run.size + grow)?;
-            free -= grow;
-        }
-        Ok(())
-    }
-
-    /// Lends each reservation's idle nodes to queued jobs by the rule of [`crate::notice::guests`]: put on
-    /// top of the batch cluster's free stack, they are what [`GuestPicker`] starts guests on.
-    fn run_guests(&mut self, now: Time) -> Result<(), HybridError> {
-        let lendable: Vec<(JobId, Time, Vec<NodeId>)> = self
-            .board
-            .reservations()
-            .map(|r| {
-                let idle = r
-                    .nodes
-                    .iter()
-                    .copied()
-                    .filter(|n| self.hold[n.index()] == Hold::Reserved(r.job))
-                    .collect();
-                (r.job, r.estimated_arrival, idle)
-            })
-            .filter(|(_, _, idle): &(JobId, Time, Vec<NodeId>)| !idle.is_empty())
-            .collect();
-        for (od, arrival, idle) in lendable {
-            let asked = (self.queue_epoch, idle.len(), arrival);
-            if self.no_guests.get(&od) == Some(&asked) {
-                continue;
-            }
-            for &node in &idle {
-                self.set_online(node)?;
-            }
-            let mut picker = GuestPicker {
-                budget: idle.len() as u32,
-                arrival,
-                malleable_queued: self.malleable_queued > 0,
-            };
-            self.cluster.schedule(now, &mut picker, &mut self.started);
-            let starts: Vec<JobId> = self.started.iter().map(|s| s.token.job).collect();
-            if starts.is_empty() {
-                self.no_guests.insert(od, asked);
-            }
-            self.register_starts(now);
-            for job in starts {
-                let g = self.index[&job];
-                self.jobs[g].guest_of = Some(od);
-                self.below_max.remove(&g);
-                self.guest_starts += 1;
-            }
-            let unused: Vec<NodeId> = idle
-                .iter()
-                .copied()
-                .filter(|&n| self.cluster.node_state(n) == Ok(NodeState::Idle))
-                .collect();
-            self.take(&unused, Hold::Reserved(od))?;
-        }
-        Ok(())
-    }
-
-    fn check_nodes(&mut self, now: Time) {
-        let mut held = 0u32;
-        for (k, hold) in self.hold.iter().enumerate() {
-            let node = NodeId(k as u32);
-            let Ok(state) = self.cluster.node_state(node) else {
-                self.violations
-                    .push(format!("t={now}: {node} unknown to the cluster"));
-                continue;
-            };
-            let ok = match hold {
-                Hold::Cluster => !matches!(state, NodeState::Offline | NodeState::Draining(_)),
-                _ => state == NodeState::Offline,
-            };
-            if !ok {
-                self.violations.push(format!(
-                    "t={now}: {node} held {hold:?} but {state:?} in the cluster"
-                ));
-            }
-            held += u32::from(*hold != Hold::Cluster);
-            if self.idle.contains(node) != (state == NodeState::Idle) {
-                self.violations.push(format!(
-                    "t={now}: {node} is {state:?} but the idle mirror disagrees"
-                ));
-            }
-        }
-        if held != self.cluster.offline_units() {
-            self.violations.push(format!(
-                "t={now}: {held} nodes held but {} offline",
-                self.cluster.offline_units()
-            ));
-        }
-        for r in self.board.reservations() {
-            let (job, size, nodes) = (r.job, r.size, r.nodes);
-            if nodes.len() as u32 > size {
-                self.violations
-                    .push(format!("t={now}: {job} reserves {} > {size}", nodes.len()));
-            }
-            for &node in nodes {
-                let guest = match self.cluster.node_state(node) {
-                    Ok(NodeState::Busy(g)) => self.jobs[self.index[&g]].guest_of == Some(job),
-                    _ => false,
-                };
-                if self.hold[node.index()] != Hold::Reserved(job) && !guest {
-                    self.violations.push(format!(
-                        "t={now}: {node} reserved for {job} but held otherwise"
-                    ));
-                }
-            }
-        }
-        for (i, st) in self.jobs.iter().enumerate() {
-            for &node in &st.od_nodes {
-                if self.hold[node.index()] != Hold::OnDemand(i) {
-                    self.violations.push(format!(
-                        "t={now}: {node} of {} held otherwise",
-                        st.spec.id()
-                    ));
-                }
-            }
-            if let (Some(run), HybridJob::Malleable { job, .. }) = (st.run, st.spec) {
-                if !(job.min_size..=job.max_size).contains(&run.size) {
-                    self.violations
-                        .push(format!("t={now}: {} runs on {} nodes", job.id, run.size));
-                }
-                if (run.size < job.max_size) != self.below_max.contains(&i)
-                    && self.mechanism.is_some()
-                    && st.guest_of.is_none()
-                {
-                    self.violations.push(format!(
-                        "t={now}: {} on {} nodes, expansion list disagrees",
-                        job.id, run.size
-                    ));
-                }
-            }
-        }
-        let busy: u32 = self
-            .jobs
-            .iter()
-            .filter(|st| st.spec.class() != JobClass::OnDemand || self.mechanism.is_none())
-            .filter_map(|st| st.run.map(|r| r.size))
-            .sum();
-        if busy != self.cluster.busy_units() {
-            self.violations.push(format!(
-                "t={now}: batch jobs hold {busy} nodes, the cluster says {}",
-                self.cluster.busy_units()
-            ));
-        }
-    }
-
     fn finish(self) -> HybridOutcome {
         let records: Vec<JobRecord> = self.jobs.iter().map(|s| s.record).collect();
         let accounts: Vec<JobAccount> = self.jobs.iter().map(|s| s.account).collect();
@@ -1889,7 +1256,432 @@ impl<'a> State<'a> {
     }
 }
 
-impl Simulation for State<'_> {
+impl PlatformView for Env<'_> {
+    fn idle_nodes(&self, n: usize) -> Vec<NodeId> {
+        self.idle.top(n)
+    }
+
+    fn idle_count(&self) -> u32 {
+        self.cluster.free_units()
+    }
+
+    fn reserved_for(&self, node: NodeId) -> Option<JobId> {
+        match self.hold.get(node.index()) {
+            Some(&Hold::Reserved(job)) => Some(job),
+            _ => None,
+        }
+    }
+
+    fn running(&self, now: Time) -> Vec<PlannedJob> {
+        self.running_views(now)
+    }
+
+    fn run(&self, job: JobId) -> Option<RunInfo> {
+        let run = self.jobs.get(*self.index.get(&job)?)?.run?;
+        Some(RunInfo {
+            size: run.size,
+            predicted_end: run.predicted_end,
+            started: run.start,
+        })
+    }
+
+    fn is_queued(&self, job: JobId) -> bool {
+        self.index
+            .get(&job)
+            .and_then(|&i| self.jobs.get(i))
+            .is_some_and(|st| st.run.is_none() && st.account.completions == 0)
+    }
+
+    fn held(&self, job: JobId) -> u32 {
+        self.index
+            .get(&job)
+            .and_then(|&i| self.jobs.get(i))
+            .map_or(0, |st| st.od_nodes.len() as u32)
+    }
+
+    fn queue_len(&self) -> usize {
+        self.cluster.queue_len()
+    }
+
+    fn queue_epoch(&self) -> u64 {
+        self.queue_epoch
+    }
+
+    fn head_shadow(&self, now: Time) -> Option<Shadow> {
+        let head = self.cluster.queue().next()?;
+        Some(self.cluster.shadow(now, head.size()))
+    }
+}
+
+/// The executor: the environment driven by a [`HybridPolicy`]. It turns the environment's
+/// events into the policy's observations and applies the policy's commands.
+struct Sim<'a> {
+    env: Env<'a>,
+    policy: HybridPolicy,
+}
+
+impl Sim<'_> {
+    fn dispatch(&mut self, now: Time, ev: Ev) -> Result<(), HybridError> {
+        match ev {
+            Ev::BatchEnd(token) => {
+                if let Some(job) = self.env.batch_end(now, token)? {
+                    let commands = self.policy.on_completion(now, job);
+                    self.apply(now, commands)?;
+                }
+            }
+            Ev::OdEnd(i, epoch) => {
+                let current = self.env.jobs[i].od_epoch == epoch && self.env.jobs[i].run.is_some();
+                if current {
+                    let job = self.env.od_end(now, i)?;
+                    self.policy.on_on_demand_end(now, job);
+                }
+            }
+            Ev::Failure(node, repair) => {
+                self.env.failure_armed = false;
+                self.failure(now, node, repair)?;
+                if !self.env.machine_empty() {
+                    // Strictly after `now`: the next draw of the process.
+                    self.env.arm_failures(now.try_add(Duration(1))?);
+                }
+            }
+            Ev::Repair(node) => self.env.set_online(node)?,
+            Ev::Timer(timer) => {
+                let commands = self.policy.on_tick(now, timer, &self.env);
+                self.apply(now, commands)?;
+            }
+            Ev::Notice(i) => {
+                if let Some(notice) = self.env.notice(i) {
+                    let commands = self.policy.on_notice(now, notice, &self.env)?;
+                    self.apply(now, commands)?;
+                }
+            }
+            Ev::Arrive(i) => {
+                self.env.next_entry(i);
+                self.env.arm_failures(now);
+                self.arrive(now, i)?;
+            }
+            Ev::Submit(i) => {
+                self.env.next_entry(i);
+                self.env.arm_failures(now);
+                self.env.submit(i)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An on-demand job arrives: rejected if larger than the system, else the policy decides.
+    fn arrive(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
+        let (id, size) = (self.env.jobs[i].spec.id(), self.env.jobs[i].spec.size());
+        if size > self.env.config.nodes {
+            self.env.rejected += 1;
+            self.env.outstanding -= 1;
+            return Ok(());
+        }
+        self.env.od_pending += 1;
+        let commands = self.policy.on_arrival(now, id, size, &self.env)?;
+        self.apply(now, commands)
+    }
+
+    fn failure(&mut self, now: Time, node: NodeId, repair: Duration) -> Result<(), HybridError> {
+        match self.env.hold[node.index()] {
+            Hold::Failed => return Ok(()),
+            Hold::Cluster => {
+                if let NodeState::Busy(job) = self.env.cluster.node_state(node)? {
+                    let j = self.env.find(job)?;
+                    self.env.interrupt(now, j, Interruption::Failure)?;
+                    let commands = self.policy.on_interrupted(now, job);
+                    self.apply(now, commands)?;
+                }
+                if let Hold::Reserved(_) = self.env.hold[node.index()] {
+                    // A guest's node, back with its reservation: it leaves it.
+                    self.policy.on_node_lost(node);
+                } else {
+                    self.env.cluster.set_offline(node)?;
+                    self.env.idle.remove(node);
+                }
+            }
+            Hold::Reserved(_) => self.policy.on_node_lost(node),
+            Hold::OnDemand(i) => {
+                self.env.hold[node.index()] = Hold::Failed;
+                if let Some(run) = self.env.jobs[i].run.take() {
+                    // The running job restarts at once from scratch on fresh nodes.
+                    self.env.od_killed(now, i, run)?;
+                    let (id, size) = (self.env.jobs[i].spec.id(), self.env.jobs[i].spec.size());
+                    let commands = self.policy.on_on_demand_failure(now, id, size, &self.env)?;
+                    self.apply(now, commands)?;
+                } else {
+                    self.env.jobs[i].od_nodes.retain(|&n| n != node);
+                }
+            }
+        }
+        self.env.hold[node.index()] = Hold::Failed;
+        self.env.node_failures += 1;
+        let back = now.try_add(repair)?;
+        self.env.schedule(back, Ev::Repair(node));
+        Ok(())
+    }
+
+    /// Carries out the policy's commands, in order; the starts of the passes go back to it.
+    fn apply(&mut self, now: Time, commands: Vec<Command>) -> Result<(), HybridError> {
+        for command in commands {
+            if self.env.check {
+                self.audit(now, &command);
+            }
+            match command {
+                Command::Preempt { job } => {
+                    let i = self.env.find(job)?;
+                    if self.env.jobs[i].run.is_none() {
+                        return Err(HybridError::NotRunning(job));
+                    }
+                    self.env.interrupt(now, i, Interruption::Preemption)?;
+                }
+                Command::Resize { job, to } => {
+                    let i = self.env.find(job)?;
+                    if self.env.jobs[i].run.is_none() {
+                        return Err(HybridError::NotRunning(job));
+                    }
+                    self.env.resize(now, i, to)?;
+                }
+                Command::Reserve { job, nodes } => {
+                    let idle: Vec<NodeId> = nodes
+                        .into_iter()
+                        .filter(|&n| self.env.idle_in_cluster(n))
+                        .collect();
+                    self.env.take(&idle, Hold::Reserved(job))?;
+                }
+                Command::Release { job, nodes } => {
+                    for node in nodes {
+                        if self.env.hold.get(node.index()) == Some(&Hold::Reserved(job)) {
+                            self.env.set_online(node)?;
+                        }
+                    }
+                }
+                Command::Assign { job, nodes } => {
+                    let i = self.env.find(job)?;
+                    for &node in &nodes {
+                        if self.env.hold.get(node.index()) != Some(&Hold::Reserved(job)) {
+                            return Err(HybridError::NotReserved { job, node });
+                        }
+                        self.env.hold[node.index()] = Hold::OnDemand(i);
+                    }
+                    self.env.jobs[i].od_nodes.extend(nodes);
+                }
+                Command::AssignIdle { job, count } => {
+                    let i = self.env.find(job)?;
+                    let idle = self.env.idle.top(count as usize);
+                    self.env.take(&idle, Hold::OnDemand(i))?;
+                    self.env.jobs[i].od_nodes.extend(idle);
+                }
+                Command::Unassign { job } => {
+                    let i = self.env.find(job)?;
+                    for node in std::mem::take(&mut self.env.jobs[i].od_nodes) {
+                        self.env.set_online(node)?;
+                    }
+                }
+                Command::StartOnDemand { job } => {
+                    let i = self.env.find(job)?;
+                    let (held, size) = (
+                        self.env.jobs[i].od_nodes.len(),
+                        self.env.jobs[i].spec.size(),
+                    );
+                    if held != size as usize || self.env.jobs[i].run.is_some() {
+                        return Err(HybridError::CannotStart { job, held, size });
+                    }
+                    self.env.start_od(now, i)?;
+                }
+                Command::Submit { job } => {
+                    let i = self.env.find(job)?;
+                    self.env.od_pending -= 1;
+                    self.env.submit(i)?;
+                }
+                Command::Schedule(pass) => self.run_pass(now, pass)?,
+                Command::Wake { at, timer } => self.env.schedule(at, Ev::Timer(timer)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a batch pass the policy asked for and tells it what started.
+    fn run_pass(&mut self, now: Time, pass: BatchPass) -> Result<(), HybridError> {
+        let env = &mut self.env;
+        let guest_of = match pass {
+            BatchPass::Site { resize_malleable } => {
+                if resize_malleable {
+                    let mut first = MalleableFirst {
+                        base: env.site.as_mut(),
+                        malleable_queued: env.malleable_queued > 0,
+                    };
+                    env.cluster.schedule(now, &mut first, &mut env.started);
+                } else {
+                    env.cluster.schedule(now, &mut env.site, &mut env.started);
+                }
+                None
+            }
+            BatchPass::Listed(jobs) => {
+                env.cluster
+                    .schedule(now, &mut StartListed(&jobs), &mut env.started);
+                None
+            }
+            BatchPass::Guests {
+                for_job,
+                nodes,
+                arrival,
+            } => {
+                for &node in &nodes {
+                    if env.hold.get(node.index()) != Some(&Hold::Reserved(for_job)) {
+                        return Err(HybridError::NotReserved { job: for_job, node });
+                    }
+                    env.set_online(node)?;
+                }
+                let mut picker = GuestPicker {
+                    budget: nodes.len() as u32,
+                    arrival,
+                    malleable_queued: env.malleable_queued > 0,
+                };
+                env.cluster.schedule(now, &mut picker, &mut env.started);
+                let starts = env.register_starts(now, Some(for_job));
+                for start in starts {
+                    self.policy.on_start(start);
+                }
+                let unused: Vec<NodeId> = nodes
+                    .into_iter()
+                    .filter(|&n| self.env.cluster.node_state(n) == Ok(NodeState::Idle))
+                    .collect();
+                return self.env.take(&unused, Hold::Reserved(for_job));
+            }
+        };
+        for start in self.env.register_starts(now, guest_of) {
+            self.policy.on_start(start);
+        }
+        Ok(())
+    }
+
+    /// Records a violation if `command` names a job that has finished (checked with
+    /// [`HybridSim::check_invariants`]).
+    fn audit(&mut self, now: Time, command: &Command) {
+        let named: &[JobId] = match command {
+            Command::Preempt { job }
+            | Command::Resize { job, .. }
+            | Command::Reserve { job, .. }
+            | Command::Release { job, .. }
+            | Command::Assign { job, .. }
+            | Command::AssignIdle { job, .. }
+            | Command::Unassign { job }
+            | Command::StartOnDemand { job }
+            | Command::Submit { job }
+            | Command::Schedule(BatchPass::Guests { for_job: job, .. }) => {
+                std::slice::from_ref(job)
+            }
+            Command::Schedule(BatchPass::Listed(jobs)) => jobs,
+            Command::Schedule(BatchPass::Site { .. }) | Command::Wake { .. } => &[],
+        };
+        for job in named {
+            let finished = self
+                .env
+                .index
+                .get(job)
+                .is_none_or(|&i| self.env.jobs[i].account.completions > 0);
+            if finished {
+                self.env.violations.push(format!(
+                    "t={now}: {command:?} names {job}, finished or unknown"
+                ));
+            }
+        }
+    }
+
+    fn check_nodes(&mut self, now: Time) {
+        let env = &mut self.env;
+        let policy = &self.policy;
+        let mut held = 0u32;
+        for (k, hold) in env.hold.iter().enumerate() {
+            let node = NodeId(k as u32);
+            let Ok(state) = env.cluster.node_state(node) else {
+                env.violations
+                    .push(format!("t={now}: {node} unknown to the cluster"));
+                continue;
+            };
+            let ok = match hold {
+                Hold::Cluster => !matches!(state, NodeState::Offline | NodeState::Draining(_)),
+                _ => state == NodeState::Offline,
+            };
+            if !ok {
+                env.violations.push(format!(
+                    "t={now}: {node} held {hold:?} but {state:?} in the cluster"
+                ));
+            }
+            held += u32::from(*hold != Hold::Cluster);
+            if env.idle.contains(node) != (state == NodeState::Idle) {
+                env.violations.push(format!(
+                    "t={now}: {node} is {state:?} but the idle mirror disagrees"
+                ));
+            }
+        }
+        if held != env.cluster.offline_units() {
+            env.violations.push(format!(
+                "t={now}: {held} nodes held but {} offline",
+                env.cluster.offline_units()
+            ));
+        }
+        for r in policy.board().reservations() {
+            let (job, size, nodes) = (r.job, r.size, r.nodes);
+            if nodes.len() as u32 > size {
+                env.violations
+                    .push(format!("t={now}: {job} reserves {} > {size}", nodes.len()));
+            }
+            for &node in nodes {
+                let guest = match env.cluster.node_state(node) {
+                    Ok(NodeState::Busy(g)) => policy.guest_host(g) == Some(job),
+                    _ => false,
+                };
+                if env.hold[node.index()] != Hold::Reserved(job) && !guest {
+                    env.violations.push(format!(
+                        "t={now}: {node} reserved for {job} but held otherwise"
+                    ));
+                }
+            }
+        }
+        for (i, st) in env.jobs.iter().enumerate() {
+            for &node in &st.od_nodes {
+                if env.hold[node.index()] != Hold::OnDemand(i) {
+                    env.violations.push(format!(
+                        "t={now}: {node} of {} held otherwise",
+                        st.spec.id()
+                    ));
+                }
+            }
+            if let (Some(run), HybridJob::Malleable { job, .. }) = (st.run, st.spec) {
+                if !(job.min_size..=job.max_size).contains(&run.size) {
+                    env.violations
+                        .push(format!("t={now}: {} runs on {} nodes", job.id, run.size));
+                }
+                if (run.size < job.max_size) != policy.is_expandable(job.id)
+                    && policy.mechanism().is_some()
+                    && policy.guest_host(job.id).is_none()
+                {
+                    env.violations.push(format!(
+                        "t={now}: {} on {} nodes, expansion list disagrees",
+                        job.id, run.size
+                    ));
+                }
+            }
+        }
+        let baseline = policy.mechanism().is_none();
+        let busy: u32 = env
+            .jobs
+            .iter()
+            .filter(|st| st.spec.class() != JobClass::OnDemand || baseline)
+            .filter_map(|st| st.run.map(|r| r.size))
+            .sum();
+        if busy != env.cluster.busy_units() {
+            env.violations.push(format!(
+                "t={now}: batch jobs hold {busy} nodes, the cluster says {}",
+                env.cluster.busy_units()
+            ));
+        }
+    }
+}
+
+impl Simulation for Sim<'_> {
     type Event = Ev;
     type Error = HybridError;
 
@@ -1900,15 +1692,21 @@ impl Simulation for State<'_> {
         queue: &mut EventQueue<Ev>,
     ) -> Result<(), HybridError> {
         self.dispatch(now, event)?;
-        self.flush(queue)
+        self.env.flush(queue)
     }
 
     fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
-        self.settle_nodes(now)?;
-        if self.check {
+        loop {
+            let commands = self.policy.settle(now, &self.env);
+            if commands.is_empty() {
+                break;
+            }
+            self.apply(now, commands)?;
+        }
+        if self.env.check {
             self.check_nodes(now);
         }
-        self.flush(queue)
+        self.env.flush(queue)
     }
 }
 

@@ -12,7 +12,7 @@
 //! `cargo bench -p cosched-metasched --bench predictors`.
 
 use cosched_core::Duration;
-use cosched_metasched::sarima::Sarima;
+use cosched_metasched::sarima::{Sarima, SarimaOrder};
 use cosched_metasched::wait::{
     ClusteredWaitConfig, ClusteredWaitPredictor, QueueWaitPredictor, WaitFeatures,
 };
@@ -53,8 +53,9 @@ fn regime_job(rng: &mut ChaCha8Rng) -> (WaitFeatures, Duration) {
 fn full_predictor(
     rng: &mut ChaCha8Rng,
     job: fn(&mut ChaCha8Rng) -> (WaitFeatures, Duration),
+    config: ClusteredWaitConfig,
 ) -> ClusteredWaitPredictor {
-    let mut p = ClusteredWaitConfig::default().build().unwrap();
+    let mut p = config.build().unwrap();
     for _ in 0..2_000 {
         let (f, w) = job(rng);
         p.observe(&f, w);
@@ -65,8 +66,10 @@ fn full_predictor(
 
 fn bench(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    let predictor = full_predictor(&mut rng, job);
-    let dense = full_predictor(&mut rng, regime_job);
+    let predictor = full_predictor(&mut rng, job, ClusteredWaitConfig::default());
+    let dense = full_predictor(&mut rng, regime_job, ClusteredWaitConfig::default());
+    // The paper configuration: published parameters, correlation-weighted features.
+    let paper = full_predictor(&mut rng, job, ClusteredWaitConfig::paper());
     let queries: Vec<(WaitFeatures, Duration)> = (0..1_024).map(|_| job(&mut rng)).collect();
     println!(
         "history {} jobs, {} clusters (scattered); {} clusters (regimes)",
@@ -105,6 +108,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("refit_regimes", |b| {
         b.iter_batched_ref(|| dense.clone(), |p| p.refit(), BatchSize::LargeInput)
     });
+    group.bench_function("refit_paper_correlation_weights", |b| {
+        b.iter_batched_ref(|| paper.clone(), |p| p.refit(), BatchSize::LargeInput)
+    });
     group.finish();
 }
 
@@ -116,10 +122,21 @@ fn bench_sarima(c: &mut Criterion) {
             40.0 + 15.0 * phase.sin() + rng.random_range(-4.0..4.0)
         })
         .collect();
-    let model = Sarima::new(24).unwrap();
-    c.bench_function("sarima_fit_72h_forecast_24h", |b| {
-        b.iter(|| black_box(model.fit(black_box(&series)).unwrap().forecast(24)))
-    });
+    for (name, order) in [
+        (
+            "sarima_fit_72h_forecast_24h",
+            SarimaOrder::SeasonalDifference,
+        ),
+        (
+            "sarima_published_css_fit_72h_forecast_24h",
+            SarimaOrder::Published,
+        ),
+    ] {
+        let model = Sarima::with_order(24, order).unwrap();
+        c.bench_function(name, |b| {
+            b.iter(|| black_box(model.fit(black_box(&series)).unwrap().forecast(24)))
+        });
+    }
 }
 
 criterion_group!(benches, bench, bench_sarima);

@@ -1,24 +1,26 @@
 //! A full grid simulation at the paper's scale: 4,100 jobs on the eight XSEDE sites (the first
 //! 4,000 history, the last 100 measured), generated XSEDE-like workload and seeded diurnal
-//! prices, under BS and under MCMF with what-if waits (w_t 0.5, MaxQ 10, 5-minute cycles).
-//! A second MCMF case measures all 4,100 jobs through the metascheduler, the heaviest use of
-//! the policy and the what-if predictor. The last case is the paper's metascheduler: learned
-//! waits (a fresh `ClusteredWaitPredictor` per site, trained by all 4,100 starts) and
-//! forecast prices (fresh outlooks, so every SARIMA fit the run needs is timed).
+//! prices, in the paper's XSEDE configuration ([`Scenario`] defaults: w_t 0.25, MaxQ 2,
+//! 60-second cycles triggered as in the published code). Cases: BS; MCMF with what-if waits
+//! and true prices, measuring the last 100 jobs and then all 4,100 (the heaviest use of the
+//! policy); and the paper's MCMF — learned waits (a fresh `ClusteredWaitPredictor` per site
+//! with the published parameters and correlation weights, trained by all 4,100 starts) and
+//! forecast prices (fresh outlooks, so every (1,0,1)(1,0,1)₂₄ fit the run needs is timed).
+//! Each iteration is one [`Scenario::run`]: policy and predictors built, simulated, measured.
 //!
 //! `cargo bench -p cosched-metasched --bench sim`.
 
-use cosched_metasched::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
-use cosched_metasched::price_forecast::PriceForecastConfig;
-use cosched_metasched::sim::{SimConfig, WaitSource, simulate};
-use cosched_metasched::wait::ClusteredWaitConfig;
+use cosched_core::Duration;
+use cosched_metasched::scenario::{
+    DEFAULT_CYCLE_S, PriceOutlookModel, RunConfig, Scenario, Strategy, WaitModel,
+};
 use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
-    let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
-    let sites = embedded_xsede_sites(prices).unwrap();
+    let prices = DiurnalPrices::month(1);
+    let sites = embedded_xsede_sites(|f| Ok(prices.series(f)?)).unwrap();
     let jobs = XsedeLikeWorkload {
         jobs: 4_100,
         load: 0.7,
@@ -27,41 +29,30 @@ fn bench(c: &mut Criterion) {
     .generate(&sites)
     .unwrap();
     let history = jobs.len() - 100;
-    let bs = SubmissionSite::new(sites.clone());
-    let mcmf = Mcmf::new(sites.clone(), 10, 0.5, PriceModel::DayAhead).unwrap();
-    let cases: [(&str, &dyn GridPolicy, f64, usize); 3] = [
-        ("bs_4100", &bs, 0.0, history),
-        ("mcmf_whatif_4100_measure_100", &mcmf, 1.0, history),
-        ("mcmf_whatif_4100_measure_all", &mcmf, 1.0, 0),
+    let last_100 = Scenario::new(sites, jobs, history, Duration(DEFAULT_CYCLE_S));
+    let all = last_100.measuring_all();
+    let whatif = RunConfig {
+        waits: WaitModel::Whatif,
+        price_outlook: PriceOutlookModel::DayAhead,
+        ..last_100.config(Strategy::Mcmf, 1)
+    };
+    let cases: [(&str, &Scenario, RunConfig); 4] = [
+        ("bs_4100", &last_100, last_100.config(Strategy::Bs, 1)),
+        ("mcmf_whatif_4100_measure_100", &last_100, whatif),
+        ("mcmf_whatif_4100_measure_all", &all, whatif),
+        (
+            "mcmf_paper_4100_measure_100",
+            &last_100,
+            last_100.config(Strategy::Mcmf, 1),
+        ),
     ];
     let mut group = c.benchmark_group("grid_sim");
     group.sample_size(10);
-    for (name, policy, participation, history) in cases {
-        let config = SimConfig {
-            participation,
-            history,
-            ..SimConfig::default()
-        };
+    for (name, scenario, config) in cases {
         group.bench_function(name, |b| {
-            b.iter(|| simulate(policy, &mut WaitSource::WhatIf, black_box(&jobs), &config).unwrap())
+            b.iter(|| scenario.run(black_box(&config)).unwrap())
         });
     }
-    let config = SimConfig {
-        history,
-        ..SimConfig::default()
-    };
-    group.bench_function("mcmf_paper_4100_measure_100", |b| {
-        b.iter_batched(
-            || {
-                let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
-                let policy = Mcmf::new(sites.clone(), 10, 0.5, prices).unwrap();
-                let waits = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
-                (policy, waits)
-            },
-            |(policy, mut waits)| simulate(&policy, &mut waits, black_box(&jobs), &config).unwrap(),
-            BatchSize::LargeInput,
-        )
-    });
     group.finish();
 }
 

@@ -27,6 +27,8 @@
 //!   participation, optional transfer times, and pluggable wait prediction (the paper's
 //!   learned predictor per site by [`sim::WaitSource::paper`], what-if from the site's queue
 //!   and running jobs, zero, or perturbed).
+//! - [`scenario`]: the paper's experiments as a library — a grid and its trace, and the
+//!   four strategies (BS, INST, TWOPRICE, MCMF) wired to their policies and predictors.
 //! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
 //!   utilisation, instantaneous load and fairness against a baseline.
 //! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
@@ -46,6 +48,8 @@ pub mod xsede;
 // The grid simulator, its inputs and its metrics (default feature `sim`).
 #[cfg(feature = "sim")]
 pub mod metrics;
+#[cfg(feature = "sim")]
+pub mod scenario;
 #[cfg(feature = "sim")]
 pub mod sim;
 #[cfg(feature = "sim")]

@@ -20,7 +20,7 @@
 //!   submitted there that completed in both runs, of baseline response / metascheduled
 //!   response. Above 1: the site's own users gained.
 
-use crate::sim::SimOutcome;
+use crate::sim::{JobOutcome, SimOutcome};
 use crate::site::Site;
 use cosched_core::{DEFAULT_SLOWDOWN_TAU, Time, stats};
 use std::collections::HashMap;
@@ -229,6 +229,18 @@ impl fmt::Display for Metrics {
 /// geometric mean over its measured submitted jobs that completed in both runs of baseline
 /// response / our response; `None` for a site with no such job.
 pub fn fairness(baseline: &SimOutcome, ours: &SimOutcome, sites: usize) -> Vec<Option<f64>> {
+    fairness_of(baseline, ours, sites, |_| true)
+}
+
+/// [`fairness`] over the measured jobs of `ours` that `keep` selects: Fig. 10's Expt 2 splits
+/// a run at participation ½ into its grid submissions (`job.via_metascheduler`) and its local
+/// ones.
+pub fn fairness_of(
+    baseline: &SimOutcome,
+    ours: &SimOutcome,
+    sites: usize,
+    keep: impl Fn(&JobOutcome) -> bool,
+) -> Vec<Option<f64>> {
     let base: HashMap<_, _> = baseline
         .jobs
         .iter()
@@ -236,7 +248,7 @@ pub fn fairness(baseline: &SimOutcome, ours: &SimOutcome, sites: usize) -> Vec<O
         .filter_map(|j| Some((j.job.id, j.response()?)))
         .collect();
     let mut log_sum = vec![(0.0, 0usize); sites];
-    for job in ours.jobs.iter().filter(|j| j.measured) {
+    for job in ours.jobs.iter().filter(|j| j.measured && keep(j)) {
         let (Some(theirs), Some(mine)) = (base.get(&job.job.id), job.response()) else {
             continue;
         };

@@ -14,7 +14,7 @@
 //!   caller-provided [`WaitPredictor`] (negative predictions count as 0);
 //! - predicted electricity cost `EC_jk` = the job's power `cores_j × watts_per_core(k)`
 //!   integrated hour by hour over `[now + w_jk, now + w_jk + e_jk)` with the hourly price of
-//!   the [`PriceModel`] ([`energy_cost_usd`]);
+//!   the [`PriceModel`] ([`try_energy_cost_usd`](crate::site::try_energy_cost_usd));
 //! - both are min–max normalised over the cycle's candidate pairs (nadir–utopia:
 //!   `(x − min) / (max − min)`, 0 when `max == min`), and the arc cost is
 //!   `c_jk = round(100 · (w_t · RT'_jk + (1 − w_t) · EC'_jk))`, rounded half away from zero,
@@ -64,7 +64,7 @@
 //! ```
 
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
-use crate::site::{PriceBeyondSeries, Site, energy_cost_usd};
+use crate::site::{PriceBeyondSeries, Site, try_energy_cost_usd};
 use cosched_core::{Duration, JobId, ParamError, Time, stats};
 use cosched_flow::{MaxFlowOutcome, min_cost_max_flow};
 use petgraph::graph::{DiGraph, EdgeIndex};
@@ -463,18 +463,9 @@ impl Mcmf {
         let wait = cycle.waits.predicted_wait(job, k, cycle.now).secs().max(0);
         let start = cycle.now.saturating_add(Duration(wait));
         let power = site.power_watts(job.cores) * job.power_factor;
-        let mut missing = None;
-        let ec = energy_cost_usd(power, start, estimate, |h| {
-            self.prices
-                .price(&self.sites, k, cycle.now, h)
-                .unwrap_or_else(|e| {
-                    missing.get_or_insert(e);
-                    0.0
-                })
-        });
-        if let Some(e) = missing {
-            return Err(PolicyError::Price(e));
-        }
+        let ec = try_energy_cost_usd(power, start, estimate, |h| {
+            self.prices.price(&self.sites, k, cycle.now, h)
+        })?;
         Ok(Some((wait.saturating_add(estimate.secs()) as f64, ec)))
     }
 }

@@ -23,9 +23,10 @@
 //! forecast reads only hours before its issue). Hours more than `horizon_hours` past the
 //! issue repeat the last forecast period.
 //!
-//! The seasonal order is the crate's (1,0,0)(1,1,0)₂₄ ([`Sarima`]); the paper's text says
-//! "unit order terms for the autoregressive and moving average" parts and its published code
-//! fits (1,0,1)(1,0,1)₂₄, whose moving-average terms this fitter does not estimate.
+//! The seasonal order is the paper's (1,0,1)(1,0,1)₂₄ by default (§3.2: "unit order terms for
+//! the autoregressive and moving average" parts, as its published code), fitted by
+//! conditional sum of squares; the crate's earlier (1,0,0)(1,1,0)₂₄ stays available as
+//! [`PriceForecastConfig::order`] = [`SarimaOrder::SeasonalDifference`].
 //!
 //! [`forecast_mape`] measures the forecasts by the error the paper reports, the mean absolute
 //! percentage error — here of each day's 24 hourly prices forecast from the 72 hours before
@@ -50,7 +51,7 @@
 //! assert!(outlook.price_usd_per_mwh(noon_day_3, 2_000).is_some());
 //! ```
 
-use crate::sarima::Sarima;
+use crate::sarima::{Sarima, SarimaOrder};
 use crate::site::Site;
 use cosched_core::{ParamError, Time};
 use std::sync::OnceLock;
@@ -69,23 +70,27 @@ pub struct PriceForecastConfig {
     /// Scenario hour of day (0..=24) from which the next day's prices are known; 24 means
     /// only the current day's prices are ever known.
     pub release_hour: u32,
+    /// The seasonal ARIMA order (the paper's: [`SarimaOrder::Published`]).
+    pub order: SarimaOrder,
 }
 
 impl Default for PriceForecastConfig {
-    /// Period 24, three days of training, a week of forecast, only the current day known.
+    /// Period 24, three days of training, a week of forecast, only the current day known,
+    /// the paper's order (1,0,1)(1,0,1)₂₄.
     fn default() -> Self {
         PriceForecastConfig {
             period_hours: 24,
             training_hours: 72,
             horizon_hours: 168,
             release_hour: 24,
+            order: SarimaOrder::default(),
         }
     }
 }
 
 impl PriceForecastConfig {
     fn model(&self) -> Result<Sarima, ParamError> {
-        let model = Sarima::new(self.period_hours)?;
+        let model = Sarima::with_order(self.period_hours, self.order)?;
         ParamError::check(
             self.training_hours >= model.min_len(),
             "training_hours",
@@ -296,6 +301,11 @@ pub struct ForecastAccuracy {
     pub skipped_zero_prices: usize,
     /// Days forecast.
     pub days: usize,
+    /// Hours whose absolute percentage error is under 15 % (§5.3: "75 % … less than 15 %").
+    pub under_15_percent: usize,
+    /// Hours whose absolute percentage error is under 20 % (§5.3: "about all … less than
+    /// 20 %").
+    pub under_20_percent: usize,
 }
 
 /// The price predictor's mean absolute percentage error (the paper's measure): for every day `d` of `prices` whose preceding
@@ -328,6 +338,8 @@ pub fn forecast_mape(
         hours: 0,
         skipped_zero_prices: 0,
         days: last - first,
+        under_15_percent: 0,
+        under_20_percent: 0,
     };
     let mut sum = 0.0;
     for d in first..last {
@@ -339,8 +351,11 @@ pub fn forecast_mape(
             if actual == 0.0 {
                 accuracy.skipped_zero_prices += 1;
             } else {
-                sum += (f - actual).abs() / actual.abs();
+                let error = (f - actual).abs() / actual.abs();
+                sum += error;
                 accuracy.hours += 1;
+                accuracy.under_15_percent += usize::from(error < 0.15);
+                accuracy.under_20_percent += usize::from(error < 0.20);
             }
         }
     }

@@ -1,6 +1,14 @@
-//! Seasonal ARIMA `(1,0,0)×(1,1,0)ₛ` fitted by exact Gaussian maximum likelihood: the model of
-//! the paper's electricity-price prediction (seasonal ARIMA with a 24-hour period, trained on
-//! the previous three days), used by [`price_forecast`](crate::price_forecast).
+//! Seasonal ARIMA models of the paper's electricity-price prediction (§3.2: a seasonal ARIMA
+//! with a 24-hour period, trained on the previous three days), used by
+//! [`price_forecast`](crate::price_forecast), in two orders ([`SarimaOrder`]):
+//!
+//! - [`SarimaOrder::Published`], `(1,0,1)×(1,0,1)ₛ` with a mean: §3.2's "unit order terms for
+//!   the autoregressive and moving average seasonal and non-seasonal components", the order the
+//!   paper's published code fits (R's `arima(order = c(1,0,1), seasonal = list(order =
+//!   c(1,0,1), period = 24))`). Fitted here by **conditional sum of squares** (CSS), the first
+//!   stage of R's default `CSS-ML` (see [below](#the-published-order-by-conditional-sum-of-squares)).
+//! - [`SarimaOrder::SeasonalDifference`], `(1,0,0)×(1,1,0)ₛ` by exact maximum likelihood: the
+//!   crate's earlier order, kept beside it for comparison.
 //!
 //! ## The model
 //! With the seasonal difference `w_t = y_t − y_{t−s}`, the model is the multiplicative
@@ -23,9 +31,23 @@
 //! starting from `φ = Φ = 0`, as statsmodels does with too few observations for its
 //! conditional-sum-of-squares start.
 //!
+//! ## The published order by conditional sum of squares
+//! With `z_t = y_t − μ`, `(1 − φB)(1 − ΦBˢ) z_t = (1 + θB)(1 + ΘBˢ) e_t`, i.e.
+//! `z_t = φz_{t−1} + Φz_{t−s} − φΦz_{t−s−1} + e_t + θe_{t−1} + Θe_{t−s} + θΘe_{t−s−1}`.
+//! CSS conditions on the first `s + 1` values (R's `ncond = p + P·s`), sets earlier
+//! innovations to zero, and minimises `Σ e_t²` over `(μ, φ, Φ, θ, Θ)`; the four coefficients
+//! are kept stationary and invertible by the same map onto `(−1, 1)` as above, and `μ` moves in
+//! units of the series' standard deviation from its mean. The minimiser is the same
+//! Nelder–Mead as above, in five dimensions. CSS is what R's `arima` uses to start its exact
+//! likelihood; we stop there (no Kalman filter), so on three days of data the coefficients can
+//! differ from R's ML ones, while both estimators are consistent (the test recovers known
+//! coefficients from a simulated series). `σ̂²` is the mean squared innovation and
+//! `log_likelihood` the conditional Gaussian log-likelihood at it.
+//!
 //! A series whose seasonal difference is identically zero (a flat tariff, or a day repeated)
-//! has no likelihood maximum; it is fitted as `φ = Φ = σ² = 0`, whose forecast repeats the
-//! last period (the seasonal naive forecast).
+//! has no likelihood maximum; it is fitted as `φ = Φ = σ² = 0` (the published order: `Φ = 1`,
+//! the boundary its CSS tends to), whose forecast repeats the last period (the seasonal naive
+//! forecast).
 //!
 //! ```
 //! use cosched_metasched::sarima::Sarima;
@@ -62,20 +84,50 @@ pub enum SarimaError {
     },
 }
 
-/// The seasonal ARIMA `(1,0,0)×(1,1,0)ₛ` model of a given period.
+/// The orders of seasonal ARIMA this module fits (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum SarimaOrder {
+    /// `(1,0,1)×(1,0,1)ₛ` with a mean, by conditional sum of squares: the paper's order (§3.2)
+    /// and its published code's.
+    #[default]
+    Published,
+    /// `(1,0,0)×(1,1,0)ₛ`, by exact maximum likelihood (the crate's earlier order).
+    SeasonalDifference,
+}
+
+impl SarimaOrder {
+    /// The order in `(p,d,q)(P,D,Q)ₛ` notation.
+    pub fn label(self) -> &'static str {
+        match self {
+            SarimaOrder::Published => "(1,0,1)(1,0,1)24 CSS",
+            SarimaOrder::SeasonalDifference => "(1,0,0)(1,1,0)24 ML",
+        }
+    }
+}
+
+/// A seasonal ARIMA model of a given period and order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sarima {
     period: usize,
+    order: SarimaOrder,
 }
 
 impl Sarima {
-    /// The model with seasonal period `period` (24 for hourly prices).
+    /// The `(1,0,0)×(1,1,0)ₛ` model with seasonal period `period` (24 for hourly prices).
     ///
     /// # Errors
     /// [`ParamError`] if `period` is 0.
     pub fn new(period: usize) -> Result<Sarima, ParamError> {
+        Sarima::with_order(period, SarimaOrder::SeasonalDifference)
+    }
+
+    /// The model of `order` with seasonal period `period`.
+    ///
+    /// # Errors
+    /// [`ParamError`] if `period` is 0.
+    pub fn with_order(period: usize, order: SarimaOrder) -> Result<Sarima, ParamError> {
         ParamError::check(period >= 1, "period", period, "must be >= 1")?;
-        Ok(Sarima { period })
+        Ok(Sarima { period, order })
     }
 
     /// The seasonal period.
@@ -83,14 +135,22 @@ impl Sarima {
         self.period
     }
 
+    /// The order.
+    pub fn order(&self) -> SarimaOrder {
+        self.order
+    }
+
     /// The fewest values [`fit`](Self::fit) accepts: `2·period + 2`.
     pub fn min_len(&self) -> usize {
         2 * self.period + 2
     }
 
-    /// Fits the model to `series` by exact maximum likelihood.
+    /// Fits the model to `series`: exact maximum likelihood for
+    /// [`SarimaOrder::SeasonalDifference`], conditional sum of squares for
+    /// [`SarimaOrder::Published`].
     ///
-    /// Cost: about 150 likelihood evaluations of `O(s² + m)` each.
+    /// Cost: about 150 likelihood evaluations of `O(s² + m)` each (a few thousand `O(m)` sums
+    /// of squares for the published order).
     ///
     /// # Errors
     /// [`SarimaError`] for a series shorter than [`min_len`](Self::min_len) or with a
@@ -105,6 +165,9 @@ impl Sarima {
                 needed: self.min_len(),
             });
         }
+        if self.order == SarimaOrder::Published {
+            return Ok(fit_published(series, self.period));
+        }
         let s = self.period;
         let w: Vec<f64> = (s..series.len())
             .map(|t| series[t] - series[t - s])
@@ -113,11 +176,16 @@ impl Sarima {
         let mut fit = SarimaFit {
             phi: 0.0,
             seasonal_phi: 0.0,
+            theta: 0.0,
+            seasonal_theta: 0.0,
+            mean: 0.0,
             sigma2: 0.0,
             log_likelihood: f64::INFINITY,
             period: s,
+            order: SarimaOrder::SeasonalDifference,
             w_tail: tail(&w, s + 1),
             y_tail: tail(series, s),
+            e_tail: Vec::new(),
         };
         if w.iter().all(|&v| v == 0.0) {
             return Ok(fit);
@@ -127,7 +195,7 @@ impl Sarima {
             let (phi, big_phi) = (constrain(x[0]), constrain(x[1]));
             -work.log_likelihood(&w, phi, big_phi).0
         };
-        let best = nelder_mead(objective, [0.0, 0.0]);
+        let best = nelder_mead(objective, [0.0; 2]);
         fit.phi = constrain(best[0]);
         fit.seasonal_phi = constrain(best[1]);
         (fit.log_likelihood, fit.sigma2) = work.log_likelihood(&w, fit.phi, fit.seasonal_phi);
@@ -140,6 +208,85 @@ fn constrain(x: f64) -> f64 {
     x / (1.0 + x * x).sqrt()
 }
 
+/// The published order fitted by conditional sum of squares (see the module docs); `series`
+/// is finite and holds at least `2·s + 2` values.
+fn fit_published(series: &[f64], s: usize) -> SarimaFit {
+    let tail = |v: &[f64]| v[v.len() - (s + 1)..].to_vec();
+    if (s..series.len()).all(|t| series[t] == series[t - s]) {
+        // A repeated period: the seasonal naive forecast (Φ = 1, the boundary CSS tends to).
+        return SarimaFit {
+            phi: 0.0,
+            seasonal_phi: 1.0,
+            theta: 0.0,
+            seasonal_theta: 0.0,
+            mean: 0.0,
+            sigma2: 0.0,
+            log_likelihood: f64::INFINITY,
+            period: s,
+            order: SarimaOrder::Published,
+            w_tail: Vec::new(),
+            y_tail: tail(series),
+            e_tail: vec![0.0; s + 1],
+        };
+    }
+    let n = series.len() as f64;
+    let mean = series.iter().sum::<f64>() / n;
+    let sd = (series.iter().map(|y| (y - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let unit = if sd > 0.0 { sd } else { 1.0 };
+    let mut e = vec![0.0; series.len()];
+    let params = |x: [f64; 5]| {
+        [
+            mean + unit * x[0],
+            constrain(x[1]),
+            constrain(x[2]),
+            constrain(x[3]),
+            constrain(x[4]),
+        ]
+    };
+    let best = params(nelder_mead(|x| css(series, s, params(x), &mut e), [0.0; 5]));
+    let sum_sq = css(series, s, best, &mut e);
+    let conditioned = (series.len() - (s + 1)) as f64;
+    let sigma2 = sum_sq / conditioned;
+    let log_likelihood = if sigma2 > 0.0 {
+        -0.5 * conditioned * ((2.0 * std::f64::consts::PI).ln() + sigma2.ln() + 1.0)
+    } else {
+        f64::INFINITY
+    };
+    let [mean, phi, seasonal_phi, theta, seasonal_theta] = best;
+    SarimaFit {
+        phi,
+        seasonal_phi,
+        theta,
+        seasonal_theta,
+        mean,
+        sigma2,
+        log_likelihood,
+        period: s,
+        order: SarimaOrder::Published,
+        w_tail: Vec::new(),
+        y_tail: tail(series),
+        e_tail: tail(&e),
+    }
+}
+
+/// The conditional sum of squares of `(1,0,1)×(1,0,1)ₛ` with parameters `[μ, φ, Φ, θ, Θ]`;
+/// fills `e` with the innovations (zero for the `s + 1` conditioning values).
+fn css(y: &[f64], s: usize, [mean, phi, sphi, theta, stheta]: [f64; 5], e: &mut [f64]) -> f64 {
+    let mut sum_sq = 0.0;
+    for t in 0..y.len() {
+        if t <= s {
+            e[t] = 0.0;
+            continue;
+        }
+        let z = |k: usize| y[t - k] - mean;
+        let ar = phi * z(1) + sphi * z(s) - phi * sphi * z(s + 1);
+        let ma = theta * e[t - 1] + stheta * e[t - s] + theta * stheta * e[t - s - 1];
+        e[t] = (y[t] - mean) - ar - ma;
+        sum_sq += e[t] * e[t];
+    }
+    sum_sq
+}
+
 /// A fitted model and the end of the series it was fitted to, from which it forecasts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SarimaFit {
@@ -147,21 +294,40 @@ pub struct SarimaFit {
     pub phi: f64,
     /// The seasonal AR coefficient `Φ`.
     pub seasonal_phi: f64,
-    /// The innovation variance `σ²` (maximum-likelihood estimate).
+    /// The non-seasonal MA coefficient `θ` (0 for the seasonal-difference order).
+    pub theta: f64,
+    /// The seasonal MA coefficient `Θ` (0 for the seasonal-difference order).
+    pub seasonal_theta: f64,
+    /// The mean `μ` (0 for the seasonal-difference order, which has none).
+    pub mean: f64,
+    /// The innovation variance `σ²` (maximum-likelihood or CSS estimate).
     pub sigma2: f64,
-    /// The exact Gaussian log-likelihood of the seasonally differenced series at the optimum
-    /// (`+∞` for an identically zero difference).
+    /// The Gaussian log-likelihood at the optimum: exact (of the seasonally differenced
+    /// series) for the seasonal-difference order, conditional for the published one; `+∞`
+    /// for a perfect fit.
     pub log_likelihood: f64,
     period: usize,
-    /// The last `period + 1` seasonal differences.
+    order: SarimaOrder,
+    /// The last `period + 1` seasonal differences (seasonal-difference order).
     w_tail: Vec<f64>,
-    /// The last `period` values of the series.
+    /// The last `period` (seasonal-difference) or `period + 1` (published) values.
     y_tail: Vec<f64>,
+    /// The last `period + 1` innovations (published order).
+    e_tail: Vec<f64>,
 }
 
 impl SarimaFit {
-    /// The minimum-mean-square-error forecasts of the next `steps` values of the series.
+    /// The order fitted.
+    pub fn order(&self) -> SarimaOrder {
+        self.order
+    }
+
+    /// The minimum-mean-square-error forecasts of the next `steps` values of the series
+    /// (future innovations zero).
     pub fn forecast(&self, steps: usize) -> Vec<f64> {
+        if self.order == SarimaOrder::Published {
+            return self.forecast_published(steps);
+        }
         let s = self.period;
         let mut w = self.w_tail.clone();
         let mut y = self.y_tail.clone();
@@ -174,6 +340,26 @@ impl SarimaFit {
             let next_y = next_w + y[y.len() - s];
             y.push(next_y);
             out.push(next_y);
+        }
+        out
+    }
+
+    fn forecast_published(&self, steps: usize) -> Vec<f64> {
+        let s = self.period;
+        let mut z: Vec<f64> = self.y_tail.iter().map(|y| y - self.mean).collect();
+        let mut e = self.e_tail.clone();
+        let (phi, sphi, theta, stheta) =
+            (self.phi, self.seasonal_phi, self.theta, self.seasonal_theta);
+        let mut out = Vec::with_capacity(steps);
+        for _ in 0..steps {
+            let t = z.len();
+            let next = phi * z[t - 1] + sphi * z[t - s] - phi * sphi * z[t - s - 1]
+                + theta * e[t - 1]
+                + stheta * e[t - s]
+                + theta * stheta * e[t - s - 1];
+            z.push(next);
+            e.push(0.0);
+            out.push(next + self.mean);
         }
         out
     }
@@ -265,63 +451,71 @@ impl Workspace {
     }
 }
 
-/// Minimises `f` over the plane by the Nelder–Mead simplex method (reflection 1, expansion 2,
+/// Minimises `f` over `ℝᴺ` by the Nelder–Mead simplex method (reflection 1, expansion 2,
 /// contraction ½, shrink ½), from a simplex of side 0.5 at `start`, until the simplex spans less
-/// than 1e-10 in both value and position (or after 2,000 iterations).
-fn nelder_mead(mut f: impl FnMut([f64; 2]) -> f64, start: [f64; 2]) -> [f64; 2] {
-    let mut simplex = [
-        start,
-        [start[0] + 0.5, start[1]],
-        [start[0], start[1] + 0.5],
-    ];
-    let mut values = simplex.map(&mut f);
-    let lerp =
-        |a: [f64; 2], b: [f64; 2], t: f64| [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])];
-    for _ in 0..2_000 {
-        let mut order = [0, 1, 2];
+/// than 1e-10 in both value and position (or after `1000·N` iterations).
+fn nelder_mead<const N: usize>(mut f: impl FnMut([f64; N]) -> f64, start: [f64; N]) -> [f64; N] {
+    let mut simplex: Vec<[f64; N]> = (0..=N)
+        .map(|k| {
+            let mut v = start;
+            if k > 0 {
+                v[k - 1] += 0.5;
+            }
+            v
+        })
+        .collect();
+    let mut values: Vec<f64> = simplex.iter().map(|&v| f(v)).collect();
+    let lerp = |a: [f64; N], b: [f64; N], t: f64| -> [f64; N] {
+        std::array::from_fn(|i| a[i] + t * (b[i] - a[i]))
+    };
+    let mut order: Vec<usize> = (0..=N).collect();
+    for _ in 0..1_000 * N {
         order.sort_by(|&i, &j| values[i].total_cmp(&values[j]));
-        simplex = order.map(|i| simplex[i]);
-        values = order.map(|i| values[i]);
-        let spread = (values[2] - values[0]).abs();
+        simplex = order.iter().map(|&i| simplex[i]).collect();
+        values = order.iter().map(|&i| values[i]).collect();
+        order.sort_unstable();
+        let (best, worst) = (simplex[0], simplex[N]);
+        let spread = (values[N] - values[0]).abs();
         let size = simplex[1..]
             .iter()
-            .flat_map(|v| [(v[0] - simplex[0][0]).abs(), (v[1] - simplex[0][1]).abs()])
+            .flat_map(|v| v.iter().zip(&best).map(|(a, b)| (a - b).abs()))
             .fold(0.0_f64, f64::max);
         if spread <= 1e-10 * (1.0 + values[0].abs()) && size <= 1e-10 {
             break;
         }
-        let centroid = lerp(simplex[0], simplex[1], 0.5);
-        let reflected = lerp(centroid, simplex[2], -1.0);
+        let centroid: [f64; N] =
+            std::array::from_fn(|i| simplex[..N].iter().map(|v| v[i]).sum::<f64>() / N as f64);
+        let reflected = lerp(centroid, worst, -1.0);
         let fr = f(reflected);
         if fr < values[0] {
-            let expanded = lerp(centroid, simplex[2], -2.0);
+            let expanded = lerp(centroid, worst, -2.0);
             let fe = f(expanded);
-            (simplex[2], values[2]) = if fe < fr {
+            (simplex[N], values[N]) = if fe < fr {
                 (expanded, fe)
             } else {
                 (reflected, fr)
             };
-        } else if fr < values[1] {
-            (simplex[2], values[2]) = (reflected, fr);
+        } else if fr < values[N - 1] {
+            (simplex[N], values[N]) = (reflected, fr);
         } else {
-            let (toward, ft) = if fr < values[2] {
+            let (toward, ft) = if fr < values[N] {
                 (reflected, fr)
             } else {
-                (simplex[2], values[2])
+                (worst, values[N])
             };
             let contracted = lerp(centroid, toward, 0.5);
             let fc = f(contracted);
             if fc < ft {
-                (simplex[2], values[2]) = (contracted, fc);
+                (simplex[N], values[N]) = (contracted, fc);
             } else {
-                for k in 1..3 {
-                    simplex[k] = lerp(simplex[0], simplex[k], 0.5);
+                for k in 1..=N {
+                    simplex[k] = lerp(best, simplex[k], 0.5);
                     values[k] = f(simplex[k]);
                 }
             }
         }
     }
-    let best = (0..3)
+    let best = (0..=N)
         .min_by(|&i, &j| values[i].total_cmp(&values[j]))
         .unwrap_or(0);
     simplex[best]
@@ -374,6 +568,102 @@ mod tests {
             assert!((at(k) - ar(k)).abs() < 1e-12, "lag {k}");
         }
         assert!(!work.autocovariances(1.0, 0.0));
+    }
+
+    /// `n` values of `(1,0,1)×(1,0,1)ₛ` with the given `[μ, φ, Φ, θ, Θ]` and unit Gaussian
+    /// innovations (Box–Muller on a seeded ChaCha stream), after a burn-in of 50 periods.
+    fn simulate_published(
+        n: usize,
+        s: usize,
+        [mean, phi, sphi, theta, stheta]: [f64; 5],
+    ) -> Vec<f64> {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(20_140_601);
+        let burn = 50 * s;
+        let (mut z, mut e) = (vec![0.0; s + 1], vec![0.0; s + 1]);
+        for _ in 0..burn + n {
+            let (u1, u2): (f64, f64) = (rng.random(), rng.random());
+            let innovation = (-2.0 * (1.0 - u1).ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+            let t = z.len();
+            let next = phi * z[t - 1] + sphi * z[t - s] - phi * sphi * z[t - s - 1]
+                + innovation
+                + theta * e[t - 1]
+                + stheta * e[t - s]
+                + theta * stheta * e[t - s - 1];
+            z.push(next);
+            e.push(innovation);
+        }
+        z[z.len() - n..].iter().map(|v| v + mean).collect()
+    }
+
+    #[test]
+    fn the_published_order_recovers_known_coefficients() {
+        let truth = [40.0, 0.5, 0.6, 0.3, -0.4];
+        let series = simulate_published(24 * 150, 24, truth);
+        let model = Sarima::with_order(24, SarimaOrder::Published).unwrap();
+        let fit = model.fit(&series).unwrap();
+        let got = [
+            fit.mean,
+            fit.phi,
+            fit.seasonal_phi,
+            fit.theta,
+            fit.seasonal_theta,
+        ];
+        for (k, (g, t)) in got.iter().zip(truth).enumerate() {
+            let tolerance = if k == 0 { 0.5 } else { 0.06 };
+            assert!(
+                (g - t).abs() < tolerance,
+                "parameter {k}: {g} vs {t} ({got:?})"
+            );
+        }
+        assert!((fit.sigma2 - 1.0).abs() < 0.1, "{}", fit.sigma2);
+        assert_eq!(fit.order(), SarimaOrder::Published);
+    }
+
+    #[test]
+    fn the_published_order_forecasts_by_its_recursion() {
+        // Pure seasonal AR with mean: z_t = 0.8 z_{t-s}; the forecast is 0.8 × last period.
+        let s = 4;
+        let fit = SarimaFit {
+            phi: 0.0,
+            seasonal_phi: 0.8,
+            theta: 0.0,
+            seasonal_theta: 0.0,
+            mean: 10.0,
+            sigma2: 1.0,
+            log_likelihood: 0.0,
+            period: s,
+            order: SarimaOrder::Published,
+            w_tail: Vec::new(),
+            y_tail: vec![10.0, 11.0, 12.0, 13.0, 14.0],
+            e_tail: vec![0.0; s + 1],
+        };
+        let f = fit.forecast(5);
+        let expected = [10.8, 11.6, 12.4, 13.2, 10.64];
+        for (a, b) in f.iter().zip(expected) {
+            assert!((a - b).abs() < 1e-12, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn nelder_mead_minimises_in_five_dimensions() {
+        let target = [1.0, -2.0, 0.5, 3.0, -0.25];
+        let best = nelder_mead(
+            |x: [f64; 5]| {
+                x.iter()
+                    .zip(target)
+                    .map(|(a, b)| (k_weight(b) * (a - b)).powi(2))
+                    .sum()
+            },
+            [0.0; 5],
+        );
+        for (a, b) in best.iter().zip(target) {
+            assert!((a - b).abs() < 1e-5, "{best:?}");
+        }
+    }
+
+    fn k_weight(b: f64) -> f64 {
+        1.0 + b.abs()
     }
 
     #[test]

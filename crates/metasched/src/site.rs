@@ -46,12 +46,18 @@ pub struct SiteSpec {
     pub timezone_lag_hours: i32,
 }
 
+/// The longest walltime a site may accept: 366 days. Costs are integrated hour by hour over a
+/// job's (predicted) run, so an unbounded walltime from a site table would let one job cost
+/// work without bound; the paper's sites accept days (§4.3.1 caps Mason and Steele at three).
+pub const MAX_WALLTIME: Duration = Duration(366 * 86_400);
+
 impl SiteSpec {
     /// Checks every field and returns the site.
     ///
     /// # Errors
     /// [`ParamError`] naming the first field out of range: `cores` < 1, `max_job_cores` not in
-    /// `1..=cores`, `max_walltime` ≤ 0, `watts_per_core` negative or not finite,
+    /// `1..=cores`, `max_walltime` ≤ 0 or above [`MAX_WALLTIME`], `watts_per_core` negative or
+    /// not finite,
     /// `gflops_per_core` ≤ 0 or not finite, an empty price series or a non-finite price, or
     /// `timezone_lag_hours` outside −23..=23.
     pub fn build(self) -> Result<Site, ParamError> {
@@ -63,10 +69,10 @@ impl SiteSpec {
             "must be in 1..=cores",
         )?;
         ParamError::check(
-            self.max_walltime.secs() > 0,
+            self.max_walltime.secs() > 0 && self.max_walltime <= MAX_WALLTIME,
             "max_walltime",
             self.max_walltime.secs(),
-            "must be > 0 s",
+            "must be in 1 s..=366 days",
         )?;
         ParamError::check(
             self.watts_per_core.is_finite() && self.watts_per_core >= 0.0,
@@ -358,16 +364,35 @@ pub fn energy_cost_usd(
     duration: Duration,
     mut price: impl FnMut(i64) -> f64,
 ) -> f64 {
+    let never = |h| Ok::<f64, std::convert::Infallible>(price(h));
+    match try_energy_cost_usd(power_watts, start, duration, never) {
+        Ok(usd) => usd,
+        Err(never) => match never {},
+    }
+}
+
+/// [`energy_cost_usd`] with prices that may be missing: stops at the first hour whose price
+/// is an error and returns it, so a long run past the known prices costs one hour's work, not
+/// one per hour of the run.
+///
+/// # Errors
+/// The first error of `price`, in hour order.
+pub fn try_energy_cost_usd<E>(
+    power_watts: f64,
+    start: Time,
+    duration: Duration,
+    mut price: impl FnMut(i64) -> Result<f64, E>,
+) -> Result<f64, E> {
     let end = start.secs().saturating_add(duration.secs().max(0));
     let mut t = start.secs();
     let mut usd_per_watt = 0.0;
     while t < end {
         let hour = t.div_euclid(HOUR_S);
         let next = (hour + 1).saturating_mul(HOUR_S).min(end);
-        usd_per_watt += (next - t) as f64 / HOUR_S as f64 * price(hour);
+        usd_per_watt += (next - t) as f64 / HOUR_S as f64 * price(hour)?;
         t = next;
     }
-    power_watts * usd_per_watt / 1e6
+    Ok(power_watts * usd_per_watt / 1e6)
 }
 
 #[cfg(test)]

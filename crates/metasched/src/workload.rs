@@ -18,11 +18,10 @@
 
 use crate::site::Site;
 use crate::xsede::{XsedeError, parse_sites};
-use cosched_core::{Duration, JobId, ParamError, Time};
+use cosched_core::{Duration, JobId, ParamError, SeedStreams, Time};
 use cosched_workload::swf::{SwfError, SwfReader};
 use cosched_workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 use std::f64::consts::PI;
 use std::path::Path;
 use thiserror::Error;
@@ -179,12 +178,8 @@ impl DiurnalPrices {
                 "must be in [0, 1)",
             )?;
         }
-        // One stream per region, keyed by a stable hash of its name (FNV-1a).
-        let key = region.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        rng.set_stream(key);
+        // One named stream per region.
+        let mut rng = SeedStreams::new(self.seed).stream(&format!("prices {region}"), 0);
         let base = rng.random_range(self.min_base..=self.max_base);
         let phase = rng.random_range(-2.0..=2.0);
         Ok((0..self.hours)
@@ -196,6 +191,9 @@ impl DiurnalPrices {
             .collect())
     }
 }
+
+/// The most jobs [`XsedeLikeWorkload`] generates (its memory grows with them).
+pub const MAX_GENERATED_JOBS: usize = 1_000_000;
 
 /// A generated XSEDE-like grid workload (the examples' default when no trace is given).
 ///
@@ -221,10 +219,16 @@ impl XsedeLikeWorkload {
     /// Generates the jobs for `sites`, sorted by submit time, ids `1..`.
     ///
     /// # Errors
-    /// [`ParamError`] if `sites` is empty, `jobs` is 0 or `load` is not positive and finite.
+    /// [`ParamError`] if `sites` is empty, `jobs` is 0 or above [`MAX_GENERATED_JOBS`] or `load`
+    /// is not positive and finite.
     pub fn generate(&self, sites: &[Site]) -> Result<Vec<TraceJob>, ParamError> {
         ParamError::check(!sites.is_empty(), "sites", 0, "must not be empty")?;
-        ParamError::check(self.jobs >= 1, "jobs", self.jobs, "must be >= 1")?;
+        ParamError::check(
+            (1..=MAX_GENERATED_JOBS).contains(&self.jobs),
+            "jobs",
+            self.jobs,
+            "must be in 1..=1,000,000 (the paper's largest trace has 126,344 jobs)",
+        )?;
         ParamError::check(
             self.load.is_finite() && self.load > 0.0,
             "load",
@@ -240,12 +244,13 @@ impl XsedeLikeWorkload {
             shortest.unwrap_or(Duration::from_hours(1)),
         );
         let total_cores: u64 = sites.iter().map(|s| u64::from(s.spec().cores)).sum();
+        let streams = SeedStreams::new(self.seed);
         let mut rigid = LublinModel::new(largest_job)?.generate(self.jobs, self.seed);
         TsafrirEstimates::new(shortest.max(Duration::from_hours(1)))?
-            .assign(&mut rigid, self.seed.wrapping_add(1));
+            .assign(&mut rigid, streams.family("estimates", 0).root());
         let capacity = u32::try_from(total_cores).unwrap_or(u32::MAX);
         scale_to_offered_load(&mut rigid, capacity, self.load)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(self.seed.wrapping_add(2));
+        let mut rng = streams.stream("submission sites", 0);
         let mut jobs = Vec::with_capacity(rigid.len());
         for job in &rigid {
             let accepts = |k: usize| {

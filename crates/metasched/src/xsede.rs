@@ -11,19 +11,20 @@
 use crate::site::{PriceAnchor, Site, SiteSpec};
 use cosched_core::{Duration, ParamError};
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use thiserror::Error;
 
 /// Why the XSEDE files could not be loaded.
 #[derive(Debug, Error)]
 pub enum XsedeError {
-    /// A file could not be read.
-    #[error("{}: {source}", path.display())]
+    /// A file could not be read. (The cause is part of the message, not a separate
+    /// [`source`](std::error::Error::source), so a printer that walks the chain shows it once.)
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A field is missing or malformed (line and column count from 1; the column is the
     /// field's position in the row).
@@ -41,15 +42,24 @@ pub enum XsedeError {
         message: String,
     },
     /// A row parsed but describes an invalid site.
-    #[error("{}:{line}: {source}", path.display())]
+    #[error("{}:{line}: {error}", path.display())]
     Site {
         /// The file.
         path: PathBuf,
         /// Line number, from 1.
         line: usize,
         /// The rejected parameter.
-        source: ParamError,
+        error: ParamError,
     },
+    /// A price series supplied in place of a file (a generated stand-in) is invalid.
+    #[error("generated prices: {0}")]
+    GeneratedPrices(ParamError),
+}
+
+impl From<ParamError> for XsedeError {
+    fn from(error: ParamError) -> Self {
+        XsedeError::GeneratedPrices(error)
+    }
 }
 
 /// The columns of `xsede_sites.csv`, in order.
@@ -192,6 +202,23 @@ pub fn parse_sites(
         let row: SiteRow = record
             .deserialize(Some(&headers))
             .map_err(|e| field_error(&path, &COLUMNS, Some(&record), &e))?;
+        // The price file lies inside the table's folder (`prices/X.csv`): no `..`, no root,
+        // so a row cannot read outside it.
+        let inside = Path::new(&row.price_file)
+            .components()
+            .all(|part| matches!(part, Component::Normal(_)));
+        if !inside || row.price_file.is_empty() {
+            return Err(XsedeError::Field {
+                path,
+                line,
+                column: 4,
+                field: COLUMNS[3],
+                message: format!(
+                    "`{}` must be a relative path inside the table's folder",
+                    cosched_core::excerpt(&row.price_file)
+                ),
+            });
+        }
         let spec = SiteSpec {
             prices_usd_per_mwh: prices(&row.price_file)?,
             name: row.name,
@@ -202,10 +229,10 @@ pub fn parse_sites(
             gflops_per_core: row.gflops_per_core,
             timezone_lag_hours: row.timezone_lag_hours,
         };
-        let site = spec.build().map_err(|source| XsedeError::Site {
+        let site = spec.build().map_err(|error| XsedeError::Site {
             path: path.clone(),
             line,
-            source,
+            error,
         })?;
         // The shared data's prices are June 2014 from midnight US Eastern (its README).
         sites.push(site.with_price_anchor(PriceAnchor::XSEDE_JUNE_2014));
@@ -242,8 +269,8 @@ pub fn load_prices(path: &Path) -> Result<Vec<f64>, XsedeError> {
 }
 
 fn read(path: &Path) -> Result<String, XsedeError> {
-    std::fs::read_to_string(path).map_err(|source| XsedeError::Io {
+    std::fs::read_to_string(path).map_err(|error| XsedeError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }

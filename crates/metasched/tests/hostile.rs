@@ -5,7 +5,7 @@ use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{Mcmf, PriceModel, SubmissionSite};
 use cosched_metasched::sim::{DataSize, SimConfig, SimError, TransferModel, WaitSource, simulate};
-use cosched_metasched::site::{Site, SiteSpec};
+use cosched_metasched::site::{MAX_WALLTIME, Site, SiteSpec, try_energy_cost_usd};
 use cosched_metasched::workload::TraceJob;
 
 fn site(name: &str, prices: Vec<f64>) -> Result<Site, cosched_core::ParamError> {
@@ -155,4 +155,31 @@ fn day_ahead_prices_can_be_appended_while_the_policy_runs() {
     assert_eq!(policy.assign(&cycle).unwrap().placements[0].site, 1);
     assert!(policy.append_day_ahead(2, &[1.0]).is_err());
     assert!(policy.append_day_ahead(0, &[1e308]).is_err());
+}
+
+/// A site table that accepts runs of 9e18 s would let one job's cost integration loop per hour
+/// without bound (found by hand: a 9e18 s job hung `metasched_table4`); walltimes are capped
+/// at 366 days, and the cost of a run past the known prices stops at the first missing hour.
+#[test]
+fn endless_walltimes_are_refused_and_missing_prices_stop_the_integration() {
+    let mut spec = SiteSpec {
+        name: "a".into(),
+        cores: 4,
+        max_job_cores: 4,
+        max_walltime: Duration(i64::MAX),
+        watts_per_core: 1.0,
+        gflops_per_core: 1.0,
+        prices_usd_per_mwh: vec![10.0; 48],
+        timezone_lag_hours: 0,
+    };
+    assert_eq!(spec.clone().build().unwrap_err().name, "max_walltime");
+    spec.max_walltime = MAX_WALLTIME;
+    assert!(spec.build().is_ok());
+    let mut asked = 0;
+    let err = try_energy_cost_usd(1.0, Time(0), Duration(i64::MAX), |h| {
+        asked += 1;
+        if h < 48 { Ok(10.0) } else { Err(h) }
+    })
+    .unwrap_err();
+    assert_eq!((err, asked), (48, 49));
 }

@@ -4,7 +4,7 @@
 
 use cosched_core::Time;
 use cosched_metasched::price_forecast::{PriceForecastConfig, PriceOutlook, forecast_mape};
-use cosched_metasched::sarima::Sarima;
+use cosched_metasched::sarima::{Sarima, SarimaOrder};
 use cosched_metasched::xsede::load_prices;
 use json::floats;
 use proptest::prelude::*;
@@ -14,6 +14,14 @@ use serde_json::Value;
 mod json;
 #[path = "support/shared.rs"]
 mod shared;
+
+/// The default forecast with the seasonal-difference order the statsmodels fixtures fit.
+fn differenced() -> PriceForecastConfig {
+    PriceForecastConfig {
+        order: SarimaOrder::SeasonalDifference,
+        ..PriceForecastConfig::default()
+    }
+}
 
 fn fixture() -> Value {
     json::parse(include_str!("fixtures/sarima_statsmodels.json"))
@@ -77,14 +85,17 @@ fn day_ahead_mape_on_the_xsede_prices() {
     for path in names {
         let region = path.file_stem().unwrap().to_string_lossy().into_owned();
         let prices = load_prices(&path).unwrap();
-        let acc = forecast_mape(&prices, &PriceForecastConfig::default()).unwrap();
+        // The statsmodels fixture fits the seasonal-difference order.
+        let acc = forecast_mape(&prices, &differenced()).unwrap();
+        let published = forecast_mape(&prices, &PriceForecastConfig::default()).unwrap();
         let theirs = reference[&region].as_f64();
         println!(
-            "{region:>12}: MAPE {:.2} % over {} days ({} hours){}",
+            "{region:>12}: MAPE {:.2} % over {} days ({} hours){}; published order {:.2} %",
             acc.mape_percent,
             acc.days,
             acc.hours,
-            theirs.map_or(String::new(), |t| format!("; statsmodels {t:.2} %"))
+            theirs.map_or(String::new(), |t| format!("; statsmodels {t:.2} %")),
+            published.mape_percent,
         );
         if let Some(theirs) = theirs {
             assert!(
@@ -95,6 +106,7 @@ fn day_ahead_mape_on_the_xsede_prices() {
         }
         if region == "Texas" {
             assert!(acc.mape_percent < 10.0, "paper: 8 %");
+            assert!(published.mape_percent < 10.0, "paper: 8 %");
         }
     }
 }

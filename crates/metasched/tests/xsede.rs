@@ -3,7 +3,7 @@
 
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::policy::{Cycle, GridJob, GridPolicy, Mcmf, SubmissionSite, ZeroWait};
-use cosched_metasched::xsede::{XsedeError, load_sites};
+use cosched_metasched::xsede::{XsedeError, load_prices, load_sites};
 use std::path::{Path, PathBuf};
 
 const HEADER: &str = "site_id,name,location,price_file,cores,power_per_core_watts,\
@@ -168,4 +168,20 @@ fn malformed_fields_are_echoed_briefly() {
         message.contains("p.csv:3: column 1 (`price`)") && message.len() < 400,
         "{message}"
     );
+}
+
+/// An error that carries its cause in its message has no separate `source`, so a printer that
+/// walks the chain (the examples' `exit`) shows the cause once.
+#[test]
+fn causes_are_printed_once() {
+    let dir = write_setting(&["1,A,Here,p.csv,64,10.5,0,9.0,3600,128"], "h\n1\n");
+    let err = load_sites(dir.path()).unwrap_err();
+    assert!(std::error::Error::source(&err).is_none());
+    assert_eq!(
+        err.to_string().matches("invalid parameter").count(),
+        1,
+        "{err}"
+    );
+    let missing = load_prices(&dir.path().join("absent.csv")).unwrap_err();
+    assert!(std::error::Error::source(&missing).is_none(), "{missing}");
 }

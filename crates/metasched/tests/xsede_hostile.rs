@@ -176,3 +176,34 @@ fn a_site_without_prices_is_refused() {
     let err = load_sites(dir.path()).unwrap_err().to_string();
     assert!(err.contains("xsede_sites.csv:2"), "{err}");
 }
+
+/// A `price_file` that leaves the table's folder (`../x.csv`, `a/../../x.csv`, an absolute path)
+/// or names nothing is refused, naming the
+/// line and column, and nothing outside the table's folder is read (hostile-input review: the
+/// traversal guard).
+#[test]
+fn a_price_file_outside_the_folder_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("sites");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(root.path().join("outside.csv"), "price\n30\n").unwrap();
+    let outside = root.path().join("outside.csv");
+    for file in [
+        "../outside.csv",
+        outside.to_str().unwrap(),
+        "sub/../../outside.csv",
+        ".",
+        "",
+    ] {
+        std::fs::write(
+            dir.join("xsede_sites.csv"),
+            format!("{HEADER}\n1,A,Here,{file},64,10.5,0,9.0,3600,32\n"),
+        )
+        .unwrap();
+        let err = load_sites(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains("xsede_sites.csv:2: column 4 (`price_file`)"),
+            "{file:?}: {err}"
+        );
+    }
+}

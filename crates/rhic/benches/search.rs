@@ -3,7 +3,7 @@
 //! an hour of 1-minute I/O samples, the spline, the search, the selection — and the bare
 //! exhaustive search and simulated annealing over 10,000 candidates.
 
-use cosched_core::{Duration, NodeId, Time};
+use cosched_core::{Duration, NodeId, SeedStreams, Time};
 use cosched_rhic::policy::{Observation, PeriodReport, PoolPolicy, ProfileReport};
 use cosched_rhic::{
     Candidate, CompletionParams, CostModel, Goal, Progress, Rhic, RhicConfig, SearchModel,
@@ -108,7 +108,16 @@ fn bench(c: &mut Criterion) {
     });
     screen_and_sort(&all, &mut sorted);
     c.bench_function("annealing_search/10000", |b| {
-        b.iter(|| black_box(annealing_search(&model, black_box(&sorted), 40, 500, 7)))
+        let mut rng = SeedStreams::new(7).stream("annealing", 0);
+        b.iter(|| {
+            black_box(annealing_search(
+                &model,
+                black_box(&sorted),
+                40,
+                500,
+                &mut rng,
+            ))
+        })
     });
 }
 

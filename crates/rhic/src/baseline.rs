@@ -107,14 +107,19 @@ impl Fuzzy {
     }
 }
 
-/// Threshold: every candidate whose predicted residual exceeds `theta · cpu_max`.
+/// Threshold (§5.3): the nodes whose predicted residual exceeds `theta` of their own maximum
+/// CPU, given as `(residual, cpu_max)` pairs.
 ///
 /// ```
 /// use cosched_rhic::baseline::threshold_size;
-/// assert_eq!(threshold_size(&[3.5, 2.5, 1.0], 0.5, 4.0), 2); // residual > 2 cores
+/// // residual > 2 cores on 4-core nodes, > 4 on the 8-core one
+/// assert_eq!(threshold_size([(3.5, 4.0), (2.5, 4.0), (1.0, 4.0), (3.5, 8.0)], 0.5), 2);
 /// ```
-pub fn threshold_size(residuals: &[f64], theta: f64, cpu_max: f64) -> usize {
-    residuals.iter().filter(|&&r| r > theta * cpu_max).count()
+pub fn threshold_size(nodes: impl IntoIterator<Item = (f64, f64)>, theta: f64) -> usize {
+    nodes
+        .into_iter()
+        .filter(|&(residual, cpu_max)| residual > theta * cpu_max)
+        .count()
 }
 
 /// How a baseline sizes the pool.
@@ -218,10 +223,14 @@ impl Baseline {
                 Some(m) => f.next(m, available),
                 None => f.size().min(available),
             },
-            Rule::Threshold(theta) => {
-                let residuals: Vec<f64> = self.sorted.iter().map(Candidate::contribution).collect();
-                threshold_size(&residuals, *theta, self.cpu_max)
-            }
+            // θ of each node's own maximum CPU, `cpu_max` unless it reported another.
+            Rule::Threshold(theta) => threshold_size(
+                self.sorted.iter().map(|c| {
+                    let cpu_max = self.cloud.capacity(c.node).unwrap_or(self.cpu_max);
+                    (c.contribution(), cpu_max)
+                }),
+                *theta,
+            ),
         }
     }
 }

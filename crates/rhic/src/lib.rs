@@ -19,12 +19,12 @@
 //! | I/O curve seeded by the profile: mean-shift with ageing, linear spline through the centres | [`iocurve`]: [`mean_shift`], [`IoCurve`]; [`Rhic::io_curve`] |
 //! | Eq. 4–5: `R_proc`, `T_remaining`; padding and transition damping from the task length | [`completion`]: [`Progress`], [`CompletionParams`] |
 //! | goals: deadline, cost ($1.00/h dedicated, $0.42/h volunteer), energy (incremental on volunteers) | [`goal`]: [`Goal`], [`Score`], [`CostModel`], [`PowerModel`] |
-//! | per-node moving-average foreground predictor over 10–60 min | [`predictor`]: [`MovingAverage`] |
-//! | memory screening by map slots, greedy order, exhaustive search, simulated annealing | [`search`]: [`screen_and_sort`], [`exhaustive_search`], [`annealing_search`] |
+//! | per-node moving-average foreground predictor over 10–60 min; Fig. 8's others (AR, auto-correlation, PRESS's FFT + Markov) | [`predictor`]: [`MovingAverage`], [`predictor::PredictorKind`], [`FftMarkov`] |
+//! | memory screening by map slots, greedy order, exhaustive search or simulated annealing (§4.1) | [`search`]: [`screen_and_sort`], [`exhaustive_search`], [`annealing_search`], [`SearchMethod`] |
 //! | selection adjusting the previous pool, threshold replacement, deferment | [`policy`]: [`Selection`], [`Rhic`] |
 //! | baselines: fixed sizes (exhaustive survey), FUZZY with dead-band and 5 % padding, threshold | [`baseline`] |
-//! | testbed: Table 2, 16-core nodes, sessions and churn, job I/O and work, power | [`env`](mod@env) |
-//! | the runs: profiling, 1-minute periods on 1 s samples, setup/drain, churn, noisy metrics | [`sim`]: [`sim::simulate`] |
+//! | testbed: Table 2, 16-core nodes (or a mix, §4.1), sessions and churn, job I/O and work, power | [`env`](mod@env) |
+//! | the runs: profiling, 1-minute periods on 1 s samples, setup/drain, churn, stragglers and backup tasks, noisy metrics | [`sim`]: [`sim::simulate`] |
 //!
 //! ```
 //! use cosched_core::{Duration, NodeId, Time};
@@ -63,8 +63,9 @@ pub use policy::{
     Assignment, CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy,
     ProfileReport, Rhic, RhicConfig, Selection,
 };
-pub use predictor::{ForegroundTable, MovingAverage};
+pub use predictor::{FftMarkov, ForegroundTable, MovingAverage};
 pub use saturation::SaturationEstimate;
 pub use search::{
-    Candidate, Evaluation, SearchModel, annealing_search, exhaustive_search, screen_and_sort,
+    Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search,
+    screen_and_sort,
 };

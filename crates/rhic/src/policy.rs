@@ -21,8 +21,11 @@ use crate::goal::{Goal, Score};
 use crate::iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
 use crate::predictor::ForegroundTable;
 use crate::saturation::SaturationEstimate;
-use crate::search::{Candidate, SearchModel, exhaustive_search, screen_and_sort};
-use cosched_core::{Duration, NodeId, ParamError, Time};
+use crate::search::{
+    Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search,
+    screen_and_sort,
+};
+use cosched_core::{Duration, NodeId, ParamError, SeedStreams, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -52,13 +55,18 @@ pub struct RhicConfig {
     pub replacement_threshold: f64,
     /// Disk utilisation (in `(0, 1]`) at which `IOSaturation()` of Algorithm 1 holds.
     pub saturation_util: f64,
+    /// How the sizes are searched (§4.1): exhaustively, or by simulated annealing.
+    pub search: SearchMethod,
+    /// Whether cost and energy goals start with Algorithm 1's scaling periods (the paper's
+    /// RHIC: true); false searches right after the profile (an ablation of ours).
+    pub initial_scaling: bool,
 }
 
 impl RhicConfig {
     /// Defaults around the three required values: 30 s setup, a mean-shift bandwidth of
     /// `cpu_max` and 100 iterations, a 10-minute sample half-life and 256 samples, a 10-minute
     /// predictor, 1-minute intervals, a replacement threshold of `cpu_max / 4` and saturation
-    /// at 90 % disk utilisation (the last two ours).
+    /// at 90 % disk utilisation (the last two ours), the exhaustive search.
     pub fn new(dedicated: u32, cpu_max: f64, goal: Goal) -> Self {
         RhicConfig {
             dedicated,
@@ -75,6 +83,8 @@ impl RhicConfig {
             interval: Duration::from_mins(1),
             replacement_threshold: cpu_max / 4.0,
             saturation_util: 0.9,
+            search: SearchMethod::Exhaustive,
+            initial_scaling: true,
         }
     }
 
@@ -128,7 +138,16 @@ impl RhicConfig {
             "saturation_util",
             self.saturation_util,
             "must be in (0, 1]",
-        )
+        )?;
+        if let SearchMethod::Annealing { steps, .. } = self.search {
+            ParamError::check(
+                (1..=1_000_000).contains(&steps),
+                "steps",
+                steps,
+                "must be in 1..=1000000",
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -179,6 +198,15 @@ pub enum Observation {
         foreground_cpu: f64,
         /// Memory a volunteer VM could use, MiB.
         free_memory_mb: u64,
+    },
+    /// The node's CPU capacity, cores (finite, > 0): nodes may differ (§4.1 notes that the
+    /// model adapts to a few hardware types); a node never reported has the policy's
+    /// `CPU_max`.
+    Capacity {
+        /// The node.
+        node: NodeId,
+        /// Its cores.
+        cpu_max: f64,
     },
     /// The node's session ended: it is no longer a candidate.
     Left(NodeId),
@@ -285,6 +313,7 @@ impl CloudView {
                 foreground_cpu,
                 free_memory_mb,
             } => self.nodes.observe(at, node, foreground_cpu, free_memory_mb),
+            Observation::Capacity { node, cpu_max } => self.nodes.set_capacity(node, cpu_max),
             Observation::Left(node) => self.nodes.remove(node),
             Observation::Joined(node) => {
                 self.failed.remove(&node);
@@ -295,6 +324,11 @@ impl CloudView {
             Observation::Profile(_) | Observation::Period(_) => return false,
         }
         true
+    }
+
+    /// The CPU capacity a node reported ([`Observation::Capacity`]), if any.
+    pub fn capacity(&self, node: NodeId) -> Option<f64> {
+        self.nodes.capacity(node)
     }
 
     /// The usable candidates (failed boots excluded), screened and sorted into `sorted`
@@ -648,13 +682,26 @@ impl Rhic {
         }
     }
 
+    /// The configured search ([`SearchMethod`]) over the sorted candidates from the current
+    /// size.
+    fn search(&self, model: &SearchModel<'_>) -> Evaluation {
+        match self.config.search {
+            SearchMethod::Exhaustive => exhaustive_search(model, &self.sorted),
+            SearchMethod::Annealing { steps, seed } => {
+                let index = u64::try_from(model.now.0).unwrap_or(0);
+                let mut rng = SeedStreams::new(seed).stream("annealing", index);
+                annealing_search(model, &self.sorted, model.current, steps, &mut rng)
+            }
+        }
+    }
+
     /// Algorithm 1's next size, or `None` once it has stopped.
     fn scaling_size(&mut self, progress: &Progress) -> Option<(u32, usize)> {
         let Scaling::Period(period) = self.scaling else {
             return None;
         };
         let estimate = self.estimate?;
-        if matches!(self.config.goal, Goal::Deadline(_)) {
+        if matches!(self.config.goal, Goal::Deadline(_)) || !self.config.initial_scaling {
             self.scaling = Scaling::Done; // §4.2: unnecessary for deadlines
             return None;
         }
@@ -664,7 +711,7 @@ impl Rhic {
             None => {
                 let model = self.model(Time(0), None, f64::INFINITY, progress);
                 let c = if progress.rate().is_some() {
-                    exhaustive_search(&model, &self.sorted).size
+                    self.search(&model).size
                 } else {
                     self.sorted.len()
                 };
@@ -711,10 +758,7 @@ impl Rhic {
             None => {
                 let curve = self.io_curve(now);
                 let ceiling = self.extrapolated_saturation_cpu();
-                let best = exhaustive_search(
-                    &self.model(now, curve.as_ref(), ceiling, progress),
-                    &self.sorted,
-                );
+                let best = self.search(&self.model(now, curve.as_ref(), ceiling, progress));
                 (
                     DecisionKind::Search,
                     best.size,

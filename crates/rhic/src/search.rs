@@ -12,6 +12,7 @@ use crate::completion::{CompletionParams, Progress};
 use crate::goal::{Goal, Score};
 use crate::iocurve::IoCurve;
 use cosched_core::{NodeId, Time};
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 /// A volunteer the controller could use: its predicted residual CPU (cores) and the map slots
@@ -157,14 +158,33 @@ pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evalu
     best
 }
 
+/// How RHIC searches the pool sizes at an interval boundary (§4.1): every size (the paper's
+/// prototype, "all possible volunteer counts (0-36) in 250ms"), or simulated annealing, the
+/// alternative the paper implemented "for scalability".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum SearchMethod {
+    /// [`exhaustive_search`].
+    #[default]
+    Exhaustive,
+    /// [`annealing_search`] from the current size, `steps` moves, its random moves drawn from
+    /// the named stream `annealing` of `seed`, indexed by the decision's time (the policy
+    /// holds no RNG: the same time and seed give the same search).
+    Annealing {
+        /// Moves per search (1..=1,000,000).
+        steps: u32,
+        /// Root of the moves' stream.
+        seed: u64,
+    },
+}
+
 /// Simulated annealing over the pool size (§4.1, the alternative for pools too large to
 /// evaluate every size): `steps` moves of ±1..±(n/8 + 1) from `start`, accepted when better
 /// or with probability `exp(−Δ / T)` (Δ relative to the current score, `T` falling linearly
-/// from 0.05 to 0); deterministic for its `seed` (a xorshift, no global RNG). Returns the best
-/// size seen. Prefix sums are built once, O(n + steps).
+/// from 0.05 to 0; the schedule is ours, the paper gives none); the moves are drawn from `rng`.
+/// Returns the best size seen. Prefix sums are built once, O(n + steps).
 ///
 /// ```
-/// use cosched_core::{Duration, NodeId, Time};
+/// use cosched_core::{Duration, NodeId, SeedStreams, Time};
 /// use cosched_rhic::*;
 /// let sorted: Vec<Candidate> = (0..200)
 ///     .map(|i| Candidate { node: NodeId(i), residual_cpu: 3.0, slots: 4 })
@@ -174,7 +194,8 @@ pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evalu
 /// let m = SearchModel { now: Time(600), dedicated: 2, dedicated_cpu: 8.0, cpu_max: 4.0,
 ///     curve: None, ceiling_cpu: 60.0, progress: &p, completion: &c, goal: &g, current: 0 };
 /// let exact = exhaustive_search(&m, &sorted);
-/// let sa = annealing_search(&m, &sorted, 0, 400, 7);
+/// let mut rng = SeedStreams::new(7).stream("annealing", 0);
+/// let sa = annealing_search(&m, &sorted, 0, 400, &mut rng);
 /// assert!(sa.score.value <= exact.score.value * 1.01);
 /// ```
 pub fn annealing_search(
@@ -182,7 +203,7 @@ pub fn annealing_search(
     sorted: &[Candidate],
     start: usize,
     steps: u32,
-    seed: u64,
+    rng: &mut impl Rng,
 ) -> Evaluation {
     let n = sorted.len();
     let mut prefix = Vec::with_capacity(n + 1);
@@ -192,19 +213,12 @@ pub fn annealing_search(
         prefix.push(last + c.contribution());
     }
     let eval = |k: usize| model.evaluate(k, prefix.get(k).copied().unwrap_or(0.0));
-    let mut state = seed | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
     let mut current = eval(start.min(n));
     let mut best = current;
     let reach = n / 8 + 1;
     for step in 0..steps {
-        let by = (next() % reach as u64) as usize + 1;
-        let k = if next() % 2 == 0 {
+        let by = rng.random_range(1..=reach);
+        let k = if rng.random::<bool>() {
             current.size.saturating_add(by).min(n)
         } else {
             current.size.saturating_sub(by)
@@ -216,7 +230,7 @@ pub fn annealing_search(
         let accept = candidate.score < current.score
             || (candidate.score.late == current.score.late
                 && temperature > 0.0
-                && ((next() >> 11) as f64 / (1u64 << 53) as f64) < (-delta / temperature).exp());
+                && rng.random::<f64>() < (-delta / temperature).exp());
         if accept {
             current = candidate;
         }

@@ -17,8 +17,11 @@
 //! have their own stream: every strategy meets the same cloud for the same seed.
 //!
 //! Volunteers compute at `min(residual CPU, map slots)` on their hosts, scaled by the disks'
-//! service; their tasks commit every task length, so a volunteer whose host session ends loses
-//! the work in flight; a volunteer the policy drops finishes its tasks first (drains, at most
+//! service; a wave of their tasks (one per slot, the job's task length of work each at full
+//! speed) commits when done, so a volunteer whose host session ends loses the work in flight,
+//! and a starved or busy volunteer straggles: once no work is left to hand out, the job ends
+//! with its last wave, or with backup copies on the dedicated nodes if those finish first
+//! (`backup_tasks`, Hadoop's speculative execution; the tail model is ours); a volunteer the policy drops finishes its tasks first (drains, at most
 //! `max_drain`, charged meanwhile); a volunteer added boots for `setup` (charged, not
 //! computing). Money: dedicated nodes for the whole run, volunteers for their seconds in the
 //! pool ([`CostModel::bill`]). Energy: dedicated nodes in full (idle plus the CPU they
@@ -29,8 +32,10 @@ use crate::completion::Progress;
 use crate::env::{self, ForegroundProcess, JobProfile, Workload, gap_s};
 use crate::goal::{Bill, CostModel, Goal, PowerModel};
 use crate::policy::{
-    Assignment, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic, RhicConfig,
+    Assignment, DecisionKind, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic,
+    RhicConfig,
 };
+use crate::search::SearchMethod;
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
 use cosched_core::seed::{SeedStreams, StreamRng};
 use cosched_core::{Duration, NodeId, ParamError, Time};
@@ -41,8 +46,14 @@ use std::collections::BTreeMap;
 /// The interactive cloud and its noise.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnvConfig {
-    /// `CPU_max`: cores per node, interactive and dedicated alike (> 0; §5.1: 16).
+    /// `CPU_max`: cores per node, dedicated and (unless `interactive_cores` says otherwise)
+    /// interactive (> 0; §5.1: 16).
     pub cores: u32,
+    /// Cores of interactive node slot `i`, cycling through the list (each in 1..=1024); empty
+    /// (the default, the paper's homogeneous ARC testbed): every slot has `cores`. The policy
+    /// is told each node's capacity ([`Observation::Capacity`]); §4.1 notes the model extends
+    /// to a few hardware types, Fig. 7 that Hadoop tolerates uneven per-node CPU.
+    pub interactive_cores: Vec<u32>,
     /// Memory the foreground and volunteer VMs of a node share, MiB (§5.1: 8 GB).
     pub shared_memory_mb: u64,
     /// Interactive nodes (host slots), each hosting one session at a time.
@@ -71,6 +82,11 @@ pub struct EnvConfig {
     pub max_drain: Duration,
     /// Probability that a volunteer VM fails to boot, in `[0, 1]` (ours: 0).
     pub boot_failure: f64,
+    /// Backup (speculative) copies of straggling tasks at the job's end (Hadoop's default, the
+    /// LATE scheduler the paper cites [22]): once no work is left to hand out, every task still
+    /// running on a volunteer also starts on a free dedicated slot, and whichever copy
+    /// finishes first counts. Without them the job waits for its slowest volunteer.
+    pub backup_tasks: bool,
     /// CPU a volunteer VM burns besides the job's (cores, ≥ 0; ours), for energy.
     pub vm_overhead_cpu: f64,
 }
@@ -84,6 +100,7 @@ impl Default for EnvConfig {
     fn default() -> Self {
         EnvConfig {
             cores: env::CORES,
+            interactive_cores: Vec::new(),
             shared_memory_mb: env::SHARED_VM_MEMORY_MB,
             interactive_nodes: 36,
             workloads: Workload::ALL.to_vec(),
@@ -97,6 +114,7 @@ impl Default for EnvConfig {
             setup: Duration(30),
             max_drain: Duration::from_mins(5),
             boot_failure: 0.0,
+            backup_tasks: true,
             vm_overhead_cpu: 0.1,
         }
     }
@@ -145,6 +163,10 @@ pub struct SimConfig {
     pub profiling: Duration,
     /// FUZZY's dead-band, relative (≥ 0; ours: 2 %).
     pub fuzzy_deadband: f64,
+    /// How RHIC searches the sizes (§4.1: exhaustive, or simulated annealing).
+    pub rhic_search: SearchMethod,
+    /// Whether RHIC starts cost and energy runs with Algorithm 1 (the paper: true).
+    pub rhic_initial_scaling: bool,
     /// The run gives up (unfinished) here.
     pub max_time: Duration,
     /// Root of every random stream of the run.
@@ -155,7 +177,8 @@ impl SimConfig {
     /// A run of `profile`'s work ([`JobProfile::work_core_s`]) on its dedicated nodes
     /// ([`JobProfile::dedicated`]) under `strategy` and `goal`, with [`EnvConfig::default`],
     /// the paper's prices ($1.00/h, $0.42/h), the ARC power model ([`PowerModel::arc`]),
-    /// 1-minute intervals and profiling, a 2 % FUZZY dead-band, at most 24 hours.
+    /// 1-minute intervals and profiling, a 2 % FUZZY dead-band, RHIC's Algorithm 1 and exhaustive
+    /// search, at most 24 hours.
     pub fn new(profile: JobProfile, goal: Goal, strategy: Strategy) -> Self {
         SimConfig {
             env: EnvConfig::default(),
@@ -169,6 +192,8 @@ impl SimConfig {
             interval: Duration::from_mins(1),
             profiling: Duration::from_mins(1),
             fuzzy_deadband: 0.02,
+            rhic_search: SearchMethod::Exhaustive,
+            rhic_initial_scaling: true,
             max_time: Duration::from_hours(24),
             seed: 1,
         }
@@ -177,6 +202,20 @@ impl SimConfig {
     fn validate(&self) -> Result<(), ParamError> {
         let e = &self.env;
         ParamError::check(e.cores > 0, "cores", e.cores, "must be > 0")?;
+        ParamError::check(
+            e.interactive_cores.len() <= 100_000,
+            "interactive_cores",
+            e.interactive_cores.len(),
+            "must list at most 100000 entries",
+        )?;
+        for &c in &e.interactive_cores {
+            ParamError::check(
+                (1..=1024).contains(&c),
+                "interactive_cores",
+                c,
+                "each must be in 1..=1024",
+            )?;
+        }
         ParamError::check(
             !e.workloads.is_empty(),
             "workloads",
@@ -300,6 +339,8 @@ impl SimConfig {
                 let mut rc = RhicConfig::new(self.dedicated, cores, self.goal);
                 rc.interval = self.interval;
                 rc.setup = self.env.setup;
+                rc.search = self.rhic_search;
+                rc.initial_scaling = self.rhic_initial_scaling;
                 Box::new(Rhic::new(rc)?)
             }
             Strategy::Fixed(k) => baseline(Rule::Fixed(k)),
@@ -329,6 +370,8 @@ pub struct PoolSample {
     /// Foreground CPU of the whole cloud over the period, core-seconds: the environment,
     /// whatever the policy.
     pub foreground_core_s: f64,
+    /// How the policy's decision at this boundary was reached (`None` for the final sample).
+    pub decision: Option<DecisionKind>,
 }
 
 /// What a run measured.
@@ -401,8 +444,9 @@ struct Session {
     fg_cores: f64,
 }
 
-/// An interactive node slot and its streams.
+/// An interactive node slot, its cores and its streams.
 struct Slot {
+    cores: f64,
     session: Option<Session>,
     rng: StreamRng,
     reading: StreamRng,
@@ -416,7 +460,6 @@ struct Volunteer {
     ready: bool,
     drain_by: Option<i64>,
     uncommitted: f64,
-    since_commit_s: f64,
 }
 
 /// Sums over one period.
@@ -455,6 +498,8 @@ struct World<'a> {
     profiled: bool,
     redecide: bool,
     finished_at: Option<i64>,
+    /// When the last work was handed out (the straggler tail began).
+    tail_since: Option<i64>,
     trace: Vec<PoolSample>,
     error: Option<ParamError>,
 }
@@ -471,7 +516,9 @@ impl World<'_> {
         q: &mut EventQueue<Ev>,
     ) -> Result<(), EngineError> {
         let env = &self.config.env;
-        let slot = &mut self.slots[i];
+        let Some(slot) = self.slots.get_mut(i) else {
+            return Ok(());
+        };
         let w = env.workloads[slot.rng.random_range(0..env.workloads.len())];
         let stats = w.stats();
         let length = if under_way {
@@ -485,6 +532,7 @@ impl World<'_> {
             return Ok(());
         };
         let process = model.start(&mut slot.rng);
+        let cpu_max = slot.cores;
         let node = NodeId(self.next_node);
         self.next_node = self.next_node.saturating_add(1);
         slot.session = Some(Session {
@@ -494,6 +542,7 @@ impl World<'_> {
             fg_cores: 0.0,
         });
         self.slot_of.insert(node, i);
+        self.tell(q.now(), &Observation::Capacity { node, cpu_max });
         q.schedule_in(Duration(length.clamp(1.0, 1e15) as i64), Ev::SessionEnd(i))?;
         Ok(())
     }
@@ -526,13 +575,20 @@ impl World<'_> {
         let cores = self.cores;
         for slot in &mut self.slots {
             if let Some(s) = &mut slot.session {
-                s.fg_cores = s.process.step(&mut slot.rng) / 100.0 * cores;
+                s.fg_cores = s.process.step(&mut slot.rng) / 100.0 * slot.cores;
                 self.meter.foreground += s.fg_cores;
             }
         }
+        // In the tail (no work left to hand out) only volunteers with a task in flight compute.
+        let tail = self.tail_since.is_some();
         let residual = |slots: &[Slot], v: &Volunteer| {
-            slots[v.slot].session.map_or(0.0, |s| {
-                (cores - s.fg_cores).max(0.0).min(f64::from(v.slots))
+            if tail && v.uncommitted <= 0.0 {
+                return 0.0;
+            }
+            slots.get(v.slot).map_or(0.0, |slot| {
+                slot.session.map_or(0.0, |s| {
+                    (slot.cores - s.fg_cores).max(0.0).min(f64::from(v.slots))
+                })
             })
         };
         let demand: f64 = self
@@ -543,12 +599,18 @@ impl World<'_> {
             .sum();
         let io = env::io_second(config.profile.bw_util(), cores, &self.shares, demand);
         let dedicated_cpu = f64::from(config.dedicated) * cores;
-        self.completed += io.dedicated_cpu;
+        if !tail {
+            // In the tail the dedicated nodes run backups and the reduce (their power is still
+            // billed), no new map work.
+            self.completed += io.dedicated_cpu;
+        }
         let power = &config.power;
         let ded_w =
             f64::from(config.dedicated) * power.idle_w() + power.dynamic_w(io.dedicated_cpu, cores);
         self.dedicated_j += ded_w;
         let task_s = config.profile.task_s();
+        let slot_cores =
+            |slots: &[Slot], v: &Volunteer| slots.get(v.slot).map_or(cores, |s| s.cores);
         let mut volunteers_w = 0.0;
         let mut consumed = io.dedicated_cpu;
         let mut leaving = Vec::new();
@@ -559,11 +621,13 @@ impl World<'_> {
             if v.ready {
                 used = residual(&self.slots, v) * io.volunteer_fraction;
                 v.uncommitted += used;
-                v.since_commit_s += 1.0;
-                if v.since_commit_s >= task_s {
-                    self.completed += v.uncommitted;
+                // A wave of tasks is `task_s` seconds of work on each slot at full speed: a
+                // volunteer short of CPU (a busy foreground, a smaller node) or starved by
+                // the disks takes longer over it (a straggler).
+                if v.uncommitted >= task_s * f64::from(v.slots.max(1)) {
+                    // In the tail a wave may hold more than the work left: the job's total caps.
+                    self.completed = (self.completed + v.uncommitted).min(config.work);
                     v.uncommitted = 0.0;
-                    v.since_commit_s = 0.0;
                     if v.drain_by.is_some() {
                         leaving.push(node);
                     }
@@ -573,7 +637,7 @@ impl World<'_> {
                 leaving.push(node);
             }
             consumed += used;
-            let w = power.dynamic_w(used + env.vm_overhead_cpu, cores);
+            let w = power.dynamic_w(used + env.vm_overhead_cpu, slot_cores(&self.slots, v));
             volunteers_w += w;
             *self.joules.entry(node).or_insert(0.0) += w;
         }
@@ -591,9 +655,21 @@ impl World<'_> {
             .cost
             .usd_per_s(config.dedicated as usize, self.pool.len());
         m.joules += ded_w + volunteers_w;
-        if self.completed + in_flight >= config.work {
-            self.completed = config.work;
-            self.finished_at = Some(t + 1);
+        if self.tail_since.is_none() && self.completed + in_flight >= config.work {
+            self.tail_since = Some(t + 1);
+        } else if tail && !env.backup_tasks && self.completed + in_flight < config.work {
+            self.tail_since = None; // a departed volunteer's task goes back to the pool
+        }
+        // The job ends when its last task does: every volunteer's wave committed, or, with
+        // backup tasks, a backup copy (started on a dedicated slot at the tail's start, at the
+        // disks' pace) done first.
+        if let Some(since) = self.tail_since {
+            let pace = io.dedicated_cpu / dedicated_cpu.max(1e-9);
+            let backups_done = env.backup_tasks && (t + 1 - since) as f64 * pace >= task_s;
+            if in_flight <= 0.0 || backups_done {
+                self.completed = config.work;
+                self.finished_at = Some(t + 1);
+            }
         }
     }
 
@@ -626,7 +702,6 @@ impl World<'_> {
                     ready: false,
                     drain_by: None,
                     uncommitted: 0.0,
-                    since_commit_s: 0.0,
                 },
             );
             self.joins += 1;
@@ -697,12 +772,17 @@ impl World<'_> {
             available: self.slot_of.len(),
             completed: self.completed,
             foreground_core_s: m.foreground,
+            decision: None,
         });
         self.meter = Meter {
             reported_at_start: progress.completed(),
             ..Meter::default()
         };
-        let target = self.policy.decide(now, &progress).volunteers.clone();
+        let decision = self.policy.decide(now, &progress);
+        let (target, kind) = (decision.volunteers.clone(), decision.kind);
+        if let Some(sample) = self.trace.last_mut() {
+            sample.decision = Some(kind);
+        }
         self.apply(&target, now.0, q)?;
         q.schedule_in(config.interval, Ev::Period)?;
         Ok(())
@@ -773,7 +853,6 @@ impl Simulation for World<'_> {
         if self.finished_at.is_some() {
             return Ok(());
         }
-        let cores = self.cores;
         let sd = self.config.env.cpu_noise;
         let noise = Normal::new(0.0, sd).ok();
         let mut readings = Vec::with_capacity(self.slots.len());
@@ -782,7 +861,7 @@ impl Simulation for World<'_> {
                 let e = noise.map_or(0.0, |n| n.sample(&mut slot.reading));
                 readings.push(Observation::Node {
                     node: s.node,
-                    foreground_cpu: (s.fg_cores + e).clamp(0.0, cores),
+                    foreground_cpu: (s.fg_cores + e).clamp(0.0, slot.cores),
                     free_memory_mb: s.free_memory_mb,
                 });
             }
@@ -826,6 +905,10 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
     let shares = env::io_shares(config.dedicated, env.imbalance, &mut io_rng);
     let slots = (0..env.interactive_nodes)
         .map(|i| Slot {
+            cores: match env.interactive_cores.as_slice() {
+                [] => cores,
+                list => list.get(i % list.len()).map_or(cores, |&c| f64::from(c)),
+            },
             session: None,
             rng: streams.stream("slot", i as u64),
             reading: streams.stream("reading", i as u64),
@@ -853,6 +936,7 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
         profiled: false,
         redecide: false,
         finished_at: None,
+        tail_since: None,
         trace: Vec::new(),
         error: None,
     };
@@ -874,6 +958,7 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
         available: world.slot_of.len(),
         completed: world.completed,
         foreground_core_s: world.meter.foreground,
+        decision: None,
     });
     let volunteer_s: Vec<(NodeId, u64)> = world.charged_s.into_iter().collect();
     let bill = config.cost.bill(config.dedicated, end as u64, &volunteer_s);

@@ -189,3 +189,58 @@ fn decides_at_zero_progress_and_serialises() {
         Goal::Cost(CostModel::new(1_000_000, 50_000_000))
     );
 }
+
+/// Simulated annealing as the configured search (§4.1): without Algorithm 1 the first decision
+/// is a search; annealing lands on the exhaustive search's size on this small, smooth problem,
+/// the same time and seed give the same decision, and an absurd step count is rejected.
+#[test]
+fn annealing_is_a_search_option_deterministic_for_its_seed() {
+    use cosched_rhic::SearchMethod;
+    let run = |search: SearchMethod| {
+        let mut c = RhicConfig::new(2, CORES, Goal::Cost(CostModel::default()));
+        c.search = search;
+        c.initial_scaling = false;
+        let mut r = Rhic::new(c).expect("valid");
+        for n in 0..20 {
+            r.observe(Time(59), &node(n, 4.0)).expect("valid");
+        }
+        let profile = ProfileReport {
+            bw_util: 0.25,
+            dedicated_cpu: 32.0,
+            slot_memory_mb: 256,
+            task_s: 60.0,
+        };
+        r.observe(Time(60), &Observation::Profile(profile))
+            .expect("valid");
+        r.decide(Time(60), &progress(1000.0)).clone()
+    };
+    let exact = run(SearchMethod::Exhaustive);
+    let sa = SearchMethod::Annealing { steps: 60, seed: 9 };
+    let (a, b) = (run(sa), run(sa));
+    assert_eq!(exact.kind, DecisionKind::Search);
+    assert_eq!(a, b);
+    assert_eq!(a.volunteers.len(), exact.volunteers.len());
+    let mut c = RhicConfig::new(2, CORES, Goal::Cost(CostModel::default()));
+    c.search = SearchMethod::Annealing { steps: 0, seed: 1 };
+    assert_eq!(Rhic::new(c).err().map(|e| e.name), Some("steps"));
+}
+
+/// A node's own capacity: a 4-core node offers at most 4 cores and 4 slots, beside the
+/// default 16-core ones.
+#[test]
+fn a_reported_capacity_bounds_the_candidate() {
+    let mut r = profiled(Goal::Cost(CostModel::default()));
+    r.observe(
+        Time(61),
+        &Observation::Capacity {
+            node: NodeId(3),
+            cpu_max: 4.0,
+        },
+    )
+    .expect("valid");
+    r.observe(Time(61), &node(3, 1.0)).expect("valid");
+    let c = r.candidates();
+    let small = c.iter().find(|c| c.node == NodeId(3)).expect("a candidate");
+    assert!(small.residual_cpu <= 4.0 && small.slots <= 4, "{small:?}");
+    assert_eq!(c.last().map(|c| c.node), Some(NodeId(3))); // the least available
+}

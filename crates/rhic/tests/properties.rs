@@ -179,14 +179,24 @@ proptest! {
         }
     }
 
+    /// Threshold over a mix of node sizes: never more than the nodes, never more for a higher
+    /// θ, every node with a residual at θ = 0, and a node counts by its own size.
     #[test]
-    fn threshold_takes_exactly_the_nodes_above_theta(
-        mut residuals in prop::collection::vec(0.0f64..4.0, 0..40),
+    fn threshold_is_monotone_in_theta_over_mixed_nodes(
+        nodes in prop::collection::vec((0.0f64..16.0, prop::sample::select(vec![4.0, 8.0, 16.0])), 0..40),
         theta in 0.0f64..1.0,
+        more in 0.0f64..1.0,
     ) {
-        residuals.sort_by(|a, b| b.total_cmp(a));
-        let k = threshold_size(&residuals, theta, 4.0);
-        prop_assert_eq!(k, residuals.iter().filter(|&&r| r > theta * 4.0).count());
+        let nodes: Vec<(f64, f64)> = nodes.into_iter().map(|(r, c)| (r.min(c), c)).collect();
+        let k = threshold_size(nodes.iter().copied(), theta);
+        prop_assert!(k <= nodes.len());
+        prop_assert!(threshold_size(nodes.iter().copied(), theta + more) <= k);
+        prop_assert_eq!(
+            threshold_size(nodes.iter().copied(), 0.0),
+            nodes.iter().filter(|n| n.0 > 0.0).count()
+        );
+        let full = nodes.iter().filter(|n| n.0 >= n.1).count();
+        prop_assert!(threshold_size(nodes.iter().copied(), 0.999_999) >= full);
     }
 
     #[test]

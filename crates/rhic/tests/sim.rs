@@ -210,3 +210,87 @@ fn failed_boots_are_not_retried() {
     assert!(o.finished);
     assert!(o.joins <= 8, "{} joins for 8 nodes", o.joins);
 }
+
+/// Heterogeneous interactive nodes: a cloud of 4-core nodes gives the same pool less CPU than
+/// the paper's 16-core ones, so the job takes longer; RHIC never asks a small node for more
+/// slots than it has cores.
+#[test]
+fn smaller_interactive_nodes_contribute_less() {
+    let c = config(
+        JobProfile::Pi,
+        Sizing::Fixed(8),
+        Goal::Energy(PowerModel::arc()),
+        1.0,
+        3,
+    );
+    let big = run(&c);
+    let small = run(&SimConfig {
+        env: cosched_rhic::sim::EnvConfig {
+            interactive_cores: vec![4],
+            ..c.env.clone()
+        },
+        ..c.clone()
+    });
+    assert!(small.completion > big.completion, "{small:?} vs {big:?}");
+    let mixed = SimConfig {
+        env: cosched_rhic::sim::EnvConfig {
+            interactive_cores: vec![4, 16],
+            ..c.env.clone()
+        },
+        strategy: Sizing::Rhic,
+        ..c.clone()
+    };
+    let o = run(&mixed);
+    assert!(o.finished);
+    let bad = SimConfig {
+        env: cosched_rhic::sim::EnvConfig {
+            interactive_cores: vec![0],
+            ..c.env.clone()
+        },
+        ..c
+    };
+    assert!(simulate(&bad).is_err());
+}
+
+/// Stragglers: once no work is left to hand out, the job waits for its volunteers' last
+/// waves, slow where the disks starve them (Grep on 2 dedicated nodes) or the foreground is
+/// busy (Matlab: the highest bursts); backup copies
+/// on the dedicated nodes (Hadoop's speculative execution) cut that tail, never lengthen it,
+/// and the job is never done before its work is.
+#[test]
+fn backup_tasks_shorten_the_straggler_tail() {
+    let (mut with, mut without) = (0, 0);
+    for (seed, p) in (1..=8).zip(
+        [JobProfile::Grep, JobProfile::Wordcount]
+            .into_iter()
+            .cycle(),
+    ) {
+        let mut c = config(
+            p,
+            Sizing::Fixed(8),
+            Goal::Energy(PowerModel::arc()),
+            1.0,
+            seed,
+        );
+        c.env.workloads = vec![cosched_rhic::env::Workload::Matlab];
+        let on = run(&c);
+        let off = run(&SimConfig {
+            env: cosched_rhic::sim::EnvConfig {
+                backup_tasks: false,
+                ..c.env.clone()
+            },
+            ..c.clone()
+        });
+        assert!(
+            on.completion <= off.completion,
+            "seed {seed}: {on:?} vs {off:?}"
+        );
+        for o in [&on, &off] {
+            let last = o.trace.last().expect("a final sample");
+            assert!(o.finished && (last.completed - c.work).abs() < 1e-6);
+        }
+        with += on.completion.0;
+        without += off.completion.0;
+    }
+    assert!(with < without, "backups {with} s vs none {without} s");
+}

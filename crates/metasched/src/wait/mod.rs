@@ -11,13 +11,17 @@
 //!   started jobs, DBSCAN clusters, the weighted mean wait of a close cluster, else ridge
 //!   regression (its module docs give the choices the paper leaves open);
 //! - [`dbscan`]: DBSCAN under the Manhattan distance, label-for-label as scikit-learn's;
-//! - [`ridge`]: ridge regression in closed form (Cholesky), as scikit-learn's `Ridge`.
+//! - [`ridge`]: ridge regression in closed form (Cholesky), as scikit-learn's `Ridge`;
+//! - [`FeatureWeighting`]: range scaling alone, or the published predictor's correlation
+//!   weights ([`correlation_weights`]).
 
 mod clustered;
 pub mod dbscan;
 pub mod ridge;
+mod weighting;
 
 pub use clustered::{ClusteredWaitConfig, ClusteredWaitPredictor, PredictionSource};
+pub use weighting::{FeatureWeighting, correlation_weights};
 
 use cosched_core::Duration;
 

@@ -1,0 +1,1095 @@
+//! The hybrid scheduling policy (Fan et al., IPDPS 2022, §III-B) on the workspace's protocol:
+//! observations in, [`Command`]s out. [`HybridPolicy`] owns every decision of the paper's six
+//! mechanisms — the notice strategy's reservations ([`NoticeBoard`]), the on-arrival mechanism
+//! ([`Mechanism`]), the guests of reserved idle nodes, the on-demand jobs waiting at the front
+//! of the queue, CUP's planned preemptions, the lenders getting their nodes back, and the
+//! malleable start / expand rules — and the baseline ("FCFS/EASY backfilling without special
+//! treatments", Table III) is the same type built with [`HybridPolicy::baseline`].
+//!
+//! It holds no clock, RNG or I/O and never touches the platform: each call takes the time, an
+//! observation and a read-only [`PlatformView`], and returns commands for an executor to carry
+//! out. The simulator ([`crate::sim`]) is one executor; a resource manager is another.
+//!
+//! ## The protocol
+//! Observations, in the order an executor sees them at one instant:
+//! - [`HybridPolicy::on_completion`] / [`HybridPolicy::on_interrupted`]: a batch job ended, or
+//!   a node failure stopped it (§V-C);
+//! - [`HybridPolicy::on_node_lost`]: a node the policy had reserved failed;
+//! - [`HybridPolicy::on_tick`]: a [`Timer`] the policy asked for ([`Command::Wake`]): a
+//!   reservation's expiry (§III-B3) or one of CUP's planned preemptions;
+//! - [`HybridPolicy::on_notice`]: an advance notice (§III-B1);
+//! - [`HybridPolicy::on_arrival`]: an on-demand job arrived (§III-B2);
+//! - [`HybridPolicy::on_on_demand_end`] / [`HybridPolicy::on_on_demand_failure`]: an
+//!   on-demand job completed (§III-B4), or a failure killed it (it is handled as a new arrival,
+//!   and has lost its instant start, Obs. 14);
+//! - [`HybridPolicy::on_start`]: the executor started a batch job in a pass the policy asked
+//!   for;
+//! - [`HybridPolicy::settle`], called until it returns no command: once the instant's events
+//!   are in, the policy serves the on-demand jobs waiting at the front, gives lenders their
+//!   nodes back, lets reservations collect idle nodes, lends reserved idle nodes to guests,
+//!   runs the batch pass and expands malleable jobs. Each call sees the platform after the
+//!   previous call's commands.
+//!
+//! ## Commands, and how a resource manager applies them
+//! The simulator applies each command to a [`cosched_batch::BatchCluster`]. On Slurm:
+//!
+//! | command | Slurm |
+//! |---|---|
+//! | [`Command::Preempt`] | `scontrol requeue <job>` (a malleable job gets `GraceTime` = the two-minute warning to save its state, §III-A); it keeps its submit time |
+//! | [`Command::Resize`] | `scontrol update JobId=<job> NumNodes=<to>` |
+//! | [`Command::Reserve`] | `scontrol create reservation` (or `update ReservationName=od-<job> Nodes+=…`) on the named idle nodes |
+//! | [`Command::Release`] | `scontrol update ReservationName=od-<job> Nodes-=…`, or `delete` once empty |
+//! | [`Command::Assign`], [`Command::AssignIdle`] | move the reserved / idle nodes into the on-demand job's allocation |
+//! | [`Command::StartOnDemand`] | start the on-demand job in its reservation (`sbatch --reservation=od-<job>`) |
+//! | [`Command::Unassign`] | give the nodes gathered for an on-demand job that must wait back to the partition |
+//! | [`Command::Submit`] | the baseline: `sbatch` the on-demand job like any batch job |
+//! | [`Command::Schedule`] | [`BatchPass::Site`]: Slurm's own scheduler and backfill; [`BatchPass::Listed`]: raise the listed jobs to the top priority; [`BatchPass::Guests`]: let the chosen queued jobs run in the reservation (`scontrol update JobId=… ReservationName=od-<job>`) |
+//! | [`Command::Wake`] | a timer in the adapter |
+//!
+//! The batch passes go through [`cosched_batch::BatchScheduler`] and its [`Pass`] view — the
+//! batch crate's own policy protocol — with the policy's schedulers: [`MalleableFirst`]
+//! around the site's scheduler, [`StartListed`] and [`GuestPicker`].
+//!
+//! ## Decisions, by the paper's sections
+//! - **Notice (§III-B1).** N ignores it. CUA and CUP reserve the idle nodes named by the view,
+//!   then collect nodes as they free (earliest notice first). CUP plans preemptions before the
+//!   estimated arrival ([`NoticeBoard::notice`]); each waits for its [`Timer::Planned`] and is
+//!   **cancelled** when its on-demand job arrives (early), when its reservation expires (the
+//!   job is late or never comes), when the reservation is already complete, or when the target
+//!   no longer runs the run it was planned on. A second notice for the same job **re-plans**:
+//!   the old plans are cancelled and the reservation follows the new estimate and size
+//!   ([`NoticeBoard::renotice`]).
+//! - **Guests.** A reservation's idle nodes run queued jobs expected to end before the arrival,
+//!   then malleable jobs ([`crate::notice::guests`]); they are preempted at the arrival, and
+//!   the nodes of a guest that ends go back to the reservation.
+//! - **Arrival (§III-B2).** The job takes its reserved nodes, then idle nodes, then what
+//!   PAA / SPAA free ([`Mechanism::decide`]); if no choice frees enough it gives back what it
+//!   gathered and waits at the front of the queue, first come first served among such jobs.
+//! - **Estimated arrival (§III-B3).** A reservation is released 10 minutes after its estimate.
+//! - **Completion (§III-B4).** Lenders get their nodes back: a shrunk job still running expands
+//!   by what it lent to *this* job, a preempted job still queued starts if it fits.
+//! - **Malleable jobs (§II-A, §III-A, Obs. 6).** Under a mechanism a malleable head that does
+//!   not fit at its largest size starts on the idle nodes if they reach its smallest size; EASY
+//!   backfills malleable jobs at the size that fits; running malleable jobs below their largest
+//!   size expand into nodes left idle, as far as EASY's reservation for the queue head allows.
+
+use crate::HybridError;
+use crate::mechanism::{Decision, Mechanism, MechanismKind, RunningKind, RunningView};
+use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
+use cosched_batch::{BatchScheduler, Pass, Shadow};
+use cosched_core::{Duration, JobId, NodeId, Time};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+/// A mechanism: a notice strategy composed with an on-arrival mechanism (the paper's six).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Composite {
+    /// On notice.
+    pub notice: NoticeStrategy,
+    /// On arrival.
+    pub arrival: MechanismKind,
+}
+
+impl Composite {
+    /// The six compositions in the paper's order: N, CUA, CUP × PAA, SPAA.
+    pub const ALL: [Composite; 6] = [
+        Composite::new(NoticeStrategy::N, MechanismKind::Paa),
+        Composite::new(NoticeStrategy::N, MechanismKind::Spaa),
+        Composite::new(NoticeStrategy::Cua, MechanismKind::Paa),
+        Composite::new(NoticeStrategy::Cua, MechanismKind::Spaa),
+        Composite::new(NoticeStrategy::Cup, MechanismKind::Paa),
+        Composite::new(NoticeStrategy::Cup, MechanismKind::Spaa),
+    ];
+
+    /// `notice` × `arrival`.
+    pub const fn new(notice: NoticeStrategy, arrival: MechanismKind) -> Composite {
+        Composite { notice, arrival }
+    }
+}
+
+impl fmt::Display for Composite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let arrival = match self.arrival {
+            MechanismKind::Paa => "PAA",
+            MechanismKind::Spaa => "SPAA",
+        };
+        write!(f, "{}&{arrival}", self.notice)
+    }
+}
+
+/// The name of a configuration in reports: `baseline` without a mechanism, else e.g.
+/// `CUP&SPAA`.
+///
+/// ```
+/// use cosched_hybrid::{Composite, mechanism_name};
+/// assert_eq!(mechanism_name(None), "baseline");
+/// assert_eq!(mechanism_name(Some(Composite::ALL[5])), "CUP&SPAA");
+/// ```
+pub fn mechanism_name(mechanism: Option<Composite>) -> String {
+    mechanism.map_or_else(|| "baseline".to_string(), |m| m.to_string())
+}
+
+/// A running batch job's current run, as the platform reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Nodes it holds.
+    pub size: u32,
+    /// When the scheduler expects it to end.
+    pub predicted_end: Time,
+    /// When the run started (a resize keeps the run; a preemption ends it): a plan made for
+    /// one run does not apply to the next.
+    pub started: Time,
+}
+
+/// What the platform shows the policy (read-only). The executor implements it over its
+/// state; a resource-manager adapter over `squeue` / `sinfo` / `scontrol show`.
+pub trait PlatformView {
+    /// Up to `n` idle nodes of the batch pool, in the order the platform hands them out.
+    fn idle_nodes(&self, n: usize) -> Vec<NodeId>;
+    /// Idle nodes in the batch pool.
+    fn idle_count(&self) -> u32;
+    /// The on-demand job a node is reserved for and idle on (not lent to a guest), if any.
+    fn reserved_for(&self, node: NodeId) -> Option<JobId>;
+    /// The running batch jobs (on-demand jobs under a mechanism excluded), in the workload's
+    /// (submit, id) order, with what the mechanisms need of them.
+    fn running(&self, now: Time) -> Vec<PlannedJob>;
+    /// A running batch job's current run, `None` if it is not running.
+    fn run(&self, job: JobId) -> Option<RunInfo>;
+    /// Whether a batch job waits in the queue.
+    fn is_queued(&self, job: JobId) -> bool;
+    /// Nodes an on-demand job holds (gathered while it waits, or running).
+    fn held(&self, job: JobId) -> u32;
+    /// Jobs in the batch queue.
+    fn queue_len(&self) -> usize;
+    /// Counts the jobs entering the batch queue (submissions and requeues): equal values mean
+    /// no job was added in between.
+    fn queue_epoch(&self) -> u64;
+    /// EASY's shadow for the queue head at `now`, `None` with an empty queue.
+    fn head_shadow(&self, now: Time) -> Option<Shadow>;
+}
+
+/// A timer the policy asks for with [`Command::Wake`], handed back by
+/// [`HybridPolicy::on_tick`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Timer {
+    /// Release the reservations whose grace after the estimated arrival has passed.
+    Expire,
+    /// One of CUP's planned preemptions, made for the target's run started at `run_started`.
+    Planned {
+        /// The plan.
+        plan: PlannedPreemption,
+        /// The start of the target's run it was planned on ([`RunInfo::started`]).
+        run_started: Time,
+    },
+}
+
+/// A batch scheduling pass the policy asks the executor to run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BatchPass {
+    /// The site's scheduler (FCFS + EASY); with `resize_malleable` wrapped in
+    /// [`MalleableFirst`] (malleable jobs start at the size that fits).
+    Site {
+        /// Start and backfill malleable jobs below their largest size.
+        resize_malleable: bool,
+    },
+    /// Start these queued jobs if they fit, in queue order ([`StartListed`]): lenders resuming
+    /// on the nodes their on-demand job gave back.
+    Listed(Vec<JobId>),
+    /// Put a reservation's idle `nodes` back in the batch pool, start guests on them
+    /// ([`GuestPicker`]) and take the unused ones back for the reservation.
+    Guests {
+        /// The on-demand job the reservation is for.
+        for_job: JobId,
+        /// Its idle reserved nodes.
+        nodes: Vec<NodeId>,
+        /// Its estimated arrival.
+        arrival: Time,
+    },
+}
+
+/// What the policy asks the executor to do; see the [module docs](self) for how Slurm would
+/// carry out each.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Command {
+    /// Stop a running batch job and requeue it under its original submit time (a rigid job
+    /// resumes from its last checkpoint, a malleable job where it stopped).
+    Preempt {
+        /// The job.
+        job: JobId,
+    },
+    /// Shrink or expand a running malleable job (its remaining work spreads over the new size).
+    Resize {
+        /// The job.
+        job: JobId,
+        /// Its new size.
+        to: u32,
+    },
+    /// Take these nodes, those of them idle in the batch pool, out of it for `job`'s
+    /// reservation.
+    Reserve {
+        /// The on-demand job.
+        job: JobId,
+        /// The nodes.
+        nodes: Vec<NodeId>,
+    },
+    /// Give these nodes, those of them still idle in `job`'s reservation, back to the batch
+    /// pool.
+    Release {
+        /// The on-demand job.
+        job: JobId,
+        /// The nodes.
+        nodes: Vec<NodeId>,
+    },
+    /// Hand nodes of `job`'s reservation to the job.
+    Assign {
+        /// The on-demand job.
+        job: JobId,
+        /// The nodes.
+        nodes: Vec<NodeId>,
+    },
+    /// Hand up to `count` idle nodes of the batch pool to on-demand `job`.
+    AssignIdle {
+        /// The on-demand job.
+        job: JobId,
+        /// How many.
+        count: u32,
+    },
+    /// Give every node handed to on-demand `job` back to the batch pool (it waits).
+    Unassign {
+        /// The on-demand job.
+        job: JobId,
+    },
+    /// Start on-demand `job` on the nodes handed to it (exactly its size).
+    StartOnDemand {
+        /// The on-demand job.
+        job: JobId,
+    },
+    /// Queue on-demand `job` as a batch job (the baseline).
+    Submit {
+        /// The on-demand job.
+        job: JobId,
+    },
+    /// Run a batch scheduling pass.
+    Schedule(BatchPass),
+    /// Call [`HybridPolicy::on_tick`] with `timer` at `at`.
+    Wake {
+        /// When.
+        at: Time,
+        /// What for.
+        timer: Timer,
+    },
+}
+
+/// A batch job started by a pass, as [`HybridPolicy::on_start`] hears of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartInfo {
+    /// The job.
+    pub job: JobId,
+    /// Its submit time (with the id, the order malleable jobs expand in).
+    pub submit: Time,
+    /// Nodes it started on.
+    pub size: u32,
+    /// Its largest size if malleable.
+    pub max_size: Option<u32>,
+    /// The reservation it runs on as a guest, if started by [`BatchPass::Guests`].
+    pub guest_of: Option<JobId>,
+}
+
+/// A job that lent nodes to an on-demand job (§III-B4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lender {
+    /// Preempted for it.
+    Preempted(JobId),
+    /// Shrunk for it by `lent` nodes.
+    Shrunk {
+        /// The job.
+        job: JobId,
+        /// The nodes it lent to this on-demand job.
+        lent: u32,
+    },
+}
+
+/// The steps of [`HybridPolicy::settle`], in order.
+const SETTLE_STEPS: u8 = 6;
+
+/// The paper's six mechanisms, or the baseline, on the protocol; see the [module docs](self).
+///
+/// ```
+/// use cosched_core::{JobId, Time};
+/// use cosched_hybrid::policy::{Command, HybridPolicy};
+/// use cosched_hybrid::{Composite, notice::Notice};
+/// // The baseline queues an on-demand job like any batch job.
+/// let mut baseline = HybridPolicy::baseline();
+/// # use cosched_hybrid::policy::{PlatformView, RunInfo};
+/// # use cosched_hybrid::notice::PlannedJob;
+/// # use cosched_batch::Shadow;
+/// # use cosched_core::NodeId;
+/// # struct Empty;
+/// # impl PlatformView for Empty {
+/// #     fn idle_nodes(&self, _: usize) -> Vec<NodeId> { Vec::new() }
+/// #     fn idle_count(&self) -> u32 { 0 }
+/// #     fn reserved_for(&self, _: NodeId) -> Option<JobId> { None }
+/// #     fn running(&self, _: Time) -> Vec<PlannedJob> { Vec::new() }
+/// #     fn run(&self, _: JobId) -> Option<RunInfo> { None }
+/// #     fn is_queued(&self, _: JobId) -> bool { false }
+/// #     fn held(&self, _: JobId) -> u32 { 0 }
+/// #     fn queue_len(&self) -> usize { 0 }
+/// #     fn queue_epoch(&self) -> u64 { 0 }
+/// #     fn head_shadow(&self, _: Time) -> Option<Shadow> { None }
+/// # }
+/// let cmds = baseline.on_arrival(Time(0), JobId(1), 4, &Empty).unwrap();
+/// assert_eq!(cmds, vec![Command::Submit { job: JobId(1) }]);
+/// // CUA&PAA on an empty machine: the job cannot start and waits at the front.
+/// let mut policy = HybridPolicy::new(Composite::ALL[2]);
+/// let cmds = policy.on_arrival(Time(0), JobId(1), 4, &Empty).unwrap();
+/// assert_eq!(cmds.last(), Some(&Command::Unassign { job: JobId(1) }));
+/// assert_eq!(policy.waiting().collect::<Vec<_>>(), vec![JobId(1)]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HybridPolicy {
+    composite: Option<Composite>,
+    board: NoticeBoard,
+    /// Each on-demand job's lenders, until it ends.
+    lenders: FxHashMap<JobId, Vec<Lender>>,
+    /// Lenders whose on-demand job ended: served at the next settle.
+    returns: Vec<Lender>,
+    /// Running guests and the reservation they run on.
+    guests: FxHashMap<JobId, JobId>,
+    /// On-demand jobs waiting at the front of the queue (with their sizes), first come first
+    /// served.
+    waiting: VecDeque<(JobId, u32)>,
+    /// Running malleable jobs below their largest size (under a mechanism, guests excluded),
+    /// by (submit, id), with their largest size: they may expand.
+    expandable: BTreeMap<(Time, JobId), u32>,
+    /// Submit times of the running batch jobs (the key of `expandable`).
+    submits: FxHashMap<JobId, Time>,
+    /// CUP's plans still standing, with the start of the run they were made on.
+    plans: Vec<(PlannedPreemption, Time)>,
+    /// Reservations for which no guest started, with the queue epoch, idle-node count and
+    /// arrival they were asked with: while those hold the answer is still none.
+    no_guests: FxHashMap<JobId, (u64, usize, Time)>,
+    /// The next step of [`HybridPolicy::settle`].
+    step: u8,
+}
+
+impl HybridPolicy {
+    /// `mechanism`'s policy with the two-minute warning.
+    pub fn new(mechanism: Composite) -> HybridPolicy {
+        HybridPolicy::build(Some(mechanism), NoticeBoard::new(mechanism.notice))
+    }
+
+    /// The baseline: on-demand jobs queue as batch jobs, malleable jobs run at their requested
+    /// size, notices are ignored (Table III).
+    pub fn baseline() -> HybridPolicy {
+        HybridPolicy::build(None, NoticeBoard::new(NoticeStrategy::N))
+    }
+
+    /// `mechanism`'s policy, or the baseline for `None`, warning malleable jobs `warning`
+    /// before CUP's planned preemptions (>= 0).
+    pub fn with_warning(
+        mechanism: Option<Composite>,
+        warning: Duration,
+    ) -> Result<HybridPolicy, HybridError> {
+        let strategy = mechanism.map_or(NoticeStrategy::N, |m| m.notice);
+        let board = NoticeBoard::new(strategy).with_warning(warning)?;
+        Ok(HybridPolicy::build(mechanism, board))
+    }
+
+    fn build(composite: Option<Composite>, board: NoticeBoard) -> HybridPolicy {
+        HybridPolicy {
+            composite,
+            board,
+            lenders: FxHashMap::default(),
+            returns: Vec::new(),
+            guests: FxHashMap::default(),
+            waiting: VecDeque::new(),
+            expandable: BTreeMap::new(),
+            submits: FxHashMap::default(),
+            plans: Vec::new(),
+            no_guests: FxHashMap::default(),
+            step: 0,
+        }
+    }
+
+    /// The mechanism, `None` for the baseline.
+    pub fn mechanism(&self) -> Option<Composite> {
+        self.composite
+    }
+
+    /// Whether the executor should deliver advance notices (the baseline ignores them).
+    pub fn listens_to_notices(&self) -> bool {
+        self.composite.is_some()
+    }
+
+    /// The reservations.
+    pub fn board(&self) -> &NoticeBoard {
+        &self.board
+    }
+
+    /// The reservation a running guest runs on.
+    pub fn guest_host(&self, job: JobId) -> Option<JobId> {
+        self.guests.get(&job).copied()
+    }
+
+    /// Whether a running malleable job may expand (it runs below its largest size).
+    pub fn is_expandable(&self, job: JobId) -> bool {
+        self.submits
+            .get(&job)
+            .is_some_and(|&submit| self.expandable.contains_key(&(submit, job)))
+    }
+
+    /// The on-demand jobs waiting at the front of the queue, first first.
+    pub fn waiting(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.waiting.iter().map(|&(job, _)| job)
+    }
+
+    /// The jobs that lent nodes to on-demand `job` and have not had them back.
+    pub fn lenders(&self, job: JobId) -> &[Lender] {
+        self.lenders.get(&job).map_or(&[], Vec::as_slice)
+    }
+
+    /// CUP's planned preemptions still standing.
+    pub fn plans(&self) -> impl Iterator<Item = &PlannedPreemption> + '_ {
+        self.plans.iter().map(|(p, _)| p)
+    }
+
+    /// A batch job started (in a pass the policy asked for).
+    pub fn on_start(&mut self, start: StartInfo) {
+        self.submits.insert(start.job, start.submit);
+        if let Some(od) = start.guest_of {
+            self.guests.insert(start.job, od);
+            self.no_guests.remove(&od);
+        } else if self.composite.is_some() && start.max_size.is_some_and(|max| start.size < max) {
+            self.expandable.insert(
+                (start.submit, start.job),
+                start.max_size.unwrap_or(start.size),
+            );
+        }
+    }
+
+    /// A batch job completed. A guest's nodes go back to its reservation.
+    pub fn on_completion(&mut self, _now: Time, job: JobId) -> Vec<Command> {
+        let mut out = Vec::new();
+        self.stopped(job, &mut out);
+        out
+    }
+
+    /// A node failure stopped a running batch job (the executor requeued it). A guest's
+    /// nodes go back to its reservation.
+    pub fn on_interrupted(&mut self, _now: Time, job: JobId) -> Vec<Command> {
+        let mut out = Vec::new();
+        self.stopped(job, &mut out);
+        out
+    }
+
+    /// A reserved idle node failed: it leaves its reservation, which collects again.
+    pub fn on_node_lost(&mut self, node: NodeId) {
+        self.board.drop_node(node);
+    }
+
+    /// Batch job `job` no longer runs: bookkeeping, and a guest's reservation reclaims its
+    /// idle nodes.
+    fn stopped(&mut self, job: JobId, out: &mut Vec<Command>) {
+        if let Some(submit) = self.submits.remove(&job) {
+            self.expandable.remove(&(submit, job));
+        }
+        if let Some(od) = self.guests.remove(&job) {
+            self.reclaim(od, out);
+        }
+    }
+
+    /// The idle nodes of `od`'s reservation (its guests' nodes, now free) go back to it.
+    fn reclaim(&self, od: JobId, out: &mut Vec<Command>) {
+        if let Some(r) = self.board.reservations().find(|r| r.job == od) {
+            out.push(Command::Reserve {
+                job: od,
+                nodes: r.nodes.to_vec(),
+            });
+        }
+    }
+
+    /// An advance notice (§III-B1). N ignores it; CUA and CUP reserve the idle nodes; CUP
+    /// plans preemptions and asks to be woken for each. A notice for a job that already holds
+    /// a reservation is an update: its plans are cancelled and made again.
+    pub fn on_notice(
+        &mut self,
+        now: Time,
+        notice: Notice,
+        view: &dyn PlatformView,
+    ) -> Result<Vec<Command>, HybridError> {
+        let mut out = Vec::new();
+        if self.composite.is_none() || self.board.strategy() == NoticeStrategy::N {
+            return Ok(out);
+        }
+        let renotice = self.board.reservations().any(|r| r.job == notice.job);
+        let free = view.idle_nodes(notice.size as usize);
+        // CUP plans only for what the idle nodes do not cover.
+        let short = free.len() < notice.size as usize;
+        let running = if self.board.strategy() == NoticeStrategy::Cup && (short || renotice) {
+            self.candidates(now, view)
+        } else {
+            Vec::new()
+        };
+        let plan = if renotice {
+            self.plans.retain(|(p, _)| p.for_job != notice.job);
+            let (plan, released) = self.board.renotice(notice, &free, &running)?;
+            if !released.is_empty() {
+                out.push(Command::Release {
+                    job: notice.job,
+                    nodes: released,
+                });
+            }
+            plan
+        } else {
+            self.board.notice(notice, &free, &running)?
+        };
+        if !plan.claimed.is_empty() {
+            out.push(Command::Reserve {
+                job: notice.job,
+                nodes: plan.claimed,
+            });
+        }
+        for p in plan.preemptions {
+            if let Some(run) = view.run(p.job) {
+                self.plans.push((p, run.started));
+                out.push(Command::Wake {
+                    at: p.at,
+                    timer: Timer::Planned {
+                        plan: p,
+                        run_started: run.started,
+                    },
+                });
+            }
+        }
+        if let Some(at) = plan.expires {
+            out.push(Command::Wake {
+                at,
+                timer: Timer::Expire,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The running jobs the mechanisms may touch: guests are left out (they are preempted at
+    /// their reservation's arrival anyway).
+    fn candidates(&self, now: Time, view: &dyn PlatformView) -> Vec<PlannedJob> {
+        let mut running = view.running(now);
+        if !self.guests.is_empty() {
+            running.retain(|p| !self.guests.contains_key(&p.view.id));
+        }
+        running
+    }
+
+    /// A timer asked for with [`Command::Wake`]: a reservation's expiry (its nodes go back,
+    /// its guests become ordinary jobs, its lenders are returned, its plans cancelled), or a
+    /// planned preemption (carried out if it still stands, its target still runs the same run — resized or not —
+    /// and the reservation is still short).
+    pub fn on_tick(&mut self, now: Time, timer: Timer, view: &dyn PlatformView) -> Vec<Command> {
+        let mut out = Vec::new();
+        match timer {
+            Timer::Expire => {
+                for (job, nodes) in self.board.expire(now) {
+                    out.push(Command::Release { job, nodes });
+                    self.guests.retain(|_, od| *od != job);
+                    self.plans.retain(|(p, _)| p.for_job != job);
+                    self.no_guests.remove(&job);
+                    let lenders = self.lenders.remove(&job).unwrap_or_default();
+                    self.returns.extend(lenders);
+                }
+            }
+            Timer::Planned { plan, run_started } => {
+                let Some(k) = self.plans.iter().position(|&x| x == (plan, run_started)) else {
+                    return out;
+                };
+                self.plans.swap_remove(k);
+                let current = view.run(plan.job).is_some_and(|r| r.started == run_started);
+                if current && self.board.is_short(plan.for_job) {
+                    self.preempt(plan.job, plan.for_job, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    /// Preempts `job` for on-demand `od`, which owes it its nodes back.
+    fn preempt(&mut self, job: JobId, od: JobId, out: &mut Vec<Command>) {
+        out.push(Command::Preempt { job });
+        self.stopped(job, out);
+        self.lenders
+            .entry(od)
+            .or_default()
+            .push(Lender::Preempted(job));
+    }
+
+    /// An on-demand job of `size` nodes arrived (§III-B2); the executor has rejected it
+    /// already if it is larger than the system. The baseline queues it. Under a mechanism its
+    /// guests are preempted, it takes its reserved nodes, idle nodes, then what PAA / SPAA
+    /// free, and starts; if the mechanism cannot free enough it gives everything back and
+    /// waits at the front of the queue.
+    pub fn on_arrival(
+        &mut self,
+        now: Time,
+        job: JobId,
+        size: u32,
+        view: &dyn PlatformView,
+    ) -> Result<Vec<Command>, HybridError> {
+        let mut out = Vec::new();
+        let Some(composite) = self.composite else {
+            out.push(Command::Submit { job });
+            return Ok(out);
+        };
+        let mut guests: Vec<(Time, JobId)> = self
+            .guests
+            .iter()
+            .filter(|&(_, &od)| od == job)
+            .map(|(&g, _)| (self.submits.get(&g).copied().unwrap_or(Time(i64::MIN)), g))
+            .collect();
+        guests.sort_unstable();
+        for &(_, g) in &guests {
+            out.push(Command::Preempt { job: g });
+            self.stopped(g, &mut out);
+        }
+        self.plans.retain(|(p, _)| p.for_job != job);
+        self.no_guests.remove(&job);
+        let reserved = self.board.arrive(job);
+        let mut need = size.saturating_sub(reserved.len() as u32);
+        if !reserved.is_empty() {
+            out.push(Command::Assign {
+                job,
+                nodes: reserved,
+            });
+        }
+        // Guests ran on the reservation's nodes, which went back to it: the idle count holds.
+        let idle = need.min(view.idle_count());
+        if need > 0 {
+            out.push(Command::AssignIdle { job, count: need });
+        }
+        need -= idle;
+        if need > 0 {
+            // The view still shows the guests just preempted.
+            let running: Vec<RunningView> = self
+                .candidates(now, view)
+                .into_iter()
+                .filter(|p| guests.iter().all(|&(_, g)| g != p.view.id))
+                .map(|p| p.view)
+                .collect();
+            let mechanism = Mechanism {
+                kind: composite.arrival,
+            };
+            for decision in mechanism.decide(need, 0, &running)? {
+                match decision {
+                    Decision::WaitAtFront => {
+                        // Only the queue's front collects nodes: a job behind it holding
+                        // some could starve it for good.
+                        out.push(Command::Unassign { job });
+                        self.waiting.push_back((job, size));
+                        return Ok(out);
+                    }
+                    Decision::Preempt { job: victim } => self.preempt(victim, job, &mut out),
+                    Decision::Shrink { job: victim, to } => {
+                        let Some(view) = running.iter().find(|v| v.id == victim) else {
+                            return Err(HybridError::UnknownJob(victim));
+                        };
+                        let max = match view.kind {
+                            RunningKind::Malleable { max_size, .. } => max_size,
+                            RunningKind::Rigid { .. } => view.size,
+                        };
+                        out.push(Command::Resize { job: victim, to });
+                        self.resized(victim, to, max);
+                        self.lenders.entry(job).or_default().push(Lender::Shrunk {
+                            job: victim,
+                            lent: view.size.saturating_sub(to),
+                        });
+                    }
+                }
+            }
+            out.push(Command::AssignIdle { job, count: need });
+        }
+        out.push(Command::StartOnDemand { job });
+        Ok(out)
+    }
+
+    /// Running malleable `job` is resized to `to` of at most `max` nodes.
+    fn resized(&mut self, job: JobId, to: u32, max: u32) {
+        let Some(&submit) = self.submits.get(&job) else {
+            return;
+        };
+        if to < max {
+            self.expandable.insert((submit, job), max);
+        } else {
+            self.expandable.remove(&(submit, job));
+        }
+    }
+
+    /// On-demand `job` completed (§III-B4): its lenders are owed their nodes (at the next
+    /// settle).
+    pub fn on_on_demand_end(&mut self, _now: Time, job: JobId) {
+        let lenders = self.lenders.remove(&job).unwrap_or_default();
+        self.returns.extend(lenders);
+    }
+
+    /// A node failure killed running on-demand `job` (the executor gave its other nodes back):
+    /// its lenders are returned and it arrives again (§V-C, Obs. 14).
+    pub fn on_on_demand_failure(
+        &mut self,
+        now: Time,
+        job: JobId,
+        size: u32,
+        view: &dyn PlatformView,
+    ) -> Result<Vec<Command>, HybridError> {
+        self.on_on_demand_end(now, job);
+        self.on_arrival(now, job, size, view)
+    }
+
+    /// Once an instant's events are in: the next step with something to do, as commands; no
+    /// command once every step is done (the next call starts over). Steps: on-demand jobs
+    /// waiting at the front take idle nodes; lenders get their nodes back; reservations
+    /// collect idle nodes (earliest notice first); reserved idle nodes run guests; the batch
+    /// pass; malleable jobs expand into what is left.
+    pub fn settle(&mut self, now: Time, view: &dyn PlatformView) -> Vec<Command> {
+        let mut out = Vec::new();
+        while out.is_empty() && self.step < SETTLE_STEPS {
+            let step = self.step;
+            self.step += 1;
+            match step {
+                0 => self.serve_waiting(view, &mut out),
+                1 => self.return_lenders(view, &mut out),
+                2 => self.collect(view, &mut out),
+                3 => self.lend_to_guests(view, &mut out),
+                4 => out.push(Command::Schedule(BatchPass::Site {
+                    resize_malleable: self.composite.is_some(),
+                })),
+                _ => self.expand(now, view, &mut out),
+            }
+        }
+        if out.is_empty() {
+            self.step = 0;
+        }
+        out
+    }
+
+    /// On-demand jobs waiting at the front take idle nodes, the first first; each starts once
+    /// it holds its size.
+    fn serve_waiting(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
+        let mut free = view.idle_count();
+        while let Some(&(job, size)) = self.waiting.front() {
+            let need = size.saturating_sub(view.held(job));
+            let take = need.min(free);
+            if take > 0 {
+                out.push(Command::AssignIdle { job, count: take });
+                free -= take;
+            }
+            if take < need {
+                break;
+            }
+            self.waiting.pop_front();
+            out.push(Command::StartOnDemand { job });
+        }
+    }
+
+    /// Lenders of the on-demand jobs that ended get their nodes back (§III-B4): a shrunk job
+    /// still running expands by what it lent (as far as idle nodes allow), a preempted job
+    /// still queued starts if it fits.
+    fn return_lenders(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
+        if self.returns.is_empty() {
+            return;
+        }
+        let mut free = view.idle_count();
+        let mut resized: FxHashMap<JobId, u32> = FxHashMap::default();
+        let mut preempted = Vec::new();
+        for lender in std::mem::take(&mut self.returns) {
+            match lender {
+                Lender::Shrunk { job, lent } => {
+                    let Some(run) = view.run(job) else {
+                        continue;
+                    };
+                    let size = resized.get(&job).copied().unwrap_or(run.size);
+                    let max = self
+                        .submits
+                        .get(&job)
+                        .and_then(|&submit| self.expandable.get(&(submit, job)).copied())
+                        .unwrap_or(size);
+                    let grow = lent.min(max.saturating_sub(size)).min(free);
+                    if grow > 0 {
+                        out.push(Command::Resize {
+                            job,
+                            to: size + grow,
+                        });
+                        self.resized(job, size + grow, max);
+                        resized.insert(job, size + grow);
+                        free -= grow;
+                    }
+                }
+                Lender::Preempted(job) => {
+                    if view.is_queued(job) {
+                        preempted.push(job);
+                    }
+                }
+            }
+        }
+        if !preempted.is_empty() {
+            out.push(Command::Schedule(BatchPass::Listed(preempted)));
+        }
+    }
+
+    /// Reservations still short collect idle nodes, earliest notice first.
+    fn collect(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
+        let shortfall = self.board.shortfall() as usize;
+        if shortfall == 0 || view.idle_count() == 0 {
+            return;
+        }
+        for (job, node) in self.board.offer(&view.idle_nodes(shortfall)) {
+            out.push(Command::Reserve {
+                job,
+                nodes: vec![node],
+            });
+        }
+    }
+
+    /// Each reservation's idle nodes run guests until its job arrives, unless nothing has
+    /// changed since no guest could start on them.
+    fn lend_to_guests(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
+        if self.board.strategy() == NoticeStrategy::N || view.queue_len() == 0 {
+            return;
+        }
+        let epoch = view.queue_epoch();
+        for r in self.board.reservations() {
+            let lendable = |n: &&NodeId| view.reserved_for(**n) == Some(r.job);
+            // Counted first: most settles find the answer unchanged and allocate nothing.
+            let count = r.nodes.iter().filter(lendable).count();
+            let asked = (epoch, count, r.estimated_arrival);
+            if count == 0 || self.no_guests.get(&r.job) == Some(&asked) {
+                continue;
+            }
+            let nodes: Vec<NodeId> = r.nodes.iter().filter(lendable).copied().collect();
+            // Forgotten as soon as a guest starts ([`HybridPolicy::on_start`]).
+            self.no_guests.insert(r.job, asked);
+            out.push(Command::Schedule(BatchPass::Guests {
+                for_job: r.job,
+                nodes,
+                arrival: r.estimated_arrival,
+            }));
+        }
+    }
+
+    /// Running malleable jobs below their largest size expand into the idle nodes, oldest
+    /// first, as far as EASY's reservation for the queue head allows: all the idle nodes a job
+    /// can take if it still ends by the head's shadow time, else only the shadow's extra
+    /// nodes.
+    fn expand(&mut self, now: Time, view: &dyn PlatformView, out: &mut Vec<Command>) {
+        let mut free = view.idle_count();
+        if free == 0 || self.expandable.is_empty() {
+            return;
+        }
+        let (shadow_time, mut extra) = match view.head_shadow(now) {
+            Some(shadow) => (shadow.time, shadow.extra),
+            None => (Time::MAX, free),
+        };
+        let candidates: Vec<(JobId, u32)> = self
+            .expandable
+            .iter()
+            .map(|(&(_, job), &max)| (job, max))
+            .collect();
+        for (job, max) in candidates {
+            if free == 0 {
+                break;
+            }
+            let Some(run) = view.run(job) else {
+                continue;
+            };
+            let room = max.saturating_sub(run.size).min(free);
+            // Predicted end on size + room nodes: the estimate left spread over them.
+            let left = (run.predicted_end - now).0.max(0) * i64::from(run.size);
+            let size = i64::from(run.size + room);
+            let ends_by_shadow =
+                now.saturating_add(Duration((left + size - 1) / size)) <= shadow_time;
+            let grow = if ends_by_shadow {
+                room
+            } else {
+                room.min(extra)
+            };
+            if grow == 0 {
+                continue;
+            }
+            if !ends_by_shadow {
+                extra -= grow;
+            }
+            out.push(Command::Resize {
+                job,
+                to: run.size + grow,
+            });
+            self.resized(job, run.size + grow, max);
+            free -= grow;
+        }
+    }
+}
+
+/// Starts the given queued jobs if they fit (lenders getting their nodes back), in queue
+/// order; the scan stops once every listed job has been seen.
+pub struct StartListed<'a>(pub &'a [JobId]);
+
+impl BatchScheduler for StartListed<'_> {
+    fn name(&self) -> &'static str {
+        "start-listed"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let mut unseen = self.0.len();
+        let mut pos = pass.next_queued(0);
+        while unseen > 0
+            && let Some(p) = pos
+        {
+            if let Some(size) = pass
+                .job(p)
+                .filter(|q| self.0.contains(&q.job.id))
+                .map(|q| q.size())
+            {
+                unseen -= 1;
+                if size <= pass.free_units() {
+                    // Checked: queued and fits.
+                    let _ = pass.start(p);
+                }
+            }
+            pos = pass.next_queued(p + 1);
+        }
+    }
+}
+
+/// Queue positions scanned for malleable guests of a reservation (ours: bounds the scan of a
+/// deep queue; the jobs that end by the arrival are found through the queue's index,
+/// unbounded).
+pub const GUEST_SCAN: usize = 1_000;
+
+/// Starts guests on a reservation's `budget` idle nodes by the rule of
+/// [`crate::notice::guests`]: first the queued jobs expected to end by the arrival (found
+/// through the queue's backfilling index), then malleable jobs among the first [`GUEST_SCAN`]
+/// queued, each in queue order while they fit. The reservation's nodes must be the first the
+/// pass hands out.
+pub struct GuestPicker {
+    /// Idle reserved nodes.
+    pub budget: u32,
+    /// The on-demand job's estimated arrival.
+    pub arrival: Time,
+    /// Whether any malleable job is queued (else the second scan is skipped).
+    pub malleable_queued: bool,
+}
+
+impl BatchScheduler for GuestPicker {
+    fn name(&self) -> &'static str {
+        "guests"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
+        let mut left = self.budget.min(pass.free_units());
+        let mut from = 0;
+        while left > 0
+            && let Some(p) = pass.next_candidate(from, left, 0, window)
+        {
+            from = p + 1;
+            let size = pass.job(p).map_or(0, |q| q.size());
+            if pass.start(p).is_ok() {
+                left -= size;
+            }
+        }
+        if !self.malleable_queued {
+            return;
+        }
+        let mut pos = 0;
+        for _ in 0..GUEST_SCAN {
+            if left == 0 {
+                break;
+            }
+            let Some(p) = pass.next_queued(pos) else {
+                break;
+            };
+            pos = p + 1;
+            let Some(q) = pass.job(p) else { break };
+            let size = q.size();
+            if q.job.resizable.is_some() && size <= left && pass.start(p).is_ok() {
+                left -= size;
+            }
+        }
+    }
+}
+
+/// The site's policy with malleable jobs started on fewer nodes rather than left to wait
+/// (§II-A, §III-A: "the size of malleable jobs can be adjusted before or during execution"):
+/// while the queue head fits, it starts; a malleable head that does not fit at its requested
+/// size starts on the idle nodes if they reach its smallest size. Then the site's policy
+/// runs, and the nodes it leaves idle are backfilled with queued malleable jobs at the size
+/// that fits, under EASY's rule: a job that ends by the head's shadow time at that size may
+/// take any idle nodes, a longer one only the shadow's extra nodes.
+pub struct MalleableFirst<'a> {
+    /// The site's scheduler.
+    pub base: &'a mut (dyn BatchScheduler + Send),
+    /// Whether any malleable job is queued (else the backfill scan is skipped).
+    pub malleable_queued: bool,
+}
+
+impl BatchScheduler for MalleableFirst<'_> {
+    fn name(&self) -> &'static str {
+        "malleable-first"
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let mut pos = 0;
+        while let Some(head) = pass.next_queued(pos) {
+            let Some(q) = pass.job(head) else { break };
+            let (size, range, free) = (q.size(), q.job.resizable, pass.free_units());
+            let started = if size <= free {
+                pass.start(head).is_ok()
+            } else {
+                range.is_some_and(|r| r.min <= free && pass.start_resized(head, free).is_ok())
+            };
+            if !started {
+                break;
+            }
+            pos = head + 1;
+        }
+        self.base.schedule(pass);
+        if !self.malleable_queued || pass.free_units() == 0 {
+            return;
+        }
+        let Some(head) = pass.next_queued(0) else {
+            return;
+        };
+        let Some(head_size) = pass.job(head).map(|q| q.size()) else {
+            return;
+        };
+        let shadow = pass.shadow(head_size);
+        let mut extra = shadow.extra;
+        let now = pass.now();
+        let mut pos = head + 1;
+        while pass.free_units() > 0
+            && let Some(p) = pass.next_queued(pos)
+        {
+            pos = p + 1;
+            let Some(q) = pass.job(p) else { break };
+            let Some(range) = q.job.resizable else {
+                continue;
+            };
+            let free = pass.free_units();
+            if range.min > free {
+                continue;
+            }
+            let units = i64::from(q.size()) * q.estimate().0;
+            let ends_at =
+                |n: u32| now.saturating_add(Duration((units + i64::from(n) - 1) / i64::from(n)));
+            let fits = free.min(range.max);
+            let size = if ends_at(fits) <= shadow.time {
+                fits
+            } else {
+                fits.min(extra)
+            };
+            if size >= range.min
+                && pass.start_resized(p, size).is_ok()
+                && ends_at(size) > shadow.time
+            {
+                extra -= size;
+            }
+        }
+    }
+}
