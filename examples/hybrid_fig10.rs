@@ -70,7 +70,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let paa = |row: &[Metrics]| Metrics::mean([&row[1], &row[3], &row[5]]);
     let (p_lo, p_def) = (paa(&results[0]), paa(&results[default]));
     let mut claims = Claims::new("hybrid");
-    claims.check(
+    let pass16 = lo.turnaround_h < hi.turnaround_h && lo.window_utilization > hi.window_utilization;
+    let claim16 = claims.check(
         "Obs. 16",
         "the lower the rigid setup overhead, the lower the turnaround and the higher the utilisation",
         format!(
@@ -83,8 +84,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             100.0 * hi.window_utilization
         ),
         "better with lower setup",
-        lo.turnaround_h < hi.turnaround_h && lo.window_utilization > hi.window_utilization,
+        pass16,
     );
+    if !pass16 {
+        claim16.because(
+            "a rigid job's first setup is part of its trace run time and the repeated ones \
+             after preemptions are waste, so the useful node-hours are the trace's whatever \
+             the setup range (as in Obs. 1); turnaround moves the stated way when it is lower",
+        );
+    }
     claims.check(
         "Obs. 17",
         "rigid setup 0-5 % (like malleable jobs') largely raises rigid and lowers malleable preemption, especially on PAA",

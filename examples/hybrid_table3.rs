@@ -10,8 +10,10 @@
 //! then predictions.
 
 use clap::Parser;
-use cosched_examples::hybrid::{Machine, WorkloadStats, baseline_row};
-use cosched_examples::{BarChart, Cell, CommonArgs, Sweep, Table};
+use cosched_core::seed::replicate_seeds;
+use cosched_core::stats::Spread;
+use cosched_examples::hybrid::{Machine, Metrics, WorkloadStats, baseline_row, replicates};
+use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{Sessions, TraceParams};
 
 const NAME: &str = "hybrid_table3";
@@ -21,24 +23,66 @@ const NAME: &str = "hybrid_table3";
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
-    /// Typings averaged (the paper: 10) [default: 10, quick: 2].
+    /// Typings averaged per trace (the paper: 10) [default: 10, quick: 2].
     #[arg(long)]
     typings: Option<u64>,
-    /// Also print the calibration grid (run-time scale × session length) of the baseline.
+    /// Generated traces per system (seeds S, S+1, ...), reported with their spread
+    /// [default: 3, quick: 2].
+    #[arg(long)]
+    seeds: Option<u64>,
+    /// Also print the calibration grid (run-time scale × sessions) of the baseline.
     #[arg(long)]
     calibrate: bool,
 }
 
+/// How close a calibrated baseline must come to Table III to count as reproduced (ours:
+/// turnaround within 25 %, utilisation within 3 points, instant start within 5 points).
+const TOLERANCE: (f64, f64, f64) = (0.25, 0.03, 0.05);
+
 fn main() -> std::process::ExitCode {
     cosched_examples::exit(run())
+}
+
+/// A figure's mean ± the half-width of its 95 % confidence interval, then the seeds' values.
+fn spread_cell(values: &[f64], scale: f64) -> Cell {
+    let text = match Spread::of(values) {
+        Some(s) => {
+            let each = values
+                .iter()
+                .map(|v| format!("{:.2}", scale * v))
+                .collect::<Vec<_>>()
+                .join(" / ");
+            match s.ci95_half_width {
+                Some(h) => format!("{:.2} ± {:.2} ({each})", scale * s.mean, scale * h),
+                None => format!("{:.2} ({each})", scale * s.mean),
+            }
+        }
+        None => "n/a".into(),
+    };
+    Cell::Text(text)
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let quick = cli.common.quick;
     let mut out = cli.common.output(NAME)?;
-    let typings = cli.typings.unwrap_or(if quick { 2 } else { 10 }).max(1);
+    let typings = replicates("typings", cli.typings.unwrap_or(if quick { 2 } else { 10 }))?;
+    let n_seeds = replicates("seeds", cli.seeds.unwrap_or(if quick { 2 } else { 3 }))?;
     let seed = cli.common.seed;
+    let seeds: Vec<u64> = replicate_seeds(seed, n_seeds).collect();
+
+    let points: Vec<(Machine, u64)> = Machine::ALL
+        .iter()
+        .flat_map(|&m| seeds.iter().map(move |&s| (m, s)))
+        .collect();
+    let rows = Sweep::new(format!("{NAME} baseline"), points)
+        .try_run(|&(machine, s)| baseline_row(&machine.trace(quick), s, typings))?;
+    let per_machine = |machine: Machine| -> Vec<Metrics> {
+        rows.iter()
+            .filter(|((m, _), _)| *m == machine)
+            .map(|(_, r)| *r)
+            .collect()
+    };
 
     let mut table = Table::new(
         NAME,
@@ -55,9 +99,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ],
     )
     .with_notes(format!(
-        "Ours: one generated trace per system at the log's job rate, {typings} typing(s) by \
-         project averaged (the paper: 10); utilisation over the arrival window (useful \
-         node-hours / elapsed node-hours, §IV-D); turnaround over all jobs."
+        "Ours: mean ± 95 % CI half-width over {n_seeds} generated trace(s) per system (seeds \
+         {seed}..; each seed's value in brackets), each averaged over {typings} typing(s) by \
+         project (the paper: 10). Theta-like: the 2019 log's year; Cori-like: four weeks at \
+         the 2018 log's rate. Utilisation over the arrival window (useful node-hours / elapsed \
+         node-hours, §IV-D); turnaround over all jobs."
     ));
     let mut stats_table = Table::new(
         format!("{NAME}_fig3_5"),
@@ -76,23 +122,32 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "CV",
         ],
     );
+    let mut claims = Claims::new("hybrid");
     let mut ours = Vec::new();
     for machine in Machine::ALL {
         let params = machine.trace(quick);
-        let row = baseline_row(&params, seed, typings)?;
+        let runs = per_machine(machine);
+        let pick = |f: fn(&Metrics) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
+        let (turnaround, utilisation, instant) = (
+            pick(|m| m.turnaround_h),
+            pick(|m| m.window_utilization),
+            pick(|m| m.instant),
+        );
+        let mean = Metrics::mean(&runs);
         let paper = machine.paper_baseline();
-        ours.push((row, paper));
+        ours.push((mean, paper));
         table.row([
             Cell::Text(machine.name().into()),
             Cell::Text(params.jobs.to_string()),
-            Cell::fixed(row.turnaround_h, 2),
+            spread_cell(&turnaround, 1.0),
             Cell::fixed(paper.turnaround_h, 2),
-            Cell::fixed(100.0 * row.window_utilization, 2),
+            spread_cell(&utilisation, 100.0),
             Cell::fixed(100.0 * paper.utilization, 2),
-            Cell::fixed(100.0 * row.instant, 2),
+            spread_cell(&instant, 100.0),
             Cell::fixed(100.0 * paper.instant, 2),
         ]);
-        let st = WorkloadStats::of(&params, seed, typings);
+        check_baseline(&mut claims, machine, &mean, &paper);
+        let st = WorkloadStats::of(&params, seed, typings)?;
         stats_table.row([
             Cell::Text(machine.name().into()),
             Cell::fixed(100.0 * st.single_node, 1),
@@ -106,7 +161,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             Cell::fixed(st.weekly_cv, 2),
         ]);
         if cli.calibrate {
-            out.write_table(&calibration(machine, quick, seed, typings.min(3))?)?;
+            out.write_table(&calibration(machine, quick, &seeds, typings.min(2))?)?;
         }
     }
     out.write_table(&table)?;
@@ -133,37 +188,137 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     )
     .series("paper", ours.iter().map(|(_, p)| 100.0 * p.utilization));
     out.write_plot(&utilisation)?;
+    let turnaround = BarChart::new(
+        "baseline_turnaround",
+        "Table III: baseline mean turnaround, ours vs the paper's",
+        systems,
+    )
+    .y_label("turnaround (h)")
+    .series("ours", ours.iter().map(|(o, _)| o.turnaround_h))
+    .series("paper", ours.iter().map(|(_, p)| p.turnaround_h));
+    out.write_plot(&turnaround)?;
+    out.write_claims(&claims)?;
     Ok(())
 }
 
-/// The baseline row over a grid of run-time scales × session lengths.
+/// Table III's baseline row on our calibrated workload, within [`TOLERANCE`].
+fn check_baseline(claims: &mut Claims, machine: Machine, ours: &Metrics, paper: &Metrics) {
+    let (dt, du, di) = TOLERANCE;
+    let t_ok = (ours.turnaround_h / paper.turnaround_h - 1.0).abs() <= dt;
+    let u_ok = (ours.window_utilization - paper.utilization).abs() <= du;
+    let i_ok = (ours.instant - paper.instant).abs() <= di;
+    let claim = claims.check(
+        format!("Table III, {}", machine.slug()),
+        format!(
+            "the FCFS/EASY baseline on {} (calibrated: turnaround within 25 %, utilisation \
+             within 3 points, instant start within 5 points)",
+            machine.name()
+        ),
+        format!(
+            "{:.2} h, {:.2} %, {:.2} %",
+            ours.turnaround_h,
+            100.0 * ours.window_utilization,
+            100.0 * ours.instant
+        ),
+        format!(
+            "{:.2} h, {:.2} %, {:.2} %",
+            paper.turnaround_h,
+            100.0 * paper.utilization,
+            100.0 * paper.instant
+        ),
+        t_ok && u_ok && i_ok,
+    );
+    let mut missed = Vec::new();
+    if !t_ok {
+        missed.push("turnaround");
+    }
+    if !u_ok {
+        missed.push("utilisation");
+    }
+    if !i_ok {
+        missed.push("instant start");
+    }
+    if !missed.is_empty() {
+        claim.because(format!(
+            "{} off. {}",
+            missed.join(", "),
+            match machine {
+                Machine::Theta => {
+                    "Theta-like years differ much between traces (turnaround 17.6-24.7 h over \
+                     seeds 1-3, 95 % CI +/- 9 h, which holds the paper's 15.6 h): a few \
+                     day-long jobs of thousands of nodes decide a year's queue. The grid's \
+                     sessions of 1 job fit a little closer (16.8 h, 82.3 %, 21.0 %) within \
+                     that noise; we keep sessions of 3 for the bursts §IV-A states"
+                }
+                Machine::Cori => {
+                    "under FCFS/EASY our Cori-like baseline starts 40-47 % of on-demand jobs \
+                     at once at 81-86 % utilisation whatever the bursts (the --calibrate grid: \
+                     sessions of 10 or 40 jobs, Pareto shape 1.1 or 1.5, arrays 0 or 5 s \
+                     apart); 24 % takes a machine 93 % busy with 5.4 h turnaround (run times \
+                     x 1.2, sessions of 40). We match utilisation and turnaround and report \
+                     the instant start"
+                }
+            }
+        ));
+    }
+}
+
+/// One point of the calibration grid: a run-time scale and the sessions.
+#[derive(Clone, Copy)]
+struct Knobs {
+    scale: f64,
+    sessions: Sessions,
+}
+
+/// The baseline row over a grid of run-time scales and sessions, averaged over `seeds`.
 fn calibration(
     machine: Machine,
     quick: bool,
-    seed: u64,
+    seeds: &[u64],
     typings: u64,
 ) -> Result<Table, cosched_hybrid::HybridError> {
     let base = machine.trace(quick);
-    let scales: &[f64] = match machine {
-        Machine::Theta => &[0.6, 0.7, 0.8],
-        Machine::Cori => &[0.7, 0.8, 0.9],
+    let with = |scale: f64, mean_jobs: f64, shape: f64, spacing: i64| Knobs {
+        scale,
+        sessions: Sessions {
+            mean_jobs,
+            shape,
+            spacing: cosched_core::Duration(spacing),
+            ..base.sessions
+        },
     };
-    let means: &[f64] = match machine {
-        Machine::Theta => &[1.0, 3.0, 10.0],
-        Machine::Cori => &[1.0, 10.0, 30.0],
+    let s = base.sessions;
+    let grid: Vec<Knobs> = match machine {
+        Machine::Theta => [0.6, 0.65, 0.7, 0.75, 0.8]
+            .iter()
+            .flat_map(|&scale| {
+                [1.0, 2.0, 3.0, 10.0].map(|mean| with(scale, mean, s.shape, s.spacing.0))
+            })
+            .collect(),
+        Machine::Cori => vec![
+            with(0.6, 10.0, s.shape, s.spacing.0),
+            with(0.7, 10.0, s.shape, s.spacing.0),
+            with(0.75, 10.0, s.shape, s.spacing.0),
+            with(0.8, 10.0, s.shape, s.spacing.0),
+            with(0.8, 10.0, 1.1, s.spacing.0),
+            with(0.8, 10.0, s.shape, 0),
+            with(0.7, 40.0, s.shape, s.spacing.0),
+            with(1.0, 40.0, s.shape, s.spacing.0),
+            with(1.2, 40.0, s.shape, s.spacing.0),
+        ],
     };
-    let grid: Vec<(f64, f64)> = scales
-        .iter()
-        .flat_map(|&s| means.iter().map(move |&m| (s, m)))
+    let points: Vec<(usize, u64)> = (0..grid.len())
+        .flat_map(|g| seeds.iter().map(move |&s| (g, s)))
         .collect();
-    let results = Sweep::new(format!("{NAME} calibration {}", machine.name()), grid).try_run(
-        |&(scale, mean)| {
+    let results = Sweep::new(format!("{NAME} calibration {}", machine.name()), points).try_run(
+        |&(g, seed)| {
+            let knobs = grid.get(g).copied().unwrap_or(Knobs {
+                scale: base.runtime_scale,
+                sessions: base.sessions,
+            });
             let params = TraceParams {
-                runtime_scale: scale,
-                sessions: Sessions {
-                    mean_jobs: mean,
-                    ..base.sessions
-                },
+                runtime_scale: knobs.scale,
+                sessions: knobs.sessions,
                 ..base
             };
             baseline_row(&params, seed, typings)
@@ -173,9 +328,10 @@ fn calibration(
     let mut table = Table::new(
         format!("{NAME}_calibration_{}", machine.slug()),
         format!(
-            "Calibration grid, {}: baseline row per run-time scale and mean session length \
-             (paper: {:.2} h, {:.2} %, {:.2} %)",
+            "Calibration grid, {}: baseline row per run-time scale and sessions, mean of {} \
+             trace(s) x {typings} typing(s) (paper: {:.2} h, {:.2} %, {:.2} %)",
             machine.name(),
+            seeds.len(),
             paper.turnaround_h,
             100.0 * paper.utilization,
             100.0 * paper.instant
@@ -183,15 +339,25 @@ fn calibration(
         [
             "runtime scale",
             "mean session (jobs)",
+            "session shape",
+            "spacing (s)",
             "turnaround (h)",
             "utilisation (%)",
             "instant start (%)",
         ],
     );
-    for ((scale, mean), row) in results {
+    for (g, knobs) in grid.iter().enumerate() {
+        let runs: Vec<Metrics> = results
+            .iter()
+            .filter(|((pg, _), _)| *pg == g)
+            .map(|(_, r)| *r)
+            .collect();
+        let row = Metrics::mean(&runs);
         table.row([
-            Cell::fixed(scale, 2),
-            Cell::fixed(mean, 0),
+            Cell::fixed(knobs.scale, 2),
+            Cell::fixed(knobs.sessions.mean_jobs, 0),
+            Cell::fixed(knobs.sessions.shape, 1),
+            Cell::Text(knobs.sessions.spacing.0.to_string()),
             Cell::fixed(row.turnaround_h, 2),
             Cell::fixed(100.0 * row.window_utilization, 2),
             Cell::fixed(100.0 * row.instant, 2),

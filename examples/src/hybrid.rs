@@ -4,7 +4,7 @@
 
 use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
 use cosched_core::{JobClass, RigidJob, SeedStreams};
-use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types, generate};
+use cosched_hybrid::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridError, HybridJob, HybridReport, HybridSim};
 use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
@@ -38,13 +38,14 @@ impl Machine {
         }
     }
 
-    /// The generated trace's parameters: Theta's whole year (37,298 jobs, Table I) and a
-    /// week of Cori (150,000 jobs at the log's 21,369 a day); fewer jobs with `quick`.
+    /// The generated trace's parameters: Theta's whole year (37,298 jobs, Table I) and four
+    /// weeks of Cori ([`CORI_MONTH_JOBS`] at the log's 21,369 jobs a day: a month, so that no
+    /// single heavy-tailed job array decides the load); fewer jobs with `quick`.
     pub fn trace(self, quick: bool) -> TraceParams {
         match (self, quick) {
             (Machine::Theta, false) => TraceParams::theta(37_298),
             (Machine::Theta, true) => TraceParams::theta(3_000),
-            (Machine::Cori, false) => TraceParams::cori(150_000),
+            (Machine::Cori, false) => TraceParams::cori(CORI_MONTH_JOBS),
             (Machine::Cori, true) => TraceParams::cori(20_000),
         }
     }
@@ -73,8 +74,31 @@ impl Machine {
     }
 
     /// A generated batch trace for `seed`.
-    pub fn generate(self, quick: bool, seed: u64) -> Vec<RigidJob> {
-        generate(&self.trace(quick), seed).expect("the machines' parameters are valid")
+    pub fn generate(self, quick: bool, seed: u64) -> Result<Vec<RigidJob>, HybridError> {
+        generate(&self.trace(quick), seed)
+    }
+}
+
+/// The most seeds or typings a flag may ask for: every replicate holds a trace, so an
+/// unchecked count would allocate without bound.
+pub const MAX_REPLICATES: u64 = 1_000;
+
+/// `n` for the flag `--flag` when it lies in `1..=`[`MAX_REPLICATES`], else an error naming
+/// the flag.
+///
+/// ```
+/// use cosched_examples::hybrid::replicates;
+/// assert_eq!(replicates("seeds", 3), Ok(3));
+/// assert!(replicates("seeds", 0).is_err());
+/// assert!(replicates("typings", u64::MAX).is_err());
+/// ```
+pub fn replicates(flag: &str, n: u64) -> Result<u64, String> {
+    if (1..=MAX_REPLICATES).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!(
+            "--{flag} must lie in 1..={MAX_REPLICATES}, not {n}"
+        ))
     }
 }
 
@@ -118,8 +142,8 @@ pub struct WorkloadStats {
 
 impl WorkloadStats {
     /// The statistics of a trace of `params` generated with `seed`, typed `typings` times.
-    pub fn of(params: &TraceParams, seed: u64, typings: u64) -> WorkloadStats {
-        let trace = generate(params, seed).expect("the machines' parameters are valid");
+    pub fn of(params: &TraceParams, seed: u64, typings: u64) -> Result<WorkloadStats, HybridError> {
+        let trace = generate(params, seed)?;
         let n = trace.len().max(1) as f64;
         let node_hours = |j: &RigidJob| f64::from(j.size) * j.runtime.0 as f64;
         let total: f64 = trace.iter().map(node_hours).sum();
@@ -137,8 +161,7 @@ impl WorkloadStats {
         let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
         let mut weekly_runs = Vec::new();
         for t in 0..typings.max(1) {
-            let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))
-                .expect("valid type parameters");
+            let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))?;
             let mut weeks: Vec<f64> = Vec::new();
             for job in &typed {
                 let k = match job.class() {
@@ -161,7 +184,7 @@ impl WorkloadStats {
         st.weekly_mean = cosched_core::stats::mean(&weekly).unwrap_or(f64::NAN);
         st.weekly_max = weekly.iter().copied().fold(0.0, f64::max);
         st.weekly_cv = cosched_core::stats::sample_sd(&weekly).unwrap_or(f64::NAN) / st.weekly_mean;
-        st
+        Ok(st)
     }
 }
 
@@ -200,6 +223,8 @@ pub struct Metrics {
     pub instant: f64,
     /// Mean turnaround of all jobs, on-demand included (§IV-D), hours.
     pub turnaround_h: f64,
+    /// Mean turnaround of rigid and malleable jobs (on-demand left out), hours.
+    pub batch_turnaround_h: f64,
     /// Mean turnaround of rigid jobs, hours.
     pub rigid_turnaround_h: f64,
     /// Mean turnaround of malleable jobs, hours.
@@ -226,6 +251,7 @@ impl Metrics {
         Metrics {
             instant: r.instant_start_ratio,
             turnaround_h: r.turnaround_h,
+            batch_turnaround_h: r.batch_turnaround_h,
             rigid_turnaround_h: r.rigid_turnaround_h,
             malleable_turnaround_h: r.malleable_turnaround_h,
             on_demand_turnaround_h: r.on_demand_turnaround_h,
@@ -246,6 +272,7 @@ impl Metrics {
             n += 1.0;
             sum.instant += m.instant;
             sum.turnaround_h += m.turnaround_h;
+            sum.batch_turnaround_h += m.batch_turnaround_h;
             sum.rigid_turnaround_h += m.rigid_turnaround_h;
             sum.malleable_turnaround_h += m.malleable_turnaround_h;
             sum.on_demand_turnaround_h += m.on_demand_turnaround_h;
@@ -262,6 +289,7 @@ impl Metrics {
         Metrics {
             instant: sum.instant / n,
             turnaround_h: sum.turnaround_h / n,
+            batch_turnaround_h: sum.batch_turnaround_h / n,
             rigid_turnaround_h: sum.rigid_turnaround_h / n,
             malleable_turnaround_h: sum.malleable_turnaround_h / n,
             on_demand_turnaround_h: sum.on_demand_turnaround_h / n,
@@ -396,16 +424,14 @@ impl StudyArgs {
         machine: Machine,
     ) -> Result<Study, Box<dyn std::error::Error>> {
         let quick = self.common.quick;
-        if self.seeds == Some(0) {
-            return Err("--seeds must be at least 1".into());
-        }
+        let seeds = replicates("seeds", self.seeds.unwrap_or(if quick { 1 } else { 2 }))?;
         Ok(Study {
             name,
             machine,
             trace: self.trace.load()?,
             quick,
             seed: self.common.seed,
-            seeds: self.seeds.unwrap_or(if quick { 1 } else { 2 }),
+            seeds,
         })
     }
 }
@@ -437,12 +463,14 @@ impl Study {
         values: &[P],
         configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
     ) -> Result<Vec<Vec<Metrics>>, HybridError> {
-        let traces: Vec<Vec<RigidJob>> = cosched_core::seed::replicate_seeds(self.seed, self.seeds)
-            .map(|s| match &self.trace {
-                Some(w) => w.jobs.clone(),
+        let seeds: Vec<u64> = cosched_core::seed::replicate_seeds(self.seed, self.seeds).collect();
+        let traces: Vec<Vec<RigidJob>> = seeds
+            .iter()
+            .map(|&s| match &self.trace {
+                Some(w) => Ok(w.jobs.clone()),
                 None => self.machine.generate(self.quick, s),
             })
-            .collect();
+            .collect::<Result<_, HybridError>>()?;
         let nodes = self.nodes();
         let mechanisms = configurations();
         let (n_mechanisms, n_traces) = (mechanisms.len(), traces.len());
@@ -454,7 +482,7 @@ impl Study {
         let results = Sweep::new(self.name, points).try_run(|&(v, m, t)| {
             let mut types = TypeParams::default();
             let mut config = HybridConfig::new(nodes, mechanisms[m])?;
-            let seed = self.seed.wrapping_add(t as u64);
+            let seed = seeds.get(t).copied().unwrap_or(self.seed);
             config.seed = seed;
             configure(&values[v], &mut types, &mut config);
             simulate(&traces[t], &types, typing_seed(seed, 0), config)

@@ -169,6 +169,12 @@ fn paper_examples_report_errors_as_one_line() {
         ("hybrid_fig6_7", vec!["--quick", "--seeds", "0"], "--seeds"),
         ("hybrid_fig8", vec!["--quick", "--seeds", "0"], "--seeds"),
         (
+            "hybrid_fig6_7",
+            vec!["--quick", "--typings", "18446744073709551615"],
+            "--typings",
+        ),
+        ("hybrid_table3", vec!["--quick", "--seeds", "0"], "--seeds"),
+        (
             "metasched_table4",
             vec!["--quick", "--measured", "0"],
             "measured",
