@@ -4,33 +4,40 @@
 //! reservations. It serves conservative backfilling (Mu'alem and Feitelson, IEEE TPDS 12(6),
 //! 2001: every queued job gets a reservation at its earliest fit) and start-time predictions.
 //!
-//! The steps live in chunks of up to twice a target length, each with a pending addition and
-//! the minimum and maximum of its values, so that a search skips a whole chunk that cannot hold
-//! or cannot block a job, and a reservation subtracts from a whole chunk at once. The target
-//! is `√s` for `s` steps (at least [`CHUNK`]; the chunks are cut again when `√s` doubles), so
-//! every operation costs O(√s) instead of the O(s) of a flat vector: a conservative pass over
-//! `q` queued jobs costs O(q √q) rather than O(q²).
+//! The steps live in chunks of at most `2·`[`CHUNK`] steps, and a segment tree over the chunks
+//! keeps the minimum and maximum free units of every run of chunks, with additions pending on
+//! whole runs. A search for a job of `k` units alternates two jumps, each a descent of the
+//! tree plus a scan of one chunk: to the next step with at least `k` free (a candidate start)
+//! and to the next step with fewer than `k` free (a step that blocks the candidate). So, for
+//! `s` steps, an earliest fit costs O((g + 1)·(log s + [`CHUNK`])) where `g` is the number of
+//! blocking runs it crosses, a reservation O(log s + [`CHUNK`]) (a step split, a range
+//! addition and at most two partial chunks), and a new chunk O(s / [`CHUNK`]) once per
+//! [`CHUNK`] new steps or more. A full-width job (every fit at the profile's end, `g = 0`) costs
+//! O(log s); a conservative plan of `q` such jobs O(q log q).
+//!
+//! `g` is not bounded by a polylogarithm in general: "earliest window of length `d` whose
+//! minimum is at least `k`" asks, for each `k`, for the first gap of length ≥ `d` between the
+//! steps below `k`. Answering that in polylog time for arbitrary `(k, d)` under range additions
+//! would need per-node summaries of the longest run above every threshold, which grow with the
+//! number of distinct values (a run-length profile in each node), not a constant-size min/max;
+//! we know of no structure with polylog worst-case updates and queries for it, and a plan of
+//! mixed sizes measures far below that worst case (see the crate README).
 
 use cosched_core::{Duration, Time};
 
-/// The least target of steps per chunk; a chunk splits at twice its target.
+/// Steps per chunk when a profile is built; a chunk splits in two when it exceeds twice this.
 const CHUNK: usize = 64;
-
-/// The target chunk length for `steps` steps: `√steps`, at least [`CHUNK`].
-fn chunk_target(steps: usize) -> usize {
-    steps.isqrt().max(CHUNK)
-}
 
 /// A run of consecutive steps.
 #[derive(Clone, Debug)]
 struct Chunk {
     /// Step start times, increasing.
     times: Vec<Time>,
-    /// Free units of each step, before `add`.
+    /// Free units of each step, before `add` and the tree's pending additions.
     free: Vec<i64>,
     /// Added to every step of the chunk.
     add: i64,
-    /// Smallest and largest value (after `add`).
+    /// Smallest and largest of `free` plus `add`.
     min: i64,
     max: i64,
 }
@@ -57,14 +64,155 @@ impl Chunk {
         self.max = max.saturating_add(self.add);
     }
 
+    /// Free units of step `i`, given the tree's additions `offset` above the chunk.
     #[inline]
-    fn value(&self, i: usize) -> i64 {
-        self.free[i] + self.add
+    fn value(&self, i: usize, offset: i64) -> i64 {
+        self.free[i] + self.add + offset
     }
 
     #[inline]
     fn len(&self) -> usize {
         self.times.len()
+    }
+}
+
+/// Segment tree over the chunks: per node, the smallest and largest free units below it and
+/// an addition pending on all of them.
+#[derive(Clone, Debug, Default)]
+struct Summary {
+    /// Leaf count: a power of two, at least the number of chunks.
+    leaves: usize,
+    /// Per node (root 1, children `2n` and `2n + 1`, leaf of chunk `c` at `leaves + c`): the
+    /// smallest and largest value below it, with the additions at it and below it but not
+    /// those of its ancestors. Leaves without a chunk hold `i64::MAX` and `i64::MIN`.
+    min: Vec<i64>,
+    max: Vec<i64>,
+    /// Added to every step below the node.
+    add: Vec<i64>,
+}
+
+impl Summary {
+    /// The tree over `chunks`, with no pending addition.
+    fn build(&mut self, chunks: &[Chunk]) {
+        self.leaves = chunks.len().next_power_of_two();
+        let nodes = 2 * self.leaves;
+        for (values, fill) in [(&mut self.min, i64::MAX), (&mut self.max, i64::MIN)] {
+            values.clear();
+            values.resize(nodes, fill);
+        }
+        self.add.clear();
+        self.add.resize(nodes, 0);
+        for (c, chunk) in chunks.iter().enumerate() {
+            self.min[self.leaves + c] = chunk.min;
+            self.max[self.leaves + c] = chunk.max;
+        }
+        for node in (1..self.leaves).rev() {
+            self.pull(node);
+        }
+    }
+
+    /// Moves every pending addition into the chunks' own `add`, so that the tree can be built
+    /// again over a changed list of chunks.
+    fn flatten_into(&mut self, chunks: &mut [Chunk]) {
+        for node in 1..self.leaves {
+            let add = std::mem::take(&mut self.add[node]);
+            self.add[2 * node] += add;
+            self.add[2 * node + 1] += add;
+        }
+        for (c, chunk) in chunks.iter_mut().enumerate() {
+            let add = std::mem::take(&mut self.add[self.leaves + c]);
+            chunk.add += add;
+            chunk.min = chunk.min.saturating_add(add);
+            chunk.max = chunk.max.saturating_add(add);
+        }
+    }
+
+    fn pull(&mut self, node: usize) {
+        let add = self.add[node];
+        self.min[node] = self.min[2 * node]
+            .min(self.min[2 * node + 1])
+            .saturating_add(add);
+        self.max[node] = self.max[2 * node]
+            .max(self.max[2 * node + 1])
+            .saturating_add(add);
+    }
+
+    /// Takes in the changed values of chunk `c`.
+    fn set_leaf(&mut self, c: usize, chunk: &Chunk) {
+        let mut node = self.leaves + c;
+        self.min[node] = chunk.min.saturating_add(self.add[node]);
+        self.max[node] = chunk.max.saturating_add(self.add[node]);
+        while node > 1 {
+            node /= 2;
+            self.pull(node);
+        }
+    }
+
+    /// The additions pending above chunk `c`'s own values.
+    fn offset(&self, c: usize) -> i64 {
+        let mut node = self.leaves + c;
+        let mut offset = self.add[node];
+        while node > 1 {
+            node /= 2;
+            offset += self.add[node];
+        }
+        offset
+    }
+
+    /// Adds `value` to every step of chunks `from..to`.
+    fn add_range(&mut self, from: usize, to: usize, value: i64) {
+        if from < to {
+            self.add_in(1, 0, self.leaves, from, to, value);
+        }
+    }
+
+    fn add_in(&mut self, node: usize, lo: usize, hi: usize, from: usize, to: usize, value: i64) {
+        if to <= lo || hi <= from {
+            return;
+        }
+        if from <= lo && hi <= to {
+            self.add[node] += value;
+            self.min[node] = self.min[node].saturating_add(value);
+            self.max[node] = self.max[node].saturating_add(value);
+            return;
+        }
+        let mid = lo + (hi - lo) / 2;
+        self.add_in(2 * node, lo, mid, from, to, value);
+        self.add_in(2 * node + 1, mid, hi, from, to, value);
+        self.pull(node);
+    }
+
+    /// The first chunk at or after `from` that `hit` accepts, where `hit(min, max)` must
+    /// accept a run of chunks exactly when it accepts one of them (as "max ≥ k" and "min < k"
+    /// do): one descent, O(log chunks).
+    fn first_from(&self, from: usize, hit: impl Fn(i64, i64) -> bool + Copy) -> Option<usize> {
+        self.descend(1, 0, self.leaves, from, 0, hit)
+    }
+
+    fn descend(
+        &self,
+        node: usize,
+        lo: usize,
+        hi: usize,
+        from: usize,
+        above: i64,
+        hit: impl Fn(i64, i64) -> bool + Copy,
+    ) -> Option<usize> {
+        if hi <= from
+            || !hit(
+                self.min[node].saturating_add(above),
+                self.max[node].saturating_add(above),
+            )
+        {
+            return None;
+        }
+        if hi - lo == 1 {
+            return Some(lo);
+        }
+        let above = above + self.add[node];
+        let mid = lo + (hi - lo) / 2;
+        self.descend(2 * node, lo, mid, from, above, hit)
+            .or_else(|| self.descend(2 * node + 1, mid, hi, from, above, hit))
     }
 }
 
@@ -76,10 +224,8 @@ type Pos = (usize, usize);
 pub(crate) struct Profile {
     /// Never empty; no chunk is empty.
     chunks: Vec<Chunk>,
-    /// Steps in all chunks.
-    steps: usize,
-    /// The chunk length aimed at: a chunk splits at twice this.
-    target: usize,
+    /// Minimum and maximum over runs of chunks.
+    summary: Summary,
 }
 
 impl Profile {
@@ -98,23 +244,10 @@ impl Profile {
                 None => steps.push((t, units)),
             }
         }
-        let target = chunk_target(steps.len());
-        Profile {
-            chunks: steps.chunks(target).map(Chunk::new).collect(),
-            steps: steps.len(),
-            target,
-        }
-    }
-
-    /// Cuts the steps into chunks of the target length for their number again.
-    fn rechunk(&mut self) {
-        let steps: Vec<(Time, i64)> = self
-            .chunks
-            .iter()
-            .flat_map(|c| c.times.iter().zip(&c.free).map(|(&t, &f)| (t, f + c.add)))
-            .collect();
-        self.target = chunk_target(steps.len());
-        self.chunks = steps.chunks(self.target).map(Chunk::new).collect();
+        let chunks: Vec<Chunk> = steps.chunks(CHUNK).map(Chunk::new).collect();
+        let mut summary = Summary::default();
+        summary.build(&chunks);
+        Profile { chunks, summary }
     }
 
     #[inline]
@@ -134,42 +267,39 @@ impl Profile {
         }
     }
 
+    /// The chunk holding time `t`: the last one starting at or before it (the first if none).
+    fn chunk_at(&self, t: Time) -> usize {
+        self.chunks
+            .partition_point(|chunk| chunk.times[0] <= t)
+            .saturating_sub(1)
+    }
+
+    /// The first step of chunk `c` from index `from` on whose value `hit` accepts.
+    fn scan(&self, c: usize, from: usize, hit: impl Fn(i64) -> bool) -> Option<Pos> {
+        let chunk = self.chunks.get(c)?;
+        let offset = self.summary.offset(c);
+        (from..chunk.len())
+            .find(|&j| hit(chunk.value(j, offset)))
+            .map(|j| (c, j))
+    }
+
     /// The first step at or after `pos` with at least `size` free units.
-    fn next_with(&self, (mut c, mut i): Pos, size: i64) -> Option<Pos> {
-        while let Some(chunk) = self.chunks.get(c) {
-            if chunk.max >= size
-                && let Some(j) = (i..chunk.len()).find(|&j| chunk.value(j) >= size)
-            {
-                return Some((c, j));
-            }
-            c += 1;
-            i = 0;
+    fn next_with(&self, (c, i): Pos, size: i64) -> Option<Pos> {
+        if let Some(found) = self.scan(c, i, |v| v >= size) {
+            return Some(found);
         }
-        None
+        let c = self.summary.first_from(c + 1, |_, max| max >= size)?;
+        self.scan(c, 0, |v| v >= size)
     }
 
     /// The first step after `pos` that starts before `end` and has fewer than `size` units.
     fn first_blocking(&self, pos: Pos, end: Time, size: i64) -> Option<Pos> {
-        let (mut c, mut i) = self.next(pos)?;
-        while let Some(chunk) = self.chunks.get(c) {
-            if chunk.times.get(i).is_none_or(|&t| t >= end) {
-                return None;
-            }
-            let whole_chunk_inside = chunk.times.last().is_some_and(|&t| t < end);
-            if !(i == 0 && whole_chunk_inside && chunk.min >= size) {
-                for j in i..chunk.len() {
-                    if chunk.times[j] >= end {
-                        return None;
-                    }
-                    if chunk.value(j) < size {
-                        return Some((c, j));
-                    }
-                }
-            }
-            c += 1;
-            i = 0;
-        }
-        None
+        let (c, i) = self.next(pos)?;
+        let found = self.scan(c, i, |v| v < size).or_else(|| {
+            let c = self.summary.first_from(c + 1, |min, _| min < size)?;
+            self.scan(c, 0, |v| v < size)
+        })?;
+        (self.time(found) < end).then_some(found)
     }
 
     /// The earliest step start at which `size` units stay free for `duration` (a zero duration
@@ -193,46 +323,43 @@ impl Profile {
         if end > start {
             self.split_at(end);
         }
-        let Some(first) = self.split_at(start) else {
+        let Some((first, i)) = self.split_at(start) else {
             return;
         };
         let size = i64::from(size);
-        let (mut c, mut i) = first;
-        let mut last_step = end <= start;
-        while let Some(chunk) = self.chunks.get_mut(c) {
-            let whole = i == 0 && chunk.times.last().is_some_and(|&t| t < end);
-            if whole && !last_step {
-                chunk.add -= size;
-                chunk.min -= size;
-                chunk.max -= size;
-            } else {
-                for j in i..chunk.len() {
-                    if chunk.times[j] >= end && !last_step {
-                        chunk.refresh();
-                        return;
-                    }
-                    chunk.free[j] -= size;
-                    if last_step {
-                        chunk.refresh();
-                        return;
-                    }
-                }
-                chunk.refresh();
-            }
-            // Only a zero-duration reservation stops after its first step.
-            last_step = false;
-            c += 1;
-            i = 0;
+        if end <= start {
+            self.subtract(first, i, i + 1, size);
+            return;
         }
+        // The last chunk with a step before `end`; those between are covered whole.
+        let last = self
+            .chunks
+            .partition_point(|chunk| chunk.times[0] < end)
+            .saturating_sub(1);
+        let stop = self.chunks[last].times.partition_point(|&t| t < end);
+        if last == first {
+            self.subtract(first, i, stop, size);
+        } else {
+            self.subtract(first, i, self.chunks[first].len(), size);
+            self.summary.add_range(first + 1, last, -size);
+            self.subtract(last, 0, stop, size);
+        }
+    }
+
+    /// Takes `size` units from steps `from..to` of chunk `c`.
+    fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) {
+        let chunk = &mut self.chunks[c];
+        for free in &mut chunk.free[from..to] {
+            *free -= size;
+        }
+        chunk.refresh();
+        self.summary.set_leaf(c, chunk);
     }
 
     /// Makes `t` a step boundary and returns that step; `None` for `Time::MAX` when no step
     /// starts there (nothing lies beyond it).
     fn split_at(&mut self, t: Time) -> Option<Pos> {
-        let c = self
-            .chunks
-            .partition_point(|chunk| chunk.times[0] <= t)
-            .saturating_sub(1);
+        let c = self.chunk_at(t);
         let chunk = &mut self.chunks[c];
         let j = chunk.times.partition_point(|&s| s <= t);
         if j > 0 && chunk.times[j - 1] == t {
@@ -241,60 +368,58 @@ impl Profile {
         if t == Time::MAX {
             return None;
         }
+        // The new step repeats the value of the one it splits: no minimum or maximum changes.
         let raw = chunk.free[j.saturating_sub(1)];
         chunk.times.insert(j, t);
         chunk.free.insert(j, raw);
-        self.steps += 1;
-        if chunk_target(self.steps) >= 2 * self.target {
-            self.rechunk();
-            return self.split_at(t);
+        if chunk.len() <= 2 * CHUNK {
+            return Some((c, j));
         }
+        self.summary.flatten_into(&mut self.chunks);
         let chunk = &mut self.chunks[c];
-        if chunk.len() > 2 * self.target {
-            let half = chunk.len() / 2;
-            let tail = Chunk {
-                times: chunk.times.split_off(half),
-                free: chunk.free.split_off(half),
-                add: chunk.add,
-                min: 0,
-                max: 0,
-            };
-            chunk.refresh();
-            let mut tail = tail;
-            tail.refresh();
-            self.chunks.insert(c + 1, tail);
-            return Some(if j >= half { (c + 1, j - half) } else { (c, j) });
-        }
-        Some((c, j))
+        let half = chunk.len() / 2;
+        let mut tail = Chunk {
+            times: chunk.times.split_off(half),
+            free: chunk.free.split_off(half),
+            add: chunk.add,
+            min: 0,
+            max: 0,
+        };
+        chunk.refresh();
+        tail.refresh();
+        self.chunks.insert(c + 1, tail);
+        self.summary.build(&self.chunks);
+        Some(if j >= half { (c + 1, j - half) } else { (c, j) })
     }
 
     /// Moves the profile's start to `now` (no earlier than its start): steps that ended by then
     /// are dropped and the step under `now` starts at `now`.
     pub(crate) fn advance(&mut self, now: Time) {
-        let c = self
-            .chunks
-            .partition_point(|chunk| chunk.times[0] <= now)
-            .saturating_sub(1);
-        self.steps -= self
-            .chunks
-            .drain(..c)
-            .map(|chunk| chunk.len())
-            .sum::<usize>();
+        let c = self.chunk_at(now);
+        if c > 0 {
+            self.summary.flatten_into(&mut self.chunks);
+            self.chunks.drain(..c);
+        }
         let chunk = &mut self.chunks[0];
         let j = chunk.times.partition_point(|&s| s <= now).saturating_sub(1);
         chunk.times.drain(..j);
         chunk.free.drain(..j);
-        self.steps -= j;
         if chunk.times[0] < now {
             chunk.times[0] = now;
         }
         chunk.refresh();
+        if c > 0 {
+            self.summary.build(&self.chunks);
+        } else {
+            self.summary.set_leaf(0, &self.chunks[0]);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn fits_reserves_and_refits() {
@@ -319,20 +444,78 @@ mod tests {
         assert_eq!(p.earliest_fit(5, Duration(1)), Some(Time(25)));
     }
 
-    /// The flat step vector the chunks stand for: each step's time and value.
+    /// The flat step vector the chunks and the tree stand for: each step's time and value.
     fn flat(p: &Profile) -> Vec<(Time, i64)> {
         p.chunks
             .iter()
-            .flat_map(|c| (0..c.len()).map(move |i| (c.times[i], c.value(i))))
+            .enumerate()
+            .flat_map(|(c, chunk)| {
+                let offset = p.summary.offset(c);
+                (0..chunk.len()).map(move |i| (chunk.times[i], chunk.value(i, offset)))
+            })
             .collect()
     }
 
-    /// Tens of thousands of steps: the chunks are cut again as `√s` doubles, and every fit
-    /// is checked against a scan of the flat steps.
+    /// The earliest fit by a scan of the flat steps.
+    fn flat_fit(steps: &[(Time, i64)], size: u32, duration: Duration) -> Option<Time> {
+        (0..steps.len())
+            .find(|&k| {
+                let end = steps[k].0.saturating_add(duration);
+                steps[k..]
+                    .iter()
+                    .take_while(|s| s.0 == steps[k].0 || s.0 < end)
+                    .all(|s| s.1 >= i64::from(size))
+            })
+            .map(|k| steps[k].0)
+    }
+
+    /// A reservation on the flat steps: split at its start and end, take from the steps
+    /// between (the start's step alone for a zero duration).
+    fn flat_reserve(steps: &mut Vec<(Time, i64)>, start: Time, duration: Duration, size: u32) {
+        let mut split = |t: Time| match steps.binary_search_by_key(&t, |s| s.0) {
+            Ok(k) => k,
+            Err(k) => {
+                let value = steps[k - 1].1;
+                steps.insert(k, (t, value));
+                k
+            }
+        };
+        let first = split(start);
+        let end = start.saturating_add(duration);
+        let last = if end > start { split(end) } else { first + 1 };
+        for step in &mut steps[first..last] {
+            step.1 -= i64::from(size);
+        }
+    }
+
+    /// Every chunk is non-empty and short enough, and every tree node summarises its chunks.
+    fn check_shape(p: &Profile) {
+        assert!(!p.chunks.is_empty());
+        assert!(p.chunks.iter().all(|c| !c.is_empty_or_long()));
+        assert!(p.summary.leaves >= p.chunks.len());
+        for (c, chunk) in p.chunks.iter().enumerate() {
+            let offset = p.summary.offset(c);
+            let values = (0..chunk.len()).map(|i| chunk.value(i, offset));
+            assert_eq!(values.clone().min(), Some(chunk.min + offset), "chunk {c}");
+            assert_eq!(values.max(), Some(chunk.max + offset), "chunk {c}");
+        }
+        assert_eq!(
+            p.summary.min[1],
+            flat(p).iter().map(|s| s.1).min().unwrap_or(i64::MAX)
+        );
+    }
+
+    impl Chunk {
+        fn is_empty_or_long(&self) -> bool {
+            self.len() == 0 || self.len() > 2 * CHUNK
+        }
+    }
+
+    /// Tens of thousands of steps: chunks split and the tree is built again many times, and
+    /// every fit is checked against a scan of the flat steps.
     #[test]
-    fn long_profiles_rechunk_and_stay_exact() {
+    fn long_profiles_stay_exact() {
         let mut p = Profile::new(Time(0), 64, std::iter::empty());
-        let mut targets = vec![p.target];
         let mut x: u64 = 1;
         for i in 0..18_000 {
             // A fixed pseudo-random sequence of sizes and durations.
@@ -343,29 +526,73 @@ mod tests {
             let duration = Duration(((x >> 20) % 5_000) as i64 + 1);
             let fit = p.earliest_fit(size, duration);
             if i % 199 == 0 {
-                let steps = flat(&p);
-                assert_eq!(p.steps, steps.len());
-                let expect = (0..steps.len()).find(|&k| {
-                    let end = steps[k].0.saturating_add(duration);
-                    steps[k..]
-                        .iter()
-                        .take_while(|s| s.0 == steps[k].0 || s.0 < end)
-                        .all(|s| s.1 >= i64::from(size))
-                });
-                assert_eq!(fit, expect.map(|k| steps[k].0), "fit {i}");
+                assert_eq!(fit, flat_fit(&flat(&p), size, duration), "fit {i}");
+                check_shape(&p);
             }
             let Some(start) = fit else { continue };
             p.reserve(start, duration, size);
-            if targets.last() != Some(&p.target) {
-                targets.push(p.target);
+        }
+        assert!(p.chunks.len() > 128, "{} chunks", p.chunks.len());
+        check_shape(&p);
+    }
+
+    /// An operation on a profile: a reservation at the earliest fit, or a move of the start.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Reserve { size: u32, duration: i64 },
+        Advance(i64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (1u32..=16, prop_oneof![Just(0i64), 1i64..50, 1i64..5_000])
+                .prop_map(|(size, duration)| Op::Reserve { size, duration }),
+            1 => (0i64..200).prop_map(Op::Advance),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Fits, reservations and advances agree step for step with the flat profile, through
+        /// chunk splits, whole-chunk additions and dropped chunks.
+        #[test]
+        fn matches_the_flat_steps(
+            free in 0u32..=16,
+            releases in proptest::collection::vec((1i64..3_000, 1u32..=8), 0..300),
+            ops in proptest::collection::vec(op(), 1..600),
+        ) {
+            let mut releases: Vec<(Time, u32)> =
+                releases.into_iter().map(|(t, u)| (Time(t), u)).collect();
+            releases.sort_by_key(|r| r.0);
+            let mut p = Profile::new(Time(0), free, releases.iter().copied());
+            let mut now = Time(0);
+            for op in ops {
+                let steps = flat(&p);
+                match op {
+                    Op::Reserve { size, duration } => {
+                        let duration = Duration(duration);
+                        let fit = p.earliest_fit(size, duration);
+                        prop_assert_eq!(fit, flat_fit(&steps, size, duration));
+                        if let Some(start) = fit {
+                            p.reserve(start, duration, size);
+                            let mut expect = steps.clone();
+                            flat_reserve(&mut expect, start, duration, size);
+                            prop_assert_eq!(flat(&p), expect);
+                        }
+                    }
+                    Op::Advance(by) => {
+                        now = Time(now.0 + by);
+                        p.advance(now);
+                        let keep = steps.partition_point(|s| s.0 <= now).saturating_sub(1);
+                        let mut expect = steps[keep..].to_vec();
+                        if expect[0].0 < now {
+                            expect[0].0 = now;
+                        }
+                        prop_assert_eq!(flat(&p), expect);
+                    }
+                }
+                check_shape(&p);
             }
         }
-        assert!(p.steps > 16_384, "{} steps", p.steps);
-        assert_eq!(targets, [64, 128], "targets as the profile grew");
-        assert!(
-            p.chunks
-                .iter()
-                .all(|c| c.len() <= 2 * p.target && c.len() > 0)
-        );
     }
 }
