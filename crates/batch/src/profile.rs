@@ -250,23 +250,6 @@ impl Profile {
         Profile { chunks, summary }
     }
 
-    #[inline]
-    fn time(&self, (c, i): Pos) -> Time {
-        self.chunks[c].times[i]
-    }
-
-    /// The step after `pos`, if any.
-    #[inline]
-    fn next(&self, (c, i): Pos) -> Option<Pos> {
-        if i + 1 < self.chunks[c].len() {
-            Some((c, i + 1))
-        } else if c + 1 < self.chunks.len() {
-            Some((c + 1, 0))
-        } else {
-            None
-        }
-    }
-
     /// The chunk holding time `t`: the last one starting at or before it (the first if none).
     fn chunk_at(&self, t: Time) -> usize {
         self.chunks
@@ -274,46 +257,59 @@ impl Profile {
             .saturating_sub(1)
     }
 
-    /// The first step of chunk `c` from index `from` on whose value `hit` accepts.
-    fn scan(&self, c: usize, from: usize, hit: impl Fn(i64) -> bool) -> Option<Pos> {
-        let chunk = self.chunks.get(c)?;
-        let offset = self.summary.offset(c);
-        (from..chunk.len())
-            .find(|&j| hit(chunk.value(j, offset)))
-            .map(|j| (c, j))
-    }
-
-    /// The first step at or after `pos` with at least `size` free units.
-    fn next_with(&self, (c, i): Pos, size: i64) -> Option<Pos> {
-        if let Some(found) = self.scan(c, i, |v| v >= size) {
-            return Some(found);
-        }
-        let c = self.summary.first_from(c + 1, |_, max| max >= size)?;
-        self.scan(c, 0, |v| v >= size)
-    }
-
-    /// The first step after `pos` that starts before `end` and has fewer than `size` units.
-    fn first_blocking(&self, pos: Pos, end: Time, size: i64) -> Option<Pos> {
-        let (c, i) = self.next(pos)?;
-        let found = self.scan(c, i, |v| v < size).or_else(|| {
-            let c = self.summary.first_from(c + 1, |min, _| min < size)?;
-            self.scan(c, 0, |v| v < size)
-        })?;
-        (self.time(found) < end).then_some(found)
-    }
-
     /// The earliest step start at which `size` units stay free for `duration` (a zero duration
     /// needs only that step); `None` if the profile never has that many.
+    ///
+    /// Walks the steps of one chunk at a time, alternately looking for a candidate (a step with
+    /// at least `size` free) and for a step that blocks it (fewer than `size` free before the
+    /// candidate's end); a chunk that holds neither is jumped over by a descent of the tree.
     pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
         let size = i64::from(size);
-        let mut from = (0, 0);
+        let (mut c, mut from) = (0, 0);
+        let mut chunk = self.chunks.first()?;
+        let mut offset = self.summary.offset(0);
+        // The candidate being checked: its start and end.
+        let mut candidate: Option<(Time, Time)> = None;
         loop {
-            let candidate = self.next_with(from, size)?;
-            let start = self.time(candidate);
-            match self.first_blocking(candidate, start.saturating_add(duration), size) {
-                None => return Some(start),
-                Some(blocking) => from = self.next(blocking)?,
+            match candidate {
+                None if chunk.max + offset >= size => {
+                    if let Some(k) = (from..chunk.len()).find(|&k| chunk.value(k, offset) >= size) {
+                        let start = chunk.times[k];
+                        candidate = Some((start, start.saturating_add(duration)));
+                        from = k + 1;
+                        continue;
+                    }
+                }
+                Some((start, end)) if chunk.min + offset < size => {
+                    for k in from..chunk.len() {
+                        if chunk.times[k] >= end {
+                            return Some(start);
+                        }
+                        if chunk.value(k, offset) < size {
+                            candidate = None;
+                            from = k + 1;
+                            break;
+                        }
+                    }
+                    if candidate.is_none() {
+                        continue;
+                    }
+                }
+                _ => {}
             }
+            // Nothing more in this chunk: jump to the next chunk that has what is looked for.
+            let next = match candidate {
+                None => self.summary.first_from(c + 1, |_, max| max >= size),
+                Some(_) => self.summary.first_from(c + 1, |min, _| min < size),
+            };
+            let Some(next) = next else {
+                // No later candidate, or no later blocking step: the candidate fits for ever.
+                return candidate.map(|(start, _)| start);
+            };
+            c = next;
+            from = 0;
+            chunk = &self.chunks[c];
+            offset = self.summary.offset(c);
         }
     }
 

@@ -1,0 +1,83 @@
+//! Planning cost of conservative backfilling on bursts submitted at t = 0 on 64 units, where
+//! every job runs exactly its estimate (so one plan serves the whole run):
+//!
+//! - `full_width_50k`: 50,000 jobs of 64 units and 100 s (every fit at the profile's end);
+//! - `mixed_10k`, `mixed_50k`: sizes log-uniform on 1–64 units and estimates log-uniform on
+//!   1–10,000 s (a fragmented profile: each fit crosses blocked runs).
+//!
+//! `cargo bench -p cosched-batch --bench conservative` measures the CPU time of the
+//! benchmarking thread (see `common`) and reports jobs per CPU second.
+
+use cosched_batch::{BatchSim, Policy};
+use cosched_core::{Duration, JobId, RigidJob, SeedStreams, Time};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::RngExt;
+
+mod common;
+use common::ThreadCpuTime;
+
+const CAPACITY: u32 = 64;
+
+/// `n` jobs at t = 0 of `size` units for `seconds`, each drawn by `draw`.
+fn burst(n: u64, mut draw: impl FnMut() -> (u32, i64)) -> Vec<RigidJob> {
+    (0..n)
+        .map(|i| {
+            let (size, seconds) = draw();
+            RigidJob::new(
+                JobId(i + 1),
+                Time(0),
+                size,
+                Duration(seconds),
+                Duration(seconds),
+            )
+            .expect("valid job")
+        })
+        .collect()
+}
+
+/// A value log-uniform on `1..=max`.
+fn log_uniform(rng: &mut impl RngExt, max: u32) -> u32 {
+    let x = rng.random_range(0.0..(f64::from(max) + 1.0).ln()).exp();
+    (x as u32).clamp(1, max)
+}
+
+fn mixed(n: u64) -> Vec<RigidJob> {
+    let streams = SeedStreams::new(n);
+    let mut sizes = streams.stream("sizes", 0);
+    let mut estimates = streams.stream("estimates", 0);
+    burst(n, || {
+        (
+            log_uniform(&mut sizes, CAPACITY),
+            i64::from(log_uniform(&mut estimates, 10_000)),
+        )
+    })
+}
+
+fn bursts(c: &mut Criterion<ThreadCpuTime>) {
+    let cases = [
+        ("full_width_50k", burst(50_000, || (CAPACITY, 100))),
+        ("mixed_10k", mixed(10_000)),
+        ("mixed_50k", mixed(50_000)),
+    ];
+    let mut group = c.benchmark_group("conservative_bursts_64_units/cpu");
+    group.sample_size(10);
+    for (name, jobs) in &cases {
+        group.throughput(Throughput::Elements(jobs.len() as u64));
+        group.bench_function(*name, |b| {
+            b.iter(|| {
+                BatchSim::new(CAPACITY, Policy::Conservative.scheduler())
+                    .expect("valid capacity")
+                    .run(jobs)
+                    .expect("valid workload")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadCpuTime);
+    targets = bursts
+}
+criterion_main!(benches);
