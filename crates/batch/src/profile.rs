@@ -182,33 +182,23 @@ impl Summary {
         self.pull(node);
     }
 
-    /// The first (or, if `last`, the last) chunk of `from..to` that `hit` accepts, where
-    /// `hit(min, max)` must accept a run of chunks exactly when it accepts one of them (as
-    /// "max ≥ k" and "min < k" do), with the additions pending above its own values: one
-    /// descent, O(log chunks).
-    fn find(
-        &self,
-        from: usize,
-        to: usize,
-        last: bool,
-        hit: impl Fn(i64, i64) -> bool + Copy,
-    ) -> Option<(usize, i64)> {
-        self.descend(1, 0, self.leaves, (from, to), 0, last, hit)
+    /// The first chunk at or after `from` that `hit` accepts, where `hit(min, max)` must
+    /// accept a run of chunks exactly when it accepts one of them (as "max ≥ k" and "min < k"
+    /// do): one descent, O(log chunks).
+    fn first_from(&self, from: usize, hit: impl Fn(i64, i64) -> bool + Copy) -> Option<usize> {
+        self.descend(1, 0, self.leaves, from, 0, hit)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn descend(
         &self,
         node: usize,
         lo: usize,
         hi: usize,
-        (from, to): (usize, usize),
+        from: usize,
         above: i64,
-        last: bool,
         hit: impl Fn(i64, i64) -> bool + Copy,
-    ) -> Option<(usize, i64)> {
+    ) -> Option<usize> {
         if hi <= from
-            || to <= lo
             || !hit(
                 self.min[node].saturating_add(above),
                 self.max[node].saturating_add(above),
@@ -217,17 +207,12 @@ impl Summary {
             return None;
         }
         if hi - lo == 1 {
-            return Some((lo, above + self.add[node]));
+            return Some(lo);
         }
         let above = above + self.add[node];
         let mid = lo + (hi - lo) / 2;
-        let mut halves = [(2 * node, lo, mid), (2 * node + 1, mid, hi)];
-        if last {
-            halves.reverse();
-        }
-        halves
-            .into_iter()
-            .find_map(|(child, lo, hi)| self.descend(child, lo, hi, (from, to), above, last, hit))
+        self.descend(2 * node, lo, mid, from, above, hit)
+            .or_else(|| self.descend(2 * node + 1, mid, hi, from, above, hit))
     }
 }
 
@@ -275,78 +260,57 @@ impl Profile {
     /// The earliest step start at which `size` units stay free for `duration` (a zero duration
     /// needs only that step); `None` if the profile never has that many.
     ///
-    /// Alternates two jumps: to the next candidate (a step with at least `size` free), then to
-    /// the last step before the candidate's end with fewer than `size` free. If that step lies
-    /// before the candidate, the candidate fits; otherwise no start up to it can fit (its
-    /// window would hold that step), so the next candidate is looked for after it. Each jump is
-    /// a scan of one chunk plus at most one descent of the tree. Two rounds in a row move the
-    /// blocking step on by at least `duration` (the second lies past the first candidate's
-    /// end), so a fit costs O((r + 1)·(log s + CHUNK)) with `r` at most both the number of
-    /// runs of blocked steps it passes and `2·(fit − start) / duration + 1`.
+    /// Walks the steps of one chunk at a time, alternately looking for a candidate (a step with
+    /// at least `size` free) and for a step that blocks it (fewer than `size` free before the
+    /// candidate's end); a chunk that holds neither is jumped over by a descent of the tree.
     pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
         let size = i64::from(size);
-        let mut after: Option<Pos> = None;
+        let (mut c, mut from) = (0, 0);
+        let mut chunk = self.chunks.first()?;
+        let mut offset = self.summary.offset(0);
+        // The candidate being checked: its start and end.
+        let mut candidate: Option<(Time, Time)> = None;
         loop {
-            let candidate = self.next_with(after, size)?;
-            let start = self.chunks[candidate.0].times[candidate.1];
-            match self.last_blocking(candidate.0, start.saturating_add(duration), size) {
-                Some(blocking) if blocking > candidate => after = Some(blocking),
-                _ => return Some(start),
+            match candidate {
+                None if chunk.max + offset >= size => {
+                    if let Some(k) = (from..chunk.len()).find(|&k| chunk.value(k, offset) >= size) {
+                        let start = chunk.times[k];
+                        candidate = Some((start, start.saturating_add(duration)));
+                        from = k + 1;
+                        continue;
+                    }
+                }
+                Some((start, end)) if chunk.min + offset < size => {
+                    for k in from..chunk.len() {
+                        if chunk.times[k] >= end {
+                            return Some(start);
+                        }
+                        if chunk.value(k, offset) < size {
+                            candidate = None;
+                            from = k + 1;
+                            break;
+                        }
+                    }
+                    if candidate.is_none() {
+                        continue;
+                    }
+                }
+                _ => {}
             }
+            // Nothing more in this chunk: jump to the next chunk that has what is looked for.
+            let next = match candidate {
+                None => self.summary.first_from(c + 1, |_, max| max >= size),
+                Some(_) => self.summary.first_from(c + 1, |min, _| min < size),
+            };
+            let Some(next) = next else {
+                // No later candidate, or no later blocking step: the candidate fits for ever.
+                return candidate.map(|(start, _)| start);
+            };
+            c = next;
+            from = 0;
+            chunk = &self.chunks[c];
+            offset = self.summary.offset(c);
         }
-    }
-
-    /// The first step after `after` (from the first step if `None`) with at least `size` free.
-    fn next_with(&self, after: Option<Pos>, size: i64) -> Option<Pos> {
-        let (c, from) = match after {
-            Some((c, k)) => (c, k + 1),
-            None => (0, 0),
-        };
-        let chunk = self.chunks.get(c)?;
-        let offset = self.summary.offset(c);
-        if chunk.max + offset >= size {
-            let threshold = size - chunk.add - offset;
-            let rest = chunk.free.get(from..).unwrap_or_default();
-            if let Some(k) = rest.iter().position(|&f| f >= threshold) {
-                return Some((c, from + k));
-            }
-        }
-        let (c, offset) = self
-            .summary
-            .find(c + 1, self.chunks.len(), false, |_, max| max >= size)?;
-        let chunk = self.chunks.get(c)?;
-        let threshold = size - chunk.add - offset;
-        chunk
-            .free
-            .iter()
-            .position(|&f| f >= threshold)
-            .map(|k| (c, k))
-    }
-
-    /// The last step in chunk `from` or later that starts before `end` and has fewer than
-    /// `size` free units.
-    fn last_blocking(&self, from: usize, end: Time, size: i64) -> Option<Pos> {
-        let c = self
-            .chunks
-            .partition_point(|chunk| chunk.times[0] < end)
-            .checked_sub(1)?;
-        let chunk = self.chunks.get(c)?;
-        let offset = self.summary.offset(c);
-        if chunk.min + offset < size {
-            let threshold = size - chunk.add - offset;
-            let before = chunk.times.partition_point(|&t| t < end);
-            if let Some(k) = chunk.free[..before].iter().rposition(|&f| f < threshold) {
-                return Some((c, k));
-            }
-        }
-        let (c, offset) = self.summary.find(from, c, true, |min, _| min < size)?;
-        let chunk = self.chunks.get(c)?;
-        let threshold = size - chunk.add - offset;
-        chunk
-            .free
-            .iter()
-            .rposition(|&f| f < threshold)
-            .map(|k| (c, k))
     }
 
     /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration).
