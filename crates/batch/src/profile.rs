@@ -25,8 +25,14 @@
 
 use cosched_core::{Duration, Time};
 
-/// Steps per chunk when a profile is built; a chunk splits in two when it exceeds twice this.
+/// The least target of steps per chunk; a chunk splits in two when it exceeds twice its
+/// target.
 const CHUNK: usize = 64;
+
+/// The target chunk length for `steps` steps: `√steps`, at least [`CHUNK`].
+fn chunk_target(steps: usize) -> usize {
+    steps.isqrt().max(CHUNK)
+}
 
 /// A run of consecutive steps.
 #[derive(Clone, Debug)]
@@ -40,21 +46,42 @@ struct Chunk {
     /// Smallest and largest of `free` plus `add`.
     min: i64,
     max: i64,
+    /// `prefix_min[i]`: the smallest of `free[..=i]`; `suffix_min[i]`: of `free[i..]`.
+    prefix_min: Vec<i64>,
+    suffix_min: Vec<i64>,
+    /// The closed runs: `(v, length)` with `v` decreasing and `length` increasing, so that
+    /// the longest run of steps with `free ≥ t` that has a lower step on both sides inside
+    /// the chunk lasts the `length` of the last entry with `v ≥ t` (seconds, from its first
+    /// step's start to the next lower step's; `i64::MAX` if that step starts at `Time::MAX`).
+    runs: Vec<(i64, i64)>,
 }
 
 impl Chunk {
     fn new(steps: &[(Time, i64)]) -> Chunk {
+        Chunk::raw(
+            steps.iter().map(|s| s.0).collect(),
+            steps.iter().map(|s| s.1).collect(),
+            0,
+        )
+    }
+
+    /// The chunk of steps at `times` with values `free` plus `add`.
+    fn raw(times: Vec<Time>, free: Vec<i64>, add: i64) -> Chunk {
         let mut chunk = Chunk {
-            times: steps.iter().map(|s| s.0).collect(),
-            free: steps.iter().map(|s| s.1).collect(),
-            add: 0,
+            times,
+            free,
+            add,
             min: 0,
             max: 0,
+            prefix_min: Vec::new(),
+            suffix_min: Vec::new(),
+            runs: Vec::new(),
         };
         chunk.refresh();
         chunk
     }
 
+    /// Recomputes the summaries from `free`: O(L log L) for L steps.
     fn refresh(&mut self) {
         let (min, max) = self
             .free
@@ -62,6 +89,85 @@ impl Chunk {
             .fold((i64::MAX, i64::MIN), |(lo, hi), &f| (lo.min(f), hi.max(f)));
         self.min = min.saturating_add(self.add);
         self.max = max.saturating_add(self.add);
+        self.prefix_min.clear();
+        self.prefix_min
+            .extend(self.free.iter().scan(i64::MAX, |m, &f| {
+                *m = (*m).min(f);
+                Some(*m)
+            }));
+        self.suffix_min.clear();
+        self.suffix_min
+            .extend(self.free.iter().rev().scan(i64::MAX, |m, &f| {
+                *m = (*m).min(f);
+                Some(*m)
+            }));
+        self.suffix_min.reverse();
+        self.refresh_runs();
+    }
+
+    /// Every maximal run of steps with `free ≥ t` is, for its leftmost lowest step `p`, the
+    /// span from the last step before `p` with `free ≤ free[p]` to the first after it with
+    /// `free < free[p]`: one pass with a stack finds them all.
+    fn refresh_runs(&mut self) {
+        self.runs.clear();
+        let mut stack: Vec<usize> = Vec::new();
+        let mut open: Vec<Option<usize>> = Vec::with_capacity(self.free.len());
+        for (i, &f) in self.free.iter().enumerate() {
+            while let Some(&top) = stack.last() {
+                if self.free[top] <= f {
+                    break;
+                }
+                stack.pop();
+                // `top`'s run ends at step `i`; it is closed if a lower step precedes it.
+                if let Some(before) = open[top] {
+                    let (first, next) = (self.times[before + 1], self.times[i]);
+                    let length = if next == Time::MAX {
+                        i64::MAX
+                    } else {
+                        next.0.saturating_sub(first.0)
+                    };
+                    self.runs.push((self.free[top], length));
+                }
+            }
+            open.push(stack.last().copied());
+            stack.push(i);
+        }
+        // Highest threshold first; keep only entries longer than every higher one.
+        self.runs
+            .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        let mut longest = i64::MIN;
+        self.runs.retain(|&(_, length)| {
+            let keep = length > longest;
+            longest = longest.max(length);
+            keep
+        });
+    }
+
+    /// The longest closed run (see `runs`) of steps whose own value reaches `threshold`.
+    fn longest_run(&self, threshold: i64) -> Option<i64> {
+        let above = self.runs.partition_point(|&(v, _)| v >= threshold);
+        above.checked_sub(1).map(|last| self.runs[last].1)
+    }
+
+    /// The earliest start of a closed run after step `from` whose own values reach
+    /// `threshold` for `duration`.
+    fn first_closed_fit(&self, from: usize, threshold: i64, duration: Duration) -> Option<Time> {
+        let mut i = from + 1;
+        loop {
+            let first = i + self.free.get(i..)?.iter().position(|&f| f >= threshold)?;
+            let next = first
+                + 1
+                + self
+                    .free
+                    .get(first + 1..)?
+                    .iter()
+                    .position(|&f| f < threshold)?;
+            let start = self.times[first];
+            if self.times[next] >= start.saturating_add(duration) {
+                return Some(start);
+            }
+            i = next + 1;
+        }
     }
 
     /// Free units of step `i`, given the tree's additions `offset` above the chunk.
@@ -226,6 +332,10 @@ pub(crate) struct Profile {
     chunks: Vec<Chunk>,
     /// Minimum and maximum over runs of chunks.
     summary: Summary,
+    /// Steps in all chunks.
+    steps: usize,
+    /// The chunk length aimed at: a chunk splits at twice this.
+    target: usize,
 }
 
 impl Profile {
@@ -244,10 +354,16 @@ impl Profile {
                 None => steps.push((t, units)),
             }
         }
-        let chunks: Vec<Chunk> = steps.chunks(CHUNK).map(Chunk::new).collect();
+        let target = chunk_target(steps.len());
+        let chunks: Vec<Chunk> = steps.chunks(target).map(Chunk::new).collect();
         let mut summary = Summary::default();
         summary.build(&chunks);
-        Profile { chunks, summary }
+        Profile {
+            chunks,
+            summary,
+            steps: steps.len(),
+            target,
+        }
     }
 
     /// The chunk holding time `t`: the last one starting at or before it (the first if none).
@@ -260,57 +376,55 @@ impl Profile {
     /// The earliest step start at which `size` units stay free for `duration` (a zero duration
     /// needs only that step); `None` if the profile never has that many.
     ///
-    /// Walks the steps of one chunk at a time, alternately looking for a candidate (a step with
-    /// at least `size` free) and for a step that blocks it (fewer than `size` free before the
-    /// candidate's end); a chunk that holds neither is jumped over by a descent of the tree.
+    /// Goes chunk by chunk carrying the start of the run of steps with room that reaches the
+    /// chunk (if any). In each chunk, O(log L) binary searches on its running minima find the
+    /// first and last step without room, so the carried run either fits before the first or
+    /// ends there, and the run the chunk passes on starts after the last; the chunk's closed
+    /// runs are scanned (O(L)) only when the longest of them with room lasts long enough. A
+    /// run of chunks all with room, or all without, is jumped by one descent of the tree.
     pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
         let size = i64::from(size);
-        let (mut c, mut from) = (0, 0);
-        let mut chunk = self.chunks.first()?;
-        let mut offset = self.summary.offset(0);
-        // The candidate being checked: its start and end.
-        let mut candidate: Option<(Time, Time)> = None;
-        loop {
-            match candidate {
-                None if chunk.max + offset >= size => {
-                    if let Some(k) = (from..chunk.len()).find(|&k| chunk.value(k, offset) >= size) {
-                        let start = chunk.times[k];
-                        candidate = Some((start, start.saturating_add(duration)));
-                        from = k + 1;
-                        continue;
-                    }
-                }
-                Some((start, end)) if chunk.min + offset < size => {
-                    for k in from..chunk.len() {
-                        if chunk.times[k] >= end {
-                            return Some(start);
-                        }
-                        if chunk.value(k, offset) < size {
-                            candidate = None;
-                            from = k + 1;
-                            break;
-                        }
-                    }
-                    if candidate.is_none() {
-                        continue;
-                    }
-                }
-                _ => {}
+        let mut c = 0;
+        // The start of the run of steps with room that reaches chunk `c`.
+        let mut open: Option<Time> = None;
+        while let Some(chunk) = self.chunks.get(c) {
+            // A step of this chunk has room exactly when its own value reaches `threshold`.
+            let threshold = size - chunk.add - self.summary.offset(c);
+            let first_blocked = chunk.prefix_min.partition_point(|&m| m >= threshold);
+            if open.is_none() && first_blocked > 0 {
+                open = chunk.times.first().copied();
             }
-            // Nothing more in this chunk: jump to the next chunk that has what is looked for.
-            let next = match candidate {
-                None => self.summary.first_from(c + 1, |_, max| max >= size),
+            if let Some(&blocked_at) = chunk.times.get(first_blocked) {
+                if let Some(start) = open
+                    && blocked_at >= start.saturating_add(duration)
+                {
+                    return Some(start);
+                }
+                if chunk
+                    .longest_run(threshold)
+                    .is_some_and(|length| length >= duration.0)
+                    && let Some(start) = chunk.first_closed_fit(first_blocked, threshold, duration)
+                {
+                    return Some(start);
+                }
+                let last_blocked = chunk
+                    .suffix_min
+                    .partition_point(|&m| m < threshold)
+                    .saturating_sub(1);
+                open = chunk.times.get(last_blocked + 1).copied();
+            }
+            // Jump over the chunks that cannot end the run, or cannot start one.
+            let next = match open {
                 Some(_) => self.summary.first_from(c + 1, |min, _| min < size),
+                None => self.summary.first_from(c + 1, |_, max| max >= size),
             };
-            let Some(next) = next else {
-                // No later candidate, or no later blocking step: the candidate fits for ever.
-                return candidate.map(|(start, _)| start);
-            };
-            c = next;
-            from = 0;
-            chunk = &self.chunks[c];
-            offset = self.summary.offset(c);
+            match next {
+                Some(next) => c = next,
+                // No later step without room (the run fits), or none with room.
+                None => return open,
+            }
         }
+        open
     }
 
     /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration).
@@ -364,28 +478,51 @@ impl Profile {
         if t == Time::MAX {
             return None;
         }
-        // The new step repeats the value of the one it splits: no minimum or maximum changes.
-        let raw = chunk.free[j.saturating_sub(1)];
+        // The new step repeats the value of the one it splits: no minimum, maximum or run
+        // changes, and the running minima repeat theirs.
+        let before = j.saturating_sub(1);
+        let raw = chunk.free[before];
         chunk.times.insert(j, t);
         chunk.free.insert(j, raw);
-        if chunk.len() <= 2 * CHUNK {
+        if j == 0 {
+            chunk.refresh();
+        } else {
+            chunk.prefix_min.insert(j, chunk.prefix_min[before]);
+            chunk.suffix_min.insert(j, chunk.suffix_min[before]);
+        }
+        self.steps += 1;
+        if chunk_target(self.steps) >= 2 * self.target {
+            self.rechunk();
+            return self.split_at(t);
+        }
+        if self.chunks[c].len() <= 2 * self.target {
             return Some((c, j));
         }
         self.summary.flatten_into(&mut self.chunks);
         let chunk = &mut self.chunks[c];
         let half = chunk.len() / 2;
-        let mut tail = Chunk {
-            times: chunk.times.split_off(half),
-            free: chunk.free.split_off(half),
-            add: chunk.add,
-            min: 0,
-            max: 0,
-        };
+        let tail = Chunk::raw(
+            chunk.times.split_off(half),
+            chunk.free.split_off(half),
+            chunk.add,
+        );
         chunk.refresh();
-        tail.refresh();
         self.chunks.insert(c + 1, tail);
         self.summary.build(&self.chunks);
         Some(if j >= half { (c + 1, j - half) } else { (c, j) })
+    }
+
+    /// Cuts the steps into chunks of the target length for their number again.
+    fn rechunk(&mut self) {
+        self.summary.flatten_into(&mut self.chunks);
+        let steps: Vec<(Time, i64)> = self
+            .chunks
+            .iter()
+            .flat_map(|c| c.times.iter().zip(&c.free).map(|(&t, &f)| (t, f + c.add)))
+            .collect();
+        self.target = chunk_target(steps.len());
+        self.chunks = steps.chunks(self.target).map(Chunk::new).collect();
+        self.summary.build(&self.chunks);
     }
 
     /// Moves the profile's start to `now` (no earlier than its start): steps that ended by then
@@ -394,12 +531,17 @@ impl Profile {
         let c = self.chunk_at(now);
         if c > 0 {
             self.summary.flatten_into(&mut self.chunks);
-            self.chunks.drain(..c);
+            self.steps -= self
+                .chunks
+                .drain(..c)
+                .map(|chunk| chunk.len())
+                .sum::<usize>();
         }
         let chunk = &mut self.chunks[0];
         let j = chunk.times.partition_point(|&s| s <= now).saturating_sub(1);
         chunk.times.drain(..j);
         chunk.free.drain(..j);
+        self.steps -= j;
         if chunk.times[0] < now {
             chunk.times[0] = now;
         }
@@ -487,13 +629,25 @@ mod tests {
     /// Every chunk is non-empty and short enough, and every tree node summarises its chunks.
     fn check_shape(p: &Profile) {
         assert!(!p.chunks.is_empty());
-        assert!(p.chunks.iter().all(|c| !c.is_empty_or_long()));
+        assert!(
+            p.chunks
+                .iter()
+                .all(|c| c.len() > 0 && c.len() <= 2 * p.target)
+        );
+        assert_eq!(p.steps, flat(p).len());
         assert!(p.summary.leaves >= p.chunks.len());
         for (c, chunk) in p.chunks.iter().enumerate() {
             let offset = p.summary.offset(c);
             let values = (0..chunk.len()).map(|i| chunk.value(i, offset));
             assert_eq!(values.clone().min(), Some(chunk.min + offset), "chunk {c}");
             assert_eq!(values.max(), Some(chunk.max + offset), "chunk {c}");
+            let mut fresh = chunk.clone();
+            fresh.refresh();
+            assert_eq!(
+                (&fresh.prefix_min, &fresh.suffix_min, &fresh.runs),
+                (&chunk.prefix_min, &chunk.suffix_min, &chunk.runs),
+                "chunk {c}"
+            );
         }
         assert_eq!(
             p.summary.min[1],
@@ -501,17 +655,12 @@ mod tests {
         );
     }
 
-    impl Chunk {
-        fn is_empty_or_long(&self) -> bool {
-            self.len() == 0 || self.len() > 2 * CHUNK
-        }
-    }
-
-    /// Tens of thousands of steps: chunks split and the tree is built again many times, and
-    /// every fit is checked against a scan of the flat steps.
+    /// Tens of thousands of steps: chunks split, are cut again as `√s` doubles, and the tree
+    /// is built again many times; every 199th fit is checked against a scan of the flat steps.
     #[test]
     fn long_profiles_stay_exact() {
         let mut p = Profile::new(Time(0), 64, std::iter::empty());
+        let mut targets = vec![p.target];
         let mut x: u64 = 1;
         for i in 0..18_000 {
             // A fixed pseudo-random sequence of sizes and durations.
@@ -527,8 +676,12 @@ mod tests {
             }
             let Some(start) = fit else { continue };
             p.reserve(start, duration, size);
+            if targets.last() != Some(&p.target) {
+                targets.push(p.target);
+            }
         }
-        assert!(p.chunks.len() > 128, "{} chunks", p.chunks.len());
+        assert!(p.steps > 16_384, "{} steps", p.steps);
+        assert_eq!(targets, [64, 128], "targets as the profile grew");
         check_shape(&p);
     }
 
