@@ -265,6 +265,19 @@ impl Summary {
         offset
     }
 
+    /// The additions pending above chunk `c + 1`, given `offset`, those above chunk `c`: the
+    /// two paths differ only below their lowest common node, so a walk over consecutive
+    /// chunks pays O(1) per chunk on average.
+    fn next_offset(&self, c: usize, mut offset: i64) -> i64 {
+        let (mut a, mut b) = (self.leaves + c, self.leaves + c + 1);
+        while a != b && b < 2 * self.leaves {
+            offset += self.add[b] - self.add[a];
+            a /= 2;
+            b /= 2;
+        }
+        offset
+    }
+
     /// Adds `value` to every step of chunks `from..to`.
     fn add_range(&mut self, from: usize, to: usize, value: i64) {
         if from < to {
@@ -290,8 +303,12 @@ impl Summary {
 
     /// The first chunk at or after `from` that `hit` accepts, where `hit(min, max)` must
     /// accept a run of chunks exactly when it accepts one of them (as "max ≥ k" and "min < k"
-    /// do): one descent, O(log chunks).
-    fn first_from(&self, from: usize, hit: impl Fn(i64, i64) -> bool + Copy) -> Option<usize> {
+    /// do), with the additions pending above its own values: one descent, O(log chunks).
+    fn first_from(
+        &self,
+        from: usize,
+        hit: impl Fn(i64, i64) -> bool + Copy,
+    ) -> Option<(usize, i64)> {
         self.descend(1, 0, self.leaves, from, 0, hit)
     }
 
@@ -303,7 +320,7 @@ impl Summary {
         from: usize,
         above: i64,
         hit: impl Fn(i64, i64) -> bool + Copy,
-    ) -> Option<usize> {
+    ) -> Option<(usize, i64)> {
         if hi <= from
             || !hit(
                 self.min[node].saturating_add(above),
@@ -313,7 +330,7 @@ impl Summary {
             return None;
         }
         if hi - lo == 1 {
-            return Some(lo);
+            return Some((lo, above + self.add[node]));
         }
         let above = above + self.add[node];
         let mid = lo + (hi - lo) / 2;
@@ -385,11 +402,12 @@ impl Profile {
     pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
         let size = i64::from(size);
         let mut c = 0;
+        let mut offset = self.summary.offset(0);
         // The start of the run of steps with room that reaches chunk `c`.
         let mut open: Option<Time> = None;
         while let Some(chunk) = self.chunks.get(c) {
             // A step of this chunk has room exactly when its own value reaches `threshold`.
-            let threshold = size - chunk.add - self.summary.offset(c);
+            let threshold = size - chunk.add - offset;
             let first_blocked = chunk.prefix_min.partition_point(|&m| m >= threshold);
             if open.is_none() && first_blocked > 0 {
                 open = chunk.times.first().copied();
@@ -413,13 +431,22 @@ impl Profile {
                     .saturating_sub(1);
                 open = chunk.times.get(last_blocked + 1).copied();
             }
-            // Jump over the chunks that cannot end the run, or cannot start one.
-            let next = match open {
-                Some(_) => self.summary.first_from(c + 1, |min, _| min < size),
-                None => self.summary.first_from(c + 1, |_, max| max >= size),
+            // The next chunk that can end the run, or start one: the very next one, or the
+            // first after it by one descent of the tree.
+            let wanted = |min: i64, max: i64| match open {
+                Some(_) => min < size,
+                None => max >= size,
             };
-            match next {
-                Some(next) => c = next,
+            let Some(following) = self.chunks.get(c + 1) else {
+                return open;
+            };
+            let next_offset = self.summary.next_offset(c, offset);
+            if wanted(following.min + next_offset, following.max + next_offset) {
+                (c, offset) = (c + 1, next_offset);
+                continue;
+            }
+            match self.summary.first_from(c + 2, wanted) {
+                Some(next) => (c, offset) = next,
                 // No later step without room (the run fits), or none with room.
                 None => return open,
             }
