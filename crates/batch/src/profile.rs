@@ -171,7 +171,7 @@ impl Chunk {
     }
 
     /// Free units of step `i`, given the tree's additions `offset` above the chunk.
-    #[inline]
+    #[cfg(test)]
     fn value(&self, i: usize, offset: i64) -> i64 {
         self.free[i] + self.add + offset
     }
