@@ -4,24 +4,31 @@
 //! reservations. It serves conservative backfilling (Mu'alem and Feitelson, IEEE TPDS 12(6),
 //! 2001: every queued job gets a reservation at its earliest fit) and start-time predictions.
 //!
-//! The steps live in chunks of at most `2·`[`CHUNK`] steps, and a segment tree over the chunks
-//! keeps the minimum and maximum free units of every run of chunks, with additions pending on
-//! whole runs. A search for a job of `k` units alternates two jumps, each a descent of the
-//! tree plus a scan of one chunk: to the next step with at least `k` free (a candidate start)
-//! and to the next step with fewer than `k` free (a step that blocks the candidate). So, for
-//! `s` steps, an earliest fit costs O((g + 1)·(log s + [`CHUNK`])) where `g` is the number of
-//! blocking runs it crosses, a reservation O(log s + [`CHUNK`]) (a step split, a range
-//! addition and at most two partial chunks), and a new chunk O(s / [`CHUNK`]) once per
-//! [`CHUNK`] new steps or more. A full-width job (every fit at the profile's end, `g = 0`) costs
-//! O(log s); a conservative plan of `q` such jobs O(q log q).
+//! The `s` steps live in `m` chunks of `L` steps (`L` aims at `√s`, at least [`CHUNK`]; a chunk
+//! splits at `2L` and all are cut again when `√s` doubles). Each chunk keeps its running minima
+//! from either end and the skyline of its closed runs (for every threshold, the longest run
+//! of steps at or above it with a lower step on both sides inside the chunk). A segment tree
+//! over the chunks keeps the minimum and maximum of every run of chunks, with additions
+//! pending on whole runs.
 //!
-//! `g` is not bounded by a polylogarithm in general: "earliest window of length `d` whose
-//! minimum is at least `k`" asks, for each `k`, for the first gap of length ≥ `d` between the
-//! steps below `k`. Answering that in polylog time for arbitrary `(k, d)` under range additions
-//! would need per-node summaries of the longest run above every threshold, which grow with the
-//! number of distinct values (a run-length profile in each node), not a constant-size min/max;
-//! we know of no structure with polylog worst-case updates and queries for it, and a plan of
-//! mixed sizes measures far below that worst case (see the crate README).
+//! An earliest fit for `k` units over `d` seconds walks the chunks carrying the start of the
+//! run of steps with room that reaches the next chunk. In a chunk, binary searches on the
+//! running minima give the first and last steps without room, so the carried run fits or ends
+//! there, and the run passed on starts after the last; the skyline says in O(log L) whether a
+//! run inside the chunk lasts `d`, and only then is the chunk scanned. Runs of chunks all with
+//! room or all without are jumped by one O(log m) descent. So a fit costs O(v·log s + L) for
+//! `v ≤ m` chunks visited: O(log s + L) when it lies at the profile's end after chunks without
+//! room (full-width jobs), O(√s·log s) at worst. A reservation costs O(L log L): two step
+//! splits, one range addition on the tree and at most two chunks' summaries recomputed (a chunk
+//! split rebuilds the tree, O(m), once per `L` new steps or more). A conservative plan of `q`
+//! jobs is O(q·√q·log q) at worst, against O(q²) for a flat profile; the tests check every
+//! operation against the flat steps.
+//!
+//! We do not claim a polylog bound. "Earliest window of length `d` with minimum ≥ `k`" depends
+//! on the pair `(k, d)`: a tree node would have to hold the skyline of its runs over every
+//! threshold (as the chunks here do), and merging such skylines up the tree costs time in the
+//! number of distinct values below a node, not O(1), so an update is no longer polylog. We know
+//! of no structure with polylog updates and queries for this query.
 
 use cosched_core::{Duration, Time};
 
