@@ -30,6 +30,8 @@
 //! number of distinct values below a node, not O(1), so an update is no longer polylog. We know
 //! of no structure with polylog updates and queries for this query.
 
+use std::cell::OnceCell;
+
 use cosched_core::{Duration, Time};
 
 /// The least target of steps per chunk; a chunk splits in two when it exceeds twice its
@@ -60,7 +62,9 @@ struct Chunk {
     /// the longest run of steps with `free ≥ t` that has a lower step on both sides inside
     /// the chunk lasts the `length` of the last entry with `v ≥ t` (seconds, from its first
     /// step's start to the next lower step's; `i64::MAX` if that step starts at `Time::MAX`).
-    runs: Vec<(i64, i64)>,
+    /// Computed when first asked for after a change: a plan that never looks inside a chunk
+    /// (most fits of a queue planned afresh lie early) never sorts its runs.
+    runs: OnceCell<Vec<(i64, i64)>>,
 }
 
 impl Chunk {
@@ -82,13 +86,13 @@ impl Chunk {
             max: 0,
             prefix_min: Vec::new(),
             suffix_min: Vec::new(),
-            runs: Vec::new(),
+            runs: OnceCell::new(),
         };
         chunk.refresh();
         chunk
     }
 
-    /// Recomputes the summaries from `free`: O(L log L) for L steps.
+    /// Recomputes the summaries from `free`: O(L) for L steps, and the runs later.
     fn refresh(&mut self) {
         let (min, max) = self
             .free
@@ -109,51 +113,58 @@ impl Chunk {
                 Some(*m)
             }));
         self.suffix_min.reverse();
-        self.refresh_runs();
+        self.runs.take();
     }
 
     /// Every maximal run of steps with `free ≥ t` is, for its leftmost lowest step `p`, the
     /// span from the last step before `p` with `free ≤ free[p]` to the first after it with
     /// `free < free[p]`: one pass with a stack finds them all.
-    fn refresh_runs(&mut self) {
-        self.runs.clear();
-        let mut stack: Vec<usize> = Vec::new();
-        let mut open: Vec<Option<usize>> = Vec::with_capacity(self.free.len());
+    fn closed_runs(&self) -> Vec<(i64, i64)> {
+        let mut runs = Vec::new();
+        // Steps whose run has not ended yet, each with the last step before it that is not
+        // higher (where its run starts), lowest first.
+        let mut stack: Vec<(usize, Option<usize>)> = Vec::new();
         for (i, &f) in self.free.iter().enumerate() {
-            while let Some(&top) = stack.last() {
+            while let Some(&(top, before)) = stack.last() {
                 if self.free[top] <= f {
                     break;
                 }
                 stack.pop();
                 // `top`'s run ends at step `i`; it is closed if a lower step precedes it.
-                if let Some(before) = open[top] {
+                if let Some(before) = before {
                     let (first, next) = (self.times[before + 1], self.times[i]);
                     let length = if next == Time::MAX {
                         i64::MAX
                     } else {
                         next.0.saturating_sub(first.0)
                     };
-                    self.runs.push((self.free[top], length));
+                    runs.push((self.free[top], length));
                 }
             }
-            open.push(stack.last().copied());
-            stack.push(i);
+            let before = stack.last().map(|&(j, _)| j);
+            stack.push((i, before));
         }
         // Highest threshold first; keep only entries longer than every higher one.
-        self.runs
-            .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        runs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
         let mut longest = i64::MIN;
-        self.runs.retain(|&(_, length)| {
+        runs.retain(|&(_, length)| {
             let keep = length > longest;
             longest = longest.max(length);
             keep
         });
+        runs
+    }
+
+    /// The skyline of closed runs (see the field), computed now if a change dropped it.
+    fn runs(&self) -> &[(i64, i64)] {
+        self.runs.get_or_init(|| self.closed_runs())
     }
 
     /// The longest closed run (see `runs`) of steps whose own value reaches `threshold`.
     fn longest_run(&self, threshold: i64) -> Option<i64> {
-        let above = self.runs.partition_point(|&(v, _)| v >= threshold);
-        above.checked_sub(1).map(|last| self.runs[last].1)
+        let runs = self.runs();
+        let above = runs.partition_point(|&(v, _)| v >= threshold);
+        above.checked_sub(1).map(|last| runs[last].1)
     }
 
     /// The earliest start of a closed run after step `from` whose own values reach
@@ -678,8 +689,8 @@ mod tests {
             let mut fresh = chunk.clone();
             fresh.refresh();
             assert_eq!(
-                (&fresh.prefix_min, &fresh.suffix_min, &fresh.runs),
-                (&chunk.prefix_min, &chunk.suffix_min, &chunk.runs),
+                (&fresh.prefix_min, &fresh.suffix_min, fresh.runs()),
+                (&chunk.prefix_min, &chunk.suffix_min, chunk.runs()),
                 "chunk {c}"
             );
         }
