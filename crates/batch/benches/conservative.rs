@@ -2,8 +2,8 @@
 //! every job runs exactly its estimate (so one plan serves the whole run):
 //!
 //! - `full_width_50k`: 50,000 jobs of 64 units and 100 s (every fit at the profile's end);
-//! - `mixed_10k`, `mixed_50k`: sizes log-uniform on 1–64 units and estimates log-uniform on
-//!   1–10,000 s (a fragmented profile: each fit crosses blocked runs).
+//! - `mixed_10k`, `mixed_50k`: sizes log-uniform on 1–64 units and estimates uniform on
+//!   1–10,000 s (a fragmented profile: each fit crosses many runs with and without room).
 //!
 //! `cargo bench -p cosched-batch --bench conservative` measures the CPU time of the
 //! benchmarking thread (see `common`) and reports jobs per CPU second.
@@ -48,7 +48,7 @@ fn mixed(n: u64) -> Vec<RigidJob> {
     burst(n, || {
         (
             log_uniform(&mut sizes, CAPACITY),
-            i64::from(log_uniform(&mut estimates, 10_000)),
+            estimates.random_range(1..=10_000),
         )
     })
 }
