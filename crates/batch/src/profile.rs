@@ -62,8 +62,8 @@ struct Chunk {
     /// the longest run of steps with `free ≥ t` that has a lower step on both sides inside
     /// the chunk lasts the `length` of the last entry with `v ≥ t` (seconds, from its first
     /// step's start to the next lower step's; `i64::MAX` if that step starts at `Time::MAX`).
-    /// Computed when first asked for after a change: a plan that never looks inside a chunk
-    /// (most fits of a queue planned afresh lie early) never sorts its runs.
+    /// Made when a fit first crosses the chunk in vain after a change (see
+    /// [`Chunk::may_fit_inside`]).
     runs: OnceCell<Vec<(i64, i64)>>,
 }
 
@@ -160,11 +160,18 @@ impl Chunk {
         self.runs.get_or_init(|| self.closed_runs())
     }
 
-    /// The longest closed run (see `runs`) of steps whose own value reaches `threshold`.
-    fn longest_run(&self, threshold: i64) -> Option<i64> {
-        let runs = self.runs();
+    /// Whether a closed run (see `runs`) of steps whose own values reach `threshold` lasts
+    /// `duration`; `None` while the skyline is not made. The caller then scans the chunk, and
+    /// makes the skyline if the scan finds nothing: a chunk is summarised only once a fit has
+    /// crossed it in vain, so a plan whose fits lie early sorts no runs.
+    fn may_fit_inside(&self, threshold: i64, duration: Duration) -> Option<bool> {
+        let runs = self.runs.get()?;
         let above = runs.partition_point(|&(v, _)| v >= threshold);
-        above.checked_sub(1).map(|last| runs[last].1)
+        Some(
+            above
+                .checked_sub(1)
+                .is_some_and(|last| runs[last].1 >= duration.0),
+        )
     }
 
     /// The earliest start of a closed run after step `from` whose own values reach
@@ -436,12 +443,14 @@ impl Profile {
                 {
                     return Some(start);
                 }
-                if chunk
-                    .longest_run(threshold)
-                    .is_some_and(|length| length >= duration.0)
-                    && let Some(start) = chunk.first_closed_fit(first_blocked, threshold, duration)
-                {
-                    return Some(start);
+                let may_fit = chunk.may_fit_inside(threshold, duration);
+                if may_fit != Some(false) {
+                    if let Some(start) = chunk.first_closed_fit(first_blocked, threshold, duration)
+                    {
+                        return Some(start);
+                    }
+                    // A fit paid a scan of this chunk in vain: summarise it for the next.
+                    chunk.runs();
                 }
                 let last_blocked = chunk
                     .suffix_min
