@@ -30,13 +30,17 @@
 //! number of distinct values below a node, not O(1), so an update is no longer polylog. We know
 //! of no structure with polylog updates and queries for this query.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use cosched_core::{Duration, Time};
 
 /// The least target of steps per chunk; a chunk splits in two when it exceeds twice its
 /// target.
 const CHUNK: usize = 64;
+
+/// Scans of a changed chunk that find no fit before its run skyline is made: the skyline
+/// costs a sort, O(L log L), against O(L) for a scan.
+const SUMMARISE_AFTER: u8 = 4;
 
 /// The target chunk length for `steps` steps: `√steps`, at least [`CHUNK`].
 fn chunk_target(steps: usize) -> usize {
@@ -62,9 +66,11 @@ struct Chunk {
     /// the longest run of steps with `free ≥ t` that has a lower step on both sides inside
     /// the chunk lasts the `length` of the last entry with `v ≥ t` (seconds, from its first
     /// step's start to the next lower step's; `i64::MAX` if that step starts at `Time::MAX`).
-    /// Made when a fit first crosses the chunk in vain after a change (see
-    /// [`Chunk::may_fit_inside`]).
+    /// Made once fits have crossed the chunk in vain a few times since it changed (see
+    /// [`Chunk::crossed_in_vain`]).
     runs: OnceCell<Vec<(i64, i64)>>,
+    /// Fits that crossed the chunk in vain since it changed, up to [`SUMMARISE_AFTER`].
+    vain: Cell<u8>,
 }
 
 impl Chunk {
@@ -87,6 +93,7 @@ impl Chunk {
             prefix_min: Vec::new(),
             suffix_min: Vec::new(),
             runs: OnceCell::new(),
+            vain: Cell::new(0),
         };
         chunk.refresh();
         chunk
@@ -114,6 +121,7 @@ impl Chunk {
             }));
         self.suffix_min.reverse();
         self.runs.take();
+        self.vain.set(0);
     }
 
     /// Every maximal run of steps with `free ≥ t` is, for its leftmost lowest step `p`, the
@@ -160,10 +168,20 @@ impl Chunk {
         self.runs.get_or_init(|| self.closed_runs())
     }
 
+    /// Counts a scan of the chunk that found no fit, and makes the skyline at the
+    /// [`SUMMARISE_AFTER`]th: a chunk that keeps changing before fits cross it again (fits that
+    /// lie early, as when a real trace's queue is planned afresh) is scanned as a flat profile
+    /// would be, and sorts its runs only when that would pay.
+    fn crossed_in_vain(&self) {
+        let vain = self.vain.get().saturating_add(1);
+        self.vain.set(vain);
+        if vain >= SUMMARISE_AFTER {
+            self.runs();
+        }
+    }
+
     /// Whether a closed run (see `runs`) of steps whose own values reach `threshold` lasts
-    /// `duration`; `None` while the skyline is not made. The caller then scans the chunk, and
-    /// makes the skyline if the scan finds nothing: a chunk is summarised only once a fit has
-    /// crossed it in vain, so a plan whose fits lie early sorts no runs.
+    /// `duration`; `None` while the skyline is not made (the caller then scans the chunk).
     fn may_fit_inside(&self, threshold: i64, duration: Duration) -> Option<bool> {
         let runs = self.runs.get()?;
         let above = runs.partition_point(|&(v, _)| v >= threshold);
@@ -449,8 +467,9 @@ impl Profile {
                     {
                         return Some(start);
                     }
-                    // A fit paid a scan of this chunk in vain: summarise it for the next.
-                    chunk.runs();
+                    if may_fit.is_none() {
+                        chunk.crossed_in_vain();
+                    }
                 }
                 let last_blocked = chunk
                     .suffix_min
