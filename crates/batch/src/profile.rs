@@ -59,9 +59,8 @@ struct Chunk {
     /// Smallest and largest of `free` plus `add`.
     min: i64,
     max: i64,
-    /// `prefix_min[i]`: the smallest of `free[..=i]`; `suffix_min[i]`: of `free[i..]`.
-    prefix_min: Vec<i64>,
-    suffix_min: Vec<i64>,
+    /// Running minima of `free`, made when a fit first looks into the chunk after a change.
+    minima: OnceCell<Minima>,
     /// The closed runs: `(v, length)` with `v` decreasing and `length` increasing, so that
     /// the longest run of steps with `free ≥ t` that has a lower step on both sides inside
     /// the chunk lasts the `length` of the last entry with `v ≥ t` (seconds, from its first
@@ -90,8 +89,7 @@ impl Chunk {
             add,
             min: 0,
             max: 0,
-            prefix_min: Vec::new(),
-            suffix_min: Vec::new(),
+            minima: OnceCell::new(),
             runs: OnceCell::new(),
             vain: Cell::new(0),
         };
@@ -99,7 +97,8 @@ impl Chunk {
         chunk
     }
 
-    /// Recomputes the summaries from `free`: O(L) for L steps, and the runs later.
+    /// Recomputes the minimum and maximum from `free` (O(L) for L steps) and drops the
+    /// summaries made lazily.
     fn refresh(&mut self) {
         let (min, max) = self
             .free
@@ -107,19 +106,7 @@ impl Chunk {
             .fold((i64::MAX, i64::MIN), |(lo, hi), &f| (lo.min(f), hi.max(f)));
         self.min = min.saturating_add(self.add);
         self.max = max.saturating_add(self.add);
-        self.prefix_min.clear();
-        self.prefix_min
-            .extend(self.free.iter().scan(i64::MAX, |m, &f| {
-                *m = (*m).min(f);
-                Some(*m)
-            }));
-        self.suffix_min.clear();
-        self.suffix_min
-            .extend(self.free.iter().rev().scan(i64::MAX, |m, &f| {
-                *m = (*m).min(f);
-                Some(*m)
-            }));
-        self.suffix_min.reverse();
+        self.minima.take();
         self.runs.take();
         self.vain.set(0);
     }
@@ -166,6 +153,20 @@ impl Chunk {
     /// The skyline of closed runs (see the field), computed now if a change dropped it.
     fn runs(&self) -> &[(i64, i64)] {
         self.runs.get_or_init(|| self.closed_runs())
+    }
+
+    /// The running minima of `free`, made now if a change dropped them.
+    fn minima(&self) -> &Minima {
+        self.minima.get_or_init(|| {
+            let running = |m: &mut i64, &f: &i64| {
+                *m = (*m).min(f);
+                Some(*m)
+            };
+            let prefix = self.free.iter().scan(i64::MAX, running).collect();
+            let mut suffix: Vec<i64> = self.free.iter().rev().scan(i64::MAX, running).collect();
+            suffix.reverse();
+            Minima { prefix, suffix }
+        })
     }
 
     /// Counts a scan of the chunk that found no fit, and makes the skyline at the
@@ -223,6 +224,15 @@ impl Chunk {
     fn len(&self) -> usize {
         self.times.len()
     }
+}
+
+/// Running minima of a chunk's own values.
+#[derive(Clone, Debug, PartialEq)]
+struct Minima {
+    /// `prefix[i]`: the smallest of `free[..=i]`.
+    prefix: Vec<i64>,
+    /// `suffix[i]`: the smallest of `free[i..]`.
+    suffix: Vec<i64>,
 }
 
 /// Segment tree over the chunks: per node, the smallest and largest free units below it and
@@ -451,7 +461,8 @@ impl Profile {
         while let Some(chunk) = self.chunks.get(c) {
             // A step of this chunk has room exactly when its own value reaches `threshold`.
             let threshold = size - chunk.add - offset;
-            let first_blocked = chunk.prefix_min.partition_point(|&m| m >= threshold);
+            let minima = chunk.minima();
+            let first_blocked = minima.prefix.partition_point(|&m| m >= threshold);
             if open.is_none() && first_blocked > 0 {
                 open = chunk.times.first().copied();
             }
@@ -471,8 +482,8 @@ impl Profile {
                         chunk.crossed_in_vain();
                     }
                 }
-                let last_blocked = chunk
-                    .suffix_min
+                let last_blocked = minima
+                    .suffix
                     .partition_point(|&m| m < threshold)
                     .saturating_sub(1);
                 open = chunk.times.get(last_blocked + 1).copied();
@@ -559,9 +570,9 @@ impl Profile {
         chunk.free.insert(j, raw);
         if j == 0 {
             chunk.refresh();
-        } else {
-            chunk.prefix_min.insert(j, chunk.prefix_min[before]);
-            chunk.suffix_min.insert(j, chunk.suffix_min[before]);
+        } else if let Some(minima) = chunk.minima.get_mut() {
+            minima.prefix.insert(j, minima.prefix[before]);
+            minima.suffix.insert(j, minima.suffix[before]);
         }
         self.steps += 1;
         if chunk_target(self.steps) >= 2 * self.target {
@@ -717,8 +728,8 @@ mod tests {
             let mut fresh = chunk.clone();
             fresh.refresh();
             assert_eq!(
-                (&fresh.prefix_min, &fresh.suffix_min, fresh.runs()),
-                (&chunk.prefix_min, &chunk.suffix_min, chunk.runs()),
+                (fresh.minima(), fresh.runs()),
+                (chunk.minima(), chunk.runs()),
                 "chunk {c}"
             );
         }
