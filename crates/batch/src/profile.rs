@@ -59,8 +59,6 @@ struct Chunk {
     /// Smallest and largest of `free` plus `add`.
     min: i64,
     max: i64,
-    /// Running minima of `free`, made when a fit first looks into the chunk after a change.
-    minima: OnceCell<Minima>,
     /// The closed runs: `(v, length)` with `v` decreasing and `length` increasing, so that
     /// the longest run of steps with `free ≥ t` that has a lower step on both sides inside
     /// the chunk lasts the `length` of the last entry with `v ≥ t` (seconds, from its first
@@ -89,7 +87,6 @@ impl Chunk {
             add,
             min: 0,
             max: 0,
-            minima: OnceCell::new(),
             runs: OnceCell::new(),
             vain: Cell::new(0),
         };
@@ -97,8 +94,8 @@ impl Chunk {
         chunk
     }
 
-    /// Recomputes the minimum and maximum from `free` (O(L) for L steps) and drops the
-    /// summaries made lazily.
+    /// Recomputes the minimum and maximum from `free` (O(L) for L steps) and drops the run
+    /// skyline.
     fn refresh(&mut self) {
         let (min, max) = self
             .free
@@ -106,7 +103,6 @@ impl Chunk {
             .fold((i64::MAX, i64::MIN), |(lo, hi), &f| (lo.min(f), hi.max(f)));
         self.min = min.saturating_add(self.add);
         self.max = max.saturating_add(self.add);
-        self.minima.take();
         self.runs.take();
         self.vain.set(0);
     }
@@ -153,20 +149,6 @@ impl Chunk {
     /// The skyline of closed runs (see the field), computed now if a change dropped it.
     fn runs(&self) -> &[(i64, i64)] {
         self.runs.get_or_init(|| self.closed_runs())
-    }
-
-    /// The running minima of `free`, made now if a change dropped them.
-    fn minima(&self) -> &Minima {
-        self.minima.get_or_init(|| {
-            let running = |m: &mut i64, &f: &i64| {
-                *m = (*m).min(f);
-                Some(*m)
-            };
-            let prefix = self.free.iter().scan(i64::MAX, running).collect();
-            let mut suffix: Vec<i64> = self.free.iter().rev().scan(i64::MAX, running).collect();
-            suffix.reverse();
-            Minima { prefix, suffix }
-        })
     }
 
     /// Counts a scan of the chunk that found no fit, and makes the skyline at the
@@ -224,15 +206,6 @@ impl Chunk {
     fn len(&self) -> usize {
         self.times.len()
     }
-}
-
-/// Running minima of a chunk's own values.
-#[derive(Clone, Debug, PartialEq)]
-struct Minima {
-    /// `prefix[i]`: the smallest of `free[..=i]`.
-    prefix: Vec<i64>,
-    /// `suffix[i]`: the smallest of `free[i..]`.
-    suffix: Vec<i64>,
 }
 
 /// Segment tree over the chunks: per node, the smallest and largest free units below it and
@@ -461,8 +434,11 @@ impl Profile {
         while let Some(chunk) = self.chunks.get(c) {
             // A step of this chunk has room exactly when its own value reaches `threshold`.
             let threshold = size - chunk.add - offset;
-            let minima = chunk.minima();
-            let first_blocked = minima.prefix.partition_point(|&m| m >= threshold);
+            let first_blocked = chunk
+                .free
+                .iter()
+                .position(|&f| f < threshold)
+                .unwrap_or(chunk.len());
             if open.is_none() && first_blocked > 0 {
                 open = chunk.times.first().copied();
             }
@@ -482,10 +458,11 @@ impl Profile {
                         chunk.crossed_in_vain();
                     }
                 }
-                let last_blocked = minima
-                    .suffix
-                    .partition_point(|&m| m < threshold)
-                    .saturating_sub(1);
+                let last_blocked = chunk
+                    .free
+                    .iter()
+                    .rposition(|&f| f < threshold)
+                    .unwrap_or(first_blocked);
                 open = chunk.times.get(last_blocked + 1).copied();
             }
             // The next chunk that can end the run, or start one: the very next one, or the
@@ -570,9 +547,6 @@ impl Profile {
         chunk.free.insert(j, raw);
         if j == 0 {
             chunk.refresh();
-        } else if let Some(minima) = chunk.minima.get_mut() {
-            minima.prefix.insert(j, minima.prefix[before]);
-            minima.suffix.insert(j, minima.suffix[before]);
         }
         self.steps += 1;
         if chunk_target(self.steps) >= 2 * self.target {
@@ -727,11 +701,7 @@ mod tests {
             assert_eq!(values.max(), Some(chunk.max + offset), "chunk {c}");
             let mut fresh = chunk.clone();
             fresh.refresh();
-            assert_eq!(
-                (fresh.minima(), fresh.runs()),
-                (chunk.minima(), chunk.runs()),
-                "chunk {c}"
-            );
+            assert_eq!(fresh.runs(), chunk.runs(), "chunk {c}");
         }
         assert_eq!(
             p.summary.min[1],
