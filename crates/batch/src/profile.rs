@@ -5,24 +5,28 @@
 //! 2001: every queued job gets a reservation at its earliest fit) and start-time predictions.
 //!
 //! The `s` steps live in `m` chunks of `L` steps (`L` aims at `√s`, at least [`CHUNK`]; a chunk
-//! splits at `2L` and all are cut again when `√s` doubles). Each chunk keeps its running minima
-//! from either end and the skyline of its closed runs (for every threshold, the longest run
-//! of steps at or above it with a lower step on both sides inside the chunk). A segment tree
-//! over the chunks keeps the minimum and maximum of every run of chunks, with additions
-//! pending on whole runs.
+//! splits at `2L` and all are cut again when `√s` doubles). Each chunk keeps its minimum and
+//! maximum and, once fits have crossed it in vain a few times since it last changed, the
+//! skyline of its closed runs (for every threshold, the longest run of steps at or above it
+//! with a lower step on both sides inside the chunk). A segment tree over the chunks keeps the
+//! minimum and maximum of every run of chunks, with additions pending on whole runs.
 //!
 //! An earliest fit for `k` units over `d` seconds walks the chunks carrying the start of the
-//! run of steps with room that reaches the next chunk. In a chunk, binary searches on the
-//! running minima give the first and last steps without room, so the carried run fits or ends
-//! there, and the run passed on starts after the last; the skyline says in O(log L) whether a
-//! run inside the chunk lasts `d`, and only then is the chunk scanned. Runs of chunks all with
-//! room or all without are jumped by one O(log m) descent. So a fit costs O(v·log s + L) for
-//! `v ≤ m` chunks visited: O(log s + L) when it lies at the profile's end after chunks without
-//! room (full-width jobs), O(√s·log s) at worst. A reservation costs O(L log L): two step
-//! splits, one range addition on the tree and at most two chunks' summaries recomputed (a chunk
-//! split rebuilds the tree, O(m), once per `L` new steps or more). A conservative plan of `q`
-//! jobs is O(q·√q·log q) at worst, against O(q²) for a flat profile; the tests check every
-//! operation against the flat steps.
+//! run of steps with room that reaches the next chunk. In a chunk, scans from either end find
+//! the first and last steps without room, so the carried run fits or ends at the first, and
+//! the run passed on starts after the last; the skyline says in O(log L) whether a run between
+//! them lasts `d`, and only then (or while there is no skyline) is the middle scanned. Runs of
+//! chunks all with room or all without are jumped by one O(log m) descent. A reservation costs
+//! O(L): two step splits, one O(log m) range addition on the tree and at most two chunks
+//! refreshed (a chunk split rebuilds the tree, O(m), once per `L` new steps or more).
+//!
+//! Costs, honestly: a full-width job (every fit at the profile's end, after chunks without
+//! room) costs O(log s + L) per fit, so 50,000 of them plan in O(q √q). A fit that crosses
+//! fragmented chunks pays, per chunk, the scans to its first and last step without room
+//! (short when the chunk is fragmented) plus O(log s), instead of every step; but an
+//! adversarial profile (long runs with room in every chunk, none long enough) still costs O(s)
+//! per fit, as a flat profile does. The measured plans are in the crate's bench
+//! (`benches/conservative.rs`); the tests check every operation against the flat steps.
 //!
 //! We do not claim a polylog bound. "Earliest window of length `d` with minimum ≥ `k`" depends
 //! on the pair `(k, d)`: a tree node would have to hold the skyline of its runs over every
@@ -420,11 +424,11 @@ impl Profile {
     /// needs only that step); `None` if the profile never has that many.
     ///
     /// Goes chunk by chunk carrying the start of the run of steps with room that reaches the
-    /// chunk (if any). In each chunk, O(log L) binary searches on its running minima find the
-    /// first and last step without room, so the carried run either fits before the first or
-    /// ends there, and the run the chunk passes on starts after the last; the chunk's closed
-    /// runs are scanned (O(L)) only when the longest of them with room lasts long enough. A
-    /// run of chunks all with room, or all without, is jumped by one descent of the tree.
+    /// chunk (if any). In each chunk, scans from either end find the first and last step
+    /// without room, so the carried run either fits before the first or ends there, and the
+    /// run the chunk passes on starts after the last; the steps between are scanned only when
+    /// the chunk's run skyline says a run there lasts long enough (or it has none yet). A run
+    /// of chunks all with room, or all without, is jumped by one descent of the tree.
     pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
         let size = i64::from(size);
         let mut c = 0;
@@ -540,7 +544,7 @@ impl Profile {
             return None;
         }
         // The new step repeats the value of the one it splits: no minimum, maximum or run
-        // changes, and the running minima repeat theirs.
+        // changes.
         let before = j.saturating_sub(1);
         let raw = chunk.free[before];
         chunk.times.insert(j, t);

@@ -330,8 +330,9 @@ impl BatchScheduler for Easy {
 /// queue and completions at their predicted ends — see `BatchCluster`'s change count), the
 /// planned reservations stand, new arrivals are planned behind them, and the pass starts the
 /// jobs reserved for now. Otherwise the queue is planned again on a fresh profile. A plan costs
-/// O(q √q log q) at worst for q queued jobs ([`crate::profile`]: chunks with run summaries
-/// under a segment tree, so a fit jumps over chunks that cannot hold it); 50,000 full-width jobs
+/// O(q √q) for q full-width jobs and far less than a flat profile's O(q²) for mixed ones
+/// ([`crate::profile`]: chunks with run summaries under a segment tree, so a fit jumps over
+/// chunks that cannot hold it); 50,000 full-width jobs
 /// submitted at once are planned once, not once per completion.
 #[derive(Clone, Debug, Default)]
 pub struct Conservative {
