@@ -65,16 +65,116 @@
 //! ([`capacity_sizes`]: 99 % of parallel jobs on 2–64 nodes, a 1 % tail on 64–4,096).
 
 use crate::HybridError;
-use crate::sim::HybridJob;
 use cosched_core::{
-    Duration, MalleableJob, OnDemandJob, ParamError, RigidJob, SeedStreams, StreamRng, Time,
+    Duration, JobClass, JobId, MalleableJob, OnDemandJob, ParamError, RigidJob, SeedStreams,
+    StreamRng, Time,
 };
+use cosched_workload::admit::Admissible;
 use cosched_workload::lublin::LublinParams;
 use cosched_workload::{LublinModel, TsafrirEstimates};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
+
+/// One job of a hybrid workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HybridJob {
+    /// A rigid job; `setup` (part of its run time) is paid again on every restart.
+    Rigid {
+        /// The job (its run time is cut at its estimate).
+        job: RigidJob,
+        /// Setup time, at most its run time.
+        setup: Duration,
+    },
+    /// A malleable job, submitted at its largest size.
+    Malleable {
+        /// The job.
+        job: MalleableJob,
+        /// The runtime estimate at its largest size.
+        estimate: Duration,
+    },
+    /// An on-demand job.
+    OnDemand(OnDemandJob),
+}
+
+impl HybridJob {
+    /// The job's id.
+    pub fn id(&self) -> JobId {
+        match self {
+            HybridJob::Rigid { job, .. } => job.id,
+            HybridJob::Malleable { job, .. } => job.id,
+            HybridJob::OnDemand(job) => job.id,
+        }
+    }
+
+    /// Its class.
+    pub fn class(&self) -> JobClass {
+        match self {
+            HybridJob::Rigid { .. } => JobClass::Rigid,
+            HybridJob::Malleable { .. } => JobClass::Malleable,
+            HybridJob::OnDemand(_) => JobClass::OnDemand,
+        }
+    }
+
+    /// Nodes requested (a malleable job's largest size).
+    pub fn size(&self) -> u32 {
+        match self {
+            HybridJob::Rigid { job, .. } => job.size,
+            HybridJob::Malleable { job, .. } => job.max_size,
+            HybridJob::OnDemand(job) => job.size,
+        }
+    }
+
+    /// When it enters the system: submission, or arrival of an on-demand job.
+    pub fn submit(&self) -> Time {
+        match self {
+            HybridJob::Rigid { job, .. } => job.submit,
+            HybridJob::Malleable { job, .. } => job.submit,
+            HybridJob::OnDemand(job) => job.arrival,
+        }
+    }
+}
+
+impl Admissible for HybridJob {
+    fn id(&self) -> JobId {
+        HybridJob::id(self)
+    }
+
+    fn submit(&self) -> Time {
+        HybridJob::submit(self)
+    }
+
+    fn is_valid(&self) -> bool {
+        self.validate().is_ok()
+    }
+}
+
+impl HybridJob {
+    /// Checks the job's fields as its constructors do (they are public), and a rigid job's
+    /// setup within its run time, a malleable job's estimate > 0 and a notice not after the
+    /// arrival's estimate.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match *self {
+            HybridJob::Rigid { job, setup } => {
+                job.validate()?;
+                let runtime = job.simulated_runtime();
+                ParamError::check(
+                    (0..=runtime.0).contains(&setup.0),
+                    "setup",
+                    setup.0,
+                    "must lie within 0..=runtime",
+                )
+            }
+            HybridJob::Malleable { job, estimate } => {
+                job.validate()?;
+                job.runtime_on(job.max_size)?;
+                ParamError::check(estimate.0 > 0, "estimate", estimate.0, "must be > 0")
+            }
+            HybridJob::OnDemand(job) => job.validate(),
+        }
+    }
+}
 
 /// Shares of the four notice categories: none, accurate, early, late.
 #[derive(Clone, Copy, Debug, PartialEq)]
