@@ -110,11 +110,21 @@ pub fn typing_seed(seed: u64, t: u64) -> u64 {
 /// The baseline row of Table III for a trace of `params` generated with `seed`, averaged
 /// over `typings` typings (W5 notice mix: the baseline ignores notices).
 pub fn baseline_row(params: &TraceParams, seed: u64, typings: u64) -> Result<Metrics, HybridError> {
-    let trace = generate(params, seed)?;
+    baseline_of(&generate(params, seed)?, params.nodes, seed, typings)
+}
+
+/// The baseline row of Table III for `trace` on `nodes` nodes, averaged over `typings` typings
+/// of `seed` (for a trace the caller has altered, e.g. the calibration's estimate models).
+pub fn baseline_of(
+    trace: &[RigidJob],
+    nodes: u32,
+    seed: u64,
+    typings: u64,
+) -> Result<Metrics, HybridError> {
     let runs = (0..typings)
         .map(|t| {
-            let config = HybridConfig::new(params.nodes, None)?;
-            simulate(&trace, &TypeParams::default(), typing_seed(seed, t), config)
+            let config = HybridConfig::new(nodes, None)?;
+            simulate(trace, &TypeParams::default(), typing_seed(seed, t), config)
         })
         .collect::<Result<Vec<Metrics>, HybridError>>()?;
     Ok(Metrics::mean(&runs))
