@@ -14,7 +14,7 @@ use cosched_core::RigidJob;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
 use cosched_examples::hybrid::{
-    Machine, Metrics, WorkloadStats, baseline_of, baseline_row, replicates,
+    Machine, PaperBaseline, Runs, WorkloadStats, baseline_of, baseline_row, pooled, replicates,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{Sessions, TraceParams, generate};
@@ -82,10 +82,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let rows = Sweep::new(format!("{NAME} baseline"), points)
         .try_run(|&(machine, s)| baseline_row(&machine.trace(quick), s, typings))?;
-    let per_machine = |machine: Machine| -> Vec<Metrics> {
+    let per_machine = |machine: Machine| -> Vec<Runs> {
         rows.iter()
             .filter(|((m, _), _)| *m == machine)
-            .map(|(_, r)| *r)
+            .map(|(_, r)| r.clone())
             .collect()
     };
 
@@ -132,26 +132,26 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for machine in Machine::ALL {
         let params = machine.trace(quick);
         let runs = per_machine(machine);
-        let pick = |f: fn(&Metrics) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
+        let pick = |f: fn(&Runs) -> f64| runs.iter().map(f).collect::<Vec<f64>>();
         let (turnaround, utilisation, instant) = (
-            pick(|m| m.turnaround_h),
-            pick(|m| m.window_utilization),
-            pick(|m| m.instant),
+            pick(|m| m.mean(|r| r.turnaround_h)),
+            pick(|m| m.mean(|r| r.window_utilization)),
+            pick(|m| m.mean(|r| r.instant_start_ratio)),
         );
-        let mean = Metrics::mean(&runs);
+        let ours_mean = pooled(&runs);
         let paper = machine.paper_baseline();
-        ours.push((mean, paper));
         table.row([
             Cell::Text(machine.name().into()),
             Cell::Text(params.jobs.to_string()),
             spread_cell(&turnaround, 1.0),
-            Cell::fixed(paper.turnaround_h, 2),
+            Cell::fixed(paper.turnaround_hours, 2),
             spread_cell(&utilisation, 100.0),
-            Cell::fixed(100.0 * paper.utilization, 2),
+            Cell::fixed(100.0 * paper.utilisation, 2),
             spread_cell(&instant, 100.0),
-            Cell::fixed(100.0 * paper.instant, 2),
+            Cell::fixed(100.0 * paper.instant_start, 2),
         ]);
-        check_baseline(&mut claims, machine, &mean, &paper);
+        check_baseline(&mut claims, machine, &ours_mean, &paper);
+        ours.push((ours_mean, paper));
         let st = WorkloadStats::of(&params, seed, typings)?;
         stats_table.row([
             Cell::Text(machine.name().into()),
@@ -178,8 +178,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         systems,
     )
     .y_label("instant start (%)")
-    .series("ours", ours.iter().map(|(o, _)| 100.0 * o.instant))
-    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.instant));
+    .series(
+        "ours",
+        ours.iter()
+            .map(|(o, _)| 100.0 * o.mean(|r| r.instant_start_ratio)),
+    )
+    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.instant_start));
     out.write_plot(&instant)?;
     let utilisation = BarChart::new(
         "baseline_utilisation",
@@ -189,9 +193,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     .y_label("utilisation (%)")
     .series(
         "ours",
-        ours.iter().map(|(o, _)| 100.0 * o.window_utilization),
+        ours.iter()
+            .map(|(o, _)| 100.0 * o.mean(|r| r.window_utilization)),
     )
-    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.utilization));
+    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.utilisation));
     out.write_plot(&utilisation)?;
     let turnaround = BarChart::new(
         "baseline_turnaround",
@@ -199,19 +204,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         systems,
     )
     .y_label("turnaround (h)")
-    .series("ours", ours.iter().map(|(o, _)| o.turnaround_h))
-    .series("paper", ours.iter().map(|(_, p)| p.turnaround_h));
+    .series("ours", ours.iter().map(|(o, _)| o.mean(|r| r.turnaround_h)))
+    .series("paper", ours.iter().map(|(_, p)| p.turnaround_hours));
     out.write_plot(&turnaround)?;
     out.write_claims(&claims)?;
     Ok(())
 }
 
 /// Table III's baseline row on our calibrated workload, within [`TOLERANCE`].
-fn check_baseline(claims: &mut Claims, machine: Machine, ours: &Metrics, paper: &Metrics) {
+fn check_baseline(claims: &mut Claims, machine: Machine, ours: &Runs, paper: &PaperBaseline) {
     let (dt, du, di) = TOLERANCE;
-    let t_ok = (ours.turnaround_h / paper.turnaround_h - 1.0).abs() <= dt;
-    let u_ok = (ours.window_utilization - paper.utilization).abs() <= du;
-    let i_ok = (ours.instant - paper.instant).abs() <= di;
+    let t_ok = (ours.mean(|r| r.turnaround_h) / paper.turnaround_hours - 1.0).abs() <= dt;
+    let u_ok = (ours.mean(|r| r.window_utilization) - paper.utilisation).abs() <= du;
+    let i_ok = (ours.mean(|r| r.instant_start_ratio) - paper.instant_start).abs() <= di;
     let claim = claims.check(
         format!("Table III, {}", machine.slug()),
         format!(
@@ -221,15 +226,15 @@ fn check_baseline(claims: &mut Claims, machine: Machine, ours: &Metrics, paper: 
         ),
         format!(
             "{:.2} h, {:.2} %, {:.2} %",
-            ours.turnaround_h,
-            100.0 * ours.window_utilization,
-            100.0 * ours.instant
+            ours.mean(|r| r.turnaround_h),
+            100.0 * ours.mean(|r| r.window_utilization),
+            100.0 * ours.mean(|r| r.instant_start_ratio)
         ),
         format!(
             "{:.2} h, {:.2} %, {:.2} %",
-            paper.turnaround_h,
-            100.0 * paper.utilization,
-            100.0 * paper.instant
+            paper.turnaround_hours,
+            100.0 * paper.utilisation,
+            100.0 * paper.instant_start
         ),
         t_ok && u_ok && i_ok,
     );
@@ -406,9 +411,9 @@ fn calibration(
              trace(s) x {typings} typing(s) (paper: {:.2} h, {:.2} %, {:.2} %)",
             machine.name(),
             seeds.len(),
-            paper.turnaround_h,
-            100.0 * paper.utilization,
-            100.0 * paper.instant
+            paper.turnaround_hours,
+            100.0 * paper.utilisation,
+            100.0 * paper.instant_start
         ),
         [
             "runtime scale",
@@ -423,12 +428,12 @@ fn calibration(
         ],
     );
     for (g, knobs) in grid.iter().enumerate() {
-        let runs: Vec<Metrics> = results
+        let runs: Vec<Runs> = results
             .iter()
             .filter(|((pg, _), _)| *pg == g)
-            .map(|(_, r)| *r)
+            .map(|(_, r)| r.clone())
             .collect();
-        let row = Metrics::mean(&runs);
+        let row = pooled(&runs);
         table.row([
             Cell::fixed(knobs.scale, 2),
             Cell::fixed(knobs.sessions.mean_jobs, 0),
@@ -436,9 +441,9 @@ fn calibration(
             Cell::Text(knobs.sessions.spacing.0.to_string()),
             Cell::fixed(100.0 * knobs.tail, 0),
             Cell::Text(knobs.estimates.name().into()),
-            Cell::fixed(row.turnaround_h, 2),
-            Cell::fixed(100.0 * row.window_utilization, 2),
-            Cell::fixed(100.0 * row.instant, 2),
+            Cell::fixed(row.mean(|r| r.turnaround_h), 2),
+            Cell::fixed(100.0 * row.mean(|r| r.window_utilization), 2),
+            Cell::fixed(100.0 * row.mean(|r| r.instant_start_ratio), 2),
         ]);
     }
     Ok(table)
