@@ -372,6 +372,9 @@ pub struct BatchCluster {
     changes: u64,
     /// The largest (submit, id) ever queued.
     last_key: Option<(Time, JobId)>,
+    /// Completions so far (on time or not): with `changes`, every change but an arrival at
+    /// the queue's end.
+    completions: u64,
 }
 
 impl BatchCluster {
@@ -418,6 +421,7 @@ impl BatchCluster {
             spare_node_lists: Vec::new(),
             changes: 0,
             last_key: None,
+            completions: 0,
         })
     }
 
@@ -525,6 +529,47 @@ impl BatchCluster {
         Ok(Submitted::Queued)
     }
 
+    /// The queued job `job`, if it is waiting: O(1) expected plus a binary search once the
+    /// queue's index by id is built (by the first lookup by id).
+    pub fn queued_job(&self, job: JobId) -> Option<&QueuedJob> {
+        self.queue.get(self.queue.position_of_id(job)?)
+    }
+
+    /// Withdraws the waiting job `job` from the queue (a user's cancellation) and returns it;
+    /// [`BatchError::NotQueued`] if it is not waiting (a running job is stopped with
+    /// [`BatchCluster::preempt`]). A schedule planned earlier no longer holds.
+    ///
+    /// ```
+    /// use cosched_batch::{BatchCluster, BatchError, BatchJob};
+    /// use cosched_core::{Duration, JobClass, JobId, Time};
+    /// let mut cluster = BatchCluster::counted(4).unwrap();
+    /// let job = BatchJob {
+    ///     id: JobId(7),
+    ///     submit: Time(0),
+    ///     size: 4,
+    ///     runtime: Duration(60),
+    ///     estimate: Duration(60),
+    ///     class: JobClass::Rigid,
+    ///     resizable: None,
+    /// };
+    /// cluster.submit(job).unwrap(); // queued until a pass starts it
+    /// assert_eq!(cluster.queued_job(JobId(7)), cluster.queue().next());
+    /// assert_eq!(cluster.cancel(JobId(7)).unwrap().job.id, JobId(7));
+    /// assert_eq!(cluster.queue_len(), 0);
+    /// assert_eq!(cluster.cancel(JobId(7)), Err(BatchError::NotQueued(JobId(7))));
+    /// ```
+    pub fn cancel(&mut self, job: JobId) -> Result<QueuedJob, BatchError> {
+        let pos = self
+            .queue
+            .position_of_id(job)
+            .ok_or(BatchError::NotQueued(job))?;
+        let queued = self.queue.remove(pos);
+        // Outside a pass: repair the tree now.
+        self.queue.finish_pass();
+        self.changes += 1;
+        Ok(queued)
+    }
+
     /// Runs one scheduling pass at `now`: `scheduler` picks queued jobs to start; each start
     /// is appended to `started` so the driver can schedule its completion.
     ///
@@ -566,6 +611,20 @@ impl BatchCluster {
     #[inline]
     pub(crate) fn changes(&self) -> u64 {
         self.changes
+    }
+
+    /// A count that moves on every change except a job queued behind all others: while it
+    /// stays the same, the idle units, the releases and the queue (up to jobs appended at its
+    /// end) are the same.
+    #[inline]
+    pub(crate) fn version(&self) -> u64 {
+        self.changes.wrapping_add(self.completions)
+    }
+
+    /// The largest (submit, id) ever queued.
+    #[inline]
+    pub(crate) fn last_queued_key(&self) -> Option<(Time, JobId)> {
+        self.last_key
     }
 
     /// Starts the job at queue position `pos` now on free nodes. Used by [`Pass::start`],
@@ -660,6 +719,7 @@ impl BatchCluster {
             return None;
         }
         let run = self.running.remove(&token.job)?;
+        self.completions += 1;
         self.releases.remove(&(run.predicted_end, token.job));
         if now != run.predicted_end {
             self.changes += 1;

@@ -14,6 +14,9 @@ pub enum BatchError {
     /// The job is not running.
     #[error("{0} is not running")]
     NotRunning(JobId),
+    /// The job is not waiting in the queue.
+    #[error("{0} is not queued")]
+    NotQueued(JobId),
     /// The job id is already in use.
     #[error("{0} appears more than once")]
     DuplicateJob(JobId),

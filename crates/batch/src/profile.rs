@@ -4,16 +4,22 @@
 //! reservations. It serves conservative backfilling (Mu'alem and Feitelson, IEEE TPDS 12(6),
 //! 2001: every queued job gets a reservation at its earliest fit) and start-time predictions.
 //!
-//! The steps live in chunks of up to `2 × CHUNK` steps, each with a pending addition and the
-//! minimum and maximum of its values, so that a search skips a whole chunk that cannot hold or
-//! cannot block a job, and a reservation subtracts from a whole chunk at once. With `s` steps
-//! every operation costs O(CHUNK + s / CHUNK) instead of the O(s) of a flat vector: a
-//! conservative pass over `q` queued jobs costs O(q √q) rather than O(q²).
+//! The steps live in chunks of up to twice a target length, each with a pending addition and
+//! the minimum and maximum of its values, so that a search skips a whole chunk that cannot hold
+//! or cannot block a job, and a reservation subtracts from a whole chunk at once. The target
+//! is `√s` for `s` steps (at least [`CHUNK`]; the chunks are cut again when `√s` doubles), so
+//! every operation costs O(√s) instead of the O(s) of a flat vector: a conservative pass over
+//! `q` queued jobs costs O(q √q) rather than O(q²).
 
 use cosched_core::{Duration, Time};
 
-/// Target steps per chunk; a chunk splits at twice this.
+/// The least target of steps per chunk; a chunk splits at twice its target.
 const CHUNK: usize = 64;
+
+/// The target chunk length for `steps` steps: `√steps`, at least [`CHUNK`].
+fn chunk_target(steps: usize) -> usize {
+    steps.isqrt().max(CHUNK)
+}
 
 /// A run of consecutive steps.
 #[derive(Clone, Debug)]
@@ -70,6 +76,10 @@ type Pos = (usize, usize);
 pub(crate) struct Profile {
     /// Never empty; no chunk is empty.
     chunks: Vec<Chunk>,
+    /// Steps in all chunks.
+    steps: usize,
+    /// The chunk length aimed at: a chunk splits at twice this.
+    target: usize,
 }
 
 impl Profile {
@@ -88,9 +98,23 @@ impl Profile {
                 None => steps.push((t, units)),
             }
         }
+        let target = chunk_target(steps.len());
         Profile {
-            chunks: steps.chunks(CHUNK).map(Chunk::new).collect(),
+            chunks: steps.chunks(target).map(Chunk::new).collect(),
+            steps: steps.len(),
+            target,
         }
+    }
+
+    /// Cuts the steps into chunks of the target length for their number again.
+    fn rechunk(&mut self) {
+        let steps: Vec<(Time, i64)> = self
+            .chunks
+            .iter()
+            .flat_map(|c| c.times.iter().zip(&c.free).map(|(&t, &f)| (t, f + c.add)))
+            .collect();
+        self.target = chunk_target(steps.len());
+        self.chunks = steps.chunks(self.target).map(Chunk::new).collect();
     }
 
     #[inline]
@@ -220,7 +244,13 @@ impl Profile {
         let raw = chunk.free[j.saturating_sub(1)];
         chunk.times.insert(j, t);
         chunk.free.insert(j, raw);
-        if chunk.len() > 2 * CHUNK {
+        self.steps += 1;
+        if chunk_target(self.steps) >= 2 * self.target {
+            self.rechunk();
+            return self.split_at(t);
+        }
+        let chunk = &mut self.chunks[c];
+        if chunk.len() > 2 * self.target {
             let half = chunk.len() / 2;
             let tail = Chunk {
                 times: chunk.times.split_off(half),
@@ -245,11 +275,16 @@ impl Profile {
             .chunks
             .partition_point(|chunk| chunk.times[0] <= now)
             .saturating_sub(1);
-        self.chunks.drain(..c);
+        self.steps -= self
+            .chunks
+            .drain(..c)
+            .map(|chunk| chunk.len())
+            .sum::<usize>();
         let chunk = &mut self.chunks[0];
         let j = chunk.times.partition_point(|&s| s <= now).saturating_sub(1);
         chunk.times.drain(..j);
         chunk.free.drain(..j);
+        self.steps -= j;
         if chunk.times[0] < now {
             chunk.times[0] = now;
         }
@@ -282,5 +317,55 @@ mod tests {
         p.advance(Time(22));
         assert_eq!(p.earliest_fit(1, Duration(1)), Some(Time(22)));
         assert_eq!(p.earliest_fit(5, Duration(1)), Some(Time(25)));
+    }
+
+    /// The flat step vector the chunks stand for: each step's time and value.
+    fn flat(p: &Profile) -> Vec<(Time, i64)> {
+        p.chunks
+            .iter()
+            .flat_map(|c| (0..c.len()).map(move |i| (c.times[i], c.value(i))))
+            .collect()
+    }
+
+    /// Tens of thousands of steps: the chunks are cut again as `√s` doubles, and every fit
+    /// is checked against a scan of the flat steps.
+    #[test]
+    fn long_profiles_rechunk_and_stay_exact() {
+        let mut p = Profile::new(Time(0), 64, std::iter::empty());
+        let mut targets = vec![p.target];
+        let mut x: u64 = 1;
+        for i in 0..18_000 {
+            // A fixed pseudo-random sequence of sizes and durations.
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let size = (x >> 58) as u32 + 1;
+            let duration = Duration(((x >> 20) % 5_000) as i64 + 1);
+            let fit = p.earliest_fit(size, duration);
+            if i % 199 == 0 {
+                let steps = flat(&p);
+                assert_eq!(p.steps, steps.len());
+                let expect = (0..steps.len()).find(|&k| {
+                    let end = steps[k].0.saturating_add(duration);
+                    steps[k..]
+                        .iter()
+                        .take_while(|s| s.0 == steps[k].0 || s.0 < end)
+                        .all(|s| s.1 >= i64::from(size))
+                });
+                assert_eq!(fit, expect.map(|k| steps[k].0), "fit {i}");
+            }
+            let Some(start) = fit else { continue };
+            p.reserve(start, duration, size);
+            if targets.last() != Some(&p.target) {
+                targets.push(p.target);
+            }
+        }
+        assert!(p.steps > 16_384, "{} steps", p.steps);
+        assert_eq!(targets, [64, 128], "targets as the profile grew");
+        assert!(
+            p.chunks
+                .iter()
+                .all(|c| c.len() <= 2 * p.target && c.len() > 0)
+        );
     }
 }

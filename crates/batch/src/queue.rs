@@ -1,23 +1,32 @@
 //! The wait queue: jobs in (submit, id) order, with fast removal anywhere and fast search for
 //! the next job that could start.
 //!
-//! Entries live in a vector whose positions stay stable between compactions; a removed entry
-//! becomes a tombstone, and the vector is compacted once tombstones outnumber live entries
-//! (amortised O(1) per removal). A segment tree over the positions keeps, per subtree, the
-//! **skyline** of its live entries' (size, estimate) pairs — the pairs no other pair beats in
-//! both — so a backfilling scan jumps straight to the next entry that fits both bounds instead
-//! of visiting every waiting job. A skyline holds up to [`SKYLINE_POINTS`] points; a longer one
-//! folds its tail into one point that bounds it from below, which keeps the search exact at the
-//! leaves and conservative (never missing an entry) above them.
+//! Entries live in a ring of slots at positions that stay stable until the next insertion; a
+//! removed entry becomes a tombstone, and the positions before the first live entry are
+//! dropped as the queue moves on. A full ring is laid out again, live entries only, in a ring
+//! twice their number (amortised O(1) per insertion). Slots are grouped in buckets of
+//! [`BUCKET`]; a segment tree over the buckets keeps, per subtree, the **skyline** of its live
+//! entries' (size, estimate) pairs — the pairs no other pair beats in both — so a backfilling
+//! scan jumps straight to the next bucket that may hold an entry fitting both bounds, and scans
+//! its few slots, instead of visiting every waiting job. A skyline holds up to
+//! [`SKYLINE_POINTS`] points; a longer one folds its tail into one point that bounds it from
+//! below, which keeps the search conservative (never missing an entry) in the tree and exact
+//! in the slots.
 
 use crate::cluster::QueuedJob;
 use cosched_core::{Duration, JobId, Time};
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
 
 /// Sizes and estimates of a dead or empty slot: larger than any real bound.
 const DEAD: (u32, i64) = (u32::MAX, i64::MAX);
 
 /// Points a node's skyline keeps before folding its tail.
 pub(crate) const SKYLINE_POINTS: usize = 3;
+
+/// Slots per tree leaf: a bucket's few (size, estimate) pairs are scanned directly, which
+/// keeps the tree small (it fits the L1 cache for queues of thousands) and shallow.
+const BUCKET: usize = 8;
 
 /// The (size, estimate) pairs of a subtree that no other pair beats in both, by ascending size
 /// (so descending estimate). Empty for a subtree with no live entry.
@@ -32,17 +41,6 @@ impl Skyline {
         len: 0,
         points: [DEAD; SKYLINE_POINTS],
     };
-
-    #[inline]
-    fn leaf(point: (u32, i64)) -> Skyline {
-        if point == DEAD {
-            return Skyline::EMPTY;
-        }
-        let mut s = Skyline::EMPTY;
-        s.points[0] = point;
-        s.len = 1;
-        s
-    }
 
     #[inline]
     fn points(&self) -> &[(u32, i64)] {
@@ -67,6 +65,29 @@ impl Skyline {
             .is_some_and(|p| p.1 <= max_estimate)
     }
 
+    /// Whether some point is at most `point` in both size and estimate.
+    #[inline]
+    fn covers(&self, point: (u32, i64)) -> bool {
+        self.admits(point.0, 0, point.1)
+    }
+
+    /// Adds a point that comes after every point added so far in (size, estimate) order.
+    #[inline]
+    fn push_sorted(&mut self, p: (u32, i64)) {
+        let n = usize::from(self.len);
+        if n > 0 && p.1 >= self.points[n - 1].1 {
+            return; // dominated by a smaller-or-equal size with a smaller-or-equal estimate
+        }
+        if n < SKYLINE_POINTS {
+            self.points[n] = p;
+            self.len += 1;
+        } else {
+            // Fold: the last point keeps its size and takes the smaller estimate, so it still
+            // bounds every folded point from below.
+            self.points[n - 1].1 = p.1;
+        }
+    }
+
     /// The skyline of the union of two subtrees.
     #[inline]
     fn merge(a: &Skyline, b: &Skyline) -> Skyline {
@@ -80,50 +101,65 @@ impl Skyline {
         let (a, b) = (a.points(), b.points());
         let mut out = Skyline::EMPTY;
         let (mut i, mut j) = (0, 0);
-        let mut best_estimate = i64::MAX;
         while i < a.len() || j < b.len() {
-            let take_a = j == b.len() || (i < a.len() && a[i] <= b[j]);
-            let p = if take_a { a[i] } else { b[j] };
-            if take_a {
+            if j == b.len() || (i < a.len() && a[i] <= b[j]) {
+                out.push_sorted(a[i]);
                 i += 1;
             } else {
+                out.push_sorted(b[j]);
                 j += 1;
             }
-            if p.1 >= best_estimate {
-                continue; // dominated by a smaller-or-equal size with a smaller estimate
-            }
-            best_estimate = p.1;
-            let n = usize::from(out.len);
-            if n < SKYLINE_POINTS {
-                out.points[n] = p;
-                out.len += 1;
-            } else {
-                // Fold: the last point keeps its size and takes the smaller estimate, so it
-                // still bounds every folded point from below.
-                out.points[n - 1].1 = p.1;
+        }
+        out
+    }
+
+    /// The skyline of a bucket's slots (dead ones left out).
+    #[inline]
+    fn of_bucket(slots: &[(u32, i64)]) -> Skyline {
+        let mut out = Skyline::EMPTY;
+        for &p in slots {
+            if p != DEAD && !out.covers(p) {
+                let mut single = Skyline::EMPTY;
+                single.push_sorted(p);
+                out = Skyline::merge(&out, &single);
             }
         }
         out
     }
 }
 
-/// Compaction waits until at least this many tombstones have piled up.
-const MIN_TOMBSTONES_TO_COMPACT: usize = 64;
+/// The smallest ring the queue allocates.
+const MIN_SLOTS: usize = 32;
 
+/// The wait queue; see the [module docs](self).
 #[derive(Debug, Default)]
 pub(crate) struct JobQueue {
-    entries: Vec<QueuedJob>,
-    /// Segment tree in heap layout: node `k` covers a range, leaves start at `leaves`; the
-    /// skyline of its live entries.
+    /// A ring of slots (a power of two, 0 before the first insertion): the entry at position
+    /// `p` lives in slot `p & (ring - 1)`. Every position in `start..end` holds an entry (live
+    /// or a tombstone), in (submit, id) order; the slots of other positions are dead.
+    slots: Vec<QueuedJob>,
+    /// The (size, estimate) of each slot's entry if it is live, else [`DEAD`].
+    points: Vec<(u32, i64)>,
+    /// Segment tree in heap layout over the buckets: node `k` covers a range of buckets,
+    /// leaves start at `leaves`; a skyline that covers every live entry below it.
     tree: Vec<Skyline>,
+    /// Buckets in the ring.
     leaves: usize,
+    /// The first position the ring holds.
+    start: usize,
+    /// One past the last position.
+    end: usize,
     live: usize,
-    /// No live entry sits before this position.
+    /// The first live position (`end` if none).
     head: usize,
-    /// Leaves removed since the last [`JobQueue::finish_pass`] whose ancestors still count them.
-    /// A stale ancestor only over-approximates (it may admit a dead entry, never hides a live
-    /// one), so searches stay exact: leaves are always current.
+    /// Tree leaves with a removal since the last [`JobQueue::finish_pass`]: they and their
+    /// ancestors may still count removed entries. A stale node only over-approximates (it may
+    /// admit a dead entry, never hides a live one), so searches stay exact: slots are always
+    /// current.
     stale: Vec<usize>,
+    /// The submit time of every queued job by id, built on the first lookup by id (so a
+    /// driver that never asks pays nothing) and kept up to date from then on.
+    submits: OnceLock<FxHashMap<JobId, Time>>,
 }
 
 impl JobQueue {
@@ -133,48 +169,74 @@ impl JobQueue {
         self.live
     }
 
-    /// One past the last position (live or not); positions are stable until
-    /// [`JobQueue::finish_pass`].
+    /// One past the last position (live or not); positions are stable until an insertion.
     #[cfg(test)]
     pub(crate) fn end(&self) -> usize {
-        self.entries.len()
+        self.end
+    }
+
+    /// The slot of position `pos`.
+    #[inline]
+    fn slot(&self, pos: usize) -> usize {
+        pos & (self.slots.len() - 1)
+    }
+
+    /// The tree leaf over `slot`.
+    #[inline]
+    fn leaf_of(&self, slot: usize) -> usize {
+        self.leaves + slot / BUCKET
     }
 
     /// The live entry at `pos`.
     #[inline]
     pub(crate) fn get(&self, pos: usize) -> Option<&QueuedJob> {
-        self.is_live(pos).then(|| &self.entries[pos])
+        self.is_live(pos).then(|| self.entry(pos))
     }
 
     #[inline]
     pub(crate) fn is_live(&self, pos: usize) -> bool {
-        pos < self.entries.len() && self.tree[self.leaves + pos].len > 0
+        (self.head..self.end).contains(&pos) && self.points[self.slot(pos)] != DEAD
+    }
+
+    /// The entry (live or not) at a position the ring holds.
+    #[inline]
+    fn entry(&self, pos: usize) -> &QueuedJob {
+        &self.slots[self.slot(pos)]
     }
 
     /// Live entries in queue order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &QueuedJob> + '_ {
-        (self.head..self.entries.len()).filter_map(|pos| self.get(pos))
+        (self.head..self.end).filter_map(|pos| self.get(pos))
     }
 
-    /// Inserts `job` at its (submit, id) place: an append in the common case, a rebuild
-    /// otherwise.
+    /// Inserts `job` at its (submit, id) place: an append in the common case, which moves no
+    /// other entry; a rebuild (new positions) otherwise, or when the ring is full.
     pub(crate) fn insert(&mut self, job: QueuedJob) {
+        // Appends rely on every node covering its children's points: repair first.
+        self.repair_stale();
         let key = job.order_key();
-        let appends = self
-            .entries
-            .last()
-            .is_none_or(|last| last.order_key() < key);
+        let appends = self.end == self.start || self.entry(self.end - 1).order_key() < key;
         if appends {
-            if self.entries.len() == self.leaves {
-                self.compact_and_rebuild(1);
+            // Positions before the head are all dead: the ring may drop them.
+            self.start = self.head;
+            if self.end - self.start == self.slots.len() {
+                self.rebuild(None, job);
             }
-            self.entries.push(job);
-            self.set(self.entries.len() - 1, (job.size(), job.estimate().0));
+            let pos = self.end;
+            self.end += 1;
+            if self.live == 0 {
+                self.head = pos;
+            }
+            let slot = self.slot(pos);
+            let point = (job.size(), job.estimate().0);
+            self.slots[slot] = job;
+            self.points[slot] = point;
+            self.add_point(self.leaf_of(slot), point);
         } else {
-            self.compact_and_rebuild(1);
-            let at = self.entries.partition_point(|x| x.order_key() < key);
-            self.entries.insert(at, job);
-            self.set_all();
+            self.rebuild(Some(job), job);
+        }
+        if let Some(submits) = self.submits.get_mut() {
+            submits.insert(job.job.id, job.job.submit);
         }
         self.live += 1;
     }
@@ -183,31 +245,68 @@ impl JobQueue {
     /// [`JobQueue::finish_pass`].
     pub(crate) fn remove(&mut self, pos: usize) -> QueuedJob {
         debug_assert!(self.is_live(pos));
-        self.tree[self.leaves + pos] = Skyline::EMPTY;
-        self.stale.push(self.leaves + pos);
+        let slot = self.slot(pos);
+        let point = std::mem::replace(&mut self.points[slot], DEAD);
+        // A skyline takes each coordinate of its points from some entry: one that shares
+        // neither with the entry removed is what a repair would give again. (Skipping a
+        // repair is always safe, only less precise: a skyline never hides what it covered.)
+        let leaf = self.leaf_of(slot);
+        let on_skyline = self.tree[leaf]
+            .points()
+            .iter()
+            .any(|q| q.0 == point.0 || q.1 == point.1);
+        if on_skyline && self.stale.last() != Some(&leaf) {
+            self.stale.push(leaf);
+        }
         self.live -= 1;
         if pos == self.head {
-            self.head = self.next_live(pos + 1).unwrap_or(self.entries.len());
+            self.head = self.next_live(pos + 1).unwrap_or(self.end);
         }
-        self.entries[pos]
+        let job = self.slots[slot];
+        if let Some(submits) = self.submits.get_mut() {
+            submits.remove(&job.job.id);
+        }
+        job
+    }
+
+    /// The first position in `start..end` whose entry's key is above `key` (`end` if none).
+    fn partition_point(&self, key: (Time, JobId)) -> usize {
+        let (mut lo, mut hi) = (self.start, self.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid).order_key() <= key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// The position of the first live entry whose key is above `key`, if any.
     pub(crate) fn next_live_after(&self, key: (Time, JobId)) -> Option<usize> {
-        let from = self.entries.partition_point(|x| x.order_key() <= key);
-        self.next_live(from)
+        self.next_live(self.partition_point(key))
     }
 
     /// The live position of the entry with `key`, if it is queued.
     pub(crate) fn position_of(&self, key: (Time, JobId)) -> Option<usize> {
-        let pos = self.entries.partition_point(|x| x.order_key() < key);
+        let pos = self.partition_point(key).checked_sub(1)?;
         (self.get(pos)?.order_key() == key).then_some(pos)
+    }
+
+    /// The live position of the queued job `id`, if it is queued: O(1) expected plus a binary
+    /// search, once an index by id is built (on the first call, in O(n)).
+    pub(crate) fn position_of_id(&self, id: JobId) -> Option<usize> {
+        let submits = self
+            .submits
+            .get_or_init(|| self.iter().map(|q| (q.job.id, q.job.submit)).collect());
+        self.position_of((*submits.get(&id)?, id))
     }
 
     /// The first live position at or after `from`.
     #[inline]
     pub(crate) fn next_live(&self, from: usize) -> Option<usize> {
-        self.find(from.max(self.head), |s| s.len > 0)
+        self.find(from, |s| s.len > 0, |p| p != DEAD)
     }
 
     /// The first live position at or after `from` whose job has `size <= units` and
@@ -221,23 +320,34 @@ impl JobQueue {
         max_estimate: Duration,
     ) -> Option<usize> {
         let small = small_units.min(units);
-        self.find(from.max(self.head), |s| {
-            s.admits(units, small, max_estimate.0)
-        })
+        let max = max_estimate.0;
+        self.find(
+            from,
+            |s| s.admits(units, small, max),
+            |p| p != DEAD && p.0 <= units && (p.0 <= small || p.1 <= max),
+        )
     }
 
-    /// Ends a scheduling pass: repairs the ancestors of removed entries, level by level so that
-    /// shared ancestors are merged once, and compacts the entries once tombstones outnumber
-    /// live ones (positions change then).
+    /// Ends a scheduling pass: repairs the tree where entries were removed.
     pub(crate) fn finish_pass(&mut self) {
-        let dead = self.entries.len() - self.live;
-        if dead >= MIN_TOMBSTONES_TO_COMPACT && dead > self.live {
-            self.compact_and_rebuild(0);
+        self.repair_stale();
+    }
+
+    /// Recomputes the stale leaves from their slots, then their ancestors level by level (so
+    /// that shared ancestors are merged once), stopping where a skyline does not change.
+    fn repair_stale(&mut self) {
+        if let [leaf] = self.stale[..] {
+            // One removal (the common pass): a plain walk up.
+            self.stale.clear();
+            let first = (leaf - self.leaves) * BUCKET;
+            let skyline = Skyline::of_bucket(&self.points[first..first + BUCKET]);
+            if self.tree[leaf] != skyline {
+                self.tree[leaf] = skyline;
+                self.repair_from(leaf);
+            }
             return;
         }
-        if let [leaf] = self.stale[..] {
-            self.stale.clear();
-            self.repair_from(leaf);
+        if self.stale.is_empty() {
             return;
         }
         let mut nodes = std::mem::take(&mut self.stale);
@@ -246,13 +356,21 @@ impl JobQueue {
         if !nodes.is_sorted() {
             nodes.sort_unstable();
         }
+        nodes.dedup();
+        let (tree, points, leaves) = (&mut self.tree, &self.points, self.leaves);
+        nodes.retain(|&k| {
+            let first = (k - leaves) * BUCKET;
+            let skyline = Skyline::of_bucket(&points[first..first + BUCKET]);
+            let changed = tree[k] != skyline;
+            tree[k] = skyline;
+            changed
+        });
         while !nodes.is_empty() {
             for k in &mut nodes {
                 *k /= 2;
             }
             nodes.dedup();
             // A node whose skyline did not change gives its parent nothing to redo.
-            let tree = &mut self.tree;
             nodes.retain(|&k| {
                 if k < 1 {
                     return false;
@@ -266,45 +384,40 @@ impl JobQueue {
         self.stale = nodes;
     }
 
-    /// Drops the tombstones and rebuilds the tree with room for `spare` more entries.
-    fn compact_and_rebuild(&mut self, spare: usize) {
+    /// Lays the live entries (and `extra`, at its place) out again from position 0 in a ring
+    /// with room for as many again (dead slots hold copies of `filler`), and rebuilds the tree.
+    fn rebuild(&mut self, extra: Option<QueuedJob>, filler: QueuedJob) {
         self.stale.clear();
-        let (tree, leaves) = (&self.tree, self.leaves);
-        let mut pos = 0;
-        self.entries.retain(|_| {
-            pos += 1;
-            tree[leaves + pos - 1].len > 0
-        });
-        self.leaves = (self.entries.len() + spare)
-            .next_power_of_two()
-            .max(self.leaves)
-            .max(32);
-        self.set_all();
-    }
-
-    /// Rebuilds the tree from the entries, all of which must be live.
-    fn set_all(&mut self) {
-        let leaves = self.leaves;
+        let mut entries: Vec<QueuedJob> = self.iter().copied().collect();
+        if let Some(job) = extra {
+            let at = entries.partition_point(|x| x.order_key() < job.order_key());
+            entries.insert(at, job);
+        }
+        // Room for as many appends as there are entries before the next rebuild.
+        let ring = (2 * (entries.len() + 1)).next_power_of_two().max(MIN_SLOTS);
+        self.start = 0;
+        self.head = 0;
+        self.end = entries.len();
+        self.points.clear();
+        self.points
+            .extend(entries.iter().map(|j| (j.size(), j.estimate().0)));
+        self.points.resize(ring, DEAD);
+        self.slots = entries;
+        self.slots.resize(ring, filler);
+        let leaves = ring / BUCKET;
+        self.leaves = leaves;
         self.tree.clear();
         self.tree.resize(2 * leaves, Skyline::EMPTY);
-        for (pos, job) in self.entries.iter().enumerate() {
-            self.tree[leaves + pos] = Skyline::leaf((job.size(), job.estimate().0));
+        for (bucket, points) in self.points.chunks_exact(BUCKET).enumerate() {
+            self.tree[leaves + bucket] = Skyline::of_bucket(points);
         }
         for k in (1..leaves).rev() {
             self.tree[k] = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
         }
-        self.head = 0;
-        self.head = self.next_live(0).unwrap_or(self.entries.len());
     }
 
-    #[inline]
-    fn set(&mut self, pos: usize, value: (u32, i64)) {
-        let leaf = self.leaves + pos;
-        self.tree[leaf] = Skyline::leaf(value);
-        self.repair_from(leaf);
-    }
-
-    /// Recomputes the ancestors of node `k`, stopping where a skyline does not change.
+    /// Recomputes the ancestors of node `k` from their children, stopping where a skyline
+    /// does not change.
     #[inline]
     fn repair_from(&mut self, mut k: usize) {
         while k > 1 {
@@ -317,16 +430,99 @@ impl JobQueue {
         }
     }
 
-    /// The first position >= `from` whose leaf satisfies `pred`, searching only subtrees
-    /// whose skyline satisfies it (`pred` must hold for a node if it holds for a leaf below).
-    fn find(&self, from: usize, pred: impl Fn(&Skyline) -> bool) -> Option<usize> {
+    /// Adds `point` to leaf `k` and merges each changed node into its parent, stopping at the
+    /// first parent that already covers the changed node's points (a fold can make a point no
+    /// entry has, so the parent must cover the node, not just the new point). Every node then
+    /// covers its children's points, which is what makes stopping there safe.
+    #[inline]
+    fn add_point(&mut self, mut k: usize, point: (u32, i64)) {
+        if self.tree[k].covers(point) {
+            return;
+        }
+        let mut single = Skyline::EMPTY;
+        single.push_sorted(point);
+        let mut changed = Skyline::merge(&self.tree[k], &single);
+        self.tree[k] = changed;
+        while k > 1 {
+            k /= 2;
+            let node = &mut self.tree[k];
+            if changed.points().iter().all(|&p| node.covers(p)) {
+                break;
+            }
+            *node = Skyline::merge(node, &changed);
+            changed = *node;
+        }
+    }
+
+    /// The first live position >= `from` whose slot satisfies `fits` (tree nodes that may
+    /// hold one satisfy `may_fit`). The positions `from..end` are at most two runs of slots:
+    /// to the end of the ring, then from its start.
+    #[inline]
+    fn find(
+        &self,
+        from: usize,
+        may_fit: impl Fn(&Skyline) -> bool,
+        fits: impl Fn((u32, i64)) -> bool,
+    ) -> Option<usize> {
+        let from = from.max(self.head);
+        if from >= self.end {
+            return None;
+        }
+        let first = self.slot(from);
+        let count = self.end - from;
+        let to_ring_end = self.slots.len() - first;
+        // Slots past the run hold positions before `from`: bound the answer.
+        if let Some(slot) = self.find_slot(first, &may_fit, &fits)
+            && slot - first < count
+        {
+            return Some(from + (slot - first));
+        }
+        if count <= to_ring_end {
+            return None;
+        }
+        let slot = self.find_slot(0, &may_fit, &fits)?;
+        (slot < count - to_ring_end).then_some(from + to_ring_end + slot)
+    }
+
+    /// The first slot >= `from` that `fits`: the rest of its bucket, then the buckets the
+    /// tree says `may_fit`.
+    #[inline]
+    fn find_slot(
+        &self,
+        from: usize,
+        may_fit: &impl Fn(&Skyline) -> bool,
+        fits: &impl Fn((u32, i64)) -> bool,
+    ) -> Option<usize> {
+        let mut bucket = from / BUCKET;
+        let bucket_end = (bucket + 1) * BUCKET;
+        if let Some(i) = self.points[from..bucket_end].iter().position(|&p| fits(p)) {
+            return Some(from + i);
+        }
         // The root bounds the whole queue: most futile searches end here.
-        if from >= self.entries.len() || !pred(&self.tree[1]) {
+        if !may_fit(&self.tree[1]) {
+            return None;
+        }
+        loop {
+            bucket = self.find_bucket(bucket + 1, may_fit)?;
+            let first = bucket * BUCKET;
+            if let Some(i) = self.points[first..first + BUCKET]
+                .iter()
+                .position(|&p| fits(p))
+            {
+                return Some(first + i);
+            }
+        }
+    }
+
+    /// The first bucket >= `from` whose leaf satisfies `may_fit`, searching only subtrees
+    /// whose skyline satisfies it.
+    fn find_bucket(&self, from: usize, may_fit: &impl Fn(&Skyline) -> bool) -> Option<usize> {
+        if from >= self.leaves {
             return None;
         }
         // Walk up from the leaf, visiting the right siblings of the path in order.
         let mut k = self.leaves + from;
-        if pred(&self.tree[k]) {
+        if may_fit(&self.tree[k]) {
             return Some(from);
         }
         loop {
@@ -338,25 +534,25 @@ impl JobQueue {
                 }
             }
             k += 1;
-            if pred(&self.tree[k]) {
-                // Descend to the leftmost satisfying leaf; backtrack right on false alarms.
-                if let Some(pos) = self.descend(k, &pred) {
-                    return (pos < self.entries.len()).then_some(pos);
-                }
+            if may_fit(&self.tree[k])
+                && let Some(bucket) = self.descend(k, may_fit)
+            {
+                return Some(bucket);
             }
         }
     }
 
-    /// The leftmost leaf under `k` satisfying `pred`, if any.
-    fn descend(&self, k: usize, pred: &impl Fn(&Skyline) -> bool) -> Option<usize> {
+    /// The leftmost leaf under `k` satisfying `may_fit`, if any (backtracking right on false
+    /// alarms).
+    fn descend(&self, k: usize, may_fit: &impl Fn(&Skyline) -> bool) -> Option<usize> {
         if k >= self.leaves {
-            return pred(&self.tree[k]).then_some(k - self.leaves);
+            return may_fit(&self.tree[k]).then_some(k - self.leaves);
         }
         for child in [2 * k, 2 * k + 1] {
-            if pred(&self.tree[child])
-                && let Some(pos) = self.descend(child, pred)
+            if may_fit(&self.tree[child])
+                && let Some(bucket) = self.descend(child, may_fit)
             {
-                return Some(pos);
+                return Some(bucket);
             }
         }
         None
@@ -387,36 +583,230 @@ mod tests {
         }
     }
 
+    /// Every tree node's skyline is sorted by ascending size and strictly descending estimate,
+    /// each slot's point is its entry's if live and dead otherwise, and every tree node above
+    /// a live slot covers its point (some point at most as large in both), which is what keeps
+    /// every search exact.
+    fn check_tree(q: &JobQueue) -> Result<(), TestCaseError> {
+        for k in 1..q.tree.len() {
+            let points = q.tree[k].points();
+            prop_assert!(
+                points
+                    .windows(2)
+                    .all(|w| w[0].0 < w[1].0 && w[0].1 > w[1].1),
+                "node {} is not a skyline: {:?}",
+                k,
+                points
+            );
+        }
+        let held = q.start..q.end;
+        prop_assert!(held.contains(&q.head) || q.head == q.end);
+        prop_assert!(held.len() <= q.slots.len());
+        prop_assert_eq!(q.points.len(), q.slots.len());
+        prop_assert_eq!(q.leaves * BUCKET, q.slots.len());
+        let mut live = 0;
+        for slot in 0..q.slots.len() {
+            // The position the slot holds, if any.
+            let pos = held.clone().find(|&p| q.slot(p) == slot);
+            let point = q.points[slot];
+            if point == DEAD {
+                continue;
+            }
+            live += 1;
+            let Some(pos) = pos else {
+                return Err(TestCaseError::fail(format!(
+                    "slot {slot} is live outside the ring"
+                )));
+            };
+            prop_assert!(
+                pos >= q.head,
+                "live position {} before the head {}",
+                pos,
+                q.head
+            );
+            let job = q.entry(pos);
+            prop_assert_eq!(point, (job.size(), job.estimate().0));
+            let mut k = q.leaf_of(slot);
+            loop {
+                prop_assert!(
+                    q.tree[k].covers(point),
+                    "node {} ({:?}) hides live slot {} {:?}",
+                    k,
+                    q.tree[k].points(),
+                    slot,
+                    point
+                );
+                if k == 1 {
+                    break;
+                }
+                k /= 2;
+            }
+        }
+        prop_assert_eq!(live, q.len());
+        Ok(())
+    }
+
+    /// Every search from every position agrees with a linear scan, for `queries`.
+    fn check_searches(q: &JobQueue, queries: &[(u32, u32, i64)]) -> Result<(), TestCaseError> {
+        let end = q.end();
+        // Answers for every start position at once, by a backward scan.
+        let mut expect_live = vec![None; end + 1];
+        for pos in (0..end).rev() {
+            expect_live[pos] = if q.is_live(pos) {
+                Some(pos)
+            } else {
+                expect_live[pos + 1]
+            };
+        }
+        for (from, expect) in expect_live.iter().enumerate() {
+            prop_assert_eq!(q.next_live(from), *expect);
+        }
+        for &(units, small, max_est) in queries {
+            let mut expect = vec![None; end + 1];
+            for pos in (0..end).rev() {
+                let fits = q.get(pos).is_some_and(|j| {
+                    j.size() <= units && (j.size() <= small || j.estimate().0 <= max_est)
+                });
+                expect[pos] = if fits { Some(pos) } else { expect[pos + 1] };
+            }
+            for (from, expect) in expect.iter().enumerate() {
+                prop_assert_eq!(
+                    q.next_candidate(from, units, small, Duration(max_est)),
+                    *expect,
+                    "from {} units {} small {} max {}",
+                    from,
+                    units,
+                    small,
+                    max_est
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Queries at the boundaries the queued jobs define (their sizes and estimates, and one
+    /// either side), plus the given random ones.
+    fn boundary_queries(
+        q: &JobQueue,
+        picks: &[usize],
+        random: &[(u32, u32, i64)],
+    ) -> Vec<(u32, u32, i64)> {
+        let live: Vec<&QueuedJob> = q.iter().collect();
+        let mut queries = random.to_vec();
+        if live.is_empty() {
+            return queries;
+        }
+        for (i, &pick) in picks.iter().enumerate() {
+            let a = live[pick % live.len()];
+            let b = live[pick / 3 % live.len()];
+            let shift = (i % 3) as i64 - 1;
+            let units = a.size().saturating_add_signed(shift as i32).max(1);
+            let small = if i % 2 == 0 {
+                0
+            } else {
+                b.size().saturating_add_signed(-1)
+            };
+            queries.push((units, small, b.estimate().0 + shift));
+        }
+        queries
+    }
+
+    #[derive(Clone, Debug)]
+    enum QueueOp {
+        /// A job behind the last one, `gap` seconds later (often 0: equal submit times).
+        Append { gap: i64, size: u32, estimate: i64 },
+        /// A job at any place (a requeue after preemption): rebuilds the tree.
+        InsertAnywhere {
+            submit: i64,
+            size: u32,
+            estimate: i64,
+        },
+        /// Removes a live entry, as a cancellation does.
+        Remove(usize),
+        /// Removes the first candidate for a query from a position, as a backfilling pass does.
+        Backfill {
+            from: usize,
+            units: u32,
+            small: u32,
+            max: i64,
+        },
+        /// Ends a pass.
+        FinishPass,
+    }
+
+    /// Sizes from 1 to 1,024 and estimates from 0 to 10^6, both log-uniform so that equal and
+    /// near-equal values are common at the small end and skylines fold at every level.
+    fn size() -> impl Strategy<Value = u32> {
+        (0u32..=10, 0u32..1024)
+            .prop_map(|(bits, r)| (1 << bits) + r % (1 << bits))
+            .prop_map(|s| s.min(1024))
+    }
+
+    fn estimate() -> impl Strategy<Value = i64> {
+        (0u32..=20, 0i64..(1 << 20))
+            .prop_map(|(bits, r)| ((1i64 << bits) - 1 + r % (1i64 << bits)).min(1_000_000))
+    }
+
+    fn queue_op() -> impl Strategy<Value = QueueOp> {
+        prop_oneof![
+            8 => (prop_oneof![3 => Just(0i64), 1 => 1i64..5], size(), estimate())
+                .prop_map(|(gap, size, estimate)| QueueOp::Append { gap, size, estimate }),
+            1 => (0i64..400, size(), estimate())
+                .prop_map(|(submit, size, estimate)| QueueOp::InsertAnywhere { submit, size, estimate }),
+            3 => (0usize..1000).prop_map(QueueOp::Remove),
+            4 => (0usize..1000, size(), size(), estimate())
+                .prop_map(|(from, units, small, max)| QueueOp::Backfill { from, units, small: small / 4, max }),
+            2 => Just(QueueOp::FinishPass),
+        ]
+    }
+
     proptest! {
-        /// Searches agree with a linear scan under any mix of inserts (in and out of order),
-        /// removals and compactions.
+        #![proptest_config(ProptestConfig::with_cases(160))]
+
+        /// The tree keeps its invariants and every search agrees with a linear scan, at
+        /// boundary and random queries, under any mix of appends (often at equal submit
+        /// times), out-of-order inserts, removals anywhere, backfilling removals between
+        /// repairs, pass ends and compactions.
         #[test]
         fn searches_match_a_linear_scan(
-            ops in prop::collection::vec((0u8..4, 0i64..50, 1u32..20, 1i64..100, 0usize..200), 1..300),
-            (units, small, max_est) in (1u32..20, 0u32..20, 0i64..100),
+            ops in prop::collection::vec(queue_op(), 1..400),
+            picks in prop::collection::vec(0usize..10_000, 6),
+            random in prop::collection::vec((size(), size(), estimate()), 2),
         ) {
             let mut q = JobQueue::default();
             let mut id = 0;
-            for (op, submit, size, est, pick) in ops {
+            let mut last_submit = 0;
+            for op in ops {
                 match op {
-                    0 | 1 => { id += 1; q.insert(queued(id, submit, size, est)); }
-                    2 => {
-                        let live: Vec<usize> = (0..q.end()).filter(|&p| q.is_live(p)).collect();
-                        if !live.is_empty() { q.remove(live[pick % live.len()]); }
+                    QueueOp::Append { gap, size, estimate } => {
+                        id += 1;
+                        last_submit += gap;
+                        q.insert(queued(id, last_submit, size, estimate));
                     }
-                    _ => q.finish_pass(),
+                    QueueOp::InsertAnywhere { submit, size, estimate } => {
+                        id += 1;
+                        last_submit = last_submit.max(submit);
+                        q.insert(queued(id, submit, size, estimate));
+                    }
+                    QueueOp::Remove(pick) => {
+                        let live: Vec<usize> = (0..q.end()).filter(|&p| q.is_live(p)).collect();
+                        if !live.is_empty() {
+                            q.remove(live[pick % live.len()]);
+                        }
+                    }
+                    QueueOp::Backfill { from, units, small, max } => {
+                        let from = from % (q.end() + 1);
+                        if let Some(pos) = q.next_candidate(from, units, small, Duration(max)) {
+                            q.remove(pos);
+                        }
+                    }
+                    QueueOp::FinishPass => q.finish_pass(),
                 }
                 let keys: Vec<_> = q.iter().map(|j| j.order_key()).collect();
                 prop_assert!(keys.windows(2).all(|w| w[0] < w[1]));
                 prop_assert_eq!(keys.len(), q.len());
-                for from in 0..=q.end() {
-                    let expect_live = (from..q.end()).find(|&p| q.is_live(p));
-                    prop_assert_eq!(q.next_live(from), expect_live);
-                    let expect = (from..q.end()).find(|&p| q.get(p).is_some_and(|j| {
-                        j.size() <= units && (j.size() <= small || j.estimate().0 <= max_est)
-                    }));
-                    prop_assert_eq!(q.next_candidate(from, units, small, Duration(max_est)), expect);
-                }
+                check_tree(&q)?;
+                check_searches(&q, &boundary_queries(&q, &picks, &random))?;
             }
         }
     }

@@ -103,6 +103,14 @@ impl<'a> Pass<'a> {
             .next_candidate(from, units, small_units, max_estimate)
     }
 
+    /// The queue position of the waiting job `job`, `None` if it is not waiting: O(1)
+    /// expected plus a binary search (the first lookup by id builds an index of the queue),
+    /// instead of a walk along the queue.
+    #[inline]
+    pub fn position_of(&self, job: JobId) -> Option<usize> {
+        self.cluster.job_queue().position_of_id(job)
+    }
+
     /// The job queued at `pos`, `None` if there is none (never was, or already started).
     #[inline]
     pub fn job(&self, pos: usize) -> Option<&QueuedJob> {
@@ -219,9 +227,24 @@ pub struct HeadReservation {
 }
 
 /// EASY backfilling (see the [module docs](self) for the exact rules).
+///
+/// A pass that follows a pass which started nothing, with only arrivals in between, gives the
+/// same head, shadow and extra units, and bounds that are at least as tight for every job the
+/// earlier pass turned down: it reuses that shadow and scans only the new arrivals. The
+/// schedule is the one a full pass gives. (So an `Easy` value serves one cluster.)
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Easy {
     last_reservation: Option<HeadReservation>,
+    /// What the last pass saw, if it started nothing.
+    idle_pass: Option<IdlePass>,
+}
+
+/// A pass of [`Easy`] that started nothing: the cluster's version after it, and the last queue
+/// key it scanned.
+#[derive(Clone, Copy, Debug)]
+struct IdlePass {
+    version: u64,
+    scanned_up_to: (Time, JobId),
 }
 
 impl Easy {
@@ -238,6 +261,7 @@ impl BatchScheduler for Easy {
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
+        let idle_pass = self.idle_pass.take();
         let Some(head) = pass.start_while_fits() else {
             self.last_reservation = None;
             return;
@@ -246,7 +270,12 @@ impl BatchScheduler for Easy {
             self.last_reservation = None;
             return;
         };
-        let shadow = pass.shadow(head_job.size());
+        // Nothing but arrivals since a pass that started nothing (no start above either).
+        let unchanged = idle_pass.filter(|idle| idle.version == pass.cluster.version());
+        let shadow = match (unchanged, self.last_reservation) {
+            (Some(_), Some(last)) if last.job == head_job.job.id => last.shadow,
+            _ => pass.shadow(head_job.size()),
+        };
         self.last_reservation = Some(HeadReservation {
             job: head_job.job.id,
             shadow,
@@ -255,7 +284,17 @@ impl BatchScheduler for Easy {
         // A job ends by the shadow iff estimate <= shadow - now (saturating for "never").
         let max_estimate = Duration(shadow.time.secs().saturating_sub(now.secs()));
         let mut extra = shadow.extra;
-        let mut from = head + 1;
+        // The jobs an idle pass turned down stay down: the same idle and extra units, and an
+        // estimate bound that only shrinks as time passes.
+        let mut from = match unchanged {
+            Some(idle) => pass
+                .cluster
+                .job_queue()
+                .next_live_after(idle.scanned_up_to)
+                .map_or(usize::MAX, |p| p.max(head + 1)),
+            None => head + 1,
+        };
+        let mut started = false;
         while pass.free_units() > 0 {
             let Some(pos) = pass.next_candidate(from, pass.free_units(), extra, max_estimate)
             else {
@@ -267,10 +306,17 @@ impl BatchScheduler for Easy {
             if pass.start(pos).is_err() {
                 return; // an end past i64: the pass is refused
             }
+            started = true;
             if now.saturating_add(job.estimate()) > shadow.time {
                 extra -= job.size();
             }
             from = pos + 1;
+        }
+        if !started && let Some(scanned_up_to) = pass.cluster.last_queued_key() {
+            self.idle_pass = Some(IdlePass {
+                version: pass.cluster.version(),
+                scanned_up_to,
+            });
         }
     }
 }

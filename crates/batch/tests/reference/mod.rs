@@ -23,11 +23,28 @@ struct Run {
 }
 
 /// Start time of every valid job (`None` if rejected), by job id.
+#[allow(dead_code)] // each test file uses one of the two entry points
 pub fn reference_starts(
     capacity: u32,
     jobs: &[RigidJob],
     easy: bool,
 ) -> BTreeMap<u64, Option<i64>> {
+    reference_starts_with_cancellations(capacity, jobs, &[], easy)
+}
+
+/// [`reference_starts`] with cancellations: at `(time, id)`, after that instant's completions
+/// and before its arrivals, job `id` leaves the queue if it is waiting there (and then never
+/// starts: `None`); otherwise the cancellation does nothing. An instant with only
+/// cancellations still has its pass.
+pub fn reference_starts_with_cancellations(
+    capacity: u32,
+    jobs: &[RigidJob],
+    cancellations: &[(i64, u64)],
+    easy: bool,
+) -> BTreeMap<u64, Option<i64>> {
+    let mut cancellations = cancellations.to_vec();
+    cancellations.sort();
+    let mut next_cancellation = 0;
     let mut arrivals: Vec<Job> = jobs
         .iter()
         .filter(|j| j.validate().is_ok())
@@ -48,11 +65,13 @@ pub fn reference_starts(
     loop {
         let next_submit = arrivals.get(next_arrival).map(|j| j.submit);
         let next_end = running.iter().map(|r| r.end).min();
-        let t = match (next_submit, next_end) {
-            (None, None) => break,
-            (Some(a), None) => a,
-            (None, Some(e)) => e,
-            (Some(a), Some(e)) => a.min(e),
+        let next_cancel = cancellations.get(next_cancellation).map(|c| c.0);
+        let Some(t) = [next_submit, next_end, next_cancel]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
+            break;
         };
         let mut first_round = true;
         loop {
@@ -65,6 +84,18 @@ pub fn reference_starts(
                     true
                 }
             });
+            // cancellations
+            while first_round
+                && next_cancellation < cancellations.len()
+                && cancellations[next_cancellation].0 == t
+            {
+                let id = cancellations[next_cancellation].1;
+                next_cancellation += 1;
+                if let Some(i) = queue.iter().position(|j| j.id == id) {
+                    queue.remove(i);
+                    starts.insert(id, None);
+                }
+            }
             // 2. all arrivals in id order
             while first_round && next_arrival < arrivals.len() && arrivals[next_arrival].submit == t
             {
