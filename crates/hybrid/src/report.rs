@@ -106,7 +106,7 @@ pub struct HybridOutcome {
     /// Busy and wasted node-seconds with their intervals, for utilisation over any window.
     pub usage: UsageLedger,
     /// Node-accounting violations seen when checking invariants (always empty unless the
-    /// simulator is wrong); checked only with [`HybridSim::check_invariants`].
+    /// simulator is wrong); checked only with [`HybridSim::check_invariants`](crate::HybridSim::check_invariants).
     pub violations: Vec<String>,
 }
 
