@@ -936,23 +936,19 @@ impl BatchScheduler for StartListed<'_> {
     }
 
     fn schedule(&mut self, pass: &mut Pass<'_>) {
-        let mut unseen = self.0.len();
-        let mut pos = pass.next_queued(0);
-        while unseen > 0
-            && let Some(p) = pos
-        {
-            if let Some(size) = pass
-                .job(p)
-                .filter(|q| self.0.contains(&q.job.id))
-                .map(|q| q.size())
-            {
-                unseen -= 1;
-                if size <= pass.free_units() {
-                    // Checked: queued and fits.
-                    let _ = pass.start(p);
-                }
+        // The listed jobs' queue positions by id (no walk along the queue), in queue order.
+        let mut positions: Vec<usize> = self
+            .0
+            .iter()
+            .filter_map(|&id| pass.position_of(id))
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
+        for p in positions {
+            if pass.job(p).is_some_and(|q| q.size() <= pass.free_units()) {
+                // Checked: queued and fits.
+                let _ = pass.start(p);
             }
-            pos = pass.next_queued(p + 1);
         }
     }
 }
