@@ -10,7 +10,7 @@
 //! dearer, so the PAA mechanisms lose more than the SPAA ones.
 
 use cosched_examples::Claims;
-use cosched_examples::hybrid::{Machine, Metrics, Study, StudyArgs, six_mean};
+use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, pooled, six_mean};
 use cosched_hybrid::HybridConfig;
 use cosched_hybrid::workload::TypeParams;
 
@@ -54,7 +54,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &xs,
         &results,
         "turnaround rigid (h)",
-        |m| m.rigid_turnaround_h,
+        |m| m.mean(|r| r.rigid_turnaround_h),
     ))?;
     out.write_plot(&Study::plot(
         "utilisation",
@@ -63,14 +63,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &xs,
         &results,
         "useful utilisation, arrival window (%)",
-        |m| 100.0 * m.window_utilization,
+        |m| 100.0 * m.mean(|r| r.window_utilization),
     ))?;
     let (lo, hi) = (six_mean(&results[0]), six_mean(&results[results.len() - 1]));
     let default = ranges.iter().position(|r| *r == (0.05, 0.10)).unwrap_or(0);
-    let paa = |row: &[Metrics]| Metrics::mean([&row[1], &row[3], &row[5]]);
+    let paa = |row: &[Runs]| pooled([&row[1], &row[3], &row[5]]);
     let (p_lo, p_def) = (paa(&results[0]), paa(&results[default]));
     let mut claims = Claims::new("hybrid");
-    let pass16 = lo.turnaround_h < hi.turnaround_h && lo.window_utilization > hi.window_utilization;
+    let pass16 = lo.mean(|r| r.turnaround_h) < hi.mean(|r| r.turnaround_h)
+        && lo.mean(|r| r.window_utilization) > hi.mean(|r| r.window_utilization);
     let claim16 = claims.check(
         "Obs. 16",
         "the lower the rigid setup overhead, the lower the turnaround and the higher the utilisation",
@@ -78,10 +79,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "{} vs {}: turnaround {:.2} vs {:.2} h, util {:.1} vs {:.1} %",
             labels[0],
             labels[labels.len() - 1],
-            lo.turnaround_h,
-            hi.turnaround_h,
-            100.0 * lo.window_utilization,
-            100.0 * hi.window_utilization
+            lo.mean(|r| r.turnaround_h),
+            hi.mean(|r| r.turnaround_h),
+            100.0 * lo.mean(|r| r.window_utilization),
+            100.0 * hi.mean(|r| r.window_utilization)
         ),
         "better with lower setup",
         pass16,
@@ -98,14 +99,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "rigid setup 0-5 % (like malleable jobs') largely raises rigid and lowers malleable preemption, especially on PAA",
         format!(
             "PAA methods, 5-10 % -> 0-5 %: rigid preempted {:.1}->{:.1} %, malleable {:.1}->{:.1} %",
-            100.0 * p_def.rigid_preempted,
-            100.0 * p_lo.rigid_preempted,
-            100.0 * p_def.malleable_preempted,
-            100.0 * p_lo.malleable_preempted
+            100.0 * p_def.mean(|r| r.rigid_preempted_ratio),
+            100.0 * p_lo.mean(|r| r.rigid_preempted_ratio),
+            100.0 * p_def.mean(|r| r.malleable_preempted_ratio),
+            100.0 * p_lo.mean(|r| r.malleable_preempted_ratio)
         ),
         "obvious increase (rigid), decrease (malleable)",
-        p_lo.rigid_preempted > 1.25 * p_def.rigid_preempted
-            && p_lo.malleable_preempted < p_def.malleable_preempted,
+        p_lo.mean(|r| r.rigid_preempted_ratio) > 1.25 * p_def.mean(|r| r.rigid_preempted_ratio)
+            && p_lo.mean(|r| r.malleable_preempted_ratio) < p_def.mean(|r| r.malleable_preempted_ratio),
     );
     if let Some(c) = claims.claims.last_mut().filter(|c| !c.pass) {
         c.reason = Some(

@@ -19,12 +19,12 @@ use cosched_core::RigidJob;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
 use cosched_examples::hybrid::{
-    Machine, Metrics, TraceArgs, configuration_name, configurations, replicates, simulate,
+    Machine, Runs, TraceArgs, configuration_name, configurations, pooled, replicates, simulate,
     typing_seed,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
-use cosched_hybrid::{Composite, HybridConfig, MechanismKind, NoticeStrategy};
+use cosched_hybrid::{Composite, HybridConfig, HybridReport, MechanismKind, NoticeStrategy};
 
 const NAME: &str = "hybrid_fig6_7";
 
@@ -139,14 +139,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         runs.push((c, r?));
     }
     let mean = |system: usize, mix: Option<usize>, mechanism: Option<Composite>| {
-        Metrics::mean(
+        Runs::new(
             runs.iter()
                 .filter(|(c, _)| {
                     c.system == system
                         && (mechanism.is_none() || mix.is_none_or(|m| c.mix == m))
                         && c.mechanism == mechanism
                 })
-                .map(|(_, m)| m),
+                .map(|(_, m)| m.clone())
+                .collect(),
         )
     };
 
@@ -190,17 +191,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     Cell::Text(system.slug.clone()),
                     Cell::Text(w.clone()),
                     Cell::Text(configuration_name(mechanism)),
-                    Cell::fixed(100.0 * m.instant, 2),
-                    Cell::fixed(100.0 * m.window_utilization, 2),
-                    Cell::fixed(m.turnaround_h, 3),
-                    Cell::fixed(100.0 * m.rigid_preempted, 2),
-                    Cell::fixed(100.0 * m.malleable_preempted, 2),
-                    Cell::fixed(m.batch_turnaround_h, 3),
-                    Cell::fixed(m.rigid_turnaround_h, 3),
-                    Cell::fixed(m.malleable_turnaround_h, 3),
-                    Cell::fixed(m.on_demand_turnaround_h, 3),
-                    Cell::fixed(100.0 * m.utilization, 2),
-                    Cell::fixed(m.wasted_node_hours, 0),
+                    Cell::fixed(100.0 * m.mean(|r| r.instant_start_ratio), 2),
+                    Cell::fixed(100.0 * m.mean(|r| r.window_utilization), 2),
+                    Cell::fixed(m.mean(|r| r.turnaround_h), 3),
+                    Cell::fixed(100.0 * m.mean(|r| r.rigid_preempted_ratio), 2),
+                    Cell::fixed(100.0 * m.mean(|r| r.malleable_preempted_ratio), 2),
+                    Cell::fixed(m.mean(|r| r.batch_turnaround_h), 3),
+                    Cell::fixed(m.mean(|r| r.rigid_turnaround_h), 3),
+                    Cell::fixed(m.mean(|r| r.malleable_turnaround_h), 3),
+                    Cell::fixed(m.mean(|r| r.on_demand_turnaround_h), 3),
+                    Cell::fixed(100.0 * m.mean(|r| r.utilization), 2),
+                    Cell::fixed(m.mean(|r| r.wasted_node_hours), 0),
                 ]);
             }
         }
@@ -237,9 +238,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let m = mean(k, None, mechanism);
             let (pi, pu, pt) = match (mechanism, paper, system.machine) {
                 (None, Some(p), _) => (
-                    Cell::fixed(100.0 * p.instant, 2),
-                    Cell::fixed(100.0 * p.utilization, 2),
-                    Cell::fixed(p.turnaround_h, 2),
+                    Cell::fixed(100.0 * p.instant_start, 2),
+                    Cell::fixed(100.0 * p.utilisation, 2),
+                    Cell::fixed(p.turnaround_hours, 2),
                 ),
                 (Some(_), Some(p), Some(machine)) => (
                     Cell::Text(
@@ -250,7 +251,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                         }
                         .into(),
                     ),
-                    Cell::Text(format!(">{:.2}", 100.0 * p.utilization * 1.05)),
+                    Cell::Text(format!(">{:.2}", 100.0 * p.utilisation * 1.05)),
                     Cell::Text(
                         if machine == Machine::Theta {
                             "~22"
@@ -264,20 +265,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             };
             table.row([
                 Cell::Text(configuration_name(mechanism)),
-                Cell::fixed(100.0 * m.instant, 2),
+                Cell::fixed(100.0 * m.mean(|r| r.instant_start_ratio), 2),
                 pi,
-                Cell::fixed(100.0 * m.window_utilization, 2),
+                Cell::fixed(100.0 * m.mean(|r| r.window_utilization), 2),
                 pu,
-                Cell::fixed(m.turnaround_h, 2),
+                Cell::fixed(m.mean(|r| r.turnaround_h), 2),
                 pt,
-                Cell::fixed(100.0 * m.rigid_preempted, 2),
-                Cell::fixed(100.0 * m.malleable_preempted, 2),
+                Cell::fixed(100.0 * m.mean(|r| r.rigid_preempted_ratio), 2),
+                Cell::fixed(100.0 * m.mean(|r| r.malleable_preempted_ratio), 2),
             ]);
         }
         out.write_table(&table)?;
 
         let mixes = NoticeMix::ALL.map(|(w, _)| w);
-        let chart = |file: &str, title: &str, y: &str, pick: fn(&Metrics) -> f64| {
+        let chart = |file: &str, title: &str, y: &str, pick: fn(&Runs) -> f64| {
             mechanisms.iter().fold(
                 BarChart::new(
                     format!("{file}_{}", system.slug),
@@ -297,19 +298,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "instant_start",
             "On-demand instant-start ratio (paper: baseline 22.69 % Theta / 18.94 % Cori)",
             "instant start (%)",
-            |m| 100.0 * m.instant,
+            |m| 100.0 * m.mean(|r| r.instant_start_ratio),
         ))?;
         out.write_plot(&chart(
             "turnaround",
             "Mean turnaround, all jobs (paper baseline: 15.6 h Theta / 1.97 h Cori)",
             "turnaround (h)",
-            |m| m.turnaround_h,
+            |m| m.mean(|r| r.turnaround_h),
         ))?;
         out.write_plot(&chart(
             "utilisation",
             "Useful utilisation (paper baseline: 83.93 % Theta / 80.27 % Cori)",
             "utilisation (%)",
-            |m| 100.0 * m.window_utilization,
+            |m| 100.0 * m.mean(|r| r.window_utilization),
         ))?;
     }
 
@@ -340,7 +341,7 @@ fn of(notice: NoticeStrategy, arrival: MechanismKind) -> Option<Composite> {
 fn observations(
     systems: &[System],
     generated: &[usize],
-    mean: &dyn Fn(usize, Option<usize>, Option<Composite>) -> Metrics,
+    mean: &dyn Fn(usize, Option<usize>, Option<Composite>) -> Runs,
     noise: &str,
 ) -> Claims {
     use MechanismKind::{Paa, Spaa};
@@ -360,7 +361,7 @@ fn observations(
     // Obs. 1
     let gain = |k: usize| {
         let b = mean(k, None, None);
-        let m = Metrics::mean(&six.map(|c| mean(k, None, c)));
+        let m = pooled(&six.map(|c| mean(k, None, c)));
         (b, m)
     };
     claims
@@ -373,35 +374,38 @@ fn observations(
                     "util {:.1}->{:.1} % (makespan {:.1}->{:.1} %), instant {:.1}->{:.1} %, \
                      turnaround {:.2}->{:.2} h (batch jobs {:.2}->{:.2} h, on-demand \
                      {:.2}->{:.2} h)",
-                    100.0 * b.window_utilization,
-                    100.0 * m.window_utilization,
-                    100.0 * b.utilization,
-                    100.0 * m.utilization,
-                    100.0 * b.instant,
-                    100.0 * m.instant,
-                    b.turnaround_h,
-                    m.turnaround_h,
-                    b.batch_turnaround_h,
-                    m.batch_turnaround_h,
-                    b.on_demand_turnaround_h,
-                    m.on_demand_turnaround_h
+                    100.0 * b.mean(|r| r.window_utilization),
+                    100.0 * m.mean(|r| r.window_utilization),
+                    100.0 * b.mean(|r| r.utilization),
+                    100.0 * m.mean(|r| r.utilization),
+                    100.0 * b.mean(|r| r.instant_start_ratio),
+                    100.0 * m.mean(|r| r.instant_start_ratio),
+                    b.mean(|r| r.turnaround_h),
+                    m.mean(|r| r.turnaround_h),
+                    b.mean(|r| r.batch_turnaround_h),
+                    m.mean(|r| r.batch_turnaround_h),
+                    b.mean(|r| r.on_demand_turnaround_h),
+                    m.mean(|r| r.on_demand_turnaround_h)
                 )
             }),
             "Theta 22->98 %, 15->22 h; Cori 19->99 %, 2->2.5 h; util +5 %",
             all(&|k| {
                 let (b, m) = gain(k);
-                m.window_utilization >= 1.05 * b.window_utilization
-                    && m.instant >= 0.95
-                    && m.turnaround_h > b.turnaround_h
+                m.mean(|r| r.window_utilization) >= 1.05 * b.mean(|r| r.window_utilization)
+                    && m.mean(|r| r.instant_start_ratio) >= 0.95
+                    && m.mean(|r| r.turnaround_h) > b.mean(|r| r.turnaround_h)
             }),
         )
 ;
     // Obs. 2
     let worst = |k: usize| {
-        let t: Vec<f64> = six.iter().map(|&c| mean(k, None, c).turnaround_h).collect();
+        let t: Vec<f64> = six
+            .iter()
+            .map(|&c| mean(k, None, c).mean(|r| r.turnaround_h))
+            .collect();
         let u: Vec<f64> = six
             .iter()
-            .map(|&c| mean(k, None, c).window_utilization)
+            .map(|&c| mean(k, None, c).mean(|r| r.window_utilization))
             .collect();
         let max_t = t.iter().copied().fold(f64::MIN, f64::max);
         let min_u = u.iter().copied().fold(f64::MAX, f64::min);
@@ -425,7 +429,7 @@ fn observations(
     );
     // Obs. 3 and 4: SPAA vs PAA per notice strategy.
     let pairs = [N, Cua, Cup];
-    let count = |f: &dyn Fn(Metrics, Metrics) -> bool, notices: &[NoticeStrategy]| {
+    let count = |f: &dyn Fn(Runs, Runs) -> bool, notices: &[NoticeStrategy]| {
         let mut hit = 0;
         let mut n = 0;
         for &k in generated {
@@ -436,9 +440,12 @@ fn observations(
         }
         (hit, n)
     };
-    let (u3, n3) = count(&|p, s| s.window_utilization >= p.window_utilization, &pairs);
+    let (u3, n3) = count(
+        &|p, s| s.mean(|r| r.window_utilization) >= p.mean(|r| r.window_utilization),
+        &pairs,
+    );
     let (m3, _) = count(
-        &|p, s| s.malleable_preempted < p.malleable_preempted,
+        &|p, s| s.mean(|r| r.malleable_preempted_ratio) < p.mean(|r| r.malleable_preempted_ratio),
         &pairs,
     );
     claims.check(
@@ -448,8 +455,14 @@ fn observations(
         "all pairs",
         2 * u3 > n3 && 2 * m3 > n3,
     );
-    let (t4, n4) = count(&|p, s| p.turnaround_h < s.turnaround_h, &[Cua, Cup]);
-    let (r4, _) = count(&|p, s| p.rigid_preempted <= s.rigid_preempted, &[Cua, Cup]);
+    let (t4, n4) = count(
+        &|p, s| p.mean(|r| r.turnaround_h) < s.mean(|r| r.turnaround_h),
+        &[Cua, Cup],
+    );
+    let (r4, _) = count(
+        &|p, s| p.mean(|r| r.rigid_preempted_ratio) <= s.mean(|r| r.rigid_preempted_ratio),
+        &[Cua, Cup],
+    );
     claims.check(
         "Obs. 4",
         "CUA/CUP&PAA have lower turnaround and rigid preemption than CUA/CUP&SPAA",
@@ -465,8 +478,8 @@ fn observations(
                 let (cua, cup) = (mean(k, Some(w), of(Cua, a)), mean(k, Some(w), of(Cup, a)));
                 n5 += 1;
                 hit5 += usize::from(
-                    cua.turnaround_h <= cup.turnaround_h
-                        && cua.window_utilization >= cup.window_utilization,
+                    cua.mean(|r| r.turnaround_h) <= cup.mean(|r| r.turnaround_h)
+                        && cua.mean(|r| r.window_utilization) >= cup.mean(|r| r.window_utilization),
                 );
             }
         }
@@ -489,7 +502,8 @@ fn observations(
                     let m = mean(k, None, c);
                     format!(
                         "{:.2} vs {:.2} h",
-                        m.malleable_turnaround_h, m.rigid_turnaround_h
+                        m.mean(|r| r.malleable_turnaround_h),
+                        m.mean(|r| r.rigid_turnaround_h)
                     )
                 })
                 .collect::<Vec<_>>()
@@ -499,7 +513,7 @@ fn observations(
         all(&|k| {
             four.iter().all(|&c| {
                 let m = mean(k, None, c);
-                m.malleable_turnaround_h < m.rigid_turnaround_h
+                m.mean(|r| r.malleable_turnaround_h) < m.mean(|r| r.rigid_turnaround_h)
             })
         }),
     );
@@ -512,22 +526,22 @@ fn observations(
                 .iter()
                 .min_by(|a, b| {
                     mean(k, None, **a)
-                        .rigid_turnaround_h
-                        .total_cmp(&mean(k, None, **b).rigid_turnaround_h)
+                        .mean(|r| r.rigid_turnaround_h)
+                        .total_cmp(&mean(k, None, **b).mean(|r| r.rigid_turnaround_h))
                 })
                 .copied()
                 .flatten();
             format!(
                 "N&SPAA {:.2} h, lowest {}",
-                mean(k, None, of(N, Spaa)).rigid_turnaround_h,
+                mean(k, None, of(N, Spaa)).mean(|r| r.rigid_turnaround_h),
                 configuration_name(best)
             )
         }),
         "N&SPAA",
         all(&|k| {
-            let t = mean(k, None, of(N, Spaa)).rigid_turnaround_h;
+            let t = mean(k, None, of(N, Spaa)).mean(|r| r.rigid_turnaround_h);
             six.iter()
-                .all(|&c| mean(k, None, c).rigid_turnaround_h >= t)
+                .all(|&c| mean(k, None, c).mean(|r| r.rigid_turnaround_h) >= t)
         }),
     );
     // Obs. 8
@@ -540,8 +554,8 @@ fn observations(
                     let m = mean(k, None, c);
                     format!(
                         "{:.1}/{:.1} %",
-                        100.0 * m.malleable_preempted,
-                        100.0 * m.rigid_preempted
+                        100.0 * m.mean(|r| r.malleable_preempted_ratio),
+                        100.0 * m.mean(|r| r.rigid_preempted_ratio)
                     )
                 })
                 .collect::<Vec<_>>()
@@ -551,12 +565,12 @@ fn observations(
         all(&|k| {
             six.iter().all(|&c| {
                 let m = mean(k, None, c);
-                m.malleable_preempted > m.rigid_preempted
+                m.mean(|r| r.malleable_preempted_ratio) > m.mean(|r| r.rigid_preempted_ratio)
             })
         }),
     );
     // Obs. 9
-    let instants = |k: usize| six.map(|c| mean(k, None, c).instant);
+    let instants = |k: usize| six.map(|c| mean(k, None, c).mean(|r| r.instant_start_ratio));
     claims.check(
         "Obs. 9",
         "every mechanism starts >98 % of on-demand jobs at once, with no significant difference",
@@ -579,7 +593,7 @@ fn observations(
     // Obs. 10
     let rise = |k: usize| {
         let (b, m) = gain(k);
-        m.turnaround_h / b.turnaround_h - 1.0
+        m.mean(|r| r.turnaround_h) / b.mean(|r| r.turnaround_h) - 1.0
     };
     let theta = generated
         .iter()
@@ -607,8 +621,8 @@ fn observations(
         (0..NoticeMix::ALL.len())
             .min_by(|&a, &b| {
                 mean(k, Some(a), c)
-                    .turnaround_h
-                    .total_cmp(&mean(k, Some(b), c).turnaround_h)
+                    .mean(|r| r.turnaround_h)
+                    .total_cmp(&mean(k, Some(b), c).mean(|r| r.turnaround_h))
             })
             .unwrap_or(0)
     };
@@ -647,7 +661,12 @@ fn observations(
 
 /// How far apart the six mechanisms' mean turnarounds are on system `k`, against the noise of
 /// one mechanism's mean over the replicates (traces x typings, each averaged over W1-W5).
-fn turnaround_noise(runs: &[(Config, Metrics)], k: usize, system: &System, typings: u64) -> String {
+fn turnaround_noise(
+    runs: &[(Config, HybridReport)],
+    k: usize,
+    system: &System,
+    typings: u64,
+) -> String {
     let replicates: Vec<(usize, u64)> = (0..system.traces.len())
         .flat_map(|t| (0..typings).map(move |y| (t, y)))
         .collect();
@@ -658,7 +677,7 @@ fn turnaround_noise(runs: &[(Config, Metrics)], k: usize, system: &System, typin
             replicates
                 .iter()
                 .map(|&(t, y)| {
-                    Metrics::mean(
+                    Runs::new(
                         runs.iter()
                             .filter(|(g, _)| {
                                 g.system == k
@@ -666,9 +685,10 @@ fn turnaround_noise(runs: &[(Config, Metrics)], k: usize, system: &System, typin
                                     && g.typing == y
                                     && g.mechanism == Some(c)
                             })
-                            .map(|(_, m)| m),
+                            .map(|(_, m)| m.clone())
+                            .collect(),
                     )
-                    .turnaround_h
+                    .mean(|r| r.turnaround_h)
                 })
                 .collect()
         })

@@ -12,7 +12,7 @@
 
 use cosched_core::Duration;
 use cosched_examples::Claims;
-use cosched_examples::hybrid::{Machine, Metrics, Study, StudyArgs, six_mean};
+use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, six_mean};
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{Failures, HybridConfig};
@@ -33,7 +33,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         &[0.5, 0.75, 1.0, 1.5, 2.0]
     };
-    let mut by_mtbf: Vec<Vec<Vec<Metrics>>> = Vec::new();
+    let mut by_mtbf: Vec<Vec<Vec<Runs>>> = Vec::new();
     for hours in [5, 50] {
         let mtbf = Duration::from_hours(hours);
         let results = study.run(
@@ -67,7 +67,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             &xs,
             &results,
             "turnaround rigid (h)",
-            |m| m.rigid_turnaround_h,
+            |m| m.mean(|r| r.rigid_turnaround_h),
         ))?;
         out.write_plot(&Study::plot(
             &format!("utilisation_mtbf_{hours}h"),
@@ -76,7 +76,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             &xs,
             &results,
             "useful utilisation, arrival window (%)",
-            |m| 100.0 * m.window_utilization,
+            |m| 100.0 * m.mean(|r| r.window_utilization),
         ))?;
         by_mtbf.push(results);
     }
@@ -85,8 +85,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let (lo, hi) = (0, factors.len() - 1);
     let at = |m: usize, v: usize| six_mean(&by_mtbf[m][v]);
     let frequent_helps = |m: usize| {
-        at(m, lo).rigid_turnaround_h < at(m, hi).rigid_turnaround_h
-            && at(m, lo).window_utilization > at(m, hi).window_utilization
+        at(m, lo).mean(|r| r.rigid_turnaround_h) < at(m, hi).mean(|r| r.rigid_turnaround_h)
+            && at(m, lo).mean(|r| r.window_utilization) > at(m, hi).mean(|r| r.window_utilization)
     };
     claims.check(
         "Obs. 13",
@@ -96,10 +96,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 format!(
                     "MTBF {}: rigid {:.2}->{:.2} h, util {:.1}->{:.1} % ({:.0} %->{:.0} % of the optimum)",
                     ["5h", "50h"][m],
-                    at(m, hi).rigid_turnaround_h,
-                    at(m, lo).rigid_turnaround_h,
-                    100.0 * at(m, hi).window_utilization,
-                    100.0 * at(m, lo).window_utilization,
+                    at(m, hi).mean(|r| r.rigid_turnaround_h),
+                    at(m, lo).mean(|r| r.rigid_turnaround_h),
+                    100.0 * at(m, hi).mean(|r| r.window_utilization),
+                    100.0 * at(m, lo).mean(|r| r.window_utilization),
                     100.0 * factors[hi],
                     100.0 * factors[lo]
                 )
@@ -117,26 +117,27 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let (five, fifty) = (at(0, optimum), at(1, optimum));
-    let preempted = |m: &Metrics| m.rigid_preempted + m.malleable_preempted;
+    let preempted =
+        |m: &Runs| m.mean(|r| r.rigid_preempted_ratio) + m.mean(|r| r.malleable_preempted_ratio);
     claims.check(
         "Obs. 14",
         "failures (MTBF 50 h -> 5 h) lower utilisation and instant start, raise preemption and rigid turnaround",
         format!(
             "util {:.1}->{:.1} %, instant {:.1}->{:.1} %, preempted rigid+malleable {:.1}->{:.1} %, rigid {:.2}->{:.2} h",
-            100.0 * fifty.window_utilization,
-            100.0 * five.window_utilization,
-            100.0 * fifty.instant,
-            100.0 * five.instant,
+            100.0 * fifty.mean(|r| r.window_utilization),
+            100.0 * five.mean(|r| r.window_utilization),
+            100.0 * fifty.mean(|r| r.instant_start_ratio),
+            100.0 * five.mean(|r| r.instant_start_ratio),
             100.0 * preempted(&fifty),
             100.0 * preempted(&five),
-            fifty.rigid_turnaround_h,
-            five.rigid_turnaround_h
+            fifty.mean(|r| r.rigid_turnaround_h),
+            five.mean(|r| r.rigid_turnaround_h)
         ),
         "each moves the stated way",
-        five.window_utilization < fifty.window_utilization
-            && five.instant < fifty.instant
+        five.mean(|r| r.window_utilization) < fifty.mean(|r| r.window_utilization)
+            && five.mean(|r| r.instant_start_ratio) < fifty.mean(|r| r.instant_start_ratio)
             && preempted(&five) > preempted(&fifty)
-            && five.rigid_turnaround_h > fifty.rigid_turnaround_h,
+            && five.mean(|r| r.rigid_turnaround_h) > fifty.mean(|r| r.rigid_turnaround_h),
     );
     out.write_claims(&claims)?;
     Ok(())

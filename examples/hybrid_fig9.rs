@@ -9,7 +9,7 @@
 //! preemptions rise and utilisation falls, more on SPAA.
 
 use cosched_examples::Claims;
-use cosched_examples::hybrid::{Machine, Metrics, Study, StudyArgs, six_mean};
+use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, pooled, six_mean};
 use cosched_hybrid::HybridConfig;
 use cosched_hybrid::workload::TypeParams;
 
@@ -53,7 +53,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &xs,
         &results,
         "turnaround malleable (h)",
-        |m| m.malleable_turnaround_h,
+        |m| m.mean(|r| r.malleable_turnaround_h),
     ))?;
     out.write_plot(&Study::plot(
         "malleable_preempted",
@@ -62,11 +62,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &xs,
         &results,
         "malleable preempted (%)",
-        |m| 100.0 * m.malleable_preempted,
+        |m| 100.0 * m.mean(|r| r.malleable_preempted_ratio),
     ))?;
     let (lo, hi) = (&results[0], &results[results.len() - 1]);
-    let group = |row: &[Metrics], spaa: bool| {
-        Metrics::mean(
+    let group = |row: &[Runs], spaa: bool| {
+        pooled(
             row.iter()
                 .skip(1)
                 .enumerate()
@@ -74,12 +74,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|(_, m)| m),
         )
     };
-    let preempted = |m: &Metrics| m.rigid_preempted + m.malleable_preempted;
+    let preempted =
+        |m: &Runs| m.mean(|r| r.rigid_preempted_ratio) + m.mean(|r| r.malleable_preempted_ratio);
     let rise = |spaa: bool| preempted(&group(hi, spaa)) - preempted(&group(lo, spaa));
     let (all_lo, all_hi) = (six_mean(lo), six_mean(hi));
     let mut claims = Claims::new("hybrid");
     let pass = preempted(&all_hi) > preempted(&all_lo)
-        && all_hi.window_utilization < all_lo.window_utilization
+        && all_hi.mean(|r| r.window_utilization) < all_lo.mean(|r| r.window_utilization)
         && rise(true) > rise(false);
     let claim = claims.check(
         "Obs. 15",
@@ -88,8 +89,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "rigid+malleable preempted {:.1}->{:.1} %, util {:.1}->{:.1} %; rise SPAA {:+.1} pp vs PAA {:+.1} pp",
             100.0 * preempted(&all_lo),
             100.0 * preempted(&all_hi),
-            100.0 * all_lo.window_utilization,
-            100.0 * all_hi.window_utilization,
+            100.0 * all_lo.mean(|r| r.window_utilization),
+            100.0 * all_hi.mean(|r| r.window_utilization),
             100.0 * rise(true),
             100.0 * rise(false)
         ),

@@ -1,8 +1,9 @@
 //! What the `hybrid_*` examples share (Fan et al., IPDPS 2022): the two machines and their
-//! generated workloads, the seven configurations (baseline and six mechanisms), one run's
-//! metrics and their averages, and the metric columns of the tables.
+//! generated workloads, the seven configurations (baseline and six mechanisms), their runs'
+//! reports gathered as [`Runs`] (every mean through [`Replicates`], core's statistics), and the
+//! metric columns of the tables.
 
-use crate::{Cell, CommonArgs, LinePlot, Sweep, Table};
+use crate::{Cell, CommonArgs, LinePlot, Replicates, Sweep, Table};
 use cosched_core::{JobClass, RigidJob, SeedStreams};
 use cosched_hybrid::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types, generate};
 use cosched_hybrid::{Composite, HybridConfig, HybridError, HybridJob, HybridReport, HybridSim};
@@ -51,26 +52,24 @@ impl Machine {
     }
 
     /// The paper's baseline row (Table III).
-    pub fn paper_baseline(self) -> Metrics {
+    pub fn paper_baseline(self) -> PaperBaseline {
         match self {
-            Machine::Theta => Metrics {
-                turnaround_h: 15.6,
-                utilization: 0.8393,
-                instant: 0.2269,
-                ..Metrics::default()
+            Machine::Theta => PaperBaseline {
+                turnaround_hours: 15.6,
+                utilisation: 0.8393,
+                instant_start: 0.2269,
             },
-            Machine::Cori => Metrics {
-                turnaround_h: 1.97,
-                utilization: 0.8027,
-                instant: 0.1894,
-                ..Metrics::default()
+            Machine::Cori => PaperBaseline {
+                turnaround_hours: 1.97,
+                utilisation: 0.8027,
+                instant_start: 0.1894,
             },
         }
     }
 
     /// The paper's baseline on-demand instant-start ratio (Table III).
     pub fn paper_baseline_instant(self) -> f64 {
-        self.paper_baseline().instant
+        self.paper_baseline().instant_start
     }
 
     /// A generated batch trace for `seed`.
@@ -109,15 +108,25 @@ pub fn typing_seed(seed: u64, t: u64) -> u64 {
 
 /// The baseline row of Table III for a trace of `params` generated with `seed`, averaged
 /// over `typings` typings (W5 notice mix: the baseline ignores notices).
-pub fn baseline_row(params: &TraceParams, seed: u64, typings: u64) -> Result<Metrics, HybridError> {
-    let trace = generate(params, seed)?;
+pub fn baseline_row(params: &TraceParams, seed: u64, typings: u64) -> Result<Runs, HybridError> {
+    baseline_of(&generate(params, seed)?, params.nodes, seed, typings)
+}
+
+/// The baseline row of Table III for `trace` on `nodes` nodes, averaged over `typings` typings
+/// of `seed` (for a trace the caller has altered, e.g. the calibration's estimate models).
+pub fn baseline_of(
+    trace: &[RigidJob],
+    nodes: u32,
+    seed: u64,
+    typings: u64,
+) -> Result<Runs, HybridError> {
     let runs = (0..typings)
         .map(|t| {
-            let config = HybridConfig::new(params.nodes, None)?;
-            simulate(&trace, &TypeParams::default(), typing_seed(seed, t), config)
+            let config = HybridConfig::new(nodes, None)?;
+            simulate(trace, &TypeParams::default(), typing_seed(seed, t), config)
         })
-        .collect::<Result<Vec<Metrics>, HybridError>>()?;
-    Ok(Metrics::mean(&runs))
+        .collect::<Result<Vec<HybridReport>, HybridError>>()?;
+    Ok(Replicates::new(runs))
 }
 
 /// What Figures 3-5 show of a generated workload: sizes, job types and on-demand jobs per
@@ -188,9 +197,9 @@ impl WorkloadStats {
     }
 }
 
-/// The mean of the six mechanisms' metrics in a row of [`Study::run`] (baseline left out).
-pub fn six_mean(row: &[Metrics]) -> Metrics {
-    Metrics::mean(row.iter().skip(1))
+/// The six mechanisms' runs in a row of [`Study::run`] pooled (baseline left out).
+pub fn six_mean(row: &[Runs]) -> Runs {
+    pooled(row.iter().skip(1))
 }
 
 /// The baseline (`None`) and the six mechanisms, in the paper's order.
@@ -210,127 +219,69 @@ pub fn simulate(
     types: &TypeParams,
     seed: u64,
     config: HybridConfig,
-) -> Result<Metrics, HybridError> {
+) -> Result<HybridReport, HybridError> {
     let jobs: Vec<HybridJob> = assign_types(trace, types, seed)?;
     let out = HybridSim::new(config)?.run(&jobs)?;
-    Ok(Metrics::of(&out.report))
+    Ok(out.report)
 }
 
-/// The metrics the paper's figures show, for one run or averaged over several.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Metrics {
-    /// On-demand jobs started at arrival, share.
-    pub instant: f64,
-    /// Mean turnaround of all jobs, on-demand included (§IV-D), hours.
-    pub turnaround_h: f64,
-    /// Mean turnaround of rigid and malleable jobs (on-demand left out), hours.
-    pub batch_turnaround_h: f64,
-    /// Mean turnaround of rigid jobs, hours.
-    pub rigid_turnaround_h: f64,
-    /// Mean turnaround of malleable jobs, hours.
-    pub malleable_turnaround_h: f64,
-    /// Mean turnaround of on-demand jobs, hours.
-    pub on_demand_turnaround_h: f64,
-    /// Rigid jobs preempted at least once, share.
-    pub rigid_preempted: f64,
-    /// Malleable jobs preempted at least once, share.
-    pub malleable_preempted: f64,
-    /// Useful utilisation (wasted work excluded) over the makespan.
-    pub utilization: f64,
-    /// Useful utilisation over the arrival window (first to last submission).
-    pub window_utilization: f64,
-    /// Held utilisation (wasted work counted) over the arrival window.
-    pub window_held_utilization: f64,
-    /// Node-hours wasted.
-    pub wasted_node_hours: f64,
+/// One configuration's runs (over seeds, typings, or configurations pooled with [`pooled`]):
+/// any metric's mean or spread through [`Replicates`] (core's statistics), picked from the
+/// report by a closure, e.g. `runs.mean(|r| r.instant_start_ratio)`.
+pub type Runs = Replicates<HybridReport>;
+
+/// The runs of several configurations as one (their mean is the mean of their means when each
+/// holds as many runs, as every grid here does).
+pub fn pooled<'a>(groups: impl IntoIterator<Item = &'a Runs>) -> Runs {
+    Replicates::new(
+        groups
+            .into_iter()
+            .flat_map(|g| g.runs().iter().cloned())
+            .collect(),
+    )
 }
 
-impl Metrics {
-    /// The metrics of one report.
-    pub fn of(r: &HybridReport) -> Metrics {
-        Metrics {
-            instant: r.instant_start_ratio,
-            turnaround_h: r.turnaround_h,
-            batch_turnaround_h: r.batch_turnaround_h,
-            rigid_turnaround_h: r.rigid_turnaround_h,
-            malleable_turnaround_h: r.malleable_turnaround_h,
-            on_demand_turnaround_h: r.on_demand_turnaround_h,
-            rigid_preempted: r.rigid_preempted_ratio,
-            malleable_preempted: r.malleable_preempted_ratio,
-            utilization: r.utilization,
-            window_utilization: r.window_utilization,
-            window_held_utilization: r.window_held_utilization,
-            wasted_node_hours: r.wasted_node_hours,
-        }
-    }
+/// A row of Table III: what the paper reports of its FCFS/EASY baseline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PaperBaseline {
+    /// Mean turnaround of all jobs, hours.
+    pub turnaround_hours: f64,
+    /// System utilisation (§IV-D), share.
+    pub utilisation: f64,
+    /// On-demand instant start ratio, share.
+    pub instant_start: f64,
+}
 
-    /// The field-wise mean (all zero for no runs).
-    pub fn mean<'a>(runs: impl IntoIterator<Item = &'a Metrics>) -> Metrics {
-        let mut sum = Metrics::default();
-        let mut n = 0.0;
-        for m in runs {
-            n += 1.0;
-            sum.instant += m.instant;
-            sum.turnaround_h += m.turnaround_h;
-            sum.batch_turnaround_h += m.batch_turnaround_h;
-            sum.rigid_turnaround_h += m.rigid_turnaround_h;
-            sum.malleable_turnaround_h += m.malleable_turnaround_h;
-            sum.on_demand_turnaround_h += m.on_demand_turnaround_h;
-            sum.rigid_preempted += m.rigid_preempted;
-            sum.malleable_preempted += m.malleable_preempted;
-            sum.utilization += m.utilization;
-            sum.window_utilization += m.window_utilization;
-            sum.window_held_utilization += m.window_held_utilization;
-            sum.wasted_node_hours += m.wasted_node_hours;
-        }
-        if n == 0.0 {
-            return sum;
-        }
-        Metrics {
-            instant: sum.instant / n,
-            turnaround_h: sum.turnaround_h / n,
-            batch_turnaround_h: sum.batch_turnaround_h / n,
-            rigid_turnaround_h: sum.rigid_turnaround_h / n,
-            malleable_turnaround_h: sum.malleable_turnaround_h / n,
-            on_demand_turnaround_h: sum.on_demand_turnaround_h / n,
-            rigid_preempted: sum.rigid_preempted / n,
-            malleable_preempted: sum.malleable_preempted / n,
-            utilization: sum.utilization / n,
-            window_utilization: sum.window_utilization / n,
-            window_held_utilization: sum.window_held_utilization / n,
-            wasted_node_hours: sum.wasted_node_hours / n,
-        }
-    }
+/// The column names of [`cells`].
+pub const COLUMNS: [&str; 10] = [
+    "on-demand instant start (%)",
+    "turnaround all (h)",
+    "turnaround rigid (h)",
+    "turnaround malleable (h)",
+    "rigid preempted (%)",
+    "malleable preempted (%)",
+    "utilisation, makespan (%)",
+    "utilisation, arrival window (%)",
+    "held, arrival window (%)",
+    "wasted (node-h)",
+];
 
-    /// The column names of [`Metrics::cells`].
-    pub const COLUMNS: [&'static str; 10] = [
-        "on-demand instant start (%)",
-        "turnaround all (h)",
-        "turnaround rigid (h)",
-        "turnaround malleable (h)",
-        "rigid preempted (%)",
-        "malleable preempted (%)",
-        "utilisation, makespan (%)",
-        "utilisation, arrival window (%)",
-        "held, arrival window (%)",
-        "wasted (node-h)",
-    ];
-
-    /// The table cells, in [`Metrics::COLUMNS`] order.
-    pub fn cells(&self) -> [Cell; 10] {
-        [
-            Cell::fixed(100.0 * self.instant, 2),
-            Cell::fixed(self.turnaround_h, 2),
-            Cell::fixed(self.rigid_turnaround_h, 2),
-            Cell::fixed(self.malleable_turnaround_h, 2),
-            Cell::fixed(100.0 * self.rigid_preempted, 2),
-            Cell::fixed(100.0 * self.malleable_preempted, 2),
-            Cell::fixed(100.0 * self.utilization, 2),
-            Cell::fixed(100.0 * self.window_utilization, 2),
-            Cell::fixed(100.0 * self.window_held_utilization, 2),
-            Cell::fixed(self.wasted_node_hours, 0),
-        ]
-    }
+/// The table cells of `runs`' means, in [`COLUMNS`] order.
+pub fn cells(runs: &Runs) -> [Cell; 10] {
+    let percent = |metric: fn(&HybridReport) -> f64| Cell::fixed(100.0 * runs.mean(metric), 2);
+    let hours = |metric: fn(&HybridReport) -> f64| Cell::fixed(runs.mean(metric), 2);
+    [
+        percent(|r| r.instant_start_ratio),
+        hours(|r| r.turnaround_h),
+        hours(|r| r.rigid_turnaround_h),
+        hours(|r| r.malleable_turnaround_h),
+        percent(|r| r.rigid_preempted_ratio),
+        percent(|r| r.malleable_preempted_ratio),
+        percent(|r| r.utilization),
+        percent(|r| r.window_utilization),
+        percent(|r| r.window_held_utilization),
+        Cell::fixed(runs.mean(|r| r.wasted_node_hours), 0),
+    ]
 }
 
 /// A batch trace to run, with the machine it ran on.
@@ -462,7 +413,7 @@ impl Study {
         &self,
         values: &[P],
         configure: impl Fn(&P, &mut TypeParams, &mut HybridConfig) + Sync,
-    ) -> Result<Vec<Vec<Metrics>>, HybridError> {
+    ) -> Result<Vec<Vec<Runs>>, HybridError> {
         let seeds: Vec<u64> = cosched_core::seed::replicate_seeds(self.seed, self.seeds).collect();
         let traces: Vec<Vec<RigidJob>> = seeds
             .iter()
@@ -491,11 +442,12 @@ impl Study {
             .map(|v| {
                 (0..mechanisms.len())
                     .map(|m| {
-                        Metrics::mean(
+                        Replicates::new(
                             results
                                 .iter()
                                 .filter(|((pv, pm, _), _)| *pv == v && *pm == m)
-                                .map(|(_, r)| r),
+                                .map(|(_, r)| r.clone())
+                                .collect(),
                         )
                     })
                     .collect()
@@ -517,10 +469,10 @@ impl Study {
         title: &str,
         parameter: &str,
         labels: &[String],
-        results: &[Vec<Metrics>],
+        results: &[Vec<Runs>],
     ) -> Table {
         let mut columns = vec![parameter.to_string(), "mechanism".to_string()];
-        columns.extend(Metrics::COLUMNS.iter().map(|c| c.to_string()));
+        columns.extend(COLUMNS.iter().map(|c| c.to_string()));
         let (system, jobs) = match &self.trace {
             Some(w) => (w.name.as_str(), w.jobs.len()),
             None => (self.machine.name(), self.machine.trace(self.quick).jobs),
@@ -537,7 +489,7 @@ impl Study {
                     Cell::Text(label.clone()),
                     Cell::Text(configuration_name(mechanism)),
                 ];
-                cells.extend(m.cells());
+                cells.extend(self::cells(m));
                 table.row(cells);
             }
         }
@@ -551,9 +503,9 @@ impl Study {
         title: &str,
         x_label: &str,
         xs: &[f64],
-        results: &[Vec<Metrics>],
+        results: &[Vec<Runs>],
         y_label: &str,
-        pick: fn(&Metrics) -> f64,
+        pick: fn(&Runs) -> f64,
     ) -> LinePlot {
         configurations().into_iter().enumerate().fold(
             LinePlot::new(file, title).x_label(x_label).y_label(y_label),
@@ -572,22 +524,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seven_configurations_and_means() {
+    fn seven_configurations_and_pooled_means() {
         let names: Vec<String> = configurations()
             .into_iter()
             .map(configuration_name)
             .collect();
         assert_eq!(names[0], "baseline");
         assert_eq!(names[6], "CUP&SPAA");
-        let a = Metrics {
-            instant: 0.2,
-            ..Metrics::default()
-        };
-        let b = Metrics {
-            instant: 0.4,
-            ..Metrics::default()
-        };
-        assert!((Metrics::mean([&a, &b]).instant - 0.3).abs() < 1e-12);
-        assert_eq!(Metrics::mean([]), Metrics::default());
+        let trace = Machine::Cori.generate(true, 1).unwrap();
+        let config = HybridConfig::new(12_076, None).unwrap();
+        let report = simulate(&trace[..200], &TypeParams::default(), 1, config).unwrap();
+        let (mut a, mut b) = (report.clone(), report);
+        a.instant_start_ratio = 0.2;
+        b.instant_start_ratio = 0.4;
+        let one = Replicates::new(vec![a.clone()]);
+        let two = Replicates::new(vec![b]);
+        let both = pooled([&one, &two]);
+        assert!((both.mean(|r| r.instant_start_ratio) - 0.3).abs() < 1e-12);
+        assert!(pooled([]).mean(|r| r.turnaround_h).is_nan());
+        assert_eq!(cells(&one)[0], Cell::fixed(20.0, 2));
     }
 }

@@ -20,8 +20,9 @@
 //!   would carry out each command;
 //! - [`sim`]: the environment and executor of a [`HybridPolicy`]: FCFS + EASY with
 //!   checkpoints, setups, malleable resizing and node failures (the evaluation's set-up),
-//!   reporting the paper's metrics ([`HybridReport`]);
-//! - [`workload`]: job types by project, the W1–W5 notice mixes, and Theta-like and Cori-like
+//!   reporting the paper's metrics;
+//! - [`report`]: those metrics (§IV-D, [`HybridReport`]) and each job's node-second account;
+//! - [`workload`]: the jobs of a hybrid workload ([`HybridJob`]), job types by project, the W1–W5 notice mixes, and Theta-like and Cori-like
 //!   workload generators.
 //!
 //! With the default feature `sim`; without it only the policy and its protocol compile
@@ -55,6 +56,8 @@ pub mod mechanism;
 pub mod notice;
 pub mod policy;
 #[cfg(feature = "sim")]
+pub mod report;
+#[cfg(feature = "sim")]
 pub mod sim;
 #[cfg(feature = "sim")]
 pub mod workload;
@@ -67,6 +70,8 @@ pub use mechanism::{
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
 pub use policy::{Command, Composite, HybridPolicy, PlatformView, mechanism_name};
 #[cfg(feature = "sim")]
-pub use sim::{
-    Failures, HybridConfig, HybridJob, HybridOutcome, HybridReport, HybridSim, JobAccount,
-};
+pub use report::{HybridOutcome, HybridReport, JobAccount};
+#[cfg(feature = "sim")]
+pub use sim::{Failures, HybridConfig, HybridSim};
+#[cfg(feature = "sim")]
+pub use workload::HybridJob;

@@ -602,7 +602,8 @@ impl World<'_> {
         if !tail {
             // In the tail the dedicated nodes run backups and the reduce (their power is still
             // billed), no new map work.
-            self.completed += io.dedicated_cpu;
+            // Capped like the volunteers' waves, so reported progress never runs back.
+            self.completed = (self.completed + io.dedicated_cpu).min(config.work);
         }
         let power = &config.power;
         let ded_w =

@@ -18,7 +18,12 @@ fn node(n: u32, fg: f64) -> Observation {
 /// Two dedicated 16-core nodes and 20 candidates of 12 free cores each, profiled at BWUtil
 /// 0.25: Eq. 3's worst case is 48 cores (4 volunteers), Eq. 2's best 96 (8).
 fn profiled(goal: Goal) -> Rhic {
-    let mut r = Rhic::new(RhicConfig::new(2, CORES, goal)).expect("valid");
+    profiled_with(RhicConfig::new(2, CORES, goal))
+}
+
+/// [`profiled`] under any configuration of two dedicated nodes.
+fn profiled_with(config: RhicConfig) -> Rhic {
+    let mut r = Rhic::new(config).expect("valid");
     for n in 0..20 {
         r.observe(Time(59), &node(n, 4.0)).expect("valid");
     }
@@ -200,18 +205,7 @@ fn annealing_is_a_search_option_deterministic_for_its_seed() {
         let mut c = RhicConfig::new(2, CORES, Goal::Cost(CostModel::default()));
         c.search = search;
         c.initial_scaling = false;
-        let mut r = Rhic::new(c).expect("valid");
-        for n in 0..20 {
-            r.observe(Time(59), &node(n, 4.0)).expect("valid");
-        }
-        let profile = ProfileReport {
-            bw_util: 0.25,
-            dedicated_cpu: 32.0,
-            slot_memory_mb: 256,
-            task_s: 60.0,
-        };
-        r.observe(Time(60), &Observation::Profile(profile))
-            .expect("valid");
+        let mut r = profiled_with(c);
         r.decide(Time(60), &progress(1000.0)).clone()
     };
     let exact = run(SearchMethod::Exhaustive);

@@ -1,0 +1,213 @@
+//! What a hybrid run reports (Fan et al., IPDPS 2022, §IV-D): the summary metrics
+//! ([`HybridReport`]: turnaround, on-demand instant start, preemption ratios, useful
+//! utilisation), each job's node-second account ([`JobAccount`]) and everything a run
+//! produced ([`HybridOutcome`]).
+
+use crate::policy::mechanism_name;
+use crate::sim::HybridConfig;
+use cosched_core::{JobClass, JobId, JobRecord, Pool, Time, UsageKind, UsageLedger};
+use serde::{Deserialize, Serialize};
+
+/// One job's node-second accounting; see the [simulator's docs](crate::sim).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobAccount {
+    /// The job.
+    pub id: JobId,
+    /// Its class.
+    pub class: JobClass,
+    /// Node-seconds its first run needs when undisturbed.
+    pub required: i64,
+    /// Node-seconds held over all its runs.
+    pub delivered: i64,
+    /// Node-seconds thrown away (lost work, repeated setups, restarted runs).
+    pub wasted: i64,
+    /// How often it completed (1 for every job of a finished simulation).
+    pub completions: u32,
+    /// Preemptions by the mechanisms (failures and shrinks not included).
+    pub preemptions: u32,
+    /// Shrinks by SPAA.
+    pub shrinks: u32,
+    /// Expansions (into idle nodes, or back to a lender's size).
+    pub expansions: u32,
+    /// Runs ended by a node failure.
+    pub failures: u32,
+    /// The largest slack the resizes' rounding may add (node-seconds), 0 for fixed sizes.
+    pub rounding_slack: i64,
+}
+
+/// The metrics the paper reports (§IV-D), for one run. Means and ratios over no job are NaN.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HybridReport {
+    /// The mechanism's name (`baseline` or e.g. `CUP&SPAA`).
+    pub mechanism: String,
+    /// Jobs given.
+    pub jobs: usize,
+    /// Jobs left out as invalid by the admission.
+    pub invalid: usize,
+    /// Jobs completed.
+    pub completed: usize,
+    /// Jobs larger than the system, never run.
+    pub rejected: usize,
+    /// On-demand jobs.
+    pub on_demand: usize,
+    /// On-demand jobs that started at their arrival and were never interrupted by a failure.
+    pub instant_starts: usize,
+    /// `instant_starts / on_demand`.
+    pub instant_start_ratio: f64,
+    /// Mean wait of on-demand jobs (arrival to first start), seconds.
+    pub on_demand_mean_wait_s: f64,
+    /// Mean turnaround of every job, on-demand jobs included (§IV-D), hours.
+    pub turnaround_h: f64,
+    /// Mean turnaround of batch (rigid and malleable) jobs, hours.
+    pub batch_turnaround_h: f64,
+    /// Mean turnaround of rigid jobs, hours.
+    pub rigid_turnaround_h: f64,
+    /// Mean turnaround of malleable jobs, hours.
+    pub malleable_turnaround_h: f64,
+    /// Mean turnaround of on-demand jobs, hours.
+    pub on_demand_turnaround_h: f64,
+    /// Share of rigid jobs preempted (or interrupted by a failure) at least once.
+    pub rigid_preempted_ratio: f64,
+    /// Share of malleable jobs preempted (or interrupted by a failure) at least once; shrinks
+    /// are not preemptions.
+    pub malleable_preempted_ratio: f64,
+    /// Preemptions by the mechanisms.
+    pub preemptions: usize,
+    /// Runs interrupted by node failures.
+    pub failure_interruptions: usize,
+    /// Shrinks.
+    pub shrinks: usize,
+    /// Expansions of malleable jobs.
+    pub expansions: usize,
+    /// Node failures injected.
+    pub node_failures: usize,
+    /// Batch jobs started as guests on reserved idle nodes.
+    pub guest_starts: usize,
+    /// Node-hours wasted (lost work, repeated setups, restarts).
+    pub wasted_node_hours: f64,
+    /// Useful node-seconds / (nodes × (last end − first submit)).
+    pub utilization: f64,
+    /// Useful node-seconds between the first and the last submission / (nodes × that window):
+    /// the work the system gets done while jobs keep arriving, the drain excluded.
+    pub window_utilization: f64,
+    /// Busy node-seconds in the same window, wasted work included, / (nodes × window).
+    pub window_held_utilization: f64,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HybridOutcome {
+    /// The summary metrics.
+    pub report: HybridReport,
+    /// One record per admitted job, in (submit, id) order (start = first start).
+    pub records: Vec<JobRecord>,
+    /// One account per admitted job, in the same order.
+    pub accounts: Vec<JobAccount>,
+    /// Busy and wasted node-seconds with their intervals, for utilisation over any window.
+    pub usage: UsageLedger,
+    /// Node-accounting violations seen when checking invariants (always empty unless the
+    /// simulator is wrong); checked only with [`HybridSim::check_invariants`](crate::HybridSim::check_invariants).
+    pub violations: Vec<String>,
+}
+
+/// The counts a run keeps besides its records and accounts.
+pub(crate) struct Counts {
+    pub(crate) invalid: usize,
+    pub(crate) rejected: usize,
+    pub(crate) node_failures: usize,
+    pub(crate) guest_starts: usize,
+}
+
+/// The mean of `xs` through [`cosched_core::stats::mean`], NaN for none.
+fn mean_or_nan(xs: &[f64]) -> f64 {
+    cosched_core::stats::mean(xs).unwrap_or(f64::NAN)
+}
+
+/// The paper's metrics (§IV-D) of a finished run.
+pub(crate) fn report(
+    config: &HybridConfig,
+    records: &[JobRecord],
+    accounts: &[JobAccount],
+    usage: &UsageLedger,
+    counts: Counts,
+) -> HybridReport {
+    let hours = |class: Option<JobClass>| -> Vec<f64> {
+        records
+            .iter()
+            .filter(|r| class.is_none_or(|c| r.class == c))
+            .filter_map(|r| r.turnaround())
+            .map(|d| d.as_hours_f64())
+            .collect()
+    };
+    let on_demand: Vec<(&JobRecord, &JobAccount)> = records
+        .iter()
+        .zip(accounts)
+        .filter(|(r, _)| r.class == JobClass::OnDemand)
+        .collect();
+    let instant_starts = on_demand
+        .iter()
+        .filter(|(r, a)| r.start == Some(r.submit) && a.failures == 0)
+        .count();
+    let ratio = |hit: usize, n: usize| {
+        if n == 0 {
+            f64::NAN
+        } else {
+            hit as f64 / n as f64
+        }
+    };
+    let preempted_ratio = |class: JobClass| {
+        let (hit, n) = accounts
+            .iter()
+            .filter(|a| a.class == class)
+            .fold((0, 0), |(h, n), a| {
+                (h + usize::from(a.preemptions + a.failures > 0), n + 1)
+            });
+        ratio(hit, n)
+    };
+    let batch: Vec<f64> = records
+        .iter()
+        .filter(|r| r.class != JobClass::OnDemand)
+        .filter_map(|r| r.turnaround())
+        .map(|d| d.as_hours_f64())
+        .collect();
+    let first = records.iter().map(|r| r.submit).min().unwrap_or(Time::ZERO);
+    let last = records.iter().filter_map(|r| r.end).max().unwrap_or(first);
+    let last_submit = records.iter().map(|r| r.submit).max().unwrap_or(first);
+    let nodes = u64::from(config.nodes);
+    let useful = |from, to| usage.useful_utilisation(Pool::Batch, nodes, from, to);
+    let waits: Vec<f64> = on_demand
+        .iter()
+        .filter_map(|(r, _)| r.wait())
+        .map(|w| w.0 as f64)
+        .collect();
+    HybridReport {
+        mechanism: mechanism_name(config.mechanism),
+        jobs: records.len() + counts.invalid,
+        invalid: counts.invalid,
+        completed: records.iter().filter(|r| r.end.is_some()).count(),
+        rejected: counts.rejected,
+        on_demand: on_demand.len(),
+        instant_starts,
+        instant_start_ratio: ratio(instant_starts, on_demand.len()),
+        on_demand_mean_wait_s: mean_or_nan(&waits),
+        turnaround_h: mean_or_nan(&hours(None)),
+        batch_turnaround_h: mean_or_nan(&batch),
+        rigid_turnaround_h: mean_or_nan(&hours(Some(JobClass::Rigid))),
+        malleable_turnaround_h: mean_or_nan(&hours(Some(JobClass::Malleable))),
+        on_demand_turnaround_h: mean_or_nan(&hours(Some(JobClass::OnDemand))),
+        rigid_preempted_ratio: preempted_ratio(JobClass::Rigid),
+        malleable_preempted_ratio: preempted_ratio(JobClass::Malleable),
+        preemptions: accounts.iter().map(|a| a.preemptions as usize).sum(),
+        failure_interruptions: accounts.iter().map(|a| a.failures as usize).sum(),
+        shrinks: accounts.iter().map(|a| a.shrinks as usize).sum(),
+        expansions: accounts.iter().map(|a| a.expansions as usize).sum(),
+        node_failures: counts.node_failures,
+        guest_starts: counts.guest_starts,
+        wasted_node_hours: accounts.iter().map(|a| a.wasted as f64).sum::<f64>() / 3_600.0,
+        utilization: useful(first, last).unwrap_or(f64::NAN),
+        window_utilization: useful(first, last_submit).unwrap_or(f64::NAN),
+        window_held_utilization: usage
+            .utilisation(Pool::Batch, UsageKind::Busy, nodes, first, last_submit)
+            .unwrap_or(f64::NAN),
+    }
+}
