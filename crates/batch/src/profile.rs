@@ -743,10 +743,48 @@ mod tests {
         check_shape(&p);
     }
 
+    /// Additions left pending on whole chunks (reservations between existing steps split
+    /// nothing): fits that walk from chunk to chunk carry the right offsets.
+    #[test]
+    fn pending_additions_on_whole_chunks() {
+        // 640 steps, 10 chunks: 2 units more every second, then back down.
+        let releases = (1..640).map(|t| (Time(t), if t < 320 { 2 } else { 1 }));
+        let mut p = Profile::new(Time(0), 1, releases);
+        let mut steps = flat(&p);
+        for &(from, to, size) in &[(70, 250, 300), (130, 200, 100), (200, 600, 50), (1, 639, 5)] {
+            let duration = Duration(to - from);
+            p.reserve(Time(from), duration, size);
+            flat_reserve(&mut steps, Time(from), duration, size);
+            assert_eq!(flat(&p), steps);
+            assert!(p.summary.add.iter().any(|&a| a != 0), "additions pending");
+            for size in (0..1_000).step_by(37) {
+                for duration in [0, 1, 5, 60, 200, 500] {
+                    let duration = Duration(duration);
+                    assert_eq!(
+                        p.earliest_fit(size, duration),
+                        flat_fit(&steps, size, duration),
+                        "size {size} for {duration:?}"
+                    );
+                }
+            }
+        }
+    }
+
     /// An operation on a profile: a reservation at the earliest fit, or a move of the start.
     #[derive(Clone, Debug)]
     enum Op {
-        Reserve { size: u32, duration: i64 },
+        Reserve {
+            size: u32,
+            duration: i64,
+        },
+        /// Units taken between two existing steps (no step split, so no chunk splits and the
+        /// tree's pending additions stay), then fits asked for without reserving.
+        Carve {
+            first: prop::sample::Index,
+            steps: prop::sample::Index,
+            size: u32,
+            fits: Vec<(u32, i64)>,
+        },
         Advance(i64),
     }
 
@@ -754,6 +792,13 @@ mod tests {
         prop_oneof![
             6 => (1u32..=16, prop_oneof![Just(0i64), 1i64..50, 1i64..5_000])
                 .prop_map(|(size, duration)| Op::Reserve { size, duration }),
+            3 => (
+                any::<prop::sample::Index>(),
+                any::<prop::sample::Index>(),
+                1u32..=4,
+                proptest::collection::vec((1u32..=16, 0i64..2_000), 1..8)
+            )
+                .prop_map(|(first, steps, size, fits)| Op::Carve { first, steps, size, fits }),
             1 => (0i64..200).prop_map(Op::Advance),
         ]
     }
@@ -785,6 +830,24 @@ mod tests {
                             let mut expect = steps.clone();
                             flat_reserve(&mut expect, start, duration, size);
                             prop_assert_eq!(flat(&p), expect);
+                        }
+                    }
+                    Op::Carve { first, steps: span, size, fits } => {
+                        let i = first.index(steps.len());
+                        let j = i + 1 + span.index(steps.len() - i);
+                        if let Some(&(end, _)) = steps.get(j) {
+                            let (start, duration) = (steps[i].0, Duration(end.0 - steps[i].0.0));
+                            p.reserve(start, duration, size);
+                            let mut expect = steps.clone();
+                            flat_reserve(&mut expect, start, duration, size);
+                            prop_assert_eq!(&flat(&p), &expect);
+                            for (size, duration) in fits {
+                                let duration = Duration(duration);
+                                prop_assert_eq!(
+                                    p.earliest_fit(size, duration),
+                                    flat_fit(&expect, size, duration)
+                                );
+                            }
                         }
                     }
                     Op::Advance(by) => {
