@@ -277,8 +277,10 @@ impl Lexer<'_> {
         }
         let text = &self.src[start..self.pos];
         if real {
-            let r: f64 = text.parse().expect("scanned real literals parse");
-            return Ok(Tok::Real(r));
+            return text
+                .parse()
+                .map(Tok::Real)
+                .map_err(|_| self.bad_number(start, "not a real literal"));
         }
         if int_digits.len() > 1 && int_digits.starts_with('0') {
             return Err(self.bad_number(start, "integer literals may not have leading zeros"));

@@ -236,23 +236,24 @@ fn special_real(r: f64) -> Option<&'static str> {
 /// C's `%1.15E`: one digit, a point, 15 digits, `E`, a sign and at least two exponent digits.
 pub(crate) fn format_exp(r: f64) -> String {
     let s = format!("{r:.15E}");
-    let (mantissa, exp) = s.split_once('E').expect("`E` formatting has an exponent");
-    let exp: i32 = exp.parse().expect("the exponent is an integer");
+    let (mantissa, exp) = split_exponent(&s);
     let sign = if exp < 0 { '-' } else { '+' };
     format!("{mantissa}E{sign}{:02}", exp.unsigned_abs())
+}
+
+/// The mantissa and decimal exponent of Rust's `{:E}` output (which always has an exponent).
+fn split_exponent(s: &str) -> (&str, i32) {
+    let (mantissa, exp) = s.split_once('E').unwrap_or((s, "0"));
+    (mantissa, exp.parse().unwrap_or(0))
 }
 
 /// C's `%.16G`, plus the `.0` HTCondor appends when the result looks like an integer.
 fn format_general16(r: f64) -> String {
     const PRECISION: i32 = 16;
     // The decimal exponent after rounding to 16 significant digits decides the style.
-    let exp: i32 = format!("{r:.15e}")
-        .split_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .expect("`e` formatting has an exponent");
+    let s = format!("{r:.15E}");
+    let (mantissa, exp) = split_exponent(&s);
     let mut out = if !(-4..PRECISION).contains(&exp) {
-        let s = format!("{r:.15E}");
-        let (mantissa, _) = s.split_once('E').expect("`E` formatting has an exponent");
         let sign = if exp < 0 { '-' } else { '+' };
         format!(
             "{}E{sign}{:02}",
