@@ -475,22 +475,36 @@ impl Profile {
     }
 
     /// The first time at or after `from` at which at least `size` units are free (`from`
-    /// itself if the step under it has room); `None` if there is none. A scan of the chunk
-    /// holding `from`, then one descent of the tree and a scan of the chunk it finds.
+    /// itself if the step under it has room); `None` if there is none.
     pub(crate) fn first_with_room(&self, from: Time, size: u32) -> Option<Time> {
+        self.first_where(from, size, true)
+    }
+
+    /// The first time at or after `from` at which fewer than `size` units are free; `None`
+    /// if there is none.
+    pub(crate) fn first_without_room(&self, from: Time, size: u32) -> Option<Time> {
+        self.first_where(from, size, false)
+    }
+
+    /// The first time at or after `from` whose step has room for `size` units (`room`) or
+    /// has not: a scan of the chunk holding `from`, then one descent of the tree and a scan
+    /// of the chunk it finds.
+    fn first_where(&self, from: Time, size: u32, room: bool) -> Option<Time> {
         let size = i64::from(size);
+        let hit = |free: i64, threshold: i64| (free >= threshold) == room;
         let c = self.chunk_at(from);
         let chunk = self.chunks.get(c)?;
-        let offset = self.summary.offset(c);
-        let threshold = size - chunk.add - offset;
+        let threshold = size - chunk.add - self.summary.offset(c);
         let first = chunk.times.partition_point(|&t| t <= from).saturating_sub(1);
-        if let Some(i) = chunk.free.iter().skip(first).position(|&f| f >= threshold) {
+        if let Some(i) = chunk.free.iter().skip(first).position(|&f| hit(f, threshold)) {
             return chunk.times.get(first + i).map(|&t| t.max(from));
         }
-        let (next, offset) = self.summary.first_from(c + 1, |_, max| max >= size)?;
+        let (next, offset) = self.summary.first_from(c + 1, |min, max| {
+            if room { max >= size } else { min < size }
+        })?;
         let chunk = self.chunks.get(next)?;
         let threshold = size - chunk.add - offset;
-        let i = chunk.free.iter().position(|&f| f >= threshold)?;
+        let i = chunk.free.iter().position(|&f| hit(f, threshold))?;
         chunk.times.get(i).copied()
     }
 

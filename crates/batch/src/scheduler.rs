@@ -536,25 +536,32 @@ impl Diff {
         size: u32,
         estimate: Duration,
     ) -> Time {
-        // A fitting window starting before `start` holds a point x < start + estimate − 1 with
-        // D(x) > 0 and room: the first such point bounds it.
+        // A window starting before `start` that fits holds a point x < start + estimate − 1
+        // with D(x) > 0 and room, and lies inside the run of steps with room around x.
         let limit = Time(start.saturating_add(estimate).0.saturating_sub(1));
         let back = estimate.0.saturating_sub(1);
         let runs = self.positive_runs();
         let mut i = runs.partition_point(|&(_, b)| b <= now);
+        let mut from = now;
         while let Some(&(a, _)) = runs.get(i) {
-            if a >= limit {
-                break;
-            }
-            let Some(x) = profile.first_with_room(a.max(now), size) else {
+            // The first point from `max(a, from)` with room, and whether D > 0 there.
+            let Some(x) = profile.first_with_room(a.max(from), size) else {
                 break;
             };
             if x >= limit {
                 break;
             }
             i = runs.partition_point(|&(_, b)| b <= x);
-            if runs.get(i).is_some_and(|&(a, _)| a <= x) {
-                return Time(x.0.saturating_sub(back)).max(now);
+            if !runs.get(i).is_some_and(|&(a, _)| a <= x) {
+                continue;
+            }
+            // x is the first point with D > 0 and room: a fitting window that meets D > 0
+            // starts no earlier than x − estimate + 1 (nor before now) and ends by the end of
+            // the run with room, so it must fit between the two.
+            let earliest = Time(x.0.saturating_sub(back)).max(now);
+            match profile.first_without_room(x, size) {
+                Some(end) if end.0.saturating_sub(earliest.0) < estimate.0 => from = end,
+                _ => return earliest,
             }
         }
         start.max(now)
