@@ -440,6 +440,11 @@ fn foreseen_releases(
     (foreseen, online)
 }
 
+/// Rounds of the search for a bound (see [`Diff::search_from`]) before the walk settles for
+/// the bound found so far: each costs two chunk scans and descents, and the fit's own walk,
+/// with its run summaries, is faster through long stretches of short runs with room.
+const SEARCH_ROUNDS: usize = 3;
+
 /// The difference `D` between the new working profile and the old plan's (see
 /// [`Conservative`]'s docs): a step map kept as the changes at its breakpoints, with its
 /// positive runs cached.
@@ -542,29 +547,37 @@ impl Diff {
         let back = estimate.0.saturating_sub(1);
         let runs = self.positive_runs();
         let mut i = runs.partition_point(|&(_, b)| b <= now);
+        // No window that fits and meets D > 0 starts before `from`.
         let mut from = now;
-        while let Some(&(a, _)) = runs.get(i) {
-            // The first point from `max(a, from)` with room, and whether D > 0 there.
-            let Some(x) = profile.first_with_room(a.max(from), size) else {
-                break;
+        for _ in 0..SEARCH_ROUNDS {
+            // No point with D > 0 and room before `limit`: only windows from `start` on fit.
+            let Some(&(a, _)) = runs.get(i) else {
+                return start.max(now);
             };
-            if x >= limit {
-                break;
-            }
+            // The first point from `max(a, from)` with room, and whether D > 0 there.
+            let Some(x) = profile
+                .first_with_room(a.max(from), size)
+                .filter(|&x| x < limit)
+            else {
+                return start.max(now);
+            };
             i = runs.partition_point(|&(_, b)| b <= x);
             if !runs.get(i).is_some_and(|&(a, _)| a <= x) {
+                from = from.max(Time(x.0.saturating_sub(back)));
                 continue;
             }
-            // x is the first point with D > 0 and room: a fitting window that meets D > 0
-            // starts no earlier than x − estimate + 1 (nor before now) and ends by the end of
-            // the run with room, so it must fit between the two.
-            let earliest = Time(x.0.saturating_sub(back)).max(now);
+            // x is the first point from `from` with D > 0 and room: a fitting window that
+            // meets D > 0 starts no earlier than x − estimate + 1 and lies inside the run of
+            // steps with room around x, so it must fit between the two.
+            let earliest = Time(x.0.saturating_sub(back)).max(from);
             match profile.first_without_room(x, size) {
+                // A point without room: no fitting window holds it.
                 Some(end) if end.0.saturating_sub(earliest.0) < estimate.0 => from = end,
-                _ => return earliest,
+                _ => return earliest.min(start),
             }
         }
-        start.max(now)
+        // Rounds used up: the bound found so far.
+        from.min(start).max(now)
     }
 }
 
