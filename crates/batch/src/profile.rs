@@ -430,94 +430,11 @@ impl Profile {
     /// the chunk's run skyline says a run there lasts long enough (or it has none yet). A run
     /// of chunks all with room, or all without, is jumped by one descent of the tree.
     pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
-        self.walk(i64::from(size), duration, 0, self.summary.offset(0), None)
-    }
-
-    /// The earliest step start at or after `from` at which `size` units stay free for
-    /// `duration` (as [`Profile::earliest_fit`], with the steps before `from` taken as
-    /// full). The step under `from` counts from `from` on. Costs a scan of the chunk holding
-    /// `from`, then the walk of [`Profile::earliest_fit`].
-    pub(crate) fn earliest_fit_from(
-        &self,
-        size: u32,
-        duration: Duration,
-        from: Time,
-    ) -> Option<Time> {
-        let c = self.chunk_at(from);
-        let Some(chunk) = self.chunks.get(c) else {
-            return None;
-        };
-        if c == 0 && chunk.times.first().is_none_or(|&t| t >= from) {
-            return self.earliest_fit(size, duration);
-        }
         let size = i64::from(size);
-        let offset = self.summary.offset(c);
-        let threshold = size - chunk.add - offset;
-        let first = chunk.times.partition_point(|&t| t <= from).saturating_sub(1);
+        let mut c = 0;
+        let mut offset = self.summary.offset(0);
+        // The start of the run of steps with room that reaches chunk `c`.
         let mut open: Option<Time> = None;
-        for (&time, &free) in chunk.times.iter().zip(&chunk.free).skip(first) {
-            if free >= threshold {
-                open = open.or(Some(time.max(from)));
-            } else {
-                if let Some(start) = open
-                    && time >= start.saturating_add(duration)
-                {
-                    return Some(start);
-                }
-                open = None;
-            }
-        }
-        if c + 1 >= self.chunks.len() {
-            return open;
-        }
-        let next_offset = self.summary.next_offset(c, offset);
-        self.walk(size, duration, c + 1, next_offset, open)
-    }
-
-    /// The first time at or after `from` at which at least `size` units are free (`from`
-    /// itself if the step under it has room); `None` if there is none.
-    pub(crate) fn first_with_room(&self, from: Time, size: u32) -> Option<Time> {
-        self.first_where(from, size, true)
-    }
-
-    /// The first time at or after `from` at which fewer than `size` units are free; `None`
-    /// if there is none.
-    pub(crate) fn first_without_room(&self, from: Time, size: u32) -> Option<Time> {
-        self.first_where(from, size, false)
-    }
-
-    /// The first time at or after `from` whose step has room for `size` units (`room`) or
-    /// has not: a scan of the chunk holding `from`, then one descent of the tree and a scan
-    /// of the chunk it finds.
-    fn first_where(&self, from: Time, size: u32, room: bool) -> Option<Time> {
-        let size = i64::from(size);
-        let hit = |free: i64, threshold: i64| (free >= threshold) == room;
-        let c = self.chunk_at(from);
-        let chunk = self.chunks.get(c)?;
-        let threshold = size - chunk.add - self.summary.offset(c);
-        let first = chunk.times.partition_point(|&t| t <= from).saturating_sub(1);
-        if let Some(i) = chunk.free.iter().skip(first).position(|&f| hit(f, threshold)) {
-            return chunk.times.get(first + i).map(|&t| t.max(from));
-        }
-        let (next, offset) = self.summary.first_from(c + 1, |min, max| {
-            if room { max >= size } else { min < size }
-        })?;
-        let chunk = self.chunks.get(next)?;
-        let threshold = size - chunk.add - offset;
-        let i = chunk.free.iter().position(|&f| hit(f, threshold))?;
-        chunk.times.get(i).copied()
-    }
-
-    /// The walk of [`Profile::earliest_fit`] from chunk `c`, whose pending additions from the
-    /// tree are `offset`, with `open` the start of the run of steps with room that reaches it.
-    fn walk(
-        &self,
-        size: i64,
-        duration: Duration,
-        mut c: usize,
-        mut offset: i64,
-        mut open: Option<Time>,
-    ) -> Option<Time> {
         while let Some(chunk) = self.chunks.get(c) {
             // A step of this chunk has room exactly when its own value reaches `threshold`.
             let threshold = size - chunk.add - offset;
