@@ -111,6 +111,19 @@ impl Chunk {
         self.vain.set(0);
     }
 
+    /// Takes in a cut of some steps, the lowest of them now `lowest` and the highest before
+    /// `highest_before` (own values): the minimum can only fall to `lowest`, and the maximum
+    /// is looked for again only if a cut step held it. Drops the run skyline.
+    fn lowered(&mut self, lowest: i64, highest_before: i64) {
+        self.min = self.min.min(lowest.saturating_add(self.add));
+        if highest_before.saturating_add(self.add) >= self.max {
+            let max = self.free.iter().copied().max().unwrap_or(i64::MIN);
+            self.max = max.saturating_add(self.add);
+        }
+        self.runs.take();
+        self.vain.set(0);
+    }
+
     /// Every maximal run of steps with `free ≥ t` is, for its leftmost lowest step `p`, the
     /// span from the last step before `p` with `free ≤ free[p]` to the first after it with
     /// `free < free[p]`: one pass with a stack finds them all.
@@ -524,10 +537,13 @@ impl Profile {
     /// Takes `size` units from steps `from..to` of chunk `c`.
     fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) {
         let chunk = &mut self.chunks[c];
+        let (mut lowest, mut highest_before) = (i64::MAX, i64::MIN);
         for free in &mut chunk.free[from..to] {
+            highest_before = highest_before.max(*free);
             *free -= size;
+            lowest = lowest.min(*free);
         }
-        chunk.refresh();
+        chunk.lowered(lowest, highest_before);
         self.summary.set_leaf(c, chunk);
     }
 
