@@ -382,6 +382,11 @@ impl Summary {
     }
 }
 
+/// The first step time of each chunk (chunks are never empty).
+fn chunk_starts(chunks: &[Chunk]) -> Vec<Time> {
+    chunks.iter().filter_map(|c| c.times.first().copied()).collect()
+}
+
 /// A step: chunk index and index within the chunk.
 type Pos = (usize, usize);
 
@@ -390,6 +395,9 @@ type Pos = (usize, usize);
 pub(crate) struct Profile {
     /// Never empty; no chunk is empty.
     chunks: Vec<Chunk>,
+    /// The first step time of each chunk, kept beside the chunks so that finding the chunk
+    /// of a time is a binary search over one array (not a load from every chunk it probes).
+    starts: Vec<Time>,
     /// Minimum and maximum over runs of chunks.
     summary: Summary,
     /// Steps in all chunks.
@@ -418,8 +426,10 @@ impl Profile {
         let chunks: Vec<Chunk> = steps.chunks(target).map(Chunk::new).collect();
         let mut summary = Summary::default();
         summary.build(&chunks);
+        let starts = chunk_starts(&chunks);
         Profile {
             chunks,
+            starts,
             summary,
             steps: steps.len(),
             target,
@@ -428,9 +438,7 @@ impl Profile {
 
     /// The chunk holding time `t`: the last one starting at or before it (the first if none).
     fn chunk_at(&self, t: Time) -> usize {
-        self.chunks
-            .partition_point(|chunk| chunk.times[0] <= t)
-            .saturating_sub(1)
+        self.starts.partition_point(|&s| s <= t).saturating_sub(1)
     }
 
     /// The earliest step start at which `size` units stay free for `duration` (a zero duration
@@ -521,8 +529,8 @@ impl Profile {
         }
         // The last chunk with a step before `end`; those between are covered whole.
         let last = self
-            .chunks
-            .partition_point(|chunk| chunk.times[0] < end)
+            .starts
+            .partition_point(|&s| s < end)
             .saturating_sub(1);
         let stop = self.chunks[last].times.partition_point(|&t| t < end);
         if last == first {
@@ -567,6 +575,9 @@ impl Profile {
         chunk.free.insert(j, raw);
         if j == 0 {
             chunk.refresh();
+            if let Some(start) = self.starts.get_mut(c) {
+                *start = t;
+            }
         }
         self.steps += 1;
         if chunk_target(self.steps) >= 2 * self.target {
@@ -585,6 +596,7 @@ impl Profile {
             chunk.add,
         );
         chunk.refresh();
+        self.starts.insert(c + 1, tail.times[0]);
         self.chunks.insert(c + 1, tail);
         self.summary.build(&self.chunks);
         Some(if j >= half { (c + 1, j - half) } else { (c, j) })
@@ -600,6 +612,7 @@ impl Profile {
             .collect();
         self.target = chunk_target(steps.len());
         self.chunks = steps.chunks(self.target).map(Chunk::new).collect();
+        self.starts = chunk_starts(&self.chunks);
         self.summary.build(&self.chunks);
     }
 
@@ -614,6 +627,7 @@ impl Profile {
                 .drain(..c)
                 .map(|chunk| chunk.len())
                 .sum::<usize>();
+            self.starts.drain(..c);
         }
         let chunk = &mut self.chunks[0];
         let j = chunk.times.partition_point(|&s| s <= now).saturating_sub(1);
@@ -622,6 +636,9 @@ impl Profile {
         self.steps -= j;
         if chunk.times[0] < now {
             chunk.times[0] = now;
+        }
+        if let Some(start) = self.starts.first_mut() {
+            *start = chunk.times[0];
         }
         chunk.refresh();
         if c > 0 {
@@ -713,6 +730,7 @@ mod tests {
                 .all(|c| c.len() > 0 && c.len() <= 2 * p.target)
         );
         assert_eq!(p.steps, flat(p).len());
+        assert_eq!(p.starts, chunk_starts(&p.chunks));
         assert!(p.summary.leaves >= p.chunks.len());
         for (c, chunk) in p.chunks.iter().enumerate() {
             let offset = p.summary.offset(c);
