@@ -17,8 +17,10 @@
 //! the run passed on starts after the last; the skyline says in O(log L) whether a run between
 //! them lasts `d`, and only then (or while there is no skyline) is the middle scanned. Runs of
 //! chunks all with room or all without are jumped by one O(log m) descent. A reservation costs
-//! O(L): two step splits, one O(log m) range addition on the tree and at most two chunks
-//! refreshed (a chunk split rebuilds the tree, O(m), once per `L` new steps or more).
+//! O(L): two step splits (a binary search over the chunks' start times, kept in one array, then
+//! one within the chunk), one O(log m) range addition on the tree and at most two chunks cut
+//! (their minimum follows the cut steps; the maximum is looked for again only if a cut step
+//! held it); a chunk split rebuilds the tree, O(m), once per `L` new steps or more.
 //!
 //! Costs, honestly: a full-width job (every fit at the profile's end, after chunks without
 //! room) costs O(log s + L) per fit, so 50,000 of them plan in O(q √q). A fit that crosses
@@ -28,11 +30,19 @@
 //! per fit, as a flat profile does. The measured plans are in the crate's bench
 //! (`benches/conservative.rs`); the tests check every operation against the flat steps.
 //!
+//! Per plan of `q` jobs (conservative backfilling plans the whole queue again after every
+//! unforeseen change, such as a job ending before its estimate): best case O(q (log s + L))
+//! (every fit at the profile's end or in the first chunks it reaches), typical O(q · chunks
+//! crossed · scan to the first blocked step), worst case O(q · s) = O(q²).
+//!
 //! We do not claim a polylog bound. "Earliest window of length `d` with minimum ≥ `k`" depends
 //! on the pair `(k, d)`: a tree node would have to hold the skyline of its runs over every
 //! threshold (as the chunks here do), and merging such skylines up the tree costs time in the
-//! number of distinct values below a node, not O(1), so an update is no longer polylog. We know
-//! of no structure with polylog updates and queries for this query.
+//! number of distinct values below a node, not O(1), so an update is no longer polylog. The
+//! query is also not decomposable: the earliest fit in a node is not a function of its two
+//! children's earliest fits for the same `(k, d)`, because a window may straddle them, which
+//! is why each node's whole run structure would be needed. We know of no structure with
+//! polylog updates and queries for this query, and did not search the literature for one.
 
 use std::cell::{Cell, OnceCell};
 
@@ -384,7 +394,10 @@ impl Summary {
 
 /// The first step time of each chunk (chunks are never empty).
 fn chunk_starts(chunks: &[Chunk]) -> Vec<Time> {
-    chunks.iter().filter_map(|c| c.times.first().copied()).collect()
+    chunks
+        .iter()
+        .filter_map(|c| c.times.first().copied())
+        .collect()
 }
 
 /// A step: chunk index and index within the chunk.
@@ -528,10 +541,7 @@ impl Profile {
             return;
         }
         // The last chunk with a step before `end`; those between are covered whole.
-        let last = self
-            .starts
-            .partition_point(|&s| s < end)
-            .saturating_sub(1);
+        let last = self.starts.partition_point(|&s| s < end).saturating_sub(1);
         let stop = self.chunks[last].times.partition_point(|&t| t < end);
         if last == first {
             self.subtract(first, i, stop, size);

@@ -261,13 +261,23 @@ impl<S: BatchScheduler> Driven<S> {
     /// Ends the jobs due by `now` on time, applies `step` at `now`, then runs a pass; returns
     /// the jobs it started, in order, with their predicted ends.
     fn apply(&mut self, now: Time, step: &Step, id: u64) -> Vec<(JobId, Time)> {
-        let due: Vec<_> = self.running.iter().filter(|r| r.1 <= now).copied().collect();
+        let due: Vec<_> = self
+            .running
+            .iter()
+            .filter(|r| r.1 <= now)
+            .copied()
+            .collect();
         self.running.retain(|r| r.1 > now);
         for (token, end) in due {
             self.cluster.complete(end, token).unwrap();
         }
         match *step {
-            Step::Arrive { size, runtime, margin, earlier } => {
+            Step::Arrive {
+                size,
+                runtime,
+                margin,
+                earlier,
+            } => {
                 let submit = Time(earlier.map_or(now.0, |back| (now.0 - back).max(0)));
                 let job = cosched_batch::BatchJob {
                     id: JobId(id),
@@ -306,10 +316,14 @@ impl<S: BatchScheduler> Driven<S> {
             }
         }
         let mut started = Vec::new();
-        self.cluster.schedule(now, &mut self.scheduler, &mut started);
+        self.cluster
+            .schedule(now, &mut self.scheduler, &mut started);
         self.running
             .extend(started.iter().map(|s| (s.token, s.predicted_end)));
-        started.iter().map(|s| (s.token.job, s.predicted_end)).collect()
+        started
+            .iter()
+            .map(|s| (s.token.job, s.predicted_end))
+            .collect()
     }
 }
 
