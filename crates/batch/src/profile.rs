@@ -437,6 +437,11 @@ impl Profile {
         }
         let target = chunk_target(steps.len());
         let chunks: Vec<Chunk> = steps.chunks(target).map(Chunk::new).collect();
+        // Free units never fall over time before any reservation (releases only add), so no
+        // chunk holds a closed run yet: its skyline is empty, and fits skip its middle.
+        for chunk in &chunks {
+            let _ = chunk.runs.set(Vec::new());
+        }
         let mut summary = Summary::default();
         summary.build(&chunks);
         let starts = chunk_starts(&chunks);
