@@ -51,10 +51,12 @@
 //! assert!(outlook.price_usd_per_mwh(noon_day_3, 2_000).is_some());
 //! ```
 
-use crate::sarima::{Sarima, SarimaOrder};
 use crate::site::Site;
 use cosched_core::{ParamError, Time};
+use cosched_forecast::ForecastError;
+use cosched_forecast::sarima::{Sarima, SarimaOrder};
 use std::sync::OnceLock;
+use thiserror::Error;
 
 const HOURS_PER_DAY: i64 = 24;
 
@@ -308,21 +310,40 @@ pub struct ForecastAccuracy {
     pub under_20_percent: usize,
 }
 
+/// Why [`forecast_mape`] could not measure the forecasts.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum ForecastMapeError {
+    /// The configuration or a price is invalid, or the series is too short to forecast one
+    /// whole day.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The model could not be fitted to a day's training window (the model's own error says
+    /// why; not expected once the prices and the configuration are valid).
+    #[error("the prices before day {day} cannot be fitted")]
+    Fit {
+        /// The day forecast, from 0.
+        day: usize,
+        /// The fit's failure.
+        #[source]
+        source: ForecastError,
+    },
+}
+
 /// The price predictor's mean absolute percentage error (the paper's measure): for every day `d` of `prices` whose preceding
 /// `training_hours` are in the series (no wrap-around), fit on those hours, forecast the 24
 /// hours of day `d`, and average `|forecast − actual| / |actual|` over all forecast hours, in
 /// percent.
 ///
 /// # Errors
-/// [`ParamError`] for an invalid `config`, a non-finite price, or a series too short to
-/// forecast one whole day.
+/// [`ForecastMapeError::Param`] for an invalid `config`, a non-finite price, or a series too
+/// short to forecast one whole day; [`ForecastMapeError::Fit`] if a fit fails.
 pub fn forecast_mape(
     prices: &[f64],
     config: &PriceForecastConfig,
-) -> Result<ForecastAccuracy, ParamError> {
+) -> Result<ForecastAccuracy, ForecastMapeError> {
     let model = config.model()?;
     if let Some(bad) = prices.iter().find(|p| !p.is_finite()) {
-        return Err(ParamError::new("prices", bad, "every price must be finite"));
+        return Err(ParamError::new("prices", bad, "every price must be finite").into());
     }
     let day = HOURS_PER_DAY as usize;
     let first = config.training_hours.div_ceil(day);
@@ -346,7 +367,10 @@ pub fn forecast_mape(
         let issue = d * day;
         let fit = model
             .fit(&prices[issue - config.training_hours..issue])
-            .map_err(|e| ParamError::new("prices", format!("day {d}: {e}"), "cannot be fitted"))?;
+            .map_err(|e| ForecastMapeError::Fit {
+                day: d,
+                source: e.into(),
+            })?;
         for (f, &actual) in fit.forecast(day).iter().zip(&prices[issue..issue + day]) {
             if actual == 0.0 {
                 accuracy.skipped_zero_prices += 1;
@@ -412,7 +436,10 @@ mod tests {
             PriceOutlook::new(vec![f64::NAN], ok).unwrap_err().name,
             "prices"
         );
-        assert_eq!(forecast_mape(&cycle(95), &ok).unwrap_err().name, "prices");
+        assert!(matches!(
+            forecast_mape(&cycle(95), &ok),
+            Err(ForecastMapeError::Param(ParamError { name: "prices", .. }))
+        ));
     }
 
     #[test]

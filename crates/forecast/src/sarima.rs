@@ -1,6 +1,6 @@
-//! Seasonal ARIMA models of the paper's electricity-price prediction (§3.2: a seasonal ARIMA
-//! with a 24-hour period, trained on the previous three days), used by
-//! [`price_forecast`](crate::price_forecast), in two orders ([`SarimaOrder`]):
+//! Seasonal ARIMA models of Murali and Vadhiyar's electricity-price prediction (§3.2: a
+//! seasonal ARIMA with a 24-hour period, trained on the previous three days), used by
+//! `cosched-metasched`'s `price_forecast`, in two orders ([`SarimaOrder`]):
 //!
 //! - [`SarimaOrder::Published`], `(1,0,1)×(1,0,1)ₛ` with a mean: §3.2's "unit order terms for
 //!   the autoregressive and moving average seasonal and non-seasonal components", the order the
@@ -50,7 +50,7 @@
 //! forecast).
 //!
 //! ```
-//! use cosched_metasched::sarima::Sarima;
+//! use cosched_forecast::sarima::Sarima;
 //!
 //! // Three days of a daily cycle with a little noise.
 //! let series: Vec<f64> = (0..72)
