@@ -2,10 +2,12 @@
 //!
 //! The time-series and learning methods cosched's schedulers predict with, as plain functions
 //! and small validated models over slices and fixed-size feature rows: no clock, RNG, I/O or
-//! scheduler types. They were written for Murali and Vadhiyar's electricity-price-aware
+//! scheduler types. Most were written for Murali and Vadhiyar's electricity-price-aware
 //! metascheduler (`cosched-metasched`), whose policy forecasts prices and learns queue waits,
-//! and live here so that a forecast needs no grid simulator and the methods can be checked
-//! against their references (statsmodels, scikit-learn) on their own.
+//! the series predictors for RHIC's comparison of foreground-load predictors
+//! (`cosched-rhic`). They live here so that a forecast needs no grid or cloud simulator and
+//! the methods can be checked against their references (statsmodels, scikit-learn) on their
+//! own.
 //!
 //! - [`sarima`]: seasonal ARIMA — the `(1,0,1)×(1,0,1)ₛ` order with a mean by conditional sum
 //!   of squares (R's `arima` CSS stage), and `(1,0,0)×(1,1,0)ₛ` by exact maximum likelihood
@@ -16,6 +18,9 @@
 //! - [`ridge`]: ridge regression with an unpenalised intercept in closed form (Cholesky), as
 //!   scikit-learn's `Ridge`.
 //! - [`correlation`]: feature weights from Spearman rank correlations with a target.
+//! - [`series`]: the mean of a utilisation series' next samples — least-squares
+//!   autoregression, autocorrelation signatures, and PRESS's FFT signature with a Markov-chain
+//!   fallback ([`series::FftMarkov`]).
 //!
 //! Parameters are validated when a model is built ([`cosched_core::ParamError`] names the
 //! parameter and its value); fits fail with their own typed errors ([`sarima::SarimaError`],
@@ -36,6 +41,9 @@
 //!   other). Memory `O(n)`: neighbourhoods are recomputed, never stored.
 //! - [`ridge::Ridge::fit`]: `O(n·D² + D³)` (the Gram matrix on `ndarray`, then Cholesky).
 //! - [`correlation::correlation_weights`]: `O(D·n log n)` (one ranking per feature).
+//! - [`series`]: `O(n log n)` for an FFT signature, `O(n²)` for autocorrelation signatures
+//!   (every lag up to `n/2`), `O(n·p² + p³)` for an order-`p` autoregression (its module docs
+//!   give the lookahead's share).
 //!
 //! ```
 //! use cosched_forecast::{ForecastError, dbscan::Dbscan, ridge::Ridge, sarima::Sarima};
@@ -61,5 +69,6 @@ pub mod dbscan;
 mod error;
 pub mod ridge;
 pub mod sarima;
+pub mod series;
 
 pub use error::ForecastError;
