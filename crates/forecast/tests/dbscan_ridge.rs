@@ -4,52 +4,81 @@
 
 use cosched_forecast::dbscan::{Clustering, Dbscan, manhattan};
 use cosched_forecast::ridge::{Ridge, RidgeError};
-use json::{floats, rows};
 use proptest::prelude::*;
-use serde_json::Value;
+use serde::Deserialize;
 
-#[path = "support/json.rs"]
-mod json;
-
-fn fixture() -> Value {
-    json::parse(include_str!("fixtures/dbscan_ridge_sklearn.json"))
+/// `fixtures/dbscan_ridge_sklearn.json`.
+#[derive(Deserialize)]
+struct Fixture {
+    dbscan: Vec<DbscanCase>,
+    ridge: Vec<RidgeCase>,
 }
 
-fn check_dbscan<const D: usize>(case: &Value) -> usize {
-    let points = rows::<D>(&case["points"]);
-    let mut checked = 0;
-    for run in case["runs"].as_array().unwrap() {
-        let eps = run["eps"].as_f64().unwrap();
-        let min_pts = run["min_samples"].as_u64().unwrap() as usize;
+/// Points of one dimension and scikit-learn's clusterings of them.
+#[derive(Deserialize)]
+struct DbscanCase {
+    name: String,
+    points: Vec<Vec<f64>>,
+    runs: Vec<DbscanRun>,
+}
+
+#[derive(Deserialize)]
+struct DbscanRun {
+    eps: f64,
+    min_samples: usize,
+    /// Cluster labels, −1 for noise.
+    labels: Vec<i64>,
+    /// 1 for a core point.
+    core: Vec<u8>,
+}
+
+/// Rows of 8 features, targets, and scikit-learn's fits for several penalties.
+#[derive(Deserialize)]
+struct RidgeCase {
+    x: Vec<[f64; 8]>,
+    y: Vec<f64>,
+    fits: Vec<RidgeFitted>,
+}
+
+#[derive(Deserialize)]
+struct RidgeFitted {
+    alpha: f64,
+    coef: Vec<f64>,
+    intercept: f64,
+}
+
+fn fixture() -> Fixture {
+    serde_json::from_str(include_str!("fixtures/dbscan_ridge_sklearn.json"))
+        .expect("the fixture matches its schema")
+}
+
+fn check_dbscan<const D: usize>(case: &DbscanCase) -> usize {
+    let points: Vec<[f64; D]> = case
+        .points
+        .iter()
+        .map(|p| p.as_slice().try_into().expect("rows of one width"))
+        .collect();
+    for run in &case.runs {
+        let (eps, min_pts, name) = (run.eps, run.min_samples, &case.name);
         let ours = Dbscan::new(eps, min_pts).unwrap().fit(&points);
-        let labels: Vec<Option<usize>> = run["labels"]
-            .as_array()
-            .unwrap()
+        let labels: Vec<Option<usize>> = run
+            .labels
             .iter()
-            .map(|l| usize::try_from(l.as_i64().unwrap()).ok())
+            .map(|&l| usize::try_from(l).ok())
             .collect();
-        let core: Vec<bool> = run["core"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64() == Some(1))
-            .collect();
-        let name = case["name"].as_str().unwrap();
         assert_eq!(ours.labels(), labels, "{name} eps {eps} min_pts {min_pts}");
-        for (i, &c) in core.iter().enumerate() {
-            assert_eq!(ours.is_core(i), c, "{name}: core flag of point {i}");
+        for (i, &c) in run.core.iter().enumerate() {
+            assert_eq!(ours.is_core(i), c == 1, "{name}: core flag of point {i}");
         }
-        checked += 1;
     }
-    checked
+    case.runs.len()
 }
 
 #[test]
 fn dbscan_reproduces_scikit_learn_labels_exactly() {
     let mut runs = 0;
-    for case in fixture()["dbscan"].as_array().unwrap() {
-        let dim = case["points"][0].as_array().unwrap().len();
-        runs += match dim {
+    for case in &fixture().dbscan {
+        runs += match case.points.first().map_or(0, Vec::len) {
             2 => check_dbscan::<2>(case),
             8 => check_dbscan::<8>(case),
             other => panic!("no test for {other}-dimensional points"),
@@ -61,19 +90,16 @@ fn dbscan_reproduces_scikit_learn_labels_exactly() {
 #[test]
 fn ridge_matches_scikit_learn() {
     let mut worst: f64 = 0.0;
-    for case in fixture()["ridge"].as_array().unwrap() {
-        let x = rows::<8>(&case["x"]);
-        let y = floats(&case["y"]);
-        for fit in case["fits"].as_array().unwrap() {
-            let alpha = fit["alpha"].as_f64().unwrap();
-            let ours = Ridge::new(alpha).unwrap().fit(&x, &y).unwrap();
-            let coef = floats(&fit["coef"]);
-            let intercept = fit["intercept"].as_f64().unwrap();
-            for (a, b) in ours.coef.iter().zip(&coef) {
+    for case in &fixture().ridge {
+        for fit in &case.fits {
+            let alpha = fit.alpha;
+            let ours = Ridge::new(alpha).unwrap().fit(&case.x, &case.y).unwrap();
+            for (a, b) in ours.coef.iter().zip(&fit.coef) {
                 let err = (a - b).abs() / b.abs().max(1e-3);
                 worst = worst.max(err);
                 assert!(err < 1e-7, "alpha {alpha}: coef {a} vs sklearn {b}");
             }
+            let intercept = fit.intercept;
             let err = (ours.intercept - intercept).abs() / intercept.abs().max(1.0);
             worst = worst.max(err);
             assert!(

@@ -2,15 +2,29 @@
 //! `tests/fixtures/gen_sarima.py`), and their invariances as property tests.
 
 use cosched_forecast::sarima::Sarima;
-use json::floats;
 use proptest::prelude::*;
-use serde_json::Value;
+use serde::Deserialize;
 
-#[path = "support/json.rs"]
-mod json;
+/// `fixtures/sarima_statsmodels.json`.
+#[derive(Deserialize)]
+struct Fixture {
+    cases: Vec<Case>,
+}
 
-fn fixture() -> Value {
-    json::parse(include_str!("fixtures/sarima_statsmodels.json"))
+/// A 72-hour series, statsmodels' (1,0,0)×(1,1,0)₂₄ fit of it and its 48-hour forecast.
+#[derive(Deserialize)]
+struct Case {
+    series: Vec<f64>,
+    phi: f64,
+    seasonal_phi: f64,
+    sigma2: f64,
+    log_likelihood: f64,
+    forecast: Vec<f64>,
+}
+
+fn fixture() -> Fixture {
+    serde_json::from_str(include_str!("fixtures/sarima_statsmodels.json"))
+        .expect("the fixture matches its schema")
 }
 
 /// Forecasts agree with statsmodels' to 1e-3 $/MWh over 48 hours; coefficients to 1e-4.
@@ -18,25 +32,24 @@ fn fixture() -> Value {
 fn fits_and_forecasts_match_statsmodels() {
     let model = Sarima::new(24).unwrap();
     let (mut worst_forecast, mut worst_coef, mut worst_ll) = (0.0_f64, 0.0_f64, 0.0_f64);
-    let cases = fixture()["cases"].as_array().unwrap().clone();
+    let cases = fixture().cases;
     for (k, case) in cases.iter().enumerate() {
-        let fit = model.fit(&floats(&case["series"])).unwrap();
-        let f = |name: &str| case[name].as_f64().unwrap();
-        for (ours, theirs) in [(fit.phi, f("phi")), (fit.seasonal_phi, f("seasonal_phi"))] {
+        let fit = model.fit(&case.series).unwrap();
+        for (ours, theirs) in [(fit.phi, case.phi), (fit.seasonal_phi, case.seasonal_phi)] {
             worst_coef = worst_coef.max((ours - theirs).abs());
         }
-        worst_ll = worst_ll.max((fit.log_likelihood - f("log_likelihood")).abs());
+        worst_ll = worst_ll.max((fit.log_likelihood - case.log_likelihood).abs());
         // Our optimum must be at least as good as statsmodels'.
-        assert!(fit.log_likelihood >= f("log_likelihood") - 1e-6, "case {k}");
+        assert!(fit.log_likelihood >= case.log_likelihood - 1e-6, "case {k}");
         assert!(
-            (fit.sigma2 - f("sigma2")).abs() < 1e-4 * f("sigma2"),
+            (fit.sigma2 - case.sigma2).abs() < 1e-4 * case.sigma2,
             "case {k}"
         );
-        let expected = floats(&case["forecast"]);
+        let expected = &case.forecast;
         for (h, (ours, theirs)) in fit
             .forecast(expected.len())
             .iter()
-            .zip(&expected)
+            .zip(expected)
             .enumerate()
         {
             worst_forecast = worst_forecast.max((ours - theirs).abs());

@@ -8,10 +8,9 @@ use cosched_forecast::sarima::SarimaOrder;
 use cosched_metasched::price_forecast::{PriceForecastConfig, PriceOutlook, forecast_mape};
 use cosched_metasched::xsede::load_prices;
 use proptest::prelude::*;
-use serde_json::Value;
+use serde::Deserialize;
+use std::collections::BTreeMap;
 
-#[path = "support/json.rs"]
-mod json;
 #[path = "support/shared.rs"]
 mod shared;
 
@@ -23,8 +22,15 @@ fn differenced() -> PriceForecastConfig {
     }
 }
 
-fn fixture() -> Value {
-    json::parse(include_str!("fixtures/xsede_mape_statsmodels.json"))
+/// `fixtures/xsede_mape_statsmodels.json`: statsmodels' MAPE (%) per region.
+#[derive(Deserialize)]
+struct Fixture {
+    xsede_mape: BTreeMap<String, f64>,
+}
+
+fn fixture() -> Fixture {
+    serde_json::from_str(include_str!("fixtures/xsede_mape_statsmodels.json"))
+        .expect("the fixture matches its schema")
 }
 
 /// The paper reports 8 % on Texas. Our MAPE must match statsmodels' on every region (same
@@ -34,7 +40,7 @@ fn day_ahead_mape_on_the_xsede_prices() {
     let Some(dir) = shared::shared_metasched("prices") else {
         return;
     };
-    let reference = fixture()["xsede_mape"].clone();
+    let reference = fixture().xsede_mape;
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -47,7 +53,7 @@ fn day_ahead_mape_on_the_xsede_prices() {
         // The statsmodels fixture fits the seasonal-difference order.
         let acc = forecast_mape(&prices, &differenced()).unwrap();
         let published = forecast_mape(&prices, &PriceForecastConfig::default()).unwrap();
-        let theirs = reference[&region].as_f64();
+        let theirs = reference.get(&region).copied();
         println!(
             "{region:>12}: MAPE {:.2} % over {} days ({} hours){}; published order {:.2} %",
             acc.mape_percent,

@@ -6,7 +6,7 @@ use cosched_core::Duration;
 use cosched_metasched::wait::{
     ClusteredWaitConfig, PredictionSource, QueueWaitPredictor, WaitFeatures,
 };
-use json::{floats, rows};
+use json::floats;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -15,6 +15,14 @@ mod json;
 
 fn fixture() -> Value {
     json::parse(include_str!("fixtures/wait_sklearn.json"))
+}
+
+fn rows<const D: usize>(v: &Value) -> Vec<[f64; D]> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| floats(r).try_into().unwrap())
+        .collect()
 }
 
 /// The whole predictor against the rule its module documents, evaluated in Python on

@@ -15,13 +15,3 @@ pub fn floats(v: &Value) -> Vec<f64> {
         .map(|x| x.as_f64().expect("a number"))
         .collect()
 }
-
-/// A JSON array of `D`-number rows.
-#[allow(dead_code)] // not every test binary reads rows
-pub fn rows<const D: usize>(v: &Value) -> Vec<[f64; D]> {
-    v.as_array()
-        .expect("an array of rows")
-        .iter()
-        .map(|r| floats(r).try_into().expect("a row of the expected width"))
-        .collect()
-}
