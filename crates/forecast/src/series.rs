@@ -127,7 +127,7 @@ pub fn autocorrelation_signature(history: &[f64], lookahead: usize) -> Option<f6
 }
 
 /// The signature-plus-Markov predictor of PRESS (Gong, Gu, Wilkes, CNSM 2010), which RHIC's
-/// ref. [25] (CloudScale) uses and its §4.4 compares as "a hybrid of signature-based Fast
+/// ref. \[25\] (CloudScale) uses and its §4.4 compares as "a hybrid of signature-based Fast
 /// Fourier Transform (FFT) and Markov chains".
 ///
 /// 1. **Signature.** The FFT ([`rustfft`]) of the mean-removed history gives the dominant

@@ -204,7 +204,7 @@ pub enum PredictorKind {
     /// ([`series::autocorrelation_signature`]). Falls back to the moving average when no lag
     /// correlates above 0.5, as the paper notes it does (§4.4).
     AutoCorrelation,
-    /// The hybrid of the authors' earlier work (§4.4, ref. [25], CloudScale, whose predictor is
+    /// The hybrid of the authors' earlier work (§4.4, ref. \[25\], CloudScale, whose predictor is
     /// PRESS): a *signature* when the history repeats, else a discrete-time *Markov chain*.
     /// [`FftMarkov::predict`] gives the details.
     FftMarkov,
