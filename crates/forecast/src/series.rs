@@ -106,7 +106,7 @@ pub fn autocorrelation_signature(history: &[f64], lookahead: usize) -> Option<f6
     let n = history.len();
     let mean = history.iter().sum::<f64>() / n as f64;
     let var: f64 = history.iter().map(|x| (x - mean) * (x - mean)).sum();
-    if var <= 0.0 || n < 2 * lookahead + 2 {
+    if var <= 0.0 || n < lookahead.saturating_mul(2).saturating_add(2) {
         return None;
     }
     let corr = |lag: usize| {
@@ -358,6 +358,8 @@ mod tests {
         };
         assert_eq!(absurd.predict(&flat, 5), None);
         assert_eq!(autoregression(&flat, usize::MAX, 5), None);
+        let wave: Vec<f64> = (0..50).map(|t| f64::from(t % 5) * 10.0).collect();
+        assert_eq!(autocorrelation_signature(&wave, usize::MAX), None);
     }
 
     /// The iterated autoregression reads the last `p` values in order: an AR(2) that

@@ -60,6 +60,9 @@ use thiserror::Error;
 
 const HOURS_PER_DAY: i64 = 24;
 
+/// The longest forecast per issue, in hours: a leap year (ours; the paper forecasts a day).
+const MAX_HORIZON_HOURS: usize = 366 * 24;
+
 /// How prices are forecast and when day-ahead prices become known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PriceForecastConfig {
@@ -67,7 +70,8 @@ pub struct PriceForecastConfig {
     pub period_hours: usize,
     /// Hours of history the model is trained on (the paper: the previous three days, 72).
     pub training_hours: usize,
-    /// Hours forecast per issue; later hours repeat the last period of the forecast.
+    /// Hours forecast per issue (`period_hours..=8784`); later hours repeat the last period of
+    /// the forecast.
     pub horizon_hours: usize,
     /// Scenario hour of day (0..=24) from which the next day's prices are known; 24 means
     /// only the current day's prices are ever known.
@@ -104,6 +108,13 @@ impl PriceForecastConfig {
             "horizon_hours",
             self.horizon_hours,
             "must be >= period_hours",
+        )?;
+        // Each issue day caches a forecast of this many hours.
+        ParamError::check(
+            self.horizon_hours <= MAX_HORIZON_HOURS,
+            "horizon_hours",
+            self.horizon_hours,
+            "must be at most 8,784 (a leap year of hours)",
         )?;
         ParamError::check(
             self.release_hour <= 24,
@@ -423,6 +434,20 @@ mod tests {
                 ..ok
             }),
             "horizon_hours"
+        );
+        assert_eq!(
+            bad(PriceForecastConfig {
+                horizon_hours: usize::MAX,
+                ..ok
+            }),
+            "horizon_hours"
+        );
+        assert_eq!(
+            bad(PriceForecastConfig {
+                period_hours: usize::MAX,
+                ..ok
+            }),
+            "training_hours"
         );
         assert_eq!(
             bad(PriceForecastConfig {
