@@ -103,6 +103,33 @@ mod tests {
         assert!(w[2] < w[0] && w[2] > 0.0, "{w:?}");
     }
 
+    proptest::proptest! {
+        /// The weights are a distribution over the features, and rank correlations see only
+        /// the order of a feature's values: a strictly increasing map of a column (here
+        /// `x ↦ 2ˣ`) changes no weight.
+        #[test]
+        fn weights_are_a_distribution_blind_to_monotone_maps(
+            rows in proptest::collection::vec(
+                (proptest::array::uniform3(-20i32..20), -50i32..50), 2..40),
+            column in 0usize..3,
+        ) {
+            let points: Vec<[f64; 3]> = rows.iter().map(|(p, _)| p.map(f64::from)).collect();
+            let targets: Vec<f64> = rows.iter().map(|(_, y)| f64::from(*y)).collect();
+            let w = correlation_weights(&points, &targets);
+            proptest::prop_assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{w:?}");
+            proptest::prop_assert!(w.iter().all(|x| (0.0..=1.0).contains(x)), "{w:?}");
+            let mapped: Vec<[f64; 3]> = points
+                .iter()
+                .map(|p| {
+                    let mut q = *p;
+                    q[column] = q[column].exp2();
+                    q
+                })
+                .collect();
+            proptest::prop_assert_eq!(correlation_weights(&mapped, &targets), w);
+        }
+    }
+
     #[test]
     fn nothing_to_correlate_weighs_uniformly() {
         assert_eq!(correlation_weights(&[[1.0, 2.0]], &[3.0]), [0.5, 0.5]);
