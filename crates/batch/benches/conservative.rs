@@ -5,6 +5,13 @@
 //! - `mixed_10k`, `mixed_50k`: sizes log-uniform on 1–64 units and estimates uniform on
 //!   1–10,000 s (a fragmented profile: each fit crosses many runs with and without room).
 //!
+//! and the cost of replanning after unforeseen changes, on a Lublin–Feitelson trace whose jobs
+//! mostly end before their Tsafrir estimates (each such end makes the pass plan the queue
+//! again):
+//!
+//! - `conservative_replans_1024_units/lublin_5k`: 5,000 jobs on 1,024 units (seeds 2026 and
+//!   2027, as the EASY bench's trace).
+//!
 //! `cargo bench -p cosched-batch --bench conservative` measures the CPU time of the
 //! benchmarking thread (see `common`) and reports jobs per CPU second.
 
@@ -14,7 +21,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::RngExt;
 
 mod common;
-use common::ThreadCpuTime;
+use common::{ThreadCpuTime, lublin};
 
 const CAPACITY: u32 = 64;
 
@@ -75,9 +82,34 @@ fn bursts(c: &mut Criterion<ThreadCpuTime>) {
     group.finish();
 }
 
+fn replans(c: &mut Criterion<ThreadCpuTime>) {
+    const UNITS: u32 = 1_024;
+    let jobs = lublin(UNITS, 5_000, 2026, 2027);
+    let out = BatchSim::new(UNITS, Policy::Conservative.scheduler())
+        .expect("valid capacity")
+        .run(&jobs)
+        .expect("valid workload");
+    eprintln!(
+        "lublin_5k: {} passes, queue up to {} jobs ({:.0} on average)",
+        out.stats.passes, out.stats.max_queue_len, out.stats.mean_queue_len
+    );
+    let mut group = c.benchmark_group("conservative_replans_1024_units/cpu");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(jobs.len() as u64));
+    group.bench_function("lublin_5k", |b| {
+        b.iter(|| {
+            BatchSim::new(UNITS, Policy::Conservative.scheduler())
+                .expect("valid capacity")
+                .run(&jobs)
+                .expect("valid workload")
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(ThreadCpuTime);
-    targets = bursts
+    targets = bursts, replans
 }
 criterion_main!(benches);

@@ -13,23 +13,13 @@
 //! which a machine shared with other work inflates far less than the wall clock.
 
 use cosched_batch::{BatchSim, Policy};
-use cosched_core::{Duration, RigidJob};
-use cosched_workload::{LublinModel, TsafrirEstimates, offered_load, scale_to_offered_load};
+use cosched_core::RigidJob;
+use cosched_workload::{offered_load, scale_to_offered_load};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 
 mod common;
-use common::ThreadCpuTime;
-
-fn lublin(capacity: u32, jobs: usize, seed: u64, estimate_seed: u64) -> Vec<RigidJob> {
-    let mut jobs = LublinModel::typeless(capacity)
-        .expect("valid capacity")
-        .generate(jobs, seed);
-    TsafrirEstimates::new(Duration::from_hours(36))
-        .expect("valid maximum estimate")
-        .assign(&mut jobs, estimate_seed);
-    jobs
-}
+use common::{ThreadCpuTime, lublin};
 
 fn bench_in<M: Measurement>(group: &mut BenchmarkGroup<'_, M>, capacity: u32, jobs: &[RigidJob]) {
     group.throughput(Throughput::Elements(jobs.len() as u64));

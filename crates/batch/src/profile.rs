@@ -17,8 +17,10 @@
 //! the run passed on starts after the last; the skyline says in O(log L) whether a run between
 //! them lasts `d`, and only then (or while there is no skyline) is the middle scanned. Runs of
 //! chunks all with room or all without are jumped by one O(log m) descent. A reservation costs
-//! O(L): two step splits, one O(log m) range addition on the tree and at most two chunks
-//! refreshed (a chunk split rebuilds the tree, O(m), once per `L` new steps or more).
+//! O(L): two step splits (a binary search over the chunks' start times, kept in one array, then
+//! one within the chunk), one O(log m) range addition on the tree and at most two chunks cut
+//! (their minimum follows the cut steps; the maximum is looked for again only if a cut step
+//! held it); a chunk split rebuilds the tree, O(m), once per `L` new steps or more.
 //!
 //! Costs, honestly: a full-width job (every fit at the profile's end, after chunks without
 //! room) costs O(log s + L) per fit, so 50,000 of them plan in O(q √q). A fit that crosses
@@ -28,11 +30,19 @@
 //! per fit, as a flat profile does. The measured plans are in the crate's bench
 //! (`benches/conservative.rs`); the tests check every operation against the flat steps.
 //!
+//! Per plan of `q` jobs (conservative backfilling plans the whole queue again after every
+//! unforeseen change, such as a job ending before its estimate): best case O(q (log s + L))
+//! (every fit at the profile's end or in the first chunks it reaches), typical O(q · chunks
+//! crossed · scan to the first blocked step), worst case O(q · s) = O(q²).
+//!
 //! We do not claim a polylog bound. "Earliest window of length `d` with minimum ≥ `k`" depends
 //! on the pair `(k, d)`: a tree node would have to hold the skyline of its runs over every
 //! threshold (as the chunks here do), and merging such skylines up the tree costs time in the
-//! number of distinct values below a node, not O(1), so an update is no longer polylog. We know
-//! of no structure with polylog updates and queries for this query.
+//! number of distinct values below a node, not O(1), so an update is no longer polylog. The
+//! query is also not decomposable: the earliest fit in a node is not a function of its two
+//! children's earliest fits for the same `(k, d)`, because a window may straddle them, which
+//! is why each node's whole run structure would be needed. We know of no structure with
+//! polylog updates and queries for this query, and did not search the literature for one.
 
 use std::cell::{Cell, OnceCell};
 
@@ -107,6 +117,19 @@ impl Chunk {
             .fold((i64::MAX, i64::MIN), |(lo, hi), &f| (lo.min(f), hi.max(f)));
         self.min = min.saturating_add(self.add);
         self.max = max.saturating_add(self.add);
+        self.runs.take();
+        self.vain.set(0);
+    }
+
+    /// Takes in a cut of some steps, the lowest of them now `lowest` and the highest before
+    /// `highest_before` (own values): the minimum can only fall to `lowest`, and the maximum
+    /// is looked for again only if a cut step held it. Drops the run skyline.
+    fn lowered(&mut self, lowest: i64, highest_before: i64) {
+        self.min = self.min.min(lowest.saturating_add(self.add));
+        if highest_before.saturating_add(self.add) >= self.max {
+            let max = self.free.iter().copied().max().unwrap_or(i64::MIN);
+            self.max = max.saturating_add(self.add);
+        }
         self.runs.take();
         self.vain.set(0);
     }
@@ -369,6 +392,14 @@ impl Summary {
     }
 }
 
+/// The first step time of each chunk (chunks are never empty).
+fn chunk_starts(chunks: &[Chunk]) -> Vec<Time> {
+    chunks
+        .iter()
+        .filter_map(|c| c.times.first().copied())
+        .collect()
+}
+
 /// A step: chunk index and index within the chunk.
 type Pos = (usize, usize);
 
@@ -377,6 +408,9 @@ type Pos = (usize, usize);
 pub(crate) struct Profile {
     /// Never empty; no chunk is empty.
     chunks: Vec<Chunk>,
+    /// The first step time of each chunk, kept beside the chunks so that finding the chunk
+    /// of a time is a binary search over one array (not a load from every chunk it probes).
+    starts: Vec<Time>,
     /// Minimum and maximum over runs of chunks.
     summary: Summary,
     /// Steps in all chunks.
@@ -403,10 +437,17 @@ impl Profile {
         }
         let target = chunk_target(steps.len());
         let chunks: Vec<Chunk> = steps.chunks(target).map(Chunk::new).collect();
+        // Free units never fall over time before any reservation (releases only add), so no
+        // chunk holds a closed run yet: its skyline is empty, and fits skip its middle.
+        for chunk in &chunks {
+            let _ = chunk.runs.set(Vec::new());
+        }
         let mut summary = Summary::default();
         summary.build(&chunks);
+        let starts = chunk_starts(&chunks);
         Profile {
             chunks,
+            starts,
             summary,
             steps: steps.len(),
             target,
@@ -415,9 +456,7 @@ impl Profile {
 
     /// The chunk holding time `t`: the last one starting at or before it (the first if none).
     fn chunk_at(&self, t: Time) -> usize {
-        self.chunks
-            .partition_point(|chunk| chunk.times[0] <= t)
-            .saturating_sub(1)
+        self.starts.partition_point(|&s| s <= t).saturating_sub(1)
     }
 
     /// The earliest step start at which `size` units stay free for `duration` (a zero duration
@@ -507,10 +546,7 @@ impl Profile {
             return;
         }
         // The last chunk with a step before `end`; those between are covered whole.
-        let last = self
-            .chunks
-            .partition_point(|chunk| chunk.times[0] < end)
-            .saturating_sub(1);
+        let last = self.starts.partition_point(|&s| s < end).saturating_sub(1);
         let stop = self.chunks[last].times.partition_point(|&t| t < end);
         if last == first {
             self.subtract(first, i, stop, size);
@@ -524,10 +560,13 @@ impl Profile {
     /// Takes `size` units from steps `from..to` of chunk `c`.
     fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) {
         let chunk = &mut self.chunks[c];
+        let (mut lowest, mut highest_before) = (i64::MAX, i64::MIN);
         for free in &mut chunk.free[from..to] {
+            highest_before = highest_before.max(*free);
             *free -= size;
+            lowest = lowest.min(*free);
         }
-        chunk.refresh();
+        chunk.lowered(lowest, highest_before);
         self.summary.set_leaf(c, chunk);
     }
 
@@ -551,6 +590,9 @@ impl Profile {
         chunk.free.insert(j, raw);
         if j == 0 {
             chunk.refresh();
+            if let Some(start) = self.starts.get_mut(c) {
+                *start = t;
+            }
         }
         self.steps += 1;
         if chunk_target(self.steps) >= 2 * self.target {
@@ -569,6 +611,7 @@ impl Profile {
             chunk.add,
         );
         chunk.refresh();
+        self.starts.insert(c + 1, tail.times[0]);
         self.chunks.insert(c + 1, tail);
         self.summary.build(&self.chunks);
         Some(if j >= half { (c + 1, j - half) } else { (c, j) })
@@ -584,6 +627,7 @@ impl Profile {
             .collect();
         self.target = chunk_target(steps.len());
         self.chunks = steps.chunks(self.target).map(Chunk::new).collect();
+        self.starts = chunk_starts(&self.chunks);
         self.summary.build(&self.chunks);
     }
 
@@ -598,6 +642,7 @@ impl Profile {
                 .drain(..c)
                 .map(|chunk| chunk.len())
                 .sum::<usize>();
+            self.starts.drain(..c);
         }
         let chunk = &mut self.chunks[0];
         let j = chunk.times.partition_point(|&s| s <= now).saturating_sub(1);
@@ -606,6 +651,9 @@ impl Profile {
         self.steps -= j;
         if chunk.times[0] < now {
             chunk.times[0] = now;
+        }
+        if let Some(start) = self.starts.first_mut() {
+            *start = chunk.times[0];
         }
         chunk.refresh();
         if c > 0 {
@@ -697,6 +745,7 @@ mod tests {
                 .all(|c| c.len() > 0 && c.len() <= 2 * p.target)
         );
         assert_eq!(p.steps, flat(p).len());
+        assert_eq!(p.starts, chunk_starts(&p.chunks));
         assert!(p.summary.leaves >= p.chunks.len());
         for (c, chunk) in p.chunks.iter().enumerate() {
             let offset = p.summary.offset(c);

@@ -207,3 +207,151 @@ fn real_traces_match_the_reference() {
         assert!(fast.records == slow.records, "{}", path.display());
     }
 }
+
+/// One step of a random cluster history: time moves on, then one change, then a pass.
+#[derive(Clone, Debug)]
+enum Step {
+    /// A job arrives: at `now` (behind the queue), or with an earlier submit time (inserted
+    /// inside the queue).
+    Arrive {
+        size: u32,
+        runtime: i64,
+        margin: i64,
+        earlier: Option<i64>,
+    },
+    /// A running job ends now, before (or after) its predicted end.
+    EndEarly(prop::sample::Index),
+    /// Time moves to the next predicted end, where the jobs due end on time.
+    EndOnTime,
+    /// A waiting job is cancelled.
+    Cancel(prop::sample::Index),
+    /// A running job is stopped and requeued at its place, from its checkpoint or afresh.
+    Requeue(prop::sample::Index, bool),
+}
+
+fn step(capacity: u32) -> impl Strategy<Value = (i64, Step)> {
+    let step = prop_oneof![
+        5 => (1..=capacity, 0i64..120, prop_oneof![Just(0i64), 1i64..60], prop::option::weighted(0.2, 1i64..200))
+            .prop_map(|(size, runtime, margin, earlier)| Step::Arrive { size, runtime, margin, earlier }),
+        3 => any::<prop::sample::Index>().prop_map(Step::EndEarly),
+        3 => Just(Step::EndOnTime),
+        1 => any::<prop::sample::Index>().prop_map(Step::Cancel),
+        1 => (any::<prop::sample::Index>(), any::<bool>()).prop_map(|(i, from_checkpoint)| Step::Requeue(i, from_checkpoint)),
+    ];
+    (prop_oneof![Just(0i64), 0i64..30], step)
+}
+
+/// A cluster driven by hand, as a live resource manager drives it.
+struct Driven<S> {
+    cluster: cosched_batch::BatchCluster,
+    scheduler: S,
+    /// Running jobs: token and predicted end.
+    running: Vec<(cosched_batch::RunToken, Time)>,
+}
+
+impl<S: BatchScheduler> Driven<S> {
+    fn new(capacity: u32, scheduler: S) -> Self {
+        Driven {
+            cluster: cosched_batch::BatchCluster::counted(capacity).unwrap(),
+            scheduler,
+            running: Vec::new(),
+        }
+    }
+
+    /// Ends the jobs due by `now` on time, applies `step` at `now`, then runs a pass; returns
+    /// the jobs it started, in order, with their predicted ends.
+    fn apply(&mut self, now: Time, step: &Step, id: u64) -> Vec<(JobId, Time)> {
+        let due: Vec<_> = self
+            .running
+            .iter()
+            .filter(|r| r.1 <= now)
+            .copied()
+            .collect();
+        self.running.retain(|r| r.1 > now);
+        for (token, end) in due {
+            self.cluster.complete(end, token).unwrap();
+        }
+        match *step {
+            Step::Arrive {
+                size,
+                runtime,
+                margin,
+                earlier,
+            } => {
+                let submit = Time(earlier.map_or(now.0, |back| (now.0 - back).max(0)));
+                let job = cosched_batch::BatchJob {
+                    id: JobId(id),
+                    submit,
+                    size,
+                    runtime: Duration(runtime),
+                    estimate: Duration(runtime + margin),
+                    class: cosched_core::JobClass::Rigid,
+                    resizable: None,
+                };
+                self.cluster.submit(job).unwrap();
+            }
+            Step::EndEarly(i) => {
+                if !self.running.is_empty() {
+                    let (token, _) = self.running.remove(i.index(self.running.len()));
+                    self.cluster.complete(now, token).unwrap();
+                }
+            }
+            Step::EndOnTime => {}
+            Step::Cancel(i) => {
+                let queued: Vec<JobId> = self.cluster.queue().map(|q| q.job.id).collect();
+                if !queued.is_empty() {
+                    self.cluster.cancel(queued[i.index(queued.len())]).unwrap();
+                }
+            }
+            Step::Requeue(i, from_checkpoint) => {
+                if !self.running.is_empty() {
+                    let (token, _) = self.running.remove(i.index(self.running.len()));
+                    let resume = if from_checkpoint {
+                        cosched_batch::Resume::Remaining
+                    } else {
+                        cosched_batch::Resume::Restart
+                    };
+                    self.cluster.preempt(now, token.job, resume).unwrap();
+                }
+            }
+        }
+        let mut started = Vec::new();
+        self.cluster
+            .schedule(now, &mut self.scheduler, &mut started);
+        self.running
+            .extend(started.iter().map(|s| (s.token, s.predicted_end)));
+        started
+            .iter()
+            .map(|s| (s.token.job, s.predicted_end))
+            .collect()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Random histories of arrivals (behind the queue and inside it), early and on-time
+    /// completions, cancellations and requeues, driven through the cluster's API: every pass
+    /// of the kept or incrementally replanned schedule starts what a plan from scratch starts.
+    #[test]
+    fn replans_match_planning_from_scratch(
+        capacity in 1u32..=16,
+        steps in (1u32..=16).prop_flat_map(|c| prop::collection::vec(step(c), 1..250)),
+    ) {
+        let mut fast = Driven::new(capacity, Conservative::default());
+        let mut slow = Driven::new(capacity, Reference);
+        let mut now = Time(0);
+        for (i, (wait, step)) in steps.iter().enumerate() {
+            // Time stops at every predicted end, where the jobs due end on time.
+            let next_end = fast.running.iter().map(|r| r.1).min();
+            now = match (step, next_end) {
+                (Step::EndOnTime, Some(end)) => end.max(now),
+                (_, Some(end)) => Time((now.0 + wait).min(end.0.max(now.0))),
+                (_, None) => Time(now.0 + wait),
+            };
+            let a = fast.apply(now, step, i as u64);
+            let b = slow.apply(now, step, i as u64);
+            prop_assert_eq!(a, b, "pass {} at {:?} after {:?}", i, now, step);
+        }
+    }
+}

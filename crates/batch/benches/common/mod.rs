@@ -1,6 +1,8 @@
 //! What the benches share: a criterion measurement of the benchmarking thread's CPU time,
 //! which a machine shared with other work inflates far less than the wall clock.
 
+use cosched_core::{Duration, RigidJob};
+use cosched_workload::{LublinModel, TsafrirEstimates};
 use criterion::Throughput;
 use criterion::measurement::{Measurement, ValueFormatter};
 
@@ -67,4 +69,16 @@ impl ValueFormatter for CpuFormatter {
     fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
         "ns"
     }
+}
+
+/// `jobs` Lublin–Feitelson jobs on `capacity` units (seed `seed`) with Tsafrir estimates (seed
+/// `estimate_seed`, at most 36 h), as `cosched generate lublin` writes them.
+pub fn lublin(capacity: u32, jobs: usize, seed: u64, estimate_seed: u64) -> Vec<RigidJob> {
+    let mut jobs = LublinModel::typeless(capacity)
+        .expect("valid capacity")
+        .generate(jobs, seed);
+    TsafrirEstimates::new(Duration::from_hours(36))
+        .expect("valid maximum estimate")
+        .assign(&mut jobs, estimate_seed);
+    jobs
 }
