@@ -953,7 +953,7 @@ impl BatchScheduler for StartListed<'_> {
     }
 }
 
-/// Queue positions scanned for malleable guests of a reservation (ours: bounds the scan of a
+/// Queue positions open to malleable guests of a reservation (ours: bounds the search of a
 /// deep queue; the jobs that end by the arrival are found through the queue's index,
 /// unbounded).
 pub const GUEST_SCAN: usize = 1_000;
@@ -961,15 +961,14 @@ pub const GUEST_SCAN: usize = 1_000;
 /// Starts guests on a reservation's `budget` idle nodes by the rule of
 /// [`crate::notice::guests`]: first the queued jobs expected to end by the arrival (found
 /// through the queue's backfilling index), then malleable jobs among the first [`GUEST_SCAN`]
-/// queued, each in queue order while they fit. The reservation's nodes must be the first the
-/// pass hands out.
+/// queued (found through the queue's index of malleable jobs, which skips the rigid ones and
+/// those too large), each in queue order while they fit. The reservation's nodes must be the
+/// first the pass hands out.
 pub struct GuestPicker {
     /// Idle reserved nodes.
     pub budget: u32,
     /// The on-demand job's estimated arrival.
     pub arrival: Time,
-    /// Whether any malleable job is queued (else the second scan is skipped).
-    pub malleable_queued: bool,
 }
 
 impl BatchScheduler for GuestPicker {
@@ -990,21 +989,20 @@ impl BatchScheduler for GuestPicker {
                 left -= size;
             }
         }
-        if !self.malleable_queued {
-            return;
-        }
-        let mut pos = 0;
-        for _ in 0..GUEST_SCAN {
-            if left == 0 {
+        // The position of the first queued job past the scan, found once a candidate is
+        // (before any start, which would move the ranks).
+        let mut limit = None;
+        let mut from = 0;
+        while left > 0
+            && let Some(p) = pass.next_resizable(from, left, u32::MAX)
+        {
+            let limit = *limit.get_or_insert_with(|| pass.nth_queued(GUEST_SCAN));
+            if limit.is_some_and(|limit| p >= limit) {
                 break;
             }
-            let Some(p) = pass.next_queued(pos) else {
-                break;
-            };
-            pos = p + 1;
-            let Some(q) = pass.job(p) else { break };
-            let size = q.size();
-            if q.job.resizable.is_some() && size <= left && pass.start(p).is_ok() {
+            from = p + 1;
+            let size = pass.job(p).map_or(0, |q| q.size());
+            if pass.start(p).is_ok() {
                 left -= size;
             }
         }
@@ -1017,12 +1015,11 @@ impl BatchScheduler for GuestPicker {
 /// size starts on the idle nodes if they reach its smallest size. Then the site's policy
 /// runs, and the nodes it leaves idle are backfilled with queued malleable jobs at the size
 /// that fits, under EASY's rule: a job that ends by the head's shadow time at that size may
-/// take any idle nodes, a longer one only the shadow's extra nodes.
+/// take any idle nodes, a longer one only the shadow's extra nodes. (The backfill visits only
+/// the malleable jobs whose smallest size fits, through the queue's index.)
 pub struct MalleableFirst<'a> {
     /// The site's scheduler.
     pub base: &'a mut (dyn BatchScheduler + Send),
-    /// Whether any malleable job is queued (else the backfill scan is skipped).
-    pub malleable_queued: bool,
 }
 
 impl BatchScheduler for MalleableFirst<'_> {
@@ -1046,7 +1043,7 @@ impl BatchScheduler for MalleableFirst<'_> {
             pos = head + 1;
         }
         self.base.schedule(pass);
-        if !self.malleable_queued || pass.free_units() == 0 {
+        if pass.free_units() == 0 || pass.next_resizable(0, u32::MAX, u32::MAX).is_none() {
             return;
         }
         let Some(head) = pass.next_queued(0) else {
@@ -1060,7 +1057,7 @@ impl BatchScheduler for MalleableFirst<'_> {
         let now = pass.now();
         let mut pos = head + 1;
         while pass.free_units() > 0
-            && let Some(p) = pass.next_queued(pos)
+            && let Some(p) = pass.next_resizable(pos, u32::MAX, pass.free_units())
         {
             pos = p + 1;
             let Some(q) = pass.job(p) else { break };
@@ -1068,9 +1065,6 @@ impl BatchScheduler for MalleableFirst<'_> {
                 continue;
             };
             let free = pass.free_units();
-            if range.min > free {
-                continue;
-            }
             let units = i64::from(q.size()) * q.estimate().0;
             let ends_at =
                 |n: u32| now.saturating_add(Duration((units + i64::from(n) - 1) / i64::from(n)));

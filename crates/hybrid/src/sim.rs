@@ -481,8 +481,6 @@ struct Env<'a> {
     od_running: usize,
     /// On-demand jobs arrived under a mechanism and not started yet.
     od_pending: usize,
-    /// Malleable jobs in the batch queue.
-    malleable_queued: usize,
     outstanding: usize,
     invalid: usize,
     rejected: usize,
@@ -599,7 +597,6 @@ impl<'a> Env<'a> {
             running: BTreeSet::new(),
             od_running: 0,
             od_pending: 0,
-            malleable_queued: 0,
             invalid: 0,
             rejected: 0,
             node_failures: 0,
@@ -718,8 +715,6 @@ impl<'a> Env<'a> {
         if self.cluster.submit(job)? == Submitted::Rejected {
             self.rejected += 1;
             self.outstanding -= 1;
-        } else if job.resizable.is_some() {
-            self.malleable_queued += 1;
         }
         Ok(())
     }
@@ -813,9 +808,6 @@ impl<'a> Env<'a> {
         }
         self.cluster.preempt(now, id, resume)?;
         self.queue_epoch += 1;
-        if self.jobs[i].spec.class() == JobClass::Malleable {
-            self.malleable_queued += 1;
-        }
         Ok(())
     }
 
@@ -870,9 +862,6 @@ impl<'a> Env<'a> {
                 }
             }
             self.running.insert(i);
-            if self.jobs[i].spec.class() == JobClass::Malleable {
-                self.malleable_queued -= 1;
-            }
             let st = &mut self.jobs[i];
             st.run = Some(Run {
                 start: now,
@@ -1311,7 +1300,6 @@ impl Sim<'_> {
                 if resize_malleable {
                     let mut first = MalleableFirst {
                         base: env.site.as_mut(),
-                        malleable_queued: env.malleable_queued > 0,
                     };
                     env.cluster.schedule(now, &mut first, &mut env.started);
                 } else {
@@ -1338,7 +1326,6 @@ impl Sim<'_> {
                 let mut picker = GuestPicker {
                     budget: nodes.len() as u32,
                     arrival,
-                    malleable_queued: env.malleable_queued > 0,
                 };
                 env.cluster.schedule(now, &mut picker, &mut env.started);
                 let starts = env.register_starts(now, Some(for_job));
