@@ -3,8 +3,10 @@
 //!
 //! Entries live in a ring of slots at positions that stay stable until the next insertion; a
 //! removed entry becomes a tombstone, and the positions before the first live entry are
-//! dropped as the queue moves on. A full ring is laid out again, live entries only, in a ring
-//! twice their number (amortised O(1) per insertion). Slots are grouped in buckets of
+//! dropped as the queue moves on. An entry that goes in ahead of the last one (a preempted
+//! job requeued at its submit time) takes the nearest dead position by moving the entries in
+//! between one place, so a requeue near a tombstone costs little. A full ring is laid out
+//! again, live entries only, in a ring twice their number (amortised O(1) per insertion). Slots are grouped in buckets of
 //! [`BUCKET`]; a segment tree over the buckets keeps, per subtree, the **skyline** of its live
 //! entries' (size, estimate) pairs — the pairs no other pair beats in both — so a backfilling
 //! scan jumps straight to the next bucket that may hold an entry fitting both bounds, and scans
@@ -187,6 +189,9 @@ pub(crate) struct JobQueue {
     slots: Vec<QueuedJob>,
     /// The (size, estimate) of each slot's entry if it is live, else [`DEAD`].
     points: Vec<(u32, i64)>,
+    /// The [`Resizable`] bound of each slot's entry if it is live and resizable, else
+    /// [`Resizable::NONE`] (kept beside `points` so that a repair reads no job).
+    flex: Vec<Resizable>,
     /// Segment tree in heap layout over the buckets: node `k` covers a range of buckets,
     /// leaves start at `leaves`; a skyline that covers every live entry below it.
     tree: Vec<Skyline>,
@@ -262,7 +267,9 @@ impl JobQueue {
     }
 
     /// Inserts `job` at its (submit, id) place: an append in the common case, which moves no
-    /// other entry; a rebuild (new positions) otherwise, or when the ring is full.
+    /// other entry; otherwise (a requeue) the entries between its place and the nearest dead
+    /// position move one place towards it, which changes their positions; a rebuild (new
+    /// positions) only when the ring is full and has no dead position.
     pub(crate) fn insert(&mut self, job: QueuedJob) {
         // Appends rely on every node covering its children's points: repair first.
         self.repair_stale();
@@ -281,19 +288,146 @@ impl JobQueue {
             }
             let slot = self.slot(pos);
             let point = (job.size(), job.estimate().0);
+            let flex = Resizable::of(&job);
             self.slots[slot] = job;
             self.points[slot] = point;
+            self.flex[slot] = flex;
             self.counts[slot / BUCKET] += 1;
             let leaf = self.leaf_of(slot);
             self.add_point(leaf, point);
-            self.add_resizable(leaf, Resizable::of(&job));
+            self.add_resizable(leaf, flex);
         } else {
-            self.rebuild(Some(job), job);
+            self.insert_inside(job);
         }
         if let Some(submits) = self.submits.get_mut() {
             submits.insert(job.job.id, job.job.submit);
         }
         self.live += 1;
+    }
+
+    /// Inserts `job` ahead of the last entry: the entries between its place and the nearest
+    /// dead position (a tombstone, or the room behind the last entry) move one place into
+    /// it, O(distance / [`BUCKET`]) to find and O(distance + log n) to move and repair.
+    fn insert_inside(&mut self, job: QueuedJob) {
+        let at = self.partition_point(job.order_key());
+        let (before, from) = (self.dead_before(at), self.dead_from(at));
+        // The nearer dead position; the one before on a tie.
+        let down = match (before, from) {
+            (Some(b), Some(f)) => (at - 1 - b <= f - at).then_some(b),
+            (b, _) => b,
+        };
+        let pos = match (down, from) {
+            (Some(dead), _) => {
+                // Entries `dead + 1..at` move down one place; `job` takes `at - 1`.
+                for p in dead + 1..at {
+                    self.move_entry(p, p - 1);
+                }
+                if (dead + 1..at).contains(&self.head) {
+                    self.head -= 1;
+                }
+                self.mark_moved(dead..at);
+                at - 1
+            }
+            (_, Some(dead)) => {
+                // Entries `at..dead` move up one place; `job` takes `at` (the head if any
+                // of them was).
+                for p in (at..dead).rev() {
+                    self.move_entry(p, p + 1);
+                }
+                self.end = self.end.max(dead + 1);
+                self.mark_moved(at..dead + 1);
+                at
+            }
+            (None, None) => {
+                self.rebuild(Some(job), job);
+                return;
+            }
+        };
+        let slot = self.slot(pos);
+        self.slots[slot] = job;
+        self.points[slot] = (job.size(), job.estimate().0);
+        self.flex[slot] = Resizable::of(&job);
+        self.head = self.head.min(pos);
+        // The moved range's buckets: counts now, bounds through a repair.
+        self.recount(pos..pos + 1);
+        self.repair_stale();
+    }
+
+    /// Moves the entry (live or not) at position `from` to the position `to`, whose slot the
+    /// caller has freed.
+    #[inline]
+    fn move_entry(&mut self, from: usize, to: usize) {
+        let (a, b) = (self.slot(from), self.slot(to));
+        self.slots[b] = self.slots[a];
+        self.points[b] = self.points[a];
+        self.flex[b] = self.flex[a];
+    }
+
+    /// Marks the leaves over the positions `range` for repair and recounts their buckets.
+    fn mark_moved(&mut self, range: std::ops::Range<usize>) {
+        for pos in range.clone() {
+            let leaf = self.leaf_of(self.slot(pos));
+            if self.stale.last() != Some(&leaf) {
+                self.stale.push(leaf);
+            }
+        }
+        self.recount(range);
+    }
+
+    /// Counts again the live slots of the buckets over the positions `range`.
+    fn recount(&mut self, range: std::ops::Range<usize>) {
+        for pos in range {
+            let bucket = self.slot(pos) / BUCKET;
+            let first = bucket * BUCKET;
+            // At most BUCKET (8) live slots.
+            self.counts[bucket] = self.points[first..first + BUCKET]
+                .iter()
+                .filter(|&&p| p != DEAD)
+                .count() as u8;
+        }
+    }
+
+    /// The last dead position the ring holds before `at`, if any.
+    fn dead_before(&self, at: usize) -> Option<usize> {
+        let mut pos = at;
+        while pos > self.start {
+            let last = pos - 1;
+            let slot = self.slot(last);
+            // A whole bucket `last + 1 - BUCKET..=last` of live entries: skip it.
+            if slot % BUCKET == BUCKET - 1
+                && last + 1 >= self.start + BUCKET
+                && usize::from(self.counts[slot / BUCKET]) == BUCKET
+            {
+                pos -= BUCKET;
+                continue;
+            }
+            if self.points[slot] == DEAD {
+                return Some(last);
+            }
+            pos = last;
+        }
+        None
+    }
+
+    /// The first dead position at or after `at` the ring holds, or the position behind the
+    /// last entry if the ring has room for it.
+    fn dead_from(&self, at: usize) -> Option<usize> {
+        let mut pos = at;
+        while pos < self.end {
+            let slot = self.slot(pos);
+            if slot.is_multiple_of(BUCKET)
+                && pos + BUCKET <= self.end
+                && usize::from(self.counts[slot / BUCKET]) == BUCKET
+            {
+                pos += BUCKET;
+                continue;
+            }
+            if self.points[slot] == DEAD {
+                return Some(pos);
+            }
+            pos += 1;
+        }
+        (self.end - self.start < self.slots.len()).then_some(self.end)
     }
 
     /// Removes the live entry at `pos`, leaving a tombstone. Its ancestors are repaired by
@@ -306,17 +440,16 @@ impl JobQueue {
         // neither with the entry removed is what a repair would give again. (Skipping a
         // repair is always safe, only less precise: a skyline never hides what it covered.)
         let leaf = self.leaf_of(slot);
-        let job = self.slots[slot];
         let on_skyline = self.tree[leaf]
             .points()
             .iter()
             .any(|q| q.0 == point.0 || q.1 == point.1);
         // Likewise for the resizable bound: only an entry that sets it can loosen it.
-        let bound = self.resizable[leaf];
-        let sets_bound = job
-            .job
-            .resizable
-            .is_some_and(|r| job.size() == bound.size || r.min == bound.min_size);
+        let flex = std::mem::replace(&mut self.flex[slot], Resizable::NONE);
+        let sets_bound = flex != Resizable::NONE && {
+            let bound = self.resizable[leaf];
+            flex.size == bound.size || flex.min_size == bound.min_size
+        };
         if (on_skyline || sets_bound) && self.stale.last() != Some(&leaf) {
             self.stale.push(leaf);
         }
@@ -325,6 +458,7 @@ impl JobQueue {
         if pos == self.head {
             self.head = self.next_live(pos + 1).unwrap_or(self.end);
         }
+        let job = self.slots[slot];
         if let Some(submits) = self.submits.get_mut() {
             submits.remove(&job.job.id);
         }
@@ -368,11 +502,7 @@ impl JobQueue {
     /// The first live position at or after `from`.
     #[inline]
     pub(crate) fn next_live(&self, from: usize) -> Option<usize> {
-        self.find(
-            from,
-            |k| self.tree[k].len > 0,
-            |slot| self.points[slot] != DEAD,
-        )
+        self.find(from, |k| self.tree[k].len > 0, |_, p| p != DEAD)
     }
 
     /// The position of the live entry `rank` places behind the head (the head for 0), if
@@ -414,10 +544,7 @@ impl JobQueue {
         self.find(
             from,
             |k| self.resizable[k].admits(max_size, max_min_size),
-            |slot| {
-                self.points[slot] != DEAD
-                    && Resizable::of(&self.slots[slot]).admits(max_size, max_min_size)
-            },
+            |slot, _| self.flex[slot].admits(max_size, max_min_size),
         )
     }
 
@@ -436,10 +563,7 @@ impl JobQueue {
         self.find(
             from,
             |k| self.tree[k].admits(units, small, max),
-            |slot| {
-                let p = self.points[slot];
-                p != DEAD && p.0 <= units && (p.0 <= small || p.1 <= max)
-            },
+            |_, p| p != DEAD && p.0 <= units && (p.0 <= small || p.1 <= max),
         )
     }
 
@@ -507,10 +631,10 @@ impl JobQueue {
     /// The [`Resizable`] bound of the live entries of the bucket starting at slot `first`.
     #[inline]
     fn resizable_of_bucket(&self, first: usize) -> Resizable {
-        (first..first + BUCKET)
-            .filter(|&slot| self.points[slot] != DEAD)
-            .fold(Resizable::NONE, |bound, slot| {
-                Resizable::merge(bound, Resizable::of(&self.slots[slot]))
+        self.flex[first..first + BUCKET]
+            .iter()
+            .fold(Resizable::NONE, |bound, &flex| {
+                Resizable::merge(bound, flex)
             })
     }
 
@@ -532,6 +656,9 @@ impl JobQueue {
         self.points
             .extend(entries.iter().map(|j| (j.size(), j.estimate().0)));
         self.points.resize(ring, DEAD);
+        self.flex.clear();
+        self.flex.extend(entries.iter().map(Resizable::of));
+        self.flex.resize(ring, Resizable::NONE);
         self.slots = entries;
         self.slots.resize(ring, filler);
         let leaves = ring / BUCKET;
@@ -610,15 +737,15 @@ impl JobQueue {
         }
     }
 
-    /// The first live position >= `from` whose slot satisfies `fits` (tree nodes, by index,
-    /// that may hold one satisfy `may_fit`). The positions `from..end` are at most two runs
-    /// of slots: to the end of the ring, then from its start.
+    /// The first live position >= `from` whose slot satisfies `fits` (given the slot and its
+    /// point; tree nodes, by index, that may hold one satisfy `may_fit`). The positions
+    /// `from..end` are at most two runs of slots: to the end of the ring, then from its start.
     #[inline]
     fn find(
         &self,
         from: usize,
         may_fit: impl Fn(usize) -> bool,
-        fits: impl Fn(usize) -> bool,
+        fits: impl Fn(usize, (u32, i64)) -> bool,
     ) -> Option<usize> {
         let from = from.max(self.head);
         if from >= self.end {
@@ -647,12 +774,16 @@ impl JobQueue {
         &self,
         from: usize,
         may_fit: &impl Fn(usize) -> bool,
-        fits: &impl Fn(usize) -> bool,
+        fits: &impl Fn(usize, (u32, i64)) -> bool,
     ) -> Option<usize> {
         let mut bucket = from / BUCKET;
         let bucket_end = (bucket + 1) * BUCKET;
-        if let Some(slot) = (from..bucket_end).find(|&slot| fits(slot)) {
-            return Some(slot);
+        if let Some(i) = self.points[from..bucket_end]
+            .iter()
+            .enumerate()
+            .position(|(i, &p)| fits(from + i, p))
+        {
+            return Some(from + i);
         }
         // The root bounds the whole queue: most futile searches end here.
         if !may_fit(1) {
@@ -661,8 +792,12 @@ impl JobQueue {
         loop {
             bucket = self.find_bucket(bucket + 1, may_fit)?;
             let first = bucket * BUCKET;
-            if let Some(slot) = (first..first + BUCKET).find(|&slot| fits(slot)) {
-                return Some(slot);
+            if let Some(i) = self.points[first..first + BUCKET]
+                .iter()
+                .enumerate()
+                .position(|(i, &p)| fits(first + i, p))
+            {
+                return Some(first + i);
             }
         }
     }
@@ -761,6 +896,7 @@ mod tests {
         prop_assert!(held.contains(&q.head) || q.head == q.end);
         prop_assert!(held.len() <= q.slots.len());
         prop_assert_eq!(q.points.len(), q.slots.len());
+        prop_assert_eq!(q.flex.len(), q.slots.len());
         prop_assert_eq!(q.leaves * BUCKET, q.slots.len());
         let mut live = 0;
         for slot in 0..q.slots.len() {
@@ -768,6 +904,7 @@ mod tests {
             let pos = held.clone().find(|&p| q.slot(p) == slot);
             let point = q.points[slot];
             if point == DEAD {
+                prop_assert_eq!(q.flex[slot], Resizable::NONE, "dead slot {}", slot);
                 continue;
             }
             live += 1;
@@ -786,6 +923,7 @@ mod tests {
             prop_assert_eq!(point, (job.size(), job.estimate().0));
             let mut k = q.leaf_of(slot);
             let bound = Resizable::of(job);
+            prop_assert_eq!(q.flex[slot], bound, "slot {}", slot);
             loop {
                 prop_assert!(
                     q.tree[k].covers(point),
@@ -825,7 +963,9 @@ mod tests {
     /// the live entry a walk finds.
     fn check_searches(q: &JobQueue, queries: &[(u32, u32, i64)]) -> Result<(), TestCaseError> {
         let end = q.end();
-        let live: Vec<usize> = (0..end).filter(|&p| q.is_live(p)).collect();
+        // Every position before the ring's start searches as the one before it does.
+        let first = q.start.saturating_sub(1);
+        let live: Vec<usize> = (first..end).filter(|&p| q.is_live(p)).collect();
         for rank in 0..=live.len() {
             prop_assert_eq!(q.nth_live(rank), live.get(rank).copied(), "rank {}", rank);
         }
@@ -838,7 +978,7 @@ mod tests {
                 expect_live[pos + 1]
             };
         }
-        for (from, expect) in expect_live.iter().enumerate() {
+        for (from, expect) in expect_live.iter().enumerate().skip(first) {
             prop_assert_eq!(q.next_live(from), *expect);
         }
         for &(units, small, max_est) in queries {
@@ -849,7 +989,7 @@ mod tests {
                 });
                 expect[pos] = if fits { Some(pos) } else { expect[pos + 1] };
             }
-            for (from, expect) in expect.iter().enumerate() {
+            for (from, expect) in expect.iter().enumerate().skip(first) {
                 prop_assert_eq!(
                     q.next_candidate(from, units, small, Duration(max_est)),
                     *expect,
@@ -870,7 +1010,7 @@ mod tests {
                     });
                     expect[pos] = if fits { Some(pos) } else { expect[pos + 1] };
                 }
-                for (from, expect) in expect.iter().enumerate() {
+                for (from, expect) in expect.iter().enumerate().skip(first) {
                     prop_assert_eq!(
                         q.next_resizable(from, max_size, max_min),
                         *expect,
@@ -927,7 +1067,8 @@ mod tests {
             estimate: i64,
             min_size: Option<u32>,
         },
-        /// A job at any place (a requeue after preemption): rebuilds the tree.
+        /// A job at any place (a requeue after preemption): moves entries towards the nearest
+        /// dead position, or rebuilds a full ring.
         InsertAnywhere {
             submit: i64,
             size: u32,
@@ -969,7 +1110,7 @@ mod tests {
         prop_oneof![
             8 => (prop_oneof![3 => Just(0i64), 1 => 1i64..5], size(), estimate(), min_size())
                 .prop_map(|(gap, size, estimate, min_size)| QueueOp::Append { gap, size, estimate, min_size }),
-            1 => (0i64..400, size(), estimate(), min_size())
+            2 => (0i64..400, size(), estimate(), min_size())
                 .prop_map(|(submit, size, estimate, min_size)| QueueOp::InsertAnywhere { submit, size, estimate, min_size }),
             3 => (0usize..1000).prop_map(QueueOp::Remove),
             4 => (0usize..1000, size(), size(), estimate())
