@@ -152,6 +152,15 @@ pub trait PlatformView {
     fn idle_count(&self) -> u32;
     /// The on-demand job a node is reserved for and idle on (not lent to a guest), if any.
     fn reserved_for(&self, node: NodeId) -> Option<JobId>;
+    /// How many of `nodes`, the nodes of on-demand `job`'s reservation, are reserved for it
+    /// and idle: by default [`PlatformView::reserved_for`] asked of each; an executor that
+    /// counts each reservation's idle nodes answers in O(1).
+    fn reserved_idle(&self, job: JobId, nodes: &[NodeId]) -> usize {
+        nodes
+            .iter()
+            .filter(|&&node| self.reserved_for(node) == Some(job))
+            .count()
+    }
     /// The running batch jobs (on-demand jobs under a mechanism excluded), in the workload's
     /// (submit, id) order, with what the mechanisms need of them.
     fn running(&self, now: Time) -> Vec<PlannedJob>;
@@ -856,14 +865,18 @@ impl HybridPolicy {
         }
         let epoch = view.queue_epoch();
         for r in self.board.reservations() {
-            let lendable = |n: &&NodeId| view.reserved_for(**n) == Some(r.job);
             // Counted first: most settles find the answer unchanged and allocate nothing.
-            let count = r.nodes.iter().filter(lendable).count();
+            let count = view.reserved_idle(r.job, r.nodes);
             let asked = (epoch, count, r.estimated_arrival);
             if count == 0 || self.no_guests.get(&r.job) == Some(&asked) {
                 continue;
             }
-            let nodes: Vec<NodeId> = r.nodes.iter().filter(lendable).copied().collect();
+            let nodes: Vec<NodeId> = r
+                .nodes
+                .iter()
+                .filter(|&&n| view.reserved_for(n) == Some(r.job))
+                .copied()
+                .collect();
             // Forgotten as soon as a guest starts ([`HybridPolicy::on_start`]).
             self.no_guests.insert(r.job, asked);
             out.push(Command::Schedule(BatchPass::Guests {

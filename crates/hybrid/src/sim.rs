@@ -290,6 +290,44 @@ struct JobState {
     od_epoch: u32,
 }
 
+/// Workload positions by job id: an offset when the admitted jobs' ids are consecutive in
+/// workload order (as the generators and most logs number them), which costs no memory and
+/// no hashing on the hot paths, else a hash map.
+enum JobIndex {
+    Consecutive { first: u64, len: usize },
+    Map(FxHashMap<JobId, usize>),
+}
+
+impl JobIndex {
+    fn new(specs: &[HybridJob]) -> JobIndex {
+        let first = specs.first().map_or(0, |s| s.id().0);
+        let consecutive = specs
+            .iter()
+            .enumerate()
+            .all(|(i, s)| first.checked_add(i as u64) == Some(s.id().0));
+        if consecutive {
+            JobIndex::Consecutive {
+                first,
+                len: specs.len(),
+            }
+        } else {
+            JobIndex::Map(specs.iter().enumerate().map(|(i, s)| (s.id(), i)).collect())
+        }
+    }
+
+    /// The workload position of `job`, if the workload has it.
+    #[inline]
+    fn get(&self, job: JobId) -> Option<usize> {
+        match self {
+            JobIndex::Consecutive { first, len } => {
+                let i = usize::try_from(job.0.checked_sub(*first)?).ok()?;
+                (i < *len).then_some(i)
+            }
+            JobIndex::Map(map) => map.get(&job).copied(),
+        }
+    }
+}
+
 /// The batch cluster's idle nodes in the order of its free stack, mirrored from the operations
 /// the simulator performs, so that it takes nodes from the top, where
 /// [`BatchCluster::set_offline`] finds them at once (the mirror's order only matters for speed;
@@ -474,8 +512,10 @@ struct Env<'a> {
     /// Events decided while handling one, put on the kernel's queue after it.
     pending: Vec<(Time, Ev)>,
     jobs: Vec<JobState>,
-    index: FxHashMap<JobId, usize>,
+    index: JobIndex,
     hold: Vec<Hold>,
+    /// Nodes held [`Hold::Reserved`] per on-demand job (the idle nodes of its reservation).
+    reserved: FxHashMap<JobId, u32>,
     idle: IdleStack,
     running: BTreeSet<usize>,
     od_running: usize,
@@ -503,11 +543,10 @@ impl<'a> Env<'a> {
         check: bool,
         notices: bool,
     ) -> Result<Self, HybridError> {
-        let mut index = FxHashMap::with_capacity_and_hasher(specs.len(), Default::default());
+        let index = JobIndex::new(specs);
         let mut jobs = Vec::with_capacity(specs.len());
         let mut pending = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
-            index.insert(spec.id(), i);
             let (work_left, setup, checkpoints, required) = match *spec {
                 HybridJob::Rigid { job, setup } => {
                     let runtime = job.simulated_runtime();
@@ -593,6 +632,7 @@ impl<'a> Env<'a> {
             jobs,
             index,
             hold: vec![Hold::Cluster; config.nodes as usize],
+            reserved: FxHashMap::default(),
             idle: IdleStack::new(config.nodes),
             running: BTreeSet::new(),
             od_running: 0,
@@ -614,10 +654,7 @@ impl<'a> Env<'a> {
     /// The workload position of `job`, or the typed error for a command naming a job the
     /// workload does not have.
     fn find(&self, job: JobId) -> Result<usize, HybridError> {
-        self.index
-            .get(&job)
-            .copied()
-            .ok_or(HybridError::UnknownJob(job))
+        self.index.get(job).ok_or(HybridError::UnknownJob(job))
     }
 
     fn schedule(&mut self, at: Time, ev: Ev) {
@@ -852,7 +889,7 @@ impl<'a> Env<'a> {
     fn register_starts(&mut self, now: Time, guest_of: Option<JobId>) -> Vec<StartInfo> {
         let mut starts = Vec::with_capacity(self.started.len());
         for started in std::mem::take(&mut self.started) {
-            let Some(&i) = self.index.get(&started.token.job) else {
+            let Some(i) = self.index.get(started.token.job) else {
                 continue;
             };
             // A start takes the top of the idle stack: remove from the top down.
@@ -901,7 +938,7 @@ impl<'a> Env<'a> {
     /// Gives a held node back to the batch cluster.
     fn set_online(&mut self, node: NodeId) -> Result<(), HybridError> {
         self.cluster.set_online(node)?;
-        self.hold[node.index()] = Hold::Cluster;
+        self.set_hold(node, Hold::Cluster);
         self.idle.push(node);
         Ok(())
     }
@@ -914,9 +951,27 @@ impl<'a> Env<'a> {
         for node in nodes {
             self.cluster.set_offline(node)?;
             self.idle.remove(node);
-            self.hold[node.index()] = hold;
+            self.set_hold(node, hold);
         }
         Ok(())
+    }
+
+    /// Sets who holds `node`, keeping the count of each reservation's idle nodes.
+    fn set_hold(&mut self, node: NodeId, hold: Hold) {
+        let Some(slot) = self.hold.get_mut(node.index()) else {
+            return;
+        };
+        if let Hold::Reserved(job) = std::mem::replace(slot, hold)
+            && let Some(count) = self.reserved.get_mut(&job)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.reserved.remove(&job);
+            }
+        }
+        if let Hold::Reserved(job) = hold {
+            *self.reserved.entry(job).or_default() += 1;
+        }
     }
 
     /// Whether `node` is idle in the batch cluster and held by no one.
@@ -1063,12 +1118,16 @@ impl PlatformView for Env<'_> {
         }
     }
 
+    fn reserved_idle(&self, job: JobId, _nodes: &[NodeId]) -> usize {
+        self.reserved.get(&job).map_or(0, |&count| count as usize)
+    }
+
     fn running(&self, now: Time) -> Vec<PlannedJob> {
         self.running_views(now)
     }
 
     fn run(&self, job: JobId) -> Option<RunInfo> {
-        let run = self.jobs.get(*self.index.get(&job)?)?.run?;
+        let run = self.jobs.get(self.index.get(job)?)?.run?;
         Some(RunInfo {
             size: run.size,
             predicted_end: run.predicted_end,
@@ -1078,15 +1137,15 @@ impl PlatformView for Env<'_> {
 
     fn is_queued(&self, job: JobId) -> bool {
         self.index
-            .get(&job)
-            .and_then(|&i| self.jobs.get(i))
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
             .is_some_and(|st| st.run.is_none() && st.account.completions == 0)
     }
 
     fn held(&self, job: JobId) -> u32 {
         self.index
-            .get(&job)
-            .and_then(|&i| self.jobs.get(i))
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
             .map_or(0, |st| st.od_nodes.len() as u32)
     }
 
@@ -1193,7 +1252,7 @@ impl Sim<'_> {
             }
             Hold::Reserved(_) => self.policy.on_node_lost(node),
             Hold::OnDemand(i) => {
-                self.env.hold[node.index()] = Hold::Failed;
+                self.env.set_hold(node, Hold::Failed);
                 if let Some(run) = self.env.jobs[i].run.take() {
                     // The running job restarts at once from scratch on fresh nodes.
                     self.env.od_killed(now, i, run)?;
@@ -1205,7 +1264,7 @@ impl Sim<'_> {
                 }
             }
         }
-        self.env.hold[node.index()] = Hold::Failed;
+        self.env.set_hold(node, Hold::Failed);
         self.env.node_failures += 1;
         let back = now.try_add(repair)?;
         self.env.schedule(back, Ev::Repair(node));
@@ -1253,7 +1312,7 @@ impl Sim<'_> {
                         if self.env.hold.get(node.index()) != Some(&Hold::Reserved(job)) {
                             return Err(HybridError::NotReserved { job, node });
                         }
-                        self.env.hold[node.index()] = Hold::OnDemand(i);
+                        self.env.set_hold(node, Hold::OnDemand(i));
                     }
                     self.env.jobs[i].od_nodes.extend(nodes);
                 }
@@ -1368,8 +1427,8 @@ impl Sim<'_> {
             let finished = self
                 .env
                 .index
-                .get(job)
-                .is_none_or(|&i| self.env.jobs[i].account.completions > 0);
+                .get(*job)
+                .is_none_or(|i| self.env.jobs[i].account.completions > 0);
             if finished {
                 self.env.violations.push(format!(
                     "t={now}: {command:?} names {job}, finished or unknown"
@@ -1427,6 +1486,16 @@ impl Sim<'_> {
                         "t={now}: {node} reserved for {job} but held otherwise"
                     ));
                 }
+            }
+            let idle = nodes
+                .iter()
+                .filter(|n| env.hold[n.index()] == Hold::Reserved(job))
+                .count();
+            if env.reserved_idle(job, nodes) != idle {
+                env.violations.push(format!(
+                    "t={now}: {job} has {idle} idle reserved nodes, counted {}",
+                    env.reserved_idle(job, nodes)
+                ));
             }
         }
         for (i, st) in env.jobs.iter().enumerate() {
@@ -1502,6 +1571,41 @@ impl Simulation for Sim<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cosched_core::RigidJob;
+
+    fn rigid(ids: &[u64]) -> Vec<HybridJob> {
+        ids.iter()
+            .map(|&id| HybridJob::Rigid {
+                job: RigidJob::new(JobId(id), Time(0), 1, Duration(60), Duration(60)).unwrap(),
+                setup: Duration::ZERO,
+            })
+            .collect()
+    }
+
+    /// The index finds every job and nothing else, by offset for consecutive ids (up to the
+    /// last representable id) and by hash otherwise.
+    #[test]
+    fn job_index_finds_exactly_the_workload() {
+        for ids in [
+            vec![5, 6, 7, 8],
+            vec![u64::MAX - 2, u64::MAX - 1, u64::MAX],
+            vec![1, 3, 2, 10],
+            vec![],
+        ] {
+            let specs = rigid(&ids);
+            let index = JobIndex::new(&specs);
+            let consecutive = ids.windows(2).all(|w| w[1] == w[0] + 1);
+            assert_eq!(matches!(index, JobIndex::Consecutive { .. }), consecutive);
+            for (i, &id) in ids.iter().enumerate() {
+                assert_eq!(index.get(JobId(id)), Some(i), "{ids:?}");
+            }
+            for id in [0, 4, 9, 11, u64::MAX - 3] {
+                if !ids.contains(&id) {
+                    assert_eq!(index.get(JobId(id)), None, "{id} in {ids:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn failures_are_a_function_of_time_only() {
