@@ -1056,15 +1056,19 @@ impl BatchScheduler for MalleableFirst<'_> {
             pos = head + 1;
         }
         self.base.schedule(pass);
-        if pass.free_units() == 0 || pass.next_resizable(0, u32::MAX, u32::MAX).is_none() {
-            return;
-        }
         let Some(head) = pass.next_queued(0) else {
             return;
         };
         let Some(head_size) = pass.job(head).map(|q| q.size()) else {
             return;
         };
+        // The shadow only once some malleable job behind the head could start.
+        if pass
+            .next_resizable(head + 1, u32::MAX, pass.free_units())
+            .is_none()
+        {
+            return;
+        }
         let shadow = pass.shadow(head_size);
         let mut extra = shadow.extra;
         let now = pass.now();
