@@ -110,7 +110,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 /// Mean repair time of a failed node: 6 hours.
 pub const DEFAULT_REPAIR: Duration = Duration::from_hours(6);
@@ -288,6 +288,36 @@ struct JobState {
     /// On-demand jobs under a mechanism: nodes held and run epoch.
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
+}
+
+/// What the mechanisms see of running batch job `st` (none for an on-demand job queued as a
+/// batch job, or one not running); a rigid job's elapsed time is left at zero, for the
+/// caller to fill in at the time it asks. Its work, setup and checkpoints change only
+/// between runs, its size and predicted end on a resize, which stores it again.
+fn planned(st: &JobState) -> Option<PlannedJob> {
+    let run = st.run?;
+    let kind = match st.spec {
+        HybridJob::OnDemand(_) => return None,
+        HybridJob::Malleable { job, .. } => RunningKind::Malleable {
+            min_size: job.min_size,
+            max_size: job.max_size,
+        },
+        HybridJob::Rigid { .. } => RunningKind::Rigid {
+            work: st.work_left,
+            elapsed: Duration::ZERO,
+            checkpoints: st.checkpoints,
+        },
+    };
+    Some(PlannedJob {
+        view: RunningView {
+            id: st.spec.id(),
+            size: run.size,
+            setup: st.setup,
+            kind,
+        },
+        run_start: run.start,
+        predicted_end: run.predicted_end,
+    })
 }
 
 /// Workload positions by job id: an offset when the admitted jobs' ids are consecutive in
@@ -517,7 +547,10 @@ struct Env<'a> {
     /// Nodes held [`Hold::Reserved`] per on-demand job (the idle nodes of its reservation).
     reserved: FxHashMap<JobId, u32>,
     idle: IdleStack,
-    running: BTreeSet<usize>,
+    /// Running batch jobs by workload position, with what the mechanisms see of each (none
+    /// for an on-demand job queued as a batch job), kept compact for CUP's notices and the
+    /// arrivals that must free nodes; a rigid job's elapsed time is filled in when asked.
+    running: BTreeMap<usize, Option<PlannedJob>>,
     od_running: usize,
     /// On-demand jobs arrived under a mechanism and not started yet.
     od_pending: usize,
@@ -634,7 +667,7 @@ impl<'a> Env<'a> {
             hold: vec![Hold::Cluster; config.nodes as usize],
             reserved: FxHashMap::default(),
             idle: IdleStack::new(config.nodes),
-            running: BTreeSet::new(),
+            running: BTreeMap::new(),
             od_running: 0,
             od_pending: 0,
             invalid: 0,
@@ -881,6 +914,8 @@ impl<'a> Env<'a> {
             token: started.token,
             ..run
         });
+        let view = planned(st);
+        self.running.insert(i, view);
         self.schedule(started.end, Ev::BatchEnd(started.token));
         Ok(())
     }
@@ -898,7 +933,6 @@ impl<'a> Env<'a> {
                     self.idle.remove(node);
                 }
             }
-            self.running.insert(i);
             let st = &mut self.jobs[i];
             st.run = Some(Run {
                 start: now,
@@ -908,6 +942,8 @@ impl<'a> Env<'a> {
                 predicted_end: started.predicted_end,
                 token: started.token,
             });
+            self.running.insert(i, planned(st));
+            let st = &mut self.jobs[i];
             if st.record.start.is_none() {
                 st.record.start = Some(now);
             }
@@ -1050,34 +1086,14 @@ impl<'a> Env<'a> {
     /// workload order (the mechanisms break ties by job id).
     fn running_views(&self, now: Time) -> Vec<PlannedJob> {
         self.running
-            .iter()
-            .map(|&i| &self.jobs[i])
-            .filter_map(|st| {
-                let run = st.run?;
-                if st.spec.class() == JobClass::OnDemand {
-                    return None;
+            .values()
+            .flatten()
+            .map(|&planned| {
+                let mut planned = planned;
+                if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
+                    *elapsed = now - planned.run_start;
                 }
-                let kind = match st.spec {
-                    HybridJob::Malleable { job, .. } => RunningKind::Malleable {
-                        min_size: job.min_size,
-                        max_size: job.max_size,
-                    },
-                    _ => RunningKind::Rigid {
-                        work: st.work_left,
-                        elapsed: now - run.start,
-                        checkpoints: st.checkpoints,
-                    },
-                };
-                Some(PlannedJob {
-                    view: RunningView {
-                        id: st.spec.id(),
-                        size: run.size,
-                        setup: st.setup,
-                        kind,
-                    },
-                    run_start: run.start,
-                    predicted_end: run.predicted_end,
-                })
+                planned
             })
             .collect()
     }
