@@ -12,8 +12,8 @@
 
 use clap::Parser;
 use cosched_examples::{Cell, Claims, CommonArgs, LinePlot, Table};
+use cosched_forecast::sarima::{Sarima, SarimaOrder};
 use cosched_metasched::price_forecast::{ForecastAccuracy, PriceForecastConfig, forecast_mape};
-use cosched_metasched::sarima::{Sarima, SarimaOrder};
 use cosched_metasched::workload::DiurnalPrices;
 use cosched_metasched::xsede::load_prices;
 use std::path::PathBuf;

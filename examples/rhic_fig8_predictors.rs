@@ -9,8 +9,9 @@ use cosched_core::SeedStreams;
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{RhicArgs, mean, show_with};
 use cosched_examples::{BarChart, Cell, Claims, Sweep, Table};
+use cosched_forecast::series::{FftMarkov, FftMarkovPath};
 use cosched_rhic::env::{BurstModel, Workload};
-use cosched_rhic::predictor::{FftMarkov, FftMarkovPath, PredictorKind};
+use cosched_rhic::predictor::PredictorKind;
 
 const NAME: &str = "rhic_fig8_predictors";
 const METHODS: [PredictorKind; 4] = [
@@ -104,7 +105,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     .with_notes(format!(
         "Traces from the Table 2 model (`cosched_rhic::env::BurstModel`), {points} predictions \
          5 minutes apart per trace, seeds {seeds:?}. FFT+Markov is PRESS's signature/Markov \
-         hybrid (`cosched_rhic::predictor::FftMarkov`; thresholds ours). Paper (§4.4, Fig. 8): \
+         hybrid (`cosched_forecast::series::FftMarkov`; thresholds ours). Paper (§4.4, Fig. 8): \
          moving average is the most accurate, auto-correlation identical (it falls back to the \
          moving average)."
     ));

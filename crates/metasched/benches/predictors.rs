@@ -1,18 +1,15 @@
-//! The paper's predictors at their working sizes.
+//! The paper's wait-time predictor at its working size (the seasonal ARIMA price model is
+//! benchmarked in cosched-forecast's `models` bench).
 //!
-//! - Wait time: a full history of 2,000 started jobs with wait-feature-like coordinates
-//!   (power-of-two cores, log-normal estimates, heavy-tailed queue sums); `predict` alone,
+//! A full history of 2,000 started jobs with wait-feature-like coordinates (power-of-two cores, log-normal estimates, heavy-tailed queue sums); `predict` alone,
 //!   `observe` (ring push; one call in `refit_every` = 50 pays a refit, so the figure is the
 //!   amortised cost), and one full refit (scaling, DBSCAN, ridge) of the 2,000 jobs — also
 //!   for a history drawn from three tight queue regimes, where nearly every job is a core
 //!   point of a large cluster.
-//! - Price: one seasonal ARIMA fit on 72 hourly prices (a noisy daily cycle) and its
-//!   24-hour forecast — what a price outlook pays once per site and issue day.
 //!
 //! `cargo bench -p cosched-metasched --bench predictors`.
 
 use cosched_core::Duration;
-use cosched_metasched::sarima::{Sarima, SarimaOrder};
 use cosched_metasched::wait::{
     ClusteredWaitConfig, ClusteredWaitPredictor, QueueWaitPredictor, WaitFeatures,
 };
@@ -114,30 +111,5 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-fn bench_sarima(c: &mut Criterion) {
-    let mut rng = ChaCha8Rng::seed_from_u64(24);
-    let series: Vec<f64> = (0..72)
-        .map(|t| {
-            let phase = f64::from(t) * std::f64::consts::PI / 12.0;
-            40.0 + 15.0 * phase.sin() + rng.random_range(-4.0..4.0)
-        })
-        .collect();
-    for (name, order) in [
-        (
-            "sarima_fit_72h_forecast_24h",
-            SarimaOrder::SeasonalDifference,
-        ),
-        (
-            "sarima_published_css_fit_72h_forecast_24h",
-            SarimaOrder::Published,
-        ),
-    ] {
-        let model = Sarima::with_order(24, order).unwrap();
-        c.bench_function(name, |b| {
-            b.iter(|| black_box(model.fit(black_box(&series)).unwrap().forecast(24)))
-        });
-    }
-}
-
-criterion_group!(benches, bench, bench_sarima);
+criterion_group!(benches, bench);
 criterion_main!(benches);

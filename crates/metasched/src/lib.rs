@@ -18,9 +18,9 @@
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
 //! - [`wait`]: the wait-prediction feature space, the per-site predictor interface and the
 //!   paper's predictor (DBSCAN clusters of the last 2,000 jobs, else ridge regression).
-//! - [`price_forecast`]: prices beyond the published day-ahead prices, forecast by
-//!   [`sarima`] (the paper's seasonal ARIMA, period 24, trained on the previous three days),
-//!   and the forecasts' mean absolute percentage error.
+//! - [`price_forecast`]: prices beyond the published day-ahead prices, forecast by the paper's
+//!   seasonal ARIMA (period 24, trained on the previous three days), and the forecasts' mean
+//!   absolute percentage error.
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`sim`] (this and the next two need the default feature `sim`): the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
 //!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
@@ -36,11 +36,11 @@
 //!
 //! The min-cost-flow solver the policy runs on is `cosched-flow`
 //! ([`cosched_flow::min_cost_max_flow`]), a crate of its own so that a flow needs no grid
-//! simulator.
+//! simulator. Likewise the predictors' models — seasonal ARIMA ([`cosched_forecast::sarima`]),
+//! DBSCAN, ridge regression and the rank-correlation weights — are `cosched-forecast`.
 
 pub mod policy;
 pub mod price_forecast;
-pub mod sarima;
 pub mod site;
 pub mod wait;
 pub mod xsede;

@@ -14,7 +14,7 @@
 //!   caller-provided [`WaitPredictor`] (negative predictions count as 0);
 //! - predicted electricity cost `EC_jk` = the job's power `cores_j × watts_per_core(k)`
 //!   integrated hour by hour over `[now + w_jk, now + w_jk + e_jk)` with the hourly price of
-//!   the [`PriceModel`] ([`try_energy_cost_usd`](crate::site::try_energy_cost_usd));
+//!   the [`PriceModel`] ([`try_energy_cost_usd`]);
 //! - both are min–max normalised over the cycle's candidate pairs (nadir–utopia:
 //!   `(x − min) / (max − min)`, 0 when `max == min`), and the arc cost is
 //!   `c_jk = round(100 · (w_t · RT'_jk + (1 − w_t) · EC'_jk))`, rounded half away from zero,

@@ -51,12 +51,17 @@
 //! assert!(outlook.price_usd_per_mwh(noon_day_3, 2_000).is_some());
 //! ```
 
-use crate::sarima::{Sarima, SarimaOrder};
 use crate::site::Site;
 use cosched_core::{ParamError, Time};
+use cosched_forecast::ForecastError;
+use cosched_forecast::sarima::{Sarima, SarimaOrder};
 use std::sync::OnceLock;
+use thiserror::Error;
 
 const HOURS_PER_DAY: i64 = 24;
+
+/// The longest forecast per issue, in hours: a leap year (ours; the paper forecasts a day).
+const MAX_HORIZON_HOURS: usize = 366 * 24;
 
 /// How prices are forecast and when day-ahead prices become known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +70,8 @@ pub struct PriceForecastConfig {
     pub period_hours: usize,
     /// Hours of history the model is trained on (the paper: the previous three days, 72).
     pub training_hours: usize,
-    /// Hours forecast per issue; later hours repeat the last period of the forecast.
+    /// Hours forecast per issue (`period_hours..=8784`); later hours repeat the last period of
+    /// the forecast.
     pub horizon_hours: usize,
     /// Scenario hour of day (0..=24) from which the next day's prices are known; 24 means
     /// only the current day's prices are ever known.
@@ -102,6 +108,13 @@ impl PriceForecastConfig {
             "horizon_hours",
             self.horizon_hours,
             "must be >= period_hours",
+        )?;
+        // Each issue day caches a forecast of this many hours.
+        ParamError::check(
+            self.horizon_hours <= MAX_HORIZON_HOURS,
+            "horizon_hours",
+            self.horizon_hours,
+            "must be at most 8,784 (a leap year of hours)",
         )?;
         ParamError::check(
             self.release_hour <= 24,
@@ -308,21 +321,40 @@ pub struct ForecastAccuracy {
     pub under_20_percent: usize,
 }
 
+/// Why [`forecast_mape`] could not measure the forecasts.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum ForecastMapeError {
+    /// The configuration or a price is invalid, or the series is too short to forecast one
+    /// whole day.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The model could not be fitted to a day's training window (the model's own error says
+    /// why; not expected once the prices and the configuration are valid).
+    #[error("the prices before day {day} cannot be fitted")]
+    Fit {
+        /// The day forecast, from 0.
+        day: usize,
+        /// The fit's failure.
+        #[source]
+        source: ForecastError,
+    },
+}
+
 /// The price predictor's mean absolute percentage error (the paper's measure): for every day `d` of `prices` whose preceding
 /// `training_hours` are in the series (no wrap-around), fit on those hours, forecast the 24
 /// hours of day `d`, and average `|forecast − actual| / |actual|` over all forecast hours, in
 /// percent.
 ///
 /// # Errors
-/// [`ParamError`] for an invalid `config`, a non-finite price, or a series too short to
-/// forecast one whole day.
+/// [`ForecastMapeError::Param`] for an invalid `config`, a non-finite price, or a series too
+/// short to forecast one whole day; [`ForecastMapeError::Fit`] if a fit fails.
 pub fn forecast_mape(
     prices: &[f64],
     config: &PriceForecastConfig,
-) -> Result<ForecastAccuracy, ParamError> {
+) -> Result<ForecastAccuracy, ForecastMapeError> {
     let model = config.model()?;
     if let Some(bad) = prices.iter().find(|p| !p.is_finite()) {
-        return Err(ParamError::new("prices", bad, "every price must be finite"));
+        return Err(ParamError::new("prices", bad, "every price must be finite").into());
     }
     let day = HOURS_PER_DAY as usize;
     let first = config.training_hours.div_ceil(day);
@@ -346,7 +378,10 @@ pub fn forecast_mape(
         let issue = d * day;
         let fit = model
             .fit(&prices[issue - config.training_hours..issue])
-            .map_err(|e| ParamError::new("prices", format!("day {d}: {e}"), "cannot be fitted"))?;
+            .map_err(|e| ForecastMapeError::Fit {
+                day: d,
+                source: e.into(),
+            })?;
         for (f, &actual) in fit.forecast(day).iter().zip(&prices[issue..issue + day]) {
             if actual == 0.0 {
                 accuracy.skipped_zero_prices += 1;
@@ -402,6 +437,20 @@ mod tests {
         );
         assert_eq!(
             bad(PriceForecastConfig {
+                horizon_hours: usize::MAX,
+                ..ok
+            }),
+            "horizon_hours"
+        );
+        assert_eq!(
+            bad(PriceForecastConfig {
+                period_hours: usize::MAX,
+                ..ok
+            }),
+            "training_hours"
+        );
+        assert_eq!(
+            bad(PriceForecastConfig {
                 release_hour: 25,
                 ..ok
             }),
@@ -412,7 +461,10 @@ mod tests {
             PriceOutlook::new(vec![f64::NAN], ok).unwrap_err().name,
             "prices"
         );
-        assert_eq!(forecast_mape(&cycle(95), &ok).unwrap_err().name, "prices");
+        assert!(matches!(
+            forecast_mape(&cycle(95), &ok),
+            Err(ForecastMapeError::Param(ParamError { name: "prices", .. }))
+        ));
     }
 
     #[test]

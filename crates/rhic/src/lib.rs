@@ -19,7 +19,7 @@
 //! | I/O curve seeded by the profile: mean-shift with ageing, linear spline through the centres | [`iocurve`]: [`mean_shift`], [`IoCurve`]; [`Rhic::io_curve`] |
 //! | Eq. 4–5: `R_proc`, `T_remaining`; padding and transition damping from the task length | [`completion`]: [`Progress`], [`CompletionParams`] |
 //! | goals: deadline, cost ($1.00/h dedicated, $0.42/h volunteer), energy (incremental on volunteers) | [`goal`]: [`Goal`], [`Score`], [`CostModel`], [`PowerModel`] |
-//! | per-node moving-average foreground predictor over 10–60 min; Fig. 8's others (AR, auto-correlation, PRESS's FFT + Markov) | [`predictor`]: [`MovingAverage`], [`predictor::PredictorKind`], [`FftMarkov`] |
+//! | per-node moving-average foreground predictor over 10–60 min; Fig. 8's others (AR, auto-correlation, PRESS's FFT + Markov) | [`predictor`]: [`MovingAverage`], [`predictor::PredictorKind`]; the others' algorithms in `cosched-forecast` ([`cosched_forecast::series`]) |
 //! | memory screening by map slots, greedy order, exhaustive search or simulated annealing (§4.1) | [`search`]: [`screen_and_sort`], [`exhaustive_search`], [`annealing_search`], [`SearchMethod`] |
 //! | selection adjusting the previous pool, threshold replacement, deferment | [`policy`]: [`Selection`], [`Rhic`] |
 //! | baselines: fixed sizes (exhaustive survey), FUZZY with dead-band and 5 % padding, threshold | [`baseline`] |
@@ -63,7 +63,7 @@ pub use policy::{
     Assignment, CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy,
     ProfileReport, Rhic, RhicConfig, Selection,
 };
-pub use predictor::{FftMarkov, ForegroundTable, MovingAverage};
+pub use predictor::{ForegroundTable, MovingAverage};
 pub use saturation::SaturationEstimate;
 pub use search::{
     Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search,

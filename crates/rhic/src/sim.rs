@@ -83,7 +83,7 @@ pub struct EnvConfig {
     /// Probability that a volunteer VM fails to boot, in `[0, 1]` (ours: 0).
     pub boot_failure: f64,
     /// Backup (speculative) copies of straggling tasks at the job's end (Hadoop's default, the
-    /// LATE scheduler the paper cites [22]): once no work is left to hand out, every task still
+    /// LATE scheduler the paper cites \[22\]): once no work is left to hand out, every task still
     /// running on a volunteer also starts on a free dedicated slot, and whichever copy
     /// finishes first counts. Without them the job waits for its slowest volunteer.
     pub backup_tasks: bool,

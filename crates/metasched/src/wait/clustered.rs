@@ -19,7 +19,7 @@
 //!   The ridge regression works on the same scaled coordinates, so `lambda` is unit-free too.
 //! - **Weights.** [`FeatureWeighting::Range`] (the [`Default`]) leaves the scaled coordinates
 //!   as they are; [`FeatureWeighting::Correlation`] (the [paper configuration](ClusteredWaitConfig::paper))
-//!   multiplies each by its weight from [`correlation_weights`](super::correlation_weights),
+//!   multiplies each by its weight from [`correlation_weights`],
 //!   refitted with the scaling, so that the distance is the published predictor's weighted
 //!   mean and a feature that does not correlate with the wait does not count.
 //! - **"Close to a cluster".** The query would be a member of a cluster if it were added to the
@@ -58,14 +58,35 @@
 //! assert_eq!(predictor.predict(&busy), Duration(7_200));
 //! ```
 
-use super::dbscan::{Clustering, Dbscan, SumIndex, manhattan};
-use super::ridge::{Ridge, RidgeFit};
-use super::weighting::{FeatureWeighting, correlation_weights};
 use super::{QueueWaitPredictor, WaitFeatures};
 use cosched_core::{Duration, ParamError};
+use cosched_forecast::correlation::correlation_weights;
+use cosched_forecast::dbscan::{Clustering, Dbscan, SumIndex, manhattan};
+use cosched_forecast::ridge::{Ridge, RidgeFit};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 const DIM: usize = WaitFeatures::DIMENSIONS;
+
+/// How the predictor weighs the range-scaled coordinates of [`WaitFeatures`] in its distance
+/// and regression.
+///
+/// The paper's published predictor weighs each feature by the absolute value of its Spearman
+/// rank correlation with the wait over the history, and measures the distance between two jobs
+/// as the weighted mean of the per-feature distances, `Σ wₖ dₖ / Σ wₖ`
+/// ([`correlation_weights`] gives the weights normalised to sum 1, so that the Manhattan
+/// distance of weighted coordinates is that mean).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureWeighting {
+    /// Every coordinate weighs 1: a distance is the sum of the range-scaled coordinate
+    /// differences (at most 8 within the history).
+    #[default]
+    Range,
+    /// Each coordinate weighs `|ρₛ(feature, wait)| / Σ|ρₛ|` over the history (the published
+    /// predictor's correlation weights): a distance is the weighted mean of the range-scaled
+    /// coordinate differences (at most 1 within the history).
+    Correlation,
+}
 
 /// The predictor's parameters; [`Default`] gives the paper's history of 2,000 jobs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -265,8 +286,7 @@ impl ClusteredWaitPredictor {
         }
         let points: Vec<[f64; DIM]> = self.history.iter().map(|(p, _)| scaling.apply(p)).collect();
         let waits: Vec<f64> = self.history.iter().map(|(_, w)| *w).collect();
-        let index = SumIndex::new(&points);
-        let clustering = self.dbscan.fit_indexed(&points, &index);
+        let (clustering, index) = self.dbscan.fit_with_index(&points);
         let mut members = vec![Vec::new(); clustering.cluster_count()];
         for (i, label) in clustering.labels().iter().enumerate() {
             if let Some(c) = label {

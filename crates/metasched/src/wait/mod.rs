@@ -10,18 +10,19 @@
 //! - [`ClusteredWaitPredictor`]: the paper's predictor — Manhattan distance to the last 2,000
 //!   started jobs, DBSCAN clusters, the weighted mean wait of a close cluster, else ridge
 //!   regression (its module docs give the choices the paper leaves open);
-//! - [`dbscan`]: DBSCAN under the Manhattan distance, label-for-label as scikit-learn's;
-//! - [`ridge`]: ridge regression in closed form (Cholesky), as scikit-learn's `Ridge`;
 //! - [`FeatureWeighting`]: range scaling alone, or the published predictor's correlation
-//!   weights ([`correlation_weights`]).
+//!   weights.
+//!
+//! The learners it is built from — DBSCAN under the Manhattan distance (label for label as
+//! scikit-learn's), ridge regression in closed form (as scikit-learn's `Ridge`) and the rank
+//! correlation weights — are in `cosched-forecast` ([`cosched_forecast::dbscan`],
+//! [`cosched_forecast::ridge`], [`cosched_forecast::correlation`]).
 
 mod clustered;
-pub mod dbscan;
-pub mod ridge;
-mod weighting;
 
-pub use clustered::{ClusteredWaitConfig, ClusteredWaitPredictor, PredictionSource};
-pub use weighting::{FeatureWeighting, correlation_weights};
+pub use clustered::{
+    ClusteredWaitConfig, ClusteredWaitPredictor, FeatureWeighting, PredictionSource,
+};
 
 use cosched_core::Duration;
 

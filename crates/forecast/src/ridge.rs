@@ -1,5 +1,5 @@
-//! Ridge regression in closed form: the fallback of the paper's wait-time predictor for jobs
-//! that fall in no cluster of the site's recent history.
+//! Ridge regression in closed form: the fallback of Murali and Vadhiyar's wait-time predictor
+//! (`cosched-metasched`) for jobs that fall in no cluster of the site's recent history.
 //!
 //! With an unpenalised intercept, as scikit-learn's `Ridge(fit_intercept=True)`: the columns
 //! of `X` and `y` are centred, the coefficients solve `(XcᵀXc + λI) w = Xcᵀyc` — the 9×9
@@ -9,7 +9,7 @@
 //! when the centred columns are linearly dependent.
 //!
 //! ```
-//! use cosched_metasched::wait::ridge::Ridge;
+//! use cosched_forecast::ridge::Ridge;
 //!
 //! // y = 2·x₀ − x₁ + 3, recovered exactly by least squares.
 //! let x = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 2.0]];

@@ -1,45 +1,31 @@
-//! How the coordinates of [`WaitFeatures`](super::WaitFeatures) weigh in the predictor's
-//! distance and regression ([`FeatureWeighting`]).
+//! Feature weights from rank correlations: how much each coordinate of a feature space says
+//! about a target, the weighting of the published wait-time predictor of Murali and Vadhiyar
+//! (`cosched-metasched`'s `FeatureWeighting::Correlation`).
 //!
-//! The paper's published predictor weighs each feature by the absolute value of its Spearman
-//! rank correlation with the wait over the history (an undefined correlation — a constant
-//! feature or constant waits — weighs 0; if every feature weighs 0 they all weigh the same),
-//! and measures the distance between two jobs as the weighted mean of the per-feature
-//! distances, `Σ wₖ dₖ / Σ wₖ` ([`correlation_weights`] returns the weights normalised to sum
-//! 1, so that the Manhattan distance of weighted coordinates is that mean). The ranks and
-//! correlations are computed on an `ndarray` matrix of the history.
+//! Each feature weighs the absolute value of its Spearman rank correlation with the target over
+//! the rows (an undefined correlation — a constant feature or a constant target — weighs 0; if
+//! every feature weighs 0 they all weigh the same). [`correlation_weights`] returns the weights
+//! normalised to sum 1, so that the Manhattan distance of weighted coordinates is the weighted
+//! mean `Σ wₖ dₖ / Σ wₖ` of the per-feature distances. The ranks and correlations are computed
+//! on an `ndarray` matrix of the rows: `O(D·n log n)` for `n` rows of `D` features.
 
 use ndarray::{Array1, Array2, ArrayView1, Axis};
-use serde::{Deserialize, Serialize};
 
-/// How range-scaled coordinates are weighted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FeatureWeighting {
-    /// Every coordinate weighs 1: a distance is the sum of the range-scaled coordinate
-    /// differences (at most 8 within the history).
-    #[default]
-    Range,
-    /// Each coordinate weighs `|ρₛ(feature, wait)| / Σ|ρₛ|` over the history (the published
-    /// predictor's correlation weights): a distance is the weighted mean of the range-scaled
-    /// coordinate differences (at most 1 within the history).
-    Correlation,
-}
-
-/// Per-coordinate weights `|ρₛ(xₖ, wait)| / Σⱼ|ρₛ(xⱼ, wait)|` over the rows of `points` (see
-/// the module docs); uniform `1/D` when no coordinate correlates or there are fewer than two
-/// rows.
+/// Per-coordinate weights `|ρₛ(xₖ, target)| / Σⱼ|ρₛ(xⱼ, target)|` over the rows of `points`
+/// and the matching entries of `targets` (see the module docs); uniform `1/D` when no
+/// coordinate correlates or there are fewer than two rows.
 ///
 /// ```
-/// use cosched_metasched::wait::correlation_weights;
+/// use cosched_forecast::correlation::correlation_weights;
 ///
-/// // The first coordinate orders the waits exactly, the second is constant.
+/// // The first coordinate orders the targets exactly, the second is constant.
 /// let points = [[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]];
 /// let weights = correlation_weights(&points, &[10.0, 20.0, 30.0]);
 /// assert_eq!(weights, [1.0, 0.0]);
 /// ```
-pub fn correlation_weights<const D: usize>(points: &[[f64; D]], waits: &[f64]) -> [f64; D] {
+pub fn correlation_weights<const D: usize>(points: &[[f64; D]], targets: &[f64]) -> [f64; D] {
     let uniform = [1.0 / D as f64; D];
-    let n = points.len().min(waits.len());
+    let n = points.len().min(targets.len());
     if n < 2 {
         return uniform;
     }
@@ -47,10 +33,10 @@ pub fn correlation_weights<const D: usize>(points: &[[f64; D]], waits: &[f64]) -
     for (mut row, p) in x.axis_iter_mut(Axis(0)).zip(points) {
         row.assign(&ArrayView1::from(&p[..]));
     }
-    let wait_ranks = ranks(ArrayView1::from(&waits[..n]));
+    let target_ranks = ranks(ArrayView1::from(&targets[..n]));
     let mut weights = [0.0; D];
     for (k, column) in x.axis_iter(Axis(1)).enumerate() {
-        let rho = pearson(&ranks(column), &wait_ranks);
+        let rho = pearson(&ranks(column), &target_ranks);
         weights[k] = if rho.is_finite() { rho.abs() } else { 0.0 };
     }
     let total: f64 = weights.iter().sum();
@@ -115,6 +101,33 @@ mod tests {
         assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         assert!((w[0] - w[1]).abs() < 1e-12, "{w:?}");
         assert!(w[2] < w[0] && w[2] > 0.0, "{w:?}");
+    }
+
+    proptest::proptest! {
+        /// The weights are a distribution over the features, and rank correlations see only
+        /// the order of a feature's values: a strictly increasing map of a column (here
+        /// `x ↦ 2ˣ`) changes no weight.
+        #[test]
+        fn weights_are_a_distribution_blind_to_monotone_maps(
+            rows in proptest::collection::vec(
+                (proptest::array::uniform3(-20i32..20), -50i32..50), 2..40),
+            column in 0usize..3,
+        ) {
+            let points: Vec<[f64; 3]> = rows.iter().map(|(p, _)| p.map(f64::from)).collect();
+            let targets: Vec<f64> = rows.iter().map(|(_, y)| f64::from(*y)).collect();
+            let w = correlation_weights(&points, &targets);
+            proptest::prop_assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{w:?}");
+            proptest::prop_assert!(w.iter().all(|x| (0.0..=1.0).contains(x)), "{w:?}");
+            let mapped: Vec<[f64; 3]> = points
+                .iter()
+                .map(|p| {
+                    let mut q = *p;
+                    q[column] = q[column].exp2();
+                    q
+                })
+                .collect();
+            proptest::prop_assert_eq!(correlation_weights(&mapped, &targets), w);
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! DBSCAN (Ester, Kriegel, Sander and Xu, KDD 1996) under the Manhattan distance: the
-//! clustering step of the paper's wait-time predictor, which groups the site's recent jobs by
-//! similarity before it averages the waits of the group a new job falls into.
+//! clustering step of Murali and Vadhiyar's wait-time predictor (`cosched-metasched`), which
+//! groups a site's recent jobs by similarity before it averages the waits of the group a new
+//! job falls into.
 //!
 //! Semantics follow scikit-learn's `DBSCAN(metric="manhattan")`, so its labels are reproduced
 //! exactly: the `eps`-neighbourhood of a point is every point at distance `≤ eps`, **itself
@@ -16,7 +17,7 @@
 //! and the memory is `O(n)` — neighbourhoods are recomputed, never stored.
 //!
 //! ```
-//! use cosched_metasched::wait::dbscan::Dbscan;
+//! use cosched_forecast::dbscan::Dbscan;
 //!
 //! let points = [[0.0, 0.0], [0.1, 0.0], [0.0, 0.1], [5.0, 5.0], [5.1, 5.0], [5.0, 5.1], [9.0, 0.0]];
 //! let clustering = Dbscan::new(0.25, 3).unwrap().fit(&points);
@@ -85,15 +86,19 @@ impl Dbscan {
     /// Cost: sorting `O(n log n)`, then two passes of region queries, each at most `O(n·D)`;
     /// the expansion pass skips the points already labelled.
     pub fn fit<const D: usize>(&self, points: &[[f64; D]]) -> Clustering {
-        self.fit_indexed(points, &SumIndex::new(points))
+        self.fit_with_index(points).0
     }
 
-    /// [`fit`](Self::fit) with a [`SumIndex`] the caller already built over `points`.
-    pub(crate) fn fit_indexed<const D: usize>(
-        &self,
-        points: &[[f64; D]],
-        index: &SumIndex,
-    ) -> Clustering {
+    /// [`fit`](Self::fit), also returning the [`SumIndex`] it built over `points`, for later
+    /// region queries against the same points (a predictor looks up the clusters near a new
+    /// point with it).
+    pub fn fit_with_index<const D: usize>(&self, points: &[[f64; D]]) -> (Clustering, SumIndex) {
+        let index = SumIndex::new(points);
+        (self.fit_indexed(points, &index), index)
+    }
+
+    /// [`fit`](Self::fit) over `index`, which was built over `points`.
+    fn fit_indexed<const D: usize>(&self, points: &[[f64; D]], index: &SumIndex) -> Clustering {
         let n = points.len();
         // Core flags. The points are copied in window order, so that scans read memory in
         // sequence, with a second lower bound of the distance — the alternating-sign sum
@@ -235,8 +240,25 @@ impl Clustering {
 
 /// The points with finite coordinates, sorted by their coordinate sum: region queries under
 /// the Manhattan distance only need the points whose sums lie within `eps` of the query's.
+/// Building it costs `O(n log n)`, a query `O(log n)` plus the window it returns.
+///
+/// ```
+/// use cosched_forecast::dbscan::{SumIndex, manhattan};
+///
+/// let points = [[0.0, 0.0], [1.0, 0.5], [4.0, 4.0]];
+/// let index = SumIndex::new(&points);
+/// let query = [0.5, 0.5];
+/// // A superset of the points within 1.0 of the query; the distance decides.
+/// let near: Vec<usize> = index
+///     .window(SumIndex::key(&query), 1.0)
+///     .iter()
+///     .copied()
+///     .filter(|&i| manhattan(&query, &points[i]) <= 1.0)
+///     .collect();
+/// assert_eq!(near, [0, 1]);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct SumIndex {
+pub struct SumIndex {
     /// Point indices by increasing sum (finite points only).
     order: Vec<usize>,
     /// `keys[k]` is the sum of point `order[k]`.
@@ -251,7 +273,8 @@ pub(crate) struct SumIndex {
 }
 
 impl SumIndex {
-    pub(crate) fn new<const D: usize>(points: &[[f64; D]]) -> SumIndex {
+    /// The index of `points` (those with a non-finite coordinate are left out).
+    pub fn new<const D: usize>(points: &[[f64; D]]) -> SumIndex {
         let keys_by_point: Vec<f64> = points
             .iter()
             .map(|p| {
@@ -287,7 +310,7 @@ impl SumIndex {
 
     /// The indices of the points that may lie within `eps` of a point whose sum is `key`
     /// (a superset of the true neighbours; empty for a non-finite key).
-    pub(crate) fn window(&self, key: f64, eps: f64) -> &[usize] {
+    pub fn window(&self, key: f64, eps: f64) -> &[usize] {
         &self.order[self.window_range(key, eps)]
     }
 
@@ -303,7 +326,7 @@ impl SumIndex {
     }
 
     /// The coordinate sum the index uses for a query point (NaN if a coordinate is not finite).
-    pub(crate) fn key<const D: usize>(point: &[f64; D]) -> f64 {
+    pub fn key<const D: usize>(point: &[f64; D]) -> f64 {
         if point.iter().all(|x| x.is_finite()) {
             point.iter().sum()
         } else {

@@ -1,6 +1,6 @@
-//! Seasonal ARIMA models of the paper's electricity-price prediction (§3.2: a seasonal ARIMA
-//! with a 24-hour period, trained on the previous three days), used by
-//! [`price_forecast`](crate::price_forecast), in two orders ([`SarimaOrder`]):
+//! Seasonal ARIMA models of Murali and Vadhiyar's electricity-price prediction (§3.2: a
+//! seasonal ARIMA with a 24-hour period, trained on the previous three days), used by
+//! `cosched-metasched`'s `price_forecast`, in two orders ([`SarimaOrder`]):
 //!
 //! - [`SarimaOrder::Published`], `(1,0,1)×(1,0,1)ₛ` with a mean: §3.2's "unit order terms for
 //!   the autoregressive and moving average seasonal and non-seasonal components", the order the
@@ -50,7 +50,7 @@
 //! forecast).
 //!
 //! ```
-//! use cosched_metasched::sarima::Sarima;
+//! use cosched_forecast::sarima::Sarima;
 //!
 //! // Three days of a daily cycle with a little noise.
 //! let series: Vec<f64> = (0..72)
@@ -140,9 +140,10 @@ impl Sarima {
         self.order
     }
 
-    /// The fewest values [`fit`](Self::fit) accepts: `2·period + 2`.
+    /// The fewest values [`fit`](Self::fit) accepts: `2·period + 2` (saturating, so a period
+    /// too large for any series makes every fit [`SarimaError::TooShort`]).
     pub fn min_len(&self) -> usize {
-        2 * self.period + 2
+        self.period.saturating_mul(2).saturating_add(2)
     }
 
     /// Fits the model to `series`: exact maximum likelihood for
@@ -323,7 +324,8 @@ impl SarimaFit {
     }
 
     /// The minimum-mean-square-error forecasts of the next `steps` values of the series
-    /// (future innovations zero).
+    /// (future innovations zero). Cost `O(steps)` time and memory: bound `steps` where it
+    /// comes from user input.
     pub fn forecast(&self, steps: usize) -> Vec<f64> {
         if self.order == SarimaOrder::Published {
             return self.forecast_published(steps);
@@ -528,6 +530,16 @@ mod tests {
     #[test]
     fn inputs_are_validated() {
         assert_eq!(Sarima::new(0).unwrap_err().name, "period");
+        // A period no series can cover: every fit is too short, the bound does not overflow.
+        let huge = Sarima::new(usize::MAX).unwrap();
+        assert_eq!(huge.min_len(), usize::MAX);
+        assert_eq!(
+            huge.fit(&[1.0; 72]),
+            Err(SarimaError::TooShort {
+                len: 72,
+                needed: usize::MAX
+            })
+        );
         let model = Sarima::new(24).unwrap();
         assert_eq!(
             model.fit(&[1.0; 49]),
