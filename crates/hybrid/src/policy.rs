@@ -1100,3 +1100,52 @@ impl BatchScheduler for MalleableFirst<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cosched_batch::{BatchCluster, BatchJob, SizeRange};
+    use cosched_core::JobClass;
+
+    /// A 4-node cluster whose queue holds `rigid` one-node jobs too long to end before the
+    /// arrival, then a malleable job of 2 nodes (down to 1): the jobs GuestPicker starts on
+    /// the 4 idle nodes reserved for an arrival in an hour.
+    fn guests_behind(rigid: u64) -> Vec<JobId> {
+        let mut cluster = BatchCluster::counted(4).unwrap();
+        let job = |id: u64, size: u32, resizable: Option<SizeRange>| BatchJob {
+            id: JobId(id),
+            submit: Time(id as i64),
+            size,
+            runtime: Duration(86_400),
+            estimate: Duration(86_400),
+            class: if resizable.is_some() {
+                JobClass::Malleable
+            } else {
+                JobClass::Rigid
+            },
+            resizable,
+        };
+        for id in 0..rigid {
+            cluster.submit(job(id, 1, None)).unwrap();
+        }
+        let flexible = Some(SizeRange { min: 1, max: 2 });
+        cluster.submit(job(rigid, 2, flexible)).unwrap();
+        let mut picker = GuestPicker {
+            budget: 4,
+            arrival: Time(100_000 + 3_600),
+        };
+        let mut started = Vec::new();
+        cluster.schedule(Time(100_000), &mut picker, &mut started);
+        started.iter().map(|s| s.token.job).collect()
+    }
+
+    /// Malleable guests come from the first GUEST_SCAN queued jobs, however many rigid jobs
+    /// stand before them there, and from no further back.
+    #[test]
+    fn malleable_guests_come_from_the_first_guest_scan_queued_jobs() {
+        assert_eq!(guests_behind(0), vec![JobId(0)]);
+        let last_scanned = GUEST_SCAN as u64 - 1;
+        assert_eq!(guests_behind(last_scanned), vec![JobId(last_scanned)]);
+        assert_eq!(guests_behind(last_scanned + 1), vec![]);
+    }
+}
