@@ -3,8 +3,10 @@
 //!
 //! Entries live in a ring of slots at positions that stay stable until the next insertion; a
 //! removed entry becomes a tombstone, and the positions before the first live entry are
-//! dropped as the queue moves on. A full ring is laid out again, live entries only, in a ring
-//! twice their number (amortised O(1) per insertion). Slots are grouped in buckets of
+//! dropped as the queue moves on. An entry that goes in ahead of the last one (a preempted
+//! job requeued at its submit time) takes the nearest dead position by moving the entries in
+//! between one place, so a requeue near a tombstone costs little. A full ring is laid out
+//! again, live entries only, in a ring twice their number (amortised O(1) per insertion). Slots are grouped in buckets of
 //! [`BUCKET`]; a segment tree over the buckets keeps, per subtree, the **skyline** of its live
 //! entries' (size, estimate) pairs — the pairs no other pair beats in both — so a backfilling
 //! scan jumps straight to the next bucket that may hold an entry fitting both bounds, and scans
@@ -12,6 +14,12 @@
 //! [`SKYLINE_POINTS`] points; a longer one folds its tail into one point that bounds it from
 //! below, which keeps the search conservative (never missing an entry) in the tree and exact
 //! in the slots.
+//!
+//! The same tree keeps, per subtree, a [`Resizable`] bound: the smallest requested size and
+//! the smallest accepted size among its live resizable (malleable) entries, so that a scan
+//! for malleable jobs that fit jumps over the rigid ones. And each bucket counts its live
+//! entries, so that the k-th queued job is found in O(k / [`BUCKET`]) without visiting the
+//! entries before it.
 
 use crate::cluster::QueuedJob;
 use cosched_core::{Duration, JobId, Time};
@@ -128,6 +136,47 @@ impl Skyline {
     }
 }
 
+/// The smallest requested size and the smallest accepted size among a subtree's live
+/// resizable entries ([`Resizable::NONE`] for a subtree with none): a lower bound, so a node
+/// that is not up to date only admits more (a search stays exact, as with skylines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Resizable {
+    size: u32,
+    min_size: u32,
+}
+
+impl Resizable {
+    const NONE: Resizable = Resizable {
+        size: u32::MAX,
+        min_size: u32::MAX,
+    };
+
+    /// The bound of one entry: [`Resizable::NONE`] unless it is resizable.
+    #[inline]
+    fn of(job: &QueuedJob) -> Resizable {
+        job.job.resizable.map_or(Resizable::NONE, |r| Resizable {
+            size: job.size(),
+            min_size: r.min,
+        })
+    }
+
+    /// The bound of the union of two subtrees.
+    #[inline]
+    fn merge(a: Resizable, b: Resizable) -> Resizable {
+        Resizable {
+            size: a.size.min(b.size),
+            min_size: a.min_size.min(b.min_size),
+        }
+    }
+
+    /// Whether an entry within the bound may request at most `max_size` units and accept
+    /// at most `max_min_size`.
+    #[inline]
+    fn admits(self, max_size: u32, max_min_size: u32) -> bool {
+        self.size <= max_size && self.min_size <= max_min_size
+    }
+}
+
 /// The smallest ring the queue allocates.
 const MIN_SLOTS: usize = 32;
 
@@ -140,9 +189,17 @@ pub(crate) struct JobQueue {
     slots: Vec<QueuedJob>,
     /// The (size, estimate) of each slot's entry if it is live, else [`DEAD`].
     points: Vec<(u32, i64)>,
+    /// The [`Resizable`] bound of each slot's entry if it is live and resizable, else
+    /// [`Resizable::NONE`] (kept beside `points` so that a repair reads no job).
+    flex: Vec<Resizable>,
     /// Segment tree in heap layout over the buckets: node `k` covers a range of buckets,
     /// leaves start at `leaves`; a skyline that covers every live entry below it.
     tree: Vec<Skyline>,
+    /// The [`Resizable`] bound of each tree node, in the same layout as `tree`, kept up to
+    /// date by the same repairs.
+    resizable: Vec<Resizable>,
+    /// Live entries per bucket.
+    counts: Vec<u8>,
     /// Buckets in the ring.
     leaves: usize,
     /// The first position the ring holds.
@@ -210,7 +267,9 @@ impl JobQueue {
     }
 
     /// Inserts `job` at its (submit, id) place: an append in the common case, which moves no
-    /// other entry; a rebuild (new positions) otherwise, or when the ring is full.
+    /// other entry; otherwise (a requeue) the entries between its place and the nearest dead
+    /// position move one place towards it, which changes their positions; a rebuild (new
+    /// positions) only when the ring is full and has no dead position.
     pub(crate) fn insert(&mut self, job: QueuedJob) {
         // Appends rely on every node covering its children's points: repair first.
         self.repair_stale();
@@ -229,16 +288,146 @@ impl JobQueue {
             }
             let slot = self.slot(pos);
             let point = (job.size(), job.estimate().0);
+            let flex = Resizable::of(&job);
             self.slots[slot] = job;
             self.points[slot] = point;
-            self.add_point(self.leaf_of(slot), point);
+            self.flex[slot] = flex;
+            self.counts[slot / BUCKET] += 1;
+            let leaf = self.leaf_of(slot);
+            self.add_point(leaf, point);
+            self.add_resizable(leaf, flex);
         } else {
-            self.rebuild(Some(job), job);
+            self.insert_inside(job);
         }
         if let Some(submits) = self.submits.get_mut() {
             submits.insert(job.job.id, job.job.submit);
         }
         self.live += 1;
+    }
+
+    /// Inserts `job` ahead of the last entry: the entries between its place and the nearest
+    /// dead position (a tombstone, or the room behind the last entry) move one place into
+    /// it, O(distance / [`BUCKET`]) to find and O(distance + log n) to move and repair.
+    fn insert_inside(&mut self, job: QueuedJob) {
+        let at = self.partition_point(job.order_key());
+        let (before, from) = (self.dead_before(at), self.dead_from(at));
+        // The nearer dead position; the one before on a tie.
+        let down = match (before, from) {
+            (Some(b), Some(f)) => (at - 1 - b <= f - at).then_some(b),
+            (b, _) => b,
+        };
+        let pos = match (down, from) {
+            (Some(dead), _) => {
+                // Entries `dead + 1..at` move down one place; `job` takes `at - 1`.
+                for p in dead + 1..at {
+                    self.move_entry(p, p - 1);
+                }
+                if (dead + 1..at).contains(&self.head) {
+                    self.head -= 1;
+                }
+                self.mark_moved(dead..at);
+                at - 1
+            }
+            (_, Some(dead)) => {
+                // Entries `at..dead` move up one place; `job` takes `at` (the head if any
+                // of them was).
+                for p in (at..dead).rev() {
+                    self.move_entry(p, p + 1);
+                }
+                self.end = self.end.max(dead + 1);
+                self.mark_moved(at..dead + 1);
+                at
+            }
+            (None, None) => {
+                self.rebuild(Some(job), job);
+                return;
+            }
+        };
+        let slot = self.slot(pos);
+        self.slots[slot] = job;
+        self.points[slot] = (job.size(), job.estimate().0);
+        self.flex[slot] = Resizable::of(&job);
+        self.head = self.head.min(pos);
+        // The moved range's buckets: counts now, bounds through a repair.
+        self.recount(pos..pos + 1);
+        self.repair_stale();
+    }
+
+    /// Moves the entry (live or not) at position `from` to the position `to`, whose slot the
+    /// caller has freed.
+    #[inline]
+    fn move_entry(&mut self, from: usize, to: usize) {
+        let (a, b) = (self.slot(from), self.slot(to));
+        self.slots[b] = self.slots[a];
+        self.points[b] = self.points[a];
+        self.flex[b] = self.flex[a];
+    }
+
+    /// Marks the leaves over the positions `range` for repair and recounts their buckets.
+    fn mark_moved(&mut self, range: std::ops::Range<usize>) {
+        for pos in range.clone() {
+            let leaf = self.leaf_of(self.slot(pos));
+            if self.stale.last() != Some(&leaf) {
+                self.stale.push(leaf);
+            }
+        }
+        self.recount(range);
+    }
+
+    /// Counts again the live slots of the buckets over the positions `range`.
+    fn recount(&mut self, range: std::ops::Range<usize>) {
+        for pos in range {
+            let bucket = self.slot(pos) / BUCKET;
+            let first = bucket * BUCKET;
+            // At most BUCKET (8) live slots.
+            self.counts[bucket] = self.points[first..first + BUCKET]
+                .iter()
+                .filter(|&&p| p != DEAD)
+                .count() as u8;
+        }
+    }
+
+    /// The last dead position the ring holds before `at`, if any.
+    fn dead_before(&self, at: usize) -> Option<usize> {
+        let mut pos = at;
+        while pos > self.start {
+            let last = pos - 1;
+            let slot = self.slot(last);
+            // A whole bucket `last + 1 - BUCKET..=last` of live entries: skip it.
+            if slot % BUCKET == BUCKET - 1
+                && last + 1 >= self.start + BUCKET
+                && usize::from(self.counts[slot / BUCKET]) == BUCKET
+            {
+                pos -= BUCKET;
+                continue;
+            }
+            if self.points[slot] == DEAD {
+                return Some(last);
+            }
+            pos = last;
+        }
+        None
+    }
+
+    /// The first dead position at or after `at` the ring holds, or the position behind the
+    /// last entry if the ring has room for it.
+    fn dead_from(&self, at: usize) -> Option<usize> {
+        let mut pos = at;
+        while pos < self.end {
+            let slot = self.slot(pos);
+            if slot.is_multiple_of(BUCKET)
+                && pos + BUCKET <= self.end
+                && usize::from(self.counts[slot / BUCKET]) == BUCKET
+            {
+                pos += BUCKET;
+                continue;
+            }
+            if self.points[slot] == DEAD {
+                return Some(pos);
+            }
+            pos += 1;
+        }
+        (self.end - self.start < self.slots.len()).then_some(self.end)
     }
 
     /// Removes the live entry at `pos`, leaving a tombstone. Its ancestors are repaired by
@@ -255,9 +444,16 @@ impl JobQueue {
             .points()
             .iter()
             .any(|q| q.0 == point.0 || q.1 == point.1);
-        if on_skyline && self.stale.last() != Some(&leaf) {
+        // Likewise for the resizable bound: only an entry that sets it can loosen it.
+        let flex = std::mem::replace(&mut self.flex[slot], Resizable::NONE);
+        let sets_bound = flex != Resizable::NONE && {
+            let bound = self.resizable[leaf];
+            flex.size == bound.size || flex.min_size == bound.min_size
+        };
+        if (on_skyline || sets_bound) && self.stale.last() != Some(&leaf) {
             self.stale.push(leaf);
         }
+        self.counts[slot / BUCKET] -= 1;
         self.live -= 1;
         if pos == self.head {
             self.head = self.next_live(pos + 1).unwrap_or(self.end);
@@ -306,7 +502,50 @@ impl JobQueue {
     /// The first live position at or after `from`.
     #[inline]
     pub(crate) fn next_live(&self, from: usize) -> Option<usize> {
-        self.find(from, |s| s.len > 0, |p| p != DEAD)
+        self.find(from, |k| self.tree[k].len > 0, |_, p| p != DEAD)
+    }
+
+    /// The position of the live entry `rank` places behind the head (the head for 0), if
+    /// the queue has that many: O(rank / [`BUCKET`]) through the buckets' live counts.
+    pub(crate) fn nth_live(&self, rank: usize) -> Option<usize> {
+        let mut left = rank;
+        let mut pos = self.head;
+        while pos < self.end {
+            let slot = self.slot(pos);
+            // A whole bucket ahead: its positions are `pos..pos + BUCKET`, all held.
+            if slot.is_multiple_of(BUCKET) && pos + BUCKET <= self.end {
+                let count = usize::from(self.counts[slot / BUCKET]);
+                if left >= count {
+                    left -= count;
+                    pos += BUCKET;
+                    continue;
+                }
+            }
+            if self.points[slot] != DEAD {
+                if left == 0 {
+                    return Some(pos);
+                }
+                left -= 1;
+            }
+            pos += 1;
+        }
+        None
+    }
+
+    /// The first live position at or after `from` whose job is resizable, requests at most
+    /// `max_size` units and accepts at most `max_min_size` (its smallest size).
+    #[inline]
+    pub(crate) fn next_resizable(
+        &self,
+        from: usize,
+        max_size: u32,
+        max_min_size: u32,
+    ) -> Option<usize> {
+        self.find(
+            from,
+            |k| self.resizable[k].admits(max_size, max_min_size),
+            |slot, _| self.flex[slot].admits(max_size, max_min_size),
+        )
     }
 
     /// The first live position at or after `from` whose job has `size <= units` and
@@ -323,8 +562,8 @@ impl JobQueue {
         let max = max_estimate.0;
         self.find(
             from,
-            |s| s.admits(units, small, max),
-            |p| p != DEAD && p.0 <= units && (p.0 <= small || p.1 <= max),
+            |k| self.tree[k].admits(units, small, max),
+            |_, p| p != DEAD && p.0 <= units && (p.0 <= small || p.1 <= max),
         )
     }
 
@@ -334,15 +573,12 @@ impl JobQueue {
     }
 
     /// Recomputes the stale leaves from their slots, then their ancestors level by level (so
-    /// that shared ancestors are merged once), stopping where a skyline does not change.
+    /// that shared ancestors are merged once), stopping where their bounds do not change.
     fn repair_stale(&mut self) {
         if let [leaf] = self.stale[..] {
             // One removal (the common pass): a plain walk up.
             self.stale.clear();
-            let first = (leaf - self.leaves) * BUCKET;
-            let skyline = Skyline::of_bucket(&self.points[first..first + BUCKET]);
-            if self.tree[leaf] != skyline {
-                self.tree[leaf] = skyline;
+            if self.refresh_leaf(leaf) {
                 self.repair_from(leaf);
             }
             return;
@@ -357,31 +593,49 @@ impl JobQueue {
             nodes.sort_unstable();
         }
         nodes.dedup();
-        let (tree, points, leaves) = (&mut self.tree, &self.points, self.leaves);
-        nodes.retain(|&k| {
-            let first = (k - leaves) * BUCKET;
-            let skyline = Skyline::of_bucket(&points[first..first + BUCKET]);
-            let changed = tree[k] != skyline;
-            tree[k] = skyline;
-            changed
-        });
+        nodes.retain(|&k| self.refresh_leaf(k));
         while !nodes.is_empty() {
             for k in &mut nodes {
                 *k /= 2;
             }
             nodes.dedup();
-            // A node whose skyline did not change gives its parent nothing to redo.
-            nodes.retain(|&k| {
-                if k < 1 {
-                    return false;
-                }
-                let merged = Skyline::merge(&tree[2 * k], &tree[2 * k + 1]);
-                let changed = tree[k] != merged;
-                tree[k] = merged;
-                changed && k > 1
-            });
+            // A node whose bounds did not change gives its parent nothing to redo.
+            nodes.retain(|&k| k >= 1 && self.refresh_inner(k) && k > 1);
         }
         self.stale = nodes;
+    }
+
+    /// Recomputes leaf `k` from its bucket's slots; whether it changed.
+    #[inline]
+    fn refresh_leaf(&mut self, k: usize) -> bool {
+        let first = (k - self.leaves) * BUCKET;
+        let skyline = Skyline::of_bucket(&self.points[first..first + BUCKET]);
+        let resizable = self.resizable_of_bucket(first);
+        let changed = self.tree[k] != skyline || self.resizable[k] != resizable;
+        self.tree[k] = skyline;
+        self.resizable[k] = resizable;
+        changed
+    }
+
+    /// Recomputes inner node `k` from its children; whether it changed.
+    #[inline]
+    fn refresh_inner(&mut self, k: usize) -> bool {
+        let skyline = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
+        let resizable = Resizable::merge(self.resizable[2 * k], self.resizable[2 * k + 1]);
+        let changed = self.tree[k] != skyline || self.resizable[k] != resizable;
+        self.tree[k] = skyline;
+        self.resizable[k] = resizable;
+        changed
+    }
+
+    /// The [`Resizable`] bound of the live entries of the bucket starting at slot `first`.
+    #[inline]
+    fn resizable_of_bucket(&self, first: usize) -> Resizable {
+        self.flex[first..first + BUCKET]
+            .iter()
+            .fold(Resizable::NONE, |bound, &flex| {
+                Resizable::merge(bound, flex)
+            })
     }
 
     /// Lays the live entries (and `extra`, at its place) out again from position 0 in a ring
@@ -402,31 +656,60 @@ impl JobQueue {
         self.points
             .extend(entries.iter().map(|j| (j.size(), j.estimate().0)));
         self.points.resize(ring, DEAD);
+        self.flex.clear();
+        self.flex.extend(entries.iter().map(Resizable::of));
+        self.flex.resize(ring, Resizable::NONE);
         self.slots = entries;
         self.slots.resize(ring, filler);
         let leaves = ring / BUCKET;
         self.leaves = leaves;
         self.tree.clear();
         self.tree.resize(2 * leaves, Skyline::EMPTY);
+        self.resizable.clear();
+        self.resizable.resize(2 * leaves, Resizable::NONE);
+        self.counts.clear();
+        self.counts.resize(leaves, 0);
         for (bucket, points) in self.points.chunks_exact(BUCKET).enumerate() {
             self.tree[leaves + bucket] = Skyline::of_bucket(points);
+            self.resizable[leaves + bucket] = self.resizable_of_bucket(bucket * BUCKET);
+            // At most BUCKET (8) live slots.
+            self.counts[bucket] = points.iter().filter(|&&p| p != DEAD).count() as u8;
         }
         for k in (1..leaves).rev() {
-            self.tree[k] = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
+            self.refresh_inner(k);
         }
     }
 
-    /// Recomputes the ancestors of node `k` from their children, stopping where a skyline
-    /// does not change.
+    /// Recomputes the ancestors of node `k` from their children, stopping where their bounds
+    /// do not change.
     #[inline]
     fn repair_from(&mut self, mut k: usize) {
         while k > 1 {
             k /= 2;
-            let merged = Skyline::merge(&self.tree[2 * k], &self.tree[2 * k + 1]);
-            if self.tree[k] == merged {
+            if !self.refresh_inner(k) {
                 break;
             }
-            self.tree[k] = merged;
+        }
+    }
+
+    /// Lowers the [`Resizable`] bounds of leaf `k` and its ancestors to admit `bound`,
+    /// stopping at the first node that already does (its ancestors then do too: every node
+    /// is at most the merge of its children).
+    #[inline]
+    fn add_resizable(&mut self, mut k: usize, bound: Resizable) {
+        if bound == Resizable::NONE {
+            return;
+        }
+        loop {
+            let merged = Resizable::merge(self.resizable[k], bound);
+            if merged == self.resizable[k] {
+                return;
+            }
+            self.resizable[k] = merged;
+            if k <= 1 {
+                return;
+            }
+            k /= 2;
         }
     }
 
@@ -454,15 +737,15 @@ impl JobQueue {
         }
     }
 
-    /// The first live position >= `from` whose slot satisfies `fits` (tree nodes that may
-    /// hold one satisfy `may_fit`). The positions `from..end` are at most two runs of slots:
-    /// to the end of the ring, then from its start.
+    /// The first live position >= `from` whose slot satisfies `fits` (given the slot and its
+    /// point; tree nodes, by index, that may hold one satisfy `may_fit`). The positions
+    /// `from..end` are at most two runs of slots: to the end of the ring, then from its start.
     #[inline]
     fn find(
         &self,
         from: usize,
-        may_fit: impl Fn(&Skyline) -> bool,
-        fits: impl Fn((u32, i64)) -> bool,
+        may_fit: impl Fn(usize) -> bool,
+        fits: impl Fn(usize, (u32, i64)) -> bool,
     ) -> Option<usize> {
         let from = from.max(self.head);
         if from >= self.end {
@@ -490,16 +773,20 @@ impl JobQueue {
     fn find_slot(
         &self,
         from: usize,
-        may_fit: &impl Fn(&Skyline) -> bool,
-        fits: &impl Fn((u32, i64)) -> bool,
+        may_fit: &impl Fn(usize) -> bool,
+        fits: &impl Fn(usize, (u32, i64)) -> bool,
     ) -> Option<usize> {
         let mut bucket = from / BUCKET;
         let bucket_end = (bucket + 1) * BUCKET;
-        if let Some(i) = self.points[from..bucket_end].iter().position(|&p| fits(p)) {
+        if let Some(i) = self.points[from..bucket_end]
+            .iter()
+            .enumerate()
+            .position(|(i, &p)| fits(from + i, p))
+        {
             return Some(from + i);
         }
         // The root bounds the whole queue: most futile searches end here.
-        if !may_fit(&self.tree[1]) {
+        if !may_fit(1) {
             return None;
         }
         loop {
@@ -507,7 +794,8 @@ impl JobQueue {
             let first = bucket * BUCKET;
             if let Some(i) = self.points[first..first + BUCKET]
                 .iter()
-                .position(|&p| fits(p))
+                .enumerate()
+                .position(|(i, &p)| fits(first + i, p))
             {
                 return Some(first + i);
             }
@@ -516,13 +804,13 @@ impl JobQueue {
 
     /// The first bucket >= `from` whose leaf satisfies `may_fit`, searching only subtrees
     /// whose skyline satisfies it.
-    fn find_bucket(&self, from: usize, may_fit: &impl Fn(&Skyline) -> bool) -> Option<usize> {
+    fn find_bucket(&self, from: usize, may_fit: &impl Fn(usize) -> bool) -> Option<usize> {
         if from >= self.leaves {
             return None;
         }
         // Walk up from the leaf, visiting the right siblings of the path in order.
         let mut k = self.leaves + from;
-        if may_fit(&self.tree[k]) {
+        if may_fit(k) {
             return Some(from);
         }
         loop {
@@ -534,7 +822,7 @@ impl JobQueue {
                 }
             }
             k += 1;
-            if may_fit(&self.tree[k])
+            if may_fit(k)
                 && let Some(bucket) = self.descend(k, may_fit)
             {
                 return Some(bucket);
@@ -544,12 +832,12 @@ impl JobQueue {
 
     /// The leftmost leaf under `k` satisfying `may_fit`, if any (backtracking right on false
     /// alarms).
-    fn descend(&self, k: usize, may_fit: &impl Fn(&Skyline) -> bool) -> Option<usize> {
+    fn descend(&self, k: usize, may_fit: &impl Fn(usize) -> bool) -> Option<usize> {
         if k >= self.leaves {
-            return may_fit(&self.tree[k]).then_some(k - self.leaves);
+            return may_fit(k).then_some(k - self.leaves);
         }
         for child in [2 * k, 2 * k + 1] {
-            if may_fit(&self.tree[child])
+            if may_fit(child)
                 && let Some(bucket) = self.descend(child, may_fit)
             {
                 return Some(bucket);
@@ -562,11 +850,12 @@ impl JobQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BatchJob;
+    use crate::{BatchJob, SizeRange};
     use cosched_core::{JobClass, JobId, Time};
     use proptest::prelude::*;
 
-    fn queued(id: u64, submit: i64, size: u32, estimate: i64) -> QueuedJob {
+    /// A queued job; malleable down to `min_size` if given (capped at `size`).
+    fn queued(id: u64, submit: i64, size: u32, estimate: i64, min_size: Option<u32>) -> QueuedJob {
         QueuedJob {
             job: BatchJob {
                 id: JobId(id),
@@ -575,7 +864,10 @@ mod tests {
                 runtime: Duration(estimate),
                 estimate: Duration(estimate),
                 class: JobClass::Rigid,
-                resizable: None,
+                resizable: min_size.map(|min| SizeRange {
+                    min: min.clamp(1, size),
+                    max: size,
+                }),
             },
             first_start: None,
             preemptions: 0,
@@ -584,9 +876,10 @@ mod tests {
     }
 
     /// Every tree node's skyline is sorted by ascending size and strictly descending estimate,
-    /// each slot's point is its entry's if live and dead otherwise, and every tree node above
-    /// a live slot covers its point (some point at most as large in both), which is what keeps
-    /// every search exact.
+    /// each slot's point is its entry's if live and dead otherwise, every tree node above
+    /// a live slot covers its point (some point at most as large in both) and its resizable
+    /// bound (if any), which is what keeps every search exact, and each bucket counts its live
+    /// slots.
     fn check_tree(q: &JobQueue) -> Result<(), TestCaseError> {
         for k in 1..q.tree.len() {
             let points = q.tree[k].points();
@@ -603,6 +896,7 @@ mod tests {
         prop_assert!(held.contains(&q.head) || q.head == q.end);
         prop_assert!(held.len() <= q.slots.len());
         prop_assert_eq!(q.points.len(), q.slots.len());
+        prop_assert_eq!(q.flex.len(), q.slots.len());
         prop_assert_eq!(q.leaves * BUCKET, q.slots.len());
         let mut live = 0;
         for slot in 0..q.slots.len() {
@@ -610,6 +904,7 @@ mod tests {
             let pos = held.clone().find(|&p| q.slot(p) == slot);
             let point = q.points[slot];
             if point == DEAD {
+                prop_assert_eq!(q.flex[slot], Resizable::NONE, "dead slot {}", slot);
                 continue;
             }
             live += 1;
@@ -627,6 +922,8 @@ mod tests {
             let job = q.entry(pos);
             prop_assert_eq!(point, (job.size(), job.estimate().0));
             let mut k = q.leaf_of(slot);
+            let bound = Resizable::of(job);
+            prop_assert_eq!(q.flex[slot], bound, "slot {}", slot);
             loop {
                 prop_assert!(
                     q.tree[k].covers(point),
@@ -636,6 +933,14 @@ mod tests {
                     slot,
                     point
                 );
+                prop_assert!(
+                    q.resizable[k].admits(bound.size, bound.min_size),
+                    "node {} ({:?}) hides resizable slot {} {:?}",
+                    k,
+                    q.resizable[k],
+                    slot,
+                    bound
+                );
                 if k == 1 {
                     break;
                 }
@@ -643,12 +948,27 @@ mod tests {
             }
         }
         prop_assert_eq!(live, q.len());
+        for (bucket, &count) in q.counts.iter().enumerate() {
+            let slots = &q.points[bucket * BUCKET..(bucket + 1) * BUCKET];
+            prop_assert_eq!(
+                usize::from(count),
+                slots.iter().filter(|&&p| p != DEAD).count()
+            );
+        }
         Ok(())
     }
 
-    /// Every search from every position agrees with a linear scan, for `queries`.
+    /// Every search from every position agrees with a linear scan, for `queries` (whose two
+    /// sizes also serve as the bounds of a search for resizable entries), and every rank finds
+    /// the live entry a walk finds.
     fn check_searches(q: &JobQueue, queries: &[(u32, u32, i64)]) -> Result<(), TestCaseError> {
         let end = q.end();
+        // Every position before the ring's start searches as the one before it does.
+        let first = q.start.saturating_sub(1);
+        let live: Vec<usize> = (first..end).filter(|&p| q.is_live(p)).collect();
+        for rank in 0..=live.len() {
+            prop_assert_eq!(q.nth_live(rank), live.get(rank).copied(), "rank {}", rank);
+        }
         // Answers for every start position at once, by a backward scan.
         let mut expect_live = vec![None; end + 1];
         for pos in (0..end).rev() {
@@ -658,7 +978,7 @@ mod tests {
                 expect_live[pos + 1]
             };
         }
-        for (from, expect) in expect_live.iter().enumerate() {
+        for (from, expect) in expect_live.iter().enumerate().skip(first) {
             prop_assert_eq!(q.next_live(from), *expect);
         }
         for &(units, small, max_est) in queries {
@@ -669,7 +989,7 @@ mod tests {
                 });
                 expect[pos] = if fits { Some(pos) } else { expect[pos + 1] };
             }
-            for (from, expect) in expect.iter().enumerate() {
+            for (from, expect) in expect.iter().enumerate().skip(first) {
                 prop_assert_eq!(
                     q.next_candidate(from, units, small, Duration(max_est)),
                     *expect,
@@ -679,6 +999,27 @@ mod tests {
                     small,
                     max_est
                 );
+            }
+            for (max_size, max_min) in [(units, u32::MAX), (u32::MAX, small), (units, small)] {
+                let mut expect = vec![None; end + 1];
+                for pos in (0..end).rev() {
+                    let fits = q.get(pos).is_some_and(|j| {
+                        j.job
+                            .resizable
+                            .is_some_and(|r| j.size() <= max_size && r.min <= max_min)
+                    });
+                    expect[pos] = if fits { Some(pos) } else { expect[pos + 1] };
+                }
+                for (from, expect) in expect.iter().enumerate().skip(first) {
+                    prop_assert_eq!(
+                        q.next_resizable(from, max_size, max_min),
+                        *expect,
+                        "from {} max size {} max min {}",
+                        from,
+                        max_size,
+                        max_min
+                    );
+                }
             }
         }
         Ok(())
@@ -701,10 +1042,15 @@ mod tests {
             let b = live[pick / 3 % live.len()];
             let shift = (i % 3) as i64 - 1;
             let units = a.size().saturating_add_signed(shift as i32).max(1);
-            let small = if i % 2 == 0 {
-                0
-            } else {
-                b.size().saturating_add_signed(-1)
+            let small = match i % 3 {
+                0 => 0,
+                1 => b.size().saturating_add_signed(-1),
+                // The smallest size a resizable entry accepts, and one either side.
+                _ => b
+                    .job
+                    .resizable
+                    .map_or(b.size(), |r| r.min)
+                    .saturating_add_signed(shift as i32),
             };
             queries.push((units, small, b.estimate().0 + shift));
         }
@@ -713,13 +1059,21 @@ mod tests {
 
     #[derive(Clone, Debug)]
     enum QueueOp {
-        /// A job behind the last one, `gap` seconds later (often 0: equal submit times).
-        Append { gap: i64, size: u32, estimate: i64 },
-        /// A job at any place (a requeue after preemption): rebuilds the tree.
+        /// A job behind the last one, `gap` seconds later (often 0: equal submit times),
+        /// malleable down to `min_size` if given.
+        Append {
+            gap: i64,
+            size: u32,
+            estimate: i64,
+            min_size: Option<u32>,
+        },
+        /// A job at any place (a requeue after preemption): moves entries towards the nearest
+        /// dead position, or rebuilds a full ring.
         InsertAnywhere {
             submit: i64,
             size: u32,
             estimate: i64,
+            min_size: Option<u32>,
         },
         /// Removes a live entry, as a cancellation does.
         Remove(usize),
@@ -747,12 +1101,17 @@ mod tests {
             .prop_map(|(bits, r)| ((1i64 << bits) - 1 + r % (1i64 << bits)).min(1_000_000))
     }
 
+    /// Rigid two times in three, else malleable down to a size drawn like a job's.
+    fn min_size() -> impl Strategy<Value = Option<u32>> {
+        prop_oneof![2 => Just(None), 1 => size().prop_map(Some)]
+    }
+
     fn queue_op() -> impl Strategy<Value = QueueOp> {
         prop_oneof![
-            8 => (prop_oneof![3 => Just(0i64), 1 => 1i64..5], size(), estimate())
-                .prop_map(|(gap, size, estimate)| QueueOp::Append { gap, size, estimate }),
-            1 => (0i64..400, size(), estimate())
-                .prop_map(|(submit, size, estimate)| QueueOp::InsertAnywhere { submit, size, estimate }),
+            8 => (prop_oneof![3 => Just(0i64), 1 => 1i64..5], size(), estimate(), min_size())
+                .prop_map(|(gap, size, estimate, min_size)| QueueOp::Append { gap, size, estimate, min_size }),
+            2 => (0i64..400, size(), estimate(), min_size())
+                .prop_map(|(submit, size, estimate, min_size)| QueueOp::InsertAnywhere { submit, size, estimate, min_size }),
             3 => (0usize..1000).prop_map(QueueOp::Remove),
             4 => (0usize..1000, size(), size(), estimate())
                 .prop_map(|(from, units, small, max)| QueueOp::Backfill { from, units, small: small / 4, max }),
@@ -778,15 +1137,15 @@ mod tests {
             let mut last_submit = 0;
             for op in ops {
                 match op {
-                    QueueOp::Append { gap, size, estimate } => {
+                    QueueOp::Append { gap, size, estimate, min_size } => {
                         id += 1;
                         last_submit += gap;
-                        q.insert(queued(id, last_submit, size, estimate));
+                        q.insert(queued(id, last_submit, size, estimate, min_size));
                     }
-                    QueueOp::InsertAnywhere { submit, size, estimate } => {
+                    QueueOp::InsertAnywhere { submit, size, estimate, min_size } => {
                         id += 1;
                         last_submit = last_submit.max(submit);
-                        q.insert(queued(id, submit, size, estimate));
+                        q.insert(queued(id, submit, size, estimate, min_size));
                     }
                     QueueOp::Remove(pick) => {
                         let live: Vec<usize> = (0..q.end()).filter(|&p| q.is_live(p)).collect();

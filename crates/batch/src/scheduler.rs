@@ -104,6 +104,24 @@ impl<'a> Pass<'a> {
             .next_candidate(from, units, small_units, max_estimate)
     }
 
+    /// The first queued position at or after `from` whose job is resizable (malleable),
+    /// requests at most `max_size` units and accepts at most `max_min_size` (its smallest
+    /// size): a scan for malleable jobs that jumps over the rigid ones in O(log n) per
+    /// candidate.
+    #[inline]
+    pub fn next_resizable(&self, from: usize, max_size: u32, max_min_size: u32) -> Option<usize> {
+        self.cluster
+            .job_queue()
+            .next_resizable(from, max_size, max_min_size)
+    }
+
+    /// The position of the job `rank` places behind the queue head (the head for 0), `None`
+    /// if fewer are queued: O(rank / 8), without visiting the jobs before it.
+    #[inline]
+    pub fn nth_queued(&self, rank: usize) -> Option<usize> {
+        self.cluster.job_queue().nth_live(rank)
+    }
+
     /// The queue position of the waiting job `job`, `None` if it is not waiting: O(1)
     /// expected plus a binary search (the first lookup by id builds an index of the queue),
     /// instead of a walk along the queue.

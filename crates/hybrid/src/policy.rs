@@ -152,6 +152,15 @@ pub trait PlatformView {
     fn idle_count(&self) -> u32;
     /// The on-demand job a node is reserved for and idle on (not lent to a guest), if any.
     fn reserved_for(&self, node: NodeId) -> Option<JobId>;
+    /// How many of `nodes`, the nodes of on-demand `job`'s reservation, are reserved for it
+    /// and idle: by default [`PlatformView::reserved_for`] asked of each; an executor that
+    /// counts each reservation's idle nodes answers in O(1).
+    fn reserved_idle(&self, job: JobId, nodes: &[NodeId]) -> usize {
+        nodes
+            .iter()
+            .filter(|&&node| self.reserved_for(node) == Some(job))
+            .count()
+    }
     /// The running batch jobs (on-demand jobs under a mechanism excluded), in the workload's
     /// (submit, id) order, with what the mechanisms need of them.
     fn running(&self, now: Time) -> Vec<PlannedJob>;
@@ -856,14 +865,18 @@ impl HybridPolicy {
         }
         let epoch = view.queue_epoch();
         for r in self.board.reservations() {
-            let lendable = |n: &&NodeId| view.reserved_for(**n) == Some(r.job);
             // Counted first: most settles find the answer unchanged and allocate nothing.
-            let count = r.nodes.iter().filter(lendable).count();
+            let count = view.reserved_idle(r.job, r.nodes);
             let asked = (epoch, count, r.estimated_arrival);
             if count == 0 || self.no_guests.get(&r.job) == Some(&asked) {
                 continue;
             }
-            let nodes: Vec<NodeId> = r.nodes.iter().filter(lendable).copied().collect();
+            let nodes: Vec<NodeId> = r
+                .nodes
+                .iter()
+                .filter(|&&n| view.reserved_for(n) == Some(r.job))
+                .copied()
+                .collect();
             // Forgotten as soon as a guest starts ([`HybridPolicy::on_start`]).
             self.no_guests.insert(r.job, asked);
             out.push(Command::Schedule(BatchPass::Guests {
@@ -953,7 +966,7 @@ impl BatchScheduler for StartListed<'_> {
     }
 }
 
-/// Queue positions scanned for malleable guests of a reservation (ours: bounds the scan of a
+/// Queue positions open to malleable guests of a reservation (ours: bounds the search of a
 /// deep queue; the jobs that end by the arrival are found through the queue's index,
 /// unbounded).
 pub const GUEST_SCAN: usize = 1_000;
@@ -961,15 +974,14 @@ pub const GUEST_SCAN: usize = 1_000;
 /// Starts guests on a reservation's `budget` idle nodes by the rule of
 /// [`crate::notice::guests`]: first the queued jobs expected to end by the arrival (found
 /// through the queue's backfilling index), then malleable jobs among the first [`GUEST_SCAN`]
-/// queued, each in queue order while they fit. The reservation's nodes must be the first the
-/// pass hands out.
+/// queued (found through the queue's index of malleable jobs, which skips the rigid ones and
+/// those too large), each in queue order while they fit. The reservation's nodes must be the
+/// first the pass hands out.
 pub struct GuestPicker {
     /// Idle reserved nodes.
     pub budget: u32,
     /// The on-demand job's estimated arrival.
     pub arrival: Time,
-    /// Whether any malleable job is queued (else the second scan is skipped).
-    pub malleable_queued: bool,
 }
 
 impl BatchScheduler for GuestPicker {
@@ -990,21 +1002,20 @@ impl BatchScheduler for GuestPicker {
                 left -= size;
             }
         }
-        if !self.malleable_queued {
-            return;
-        }
-        let mut pos = 0;
-        for _ in 0..GUEST_SCAN {
-            if left == 0 {
+        // The position of the first queued job past the scan, found once a candidate is
+        // (before any start, which would move the ranks).
+        let mut limit = None;
+        let mut from = 0;
+        while left > 0
+            && let Some(p) = pass.next_resizable(from, left, u32::MAX)
+        {
+            let limit = *limit.get_or_insert_with(|| pass.nth_queued(GUEST_SCAN));
+            if limit.is_some_and(|limit| p >= limit) {
                 break;
             }
-            let Some(p) = pass.next_queued(pos) else {
-                break;
-            };
-            pos = p + 1;
-            let Some(q) = pass.job(p) else { break };
-            let size = q.size();
-            if q.job.resizable.is_some() && size <= left && pass.start(p).is_ok() {
+            from = p + 1;
+            let size = pass.job(p).map_or(0, |q| q.size());
+            if pass.start(p).is_ok() {
                 left -= size;
             }
         }
@@ -1017,12 +1028,11 @@ impl BatchScheduler for GuestPicker {
 /// size starts on the idle nodes if they reach its smallest size. Then the site's policy
 /// runs, and the nodes it leaves idle are backfilled with queued malleable jobs at the size
 /// that fits, under EASY's rule: a job that ends by the head's shadow time at that size may
-/// take any idle nodes, a longer one only the shadow's extra nodes.
+/// take any idle nodes, a longer one only the shadow's extra nodes. (The backfill visits only
+/// the malleable jobs whose smallest size fits, through the queue's index.)
 pub struct MalleableFirst<'a> {
     /// The site's scheduler.
     pub base: &'a mut (dyn BatchScheduler + Send),
-    /// Whether any malleable job is queued (else the backfill scan is skipped).
-    pub malleable_queued: bool,
 }
 
 impl BatchScheduler for MalleableFirst<'_> {
@@ -1046,21 +1056,25 @@ impl BatchScheduler for MalleableFirst<'_> {
             pos = head + 1;
         }
         self.base.schedule(pass);
-        if !self.malleable_queued || pass.free_units() == 0 {
-            return;
-        }
         let Some(head) = pass.next_queued(0) else {
             return;
         };
         let Some(head_size) = pass.job(head).map(|q| q.size()) else {
             return;
         };
+        // The shadow only once some malleable job behind the head could start.
+        if pass
+            .next_resizable(head + 1, u32::MAX, pass.free_units())
+            .is_none()
+        {
+            return;
+        }
         let shadow = pass.shadow(head_size);
         let mut extra = shadow.extra;
         let now = pass.now();
         let mut pos = head + 1;
         while pass.free_units() > 0
-            && let Some(p) = pass.next_queued(pos)
+            && let Some(p) = pass.next_resizable(pos, u32::MAX, pass.free_units())
         {
             pos = p + 1;
             let Some(q) = pass.job(p) else { break };
@@ -1068,9 +1082,6 @@ impl BatchScheduler for MalleableFirst<'_> {
                 continue;
             };
             let free = pass.free_units();
-            if range.min > free {
-                continue;
-            }
             let units = i64::from(q.size()) * q.estimate().0;
             let ends_at =
                 |n: u32| now.saturating_add(Duration((units + i64::from(n) - 1) / i64::from(n)));
@@ -1087,5 +1098,54 @@ impl BatchScheduler for MalleableFirst<'_> {
                 extra -= size;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cosched_batch::{BatchCluster, BatchJob, SizeRange};
+    use cosched_core::JobClass;
+
+    /// A 4-node cluster whose queue holds `rigid` one-node jobs too long to end before the
+    /// arrival, then a malleable job of 2 nodes (down to 1): the jobs GuestPicker starts on
+    /// the 4 idle nodes reserved for an arrival in an hour.
+    fn guests_behind(rigid: u64) -> Vec<JobId> {
+        let mut cluster = BatchCluster::counted(4).unwrap();
+        let job = |id: u64, size: u32, resizable: Option<SizeRange>| BatchJob {
+            id: JobId(id),
+            submit: Time(id as i64),
+            size,
+            runtime: Duration(86_400),
+            estimate: Duration(86_400),
+            class: if resizable.is_some() {
+                JobClass::Malleable
+            } else {
+                JobClass::Rigid
+            },
+            resizable,
+        };
+        for id in 0..rigid {
+            cluster.submit(job(id, 1, None)).unwrap();
+        }
+        let flexible = Some(SizeRange { min: 1, max: 2 });
+        cluster.submit(job(rigid, 2, flexible)).unwrap();
+        let mut picker = GuestPicker {
+            budget: 4,
+            arrival: Time(100_000 + 3_600),
+        };
+        let mut started = Vec::new();
+        cluster.schedule(Time(100_000), &mut picker, &mut started);
+        started.iter().map(|s| s.token.job).collect()
+    }
+
+    /// Malleable guests come from the first GUEST_SCAN queued jobs, however many rigid jobs
+    /// stand before them there, and from no further back.
+    #[test]
+    fn malleable_guests_come_from_the_first_guest_scan_queued_jobs() {
+        assert_eq!(guests_behind(0), vec![JobId(0)]);
+        let last_scanned = GUEST_SCAN as u64 - 1;
+        assert_eq!(guests_behind(last_scanned), vec![JobId(last_scanned)]);
+        assert_eq!(guests_behind(last_scanned + 1), vec![]);
     }
 }

@@ -110,7 +110,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 /// Mean repair time of a failed node: 6 hours.
 pub const DEFAULT_REPAIR: Duration = Duration::from_hours(6);
@@ -288,6 +288,74 @@ struct JobState {
     /// On-demand jobs under a mechanism: nodes held and run epoch.
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
+}
+
+/// What the mechanisms see of running batch job `st` (none for an on-demand job queued as a
+/// batch job, or one not running); a rigid job's elapsed time is left at zero, for the
+/// caller to fill in at the time it asks. Its work, setup and checkpoints change only
+/// between runs, its size and predicted end on a resize, which stores it again.
+fn planned(st: &JobState) -> Option<PlannedJob> {
+    let run = st.run?;
+    let kind = match st.spec {
+        HybridJob::OnDemand(_) => return None,
+        HybridJob::Malleable { job, .. } => RunningKind::Malleable {
+            min_size: job.min_size,
+            max_size: job.max_size,
+        },
+        HybridJob::Rigid { .. } => RunningKind::Rigid {
+            work: st.work_left,
+            elapsed: Duration::ZERO,
+            checkpoints: st.checkpoints,
+        },
+    };
+    Some(PlannedJob {
+        view: RunningView {
+            id: st.spec.id(),
+            size: run.size,
+            setup: st.setup,
+            kind,
+        },
+        run_start: run.start,
+        predicted_end: run.predicted_end,
+    })
+}
+
+/// Workload positions by job id: an offset when the admitted jobs' ids are consecutive in
+/// workload order (as the generators and most logs number them), which costs no memory and
+/// no hashing on the hot paths, else a hash map.
+enum JobIndex {
+    Consecutive { first: u64, len: usize },
+    Map(FxHashMap<JobId, usize>),
+}
+
+impl JobIndex {
+    fn new(specs: &[HybridJob]) -> JobIndex {
+        let first = specs.first().map_or(0, |s| s.id().0);
+        let consecutive = specs
+            .iter()
+            .enumerate()
+            .all(|(i, s)| first.checked_add(i as u64) == Some(s.id().0));
+        if consecutive {
+            JobIndex::Consecutive {
+                first,
+                len: specs.len(),
+            }
+        } else {
+            JobIndex::Map(specs.iter().enumerate().map(|(i, s)| (s.id(), i)).collect())
+        }
+    }
+
+    /// The workload position of `job`, if the workload has it.
+    #[inline]
+    fn get(&self, job: JobId) -> Option<usize> {
+        match self {
+            JobIndex::Consecutive { first, len } => {
+                let i = usize::try_from(job.0.checked_sub(*first)?).ok()?;
+                (i < *len).then_some(i)
+            }
+            JobIndex::Map(map) => map.get(&job).copied(),
+        }
+    }
 }
 
 /// The batch cluster's idle nodes in the order of its free stack, mirrored from the operations
@@ -474,15 +542,18 @@ struct Env<'a> {
     /// Events decided while handling one, put on the kernel's queue after it.
     pending: Vec<(Time, Ev)>,
     jobs: Vec<JobState>,
-    index: FxHashMap<JobId, usize>,
+    index: JobIndex,
     hold: Vec<Hold>,
+    /// Nodes held [`Hold::Reserved`] per on-demand job (the idle nodes of its reservation).
+    reserved: FxHashMap<JobId, u32>,
     idle: IdleStack,
-    running: BTreeSet<usize>,
+    /// Running batch jobs by workload position, with what the mechanisms see of each (none
+    /// for an on-demand job queued as a batch job), kept compact for CUP's notices and the
+    /// arrivals that must free nodes; a rigid job's elapsed time is filled in when asked.
+    running: BTreeMap<usize, Option<PlannedJob>>,
     od_running: usize,
     /// On-demand jobs arrived under a mechanism and not started yet.
     od_pending: usize,
-    /// Malleable jobs in the batch queue.
-    malleable_queued: usize,
     outstanding: usize,
     invalid: usize,
     rejected: usize,
@@ -505,11 +576,10 @@ impl<'a> Env<'a> {
         check: bool,
         notices: bool,
     ) -> Result<Self, HybridError> {
-        let mut index = FxHashMap::with_capacity_and_hasher(specs.len(), Default::default());
+        let index = JobIndex::new(specs);
         let mut jobs = Vec::with_capacity(specs.len());
         let mut pending = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
-            index.insert(spec.id(), i);
             let (work_left, setup, checkpoints, required) = match *spec {
                 HybridJob::Rigid { job, setup } => {
                     let runtime = job.simulated_runtime();
@@ -595,11 +665,11 @@ impl<'a> Env<'a> {
             jobs,
             index,
             hold: vec![Hold::Cluster; config.nodes as usize],
+            reserved: FxHashMap::default(),
             idle: IdleStack::new(config.nodes),
-            running: BTreeSet::new(),
+            running: BTreeMap::new(),
             od_running: 0,
             od_pending: 0,
-            malleable_queued: 0,
             invalid: 0,
             rejected: 0,
             node_failures: 0,
@@ -617,10 +687,7 @@ impl<'a> Env<'a> {
     /// The workload position of `job`, or the typed error for a command naming a job the
     /// workload does not have.
     fn find(&self, job: JobId) -> Result<usize, HybridError> {
-        self.index
-            .get(&job)
-            .copied()
-            .ok_or(HybridError::UnknownJob(job))
+        self.index.get(job).ok_or(HybridError::UnknownJob(job))
     }
 
     fn schedule(&mut self, at: Time, ev: Ev) {
@@ -718,8 +785,6 @@ impl<'a> Env<'a> {
         if self.cluster.submit(job)? == Submitted::Rejected {
             self.rejected += 1;
             self.outstanding -= 1;
-        } else if job.resizable.is_some() {
-            self.malleable_queued += 1;
         }
         Ok(())
     }
@@ -813,9 +878,6 @@ impl<'a> Env<'a> {
         }
         self.cluster.preempt(now, id, resume)?;
         self.queue_epoch += 1;
-        if self.jobs[i].spec.class() == JobClass::Malleable {
-            self.malleable_queued += 1;
-        }
         Ok(())
     }
 
@@ -852,6 +914,8 @@ impl<'a> Env<'a> {
             token: started.token,
             ..run
         });
+        let view = planned(st);
+        self.running.insert(i, view);
         self.schedule(started.end, Ev::BatchEnd(started.token));
         Ok(())
     }
@@ -860,7 +924,7 @@ impl<'a> Env<'a> {
     fn register_starts(&mut self, now: Time, guest_of: Option<JobId>) -> Vec<StartInfo> {
         let mut starts = Vec::with_capacity(self.started.len());
         for started in std::mem::take(&mut self.started) {
-            let Some(&i) = self.index.get(&started.token.job) else {
+            let Some(i) = self.index.get(started.token.job) else {
                 continue;
             };
             // A start takes the top of the idle stack: remove from the top down.
@@ -868,10 +932,6 @@ impl<'a> Env<'a> {
                 for &node in nodes.iter().rev() {
                     self.idle.remove(node);
                 }
-            }
-            self.running.insert(i);
-            if self.jobs[i].spec.class() == JobClass::Malleable {
-                self.malleable_queued -= 1;
             }
             let st = &mut self.jobs[i];
             st.run = Some(Run {
@@ -882,6 +942,8 @@ impl<'a> Env<'a> {
                 predicted_end: started.predicted_end,
                 token: started.token,
             });
+            self.running.insert(i, planned(st));
+            let st = &mut self.jobs[i];
             if st.record.start.is_none() {
                 st.record.start = Some(now);
             }
@@ -912,7 +974,7 @@ impl<'a> Env<'a> {
     /// Gives a held node back to the batch cluster.
     fn set_online(&mut self, node: NodeId) -> Result<(), HybridError> {
         self.cluster.set_online(node)?;
-        self.hold[node.index()] = Hold::Cluster;
+        self.set_hold(node, Hold::Cluster);
         self.idle.push(node);
         Ok(())
     }
@@ -925,9 +987,27 @@ impl<'a> Env<'a> {
         for node in nodes {
             self.cluster.set_offline(node)?;
             self.idle.remove(node);
-            self.hold[node.index()] = hold;
+            self.set_hold(node, hold);
         }
         Ok(())
+    }
+
+    /// Sets who holds `node`, keeping the count of each reservation's idle nodes.
+    fn set_hold(&mut self, node: NodeId, hold: Hold) {
+        let Some(slot) = self.hold.get_mut(node.index()) else {
+            return;
+        };
+        if let Hold::Reserved(job) = std::mem::replace(slot, hold)
+            && let Some(count) = self.reserved.get_mut(&job)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.reserved.remove(&job);
+            }
+        }
+        if let Hold::Reserved(job) = hold {
+            *self.reserved.entry(job).or_default() += 1;
+        }
     }
 
     /// Whether `node` is idle in the batch cluster and held by no one.
@@ -1006,34 +1086,14 @@ impl<'a> Env<'a> {
     /// workload order (the mechanisms break ties by job id).
     fn running_views(&self, now: Time) -> Vec<PlannedJob> {
         self.running
-            .iter()
-            .map(|&i| &self.jobs[i])
-            .filter_map(|st| {
-                let run = st.run?;
-                if st.spec.class() == JobClass::OnDemand {
-                    return None;
+            .values()
+            .flatten()
+            .map(|&planned| {
+                let mut planned = planned;
+                if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
+                    *elapsed = now - planned.run_start;
                 }
-                let kind = match st.spec {
-                    HybridJob::Malleable { job, .. } => RunningKind::Malleable {
-                        min_size: job.min_size,
-                        max_size: job.max_size,
-                    },
-                    _ => RunningKind::Rigid {
-                        work: st.work_left,
-                        elapsed: now - run.start,
-                        checkpoints: st.checkpoints,
-                    },
-                };
-                Some(PlannedJob {
-                    view: RunningView {
-                        id: st.spec.id(),
-                        size: run.size,
-                        setup: st.setup,
-                        kind,
-                    },
-                    run_start: run.start,
-                    predicted_end: run.predicted_end,
-                })
+                planned
             })
             .collect()
     }
@@ -1074,12 +1134,16 @@ impl PlatformView for Env<'_> {
         }
     }
 
+    fn reserved_idle(&self, job: JobId, _nodes: &[NodeId]) -> usize {
+        self.reserved.get(&job).map_or(0, |&count| count as usize)
+    }
+
     fn running(&self, now: Time) -> Vec<PlannedJob> {
         self.running_views(now)
     }
 
     fn run(&self, job: JobId) -> Option<RunInfo> {
-        let run = self.jobs.get(*self.index.get(&job)?)?.run?;
+        let run = self.jobs.get(self.index.get(job)?)?.run?;
         Some(RunInfo {
             size: run.size,
             predicted_end: run.predicted_end,
@@ -1089,15 +1153,15 @@ impl PlatformView for Env<'_> {
 
     fn is_queued(&self, job: JobId) -> bool {
         self.index
-            .get(&job)
-            .and_then(|&i| self.jobs.get(i))
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
             .is_some_and(|st| st.run.is_none() && st.account.completions == 0)
     }
 
     fn held(&self, job: JobId) -> u32 {
         self.index
-            .get(&job)
-            .and_then(|&i| self.jobs.get(i))
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
             .map_or(0, |st| st.od_nodes.len() as u32)
     }
 
@@ -1204,7 +1268,7 @@ impl Sim<'_> {
             }
             Hold::Reserved(_) => self.policy.on_node_lost(node),
             Hold::OnDemand(i) => {
-                self.env.hold[node.index()] = Hold::Failed;
+                self.env.set_hold(node, Hold::Failed);
                 if let Some(run) = self.env.jobs[i].run.take() {
                     // The running job restarts at once from scratch on fresh nodes.
                     self.env.od_killed(now, i, run)?;
@@ -1216,7 +1280,7 @@ impl Sim<'_> {
                 }
             }
         }
-        self.env.hold[node.index()] = Hold::Failed;
+        self.env.set_hold(node, Hold::Failed);
         self.env.node_failures += 1;
         let back = now.try_add(repair)?;
         self.env.schedule(back, Ev::Repair(node));
@@ -1264,7 +1328,7 @@ impl Sim<'_> {
                         if self.env.hold.get(node.index()) != Some(&Hold::Reserved(job)) {
                             return Err(HybridError::NotReserved { job, node });
                         }
-                        self.env.hold[node.index()] = Hold::OnDemand(i);
+                        self.env.set_hold(node, Hold::OnDemand(i));
                     }
                     self.env.jobs[i].od_nodes.extend(nodes);
                 }
@@ -1311,7 +1375,6 @@ impl Sim<'_> {
                 if resize_malleable {
                     let mut first = MalleableFirst {
                         base: env.site.as_mut(),
-                        malleable_queued: env.malleable_queued > 0,
                     };
                     env.cluster.schedule(now, &mut first, &mut env.started);
                 } else {
@@ -1338,7 +1401,6 @@ impl Sim<'_> {
                 let mut picker = GuestPicker {
                     budget: nodes.len() as u32,
                     arrival,
-                    malleable_queued: env.malleable_queued > 0,
                 };
                 env.cluster.schedule(now, &mut picker, &mut env.started);
                 let starts = env.register_starts(now, Some(for_job));
@@ -1381,8 +1443,8 @@ impl Sim<'_> {
             let finished = self
                 .env
                 .index
-                .get(job)
-                .is_none_or(|&i| self.env.jobs[i].account.completions > 0);
+                .get(*job)
+                .is_none_or(|i| self.env.jobs[i].account.completions > 0);
             if finished {
                 self.env.violations.push(format!(
                     "t={now}: {command:?} names {job}, finished or unknown"
@@ -1440,6 +1502,16 @@ impl Sim<'_> {
                         "t={now}: {node} reserved for {job} but held otherwise"
                     ));
                 }
+            }
+            let idle = nodes
+                .iter()
+                .filter(|n| env.hold[n.index()] == Hold::Reserved(job))
+                .count();
+            if env.reserved_idle(job, nodes) != idle {
+                env.violations.push(format!(
+                    "t={now}: {job} has {idle} idle reserved nodes, counted {}",
+                    env.reserved_idle(job, nodes)
+                ));
             }
         }
         for (i, st) in env.jobs.iter().enumerate() {
@@ -1515,6 +1587,41 @@ impl Simulation for Sim<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cosched_core::RigidJob;
+
+    fn rigid(ids: &[u64]) -> Vec<HybridJob> {
+        ids.iter()
+            .map(|&id| HybridJob::Rigid {
+                job: RigidJob::new(JobId(id), Time(0), 1, Duration(60), Duration(60)).unwrap(),
+                setup: Duration::ZERO,
+            })
+            .collect()
+    }
+
+    /// The index finds every job and nothing else, by offset for consecutive ids (up to the
+    /// last representable id) and by hash otherwise.
+    #[test]
+    fn job_index_finds_exactly_the_workload() {
+        for ids in [
+            vec![5, 6, 7, 8],
+            vec![u64::MAX - 2, u64::MAX - 1, u64::MAX],
+            vec![1, 3, 2, 10],
+            vec![],
+        ] {
+            let specs = rigid(&ids);
+            let index = JobIndex::new(&specs);
+            let consecutive = ids.windows(2).all(|w| w[1] == w[0] + 1);
+            assert_eq!(matches!(index, JobIndex::Consecutive { .. }), consecutive);
+            for (i, &id) in ids.iter().enumerate() {
+                assert_eq!(index.get(JobId(id)), Some(i), "{ids:?}");
+            }
+            for id in [0, 4, 9, 11, u64::MAX - 3] {
+                if !ids.contains(&id) {
+                    assert_eq!(index.get(JobId(id)), None, "{id} in {ids:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn failures_are_a_function_of_time_only() {
