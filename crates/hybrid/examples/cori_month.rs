@@ -12,7 +12,18 @@ use std::error::Error;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
-fn main() -> Result<(), Box<dyn Error>> {
+/// The most jobs a run generates (ours: ten Cori-like months), so that a mistyped `JOBS`
+/// is refused before anything is allocated for it.
+const MAX_JOBS: usize = 6_000_000;
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = args.first().map_or("CUP&SPAA", String::as_str);
     let mechanism = if name.eq_ignore_ascii_case("baseline") {
@@ -25,6 +36,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     let seed: u64 = args.get(1).map_or(Ok(7), |s| s.parse())?;
     let jobs: usize = args.get(2).map_or(Ok(440_000), |s| s.parse())?;
+    if !(1..=MAX_JOBS).contains(&jobs) {
+        return Err(format!("JOBS must lie within 1..={MAX_JOBS}, got {jobs}").into());
+    }
     let workload = hybrid_workload(&TraceParams::cori(jobs), &TypeParams::default(), seed)?;
     let config = HybridConfig::new(12_076, mechanism)?;
     let start = Instant::now();
