@@ -41,8 +41,7 @@ struct Cli {
     /// Generated traces per system (seeds S, S+1, ...) [default: 1].
     #[arg(long, default_value_t = 1)]
     seeds: u64,
-    /// Typings by project per trace, averaged (the paper: 10; a Cori-like month runs about
-    /// 6 s a configuration, so the default keeps the full run to minutes) [default: 3,
+    /// Typings by project per trace, averaged [default: 10, the paper's count (§IV-A);
     /// quick: 1].
     #[arg(long)]
     typings: Option<u64>,
@@ -75,7 +74,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let quick = cli.common.quick;
     let mut out = cli.common.output(NAME)?;
     let n_seeds = replicates("seeds", cli.seeds)?;
-    let typings = replicates("typings", cli.typings.unwrap_or(if quick { 1 } else { 3 }))?;
+    let typings = replicates("typings", cli.typings.unwrap_or(if quick { 1 } else { 10 }))?;
     let mut systems = Vec::new();
     for m in Machine::ALL {
         let mut traces = Vec::new();

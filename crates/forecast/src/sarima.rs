@@ -175,18 +175,9 @@ impl Sarima {
             .collect();
         let tail = |v: &[f64], k: usize| v[v.len() - k..].to_vec();
         let mut fit = SarimaFit {
-            phi: 0.0,
-            seasonal_phi: 0.0,
-            theta: 0.0,
-            seasonal_theta: 0.0,
-            mean: 0.0,
-            sigma2: 0.0,
-            log_likelihood: f64::INFINITY,
-            period: s,
-            order: SarimaOrder::SeasonalDifference,
             w_tail: tail(&w, s + 1),
             y_tail: tail(series, s),
-            e_tail: Vec::new(),
+            ..SarimaFit::zero(s, SarimaOrder::SeasonalDifference)
         };
         if w.iter().all(|&v| v == 0.0) {
             return Ok(fit);
@@ -216,18 +207,10 @@ fn fit_published(series: &[f64], s: usize) -> SarimaFit {
     if (s..series.len()).all(|t| series[t] == series[t - s]) {
         // A repeated period: the seasonal naive forecast (Φ = 1, the boundary CSS tends to).
         return SarimaFit {
-            phi: 0.0,
             seasonal_phi: 1.0,
-            theta: 0.0,
-            seasonal_theta: 0.0,
-            mean: 0.0,
-            sigma2: 0.0,
-            log_likelihood: f64::INFINITY,
-            period: s,
-            order: SarimaOrder::Published,
-            w_tail: Vec::new(),
             y_tail: tail(series),
             e_tail: vec![0.0; s + 1],
+            ..SarimaFit::zero(s, SarimaOrder::Published)
         };
     }
     let n = series.len() as f64;
@@ -318,6 +301,26 @@ pub struct SarimaFit {
 }
 
 impl SarimaFit {
+    /// A fit of `order` with period `s`, every coefficient, the mean and the variance zero,
+    /// no tails yet, and an infinite log-likelihood: the start the fitters fill in (and the
+    /// fit of a constant series).
+    fn zero(s: usize, order: SarimaOrder) -> SarimaFit {
+        SarimaFit {
+            phi: 0.0,
+            seasonal_phi: 0.0,
+            theta: 0.0,
+            seasonal_theta: 0.0,
+            mean: 0.0,
+            sigma2: 0.0,
+            log_likelihood: f64::INFINITY,
+            period: s,
+            order,
+            w_tail: Vec::new(),
+            y_tail: Vec::new(),
+            e_tail: Vec::new(),
+        }
+    }
+
     /// The order fitted.
     pub fn order(&self) -> SarimaOrder {
         self.order
