@@ -5,6 +5,9 @@
 //!
 //! - [`Time`] / [`Duration`]: integer seconds; [`JobId`], [`NodeId`], [`LeaseId`].
 //! - [`NodeState`], [`Pool`], [`NodeStatus`]: what a node is doing and whom it serves.
+//! - [`Policy`]: the one policy protocol (time and an observation in, commands out) that every
+//!   crate's policies implement and every executor runs; [`policy::Recorder`] and
+//!   [`policy::replay`] record and check a run.
 //! - [`Lease`]: on-demand (start within a window `W`) and on-availability grants.
 //! - Job models: [`RigidJob`], [`MalleableJob`], [`OnDemandJob`].
 //! - [`EventQueue`] and the kernel [`engine::run`]: the deterministic discrete-event engine
@@ -33,6 +36,7 @@ pub mod job;
 pub mod lease;
 pub mod metrics;
 pub mod node;
+pub mod policy;
 pub mod seed;
 pub mod stats;
 mod time;
@@ -45,6 +49,7 @@ pub use job::{MalleableJob, NoticeCategory, OnDemandJob, RigidJob};
 pub use lease::{Lease, LeaseEnd, LeaseKind};
 pub use metrics::{DEFAULT_SLOWDOWN_TAU, JobClass, JobRecord, Report, Summary, write_jobs_csv};
 pub use node::{NodeState, NodeStatus, Pool};
+pub use policy::Policy;
 pub use seed::{SeedStreams, StreamRng};
 pub use time::{Duration, Time, TimeOverflow};
 pub use usage::{UsageKind, UsageLedger};
