@@ -13,8 +13,10 @@
 //!
 //! - [`policy`]: the metascheduler ([`policy::Mcmf`]: costs from predicted response time and
 //!   electricity cost, weighted by `w_t`, at most `MaxQ` jobs per site per cycle; prices
-//!   known a day ahead and forecast beyond by [`policy::PriceModel::Forecast`]) and the
-//!   paper's BS, INST and TWOPRICE baselines, as plain structs with no clock, RNG or I/O.
+//!   known a day ahead and forecast beyond by [`policy::PriceModel::Forecast`]; its own wait
+//!   model, taught by every job start) and the paper's BS, INST and TWOPRICE baselines, all
+//!   implementing core's one protocol ([`cosched_core::policy::Policy`]) as serialisable
+//!   structs with no clock, RNG or I/O.
 //! - [`site`]: the grid's sites and the hour-by-hour electricity cost of a run.
 //! - [`wait`]: the wait-prediction feature space, the per-site predictor interface and the
 //!   paper's predictor (DBSCAN clusters of the last 2,000 jobs, else ridge regression).
@@ -24,11 +26,11 @@
 //! - [`xsede`]: the loader for the paper's XSEDE setting (`xsede_sites.csv` and price files).
 //! - [`sim`] (this and the next two need the default feature `sim`): the grid simulator — every site a `cosched-batch` EASY cluster, grid jobs pending
 //!   at the metascheduler until a scheduling cycle places them, history jobs, partial grid
-//!   participation, optional transfer times, and pluggable wait prediction (the paper's
-//!   learned predictor per site by [`sim::WaitSource::paper`], what-if from the site's queue
-//!   and running jobs, zero, or perturbed).
-//! - [`scenario`]: the paper's experiments as a library — a grid and its trace, and the
-//!   four strategies (BS, INST, TWOPRICE, MCMF) wired to their policies and predictors.
+//!   participation, optional transfer times and Table 5's injected wait errors; it runs any
+//!   policy of the grid protocol, a caller's own included.
+//! - [`scenario`]: the paper's experiments as a library — a grid and its trace, the four
+//!   strategies (BS, INST, TWOPRICE, MCMF) as constructors of built-in policies, and how to
+//!   write and run your own.
 //! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
 //!   utilisation, instantaneous load and fairness against a baseline.
 //! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site

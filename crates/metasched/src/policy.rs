@@ -27,19 +27,33 @@
 //! compatible site is reported as unassignable; a compatible job left out by `MaxQ` is deferred
 //! to the next cycle — no job is lost.
 //!
+//! ## The protocol
+//! Every policy here implements [`cosched_core::policy::Policy`] with [`GridObservation`] in
+//! and [`GridCommand`] out, reading the platform through a [`GridView`]:
+//! - [`GridObservation::Cycle`]: a scheduling cycle with the jobs of the holding layer; the
+//!   policy answers with a [`GridCommand::Place`] or [`GridCommand::Unassignable`] per job it
+//!   decides (a job it does not mention stays pending, deferred by `MaxQ`).
+//! - [`GridObservation::JobStarted`]: a job started at a site after a wait; the policy's
+//!   learned wait model learns from it, as the paper's metascheduler learns from its sites.
+//!
+//! The policy owns its wait model ([`PredictedWaits`]): the paper's learned predictor per site,
+//! the site's what-if answer, or zero (INST). Its state serialises.
+//!
 //! ## Policies
 //! - [`Mcmf`] with [`PriceModel::Forecast`] (day-ahead prices where published, the paper's
-//!   seasonal ARIMA forecast beyond) and the paper's learned wait predictor
-//!   ([`ClusteredWaitPredictor`](crate::wait::ClusteredWaitPredictor), one per site, fed by
-//!   the [`sim`](crate::sim) through [`WaitSource::paper`](crate::sim::WaitSource::paper)): the
-//!   paper's metascheduler. [`PriceModel::DayAhead`] is the same with perfect price foresight;
-//!   with [`ZeroWait`] it is the INST baseline (instantaneous start).
+//!   seasonal ARIMA forecast beyond) and [`PredictedWaits::paper`]: the paper's
+//!   metascheduler. [`PriceModel::DayAhead`] is the same with perfect price foresight; with
+//!   [`PredictedWaits::Zero`] it is the INST baseline (instantaneous start).
 //! - [`Mcmf`] with [`PriceModel::TwoPrice`]: the TWOPRICE baseline.
 //! - [`SubmissionSite`]: BS, every job runs where it was submitted.
 //!
+//! [`Mcmf::assign`] is the planning step alone (a cycle's jobs and any [`WaitPredictor`] in,
+//! an [`Assignment`] out), for callers with their own wait estimates.
+//!
 //! ```
+//! use cosched_core::policy::Policy;
 //! use cosched_core::{Duration, JobId, Time};
-//! use cosched_metasched::policy::{Cycle, GridJob, GridPolicy, Mcmf, PriceModel, ZeroWait};
+//! use cosched_metasched::policy::{GridCommand, GridJob, GridObservation, Mcmf, PredictedWaits, PriceModel};
 //! use cosched_metasched::site::SiteSpec;
 //!
 //! let site = |name: &str, price: f64| {
@@ -56,22 +70,29 @@
 //!     .build()
 //!     .unwrap()
 //! };
-//! let policy = Mcmf::new(vec![site("cheap", 20.0), site("dear", 90.0)], 1, 0.5, PriceModel::DayAhead)
+//! let mut policy = Mcmf::new(vec![site("cheap", 20.0), site("dear", 90.0)], 1, 0.5, PriceModel::DayAhead)
+//!     .unwrap()
+//!     .with_waits(PredictedWaits::Zero)
 //!     .unwrap();
-//! let jobs = [GridJob::new(JobId(7), 1, 8, Duration::from_hours(2)).unwrap()];
-//! let out = policy.assign(&Cycle { now: Time(0), jobs: &jobs, waits: &ZeroWait }).unwrap();
-//! assert_eq!(out.placements[0].site, 0); // same response time, cheaper power
+//! let jobs = vec![GridJob::new(JobId(7), 1, 8, Duration::from_hours(2)).unwrap()];
+//! let mut out = Vec::new();
+//! policy.observe(Time(0), &GridObservation::Cycle { jobs }, &(), &mut out).unwrap();
+//! // Same response time, cheaper power.
+//! assert_eq!(out, [GridCommand::Place { job: JobId(7), site: 0, predicted_wait: Some(Duration::ZERO) }]);
 //! ```
 
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
 use crate::site::{PriceBeyondSeries, Site, try_energy_cost_usd};
+use crate::wait::{ClusteredWaitConfig, ClusteredWaitPredictor, QueueWaitPredictor, WaitFeatures};
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, ParamError, Time, stats};
-use cosched_flow::{MaxFlowOutcome, min_cost_max_flow};
+use cosched_flow::{FlowError, MaxFlowOutcome, min_cost_max_flow};
 use petgraph::graph::{DiGraph, EdgeIndex};
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// A pending grid job, as the metascheduler sees it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GridJob {
     /// The job's identifier.
     pub id: JobId,
@@ -143,16 +164,6 @@ impl<F: Fn(&GridJob, usize, Time) -> Duration> WaitPredictor for F {
     }
 }
 
-/// The INST baseline's predictor: every job starts at once wherever it goes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ZeroWait;
-
-impl WaitPredictor for ZeroWait {
-    fn predicted_wait(&self, _: &GridJob, _: usize, _: Time) -> Duration {
-        Duration::ZERO
-    }
-}
-
 /// One scheduling cycle's observations.
 #[derive(Clone, Copy)]
 pub struct Cycle<'a> {
@@ -186,32 +197,275 @@ pub struct Assignment {
     pub unassignable: Vec<JobId>,
 }
 
+impl Assignment {
+    /// The assignment as commands, in order: the placements (each with the wait `predicted`
+    /// gives for it), then the unassignable jobs; deferred jobs get none.
+    pub fn commands(
+        &self,
+        mut predicted: impl FnMut(&Placement) -> Option<Duration>,
+        out: &mut Vec<GridCommand>,
+    ) {
+        out.extend(self.placements.iter().map(|p| GridCommand::Place {
+            job: p.job,
+            site: p.site,
+            predicted_wait: predicted(p),
+        }));
+        out.extend(
+            self.unassignable
+                .iter()
+                .map(|&job| GridCommand::Unassignable { job }),
+        );
+    }
+}
+
 /// Why a policy could not decide a cycle.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum PolicyError {
     /// The min-cost flow solver failed on the cycle's network (a solver defect: the network
     /// has unit capacities and costs in `0..=100`).
-    #[error("cycle at {now:?}: the min-cost flow solver failed: {message}")]
+    #[error("cycle at {now:?}: the min-cost flow solver failed: {source}")]
     Solver {
         /// The cycle.
         now: Time,
-        /// The solver's report.
-        message: String,
+        /// The solver's error.
+        source: FlowError,
+    },
+    /// The solver reported an unbounded flow on the cycle's network (a solver defect: every
+    /// source arc has capacity 1).
+    #[error("cycle at {now:?}: the min-cost flow solver reported an unbounded flow")]
+    Unbounded {
+        /// The cycle.
+        now: Time,
     },
     /// A predicted run needs a price the price model cannot give.
     #[error(transparent)]
     Price(#[from] PriceBeyondSeries),
 }
 
-/// A grid metascheduling policy: the cycle's observations in, an assignment out.
-pub trait GridPolicy {
-    /// The sites, in index order.
-    fn sites(&self) -> &[Site];
-    /// Decides this cycle's placements.
+/// What a grid executor tells a metascheduling policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridObservation {
+    /// A scheduling cycle: the jobs waiting in the holding layer, in arrival order. The policy
+    /// places or rejects each with a command, or leaves it pending (deferred).
+    Cycle {
+        /// The pending jobs.
+        jobs: Vec<GridJob>,
+    },
+    /// A job (grid or local) started at `site` after waiting `wait` in its queue; `features`
+    /// are the job's wait features when it entered that queue (§3.1: what the paper's
+    /// predictor learns from).
+    JobStarted {
+        /// The job.
+        job: JobId,
+        /// The site, by index.
+        site: usize,
+        /// Its wait features at its submission to the site.
+        features: WaitFeatures,
+        /// Its actual queue wait.
+        wait: Duration,
+    },
+}
+
+/// What a metascheduling policy asks its executor to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridCommand {
+    /// Send `job` to `site` now; `predicted_wait` is the wait the policy predicted there, if
+    /// it predicts any (informational: Table 5's prediction error is measured from it).
+    Place {
+        /// The job.
+        job: JobId,
+        /// The site, by index.
+        site: usize,
+        /// The predicted wait at that site.
+        predicted_wait: Option<Duration>,
+    },
+    /// No site can run `job`: the executor drops (and counts) it.
+    Unassignable {
+        /// The job.
+        job: JobId,
+    },
+}
+
+/// The platform as a grid policy may read it during a call: what the executor knows about its
+/// sites now. Every method has a neutral default (no features, never starts, no transfer, no
+/// error), so `()` is the view of a platform that tells nothing.
+pub trait GridView {
+    /// How many sites the view describes (for snapshots).
+    fn site_count(&self) -> usize {
+        0
+    }
+    /// The queue and machine part of the wait features at `site` now (the job's own
+    /// coordinates zero), for learned wait predictors; `None` if unknown.
+    fn site_features(&self, site: usize) -> Option<WaitFeatures> {
+        let _ = site;
+        None
+    }
+    /// How long a job of `cores` cores and runtime estimate `estimate` would wait at `site` if
+    /// submitted now, by the site's own schedule (what-if); `None` if it would never start.
+    fn what_if_wait(&self, site: usize, cores: u32, estimate: Duration) -> Option<Duration> {
+        let _ = (site, cores, estimate);
+        None
+    }
+    /// The time `job`'s data takes to reach `site` (§5.8, Eq. 10); zero at its own site.
+    fn transfer(&self, job: JobId, site: usize) -> Duration {
+        let _ = (job, site);
+        Duration::ZERO
+    }
+    /// An error an experiment injects into `job`'s predicted wait at `site` (Table 5's
+    /// perturbation); zero otherwise.
+    fn wait_error(&self, job: JobId, site: usize) -> Duration {
+        let _ = (job, site);
+        Duration::ZERO
+    }
+}
+
+impl GridView for () {}
+
+/// What a recording keeps of a [`GridView`]: each site's wait features, which is all the
+/// learned and zero wait models read. What-if waits, transfers and injected errors depend on
+/// the job asked about and are not kept (a replay sees none).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GridSnapshot {
+    /// Per site, its features at the call.
+    pub features: Vec<Option<WaitFeatures>>,
+}
+
+impl GridSnapshot {
+    /// The snapshot of `view`.
+    pub fn of(view: &dyn GridView) -> GridSnapshot {
+        GridSnapshot {
+            features: (0..view.site_count())
+                .map(|k| view.site_features(k))
+                .collect(),
+        }
+    }
+
+    /// The snapshot of `view` as JSON, for
+    /// [`Recorder::with_view_snapshot`](cosched_core::policy::Recorder::with_view_snapshot).
+    pub fn json(view: &dyn GridView) -> serde_json::Value {
+        serde_json::to_value(GridSnapshot::of(view)).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+impl GridView for GridSnapshot {
+    fn site_count(&self) -> usize {
+        self.features.len()
+    }
+    fn site_features(&self, site: usize) -> Option<WaitFeatures> {
+        self.features.get(site).copied().flatten()
+    }
+}
+
+/// Where a policy's predicted queue waits come from; the policy owns it and teaches it every
+/// [`GridObservation::JobStarted`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PredictedWaits {
+    /// Every job starts at once (the INST baseline: §5, "feeding the waiting times as zeros").
+    Zero,
+    /// The site's own schedule ([`GridView::what_if_wait`]; beyond the paper).
+    WhatIf,
+    /// One learning predictor per site, in site order (the paper's, by
+    /// [`PredictedWaits::paper`]).
+    Learned(Vec<ClusteredWaitPredictor>),
+}
+
+impl PredictedWaits {
+    /// The paper's wait prediction for `sites` sites: a fresh [`ClusteredWaitPredictor`]
+    /// with the published parameters ([`ClusteredWaitConfig::paper`]) per site.
     ///
     /// # Errors
-    /// [`PolicyError`] when the cycle cannot be decided; the pending jobs stay pending.
-    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError>;
+    /// None in practice (the published parameters are valid); typed for [`Self::learned`].
+    pub fn paper(sites: usize) -> Result<PredictedWaits, ParamError> {
+        PredictedWaits::learned(sites, ClusteredWaitConfig::paper())
+    }
+
+    /// A fresh predictor built from `config` per site, for `sites` sites.
+    ///
+    /// # Errors
+    /// [`ParamError`] for an invalid `config`.
+    pub fn learned(
+        sites: usize,
+        config: ClusteredWaitConfig,
+    ) -> Result<PredictedWaits, ParamError> {
+        let predictors = (0..sites)
+            .map(|_| config.build())
+            .collect::<Result<_, _>>()?;
+        Ok(PredictedWaits::Learned(predictors))
+    }
+
+    /// Teaches the model that a job entering `site`'s queue at `features` waited `wait`.
+    pub fn observe(&mut self, site: usize, features: &WaitFeatures, wait: Duration) {
+        if let PredictedWaits::Learned(predictors) = self
+            && let Some(p) = predictors.get_mut(site)
+        {
+            p.observe(features, wait);
+        }
+    }
+
+    /// The model's waits for one call, reading `view`: the queue wait, plus the view's injected
+    /// error (floored at 0), or the data transfer if that is longer (Eq. 10: the data moves
+    /// while the job queues).
+    pub fn for_view<'a>(&'a self, sites: &'a [Site], view: &'a dyn GridView) -> ViewWaits<'a> {
+        let snapshots = match self {
+            PredictedWaits::Learned(_) => (0..sites.len()).map(|k| view.site_features(k)).collect(),
+            _ => Vec::new(),
+        };
+        ViewWaits {
+            model: self,
+            sites,
+            view,
+            snapshots,
+        }
+    }
+}
+
+/// A [`PredictedWaits`] reading one call's [`GridView`] ([`PredictedWaits::for_view`]).
+pub struct ViewWaits<'a> {
+    model: &'a PredictedWaits,
+    sites: &'a [Site],
+    view: &'a dyn GridView,
+    /// Per site, its features at the call (learned models only).
+    snapshots: Vec<Option<WaitFeatures>>,
+}
+
+impl WaitPredictor for ViewWaits<'_> {
+    fn predicted_wait(&self, job: &GridJob, site: usize, _now: Time) -> Duration {
+        let Some(estimate) = scaled_estimate(self.sites, job, site) else {
+            return Duration::ZERO;
+        };
+        let queue_wait = match self.model {
+            PredictedWaits::Zero => Duration::ZERO,
+            // A job that never fits predicts a wait past any horizon; the policy's
+            // normalisation treats it like any large wait.
+            PredictedWaits::WhatIf => self
+                .view
+                .what_if_wait(site, job.cores, estimate)
+                .unwrap_or(Duration::from_hours(24 * 3650)),
+            PredictedWaits::Learned(predictors) => {
+                match (
+                    predictors.get(site),
+                    self.snapshots.get(site).copied().flatten(),
+                ) {
+                    (Some(p), Some(snapshot)) => p.predict(&WaitFeatures {
+                        cores: f64::from(job.cores),
+                        estimate: estimate.secs() as f64,
+                        ..snapshot
+                    }),
+                    _ => Duration::ZERO,
+                }
+            }
+        };
+        let perturbed = Duration(
+            queue_wait
+                .secs()
+                .saturating_add(self.view.wait_error(job.id, site).secs())
+                .max(0),
+        );
+        perturbed.max(self.view.transfer(job.id, site))
+    }
 }
 
 /// The runtime estimate of `job` at `sites[target]`: the estimate at its submission site scaled
@@ -231,7 +485,7 @@ pub(crate) fn scale_duration(d: Duration, from: &Site, to: &Site) -> Duration {
 }
 
 /// Where the predicted electricity cost takes its hourly prices from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum PriceModel {
     /// The true prices of every hour, however far ahead (perfect foresight; an upper bound on
     /// what price knowledge can give).
@@ -320,18 +574,54 @@ pub struct CostMatrix {
 }
 
 /// The paper's metascheduler (and the INST and TWOPRICE baselines): a min-cost max-flow
-/// assignment every cycle.
-#[derive(Clone, Debug, PartialEq)]
+/// assignment every cycle, with its own wait model. Its state (sites, prices, learned
+/// predictors) serialises; deserialising validates it as [`Mcmf::new`] does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "McmfState", into = "McmfState")]
 pub struct Mcmf {
     sites: Vec<Site>,
     max_q: u32,
     w_t: f64,
     prices: PriceModel,
+    waits: PredictedWaits,
+}
+
+/// The serialised form of [`Mcmf`].
+#[derive(Serialize, Deserialize)]
+struct McmfState {
+    sites: Vec<Site>,
+    max_q: u32,
+    w_t: f64,
+    prices: PriceModel,
+    waits: PredictedWaits,
+}
+
+impl From<Mcmf> for McmfState {
+    fn from(m: Mcmf) -> McmfState {
+        McmfState {
+            sites: m.sites,
+            max_q: m.max_q,
+            w_t: m.w_t,
+            prices: m.prices,
+            waits: m.waits,
+        }
+    }
+}
+
+impl TryFrom<McmfState> for Mcmf {
+    type Error = ParamError;
+
+    fn try_from(s: McmfState) -> Result<Mcmf, ParamError> {
+        Mcmf::new(s.sites, s.max_q, s.w_t, s.prices)?.with_waits(s.waits)
+    }
 }
 
 impl Mcmf {
     /// A metascheduler over `sites` placing at most `max_q` jobs per site per cycle, weighing
     /// response time by `w_t` and electricity cost by `1 − w_t`, with prices from `prices`.
+    ///
+    /// Its waits are the paper's learned predictor ([`PredictedWaits::paper`]) until
+    /// [`Mcmf::with_waits`] says otherwise.
     ///
     /// # Errors
     /// [`ParamError`] if `max_q` < 1, `w_t` is outside `[0, 1]`, a [`PriceModel::TwoPrice`]
@@ -361,12 +651,41 @@ impl Mcmf {
                 "must hold one outlook per site",
             )?;
         }
+        let waits = PredictedWaits::paper(sites.len())?;
         Ok(Mcmf {
             sites,
             max_q,
             w_t,
             prices,
+            waits,
         })
+    }
+
+    /// The same policy predicting waits by `waits`.
+    ///
+    /// # Errors
+    /// [`ParamError`] if a [`PredictedWaits::Learned`] does not hold one predictor per site.
+    pub fn with_waits(mut self, waits: PredictedWaits) -> Result<Mcmf, ParamError> {
+        if let PredictedWaits::Learned(p) = &waits {
+            ParamError::check(
+                p.len() == self.sites.len(),
+                "predictors",
+                p.len(),
+                "must hold one predictor per site",
+            )?;
+        }
+        self.waits = waits;
+        Ok(self)
+    }
+
+    /// The sites, in index order.
+    pub fn sites(&self) -> &[Site] {
+        &self.sites
+    }
+
+    /// The policy's wait model.
+    pub fn waits(&self) -> &PredictedWaits {
+        &self.waits
     }
 
     /// The TWOPRICE baseline over `sites` ([`PriceModel::two_price`]).
@@ -500,12 +819,53 @@ impl Range {
     }
 }
 
-impl GridPolicy for Mcmf {
-    fn sites(&self) -> &[Site] {
-        &self.sites
-    }
+impl Policy for Mcmf {
+    type Observation = GridObservation;
+    type Command = GridCommand;
+    type View = dyn GridView;
+    type Error = PolicyError;
 
-    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: &GridObservation,
+        view: &dyn GridView,
+        out: &mut Vec<GridCommand>,
+    ) -> Result<(), PolicyError> {
+        match observation {
+            GridObservation::Cycle { jobs } => {
+                let waits = self.waits.for_view(&self.sites, view);
+                let assignment = self.assign(&Cycle {
+                    now,
+                    jobs,
+                    waits: &waits,
+                })?;
+                assignment.commands(
+                    |p| {
+                        let job = jobs.iter().find(|j| j.id == p.job)?;
+                        Some(waits.predicted_wait(job, p.site, now))
+                    },
+                    out,
+                );
+            }
+            GridObservation::JobStarted {
+                site,
+                features,
+                wait,
+                ..
+            } => self.waits.observe(*site, features, *wait),
+        }
+        Ok(())
+    }
+}
+
+impl Mcmf {
+    /// Plans one cycle with the waits of `cycle` (the policy's own model is not consulted):
+    /// a min-cost max-flow over the cycle's network (see the module docs).
+    ///
+    /// # Errors
+    /// [`PolicyError`] when the cycle cannot be decided; the pending jobs stay pending.
+    pub fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
         let matrix = self.cost_matrix(cycle)?;
         let mut g = DiGraph::<(), (i64, i64)>::new();
         let source = g.add_node(());
@@ -530,14 +890,11 @@ impl GridPolicy for Mcmf {
                     .collect()
             })
             .collect();
-        let solver = |message: String| PolicyError::Solver {
-            now: cycle.now,
-            message,
-        };
+        let now = cycle.now;
         let flows = match min_cost_max_flow(&g, source, sink, |e| *e.weight()) {
             Ok(MaxFlowOutcome::Optimal(flow)) => flow.flows,
-            Ok(MaxFlowOutcome::Unbounded) => return Err(solver("unbounded".into())),
-            Err(e) => return Err(solver(e.to_string())),
+            Ok(MaxFlowOutcome::Unbounded) => return Err(PolicyError::Unbounded { now }),
+            Err(source) => return Err(PolicyError::Solver { now, source }),
         };
         let mut out = Assignment::default();
         for (job, arcs) in cycle.jobs.iter().zip(&job_arcs) {
@@ -557,8 +914,8 @@ impl GridPolicy for Mcmf {
 }
 
 /// The BS baseline: every job runs at its submission site, if that site accepts it (no `MaxQ`:
-/// the site's own queue absorbs them all).
-#[derive(Clone, Debug, PartialEq)]
+/// the site's own queue absorbs them all). It predicts no waits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SubmissionSite {
     sites: Vec<Site>,
 }
@@ -568,14 +925,45 @@ impl SubmissionSite {
     pub fn new(sites: Vec<Site>) -> SubmissionSite {
         SubmissionSite { sites }
     }
-}
 
-impl GridPolicy for SubmissionSite {
-    fn sites(&self) -> &[Site] {
+    /// The sites, in index order.
+    pub fn sites(&self) -> &[Site] {
         &self.sites
     }
+}
 
-    fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
+impl Policy for SubmissionSite {
+    type Observation = GridObservation;
+    type Command = GridCommand;
+    type View = dyn GridView;
+    type Error = PolicyError;
+
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: &GridObservation,
+        _: &dyn GridView,
+        out: &mut Vec<GridCommand>,
+    ) -> Result<(), PolicyError> {
+        if let GridObservation::Cycle { jobs } = observation {
+            let no_wait = |_: &GridJob, _: usize, _: Time| Duration::ZERO;
+            self.assign(&Cycle {
+                now,
+                jobs,
+                waits: &no_wait,
+            })?
+            .commands(|_| None, out);
+        }
+        Ok(())
+    }
+}
+
+impl SubmissionSite {
+    /// Places every job of `cycle` at its submission site, or marks it unassignable.
+    ///
+    /// # Errors
+    /// None: typed as [`Mcmf::assign`].
+    pub fn assign(&self, cycle: &Cycle<'_>) -> Result<Assignment, PolicyError> {
         let mut out = Assignment::default();
         for job in cycle.jobs {
             let home = job.submission_site;
@@ -618,6 +1006,10 @@ mod tests {
         .unwrap()
     }
 
+    fn no_wait(_: &GridJob, _: usize, _: Time) -> Duration {
+        Duration::ZERO
+    }
+
     fn job(id: u64, home: usize, cores: u32, hours: i64) -> GridJob {
         GridJob::new(JobId(id), home, cores, Duration::from_hours(hours)).unwrap()
     }
@@ -630,7 +1022,7 @@ mod tests {
         let cycle = Cycle {
             now: Time(0),
             jobs: &jobs,
-            waits: &ZeroWait,
+            waits: &no_wait,
         };
         // RT: 7200 s vs 3600 s; EC: 4 kW·2 h·$10 = $0.08 vs 4 kW·1 h·$40 = $0.16.
         for (w_t, expected) in [(1.0, [100, 0]), (0.0, [0, 100]), (0.25, [25, 75])] {
@@ -656,7 +1048,7 @@ mod tests {
         let cycle = Cycle {
             now: Time(0),
             jobs: &jobs,
-            waits: &ZeroWait,
+            waits: &no_wait,
         };
         let policy = Mcmf::new(sites, 1, 0.5, PriceModel::DayAhead).unwrap();
         let matrix = policy.cost_matrix(&cycle).unwrap();

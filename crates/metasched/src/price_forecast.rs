@@ -64,7 +64,7 @@ const HOURS_PER_DAY: i64 = 24;
 const MAX_HORIZON_HOURS: usize = 366 * 24;
 
 /// How prices are forecast and when day-ahead prices become known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PriceForecastConfig {
     /// The seasonal period, in hours (the paper: 24).
     pub period_hours: usize,
@@ -130,8 +130,10 @@ impl PriceForecastConfig {
 /// prices where published, seasonal ARIMA forecasts beyond (see the module docs).
 ///
 /// Two outlooks are equal when their prices and configuration are: the forecast cache is
-/// a function of those and does not take part.
-#[derive(Clone, Debug)]
+/// a function of those and does not take part (nor is it serialised: a restored outlook
+/// forecasts again, identically).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "OutlookState", into = "OutlookState")]
 pub struct PriceOutlook {
     prices: Vec<f64>,
     config: PriceForecastConfig,
@@ -140,6 +142,30 @@ pub struct PriceOutlook {
     forecasts: Vec<OnceLock<Vec<f64>>>,
     /// The forecast issued at the series' end when that is not a day start (reset on append).
     tail: OnceLock<Vec<f64>>,
+}
+
+/// The serialised form of [`PriceOutlook`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct OutlookState {
+    prices: Vec<f64>,
+    config: PriceForecastConfig,
+}
+
+impl From<PriceOutlook> for OutlookState {
+    fn from(o: PriceOutlook) -> OutlookState {
+        OutlookState {
+            prices: o.prices,
+            config: o.config,
+        }
+    }
+}
+
+impl TryFrom<OutlookState> for PriceOutlook {
+    type Error = ParamError;
+
+    fn try_from(s: OutlookState) -> Result<PriceOutlook, ParamError> {
+        PriceOutlook::new(s.prices, s.config)
+    }
 }
 
 impl PriceOutlook {

@@ -8,8 +8,12 @@
 //!   our MCMF strategy").
 //! - **TWOPRICE**: MCMF on on-/off-peak prices ([`Mcmf::two_price`]).
 //! - **MCMF**: the paper's metascheduler with the paper's learned wait predictor
-//!   ([`WaitSource::paper`]) and day-ahead prices plus a seasonal ARIMA forecast
+//!   ([`PredictedWaits::paper`]) and day-ahead prices plus a seasonal ARIMA forecast
 //!   ([`PriceModel::forecast`]).
+//!
+//! [`Scenario::policy`] constructs the built-in policy of a strategy; [`Scenario::run_policy`]
+//! runs any policy of the grid protocol (a caller's own included) on the same scenario and
+//! measures it with the same metrics.
 //!
 //! The defaults are the paper's XSEDE configuration ([`RunConfig::new`]): `w_t` 0.25 (§5.7.1
 //! picks XSEDE's from 20–40 %; §5.8 and the published code's example use 25 %), `MaxQ` 2
@@ -29,21 +33,91 @@
 //! assert_eq!(bs.metrics.completed + bs.metrics.rejected, 20);
 //! assert_eq!(mcmf.metrics.completed + mcmf.metrics.rejected, 20);
 //! ```
+//!
+//! # Writing your own grid policy
+//! A policy is any [`cosched_core::policy::Policy`] over [`GridObservation`] and
+//! [`GridCommand`] reading a [`GridView`]; [`Scenario::run_policy`] runs it in the same
+//! environment as the built-in ones. This one sends each job to the compatible site with the
+//! lowest price at the cycle's hour, ignoring queues:
+//!
+//! ```
+//! use cosched_core::policy::Policy;
+//! use cosched_core::{Duration, Time};
+//! use cosched_metasched::policy::{GridCommand, GridObservation, GridView, scaled_estimate};
+//! use cosched_metasched::scenario::{Scenario, Strategy};
+//! use cosched_metasched::site::Site;
+//! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
+//!
+//! #[derive(serde::Serialize, serde::Deserialize)]
+//! struct CheapestNow { sites: Vec<Site> }
+//!
+//! impl Policy for CheapestNow {
+//!     type Observation = GridObservation;
+//!     type Command = GridCommand;
+//!     type View = dyn GridView;
+//!     type Error = std::convert::Infallible;
+//!
+//!     fn observe(&mut self, now: Time, obs: &GridObservation, _: &Self::View,
+//!                out: &mut Vec<GridCommand>) -> Result<(), Self::Error> {
+//!         let GridObservation::Cycle { jobs } = obs else { return Ok(()) };
+//!         let hour = now.secs().div_euclid(3_600);
+//!         for job in jobs {
+//!             let best = (0..self.sites.len())
+//!                 .filter(|&k| scaled_estimate(&self.sites, job, k)
+//!                     .is_some_and(|e| self.sites[k].accepts(job.cores, e)))
+//!                 .min_by(|&a, &b| {
+//!                     let price = |k: usize| self.sites[k].price_usd_per_mwh(hour).unwrap_or(f64::MAX);
+//!                     price(a).total_cmp(&price(b))
+//!                 });
+//!             out.push(match best {
+//!                 Some(site) => GridCommand::Place { job: job.id, site, predicted_wait: None },
+//!                 None => GridCommand::Unassignable { job: job.id },
+//!             });
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let prices = DiurnalPrices::month(7);
+//! let sites = embedded_xsede_sites(|file| Ok(prices.series(file)?)).unwrap();
+//! let jobs = XsedeLikeWorkload { jobs: 120, load: 0.7, seed: 7 }.generate(&sites).unwrap();
+//! let scenario = Scenario::new(sites.clone(), jobs, 100, Duration(60));
+//! // The environment of an MCMF run (every measured job through the metascheduler).
+//! let config = scenario.config(Strategy::Mcmf, 1);
+//! let ours = scenario.run_policy(&config, &mut CheapestNow { sites }).unwrap();
+//! let bs = scenario.run(&scenario.config(Strategy::Bs, 1)).unwrap();
+//! println!("cheapest-now: {:.1} min, ${:.2}", ours.metrics.mean_response_s / 60.0, ours.metrics.total_cost_usd);
+//! println!("BS:           {:.1} min, ${:.2}", bs.metrics.mean_response_s / 60.0, bs.metrics.total_cost_usd);
+//! assert_eq!(ours.metrics.completed + ours.metrics.rejected, 20);
+//! ```
 
 use crate::metrics::Metrics;
-use crate::policy::{GridPolicy, Mcmf, PriceModel, SubmissionSite};
+use crate::policy::{
+    GridCommand, GridObservation, GridView, Mcmf, PolicyError, PredictedWaits, PriceModel,
+    SubmissionSite,
+};
 use crate::price_forecast::PriceForecastConfig;
 use crate::sim::{
-    PowerModel, SimConfig, SimError, SimOutcome, TransferModel, WaitSource, simulate,
+    GridPolicy, PowerModel, SimConfig, SimError, SimOutcome, TransferModel, simulate,
 };
 use crate::site::Site;
-use crate::wait::ClusteredWaitConfig;
 use crate::workload::TraceJob;
 use cosched_core::Duration;
+use cosched_core::policy::Policy;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
+
+/// A built-in policy, boxed so that the strategy is chosen at run time.
+pub type BuiltinPolicy = Box<
+    dyn Policy<
+            Observation = GridObservation,
+            Command = GridCommand,
+            View = dyn GridView,
+            Error = PolicyError,
+        > + Send,
+>;
 
 /// `w_t` of the MCMF runs unless set: §5.7.1 picks XSEDE's from 20–40 % (both metrics beat
 /// BS there); §5.8 and the published code's example use 25 %.
@@ -156,7 +230,7 @@ impl PowerChoice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WaitModel {
     /// The paper's predictor: DBSCAN clusters of each site's last 2,000 started jobs, else
-    /// ridge regression ([`WaitSource::paper`]).
+    /// ridge regression ([`PredictedWaits::paper`]).
     Paper,
     /// The site's EASY state: when the job would start if submitted now (beyond the paper).
     Whatif,
@@ -388,34 +462,30 @@ impl Scenario {
         }
     }
 
-    /// The policy and wait source of `config`: BS at the submission site (no predictor); MCMF
-    /// and TWOPRICE predicting waits by `config.waits`; INST predicting none; MCMF and INST
+    /// The built-in policy of `config`: BS at the submission site (no predictor); MCMF and
+    /// TWOPRICE predicting waits by `config.waits`; INST predicting none; MCMF and INST
     /// knowing prices by `config.price_outlook`.
     ///
     /// # Errors
     /// Invalid parameters (`w_t`, `MaxQ`, the forecast or the predictor).
-    pub fn policy(
-        &self,
-        config: &RunConfig,
-    ) -> Result<(Box<dyn GridPolicy>, WaitSource), SimError> {
+    pub fn policy(&self, config: &RunConfig) -> Result<BuiltinPolicy, SimError> {
         let sites = self.sites.clone();
-        let policy: Box<dyn GridPolicy> = match config.strategy {
+        let waits = match (config.strategy, config.waits) {
+            // BS asks for no prediction: training predictors for it would be wasted work.
+            (Strategy::Bs | Strategy::Inst, _) | (_, WaitModel::Zero) => PredictedWaits::Zero,
+            (_, WaitModel::Paper) => PredictedWaits::paper(sites.len())?,
+            (_, WaitModel::Whatif) => PredictedWaits::WhatIf,
+        };
+        Ok(match config.strategy {
             Strategy::Bs => Box::new(SubmissionSite::new(sites)),
             Strategy::Inst | Strategy::Mcmf => {
                 let prices = config.price_outlook.model(&sites, self.forecast)?;
-                Box::new(Mcmf::new(sites, config.max_q, config.w_t, prices)?)
+                Box::new(Mcmf::new(sites, config.max_q, config.w_t, prices)?.with_waits(waits)?)
             }
-            Strategy::TwoPrice => Box::new(Mcmf::two_price(sites, config.max_q, config.w_t)?),
-        };
-        let waits = match (config.strategy, config.waits) {
-            // BS asks for no prediction: training predictors for it would be wasted work.
-            (Strategy::Bs | Strategy::Inst, _) | (_, WaitModel::Zero) => WaitSource::Zero,
-            (_, WaitModel::Paper) => {
-                WaitSource::paper(self.sites.len(), ClusteredWaitConfig::paper())?
+            Strategy::TwoPrice => {
+                Box::new(Mcmf::two_price(sites, config.max_q, config.w_t)?.with_waits(waits)?)
             }
-            (_, WaitModel::Whatif) => WaitSource::WhatIf,
-        };
-        Ok((policy, waits))
+        })
     }
 
     /// The simulator's settings for `config`: BS sends nothing through the metascheduler;
@@ -444,13 +514,21 @@ impl Scenario {
     /// # Errors
     /// Invalid parameters, or a trace the simulator refuses.
     pub fn run(&self, config: &RunConfig) -> Result<RunResult, SimError> {
-        let (policy, mut waits) = self.policy(config)?;
-        let outcome = simulate(
-            policy.as_ref(),
-            &mut waits,
-            &self.jobs,
-            &self.sim_config(config),
-        )?;
+        self.run_policy(config, &mut self.policy(config)?)
+    }
+
+    /// Simulates `policy` (any policy of the grid protocol) in the environment of `config`
+    /// (its participation, perturbation, power model and seed; the strategy only decides
+    /// whether jobs go through the metascheduler, BS sending none) and measures it.
+    ///
+    /// # Errors
+    /// Invalid parameters, a trace the simulator refuses, or the policy's error.
+    pub fn run_policy<P>(&self, config: &RunConfig, policy: &mut P) -> Result<RunResult, SimError>
+    where
+        P: GridPolicy + ?Sized,
+        P::Error: std::error::Error + Send + Sync + 'static,
+    {
+        let outcome = simulate(&self.sites, policy, &self.jobs, &self.sim_config(config))?;
         let metrics = Metrics::of(&outcome, &self.sites);
         Ok(RunResult { outcome, metrics })
     }

@@ -1,6 +1,8 @@
 //! The grid simulator: the paper's experimental setup (§4.1) — sites that are EASY-backfilling
 //! batch systems, grid jobs arriving at their submission sites, and a metascheduler invoked
-//! in scheduling cycles — driving any [`GridPolicy`]. It is the environment only: it runs on
+//! in scheduling cycles — driving any policy of the grid protocol
+//! ([`cosched_core::policy::Policy`] over [`GridObservation`] and [`GridCommand`], built-in or
+//! a caller's own). It is the environment only: it runs on
 //! core's kernel ([`cosched_core::engine`]) and draws every random number from named streams
 //! ([`SeedStreams`]), so every policy of a comparison sees the same environment.
 //!
@@ -16,10 +18,16 @@
 //!   [`SimConfig::cycle_interval`] later (60 s, the code's `SchedulingCycleLength`), and cycles
 //!   follow every interval while jobs wait. The time a job spends in the holding layer is its
 //!   [`JobOutcome::holding`], reported apart from the response time.
-//! - At a cycle the pending grid jobs, in arrival order, go to the policy with the cycle's
-//!   [`WaitSource`]; placed jobs are sent to their site with their runtime and estimate scaled
-//!   by the per-core performance ratio (§4.5.2); deferred jobs (over `MaxQ`) stay pending; jobs
-//!   no site can run are rejected and counted. The simulator checks every assignment.
+//! - At a cycle the pending grid jobs, in arrival order and with their own ids, go to the
+//!   policy ([`GridObservation::Cycle`]) with a [`GridView`] of the sites; placed jobs are sent
+//!   to their site with their runtime and estimate scaled by the per-core performance ratio
+//!   (§4.5.2); deferred jobs (over `MaxQ`) stay pending; jobs no site can run are rejected and
+//!   counted. The simulator checks every command.
+//! - Every job that starts at a site, history included, is reported to the policy
+//!   ([`GridObservation::JobStarted`], with its wait features at submission and its wait), so
+//!   a policy's learned wait model is warmed by the history before the measured jobs arrive.
+//! - The policy's timer ([`Policy::next_wake`]) is honoured: it is woken at that time and its
+//!   commands applied like a cycle's.
 //! - **Data transfer (§5.8, Eq. 10)**, with a [`TransferModel`]: a migrated job's data moves
 //!   from its submission site while it queues at the execution site, so it starts at the later
 //!   of its queue start and its data's arrival; its cores are held meanwhile (just-in-time
@@ -32,19 +40,16 @@
 //!   over its actual run with that site's hourly prices ([`Site::energy_cost_usd`]); a run past
 //!   the published prices is an error ([`SimError::Price`]), never priced by wrapping around.
 //!
-//! ## Wait prediction ([`WaitSource`])
-//! The policy's predicted waits come from, per site: the paper's learned predictor
-//! ([`WaitSource::paper`], a [`QueueWaitPredictor`] per site asked with the job's
-//! [`WaitFeatures`] and told every started job's actual wait, history included), the site's
-//! own state (*what-if*, beyond the paper: [`BatchCluster::predicted_start`]), or zero (the
-//! INST baseline). [`SimConfig::wait_perturbation`] adds Table 5's error: a uniform draw in
-//! `[−T, T]` per (job, site) (stream family `"wait-perturbation"`), the sum floored at 0.
+//! ## What the policy may read ([`GridView`])
+//! Each site's wait features now (for learned predictors), its what-if wait
+//! ([`BatchCluster::predicted_start`]), a migrated job's transfer time, and
+//! [`SimConfig::wait_perturbation`]'s injected error (Table 5): a uniform draw in `[−T, T]`
+//! per (job, site) (stream family `"wait-perturbation"`).
 //!
 //! ```
 //! use cosched_metasched::policy::{Mcmf, PriceModel};
 //! use cosched_metasched::price_forecast::PriceForecastConfig;
-//! use cosched_metasched::sim::{SimConfig, WaitSource, simulate};
-//! use cosched_metasched::wait::ClusteredWaitConfig;
+//! use cosched_metasched::sim::{SimConfig, simulate};
 //! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
 //!
 //! let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
@@ -52,29 +57,40 @@
 //! let jobs = XsedeLikeWorkload { jobs: 60, load: 0.7, seed: 1 }.generate(&sites).unwrap();
 //! // The paper's metascheduler: forecast prices beyond the published day, learned waits.
 //! let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
-//! let mut waits = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
-//! let policy = Mcmf::new(sites, 2, 0.25, prices).unwrap();
+//! let mut policy = Mcmf::new(sites.clone(), 2, 0.25, prices).unwrap();
 //! let config = SimConfig { history: 40, ..SimConfig::default() };
-//! let out = simulate(&policy, &mut waits, &jobs, &config).unwrap();
+//! let out = simulate(&sites, &mut policy, &jobs, &config).unwrap();
 //! assert_eq!(out.jobs.len(), jobs.len());
 //! assert!(out.jobs.iter().all(|j| j.run.is_some()));
 //! ```
 
-use crate::policy::{
-    Cycle, GridJob, GridPolicy, PolicyError, WaitPredictor, scale_duration, scaled_estimate,
-};
+use crate::policy::{GridCommand, GridJob, GridObservation, GridView, scale_duration};
 use crate::site::{PriceBeyondSeries, Site};
-use crate::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
+use crate::wait::WaitFeatures;
 use crate::workload::TraceJob;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, RunToken, Started, Submitted};
 use cosched_core::engine::{EngineError, Simulation, run};
+use cosched_core::policy::Policy;
 use cosched_core::{
     Duration, Event, EventQueue, JobClass, JobId, JobRecord, ParamError, SeedStreams, Time,
     TimeOverflow,
 };
 use rand::RngExt;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use thiserror::Error;
+
+/// A policy the grid simulator runs: any [`Policy`] of the grid protocol whose error is a
+/// standard error (the built-in ones, a caller's own, or a
+/// [`Recorder`](cosched_core::policy::Recorder) around either).
+pub trait GridPolicy:
+    Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView>
+{
+}
+
+impl<P> GridPolicy for P where
+    P: Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView> + ?Sized
+{
+}
 
 /// Why a simulation could not run.
 #[derive(Debug, Error)]
@@ -90,17 +106,22 @@ pub enum SimError {
         /// What is wrong.
         message: String,
     },
-    /// The policy returned an impossible assignment.
-    #[error("cycle at {now:?}: the policy {message}")]
+    /// The policy returned an impossible command.
+    #[error("at {now:?}: the policy {message}")]
     Assignment {
-        /// The cycle.
+        /// When.
         now: Time,
         /// What it did.
         message: String,
     },
-    /// The policy could not decide a cycle.
-    #[error(transparent)]
-    Policy(#[from] PolicyError),
+    /// The policy failed.
+    #[error("at {now:?}: the policy failed: {source}")]
+    Policy {
+        /// When.
+        now: Time,
+        /// The policy's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A site's batch system refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
@@ -350,38 +371,6 @@ impl SimConfig {
     }
 }
 
-/// Where the policy's predicted waits come from.
-pub enum WaitSource {
-    /// Ask the site's state when the job would start if submitted now
-    /// ([`BatchCluster::predicted_start`]).
-    WhatIf,
-    /// Every job starts at once (the INST baseline).
-    Zero,
-    /// One learning predictor per site, in site order.
-    Learned(Vec<Box<dyn QueueWaitPredictor + Send>>),
-}
-
-impl WaitSource {
-    /// The paper's wait prediction: a fresh
-    /// [`ClusteredWaitPredictor`](crate::wait::ClusteredWaitPredictor) (DBSCAN clusters of the
-    /// site's last started jobs, else ridge regression) per site, for `sites` sites, built
-    /// from `config`. The simulator teaches each one every start at its site, history jobs
-    /// included, so the history warms them before the measured jobs arrive.
-    ///
-    /// # Errors
-    /// [`ParamError`] for an invalid `config`.
-    pub fn paper(sites: usize, config: ClusteredWaitConfig) -> Result<WaitSource, ParamError> {
-        let predictors = (0..sites)
-            .map(|_| {
-                config
-                    .build()
-                    .map(|p| Box::new(p) as Box<dyn QueueWaitPredictor + Send>)
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(WaitSource::Learned(predictors))
-    }
-}
-
 /// Where and when a job ran.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Run {
@@ -480,6 +469,7 @@ enum Ev {
     Completion(usize, RunToken),
     Arrival(usize),
     Cycle,
+    Wake,
 }
 
 impl Event for Ev {
@@ -488,6 +478,7 @@ impl Event for Ev {
             Ev::Completion(..) => 0,
             Ev::Arrival(_) => 1,
             Ev::Cycle => 2,
+            Ev::Wake => 3,
         }
     }
 }
@@ -548,86 +539,74 @@ struct JobState {
     features: Option<WaitFeatures>,
 }
 
-/// The policy's view of predicted waits during one cycle.
-struct CycleWaits<'a> {
-    sites: &'a [Site],
-    states: &'a [SiteState],
-    source: &'a WaitSource,
-    /// Per site, the queue/machine features at the cycle (learned predictors only).
-    snapshots: &'a [WaitFeatures],
-    config: &'a SimConfig,
-    /// Per trace job, bytes moved when migrated.
-    data: &'a [JobOutcome],
+/// The platform as the policy may read it: the sites as they are at `now`. It owns its data
+/// (a [`GridView`] is lent as `&dyn GridView`, which must not borrow).
+struct Platform {
+    now: Time,
+    states: Vec<SiteState>,
+    config: SimConfig,
+    /// Trace position of each job id.
+    index: HashMap<JobId, usize>,
+    /// Per trace job: its submission site and the bytes it moves when migrated.
+    homes: Vec<(usize, u64)>,
 }
 
-impl WaitPredictor for CycleWaits<'_> {
-    fn predicted_wait(&self, job: &GridJob, site: usize, now: Time) -> Duration {
-        let (Some(estimate), Some(state)) = (
-            scaled_estimate(self.sites, job, site),
-            self.states.get(site),
-        ) else {
+impl GridView for Platform {
+    fn site_count(&self) -> usize {
+        self.states.len()
+    }
+
+    fn site_features(&self, site: usize) -> Option<WaitFeatures> {
+        self.states.get(site).map(|s| s.features(self.now))
+    }
+
+    fn what_if_wait(&self, site: usize, cores: u32, estimate: Duration) -> Option<Duration> {
+        let start = self
+            .states
+            .get(site)?
+            .cluster
+            .predicted_start(self.now, cores, estimate)?;
+        Some(start - self.now)
+    }
+
+    fn transfer(&self, job: JobId, site: usize) -> Duration {
+        let Some(&i) = self.index.get(&job) else {
             return Duration::ZERO;
         };
-        let index = job.id.0 as usize;
-        let queue_wait = match self.source {
-            WaitSource::Zero => Duration::ZERO,
-            // A job that never fits predicts a wait past any horizon; the policy's
-            // normalisation treats it like any large wait.
-            WaitSource::WhatIf => state
-                .cluster
-                .predicted_start(now, job.cores, estimate)
-                .map_or(Duration::from_hours(24 * 3650), |t| t - now),
-            WaitSource::Learned(predictors) => {
-                match (predictors.get(site), self.snapshots.get(site)) {
-                    (Some(p), Some(snapshot)) => p.predict(&WaitFeatures {
-                        cores: f64::from(job.cores),
-                        estimate: estimate.secs() as f64,
-                        ..*snapshot
-                    }),
-                    _ => Duration::ZERO,
-                }
-            }
-        };
-        let perturbed = Duration(
-            queue_wait
-                .secs()
-                .saturating_add(self.config.perturbation(index, site).secs())
-                .max(0),
-        );
-        // Eq. 10: the data moves while the job queues; it starts at the later of the two.
-        let transfer = match (self.config.transfer, self.data.get(index)) {
-            (Some(model), Some(outcome)) if site != job.submission_site => {
-                model.time(outcome.data_bytes).unwrap_or(Duration(i64::MAX))
+        match (self.config.transfer, self.homes.get(i)) {
+            (Some(model), Some(&(home, bytes))) if site != home => {
+                model.time(bytes).unwrap_or(Duration(i64::MAX))
             }
             _ => Duration::ZERO,
-        };
-        perturbed.max(transfer)
+        }
+    }
+
+    fn wait_error(&self, job: JobId, site: usize) -> Duration {
+        self.index
+            .get(&job)
+            .map_or(Duration::ZERO, |&i| self.config.perturbation(i, site))
     }
 }
 
-/// Runs `jobs` (sorted by submit time or not; ids unique) on the sites of `policy`.
+/// Runs `jobs` (sorted by submit time or not; ids unique) on `sites` under `policy` (generic,
+/// boxed or borrowed: `&mut dyn GridPolicy<Error = E>` works too). The policy is started at the
+/// first submission with the sites as they are then (empty).
 ///
 /// # Errors
-/// [`SimError`] for an invalid configuration (including a [`WaitSource::Learned`] without one
-/// predictor per site), a job with a duplicate id, an unknown submission site, no cores or a
-/// non-positive estimate, a time past the representable range, a policy error or an
-/// impossible assignment from the policy.
-pub fn simulate(
-    policy: &dyn GridPolicy,
-    waits: &mut WaitSource,
+/// [`SimError`] for an invalid configuration, a job with a duplicate id, an unknown
+/// submission site, no cores or a non-positive estimate, a time past the representable range,
+/// a policy error or an impossible command from the policy.
+pub fn simulate<P>(
+    sites: &[Site],
+    policy: &mut P,
     jobs: &[TraceJob],
     config: &SimConfig,
-) -> Result<SimOutcome, SimError> {
+) -> Result<SimOutcome, SimError>
+where
+    P: GridPolicy + ?Sized,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     config.validate()?;
-    let sites = policy.sites();
-    if let WaitSource::Learned(p) = waits {
-        ParamError::check(
-            p.len() == sites.len(),
-            "predictors",
-            p.len(),
-            "must hold one predictor per site",
-        )?;
-    }
     let mut trace: Vec<TraceJob> = jobs.to_vec();
     trace.sort_by_key(|j| j.submit);
     let mut seen = HashSet::with_capacity(trace.len());
@@ -646,9 +625,10 @@ pub fn simulate(
             return Err(bad("needs >= 1 core, an estimate > 0 and a run time >= 0"));
         }
     }
-    let mut sim = Sim::new(policy, sites, &trace, config, waits)?;
+    let mut sim = Sim::new(policy, sites, &trace, config)?;
     let start = trace.first().map_or(Time::ZERO, |j| j.submit);
     let mut queue = EventQueue::new(start);
+    sim.call(start, Call::Start, &mut queue)?;
     for (i, job) in trace.iter().enumerate() {
         queue
             .schedule(job.submit, Ev::Arrival(i))
@@ -662,13 +642,12 @@ pub fn simulate(
     })
 }
 
-struct Sim<'a> {
-    policy: &'a dyn GridPolicy,
+struct Sim<'a, P: ?Sized> {
+    policy: &'a mut P,
     sites: &'a [Site],
     trace: &'a [TraceJob],
     config: &'a SimConfig,
-    waits: &'a mut WaitSource,
-    states: Vec<SiteState>,
+    platform: Platform,
     jobs: Vec<JobState>,
     out: Vec<JobOutcome>,
     /// The holding layer, in arrival order.
@@ -681,9 +660,26 @@ struct Sim<'a> {
     load: Vec<LoadSample>,
     load_hour: Option<i64>,
     cycle_times: Vec<Time>,
+    /// The policy's commands of the current call.
+    commands: Vec<GridCommand>,
+    /// Starts of the current instant not yet reported to the policy: (trace job, site, wait).
+    unreported: Vec<(usize, usize, Duration)>,
+    /// The policy wake time an event is scheduled for.
+    wake_at: Option<Time>,
 }
 
-impl Simulation for Sim<'_> {
+/// A call into the policy.
+enum Call {
+    Start,
+    Observe(GridObservation),
+    Wake,
+}
+
+impl<P> Simulation for Sim<'_, P>
+where
+    P: GridPolicy + ?Sized,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     type Event = Ev;
     type Error = SimError;
 
@@ -692,6 +688,16 @@ impl Simulation for Sim<'_> {
             Ev::Completion(site, token) => self.complete(site, now, token)?,
             Ev::Arrival(i) => self.arrive(i, now, queue)?,
             Ev::Cycle => self.cycle_now = true,
+            Ev::Wake => {
+                if self.wake_at == Some(now) {
+                    self.wake_at = None;
+                }
+                if self.policy.next_wake().is_some_and(|t| t <= now) {
+                    self.call(now, Call::Wake, queue)?;
+                } else {
+                    self.arm_wake(now, queue)?;
+                }
+            }
         }
         Ok(())
     }
@@ -707,7 +713,26 @@ impl Simulation for Sim<'_> {
                 self.schedule_cycle(now, queue)?;
             }
         }
-        self.passes(now, queue)?;
+        // EASY passes; the starts they make are reported to the policy, whose commands may
+        // send more jobs (and need another pass).
+        loop {
+            self.passes(now, queue)?;
+            if self.unreported.is_empty() {
+                break;
+            }
+            for (i, site, wait) in std::mem::take(&mut self.unreported) {
+                let Some(features) = self.jobs[i].features else {
+                    continue;
+                };
+                let obs = GridObservation::JobStarted {
+                    job: self.trace[i].id,
+                    site,
+                    features,
+                    wait,
+                };
+                self.call(now, Call::Observe(obs), queue)?;
+            }
+        }
         // Fig. 7's hourly load: the first instant of each hour that has any event (bounded by
         // the events, never by the simulated span).
         let hour = now.secs().div_euclid(3_600);
@@ -715,21 +740,24 @@ impl Simulation for Sim<'_> {
             self.load_hour = Some(hour);
             self.load.push(LoadSample {
                 time: now,
-                load: self.states.iter().map(|s| s.load(now)).collect(),
+                load: self.platform.states.iter().map(|s| s.load(now)).collect(),
             });
         }
         Ok(())
     }
 }
 
-impl<'a> Sim<'a> {
+impl<'a, P> Sim<'a, P>
+where
+    P: GridPolicy + ?Sized,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     fn new(
-        policy: &'a dyn GridPolicy,
+        policy: &'a mut P,
         sites: &'a [Site],
         trace: &'a [TraceJob],
         config: &'a SimConfig,
-        waits: &'a mut WaitSource,
-    ) -> Result<Sim<'a>, SimError> {
+    ) -> Result<Sim<'a, P>, SimError> {
         let states = sites
             .iter()
             .map(|s| {
@@ -756,13 +784,23 @@ impl<'a> Sim<'a> {
                 }
             })
             .collect();
+        let platform = Platform {
+            now: Time::ZERO,
+            states,
+            config: *config,
+            index: trace.iter().enumerate().map(|(i, t)| (t.id, i)).collect(),
+            homes: trace
+                .iter()
+                .zip(&out)
+                .map(|(t, o): (&TraceJob, &JobOutcome)| (t.submission_site, o.data_bytes))
+                .collect(),
+        };
         Ok(Sim {
             policy,
             sites,
             trace,
             config,
-            waits,
-            states,
+            platform,
             jobs: vec![
                 JobState {
                     estimate: Duration::ZERO,
@@ -779,7 +817,86 @@ impl<'a> Sim<'a> {
             load: Vec::new(),
             load_hour: None,
             cycle_times: Vec::new(),
+            commands: Vec::new(),
+            unreported: Vec::new(),
+            wake_at: None,
         })
+    }
+
+    /// Calls the policy at `now`, applies its commands and schedules its next wake.
+    fn call(&mut self, now: Time, call: Call, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        let mut commands = std::mem::take(&mut self.commands);
+        commands.clear();
+        self.platform.now = now;
+        let view = &self.platform;
+        match &call {
+            Call::Start => self.policy.start(now, view, &mut commands),
+            Call::Observe(obs) => self.policy.observe(now, obs, view, &mut commands),
+            Call::Wake => self.policy.wake(now, view, &mut commands),
+        }
+        .map_err(|e| SimError::Policy {
+            now,
+            source: Box::new(e),
+        })?;
+        let applied = self.apply(now, &commands);
+        self.commands = commands;
+        applied?;
+        self.arm_wake(now, queue)
+    }
+
+    /// Schedules a wake event at the policy's next wake time unless one is due before it.
+    fn arm_wake(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        if let Some(at) = self.policy.next_wake()
+            && self.wake_at.is_none_or(|t| at < t)
+        {
+            let at = at.max(now);
+            queue.schedule(at, Ev::Wake).map_err(EngineError::from)?;
+            self.wake_at = Some(at);
+        }
+        Ok(())
+    }
+
+    /// Applies the policy's commands: placements of pending jobs at compatible sites and
+    /// rejections of pending jobs; anything else is an error.
+    fn apply(&mut self, now: Time, commands: &[GridCommand]) -> Result<(), SimError> {
+        let bad = |message: String| SimError::Assignment { now, message };
+        if commands.is_empty() {
+            return Ok(());
+        }
+        let pending: HashSet<usize> = self.pending.iter().copied().collect();
+        let mut decided = HashSet::new();
+        for command in commands {
+            let job = match *command {
+                GridCommand::Place { job, .. } | GridCommand::Unassignable { job } => job,
+            };
+            let i = self
+                .platform
+                .index
+                .get(&job)
+                .copied()
+                .filter(|i| pending.contains(i) && decided.insert(*i))
+                .ok_or_else(|| bad(format!("decided job {job} that is not pending (or twice)")))?;
+            if let GridCommand::Place {
+                site,
+                predicted_wait,
+                ..
+            } = *command
+            {
+                let t = &self.trace[i];
+                let fits = self.sites.get(site).is_some_and(|s| {
+                    s.accepts(
+                        t.cores,
+                        scale_duration(t.estimate, &self.sites[t.submission_site], s),
+                    )
+                });
+                if !fits {
+                    return Err(bad(format!("placed job {job} on incompatible site {site}")));
+                }
+                self.send(i, site, now, predicted_wait)?;
+            }
+        }
+        self.pending.retain(|i| !decided.contains(i));
+        Ok(())
     }
 
     /// A cycle one cycle length after `now`.
@@ -814,73 +931,24 @@ impl<'a> Sim<'a> {
 
     /// One scheduling cycle over the holding layer.
     fn cycle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let grid_jobs: Vec<GridJob> = self
+        let jobs: Vec<GridJob> = self
             .pending
             .iter()
             .map(|&i| {
                 let t = &self.trace[i];
-                GridJob::new(JobId(i as u64), t.submission_site, t.cores, t.estimate)?
+                GridJob::new(t.id, t.submission_site, t.cores, t.estimate)?
                     .with_power_factor(self.out[i].power_factor)
             })
             .collect::<Result<_, _>>()?;
-        let snapshots: Vec<WaitFeatures> = if matches!(self.waits, WaitSource::Learned(_)) {
-            self.states.iter().map(|s| s.features(now)).collect()
-        } else {
-            Vec::new()
-        };
-        let view = CycleWaits {
-            sites: self.sites,
-            states: &self.states,
-            source: &*self.waits,
-            snapshots: &snapshots,
-            config: self.config,
-            data: &self.out,
-        };
-        let assignment = self.policy.assign(&Cycle {
-            now,
-            jobs: &grid_jobs,
-            waits: &view,
-        })?;
-        let bad = |message: String| SimError::Assignment { now, message };
-        // Pending jobs not yet decided this cycle.
-        let mut undecided: HashSet<usize> = self.pending.iter().copied().collect();
-        let mut placed = Vec::with_capacity(assignment.placements.len());
-        for p in &assignment.placements {
-            let i = p.job.0 as usize;
-            if !undecided.remove(&i) {
-                return Err(bad(format!(
-                    "placed job index {i} that is not pending (or twice)"
-                )));
-            }
-            let t = &self.trace[i];
-            let fits = self.sites.get(p.site).is_some_and(|site| {
-                site.accepts(
-                    t.cores,
-                    scale_duration(t.estimate, &self.sites[t.submission_site], site),
-                )
-            });
-            if !fits {
-                return Err(bad(format!(
-                    "placed job {} on incompatible site {}",
-                    t.id, p.site
-                )));
-            }
-            let job = grid_jobs.iter().find(|g| g.id == p.job);
-            let predicted = job.map(|g| view.predicted_wait(g, p.site, now));
-            placed.push((i, p.site, predicted));
-        }
-        for (i, site, predicted) in placed {
-            self.send(i, site, now, predicted)?;
-        }
-        for job in &assignment.unassignable {
-            undecided.remove(&(job.0 as usize));
-        }
         let before = self.pending.len();
-        self.pending.retain(|i| undecided.contains(i));
+        self.call(now, Call::Observe(GridObservation::Cycle { jobs }), queue)?;
         if self.pending.len() == before && queue.is_empty() {
-            return Err(bad(format!(
-                "defers all {before} pending jobs while nothing else is left to happen"
-            )));
+            return Err(SimError::Assignment {
+                now,
+                message: format!(
+                    "defers all {before} pending jobs while nothing else is left to happen"
+                ),
+            });
         }
         Ok(())
     }
@@ -909,16 +977,16 @@ impl<'a> Sim<'a> {
             by: estimate,
         })?;
         data_ready.try_add(estimate)?;
-        let state = &mut self.states[site];
-        if matches!(self.waits, WaitSource::Learned(_)) {
-            self.jobs[i].features = Some(WaitFeatures {
-                cores: f64::from(t.cores),
-                estimate: estimate.secs() as f64,
-                ..state.features(now)
-            });
-        }
+        let state = &mut self.platform.states[site];
+        self.jobs[i].features = Some(WaitFeatures {
+            cores: f64::from(t.cores),
+            estimate: estimate.secs() as f64,
+            ..state.features(now)
+        });
         self.jobs[i].estimate = estimate;
         self.jobs[i].runtime = runtime;
+        // Inside the site's batch system a job is known by its trace position (the executor's
+        // own bookkeeping; the policy sees the job's real id).
         let job = BatchJob {
             id: JobId(i as u64),
             submit: now,
@@ -947,7 +1015,7 @@ impl<'a> Sim<'a> {
     }
 
     fn complete(&mut self, site: usize, now: Time, token: RunToken) -> Result<(), SimError> {
-        let state = &mut self.states[site];
+        let state = &mut self.platform.states[site];
         if state.cluster.complete(now, token).is_none() {
             return Ok(());
         }
@@ -975,8 +1043,8 @@ impl<'a> Sim<'a> {
     /// An EASY pass at every touched site; starts are recorded and their completions (at the
     /// later of start and data arrival, plus the run time) scheduled.
     fn passes(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        for site in 0..self.states.len() {
-            let state = &mut self.states[site];
+        for site in 0..self.platform.states.len() {
+            let state = &mut self.platform.states[site];
             if !std::mem::take(&mut state.touched) {
                 continue;
             }
@@ -992,12 +1060,7 @@ impl<'a> Sim<'a> {
                 state.running.0 += 1;
                 state.running.1 += now.secs();
                 state.running.2 += self.jobs[i].estimate.secs();
-                if let (WaitSource::Learned(predictors), Some(features)) =
-                    (&mut *self.waits, self.jobs[i].features)
-                    && let Some(p) = predictors.get_mut(site)
-                {
-                    p.observe(&features, now - run.site_submit);
-                }
+                self.unreported.push((i, site, now - run.site_submit));
                 let end = now.max(run.data_ready).try_add(self.jobs[i].runtime)?;
                 queue
                     .schedule(end, Ev::Completion(site, s.token))

@@ -14,6 +14,7 @@
 //! [`PriceModel::TwoPrice`](crate::policy::PriceModel::TwoPrice)) use it.
 
 use cosched_core::{Duration, ParamError, Time};
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Seconds per hour.
@@ -25,7 +26,7 @@ const HOUR_S: i64 = 3600;
 pub const MAX_PRICE_USD_PER_MWH: f64 = 1e6;
 
 /// The description of a site, validated into a [`Site`] by [`SiteSpec::build`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiteSpec {
     /// The site's name (XSEDE: `Blacklight`, `Gordon`, …).
     pub name: String,
@@ -108,7 +109,7 @@ impl SiteSpec {
 }
 
 /// Which core count bounds a job's request at a site (the compatibility test of §3.3.1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CoreLimit {
     /// The paper's test (§3.3.1): "the total cores in the system is more than the request size
     /// of the job".
@@ -162,7 +163,7 @@ pub struct PriceBeyondSeries {
 /// assert_eq!(anchor.epoch_unix_s(), 1_401_595_200); // 2014-06-01T04:00:00Z
 /// assert_eq!(anchor.scenario_time(1_401_595_200 + 7_200), Time(7_200));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PriceAnchor {
     /// Year of the series' first day.
     pub year: i32,
@@ -226,11 +227,45 @@ impl PriceAnchor {
 /// assert_eq!(site.price_usd_per_mwh(1), Ok(80.0));
 /// assert!(site.price_usd_per_mwh(2).is_err());
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+///
+/// It serialises as its description, core limit and anchor; deserialising validates the
+/// description again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "SiteState", into = "SiteState")]
 pub struct Site {
     spec: SiteSpec,
     core_limit: CoreLimit,
     anchor: Option<PriceAnchor>,
+}
+
+/// The serialised form of [`Site`].
+#[derive(Serialize, Deserialize)]
+struct SiteState {
+    spec: SiteSpec,
+    core_limit: CoreLimit,
+    anchor: Option<PriceAnchor>,
+}
+
+impl From<Site> for SiteState {
+    fn from(s: Site) -> SiteState {
+        SiteState {
+            spec: s.spec,
+            core_limit: s.core_limit,
+            anchor: s.anchor,
+        }
+    }
+}
+
+impl TryFrom<SiteState> for Site {
+    type Error = ParamError;
+
+    fn try_from(s: SiteState) -> Result<Site, ParamError> {
+        let site = s.spec.build()?.with_core_limit(s.core_limit);
+        Ok(match s.anchor {
+            Some(anchor) => site.with_price_anchor(anchor),
+            None => site,
+        })
+    }
 }
 
 impl Site {

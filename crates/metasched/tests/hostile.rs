@@ -3,8 +3,9 @@
 
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::Metrics;
-use cosched_metasched::policy::{Mcmf, PriceModel, SubmissionSite};
-use cosched_metasched::sim::{DataSize, SimConfig, SimError, TransferModel, WaitSource, simulate};
+use cosched_metasched::policy::{Mcmf, PredictedWaits, PriceModel, SubmissionSite};
+use cosched_metasched::scenario::BuiltinPolicy;
+use cosched_metasched::sim::{DataSize, SimConfig, SimError, TransferModel, simulate};
 use cosched_metasched::site::{MAX_WALLTIME, Site, SiteSpec, try_energy_cost_usd};
 use cosched_metasched::workload::TraceJob;
 
@@ -40,7 +41,10 @@ fn an_endless_transfer_is_a_typed_error() {
         site("a", vec![10.0]).unwrap(),
         site("b", vec![1.0]).unwrap(),
     ];
-    let policy = Mcmf::new(sites, 2, 0.0, PriceModel::DayAhead).unwrap();
+    let mut policy = Mcmf::new(sites.clone(), 2, 0.0, PriceModel::DayAhead)
+        .unwrap()
+        .with_waits(PredictedWaits::Zero)
+        .unwrap();
     let cfg = SimConfig {
         transfer: Some(TransferModel {
             latency: Duration(i64::MAX),
@@ -50,11 +54,22 @@ fn an_endless_transfer_is_a_typed_error() {
         ..SimConfig::default()
     };
     let jobs = [job(1, 0, 0, 4)];
-    match simulate(&policy, &mut WaitSource::Zero, &jobs, &cfg) {
+    match simulate(&sites, &mut policy, &jobs, &cfg) {
         // Staying home is the only finite choice; or the migration's time is refused.
         Ok(out) => assert_eq!(out.jobs[0].run.unwrap().site, 0),
         Err(e) => assert!(matches!(e, SimError::Param(_) | SimError::Engine(_)), "{e}"),
     }
+}
+
+/// BS and INST over `sites`, boxed.
+fn policies(sites: &[Site]) -> [BuiltinPolicy; 2] {
+    let inst = Mcmf::new(sites.to_vec(), 2, 0.25, PriceModel::DayAhead)
+        .and_then(|m| m.with_waits(PredictedWaits::Zero))
+        .unwrap();
+    [
+        Box::new(SubmissionSite::new(sites.to_vec())),
+        Box::new(inst),
+    ]
 }
 
 /// #8: a job 9e18 s after the first costs work in proportion to the events, not the span:
@@ -65,24 +80,14 @@ fn a_huge_span_is_cheap() {
     let late = 9_000_000_000_000_000_000;
     let jobs = [job(1, 0, 0, 4), job(2, late, 0, 4)];
     let sites = vec![site("a", vec![10.0; 720]).unwrap()];
-    for policy in [
-        Box::new(SubmissionSite::new(sites.clone()))
-            as Box<dyn cosched_metasched::policy::GridPolicy>,
-        Box::new(Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead).unwrap()),
-    ] {
-        let err = simulate(
-            policy.as_ref(),
-            &mut WaitSource::Zero,
-            &jobs,
-            &SimConfig::default(),
-        )
-        .unwrap_err();
+    for mut policy in policies(&sites) {
+        let err = simulate(&sites, policy.as_mut(), &jobs, &SimConfig::default()).unwrap_err();
         assert!(err.to_string().contains("no day-ahead price"), "{err}");
     }
     // Only the early job: it runs, with a handful of hourly load samples.
     let out = simulate(
-        &SubmissionSite::new(sites.clone()),
-        &mut WaitSource::Zero,
+        &sites,
+        &mut SubmissionSite::new(sites.clone()),
         &jobs[..1],
         &SimConfig::default(),
     )
@@ -96,18 +101,8 @@ fn a_huge_span_is_cheap() {
 fn a_job_no_site_can_run_is_counted_as_rejected() {
     let sites = vec![site("a", vec![10.0; 48]).unwrap()];
     let jobs = [job(1, 0, 0, 4), job(2, 10, 0, 99)];
-    for policy in [
-        Box::new(SubmissionSite::new(sites.clone()))
-            as Box<dyn cosched_metasched::policy::GridPolicy>,
-        Box::new(Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead).unwrap()),
-    ] {
-        let out = simulate(
-            policy.as_ref(),
-            &mut WaitSource::Zero,
-            &jobs,
-            &SimConfig::default(),
-        )
-        .unwrap();
+    for mut policy in policies(&sites) {
+        let out = simulate(&sites, policy.as_mut(), &jobs, &SimConfig::default()).unwrap();
         let m = Metrics::of(&out, &sites);
         assert_eq!((m.jobs, m.completed, m.rejected), (2, 1, 1));
     }
@@ -127,7 +122,7 @@ fn absurd_prices_are_refused() {
 /// could not before, and the anchor maps wall-clock time onto scenario hours.
 #[test]
 fn day_ahead_prices_can_be_appended_while_the_policy_runs() {
-    use cosched_metasched::policy::{Cycle, GridJob, GridPolicy, ZeroWait};
+    use cosched_metasched::policy::{Cycle, GridJob};
     use cosched_metasched::site::PriceAnchor;
     let sites: Vec<Site> = ["a", "b"]
         .iter()
@@ -144,7 +139,7 @@ fn day_ahead_prices_can_be_appended_while_the_policy_runs() {
     let cycle = Cycle {
         now,
         jobs: &jobs,
-        waits: &ZeroWait,
+        waits: &|_: &GridJob, _: usize, _: cosched_core::Time| Duration::ZERO,
     };
     assert!(
         policy.assign(&cycle).is_err(),

@@ -3,21 +3,24 @@
 //! `MaxQ` jobs per site per cycle and a maximum placement in every cycle, no site over its
 //! cores, metrics in range, determinism).
 
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::{Metrics, fairness};
-use cosched_metasched::policy::{GridJob, Mcmf, PriceModel, SubmissionSite};
+use cosched_metasched::policy::{
+    GridCommand, GridJob, GridObservation, GridView, Mcmf, PolicyError, PredictedWaits, PriceModel,
+    SubmissionSite,
+};
 use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{
-    DataSize, PowerModel, SimConfig, SimOutcome, TransferModel, WaitSource, simulate,
+    DataSize, PowerModel, SimConfig, SimError, SimOutcome, TransferModel, simulate,
 };
 use cosched_metasched::site::{Site, SiteSpec};
-use cosched_metasched::wait::{ClusteredWaitConfig, QueueWaitPredictor, WaitFeatures};
+use cosched_metasched::wait::{ClusteredWaitConfig, WaitFeatures};
 use cosched_metasched::workload::{
     DiurnalPrices, TraceJob, XsedeLikeWorkload, embedded_xsede_sites,
 };
 use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
 
 #[path = "support/shared.rs"]
 mod shared;
@@ -49,6 +52,18 @@ fn job(id: u64, submit: i64, home: usize, cores: u32, runtime: i64) -> TraceJob 
     }
 }
 
+/// Runs `policy` on its sites, predicting waits by `waits`.
+fn run_with(
+    policy: &Mcmf,
+    waits: PredictedWaits,
+    jobs: &[TraceJob],
+    cfg: &SimConfig,
+) -> Result<SimOutcome, SimError> {
+    let mut policy = policy.clone().with_waits(waits)?;
+    let sites = policy.sites().to_vec();
+    simulate(&sites, &mut policy, jobs, cfg)
+}
+
 fn config(history: usize) -> SimConfig {
     SimConfig {
         cycle_interval: Duration(300),
@@ -65,7 +80,7 @@ fn what_if_waits_steer_jobs_away_from_a_busy_site() {
     let sites = vec![site("a", 8, 1.0, 10.0), site("b", 8, 1.0, 20.0)];
     let jobs = [job(1, 0, 0, 8, 36_000), job(2, 100, 0, 4, 3_600)];
     let policy = Mcmf::new(sites, 5, 1.0, PriceModel::DayAhead).unwrap();
-    let out = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &config(1)).unwrap();
+    let out = run_with(&policy, PredictedWaits::WhatIf, &jobs, &config(1)).unwrap();
     let run = out.jobs[1].run.unwrap();
     // It entered an empty holding layer at 100 s: its cycle is one cycle length (300 s) later.
     assert_eq!(
@@ -87,7 +102,7 @@ fn what_if_waits_steer_jobs_away_from_a_busy_site() {
         PriceModel::DayAhead,
     )
     .unwrap();
-    let out = simulate(&policy, &mut WaitSource::Zero, &jobs, &config(1)).unwrap();
+    let out = run_with(&policy, PredictedWaits::Zero, &jobs, &config(1)).unwrap();
     assert_eq!(out.jobs[1].run.unwrap().site, 0);
     assert_eq!(out.jobs[1].run.unwrap().start, Time(36_000));
 }
@@ -98,7 +113,7 @@ fn runtimes_scale_with_per_core_speed_and_cost_uses_actual_hours() {
     let sites = vec![site("slow", 8, 1.0, 40.0), site("fast", 8, 2.0, 10.0)];
     let jobs = [job(1, 0, 0, 8, 7_200)];
     let policy = Mcmf::new(sites.clone(), 5, 0.5, PriceModel::DayAhead).unwrap();
-    let out = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &config(0)).unwrap();
+    let out = run_with(&policy, PredictedWaits::WhatIf, &jobs, &config(0)).unwrap();
     let run = out.jobs[0].run.unwrap();
     assert_eq!(run.site, 1);
     assert_eq!(run.end - run.start, Duration(3_600));
@@ -109,13 +124,7 @@ fn runtimes_scale_with_per_core_speed_and_cost_uses_actual_hours() {
         participation: 0.0,
         ..config(0)
     };
-    let home = simulate(
-        &SubmissionSite::new(sites),
-        &mut WaitSource::Zero,
-        &jobs,
-        &bs,
-    )
-    .unwrap();
+    let home = simulate(&sites, &mut SubmissionSite::new(sites.clone()), &jobs, &bs).unwrap();
     let run = home.jobs[0].run.unwrap();
     assert_eq!((run.site, run.start, run.end), (0, Time(0), Time(7_200)));
     assert!((run.cost_usd - 0.064).abs() < 1e-12);
@@ -138,7 +147,7 @@ fn transfer_overlaps_the_queue_wait_of_migrated_jobs() {
         }),
         ..config(0)
     };
-    let out = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
+    let out = run_with(&policy, PredictedWaits::WhatIf, &jobs, &cfg).unwrap();
     let run = out.jobs[0].run.unwrap();
     assert_eq!(run.site, 1);
     // Eq. 10: the job queues at once (and, the site being idle, holds its cores at once); it
@@ -149,30 +158,52 @@ fn transfer_overlaps_the_queue_wait_of_migrated_jobs() {
     assert_eq!(run.end - run.data_ready, Duration(3_600));
 }
 
-/// A queue-wait baseline: the mean of the last `window` waits observed at the site (the
-/// "mean of recent history" predictor queue-wait prediction studies compare against), here to
-/// prove that learned predictors are asked and taught by the simulator.
-struct RecentMean {
-    window: usize,
-    waits: std::collections::VecDeque<i64>,
-    /// Every observation, shared with the test.
-    log: Arc<Mutex<Vec<(WaitFeatures, Duration)>>>,
+/// The paper's policy, logging every start it is taught, and optionally planning with fixed
+/// per-site waits instead of its own model.
+struct Logging {
+    inner: Mcmf,
+    log: Vec<(usize, WaitFeatures, Duration)>,
+    fixed: Option<Vec<Duration>>,
 }
 
-impl QueueWaitPredictor for RecentMean {
-    fn predict(&self, _: &WaitFeatures) -> Duration {
-        if self.waits.is_empty() {
-            return Duration::ZERO;
-        }
-        Duration(self.waits.iter().sum::<i64>() / self.waits.len() as i64)
-    }
+impl Policy for Logging {
+    type Observation = GridObservation;
+    type Command = GridCommand;
+    type View = dyn GridView;
+    type Error = PolicyError;
 
-    fn observe(&mut self, features: &WaitFeatures, actual: Duration) {
-        if self.waits.len() == self.window {
-            self.waits.pop_front();
+    fn observe(
+        &mut self,
+        now: Time,
+        obs: &GridObservation,
+        view: &Self::View,
+        out: &mut Vec<GridCommand>,
+    ) -> Result<(), PolicyError> {
+        match (obs, &self.fixed) {
+            (
+                GridObservation::JobStarted {
+                    site,
+                    features,
+                    wait,
+                    ..
+                },
+                _,
+            ) => {
+                self.log.push((*site, *features, *wait));
+            }
+            (GridObservation::Cycle { jobs }, Some(fixed)) => {
+                let waits = |_: &GridJob, k: usize, _: Time| fixed[k];
+                let cycle = cosched_metasched::policy::Cycle {
+                    now,
+                    jobs,
+                    waits: &waits,
+                };
+                self.inner.assign(&cycle)?.commands(|_| None, out);
+                return Ok(());
+            }
+            _ => {}
         }
-        self.waits.push_back(actual.secs());
-        self.log.lock().unwrap().push((*features, actual));
+        self.inner.observe(now, obs, view, out)
     }
 }
 
@@ -180,57 +211,51 @@ impl QueueWaitPredictor for RecentMean {
 fn learned_predictors_are_taught_every_start_with_the_submission_features() {
     let sites = xsede();
     let jobs = generated(&sites, 200, 0.8, 3);
-    let logs: Vec<_> = sites.iter().map(|_| Arc::default()).collect();
-    let mut waits = WaitSource::Learned(
-        logs.iter()
-            .map(|log| {
-                Box::new(RecentMean {
-                    window: 50,
-                    waits: Default::default(),
-                    log: Arc::clone(log),
-                }) as Box<dyn QueueWaitPredictor + Send>
-            })
-            .collect(),
-    );
-    let policy = Mcmf::new(sites.clone(), 10, 0.5, PriceModel::DayAhead).unwrap();
-    let out = simulate(&policy, &mut waits, &jobs, &config(150)).unwrap();
-    for (k, log) in logs.iter().enumerate() {
-        let log = log.lock().unwrap();
+    let inner = Mcmf::new(sites.clone(), 10, 0.5, PriceModel::DayAhead).unwrap();
+    let mut policy = Logging {
+        inner,
+        log: Vec::new(),
+        fixed: None,
+    };
+    let out = simulate(&sites, &mut policy, &jobs, &config(150)).unwrap();
+    for k in 0..sites.len() {
+        let log: Vec<_> = policy.log.iter().filter(|(s, ..)| *s == k).collect();
         let runs: Vec<_> = out
             .jobs
             .iter()
             .filter_map(|j| j.run.filter(|r| r.site == k).map(|r| (j, r)))
             .collect();
         assert_eq!(log.len(), runs.len(), "site {k}");
-        let observed: Vec<i64> = log.iter().map(|(_, w)| w.secs()).collect();
+        let mut observed: Vec<i64> = log.iter().map(|(_, _, w)| w.secs()).collect();
         let mut actual: Vec<i64> = runs
             .iter()
             .map(|(_, r)| (r.start - r.site_submit).secs())
             .collect();
-        let mut sorted = observed.clone();
-        sorted.sort_unstable();
+        observed.sort_unstable();
         actual.sort_unstable();
-        assert_eq!(sorted, actual, "site {k}");
-        assert!(log.iter().all(|(f, _)| f.cores >= 1.0 && f.estimate > 0.0));
+        assert_eq!(observed, actual, "site {k}");
+        assert!(
+            log.iter()
+                .all(|(_, f, _)| f.cores >= 1.0 && f.estimate > 0.0)
+        );
     }
-    // A predictor that calls one site hopeless keeps every job away from it.
-    struct Fixed(Duration);
-    impl QueueWaitPredictor for Fixed {
-        fn predict(&self, _: &WaitFeatures) -> Duration {
-            self.0
-        }
-        fn observe(&mut self, _: &WaitFeatures, _: Duration) {}
-    }
-    let policy = Mcmf::new(sites.clone(), 100, 1.0, PriceModel::DayAhead).unwrap();
-    let mut waits = WaitSource::Learned(
-        (0..sites.len())
-            .map(|k| {
-                Box::new(Fixed(Duration(if k == 2 { 10 * 86_400 } else { 0 })))
-                    as Box<dyn QueueWaitPredictor + Send>
-            })
-            .collect(),
-    );
-    let out = simulate(&policy, &mut waits, &jobs, &config(150)).unwrap();
+    // The policy's own learned model saw every start too.
+    let PredictedWaits::Learned(predictors) = policy.inner.waits() else {
+        panic!("the paper's model is learned");
+    };
+    let taught: usize = predictors.iter().map(|p| p.history_len()).sum();
+    assert_eq!(taught, policy.log.len().min(2_000 * sites.len()));
+    // Waits that call one site hopeless keep every job away from it.
+    let inner = Mcmf::new(sites.clone(), 100, 1.0, PriceModel::DayAhead).unwrap();
+    let fixed = (0..sites.len())
+        .map(|k| Duration(if k == 2 { 10 * 86_400 } else { 0 }))
+        .collect();
+    let mut policy = Logging {
+        inner,
+        log: Vec::new(),
+        fixed: Some(fixed),
+    };
+    let out = simulate(&sites, &mut policy, &jobs, &config(150)).unwrap();
     assert!(
         out.jobs
             .iter()
@@ -242,30 +267,30 @@ fn learned_predictors_are_taught_every_start_with_the_submission_features() {
 #[test]
 fn invalid_inputs_are_errors() {
     let sites = vec![site("a", 8, 1.0, 10.0)];
-    let policy = SubmissionSite::new(sites);
-    let run = |jobs: &[TraceJob], cfg: &SimConfig, waits: &mut WaitSource| {
-        simulate(&policy, waits, jobs, cfg).map(|_| ())
+    let run = |jobs: &[TraceJob], cfg: &SimConfig, waits: PredictedWaits| {
+        let policy = Mcmf::new(sites.clone(), 1, 0.5, PriceModel::DayAhead)?.with_waits(waits)?;
+        simulate(&sites, &mut policy.clone(), jobs, cfg).map(|_| ())
     };
     let ok = [job(1, 0, 0, 1, 10)];
-    assert!(run(&[ok[0], ok[0]], &config(0), &mut WaitSource::Zero).is_err());
-    assert!(run(&[job(1, 0, 3, 1, 10)], &config(0), &mut WaitSource::Zero).is_err());
-    assert!(run(&[job(1, 0, 0, 0, 10)], &config(0), &mut WaitSource::Zero).is_err());
+    assert!(run(&[ok[0], ok[0]], &config(0), PredictedWaits::Zero).is_err());
+    assert!(run(&[job(1, 0, 3, 1, 10)], &config(0), PredictedWaits::Zero).is_err());
+    assert!(run(&[job(1, 0, 0, 0, 10)], &config(0), PredictedWaits::Zero).is_err());
     let bad = SimConfig {
         participation: 1.5,
         ..config(0)
     };
-    assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
+    assert!(run(&ok, &bad, PredictedWaits::Zero).is_err());
     let bad = SimConfig {
         cycle_interval: Duration(0),
         ..config(0)
     };
-    assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
-    assert!(run(&ok, &config(0), &mut WaitSource::Learned(Vec::new())).is_err());
+    assert!(run(&ok, &bad, PredictedWaits::Zero).is_err());
+    assert!(run(&ok, &config(0), PredictedWaits::Learned(Vec::new())).is_err());
     let bad = SimConfig {
         wait_perturbation: Some(Duration(-1)),
         ..config(0)
     };
-    assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
+    assert!(run(&ok, &bad, PredictedWaits::Zero).is_err());
     let bad = SimConfig {
         power: PowerModel::Uniform {
             low: 0.5,
@@ -273,8 +298,8 @@ fn invalid_inputs_are_errors() {
         },
         ..config(0)
     };
-    assert!(run(&ok, &bad, &mut WaitSource::Zero).is_err());
-    assert!(run(&ok, &config(0), &mut WaitSource::Zero).is_ok());
+    assert!(run(&ok, &bad, PredictedWaits::Zero).is_err());
+    assert!(run(&ok, &config(0), PredictedWaits::Zero).is_ok());
 }
 
 /// The BS baseline of `cfg`: every job at its submission site.
@@ -283,13 +308,7 @@ fn run_bs(sites: &[Site], jobs: &[TraceJob], cfg: &SimConfig) -> SimOutcome {
         participation: 0.0,
         ..*cfg
     };
-    simulate(
-        &SubmissionSite::new(sites.to_vec()),
-        &mut WaitSource::Zero,
-        jobs,
-        &home,
-    )
-    .unwrap()
+    simulate(sites, &mut SubmissionSite::new(sites.to_vec()), jobs, &home).unwrap()
 }
 
 fn xsede() -> Vec<Site> {
@@ -310,7 +329,7 @@ fn small_xsede_scenario_report() {
     let cfg = config(100);
     let bs = run_bs(&sites, &jobs, &cfg);
     let policy = Mcmf::new(sites.clone(), 5, 0.5, PriceModel::DayAhead).unwrap();
-    let mcmf = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
+    let mcmf = run_with(&policy, PredictedWaits::WhatIf, &jobs, &cfg).unwrap();
     let fair: Vec<String> = fairness(&bs, &mcmf, sites.len())
         .iter()
         .map(|f| f.map_or("-".into(), |f| format!("{f:.3}")))
@@ -334,9 +353,9 @@ fn paper_configuration_scenario_report() {
     let cfg = config(600);
     let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
     let policy = Mcmf::new(sites.clone(), 5, 0.5, prices).unwrap();
-    let mut learned = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
-    let learned = simulate(&policy, &mut learned, &jobs, &cfg).unwrap();
-    let what_if = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
+    let learned = PredictedWaits::learned(sites.len(), ClusteredWaitConfig::default()).unwrap();
+    let learned = run_with(&policy, learned, &jobs, &cfg).unwrap();
+    let what_if = run_with(&policy, PredictedWaits::WhatIf, &jobs, &cfg).unwrap();
     for out in [&learned, &what_if] {
         check_invariants(&sites, &jobs, 5, out);
         check_metrics(&sites, out);
@@ -575,21 +594,21 @@ proptest! {
     ) {
         let forecast = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
         let k = sites.len();
-        let wait_sources: [&dyn Fn() -> WaitSource; 3] = [
-            &|| WaitSource::WhatIf,
-            &|| WaitSource::Zero,
-            &|| WaitSource::paper(k, ClusteredWaitConfig { refit_every: 5, ..Default::default() })
+        let wait_sources: [&dyn Fn() -> PredictedWaits; 3] = [
+            &|| PredictedWaits::WhatIf,
+            &|| PredictedWaits::Zero,
+            &|| PredictedWaits::learned(k, ClusteredWaitConfig { refit_every: 5, ..Default::default() })
                 .unwrap(),
         ];
         for prices in [PriceModel::DayAhead, PriceModel::two_price(&sites), forecast] {
             let policy = Mcmf::new(sites.clone(), max_q, w_t, prices).unwrap();
             for waits in wait_sources {
-                let out = simulate(&policy, &mut waits(), &jobs, &cfg).unwrap();
+                let out = run_with(&policy, waits(), &jobs, &cfg).unwrap();
                 check_invariants(&sites, &jobs, max_q, &out);
                 check_cycles_are_maximal(&sites, max_q, cfg.cycle_interval.secs(), &out);
                 check_metrics(&sites, &out);
                 // Deterministic for a seed (learned predictors start afresh).
-                let again = simulate(&policy, &mut waits(), &jobs, &cfg).unwrap();
+                let again = run_with(&policy, waits(), &jobs, &cfg).unwrap();
                 prop_assert_eq!(&again, &out);
             }
         }
@@ -659,12 +678,12 @@ fn the_real_xsede_setting_runs_every_job() {
     let cfg = config(4_000);
     let bs = run_bs(&sites, &jobs, &cfg);
     let policy = Mcmf::new(sites.clone(), 10, 0.5, PriceModel::DayAhead).unwrap();
-    let mcmf = simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap();
+    let mcmf = run_with(&policy, PredictedWaits::WhatIf, &jobs, &cfg).unwrap();
     // The paper's metascheduler: forecast prices, learned waits warmed by the 4,000 history jobs.
     let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
     let paper = Mcmf::new(sites.clone(), 10, 0.5, prices).unwrap();
-    let mut learned = WaitSource::paper(sites.len(), ClusteredWaitConfig::default()).unwrap();
-    let learned = simulate(&paper, &mut learned, &jobs, &cfg).unwrap();
+    let learned = PredictedWaits::learned(sites.len(), ClusteredWaitConfig::default()).unwrap();
+    let learned = run_with(&paper, learned, &jobs, &cfg).unwrap();
     for out in [&bs, &mcmf, &learned] {
         check_invariants(&sites, &jobs, 10, out);
         check_metrics(&sites, out);
@@ -694,7 +713,7 @@ fn perturbed_waits_can_change_the_choice_and_zero_error_never_does() {
             wait_perturbation: Some(Duration(threshold)),
             ..config(2)
         };
-        simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg)
+        run_with(&policy, PredictedWaits::WhatIf, &jobs, &cfg)
             .unwrap()
             .jobs[2]
             .run
@@ -708,67 +727,90 @@ fn perturbed_waits_can_change_the_choice_and_zero_error_never_does() {
 
 #[test]
 fn impossible_assignments_are_errors() {
-    use cosched_metasched::policy::{Assignment, Cycle, GridPolicy, Placement};
-    /// A policy returning a fixed misbehaviour.
+    /// A fixed answer to a cycle.
+    type Act = fn(&[GridJob]) -> Vec<GridCommand>;
+    /// A policy answering every cycle with a fixed misbehaviour.
     struct Broken {
-        sites: Vec<Site>,
-        act: fn(&Cycle<'_>) -> Assignment,
+        act: Act,
     }
-    impl GridPolicy for Broken {
-        fn sites(&self) -> &[Site] {
-            &self.sites
-        }
-        fn assign(
-            &self,
-            cycle: &Cycle<'_>,
-        ) -> Result<Assignment, cosched_metasched::policy::PolicyError> {
-            Ok((self.act)(cycle))
+    impl Policy for Broken {
+        type Observation = GridObservation;
+        type Command = GridCommand;
+        type View = dyn GridView;
+        type Error = std::convert::Infallible;
+        fn observe(
+            &mut self,
+            _: Time,
+            obs: &GridObservation,
+            _: &dyn GridView,
+            out: &mut Vec<GridCommand>,
+        ) -> Result<(), Self::Error> {
+            if let GridObservation::Cycle { jobs } = obs {
+                out.extend((self.act)(jobs));
+            }
+            Ok(())
         }
     }
     let sites = vec![site("a", 8, 1.0, 10.0), site("small", 2, 1.0, 10.0)];
     let jobs = [job(1, 0, 0, 4, 100)];
-    let acts: [fn(&Cycle<'_>) -> Assignment; 4] = [
+    let acts: [Act; 5] = [
         // The same job twice.
-        |c| Assignment {
-            placements: vec![
-                Placement {
-                    job: c.jobs[0].id,
-                    site: 0
+        |j| {
+            vec![
+                GridCommand::Place {
+                    job: j[0].id,
+                    site: 0,
+                    predicted_wait: None
                 };
                 2
-            ],
-            ..Assignment::default()
+            ]
         },
         // A site too small for it.
-        |c| Assignment {
-            placements: vec![Placement {
-                job: c.jobs[0].id,
+        |j| {
+            vec![GridCommand::Place {
+                job: j[0].id,
                 site: 1,
-            }],
-            ..Assignment::default()
+                predicted_wait: None,
+            }]
         },
         // A job that is not pending.
-        |_| Assignment {
-            placements: vec![Placement {
+        |_| {
+            vec![GridCommand::Place {
                 job: JobId(99),
                 site: 0,
-            }],
-            ..Assignment::default()
+                predicted_wait: None,
+            }]
+        },
+        // Placed and rejected.
+        |j| {
+            vec![
+                GridCommand::Place {
+                    job: j[0].id,
+                    site: 0,
+                    predicted_wait: None,
+                },
+                GridCommand::Unassignable { job: j[0].id },
+            ]
         },
         // Deferred forever on an idle grid.
-        |c| Assignment {
-            deferred: c.jobs.iter().map(|j| j.id).collect(),
-            ..Assignment::default()
-        },
+        |_| Vec::new(),
     ];
     for act in acts {
-        let policy = Broken {
-            sites: sites.clone(),
-            act,
-        };
-        let err = simulate(&policy, &mut WaitSource::Zero, &jobs, &config(0)).unwrap_err();
+        let err = simulate(&sites, &mut Broken { act }, &jobs, &config(0)).unwrap_err();
         assert!(err.to_string().contains("the policy"), "{err}");
     }
+    // The real id reaches the policy: job 1 placed by id runs.
+    let mut fine = Broken {
+        act: |j| {
+            vec![GridCommand::Place {
+                job: j[0].id,
+                site: 0,
+                predicted_wait: None,
+            }]
+        },
+    };
+    let out = simulate(&sites, &mut fine, &jobs, &config(0)).unwrap();
+    assert_eq!(out.jobs[0].run.map(|r| r.site), Some(0));
 }
 
 #[test]
@@ -783,7 +825,7 @@ fn the_policy_weighs_the_transfer_time_of_a_migration() {
             transfer,
             ..config(1)
         };
-        simulate(&policy, &mut WaitSource::WhatIf, &jobs, &cfg)
+        run_with(&policy, PredictedWaits::WhatIf, &jobs, &cfg)
             .unwrap()
             .jobs[1]
             .run
@@ -827,16 +869,66 @@ proptest! {
                 .collect()
         };
         let mcmf = Mcmf::new(sites.clone(), max_q, w_t, PriceModel::DayAhead).unwrap();
-        let reference = environment(&simulate(&mcmf, &mut WaitSource::WhatIf, &jobs, &cfg).unwrap());
+        let reference = environment(&run_with(&mcmf, PredictedWaits::WhatIf, &jobs, &cfg).unwrap());
         let perturbed = SimConfig { wait_perturbation: Some(Duration(7_200)), ..cfg };
         let runs = [
-            simulate(&SubmissionSite::new(sites.clone()), &mut WaitSource::Zero, &jobs, &cfg),
-            simulate(&mcmf, &mut WaitSource::Zero, &jobs, &cfg),
-            simulate(&mcmf, &mut WaitSource::WhatIf, &jobs, &perturbed),
-            simulate(&Mcmf::two_price(sites.clone(), max_q, w_t).unwrap(), &mut WaitSource::WhatIf, &jobs, &cfg),
+            simulate(&sites, &mut SubmissionSite::new(sites.clone()), &jobs, &cfg),
+            run_with(&mcmf, PredictedWaits::Zero, &jobs, &cfg),
+            run_with(&mcmf, PredictedWaits::WhatIf, &jobs, &perturbed),
+            run_with(&Mcmf::two_price(sites.clone(), max_q, w_t).unwrap(), PredictedWaits::WhatIf, &jobs, &cfg),
         ];
         for out in runs {
             prop_assert_eq!(environment(&out.unwrap()), reference.clone());
         }
+    }
+}
+
+/// The protocol's recorder: a simulated run of the paper's policy (learned waits, forecast
+/// prices) recorded as JSON lines replays identically into a fresh policy, and a serde
+/// round-trip of the policy half-way through the replay changes nothing.
+#[test]
+fn a_recorded_run_replays_identically_and_a_restart_changes_nothing() {
+    use cosched_core::policy::{Recorder, read_steps, replay, replay_step};
+    use cosched_metasched::policy::GridSnapshot;
+    use cosched_metasched::price_forecast::PriceForecastConfig;
+
+    let sites = xsede();
+    let jobs = generated(&sites, 400, 0.8, 5);
+    let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
+    let policy = Mcmf::new(sites.clone(), 2, 0.25, prices).unwrap();
+    let plain = simulate(&sites, &mut policy.clone(), &jobs, &config(200)).unwrap();
+    let mut recorder = Recorder::with_view_snapshot(policy.clone(), Vec::new(), GridSnapshot::json);
+    let recorded = simulate(&sites, &mut recorder, &jobs, &config(200)).unwrap();
+    assert_eq!(plain, recorded, "recording changes nothing");
+    let (_, lines) = recorder.into_parts();
+    let view = |v: Option<&serde_json::Value>| -> Result<Box<dyn GridView>, serde_json::Error> {
+        let snapshot: GridSnapshot = v.map_or(Ok(GridSnapshot::default()), |v| {
+            serde_json::from_value(v.clone())
+        })?;
+        Ok(Box::new(snapshot))
+    };
+    let outcome = replay(&mut policy.clone(), lines.as_slice(), view).unwrap();
+    let placed = recorded
+        .jobs
+        .iter()
+        .filter(|j| j.via_metascheduler && j.run.is_some())
+        .count();
+    assert_eq!(outcome.commands, placed as u64);
+    assert!(placed > 100, "{placed}");
+
+    let steps: Vec<_> = read_steps::<GridObservation, GridCommand, _>(lines.as_slice())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let half = steps.len() / 2;
+    let mut first = policy.clone();
+    let mut out = Vec::new();
+    for step in &steps[..half] {
+        replay_step(&mut first, step, view, &mut out).unwrap();
+    }
+    let saved = serde_json::to_string(&first).unwrap();
+    let mut restored: Mcmf = serde_json::from_str(&saved).unwrap();
+    assert_eq!(restored, first);
+    for step in &steps[half..] {
+        replay_step(&mut restored, step, view, &mut out).unwrap();
     }
 }

@@ -89,7 +89,7 @@ pub enum FeatureWeighting {
 }
 
 /// The predictor's parameters; [`Default`] gives the paper's history of 2,000 jobs.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusteredWaitConfig {
     /// How many of the most recently started jobs are remembered (the paper: 2,000).
     pub history: usize,
@@ -169,6 +169,7 @@ impl ClusteredWaitConfig {
             ridge,
             history: VecDeque::with_capacity(self.history),
             since_fit: 0,
+            fitted: Vec::new(),
             model: None,
         })
     }
@@ -189,16 +190,70 @@ pub enum PredictionSource {
 
 /// The paper's per-site wait predictor (see the module docs); build it with
 /// [`ClusteredWaitConfig::build`].
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Its state serialises as its configuration, its history and the observations of its last
+/// fit; deserialising refits those (the fit is deterministic), so a restored predictor
+/// predicts exactly as the one saved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "PredictorState", into = "PredictorState")]
 pub struct ClusteredWaitPredictor {
     config: ClusteredWaitConfig,
     dbscan: Dbscan,
     ridge: Ridge,
     /// The most recent observations, oldest first: (raw coordinates, wait in seconds).
-    history: VecDeque<([f64; DIM], f64)>,
+    history: VecDeque<Observation>,
     /// Observations since the last fit.
     since_fit: usize,
+    /// The history the model was last fitted on (empty before the first fit).
+    fitted: Vec<Observation>,
     model: Option<Model>,
+}
+
+/// One remembered start: raw coordinates and the wait in seconds.
+type Observation = ([f64; DIM], f64);
+
+/// The serialised form of [`ClusteredWaitPredictor`].
+#[derive(Serialize, Deserialize)]
+struct PredictorState {
+    config: ClusteredWaitConfig,
+    history: VecDeque<Observation>,
+    since_fit: usize,
+    fitted: Vec<Observation>,
+}
+
+impl From<ClusteredWaitPredictor> for PredictorState {
+    fn from(p: ClusteredWaitPredictor) -> PredictorState {
+        PredictorState {
+            config: p.config,
+            history: p.history,
+            since_fit: p.since_fit,
+            fitted: p.fitted,
+        }
+    }
+}
+
+impl TryFrom<PredictorState> for ClusteredWaitPredictor {
+    type Error = ParamError;
+
+    fn try_from(s: PredictorState) -> Result<ClusteredWaitPredictor, ParamError> {
+        let mut p = s.config.build()?;
+        let finite = |o: &Observation| o.0.iter().all(|x| x.is_finite()) && o.1.is_finite();
+        ParamError::check(
+            s.history.len() <= s.config.history
+                && s.fitted.len() <= s.config.history
+                && s.history.iter().chain(&s.fitted).all(finite),
+            "history",
+            s.history.len(),
+            "must hold at most `history` finite observations",
+        )?;
+        if !s.fitted.is_empty() {
+            p.history = s.fitted.into();
+            p.refit();
+        }
+        p.history = s.history;
+        p.since_fit = s.since_fit;
+        Ok(p)
+    }
 }
 
 /// Everything `predict` needs, frozen at the last refit.
@@ -272,10 +327,12 @@ impl ClusteredWaitPredictor {
     /// next scheduled refit. Cost: DBSCAN over the history, `O(n²)` distances at worst.
     pub fn refit(&mut self) {
         self.since_fit = 0;
+        self.fitted.clear();
         if self.history.is_empty() {
             self.model = None;
             return;
         }
+        self.fitted.extend(self.history.iter().copied());
         let mut scaling = Scaling::of(self.history.iter().map(|(p, _)| *p));
         if self.config.weighting == FeatureWeighting::Correlation {
             let (raw, waits): (Vec<[f64; DIM]>, Vec<f64>) = self.history.iter().copied().unzip();

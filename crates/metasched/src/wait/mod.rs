@@ -30,7 +30,7 @@ use cosched_core::Duration;
 ///
 /// All quantities are plain `f64` so that distances and regressions need no conversions:
 /// sizes in cores, times in seconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WaitFeatures {
     /// Cores the job requests.
     pub cores: f64,
