@@ -762,7 +762,9 @@ where
             .iter()
             .map(|s| {
                 Ok(SiteState {
-                    cluster: BatchCluster::new(s.spec().cores)?,
+                    // Counted units: the same schedules without a per-core map, so memory
+                    // follows the jobs, not a site table's core count.
+                    cluster: BatchCluster::counted(s.spec().cores)?,
                     easy: Easy::default(),
                     running: (0, 0, 0),
                     touched: false,

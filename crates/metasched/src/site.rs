@@ -25,6 +25,18 @@ const HOUR_S: i64 = 3600;
 /// prices of ±1e308 summed to ±inf and NaN).
 pub const MAX_PRICE_USD_PER_MWH: f64 = 1e6;
 
+/// The most power one core may draw, in watts: a hundred times the highest of the paper's
+/// sites (Blacklight's 87.89 W, §4.5.1), so that a job's power and cost stay finite for any
+/// core count (issue 29: `power_per_core_watts = 1e308` made costs infinite and a mean
+/// price NaN).
+pub const MAX_WATTS_PER_CORE: f64 = 10_000.0;
+
+/// The range of a core's performance, GFLOPS: estimates scale by the ratio of two sites'
+/// values (§4.5.2), so the range bounds that ratio to 10⁹ and a scaled estimate of the
+/// longest walltime to about 3·10¹⁶ s, far inside a `Duration`. The paper's sites span
+/// 7.43–21.10.
+pub const GFLOPS_PER_CORE_RANGE: std::ops::RangeInclusive<f64> = 1e-3..=1e6;
+
 /// The description of a site, validated into a [`Site`] by [`SiteSpec::build`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiteSpec {
@@ -57,9 +69,9 @@ impl SiteSpec {
     ///
     /// # Errors
     /// [`ParamError`] naming the first field out of range: `cores` < 1, `max_job_cores` not in
-    /// `1..=cores`, `max_walltime` ≤ 0 or above [`MAX_WALLTIME`], `watts_per_core` negative or
-    /// not finite,
-    /// `gflops_per_core` ≤ 0 or not finite, an empty price series or a non-finite price, or
+    /// `1..=cores`, `max_walltime` ≤ 0 or above [`MAX_WALLTIME`], `watts_per_core` outside
+    /// `0..=`[`MAX_WATTS_PER_CORE`],
+    /// `gflops_per_core` outside [`GFLOPS_PER_CORE_RANGE`], an empty price series or a non-finite price, or
     /// `timezone_lag_hours` outside −23..=23.
     pub fn build(self) -> Result<Site, ParamError> {
         ParamError::check(self.cores >= 1, "cores", self.cores, "must be >= 1")?;
@@ -76,16 +88,16 @@ impl SiteSpec {
             "must be in 1 s..=366 days",
         )?;
         ParamError::check(
-            self.watts_per_core.is_finite() && self.watts_per_core >= 0.0,
+            (0.0..=MAX_WATTS_PER_CORE).contains(&self.watts_per_core),
             "watts_per_core",
             self.watts_per_core,
-            "must be finite and >= 0",
+            "must be in 0..=10000 W",
         )?;
         ParamError::check(
-            self.gflops_per_core.is_finite() && self.gflops_per_core > 0.0,
+            GFLOPS_PER_CORE_RANGE.contains(&self.gflops_per_core),
             "gflops_per_core",
             self.gflops_per_core,
-            "must be finite and > 0",
+            "must be in 0.001..=1e6",
         )?;
         ParamError::check(
             !self.prices_usd_per_mwh.is_empty(),
