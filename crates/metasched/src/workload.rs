@@ -17,7 +17,7 @@
 //!   can run it.
 
 use crate::site::Site;
-use crate::xsede::{XsedeError, parse_sites};
+use crate::xsede::{XsedeError, parse_prices, parse_sites};
 use cosched_core::{Duration, JobId, ParamError, SeedStreams, Time};
 use cosched_workload::swf::{SwfError, SwfReader};
 use cosched_workload::{LublinModel, TsafrirEstimates, scale_to_offered_load};
@@ -72,9 +72,17 @@ pub enum TraceError {
 /// [`TraceError`] for a malformed line, a record with no size, submit or run time, or a missing
 /// or out-of-range site field.
 pub fn read_grid_trace(path: &Path, sites: usize) -> Result<Vec<TraceJob>, TraceError> {
-    let file = path.display().to_string();
+    grid_trace(path.display().to_string(), SwfReader::open(path)?, sites)
+}
+
+/// The jobs of an SWF reader, as [`read_grid_trace`].
+fn grid_trace<R: std::io::BufRead>(
+    file: String,
+    reader: SwfReader<R>,
+    sites: usize,
+) -> Result<Vec<TraceJob>, TraceError> {
     let mut jobs = Vec::new();
-    for record in SwfReader::open(path)? {
+    for record in reader {
         let record = record?;
         let bad = |message: String| TraceError::Job {
             file: file.clone(),
@@ -104,6 +112,89 @@ pub fn read_grid_trace(path: &Path, sites: usize) -> Result<Vec<TraceJob>, Trace
         });
     }
     Ok(jobs)
+}
+
+/// The paper's 4,100-job XSEDE grid trace, vendored gzip-compressed (`data/README.md`): SWF
+/// with the submission site in field 19.
+const PAPER_GRID_TRACE_GZ: &[u8] = include_bytes!("../data/xsede_grid_4100.swf.gz");
+
+/// The June 2014 hourly day-ahead prices of the paper's XSEDE sites (§4.3.1), vendored
+/// gzip-compressed, by the file name the site table's `price_file` column gives.
+const PAPER_PRICES_GZ: [(&str, &[u8]); 6] = [
+    (
+        "Indiana.csv",
+        include_bytes!("../data/prices/Indiana.csv.gz"),
+    ),
+    (
+        "Louisiana.csv",
+        include_bytes!("../data/prices/Louisiana.csv.gz"),
+    ),
+    (
+        "Pittsburgh.csv",
+        include_bytes!("../data/prices/Pittsburgh.csv.gz"),
+    ),
+    (
+        "San_Diego.csv",
+        include_bytes!("../data/prices/San_Diego.csv.gz"),
+    ),
+    (
+        "Tennessee.csv",
+        include_bytes!("../data/prices/Tennessee.csv.gz"),
+    ),
+    ("Texas.csv", include_bytes!("../data/prices/Texas.csv.gz")),
+];
+
+/// The paper's vendored June 2014 price series for `price_file` (a site table's column; only
+/// its file name counts).
+///
+/// # Errors
+/// [`XsedeError::Field`] if no vendored series has that name (or it does not parse).
+pub fn paper_prices(price_file: &str) -> Result<Vec<f64>, XsedeError> {
+    let name = Path::new(price_file)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(price_file);
+    let path = Path::new("<vendored prices>").join(name);
+    let unknown = |message: String| XsedeError::Field {
+        path: path.clone(),
+        line: 1,
+        column: 1,
+        field: "price",
+        message,
+    };
+    let (_, gz) = PAPER_PRICES_GZ
+        .iter()
+        .find(|(file, _)| *file == name)
+        .ok_or_else(|| {
+            unknown(format!(
+                "no vendored price series `{}`",
+                cosched_core::excerpt(name)
+            ))
+        })?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(*gz), &mut text)
+        .map_err(|e| unknown(format!("cannot decompress: {e}")))?;
+    parse_prices(&path, &text)
+}
+
+/// The paper's XSEDE setting from the vendored inputs: the eight-system table with the June
+/// 2014 day-ahead prices (§4.3.1).
+///
+/// # Errors
+/// None in practice (the vendored files are valid); typed as [`parse_sites`].
+pub fn paper_xsede_sites() -> Result<Vec<Site>, XsedeError> {
+    embedded_xsede_sites(paper_prices)
+}
+
+/// The paper's public 4,100-job XSEDE grid trace (about 6.6 days; §4.3.1), vendored, for
+/// `sites` sites (8 for the XSEDE table).
+///
+/// # Errors
+/// As [`read_grid_trace`] (a submission site beyond `sites`).
+pub fn paper_grid_trace(sites: usize) -> Result<Vec<TraceJob>, TraceError> {
+    let name = "<vendored xsede_grid_4100.swf.gz>".to_owned();
+    let input = std::io::BufReader::new(flate2::read::GzDecoder::new(PAPER_GRID_TRACE_GZ));
+    grid_trace(name.clone(), SwfReader::new(name, input)?, sites)
 }
 
 /// The embedded XSEDE table with each site's prices from `prices(price_file)`.

@@ -247,7 +247,14 @@ pub fn parse_sites(
 /// [`XsedeError::Io`], or [`XsedeError::Field`] for a value that is not a number (at most 80
 /// characters of it echoed).
 pub fn load_prices(path: &Path) -> Result<Vec<f64>, XsedeError> {
-    let text = read(path)?;
+    parse_prices(path, &read(path)?)
+}
+
+/// Parses the text of an hourly price file (as [`load_prices`]); `path` names it in errors.
+///
+/// # Errors
+/// [`XsedeError::Field`] for a value that is not a number.
+pub fn parse_prices(path: &Path, text: &str) -> Result<Vec<f64>, XsedeError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)

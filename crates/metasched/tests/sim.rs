@@ -932,3 +932,24 @@ fn a_recorded_run_replays_identically_and_a_restart_changes_nothing() {
         replay_step(&mut restored, step, view, &mut out).unwrap();
     }
 }
+
+/// The vendored inputs are the paper's public files: the same sites, prices and jobs as
+/// `../shared/data/metasched` (skipped, with a message, when that folder is absent).
+#[test]
+fn the_vendored_inputs_are_the_shared_files() {
+    use cosched_metasched::workload::{paper_grid_trace, paper_xsede_sites, read_grid_trace};
+    let sites = paper_xsede_sites().unwrap();
+    let jobs = paper_grid_trace(sites.len()).unwrap();
+    assert_eq!((sites.len(), jobs.len()), (8, 4_100));
+    assert!(sites.iter().all(|s| s.known_hours() == 720));
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/metasched");
+    if !dir.is_dir() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let shared = cosched_metasched::xsede::load_sites(&dir).unwrap();
+    assert_eq!(sites, shared);
+    let trace = read_grid_trace(&dir.join("xsede_grid_4100.swf"), shared.len()).unwrap();
+    assert_eq!(jobs, trace);
+}
