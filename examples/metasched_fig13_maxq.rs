@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use cosched_examples::Claims;
-use cosched_examples::metasched::{Averaged, RunConfig, SweepCli, SweepExample};
+use cosched_examples::metasched::{Averaged, RunConfig, SweepCli, SweepExample, queueing_reason};
 
 fn main() -> std::process::ExitCode {
     cosched_examples::exit(run())
@@ -58,10 +58,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .last()
                 .is_some_and(|(_, a)| pick(a) > 1.005 * pick(&two))
         };
-        let flat_reason = format!(
-            "BS's bounded slowdown is {:.2} on this set: the sites barely queue, so more jobs \
-             per cycle find no queue to lengthen",
-            run.result.baseline.bounded_slowdown
+        let flat_reason = queueing_reason(
+            run.result.baseline.bounded_slowdown,
+            "more jobs per cycle find no queue to lengthen",
         );
         let check = claims.check(
             "§5.7.3, Fig. 13",

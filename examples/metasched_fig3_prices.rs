@@ -14,7 +14,7 @@ use clap::Parser;
 use cosched_examples::{Cell, Claims, CommonArgs, LinePlot, Table};
 use cosched_forecast::sarima::{Sarima, SarimaOrder};
 use cosched_metasched::price_forecast::{ForecastAccuracy, PriceForecastConfig, forecast_mape};
-use cosched_metasched::workload::DiurnalPrices;
+use cosched_metasched::workload::{DiurnalPrices, paper_prices};
 use cosched_metasched::xsede::load_prices;
 use std::path::PathBuf;
 
@@ -37,10 +37,13 @@ const REGIONS: [&str; 6] = [
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
-    /// Directory of the hourly price files `<Region>.csv` [default: a seeded diurnal price
-    /// model per region].
-    #[arg(long, value_name = "DIR")]
+    /// Directory of the hourly price files `<Region>.csv` [default: the paper's June 2014
+    /// day-ahead prices, vendored].
+    #[arg(long, value_name = "DIR", conflicts_with = "diurnal_prices")]
     prices: Option<PathBuf>,
+    /// Use our seeded diurnal price model (ours) instead of the paper's prices.
+    #[arg(long)]
+    diurnal_prices: bool,
     /// Region plotted (Fig. 3: Texas).
     #[arg(long, default_value = "Texas")]
     region: String,
@@ -60,7 +63,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let series = |region: &str| -> Result<Vec<f64>, Box<dyn std::error::Error>> {
         Ok(match &cli.prices {
             Some(dir) => load_prices(&dir.join(format!("{region}.csv")))?,
-            None => diurnal.series(&format!("prices/{region}.csv"))?,
+            None if cli.diurnal_prices => diurnal.series(&format!("prices/{region}.csv"))?,
+            None => paper_prices(&format!("{region}.csv"))?,
         })
     };
     let orders = [SarimaOrder::Published, SarimaOrder::SeasonalDifference];
@@ -70,10 +74,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     let source = match &cli.prices {
         Some(dir) => format!("price files in {}", dir.display()),
-        None => format!(
-            "a seeded diurnal price model (seed {}), not the paper's prices",
+        None if cli.diurnal_prices => format!(
+            "ours: a seeded diurnal price model (seed {}), not the paper's prices",
             cli.common.seed
         ),
+        None => "the paper's June 2014 day-ahead prices (vendored)".to_owned(),
     };
 
     let mut table = Table::new(
@@ -98,6 +103,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     ));
     let mut texas: Option<ForecastAccuracy> = None;
     let mut pooled = [(0usize, 0usize, 0usize); 2];
+    // The largest MAPE of the paper's order over the regions, and its region.
+    let mut worst = ("", 0.0_f64);
     for region in REGIONS {
         let prices = series(region)?;
         for (o, &order) in orders.iter().enumerate() {
@@ -123,6 +130,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }
             if region == "Texas" && order == SarimaOrder::Published {
                 texas = Some(acc);
+            }
+            if order == SarimaOrder::Published && acc.mape_percent > worst.1 {
+                worst = (region, acc.mape_percent);
             }
         }
     }
@@ -177,7 +187,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         claims.check(
             "§5.1.2, Fig. 3",
             "Texas next-day forecasts err by about 8 % on average (MAPE)",
-            format!("{mape:.2} % ({source})"),
+            format!("{mape:.2} % ({source}; tolerance ±2 points, ours: the paper states one rounded figure)"),
             "8 %",
             (mape - PAPER_TEXAS_MAPE).abs() <= 2.0,
         );
@@ -196,9 +206,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             share(under15) >= 75.0,
         )
         .because(format!(
-            "Texas alone (the paper's Fig. 3 region): {}; the other regions' hourly errors (MAPE \
-         up to 21 %, table) pull the pooled share down; the paper counts per-job predictions",
-            texas_share(|t| t.under_15_percent)
+            "Texas alone (the paper's Fig. 3 region): {}; the largest regional MAPE is {} \
+             {:.1} % (table); the paper counts per-job predictions, we count forecast hours",
+            texas_share(|t| t.under_15_percent),
+            worst.0,
+            worst.1
         ));
     claims
         .check(

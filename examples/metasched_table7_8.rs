@@ -9,7 +9,8 @@
 use clap::Parser;
 use cosched_core::seed::replicate_seeds;
 use cosched_examples::metasched::{
-    Averaged, PowerChoice, RunConfig, Scenario, ScenarioArgs, Strategy, minutes, spread_text,
+    Averaged, PowerChoice, RunConfig, Scenario, ScenarioArgs, Strategy, minutes, queueing_reason,
+    spread_text,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_metasched::metrics::Metrics;
@@ -241,10 +242,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 "1172.5 vs 518.2",
                 inst.response_s > 1.1 * mcmf25.response_s,
             )
-            .because(format!(
-                "on this set BS's bounded slowdown is {:.2}: the sites barely queue, so INST's \
-             blindness to waits costs little",
-                bs.bounded_slowdown
+            .because(queueing_reason(
+                bs.bounded_slowdown,
+                "INST's blindness to waits costs little",
             ));
     }
 

@@ -1,6 +1,7 @@
-//! What the `metasched_*` examples share: the XSEDE scenario (the paper's real files by flag,
-//! a generated XSEDE-like workload by default), the paper's strategies and predictors, and one
-//! simulation run with its metrics.
+//! What the `metasched_*` examples share: the XSEDE scenario (by default the paper's public
+//! inputs, vendored in the crate: the site table, the June 2014 day-ahead prices and the
+//! 4,100-job grid trace; our generators by flag, labelled as ours), the paper's strategies and
+//! predictors, and one simulation run with its metrics.
 //!
 //! The metascheduler runs as in the paper by default: its predicted waits come from the
 //! paper's learned predictor (`ClusteredWaitPredictor`, one per site, trained by every start
@@ -28,7 +29,8 @@ use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{DataSize, SimError, TransferModel};
 use cosched_metasched::site::{CoreLimit, Site};
 use cosched_metasched::workload::{
-    DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites, read_grid_trace,
+    DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites, paper_grid_trace, paper_prices,
+    read_grid_trace,
 };
 use cosched_metasched::xsede::{XsedeError, load_prices, parse_sites};
 
@@ -62,22 +64,30 @@ pub enum DataChoice {
 /// The scenario flags every `metasched_*` example accepts.
 #[derive(Debug, Clone, PartialEq, Args)]
 pub struct ScenarioArgs {
-    /// Grid trace (SWF, field 19 = submission site id 1..N) [default: a generated XSEDE-like
-    /// workload].
-    #[arg(long, value_name = "FILE")]
+    /// Grid trace (SWF, field 19 = submission site id 1..N) [default: the paper's 4,100-job
+    /// XSEDE trace, vendored].
+    #[arg(long, value_name = "FILE", conflicts_with = "generated")]
     pub trace: Option<PathBuf>,
+    /// Use our generated Lublin/Tsafrir XSEDE-like workload (ours, at `--load`) instead of the
+    /// paper's trace.
+    #[arg(long)]
+    pub generated: bool,
+    /// Use our seeded diurnal price model (ours) instead of the paper's June 2014 prices.
+    #[arg(long, conflicts_with = "prices")]
+    pub diurnal_prices: bool,
     /// Site table (`xsede_sites.csv` columns) [default: the embedded XSEDE table].
     #[arg(long, value_name = "FILE")]
     pub sites: Option<PathBuf>,
     /// Directory of the hourly price files named (by file name) in the site table's
-    /// `price_file` column [default: a seeded diurnal price model].
+    /// `price_file` column [default: the paper's June 2014 day-ahead prices, vendored].
     #[arg(long, value_name = "DIR")]
     pub prices: Option<PathBuf>,
     /// Jobs measured at the end of the trace (>= 1); the ones before are history [default:
     /// 100, the published code's sample: history 500 per site].
     #[arg(long, default_value_t = 100)]
     pub measured: usize,
-    /// Jobs of the generated workload [default: 4,100 as the paper's trace; quick: 600].
+    /// Jobs of the workload: the first N of the paper's trace, or N generated [default: 4,100,
+    /// the paper's trace; quick: 600].
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Offered load of the generated workload over the grid's cores.
@@ -149,7 +159,8 @@ impl ScenarioArgs {
                     let name = Path::new(file).file_name().unwrap_or(file.as_ref());
                     load_prices(&dir.join(name))
                 }
-                None => Ok(diurnal.series(file)?),
+                None if self.diurnal_prices => Ok(diurnal.series(file)?),
+                None => paper_prices(file),
             }
         };
         let sites = match &self.sites {
@@ -168,14 +179,20 @@ impl ScenarioArgs {
             .into_iter()
             .map(|s| s.with_core_limit(limit))
             .collect();
+        let count = self.jobs.unwrap_or(if quick { 600 } else { 4_100 });
         let jobs = match &self.trace {
             Some(path) => read_grid_trace(path, sites.len())?,
-            None => XsedeLikeWorkload {
-                jobs: self.jobs.unwrap_or(if quick { 600 } else { 4_100 }),
+            None if self.generated => XsedeLikeWorkload {
+                jobs: count,
                 load: self.load,
                 seed,
             }
             .generate(&sites)?,
+            None => {
+                let mut jobs = paper_grid_trace(sites.len())?;
+                jobs.truncate(count);
+                jobs
+            }
         };
         let history = jobs.len().saturating_sub(self.measured);
         // Out-of-range values are left for the simulator's parameter checks to report.
@@ -197,13 +214,18 @@ impl ScenarioArgs {
         };
         let prices_from = match &self.prices {
             Some(p) => format!("files in {}", p.display()),
-            None => format!("seeded diurnal model (seed {seed})"),
+            None if self.diurnal_prices => format!("ours: seeded diurnal model (seed {seed})"),
+            None => "the paper's June 2014 day-ahead prices (vendored)".into(),
         };
         let jobs_from = match &self.trace {
             Some(p) => p.display().to_string(),
-            None => format!(
-                "generated Lublin/Tsafrir XSEDE-like workload, offered load {}, seed {seed}",
+            None if self.generated => format!(
+                "ours: generated Lublin/Tsafrir XSEDE-like workload, offered load {}, seed {seed}",
                 self.load
+            ),
+            None => format!(
+                "the paper's XSEDE grid trace (vendored), its first {} of 4,100 jobs",
+                jobs.len()
             ),
         };
         let transfer_text = match (self.data, transfer) {
@@ -537,5 +559,26 @@ impl SweepExample<'_> {
             .series("cost / BS", relative(|a| a.cost_usd));
         out.write_plot(&plot)?;
         Ok((result, seeds))
+    }
+}
+
+/// The bounded slowdown under which we call a baseline's sites idle (ours: 1 means no job
+/// waited; 1.5 means the average job waited half its run time or 10 s, whichever is larger).
+pub const BARELY_QUEUES_SLOWDOWN: f64 = 1.5;
+
+/// A failure reason about queueing, computed from the baseline's measured bounded slowdown:
+/// `consequence` (what idle sites imply for the claim) is given only when the number bears it
+/// out; otherwise the reason says that queueing does not explain the result.
+pub fn queueing_reason(baseline_slowdown: f64, consequence: &str) -> String {
+    if baseline_slowdown < BARELY_QUEUES_SLOWDOWN {
+        format!(
+            "BS's bounded slowdown is {baseline_slowdown:.2} on this set (< {BARELY_QUEUES_SLOWDOWN}: \
+             its sites barely queue), so {consequence}"
+        )
+    } else {
+        format!(
+            "BS's bounded slowdown is {baseline_slowdown:.2} on this set (>= {BARELY_QUEUES_SLOWDOWN}: \
+             its sites do queue), so idle sites do not explain this; the cause is not identified"
+        )
     }
 }

@@ -270,7 +270,34 @@ fn hostile_flags_are_refused_before_anything_is_allocated() {
         PowerChoice::Average
     );
     // A generated workload larger than the cap is a typed error, not an allocation.
-    let huge = SweepCli::try_parse_from(["demo", "--jobs", "100000000000"]).unwrap();
+    let huge = SweepCli::try_parse_from(["demo", "--generated", "--jobs", "100000000000"]).unwrap();
     let err = huge.scenario.scenario(false, 1).unwrap_err();
     assert!(err.to_string().contains("jobs"), "{err}");
+}
+
+/// Without file flags the scenario is the paper's vendored XSEDE inputs (the site table, the
+/// June 2014 prices, the grid trace); `--generated` and `--diurnal-prices` switch to ours.
+#[test]
+fn the_paper_inputs_are_the_default_and_the_generators_are_labelled_ours() {
+    let cli = SweepCli::parse_from(["x"]);
+    let scenario = cli.scenario.scenario(true, 1).unwrap();
+    assert_eq!((scenario.jobs.len(), scenario.history), (600, 500));
+    assert_eq!(scenario.sites.len(), 8);
+    assert!(
+        scenario
+            .summary()
+            .contains("the paper's June 2014 day-ahead prices (vendored)")
+    );
+    assert!(
+        scenario
+            .summary()
+            .contains("the paper's XSEDE grid trace (vendored)")
+    );
+    let first = cosched_metasched::workload::paper_grid_trace(8).unwrap()[0];
+    assert_eq!(scenario.jobs[0], first);
+    let ours = SweepCli::parse_from(["x", "--generated", "--diurnal-prices"]);
+    let ours = ours.scenario.scenario(true, 1).unwrap();
+    assert!(ours.summary().contains("ours: generated"));
+    assert!(ours.summary().contains("ours: seeded diurnal"));
+    assert!(SweepCli::try_parse_from(["x", "--generated", "--trace", "t.swf"]).is_err());
 }
