@@ -103,7 +103,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
     let seed = cli.common.seed;
     let mut out = cli.common.output(NAME)?;
-    let scenario = cli.scenario.scenario(cli.common.quick, seed)?;
+    // §5.3 measures 10,000 jobs: outside quick mode the paper's trace is extended to that many
+    // (jobs generated to §4.3.1's figures, ours) unless a trace or size is given.
+    let mut args = cli.scenario.clone();
+    if !cli.common.quick && args.extend_to.is_none() && args.trace.is_none() && !args.generated {
+        args.extend_to = Some(PAPER_JOBS as usize);
+    }
+    let scenario = args.scenario(cli.common.quick, seed)?;
     let defaults = scenario.config(Strategy::Mcmf, seed);
     let all = scenario.measuring_all();
     let sets = [("last", &scenario), ("all", &all)];
@@ -567,6 +573,7 @@ fn table6(
          improvement = 100 (other − MCMF) / other of the bin's mean response times.",
     );
     let mut over_bs = Vec::new();
+    let mut over_inst = Vec::new();
     let mut over_two = Vec::new();
     for &(low, high, paper_jobs, p_bs, p_inst, p_two) in &TABLE6 {
         let ids: Vec<_> = mcmf
@@ -584,6 +591,7 @@ fn table6(
         };
         let (g_bs, g_inst, g_two) = (gain(mean(&bs)), gain(mean(&inst)), gain(mean(&two)));
         over_bs.extend(g_bs);
+        over_inst.extend(g_inst);
         over_two.extend(g_two);
         let label = if high.is_finite() {
             format!("{low:.0}-{high:.0}")
@@ -617,19 +625,40 @@ fn table6(
             "22–35 % in every bin",
             !over_bs.is_empty() && over_bs.iter().all(|g| *g > 0.0),
         )
-        .because(
-            "the bins are in order of growing estimate error: where estimates overstate run times \
-         most, MCMF's estimate-based response times (Eq. 4) mislead it the most",
-        );
+        .because(format!(
+            "{} of {} bins lose (bins in order of growing estimate error)",
+            over_bs.iter().filter(|g| **g <= 0.0).count(),
+            over_bs.len()
+        ));
     claims
         .check(
             "§5.3, Table 6",
-            "MCMF and TWOPRICE are equivalent in every bin (within 5 %)",
+            "MCMF improves on INST in every range of runtime-estimate error",
+            list(&over_inst),
+            "83.7–88.5 % in every bin",
+            !over_inst.is_empty() && over_inst.iter().all(|g| *g > 0.0),
+        )
+        .because(format!(
+            "{} of {} bins lose; mean gain {:.1} % (INST's response time is close to MCMF's on \
+             this trace: Table 4's INST / MCMF ratio)",
+            over_inst.iter().filter(|g| **g <= 0.0).count(),
+            over_inst.len(),
+            cosched_core::stats::mean(&over_inst).unwrap_or(0.0)
+        ));
+    // Tolerance: the paper's bins differ by at most 0.5 %; 5 % (ours) allows for 100–1,000
+    // jobs per bin here against its 800–1,600.
+    claims
+        .check(
+            "§5.3, Table 6",
+            "MCMF and TWOPRICE are equivalent in every bin (within 5 %, ours)",
             list(&over_two),
             "−0.46 … −0.07 %",
             !over_two.is_empty() && over_two.iter().all(|g| g.abs() <= 5.0),
         )
-        .because("as Table 4 (all set): MCMF's learned waits trail TWOPRICE's by 5.9 % overall");
+        .because(format!(
+            "largest bin difference {:.1} %",
+            over_two.iter().map(|g| g.abs()).fold(0.0, f64::max)
+        ));
     Ok(())
 }
 
