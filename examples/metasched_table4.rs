@@ -310,8 +310,70 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     out.write_plot(&load)?;
     fig9(&mut out, &mut claims, &scenario.sites, runs_last)?;
+    fig6_7(&mut claims, &scenario.sites, &runs[1]);
     out.write_claims(&claims)?;
     Ok(())
+}
+
+/// Fig. 6 (§5.5): the price-aware strategies deliver fewer core-hours at the costly systems
+/// (the four of highest service unit cost, SUC = mean price × power per core) than BS; Fig. 7:
+/// INST balances load worst (its highest hourly load over the sites above MCMF's).
+fn fig6_7(claims: &mut Claims, sites: &[cosched_metasched::site::Site], runs: &[(Row, RunResult)]) {
+    let suc = |s: &cosched_metasched::site::Site| {
+        let prices = &s.spec().prices_usd_per_mwh;
+        s.spec().watts_per_core * prices.iter().sum::<f64>() / prices.len().max(1) as f64
+    };
+    let mut order: Vec<usize> = (0..sites.len()).collect();
+    order.sort_by(|&a, &b| suc(&sites[a]).total_cmp(&suc(&sites[b])));
+    let costly: Vec<usize> = order.iter().skip(sites.len() / 2).copied().collect();
+    let names = costly
+        .iter()
+        .map(|&k| sites[k].name())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let metrics = |row: Row| {
+        runs.iter()
+            .find(|(r, _)| *r == row)
+            .map(|(_, r)| &r.metrics)
+    };
+    let at_costly = |m: &Metrics| {
+        costly
+            .iter()
+            .filter_map(|&k| m.sites.get(k).map(|s| s.core_hours))
+            .sum::<f64>()
+    };
+    let Some(bs) = metrics(Row::Bs).map(at_costly) else {
+        return;
+    };
+    let aware: Vec<(Row, f64)> = [Row::Inst, Row::TwoPrice, Row::Mcmf]
+        .into_iter()
+        .filter_map(|r| metrics(r).map(|m| (r, at_costly(m))))
+        .collect();
+    claims.check(
+        "§5.5, Fig. 6",
+        "MCMF, INST and TWOPRICE deliver fewer core-hours than BS at the costly systems",
+        format!(
+            "costly by SUC: {names}; BS {bs:.0} core-h; {}",
+            aware
+                .iter()
+                .map(|(r, h)| format!("{} {h:.0}", r.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "reduced (plot)",
+        !aware.is_empty() && aware.iter().all(|(_, h)| *h < bs),
+    );
+    let peak =
+        |row: Row| metrics(row).map(|m| m.sites.iter().map(|s| s.peak_load).fold(0.0, f64::max));
+    if let (Some(inst), Some(mcmf)) = (peak(Row::Inst), peak(Row::Mcmf)) {
+        claims.check(
+            "§5.5, Fig. 7",
+            "INST balances load worst: its highest hourly site load exceeds MCMF's",
+            format!("peak load INST {inst:.1} h, MCMF {mcmf:.1} h"),
+            "very poor load balancing (plot)",
+            inst > mcmf,
+        );
+    }
 }
 
 /// Fig. 5 (§5.4): MCMF's savings per job over BS in response time and electricity cost by
