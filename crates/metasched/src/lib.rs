@@ -31,6 +31,7 @@
 //! - [`scenario`]: the paper's experiments as a library — a grid and its trace, the four
 //!   strategies (BS, INST, TWOPRICE, MCMF) as constructors of built-in policies, and how to
 //!   write and run your own.
+//! - [`accuracy`]: the wait predictor's errors on one machine's trace (Fig. 2's method).
 //! - [`metrics`]: average response time, total electricity cost, bounded slowdown, per-site
 //!   utilisation, instantaneous load and fairness against a baseline.
 //! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
@@ -48,6 +49,8 @@ pub mod wait;
 pub mod xsede;
 
 // The grid simulator, its inputs and its metrics (default feature `sim`).
+#[cfg(feature = "sim")]
+pub mod accuracy;
 #[cfg(feature = "sim")]
 pub mod metrics;
 #[cfg(feature = "sim")]

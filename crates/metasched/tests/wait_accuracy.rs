@@ -5,8 +5,8 @@
 //! of the waits seen so far. Skipped, with a message, when `../shared/data/metasched` is
 //! absent. Run with `--nocapture` to see the table.
 
-use cosched_batch::{BatchSim, Easy};
 use cosched_core::{Duration, JobId, RigidJob, Time};
+use cosched_metasched::accuracy::{SiteRun, replay_easy, submission_features};
 use cosched_metasched::wait::{
     ClusteredWaitConfig, FeatureWeighting, QueueWaitPredictor, WaitFeatures,
 };
@@ -36,40 +36,6 @@ fn read_trace(path: &Path) -> Vec<(RigidJob, usize)> {
         .collect()
 }
 
-/// A simulated job: submission, start, end, cores, estimate.
-#[derive(Clone, Copy)]
-struct Run {
-    submit: i64,
-    start: i64,
-    end: i64,
-    cores: f64,
-    estimate: f64,
-}
-
-/// The job's point in feature space at its own submission: the jobs submitted before it and
-/// not started yet are queued ahead of it, the jobs started and not ended are running.
-fn features(runs: &[Run], j: usize) -> WaitFeatures {
-    let t = runs[j].submit;
-    let mut f = WaitFeatures {
-        cores: runs[j].cores,
-        estimate: runs[j].estimate,
-        ..Default::default()
-    };
-    for (i, r) in runs.iter().enumerate() {
-        let ahead = r.submit < t || (r.submit == t && i < j);
-        if ahead && r.start > t {
-            f.queued_cores += r.cores;
-            f.queued_estimate += r.estimate;
-            f.queued_elapsed_wait += (t - r.submit) as f64;
-        } else if r.start <= t && t < r.end && i != j {
-            f.busy_cores += r.cores;
-            f.running_elapsed += (t - r.start) as f64;
-            f.running_estimate += r.estimate;
-        }
-    }
-    f
-}
-
 /// The predictors compared: the crate's default (range scaling), the paper's parameters with
 /// range scaling, and the paper's parameters with the published correlation weights (the
 /// paper configuration).
@@ -90,8 +56,10 @@ fn configs() -> [(&'static str, ClusteredWaitConfig); 3] {
 
 /// Absolute errors (s) of the clustered predictors of [`configs`], the zero predictor and the
 /// running mean.
-fn errors_at_site(runs: &[Run]) -> [Vec<f64>; 5] {
-    let points: Vec<WaitFeatures> = (0..runs.len()).map(|j| features(runs, j)).collect();
+fn errors_at_site(runs: &[SiteRun]) -> [Vec<f64>; 5] {
+    let points: Vec<WaitFeatures> = (0..runs.len())
+        .map(|j| submission_features(runs, j))
+        .collect();
     // Events: (time, 0 = a start is observed, 1 = a submission is predicted, job). Starts at
     // an instant are known to a prediction at that instant.
     let mut events: Vec<(i64, u8, usize)> = Vec::with_capacity(2 * runs.len());
@@ -156,26 +124,7 @@ fn wait_prediction_error_on_the_xsede_grid_trace() {
             .filter(|(_, s)| *s == k)
             .map(|(j, _)| *j)
             .collect();
-        let out = BatchSim::new(site.spec().cores, Easy::default())
-            .unwrap()
-            .run(&jobs)
-            .unwrap();
-        let estimates: std::collections::HashMap<JobId, Duration> =
-            jobs.iter().map(|j| (j.id, j.estimate)).collect();
-        let mut runs: Vec<Run> = out
-            .records
-            .iter()
-            .filter_map(|r| {
-                Some(Run {
-                    submit: r.submit.secs(),
-                    start: r.start?.secs(),
-                    end: r.end?.secs(),
-                    cores: f64::from(r.size),
-                    estimate: estimates[&r.id].secs() as f64,
-                })
-            })
-            .collect();
-        runs.sort_by_key(|r| (r.submit, r.start));
+        let runs = replay_easy(&jobs, site.spec().cores).unwrap();
         let errors = errors_at_site(&runs);
         let waits: Vec<f64> = runs.iter().map(|r| (r.start - r.submit) as f64).collect();
         println!(
