@@ -368,10 +368,11 @@ fn fig6_7(claims: &mut Claims, sites: &[cosched_metasched::site::Site], runs: &[
     if let (Some(inst), Some(mcmf)) = (peak(Row::Inst), peak(Row::Mcmf)) {
         claims.check(
             "§5.5, Fig. 7",
-            "INST balances load worst: its highest hourly site load exceeds MCMF's",
+            "INST balances load worst: its highest hourly site load exceeds MCMF's by > 10 % (ours)",
             format!("peak load INST {inst:.1} h, MCMF {mcmf:.1} h"),
             "very poor load balancing (plot)",
-            inst > mcmf,
+            // 10 %: 'very poor' read as a clear margin, not a tie (ours; one run, no spread).
+            inst > 1.1 * mcmf,
         );
     }
 }
@@ -695,10 +696,11 @@ fn table6(
     claims
         .check(
             "§5.3, Table 6",
-            "MCMF improves on INST in every range of runtime-estimate error",
+            "MCMF improves on INST in every range of runtime-estimate error (by > 5 %, ours)",
             list(&over_inst),
             "83.7–88.5 % in every bin",
-            !over_inst.is_empty() && over_inst.iter().all(|g| *g > 0.0),
+            // 5 %: the bin-to-bin noise allowed for the TWOPRICE equivalence below.
+            !over_inst.is_empty() && over_inst.iter().all(|g| *g > 5.0),
         )
         .because(format!(
             "{} of {} bins lose; mean gain {:.1} % (INST's response time is close to MCMF's on \
