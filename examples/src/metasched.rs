@@ -210,7 +210,7 @@ impl ScenarioArgs {
             format!(
                 " Extended to {} jobs by {} generated after it (ours, §4.3.1's figures: mean run \
                  time {mean_h:.2} h, paper {PAPER_MEAN_RUNTIME_H}; {rate:.2} arrivals per site per \
-                 hour, paper {PAPER_ARRIVALS_PER_SITE_HOUR}; seed {seed}).",
+                 hour, paper {PAPER_ARRIVALS_PER_SITE_HOUR}; seed {seed})",
                 jobs.len(),
                 jobs.len() - public
             )
