@@ -7,7 +7,8 @@
 //! relative curves against `w_t` and the cost/response trade-off curve (Fig. 4) → claims.
 
 use clap::Parser;
-use cosched_examples::metasched::{RunConfig, SweepCli, SweepExample, minutes};
+use cosched_core::stats;
+use cosched_examples::metasched::{RunConfig, Scenario, Strategy, SweepCli, SweepExample, minutes};
 use cosched_examples::{Claims, LinePlot};
 
 fn main() -> std::process::ExitCode {
@@ -15,6 +16,7 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let cli = SweepCli::parse();
     let run = SweepExample {
         name: "metasched_fig11_wt",
         title: "MCMF against w_t (weight of response time)",
@@ -25,7 +27,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         quick: &[0.0, 0.25, 1.0],
         configure: |w_t, c| RunConfig { w_t, ..c },
     }
-    .run(&SweepCli::parse())?;
+    .run(&cli)?;
     let (result, mut out) = (&run.result, run.out);
     let point = |response_s: f64, cost_usd: f64| (cost_usd, minutes(response_s));
     let tradeoff = LinePlot::new(
@@ -118,6 +120,93 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "both below 1",
         !band.is_empty() && both,
     );
+    fig8(&mut claims, &run.scenario, cli.common.seed)?;
     out.write_claims(&claims)?;
     Ok(())
+}
+
+/// Fig. 8 (§5.5): per-site utilisation of MCMF at w_t 0 and 1 (one run each, the sweep's first
+/// seed): as w_t rises jobs move from the slow systems (Lonestar, Blacklight) to the fast ones
+/// (Gordon, Darter); Gordon (lower SUC) is used more than Darter; Blacklight stays low.
+fn fig8(
+    claims: &mut Claims,
+    scenario: &Scenario,
+    seed: u64,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let index = |name: &str| scenario.sites.iter().position(|s| s.name() == name);
+    let (Some(gordon), Some(darter), Some(lonestar), Some(blacklight)) = (
+        index("Gordon"),
+        index("Darter"),
+        index("Lonestar"),
+        index("Blacklight"),
+    ) else {
+        return Ok(());
+    };
+    let utilisation = |w_t: f64| -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+        let config = RunConfig {
+            w_t,
+            ..scenario.config(Strategy::Mcmf, seed)
+        };
+        Ok(scenario
+            .run(&config)?
+            .metrics
+            .sites
+            .iter()
+            .map(|s| s.utilisation)
+            .collect())
+    };
+    let (low, high) = (utilisation(0.0)?, utilisation(1.0)?);
+    let pair = |u: &[f64], a: usize, b: usize| u[a] + u[b];
+    let fast = (pair(&low, gordon, darter), pair(&high, gordon, darter));
+    let slow = (
+        pair(&low, lonestar, blacklight),
+        pair(&high, lonestar, blacklight),
+    );
+    claims.check(
+        "§5.5, Fig. 8",
+        "raising w_t moves utilisation from Lonestar and Blacklight to Gordon and Darter",
+        format!(
+            "w_t 0 -> 1: Gordon + Darter {:.3} -> {:.3}, Lonestar + Blacklight {:.3} -> {:.3}",
+            fast.0, fast.1, slow.0, slow.1
+        ),
+        "fast systems rise, slow ones fall (plot)",
+        fast.1 > fast.0 && slow.1 < slow.0,
+    );
+    claims.check(
+        "§5.5, Fig. 8",
+        "Gordon (lower SUC) is used more than Darter",
+        format!(
+            "w_t 0: {:.3} vs {:.3}; w_t 1: {:.3} vs {:.3}",
+            low[gordon], low[darter], high[gordon], high[darter]
+        ),
+        "Gordon above Darter (plot)",
+        low[gordon] > low[darter] && high[gordon] > high[darter],
+    );
+    let median = |u: &[f64]| stats::quantile(u, 0.5).unwrap_or(0.0);
+    claims
+        .check(
+            "§5.5, Fig. 8",
+            "Blacklight's utilisation is low in all configurations (below the sites' median)",
+            format!(
+                "w_t 0: {:.3} (median {:.3}); w_t 1: {:.3} (median {:.3})",
+                low[blacklight],
+                median(&low),
+                high[blacklight],
+                median(&high)
+            ),
+            "low (plot)",
+            low[blacklight] < median(&low) && high[blacklight] < median(&high),
+        )
+        .because(format!(
+            "Blacklight ranks {} and {} of {} sites by utilisation at w_t 0 and 1",
+            rank(&low, blacklight),
+            rank(&high, blacklight),
+            low.len()
+        ));
+    Ok(())
+}
+
+/// Site `k`'s rank by utilisation, 1 = most used.
+fn rank(u: &[f64], k: usize) -> usize {
+    1 + u.iter().filter(|&&x| x > u[k]).count()
 }
