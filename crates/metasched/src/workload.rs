@@ -356,18 +356,18 @@ impl XsedeLikeWorkload {
                 continue;
             }
             let mut pick = rng.random_range(0..weight);
-            let site = (0..sites.len())
-                .filter(|&k| accepts(k))
-                .find(|&k| {
-                    let cores = u64::from(sites[k].spec().cores);
-                    if pick < cores {
-                        true
-                    } else {
-                        pick -= cores;
-                        false
-                    }
-                })
-                .expect("pick < total weight");
+            // `pick` < the accepting sites' total cores, so one of them is found.
+            let Some(site) = (0..sites.len()).filter(|&k| accepts(k)).find(|&k| {
+                let cores = u64::from(sites[k].spec().cores);
+                if pick < cores {
+                    true
+                } else {
+                    pick -= cores;
+                    false
+                }
+            }) else {
+                continue;
+            };
             jobs.push(TraceJob {
                 id: JobId(jobs.len() as u64 + 1),
                 submit: job.submit,
