@@ -4,11 +4,11 @@
 
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
-    Comparison, Metric, RhicArgs, assumptions, compare, comparison_plot, comparison_table,
-    curve_table, show, sizes,
+    RhicArgs, assumptions, compare, comparison_plot, comparison_table, curve_table, show, sizes,
 };
 use cosched_examples::{Cell, Claims};
 use cosched_rhic::env::JobProfile;
+use cosched_rhic::scenario::{Comparison, Metric};
 
 const NAME: &str = "rhic_fig10_energy";
 
@@ -104,7 +104,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .find(|c| c.profile == JobProfile::WordCooccurrence)
     {
-        let best = cosched_examples::rhic::best_worst(&co.curve).map_or(0, |((k, _), _)| k);
+        let best = cosched_rhic::scenario::best_worst(&co.curve).map_or(0, |((k, _), _)| k);
         claims.check(
             "§5.2",
             "RHIC undershoots Word co-occurrence's energy minimum by about 4 volunteers",

@@ -7,47 +7,44 @@
 //! setting and the seed.
 
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, job_chart, mean, pct_over, price,
-    run_all, show, sizes,
-};
+use cosched_examples::rhic::{RhicArgs, assumptions, job_chart, run_all, show, sizes};
 use cosched_examples::{Cell, Claims, Table};
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::Strategy;
+use cosched_rhic::scenario::{Approach, Metric, Run, best_worst, curve, mean, pct_over, price};
 
 const NAME: &str = "rhic_fig13_baselines";
 
 /// The approaches compared, each with its settings.
-fn approaches(quick: bool) -> Vec<(&'static str, Vec<Strategy>)> {
+fn approaches(quick: bool) -> Vec<(&'static str, Vec<Approach>)> {
     let steps: &[usize] = if quick { &[4] } else { &[2, 4, 8] };
     let fuzzy = steps
         .iter()
         .flat_map(|&step| {
-            [0.25, 0.5, 0.75].map(|start_fraction| Strategy::Fuzzy {
+            [0.25, 0.5, 0.75].map(|start_fraction| Approach::Fuzzy {
                 step,
                 start_fraction,
             })
         })
         .collect();
     vec![
-        ("rhic", vec![Strategy::Rhic]),
+        ("rhic", vec![Approach::RHIC]),
         ("fuzzy", fuzzy),
         (
             "threshold",
-            [0.25, 0.5, 0.75].map(Strategy::Threshold).to_vec(),
+            [0.25, 0.5, 0.75].map(Approach::Threshold).to_vec(),
         ),
     ]
 }
 
-fn setting(s: Strategy) -> String {
+fn setting(s: Approach) -> String {
     match s {
-        Strategy::Rhic => "-".to_owned(),
-        Strategy::Fuzzy {
+        Approach::Rhic { .. } => "-".to_owned(),
+        Approach::Fuzzy {
             step,
             start_fraction,
         } => format!("p={step} S={:.0}%", start_fraction * 100.0),
-        Strategy::Threshold(t) => format!("theta={t:.2}"),
-        Strategy::Fixed(k) => format!("k={k}"),
+        Approach::Threshold(t) => format!("theta={t:.2}"),
+        Approach::Fixed(k) => format!("k={k}"),
     }
 }
 
@@ -67,12 +64,18 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for &p in &profiles {
         for &s in &seeds {
             for k in sizes(36, quick) {
-                configs.push(config(p, metrics[0].goal(), Strategy::Fixed(k), quick, s));
+                configs.push(Run::paper(
+                    p,
+                    metrics[0].goal(),
+                    Approach::Fixed(k),
+                    quick,
+                    s,
+                ));
             }
             for m in &metrics {
                 for (_, strategies) in &approaches {
                     for &st in strategies {
-                        configs.push(config(p, m.goal(), st, quick, s));
+                        configs.push(Run::paper(p, m.goal(), st, quick, s));
                     }
                 }
             }
@@ -125,7 +128,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 let these: Vec<_> = runs
                     .iter()
                     .filter(|(c, _)| {
-                        c.profile == p && c.goal == m.goal() && strategies.contains(&c.strategy)
+                        c.config.profile == p
+                            && c.config.goal == m.goal()
+                            && strategies.contains(&c.approach)
                     })
                     .collect();
                 let over: Vec<f64> = these.iter().map(|(_, o)| pct_over(m.of(o), best)).collect();
@@ -135,8 +140,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                         Cell::from(*name),
                         Cell::from(m.name()),
                         Cell::fixed(*v, 3),
-                        Cell::Text(setting(c.strategy)),
-                        Cell::from(Some(c.seed)),
+                        Cell::Text(setting(c.approach)),
+                        Cell::from(Some(c.config.seed)),
                     ]);
                 }
                 let s = Spread::of(&over);

@@ -6,18 +6,15 @@
 
 use cosched_core::Time;
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, pct_over, price, run_all, show,
-    show_with, sizes,
-};
+use cosched_examples::rhic::{RhicArgs, assumptions, run_all, show, show_with, sizes};
 use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::{SimConfig, Strategy};
+use cosched_rhic::scenario::{Approach, Metric, Run, best_worst, curve, pct_over, price};
 
 const NAME: &str = "rhic_fig15_churn";
 const CHURN: [f64; 3] = [1.0, 2.0, 8.0];
-const FUZZY4: Strategy = Strategy::Fuzzy {
+const FUZZY4: Approach = Approach::Fuzzy {
     step: 4,
     start_fraction: 0.5,
 };
@@ -33,17 +30,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let seeds = args.seeds(3);
     let profiles = [JobProfile::Grep, JobProfile::Pi];
     let cost = Metric::Cost(price(0.42));
-    let with_churn = |mut c: SimConfig, churn: f64| {
-        c.env.churn = churn;
+    let with_churn = |mut c: Run, churn: f64| {
+        c.config.env.churn = churn;
         c
     };
     let mut configs = Vec::new();
     for &p in &profiles {
         for &churn in &CHURN {
             for &s in &seeds {
-                let fixed = sizes(36, quick).into_iter().map(Strategy::Fixed);
-                for st in fixed.chain([Strategy::Rhic, FUZZY4]) {
-                    configs.push(with_churn(config(p, cost.goal(), st, quick, s), churn));
+                let fixed = sizes(36, quick).into_iter().map(Approach::Fixed);
+                for st in fixed.chain([Approach::RHIC, FUZZY4]) {
+                    configs.push(with_churn(Run::paper(p, cost.goal(), st, quick, s), churn));
                 }
             }
         }
@@ -56,7 +53,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let t: Vec<(usize, f64)> = curve(
             &runs
                 .iter()
-                .filter(|(c, _)| c.env.churn == 1.0)
+                .filter(|(c, _)| c.config.env.churn == 1.0)
                 .cloned()
                 .collect::<Vec<_>>(),
             p,
@@ -69,9 +66,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         deadlines.push((p, d));
         for &churn in &CHURN {
             for &s in &seeds {
-                for st in [Strategy::Rhic, FUZZY4] {
+                for st in [Approach::RHIC, FUZZY4] {
                     deadline_configs.push(with_churn(
-                        config(p, Goal::Deadline(d), st, quick, s),
+                        Run::paper(p, Goal::Deadline(d), st, quick, s),
                         churn,
                     ));
                 }
@@ -104,23 +101,25 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         for &churn in &CHURN {
             let same: Vec<_> = runs
                 .iter()
-                .filter(|(c, _)| c.env.churn == churn)
+                .filter(|(c, _)| c.config.env.churn == churn)
                 .cloned()
                 .collect();
             let Some(((_, best), _)) = best_worst(&curve(&same, p, |o| cost.of(o))) else {
                 continue;
             };
             let mut means = Vec::new();
-            for (name, st) in [("RHIC", Strategy::Rhic), ("FUZZY(4)", FUZZY4)] {
+            for (name, st) in [("RHIC", Approach::RHIC), ("FUZZY(4)", FUZZY4)] {
                 let over: Vec<f64> = same
                     .iter()
-                    .filter(|(c, _)| c.profile == p && c.strategy == st)
+                    .filter(|(c, _)| c.config.profile == p && c.approach == st)
                     .map(|(_, o)| pct_over(cost.of(o), best))
                     .collect();
                 let d = deadlines.iter().find(|x| x.0 == p).map_or(Time(1), |x| x.1);
                 let late: Vec<_> = deadline_runs
                     .iter()
-                    .filter(|(c, _)| c.profile == p && c.strategy == st && c.env.churn == churn)
+                    .filter(|(c, _)| {
+                        c.config.profile == p && c.approach == st && c.config.env.churn == churn
+                    })
                     .map(|(_, o)| o)
                     .collect();
                 let ratio: Vec<f64> = late

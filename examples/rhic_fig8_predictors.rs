@@ -7,11 +7,12 @@
 
 use cosched_core::SeedStreams;
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{RhicArgs, mean, show_with};
+use cosched_examples::rhic::{RhicArgs, show_with};
 use cosched_examples::{BarChart, Cell, Claims, Sweep, Table};
 use cosched_forecast::series::{FftMarkov, FftMarkovPath};
 use cosched_rhic::env::{BurstModel, Workload};
 use cosched_rhic::predictor::PredictorKind;
+use cosched_rhic::scenario::mean;
 
 const NAME: &str = "rhic_fig8_predictors";
 const METHODS: [PredictorKind; 4] = [
