@@ -9,6 +9,7 @@ use cosched_core::stats::Spread;
 use cosched_examples::rhic::{RhicArgs, assumptions, run_all, show_with};
 use cosched_examples::{Cell, Claims, LinePlot, Table};
 use cosched_rhic::Goal;
+use cosched_rhic::completion::STRAGGLER_PADDING_TASKS;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::scenario::{Approach, Run, curve};
 
@@ -172,8 +173,24 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut claims = Claims::new("rhic");
     let rhic: Vec<_> = spread.iter().filter(|s| s.1 == "rhic").collect();
-    claims
-        .check(
+    let outside: Vec<String> = rhic
+        .iter()
+        .filter_map(|s| {
+            let m = s.2?.mean;
+            ((m - 1.0).abs() > 0.04).then(|| {
+                format!(
+                    "{} {:.1} % {} (straggler padding {:.0} s: {STRAGGLER_PADDING_TASKS} of its \
+                     {:.0} s tasks)",
+                    s.0.name(),
+                    100.0 * (m - 1.0).abs(),
+                    if m < 1.0 { "early" } else { "late" },
+                    STRAGGLER_PADDING_TASKS * s.0.task_s(),
+                    s.0.task_s()
+                )
+            })
+        })
+        .collect();
+    let check = claims.check(
         "§5.3, Fig. 14a",
         "RHIC finishes close to the deadline (within 4 % on average)",
         rhic.iter()
@@ -181,13 +198,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .collect::<Vec<_>>()
             .join("; "),
         "within 4 %",
-        rhic.iter()
-            .all(|s| s.2.is_some_and(|x| (x.mean - 1.0).abs() <= 0.04)),
-    )
-    .because(
-        "RHIC aims at the near side (§4.3: the deadline score prefers an early finish) and pads \
-         each estimate by a task length plus the setup",
+        outside.is_empty(),
     );
+    if !outside.is_empty() {
+        check.because(format!(
+            "mean finish / deadline outside 4 % for {}; RHIC's deadline score prefers an early \
+             finish (§4.3)",
+            outside.join(", ")
+        ));
+    }
     let sd = |name: &str| {
         spread
             .iter()

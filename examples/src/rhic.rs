@@ -9,7 +9,7 @@ use cosched_rhic::env::JobProfile;
 use cosched_rhic::scenario::{self, Comparison, Metric, Run, best_worst};
 use cosched_rhic::sim::{Outcome, SimError};
 
-use crate::{BarChart, Cell, CommonArgs, LinePlot, Sweep, Table};
+use crate::{BarChart, Cell, Claims, CommonArgs, LinePlot, Sweep, Table};
 
 /// The options of every RHIC example: the common ones and how many seeds to average.
 #[derive(Debug, Clone, PartialEq, Eq, clap::Parser)]
@@ -104,7 +104,8 @@ pub fn assumptions() -> String {
 }
 
 /// The exhaustive runs (every size of `sizes`, which do not depend on the metric) and one
-/// RHIC run per metric, for every job and seed ([`scenario::comparison_runs`]), compared.
+/// RHIC run per metric, for every job and seed ([`scenario::comparison_runs`]), compared over
+/// all seeds.
 ///
 /// # Errors
 /// The first run the simulator rejects.
@@ -116,11 +117,48 @@ pub fn compare(
     quick: bool,
     seeds: &[u64],
 ) -> Result<Vec<Comparison>, SimError> {
+    compare_per_seed(label, profiles, metrics, sizes, quick, seeds).map(|(all, _)| all)
+}
+
+/// [`compare`], and the same comparisons on each seed alone (in `seeds` order), for the
+/// seed-to-seed spread of a figure.
+///
+/// # Errors
+/// The first run the simulator rejects.
+pub fn compare_per_seed(
+    label: &str,
+    profiles: &[JobProfile],
+    metrics: &[Metric],
+    sizes: &[usize],
+    quick: bool,
+    seeds: &[u64],
+) -> Result<(Vec<Comparison>, Vec<Vec<Comparison>>), SimError> {
     let runs = run_all(
         label,
         scenario::comparison_runs(profiles, metrics, sizes, quick, seeds),
     )?;
-    Ok(scenario::comparisons(&runs, profiles, metrics))
+    let per_seed = seeds
+        .iter()
+        .map(|&seed| {
+            let mine: Vec<(Run, Outcome)> = runs
+                .iter()
+                .filter(|(r, _)| r.config.seed == seed)
+                .cloned()
+                .collect();
+            scenario::comparisons(&mine, profiles, metrics)
+        })
+        .collect();
+    Ok((scenario::comparisons(&runs, profiles, metrics), per_seed))
+}
+
+/// The largest spread (worst over best, %) among `rows`, and its tolerance beside a paper's
+/// figure: twice the seed-to-seed sd of that largest spread over `per_seed` (ours, measured),
+/// at least the paper's precision of half a point.
+pub fn max_spread_band(rows: &[Comparison], per_seed: &[Vec<Comparison>]) -> (f64, f64) {
+    let max = |rows: &[Comparison]| rows.iter().map(Comparison::spread_pct).fold(0.0, f64::max);
+    let seeds: Vec<f64> = per_seed.iter().map(|r| max(r)).collect();
+    let sd = Spread::of(&seeds).and_then(|s| s.sd).unwrap_or(0.0);
+    (max(rows), (2.0 * sd).max(0.5))
 }
 
 /// The table of comparisons: best and worst size, spread, RHIC and its distance from the
@@ -237,4 +275,30 @@ pub fn show_with(s: Option<Spread>, decimals: usize) -> String {
         },
         None => "n/a".to_owned(),
     }
+}
+
+/// The checks and calibration targets of an example (invariants, identities, what the testbed
+/// was calibrated on), checked on our numbers like the paper's claims but listed apart
+/// (`checks.csv` and a table in `table.md`), never counted in "claims reproduced".
+pub fn checks_table(checks: &Claims) -> Table {
+    let mut table = Table::new(
+        "checks",
+        format!(
+            "Checks and calibration targets (not paper claims): {} of {} hold",
+            checks.passed(),
+            checks.len()
+        ),
+        ["kind", "check", "ours", "expected", "verdict", "reason"],
+    );
+    for c in &checks.claims {
+        table.row([
+            Cell::Text(c.source.clone()),
+            Cell::Text(c.claim.clone()),
+            Cell::Text(c.ours.clone()),
+            Cell::Text(c.paper.clone()),
+            Cell::from(if c.pass { "holds" } else { "FAILS" }),
+            c.reason.clone().map_or(Cell::Empty, Cell::Text),
+        ]);
+    }
+    table
 }

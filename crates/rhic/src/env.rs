@@ -540,6 +540,52 @@ pub struct EnvConfig {
     pub backup_tasks: bool,
     /// CPU a volunteer VM burns besides the job's (cores, ≥ 0; ours), for energy.
     pub vm_overhead_cpu: f64,
+    /// Recorded foreground CPU instead of Table 2's generator (ours, a robustness input): slot
+    /// `i` replays trace `i mod len` from the run's start; sessions, churn and memory stay
+    /// Table 2's. Empty (the default): the generator.
+    pub cpu_traces: Vec<CpuTrace>,
+}
+
+/// A recorded CPU load: one reading every `step_s` seconds, % of the machine's capacity,
+/// held until the next and repeated from the start past the end.
+///
+/// ```
+/// use cosched_rhic::env::CpuTrace;
+/// let t = CpuTrace::new(300, vec![10.0, 50.0]).unwrap();
+/// assert_eq!((t.pct_at(0), t.pct_at(299), t.pct_at(300), t.pct_at(600)), (10.0, 10.0, 50.0, 10.0));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuTrace {
+    step_s: u32,
+    /// Shared, so every run of a sweep holds the same readings.
+    pct: std::sync::Arc<[f64]>,
+}
+
+impl CpuTrace {
+    /// Readings every `step_s` (> 0) seconds, each in `[0, 100]`, at least one and at most a
+    /// million.
+    pub fn new(step_s: u32, pct: Vec<f64>) -> Result<Self, ParamError> {
+        ParamError::check(step_s > 0, "step_s", step_s, "must be > 0")?;
+        ParamError::check(
+            (1..=1_000_000).contains(&pct.len()),
+            "readings",
+            pct.len(),
+            "must be 1..=1000000",
+        )?;
+        if let Some(bad) = pct.iter().find(|p| !(0.0..=100.0).contains(*p)) {
+            return Err(ParamError::new("pct", bad, "each must be in [0, 100]"));
+        }
+        Ok(CpuTrace {
+            step_s,
+            pct: pct.into(),
+        })
+    }
+
+    /// The reading in force `t` seconds (≥ 0) after the start, %.
+    pub fn pct_at(&self, t: i64) -> f64 {
+        let i = (t.max(0) as u64 / u64::from(self.step_s)) % self.pct.len() as u64;
+        self.pct[i as usize]
+    }
 }
 
 impl Default for EnvConfig {
@@ -567,6 +613,7 @@ impl Default for EnvConfig {
             boot_failure: 0.0,
             backup_tasks: true,
             vm_overhead_cpu: 0.1,
+            cpu_traces: Vec::new(),
         }
     }
 }
@@ -646,6 +693,12 @@ impl EnvConfig {
             "max_drain",
             e.max_drain.0,
             "must be >= 0 s",
+        )?;
+        ParamError::check(
+            e.cpu_traces.len() <= 100_000,
+            "cpu_traces",
+            e.cpu_traces.len(),
+            "must list at most 100000 traces",
         )?;
         ParamError::check(
             e.interactive_nodes <= 100_000,

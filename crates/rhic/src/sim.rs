@@ -138,6 +138,9 @@ pub struct PoolSample {
     /// Foreground CPU of the whole cloud over the period, core-seconds: the environment,
     /// whatever the policy.
     pub foreground_core_s: f64,
+    /// Mean utilisation of the busiest dedicated disk over the period, in `[0, 1]` (true, not
+    /// the noisy reading the policy gets).
+    pub disk_util: f64,
     /// Pool commands the policy returned at this boundary (0 for the final sample).
     pub commands: usize,
 }
@@ -361,9 +364,13 @@ where
         let config = self.config;
         let env = &config.env;
         let cores = self.cores;
-        for slot in &mut self.slots {
+        for (i, slot) in self.slots.iter_mut().enumerate() {
             if let Some(s) = &mut slot.session {
-                s.fg_cores = s.process.step(&mut slot.rng) / 100.0 * slot.cores;
+                let pct = match env.cpu_traces.as_slice() {
+                    [] => s.process.step(&mut slot.rng),
+                    traces => traces[i % traces.len()].pct_at(t),
+                };
+                s.fg_cores = pct / 100.0 * slot.cores;
                 self.meter.foreground += s.fg_cores;
             }
         }
@@ -565,6 +572,7 @@ where
             available: self.slot_of.len(),
             completed: self.completed,
             foreground_core_s: m.foreground,
+            disk_util: m.max_disk / secs,
             commands: 0,
         });
         self.meter = Meter {
@@ -781,6 +789,7 @@ where
         available: world.slot_of.len(),
         completed: world.completed,
         foreground_core_s: world.meter.foreground,
+        disk_util: world.meter.max_disk / world.meter.seconds.max(1.0),
         commands: 0,
     });
     let volunteer_s: Vec<(NodeId, u64)> = world.charged_s.into_iter().collect();

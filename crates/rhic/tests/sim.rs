@@ -308,3 +308,28 @@ fn backup_tasks_shorten_the_straggler_tail() {
     }
     assert!(with < without, "backups {with} s vs none {without} s");
 }
+
+/// A recorded foreground replaces Table 2's generator: hosts busy all the time give the
+/// volunteers nothing (the job takes as long as on the dedicated nodes alone), idle hosts give
+/// them everything (faster than under Table 2's load).
+#[test]
+fn recorded_foreground_drives_the_hosts() {
+    use cosched_rhic::env::CpuTrace;
+    let c = config(
+        JobProfile::Pi,
+        Sizing::Fixed(8),
+        Goal::Cost(CostModel::default()),
+        1.0,
+        2,
+    );
+    let with = |pct: f64| {
+        let mut r = c.clone();
+        r.config.env.cpu_traces = vec![CpuTrace::new(300, vec![pct]).expect("valid")];
+        run(&r)
+    };
+    let mut alone = c.clone();
+    alone.approach = Sizing::Fixed(0);
+    assert_eq!(with(100.0).completion, run(&alone).completion);
+    assert!(with(0.0).completion < run(&c).completion);
+    assert!(CpuTrace::new(300, vec![101.0]).is_err() && CpuTrace::new(0, vec![1.0]).is_err());
+}
