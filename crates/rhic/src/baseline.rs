@@ -286,9 +286,7 @@ impl Policy for Baseline {
         _: &(),
         out: &mut Vec<Command>,
     ) -> Result<(), ParamError> {
-        if let Observation::Left(node) | Observation::BootFailed(node) = *observation {
-            self.commanded.forget(node);
-        }
+        self.commanded.observe(observation);
         if self.cloud.observe(now, observation) {
             return Ok(());
         }
@@ -306,9 +304,8 @@ impl Policy for Baseline {
             Observation::Period(p) => self.last_period = Some(p),
             Observation::Progress(ref p) => {
                 self.decide(now, p);
-                if let Some(sizing) = &self.last {
-                    self.commanded.move_to(&sizing.volunteers, out);
-                }
+                let target = self.last.as_ref().map_or(&[][..], |s| &s.volunteers[..]);
+                self.commanded.move_to(target, out);
             }
             _ => {}
         }

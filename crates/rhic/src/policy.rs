@@ -273,6 +273,14 @@ impl CommandedPool {
         self.members.retain(|a| a.node != node);
     }
 
+    /// Forgets the node of a departure or failed boot ([`CommandedPool::forget`]); other
+    /// observations leave the pool as it is.
+    pub fn observe(&mut self, observation: &Observation) {
+        if let Observation::Left(node) | Observation::BootFailed(node) = *observation {
+            self.forget(node);
+        }
+    }
+
     /// Appends the commands from the current pool to `target`: leaves first, then slot
     /// changes and joins in `target`'s order.
     pub fn move_to(&mut self, target: &[Assignment], out: &mut Vec<Command>) {
@@ -917,9 +925,7 @@ impl Policy for Rhic {
         _: &(),
         out: &mut Vec<Command>,
     ) -> Result<(), ParamError> {
-        if let Observation::Left(node) | Observation::BootFailed(node) = *observation {
-            self.commanded.forget(node);
-        }
+        self.commanded.observe(observation);
         if self.cloud.observe(now, observation) {
             return Ok(());
         }
@@ -928,9 +934,8 @@ impl Policy for Rhic {
             Observation::Period(ref p) => self.observe_period(now, p),
             Observation::Progress(ref p) => {
                 self.decide(now, p);
-                if let Some(sizing) = &self.last {
-                    self.commanded.move_to(&sizing.volunteers, out);
-                }
+                let target = self.last.as_ref().map_or(&[][..], |s| &s.volunteers[..]);
+                self.commanded.move_to(target, out);
             }
             _ => {}
         }

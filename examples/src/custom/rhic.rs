@@ -54,9 +54,7 @@ impl Policy for Eq3Held {
         _: &(),
         out: &mut Vec<Command>,
     ) -> Result<(), ParamError> {
-        if let Observation::Left(node) | Observation::BootFailed(node) = *o {
-            self.pool.forget(node);
-        }
+        self.pool.observe(o);
         if self.cloud.observe(now, o) {
             return Ok(());
         }
