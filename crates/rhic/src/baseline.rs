@@ -13,7 +13,7 @@
 //!
 //! All three choose *how many* volunteers; *which* ones is RHIC's [`Selection`].
 
-use crate::completion::Progress;
+use crate::completion::{Progress, check_duration};
 use crate::goal::Goal;
 use crate::policy::{
     CloudView, Command, CommandedPool, Observation, PeriodReport, Selection, Sizing, SizingKind,
@@ -194,7 +194,7 @@ impl Baseline {
             cpu_max,
             "must be finite and > 0",
         )?;
-        ParamError::check(interval.0 > 0, "interval", interval.0, "must be > 0 s")?;
+        check_duration("interval", interval, true)?;
         if let Rule::Threshold(theta) = rule {
             ParamError::check(
                 theta.is_finite() && theta >= 0.0,

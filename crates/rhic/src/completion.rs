@@ -54,7 +54,7 @@ impl Progress {
             remaining,
             "must be finite and >= 0",
         )?;
-        ParamError::check(elapsed.0 >= 0, "elapsed", elapsed.0, "must be >= 0 s")?;
+        check_duration("elapsed", elapsed, false)?;
         ParamError::check(
             cpu_consumed.is_finite() && cpu_consumed >= 0.0,
             "cpu_consumed",
@@ -98,6 +98,20 @@ impl Progress {
     }
 }
 
+/// Checks a duration parameter: `> 0 s` when `positive`, else `>= 0 s`; the one check every
+/// duration of the crate's configurations goes through.
+pub(crate) fn check_duration(
+    name: &'static str,
+    d: Duration,
+    positive: bool,
+) -> Result<(), ParamError> {
+    if positive {
+        ParamError::check(d.0 > 0, name, d.0, "must be > 0 s")
+    } else {
+        ParamError::check(d.0 >= 0, name, d.0, "must be >= 0 s")
+    }
+}
+
 /// Straggler padding, in average task lengths: §4.3 adds "a small padding value to our
 /// completion time estimate, based on the average length of background tasks experienced thus
 /// far" without its size. Ours: half a task, the expected time left of a task in flight
@@ -125,7 +139,7 @@ impl CompletionParams {
     /// assert_eq!(c.estimate_s(100.0, 3, 3), 120.0);
     /// ```
     pub fn new(setup: Duration, task_s: f64) -> Result<Self, ParamError> {
-        ParamError::check(setup.0 >= 0, "setup", setup.0, "must be >= 0 s")?;
+        check_duration("setup", setup, false)?;
         ParamError::check(
             task_s.is_finite() && task_s >= 0.0,
             "task_s",

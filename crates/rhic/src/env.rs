@@ -20,6 +20,7 @@
 //! lengths, `BWUtil` of Pi, Word co-occurrence and the HBase jobs, the smoothness of disk
 //! saturation and the load imbalance across dedicated nodes.
 
+use crate::completion::check_duration;
 use cosched_core::{Duration, ParamError};
 use rand::{Rng, RngExt};
 use rand_distr::{Beta, Distribution, Exp, Normal};
@@ -687,13 +688,8 @@ impl EnvConfig {
                 "must be finite and >= 0",
             )?;
         }
-        ParamError::check(e.setup.0 >= 0, "setup", e.setup.0, "must be >= 0 s")?;
-        ParamError::check(
-            e.max_drain.0 >= 0,
-            "max_drain",
-            e.max_drain.0,
-            "must be >= 0 s",
-        )?;
+        check_duration("setup", e.setup, false)?;
+        check_duration("max_drain", e.max_drain, false)?;
         ParamError::check(
             e.cpu_traces.len() <= 100_000,
             "cpu_traces",

@@ -22,7 +22,7 @@
 //! - Between period ends it defers (§4.4): departed or failed volunteers are replaced from the
 //!   best unused, the size stands.
 
-use crate::completion::{CompletionParams, Progress};
+use crate::completion::{CompletionParams, Progress, check_duration};
 use crate::goal::{Goal, Score};
 use crate::iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
 use crate::predictor::ForegroundTable;
@@ -108,32 +108,17 @@ impl RhicConfig {
             self.cpu_max,
             "must be finite and > 0",
         )?;
-        ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0 s")?;
+        check_duration("setup", self.setup, false)?;
         MeanShiftParams::new(self.mean_shift.bandwidth, self.mean_shift.max_iterations)?;
-        ParamError::check(
-            self.sample_half_life.0 > 0,
-            "sample_half_life",
-            self.sample_half_life.0,
-            "must be > 0 s",
-        )?;
+        check_duration("sample_half_life", self.sample_half_life, true)?;
         ParamError::check(
             self.max_samples > 0,
             "max_samples",
             self.max_samples,
             "must be > 0",
         )?;
-        ParamError::check(
-            self.predictor_window.0 > 0,
-            "predictor_window",
-            self.predictor_window.0,
-            "must be > 0 s",
-        )?;
-        ParamError::check(
-            self.interval.0 > 0,
-            "interval",
-            self.interval.0,
-            "must be > 0 s",
-        )?;
+        check_duration("predictor_window", self.predictor_window, true)?;
+        check_duration("interval", self.interval, true)?;
         ParamError::check(
             self.replacement_threshold.is_finite() && self.replacement_threshold >= 0.0,
             "replacement_threshold",

@@ -27,7 +27,7 @@
 //! pool ([`CostModel::bill`]). Energy: dedicated nodes in full (idle plus the CPU they
 //! consume), volunteers only for their increment (§4.3).
 
-use crate::completion::Progress;
+use crate::completion::{Progress, check_duration};
 use crate::env::{self, EnvConfig, ForegroundProcess, JobProfile, gap_s};
 use crate::goal::{Bill, CostModel, Goal, PowerModel};
 use crate::policy::{Command, Observation, PeriodReport, ProfileReport};
@@ -102,18 +102,8 @@ impl SimConfig {
             self.work,
             "must be finite and > 0",
         )?;
-        ParamError::check(
-            self.interval.0 > 0,
-            "interval",
-            self.interval.0,
-            "must be > 0 s",
-        )?;
-        ParamError::check(
-            self.profiling.0 > 0,
-            "profiling",
-            self.profiling.0,
-            "must be > 0 s",
-        )?;
+        check_duration("interval", self.interval, true)?;
+        check_duration("profiling", self.profiling, true)?;
         ParamError::check(
             self.max_time.0 > self.profiling.0 && self.max_time.0 <= 30 * 86_400,
             "max_time",
