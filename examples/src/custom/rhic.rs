@@ -149,6 +149,7 @@ mod tests {
     #[test]
     fn demo_reports_both_policies() {
         let table = super::demo(true).expect("the demo runs");
+        println!("{table}");
         assert!(
             table.contains("Eq. 3 held (custom)") && table.contains("| RHIC"),
             "{table}"
