@@ -9,13 +9,11 @@
 
 use cosched_core::Time;
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{
-    RhicArgs, assumptions, config, curve, job_chart, mean, run_all, show, show_with, sizes,
-};
+use cosched_examples::rhic::{RhicArgs, assumptions, job_chart, run_all, show, show_with, sizes};
 use cosched_examples::{Cell, Claims, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::Strategy;
+use cosched_rhic::scenario::{Approach, Run, curve, mean};
 
 const NAME: &str = "rhic_fig11_deadline";
 const FRACTIONS: [f64; 3] = [0.2, 0.5, 0.8];
@@ -37,7 +35,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             seeds.iter().flat_map(move |&s| {
                 sizes(36, quick)
                     .into_iter()
-                    .map(move |k| config(p, any, Strategy::Fixed(k), quick, s))
+                    .map(move |k| Run::paper(p, any, Approach::Fixed(k), quick, s))
             })
         })
         .collect();
@@ -60,7 +58,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .flat_map(|&(p, _, d)| {
             seeds
                 .iter()
-                .map(move |&s| config(p, Goal::Deadline(Time(d)), Strategy::Rhic, quick, s))
+                .map(move |&s| Run::paper(p, Goal::Deadline(Time(d)), Approach::RHIC, quick, s))
         })
         .collect();
     let runs = run_all(NAME, configs)?;
@@ -89,7 +87,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for &(p, f, d) in &deadlines {
         let these: Vec<_> = runs
             .iter()
-            .filter(|(c, _)| c.profile == p && c.goal == Goal::Deadline(Time(d)))
+            .filter(|(c, _)| c.config.profile == p && c.config.goal == Goal::Deadline(Time(d)))
             .map(|(_, o)| o)
             .collect();
         let met = these
@@ -165,7 +163,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let seed_rates: Vec<f64> = seeds
         .iter()
         .map(|&s| {
-            let mine: Vec<_> = runs.iter().filter(|(c, _)| c.seed == s).collect();
+            let mine: Vec<_> = runs.iter().filter(|(c, _)| c.config.seed == s).collect();
             let missed = mine
                 .iter()
                 .filter(|(_, o)| o.deadline_met != Some(true))

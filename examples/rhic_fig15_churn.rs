@@ -6,18 +6,15 @@
 
 use cosched_core::Time;
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, pct_over, price, run_all, show,
-    show_with, sizes,
-};
+use cosched_examples::rhic::{RhicArgs, assumptions, run_all, show, show_with, sizes};
 use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::{SimConfig, Strategy};
+use cosched_rhic::scenario::{Approach, Metric, Run, best_worst, curve, mean, pct_over, price};
 
 const NAME: &str = "rhic_fig15_churn";
 const CHURN: [f64; 3] = [1.0, 2.0, 8.0];
-const FUZZY4: Strategy = Strategy::Fuzzy {
+const FUZZY4: Approach = Approach::Fuzzy {
     step: 4,
     start_fraction: 0.5,
 };
@@ -33,17 +30,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let seeds = args.seeds(3);
     let profiles = [JobProfile::Grep, JobProfile::Pi];
     let cost = Metric::Cost(price(0.42));
-    let with_churn = |mut c: SimConfig, churn: f64| {
-        c.env.churn = churn;
+    let with_churn = |mut c: Run, churn: f64| {
+        c.config.env.churn = churn;
         c
     };
     let mut configs = Vec::new();
     for &p in &profiles {
         for &churn in &CHURN {
             for &s in &seeds {
-                let fixed = sizes(36, quick).into_iter().map(Strategy::Fixed);
-                for st in fixed.chain([Strategy::Rhic, FUZZY4]) {
-                    configs.push(with_churn(config(p, cost.goal(), st, quick, s), churn));
+                let fixed = sizes(36, quick).into_iter().map(Approach::Fixed);
+                for st in fixed.chain([Approach::RHIC, FUZZY4]) {
+                    configs.push(with_churn(Run::paper(p, cost.goal(), st, quick, s), churn));
                 }
             }
         }
@@ -56,7 +53,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let t: Vec<(usize, f64)> = curve(
             &runs
                 .iter()
-                .filter(|(c, _)| c.env.churn == 1.0)
+                .filter(|(c, _)| c.config.env.churn == 1.0)
                 .cloned()
                 .collect::<Vec<_>>(),
             p,
@@ -69,9 +66,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         deadlines.push((p, d));
         for &churn in &CHURN {
             for &s in &seeds {
-                for st in [Strategy::Rhic, FUZZY4] {
+                for st in [Approach::RHIC, FUZZY4] {
                     deadline_configs.push(with_churn(
-                        config(p, Goal::Deadline(d), st, quick, s),
+                        Run::paper(p, Goal::Deadline(d), st, quick, s),
                         churn,
                     ));
                 }
@@ -100,27 +97,32 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     ));
     let mut rhic_cost = Vec::new();
     let mut fuzzy_better = Vec::new();
+    // (job, churn, RHIC's and FUZZY(4)'s mean |finish / deadline − 1|)
+    let mut deadline_gap = Vec::new();
     for &p in &profiles {
         for &churn in &CHURN {
             let same: Vec<_> = runs
                 .iter()
-                .filter(|(c, _)| c.env.churn == churn)
+                .filter(|(c, _)| c.config.env.churn == churn)
                 .cloned()
                 .collect();
             let Some(((_, best), _)) = best_worst(&curve(&same, p, |o| cost.of(o))) else {
                 continue;
             };
             let mut means = Vec::new();
-            for (name, st) in [("RHIC", Strategy::Rhic), ("FUZZY(4)", FUZZY4)] {
+            let mut gaps = Vec::new();
+            for (name, st) in [("RHIC", Approach::RHIC), ("FUZZY(4)", FUZZY4)] {
                 let over: Vec<f64> = same
                     .iter()
-                    .filter(|(c, _)| c.profile == p && c.strategy == st)
+                    .filter(|(c, _)| c.config.profile == p && c.approach == st)
                     .map(|(_, o)| pct_over(cost.of(o), best))
                     .collect();
                 let d = deadlines.iter().find(|x| x.0 == p).map_or(Time(1), |x| x.1);
                 let late: Vec<_> = deadline_runs
                     .iter()
-                    .filter(|(c, _)| c.profile == p && c.strategy == st && c.env.churn == churn)
+                    .filter(|(c, _)| {
+                        c.config.profile == p && c.approach == st && c.config.env.churn == churn
+                    })
                     .map(|(_, o)| o)
                     .collect();
                 let ratio: Vec<f64> = late
@@ -138,7 +140,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     Cell::Text(format!("{met} / {}", late.len())),
                 ]);
                 means.push(s.map_or(f64::NAN, |s| s.mean));
+                gaps.push(mean(ratio.iter().map(|r| (r - 1.0).abs())));
             }
+            deadline_gap.push((p, churn, gaps[0], gaps[1]));
             rhic_cost.push((p, churn, means[0]));
             fuzzy_better.push((p, churn, means[0] <= means[1], means[0], means[1]));
         }
@@ -201,6 +205,37 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "RHIC better",
         fuzzy_better.iter().all(|r| r.2),
     );
+    let worse: Vec<String> = deadline_gap
+        .iter()
+        .filter(|g| g.2 > g.3)
+        .map(|g| format!("{} x{:.0}", g.0.name(), g.1))
+        .collect();
+    let check = claims.check(
+        "§5.4, Fig. 15",
+        "RHIC enforces the deadline under churn better than FUZZY(4) (mean |finish / deadline − 1| \
+         at every job and churn)",
+        deadline_gap
+            .iter()
+            .map(|g| {
+                format!(
+                    "{} x{:.0}: {:.1} vs {:.1} %",
+                    g.0.name(),
+                    g.1,
+                    100.0 * g.2,
+                    100.0 * g.3
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        "RHIC better",
+        worse.is_empty(),
+    );
+    if !worse.is_empty() {
+        check.because(format!(
+            "FUZZY(4) closer to the deadline at {}",
+            worse.join(", ")
+        ));
+    }
     out.write_claims(&claims)?;
     Ok(())
 }

@@ -4,11 +4,11 @@
 
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{
-    Comparison, Metric, RhicArgs, assumptions, compare, comparison_plot, comparison_table,
-    curve_table, price, show, sizes,
+    RhicArgs, assumptions, compare, comparison_plot, comparison_table, curve_table, show, sizes,
 };
 use cosched_examples::{Cell, Claims};
 use cosched_rhic::env::JobProfile;
+use cosched_rhic::scenario::{Comparison, Metric, price};
 
 const NAME: &str = "rhic_fig16_hbase";
 

@@ -7,15 +7,14 @@
 //! annealing; the variants without Algorithm 1 are our ablation.
 
 use cosched_core::stats::Spread;
-use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, mean, pct_over, price, run_all, show,
-    sizes,
-};
-use cosched_examples::{BarChart, Cell, Claims, Table};
+use cosched_examples::rhic::{RhicArgs, assumptions, show, sizes};
+use cosched_examples::{BarChart, Cell, Claims, Sweep, Table};
 use cosched_rhic::SearchMethod;
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::policy::DecisionKind;
-use cosched_rhic::sim::{Outcome, SimConfig, Strategy};
+use cosched_rhic::scenario::{
+    self, Approach, Metric, Run, best_worst, curve, mean, pct_over, price,
+};
+use cosched_rhic::sim::{Outcome, SimError, simulate};
 
 const NAME: &str = "rhic_search_annealing";
 /// Annealing moves per decision (ours): fewer evaluations than the 37 sizes of 0–36.
@@ -70,12 +69,19 @@ fn size_changes(o: &Outcome) -> f64 {
         .count() as f64
 }
 
-/// Boundaries decided by Algorithm 1.
-fn scaling_periods(o: &Outcome) -> f64 {
-    o.trace
-        .iter()
-        .filter(|s| matches!(s.decision, Some(DecisionKind::Scaling(_))))
-        .count() as f64
+/// Simulates `run`, with the boundaries Algorithm 1 decided when RHIC sized the pool.
+fn simulate_counting(run: &Run) -> Result<(Outcome, u32), SimError> {
+    match run.approach {
+        Approach::Rhic {
+            search,
+            initial_scaling,
+        } => {
+            let mut rhic = scenario::rhic_with(&run.config, search, initial_scaling)?;
+            let o = simulate(&run.config, &mut rhic)?;
+            Ok((o, rhic.scaling_periods()))
+        }
+        _ => Ok((run.simulate()?, 0)),
+    }
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -86,23 +92,25 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let jobs = args.jobs(&[JobProfile::Grep, JobProfile::Pi]);
     let metrics = [Metric::Cost(price(0.42)), Metric::Energy];
     let grid = sizes(36, quick);
-    let variant_config = |p, m: &Metric, v: &Variant, seed| -> SimConfig {
-        let mut c = config(p, m.goal(), Strategy::Rhic, quick, seed);
-        c.rhic_search = match v.search {
+    let variant_config = |p, m: &Metric, v: &Variant, seed| -> Run {
+        let search = match v.search {
             SearchMethod::Annealing { steps, .. } => SearchMethod::Annealing { steps, seed },
             s => s,
         };
-        c.rhic_initial_scaling = v.scaling;
-        c
+        let approach = Approach::Rhic {
+            search,
+            initial_scaling: v.scaling,
+        };
+        Run::paper(p, m.goal(), approach, quick, seed)
     };
     let mut configs = Vec::new();
     for &p in &jobs {
         for &seed in &seeds {
             for &k in &grid {
-                configs.push(config(
+                configs.push(Run::paper(
                     p,
                     Metric::Energy.goal(),
-                    Strategy::Fixed(k),
+                    Approach::Fixed(k),
                     quick,
                     seed,
                 ));
@@ -114,7 +122,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    let runs = run_all(NAME, configs)?;
+    let mut runs = Vec::new();
+    let mut alg1 = Vec::new();
+    for (run, result) in Sweep::new(NAME, configs).run(simulate_counting) {
+        let (o, periods) = result?;
+        runs.push((run, o));
+        alg1.push(periods);
+    }
     let mut table = Table::new(
         NAME,
         "RHIC's search variants: percent above the exhaustive best, and how much they reconfigure",
@@ -148,20 +162,21 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             };
             categories.push(format!("{} {}", p.name(), m.name()));
             for (vi, v) in VARIANTS.iter().enumerate() {
-                let mine: Vec<&Outcome> = runs
+                let (mine, periods): (Vec<&Outcome>, Vec<f64>) = runs
                     .iter()
-                    .filter(|(c, _)| {
-                        c.profile == p
-                            && c.strategy == Strategy::Rhic
-                            && c.goal == m.goal()
-                            && c.rhic_initial_scaling == v.scaling
-                            && std::mem::discriminant(&c.rhic_search)
-                                == std::mem::discriminant(&v.search)
+                    .zip(&alg1)
+                    .filter(|((c, _), _)| {
+                        c.config.profile == p
+                            && c.config.goal == m.goal()
+                            && matches!(c.approach, Approach::Rhic { search, initial_scaling }
+                                if initial_scaling == v.scaling
+                                    && std::mem::discriminant(&search)
+                                        == std::mem::discriminant(&v.search))
                     })
-                    .map(|(_, o)| o)
-                    .collect();
+                    .map(|((_, o), &n)| (o, f64::from(n)))
+                    .unzip();
                 let pct: Vec<f64> = mine.iter().map(|o| pct_over(m.of(o), best)).collect();
-                let periods = mean(mine.iter().map(|o| scaling_periods(o)));
+                let periods = mean(periods);
                 if vi == 0 {
                     alg1_periods.push((format!("{} {}", p.name(), m.name()), periods));
                 }

@@ -3,13 +3,11 @@
 //! Hadoop job, ours beside the paper's.
 
 use cosched_core::Time;
-use cosched_examples::rhic::{
-    Metric, RhicArgs, assumptions, best_worst, config, curve, price, run_all, sizes, table1,
-};
+use cosched_examples::rhic::{RhicArgs, assumptions, run_all, sizes};
 use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::Goal;
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::Strategy;
+use cosched_rhic::scenario::{Approach, Metric, Run, best_worst, curve, price, table1};
 
 const NAME: &str = "rhic_table1";
 
@@ -27,10 +25,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for &p in &profiles {
         for &s in &seeds {
             for k in sizes(36, quick) {
-                configs.push(config(
+                configs.push(Run::paper(
                     p,
                     Goal::Deadline(Time(0)),
-                    Strategy::Fixed(k),
+                    Approach::Fixed(k),
                     false,
                     s,
                 ));

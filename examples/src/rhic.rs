@@ -1,66 +1,15 @@
 //! What the RHIC examples (`rhic_*`, Clay, Shen, Ma, Gu, "Adaptive Cluster Sizing for Residual
-//! Resource Harvesting in Interactive Clouds", Table 1 and Figures 9–16) share: the runs on the
-//! paper's testbed ([`cosched_rhic::env`]: Table 2, 16-core nodes, 1-minute control on 1 s
-//! samples), the exhaustive survey over fixed sizes, RHIC and the baselines on the same seeds,
-//! and the comparisons, with the paper's numbers beside ours.
+//! Resource Harvesting in Interactive Clouds", Table 1 and Figures 9–16) share beyond the
+//! crate's [`cosched_rhic::scenario`] (the runs on the paper's testbed, the approaches, the
+//! comparisons): their options, the parallel sweep, and the tables and plots.
 
 use cosched_core::seed::replicate_seeds;
-use cosched_core::stats::{self, Spread};
+use cosched_core::stats::Spread;
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::{Outcome, SimConfig, SimError, Strategy, simulate};
-use cosched_rhic::{CostModel, Goal, PowerModel};
+use cosched_rhic::scenario::{self, Comparison, Metric, Run, best_worst};
+use cosched_rhic::sim::{Outcome, SimError};
 
-use crate::{BarChart, Cell, CommonArgs, LinePlot, Sweep, Table};
-
-/// The paper's volunteer prices, dollars per hour (dedicated: $1.00/h), Fig. 9.
-pub const PRICES: [f64; 4] = [0.20, 0.42, 0.60, 0.80];
-
-/// Table 1 of the paper: per job, (cost min, max in $; energy min, max in Wh) over 0–36
-/// volunteers beside 6 dedicated nodes.
-pub fn table1(profile: JobProfile) -> Option<[f64; 4]> {
-    match profile {
-        JobProfile::Wordcount => Some([4.42, 6.38, 1273.0, 1957.0]),
-        JobProfile::Grep => Some([2.40, 5.83, 710.0, 894.0]),
-        JobProfile::Pi => Some([9.25, 16.63, 2963.0, 5461.0]),
-        JobProfile::WordCooccurrence => Some([7.72, 11.41, 2230.0, 3987.0]),
-        _ => None,
-    }
-}
-
-/// The paper's prices with the volunteer at `usd_per_hour`.
-pub fn price(usd_per_hour: f64) -> CostModel {
-    CostModel::new(1_000_000, (usd_per_hour * 1e6).round() as u64)
-}
-
-/// Interactive nodes beside the job: 36 for Hadoop (§5.2), 18 for HBasePCF (§5.5).
-pub fn interactive(profile: JobProfile) -> usize {
-    if JobProfile::HBASE.contains(&profile) {
-        18
-    } else {
-        36
-    }
-}
-
-/// A run of `profile` on the paper's testbed sized by `strategy` under `goal`; `quick` runs a
-/// quarter of the job's work.
-pub fn config(
-    profile: JobProfile,
-    goal: Goal,
-    strategy: Strategy,
-    quick: bool,
-    seed: u64,
-) -> SimConfig {
-    let mut c = SimConfig::new(profile, goal, strategy);
-    if let Goal::Cost(m) = goal {
-        c.cost = m;
-    }
-    if quick {
-        c.work /= 4.0;
-    }
-    c.env.interactive_nodes = interactive(profile);
-    c.seed = seed;
-    c
-}
+use crate::{BarChart, Cell, Claims, CommonArgs, LinePlot, Sweep, Table};
 
 /// The options of every RHIC example: the common ones and how many seeds to average.
 #[derive(Debug, Clone, PartialEq, Eq, clap::Parser)]
@@ -129,65 +78,16 @@ pub fn sizes(max: usize, quick: bool) -> Vec<usize> {
     v
 }
 
-/// Runs every configuration (in parallel, results in input order).
+/// Runs every run (in parallel, results in input order).
 ///
 /// # Errors
-/// The first configuration the simulator rejects.
-pub fn run_all(
-    label: &str,
-    configs: Vec<SimConfig>,
-) -> Result<Vec<(SimConfig, Outcome)>, SimError> {
-    Sweep::new(label, configs)
-        .run(simulate)
+/// The first run the simulator rejects.
+pub fn run_all(label: &str, runs: Vec<Run>) -> Result<Vec<(Run, Outcome)>, SimError> {
+    Sweep::new(label, runs)
+        .run(Run::simulate)
         .into_iter()
         .map(|(c, o)| o.map(|o| (c, o)))
         .collect()
-}
-
-/// The mean of `xs` (NaN when empty), by `cosched_core::stats`.
-pub fn mean(xs: impl IntoIterator<Item = f64>) -> f64 {
-    let v: Vec<f64> = xs.into_iter().collect();
-    stats::mean(&v).unwrap_or(f64::NAN)
-}
-
-/// An exhaustive curve: for each fixed size, the mean of `metric` over the seeds, among the
-/// `runs` of `profile` under [`Strategy::Fixed`] with churn `churn`.
-pub fn curve(
-    runs: &[(SimConfig, Outcome)],
-    profile: JobProfile,
-    metric: impl Fn(&Outcome) -> f64,
-) -> Vec<(usize, f64)> {
-    let mut sizes: Vec<usize> = runs
-        .iter()
-        .filter_map(|(c, _)| match c.strategy {
-            Strategy::Fixed(k) if c.profile == profile => Some(k),
-            _ => None,
-        })
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    sizes
-        .into_iter()
-        .map(|k| {
-            let m = mean(
-                runs.iter()
-                    .filter(|(c, _)| c.profile == profile && c.strategy == Strategy::Fixed(k))
-                    .map(|(_, o)| metric(o)),
-            );
-            (k, m)
-        })
-        .collect()
-}
-
-/// The best (lowest) and worst points of a curve, `None` when it is empty.
-pub fn best_worst(curve: &[(usize, f64)]) -> Option<((usize, f64), (usize, f64))> {
-    let by = |a: &&(usize, f64), b: &&(usize, f64)| a.1.total_cmp(&b.1);
-    Some((*curve.iter().min_by(by)?, *curve.iter().max_by(by)?))
-}
-
-/// `100 · (a − b) / b`.
-pub fn pct_over(a: f64, b: f64) -> f64 {
-    100.0 * (a - b) / b
 }
 
 /// The notes every RHIC table carries: what is the paper's and what is ours.
@@ -203,85 +103,12 @@ pub fn assumptions() -> String {
         .to_owned()
 }
 
-/// What an exhaustive-vs-RHIC comparison measures, and hence RHIC's goal.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Metric {
-    /// Dollars at these prices (goal: cost).
-    Cost(CostModel),
-    /// Watt-hours billed to the job (goal: energy).
-    Energy,
-}
-
-impl Metric {
-    /// The metric of one run.
-    pub fn of(&self, o: &Outcome) -> f64 {
-        match self {
-            Metric::Cost(m) => o.bill_at(m).total.usd(),
-            Metric::Energy => o.energy_j / 3600.0,
-        }
-    }
-
-    /// RHIC's goal for this metric.
-    pub fn goal(&self) -> Goal {
-        match *self {
-            Metric::Cost(m) => Goal::Cost(m),
-            Metric::Energy => Goal::Energy(PowerModel::arc()),
-        }
-    }
-
-    /// `cost` or `energy`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Metric::Cost(_) => "cost",
-            Metric::Energy => "energy",
-        }
-    }
-}
-
-/// One job under one metric: the exhaustive curve over fixed sizes and RHIC's results on the
-/// same seeds.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Comparison {
-    /// The job.
-    pub profile: JobProfile,
-    /// The metric (and RHIC's goal).
-    pub metric: Metric,
-    /// `(size, mean metric)` for every fixed size.
-    pub curve: Vec<(usize, f64)>,
-    /// RHIC's metric, one per seed.
-    pub rhic: Vec<f64>,
-    /// RHIC's mean number of volunteers in the pool.
-    pub rhic_volunteers: f64,
-}
-
-impl Comparison {
-    /// `100 · (worst − best) / worst` over the curve.
-    pub fn spread_pct(&self) -> f64 {
-        best_worst(&self.curve).map_or(f64::NAN, |((_, b), (_, w))| 100.0 * (w - b) / w)
-    }
-
-    /// RHIC's mean metric.
-    pub fn rhic_mean(&self) -> f64 {
-        mean(self.rhic.iter().copied())
-    }
-
-    /// RHIC's percent above the exhaustive best, per seed.
-    pub fn over_best(&self) -> Vec<f64> {
-        let best = best_worst(&self.curve).map_or(f64::NAN, |((_, b), _)| b);
-        self.rhic.iter().map(|&r| pct_over(r, best)).collect()
-    }
-
-    /// The spread of [`Comparison::over_best`] over the seeds.
-    pub fn over_best_spread(&self) -> Option<Spread> {
-        Spread::of(&self.over_best())
-    }
-}
-
 /// The exhaustive runs (every size of `sizes`, which do not depend on the metric) and one
-/// RHIC run per metric, for every job and seed.
+/// RHIC run per metric, for every job and seed ([`scenario::comparison_runs`]), compared over
+/// all seeds.
 ///
 /// # Errors
-/// The first configuration the simulator rejects.
+/// The first run the simulator rejects.
 pub fn compare(
     label: &str,
     profiles: &[JobProfile],
@@ -290,39 +117,48 @@ pub fn compare(
     quick: bool,
     seeds: &[u64],
 ) -> Result<Vec<Comparison>, SimError> {
-    let mut configs = Vec::new();
-    for &p in profiles {
-        for &seed in seeds {
-            for &k in sizes {
-                let goal = Goal::Cost(price(0.42)); // a fixed size ignores the goal
-                configs.push(config(p, goal, Strategy::Fixed(k), quick, seed));
-            }
-            for m in metrics {
-                configs.push(config(p, m.goal(), Strategy::Rhic, quick, seed));
-            }
-        }
-    }
-    let runs = run_all(label, configs)?;
-    let mut out = Vec::new();
-    for &p in profiles {
-        for m in metrics {
-            let rhic: Vec<&Outcome> = runs
+    compare_per_seed(label, profiles, metrics, sizes, quick, seeds).map(|(all, _)| all)
+}
+
+/// [`compare`], and the same comparisons on each seed alone (in `seeds` order), for the
+/// seed-to-seed spread of a figure.
+///
+/// # Errors
+/// The first run the simulator rejects.
+pub fn compare_per_seed(
+    label: &str,
+    profiles: &[JobProfile],
+    metrics: &[Metric],
+    sizes: &[usize],
+    quick: bool,
+    seeds: &[u64],
+) -> Result<(Vec<Comparison>, Vec<Vec<Comparison>>), SimError> {
+    let runs = run_all(
+        label,
+        scenario::comparison_runs(profiles, metrics, sizes, quick, seeds),
+    )?;
+    let per_seed = seeds
+        .iter()
+        .map(|&seed| {
+            let mine: Vec<(Run, Outcome)> = runs
                 .iter()
-                .filter(|(c, _)| {
-                    c.profile == p && c.strategy == Strategy::Rhic && c.goal == m.goal()
-                })
-                .map(|(_, o)| o)
+                .filter(|(r, _)| r.config.seed == seed)
+                .cloned()
                 .collect();
-            out.push(Comparison {
-                profile: p,
-                metric: *m,
-                curve: curve(&runs, p, |o| m.of(o)),
-                rhic: rhic.iter().map(|o| m.of(o)).collect(),
-                rhic_volunteers: mean(rhic.iter().map(|o| o.mean_volunteers)),
-            });
-        }
-    }
-    Ok(out)
+            scenario::comparisons(&mine, profiles, metrics)
+        })
+        .collect();
+    Ok((scenario::comparisons(&runs, profiles, metrics), per_seed))
+}
+
+/// The largest spread (worst over best, %) among `rows`, and its tolerance beside a paper's
+/// figure: twice the seed-to-seed sd of that largest spread over `per_seed` (ours, measured),
+/// at least the paper's precision of half a point.
+pub fn max_spread_band(rows: &[Comparison], per_seed: &[Vec<Comparison>]) -> (f64, f64) {
+    let max = |rows: &[Comparison]| rows.iter().map(Comparison::spread_pct).fold(0.0, f64::max);
+    let seeds: Vec<f64> = per_seed.iter().map(|r| max(r)).collect();
+    let sd = Spread::of(&seeds).and_then(|s| s.sd).unwrap_or(0.0);
+    (max(rows), (2.0 * sd).max(0.5))
 }
 
 /// The table of comparisons: best and worst size, spread, RHIC and its distance from the
@@ -439,4 +275,30 @@ pub fn show_with(s: Option<Spread>, decimals: usize) -> String {
         },
         None => "n/a".to_owned(),
     }
+}
+
+/// The checks and calibration targets of an example (invariants, identities, what the testbed
+/// was calibrated on), checked on our numbers like the paper's claims but listed apart
+/// (`checks.csv` and a table in `table.md`), never counted in "claims reproduced".
+pub fn checks_table(checks: &Claims) -> Table {
+    let mut table = Table::new(
+        "checks",
+        format!(
+            "Checks and calibration targets (not paper claims): {} of {} hold",
+            checks.passed(),
+            checks.len()
+        ),
+        ["kind", "check", "ours", "expected", "verdict", "reason"],
+    );
+    for c in &checks.claims {
+        table.row([
+            Cell::Text(c.source.clone()),
+            Cell::Text(c.claim.clone()),
+            Cell::Text(c.ours.clone()),
+            Cell::Text(c.paper.clone()),
+            Cell::from(if c.pass { "holds" } else { "FAILS" }),
+            c.reason.clone().map_or(Cell::Empty, Cell::Text),
+        ]);
+    }
+    table
 }

@@ -1,10 +1,12 @@
 //! The controller's speed (§5.6: under 250 ms for an exhaustive decision over 36 volunteers):
-//! a full boundary `decide` for 36 and 10,000 candidates — screening, sorting, mean-shift over
-//! an hour of 1-minute I/O samples, the spline, the search, the selection — and the bare
+//! a full boundary decision (the answer to a progress report) for 36 and 10,000 candidates —
+//! screening, sorting, mean-shift over an hour of 1-minute I/O samples, the spline, the search,
+//! the selection, the pool's commands — and the bare
 //! exhaustive search and simulated annealing over 10,000 candidates.
 
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, SeedStreams, Time};
-use cosched_rhic::policy::{Observation, PeriodReport, PoolPolicy, ProfileReport};
+use cosched_rhic::policy::{Observation, PeriodReport, ProfileReport};
 use cosched_rhic::{
     Candidate, CompletionParams, CostModel, Goal, Progress, Rhic, RhicConfig, SearchModel,
     annealing_search, exhaustive_search, screen_and_sort,
@@ -20,6 +22,7 @@ fn spread(i: u32) -> (f64, u64) {
 
 /// A controller after profiling, Algorithm 1 and an hour of periods, with `n` candidates.
 fn prepared(n: u32) -> Rhic {
+    let mut out = Vec::new();
     let mut r =
         Rhic::new(RhicConfig::new(6, 16.0, Goal::Cost(CostModel::default()))).expect("valid");
     for t in 0..60 {
@@ -30,7 +33,8 @@ fn prepared(n: u32) -> Rhic {
                 foreground_cpu: fg,
                 free_memory_mb: mem,
             };
-            r.observe(Time(i64::from(t)), &o).expect("valid");
+            r.observe(Time(i64::from(t)), &o, &(), &mut out)
+                .expect("valid");
         }
     }
     let profile = ProfileReport {
@@ -39,7 +43,7 @@ fn prepared(n: u32) -> Rhic {
         slot_memory_mb: 256,
         task_s: 60.0,
     };
-    r.observe(Time(60), &Observation::Profile(profile))
+    r.observe(Time(60), &Observation::Profile(profile), &(), &mut out)
         .expect("valid");
     for k in 1..=60 {
         let available = 96.0 + f64::from(k % 37) * 12.0;
@@ -54,23 +58,27 @@ fn prepared(n: u32) -> Rhic {
             joules: 1.0,
         };
         let at = Time(60 * (i64::from(k) + 1));
-        r.observe(at, &Observation::Period(report)).expect("valid");
-        r.decide(
-            at,
-            &Progress::new(1000.0 * f64::from(k), 1e7, Duration(at.0), 200.0).expect("valid"),
-        );
+        r.observe(at, &Observation::Period(report), &(), &mut out)
+            .expect("valid");
+        let p = Progress::new(1000.0 * f64::from(k), 1e7, Duration(at.0), 200.0).expect("valid");
+        r.observe(at, &Observation::Progress(p), &(), &mut out)
+            .expect("valid");
     }
     r
 }
 
 fn bench(c: &mut Criterion) {
     let progress = Progress::new(60_000.0, 1e7, Duration(3660), 200.0).expect("valid");
+    let report = Observation::Progress(progress);
     for n in [36, 10_000] {
         let r = prepared(n);
         c.bench_function(&format!("decide/{n}"), |b| {
             b.iter_batched_ref(
-                || r.clone(),
-                |r| black_box(r.decide(Time(3720), &progress).volunteers.len()),
+                || (r.clone(), Vec::new()),
+                |(r, out)| {
+                    r.observe(Time(3720), &report, &(), out).expect("valid");
+                    black_box(out.len())
+                },
                 BatchSize::SmallInput,
             )
         });

@@ -2,19 +2,18 @@
 //! sized by RHIC under the cost goal (about 25 simulated minutes, second by second).
 
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::{SimConfig, Strategy, simulate};
-use cosched_rhic::{CostModel, Goal};
+use cosched_rhic::sim::{SimConfig, simulate};
+use cosched_rhic::{CostModel, Goal, scenario};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
-    let config = SimConfig::new(
-        JobProfile::Wordcount,
-        Goal::Cost(CostModel::default()),
-        Strategy::Rhic,
-    );
+    let config = SimConfig::new(JobProfile::Wordcount, Goal::Cost(CostModel::default()));
     c.bench_function("simulate/wordcount_6+36_rhic", |b| {
-        b.iter(|| black_box(simulate(black_box(&config)).expect("valid config")))
+        b.iter(|| {
+            let mut rhic = scenario::rhic(&config).expect("valid config");
+            black_box(simulate(black_box(&config), &mut rhic).expect("valid config"))
+        })
     });
 }
 

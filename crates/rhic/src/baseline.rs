@@ -1,5 +1,6 @@
 //! The approaches RHIC is compared with (§5.2–5.3), as policies of the same protocol
-//! ([`PoolPolicy`]) so every comparison runs through one simulator path:
+//! ([`cosched_core::policy::Policy`] over [`Observation`] and [`Command`]) so every comparison
+//! runs through one simulator path:
 //!
 //! - **Fixed** size, the exhaustive survey's "targeted" framework (§5.2): a constant number of
 //!   volunteers kept with RHIC's selection and management (§4.4);
@@ -12,12 +13,13 @@
 //!
 //! All three choose *how many* volunteers; *which* ones is RHIC's [`Selection`].
 
-use crate::completion::Progress;
+use crate::completion::{Progress, check_duration};
 use crate::goal::Goal;
 use crate::policy::{
-    CloudView, Decision, DecisionKind, Observation, PeriodReport, PoolPolicy, Selection,
+    CloudView, Command, CommandedPool, Observation, PeriodReport, Selection, Sizing, SizingKind,
 };
 use crate::search::Candidate;
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, ParamError, Time};
 use serde::{Deserialize, Serialize};
 
@@ -138,18 +140,24 @@ pub enum Rule {
 /// replaced in between).
 ///
 /// ```
+/// use cosched_core::policy::Policy;
 /// use cosched_core::{Duration, NodeId, Time};
 /// use cosched_rhic::baseline::{Baseline, Rule};
-/// use cosched_rhic::policy::{Observation, PoolPolicy, ProfileReport};
+/// use cosched_rhic::policy::{Assignment, Command, Observation, ProfileReport};
 /// use cosched_rhic::{CostModel, Goal, Progress};
-/// let mut b = Baseline::new(Rule::Fixed(2), 16.0, Goal::Cost(CostModel::default()), Duration(60));
+/// let goal = Goal::Cost(CostModel::default());
+/// let mut b = Baseline::new(Rule::Fixed(2), 16.0, goal, Duration(60)).unwrap();
+/// let mut out = Vec::new();
 /// for n in 0..4 {
-///     b.observe(Time(59), &Observation::Node { node: NodeId(n), foreground_cpu: n as f64, free_memory_mb: 4096 }).unwrap();
+///     let reading = Observation::Node { node: NodeId(n), foreground_cpu: n as f64, free_memory_mb: 4096 };
+///     b.observe(Time(59), &reading, &(), &mut out).unwrap();
 /// }
 /// let profile = ProfileReport { bw_util: 0.3, dedicated_cpu: 96.0, slot_memory_mb: 256, task_s: 60.0 };
-/// b.observe(Time(60), &Observation::Profile(profile)).unwrap();
-/// let d = b.decide(Time(60), &Progress::new(1.0, 9.0, Duration(60), 96.0).unwrap());
-/// assert_eq!(d.nodes().collect::<Vec<_>>(), [NodeId(0), NodeId(1)]); // the two least loaded
+/// b.observe(Time(60), &Observation::Profile(profile), &(), &mut out).unwrap();
+/// let progress = Progress::new(1.0, 9.0, Duration(60), 96.0).unwrap();
+/// b.observe(Time(60), &Observation::Progress(progress), &(), &mut out).unwrap();
+/// let join = |n| Command::Join(Assignment { node: NodeId(n), slots: 16 });
+/// assert_eq!(out, [join(0), join(1)]); // the two least loaded
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Baseline {
@@ -161,8 +169,9 @@ pub struct Baseline {
     cloud: CloudView,
     slot_memory_mb: Option<u64>,
     selection: Selection,
+    commanded: CommandedPool,
     last_period: Option<PeriodReport>,
-    last: Option<Decision>,
+    last: Option<Sizing>,
     last_boundary: Option<Time>,
     #[serde(skip)]
     sorted: Vec<Candidate>,
@@ -171,9 +180,30 @@ pub struct Baseline {
 impl Baseline {
     /// A baseline of `rule` on nodes of `cpu_max` cores, measuring `goal` (FUZZY), deciding
     /// every `interval`, with RHIC's default predictor (10 min) and replacement threshold
-    /// (`cpu_max / 4`).
-    pub fn new(rule: Rule, cpu_max: f64, goal: Goal, interval: Duration) -> Self {
-        Baseline {
+    /// (`cpu_max / 4`); or the first parameter out of range (`cpu_max` finite and > 0, the
+    /// interval > 0 s, Threshold's `θ` finite and ≥ 0).
+    pub fn new(
+        rule: Rule,
+        cpu_max: f64,
+        goal: Goal,
+        interval: Duration,
+    ) -> Result<Self, ParamError> {
+        ParamError::check(
+            cpu_max.is_finite() && cpu_max > 0.0,
+            "cpu_max",
+            cpu_max,
+            "must be finite and > 0",
+        )?;
+        check_duration("interval", interval, true)?;
+        if let Rule::Threshold(theta) = rule {
+            ParamError::check(
+                theta.is_finite() && theta >= 0.0,
+                "theta",
+                theta,
+                "must be finite and >= 0",
+            )?;
+        }
+        Ok(Baseline {
             rule,
             goal,
             cpu_max,
@@ -182,11 +212,17 @@ impl Baseline {
             cloud: CloudView::new(Duration::from_mins(10)),
             slot_memory_mb: None,
             selection: Selection::default(),
+            commanded: CommandedPool::default(),
             last_period: None,
             last: None,
             last_boundary: None,
             sorted: Vec::new(),
-        }
+        })
+    }
+
+    /// The last sizing (what the last [`Observation::Progress`] chose), if any.
+    pub fn last_sizing(&self) -> Option<&Sizing> {
+        self.last.as_ref()
     }
 
     /// FUZZY's measure of an interval, lower is better: dollars or joules per unit of work,
@@ -235,9 +271,23 @@ impl Baseline {
     }
 }
 
-impl PoolPolicy for Baseline {
-    fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError> {
-        if self.cloud.observe(at, observation) {
+impl Policy for Baseline {
+    type Observation = Observation;
+    type Command = Command;
+    type View = ();
+    type Error = ParamError;
+
+    /// Takes one observation; on [`Observation::Progress`], decides and appends the pool's
+    /// changes. An error for a profile without slot memory.
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: &Observation,
+        _: &(),
+        out: &mut Vec<Command>,
+    ) -> Result<(), ParamError> {
+        self.commanded.observe(observation);
+        if self.cloud.observe(now, observation) {
             return Ok(());
         }
         match *observation {
@@ -252,12 +302,21 @@ impl PoolPolicy for Baseline {
             }
             // Kept until the boundary decision, which knows the progress.
             Observation::Period(p) => self.last_period = Some(p),
+            Observation::Progress(ref p) => {
+                self.decide(now, p);
+                let target = self.last.as_ref().map_or(&[][..], |s| &s.volunteers[..]);
+                self.commanded.move_to(target, out);
+            }
             _ => {}
         }
         Ok(())
     }
+}
 
-    fn decide(&mut self, now: Time, progress: &Progress) -> &Decision {
+impl Baseline {
+    /// The sizes change at interval boundaries; between them departed or failed volunteers are
+    /// replaced.
+    fn decide(&mut self, now: Time, progress: &Progress) {
         let mut all = Vec::new();
         match self.slot_memory_mb {
             Some(slot_mb) => self
@@ -274,30 +333,30 @@ impl PoolPolicy for Baseline {
             if dropped {
                 self.selection.resize(size, &self.sorted);
             }
-            let last = self.last.take().unwrap_or_else(|| Decision {
+            let last = self.last.take().unwrap_or_else(|| Sizing {
                 at: now,
                 volunteers: Vec::new(),
                 estimate_s: None,
                 score: None,
-                kind: DecisionKind::Deferred,
+                kind: SizingKind::Deferred,
             });
-            Decision {
+            Sizing {
                 volunteers: self.selection.members().to_vec(),
                 kind: if dropped {
-                    DecisionKind::Replaced
+                    SizingKind::Replaced
                 } else {
-                    DecisionKind::Deferred
+                    SizingKind::Deferred
                 },
                 ..last
             }
         } else if self.slot_memory_mb.is_none() {
             self.last_boundary = Some(now);
-            Decision {
+            Sizing {
                 at: now,
                 volunteers: Vec::new(),
                 estimate_s: None,
                 score: None,
-                kind: DecisionKind::Profiling,
+                kind: SizingKind::Profiling,
             }
         } else {
             self.last_boundary = Some(now);
@@ -310,14 +369,14 @@ impl PoolPolicy for Baseline {
             self.selection.resize(size, &self.sorted);
             self.selection
                 .replace(&self.sorted, self.replacement_threshold);
-            Decision {
+            Sizing {
                 at: now,
                 volunteers: self.selection.members().to_vec(),
                 estimate_s: None,
                 score: None,
-                kind: DecisionKind::Rule,
+                kind: SizingKind::Rule,
             }
         };
-        self.last.insert(decision)
+        self.last = Some(decision);
     }
 }

@@ -54,7 +54,7 @@ impl Progress {
             remaining,
             "must be finite and >= 0",
         )?;
-        ParamError::check(elapsed.0 >= 0, "elapsed", elapsed.0, "must be >= 0 s")?;
+        check_duration("elapsed", elapsed, false)?;
         ParamError::check(
             cpu_consumed.is_finite() && cpu_consumed >= 0.0,
             "cpu_consumed",
@@ -98,6 +98,27 @@ impl Progress {
     }
 }
 
+/// Checks a duration parameter: `> 0 s` when `positive`, else `>= 0 s`; the one check every
+/// duration of the crate's configurations goes through.
+pub(crate) fn check_duration(
+    name: &'static str,
+    d: Duration,
+    positive: bool,
+) -> Result<(), ParamError> {
+    if positive {
+        ParamError::check(d.0 > 0, name, d.0, "must be > 0 s")
+    } else {
+        ParamError::check(d.0 >= 0, name, d.0, "must be >= 0 s")
+    }
+}
+
+/// Straggler padding, in average task lengths: §4.3 adds "a small padding value to our
+/// completion time estimate, based on the average length of background tasks experienced thus
+/// far" without its size. Ours: half a task, the expected time left of a task in flight
+/// at a random moment (tasks start uniformly over their length), which is what the last wave of
+/// stragglers adds beyond the aggregate-CPU estimate of Eq. 5.
+pub const STRAGGLER_PADDING_TASKS: f64 = 0.5;
+
 /// Straggler padding and transition damping (§4.3), from the profiled volunteer setup time
 /// and the average task length observed so far.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -113,12 +134,12 @@ impl CompletionParams {
     /// use cosched_core::Duration;
     /// use cosched_rhic::CompletionParams;
     /// let c = CompletionParams::new(Duration(60), 40.0).unwrap();
-    /// assert_eq!(c.estimate_s(100.0, 2, 3), 200.0); // 100 + 40 padding + 60 setup
-    /// assert_eq!(c.estimate_s(100.0, 3, 2), 160.0); // 100 + 40 + 20 drain (half a task)
-    /// assert_eq!(c.estimate_s(100.0, 3, 3), 140.0);
+    /// assert_eq!(c.estimate_s(100.0, 2, 3), 180.0); // 100 + 20 padding (half a task) + 60 setup
+    /// assert_eq!(c.estimate_s(100.0, 3, 2), 140.0); // 100 + 20 + 20 drain (half a task)
+    /// assert_eq!(c.estimate_s(100.0, 3, 3), 120.0);
     /// ```
     pub fn new(setup: Duration, task_s: f64) -> Result<Self, ParamError> {
-        ParamError::check(setup.0 >= 0, "setup", setup.0, "must be >= 0 s")?;
+        check_duration("setup", setup, false)?;
         ParamError::check(
             task_s.is_finite() && task_s >= 0.0,
             "task_s",
@@ -139,15 +160,15 @@ impl CompletionParams {
     }
 
     /// The damped estimate for moving from `current` to `next` volunteers, given Eq. 5's
-    /// `remaining_s`: plus one average task of straggler padding, plus `setup` when growing or
-    /// half a task of drain when shrinking.
+    /// `remaining_s`: plus [`STRAGGLER_PADDING_TASKS`] average tasks of straggler padding, plus
+    /// `setup` when growing or half a task of drain when shrinking (§4.3).
     pub fn estimate_s(&self, remaining_s: f64, current: usize, next: usize) -> f64 {
         let transition = match next.cmp(&current) {
             std::cmp::Ordering::Greater => self.setup.0 as f64,
             std::cmp::Ordering::Less => self.task_s / 2.0,
             std::cmp::Ordering::Equal => 0.0,
         };
-        remaining_s + self.task_s + transition
+        remaining_s + STRAGGLER_PADDING_TASKS * self.task_s + transition
     }
 }
 

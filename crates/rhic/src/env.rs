@@ -20,7 +20,8 @@
 //! lengths, `BWUtil` of Pi, Word co-occurrence and the HBase jobs, the smoothness of disk
 //! saturation and the load imbalance across dedicated nodes.
 
-use cosched_core::ParamError;
+use crate::completion::check_duration;
+use cosched_core::{Duration, ParamError};
 use rand::{Rng, RngExt};
 use rand_distr::{Beta, Distribution, Exp, Normal};
 
@@ -492,6 +493,216 @@ pub(crate) fn gap_s(mean_s: f64, rng: &mut impl Rng) -> f64 {
     Exp::new(1.0 / mean_s)
         .map_or(mean_s, |d| d.sample(rng))
         .max(1.0)
+}
+
+/// The interactive cloud and its noise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnvConfig {
+    /// `CPU_max`: cores per node, dedicated and (unless `interactive_cores` says otherwise)
+    /// interactive (> 0; §5.1: 16).
+    pub cores: u32,
+    /// Cores of interactive node slot `i`, cycling through the list (each in 1..=1024); empty
+    /// (the default, the paper's homogeneous ARC testbed): every slot has `cores`. The policy
+    /// is told each node's capacity ([`crate::policy::Observation::Capacity`]); §4.1 notes the model extends
+    /// to a few hardware types, Fig. 7 that Hadoop tolerates uneven per-node CPU.
+    pub interactive_cores: Vec<u32>,
+    /// Memory the foreground and volunteer VMs of a node share, MiB (§5.1: 8 GB).
+    pub shared_memory_mb: u64,
+    /// Interactive nodes (host slots), each hosting one session at a time.
+    pub interactive_nodes: usize,
+    /// The session types, drawn in equal proportion (§5.2: 25 % each).
+    pub workloads: Vec<Workload>,
+    /// Churn factor (≥ 1): sessions and the gaps between them are this many times shorter.
+    pub churn: f64,
+    /// Mean gap before a node hosts its next session, seconds (> 0; ours), divided by `churn`.
+    pub session_gap_mean_s: f64,
+    /// Load imbalance of the volunteers' I/O across dedicated nodes, in `[0, 1)`
+    /// ([`io_shares`]; ours).
+    pub imbalance: f64,
+    /// Standard deviation of a 1 s foreground-CPU reading, cores (≥ 0; ours).
+    pub cpu_noise: f64,
+    /// Relative standard deviation of the reported completed work (≥ 0; ours).
+    pub progress_noise: f64,
+    /// Relative standard deviation of a period's CPU-consumed reading (≥ 0; ours: §5.3 calls
+    /// these readings noisy).
+    pub consumed_noise: f64,
+    /// Standard deviation of a disk-utilisation reading (≥ 0; ours).
+    pub disk_noise: f64,
+    /// Boot time of a volunteer VM (≥ 0; ours).
+    pub setup: Duration,
+    /// Longest a removed volunteer drains its tasks in flight (≥ 0; ours).
+    pub max_drain: Duration,
+    /// Probability that a volunteer VM fails to boot, in `[0, 1]` (ours: 0).
+    pub boot_failure: f64,
+    /// Backup (speculative) copies of straggling tasks at the job's end (Hadoop's default, the
+    /// LATE scheduler the paper cites \[22\]): once no work is left to hand out, every task still
+    /// running on a volunteer also starts on a free dedicated slot, and whichever copy
+    /// finishes first counts. Without them the job waits for its slowest volunteer.
+    pub backup_tasks: bool,
+    /// CPU a volunteer VM burns besides the job's (cores, ≥ 0; ours), for energy.
+    pub vm_overhead_cpu: f64,
+    /// Recorded foreground CPU instead of Table 2's generator (ours, a robustness input): slot
+    /// `i` replays trace `i mod len` from the run's start; sessions, churn and memory stay
+    /// Table 2's. Empty (the default): the generator.
+    pub cpu_traces: Vec<CpuTrace>,
+}
+
+/// A recorded CPU load: one reading every `step_s` seconds, % of the machine's capacity,
+/// held until the next and repeated from the start past the end.
+///
+/// ```
+/// use cosched_rhic::env::CpuTrace;
+/// let t = CpuTrace::new(300, vec![10.0, 50.0]).unwrap();
+/// assert_eq!((t.pct_at(0), t.pct_at(299), t.pct_at(300), t.pct_at(600)), (10.0, 10.0, 50.0, 10.0));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpuTrace {
+    step_s: u32,
+    /// Shared, so every run of a sweep holds the same readings.
+    pct: std::sync::Arc<[f64]>,
+}
+
+impl CpuTrace {
+    /// Readings every `step_s` (> 0) seconds, each in `[0, 100]`, at least one and at most a
+    /// million.
+    pub fn new(step_s: u32, pct: Vec<f64>) -> Result<Self, ParamError> {
+        ParamError::check(step_s > 0, "step_s", step_s, "must be > 0")?;
+        ParamError::check(
+            (1..=1_000_000).contains(&pct.len()),
+            "readings",
+            pct.len(),
+            "must be 1..=1000000",
+        )?;
+        if let Some(bad) = pct.iter().find(|p| !(0.0..=100.0).contains(*p)) {
+            return Err(ParamError::new("pct", bad, "each must be in [0, 100]"));
+        }
+        Ok(CpuTrace {
+            step_s,
+            pct: pct.into(),
+        })
+    }
+
+    /// The reading in force `t` seconds (≥ 0) after the start, %.
+    pub fn pct_at(&self, t: i64) -> f64 {
+        let i = (t.max(0) as u64 / u64::from(self.step_s)) % self.pct.len() as u64;
+        self.pct[i as usize]
+    }
+}
+
+impl Default for EnvConfig {
+    /// The paper's testbed (§5.1): 36 interactive 16-core nodes sharing 8 GB between the
+    /// foreground and volunteer VMs, the four workloads in equal proportion, natural churn;
+    /// ours: sessions 5 minutes apart on average, 30 % I/O imbalance, 1-core reading noise,
+    /// 3 % progress noise, 5 % CPU-consumed noise, 2 % disk noise, 30 s VM setup, drains of at
+    /// most 5 minutes, no boot failures, 0.1-core VM overhead.
+    fn default() -> Self {
+        EnvConfig {
+            cores: CORES,
+            interactive_cores: Vec::new(),
+            shared_memory_mb: SHARED_VM_MEMORY_MB,
+            interactive_nodes: 36,
+            workloads: Workload::ALL.to_vec(),
+            churn: 1.0,
+            session_gap_mean_s: 300.0,
+            imbalance: 0.3,
+            cpu_noise: 1.0,
+            progress_noise: 0.03,
+            consumed_noise: 0.05,
+            disk_noise: 0.02,
+            setup: Duration(30),
+            max_drain: Duration::from_mins(5),
+            boot_failure: 0.0,
+            backup_tasks: true,
+            vm_overhead_cpu: 0.1,
+            cpu_traces: Vec::new(),
+        }
+    }
+}
+
+impl EnvConfig {
+    /// The first parameter out of range, if any.
+    ///
+    /// # Errors
+    /// [`ParamError`] naming it.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let e = self;
+        ParamError::check(e.cores > 0, "cores", e.cores, "must be > 0")?;
+        ParamError::check(
+            e.interactive_cores.len() <= 100_000,
+            "interactive_cores",
+            e.interactive_cores.len(),
+            "must list at most 100000 entries",
+        )?;
+        for &c in &e.interactive_cores {
+            ParamError::check(
+                (1..=1024).contains(&c),
+                "interactive_cores",
+                c,
+                "each must be in 1..=1024",
+            )?;
+        }
+        ParamError::check(
+            !e.workloads.is_empty(),
+            "workloads",
+            "[]",
+            "must not be empty",
+        )?;
+        for w in &e.workloads {
+            BurstModel::of(&w.stats())?;
+        }
+        ParamError::check(
+            e.churn.is_finite() && e.churn >= 1.0,
+            "churn",
+            e.churn,
+            "must be >= 1",
+        )?;
+        ParamError::check(
+            e.session_gap_mean_s.is_finite() && e.session_gap_mean_s > 0.0,
+            "session_gap_mean_s",
+            e.session_gap_mean_s,
+            "must be > 0",
+        )?;
+        ParamError::check(
+            (0.0..1.0).contains(&e.imbalance),
+            "imbalance",
+            e.imbalance,
+            "must be in [0, 1)",
+        )?;
+        ParamError::check(
+            (0.0..=1.0).contains(&e.boot_failure),
+            "boot_failure",
+            e.boot_failure,
+            "must be in [0, 1]",
+        )?;
+        for (name, v) in [
+            ("cpu_noise", e.cpu_noise),
+            ("progress_noise", e.progress_noise),
+            ("consumed_noise", e.consumed_noise),
+            ("disk_noise", e.disk_noise),
+            ("vm_overhead_cpu", e.vm_overhead_cpu),
+        ] {
+            ParamError::check(
+                v.is_finite() && v >= 0.0,
+                name,
+                v,
+                "must be finite and >= 0",
+            )?;
+        }
+        check_duration("setup", e.setup, false)?;
+        check_duration("max_drain", e.max_drain, false)?;
+        ParamError::check(
+            e.cpu_traces.len() <= 100_000,
+            "cpu_traces",
+            e.cpu_traces.len(),
+            "must list at most 100000 traces",
+        )?;
+        ParamError::check(
+            e.interactive_nodes <= 100_000,
+            "interactive_nodes",
+            e.interactive_nodes,
+            "must be <= 100000",
+        )
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,11 @@
-//! The RHIC controller (§4) on the crate's policy protocol: observations in ([`Observation`]),
-//! pool decisions out ([`Decision`]), no clock, RNG or I/O, state that serialises.
+//! The RHIC controller (§4) and the crate's protocol: [`cosched_core::policy::Policy`] with
+//! [`Observation`]s in (1 s foreground readings, departures, boots, the profile, each period's
+//! measurements, the job's progress) and [`Command`]s out (a node joins the pool with its map
+//! slots, changes its slots, or leaves). No clock, RNG or I/O; the state serialises.
+//!
+//! The executor reports the job's [`Observation::Progress`] at every period end and whenever a
+//! volunteer was lost; the policy answers with the commands that move the pool it last asked
+//! for ([`CommandedPool`]) to its new choice ([`Sizing`]): the difference is the policy's.
 //!
 //! - After the dedicated-only profiling run ([`ProfileReport`]: disk utilisation, CPU
 //!   consumed, memory per map slot, task length) the I/O curve is seeded with the profile's
@@ -16,7 +22,7 @@
 //! - Between period ends it defers (§4.4): departed or failed volunteers are replaced from the
 //!   best unused, the size stands.
 
-use crate::completion::{CompletionParams, Progress};
+use crate::completion::{CompletionParams, Progress, check_duration};
 use crate::goal::{Goal, Score};
 use crate::iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
 use crate::predictor::ForegroundTable;
@@ -25,6 +31,7 @@ use crate::search::{
     Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search,
     screen_and_sort,
 };
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, ParamError, SeedStreams, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, VecDeque};
@@ -101,32 +108,17 @@ impl RhicConfig {
             self.cpu_max,
             "must be finite and > 0",
         )?;
-        ParamError::check(self.setup.0 >= 0, "setup", self.setup.0, "must be >= 0 s")?;
+        check_duration("setup", self.setup, false)?;
         MeanShiftParams::new(self.mean_shift.bandwidth, self.mean_shift.max_iterations)?;
-        ParamError::check(
-            self.sample_half_life.0 > 0,
-            "sample_half_life",
-            self.sample_half_life.0,
-            "must be > 0 s",
-        )?;
+        check_duration("sample_half_life", self.sample_half_life, true)?;
         ParamError::check(
             self.max_samples > 0,
             "max_samples",
             self.max_samples,
             "must be > 0",
         )?;
-        ParamError::check(
-            self.predictor_window.0 > 0,
-            "predictor_window",
-            self.predictor_window.0,
-            "must be > 0 s",
-        )?;
-        ParamError::check(
-            self.interval.0 > 0,
-            "interval",
-            self.interval.0,
-            "must be > 0 s",
-        )?;
+        check_duration("predictor_window", self.predictor_window, true)?;
+        check_duration("interval", self.interval, true)?;
         ParamError::check(
             self.replacement_threshold.is_finite() && self.replacement_threshold >= 0.0,
             "replacement_threshold",
@@ -218,18 +210,88 @@ pub enum Observation {
     Profile(ProfileReport),
     /// An evaluation interval ended.
     Period(PeriodReport),
+    /// The job's progress now: the executor reports it at every period end (after the
+    /// period's measurements) and whenever a volunteer left or failed to boot; the policy
+    /// answers with its pool commands (a new size at an interval boundary, replacements in
+    /// between, §4.4).
+    Progress(Progress),
 }
 
-/// A policy of the crate's protocol: RHIC ([`Rhic`]) and every baseline
-/// ([`crate::baseline`]).
-pub trait PoolPolicy {
-    /// Takes one observation made at `at`; an error for an invalid profile.
-    fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError>;
-    /// The pool from `now` on, given the job's progress.
-    fn decide(&mut self, now: Time, progress: &Progress) -> &Decision;
+/// What a policy asks of the executor: the pool's changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Command {
+    /// Start a volunteer VM on the node running this many map slots (it boots for the setup
+    /// time first). For a node still draining after a [`Command::Leave`], keep it instead.
+    Join(Assignment),
+    /// A volunteer keeps its place with another number of slots (its memory changed, §4.4).
+    Resize(Assignment),
+    /// The volunteer leaves: it finishes its tasks in flight (drains), then stops.
+    Leave(NodeId),
 }
 
-/// One volunteer of a decision and the map slots it runs.
+/// The pool as the policy last asked the executor for it; [`CommandedPool::move_to`] emits the
+/// commands that turn it into another.
+///
+/// ```
+/// use cosched_core::NodeId;
+/// use cosched_rhic::policy::{Assignment, Command, CommandedPool};
+/// let a = |n, slots| Assignment { node: NodeId(n), slots };
+/// let mut pool = CommandedPool::default();
+/// let mut out = Vec::new();
+/// pool.move_to(&[a(1, 4), a(2, 4)], &mut out);
+/// pool.move_to(&[a(2, 2), a(3, 4)], &mut out);
+/// assert_eq!(&out[2..], [Command::Leave(NodeId(1)), Command::Resize(a(2, 2)), Command::Join(a(3, 4))]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommandedPool {
+    members: Vec<Assignment>,
+}
+
+impl CommandedPool {
+    /// The volunteers asked for, in the order they were.
+    pub fn members(&self) -> &[Assignment] {
+        &self.members
+    }
+
+    /// The executor dropped `node` itself (its session ended, its VM failed to boot).
+    pub fn forget(&mut self, node: NodeId) {
+        self.members.retain(|a| a.node != node);
+    }
+
+    /// Forgets the node of a departure or failed boot ([`CommandedPool::forget`]); other
+    /// observations leave the pool as it is.
+    pub fn observe(&mut self, observation: &Observation) {
+        if let Observation::Left(node) | Observation::BootFailed(node) = *observation {
+            self.forget(node);
+        }
+    }
+
+    /// Appends the commands from the current pool to `target`: leaves first, then slot
+    /// changes and joins in `target`'s order.
+    pub fn move_to(&mut self, target: &[Assignment], out: &mut Vec<Command>) {
+        let next: std::collections::BTreeMap<NodeId, u32> =
+            target.iter().map(|a| (a.node, a.slots)).collect();
+        let prev: std::collections::BTreeMap<NodeId, u32> =
+            self.members.iter().map(|a| (a.node, a.slots)).collect();
+        out.extend(
+            self.members
+                .iter()
+                .filter(|a| !next.contains_key(&a.node))
+                .map(|a| Command::Leave(a.node)),
+        );
+        for &a in target {
+            match prev.get(&a.node) {
+                None => out.push(Command::Join(a)),
+                Some(&s) if s != a.slots => out.push(Command::Resize(a)),
+                Some(_) => {}
+            }
+        }
+        self.members.clear();
+        self.members.extend_from_slice(target);
+    }
+}
+
+/// One volunteer of a sizing and the map slots it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Assignment {
     /// The interactive node.
@@ -238,9 +300,9 @@ pub struct Assignment {
     pub slots: u32,
 }
 
-/// How a [`Decision`] was reached.
+/// How a [`Sizing`] was reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum DecisionKind {
+pub enum SizingKind {
     /// Before the profile: dedicated nodes only.
     Profiling,
     /// Algorithm 1's period `n` (1-based).
@@ -257,7 +319,7 @@ pub enum DecisionKind {
 
 /// The volunteers to use from `at` on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Decision {
+pub struct Sizing {
     /// When it was made.
     pub at: Time,
     /// The volunteers, in the order they joined the pool.
@@ -267,12 +329,12 @@ pub struct Decision {
     /// The search's score (searches only).
     pub score: Option<Score>,
     /// How it was reached.
-    pub kind: DecisionKind,
+    pub kind: SizingKind,
 }
 
-impl Decision {
-    fn empty(at: Time, kind: DecisionKind) -> Self {
-        Decision {
+impl Sizing {
+    fn empty(at: Time, kind: SizingKind) -> Self {
+        Sizing {
             at,
             volunteers: Vec::new(),
             estimate_s: None,
@@ -321,7 +383,9 @@ impl CloudView {
             Observation::BootFailed(node) => {
                 self.failed.insert(node);
             }
-            Observation::Profile(_) | Observation::Period(_) => return false,
+            Observation::Profile(_) | Observation::Period(_) | Observation::Progress(_) => {
+                return false;
+            }
         }
         true
     }
@@ -449,20 +513,23 @@ enum Scaling {
 /// The RHIC controller.
 ///
 /// ```
+/// use cosched_core::policy::Policy;
 /// use cosched_core::{Duration, NodeId, Time};
-/// use cosched_rhic::policy::{Observation, PoolPolicy, ProfileReport};
-/// use cosched_rhic::{CostModel, DecisionKind, Goal, Progress, Rhic, RhicConfig};
+/// use cosched_rhic::policy::{Command, Observation, ProfileReport};
+/// use cosched_rhic::{CostModel, SizingKind, Goal, Progress, Rhic, RhicConfig};
 /// let mut rhic = Rhic::new(RhicConfig::new(2, 16.0, Goal::Cost(CostModel::default()))).unwrap();
+/// let mut out = Vec::new();
 /// for n in 0..8 {
 ///     let node = Observation::Node { node: NodeId(n), foreground_cpu: 2.0, free_memory_mb: 6000 };
-///     rhic.observe(Time(59), &node).unwrap();
+///     rhic.observe(Time(59), &node, &(), &mut out).unwrap();
 /// }
 /// let profile = ProfileReport { bw_util: 0.25, dedicated_cpu: 32.0, slot_memory_mb: 256, task_s: 60.0 };
-/// rhic.observe(Time(60), &Observation::Profile(profile)).unwrap();
+/// rhic.observe(Time(60), &Observation::Profile(profile), &(), &mut out).unwrap();
 /// let p = Progress::new(1920.0, 100_000.0, Duration(60), 32.0).unwrap();
-/// let d = rhic.decide(Time(60), &p);
+/// rhic.observe(Time(60), &Observation::Progress(p), &(), &mut out).unwrap();
 /// // Algorithm 1, period 1: Eq. 3's worst case, (1/0.25 − 1) · 16 = 48 cores: 4 volunteers.
-/// assert_eq!((d.kind, d.volunteers.len()), (DecisionKind::Scaling(1), 4));
+/// assert_eq!(rhic.last_sizing().map(|s| s.kind), Some(SizingKind::Scaling(1)));
+/// assert_eq!(out.iter().filter(|c| matches!(c, Command::Join(_))).count(), 4);
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Rhic {
@@ -479,8 +546,10 @@ pub struct Rhic {
     dmr_ceiling: Option<usize>,
     saturated: bool,
     selection: Selection,
-    last: Option<Decision>,
+    last: Option<Sizing>,
     last_boundary: Option<Time>,
+    commanded: CommandedPool,
+    scaling_periods: u32,
     #[serde(skip)]
     sorted: Vec<Candidate>,
     #[serde(skip)]
@@ -505,6 +574,8 @@ impl Rhic {
             selection: Selection::default(),
             last: None,
             last_boundary: None,
+            commanded: CommandedPool::default(),
+            scaling_periods: 0,
             sorted: Vec::new(),
             scratch: Vec::new(),
         })
@@ -520,9 +591,14 @@ impl Rhic {
         self.config.goal = goal;
     }
 
-    /// The last decision, if any.
-    pub fn last_decision(&self) -> Option<&Decision> {
+    /// The last sizing (what the last [`Observation::Progress`] chose), if any.
+    pub fn last_sizing(&self) -> Option<&Sizing> {
         self.last.as_ref()
+    }
+
+    /// The interval boundaries Algorithm 1 decided (§4.2) so far.
+    pub fn scaling_periods(&self) -> u32 {
+        self.scaling_periods
     }
 
     /// Every known, usable volunteer with its predicted residual CPU and slots, best first.
@@ -747,20 +823,20 @@ impl Rhic {
         Some((period, size.min(ceiling)))
     }
 
-    fn boundary(&mut self, now: Time, progress: &Progress) -> Decision {
+    fn boundary(&mut self, now: Time, progress: &Progress) -> Sizing {
         self.selection.refresh(&self.sorted);
         if self.profile.is_none() {
             self.selection = Selection::default();
-            return Decision::empty(now, DecisionKind::Profiling);
+            return Sizing::empty(now, SizingKind::Profiling);
         }
         let (kind, size, estimate_s, score) = match self.scaling_size(progress) {
-            Some((period, size)) => (DecisionKind::Scaling(period), size, None, None),
+            Some((period, size)) => (SizingKind::Scaling(period), size, None, None),
             None => {
                 let curve = self.io_curve(now);
                 let ceiling = self.extrapolated_saturation_cpu();
                 let best = self.search(&self.model(now, curve.as_ref(), ceiling, progress));
                 (
-                    DecisionKind::Search,
+                    SizingKind::Search,
                     best.size,
                     Some(best.estimate_s),
                     Some(best.score),
@@ -770,7 +846,7 @@ impl Rhic {
         self.selection.resize(size, &self.sorted);
         self.selection
             .replace(&self.sorted, self.config.replacement_threshold);
-        Decision {
+        Sizing {
             at: now,
             volunteers: self.selection.members().to_vec(),
             estimate_s,
@@ -779,52 +855,76 @@ impl Rhic {
         }
     }
 
-    fn defer(&mut self, last: &Decision) -> Decision {
+    fn defer(&mut self, last: &Sizing) -> Sizing {
         let size = self.selection.members().len();
         let dropped = self.selection.refresh(&self.sorted);
         if dropped {
             self.selection.resize(size, &self.sorted);
         }
-        Decision {
+        Sizing {
             volunteers: self.selection.members().to_vec(),
             kind: if dropped {
-                DecisionKind::Replaced
+                SizingKind::Replaced
             } else {
-                DecisionKind::Deferred
+                SizingKind::Deferred
             },
             ..last.clone()
         }
     }
 }
 
-impl PoolPolicy for Rhic {
-    fn observe(&mut self, at: Time, observation: &Observation) -> Result<(), ParamError> {
-        if self.cloud.observe(at, observation) {
-            return Ok(());
-        }
-        match *observation {
-            Observation::Profile(p) => self.observe_profile(p)?,
-            Observation::Period(ref p) => self.observe_period(at, p),
-            _ => {}
-        }
-        Ok(())
-    }
-
+impl Rhic {
     /// A boundary decision (Algorithm 1's next period, or the search) when `now` is at least
     /// one interval past the last boundary, else the deferred last decision.
-    fn decide(&mut self, now: Time, progress: &Progress) -> &Decision {
+    fn decide(&mut self, now: Time, progress: &Progress) {
         self.refresh_sorted();
         let due = self
             .last_boundary
             .is_none_or(|b| now >= b.saturating_add(self.config.interval));
-        let decision = match self.last.take() {
+        let sizing = match self.last.take() {
             Some(last) if !due => self.defer(&last),
             _ => {
                 self.last_boundary = Some(now);
                 self.boundary(now, progress)
             }
         };
-        self.last.insert(decision)
+        if matches!(sizing.kind, SizingKind::Scaling(_)) {
+            self.scaling_periods += 1;
+        }
+        self.last = Some(sizing);
+    }
+}
+
+impl Policy for Rhic {
+    type Observation = Observation;
+    type Command = Command;
+    type View = ();
+    type Error = ParamError;
+
+    /// Takes one observation; on [`Observation::Progress`], decides and appends the pool's
+    /// changes. An error for an invalid profile.
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: &Observation,
+        _: &(),
+        out: &mut Vec<Command>,
+    ) -> Result<(), ParamError> {
+        self.commanded.observe(observation);
+        if self.cloud.observe(now, observation) {
+            return Ok(());
+        }
+        match *observation {
+            Observation::Profile(p) => self.observe_profile(p)?,
+            Observation::Period(ref p) => self.observe_period(now, p),
+            Observation::Progress(ref p) => {
+                self.decide(now, p);
+                let target = self.last.as_ref().map_or(&[][..], |s| &s.volunteers[..]);
+                self.commanded.move_to(target, out);
+            }
+            _ => {}
+        }
+        Ok(())
     }
 }
 

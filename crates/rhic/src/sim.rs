@@ -1,5 +1,5 @@
 //! The simulator: one background job on `D` dedicated nodes plus volunteers on a churning
-//! interactive cloud, an executor of the policy protocol ([`PoolPolicy`]) running on core's
+//! interactive cloud, an executor of the policy protocol ([`crate::policy`]: any [`RhicPolicy`]) running on core's
 //! kernel ([`cosched_core::engine`]).
 //!
 //! Events: a session ends or begins on an interactive node; a volunteer VM finishes booting;
@@ -27,116 +27,17 @@
 //! pool ([`CostModel::bill`]). Energy: dedicated nodes in full (idle plus the CPU they
 //! consume), volunteers only for their increment (§4.3).
 
-use crate::baseline::{Baseline, Fuzzy, Rule};
-use crate::completion::Progress;
-use crate::env::{self, ForegroundProcess, JobProfile, Workload, gap_s};
+use crate::completion::{Progress, check_duration};
+use crate::env::{self, EnvConfig, ForegroundProcess, JobProfile, gap_s};
 use crate::goal::{Bill, CostModel, Goal, PowerModel};
-use crate::policy::{
-    Assignment, DecisionKind, Observation, PeriodReport, PoolPolicy, ProfileReport, Rhic,
-    RhicConfig,
-};
-use crate::search::SearchMethod;
+use crate::policy::{Command, Observation, PeriodReport, ProfileReport};
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
+use cosched_core::policy::Policy;
 use cosched_core::seed::{SeedStreams, StreamRng};
 use cosched_core::{Duration, NodeId, ParamError, Time};
 use rand::RngExt;
 use rand_distr::{Distribution, Normal};
 use std::collections::BTreeMap;
-
-/// The interactive cloud and its noise.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EnvConfig {
-    /// `CPU_max`: cores per node, dedicated and (unless `interactive_cores` says otherwise)
-    /// interactive (> 0; §5.1: 16).
-    pub cores: u32,
-    /// Cores of interactive node slot `i`, cycling through the list (each in 1..=1024); empty
-    /// (the default, the paper's homogeneous ARC testbed): every slot has `cores`. The policy
-    /// is told each node's capacity ([`Observation::Capacity`]); §4.1 notes the model extends
-    /// to a few hardware types, Fig. 7 that Hadoop tolerates uneven per-node CPU.
-    pub interactive_cores: Vec<u32>,
-    /// Memory the foreground and volunteer VMs of a node share, MiB (§5.1: 8 GB).
-    pub shared_memory_mb: u64,
-    /// Interactive nodes (host slots), each hosting one session at a time.
-    pub interactive_nodes: usize,
-    /// The session types, drawn in equal proportion (§5.2: 25 % each).
-    pub workloads: Vec<Workload>,
-    /// Churn factor (≥ 1): sessions and the gaps between them are this many times shorter.
-    pub churn: f64,
-    /// Mean gap before a node hosts its next session, seconds (> 0; ours), divided by `churn`.
-    pub session_gap_mean_s: f64,
-    /// Load imbalance of the volunteers' I/O across dedicated nodes, in `[0, 1)`
-    /// ([`env::io_shares`]; ours).
-    pub imbalance: f64,
-    /// Standard deviation of a 1 s foreground-CPU reading, cores (≥ 0; ours).
-    pub cpu_noise: f64,
-    /// Relative standard deviation of the reported completed work (≥ 0; ours).
-    pub progress_noise: f64,
-    /// Relative standard deviation of a period's CPU-consumed reading (≥ 0; ours: §5.3 calls
-    /// these readings noisy).
-    pub consumed_noise: f64,
-    /// Standard deviation of a disk-utilisation reading (≥ 0; ours).
-    pub disk_noise: f64,
-    /// Boot time of a volunteer VM (≥ 0; ours).
-    pub setup: Duration,
-    /// Longest a removed volunteer drains its tasks in flight (≥ 0; ours).
-    pub max_drain: Duration,
-    /// Probability that a volunteer VM fails to boot, in `[0, 1]` (ours: 0).
-    pub boot_failure: f64,
-    /// Backup (speculative) copies of straggling tasks at the job's end (Hadoop's default, the
-    /// LATE scheduler the paper cites \[22\]): once no work is left to hand out, every task still
-    /// running on a volunteer also starts on a free dedicated slot, and whichever copy
-    /// finishes first counts. Without them the job waits for its slowest volunteer.
-    pub backup_tasks: bool,
-    /// CPU a volunteer VM burns besides the job's (cores, ≥ 0; ours), for energy.
-    pub vm_overhead_cpu: f64,
-}
-
-impl Default for EnvConfig {
-    /// The paper's testbed (§5.1): 36 interactive 16-core nodes sharing 8 GB between the
-    /// foreground and volunteer VMs, the four workloads in equal proportion, natural churn;
-    /// ours: sessions 5 minutes apart on average, 30 % I/O imbalance, 1-core reading noise,
-    /// 3 % progress noise, 5 % CPU-consumed noise, 2 % disk noise, 30 s VM setup, drains of at
-    /// most 5 minutes, no boot failures, 0.1-core VM overhead.
-    fn default() -> Self {
-        EnvConfig {
-            cores: env::CORES,
-            interactive_cores: Vec::new(),
-            shared_memory_mb: env::SHARED_VM_MEMORY_MB,
-            interactive_nodes: 36,
-            workloads: Workload::ALL.to_vec(),
-            churn: 1.0,
-            session_gap_mean_s: 300.0,
-            imbalance: 0.3,
-            cpu_noise: 1.0,
-            progress_noise: 0.03,
-            consumed_noise: 0.05,
-            disk_noise: 0.02,
-            setup: Duration(30),
-            max_drain: Duration::from_mins(5),
-            boot_failure: 0.0,
-            backup_tasks: true,
-            vm_overhead_cpu: 0.1,
-        }
-    }
-}
-
-/// How the pool is sized: RHIC or one of the baselines ([`crate::baseline`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Strategy {
-    /// The RHIC controller with the run's goal.
-    Rhic,
-    /// A fixed number of volunteers (the exhaustive survey's targeted runs, §5.2).
-    Fixed(usize),
-    /// FUZZY with step `p`, starting at `start_fraction` of the interactive nodes (§5.3).
-    Fuzzy {
-        /// Step `p`.
-        step: usize,
-        /// `S` as a fraction of the interactive nodes, in `[0, 1]`.
-        start_fraction: f64,
-    },
-    /// Every node whose predicted residual exceeds `theta · CPU_max` (§5.3).
-    Threshold(f64),
-}
 
 /// One run.
 #[derive(Clone, Debug, PartialEq)]
@@ -149,10 +50,9 @@ pub struct SimConfig {
     pub dedicated: u32,
     /// The job's work, core-seconds (> 0).
     pub work: f64,
-    /// What RHIC optimises and FUZZY measures; a deadline is also reported as met or missed.
+    /// The run's goal: what the built-in policies optimise or measure
+    /// ([`crate::scenario`]); a deadline is also reported as met or missed.
     pub goal: Goal,
-    /// The sizing strategy.
-    pub strategy: Strategy,
     /// Prices.
     pub cost: CostModel,
     /// Node power.
@@ -161,12 +61,6 @@ pub struct SimConfig {
     pub interval: Duration,
     /// The dedicated-only profiling run (> 0 s; §4.1: one minute).
     pub profiling: Duration,
-    /// FUZZY's dead-band, relative (≥ 0; ours: 2 %).
-    pub fuzzy_deadband: f64,
-    /// How RHIC searches the sizes (§4.1: exhaustive, or simulated annealing).
-    pub rhic_search: SearchMethod,
-    /// Whether RHIC starts cost and energy runs with Algorithm 1 (the paper: true).
-    pub rhic_initial_scaling: bool,
     /// The run gives up (unfinished) here.
     pub max_time: Duration,
     /// Root of every random stream of the run.
@@ -175,102 +69,27 @@ pub struct SimConfig {
 
 impl SimConfig {
     /// A run of `profile`'s work ([`JobProfile::work_core_s`]) on its dedicated nodes
-    /// ([`JobProfile::dedicated`]) under `strategy` and `goal`, with [`EnvConfig::default`],
-    /// the paper's prices ($1.00/h, $0.42/h), the ARC power model ([`PowerModel::arc`]),
-    /// 1-minute intervals and profiling, a 2 % FUZZY dead-band, RHIC's Algorithm 1 and exhaustive
-    /// search, at most 24 hours.
-    pub fn new(profile: JobProfile, goal: Goal, strategy: Strategy) -> Self {
+    /// ([`JobProfile::dedicated`]) under `goal`, with [`EnvConfig::default`], the paper's
+    /// prices ($1.00/h, $0.42/h), the ARC power model ([`PowerModel::arc`]), 1-minute
+    /// intervals and profiling, at most 24 hours.
+    pub fn new(profile: JobProfile, goal: Goal) -> Self {
         SimConfig {
             env: EnvConfig::default(),
             profile,
             dedicated: profile.dedicated(),
             work: profile.work_core_s(),
             goal,
-            strategy,
             cost: CostModel::default(),
             power: PowerModel::arc(),
             interval: Duration::from_mins(1),
             profiling: Duration::from_mins(1),
-            fuzzy_deadband: 0.02,
-            rhic_search: SearchMethod::Exhaustive,
-            rhic_initial_scaling: true,
             max_time: Duration::from_hours(24),
             seed: 1,
         }
     }
 
     fn validate(&self) -> Result<(), ParamError> {
-        let e = &self.env;
-        ParamError::check(e.cores > 0, "cores", e.cores, "must be > 0")?;
-        ParamError::check(
-            e.interactive_cores.len() <= 100_000,
-            "interactive_cores",
-            e.interactive_cores.len(),
-            "must list at most 100000 entries",
-        )?;
-        for &c in &e.interactive_cores {
-            ParamError::check(
-                (1..=1024).contains(&c),
-                "interactive_cores",
-                c,
-                "each must be in 1..=1024",
-            )?;
-        }
-        ParamError::check(
-            !e.workloads.is_empty(),
-            "workloads",
-            "[]",
-            "must not be empty",
-        )?;
-        for w in &e.workloads {
-            env::BurstModel::of(&w.stats())?;
-        }
-        ParamError::check(
-            e.churn.is_finite() && e.churn >= 1.0,
-            "churn",
-            e.churn,
-            "must be >= 1",
-        )?;
-        ParamError::check(
-            e.session_gap_mean_s.is_finite() && e.session_gap_mean_s > 0.0,
-            "session_gap_mean_s",
-            e.session_gap_mean_s,
-            "must be > 0",
-        )?;
-        ParamError::check(
-            (0.0..1.0).contains(&e.imbalance),
-            "imbalance",
-            e.imbalance,
-            "must be in [0, 1)",
-        )?;
-        ParamError::check(
-            (0.0..=1.0).contains(&e.boot_failure),
-            "boot_failure",
-            e.boot_failure,
-            "must be in [0, 1]",
-        )?;
-        for (name, v) in [
-            ("cpu_noise", e.cpu_noise),
-            ("progress_noise", e.progress_noise),
-            ("consumed_noise", e.consumed_noise),
-            ("disk_noise", e.disk_noise),
-            ("vm_overhead_cpu", e.vm_overhead_cpu),
-            ("fuzzy_deadband", self.fuzzy_deadband),
-        ] {
-            ParamError::check(
-                v.is_finite() && v >= 0.0,
-                name,
-                v,
-                "must be finite and >= 0",
-            )?;
-        }
-        ParamError::check(e.setup.0 >= 0, "setup", e.setup.0, "must be >= 0 s")?;
-        ParamError::check(
-            e.max_drain.0 >= 0,
-            "max_drain",
-            e.max_drain.0,
-            "must be >= 0 s",
-        )?;
+        self.env.validate()?;
         ParamError::check(
             self.dedicated > 0 && self.dedicated <= 10_000,
             "dedicated",
@@ -278,81 +97,20 @@ impl SimConfig {
             "must be in 1..=10000",
         )?;
         ParamError::check(
-            e.interactive_nodes <= 100_000,
-            "interactive_nodes",
-            e.interactive_nodes,
-            "must be <= 100000",
-        )?;
-        ParamError::check(
             self.work.is_finite() && self.work > 0.0,
             "work",
             self.work,
             "must be finite and > 0",
         )?;
-        ParamError::check(
-            self.interval.0 > 0,
-            "interval",
-            self.interval.0,
-            "must be > 0 s",
-        )?;
-        ParamError::check(
-            self.profiling.0 > 0,
-            "profiling",
-            self.profiling.0,
-            "must be > 0 s",
-        )?;
+        check_duration("interval", self.interval, true)?;
+        check_duration("profiling", self.profiling, true)?;
         ParamError::check(
             self.max_time.0 > self.profiling.0 && self.max_time.0 <= 30 * 86_400,
             "max_time",
             self.max_time.0,
             "must exceed profiling and be at most 30 days",
         )?;
-        match self.strategy {
-            Strategy::Fuzzy {
-                step,
-                start_fraction,
-            } => {
-                ParamError::check(step > 0, "step", step, "must be > 0")?;
-                ParamError::check(
-                    (0.0..=1.0).contains(&start_fraction),
-                    "start_fraction",
-                    start_fraction,
-                    "must be in [0, 1]",
-                )
-            }
-            Strategy::Threshold(theta) => ParamError::check(
-                theta.is_finite() && theta >= 0.0,
-                "theta",
-                theta,
-                "must be finite and >= 0",
-            ),
-            Strategy::Rhic | Strategy::Fixed(_) => Ok(()),
-        }
-    }
-
-    /// The policy of `strategy`.
-    fn policy(&self) -> Result<Box<dyn PoolPolicy>, ParamError> {
-        let cores = f64::from(self.env.cores);
-        let baseline = |rule| Box::new(Baseline::new(rule, cores, self.goal, self.interval));
-        Ok(match self.strategy {
-            Strategy::Rhic => {
-                let mut rc = RhicConfig::new(self.dedicated, cores, self.goal);
-                rc.interval = self.interval;
-                rc.setup = self.env.setup;
-                rc.search = self.rhic_search;
-                rc.initial_scaling = self.rhic_initial_scaling;
-                Box::new(Rhic::new(rc)?)
-            }
-            Strategy::Fixed(k) => baseline(Rule::Fixed(k)),
-            Strategy::Fuzzy {
-                step,
-                start_fraction,
-            } => {
-                let start = (start_fraction * self.env.interactive_nodes as f64).round() as usize;
-                baseline(Rule::Fuzzy(Fuzzy::new(step, start, self.fuzzy_deadband)?))
-            }
-            Strategy::Threshold(theta) => baseline(Rule::Threshold(theta)),
-        })
+        Ok(())
     }
 }
 
@@ -370,8 +128,11 @@ pub struct PoolSample {
     /// Foreground CPU of the whole cloud over the period, core-seconds: the environment,
     /// whatever the policy.
     pub foreground_core_s: f64,
-    /// How the policy's decision at this boundary was reached (`None` for the final sample).
-    pub decision: Option<DecisionKind>,
+    /// Mean utilisation of the busiest dedicated disk over the period, in `[0, 1]` (true, not
+    /// the noisy reading the policy gets).
+    pub disk_util: f64,
+    /// Pool commands the policy returned at this boundary (0 for the final sample).
+    pub commands: usize,
 }
 
 /// What a run measured.
@@ -476,7 +237,7 @@ struct Meter {
     reported_at_start: f64,
 }
 
-struct World<'a> {
+struct World<'a, P: ?Sized> {
     config: &'a SimConfig,
     cores: f64,
     shares: Vec<f64>,
@@ -485,7 +246,9 @@ struct World<'a> {
     next_node: u32,
     streams: SeedStreams,
     measure: StreamRng,
-    policy: Box<dyn PoolPolicy>,
+    policy: &'a mut P,
+    /// The policy's commands of the current call (empty between calls).
+    commands: Vec<Command>,
     pool: BTreeMap<NodeId, Volunteer>,
     charged_s: BTreeMap<NodeId, u64>,
     joules: BTreeMap<NodeId, f64>,
@@ -501,10 +264,13 @@ struct World<'a> {
     /// When the last work was handed out (the straggler tail began).
     tail_since: Option<i64>,
     trace: Vec<PoolSample>,
-    error: Option<ParamError>,
 }
 
-impl World<'_> {
+impl<P> World<'_, P>
+where
+    P: RhicPolicy + ?Sized,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     fn t(&self, now: Time) -> i64 {
         now.0
     }
@@ -514,7 +280,7 @@ impl World<'_> {
         i: usize,
         under_way: bool,
         q: &mut EventQueue<Ev>,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), SimError> {
         let env = &self.config.env;
         let Some(slot) = self.slots.get_mut(i) else {
             return Ok(());
@@ -542,12 +308,12 @@ impl World<'_> {
             fg_cores: 0.0,
         });
         self.slot_of.insert(node, i);
-        self.tell(q.now(), &Observation::Capacity { node, cpu_max });
+        self.tell(q.now(), &Observation::Capacity { node, cpu_max }, q)?;
         q.schedule_in(Duration(length.clamp(1.0, 1e15) as i64), Ev::SessionEnd(i))?;
         Ok(())
     }
 
-    fn end_session(&mut self, i: usize, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+    fn end_session(&mut self, i: usize, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         let Some(s) = self.slots[i].session.take() else {
             return Ok(());
         };
@@ -555,17 +321,32 @@ impl World<'_> {
         if self.pool.remove(&s.node).is_some() {
             self.redecide = true; // its work in flight is lost
         }
-        self.tell(q.now(), &Observation::Left(s.node));
+        self.tell(q.now(), &Observation::Left(s.node), q)?;
         let env = &self.config.env;
         let gap = gap_s(env.session_gap_mean_s / env.churn, &mut self.slots[i].rng);
         q.schedule_in(Duration(gap.clamp(1.0, 1e15) as i64), Ev::SessionStart(i))?;
         Ok(())
     }
 
-    fn tell(&mut self, at: Time, o: &Observation) {
-        if let Err(e) = self.policy.observe(at, o) {
-            self.error.get_or_insert(e);
+    /// Hands the policy one observation and applies the commands it returns (after every
+    /// progress report, even none: the pool's drained volunteers go then); returns how many.
+    fn tell(
+        &mut self,
+        at: Time,
+        o: &Observation,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<usize, SimError> {
+        self.policy
+            .observe(at, o, &(), &mut self.commands)
+            .map_err(|e| SimError::Policy {
+                at,
+                source: Box::new(e),
+            })?;
+        let n = self.commands.len();
+        if n > 0 || matches!(o, Observation::Progress(_)) {
+            self.apply(at.0, q)?;
         }
+        Ok(n)
     }
 
     /// One second `[t, t + 1)`.
@@ -573,9 +354,13 @@ impl World<'_> {
         let config = self.config;
         let env = &config.env;
         let cores = self.cores;
-        for slot in &mut self.slots {
+        for (i, slot) in self.slots.iter_mut().enumerate() {
             if let Some(s) = &mut slot.session {
-                s.fg_cores = s.process.step(&mut slot.rng) / 100.0 * slot.cores;
+                let pct = match env.cpu_traces.as_slice() {
+                    [] => s.process.step(&mut slot.rng),
+                    traces => traces[i % traces.len()].pct_at(t),
+                };
+                s.fg_cores = pct / 100.0 * slot.cores;
                 self.meter.foreground += s.fg_cores;
             }
         }
@@ -674,40 +459,47 @@ impl World<'_> {
         }
     }
 
-    /// Applies a decision at `now`: newcomers boot, the dropped drain, re-chosen drainers stay.
-    fn apply(
-        &mut self,
-        target: &[Assignment],
-        now: i64,
-        q: &mut EventQueue<Ev>,
-    ) -> Result<(), EngineError> {
+    /// Applies the policy's commands at `now`: newcomers boot, the dropped drain (at most
+    /// `max_drain`), re-chosen drainers stay; commands for nodes gone are ignored.
+    fn apply(&mut self, now: i64, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
         let env = &self.config.env;
-        for v in self.pool.values_mut() {
-            v.drain_by
-                .get_or_insert(now.saturating_add(env.max_drain.0));
-        }
-        for a in target {
-            let Some(&slot) = self.slot_of.get(&a.node) else {
-                continue;
-            };
-            if let Some(v) = self.pool.get_mut(&a.node) {
-                v.drain_by = None;
-                v.slots = a.slots;
-                continue;
+        let mut commands = std::mem::take(&mut self.commands);
+        for command in commands.drain(..) {
+            match command {
+                Command::Leave(node) => {
+                    if let Some(v) = self.pool.get_mut(&node) {
+                        v.drain_by
+                            .get_or_insert(now.saturating_add(env.max_drain.0));
+                    }
+                }
+                Command::Join(a) | Command::Resize(a) => {
+                    let Some(&slot) = self.slot_of.get(&a.node) else {
+                        continue;
+                    };
+                    if let Some(v) = self.pool.get_mut(&a.node) {
+                        v.drain_by = None;
+                        v.slots = a.slots;
+                        continue;
+                    }
+                    if matches!(command, Command::Resize(_)) {
+                        continue; // not in the pool: nothing to resize
+                    }
+                    self.pool.insert(
+                        a.node,
+                        Volunteer {
+                            slot,
+                            slots: a.slots,
+                            ready: false,
+                            drain_by: None,
+                            uncommitted: 0.0,
+                        },
+                    );
+                    self.joins += 1;
+                    q.schedule_in(env.setup, Ev::Ready(a.node))?;
+                }
             }
-            self.pool.insert(
-                a.node,
-                Volunteer {
-                    slot,
-                    slots: a.slots,
-                    ready: false,
-                    drain_by: None,
-                    uncommitted: 0.0,
-                },
-            );
-            self.joins += 1;
-            q.schedule_in(env.setup, Ev::Ready(a.node))?;
         }
+        self.commands = commands;
         self.pool
             .retain(|_, v| v.drain_by.is_none() || (v.ready && v.uncommitted > 0.0));
         Ok(())
@@ -753,7 +545,7 @@ impl World<'_> {
             usd: m.usd,
             joules: m.joules,
         };
-        self.tell(now, &Observation::Period(report));
+        self.tell(now, &Observation::Period(report), q)?;
         if !self.profiled {
             self.profiled = true;
             let profile = ProfileReport {
@@ -762,10 +554,7 @@ impl World<'_> {
                 slot_memory_mb: config.profile.slot_memory_mb(),
                 task_s: config.profile.task_s(),
             };
-            self.tell(now, &Observation::Profile(profile));
-        }
-        if let Some(e) = self.error.take() {
-            return Err(e.into());
+            self.tell(now, &Observation::Profile(profile), q)?;
         }
         self.trace.push(PoolSample {
             at: now,
@@ -773,35 +562,56 @@ impl World<'_> {
             available: self.slot_of.len(),
             completed: self.completed,
             foreground_core_s: m.foreground,
-            decision: None,
+            disk_util: m.max_disk / secs,
+            commands: 0,
         });
         self.meter = Meter {
             reported_at_start: progress.completed(),
             ..Meter::default()
         };
-        let decision = self.policy.decide(now, &progress);
-        let (target, kind) = (decision.volunteers.clone(), decision.kind);
+        let commands = self.tell(now, &Observation::Progress(progress), q)?;
         if let Some(sample) = self.trace.last_mut() {
-            sample.decision = Some(kind);
+            sample.commands = commands;
         }
-        self.apply(&target, now.0, q)?;
         q.schedule_in(config.interval, Ev::Period)?;
         Ok(())
     }
 }
 
 /// Why a run could not be simulated.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    /// A parameter of the configuration or a policy's input is out of range.
+    /// A parameter of the configuration is out of range.
     #[error(transparent)]
     Param(#[from] ParamError),
     /// The simulated clock would overflow.
     #[error("simulation clock: {0}")]
     Engine(#[from] EngineError),
+    /// The policy failed on an observation.
+    #[error("policy at t = {at}: {source}")]
+    Policy {
+        /// When.
+        at: Time,
+        /// The policy's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
-impl Simulation for World<'_> {
+/// A policy of the crate's protocol, as [`simulate`] runs it: any
+/// [`cosched_core::policy::Policy`] over [`Observation`] and [`Command`] without a view
+/// (RHIC, the baselines, or one of the caller's), whose error is a standard error.
+pub trait RhicPolicy: Policy<Observation = Observation, Command = Command, View = ()> {}
+
+impl<P> RhicPolicy for P where
+    P: Policy<Observation = Observation, Command = Command, View = ()> + ?Sized
+{
+}
+
+impl<P> Simulation for World<'_, P>
+where
+    P: RhicPolicy + ?Sized,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     type Event = Ev;
     type Error = SimError;
 
@@ -826,11 +636,11 @@ impl Simulation for World<'_> {
                 if let Some(v) = self.pool.get_mut(&node) {
                     if failed {
                         self.pool.remove(&node);
-                        self.tell(now, &Observation::BootFailed(node));
+                        self.tell(now, &Observation::BootFailed(node), q)?;
                         self.redecide = true;
                     } else {
                         v.ready = true;
-                        self.tell(now, &Observation::Joined(node));
+                        self.tell(now, &Observation::Joined(node), q)?;
                     }
                 }
             }
@@ -842,9 +652,6 @@ impl Simulation for World<'_> {
                     q.schedule_in(Duration(1), Ev::Second)?;
                 }
             }
-        }
-        if let Some(e) = self.error.take() {
-            return Err(e.into());
         }
         Ok(())
     }
@@ -868,36 +675,41 @@ impl Simulation for World<'_> {
             }
         }
         for r in &readings {
-            self.tell(now, r);
+            self.tell(now, r, q)?;
         }
         if self.redecide && self.profiled {
             self.redecide = false;
             let progress = self.progress(now.0)?;
-            let target = self.policy.decide(now, &progress).volunteers.clone();
-            self.apply(&target, now.0, q)?;
-        }
-        if let Some(e) = self.error.take() {
-            return Err(e.into());
+            self.tell(now, &Observation::Progress(progress), q)?;
         }
         Ok(())
     }
 }
 
-/// Runs one job to completion (or `max_time`); deterministic for `config.seed`.
+/// Runs one job to completion (or `max_time`) under `policy` (started at time 0, before the
+/// first session); deterministic for `config.seed`: every policy meets the same cloud.
 ///
 /// ```
 /// use cosched_rhic::env::JobProfile;
-/// use cosched_rhic::sim::{SimConfig, Strategy, simulate};
-/// use cosched_rhic::{CostModel, Goal};
-/// let mut c = SimConfig::new(JobProfile::Pi, Goal::Cost(CostModel::default()), Strategy::Fixed(8));
+/// use cosched_rhic::sim::{SimConfig, simulate};
+/// use cosched_rhic::{CostModel, Goal, scenario};
+/// let mut c = SimConfig::new(JobProfile::Pi, Goal::Cost(CostModel::default()));
 /// c.env.interactive_nodes = 8;
 /// c.work /= 20.0;
-/// let some = simulate(&c).unwrap();
-/// c.strategy = Strategy::Fixed(0);
-/// let alone = simulate(&c).unwrap();
+/// let some = simulate(&c, &mut scenario::fixed(8, &c)?)?;
+/// let alone = simulate(&c, &mut scenario::fixed(0, &c)?)?;
 /// assert!(some.finished && some.completion < alone.completion); // volunteers help Pi
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
+///
+/// # Errors
+/// [`SimError::Param`] for a configuration out of range, [`SimError::Policy`] when the policy
+/// fails, [`SimError::Engine`] when the clock would overflow.
+pub fn simulate<P>(config: &SimConfig, policy: &mut P) -> Result<Outcome, SimError>
+where
+    P: RhicPolicy + ?Sized,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     config.validate()?;
     let env = &config.env;
     let streams = SeedStreams::new(config.seed);
@@ -924,7 +736,8 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
         next_node: 0,
         streams,
         measure: streams.stream("measure", 0),
-        policy: config.policy()?,
+        policy,
+        commands: Vec::new(),
         pool: BTreeMap::new(),
         charged_s: BTreeMap::new(),
         joules: BTreeMap::new(),
@@ -939,9 +752,16 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
         finished_at: None,
         tail_since: None,
         trace: Vec::new(),
-        error: None,
     };
     let mut q = EventQueue::new(Time::ZERO);
+    world
+        .policy
+        .start(Time::ZERO, &(), &mut world.commands)
+        .map_err(|e| SimError::Policy {
+            at: Time::ZERO,
+            source: Box::new(e),
+        })?;
+    world.apply(0, &mut q)?;
     // §5.4: every experiment begins with every interactive node busy.
     for i in 0..env.interactive_nodes {
         world.start_session(i, true, &mut q)?;
@@ -959,7 +779,8 @@ pub fn simulate(config: &SimConfig) -> Result<Outcome, SimError> {
         available: world.slot_of.len(),
         completed: world.completed,
         foreground_core_s: world.meter.foreground,
-        decision: None,
+        disk_util: world.meter.max_disk / world.meter.seconds.max(1.0),
+        commands: 0,
     });
     let volunteer_s: Vec<(NodeId, u64)> = world.charged_s.into_iter().collect();
     let bill = config.cost.bill(config.dedicated, end as u64, &volunteer_s);

@@ -1,9 +1,28 @@
 //! Scenarios of the controller, step by step of the paper: Algorithm 1's periods, the profile
 //! seeding the I/O curve, deferment and replacement (§4.4), the live-system inputs.
 
-use cosched_core::{Duration, NodeId, Time};
-use cosched_rhic::policy::{Observation, PeriodReport, PoolPolicy, ProfileReport};
-use cosched_rhic::{CostModel, DecisionKind, Goal, Progress, Rhic, RhicConfig};
+use cosched_core::policy::Policy;
+use cosched_core::{Duration, NodeId, ParamError, Time};
+use cosched_rhic::policy::{Command, Observation, PeriodReport, ProfileReport, Sizing};
+use cosched_rhic::{CostModel, Goal, Progress, Rhic, RhicConfig, SizingKind};
+
+/// Hands `r` one observation, dropping its commands.
+fn tell(r: &mut Rhic, at: Time, o: &Observation) -> Result<(), ParamError> {
+    r.observe(at, o, &(), &mut Vec::new())
+}
+
+/// The job's progress at `at`: what the controller chose, and the commands it returned.
+fn decide_with(r: &mut Rhic, at: Time, p: &Progress) -> (Sizing, Vec<Command>) {
+    let mut out = Vec::new();
+    r.observe(at, &Observation::Progress(*p), &(), &mut out)
+        .expect("a progress report is valid");
+    (r.last_sizing().cloned().expect("a sizing"), out)
+}
+
+/// What the controller chose at `at`.
+fn decide(r: &mut Rhic, at: Time, p: &Progress) -> Sizing {
+    decide_with(r, at, p).0
+}
 
 const CORES: f64 = 16.0;
 
@@ -25,7 +44,7 @@ fn profiled(goal: Goal) -> Rhic {
 fn profiled_with(config: RhicConfig) -> Rhic {
     let mut r = Rhic::new(config).expect("valid");
     for n in 0..20 {
-        r.observe(Time(59), &node(n, 4.0)).expect("valid");
+        tell(&mut r, Time(59), &node(n, 4.0)).expect("valid");
     }
     let profile = ProfileReport {
         bw_util: 0.25,
@@ -33,8 +52,7 @@ fn profiled_with(config: RhicConfig) -> Rhic {
         slot_memory_mb: 256,
         task_s: 60.0,
     };
-    r.observe(Time(60), &Observation::Profile(profile))
-        .expect("valid");
+    tell(&mut r, Time(60), &Observation::Profile(profile)).expect("valid");
     r
 }
 
@@ -76,44 +94,35 @@ fn invalid_parameters_are_rejected() {
         slot_memory_mb: 256,
         task_s: 60.0,
     };
-    assert!(
-        r.observe(Time(61), &Observation::Profile(bad_profile))
-            .is_err()
-    );
+    assert!(tell(&mut r, Time(61), &Observation::Profile(bad_profile)).is_err());
 }
 
 #[test]
 fn algorithm_1_worst_case_midpoint_extrapolation_then_search_on_saturation() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
-    let d1 = r.decide(Time(60), &progress(1000.0)).clone();
-    assert_eq!(
-        (d1.kind, d1.volunteers.len()),
-        (DecisionKind::Scaling(1), 4)
-    );
+    let d1 = decide(&mut r, Time(60), &progress(1000.0));
+    assert_eq!((d1.kind, d1.volunteers.len()), (SizingKind::Scaling(1), 4));
     let (t, o) = period(120, 32.0 + 48.0, 78.0, 0.55);
-    r.observe(t, &o).expect("valid");
-    let d2 = r.decide(Time(120), &progress(2000.0)).clone();
+    tell(&mut r, t, &o).expect("valid");
+    let d2 = decide(&mut r, Time(120), &progress(2000.0));
     // Midpoint of 48 and 96 cores: 72, six volunteers; the first four stay.
-    assert_eq!(
-        (d2.kind, d2.volunteers.len()),
-        (DecisionKind::Scaling(2), 6)
-    );
+    assert_eq!((d2.kind, d2.volunteers.len()), (SizingKind::Scaling(2), 6));
     assert_eq!(d2.volunteers[..4], d1.volunteers[..]);
     let (t, o) = period(180, 32.0 + 72.0, 100.0, 0.7);
-    r.observe(t, &o).expect("valid");
-    let d3 = r.decide(Time(180), &progress(3000.0)).clone();
+    tell(&mut r, t, &o).expect("valid");
+    let d3 = decide(&mut r, Time(180), &progress(3000.0));
     // The ceiling (all 20: volunteers are cheap, ignoring I/O) is past the best case, so the
     // saturation point is extrapolated from the disk readings: line through (32, 0.25),
     // (78, 0.55), (100, 0.7) reaches 1.0 near 146 cores, 114 of volunteers: ten of them.
-    assert_eq!(d3.kind, DecisionKind::Scaling(3));
+    assert_eq!(d3.kind, SizingKind::Scaling(3));
     assert_eq!(d3.volunteers.len(), 10);
     let sat = r.extrapolated_saturation_cpu();
     assert!((140.0..150.0).contains(&sat), "{sat}");
     // The disks report saturation: Algorithm 1 stops, the search takes over.
     let (t, o) = period(240, 32.0 + 120.0, 120.0, 0.95);
-    r.observe(t, &o).expect("valid");
-    let d4 = r.decide(Time(240), &progress(4000.0)).clone();
-    assert_eq!(d4.kind, DecisionKind::Search);
+    tell(&mut r, t, &o).expect("valid");
+    let d4 = decide(&mut r, Time(240), &progress(4000.0));
+    assert_eq!(d4.kind, SizingKind::Search);
     assert!(d4.volunteers.len() <= 10, "{}", d4.volunteers.len());
 }
 
@@ -124,51 +133,51 @@ fn the_profile_seeds_the_curve_and_deadlines_skip_algorithm_1() {
     assert_eq!(curve.knots().next(), Some((32.0, 32.0)));
     // Remaining work of 1e7 units at 1000 / (60 · 32) per core-second cannot finish by the
     // deadline: the search takes every volunteer the disks are predicted to feed, never 0.
-    let d = r.decide(Time(60), &progress(1000.0)).clone();
-    assert_eq!(d.kind, DecisionKind::Search);
+    let d = decide(&mut r, Time(60), &progress(1000.0));
+    assert_eq!(d.kind, SizingKind::Search);
     assert!(!d.volunteers.is_empty());
 }
 
 #[test]
 fn deferment_replaces_departed_and_failed_volunteers_keeping_the_size() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
-    let d = r.decide(Time(60), &progress(1000.0)).clone();
+    let d = decide(&mut r, Time(60), &progress(1000.0));
     assert_eq!(d.volunteers.len(), 4);
     let gone = d.volunteers[0].node;
     let failed = d.volunteers[1].node;
-    r.observe(Time(70), &Observation::Left(gone))
-        .expect("valid");
-    r.observe(Time(70), &Observation::BootFailed(failed))
-        .expect("valid");
-    let m = r.decide(Time(70), &progress(1100.0)).clone();
-    assert_eq!(m.kind, DecisionKind::Replaced);
+    tell(&mut r, Time(70), &Observation::Left(gone)).expect("valid");
+    tell(&mut r, Time(70), &Observation::BootFailed(failed)).expect("valid");
+    let m = decide(&mut r, Time(70), &progress(1100.0));
+    assert_eq!(m.kind, SizingKind::Replaced);
     assert_eq!(m.volunteers.len(), 4);
     assert!(m.nodes().all(|n| n != gone && n != failed));
     // Mid-interval, nothing else changed: the decision stands.
-    let n = r.decide(Time(80), &progress(1200.0)).clone();
+    let n = decide(&mut r, Time(80), &progress(1200.0));
     assert_eq!(
         (n.kind, &n.volunteers),
-        (DecisionKind::Deferred, &m.volunteers)
+        (SizingKind::Deferred, &m.volunteers)
     );
 }
 
 #[test]
 fn replacement_swaps_only_above_the_threshold() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
-    let first: Vec<NodeId> = r.decide(Time(60), &progress(1000.0)).nodes().collect();
+    let first: Vec<NodeId> = decide(&mut r, Time(60), &progress(1000.0))
+        .nodes()
+        .collect();
     // One used node gets 3 cores busier than the unused ones: under the 4-core threshold.
     for t in 61..=660 {
-        r.observe(Time(t), &node(first[0].0, 7.0)).expect("valid");
+        tell(&mut r, Time(t), &node(first[0].0, 7.0)).expect("valid");
     }
     let (t, o) = period(120, 80.0, 78.0, 0.95); // saturated: Algorithm 1 ends
-    r.observe(t, &o).expect("valid");
-    let d = r.decide(Time(660), &progress(2000.0)).clone();
+    tell(&mut r, t, &o).expect("valid");
+    let d = decide(&mut r, Time(660), &progress(2000.0));
     assert!(d.nodes().any(|n| n == first[0]) || d.volunteers.len() < 4);
     // Now 8 cores busier: swapped out if the size is kept.
     for t in 661..=1260 {
-        r.observe(Time(t), &node(first[0].0, 12.0)).expect("valid");
+        tell(&mut r, Time(t), &node(first[0].0, 12.0)).expect("valid");
     }
-    let e = r.decide(Time(1260), &progress(3000.0)).clone();
+    let e = decide(&mut r, Time(1260), &progress(3000.0));
     assert!(e.nodes().all(|n| n != first[0]));
 }
 
@@ -176,16 +185,16 @@ fn replacement_swaps_only_above_the_threshold() {
 fn decides_at_zero_progress_and_serialises() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
     let start = Progress::new(0.0, 1e7, Duration(0), 0.0).expect("0 % is valid");
-    let d = r.decide(Time(60), &start).clone();
-    assert_eq!(d.kind, DecisionKind::Scaling(1));
+    let d = decide(&mut r, Time(60), &start);
+    assert_eq!(d.kind, SizingKind::Scaling(1));
     let json = serde_json::to_string(&r).expect("state serialises");
     let mut back: Rhic = serde_json::from_str(&json).expect("and deserialises");
     let (t, o) = period(120, 80.0, 78.0, 0.5);
-    r.observe(t, &o).expect("valid");
-    back.observe(t, &o).expect("valid");
+    tell(&mut r, t, &o).expect("valid");
+    tell(&mut back, t, &o).expect("valid");
     assert_eq!(
-        r.decide(Time(120), &progress(900.0)),
-        back.decide(Time(120), &progress(900.0))
+        decide(&mut r, Time(120), &progress(900.0)),
+        decide(&mut back, Time(120), &progress(900.0))
     );
     // The goal can change at run time.
     back.set_goal(Goal::Cost(CostModel::new(1_000_000, 50_000_000)));
@@ -206,12 +215,12 @@ fn annealing_is_a_search_option_deterministic_for_its_seed() {
         c.search = search;
         c.initial_scaling = false;
         let mut r = profiled_with(c);
-        r.decide(Time(60), &progress(1000.0)).clone()
+        decide(&mut r, Time(60), &progress(1000.0))
     };
     let exact = run(SearchMethod::Exhaustive);
     let sa = SearchMethod::Annealing { steps: 60, seed: 9 };
     let (a, b) = (run(sa), run(sa));
-    assert_eq!(exact.kind, DecisionKind::Search);
+    assert_eq!(exact.kind, SizingKind::Search);
     assert_eq!(a, b);
     assert_eq!(a.volunteers.len(), exact.volunteers.len());
     let mut c = RhicConfig::new(2, CORES, Goal::Cost(CostModel::default()));
@@ -224,7 +233,8 @@ fn annealing_is_a_search_option_deterministic_for_its_seed() {
 #[test]
 fn a_reported_capacity_bounds_the_candidate() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
-    r.observe(
+    tell(
+        &mut r,
         Time(61),
         &Observation::Capacity {
             node: NodeId(3),
@@ -232,7 +242,7 @@ fn a_reported_capacity_bounds_the_candidate() {
         },
     )
     .expect("valid");
-    r.observe(Time(61), &node(3, 1.0)).expect("valid");
+    tell(&mut r, Time(61), &node(3, 1.0)).expect("valid");
     let c = r.candidates();
     let small = c.iter().find(|c| c.node == NodeId(3)).expect("a candidate");
     assert!(small.residual_cpu <= 4.0 && small.slots <= 4, "{small:?}");

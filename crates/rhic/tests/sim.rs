@@ -3,7 +3,8 @@
 
 use cosched_core::{Duration, Time};
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::{Outcome, SimConfig, Strategy as Sizing, simulate};
+use cosched_rhic::scenario::{Approach as Sizing, Run};
+use cosched_rhic::sim::{Outcome, SimConfig};
 use cosched_rhic::{CostModel, Goal, PowerModel};
 use proptest::prelude::*;
 
@@ -20,7 +21,7 @@ fn profile() -> impl Strategy<Value = JobProfile> {
 
 fn strategy() -> impl Strategy<Value = Sizing> {
     prop_oneof![
-        Just(Sizing::Rhic),
+        Just(Sizing::RHIC),
         (0usize..10).prop_map(Sizing::Fixed),
         (1usize..5, 0.0f64..=1.0).prop_map(|(step, start_fraction)| Sizing::Fuzzy {
             step,
@@ -40,18 +41,21 @@ fn goal() -> impl Strategy<Value = Goal> {
 }
 
 /// A small run: 2 dedicated nodes, 8 interactive ones, about 15 minutes of dedicated work.
-fn config(profile: JobProfile, strategy: Sizing, goal: Goal, churn: f64, seed: u64) -> SimConfig {
-    let mut c = SimConfig::new(profile, goal, strategy);
+fn config(profile: JobProfile, approach: Sizing, goal: Goal, churn: f64, seed: u64) -> Run {
+    let mut c = SimConfig::new(profile, goal);
     c.dedicated = 2;
     c.work = 32.0 * 900.0;
     c.env.interactive_nodes = 8;
     c.env.churn = churn;
     c.seed = seed;
-    c
+    Run {
+        config: c,
+        approach,
+    }
 }
 
-fn run(c: &SimConfig) -> Outcome {
-    simulate(c).expect("valid config")
+fn run(c: &Run) -> Outcome {
+    c.simulate().expect("valid config")
 }
 
 proptest! {
@@ -83,8 +87,9 @@ proptest! {
 
     #[test]
     fn accounting_is_exact(p in profile(), s in strategy(), g in goal(), churn in 1.0f64..8.0, seed in 0u64..1000) {
-        let c = config(p, s, g, churn, seed);
-        let o = run(&c);
+        let r = config(p, s, g, churn, seed);
+        let o = run(&r);
+        let c = &r.config;
         let secs = o.completion.0 as u128;
         // Dollars: every dedicated node for the whole run, each volunteer for its seconds.
         let dedicated: u128 = o.bill.dedicated.iter().map(|m| m.0).sum();
@@ -114,8 +119,9 @@ proptest! {
     fn the_pool_never_exceeds_the_available_nodes_and_progress_is_monotone(
         p in profile(), s in strategy(), g in goal(), churn in 1.0f64..8.0, seed in 0u64..1000,
     ) {
-        let c = config(p, s, g, churn, seed);
-        let o = run(&c);
+        let r = config(p, s, g, churn, seed);
+        let o = run(&r);
+        let c = &r.config;
         prop_assert!(o.finished);
         for w in o.trace.windows(2) {
             prop_assert!(w[0].completed <= w[1].completed);
@@ -130,30 +136,57 @@ proptest! {
 
 #[test]
 fn invalid_configurations_are_rejected() {
-    let bad = |f: fn(&mut SimConfig)| {
+    let bad = |f: fn(&mut Run)| {
         let mut c = config(
             JobProfile::Pi,
-            Sizing::Rhic,
+            Sizing::RHIC,
             Goal::Cost(CostModel::default()),
             1.0,
             1,
         );
         f(&mut c);
-        simulate(&c).err().map(|e| e.to_string())
+        c.simulate().err().map(|e| e.to_string())
     };
-    assert!(bad(|c| c.dedicated = 0).is_some_and(|e| e.contains("dedicated")));
-    assert!(bad(|c| c.work = 0.0).is_some_and(|e| e.contains("work")));
-    assert!(bad(|c| c.env.churn = 0.5).is_some_and(|e| e.contains("churn")));
-    assert!(bad(|c| c.interval = Duration(0)).is_some_and(|e| e.contains("interval")));
-    assert!(bad(|c| c.env.workloads.clear()).is_some_and(|e| e.contains("workloads")));
-    assert!(bad(|c| c.max_time = Duration(i64::MAX)).is_some_and(|e| e.contains("max_time")));
+    assert!(bad(|c| c.config.dedicated = 0).is_some_and(|e| e.contains("dedicated")));
+    assert!(bad(|c| c.config.work = 0.0).is_some_and(|e| e.contains("work")));
+    assert!(bad(|c| c.config.env.churn = 0.5).is_some_and(|e| e.contains("churn")));
+    assert!(bad(|c| c.config.interval = Duration(0)).is_some_and(|e| e.contains("interval")));
+    assert!(bad(|c| c.config.env.workloads.clear()).is_some_and(|e| e.contains("workloads")));
     assert!(
-        bad(|c| c.strategy = Sizing::Fuzzy {
-            step: 0,
-            start_fraction: 0.5
-        })
-        .is_some_and(|e| e.contains("step"))
+        bad(|c| c.config.max_time = Duration(i64::MAX)).is_some_and(|e| e.contains("max_time"))
     );
+    for (approach, name) in [
+        (
+            Sizing::Fuzzy {
+                step: 0,
+                start_fraction: 0.5,
+            },
+            "step",
+        ),
+        (
+            Sizing::Fuzzy {
+                step: 1,
+                start_fraction: 1.5,
+            },
+            "start_fraction",
+        ),
+        (Sizing::Threshold(f64::NAN), "theta"),
+    ] {
+        let mut c = config(
+            JobProfile::Pi,
+            approach,
+            Goal::Cost(CostModel::default()),
+            1.0,
+            1,
+        );
+        c.approach = approach;
+        assert!(
+            c.simulate()
+                .err()
+                .is_some_and(|e| e.to_string().contains(name)),
+            "{name}"
+        );
+    }
     assert_eq!(bad(|_| ()), None);
 }
 
@@ -171,7 +204,7 @@ fn deadline_goal_reports_whether_it_was_met() {
     assert!((900..1000).contains(&o.completion.0), "{}", o.completion.0);
     assert_eq!(o.deadline_met, Some(true));
     let mut c = c;
-    c.goal = Goal::Deadline(Time(800));
+    c.config.goal = Goal::Deadline(Time(800));
     assert_eq!(run(&c).deadline_met, Some(false));
 }
 
@@ -179,7 +212,7 @@ fn deadline_goal_reports_whether_it_was_met() {
 /// overflow the clock nor panic.
 #[test]
 fn extreme_durations_do_not_overflow() {
-    for strategy in [Sizing::Rhic, Sizing::Fixed(4), Sizing::Threshold(0.0)] {
+    for strategy in [Sizing::RHIC, Sizing::Fixed(4), Sizing::Threshold(0.0)] {
         let mut c = config(
             JobProfile::Pi,
             strategy,
@@ -187,10 +220,10 @@ fn extreme_durations_do_not_overflow() {
             1.0,
             5,
         );
-        c.env.session_gap_mean_s = 1e300;
-        c.env.setup = Duration(i64::MAX / 4);
-        c.env.max_drain = Duration(i64::MAX / 4);
-        let o = simulate(&c).expect("valid config");
+        c.config.env.session_gap_mean_s = 1e300;
+        c.config.env.setup = Duration(i64::MAX / 4);
+        c.config.env.max_drain = Duration(i64::MAX / 4);
+        let o = run(&c);
         assert!(o.finished, "{strategy:?}");
     }
 }
@@ -200,12 +233,12 @@ fn extreme_durations_do_not_overflow() {
 fn failed_boots_are_not_retried() {
     let mut c = config(
         JobProfile::Pi,
-        Sizing::Rhic,
+        Sizing::RHIC,
         Goal::Cost(CostModel::default()),
         1.0,
         6,
     );
-    c.env.boot_failure = 1.0;
+    c.config.env.boot_failure = 1.0;
     let o = run(&c);
     assert!(o.finished);
     assert!(o.joins <= 8, "{} joins for 8 nodes", o.joins);
@@ -224,32 +257,17 @@ fn smaller_interactive_nodes_contribute_less() {
         3,
     );
     let big = run(&c);
-    let small = run(&SimConfig {
-        env: cosched_rhic::sim::EnvConfig {
-            interactive_cores: vec![4],
-            ..c.env.clone()
-        },
-        ..c.clone()
-    });
+    let mut small = c.clone();
+    small.config.env.interactive_cores = vec![4];
+    let small = run(&small);
     assert!(small.completion > big.completion, "{small:?} vs {big:?}");
-    let mixed = SimConfig {
-        env: cosched_rhic::sim::EnvConfig {
-            interactive_cores: vec![4, 16],
-            ..c.env.clone()
-        },
-        strategy: Sizing::Rhic,
-        ..c.clone()
-    };
-    let o = run(&mixed);
-    assert!(o.finished);
-    let bad = SimConfig {
-        env: cosched_rhic::sim::EnvConfig {
-            interactive_cores: vec![0],
-            ..c.env.clone()
-        },
-        ..c
-    };
-    assert!(simulate(&bad).is_err());
+    let mut mixed = c.clone();
+    mixed.config.env.interactive_cores = vec![4, 16];
+    mixed.approach = Sizing::RHIC;
+    assert!(run(&mixed).finished);
+    let mut bad = c;
+    bad.config.env.interactive_cores = vec![0];
+    assert!(bad.simulate().is_err());
 }
 
 /// Stragglers: once no work is left to hand out, the job waits for its volunteers' last
@@ -272,25 +290,46 @@ fn backup_tasks_shorten_the_straggler_tail() {
             1.0,
             seed,
         );
-        c.env.workloads = vec![cosched_rhic::env::Workload::Matlab];
+        c.config.env.workloads = vec![cosched_rhic::env::Workload::Matlab];
         let on = run(&c);
-        let off = run(&SimConfig {
-            env: cosched_rhic::sim::EnvConfig {
-                backup_tasks: false,
-                ..c.env.clone()
-            },
-            ..c.clone()
-        });
+        let mut off = c.clone();
+        off.config.env.backup_tasks = false;
+        let off = run(&off);
         assert!(
             on.completion <= off.completion,
             "seed {seed}: {on:?} vs {off:?}"
         );
         for o in [&on, &off] {
             let last = o.trace.last().expect("a final sample");
-            assert!(o.finished && (last.completed - c.work).abs() < 1e-6);
+            assert!(o.finished && (last.completed - c.config.work).abs() < 1e-6);
         }
         with += on.completion.0;
         without += off.completion.0;
     }
     assert!(with < without, "backups {with} s vs none {without} s");
+}
+
+/// A recorded foreground replaces Table 2's generator: hosts busy all the time give the
+/// volunteers nothing (the job takes as long as on the dedicated nodes alone), idle hosts give
+/// them everything (faster than under Table 2's load).
+#[test]
+fn recorded_foreground_drives_the_hosts() {
+    use cosched_rhic::env::CpuTrace;
+    let c = config(
+        JobProfile::Pi,
+        Sizing::Fixed(8),
+        Goal::Cost(CostModel::default()),
+        1.0,
+        2,
+    );
+    let with = |pct: f64| {
+        let mut r = c.clone();
+        r.config.env.cpu_traces = vec![CpuTrace::new(300, vec![pct]).expect("valid")];
+        run(&r)
+    };
+    let mut alone = c.clone();
+    alone.approach = Sizing::Fixed(0);
+    assert_eq!(with(100.0).completion, run(&alone).completion);
+    assert!(with(0.0).completion < run(&c).completion);
+    assert!(CpuTrace::new(300, vec![101.0]).is_err() && CpuTrace::new(0, vec![1.0]).is_err());
 }

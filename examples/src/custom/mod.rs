@@ -2,3 +2,4 @@
 //! that crate's simulator beside a built-in policy: what `examples/custom_policies.rs` prints.
 //! Each submodule's `demo(quick)` returns its comparison table.
 pub mod metasched;
+pub mod rhic;
