@@ -406,3 +406,85 @@ pub fn lemon(inst: &Instance) -> Expected {
         Expected::Infeasible
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Long thin networks: the network simplex's worst case from an artificial-star start (issue
+// 29), shared by the tests, the bench and the `long_paths` example.
+
+/// A path `0 → 1 → … → n−1` of arcs with capacity `cap` and costs in 1..=9, shipping `units`
+/// from node 0 to node n−1.
+pub fn path(n: usize, cap: i64, units: i64) -> Instance {
+    let n = n.max(2);
+    let mut supply = vec![0; n];
+    supply[0] = units;
+    supply[n - 1] = -units;
+    let arcs = (0..n - 1)
+        .map(|i| {
+            (
+                i,
+                i + 1,
+                ArcSpec::with_capacity(cap, 1 + (i as i64 * 7) % 9),
+            )
+        })
+        .collect();
+    Instance { supply, arcs }
+}
+
+/// A cycle of `n` nodes with an arc each way between neighbours (forward costs 1..=9,
+/// backward costs 2..=10, capacity `cap`), shipping `units` from node 0 to node n/2: the two
+/// routes round the cycle compete.
+pub fn cycle(n: usize, cap: i64, units: i64) -> Instance {
+    let n = n.max(3);
+    let mut supply = vec![0; n];
+    supply[0] = units;
+    supply[n / 2] = -units;
+    let mut arcs = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let j = (i + 1) % n;
+        arcs.push((i, j, ArcSpec::with_capacity(cap, 1 + (i as i64 * 5) % 9)));
+        arcs.push((j, i, ArcSpec::with_capacity(cap, 2 + (i as i64 * 3) % 9)));
+    }
+    Instance { supply, arcs }
+}
+
+/// A path of `n / 2` spine nodes, each with a branch node joined by an arc each way (cost 1);
+/// spine arcs point to the end of the spine (capacity `cap`, costs 1..=9), and every fourth
+/// branch also has an arc to the next spine node. Every tenth branch supplies one unit; the
+/// end of the spine takes them all.
+pub fn caterpillar(n: usize, cap: i64) -> Instance {
+    let spine = (n / 2).max(2);
+    let mut supply = vec![0; 2 * spine];
+    let mut arcs = Vec::with_capacity(4 * spine);
+    for i in 0..spine {
+        let branch = spine + i;
+        if i + 1 < spine {
+            arcs.push((
+                i,
+                i + 1,
+                ArcSpec::with_capacity(cap, 1 + (i as i64 * 7) % 9),
+            ));
+            if i % 4 == 0 {
+                arcs.push((branch, i + 1, ArcSpec::with_capacity(cap, 5)));
+            }
+        }
+        arcs.push((i, branch, ArcSpec::with_capacity(cap, 1)));
+        arcs.push((branch, i, ArcSpec::with_capacity(cap, 1)));
+        if i % 10 == 3 {
+            supply[branch] = 1;
+            supply[spine - 1] -= 1;
+        }
+    }
+    Instance { supply, arcs }
+}
+
+/// A long thin network of `n` nodes.
+pub type LongShape = fn(usize) -> Instance;
+
+/// The long shapes the bench and the `long_paths` example time: one unit along a path of
+/// capacity-1 arcs (the issue's instance), three units round a cycle with arcs both ways, and
+/// a caterpillar whose spine has room for all its supply.
+pub const LONG_SHAPES: [(&str, LongShape); 3] = [
+    ("path_capacity_1", |n| path(n, 1, 1)),
+    ("cycle_both_ways", |n| cycle(n, 4, 3)),
+    ("caterpillar", |n| caterpillar(n, n as i64 / 10)),
+];
