@@ -30,16 +30,19 @@
 //!   100,000-node path takes n²/2 steps. The default start instead hangs every node that can
 //!   reach a demand node on a *cheapest path* to one (a Dijkstra search backwards from all
 //!   demand nodes), each node sending the supply of its subtree up its tree arc; an arc that
-//!   this would fill to capacity is cut, and its lower end hangs on the root. This is LEMON
-//!   1.3's initial heuristic (`NetworkSimplex::initialPivots`: a reverse search from the sink
+//!   this would fill to capacity starts full, outside the tree, and its lower end hangs on
+//!   the root with what is left; a subtree of the root that then needs nothing more hangs
+//!   below the tail of its full arc of dearest route (strongly feasible: the arc points away
+//!   from the root and carries flow). This is LEMON 1.3's initial heuristic (`NetworkSimplex::initialPivots`: a reverse search from the sink
 //!   whose arcs enter the basis, one pivot each) built at once as a tree, not by pivots; the
 //!   cheapest-path order is ours. Within each subtree of the root the potentials are then
 //!   cheapest-path distances, so no arc between two of its nodes is eligible: paths, cycles
 //!   and trees whose cheapest routes have room start optimal.
 //! - **Strongly feasible spanning trees** (Cunningham 1976, "A network simplex method",
 //!   *Math. Programming* 11): every tree arc can send positive flow towards the root. Both
-//!   starts are strongly feasible (every real tree arc points to the root, below capacity;
-//!   artificial arcs are uncapacitated and carry flow when they point away from the root),
+//!   starts are strongly feasible (a real tree arc points to the root below capacity, or away
+//!   from it carrying flow; artificial arcs are uncapacitated and carry flow when they point
+//!   away from the root),
 //!   and the leaving arc is the *last* blocking arc met when the pivot cycle is walked along its
 //!   orientation from its apex (AMO §11.5), which keeps the tree strongly feasible and rules out
 //!   cycling: the number of pivots is finite on every input, however degenerate.
@@ -706,34 +709,44 @@ impl Simplex {
         self.pi.clear();
         self.pi.resize(nodes, 0);
         // |supply| ≤ total < 2^63 after the range check.
-        let mut net: Vec<i64> = self.supply.iter().map(|&b| b as i64).collect();
+        let mut supply: Vec<i64> = self.supply.iter().map(|&b| b as i64).collect();
         self.pred[..n].fill(NONE);
         if basis == InitialBasis::CheapestPaths {
-            self.cheapest_paths_into_demands(&mut net);
+            self.cheapest_paths_into_demands(&mut supply);
         }
-        self.build_tree(&net, big_m);
+        self.build_tree(&supply, big_m);
         #[cfg(test)]
         self.check_invariants();
         Ok(())
     }
 
     /// Chooses the real tree arcs of [`InitialBasis::CheapestPaths`] in `pred` (`NONE`: the
-    /// node hangs on the root) and accumulates in `net` each kept subtree's supply.
+    /// node hangs on the root) and the arcs that start at their upper bound, whose flow it
+    /// moves into `supply`.
     ///
-    /// A Dijkstra search backwards from all demand nodes at once, over arcs that can carry
-    /// flow, finds for every node that can reach a demand a cheapest path to one (a
-    /// label-setting heuristic when costs are negative: any tree will do). Then, children
-    /// first, each node sends the supply of its subtree up its tree arc, which stays in the
-    /// tree if that is strictly below the arc's capacity (so the tree is strongly feasible);
-    /// otherwise the node hangs on the root, and its artificial arc carries the supply.
+    /// 1. A Dijkstra search backwards from all demand nodes at once, over arcs that can carry
+    ///    flow, finds for every node that can reach a demand a cheapest path to one (a
+    ///    label-setting heuristic when costs are negative: any tree will do).
+    /// 2. Children first, each node sends the supply of its subtree up its tree arc, which
+    ///    stays in the tree if that is strictly below the arc's capacity (so the tree is
+    ///    strongly feasible). Otherwise the arc starts at its upper bound, full, and the node
+    ///    hangs on the root with what is left.
+    /// 3. A subtree of the root that now has all the supply it needs would give its full arcs
+    ///    a positive reduced cost (its potentials are no longer held down by big-M), and
+    ///    each would cost a pivot through the root. So it hangs instead below the tail of
+    ///    its full arc of dearest route, re-rooted at that arc's head: the arc enters the
+    ///    tree pointing away from the root, carrying flow, as strong feasibility allows.
+    ///    Along a path of unit arcs carrying one unit, this hangs the whole path from the
+    ///    source.
     ///
     /// LEMON 1.3's `initialPivots` pivots the arcs of a reverse search from the sink into
     /// the basis one by one; built at once, the tree costs O(m log n), where one pivot per arc
     /// would walk the chain built so far, the very cost the start is meant to save.
-    fn cheapest_paths_into_demands(&mut self, net: &mut [i64]) {
+    fn cheapest_paths_into_demands(&mut self, supply: &mut [i64]) {
         let (n, m) = (self.n, self.m);
         let carries = |k: usize| self.cap[k] > 0 && self.source[k] != self.target[k];
-        // The usable arcs into each node: `incoming[first[v]..first[v + 1]]`.
+        // The usable arcs into each node: `incoming[first[v]..first[v + 1]]`; each entry holds
+        // the arc's position, tail and cost, so the search reads it in order.
         let mut first = vec![0u32; n + 1];
         for k in (0..m).filter(|&k| carries(k)) {
             first[self.target[k] as usize + 1] += 1;
@@ -741,7 +754,6 @@ impl Simplex {
         for v in 0..n {
             first[v + 1] += first[v];
         }
-        // Each entry holds the arc's position, tail and cost, so the search reads it in order.
         let mut fill = first.clone();
         let mut incoming = vec![(0u32, 0u32, 0i64); first[n] as usize];
         for k in (0..m).filter(|&k| carries(k)) {
@@ -749,12 +761,13 @@ impl Simplex {
             incoming[fill[v] as usize] = (k as u32, self.source[k], self.cost[k]);
             fill[v] += 1;
         }
-        // Distances are simple-path costs, below big-M in magnitude, so they do not overflow.
+
+        // 1. Distances are simple-path costs, below big-M in magnitude: no overflow.
         let mut dist = vec![i64::MAX; n];
         let mut done = vec![false; n];
         let mut order = Vec::with_capacity(n);
         let mut heap = BinaryHeap::new();
-        for v in (0..n).filter(|&v| net[v] < 0) {
+        for v in (0..n).filter(|&v| supply[v] < 0) {
             dist[v] = 0;
             heap.push(Reverse((0, v as u32)));
         }
@@ -768,14 +781,18 @@ impl Simplex {
             for &(k, w, c) in &incoming[first[u] as usize..first[u + 1] as usize] {
                 let (w, dw) = (w as usize, d + c);
                 // Demand nodes are the roots of the search, never children.
-                if !done[w] && net[w] >= 0 && dw < dist[w] {
+                if !done[w] && supply[w] >= 0 && dw < dist[w] {
                     dist[w] = dw;
                     self.pred[w] = k;
                     heap.push(Reverse((dw, w as u32)));
                 }
             }
         }
-        // Children before parents: the reverse of the order in which nodes were settled.
+
+        // 2. Children before parents: the reverse of the order in which nodes were settled.
+        // `net[v]` becomes the supply of v's subtree; it is ≥ 0 except at demand nodes.
+        let mut net = supply.to_vec();
+        let mut full = Vec::new();
         for &u in order.iter().rev() {
             let u = u as usize;
             let k = self.pred[u];
@@ -783,58 +800,95 @@ impl Simplex {
                 continue;
             }
             let k = k as usize;
-            // net[u] ≥ 0: only demand nodes have negative supply, and they are roots.
-            if self.cap[k] == INF || net[u] < self.cap[k] {
-                net[self.target[k] as usize] += net[u];
+            let p = self.target[k] as usize;
+            let cap = self.cap[k];
+            if cap == INF || net[u] < cap {
+                net[p] += net[u];
             } else {
+                self.state[k] = STATE_UPPER;
+                self.flow[k] = cap;
+                for (v, change) in [(u, -cap), (p, cap)] {
+                    supply[v] += change;
+                    net[v] += change;
+                }
                 self.pred[u] = NONE;
+                full.push(k as u32);
             }
+        }
+        if full.is_empty() {
+            return;
+        }
+
+        // 3. Each subtree root's full arc of dearest route: the most expensive tail.
+        let mut root_of = vec![NONE; n];
+        for &u in &order {
+            let u = u as usize;
+            root_of[u] = match self.pred[u] {
+                NONE => u as u32,
+                k => root_of[self.target[k as usize] as usize],
+            };
+        }
+        let mut dearest = vec![NONE; n];
+        for &k in &full {
+            let (tail, head) = (self.source[k as usize], self.target[k as usize]);
+            let r = root_of[head as usize] as usize;
+            let best = dearest[r];
+            if best == NONE || dist[tail as usize] > dist[self.source[best as usize] as usize] {
+                dearest[r] = k;
+            }
+        }
+        // Roots in the order settled: a tail settles after its head, so a subtree that hangs
+        // below a tail is looked at again when that tail's own subtree is.
+        for &r in &order {
+            let r = r as usize;
+            let k = dearest[r];
+            if k == NONE || net[r] < 0 {
+                continue;
+            }
+            let k = k as usize;
+            let (u, p, cap) = (
+                self.source[k] as usize,
+                self.target[k] as usize,
+                self.cap[k],
+            );
+            // The arc then carries cap − net[r] > 0 down from u.
+            if net[r] >= cap {
+                continue;
+            }
+            // Re-root at p: each node on the path from p up to r hangs from the one below.
+            let (mut child, mut arc) = (p, k as u32);
+            loop {
+                let up = self.pred[child];
+                self.pred[child] = arc;
+                if child == r {
+                    break;
+                }
+                child = self.other_end(up as usize, child);
+                arc = up;
+            }
+            self.state[k] = STATE_LOWER;
+            self.flow[k] = 0;
+            supply[u] += cap;
+            supply[p] -= cap;
+            net[u] += net[r];
         }
     }
 
-    /// Builds the tree from `pred`: real tree arc `pred[v]` points up from `v` and carries
-    /// `net[v]`; a node whose `pred` is `NONE` hangs on the root by its artificial arc, which
-    /// carries `net[v]` up to the root at cost 0 if it is ≥ 0, else down from the root at
-    /// big-M. Then the preorder thread, subtree sizes and potentials.
-    fn build_tree(&mut self, net: &[i64], big_m: i64) {
+    /// Builds the tree from `pred`, given the supplies with the flow of the arcs at their
+    /// upper bound moved in: real tree arc `pred[v]` joins `v` to its parent; a node whose
+    /// `pred` is `NONE` hangs on the root by its artificial arc, which carries the supply of
+    /// its subtree up to the root at cost 0 if that is ≥ 0, else down from the root at big-M.
+    /// Then the preorder thread, subtree sizes, flows and potentials.
+    fn build_tree(&mut self, supply: &[i64], big_m: i64) {
         let (n, m) = (self.n, self.m);
         let root = n;
         self.parent[root] = NONE;
         self.pred[root] = NONE;
-        for (v, &net) in net.iter().enumerate() {
-            let e = m + v;
-            self.cap[e] = INF;
-            let k = self.pred[v];
-            if k != NONE {
-                let k = k as usize;
-                self.parent[v] = self.target[k];
-                self.dir[v] = DIR_UP;
-                self.flow[k] = net;
-                self.state[k] = STATE_TREE;
-                // The unused artificial arc stays out of the tree, empty, never priced.
-                self.source[e] = v as u32;
-                self.target[e] = root as u32;
-                self.cost[e] = 0;
-                continue;
-            }
-            self.parent[v] = root as u32;
-            self.pred[v] = e as u32;
-            self.state[e] = STATE_TREE;
-            if net >= 0 {
-                // Up to the root, cost 0: can always carry more flow towards the root.
-                self.dir[v] = DIR_UP;
-                self.source[e] = v as u32;
-                self.target[e] = root as u32;
-                self.flow[e] = net;
-                self.cost[e] = 0;
-            } else {
-                // Down from the root at big-M, carrying the (positive) demand.
-                self.dir[v] = DIR_DOWN;
-                self.source[e] = root as u32;
-                self.target[e] = v as u32;
-                self.flow[e] = -net;
-                self.cost[e] = big_m;
-            }
+        for v in 0..n {
+            self.parent[v] = match self.pred[v] {
+                NONE => root as u32,
+                k => self.other_end(k as usize, v) as u32,
+            };
         }
 
         // Preorder by depth-first search from the root, children in increasing order.
@@ -868,9 +922,47 @@ impl Simplex {
             self.link(u as usize, next as usize);
             self.succ_num[u as usize] = 1;
         }
+
+        // Children first: subtree sizes and supplies, then each node's arc to its parent.
+        let mut net = supply.to_vec();
         for &u in preorder[1..].iter().rev() {
-            let p = self.parent[u as usize] as usize;
-            self.succ_num[p] += self.succ_num[u as usize];
+            let (u, p) = (u as usize, self.parent[u as usize] as usize);
+            if p != root {
+                net[p] += net[u];
+            }
+            self.succ_num[p] += self.succ_num[u];
+            let e = m + u;
+            self.cap[e] = INF;
+            let k = self.pred[u];
+            if k != NONE {
+                let k = k as usize;
+                self.dir[u] = self.direction_of(k, u);
+                // Up: the subtree's supply leaves by the arc; down: its demand arrives.
+                self.flow[k] = i64::from(self.dir[u]) * net[u];
+                self.state[k] = STATE_TREE;
+                // The unused artificial arc stays out of the tree, empty, never priced.
+                self.source[e] = u as u32;
+                self.target[e] = root as u32;
+                self.cost[e] = 0;
+                continue;
+            }
+            self.pred[u] = e as u32;
+            self.state[e] = STATE_TREE;
+            if net[u] >= 0 {
+                // Up to the root, cost 0: can always carry more flow towards the root.
+                self.dir[u] = DIR_UP;
+                self.source[e] = u as u32;
+                self.target[e] = root as u32;
+                self.flow[e] = net[u];
+                self.cost[e] = 0;
+            } else {
+                // Down from the root at big-M, carrying the (positive) demand.
+                self.dir[u] = DIR_DOWN;
+                self.source[e] = root as u32;
+                self.target[e] = u as u32;
+                self.flow[e] = -net[u];
+                self.cost[e] = big_m;
+            }
         }
         for (i, &u) in preorder.iter().enumerate() {
             let u = u as usize;
@@ -1163,6 +1255,16 @@ impl Simplex {
     fn link(&mut self, a: usize, b: usize) {
         self.thread[a] = b as u32;
         self.rev_thread[b] = a as u32;
+    }
+
+    /// The end of arc `e` that is not `v`.
+    #[inline]
+    fn other_end(&self, e: usize, v: usize) -> usize {
+        if self.source[e] as usize == v {
+            self.target[e] as usize
+        } else {
+            self.source[e] as usize
+        }
     }
 
     /// The direction of tree arc `e` as seen from its lower end `u`.

@@ -334,10 +334,11 @@ fn bipartite_metascheduling_shape_matches_lemon() {
     }
 }
 
-/// Issue 29: one unit along a path of 100,000 nodes took 79 s (release) from the artificial
-/// star, every pivot walking the chain built so far; from cheapest paths it starts optimal.
-/// Also with capacity 1 (the source's arc cannot stay in a strongly feasible tree: one pivot)
-/// and as a cycle with arcs both ways. A debug build solves each in about a second.
+/// Issue 29: one unit along a path of 100,000 nodes over arcs of capacity 1 took 79 s
+/// (release) from the artificial star, every pivot walking the chain built so far; from
+/// cheapest paths it starts optimal. Also with room on the arcs, as a cycle with arcs both
+/// ways, and as a comb of 50,000 teeth each filling its arc (quadratic until full arcs were
+/// hung from their tails). A debug build solves each in well under a second.
 #[test]
 fn long_path_of_100_000_nodes_is_solved_at_once() {
     let n = 100_000;
@@ -345,6 +346,7 @@ fn long_path_of_100_000_nodes_is_solved_at_once() {
         support::path(n, 1, 1),
         support::path(n, 5, 3),
         support::cycle(n, 4, 3),
+        support::comb(n),
     ] {
         let g = inst.graph();
         let out = min_cost_flow(&g, |v| g[v], |e| *e.weight()).expect("valid");
@@ -372,6 +374,7 @@ fn long_thin_networks_match_lemon() {
             support::cycle(n, 2, 3),
             support::caterpillar(n, 7),
             support::caterpillar(n, 1_000),
+            support::comb(n),
         ] {
             let expected = support::lemon(&inst);
             let g = inst.graph();

@@ -477,14 +477,35 @@ pub fn caterpillar(n: usize, cap: i64) -> Instance {
     Instance { supply, arcs }
 }
 
+/// A comb: a spine of `n / 2` nodes with arcs to its end (capacity `n`, costs 1..=9), each
+/// spine node with a tooth that supplies one unit over an arc of capacity 1 (cost 1..=3); the
+/// end of the spine takes them all. Every tooth's arc is full at the optimum.
+pub fn comb(n: usize) -> Instance {
+    let spine = (n / 2).max(2);
+    let mut supply = vec![0; 2 * spine];
+    let mut arcs = Vec::with_capacity(2 * spine);
+    for i in 0..spine {
+        if i + 1 < spine {
+            let cost = 1 + (i as i64 * 7) % 9;
+            arcs.push((i, i + 1, ArcSpec::with_capacity(n as i64, cost)));
+        }
+        arcs.push((spine + i, i, ArcSpec::with_capacity(1, 1 + i as i64 % 3)));
+        supply[spine + i] = 1;
+    }
+    supply[spine - 1] = -(spine as i64);
+    Instance { supply, arcs }
+}
+
 /// A long thin network of `n` nodes.
 pub type LongShape = fn(usize) -> Instance;
 
 /// The long shapes the bench and the `long_paths` example time: one unit along a path of
-/// capacity-1 arcs (the instance), three units round a cycle with arcs both ways, and
-/// a caterpillar whose spine has room for all its supply.
-pub const LONG_SHAPES: [(&str, LongShape); 3] = [
+/// capacity-1 arcs (the instance), three units round a cycle with arcs both ways, a
+/// caterpillar whose spine has room for all its supply, and a comb whose teeth fill their
+/// arcs.
+pub const LONG_SHAPES: [(&str, LongShape); 4] = [
     ("path_capacity_1", |n| path(n, 1, 1)),
     ("cycle_both_ways", |n| cycle(n, 4, 3)),
     ("caterpillar", |n| caterpillar(n, n as i64 / 10)),
+    ("comb_full_teeth", comb),
 ];
