@@ -185,7 +185,9 @@ pub enum InitialBasis {
     ArtificialStar,
     /// The cheapest paths into the demand nodes, kept wherever they can carry the supply
     /// behind them (the module docs' "Start"): long paths, cycles and trees start solved or
-    /// nearly so. The default.
+    /// nearly so. The default. On random networks with many routes per node its trees are
+    /// deeper than the ones the star grows, and the pivots that remain cost more: there the
+    /// star can be faster (the bench's `random_sparse` group).
     #[default]
     CheapestPaths,
 }

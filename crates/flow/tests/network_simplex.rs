@@ -402,3 +402,28 @@ fn long_thin_networks_match_lemon() {
         }
     }
 }
+
+/// The bench's random sparse networks, at a tenth of the size, agree with LEMON from both
+/// starting bases.
+#[test]
+fn random_sparse_networks_match_lemon() {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    for (sources, sinks) in [(10, 1), (200, 200), (50, 3)] {
+        let inst = support::random_sparse(&mut rng, 2_000, 10_000, sources, sinks);
+        let expected = support::lemon(&inst);
+        assert!(
+            matches!(expected, Expected::Optimal(_)),
+            "feasible by construction"
+        );
+        let g = inst.graph();
+        for basis in InitialBasis::ALL {
+            let out = NetworkSimplex::new()
+                .initial_basis(basis)
+                .solve(&g, |v| g[v], |e| *e.weight())
+                .expect("valid");
+            let solution = out.optimal().expect("feasible");
+            check_optimal(&inst, solution).expect("optimal");
+            assert_eq!(Expected::Optimal(solution.cost), expected, "{basis}");
+        }
+    }
+}
