@@ -66,7 +66,7 @@
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
 use crate::site::{PriceBeyondSeries, Site, try_energy_cost_usd};
 use cosched_core::{Duration, JobId, ParamError, Time, stats};
-use cosched_flow::{MaxFlowOutcome, min_cost_max_flow};
+use cosched_flow::{InitialBasis, MaxFlowOutcome, NetworkSimplex};
 use petgraph::graph::{DiGraph, EdgeIndex};
 use thiserror::Error;
 
@@ -534,7 +534,12 @@ impl GridPolicy for Mcmf {
             now: cycle.now,
             message,
         };
-        let flows = match min_cost_max_flow(&g, source, sink, |e| *e.weight()) {
+        // The artificial-star start: among equally cheap assignments the solver's start
+        // decides which one is returned, and the recorded results were made with this one.
+        let flows = match NetworkSimplex::new()
+            .initial_basis(InitialBasis::ArtificialStar)
+            .solve_max_flow(&g, source, sink, |e| *e.weight())
+        {
             Ok(MaxFlowOutcome::Optimal(flow)) => flow.flows,
             Ok(MaxFlowOutcome::Unbounded) => return Err(solver("unbounded".into())),
             Err(e) => return Err(solver(e.to_string())),
