@@ -10,11 +10,17 @@
 //! decomposition included; LEMON's solve is about 30 % of it). Best-eligible pricing scans
 //! every arc at every pivot and takes 10–20 s per run at full scale (LEMON's too), so it runs
 //! on a 1,000-job network, and at full scale only with `COSCHED_BENCH_ALL_RULES=1`.
+//! Each full-scale group also times the artificial-star start (the solver before issue 29)
+//! beside the default cheapest-paths start. The `long_*` groups time long paths, cycles and
+//! caterpillars (issue 29), the star at 10,000 nodes only (it is quadratic on them).
 //! `COSCHED_BENCH_DIMACS=DIR` also writes each full-scale instance as `DIR/paper_maxq_N.min`,
 //! with the source's supply and the sink's demand set to the maximum flow value, for other
 //! solvers.
 
-use cosched_flow::{MaxFlowOutcome, NetworkSimplex, PivotRule};
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use cosched_flow::{FlowOutcome, InitialBasis, MaxFlowOutcome, NetworkSimplex, PivotRule};
 use criterion::{Criterion, criterion_group, criterion_main};
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::{RngExt, SeedableRng};
@@ -55,9 +61,10 @@ fn network(jobs: usize, max_q: i64, seed: u64) -> Network {
     }
 }
 
-fn solve(net: &Network, rule: PivotRule) -> (i64, i128) {
+fn solve(net: &Network, rule: PivotRule, basis: InitialBasis) -> (i64, i128) {
     match NetworkSimplex::new()
         .pivot_rule(rule)
+        .initial_basis(basis)
         .solve_max_flow(&net.graph, net.source, net.sink, |e| *e.weight())
         .expect("valid network")
     {
@@ -110,7 +117,7 @@ fn write_dimacs(net: &Network, max_q: i64, value: i64, dir: &str) {
 /// One benchmark group: `jobs` × 58 systems at `max_q`, our solver with `rules` and LEMON.
 fn bench_network(c: &mut Criterion, jobs: usize, max_q: i64, rules: &[PivotRule]) {
     let net = network(jobs, max_q, 2018);
-    let (value, cost) = solve(&net, PivotRule::BlockSearch);
+    let (value, cost) = solve(&net, PivotRule::BlockSearch, InitialBasis::CheapestPaths);
     let builder = lemon_builder(&net);
     let (lemon_cost, _) = builder.mcmf();
     eprintln!(
@@ -125,9 +132,13 @@ fn bench_network(c: &mut Criterion, jobs: usize, max_q: i64, rules: &[PivotRule]
     group.sample_size(10);
     for &rule in rules {
         group.bench_function(format!("network_simplex/{rule}"), |b| {
-            b.iter(|| solve(&net, rule))
+            b.iter(|| solve(&net, rule, InitialBasis::CheapestPaths))
         });
     }
+    let star = InitialBasis::ArtificialStar;
+    group.bench_function(format!("network_simplex/block-search/{star}"), |b| {
+        b.iter(|| solve(&net, PivotRule::BlockSearch, star))
+    });
     group.bench_function("mcmf_crate_lemon", |b| b.iter(|| builder.mcmf()));
     group.finish();
 }
@@ -146,5 +157,53 @@ fn paper_network(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, paper_network);
+/// Issue 29: long paths, cycles and caterpillars (a path with branches), whose star start is
+/// quadratic (a 100,000-node path took 79 s). The star runs at 10,000 nodes only.
+fn long_networks(c: &mut Criterion) {
+    for (name, shape) in support::LONG_SHAPES {
+        let mut group = c.benchmark_group(format!("long_{name}"));
+        group.sample_size(10);
+        for (n, bases) in [
+            (10_000, &InitialBasis::ALL[..]),
+            (100_000, &[InitialBasis::CheapestPaths][..]),
+        ] {
+            let inst = shape(n);
+            let g = inst.graph();
+            for &basis in bases {
+                let solver = NetworkSimplex::new().initial_basis(basis);
+                let out = solver.solve(&g, |v| g[v], |e| *e.weight());
+                assert!(
+                    matches!(out, Ok(FlowOutcome::Optimal(_))),
+                    "{name} {n}: {out:?}"
+                );
+                group.bench_function(format!("{basis}/{n}"), |b| {
+                    b.iter(|| solver.solve(&g, |v| g[v], |e| *e.weight()))
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
+/// Random sparse networks of 20,000 nodes and 100,000 random arcs, from both starting bases:
+/// the cheapest-paths start builds deep trees here and is slower than the star (measured
+/// 1.06-1.35x in CPU time when it was introduced), which this group keeps in view.
+fn random_sparse(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let mut group = c.benchmark_group("random_sparse_20000_nodes_100000_arcs");
+    group.sample_size(10);
+    for (sources, sinks) in [(100, 1), (2_000, 2_000)] {
+        let inst = support::random_sparse(&mut rng, 20_000, 100_000, sources, sinks);
+        let g = inst.graph();
+        for basis in InitialBasis::ALL {
+            let solver = NetworkSimplex::new().initial_basis(basis);
+            group.bench_function(format!("{basis}/{sources}_sources_{sinks}_sinks"), |b| {
+                b.iter(|| solver.solve(&g, |v| g[v], |e| *e.weight()))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, paper_network, long_networks, random_sparse);
 criterion_main!(benches);

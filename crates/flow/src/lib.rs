@@ -10,13 +10,16 @@
 //!   integer costs, solved by the primal network simplex method (strongly feasible trees,
 //!   Cunningham's anti-cycling rule, LEMON-style flat tree arrays and block-search pricing).
 //!   The result is an explicit [`FlowOutcome`]: optimal (flows, potentials, cost), infeasible
-//!   or unbounded. [`NetworkSimplex`] is the builder that selects a [`PivotRule`].
+//!   or unbounded. [`NetworkSimplex`] is the builder that selects a [`PivotRule`] and an
+//!   [`InitialBasis`] (by default a tree of cheapest paths into the demand nodes, so that
+//!   long paths and cycles start solved).
 //! - [`min_cost_max_flow`]: the most flow from a source to a sink, at the least cost.
 //! - [`dimacs`]: the DIMACS minimum-cost-flow file format (`cosched mcmf --dimacs FILE`).
 //!
 //! # Complexity
 //!
-//! - [`min_cost_flow`]: each pivot costs O(block size + pivot cycle + moved subtree), with
+//! - [`min_cost_flow`]: O(m log n) for the starting tree, then each pivot costs
+//!   O(block size + pivot cycle + moved subtree), with
 //!   blocks of ≈ √m arcs under the default [`PivotRule::BlockSearch`]. The number of pivots has
 //!   no useful polynomial bound for these rules (exponential in the worst case), but grows
 //!   about linearly with the nodes in practice (Kovács 2015); memory is O(n + m).
@@ -62,6 +65,6 @@ pub mod network_simplex;
 
 pub use max_flow::{MaxFlow, MaxFlowOutcome, min_cost_max_flow};
 pub use network_simplex::{
-    ArcSpec, FlowError, FlowOutcome, FlowSolution, NetworkSimplex, PivotRule, UnknownPivotRule,
-    min_cost_flow,
+    ArcSpec, FlowError, FlowOutcome, FlowSolution, InitialBasis, NetworkSimplex, PivotRule,
+    UnknownPivotRule, min_cost_flow,
 };

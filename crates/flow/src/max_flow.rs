@@ -84,7 +84,7 @@ impl NetworkSimplex {
             return Ok(MaxFlowOutcome::Unbounded);
         };
         simplex.set_st_supply(s, t, value);
-        Ok(match simplex.solve(self.rule())? {
+        Ok(match simplex.solve(*self)? {
             FlowOutcome::Optimal(solution) => MaxFlowOutcome::Optimal(MaxFlow {
                 value,
                 cost: solution.cost,

@@ -18,14 +18,31 @@
 //! chapter 11, organised as in LEMON's `NetworkSimplex` (Kovács, "Minimum-cost flow algorithms:
 //! an experimental evaluation", 2015):
 //!
-//! - **Start.** An artificial root node joined to every node by an artificial arc carrying that
-//!   node's supply; arcs into the root cost 0, arcs out of it cost `M` (big-M), with
+//! - **Artificial root.** An artificial root node with an artificial arc to or from every node;
+//!   arcs into the root cost 0, arcs out of it cost `M` (big-M), with
 //!   `M = (n + 1)·(max |c| + 1)` for `n` nodes, more than any simple path costs. An optimal
 //!   solution then carries flow on an artificial arc only if the problem is infeasible
-//!   (AMO §11.4).
+//!   (AMO §11.4): a positive artificial flow could otherwise be rerouted over a real path for
+//!   less than `M`, whatever the starting tree.
+//! - **Start** ([`InitialBasis`]). AMO and LEMON start from the *artificial star*: every node a
+//!   child of the root, its artificial arc carrying its supply. On a long path (issue 29) every
+//!   pivot of that start then walks a cycle through the root and the chain built so far, and a
+//!   100,000-node path takes n²/2 steps. The default start instead hangs every node that can
+//!   reach a demand node on a *cheapest path* to one (a Dijkstra search backwards from all
+//!   demand nodes), each node sending the supply of its subtree up its tree arc; an arc that
+//!   this would fill to capacity starts full, outside the tree, and its lower end hangs on
+//!   the root with what is left; a subtree of the root that then needs nothing more hangs
+//!   below the tail of its full arc of dearest route (strongly feasible: the arc points away
+//!   from the root and carries flow). This is LEMON 1.3's initial heuristic (`NetworkSimplex::initialPivots`: a reverse search from the sink
+//!   whose arcs enter the basis, one pivot each) built at once as a tree, not by pivots; the
+//!   cheapest-path order is ours. Within each subtree of the root the potentials are then
+//!   cheapest-path distances, so no arc between two of its nodes is eligible: paths, cycles
+//!   and trees whose cheapest routes have room start optimal.
 //! - **Strongly feasible spanning trees** (Cunningham 1976, "A network simplex method",
-//!   *Math. Programming* 11): every tree arc can send positive flow towards the root. The
-//!   starting tree is strongly feasible (zero-supply nodes hang on arcs pointing to the root),
+//!   *Math. Programming* 11): every tree arc can send positive flow towards the root. Both
+//!   starts are strongly feasible (a real tree arc points to the root below capacity, or away
+//!   from it carrying flow; artificial arcs are uncapacitated and carry flow when they point
+//!   away from the root),
 //!   and the leaving arc is the *last* blocking arc met when the pivot cycle is walked along its
 //!   orientation from its apex (AMO §11.5), which keeps the tree strongly feasible and rules out
 //!   cycling: the number of pivots is finite on every input, however degenerate.
@@ -41,7 +58,8 @@
 //!   cycle before the artificial flow is gone, the problem is then solved once more with all
 //!   costs zero: it is unbounded if that has a feasible flow, infeasible otherwise.
 //!
-//! Each pivot costs O(block size + length of the pivot cycle + size of the moved subtree); the
+//! The cheapest-paths start costs O(m log n). Each pivot costs O(block size + length of the
+//! pivot cycle + size of the moved subtree); the
 //! number of pivots has no useful polynomial bound for these pivot rules (the method is
 //! exponential in the worst case), but in practice it grows about linearly with the number of
 //! nodes, and the method is among the fastest for sparse problems (Kovács 2015).
@@ -63,6 +81,8 @@
 use petgraph::visit::{
     EdgeIndexable, EdgeRef, IntoEdgeReferences, IntoNodeIdentifiers, NodeIndexable,
 };
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
@@ -151,6 +171,43 @@ impl FromStr for PivotRule {
             .into_iter()
             .find(|rule| rule.name() == s)
             .ok_or_else(|| UnknownPivotRule(s.to_string()))
+    }
+}
+
+/// How the starting spanning tree is built.
+///
+/// Both give the same optimal cost; they differ in how much pivoting is left.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum InitialBasis {
+    /// Every node a child of the artificial root (AMO §11.4; LEMON's start). On a long path
+    /// every pivot's cycle runs through the root and the chain built so far, so a path of n
+    /// nodes takes about n²/2 steps.
+    ArtificialStar,
+    /// The cheapest paths into the demand nodes, kept wherever they can carry the supply
+    /// behind them (the module docs' "Start"): long paths, cycles and trees start solved or
+    /// nearly so. The default. On random networks with many routes per node its trees are
+    /// deeper than the ones the star grows, and the pivots that remain cost more: there the
+    /// star can be faster (the bench's `random_sparse` group).
+    #[default]
+    CheapestPaths,
+}
+
+impl InitialBasis {
+    /// Every starting basis, in declaration order.
+    pub const ALL: [InitialBasis; 2] = [InitialBasis::ArtificialStar, InitialBasis::CheapestPaths];
+
+    /// The basis's name: `artificial-star` or `cheapest-paths`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            InitialBasis::ArtificialStar => "artificial-star",
+            InitialBasis::CheapestPaths => "cheapest-paths",
+        }
+    }
+}
+
+impl fmt::Display for InitialBasis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -267,7 +324,7 @@ impl FlowOutcome {
     }
 }
 
-/// The network simplex solver, configured: a builder whose only option is the pivot rule.
+/// The network simplex solver, configured: a builder of the pivot rule and the starting basis.
 ///
 /// ```
 /// use cosched_flow::{ArcSpec, FlowOutcome, NetworkSimplex, PivotRule};
@@ -290,6 +347,7 @@ impl FlowOutcome {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NetworkSimplex {
     rule: PivotRule,
+    basis: InitialBasis,
 }
 
 impl NetworkSimplex {
@@ -309,6 +367,17 @@ impl NetworkSimplex {
         self.rule
     }
 
+    /// Starts from `basis` (default [`InitialBasis::CheapestPaths`]).
+    pub fn initial_basis(mut self, basis: InitialBasis) -> Self {
+        self.basis = basis;
+        self
+    }
+
+    /// The configured starting basis.
+    pub fn basis(&self) -> InitialBasis {
+        self.basis
+    }
+
     /// Solves the min-cost flow problem on `graph`, with `supply(v)` at each node and
     /// `arc(e)` giving each arc's bounds and cost. See [`min_cost_flow`].
     ///
@@ -322,7 +391,7 @@ impl NetworkSimplex {
     {
         let mut simplex = Simplex::from_graph(graph, supply, arc)?;
         simplex.check_balance()?;
-        simplex.solve(self.rule)
+        simplex.solve(*self)
     }
 }
 
@@ -582,9 +651,9 @@ impl Simplex {
     }
 
     /// Solves the balanced problem.
-    pub(crate) fn solve(&mut self, rule: PivotRule) -> Result<FlowOutcome, FlowError> {
-        self.init_tree()?;
-        match self.run(rule) {
+    pub(crate) fn solve(&mut self, config: NetworkSimplex) -> Result<FlowOutcome, FlowError> {
+        self.init_tree(config.basis)?;
+        match self.run(config.rule) {
             Status::Optimal => Ok(FlowOutcome::Optimal(self.solution()?)),
             Status::Infeasible => Ok(FlowOutcome::Infeasible),
             Status::Unbounded => {
@@ -592,8 +661,8 @@ impl Simplex {
                 // where no cycle has negative cost.
                 self.cost[..self.m].fill(0);
                 self.max_cost = (0, 0);
-                self.init_tree()?;
-                Ok(match self.run(rule) {
+                self.init_tree(config.basis)?;
+                Ok(match self.run(config.rule) {
                     Status::Optimal => FlowOutcome::Unbounded,
                     _ => FlowOutcome::Infeasible,
                 })
@@ -601,9 +670,8 @@ impl Simplex {
         }
     }
 
-    /// Checks the numeric ranges and builds the starting strongly feasible tree: every node a
-    /// child of the artificial root.
-    fn init_tree(&mut self) -> Result<(), FlowError> {
+    /// Checks the numeric ranges and builds the starting strongly feasible tree.
+    fn init_tree(&mut self, basis: InitialBasis) -> Result<(), FlowError> {
         let (n, m) = (self.n, self.m);
         let all = m + n;
         let positive: i128 = self.supply.iter().filter(|&&b| b > 0).sum();
@@ -642,46 +710,272 @@ impl Simplex {
         self.dir.resize(nodes, DIR_UP);
         self.pi.clear();
         self.pi.resize(nodes, 0);
+        // |supply| ≤ total < 2^63 after the range check.
+        let mut supply: Vec<i64> = self.supply.iter().map(|&b| b as i64).collect();
+        self.pred[..n].fill(NONE);
+        if basis == InitialBasis::CheapestPaths {
+            self.cheapest_paths_into_demands(&mut supply);
+        }
+        self.build_tree(&supply, big_m);
+        #[cfg(test)]
+        self.check_invariants();
+        Ok(())
+    }
 
-        // The root first in preorder, then every node as a leaf child of the root.
+    /// Chooses the real tree arcs of [`InitialBasis::CheapestPaths`] in `pred` (`NONE`: the
+    /// node hangs on the root) and the arcs that start at their upper bound, whose flow it
+    /// moves into `supply`.
+    ///
+    /// 1. A Dijkstra search backwards from all demand nodes at once, over arcs that can carry
+    ///    flow, finds for every node that can reach a demand a cheapest path to one (a
+    ///    label-setting heuristic when costs are negative: any tree will do).
+    /// 2. Children first, each node sends the supply of its subtree up its tree arc, which
+    ///    stays in the tree if that is strictly below the arc's capacity (so the tree is
+    ///    strongly feasible). Otherwise the arc starts at its upper bound, full, and the node
+    ///    hangs on the root with what is left.
+    /// 3. A subtree of the root that now has all the supply it needs would give its full arcs
+    ///    a positive reduced cost (its potentials are no longer held down by big-M), and
+    ///    each would cost a pivot through the root. So it hangs instead below the tail of
+    ///    its full arc of dearest route, re-rooted at that arc's head: the arc enters the
+    ///    tree pointing away from the root, carrying flow, as strong feasibility allows.
+    ///    Along a path of unit arcs carrying one unit, this hangs the whole path from the
+    ///    source.
+    ///
+    /// LEMON 1.3's `initialPivots` pivots the arcs of a reverse search from the sink into
+    /// the basis one by one; built at once, the tree costs O(m log n), where one pivot per arc
+    /// would walk the chain built so far, the very cost the start is meant to save.
+    fn cheapest_paths_into_demands(&mut self, supply: &mut [i64]) {
+        let (n, m) = (self.n, self.m);
+        let carries = |k: usize| self.cap[k] > 0 && self.source[k] != self.target[k];
+        // The usable arcs into each node: `incoming[first[v]..first[v + 1]]`; each entry holds
+        // the arc's position, tail and cost, so the search reads it in order.
+        let mut first = vec![0u32; n + 1];
+        for k in (0..m).filter(|&k| carries(k)) {
+            first[self.target[k] as usize + 1] += 1;
+        }
+        for v in 0..n {
+            first[v + 1] += first[v];
+        }
+        let mut fill = first.clone();
+        let mut incoming = vec![(0u32, 0u32, 0i64); first[n] as usize];
+        for k in (0..m).filter(|&k| carries(k)) {
+            let v = self.target[k] as usize;
+            incoming[fill[v] as usize] = (k as u32, self.source[k], self.cost[k]);
+            fill[v] += 1;
+        }
+
+        // 1. Distances are simple-path costs, below big-M in magnitude: no overflow.
+        let mut dist = vec![i64::MAX; n];
+        let mut done = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        let mut heap = BinaryHeap::new();
+        for v in (0..n).filter(|&v| supply[v] < 0) {
+            dist[v] = 0;
+            heap.push(Reverse((0, v as u32)));
+        }
+        while let Some(Reverse((d, u))) = heap.pop() {
+            let u = u as usize;
+            if done[u] {
+                continue;
+            }
+            done[u] = true;
+            order.push(u as u32);
+            for &(k, w, c) in &incoming[first[u] as usize..first[u + 1] as usize] {
+                let (w, dw) = (w as usize, d + c);
+                // Demand nodes are the roots of the search, never children.
+                if !done[w] && supply[w] >= 0 && dw < dist[w] {
+                    dist[w] = dw;
+                    self.pred[w] = k;
+                    heap.push(Reverse((dw, w as u32)));
+                }
+            }
+        }
+
+        // 2. Children before parents: the reverse of the order in which nodes were settled.
+        // `net[v]` becomes the supply of v's subtree; it is ≥ 0 except at demand nodes.
+        let mut net = supply.to_vec();
+        let mut full = Vec::new();
+        for &u in order.iter().rev() {
+            let u = u as usize;
+            let k = self.pred[u];
+            if k == NONE {
+                continue;
+            }
+            let k = k as usize;
+            let p = self.target[k] as usize;
+            let cap = self.cap[k];
+            if cap == INF || net[u] < cap {
+                net[p] += net[u];
+            } else {
+                self.state[k] = STATE_UPPER;
+                self.flow[k] = cap;
+                for (v, change) in [(u, -cap), (p, cap)] {
+                    supply[v] += change;
+                    net[v] += change;
+                }
+                self.pred[u] = NONE;
+                full.push(k as u32);
+            }
+        }
+        if full.is_empty() {
+            return;
+        }
+
+        // 3. Each subtree root's full arc of dearest route: the most expensive tail.
+        let mut root_of = vec![NONE; n];
+        for &u in &order {
+            let u = u as usize;
+            root_of[u] = match self.pred[u] {
+                NONE => u as u32,
+                k => root_of[self.target[k as usize] as usize],
+            };
+        }
+        let mut dearest = vec![NONE; n];
+        for &k in &full {
+            let (tail, head) = (self.source[k as usize], self.target[k as usize]);
+            let r = root_of[head as usize] as usize;
+            let best = dearest[r];
+            if best == NONE || dist[tail as usize] > dist[self.source[best as usize] as usize] {
+                dearest[r] = k;
+            }
+        }
+        // Roots in the order settled: a tail settles after its head, so a subtree that hangs
+        // below a tail is looked at again when that tail's own subtree is.
+        for &r in &order {
+            let r = r as usize;
+            let k = dearest[r];
+            if k == NONE || net[r] < 0 {
+                continue;
+            }
+            let k = k as usize;
+            let (u, p, cap) = (
+                self.source[k] as usize,
+                self.target[k] as usize,
+                self.cap[k],
+            );
+            // The arc then carries cap − net[r] > 0 down from u.
+            if net[r] >= cap {
+                continue;
+            }
+            // Re-root at p: each node on the path from p up to r hangs from the one below.
+            let (mut child, mut arc) = (p, k as u32);
+            loop {
+                let up = self.pred[child];
+                self.pred[child] = arc;
+                if child == r {
+                    break;
+                }
+                child = self.other_end(up as usize, child);
+                arc = up;
+            }
+            self.state[k] = STATE_LOWER;
+            self.flow[k] = 0;
+            supply[u] += cap;
+            supply[p] -= cap;
+            net[u] += net[r];
+        }
+    }
+
+    /// Builds the tree from `pred`, given the supplies with the flow of the arcs at their
+    /// upper bound moved in: real tree arc `pred[v]` joins `v` to its parent; a node whose
+    /// `pred` is `NONE` hangs on the root by its artificial arc, which carries the supply of
+    /// its subtree up to the root at cost 0 if that is ≥ 0, else down from the root at big-M.
+    /// Then the preorder thread, subtree sizes, flows and potentials.
+    fn build_tree(&mut self, supply: &[i64], big_m: i64) {
+        let (n, m) = (self.n, self.m);
         let root = n;
         self.parent[root] = NONE;
         self.pred[root] = NONE;
-        self.thread[root] = if n == 0 { root as u32 } else { 0 };
-        self.rev_thread[0] = root as u32;
-        self.succ_num[root] = nodes as u32;
-        self.last_succ[root] = if n == 0 { root } else { n - 1 } as u32;
         for v in 0..n {
-            // |supply| ≤ total < 2^63 after the range check.
-            let b = self.supply[v] as i64;
-            let e = m + v;
-            self.parent[v] = root as u32;
-            self.pred[v] = e as u32;
-            self.thread[v] = (v + 1) as u32;
-            self.rev_thread[v + 1] = v as u32;
-            self.succ_num[v] = 1;
-            self.last_succ[v] = v as u32;
+            self.parent[v] = match self.pred[v] {
+                NONE => root as u32,
+                k => self.other_end(k as usize, v) as u32,
+            };
+        }
+
+        // Preorder by depth-first search from the root, children in increasing order.
+        let mut first = vec![0u32; n + 2];
+        for v in 0..n {
+            first[self.parent[v] as usize + 1] += 1;
+        }
+        for v in 0..=n {
+            first[v + 1] += first[v];
+        }
+        let mut fill = first.clone();
+        let mut children = vec![0u32; n];
+        for v in 0..n {
+            let p = self.parent[v] as usize;
+            children[fill[p] as usize] = v as u32;
+            fill[p] += 1;
+        }
+        let mut preorder = Vec::with_capacity(n + 1);
+        let mut stack = vec![root as u32];
+        while let Some(u) = stack.pop() {
+            preorder.push(u);
+            let u = u as usize;
+            stack.extend(
+                children[first[u] as usize..first[u + 1] as usize]
+                    .iter()
+                    .rev(),
+            );
+        }
+        for (i, &u) in preorder.iter().enumerate() {
+            let next = preorder[(i + 1) % preorder.len()];
+            self.link(u as usize, next as usize);
+            self.succ_num[u as usize] = 1;
+        }
+
+        // Children first: subtree sizes and supplies, then each node's arc to its parent.
+        let mut net = supply.to_vec();
+        for &u in preorder[1..].iter().rev() {
+            let (u, p) = (u as usize, self.parent[u as usize] as usize);
+            if p != root {
+                net[p] += net[u];
+            }
+            self.succ_num[p] += self.succ_num[u];
+            let e = m + u;
             self.cap[e] = INF;
-            self.state[e] = STATE_TREE;
-            if b >= 0 {
-                // Up to the root, cost 0: can always carry more flow towards the root.
-                self.dir[v] = DIR_UP;
-                self.source[e] = v as u32;
+            let k = self.pred[u];
+            if k != NONE {
+                let k = k as usize;
+                self.dir[u] = self.direction_of(k, u);
+                // Up: the subtree's supply leaves by the arc; down: its demand arrives.
+                self.flow[k] = i64::from(self.dir[u]) * net[u];
+                self.state[k] = STATE_TREE;
+                // The unused artificial arc stays out of the tree, empty, never priced.
+                self.source[e] = u as u32;
                 self.target[e] = root as u32;
-                self.flow[e] = b;
                 self.cost[e] = 0;
-                self.pi[v] = 0;
+                continue;
+            }
+            self.pred[u] = e as u32;
+            self.state[e] = STATE_TREE;
+            if net[u] >= 0 {
+                // Up to the root, cost 0: can always carry more flow towards the root.
+                self.dir[u] = DIR_UP;
+                self.source[e] = u as u32;
+                self.target[e] = root as u32;
+                self.flow[e] = net[u];
+                self.cost[e] = 0;
             } else {
                 // Down from the root at big-M, carrying the (positive) demand.
-                self.dir[v] = DIR_DOWN;
+                self.dir[u] = DIR_DOWN;
                 self.source[e] = root as u32;
-                self.target[e] = v as u32;
-                self.flow[e] = -b;
+                self.target[e] = u as u32;
+                self.flow[e] = -net[u];
                 self.cost[e] = big_m;
-                self.pi[v] = -big_m;
             }
         }
-        Ok(())
+        for (i, &u) in preorder.iter().enumerate() {
+            let u = u as usize;
+            self.last_succ[u] = preorder[i + self.succ_num[u] as usize - 1];
+            // Reduced cost zero on tree arcs: π(v) = π(u) − c for a tree arc (u, v).
+            if u != root {
+                let e = self.pred[u] as usize;
+                let p = self.parent[u] as usize;
+                self.pi[u] = self.pi[p] + i64::from(self.dir[u]) * self.cost[e];
+            }
+        }
     }
 
     /// Pivots until optimal or unbounded.
@@ -963,6 +1257,16 @@ impl Simplex {
     fn link(&mut self, a: usize, b: usize) {
         self.thread[a] = b as u32;
         self.rev_thread[b] = a as u32;
+    }
+
+    /// The end of arc `e` that is not `v`.
+    #[inline]
+    fn other_end(&self, e: usize, v: usize) -> usize {
+        if self.source[e] as usize == v {
+            self.target[e] as usize
+        } else {
+            self.source[e] as usize
+        }
     }
 
     /// The direction of tree arc `e` as seen from its lower end `u`.
@@ -1260,6 +1564,13 @@ mod tests {
         }
     }
 
+    /// Every pivot rule with every starting basis.
+    fn configurations() -> impl Iterator<Item = (PivotRule, InitialBasis)> {
+        PivotRule::ALL
+            .into_iter()
+            .flat_map(|rule| InitialBasis::ALL.map(|basis| (rule, basis)))
+    }
+
     fn random_problem(rng: &mut Rng, n: usize, m: usize) -> DiGraph<i64, ArcSpec> {
         let mut g = DiGraph::new();
         for _ in 0..n {
@@ -1302,9 +1613,10 @@ mod tests {
             let n = 2 + round % 12;
             let m = rng.range(0, 3 * n as i64) as usize;
             let g = random_problem(&mut rng, n, m);
-            for rule in PivotRule::ALL {
+            for (rule, basis) in configurations() {
                 let out = NetworkSimplex::new()
                     .pivot_rule(rule)
+                    .initial_basis(basis)
                     .solve(&g, |v| g[v], |e| *e.weight())
                     .unwrap();
                 seen[match out {
@@ -1330,9 +1642,10 @@ mod tests {
                     g.add_edge(w, t, ArcSpec::with_capacity(1, rng.range(0, values - 1)));
                 }
             }
-            for rule in PivotRule::ALL {
+            for (rule, basis) in configurations() {
                 let out = NetworkSimplex::new()
                     .pivot_rule(rule)
+                    .initial_basis(basis)
                     .solve(&g, |v| g[v], |e| *e.weight())
                     .unwrap();
                 let solution = out.optimal().expect("a perfect matching exists");

@@ -5,7 +5,8 @@
 mod support;
 
 use cosched_flow::{
-    ArcSpec, FlowOutcome, MaxFlowOutcome, NetworkSimplex, PivotRule, min_cost_max_flow,
+    ArcSpec, FlowOutcome, InitialBasis, MaxFlowOutcome, NetworkSimplex, PivotRule,
+    min_cost_max_flow,
 };
 use petgraph::graph::{DiGraph, NodeIndex};
 use proptest::prelude::*;
@@ -13,21 +14,36 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use support::{Expected, Instance, Shape, check_optimal, lemon, lemon_max_flow, ssp};
 
-/// Solves with `rule`, checks an optimal result, and reduces it to the oracles' vocabulary.
-fn solve(inst: &Instance, rule: PivotRule) -> Result<Expected, String> {
+/// Solves with `rule` from `basis`, checks an optimal result, and reduces it to the oracles'
+/// vocabulary.
+fn solve_from(inst: &Instance, rule: PivotRule, basis: InitialBasis) -> Result<Expected, String> {
     let g = inst.graph();
     let outcome = NetworkSimplex::new()
         .pivot_rule(rule)
+        .initial_basis(basis)
         .solve(&g, |v| g[v], |e| *e.weight())
         .map_err(|e| e.to_string())?;
     Ok(match outcome {
         FlowOutcome::Optimal(solution) => {
-            check_optimal(inst, &solution).map_err(|e| format!("{rule}: {e}"))?;
+            check_optimal(inst, &solution).map_err(|e| format!("{rule}, {basis}: {e}"))?;
             Expected::Optimal(solution.cost)
         }
         FlowOutcome::Infeasible => Expected::Infeasible,
         FlowOutcome::Unbounded => Expected::Unbounded,
     })
+}
+
+/// Every pivot rule from every starting basis must give `expected`.
+fn all_agree(inst: &Instance, expected: Expected) -> Result<(), String> {
+    for rule in PivotRule::ALL {
+        for basis in InitialBasis::ALL {
+            let got = solve_from(inst, rule, basis)?;
+            if got != expected {
+                return Err(format!("{rule}, {basis}: {got:?}, expected {expected:?}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn arc_strategy(n: usize, infinite: bool) -> impl Strategy<Value = (usize, usize, ArcSpec)> {
@@ -65,11 +81,67 @@ proptest! {
     /// on instances with lower bounds, negative costs, self-loops and uncapacitated arcs.
     #[test]
     fn agrees_with_successive_shortest_paths(inst in instance(10, true)) {
+        all_agree(&inst, ssp(&inst)).map_err(TestCaseError::fail)?;
+    }
+
+    /// Long paths and cycles (arcs one way or both), with a few chords and dead-end branches,
+    /// random bounds, costs and supplies: the shapes whose star start is quadratic (issue 29).
+    #[test]
+    fn thin_networks_agree_with_both_oracles(inst in thin_instance(40)) {
         let expected = ssp(&inst);
-        for rule in PivotRule::ALL {
-            prop_assert_eq!(solve(&inst, rule).map_err(TestCaseError::fail)?, expected, "{}", rule);
+        all_agree(&inst, expected).map_err(TestCaseError::fail)?;
+        if inst.arcs.iter().all(|a| a.2.upper != ArcSpec::INFINITE) {
+            prop_assert_eq!(lemon(&inst), expected);
         }
     }
+}
+
+/// A path or cycle of up to `max_nodes` nodes, arcs one way or both ways, plus up to n/4
+/// random extra arcs and up to n/4 dead-end branch nodes; supplies at a few nodes.
+fn thin_instance(max_nodes: usize) -> impl Strategy<Value = Instance> {
+    (3..=max_nodes, any::<bool>(), any::<bool>(), any::<bool>()).prop_flat_map(
+        move |(n, closed, both_ways, infinite)| {
+            let spine = if closed { n } else { n - 1 };
+            let ways = if both_ways { 2 } else { 1 };
+            let branches = n / 4;
+            (
+                proptest::collection::vec(arc_strategy(1, infinite), ways * spine),
+                proptest::collection::vec(arc_strategy(n + branches, infinite), 0..=n / 4),
+                proptest::collection::vec(
+                    (0..n, arc_strategy(1, infinite), any::<bool>()),
+                    branches,
+                ),
+                proptest::collection::vec((0..n + branches, -4i64..=4), 1..=4),
+            )
+                .prop_map(move |(spine_arcs, chords, branch_arcs, supplies)| {
+                    let mut arcs = Vec::new();
+                    for (i, (_, _, spec)) in spine_arcs.into_iter().enumerate() {
+                        let (u, v) = (i % spine, (i % spine + 1) % n);
+                        arcs.push(if i < spine {
+                            (u, v, spec)
+                        } else {
+                            (v, u, spec)
+                        });
+                    }
+                    arcs.extend(chords);
+                    for (b, (at, (_, _, spec), outward)) in branch_arcs.into_iter().enumerate() {
+                        let tip = n + b;
+                        arcs.push(if outward {
+                            (at, tip, spec)
+                        } else {
+                            (tip, at, spec)
+                        });
+                    }
+                    let mut supply = vec![0; n + branches];
+                    for (v, b) in supplies {
+                        supply[v] += b;
+                    }
+                    let sum: i64 = supply.iter().sum();
+                    supply[0] -= sum;
+                    Instance { supply, arcs }
+                })
+        },
+    )
 }
 
 proptest! {
@@ -78,7 +150,10 @@ proptest! {
     /// Status and optimal cost agree with LEMON on instances with finite capacities.
     #[test]
     fn agrees_with_lemon(inst in instance(12, false)) {
-        prop_assert_eq!(solve(&inst, PivotRule::BlockSearch).map_err(TestCaseError::fail)?, lemon(&inst));
+        let expected = lemon(&inst);
+        for basis in InitialBasis::ALL {
+            prop_assert_eq!(solve_from(&inst, PivotRule::BlockSearch, basis).map_err(TestCaseError::fail)?, expected);
+        }
     }
 
     /// Min-cost max-flow: the value agrees with petgraph's Dinic, value and cost with LEMON,
@@ -144,12 +219,8 @@ fn seeded_sweep_against_both_oracles() {
             Expected::Infeasible => 1,
             Expected::Unbounded => 2,
         }] += 1;
-        for rule in PivotRule::ALL {
-            assert_eq!(
-                solve(&inst, rule),
-                Ok(expected),
-                "round {round}, {rule}: {inst:?}"
-            );
+        if let Err(e) = all_agree(&inst, expected) {
+            panic!("round {round}: {e}: {inst:?}");
         }
         if shape.infinite_pct == 0 {
             assert_eq!(

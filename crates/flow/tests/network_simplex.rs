@@ -4,8 +4,8 @@
 mod support;
 
 use cosched_flow::{
-    ArcSpec, FlowError, FlowOutcome, MaxFlowOutcome, NetworkSimplex, PivotRule, min_cost_flow,
-    min_cost_max_flow,
+    ArcSpec, FlowError, FlowOutcome, InitialBasis, MaxFlowOutcome, NetworkSimplex, PivotRule,
+    min_cost_flow, min_cost_max_flow,
 };
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::stable_graph::StableDiGraph;
@@ -13,17 +13,20 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use support::{Expected, Instance, check_optimal, ssp};
 
+/// Solves with every pivot rule from every starting basis, checking optimal results.
 fn solve_all_rules(inst: &Instance) -> Vec<FlowOutcome> {
     let g = inst.graph();
     PivotRule::ALL
         .into_iter()
-        .map(|rule| {
+        .flat_map(|rule| InitialBasis::ALL.map(|basis| (rule, basis)))
+        .map(|(rule, basis)| {
             let out = NetworkSimplex::new()
                 .pivot_rule(rule)
+                .initial_basis(basis)
                 .solve(&g, |v| g[v], |e| *e.weight())
                 .expect("valid input");
             if let FlowOutcome::Optimal(solution) = &out {
-                check_optimal(inst, solution).unwrap_or_else(|e| panic!("{rule}: {e}"));
+                check_optimal(inst, solution).unwrap_or_else(|e| panic!("{rule}, {basis}: {e}"));
             }
             out
         })
@@ -312,13 +315,115 @@ fn bipartite_metascheduling_shape_matches_lemon() {
             g.add_edge(NodeIndex::new(u), NodeIndex::new(v), (c, w));
         }
         let (value, cost) = support::lemon_max_flow(n, &arcs, s, t);
-        for rule in PivotRule::ALL {
+        for (rule, basis) in PivotRule::ALL
+            .into_iter()
+            .flat_map(|rule| InitialBasis::ALL.map(|basis| (rule, basis)))
+        {
             let out = NetworkSimplex::new()
                 .pivot_rule(rule)
+                .initial_basis(basis)
                 .solve_max_flow(&g, NodeIndex::new(s), NodeIndex::new(t), |e| *e.weight())
                 .unwrap();
             let flow = out.optimal().expect("finite");
-            assert_eq!((flow.value, flow.cost), (value, i128::from(cost)), "{rule}");
+            assert_eq!(
+                (flow.value, flow.cost),
+                (value, i128::from(cost)),
+                "{rule}, {basis}"
+            );
+        }
+    }
+}
+
+/// Issue 29: one unit along a path of 100,000 nodes over arcs of capacity 1 took 79 s
+/// (release) from the artificial star, every pivot walking the chain built so far; from
+/// cheapest paths it starts optimal. Also with room on the arcs, as a cycle with arcs both
+/// ways, and as a comb of 50,000 teeth each filling its arc (quadratic until full arcs were
+/// hung from their tails). A debug build solves each in well under a second.
+#[test]
+fn long_path_of_100_000_nodes_is_solved_at_once() {
+    let n = 100_000;
+    for inst in [
+        support::path(n, 1, 1),
+        support::path(n, 5, 3),
+        support::cycle(n, 4, 3),
+        support::comb(n),
+    ] {
+        let g = inst.graph();
+        let out = min_cost_flow(&g, |v| g[v], |e| *e.weight()).expect("valid");
+        let solution = out.optimal().expect("feasible");
+        check_optimal(&inst, solution).expect("optimal");
+    }
+    // The path's only flow: every arc carries the units, so the cost is known.
+    let inst = support::path(n, 1, 1);
+    let g = inst.graph();
+    let out = min_cost_flow(&g, |v| g[v], |e| *e.weight()).expect("valid");
+    let expected: i128 = inst.arcs.iter().map(|a| i128::from(a.2.cost)).sum();
+    assert_eq!(out.optimal().map(|s| s.cost), Some(expected));
+}
+
+/// Long paths, cycles and caterpillars of a few thousand nodes agree with LEMON under every
+/// pivot rule and both starting bases (best-eligible, quadratic from the star, on the
+/// smaller ones).
+#[test]
+fn long_thin_networks_match_lemon() {
+    for n in [300, 2_000] {
+        for inst in [
+            support::path(n, 1, 1),
+            support::path(n, 2, 2),
+            support::cycle(n, 4, 3),
+            support::cycle(n, 2, 3),
+            support::caterpillar(n, 7),
+            support::caterpillar(n, 1_000),
+            support::comb(n),
+        ] {
+            let expected = support::lemon(&inst);
+            let g = inst.graph();
+            for rule in PivotRule::ALL {
+                if n > 1_000 && rule == PivotRule::BestEligible {
+                    continue;
+                }
+                for basis in InitialBasis::ALL {
+                    let out = NetworkSimplex::new()
+                        .pivot_rule(rule)
+                        .initial_basis(basis)
+                        .solve(&g, |v| g[v], |e| *e.weight())
+                        .expect("valid");
+                    let got = match &out {
+                        FlowOutcome::Optimal(solution) => {
+                            check_optimal(&inst, solution).expect("optimal");
+                            Expected::Optimal(solution.cost)
+                        }
+                        FlowOutcome::Infeasible => Expected::Infeasible,
+                        FlowOutcome::Unbounded => Expected::Unbounded,
+                    };
+                    assert_eq!(got, expected, "n {n}, {rule}, {basis}");
+                }
+            }
+        }
+    }
+}
+
+/// The bench's random sparse networks, at a tenth of the size, agree with LEMON from both
+/// starting bases.
+#[test]
+fn random_sparse_networks_match_lemon() {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    for (sources, sinks) in [(10, 1), (200, 200), (50, 3)] {
+        let inst = support::random_sparse(&mut rng, 2_000, 10_000, sources, sinks);
+        let expected = support::lemon(&inst);
+        assert!(
+            matches!(expected, Expected::Optimal(_)),
+            "feasible by construction"
+        );
+        let g = inst.graph();
+        for basis in InitialBasis::ALL {
+            let out = NetworkSimplex::new()
+                .initial_basis(basis)
+                .solve(&g, |v| g[v], |e| *e.weight())
+                .expect("valid");
+            let solution = out.optimal().expect("feasible");
+            check_optimal(&inst, solution).expect("optimal");
+            assert_eq!(Expected::Optimal(solution.cost), expected, "{basis}");
         }
     }
 }

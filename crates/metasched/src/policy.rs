@@ -86,7 +86,7 @@ use crate::site::{PriceBeyondSeries, Site, try_energy_cost_usd};
 use crate::wait::{ClusteredWaitConfig, ClusteredWaitPredictor, QueueWaitPredictor, WaitFeatures};
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, ParamError, Time, stats};
-use cosched_flow::{FlowError, MaxFlowOutcome, min_cost_max_flow};
+use cosched_flow::{FlowError, InitialBasis, MaxFlowOutcome, NetworkSimplex};
 use petgraph::graph::{DiGraph, EdgeIndex};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -891,7 +891,12 @@ impl Mcmf {
             })
             .collect();
         let now = cycle.now;
-        let flows = match min_cost_max_flow(&g, source, sink, |e| *e.weight()) {
+        // The artificial-star start: among equally cheap assignments the solver's start
+        // decides which one is returned, and the recorded results were made with this one.
+        let flows = match NetworkSimplex::new()
+            .initial_basis(InitialBasis::ArtificialStar)
+            .solve_max_flow(&g, source, sink, |e| *e.weight())
+        {
             Ok(MaxFlowOutcome::Optimal(flow)) => flow.flows,
             Ok(MaxFlowOutcome::Unbounded) => return Err(PolicyError::Unbounded { now }),
             Err(source) => return Err(PolicyError::Solver { now, source }),

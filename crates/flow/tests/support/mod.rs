@@ -406,3 +406,150 @@ pub fn lemon(inst: &Instance) -> Expected {
         Expected::Infeasible
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Long thin networks: the network simplex's worst case from an artificial-star start (issue
+// 29), shared by the tests, the bench and the `long_paths` example.
+
+/// A path `0 → 1 → … → n−1` of arcs with capacity `cap` and costs in 1..=9, shipping `units`
+/// from node 0 to node n−1.
+pub fn path(n: usize, cap: i64, units: i64) -> Instance {
+    let n = n.max(2);
+    let mut supply = vec![0; n];
+    supply[0] = units;
+    supply[n - 1] = -units;
+    let arcs = (0..n - 1)
+        .map(|i| {
+            (
+                i,
+                i + 1,
+                ArcSpec::with_capacity(cap, 1 + (i as i64 * 7) % 9),
+            )
+        })
+        .collect();
+    Instance { supply, arcs }
+}
+
+/// A cycle of `n` nodes with an arc each way between neighbours (forward costs 1..=9,
+/// backward costs 2..=10, capacity `cap`), shipping `units` from node 0 to node n/2: the two
+/// routes round the cycle compete.
+pub fn cycle(n: usize, cap: i64, units: i64) -> Instance {
+    let n = n.max(3);
+    let mut supply = vec![0; n];
+    supply[0] = units;
+    supply[n / 2] = -units;
+    let mut arcs = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let j = (i + 1) % n;
+        arcs.push((i, j, ArcSpec::with_capacity(cap, 1 + (i as i64 * 5) % 9)));
+        arcs.push((j, i, ArcSpec::with_capacity(cap, 2 + (i as i64 * 3) % 9)));
+    }
+    Instance { supply, arcs }
+}
+
+/// A path of `n / 2` spine nodes, each with a branch node joined by an arc each way (cost 1);
+/// spine arcs point to the end of the spine (capacity `cap`, costs 1..=9), and every fourth
+/// branch also has an arc to the next spine node. Every tenth branch supplies one unit; the
+/// end of the spine takes them all.
+pub fn caterpillar(n: usize, cap: i64) -> Instance {
+    let spine = (n / 2).max(2);
+    let mut supply = vec![0; 2 * spine];
+    let mut arcs = Vec::with_capacity(4 * spine);
+    for i in 0..spine {
+        let branch = spine + i;
+        if i + 1 < spine {
+            arcs.push((
+                i,
+                i + 1,
+                ArcSpec::with_capacity(cap, 1 + (i as i64 * 7) % 9),
+            ));
+            if i % 4 == 0 {
+                arcs.push((branch, i + 1, ArcSpec::with_capacity(cap, 5)));
+            }
+        }
+        arcs.push((i, branch, ArcSpec::with_capacity(cap, 1)));
+        arcs.push((branch, i, ArcSpec::with_capacity(cap, 1)));
+        if i % 10 == 3 {
+            supply[branch] = 1;
+            supply[spine - 1] -= 1;
+        }
+    }
+    Instance { supply, arcs }
+}
+
+/// A comb: a spine of `n / 2` nodes with arcs to its end (capacity `n`, costs 1..=9), each
+/// spine node with a tooth that supplies one unit over an arc of capacity 1 (cost 1..=3); the
+/// end of the spine takes them all. Every tooth's arc is full at the optimum.
+pub fn comb(n: usize) -> Instance {
+    let spine = (n / 2).max(2);
+    let mut supply = vec![0; 2 * spine];
+    let mut arcs = Vec::with_capacity(2 * spine);
+    for i in 0..spine {
+        if i + 1 < spine {
+            let cost = 1 + (i as i64 * 7) % 9;
+            arcs.push((i, i + 1, ArcSpec::with_capacity(n as i64, cost)));
+        }
+        arcs.push((spine + i, i, ArcSpec::with_capacity(1, 1 + i as i64 % 3)));
+        supply[spine + i] = 1;
+    }
+    supply[spine - 1] = -(spine as i64);
+    Instance { supply, arcs }
+}
+
+/// A long thin network of `n` nodes.
+pub type LongShape = fn(usize) -> Instance;
+
+/// The long shapes the bench and the `long_paths` example time: one unit along a path of
+/// capacity-1 arcs (the issue's instance), three units round a cycle with arcs both ways, a
+/// caterpillar whose spine has room for all its supply, and a comb whose teeth fill their
+/// arcs.
+pub const LONG_SHAPES: [(&str, LongShape); 4] = [
+    ("path_capacity_1", |n| path(n, 1, 1)),
+    ("cycle_both_ways", |n| cycle(n, 4, 3)),
+    ("caterpillar", |n| caterpillar(n, n as i64 / 10)),
+    ("comb_full_teeth", comb),
+];
+
+/// A random sparse network (ours): `n` nodes, `m` random arcs (capacity 1..=1000, cost
+/// 1..=100), and a Hamiltonian cycle in random order that can carry all the supply at cost
+/// 100, so every instance is feasible; `sources` nodes supply 1..=100 units each, `sinks`
+/// other nodes share the demand. The cheapest-paths start is slower than the artificial star
+/// on these (issue 29's note), which the bench tracks.
+pub fn random_sparse(
+    rng: &mut impl Rng,
+    n: usize,
+    m: usize,
+    sources: usize,
+    sinks: usize,
+) -> Instance {
+    let mut supply = vec![0i64; n];
+    for b in &mut supply[..sources] {
+        *b = rng.random_range(1..=100);
+    }
+    let total: i64 = supply.iter().sum();
+    for j in 0..sinks {
+        let share = total / sinks as i64 + i64::from((j as i64) < total % sinks as i64);
+        supply[n - 1 - j] -= share;
+    }
+    let mut arcs = Vec::with_capacity(m + n);
+    while arcs.len() < m {
+        let (u, v) = (rng.random_range(0..n), rng.random_range(0..n));
+        if u != v {
+            let spec =
+                ArcSpec::with_capacity(rng.random_range(1..=1000), rng.random_range(1..=100));
+            arcs.push((u, v, spec));
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.random_range(0..=i));
+    }
+    for i in 0..n {
+        arcs.push((
+            order[i],
+            order[(i + 1) % n],
+            ArcSpec::with_capacity(total, 100),
+        ));
+    }
+    Instance { supply, arcs }
+}
