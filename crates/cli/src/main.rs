@@ -36,6 +36,7 @@ mod balancer;
 mod batch_run;
 mod classad;
 mod convert;
+mod experiment;
 
 mod generate;
 mod input;
@@ -70,6 +71,9 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Convert a workload between SWF and Batsim's JSON format.
     Convert(convert::ConvertArgs),
+    /// Run an experiment file: policies × traces (or generated workloads) × loads × seeds.
+    #[command(after_long_help = experiment::FORMAT)]
+    Experiment(experiment::ExperimentArgs),
     /// Evaluate ClassAd expressions and match job and machine ads (HTCondor semantics).
     Classad(classad::ClassadArgs),
     /// Solve a DIMACS minimum-cost-flow problem (network simplex).
@@ -111,6 +115,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => simulate::run(&args).map_err(Failure::from),
         Command::Generate(args) => generate::run(&args).map_err(Failure::from),
         Command::Convert(args) => convert::run(&args).map_err(Failure::from),
+        Command::Experiment(args) => experiment::run(&args).map_err(Failure::from),
 
         Command::Classad(args) => match classad::run(&args) {
             Ok(out) => match print_checked(&out.stdout) {

@@ -158,23 +158,28 @@ pub fn draw_runs(
     runs: &[PolicyRun],
     capacity: u32,
 ) -> Result<(), PlotError> {
-    let hours = |r: &PolicyRun, k: usize| {
-        (r.series.start_s - r.outcome.report.first_submit_s) as f64 / 3600.0
-            + (k as i64 * r.series.resolution_s) as f64 / 3600.0
-    };
-    let over_time = |values: fn(&PolicyRun) -> &[f64]| -> Vec<Line> {
-        runs.iter()
-            .map(|r| Line {
+    let series: Vec<(&PolicyRun, &crate::timeseries::Series)> = runs
+        .iter()
+        .filter_map(|r| r.series.as_ref().map(|s| (r, s)))
+        .collect();
+    let over_time = |values: fn(&crate::timeseries::Series) -> &[f64]| -> Vec<Line> {
+        series
+            .iter()
+            .map(|&(r, s)| Line {
                 name: r.policy.name().to_string(),
-                points: values(r)
+                points: values(s)
                     .iter()
                     .enumerate()
-                    .map(|(k, &v)| (hours(r, k), v))
+                    .map(|(k, &v)| {
+                        let t =
+                            s.start_s - r.outcome.report.first_submit_s + k as i64 * s.resolution_s;
+                        (t as f64 / 3600.0, v)
+                    })
                     .collect(),
             })
             .collect()
     };
-    let resolution = runs.first().map_or(0, |r| r.series.resolution_s);
+    let resolution = series.first().map_or(0, |(_, s)| s.resolution_s);
     draw_lines(
         &dir.join("utilization.svg"),
         &Axes {
@@ -183,7 +188,7 @@ pub fn draw_runs(
             y: "busy units / capacity",
             log_x: false,
         },
-        &over_time(|r| &r.series.utilization),
+        &over_time(|s| &s.utilization),
     )?;
     draw_lines(
         &dir.join("queue.svg"),
@@ -193,7 +198,7 @@ pub fn draw_runs(
             y: "jobs waiting",
             log_x: false,
         },
-        &over_time(|r| &r.series.queue_jobs),
+        &over_time(|s| &s.queue_jobs),
     )?;
     let cdf: Vec<Line> = runs
         .iter()

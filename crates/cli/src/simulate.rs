@@ -120,8 +120,8 @@ pub struct PolicyRun {
     pub outcome: SimOutcome,
     /// Its summary row.
     pub row: Row,
-    /// Its time series.
-    pub series: Series,
+    /// Its time series, when an output needs it.
+    pub series: Option<Series>,
     /// Wall-clock seconds of the simulation.
     pub elapsed_s: f64,
 }
@@ -147,12 +147,13 @@ pub fn capacity_of(
 }
 
 /// Runs `policies` on `workload` in parallel (rayon), with one progress bar each on a
-/// terminal, and summarises each run.
+/// terminal, and summarises each run; `series` asks for the time series (at that resolution,
+/// `None` inside for the automatic one).
 pub fn run_policies(
     policies: &[PolicyChoice],
     workload: &Workload,
     capacity: u32,
-    resolution: Option<i64>,
+    series: Option<Option<i64>>,
     bars: &MultiProgress,
 ) -> Result<Vec<PolicyRun>, SimulateError> {
     let style = ProgressStyle::with_template(
@@ -184,11 +185,15 @@ pub fn run_policies(
                 .report
                 .last_end_s
                 .saturating_sub(outcome.report.first_submit_s);
-            let series = timeseries::compute(
-                &outcome.records,
-                capacity,
-                resolution.unwrap_or_else(|| timeseries::auto_resolution(span)),
-            )?;
+            let series = series
+                .map(|resolution| {
+                    timeseries::compute(
+                        &outcome.records,
+                        capacity,
+                        resolution.unwrap_or_else(|| timeseries::auto_resolution(span)),
+                    )
+                })
+                .transpose()?;
             let row = Row::new(
                 policy.name(),
                 &outcome.report,
@@ -277,7 +282,17 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
     let (capacity, capacity_source) = capacity_of(args.capacity, &workload)?;
     let bars = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
     let clock = Instant::now();
-    let runs = run_policies(&policies, &workload, capacity, args.resolution, &bars)?;
+    let wants_series = args.out.is_some()
+        || args.report.is_some()
+        || args.timeseries_csv.is_some()
+        || args.plots.is_some();
+    let runs = run_policies(
+        &policies,
+        &workload,
+        capacity,
+        wants_series.then_some(args.resolution),
+        &bars,
+    )?;
     let elapsed = clock.elapsed().as_secs_f64();
 
     let meta = Meta::new(&workload, capacity, &capacity_source, None);
@@ -367,7 +382,9 @@ pub fn run_json(run: &PolicyRun) -> Value {
         json!({"events": s.events, "passes": s.passes, "max_queue_len": s.max_queue_len,
                "mean_queue_len": s.mean_queue_len}),
     );
-    map.insert("timeseries".into(), json!(run.series));
+    if let Some(series) = &run.series {
+        map.insert("timeseries".into(), json!(series));
+    }
     Value::Object(map)
 }
 
@@ -407,7 +424,9 @@ fn write_outputs(
     };
     let mut series_csv = String::from(timeseries::CSV_HEADER);
     for r in runs {
-        r.series.write_csv_rows(r.policy.name(), &mut series_csv);
+        if let Some(series) = &r.series {
+            series.write_csv_rows(r.policy.name(), &mut series_csv);
+        }
     }
     if let Some(dir) = &outputs.out_dir {
         runs.par_iter().try_for_each(|r| {

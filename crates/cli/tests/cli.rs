@@ -545,3 +545,98 @@ fn no_unchecked_prints_to_stdout() {
         }
     }
 }
+
+/// `cosched experiment`: a local run, and the same file as Slurm array tasks collected
+/// afterwards, give the same summary byte for byte.
+#[test]
+fn experiment_runs_locally_and_as_array_tasks_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("exp.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "policies = [\"easy\", \"fcfs\"]\nloads = [0.5, 0.9]\nseeds = [1, 2]\n\
+             [[trace]]\npath = \"{}\"\ncapacity = 128\n\
+             [[generator]]\nmodel = \"lublin\"\njobs = 300\ncapacity = 64\n",
+            tiny_trace().display()
+        ),
+    )
+    .unwrap();
+    let local = dir.path().join("local");
+    let out = cosched(&[
+        "experiment",
+        file.to_str().unwrap(),
+        "--out",
+        local.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = std::fs::read_to_string(local.join("summary.csv")).unwrap();
+    assert!(summary.starts_with(
+        "workload,capacity,load,seed,policy,jobs,mean_wait_s,mean_bounded_slowdown,utilization,makespan_s,"
+    ));
+    // tiny: 2 loads x 2 policies; generator: 2 loads x 2 seeds x 2 policies.
+    assert_eq!(summary.lines().count(), 1 + 4 + 8, "{summary}");
+    assert!(local.join("plots/lublin_64_300_wait.svg").exists());
+
+    let array = dir.path().join("array");
+    let out = cosched(&[
+        "experiment",
+        file.to_str().unwrap(),
+        "--out",
+        array.to_str().unwrap(),
+        "--slurm",
+        "--no-submit",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let script = std::fs::read_to_string(array.join("slurm/experiment.sbatch")).unwrap();
+    assert!(script.contains("#SBATCH --array=0-5\n"), "{script}");
+    assert!(
+        script.contains("--task \"$SLURM_ARRAY_TASK_ID\""),
+        "{script}"
+    );
+    let line = error_line(
+        &[
+            "experiment",
+            file.to_str().unwrap(),
+            "--out",
+            array.to_str().unwrap(),
+            "--collect",
+        ],
+        1,
+    );
+    assert!(line.contains("6 of 6 tasks have no results"), "{line}");
+    for task in 0..6 {
+        let out = cosched(&[
+            "experiment",
+            file.to_str().unwrap(),
+            "--out",
+            array.to_str().unwrap(),
+            "--task",
+            &task.to_string(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let out = cosched(&[
+        "experiment",
+        file.to_str().unwrap(),
+        "--out",
+        array.to_str().unwrap(),
+        "--collect",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(array.join("summary.csv")).unwrap(),
+        summary
+    );
+
+    std::fs::write(&file, "policies = [\"easy\"]\n").unwrap();
+    let line = error_line(&["experiment", file.to_str().unwrap()], 1);
+    assert!(line.contains("no [[trace]]"), "{line}");
+    std::fs::write(
+        &file,
+        "policies = [\"easy\"]\nloads = [-1]\n[[trace]]\npath = \"x\"\n",
+    )
+    .unwrap();
+    let line = error_line(&["experiment", file.to_str().unwrap()], 1);
+    assert!(line.contains("load -1"), "{line}");
+}
