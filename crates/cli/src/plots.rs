@@ -2,6 +2,7 @@
 //! per policy, a Gantt chart per policy for small traces, and line plots for experiments.
 
 use crate::simulate::PolicyRun;
+use crate::timeseries::Series;
 use crate::units::{self, Span};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -14,19 +15,14 @@ pub const GANTT_MAX_JOBS: usize = 2_000;
 /// Plot size in pixels.
 const SIZE: (u32, u32) = (960, 600);
 
-/// The Tableau 10 palette, cycled per series.
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-];
+/// One quantity of a time series.
+type SeriesValues = fn(&Series) -> &[f64];
+
+/// Colour `i` of plotters' 99 %-accessibility palette, cycled.
+fn color(i: usize) -> RGBColor {
+    let (r, g, b) = Palette99::COLORS[i % Palette99::COLORS.len()];
+    RGBColor(r, g, b)
+}
 
 /// A plot that could not be drawn or written.
 #[derive(Debug, Error)]
@@ -106,7 +102,7 @@ fn draw_lines_on(
                 .draw()
                 .map_err(e)?;
             for (i, line) in lines.iter().enumerate() {
-                let color = PALETTE[i % PALETTE.len()];
+                let color = color(i);
                 chart
                     .draw_series(LineSeries::new(
                         line.points.iter().copied(),
@@ -158,11 +154,11 @@ pub fn draw_runs(
     runs: &[PolicyRun],
     capacity: u32,
 ) -> Result<(), PlotError> {
-    let series: Vec<(&PolicyRun, &crate::timeseries::Series)> = runs
+    let series: Vec<(&PolicyRun, &Series)> = runs
         .iter()
         .filter_map(|r| r.series.as_ref().map(|s| (r, s)))
         .collect();
-    let over_time = |values: fn(&crate::timeseries::Series) -> &[f64]| -> Vec<Line> {
+    let over_time = |values: SeriesValues| -> Vec<Line> {
         series
             .iter()
             .map(|&(r, s)| Line {
@@ -180,26 +176,24 @@ pub fn draw_runs(
             .collect()
     };
     let resolution = series.first().map_or(0, |(_, s)| s.resolution_s);
-    draw_lines(
-        &dir.join("utilization.svg"),
-        &Axes {
-            title: &format!("{trace}: utilisation (mean per {resolution} s)"),
-            x: "hours since the first submission",
-            y: "busy units / capacity",
-            log_x: false,
-        },
-        &over_time(|s| &s.utilization),
-    )?;
-    draw_lines(
-        &dir.join("queue.svg"),
-        &Axes {
-            title: &format!("{trace}: queue length (mean per {resolution} s)"),
-            x: "hours since the first submission",
-            y: "jobs waiting",
-            log_x: false,
-        },
-        &over_time(|s| &s.queue_jobs),
-    )?;
+    let figures: [(&str, &str, &str, SeriesValues); 2] = [
+        ("utilization", "utilisation", "busy units / capacity", |s| {
+            &s.utilization
+        }),
+        ("queue", "queue length", "jobs waiting", |s| &s.queue_jobs),
+    ];
+    for (file, what, y, values) in figures {
+        draw_lines(
+            &dir.join(format!("{file}.svg")),
+            &Axes {
+                title: &format!("{trace}: {what} (mean per {resolution} s)"),
+                x: "hours since the first submission",
+                y,
+                log_x: false,
+            },
+            &over_time(values),
+        )?;
+    }
     let cdf: Vec<Line> = runs
         .iter()
         .map(|r| {
@@ -282,7 +276,7 @@ fn gantt(path: &Path, title: &str, run: &PolicyRun, capacity: u32) -> Result<(),
             .draw()
             .map_err(e)?;
         let rects = spans.iter().enumerate().flat_map(|(i, span)| {
-            let color = PALETTE[(records[i].id.0 % PALETTE.len() as u64) as usize];
+            let color = color((records[i].id.0 % Palette99::COLORS.len() as u64) as usize);
             let (x0, x1) = span.map_or((0.0, 0.0), |s| (h(s.start.0), h(s.end.0)));
             assignment.units(i).iter().map(move |u| {
                 Rectangle::new(
