@@ -168,6 +168,41 @@ pub const CSV_HEADER: &str = "policy,time_s,utilization,queue_jobs,running_jobs\
 mod tests {
     use super::*;
     use cosched_core::{Duration, JobClass, JobId, Time};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// At any resolution the bins integrate to the busy unit-seconds of the records, so
+        /// the series agree with the report's utilisation.
+        #[test]
+        fn bins_integrate_to_the_busy_unit_seconds(
+            raw in prop::collection::vec((0i64..500, 0i64..100, 0i64..100, 1u32..8), 1..30),
+            resolution in 1i64..200,
+        ) {
+            let records: Vec<JobRecord> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(submit, wait, run, size))| {
+                    rec(i as u64, submit, submit + wait, submit + wait + run, size)
+                })
+                .collect();
+            let s = compute(&records, 8, resolution).unwrap();
+            let first = records.iter().map(|r| r.submit.0).min().unwrap();
+            let last = records.iter().filter_map(|r| r.end).map(|t| t.0).max().unwrap();
+            let span = last - first;
+            let area: f64 = s
+                .utilization
+                .iter()
+                .enumerate()
+                .map(|(k, u)| {
+                    let from = k as i64 * resolution;
+                    let width = ((from + resolution).min(span.max(1)) - from).max(1);
+                    u * width as f64 * 8.0
+                })
+                .sum();
+            let busy: i64 = records.iter().map(|r| i64::from(r.size) * r.runtime.0).sum();
+            prop_assert!((area - busy as f64).abs() < 1e-6 * busy.max(1) as f64, "{} vs {}", area, busy);
+        }
+    }
 
     fn rec(id: u64, submit: i64, start: i64, end: i64, size: u32) -> JobRecord {
         JobRecord {

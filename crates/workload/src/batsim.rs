@@ -265,6 +265,33 @@ pub fn write(out: impl Write, nb_res: u64, jobs: &[RigidJob]) -> Result<(), Bats
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Writing then reading gives the same jobs (ids, times, sizes, run times; a
+        /// non-positive estimate reads back as the run time, as a missing walltime).
+        #[test]
+        fn write_then_read_round_trips(raw in prop::collection::vec(
+            (0u64..1_000_000, -1_000_000i64..1_000_000_000, 1u32..100_000, 0i64..1_000_000, 1i64..1_000_000),
+            0..40,
+        )) {
+            let mut seen = std::collections::HashSet::new();
+            let jobs: Vec<RigidJob> = raw
+                .into_iter()
+                .filter(|r| seen.insert(r.0))
+                .map(|(id, submit, size, runtime, estimate)| {
+                    RigidJob::new(JobId(id), Time(submit), size, Duration(runtime), Duration(estimate))
+                        .unwrap()
+                })
+                .collect();
+            let mut out = Vec::new();
+            write(&mut out, 64, &jobs).unwrap();
+            let back = read("p.json", &out[..]).unwrap();
+            prop_assert_eq!(back.nb_res, Some(64));
+            prop_assert!(back.invalid.is_empty());
+            prop_assert_eq!(back.jobs, jobs);
+        }
+    }
 
     #[test]
     fn invalid_jobs_are_counted_with_their_reason_and_bad_ids_refused() {
