@@ -2,9 +2,9 @@
 
 use clap::ValueEnum;
 use clap::{Args, Subcommand};
-use cosched_core::{Duration, ParamError};
+use cosched_core::{Duration, ParamError, RigidJob};
 use cosched_workload::swf::{HeaderLineError, SwfHeader, SwfRecord, SwfWriter};
-use cosched_workload::{LublinModel, LublinParams, TsafrirEstimates};
+use cosched_workload::{LoadScaling, LoadTally, LublinModel, LublinParams, TsafrirEstimates};
 use std::io::{self, BufWriter, Write};
 use thiserror::Error;
 
@@ -39,11 +39,17 @@ struct LublinArgs {
     /// Workloads Archive's published Lublin traces, or the batch/interactive classes.
     #[arg(long, value_enum, default_value_t = Stream::Typeless)]
     stream: Stream,
+    /// Offered load to scale the arrivals to (work / (capacity × submission span), with run
+    /// times cut at their estimates), keeping sizes and run times: the model's inter-arrival
+    /// times are stretched or compressed by one factor (computed in a first pass over the
+    /// same jobs, so memory stays that of one block).
+    #[arg(long, value_name = "LOAD")]
+    load: Option<f64>,
 }
 
 /// The Lublin model's job classes.
-#[derive(Clone, Copy, ValueEnum)]
-enum Stream {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Stream {
     /// Batch and interactive streams merged in time order.
     Mixed,
     /// Batch jobs only.
@@ -68,41 +74,115 @@ pub enum GenerateError {
     /// The header could not be built.
     #[error(transparent)]
     Header(#[from] HeaderLineError),
-    /// Standard output could not be written.
+    /// Standard output could not be written (a closed pipe ends the command quietly).
     #[error("cannot write the trace to standard output: {0}")]
     Output(#[from] io::Error),
+}
+
+/// A Lublin–Feitelson workload with Tsafrir estimates, generated job by job in blocks of
+/// [`BLOCK_JOBS`]: what `cosched generate lublin` writes and `cosched experiment` simulates.
+pub struct LublinSource {
+    model: LublinModel,
+    estimates: TsafrirEstimates,
+    /// The estimate bound, seconds.
+    pub max_estimate: Duration,
+    jobs: u64,
+    seed: u64,
+}
+
+impl LublinSource {
+    /// `jobs` jobs of the `stream` parameter set on `capacity` units, estimates up to
+    /// `max_estimate_hours`, from `seed`.
+    pub fn new(
+        capacity: u32,
+        stream: Stream,
+        max_estimate_hours: i64,
+        jobs: u64,
+        seed: u64,
+    ) -> Result<LublinSource, ParamError> {
+        let model = match stream {
+            Stream::Mixed => LublinModel::mixed(capacity)?,
+            Stream::Batch => LublinModel::new(capacity)?,
+            Stream::Interactive => LublinModel::with_params(capacity, LublinParams::interactive())?,
+            Stream::Typeless => LublinModel::typeless(capacity)?,
+        };
+        let max_estimate = Duration::from_secs(3600)
+            .checked_mul(max_estimate_hours)
+            .ok_or_else(|| {
+                ParamError::new(
+                    "max-estimate-hours",
+                    max_estimate_hours,
+                    "must be at most 2562047788015215 (i64 seconds)",
+                )
+            })?;
+        Ok(LublinSource {
+            model,
+            estimates: TsafrirEstimates::new(max_estimate)?,
+            max_estimate,
+            jobs,
+            seed,
+        })
+    }
+
+    /// Calls `each` on every job in order, holding one block at a time.
+    pub fn for_each<E>(&self, each: &mut dyn FnMut(&RigidJob) -> Result<(), E>) -> Result<(), E> {
+        let mut jobs = self.model.jobs(self.seed);
+        let mut block =
+            Vec::with_capacity(BLOCK_JOBS.min(usize::try_from(self.jobs).unwrap_or(usize::MAX)));
+        let mut left = self.jobs;
+        let mut part = 0;
+        while left > 0 {
+            let take = usize::try_from(left).map_or(BLOCK_JOBS, |left| left.min(BLOCK_JOBS));
+            block.clear();
+            block.extend(jobs.by_ref().take(take));
+            self.estimates.assign_part(&mut block, self.seed, part);
+            block.iter().try_for_each(&mut *each)?;
+            left -= take as u64;
+            part += 1;
+        }
+        Ok(())
+    }
+
+    /// The jobs rescaled to offered load `load` (two passes, see [`LoadTally`]), or as
+    /// generated.
+    pub fn scaling(
+        &self,
+        capacity: u32,
+        load: Option<f64>,
+    ) -> Result<Option<LoadScaling>, ParamError> {
+        let Some(load) = load else { return Ok(None) };
+        let mut tally = LoadTally::default();
+        self.for_each::<ParamError>(&mut |job| {
+            tally.add(job);
+            Ok(())
+        })?;
+        tally.scaling(capacity, load).map(Some)
+    }
 }
 
 /// Runs the command.
 pub fn run(args: &GenerateArgs) -> Result<(), GenerateError> {
     let Model::Lublin(args) = &args.model;
-    let model = match args.stream {
-        Stream::Mixed => LublinModel::mixed(args.capacity)?,
-        Stream::Batch => LublinModel::new(args.capacity)?,
-        Stream::Interactive => {
-            LublinModel::with_params(args.capacity, LublinParams::interactive())?
-        }
-        Stream::Typeless => LublinModel::typeless(args.capacity)?,
-    };
-    let max_estimate = Duration::from_secs(3600)
-        .checked_mul(args.max_estimate_hours)
-        .ok_or_else(|| {
-            ParamError::new(
-                "max-estimate-hours",
-                args.max_estimate_hours,
-                "must be at most 2562047788015215 (i64 seconds)",
-            )
-        })?;
-    let estimates = TsafrirEstimates::new(max_estimate)?;
-
+    let source = LublinSource::new(
+        args.capacity,
+        args.stream,
+        args.max_estimate_hours,
+        args.jobs,
+        args.seed,
+    )?;
+    let max_estimate = source.max_estimate;
+    let scaling = source.scaling(args.capacity, args.load)?;
     let mut header = SwfHeader::new();
     header.push("Version", "2.2")?;
     header.push("Computer", "synthetic (cosched generate lublin)")?;
+    let load = args.load.map_or_else(String::new, |l| {
+        format!(", arrivals scaled to offered load {l}")
+    });
     header.push(
         "Note",
         format!(
             "Lublin-Feitelson 2003 model ({} stream), Tsafrir-Etsion-Feitelson 2005 estimates \
-             per block of {BLOCK_JOBS} jobs, seed {}",
+             per block of {BLOCK_JOBS} jobs, seed {}{load}",
             args.stream
                 .to_possible_value()
                 .map_or_else(String::new, |v| v.get_name().to_string()),
@@ -118,22 +198,14 @@ pub fn run(args: &GenerateArgs) -> Result<(), GenerateError> {
     let stdout = io::stdout().lock();
     let mut writer = SwfWriter::new(BufWriter::new(stdout));
     writer.write_header(&header)?;
-    let mut jobs = model.jobs(args.seed);
-    let mut block =
-        Vec::with_capacity(BLOCK_JOBS.min(usize::try_from(args.jobs).unwrap_or(usize::MAX)));
-    let mut left = args.jobs;
-    let mut part = 0;
-    while left > 0 {
-        let take = usize::try_from(left).map_or(BLOCK_JOBS, |left| left.min(BLOCK_JOBS));
-        block.clear();
-        block.extend(jobs.by_ref().take(take));
-        estimates.assign_part(&mut block, args.seed, part);
-        for job in &block {
-            writer.write_record(&SwfRecord::from_rigid(job))?;
+    source.for_each::<io::Error>(&mut |job| match scaling {
+        Some(scaling) => {
+            let mut job = *job;
+            job.submit = scaling.apply(job.submit);
+            writer.write_record(&SwfRecord::from_rigid(&job))
         }
-        left -= take as u64;
-        part += 1;
-    }
+        None => writer.write_record(&SwfRecord::from_rigid(job)),
+    })?;
     writer.finish()?.flush()?;
     Ok(())
 }

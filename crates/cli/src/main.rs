@@ -1,10 +1,17 @@
 //! `cosched`: the command-line front end of the cosched workspace.
 //!
-//! - `cosched simulate --trace FILE.swf --policy easy` runs a batch policy on a Standard
-//!   Workload Format trace (plain or gzip) and prints a summary; `--jobs-csv` and `--report`
-//!   write the per-job table and the JSON report.
-//! - `cosched generate lublin --jobs N --capacity C --seed S > out.swf` writes a synthetic trace
-//!   (Lublin–Feitelson model, Tsafrir runtime estimates).
+//! - `cosched simulate --trace FILE --policy easy,fcfs,conservative --out DIR` runs batch
+//!   policies in parallel on a Standard Workload Format trace (plain or gzip) or a Batsim JSON
+//!   workload, prints one comparison table, and writes per policy `DIR/P_jobs.csv` (Batsim's
+//!   `_jobs.csv` columns, which evalys reads), `DIR/summary.csv`, a self-describing
+//!   `DIR/report.json` and time series; `--plots DIR` draws SVG plots; `--jobs-csv` and
+//!   `--report` write single files as before.
+//! - `cosched generate lublin --jobs N --capacity C --seed S [--load L] > out.swf` writes a
+//!   synthetic trace (Lublin–Feitelson model, Tsafrir runtime estimates).
+//! - `cosched convert IN OUT` converts between SWF and Batsim JSON (by OUT's extension).
+//! - `cosched experiment FILE.toml` runs policies × traces (or generated workloads at offered
+//!   loads) × seeds in parallel and writes one summary CSV and plots; `--slurm` writes it as a
+//!   Slurm job array.
 //! - `cosched classad eval 'EXPR' [--my AD] [--target AD]` evaluates a ClassAd expression with
 //!   HTCondor's semantics and prints its value in ClassAd notation; `cosched classad match
 //!   JOB_AD MACHINE_AD` prints whether the ads match and both ranks, and exits with status 1
@@ -21,14 +28,26 @@
 //!   --nodes LIST` is what a Slurm epilog runs to report a job end.
 //!
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
-//! (status 2 for command-line usage errors).
+//! (status 2 for command-line usage errors); every write to standard output is checked, and a
+//! closed pipe downstream (`cosched generate … | head`) ends the program quietly.
 
 mod albatross;
 mod balancer;
+mod batch_run;
 mod classad;
+mod convert;
+mod experiment;
+
 mod generate;
+mod input;
+mod jobs_csv;
 mod mcmf;
+mod output;
+mod plots;
 mod simulate;
+mod summary;
+mod timeseries;
+mod units;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -46,10 +65,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Simulate a batch scheduling policy on an SWF trace.
+    /// Simulate and compare batch scheduling policies on an SWF or Batsim trace.
     Simulate(simulate::SimulateArgs),
     /// Generate a synthetic workload as SWF on standard output.
     Generate(generate::GenerateArgs),
+    /// Convert a workload between SWF and Batsim's JSON format.
+    Convert(convert::ConvertArgs),
+    /// Run an experiment file: policies × traces (or generated workloads) × loads × seeds.
+    #[command(after_long_help = experiment::FORMAT)]
+    Experiment(experiment::ExperimentArgs),
     /// Evaluate ClassAd expressions and match job and machine ads (HTCondor semantics).
     Classad(classad::ClassadArgs),
     /// Solve a DIMACS minimum-cost-flow problem (network simplex).
@@ -60,30 +84,55 @@ enum Command {
     Balancer(balancer::BalancerArgs),
 }
 
+/// How a command failed: quietly (a closed pipe downstream, as Unix tools end) or with one
+/// `error:` line.
+enum Failure {
+    Quiet,
+    Message(String),
+}
+
+impl<E: std::error::Error + 'static> From<E> for Failure {
+    fn from(e: E) -> Failure {
+        if output::is_broken_pipe(&e) {
+            Failure::Quiet
+        } else {
+            Failure::Message(e.to_string())
+        }
+    }
+}
+
+/// Writes a command's text to standard output, checked.
+fn print_checked(text: &str) -> Result<(), Failure> {
+    output::stdout(text).map_err(|e| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => Failure::Quiet,
+        _ => Failure::Message(format!("cannot write to standard output: {e}")),
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Simulate(args) => simulate::run(&args).map_err(|e| e.to_string()),
-        Command::Generate(args) => generate::run(&args).map_err(|e| e.to_string()),
+    let result: Result<(), Failure> = match cli.command {
+        Command::Simulate(args) => simulate::run(&args).map_err(Failure::from),
+        Command::Generate(args) => generate::run(&args).map_err(Failure::from),
+        Command::Convert(args) => convert::run(&args).map_err(Failure::from),
+        Command::Experiment(args) => experiment::run(&args).map_err(Failure::from),
+
         Command::Classad(args) => match classad::run(&args) {
-            Ok(out) => {
-                print!("{}", out.stdout);
-                if !out.success {
-                    return ExitCode::FAILURE;
-                }
-                Ok(())
-            }
-            Err(e) => Err(e.to_string()),
+            Ok(out) => match print_checked(&out.stdout) {
+                Ok(()) if !out.success => return ExitCode::FAILURE,
+                other => other,
+            },
+            Err(e) => Err(Failure::from(e)),
         },
-        Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
+        Command::Mcmf(args) => mcmf::run(&args).map_err(Failure::from),
         Command::Albatross(args) => albatross::run(&args)
-            .map(|out| print!("{out}"))
-            .map_err(|e| e.to_string()),
-        Command::Balancer(args) => balancer::run(&args),
+            .map_err(Failure::from)
+            .and_then(|out| print_checked(&out)),
+        Command::Balancer(args) => balancer::run(&args).map_err(Failure::Message),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Ok(()) | Err(Failure::Quiet) => ExitCode::SUCCESS,
+        Err(Failure::Message(e)) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }

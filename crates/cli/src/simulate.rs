@@ -1,12 +1,24 @@
-//! `cosched simulate`: one batch policy on one SWF trace.
+//! `cosched simulate`: one or more batch policies on one trace (SWF or Batsim JSON), run in
+//! parallel, compared in one table, with Batsim-compatible per-job files, a summary CSV, a
+//! self-describing report, time series and plots.
 
+use crate::batch_run::{PolicyChoice, distinct};
+use crate::input::{self, InputError, Workload};
+use crate::jobs_csv::{self, JobsCsvError, WorkloadInfo};
+use crate::output::{self, OutputError};
+use crate::plots::{self, PlotError};
+use crate::summary::{self, Row};
+use crate::timeseries::{self, Series, TooManyBins};
 use clap::Args;
-use cosched_batch::{BatchError, BatchSim, Policy};
+use cosched_batch::{BatchError, SimOutcome};
 use cosched_core::write_jobs_csv;
-use cosched_workload::swf::{SwfError, read_rigid_jobs};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thiserror::Error;
@@ -14,22 +26,44 @@ use thiserror::Error;
 /// Arguments of `cosched simulate`.
 #[derive(Args)]
 pub struct SimulateArgs {
-    /// The SWF trace (plain or gzip-compressed).
-    #[arg(long, value_name = "FILE.swf")]
+    /// The trace: SWF (plain or gzip) or a Batsim JSON workload (detected by content).
+    #[arg(long, value_name = "FILE")]
     trace: PathBuf,
-    /// Units in the cluster [default: the trace header's MaxProcs].
+    /// Units in the cluster [default: the trace's MaxProcs, else its MaxNodes; Batsim's
+    /// nb_res].
     #[arg(long, value_name = "N")]
     capacity: Option<u32>,
-    /// Scheduling policy: fcfs, easy or conservative.
-    #[arg(long, value_name = "POLICY")]
-    policy: Policy,
+    /// Scheduling policies: fcfs, easy, conservative, as a comma-separated list or repeated;
+    /// several run in parallel and are compared.
+    #[arg(long, value_name = "POLICY[,POLICY…]", required = true, value_delimiter = ',',
+          value_parser = PolicyChoice::parse)]
+    policy: Vec<PolicyChoice>,
+    /// Write, for each policy P, DIR/P_jobs.csv (Batsim's `_jobs.csv` columns), and
+    /// DIR/summary.csv, DIR/report.json and DIR/timeseries.csv.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// Write per-job results (job_id,submit,start,end,size) to this CSV file; start and end
-    /// are empty for a job that never ran.
+    /// are empty for a job that never ran (one policy only).
     #[arg(long, value_name = "OUT.csv")]
     jobs_csv: Option<PathBuf>,
-    /// Write the full report as JSON to this file.
+    /// Write the report as JSON to this file (one policy: its figures at the top level; several:
+    /// a `runs` array).
     #[arg(long, value_name = "OUT.json")]
     report: Option<PathBuf>,
+    /// Write the time series (utilisation, queue length, running jobs per bin) to this CSV.
+    #[arg(long, value_name = "OUT.csv")]
+    timeseries_csv: Option<PathBuf>,
+    /// Width of a time-series bin in seconds [default: a round value giving at most about
+    /// 2,000 bins].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    resolution: Option<i64>,
+    /// List the records skipped as invalid (location, job, reason) in this CSV.
+    #[arg(long, value_name = "OUT.csv")]
+    invalid_csv: Option<PathBuf>,
+    /// Draw SVG plots into this directory: utilisation and queue over time, the wait-time CDF
+    /// per policy, and a Gantt chart per policy for traces of at most 2,000 jobs.
+    #[arg(long, value_name = "DIR")]
+    plots: Option<PathBuf>,
 }
 
 /// What can go wrong in `cosched simulate`.
@@ -37,42 +71,206 @@ pub struct SimulateArgs {
 pub enum SimulateError {
     /// The trace could not be read or parsed.
     #[error(transparent)]
-    Trace(#[from] SwfError),
-    /// No capacity given and none in the header.
-    #[error("{0}: no --capacity given and the trace header has no MaxProcs")]
+    Input(#[from] InputError),
+    /// A bad policy list.
+    #[error("--policy: {0}")]
+    Policy(String),
+    /// A bad combination of flags.
+    #[error("{0}")]
+    Usage(String),
+    /// No capacity given and none in the trace.
+    #[error(
+        "{0}: no --capacity given and the trace states none (no MaxProcs or MaxNodes header; no nb_res)"
+    )]
     NoCapacity(PathBuf),
     /// The capacity is out of range.
-    #[error("capacity {0} is out of range (1..=4294967295)")]
-    BadCapacity(u64),
+    #[error("capacity {value} (from {origin}) is out of range (1..=4294967295)")]
+    BadCapacity {
+        /// The value.
+        value: u64,
+        /// Where it came from.
+        origin: String,
+    },
     /// The simulation refused the workload.
-    #[error("{path}: {source}")]
+    #[error("{path}: {policy}: {source}")]
     Simulation {
         /// The trace.
         path: PathBuf,
+        /// The policy.
+        policy: String,
         /// Why.
         source: BatchError,
     },
-    /// An output file could not be written.
-    #[error("cannot write {path}: {message}")]
-    Output {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        message: String,
-    },
+    /// The time series resolution is too fine.
+    #[error(transparent)]
+    Resolution(#[from] TooManyBins),
+    /// An output could not be written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// A plot could not be drawn.
+    #[error(transparent)]
+    Plot(#[from] PlotError),
 }
 
-fn output_error(path: &Path, e: impl ToString) -> SimulateError {
-    SimulateError::Output {
-        path: path.to_path_buf(),
-        message: e.to_string(),
+/// One policy's run.
+pub struct PolicyRun {
+    /// The policy.
+    pub policy: PolicyChoice,
+    /// What the simulation produced.
+    pub outcome: SimOutcome,
+    /// Its summary row.
+    pub row: Row,
+    /// Its time series, when an output needs it.
+    pub series: Option<Series>,
+    /// Wall-clock seconds of the simulation.
+    pub elapsed_s: f64,
+}
+
+/// The machine size and where it came from.
+pub fn capacity_of(
+    given: Option<u32>,
+    workload: &Workload,
+) -> Result<(u32, String), SimulateError> {
+    let (value, source) = match (given, workload.stated_capacity) {
+        (Some(c), _) => (u64::from(c), "--capacity".to_string()),
+        (None, Some((c, key))) => (c, format!("the trace's {key}")),
+        (None, None) => return Err(SimulateError::NoCapacity(workload.path.clone())),
+    };
+    let capacity = u32::try_from(value)
+        .ok()
+        .filter(|&c| c > 0)
+        .ok_or_else(|| SimulateError::BadCapacity {
+            value,
+            origin: source.clone(),
+        })?;
+    Ok((capacity, source))
+}
+
+/// Runs `policies` on `workload` in parallel (rayon), with one progress bar each on a
+/// terminal, and summarises each run; `series` asks for the time series (at that resolution,
+/// `None` inside for the automatic one).
+pub fn run_policies(
+    policies: &[PolicyChoice],
+    workload: &Workload,
+    capacity: u32,
+    series: Option<Option<i64>>,
+    bars: &MultiProgress,
+) -> Result<Vec<PolicyRun>, SimulateError> {
+    let style = ProgressStyle::with_template(
+        "{prefix:>14} [{bar:30}] {pos}/{len} jobs {per_sec} ETA {eta} ({elapsed})",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    policies
+        .par_iter()
+        .map(|&policy| {
+            let bar = bars.add(ProgressBar::new(workload.jobs.len() as u64));
+            bar.set_style(style.clone());
+            bar.set_prefix(policy.name());
+            let clock = Instant::now();
+            let outcome = policy
+                .simulate(
+                    capacity,
+                    &workload.jobs,
+                    workload.invalid.len(),
+                    |done, _| bar.set_position(done as u64),
+                )
+                .map_err(|source| SimulateError::Simulation {
+                    path: workload.path.clone(),
+                    policy: policy.name().to_string(),
+                    source,
+                })?;
+            let elapsed_s = clock.elapsed().as_secs_f64();
+            bar.finish_and_clear();
+            let span = outcome
+                .report
+                .last_end_s
+                .saturating_sub(outcome.report.first_submit_s);
+            let series = series
+                .map(|resolution| {
+                    timeseries::compute(
+                        &outcome.records,
+                        capacity,
+                        resolution.unwrap_or_else(|| timeseries::auto_resolution(span)),
+                    )
+                })
+                .transpose()?;
+            let row = Row::new(
+                policy.name(),
+                &outcome.report,
+                &outcome.records,
+                (outcome.stats.max_queue_len, outcome.stats.mean_queue_len),
+            );
+            Ok(PolicyRun {
+                policy,
+                outcome,
+                row,
+                series,
+                elapsed_s,
+            })
+        })
+        .collect()
+}
+
+/// The output files, created (so checked writable) before the simulation starts.
+struct Outputs {
+    out_dir: Option<PathBuf>,
+    jobs_csv: Option<(PathBuf, File)>,
+    report: Option<(PathBuf, File)>,
+    timeseries_csv: Option<(PathBuf, File)>,
+    invalid_csv: Option<(PathBuf, File)>,
+    plots: Option<PathBuf>,
+}
+
+fn open(path: &Option<PathBuf>) -> Result<Option<(PathBuf, File)>, OutputError> {
+    path.as_ref()
+        .map(|p| output::create_file(p).map(|f| (p.clone(), f)))
+        .transpose()
+}
+
+impl Outputs {
+    fn prepare(args: &SimulateArgs, policies: &[PolicyChoice]) -> Result<Outputs, SimulateError> {
+        if args.jobs_csv.is_some() && policies.len() > 1 {
+            return Err(SimulateError::Usage(
+                "--jobs-csv takes one policy; with several use --out DIR (one DIR/P_jobs.csv each)"
+                    .into(),
+            ));
+        }
+        if let Some(dir) = &args.out {
+            output::create_dir(dir)?;
+            for p in policies {
+                output::create_file(&dir.join(format!("{}_jobs.csv", p.name())))?;
+            }
+            for name in ["summary.csv", "report.json", "timeseries.csv"] {
+                output::create_file(&dir.join(name))?;
+            }
+        }
+        if let Some(dir) = &args.plots {
+            output::create_dir(dir)?;
+        }
+        Ok(Outputs {
+            out_dir: args.out.clone(),
+            jobs_csv: open(&args.jobs_csv)?,
+            report: open(&args.report)?,
+            timeseries_csv: open(&args.timeseries_csv)?,
+            invalid_csv: open(&args.invalid_csv)?,
+            plots: args.plots.clone(),
+        })
     }
+}
+
+/// Writes `bytes` to `file` (named `path` in errors).
+pub fn write_all(path: &Path, mut file: File, bytes: &[u8]) -> Result<(), OutputError> {
+    file.write_all(bytes)
+        .and_then(|()| file.flush())
+        .map_err(|e| OutputError::new(path, e))
 }
 
 /// Runs the command.
 pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
-    let trace = read_rigid_jobs(&args.trace)?;
-    for late in &trace.late_keys {
+    let policies = distinct(&args.policy).map_err(SimulateError::Policy)?;
+    let outputs = Outputs::prepare(args, &policies)?;
+    let workload = input::read(&args.trace)?;
+    for late in &workload.late_keys {
         eprintln!(
             "warning: {}:{}: header key {} after the first job line is ignored (the header is \
              the comment block before the first job)",
@@ -81,75 +279,269 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
             late.key
         );
     }
-    let capacity = match args.capacity {
-        Some(c) => u64::from(c),
-        None => trace
-            .header
-            .values()
-            .max_procs
-            .ok_or_else(|| SimulateError::NoCapacity(args.trace.clone()))?,
-    };
-    let capacity = u32::try_from(capacity)
-        .ok()
-        .filter(|&c| c > 0)
-        .ok_or(SimulateError::BadCapacity(capacity))?;
-    let sim_error = |source| SimulateError::Simulation {
-        path: args.trace.clone(),
-        source,
-    };
-    let mut sim = BatchSim::new(capacity, args.policy.scheduler()).map_err(sim_error)?;
-    let bar =
-        ProgressBar::with_draw_target(Some(trace.jobs.len() as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} jobs ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_message(format!("{} on {}", args.policy, args.trace.display()));
+    let (capacity, capacity_source) = capacity_of(args.capacity, &workload)?;
+    let bars = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
     let clock = Instant::now();
-    let outcome = sim
-        .run_trace(&trace, |done, _| bar.set_position(done as u64))
-        .map_err(sim_error)?;
+    let wants_series = args.out.is_some()
+        || args.report.is_some()
+        || args.timeseries_csv.is_some()
+        || args.plots.is_some();
+    let runs = run_policies(
+        &policies,
+        &workload,
+        capacity,
+        wants_series.then_some(args.resolution),
+        &bars,
+    )?;
     let elapsed = clock.elapsed().as_secs_f64();
-    bar.finish_and_clear();
 
-    if let Some(path) = &args.jobs_csv {
-        let file = File::create(path).map_err(|e| output_error(path, e))?;
-        write_jobs_csv(BufWriter::new(file), &outcome.records)
-            .map_err(|e| output_error(path, e))?;
+    let meta = Meta::new(&workload, capacity, &capacity_source, None);
+    write_outputs(outputs, &workload, &meta, &runs, capacity)?;
+
+    let text = if runs.len() == 1 {
+        single_summary(&workload, &meta, &runs[0])
+    } else {
+        let rows: Vec<(String, &Row)> = runs
+            .iter()
+            .map(|r| (r.policy.name().to_string(), &r.row))
+            .collect();
+        format!(
+            "trace {} ({} jobs, {} invalid), capacity {capacity} units from {capacity_source}\n{}\
+             simulation time {elapsed:.3} s for {} policies in parallel\n",
+            args.trace.display(),
+            workload.jobs.len(),
+            workload.invalid.len(),
+            summary::table("policy", &rows),
+            runs.len()
+        )
+    };
+    output::stdout(&text).map_err(|e| OutputError::new(Path::new("<stdout>"), e).into())
+}
+
+/// What produced a report: program, trace, machine, seed.
+#[derive(Serialize)]
+pub struct Meta {
+    /// `cosched` and its version.
+    pub cosched_version: &'static str,
+    /// The trace.
+    pub trace: TraceMeta,
+    /// Units of the machine.
+    pub capacity: u32,
+    /// Where the capacity came from.
+    pub capacity_source: String,
+    /// The generator's seed (`null` for a trace file).
+    pub seed: Option<u64>,
+}
+
+/// The trace a report is about.
+#[derive(Serialize)]
+pub struct TraceMeta {
+    /// As given.
+    pub path: String,
+    /// `swf` or `batsim-json`.
+    pub format: &'static str,
+    /// SHA-256 of the file.
+    pub sha256: String,
+    /// Valid jobs read.
+    pub jobs: usize,
+    /// Records skipped as invalid, by reason.
+    pub invalid_by_reason: BTreeMap<String, usize>,
+}
+
+impl Meta {
+    /// The description of a run on `workload`.
+    pub fn new(workload: &Workload, capacity: u32, source: &str, seed: Option<u64>) -> Meta {
+        Meta {
+            cosched_version: concat!("cosched ", env!("CARGO_PKG_VERSION")),
+            trace: TraceMeta {
+                path: workload.path.display().to_string(),
+                format: workload.format,
+                sha256: workload.sha256.clone(),
+                jobs: workload.jobs.len(),
+                invalid_by_reason: workload.invalid_by_reason(),
+            },
+            capacity,
+            capacity_source: source.to_string(),
+            seed,
+        }
     }
-    if let Some(path) = &args.report {
-        std::fs::write(path, outcome.report.to_json() + "\n").map_err(|e| output_error(path, e))?;
+}
+
+/// One run as JSON: policy, parameters, the report's figures, simulator counters and series.
+pub fn run_json(run: &PolicyRun) -> Value {
+    let mut map = Map::new();
+    map.insert("policy".into(), json!(run.policy.name()));
+    let params: BTreeMap<&str, String> = run.policy.parameters().into_iter().collect();
+    map.insert("parameters".into(), json!(params));
+    if let Value::Object(report) = json!(run.outcome.report) {
+        map.extend(report);
     }
-    let r = &outcome.report;
-    let summary = format!(
+    let s = &run.outcome.stats;
+    map.insert(
+        "simulator".into(),
+        json!({"events": s.events, "passes": s.passes, "max_queue_len": s.max_queue_len,
+               "mean_queue_len": s.mean_queue_len}),
+    );
+    if let Some(series) = &run.series {
+        map.insert("timeseries".into(), json!(series));
+    }
+    Value::Object(map)
+}
+
+/// The report: with one run, the meta and the run's fields side by side; with several, the
+/// meta and a `runs` array.
+fn report_json(meta: &Meta, runs: &[PolicyRun], flat: bool) -> String {
+    let mut map = match json!(meta) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    match runs {
+        [one] if flat => {
+            if let Value::Object(run) = run_json(one) {
+                map.extend(run);
+            }
+        }
+        _ => {
+            map.insert("runs".into(), runs.iter().map(run_json).collect());
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&Value::Object(map)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn write_outputs(
+    outputs: Outputs,
+    workload: &Workload,
+    meta: &Meta,
+    runs: &[PolicyRun],
+    capacity: u32,
+) -> Result<(), SimulateError> {
+    let info = WorkloadInfo {
+        name: &workload.name,
+        jobs: &workload.jobs,
+        profiles: workload.profiles.as_deref(),
+    };
+    let mut series_csv = String::from(timeseries::CSV_HEADER);
+    for r in runs {
+        if let Some(series) = &r.series {
+            series.write_csv_rows(r.policy.name(), &mut series_csv);
+        }
+    }
+    if let Some(dir) = &outputs.out_dir {
+        runs.par_iter().try_for_each(|r| {
+            let path = dir.join(format!("{}_jobs.csv", r.policy.name()));
+            let file = output::create_file(&path)?;
+            jobs_csv::write(
+                BufWriter::with_capacity(1 << 20, file),
+                &info,
+                &r.outcome.records,
+                capacity,
+            )
+            .map_err(|e| match e {
+                JobsCsvError::Io(e) => OutputError::new(&path, e),
+                other => OutputError::new(&path, other),
+            })
+        })?;
+        let rows: Vec<(Vec<String>, &Row)> = runs.iter().map(|r| (Vec::new(), &r.row)).collect();
+        let path = dir.join("summary.csv");
+        let bytes = summary::to_csv(&[], &rows).map_err(|e| OutputError::new(&path, e))?;
+        write_all(&path, output::create_file(&path)?, &bytes)?;
+        let path = dir.join("report.json");
+        write_all(
+            &path,
+            output::create_file(&path)?,
+            report_json(meta, runs, false).as_bytes(),
+        )?;
+        let path = dir.join("timeseries.csv");
+        write_all(&path, output::create_file(&path)?, series_csv.as_bytes())?;
+    }
+    if let Some((path, file)) = outputs.jobs_csv
+        && let [run] = runs
+    {
+        write_jobs_csv(BufWriter::new(file), &run.outcome.records)
+            .map_err(|e| OutputError::new(&path, e))?;
+    }
+    if let Some((path, file)) = outputs.report {
+        write_all(&path, file, report_json(meta, runs, true).as_bytes())?;
+    }
+    if let Some((path, file)) = outputs.timeseries_csv {
+        write_all(&path, file, series_csv.as_bytes())?;
+    }
+    if let Some((path, file)) = outputs.invalid_csv {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let location = if workload.format == "swf" {
+            "line"
+        } else {
+            "index"
+        };
+        let rows = std::iter::once([location.to_string(), "job".into(), "reason".into()]).chain(
+            workload
+                .invalid
+                .iter()
+                .map(|r| [r.location.to_string(), r.job.clone(), r.reason.clone()]),
+        );
+        for row in rows {
+            w.write_record(row)
+                .map_err(|e| OutputError::new(&path, e))?;
+        }
+        let bytes = w.into_inner().map_err(|e| OutputError::new(&path, e))?;
+        write_all(&path, file, &bytes)?;
+    }
+    if let Some(dir) = &outputs.plots {
+        plots::draw_runs(dir, &workload.name, runs, capacity)?;
+    }
+    Ok(())
+}
+
+/// The summary of a single-policy run.
+fn single_summary(workload: &Workload, meta: &Meta, run: &PolicyRun) -> String {
+    let r = &run.outcome.report;
+    let invalid = if r.invalid == 0 {
+        "0".to_string()
+    } else {
+        let reasons: Vec<String> = meta
+            .trace
+            .invalid_by_reason
+            .iter()
+            .map(|(reason, n)| format!("{n} {reason}"))
+            .collect();
+        format!("{} ({})", r.invalid, reasons.join("; "))
+    };
+    format!(
         "trace            {}\n\
          policy           {}\n\
-         capacity         {} units\n\
+         capacity         {} units (from {})\n\
          jobs             {} ({} completed)\n\
          rejected         {}\n\
          invalid          {}\n\
-         mean wait        {:.1} s\n\
-         mean bounded sld {:.3} (tau {} s)\n\
+         mean wait        {:.1} s (median {:.0}, p95 {:.0}, max {:.0})\n\
+         mean bounded sld {:.3} (tau {} s; median {:.2}, p95 {:.2})\n\
          utilization      {:.4}\n\
+         makespan         {} s\n\
          max queue        {} jobs (time-averaged {:.1})\n\
          simulation time  {:.3} s ({:.0} jobs/s)\n",
-        args.trace.display(),
-        args.policy,
+        workload.path.display(),
+        run.policy,
         r.capacity,
+        meta.capacity_source,
         r.jobs,
         r.completed,
         r.rejected,
-        r.invalid,
+        invalid,
         r.overall.mean_wait_s,
+        run.row.median_wait_s,
+        run.row.p95_wait_s,
+        run.row.max_wait_s,
         r.overall.mean_bounded_slowdown,
         r.slowdown_tau_s,
+        run.row.median_bounded_slowdown,
+        run.row.p95_bounded_slowdown,
         r.utilization,
-        outcome.stats.max_queue_len,
-        outcome.stats.mean_queue_len,
-        elapsed,
-        r.jobs as f64 / elapsed.max(1e-9),
-    );
-    io::stdout()
-        .write_all(summary.as_bytes())
-        .map_err(|e| output_error(Path::new("<stdout>"), e))
+        run.row.makespan_s,
+        run.outcome.stats.max_queue_len,
+        run.outcome.stats.mean_queue_len,
+        run.elapsed_s,
+        r.jobs as f64 / run.elapsed_s.max(1e-9),
+    )
 }

@@ -12,6 +12,7 @@
 //! - [`estimates`]: the Tsafrir–Etsion–Feitelson (2005) model of user runtime estimates.
 //! - [`load`]: offered load and rescaling arrivals to a target load.
 //! - [`swf`]: the Standard Workload Format reader and writer.
+//! - [`batsim`]: Batsim's JSON workloads, read as rigid jobs and written from them.
 //!
 //! ```
 //! use cosched_workload::{load, LublinModel, TsafrirEstimates};
@@ -23,11 +24,12 @@
 //! ```
 
 pub mod admit;
+pub mod batsim;
 pub mod estimates;
 pub mod load;
 pub mod lublin;
 pub mod swf;
 
 pub use estimates::{TsafrirEstimates, TsafrirParams};
-pub use load::{offered_load, scale_to_offered_load};
+pub use load::{LoadScaling, LoadTally, offered_load, scale_to_offered_load};
 pub use lublin::{LublinModel, LublinParams};

@@ -32,12 +32,9 @@ use cosched_core::{ParamError, RigidJob, Time};
 /// An empty workload has load 0; a workload whose jobs all arrive at once, or a machine of
 /// 0 units, has infinite load (unless the work is 0).
 pub fn offered_load(jobs: &[RigidJob], capacity: u32) -> f64 {
-    let work = total_work(jobs);
-    if work == 0.0 {
-        return 0.0;
-    }
-    let span = span(jobs).map_or(0.0, |(first, last)| seconds_between(first, last));
-    work / (f64::from(capacity) * span)
+    let mut tally = LoadTally::default();
+    jobs.iter().for_each(|j| tally.add(j));
+    tally.offered_load(capacity)
 }
 
 /// Rescales submit times so that [`offered_load`] becomes `target`: every submit time `s`
@@ -57,74 +54,117 @@ pub fn scale_to_offered_load(
     capacity: u32,
     target: f64,
 ) -> Result<(), ParamError> {
-    ParamError::check(
-        target.is_finite() && target > 0.0,
-        "target",
-        target,
-        "must be finite and > 0",
-    )?;
-    ParamError::check(
-        capacity >= 1,
-        "capacity",
-        capacity,
-        "a machine needs >= 1 unit",
-    )?;
-    let work = total_work(jobs);
-    ParamError::check(
-        work > 0.0,
-        "jobs",
-        jobs.len(),
-        "a workload without work has no load to scale",
-    )?;
-    let (first, last) = match span(jobs) {
-        Some((first, last)) if last > first => (first, last),
-        _ => {
-            return Err(ParamError::new(
-                "jobs",
-                jobs.len(),
-                "submit times span zero seconds: inter-arrival times cannot be scaled",
-            ));
-        }
-    };
-    let old_span = seconds_between(first, last);
-    let new_span = work / (f64::from(capacity) * target);
-    ParamError::check(
-        new_span.round() >= 1.0,
-        "target",
-        target,
-        "so high that all jobs would arrive within one second",
-    )?;
-    ParamError::check(
-        first.0 as f64 + new_span < 2f64.powi(62),
-        "target",
-        target,
-        "so low that submit times would overflow",
-    )?;
-    let factor = new_span / old_span;
+    let mut tally = LoadTally::default();
+    jobs.iter().for_each(|j| tally.add(j));
+    let scaling = tally.scaling(capacity, target)?;
     for job in jobs.iter_mut() {
-        let offset = seconds_between(first, job.submit);
-        job.submit = Time(first.0 + (offset * factor).round() as i64);
+        job.submit = scaling.apply(job.submit);
     }
     Ok(())
+}
+
+/// The work and submission span of a workload, accumulated job by job, so that a stream
+/// too long to hold (`cosched generate --load`) can be scaled in two passes: tally, then
+/// [`LoadScaling::apply`] to each job of a second identical pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LoadTally {
+    work: f64,
+    jobs: usize,
+    span: Option<(Time, Time)>,
+}
+
+impl LoadTally {
+    /// Counts one job.
+    pub fn add(&mut self, job: &RigidJob) {
+        self.work += f64::from(job.size) * job.simulated_runtime().0.max(0) as f64;
+        self.jobs += 1;
+        self.span = Some(match self.span {
+            None => (job.submit, job.submit),
+            Some((a, b)) => (a.min(job.submit), b.max(job.submit)),
+        });
+    }
+
+    /// The offered load of the jobs counted (see [`offered_load`]).
+    pub fn offered_load(&self, capacity: u32) -> f64 {
+        if self.work == 0.0 {
+            return 0.0;
+        }
+        let span = self
+            .span
+            .map_or(0.0, |(first, last)| seconds_between(first, last));
+        self.work / (f64::from(capacity) * span)
+    }
+
+    /// The rescaling of submit times that brings the load to `target` (rules and errors of
+    /// [`scale_to_offered_load`]).
+    pub fn scaling(&self, capacity: u32, target: f64) -> Result<LoadScaling, ParamError> {
+        ParamError::check(
+            target.is_finite() && target > 0.0,
+            "target",
+            target,
+            "must be finite and > 0",
+        )?;
+        ParamError::check(
+            capacity >= 1,
+            "capacity",
+            capacity,
+            "a machine needs >= 1 unit",
+        )?;
+        ParamError::check(
+            self.work > 0.0,
+            "jobs",
+            self.jobs,
+            "a workload without work has no load to scale",
+        )?;
+        let (first, last) = match self.span {
+            Some((first, last)) if last > first => (first, last),
+            _ => {
+                return Err(ParamError::new(
+                    "jobs",
+                    self.jobs,
+                    "submit times span zero seconds: inter-arrival times cannot be scaled",
+                ));
+            }
+        };
+        let old_span = seconds_between(first, last);
+        let new_span = self.work / (f64::from(capacity) * target);
+        ParamError::check(
+            new_span.round() >= 1.0,
+            "target",
+            target,
+            "so high that all jobs would arrive within one second",
+        )?;
+        ParamError::check(
+            first.0 as f64 + new_span < 2f64.powi(62),
+            "target",
+            target,
+            "so low that submit times would overflow",
+        )?;
+        Ok(LoadScaling {
+            first,
+            factor: new_span / old_span,
+        })
+    }
+}
+
+/// A rescaling of submit offsets from the first submit ([`LoadTally::scaling`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoadScaling {
+    first: Time,
+    factor: f64,
+}
+
+impl LoadScaling {
+    /// The submit time `submit` becomes: `first + round((submit - first) × factor)`.
+    pub fn apply(&self, submit: Time) -> Time {
+        let offset = seconds_between(self.first, submit);
+        Time(self.first.0 + (offset * self.factor).round() as i64)
+    }
 }
 
 /// `to - from` in seconds, exact in `i128` (any two `i64` times, no overflow) then rounded.
 fn seconds_between(from: Time, to: Time) -> f64 {
     (i128::from(to.0) - i128::from(from.0)) as f64
-}
-
-/// `sum(size × min(runtime, estimate))`, in unit-seconds (negative runtimes count as 0).
-fn total_work(jobs: &[RigidJob]) -> f64 {
-    jobs.iter()
-        .map(|j| f64::from(j.size) * j.simulated_runtime().0.max(0) as f64)
-        .sum()
-}
-
-/// Earliest and latest submit time.
-fn span(jobs: &[RigidJob]) -> Option<(Time, Time)> {
-    let first = jobs.iter().map(|j| j.submit).min()?;
-    let last = jobs.iter().map(|j| j.submit).max()?;
-    Some((first, last))
 }
 
 #[cfg(test)]
@@ -207,7 +247,10 @@ mod tests {
             let mut jobs = LublinModel::new(capacity).unwrap().generate(n, seed);
             let before: Vec<u64> = jobs.iter().map(|j| j.id.0).collect();
             let first = jobs[0].submit;
-            let work = total_work(&jobs);
+            let work: f64 = jobs
+                .iter()
+                .map(|j| f64::from(j.size) * j.simulated_runtime().0 as f64)
+                .sum();
             let result = scale_to_offered_load(&mut jobs, capacity, target);
             let exact_span = work / (f64::from(capacity) * target);
             if jobs.iter().all(|j| j.submit == first) || exact_span.round() < 1.0 {

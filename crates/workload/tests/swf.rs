@@ -1066,3 +1066,34 @@ proptest! {
 }
 
 const FIELD_COUNT_USIZE: usize = 18;
+
+/// An input of zero bytes without end, like `/dev/zero`.
+struct Zeros;
+
+impl Read for Zeros {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        buf.fill(0);
+        Ok(buf.len())
+    }
+}
+
+#[test]
+fn an_endless_line_is_an_error_that_ends_the_input() {
+    // Issue 29: `cosched simulate --trace /dev/zero` read forever.
+    let err = SwfReader::new("/dev/zero", BufReader::new(Zeros))
+        .err()
+        .expect("no header ends");
+    assert!(
+        matches!(err, SwfError::LineTooLong { line: 1, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().starts_with("/dev/zero:1:"), "{err}");
+    let job = line_with(1, "1");
+    let input = BufReader::new(job.as_bytes().chain(Zeros));
+    let results: Vec<_> = SwfReader::new("t.swf", input).expect("header").collect();
+    assert_eq!(results.len(), 2);
+    assert!(matches!(
+        results[1],
+        Err(SwfError::LineTooLong { line: 2, .. })
+    ));
+}

@@ -51,7 +51,9 @@
 //!   warn (`cosched simulate` does).
 //! - A malformed line yields one `Err` and the reader continues with the next line; after an
 //!   I/O error the iterator ends. No input makes the reader panic; a line longer than
-//!   [`MAX_LINE_LEN`] bytes is an error, so memory stays bounded even on garbage input.
+//!   [`MAX_LINE_LEN`] bytes is an error naming its line, so memory stays bounded even on garbage
+//!   input; reading goes on at the next line, unless none starts within 64 MiB (`/dev/zero`),
+//!   which ends the input.
 //!
 //! # Header
 //!

@@ -16,6 +16,10 @@ use thiserror::Error;
 /// The longest line the reader accepts, in bytes (without its line break).
 pub const MAX_LINE_LEN: usize = 1 << 20;
 
+/// The most bytes of an over-long line skipped to reach the next line: past it, the input is
+/// taken as endless (`/dev/zero`) and the reader ends after the error.
+const MAX_SKIP: usize = 64 * MAX_LINE_LEN;
+
 /// The first two bytes of a gzip stream.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -291,8 +295,14 @@ impl<R: BufRead> SwfReader<R> {
         }
         self.line += 1;
         if self.buf.len() > MAX_LINE_LEN && self.buf.last() != Some(&b'\n') {
-            // Skip the rest of the over-long line, so reading can go on after the error.
+            // Skip the rest of the over-long line, so reading can go on after the error; a
+            // line with no end in sight (`/dev/zero`) ends the input instead.
+            let mut skipped = 0usize;
             loop {
+                if skipped > MAX_SKIP {
+                    self.finished = true;
+                    break;
+                }
                 let available = match self.input.fill_buf() {
                     Ok(available) => available,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -303,6 +313,7 @@ impl<R: BufRead> SwfReader<R> {
                     None => (available.len(), available.is_empty()),
                 };
                 self.input.consume(used);
+                skipped += used;
                 if found {
                     break;
                 }
@@ -361,7 +372,7 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                         return None;
                     }
                     Err(e) => {
-                        self.finished = matches!(e, SwfError::Io { .. });
+                        self.finished |= matches!(e, SwfError::Io { .. });
                         return Some(Err(e));
                     }
                 }

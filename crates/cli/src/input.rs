@@ -1,0 +1,226 @@
+//! Reading a workload for `simulate` and `experiment`: SWF (plain or gzip) or Batsim JSON,
+//! chosen by content, with the machine size and where it came from, the file's SHA-256, and
+//! every invalid record with its reason.
+
+use cosched_core::RigidJob;
+use cosched_workload::batsim::{self, BatsimError};
+use cosched_workload::swf::{LateKey, SwfError, SwfReader};
+use rustc_hash::FxHashSet;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use thiserror::Error;
+
+/// One record that was skipped as invalid.
+#[derive(Clone, Debug, Serialize)]
+pub struct InvalidRecord {
+    /// Line of the SWF file (from 1), or position in the Batsim `jobs` array (from 0).
+    pub location: u64,
+    /// The job's id as written.
+    pub job: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// A workload read from a file.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// The file.
+    pub path: PathBuf,
+    /// Its stem (`SDSC-SP2-sample-4961`), used as Batsim's `workload_name`.
+    pub name: String,
+    /// `swf` or `batsim-json`.
+    pub format: &'static str,
+    /// SHA-256 of the file's bytes, hex.
+    pub sha256: String,
+    /// The valid jobs, in file order.
+    pub jobs: Vec<RigidJob>,
+    /// Profile names of the jobs (Batsim input only).
+    pub profiles: Option<Vec<String>>,
+    /// The records skipped as invalid.
+    pub invalid: Vec<InvalidRecord>,
+    /// The machine size the file states, and where (`MaxProcs`, `MaxNodes`, `nb_res`).
+    pub stated_capacity: Option<(u64, &'static str)>,
+    /// SWF header keys met after the first job (ignored): tools warn.
+    pub late_keys: Vec<LateKey>,
+}
+
+impl Workload {
+    /// Invalid records counted by reason.
+    pub fn invalid_by_reason(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for r in &self.invalid {
+            *out.entry(r.reason.clone()).or_insert(0) += 1;
+        }
+        out
+    }
+}
+
+/// Why a workload could not be read.
+#[derive(Debug, Error)]
+pub enum InputError {
+    /// The SWF reader's error (it names the file and line).
+    #[error(transparent)]
+    Swf(#[from] SwfError),
+    /// The Batsim reader's error.
+    #[error(transparent)]
+    Batsim(#[from] BatsimError),
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Two valid SWF jobs with one id.
+    #[error("{path}:{line}: job {job} appears more than once in the trace")]
+    DuplicateJob {
+        /// The file.
+        path: PathBuf,
+        /// Its line.
+        line: u64,
+        /// The id.
+        job: u64,
+    },
+}
+
+/// The first two bytes of a gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Reads `path`: Batsim JSON when its first non-blank byte is `{`, SWF otherwise (either may
+/// be gzip-compressed). The bytes are hashed as they are read (one pass, so a pipe such as
+/// `/dev/stdin` works too).
+pub fn read(path: &Path) -> Result<Workload, InputError> {
+    parse(path)
+}
+
+fn io_error(path: &Path) -> impl Fn(io::Error) -> InputError + '_ {
+    move |source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A reader that hashes what passes through it.
+struct Hashing<R> {
+    inner: R,
+    hasher: Rc<RefCell<Sha256>>,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.borrow_mut().update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+fn parse(path: &Path) -> Result<Workload, InputError> {
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = name.strip_suffix(".swf").unwrap_or(&name).to_string();
+    let name = name.strip_suffix(".json").unwrap_or(&name).to_string();
+    let hasher = Rc::new(RefCell::new(Sha256::new()));
+    let file = Hashing {
+        inner: File::open(path).map_err(io_error(path))?,
+        hasher: Rc::clone(&hasher),
+    };
+    let mut file = BufReader::with_capacity(1 << 18, file);
+    let gzip = file
+        .fill_buf()
+        .map_err(io_error(path))?
+        .starts_with(&GZIP_MAGIC);
+    let mut input: Box<dyn BufRead> = if gzip {
+        Box::new(BufReader::with_capacity(
+            1 << 18,
+            flate2::read::MultiGzDecoder::new(file),
+        ))
+    } else {
+        Box::new(file)
+    };
+    let json = loop {
+        let buf = input.fill_buf().map_err(io_error(path))?;
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => break buf[i] == b'{',
+            None if buf.is_empty() => break false,
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
+        }
+    };
+    let display = path.display().to_string();
+    let mut workload = Workload {
+        path: path.to_path_buf(),
+        name,
+        format: "swf",
+        sha256: String::new(),
+        jobs: Vec::new(),
+        profiles: None,
+        invalid: Vec::new(),
+        stated_capacity: None,
+        late_keys: Vec::new(),
+    };
+    if json {
+        let w = batsim::read(&display, input)?;
+        workload.sha256 = finish(&hasher);
+        workload.format = "batsim-json";
+        workload.jobs = w.jobs;
+        workload.profiles = Some(w.profiles);
+        workload.stated_capacity = w.nb_res.map(|n| (n, "nb_res"));
+        workload.invalid = w
+            .invalid
+            .into_iter()
+            .map(|(index, job, reason)| InvalidRecord {
+                location: index as u64,
+                job,
+                reason: reason.to_string(),
+            })
+            .collect();
+        return Ok(workload);
+    }
+    let mut reader = SwfReader::new(display, input)?;
+    let values = reader.header().values();
+    workload.stated_capacity = values
+        .max_procs
+        .map(|n| (n, "MaxProcs"))
+        .or(values.max_nodes.map(|n| (n, "MaxNodes")));
+    let mut seen = FxHashSet::default();
+    while let Some(record) = reader.next() {
+        let record = record?;
+        match record.to_rigid() {
+            Ok(job) => {
+                if !seen.insert(job.id) {
+                    return Err(InputError::DuplicateJob {
+                        path: path.to_path_buf(),
+                        line: reader.line_number(),
+                        job: job.id.0,
+                    });
+                }
+                workload.jobs.push(job);
+            }
+            Err(reason) => workload.invalid.push(InvalidRecord {
+                location: reader.line_number(),
+                job: record.job.0.to_string(),
+                reason: reason.to_string(),
+            }),
+        }
+    }
+    workload.late_keys = reader.late_keys().to_vec();
+    drop(reader);
+    workload.sha256 = finish(&hasher);
+    Ok(workload)
+}
+
+/// The hash of everything read, as hex.
+fn finish(hasher: &RefCell<Sha256>) -> String {
+    format!("{:x}", hasher.replace(Sha256::new()).finalize())
+}
