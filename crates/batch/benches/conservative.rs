@@ -15,7 +15,8 @@
 //! `cargo bench -p cosched-batch --bench conservative` measures the CPU time of the
 //! benchmarking thread (see `common`) and reports jobs per CPU second.
 
-use cosched_batch::{BatchSim, Policy};
+use cosched_batch::BatchSim;
+use cosched_batch::scenario::BuiltinPolicy;
 use cosched_core::{Duration, JobId, RigidJob, SeedStreams, Time};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::RngExt;
@@ -72,7 +73,7 @@ fn bursts(c: &mut Criterion<ThreadCpuTime>) {
         group.throughput(Throughput::Elements(jobs.len() as u64));
         group.bench_function(*name, |b| {
             b.iter(|| {
-                BatchSim::new(CAPACITY, Policy::Conservative.scheduler())
+                BatchSim::new(CAPACITY, BuiltinPolicy::Conservative.build())
                     .expect("valid capacity")
                     .run(jobs)
                     .expect("valid workload")
@@ -85,7 +86,7 @@ fn bursts(c: &mut Criterion<ThreadCpuTime>) {
 fn replans(c: &mut Criterion<ThreadCpuTime>) {
     const UNITS: u32 = 1_024;
     let jobs = lublin(UNITS, 5_000, 2026, 2027);
-    let out = BatchSim::new(UNITS, Policy::Conservative.scheduler())
+    let out = BatchSim::new(UNITS, BuiltinPolicy::Conservative.build())
         .expect("valid capacity")
         .run(&jobs)
         .expect("valid workload");
@@ -98,7 +99,7 @@ fn replans(c: &mut Criterion<ThreadCpuTime>) {
     group.throughput(Throughput::Elements(jobs.len() as u64));
     group.bench_function("lublin_5k", |b| {
         b.iter(|| {
-            BatchSim::new(UNITS, Policy::Conservative.scheduler())
+            BatchSim::new(UNITS, BuiltinPolicy::Conservative.build())
                 .expect("valid capacity")
                 .run(&jobs)
                 .expect("valid workload")

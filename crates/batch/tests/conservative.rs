@@ -2,7 +2,11 @@
 //! planned from scratch at every pass (the textbook algorithm, and this crate's implementation
 //! before plans were kept between passes), which must give the same schedule job for job.
 
-use cosched_batch::{BatchScheduler, BatchSim, Conservative, Pass, SimOutcome};
+use cosched_batch::{
+    BatchCluster, BatchCommand, BatchError, BatchPolicy, BatchSim, Conservative, Pass,
+    SchedulingPass, SimOutcome,
+};
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use proptest::prelude::*;
 
@@ -72,13 +76,20 @@ impl Steps {
     }
 }
 
-impl BatchScheduler for Reference {
-    fn name(&self) -> &'static str {
-        "conservative-reference"
-    }
+impl Policy for Reference {
+    type Observation = SchedulingPass;
+    type Command = BatchCommand;
+    type View = BatchCluster;
+    type Error = BatchError;
 
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
-        let now = pass.now();
+    fn observe(
+        &mut self,
+        now: Time,
+        _: &SchedulingPass,
+        view: &BatchCluster,
+        out: &mut Vec<BatchCommand>,
+    ) -> Result<(), BatchError> {
+        let mut pass = Pass::new(now, view, out);
         let mut steps = Steps::new(now, pass.free_units(), pass.releases());
         let mut from = 0;
         while let Some(pos) = pass.next_queued(from) {
@@ -92,10 +103,11 @@ impl BatchScheduler for Reference {
                 pass.start(pos).unwrap();
             }
         }
+        pass.finish()
     }
 }
 
-fn run<S: BatchScheduler>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> SimOutcome {
+fn run<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> SimOutcome {
     BatchSim::new(capacity, scheduler)
         .unwrap()
         .run(jobs)
@@ -249,7 +261,7 @@ struct Driven<S> {
     running: Vec<(cosched_batch::RunToken, Time)>,
 }
 
-impl<S: BatchScheduler> Driven<S> {
+impl<S: BatchPolicy> Driven<S> {
     fn new(capacity: u32, scheduler: S) -> Self {
         Driven {
             cluster: cosched_batch::BatchCluster::counted(capacity).unwrap(),

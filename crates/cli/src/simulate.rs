@@ -1,7 +1,8 @@
 //! `cosched simulate`: one batch policy on one SWF trace.
 
 use clap::Args;
-use cosched_batch::{BatchError, BatchSim, Policy};
+use cosched_batch::scenario::BuiltinPolicy;
+use cosched_batch::{BatchError, BatchSim};
 use cosched_core::write_jobs_csv;
 use cosched_workload::swf::{SwfError, read_rigid_jobs};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -22,7 +23,7 @@ pub struct SimulateArgs {
     capacity: Option<u32>,
     /// Scheduling policy: fcfs, easy or conservative.
     #[arg(long, value_name = "POLICY")]
-    policy: Policy,
+    policy: BuiltinPolicy,
     /// Write per-job results (job_id,submit,start,end,size) to this CSV file; start and end
     /// are empty for a job that never ran.
     #[arg(long, value_name = "OUT.csv")]
@@ -97,7 +98,7 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
         path: args.trace.clone(),
         source,
     };
-    let mut sim = BatchSim::new(capacity, args.policy.scheduler()).map_err(sim_error)?;
+    let mut sim = BatchSim::new(capacity, args.policy.build()).map_err(sim_error)?;
     let bar =
         ProgressBar::with_draw_target(Some(trace.jobs.len() as u64), ProgressDrawTarget::stderr());
     bar.set_style(
