@@ -12,6 +12,15 @@
 //! - `conservative_replans_1024_units/lublin_5k`: 5,000 jobs on 1,024 units (seeds 2026 and
 //!   2027, as the EASY bench's trace).
 //!
+//! and the deep backlogs of issue 29 (`tests/shapes`), every job ending well before its
+//! estimate so that every completion replans:
+//!
+//! - `conservative_deep_backlog_64_units/full_width_early_20k`: 20,000 jobs of 64 units at
+//!   t = 0, run 100 s, estimate 200 s (exact policy);
+//! - `conservative_deep_backlog_64_units/staggered_bounded_20k`: 20,000 jobs every 80 s,
+//!   estimates ten times their run times, about 8,000 queued (bounded policy, Slurm's
+//!   defaults).
+//!
 //! `cargo bench -p cosched-batch --bench conservative` measures the CPU time of the
 //! benchmarking thread (see `common`) and reports jobs per CPU second.
 
@@ -23,6 +32,8 @@ use rand::RngExt;
 
 mod common;
 use common::{ThreadCpuTime, lublin};
+#[path = "../tests/shapes/mod.rs"]
+mod shapes;
 
 const CAPACITY: u32 = 64;
 
@@ -108,9 +119,38 @@ fn replans(c: &mut Criterion<ThreadCpuTime>) {
     group.finish();
 }
 
+fn deep_backlogs(c: &mut Criterion<ThreadCpuTime>) {
+    let cases = [
+        (
+            "full_width_early_20k",
+            shapes::full_width_burst(20_000),
+            BuiltinPolicy::Conservative,
+        ),
+        (
+            "staggered_bounded_20k",
+            shapes::staggered_backlog(20_000),
+            BuiltinPolicy::ConservativeBounded,
+        ),
+    ];
+    let mut group = c.benchmark_group("conservative_deep_backlog_64_units/cpu");
+    group.sample_size(10);
+    for (name, jobs, policy) in &cases {
+        group.throughput(Throughput::Elements(jobs.len() as u64));
+        group.bench_function(*name, |b| {
+            b.iter(|| {
+                BatchSim::new(shapes::CAPACITY, policy.build())
+                    .expect("valid capacity")
+                    .run(jobs)
+                    .expect("valid workload")
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(ThreadCpuTime);
-    targets = bursts, replans
+    targets = bursts, replans, deep_backlogs
 }
 criterion_main!(benches);

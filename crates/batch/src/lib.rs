@@ -48,5 +48,5 @@ pub use cluster::{
 };
 pub use error::{BatchError, RecordFailure};
 pub use pass::{BatchCommand, BatchPolicy, Pass, SchedulingPass};
-pub use scheduler::{Conservative, Easy, Fcfs, HeadReservation};
+pub use scheduler::{Bounds, Conservative, Easy, Fcfs, HeadReservation};
 pub use sim::{BatchSim, SimOutcome, SimStats};

@@ -66,7 +66,7 @@
 //! assert_eq!(ours.report.completed, fcfs.report.completed);
 //! ```
 
-use crate::{BatchPolicy, Conservative, Easy, Fcfs};
+use crate::{BatchPolicy, Bounds, Conservative, Easy, Fcfs};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -81,15 +81,21 @@ pub fn easy() -> Easy {
     Easy::default()
 }
 
-/// Conservative backfilling, exact (every queued job planned).
+/// Conservative backfilling, exact (every queued job that could start now planned).
 pub fn conservative() -> Conservative {
     Conservative::default()
+}
+
+/// Conservative backfilling bounded as Slurm's backfill is by default
+/// ([`Bounds::SLURM`]: 500 jobs reserved at most, none more than a day ahead).
+pub fn conservative_bounded() -> Conservative {
+    Conservative::bounded(Bounds::SLURM)
 }
 
 /// A built-in policy, by name: for choosing one at run time. The simulators take any policy;
 /// this only names the built-in ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "kebab-case")]
 pub enum BuiltinPolicy {
     /// [`fcfs`].
     Fcfs,
@@ -97,6 +103,9 @@ pub enum BuiltinPolicy {
     Easy,
     /// [`conservative`].
     Conservative,
+    /// [`conservative_bounded`] (`conservative-bounded`; not in [`BuiltinPolicy::ALL`], the
+    /// policies the tables compare).
+    ConservativeBounded,
 }
 
 impl BuiltinPolicy {
@@ -113,6 +122,7 @@ impl BuiltinPolicy {
             BuiltinPolicy::Fcfs => Box::new(fcfs()),
             BuiltinPolicy::Easy => Box::new(easy()),
             BuiltinPolicy::Conservative => Box::new(conservative()),
+            BuiltinPolicy::ConservativeBounded => Box::new(conservative_bounded()),
         }
     }
 
@@ -122,6 +132,7 @@ impl BuiltinPolicy {
             BuiltinPolicy::Fcfs => "fcfs",
             BuiltinPolicy::Easy => "easy",
             BuiltinPolicy::Conservative => "conservative",
+            BuiltinPolicy::ConservativeBounded => "conservative-bounded",
         }
     }
 }
@@ -134,7 +145,7 @@ impl fmt::Display for BuiltinPolicy {
 
 /// An unknown policy name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown policy `{0}` (expected fcfs, easy or conservative)")]
+#[error("unknown policy `{0}` (expected fcfs, easy, conservative or conservative-bounded)")]
 pub struct UnknownPolicy(pub String);
 
 impl FromStr for BuiltinPolicy {
@@ -143,6 +154,7 @@ impl FromStr for BuiltinPolicy {
     fn from_str(s: &str) -> Result<BuiltinPolicy, UnknownPolicy> {
         BuiltinPolicy::ALL
             .into_iter()
+            .chain([BuiltinPolicy::ConservativeBounded])
             .find(|p| p.name().eq_ignore_ascii_case(s))
             .ok_or_else(|| UnknownPolicy(s.to_string()))
     }

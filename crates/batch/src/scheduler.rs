@@ -206,12 +206,58 @@ batch_policy!(Easy);
 ///   generated 100,000-job Lublin trace at 1,024 units (about 1,700 jobs queued, most jobs
 ///   ending early) replans are nearly the whole run.
 ///
+/// A pass plans the queue only up to the last job that could start now (none after it is
+/// small enough for the idle units and short enough for the room the profile has from now
+/// on): the plan of a queue prefix is that prefix of the whole queue's plan, and the rest of
+/// the plan cannot start anything now. A burst of full-width jobs that all end early thus
+/// plans one job per completion, not the whole queue.
+///
+/// [`Conservative::bounded`] is the bounded variant production schedulers run (Slurm's
+/// backfill `bf_max_job_test` and `bf_window`): for queues whose small jobs keep the exact
+/// plan deep, such as 20,000 jobs arriving faster than they run with estimates far above
+/// their run times. The tables (`batch_easy_vs_fcfs`, `cosched simulate --policy
+/// conservative`) use the exact policy, [`Conservative::default`].
+///
 /// The plan is a cache: it is not serialised, and a restored `Conservative` plans afresh (the
 /// same schedule).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Conservative {
+    /// `None` for the exact policy.
+    bounds: Option<Bounds>,
     #[serde(skip)]
     plan: Option<Plan>,
+}
+
+/// The bounds of [`Conservative::bounded`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// Most queued jobs holding a reservation at once, as Slurm's `bf_max_job_test`; a pass
+    /// tests at most this many less those already reserved.
+    pub depth: usize,
+    /// How far ahead a reservation may start, as Slurm's `bf_window`: a job whose earliest
+    /// fit is later gets none in this plan (and does not hold back the jobs behind it).
+    pub window: Duration,
+}
+
+impl Bounds {
+    /// Slurm's defaults (`slurm.conf`): `bf_max_job_test=500`, `bf_window=1440` minutes.
+    pub const SLURM: Bounds = Bounds {
+        depth: 500,
+        window: Duration(86_400),
+    };
+}
+
+impl Conservative {
+    /// Conservative backfilling bounded as Slurm's backfill is: at most `bounds.depth` jobs
+    /// reserved, none further ahead than `bounds.window`. Jobs past the depth wait for a
+    /// later pass; a plan that left a job out for the window is made again at the next pass.
+    /// With bounds no queue reaches, the schedule is the exact one.
+    pub fn bounded(bounds: Bounds) -> Conservative {
+        Conservative {
+            bounds: Some(bounds),
+            plan: None,
+        }
+    }
 }
 
 /// The schedule a [`Conservative`] pass left behind.
@@ -281,15 +327,47 @@ impl Conservative {
             Some(key) => queue.next_live_after(key),
             None => queue.next_live(0),
         };
+        // The plan of a queue prefix is the prefix of the whole queue's plan, so planning
+        // stops once no job left can start now (none small and short enough for the room the
+        // profile has from now on); a later pass that keeps the plan goes on from there.
+        let mut horizon = plan.profile.room_until(1);
+        let (mut budget, window_end) = match self.bounds {
+            Some(b) => (
+                b.depth.saturating_sub(plan.reservations.len()),
+                now.saturating_add(b.window),
+            ),
+            None => (usize::MAX, Time::MAX),
+        };
         while let Some(pos) = next {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            let free = u32::try_from(plan.profile.free_now()).unwrap_or(0);
+            // Room without end when no step ever falls below one unit.
+            let room = match horizon {
+                Time::MAX => Duration(i64::MAX),
+                _ => Duration(horizon.secs().saturating_sub(now.secs())),
+            };
+            if free == 0 || queue.next_candidate(pos, free, 0, room).is_none() {
+                break;
+            }
             let Some(&job) = queue.get(pos) else {
                 break;
             };
             plan.planned_up_to = Some(job.order_key());
-            if let Some(start) = plan.profile.earliest_fit(job.size(), job.estimate()) {
+            let fit = plan.profile.earliest_fit(job.size(), job.estimate());
+            if fit.is_some_and(|start| start > window_end) {
+                // Out of the window: no reservation, and this plan is not kept, so that the
+                // job is tested again.
+                plan.exact = false;
+            } else if let Some(start) = fit {
                 plan.profile.reserve(start, job.estimate(), job.size());
                 planned.push(Reverse((start, job.order_key())));
                 plan.exact &= exact_reservation(start, job.estimate());
+                if start < horizon {
+                    horizon = plan.profile.room_until(1);
+                }
             }
             next = queue.next_live(pos + 1);
         }

@@ -21,7 +21,8 @@ pub struct SimulateArgs {
     /// Units in the cluster [default: the trace header's MaxProcs].
     #[arg(long, value_name = "N")]
     capacity: Option<u32>,
-    /// Scheduling policy: fcfs, easy or conservative.
+    /// Scheduling policy: fcfs, easy, conservative or conservative-bounded (Slurm's default
+    /// backfill bounds: 500 jobs reserved, a one-day window).
     #[arg(long, value_name = "POLICY")]
     policy: BuiltinPolicy,
     /// Write per-job results (job_id,submit,start,end,size) to this CSV file; start and end
