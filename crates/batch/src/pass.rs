@@ -69,6 +69,61 @@ impl BatchCommand {
     }
 }
 
+/// Implements the batch protocol ([`Policy`] with [`SchedulingPass`], [`BatchCommand`],
+/// [`BatchCluster`] and [`BatchError`]) for a type with an inherent
+/// `fn plan(&mut self, pass: &mut Pass<'_>)`: each observation plans one [`Pass`] at `now`
+/// and returns its starts (and [`Pass::finish`]'s error).
+///
+/// ```
+/// use cosched_batch::{BatchSim, Pass, pass_policy};
+/// use cosched_core::{Duration, JobId, RigidJob, Time};
+///
+/// /// Starts only the queue head, when it fits.
+/// struct HeadOnly;
+/// impl HeadOnly {
+///     fn plan(&mut self, pass: &mut Pass<'_>) {
+///         if let Some(head) = pass.next_queued(0) {
+///             let _ = pass.start(head);
+///         }
+///     }
+/// }
+/// pass_policy!(HeadOnly);
+///
+/// let jobs = [RigidJob::new(JobId(1), Time(0), 2, Duration(10), Duration(10)).unwrap()];
+/// let out = BatchSim::new(4, HeadOnly).unwrap().run(&jobs).unwrap();
+/// assert_eq!(out.report.completed, 1);
+/// ```
+#[macro_export]
+macro_rules! pass_policy {
+    ($ty:ty) => {
+        impl $crate::pass::__private::Policy for $ty {
+            type Observation = $crate::SchedulingPass;
+            type Command = $crate::BatchCommand;
+            type View = $crate::BatchCluster;
+            type Error = $crate::BatchError;
+
+            fn observe(
+                &mut self,
+                now: $crate::pass::__private::Time,
+                _: &$crate::SchedulingPass,
+                view: &$crate::BatchCluster,
+                out: &mut ::std::vec::Vec<$crate::BatchCommand>,
+            ) -> ::std::result::Result<(), $crate::BatchError> {
+                let mut pass = $crate::Pass::new(now, view, out);
+                self.plan(&mut pass);
+                pass.finish()
+            }
+        }
+    };
+}
+
+/// What [`pass_policy!`] names, re-exported so that its users need not.
+#[doc(hidden)]
+pub mod __private {
+    pub use cosched_core::Time;
+    pub use cosched_core::policy::Policy;
+}
+
 /// A policy of the batch protocol, with [`BatchError`] as its error: what the built-in
 /// constructors return boxed (`Box<dyn BatchPolicy + Send>`). Every type implementing
 /// [`Policy`] with these associated types is one; executors accept any error type that

@@ -1,9 +1,9 @@
 //! Scheduling policies: which queued jobs start in a pass.
 //!
 //! [`Fcfs`], [`Easy`] and [`Conservative`] are policies of the batch protocol (see
-//! [`crate::pass`]): at each [`SchedulingPass`] they read the cluster through a [`Pass`] (the
+//! [`crate::pass`]): at each [`SchedulingPass`](crate::SchedulingPass) they read the cluster through a [`Pass`] (the
 //! queue in (submit, id) order, the idle units, the units running jobs give back at their
-//! predicted ends) and write a [`BatchCommand`] for each job to start now. They hold no clock
+//! predicted ends) and write a [`BatchCommand`](crate::BatchCommand) for each job to start now. They hold no clock
 //! and never touch the cluster, so the same policy drives a simulator or a live resource
 //! manager. [`crate::scenario`] builds them by name.
 //!
@@ -22,54 +22,27 @@
 //! If the online units can never reach the head's size (nodes offline), the shadow is never and
 //! every job that fits may start.
 
-use crate::BatchError;
-use crate::cluster::{BatchCluster, Shadow};
-use crate::pass::{BatchCommand, Pass, SchedulingPass};
+use crate::cluster::Shadow;
+use crate::pass::Pass;
 use crate::profile::Profile;
-use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, Time};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// Implements [`Policy`] for a batch policy whose pass is planned by `plan(&mut self, &mut
-/// Pass)`.
-macro_rules! batch_policy {
-    ($ty:ty) => {
-        impl Policy for $ty {
-            type Observation = SchedulingPass;
-            type Command = BatchCommand;
-            type View = BatchCluster;
-            type Error = BatchError;
-
-            fn observe(
-                &mut self,
-                now: Time,
-                _pass: &SchedulingPass,
-                view: &BatchCluster,
-                out: &mut Vec<BatchCommand>,
-            ) -> Result<(), BatchError> {
-                let mut pass = Pass::new(now, view, out);
-                self.plan(&mut pass);
-                pass.finish()
-            }
-        }
-    };
-}
 
 /// First come, first served: start the queue head while it fits, never skip it.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct Fcfs;
 
 impl Fcfs {
-    /// Plans one pass (what [`Policy::observe`] does), on a pass that may already hold other
+    /// Plans one pass (what [`Policy::observe`](cosched_core::policy::Policy::observe) does), on a pass that may already hold other
     /// starts: for composing policies.
     pub fn plan(&mut self, pass: &mut Pass<'_>) {
         pass.start_while_fits();
     }
 }
 
-batch_policy!(Fcfs);
+crate::pass_policy!(Fcfs);
 
 /// The reservation EASY made for the queue head in its last pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,7 +76,7 @@ struct IdlePass {
     scanned_up_to: (Time, JobId),
 }
 
-/// The cluster's [`BatchCluster::version`] once the starts of `pass` are applied (each start
+/// The cluster's [`crate::BatchCluster::version`] once the starts of `pass` are applied (each start
 /// moves it by one).
 fn version_after(pass: &Pass<'_>) -> u64 {
     pass.view().version().wrapping_add(pass.starts() as u64)
@@ -116,7 +89,7 @@ impl Easy {
         self.last_reservation
     }
 
-    /// Plans one pass (what [`Policy::observe`] does), on a pass that may already hold other
+    /// Plans one pass (what [`Policy::observe`](cosched_core::policy::Policy::observe) does), on a pass that may already hold other
     /// starts: for composing policies.
     pub fn plan(&mut self, pass: &mut Pass<'_>) {
         let idle_pass = self.idle_pass.take();
@@ -179,7 +152,7 @@ impl Easy {
     }
 }
 
-batch_policy!(Easy);
+crate::pass_policy!(Easy);
 
 /// Conservative backfilling: every queued job, in order, is reserved at its earliest fit in
 /// the availability profile; those whose fit is now start. No job ever delays an earlier one's
@@ -301,7 +274,7 @@ impl Plan {
 }
 
 impl Conservative {
-    /// Plans one pass (what [`Policy::observe`] does), on a pass that may already hold other
+    /// Plans one pass (what [`Policy::observe`](cosched_core::policy::Policy::observe) does), on a pass that may already hold other
     /// starts: for composing policies.
     pub fn plan(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
@@ -399,4 +372,4 @@ impl Conservative {
     }
 }
 
-batch_policy!(Conservative);
+crate::pass_policy!(Conservative);

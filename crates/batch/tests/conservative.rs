@@ -2,11 +2,7 @@
 //! planned from scratch at every pass (the textbook algorithm, and this crate's implementation
 //! before plans were kept between passes), which must give the same schedule job for job.
 
-use cosched_batch::{
-    BatchCluster, BatchCommand, BatchError, BatchPolicy, BatchSim, Conservative, Pass,
-    SchedulingPass, SimOutcome,
-};
-use cosched_core::policy::Policy;
+use cosched_batch::{BatchPolicy, BatchSim, Conservative, Pass, SimOutcome, pass_policy};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use proptest::prelude::*;
 
@@ -76,20 +72,11 @@ impl Steps {
     }
 }
 
-impl Policy for Reference {
-    type Observation = SchedulingPass;
-    type Command = BatchCommand;
-    type View = BatchCluster;
-    type Error = BatchError;
+pass_policy!(Reference);
 
-    fn observe(
-        &mut self,
-        now: Time,
-        _: &SchedulingPass,
-        view: &BatchCluster,
-        out: &mut Vec<BatchCommand>,
-    ) -> Result<(), BatchError> {
-        let mut pass = Pass::new(now, view, out);
+impl Reference {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
+        let now = pass.now();
         let mut steps = Steps::new(now, pass.free_units(), pass.releases());
         let mut from = 0;
         while let Some(pos) = pass.next_queued(from) {
@@ -103,7 +90,6 @@ impl Policy for Reference {
                 pass.start(pos).unwrap();
             }
         }
-        pass.finish()
     }
 }
 

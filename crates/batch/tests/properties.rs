@@ -3,11 +3,7 @@
 mod reference;
 
 use cosched_batch::scenario::BuiltinPolicy;
-use cosched_batch::{
-    BatchCluster, BatchCommand, BatchError, BatchPolicy, BatchSim, Easy, Fcfs, Pass,
-    SchedulingPass, SimOutcome,
-};
-use cosched_core::policy::Policy;
+use cosched_batch::{BatchPolicy, BatchSim, Easy, Fcfs, Pass, SimOutcome, pass_policy};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -112,27 +108,16 @@ struct RecordingEasy {
     first_shadow: BTreeMap<JobId, Time>,
 }
 
-impl Policy for RecordingEasy {
-    type Observation = SchedulingPass;
-    type Command = BatchCommand;
-    type View = BatchCluster;
-    type Error = BatchError;
-
-    fn observe(
-        &mut self,
-        now: Time,
-        _: &SchedulingPass,
-        view: &BatchCluster,
-        out: &mut Vec<BatchCommand>,
-    ) -> Result<(), BatchError> {
-        let mut pass = Pass::new(now, view, out);
-        self.easy.plan(&mut pass);
+impl RecordingEasy {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
+        self.easy.plan(pass);
         if let Some(r) = self.easy.last_reservation() {
             self.first_shadow.entry(r.job).or_insert(r.shadow.time);
         }
-        pass.finish()
     }
 }
+
+pass_policy!(RecordingEasy);
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]

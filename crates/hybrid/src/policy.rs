@@ -76,33 +76,8 @@
 use crate::HybridError;
 use crate::mechanism::{Decision, Mechanism, MechanismKind, RunningKind, RunningView};
 use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
-use cosched_batch::{BatchCluster, BatchCommand, BatchError, Pass, SchedulingPass, Shadow};
-use cosched_core::policy::Policy;
+use cosched_batch::{Pass, Shadow, pass_policy};
 
-/// Implements the batch protocol for a type whose pass is planned by `plan(&mut self, &mut
-/// Pass)`.
-macro_rules! pass_policy {
-    ($ty:ty) => {
-        impl Policy for $ty {
-            type Observation = SchedulingPass;
-            type Command = BatchCommand;
-            type View = BatchCluster;
-            type Error = BatchError;
-
-            fn observe(
-                &mut self,
-                now: Time,
-                _: &SchedulingPass,
-                view: &BatchCluster,
-                out: &mut Vec<BatchCommand>,
-            ) -> Result<(), BatchError> {
-                let mut pass = Pass::new(now, view, out);
-                self.plan(&mut pass);
-                pass.finish()
-            }
-        }
-    };
-}
 use cosched_core::{Duration, JobId, NodeId, Time};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
