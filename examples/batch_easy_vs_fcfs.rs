@@ -10,7 +10,8 @@
 //! than FCFS, which saturates first.
 
 use clap::Parser;
-use cosched_batch::{BatchSim, Policy};
+use cosched_batch::BatchSim;
+use cosched_batch::scenario::BuiltinPolicy as Policy;
 use cosched_core::{Duration, RigidJob};
 use cosched_examples::{
     Cell, Claims, CommonArgs, Error, LinePlot, Replicates, Sweep, Table, parse_job_count,
@@ -168,7 +169,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         };
         let mut jobs = w.jobs.clone();
         scale_to_offered_load(&mut jobs, w.capacity, c.load).map_err(|e| context(&e))?;
-        let out = BatchSim::new(w.capacity, c.policy.scheduler())
+        let out = BatchSim::new(w.capacity, c.policy.build())
             .and_then(|mut sim| sim.run(&jobs))
             .map_err(|e| context(&e))?;
         Ok::<_, String>(Measured {

@@ -12,16 +12,28 @@
 //! - `conservative_replans_1024_units/lublin_5k`: 5,000 jobs on 1,024 units (seeds 2026 and
 //!   2027, as the EASY bench's trace).
 //!
+//! and the deep backlogs of issue 29 (`tests/shapes`), every job ending well before its
+//! estimate so that every completion replans:
+//!
+//! - `conservative_deep_backlog_64_units/full_width_early_20k`: 20,000 jobs of 64 units at
+//!   t = 0, run 100 s, estimate 200 s (exact policy);
+//! - `conservative_deep_backlog_64_units/staggered_bounded_20k`: 20,000 jobs every 80 s,
+//!   estimates ten times their run times, about 8,000 queued (bounded policy, Slurm's
+//!   defaults).
+//!
 //! `cargo bench -p cosched-batch --bench conservative` measures the CPU time of the
 //! benchmarking thread (see `common`) and reports jobs per CPU second.
 
-use cosched_batch::{BatchSim, Policy};
+use cosched_batch::BatchSim;
+use cosched_batch::scenario::BuiltinPolicy;
 use cosched_core::{Duration, JobId, RigidJob, SeedStreams, Time};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::RngExt;
 
 mod common;
 use common::{ThreadCpuTime, lublin};
+#[path = "../tests/shapes/mod.rs"]
+mod shapes;
 
 const CAPACITY: u32 = 64;
 
@@ -72,7 +84,7 @@ fn bursts(c: &mut Criterion<ThreadCpuTime>) {
         group.throughput(Throughput::Elements(jobs.len() as u64));
         group.bench_function(*name, |b| {
             b.iter(|| {
-                BatchSim::new(CAPACITY, Policy::Conservative.scheduler())
+                BatchSim::new(CAPACITY, BuiltinPolicy::Conservative.build())
                     .expect("valid capacity")
                     .run(jobs)
                     .expect("valid workload")
@@ -85,7 +97,7 @@ fn bursts(c: &mut Criterion<ThreadCpuTime>) {
 fn replans(c: &mut Criterion<ThreadCpuTime>) {
     const UNITS: u32 = 1_024;
     let jobs = lublin(UNITS, 5_000, 2026, 2027);
-    let out = BatchSim::new(UNITS, Policy::Conservative.scheduler())
+    let out = BatchSim::new(UNITS, BuiltinPolicy::Conservative.build())
         .expect("valid capacity")
         .run(&jobs)
         .expect("valid workload");
@@ -98,7 +110,7 @@ fn replans(c: &mut Criterion<ThreadCpuTime>) {
     group.throughput(Throughput::Elements(jobs.len() as u64));
     group.bench_function("lublin_5k", |b| {
         b.iter(|| {
-            BatchSim::new(UNITS, Policy::Conservative.scheduler())
+            BatchSim::new(UNITS, BuiltinPolicy::Conservative.build())
                 .expect("valid capacity")
                 .run(&jobs)
                 .expect("valid workload")
@@ -107,9 +119,38 @@ fn replans(c: &mut Criterion<ThreadCpuTime>) {
     group.finish();
 }
 
+fn deep_backlogs(c: &mut Criterion<ThreadCpuTime>) {
+    let cases = [
+        (
+            "full_width_early_20k",
+            shapes::full_width_burst(20_000),
+            BuiltinPolicy::Conservative,
+        ),
+        (
+            "staggered_bounded_20k",
+            shapes::staggered_backlog(20_000),
+            BuiltinPolicy::ConservativeBounded,
+        ),
+    ];
+    let mut group = c.benchmark_group("conservative_deep_backlog_64_units/cpu");
+    group.sample_size(10);
+    for (name, jobs, policy) in &cases {
+        group.throughput(Throughput::Elements(jobs.len() as u64));
+        group.bench_function(*name, |b| {
+            b.iter(|| {
+                BatchSim::new(shapes::CAPACITY, policy.build())
+                    .expect("valid capacity")
+                    .run(jobs)
+                    .expect("valid workload")
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(ThreadCpuTime);
-    targets = bursts, replans
+    targets = bursts, replans, deep_backlogs
 }
 criterion_main!(benches);

@@ -12,7 +12,8 @@
 //! time (criterion's default) and, under `…/cpu`, in the CPU time of the benchmarking thread,
 //! which a machine shared with other work inflates far less than the wall clock.
 
-use cosched_batch::{BatchSim, Policy};
+use cosched_batch::BatchSim;
+use cosched_batch::scenario::BuiltinPolicy;
 use cosched_core::RigidJob;
 use cosched_workload::{offered_load, scale_to_offered_load};
 use criterion::measurement::Measurement;
@@ -24,10 +25,10 @@ use common::{ThreadCpuTime, lublin};
 fn bench_in<M: Measurement>(group: &mut BenchmarkGroup<'_, M>, capacity: u32, jobs: &[RigidJob]) {
     group.throughput(Throughput::Elements(jobs.len() as u64));
     group.sample_size(10);
-    for policy in [Policy::Fcfs, Policy::Easy] {
+    for policy in [BuiltinPolicy::Fcfs, BuiltinPolicy::Easy] {
         group.bench_function(policy.name(), |b| {
             b.iter(|| {
-                BatchSim::new(capacity, policy.scheduler())
+                BatchSim::new(capacity, policy.build())
                     .expect("valid capacity")
                     .run(jobs)
                     .expect("valid workload")
@@ -42,8 +43,8 @@ fn bench_policies(c: &mut Criterion, name: &str, capacity: u32, jobs: &[RigidJob
         jobs.len(),
         offered_load(jobs, capacity)
     );
-    for policy in [Policy::Fcfs, Policy::Easy] {
-        let out = BatchSim::new(capacity, policy.scheduler())
+    for policy in [BuiltinPolicy::Fcfs, BuiltinPolicy::Easy] {
+        let out = BatchSim::new(capacity, policy.build())
             .expect("valid capacity")
             .run(jobs)
             .expect("valid workload");

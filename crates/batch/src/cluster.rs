@@ -5,9 +5,10 @@
 //! returns through [`BatchCluster::complete`] when the job's end time comes. A token goes stale
 //! when the job is preempted or resized, so an outdated completion event is simply ignored.
 //!
-//! Which queued jobs start is decided by a [`BatchScheduler`] during a
-//! [`BatchCluster::schedule`] pass; everything else here is mechanism, available to the paper
-//! crates as first-class operations:
+//! Which queued jobs start is decided by a batch policy (a [`crate::BatchPolicy`]) during a
+//! [`BatchCluster::schedule`] pass, from a read-only view of the cluster; the cluster applies
+//! the starts it asks for. Everything else here is mechanism, available to the paper crates
+//! as first-class operations:
 //!
 //! - [`BatchCluster::set_offline`] / [`BatchCluster::set_online`]: take a node away now if it
 //!   is idle, or when its job ends (drain), and bring it back;
@@ -31,12 +32,15 @@
 
 use crate::profile::Profile;
 use crate::queue::JobQueue;
-use crate::{BatchError, BatchScheduler, Pass};
+use crate::{BatchCommand, BatchError, SchedulingPass};
+use cosched_core::policy::Policy;
 use cosched_core::{
     Duration, JobClass, JobId, JobRecord, MalleableJob, NodeId, NodeState, NodeStatus, ParamError,
     RigidJob, Time,
 };
+use cosched_workload::admit::{Admissible, admit_iter};
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The most unit-seconds of work (size × estimate) a job may carry: leaves room for the
@@ -44,7 +48,7 @@ use std::collections::BTreeMap;
 pub const MAX_WORK_UNIT_SECONDS: i64 = 1 << 62;
 
 /// The sizes a malleable job accepts while it runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SizeRange {
     /// Smallest size, at least 1.
     pub min: u32,
@@ -53,7 +57,7 @@ pub struct SizeRange {
 }
 
 /// A job as the batch resource manager sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchJob {
     /// Identifier, unique among the jobs given to one cluster.
     pub id: JobId,
@@ -121,11 +125,65 @@ impl BatchJob {
             }),
         })
     }
+
+    /// Its end and predicted end if it starts at `now` on `size` units (its run time and
+    /// estimate at its requested size spread over them); [`BatchError::EndOverflow`] if either
+    /// would pass the last representable second.
+    pub(crate) fn ends_from(&self, now: Time, size: u32) -> Result<(Time, Time), BatchError> {
+        let overflow = |_| BatchError::EndOverflow {
+            job: self.id,
+            start: now,
+            estimate: self.estimate,
+        };
+        let end = now
+            .try_add(spread(self.runtime, self.size, size))
+            .map_err(overflow)?;
+        let predicted_end = now
+            .try_add(spread(self.estimate, self.size, size))
+            .map_err(overflow)?;
+        Ok((end, predicted_end))
+    }
+
+    /// Whether it may run on `size` units: it is malleable and `size` is in its range.
+    pub(crate) fn check_size(&self, size: u32) -> Result<(), BatchError> {
+        let range = self.resizable.ok_or(BatchError::NotResizable(self.id))?;
+        if !(range.min..=range.max).contains(&size) {
+            return Err(BatchError::SizeOutOfRange {
+                job: self.id,
+                size,
+                min: range.min,
+                max: range.max,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Admissible for BatchJob {
+    fn id(&self) -> JobId {
+        self.id
+    }
+    fn submit(&self) -> Time {
+        self.submit
+    }
+    /// At least one unit, and a run time and estimate of at least 0.
+    fn is_valid(&self) -> bool {
+        self.size >= 1 && self.runtime.0 >= 0 && self.estimate.0 >= 0
+    }
+}
+
+/// Valid jobs as batch jobs sorted by (submit, id), and the count of invalid ones (those failing
+/// [`RigidJob::validate`]); a repeated job id is an error. The rules are
+/// [`cosched_workload::admit`]'s; simulators built on [`BatchCluster`] use this to read their
+/// batch workload as batch jobs.
+pub fn admit(jobs: &[RigidJob]) -> Result<(Vec<BatchJob>, usize), BatchError> {
+    let admitted = admit_iter(jobs.iter().map(BatchJob::rigid))?;
+    Ok((admitted.jobs, admitted.invalid))
 }
 
 /// A job waiting in the queue. After a preemption, `job.runtime` and `job.estimate` are what
 /// remains of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueuedJob {
     /// The job (remaining run time and estimate).
     pub job: BatchJob,
@@ -155,6 +213,27 @@ impl QueuedJob {
     pub fn order_key(&self) -> (Time, JobId) {
         (self.job.submit, self.job.id)
     }
+}
+
+/// What a batch policy can read of a [`BatchCluster`]; see [`BatchCluster::snapshot`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSnapshot {
+    /// Units in the cluster.
+    pub capacity: u32,
+    /// Offline units.
+    pub offline: u32,
+    /// Idle online units.
+    pub free: u32,
+    /// The waiting jobs in queue order.
+    pub queue: Vec<QueuedJob>,
+    /// Running jobs: predicted end, job and the units it gives back then, in that order.
+    pub releases: Vec<(Time, JobId, u32)>,
+    /// [`BatchCluster::changes`].
+    pub changes: u64,
+    /// Completions so far (with `changes`, [`BatchCluster::version`]).
+    pub completions: u64,
+    /// The largest (submit, id) ever queued.
+    pub last_key: Option<(Time, JobId)>,
 }
 
 /// Proof that a particular run of a job is current; see [`BatchCluster::complete`].
@@ -375,6 +454,8 @@ pub struct BatchCluster {
     /// Completions so far (on time or not): with `changes`, every change but an arrival at
     /// the queue's end.
     completions: u64,
+    /// The command buffer of scheduling passes, kept warm between them.
+    commands: Vec<BatchCommand>,
 }
 
 impl BatchCluster {
@@ -422,6 +503,7 @@ impl BatchCluster {
             changes: 0,
             last_key: None,
             completions: 0,
+            commands: Vec::new(),
         })
     }
 
@@ -570,46 +652,112 @@ impl BatchCluster {
         Ok(queued)
     }
 
-    /// Runs one scheduling pass at `now`: `scheduler` picks queued jobs to start; each start
-    /// is appended to `started` so the driver can schedule its completion.
+    /// Runs one scheduling pass at `now`: `policy` is asked which queued jobs start (a
+    /// [`SchedulingPass`] observation, with the cluster as its read-only view), and its
+    /// commands are applied in order; each start is appended to `started` so the driver can
+    /// schedule its completion.
     ///
     /// A start whose end would pass the last representable second is refused and the job stays
-    /// queued; [`BatchCluster::try_schedule`] reports it as an error.
-    pub fn schedule<S: BatchScheduler + ?Sized>(
-        &mut self,
-        now: Time,
-        scheduler: &mut S,
-        started: &mut Vec<Started>,
-    ) {
+    /// queued, as is any command the cluster cannot apply; [`BatchCluster::try_schedule`]
+    /// reports the first such refusal as an error.
+    pub fn schedule<P>(&mut self, now: Time, policy: &mut P, started: &mut Vec<Started>)
+    where
+        P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>
+            + ?Sized,
+        BatchError: From<P::Error>,
+    {
         // The refused job stays queued; callers that must know use `try_schedule`.
-        let _refused = self.try_schedule(now, scheduler, started);
+        let _refused = self.try_schedule(now, policy, started);
     }
 
-    /// [`BatchCluster::schedule`], returning the first start the pass had to refuse
-    /// ([`BatchError::EndOverflow`], naming the job); the pass starts nothing after it.
-    pub fn try_schedule<S: BatchScheduler + ?Sized>(
+    /// [`BatchCluster::schedule`], returning the policy's error or else the first command the
+    /// cluster had to refuse (such as [`BatchError::EndOverflow`], naming the job); the
+    /// commands before it stand and none after it is applied.
+    pub fn try_schedule<P>(
         &mut self,
         now: Time,
-        scheduler: &mut S,
+        policy: &mut P,
+        started: &mut Vec<Started>,
+    ) -> Result<(), BatchError>
+    where
+        P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>
+            + ?Sized,
+        BatchError: From<P::Error>,
+    {
+        let mut commands = std::mem::take(&mut self.commands);
+        commands.clear();
+        let decided = policy.observe(now, &SchedulingPass, self, &mut commands);
+        let applied = self.apply(now, &commands, started);
+        self.commands = commands;
+        decided?;
+        applied
+    }
+
+    /// Applies a batch policy's commands at `now` in order, appending each start to
+    /// `started`; stops at the first that cannot be applied (a job not queued, too large for
+    /// the idle units, outside its size range, or ending past the last representable second)
+    /// and returns why, the commands before it applied.
+    pub fn apply(
+        &mut self,
+        now: Time,
+        commands: &[BatchCommand],
         started: &mut Vec<Started>,
     ) -> Result<(), BatchError> {
-        let mut pass = Pass::new(self, now, started);
-        scheduler.schedule(&mut pass);
-        let outcome = pass.into_outcome();
+        let mut outcome = Ok(());
+        // Policies mostly start jobs in queue order: try the next queued job before a search.
+        let mut next = 0;
+        for command in commands {
+            let (job, key) = command.job();
+            let pos = match self.queue.next_live(next) {
+                Some(p) if self.queue.get(p).is_some_and(|q| q.order_key() == key) => Some(p),
+                _ => self.queue.position_of(key),
+            };
+            let Some(pos) = pos else {
+                outcome = Err(BatchError::NotQueued(job));
+                break;
+            };
+            let queued = self.queue.get(pos).map(|q| q.job);
+            let size = match (*command, queued) {
+                (BatchCommand::Start { .. }, Some(q)) => Ok(q.size),
+                (BatchCommand::StartResized { size, .. }, Some(q)) => {
+                    q.check_size(size).map(|()| size)
+                }
+                (_, None) => Err(BatchError::NotQueued(job)),
+            };
+            let result = size.and_then(|size| {
+                let free = self.free_units();
+                if size > free {
+                    return Err(BatchError::NotEnoughFreeUnits { needed: size, free });
+                }
+                self.start_queued_on(now, pos, size)
+            });
+            match result {
+                Ok(s) => {
+                    started.push(s);
+                    next = pos + 1;
+                }
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            }
+        }
         self.queue.finish_pass();
         outcome
     }
 
-    /// The waiting queue, for [`Pass`].
+    /// The waiting queue, for [`crate::Pass`].
     #[inline]
     pub(crate) fn job_queue(&self) -> &JobQueue {
         &self.queue
     }
 
-    /// The count of unforeseeable changes (see the field): a scheduler may keep the schedule
-    /// it planned in its last pass while this stays the same.
+    /// The count of changes a policy's plan could not foresee (every start, a completion
+    /// away from its predicted end, a queue insertion out of (submit, id) order, preemptions,
+    /// resizes and node operations): a policy may keep the schedule it planned in its last
+    /// pass while this moves only by the starts it asked for.
     #[inline]
-    pub(crate) fn changes(&self) -> u64 {
+    pub fn changes(&self) -> u64 {
         self.changes
     }
 
@@ -617,7 +765,7 @@ impl BatchCluster {
     /// stays the same, the idle units, the releases and the queue (up to jobs appended at its
     /// end) are the same.
     #[inline]
-    pub(crate) fn version(&self) -> u64 {
+    pub fn version(&self) -> u64 {
         self.changes.wrapping_add(self.completions)
     }
 
@@ -627,45 +775,15 @@ impl BatchCluster {
         self.last_key
     }
 
-    /// Starts the job at queue position `pos` now on free nodes. Used by [`Pass::start`],
-    /// which checked that it is queued and fits. Refused, changing nothing, if its end or
-    /// predicted end would pass the last representable second.
-    pub(crate) fn start_queued(&mut self, now: Time, pos: usize) -> Result<Started, BatchError> {
-        let size = self
-            .queue
-            .get(pos)
-            .ok_or(BatchError::NotStartable(pos))?
-            .job
-            .size;
-        self.start_queued_on(now, pos, size)
-    }
-
     /// Starts the job at queue position `pos` now on `size` free units, its unit-seconds of
-    /// run time and estimate at its requested size spread over them. Used by [`Pass::start`]
-    /// (`size` = the requested size) and [`Pass::start_resized`], which checked that it is
-    /// queued and fits. Refused, changing nothing, if its end or predicted end would pass the
-    /// last representable second.
-    pub(crate) fn start_queued_on(
-        &mut self,
-        now: Time,
-        pos: usize,
-        size: u32,
-    ) -> Result<Started, BatchError> {
+    /// run time and estimate at its requested size spread over them. Used by
+    /// [`BatchCluster::apply`], which checked that it is queued and fits. Refused, changing
+    /// nothing, if its end or predicted end would pass the last representable second.
+    fn start_queued_on(&mut self, now: Time, pos: usize, size: u32) -> Result<Started, BatchError> {
         let Some(&queued) = self.queue.get(pos) else {
             return Err(BatchError::NotStartable(pos));
         };
-        let job = queued.job;
-        let overflow = |_| BatchError::EndOverflow {
-            job: job.id,
-            start: now,
-            estimate: job.estimate,
-        };
-        let end = now
-            .try_add(spread(job.runtime, job.size, size))
-            .map_err(overflow)?;
-        let predicted_end = now
-            .try_add(spread(job.estimate, job.size, size))
-            .map_err(overflow)?;
+        let (end, predicted_end) = queued.job.ends_from(now, size)?;
         let q = self.queue.remove(pos);
         let mut nodes = Vec::new();
         match &mut self.units {
@@ -953,15 +1071,7 @@ impl BatchCluster {
             .running
             .get_mut(&job)
             .ok_or(BatchError::NotRunning(job))?;
-        let range = run.job.resizable.ok_or(BatchError::NotResizable(job))?;
-        if !(range.min..=range.max).contains(&new_size) {
-            return Err(BatchError::SizeOutOfRange {
-                job,
-                size: new_size,
-                min: range.min,
-                max: range.max,
-            });
-        }
+        run.job.check_size(new_size)?;
         if new_size > run.size && new_size - run.size > free {
             return Err(BatchError::NotEnoughFreeUnits {
                 needed: new_size - run.size,
@@ -1034,6 +1144,76 @@ impl BatchCluster {
         self.releases.iter().map(|(&(t, _), &units)| (t, units))
     }
 
+    /// What a policy reads of the cluster, as data: for recording a run with
+    /// [`cosched_core::policy::Recorder::with_view_snapshot`] (through
+    /// `serde_json::to_value`) and rebuilding the view with [`BatchCluster::from_snapshot`]
+    /// in a replay.
+    pub fn snapshot(&self) -> ClusterSnapshot {
+        ClusterSnapshot {
+            capacity: self.capacity,
+            offline: self.offline,
+            free: self.free_units(),
+            queue: self.queue.iter().copied().collect(),
+            releases: self
+                .releases
+                .iter()
+                .map(|(&(t, job), &units)| (t, job, units))
+                .collect(),
+            changes: self.changes,
+            completions: self.completions,
+            last_key: self.last_key,
+        }
+    }
+
+    /// A cluster that answers every read a policy makes (idle units, queue, releases,
+    /// [`BatchCluster::changes`], [`BatchCluster::version`]) as the one `snapshot` was taken
+    /// from: the view of a recorded pass, for replaying it. It only counts units, and its
+    /// running jobs are only their releases, so it serves as a view, not to continue a run.
+    pub fn from_snapshot(snapshot: &ClusterSnapshot) -> Result<BatchCluster, BatchError> {
+        let held = snapshot.releases.iter().try_fold(
+            u64::from(snapshot.free) + u64::from(snapshot.offline),
+            |n, r| n.checked_add(u64::from(r.2)),
+        );
+        if held.is_none_or(|n| n > u64::from(snapshot.capacity)) {
+            return Err(ParamError::new(
+                "snapshot",
+                snapshot.capacity,
+                "idle, offline and released units exceed the capacity",
+            )
+            .into());
+        }
+        let mut cluster = BatchCluster::counted(snapshot.capacity)?;
+        cluster.units = Units::Counted {
+            free: snapshot.free,
+        };
+        cluster.offline = snapshot.offline;
+        for &q in &snapshot.queue {
+            if q.job.size == 0 || q.job.size > snapshot.capacity {
+                return Err(
+                    ParamError::new("snapshot queue size", q.job.size, "out of range").into(),
+                );
+            }
+            if cluster.queue.position_of(q.order_key()).is_some() {
+                return Err(BatchError::DuplicateJob(q.job.id));
+            }
+            cluster.queue.insert(q);
+        }
+        cluster.releases = snapshot
+            .releases
+            .iter()
+            .map(|&(t, job, units)| ((t, job), units))
+            .collect();
+        cluster.changes = snapshot.changes;
+        cluster.completions = snapshot.completions;
+        cluster.last_key = snapshot.last_key;
+        Ok(cluster)
+    }
+
+    /// [`BatchCluster::releases`] with each job's (predicted end, id) key.
+    pub(crate) fn release_keys(&self) -> impl Iterator<Item = ((Time, JobId), u32)> + '_ {
+        self.releases.iter().map(|(&k, &units)| (k, units))
+    }
+
     /// The EASY shadow for a job of `size` units at `now`: the earliest predicted end of
     /// running jobs at which the free units reach `size` (`now` if they already do), and the
     /// extra units left at that time once `size` are set aside. All jobs predicted to end at
@@ -1077,7 +1257,7 @@ fn spread(d: Duration, from: u32, to: u32) -> Duration {
 }
 
 /// The EASY reservation for the queue head; see [`BatchCluster::shadow`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shadow {
     /// When the head is predicted to have its units.
     pub time: Time,

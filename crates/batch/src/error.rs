@@ -1,6 +1,7 @@
 //! Errors of the batch resource manager.
 
 use cosched_core::engine::EngineError;
+use cosched_core::policy::RecordError;
 use cosched_core::{Duration, JobId, NodeId, ParamError, Time};
 use cosched_workload::admit::DuplicateJobId;
 use thiserror::Error;
@@ -52,7 +53,7 @@ pub enum BatchError {
     /// The node is online (idle or busy) and not draining.
     #[error("{0} is not offline or draining")]
     NodeNotOffline(NodeId),
-    /// A scheduler asked for a queue entry that does not exist or already started this pass.
+    /// A policy asked for a queue entry that does not exist or already started this pass.
     #[error("queue entry {0} does not exist or already started in this pass")]
     NotStartable(usize),
     /// A start (or resize) whose end would pass the last representable second (i64).
@@ -74,10 +75,54 @@ pub enum BatchError {
     /// The event engine refused an event (a time before the clock, or past i64).
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// A policy run under a [`Recorder`](cosched_core::policy::Recorder) could not record a call.
+    #[error("recording step {step}: {failure}")]
+    Recording {
+        /// The step.
+        step: u64,
+        /// What failed.
+        failure: RecordFailure,
+    },
+}
+
+/// Why a [`Recorder`](cosched_core::policy::Recorder) could not record a step (the kinds of its [`RecordError`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum RecordFailure {
+    /// The step could not be encoded as JSON.
+    #[error("cannot encode as JSON ({0:?})")]
+    Encode(serde_json::error::Category),
+    /// The step could not be written.
+    #[error("cannot write: {0}")]
+    Write(std::io::ErrorKind),
+}
+
+/// Lets a batch policy run under a [`Recorder`](cosched_core::policy::Recorder) in the executors: the policy's own error as
+/// it was, a recording failure as [`BatchError::Recording`].
+impl From<RecordError<BatchError>> for BatchError {
+    fn from(e: RecordError<BatchError>) -> Self {
+        match e {
+            RecordError::Policy(e) => e,
+            RecordError::Encode { step, source } => BatchError::Recording {
+                step,
+                failure: RecordFailure::Encode(source.classify()),
+            },
+            RecordError::Write { step, source } => BatchError::Recording {
+                step,
+                failure: RecordFailure::Write(source.kind()),
+            },
+        }
+    }
 }
 
 impl From<DuplicateJobId> for BatchError {
     fn from(e: DuplicateJobId) -> Self {
         BatchError::DuplicateJob(e.0)
+    }
+}
+
+/// Lets a policy that cannot fail ([`std::convert::Infallible`] errors) run in the executors.
+impl From<std::convert::Infallible> for BatchError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
     }
 }

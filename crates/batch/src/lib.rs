@@ -6,7 +6,11 @@
 //! The paper crates embed [`BatchCluster`] as their batch system and drive it with the
 //! operations it exposes as first-class API: node drain/offline/online, per-node status with
 //! remaining walltime, preemption with requeue, malleable shrink/expand, and predicted start
-//! times. Policies implement [`BatchScheduler`] and see the cluster only through a [`Pass`].
+//! times. Batch policies speak the core protocol ([`cosched_core::policy::Policy`]; see
+//! [`pass`]): a [`SchedulingPass`] observation and a read-only view of the cluster in,
+//! [`BatchCommand`]s that start jobs out. [`BatchSim`] and [`BatchCluster::schedule`] run any
+//! such policy; the built-in ones are constructed in [`scenario`], which also shows how to
+//! write your own.
 //!
 //! ## Semantics of a trace simulation
 //! - size = requested processors (SWF field 8) if > 0, else allocated processors (field 5);
@@ -19,29 +23,30 @@
 //! - EASY backfilling exactly as in [`scheduler`]'s module docs.
 //!
 //! ```
-//! use cosched_batch::{BatchSim, Policy};
+//! use cosched_batch::{BatchSim, scenario};
 //! use cosched_core::{Duration, JobId, RigidJob, Time};
 //! let jobs: Vec<RigidJob> = (0..4)
 //!     .map(|i| RigidJob::new(JobId(i), Time(i as i64), 2, Duration(100), Duration(100)).unwrap())
 //!     .collect();
-//! let out = BatchSim::new(4, Policy::Easy.scheduler()).unwrap().run(&jobs).unwrap();
+//! let out = BatchSim::new(4, scenario::easy()).unwrap().run(&jobs).unwrap();
 //! assert_eq!(out.report.completed, 4);
 //! assert_eq!(out.report.last_end_s, 201);
 //! ```
 
 pub mod cluster;
 mod error;
+pub mod pass;
 mod profile;
 mod queue;
+pub mod scenario;
 pub mod scheduler;
 pub mod sim;
 
 pub use cluster::{
-    BatchCluster, BatchJob, OfflineOutcome, QueuedJob, Resume, RunToken, Shadow, SizeRange,
-    Started, Submitted,
+    BatchCluster, BatchJob, ClusterSnapshot, OfflineOutcome, QueuedJob, Resume, RunToken, Shadow,
+    SizeRange, Started, Submitted, admit,
 };
-pub use error::BatchError;
-pub use scheduler::{
-    BatchScheduler, Conservative, Easy, Fcfs, HeadReservation, Pass, Policy, UnknownPolicy,
-};
+pub use error::{BatchError, RecordFailure};
+pub use pass::{BatchCommand, BatchPolicy, Pass, SchedulingPass};
+pub use scheduler::{Bounds, Conservative, Easy, Fcfs, HeadReservation};
 pub use sim::{BatchSim, SimOutcome, SimStats};

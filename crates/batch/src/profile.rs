@@ -631,6 +631,39 @@ impl Profile {
         self.summary.build(&self.chunks);
     }
 
+    /// Free units at the profile's start.
+    pub(crate) fn free_now(&self) -> i64 {
+        let chunk = &self.chunks[0];
+        chunk.free[0] + chunk.add + self.summary.offset(0)
+    }
+
+    /// The end of the run of steps from the profile's start with at least `size` free units:
+    /// the first step time with fewer, `Time::MAX` if none. Jumps chunks with room throughout
+    /// by the tree, as [`Profile::earliest_fit`] does.
+    pub(crate) fn room_until(&self, size: u32) -> Time {
+        let size = i64::from(size);
+        let (mut c, mut offset) = (0, self.summary.offset(0));
+        while let Some(chunk) = self.chunks.get(c) {
+            let threshold = size - chunk.add - offset;
+            if let Some(i) = chunk.free.iter().position(|&f| f < threshold) {
+                return chunk.times[i];
+            }
+            let Some(following) = self.chunks.get(c + 1) else {
+                break;
+            };
+            let next_offset = self.summary.next_offset(c, offset);
+            if following.min + next_offset < size {
+                (c, offset) = (c + 1, next_offset);
+                continue;
+            }
+            match self.summary.first_from(c + 2, |min, _| min < size) {
+                Some(next) => (c, offset) = next,
+                None => break,
+            }
+        }
+        Time::MAX
+    }
+
     /// Moves the profile's start to `now` (no earlier than its start): steps that ended by then
     /// are dropped and the step under `now` starts at `now`.
     pub(crate) fn advance(&mut self, now: Time) {

@@ -1,10 +1,14 @@
 //! Trace-driven simulation of one batch cluster.
 //!
 //! [`BatchSim`] feeds a workload of rigid jobs to a [`BatchCluster`] on the core simulation
-//! kernel ([`cosched_core::engine::run`]). At each instant it processes **all completions, then
-//! all arrivals in job-id order, then one scheduling pass** (a job that starts and ends in the
-//! same instant — run time 0 — completes in a second round at that instant, followed by another
-//! pass).
+//! kernel ([`cosched_core::engine::run`]) and runs any policy of the batch protocol (see
+//! [`crate::pass`]), built-in or the caller's. At each instant it processes **all completions,
+//! then all arrivals in job-id order, then one scheduling pass** (a job that starts and ends in
+//! the same instant — run time 0 — completes in a second round at that instant, followed by
+//! another pass). The policy's [`Policy::start`] is called once before the first arrival, and
+//! its [`Policy::wake`] at the first instant at or after its [`Policy::next_wake`] (before
+//! that instant's pass) while jobs remain to arrive, wait or run; the commands of every call
+//! are applied at once.
 //!
 //! Input rules (documented in the [crate docs](crate)): the workload is admitted by
 //! [`cosched_workload::admit`] (a repeated id is an error; a job failing
@@ -16,16 +20,21 @@
 //! The simulator never asks for a node, so it runs on a [`BatchCluster::counted`] cluster: no
 //! per-unit state, whatever the capacity.
 
-use crate::{BatchCluster, BatchError, BatchJob, BatchScheduler, RunToken, Started, Submitted};
+use crate::{
+    BatchCluster, BatchCommand, BatchError, BatchJob, RunToken, SchedulingPass, Started, Submitted,
+    admit,
+};
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
-use cosched_core::{DEFAULT_SLOWDOWN_TAU, Duration, JobId, JobRecord, Report, RigidJob, Time};
-use cosched_workload::admit::{Admissible, admit_iter};
+use cosched_core::policy::{Policy, wake_due};
+use cosched_core::{DEFAULT_SLOWDOWN_TAU, Duration, JobRecord, Report, RigidJob, Time};
 use cosched_workload::swf::RigidTrace;
 
 #[derive(Clone, Copy, Debug)]
 enum SimEvent {
     Completion(RunToken),
     Arrival(usize),
+    /// The policy's wake time: the instant's pass delivers it.
+    Wake,
 }
 
 impl Event for SimEvent {
@@ -33,6 +42,7 @@ impl Event for SimEvent {
         match self {
             SimEvent::Completion(_) => 0,
             SimEvent::Arrival(_) => 1,
+            SimEvent::Wake => 2,
         }
     }
 }
@@ -61,7 +71,8 @@ pub struct SimOutcome {
     pub stats: SimStats,
 }
 
-/// Simulates a batch cluster of `capacity` units under a scheduler.
+/// Simulates a batch cluster of `capacity` units under a batch policy: a built-in one (see
+/// [`crate::scenario`]) or any other type implementing the protocol of [`crate::pass`].
 ///
 /// ```
 /// use cosched_batch::{BatchSim, Easy};
@@ -75,22 +86,26 @@ pub struct SimOutcome {
 /// let starts: Vec<_> = out.records.iter().map(|r| (r.id.0, r.start.unwrap().0)).collect();
 /// assert_eq!(starts, [(3, 2), (1, 0), (2, 100)]);
 /// ```
-pub struct BatchSim<S> {
+pub struct BatchSim<P> {
     capacity: u32,
-    scheduler: S,
+    policy: P,
     tau: Duration,
 }
 
 /// How many arrivals pass between progress callbacks.
 const PROGRESS_EVERY: usize = 1 << 14;
 
-impl<S: BatchScheduler> BatchSim<S> {
-    /// A simulator for a cluster of `capacity` units (at least 1).
-    pub fn new(capacity: u32, scheduler: S) -> Result<Self, BatchError> {
+impl<P> BatchSim<P>
+where
+    P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>,
+    BatchError: From<P::Error>,
+{
+    /// A simulator for a cluster of `capacity` units (at least 1) under `policy`.
+    pub fn new(capacity: u32, policy: P) -> Result<Self, BatchError> {
         BatchCluster::counted(capacity)?;
         Ok(BatchSim {
             capacity,
-            scheduler,
+            policy,
             tau: DEFAULT_SLOWDOWN_TAU,
         })
     }
@@ -101,14 +116,14 @@ impl<S: BatchScheduler> BatchSim<S> {
         self
     }
 
-    /// The scheduler (e.g. to read its state after a run).
-    pub fn scheduler(&self) -> &S {
-        &self.scheduler
+    /// The policy (e.g. to read its state after a run).
+    pub fn policy(&self) -> &P {
+        &self.policy
     }
 
-    /// Consumes the simulator and returns its scheduler.
-    pub fn into_scheduler(self) -> S {
-        self.scheduler
+    /// Consumes the simulator and returns its policy.
+    pub fn into_policy(self) -> P {
+        self.policy
     }
 
     /// Simulates `jobs` (any order; ids must be unique) to the end.
@@ -147,16 +162,20 @@ impl<S: BatchScheduler> BatchSim<S> {
         }
         let mut run = Run {
             cluster: BatchCluster::counted(self.capacity)?,
-            scheduler: &mut self.scheduler,
+            policy: &mut self.policy,
             records: Vec::with_capacity(workload.len()),
             rejected: Vec::new(),
             started: Vec::new(),
+            commands: Vec::new(),
+            arrived: 0,
+            wake_at: None,
             max_queue_len: 0,
             queue_area: 0,
             last_time: start_time,
             progress,
             workload,
         };
+        run.start(start_time, &mut events)?;
         let kernel = engine::run(&mut run, &mut events)?;
         let total = run.workload.len();
         (run.progress)(total, total);
@@ -191,11 +210,17 @@ impl<S: BatchScheduler> BatchSim<S> {
 /// The state of one simulation run: the environment the kernel drives.
 struct Run<'a, S, P> {
     cluster: BatchCluster,
-    scheduler: &'a mut S,
+    policy: &'a mut S,
     workload: Vec<BatchJob>,
     records: Vec<JobRecord>,
     rejected: Vec<JobRecord>,
     started: Vec<Started>,
+    /// The command buffer of `start` and `wake` calls.
+    commands: Vec<BatchCommand>,
+    /// Jobs arrived so far.
+    arrived: usize,
+    /// The wake event scheduled last, if it is still ahead.
+    wake_at: Option<Time>,
     max_queue_len: usize,
     /// Queue length integrated over time, job-seconds.
     queue_area: i128,
@@ -204,7 +229,64 @@ struct Run<'a, S, P> {
     progress: P,
 }
 
-impl<S: BatchScheduler, P: FnMut(usize, usize)> Simulation for Run<'_, S, P> {
+impl<S, P> Run<'_, S, P>
+where
+    S: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>,
+    BatchError: From<S::Error>,
+{
+    /// Calls the policy's `start` and applies its commands.
+    fn start(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
+        self.commands.clear();
+        self.policy.start(now, &self.cluster, &mut self.commands)?;
+        self.apply(now, queue)
+    }
+
+    /// Applies `commands` and schedules the completions of the jobs they started.
+    fn apply(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
+        if !self.commands.is_empty() {
+            self.cluster.apply(now, &self.commands, &mut self.started)?;
+        }
+        self.schedule_completions(queue)
+    }
+
+    fn schedule_completions(&mut self, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
+        for s in self.started.drain(..) {
+            queue
+                .schedule(s.end, SimEvent::Completion(s.token))
+                .map_err(EngineError::from)?;
+        }
+        Ok(())
+    }
+
+    /// Schedules a wake event at the policy's next wake time if it lies ahead and work
+    /// remains (so a policy that always wants waking cannot keep an empty run going).
+    fn schedule_wake(
+        &mut self,
+        now: Time,
+        queue: &mut EventQueue<SimEvent>,
+    ) -> Result<(), BatchError> {
+        let Some(at) = self.policy.next_wake() else {
+            return Ok(());
+        };
+        let work_left = self.arrived < self.workload.len()
+            || self.cluster.queue_len() > 0
+            || self.cluster.running_jobs() > 0;
+        if at > now && work_left && self.wake_at.is_none_or(|w| w <= now || at < w) {
+            queue
+                .schedule(at, SimEvent::Wake)
+                .map_err(EngineError::from)?;
+            self.wake_at = Some(at);
+        }
+        Ok(())
+    }
+}
+
+impl<S, P> Simulation for Run<'_, S, P>
+where
+    S: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>,
+    BatchError: From<S::Error>,
+    P: FnMut(usize, usize),
+{
     type Event = SimEvent;
     type Error = BatchError;
 
@@ -228,6 +310,7 @@ impl<S: BatchScheduler, P: FnMut(usize, usize)> Simulation for Run<'_, S, P> {
                 let Some(&job) = self.workload.get(i) else {
                     return Ok(());
                 };
+                self.arrived = i + 1;
                 if self.cluster.submit(job)? == Submitted::Rejected {
                     self.rejected.push(job.unstarted_record());
                 }
@@ -240,41 +323,20 @@ impl<S: BatchScheduler, P: FnMut(usize, usize)> Simulation for Run<'_, S, P> {
                     (self.progress)(i + 1, self.workload.len());
                 }
             }
+            SimEvent::Wake => {}
         }
         Ok(())
     }
 
     fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
         self.max_queue_len = self.max_queue_len.max(self.cluster.queue_len());
-        self.cluster
-            .try_schedule(now, self.scheduler, &mut self.started)?;
-        for s in self.started.drain(..) {
-            queue
-                .schedule(s.end, SimEvent::Completion(s.token))
-                .map_err(EngineError::from)?;
+        self.commands.clear();
+        if wake_due(&mut *self.policy, now, &self.cluster, &mut self.commands)? {
+            self.apply(now, queue)?;
         }
-        Ok(())
+        self.cluster
+            .try_schedule(now, &mut *self.policy, &mut self.started)?;
+        self.schedule_completions(queue)?;
+        self.schedule_wake(now, queue)
     }
-}
-
-impl Admissible for BatchJob {
-    fn id(&self) -> JobId {
-        self.id
-    }
-    fn submit(&self) -> Time {
-        self.submit
-    }
-    /// At least one unit, and a run time and estimate of at least 0.
-    fn is_valid(&self) -> bool {
-        self.size >= 1 && self.runtime.0 >= 0 && self.estimate.0 >= 0
-    }
-}
-
-/// Valid jobs as batch jobs sorted by (submit, id), and the count of invalid ones (those failing
-/// [`RigidJob::validate`]); a repeated job id is an error. The rules are
-/// [`cosched_workload::admit`]'s; other simulators built on [`BatchCluster`] use this to
-/// read their batch workload as batch jobs.
-pub fn admit(jobs: &[RigidJob]) -> Result<(Vec<BatchJob>, usize), BatchError> {
-    let admitted = admit_iter(jobs.iter().map(BatchJob::rigid))?;
-    Ok((admitted.jobs, admitted.invalid))
 }

@@ -2,7 +2,7 @@
 //! planned from scratch at every pass (the textbook algorithm, and this crate's implementation
 //! before plans were kept between passes), which must give the same schedule job for job.
 
-use cosched_batch::{BatchScheduler, BatchSim, Conservative, Pass, SimOutcome};
+use cosched_batch::{BatchPolicy, BatchSim, Conservative, Pass, SimOutcome, pass_policy};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use proptest::prelude::*;
 
@@ -72,12 +72,10 @@ impl Steps {
     }
 }
 
-impl BatchScheduler for Reference {
-    fn name(&self) -> &'static str {
-        "conservative-reference"
-    }
+pass_policy!(Reference);
 
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
+impl Reference {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
         let mut steps = Steps::new(now, pass.free_units(), pass.releases());
         let mut from = 0;
@@ -95,7 +93,7 @@ impl BatchScheduler for Reference {
     }
 }
 
-fn run<S: BatchScheduler>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> SimOutcome {
+fn run<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> SimOutcome {
     BatchSim::new(capacity, scheduler)
         .unwrap()
         .run(jobs)
@@ -249,7 +247,7 @@ struct Driven<S> {
     running: Vec<(cosched_batch::RunToken, Time)>,
 }
 
-impl<S: BatchScheduler> Driven<S> {
+impl<S: BatchPolicy> Driven<S> {
     fn new(capacity: u32, scheduler: S) -> Self {
         Driven {
             cluster: cosched_batch::BatchCluster::counted(capacity).unwrap(),

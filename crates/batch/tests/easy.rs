@@ -109,7 +109,7 @@ fn drive(
     jobs: &[RigidJob],
     cancellations: &[Cancellation],
 ) -> BTreeMap<u64, Option<i64>> {
-    let (workload, _invalid) = cosched_batch::sim::admit(jobs).unwrap();
+    let (workload, _invalid) = cosched_batch::admit(jobs).unwrap();
     let mut cancellations = cancellations.to_vec();
     cancellations.sort();
     let (mut next_job, mut next_cancellation) = (0, 0);

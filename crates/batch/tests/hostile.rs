@@ -1,7 +1,8 @@
 //! The batch reproducers of the hostile-input review (`../shared/reviews/hostile-input.md`),
 //! as regression tests: each gives a clean typed error or a correct result.
 
-use cosched_batch::{BatchError, BatchSim, Policy};
+use cosched_batch::scenario::BuiltinPolicy;
+use cosched_batch::{BatchError, BatchSim};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 
 fn job(id: u64, submit: i64, size: u32, run: i64, estimate: i64) -> RigidJob {
@@ -23,8 +24,8 @@ fn an_end_past_i64_is_an_error_naming_the_job() {
         job(1, 0, 4, 100, 200),
         job(2, 9_223_372_036_854_775_000, 4, 10_000, 20_000),
     ];
-    for policy in Policy::ALL {
-        let err = BatchSim::new(16, policy.scheduler())
+    for policy in BuiltinPolicy::ALL {
+        let err = BatchSim::new(16, policy.build())
             .unwrap()
             .run(&jobs)
             .unwrap_err();
@@ -45,8 +46,8 @@ fn busy_unit_seconds_beyond_i64_give_the_right_utilisation() {
     let jobs: Vec<RigidJob> = (1..=3)
         .map(|i| job(i, i as i64 - 1, 1000, run, run))
         .collect();
-    for policy in Policy::ALL {
-        let out = BatchSim::new(1000, policy.scheduler())
+    for policy in BuiltinPolicy::ALL {
+        let out = BatchSim::new(1000, policy.build())
             .unwrap()
             .run(&jobs)
             .unwrap();
@@ -61,8 +62,8 @@ fn busy_unit_seconds_beyond_i64_give_the_right_utilisation() {
 #[test]
 fn the_largest_capacity_runs_a_small_trace() {
     let jobs = [job(1, 0, 4, 100, 100), job(2, 0, 4, 100, 100)];
-    for policy in Policy::ALL {
-        let out = BatchSim::new(u32::MAX, policy.scheduler())
+    for policy in BuiltinPolicy::ALL {
+        let out = BatchSim::new(u32::MAX, policy.build())
             .unwrap()
             .run(&jobs)
             .unwrap();
@@ -77,7 +78,7 @@ fn the_largest_capacity_runs_a_small_trace() {
 fn a_burst_of_full_width_jobs_runs_back_to_back_under_conservative() {
     let n = 3_000;
     let jobs: Vec<RigidJob> = (1..=n).map(|i| job(i, 0, 16, 100, 100)).collect();
-    let out = BatchSim::new(16, Policy::Conservative.scheduler())
+    let out = BatchSim::new(16, BuiltinPolicy::Conservative.build())
         .unwrap()
         .run(&jobs)
         .unwrap();
@@ -94,8 +95,8 @@ fn submit_times_at_both_ends_of_i64_simulate() {
         job(1, i64::MIN, 1, 10, 10),
         job(2, i64::MAX - 10, 1, 10, 10),
     ];
-    for policy in Policy::ALL {
-        let out = BatchSim::new(1, policy.scheduler())
+    for policy in BuiltinPolicy::ALL {
+        let out = BatchSim::new(1, policy.build())
             .unwrap()
             .run(&jobs)
             .unwrap();

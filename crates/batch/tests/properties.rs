@@ -2,7 +2,8 @@
 
 mod reference;
 
-use cosched_batch::{BatchScheduler, BatchSim, Easy, Fcfs, Pass, Policy, SimOutcome};
+use cosched_batch::scenario::BuiltinPolicy;
+use cosched_batch::{BatchPolicy, BatchSim, Easy, Fcfs, Pass, SimOutcome, pass_policy};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -48,10 +49,10 @@ fn workload(max_capacity: u32) -> impl Strategy<Value = (u32, Vec<RigidJob>)> {
         })
 }
 
-fn simulate<S: BatchScheduler>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> (SimOutcome, S) {
+fn simulate<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> (SimOutcome, S) {
     let mut sim = BatchSim::new(capacity, scheduler).unwrap();
     let out = sim.run(jobs).unwrap();
-    (out, sim.into_scheduler())
+    (out, sim.into_policy())
 }
 
 /// Invariants every policy keeps, checked from the records alone.
@@ -107,18 +108,16 @@ struct RecordingEasy {
     first_shadow: BTreeMap<JobId, Time>,
 }
 
-impl BatchScheduler for RecordingEasy {
-    fn name(&self) -> &'static str {
-        "recording-easy"
-    }
-
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
-        self.easy.schedule(pass);
+impl RecordingEasy {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
+        self.easy.plan(pass);
         if let Some(r) = self.easy.last_reservation() {
             self.first_shadow.entry(r.job).or_insert(r.shadow.time);
         }
     }
 }
+
+pass_policy!(RecordingEasy);
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
@@ -152,7 +151,7 @@ proptest! {
 
     #[test]
     fn conservative_keeps_invariants((capacity, jobs) in workload(8)) {
-        let (out, _) = simulate(capacity, &jobs, Policy::Conservative.scheduler());
+        let (out, _) = simulate(capacity, &jobs, BuiltinPolicy::Conservative.build());
         check_common(capacity, &jobs, &out)?;
     }
 

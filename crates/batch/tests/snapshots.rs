@@ -1,14 +1,15 @@
 //! Reports of small committed traces under each policy, pinned as snapshots: any change in
 //! scheduling decisions or metrics shows up as a reviewable diff.
 
-use cosched_batch::{BatchSim, Policy};
+use cosched_batch::BatchSim;
+use cosched_batch::scenario::BuiltinPolicy;
 use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
 
-fn report(trace: &str, capacity: u32, policy: Policy) -> String {
+fn report(trace: &str, capacity: u32, policy: BuiltinPolicy) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(trace);
     let trace = read_rigid_jobs(&path).expect("committed trace parses");
-    let mut out = BatchSim::new(capacity, policy.scheduler())
+    let mut out = BatchSim::new(capacity, policy.build())
         .expect("valid capacity")
         .run(&trace.jobs)
         .expect("valid workload");
@@ -24,7 +25,7 @@ fn report(trace: &str, capacity: u32, policy: Policy) -> String {
 
 #[test]
 fn lublin_32_60_reports() {
-    for policy in Policy::ALL {
+    for policy in BuiltinPolicy::ALL {
         insta::assert_snapshot!(
             format!("lublin_32_60_{policy}"),
             report("tests/data/lublin_32_60.swf", 32, policy)
@@ -35,7 +36,7 @@ fn lublin_32_60_reports() {
 #[test]
 fn tiny_trace_reports() {
     // 10 records: 2 invalid, one (128 units) rejected on a 64-unit machine.
-    for policy in Policy::ALL {
+    for policy in BuiltinPolicy::ALL {
         insta::assert_snapshot!(
             format!("tiny_{policy}"),
             report("../workload/tests/data/tiny.swf", 64, policy)

@@ -3,19 +3,20 @@
 //! works on [`PolicyChoice`] and [`cosched_batch::SimOutcome`] only, so a change of how batch
 //! names and builds its policies is a change of this module alone.
 
-use cosched_batch::{BatchError, BatchSim, Policy, SimOutcome};
+use cosched_batch::scenario::BuiltinPolicy;
+use cosched_batch::{BatchError, BatchSim, SimOutcome};
 use cosched_core::RigidJob;
 use std::fmt;
 
 /// A batch policy chosen by name, with its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PolicyChoice(Policy);
+pub struct PolicyChoice(BuiltinPolicy);
 
 impl PolicyChoice {
     /// The policy named `name` (case-insensitive), or an error listing the names.
     pub fn parse(name: &str) -> Result<PolicyChoice, String> {
         name.trim()
-            .parse::<Policy>()
+            .parse::<BuiltinPolicy>()
             .map(PolicyChoice)
             .map_err(|e| e.to_string())
     }
@@ -42,7 +43,7 @@ impl PolicyChoice {
         progress: impl FnMut(usize, usize),
     ) -> Result<SimOutcome, BatchError> {
         let mut outcome =
-            BatchSim::new(capacity, self.0.scheduler())?.run_with_progress(jobs, progress)?;
+            BatchSim::new(capacity, self.0.build())?.run_with_progress(jobs, progress)?;
         outcome.report.invalid += reader_invalid;
         Ok(outcome)
     }

@@ -33,7 +33,8 @@ pub struct SimulateArgs {
     /// nb_res].
     #[arg(long, value_name = "N")]
     capacity: Option<u32>,
-    /// Scheduling policies: fcfs, easy, conservative, as a comma-separated list or repeated;
+    /// Scheduling policies: fcfs, easy, conservative or conservative-bounded (Slurm's default
+    /// backfill bounds: 500 jobs reserved, a one-day window), as a comma-separated list or repeated;
     /// several run in parallel and are compared.
     #[arg(long, value_name = "POLICY[,POLICY…]", required = true, value_delimiter = ',',
           value_parser = PolicyChoice::parse)]

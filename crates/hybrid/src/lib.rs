@@ -32,13 +32,13 @@
 //! The on-arrival policy alone, on a batch cluster:
 //!
 //! ```
-//! use cosched_batch::{BatchCluster, BatchJob, Policy};
+//! use cosched_batch::{BatchCluster, BatchJob, scenario};
 //! use cosched_core::{Duration, JobId, MalleableJob, Time};
 //! use cosched_hybrid::{Mechanism, RunningKind, RunningView, apply};
 //! let mut cluster = BatchCluster::new(8).unwrap();
 //! let job = MalleableJob::new(JobId(1), Time(0), 2, 8, Duration(8_000), Duration(0)).unwrap();
 //! cluster.submit(BatchJob::malleable(&job, 8, Duration(1_000)).unwrap()).unwrap();
-//! cluster.schedule(Time(0), &mut Policy::Easy.scheduler(), &mut Vec::new());
+//! cluster.schedule(Time(0), &mut scenario::easy(), &mut Vec::new());
 //! // An on-demand job of 3 nodes arrives at t = 100.
 //! let running = [RunningView { id: JobId(1), size: 8, setup: Duration(0),
 //!                              kind: RunningKind::Malleable { min_size: 2, max_size: 8 } }];

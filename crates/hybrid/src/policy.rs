@@ -46,9 +46,9 @@
 //! | [`Command::Schedule`] | [`BatchPass::Site`]: Slurm's own scheduler and backfill; [`BatchPass::Listed`]: raise the listed jobs to the top priority; [`BatchPass::Guests`]: let the chosen queued jobs run in the reservation (`scontrol update JobId=… ReservationName=od-<job>`) |
 //! | [`Command::Wake`] | a timer in the adapter |
 //!
-//! The batch passes go through [`cosched_batch::BatchScheduler`] and its [`Pass`] view — the
-//! batch crate's own policy protocol — with the policy's schedulers: [`MalleableFirst`]
-//! around the site's scheduler, [`StartListed`] and [`GuestPicker`].
+//! The batch passes go through the batch protocol ([`cosched_batch::BatchPolicy`], planned
+//! with a [`Pass`]) with the policy's batch policies: [`MalleableHeads`] and
+//! [`MalleableBackfill`] around the site's policy, [`StartListed`] and [`GuestPicker`].
 //!
 //! ## Decisions, by the paper's sections
 //! - **Notice (§III-B1).** N ignores it. CUA and CUP reserve the idle nodes named by the view,
@@ -76,7 +76,8 @@
 use crate::HybridError;
 use crate::mechanism::{Decision, Mechanism, MechanismKind, RunningKind, RunningView};
 use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
-use cosched_batch::{BatchScheduler, Pass, Shadow};
+use cosched_batch::{Pass, Shadow, pass_policy};
+
 use cosched_core::{Duration, JobId, NodeId, Time};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -197,8 +198,9 @@ pub enum Timer {
 /// A batch scheduling pass the policy asks the executor to run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BatchPass {
-    /// The site's scheduler (FCFS + EASY); with `resize_malleable` wrapped in
-    /// [`MalleableFirst`] (malleable jobs start at the size that fits).
+    /// The site's scheduler (FCFS + EASY); with `resize_malleable`, between
+    /// [`MalleableHeads`] and [`MalleableBackfill`] (malleable jobs start at the size that
+    /// fits).
     Site {
         /// Start and backfill malleable jobs below their largest size.
         resize_malleable: bool,
@@ -943,12 +945,10 @@ impl HybridPolicy {
 /// order; the scan stops once every listed job has been seen.
 pub struct StartListed<'a>(pub &'a [JobId]);
 
-impl BatchScheduler for StartListed<'_> {
-    fn name(&self) -> &'static str {
-        "start-listed"
-    }
+pass_policy!(StartListed<'_>);
 
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
+impl StartListed<'_> {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
         // The listed jobs' queue positions by id (no walk along the queue), in queue order.
         let mut positions: Vec<usize> = self
             .0
@@ -984,12 +984,10 @@ pub struct GuestPicker {
     pub arrival: Time,
 }
 
-impl BatchScheduler for GuestPicker {
-    fn name(&self) -> &'static str {
-        "guests"
-    }
+pass_policy!(GuestPicker);
 
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
+impl GuestPicker {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
         let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
         let mut left = self.budget.min(pass.free_units());
         let mut from = 0;
@@ -1023,24 +1021,17 @@ impl BatchScheduler for GuestPicker {
 }
 
 /// The site's policy with malleable jobs started on fewer nodes rather than left to wait
-/// (§II-A, §III-A: "the size of malleable jobs can be adjusted before or during execution"):
-/// while the queue head fits, it starts; a malleable head that does not fit at its requested
-/// size starts on the idle nodes if they reach its smallest size. Then the site's policy
-/// runs, and the nodes it leaves idle are backfilled with queued malleable jobs at the size
-/// that fits, under EASY's rule: a job that ends by the head's shadow time at that size may
-/// take any idle nodes, a longer one only the shadow's extra nodes. (The backfill visits only
-/// the malleable jobs whose smallest size fits, through the queue's index.)
-pub struct MalleableFirst<'a> {
-    /// The site's scheduler.
-    pub base: &'a mut (dyn BatchScheduler + Send),
-}
+/// (§II-A, §III-A: "the size of malleable jobs can be adjusted before or during execution")
+/// is three passes: [`MalleableHeads`], the site's policy, then [`MalleableBackfill`].
+///
+/// This first pass: while the queue head fits, it starts; a malleable head that does not fit
+/// at its requested size starts on the idle nodes if they reach its smallest size.
+pub struct MalleableHeads;
 
-impl BatchScheduler for MalleableFirst<'_> {
-    fn name(&self) -> &'static str {
-        "malleable-first"
-    }
+pass_policy!(MalleableHeads);
 
-    fn schedule(&mut self, pass: &mut Pass<'_>) {
+impl MalleableHeads {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
         let mut pos = 0;
         while let Some(head) = pass.next_queued(pos) {
             let Some(q) = pass.job(head) else { break };
@@ -1055,7 +1046,20 @@ impl BatchScheduler for MalleableFirst<'_> {
             }
             pos = head + 1;
         }
-        self.base.schedule(pass);
+    }
+}
+
+/// The last of the three passes of [`MalleableHeads`]: the nodes the site's policy left idle
+/// are backfilled with queued malleable jobs at the size that fits, under EASY's rule: a job
+/// that ends by the head's shadow time at that size may take any idle nodes, a longer one
+/// only the shadow's extra nodes. (The backfill visits only the malleable jobs whose smallest
+/// size fits, through the queue's index.)
+pub struct MalleableBackfill;
+
+pass_policy!(MalleableBackfill);
+
+impl MalleableBackfill {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
         let Some(head) = pass.next_queued(0) else {
             return;
         };

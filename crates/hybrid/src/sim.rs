@@ -90,15 +90,16 @@ use crate::checkpoint::{CheckpointPolicy, Checkpointing, preemption_cost};
 use crate::mechanism::{DEFAULT_WARNING, RunningKind, RunningView};
 use crate::notice::{Notice, PlannedJob};
 use crate::policy::{
-    BatchPass, Command, GuestPicker, HybridPolicy, MalleableFirst, PlatformView, RunInfo,
-    StartInfo, StartListed, Timer,
+    BatchPass, Command, GuestPicker, HybridPolicy, MalleableBackfill, MalleableHeads, PlatformView,
+    RunInfo, StartInfo, StartListed, Timer,
 };
 pub use crate::policy::{Composite, mechanism_name};
 use crate::report::{Counts, report};
 pub use crate::report::{HybridOutcome, HybridReport, JobAccount};
 pub use crate::workload::HybridJob;
+use cosched_batch::scenario::BuiltinPolicy;
 use cosched_batch::{
-    BatchCluster, BatchJob, BatchScheduler, Policy, Resume, RunToken, Shadow, Started, Submitted,
+    BatchCluster, BatchJob, BatchPolicy, Resume, RunToken, Shadow, Started, Submitted,
 };
 use cosched_core::engine::{self, Event, EventQueue, Simulation};
 use cosched_core::{
@@ -133,7 +134,7 @@ pub struct HybridConfig {
     pub mechanism: Option<Composite>,
     /// The base batch policy (EASY in the paper).
     #[serde(with = "policy_name")]
-    pub policy: Policy,
+    pub policy: BuiltinPolicy,
     /// Rigid jobs' checkpointing.
     pub checkpoint: CheckpointPolicy,
     /// Warning a malleable job gets before a preemption (on arrival, and planned by CUP).
@@ -153,7 +154,7 @@ impl HybridConfig {
         Ok(HybridConfig {
             nodes,
             mechanism,
-            policy: Policy::Easy,
+            policy: BuiltinPolicy::Easy,
             checkpoint: CheckpointPolicy::new(Duration::from_hours(24))?,
             warning: DEFAULT_WARNING,
             failures: None,
@@ -182,16 +183,16 @@ impl HybridConfig {
     }
 }
 
-/// (De)serialises a [`Policy`] by its name.
+/// (De)serialises a [`BuiltinPolicy`] by its name.
 mod policy_name {
-    use cosched_batch::Policy;
+    use cosched_batch::scenario::BuiltinPolicy;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(policy: &Policy, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(policy: &BuiltinPolicy, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(policy.name())
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Policy, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BuiltinPolicy, D::Error> {
         let name = String::deserialize(d)?;
         name.parse().map_err(serde::de::Error::custom)
     }
@@ -538,7 +539,7 @@ struct Env<'a> {
     config: &'a HybridConfig,
     cluster: BatchCluster,
     /// The site's batch scheduler (FCFS + EASY in the paper).
-    site: Box<dyn BatchScheduler + Send>,
+    site: Box<dyn BatchPolicy + Send>,
     /// Events decided while handling one, put on the kernel's queue after it.
     pending: Vec<(Time, Ev)>,
     jobs: Vec<JobState>,
@@ -659,7 +660,7 @@ impl<'a> Env<'a> {
         Ok(Env {
             config,
             cluster: BatchCluster::new(config.nodes)?,
-            site: config.policy.scheduler(),
+            site: config.policy.build(),
             pending,
             outstanding: jobs.len(),
             jobs,
@@ -1373,12 +1374,13 @@ impl Sim<'_> {
         let guest_of = match pass {
             BatchPass::Site { resize_malleable } => {
                 if resize_malleable {
-                    let mut first = MalleableFirst {
-                        base: env.site.as_mut(),
-                    };
-                    env.cluster.schedule(now, &mut first, &mut env.started);
-                } else {
-                    env.cluster.schedule(now, &mut env.site, &mut env.started);
+                    env.cluster
+                        .schedule(now, &mut MalleableHeads, &mut env.started);
+                }
+                env.cluster.schedule(now, &mut env.site, &mut env.started);
+                if resize_malleable {
+                    env.cluster
+                        .schedule(now, &mut MalleableBackfill, &mut env.started);
                 }
                 None
             }
