@@ -9,13 +9,14 @@
 //! completion), `progress_fig1.svg` … `progress_fig4.svg`, and the paper's claims checked.
 
 use clap::Parser;
-use cosched_albatross::policy::Capital;
+use cosched_albatross::policy::{AlbatrossConfig, Capital, STALL_THRESHOLD};
+use cosched_albatross::scenario::{self, PAPER, Run};
 use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::WorkloadModel;
 use cosched_core::Duration;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
-use cosched_examples::albatross::{PAPER, Run, run_capital, write_progress_csv};
+use cosched_examples::albatross::write_progress_csv;
 use cosched_examples::{Cell, Claims, CommonArgs, LinePlot, Sweep, Table};
 
 const NAME: &str = "albatross_capital";
@@ -28,8 +29,9 @@ struct Cli {
     /// Seeds for the claims' spread [default: 8, quick: 3].
     #[arg(long, value_parser = cosched_examples::parse_seed_count)]
     seeds: Option<u64>,
-    /// Albatross's stall threshold, seconds (the paper gives none; ours is 300).
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(i64).range(1..=86_400))]
+    /// Albatross's stall threshold, seconds (the paper gives none; ours is the library's
+    /// `STALL_THRESHOLD`).
+    #[arg(long, default_value_t = STALL_THRESHOLD.secs(), value_parser = clap::value_parser!(i64).range(1..=86_400))]
     stall_threshold: i64,
 }
 
@@ -46,9 +48,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let model = WorkloadModel::paper();
     let runs = Sweep::new(NAME, configs).run(|&(f, seed)| {
         let capital = Capital::new(PAPER[f].capital).expect("the paper's capitals are valid");
-        let mut config = SimConfig::paper(capital);
-        config.policy.stall_threshold = Duration(cli.stall_threshold);
-        run_capital(&config, &model, seed)
+        let policy = scenario::for_capital(AlbatrossConfig {
+            stall_threshold: Duration(cli.stall_threshold),
+            ..AlbatrossConfig::paper(capital)
+        })?;
+        scenario::run(&SimConfig::paper(), &model, seed, policy)
     });
     let mut by_fig: Vec<Vec<Run>> = vec![Vec::new(); PAPER.len()];
     for ((f, _), run) in runs {
@@ -177,7 +181,8 @@ fn desktop_speed_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::er
         })
         .collect();
     let runs = Sweep::new(format!("{NAME} desktop speed"), configs).run(|&(speed, f, r)| {
-        let mut config = SimConfig::paper(Capital::new(PAPER[f].capital).expect("valid"));
+        let capital = Capital::new(PAPER[f].capital).expect("the paper's capitals are valid");
+        let mut config = SimConfig::paper();
         for d in &mut config.desktops {
             d.speed = speed;
         }
@@ -186,7 +191,8 @@ fn desktop_speed_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::er
             mean_work_s: base.mean_work_s * speed,
             ..base
         };
-        run_capital(&config, &model, r)
+        let policy = scenario::for_capital(AlbatrossConfig::paper(capital))?;
+        scenario::run(&config, &model, r, policy)
     });
     let mut table = Table::new(
         format!("{NAME}_desktop_speed"),

@@ -40,6 +40,7 @@
 
 use crate::classad::{ClassAd, Expr};
 use cosched_core::{Duration, ParamError};
+#[cfg(feature = "sim")]
 use rand_distr::{Distribution, Exp1, LogNormal};
 use serde::{Deserialize, Serialize};
 
@@ -98,6 +99,7 @@ impl PeriodModel {
     }
 
     /// Draws one period, at least 1 s.
+    #[cfg(feature = "sim")]
     pub fn sample(&self, rng: &mut impl rand::Rng) -> Duration {
         let mean = self.mean().secs() as f64;
         let x = match *self {

@@ -134,6 +134,9 @@ pub enum ClassadError {
         /// The budget.
         source: EvalError,
     },
+    /// Standard output could not be written.
+    #[error("cannot write to standard output: {0}")]
+    Output(std::io::Error),
 }
 
 /// What a run prints, and whether it succeeded (`match` fails when nothing matched).
@@ -215,6 +218,14 @@ fn warn_unknown_in_ads(ads: &[ClassAd], what: &str) {
             }
         }
     }
+}
+
+/// Writes a run's standard output to `out` and flushes it: a full disk or a closed pipe is an
+/// error to report, not a panic.
+pub fn deliver(stdout: &str, out: &mut dyn std::io::Write) -> Result<(), ClassadError> {
+    out.write_all(stdout.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(ClassadError::Output)
 }
 
 /// Runs the command: what to print on standard output and whether it succeeded.

@@ -66,19 +66,17 @@ fn main() -> ExitCode {
         Command::Simulate(args) => simulate::run(&args).map_err(|e| e.to_string()),
         Command::Generate(args) => generate::run(&args).map_err(|e| e.to_string()),
         Command::Classad(args) => match classad::run(&args) {
-            Ok(out) => {
-                print!("{}", out.stdout);
-                if !out.success {
-                    return ExitCode::FAILURE;
-                }
-                Ok(())
-            }
+            Ok(out) => match classad::deliver(&out.stdout, &mut std::io::stdout().lock()) {
+                Err(e) => Err(e.to_string()),
+                Ok(()) if !out.success => return ExitCode::FAILURE,
+                Ok(()) => Ok(()),
+            },
             Err(e) => Err(e.to_string()),
         },
         Command::Mcmf(args) => mcmf::run(&args).map_err(|e| e.to_string()),
-        Command::Albatross(args) => albatross::run(&args)
-            .map(|out| print!("{out}"))
-            .map_err(|e| e.to_string()),
+        Command::Albatross(args) => {
+            albatross::run(&args, &mut std::io::stdout().lock()).map_err(|e| e.to_string())
+        }
         Command::Balancer(args) => balancer::run(&args),
     };
     match result {
