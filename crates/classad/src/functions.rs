@@ -34,6 +34,7 @@
 use super::eval::{apply_binary, cmp_ignore_case, compare, identical};
 use super::parser::BinOp;
 use super::value::Value;
+use rustc_hash::FxHashSet;
 
 /// What a function call can see besides its arguments.
 pub(crate) struct Env {
@@ -58,6 +59,13 @@ macro_rules! builtins {
                     $($($name)|+ => Builtin::$variant,)*
                     _ => return None,
                 })
+            }
+
+            /// Its (first) name, lower-cased.
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $(Builtin::$variant => [$($name),+][0],)*
+                }
             }
 
             /// Whether a call with `n` arguments is well formed.
@@ -319,6 +327,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             // With explicit separators, empty items between two of them are kept.
             (Value::Str(s), Some(Value::Str(seps))) if s.is_empty() => Value::List(Vec::new()),
             (Value::Str(s), Some(Value::Str(seps))) => {
+                let seps = CharSet::new(seps);
                 Value::List(s.split(|c| seps.contains(c)).map(Value::from).collect())
             }
             _ => Value::Error,
@@ -378,7 +387,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         | B::StringListMin
         | B::StringListMax => match (a(0), delimiters(args.get(1))) {
             (Value::Str(list), Some(delims)) => {
-                let items: Vec<&str> = string_list(list, delims).collect();
+                let items: Vec<&str> = string_list(list, &delims).collect();
                 if func == B::StringListSize {
                     return Value::Int(items.len() as i64);
                 }
@@ -414,7 +423,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         },
         B::StringListMember | B::StringListIMember => match (a(0), a(1), delimiters(args.get(2))) {
             (Value::Str(x), Value::Str(list), Some(delims)) => {
-                Value::Bool(string_list(list, delims).any(|item| {
+                Value::Bool(string_list(list, &delims).any(|item| {
                     if func == B::StringListMember {
                         item == x
                     } else {
@@ -426,13 +435,14 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         },
         B::StringListsIntersect => match (a(0), a(1), delimiters(args.get(2))) {
             (Value::Str(x), Value::Str(y), Some(delims)) => {
-                Value::Bool(string_list(x, delims).any(|i| string_list(y, delims).any(|j| i == j)))
+                let ys: FxHashSet<&str> = string_list(y, &delims).collect();
+                Value::Bool(string_list(x, &delims).any(|i| ys.contains(i)))
             }
             _ => Value::Error,
         },
         B::StringListRegexpMember => match (a(0), a(1), delimiters(args.get(2)), args.get(3)) {
             (Value::Str(p), Value::Str(list), Some(delims), opts) => match compile(p, opts) {
-                Some(re) => Value::Bool(string_list(list, delims).any(|i| re.is_match(i))),
+                Some(re) => Value::Bool(string_list(list, &delims).any(|i| re.is_match(i))),
                 None => Value::Error,
             },
             _ => Value::Error,
@@ -549,7 +559,9 @@ fn quantize(a: &Value, b: &Value) -> Value {
     let multiple_of = |a: &Num, b: &Num| match (a, b) {
         (Num::Int(a), Num::Int(0)) => Value::Int(*a),
         (Num::Int(a), Num::Int(b)) => {
-            let q = a / b + i64::from(a % b != 0 && (a % b > 0) == (*b > 0));
+            // Wrapping, as HTCondor's integer arithmetic: i64::MIN / -1 is i64::MIN.
+            let (q, r) = (a.wrapping_div(*b), a.wrapping_rem(*b));
+            let q = q.wrapping_add(i64::from(r != 0 && (r > 0) == (*b > 0)));
             Value::Int(q.wrapping_mul(*b))
         }
         (a, b) if b.real() == 0.0 => Value::Real(a.real()),
@@ -749,6 +761,46 @@ thread_local! {
         std::cell::RefCell::new(rustc_hash::FxHashMap::default());
 }
 
+/// The largest haystack the regular-expression functions search, bytes: the regex crate's
+/// search is linear in the haystack but its fallback engine also scales with the pattern's
+/// size, so an unbounded haystack is unbounded time.
+pub const MAX_REGEX_HAYSTACK: usize = 1 << 20;
+
+/// The steps a call costs beyond its operation and its result (charged before it runs), or
+/// the fixed bound an argument exceeds. The regular-expression functions cost their
+/// haystack's size (one step per 8 bytes) times the pattern's (one per 8 bytes, at least 1).
+pub(crate) fn work(func: Builtin, args: &[Value]) -> Result<u64, crate::EvalError> {
+    use Builtin as B;
+    let haystacks: Vec<&Value> = match func {
+        B::Regexp | B::Regexps | B::Replace | B::ReplaceAll => args.get(1).into_iter().collect(),
+        B::StringListRegexpMember => args.get(1).into_iter().collect(),
+        B::RegexpMember => match args.get(1) {
+            Some(Value::List(items)) => items.iter().collect(),
+            _ => Vec::new(),
+        },
+        _ => return Ok(0),
+    };
+    let pattern = match args.first() {
+        Some(Value::Str(p)) => p.len() as u64,
+        _ => 0,
+    };
+    let mut bytes = 0u64;
+    for h in haystacks {
+        if let Value::Str(h) = h {
+            bytes = bytes.saturating_add(h.len() as u64);
+        }
+    }
+    if bytes > MAX_REGEX_HAYSTACK as u64 {
+        return Err(crate::EvalError::TooLarge {
+            function: func.name(),
+            what: "the string searched",
+            size: bytes,
+            limit: MAX_REGEX_HAYSTACK as u64,
+        });
+    }
+    Ok((bytes / 8).saturating_mul(1 + pattern / 8))
+}
+
 /// A compiled pattern with HTCondor's option letters, or `None` if it does not compile
 /// (cached per thread).
 fn compile(pattern: &str, options: Option<&Value>) -> Option<regex::Regex> {
@@ -769,6 +821,7 @@ fn compile(pattern: &str, options: Option<&Value>) -> Option<regex::Regex> {
         .dot_matches_new_line(has('s'))
         .ignore_whitespace(has('x'))
         .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
         .build()
         .ok();
     COMPILED.with(|c| {
@@ -878,19 +931,22 @@ fn subset_match(args: &[Value], ignore_case: bool) -> Value {
     let Some(delims) = delimiters(args.get(2)) else {
         return Value::Error;
     };
-    let same = |x: &str, y: &str| {
+    fn key(item: &str, ignore_case: bool) -> std::borrow::Cow<'_, str> {
         if ignore_case {
-            x.eq_ignore_ascii_case(y)
+            item.to_ascii_lowercase().into()
         } else {
-            x == y
+            item.into()
         }
-    };
+    }
     match (&args[0], &args[1]) {
         (Value::Undefined, Value::Undefined) => Value::Undefined,
         (Value::Undefined, Value::Str(_)) => Value::Bool(true),
-        (Value::Str(x), Value::Undefined) => Value::Bool(string_list(x, delims).next().is_none()),
+        (Value::Str(x), Value::Undefined) => Value::Bool(string_list(x, &delims).next().is_none()),
         (Value::Str(x), Value::Str(y)) => {
-            Value::Bool(string_list(x, delims).all(|i| string_list(y, delims).any(|j| same(i, j))))
+            let ys: FxHashSet<_> = string_list(y, &delims)
+                .map(|i| key(i, ignore_case))
+                .collect();
+            Value::Bool(string_list(x, &delims).all(|i| ys.contains(&key(i, ignore_case))))
         }
         _ => Value::Error,
     }
@@ -898,16 +954,48 @@ fn subset_match(args: &[Value], ignore_case: bool) -> Value {
 
 /// The delimiter characters of a string-list function (`" ,"` by default); `None` if the
 /// argument is not a string.
-fn delimiters(arg: Option<&Value>) -> Option<&str> {
+fn delimiters(arg: Option<&Value>) -> Option<CharSet> {
     match arg {
-        None => Some(" ,"),
-        Some(Value::Str(d)) => Some(d),
+        None => Some(CharSet::new(" ,")),
+        Some(Value::Str(d)) => Some(CharSet::new(d)),
         Some(_) => None,
     }
 }
 
+/// A set of delimiter characters, looked up in constant time (a delimiter argument may be
+/// as long as the string it splits).
+pub(crate) struct CharSet {
+    ascii: [bool; 128],
+    other: FxHashSet<char>,
+}
+
+impl CharSet {
+    pub(crate) fn new(chars: &str) -> CharSet {
+        let mut set = CharSet {
+            ascii: [false; 128],
+            other: FxHashSet::default(),
+        };
+        for c in chars.chars() {
+            match set.ascii.get_mut(c as usize) {
+                Some(slot) => *slot = true,
+                None => {
+                    set.other.insert(c);
+                }
+            }
+        }
+        set
+    }
+
+    pub(crate) fn contains(&self, c: char) -> bool {
+        match self.ascii.get(c as usize) {
+            Some(&hit) => hit,
+            None => self.other.contains(&c),
+        }
+    }
+}
+
 /// The items of a string list such as `"a, b,c"` (empty items dropped).
-fn string_list<'s>(list: &'s str, delims: &'s str) -> impl Iterator<Item = &'s str> + 's {
+fn string_list<'s>(list: &'s str, delims: &'s CharSet) -> impl Iterator<Item = &'s str> + 's {
     list.split(move |c| delims.contains(c))
         .filter(|t| !t.is_empty())
 }

@@ -185,8 +185,8 @@ fn io_error(path: &Path, e: &std::io::Error) -> AlbatrossError {
 }
 
 fn read_ads(path: &Path) -> Result<Vec<ClassAd>, AlbatrossError> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
-    read::parse_ads(&text).map_err(|source| AlbatrossError::Ads {
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    read::read_ads(std::io::BufReader::new(file)).map_err(|source| AlbatrossError::Ads {
         path: path.to_owned(),
         source: Box::new(source),
     })

@@ -152,11 +152,11 @@ pub struct Outcome {
 fn read_ads(arg: &str, what: &str) -> Result<Vec<ClassAd>, ClassadError> {
     match arg.strip_prefix('@') {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| ClassadError::Open {
+            let file = std::fs::File::open(path).map_err(|e| ClassadError::Open {
                 path: path.into(),
                 message: e.to_string(),
             })?;
-            read::parse_ads(&text).map_err(|source| ClassadError::Read {
+            read::read_ads(std::io::BufReader::new(file)).map_err(|source| ClassadError::Read {
                 what: format!("{what} ({path})"),
                 source: Box::new(source),
             })

@@ -268,3 +268,10 @@ fn a_full_disk_is_an_error_not_a_panic() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// Issue 29: `-long` input that is one endless line (`/dev/zero`) is an error naming line 1.
+#[test]
+fn an_endless_line_of_ads_is_an_error() {
+    let e = error_line(&["classad", "eval", "1", "--my", "@/dev/zero"]);
+    assert!(e.contains("line 1: longer than"), "{e}");
+}
