@@ -725,14 +725,19 @@ impl<'a> Evaluator<'a> {
                 let mut found = None;
                 while let Some(s) = current {
                     if let Some((_, e)) = s.ad.lookup_key(&name.key) {
-                        found = Some(e.to_string());
+                        // A literal prints as its value does (reals as `%1.15E`).
+                        found = Some(match &e.kind {
+                            ExprKind::Lit(v) => v.to_string(),
+                            _ => e.to_string(),
+                        });
                         break;
                     }
                     current = s.parent;
                 }
                 found.unwrap_or_default()
             }
-            _ => arg.to_string(),
+            // HTCondor unparses attribute references only.
+            _ => return ERROR,
         };
         Val::V(Value::Str(text))
     }

@@ -209,6 +209,16 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::Strcat => strcat(args),
         B::Time => Value::Int(clock(env.now)),
         B::Join => join(args),
+        B::StringListMember | B::StringListIMember
+            if args
+                .iter()
+                .any(|a| !matches!(a, Value::Str(_) | Value::Undefined | Value::Error)) =>
+        {
+            Value::Error
+        }
+        B::Member | B::IdenticalMember if matches!(arg(0), Value::List(_) | Value::Ad(_)) => {
+            Value::Error
+        }
         B::IdenticalMember => match args.get(1) {
             Some(Value::List(items)) => Value::Bool(
                 items
@@ -220,7 +230,10 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
         },
         B::AnyCompare | B::AllCompare => any_all_compare(func, args),
         B::StringListMember | B::StringListIMember
-            if args.iter().any(|a| matches!(a, Value::Undefined)) =>
+            if args.iter().any(|a| matches!(a, Value::Undefined))
+                && args
+                    .iter()
+                    .all(|a| matches!(a, Value::Undefined | Value::Str(_))) =>
         {
             Value::Bool(false)
         }
@@ -252,10 +265,11 @@ fn special_exceptional(func: Builtin, args: &[Value], exceptional: Value) -> Val
         | B::StringListAvg
         | B::StringListMin
         | B::StringListMax
-        | B::StringListsIntersect
         | B::StringListRegexpMember
         | B::FormatTime
         | B::Interval => Value::Error,
+        // The version itself undefined is an error; an undefined bound propagates.
+        B::VersionInRange if matches!(args.first(), Some(Value::Undefined)) => Value::Error,
         // Lists may hold undefined elements; only the list argument itself propagates.
         B::Member | B::IdenticalMember if matches!(args.first(), Some(Value::Error)) => {
             Value::Error
@@ -367,12 +381,15 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
                 _ => c == 0,
             })
         }
-        B::VersionInRange => match (a(0), a(1), a(2)) {
-            (Value::Str(v), Value::Str(lo), Value::Str(hi)) => {
-                Value::Bool(strverscmp_raw(v, lo) >= 0 && strverscmp_raw(v, hi) <= 0)
-            }
-            _ => Value::Error,
-        },
+        // HTCondor compares a non-string argument by its unparsed text.
+        B::VersionInRange => {
+            let text = |v: &Value| match v {
+                Value::Str(s) => s.clone(),
+                v => v.to_string(),
+            };
+            let (v, lo, hi) = (text(a(0)), text(a(1)), text(a(2)));
+            Value::Bool(strverscmp_raw(&v, &lo) >= 0 && strverscmp_raw(&v, &hi) <= 0)
+        }
         B::Regexp | B::Regexps | B::Replace | B::ReplaceAll => regex_call(func, args, env),
         B::RegexpMember => match (a(0), a(1), args.get(2)) {
             (Value::Str(p), Value::List(items), opts) => match compile(p, opts) {
@@ -507,6 +524,9 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
 /// some / every element. Strict in the operator and the list only.
 fn any_all_compare(func: Builtin, args: &[Value]) -> Value {
     let (op, list) = (&args[0], &args[1]);
+    if !matches!(op, Value::Str(_) | Value::Undefined | Value::Error) {
+        return Value::Error;
+    }
     if let Some(v) = exceptional(&args[..2]) {
         return v;
     }
@@ -642,6 +662,9 @@ fn aggregate<'v>(func: Builtin, items: impl Iterator<Item = &'v Value>) -> Value
 fn join(args: &[Value]) -> Value {
     if args.iter().any(|a| matches!(a, Value::Error)) {
         return Value::Error;
+    }
+    if let [Value::Undefined] = args {
+        return Value::Undefined;
     }
     let text = |v: &Value| match v {
         Value::Undefined => String::new(),
@@ -1005,7 +1028,8 @@ fn parse_number(item: &str) -> Option<Value> {
     if let Ok(i) = item.parse::<i64>() {
         return Some(Value::Int(i));
     }
-    item.parse::<f64>().ok().map(Value::Real)
+    // HTCondor reads an item with strtod: "8.1.2" is 8.1.
+    strtod_prefix(item).map(Value::Real)
 }
 
 /// `interval(s)`: `[d+]h:mm:ss`, dropping leading zero fields.
