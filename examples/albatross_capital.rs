@@ -13,9 +13,9 @@ use cosched_albatross::policy::{AlbatrossConfig, Capital, STALL_THRESHOLD};
 use cosched_albatross::scenario::{self, PAPER, Run};
 use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::WorkloadModel;
-use cosched_core::Duration;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
+use cosched_core::{Duration, ParamError};
 use cosched_examples::albatross::write_progress_csv;
 use cosched_examples::{Cell, Claims, CommonArgs, LinePlot, Sweep, Table};
 
@@ -621,8 +621,21 @@ type Knob = (
     &'static str,
     &'static str,
     Vec<f64>,
-    fn(&mut AlbatrossConfig, &mut SimConfig, f64),
+    fn(&mut AlbatrossConfig, &mut SimConfig, f64) -> Result<(), ParamError>,
 );
+
+/// Edits the capital table's first row (capital ≤ 0.25, Fig. 2's).
+fn edit_low_row(
+    p: &mut AlbatrossConfig,
+    edit: impl FnOnce(&mut cosched_albatross::policy::CapitalTier),
+) -> Result<(), ParamError> {
+    let mut rows = p.table.tiers().to_vec();
+    if let Some(row) = rows.first_mut() {
+        edit(row);
+    }
+    p.table = cosched_albatross::policy::CapitalTable::new(rows, p.instance_types.len())?;
+    Ok(())
+}
 
 /// Fig. 2's progress (capital 0.25) under each parameter the paper does not state, one at a
 /// time, the others at the library's values: which ones decide the 0.375 the paper reports and
@@ -635,35 +648,24 @@ fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Erro
             vec![60.0, 300.0, 900.0, 1800.0],
             |p, _, v| {
                 p.stall_threshold = Duration(v as i64);
+                Ok(())
             },
         ),
         (
             "node lifetime at c = 0.25 (min)",
             "15",
             vec![15.0, 30.0, 60.0],
-            |p, _, v| {
-                let mut rows = p.table.tiers().to_vec();
-                rows[0].lifetime = Duration::from_mins(v as i64);
-                if let Ok(t) =
-                    cosched_albatross::policy::CapitalTable::new(rows, p.instance_types.len())
-                {
-                    p.table = t;
-                }
-            },
+            |p, _, v| edit_low_row(p, |row| row.lifetime = Duration::from_mins(v as i64)),
         ),
         (
             "nodes per stall = most nodes at c = 0.25",
             "1",
             vec![1.0, 2.0, 4.0],
             |p, _, v| {
-                let mut rows = p.table.tiers().to_vec();
-                rows[0].nodes_per_stall = v as u32;
-                rows[0].max_nodes = v as u32;
-                if let Ok(t) =
-                    cosched_albatross::policy::CapitalTable::new(rows, p.instance_types.len())
-                {
-                    p.table = t;
-                }
+                edit_low_row(p, |row| {
+                    row.nodes_per_stall = v as u32;
+                    row.max_nodes = v as u32;
+                })
             },
         ),
         (
@@ -674,6 +676,7 @@ fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Erro
                 for t in &mut s.instance_types {
                     t.spin_up = Duration(v as i64);
                 }
+                Ok(())
             },
         ),
         (
@@ -684,6 +687,7 @@ fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Erro
                 for t in s.instance_types.iter_mut().chain(&mut p.instance_types) {
                     t.speed = v;
                 }
+                Ok(())
             },
         ),
     ];
@@ -697,7 +701,7 @@ fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Erro
     let runs = Sweep::new(format!("{NAME} Fig. 2 sensitivity"), configs).run(|&(k, i, r)| {
         let capital = Capital::new(PAPER[1].capital).expect("the paper's capitals are valid");
         let (mut policy, mut sim) = (AlbatrossConfig::paper(capital), SimConfig::paper());
-        (knobs[k].3)(&mut policy, &mut sim, knobs[k].2[i]);
+        (knobs[k].3)(&mut policy, &mut sim, knobs[k].2[i])?;
         scenario::run(&sim, &model, r, scenario::for_capital(policy)?)
     });
     let mut rows = Vec::new();

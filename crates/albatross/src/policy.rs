@@ -615,7 +615,7 @@ impl Policy for Albatross {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "sim"))]
 mod tests {
     use super::*;
     use crate::workload::Job;

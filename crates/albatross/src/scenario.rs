@@ -11,8 +11,9 @@
 //!
 //! # Writing your own policy
 //! A policy of the Albatross protocol implements [`cosched_core::policy::Policy`] with
-//! [`Observation`], [`Command`] and the queued jobs' ads ([`WaitingJobs`]) as its view, and runs
-//! in the simulator beside the built-in ones. This one starts a t2.micro whenever more than
+//! [`Observation`](crate::policy::Observation), [`Command`](crate::policy::Command) and the
+//! queued jobs' ads ([`WaitingJobs`](crate::policy::WaitingJobs)) as its view, and runs in
+//! the simulator beside the built-in ones. This one starts a t2.micro whenever more than
 //! three jobs wait and no cloud node is alive:
 //!
 //! ```
