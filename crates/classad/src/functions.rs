@@ -229,6 +229,8 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
             _ => Value::Error,
         },
         B::AnyCompare | B::AllCompare => any_all_compare(func, args),
+        // `undefined` wins over `error` in the string comparisons.
+        B::Strcmp | B::Stricmp if args.contains(&Value::Undefined) => Value::Undefined,
         B::StringListMember | B::StringListIMember
             if args.iter().any(|a| matches!(a, Value::Undefined))
                 && args
@@ -537,11 +539,17 @@ fn any_all_compare(func: Builtin, args: &[Value]) -> Value {
         return Value::Error;
     };
     let x = &args[2];
-    let holds = |item: &Value| apply_binary(op, item, x) == Value::Bool(true);
+    // A comparison that is an error (an error element, a number against a string) makes the
+    // whole call an error, wherever it stands in the list.
+    let results: Vec<Value> = items.iter().map(|item| apply_binary(op, item, x)).collect();
+    if results.contains(&Value::Error) {
+        return Value::Error;
+    }
+    let holds = |r: &Value| *r == Value::Bool(true);
     Value::Bool(if func == Builtin::AnyCompare {
-        items.iter().any(holds)
+        results.iter().any(holds)
     } else {
-        items.iter().all(holds)
+        results.iter().all(holds)
     })
 }
 
@@ -584,6 +592,7 @@ fn quantize(a: &Value, b: &Value) -> Value {
             let q = q.wrapping_add(i64::from(r != 0 && (r > 0) == (*b > 0)));
             Value::Int(q.wrapping_mul(*b))
         }
+        (Num::Int(a), b) if b.real() == 0.0 => Value::Int(*a),
         (a, b) if b.real() == 0.0 => Value::Real(a.real()),
         (a, b) => Value::Real((a.real() / b.real()).ceil() * b.real()),
     };
@@ -665,6 +674,12 @@ fn join(args: &[Value]) -> Value {
     }
     if let [Value::Undefined] = args {
         return Value::Undefined;
+    }
+    // An error element of the list joined is an error (a list among several items is text).
+    if let [Value::List(items)] | [_, Value::List(items)] = args
+        && items.contains(&Value::Error)
+    {
+        return Value::Error;
     }
     let text = |v: &Value| match v {
         Value::Undefined => String::new(),

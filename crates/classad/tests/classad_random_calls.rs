@@ -28,6 +28,9 @@ const KNOWN: &[&str] = &[
     r#"formattime(real("NaN"))"#,
     r#"interval(real("NaN"))"#,
     "interval(9223372036854775807)",
+    // unparse of a compound expression: HTCondor keeps the source's parentheses, ours prints
+    // every binary operand parenthesised ("(Memory > 1024) && (Cpus >= 2)").
+    "unparse(ExprAttr)",
 ];
 
 #[test]
