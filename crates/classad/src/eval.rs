@@ -338,8 +338,9 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// A copy of a literal, charged by its size like any value the evaluation builds (the
-    /// memory budget: 5,000 references to a 1 MiB string are 5 GB of copies).
+    /// A copy of a literal (its strings shared, not copied), charged by its size like any
+    /// value the evaluation builds: the budget bounds what the results can hold, so 5,000
+    /// references to a 1 MiB string, joined, stop at the budget instead of building 5 GB.
     fn literal(&mut self, v: &Value) -> Val {
         if matches!(v, Value::Str(_) | Value::List(_))
             && !self.charge(v.weight(self.remaining().saturating_add(1)))
@@ -739,7 +740,7 @@ impl<'a> Evaluator<'a> {
             // HTCondor unparses attribute references only.
             _ => return ERROR,
         };
-        Val::V(Value::Str(text))
+        Val::V(Value::Str(text.into()))
     }
 }
 

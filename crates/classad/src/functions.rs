@@ -294,7 +294,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             Some(Num::Real(r)) => Value::Real(r),
             None => Value::Error,
         },
-        B::String => Value::Str(to_text(a(0))),
+        B::String => Value::Str(to_text(a(0)).into()),
         B::Bool => match a(0) {
             Value::Bool(b) => Value::Bool(*b),
             Value::Int(i) => Value::Bool(*i != 0),
@@ -307,9 +307,9 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::ToLower | B::ToUpper => {
             let text = to_text(a(0));
             Value::Str(if func == B::ToLower {
-                text.to_ascii_lowercase()
+                text.to_ascii_lowercase().into()
             } else {
-                text.to_ascii_uppercase()
+                text.to_ascii_uppercase().into()
             })
         }
         B::Size => match a(0) {
@@ -386,7 +386,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         // HTCondor compares a non-string argument by its unparsed text.
         B::VersionInRange => {
             let text = |v: &Value| match v {
-                Value::Str(s) => s.clone(),
+                Value::Str(s) => s.to_string(),
                 v => v.to_string(),
             };
             let (v, lo, hi) = (text(a(0)), text(a(1)), text(a(2)));
@@ -444,7 +444,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             (Value::Str(x), Value::Str(list), Some(delims)) => {
                 Value::Bool(string_list(list, &delims).any(|item| {
                     if func == B::StringListMember {
-                        item == x
+                        item == &**x
                     } else {
                         item.eq_ignore_ascii_case(x)
                     }
@@ -485,13 +485,13 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
                 Some(_) => return Value::Error,
             };
             match strftime_utc(t, format) {
-                Some(s) => Value::Str(s),
+                Some(s) => Value::Str(s.into()),
                 None => Value::Error,
             }
         }
         B::Interval => match to_real_or_int(a(0)) {
-            Some(Num::Int(s)) => Value::Str(interval(s)),
-            Some(Num::Real(r)) => Value::Str(interval(c_cast_to_i64(r))),
+            Some(Num::Int(s)) => Value::Str(interval(s).into()),
+            Some(Num::Real(r)) => Value::Str(interval(c_cast_to_i64(r)).into()),
             None => Value::Error,
         },
         B::IsUndefined
@@ -705,7 +705,7 @@ fn join(args: &[Value]) -> Value {
         first = false;
         out.push_str(&to_text(item));
     }
-    Value::Str(out)
+    Value::Str(out.into())
 }
 
 fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
@@ -725,7 +725,7 @@ fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
         Some(_) => return Value::Error,
     };
     let bytes = &s.as_bytes()[start as usize..end as usize];
-    Value::Str(String::from_utf8_lossy(bytes).into_owned())
+    Value::Str(String::from_utf8_lossy(bytes).into())
 }
 
 /// `versioncmp` as HTCondor returns it: glibc's `strverscmp`, ported state for state (its
@@ -880,7 +880,7 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
     };
     let subst = if with_subst {
         match args.get(2) {
-            Some(Value::Str(s)) => s.as_str(),
+            Some(Value::Str(s)) => &**s,
             _ => return Value::Error,
         }
     } else {
@@ -913,7 +913,7 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
     }
     // `f`: the whole target with the substitutions; `g`: every match, not only the first.
     let opts = match args.get(3) {
-        Some(Value::Str(o)) => o.as_str(),
+        Some(Value::Str(o)) => &**o,
         _ => "",
     };
     let full = func != Builtin::Regexps || opts.contains('f');
@@ -937,7 +937,7 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
     if full {
         out.push_str(&target[last..]);
     }
-    Value::Str(out)
+    Value::Str(out.into())
 }
 
 /// `regexpMember`: true at the first string that matches; an element before it that is
@@ -1191,13 +1191,13 @@ pub(crate) fn strcat(args: &[Value]) -> Value {
             other => out.push_str(&to_text(other)),
         }
     }
-    Value::Str(out)
+    Value::Str(out.into())
 }
 
 /// A value as `string()` renders it.
 fn to_text(v: &Value) -> String {
     match v {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         other => other.to_string(),
     }
 }

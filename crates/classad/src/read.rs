@@ -305,7 +305,7 @@ fn json_ad(
                         name: name.clone(),
                         source,
                     })?,
-                    None => Expr::literal(Value::Str(s.clone())),
+                    None => Expr::literal(Value::Str(s.as_str().into())),
                 }
             }
             other => Expr::literal(json_value(other, index)?),
@@ -323,7 +323,7 @@ fn json_value(v: &serde_json::Value, index: usize) -> Result<Value, ReadError> {
             Some(i) => Value::Int(i),
             None => Value::Real(n.as_f64().unwrap_or(f64::NAN)),
         },
-        serde_json::Value::String(s) => Value::Str(s.clone()),
+        serde_json::Value::String(s) => Value::Str(s.as_str().into()),
         serde_json::Value::Array(items) => Value::List(
             items
                 .iter()

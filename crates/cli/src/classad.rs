@@ -303,7 +303,7 @@ fn matchmake(args: &MatchArgs) -> Result<Outcome, ClassadError> {
         any |= m.matched;
         if machines.len() > 1 {
             let name = match machine.eval_attr("Name", None) {
-                Value::Str(s) => s,
+                Value::Str(s) => s.to_string(),
                 _ => format!("ad {}", i + 1),
             };
             out.push_str(&format!("{name}\n"));
