@@ -13,12 +13,12 @@
 //! `calibration_progress.svg` (progress against the owners' mean absence).
 
 use clap::Parser;
+use cosched_albatross::scenario::{self, PAPER};
 use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::WorkloadModel;
 use cosched_core::Duration;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats;
-use cosched_examples::albatross::{PAPER, run_capital};
 use cosched_examples::{Cell, CommonArgs, LinePlot, Sweep, Table};
 
 const NAME: &str = "albatross_calibrate";
@@ -77,7 +77,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let baseline = PAPER[0];
     let results = Sweep::new(NAME, points).run(|p| {
-        let mut config = SimConfig::paper(cosched_albatross::policy::Capital::ZERO);
+        let mut config = SimConfig::paper();
         config.owners.idle = cosched_albatross::pool::PeriodModel::Exponential {
             mean: Duration(p.idle_mean_s),
         };
@@ -88,9 +88,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         };
         let runs: Vec<_> = seeds
             .iter()
-            .filter_map(|&s| run_capital(&config, &model, s).ok())
+            .filter_map(|&s| scenario::run(&config, &model, s, scenario::no_albatross()).ok())
             .collect();
-        let pick = |f: &dyn Fn(&cosched_examples::albatross::Run) -> f64| {
+        let pick = |f: &dyn Fn(&scenario::Run) -> f64| {
             stats::mean(&runs.iter().map(f).collect::<Vec<_>>()).unwrap_or(f64::NAN)
         };
         let progress = pick(&|r| r.progress_at_end);

@@ -9,13 +9,14 @@
 //! completion), `progress_fig1.svg` … `progress_fig4.svg`, and the paper's claims checked.
 
 use clap::Parser;
-use cosched_albatross::policy::Capital;
+use cosched_albatross::policy::{AlbatrossConfig, Capital, STALL_THRESHOLD};
+use cosched_albatross::scenario::{self, PAPER, Run};
 use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::WorkloadModel;
-use cosched_core::Duration;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
-use cosched_examples::albatross::{PAPER, Run, run_capital, write_progress_csv};
+use cosched_core::{Duration, ParamError};
+use cosched_examples::albatross::write_progress_csv;
 use cosched_examples::{Cell, Claims, CommonArgs, LinePlot, Sweep, Table};
 
 const NAME: &str = "albatross_capital";
@@ -28,8 +29,9 @@ struct Cli {
     /// Seeds for the claims' spread [default: 8, quick: 3].
     #[arg(long, value_parser = cosched_examples::parse_seed_count)]
     seeds: Option<u64>,
-    /// Albatross's stall threshold, seconds (the paper gives none; ours is 300).
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(i64).range(1..=86_400))]
+    /// Albatross's stall threshold, seconds (the paper gives none; ours is the library's
+    /// `STALL_THRESHOLD`).
+    #[arg(long, default_value_t = STALL_THRESHOLD.secs(), value_parser = clap::value_parser!(i64).range(1..=86_400))]
     stall_threshold: i64,
 }
 
@@ -46,9 +48,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let model = WorkloadModel::paper();
     let runs = Sweep::new(NAME, configs).run(|&(f, seed)| {
         let capital = Capital::new(PAPER[f].capital).expect("the paper's capitals are valid");
-        let mut config = SimConfig::paper(capital);
-        config.policy.stall_threshold = Duration(cli.stall_threshold);
-        run_capital(&config, &model, seed)
+        let policy = scenario::for_capital(AlbatrossConfig {
+            stall_threshold: Duration(cli.stall_threshold),
+            ..AlbatrossConfig::paper(capital)
+        })?;
+        scenario::run(&SimConfig::paper(), &model, seed, policy)
     });
     let mut by_fig: Vec<Vec<Run>> = vec![Vec::new(); PAPER.len()];
     for ((f, _), run) in runs {
@@ -161,6 +165,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     write_progress_csv(&out.path().join("albatross_progress.csv"), &firsts)?;
     out.write_table(&desktop_speed_sensitivity(cli.common.seed, n)?)?;
+    out.write_table(&checks(&by_fig, n))?;
+    out.write_table(&fig2_sensitivity(cli.common.seed, n)?)?;
     out.write_claims(&claims(&by_fig, n))?;
     Ok(())
 }
@@ -177,7 +183,8 @@ fn desktop_speed_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::er
         })
         .collect();
     let runs = Sweep::new(format!("{NAME} desktop speed"), configs).run(|&(speed, f, r)| {
-        let mut config = SimConfig::paper(Capital::new(PAPER[f].capital).expect("valid"));
+        let capital = Capital::new(PAPER[f].capital).expect("the paper's capitals are valid");
+        let mut config = SimConfig::paper();
         for d in &mut config.desktops {
             d.speed = speed;
         }
@@ -186,7 +193,8 @@ fn desktop_speed_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::er
             mean_work_s: base.mean_work_s * speed,
             ..base
         };
-        run_capital(&config, &model, r)
+        let policy = scenario::for_capital(AlbatrossConfig::paper(capital))?;
+        scenario::run(&config, &model, r, policy)
     });
     let mut table = Table::new(
         format!("{NAME}_desktop_speed"),
@@ -235,8 +243,272 @@ fn desktop_speed_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::er
     Ok(table)
 }
 
-/// The paper's statements about Figs. 1–4, checked on the seed means.
+/// Completed jobs at `t` (the last progress point at or before it).
+fn completed_at(run: &Run, t: i64) -> f64 {
+    run.outcome
+        .progress
+        .iter()
+        .take_while(|p| p.time.secs() <= t)
+        .last()
+        .map_or(0.0, |p| p.completed as f64)
+}
+
+/// Completions per 1,000 s between `from` and `to`.
+fn rate(run: &Run, from: i64, to: i64) -> f64 {
+    (completed_at(run, to) - completed_at(run, from)) * 1000.0 / (to - from) as f64
+}
+
+/// vCPU-hours of cloud capacity in the pool (joined to stopped).
+fn cloud_vcpu_hours(run: &Run) -> f64 {
+    let o = &run.outcome;
+    o.cloud_nodes
+        .iter()
+        .filter_map(|n| {
+            let up = n.stopped.checked_since(n.ready?)?;
+            Some(f64::from(o.instance_types[n.instance].slots) * up.secs() as f64 / 3600.0)
+        })
+        .sum()
+}
+
+/// The paired difference `b − a` over seeds (the runs are paired: run k of every capital has
+/// seed k, so owners and jobs are the same): its mean and 95 % CI half-width.
+fn paired(a: &[f64], b: &[f64]) -> Option<Spread> {
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    Spread::of(&d)
+}
+
+/// The significance rule of every sign claim: the paired mean difference lies outside its
+/// 95 % confidence interval around 0 (Student's t over the seeds); `Some(sign)` then, `None`
+/// for "no significant difference".
+fn significant_sign(d: &Spread) -> Option<f64> {
+    let h = d.ci95_half_width?;
+    (d.mean.abs() > h).then(|| d.mean.signum())
+}
+
+fn show_paired(d: &Option<Spread>) -> String {
+    match d {
+        Some(s) => format!(
+            "{:+.3} ± {:.3}",
+            s.mean,
+            s.ci95_half_width.unwrap_or(f64::NAN)
+        ),
+        None => "n/a (no runs)".into(),
+    }
+}
+
+/// The paper's statements about Figs. 1–4, checked on the seeds (signs against seed-to-seed
+/// noise, paired by seed), and the calibration targets, identities and configuration checks,
+/// reported apart ([`checks`]).
 fn claims(by_fig: &[Vec<Run>], n: u64) -> Claims {
+    let col = |f: usize, pick: &dyn Fn(&Run) -> f64| by_fig[f].iter().map(pick).collect::<Vec<_>>();
+    let mean = |f: usize, pick: &dyn Fn(&Run) -> f64| {
+        Spread::of(&col(f, pick)).map_or(f64::NAN, |s| s.mean)
+    };
+    let series =
+        |pick: &dyn Fn(&Run) -> f64| (0..PAPER.len()).map(|f| mean(f, pick)).collect::<Vec<_>>();
+    let show = |xs: &[f64], d: usize| {
+        xs.iter()
+            .map(|x| format!("{x:.d$}"))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    };
+    // Each step between successive capitals, paired by seed: `sign` of every step significant.
+    let steps = |pick: &dyn Fn(&Run) -> f64, sign: f64| {
+        let diffs: Vec<Option<Spread>> = (1..PAPER.len())
+            .map(|f| paired(&col(f - 1, pick), &col(f, pick)))
+            .collect();
+        let pass = diffs
+            .iter()
+            .all(|d| d.as_ref().and_then(significant_sign) == Some(sign));
+        let text = diffs.iter().map(show_paired).collect::<Vec<_>>().join("; ");
+        (pass, text)
+    };
+    let near = |ours: f64, paper: f64, tol: f64| (ours - paper).abs() <= tol * paper;
+    let progress = series(&|r| r.progress_at_end);
+    let means = series(&|r| r.mean_s);
+    let sds = series(&|r| r.sd_s);
+    let mut c = Claims::new("albatross");
+    let noise = format!(
+        "steps paired by seed ({n} seeds), mean ± 95 % CI half-width; a step counts when its \
+         CI excludes 0"
+    );
+    let with_ci = |f: usize, pick: &dyn Fn(&Run) -> f64| {
+        Spread::of(&col(f, pick)).map_or("-".into(), |s| {
+            let ci = s
+                .ci95_half_width
+                .map_or(String::new(), |h| format!(" ± {h:.3}"));
+            format!("{:.3}{ci} (95 % CI, {n} seeds)", s.mean)
+        })
+    };
+    let up = series(&|r| r.cloud_up_hours);
+    let on_cloud = series(&|r| r.completed_on_cloud as f64);
+    let completed = series(&|r| r.completed as f64);
+    c.check(
+        "§V, Fig. 2",
+        "low capital (0.25): progress around 3/8 at 27 h (±25 %, the paper's \"around\")",
+        with_ci(1, &|r| r.progress_at_end),
+        "≈ 0.375",
+        near(progress[1], 0.375, 0.25),
+    )
+    .because(format!(
+        "one t2.micro per stall, 15 min each, was in the pool {:.1} of 27.8 h and completed \
+         {:.0} of {:.0} jobs; which unstated parameters decide this: \
+         albatross_capital_fig2_sensitivity",
+        up[1], on_cloud[1], completed[1]
+    ));
+    let (pass, text) = steps(&|r| r.progress_at_end, 1.0);
+    c.check(
+        "§VII",
+        "progress (throughput) rises with capital, each step significant",
+        format!("{} ({text})", show(&progress, 3)),
+        "0.125 → 0.375 → … (rising)",
+        pass,
+    )
+    .because(noise.clone());
+    let cloud = series(&|r| r.mean_cloud_s);
+    let desktop = series(&|r| r.mean_desktop_s);
+    let why = format!(
+        "cloud-completed jobs take {} s, desktop-completed {} s (capitals 0.25 → 0.75): a t2 \
+         vCPU runs a job at desktop speed (ours) and a stay on it pays transfer but no \
+         suspension, so the cloud is not faster per job; the baseline cannot tell desktop from \
+         cloud speed, and the paper's 72 s would need cloud jobs ≈ 3.5× faster",
+        show(&cloud[1..], 0),
+        show(&desktop[1..], 0)
+    );
+    let (pass, text) = steps(&|r| r.mean_s, -1.0);
+    c.check(
+        "§V",
+        "mean run time falls with capital, each step significant",
+        format!("{} s ({text})", show(&means, 1)),
+        "261.15 → 72.21 → 53.64 → 34.20 s",
+        pass,
+    )
+    .because(format!("{noise}; {why}"));
+    let (pass, text) = steps(&|r| r.sd_s, -1.0);
+    c.check(
+        "§V, §VII",
+        "sd of run time falls with capital (variance tightens), each step significant",
+        format!("{} s ({text})", show(&sds, 1)),
+        "170.82 → 47.63 → 35.23 → 20.96 s",
+        pass,
+    )
+    .because(format!(
+        "{noise}; on the cloud the sd is the job lengths' (cv 0.65 × ≈ 215 s)"
+    ));
+    for f in 1..PAPER.len() {
+        let p = PAPER[f];
+        c.check(
+            format!("§V, Fig. {}", p.figure),
+            format!(
+                "capital {:.2}: mean / sd run time within 25 % of the paper's (ours: the paper \
+                 gives two decimals; 25 % covers our seed-to-seed spread)",
+                p.capital
+            ),
+            format!("{:.1} / {:.1}", means[f], sds[f]),
+            format!("{:.2} / {:.2}", p.mean_s, p.sd_s),
+            near(means[f], p.mean_s, 0.25) && near(sds[f], p.sd_s, 0.25),
+        )
+        .because(why.clone());
+    }
+    let late = paired(
+        &col(1, &|r| r.progress_at_90ks),
+        &col(1, &|r| r.progress_at_end),
+    );
+    c.check(
+        "§V, Fig. 2",
+        "low capital: progress is steadily decreasing at the end (90,000 → 100,000 s)",
+        show_paired(&late),
+        "decreasing",
+        late.as_ref().and_then(significant_sign) == Some(-1.0),
+    )
+    .because(format!(
+        "change of completed / dispatched over the last 10,000 s, {n} seeds, mean ± 95 % CI; \
+         decreasing when the CI excludes 0"
+    ));
+    let step = |f: usize| paired(&col(f, &|r| r.mean_s), &col(f - 1, &|r| r.mean_s));
+    let (low_mid, mid_high) = (step(2), step(3));
+    let gain = paired(
+        &col(2, &|r| r.mean_s)
+            .iter()
+            .zip(col(1, &|r| r.mean_s))
+            .map(|(m, l)| l - m)
+            .collect::<Vec<_>>(),
+        &col(3, &|r| r.mean_s)
+            .iter()
+            .zip(col(2, &|r| r.mean_s))
+            .map(|(h, m)| m - h)
+            .collect::<Vec<_>>(),
+    );
+    c.check(
+        "§V",
+        "low → mid capital improves the mean less than mid → high",
+        format!(
+            "{} s vs {} s; (mid→high) − (low→mid) {}",
+            show_paired(&low_mid),
+            show_paired(&mid_high),
+            show_paired(&gain)
+        ),
+        "18.57 s vs 19.44 s",
+        gain.as_ref().and_then(significant_sign) == Some(1.0)
+            && low_mid.as_ref().is_some_and(|d| d.mean > 0.0),
+    )
+    .because(format!(
+        "improvements paired by seed; holds when low → mid improves (> 0) and the difference \
+         of the two improvements is significantly positive ({noise})"
+    ));
+    let bump = paired(
+        &col(0, &|r| {
+            (rate(r, 20_000, 40_000) + rate(r, 60_000, 80_000)) / 2.0
+        }),
+        &col(0, &|r| rate(r, 40_000, 60_000)),
+    );
+    c.check(
+        "§V, Fig. 1",
+        "without Albatross the progress line's slope rises between 40,000 and 60,000 s",
+        format!(
+            "completions per 1,000 s, 40–60 ks minus the mean of 20–40 ks and 60–80 ks: {}",
+            show_paired(&bump)
+        ),
+        "a slight increase in the slope, then back down",
+        bump.as_ref().and_then(significant_sign) == Some(1.0),
+    )
+    .because(
+        "the paper explains it by owners who happened to leave then; our owners are \
+         stationary (no daily cycle), so no stretch is favoured across seeds",
+    );
+    let doubling: Vec<f64> = by_fig[1]
+        .iter()
+        .zip(&by_fig[2])
+        .filter_map(|(low, mid)| {
+            let (l, m) = (cloud_vcpu_hours(low), cloud_vcpu_hours(mid));
+            (l > 0.0).then(|| m / l)
+        })
+        .collect();
+    let ratio = Spread::of(&doubling);
+    c.check(
+        "§V",
+        "low → mid capital approximately doubles the computational resources (ratio in \
+         [1.5, 2.5], ours: \"approximately\")",
+        ratio.map_or("n/a (no cloud node at low capital)".into(), |s| {
+            format!(
+                "cloud vCPU-hours mid / low = {:.2} ± {:.2} ({n} seeds)",
+                s.mean,
+                s.ci95_half_width.unwrap_or(f64::NAN)
+            )
+        }),
+        "≈ 2×",
+        ratio.is_some_and(|s| (1.5..=2.5).contains(&s.mean)),
+    )
+    .because(
+        "measured as the cloud capacity the runs had (vCPUs × hours in the pool); the ladder \
+         doubles memory and the sustained CPU baseline per step (checks table), not vCPUs",
+    );
+    c
+}
+
+/// What the report keeps apart from the paper's claims: calibration targets (what the
+/// environment was fitted to), identities (true by construction) and configuration checks.
+fn checks(by_fig: &[Vec<Run>], n: u64) -> Table {
     let mean = |f: usize, pick: fn(&Run) -> f64| {
         Spread::of(&by_fig[f].iter().map(pick).collect::<Vec<_>>()).map_or(f64::NAN, |s| s.mean)
     };
@@ -248,142 +520,252 @@ fn claims(by_fig: &[Vec<Run>], n: u64) -> Claims {
             .collect::<Vec<_>>()
             .join(" → ")
     };
-    let rising = |xs: &[f64]| xs.windows(2).all(|w| w[1] > w[0]);
-    let falling = |xs: &[f64]| xs.windows(2).all(|w| w[1] < w[0]);
     let near = |ours: f64, paper: f64, tol: f64| (ours - paper).abs() <= tol * paper;
-    let progress = series(|r| r.progress_at_end);
-    let means = series(|r| r.mean_s);
-    let sds = series(|r| r.sd_s);
-    let gaps = series(|r| r.mean_gap_s);
-    let costs = series(|r| r.cost_usd);
-    let mut c = Claims::new("albatross");
-    let with_ci = |f: usize, pick: fn(&Run) -> f64| {
-        Spread::of(&by_fig[f].iter().map(pick).collect::<Vec<_>>()).map_or("-".into(), |s| {
-            let ci = s
-                .ci95_half_width
-                .map_or(String::new(), |h| format!(" ± {h:.3}"));
-            format!("{:.3}{ci} (95 % CI, {n} seeds)", s.mean)
-        })
+    let verdict = |ok: bool| Cell::Text(if ok { "holds" } else { "DOES NOT HOLD" }.into());
+    let mut t = Table::new(
+        format!("{NAME}_checks"),
+        format!(
+            "Calibration targets, identities and configuration checks ({n} seeds; not paper claims)"
+        ),
+        ["kind", "source", "check", "ours", "paper", "verdict"],
+    );
+    let mut row = |kind: &str, source: &str, check: &str, ours: String, paper: &str, ok: bool| {
+        t.row([
+            Cell::Text(kind.into()),
+            Cell::Text(source.into()),
+            Cell::Text(check.into()),
+            Cell::Text(ours),
+            Cell::Text(paper.into()),
+            verdict(ok),
+        ]);
     };
-    c.check(
+    let progress = series(|r| r.progress_at_end);
+    let (means, sds) = (series(|r| r.mean_s), series(|r| r.sd_s));
+    row(
+        "calibration target",
         "§V, Fig. 1",
-        "without Albatross progress converges to ≈ 1/8 (calibration target)",
-        with_ci(0, |r| r.progress_at_end),
+        "without Albatross progress ≈ 1/8 at 100,000 s (fitted by albatross_calibrate; ±25 %)",
+        format!("{:.3}", progress[0]),
         "≈ 0.125",
         near(progress[0], 0.125, 0.25),
     );
-    c.check(
+    row(
+        "calibration target",
         "§V, Fig. 1",
-        "without Albatross mean / sd run time 261.15 / 170.82 s (calibration target)",
+        "without Albatross mean / sd run time (fitted; ±15 %)",
         format!("{:.1} / {:.1}", means[0], sds[0]),
         "261.15 / 170.82",
         near(means[0], 261.15, 0.15) && near(sds[0], 170.82, 0.15),
     );
-    let up = series(|r| r.cloud_up_hours);
-    let on_cloud = series(|r| r.completed_on_cloud as f64);
-    let completed = series(|r| r.completed as f64);
-    c.check(
-        "§V, Fig. 2",
-        "low capital (0.25): progress around 3/8 at 27 h",
-        with_ci(1, |r| r.progress_at_end),
-        "≈ 0.375",
-        near(progress[1], 0.375, 0.25),
-    )
-    .because(format!(
-        "one t2.micro per 300 s stall, 15 min each, was in the pool {:.1} of 27.8 h and \
-             completed {:.0} of {:.0} jobs: one vCPU keeps up with a job every 5 min of ≈ 215 s",
-        up[1], on_cloud[1], completed[1]
-    ));
-    c.check(
-        "§VII",
-        "progress (throughput) rises with capital",
-        show(&progress, 3),
-        "0.125 → 0.375 → … (rising)",
-        rising(&progress),
-    );
-    c.check(
-        "§V",
-        "the saw-tooth compresses: less time between completions as capital rises",
-        format!("{} s", show(&gaps, 0)),
-        "compressed from Fig. 1 to Figs. 2–4",
-        falling(&gaps),
-    );
-    let cloud = series(|r| r.mean_cloud_s);
-    let desktop = series(|r| r.mean_desktop_s);
-    let why = format!(
-        "cloud-completed jobs take {} s, desktop-completed {} s (capitals 0.25 → 0.75): a t2 \
-         vCPU runs a job at desktop speed (ours) and a stay on it pays transfer but no \
-         suspension, so the cloud is not faster per job; the baseline cannot tell desktop from \
-         cloud speed, and the paper's 72 s would need cloud jobs ≈ 3.5× faster",
-        show(&cloud[1..], 0),
-        show(&desktop[1..], 0)
-    );
-    c.check(
-        "§V",
-        "mean run time falls with capital",
-        format!("{} s", show(&means, 1)),
-        "261.15 → 72.21 → 53.64 → 34.20 s",
-        falling(&means),
-    )
-    .because(why.clone());
-    c.check(
-        "§V, §VII",
-        "sd of run time falls with capital (variance tightens)",
-        format!("{} s", show(&sds, 1)),
-        "170.82 → 47.63 → 35.23 → 20.96 s",
-        falling(&sds),
-    )
-    .because(
-        "on the cloud the sd is the job lengths' (cv 0.65 × ≈ 215 s); only the drop from \
-             capital 0 (suspensions) to 0.25 appears",
-    );
-    for f in 1..PAPER.len() {
-        let p = PAPER[f];
-        c.check(
-            format!("§V, Fig. {}", p.figure),
-            format!(
-                "capital {:.2}: mean / sd run time within 25 % of the paper's",
-                p.capital
-            ),
-            format!("{:.1} / {:.1}", means[f], sds[f]),
-            format!("{:.2} / {:.2}", p.mean_s, p.sd_s),
-            near(means[f], p.mean_s, 0.25) && near(sds[f], p.sd_s, 0.25),
-        )
-        .because(why.clone());
-    }
-    let first = series(|r| r.first_completion_s);
-    c.check(
-        "§V, Fig. 1",
-        "an initial lag: no progress until owners leave and the first job runs (> 15 min)",
-        format!("first completion at {:.0} s", first[0]),
-        "a flat start",
-        first[0] > 900.0,
-    )
-    .because("every owner is at the desk at t = 0 and a desktop starts jobs after 15 idle minutes");
-    let late = series(|r| r.progress_at_end - r.progress_at_90ks);
-    c.check(
-        "§V, Fig. 2",
-        "low capital: progress is steadily decreasing at the end",
-        format!("{:+.4} from 90,000 to 100,000 s", late[1]),
-        "decreasing",
-        late[1] < 0.0,
-    )
-    .because("measured as the change of completed / dispatched over the last 10,000 s");
-    let (low_mid, mid_high) = (means[1] - means[2], means[2] - means[3]);
-    c.check(
-        "§V",
-        "low → mid capital improves the mean less than mid → high",
-        format!("{low_mid:.1} s vs {mid_high:.1} s"),
-        "18.57 s vs 19.44 s",
-        0.0 < low_mid && low_mid < mid_high,
-    )
-    .because("both steps must improve the mean (be > 0) for the comparison to hold");
-    c.check(
+    let costs = series(|r| r.cost_usd);
+    row(
+        "identity",
         "§IV-F",
-        "cost rises with capital",
+        "cost rises with capital (each row's price and lifetime are higher by construction)",
         format!("$ {}", show(&costs, 3)),
         "rising",
-        rising(&costs),
+        costs.windows(2).all(|w| w[1] > w[0]),
     );
-    c
+    let first = mean(0, |r| r.first_completion_s);
+    row(
+        "identity",
+        "§V, Fig. 1",
+        "an initial lag (every owner at the desk at t = 0, START after 15 idle minutes)",
+        format!("first completion at {first:.0} s"),
+        "a flat start",
+        first > 900.0,
+    );
+    let gaps = series(|r| r.mean_gap_s);
+    row(
+        "identity",
+        "§V",
+        "the saw-tooth compresses (mean time between completions; restates progress)",
+        format!("{} s", show(&gaps, 0)),
+        "compressed",
+        gaps.windows(2).all(|w| w[1] < w[0]),
+    );
+    let types = cosched_albatross::pool::default_instance_types();
+    let table = cosched_albatross::policy::CapitalTable::paper();
+    let at = |c: f64| {
+        Capital::new(c)
+            .ok()
+            .and_then(|c| table.tier(c))
+            .and_then(|row| types.get(row.instance))
+    };
+    if let (Some(low), Some(mid)) = (at(0.25), at(0.5)) {
+        let baseline = |t: &cosched_albatross::pool::InstanceType| {
+            t.credits.map_or(f64::NAN, |c| c.earned_per_hour)
+        };
+        row(
+            "configuration",
+            "§IV-F, §V",
+            "the ladder: low → mid doubles the resources (memory, sustained CPU credits per hour; \
+             vCPUs are not stated)",
+            format!(
+                "{} → {}: memory ×{:.1}, credits/h ×{:.1}, vCPUs ×{:.1}",
+                low.name,
+                mid.name,
+                f64::from(mid.memory_mb) / f64::from(low.memory_mb),
+                baseline(mid) / baseline(low),
+                f64::from(mid.slots) / f64::from(low.slots)
+            ),
+            "≈ 2×",
+            mid.memory_mb == 2 * low.memory_mb,
+        );
+    }
+    t
+}
+
+/// One unstated parameter of Fig. 2's run and how to set it.
+type Knob = (
+    &'static str,
+    &'static str,
+    Vec<f64>,
+    fn(&mut AlbatrossConfig, &mut SimConfig, f64) -> Result<(), ParamError>,
+);
+
+/// Edits the capital table's first row (capital ≤ 0.25, Fig. 2's).
+fn edit_low_row(
+    p: &mut AlbatrossConfig,
+    edit: impl FnOnce(&mut cosched_albatross::policy::CapitalTier),
+) -> Result<(), ParamError> {
+    let mut rows = p.table.tiers().to_vec();
+    if let Some(row) = rows.first_mut() {
+        edit(row);
+    }
+    p.table = cosched_albatross::policy::CapitalTable::new(rows, p.instance_types.len())?;
+    Ok(())
+}
+
+/// Fig. 2's progress (capital 0.25) under each parameter the paper does not state, one at a
+/// time, the others at the library's values: which ones decide the 0.375 the paper reports and
+/// what each would have to be. Nothing here is adopted (no value is fitted to Fig. 2).
+fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Error>> {
+    let knobs: Vec<Knob> = vec![
+        (
+            "stall threshold (s)",
+            "300",
+            vec![60.0, 300.0, 900.0, 1800.0],
+            |p, _, v| {
+                p.stall_threshold = Duration(v as i64);
+                Ok(())
+            },
+        ),
+        (
+            "node lifetime at c = 0.25 (min)",
+            "15",
+            vec![15.0, 30.0, 60.0],
+            |p, _, v| edit_low_row(p, |row| row.lifetime = Duration::from_mins(v as i64)),
+        ),
+        (
+            "nodes per stall = most nodes at c = 0.25",
+            "1",
+            vec![1.0, 2.0, 4.0],
+            |p, _, v| {
+                edit_low_row(p, |row| {
+                    row.nodes_per_stall = v as u32;
+                    row.max_nodes = v as u32;
+                })
+            },
+        ),
+        (
+            "cloud spin-up (s)",
+            "157",
+            vec![60.0, 157.0, 600.0],
+            |_, s, v| {
+                for t in &mut s.instance_types {
+                    t.spin_up = Duration(v as i64);
+                }
+                Ok(())
+            },
+        ),
+        (
+            "cloud vCPU speed (× desktop)",
+            "1.0",
+            vec![1.0, 2.0, 3.5],
+            |p, s, v| {
+                for t in s.instance_types.iter_mut().chain(&mut p.instance_types) {
+                    t.speed = v;
+                }
+                Ok(())
+            },
+        ),
+    ];
+    let configs: Vec<(usize, usize, u64)> = knobs
+        .iter()
+        .enumerate()
+        .flat_map(|(k, knob)| (0..knob.2.len()).map(move |i| (k, i)))
+        .flat_map(|(k, i)| replicate_seeds(seed, n).map(move |r| (k, i, r)))
+        .collect();
+    let model = WorkloadModel::paper();
+    let runs = Sweep::new(format!("{NAME} Fig. 2 sensitivity"), configs).run(|&(k, i, r)| {
+        let capital = Capital::new(PAPER[1].capital).expect("the paper's capitals are valid");
+        let (mut policy, mut sim) = (AlbatrossConfig::paper(capital), SimConfig::paper());
+        (knobs[k].3)(&mut policy, &mut sim, knobs[k].2[i])?;
+        scenario::run(&sim, &model, r, scenario::for_capital(policy)?)
+    });
+    let mut rows = Vec::new();
+    let mut reach = Vec::new();
+    for (k, (name, ours, values, _)) in knobs.iter().enumerate() {
+        let mut hits = Vec::new();
+        for (i, v) in values.iter().enumerate() {
+            let mine: Vec<&Run> = runs
+                .iter()
+                .filter(|((kk, ii, _), _)| *kk == k && *ii == i)
+                .filter_map(|(_, r)| r.as_ref().ok())
+                .collect();
+            let p = Spread::of(&mine.iter().map(|r| r.progress_at_end).collect::<Vec<_>>());
+            let m = Spread::of(&mine.iter().map(|r| r.mean_s).collect::<Vec<_>>());
+            if let Some(p) = p
+                && (p.mean - 0.375).abs() <= p.ci95_half_width.unwrap_or(0.0).max(0.375 * 0.25)
+            {
+                hits.push(format!("{v}"));
+            }
+            rows.push([
+                Cell::Text((*name).into()),
+                Cell::Text(format!(
+                    "{v}{}",
+                    if format!("{v}") == *ours || format!("{v:.1}") == *ours {
+                        " (ours)"
+                    } else {
+                        ""
+                    }
+                )),
+                Cell::Text(p.map_or("-".into(), |p| {
+                    format!(
+                        "{:.3} ± {:.3}",
+                        p.mean,
+                        p.ci95_half_width.unwrap_or(f64::NAN)
+                    )
+                })),
+                Cell::fixed(m.map_or(f64::NAN, |m| m.mean), 1),
+            ]);
+        }
+        reach.push(format!(
+            "{name}: {}",
+            if hits.is_empty() {
+                "no value tried gives ≈ 0.375".to_owned()
+            } else {
+                format!("≈ 0.375 (±25 %) at {}", hits.join(", "))
+            }
+        ));
+    }
+    if let Some((_, Err(e))) = runs.iter().find(|(_, r)| r.is_err()) {
+        return Err(e.to_string().into());
+    }
+    let mut table = Table::new(
+        format!("{NAME}_fig2_sensitivity"),
+        format!("Fig. 2 (capital 0.25): progress at 100,000 s under each unstated parameter ({n} seeds, mean ± 95 % CI)"),
+        ["parameter", "value", "progress_at_end", "mean_s"],
+    )
+    .with_notes(format!(
+        "The paper states none of these; one varies at a time, the others at the library's \
+         values. Paper: ≈ 0.375. What each would have to be — {}. Reported, not adopted: no \
+         value is fitted to Fig. 2.",
+        reach.join("; ")
+    ));
+    for r in rows {
+        table.row(r);
+    }
+    Ok(table)
 }

@@ -20,8 +20,8 @@
 //! - [`OutDir`]: the output directory that receives all of the above.
 //! - [`Claims`]: the paper's statements about a table or figure, checked on our numbers and
 //!   printed pass/fail under "Paper claims" ([`OutDir::write_claims`]).
-//! - [`albatross`]: the paper's figures, one §V run summarised and the progress CSV, shared
-//!   by the Albatross examples.
+//! - [`albatross`]: the progress CSV the Albatross examples write (the rest of their
+//!   wiring is `cosched_albatross::scenario`).
 //! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
 //! - [`rhic`]: the setup the RHIC examples share.
 //! - [`metasched`]: the inputs, runs and reports the metascheduling examples share.

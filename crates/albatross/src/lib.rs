@@ -11,29 +11,37 @@
 //!   match and ranks, pinned to HTCondor's own library by a committed fixture table);
 //! - [`pool`]: desktops with owners who come and go, cloud instance types, their slot ads;
 //! - [`workload`]: the paper's job stream (one job every five minutes) with job ads;
-//! - [`policy`]: the Albatross policy — the stall detector, the capital table (t2 ladder and
-//!   node lifetimes) and the spin-down rules — as a plain struct with no clock, RNG or I/O,
-//!   whose decisions go to a [`CloudBackend`] (the simulator's cloud, or a real one) and whose
-//!   state serialises;
+//! - [`policy`]: the Albatross protocol (an [`Observation`] after each negotiation cycle and
+//!   the queued jobs' ads in, cloud [`Command`]s out, on [`cosched_core::policy::Policy`]),
+//!   the Albatross policy — the stall detector, the capital table (t2 ladder and node
+//!   lifetimes) and the spin-down rules — as a plain struct with no clock, RNG or I/O whose
+//!   state serialises, and the no-Albatross baseline [`policy::NoScaling`]; commands go to a
+//!   [`CloudBackend`] (the simulator's cloud, or a real one);
+//! - [`scenario`] (feature `sim`): the built-in policies as constructors, the paper's figures
+//!   and one §V run summarised; how to write your own policy and run it in the simulator;
 //! - [`report`]: what a run produced — per-job records, stays, cloud nodes, progress, the
 //!   slot-seconds ledger — and the paper's figures of a run ([`report::SimReport`], serde);
-//! - [`sim`]: the pool simulator (the environment only) on cosched-core's kernel — owners from
+//! - [`sim`] (feature `sim`, on by default; without it the crate is the policy alone): the
+//!   pool simulator (the environment only) on cosched-core's kernel — owners from
 //!   named random streams, negotiation cycles, the simulator's cloud (node lifetimes, billing),
 //!   per-job records, the paper's progress ratio over time and its job run-time metric.
 //!
 //! ```
+//! # #[cfg(feature = "sim")] {
 //! use cosched_albatross::policy::Capital;
+//! use cosched_albatross::scenario::{albatross, no_albatross};
 //! use cosched_albatross::sim::{SimConfig, simulate};
 //! use cosched_albatross::workload::WorkloadModel;
 //! use cosched_core::{Duration, SeedStreams, Time};
 //! let jobs = WorkloadModel::paper().generate(Duration(20_000), SeedStreams::new(1), 1000)?;
-//! let mut config = SimConfig::paper(Capital::ZERO);
+//! let mut config = SimConfig::paper();
 //! config.horizon = Time(20_000);
-//! let without = simulate(&config, &jobs)?;
-//! let with = simulate(&config.clone().with_capital(Capital::new(0.75)?), &jobs)?;
+//! let without = simulate(&config, &jobs, no_albatross())?;
+//! let with = simulate(&config, &jobs, albatross(Capital::new(0.75)?)?)?;
 //! // The starved pool completes a few jobs; Albatross's cloud nodes complete more.
 //! assert!(with.final_progress() > without.final_progress());
 //! assert_eq!(without.cloud_cost, 0.0);
+//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -63,15 +71,26 @@
 //!   environment (owners' absences, job lengths) is calibrated on the no-Albatross baseline
 //!   only (Fig. 1) by the `albatross_calibrate` example; Figs. 2–4 are predictions.
 
+// Without `sim` the crate docs still name the simulator's modules.
+#![cfg_attr(not(feature = "sim"), allow(rustdoc::broken_intra_doc_links))]
+
 pub use cosched_classad as classad;
 pub mod policy;
 pub mod pool;
+#[cfg(feature = "sim")]
 pub mod report;
+#[cfg(feature = "sim")]
+pub mod scenario;
+#[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "sim")]
 pub mod workload;
 
 pub use policy::{
-    Albatross, AlbatrossConfig, AlbatrossState, Capital, CloudBackend, Decision, Observation,
+    Albatross, AlbatrossConfig, AlbatrossPolicy, AlbatrossState, Capital, CloudBackend, Command,
+    NoScaling, Observation, WaitingJobs,
 };
+#[cfg(feature = "sim")]
 pub use sim::{SimConfig, SimError, SimOutcome, simulate};
+#[cfg(feature = "sim")]
 pub use workload::{Job, WorkloadModel};

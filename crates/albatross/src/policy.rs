@@ -1,10 +1,13 @@
 //! The Albatross scaling policy (the paper's Albatross design section: a starvation detector
 //! in the matchmaker and a *capital* parameter that sets how much cloud capacity it may buy).
 //!
-//! [`Albatross`] is a plain struct with no clock, RNG or I/O: after every negotiation cycle
-//! the caller hands it an [`Observation`] and the current time, and gets back
-//! [`Decision`]s. The same struct drives the simulator ([`crate::sim`]) and could drive a
-//! live HTCondor pool.
+//! [`Albatross`] is a plain struct with no clock, RNG or I/O implementing the workspace's one
+//! policy protocol ([`cosched_core::policy::Policy`]): after every negotiation cycle the
+//! executor hands it the time, an [`Observation`] and the queued jobs' ads as the view
+//! ([`WaitingJobs`]), and it appends [`Command`]s. The same struct drives the simulator
+//! ([`crate::sim`]) and `cosched albatross decide` on a live HTCondor pool; [`NoScaling`] is
+//! the paper's no-Albatross baseline, and any other [`AlbatrossPolicy`] runs in the same
+//! places.
 //!
 //! ## Stall detector (§IV-C)
 //! A timer restarts on every cycle that dispatched a job. The pool **stalls** when the timer
@@ -48,7 +51,7 @@
 //! alternative: "allow the job to finish executing").
 //!
 //! ## Executors
-//! The policy returns [`Decision`]s; [`apply`] hands them to a [`CloudBackend`] — the
+//! The policy returns [`Command`]s; [`apply`] hands them to a [`CloudBackend`] — the
 //! simulator's cloud ([`crate::sim`]) or a real provider. The policy's state serialises
 //! (serde, through [`AlbatrossState`]) so a live driver can run it from cron.
 //!
@@ -63,8 +66,11 @@
 
 use crate::classad::{ClassAd, symmetric_match};
 use crate::pool::{InstanceType, default_instance_types};
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, ParamError, Time};
 use serde::{Deserialize, Serialize};
+use std::convert::Infallible;
+use std::sync::Arc;
 
 /// The capital parameter `c ∈ [0, 1]`: how much cloud capacity Albatross may buy.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
@@ -263,7 +269,7 @@ impl AlbatrossConfig {
 /// The stall threshold of [`AlbatrossConfig::paper`]: 300 s (ours; the paper gives none).
 pub const STALL_THRESHOLD: Duration = Duration::from_secs(300);
 
-/// Where decisions take effect: the simulator's cloud, or a real provider's API.
+/// Where commands take effect: the simulator's cloud, or a real provider's API.
 pub trait CloudBackend {
     /// Why a request failed.
     type Error;
@@ -280,20 +286,20 @@ pub trait CloudBackend {
     fn stop(&mut self, now: Time, node: NodeId) -> Result<(), Self::Error>;
 }
 
-/// Hands `decisions` to `backend`, in order.
+/// Hands `commands` to `backend`, in order.
 pub fn apply<B: CloudBackend>(
     now: Time,
-    decisions: &[Decision],
+    commands: &[Command],
     backend: &mut B,
 ) -> Result<(), B::Error> {
-    for d in decisions {
-        match *d {
-            Decision::Start {
+    for c in commands {
+        match *c {
+            Command::Start {
                 instance,
                 count,
                 lifetime,
             } => backend.start(now, instance, count, lifetime)?,
-            Decision::Stop { node } => backend.stop(now, node)?,
+            Command::Stop { node } => backend.stop(now, node)?,
         }
     }
     Ok(())
@@ -324,22 +330,21 @@ pub enum CloudNodeState {
     },
 }
 
-/// What the matchmaker reports after one negotiation cycle.
-#[derive(Debug, Clone, Copy)]
-pub struct Observation<'a> {
+/// What the matchmaker reports after one negotiation cycle: the observation of the Albatross
+/// protocol. The queued jobs' ads are the call's view (`[Arc<ClassAd>]`, queue order).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
     /// Jobs dispatched in this cycle.
     pub dispatched: usize,
-    /// The ads of the jobs still queued, in queue order.
-    pub waiting: &'a [&'a ClassAd],
     /// The live cloud nodes (booting or up).
-    pub cloud_nodes: &'a [CloudNodeView],
+    pub cloud_nodes: Vec<CloudNodeView>,
     /// Desktop slots that are unclaimed and willing to start a job (their `START` holds).
     pub free_desktop_slots: usize,
 }
 
-/// What the policy asks for.
+/// What a policy of the Albatross protocol asks the pool's cloud to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Decision {
+pub enum Command {
     /// Start `count` nodes of instance type `instance`, each to stay `lifetime` in the pool.
     Start {
         /// Index of the instance type.
@@ -354,6 +359,46 @@ pub enum Decision {
         /// The node.
         node: NodeId,
     },
+}
+
+/// The view a policy of the Albatross protocol is lent with each call: the queued jobs' ads,
+/// in queue order (shared, so lending them copies no ad).
+pub type WaitingJobs = [Arc<ClassAd>];
+
+/// A policy of the Albatross protocol: after each negotiation cycle an [`Observation`] and the
+/// queued jobs' ads ([`WaitingJobs`]) in, cloud [`Command`]s out. Any type implementing it
+/// (the built-in [`Albatross`] and [`NoScaling`], or a caller's own) runs in the simulator
+/// ([`crate::sim::simulate`]) and behind `cosched albatross decide`.
+pub trait AlbatrossPolicy:
+    Policy<Observation = Observation, Command = Command, View = WaitingJobs>
+{
+}
+
+impl<P> AlbatrossPolicy for P where
+    P: Policy<Observation = Observation, Command = Command, View = WaitingJobs> + ?Sized
+{
+}
+
+/// The paper's baseline, "without Albatross" (§V, Fig. 1): the pool never scales, whatever
+/// it observes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoScaling;
+
+impl Policy for NoScaling {
+    type Observation = Observation;
+    type Command = Command;
+    type View = WaitingJobs;
+    type Error = Infallible;
+
+    fn observe(
+        &mut self,
+        _now: Time,
+        _observation: &Observation,
+        _waiting: &WaitingJobs,
+        _out: &mut Vec<Command>,
+    ) -> Result<(), Infallible> {
+        Ok(())
+    }
 }
 
 /// The Albatross policy (see the module docs). Serialises as its [`AlbatrossState`].
@@ -435,40 +480,26 @@ impl Albatross {
             .unwrap_or(Duration::ZERO)
     }
 
-    /// Consumes one cycle's observation at `now` and returns the decisions: spin-downs
-    /// (module docs), then at most one start per stall.
-    ///
-    /// ```
-    /// use cosched_albatross::classad::ClassAd;
-    /// use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Decision, Observation};
-    /// use cosched_core::{Duration, Time};
-    /// let mut policy = Albatross::new(AlbatrossConfig::paper(Capital::new(0.25)?), Time(0))?;
-    /// let job: ClassAd = "[ RequestMemory = 256; Requirements = true ]".parse()?;
-    /// let waiting = [&job];
-    /// let cycle = |dispatched| Observation {
-    ///     dispatched,
-    ///     waiting: &waiting,
-    ///     cloud_nodes: &[],
-    ///     free_desktop_slots: 0,
-    /// };
-    /// // No dispatch for 300 s with a job queued: a stall, so one t2.micro for 15 minutes.
-    /// assert!(policy.after_cycle(Time(240), &cycle(0)).is_empty());
-    /// let start = Decision::Start { instance: 0, count: 1, lifetime: Duration::from_mins(15) };
-    /// assert_eq!(policy.after_cycle(Time(300), &cycle(0)), vec![start]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn after_cycle(&mut self, now: Time, obs: &Observation<'_>) -> Vec<Decision> {
-        if obs.dispatched > 0 || obs.waiting.is_empty() {
+    /// Acts on one cycle (the [`Policy`] impl): restarts the stall timer on a dispatch or an
+    /// empty queue, then appends spin-downs (module docs) and at most one start per stall.
+    fn after_cycle(
+        &mut self,
+        now: Time,
+        obs: &Observation,
+        waiting: &WaitingJobs,
+        out: &mut Vec<Command>,
+    ) {
+        if obs.dispatched > 0 || waiting.is_empty() {
             self.timer_start = now;
         }
         let Some(tier) = &self.tier else {
-            return Vec::new();
+            return;
         };
-        let mut decisions = Vec::new();
+        let first = out.len();
         let spin_down = self.config.spin_down;
-        if spin_down.when_desktops_free && obs.free_desktop_slots > 0 && obs.waiting.is_empty() {
+        if spin_down.when_desktops_free && obs.free_desktop_slots > 0 && waiting.is_empty() {
             let mut room = obs.free_desktop_slots;
-            for n in obs.cloud_nodes {
+            for n in &obs.cloud_nodes {
                 let jobs = match n.state {
                     CloudNodeState::Idle => 0,
                     CloudNodeState::Busy { jobs } if spin_down.move_back => jobs as usize,
@@ -476,7 +507,7 @@ impl Albatross {
                 };
                 if jobs <= room {
                     room -= jobs;
-                    decisions.push(Decision::Stop { node: n.node });
+                    out.push(Command::Stop { node: n.node });
                 }
             }
         }
@@ -484,22 +515,21 @@ impl Albatross {
             .cloud_nodes
             .iter()
             .any(|n| n.state == CloudNodeState::Booting);
-        if self.stalled_for(now) < self.config.stall_threshold || obs.waiting.is_empty() || booting
-        {
-            return decisions;
+        if self.stalled_for(now) < self.config.stall_threshold || waiting.is_empty() || booting {
+            return;
         }
-        let alive = obs.cloud_nodes.len() - decisions.len();
+        let alive = obs.cloud_nodes.len().saturating_sub(out.len() - first);
         let room = (tier.max_nodes as usize).saturating_sub(alive) as u32;
         let starts = match self.config.sizing {
             Sizing::Paper => vec![(tier.instance, tier.nodes_per_stall)],
-            Sizing::FitWaitingJobs => self.fit(tier.instance, obs.waiting),
+            Sizing::FitWaitingJobs => self.fit(tier.instance, waiting),
         };
         let mut left = room;
         for (instance, count) in starts {
             let count = count.min(left);
             if count > 0 {
                 left -= count;
-                decisions.push(Decision::Start {
+                out.push(Command::Start {
                     instance,
                     count,
                     lifetime: tier.lifetime,
@@ -509,12 +539,11 @@ impl Albatross {
         if left < room {
             self.timer_start = now;
         }
-        decisions
     }
 
     /// The extension's sizing: (instance type, nodes) for the waiting jobs, the row's type
     /// first, then the others by price.
-    fn fit(&self, preferred: usize, waiting: &[&ClassAd]) -> Vec<(usize, u32)> {
+    fn fit(&self, preferred: usize, waiting: &WaitingJobs) -> Vec<(usize, u32)> {
         let types = &self.config.instance_types;
         let mut by_price: Vec<usize> = (0..types.len()).filter(|&i| i != preferred).collect();
         by_price.sort_by(|&a, &b| types[a].price_per_hour.total_cmp(&types[b].price_per_hour));
@@ -536,7 +565,57 @@ impl Albatross {
     }
 }
 
-#[cfg(test)]
+/// The Albatross protocol's built-in policy. `start` restarts the stall timer; there are no
+/// timers (the policy acts after each negotiation cycle) and no errors.
+///
+/// ```
+/// use cosched_albatross::classad::ClassAd;
+/// use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Command, Observation};
+/// use cosched_core::policy::Policy;
+/// use cosched_core::{Duration, Time};
+/// use std::sync::Arc;
+/// let mut policy = Albatross::new(AlbatrossConfig::paper(Capital::new(0.25)?), Time(0))?;
+/// let job: ClassAd = "[ RequestMemory = 256; Requirements = true ]".parse()?;
+/// let waiting = [Arc::new(job)];
+/// let cycle = Observation { dispatched: 0, cloud_nodes: vec![], free_desktop_slots: 0 };
+/// let mut out = Vec::new();
+/// // No dispatch for 300 s with a job queued: a stall, so one t2.micro for 15 minutes.
+/// policy.observe(Time(240), &cycle, &waiting, &mut out)?;
+/// assert!(out.is_empty());
+/// policy.observe(Time(300), &cycle, &waiting, &mut out)?;
+/// let start = Command::Start { instance: 0, count: 1, lifetime: Duration::from_mins(15) };
+/// assert_eq!(out, vec![start]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl Policy for Albatross {
+    type Observation = Observation;
+    type Command = Command;
+    type View = WaitingJobs;
+    type Error = Infallible;
+
+    fn start(
+        &mut self,
+        now: Time,
+        _waiting: &WaitingJobs,
+        _out: &mut Vec<Command>,
+    ) -> Result<(), Infallible> {
+        self.timer_start = now;
+        Ok(())
+    }
+
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: &Observation,
+        waiting: &WaitingJobs,
+        out: &mut Vec<Command>,
+    ) -> Result<(), Infallible> {
+        self.after_cycle(now, observation, waiting, out);
+        Ok(())
+    }
+}
+
+#[cfg(all(test, feature = "sim"))]
 mod tests {
     use super::*;
     use crate::workload::Job;
@@ -549,18 +628,25 @@ mod tests {
         Albatross::new(config, Time(0)).unwrap()
     }
 
-    fn obs<'a>(
-        dispatched: usize,
-        waiting: &'a [&'a ClassAd],
-        nodes: &'a [CloudNodeView],
-        free_desktop_slots: usize,
-    ) -> Observation<'a> {
-        Observation {
+    /// One cycle of `p` at `now`: (dispatched, waiting ads, cloud nodes, free desktop slots).
+    fn cycle(
+        p: &mut Albatross,
+        now: Time,
+        (dispatched, waiting, nodes, free_desktop_slots): (
+            usize,
+            &[Arc<ClassAd>],
+            &[CloudNodeView],
+            usize,
+        ),
+    ) -> Vec<Command> {
+        let obs = Observation {
             dispatched,
-            waiting,
-            cloud_nodes: nodes,
+            cloud_nodes: nodes.to_vec(),
             free_desktop_slots,
-        }
+        };
+        let mut out = Vec::new();
+        let Ok(()) = p.observe(now, &obs, waiting, &mut out);
+        out
     }
 
     fn node(id: u32, state: CloudNodeState) -> CloudNodeView {
@@ -617,16 +703,13 @@ mod tests {
     #[test]
     fn a_stall_starts_the_rows_nodes_and_restarts_the_timer() {
         let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
-        let waiting = [&job.ad];
+        let waiting = [Arc::new(job.ad)];
         let mut p = policy(0.5, Sizing::Paper);
-        assert!(
-            p.after_cycle(Time(240), &obs(0, &waiting, &[], 0))
-                .is_empty()
-        );
-        let d = p.after_cycle(Time(300), &obs(0, &waiting, &[], 0));
+        assert!(cycle(&mut p, Time(240), (0, &waiting, &[], 0)).is_empty());
+        let d = cycle(&mut p, Time(300), (0, &waiting, &[], 0));
         assert_eq!(
             d,
-            vec![Decision::Start {
+            vec![Command::Start {
                 instance: 1,
                 count: 1,
                 lifetime: Duration::from_mins(30)
@@ -634,19 +717,10 @@ mod tests {
         );
         assert_eq!(p.stalled_for(Time(300)), Duration(0));
         // A dispatch restarts the timer; an empty queue keeps it at zero.
-        assert!(
-            p.after_cycle(Time(700), &obs(1, &waiting, &[], 0))
-                .is_empty()
-        );
-        assert!(p.after_cycle(Time(1000), &obs(0, &[], &[], 0)).is_empty());
-        assert!(
-            p.after_cycle(Time(1200), &obs(0, &waiting, &[], 0))
-                .is_empty()
-        );
-        assert_eq!(
-            p.after_cycle(Time(1300), &obs(0, &waiting, &[], 0)).len(),
-            1
-        );
+        assert!(cycle(&mut p, Time(700), (1, &waiting, &[], 0)).is_empty());
+        assert!(cycle(&mut p, Time(1000), (0, &[], &[], 0)).is_empty());
+        assert!(cycle(&mut p, Time(1200), (0, &waiting, &[], 0)).is_empty());
+        assert_eq!(cycle(&mut p, Time(1300), (0, &waiting, &[], 0)).len(), 1);
     }
 
     /// §III-B: idle nodes spin down when a desktop is free and nothing waits; busy ones only
@@ -655,51 +729,45 @@ mod tests {
     #[test]
     fn nodes_spin_down_when_desktops_free_up() {
         let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
-        let waiting = [&job.ad];
+        let waiting = [Arc::new(job.ad)];
         let nodes = [
             node(10, CloudNodeState::Idle),
             node(11, CloudNodeState::Busy { jobs: 2 }),
             node(12, CloudNodeState::Busy { jobs: 1 }),
         ];
         let mut p = policy(0.2, Sizing::Paper);
-        assert!(p.after_cycle(Time(600), &obs(1, &[], &nodes, 0)).is_empty());
-        assert!(
-            p.after_cycle(Time(600), &obs(1, &waiting, &nodes, 3))
-                .is_empty()
-        );
+        assert!(cycle(&mut p, Time(600), (1, &[], &nodes, 0)).is_empty());
+        assert!(cycle(&mut p, Time(600), (1, &waiting, &nodes, 3)).is_empty());
         assert_eq!(
-            p.after_cycle(Time(600), &obs(0, &[], &nodes, 1)),
-            vec![Decision::Stop { node: NodeId(10) }]
+            cycle(&mut p, Time(600), (0, &[], &nodes, 1)),
+            vec![Command::Stop { node: NodeId(10) }]
         );
         let mut config = AlbatrossConfig::paper(Capital::new(0.2).unwrap());
         config.spin_down.move_back = true;
         let mut back = Albatross::new(config, Time(0)).unwrap();
         assert_eq!(
-            back.after_cycle(Time(600), &obs(0, &[], &nodes, 1)),
+            cycle(&mut back, Time(600), (0, &[], &nodes, 1)),
             vec![
-                Decision::Stop { node: NodeId(10) },
-                Decision::Stop { node: NodeId(12) }
+                Command::Stop { node: NodeId(10) },
+                Command::Stop { node: NodeId(12) }
             ]
         );
         let booting = [node(13, CloudNodeState::Booting)];
-        assert!(
-            p.after_cycle(Time(5000), &obs(0, &waiting, &booting, 0))
-                .is_empty()
-        );
+        assert!(cycle(&mut p, Time(5000), (0, &waiting, &booting, 0)).is_empty());
     }
 
     #[test]
     fn the_state_round_trips_through_json() {
         let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
-        let waiting = [&job.ad];
+        let waiting = [Arc::new(job.ad)];
         let mut p = policy(0.75, Sizing::FitWaitingJobs);
-        p.after_cycle(Time(100), &obs(1, &waiting, &[], 0));
+        cycle(&mut p, Time(100), (1, &waiting, &[], 0));
         let json = serde_json::to_string(&p).unwrap();
         let mut q: Albatross = serde_json::from_str(&json).unwrap();
         assert_eq!(q.stalled_for(Time(150)), Duration(50));
         assert_eq!(
-            p.after_cycle(Time(400), &obs(0, &waiting, &[], 0)),
-            q.after_cycle(Time(400), &obs(0, &waiting, &[], 0))
+            cycle(&mut p, Time(400), (0, &waiting, &[], 0)),
+            cycle(&mut q, Time(400), (0, &waiting, &[], 0))
         );
         let broken = json.replace("0.75", "7.5");
         assert!(serde_json::from_str::<Albatross>(&broken).is_err());
@@ -723,8 +791,8 @@ mod tests {
         }
         let mut log = Log::default();
         let d = [
-            Decision::Stop { node: NodeId(3) },
-            Decision::Start {
+            Command::Stop { node: NodeId(3) },
+            Command::Start {
                 instance: 1,
                 count: 2,
                 lifetime: Duration(60),
@@ -748,31 +816,37 @@ mod tests {
                 )
             })
             .collect();
-        let waiting: Vec<&ClassAd> = jobs.iter().map(|j| &j.ad).collect();
+        let waiting: Vec<Arc<ClassAd>> = jobs.iter().map(|j| Arc::new(j.ad.clone())).collect();
         // c = 0.5: t2.small has 1 slot of 2048 MB. The 6000 MB job fits only a t2.large
         // (8192 MB); job 0 forbids the cloud; the three others take 3 t2.small nodes, cut
         // to the row's one node.
         let mut p = policy(0.5, Sizing::FitWaitingJobs);
-        let d = p.after_cycle(Time(300), &obs(0, &waiting, &[], 0));
+        let d = cycle(&mut p, Time(300), (0, &waiting, &[], 0));
         assert_eq!(
             d,
-            vec![Decision::Start {
+            vec![Command::Start {
                 instance: 1,
                 count: 1,
                 lifetime: Duration::from_mins(30)
             }]
         );
         // Only cloud-forbidden jobs waiting: the paper's rule still starts a node, ours does not.
-        let forbidden = [&jobs[0].ad];
+        let forbidden = [waiting[0].clone()];
         assert!(
-            policy(0.5, Sizing::FitWaitingJobs)
-                .after_cycle(Time(300), &obs(0, &forbidden, &[], 0))
-                .is_empty()
+            cycle(
+                &mut policy(0.5, Sizing::FitWaitingJobs),
+                Time(300),
+                (0, &forbidden, &[], 0)
+            )
+            .is_empty()
         );
         assert_eq!(
-            policy(0.5, Sizing::Paper)
-                .after_cycle(Time(300), &obs(0, &forbidden, &[], 0))
-                .len(),
+            cycle(
+                &mut policy(0.5, Sizing::Paper),
+                Time(300),
+                (0, &forbidden, &[], 0)
+            )
+            .len(),
             1
         );
     }
@@ -782,10 +856,11 @@ mod tests {
         #[test]
         fn capital_zero_never_starts(cycles in prop::collection::vec((0usize..3, 0usize..4, 0usize..3), 1..60)) {
             let job = Job::new(JobId(0), Time(0), 10.0, 256, true);
-            let waiting_ads = [&job.ad, &job.ad, &job.ad];
+            let ad = Arc::new(job.ad);
+            let waiting_ads = [ad.clone(), ad.clone(), ad];
             let mut p = policy(0.0, Sizing::Paper);
             for (i, (dispatched, waiting, free)) in cycles.into_iter().enumerate() {
-                let d = p.after_cycle(Time(60 * i as i64 + 1000), &obs(dispatched, &waiting_ads[..waiting.min(3)], &[], free));
+                let d = cycle(&mut p, Time(60 * i as i64 + 1000), (dispatched, &waiting_ads[..waiting.min(3)], &[], free));
                 prop_assert!(d.is_empty());
             }
         }
@@ -801,14 +876,14 @@ mod tests {
                 .map(|i| node(i as u32, if i % 2 == 0 { CloudNodeState::Idle } else { CloudNodeState::Busy { jobs: 1 } }))
                 .collect();
             let jobs: Vec<Job> = (0..12).map(|i| Job::new(JobId(i), Time(0), 10.0, 256, true)).collect();
-            let ads: Vec<&ClassAd> = jobs.iter().take(waiting).map(|j| &j.ad).collect();
-            let d = p.after_cycle(Time(4000), &obs(0, &ads, &nodes, free));
-            let stops = d.iter().filter(|d| matches!(d, Decision::Stop { .. })).count();
-            let started: u32 = d.iter().map(|d| match d { Decision::Start { count, .. } => *count, _ => 0 }).sum();
+            let ads: Vec<Arc<ClassAd>> = jobs.iter().take(waiting).map(|j| Arc::new(j.ad.clone())).collect();
+            let d = cycle(&mut p, Time(4000), (0, &ads, &nodes, free));
+            let stops = d.iter().filter(|d| matches!(d, Command::Stop { .. })).count();
+            let started: u32 = d.iter().map(|d| match d { Command::Start { count, .. } => *count, _ => 0 }).sum();
             prop_assert!(alive - stops + started as usize <= max.max(alive - stops));
             prop_assert!(stops == 0 || (free > 0 && waiting == 0));
             for dec in &d {
-                if let Decision::Stop { node } = dec {
+                if let Command::Stop { node } = dec {
                     prop_assert_eq!(node.0 % 2, 0);
                 }
             }

@@ -1,7 +1,9 @@
 //! The pool simulator: desktops, their owners, cloud nodes and the negotiator — the
 //! environment only — on cosched-core's kernel ([`cosched_core::engine::run_until`]), driven by
-//! the [`Albatross`] policy through its [`CloudBackend`] (§V: ten desktops receiving a job every
-//! five minutes for 100,000 s, with and without Albatross).
+//! any policy of the Albatross protocol ([`AlbatrossPolicy`]: the built-in [`crate::policy::Albatross`] and
+//! [`crate::policy::NoScaling`], built by [`crate::scenario`], or a caller's own), whose
+//! commands go to the simulator's cloud through [`CloudBackend`] (§V: ten desktops receiving a
+//! job every five minutes for 100,000 s, with and without Albatross).
 //!
 //! ## What happens, exactly
 //! - **Owners** toggle between busy and idle as [`crate::pool`] describes, each desktop from its
@@ -13,8 +15,9 @@
 //!   job) order; for each job it considers every free slot whose `START` holds (every desktop
 //!   whose owner has been away long enough, every cloud node that has joined), keeps those
 //!   whose match is symmetric ([`match_ads`]) and picks the highest job rank, then machine
-//!   rank, then lowest slot. After the cycle the policy sees an [`Observation`] and its
-//!   decisions go to the simulator's cloud at once ([`crate::policy::apply`]).
+//!   rank, then lowest slot. After the cycle the policy sees an [`Observation`] with the
+//!   queued jobs' ads as its view, and its commands go to the simulator's cloud at once
+//!   ([`crate::policy::apply`]). The policy's `start` runs once at time 0, before any cycle.
 //! - **Slots**: static by default (a machine of `n` slots splits its memory evenly, HTCondor's
 //!   default); with [`SimConfig::partitionable`] each machine advertises one partitionable
 //!   slot (`PartitionableSlot = true`, its unclaimed `Cpus` and `Memory`), a matching job whose
@@ -50,11 +53,11 @@
 
 use crate::classad::{ClassAd, Value, match_ads, slots};
 use crate::policy::{
-    Albatross, AlbatrossConfig, Capital, CloudBackend, CloudNodeState, CloudNodeView, Observation,
-    apply,
+    AlbatrossPolicy, CloudBackend, CloudNodeState, CloudNodeView, Command, Observation, apply,
 };
 use crate::pool::{
-    DesktopSpec, Eviction, KEYBOARD_IDLE, OwnerActivity, OwnerReturn, PeriodModel, htcondor_desktop,
+    DesktopSpec, Eviction, InstanceType, KEYBOARD_IDLE, OwnerActivity, OwnerReturn, PeriodModel,
+    default_instance_types, htcondor_desktop,
 };
 pub use crate::report::{
     CloudNodeRecord, JobOutcome, MachineKind, OwnerChange, Placement, ProgressPoint, RunEnd,
@@ -66,6 +69,7 @@ use cosched_core::usage::{UsageKind, UsageLedger};
 use cosched_core::{Duration, NodeId, ParamError, Pool, SeedStreams, StreamRng, Time};
 use cosched_workload::admit::{DuplicateJobId, admit};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// The simulated pool and run.
@@ -77,8 +81,12 @@ pub struct SimConfig {
     pub owners: OwnerActivity,
     /// What an owner's return does to a running job.
     pub owner_return: OwnerReturn,
-    /// The scaling policy (capital 0: no cloud).
-    pub policy: AlbatrossConfig,
+    /// The cloud's instance types: a policy's `Start { instance, .. }` indexes them.
+    pub instance_types: Vec<InstanceType>,
+    /// Most cloud nodes alive (booting or up) at once, whatever the policy asks; a start
+    /// beyond it is a [`SimError::Command`] (it bounds what a policy can make the simulator
+    /// allocate).
+    pub max_cloud_nodes: u32,
     /// Time between negotiation cycles, > 0.
     pub negotiation_interval: Duration,
     /// Data transfer to and from a cloud node, paid at the start of every stay there, >= 0.
@@ -104,6 +112,24 @@ pub enum SimError {
     /// The event engine refused an event.
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// The policy failed.
+    #[error("the policy failed at t = {at}: {source}")]
+    Policy {
+        /// When.
+        at: Time,
+        /// The policy's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The policy commanded what the pool cannot do.
+    #[error("t = {at}: the policy's command {command:?} cannot be applied: {reason}")]
+    Command {
+        /// When.
+        at: Time,
+        /// The command.
+        command: Command,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl SimConfig {
@@ -132,22 +158,20 @@ impl SimConfig {
             self.horizon,
             "must be >= 0",
         )?;
-        Albatross::new(self.policy.clone(), Time::ZERO).map(|_| ())
+        for t in &self.instance_types {
+            t.validate()?;
+        }
+        Ok(())
     }
 
-    /// This configuration with capital `c` (the rest of the policy unchanged).
-    pub fn with_capital(mut self, c: Capital) -> SimConfig {
-        self.policy.capital = c;
-        self
-    }
-
-    /// The paper's pool (§V) with capital `c`: ten single-slot desktops (4 GB, reference
-    /// speed; ours), owners [`PAPER_OWNERS`], HTCondor's desktop policy for returning owners
+    /// The paper's pool (§V): ten single-slot desktops (4 GB, reference speed; ours), owners
+    /// [`PAPER_OWNERS`], HTCondor's desktop policy for returning owners
     /// ([`htcondor_desktop::OWNER_RETURN`]), a negotiation cycle every 60 s (HTCondor's
-    /// `NEGOTIATOR_INTERVAL` default), the paper's capital table ([`AlbatrossConfig::paper`]),
-    /// 10 s of data transfer per cloud stay (ours: "a minor cost in time"), 100,000 s, static
-    /// slots (HTCondor's default).
-    pub fn paper(c: Capital) -> SimConfig {
+    /// `NEGOTIATOR_INTERVAL` default), the t2 instance types
+    /// ([`default_instance_types`]), at most [`MAX_CLOUD_NODES`] cloud nodes at once, 10 s of
+    /// data transfer per cloud stay (ours: "a minor cost in time"), 100,000 s, static slots
+    /// (HTCondor's default). The policy is the caller's ([`crate::scenario`]).
+    pub fn paper() -> SimConfig {
         SimConfig {
             desktops: vec![
                 DesktopSpec {
@@ -159,7 +183,8 @@ impl SimConfig {
             ],
             owners: PAPER_OWNERS,
             owner_return: htcondor_desktop::OWNER_RETURN,
-            policy: AlbatrossConfig::paper(c),
+            instance_types: default_instance_types(),
+            max_cloud_nodes: MAX_CLOUD_NODES,
             negotiation_interval: Duration::from_secs(60),
             cloud_transfer: Duration::from_secs(10),
             horizon: PAPER_HORIZON,
@@ -168,6 +193,11 @@ impl SimConfig {
         }
     }
 }
+
+/// The default bound on cloud nodes alive at once (ours: far above what any capital row of
+/// the paper's table reaches, low enough that no policy makes the simulator allocate without
+/// bound).
+pub const MAX_CLOUD_NODES: u32 = 10_000;
 
 /// The paper's horizon: 100,000 s (§V).
 pub const PAPER_HORIZON: Time = Time(100_000);
@@ -194,11 +224,15 @@ pub const OWNER_BUSY_MEAN: Duration = Duration::from_mins(60);
 pub const CALIBRATED_OWNER_IDLE_MEAN: Duration = Duration::from_secs(450);
 
 /// Runs `jobs` (admitted through [`cosched_workload::admit`]) through the pool of
-/// `config` until its horizon (see the module docs).
-pub fn simulate(config: &SimConfig, jobs: &[Job]) -> Result<SimOutcome, SimError> {
+/// `config` until its horizon with `policy` scaling it (see the module docs). Pass a policy
+/// by value, or `&mut policy` to keep it (e.g. a [`cosched_core::policy::Recorder`]).
+pub fn simulate<P>(config: &SimConfig, jobs: &[Job], policy: P) -> Result<SimOutcome, SimError>
+where
+    P: AlbatrossPolicy,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     config.validate()?;
     let admitted = admit(jobs)?;
-    let policy = Albatross::new(config.policy.clone(), Time::ZERO)?;
     let mut queue = EventQueue::new(Time::ZERO);
     let mut sim = Sim::new(config, admitted.jobs, policy, &mut queue)?;
     sim.out.invalid_jobs = admitted.invalid;
@@ -316,10 +350,15 @@ struct SlotState {
     epoch: u64,
 }
 
-struct Sim<'a> {
+struct Sim<'a, P> {
     config: &'a SimConfig,
     jobs: Vec<Job>,
-    policy: Albatross,
+    /// The jobs' ads, shared with the policy's view.
+    ads: Vec<Arc<ClassAd>>,
+    policy: P,
+    /// The view and command buffers, reused every cycle.
+    waiting: Vec<Arc<ClassAd>>,
+    commands: Vec<Command>,
     machines: Vec<Machine>,
     slot_states: Vec<SlotState>,
     /// Work left per job, reference seconds.
@@ -330,11 +369,15 @@ struct Sim<'a> {
     out: SimOutcome,
 }
 
-impl Simulation for Sim<'_> {
+impl<P> Simulation for Sim<'_, P>
+where
+    P: AlbatrossPolicy,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     type Event = Ev;
-    type Error = EngineError;
+    type Error = SimError;
 
-    fn handle(&mut self, now: Time, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+    fn handle(&mut self, now: Time, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         match ev {
             Ev::Finish { slot, epoch } => {
                 let s = &self.slot_states[slot];
@@ -374,10 +417,7 @@ impl Simulation for Sim<'_> {
                 self.negotiate(now, q)?;
                 // Once every job has completed and no cloud node is alive, no cycle can
                 // change anything: the owners alone carry the run to the horizon.
-                let cloud_alive = self.machines.iter().any(|m| {
-                    matches!(m.state, MachineState::Cloud { state, .. } if state != CloudState::Stopped)
-                });
-                if self.completed < self.jobs.len() || cloud_alive {
+                if self.completed < self.jobs.len() || self.cloud_alive() > 0 {
                     let (interval, horizon) =
                         (self.config.negotiation_interval, self.config.horizon);
                     schedule_within(q, now, interval, horizon, Ev::Negotiate)?;
@@ -387,19 +427,23 @@ impl Simulation for Sim<'_> {
         Ok(())
     }
 
-    fn settle(&mut self, _now: Time, _q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+    fn settle(&mut self, _now: Time, _q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         Ok(())
     }
 }
 
-/// The simulator's cloud: the [`CloudBackend`] the policy's decisions are applied to.
-struct SimCloud<'s, 'a> {
-    sim: &'s mut Sim<'a>,
+/// The simulator's cloud: the [`CloudBackend`] the policy's commands are applied to.
+struct SimCloud<'s, 'a, P> {
+    sim: &'s mut Sim<'a, P>,
     q: &'s mut EventQueue<Ev>,
 }
 
-impl CloudBackend for SimCloud<'_, '_> {
-    type Error = EngineError;
+impl<P> CloudBackend for SimCloud<'_, '_, P>
+where
+    P: AlbatrossPolicy,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
+    type Error = SimError;
 
     fn start(
         &mut self,
@@ -407,31 +451,64 @@ impl CloudBackend for SimCloud<'_, '_> {
         instance: usize,
         count: u32,
         lifetime: Duration,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), SimError> {
+        let command = Command::Start {
+            instance,
+            count,
+            lifetime,
+        };
+        let refuse = |reason: String| SimError::Command {
+            at: now,
+            command,
+            reason,
+        };
+        let Some(t) = self.sim.out.instance_types.get(instance).cloned() else {
+            let known = self.sim.out.instance_types.len();
+            return Err(refuse(format!(
+                "no instance type {instance} ({known} are configured)"
+            )));
+        };
+        if lifetime <= Duration::ZERO {
+            return Err(refuse("the lifetime must be > 0 s".into()));
+        }
+        let alive = self.sim.cloud_alive() as u64;
+        let max = self.sim.config.max_cloud_nodes;
+        if alive + u64::from(count) > u64::from(max) {
+            return Err(refuse(format!(
+                "{alive} cloud nodes are alive and at most {max} may be (SimConfig::max_cloud_nodes)"
+            )));
+        }
         for _ in 0..count {
-            self.sim.start_node(now, instance, lifetime, self.q)?;
+            self.sim.start_node(now, instance, &t, lifetime, self.q)?;
         }
         Ok(())
     }
 
-    fn stop(&mut self, now: Time, node: NodeId) -> Result<(), EngineError> {
+    fn stop(&mut self, now: Time, node: NodeId) -> Result<(), SimError> {
         self.sim.stop_node(now, node.index());
         Ok(())
     }
 }
 
-impl<'a> Sim<'a> {
+impl<'a, P> Sim<'a, P>
+where
+    P: AlbatrossPolicy,
+    P::Error: std::error::Error + Send + Sync + 'static,
+{
     fn new(
         config: &'a SimConfig,
         jobs: Vec<Job>,
-        policy: Albatross,
+        policy: P,
         q: &mut EventQueue<Ev>,
-    ) -> Result<Sim<'a>, EngineError> {
+    ) -> Result<Sim<'a, P>, SimError> {
         let streams = SeedStreams::new(config.seed);
         let mut sim = Sim {
             config,
             remaining_s: jobs.iter().map(|j| j.work_s).collect(),
+            ads: jobs.iter().map(|j| Arc::new(j.ad.clone())).collect(),
             policy,
+            waiting: Vec::new(),
+            commands: Vec::new(),
             machines: Vec::new(),
             slot_states: Vec::new(),
             queue: BTreeSet::new(),
@@ -456,7 +533,7 @@ impl<'a> Sim<'a> {
                 placements: Vec::new(),
                 slots: Vec::new(),
                 cloud_nodes: Vec::new(),
-                instance_types: config.policy.instance_types.clone(),
+                instance_types: config.instance_types.clone(),
                 progress: Vec::new(),
                 owner_changes: Vec::new(),
                 cloud_cost: 0.0,
@@ -485,11 +562,20 @@ impl<'a> Sim<'a> {
         }
         for (job, j) in sim.jobs.iter().enumerate() {
             if j.submit <= horizon {
-                q.schedule(j.submit, Ev::Submit { job })?;
+                q.schedule(j.submit, Ev::Submit { job })
+                    .map_err(EngineError::from)?;
             }
         }
-        q.schedule(Time::ZERO, Ev::Negotiate)?;
+        q.schedule(Time::ZERO, Ev::Negotiate)
+            .map_err(EngineError::from)?;
         sim.record_progress(Time::ZERO);
+        sim.policy
+            .start(Time::ZERO, &[], &mut sim.commands)
+            .map_err(|e| SimError::Policy {
+                at: Time::ZERO,
+                source: Box::new(e),
+            })?;
+        sim.apply_commands(Time::ZERO, q)?;
         Ok(sim)
     }
 
@@ -725,7 +811,7 @@ impl<'a> Sim<'a> {
         Some(slot)
     }
 
-    fn negotiate(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+    fn negotiate(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         self.update_desktop_ads(now);
         let free = self.candidates();
         let mut taken = vec![false; free.len()];
@@ -791,9 +877,12 @@ impl<'a> Sim<'a> {
         dispatched: usize,
         free_desktop_slots: usize,
         q: &mut EventQueue<Ev>,
-    ) -> Result<(), EngineError> {
-        let waiting: Vec<&ClassAd> = self.queue.iter().map(|&(_, j)| &self.jobs[j].ad).collect();
-        let nodes: Vec<CloudNodeView> = self
+    ) -> Result<(), SimError> {
+        self.waiting.clear();
+        let ads = &self.ads;
+        self.waiting
+            .extend(self.queue.iter().map(|&(_, j)| Arc::clone(&ads[j])));
+        let cloud_nodes: Vec<CloudNodeView> = self
             .machines
             .iter()
             .enumerate()
@@ -819,29 +908,47 @@ impl<'a> Sim<'a> {
                 MachineState::Desktop { .. } => None,
             })
             .collect();
-        let decisions = self.policy.after_cycle(
-            now,
-            &Observation {
-                dispatched,
-                waiting: &waiting,
-                cloud_nodes: &nodes,
-                free_desktop_slots,
-            },
-        );
-        apply(now, &decisions, &mut SimCloud { sim: self, q })
+        let observation = Observation {
+            dispatched,
+            cloud_nodes,
+            free_desktop_slots,
+        };
+        self.commands.clear();
+        self.policy
+            .observe(now, &observation, &self.waiting, &mut self.commands)
+            .map_err(|e| SimError::Policy {
+                at: now,
+                source: Box::new(e),
+            })?;
+        self.apply_commands(now, q)
+    }
+
+    /// Applies the policy's pending commands to the simulator's cloud.
+    fn apply_commands(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        let commands = std::mem::take(&mut self.commands);
+        let result = apply(now, &commands, &mut SimCloud { sim: self, q });
+        self.commands = commands;
+        result
+    }
+
+    /// Cloud nodes booting or up.
+    fn cloud_alive(&self) -> usize {
+        self.machines
+            .iter()
+            .filter(|m| {
+                matches!(m.state, MachineState::Cloud { state, .. } if state != CloudState::Stopped)
+            })
+            .count()
     }
 
     fn start_node(
         &mut self,
         now: Time,
         instance: usize,
+        t: &InstanceType,
         lifetime: Duration,
         q: &mut EventQueue<Ev>,
     ) -> Result<(), EngineError> {
-        // The policy only names its own types; anything else starts nothing.
-        let Some(t) = self.out.instance_types.get(instance).cloned() else {
-            return Ok(());
-        };
         let record = self.out.cloud_nodes.len();
         let machine = self.add_machine(
             t.speed,

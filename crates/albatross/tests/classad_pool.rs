@@ -14,7 +14,7 @@ fn fixture(name: &str) -> String {
 
 fn name(ad: &ClassAd) -> String {
     match ad.eval_attr("Name", None) {
-        Value::Str(s) => s,
+        Value::Str(s) => s.to_string(),
         other => panic!("a slot without a Name: {other}"),
     }
 }

@@ -8,12 +8,17 @@
 //! the same whichever policy runs; nothing happens past the horizon.
 
 use cosched_albatross::classad::{Value, match_ads};
-use cosched_albatross::policy::{Capital, Sizing};
+use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Sizing};
 use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::sim::{MachineKind, RunEnd, SimConfig, SimOutcome, simulate};
 use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::{Duration, SeedStreams, Time};
 use proptest::prelude::*;
+
+/// The Albatross policy configured by `config`.
+fn albatross(config: &AlbatrossConfig) -> Albatross {
+    Albatross::new(config.clone(), Time::ZERO).unwrap()
+}
 
 /// A small pool with busy owners, short leases and every job able to run on a desktop.
 #[derive(Debug, Clone)]
@@ -58,7 +63,10 @@ prop_compose! {
 }
 
 fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
-    let mut config = SimConfig::paper(Capital::new(s.capital).unwrap());
+    let (mut config, mut policy) = (
+        SimConfig::paper(),
+        AlbatrossConfig::paper(Capital::new(s.capital).unwrap()),
+    );
     config.desktops = (0..s.desktops)
         .map(|_| DesktopSpec {
             slots: 1,
@@ -68,18 +76,17 @@ fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
         .collect();
     config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
     config.owner_return = s.owner_return;
-    config.policy.sizing = if s.fit {
+    policy.sizing = if s.fit {
         Sizing::FitWaitingJobs
     } else {
         Sizing::Paper
     };
-    let mut tiers = config.policy.table.tiers().to_vec();
+    let mut tiers = policy.table.tiers().to_vec();
     for t in &mut tiers {
         t.lifetime = Duration(s.lease_s);
     }
-    config.policy.table =
-        cosched_albatross::policy::CapitalTable::new(tiers, config.policy.instance_types.len())
-            .unwrap();
+    policy.table =
+        cosched_albatross::policy::CapitalTable::new(tiers, config.instance_types.len()).unwrap();
     config.seed = s.seed;
     config.partitionable = s.partitionable;
     config.horizon = Time(10_000) + Duration::from_hours(24 * 30);
@@ -92,7 +99,7 @@ fn run(s: &Scenario) -> (SimConfig, Vec<Job>, SimOutcome) {
     let jobs = workload
         .generate(Duration(10_000), SeedStreams::new(s.seed), 10_000)
         .unwrap();
-    let out = simulate(&config, &jobs).unwrap();
+    let out = simulate(&config, &jobs, albatross(&policy)).unwrap();
     (config, jobs, out)
 }
 
@@ -409,9 +416,12 @@ fn the_paper_pool_is_starved_and_albatross_relieves_it() {
         .generate(Duration(100_000), SeedStreams::new(3), 1000)
         .unwrap();
     let run = |c: f64| {
-        let mut config = SimConfig::paper(Capital::new(c).unwrap());
+        let (mut config, policy) = (
+            SimConfig::paper(),
+            AlbatrossConfig::paper(Capital::new(c).unwrap()),
+        );
         config.seed = 3;
-        simulate(&config, &jobs).unwrap()
+        simulate(&config, &jobs, albatross(&policy)).unwrap()
     };
     let (none, some) = (run(0.0), run(0.25));
     assert_eq!(none.cloud_cost, 0.0);
@@ -438,13 +448,13 @@ fn the_paper_pool_is_starved_and_albatross_relieves_it() {
 /// Duplicate job ids are a typed error; invalid jobs are counted and left out.
 #[test]
 fn admission_rejects_duplicates_and_counts_invalid_jobs() {
-    let config = SimConfig::paper(Capital::ZERO);
+    let (config, policy) = (SimConfig::paper(), AlbatrossConfig::paper(Capital::ZERO));
     let ok = Job::new(cosched_core::JobId(1), Time(0), 10.0, 256, true);
     let mut bad = Job::new(cosched_core::JobId(2), Time(0), 10.0, 256, true);
     bad.work_s = f64::NAN;
-    let out = simulate(&config, &[ok.clone(), bad]).unwrap();
+    let out = simulate(&config, &[ok.clone(), bad], albatross(&policy)).unwrap();
     assert_eq!((out.jobs.len(), out.invalid_jobs), (1, 1));
-    assert!(simulate(&config, &[ok.clone(), ok]).is_err());
+    assert!(simulate(&config, &[ok.clone(), ok], albatross(&policy)).is_err());
 }
 
 /// A suspension limit longer than any run (valid: `>= 0`) never fires and does not overflow
@@ -504,19 +514,22 @@ fn credit_exhaustion_is_detected_and_absent_on_the_paper_pool() {
     let jobs = WorkloadModel::paper()
         .generate(Duration(20_000), SeedStreams::new(2), 1000)
         .unwrap();
-    let mut config = SimConfig::paper(Capital::new(0.75).unwrap());
+    let (mut config, policy) = (
+        SimConfig::paper(),
+        AlbatrossConfig::paper(Capital::new(0.75).unwrap()),
+    );
     config.horizon = Time(20_000);
     config.seed = 2;
-    let out = simulate(&config, &jobs).unwrap();
+    let out = simulate(&config, &jobs, albatross(&policy)).unwrap();
     assert!(!out.cloud_nodes.is_empty());
     assert_eq!(out.nodes_out_of_credit(), 0);
-    for t in &mut config.policy.instance_types {
+    for t in &mut config.instance_types {
         t.credits = Some(cosched_albatross::pool::BurstCredits {
             launch: 0.0,
             earned_per_hour: 0.0,
         });
     }
-    let starved = simulate(&config, &jobs).unwrap();
+    let starved = simulate(&config, &jobs, albatross(&policy)).unwrap();
     let busy = starved
         .cloud_nodes
         .iter()
@@ -543,12 +556,12 @@ fn the_baseline_is_invariant_under_desktop_speed_and_work_scaled_together() {
         let jobs = model
             .generate(Duration(100_000), SeedStreams::new(4), 1000)
             .unwrap();
-        let mut config = SimConfig::paper(Capital::ZERO);
+        let (mut config, policy) = (SimConfig::paper(), AlbatrossConfig::paper(Capital::ZERO));
         config.seed = 4;
         for d in &mut config.desktops {
             d.speed = speed;
         }
-        simulate(&config, &jobs).unwrap()
+        simulate(&config, &jobs, albatross(&policy)).unwrap()
     };
     let (a, b) = (run(1.0), run(0.5));
     assert_eq!(a.owner_changes, b.owner_changes);
@@ -563,7 +576,10 @@ fn the_baseline_is_invariant_under_desktop_speed_and_work_scaled_together() {
 #[test]
 fn partitionable_slots_fit_jobs_static_slots_cannot() {
     let run = |partitionable: bool, memory: &[u32]| {
-        let mut config = SimConfig::paper(Capital::new(0.75).unwrap());
+        let (mut config, policy) = (
+            SimConfig::paper(),
+            AlbatrossConfig::paper(Capital::new(0.75).unwrap()),
+        );
         config.desktops.clear();
         config.partitionable = partitionable;
         config.horizon = Time(20_000);
@@ -572,7 +588,7 @@ fn partitionable_slots_fit_jobs_static_slots_cannot() {
             .enumerate()
             .map(|(i, &m)| Job::new(cosched_core::JobId(i as u64), Time(0), 600.0, m, true))
             .collect();
-        simulate(&config, &jobs).unwrap()
+        simulate(&config, &jobs, albatross(&policy)).unwrap()
     };
     let completed = |o: &SimOutcome| o.jobs.iter().filter(|j| j.end.is_some()).count();
     assert_eq!(
@@ -614,10 +630,13 @@ fn nodes_live_their_lifetime_and_restart_only_on_a_new_stall() {
     let jobs = WorkloadModel::paper()
         .generate(Duration(30_000), SeedStreams::new(5), 1000)
         .unwrap();
-    let mut config = SimConfig::paper(Capital::new(0.25).unwrap());
+    let (mut config, policy) = (
+        SimConfig::paper(),
+        AlbatrossConfig::paper(Capital::new(0.25).unwrap()),
+    );
     config.horizon = Time(30_000);
     config.seed = 5;
-    let out = simulate(&config, &jobs).unwrap();
+    let out = simulate(&config, &jobs, albatross(&policy)).unwrap();
     assert!(out.cloud_nodes.len() > 3);
     let starts: Vec<Time> = out.placements.iter().map(|p| p.start).collect();
     for pair in out.cloud_nodes.windows(2) {
@@ -655,14 +674,17 @@ fn nodes_live_their_lifetime_and_restart_only_on_a_new_stall() {
 #[test]
 fn idle_nodes_spin_down_when_desktops_are_free() {
     let run = |spin_down: bool| {
-        let mut config = SimConfig::paper(Capital::new(1.0).unwrap());
+        let (mut config, mut policy) = (
+            SimConfig::paper(),
+            AlbatrossConfig::paper(Capital::new(1.0).unwrap()),
+        );
         config.desktops.truncate(1);
         config.owners = OwnerActivity::exponential(Duration(1200), Duration(7200), Duration(60));
         config.horizon = Time(20_000);
-        config.policy.spin_down.when_desktops_free = spin_down;
+        policy.spin_down.when_desktops_free = spin_down;
         config.seed = 1;
         let jobs = vec![Job::new(cosched_core::JobId(0), Time(0), 100.0, 256, true)];
-        simulate(&config, &jobs).unwrap()
+        simulate(&config, &jobs, albatross(&policy)).unwrap()
     };
     let (on, off) = (run(true), run(false));
     let life = |o: &SimOutcome| {

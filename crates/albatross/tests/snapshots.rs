@@ -4,6 +4,7 @@
 
 use cosched_albatross::policy::Capital;
 use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
+use cosched_albatross::scenario::albatross;
 use cosched_albatross::sim::{SimConfig, simulate};
 use cosched_albatross::workload::Job;
 use cosched_core::{Duration, JobId, Time};
@@ -11,7 +12,7 @@ use std::fmt::Write;
 
 /// Six jobs on two desktops whose owners come and go every 15 minutes on average.
 fn report(owner_return: OwnerReturn, capital: f64) -> String {
-    let mut config = SimConfig::paper(Capital::new(capital).expect("a capital"));
+    let mut config = SimConfig::paper();
     config.desktops = vec![
         DesktopSpec {
             slots: 1,
@@ -20,11 +21,22 @@ fn report(owner_return: OwnerReturn, capital: f64) -> String {
         };
         2
     ];
-    run(config, owner_return, 512)
+    run(
+        config,
+        Capital::new(capital).expect("a capital"),
+        owner_return,
+        512,
+    )
 }
 
-/// Runs the six jobs (each asking `memory_mb`) on `config`'s pool in `owner_return` mode.
-fn run(mut config: SimConfig, owner_return: OwnerReturn, memory_mb: u32) -> String {
+/// Runs the six jobs (each asking `memory_mb`) on `config`'s pool in `owner_return` mode,
+/// with the paper's policy at `capital`.
+fn run(
+    mut config: SimConfig,
+    capital: Capital,
+    owner_return: OwnerReturn,
+    memory_mb: u32,
+) -> String {
     config.owners = OwnerActivity::exponential(Duration(900), Duration(900), Duration(60));
     config.owner_return = owner_return;
     config.seed = 5;
@@ -37,7 +49,8 @@ fn run(mut config: SimConfig, owner_return: OwnerReturn, memory_mb: u32) -> Stri
             Job::new(JobId(i as u64), Time(submit), work, memory_mb, cloud)
         })
         .collect();
-    let out = simulate(&config, &jobs).expect("a valid run");
+    let policy = albatross(capital).expect("the paper's policy");
+    let out = simulate(&config, &jobs, policy).expect("a valid run");
     let mut text = String::new();
     for p in &out.placements {
         writeln!(
@@ -102,7 +115,7 @@ fn owner_return_modes() {
 /// before CPUs do and the dynamic slots' split decides who runs.
 #[test]
 fn partitionable_slots() {
-    let mut config = SimConfig::paper(Capital::new(0.25).expect("a capital"));
+    let mut config = SimConfig::paper();
     config.desktops = vec![
         DesktopSpec {
             slots: 3,
@@ -116,7 +129,10 @@ fn partitionable_slots() {
         max_suspension: Duration(600),
         then: Eviction::Checkpoint,
     };
-    insta::assert_snapshot!("partitionable", run(config, suspend, 768));
+    insta::assert_snapshot!(
+        "partitionable",
+        run(config, Capital::new(0.25).expect("a capital"), suspend, 768)
+    );
 }
 
 /// The paper's pool at capital 0.25 over 20,000 s, its report as JSON.
@@ -127,9 +143,12 @@ fn paper_pool_report() {
     let jobs = WorkloadModel::paper()
         .generate(Duration(20_000), SeedStreams::new(1), 1000)
         .expect("the paper's workload");
-    let mut config = SimConfig::paper(Capital::new(0.25).expect("a capital"));
+    let mut config = SimConfig::paper();
     config.horizon = Time(20_000);
     config.seed = 1;
-    let report = simulate(&config, &jobs).expect("a valid run").report();
+    let policy = albatross(Capital::new(0.25).expect("a capital")).expect("the paper's policy");
+    let report = simulate(&config, &jobs, policy)
+        .expect("a valid run")
+        .report();
     insta::assert_snapshot!(serde_json::to_string_pretty(&report).expect("serialisable"));
 }

@@ -44,8 +44,12 @@
 //! attribute was reached from (a cut cycle, the depth limit) are not memoised, so memoising
 //! never changes a value. Every evaluation also has a **step budget**
 //! ([`EvalOptions::step_budget`], by default [`DEFAULT_STEP_BUDGET`]): each operation costs a
-//! step, and each string or list it builds costs its size (one step per element or 8 bytes),
-//! so no ad can make an evaluation run long or allocate without bound. Past the budget the
+//! step, and each string or list it builds or copies (a literal, an attribute's value) costs
+//! its size (one step per element or 8 bytes): the budget is also a memory budget, so no ad
+//! can make an evaluation run long or allocate without bound. The regular-expression
+//! functions are charged their haystack's size times their pattern's and refuse a haystack
+//! above [`crate::MAX_REGEX_HAYSTACK`] ([`EvalError::TooLarge`]); the string-list functions
+//! are linear (hash sets of items and delimiters). Past the budget the
 //! fallible entry points ([`crate::ClassAd::try_eval`]) return [`EvalError::BudgetExceeded`];
 //! the infallible ones (and matchmaking) see `error`. More than [`MAX_EVAL_DEPTH`] nested
 //! operations and attribute references give `error` (HTCondor fails the evaluation past 1,000
@@ -116,6 +120,19 @@ pub enum EvalError {
         /// The budget, [`EvalOptions::step_budget`].
         budget: u64,
     },
+    /// A function was given an argument beyond a fixed bound of this implementation (a
+    /// regular expression's haystack above [`crate::MAX_REGEX_HAYSTACK`] bytes).
+    #[error("{function}: {what} of {size} bytes exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// The function.
+        function: &'static str,
+        /// Which argument.
+        what: &'static str,
+        /// Its size.
+        size: u64,
+        /// The bound.
+        limit: u64,
+    },
 }
 
 /// One of the two ads of an evaluation.
@@ -184,6 +201,8 @@ pub(crate) struct Evaluator<'a> {
     cuts: u64,
     depth: usize,
     steps: u64,
+    /// The first fixed bound an argument exceeded, if any: the evaluation fails with it.
+    too_large: Option<EvalError>,
     options: EvalOptions,
     /// The generator of `random()`, created on its first call.
     rng: Option<rand_chacha::ChaCha8Rng>,
@@ -199,12 +218,16 @@ impl<'a> Evaluator<'a> {
             cuts: 0,
             depth: 0,
             steps: 0,
+            too_large: None,
             options,
             rng: None,
         }
     }
 
     fn finish(&self, v: Val) -> Result<Value, EvalError> {
+        if let Some(e) = &self.too_large {
+            return Err(e.clone());
+        }
         if self.exhausted() {
             return Err(EvalError::BudgetExceeded {
                 budget: self.options.step_budget,
@@ -297,7 +320,7 @@ impl<'a> Evaluator<'a> {
     /// on the recursion path stay small and [`MAX_EVAL_DEPTH`] levels fit any thread's stack.
     fn eval_kind(&mut self, e: &Expr, scope: &Scope<'_>) -> Val {
         match &e.kind {
-            ExprKind::Lit(v) => Val::V(v.clone()),
+            ExprKind::Lit(v) => self.literal(v),
             ExprKind::Attr(name) => self.unscoped(name, scope),
             ExprKind::Absolute(name) => self.absolute(&name.key, scope),
             ExprKind::Select(base, name) => self.select_expr(base, &name.key, scope),
@@ -313,6 +336,18 @@ impl<'a> Evaluator<'a> {
             ExprKind::Elvis(a, b) => self.elvis_expr(a, b, scope),
             ExprKind::Call(call) => self.call(call, scope),
         }
+    }
+
+    /// A copy of a literal (its strings shared, not copied), charged by its size like any
+    /// value the evaluation builds: the budget bounds what the results can hold, so 5,000
+    /// references to a 1 MiB string, joined, stop at the budget instead of building 5 GB.
+    fn literal(&mut self, v: &Value) -> Val {
+        if matches!(v, Value::Str(_) | Value::List(_))
+            && !self.charge(v.weight(self.remaining().saturating_add(1)))
+        {
+            return ERROR;
+        }
+        Val::V(v.clone())
     }
 
     #[inline(never)]
@@ -416,7 +451,10 @@ impl<'a> Evaluator<'a> {
     /// memoised for the top-level ads.
     fn attribute(&mut self, scope: &Scope<'_>, expr: &Expr) -> Val {
         if let ExprKind::Lit(v) = &expr.kind {
-            return Val::in_side(v.clone(), scope.side);
+            return match self.literal(v) {
+                Val::V(v) => Val::in_side(v, scope.side),
+                other => other,
+            };
         }
         let id = std::ptr::from_ref(expr) as usize;
         let top = scope.parent.is_none();
@@ -575,6 +613,14 @@ impl<'a> Evaluator<'a> {
                 if func == Builtin::Random {
                     return Val::V(self.random(&args));
                 }
+                match functions::work(func, &args) {
+                    Ok(work) if self.charge(work) => {}
+                    Ok(_) => return ERROR,
+                    Err(e) => {
+                        self.too_large.get_or_insert(e);
+                        return ERROR;
+                    }
+                }
                 let env = Env {
                     now: self.options.now,
                     budget: self.remaining(),
@@ -680,16 +726,21 @@ impl<'a> Evaluator<'a> {
                 let mut found = None;
                 while let Some(s) = current {
                     if let Some((_, e)) = s.ad.lookup_key(&name.key) {
-                        found = Some(e.to_string());
+                        // A literal prints as its value does (reals as `%1.15E`).
+                        found = Some(match &e.kind {
+                            ExprKind::Lit(v) => v.to_string(),
+                            _ => e.to_string(),
+                        });
                         break;
                     }
                     current = s.parent;
                 }
                 found.unwrap_or_default()
             }
-            _ => arg.to_string(),
+            // HTCondor unparses attribute references only.
+            _ => return ERROR,
         };
-        Val::V(Value::Str(text))
+        Val::V(Value::Str(text.into()))
     }
 }
 

@@ -34,6 +34,7 @@
 use super::eval::{apply_binary, cmp_ignore_case, compare, identical};
 use super::parser::BinOp;
 use super::value::Value;
+use rustc_hash::FxHashSet;
 
 /// What a function call can see besides its arguments.
 pub(crate) struct Env {
@@ -58,6 +59,13 @@ macro_rules! builtins {
                     $($($name)|+ => Builtin::$variant,)*
                     _ => return None,
                 })
+            }
+
+            /// Its (first) name, lower-cased.
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $(Builtin::$variant => [$($name),+][0],)*
+                }
             }
 
             /// Whether a call with `n` arguments is well formed.
@@ -201,6 +209,16 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::Strcat => strcat(args),
         B::Time => Value::Int(clock(env.now)),
         B::Join => join(args),
+        B::StringListMember | B::StringListIMember
+            if args
+                .iter()
+                .any(|a| !matches!(a, Value::Str(_) | Value::Undefined | Value::Error)) =>
+        {
+            Value::Error
+        }
+        B::Member | B::IdenticalMember if matches!(arg(0), Value::List(_) | Value::Ad(_)) => {
+            Value::Error
+        }
         B::IdenticalMember => match args.get(1) {
             Some(Value::List(items)) => Value::Bool(
                 items
@@ -211,8 +229,13 @@ pub(crate) fn apply(func: Builtin, args: &[Value], env: &Env) -> Value {
             _ => Value::Error,
         },
         B::AnyCompare | B::AllCompare => any_all_compare(func, args),
+        // `undefined` wins over `error` in the string comparisons.
+        B::Strcmp | B::Stricmp if args.contains(&Value::Undefined) => Value::Undefined,
         B::StringListMember | B::StringListIMember
-            if args.iter().any(|a| matches!(a, Value::Undefined)) =>
+            if args.iter().any(|a| matches!(a, Value::Undefined))
+                && args
+                    .iter()
+                    .all(|a| matches!(a, Value::Undefined | Value::Str(_))) =>
         {
             Value::Bool(false)
         }
@@ -244,10 +267,11 @@ fn special_exceptional(func: Builtin, args: &[Value], exceptional: Value) -> Val
         | B::StringListAvg
         | B::StringListMin
         | B::StringListMax
-        | B::StringListsIntersect
         | B::StringListRegexpMember
         | B::FormatTime
         | B::Interval => Value::Error,
+        // The version itself undefined is an error; an undefined bound propagates.
+        B::VersionInRange if matches!(args.first(), Some(Value::Undefined)) => Value::Error,
         // Lists may hold undefined elements; only the list argument itself propagates.
         B::Member | B::IdenticalMember if matches!(args.first(), Some(Value::Error)) => {
             Value::Error
@@ -270,7 +294,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             Some(Num::Real(r)) => Value::Real(r),
             None => Value::Error,
         },
-        B::String => Value::Str(to_text(a(0))),
+        B::String => Value::Str(to_text(a(0)).into()),
         B::Bool => match a(0) {
             Value::Bool(b) => Value::Bool(*b),
             Value::Int(i) => Value::Bool(*i != 0),
@@ -283,9 +307,9 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         B::ToLower | B::ToUpper => {
             let text = to_text(a(0));
             Value::Str(if func == B::ToLower {
-                text.to_ascii_lowercase()
+                text.to_ascii_lowercase().into()
             } else {
-                text.to_ascii_uppercase()
+                text.to_ascii_uppercase().into()
             })
         }
         B::Size => match a(0) {
@@ -319,6 +343,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             // With explicit separators, empty items between two of them are kept.
             (Value::Str(s), Some(Value::Str(seps))) if s.is_empty() => Value::List(Vec::new()),
             (Value::Str(s), Some(Value::Str(seps))) => {
+                let seps = CharSet::new(seps);
                 Value::List(s.split(|c| seps.contains(c)).map(Value::from).collect())
             }
             _ => Value::Error,
@@ -358,12 +383,15 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
                 _ => c == 0,
             })
         }
-        B::VersionInRange => match (a(0), a(1), a(2)) {
-            (Value::Str(v), Value::Str(lo), Value::Str(hi)) => {
-                Value::Bool(strverscmp_raw(v, lo) >= 0 && strverscmp_raw(v, hi) <= 0)
-            }
-            _ => Value::Error,
-        },
+        // HTCondor compares a non-string argument by its unparsed text.
+        B::VersionInRange => {
+            let text = |v: &Value| match v {
+                Value::Str(s) => s.to_string(),
+                v => v.to_string(),
+            };
+            let (v, lo, hi) = (text(a(0)), text(a(1)), text(a(2)));
+            Value::Bool(strverscmp_raw(&v, &lo) >= 0 && strverscmp_raw(&v, &hi) <= 0)
+        }
         B::Regexp | B::Regexps | B::Replace | B::ReplaceAll => regex_call(func, args, env),
         B::RegexpMember => match (a(0), a(1), args.get(2)) {
             (Value::Str(p), Value::List(items), opts) => match compile(p, opts) {
@@ -378,7 +406,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         | B::StringListMin
         | B::StringListMax => match (a(0), delimiters(args.get(1))) {
             (Value::Str(list), Some(delims)) => {
-                let items: Vec<&str> = string_list(list, delims).collect();
+                let items: Vec<&str> = string_list(list, &delims).collect();
                 if func == B::StringListSize {
                     return Value::Int(items.len() as i64);
                 }
@@ -414,9 +442,9 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         },
         B::StringListMember | B::StringListIMember => match (a(0), a(1), delimiters(args.get(2))) {
             (Value::Str(x), Value::Str(list), Some(delims)) => {
-                Value::Bool(string_list(list, delims).any(|item| {
+                Value::Bool(string_list(list, &delims).any(|item| {
                     if func == B::StringListMember {
-                        item == x
+                        item == &**x
                     } else {
                         item.eq_ignore_ascii_case(x)
                     }
@@ -426,13 +454,14 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
         },
         B::StringListsIntersect => match (a(0), a(1), delimiters(args.get(2))) {
             (Value::Str(x), Value::Str(y), Some(delims)) => {
-                Value::Bool(string_list(x, delims).any(|i| string_list(y, delims).any(|j| i == j)))
+                let ys: FxHashSet<&str> = string_list(y, &delims).collect();
+                Value::Bool(string_list(x, &delims).any(|i| ys.contains(i)))
             }
             _ => Value::Error,
         },
         B::StringListRegexpMember => match (a(0), a(1), delimiters(args.get(2)), args.get(3)) {
             (Value::Str(p), Value::Str(list), Some(delims), opts) => match compile(p, opts) {
-                Some(re) => Value::Bool(string_list(list, delims).any(|i| re.is_match(i))),
+                Some(re) => Value::Bool(string_list(list, &delims).any(|i| re.is_match(i))),
                 None => Value::Error,
             },
             _ => Value::Error,
@@ -456,13 +485,13 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
                 Some(_) => return Value::Error,
             };
             match strftime_utc(t, format) {
-                Some(s) => Value::Str(s),
+                Some(s) => Value::Str(s.into()),
                 None => Value::Error,
             }
         }
         B::Interval => match to_real_or_int(a(0)) {
-            Some(Num::Int(s)) => Value::Str(interval(s)),
-            Some(Num::Real(r)) => Value::Str(interval(c_cast_to_i64(r))),
+            Some(Num::Int(s)) => Value::Str(interval(s).into()),
+            Some(Num::Real(r)) => Value::Str(interval(c_cast_to_i64(r)).into()),
             None => Value::Error,
         },
         B::IsUndefined
@@ -497,6 +526,9 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
 /// some / every element. Strict in the operator and the list only.
 fn any_all_compare(func: Builtin, args: &[Value]) -> Value {
     let (op, list) = (&args[0], &args[1]);
+    if !matches!(op, Value::Str(_) | Value::Undefined | Value::Error) {
+        return Value::Error;
+    }
     if let Some(v) = exceptional(&args[..2]) {
         return v;
     }
@@ -507,11 +539,17 @@ fn any_all_compare(func: Builtin, args: &[Value]) -> Value {
         return Value::Error;
     };
     let x = &args[2];
-    let holds = |item: &Value| apply_binary(op, item, x) == Value::Bool(true);
+    // A comparison that is an error (an error element, a number against a string) makes the
+    // whole call an error, wherever it stands in the list.
+    let results: Vec<Value> = items.iter().map(|item| apply_binary(op, item, x)).collect();
+    if results.contains(&Value::Error) {
+        return Value::Error;
+    }
+    let holds = |r: &Value| *r == Value::Bool(true);
     Value::Bool(if func == Builtin::AnyCompare {
-        items.iter().any(holds)
+        results.iter().any(holds)
     } else {
-        items.iter().all(holds)
+        results.iter().all(holds)
     })
 }
 
@@ -549,9 +587,12 @@ fn quantize(a: &Value, b: &Value) -> Value {
     let multiple_of = |a: &Num, b: &Num| match (a, b) {
         (Num::Int(a), Num::Int(0)) => Value::Int(*a),
         (Num::Int(a), Num::Int(b)) => {
-            let q = a / b + i64::from(a % b != 0 && (a % b > 0) == (*b > 0));
+            // Wrapping, as HTCondor's integer arithmetic: i64::MIN / -1 is i64::MIN.
+            let (q, r) = (a.wrapping_div(*b), a.wrapping_rem(*b));
+            let q = q.wrapping_add(i64::from(r != 0 && (r > 0) == (*b > 0)));
             Value::Int(q.wrapping_mul(*b))
         }
+        (Num::Int(a), b) if b.real() == 0.0 => Value::Int(*a),
         (a, b) if b.real() == 0.0 => Value::Real(a.real()),
         (a, b) => Value::Real((a.real() / b.real()).ceil() * b.real()),
     };
@@ -631,6 +672,15 @@ fn join(args: &[Value]) -> Value {
     if args.iter().any(|a| matches!(a, Value::Error)) {
         return Value::Error;
     }
+    if let [Value::Undefined] = args {
+        return Value::Undefined;
+    }
+    // An error element of the list joined is an error (a list among several items is text).
+    if let [Value::List(items)] | [_, Value::List(items)] = args
+        && items.contains(&Value::Error)
+    {
+        return Value::Error;
+    }
     let text = |v: &Value| match v {
         Value::Undefined => String::new(),
         v => to_text(v),
@@ -655,7 +705,7 @@ fn join(args: &[Value]) -> Value {
         first = false;
         out.push_str(&to_text(item));
     }
-    Value::Str(out)
+    Value::Str(out.into())
 }
 
 fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
@@ -675,7 +725,7 @@ fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
         Some(_) => return Value::Error,
     };
     let bytes = &s.as_bytes()[start as usize..end as usize];
-    Value::Str(String::from_utf8_lossy(bytes).into_owned())
+    Value::Str(String::from_utf8_lossy(bytes).into())
 }
 
 /// `versioncmp` as HTCondor returns it: glibc's `strverscmp`, ported state for state (its
@@ -749,6 +799,46 @@ thread_local! {
         std::cell::RefCell::new(rustc_hash::FxHashMap::default());
 }
 
+/// The largest haystack the regular-expression functions search, bytes: the regex crate's
+/// search is linear in the haystack but its fallback engine also scales with the pattern's
+/// size, so an unbounded haystack is unbounded time.
+pub const MAX_REGEX_HAYSTACK: usize = 1 << 20;
+
+/// The steps a call costs beyond its operation and its result (charged before it runs), or
+/// the fixed bound an argument exceeds. The regular-expression functions cost their
+/// haystack's size (one step per 8 bytes) times the pattern's (one per 8 bytes, at least 1).
+pub(crate) fn work(func: Builtin, args: &[Value]) -> Result<u64, crate::EvalError> {
+    use Builtin as B;
+    let haystacks: Vec<&Value> = match func {
+        B::Regexp | B::Regexps | B::Replace | B::ReplaceAll => args.get(1).into_iter().collect(),
+        B::StringListRegexpMember => args.get(1).into_iter().collect(),
+        B::RegexpMember => match args.get(1) {
+            Some(Value::List(items)) => items.iter().collect(),
+            _ => Vec::new(),
+        },
+        _ => return Ok(0),
+    };
+    let pattern = match args.first() {
+        Some(Value::Str(p)) => p.len() as u64,
+        _ => 0,
+    };
+    let mut bytes = 0u64;
+    for h in haystacks {
+        if let Value::Str(h) = h {
+            bytes = bytes.saturating_add(h.len() as u64);
+        }
+    }
+    if bytes > MAX_REGEX_HAYSTACK as u64 {
+        return Err(crate::EvalError::TooLarge {
+            function: func.name(),
+            what: "the string searched",
+            size: bytes,
+            limit: MAX_REGEX_HAYSTACK as u64,
+        });
+    }
+    Ok((bytes / 8).saturating_mul(1 + pattern / 8))
+}
+
 /// A compiled pattern with HTCondor's option letters, or `None` if it does not compile
 /// (cached per thread).
 fn compile(pattern: &str, options: Option<&Value>) -> Option<regex::Regex> {
@@ -769,6 +859,7 @@ fn compile(pattern: &str, options: Option<&Value>) -> Option<regex::Regex> {
         .dot_matches_new_line(has('s'))
         .ignore_whitespace(has('x'))
         .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
         .build()
         .ok();
     COMPILED.with(|c| {
@@ -789,7 +880,7 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
     };
     let subst = if with_subst {
         match args.get(2) {
-            Some(Value::Str(s)) => s.as_str(),
+            Some(Value::Str(s)) => &**s,
             _ => return Value::Error,
         }
     } else {
@@ -822,7 +913,7 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
     }
     // `f`: the whole target with the substitutions; `g`: every match, not only the first.
     let opts = match args.get(3) {
-        Some(Value::Str(o)) => o.as_str(),
+        Some(Value::Str(o)) => &**o,
         _ => "",
     };
     let full = func != Builtin::Regexps || opts.contains('f');
@@ -846,7 +937,7 @@ fn regex_call(func: Builtin, args: &[Value], env: &Env) -> Value {
     if full {
         out.push_str(&target[last..]);
     }
-    Value::Str(out)
+    Value::Str(out.into())
 }
 
 /// `regexpMember`: true at the first string that matches; an element before it that is
@@ -878,19 +969,22 @@ fn subset_match(args: &[Value], ignore_case: bool) -> Value {
     let Some(delims) = delimiters(args.get(2)) else {
         return Value::Error;
     };
-    let same = |x: &str, y: &str| {
+    fn key(item: &str, ignore_case: bool) -> std::borrow::Cow<'_, str> {
         if ignore_case {
-            x.eq_ignore_ascii_case(y)
+            item.to_ascii_lowercase().into()
         } else {
-            x == y
+            item.into()
         }
-    };
+    }
     match (&args[0], &args[1]) {
         (Value::Undefined, Value::Undefined) => Value::Undefined,
         (Value::Undefined, Value::Str(_)) => Value::Bool(true),
-        (Value::Str(x), Value::Undefined) => Value::Bool(string_list(x, delims).next().is_none()),
+        (Value::Str(x), Value::Undefined) => Value::Bool(string_list(x, &delims).next().is_none()),
         (Value::Str(x), Value::Str(y)) => {
-            Value::Bool(string_list(x, delims).all(|i| string_list(y, delims).any(|j| same(i, j))))
+            let ys: FxHashSet<_> = string_list(y, &delims)
+                .map(|i| key(i, ignore_case))
+                .collect();
+            Value::Bool(string_list(x, &delims).all(|i| ys.contains(&key(i, ignore_case))))
         }
         _ => Value::Error,
     }
@@ -898,16 +992,48 @@ fn subset_match(args: &[Value], ignore_case: bool) -> Value {
 
 /// The delimiter characters of a string-list function (`" ,"` by default); `None` if the
 /// argument is not a string.
-fn delimiters(arg: Option<&Value>) -> Option<&str> {
+fn delimiters(arg: Option<&Value>) -> Option<CharSet> {
     match arg {
-        None => Some(" ,"),
-        Some(Value::Str(d)) => Some(d),
+        None => Some(CharSet::new(" ,")),
+        Some(Value::Str(d)) => Some(CharSet::new(d)),
         Some(_) => None,
     }
 }
 
+/// A set of delimiter characters, looked up in constant time (a delimiter argument may be
+/// as long as the string it splits).
+pub(crate) struct CharSet {
+    ascii: [bool; 128],
+    other: FxHashSet<char>,
+}
+
+impl CharSet {
+    pub(crate) fn new(chars: &str) -> CharSet {
+        let mut set = CharSet {
+            ascii: [false; 128],
+            other: FxHashSet::default(),
+        };
+        for c in chars.chars() {
+            match set.ascii.get_mut(c as usize) {
+                Some(slot) => *slot = true,
+                None => {
+                    set.other.insert(c);
+                }
+            }
+        }
+        set
+    }
+
+    pub(crate) fn contains(&self, c: char) -> bool {
+        match self.ascii.get(c as usize) {
+            Some(&hit) => hit,
+            None => self.other.contains(&c),
+        }
+    }
+}
+
 /// The items of a string list such as `"a, b,c"` (empty items dropped).
-fn string_list<'s>(list: &'s str, delims: &'s str) -> impl Iterator<Item = &'s str> + 's {
+fn string_list<'s>(list: &'s str, delims: &'s CharSet) -> impl Iterator<Item = &'s str> + 's {
     list.split(move |c| delims.contains(c))
         .filter(|t| !t.is_empty())
 }
@@ -917,7 +1043,8 @@ fn parse_number(item: &str) -> Option<Value> {
     if let Ok(i) = item.parse::<i64>() {
         return Some(Value::Int(i));
     }
-    item.parse::<f64>().ok().map(Value::Real)
+    // HTCondor reads an item with strtod: "8.1.2" is 8.1.
+    strtod_prefix(item).map(Value::Real)
 }
 
 /// `interval(s)`: `[d+]h:mm:ss`, dropping leading zero fields.
@@ -1064,13 +1191,13 @@ pub(crate) fn strcat(args: &[Value]) -> Value {
             other => out.push_str(&to_text(other)),
         }
     }
-    Value::Str(out)
+    Value::Str(out.into())
 }
 
 /// A value as `string()` renders it.
 fn to_text(v: &Value) -> String {
     match v {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         other => other.to_string(),
     }
 }

@@ -419,7 +419,7 @@ impl fmt::Display for Name {
             f.write_str(&self.text)
         } else {
             // Same escapes as a string literal, with single quotes as the delimiter.
-            let quoted = Value::Str(self.text.to_string()).to_string();
+            let quoted = Value::Str(std::sync::Arc::from(&*self.text)).to_string();
             let inner = &quoted[1..quoted.len() - 1];
             write!(f, "'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
         }
@@ -737,7 +737,7 @@ impl<'s> Parser<'s> {
         let value = match &self.peek().tok {
             Tok::Int(i) => Value::Int(*i),
             Tok::Real(r) => Value::Real(*r),
-            Tok::Str(s) => Value::Str(s.clone()),
+            Tok::Str(s) => Value::Str(s.as_str().into()),
             Tok::True => Value::Bool(true),
             Tok::False => Value::Bool(false),
             Tok::Undefined => Value::Undefined,

@@ -58,6 +58,30 @@ pub enum ReadError {
     /// Text that is not the JSON HTCondor prints.
     #[error("JSON: {0}")]
     Json(String),
+    /// A line longer than [`MAX_LINE_BYTES`] (e.g. `/dev/zero`, one endless line).
+    #[error("line {line}: longer than {limit} bytes")]
+    LineTooLong {
+        /// 1-based line number.
+        line: usize,
+        /// The bound, [`MAX_LINE_BYTES`].
+        limit: usize,
+    },
+    /// More than [`MAX_TEXT_BYTES`] of ads.
+    #[error("more than {limit} bytes of ads (at line {line})")]
+    TooLarge {
+        /// The 1-based line being read when the bound was reached.
+        line: usize,
+        /// The bound, [`MAX_TEXT_BYTES`].
+        limit: u64,
+    },
+    /// The input could not be read.
+    #[error("line {line}: cannot read: {message}")]
+    Io {
+        /// The 1-based line being read.
+        line: usize,
+        /// The reader's error.
+        message: String,
+    },
     /// A JSON attribute whose `/Expr(…)/` does not parse.
     #[error("JSON ad {index}, attribute {name}: {source}")]
     JsonExpression {
@@ -68,6 +92,62 @@ pub enum ReadError {
         /// Why.
         source: ParseError,
     },
+}
+
+/// The longest line the readers accept, bytes: far above any attribute HTCondor's tools print
+/// (1 MiB), so an endless line is an error naming it rather than unbounded memory.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The most text [`read_ads`] reads, bytes (1 GiB).
+pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+
+/// Reads every ad from `reader` (any format, as [`parse_ads`]), line by line with each line
+/// bounded by [`MAX_LINE_BYTES`] and the whole by [`MAX_TEXT_BYTES`].
+///
+/// ```
+/// use cosched_classad::read::{self, ReadError};
+/// let ads = read::read_ads("Memory = 1\n\nMemory = 2\n".as_bytes())?;
+/// assert_eq!(ads.len(), 2);
+/// let endless = std::io::repeat(0).take(2 << 20);
+/// # use std::io::Read;
+/// assert!(matches!(read::read_ads(std::io::BufReader::new(endless)), Err(ReadError::LineTooLong { line: 1, .. })));
+/// # Ok::<(), ReadError>(())
+/// ```
+pub fn read_ads(mut reader: impl std::io::BufRead) -> Result<Vec<ClassAd>, ReadError> {
+    use std::io::{BufRead, Read};
+    let mut text = Vec::new();
+    for line in 1.. {
+        let before = text.len();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        let n = (&mut reader)
+            .take(limit)
+            .read_until(b'\n', &mut text)
+            .map_err(|e| ReadError::Io {
+                line,
+                message: e.to_string(),
+            })?;
+        if n == 0 {
+            break;
+        }
+        let body = text[before..].strip_suffix(b"\n").map_or(n, <[u8]>::len);
+        if body > MAX_LINE_BYTES {
+            return Err(ReadError::LineTooLong {
+                line,
+                limit: MAX_LINE_BYTES,
+            });
+        }
+        if text.len() as u64 > MAX_TEXT_BYTES {
+            return Err(ReadError::TooLarge {
+                line,
+                limit: MAX_TEXT_BYTES,
+            });
+        }
+    }
+    let text = String::from_utf8(text).map_err(|e| ReadError::Io {
+        line: 0,
+        message: format!("not UTF-8: {e}"),
+    })?;
+    parse_ads(&text)
 }
 
 /// At most 80 characters of `s`.
@@ -106,6 +186,12 @@ pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, ReadError> {
     let mut ads = Vec::new();
     let mut current = ClassAd::new();
     for (i, raw) in text.lines().enumerate() {
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(ReadError::LineTooLong {
+                line: i + 1,
+                limit: MAX_LINE_BYTES,
+            });
+        }
         let line = raw.trim();
         if line.is_empty() {
             if !current.is_empty() {
@@ -219,7 +305,7 @@ fn json_ad(
                         name: name.clone(),
                         source,
                     })?,
-                    None => Expr::literal(Value::Str(s.clone())),
+                    None => Expr::literal(Value::Str(s.as_str().into())),
                 }
             }
             other => Expr::literal(json_value(other, index)?),
@@ -237,7 +323,7 @@ fn json_value(v: &serde_json::Value, index: usize) -> Result<Value, ReadError> {
             Some(i) => Value::Int(i),
             None => Value::Real(n.as_f64().unwrap_or(f64::NAN)),
         },
-        serde_json::Value::String(s) => Value::Str(s.clone()),
+        serde_json::Value::String(s) => Value::Str(s.as_str().into()),
         serde_json::Value::Array(items) => Value::List(
             items
                 .iter()

@@ -39,8 +39,9 @@ pub enum Value {
     Int(i64),
     /// A double-precision real.
     Real(f64),
-    /// A string.
-    Str(String),
+    /// A string, shared: copying the value (a reference to an attribute, a list element)
+    /// copies no text.
+    Str(std::sync::Arc<str>),
     /// A list `{ a, b, … }`.
     List(Vec<Value>),
     /// A nested ad `[ name = expression; … ]`.
@@ -138,13 +139,13 @@ impl From<f64> for Value {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::Str(s.to_owned())
+        Value::Str(s.into())
     }
 }
 
 impl From<String> for Value {
     fn from(s: String) -> Self {
-        Value::Str(s)
+        Value::Str(s.into())
     }
 }
 

@@ -213,7 +213,7 @@ fn arb_expr() -> impl Strategy<Value = String> {
             .prop_map(|r| format!("({r:?})")),
         Just("99999999999999999999".to_owned()),
         Just("1e400".to_owned()),
-        "[ -~]{0,8}".prop_map(|s| format!("{}", Value::Str(s))),
+        "[ -~]{0,8}".prop_map(|s| format!("{}", Value::Str(s.into()))),
         prop_oneof![
             Just("true"),
             Just("false"),

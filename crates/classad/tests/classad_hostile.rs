@@ -61,7 +61,10 @@ fn exponential_strings_and_lists_exceed_the_budget_instead_of_memory() {
     }
     // A few levels stay well within the budget and give the exact result.
     let ad = doubling_ad(10, "strcat(X, X)", "\"ab\"");
-    assert_eq!(ad.eval_attr("a0", None), Value::Str("ab".repeat(1 << 10)));
+    assert_eq!(
+        ad.eval_attr("a0", None),
+        Value::Str("ab".repeat(1 << 10).into())
+    );
 }
 
 #[test]

@@ -7,9 +7,10 @@
 //! cosched albatross decide --status status.txt --queue queue.txt --state albatross.json --capital 0.5
 //! ```
 //!
-//! It prints the policy's decisions, one per line (`start INSTANCE count=N lifetime=Ss` and
-//! `stop MACHINE`), after `#` comment lines describing what it saw, and writes the state the
-//! next call needs (`--state`; created on the first call). Starting and stopping instances is
+//! It prints the policy's commands, one per line (`start INSTANCE count=N lifetime=Ss` and
+//! `stop MACHINE`), after `#` comment lines describing what it saw, and then, only once the
+//! output has been delivered, writes the state the next call needs (`--state`; created on the
+//! first call): a call whose output could not be written leaves the state as it was. Starting and stopping instances is
 //! left to the operator's script (e.g. `condor_annex`), which must make the nodes' startds
 //! advertise `AnnexName` (as `condor_annex` does) or `IsCloud = true`.
 //!
@@ -31,13 +32,17 @@ use clap::{Args, Subcommand};
 use cosched_albatross::classad::read::{self, ReadError};
 use cosched_albatross::classad::{ClassAd, Value};
 use cosched_albatross::policy::{
-    Albatross, AlbatrossConfig, Capital, CloudNodeState, CloudNodeView, Decision, Observation,
+    Albatross, AlbatrossConfig, Capital, CloudNodeState, CloudNodeView, Command, Observation,
+    STALL_THRESHOLD,
 };
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Arguments of `cosched albatross`.
@@ -80,8 +85,9 @@ struct DecideArgs {
     /// The current time, seconds since the Unix epoch [default: the system clock].
     #[arg(long, value_name = "SECONDS")]
     now: Option<i64>,
-    /// How long the matchmaker may go without a dispatch while jobs wait, seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    /// How long the matchmaker may go without a dispatch while jobs wait, seconds [default:
+    /// the library's `STALL_THRESHOLD`].
+    #[arg(long, value_name = "SECONDS", default_value_t = STALL_THRESHOLD.secs())]
     stall_threshold: i64,
     /// How long a requested node may take to join the pool before it is forgotten, seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 900)]
@@ -118,11 +124,31 @@ pub enum AlbatrossError {
     /// A parameter out of range.
     #[error("{0}")]
     Param(String),
+    /// Every node id has been given: ids never wrap, so two machines never share one.
+    #[error(
+        "{path}: every cloud node id up to {last} has been given; remove old nodes from the state file"
+    )]
+    IdsExhausted {
+        /// The state file.
+        path: PathBuf,
+        /// The last id.
+        last: u32,
+    },
+    /// The commands could not be delivered; the state file was left as it was.
+    #[error("cannot write the commands to standard output: {0} (the state was not updated)")]
+    Output(std::io::Error),
 }
 
 /// Times accepted from flags, ads and the state file: within ±10^11 s of the epoch (about
 /// ±3000 years), so that no difference of two of them overflows.
 const TIME_LIMIT: i64 = 100_000_000_000;
+
+/// Node ids from here to `u32::MAX` name the nodes requested and not yet seen (counted down
+/// from `u32::MAX`, at most [`MAX_BOOTING`] of them); machines get ids below it.
+const BOOTING_IDS_FROM: u32 = u32::MAX - MAX_BOOTING as u32 + 1;
+
+/// The most requested-but-unseen nodes the policy is shown (more have timed out in practice).
+const MAX_BOOTING: usize = 1 << 16;
 
 /// A cloud machine the command has seen.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -159,8 +185,8 @@ fn io_error(path: &Path, e: &std::io::Error) -> AlbatrossError {
 }
 
 fn read_ads(path: &Path) -> Result<Vec<ClassAd>, AlbatrossError> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
-    read::parse_ads(&text).map_err(|source| AlbatrossError::Ads {
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    read::read_ads(std::io::BufReader::new(file)).map_err(|source| AlbatrossError::Ads {
         path: path.to_owned(),
         source: Box::new(source),
     })
@@ -232,14 +258,22 @@ fn check_time(what: &str, t: i64) -> Result<i64, AlbatrossError> {
     Ok(t)
 }
 
-/// Runs the command, returning what to print on standard output.
-pub fn run(args: &AlbatrossArgs) -> Result<String, AlbatrossError> {
+/// Runs the command, writing its output to `out`; state is committed only once the output has
+/// been written and flushed.
+pub fn run(args: &AlbatrossArgs, out: &mut dyn Write) -> Result<(), AlbatrossError> {
     match &args.command {
-        AlbatrossCommand::Decide(a) => decide(a),
+        AlbatrossCommand::Decide(a) => {
+            let (text, state) = decide(a)?;
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(AlbatrossError::Output)?;
+            write_state(&a.state, &state)
+        }
     }
 }
 
-fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
+/// One call of the policy: what to print, and the state to keep once it has been printed.
+fn decide(args: &DecideArgs) -> Result<(String, State), AlbatrossError> {
     let capital = Capital::new(args.capital).map_err(|e| AlbatrossError::Param(e.to_string()))?;
     let now = match args.now {
         Some(t) => t,
@@ -318,11 +352,16 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
                 } else {
                     state.booting.remove(0).0
                 };
-                let record = NodeRecord {
-                    id: state.next_node,
-                    instance,
-                };
-                state.next_node = state.next_node.saturating_add(1);
+                let id = state.next_node;
+                // The ids counted down from u32::MAX name booting nodes (below).
+                if id >= BOOTING_IDS_FROM {
+                    return Err(AlbatrossError::IdsExhausted {
+                        path: args.state.clone(),
+                        last: BOOTING_IDS_FROM - 1,
+                    });
+                }
+                let record = NodeRecord { id, instance };
+                state.next_node = id + 1;
                 state.nodes.insert(machine.clone(), record.clone());
                 record
             }
@@ -349,7 +388,7 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
     state
         .booting
         .retain(|(_, requested)| now - requested < args.boot_timeout);
-    for (k, (name, _)) in state.booting.iter().enumerate() {
+    for (k, (name, _)) in state.booting.iter().enumerate().take(MAX_BOOTING) {
         views.push(CloudNodeView {
             node: NodeId(u32::MAX - k as u32),
             instance: type_index(name),
@@ -367,15 +406,14 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
     let timer_start = state.timer_start.unwrap_or(now).min(now);
     let mut policy = Albatross::new(config.clone(), Time(timer_start))
         .map_err(|e| AlbatrossError::Param(e.to_string()))?;
-    let decisions = policy.after_cycle(
-        Time(now),
-        &Observation {
-            dispatched,
-            waiting: &waiting,
-            cloud_nodes: &views,
-            free_desktop_slots,
-        },
-    );
+    let waiting_ads: Vec<Arc<ClassAd>> = waiting.iter().map(|&j| Arc::new(j.clone())).collect();
+    let mut commands = Vec::new();
+    let observation = Observation {
+        dispatched,
+        cloud_nodes: views,
+        free_desktop_slots,
+    };
+    let Ok(()) = policy.observe(Time(now), &observation, &waiting_ads, &mut commands);
     let stalled = policy.stalled_for(Time(now)).secs();
     let waited = if dispatched > 0 || waiting.is_empty() {
         0
@@ -399,9 +437,9 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
         args.stall_threshold,
         args.capital
     );
-    for d in &decisions {
-        match *d {
-            Decision::Start {
+    for c in &commands {
+        match *c {
+            Command::Start {
                 instance,
                 count,
                 lifetime,
@@ -419,7 +457,7 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
                     state.booting.push((name.clone(), now));
                 }
             }
-            Decision::Stop { node } => match names.get(&node.0) {
+            Command::Stop { node } => match names.get(&node.0) {
                 Some(machine) => {
                     let _ = writeln!(out, "stop {machine}");
                 }
@@ -433,6 +471,5 @@ fn decide(args: &DecideArgs) -> Result<String, AlbatrossError> {
     state.last_call = Some(now);
     state.timer_start = Some(now - stalled);
     state.idle_jobs = waiting.iter().map(|j| job_id(j)).collect();
-    write_state(&args.state, &state)?;
-    Ok(out)
+    Ok((out, state))
 }

@@ -134,6 +134,9 @@ pub enum ClassadError {
         /// The budget.
         source: EvalError,
     },
+    /// Standard output could not be written.
+    #[error("cannot write to standard output: {0}")]
+    Output(std::io::Error),
 }
 
 /// What a run prints, and whether it succeeded (`match` fails when nothing matched).
@@ -149,11 +152,11 @@ pub struct Outcome {
 fn read_ads(arg: &str, what: &str) -> Result<Vec<ClassAd>, ClassadError> {
     match arg.strip_prefix('@') {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| ClassadError::Open {
+            let file = std::fs::File::open(path).map_err(|e| ClassadError::Open {
                 path: path.into(),
                 message: e.to_string(),
             })?;
-            read::parse_ads(&text).map_err(|source| ClassadError::Read {
+            read::read_ads(std::io::BufReader::new(file)).map_err(|source| ClassadError::Read {
                 what: format!("{what} ({path})"),
                 source: Box::new(source),
             })
@@ -215,6 +218,14 @@ fn warn_unknown_in_ads(ads: &[ClassAd], what: &str) {
             }
         }
     }
+}
+
+/// Writes a run's standard output to `out` and flushes it: a full disk or a closed pipe is an
+/// error to report, not a panic.
+pub fn deliver(stdout: &str, out: &mut dyn std::io::Write) -> Result<(), ClassadError> {
+    out.write_all(stdout.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(ClassadError::Output)
 }
 
 /// Runs the command: what to print on standard output and whether it succeeded.
@@ -292,7 +303,7 @@ fn matchmake(args: &MatchArgs) -> Result<Outcome, ClassadError> {
         any |= m.matched;
         if machines.len() > 1 {
             let name = match machine.eval_attr("Name", None) {
-                Value::Str(s) => s,
+                Value::Str(s) => s.to_string(),
                 _ => format!("ad {}", i + 1),
             };
             out.push_str(&format!("{name}\n"));

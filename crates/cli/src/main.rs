@@ -101,14 +101,6 @@ impl<E: std::error::Error + 'static> From<E> for Failure {
     }
 }
 
-/// Writes a command's text to standard output, checked.
-fn print_checked(text: &str) -> Result<(), Failure> {
-    output::stdout(text).map_err(|e| match e.kind() {
-        std::io::ErrorKind::BrokenPipe => Failure::Quiet,
-        _ => Failure::Message(format!("cannot write to standard output: {e}")),
-    })
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), Failure> = match cli.command {
@@ -118,16 +110,17 @@ fn main() -> ExitCode {
         Command::Experiment(args) => experiment::run(&args).map_err(Failure::from),
 
         Command::Classad(args) => match classad::run(&args) {
-            Ok(out) => match print_checked(&out.stdout) {
+            Ok(out) => match classad::deliver(&out.stdout, &mut std::io::stdout().lock()) {
+                Err(e) => Err(Failure::from(e)),
                 Ok(()) if !out.success => return ExitCode::FAILURE,
-                other => other,
+                Ok(()) => Ok(()),
             },
             Err(e) => Err(Failure::from(e)),
         },
         Command::Mcmf(args) => mcmf::run(&args).map_err(Failure::from),
-        Command::Albatross(args) => albatross::run(&args)
-            .map_err(Failure::from)
-            .and_then(|out| print_checked(&out)),
+        Command::Albatross(args) => {
+            albatross::run(&args, &mut std::io::stdout().lock()).map_err(Failure::from)
+        }
         Command::Balancer(args) => balancer::run(&args).map_err(Failure::Message),
     };
     match result {

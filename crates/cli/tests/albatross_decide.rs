@@ -87,18 +87,19 @@ fn a_stall_across_calls_starts_nodes_once() {
     assert!(first.stdout.contains("1 up, 0 booting"), "{}", first.stdout);
     assert!(starts(&first).is_empty(), "{}", first.stdout);
     assert!(state.exists());
-    // 100 s later, nothing dispatched, jobs still waiting: a stall, but the annex node already
-    // up is the capital's one cloud node, so nothing more starts.
-    let second = decide(&state, "0.5", NOW + 100);
+    // 300 s later (the default stall threshold), nothing dispatched, jobs still waiting: a
+    // stall, but the annex node already up is the capital's one cloud node, so nothing more
+    // starts.
+    let second = decide(&state, "0.5", NOW + 300);
     assert!(
-        second.stdout.contains("no dispatch for 100 s"),
+        second.stdout.contains("no dispatch for 300 s"),
         "{}",
         second.stdout
     );
     assert!(starts(&second).is_empty(), "{}", second.stdout);
     // The annex node has gone: the stall starts one node.
     let status = pool_without_annex(&dir);
-    let third = decide_with(&status, &state, "0.5", NOW + 200);
+    let third = decide_with(&status, &state, "0.5", NOW + 400);
     assert_eq!(third.code, Some(0), "{}", third.stderr);
     assert!(third.stdout.contains("0 up, 0 booting"), "{}", third.stdout);
     assert_eq!(starts(&third).len(), 1, "{}", third.stdout);
@@ -108,7 +109,7 @@ fn a_stall_across_calls_starts_nodes_once() {
         third.stdout
     );
     // The requested node is booting: no second start while it boots.
-    let fourth = decide_with(&status, &state, "0.5", NOW + 400);
+    let fourth = decide_with(&status, &state, "0.5", NOW + 700);
     assert!(fourth.stdout.contains("1 booting"), "{}", fourth.stdout);
     assert!(starts(&fourth).is_empty(), "{}", fourth.stdout);
     // Stops name the annex machine, never a desktop.
@@ -208,4 +209,71 @@ fn bad_inputs_are_one_line_errors() {
     assert!(e.contains("before the previous call"), "{e}");
     let e = error(decide_with(&status, &state, "0.5", i64::MAX));
     assert!(e.contains("out of range"), "{e}");
+}
+
+/// The state as the previous call left it, or `None` before the first call.
+fn read(state: &Path) -> Option<String> {
+    std::fs::read_to_string(state).ok()
+}
+
+/// Issue 29: a call whose output cannot be delivered (`> /dev/full`) reports one error line
+/// and commits nothing: the next call sees the pool as if the failed call never ran, and
+/// makes the same start.
+#[test]
+fn a_decision_is_committed_only_once_delivered() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_file(&dir);
+    let status = pool_without_annex(&dir);
+    let first = decide_with(&status, &state, "0.5", NOW);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let before = read(&state);
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let later = (NOW + 3600).to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
+        .args(["albatross", "decide", "--status", &status])
+        .args(["--queue", &pool("condor_q_long.txt"), "--capital", "0.5"])
+        .arg("--state")
+        .arg(&state)
+        .args(["--now", &later])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with("error: cannot write") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert_eq!(read(&state), before, "the state is unchanged");
+    let retry = decide_with(&status, &state, "0.5", NOW + 3600);
+    assert_eq!(retry.code, Some(0), "{}", retry.stderr);
+    assert_eq!(starts(&retry).len(), 1, "{}", retry.stdout);
+}
+
+/// Issue 29: node ids never wrap; when the state has given them all, a new machine is a
+/// clear error rather than a second machine with the same id.
+#[test]
+fn node_ids_never_wrap() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_file(&dir);
+    std::fs::write(&state, r#"{ "next_node": 4294967295 }"#).unwrap();
+    let run = decide_with(&pool("condor_status_long.txt"), &state, "0.5", NOW);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.stderr.contains("every cloud node id"), "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1);
+}
+
+/// The stall threshold's default is the library's, not a second literal.
+#[test]
+fn the_default_stall_threshold_is_the_librarys() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = decide(&state_file(&dir), "0.5", NOW);
+    let expected = format!(
+        "stall threshold {} s",
+        cosched_albatross::policy::STALL_THRESHOLD.secs()
+    );
+    assert!(run.stdout.contains(&expected), "{}", run.stdout);
 }

@@ -240,3 +240,38 @@ fn parse_errors_give_one_line_with_the_position() {
     let e = error_line(&["classad", "eval", "1", "--target", "@/no/such.ad"]);
     assert!(e.contains("/no/such.ad"), "{e}");
 }
+
+/// Issue 29: output to a full disk is one error line and exit 1, not a panic.
+#[test]
+fn a_full_disk_is_an_error_not_a_panic() {
+    for args in [
+        &["classad", "eval", "1"][..],
+        &[
+            "classad",
+            "match",
+            "[ Requirements = true ]",
+            "[ Requirements = true ]",
+        ],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.starts_with("error: cannot write"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// Issue 29: `-long` input that is one endless line (`/dev/zero`) is an error naming line 1.
+#[test]
+fn an_endless_line_of_ads_is_an_error() {
+    let e = error_line(&["classad", "eval", "1", "--my", "@/dev/zero"]);
+    assert!(e.contains("line 1: longer than"), "{e}");
+}
