@@ -130,8 +130,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             mix: NoticeMix::ALL[c.mix].1,
             ..TypeParams::default()
         };
-        let config = HybridConfig::new(s.nodes, c.mechanism)?;
-        simulate(jobs, &types, typing_seed(*seed, c.typing), config)
+        let config = HybridConfig::new(s.nodes)?;
+        simulate(
+            jobs,
+            &types,
+            typing_seed(*seed, c.typing),
+            config,
+            c.mechanism,
+        )
     });
     let mut runs = Vec::with_capacity(results.len());
     for (c, r) in results {

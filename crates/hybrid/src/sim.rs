@@ -1,15 +1,14 @@
 //! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): the environment — one system
 //! of identical nodes, the jobs' runs, checkpoints' and setups' physical cost, node failures and
-//! the ledger — and the executor of a [`HybridPolicy`]. It holds no scheduling decision: it
-//! turns its events into the policy's observations (notices, arrivals, completions, failures,
-//! timers, and a settle once each instant's events are in) and applies the [`Command`]s it gets
-//! back to a [`BatchCluster`]; the batch passes run the policy's schedulers around the site's
-//! FCFS + EASY. A command the platform cannot carry out (a job not running, a node not
-//! reserved) is a typed error, and [`HybridSim::check_invariants`] also records any command
-//! naming a finished job. The mechanism — a notice strategy ([`crate::NoticeStrategy`]) × an
-//! on-arrival mechanism ([`crate::MechanismKind`]) — or none (the baseline, where on-demand
-//! jobs queue like any batch job and malleable jobs run at their requested size: "FCFS/EASY
-//! backfilling without special treatments", Table III) chooses the policy.
+//! the ledger — and the executor of any policy of the hybrid protocol ([`HybridProtocol`]:
+//! [`crate::HybridPolicy`] or one's own). It holds no scheduling decision: it turns its events
+//! into the policy's [`Observation`]s (notices, arrivals, completions, failures, a settle once
+//! each instant's events are in), wakes the policy when its [`Policy::next_wake`] is due, and
+//! applies the [`Command`]s it gets back to a [`BatchCluster`]; the batch passes run the
+//! policy's schedulers around the site's FCFS + EASY. A command the platform cannot carry out
+//! (a job not running, a node not reserved) is a typed error, and
+//! [`HybridSim::check_invariants`] also records any command naming a finished job. The
+//! built-in policies (the baseline and the six mechanisms) are in [`crate::scenario`].
 //!
 //! It runs on core's kernel ([`cosched_core::engine::run`]); its random draws (failures) come
 //! from named streams ([`SeedStreams`]) and depend on time only, so every mechanism meets the
@@ -19,10 +18,11 @@
 //!
 //! ```
 //! use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
-//! use cosched_hybrid::{Composite, HybridConfig, HybridSim};
+//! use cosched_hybrid::{Composite, HybridConfig, HybridSim, scenario};
 //! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
-//! let config = HybridConfig::new(4_392, Some(Composite::ALL[5])).unwrap();
-//! let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+//! let config = HybridConfig::new(4_392).unwrap();
+//! let policy = scenario::mechanism(Composite::ALL[5]);
+//! let out = HybridSim::new(config).unwrap().run("CUP&SPAA", policy, &jobs).unwrap();
 //! assert_eq!(out.report.completed, 200);
 //! assert!(out.report.instant_start_ratio > 0.5);
 //! ```
@@ -68,7 +68,7 @@
 //!
 //! At each instant: completions, failures and repairs, the policy's timers (expiries, then
 //! planned preemptions), notices, on-demand arrivals, batch submissions (each in job order);
-//! then the policy settles ([`HybridPolicy::settle`]): the idle nodes go to waiting on-demand
+//! then the policy settles ([`Observation::Settle`]): the idle nodes go to waiting on-demand
 //! jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and malleable
 //! jobs expand into what is left.
 //!
@@ -87,20 +87,24 @@
 
 use crate::HybridError;
 use crate::checkpoint::{CheckpointPolicy, Checkpointing, preemption_cost};
-use crate::mechanism::{DEFAULT_WARNING, RunningKind, RunningView};
+use crate::error::SimError;
+use crate::mechanism::{RunningKind, RunningView};
 use crate::notice::{Notice, PlannedJob};
 use crate::policy::{
-    BatchPass, Command, GuestPicker, HybridPolicy, MalleableFirst, PlatformView, RunInfo,
-    StartInfo, StartListed, Timer,
+    BatchPass, Command, GuestPicker, MalleableFirst, Observation, PlatformView, RunInfo, StartInfo,
+    StartListed,
 };
 pub use crate::policy::{Composite, mechanism_name};
+use crate::record::{Answer, Query, Transcript};
 use crate::report::{Counts, report};
 pub use crate::report::{HybridOutcome, HybridReport, JobAccount};
 pub use crate::workload::HybridJob;
 use cosched_batch::{
-    BatchCluster, BatchJob, BatchScheduler, Policy, Resume, RunToken, Shadow, Started, Submitted,
+    BatchCluster, BatchJob, BatchScheduler, Policy as SiteScheduler, Resume, RunToken, Shadow,
+    Started, Submitted,
 };
 use cosched_core::engine::{self, Event, EventQueue, Simulation};
+use cosched_core::policy::Policy;
 use cosched_core::{
     Duration, JobClass, JobId, JobRecord, NodeId, NodeState, ParamError, Pool, SeedStreams,
     StreamRng, Time, UsageKind, UsageLedger,
@@ -124,20 +128,17 @@ pub struct Failures {
     pub mean_repair: Duration,
 }
 
-/// What to simulate: the system, the mechanism and the job models' parameters.
+/// The environment to simulate: the system, its site scheduler and the job models'
+/// parameters (the policy is passed to [`HybridSim::run`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HybridConfig {
     /// Nodes in the system.
     pub nodes: u32,
-    /// The mechanism; `None` for the baseline (on-demand jobs queue under FCFS + EASY).
-    pub mechanism: Option<Composite>,
-    /// The base batch policy (EASY in the paper).
-    #[serde(with = "policy_name")]
-    pub policy: Policy,
+    /// The site's batch scheduler (FCFS + EASY in the paper).
+    #[serde(with = "site_name")]
+    pub site: SiteScheduler,
     /// Rigid jobs' checkpointing.
     pub checkpoint: CheckpointPolicy,
-    /// Warning a malleable job gets before a preemption (on arrival, and planned by CUP).
-    pub warning: Duration,
     /// Node failures, if injected.
     pub failures: Option<Failures>,
     /// Root seed of the environment's random streams (the failure process, `"failures"`).
@@ -145,17 +146,15 @@ pub struct HybridConfig {
 }
 
 impl HybridConfig {
-    /// `nodes` nodes under `mechanism`, EASY, checkpoints for a 24-hour MTBF (the paper runs
-    /// without failures and does not say which MTBF its default Daly interval assumes: 24 h
-    /// is ours), the two-minute warning, no failures.
-    pub fn new(nodes: u32, mechanism: Option<Composite>) -> Result<HybridConfig, ParamError> {
+    /// `nodes` nodes, EASY, checkpoints for a 24-hour MTBF (the paper runs without failures
+    /// and does not say which MTBF its default Daly interval assumes: 24 h is ours), no
+    /// failures.
+    pub fn new(nodes: u32) -> Result<HybridConfig, ParamError> {
         ParamError::check(nodes >= 1, "nodes", nodes, "must be >= 1")?;
         Ok(HybridConfig {
             nodes,
-            mechanism,
-            policy: Policy::Easy,
+            site: SiteScheduler::Easy,
             checkpoint: CheckpointPolicy::new(Duration::from_hours(24))?,
-            warning: DEFAULT_WARNING,
             failures: None,
             seed: 0,
         })
@@ -163,12 +162,6 @@ impl HybridConfig {
 
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check(self.nodes >= 1, "nodes", self.nodes, "must be >= 1")?;
-        ParamError::check(
-            self.warning.0 >= 0,
-            "warning",
-            self.warning.0,
-            "must be >= 0",
-        )?;
         if let Some(f) = self.failures {
             ParamError::check(f.mtbf.0 > 0, "mtbf", f.mtbf.0, "must be > 0")?;
             ParamError::check(
@@ -182,16 +175,16 @@ impl HybridConfig {
     }
 }
 
-/// (De)serialises a [`Policy`] by its name.
-mod policy_name {
-    use cosched_batch::Policy;
+/// (De)serialises a [`SiteScheduler`] by its name.
+mod site_name {
+    use cosched_batch::Policy as SiteScheduler;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(policy: &Policy, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(policy.name())
+    pub fn serialize<S: Serializer>(site: &SiteScheduler, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(site.name())
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Policy, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SiteScheduler, D::Error> {
         let name = String::deserialize(d)?;
         name.parse().map_err(serde::de::Error::custom)
     }
@@ -227,7 +220,7 @@ enum Ev {
     OdEnd(usize, u32),
     Failure(NodeId, Duration),
     Repair(NodeId),
-    Timer(Timer),
+    Wake,
     Notice(usize),
     Arrive(usize),
     Submit(usize),
@@ -238,8 +231,7 @@ impl Event for Ev {
         match self {
             Ev::BatchEnd(_) | Ev::OdEnd(..) => 0,
             Ev::Failure(..) | Ev::Repair(_) => 1,
-            Ev::Timer(Timer::Expire) => 2,
-            Ev::Timer(Timer::Planned { .. }) => 3,
+            Ev::Wake => 2,
             Ev::Notice(_) => 4,
             // In workload order, so that the batch queue (on-demand jobs in it, under the
             // baseline) grows by appends.
@@ -487,15 +479,31 @@ impl FailureProcess {
 pub struct HybridSim {
     config: HybridConfig,
     check: bool,
+    notices: bool,
+    transcribe: bool,
+}
+
+/// What [`HybridSim::run`] asks of a policy: the hybrid protocol, with an error the
+/// simulator can carry.
+pub trait HybridProtocol:
+    Policy<Observation = Observation, Command = Command, View = dyn PlatformView>
+{
+}
+
+impl<P> HybridProtocol for P where
+    P: Policy<Observation = Observation, Command = Command, View = dyn PlatformView> + ?Sized
+{
 }
 
 impl HybridSim {
-    /// A simulator for `config` (validated).
+    /// A simulator for `config` (validated), delivering advance notices.
     pub fn new(config: HybridConfig) -> Result<HybridSim, HybridError> {
         config.validate()?;
         Ok(HybridSim {
             config,
             check: false,
+            notices: true,
+            transcribe: false,
         })
     }
 
@@ -506,20 +514,56 @@ impl HybridSim {
         self
     }
 
-    /// Runs `jobs` to the end: admitted by [`cosched_workload::admit`] (repeated ids
-    /// are an error, invalid jobs are counted and left out), on core's kernel.
-    pub fn run(&self, jobs: &[HybridJob]) -> Result<HybridOutcome, HybridError> {
+    /// Whether the view keeps a transcript of each policy call's queries
+    /// ([`PlatformView::transcript`]), for recordings that replay without the simulator
+    /// ([`crate::record`]).
+    pub fn transcribe_views(mut self, transcribe: bool) -> HybridSim {
+        self.transcribe = transcribe;
+        self
+    }
+
+    /// Whether advance notices are delivered (a policy that ignores them runs the same
+    /// without, and faster).
+    pub fn with_notices(mut self, notices: bool) -> HybridSim {
+        self.notices = notices;
+        self
+    }
+
+    /// Runs `jobs` to the end under `policy`, reported under the name `label`: admitted by
+    /// [`cosched_workload::admit`] (repeated ids are an error, invalid jobs are counted and
+    /// left out), on core's kernel.
+    pub fn run<P>(
+        &self,
+        label: &str,
+        policy: P,
+        jobs: &[HybridJob],
+    ) -> Result<HybridOutcome, SimError<P::Error>>
+    where
+        P: HybridProtocol,
+    {
         let admitted = admit(jobs).map_err(|d| HybridError::DuplicateJob(d.0))?;
         check_horizon(&admitted.jobs)?;
-        let policy = HybridPolicy::with_warning(self.config.mechanism, self.config.warning)?;
         let mut queue = EventQueue::new(Time(i64::MIN));
-        let notices = policy.listens_to_notices();
-        let mut env = Env::new(&self.config, &admitted.jobs, self.check, notices)?;
+        let mut env = Env::new(&self.config, &admitted.jobs, self.check, self.notices)?;
         env.invalid = admitted.invalid;
-        env.flush(&mut queue)?;
-        let mut sim = Sim { env, policy };
+        env.transcript = self.transcribe.then(Default::default);
+        let mut sim = Sim {
+            env,
+            policy,
+            out: Vec::new(),
+            wakes: std::collections::BTreeSet::new(),
+        };
+        let first = admitted.jobs.first().map_or(Time::ZERO, HybridJob::submit);
+        sim.env.begin_call();
+        sim.policy
+            .start(first, &sim.env, &mut sim.out)
+            .map_err(SimError::Policy)?;
+        let commands = std::mem::take(&mut sim.out);
+        sim.apply(first, &commands)?;
+        sim.arm_wake(first);
+        sim.env.flush(&mut queue)?;
         engine::run(&mut sim, &mut queue)?;
-        Ok(sim.env.finish())
+        Ok(sim.env.finish(label))
     }
 }
 
@@ -534,8 +578,8 @@ fn entry(spec: &HybridJob, i: usize) -> Ev {
 
 /// The environment: the batch cluster, the nodes the policy holds out of it, the jobs' runs,
 /// the failure process and the ledger.
-struct Env<'a> {
-    config: &'a HybridConfig,
+struct Env {
+    config: HybridConfig,
     cluster: BatchCluster,
     /// The site's batch scheduler (FCFS + EASY in the paper).
     site: Box<dyn BatchScheduler + Send>,
@@ -567,11 +611,13 @@ struct Env<'a> {
     usage: UsageLedger,
     check: bool,
     violations: Vec<String>,
+    /// What the policy asked of the view in the current call, when transcribed.
+    transcript: Option<std::cell::RefCell<Transcript>>,
 }
 
-impl<'a> Env<'a> {
+impl Env {
     fn new(
-        config: &'a HybridConfig,
+        config: &HybridConfig,
         specs: &[HybridJob],
         check: bool,
         notices: bool,
@@ -657,9 +703,9 @@ impl<'a> Env<'a> {
             .map(|f| FailureProcess::new(SeedStreams::new(config.seed), f, config.nodes))
             .transpose()?;
         Ok(Env {
-            config,
+            config: *config,
             cluster: BatchCluster::new(config.nodes)?,
-            site: config.policy.scheduler(),
+            site: config.site.scheduler(),
             pending,
             outstanding: jobs.len(),
             jobs,
@@ -681,6 +727,7 @@ impl<'a> Env<'a> {
             usage: UsageLedger::with_windows(),
             check,
             violations: Vec::new(),
+            transcript: None,
         })
     }
 
@@ -1098,7 +1145,7 @@ impl<'a> Env<'a> {
             .collect()
     }
 
-    fn finish(self) -> HybridOutcome {
+    fn finish(self, label: &str) -> HybridOutcome {
         let records: Vec<JobRecord> = self.jobs.iter().map(|s| s.record).collect();
         let accounts: Vec<JobAccount> = self.jobs.iter().map(|s| s.account).collect();
         let counts = Counts {
@@ -1107,7 +1154,14 @@ impl<'a> Env<'a> {
             node_failures: self.node_failures,
             guest_starts: self.guest_starts,
         };
-        let report = report(self.config, &records, &accounts, &self.usage, counts);
+        let report = report(
+            &self.config,
+            label,
+            &records,
+            &accounts,
+            &self.usage,
+            counts,
+        );
         HybridOutcome {
             report,
             records,
@@ -1118,88 +1172,203 @@ impl<'a> Env<'a> {
     }
 }
 
-impl PlatformView for Env<'_> {
+impl Env {
+    /// Keeps `answer` to `query` in the transcript, if one is kept.
+    fn noted<T>(
+        &self,
+        query: impl FnOnce() -> Query,
+        answer: T,
+        as_answer: impl FnOnce(&T) -> Answer,
+    ) -> T {
+        if let Some(transcript) = &self.transcript {
+            transcript.borrow_mut().push((query(), as_answer(&answer)));
+        }
+        answer
+    }
+
+    /// A policy call begins: the transcript starts afresh.
+    fn begin_call(&self) {
+        if let Some(transcript) = &self.transcript {
+            transcript.borrow_mut().clear();
+        }
+    }
+}
+
+impl PlatformView for Env {
     fn idle_nodes(&self, n: usize) -> Vec<NodeId> {
-        self.idle.top(n)
+        self.noted(
+            || Query::IdleNodes(n),
+            self.idle.top(n),
+            |a| Answer::Nodes(a.clone()),
+        )
     }
 
     fn idle_count(&self) -> u32 {
-        self.cluster.free_units()
+        let count = self.cluster.free_units();
+        self.noted(|| Query::IdleCount, count, |&a| Answer::Count(u64::from(a)))
     }
 
     fn reserved_for(&self, node: NodeId) -> Option<JobId> {
-        match self.hold.get(node.index()) {
+        let job = match self.hold.get(node.index()) {
             Some(&Hold::Reserved(job)) => Some(job),
             _ => None,
-        }
+        };
+        self.noted(|| Query::ReservedFor(node), job, |&a| Answer::Job(a))
     }
 
     fn reserved_idle(&self, job: JobId, _nodes: &[NodeId]) -> usize {
-        self.reserved.get(&job).map_or(0, |&count| count as usize)
+        let count = self.reserved.get(&job).map_or(0, |&count| count as usize);
+        self.noted(
+            || Query::ReservedIdle(job),
+            count,
+            |&a| Answer::Count(a as u64),
+        )
     }
 
     fn running(&self, now: Time) -> Vec<PlannedJob> {
-        self.running_views(now)
+        self.noted(
+            || Query::Running(now),
+            self.running_views(now),
+            |a| Answer::Running(a.clone()),
+        )
     }
 
     fn run(&self, job: JobId) -> Option<RunInfo> {
-        let run = self.jobs.get(self.index.get(job)?)?.run?;
-        Some(RunInfo {
-            size: run.size,
-            predicted_end: run.predicted_end,
-            started: run.start,
-        })
+        let info = self
+            .index
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
+            .and_then(|st| st.run)
+            .map(|run| RunInfo {
+                size: run.size,
+                predicted_end: run.predicted_end,
+                started: run.start,
+            });
+        self.noted(|| Query::Run(job), info, |&a| Answer::Run(a))
     }
 
     fn is_queued(&self, job: JobId) -> bool {
-        self.index
+        let queued = self
+            .index
             .get(job)
             .and_then(|i| self.jobs.get(i))
-            .is_some_and(|st| st.run.is_none() && st.account.completions == 0)
+            .is_some_and(|st| st.run.is_none() && st.account.completions == 0);
+        self.noted(|| Query::IsQueued(job), queued, |&a| Answer::Flag(a))
     }
 
     fn held(&self, job: JobId) -> u32 {
-        self.index
+        let held = self
+            .index
             .get(job)
             .and_then(|i| self.jobs.get(i))
-            .map_or(0, |st| st.od_nodes.len() as u32)
+            .map_or(0, |st| st.od_nodes.len() as u32);
+        self.noted(|| Query::Held(job), held, |&a| Answer::Count(u64::from(a)))
     }
 
     fn queue_len(&self) -> usize {
-        self.cluster.queue_len()
+        let len = self.cluster.queue_len();
+        self.noted(|| Query::QueueLen, len, |&a| Answer::Count(a as u64))
     }
 
     fn queue_epoch(&self) -> u64 {
-        self.queue_epoch
+        self.noted(
+            || Query::QueueEpoch,
+            self.queue_epoch,
+            |&a| Answer::Count(a),
+        )
     }
 
     fn head_shadow(&self, now: Time) -> Option<Shadow> {
-        let head = self.cluster.queue().next()?;
-        Some(self.cluster.shadow(now, head.size()))
+        let shadow = self
+            .cluster
+            .queue()
+            .next()
+            .map(|head| self.cluster.shadow(now, head.size()));
+        self.noted(
+            || Query::HeadShadow(now),
+            shadow,
+            |a| Answer::Shadow(a.map(|s| (s.time, s.extra))),
+        )
+    }
+
+    fn transcript(&self) -> Option<Transcript> {
+        self.transcript.as_ref().map(|t| t.borrow().clone())
     }
 }
 
-/// The executor: the environment driven by a [`HybridPolicy`]. It turns the environment's
-/// events into the policy's observations and applies the policy's commands.
-struct Sim<'a> {
-    env: Env<'a>,
-    policy: HybridPolicy,
+/// The executor: the environment driven by a policy of the hybrid protocol. It turns the
+/// environment's events into the policy's observations and applies the policy's commands.
+struct Sim<P> {
+    env: Env,
+    policy: P,
+    /// The command buffer lent to the policy (kept warm between calls).
+    out: Vec<Command>,
+    /// Times of the wake events on the kernel's queue.
+    wakes: std::collections::BTreeSet<Time>,
 }
 
-impl Sim<'_> {
-    fn dispatch(&mut self, now: Time, ev: Ev) -> Result<(), HybridError> {
+type Failed<P> = SimError<<P as Policy>::Error>;
+
+impl<P> Sim<P>
+where
+    P: HybridProtocol,
+{
+    /// Delivers `observation` at `now` and applies the commands it returns.
+    fn observe(&mut self, now: Time, observation: &Observation) -> Result<(), Failed<P>> {
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        self.env.begin_call();
+        self.policy
+            .observe(now, observation, &self.env, &mut out)
+            .map_err(SimError::Policy)?;
+        let result = self.apply(now, &out);
+        out.clear();
+        self.out = out;
+        result
+    }
+
+    /// Wakes the policy while its next wake is due, applying each call's commands.
+    fn wake(&mut self, now: Time) -> Result<(), Failed<P>> {
+        while self.policy.next_wake().is_some_and(|t| t <= now) {
+            let mut out = std::mem::take(&mut self.out);
+            out.clear();
+            self.env.begin_call();
+            self.policy
+                .wake(now, &self.env, &mut out)
+                .map_err(SimError::Policy)?;
+            let result = self.apply(now, &out);
+            out.clear();
+            self.out = out;
+            result?;
+        }
+        Ok(())
+    }
+
+    /// Puts a wake event on the queue for the policy's next wake unless an earlier one is
+    /// there (it asks again when that fires).
+    fn arm_wake(&mut self, now: Time) {
+        let Some(at) = self.policy.next_wake() else {
+            return;
+        };
+        let at = at.max(now);
+        if self.wakes.first().is_none_or(|&first| at < first) {
+            self.wakes.insert(at);
+            self.env.schedule(at, Ev::Wake);
+        }
+    }
+
+    fn dispatch(&mut self, now: Time, ev: Ev) -> Result<(), Failed<P>> {
         match ev {
             Ev::BatchEnd(token) => {
                 if let Some(job) = self.env.batch_end(now, token)? {
-                    let commands = self.policy.on_completion(now, job);
-                    self.apply(now, commands)?;
+                    self.observe(now, &Observation::Completed { job })?;
                 }
             }
             Ev::OdEnd(i, epoch) => {
                 let current = self.env.jobs[i].od_epoch == epoch && self.env.jobs[i].run.is_some();
                 if current {
                     let job = self.env.od_end(now, i)?;
-                    self.policy.on_on_demand_end(now, job);
+                    self.observe(now, &Observation::OnDemandEnded { job })?;
                 }
             }
             Ev::Failure(node, repair) => {
@@ -1207,18 +1376,18 @@ impl Sim<'_> {
                 self.failure(now, node, repair)?;
                 if !self.env.machine_empty() {
                     // Strictly after `now`: the next draw of the process.
-                    self.env.arm_failures(now.try_add(Duration(1))?);
+                    self.env
+                        .arm_failures(now.try_add(Duration(1)).map_err(HybridError::from)?);
                 }
             }
             Ev::Repair(node) => self.env.set_online(node)?,
-            Ev::Timer(timer) => {
-                let commands = self.policy.on_tick(now, timer, &self.env);
-                self.apply(now, commands)?;
+            Ev::Wake => {
+                self.wakes.remove(&now);
+                self.wake(now)?;
             }
             Ev::Notice(i) => {
                 if let Some(notice) = self.env.notice(i) {
-                    let commands = self.policy.on_notice(now, notice, &self.env)?;
-                    self.apply(now, commands)?;
+                    self.observe(now, &Observation::Notice(notice))?;
                 }
             }
             Ev::Arrive(i) => {
@@ -1236,45 +1405,50 @@ impl Sim<'_> {
     }
 
     /// An on-demand job arrives: rejected if larger than the system, else the policy decides.
-    fn arrive(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
-        let (id, size) = (self.env.jobs[i].spec.id(), self.env.jobs[i].spec.size());
+    fn arrive(&mut self, now: Time, i: usize) -> Result<(), Failed<P>> {
+        let (job, size) = (self.env.jobs[i].spec.id(), self.env.jobs[i].spec.size());
         if size > self.env.config.nodes {
             self.env.rejected += 1;
             self.env.outstanding -= 1;
             return Ok(());
         }
         self.env.od_pending += 1;
-        let commands = self.policy.on_arrival(now, id, size, &self.env)?;
-        self.apply(now, commands)
+        self.observe(now, &Observation::Arrival { job, size })
     }
 
-    fn failure(&mut self, now: Time, node: NodeId, repair: Duration) -> Result<(), HybridError> {
+    fn failure(&mut self, now: Time, node: NodeId, repair: Duration) -> Result<(), Failed<P>> {
         match self.env.hold[node.index()] {
             Hold::Failed => return Ok(()),
             Hold::Cluster => {
-                if let NodeState::Busy(job) = self.env.cluster.node_state(node)? {
+                if let NodeState::Busy(job) = self
+                    .env
+                    .cluster
+                    .node_state(node)
+                    .map_err(HybridError::from)?
+                {
                     let j = self.env.find(job)?;
                     self.env.interrupt(now, j, Interruption::Failure)?;
-                    let commands = self.policy.on_interrupted(now, job);
-                    self.apply(now, commands)?;
+                    self.observe(now, &Observation::Interrupted { job })?;
                 }
                 if let Hold::Reserved(_) = self.env.hold[node.index()] {
                     // A guest's node, back with its reservation: it leaves it.
-                    self.policy.on_node_lost(node);
+                    self.observe(now, &Observation::NodeLost { node })?;
                 } else {
-                    self.env.cluster.set_offline(node)?;
+                    self.env
+                        .cluster
+                        .set_offline(node)
+                        .map_err(HybridError::from)?;
                     self.env.idle.remove(node);
                 }
             }
-            Hold::Reserved(_) => self.policy.on_node_lost(node),
+            Hold::Reserved(_) => self.observe(now, &Observation::NodeLost { node })?,
             Hold::OnDemand(i) => {
                 self.env.set_hold(node, Hold::Failed);
                 if let Some(run) = self.env.jobs[i].run.take() {
                     // The running job restarts at once from scratch on fresh nodes.
                     self.env.od_killed(now, i, run)?;
-                    let (id, size) = (self.env.jobs[i].spec.id(), self.env.jobs[i].spec.size());
-                    let commands = self.policy.on_on_demand_failure(now, id, size, &self.env)?;
-                    self.apply(now, commands)?;
+                    let (job, size) = (self.env.jobs[i].spec.id(), self.env.jobs[i].spec.size());
+                    self.observe(now, &Observation::OnDemandFailed { job, size })?;
                 } else {
                     self.env.jobs[i].od_nodes.retain(|&n| n != node);
                 }
@@ -1282,96 +1456,97 @@ impl Sim<'_> {
         }
         self.env.set_hold(node, Hold::Failed);
         self.env.node_failures += 1;
-        let back = now.try_add(repair)?;
+        let back = now.try_add(repair).map_err(HybridError::from)?;
         self.env.schedule(back, Ev::Repair(node));
         Ok(())
     }
 
     /// Carries out the policy's commands, in order; the starts of the passes go back to it.
-    fn apply(&mut self, now: Time, commands: Vec<Command>) -> Result<(), HybridError> {
+    fn apply(&mut self, now: Time, commands: &[Command]) -> Result<(), Failed<P>> {
         for command in commands {
             if self.env.check {
-                self.audit(now, &command);
+                self.env.audit(now, command);
             }
             match command {
-                Command::Preempt { job } => {
+                &Command::Preempt { job } => {
                     let i = self.env.find(job)?;
                     if self.env.jobs[i].run.is_none() {
-                        return Err(HybridError::NotRunning(job));
+                        return Err(HybridError::NotRunning(job).into());
                     }
                     self.env.interrupt(now, i, Interruption::Preemption)?;
                 }
-                Command::Resize { job, to } => {
+                &Command::Resize { job, to } => {
                     let i = self.env.find(job)?;
                     if self.env.jobs[i].run.is_none() {
-                        return Err(HybridError::NotRunning(job));
+                        return Err(HybridError::NotRunning(job).into());
                     }
                     self.env.resize(now, i, to)?;
                 }
                 Command::Reserve { job, nodes } => {
                     let idle: Vec<NodeId> = nodes
-                        .into_iter()
+                        .iter()
+                        .copied()
                         .filter(|&n| self.env.idle_in_cluster(n))
                         .collect();
-                    self.env.take(&idle, Hold::Reserved(job))?;
+                    self.env.take(&idle, Hold::Reserved(*job))?;
                 }
                 Command::Release { job, nodes } => {
-                    for node in nodes {
-                        if self.env.hold.get(node.index()) == Some(&Hold::Reserved(job)) {
+                    for &node in nodes {
+                        if self.env.hold.get(node.index()) == Some(&Hold::Reserved(*job)) {
                             self.env.set_online(node)?;
                         }
                     }
                 }
                 Command::Assign { job, nodes } => {
+                    let job = *job;
                     let i = self.env.find(job)?;
-                    for &node in &nodes {
+                    for &node in nodes {
                         if self.env.hold.get(node.index()) != Some(&Hold::Reserved(job)) {
-                            return Err(HybridError::NotReserved { job, node });
+                            return Err(HybridError::NotReserved { job, node }.into());
                         }
                         self.env.set_hold(node, Hold::OnDemand(i));
                     }
-                    self.env.jobs[i].od_nodes.extend(nodes);
+                    self.env.jobs[i].od_nodes.extend_from_slice(nodes);
                 }
-                Command::AssignIdle { job, count } => {
+                &Command::AssignIdle { job, count } => {
                     let i = self.env.find(job)?;
                     let idle = self.env.idle.top(count as usize);
                     self.env.take(&idle, Hold::OnDemand(i))?;
                     self.env.jobs[i].od_nodes.extend(idle);
                 }
-                Command::Unassign { job } => {
+                &Command::Unassign { job } => {
                     let i = self.env.find(job)?;
                     for node in std::mem::take(&mut self.env.jobs[i].od_nodes) {
                         self.env.set_online(node)?;
                     }
                 }
-                Command::StartOnDemand { job } => {
+                &Command::StartOnDemand { job } => {
                     let i = self.env.find(job)?;
                     let (held, size) = (
                         self.env.jobs[i].od_nodes.len(),
                         self.env.jobs[i].spec.size(),
                     );
                     if held != size as usize || self.env.jobs[i].run.is_some() {
-                        return Err(HybridError::CannotStart { job, held, size });
+                        return Err(HybridError::CannotStart { job, held, size }.into());
                     }
                     self.env.start_od(now, i)?;
                 }
-                Command::Submit { job } => {
+                &Command::Submit { job } => {
                     let i = self.env.find(job)?;
                     self.env.od_pending -= 1;
                     self.env.submit(i)?;
                 }
                 Command::Schedule(pass) => self.run_pass(now, pass)?,
-                Command::Wake { at, timer } => self.env.schedule(at, Ev::Timer(timer)),
             }
         }
         Ok(())
     }
 
     /// Runs a batch pass the policy asked for and tells it what started.
-    fn run_pass(&mut self, now: Time, pass: BatchPass) -> Result<(), HybridError> {
+    fn run_pass(&mut self, now: Time, pass: &BatchPass) -> Result<(), Failed<P>> {
         let env = &mut self.env;
         let guest_of = match pass {
-            BatchPass::Site { resize_malleable } => {
+            &BatchPass::Site { resize_malleable } => {
                 if resize_malleable {
                     let mut first = MalleableFirst {
                         base: env.site.as_mut(),
@@ -1384,7 +1559,7 @@ impl Sim<'_> {
             }
             BatchPass::Listed(jobs) => {
                 env.cluster
-                    .schedule(now, &mut StartListed(&jobs), &mut env.started);
+                    .schedule(now, &mut StartListed(jobs), &mut env.started);
                 None
             }
             BatchPass::Guests {
@@ -1392,34 +1567,39 @@ impl Sim<'_> {
                 nodes,
                 arrival,
             } => {
-                for &node in &nodes {
+                let for_job = *for_job;
+                for &node in nodes {
                     if env.hold.get(node.index()) != Some(&Hold::Reserved(for_job)) {
-                        return Err(HybridError::NotReserved { job: for_job, node });
+                        return Err(HybridError::NotReserved { job: for_job, node }.into());
                     }
                     env.set_online(node)?;
                 }
                 let mut picker = GuestPicker {
                     budget: nodes.len() as u32,
-                    arrival,
+                    arrival: *arrival,
                 };
                 env.cluster.schedule(now, &mut picker, &mut env.started);
                 let starts = env.register_starts(now, Some(for_job));
                 for start in starts {
-                    self.policy.on_start(start);
+                    self.observe(now, &Observation::Started(start))?;
                 }
                 let unused: Vec<NodeId> = nodes
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .filter(|&n| self.env.cluster.node_state(n) == Ok(NodeState::Idle))
                     .collect();
-                return self.env.take(&unused, Hold::Reserved(for_job));
+                self.env.take(&unused, Hold::Reserved(for_job))?;
+                return Ok(());
             }
         };
         for start in self.env.register_starts(now, guest_of) {
-            self.policy.on_start(start);
+            self.observe(now, &Observation::Started(start))?;
         }
         Ok(())
     }
+}
 
+impl Env {
     /// Records a violation if `command` names a job that has finished (checked with
     /// [`HybridSim::check_invariants`]).
     fn audit(&mut self, now: Time, command: &Command) {
@@ -1437,16 +1617,15 @@ impl Sim<'_> {
                 std::slice::from_ref(job)
             }
             Command::Schedule(BatchPass::Listed(jobs)) => jobs,
-            Command::Schedule(BatchPass::Site { .. }) | Command::Wake { .. } => &[],
+            Command::Schedule(BatchPass::Site { .. }) => &[],
         };
         for job in named {
             let finished = self
-                .env
                 .index
                 .get(*job)
-                .is_none_or(|i| self.env.jobs[i].account.completions > 0);
+                .is_none_or(|i| self.jobs[i].account.completions > 0);
             if finished {
-                self.env.violations.push(format!(
+                self.violations.push(format!(
                     "t={now}: {command:?} names {job}, finished or unknown"
                 ));
             }
@@ -1454,8 +1633,7 @@ impl Sim<'_> {
     }
 
     fn check_nodes(&mut self, now: Time) {
-        let env = &mut self.env;
-        let policy = &self.policy;
+        let env = self;
         let mut held = 0u32;
         for (k, hold) in env.hold.iter().enumerate() {
             let node = NodeId(k as u32);
@@ -1486,31 +1664,15 @@ impl Sim<'_> {
                 env.cluster.offline_units()
             ));
         }
-        for r in policy.board().reservations() {
-            let (job, size, nodes) = (r.job, r.size, r.nodes);
-            if nodes.len() as u32 > size {
-                env.violations
-                    .push(format!("t={now}: {job} reserves {} > {size}", nodes.len()));
-            }
-            for &node in nodes {
-                let guest = match env.cluster.node_state(node) {
-                    Ok(NodeState::Busy(g)) => policy.guest_host(g) == Some(job),
-                    _ => false,
-                };
-                if env.hold[node.index()] != Hold::Reserved(job) && !guest {
-                    env.violations.push(format!(
-                        "t={now}: {node} reserved for {job} but held otherwise"
-                    ));
-                }
-            }
-            let idle = nodes
+        for (&job, &count) in &env.reserved {
+            let idle = env
+                .hold
                 .iter()
-                .filter(|n| env.hold[n.index()] == Hold::Reserved(job))
+                .filter(|&&h| h == Hold::Reserved(job))
                 .count();
-            if env.reserved_idle(job, nodes) != idle {
+            if idle != count as usize {
                 env.violations.push(format!(
-                    "t={now}: {job} has {idle} idle reserved nodes, counted {}",
-                    env.reserved_idle(job, nodes)
+                    "t={now}: {job} has {idle} idle reserved nodes, counted {count}"
                 ));
             }
         }
@@ -1523,27 +1685,18 @@ impl Sim<'_> {
                     ));
                 }
             }
-            if let (Some(run), HybridJob::Malleable { job, .. }) = (st.run, st.spec) {
-                if !(job.min_size..=job.max_size).contains(&run.size) {
-                    env.violations
-                        .push(format!("t={now}: {} runs on {} nodes", job.id, run.size));
-                }
-                if (run.size < job.max_size) != policy.is_expandable(job.id)
-                    && policy.mechanism().is_some()
-                    && policy.guest_host(job.id).is_none()
-                {
-                    env.violations.push(format!(
-                        "t={now}: {} on {} nodes, expansion list disagrees",
-                        job.id, run.size
-                    ));
-                }
+            if let (Some(run), HybridJob::Malleable { job, .. }) = (st.run, st.spec)
+                && !(job.min_size..=job.max_size).contains(&run.size)
+            {
+                env.violations
+                    .push(format!("t={now}: {} runs on {} nodes", job.id, run.size));
             }
         }
-        let baseline = policy.mechanism().is_none();
+        // On-demand jobs run in the batch cluster only when queued there (the baseline).
         let busy: u32 = env
             .jobs
             .iter()
-            .filter(|st| st.spec.class() != JobClass::OnDemand || baseline)
+            .filter(|st| st.spec.class() != JobClass::OnDemand || st.od_nodes.is_empty())
             .filter_map(|st| st.run.map(|r| r.size))
             .sum();
         if busy != env.cluster.busy_units() {
@@ -1555,35 +1708,48 @@ impl Sim<'_> {
     }
 }
 
-impl Simulation for Sim<'_> {
+impl<P> Simulation for Sim<P>
+where
+    P: HybridProtocol,
+{
     type Event = Ev;
-    type Error = HybridError;
+    type Error = Failed<P>;
 
     fn handle(
         &mut self,
         now: Time,
         event: Ev,
         queue: &mut EventQueue<Ev>,
-    ) -> Result<(), HybridError> {
+    ) -> Result<(), Failed<P>> {
         self.dispatch(now, event)?;
-        self.env.flush(queue)
+        self.arm_wake(now);
+        self.env.flush(queue).map_err(SimError::from)
     }
 
-    fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
+    fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
         loop {
-            let commands = self.policy.settle(now, &self.env);
-            if commands.is_empty() {
+            let mut out = std::mem::take(&mut self.out);
+            out.clear();
+            self.env.begin_call();
+            self.policy
+                .observe(now, &Observation::Settle, &self.env, &mut out)
+                .map_err(SimError::Policy)?;
+            if out.is_empty() {
+                self.out = out;
                 break;
             }
-            self.apply(now, commands)?;
+            let result = self.apply(now, &out);
+            out.clear();
+            self.out = out;
+            result?;
         }
         if self.env.check {
-            self.check_nodes(now);
+            self.env.check_nodes(now);
         }
-        self.env.flush(queue)
+        self.arm_wake(now);
+        self.env.flush(queue).map_err(SimError::from)
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,9 @@ use cosched_core::{
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::mechanism::MechanismKind;
 use cosched_hybrid::notice::NoticeStrategy;
-use cosched_hybrid::{Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridSim};
+use cosched_hybrid::{
+    Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridSim, scenario,
+};
 use proptest::prelude::*;
 
 fn rigid(id: u64, submit: i64, size: u32, runtime: i64, setup: i64) -> HybridJob {
@@ -52,12 +54,9 @@ fn on_demand(id: u64, arrival: i64, size: u32, runtime: i64) -> OnDemandJob {
 }
 
 fn run(nodes: u32, mechanism: Option<Composite>, jobs: &[HybridJob]) -> HybridOutcome {
-    let config = HybridConfig::new(nodes, mechanism).unwrap();
-    let out = HybridSim::new(config)
-        .unwrap()
-        .check_invariants()
-        .run(jobs)
-        .unwrap();
+    let config = HybridConfig::new(nodes).unwrap();
+    let sim = HybridSim::new(config).unwrap().check_invariants();
+    let out = scenario::run_policy(sim, mechanism, jobs).unwrap();
     assert!(out.violations.is_empty(), "{:?}", out.violations);
     out
 }
@@ -158,7 +157,7 @@ fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
     // MTBF 1 h: τ for δ = 600 s is sqrt(2·600·3600)·(1 + sqrt(1/12)/3 + 1/108) − 600 ≈ 1,698 s.
     let config = HybridConfig {
         checkpoint: CheckpointPolicy::new(Duration::from_hours(1)).unwrap(),
-        ..HybridConfig::new(4, Some(N_PAA)).unwrap()
+        ..HybridConfig::new(4).unwrap()
     };
     let ck = config.checkpoint.checkpointing(4, Duration(5_000)).unwrap();
     assert_eq!((ck.interval, ck.cost), (Duration(1_698), Duration(600)));
@@ -168,7 +167,7 @@ fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
         rigid(1, 0, 4, 5_000, 100),
         HybridJob::OnDemand(on_demand(2, 2_500, 4, 100)),
     ];
-    let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+    let out = scenario::simulate(config, Some(N_PAA), &jobs).unwrap();
     // Preempted at 2,500: 1,698 s of work saved, 102 s of recomputation and 100 s of setup
     // lost. It resumes at 2,600 with 2,002 s of work: setup, work, one checkpoint.
     assert_eq!(record(&out, 1).1, Some(Time(2_600 + 100 + 2_002 + 600)));
@@ -185,12 +184,9 @@ fn checkpoints_cost_their_time_away_from_the_optimum() {
     let run_with = |checkpoint| {
         let config = HybridConfig {
             checkpoint,
-            ..HybridConfig::new(4, None).unwrap()
+            ..HybridConfig::new(4).unwrap()
         };
-        let out = HybridSim::new(config)
-            .unwrap()
-            .run(&[rigid(1, 0, 4, 5_000, 100)])
-            .unwrap();
+        let out = scenario::simulate(config, None, &[rigid(1, 0, 4, 5_000, 100)]).unwrap();
         record(&out, 1).1
     };
     assert_eq!(run_with(base), Some(Time(5_000)));
@@ -397,11 +393,12 @@ proptest! {
             }),
             checkpoint: CheckpointPolicy::new(Duration(2_000)).unwrap(),
             seed,
-            ..HybridConfig::new(nodes, mechanism).unwrap()
+            ..HybridConfig::new(nodes).unwrap()
         };
         let raw: Vec<_> = raw.into_iter().map(|mut r| { r.2 = r.2.min(nodes); r }).collect();
         let jobs = build(nodes, &raw);
-        let out = HybridSim::new(config).unwrap().check_invariants().run(&jobs).unwrap();
+        let sim = HybridSim::new(config).unwrap().check_invariants();
+        let out = scenario::run_policy(sim, mechanism, &jobs).unwrap();
         prop_assert!(out.violations.is_empty(), "{:?}", out.violations);
         prop_assert_eq!(out.report.completed, jobs.len());
         for job in &jobs {
@@ -432,7 +429,7 @@ proptest! {
         prop_assert_eq!(out.usage.useful_within(Pool::Batch, from, to), Some(i128::from(useful)));
         prop_assert!(out.usage.intervals().iter().all(|u| u.to > u.from));
         // Same seed, same outcome.
-        let again = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+        let again = scenario::simulate(config, mechanism, &jobs).unwrap();
         prop_assert_eq!(format!("{:?}", again.report), format!("{:?}", out.report));
         prop_assert_eq!(&again.records, &out.records);
     }
@@ -457,7 +454,7 @@ proptest! {
 
 #[test]
 fn jobs_built_field_by_field_are_validated_not_panicked_on() {
-    let sim = HybridSim::new(HybridConfig::new(4, Some(CUA_PAA)).unwrap()).unwrap();
+    let config = HybridConfig::new(4).unwrap();
     let od = on_demand(1, 10, 2, 100);
     let bad_od = [
         OnDemandJob { size: 0, ..od },
@@ -473,7 +470,9 @@ fn jobs_built_field_by_field_are_validated_not_panicked_on() {
     ];
     // Invalid jobs are counted and left out by the admission, never panicked on.
     let invalid = |job: HybridJob| {
-        let report = sim.run(&[job]).unwrap().report;
+        let report = scenario::simulate(config, Some(CUA_PAA), &[job])
+            .unwrap()
+            .report;
         report.invalid == 1 && report.completed == 0
     };
     for job in bad_od {
@@ -498,7 +497,7 @@ fn jobs_built_field_by_field_are_validated_not_panicked_on() {
     }
     // Repeated ids are an error.
     let twice = [HybridJob::OnDemand(od), HybridJob::OnDemand(od)];
-    assert!(sim.run(&twice).is_err());
+    assert!(scenario::simulate(config, Some(CUA_PAA), &twice).is_err());
 }
 
 #[test]
@@ -513,15 +512,15 @@ fn an_extreme_time_span_is_a_typed_error_not_a_hang() {
             mtbf: Duration::from_hours(5),
             mean_repair: Duration::from_hours(6),
         }),
-        ..HybridConfig::new(4, Some(N_PAA)).unwrap()
+        ..HybridConfig::new(4).unwrap()
     };
-    assert!(HybridSim::new(config).unwrap().run(&jobs).is_err());
+    assert!(scenario::simulate(config, Some(N_PAA), &jobs).is_err());
     // A long but representable gap runs, failures paused while the machine is empty.
     let jobs = [
         rigid(1, 0, 2, 100, 0),
         rigid(2, 1_000_000_000_000_000, 2, 100, 0),
     ];
-    let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+    let out = scenario::simulate(config, Some(N_PAA), &jobs).unwrap();
     assert_eq!(out.report.completed, 2);
 }
 
@@ -541,9 +540,9 @@ proptest! {
             let config = HybridConfig {
                 failures: Some(Failures { mtbf: Duration::from_hours(5), mean_repair: Duration::from_hours(6) }),
                 seed,
-                ..HybridConfig::new(4_392, mechanism).unwrap()
+                ..HybridConfig::new(4_392).unwrap()
             };
-            HybridSim::new(config).unwrap().run(&jobs).unwrap()
+            scenario::simulate(config, mechanism, &jobs).unwrap()
         };
         let w1 = run_with(0, None);
         let w5 = run_with(4, None);
