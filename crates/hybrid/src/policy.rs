@@ -491,9 +491,11 @@ impl HybridPolicy {
         self.composite
     }
 
-    /// Whether the executor should deliver advance notices (the baseline ignores them).
+    /// Whether the executor should deliver advance notices: the baseline and N ignore them
+    /// (§III-B1), so a run without them is the same run.
     pub fn listens_to_notices(&self) -> bool {
-        self.composite.is_some()
+        self.composite
+            .is_some_and(|c| c.notice != NoticeStrategy::N)
     }
 
     /// The reservations.

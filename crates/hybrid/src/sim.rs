@@ -116,6 +116,11 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The most nodes a simulated system may have: 2^20 (ours; the largest machines have about
+/// 160,000 nodes). The simulator keeps a few words per node, so this bounds what a node count
+/// from user input can make it allocate (about 50 MB).
+pub const MAX_NODES: u32 = 1 << 20;
+
 /// Mean repair time of a failed node: 6 hours.
 pub const DEFAULT_REPAIR: Duration = Duration::from_hours(6);
 
@@ -150,7 +155,7 @@ impl HybridConfig {
     /// and does not say which MTBF its default Daly interval assumes: 24 h is ours), no
     /// failures.
     pub fn new(nodes: u32) -> Result<HybridConfig, ParamError> {
-        ParamError::check(nodes >= 1, "nodes", nodes, "must be >= 1")?;
+        Self::check_nodes(nodes)?;
         Ok(HybridConfig {
             nodes,
             site: SiteScheduler::Easy,
@@ -160,8 +165,17 @@ impl HybridConfig {
         })
     }
 
+    fn check_nodes(nodes: u32) -> Result<(), ParamError> {
+        ParamError::check(
+            (1..=MAX_NODES).contains(&nodes),
+            "nodes",
+            nodes,
+            "must lie in 1..=1048576 (MAX_NODES)",
+        )
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
-        ParamError::check(self.nodes >= 1, "nodes", self.nodes, "must be >= 1")?;
+        Self::check_nodes(self.nodes)?;
         if let Some(f) = self.failures {
             ParamError::check(f.mtbf.0 > 0, "mtbf", f.mtbf.0, "must be > 0")?;
             ParamError::check(

@@ -544,9 +544,28 @@ proptest! {
             };
             scenario::simulate(config, mechanism, &jobs).unwrap()
         };
-        let w1 = run_with(0, None);
-        let w5 = run_with(4, None);
-        prop_assert_eq!(format!("{:?}", w1.report), format!("{:?}", w5.report));
-        prop_assert_eq!(&w1.records, &w5.records);
+        // The baseline and N ignore notices: every mix gives the same run.
+        for mechanism in [None, Some(N_PAA), Some(Composite::ALL[1])] {
+            let w1 = run_with(0, mechanism);
+            let w5 = run_with(4, mechanism);
+            prop_assert_eq!(format!("{:?}", w1.report), format!("{:?}", w5.report));
+            prop_assert_eq!(&w1.records, &w5.records);
+        }
     }
+}
+
+/// Issue 29: a node count from user input is bounded before anything is sized by it.
+#[test]
+fn a_huge_node_count_is_a_typed_error_before_any_allocation() {
+    use cosched_hybrid::sim::MAX_NODES;
+    for nodes in [0, MAX_NODES + 1, u32::MAX] {
+        assert!(HybridConfig::new(nodes).is_err(), "{nodes}");
+        let config = HybridConfig {
+            nodes,
+            ..HybridConfig::new(4).unwrap()
+        };
+        let err = HybridSim::new(config).err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("nodes")), "{nodes}");
+    }
+    assert!(HybridConfig::new(MAX_NODES).is_ok());
 }
