@@ -10,7 +10,7 @@
 //! dearer, so the PAA mechanisms lose more than the SPAA ones.
 
 use cosched_examples::Claims;
-use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, pooled, six_mean};
+use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, mark_no_data, pooled, six_mean};
 use cosched_hybrid::HybridConfig;
 use cosched_hybrid::workload::TypeParams;
 
@@ -115,6 +115,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .into(),
         );
     }
+    mark_no_data(&mut claims, results.iter().flatten().flat_map(|m| m.runs()));
     out.write_claims(&claims)?;
     Ok(())
 }

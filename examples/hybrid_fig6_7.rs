@@ -19,8 +19,8 @@ use cosched_core::RigidJob;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
 use cosched_examples::hybrid::{
-    Machine, Runs, TraceArgs, configuration_name, configurations, pooled, replicates, simulate,
-    typing_seed,
+    Machine, Runs, TraceArgs, configuration_name, configurations, mark_no_data, pooled, replicates,
+    simulate, typing_seed,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
@@ -334,7 +334,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect::<Vec<_>>()
         .join("; ");
-    out.write_claims(&observations(&systems, &generated, &mean, &noise))?;
+    let mut claims = observations(&systems, &generated, &mean, &noise);
+    mark_no_data(&mut claims, runs.iter().map(|(_, r)| r));
+    out.write_claims(&claims)?;
     Ok(())
 }
 

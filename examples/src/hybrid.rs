@@ -3,7 +3,7 @@
 //! reports gathered as [`Runs`] (every mean through [`Replicates`], core's statistics), and the
 //! metric columns of the tables.
 
-use crate::{Cell, CommonArgs, LinePlot, Replicates, Sweep, Table};
+use crate::{Cell, Claims, CommonArgs, LinePlot, Replicates, Sweep, Table};
 use cosched_core::RigidJob;
 /// The name of a configuration: `baseline` or e.g. `CUP&SPAA`, as the reports name it.
 pub use cosched_hybrid::mechanism_name as configuration_name;
@@ -358,6 +358,32 @@ impl Study {
                 )
             },
         )
+    }
+}
+
+/// Claims whose figures include a quantity with no data (a mean over no job, a ratio over no
+/// elapsed time: NaN, which Rust prints as `NaN`) show it as `n/a` and fail with why, from
+/// `runs`: how many jobs there were, completed, were larger than the machine or invalid, and
+/// were on-demand.
+pub fn mark_no_data<'a>(claims: &mut Claims, runs: impl IntoIterator<Item = &'a HybridReport>) {
+    let (mut n, mut jobs, mut completed, mut rejected, mut invalid, mut on_demand) =
+        (0, 0, 0, 0, 0, 0);
+    for r in runs {
+        n += 1;
+        jobs += r.jobs;
+        completed += r.completed;
+        rejected += r.rejected;
+        invalid += r.invalid;
+        on_demand += r.on_demand;
+    }
+    for c in claims.claims.iter_mut().filter(|c| c.ours.contains("NaN")) {
+        c.ours = c.ours.replace("NaN", "n/a");
+        c.pass = false;
+        c.reason = Some(format!(
+            "no data: over {n} run(s), {completed} of {jobs} jobs completed ({rejected} larger \
+             than the machine, {invalid} invalid), {on_demand} of them on-demand; a mean over \
+             no job or a share of no elapsed time is undefined (n/a)"
+        ));
     }
 }
 
