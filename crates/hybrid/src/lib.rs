@@ -21,6 +21,8 @@
 //! - [`sim`]: the environment and executor of a [`HybridPolicy`]: FCFS + EASY with
 //!   checkpoints, setups, malleable resizing and node failures (the evaluation's set-up),
 //!   reporting the paper's metrics;
+//! - [`platform`]: a reference executor, [`platform::MemoryPlatform`]: an in-memory platform
+//!   implementing the view and applying the commands, to start an embedding from;
 //! - [`record`]: what a policy read of the view, kept with a recording so that it replays;
 //! - [`scenario`]: the built-in policies as constructors, the paper's machines and set-ups;
 //! - [`report`]: those metrics (§IV-D, [`HybridReport`]) and each job's node-second account;
@@ -54,6 +56,7 @@ pub mod checkpoint;
 mod error;
 pub mod mechanism;
 pub mod notice;
+pub mod platform;
 pub mod policy;
 pub mod record;
 #[cfg(feature = "sim")]

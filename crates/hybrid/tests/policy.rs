@@ -693,3 +693,69 @@ proptest! {
         }
     }
 }
+
+/// The reference executor end to end under CUP&PAA: a notice plans a preemption, the wake
+/// carries it out, the reservation collects the freed nodes, the arrival starts on them, and
+/// at its end the preempted lender is asked to start again.
+#[test]
+fn cup_on_the_reference_executor() {
+    use cosched_hybrid::platform::MemoryPlatform;
+    let mut platform = MemoryPlatform::with_idle_nodes(4);
+    let mut job = Fake::default();
+    job.rigid(1, 4, 0);
+    platform.started(job.running[0], nodes(0..4));
+    let mut p = policy(NoticeStrategy::Cup, MechanismKind::Paa);
+    let mut out = Vec::new();
+    let settle = |p: &mut HybridPolicy, platform: &mut MemoryPlatform, now: Time| {
+        let mut passes = Vec::new();
+        loop {
+            let mut out = Vec::new();
+            p.observe(now, &Observation::Settle, &*platform, &mut out)
+                .unwrap();
+            if out.is_empty() {
+                return passes;
+            }
+            passes.extend(platform.apply(&out).unwrap());
+        }
+    };
+    let notice = Notice {
+        job: JobId(9),
+        size: 2,
+        at: Time(0),
+        estimated_arrival: Time(1_000),
+    };
+    p.observe(Time(0), &Observation::Notice(notice), &platform, &mut out)
+        .unwrap();
+    assert_eq!(platform.apply(&out).unwrap(), vec![]);
+    let at = p.next_wake().unwrap();
+    assert!(at <= Time(1_000));
+    out.clear();
+    cosched_core::policy::wake_due(&mut p, at, &platform as &dyn PlatformView, &mut out).unwrap();
+    assert_eq!(out, vec![Command::Preempt { job: JobId(1) }]);
+    platform.apply(&out).unwrap();
+    assert!(platform.is_queued(JobId(1)) && platform.idle.len() == 4);
+    // The reservation collects two of the freed nodes; the site's pass is the manager's.
+    let passes = settle(&mut p, &mut platform, at);
+    assert_eq!(platform.reserved.len(), 2);
+    assert!(passes.contains(&BatchPass::Site {
+        resize_malleable: true
+    }));
+    out.clear();
+    let arrival = Observation::Arrival {
+        job: JobId(9),
+        size: 2,
+    };
+    p.observe(Time(1_000), &arrival, &platform, &mut out)
+        .unwrap();
+    platform.apply(&out).unwrap();
+    assert_eq!(platform.on_demand_running(), vec![JobId(9)]);
+    assert!(platform.reserved.is_empty());
+    // It ends: its lender, still queued, is listed to start on the nodes it gets back.
+    platform.on_demand_ended(JobId(9));
+    out.clear();
+    let end = Observation::OnDemandEnded { job: JobId(9) };
+    p.observe(Time(2_000), &end, &platform, &mut out).unwrap();
+    let passes = settle(&mut p, &mut platform, Time(2_000));
+    assert_eq!(passes[0], BatchPass::Listed(vec![JobId(1)]));
+    assert_eq!(platform.idle.len(), 4);
+}
