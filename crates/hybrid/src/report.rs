@@ -32,6 +32,10 @@ pub struct JobAccount {
     pub failures: u32,
     /// The largest slack the resizes' rounding may add (node-seconds), 0 for fixed sizes.
     pub rounding_slack: i64,
+    /// Node-seconds of setup and checkpoint writes in the runs that were not lost: busy, not
+    /// useful work (§III-A, §IV-D). Its useful node-seconds are `delivered - wasted -
+    /// overhead`.
+    pub overhead: i64,
 }
 
 /// The metrics the paper reports (§IV-D), for one run. Means and ratios over no job are NaN.

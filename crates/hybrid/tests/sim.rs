@@ -126,7 +126,7 @@ fn window_utilization_counts_useful_work_inside_the_window() {
     // A 4-node rigid job (setup 100, no checkpoint) runs 0..500 and is preempted by a 2-node
     // on-demand job arriving at 500 for 200 s; it restarts at 700 and runs 1,000 s (setup
     // again), to 1,700. Useful node-seconds: 0 in 0..500 (all 2,000 lost), 400 in 500..700,
-    // 4 × 1,000 in 700..1,700.
+    // 4 × 900 in 700..1,700 (its setup 700..800 is overhead, not work: §III-A).
     let jobs = [
         rigid(1, 0, 4, 1_000, 100),
         HybridJob::OnDemand(on_demand(2, 500, 2, 200)),
@@ -137,19 +137,20 @@ fn window_utilization_counts_useful_work_inside_the_window() {
     // The arrival window 0..500: nothing useful, every node held.
     assert_eq!(r.window_utilization, 0.0);
     assert_eq!(r.window_held_utilization, 1.0);
-    // Over 0..1,000: 400 + 4 × 300 useful of 4 × 1,000.
+    // Over 0..1,000: 400 + 4 × 200 useful of 4 × 1,000.
     assert_eq!(
         out.usage
             .useful_utilisation(Pool::Batch, 4, Time(0), Time(1_000)),
-        Some(0.4)
+        Some(0.3)
     );
     assert_eq!(
         out.usage
             .utilisation(Pool::Batch, UsageKind::Busy, 4, Time(0), Time(1_000)),
         Some(0.9)
     );
-    // The makespan utilisation: 4,400 useful of 4 × 1,700.
-    assert!((r.utilization - 4_400.0 / 6_800.0).abs() < 1e-12);
+    // The makespan utilisation: 4,000 useful of 4 × 1,700.
+    assert!((r.utilization - 4_000.0 / 6_800.0).abs() < 1e-12);
+    assert_eq!(out.accounts[0].overhead, 4 * 100);
 }
 
 #[test]
@@ -424,7 +425,9 @@ proptest! {
         // waste.
         let (from, to) = (Time(i64::MIN / 4), Time(i64::MAX / 4));
         let delivered: i64 = out.accounts.iter().map(|a| a.delivered).sum();
-        let useful: i64 = out.accounts.iter().map(|a| a.delivered - a.wasted).sum();
+        // Setups and checkpoint writes are busy but not useful (§III-A, §IV-D).
+        prop_assert!(out.accounts.iter().all(|a| a.overhead >= 0 && a.overhead <= a.delivered - a.wasted));
+        let useful: i64 = out.accounts.iter().map(|a| a.delivered - a.wasted - a.overhead).sum();
         prop_assert_eq!(out.usage.total(Pool::Batch, UsageKind::Busy), i128::from(delivered));
         prop_assert_eq!(out.usage.useful_within(Pool::Batch, from, to), Some(i128::from(useful)));
         prop_assert!(out.usage.intervals().iter().all(|u| u.to > u.from));

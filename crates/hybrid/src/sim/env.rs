@@ -64,6 +64,7 @@ impl Env {
                     expansions: 0,
                     failures: 0,
                     rounding_slack: 0,
+                    overhead: 0,
                 },
                 record: JobRecord {
                     id,
@@ -261,8 +262,54 @@ impl Env {
             ..record
         };
         self.busy(run.anchor, now, run.size);
+        let st = &self.jobs[i];
+        let checkpoints = match (st.spec, st.checkpoints) {
+            (HybridJob::Rigid { .. }, Some(ck)) if st.work_left.0 > 0 => {
+                (st.work_left.0 - 1) / ck.interval.0.max(1)
+            }
+            _ => 0,
+        };
+        // A rigid run's setup is its own; a malleable job's first setup only (a resumed
+        // run's setup is waste, booked at the interruption).
+        let first_run = st.account.preemptions + st.account.failures == 0;
+        let with_setup = matches!(st.spec, HybridJob::Rigid { .. }) || first_run;
+        self.overhead(i, &run, now, with_setup, checkpoints);
         self.outstanding -= 1;
         Ok(Some(token.job))
+    }
+
+    /// Books job `i`'s run `run` setup (if `with_setup`) and its first `checkpoints`
+    /// checkpoint writes as overhead: busy, not useful work (§III-A, §IV-D), in the ledger as
+    /// not useful and in the job's account.
+    pub(super) fn overhead(
+        &mut self,
+        i: usize,
+        run: &Run,
+        by: Time,
+        with_setup: bool,
+        checkpoints: i64,
+    ) {
+        let st = &self.jobs[i];
+        // A run stopped during its setup did only part of it.
+        let (setup, ck) = (st.setup.min(by - run.start), st.checkpoints);
+        let mut total = 0;
+        if with_setup && setup.0 > 0 {
+            self.wasted(run.start, run.start.saturating_add(setup), run.first);
+            total += i64::from(run.first) * setup.0;
+        }
+        if let Some(ck) = ck.filter(|ck| ck.cost.0 > 0) {
+            let period = ck.interval.0.saturating_add(ck.cost.0);
+            for k in 0..checkpoints {
+                let at = run
+                    .start
+                    .saturating_add(setup)
+                    .saturating_add(Duration(k.saturating_mul(period)))
+                    .saturating_add(ck.interval);
+                self.wasted(at, at.saturating_add(ck.cost), run.size);
+                total += i64::from(run.size) * ck.cost.0;
+            }
+        }
+        self.jobs[i].account.overhead += total;
     }
 
     /// Stops running batch job `i` (a preemption or a node failure) and requeues it.
@@ -284,8 +331,11 @@ impl Env {
         self.jobs[i].account.delivered += segment;
         self.busy(run.anchor, now, run.size);
         let size = self.jobs[i].spec.size();
+        let first_run = self.jobs[i].account.preemptions + self.jobs[i].account.failures == 0;
         let resume = match self.jobs[i].spec {
             HybridJob::Malleable { .. } => {
+                // Its first setup was overhead; the one it pays again is waste.
+                self.overhead(i, &run, now, first_run, 0);
                 let st = &mut self.jobs[i];
                 let left = i64::from(run.size) * (run.end - now).0.max(0);
                 let n = i64::from(size);
@@ -307,6 +357,11 @@ impl Env {
                 // nothing saved, the whole run.
                 let setup = st.setup;
                 if saved > Duration::ZERO {
+                    // The checkpoints written before it stopped saved the work: overhead.
+                    let written = st
+                        .checkpoints
+                        .map_or(0, |ck| saved.0 / ck.interval.0.max(1));
+                    self.overhead(i, &run, now, false, written);
                     self.wasted(run.start, run.start + setup, size);
                     self.wasted(now - (lost - setup), now, size);
                 } else {
@@ -381,6 +436,7 @@ impl Env {
             st.run = Some(Run {
                 start: now,
                 anchor: now,
+                first: started.size,
                 size: started.size,
                 end: started.end,
                 predicted_end: started.predicted_end,
@@ -467,6 +523,7 @@ impl Env {
         st.run = Some(Run {
             start: now,
             anchor: now,
+            first: st.spec.size(),
             size: st.spec.size(),
             end,
             predicted_end: end,

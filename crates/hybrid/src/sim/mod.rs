@@ -74,12 +74,13 @@
 //!
 //! ## Metrics (§IV-D)
 //! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
-//! utilisation is useful node-hours over elapsed node-hours, preemption waste excluded: the
-//! ledger holds every run segment as busy and the work lost to preemptions and failures (time
-//! since the last checkpoint, repeated setups) as wasted. Checkpoint writes are part of a
-//! job's execution, as its setup is, and count as busy. [`HybridReport::utilization`] divides
-//! by the makespan; [`HybridReport::window_utilization`] reads the ledger between the first
-//! and the last submission, the period a long trace is judged over, without the drain.
+//! utilisation is useful node-hours over elapsed node-hours: the ledger holds every run
+//! segment as busy, and as not useful the work lost to preemptions and failures (time since
+//! the last checkpoint, repeated setups) and the overhead of the runs (first setups and
+//! checkpoint writes: §III-A counts setup as wasted cycles; [`JobAccount::overhead`]).
+//! [`HybridReport::utilization`] divides by the makespan;
+//! [`HybridReport::window_utilization`] reads the ledger between the first and the last
+//! submission, the period a long trace is judged over, without the drain.
 //!
 //! Every job's delivered node-seconds minus its wasted node-seconds equals its required
 //! node-seconds — exactly for rigid and on-demand jobs, and up to the rounding of the resizes
@@ -284,6 +285,8 @@ enum Interruption {
 struct Run {
     start: Time,
     anchor: Time,
+    /// Nodes it started on (its setup ran on them).
+    first: u32,
     size: u32,
     end: Time,
     predicted_end: Time,
