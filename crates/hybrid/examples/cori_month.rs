@@ -44,13 +44,6 @@ fn run() -> Result<(), Box<dyn Error>> {
     let start = Instant::now();
     let outcome = scenario::simulate(config, mechanism, &workload)?;
     let elapsed = start.elapsed();
-    if let Ok(path) = std::env::var("CM_DUMP") {
-        let mut text = format!("{:?}\n", outcome.report);
-        for (r, a) in outcome.records.iter().zip(&outcome.accounts) {
-            text.push_str(&format!("{r:?} {a:?}\n"));
-        }
-        std::fs::write(path, text)?;
-    }
     let mut hasher = DefaultHasher::new();
     format!("{:?}", outcome.records).hash(&mut hasher);
     format!("{:?}", outcome.accounts).hash(&mut hasher);
