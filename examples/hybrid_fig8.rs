@@ -12,7 +12,7 @@
 
 use cosched_core::Duration;
 use cosched_examples::Claims;
-use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, six_mean};
+use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, mark_no_data, six_mean};
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{Failures, HybridConfig};
@@ -138,6 +138,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             && five.mean(|r| r.instant_start_ratio) < fifty.mean(|r| r.instant_start_ratio)
             && preempted(&five) > preempted(&fifty)
             && five.mean(|r| r.rigid_turnaround_h) > fifty.mean(|r| r.rigid_turnaround_h),
+    );
+    mark_no_data(
+        &mut claims,
+        by_mtbf.iter().flatten().flatten().flat_map(|m| m.runs()),
     );
     out.write_claims(&claims)?;
     Ok(())

@@ -9,7 +9,7 @@
 //! preemptions rise and utilisation falls, more on SPAA.
 
 use cosched_examples::Claims;
-use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, pooled, six_mean};
+use cosched_examples::hybrid::{Machine, Runs, Study, StudyArgs, mark_no_data, pooled, six_mean};
 use cosched_hybrid::HybridConfig;
 use cosched_hybrid::workload::TypeParams;
 
@@ -104,6 +104,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
              fall as n_min rises, which we have not explained",
         );
     }
+    mark_no_data(&mut claims, results.iter().flatten().flat_map(|m| m.runs()));
     out.write_claims(&claims)?;
     Ok(())
 }

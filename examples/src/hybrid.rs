@@ -3,80 +3,17 @@
 //! reports gathered as [`Runs`] (every mean through [`Replicates`], core's statistics), and the
 //! metric columns of the tables.
 
-use crate::{Cell, CommonArgs, LinePlot, Replicates, Sweep, Table};
-use cosched_core::{JobClass, RigidJob, SeedStreams};
-use cosched_hybrid::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types, generate};
-use cosched_hybrid::{Composite, HybridConfig, HybridError, HybridJob, HybridReport, HybridSim};
+use crate::{Cell, Claims, CommonArgs, LinePlot, Replicates, Sweep, Table};
+use cosched_core::RigidJob;
+/// The name of a configuration: `baseline` or e.g. `CUP&SPAA`, as the reports name it.
+pub use cosched_hybrid::mechanism_name as configuration_name;
+pub use cosched_hybrid::scenario::{
+    Machine, PaperBaseline, WorkloadStats, configurations, simulate_trace as simulate, typing_seed,
+};
+use cosched_hybrid::workload::{TraceParams, TypeParams, generate};
+use cosched_hybrid::{HybridConfig, HybridError, HybridReport};
 use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
-
-/// The paper's two systems, as generated stand-ins for their 2019 logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Machine {
-    /// Theta-like: 4,392 nodes, jobs of >= 128 nodes, <= 1 day.
-    Theta,
-    /// Cori-like: 12,076 nodes, ~76 % single-node jobs, most others of 2-64 nodes, <= 7 days.
-    Cori,
-}
-
-impl Machine {
-    /// Both machines.
-    pub const ALL: [Machine; 2] = [Machine::Theta, Machine::Cori];
-
-    /// Its name in tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Machine::Theta => "Theta-like",
-            Machine::Cori => "Cori-like",
-        }
-    }
-
-    /// Its name in file names.
-    pub fn slug(self) -> &'static str {
-        match self {
-            Machine::Theta => "theta",
-            Machine::Cori => "cori",
-        }
-    }
-
-    /// The generated trace's parameters: Theta's whole year (37,298 jobs, Table I) and four
-    /// weeks of Cori ([`CORI_MONTH_JOBS`] at the log's 21,369 jobs a day: a month, so that no
-    /// single heavy-tailed job array decides the load); fewer jobs with `quick`.
-    pub fn trace(self, quick: bool) -> TraceParams {
-        match (self, quick) {
-            (Machine::Theta, false) => TraceParams::theta(37_298),
-            (Machine::Theta, true) => TraceParams::theta(3_000),
-            (Machine::Cori, false) => TraceParams::cori(CORI_MONTH_JOBS),
-            (Machine::Cori, true) => TraceParams::cori(20_000),
-        }
-    }
-
-    /// The paper's baseline row (Table III).
-    pub fn paper_baseline(self) -> PaperBaseline {
-        match self {
-            Machine::Theta => PaperBaseline {
-                turnaround_hours: 15.6,
-                utilisation: 0.8393,
-                instant_start: 0.2269,
-            },
-            Machine::Cori => PaperBaseline {
-                turnaround_hours: 1.97,
-                utilisation: 0.8027,
-                instant_start: 0.1894,
-            },
-        }
-    }
-
-    /// The paper's baseline on-demand instant-start ratio (Table III).
-    pub fn paper_baseline_instant(self) -> f64 {
-        self.paper_baseline().instant_start
-    }
-
-    /// A generated batch trace for `seed`.
-    pub fn generate(self, quick: bool, seed: u64) -> Result<Vec<RigidJob>, HybridError> {
-        generate(&self.trace(quick), seed)
-    }
-}
 
 /// The most seeds or typings a flag may ask for: every replicate holds a trace, so an
 /// unchecked count would allocate without bound.
@@ -101,11 +38,6 @@ pub fn replicates(flag: &str, n: u64) -> Result<u64, String> {
     }
 }
 
-/// The seed of typing `t` of a trace generated with `seed` (the paper averages 10 typings).
-pub fn typing_seed(seed: u64, t: u64) -> u64 {
-    SeedStreams::new(seed).family("typing", t).root()
-}
-
 /// The baseline row of Table III for a trace of `params` generated with `seed`, averaged
 /// over `typings` typings (W5 notice mix: the baseline ignores notices).
 pub fn baseline_row(params: &TraceParams, seed: u64, typings: u64) -> Result<Runs, HybridError> {
@@ -122,107 +54,22 @@ pub fn baseline_of(
 ) -> Result<Runs, HybridError> {
     let runs = (0..typings)
         .map(|t| {
-            let config = HybridConfig::new(nodes, None)?;
-            simulate(trace, &TypeParams::default(), typing_seed(seed, t), config)
+            let config = HybridConfig::new(nodes)?;
+            simulate(
+                trace,
+                &TypeParams::default(),
+                typing_seed(seed, t),
+                config,
+                None,
+            )
         })
         .collect::<Result<Vec<HybridReport>, HybridError>>()?;
     Ok(Replicates::new(runs))
 }
 
-/// What Figures 3-5 show of a generated workload: sizes, job types and on-demand jobs per
-/// week, over `typings` typings.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct WorkloadStats {
-    /// Share of single-node jobs.
-    pub single_node: f64,
-    /// Share of jobs of at most 128 nodes.
-    pub small: f64,
-    /// Share of node-hours in jobs of more than 1,024 nodes.
-    pub large_node_hours: f64,
-    /// Shares of on-demand, rigid and malleable jobs (Fig. 4).
-    pub types: [f64; 3],
-    /// On-demand jobs submitted per week: mean, max, coefficient of variation (Fig. 5).
-    pub weekly_mean: f64,
-    /// The busiest week.
-    pub weekly_max: f64,
-    /// Sample standard deviation over the mean: the burstiness.
-    pub weekly_cv: f64,
-}
-
-impl WorkloadStats {
-    /// The statistics of a trace of `params` generated with `seed`, typed `typings` times.
-    pub fn of(params: &TraceParams, seed: u64, typings: u64) -> Result<WorkloadStats, HybridError> {
-        let trace = generate(params, seed)?;
-        let n = trace.len().max(1) as f64;
-        let node_hours = |j: &RigidJob| f64::from(j.size) * j.runtime.0 as f64;
-        let total: f64 = trace.iter().map(node_hours).sum();
-        let mut st = WorkloadStats {
-            single_node: trace.iter().filter(|j| j.size == 1).count() as f64 / n,
-            small: trace.iter().filter(|j| j.size <= 128).count() as f64 / n,
-            large_node_hours: trace
-                .iter()
-                .filter(|j| j.size > 1_024)
-                .map(node_hours)
-                .sum::<f64>()
-                / total.max(1.0),
-            ..WorkloadStats::default()
-        };
-        let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
-        let mut weekly_runs = Vec::new();
-        for t in 0..typings.max(1) {
-            let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))?;
-            let mut weeks: Vec<f64> = Vec::new();
-            for job in &typed {
-                let k = match job.class() {
-                    JobClass::OnDemand => 0,
-                    JobClass::Rigid => 1,
-                    _ => 2,
-                };
-                st.types[k] += 1.0 / n / typings.max(1) as f64;
-                if k == 0 {
-                    let week = ((job.submit() - first).0 / (7 * 86_400)).max(0) as usize;
-                    if weeks.len() <= week {
-                        weeks.resize(week + 1, 0.0);
-                    }
-                    weeks[week] += 1.0;
-                }
-            }
-            weekly_runs.push(weeks);
-        }
-        let weekly: Vec<f64> = weekly_runs.concat();
-        st.weekly_mean = cosched_core::stats::mean(&weekly).unwrap_or(f64::NAN);
-        st.weekly_max = weekly.iter().copied().fold(0.0, f64::max);
-        st.weekly_cv = cosched_core::stats::sample_sd(&weekly).unwrap_or(f64::NAN) / st.weekly_mean;
-        Ok(st)
-    }
-}
-
 /// The six mechanisms' runs in a row of [`Study::run`] pooled (baseline left out).
 pub fn six_mean(row: &[Runs]) -> Runs {
     pooled(row.iter().skip(1))
-}
-
-/// The baseline (`None`) and the six mechanisms, in the paper's order.
-pub fn configurations() -> Vec<Option<Composite>> {
-    std::iter::once(None)
-        .chain(Composite::ALL.map(Some))
-        .collect()
-}
-
-/// The name of a configuration: `baseline` or e.g. `CUP&SPAA`, as the reports name it.
-pub use cosched_hybrid::mechanism_name as configuration_name;
-
-/// Types `trace` with `types` (seeded) and simulates it under `config`; an error for a trace
-/// the simulator refuses (e.g. one whose horizon passes the clock's range).
-pub fn simulate(
-    trace: &[RigidJob],
-    types: &TypeParams,
-    seed: u64,
-    config: HybridConfig,
-) -> Result<HybridReport, HybridError> {
-    let jobs: Vec<HybridJob> = assign_types(trace, types, seed)?;
-    let out = HybridSim::new(config)?.run(&jobs)?;
-    Ok(out.report)
 }
 
 /// One configuration's runs (over seeds, typings, or configurations pooled with [`pooled`]):
@@ -239,17 +86,6 @@ pub fn pooled<'a>(groups: impl IntoIterator<Item = &'a Runs>) -> Runs {
             .flat_map(|g| g.runs().iter().cloned())
             .collect(),
     )
-}
-
-/// A row of Table III: what the paper reports of its FCFS/EASY baseline.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PaperBaseline {
-    /// Mean turnaround of all jobs, hours.
-    pub turnaround_hours: f64,
-    /// System utilisation (§IV-D), share.
-    pub utilisation: f64,
-    /// On-demand instant start ratio, share.
-    pub instant_start: f64,
 }
 
 /// The column names of [`cells`].
@@ -432,11 +268,17 @@ impl Study {
             .collect();
         let results = Sweep::new(self.name, points).try_run(|&(v, m, t)| {
             let mut types = TypeParams::default();
-            let mut config = HybridConfig::new(nodes, mechanisms[m])?;
+            let mut config = HybridConfig::new(nodes)?;
             let seed = seeds.get(t).copied().unwrap_or(self.seed);
             config.seed = seed;
             configure(&values[v], &mut types, &mut config);
-            simulate(&traces[t], &types, typing_seed(seed, 0), config)
+            simulate(
+                &traces[t],
+                &types,
+                typing_seed(seed, 0),
+                config,
+                mechanisms[m],
+            )
         })?;
         Ok((0..values.len())
             .map(|v| {
@@ -519,6 +361,32 @@ impl Study {
     }
 }
 
+/// Claims whose figures include a quantity with no data (a mean over no job, a ratio over no
+/// elapsed time: NaN, which Rust prints as `NaN`) show it as `n/a` and fail with why, from
+/// `runs`: how many jobs there were, completed, were larger than the machine or invalid, and
+/// were on-demand.
+pub fn mark_no_data<'a>(claims: &mut Claims, runs: impl IntoIterator<Item = &'a HybridReport>) {
+    let (mut n, mut jobs, mut completed, mut rejected, mut invalid, mut on_demand) =
+        (0, 0, 0, 0, 0, 0);
+    for r in runs {
+        n += 1;
+        jobs += r.jobs;
+        completed += r.completed;
+        rejected += r.rejected;
+        invalid += r.invalid;
+        on_demand += r.on_demand;
+    }
+    for c in claims.claims.iter_mut().filter(|c| c.ours.contains("NaN")) {
+        c.ours = c.ours.replace("NaN", "n/a");
+        c.pass = false;
+        c.reason = Some(format!(
+            "no data: over {n} run(s), {completed} of {jobs} jobs completed ({rejected} larger \
+             than the machine, {invalid} invalid), {on_demand} of them on-demand; a mean over \
+             no job or a share of no elapsed time is undefined (n/a)"
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,8 +400,8 @@ mod tests {
         assert_eq!(names[0], "baseline");
         assert_eq!(names[6], "CUP&SPAA");
         let trace = Machine::Cori.generate(true, 1).unwrap();
-        let config = HybridConfig::new(12_076, None).unwrap();
-        let report = simulate(&trace[..200], &TypeParams::default(), 1, config).unwrap();
+        let config = HybridConfig::new(12_076).unwrap();
+        let report = simulate(&trace[..200], &TypeParams::default(), 1, config, None).unwrap();
         let (mut a, mut b) = (report.clone(), report);
         a.instant_start_ratio = 0.2;
         b.instant_start_ratio = 0.4;

@@ -14,7 +14,7 @@ use cosched_core::{Duration, JobId, Time};
 use cosched_hybrid::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob};
 use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
 use cosched_hybrid::{
-    Checkpointing, Composite, HybridConfig, HybridSim, Mechanism, RunningKind, RunningView,
+    Checkpointing, Composite, HybridConfig, Mechanism, RunningKind, RunningView, scenario,
 };
 use criterion::{Criterion, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
@@ -112,8 +112,9 @@ fn simulation(c: &mut Criterion) {
         7,
     )
     .expect("valid workload");
-    let config = HybridConfig::new(NODES, Some(Composite::ALL[5])).expect("valid config");
-    let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+    let config = HybridConfig::new(NODES).expect("valid config");
+    let cup_spaa = Some(Composite::ALL[5]);
+    let out = scenario::simulate(config, cup_spaa, &jobs).unwrap();
     let first = jobs.iter().map(|j| j.submit()).min().unwrap();
     let last = out.records.iter().filter_map(|r| r.end).max().unwrap();
     eprintln!(
@@ -125,12 +126,7 @@ fn simulation(c: &mut Criterion) {
     let mut group = c.benchmark_group("cori_like_sim");
     group.sample_size(10);
     group.bench_function("cup_spaa_month_440000_jobs", |b| {
-        b.iter(|| {
-            HybridSim::new(config)
-                .unwrap()
-                .run(black_box(&jobs))
-                .unwrap()
-        })
+        b.iter(|| scenario::simulate(config, cup_spaa, black_box(&jobs)).unwrap())
     });
     group.finish();
 }

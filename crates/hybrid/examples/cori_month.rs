@@ -7,7 +7,7 @@
 //! where MECHANISM is `baseline` or one of `N&PAA`, …, `CUP&SPAA` (default `CUP&SPAA`).
 
 use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
-use cosched_hybrid::{Composite, HybridConfig, HybridSim, mechanism_name};
+use cosched_hybrid::{Composite, HybridConfig, mechanism_name, scenario};
 use std::error::Error;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
@@ -40,9 +40,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         return Err(format!("JOBS must lie within 1..={MAX_JOBS}, got {jobs}").into());
     }
     let workload = hybrid_workload(&TraceParams::cori(jobs), &TypeParams::default(), seed)?;
-    let config = HybridConfig::new(12_076, mechanism)?;
+    let config = HybridConfig::new(12_076)?;
     let start = Instant::now();
-    let outcome = HybridSim::new(config)?.run(&workload)?;
+    let outcome = scenario::simulate(config, mechanism, &workload)?;
     let elapsed = start.elapsed();
     let mut hasher = DefaultHasher::new();
     format!("{:?}", outcome.records).hash(&mut hasher);

@@ -56,3 +56,30 @@ pub enum HybridError {
         to: u32,
     },
 }
+
+/// Why a simulation stopped: the platform refused something (a command naming a job that does
+/// not run, a time overflow, …), or the policy failed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SimError<E> {
+    /// The environment or a command applied to it.
+    #[error(transparent)]
+    Platform(#[from] HybridError),
+    /// The policy returned an error.
+    #[error("policy: {0}")]
+    Policy(#[source] E),
+}
+
+impl<E> From<EngineError> for SimError<E> {
+    fn from(e: EngineError) -> Self {
+        SimError::Platform(HybridError::Engine(e))
+    }
+}
+
+impl SimError<HybridError> {
+    /// The one error, for a policy that fails with [`HybridError`].
+    pub fn flatten(self) -> HybridError {
+        match self {
+            SimError::Platform(e) | SimError::Policy(e) => e,
+        }
+    }
+}

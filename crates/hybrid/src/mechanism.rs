@@ -7,7 +7,7 @@
 //! - **PAA** (preempt at arrival): list the running jobs in ascending *preemption overhead*
 //!   and preempt from the front until the idle plus freed nodes reach the on-demand job's
 //!   size. If even preempting every running job would not be enough, nothing is preempted and
-//!   the job waits at the front of the queue ([`Decision::WaitAtFront`]).
+//!   the job waits at the front of the queue ([`ArrivalAction::WaitAtFront`]).
 //! - **SPAA** (shrink-preempt at arrival): compute what the running malleable jobs can supply
 //!   by shrinking to their minimum sizes; if that meets the request, shrink them as evenly as
 //!   possible; otherwise fall back to PAA (§III-B2: "If the supply cannot meet, we use PAA
@@ -29,12 +29,12 @@
 //! is still above its minimum (ties: smallest id). Jobs thus end within one node of each other,
 //! except those held up by their minimum size.
 //!
-//! The mechanisms are plain functions of their inputs: no clock, RNG or I/O. [`apply`] carries
-//! their decisions out on a [`BatchCluster`].
+//! The mechanisms are plain functions of their inputs: no clock, RNG or I/O;
+//! [`crate::HybridPolicy`] turns their actions into commands.
 //!
 //! ```
 //! use cosched_core::{Duration, JobId};
-//! use cosched_hybrid::{Decision, Mechanism, RunningKind, RunningView};
+//! use cosched_hybrid::{ArrivalAction, Mechanism, RunningKind, RunningView};
 //! let running = [
 //!     RunningView { id: JobId(1), size: 8, setup: Duration(60),
 //!                   kind: RunningKind::Malleable { min_size: 2, max_size: 8 } },
@@ -44,16 +44,15 @@
 //! ];
 //! // 3 nodes needed, 1 idle: SPAA shrinks the malleable job by 2.
 //! let spaa = Mechanism::spaa().decide(3, 1, &running).unwrap();
-//! assert_eq!(spaa, vec![Decision::Shrink { job: JobId(1), to: 6 }]);
+//! assert_eq!(spaa, vec![ArrivalAction::Shrink { job: JobId(1), to: 6 }]);
 //! // PAA preempts the cheaper job: the malleable one (60 s of setup, against 100 s elapsed).
 //! let paa = Mechanism::paa().decide(3, 1, &running).unwrap();
-//! assert_eq!(paa, vec![Decision::Preempt { job: JobId(1) }]);
+//! assert_eq!(paa, vec![ArrivalAction::Preempt { job: JobId(1) }]);
 //! ```
 
 use crate::HybridError;
 use crate::checkpoint::{Checkpointing, preemption_cost};
-use cosched_batch::{BatchCluster, Resume, Started};
-use cosched_core::{Duration, JobId, ParamError, Time};
+use cosched_core::{Duration, JobId, ParamError};
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
@@ -226,7 +225,7 @@ impl RunningView {
 
 /// One action on a running job, or the verdict that the on-demand job must wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Decision {
+pub enum ArrivalAction {
     /// Preempt the job (rigid: resume from its last checkpoint; malleable: where it stopped).
     Preempt {
         /// The job.
@@ -295,7 +294,7 @@ impl Mechanism {
         needed: u32,
         free: u32,
         running: &[RunningView],
-    ) -> Result<Vec<Decision>, HybridError> {
+    ) -> Result<Vec<ArrivalAction>, HybridError> {
         ParamError::check(needed >= 1, "needed", needed, "must be >= 1")?;
         let spaa = self.kind == MechanismKind::Spaa;
         let (mut total, mut slack) = (0u64, 0u64);
@@ -315,12 +314,12 @@ impl Mechanism {
         }
         let deficit = u64::from(needed - free);
         if spaa && slack >= deficit {
-            let decisions: Vec<Decision> = water_fill(running.iter(), deficit).collect();
+            let decisions: Vec<ArrivalAction> = water_fill(running.iter(), deficit).collect();
             check_unique(&decisions)?;
             return Ok(decisions);
         }
         if total < deficit {
-            return Ok(vec![Decision::WaitAtFront]);
+            return Ok(vec![ArrivalAction::WaitAtFront]);
         }
         if spaa {
             keys.extend(running.iter().map(|j| (j.overhead().0, j.id, j.size)));
@@ -330,9 +329,9 @@ impl Mechanism {
         let chosen = cheapest_prefix(&mut keys, deficit, |k| u64::from(k.2));
         keys.truncate(chosen);
         keys.sort_unstable();
-        let decisions: Vec<Decision> = keys
+        let decisions: Vec<ArrivalAction> = keys
             .iter()
-            .map(|&(_, job, _)| Decision::Preempt { job })
+            .map(|&(_, job, _)| ArrivalAction::Preempt { job })
             .collect();
         check_unique(&decisions)?;
         Ok(decisions)
@@ -340,11 +339,11 @@ impl Mechanism {
 }
 
 /// [`HybridError::DuplicateJob`] if two decisions name the same job.
-fn check_unique(decisions: &[Decision]) -> Result<(), HybridError> {
+fn check_unique(decisions: &[ArrivalAction]) -> Result<(), HybridError> {
     let mut acted: FxHashSet<JobId> =
         FxHashSet::with_capacity_and_hasher(decisions.len(), Default::default());
     for d in decisions {
-        if let Decision::Preempt { job } | Decision::Shrink { job, .. } = *d
+        if let ArrivalAction::Preempt { job } | ArrivalAction::Shrink { job, .. } = *d
             && !acted.insert(job)
         {
             return Err(HybridError::DuplicateJob(job));
@@ -403,7 +402,7 @@ pub(crate) fn cheapest_prefix<K: Ord>(
 fn water_fill<'a>(
     jobs: impl Iterator<Item = &'a RunningView>,
     amount: u64,
-) -> impl Iterator<Item = Decision> {
+) -> impl Iterator<Item = ArrivalAction> {
     // (id, size, minimum) of the jobs that can shrink.
     let mut shrinkable: Vec<(JobId, u32, u32)> = jobs
         .filter_map(|j| match j.kind {
@@ -440,74 +439,10 @@ fn water_fill<'a>(
                 to -= 1;
                 missing -= 1;
             }
-            (to < size).then_some(Decision::Shrink { job, to })
+            (to < size).then_some(ArrivalAction::Shrink { job, to })
         })
         .collect::<Vec<_>>()
         .into_iter()
-}
-
-/// What [`apply`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Applied {
-    /// Jobs preempted and requeued.
-    pub preempted: Vec<JobId>,
-    /// The shrunk jobs' new runs: the driver must schedule their completions (old tokens are
-    /// stale).
-    pub resized: Vec<Started>,
-    /// The decisions said the on-demand job waits at the front of the queue.
-    pub wait_at_front: bool,
-}
-
-/// Carries out `decisions` (made for `running`) on `cluster` at `now`: a rigid job is preempted
-/// with `Resume::WithRuntime` of its run time less its checkpointed progress, plus setup; a
-/// malleable job with `Resume::Remaining` (its unit-seconds of work are conserved); a shrink is
-/// a [`BatchCluster::resize`]. Every decision is checked against `running` before the cluster is
-/// touched; an error from the cluster itself stops midway.
-pub fn apply(
-    cluster: &mut BatchCluster,
-    now: Time,
-    running: &[RunningView],
-    decisions: &[Decision],
-) -> Result<Applied, HybridError> {
-    let find = |job: JobId| {
-        running
-            .iter()
-            .find(|j| j.id == job)
-            .ok_or(HybridError::UnknownJob(job))
-    };
-    for decision in decisions {
-        match *decision {
-            Decision::Preempt { job } => {
-                find(job)?;
-            }
-            Decision::Shrink { job, to } => {
-                let view = find(job)?;
-                let ok = matches!(view.kind, RunningKind::Malleable { min_size, .. }
-                    if (min_size..=view.size).contains(&to));
-                if !ok {
-                    return Err(HybridError::BadShrink { job, to });
-                }
-            }
-            Decision::WaitAtFront => {}
-        }
-    }
-    let mut applied = Applied::default();
-    for decision in decisions {
-        match *decision {
-            Decision::Preempt { job } => {
-                let resume = find(job)?
-                    .resume_runtime()
-                    .map_or(Resume::Remaining, Resume::WithRuntime);
-                cluster.preempt(now, job, resume)?;
-                applied.preempted.push(job);
-            }
-            Decision::Shrink { job, to } => {
-                applied.resized.push(cluster.resize(now, job, to)?);
-            }
-            Decision::WaitAtFront => applied.wait_at_front = true,
-        }
-    }
-    Ok(applied)
 }
 
 #[cfg(test)]
@@ -561,8 +496,8 @@ mod tests {
         assert_eq!(
             d,
             vec![
-                Decision::Preempt { job: JobId(3) },
-                Decision::Preempt { job: JobId(2) },
+                ArrivalAction::Preempt { job: JobId(3) },
+                ArrivalAction::Preempt { job: JobId(2) },
             ]
         );
     }
@@ -571,7 +506,7 @@ mod tests {
     fn paa_waits_at_front_when_everything_is_not_enough() {
         let running = [rigid(1, 4, 5, None), malleable(2, 3, 1)];
         let d = Mechanism::paa().decide(9, 1, &running).unwrap();
-        assert_eq!(d, vec![Decision::WaitAtFront]);
+        assert_eq!(d, vec![ArrivalAction::WaitAtFront]);
     }
 
     #[test]
@@ -583,15 +518,15 @@ mod tests {
         assert_eq!(
             d,
             vec![
-                Decision::Shrink {
+                ArrivalAction::Shrink {
                     job: JobId(1),
                     to: 5
                 },
-                Decision::Shrink {
+                ArrivalAction::Shrink {
                     job: JobId(2),
                     to: 5
                 },
-                Decision::Shrink {
+                ArrivalAction::Shrink {
                     job: JobId(3),
                     to: 6
                 },
@@ -612,8 +547,8 @@ mod tests {
         assert_eq!(
             spaa,
             vec![
-                Decision::Preempt { job: JobId(1) },
-                Decision::Preempt { job: JobId(2) },
+                ArrivalAction::Preempt { job: JobId(1) },
+                ArrivalAction::Preempt { job: JobId(2) },
             ]
         );
         assert_eq!(spaa, Mechanism::paa().decide(5, 0, &running).unwrap());
@@ -624,7 +559,7 @@ mod tests {
         // A 1,000-node job 10 s into its run is cheaper than a 1-node job 100 s in.
         let running = [rigid(1, 1_000, 10, None), rigid(2, 1, 100, None)];
         let d = Mechanism::paa().decide(1, 0, &running).unwrap();
-        assert_eq!(d, vec![Decision::Preempt { job: JobId(1) }]);
+        assert_eq!(d, vec![ArrivalAction::Preempt { job: JobId(1) }]);
     }
 
     #[test]
@@ -640,29 +575,5 @@ mod tests {
         );
         let late = [rigid(1, 2, 20_000, None)];
         assert!(matches!(m.decide(4, 1, &late), Err(HybridError::Param(_))));
-    }
-
-    #[test]
-    fn apply_checks_decisions_before_touching_the_cluster() {
-        let mut cluster = BatchCluster::new(4).unwrap();
-        let running = [rigid(1, 2, 0, None)];
-        let unknown = [Decision::Preempt { job: JobId(9) }];
-        assert_eq!(
-            apply(&mut cluster, Time(0), &running, &unknown),
-            Err(HybridError::UnknownJob(JobId(9)))
-        );
-        let shrink_rigid = [Decision::Shrink {
-            job: JobId(1),
-            to: 1,
-        }];
-        assert_eq!(
-            apply(&mut cluster, Time(0), &running, &shrink_rigid),
-            Err(HybridError::BadShrink {
-                job: JobId(1),
-                to: 1
-            })
-        );
-        let wait = apply(&mut cluster, Time(0), &running, &[Decision::WaitAtFront]).unwrap();
-        assert!(wait.wait_at_front && wait.preempted.is_empty());
     }
 }

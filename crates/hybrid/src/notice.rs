@@ -112,7 +112,7 @@ pub struct Notice {
 }
 
 /// A running job as CUP plans with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlannedJob {
     /// What the on-arrival mechanisms see of it (`elapsed` of a rigid job is unused here).
     pub view: RunningView,
@@ -419,6 +419,11 @@ impl NoticeBoard {
             }
         });
         released
+    }
+
+    /// The earliest expiry of a reservation, if any.
+    pub fn next_expiry(&self) -> Option<Time> {
+        self.reservations.iter().map(|r| r.expires).min()
     }
 
     /// Takes a (failed) node out of whichever reservation holds it; the reservation then

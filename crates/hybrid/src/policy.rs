@@ -11,20 +11,24 @@
 //! out. The simulator ([`crate::sim`]) is one executor; a resource manager is another.
 //!
 //! ## The protocol
-//! Observations, in the order an executor sees them at one instant:
-//! - [`HybridPolicy::on_completion`] / [`HybridPolicy::on_interrupted`]: a batch job ended, or
-//!   a node failure stopped it (§V-C);
-//! - [`HybridPolicy::on_node_lost`]: a node the policy had reserved failed;
-//! - [`HybridPolicy::on_tick`]: a [`Timer`] the policy asked for ([`Command::Wake`]): a
-//!   reservation's expiry (§III-B3) or one of CUP's planned preemptions;
-//! - [`HybridPolicy::on_notice`]: an advance notice (§III-B1);
-//! - [`HybridPolicy::on_arrival`]: an on-demand job arrived (§III-B2);
-//! - [`HybridPolicy::on_on_demand_end`] / [`HybridPolicy::on_on_demand_failure`]: an
-//!   on-demand job completed (§III-B4), or a failure killed it (it is handled as a new arrival,
-//!   and has lost its instant start, Obs. 14);
-//! - [`HybridPolicy::on_start`]: the executor started a batch job in a pass the policy asked
+//! [`HybridPolicy`] implements [`cosched_core::policy::Policy`] with [`Observation`] in,
+//! [`Command`]s out, `&dyn` [`PlatformView`] as the view and [`HybridError`]. Observations, in
+//! the order an executor sees them at one instant:
+//! - [`Observation::Completed`] / [`Observation::Interrupted`]: a batch job ended, or a node
+//!   failure stopped it (§V-C);
+//! - [`Observation::NodeLost`]: a node the policy had reserved failed;
+//! - timers are pulled: [`Policy::next_wake`] is the earliest reservation expiry (§III-B3) or
+//!   planned CUP preemption, and each [`Policy::wake`] call handles the earliest one due (an
+//!   executor calls it while [`Policy::next_wake`] is at or before its clock), so a policy
+//!   restored from its serialised state keeps every timer;
+//! - [`Observation::Notice`]: an advance notice (§III-B1);
+//! - [`Observation::Arrival`]: an on-demand job arrived (§III-B2);
+//! - [`Observation::OnDemandEnded`] / [`Observation::OnDemandFailed`]: an on-demand job
+//!   completed (§III-B4), or a failure killed it (it is handled as a new arrival, and has lost
+//!   its instant start, Obs. 14);
+//! - [`Observation::Started`]: the executor started a batch job in a pass the policy asked
 //!   for;
-//! - [`HybridPolicy::settle`], called until it returns no command: once the instant's events
+//! - [`Observation::Settle`], delivered until it returns no command: once the instant's events
 //!   are in, the policy serves the on-demand jobs waiting at the front, gives lenders their
 //!   nodes back, lets reservations collect idle nodes, lends reserved idle nodes to guests,
 //!   runs the batch pass and expands malleable jobs. Each call sees the platform after the
@@ -44,7 +48,6 @@
 //! | [`Command::Unassign`] | give the nodes gathered for an on-demand job that must wait back to the partition |
 //! | [`Command::Submit`] | the baseline: `sbatch` the on-demand job like any batch job |
 //! | [`Command::Schedule`] | [`BatchPass::Site`]: Slurm's own scheduler and backfill; [`BatchPass::Listed`]: raise the listed jobs to the top priority; [`BatchPass::Guests`]: let the chosen queued jobs run in the reservation (`scontrol update JobId=… ReservationName=od-<job>`) |
-//! | [`Command::Wake`] | a timer in the adapter |
 //!
 //! The batch passes go through the batch protocol ([`cosched_batch::BatchPolicy`], planned
 //! with a [`Pass`]) with the policy's batch policies: [`MalleableHeads`] and
@@ -53,7 +56,7 @@
 //! ## Decisions, by the paper's sections
 //! - **Notice (§III-B1).** N ignores it. CUA and CUP reserve the idle nodes named by the view,
 //!   then collect nodes as they free (earliest notice first). CUP plans preemptions before the
-//!   estimated arrival ([`NoticeBoard::notice`]); each waits for its [`Timer::Planned`] and is
+//!   estimated arrival ([`NoticeBoard::notice`]); each waits for its time ([`Policy::wake`]) and is
 //!   **cancelled** when its on-demand job arrives (early), when its reservation expires (the
 //!   job is late or never comes), when the reservation is already complete, or when the target
 //!   no longer runs the run it was planned on. A second notice for the same job **re-plans**:
@@ -74,10 +77,10 @@
 //!   size expand into nodes left idle, as far as EASY's reservation for the queue head allows.
 
 use crate::HybridError;
-use crate::mechanism::{Decision, Mechanism, MechanismKind, RunningKind, RunningView};
+use crate::mechanism::{ArrivalAction, Mechanism, MechanismKind, RunningKind, RunningView};
 use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
 use cosched_batch::{Pass, Shadow, pass_policy};
-
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, NodeId, Time};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -178,21 +181,11 @@ pub trait PlatformView {
     fn queue_epoch(&self) -> u64;
     /// EASY's shadow for the queue head at `now`, `None` with an empty queue.
     fn head_shadow(&self, now: Time) -> Option<Shadow>;
-}
-
-/// A timer the policy asks for with [`Command::Wake`], handed back by
-/// [`HybridPolicy::on_tick`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Timer {
-    /// Release the reservations whose grace after the estimated arrival has passed.
-    Expire,
-    /// One of CUP's planned preemptions, made for the target's run started at `run_started`.
-    Planned {
-        /// The plan.
-        plan: PlannedPreemption,
-        /// The start of the target's run it was planned on ([`RunInfo::started`]).
-        run_started: Time,
-    },
+    /// The queries answered during the current policy call, for a recording
+    /// ([`crate::record`]); `None` (the default) for a view that keeps no transcript.
+    fn transcript(&self) -> Option<crate::record::Transcript> {
+        None
+    }
 }
 
 /// A batch scheduling pass the policy asks the executor to run.
@@ -284,16 +277,9 @@ pub enum Command {
     },
     /// Run a batch scheduling pass.
     Schedule(BatchPass),
-    /// Call [`HybridPolicy::on_tick`] with `timer` at `at`.
-    Wake {
-        /// When.
-        at: Time,
-        /// What for.
-        timer: Timer,
-    },
 }
 
-/// A batch job started by a pass, as [`HybridPolicy::on_start`] hears of it.
+/// A batch job started by a pass, as [`Observation::Started`] tells of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StartInfo {
     /// The job.
@@ -306,6 +292,55 @@ pub struct StartInfo {
     pub max_size: Option<u32>,
     /// The reservation it runs on as a guest, if started by [`BatchPass::Guests`].
     pub guest_of: Option<JobId>,
+}
+
+/// What the executor tells the policy, each with the time of the call; see the
+/// [module docs](self) for the order within one instant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Observation {
+    /// A batch job started in a pass the policy asked for.
+    Started(StartInfo),
+    /// A batch job completed.
+    Completed {
+        /// The job.
+        job: JobId,
+    },
+    /// A node failure stopped a running batch job; the executor requeued it (§V-C).
+    Interrupted {
+        /// The job.
+        job: JobId,
+    },
+    /// A node reserved (and idle) for an on-demand job failed.
+    NodeLost {
+        /// The node.
+        node: NodeId,
+    },
+    /// An advance notice (§III-B1).
+    Notice(Notice),
+    /// An on-demand job arrived (§III-B2); the executor has rejected it already if it is
+    /// larger than the system.
+    Arrival {
+        /// The job.
+        job: JobId,
+        /// Its nodes.
+        size: u32,
+    },
+    /// A running on-demand job completed (§III-B4).
+    OnDemandEnded {
+        /// The job.
+        job: JobId,
+    },
+    /// A node failure killed running on-demand job `job`; the executor gave back its other
+    /// nodes (§V-C, Obs. 14).
+    OnDemandFailed {
+        /// The job.
+        job: JobId,
+        /// Its nodes.
+        size: u32,
+    },
+    /// The instant's events are in: delivered until the policy returns no command.
+    Settle,
 }
 
 /// A job that lent nodes to an on-demand job (§III-B4).
@@ -322,14 +357,15 @@ pub enum Lender {
     },
 }
 
-/// The steps of [`HybridPolicy::settle`], in order.
+/// The steps of a settle ([`Observation::Settle`]), in order.
 const SETTLE_STEPS: u8 = 6;
 
 /// The paper's six mechanisms, or the baseline, on the protocol; see the [module docs](self).
 ///
 /// ```
+/// use cosched_core::policy::Policy;
 /// use cosched_core::{JobId, Time};
-/// use cosched_hybrid::policy::{Command, HybridPolicy};
+/// use cosched_hybrid::policy::{Command, HybridPolicy, Observation};
 /// use cosched_hybrid::{Composite, notice::Notice};
 /// // The baseline queues an on-demand job like any batch job.
 /// let mut baseline = HybridPolicy::baseline();
@@ -350,11 +386,15 @@ const SETTLE_STEPS: u8 = 6;
 /// #     fn queue_epoch(&self) -> u64 { 0 }
 /// #     fn head_shadow(&self, _: Time) -> Option<Shadow> { None }
 /// # }
-/// let cmds = baseline.on_arrival(Time(0), JobId(1), 4, &Empty).unwrap();
+/// let arrival = Observation::Arrival { job: JobId(1), size: 4 };
+/// let mut cmds = Vec::new();
+/// baseline.observe(Time(0), &arrival, &Empty, &mut cmds).unwrap();
 /// assert_eq!(cmds, vec![Command::Submit { job: JobId(1) }]);
-/// // CUA&PAA on an empty machine: the job cannot start and waits at the front.
+/// // CUA&PAA on a machine with no idle node and nothing to preempt: the job cannot start
+/// // and waits at the front.
 /// let mut policy = HybridPolicy::new(Composite::ALL[2]);
-/// let cmds = policy.on_arrival(Time(0), JobId(1), 4, &Empty).unwrap();
+/// cmds.clear();
+/// policy.observe(Time(0), &arrival, &Empty, &mut cmds).unwrap();
 /// assert_eq!(cmds.last(), Some(&Command::Unassign { job: JobId(1) }));
 /// assert_eq!(policy.waiting().collect::<Vec<_>>(), vec![JobId(1)]);
 /// ```
@@ -373,6 +413,7 @@ pub struct HybridPolicy {
     waiting: VecDeque<(JobId, u32)>,
     /// Running malleable jobs below their largest size (under a mechanism, guests excluded),
     /// by (submit, id), with their largest size: they may expand.
+    #[serde(with = "pairs")]
     expandable: BTreeMap<(Time, JobId), u32>,
     /// Submit times of the running batch jobs (the key of `expandable`).
     submits: FxHashMap<JobId, Time>,
@@ -381,8 +422,30 @@ pub struct HybridPolicy {
     /// Reservations for which no guest started, with the queue epoch, idle-node count and
     /// arrival they were asked with: while those hold the answer is still none.
     no_guests: FxHashMap<JobId, (u64, usize, Time)>,
-    /// The next step of [`HybridPolicy::settle`].
+    /// The next step of a settle.
     step: u8,
+}
+
+/// (De)serialises a map with tuple keys as a list of pairs (JSON keys are strings).
+mod pairs {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<K: Serialize, V: Serialize, S: Serializer>(
+        map: &BTreeMap<K, V>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(map.iter())
+    }
+
+    pub fn deserialize<'de, K, V, D>(d: D) -> Result<BTreeMap<K, V>, D::Error>
+    where
+        K: Deserialize<'de> + Ord,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Ok(Vec::<(K, V)>::deserialize(d)?.into_iter().collect())
+    }
 }
 
 impl HybridPolicy {
@@ -429,9 +492,11 @@ impl HybridPolicy {
         self.composite
     }
 
-    /// Whether the executor should deliver advance notices (the baseline ignores them).
+    /// Whether the executor should deliver advance notices: the baseline and N ignore them
+    /// (§III-B1), so a run without them is the same run.
     pub fn listens_to_notices(&self) -> bool {
-        self.composite.is_some()
+        self.composite
+            .is_some_and(|c| c.notice != NoticeStrategy::N)
     }
 
     /// The reservations.
@@ -467,7 +532,7 @@ impl HybridPolicy {
     }
 
     /// A batch job started (in a pass the policy asked for).
-    pub fn on_start(&mut self, start: StartInfo) {
+    fn on_start(&mut self, start: StartInfo) {
         self.submits.insert(start.job, start.submit);
         if let Some(od) = start.guest_of {
             self.guests.insert(start.job, od);
@@ -478,26 +543,6 @@ impl HybridPolicy {
                 start.max_size.unwrap_or(start.size),
             );
         }
-    }
-
-    /// A batch job completed. A guest's nodes go back to its reservation.
-    pub fn on_completion(&mut self, _now: Time, job: JobId) -> Vec<Command> {
-        let mut out = Vec::new();
-        self.stopped(job, &mut out);
-        out
-    }
-
-    /// A node failure stopped a running batch job (the executor requeued it). A guest's
-    /// nodes go back to its reservation.
-    pub fn on_interrupted(&mut self, _now: Time, job: JobId) -> Vec<Command> {
-        let mut out = Vec::new();
-        self.stopped(job, &mut out);
-        out
-    }
-
-    /// A reserved idle node failed: it leaves its reservation, which collects again.
-    pub fn on_node_lost(&mut self, node: NodeId) {
-        self.board.drop_node(node);
     }
 
     /// Batch job `job` no longer runs: bookkeeping, and a guest's reservation reclaims its
@@ -522,17 +567,17 @@ impl HybridPolicy {
     }
 
     /// An advance notice (§III-B1). N ignores it; CUA and CUP reserve the idle nodes; CUP
-    /// plans preemptions and asks to be woken for each. A notice for a job that already holds
-    /// a reservation is an update: its plans are cancelled and made again.
-    pub fn on_notice(
+    /// plans preemptions, each woken at its time. A notice for a job that already holds a
+    /// reservation is an update: its plans are cancelled and made again.
+    fn on_notice(
         &mut self,
         now: Time,
         notice: Notice,
         view: &dyn PlatformView,
-    ) -> Result<Vec<Command>, HybridError> {
-        let mut out = Vec::new();
+        out: &mut Vec<Command>,
+    ) -> Result<(), HybridError> {
         if self.composite.is_none() || self.board.strategy() == NoticeStrategy::N {
-            return Ok(out);
+            return Ok(());
         }
         let renotice = self.board.reservations().any(|r| r.job == notice.job);
         let free = view.idle_nodes(notice.size as usize);
@@ -565,22 +610,9 @@ impl HybridPolicy {
         for p in plan.preemptions {
             if let Some(run) = view.run(p.job) {
                 self.plans.push((p, run.started));
-                out.push(Command::Wake {
-                    at: p.at,
-                    timer: Timer::Planned {
-                        plan: p,
-                        run_started: run.started,
-                    },
-                });
             }
         }
-        if let Some(at) = plan.expires {
-            out.push(Command::Wake {
-                at,
-                timer: Timer::Expire,
-            });
-        }
-        Ok(out)
+        Ok(())
     }
 
     /// The running jobs the mechanisms may touch: guests are left out (they are preempted at
@@ -593,35 +625,14 @@ impl HybridPolicy {
         running
     }
 
-    /// A timer asked for with [`Command::Wake`]: a reservation's expiry (its nodes go back,
-    /// its guests become ordinary jobs, its lenders are returned, its plans cancelled), or a
-    /// planned preemption (carried out if it still stands, its target still runs the same run — resized or not —
-    /// and the reservation is still short).
-    pub fn on_tick(&mut self, now: Time, timer: Timer, view: &dyn PlatformView) -> Vec<Command> {
-        let mut out = Vec::new();
-        match timer {
-            Timer::Expire => {
-                for (job, nodes) in self.board.expire(now) {
-                    out.push(Command::Release { job, nodes });
-                    self.guests.retain(|_, od| *od != job);
-                    self.plans.retain(|(p, _)| p.for_job != job);
-                    self.no_guests.remove(&job);
-                    let lenders = self.lenders.remove(&job).unwrap_or_default();
-                    self.returns.extend(lenders);
-                }
-            }
-            Timer::Planned { plan, run_started } => {
-                let Some(k) = self.plans.iter().position(|&x| x == (plan, run_started)) else {
-                    return out;
-                };
-                self.plans.swap_remove(k);
-                let current = view.run(plan.job).is_some_and(|r| r.started == run_started);
-                if current && self.board.is_short(plan.for_job) {
-                    self.preempt(plan.job, plan.for_job, &mut out);
-                }
-            }
-        }
-        out
+    /// The earliest planned preemption due at `now`, by (time, order planned).
+    fn due_plan(&self, now: Time) -> Option<usize> {
+        self.plans
+            .iter()
+            .enumerate()
+            .filter(|(_, (p, _))| p.at <= now)
+            .min_by_key(|&(k, (p, _))| (p.at, k))
+            .map(|(k, _)| k)
     }
 
     /// Preempts `job` for on-demand `od`, which owes it its nodes back.
@@ -634,22 +645,21 @@ impl HybridPolicy {
             .push(Lender::Preempted(job));
     }
 
-    /// An on-demand job of `size` nodes arrived (§III-B2); the executor has rejected it
-    /// already if it is larger than the system. The baseline queues it. Under a mechanism its
-    /// guests are preempted, it takes its reserved nodes, idle nodes, then what PAA / SPAA
-    /// free, and starts; if the mechanism cannot free enough it gives everything back and
-    /// waits at the front of the queue.
-    pub fn on_arrival(
+    /// An on-demand job of `size` nodes arrived (§III-B2). The baseline queues it. Under a
+    /// mechanism its guests are preempted, it takes its reserved nodes, idle nodes, then what
+    /// PAA / SPAA free, and starts; if the mechanism cannot free enough it gives everything
+    /// back and waits at the front of the queue.
+    fn on_arrival(
         &mut self,
         now: Time,
         job: JobId,
         size: u32,
         view: &dyn PlatformView,
-    ) -> Result<Vec<Command>, HybridError> {
-        let mut out = Vec::new();
+        out: &mut Vec<Command>,
+    ) -> Result<(), HybridError> {
         let Some(composite) = self.composite else {
             out.push(Command::Submit { job });
-            return Ok(out);
+            return Ok(());
         };
         let mut guests: Vec<(Time, JobId)> = self
             .guests
@@ -660,7 +670,7 @@ impl HybridPolicy {
         guests.sort_unstable();
         for &(_, g) in &guests {
             out.push(Command::Preempt { job: g });
-            self.stopped(g, &mut out);
+            self.stopped(g, out);
         }
         self.plans.retain(|(p, _)| p.for_job != job);
         self.no_guests.remove(&job);
@@ -689,17 +699,17 @@ impl HybridPolicy {
             let mechanism = Mechanism {
                 kind: composite.arrival,
             };
-            for decision in mechanism.decide(need, 0, &running)? {
-                match decision {
-                    Decision::WaitAtFront => {
+            for action in mechanism.decide(need, 0, &running)? {
+                match action {
+                    ArrivalAction::WaitAtFront => {
                         // Only the queue's front collects nodes: a job behind it holding
                         // some could starve it for good.
                         out.push(Command::Unassign { job });
                         self.waiting.push_back((job, size));
-                        return Ok(out);
+                        return Ok(());
                     }
-                    Decision::Preempt { job: victim } => self.preempt(victim, job, &mut out),
-                    Decision::Shrink { job: victim, to } => {
+                    ArrivalAction::Preempt { job: victim } => self.preempt(victim, job, out),
+                    ArrivalAction::Shrink { job: victim, to } => {
                         let Some(view) = running.iter().find(|v| v.id == victim) else {
                             return Err(HybridError::UnknownJob(victim));
                         };
@@ -719,7 +729,7 @@ impl HybridPolicy {
             out.push(Command::AssignIdle { job, count: need });
         }
         out.push(Command::StartOnDemand { job });
-        Ok(out)
+        Ok(())
     }
 
     /// Running malleable `job` is resized to `to` of at most `max` nodes.
@@ -736,22 +746,9 @@ impl HybridPolicy {
 
     /// On-demand `job` completed (§III-B4): its lenders are owed their nodes (at the next
     /// settle).
-    pub fn on_on_demand_end(&mut self, _now: Time, job: JobId) {
+    fn on_on_demand_end(&mut self, job: JobId) {
         let lenders = self.lenders.remove(&job).unwrap_or_default();
         self.returns.extend(lenders);
-    }
-
-    /// A node failure killed running on-demand `job` (the executor gave its other nodes back):
-    /// its lenders are returned and it arrives again (§V-C, Obs. 14).
-    pub fn on_on_demand_failure(
-        &mut self,
-        now: Time,
-        job: JobId,
-        size: u32,
-        view: &dyn PlatformView,
-    ) -> Result<Vec<Command>, HybridError> {
-        self.on_on_demand_end(now, job);
-        self.on_arrival(now, job, size, view)
     }
 
     /// Once an instant's events are in: the next step with something to do, as commands; no
@@ -759,26 +756,25 @@ impl HybridPolicy {
     /// waiting at the front take idle nodes; lenders get their nodes back; reservations
     /// collect idle nodes (earliest notice first); reserved idle nodes run guests; the batch
     /// pass; malleable jobs expand into what is left.
-    pub fn settle(&mut self, now: Time, view: &dyn PlatformView) -> Vec<Command> {
-        let mut out = Vec::new();
-        while out.is_empty() && self.step < SETTLE_STEPS {
+    fn settle(&mut self, now: Time, view: &dyn PlatformView, out: &mut Vec<Command>) {
+        let from = out.len();
+        while out.len() == from && self.step < SETTLE_STEPS {
             let step = self.step;
             self.step += 1;
             match step {
-                0 => self.serve_waiting(view, &mut out),
-                1 => self.return_lenders(view, &mut out),
-                2 => self.collect(view, &mut out),
-                3 => self.lend_to_guests(view, &mut out),
+                0 => self.serve_waiting(view, out),
+                1 => self.return_lenders(view, out),
+                2 => self.collect(view, out),
+                3 => self.lend_to_guests(view, out),
                 4 => out.push(Command::Schedule(BatchPass::Site {
                     resize_malleable: self.composite.is_some(),
                 })),
-                _ => self.expand(now, view, &mut out),
+                _ => self.expand(now, view, out),
             }
         }
-        if out.is_empty() {
+        if out.len() == from {
             self.step = 0;
         }
-        out
     }
 
     /// On-demand jobs waiting at the front take idle nodes, the first first; each starts once
@@ -879,7 +875,7 @@ impl HybridPolicy {
                 .filter(|&&n| view.reserved_for(n) == Some(r.job))
                 .copied()
                 .collect();
-            // Forgotten as soon as a guest starts ([`HybridPolicy::on_start`]).
+            // Forgotten as soon as a guest starts ([`Observation::Started`]).
             self.no_guests.insert(r.job, asked);
             out.push(Command::Schedule(BatchPass::Guests {
                 for_job: r.job,
@@ -937,6 +933,79 @@ impl HybridPolicy {
             });
             self.resized(job, run.size + grow, max);
             free -= grow;
+        }
+    }
+}
+
+impl Policy for HybridPolicy {
+    type Observation = Observation;
+    type Command = Command;
+    type View = dyn PlatformView;
+    type Error = HybridError;
+
+    fn observe(
+        &mut self,
+        now: Time,
+        observation: &Observation,
+        view: &dyn PlatformView,
+        out: &mut Vec<Command>,
+    ) -> Result<(), HybridError> {
+        match *observation {
+            Observation::Started(start) => self.on_start(start),
+            Observation::Completed { job } | Observation::Interrupted { job } => {
+                self.stopped(job, out);
+            }
+            Observation::NodeLost { node } => {
+                self.board.drop_node(node);
+            }
+            Observation::Notice(notice) => self.on_notice(now, notice, view, out)?,
+            Observation::Arrival { job, size } => self.on_arrival(now, job, size, view, out)?,
+            Observation::OnDemandEnded { job } => self.on_on_demand_end(job),
+            Observation::OnDemandFailed { job, size } => {
+                self.on_on_demand_end(job);
+                self.on_arrival(now, job, size, view, out)?;
+            }
+            Observation::Settle => self.settle(now, view, out),
+        }
+        Ok(())
+    }
+
+    /// The earliest timer due: the reservations whose grace after the estimated arrival has
+    /// passed are released (their nodes go back, their guests become ordinary jobs, their
+    /// lenders are returned, their plans cancelled); else the earliest planned preemption is
+    /// carried out if its target still runs the run it was planned on (resized or not) and
+    /// the reservation is still short.
+    fn wake(
+        &mut self,
+        now: Time,
+        view: &dyn PlatformView,
+        out: &mut Vec<Command>,
+    ) -> Result<(), HybridError> {
+        if self.board.next_expiry().is_some_and(|t| t <= now) {
+            for (job, nodes) in self.board.expire(now) {
+                out.push(Command::Release { job, nodes });
+                self.guests.retain(|_, od| *od != job);
+                self.plans.retain(|(p, _)| p.for_job != job);
+                self.no_guests.remove(&job);
+                let lenders = self.lenders.remove(&job).unwrap_or_default();
+                self.returns.extend(lenders);
+            }
+        } else if let Some(k) = self.due_plan(now) {
+            let (plan, run_started) = self.plans.remove(k);
+            let current = view.run(plan.job).is_some_and(|r| r.started == run_started);
+            if current && self.board.is_short(plan.for_job) {
+                self.preempt(plan.job, plan.for_job, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// The earliest reservation expiry or planned preemption.
+    fn next_wake(&self) -> Option<Time> {
+        let plan = self.plans.iter().map(|(p, _)| p.at).min();
+        match (self.board.next_expiry(), plan) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 }

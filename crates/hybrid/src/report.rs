@@ -3,7 +3,6 @@
 //! utilisation), each job's node-second account ([`JobAccount`]) and everything a run
 //! produced ([`HybridOutcome`]).
 
-use crate::policy::mechanism_name;
 use crate::sim::HybridConfig;
 use cosched_core::{JobClass, JobId, JobRecord, Pool, Time, UsageKind, UsageLedger};
 use serde::{Deserialize, Serialize};
@@ -33,6 +32,10 @@ pub struct JobAccount {
     pub failures: u32,
     /// The largest slack the resizes' rounding may add (node-seconds), 0 for fixed sizes.
     pub rounding_slack: i64,
+    /// Node-seconds of setup and checkpoint writes in the runs that were not lost: busy, not
+    /// useful work (§III-A, §IV-D). Its useful node-seconds are `delivered - wasted -
+    /// overhead`.
+    pub overhead: i64,
 }
 
 /// The metrics the paper reports (§IV-D), for one run. Means and ratios over no job are NaN.
@@ -126,6 +129,7 @@ fn mean_or_nan(xs: &[f64]) -> f64 {
 /// The paper's metrics (§IV-D) of a finished run.
 pub(crate) fn report(
     config: &HybridConfig,
+    label: &str,
     records: &[JobRecord],
     accounts: &[JobAccount],
     usage: &UsageLedger,
@@ -181,7 +185,7 @@ pub(crate) fn report(
         .map(|w| w.0 as f64)
         .collect();
     HybridReport {
-        mechanism: mechanism_name(config.mechanism),
+        mechanism: label.to_string(),
         jobs: records.len() + counts.invalid,
         invalid: counts.invalid,
         completed: records.iter().filter(|r| r.end.is_some()).count(),

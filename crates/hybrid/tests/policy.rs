@@ -4,13 +4,15 @@
 //! from each exactly what it lent.
 
 use cosched_batch::Shadow;
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, NodeId, Time};
 use cosched_hybrid::Composite;
+use cosched_hybrid::HybridError;
 use cosched_hybrid::checkpoint::Checkpointing;
 use cosched_hybrid::mechanism::{MechanismKind, RunningKind, RunningView};
 use cosched_hybrid::notice::{Notice, NoticeStrategy, PlannedJob};
 use cosched_hybrid::policy::{
-    BatchPass, Command, HybridPolicy, Lender, PlatformView, RunInfo, StartInfo, Timer,
+    BatchPass, Command, HybridPolicy, Lender, Observation, PlatformView, RunInfo, StartInfo,
 };
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -138,6 +140,61 @@ impl PlatformView for Fake {
     }
 }
 
+/// One observation at a time, as an executor delivers them.
+trait Calls {
+    fn call(
+        &mut self,
+        now: Time,
+        obs: Observation,
+        view: &Fake,
+    ) -> Result<Vec<Command>, HybridError>;
+    fn notice(
+        &mut self,
+        now: Time,
+        notice: Notice,
+        view: &Fake,
+    ) -> Result<Vec<Command>, HybridError> {
+        self.call(now, Observation::Notice(notice), view)
+    }
+    fn arrive(
+        &mut self,
+        now: Time,
+        job: JobId,
+        size: u32,
+        view: &Fake,
+    ) -> Result<Vec<Command>, HybridError> {
+        self.call(now, Observation::Arrival { job, size }, view)
+    }
+    fn od_end(&mut self, now: Time, job: JobId) {
+        let cmds = self.call(now, Observation::OnDemandEnded { job }, &Fake::default());
+        assert_eq!(cmds, Ok(vec![]));
+    }
+    fn started(&mut self, start: StartInfo) {
+        let cmds = self.call(Time(0), Observation::Started(start), &Fake::default());
+        assert_eq!(cmds, Ok(vec![]));
+    }
+    /// The policy's next wake, delivered at `now`.
+    fn tick(&mut self, now: Time, view: &Fake) -> Vec<Command>;
+}
+
+impl Calls for HybridPolicy {
+    fn call(
+        &mut self,
+        now: Time,
+        obs: Observation,
+        view: &Fake,
+    ) -> Result<Vec<Command>, HybridError> {
+        let mut out = Vec::new();
+        self.observe(now, &obs, view, &mut out)?;
+        Ok(out)
+    }
+    fn tick(&mut self, now: Time, view: &Fake) -> Vec<Command> {
+        let mut out = Vec::new();
+        cosched_core::policy::wake_due(self, now, view as &dyn PlatformView, &mut out).unwrap();
+        out
+    }
+}
+
 fn nodes(ids: std::ops::Range<u32>) -> Vec<NodeId> {
     ids.map(NodeId).collect()
 }
@@ -150,7 +207,7 @@ fn policy(notice: NoticeStrategy, arrival: MechanismKind) -> HybridPolicy {
 fn settle(policy: &mut HybridPolicy, now: Time, view: &mut Fake) -> Vec<Command> {
     let mut all = Vec::new();
     loop {
-        let round = policy.settle(now, view);
+        let round = policy.call(now, Observation::Settle, view).unwrap();
         if round.is_empty() {
             return all;
         }
@@ -183,9 +240,9 @@ fn the_baseline_queues_on_demand_jobs_and_runs_only_the_site_pass() {
         at: Time(0),
         estimated_arrival: Time(100),
     };
-    assert_eq!(p.on_notice(Time(0), notice, &view).unwrap(), vec![]);
+    assert_eq!(p.notice(Time(0), notice, &view).unwrap(), vec![]);
     assert_eq!(
-        p.on_arrival(Time(0), JobId(9), 2, &view).unwrap(),
+        p.arrive(Time(0), JobId(9), 2, &view).unwrap(),
         vec![Command::Submit { job: JobId(9) }]
     );
     assert_eq!(
@@ -206,7 +263,7 @@ fn paa_takes_idle_nodes_then_preempts_the_cheapest_and_owes_it_its_nodes() {
     view.rigid(1, 2, 1_500);
     view.rigid(2, 2, 2_015);
     let mut p = policy(NoticeStrategy::N, MechanismKind::Paa);
-    let cmds = p.on_arrival(Time(0), JobId(9), 3, &view).unwrap();
+    let cmds = p.arrive(Time(0), JobId(9), 3, &view).unwrap();
     assert_eq!(
         cmds,
         vec![
@@ -225,7 +282,7 @@ fn paa_takes_idle_nodes_then_preempts_the_cheapest_and_owes_it_its_nodes() {
     assert_eq!(p.lenders(JobId(9)), &[Lender::Preempted(JobId(2))]);
     // When the on-demand job ends, the preempted job, still queued, is started first.
     view.apply(&cmds);
-    p.on_on_demand_end(Time(50), JobId(9));
+    p.od_end(Time(50), JobId(9));
     assert!(p.lenders(JobId(9)).is_empty());
     let cmds = settle(&mut p, Time(50), &mut view);
     assert_eq!(
@@ -242,7 +299,7 @@ fn an_arrival_that_cannot_be_served_waits_at_the_front_holding_nothing() {
     };
     view.rigid(1, 2, 100);
     let mut p = policy(NoticeStrategy::N, MechanismKind::Spaa);
-    let cmds = p.on_arrival(Time(0), JobId(9), 6, &view).unwrap();
+    let cmds = p.arrive(Time(0), JobId(9), 6, &view).unwrap();
     assert_eq!(
         cmds,
         vec![
@@ -277,9 +334,9 @@ fn spaa_shrinks_evenly_and_each_on_demand_job_returns_only_its_own_loan() {
     view.malleable(1, 8, 2, 8);
     view.malleable(2, 8, 2, 8);
     let mut p = policy(NoticeStrategy::N, MechanismKind::Spaa);
-    p.on_start(malleable_start(1, 8, 8));
-    p.on_start(malleable_start(2, 8, 8));
-    let first = p.on_arrival(Time(0), JobId(10), 4, &view).unwrap();
+    p.started(malleable_start(1, 8, 8));
+    p.started(malleable_start(2, 8, 8));
+    let first = p.arrive(Time(0), JobId(10), 4, &view).unwrap();
     assert!(first.contains(&Command::Resize {
         job: JobId(1),
         to: 6
@@ -289,13 +346,13 @@ fn spaa_shrinks_evenly_and_each_on_demand_job_returns_only_its_own_loan() {
         to: 6
     }));
     view.apply(&first);
-    let second = p.on_arrival(Time(1), JobId(11), 2, &view).unwrap();
+    let second = p.arrive(Time(1), JobId(11), 2, &view).unwrap();
     view.apply(&second);
     assert_eq!((view.size(1), view.size(2)), (Some(5), Some(5)));
     assert!(p.is_expandable(JobId(1)));
     // The first on-demand job ends: each job gets back the 2 nodes it lent to it, not 3.
     view.idle = nodes(0..4);
-    p.on_on_demand_end(Time(5), JobId(10));
+    p.od_end(Time(5), JobId(10));
     let cmds = settle(&mut p, Time(5), &mut view);
     assert!(cmds.contains(&Command::Resize {
         job: JobId(1),
@@ -303,7 +360,7 @@ fn spaa_shrinks_evenly_and_each_on_demand_job_returns_only_its_own_loan() {
     }));
     assert_eq!((view.size(1), view.size(2)), (Some(7), Some(7)));
     view.idle = nodes(0..2);
-    p.on_on_demand_end(Time(6), JobId(11));
+    p.od_end(Time(6), JobId(11));
     settle(&mut p, Time(6), &mut view);
     assert_eq!((view.size(1), view.size(2)), (Some(8), Some(8)));
     assert!(!p.is_expandable(JobId(1)));
@@ -322,20 +379,16 @@ fn cua_reserves_collects_and_hands_its_nodes_over_at_the_arrival() {
         at: Time(0),
         estimated_arrival: Time(1_000),
     };
-    let cmds = p.on_notice(Time(0), notice, &view).unwrap();
+    let cmds = p.notice(Time(0), notice, &view).unwrap();
     assert_eq!(
         cmds,
-        vec![
-            Command::Reserve {
-                job: JobId(9),
-                nodes: nodes(0..1)
-            },
-            Command::Wake {
-                at: Time(1_600),
-                timer: Timer::Expire
-            },
-        ]
+        vec![Command::Reserve {
+            job: JobId(9),
+            nodes: nodes(0..1)
+        },]
     );
+    // Woken 10 minutes after the estimated arrival to release the reservation.
+    assert_eq!(p.next_wake(), Some(Time(1_600)));
     view.reserved.insert(NodeId(0), JobId(9));
     // Two nodes free up: the reservation collects them.
     view.idle = nodes(5..7);
@@ -354,7 +407,7 @@ fn cua_reserves_collects_and_hands_its_nodes_over_at_the_arrival() {
         ]
     );
     view.idle.clear();
-    let cmds = p.on_arrival(Time(900), JobId(9), 3, &view).unwrap();
+    let cmds = p.arrive(Time(900), JobId(9), 3, &view).unwrap();
     assert_eq!(
         cmds,
         vec![
@@ -381,7 +434,7 @@ fn reserved_idle_nodes_run_guests_who_are_preempted_at_the_arrival() {
         at: Time(0),
         estimated_arrival: Time(1_000),
     };
-    p.on_notice(Time(0), notice, &view).unwrap();
+    p.notice(Time(0), notice, &view).unwrap();
     view.idle.clear();
     for n in 0..2 {
         view.reserved.insert(NodeId(n), JobId(9));
@@ -396,7 +449,7 @@ fn reserved_idle_nodes_run_guests_who_are_preempted_at_the_arrival() {
         })
     );
     // A guest started on them; asked again with nothing changed, nothing more is lent.
-    p.on_start(StartInfo {
+    p.started(StartInfo {
         job: JobId(4),
         submit: Time(0),
         size: 2,
@@ -405,7 +458,7 @@ fn reserved_idle_nodes_run_guests_who_are_preempted_at_the_arrival() {
     });
     assert_eq!(p.guest_host(JobId(4)), Some(JobId(9)));
     view.reserved.clear();
-    let cmds = p.on_arrival(Time(1_000), JobId(9), 2, &view).unwrap();
+    let cmds = p.arrive(Time(1_000), JobId(9), 2, &view).unwrap();
     assert_eq!(
         &cmds[..2],
         &[
@@ -429,29 +482,31 @@ fn cup_setup() -> (HybridPolicy, Fake, Vec<Command>) {
         at: Time(0),
         estimated_arrival: Time(1_000),
     };
-    let cmds = p.on_notice(Time(0), notice, &view).unwrap();
+    let cmds = p.notice(Time(0), notice, &view).unwrap();
     (p, view, cmds)
 }
 
-fn planned(cmds: &[Command]) -> Vec<Timer> {
-    cmds.iter()
-        .filter_map(|c| match c {
-            Command::Wake { timer, .. } if matches!(timer, Timer::Planned { .. }) => Some(*timer),
-            _ => None,
-        })
-        .collect()
+/// When the policy wants to carry out its plans, earliest first.
+fn planned(p: &HybridPolicy) -> Vec<Time> {
+    let mut at: Vec<Time> = p.plans().map(|plan| plan.at).collect();
+    at.sort();
+    at
 }
 
 #[test]
 fn cup_plans_a_preemption_and_carries_it_out_while_the_reservation_is_short() {
-    let (mut p, view, cmds) = cup_setup();
-    let timers = planned(&cmds);
+    let (mut p, view, _) = cup_setup();
+    let timers = planned(&p);
     assert_eq!(timers.len(), 1);
-    assert_eq!(p.plans().count(), 1);
-    let cmds = p.on_tick(Time(0), timers[0], &view);
+    assert_eq!(p.next_wake(), Some(timers[0]));
+    // Not due yet: nothing.
+    assert_eq!(p.tick(timers[0] - Duration(1), &view), vec![]);
+    let cmds = p.tick(timers[0], &view);
     assert_eq!(cmds, vec![Command::Preempt { job: JobId(1) }]);
     assert_eq!(p.lenders(JobId(9)), &[Lender::Preempted(JobId(1))]);
     assert_eq!(p.plans().count(), 0);
+    // Only the reservation's expiry is left to wake for.
+    assert_eq!(p.next_wake(), Some(Time(1_600)));
 }
 
 #[test]
@@ -465,34 +520,34 @@ fn a_plan_survives_a_resize_of_its_target() {
         at: Time(0),
         estimated_arrival: Time(1_000),
     };
-    let timers = planned(&p.on_notice(Time(0), notice, &view).unwrap());
-    assert_eq!(timers.len(), 1);
+    p.notice(Time(0), notice, &view).unwrap();
+    assert_eq!(planned(&p), vec![Time(880)]);
     // Shrunk for another on-demand job meanwhile: the same run, still preempted.
     view.apply(&[Command::Resize {
         job: JobId(1),
         to: 2,
     }]);
     assert_eq!(
-        p.on_tick(Time(880), timers[0], &view),
+        p.tick(Time(880), &view),
         vec![Command::Preempt { job: JobId(1) }]
     );
 }
 
 #[test]
 fn an_early_arrival_cancels_cups_plans() {
-    let (mut p, mut view, cmds) = cup_setup();
-    let timers = planned(&cmds);
+    let (mut p, mut view, _) = cup_setup();
+    let timers = planned(&p);
     view.idle = nodes(0..4);
-    p.on_arrival(Time(0), JobId(9), 4, &view).unwrap();
+    p.arrive(Time(0), JobId(9), 4, &view).unwrap();
     assert_eq!(p.plans().count(), 0);
-    assert_eq!(p.on_tick(Time(0), timers[0], &view), vec![]);
+    assert_eq!(p.next_wake(), None);
+    assert_eq!(p.tick(timers[0], &view), vec![]);
 }
 
 #[test]
 fn an_expired_reservation_cancels_its_plans_and_returns_its_lenders() {
-    let (mut p, view, cmds) = cup_setup();
-    let timers = planned(&cmds);
-    let cmds = p.on_tick(Time(1_600), Timer::Expire, &view);
+    let (mut p, view, _) = cup_setup();
+    let cmds = p.tick(Time(1_600), &view);
     assert_eq!(
         cmds,
         vec![Command::Release {
@@ -501,13 +556,13 @@ fn an_expired_reservation_cancels_its_plans_and_returns_its_lenders() {
         }]
     );
     assert_eq!(p.plans().count(), 0);
-    assert_eq!(p.on_tick(Time(1_600), timers[0], &view), vec![]);
+    assert_eq!(p.next_wake(), None);
 }
 
 #[test]
 fn a_changed_notice_replans_and_a_stale_run_is_not_preempted() {
-    let (mut p, view, cmds) = cup_setup();
-    let old = planned(&cmds);
+    let (mut p, view, _) = cup_setup();
+    let old: Vec<_> = p.plans().copied().collect();
     // The job now says it needs 2 nodes and comes later: the old plan goes, a new one is
     // made for the new estimate and expiry.
     let notice = Notice {
@@ -516,25 +571,20 @@ fn a_changed_notice_replans_and_a_stale_run_is_not_preempted() {
         at: Time(100),
         estimated_arrival: Time(2_000),
     };
-    let cmds = p.on_notice(Time(100), notice, &view).unwrap();
-    assert!(cmds.contains(&Command::Wake {
-        at: Time(2_600),
-        timer: Timer::Expire
-    }));
-    let new = planned(&cmds);
+    p.notice(Time(100), notice, &view).unwrap();
+    let new: Vec<_> = p.plans().copied().collect();
     assert_eq!(new.len(), 1);
     assert_ne!(new, old);
-    assert_eq!(p.on_tick(Time(100), old[0], &view), vec![]);
+    assert_eq!(p.next_wake(), Some(new[0].at));
     assert_eq!(p.board().reservations().next().map(|r| r.size), Some(2));
     // The target has since been preempted and restarted (another run): nothing happens.
-    let Timer::Planned { plan, .. } = new[0] else {
-        unreachable!()
-    };
-    let stale = Timer::Planned {
-        plan,
-        run_started: Time(7),
-    };
-    assert_eq!(p.on_tick(Time(150), stale, &view), vec![]);
+    let mut restarted = Fake::default();
+    restarted.rigid(1, 4, 0);
+    restarted.running[0].run_start = Time(7);
+    assert_eq!(p.tick(new[0].at, &restarted), vec![]);
+    assert_eq!(p.plans().count(), 0);
+    // The expiry follows the new estimate.
+    assert_eq!(p.next_wake(), Some(Time(2_600)));
 }
 
 #[test]
@@ -545,7 +595,7 @@ fn malleable_jobs_expand_into_idle_nodes_within_easys_reservation() {
     };
     view.malleable(1, 2, 1, 8);
     let mut p = policy(NoticeStrategy::N, MechanismKind::Spaa);
-    p.on_start(malleable_start(1, 2, 8));
+    p.started(malleable_start(1, 2, 8));
     // EASY leaves one extra node past the head's shadow time.
     view.shadow = Some(Shadow {
         time: Time(10),
@@ -597,7 +647,7 @@ proptest! {
         let mut p = policy(NoticeStrategy::N, MechanismKind::Spaa);
         for (k, &size) in sizes.iter().enumerate() {
             view.malleable(k as u64 + 1, size, 1, size);
-            p.on_start(malleable_start(k as u64 + 1, size, size));
+            p.started(malleable_start(k as u64 + 1, size, size));
         }
         // Each on-demand job's loans, job by job.
         let mut loans: Vec<(JobId, BTreeMap<JobId, u32>)> = Vec::new();
@@ -605,7 +655,7 @@ proptest! {
             let od = JobId(100 + d as u64);
             let before: BTreeMap<JobId, u32> =
                 view.running.iter().map(|r| (r.view.id, r.view.size)).collect();
-            let cmds = p.on_arrival(Time(d as i64), od, demand, &view).unwrap();
+            let cmds = p.arrive(Time(d as i64), od, demand, &view).unwrap();
             view.apply(&cmds);
             if cmds.iter().any(|c| matches!(c, Command::Preempt { .. } | Command::Unassign { .. })) {
                 // Not a pure shrink (PAA fallback or wait): stop here.
@@ -627,7 +677,7 @@ proptest! {
             let before: BTreeMap<JobId, u32> =
                 view.running.iter().map(|r| (r.view.id, r.view.size)).collect();
             view.idle = (0..64).map(NodeId).collect();
-            p.on_on_demand_end(Time(t), od);
+            p.od_end(Time(t), od);
             settle(&mut p, Time(t), &mut view);
             for r in &view.running {
                 let back = r.view.size - before[&r.view.id];
@@ -642,4 +692,70 @@ proptest! {
             }
         }
     }
+}
+
+/// The reference executor end to end under CUP&PAA: a notice plans a preemption, the wake
+/// carries it out, the reservation collects the freed nodes, the arrival starts on them, and
+/// at its end the preempted lender is asked to start again.
+#[test]
+fn cup_on_the_reference_executor() {
+    use cosched_hybrid::platform::MemoryPlatform;
+    let mut platform = MemoryPlatform::with_idle_nodes(4);
+    let mut job = Fake::default();
+    job.rigid(1, 4, 0);
+    platform.started(job.running[0], nodes(0..4));
+    let mut p = policy(NoticeStrategy::Cup, MechanismKind::Paa);
+    let mut out = Vec::new();
+    let settle = |p: &mut HybridPolicy, platform: &mut MemoryPlatform, now: Time| {
+        let mut passes = Vec::new();
+        loop {
+            let mut out = Vec::new();
+            p.observe(now, &Observation::Settle, &*platform, &mut out)
+                .unwrap();
+            if out.is_empty() {
+                return passes;
+            }
+            passes.extend(platform.apply(&out).unwrap());
+        }
+    };
+    let notice = Notice {
+        job: JobId(9),
+        size: 2,
+        at: Time(0),
+        estimated_arrival: Time(1_000),
+    };
+    p.observe(Time(0), &Observation::Notice(notice), &platform, &mut out)
+        .unwrap();
+    assert_eq!(platform.apply(&out).unwrap(), vec![]);
+    let at = p.next_wake().unwrap();
+    assert!(at <= Time(1_000));
+    out.clear();
+    cosched_core::policy::wake_due(&mut p, at, &platform as &dyn PlatformView, &mut out).unwrap();
+    assert_eq!(out, vec![Command::Preempt { job: JobId(1) }]);
+    platform.apply(&out).unwrap();
+    assert!(platform.is_queued(JobId(1)) && platform.idle.len() == 4);
+    // The reservation collects two of the freed nodes; the site's pass is the manager's.
+    let passes = settle(&mut p, &mut platform, at);
+    assert_eq!(platform.reserved.len(), 2);
+    assert!(passes.contains(&BatchPass::Site {
+        resize_malleable: true
+    }));
+    out.clear();
+    let arrival = Observation::Arrival {
+        job: JobId(9),
+        size: 2,
+    };
+    p.observe(Time(1_000), &arrival, &platform, &mut out)
+        .unwrap();
+    platform.apply(&out).unwrap();
+    assert_eq!(platform.on_demand_running(), vec![JobId(9)]);
+    assert!(platform.reserved.is_empty());
+    // It ends: its lender, still queued, is listed to start on the nodes it gets back.
+    platform.on_demand_ended(JobId(9));
+    out.clear();
+    let end = Observation::OnDemandEnded { job: JobId(9) };
+    p.observe(Time(2_000), &end, &platform, &mut out).unwrap();
+    let passes = settle(&mut p, &mut platform, Time(2_000));
+    assert_eq!(passes[0], BatchPass::Listed(vec![JobId(1)]));
+    assert_eq!(platform.idle.len(), 4);
 }

@@ -2,9 +2,11 @@
 //! preemptions than the chosen order needs, shrinks within size ranges and even, and work
 //! conserved when the decisions are applied to a real `BatchCluster`.
 
-use cosched_batch::{BatchCluster, BatchJob, Fcfs};
+use cosched_batch::{BatchCluster, BatchJob, Fcfs, Resume, Started};
 use cosched_core::{Duration, JobId, MalleableJob, RigidJob, Time};
-use cosched_hybrid::{Checkpointing, Decision, Mechanism, RunningKind, RunningView, apply};
+use cosched_hybrid::{
+    ArrivalAction, Checkpointing, HybridError, Mechanism, RunningKind, RunningView,
+};
 use proptest::prelude::*;
 
 /// A running job of the generated scenario, with what the cluster needs to start it.
@@ -88,18 +90,18 @@ fn views(jobs: &[Job]) -> Vec<RunningView> {
 }
 
 /// Nodes the decisions free, with the preempted jobs' sizes in order.
-fn freed(running: &[RunningView], decisions: &[Decision]) -> (u32, Vec<u32>) {
+fn freed(running: &[RunningView], decisions: &[ArrivalAction]) -> (u32, Vec<u32>) {
     let size = |id: JobId| running.iter().find(|j| j.id == id).map_or(0, |j| j.size);
     let mut total = 0;
     let mut preempted = Vec::new();
     for d in decisions {
         match *d {
-            Decision::Preempt { job } => {
+            ArrivalAction::Preempt { job } => {
                 total += size(job);
                 preempted.push(size(job));
             }
-            Decision::Shrink { job, to } => total += size(job) - to,
-            Decision::WaitAtFront => {}
+            ArrivalAction::Shrink { job, to } => total += size(job) - to,
+            ArrivalAction::WaitAtFront => {}
         }
     }
     (total, preempted)
@@ -110,7 +112,7 @@ fn check_decisions(
     running: &[RunningView],
     free: u32,
     needed: u32,
-    decisions: &[Decision],
+    decisions: &[ArrivalAction],
 ) -> Result<(), TestCaseError> {
     let total: u32 = running.iter().map(|j| j.size).sum();
     if free >= needed {
@@ -118,17 +120,17 @@ fn check_decisions(
         return Ok(());
     }
     if free + total < needed {
-        prop_assert_eq!(decisions, &[Decision::WaitAtFront]);
+        prop_assert_eq!(decisions, &[ArrivalAction::WaitAtFront]);
         return Ok(());
     }
-    prop_assert!(!decisions.contains(&Decision::WaitAtFront));
+    prop_assert!(!decisions.contains(&ArrivalAction::WaitAtFront));
     let (freed_units, _) = freed(running, decisions);
     prop_assert!(free + freed_units >= needed, "not enough nodes freed");
     let view = |id: JobId| running.iter().find(|j| j.id == id).copied();
     let preempted: Vec<RunningView> = decisions
         .iter()
         .filter_map(|d| match *d {
-            Decision::Preempt { job } => view(job),
+            ArrivalAction::Preempt { job } => view(job),
             _ => None,
         })
         .collect();
@@ -151,7 +153,7 @@ fn check_decisions(
         prop_assert!(
             !decisions
                 .iter()
-                .any(|d| matches!(d, Decision::Shrink { .. })),
+                .any(|d| matches!(d, ArrivalAction::Shrink { .. })),
             "preemptions and shrinks mixed"
         );
     }
@@ -159,7 +161,7 @@ fn check_decisions(
     // more than needed.
     let mut shrunk = Vec::new();
     for d in decisions {
-        if let Decision::Shrink { job, to } = *d {
+        if let ArrivalAction::Shrink { job, to } = *d {
             prop_assert_eq!(mechanism.kind, cosched_hybrid::MechanismKind::Spaa);
             let v = view(job).expect("known job");
             let RunningKind::Malleable { min_size, max_size } = v.kind else {
@@ -186,7 +188,7 @@ fn check_decisions(
     if let Some(&lowest) = shrunk.iter().map(|(_, to, _)| to).min() {
         for j in running {
             let touched = decisions.iter().any(|d| {
-                matches!(*d, Decision::Shrink { job, .. } | Decision::Preempt { job } if job == j.id)
+                matches!(*d, ArrivalAction::Shrink { job, .. } | ArrivalAction::Preempt { job } if job == j.id)
             });
             if !touched && j.slack() > 0 {
                 prop_assert!(
@@ -204,7 +206,7 @@ fn check_decisions(
 /// shrinkable job (ties: smallest id) when the slack covers the deficit; otherwise (and
 /// always for PAA) every job is sorted by (overhead, id) and preempted while too few nodes are
 /// freed.
-fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> Vec<Decision> {
+fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> Vec<ArrivalAction> {
     if free >= needed {
         return Vec::new();
     }
@@ -229,11 +231,11 @@ fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> V
         return sizes
             .into_iter()
             .filter(|s| s.3 < s.1)
-            .map(|s| Decision::Shrink { job: s.0, to: s.3 })
+            .map(|s| ArrivalAction::Shrink { job: s.0, to: s.3 })
             .collect();
     }
     if running.iter().map(|j| j.size).sum::<u32>() < deficit {
-        return vec![Decision::WaitAtFront];
+        return vec![ArrivalAction::WaitAtFront];
     }
     let mut order: Vec<&RunningView> = running.iter().collect();
     order.sort_by_key(|j| (m.overhead(j), j.id));
@@ -243,7 +245,7 @@ fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> V
             break;
         }
         freed += j.size;
-        out.push(Decision::Preempt { job: j.id });
+        out.push(ArrivalAction::Preempt { job: j.id });
     }
     out
 }
@@ -336,4 +338,107 @@ proptest! {
             }
         }
     }
+}
+
+/// What [`apply`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Applied {
+    /// Jobs preempted and requeued.
+    preempted: Vec<JobId>,
+    /// The shrunk jobs' new runs: the driver must schedule their completions (old tokens are
+    /// stale).
+    resized: Vec<Started>,
+    /// The decisions said the on-demand job waits at the front of the queue.
+    wait_at_front: bool,
+}
+
+/// Carries out `decisions` (made for `running`) on `cluster` at `now`: a rigid job is preempted
+/// with `Resume::WithRuntime` of its run time less its checkpointed progress, plus setup; a
+/// malleable job with `Resume::Remaining` (its unit-seconds of work are conserved); a shrink is
+/// a [`BatchCluster::resize`]. Every decision is checked against `running` before the cluster is
+/// touched; an error from the cluster itself stops midway.
+fn apply(
+    cluster: &mut BatchCluster,
+    now: Time,
+    running: &[RunningView],
+    decisions: &[ArrivalAction],
+) -> Result<Applied, HybridError> {
+    let find = |job: JobId| {
+        running
+            .iter()
+            .find(|j| j.id == job)
+            .ok_or(HybridError::UnknownJob(job))
+    };
+    for decision in decisions {
+        match *decision {
+            ArrivalAction::Preempt { job } => {
+                find(job)?;
+            }
+            ArrivalAction::Shrink { job, to } => {
+                let view = find(job)?;
+                let ok = matches!(view.kind, RunningKind::Malleable { min_size, .. }
+                    if (min_size..=view.size).contains(&to));
+                if !ok {
+                    return Err(HybridError::BadShrink { job, to });
+                }
+            }
+            ArrivalAction::WaitAtFront => {}
+        }
+    }
+    let mut applied = Applied::default();
+    for decision in decisions {
+        match *decision {
+            ArrivalAction::Preempt { job } => {
+                let resume = find(job)?
+                    .resume_runtime()
+                    .map_or(Resume::Remaining, Resume::WithRuntime);
+                cluster.preempt(now, job, resume)?;
+                applied.preempted.push(job);
+            }
+            ArrivalAction::Shrink { job, to } => {
+                applied.resized.push(cluster.resize(now, job, to)?);
+            }
+            ArrivalAction::WaitAtFront => applied.wait_at_front = true,
+        }
+    }
+    Ok(applied)
+}
+
+#[test]
+fn apply_checks_actions_before_touching_the_cluster() {
+    let mut cluster = BatchCluster::new(4).unwrap();
+    let running = [RunningView {
+        id: JobId(1),
+        size: 2,
+        setup: Duration(0),
+        kind: RunningKind::Rigid {
+            work: Duration(10_000),
+            elapsed: Duration(0),
+            checkpoints: None,
+        },
+    }];
+    let unknown = [ArrivalAction::Preempt { job: JobId(9) }];
+    assert_eq!(
+        apply(&mut cluster, Time(0), &running, &unknown),
+        Err(HybridError::UnknownJob(JobId(9)))
+    );
+    let shrink_rigid = [ArrivalAction::Shrink {
+        job: JobId(1),
+        to: 1,
+    }];
+    assert_eq!(
+        apply(&mut cluster, Time(0), &running, &shrink_rigid),
+        Err(HybridError::BadShrink {
+            job: JobId(1),
+            to: 1
+        })
+    );
+    let wait = apply(
+        &mut cluster,
+        Time(0),
+        &running,
+        &[ArrivalAction::WaitAtFront],
+    )
+    .unwrap();
+    assert!(wait.wait_at_front && wait.preempted.is_empty());
 }

@@ -8,7 +8,9 @@ use cosched_core::{
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::mechanism::MechanismKind;
 use cosched_hybrid::notice::NoticeStrategy;
-use cosched_hybrid::{Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridSim};
+use cosched_hybrid::{
+    Composite, Failures, HybridConfig, HybridJob, HybridOutcome, HybridSim, scenario,
+};
 use proptest::prelude::*;
 
 fn rigid(id: u64, submit: i64, size: u32, runtime: i64, setup: i64) -> HybridJob {
@@ -52,12 +54,9 @@ fn on_demand(id: u64, arrival: i64, size: u32, runtime: i64) -> OnDemandJob {
 }
 
 fn run(nodes: u32, mechanism: Option<Composite>, jobs: &[HybridJob]) -> HybridOutcome {
-    let config = HybridConfig::new(nodes, mechanism).unwrap();
-    let out = HybridSim::new(config)
-        .unwrap()
-        .check_invariants()
-        .run(jobs)
-        .unwrap();
+    let config = HybridConfig::new(nodes).unwrap();
+    let sim = HybridSim::new(config).unwrap().check_invariants();
+    let out = scenario::run_policy(sim, mechanism, jobs).unwrap();
     assert!(out.violations.is_empty(), "{:?}", out.violations);
     out
 }
@@ -127,7 +126,7 @@ fn window_utilization_counts_useful_work_inside_the_window() {
     // A 4-node rigid job (setup 100, no checkpoint) runs 0..500 and is preempted by a 2-node
     // on-demand job arriving at 500 for 200 s; it restarts at 700 and runs 1,000 s (setup
     // again), to 1,700. Useful node-seconds: 0 in 0..500 (all 2,000 lost), 400 in 500..700,
-    // 4 × 1,000 in 700..1,700.
+    // 4 × 900 in 700..1,700 (its setup 700..800 is overhead, not work: §III-A).
     let jobs = [
         rigid(1, 0, 4, 1_000, 100),
         HybridJob::OnDemand(on_demand(2, 500, 2, 200)),
@@ -138,19 +137,20 @@ fn window_utilization_counts_useful_work_inside_the_window() {
     // The arrival window 0..500: nothing useful, every node held.
     assert_eq!(r.window_utilization, 0.0);
     assert_eq!(r.window_held_utilization, 1.0);
-    // Over 0..1,000: 400 + 4 × 300 useful of 4 × 1,000.
+    // Over 0..1,000: 400 + 4 × 200 useful of 4 × 1,000.
     assert_eq!(
         out.usage
             .useful_utilisation(Pool::Batch, 4, Time(0), Time(1_000)),
-        Some(0.4)
+        Some(0.3)
     );
     assert_eq!(
         out.usage
             .utilisation(Pool::Batch, UsageKind::Busy, 4, Time(0), Time(1_000)),
         Some(0.9)
     );
-    // The makespan utilisation: 4,400 useful of 4 × 1,700.
-    assert!((r.utilization - 4_400.0 / 6_800.0).abs() < 1e-12);
+    // The makespan utilisation: 4,000 useful of 4 × 1,700.
+    assert!((r.utilization - 4_000.0 / 6_800.0).abs() < 1e-12);
+    assert_eq!(out.accounts[0].overhead, 4 * 100);
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
     // MTBF 1 h: τ for δ = 600 s is sqrt(2·600·3600)·(1 + sqrt(1/12)/3 + 1/108) − 600 ≈ 1,698 s.
     let config = HybridConfig {
         checkpoint: CheckpointPolicy::new(Duration::from_hours(1)).unwrap(),
-        ..HybridConfig::new(4, Some(N_PAA)).unwrap()
+        ..HybridConfig::new(4).unwrap()
     };
     let ck = config.checkpoint.checkpointing(4, Duration(5_000)).unwrap();
     assert_eq!((ck.interval, ck.cost), (Duration(1_698), Duration(600)));
@@ -168,7 +168,7 @@ fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
         rigid(1, 0, 4, 5_000, 100),
         HybridJob::OnDemand(on_demand(2, 2_500, 4, 100)),
     ];
-    let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+    let out = scenario::simulate(config, Some(N_PAA), &jobs).unwrap();
     // Preempted at 2,500: 1,698 s of work saved, 102 s of recomputation and 100 s of setup
     // lost. It resumes at 2,600 with 2,002 s of work: setup, work, one checkpoint.
     assert_eq!(record(&out, 1).1, Some(Time(2_600 + 100 + 2_002 + 600)));
@@ -185,12 +185,9 @@ fn checkpoints_cost_their_time_away_from_the_optimum() {
     let run_with = |checkpoint| {
         let config = HybridConfig {
             checkpoint,
-            ..HybridConfig::new(4, None).unwrap()
+            ..HybridConfig::new(4).unwrap()
         };
-        let out = HybridSim::new(config)
-            .unwrap()
-            .run(&[rigid(1, 0, 4, 5_000, 100)])
-            .unwrap();
+        let out = scenario::simulate(config, None, &[rigid(1, 0, 4, 5_000, 100)]).unwrap();
         record(&out, 1).1
     };
     assert_eq!(run_with(base), Some(Time(5_000)));
@@ -397,11 +394,12 @@ proptest! {
             }),
             checkpoint: CheckpointPolicy::new(Duration(2_000)).unwrap(),
             seed,
-            ..HybridConfig::new(nodes, mechanism).unwrap()
+            ..HybridConfig::new(nodes).unwrap()
         };
         let raw: Vec<_> = raw.into_iter().map(|mut r| { r.2 = r.2.min(nodes); r }).collect();
         let jobs = build(nodes, &raw);
-        let out = HybridSim::new(config).unwrap().check_invariants().run(&jobs).unwrap();
+        let sim = HybridSim::new(config).unwrap().check_invariants();
+        let out = scenario::run_policy(sim, mechanism, &jobs).unwrap();
         prop_assert!(out.violations.is_empty(), "{:?}", out.violations);
         prop_assert_eq!(out.report.completed, jobs.len());
         for job in &jobs {
@@ -427,12 +425,14 @@ proptest! {
         // waste.
         let (from, to) = (Time(i64::MIN / 4), Time(i64::MAX / 4));
         let delivered: i64 = out.accounts.iter().map(|a| a.delivered).sum();
-        let useful: i64 = out.accounts.iter().map(|a| a.delivered - a.wasted).sum();
+        // Setups and checkpoint writes are busy but not useful (§III-A, §IV-D).
+        prop_assert!(out.accounts.iter().all(|a| a.overhead >= 0 && a.overhead <= a.delivered - a.wasted));
+        let useful: i64 = out.accounts.iter().map(|a| a.delivered - a.wasted - a.overhead).sum();
         prop_assert_eq!(out.usage.total(Pool::Batch, UsageKind::Busy), i128::from(delivered));
         prop_assert_eq!(out.usage.useful_within(Pool::Batch, from, to), Some(i128::from(useful)));
         prop_assert!(out.usage.intervals().iter().all(|u| u.to > u.from));
         // Same seed, same outcome.
-        let again = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+        let again = scenario::simulate(config, mechanism, &jobs).unwrap();
         prop_assert_eq!(format!("{:?}", again.report), format!("{:?}", out.report));
         prop_assert_eq!(&again.records, &out.records);
     }
@@ -457,7 +457,7 @@ proptest! {
 
 #[test]
 fn jobs_built_field_by_field_are_validated_not_panicked_on() {
-    let sim = HybridSim::new(HybridConfig::new(4, Some(CUA_PAA)).unwrap()).unwrap();
+    let config = HybridConfig::new(4).unwrap();
     let od = on_demand(1, 10, 2, 100);
     let bad_od = [
         OnDemandJob { size: 0, ..od },
@@ -473,7 +473,9 @@ fn jobs_built_field_by_field_are_validated_not_panicked_on() {
     ];
     // Invalid jobs are counted and left out by the admission, never panicked on.
     let invalid = |job: HybridJob| {
-        let report = sim.run(&[job]).unwrap().report;
+        let report = scenario::simulate(config, Some(CUA_PAA), &[job])
+            .unwrap()
+            .report;
         report.invalid == 1 && report.completed == 0
     };
     for job in bad_od {
@@ -498,7 +500,7 @@ fn jobs_built_field_by_field_are_validated_not_panicked_on() {
     }
     // Repeated ids are an error.
     let twice = [HybridJob::OnDemand(od), HybridJob::OnDemand(od)];
-    assert!(sim.run(&twice).is_err());
+    assert!(scenario::simulate(config, Some(CUA_PAA), &twice).is_err());
 }
 
 #[test]
@@ -513,15 +515,15 @@ fn an_extreme_time_span_is_a_typed_error_not_a_hang() {
             mtbf: Duration::from_hours(5),
             mean_repair: Duration::from_hours(6),
         }),
-        ..HybridConfig::new(4, Some(N_PAA)).unwrap()
+        ..HybridConfig::new(4).unwrap()
     };
-    assert!(HybridSim::new(config).unwrap().run(&jobs).is_err());
+    assert!(scenario::simulate(config, Some(N_PAA), &jobs).is_err());
     // A long but representable gap runs, failures paused while the machine is empty.
     let jobs = [
         rigid(1, 0, 2, 100, 0),
         rigid(2, 1_000_000_000_000_000, 2, 100, 0),
     ];
-    let out = HybridSim::new(config).unwrap().run(&jobs).unwrap();
+    let out = scenario::simulate(config, Some(N_PAA), &jobs).unwrap();
     assert_eq!(out.report.completed, 2);
 }
 
@@ -541,13 +543,32 @@ proptest! {
             let config = HybridConfig {
                 failures: Some(Failures { mtbf: Duration::from_hours(5), mean_repair: Duration::from_hours(6) }),
                 seed,
-                ..HybridConfig::new(4_392, mechanism).unwrap()
+                ..HybridConfig::new(4_392).unwrap()
             };
-            HybridSim::new(config).unwrap().run(&jobs).unwrap()
+            scenario::simulate(config, mechanism, &jobs).unwrap()
         };
-        let w1 = run_with(0, None);
-        let w5 = run_with(4, None);
-        prop_assert_eq!(format!("{:?}", w1.report), format!("{:?}", w5.report));
-        prop_assert_eq!(&w1.records, &w5.records);
+        // The baseline and N ignore notices: every mix gives the same run.
+        for mechanism in [None, Some(N_PAA), Some(Composite::ALL[1])] {
+            let w1 = run_with(0, mechanism);
+            let w5 = run_with(4, mechanism);
+            prop_assert_eq!(format!("{:?}", w1.report), format!("{:?}", w5.report));
+            prop_assert_eq!(&w1.records, &w5.records);
+        }
     }
+}
+
+/// Issue 29: a node count from user input is bounded before anything is sized by it.
+#[test]
+fn a_huge_node_count_is_a_typed_error_before_any_allocation() {
+    use cosched_hybrid::sim::MAX_NODES;
+    for nodes in [0, MAX_NODES + 1, u32::MAX] {
+        assert!(HybridConfig::new(nodes).is_err(), "{nodes}");
+        let config = HybridConfig {
+            nodes,
+            ..HybridConfig::new(4).unwrap()
+        };
+        let err = HybridSim::new(config).err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("nodes")), "{nodes}");
+    }
+    assert!(HybridConfig::new(MAX_NODES).is_ok());
 }

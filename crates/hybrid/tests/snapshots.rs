@@ -6,7 +6,7 @@ use cosched_core::Duration;
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::sim::DEFAULT_REPAIR;
 use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
-use cosched_hybrid::{Composite, Failures, HybridConfig, HybridReport, HybridSim};
+use cosched_hybrid::{Composite, Failures, HybridConfig, HybridReport, scenario};
 use std::fmt::Write;
 
 fn table(failures: Option<Failures>) -> String {
@@ -20,9 +20,9 @@ fn table(failures: Option<Failures>) -> String {
             )
             .unwrap(),
             seed: 11,
-            ..HybridConfig::new(4_392, mechanism).unwrap()
+            ..HybridConfig::new(4_392).unwrap()
         };
-        let r: HybridReport = HybridSim::new(config).unwrap().run(&jobs).unwrap().report;
+        let r: HybridReport = scenario::simulate(config, mechanism, &jobs).unwrap().report;
         writeln!(
             out,
             "{:<9} instant {:>3}/{} turnaround {:.3} h (rigid {:.3}, malleable {:.3}) \

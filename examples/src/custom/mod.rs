@@ -3,5 +3,6 @@
 //! Each submodule's `demo(quick)` returns its comparison table.
 pub mod albatross;
 pub mod batch;
+pub mod hybrid;
 pub mod metasched;
 pub mod rhic;

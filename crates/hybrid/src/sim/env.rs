@@ -1,0 +1,860 @@
+//! The environment's operations (submissions, runs, interruptions, resizes, on-demand jobs,
+//! the ledger), the view it lends the policy, and its invariant checks.
+
+use super::*;
+
+impl Env {
+    pub(super) fn new(
+        config: &HybridConfig,
+        specs: &[HybridJob],
+        check: bool,
+        notices: bool,
+    ) -> Result<Self, HybridError> {
+        let index = JobIndex::new(specs);
+        let mut jobs = Vec::with_capacity(specs.len());
+        let mut pending = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            let (work_left, setup, checkpoints, required) = match *spec {
+                HybridJob::Rigid { job, setup } => {
+                    let runtime = job.simulated_runtime();
+                    let work = config.checkpoint.work(job.size, runtime - setup);
+                    let wall = config
+                        .checkpoint
+                        .run_time(job.size, work)
+                        .and_then(|w| w.checked_add(setup))
+                        .ok_or(ParamError::new(
+                            "runtime",
+                            runtime.0,
+                            "overflows with checkpoints",
+                        ))?;
+                    let required = i64::from(job.size).saturating_mul(wall.0);
+                    (
+                        work,
+                        setup,
+                        config.checkpoint.checkpointing(job.size, work),
+                        required,
+                    )
+                }
+                HybridJob::Malleable { job, estimate } => {
+                    let runtime = job.runtime_on(job.max_size)?;
+                    let required = i64::from(job.max_size).saturating_mul(runtime.min(estimate).0);
+                    (Duration::ZERO, job.setup, None, required)
+                }
+                HybridJob::OnDemand(job) => {
+                    let required = i64::from(job.size).saturating_mul(job.runtime.0);
+                    (job.runtime, Duration::ZERO, None, required)
+                }
+            };
+            let id = spec.id();
+            jobs.push(JobState {
+                spec: *spec,
+                work_left,
+                setup,
+                checkpoints,
+                run: None,
+                account: JobAccount {
+                    id,
+                    class: spec.class(),
+                    required,
+                    delivered: 0,
+                    wasted: 0,
+                    completions: 0,
+                    preemptions: 0,
+                    shrinks: 0,
+                    expansions: 0,
+                    failures: 0,
+                    rounding_slack: 0,
+                    overhead: 0,
+                },
+                record: JobRecord {
+                    id,
+                    class: spec.class(),
+                    submit: spec.submit(),
+                    start: None,
+                    end: None,
+                    size: spec.size(),
+                    runtime: Duration(required / i64::from(spec.size().max(1))),
+                },
+                od_nodes: Vec::new(),
+                od_epoch: 0,
+            });
+            if let HybridJob::OnDemand(job) = spec
+                && let (true, Some(at), Some(_)) = (notices, job.notice, job.estimated_arrival)
+            {
+                pending.push((at, Ev::Notice(i)));
+            }
+        }
+        // Arrivals are put on the queue one at a time, each by the one before it (a heap of
+        // every future submission would make every pop slower).
+        pending.extend(specs.first().map(|spec| (spec.submit(), entry(spec, 0))));
+        let failures = config
+            .failures
+            .map(|f| FailureProcess::new(SeedStreams::new(config.seed), f, config.nodes))
+            .transpose()?;
+        Ok(Env {
+            config: *config,
+            cluster: BatchCluster::new(config.nodes)?,
+            site: config.site.build(),
+            pending,
+            outstanding: jobs.len(),
+            jobs,
+            index,
+            hold: vec![Hold::Cluster; config.nodes as usize],
+            reserved: FxHashMap::default(),
+            idle: IdleStack::new(config.nodes),
+            running: BTreeMap::new(),
+            od_running: 0,
+            od_pending: 0,
+            invalid: 0,
+            rejected: 0,
+            node_failures: 0,
+            guest_starts: 0,
+            failures,
+            failure_armed: false,
+            queue_epoch: 0,
+            started: Vec::new(),
+            usage: UsageLedger::with_windows(),
+            check,
+            violations: Vec::new(),
+            transcript: None,
+        })
+    }
+
+    /// The workload position of `job`, or the typed error for a command naming a job the
+    /// workload does not have.
+    pub(super) fn find(&self, job: JobId) -> Result<usize, HybridError> {
+        self.index.get(job).ok_or(HybridError::UnknownJob(job))
+    }
+
+    pub(super) fn schedule(&mut self, at: Time, ev: Ev) {
+        self.pending.push((at, ev));
+    }
+
+    /// Puts the events decided since the last flush on the kernel's queue.
+    pub(super) fn flush(&mut self, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
+        for (at, ev) in self.pending.drain(..) {
+            queue.schedule(at, ev).map_err(engine::EngineError::from)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn busy(&mut self, from: Time, to: Time, units: u32) {
+        // Run segments never end before they start.
+        let _ = self
+            .usage
+            .record(Pool::Batch, UsageKind::Busy, from, to, u64::from(units));
+    }
+
+    pub(super) fn wasted(&mut self, from: Time, to: Time, units: u32) {
+        let _ = self
+            .usage
+            .record(Pool::Batch, UsageKind::Wasted, from, to, u64::from(units));
+    }
+
+    /// Whether no job runs, waits or is queued: failures then harm nothing.
+    pub(super) fn machine_empty(&self) -> bool {
+        self.running.is_empty()
+            && self.od_running == 0
+            && self.od_pending == 0
+            && self.cluster.queue_len() == 0
+    }
+
+    /// Schedules the first failure at or after `now` if the process is paused.
+    pub(super) fn arm_failures(&mut self, now: Time) {
+        if self.failure_armed || self.outstanding == 0 {
+            return;
+        }
+        let Some(process) = self.failures.as_mut() else {
+            return;
+        };
+        if let Some((at, node, repair)) = process.next_at_or_after(now) {
+            self.failure_armed = true;
+            self.schedule(at, Ev::Failure(node, repair));
+        }
+    }
+
+    /// Schedules the entry of the job after job `i` (the jobs enter in workload order).
+    pub(super) fn next_entry(&mut self, i: usize) {
+        if let Some(spec) = self.jobs.get(i + 1).map(|st| st.spec) {
+            self.schedule(spec.submit(), entry(&spec, i + 1));
+        }
+    }
+
+    /// Job `i`'s advance notice, if it has one.
+    pub(super) fn notice(&self, i: usize) -> Option<Notice> {
+        let HybridJob::OnDemand(job) = self.jobs.get(i)?.spec else {
+            return None;
+        };
+        Some(Notice {
+            job: job.id,
+            size: job.size,
+            at: job.notice?,
+            estimated_arrival: job.estimated_arrival?,
+        })
+    }
+
+    pub(super) fn submit(&mut self, i: usize) -> Result<(), HybridError> {
+        let st = &self.jobs[i];
+        let job = match st.spec {
+            HybridJob::Rigid { job, .. } => {
+                let runtime = self.rigid_runtime(i)?;
+                BatchJob {
+                    runtime,
+                    estimate: job.estimate.max(runtime),
+                    ..BatchJob::rigid(&job)
+                }
+            }
+            HybridJob::Malleable { job, estimate } => {
+                BatchJob::malleable(&job, job.max_size, estimate)?
+            }
+            HybridJob::OnDemand(job) => BatchJob {
+                id: job.id,
+                submit: job.arrival,
+                size: job.size,
+                runtime: job.runtime,
+                estimate: job.estimate.max(job.runtime),
+                class: JobClass::OnDemand,
+                resizable: None,
+            },
+        };
+        self.queue_epoch += 1;
+        if self.cluster.submit(job)? == Submitted::Rejected {
+            self.rejected += 1;
+            self.outstanding -= 1;
+        }
+        Ok(())
+    }
+
+    /// The run time of rigid job `i`'s next run: setup, its work left, its checkpoints.
+    pub(super) fn rigid_runtime(&self, i: usize) -> Result<Duration, HybridError> {
+        let st = &self.jobs[i];
+        let wall = match st.checkpoints {
+            Some(ck) => ck.wall_time(st.work_left),
+            None => Some(st.work_left),
+        };
+        wall.and_then(|w| w.checked_add(st.setup))
+            .ok_or_else(|| ParamError::new("runtime", st.work_left.0, "overflows").into())
+    }
+
+    /// A batch run's end: the job that completed, if `token` was its current run.
+    pub(super) fn batch_end(
+        &mut self,
+        now: Time,
+        token: RunToken,
+    ) -> Result<Option<JobId>, HybridError> {
+        let i = self.find(token.job)?;
+        let Some(run) = self.jobs[i].run.filter(|r| r.token == token) else {
+            return Ok(None);
+        };
+        for &node in self.cluster.job_nodes(token.job)? {
+            self.idle.push(node);
+        }
+        self.running.remove(&i);
+        let Some(record) = self.cluster.complete(now, token) else {
+            return Ok(None);
+        };
+        let st = &mut self.jobs[i];
+        st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
+        st.account.completions += 1;
+        st.run = None;
+        st.record = JobRecord {
+            runtime: st.record.runtime,
+            ..record
+        };
+        self.busy(run.anchor, now, run.size);
+        let st = &self.jobs[i];
+        let checkpoints = match (st.spec, st.checkpoints) {
+            (HybridJob::Rigid { .. }, Some(ck)) if st.work_left.0 > 0 => {
+                (st.work_left.0 - 1) / ck.interval.0.max(1)
+            }
+            _ => 0,
+        };
+        // A rigid run's setup is its own; a malleable job's first setup only (a resumed
+        // run's setup is waste, booked at the interruption).
+        let first_run = st.account.preemptions + st.account.failures == 0;
+        let with_setup = matches!(st.spec, HybridJob::Rigid { .. }) || first_run;
+        self.overhead(i, &run, now, with_setup, checkpoints);
+        self.outstanding -= 1;
+        Ok(Some(token.job))
+    }
+
+    /// Books job `i`'s run `run` setup (if `with_setup`) and its first `checkpoints`
+    /// checkpoint writes as overhead: busy, not useful work (§III-A, §IV-D), in the ledger as
+    /// not useful and in the job's account.
+    pub(super) fn overhead(
+        &mut self,
+        i: usize,
+        run: &Run,
+        by: Time,
+        with_setup: bool,
+        checkpoints: i64,
+    ) {
+        let st = &self.jobs[i];
+        // A run stopped during its setup did only part of it.
+        let (setup, ck) = (st.setup.min(by - run.start), st.checkpoints);
+        let mut total = 0;
+        if with_setup && setup.0 > 0 {
+            self.wasted(run.start, run.start.saturating_add(setup), run.first);
+            total += i64::from(run.first) * setup.0;
+        }
+        if let Some(ck) = ck.filter(|ck| ck.cost.0 > 0) {
+            let period = ck.interval.0.saturating_add(ck.cost.0);
+            for k in 0..checkpoints {
+                let at = run
+                    .start
+                    .saturating_add(setup)
+                    .saturating_add(Duration(k.saturating_mul(period)))
+                    .saturating_add(ck.interval);
+                self.wasted(at, at.saturating_add(ck.cost), run.size);
+                total += i64::from(run.size) * ck.cost.0;
+            }
+        }
+        self.jobs[i].account.overhead += total;
+    }
+
+    /// Stops running batch job `i` (a preemption or a node failure) and requeues it.
+    pub(super) fn interrupt(
+        &mut self,
+        now: Time,
+        i: usize,
+        why: Interruption,
+    ) -> Result<(), HybridError> {
+        let id = self.jobs[i].spec.id();
+        for &node in self.cluster.job_nodes(id)? {
+            self.idle.push(node);
+        }
+        self.running.remove(&i);
+        let Some(run) = self.jobs[i].run.take() else {
+            return Ok(());
+        };
+        let segment = i64::from(run.size) * (now - run.anchor).0;
+        self.jobs[i].account.delivered += segment;
+        self.busy(run.anchor, now, run.size);
+        let size = self.jobs[i].spec.size();
+        let first_run = self.jobs[i].account.preemptions + self.jobs[i].account.failures == 0;
+        let resume = match self.jobs[i].spec {
+            HybridJob::Malleable { .. } => {
+                // Its first setup was overhead; the one it pays again is waste.
+                self.overhead(i, &run, now, first_run, 0);
+                let st = &mut self.jobs[i];
+                let left = i64::from(run.size) * (run.end - now).0.max(0);
+                let n = i64::from(size);
+                st.account.wasted += n * st.setup.0;
+                st.account.rounding_slack += n;
+                // The setup it pays again on resuming, placed right after the interruption.
+                let setup = st.setup;
+                self.wasted(now, now.saturating_add(setup), size);
+                Resume::WithRuntime(Duration((left + n - 1) / n) + setup)
+            }
+            _ => {
+                let st = &mut self.jobs[i];
+                let elapsed = now - run.start;
+                let (lost, saved) =
+                    preemption_cost(elapsed, st.setup, st.work_left, st.checkpoints);
+                st.work_left -= saved;
+                st.account.wasted += i64::from(size) * lost.0;
+                // The run's setup and what followed its last checkpoint are lost; with
+                // nothing saved, the whole run.
+                let setup = st.setup;
+                if saved > Duration::ZERO {
+                    // The checkpoints written before it stopped saved the work: overhead.
+                    let written = st
+                        .checkpoints
+                        .map_or(0, |ck| saved.0 / ck.interval.0.max(1));
+                    self.overhead(i, &run, now, false, written);
+                    self.wasted(run.start, run.start + setup, size);
+                    self.wasted(now - (lost - setup), now, size);
+                } else {
+                    self.wasted(run.start, now, size);
+                }
+                Resume::WithRuntime(self.rigid_runtime(i)?)
+            }
+        };
+        let st = &mut self.jobs[i];
+        match why {
+            Interruption::Preemption => st.account.preemptions += 1,
+            Interruption::Failure => st.account.failures += 1,
+        }
+        self.cluster.preempt(now, id, resume)?;
+        self.queue_epoch += 1;
+        Ok(())
+    }
+
+    /// Resizes running malleable job `i` to `to` nodes (a shrink's nodes go idle).
+    pub(super) fn resize(&mut self, now: Time, i: usize, to: u32) -> Result<(), HybridError> {
+        let id = self.jobs[i].spec.id();
+        let before = self.cluster.job_nodes(id)?;
+        let old = before.len();
+        for &node in before.get(to as usize..).unwrap_or_default() {
+            self.idle.push(node);
+        }
+        let started = self.cluster.resize(now, id, to)?;
+        // An expansion pops idle nodes off the top, in the order the job lists them.
+        for &node in self.cluster.job_nodes(id)?.get(old..).unwrap_or_default() {
+            self.idle.remove(node);
+        }
+        let Some(run) = self.jobs[i].run else {
+            return Ok(());
+        };
+        self.busy(run.anchor, now, run.size);
+        let st = &mut self.jobs[i];
+        st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
+        st.account.rounding_slack += i64::from(to);
+        if to > run.size {
+            st.account.expansions += 1;
+        } else if to < run.size {
+            st.account.shrinks += 1;
+        }
+        st.run = Some(Run {
+            anchor: now,
+            size: to,
+            end: started.end,
+            predicted_end: started.predicted_end,
+            token: started.token,
+            ..run
+        });
+        let view = planned(st);
+        self.running.insert(i, view);
+        self.schedule(started.end, Ev::BatchEnd(started.token));
+        Ok(())
+    }
+
+    /// Books the runs the last pass started; what the policy hears of them.
+    pub(super) fn register_starts(&mut self, now: Time, guest_of: Option<JobId>) -> Vec<StartInfo> {
+        let mut starts = Vec::with_capacity(self.started.len());
+        for started in std::mem::take(&mut self.started) {
+            let Some(i) = self.index.get(started.token.job) else {
+                continue;
+            };
+            // A start takes the top of the idle stack: remove from the top down.
+            if let Ok(nodes) = self.cluster.job_nodes(started.token.job) {
+                for &node in nodes.iter().rev() {
+                    self.idle.remove(node);
+                }
+            }
+            let st = &mut self.jobs[i];
+            st.run = Some(Run {
+                start: now,
+                anchor: now,
+                first: started.size,
+                size: started.size,
+                end: started.end,
+                predicted_end: started.predicted_end,
+                token: started.token,
+            });
+            self.running.insert(i, planned(st));
+            let st = &mut self.jobs[i];
+            if st.record.start.is_none() {
+                st.record.start = Some(now);
+            }
+            let max_size = match st.spec {
+                HybridJob::Malleable { job, .. } => Some(job.max_size),
+                _ => None,
+            };
+            if started.size < st.spec.size() {
+                // Started below its largest size: the spread work rounds up per node.
+                st.account.rounding_slack += i64::from(started.size);
+            }
+            starts.push(StartInfo {
+                job: started.token.job,
+                submit: st.spec.submit(),
+                size: started.size,
+                max_size,
+                guest_of,
+            });
+            self.pending
+                .push((started.end, Ev::BatchEnd(started.token)));
+        }
+        if guest_of.is_some() {
+            self.guest_starts += starts.len();
+        }
+        starts
+    }
+
+    /// Gives a held node back to the batch cluster.
+    pub(super) fn set_online(&mut self, node: NodeId) -> Result<(), HybridError> {
+        self.cluster.set_online(node)?;
+        self.set_hold(node, Hold::Cluster);
+        self.idle.push(node);
+        Ok(())
+    }
+
+    /// Takes idle `nodes` from the batch cluster for `hold`.
+    pub(super) fn take(&mut self, nodes: &[NodeId], hold: Hold) -> Result<(), HybridError> {
+        // From the top of the free stack down, where removals are cheapest.
+        let mut nodes = nodes.to_vec();
+        self.idle.sort_top_first(&mut nodes);
+        for node in nodes {
+            self.cluster.set_offline(node)?;
+            self.idle.remove(node);
+            self.set_hold(node, hold);
+        }
+        Ok(())
+    }
+
+    /// Sets who holds `node`, keeping the count of each reservation's idle nodes.
+    pub(super) fn set_hold(&mut self, node: NodeId, hold: Hold) {
+        let Some(slot) = self.hold.get_mut(node.index()) else {
+            return;
+        };
+        if let Hold::Reserved(job) = std::mem::replace(slot, hold)
+            && let Some(count) = self.reserved.get_mut(&job)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.reserved.remove(&job);
+            }
+        }
+        if let Hold::Reserved(job) = hold {
+            *self.reserved.entry(job).or_default() += 1;
+        }
+    }
+
+    /// Whether `node` is idle in the batch cluster and held by no one.
+    pub(super) fn idle_in_cluster(&self, node: NodeId) -> bool {
+        self.hold.get(node.index()) == Some(&Hold::Cluster)
+            && self.cluster.node_state(node) == Ok(NodeState::Idle)
+    }
+
+    pub(super) fn start_od(&mut self, now: Time, i: usize) -> Result<(), HybridError> {
+        let st = &mut self.jobs[i];
+        st.od_epoch += 1;
+        let end = now.try_add(st.work_left)?;
+        st.run = Some(Run {
+            start: now,
+            anchor: now,
+            first: st.spec.size(),
+            size: st.spec.size(),
+            end,
+            predicted_end: end,
+            token: RunToken {
+                job: st.spec.id(),
+                epoch: st.od_epoch,
+            },
+        });
+        if st.record.start.is_none() {
+            st.record.start = Some(now);
+        }
+        let epoch = st.od_epoch;
+        self.od_running += 1;
+        self.od_pending -= 1;
+        self.schedule(end, Ev::OdEnd(i, epoch));
+        Ok(())
+    }
+
+    /// Gives on-demand job `i`'s nodes (but the failed ones) back.
+    pub(super) fn release_od(&mut self, i: usize) -> Result<(), HybridError> {
+        for node in std::mem::take(&mut self.jobs[i].od_nodes) {
+            if self.hold[node.index()] == Hold::Failed {
+                continue;
+            }
+            self.set_online(node)?;
+        }
+        Ok(())
+    }
+
+    /// On-demand job `i` completed: its nodes go back.
+    pub(super) fn od_end(&mut self, now: Time, i: usize) -> Result<JobId, HybridError> {
+        if let Some(run) = self.jobs[i].run.take() {
+            let st = &mut self.jobs[i];
+            st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
+            st.account.completions += 1;
+            st.record.end = Some(now);
+            self.busy(run.anchor, now, run.size);
+            self.od_running -= 1;
+            self.outstanding -= 1;
+        }
+        self.release_od(i)?;
+        Ok(self.jobs[i].spec.id())
+    }
+
+    /// A failure killed running on-demand job `i`: its run is wasted and its other nodes go
+    /// back; it is pending again.
+    pub(super) fn od_killed(&mut self, now: Time, i: usize, run: Run) -> Result<(), HybridError> {
+        let lost = i64::from(run.size) * (now - run.anchor).0;
+        let st = &mut self.jobs[i];
+        st.account.delivered += lost;
+        st.account.wasted += lost;
+        st.account.failures += 1;
+        self.busy(run.anchor, now, run.size);
+        self.wasted(run.anchor, now, run.size);
+        self.od_running -= 1;
+        self.od_pending += 1;
+        self.release_od(i)
+    }
+
+    /// The running batch jobs as the mechanisms see them (on-demand jobs left out), in
+    /// workload order (the mechanisms break ties by job id).
+    pub(super) fn running_views(&self, now: Time) -> Vec<PlannedJob> {
+        self.running
+            .values()
+            .flatten()
+            .map(|&planned| {
+                let mut planned = planned;
+                if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
+                    *elapsed = now - planned.run_start;
+                }
+                planned
+            })
+            .collect()
+    }
+
+    pub(super) fn finish(self, label: &str) -> HybridOutcome {
+        let records: Vec<JobRecord> = self.jobs.iter().map(|s| s.record).collect();
+        let accounts: Vec<JobAccount> = self.jobs.iter().map(|s| s.account).collect();
+        let counts = Counts {
+            invalid: self.invalid,
+            rejected: self.rejected,
+            node_failures: self.node_failures,
+            guest_starts: self.guest_starts,
+        };
+        let report = report(
+            &self.config,
+            label,
+            &records,
+            &accounts,
+            &self.usage,
+            counts,
+        );
+        HybridOutcome {
+            report,
+            records,
+            accounts,
+            usage: self.usage,
+            violations: self.violations,
+        }
+    }
+}
+
+impl Env {
+    /// Keeps `answer` to `query` in the transcript, if one is kept.
+    pub(super) fn noted<T>(
+        &self,
+        query: impl FnOnce() -> Query,
+        answer: T,
+        as_answer: impl FnOnce(&T) -> Answer,
+    ) -> T {
+        if let Some(transcript) = &self.transcript {
+            transcript.borrow_mut().push((query(), as_answer(&answer)));
+        }
+        answer
+    }
+
+    /// A policy call begins: the transcript starts afresh.
+    pub(super) fn begin_call(&self) {
+        if let Some(transcript) = &self.transcript {
+            transcript.borrow_mut().clear();
+        }
+    }
+}
+
+impl PlatformView for Env {
+    fn idle_nodes(&self, n: usize) -> Vec<NodeId> {
+        self.noted(
+            || Query::IdleNodes(n),
+            self.idle.top(n),
+            |a| Answer::Nodes(a.clone()),
+        )
+    }
+
+    fn idle_count(&self) -> u32 {
+        let count = self.cluster.free_units();
+        self.noted(|| Query::IdleCount, count, |&a| Answer::Count(u64::from(a)))
+    }
+
+    fn reserved_for(&self, node: NodeId) -> Option<JobId> {
+        let job = match self.hold.get(node.index()) {
+            Some(&Hold::Reserved(job)) => Some(job),
+            _ => None,
+        };
+        self.noted(|| Query::ReservedFor(node), job, |&a| Answer::Job(a))
+    }
+
+    fn reserved_idle(&self, job: JobId, _nodes: &[NodeId]) -> usize {
+        let count = self.reserved.get(&job).map_or(0, |&count| count as usize);
+        self.noted(
+            || Query::ReservedIdle(job),
+            count,
+            |&a| Answer::Count(a as u64),
+        )
+    }
+
+    fn running(&self, now: Time) -> Vec<PlannedJob> {
+        self.noted(
+            || Query::Running(now),
+            self.running_views(now),
+            |a| Answer::Running(a.clone()),
+        )
+    }
+
+    fn run(&self, job: JobId) -> Option<RunInfo> {
+        let info = self
+            .index
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
+            .and_then(|st| st.run)
+            .map(|run| RunInfo {
+                size: run.size,
+                predicted_end: run.predicted_end,
+                started: run.start,
+            });
+        self.noted(|| Query::Run(job), info, |&a| Answer::Run(a))
+    }
+
+    fn is_queued(&self, job: JobId) -> bool {
+        let queued = self
+            .index
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
+            .is_some_and(|st| st.run.is_none() && st.account.completions == 0);
+        self.noted(|| Query::IsQueued(job), queued, |&a| Answer::Flag(a))
+    }
+
+    fn held(&self, job: JobId) -> u32 {
+        let held = self
+            .index
+            .get(job)
+            .and_then(|i| self.jobs.get(i))
+            .map_or(0, |st| st.od_nodes.len() as u32);
+        self.noted(|| Query::Held(job), held, |&a| Answer::Count(u64::from(a)))
+    }
+
+    fn queue_len(&self) -> usize {
+        let len = self.cluster.queue_len();
+        self.noted(|| Query::QueueLen, len, |&a| Answer::Count(a as u64))
+    }
+
+    fn queue_epoch(&self) -> u64 {
+        self.noted(
+            || Query::QueueEpoch,
+            self.queue_epoch,
+            |&a| Answer::Count(a),
+        )
+    }
+
+    fn head_shadow(&self, now: Time) -> Option<Shadow> {
+        let shadow = self
+            .cluster
+            .queue()
+            .next()
+            .map(|head| self.cluster.shadow(now, head.size()));
+        self.noted(
+            || Query::HeadShadow(now),
+            shadow,
+            |a| Answer::Shadow(a.map(|s| (s.time, s.extra))),
+        )
+    }
+
+    fn transcript(&self) -> Option<Transcript> {
+        self.transcript.as_ref().map(|t| t.borrow().clone())
+    }
+}
+
+impl Env {
+    /// Records a violation if `command` names a job that has finished (checked with
+    /// [`HybridSim::check_invariants`]).
+    pub(super) fn audit(&mut self, now: Time, command: &Command) {
+        let named: &[JobId] = match command {
+            Command::Preempt { job }
+            | Command::Resize { job, .. }
+            | Command::Reserve { job, .. }
+            | Command::Release { job, .. }
+            | Command::Assign { job, .. }
+            | Command::AssignIdle { job, .. }
+            | Command::Unassign { job }
+            | Command::StartOnDemand { job }
+            | Command::Submit { job }
+            | Command::Schedule(BatchPass::Guests { for_job: job, .. }) => {
+                std::slice::from_ref(job)
+            }
+            Command::Schedule(BatchPass::Listed(jobs)) => jobs,
+            Command::Schedule(BatchPass::Site { .. }) => &[],
+        };
+        for job in named {
+            let finished = self
+                .index
+                .get(*job)
+                .is_none_or(|i| self.jobs[i].account.completions > 0);
+            if finished {
+                self.violations.push(format!(
+                    "t={now}: {command:?} names {job}, finished or unknown"
+                ));
+            }
+        }
+    }
+
+    pub(super) fn check_nodes(&mut self, now: Time) {
+        let env = self;
+        let mut held = 0u32;
+        for (k, hold) in env.hold.iter().enumerate() {
+            let node = NodeId(k as u32);
+            let Ok(state) = env.cluster.node_state(node) else {
+                env.violations
+                    .push(format!("t={now}: {node} unknown to the cluster"));
+                continue;
+            };
+            let ok = match hold {
+                Hold::Cluster => !matches!(state, NodeState::Offline | NodeState::Draining(_)),
+                _ => state == NodeState::Offline,
+            };
+            if !ok {
+                env.violations.push(format!(
+                    "t={now}: {node} held {hold:?} but {state:?} in the cluster"
+                ));
+            }
+            held += u32::from(*hold != Hold::Cluster);
+            if env.idle.contains(node) != (state == NodeState::Idle) {
+                env.violations.push(format!(
+                    "t={now}: {node} is {state:?} but the idle mirror disagrees"
+                ));
+            }
+        }
+        if held != env.cluster.offline_units() {
+            env.violations.push(format!(
+                "t={now}: {held} nodes held but {} offline",
+                env.cluster.offline_units()
+            ));
+        }
+        for (&job, &count) in &env.reserved {
+            let idle = env
+                .hold
+                .iter()
+                .filter(|&&h| h == Hold::Reserved(job))
+                .count();
+            if idle != count as usize {
+                env.violations.push(format!(
+                    "t={now}: {job} has {idle} idle reserved nodes, counted {count}"
+                ));
+            }
+        }
+        for (i, st) in env.jobs.iter().enumerate() {
+            for &node in &st.od_nodes {
+                if env.hold[node.index()] != Hold::OnDemand(i) {
+                    env.violations.push(format!(
+                        "t={now}: {node} of {} held otherwise",
+                        st.spec.id()
+                    ));
+                }
+            }
+            if let (Some(run), HybridJob::Malleable { job, .. }) = (st.run, st.spec)
+                && !(job.min_size..=job.max_size).contains(&run.size)
+            {
+                env.violations
+                    .push(format!("t={now}: {} runs on {} nodes", job.id, run.size));
+            }
+        }
+        // On-demand jobs run in the batch cluster only when queued there (the baseline).
+        let busy: u32 = env
+            .jobs
+            .iter()
+            .filter(|st| st.spec.class() != JobClass::OnDemand || st.od_nodes.is_empty())
+            .filter_map(|st| st.run.map(|r| r.size))
+            .sum();
+        if busy != env.cluster.busy_units() {
+            env.violations.push(format!(
+                "t={now}: batch jobs hold {busy} nodes, the cluster says {}",
+                env.cluster.busy_units()
+            ));
+        }
+    }
+}

@@ -1,0 +1,480 @@
+//! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): the environment — one system
+//! of identical nodes, the jobs' runs, checkpoints' and setups' physical cost, node failures and
+//! the ledger — and the executor of any policy of the hybrid protocol ([`HybridProtocol`]:
+//! [`crate::HybridPolicy`] or one's own). It holds no scheduling decision: it turns its events
+//! into the policy's [`Observation`]s (notices, arrivals, completions, failures, a settle once
+//! each instant's events are in), wakes the policy when its [`Policy::next_wake`] is due, and
+//! applies the [`Command`]s it gets back to a [`BatchCluster`]; the batch passes run the
+//! policy's schedulers around the site's FCFS + EASY. A command the platform cannot carry out
+//! (a job not running, a node not reserved) is a typed error, and
+//! [`HybridSim::check_invariants`] also records any command naming a finished job. The
+//! built-in policies (the baseline and the six mechanisms) are in [`crate::scenario`].
+//!
+//! It runs on core's kernel ([`cosched_core::engine::run`]); its random draws (failures) come
+//! from named streams ([`SeedStreams`]) and depend on time only, so every mechanism meets the
+//! same environment; node-seconds go to a [`UsageLedger`].
+//!
+//! A whole run — 200 jobs of a generated Theta-like trace under CUP&SPAA:
+//!
+//! ```
+//! use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
+//! use cosched_hybrid::{Composite, HybridConfig, HybridSim, scenario};
+//! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
+//! let config = HybridConfig::new(4_392).unwrap();
+//! let policy = scenario::mechanism(Composite::ALL[5]);
+//! let out = HybridSim::new(config).unwrap().run("CUP&SPAA", policy, &jobs).unwrap();
+//! assert_eq!(out.report.completed, 200);
+//! assert!(out.report.instant_start_ratio > 0.5);
+//! ```
+//!
+//! ## Model
+//! The physics below is the environment's; which job starts, shrinks, expands, is preempted or
+//! gets which nodes is the policy's ([`crate::policy`]), summarised here as the model runs it.
+//! - **Rigid** jobs pay their setup on every (re)start and checkpoint at the configured
+//!   interval, each checkpoint costing δ ([`crate::checkpoint`]); a preempted or failed rigid
+//!   job keeps the work saved by its last completed checkpoint and is requeued with the rest
+//!   (plus setup and checkpoints) under its original submit time.
+//! - **Malleable** jobs run `work / n + setup` on `n` nodes. Under a mechanism they start at
+//!   any size in `[n_min, n_max]` that fits — a queue head that does not fit at `n_max`
+//!   starts on the idle nodes rather than wait (§II-A, §III-A: "the size of malleable jobs can
+//!   be adjusted before or during execution") — and expand into nodes left idle after the
+//!   EASY pass, as far as EASY's reservation for the queue head allows (the extra nodes, or
+//!   any when the expanded job still ends by the head's shadow time). A shrink or expansion
+//!   spreads the remaining node-seconds over the new size
+//!   ([`cosched_batch::BatchCluster::resize`]). A preempted or failed malleable job saves
+//!   where it stopped (the two-minute warning; tasks are small) and resumes with its
+//!   remaining work plus setup.
+//! - **On-demand** jobs bypass the batch queue: at arrival they take their reserved nodes, then
+//!   idle nodes, then what the on-arrival mechanism frees. If it cannot free enough they wait
+//!   at the front of the queue (first come, first served among them), the first collecting
+//!   nodes as they free; the others hold none, so none can starve the first. They hold their
+//!   nodes outside the batch scheduler (offline in its cluster). A failure restarts them at
+//!   once, and such a job does not count as started instantly (Obs. 14).
+//! - Under CUA and CUP, a reservation's idle nodes run *guests* while it waits
+//!   ([`crate::notice::guests`]); guests still running at the arrival are preempted, and the
+//!   nodes of a guest that ends go back to the reservation.
+//! - On an on-demand job's completion its nodes go back to the lenders first: a shrunk job
+//!   still running expands back by what it lent to *this* job (a job shrunk by two on-demand
+//!   jobs gets back from each only its own loan), a preempted job still waiting starts on them
+//!   if it fits; the rest go to reservations, then to the batch scheduler (§III-B4).
+//! - **Failures** (optional, §V-C): node failures arrive as a Poisson process at the system
+//!   MTBF on a uniformly drawn node; repairs take an exponential time
+//!   ([`Failures::mean_repair`], 6 h: [`DEFAULT_REPAIR`]). The process is drawn per week of
+//!   simulated time from the stream `("failures", week)`, so the failure times are the same
+//!   under every mechanism; it pauses while the machine holds no job (a failure then harms no
+//!   job, and a trace with a gap of 10^18 s is not walked through failure by failure) and
+//!   resumes, at the same draws, with the next submission. A failure interrupts the job on the
+//!   node like a preemption and counts in the preemption ratios (Obs. 14).
+//!
+//! At each instant: completions, failures and repairs, the policy's timers (expiries, then
+//! planned preemptions), notices, on-demand arrivals, batch submissions (each in job order);
+//! then the policy settles ([`Observation::Settle`]): the idle nodes go to waiting on-demand
+//! jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and malleable
+//! jobs expand into what is left.
+//!
+//! ## Metrics (§IV-D)
+//! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
+//! utilisation is useful node-hours over elapsed node-hours: the ledger holds every run
+//! segment as busy, and as not useful the work lost to preemptions and failures (time since
+//! the last checkpoint, repeated setups) and the overhead of the runs (first setups and
+//! checkpoint writes: §III-A counts setup as wasted cycles; [`JobAccount::overhead`]).
+//! [`HybridReport::utilization`] divides by the makespan;
+//! [`HybridReport::window_utilization`] reads the ledger between the first and the last
+//! submission, the period a long trace is judged over, without the drain.
+//!
+//! Every job's delivered node-seconds minus its wasted node-seconds equals its required
+//! node-seconds — exactly for rigid and on-demand jobs, and up to the rounding of the resizes
+//! for malleable jobs ([`JobAccount`]).
+
+use crate::HybridError;
+use crate::checkpoint::{CheckpointPolicy, Checkpointing, preemption_cost};
+use crate::error::SimError;
+use crate::mechanism::{RunningKind, RunningView};
+use crate::notice::{Notice, PlannedJob};
+use crate::policy::{
+    BatchPass, Command, GuestPicker, MalleableBackfill, MalleableHeads, Observation, PlatformView,
+    RunInfo, StartInfo, StartListed,
+};
+pub use crate::policy::{Composite, mechanism_name};
+use crate::record::{Answer, Query, Transcript};
+use crate::report::{Counts, report};
+pub use crate::report::{HybridOutcome, HybridReport, JobAccount};
+pub use crate::workload::HybridJob;
+use cosched_batch::scenario::BuiltinPolicy as SiteScheduler;
+use cosched_batch::{
+    BatchCluster, BatchJob, BatchPolicy, Resume, RunToken, Shadow, Started, Submitted,
+};
+use cosched_core::engine::{self, Event, EventQueue, Simulation};
+use cosched_core::policy::Policy;
+use cosched_core::{
+    Duration, JobClass, JobId, JobRecord, NodeId, NodeState, ParamError, Pool, SeedStreams,
+    StreamRng, Time, UsageKind, UsageLedger,
+};
+use cosched_workload::admit::admit;
+use rand::RngExt;
+use rand_distr::{Distribution, Exp};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+mod env;
+mod executor;
+mod failures;
+mod index;
+
+use executor::Sim;
+pub use failures::FAILURE_BLOCK;
+use failures::FailureProcess;
+use index::{IdleStack, JobIndex};
+
+/// The most nodes a simulated system may have: 2^20 (ours; the largest machines have about
+/// 160,000 nodes). The simulator keeps a few words per node, so this bounds what a node count
+/// from user input can make it allocate (about 50 MB).
+pub const MAX_NODES: u32 = 1 << 20;
+
+/// Mean repair time of a failed node: 6 hours.
+pub const DEFAULT_REPAIR: Duration = Duration::from_hours(6);
+
+/// Node failures: a Poisson process at the system MTBF, exponential repairs (§V-C).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failures {
+    /// System mean time between failures.
+    pub mtbf: Duration,
+    /// Mean repair time.
+    pub mean_repair: Duration,
+}
+
+/// The environment to simulate: the system, its site scheduler and the job models'
+/// parameters (the policy is passed to [`HybridSim::run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HybridConfig {
+    /// Nodes in the system.
+    pub nodes: u32,
+    /// The site's batch scheduler (FCFS + EASY in the paper).
+    #[serde(with = "site_name")]
+    pub site: SiteScheduler,
+    /// Rigid jobs' checkpointing.
+    pub checkpoint: CheckpointPolicy,
+    /// Node failures, if injected.
+    pub failures: Option<Failures>,
+    /// Root seed of the environment's random streams (the failure process, `"failures"`).
+    pub seed: u64,
+}
+
+impl HybridConfig {
+    /// `nodes` nodes, EASY, checkpoints for a 24-hour MTBF (the paper runs without failures
+    /// and does not say which MTBF its default Daly interval assumes: 24 h is ours), no
+    /// failures.
+    pub fn new(nodes: u32) -> Result<HybridConfig, ParamError> {
+        Self::check_nodes(nodes)?;
+        Ok(HybridConfig {
+            nodes,
+            site: SiteScheduler::Easy,
+            checkpoint: CheckpointPolicy::new(Duration::from_hours(24))?,
+            failures: None,
+            seed: 0,
+        })
+    }
+
+    fn check_nodes(nodes: u32) -> Result<(), ParamError> {
+        ParamError::check(
+            (1..=MAX_NODES).contains(&nodes),
+            "nodes",
+            nodes,
+            "must lie in 1..=1048576 (MAX_NODES)",
+        )
+    }
+
+    fn validate(&self) -> Result<(), ParamError> {
+        Self::check_nodes(self.nodes)?;
+        if let Some(f) = self.failures {
+            ParamError::check(f.mtbf.0 > 0, "mtbf", f.mtbf.0, "must be > 0")?;
+            ParamError::check(
+                f.mean_repair.0 > 0,
+                "mean_repair",
+                f.mean_repair.0,
+                "must be > 0",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// (De)serialises a [`SiteScheduler`] by its name.
+mod site_name {
+    use cosched_batch::scenario::BuiltinPolicy as SiteScheduler;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(site: &SiteScheduler, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(site.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SiteScheduler, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Work the simulator may have to do, bounded: the last submission plus twice every job's
+/// longest run must fit in `i64` seconds, so no start or end computed later overflows.
+fn check_horizon(jobs: &[HybridJob]) -> Result<(), HybridError> {
+    let last = jobs
+        .iter()
+        .map(HybridJob::submit)
+        .max()
+        .unwrap_or(Time::ZERO);
+    let mut total = Duration::ZERO;
+    for job in jobs {
+        let longest = match *job {
+            HybridJob::Rigid { job, .. } => job.estimate.max(job.runtime),
+            HybridJob::Malleable { job, estimate } => {
+                estimate.max(job.runtime_on(job.min_size).unwrap_or(Duration(i64::MAX)))
+            }
+            HybridJob::OnDemand(job) => job.estimate.max(job.runtime),
+        };
+        let twice = longest.checked_mul(2).unwrap_or(Duration(i64::MAX));
+        total = total.checked_add(twice).unwrap_or(Duration(i64::MAX));
+    }
+    last.try_add(total)?;
+    Ok(())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ev {
+    BatchEnd(RunToken),
+    OdEnd(usize, u32),
+    Failure(NodeId, Duration),
+    Repair(NodeId),
+    Wake,
+    Notice(usize),
+    Arrive(usize),
+    Submit(usize),
+}
+
+impl Event for Ev {
+    fn class(&self) -> u8 {
+        match self {
+            Ev::BatchEnd(_) | Ev::OdEnd(..) => 0,
+            Ev::Failure(..) | Ev::Repair(_) => 1,
+            Ev::Wake => 2,
+            Ev::Notice(_) => 4,
+            // In workload order, so that the batch queue (on-demand jobs in it, under the
+            // baseline) grows by appends.
+            Ev::Arrive(_) | Ev::Submit(_) => 5,
+        }
+    }
+}
+
+/// Who holds a node the batch cluster does not schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hold {
+    Cluster,
+    Reserved(JobId),
+    OnDemand(usize),
+    Failed,
+}
+
+/// Why a running job stops before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Interruption {
+    Preemption,
+    Failure,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    start: Time,
+    anchor: Time,
+    /// Nodes it started on (its setup ran on them).
+    first: u32,
+    size: u32,
+    end: Time,
+    predicted_end: Time,
+    token: RunToken,
+}
+
+#[derive(Clone, Debug)]
+struct JobState {
+    spec: HybridJob,
+    /// Rigid and baseline on-demand jobs: work (setup and checkpoints excluded) its current or
+    /// next run does.
+    work_left: Duration,
+    setup: Duration,
+    checkpoints: Option<Checkpointing>,
+    run: Option<Run>,
+    account: JobAccount,
+    record: JobRecord,
+    /// On-demand jobs under a mechanism: nodes held and run epoch.
+    od_nodes: Vec<NodeId>,
+    od_epoch: u32,
+}
+
+/// What the mechanisms see of running batch job `st` (none for an on-demand job queued as a
+/// batch job, or one not running); a rigid job's elapsed time is left at zero, for the
+/// caller to fill in at the time it asks. Its work, setup and checkpoints change only
+/// between runs, its size and predicted end on a resize, which stores it again.
+fn planned(st: &JobState) -> Option<PlannedJob> {
+    let run = st.run?;
+    let kind = match st.spec {
+        HybridJob::OnDemand(_) => return None,
+        HybridJob::Malleable { job, .. } => RunningKind::Malleable {
+            min_size: job.min_size,
+            max_size: job.max_size,
+        },
+        HybridJob::Rigid { .. } => RunningKind::Rigid {
+            work: st.work_left,
+            elapsed: Duration::ZERO,
+            checkpoints: st.checkpoints,
+        },
+    };
+    Some(PlannedJob {
+        view: RunningView {
+            id: st.spec.id(),
+            size: run.size,
+            setup: st.setup,
+            kind,
+        },
+        run_start: run.start,
+        predicted_end: run.predicted_end,
+    })
+}
+
+/// The simulator; see the [module docs](self).
+pub struct HybridSim {
+    config: HybridConfig,
+    check: bool,
+    notices: bool,
+    transcribe: bool,
+}
+
+/// What [`HybridSim::run`] asks of a policy: the hybrid protocol, with an error the
+/// simulator can carry.
+pub trait HybridProtocol:
+    Policy<Observation = Observation, Command = Command, View = dyn PlatformView>
+{
+}
+
+impl<P> HybridProtocol for P where
+    P: Policy<Observation = Observation, Command = Command, View = dyn PlatformView> + ?Sized
+{
+}
+
+impl HybridSim {
+    /// A simulator for `config` (validated), delivering advance notices.
+    pub fn new(config: HybridConfig) -> Result<HybridSim, HybridError> {
+        config.validate()?;
+        Ok(HybridSim {
+            config,
+            check: false,
+            notices: true,
+            transcribe: false,
+        })
+    }
+
+    /// Checks node accounting after every instant (O(nodes + jobs) each; for tests), recording
+    /// violations in [`HybridOutcome::violations`].
+    pub fn check_invariants(mut self) -> HybridSim {
+        self.check = true;
+        self
+    }
+
+    /// Whether the view keeps a transcript of each policy call's queries
+    /// ([`PlatformView::transcript`]), for recordings that replay without the simulator
+    /// ([`crate::record`]).
+    pub fn transcribe_views(mut self, transcribe: bool) -> HybridSim {
+        self.transcribe = transcribe;
+        self
+    }
+
+    /// Whether advance notices are delivered (a policy that ignores them runs the same
+    /// without, and faster).
+    pub fn with_notices(mut self, notices: bool) -> HybridSim {
+        self.notices = notices;
+        self
+    }
+
+    /// Runs `jobs` to the end under `policy`, reported under the name `label`: admitted by
+    /// [`cosched_workload::admit`] (repeated ids are an error, invalid jobs are counted and
+    /// left out), on core's kernel.
+    pub fn run<P>(
+        &self,
+        label: &str,
+        policy: P,
+        jobs: &[HybridJob],
+    ) -> Result<HybridOutcome, SimError<P::Error>>
+    where
+        P: HybridProtocol,
+    {
+        let admitted = admit(jobs).map_err(|d| HybridError::DuplicateJob(d.0))?;
+        check_horizon(&admitted.jobs)?;
+        let mut queue = EventQueue::new(Time(i64::MIN));
+        let mut env = Env::new(&self.config, &admitted.jobs, self.check, self.notices)?;
+        env.invalid = admitted.invalid;
+        env.transcript = self.transcribe.then(Default::default);
+        let mut sim = Sim {
+            env,
+            policy,
+            out: Vec::new(),
+            wakes: std::collections::BTreeSet::new(),
+        };
+        let first = admitted.jobs.first().map_or(Time::ZERO, HybridJob::submit);
+        sim.env.begin_call();
+        sim.policy
+            .start(first, &sim.env, &mut sim.out)
+            .map_err(SimError::Policy)?;
+        let commands = std::mem::take(&mut sim.out);
+        sim.apply(first, &commands)?;
+        sim.arm_wake(first);
+        sim.env.flush(&mut queue)?;
+        engine::run(&mut sim, &mut queue)?;
+        Ok(sim.env.finish(label))
+    }
+}
+
+/// The event by which job `i` enters: an on-demand job arrives (the policy decides), a batch
+/// job is submitted.
+fn entry(spec: &HybridJob, i: usize) -> Ev {
+    match spec {
+        HybridJob::OnDemand(_) => Ev::Arrive(i),
+        _ => Ev::Submit(i),
+    }
+}
+
+/// The environment: the batch cluster, the nodes the policy holds out of it, the jobs' runs,
+/// the failure process and the ledger.
+struct Env {
+    config: HybridConfig,
+    cluster: BatchCluster,
+    /// The site's batch scheduler (FCFS + EASY in the paper).
+    site: Box<dyn BatchPolicy + Send>,
+    /// Events decided while handling one, put on the kernel's queue after it.
+    pending: Vec<(Time, Ev)>,
+    jobs: Vec<JobState>,
+    index: JobIndex,
+    hold: Vec<Hold>,
+    /// Nodes held [`Hold::Reserved`] per on-demand job (the idle nodes of its reservation).
+    reserved: FxHashMap<JobId, u32>,
+    idle: IdleStack,
+    /// Running batch jobs by workload position, with what the mechanisms see of each (none
+    /// for an on-demand job queued as a batch job), kept compact for CUP's notices and the
+    /// arrivals that must free nodes; a rigid job's elapsed time is filled in when asked.
+    running: BTreeMap<usize, Option<PlannedJob>>,
+    od_running: usize,
+    /// On-demand jobs arrived under a mechanism and not started yet.
+    od_pending: usize,
+    outstanding: usize,
+    invalid: usize,
+    rejected: usize,
+    node_failures: usize,
+    guest_starts: usize,
+    failures: Option<FailureProcess>,
+    failure_armed: bool,
+    /// Bumped whenever a job enters the batch queue (a submission or a preemption).
+    queue_epoch: u64,
+    started: Vec<Started>,
+    usage: UsageLedger,
+    check: bool,
+    violations: Vec<String>,
+    /// What the policy asked of the view in the current call, when transcribed.
+    transcript: Option<std::cell::RefCell<Transcript>>,
+}
