@@ -15,8 +15,9 @@
 //! on-demand generator), labelled as such; the paper's claims are still checked on it.
 
 use clap::Parser;
+use cosched_balancer::scenario::Arm;
 use cosched_balancer::scenario::{RealWeek, Scenario, scaled};
-use cosched_balancer::sim::{Configuration, SimReport, Simulation};
+use cosched_balancer::sim::SimReport;
 use cosched_balancer::synthetic::BatchKind;
 use cosched_core::Duration;
 use cosched_examples::balancer::BalancerArgs;
@@ -89,15 +90,12 @@ const fn col(
 }
 
 impl Column {
-    fn configuration(&self, scenario: &Scenario) -> Configuration {
+    fn configuration(&self, scenario: &Scenario) -> Arm {
         let w = Duration::from_mins(self.w_min);
         match self.config {
-            "all-batch" => Configuration::AllBatch,
-            "split" if self.r >= scenario.nodes => Configuration::AllOnDemand { window: w },
-            "split" => Configuration::Dedicated {
-                on_demand_nodes: self.r,
-                window: w,
-            },
+            "all-batch" => Arm::all_batch(),
+            "split" if self.r >= scenario.nodes => scenario.all_on_demand(w),
+            "split" => Arm::dedicated(self.r, w),
             _ => scenario.basic(self.r, w),
         }
     }
@@ -169,8 +167,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let results = Sweep::new(NAME, cells).run(|&(w, c)| {
         let week = &weeks[w];
-        Simulation::new(scenario.nodes, c.configuration(&scenario))?
-            .run_preloaded(&week.jobs, &week.preload, &week.leases)
+        c.configuration(&scenario)
+            .run(scenario.nodes, &week.jobs, &week.preload, &week.leases, &[])
             .map(|o| o.report)
     });
     let mut reports: Vec<(usize, Column, SimReport)> = Vec::new();

@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
-use cosched_balancer::scenario::{BatchSource, OnDemandSource, Scenario};
-use cosched_balancer::sim::{Configuration, SimError, SimReport};
+use cosched_balancer::policy::DEFAULT_IDLE_HOLD;
+use cosched_balancer::scenario::{Arm, BatchSource, OnDemandSource, Scenario};
+use cosched_balancer::sim::{SimError, SimReport};
 use cosched_balancer::synthetic::{BatchKind, WEEK};
 use cosched_balancer::workload::LeaseRequest;
 use cosched_core::{Duration, SeedStreams};
@@ -57,7 +58,7 @@ pub struct BalancerArgs {
     pub sample_lcrc: Vec<PathBuf>,
     /// `I`, minutes: how long an unused on-demand node is held before it returns to batch.
     /// (0 to 10 years, so that it is never wrapped or reported wrong).
-    #[arg(long, default_value_t = 10, value_name = "MIN",
+    #[arg(long, default_value_t = DEFAULT_IDLE_HOLD.secs() / 60, value_name = "MIN",
           value_parser = clap::value_parser!(i64).range(0..=MAX_IDLE_HOLD_MIN))]
     pub idle_hold: i64,
 }
@@ -98,14 +99,14 @@ pub fn hours(seconds: f64) -> f64 {
     seconds / 3600.0
 }
 
-/// One configuration of a figure's sweep: its label, the simulator's configuration, and the
-/// notice every request gives (the Hint strategy's `H`), if any.
+/// One configuration of a figure's sweep: its label, the policy it runs, and the notice every
+/// request gives (the Hint strategy's `H`), if any.
 #[derive(Debug, Clone)]
 pub struct Variant {
     /// Legend label.
     pub label: String,
     /// What to simulate.
-    pub configuration: Configuration,
+    pub configuration: Arm,
     /// `H`, if the requests announce themselves.
     pub notice: Option<Duration>,
 }
@@ -199,10 +200,10 @@ pub fn run_grid(
         let requests = &leases[k][s][cell.variant];
         let input = &prepared.replicates[k].batch[cell.workload];
         let report = scenario.run_with_history(
-            variants[cell.variant].configuration,
+            &variants[cell.variant].configuration,
             input,
             requests,
-            histories[k][s].clone(),
+            &histories[k][s],
         )?;
         Ok::<_, SimError>((rho(requests, scenario.nodes, input.span), report))
     });

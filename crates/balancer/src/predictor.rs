@@ -15,9 +15,9 @@
 //! so the predicted reserve is held for its slot, not for the Balancer's `I`.
 
 use crate::BalancerError;
-use crate::policy::{Balancer, BalancerNodeState, Command, Observation, Policy};
+use crate::policy::{Balancer, BalancerConfig, Command, Observation, Policy, RmNode};
 use crate::workload::LeaseRequest;
-use cosched_core::{Duration, NodeId, ParamError, Time};
+use cosched_core::{Duration, ParamError, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -206,20 +206,20 @@ pub struct Predictive {
 }
 
 impl Predictive {
-    /// Wraps `balancer` (hinted) with `predictor`, the first slot at or after `now`.
-    pub fn new(now: Time, balancer: Balancer, predictor: Predictor) -> Result<Self, BalancerError> {
+    /// A hinted Balancer with `config` and its `predictor`; [`Policy::start`] starts the
+    /// Balancer and schedules the first active slot at or after its time.
+    pub fn new(config: BalancerConfig, predictor: Predictor) -> Result<Self, BalancerError> {
         ParamError::check(
-            balancer.config().static_reserve() == 0,
+            config.static_reserve() == 0,
             "R",
-            balancer.config().static_reserve(),
+            config.static_reserve(),
             "Predictive needs the hinted strategy",
         )?;
-        let next_slot = predictor.next_active_slot(now);
         Ok(Predictive {
-            balancer,
+            balancer: Balancer::new(config),
             predictor,
             sizes: BTreeMap::new(),
-            next_slot,
+            next_slot: None,
             hold: PredictiveHold::Slot,
         })
     }
@@ -249,14 +249,32 @@ impl Predictive {
 }
 
 impl Policy for Predictive {
+    type Observation = Observation;
+    type Command = Command;
+    type View = [RmNode];
+    type Error = BalancerError;
+
+    fn start(
+        &mut self,
+        now: Time,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        self.balancer.start(now, view, out)?;
+        self.sizes.clear();
+        self.next_slot = self.predictor.next_active_slot(now);
+        Ok(())
+    }
+
     fn observe(
         &mut self,
         now: Time,
-        observation: Observation<'_>,
-    ) -> Result<Vec<Command>, BalancerError> {
-        let mut out = Vec::new();
-        match observation {
-            Observation::Request { request, nodes } => {
+        observation: &Observation,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        match *observation {
+            Observation::Request { request, nodes, .. } => {
                 self.predictor.requested(now, nodes);
                 self.sizes.insert(request.0, nodes);
             }
@@ -265,27 +283,15 @@ impl Policy for Predictive {
                     self.predictor.finished(now, n);
                 }
             }
-            Observation::Release { nodes } => {
+            Observation::Release { ref nodes } => {
                 self.predictor
                     .finished(now, u32::try_from(nodes.len()).unwrap_or(u32::MAX));
             }
-            Observation::Tick if self.next_slot.is_some_and(|s| s <= now) => {
-                let until = Predictor::next_slot_start(now);
-                let nodes = self.predictor.reserve_for_slot(now);
-                let call = match self.hold {
-                    PredictiveHold::Slot => Observation::ReserveTarget { nodes, until },
-                    PredictiveHold::Idle => Observation::Hint {
-                        by: now,
-                        nodes: nodes.saturating_sub(self.balancer.reserve_idle()),
-                    },
-                };
-                out = self.balancer.observe(now, call)?;
-                self.next_slot = self.predictor.next_active_slot(until);
-            }
             _ => {}
         }
-        out.extend(self.balancer.observe(now, observation)?);
-        self.account(now, &out);
+        let from = out.len();
+        self.balancer.observe(now, observation, view, out)?;
+        self.account(now, &out[from..]);
         if matches!(observation, Observation::Request { .. }) {
             let after = Predictor::next_slot_start(now);
             self.next_slot = match (self.next_slot, self.predictor.next_active_slot(after)) {
@@ -293,28 +299,50 @@ impl Policy for Predictive {
                 (a, b) => a.or(b),
             };
         }
-        Ok(out)
+        Ok(())
     }
 
-    fn next_deadline(&self) -> Option<Time> {
-        match (self.balancer.next_deadline(), self.next_slot) {
+    /// At a slot's start, the slot's predicted reserve; then the Balancer's own deadlines.
+    fn wake(
+        &mut self,
+        now: Time,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        let from = out.len();
+        if self.next_slot.is_some_and(|s| s <= now) {
+            let until = Predictor::next_slot_start(now);
+            let nodes = self.predictor.reserve_for_slot(now);
+            let call = match self.hold {
+                PredictiveHold::Slot => Observation::ReserveTarget { nodes, until },
+                PredictiveHold::Idle => Observation::Hint {
+                    by: now,
+                    nodes: nodes.saturating_sub(
+                        self.balancer
+                            .count(crate::policy::BalancerNodeState::OdReserve),
+                    ),
+                },
+            };
+            self.balancer.observe(now, &call, view, out)?;
+            self.next_slot = self.predictor.next_active_slot(until);
+        }
+        self.balancer.wake(now, view, out)?;
+        self.account(now, &out[from..]);
+        Ok(())
+    }
+
+    fn next_wake(&self) -> Option<Time> {
+        match (self.balancer.next_wake(), self.next_slot) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-
-    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
-        self.balancer.node_state(node)
-    }
-
-    fn reserve_idle(&self) -> u32 {
-        self.balancer.reserve_idle()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{RmNodeState, Strategy};
     use cosched_core::LeaseId;
 
     fn at(day: i64, slot: i64) -> Time {
@@ -355,19 +383,23 @@ mod tests {
         );
     }
 
-    fn predictive(hold: PredictiveHold) -> Predictive {
-        use crate::policy::{BalancerConfig, RmNode, RmNodeState, Strategy};
-        let nodes: Vec<RmNode> = (0..4)
+    fn nodes() -> Vec<RmNode> {
+        (0..4)
             .map(|i| RmNode {
                 name: format!("n{i}"),
                 state: RmNodeState::BatchIdle,
             })
-            .collect();
+            .collect()
+    }
+
+    fn predictive(hold: PredictiveHold) -> Predictive {
         let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
-        let (b, _) = Balancer::start(at(1, 0), config, &nodes).unwrap();
         // Yesterday's slot 1 peaked at 3 nodes.
         let p = Predictor::train(Combine::Max, &[lease(at(0, 1), 3, 60)]);
-        Predictive::new(at(1, 0), b, p).unwrap().with_hold(hold)
+        let mut p = Predictive::new(config, p).unwrap().with_hold(hold);
+        p.start(at(1, 0), nodes().as_slice(), &mut Vec::new())
+            .unwrap();
+        p
     }
 
     #[test]
@@ -377,11 +409,14 @@ mod tests {
             (PredictiveHold::Idle, at(1, 1) + Duration(600)),
         ] {
             let mut p = predictive(hold);
-            assert_eq!(p.next_deadline(), Some(at(1, 1)));
-            let out = p.observe(at(1, 1), Observation::Tick).unwrap();
+            let view = nodes();
+            assert_eq!(p.next_wake(), Some(at(1, 1)));
+            let mut out = Vec::new();
+            p.wake(at(1, 1), view.as_slice(), &mut out).unwrap();
             assert_eq!(out.len(), 3, "{hold:?}: three idle nodes reclaimed");
-            assert_eq!(p.next_deadline(), Some(back), "{hold:?}");
-            let out = p.observe(back, Observation::Tick).unwrap();
+            assert_eq!(p.next_wake(), Some(back), "{hold:?}");
+            out.clear();
+            p.wake(back, view.as_slice(), &mut out).unwrap();
             assert_eq!(out.len(), 3, "{hold:?}: all restored at {back:?}");
         }
     }
