@@ -77,7 +77,7 @@ use crate::BalancerError;
 pub use cosched_core::policy::Policy;
 use cosched_core::{Duration, LeaseId, NodeId, ParamError, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A node's state in the Balancer (§II-C1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -356,6 +356,13 @@ pub struct Balancer {
     next_claim: u64,
     /// The predicted reserve and its end.
     target: Option<(u32, Time)>,
+    /// Indexes kept with `slots` and `unavailable` (so each call's work follows the nodes it
+    /// touches, not the cluster's size): idle available batch nodes, free reserve nodes, free
+    /// reserve nodes by hold end, and the on-demand pool's size.
+    idle: BTreeSet<NodeId>,
+    free: BTreeSet<NodeId>,
+    holds: BTreeSet<(Time, NodeId)>,
+    pool: u32,
 }
 
 impl Balancer {
@@ -373,6 +380,10 @@ impl Balancer {
             claims: Vec::new(),
             next_claim: 0,
             target: None,
+            idle: BTreeSet::new(),
+            free: BTreeSet::new(),
+            holds: BTreeSet::new(),
+            pool: 0,
         }
     }
 
@@ -424,10 +435,13 @@ impl Balancer {
         *self = Balancer {
             names,
             by_name,
-            slots,
+            slots: vec![Slot::OaBusy; slots.len()],
             unavailable,
             ..Balancer::new(config)
         };
+        for (i, slot) in slots.into_iter().enumerate() {
+            self.set(NodeId(i as u32), slot);
+        }
         Ok(())
     }
 
@@ -511,28 +525,70 @@ impl Balancer {
 
     /// Reserve and allocated nodes.
     fn on_demand_pool(&self) -> u32 {
-        self.slots
-            .iter()
-            .filter(|s| matches!(s, Slot::OdReserve { .. } | Slot::OdAlloc))
-            .count() as u32
+        self.pool
     }
 
+    /// Free reserve nodes, in index order.
     fn free_reserve(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes_where(|s| matches!(s, Slot::OdReserve { claim: None, .. }))
+        self.free.iter().copied()
     }
 
+    /// Idle available batch nodes, in index order.
     fn idle(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes_where(|s| s == Slot::OaIdle)
-            .filter(|n| !self.unavailable[n.index()])
+        self.idle.iter().copied()
     }
 
-    fn nodes_where<'a>(
-        &'a self,
-        pred: impl Fn(Slot) -> bool + 'a,
-    ) -> impl Iterator<Item = NodeId> + 'a {
-        (0..self.slots.len() as u32)
-            .map(NodeId)
-            .filter(move |n| pred(self.slots[n.index()]))
+    /// Sets `node`'s slot, keeping the indexes.
+    fn set(&mut self, node: NodeId, slot: Slot) {
+        let i = node.index();
+        self.unindex(node);
+        self.slots[i] = slot;
+        self.index(node);
+    }
+
+    /// Marks `node` (un)available, keeping the indexes.
+    fn set_unavailable(&mut self, node: NodeId, unavailable: bool) {
+        self.unindex(node);
+        self.unavailable[node.index()] = unavailable;
+        self.index(node);
+    }
+
+    fn unindex(&mut self, node: NodeId) {
+        match self.slots[node.index()] {
+            Slot::OaIdle => {
+                self.idle.remove(&node);
+            }
+            Slot::OaBusy => {}
+            Slot::OdReserve { hold_until, claim } => {
+                self.pool -= 1;
+                if claim.is_none() {
+                    self.free.remove(&node);
+                    self.holds.remove(&(hold_until, node));
+                }
+            }
+            Slot::OdAlloc => self.pool -= 1,
+        }
+    }
+
+    fn index(&mut self, node: NodeId) {
+        match self.slots[node.index()] {
+            Slot::OaIdle => {
+                if !self.unavailable[node.index()] {
+                    self.idle.insert(node);
+                }
+            }
+            Slot::OaBusy => {}
+            Slot::OdReserve { hold_until, claim } => {
+                self.pool += 1;
+                if claim.is_none() {
+                    self.free.insert(node);
+                    if hold_until != Time::MAX {
+                        self.holds.insert((hold_until, node));
+                    }
+                }
+            }
+            Slot::OdAlloc => self.pool += 1,
+        }
     }
 
     /// Algorithm 1's `request_nodes`.
@@ -585,10 +641,14 @@ impl Balancer {
         }
         let claim = &mut self.claims[pos];
         claim.held.push(node);
-        self.slots[node.index()] = Slot::OdReserve {
-            hold_until: Time::MAX,
-            claim: Some(claim.id),
-        };
+        let id = claim.id;
+        self.set(
+            node,
+            Slot::OdReserve {
+                hold_until: Time::MAX,
+                claim: Some(id),
+            },
+        );
     }
 
     /// Grants claim `pos` if it is a complete request.
@@ -602,7 +662,7 @@ impl Balancer {
         }
         let claim = self.claims.remove(pos);
         for &n in &claim.held {
-            self.slots[n.index()] = Slot::OdAlloc;
+            self.set(n, Slot::OdAlloc);
         }
         out.push(Command::Grant {
             request,
@@ -631,12 +691,15 @@ impl Balancer {
         if self.slots[node.index()] == Slot::OaIdle && self.on_demand_pool() < self.floor(now) {
             out.push(Command::Reclaim(node));
             // Held while the floor lasts (for ever under R, to the slot's end if predicted).
-            self.slots[node.index()] = Slot::OdReserve {
-                hold_until: now
-                    .saturating_add(self.config.idle_hold)
-                    .max(self.floor_until(now)),
-                claim: None,
-            };
+            self.set(
+                node,
+                Slot::OdReserve {
+                    hold_until: now
+                        .saturating_add(self.config.idle_hold)
+                        .max(self.floor_until(now)),
+                    claim: None,
+                },
+            );
             return true;
         }
         false
@@ -672,10 +735,13 @@ impl Balancer {
             if c.request.is_none() && c.deadline <= now {
                 let c = self.claims.remove(i);
                 for n in c.held {
-                    self.slots[n.index()] = Slot::OdReserve {
-                        hold_until: c.deadline.saturating_add(hold),
-                        claim: None,
-                    };
+                    self.set(
+                        n,
+                        Slot::OdReserve {
+                            hold_until: c.deadline.saturating_add(hold),
+                            claim: None,
+                        },
+                    );
                 }
             } else {
                 i += 1;
@@ -687,10 +753,13 @@ impl Balancer {
     fn drop_claim(&mut self, now: Time, pos: usize) {
         let c = self.claims.remove(pos);
         for n in c.held {
-            self.slots[n.index()] = Slot::OdReserve {
-                hold_until: now.saturating_add(self.config.idle_hold),
-                claim: None,
-            };
+            self.set(
+                n,
+                Slot::OdReserve {
+                    hold_until: now.saturating_add(self.config.idle_hold),
+                    claim: None,
+                },
+            );
         }
     }
 
@@ -708,25 +777,26 @@ impl Balancer {
         }
         self.distribute(now, out);
         let floor = self.floor(now);
-        for i in 0..self.slots.len() {
-            let Slot::OdReserve {
-                hold_until,
-                claim: None,
-            } = self.slots[i]
-            else {
-                continue;
-            };
-            if hold_until > now {
-                continue;
-            }
-            if self.on_demand_pool() <= floor && !self.unavailable[i] {
-                self.slots[i] = Slot::OdReserve {
-                    hold_until: self.floor_until(now),
-                    claim: None,
-                };
+        // Free reserve nodes whose hold has ended, in index order.
+        let mut due: Vec<NodeId> = self
+            .holds
+            .range(..=(now, NodeId(u32::MAX)))
+            .map(|&(_, n)| n)
+            .collect();
+        due.sort_unstable();
+        for node in due {
+            if self.on_demand_pool() <= floor && !self.unavailable[node.index()] {
+                let hold_until = self.floor_until(now);
+                self.set(
+                    node,
+                    Slot::OdReserve {
+                        hold_until,
+                        claim: None,
+                    },
+                );
             } else {
-                self.slots[i] = Slot::OaIdle;
-                out.push(Command::Restore(NodeId(i as u32)));
+                self.set(node, Slot::OaIdle);
+                out.push(Command::Restore(node));
             }
         }
     }
@@ -810,13 +880,16 @@ impl Policy for Balancer {
                 )?;
                 for &n in nodes {
                     if self.unavailable[n.index()] {
-                        self.slots[n.index()] = Slot::OaIdle;
+                        self.set(n, Slot::OaIdle);
                         out.push(Command::Restore(n));
                     } else {
-                        self.slots[n.index()] = Slot::OdReserve {
-                            hold_until: now.saturating_add(self.config.idle_hold),
-                            claim: None,
-                        };
+                        self.set(
+                            n,
+                            Slot::OdReserve {
+                                hold_until: now.saturating_add(self.config.idle_hold),
+                                claim: None,
+                            },
+                        );
                     }
                 }
                 self.distribute(now, out);
@@ -828,7 +901,7 @@ impl Policy for Balancer {
                     |node, state| BalancerError::NodeReclaimed { node, state },
                 )?;
                 for &n in nodes {
-                    self.slots[n.index()] = Slot::OaBusy;
+                    self.set(n, Slot::OaBusy);
                 }
             }
             Observation::JobEnded { ref nodes } => {
@@ -838,7 +911,7 @@ impl Policy for Balancer {
                     |node, state| BalancerError::NoJob { node, state },
                 )?;
                 for &n in nodes {
-                    self.slots[n.index()] = Slot::OaIdle;
+                    self.set(n, Slot::OaIdle);
                 }
                 for &n in nodes {
                     self.offer(now, n, out);
@@ -875,26 +948,30 @@ impl Policy for Balancer {
                 self.target = Some((nodes, until));
                 // Reserve nodes already held count towards the slot: hold them to its end.
                 let floor = self.floor(now);
-                let mut kept = self.on_demand_pool() - self.free_reserve().count() as u32;
-                for i in 0..self.slots.len() {
+                let free: Vec<NodeId> = self.free_reserve().collect();
+                let mut kept = self.on_demand_pool() - free.len() as u32;
+                for node in free {
                     if let Slot::OdReserve {
                         hold_until,
                         claim: None,
-                    } = self.slots[i]
+                    } = self.slots[node.index()]
                         && kept < floor
                     {
                         kept += 1;
-                        self.slots[i] = Slot::OdReserve {
-                            hold_until: hold_until.max(until),
-                            claim: None,
-                        };
+                        self.set(
+                            node,
+                            Slot::OdReserve {
+                                hold_until: hold_until.max(until),
+                                claim: None,
+                            },
+                        );
                     }
                 }
                 self.top_up(now, out);
             }
             Observation::Availability { node, available } => {
                 let slot = self.slot(node)?;
-                self.unavailable[node.index()] = !available;
+                self.set_unavailable(node, !available);
                 match (available, slot) {
                     (false, Slot::OdReserve { claim, .. }) => {
                         if let Some(id) = claim
@@ -902,7 +979,7 @@ impl Policy for Balancer {
                         {
                             c.held.retain(|&h| h != node);
                         }
-                        self.slots[node.index()] = Slot::OaIdle;
+                        self.set(node, Slot::OaIdle);
                         out.push(Command::Restore(node));
                         self.distribute(now, out);
                     }
@@ -930,14 +1007,8 @@ impl Policy for Balancer {
     }
 
     fn next_wake(&self) -> Option<Time> {
-        let claims = self.claims.iter().map(|c| c.deadline);
-        let holds = self.slots.iter().filter_map(|s| match *s {
-            Slot::OdReserve {
-                hold_until,
-                claim: None,
-            } if hold_until != Time::MAX => Some(hold_until),
-            _ => None,
-        });
-        claims.chain(holds).min()
+        let claims = self.claims.iter().map(|c| c.deadline).min();
+        let hold = self.holds.first().map(|&(t, _)| t);
+        claims.into_iter().chain(hold).min()
     }
 }

@@ -171,10 +171,12 @@ impl RealWeek {
             None => Vec::new(),
         };
         let leases = traces::aps_to_leases(&traces::read_aps(aps)?, APS_CORES_PER_VM)?;
-        let name = lcrc.file_stem().map_or_else(
-            || format!("week {index}"),
-            |s| s.to_string_lossy().into_owned(),
-        );
+        let name = traces::week_name(lcrc);
+        let name = if name.is_empty() {
+            format!("week {index}")
+        } else {
+            name
+        };
         Ok(RealWeek {
             name,
             jobs,

@@ -100,10 +100,12 @@ pub enum SimError<E = BalancerError> {
 /// let requests = [LeaseRequest {
 ///     id: LeaseId(0), submit: Time(10), nodes: 2, duration: Duration(50), notice: None,
 /// }];
-/// let mut basic = Balancer::new(BalancerConfig::new(Strategy::Basic { static_reserve: 0 }));
+/// let config = BalancerConfig::new(Strategy::Basic { static_reserve: 0 });
+/// let mut basic = Balancer::new(config);
 /// let out = Simulation::new(6).unwrap().run(&mut basic, &jobs, &requests).unwrap();
 /// assert_eq!(out.report.on_demand.granted, 1);
-/// assert_eq!(out.report.node_seconds_run.total(), 6 * 100);
+/// // The run lasts until the released nodes' hold I (10 min by default) ends at 60 + 600 s.
+/// assert_eq!(out.report.node_seconds_run.total(), 6 * 660);
 /// let mut dedicated = StaticSplit::new(1, Duration(0));
 /// let out = Simulation::new(6).unwrap().run(&mut dedicated, &jobs, &requests).unwrap();
 /// assert_eq!(out.report.on_demand.rejected, 1);

@@ -231,3 +231,45 @@ fn a_sampled_walltime_of_i64_max_preloads_cleanly() {
         (Duration(399_400), Duration(i64::MAX - 600))
     );
 }
+
+/// Issue 29: a million-node cluster (`balancer_table1 --nodes 1000000`) with a few jobs and
+/// leases: each event's work follows the nodes it touches, not the cluster (before, every
+/// event scanned every node's slot several times: over 60 s).
+#[test]
+fn a_million_nodes_cost_what_their_jobs_cost() {
+    use cosched_balancer::workload::LeaseRequest;
+    use cosched_core::{JobId, LeaseId, RigidJob};
+    let jobs: Vec<RigidJob> = (0..300)
+        .map(|i| {
+            RigidJob::new(
+                JobId(i),
+                Time(i as i64 * 60),
+                1 + (i as u32 % 7) * 1000,
+                Duration(3_000),
+                Duration(4_000),
+            )
+            .unwrap()
+        })
+        .collect();
+    let leases: Vec<LeaseRequest> = (0..100)
+        .map(|i| LeaseRequest {
+            id: LeaseId(i),
+            submit: Time(i as i64 * 150),
+            nodes: 1 + (i as u32 % 5) * 500,
+            duration: Duration(1_800),
+            notice: Some(Duration::from_mins(15)),
+        })
+        .collect();
+    let w = Duration::from_mins(5);
+    for arm in [
+        Arm::balancer(
+            BalancerConfig::new(BalancerStrategy::Basic { static_reserve: 68 }).with_window(w),
+        ),
+        Arm::balancer(BalancerConfig::new(BalancerStrategy::Hinted).with_window(w)),
+        Arm::dedicated(68, w),
+    ] {
+        let out = arm.run(1_000_000, &jobs, &[], &leases, &[]).unwrap();
+        assert_eq!(out.report.batch.completed, 300, "{}", arm.name());
+        assert_eq!(out.report.on_demand.requests, 100);
+    }
+}

@@ -1,6 +1,7 @@
 //! `cosched balancer serve|notify|weeks`: the Balancer policy as a live service in front of
 //! Slurm, and the paper's choice of the challenging week (§III-A).
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration as StdDuration;
@@ -115,29 +116,31 @@ fn weeks(args: &WeeksArgs) -> Result<(), String> {
     }
     let mut weeks = Vec::with_capacity(args.lcrc.len());
     for (lcrc, aps) in args.lcrc.iter().zip(&args.aps) {
-        let name = lcrc.file_stem().map_or_else(
-            || lcrc.display().to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        );
+        let name = traces::week_name(lcrc);
         weeks.push((
             name,
             traces::read_lcrc_records(lcrc).map_err(|e| e.to_string())?,
             traces::read_aps(aps).map_err(|e| e.to_string())?,
         ));
     }
-    let (scores, pick) = challenging_week(&weeks, args.batch_nodes, WEEK.0);
-    println!("week,batch_node_availability,od_core_hours,score,pick");
+    let (scores, pick) =
+        challenging_week(&weeks, args.batch_nodes, WEEK.0).map_err(|e| e.to_string())?;
+    let mut table = String::from("week,batch_node_availability,od_core_hours,score,pick\n");
     for (i, s) in scores.iter().enumerate() {
-        println!(
-            "{},{:.4},{:.1},{:.3},{}",
+        table.push_str(&format!(
+            "{},{:.4},{:.1},{:.3},{}\n",
             s.week,
             s.batch_availability,
             s.on_demand_core_seconds / 3600.0,
             s.score,
             if pick == Some(i) { "*" } else { "" }
-        );
+        ));
     }
-    Ok(())
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(table.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write the table to standard output: {e}"))
 }
 
 fn serve(args: &ServeArgs) -> Result<(), String> {
