@@ -20,6 +20,81 @@
 //! assert!(report.batch.overall.mean_wait_s >= 0.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Your own policy
+//! Any type implementing `cosched_core::policy::Policy` with the Balancer's observation,
+//! command and view ([`crate::BalancerPolicy`]) runs in the simulator, and through [`Arm::new`]
+//! in a study beside the built-in arms. This one grants a request from idle batch nodes at
+//! once or rejects it, and gives nodes back as soon as they are released (Basic with `R = 0`,
+//! `W = 0`, `I = 0`, written from scratch):
+//!
+//! ```
+//! use cosched_balancer::policy::{Command, Observation, Policy, RmNode};
+//! use cosched_balancer::scenario::{Arm, Scenario, scaled};
+//! use cosched_balancer::synthetic::BatchKind;
+//! use cosched_balancer::BalancerError;
+//! use cosched_core::{Duration, NodeId, SeedStreams, Time};
+//!
+//! /// Idle batch nodes now, or nothing.
+//! #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+//! struct IdleOnly { busy: Vec<bool>, taken: Vec<bool> }
+//!
+//! impl Policy for IdleOnly {
+//!     type Observation = Observation;
+//!     type Command = Command;
+//!     type View = [RmNode];
+//!     type Error = BalancerError;
+//!     fn start(&mut self, _: Time, nodes: &[RmNode], _: &mut Vec<Command>) -> Result<(), BalancerError> {
+//!         (self.busy, self.taken) = (vec![false; nodes.len()], vec![false; nodes.len()]);
+//!         Ok(())
+//!     }
+//!     fn observe(&mut self, _: Time, obs: &Observation, _: &[RmNode], out: &mut Vec<Command>)
+//!         -> Result<(), BalancerError> {
+//!         match obs {
+//!             Observation::Request { request, nodes, .. } => {
+//!                 let idle: Vec<NodeId> = (0..self.busy.len())
+//!                     .filter(|&i| !self.busy[i] && !self.taken[i])
+//!                     .take(*nodes as usize)
+//!                     .map(|i| NodeId(i as u32))
+//!                     .collect();
+//!                 if idle.len() < *nodes as usize {
+//!                     out.push(Command::Reject { request: *request });
+//!                     return Ok(());
+//!                 }
+//!                 for &n in &idle {
+//!                     self.taken[n.index()] = true;
+//!                     out.push(Command::Reclaim(n));
+//!                 }
+//!                 out.push(Command::Grant { request: *request, nodes: idle });
+//!             }
+//!             Observation::Release { nodes } => for &n in nodes {
+//!                 self.taken[n.index()] = false;
+//!                 out.push(Command::Restore(n));
+//!             },
+//!             Observation::JobStarting { nodes } => nodes.iter().for_each(|n| self.busy[n.index()] = true),
+//!             Observation::JobEnded { nodes } => nodes.iter().for_each(|n| self.busy[n.index()] = false),
+//!             _ => {}
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! // The crate's default synthetic workload on 64 nodes, on-demand load × 8.
+//! let scenario = Scenario::synthetic(64);
+//! let streams = SeedStreams::new(7).family("replicate", 0);
+//! let replicate = scenario.replicate(&[BatchKind::Main { utilization: 0.66 }], 1, &streams)?;
+//! let leases = scaled(&replicate.base, 8)?;
+//! let mine = Arm::new("idle-only", |_| Box::new(IdleOnly::default()));
+//! let basic = scenario.basic(0, Duration::ZERO);
+//! for arm in [&mine, &basic] {
+//!     let r = scenario.run(arm, &replicate.batch[0], &leases)?;
+//!     println!("{}: reject {:.1} %, batch wait {:.2} h, utilisation {:.1} %",
+//!         r.configuration, 100.0 * r.on_demand.reject_rate,
+//!         r.batch.overall.mean_wait_s / 3600.0, 100.0 * r.combined_utilization);
+//!     assert!(r.on_demand.requests > 0);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::path::{Path, PathBuf};
 
