@@ -75,8 +75,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         notes: format!(
-            "6-hour slots, peaks of the last month / week / day combined by their largest \
-             (max, ours) or mean; trained on {HISTORY_WEEKS} earlier weeks; the reserve held for \
+            "6-hour slots; the peaks of the same slot a month (30 days), a week and a day before \
+             (§II-C3) combined by their largest (max, ours) or mean; trained on {HISTORY_WEEKS} earlier weeks; the reserve held for \
              its slot, or (last variant) reserved from the nodes free at the slot's start and \
              held I like any reserve node, the literal add_reserve(0, N); I = {} min; curves \
              of {}.",

@@ -11,8 +11,10 @@
 //! gives that week's LCRC file (one file for the first week, or one per week; `-` for none).
 //! The paper's values are printed beside ours, and its observations checked on every week.
 //!
-//! Without files: a synthetic stand-in of ours (U88-Main for 304 nodes and the file-free
-//! on-demand generator), labelled as such; the paper's claims are still checked on it.
+//! Without files: the paper's own inputs, vendored in `examples/data/balancer` — the
+//! challenging week the §III-A selection picks over the paper's trace set (2015-07-19: its LCRC
+//! and APS files) preloaded from the week before. `--generated` runs a stand-in of ours instead
+//! (U88-Main for 304 nodes and the file-free on-demand generator), labelled as such.
 
 use clap::Parser;
 use cosched_balancer::scenario::Arm;
@@ -20,7 +22,7 @@ use cosched_balancer::scenario::{RealWeek, Scenario, scaled};
 use cosched_balancer::sim::SimReport;
 use cosched_balancer::synthetic::BatchKind;
 use cosched_core::Duration;
-use cosched_examples::balancer::BalancerArgs;
+use cosched_examples::balancer::{BalancerArgs, CHALLENGING_WEEK, PREVIOUS_WEEK, vendored};
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use std::path::PathBuf;
 
@@ -40,7 +42,7 @@ struct Cli {
     /// cluster (one for the first week, or one per week; `-` for none).
     #[arg(long, value_name = "FILE.csv", num_args = 1..)]
     preload: Vec<PathBuf>,
-    /// Scale of the synthetic on-demand base load, without files.
+    /// Scale of the generated on-demand base load (with `--generated`).
     #[arg(long, default_value_t = 2)]
     scale: u32,
 }
@@ -112,6 +114,17 @@ impl Column {
 fn weeks(cli: &Cli) -> Result<Vec<RealWeek>, Box<dyn std::error::Error>> {
     let inputs = &cli.inputs;
     let scenario = inputs.scenario();
+    if inputs.lcrc.is_empty() && !inputs.generated {
+        if !inputs.aps.is_empty() {
+            return Err("--aps needs its --lcrc weeks".into());
+        }
+        return Ok(vec![RealWeek::read(
+            0,
+            &vendored("lcrc", CHALLENGING_WEEK),
+            &vendored("aps", CHALLENGING_WEEK),
+            Some(&vendored("lcrc", PREVIOUS_WEEK)),
+        )?]);
+    }
     if inputs.lcrc.is_empty() {
         let batch = scenario
             .batch_inputs(

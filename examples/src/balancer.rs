@@ -24,12 +24,38 @@ use cosched_core::stats::Spread;
 /// The largest `--nodes`.
 pub const MAX_NODES: i64 = 1_000_000;
 
+/// The challenging week the §III-A selection picks over the paper's trace set (see
+/// `examples/data/balancer/PROVENANCE.md`).
+pub const CHALLENGING_WEEK: &str = "2015-07-19";
+/// The week before it, whose still-running jobs preload the cluster (§III-A).
+pub const PREVIOUS_WEEK: &str = "2015-07-12";
+/// The APS weeks before the challenging week, oldest first: Predictive's training (§III-B5).
+pub const HISTORY_FILES: [&str; 5] = [
+    "2015-06-14",
+    "2015-06-21",
+    "2015-06-28",
+    "2015-07-05",
+    "2015-07-12",
+];
+
+/// A vendored weekly file: `kind` is `lcrc` or `aps`.
+pub fn vendored(kind: &str, week: &str) -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/balancer")
+        .join(kind)
+        .join(format!("{week}.csv.gz"))
+}
+
 /// The longest `--idle-hold`, minutes: ten years.
 pub const MAX_IDLE_HOLD_MIN: i64 = 10 * 366 * 24 * 60;
 
 /// The input options every Balancer example takes: the flags of a [`Scenario`].
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct BalancerArgs {
+    /// Use the file-free generators (ours: Lublin-Feitelson batch jobs, diurnal bursts of
+    /// one-node leases) instead of the paper's vendored weeks when no file is given.
+    #[arg(long)]
+    pub generated: bool,
     /// Nodes of the combined cluster (1 to 1,000,000: memory grows with it).
     #[arg(long, default_value_t = 372,
           value_parser = clap::value_parser!(u32).range(1..=MAX_NODES))]
@@ -74,22 +100,36 @@ impl BalancerArgs {
                 cores_per_node: self.swf_cores_per_node,
             }
         } else {
+            // §III-B1: the synthetic workloads are sampled from the LCRC trace: by default from
+            // the vendored challenging week.
             BatchSource::Synthetic {
-                sample_lcrc: self.sample_lcrc.clone(),
+                sample_lcrc: if self.sample_lcrc.is_empty() && !self.generated {
+                    vec![vendored("lcrc", CHALLENGING_WEEK)]
+                } else {
+                    self.sample_lcrc.clone()
+                },
             }
         };
-        let on_demand = if !self.aps.is_empty() {
-            OnDemandSource::Aps(self.aps.clone())
+        // §III-B2: the on-demand load reuses the challenging week's VM leases (by default the
+        // vendored week, its five predecessors training Predictive).
+        let (on_demand, history) = if !self.aps.is_empty() {
+            (OnDemandSource::Aps(self.aps.clone()), Vec::new())
         } else if let Some(path) = &self.leases {
-            OnDemandSource::Leases(path.clone())
+            (OnDemandSource::Leases(path.clone()), Vec::new())
+        } else if self.generated {
+            (OnDemandSource::Synthetic, Vec::new())
         } else {
-            OnDemandSource::Synthetic
+            (
+                OnDemandSource::Aps(vec![vendored("aps", CHALLENGING_WEEK)]),
+                HISTORY_FILES.iter().map(|w| vendored("aps", w)).collect(),
+            )
         };
         Scenario {
             nodes: self.nodes,
             batch,
             on_demand,
             idle_hold: Duration::from_mins(self.idle_hold.max(0)),
+            history,
         }
     }
 }

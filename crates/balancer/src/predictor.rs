@@ -4,11 +4,16 @@
 //! slot of the last month, week and day.
 //!
 //! "Requested nodes" at an instant are the nodes of the requests outstanding then (granted and
-//! not yet released, or waiting); a slot's figure is their peak over the slot. The paper does
-//! not say how the three peaks are combined; [`Combine::Max`] (the default, ours) takes the
-//! largest, which over-reserves as the paper's §III-B5 says the predictor does. The predictor
-//! is trained offline on earlier weeks ([`Predictor::train`], as the paper "first ran the
-//! predictor offline using historical data") and keeps learning from the run.
+//! not yet released, or waiting); a slot's figure is their peak over the slot. The three peaks
+//! are those of the **same slot** one day, one week and one month (30 days) before, the three
+//! observations §II-C3 builds on: bursts "during the same hours of consecutive days", a
+//! "moderate correlation between adjacent weeks" for the same hours, and the diurnal pattern
+//! over the longer run. Each of the three is one slot's peak, so each can set the estimate
+//! (a maximum over the whole month, as before, made the week's and the day's never matter).
+//! The paper does not say how they are combined; [`Combine::Max`] (the default, ours) takes the
+//! largest, which over-reserves as §III-B5 says the predictor does. The predictor is trained
+//! offline on earlier weeks ([`Predictor::train`], as the paper "first ran the predictor offline
+//! using historical data") and keeps learning from the run.
 //!
 //! [`Predictive`] wraps a hinted [`Balancer`] as one [`Policy`]: it watches the requests and
 //! releases, and at each slot's start sends [`Observation::ReserveTarget`] with the slot's end,
@@ -66,6 +71,10 @@ impl From<Combine> for PredictorSpec {
         }
     }
 }
+
+/// How far back the three peaks are taken, in days: the same slot a day, a week and a month
+/// (30 days) before (§II-C3).
+pub const LOOKBACK_DAYS: [i64; 3] = [1, WEEK_DAYS, MONTH_DAYS];
 
 /// Peak requested nodes per 6-hour slot, and the reserve it proposes.
 ///
@@ -145,13 +154,13 @@ impl Predictor {
         }
     }
 
-    /// The reserve for the slot holding `at`: the month, week and day peaks combined.
+    /// The reserve for the slot holding `at`: the peaks of the same slot a month, a week and a
+    /// day before, combined.
     pub fn reserve_for_slot(&self, at: Time) -> u32 {
         let k = slot_index(at);
         let peak = |days: i64| {
-            (1..=days)
-                .filter_map(|d| self.peaks.get(&(k - d * SLOTS_PER_DAY)))
-                .max()
+            self.peaks
+                .get(&(k - days * SLOTS_PER_DAY))
                 .copied()
                 .unwrap_or(0)
         };
@@ -163,19 +172,15 @@ impl Predictor {
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 
-    /// The start of the first slot at or after `at` whose reserve may be non-zero (the slots
-    /// 1..30 days after a recorded peak); `None` when no recorded peak reaches that far.
+    /// The start of the first slot at or after `at` whose reserve may be non-zero (a day, a
+    /// week or a month after a recorded peak); `None` when no recorded peak reaches that far.
     pub fn next_active_slot(&self, at: Time) -> Option<Time> {
         let s = slot_index(at);
         self.peaks
-            .iter()
+            .range(s - MONTH_DAYS * SLOTS_PER_DAY..)
             .filter(|&(_, &peak)| peak > 0)
-            .filter_map(|(&k, _)| {
-                let d = ((s - k) + SLOTS_PER_DAY - 1)
-                    .div_euclid(SLOTS_PER_DAY)
-                    .max(1);
-                (d <= MONTH_DAYS).then_some(k + d * SLOTS_PER_DAY)
-            })
+            .flat_map(|(&k, _)| LOOKBACK_DAYS.map(|d| k + d * SLOTS_PER_DAY))
+            .filter(|&j| j >= s)
             .min()
             .and_then(|j| j.checked_mul(SLOT.secs()).map(Time))
     }
@@ -360,17 +365,25 @@ mod tests {
     }
 
     #[test]
-    fn peak_not_sum_over_month_week_and_day() {
-        // Day 29 slot 1: two requests of 5 that do not overlap: peak 5, not 10.
+    fn the_same_slot_a_day_a_week_and_a_month_before_each_count() {
+        // Slot 1 of day 0 (a month before day 30), day 23 (a week before) and day 29 (the day
+        // before, two requests of 5 that do not overlap: peak 5, not 10); day 25 counts for none.
         let history = [
             lease(at(0, 1), 30, 60),
-            lease(at(25, 1), 12, 60),
+            lease(at(23, 1), 12, 60),
+            lease(at(25, 1), 40, 60),
             lease(at(29, 1), 5, 60),
             lease(at(29, 1) + Duration(600), 5, 60),
         ];
         let p = Predictor::train(Combine::Max, &history);
         assert_eq!(p.reserve_for_slot(at(30, 1)), 30);
-        assert_eq!(p.reserve_for_slot(at(31, 1)), 12);
+        // Day 31: a month before is day 1 (nothing), a week before day 24 (nothing), the day
+        // before day 30 (nothing): no reserve; day 32: a week before is day 25.
+        assert_eq!(p.reserve_for_slot(at(31, 1)), 0);
+        assert_eq!(p.reserve_for_slot(at(32, 1)), 40);
+        // Day 30 again without the month's peak: the week's sets it.
+        let recent = Predictor::train(Combine::Max, &history[1..]);
+        assert_eq!(recent.reserve_for_slot(at(30, 1)), 12);
         let mean = Predictor::train(Combine::Mean, &history);
         assert_eq!(
             mean.reserve_for_slot(at(30, 1)),
@@ -425,8 +438,17 @@ mod tests {
     fn next_active_slot_skips_empty_spans() {
         let p = Predictor::train(Combine::Max, &[lease(at(0, 2), 4, 60)]);
         assert_eq!(p.next_active_slot(at(0, 3)), Some(at(1, 2)));
-        assert_eq!(p.next_active_slot(at(5, 0)), Some(at(5, 2)));
+        assert_eq!(p.next_active_slot(at(5, 0)), Some(at(7, 2)));
+        assert_eq!(p.next_active_slot(at(8, 0)), Some(at(30, 2)));
         assert_eq!(p.next_active_slot(at(31, 0)), None);
         assert_eq!(p.next_active_slot(Time(i64::MAX)), None);
+        // Every active slot has a reserve, and no slot in between has one.
+        for day in 0..32 {
+            for slot in 0..4 {
+                let t = at(day, slot);
+                let active = p.next_active_slot(t) == Some(t);
+                assert_eq!(active, p.reserve_for_slot(t) > 0, "day {day} slot {slot}");
+            }
+        }
     }
 }

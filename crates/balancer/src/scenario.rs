@@ -173,6 +173,10 @@ pub struct Scenario {
     pub on_demand: OnDemandSource,
     /// `I`: how long an unused on-demand node is held before it returns to batch.
     pub idle_hold: Duration,
+    /// APS weekly files of the weeks before the on-demand load's, oldest first: the Predictive
+    /// algorithm's offline training (§III-B5), as VM leases ending at time 0. Used with
+    /// [`OnDemandSource::Aps`]; the synthetic load makes its own earlier weeks.
+    pub history: Vec<PathBuf>,
 }
 
 /// A batch workload ready to simulate.
@@ -272,6 +276,7 @@ impl Scenario {
             },
             on_demand: OnDemandSource::Synthetic,
             idle_hold: crate::policy::DEFAULT_IDLE_HOLD,
+            history: Vec::new(),
         }
     }
 
@@ -392,20 +397,27 @@ impl Scenario {
             self.batch_inputs(kinds, self.nodes, weeks, streams.family("batch", 0).root())?;
         let span = batch.first().map_or(WEEK, |b| b.span);
         let od = self.on_demand(span, streams.family("on-demand", 0).root())?;
-        let history = if self.synthetic_leases() {
+        let (weeks, earlier) = if self.synthetic_leases() {
             let weeks = Duration(WEEK.0 * HISTORY_WEEKS);
             let earlier = self.on_demand(weeks, streams.family("history", 0).root())?;
-            earlier
-                .base
-                .into_iter()
-                .map(|r| LeaseRequest {
-                    submit: Time(r.submit.0.saturating_sub(weeks.0)),
-                    ..r
-                })
-                .collect()
+            (weeks, earlier.base)
+        } else if matches!(self.on_demand, OnDemandSource::Aps(_)) && !self.history.is_empty() {
+            let earlier = Scenario {
+                on_demand: OnDemandSource::Aps(self.history.clone()),
+                ..self.clone()
+            }
+            .on_demand(WEEK, 0)?;
+            (week_shift(self.history.len()), earlier.base)
         } else {
-            Vec::new()
+            (Duration::ZERO, Vec::new())
         };
+        let history = earlier
+            .into_iter()
+            .map(|r| LeaseRequest {
+                submit: Time(r.submit.0.saturating_sub(weeks.0)),
+                ..r
+            })
+            .collect();
         Ok(Replicate {
             batch,
             on_demand: od.label,
