@@ -378,25 +378,43 @@ fn check_week(claims: &mut Claims, week: &str, get: impl Fn(&Column) -> Option<S
         .iter()
         .map(|d| 1.0 - wait(&d.2) / wait(&split).max(1e-9))
         .fold(f64::INFINITY, f64::min);
-    claims.check(
-        &source,
-        "every dynamic scenario cuts the split's batch wait by 85-88 % (at least 50 %)",
-        format!("smallest cut {:.0} %", 100.0 * cut),
-        "85-88 %",
-        cut >= 0.5,
-    );
+    let top = dynamic
+        .iter()
+        .map(|d| 1.0 - wait(&d.2) / wait(&split).max(1e-9))
+        .fold(f64::NEG_INFINITY, f64::max);
+    claims
+        .check(
+            &source,
+            "every dynamic scenario cuts the split's batch wait by 85-88 % (within 80-93 %)",
+            format!("cuts {:.1} to {:.1} %", 100.0 * cut, 100.0 * top),
+            "85-88 %",
+            cut >= 0.80 && top <= 0.93,
+        )
+        .because(
+            "tolerance: the paper's range widened by 5 points each side (ours), for a \
+             different week of the same traces",
+        );
     let gain = dynamic
         .iter()
         .map(|d| d.2.combined_utilization - split.combined_utilization)
         .fold(f64::INFINITY, f64::min);
-    claims.check(
-        &source,
-        "combined utilisation above the split's in every dynamic scenario (+4.8 to 5.6 points; \
-         at least +0.05 here)",
-        format!("smallest gain {:+.2} points", 100.0 * gain),
-        "+4.8 to +5.6 points",
-        gain >= 0.0005,
-    );
+    let most = dynamic
+        .iter()
+        .map(|d| d.2.combined_utilization - split.combined_utilization)
+        .fold(f64::NEG_INFINITY, f64::max);
+    claims
+        .check(
+            &source,
+            "combined utilisation +4.8 to +5.6 points above the split's in every dynamic \
+             scenario (within +3.8 to +6.6)",
+            format!("gains {:+.2} to {:+.2} points", 100.0 * gain, 100.0 * most),
+            "+4.8 to +5.6 points",
+            gain >= 0.038 && most <= 0.066,
+        )
+        .because(
+            "tolerance: the paper's range widened by 1 point each side (ours: its utilisations \
+             are given to 0.1 point, on another week)",
+        );
     // W and R reduce rejections: only testable on a week where R = W = 0 rejects.
     let (w0, w5, w10) = (rejections(0, 0), rejections(0, 5), rejections(0, 10));
     let light = "not exercised: R = W = 0 rejects nothing on this week";
