@@ -193,14 +193,20 @@ fn all_idle(slurm: &Slurm) {
 /// The live tests share one cluster: one at a time.
 static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// The cluster (if configured), held for this test, every node idle.
+fn idle_cluster() -> Option<(Slurm, PathBuf, std::sync::MutexGuard<'static, ()>)> {
+    let (slurm, log) = cluster()?;
+    let one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    all_idle(&slurm);
+    Some((slurm, log, one))
+}
+
 #[test]
 fn the_balancer_drives_a_real_slurm_cluster() {
-    let Some((slurm, log)) = cluster() else {
+    let t0 = Instant::now();
+    let Some((slurm, log, _one)) = idle_cluster() else {
         return;
     };
-    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-    let t0 = Instant::now();
-    all_idle(&slurm);
     let dir = tempfile::tempdir().expect("tempdir");
     let state_file = dir.path().join("balancer.json");
     let service = start(&slurm, basic(), Some(state_file.clone()), log.clone());
@@ -352,11 +358,9 @@ fn the_balancer_drives_a_real_slurm_cluster() {
 /// drains 3 idle nodes at start, grants from them at once, and holds them for the slot.
 #[test]
 fn predictive_drives_a_real_slurm_cluster() {
-    let Some((slurm, log)) = cluster() else {
+    let Some((slurm, log, _one)) = idle_cluster() else {
         return;
     };
-    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-    all_idle(&slurm);
     let yesterday = wall_clock().secs() - 86_400;
     let history = [LeaseRequest {
         id: LeaseId(0),
@@ -409,11 +413,9 @@ fn predictive_drives_a_real_slurm_cluster() {
 /// is granted, one that does not is refused at once (W = 0), and batch nodes are never taken.
 #[test]
 fn the_static_split_drives_a_real_slurm_cluster() {
-    let Some((slurm, log)) = cluster() else {
+    let Some((slurm, log, _one)) = idle_cluster() else {
         return;
     };
-    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-    all_idle(&slurm);
     let service = start(
         &slurm,
         StaticSplit::new(2, cosched_core::Duration::ZERO),
@@ -445,11 +447,9 @@ fn the_static_split_drives_a_real_slurm_cluster() {
 /// fresh Balancer with the same commands at every step.
 #[test]
 fn a_live_slurm_recording_replays_identically() {
-    let Some((slurm, _log)) = cluster() else {
+    let Some((slurm, _log, _one)) = idle_cluster() else {
         return;
     };
-    let _one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-    all_idle(&slurm);
     let recorder = Recorder::with_view_snapshot(basic(), Vec::new(), |v: &[RmNode]| {
         serde_json::to_value(v).unwrap_or_default()
     });
