@@ -16,8 +16,10 @@
 //! using historical data") and keeps learning from the run.
 //!
 //! [`Predictive`] wraps a hinted [`Balancer`] as one [`Policy`]: it watches the requests and
-//! releases, and at each slot's start sends [`Observation::ReserveTarget`] with the slot's end,
-//! so the predicted reserve is held for its slot, not for the Balancer's `I`.
+//! releases, and at each slot's start calls `add_reserve(0, N)` (an [`Observation::Hint`] due
+//! now), whose nodes go back to batch after `I` unused, the paper's rule
+//! ([`PredictiveHold::Idle`]); [`PredictiveHold::Slot`] (ours) holds them to the slot's end
+//! instead ([`Observation::ReserveTarget`]).
 
 use crate::BalancerError;
 use crate::policy::{Balancer, BalancerConfig, Command, Observation, Policy, RmNode};
@@ -45,12 +47,14 @@ pub enum Combine {
 /// How long the predicted reserve is kept.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PredictiveHold {
-    /// For its slot ([`Observation::ReserveTarget`] until the slot's end): the issue's reading
-    /// of "its own hold time".
-    #[default]
+    /// For its slot ([`Observation::ReserveTarget`] until the slot's end): ours, a variant
+    /// the paper does not describe.
     Slot,
-    /// As the literal `add_reserve(0, N)` of §II-C3: the nodes free now are reserved and,
-    /// like any reserve node of the Hint algorithm, go back to batch after `I` unused.
+    /// The paper's rule (the default): §II-C3's `add_reserve(0, N)` reserves nodes free at
+    /// the slot's start and, like any reserve node of the Hint algorithm, they go back to batch
+    /// after `I` unused ("any nodes that are in OD_Reserve state for more than I seconds will
+    /// be released to OARM pool", §II-C2).
+    #[default]
     Idle,
 }
 
@@ -67,7 +71,7 @@ impl From<Combine> for PredictorSpec {
     fn from(rule: Combine) -> PredictorSpec {
         PredictorSpec {
             rule,
-            hold: PredictiveHold::Slot,
+            hold: PredictiveHold::default(),
         }
     }
 }
@@ -225,7 +229,7 @@ impl Predictive {
             predictor,
             sizes: BTreeMap::new(),
             next_slot: None,
-            hold: PredictiveHold::Slot,
+            hold: PredictiveHold::default(),
         })
     }
 
