@@ -132,7 +132,7 @@ fn check(p: &Prepared, reserves: &[u32], results: &[GridResult]) -> Claims {
 /// paper's 13,959 node-hours, not counted among the claims.
 fn checks(p: &Prepared, reserves: &[u32], results: &[GridResult]) -> Table {
     let mut table = Table::new(
-        NAME,
+        format!("{NAME}_checks"),
         "Checks (accounting identities, not counted as paper claims)",
         ["check", "ours", "paper"],
     );

@@ -601,7 +601,7 @@ fn table2(name: &str, replicate: &Replicate, nodes: u32) -> Table {
         _ => None,
     };
     let mut table = Table::new(
-        name,
+        format!("{name}_table2"),
         "Table II: job statistics of the synthetic batch workloads (ours beside the paper's)",
         [
             "workload",
@@ -653,7 +653,7 @@ fn table2(name: &str, replicate: &Replicate, nodes: u32) -> Table {
 fn rho_table(name: &str, replicate: &Replicate, nodes: u32) -> Table {
     let span = replicate.batch.first().map_or(WEEK, |b| b.span);
     let mut table = Table::new(
-        name,
+        format!("{name}_rho"),
         "On-demand load by scale (ours beside the paper's, §III-B2)",
         [
             "scale",
