@@ -573,7 +573,6 @@ pub fn prepare(
         })
         .collect::<Result<Vec<Replicate>, _>>()?;
     let first = replicates.first().ok_or("no replicate")?;
-    out.write_table(&table2(name, first, scenario.nodes))?;
     out.write_table(&rho_table(name, first, scenario.nodes))?;
     Ok(Prepared {
         out,
@@ -586,66 +585,6 @@ pub fn prepare(
             .map_or_else(String::new, |r| r.on_demand.clone()),
         replicates,
     })
-}
-
-/// Table II of the paper (§III-B1): nodes and run time per job of each synthetic batch
-/// workload, ours (the first replicate) beside the paper's.
-fn table2(name: &str, replicate: &Replicate, nodes: u32) -> Table {
-    // Avg./std. nodes and avg./std. run time (min), Table II.
-    let paper = |label: &str| match label {
-        "U66-Narrow" => Some([1.6, 3.4, 62.6, 293.6]),
-        "U66-Main" => Some([2.9, 6.6, 64.1, 303.1]),
-        "U66-Wide" => Some([5.7, 12.7, 60.8, 299.2]),
-        "U77-Main" => Some([2.9, 6.5, 64.8, 310.7]),
-        "U88-Main" => Some([2.9, 6.2, 65.4, 302.1]),
-        _ => None,
-    };
-    let mut table = Table::new(
-        format!("{name}_table2"),
-        "Table II: job statistics of the synthetic batch workloads (ours beside the paper's)",
-        [
-            "workload",
-            "jobs",
-            "offered_load",
-            "avg_nodes",
-            "std_nodes",
-            "avg_runtime_min",
-            "std_runtime_min",
-            "paper_avg_nodes",
-            "paper_std_nodes",
-            "paper_avg_runtime_min",
-            "paper_std_runtime_min",
-        ],
-    )
-    .with_notes(
-        "Ours: the first replicate's jobs (run time cut at the walltime, as simulated). Paper: \
-         Table II (§III-B1).",
-    );
-    for b in &replicate.batch {
-        let n = b.jobs.len().max(1) as f64;
-        let mean_sd = |v: &dyn Fn(&cosched_core::RigidJob) -> f64| {
-            let mean = b.jobs.iter().map(v).sum::<f64>() / n;
-            let var = b.jobs.iter().map(|j| (v(j) - mean).powi(2)).sum::<f64>() / n;
-            (mean, var.sqrt())
-        };
-        let (an, sn) = mean_sd(&|j| f64::from(j.size));
-        let (ar, sr) = mean_sd(&|j| j.runtime.min(j.estimate).0 as f64 / 60.0);
-        let p = paper(&b.label);
-        table.row([
-            Cell::Text(b.label.clone()),
-            Cell::from(b.jobs.len()),
-            Cell::fixed(batch_load(b, nodes), 3),
-            Cell::fixed(an, 1),
-            Cell::fixed(sn, 1),
-            Cell::fixed(ar, 1),
-            Cell::fixed(sr, 1),
-            Cell::paper(p.map(|p| p[0]), 1),
-            Cell::paper(p.map(|p| p[1]), 1),
-            Cell::paper(p.map(|p| p[2]), 1),
-            Cell::paper(p.map(|p| p[3]), 1),
-        ]);
-    }
-    table
 }
 
 /// The on-demand load ρ at each scale of §III-B2, ours beside the paper's (1.25 % at ×1, so
