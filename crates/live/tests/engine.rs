@@ -260,8 +260,9 @@ fn predictive_runs_live_and_reserves_at_the_slot() {
         duration: Duration(600),
         notice: None,
     }];
+    // The paper's rule: add_reserve(0, N) at the slot's start, unused nodes back after I.
     let policy = Predictive::new(
-        BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration::ZERO),
+        BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600)),
         Predictor::train(Combine::Max, &history),
     )
     .unwrap();
@@ -273,15 +274,15 @@ fn predictive_runs_live_and_reserves_at_the_slot() {
     assert!(
         matches!(&e.take_answers()[..], [Answer::Granted { request, nodes }] if *request == r && nodes.len() == 2)
     );
-    // The reserve is held to the slot's end (6 h), then goes back to batch.
+    // Released, the nodes are reserve for I = 600 s, then go back to batch.
     e.release(Time(day + 20), &["n1".into(), "n2".into()])
         .unwrap();
-    e.sync(Time(day + 21_599)).unwrap();
+    e.sync(Time(day + 619)).unwrap();
     assert_eq!(
         (0..4).filter(|&i| cluster.state(i) == OnDemandFree).count(),
         2
     );
-    e.sync(Time(day + 21_600)).unwrap();
+    e.sync(Time(day + 620)).unwrap();
     assert!((0..4).all(|i| cluster.state(i) == BatchIdle));
 }
 

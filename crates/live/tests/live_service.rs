@@ -355,7 +355,7 @@ fn the_balancer_drives_a_real_slurm_cluster() {
 }
 
 /// Predictive in front of Slurm: trained on yesterday's peak of 3 nodes in this slot, it
-/// drains 3 idle nodes at start, grants from them at once, and holds them for the slot.
+/// drains 3 idle nodes at start (add_reserve(0, 3)), grants from them at once, and holds them I.
 #[test]
 fn predictive_drives_a_real_slurm_cluster() {
     let Some((slurm, log, _one)) = idle_cluster() else {
@@ -395,7 +395,7 @@ fn predictive_drives_a_real_slurm_cluster() {
         &json!({"nodes": granted.nodes}).to_string(),
     );
     assert_eq!(status, 200, "{value}");
-    // Held for the slot: still three reserve nodes, drained in Slurm.
+    // Held I (10 min) unused: still three reserve nodes, drained in Slurm.
     sleep(Duration::from_secs(2));
     assert_eq!(
         view(addr)
