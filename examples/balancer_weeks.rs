@@ -165,7 +165,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for (_, r) in results {
         headlines.push(r.map_err(|e| e.to_string())?);
     }
-    let ratio = |h: &Headline| h.dynamic_wait_min.map(|d| h.split_wait_min / d.max(1e-9));
+    // Undefined (empty) when the Balancer's batch jobs did not wait at all.
+    let ratio = |h: &Headline| {
+        h.dynamic_wait_min
+            .filter(|&d| d > 0.0)
+            .map(|d| h.split_wait_min / d)
+    };
     let mut table = Table::new(
         NAME,
         "Table I's headlines on every week (the paper: one week, R = 12, 1002.8 / 130.0 min = 7.7x)",
@@ -184,7 +189,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     .with_notes(format!(
         "{} weeks of `{}`; {nodes} nodes (304 batch + 68 on-demand); W = 0; I = {} min; the \
          Basic Balancer at the smallest R with no rejection (bisection on 0..=68, empty when \
-         even R = 68 rejects).",
+         even R = 68 rejects; the ratio empty when the Balancer's jobs did not wait).",
         headlines.len(),
         data.display(),
         scenario.idle_hold.secs() / 60
