@@ -605,9 +605,7 @@ impl Balancer {
         if self.claims.iter().any(|c| c.request == Some(request)) {
             return Err(BalancerError::DuplicateRequest(request));
         }
-        let reserve: Vec<NodeId> = self.free_reserve().collect();
-        let idle: Vec<NodeId> = self.idle().collect();
-        let available = reserve.len() + idle.len();
+        let available = self.free.len() + self.idle.len();
         let want = nodes as usize;
         if available < want && window == Duration::ZERO {
             out.push(Command::Reject { request });
@@ -616,7 +614,7 @@ impl Balancer {
             self.distribute(now, out);
             return Ok(());
         }
-        let take: Vec<NodeId> = reserve.into_iter().chain(idle).take(want).collect();
+        let take: Vec<NodeId> = self.free_reserve().chain(self.idle()).take(want).collect();
         let id = self.next_claim;
         self.next_claim += 1;
         self.claims.push(Claim {
