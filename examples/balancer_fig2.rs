@@ -9,7 +9,7 @@
 //! and the batch wait stays near its lower bound. The paper's observations (§III-B3) are
 //! checked on our numbers, over several seeds.
 
-use cosched_balancer::sim::Configuration;
+use cosched_balancer::scenario::Arm;
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_core::stats;
@@ -41,7 +41,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         },
         Variant {
             label: "all-batch".to_owned(),
-            configuration: Configuration::AllBatch,
+            configuration: Arm::all_batch(),
             notice: None,
         },
     ];

@@ -54,12 +54,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         },
     ];
     for (name, rule, hold) in [
-        ("max", Combine::Max, PredictiveHold::Slot),
-        ("mean", Combine::Mean, PredictiveHold::Slot),
+        ("max", Combine::Max, PredictiveHold::Idle),
+        ("mean", Combine::Mean, PredictiveHold::Idle),
         (
-            "max, add_reserve(0,N) held I",
+            "max, held for its slot (ours)",
             Combine::Max,
-            PredictiveHold::Idle,
+            PredictiveHold::Slot,
         ),
     ] {
         variants.push(Variant {
@@ -75,11 +75,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             inputs.nodes
         ),
         notes: format!(
-            "6-hour slots, peaks of the last month / week / day combined by their largest \
-             (max, ours) or mean; trained on {HISTORY_WEEKS} earlier weeks; the reserve held for \
-             its slot, or (last variant) reserved from the nodes free at the slot's start and \
-             held I like any reserve node, the literal add_reserve(0, N); I = {} min; curves \
-             of {}.",
+            "6-hour slots; the peaks of the same slot a month (30 days), a week and a day before \
+             (§II-C3) combined by their largest (max, ours) or mean; trained on {HISTORY_WEEKS} \
+             earlier weeks; the reserve is add_reserve(0, N) at the slot's start, its nodes \
+             released after I unused (§II-C2/3), or (last variant, ours) held to the slot's \
+             end; I = {} min; curves of {}.",
             inputs.idle_hold, p.labels[0]
         ),
         plots: Plots {

@@ -11,15 +11,18 @@
 //! gives that week's LCRC file (one file for the first week, or one per week; `-` for none).
 //! The paper's values are printed beside ours, and its observations checked on every week.
 //!
-//! Without files: a synthetic stand-in of ours (U88-Main for 304 nodes and the file-free
-//! on-demand generator), labelled as such; the paper's claims are still checked on it.
+//! Without files: the paper's own inputs, vendored in `examples/data/balancer` — the
+//! challenging week the §III-A selection picks over the paper's trace set (2015-07-19: its LCRC
+//! and APS files) preloaded from the week before. `--generated` runs a stand-in of ours instead
+//! (U88-Main for 304 nodes and the file-free on-demand generator), labelled as such.
 
 use clap::Parser;
+use cosched_balancer::scenario::Arm;
 use cosched_balancer::scenario::{RealWeek, Scenario, scaled};
-use cosched_balancer::sim::{Configuration, SimReport, Simulation};
+use cosched_balancer::sim::SimReport;
 use cosched_balancer::synthetic::BatchKind;
 use cosched_core::Duration;
-use cosched_examples::balancer::BalancerArgs;
+use cosched_examples::balancer::{BalancerArgs, CHALLENGING_WEEK, PREVIOUS_WEEK, vendored};
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use std::path::PathBuf;
 
@@ -39,7 +42,7 @@ struct Cli {
     /// cluster (one for the first week, or one per week; `-` for none).
     #[arg(long, value_name = "FILE.csv", num_args = 1..)]
     preload: Vec<PathBuf>,
-    /// Scale of the synthetic on-demand base load, without files.
+    /// Scale of the generated on-demand base load (with `--generated`).
     #[arg(long, default_value_t = 2)]
     scale: u32,
 }
@@ -89,15 +92,12 @@ const fn col(
 }
 
 impl Column {
-    fn configuration(&self, scenario: &Scenario) -> Configuration {
+    fn configuration(&self, scenario: &Scenario) -> Arm {
         let w = Duration::from_mins(self.w_min);
         match self.config {
-            "all-batch" => Configuration::AllBatch,
-            "split" if self.r >= scenario.nodes => Configuration::AllOnDemand { window: w },
-            "split" => Configuration::Dedicated {
-                on_demand_nodes: self.r,
-                window: w,
-            },
+            "all-batch" => Arm::all_batch(),
+            "split" if self.r >= scenario.nodes => scenario.all_on_demand(w),
+            "split" => Arm::dedicated(self.r, w),
             _ => scenario.basic(self.r, w),
         }
     }
@@ -114,6 +114,17 @@ impl Column {
 fn weeks(cli: &Cli) -> Result<Vec<RealWeek>, Box<dyn std::error::Error>> {
     let inputs = &cli.inputs;
     let scenario = inputs.scenario();
+    if inputs.lcrc.is_empty() && !inputs.generated {
+        if !inputs.aps.is_empty() {
+            return Err("--aps needs its --lcrc weeks".into());
+        }
+        return Ok(vec![RealWeek::read(
+            0,
+            &vendored("lcrc", CHALLENGING_WEEK),
+            &vendored("aps", CHALLENGING_WEEK),
+            Some(&vendored("lcrc", PREVIOUS_WEEK)),
+        )?]);
+    }
     if inputs.lcrc.is_empty() {
         let batch = scenario
             .batch_inputs(
@@ -169,8 +180,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let results = Sweep::new(NAME, cells).run(|&(w, c)| {
         let week = &weeks[w];
-        Simulation::new(scenario.nodes, c.configuration(&scenario))?
-            .run_preloaded(&week.jobs, &week.preload, &week.leases)
+        c.configuration(&scenario)
+            .run(scenario.nodes, &week.jobs, &week.preload, &week.leases, &[])
             .map(|o| o.report)
     });
     let mut reports: Vec<(usize, Column, SimReport)> = Vec::new();
@@ -367,25 +378,43 @@ fn check_week(claims: &mut Claims, week: &str, get: impl Fn(&Column) -> Option<S
         .iter()
         .map(|d| 1.0 - wait(&d.2) / wait(&split).max(1e-9))
         .fold(f64::INFINITY, f64::min);
-    claims.check(
-        &source,
-        "every dynamic scenario cuts the split's batch wait by 85-88 % (at least 50 %)",
-        format!("smallest cut {:.0} %", 100.0 * cut),
-        "85-88 %",
-        cut >= 0.5,
-    );
+    let top = dynamic
+        .iter()
+        .map(|d| 1.0 - wait(&d.2) / wait(&split).max(1e-9))
+        .fold(f64::NEG_INFINITY, f64::max);
+    claims
+        .check(
+            &source,
+            "every dynamic scenario cuts the split's batch wait by 85-88 % (within 80-93 %)",
+            format!("cuts {:.1} to {:.1} %", 100.0 * cut, 100.0 * top),
+            "85-88 %",
+            cut >= 0.80 && top <= 0.93,
+        )
+        .because(
+            "tolerance: the paper's range widened by 5 points each side (ours), for a \
+             different week of the same traces",
+        );
     let gain = dynamic
         .iter()
         .map(|d| d.2.combined_utilization - split.combined_utilization)
         .fold(f64::INFINITY, f64::min);
-    claims.check(
-        &source,
-        "combined utilisation above the split's in every dynamic scenario (+4.8 to 5.6 points; \
-         at least +0.05 here)",
-        format!("smallest gain {:+.2} points", 100.0 * gain),
-        "+4.8 to +5.6 points",
-        gain >= 0.0005,
-    );
+    let most = dynamic
+        .iter()
+        .map(|d| d.2.combined_utilization - split.combined_utilization)
+        .fold(f64::NEG_INFINITY, f64::max);
+    claims
+        .check(
+            &source,
+            "combined utilisation +4.8 to +5.6 points above the split's in every dynamic \
+             scenario (within +3.8 to +6.6)",
+            format!("gains {:+.2} to {:+.2} points", 100.0 * gain, 100.0 * most),
+            "+4.8 to +5.6 points",
+            gain >= 0.038 && most <= 0.066,
+        )
+        .because(
+            "tolerance: the paper's range widened by 1 point each side (ours: its utilisations \
+             are given to 0.1 point, on another week)",
+        );
     // W and R reduce rejections: only testable on a week where R = W = 0 rejects.
     let (w0, w5, w10) = (rejections(0, 0), rejections(0, 5), rejections(0, 10));
     let light = "not exercised: R = W = 0 rejects nothing on this week";

@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
-use cosched_balancer::scenario::{BatchSource, OnDemandSource, Scenario};
-use cosched_balancer::sim::{Configuration, SimError, SimReport};
+use cosched_balancer::policy::DEFAULT_IDLE_HOLD;
+use cosched_balancer::scenario::{Arm, BatchSource, OnDemandSource, Scenario};
+use cosched_balancer::sim::{SimError, SimReport};
 use cosched_balancer::synthetic::{BatchKind, WEEK};
 use cosched_balancer::workload::LeaseRequest;
 use cosched_core::{Duration, SeedStreams};
@@ -23,12 +24,38 @@ use cosched_core::stats::Spread;
 /// The largest `--nodes`.
 pub const MAX_NODES: i64 = 1_000_000;
 
+/// The challenging week the §III-A selection picks over the paper's trace set (see
+/// `examples/data/balancer/PROVENANCE.md`).
+pub const CHALLENGING_WEEK: &str = "2015-07-19";
+/// The week before it, whose still-running jobs preload the cluster (§III-A).
+pub const PREVIOUS_WEEK: &str = "2015-07-12";
+/// The APS weeks before the challenging week, oldest first: Predictive's training (§III-B5).
+pub const HISTORY_FILES: [&str; 5] = [
+    "2015-06-14",
+    "2015-06-21",
+    "2015-06-28",
+    "2015-07-05",
+    "2015-07-12",
+];
+
+/// A vendored weekly file: `kind` is `lcrc` or `aps`.
+pub fn vendored(kind: &str, week: &str) -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/balancer")
+        .join(kind)
+        .join(format!("{week}.csv.gz"))
+}
+
 /// The longest `--idle-hold`, minutes: ten years.
 pub const MAX_IDLE_HOLD_MIN: i64 = 10 * 366 * 24 * 60;
 
 /// The input options every Balancer example takes: the flags of a [`Scenario`].
 #[derive(Debug, Clone, PartialEq, Eq, Args)]
 pub struct BalancerArgs {
+    /// Use the file-free generators (ours: Lublin-Feitelson batch jobs, diurnal bursts of
+    /// one-node leases) instead of the paper's vendored weeks when no file is given.
+    #[arg(long)]
+    pub generated: bool,
     /// Nodes of the combined cluster (1 to 1,000,000: memory grows with it).
     #[arg(long, default_value_t = 372,
           value_parser = clap::value_parser!(u32).range(1..=MAX_NODES))]
@@ -57,7 +84,7 @@ pub struct BalancerArgs {
     pub sample_lcrc: Vec<PathBuf>,
     /// `I`, minutes: how long an unused on-demand node is held before it returns to batch.
     /// (0 to 10 years, so that it is never wrapped or reported wrong).
-    #[arg(long, default_value_t = 10, value_name = "MIN",
+    #[arg(long, default_value_t = DEFAULT_IDLE_HOLD.secs() / 60, value_name = "MIN",
           value_parser = clap::value_parser!(i64).range(0..=MAX_IDLE_HOLD_MIN))]
     pub idle_hold: i64,
 }
@@ -73,22 +100,36 @@ impl BalancerArgs {
                 cores_per_node: self.swf_cores_per_node,
             }
         } else {
+            // §III-B1: the synthetic workloads are sampled from the LCRC trace: by default from
+            // the vendored challenging week.
             BatchSource::Synthetic {
-                sample_lcrc: self.sample_lcrc.clone(),
+                sample_lcrc: if self.sample_lcrc.is_empty() && !self.generated {
+                    vec![vendored("lcrc", CHALLENGING_WEEK)]
+                } else {
+                    self.sample_lcrc.clone()
+                },
             }
         };
-        let on_demand = if !self.aps.is_empty() {
-            OnDemandSource::Aps(self.aps.clone())
+        // §III-B2: the on-demand load reuses the challenging week's VM leases (by default the
+        // vendored week, its five predecessors training Predictive).
+        let (on_demand, history) = if !self.aps.is_empty() {
+            (OnDemandSource::Aps(self.aps.clone()), Vec::new())
         } else if let Some(path) = &self.leases {
-            OnDemandSource::Leases(path.clone())
+            (OnDemandSource::Leases(path.clone()), Vec::new())
+        } else if self.generated {
+            (OnDemandSource::Synthetic, Vec::new())
         } else {
-            OnDemandSource::Synthetic
+            (
+                OnDemandSource::Aps(vec![vendored("aps", CHALLENGING_WEEK)]),
+                HISTORY_FILES.iter().map(|w| vendored("aps", w)).collect(),
+            )
         };
         Scenario {
             nodes: self.nodes,
             batch,
             on_demand,
             idle_hold: Duration::from_mins(self.idle_hold.max(0)),
+            history,
         }
     }
 }
@@ -98,14 +139,14 @@ pub fn hours(seconds: f64) -> f64 {
     seconds / 3600.0
 }
 
-/// One configuration of a figure's sweep: its label, the simulator's configuration, and the
-/// notice every request gives (the Hint strategy's `H`), if any.
+/// One configuration of a figure's sweep: its label, the policy it runs, and the notice every
+/// request gives (the Hint strategy's `H`), if any.
 #[derive(Debug, Clone)]
 pub struct Variant {
     /// Legend label.
     pub label: String,
     /// What to simulate.
-    pub configuration: Configuration,
+    pub configuration: Arm,
     /// `H`, if the requests announce themselves.
     pub notice: Option<Duration>,
 }
@@ -199,10 +240,10 @@ pub fn run_grid(
         let requests = &leases[k][s][cell.variant];
         let input = &prepared.replicates[k].batch[cell.workload];
         let report = scenario.run_with_history(
-            variants[cell.variant].configuration,
+            &variants[cell.variant].configuration,
             input,
             requests,
-            histories[k][s].clone(),
+            &histories[k][s],
         )?;
         Ok::<_, SimError>((rho(requests, scenario.nodes, input.span), report))
     });
@@ -514,7 +555,7 @@ pub fn prepare(
     weeks: u32,
     seeds: Option<u32>,
 ) -> Result<Prepared, Box<dyn std::error::Error>> {
-    let out = common.output(name)?;
+    let mut out = common.output(name)?;
     let kinds = if common.quick {
         &BatchKind::PAPER[..quick_workloads.clamp(1, BatchKind::PAPER.len())]
     } else {
@@ -532,6 +573,7 @@ pub fn prepare(
         })
         .collect::<Result<Vec<Replicate>, _>>()?;
     let first = replicates.first().ok_or("no replicate")?;
+    out.write_table(&rho_table(name, first, scenario.nodes))?;
     Ok(Prepared {
         out,
         seed: common.seed,
@@ -543,6 +585,46 @@ pub fn prepare(
             .map_or_else(String::new, |r| r.on_demand.clone()),
         replicates,
     })
+}
+
+/// The on-demand load ρ at each scale of §III-B2, ours beside the paper's (1.25 % at ×1, so
+/// 2.5 … 30 % at ×2 … ×24), with the peak requests per minute (the paper: 264 at ρ = 30 %).
+fn rho_table(name: &str, replicate: &Replicate, nodes: u32) -> Table {
+    let span = replicate.batch.first().map_or(WEEK, |b| b.span);
+    let mut table = Table::new(
+        format!("{name}_rho"),
+        "On-demand load by scale (ours beside the paper's, §III-B2)",
+        [
+            "scale",
+            "requests",
+            "rho_pct",
+            "paper_rho_pct",
+            "peak_requests_per_min",
+        ],
+    )
+    .with_notes(format!(
+        "On-demand source: {}. Paper: the challenging week's rho is 1.25 %, nodes multiplied \
+         by 2, 4, 8, 16, 24 give 2.5, 5, 10, 20, 30 %; its peak arrival rate at 30 % is 264 \
+         requests per minute.",
+        replicate.on_demand
+    ));
+    for scale in [1, 2, 4, 8, 16, 24] {
+        let Ok(leases) = scaled(&replicate.base, scale) else {
+            continue;
+        };
+        let mut per_minute = std::collections::BTreeMap::<i64, u64>::new();
+        for r in &leases {
+            *per_minute.entry(r.submit.0.div_euclid(60)).or_default() += 1;
+        }
+        table.row([
+            Cell::from(Some(u64::from(scale))),
+            Cell::from(leases.len()),
+            Cell::fixed(100.0 * rho(&leases, nodes, span), 2),
+            Cell::fixed(1.25 * f64::from(scale), 2),
+            Cell::from(per_minute.values().copied().max()),
+        ]);
+    }
+    table
 }
 
 /// A table of `results`: one row per cell (workload, on-demand scale, offered ρ,

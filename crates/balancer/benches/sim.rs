@@ -11,7 +11,7 @@
 //!
 //! `cargo bench -p cosched-balancer` reports the time of one whole simulation.
 
-use cosched_balancer::sim::{Configuration, Simulation};
+use cosched_balancer::scenario::Arm;
 use cosched_balancer::traces::read_lcrc;
 use cosched_balancer::workload::DiurnalLeases;
 use cosched_balancer::workload::LeaseRequest;
@@ -62,21 +62,18 @@ fn simulate(c: &mut Criterion) {
 
 /// Benchmarks Basic (`R = 0`, `W = 5 min`, `I = 30 min`) and the 304 + 68 split on one input.
 fn run_group(c: &mut Criterion, name: &str, jobs: &[RigidJob], requests: &[LeaseRequest]) {
-    let basic = Configuration::Dynamic {
-        config: BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
+    let basic = Arm::balancer(
+        BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
             .with_window(Duration::from_mins(5))
             .with_idle_hold(Duration::from_mins(30)),
-        predictor: None,
-    };
-    let dedicated = Configuration::Dedicated {
-        on_demand_nodes: 68,
-        window: Duration::from_mins(5),
-    };
+    );
+    let dedicated = Arm::dedicated(68, Duration::from_mins(5));
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
     for configuration in [basic, dedicated] {
-        let sim = Simulation::new(NODES, configuration).expect("valid configuration");
-        let out = sim.run(jobs, requests).expect("valid workload");
+        let out = configuration
+            .run(NODES, jobs, &[], requests, &[])
+            .expect("valid workload");
         let r = &out.report;
         eprintln!(
             "{}: combined utilisation {:.3}, mean batch wait {:.0} s, reject rate {:.3}, reserve idle {:.0} node-h",
@@ -87,7 +84,11 @@ fn run_group(c: &mut Criterion, name: &str, jobs: &[RigidJob], requests: &[Lease
             r.reserve_idle_node_hours
         );
         group.bench_function(configuration.name(), |b| {
-            b.iter(|| sim.run(jobs, requests).expect("valid workload"))
+            b.iter(|| {
+                configuration
+                    .run(NODES, jobs, &[], requests, &[])
+                    .expect("valid workload")
+            })
         });
     }
     group.finish();

@@ -10,24 +10,35 @@
 //! when `W = 0`).
 
 use crate::BalancerError;
-use crate::policy::{BalancerNodeState, Command, Observation, Policy};
+use crate::policy::{BalancerNodeState, Command, Observation, Policy, RmNode, wait_within};
 use cosched_core::{Duration, LeaseId, NodeId, ParamError, Time};
 use serde::{Deserialize, Serialize};
 
-/// A fixed on-demand pool: the last `pool` of `nodes` nodes.
+/// A fixed on-demand pool: the last `pool` of the cluster's nodes.
 ///
 /// ```
 /// use cosched_balancer::baseline::StaticSplit;
-/// use cosched_balancer::policy::{Command, Observation, Policy};
+/// use cosched_balancer::policy::{Command, Observation, Policy, RmNode, RmNodeState};
 /// use cosched_core::{Duration, LeaseId, NodeId, Time};
-/// let (mut split, commands) = StaticSplit::start(4, 1, Duration::ZERO).unwrap();
-/// assert_eq!(commands, vec![Command::Reclaim(NodeId(3))]);
-/// let ask = |n| Observation::Request { request: LeaseId(n), nodes: 1 };
-/// assert!(matches!(split.observe(Time(0), ask(0)).unwrap()[0], Command::Grant { .. }));
-/// assert_eq!(split.observe(Time(0), ask(1)).unwrap(), vec![Command::Reject { request: LeaseId(1) }]);
+/// let nodes: Vec<RmNode> = (0..4)
+///     .map(|i| RmNode { name: format!("n{i}"), state: RmNodeState::BatchIdle })
+///     .collect();
+/// let mut split = StaticSplit::new(1, Duration::ZERO);
+/// let mut out = Vec::new();
+/// split.start(Time(0), nodes.as_slice(), &mut out).unwrap();
+/// assert_eq!(out, vec![Command::Reclaim(NodeId(3))]);
+/// let ask = |n| Observation::Request { request: LeaseId(n), nodes: 1, wait: None };
+/// out.clear();
+/// split.observe(Time(0), &ask(0), nodes.as_slice(), &mut out).unwrap();
+/// assert!(matches!(out[0], Command::Grant { .. }));
+/// out.clear();
+/// split.observe(Time(0), &ask(1), nodes.as_slice(), &mut out).unwrap();
+/// assert_eq!(out, vec![Command::Reject { request: LeaseId(1) }]);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StaticSplit {
+    /// The pool's size.
+    pool: u32,
     nodes: u32,
     window: Duration,
     /// Free pool nodes.
@@ -38,36 +49,26 @@ pub struct StaticSplit {
 }
 
 impl StaticSplit {
-    /// A pool of the last `pool` of `nodes` nodes, requests waiting up to `window`; the
-    /// commands take the pool out of batch.
-    pub fn start(
-        nodes: u32,
-        pool: u32,
-        window: Duration,
-    ) -> Result<(StaticSplit, Vec<Command>), ParamError> {
-        ParamError::check(nodes >= 1, "nodes", nodes, "a cluster needs >= 1 node")?;
-        ParamError::check(pool <= nodes, "on_demand_nodes", pool, "must be <= nodes")?;
-        ParamError::check(window.0 >= 0, "W", window.0, "must be >= 0")?;
-        let free: Vec<NodeId> = (nodes - pool..nodes).map(NodeId).collect();
-        let commands = free.iter().map(|&n| Command::Reclaim(n)).collect();
-        Ok((
-            StaticSplit {
-                nodes,
-                window,
-                free,
-                allocated: vec![false; nodes as usize],
-                waiting: Vec::new(),
-            },
-            commands,
-        ))
+    /// A pool of the last `pool` nodes of the cluster it is started on, requests waiting up to
+    /// `window` (`W`); [`Policy::start`] takes the pool out of batch.
+    pub fn new(pool: u32, window: Duration) -> StaticSplit {
+        StaticSplit {
+            pool,
+            nodes: 0,
+            window,
+            free: Vec::new(),
+            allocated: Vec::new(),
+            waiting: Vec::new(),
+        }
+    }
+
+    /// The pool's size.
+    pub fn pool(&self) -> u32 {
+        self.pool
     }
 
     fn in_pool(&self, node: NodeId) -> bool {
-        node.0 >= self.nodes - self.pool_size() && node.0 < self.nodes
-    }
-
-    fn pool_size(&self) -> u32 {
-        (self.free.len() + self.allocated.iter().filter(|&&a| a).count()) as u32
+        node.0 >= self.nodes - self.pool && node.0 < self.nodes
     }
 
     fn grant(&mut self, request: LeaseId, nodes: u32) -> Command {
@@ -81,22 +82,72 @@ impl StaticSplit {
             nodes: granted,
         }
     }
+
+    /// A node's state as the split sees it: pool nodes `OD_Alloc` or `OD_Reserve`; the batch
+    /// side is not tracked, so its nodes read `OA_Idle` (`None` past the end).
+    pub fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
+        if node.0 >= self.nodes {
+            return None;
+        }
+        Some(if self.allocated[node.index()] {
+            BalancerNodeState::OdAlloc
+        } else if self.in_pool(node) {
+            BalancerNodeState::OdReserve
+        } else {
+            BalancerNodeState::OaIdle
+        })
+    }
 }
 
 impl Policy for StaticSplit {
+    type Observation = Observation;
+    type Command = Command;
+    type View = [RmNode];
+    type Error = BalancerError;
+
+    fn start(
+        &mut self,
+        _now: Time,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        let nodes = u32::try_from(view.len())
+            .map_err(|_| ParamError::new("nodes", view.len(), "at most 2^32 - 1"))?;
+        ParamError::check(nodes >= 1, "nodes", nodes, "a cluster needs >= 1 node")?;
+        ParamError::check(
+            self.pool <= nodes,
+            "on_demand_nodes",
+            self.pool,
+            "must be <= nodes",
+        )?;
+        ParamError::check(self.window.0 >= 0, "W", self.window.0, "must be >= 0")?;
+        self.nodes = nodes;
+        self.free = (nodes - self.pool..nodes).map(NodeId).collect();
+        self.allocated = vec![false; nodes as usize];
+        self.waiting.clear();
+        out.extend(self.free.iter().map(|&n| Command::Reclaim(n)));
+        Ok(())
+    }
+
     fn observe(
         &mut self,
         now: Time,
-        observation: Observation<'_>,
-    ) -> Result<Vec<Command>, BalancerError> {
-        let mut out = Vec::new();
-        match observation {
-            Observation::Request { request, nodes } => {
+        observation: &Observation,
+        _view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        match *observation {
+            Observation::Request {
+                request,
+                nodes,
+                wait,
+            } => {
                 ParamError::check(nodes >= 1, "nodes", nodes, "a request needs >= 1 node")?;
+                let window = wait_within(wait, self.window)?;
                 if nodes as usize <= self.free.len() {
                     out.push(self.grant(request, nodes));
-                } else if self.window > Duration::ZERO {
-                    let deadline = now.saturating_add(self.window);
+                } else if window > Duration::ZERO {
+                    let deadline = now.saturating_add(window);
                     self.waiting.push((request, nodes, deadline));
                 } else {
                     out.push(Command::Reject { request });
@@ -109,7 +160,7 @@ impl Policy for StaticSplit {
                     return Err(BalancerError::UnknownRequest(request));
                 }
             }
-            Observation::Release { nodes } => {
+            Observation::Release { ref nodes } => {
                 for (i, &n) in nodes.iter().enumerate() {
                     if !self.allocated.get(n.index()).copied().unwrap_or(false)
                         || nodes[..i].contains(&n)
@@ -132,7 +183,7 @@ impl Policy for StaticSplit {
                     }
                 }
             }
-            Observation::JobStarting { nodes } => {
+            Observation::JobStarting { ref nodes } => {
                 if let Some(&node) = nodes.iter().find(|&&n| self.in_pool(n)) {
                     return Err(BalancerError::NodeReclaimed {
                         node,
@@ -140,43 +191,32 @@ impl Policy for StaticSplit {
                     });
                 }
             }
-            Observation::Tick => {
-                self.waiting.retain(|&(request, _, deadline)| {
-                    let expired = deadline <= now;
-                    if expired {
-                        out.push(Command::Reject { request });
-                    }
-                    !expired
-                });
-            }
             Observation::JobEnded { .. }
             | Observation::Hint { .. }
             | Observation::ReserveTarget { .. }
             | Observation::Availability { .. } => {}
         }
-        Ok(out)
+        Ok(())
     }
 
-    fn next_deadline(&self) -> Option<Time> {
+    /// Rejects the requests whose wait ran out.
+    fn wake(
+        &mut self,
+        now: Time,
+        _view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        self.waiting.retain(|&(request, _, deadline)| {
+            let expired = deadline <= now;
+            if expired {
+                out.push(Command::Reject { request });
+            }
+            !expired
+        });
+        Ok(())
+    }
+
+    fn next_wake(&self) -> Option<Time> {
         self.waiting.iter().map(|w| w.2).min()
-    }
-
-    /// Pool nodes are `OD_Alloc` or `OD_Reserve`; the batch side is not tracked by a static
-    /// split, so its nodes all read `OA_Idle`.
-    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
-        if node.0 >= self.nodes {
-            return None;
-        }
-        Some(if self.allocated[node.index()] {
-            BalancerNodeState::OdAlloc
-        } else if self.in_pool(node) {
-            BalancerNodeState::OdReserve
-        } else {
-            BalancerNodeState::OaIdle
-        })
-    }
-
-    fn reserve_idle(&self) -> u32 {
-        self.free.len() as u32
     }
 }

@@ -6,8 +6,9 @@
 //! or checkpointing a batch job.
 //!
 //! - [`policy`]: the [`Balancer`] (Algorithm 1, the static reserve `R`, hints), a plain
-//!   struct on the workspace's policy protocol: [`Observation`]s in, [`Command`]s out, no
-//!   clock, RNG or I/O, state in serde;
+//!   struct on the workspace's one policy protocol ([`cosched_core::policy::Policy`], here
+//!   [`BalancerPolicy`]): [`Observation`]s in, [`Command`]s out, timers pulled through
+//!   `next_wake`, no clock, RNG or I/O, state in serde;
 //! - [`predictor`]: the Predictive algorithm (peak requested nodes per 6-hour slot, trained
 //!   offline) wrapping the Balancer as one [`Policy`];
 //! - [`baseline`]: the static baselines (all-batch, the dedicated split, all-on-demand) as
@@ -31,10 +32,14 @@
 //! let nodes: Vec<RmNode> = (0..8)
 //!     .map(|i| RmNode { name: format!("n{i}"), state: RmNodeState::BatchIdle })
 //!     .collect();
-//! let config = BalancerConfig::new(Strategy::Basic { static_reserve: 2 });
-//! let (mut balancer, commands) = Balancer::start(Time(0), config, &nodes).unwrap();
-//! assert_eq!(commands, vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(1))]);
-//! let out = balancer.observe(Time(5), Observation::Request { request: LeaseId(7), nodes: 3 }).unwrap();
+//! let mut balancer = Balancer::new(BalancerConfig::new(Strategy::Basic { static_reserve: 2 }));
+//! let mut out = Vec::new();
+//! // Start-up: the executor's nodes are the view.
+//! balancer.start(Time(0), nodes.as_slice(), &mut out).unwrap();
+//! assert_eq!(out, vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(1))]);
+//! out.clear();
+//! let ask = Observation::Request { request: LeaseId(7), nodes: 3, wait: None };
+//! balancer.observe(Time(5), &ask, nodes.as_slice(), &mut out).unwrap();
 //! // Two reserve nodes and one idle batch node, reclaimed.
 //! assert_eq!(out[0], Command::Reclaim(NodeId(2)));
 //! assert!(matches!(&out[1], Command::Grant { nodes, .. } if nodes.len() == 3));
@@ -65,5 +70,6 @@ pub mod traces;
 pub use error::BalancerError;
 pub use oarm::Oarm;
 pub use policy::{
-    Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, Strategy,
+    Balancer, BalancerConfig, BalancerNodeState, BalancerPolicy, Command, Observation, Policy,
+    Strategy,
 };

@@ -9,6 +9,27 @@
 use crate::traces::{ApsJob, LcrcRecord};
 use cosched_core::Time;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why weeks could not be scored.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum MethodError {
+    /// A batch record asks for more nodes than the batch cluster has: it could never have run
+    /// there, and counting it would mark the week fully busy.
+    #[error(
+        "week {week}, line {line}: a job of {nodes} nodes on a {batch_nodes}-node batch cluster"
+    )]
+    TooWide {
+        /// The week.
+        week: String,
+        /// The record's line in its file.
+        line: u64,
+        /// Its nodes.
+        nodes: u32,
+        /// The batch cluster's nodes.
+        batch_nodes: u32,
+    },
+}
 
 /// One week's two scores.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,22 +52,37 @@ pub struct WeekScore {
 /// use cosched_balancer::traces::{ApsJob, LcrcRecord};
 /// use cosched_core::{Duration, Time};
 /// let busy = |nodes| LcrcRecord { submit: Time(0), start: Time(0), end: Time(600), nodes,
-///     runtime: Duration(600), walltime: Duration(600) };
+///     runtime: Duration(600), walltime: Duration(600), line: 2 };
 /// let aps = |run| ApsJob { submit: Time(0), start: Time(0), end: Time(run),
 ///     run: cosched_core::Duration(run), wait: Duration(0) };
 /// let weeks = vec![
 ///     ("quiet".to_owned(), vec![busy(1)], vec![aps(60)]),
 ///     ("busy".to_owned(), vec![busy(4)], vec![aps(600)]),
 /// ];
-/// let (scores, pick) = challenging_week(&weeks, 4, 600);
+/// let (scores, pick) = challenging_week(&weeks, 4, 600).unwrap();
 /// assert_eq!(pick, Some(1));
 /// assert!((scores[1].batch_availability - 0.0).abs() < 1e-9);
+/// // A job wider than the cluster is refused, naming its line.
+/// assert!(challenging_week(&weeks, 3, 600).is_err());
 /// ```
+///
+/// # Errors
+/// A batch record wider than `batch_nodes` ([`MethodError::TooWide`]).
 pub fn challenging_week(
     weeks: &[(String, Vec<LcrcRecord>, Vec<ApsJob>)],
     batch_nodes: u32,
     span_s: i64,
-) -> (Vec<WeekScore>, Option<usize>) {
+) -> Result<(Vec<WeekScore>, Option<usize>), MethodError> {
+    for (week, batch, _) in weeks {
+        if let Some(r) = batch.iter().find(|r| r.nodes > batch_nodes) {
+            return Err(MethodError::TooWide {
+                week: week.clone(),
+                line: r.line,
+                nodes: r.nodes,
+                batch_nodes,
+            });
+        }
+    }
     let clip = |from: Time, to: Time| (to.0.min(span_s) - from.0.max(0)).max(0) as f64;
     let periods = (span_s / 60).max(1);
     let mut scores: Vec<WeekScore> = weeks
@@ -81,5 +117,5 @@ pub fn challenging_week(
             part(1.0 - s.batch_availability, max_busy) + part(s.on_demand_core_seconds, max_usage);
     }
     let pick = (0..scores.len()).max_by(|&a, &b| scores[a].score.total_cmp(&scores[b].score));
-    (scores, pick)
+    Ok((scores, pick))
 }

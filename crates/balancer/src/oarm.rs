@@ -1,13 +1,15 @@
 //! The executor's edge towards the on-availability resource manager (OARM), as in §II-B of
-//! Liu et al. (SC18): `reclaim_node`, `restore_node` and `get_status_of_all_nodes`, by
-//! hostname, in the Balancer's own types.
+//! Liu et al. (SC18): `reclaim_node` and `restore_node`, by hostname, in the Balancer's own
+//! types. The paper's third call, `get_status_of_all_nodes`, is the executor's own business
+//! (the simulator reads its cluster; the live service polls `sinfo` through
+//! `cosched_live::LiveCluster::report`): policies never call the OARM.
 //!
 //! The simulator ([`crate::sim`]) implements it over a simulated batch cluster; a live adapter
 //! implements it with `pbsnodes -o/-c` (Torque, as the paper) or `scontrol update
 //! state=drain/resume` and `sinfo` (Slurm). [`execute`] applies a policy's node commands
 //! through it and hands back the ODRM's share (grants and rejections).
 
-use crate::policy::{Command, RmNode};
+use crate::policy::Command;
 use cosched_core::NodeId;
 use thiserror::Error;
 
@@ -21,10 +23,6 @@ pub trait Oarm {
 
     /// Gives the node back to batch.
     fn restore_node(&mut self, node: NodeId, name: &str) -> Result<(), Self::Error>;
-
-    /// Every node's state, node `i` at position `i`; fails when the resource manager cannot
-    /// be asked.
-    fn get_status_of_all_nodes(&self) -> Result<Vec<RmNode>, Self::Error>;
 }
 
 /// A node command the OARM refused.
@@ -45,7 +43,7 @@ pub struct ExecuteError<E: std::error::Error + 'static> {
 pub fn execute<O: Oarm>(
     oarm: &mut O,
     name: impl Fn(NodeId) -> String,
-    commands: Vec<Command>,
+    commands: impl IntoIterator<Item = Command>,
 ) -> Result<Vec<Command>, ExecuteError<O::Error>> {
     let mut odrm = Vec::new();
     for command in commands {

@@ -4,7 +4,7 @@
 //! The policy never touches a resource manager. It receives [`Observation`]s — on-demand
 //! requests, releases and cancellations from the ODRM, job starts and ends from the OARM
 //! (the paper's `update_nodes`, sent by Torque's prologue/epilogue), node availability,
-//! reserve hints and ticks — and answers with [`Command`]s: [`Command::Reclaim`] and
+//! reserve hints — and answers with [`Command`]s: [`Command::Reclaim`] and
 //! [`Command::Restore`] for the OARM (`pbsnodes -o/-c`, `scontrol update state=drain/resume`)
 //! and [`Command::Grant`] / [`Command::Reject`] for the ODRM. An executor (the simulator in
 //! [`crate::sim`], or a live adapter through [`crate::oarm`]) applies them.
@@ -56,20 +56,28 @@
 //! }).collect();
 //! let config = BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
 //!     .with_window(Duration::from_mins(10));
-//! let (mut b, _) = Balancer::start(Time(0), config, &nodes).unwrap();
+//! let mut b = Balancer::new(config);
+//! let mut out = Vec::new();
+//! b.start(Time(0), nodes.as_slice(), &mut out).unwrap();
+//! assert!(out.is_empty());
 //! // 3 nodes: the 2 idle ones are reclaimed at once, the request waits for the third.
-//! let out = b.observe(Time(5), Observation::Request { request: LeaseId(1), nodes: 3 }).unwrap();
+//! let ask = Observation::Request { request: LeaseId(1), nodes: 3, wait: None };
+//! b.observe(Time(5), &ask, nodes.as_slice(), &mut out).unwrap();
 //! assert_eq!(out, vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(1))]);
+//! assert_eq!(b.next_wake(), Some(Time(605)));
 //! // The batch job on n2 ends within W: the node is taken and the request granted.
-//! let out = b.observe(Time(60), Observation::JobEnded { nodes: &[NodeId(2)] }).unwrap();
+//! out.clear();
+//! b.observe(Time(60), &Observation::JobEnded { nodes: vec![NodeId(2)] }, nodes.as_slice(), &mut out)
+//!     .unwrap();
 //! assert_eq!(out[0], Command::Reclaim(NodeId(2)));
 //! assert!(matches!(&out[1], Command::Grant { request: LeaseId(1), nodes } if nodes.len() == 3));
 //! ```
 
 use crate::BalancerError;
+pub use cosched_core::policy::Policy;
 use cosched_core::{Duration, LeaseId, NodeId, ParamError, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A node's state in the Balancer (§II-C1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -101,6 +109,13 @@ impl BalancerNodeState {
         )
     }
 }
+
+/// The default `I`, the one source of it (the library's [`BalancerConfig::new`], the
+/// scenarios, the examples and the CLI): 10 minutes. The paper names `I` ("any nodes that are in
+/// OD_Reserve state for more than I seconds will be released", §II-C2) but gives no value, so
+/// this is ours: short beside the leases (hours) and the hints' 15–30 minutes (§III-B4), long
+/// enough that a node released and asked for again within minutes is not bounced through batch.
+pub const DEFAULT_IDLE_HOLD: Duration = Duration::from_mins(10);
 
 /// How the Balancer sizes its reserve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,17 +149,18 @@ pub struct BalancerConfig {
     /// `W`: how long a request may wait for nodes (0: now or never).
     pub window: Duration,
     /// `I`: how long an unused on-demand node stays `OD_Reserve` before it goes back to batch
-    /// (the paper gives no value).
+    /// (the paper gives no value: [`DEFAULT_IDLE_HOLD`]).
     pub idle_hold: Duration,
 }
 
 impl BalancerConfig {
-    /// `strategy` with `W = 0` and `I = 0`.
+    /// `strategy` with the paper's default `W = 0` (Algorithm 1's input line, §II-C1) and
+    /// `I` = [`DEFAULT_IDLE_HOLD`].
     pub const fn new(strategy: Strategy) -> BalancerConfig {
         BalancerConfig {
             strategy,
             window: Duration::ZERO,
-            idle_hold: Duration::ZERO,
+            idle_hold: DEFAULT_IDLE_HOLD,
         }
     }
 
@@ -198,9 +214,10 @@ pub enum RmNodeState {
     Unavailable,
 }
 
-/// What happened, as the policy is told (the protocol's input).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Observation<'a> {
+/// What happened, as the policy is told (the protocol's input). Owned, so executors can record
+/// it ([`cosched_core::policy::Recorder`]) and replay it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Observation {
     /// `request_nodes(n)`: the ODRM asks for `nodes` nodes for `request` (an id the ODRM
     /// chooses, unique among live requests).
     Request {
@@ -208,6 +225,10 @@ pub enum Observation<'a> {
         request: LeaseId,
         /// Nodes wanted (at least 1).
         nodes: u32,
+        /// The caller's own wait, when shorter than the policy's `W`: the request waits
+        /// `min(wait, W)` (`None`: `W`). A negative wait is refused.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wait: Option<Duration>,
     },
     /// The ODRM withdraws a waiting request; the nodes gathered for it become free reserve.
     Cancel {
@@ -217,18 +238,18 @@ pub enum Observation<'a> {
     /// `release_nodes(list)`: on-demand work on these nodes is over.
     Release {
         /// The nodes, each `OD_Alloc`.
-        nodes: &'a [NodeId],
+        nodes: Vec<NodeId>,
     },
     /// `update_nodes`: the OARM is about to start a job on these nodes. Refused
     /// ([`BalancerError::NodeReclaimed`]) if the Balancer holds one: the race guard of §II-B.
     JobStarting {
         /// The nodes.
-        nodes: &'a [NodeId],
+        nodes: Vec<NodeId>,
     },
     /// `update_nodes`: a job ended on these nodes, which the Balancer may now reclaim.
     JobEnded {
         /// The nodes.
-        nodes: &'a [NodeId],
+        nodes: Vec<NodeId>,
     },
     /// `add_reserve(H, N)`: gather `nodes` extra reserve nodes by `by`.
     Hint {
@@ -252,9 +273,6 @@ pub enum Observation<'a> {
         /// Whether it may be used.
         available: bool,
     },
-    /// Time passed: act on the deadlines due at `now`. Executors send it at
-    /// [`Balancer::next_deadline`], after every other observation of that instant.
-    Tick,
 }
 
 /// What the policy decides (the protocol's output), in the order to apply them.
@@ -278,25 +296,24 @@ pub enum Command {
     },
 }
 
-/// A policy of the Balancer's protocol: the Balancer, its Predictive wrapper and the static
-/// baselines ([`crate::baseline`]) all take observations and return commands.
-pub trait Policy {
-    /// Acts on `observation` at `now`.
-    fn observe(
-        &mut self,
-        now: Time,
-        observation: Observation<'_>,
-    ) -> Result<Vec<Command>, BalancerError>;
+/// A policy of the Balancer's protocol: the core [`Policy`] trait with the Balancer's
+/// observation, command and view.
+///
+/// The view is the executor's node list as the resource managers report it (node `i` at
+/// position `i`: hostnames and [`RmNodeState`]s). By convention every policy of the protocol
+/// reads it in [`start`](Policy::start), its one start-up input (at first start, or after a
+/// restart from the resource managers' states), and tracks the nodes from the observations
+/// afterwards; executors lend their current list at every call. The Balancer, [`crate::predictor::Predictive`] and the static
+/// baselines ([`crate::baseline`]) are ones; so is any caller's type that implements it, and it
+/// runs in the simulator and the live service alike.
+pub trait BalancerPolicy:
+    Policy<Observation = Observation, Command = Command, View = [RmNode]>
+{
+}
 
-    /// The next time the policy wants a [`Observation::Tick`].
-    fn next_deadline(&self) -> Option<Time>;
-
-    /// A node's state as the policy sees it (`None` for an unknown node), for executors'
-    /// checks and reports.
-    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState>;
-
-    /// Nodes on-demand but unused now.
-    fn reserve_idle(&self) -> u32;
+impl<P> BalancerPolicy for P where
+    P: Policy<Observation = Observation, Command = Command, View = [RmNode]> + ?Sized
+{
 }
 
 /// A node's slot.
@@ -339,21 +356,55 @@ pub struct Balancer {
     next_claim: u64,
     /// The predicted reserve and its end.
     target: Option<(u32, Time)>,
+    /// Indexes kept with `slots` and `unavailable` (so each call's work follows the nodes it
+    /// touches, not the cluster's size): idle available batch nodes, free reserve nodes, free
+    /// reserve nodes by hold end, and the on-demand pool's size.
+    idle: BTreeSet<NodeId>,
+    free: BTreeSet<NodeId>,
+    holds: BTreeSet<(Time, NodeId)>,
+    pool: u32,
 }
 
 impl Balancer {
-    /// Builds the Balancer from the resource managers' view of every node (at first start or
-    /// after a restart), and the commands that bring the static reserve up to `R` (idle nodes
-    /// at once; busy ones as their jobs end).
-    pub fn start(
+    /// A Balancer with `config`, not started: [`Policy::start`] builds its nodes from the
+    /// executor's [`ClusterView`] (at first start or after a restart), checks `config` against
+    /// them and returns the commands that bring the static reserve up to `R` (idle nodes at
+    /// once; busy ones as their jobs end). Until then it knows no node.
+    pub fn new(config: BalancerConfig) -> Balancer {
+        Balancer {
+            config,
+            names: Vec::new(),
+            by_name: BTreeMap::new(),
+            slots: Vec::new(),
+            unavailable: Vec::new(),
+            claims: Vec::new(),
+            next_claim: 0,
+            target: None,
+            idle: BTreeSet::new(),
+            free: BTreeSet::new(),
+            holds: BTreeSet::new(),
+            pool: 0,
+        }
+    }
+
+    /// [`Balancer::new`] started at `now` on `nodes`, with its start-up commands.
+    pub fn started(
         now: Time,
         config: BalancerConfig,
         nodes: &[RmNode],
     ) -> Result<(Balancer, Vec<Command>), BalancerError> {
+        let mut b = Balancer::new(config);
+        let mut out = Vec::new();
+        b.start(now, nodes, &mut out)?;
+        Ok((b, out))
+    }
+
+    fn build(&mut self, now: Time, view: &[RmNode]) -> Result<(), BalancerError> {
+        let config = self.config;
         config.validate()?;
-        ParamError::check(!nodes.is_empty(), "nodes", 0, "a cluster needs >= 1 node")?;
-        let n = u32::try_from(nodes.len())
-            .map_err(|_| ParamError::new("nodes", nodes.len(), "at most 2^32 - 1"))?;
+        ParamError::check(!view.is_empty(), "nodes", 0, "a cluster needs >= 1 node")?;
+        let n = u32::try_from(view.len())
+            .map_err(|_| ParamError::new("nodes", view.len(), "at most 2^32 - 1"))?;
         ParamError::check(
             config.static_reserve() <= n,
             "R",
@@ -362,13 +413,11 @@ impl Balancer {
         )?;
         let mut by_name = BTreeMap::new();
         let hold = now.saturating_add(config.idle_hold);
-        let mut slots = Vec::with_capacity(nodes.len());
-        let mut unavailable = Vec::with_capacity(nodes.len());
-        for (i, node) in nodes.iter().enumerate() {
-            if by_name
-                .insert(node.name.clone(), NodeId(i as u32))
-                .is_some()
-            {
+        let mut names = Vec::with_capacity(view.len());
+        let mut slots = Vec::with_capacity(view.len());
+        let mut unavailable = Vec::with_capacity(view.len());
+        for (i, node) in (0..n).zip(view) {
+            if by_name.insert(node.name.clone(), NodeId(i)).is_some() {
                 return Err(BalancerError::DuplicateName(node.name.clone()));
             }
             slots.push(match node.state {
@@ -381,20 +430,19 @@ impl Balancer {
                 RmNodeState::OnDemandAllocated => Slot::OdAlloc,
             });
             unavailable.push(node.state == RmNodeState::Unavailable);
+            names.push(node.name.clone());
         }
-        let mut b = Balancer {
-            config,
-            names: nodes.iter().map(|n| n.name.clone()).collect(),
+        *self = Balancer {
+            names,
             by_name,
-            slots,
+            slots: vec![Slot::OaBusy; slots.len()],
             unavailable,
-            claims: Vec::new(),
-            next_claim: 0,
-            target: None,
+            ..Balancer::new(config)
         };
-        let mut out = Vec::new();
-        b.top_up(now, &mut out);
-        Ok((b, out))
+        for (i, slot) in slots.into_iter().enumerate() {
+            self.set(NodeId(i as u32), slot);
+        }
+        Ok(())
     }
 
     /// The parameters.
@@ -477,28 +525,70 @@ impl Balancer {
 
     /// Reserve and allocated nodes.
     fn on_demand_pool(&self) -> u32 {
-        self.slots
-            .iter()
-            .filter(|s| matches!(s, Slot::OdReserve { .. } | Slot::OdAlloc))
-            .count() as u32
+        self.pool
     }
 
+    /// Free reserve nodes, in index order.
     fn free_reserve(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes_where(|s| matches!(s, Slot::OdReserve { claim: None, .. }))
+        self.free.iter().copied()
     }
 
+    /// Idle available batch nodes, in index order.
     fn idle(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes_where(|s| s == Slot::OaIdle)
-            .filter(|n| !self.unavailable[n.index()])
+        self.idle.iter().copied()
     }
 
-    fn nodes_where<'a>(
-        &'a self,
-        pred: impl Fn(Slot) -> bool + 'a,
-    ) -> impl Iterator<Item = NodeId> + 'a {
-        (0..self.slots.len() as u32)
-            .map(NodeId)
-            .filter(move |n| pred(self.slots[n.index()]))
+    /// Sets `node`'s slot, keeping the indexes.
+    fn set(&mut self, node: NodeId, slot: Slot) {
+        let i = node.index();
+        self.unindex(node);
+        self.slots[i] = slot;
+        self.index(node);
+    }
+
+    /// Marks `node` (un)available, keeping the indexes.
+    fn set_unavailable(&mut self, node: NodeId, unavailable: bool) {
+        self.unindex(node);
+        self.unavailable[node.index()] = unavailable;
+        self.index(node);
+    }
+
+    fn unindex(&mut self, node: NodeId) {
+        match self.slots[node.index()] {
+            Slot::OaIdle => {
+                self.idle.remove(&node);
+            }
+            Slot::OaBusy => {}
+            Slot::OdReserve { hold_until, claim } => {
+                self.pool -= 1;
+                if claim.is_none() {
+                    self.free.remove(&node);
+                    self.holds.remove(&(hold_until, node));
+                }
+            }
+            Slot::OdAlloc => self.pool -= 1,
+        }
+    }
+
+    fn index(&mut self, node: NodeId) {
+        match self.slots[node.index()] {
+            Slot::OaIdle => {
+                if !self.unavailable[node.index()] {
+                    self.idle.insert(node);
+                }
+            }
+            Slot::OaBusy => {}
+            Slot::OdReserve { hold_until, claim } => {
+                self.pool += 1;
+                if claim.is_none() {
+                    self.free.insert(node);
+                    if hold_until != Time::MAX {
+                        self.holds.insert((hold_until, node));
+                    }
+                }
+            }
+            Slot::OdAlloc => self.pool += 1,
+        }
     }
 
     /// Algorithm 1's `request_nodes`.
@@ -507,24 +597,24 @@ impl Balancer {
         now: Time,
         request: LeaseId,
         nodes: u32,
+        wait: Option<Duration>,
         out: &mut Vec<Command>,
     ) -> Result<(), BalancerError> {
         ParamError::check(nodes >= 1, "nodes", nodes, "a request needs >= 1 node")?;
+        let window = wait_within(wait, self.config.window)?;
         if self.claims.iter().any(|c| c.request == Some(request)) {
             return Err(BalancerError::DuplicateRequest(request));
         }
-        let reserve: Vec<NodeId> = self.free_reserve().collect();
-        let idle: Vec<NodeId> = self.idle().collect();
-        let available = reserve.len() + idle.len();
+        let available = self.free.len() + self.idle.len();
         let want = nodes as usize;
-        if available < want && self.config.window == Duration::ZERO {
+        if available < want && window == Duration::ZERO {
             out.push(Command::Reject { request });
             // Reserve nodes left unused (a hint's, matured for this request) serve the
             // waiting claims now rather than after their hold.
             self.distribute(now, out);
             return Ok(());
         }
-        let take: Vec<NodeId> = reserve.into_iter().chain(idle).take(want).collect();
+        let take: Vec<NodeId> = self.free_reserve().chain(self.idle()).take(want).collect();
         let id = self.next_claim;
         self.next_claim += 1;
         self.claims.push(Claim {
@@ -532,7 +622,7 @@ impl Balancer {
             request: Some(request),
             want: nodes,
             held: Vec::new(),
-            deadline: now.saturating_add(self.config.window),
+            deadline: now.saturating_add(window),
         });
         let pos = self.claims.len() - 1;
         for node in take {
@@ -549,10 +639,14 @@ impl Balancer {
         }
         let claim = &mut self.claims[pos];
         claim.held.push(node);
-        self.slots[node.index()] = Slot::OdReserve {
-            hold_until: Time::MAX,
-            claim: Some(claim.id),
-        };
+        let id = claim.id;
+        self.set(
+            node,
+            Slot::OdReserve {
+                hold_until: Time::MAX,
+                claim: Some(id),
+            },
+        );
     }
 
     /// Grants claim `pos` if it is a complete request.
@@ -566,7 +660,7 @@ impl Balancer {
         }
         let claim = self.claims.remove(pos);
         for &n in &claim.held {
-            self.slots[n.index()] = Slot::OdAlloc;
+            self.set(n, Slot::OdAlloc);
         }
         out.push(Command::Grant {
             request,
@@ -595,12 +689,15 @@ impl Balancer {
         if self.slots[node.index()] == Slot::OaIdle && self.on_demand_pool() < self.floor(now) {
             out.push(Command::Reclaim(node));
             // Held while the floor lasts (for ever under R, to the slot's end if predicted).
-            self.slots[node.index()] = Slot::OdReserve {
-                hold_until: now
-                    .saturating_add(self.config.idle_hold)
-                    .max(self.floor_until(now)),
-                claim: None,
-            };
+            self.set(
+                node,
+                Slot::OdReserve {
+                    hold_until: now
+                        .saturating_add(self.config.idle_hold)
+                        .max(self.floor_until(now)),
+                    claim: None,
+                },
+            );
             return true;
         }
         false
@@ -636,10 +733,13 @@ impl Balancer {
             if c.request.is_none() && c.deadline <= now {
                 let c = self.claims.remove(i);
                 for n in c.held {
-                    self.slots[n.index()] = Slot::OdReserve {
-                        hold_until: c.deadline.saturating_add(hold),
-                        claim: None,
-                    };
+                    self.set(
+                        n,
+                        Slot::OdReserve {
+                            hold_until: c.deadline.saturating_add(hold),
+                            claim: None,
+                        },
+                    );
                 }
             } else {
                 i += 1;
@@ -651,10 +751,13 @@ impl Balancer {
     fn drop_claim(&mut self, now: Time, pos: usize) {
         let c = self.claims.remove(pos);
         for n in c.held {
-            self.slots[n.index()] = Slot::OdReserve {
-                hold_until: now.saturating_add(self.config.idle_hold),
-                claim: None,
-            };
+            self.set(
+                n,
+                Slot::OdReserve {
+                    hold_until: now.saturating_add(self.config.idle_hold),
+                    claim: None,
+                },
+            );
         }
     }
 
@@ -672,25 +775,26 @@ impl Balancer {
         }
         self.distribute(now, out);
         let floor = self.floor(now);
-        for i in 0..self.slots.len() {
-            let Slot::OdReserve {
-                hold_until,
-                claim: None,
-            } = self.slots[i]
-            else {
-                continue;
-            };
-            if hold_until > now {
-                continue;
-            }
-            if self.on_demand_pool() <= floor && !self.unavailable[i] {
-                self.slots[i] = Slot::OdReserve {
-                    hold_until: self.floor_until(now),
-                    claim: None,
-                };
+        // Free reserve nodes whose hold has ended, in index order.
+        let mut due: Vec<NodeId> = self
+            .holds
+            .range(..=(now, NodeId(u32::MAX)))
+            .map(|&(_, n)| n)
+            .collect();
+        due.sort_unstable();
+        for node in due {
+            if self.on_demand_pool() <= floor && !self.unavailable[node.index()] {
+                let hold_until = self.floor_until(now);
+                self.set(
+                    node,
+                    Slot::OdReserve {
+                        hold_until,
+                        claim: None,
+                    },
+                );
             } else {
-                self.slots[i] = Slot::OaIdle;
-                out.push(Command::Restore(NodeId(i as u32)));
+                self.set(node, Slot::OaIdle);
+                out.push(Command::Restore(node));
             }
         }
     }
@@ -711,17 +815,51 @@ impl Balancer {
     }
 }
 
+/// A request's wait: `min(wait, window)`, `window` when none is given; a negative wait is a
+/// [`ParamError`].
+pub(crate) fn wait_within(
+    wait: Option<Duration>,
+    window: Duration,
+) -> Result<Duration, BalancerError> {
+    let Some(wait) = wait else {
+        return Ok(window);
+    };
+    ParamError::check(wait.0 >= 0, "wait", wait.0, "must be >= 0")?;
+    Ok(wait.min(window))
+}
+
 impl Policy for Balancer {
+    type Observation = Observation;
+    type Command = Command;
+    type View = [RmNode];
+    type Error = BalancerError;
+
+    fn start(
+        &mut self,
+        now: Time,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        self.build(now, view)?;
+        self.top_up(now, out);
+        Ok(())
+    }
+
     fn observe(
         &mut self,
         now: Time,
-        observation: Observation<'_>,
-    ) -> Result<Vec<Command>, BalancerError> {
+        observation: &Observation,
+        _view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
         self.mature_hints(now);
-        let mut out = Vec::new();
-        match observation {
-            Observation::Request { request, nodes } => {
-                self.request(now, request, nodes, &mut out)?;
+        match *observation {
+            Observation::Request {
+                request,
+                nodes,
+                wait,
+            } => {
+                self.request(now, request, nodes, wait, out)?;
             }
             Observation::Cancel { request } => {
                 let pos = self
@@ -730,9 +868,9 @@ impl Policy for Balancer {
                     .position(|c| c.request == Some(request))
                     .ok_or(BalancerError::UnknownRequest(request))?;
                 self.drop_claim(now, pos);
-                self.distribute(now, &mut out);
+                self.distribute(now, out);
             }
-            Observation::Release { nodes } => {
+            Observation::Release { ref nodes } => {
                 self.check_nodes(
                     nodes,
                     |s| s == Slot::OdAlloc,
@@ -740,38 +878,41 @@ impl Policy for Balancer {
                 )?;
                 for &n in nodes {
                     if self.unavailable[n.index()] {
-                        self.slots[n.index()] = Slot::OaIdle;
+                        self.set(n, Slot::OaIdle);
                         out.push(Command::Restore(n));
                     } else {
-                        self.slots[n.index()] = Slot::OdReserve {
-                            hold_until: now.saturating_add(self.config.idle_hold),
-                            claim: None,
-                        };
+                        self.set(
+                            n,
+                            Slot::OdReserve {
+                                hold_until: now.saturating_add(self.config.idle_hold),
+                                claim: None,
+                            },
+                        );
                     }
                 }
-                self.distribute(now, &mut out);
+                self.distribute(now, out);
             }
-            Observation::JobStarting { nodes } => {
+            Observation::JobStarting { ref nodes } => {
                 self.check_nodes(
                     nodes,
                     |s| matches!(s, Slot::OaIdle | Slot::OaBusy),
                     |node, state| BalancerError::NodeReclaimed { node, state },
                 )?;
                 for &n in nodes {
-                    self.slots[n.index()] = Slot::OaBusy;
+                    self.set(n, Slot::OaBusy);
                 }
             }
-            Observation::JobEnded { nodes } => {
+            Observation::JobEnded { ref nodes } => {
                 self.check_nodes(
                     nodes,
                     |s| s == Slot::OaBusy,
                     |node, state| BalancerError::NoJob { node, state },
                 )?;
                 for &n in nodes {
-                    self.slots[n.index()] = Slot::OaIdle;
+                    self.set(n, Slot::OaIdle);
                 }
                 for &n in nodes {
-                    self.offer(now, n, &mut out);
+                    self.offer(now, n, out);
                 }
             }
             Observation::Hint { by, nodes } => {
@@ -794,7 +935,7 @@ impl Policy for Balancer {
                     .take(nodes as usize)
                     .collect();
                 for node in take {
-                    self.take_for(pos, node, &mut out);
+                    self.take_for(pos, node, out);
                 }
                 self.mature_hints(now);
             }
@@ -805,26 +946,30 @@ impl Policy for Balancer {
                 self.target = Some((nodes, until));
                 // Reserve nodes already held count towards the slot: hold them to its end.
                 let floor = self.floor(now);
-                let mut kept = self.on_demand_pool() - self.free_reserve().count() as u32;
-                for i in 0..self.slots.len() {
+                let free: Vec<NodeId> = self.free_reserve().collect();
+                let mut kept = self.on_demand_pool() - free.len() as u32;
+                for node in free {
                     if let Slot::OdReserve {
                         hold_until,
                         claim: None,
-                    } = self.slots[i]
+                    } = self.slots[node.index()]
                         && kept < floor
                     {
                         kept += 1;
-                        self.slots[i] = Slot::OdReserve {
-                            hold_until: hold_until.max(until),
-                            claim: None,
-                        };
+                        self.set(
+                            node,
+                            Slot::OdReserve {
+                                hold_until: hold_until.max(until),
+                                claim: None,
+                            },
+                        );
                     }
                 }
-                self.top_up(now, &mut out);
+                self.top_up(now, out);
             }
             Observation::Availability { node, available } => {
                 let slot = self.slot(node)?;
-                self.unavailable[node.index()] = !available;
+                self.set_unavailable(node, !available);
                 match (available, slot) {
                     (false, Slot::OdReserve { claim, .. }) => {
                         if let Some(id) = claim
@@ -832,38 +977,36 @@ impl Policy for Balancer {
                         {
                             c.held.retain(|&h| h != node);
                         }
-                        self.slots[node.index()] = Slot::OaIdle;
+                        self.set(node, Slot::OaIdle);
                         out.push(Command::Restore(node));
-                        self.distribute(now, &mut out);
+                        self.distribute(now, out);
                     }
                     (true, Slot::OaIdle) => {
-                        self.offer(now, node, &mut out);
+                        self.offer(now, node, out);
                     }
                     _ => {}
                 }
             }
-            Observation::Tick => self.tick(now, &mut out),
         }
-        Ok(out)
+        Ok(())
     }
 
-    fn next_deadline(&self) -> Option<Time> {
-        let claims = self.claims.iter().map(|c| c.deadline);
-        let holds = self.slots.iter().filter_map(|s| match *s {
-            Slot::OdReserve {
-                hold_until,
-                claim: None,
-            } if hold_until != Time::MAX => Some(hold_until),
-            _ => None,
-        });
-        claims.chain(holds).min()
+    /// Acts on the deadlines due at `now`: requests whose wait ran out are rejected, hints
+    /// whose `H` came mature, unused reserve past its hold goes back to batch.
+    fn wake(
+        &mut self,
+        now: Time,
+        _view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        self.mature_hints(now);
+        self.tick(now, out);
+        Ok(())
     }
 
-    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
-        self.state(node).ok()
-    }
-
-    fn reserve_idle(&self) -> u32 {
-        self.count(BalancerNodeState::OdReserve)
+    fn next_wake(&self) -> Option<Time> {
+        let claims = self.claims.iter().map(|c| c.deadline).min();
+        let hold = self.holds.first().map(|&(t, _)| t);
+        claims.into_iter().chain(hold).min()
     }
 }

@@ -4,20 +4,27 @@
 //! slot of the last month, week and day.
 //!
 //! "Requested nodes" at an instant are the nodes of the requests outstanding then (granted and
-//! not yet released, or waiting); a slot's figure is their peak over the slot. The paper does
-//! not say how the three peaks are combined; [`Combine::Max`] (the default, ours) takes the
-//! largest, which over-reserves as the paper's §III-B5 says the predictor does. The predictor
-//! is trained offline on earlier weeks ([`Predictor::train`], as the paper "first ran the
-//! predictor offline using historical data") and keeps learning from the run.
+//! not yet released, or waiting); a slot's figure is their peak over the slot. The three peaks
+//! are those of the **same slot** one day, one week and one month (30 days) before, the three
+//! observations §II-C3 builds on: bursts "during the same hours of consecutive days", a
+//! "moderate correlation between adjacent weeks" for the same hours, and the diurnal pattern
+//! over the longer run. Each of the three is one slot's peak, so each can set the estimate
+//! (a maximum over the whole month, as before, made the week's and the day's never matter).
+//! The paper does not say how they are combined; [`Combine::Max`] (the default, ours) takes the
+//! largest, which over-reserves as §III-B5 says the predictor does. The predictor is trained
+//! offline on earlier weeks ([`Predictor::train`], as the paper "first ran the predictor offline
+//! using historical data") and keeps learning from the run.
 //!
 //! [`Predictive`] wraps a hinted [`Balancer`] as one [`Policy`]: it watches the requests and
-//! releases, and at each slot's start sends [`Observation::ReserveTarget`] with the slot's end,
-//! so the predicted reserve is held for its slot, not for the Balancer's `I`.
+//! releases, and at each slot's start calls `add_reserve(0, N)` (an [`Observation::Hint`] due
+//! now), whose nodes go back to batch after `I` unused, the paper's rule
+//! ([`PredictiveHold::Idle`]); [`PredictiveHold::Slot`] (ours) holds them to the slot's end
+//! instead ([`Observation::ReserveTarget`]).
 
 use crate::BalancerError;
-use crate::policy::{Balancer, BalancerNodeState, Command, Observation, Policy};
+use crate::policy::{Balancer, BalancerConfig, Command, Observation, Policy, RmNode};
 use crate::workload::LeaseRequest;
-use cosched_core::{Duration, NodeId, ParamError, Time};
+use cosched_core::{Duration, ParamError, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -40,12 +47,14 @@ pub enum Combine {
 /// How long the predicted reserve is kept.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PredictiveHold {
-    /// For its slot ([`Observation::ReserveTarget`] until the slot's end): the issue's reading
-    /// of "its own hold time".
-    #[default]
+    /// For its slot ([`Observation::ReserveTarget`] until the slot's end): ours, a variant
+    /// the paper does not describe.
     Slot,
-    /// As the literal `add_reserve(0, N)` of §II-C3: the nodes free now are reserved and,
-    /// like any reserve node of the Hint algorithm, go back to batch after `I` unused.
+    /// The paper's rule (the default): §II-C3's `add_reserve(0, N)` reserves nodes free at
+    /// the slot's start and, like any reserve node of the Hint algorithm, they go back to batch
+    /// after `I` unused ("any nodes that are in OD_Reserve state for more than I seconds will
+    /// be released to OARM pool", §II-C2).
+    #[default]
     Idle,
 }
 
@@ -62,10 +71,14 @@ impl From<Combine> for PredictorSpec {
     fn from(rule: Combine) -> PredictorSpec {
         PredictorSpec {
             rule,
-            hold: PredictiveHold::Slot,
+            hold: PredictiveHold::default(),
         }
     }
 }
+
+/// How far back the three peaks are taken, in days: the same slot a day, a week and a month
+/// (30 days) before (§II-C3).
+pub const LOOKBACK_DAYS: [i64; 3] = [1, WEEK_DAYS, MONTH_DAYS];
 
 /// Peak requested nodes per 6-hour slot, and the reserve it proposes.
 ///
@@ -145,13 +158,13 @@ impl Predictor {
         }
     }
 
-    /// The reserve for the slot holding `at`: the month, week and day peaks combined.
+    /// The reserve for the slot holding `at`: the peaks of the same slot a month, a week and a
+    /// day before, combined.
     pub fn reserve_for_slot(&self, at: Time) -> u32 {
         let k = slot_index(at);
         let peak = |days: i64| {
-            (1..=days)
-                .filter_map(|d| self.peaks.get(&(k - d * SLOTS_PER_DAY)))
-                .max()
+            self.peaks
+                .get(&(k - days * SLOTS_PER_DAY))
                 .copied()
                 .unwrap_or(0)
         };
@@ -163,19 +176,15 @@ impl Predictor {
         u32::try_from(n).unwrap_or(u32::MAX)
     }
 
-    /// The start of the first slot at or after `at` whose reserve may be non-zero (the slots
-    /// 1..30 days after a recorded peak); `None` when no recorded peak reaches that far.
+    /// The start of the first slot at or after `at` whose reserve may be non-zero (a day, a
+    /// week or a month after a recorded peak); `None` when no recorded peak reaches that far.
     pub fn next_active_slot(&self, at: Time) -> Option<Time> {
         let s = slot_index(at);
         self.peaks
-            .iter()
+            .range(s - MONTH_DAYS * SLOTS_PER_DAY..)
             .filter(|&(_, &peak)| peak > 0)
-            .filter_map(|(&k, _)| {
-                let d = ((s - k) + SLOTS_PER_DAY - 1)
-                    .div_euclid(SLOTS_PER_DAY)
-                    .max(1);
-                (d <= MONTH_DAYS).then_some(k + d * SLOTS_PER_DAY)
-            })
+            .flat_map(|(&k, _)| LOOKBACK_DAYS.map(|d| k + d * SLOTS_PER_DAY))
+            .filter(|&j| j >= s)
             .min()
             .and_then(|j| j.checked_mul(SLOT.secs()).map(Time))
     }
@@ -206,21 +215,21 @@ pub struct Predictive {
 }
 
 impl Predictive {
-    /// Wraps `balancer` (hinted) with `predictor`, the first slot at or after `now`.
-    pub fn new(now: Time, balancer: Balancer, predictor: Predictor) -> Result<Self, BalancerError> {
+    /// A hinted Balancer with `config` and its `predictor`; [`Policy::start`] starts the
+    /// Balancer and schedules the first active slot at or after its time.
+    pub fn new(config: BalancerConfig, predictor: Predictor) -> Result<Self, BalancerError> {
         ParamError::check(
-            balancer.config().static_reserve() == 0,
+            config.static_reserve() == 0,
             "R",
-            balancer.config().static_reserve(),
+            config.static_reserve(),
             "Predictive needs the hinted strategy",
         )?;
-        let next_slot = predictor.next_active_slot(now);
         Ok(Predictive {
-            balancer,
+            balancer: Balancer::new(config),
             predictor,
             sizes: BTreeMap::new(),
-            next_slot,
-            hold: PredictiveHold::Slot,
+            next_slot: None,
+            hold: PredictiveHold::default(),
         })
     }
 
@@ -249,14 +258,32 @@ impl Predictive {
 }
 
 impl Policy for Predictive {
+    type Observation = Observation;
+    type Command = Command;
+    type View = [RmNode];
+    type Error = BalancerError;
+
+    fn start(
+        &mut self,
+        now: Time,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        self.balancer.start(now, view, out)?;
+        self.sizes.clear();
+        self.next_slot = self.predictor.next_active_slot(now);
+        Ok(())
+    }
+
     fn observe(
         &mut self,
         now: Time,
-        observation: Observation<'_>,
-    ) -> Result<Vec<Command>, BalancerError> {
-        let mut out = Vec::new();
-        match observation {
-            Observation::Request { request, nodes } => {
+        observation: &Observation,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        match *observation {
+            Observation::Request { request, nodes, .. } => {
                 self.predictor.requested(now, nodes);
                 self.sizes.insert(request.0, nodes);
             }
@@ -265,27 +292,15 @@ impl Policy for Predictive {
                     self.predictor.finished(now, n);
                 }
             }
-            Observation::Release { nodes } => {
+            Observation::Release { ref nodes } => {
                 self.predictor
                     .finished(now, u32::try_from(nodes.len()).unwrap_or(u32::MAX));
             }
-            Observation::Tick if self.next_slot.is_some_and(|s| s <= now) => {
-                let until = Predictor::next_slot_start(now);
-                let nodes = self.predictor.reserve_for_slot(now);
-                let call = match self.hold {
-                    PredictiveHold::Slot => Observation::ReserveTarget { nodes, until },
-                    PredictiveHold::Idle => Observation::Hint {
-                        by: now,
-                        nodes: nodes.saturating_sub(self.balancer.reserve_idle()),
-                    },
-                };
-                out = self.balancer.observe(now, call)?;
-                self.next_slot = self.predictor.next_active_slot(until);
-            }
             _ => {}
         }
-        out.extend(self.balancer.observe(now, observation)?);
-        self.account(now, &out);
+        let from = out.len();
+        self.balancer.observe(now, observation, view, out)?;
+        self.account(now, &out[from..]);
         if matches!(observation, Observation::Request { .. }) {
             let after = Predictor::next_slot_start(now);
             self.next_slot = match (self.next_slot, self.predictor.next_active_slot(after)) {
@@ -293,28 +308,50 @@ impl Policy for Predictive {
                 (a, b) => a.or(b),
             };
         }
-        Ok(out)
+        Ok(())
     }
 
-    fn next_deadline(&self) -> Option<Time> {
-        match (self.balancer.next_deadline(), self.next_slot) {
+    /// At a slot's start, the slot's predicted reserve; then the Balancer's own deadlines.
+    fn wake(
+        &mut self,
+        now: Time,
+        view: &[RmNode],
+        out: &mut Vec<Command>,
+    ) -> Result<(), BalancerError> {
+        let from = out.len();
+        if self.next_slot.is_some_and(|s| s <= now) {
+            let until = Predictor::next_slot_start(now);
+            let nodes = self.predictor.reserve_for_slot(now);
+            let call = match self.hold {
+                PredictiveHold::Slot => Observation::ReserveTarget { nodes, until },
+                PredictiveHold::Idle => Observation::Hint {
+                    by: now,
+                    nodes: nodes.saturating_sub(
+                        self.balancer
+                            .count(crate::policy::BalancerNodeState::OdReserve),
+                    ),
+                },
+            };
+            self.balancer.observe(now, &call, view, out)?;
+            self.next_slot = self.predictor.next_active_slot(until);
+        }
+        self.balancer.wake(now, view, out)?;
+        self.account(now, &out[from..]);
+        Ok(())
+    }
+
+    fn next_wake(&self) -> Option<Time> {
+        match (self.balancer.next_wake(), self.next_slot) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-
-    fn node_state(&self, node: NodeId) -> Option<BalancerNodeState> {
-        self.balancer.node_state(node)
-    }
-
-    fn reserve_idle(&self) -> u32 {
-        self.balancer.reserve_idle()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{RmNodeState, Strategy};
     use cosched_core::LeaseId;
 
     fn at(day: i64, slot: i64) -> Time {
@@ -332,17 +369,25 @@ mod tests {
     }
 
     #[test]
-    fn peak_not_sum_over_month_week_and_day() {
-        // Day 29 slot 1: two requests of 5 that do not overlap: peak 5, not 10.
+    fn the_same_slot_a_day_a_week_and_a_month_before_each_count() {
+        // Slot 1 of day 0 (a month before day 30), day 23 (a week before) and day 29 (the day
+        // before, two requests of 5 that do not overlap: peak 5, not 10); day 25 counts for none.
         let history = [
             lease(at(0, 1), 30, 60),
-            lease(at(25, 1), 12, 60),
+            lease(at(23, 1), 12, 60),
+            lease(at(25, 1), 40, 60),
             lease(at(29, 1), 5, 60),
             lease(at(29, 1) + Duration(600), 5, 60),
         ];
         let p = Predictor::train(Combine::Max, &history);
         assert_eq!(p.reserve_for_slot(at(30, 1)), 30);
-        assert_eq!(p.reserve_for_slot(at(31, 1)), 12);
+        // Day 31: a month before is day 1 (nothing), a week before day 24 (nothing), the day
+        // before day 30 (nothing): no reserve; day 32: a week before is day 25.
+        assert_eq!(p.reserve_for_slot(at(31, 1)), 0);
+        assert_eq!(p.reserve_for_slot(at(32, 1)), 40);
+        // Day 30 again without the month's peak: the week's sets it.
+        let recent = Predictor::train(Combine::Max, &history[1..]);
+        assert_eq!(recent.reserve_for_slot(at(30, 1)), 12);
         let mean = Predictor::train(Combine::Mean, &history);
         assert_eq!(
             mean.reserve_for_slot(at(30, 1)),
@@ -355,19 +400,23 @@ mod tests {
         );
     }
 
-    fn predictive(hold: PredictiveHold) -> Predictive {
-        use crate::policy::{BalancerConfig, RmNode, RmNodeState, Strategy};
-        let nodes: Vec<RmNode> = (0..4)
+    fn nodes() -> Vec<RmNode> {
+        (0..4)
             .map(|i| RmNode {
                 name: format!("n{i}"),
                 state: RmNodeState::BatchIdle,
             })
-            .collect();
+            .collect()
+    }
+
+    fn predictive(hold: PredictiveHold) -> Predictive {
         let config = BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600));
-        let (b, _) = Balancer::start(at(1, 0), config, &nodes).unwrap();
         // Yesterday's slot 1 peaked at 3 nodes.
         let p = Predictor::train(Combine::Max, &[lease(at(0, 1), 3, 60)]);
-        Predictive::new(at(1, 0), b, p).unwrap().with_hold(hold)
+        let mut p = Predictive::new(config, p).unwrap().with_hold(hold);
+        p.start(at(1, 0), nodes().as_slice(), &mut Vec::new())
+            .unwrap();
+        p
     }
 
     #[test]
@@ -377,11 +426,14 @@ mod tests {
             (PredictiveHold::Idle, at(1, 1) + Duration(600)),
         ] {
             let mut p = predictive(hold);
-            assert_eq!(p.next_deadline(), Some(at(1, 1)));
-            let out = p.observe(at(1, 1), Observation::Tick).unwrap();
+            let view = nodes();
+            assert_eq!(p.next_wake(), Some(at(1, 1)));
+            let mut out = Vec::new();
+            p.wake(at(1, 1), view.as_slice(), &mut out).unwrap();
             assert_eq!(out.len(), 3, "{hold:?}: three idle nodes reclaimed");
-            assert_eq!(p.next_deadline(), Some(back), "{hold:?}");
-            let out = p.observe(back, Observation::Tick).unwrap();
+            assert_eq!(p.next_wake(), Some(back), "{hold:?}");
+            out.clear();
+            p.wake(back, view.as_slice(), &mut out).unwrap();
             assert_eq!(out.len(), 3, "{hold:?}: all restored at {back:?}");
         }
     }
@@ -390,8 +442,17 @@ mod tests {
     fn next_active_slot_skips_empty_spans() {
         let p = Predictor::train(Combine::Max, &[lease(at(0, 2), 4, 60)]);
         assert_eq!(p.next_active_slot(at(0, 3)), Some(at(1, 2)));
-        assert_eq!(p.next_active_slot(at(5, 0)), Some(at(5, 2)));
+        assert_eq!(p.next_active_slot(at(5, 0)), Some(at(7, 2)));
+        assert_eq!(p.next_active_slot(at(8, 0)), Some(at(30, 2)));
         assert_eq!(p.next_active_slot(at(31, 0)), None);
         assert_eq!(p.next_active_slot(Time(i64::MAX)), None);
+        // Every active slot has a reserve, and no slot in between has one.
+        for day in 0..32 {
+            for slot in 0..4 {
+                let t = at(day, slot);
+                let active = p.next_active_slot(t) == Some(t);
+                assert_eq!(active, p.reserve_for_slot(t) > 0, "day {day} slot {slot}");
+            }
+        }
     }
 }

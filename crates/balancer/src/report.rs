@@ -38,7 +38,9 @@ impl NodeSeconds {
             .saturating_add(self.batch_idle)
     }
 
-    pub(crate) fn from_ledger(l: &UsageLedger) -> NodeSeconds {
+    /// The four uses from a ledger of `(pool, held/busy)` node-seconds: batch busy and held,
+    /// on-demand busy (allocated) and held (offline in batch), as the simulator records them.
+    pub fn from_ledger(l: &UsageLedger) -> NodeSeconds {
         let get = |p, k| i64::try_from(l.total(p, k)).unwrap_or(i64::MAX);
         let batch_busy = get(Pool::Batch, UsageKind::Busy);
         let allocated = get(Pool::OnDemand, UsageKind::Busy);
@@ -71,7 +73,7 @@ pub struct OnDemandSummary {
 /// A simulation's report (serde; see [`SimReport::to_json`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimReport {
-    /// [`Configuration::name`](crate::sim::Configuration::name).
+    /// The policy's name ([`crate::sim::Simulation::with_label`]).
     pub configuration: String,
     /// `N`.
     pub nodes: u32,
@@ -126,7 +128,7 @@ pub struct SimOutcome {
 }
 
 /// The on-demand side's figures over `records`.
-pub(crate) fn on_demand_summary(records: &[RequestRecord]) -> OnDemandSummary {
+pub fn on_demand_summary(records: &[RequestRecord]) -> OnDemandSummary {
     let waits: Vec<i64> = records
         .iter()
         .filter_map(|r| r.granted.map(|g| g.since(r.request.submit).0))

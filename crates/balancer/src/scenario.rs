@@ -16,8 +16,83 @@
 //! let kinds = [BatchKind::Main { utilization: 0.66 }];
 //! let replicate = scenario.replicate(&kinds, 1, &SeedStreams::new(7).family("replicate", 0))?;
 //! assert_eq!(replicate.batch[0].span, WEEK);
-//! let report = scenario.run(scenario.basic(0, Duration::ZERO), &replicate.batch[0], &replicate.base)?;
+//! let report = scenario.run(&scenario.basic(0, Duration::ZERO), &replicate.batch[0], &replicate.base)?;
 //! assert!(report.batch.overall.mean_wait_s >= 0.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Your own policy
+//! Any type implementing `cosched_core::policy::Policy` with the Balancer's observation,
+//! command and view ([`crate::BalancerPolicy`]) runs in the simulator, and through [`Arm::new`]
+//! in a study beside the built-in arms. This one grants a request from idle batch nodes at
+//! once or rejects it, and gives nodes back as soon as they are released (Basic with `R = 0`,
+//! `W = 0`, `I = 0`, written from scratch):
+//!
+//! ```
+//! use cosched_balancer::policy::{Command, Observation, Policy, RmNode};
+//! use cosched_balancer::scenario::{Arm, Scenario, scaled};
+//! use cosched_balancer::synthetic::BatchKind;
+//! use cosched_balancer::BalancerError;
+//! use cosched_core::{Duration, NodeId, SeedStreams, Time};
+//!
+//! /// Idle batch nodes now, or nothing.
+//! #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+//! struct IdleOnly { busy: Vec<bool>, taken: Vec<bool> }
+//!
+//! impl Policy for IdleOnly {
+//!     type Observation = Observation;
+//!     type Command = Command;
+//!     type View = [RmNode];
+//!     type Error = BalancerError;
+//!     fn start(&mut self, _: Time, nodes: &[RmNode], _: &mut Vec<Command>) -> Result<(), BalancerError> {
+//!         (self.busy, self.taken) = (vec![false; nodes.len()], vec![false; nodes.len()]);
+//!         Ok(())
+//!     }
+//!     fn observe(&mut self, _: Time, obs: &Observation, _: &[RmNode], out: &mut Vec<Command>)
+//!         -> Result<(), BalancerError> {
+//!         match obs {
+//!             Observation::Request { request, nodes, .. } => {
+//!                 let idle: Vec<NodeId> = (0..self.busy.len())
+//!                     .filter(|&i| !self.busy[i] && !self.taken[i])
+//!                     .take(*nodes as usize)
+//!                     .map(|i| NodeId(i as u32))
+//!                     .collect();
+//!                 if idle.len() < *nodes as usize {
+//!                     out.push(Command::Reject { request: *request });
+//!                     return Ok(());
+//!                 }
+//!                 for &n in &idle {
+//!                     self.taken[n.index()] = true;
+//!                     out.push(Command::Reclaim(n));
+//!                 }
+//!                 out.push(Command::Grant { request: *request, nodes: idle });
+//!             }
+//!             Observation::Release { nodes } => for &n in nodes {
+//!                 self.taken[n.index()] = false;
+//!                 out.push(Command::Restore(n));
+//!             },
+//!             Observation::JobStarting { nodes } => nodes.iter().for_each(|n| self.busy[n.index()] = true),
+//!             Observation::JobEnded { nodes } => nodes.iter().for_each(|n| self.busy[n.index()] = false),
+//!             _ => {}
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! // The crate's default synthetic workload on 64 nodes, on-demand load × 8.
+//! let scenario = Scenario::synthetic(64);
+//! let streams = SeedStreams::new(7).family("replicate", 0);
+//! let replicate = scenario.replicate(&[BatchKind::Main { utilization: 0.66 }], 1, &streams)?;
+//! let leases = scaled(&replicate.base, 8)?;
+//! let mine = Arm::new("idle-only", |_| Box::new(IdleOnly::default()));
+//! let basic = scenario.basic(0, Duration::ZERO);
+//! for arm in [&mine, &basic] {
+//!     let r = scenario.run(arm, &replicate.batch[0], &leases)?;
+//!     println!("{}: reject {:.1} %, batch wait {:.2} h, utilisation {:.1} %",
+//!         r.configuration, 100.0 * r.on_demand.reject_rate,
+//!         r.batch.overall.mean_wait_s / 3600.0, 100.0 * r.combined_utilization);
+//!     assert!(r.on_demand.requests > 0);
+//! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -27,12 +102,15 @@ use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, Time};
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::predictor::{Combine, PredictiveHold, PredictorSpec};
-use crate::sim::{Configuration, SimError, SimReport, Simulation};
+use crate::baseline::StaticSplit;
+use crate::policy::{BalancerPolicy, Command, Observation, RmNode};
+use crate::predictor::{Combine, Predictive, PredictiveHold, Predictor, PredictorSpec};
+use crate::sim::{SimError, SimOutcome, SimReport, Simulation};
 use crate::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
 use crate::traces::{self, ApsJob, TraceError};
 use crate::workload::{DiurnalLeases, LeaseRequest};
-use crate::{BalancerConfig, Strategy};
+use crate::{Balancer, BalancerConfig, BalancerError, Strategy};
+use std::sync::Arc;
 
 /// Cores of a VM in the APS conversion (the paper's 16-core nodes, §III-A).
 pub const APS_CORES_PER_VM: u32 = 16;
@@ -95,6 +173,10 @@ pub struct Scenario {
     pub on_demand: OnDemandSource,
     /// `I`: how long an unused on-demand node is held before it returns to batch.
     pub idle_hold: Duration,
+    /// APS weekly files of the weeks before the on-demand load's, oldest first: the Predictive
+    /// algorithm's offline training (§III-B5), as VM leases ending at time 0. Used with
+    /// [`OnDemandSource::Aps`]; the synthetic load makes its own earlier weeks.
+    pub history: Vec<PathBuf>,
 }
 
 /// A batch workload ready to simulate.
@@ -168,10 +250,12 @@ impl RealWeek {
             None => Vec::new(),
         };
         let leases = traces::aps_to_leases(&traces::read_aps(aps)?, APS_CORES_PER_VM)?;
-        let name = lcrc.file_stem().map_or_else(
-            || format!("week {index}"),
-            |s| s.to_string_lossy().into_owned(),
-        );
+        let name = traces::week_name(lcrc);
+        let name = if name.is_empty() {
+            format!("week {index}")
+        } else {
+            name
+        };
         Ok(RealWeek {
             name,
             jobs,
@@ -182,7 +266,8 @@ impl RealWeek {
 }
 
 impl Scenario {
-    /// `nodes` nodes, synthetic batch and on-demand loads, `I` = 10 minutes.
+    /// `nodes` nodes, synthetic batch and on-demand loads, `I` =
+    /// [`DEFAULT_IDLE_HOLD`](crate::policy::DEFAULT_IDLE_HOLD).
     pub fn synthetic(nodes: u32) -> Scenario {
         Scenario {
             nodes,
@@ -190,7 +275,8 @@ impl Scenario {
                 sample_lcrc: Vec::new(),
             },
             on_demand: OnDemandSource::Synthetic,
-            idle_hold: Duration::from_mins(10),
+            idle_hold: crate::policy::DEFAULT_IDLE_HOLD,
+            history: Vec::new(),
         }
     }
 
@@ -311,20 +397,27 @@ impl Scenario {
             self.batch_inputs(kinds, self.nodes, weeks, streams.family("batch", 0).root())?;
         let span = batch.first().map_or(WEEK, |b| b.span);
         let od = self.on_demand(span, streams.family("on-demand", 0).root())?;
-        let history = if self.synthetic_leases() {
+        let (weeks, earlier) = if self.synthetic_leases() {
             let weeks = Duration(WEEK.0 * HISTORY_WEEKS);
             let earlier = self.on_demand(weeks, streams.family("history", 0).root())?;
-            earlier
-                .base
-                .into_iter()
-                .map(|r| LeaseRequest {
-                    submit: Time(r.submit.0.saturating_sub(weeks.0)),
-                    ..r
-                })
-                .collect()
+            (weeks, earlier.base)
+        } else if matches!(self.on_demand, OnDemandSource::Aps(_)) && !self.history.is_empty() {
+            let earlier = Scenario {
+                on_demand: OnDemandSource::Aps(self.history.clone()),
+                ..self.clone()
+            }
+            .on_demand(WEEK, 0)?;
+            (week_shift(self.history.len()), earlier.base)
         } else {
-            Vec::new()
+            (Duration::ZERO, Vec::new())
         };
+        let history = earlier
+            .into_iter()
+            .map(|r| LeaseRequest {
+                submit: Time(r.submit.0.saturating_sub(weeks.0)),
+                ..r
+            })
+            .collect();
         Ok(Replicate {
             batch,
             on_demand: od.label,
@@ -334,53 +427,56 @@ impl Scenario {
     }
 
     /// The Basic Balancer with static reserve `r` and window `w` (§II-C1).
-    pub fn basic(&self, r: u32, w: Duration) -> Configuration {
-        Configuration::Dynamic {
-            config: BalancerConfig::new(Strategy::Basic { static_reserve: r })
+    pub fn basic(&self, r: u32, w: Duration) -> Arm {
+        Arm::balancer(
+            BalancerConfig::new(Strategy::Basic { static_reserve: r })
                 .with_window(w)
                 .with_idle_hold(self.idle_hold),
-            predictor: None,
-        }
+        )
     }
 
     /// The Hint Balancer (the requests' notices are the hints), window `w` (§II-C2).
-    pub fn hint(&self, w: Duration) -> Configuration {
-        Configuration::Dynamic {
-            config: BalancerConfig::new(Strategy::Hinted)
+    pub fn hint(&self, w: Duration) -> Arm {
+        Arm::balancer(
+            BalancerConfig::new(Strategy::Hinted)
                 .with_window(w)
                 .with_idle_hold(self.idle_hold),
-            predictor: None,
-        }
+        )
     }
 
     /// The Predictive Balancer combining peaks by `rule`, window `w`, holding unused reserve
-    /// for `idle_hold` (the predicted reserve is held `I` from each slot's start; §II-C3).
+    /// for `idle_hold` (§II-C3).
     pub fn predictive(
         &self,
         rule: Combine,
         hold: PredictiveHold,
         w: Duration,
         idle_hold: Duration,
-    ) -> Configuration {
-        Configuration::Dynamic {
-            config: BalancerConfig::new(Strategy::Hinted)
+    ) -> Arm {
+        Arm::predictive(
+            BalancerConfig::new(Strategy::Hinted)
                 .with_window(w)
                 .with_idle_hold(idle_hold),
-            predictor: Some(PredictorSpec { rule, hold }),
-        }
+            PredictorSpec { rule, hold },
+        )
     }
 
-    /// Simulates `batch` beside `leases` under `configuration` on the combined cluster.
+    /// Every node on-demand; batch jobs never run.
+    pub fn all_on_demand(&self, w: Duration) -> Arm {
+        Arm::all_on_demand(self.nodes, w)
+    }
+
+    /// Simulates `batch` beside `leases` under `arm` on the combined cluster.
     ///
     /// # Errors
     /// An invalid configuration for the cluster (e.g. a reserve larger than it).
     pub fn run(
         &self,
-        configuration: Configuration,
+        arm: &Arm,
         batch: &BatchInput,
         leases: &[LeaseRequest],
     ) -> Result<SimReport, SimError> {
-        self.run_with_history(configuration, batch, leases, Vec::new())
+        self.run_with_history(arm, batch, leases, &[])
     }
 
     /// [`Scenario::run`] with earlier weeks' leases (before time 0) for the Predictive
@@ -390,15 +486,198 @@ impl Scenario {
     /// As [`Scenario::run`].
     pub fn run_with_history(
         &self,
-        configuration: Configuration,
+        arm: &Arm,
         batch: &BatchInput,
         leases: &[LeaseRequest],
-        history: Vec<LeaseRequest>,
+        history: &[LeaseRequest],
     ) -> Result<SimReport, SimError> {
-        Ok(Simulation::new(self.nodes, configuration)?
-            .with_history(history)
-            .run_preloaded(&batch.jobs, &batch.preload, leases)?
+        Ok(arm
+            .run(self.nodes, &batch.jobs, &batch.preload, leases, history)?
             .report)
+    }
+}
+
+/// A boxed policy of the Balancer's protocol with the built-in policies' error.
+pub type BoxedPolicy = Box<
+    dyn BalancerPolicy<
+            Observation = Observation,
+            Command = Command,
+            View = [RmNode],
+            Error = BalancerError,
+        > + Send,
+>;
+
+/// What an [`Arm`]'s policy is built from for one run.
+#[derive(Debug, Clone, Copy)]
+pub struct ArmInputs<'a> {
+    /// The run's on-demand requests.
+    pub requests: &'a [LeaseRequest],
+    /// Earlier leases (before the run), for policies trained offline.
+    pub history: &'a [LeaseRequest],
+}
+
+type Build = dyn Fn(&ArmInputs<'_>) -> Result<BoxedPolicy, BalancerError> + Send + Sync;
+
+/// One arm of a study: a name, how to build a fresh policy for each run, and what the
+/// simulator needs to know of it (whether notices are delivered as hints, nodes batch can
+/// never have). The built-in arms are [`Scenario`]'s constructors; [`Arm::new`] makes one of
+/// any policy.
+#[derive(Clone)]
+pub struct Arm {
+    name: String,
+    hints: bool,
+    static_reserve: u32,
+    build: Arc<Build>,
+}
+
+impl std::fmt::Debug for Arm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Arm")
+            .field("name", &self.name)
+            .field("hints", &self.hints)
+            .field("static_reserve", &self.static_reserve)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Arm {
+    /// An arm named `name` whose policy `build` makes afresh for each run.
+    pub fn new(
+        name: impl Into<String>,
+        build: impl Fn(&ArmInputs<'_>) -> BoxedPolicy + Send + Sync + 'static,
+    ) -> Arm {
+        Arm::try_new(name, move |inputs| Ok(build(inputs)))
+    }
+
+    /// [`Arm::new`] with a builder that may refuse its inputs.
+    pub fn try_new(
+        name: impl Into<String>,
+        build: impl Fn(&ArmInputs<'_>) -> Result<BoxedPolicy, BalancerError> + Send + Sync + 'static,
+    ) -> Arm {
+        Arm {
+            name: name.into(),
+            hints: false,
+            static_reserve: 0,
+            build: Arc::new(build),
+        }
+    }
+
+    /// The Balancer with `config`: `basic` (Algorithm 1 with its static reserve, §II-C1) or,
+    /// hinted, `hint` (the requests' notices delivered as hints, §II-C2).
+    pub fn balancer(config: BalancerConfig) -> Arm {
+        let arm = Arm::new(
+            match config.strategy {
+                Strategy::Basic { .. } => "basic",
+                Strategy::Hinted => "hint",
+            },
+            move |_| Box::new(Balancer::new(config)),
+        )
+        .with_static_reserve(config.static_reserve());
+        match config.strategy {
+            Strategy::Basic { .. } => arm,
+            Strategy::Hinted => arm.with_hints(),
+        }
+    }
+
+    /// Predictive (§II-C3): a hinted Balancer with `config` and a predictor as `spec` says,
+    /// trained on the run's history before its first request (§III-B5).
+    pub fn predictive(config: BalancerConfig, spec: PredictorSpec) -> Arm {
+        Arm::try_new("predictive", move |inputs| {
+            let first = inputs.requests.iter().map(|r| r.submit).min();
+            let history: Vec<LeaseRequest> = inputs
+                .history
+                .iter()
+                .filter(|l| first.is_none_or(|f| l.submit < f))
+                .copied()
+                .collect();
+            let predictor = Predictor::train(spec.rule, &history);
+            Ok(Box::new(
+                Predictive::new(config, predictor)?.with_hold(spec.hold),
+            ))
+        })
+    }
+
+    /// No on-demand pool: every request is rejected (Table I's all-batch row, §III-A).
+    pub fn all_batch() -> Arm {
+        Arm::new("all-batch", |_| {
+            Box::new(StaticSplit::new(0, Duration::ZERO))
+        })
+    }
+
+    /// A dedicated on-demand pool of `pool` nodes, requests waiting up to `w` (Table I's
+    /// split, 304 + 68 nodes, §III-A).
+    pub fn dedicated(pool: u32, w: Duration) -> Arm {
+        Arm::new("dedicated", move |_| Box::new(StaticSplit::new(pool, w)))
+            .with_static_reserve(pool)
+    }
+
+    /// Every one of `nodes` nodes on-demand; batch jobs never run.
+    pub fn all_on_demand(nodes: u32, w: Duration) -> Arm {
+        Arm::new("all-on-demand", move |_| {
+            Box::new(StaticSplit::new(nodes, w))
+        })
+        .with_static_reserve(nodes)
+    }
+
+    /// Simulates `jobs` (with `preload` running at the start) beside `requests` on `nodes`
+    /// nodes under a fresh policy of this arm, built with `history`.
+    ///
+    /// # Errors
+    /// The policy's refusal (e.g. a reserve larger than the cluster), or the simulator's.
+    pub fn run(
+        &self,
+        nodes: u32,
+        jobs: &[RigidJob],
+        preload: &[RigidJob],
+        requests: &[LeaseRequest],
+        history: &[LeaseRequest],
+    ) -> Result<SimOutcome, SimError> {
+        let mut policy = self
+            .build(&ArmInputs { requests, history })
+            .map_err(SimError::Policy)?;
+        self.simulation(nodes)?
+            .run_preloaded(&mut *policy, jobs, preload, requests)
+    }
+
+    /// With the requests' notices delivered as hints (§III-B4).
+    pub fn with_hints(self) -> Arm {
+        Arm {
+            hints: true,
+            ..self
+        }
+    }
+
+    /// With `nodes` nodes the policy never gives batch (`R`, a dedicated pool): wider batch
+    /// jobs are counted as too wide.
+    pub fn with_static_reserve(self, nodes: u32) -> Arm {
+        Arm {
+            static_reserve: nodes,
+            ..self
+        }
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A fresh policy for a run on `inputs`.
+    ///
+    /// # Errors
+    /// The builder's refusal.
+    pub fn build(&self, inputs: &ArmInputs<'_>) -> Result<BoxedPolicy, BalancerError> {
+        (self.build)(inputs)
+    }
+
+    /// The simulator for this arm on `nodes` nodes.
+    ///
+    /// # Errors
+    /// `nodes` = 0.
+    pub fn simulation(&self, nodes: u32) -> Result<Simulation, ParamError> {
+        Ok(Simulation::new(nodes)?
+            .with_hints(self.hints)
+            .with_batch_nodes(nodes - self.static_reserve.min(nodes))
+            .with_label(self.name.clone()))
     }
 }
 

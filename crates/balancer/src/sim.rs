@@ -3,9 +3,15 @@
 //! ([`cosched_core::engine::Simulation`]), turns what happens into the policy protocol's
 //! [`Observation`]s, and applies the [`Command`]s the policy returns — through the
 //! [`Oarm`] edge for nodes, and by starting leases for grants. Every
-//! on-demand decision, baselines included, comes from a [`Policy`]: the [`Balancer`]
-//! (Basic, Hint), [`Predictive`], or [`StaticSplit`] (all-batch, the 304 + 68 split,
-//! all-on-demand). Same input, same output.
+//! on-demand decision, baselines included, comes from the policy the caller passes: any
+//! [`BalancerPolicy`] (a `cosched_core::policy::Policy` of the Balancer's protocol), such as the
+//! [`crate::Balancer`] (Basic, Hint), [`crate::predictor::Predictive`] or
+//! [`crate::baseline::StaticSplit`] (all-batch, the 304 + 68 split, all-on-demand) that
+//! [`crate::scenario`] builds, or the caller's own. Same input, same output.
+//!
+//! The simulator reads nothing of the policy but its commands and its
+//! [`next_wake`](cosched_core::policy::Policy::next_wake); the view it lends is every node's
+//! name ([`node_name`]) and state in the simulated cluster.
 //!
 //! ## Event order at one instant
 //! **Batch completions** (reported as `JobEnded`, so the nodes they free can be taken for a
@@ -13,7 +19,7 @@
 //! **hints** (`Hint`), **lease requests** (`Request`), **batch arrivals**, then the **tick**
 //! (last: a node freed exactly at a deadline counts). Then one EASY pass; the started jobs'
 //! nodes are reported with `JobStarting`, and a tick is scheduled at the policy's next
-//! deadline.
+//! wake time.
 //!
 //! ## Method (§III-A)
 //! - Preloading: [`Simulation::run_preloaded`] starts the given jobs (the previous week's jobs
@@ -26,93 +32,30 @@
 //! - Checked time: a job or lease whose end would overflow the clock is refused at admission
 //!   ([`SimReport::unrepresentable`]); work is proportional to the events, never to the span.
 
-use crate::baseline::StaticSplit;
+use crate::BalancerError;
 use crate::oarm::{self, Oarm};
-use crate::policy::{Command, Observation, Policy, RmNode, RmNodeState, Strategy};
-use crate::predictor::{Predictive, Predictor, PredictorSpec};
-use crate::report::on_demand_summary;
-pub use crate::report::{NodeSeconds, OnDemandSummary, RequestRecord, SimOutcome, SimReport};
+use crate::policy::{BalancerPolicy, Command, Observation, RmNode, RmNodeState};
+pub use crate::report::{
+    NodeSeconds, OnDemandSummary, RequestRecord, SimOutcome, SimReport, on_demand_summary,
+};
 use crate::workload::LeaseRequest;
-use crate::{Balancer, BalancerConfig, BalancerError};
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, OfflineOutcome, RunToken, Started};
 use cosched_core::engine::{self, EngineError, Event, EventQueue};
 use cosched_core::usage::{UsageKind, UsageLedger};
 use cosched_core::{
-    DEFAULT_SLOWDOWN_TAU, Duration, JobId, JobRecord, LeaseId, NodeId, NodeState, ParamError, Pool,
-    Report, RigidJob, Time,
+    DEFAULT_SLOWDOWN_TAU, Duration, JobId, JobRecord, LeaseId, NodeId, ParamError, Pool, Report,
+    RigidJob, Time,
 };
 use cosched_workload::admit::admit;
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
-/// Which on-demand arrangement to simulate.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Configuration {
-    /// The Balancer; with `predictor`, Predictive (needs [`Strategy::Hinted`]); hinted without
-    /// a predictor, the requests' notices are the hints (Hint).
-    Dynamic {
-        /// The Balancer's parameters.
-        config: BalancerConfig,
-        /// The Predictive configuration, if Predictive (a [`crate::predictor::Combine`]
-        /// converts into one holding the reserve for its slot).
-        predictor: Option<PredictorSpec>,
-    },
-    /// No on-demand pool: every request is rejected.
-    AllBatch,
-    /// A dedicated on-demand pool of `on_demand_nodes` nodes, requests waiting up to `window`.
-    Dedicated {
-        /// The pool's size.
-        on_demand_nodes: u32,
-        /// `W`.
-        window: Duration,
-    },
-    /// Every node on-demand; batch jobs never run.
-    AllOnDemand {
-        /// `W`.
-        window: Duration,
-    },
-}
-
-impl Configuration {
-    /// A short name for reports: `basic`, `hint`, `predictive`, `all-batch`, `dedicated`,
-    /// `all-on-demand`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Configuration::Dynamic {
-                predictor: Some(_), ..
-            } => "predictive",
-            Configuration::Dynamic { config, .. } => match config.strategy {
-                Strategy::Basic { .. } => "basic",
-                Strategy::Hinted => "hint",
-            },
-            Configuration::AllBatch => "all-batch",
-            Configuration::Dedicated { .. } => "dedicated",
-            Configuration::AllOnDemand { .. } => "all-on-demand",
-        }
-    }
-
-    /// The nodes batch can ever have out of `nodes`.
-    fn batch_nodes(&self, nodes: u32) -> u32 {
-        match *self {
-            Configuration::Dynamic { config, .. } => nodes - config.static_reserve().min(nodes),
-            Configuration::AllBatch => nodes,
-            Configuration::Dedicated {
-                on_demand_nodes, ..
-            } => nodes - on_demand_nodes.min(nodes),
-            Configuration::AllOnDemand { .. } => 0,
-        }
-    }
-}
-
-/// Why a simulation could not run.
+/// Why a simulation could not run; `E` is the policy's error.
 #[derive(Debug, Error)]
-pub enum SimError {
-    /// A parameter out of range (cluster size, pool size, Balancer parameters).
+pub enum SimError<E = BalancerError> {
+    /// A parameter out of range (cluster size).
     #[error(transparent)]
     Param(#[from] ParamError),
-    /// A Predictive configuration whose strategy is Basic.
-    #[error("the Predictive reserve needs the hinted strategy")]
-    PredictorNeedsHints,
     /// An invalid lease request.
     #[error("lease request {id}: {source}")]
     InvalidRequest {
@@ -130,9 +73,13 @@ pub enum SimError {
     /// The batch cluster refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
-    /// The policy refused an observation (a simulator or policy bug: the views disagreed).
-    #[error(transparent)]
-    Balancer(#[from] BalancerError),
+    /// The policy refused a call (at start: its parameters do not fit the cluster; later, a
+    /// policy bug: its view and the simulator's disagreed).
+    #[error("the policy refused: {0}")]
+    Policy(#[source] E),
+    /// The policy granted a request that is not waiting (unknown, or answered already).
+    #[error("the policy granted {0}, which is not waiting")]
+    GrantNotWaiting(LeaseId),
     /// The batch cluster refused a node command.
     #[error(transparent)]
     Execute(#[from] oarm::ExecuteError<SimOarmError>),
@@ -141,69 +88,48 @@ pub enum SimError {
     Engine(#[from] EngineError),
 }
 
-/// Simulates a combined cluster of `nodes` nodes under one [`Configuration`].
+/// Simulates a combined cluster of `nodes` nodes under a policy the caller passes.
 ///
 /// ```
-/// use cosched_balancer::sim::{Configuration, Simulation};
+/// use cosched_balancer::baseline::StaticSplit;
+/// use cosched_balancer::sim::Simulation;
 /// use cosched_balancer::workload::LeaseRequest;
-/// use cosched_balancer::{BalancerConfig, Strategy};
+/// use cosched_balancer::{Balancer, BalancerConfig, Strategy};
 /// use cosched_core::{Duration, JobId, LeaseId, RigidJob, Time};
 /// let jobs = [RigidJob::new(JobId(0), Time(0), 4, Duration(100), Duration(100)).unwrap()];
 /// let requests = [LeaseRequest {
 ///     id: LeaseId(0), submit: Time(10), nodes: 2, duration: Duration(50), notice: None,
 /// }];
-/// let basic = Configuration::Dynamic {
-///     config: BalancerConfig::new(Strategy::Basic { static_reserve: 0 }),
-///     predictor: None,
-/// };
-/// let out = Simulation::new(6, basic).unwrap().run(&jobs, &requests).unwrap();
+/// let config = BalancerConfig::new(Strategy::Basic { static_reserve: 0 });
+/// let mut basic = Balancer::new(config);
+/// let out = Simulation::new(6).unwrap().run(&mut basic, &jobs, &requests).unwrap();
 /// assert_eq!(out.report.on_demand.granted, 1);
-/// assert_eq!(out.report.node_seconds_run.total(), 6 * 100);
-/// let dedicated = Configuration::Dedicated { on_demand_nodes: 1, window: Duration(0) };
-/// let out = Simulation::new(6, dedicated).unwrap().run(&jobs, &requests).unwrap();
+/// // The run lasts until the released nodes' hold I (10 min by default) ends at 60 + 600 s.
+/// assert_eq!(out.report.node_seconds_run.total(), 6 * 660);
+/// let mut dedicated = StaticSplit::new(1, Duration(0));
+/// let out = Simulation::new(6).unwrap().run(&mut dedicated, &jobs, &requests).unwrap();
 /// assert_eq!(out.report.on_demand.rejected, 1);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Simulation {
     nodes: u32,
-    configuration: Configuration,
     tau: Duration,
-    history: Vec<LeaseRequest>,
+    hints: bool,
+    batch_nodes: u32,
+    label: String,
 }
 
 impl Simulation {
-    /// A simulator for `nodes` nodes (at least 1) under `configuration`.
-    pub fn new(nodes: u32, configuration: Configuration) -> Result<Simulation, SimError> {
+    /// A simulator for `nodes` nodes (at least 1): no hints, every node open to batch jobs,
+    /// reports labelled `policy`.
+    pub fn new(nodes: u32) -> Result<Simulation, ParamError> {
         ParamError::check(nodes >= 1, "nodes", nodes, "a cluster needs >= 1 node")?;
-        match configuration {
-            Configuration::Dynamic { config, predictor } => {
-                config.validate()?;
-                ParamError::check(
-                    config.static_reserve() <= nodes,
-                    "R",
-                    config.static_reserve(),
-                    "must be <= nodes",
-                )?;
-                if predictor.is_some() && config.strategy != Strategy::Hinted {
-                    return Err(SimError::PredictorNeedsHints);
-                }
-            }
-            Configuration::Dedicated {
-                on_demand_nodes,
-                window,
-            } => {
-                StaticSplit::start(nodes, on_demand_nodes, window)?;
-            }
-            Configuration::AllOnDemand { window } => {
-                StaticSplit::start(nodes, nodes, window)?;
-            }
-            Configuration::AllBatch => {}
-        }
         Ok(Simulation {
             nodes,
-            configuration,
             tau: DEFAULT_SLOWDOWN_TAU,
-            history: Vec::new(),
+            hints: false,
+            batch_nodes: nodes,
+            label: "policy".to_owned(),
         })
     }
 
@@ -213,20 +139,37 @@ impl Simulation {
         self
     }
 
-    /// Trains the Predictive configuration's predictor offline on these earlier leases (their
-    /// times before the run's), as §III-B5.
-    pub fn with_history(mut self, history: Vec<LeaseRequest>) -> Simulation {
-        self.history = history;
+    /// With `hints`, each request's notice reaches the policy as an [`Observation::Hint`]
+    /// (`N` = its nodes by `H` = its submission) at `submit − notice` (the Hint strategy's
+    /// user notification, §III-B4); without, notices are ignored.
+    pub fn with_hints(mut self, hints: bool) -> Simulation {
+        self.hints = hints;
         self
     }
 
-    /// Simulates `jobs` and `requests` (any order; ids unique) to the end.
-    pub fn run(
+    /// Batch jobs wider than `batch_nodes` (the nodes batch can ever have under the policy,
+    /// e.g. `N − R`) are counted in [`SimReport::too_wide`] and never queued (the default:
+    /// every node).
+    pub fn with_batch_nodes(mut self, batch_nodes: u32) -> Simulation {
+        self.batch_nodes = batch_nodes.min(self.nodes);
+        self
+    }
+
+    /// Names the policy in the report ([`SimReport::configuration`]).
+    pub fn with_label(mut self, label: impl Into<String>) -> Simulation {
+        self.label = label.into();
+        self
+    }
+
+    /// Simulates `jobs` and `requests` (any order; ids unique) to the end under `policy`,
+    /// which is started at the run's start.
+    pub fn run<P: BalancerPolicy + ?Sized>(
         &self,
+        policy: &mut P,
         jobs: &[RigidJob],
         requests: &[LeaseRequest],
-    ) -> Result<SimOutcome, SimError> {
-        self.run_preloaded(jobs, &[], requests)
+    ) -> Result<SimOutcome, SimError<P::Error>> {
+        self.run_preloaded(policy, jobs, &[], requests)
     }
 
     /// [`Simulation::run`] on a cluster preloaded with running jobs (§III-A): the `preload`
@@ -234,12 +177,13 @@ impl Simulation {
     /// anything else. They count in the node uses, not in the batch jobs' records and waits.
     /// They are taken in (submit, id) order while they fit on the batch side; the others are
     /// counted in [`SimReport::preload_left_out`].
-    pub fn run_preloaded(
+    pub fn run_preloaded<P: BalancerPolicy + ?Sized>(
         &self,
+        policy: &mut P,
         jobs: &[RigidJob],
         preload: &[RigidJob],
         requests: &[LeaseRequest],
-    ) -> Result<SimOutcome, SimError> {
+    ) -> Result<SimOutcome, SimError<P::Error>> {
         let admitted = admit(jobs).map_err(|e| SimError::DuplicateJob(e.0))?;
         let preload_admitted = admit(preload).map_err(|e| SimError::DuplicateJob(e.0))?;
         let mut unrepresentable = 0;
@@ -269,7 +213,7 @@ impl Simulation {
         }
         let (requests, unrepresentable_requests) = admit_requests(requests)?;
         unrepresentable += unrepresentable_requests;
-        let hinting = matches!(self.configuration, Configuration::Dynamic { config, predictor: None } if config.strategy == Strategy::Hinted);
+        let hinting = self.hints;
         let hint_time = |r: &LeaseRequest| match (hinting, r.notice) {
             (true, Some(n)) => r.submit.0.checked_sub(n.0).map_or(r.submit, Time),
             _ => r.submit,
@@ -291,12 +235,18 @@ impl Simulation {
         .flatten()
         .max()
         .unwrap_or(start);
-        let batch_nodes = self.configuration.batch_nodes(self.nodes);
+        let batch_nodes = self.batch_nodes;
         let mut cluster = BatchCluster::new(self.nodes)?;
-        let (policy, commands) = self.policy(start, &requests)?;
         let mut env = Env {
             cluster: SimOarm(&mut cluster),
             policy,
+            out: Vec::new(),
+            view: (0..self.nodes)
+                .map(|i| RmNode {
+                    name: node_name(NodeId(i)),
+                    state: RmNodeState::BatchIdle,
+                })
+                .collect(),
             requests: &requests,
             index: requests
                 .iter()
@@ -306,6 +256,7 @@ impl Simulation {
             workload: &workload,
             batch_nodes,
             granted: vec![None; requests.len()],
+            answered: vec![false; requests.len()],
             held: vec![Vec::new(); requests.len()],
             allocated: 0,
             tick_at: None,
@@ -322,7 +273,7 @@ impl Simulation {
             whole: UsageLedger::totals_only(),
             window: UsageLedger::totals_only(),
         };
-        env.execute(start, commands, None)?;
+        env.call(start, Call::Start, None)?;
         let mut queue = EventQueue::new(start);
         env.env_events = workload.len()
             + requests.len()
@@ -395,7 +346,7 @@ impl Simulation {
         let area = f64::from(self.nodes) * (span_end.0 as f64 - start.0 as f64);
         let share = |s: i64| if area > 0.0 { s as f64 / area } else { 0.0 };
         let report = SimReport {
-            configuration: self.configuration.name().to_owned(),
+            configuration: self.label.clone(),
             nodes: self.nodes,
             start_s: start.0,
             span_end_s: span_end.0,
@@ -419,50 +370,6 @@ impl Simulation {
             requests: request_records,
         })
     }
-
-    /// The configuration's policy and its start-up commands.
-    fn policy(
-        &self,
-        start: Time,
-        requests: &[LeaseRequest],
-    ) -> Result<(Box<dyn Policy>, Vec<Command>), SimError> {
-        let split = |pool, window| -> Result<(Box<dyn Policy>, Vec<Command>), SimError> {
-            let (p, c) = StaticSplit::start(self.nodes, pool, window)?;
-            Ok((Box::new(p), c))
-        };
-        match self.configuration {
-            Configuration::Dynamic { config, predictor } => {
-                let nodes: Vec<RmNode> = (0..self.nodes)
-                    .map(|i| RmNode {
-                        name: node_name(NodeId(i)),
-                        state: RmNodeState::BatchIdle,
-                    })
-                    .collect();
-                let (balancer, commands) = Balancer::start(start, config, &nodes)?;
-                match predictor {
-                    None => Ok((Box::new(balancer), commands)),
-                    Some(spec) => {
-                        let first = requests.first().map_or(start, |r| r.submit);
-                        let history: Vec<LeaseRequest> = self
-                            .history
-                            .iter()
-                            .filter(|l| l.submit < first)
-                            .copied()
-                            .collect();
-                        let predictor = Predictor::train(spec.rule, &history);
-                        let p = Predictive::new(start, balancer, predictor)?.with_hold(spec.hold);
-                        Ok((Box::new(p), commands))
-                    }
-                }
-            }
-            Configuration::AllBatch => split(0, Duration::ZERO),
-            Configuration::Dedicated {
-                on_demand_nodes,
-                window,
-            } => split(on_demand_nodes, window),
-            Configuration::AllOnDemand { window } => split(self.nodes, window),
-        }
-    }
 }
 
 /// The simulated nodes' hostnames.
@@ -472,7 +379,7 @@ pub fn node_name(node: NodeId) -> String {
 
 /// Valid requests sorted by (submit, id), and how many were left out because their end
 /// overflows the clock.
-fn admit_requests(requests: &[LeaseRequest]) -> Result<(Vec<LeaseRequest>, usize), SimError> {
+fn admit_requests<E>(requests: &[LeaseRequest]) -> Result<(Vec<LeaseRequest>, usize), SimError<E>> {
     let mut sorted = requests.to_vec();
     sorted.sort_by_key(|r| (r.id, r.submit));
     for (i, r) in sorted.iter().enumerate() {
@@ -542,33 +449,30 @@ impl Oarm for SimOarm<'_> {
     fn restore_node(&mut self, node: NodeId, _name: &str) -> Result<(), SimOarmError> {
         Ok(self.0.set_online(node)?)
     }
+}
 
-    fn get_status_of_all_nodes(&self) -> Result<Vec<RmNode>, SimOarmError> {
-        Ok(self
-            .0
-            .node_statuses(Time::ZERO)
-            .iter()
-            .map(|s| RmNode {
-                name: node_name(s.node),
-                state: match s.state {
-                    NodeState::Busy(_) => RmNodeState::BatchBusy,
-                    NodeState::Offline => RmNodeState::OnDemandFree,
-                    _ => RmNodeState::BatchIdle,
-                },
-            })
-            .collect())
-    }
+/// Which protocol call the simulator makes.
+enum Call {
+    Start,
+    Observe(Observation),
+    Wake,
 }
 
 /// The environment of one run.
-struct Env<'a> {
+struct Env<'a, P: ?Sized> {
     cluster: SimOarm<'a>,
-    policy: Box<dyn Policy>,
+    policy: &'a mut P,
+    /// The policy's command buffer.
+    out: Vec<Command>,
+    /// The nodes as the policy's view: names and states, kept as the simulated cluster
+    /// changes.
+    view: Vec<RmNode>,
     requests: &'a [LeaseRequest],
     index: BTreeMap<LeaseId, usize>,
     workload: &'a [RigidJob],
     batch_nodes: u32,
     granted: Vec<Option<Time>>,
+    answered: Vec<bool>,
     held: Vec<Vec<NodeId>>,
     allocated: u32,
     tick_at: Option<Time>,
@@ -588,7 +492,7 @@ struct Env<'a> {
     window: UsageLedger,
 }
 
-impl Env<'_> {
+impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
     /// Records the node uses from the last instant to `now`.
     fn account(&mut self, now: Time) {
         if now <= self.last {
@@ -614,57 +518,91 @@ impl Env<'_> {
         self.last = now;
     }
 
-    fn observe(
+    /// Makes one protocol call and applies the commands it returns.
+    fn call(
         &mut self,
         now: Time,
-        observation: Observation<'_>,
+        call: Call,
         queue: Option<&mut EventQueue<SimEvent>>,
-    ) -> Result<(), SimError> {
-        let commands = self.policy.observe(now, observation)?;
-        self.execute(now, commands, queue)
+    ) -> Result<(), SimError<P::Error>> {
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        let view = self.view.as_slice();
+        let result = match &call {
+            Call::Start => self.policy.start(now, view, &mut out),
+            Call::Observe(o) => self.policy.observe(now, o, view, &mut out),
+            Call::Wake => self.policy.wake(now, view, &mut out),
+        };
+        result.map_err(SimError::Policy)?;
+        let applied = self.execute(now, &mut out, queue);
+        self.out = out;
+        applied
     }
 
     /// Applies the policy's commands: node commands on the batch cluster, grants as leases.
     fn execute(
         &mut self,
         now: Time,
-        commands: Vec<Command>,
+        commands: &mut Vec<Command>,
         mut queue: Option<&mut EventQueue<SimEvent>>,
-    ) -> Result<(), SimError> {
-        for command in oarm::execute(&mut self.cluster, node_name, commands)? {
-            let (Command::Grant { .. } | Command::Reject { .. }) = command else {
-                continue;
-            };
-            self.open_requests = self.open_requests.saturating_sub(1);
-            let Command::Grant { request, nodes } = command else {
-                continue;
-            };
-            let i = *self
-                .index
-                .get(&request)
-                .ok_or(BalancerError::UnknownRequest(request))?;
-            let r = self.requests[i];
-            self.allocated += nodes.len() as u32;
-            self.held[i] = nodes;
-            self.granted[i] = Some(now);
-            if let Some(q) = queue.as_deref_mut() {
-                q.schedule_in(r.duration, SimEvent::LeaseEnd(i))?;
-                self.env_events += 1;
+    ) -> Result<(), SimError<P::Error>> {
+        for command in commands.iter() {
+            match *command {
+                Command::Reclaim(n) => self.set_state(n, RmNodeState::OnDemandFree),
+                Command::Restore(n) => self.set_state(n, RmNodeState::BatchIdle),
+                _ => {}
+            }
+        }
+        for command in oarm::execute(&mut self.cluster, node_name, commands.drain(..))? {
+            match command {
+                Command::Reject { request } => {
+                    self.open_requests = self.open_requests.saturating_sub(1);
+                    if let Some(&i) = self.index.get(&request) {
+                        self.answered[i] = true;
+                    }
+                }
+                Command::Grant { request, nodes } => {
+                    self.open_requests = self.open_requests.saturating_sub(1);
+                    let i = *self
+                        .index
+                        .get(&request)
+                        .filter(|&&i| !self.answered[i])
+                        .ok_or(SimError::GrantNotWaiting(request))?;
+                    let r = self.requests[i];
+                    self.answered[i] = true;
+                    self.allocated += nodes.len() as u32;
+                    for &n in &nodes {
+                        self.set_state(n, RmNodeState::OnDemandAllocated);
+                    }
+                    self.held[i] = nodes;
+                    self.granted[i] = Some(now);
+                    if let Some(q) = queue.as_deref_mut() {
+                        q.schedule_in(r.duration, SimEvent::LeaseEnd(i))?;
+                        self.env_events += 1;
+                    }
+                }
+                Command::Reclaim(_) | Command::Restore(_) => {}
             }
         }
         Ok(())
+    }
+
+    fn set_state(&mut self, node: NodeId, state: RmNodeState) {
+        if let Some(n) = self.view.get_mut(node.index()) {
+            n.state = state;
+        }
     }
 
     fn schedule_tick(
         &mut self,
         now: Time,
         queue: &mut EventQueue<SimEvent>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), SimError<P::Error>> {
         let over =
             self.env_events == 0 && self.open_requests == 0 && self.cluster.0.queue_len() == 0;
         let Some(at) = self
             .policy
-            .next_deadline()
+            .next_wake()
             .map(|t| t.max(now))
             .filter(|_| !over)
         else {
@@ -680,16 +618,16 @@ impl Env<'_> {
     }
 }
 
-impl engine::Simulation for Env<'_> {
+impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
     type Event = SimEvent;
-    type Error = SimError;
+    type Error = SimError<P::Error>;
 
     fn handle(
         &mut self,
         now: Time,
         event: SimEvent,
         queue: &mut EventQueue<SimEvent>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Self::Error> {
         self.account(now);
         if !matches!(event, SimEvent::Tick) {
             self.env_events -= 1;
@@ -697,7 +635,7 @@ impl engine::Simulation for Env<'_> {
         if matches!(event, SimEvent::Request(_)) {
             self.open_requests += 1;
         }
-        match event {
+        let observation = match event {
             SimEvent::Completion(token) => {
                 let nodes = self.cluster.0.job_nodes(token.job)?.to_vec();
                 if let Some(record) = self.cluster.0.complete(now, token)
@@ -705,28 +643,33 @@ impl engine::Simulation for Env<'_> {
                 {
                     self.records.push(record);
                 }
-                self.observe(now, Observation::JobEnded { nodes: &nodes }, Some(queue))?;
+                for &n in &nodes {
+                    self.set_state(n, RmNodeState::BatchIdle);
+                }
+                Observation::JobEnded { nodes }
             }
             SimEvent::LeaseEnd(i) => {
                 let nodes = std::mem::take(&mut self.held[i]);
                 self.allocated -= nodes.len() as u32;
-                self.observe(now, Observation::Release { nodes: &nodes }, Some(queue))?;
+                for &n in &nodes {
+                    self.set_state(n, RmNodeState::OnDemandFree);
+                }
+                Observation::Release { nodes }
             }
             SimEvent::Hint(i) => {
                 let r = self.requests[i];
-                let hint = Observation::Hint {
+                Observation::Hint {
                     by: r.submit,
                     nodes: r.nodes,
-                };
-                self.observe(now, hint, Some(queue))?;
+                }
             }
             SimEvent::Request(i) => {
                 let r = self.requests[i];
-                let request = Observation::Request {
+                Observation::Request {
                     request: r.id,
                     nodes: r.nodes,
-                };
-                self.observe(now, request, Some(queue))?;
+                    wait: None,
+                }
             }
             SimEvent::Arrival(i) => {
                 let job = self.workload[i];
@@ -737,20 +680,22 @@ impl engine::Simulation for Env<'_> {
                 } else {
                     self.cluster.0.submit(BatchJob::rigid(&job))?;
                 }
+                return Ok(());
             }
             SimEvent::Tick => {
                 if self.tick_at == Some(now) {
                     self.tick_at = None;
                 }
-                if self.policy.next_deadline().is_some_and(|d| d <= now) {
-                    self.observe(now, Observation::Tick, Some(queue))?;
+                if self.policy.next_wake().is_some_and(|d| d <= now) {
+                    self.call(now, Call::Wake, Some(queue))?;
                 }
+                return Ok(());
             }
-        }
-        Ok(())
+        };
+        self.call(now, Call::Observe(observation), Some(queue))
     }
 
-    fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), SimError> {
+    fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), Self::Error> {
         self.account(now);
         self.cluster
             .0
@@ -763,10 +708,13 @@ impl engine::Simulation for Env<'_> {
             self.env_events += 1;
             starting.extend_from_slice(self.cluster.0.job_nodes(s.token.job)?);
         }
+        for &n in &starting {
+            self.set_state(n, RmNodeState::BatchBusy);
+        }
         if !starting.is_empty() {
-            self.observe(
+            self.call(
                 now,
-                Observation::JobStarting { nodes: &starting },
+                Call::Observe(Observation::JobStarting { nodes: starting }),
                 Some(queue),
             )?;
         }

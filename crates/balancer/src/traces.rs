@@ -18,7 +18,8 @@
 //! - [`read_swf_jobs`]: an SWF batch trace (plain or gzip) through
 //!   [`cosched_workload::swf::read_rigid_jobs`].
 //!
-//! Every CSV needs its header line, exactly as above (whitespace around names and values is
+//! Every file may be gzip-compressed (`.csv.gz`, as the vendored weeks and the paper's public
+//! trace repository ship them). Every CSV needs its header line, exactly as above (whitespace around names and values is
 //! ignored; blank lines are skipped). Values are integers.
 //!
 //! ## The APS packing ([`aps_to_leases`])
@@ -36,8 +37,9 @@
 use crate::workload::LeaseRequest;
 use cosched_core::{Duration, JobId, LeaseId, ParamError, RigidJob, Time};
 use cosched_workload::swf::{SwfError, read_rigid_jobs};
+use flate2::read::MultiGzDecoder;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use thiserror::Error;
 
@@ -201,6 +203,8 @@ pub struct LcrcRecord {
     pub runtime: Duration,
     /// `walltime`, at least 0.
     pub walltime: Duration,
+    /// The file's line it was read from (1-based; 0 when made by hand).
+    pub line: u64,
 }
 
 impl LcrcRecord {
@@ -218,7 +222,8 @@ impl LcrcRecord {
     }
 }
 
-/// Reads an LCRC weekly CSV as records, in file order.
+/// Reads an LCRC weekly CSV as records, in file order. A record that ends before it starts
+/// is refused, naming its line.
 pub fn parse_lcrc_records(reader: impl Read, file: &str) -> Result<Vec<LcrcRecord>, TraceError> {
     let mut jobs = Vec::new();
     for_each_row(reader, file, &LCRC_HEADER, |row: &Row<'_, LcrcRow>| {
@@ -226,6 +231,9 @@ pub fn parse_lcrc_records(reader: impl Read, file: &str) -> Result<Vec<LcrcRecor
         let runtime = row.at_least(4, r.RunTime, 0)?;
         let nodes = row.at_least(5, r.NodesRequested, 1)?;
         let walltime = row.at_least(6, r.walltime, 0)?;
+        if r.EndTime < r.StartTime {
+            return Err(row.error(2, "ends before its StartTime"));
+        }
         jobs.push(LcrcRecord {
             submit: Time(r.SubmitTime),
             start: Time(r.StartTime),
@@ -233,6 +241,7 @@ pub fn parse_lcrc_records(reader: impl Read, file: &str) -> Result<Vec<LcrcRecor
             nodes: u32::try_from(nodes).map_err(|_| row.error(5, "too large"))?,
             runtime: Duration(runtime),
             walltime: Duration(walltime),
+            line: row.line,
         });
         Ok(())
     })?;
@@ -253,7 +262,7 @@ pub fn read_lcrc_records(path: &Path) -> Result<Vec<LcrcRecord>, TraceError> {
 /// use cosched_balancer::traces::{LcrcRecord, running_at};
 /// use cosched_core::{Duration, JobId, Time};
 /// let rec = LcrcRecord { submit: Time(90), start: Time(100), end: Time(1_100), nodes: 2,
-///     runtime: Duration(1_000), walltime: Duration(3_600) };
+///     runtime: Duration(1_000), walltime: Duration(3_600), line: 0 };
 /// let preload = running_at(&[rec], Time(600), 7);
 /// assert_eq!((preload[0].id, preload[0].submit, preload[0].runtime, preload[0].estimate),
 ///            (JobId(7), Time(0), Duration(500), Duration(3_100)));
@@ -275,6 +284,16 @@ pub fn running_at(records: &[LcrcRecord], week_end: Time, first_id: u64) -> Vec<
             }
         })
         .collect()
+}
+
+/// A weekly file's name without its extensions (`2015-07-19` for `…/2015-07-19.csv.gz`).
+pub fn week_name(path: &Path) -> String {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let stem = name.strip_suffix(".gz").unwrap_or(&name);
+    stem.strip_suffix(".csv").unwrap_or(stem).to_owned()
 }
 
 /// [`parse_lcrc`] on the file at `path`.
@@ -412,12 +431,24 @@ pub fn read_swf_jobs(path: &Path) -> Result<Vec<RigidJob>, TraceError> {
     Ok(read_rigid_jobs(path)?.jobs)
 }
 
-fn open(path: &Path) -> Result<(BufReader<File>, String), TraceError> {
+/// The first two bytes of a gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Opens `path`, plain or gzip (told by its first bytes, whatever its name).
+fn open(path: &Path) -> Result<(Box<dyn Read>, String), TraceError> {
     let file = path.display().to_string();
-    match File::open(path) {
-        Ok(f) => Ok((BufReader::new(f), file)),
-        Err(source) => Err(TraceError::Io { file, source }),
-    }
+    let io = |source| TraceError::Io {
+        file: file.clone(),
+        source,
+    };
+    let mut reader = BufReader::new(File::open(path).map_err(io)?);
+    let gzip = reader.fill_buf().map_err(io)?.starts_with(&GZIP_MAGIC);
+    let reader: Box<dyn Read> = if gzip {
+        Box::new(MultiGzDecoder::new(reader))
+    } else {
+        Box::new(reader)
+    };
+    Ok((reader, file))
 }
 
 /// At most this many characters of an offending field are echoed in an error.

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use cosched_balancer::sim::{Configuration, Simulation};
+use cosched_balancer::scenario::Arm;
 use cosched_balancer::traces::{
     APS_HEADER, LCRC_HEADER, LEASE_HEADER, TraceError, aps_to_leases, parse_aps, parse_lcrc,
     parse_lcrc_records, parse_leases, running_at,
@@ -81,22 +81,14 @@ fn check_error(e: &TraceError) -> Result<(), TestCaseError> {
 }
 
 /// The simulator's three kinds of configuration on a 16-node cluster.
-fn configurations() -> [Configuration; 3] {
+fn configurations() -> [Arm; 3] {
     let w = Duration::from_mins(5);
     [
-        Configuration::Dynamic {
-            config: BalancerConfig::new(BalancerStrategy::Basic { static_reserve: 2 })
-                .with_window(w),
-            predictor: None,
-        },
-        Configuration::Dynamic {
-            config: BalancerConfig::new(BalancerStrategy::Hinted).with_window(w),
-            predictor: None,
-        },
-        Configuration::Dedicated {
-            on_demand_nodes: 4,
-            window: w,
-        },
+        Arm::balancer(
+            BalancerConfig::new(BalancerStrategy::Basic { static_reserve: 2 }).with_window(w),
+        ),
+        Arm::balancer(BalancerConfig::new(BalancerStrategy::Hinted).with_window(w)),
+        Arm::dedicated(4, w),
     ]
 }
 
@@ -114,7 +106,7 @@ proptest! {
                     && j.estimate >= Duration::ZERO));
                 let started = Instant::now();
                 for c in configurations() {
-                    let _ = Simulation::new(16, c).unwrap().run(&jobs, &[]);
+                    let _ = c.run(16, &jobs, &[], &[], &[]);
                 }
                 prop_assert!(started.elapsed().as_secs() < 20, "slow: {:?}", started.elapsed());
                 let records = parse_lcrc_records(bytes.as_slice(), "hostile.csv").unwrap();
@@ -137,7 +129,7 @@ proptest! {
                 prop_assert!(leases.iter().all(|l| l.nodes >= 1 && l.duration >= Duration(1)));
                 let started = Instant::now();
                 for c in configurations() {
-                    if let Ok(out) = Simulation::new(16, c).unwrap().run(&[], &leases) {
+                    if let Ok(out) = c.run(16, &[], &[], &leases, &[]) {
                         let od = &out.report.on_demand;
                         prop_assert!(od.granted + od.rejected <= leases.len());
                     }
@@ -159,7 +151,7 @@ proptest! {
                 prop_assert!(leases.len() <= jobs.len());
                 prop_assert!(leases.iter().all(|l| l.nodes == 1 && l.duration >= Duration::ZERO));
                 for c in configurations() {
-                    let _ = Simulation::new(16, c).unwrap().run(&[], &leases);
+                    let _ = c.run(16, &[], &[], &leases, &[]);
                 }
             }
         }
@@ -176,11 +168,7 @@ fn aps_extremes_give_sane_figures() {
     let jobs = parse_aps(csv.as_bytes(), "aps.csv").unwrap();
     let leases = aps_to_leases(&jobs, 16).unwrap();
     for c in configurations() {
-        let report = Simulation::new(16, c)
-            .unwrap()
-            .run(&[], &leases)
-            .unwrap()
-            .report;
+        let report = c.run(16, &[], &[], &leases, &[]).unwrap().report;
         assert!(report.reserve_idle_node_hours >= 0.0, "{report:?}");
         for u in [
             report.batch_utilization,
@@ -201,7 +189,7 @@ fn a_lease_for_every_node_there_could_be_is_rejected() {
     )
     .unwrap();
     for c in configurations() {
-        let out = Simulation::new(16, c).unwrap().run(&[], &leases).unwrap();
+        let out = c.run(16, &[], &[], &leases, &[]).unwrap();
         assert_eq!(out.report.on_demand.rejected, 1);
     }
 }
@@ -242,4 +230,45 @@ fn a_sampled_walltime_of_i64_max_preloads_cleanly() {
         (j.runtime, j.estimate),
         (Duration(399_400), Duration(i64::MAX - 600))
     );
+}
+
+/// Issue 29: a million-node cluster (`balancer_table1 --nodes 1000000`) with a few jobs and
+/// leases: each event's work follows the nodes it touches, not the cluster (before, every
+/// event scanned every node's slot several times: over 60 s).
+#[test]
+fn a_million_nodes_cost_what_their_jobs_cost() {
+    use cosched_balancer::workload::LeaseRequest;
+    use cosched_core::{JobId, LeaseId, RigidJob};
+    let jobs: Vec<RigidJob> = (0..300)
+        .map(|i| {
+            RigidJob::new(
+                JobId(i),
+                Time(i as i64 * 60),
+                1 + (i as u32 % 7) * 1000,
+                Duration(3_000),
+                Duration(4_000),
+            )
+            .unwrap()
+        })
+        .collect();
+    let leases: Vec<LeaseRequest> = (0..100)
+        .map(|i| LeaseRequest {
+            id: LeaseId(i),
+            submit: Time(i as i64 * 150),
+            nodes: 1 + (i as u32 % 5) * 500,
+            duration: Duration(1_800),
+            notice: Some(Duration::from_mins(15)),
+        })
+        .collect();
+    let w = Duration::from_mins(5);
+    // Hint exercises every index (idle nodes, free reserve, holds, the pool); the split's
+    // pool is a field.
+    for arm in [
+        Arm::balancer(BalancerConfig::new(BalancerStrategy::Hinted).with_window(w)),
+        Arm::dedicated(68, w),
+    ] {
+        let out = arm.run(1_000_000, &jobs, &[], &leases, &[]).unwrap();
+        assert_eq!(out.report.batch.completed, 300, "{}", arm.name());
+        assert_eq!(out.report.on_demand.requests, 100);
+    }
 }

@@ -10,6 +10,8 @@
 //! deadline; an unavailable node is never reclaimed; the on-demand pool never falls below `R`
 //! while enough nodes are usable; and the state round-trips through serde.
 
+mod common;
+use common::Drive;
 use cosched_balancer::policy::{RmNode, RmNodeState};
 use cosched_balancer::{
     Balancer, BalancerConfig, BalancerNodeState as S, Command, Observation as O, Policy,
@@ -137,7 +139,7 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
             state: RmNodeState::BatchIdle,
         })
         .collect();
-    let (mut b, out) = Balancer::start(Time(0), config, &nodes).unwrap();
+    let (mut b, out) = Balancer::started(Time(0), config, &nodes).unwrap();
     let mut m = Model {
         nodes: vec![Node::Idle; n as usize],
         allocated: BTreeMap::new(),
@@ -160,9 +162,9 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
             Op::Wait(dt) => {
                 let until = now.saturating_add(Duration(dt));
                 // Deliver every deadline on the way, in order.
-                while let Some(d) = b.next_deadline().filter(|&d| d <= until) {
+                while let Some(d) = b.next_wake().filter(|&d| d <= until) {
                     now = d.max(now);
-                    let out = b.observe(now, O::Tick).unwrap();
+                    let out = b.tick(now).unwrap();
                     m.apply(now, out)?;
                     check(&b, &m, r, now)?;
                 }
@@ -172,10 +174,10 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
             Op::StartJob(k) => match pick(k, Node::Idle, &m) {
                 Some(i) => {
                     // The executor starts batch jobs only on nodes it holds: never refused.
-                    let out = b.observe(
+                    let out = b.step(
                         now,
                         O::JobStarting {
-                            nodes: &[NodeId(i as u32)],
+                            nodes: vec![NodeId(i as u32)],
                         },
                     );
                     prop_assert!(out.is_ok(), "{:?}", out);
@@ -187,10 +189,10 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
             Op::EndJob(k) => match pick(k, Node::Busy, &m) {
                 Some(i) => {
                     m.nodes[i] = Node::Idle;
-                    b.observe(
+                    b.step(
                         now,
                         O::JobEnded {
-                            nodes: &[NodeId(i as u32)],
+                            nodes: vec![NodeId(i as u32)],
                         },
                     )
                     .unwrap()
@@ -200,11 +202,12 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
             Op::Request(k) => {
                 next_id += 1;
                 m.open.insert(next_id, (now, k));
-                b.observe(
+                b.step(
                     now,
                     O::Request {
                         request: LeaseId(next_id),
                         nodes: k,
+                        wait: None,
                     },
                 )
                 .unwrap()
@@ -219,7 +222,7 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
                     for node in &nodes {
                         m.allocated.remove(&node.0);
                     }
-                    b.observe(now, O::Release { nodes: &nodes }).unwrap()
+                    b.step(now, O::Release { nodes }).unwrap()
                 }
             }
             Op::Cancel(k) => {
@@ -229,7 +232,7 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
                 } else {
                     let id = ids[k % ids.len()];
                     m.open.remove(&id);
-                    b.observe(
+                    b.step(
                         now,
                         O::Cancel {
                             request: LeaseId(id),
@@ -239,7 +242,7 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
                 }
             }
             Op::Hint(h, k) if hinted => b
-                .observe(
+                .step(
                     now,
                     O::Hint {
                         by: now.saturating_add(Duration(h)),
@@ -248,7 +251,7 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
                 )
                 .unwrap(),
             Op::Target(k, d) if hinted => b
-                .observe(
+                .step(
                     now,
                     O::ReserveTarget {
                         nodes: k,
@@ -259,7 +262,7 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
             Op::Down(k, available) => {
                 let i = k % m.nodes.len();
                 m.down[i] = !available;
-                b.observe(
+                b.step(
                     now,
                     O::Availability {
                         node: NodeId(i as u32),
@@ -277,8 +280,8 @@ fn run(config: BalancerConfig, n: u32, ops: &[Op]) -> Result<(), TestCaseError> 
     now = now
         .saturating_add(config.window)
         .saturating_add(Duration(1));
-    while let Some(d) = b.next_deadline().filter(|&d| d <= now) {
-        let out = b.observe(d, O::Tick).unwrap();
+    while let Some(d) = b.next_wake().filter(|&d| d <= now) {
+        let out = b.tick(d).unwrap();
         m.apply(d, out)?;
     }
     prop_assert!(m.open.is_empty(), "unanswered: {:?}", m.open);

@@ -1,6 +1,8 @@
 //! Scenario tests for each step of Algorithm 1 (Liu et al., SC18, §II-C), the hint, the
 //! reserve floor (static `R`, Predictive) and the live-service duties, on the policy protocol.
 
+mod common;
+use common::Drive;
 use cosched_balancer::policy::{RmNode, RmNodeState};
 use cosched_balancer::{
     Balancer, BalancerConfig, BalancerError, BalancerNodeState as S, Command, Observation as O,
@@ -33,10 +35,11 @@ fn hinted(w: i64, i: i64) -> BalancerConfig {
         .with_idle_hold(Duration(i))
 }
 
-fn ask(id: u64, nodes: u32) -> O<'static> {
+fn ask(id: u64, nodes: u32) -> O {
     O::Request {
         request: LeaseId(id),
         nodes,
+        wait: None,
     }
 }
 
@@ -53,10 +56,10 @@ fn granted(out: &[Command]) -> Vec<(u64, Vec<u32>)> {
 
 #[test]
 fn step_1_reserve_then_idle_nodes_are_granted_at_once() {
-    let (mut b, start) = Balancer::start(Time(0), basic(1, 0, 0), &cluster(&[Idle; 4])).unwrap();
+    let (mut b, start) = Balancer::started(Time(0), basic(1, 0, 0), &cluster(&[Idle; 4])).unwrap();
     assert_eq!(start, vec![Command::Reclaim(NodeId(0))]);
     // nr = 1 < 2: one idle node reclaimed.
-    let out = b.observe(Time(1), ask(1, 2)).unwrap();
+    let out = b.step(Time(1), ask(1, 2)).unwrap();
     assert_eq!(out[0], Command::Reclaim(NodeId(1)));
     assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
     assert_eq!(b.count(S::OdAlloc), 2);
@@ -64,8 +67,8 @@ fn step_1_reserve_then_idle_nodes_are_granted_at_once() {
 
 #[test]
 fn step_2_window_zero_rejects_at_once_and_reclaims_nothing() {
-    let (mut b, _) = Balancer::start(Time(0), basic(0, 0, 0), &cluster(&[Idle, Busy])).unwrap();
-    let out = b.observe(Time(1), ask(1, 2)).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), basic(0, 0, 0), &cluster(&[Idle, Busy])).unwrap();
+    let out = b.step(Time(1), ask(1, 2)).unwrap();
     assert_eq!(
         out,
         vec![Command::Reject {
@@ -73,35 +76,35 @@ fn step_2_window_zero_rejects_at_once_and_reclaims_nothing() {
         }]
     );
     assert_eq!(b.count(S::OaIdle), 1);
-    assert_eq!(b.next_deadline(), None);
+    assert_eq!(b.next_wake(), None);
 }
 
 #[test]
 fn step_3_a_request_waits_and_is_served_by_a_job_ending_inside_w() {
     let (mut b, _) =
-        Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy, Busy])).unwrap();
+        Balancer::started(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy, Busy])).unwrap();
     // The idle node is reclaimed at once; the request waits up to W = 600 s.
-    let out = b.observe(Time(10), ask(1, 2)).unwrap();
+    let out = b.step(Time(10), ask(1, 2)).unwrap();
     assert_eq!(out, vec![Command::Reclaim(NodeId(0))]);
-    assert_eq!(b.next_deadline(), Some(Time(610)));
+    assert_eq!(b.next_wake(), Some(Time(610)));
     // Node 1's job actually ends at 400 (whatever its walltime said): it is taken.
     let out = b
-        .observe(
+        .step(
             Time(400),
             O::JobEnded {
-                nodes: &[NodeId(1)],
+                nodes: vec![NodeId(1)],
             },
         )
         .unwrap();
     assert_eq!(out[0], Command::Reclaim(NodeId(1)));
     assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
-    assert_eq!(b.next_deadline(), None);
+    assert_eq!(b.next_wake(), None);
     // Node 2's later end is not needed: it stays in batch.
     let out = b
-        .observe(
+        .step(
             Time(500),
             O::JobEnded {
-                nodes: &[NodeId(2)],
+                nodes: vec![NodeId(2)],
             },
         )
         .unwrap();
@@ -111,11 +114,12 @@ fn step_3_a_request_waits_and_is_served_by_a_job_ending_inside_w() {
 
 #[test]
 fn step_3_a_request_is_rejected_when_w_expires_and_its_nodes_go_back_after_i() {
-    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 100), &cluster(&[Idle, Busy])).unwrap();
-    b.observe(Time(10), ask(1, 2)).unwrap();
+    let (mut b, _) =
+        Balancer::started(Time(0), basic(0, 600, 100), &cluster(&[Idle, Busy])).unwrap();
+    b.step(Time(10), ask(1, 2)).unwrap();
     // Nothing before the deadline.
-    assert!(b.observe(Time(609), O::Tick).unwrap().is_empty());
-    let out = b.observe(Time(610), O::Tick).unwrap();
+    assert!(b.tick(Time(609)).unwrap().is_empty());
+    let out = b.tick(Time(610)).unwrap();
     assert_eq!(
         out,
         vec![Command::Reject {
@@ -124,34 +128,34 @@ fn step_3_a_request_is_rejected_when_w_expires_and_its_nodes_go_back_after_i() {
     );
     // The gathered node is kept OD_Reserve for I, then restored.
     assert_eq!(b.state(NodeId(0)).unwrap(), S::OdReserve);
-    assert_eq!(b.next_deadline(), Some(Time(710)));
-    let out = b.observe(Time(710), O::Tick).unwrap();
+    assert_eq!(b.next_wake(), Some(Time(710)));
+    let out = b.tick(Time(710)).unwrap();
     assert_eq!(out, vec![Command::Restore(NodeId(0))]);
-    assert_eq!(b.next_deadline(), None);
+    assert_eq!(b.next_wake(), None);
 }
 
 #[test]
 fn a_later_request_cannot_take_nodes_gathered_for_an_earlier_one() {
     let (mut b, _) =
-        Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy, Busy])).unwrap();
-    b.observe(Time(0), ask(1, 2)).unwrap();
+        Balancer::started(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy, Busy])).unwrap();
+    b.step(Time(0), ask(1, 2)).unwrap();
     // Request 2 finds no free node (node 0 is gathered for request 1) and waits too.
-    assert!(b.observe(Time(5), ask(2, 1)).unwrap().is_empty());
+    assert!(b.step(Time(5), ask(2, 1)).unwrap().is_empty());
     // The first job end goes to the oldest claim.
     let out = b
-        .observe(
+        .step(
             Time(10),
             O::JobEnded {
-                nodes: &[NodeId(1)],
+                nodes: vec![NodeId(1)],
             },
         )
         .unwrap();
     assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
     let out = b
-        .observe(
+        .step(
             Time(20),
             O::JobEnded {
-                nodes: &[NodeId(2)],
+                nodes: vec![NodeId(2)],
             },
         )
         .unwrap();
@@ -160,15 +164,15 @@ fn a_later_request_cannot_take_nodes_gathered_for_an_earlier_one() {
 
 #[test]
 fn a_released_node_serves_a_waiting_request() {
-    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
-    let out = b.observe(Time(0), ask(1, 1)).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
+    let out = b.step(Time(0), ask(1, 1)).unwrap();
     assert_eq!(granted(&out), vec![(1, vec![0])]);
-    assert!(b.observe(Time(1), ask(2, 1)).unwrap().is_empty());
+    assert!(b.step(Time(1), ask(2, 1)).unwrap().is_empty());
     let out = b
-        .observe(
+        .step(
             Time(50),
             O::Release {
-                nodes: &[NodeId(0)],
+                nodes: vec![NodeId(0)],
             },
         )
         .unwrap();
@@ -177,30 +181,30 @@ fn a_released_node_serves_a_waiting_request() {
 
 #[test]
 fn release_keeps_the_static_reserve_and_returns_the_rest_after_i() {
-    let (mut b, _) = Balancer::start(Time(0), basic(1, 0, 30), &cluster(&[Idle; 3])).unwrap();
-    b.observe(Time(0), ask(1, 2)).unwrap();
-    b.observe(
+    let (mut b, _) = Balancer::started(Time(0), basic(1, 0, 30), &cluster(&[Idle; 3])).unwrap();
+    b.step(Time(0), ask(1, 2)).unwrap();
+    b.step(
         Time(10),
         O::Release {
-            nodes: &[NodeId(0), NodeId(1)],
+            nodes: vec![NodeId(0), NodeId(1)],
         },
     )
     .unwrap();
-    assert_eq!(b.next_deadline(), Some(Time(40)));
-    let out = b.observe(Time(40), O::Tick).unwrap();
+    assert_eq!(b.next_wake(), Some(Time(40)));
+    let out = b.tick(Time(40)).unwrap();
     // One node goes back; R = 1 stays, with no deadline any more.
     assert_eq!(out.len(), 1);
     assert_eq!(b.count(S::OdReserve), 1);
-    assert_eq!(b.next_deadline(), None);
+    assert_eq!(b.next_wake(), None);
 }
 
 #[test]
 fn a_hint_keeps_collecting_as_jobs_end_until_h_and_nobody_else_takes_its_nodes() {
     let (mut b, _) =
-        Balancer::start(Time(0), hinted(0, 60), &cluster(&[Busy, Busy, Busy])).unwrap();
+        Balancer::started(Time(0), hinted(0, 60), &cluster(&[Busy, Busy, Busy])).unwrap();
     // add_reserve(H = 1000, N = 2): no node free yet.
     assert!(
-        b.observe(
+        b.step(
             Time(0),
             O::Hint {
                 by: Time(1000),
@@ -211,16 +215,16 @@ fn a_hint_keeps_collecting_as_jobs_end_until_h_and_nobody_else_takes_its_nodes()
         .is_empty()
     );
     let out = b
-        .observe(
+        .step(
             Time(100),
             O::JobEnded {
-                nodes: &[NodeId(0)],
+                nodes: vec![NodeId(0)],
             },
         )
         .unwrap();
     assert_eq!(out, vec![Command::Reclaim(NodeId(0))]);
     // Another request cannot take the hint's node.
-    let out = b.observe(Time(200), ask(9, 1)).unwrap();
+    let out = b.step(Time(200), ask(9, 1)).unwrap();
     assert_eq!(
         out,
         vec![Command::Reject {
@@ -228,35 +232,35 @@ fn a_hint_keeps_collecting_as_jobs_end_until_h_and_nobody_else_takes_its_nodes()
         }]
     );
     let out = b
-        .observe(
+        .step(
             Time(300),
             O::JobEnded {
-                nodes: &[NodeId(1)],
+                nodes: vec![NodeId(1)],
             },
         )
         .unwrap();
     assert_eq!(out, vec![Command::Reclaim(NodeId(1))]);
     // Full: the third job end stays with batch.
     assert!(
-        b.observe(
+        b.step(
             Time(400),
             O::JobEnded {
-                nodes: &[NodeId(2)]
+                nodes: vec![NodeId(2)]
             }
         )
         .unwrap()
         .is_empty()
     );
     // At H the announced request finds its nodes in the reserve.
-    let out = b.observe(Time(1000), ask(1, 2)).unwrap();
+    let out = b.step(Time(1000), ask(1, 2)).unwrap();
     assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
 }
 
 #[test]
 fn an_unused_hint_goes_back_to_batch_i_after_h() {
-    let (mut b, _) = Balancer::start(Time(0), hinted(0, 60), &cluster(&[Idle; 2])).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), hinted(0, 60), &cluster(&[Idle; 2])).unwrap();
     let out = b
-        .observe(
+        .step(
             Time(0),
             O::Hint {
                 by: Time(100),
@@ -265,19 +269,19 @@ fn an_unused_hint_goes_back_to_batch_i_after_h() {
         )
         .unwrap();
     assert_eq!(out, vec![Command::Reclaim(NodeId(0))]);
-    assert_eq!(b.next_deadline(), Some(Time(100)));
-    assert!(b.observe(Time(100), O::Tick).unwrap().is_empty());
-    assert_eq!(b.next_deadline(), Some(Time(160)));
-    let out = b.observe(Time(160), O::Tick).unwrap();
+    assert_eq!(b.next_wake(), Some(Time(100)));
+    assert!(b.tick(Time(100)).unwrap().is_empty());
+    assert_eq!(b.next_wake(), Some(Time(160)));
+    let out = b.tick(Time(160)).unwrap();
     assert_eq!(out, vec![Command::Restore(NodeId(0))]);
 }
 
 #[test]
 fn a_predicted_reserve_is_held_for_its_slot_not_for_i() {
     let (mut b, _) =
-        Balancer::start(Time(0), hinted(0, 10), &cluster(&[Idle, Busy, Idle])).unwrap();
+        Balancer::started(Time(0), hinted(0, 10), &cluster(&[Idle, Busy, Idle])).unwrap();
     let out = b
-        .observe(
+        .step(
             Time(0),
             O::ReserveTarget {
                 nodes: 3,
@@ -291,32 +295,32 @@ fn a_predicted_reserve_is_held_for_its_slot_not_for_i() {
     );
     // The busy node joins when its job ends.
     let out = b
-        .observe(
+        .step(
             Time(50),
             O::JobEnded {
-                nodes: &[NodeId(1)],
+                nodes: vec![NodeId(1)],
             },
         )
         .unwrap();
     assert_eq!(out, vec![Command::Reclaim(NodeId(1))]);
     // I = 10 s passes: the slot's reserve stays.
-    assert!(b.observe(Time(60), O::Tick).unwrap().is_empty());
+    assert!(b.tick(Time(60)).unwrap().is_empty());
     assert_eq!(b.count(S::OdReserve), 3);
-    assert_eq!(b.next_deadline(), Some(Time(21_600)));
-    let out = b.observe(Time(21_600), O::Tick).unwrap();
+    assert_eq!(b.next_wake(), Some(Time(21_600)));
+    let out = b.tick(Time(21_600)).unwrap();
     assert_eq!(out.len(), 3);
     assert_eq!(b.count(S::OaIdle), 3);
 }
 
 #[test]
 fn a_batch_start_on_a_held_node_is_refused_and_changes_nothing() {
-    let (mut b, _) = Balancer::start(Time(0), basic(1, 0, 0), &cluster(&[Idle; 2])).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), basic(1, 0, 0), &cluster(&[Idle; 2])).unwrap();
     let before = b.clone();
     let err = b
-        .observe(
+        .step(
             Time(1),
             O::JobStarting {
-                nodes: &[NodeId(1), NodeId(0)],
+                nodes: vec![NodeId(1), NodeId(0)],
             },
         )
         .unwrap_err();
@@ -332,10 +336,10 @@ fn a_batch_start_on_a_held_node_is_refused_and_changes_nothing() {
 
 #[test]
 fn cancelling_a_waiting_request_frees_its_nodes() {
-    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
-    b.observe(Time(0), ask(1, 2)).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
+    b.step(Time(0), ask(1, 2)).unwrap();
     assert!(
-        b.observe(
+        b.step(
             Time(5),
             O::Cancel {
                 request: LeaseId(1)
@@ -345,10 +349,10 @@ fn cancelling_a_waiting_request_frees_its_nodes() {
         .is_empty()
     );
     assert_eq!(b.waiting_requests().count(), 0);
-    let out = b.observe(Time(5), O::Tick).unwrap();
+    let out = b.tick(Time(5)).unwrap();
     assert_eq!(out, vec![Command::Restore(NodeId(0))]);
     assert!(matches!(
-        b.observe(
+        b.step(
             Time(6),
             O::Cancel {
                 request: LeaseId(1)
@@ -362,17 +366,17 @@ fn cancelling_a_waiting_request_frees_its_nodes() {
 fn a_restart_keeps_allocated_nodes_and_never_adopts_unavailable_ones() {
     use RmNodeState::*;
     let nodes = cluster(&[OnDemandAllocated, Unavailable, OnDemandFree, BatchIdle]);
-    let (mut b, out) = Balancer::start(Time(0), basic(2, 0, 0), &nodes).unwrap();
+    let (mut b, out) = Balancer::started(Time(0), basic(2, 0, 0), &nodes).unwrap();
     // R = 2: the allocated and the free on-demand nodes count; nothing to reclaim.
     assert!(out.is_empty());
     assert_eq!(b.state(NodeId(0)).unwrap(), S::OdAlloc);
     assert_eq!(b.node("n2"), Some(NodeId(2)));
     // A request of 2 gets the free reserve node and the idle node, never the allocated or
     // the drained one.
-    let out = b.observe(Time(1), ask(1, 2)).unwrap();
+    let out = b.step(Time(1), ask(1, 2)).unwrap();
     assert_eq!(granted(&out), vec![(1, vec![2, 3])]);
     assert_eq!(
-        b.observe(Time(2), ask(2, 1)).unwrap(),
+        b.step(Time(2), ask(2, 1)).unwrap(),
         vec![Command::Reject {
             request: LeaseId(2)
         }]
@@ -381,9 +385,9 @@ fn a_restart_keeps_allocated_nodes_and_never_adopts_unavailable_ones() {
 
 #[test]
 fn a_node_taken_down_by_an_admin_leaves_the_reserve_for_good() {
-    let (mut b, _) = Balancer::start(Time(0), basic(1, 0, 0), &cluster(&[Idle; 2])).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), basic(1, 0, 0), &cluster(&[Idle; 2])).unwrap();
     let out = b
-        .observe(
+        .step(
             Time(1),
             O::Availability {
                 node: NodeId(0),
@@ -397,7 +401,7 @@ fn a_node_taken_down_by_an_admin_leaves_the_reserve_for_good() {
         vec![Command::Restore(NodeId(0)), Command::Reclaim(NodeId(1))]
     );
     assert!(b.is_unavailable(NodeId(0)));
-    let out = b.observe(Time(2), ask(1, 2)).unwrap();
+    let out = b.step(Time(2), ask(1, 2)).unwrap();
     assert_eq!(
         out,
         vec![Command::Reject {
@@ -408,16 +412,16 @@ fn a_node_taken_down_by_an_admin_leaves_the_reserve_for_good() {
 
 #[test]
 fn the_state_round_trips_through_serde_mid_wait() {
-    let (mut b, _) = Balancer::start(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
-    b.observe(Time(0), ask(1, 2)).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), basic(0, 600, 0), &cluster(&[Idle, Busy])).unwrap();
+    b.step(Time(0), ask(1, 2)).unwrap();
     let json = serde_json::to_string(&b).unwrap();
     let mut restored: Balancer = serde_json::from_str(&json).unwrap();
     assert_eq!(restored, b);
     let out = restored
-        .observe(
+        .step(
             Time(10),
             O::JobEnded {
-                nodes: &[NodeId(1)],
+                nodes: vec![NodeId(1)],
             },
         )
         .unwrap();
@@ -426,31 +430,31 @@ fn the_state_round_trips_through_serde_mid_wait() {
 
 #[test]
 fn bad_input_is_refused_with_a_typed_error() {
-    let (mut b, _) = Balancer::start(Time(0), basic(0, 0, 0), &cluster(&[Idle])).unwrap();
+    let (mut b, _) = Balancer::started(Time(0), basic(0, 0, 0), &cluster(&[Idle])).unwrap();
     assert!(matches!(
-        b.observe(Time(0), ask(1, 0)),
+        b.step(Time(0), ask(1, 0)),
         Err(BalancerError::Param(_))
     ));
     assert!(matches!(
-        b.observe(
+        b.step(
             Time(0),
             O::Release {
-                nodes: &[NodeId(0)]
+                nodes: vec![NodeId(0)]
             }
         ),
         Err(BalancerError::NotAllocated(_))
     ));
     assert!(matches!(
-        b.observe(
+        b.step(
             Time(0),
             O::JobEnded {
-                nodes: &[NodeId(7)]
+                nodes: vec![NodeId(7)]
             }
         ),
         Err(BalancerError::UnknownNode(_))
     ));
     assert!(matches!(
-        b.observe(
+        b.step(
             Time(0),
             O::Hint {
                 by: Time(5),
@@ -464,7 +468,7 @@ fn bad_input_is_refused_with_a_typed_error() {
         ..n
     });
     assert!(matches!(
-        Balancer::start(Time(0), basic(0, 0, 0), &twice.collect::<Vec<_>>()),
+        Balancer::started(Time(0), basic(0, 0, 0), &twice.collect::<Vec<_>>()),
         Err(BalancerError::DuplicateName(_))
     ));
 }
@@ -472,9 +476,9 @@ fn bad_input_is_refused_with_a_typed_error() {
 #[test]
 fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_rejected() {
     let (mut b, _) =
-        Balancer::start(Time(0), hinted(0, 600), &cluster(&[Idle, Busy, Busy])).unwrap();
+        Balancer::started(Time(0), hinted(0, 600), &cluster(&[Idle, Busy, Busy])).unwrap();
     // Hint A wants 2 by 100 (gets the idle node), hint B wants 1 by 200 (gets nothing yet).
-    b.observe(
+    b.step(
         Time(0),
         O::Hint {
             by: Time(100),
@@ -483,7 +487,7 @@ fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_reject
     )
     .unwrap();
     assert!(
-        b.observe(
+        b.step(
             Time(1),
             O::Hint {
                 by: Time(200),
@@ -494,7 +498,7 @@ fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_reject
         .is_empty()
     );
     // A's request finds only one node: rejected, and that node goes to hint B at once.
-    let out = b.observe(Time(100), ask(1, 2)).unwrap();
+    let out = b.step(Time(100), ask(1, 2)).unwrap();
     assert_eq!(
         out,
         vec![Command::Reject {
@@ -502,13 +506,13 @@ fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_reject
         }]
     );
     // It is B's now: an unannounced request cannot take it.
-    let out = b.observe(Time(150), ask(3, 1)).unwrap();
+    let out = b.step(Time(150), ask(3, 1)).unwrap();
     assert_eq!(
         out,
         vec![Command::Reject {
             request: LeaseId(3)
         }]
     );
-    let out = b.observe(Time(200), ask(2, 1)).unwrap();
+    let out = b.step(Time(200), ask(2, 1)).unwrap();
     assert_eq!(granted(&out), vec![(2, vec![0])]);
 }

@@ -4,7 +4,8 @@
 //! dedicated split.
 
 use cosched_balancer::predictor::Combine;
-use cosched_balancer::sim::{Configuration, SimOutcome, Simulation};
+use cosched_balancer::scenario::Arm;
+use cosched_balancer::sim::SimOutcome;
 use cosched_balancer::workload::LeaseRequest;
 use cosched_balancer::{BalancerConfig, Strategy as Algorithm};
 use cosched_core::{Duration, JobId, LeaseId, RigidJob, Time};
@@ -58,7 +59,7 @@ fn workload() -> impl Strategy<Value = Workload> {
     })
 }
 
-fn configurations(n: u32, w: i64, i: i64) -> Vec<(Configuration, Duration)> {
+fn configurations(n: u32, w: i64, i: i64) -> Vec<(Arm, Duration)> {
     let window = Duration(w);
     let config = |s| {
         BalancerConfig::new(s)
@@ -67,37 +68,19 @@ fn configurations(n: u32, w: i64, i: i64) -> Vec<(Configuration, Duration)> {
     };
     vec![
         (
-            Configuration::Dynamic {
-                config: config(Algorithm::Basic {
-                    static_reserve: n / 4,
-                }),
-                predictor: None,
-            },
+            Arm::balancer(config(Algorithm::Basic {
+                static_reserve: n / 4,
+            })),
             window,
         ),
+        (Arm::balancer(config(Algorithm::Hinted)), window),
         (
-            Configuration::Dynamic {
-                config: config(Algorithm::Hinted),
-                predictor: None,
-            },
+            Arm::predictive(config(Algorithm::Hinted), Combine::Mean.into()),
             window,
         ),
-        (
-            Configuration::Dynamic {
-                config: config(Algorithm::Hinted),
-                predictor: Some(Combine::Mean.into()),
-            },
-            window,
-        ),
-        (Configuration::AllBatch, Duration::ZERO),
-        (
-            Configuration::Dedicated {
-                on_demand_nodes: n / 3,
-                window,
-            },
-            window,
-        ),
-        (Configuration::AllOnDemand { window }, window),
+        (Arm::all_batch(), Duration::ZERO),
+        (Arm::dedicated(n / 3, window), window),
+        (Arm::all_on_demand(n, window), window),
     ]
 }
 
@@ -155,14 +138,13 @@ proptest! {
     #[test]
     fn every_configuration_keeps_the_books(w in workload(), win in prop_oneof![Just(0i64), 1i64..100], hold in 0i64..100) {
         for (configuration, window) in configurations(w.nodes, win, hold) {
-            let sim = Simulation::new(w.nodes, configuration).unwrap();
-            let out = sim.run(&w.jobs, &w.requests).unwrap();
+            let out = configuration.run(w.nodes, &w.jobs, &[], &w.requests, &[]).unwrap();
             check(&w, &out, window)?;
-            let again = sim.run(&w.jobs, &w.requests).unwrap();
+            let again = configuration.run(w.nodes, &w.jobs, &[], &w.requests, &[]).unwrap();
             prop_assert_eq!(out.report.to_json(), again.report.to_json());
-            match configuration {
-                Configuration::AllBatch => prop_assert_eq!(out.report.on_demand.granted, 0),
-                Configuration::AllOnDemand { .. } => prop_assert_eq!(out.report.batch.completed, 0),
+            match configuration.name() {
+                "all-batch" => prop_assert_eq!(out.report.on_demand.granted, 0),
+                "all-on-demand" => prop_assert_eq!(out.report.batch.completed, 0),
                 _ => {}
             }
         }
@@ -207,19 +189,10 @@ fn times_at_the_clock_edge_are_handled_by_events_not_by_the_span() {
         lease(2, 9_000_000_000_000_000_000),
         lease(3, i64::MAX),
     ];
-    let predictive = Configuration::Dynamic {
-        config: BalancerConfig::new(Strategy::Hinted),
-        predictor: Some(Combine::Max.into()),
-    };
-    let hint = Configuration::Dynamic {
-        config: BalancerConfig::new(Strategy::Hinted).with_window(Duration(i64::MAX)),
-        predictor: None,
-    };
+    let predictive = Arm::predictive(BalancerConfig::new(Strategy::Hinted), Combine::Max.into());
+    let hint = Arm::balancer(BalancerConfig::new(Strategy::Hinted).with_window(Duration(i64::MAX)));
     for configuration in [predictive, hint] {
-        let out = Simulation::new(4, configuration)
-            .unwrap()
-            .run(&jobs, &requests)
-            .unwrap();
+        let out = configuration.run(4, &jobs, &[], &requests, &[]).unwrap();
         assert_eq!(out.report.unrepresentable, 2, "{configuration:?}");
         assert_eq!(out.report.batch.completed, 2);
         assert_eq!(out.report.on_demand.granted, 3);

@@ -3,7 +3,7 @@
 //! a reviewable diff.
 
 use cosched_balancer::predictor::Combine;
-use cosched_balancer::sim::{Configuration, Simulation};
+use cosched_balancer::scenario::Arm;
 use cosched_balancer::workload::LeaseRequest;
 use cosched_balancer::{BalancerConfig, Strategy};
 use cosched_core::{Duration, JobId, LeaseId, RigidJob, Time};
@@ -46,11 +46,10 @@ fn scenario() -> (Vec<RigidJob>, Vec<RigidJob>, Vec<LeaseRequest>) {
     (jobs, preload, requests)
 }
 
-fn report(configuration: Configuration) -> String {
+fn report(configuration: Arm) -> String {
     let (jobs, preload, requests) = scenario();
-    let out = Simulation::new(8, configuration)
-        .unwrap()
-        .run_preloaded(&jobs, &preload, &requests)
+    let out = configuration
+        .run(8, &jobs, &preload, &requests, &[])
         .unwrap();
     let grants: Vec<(u64, Option<i64>)> = out
         .requests
@@ -79,33 +78,15 @@ fn small_scenario_reports() {
     let configurations = [
         (
             "basic_r1_w120",
-            Configuration::Dynamic {
-                config: config(Strategy::Basic { static_reserve: 1 }),
-                predictor: None,
-            },
+            Arm::balancer(config(Strategy::Basic { static_reserve: 1 })),
         ),
-        (
-            "hint_w120",
-            Configuration::Dynamic {
-                config: config(Strategy::Hinted),
-                predictor: None,
-            },
-        ),
+        ("hint_w120", Arm::balancer(config(Strategy::Hinted))),
         (
             "predictive_mean",
-            Configuration::Dynamic {
-                config: config(Strategy::Hinted),
-                predictor: Some(Combine::Mean.into()),
-            },
+            Arm::predictive(config(Strategy::Hinted), Combine::Mean.into()),
         ),
-        (
-            "dedicated_3_w120",
-            Configuration::Dedicated {
-                on_demand_nodes: 3,
-                window: Duration(120),
-            },
-        ),
-        ("all_batch", Configuration::AllBatch),
+        ("dedicated_3_w120", Arm::dedicated(3, Duration(120))),
+        ("all_batch", Arm::all_batch()),
     ];
     for (name, configuration) in configurations {
         insta::assert_snapshot!(name, report(configuration));

@@ -2,7 +2,7 @@
 //! jobs at double size, U77/U88 reach their load within tolerance, everything is seeded and
 //! validated, the preload fits and removes the ramp-up's empty start.
 
-use cosched_balancer::sim::{Configuration, Simulation};
+use cosched_balancer::scenario::Arm;
 use cosched_balancer::synthetic::{
     BatchKind, RHO_SCALES, SyntheticBatch, WEEK, base_leases, scale_leases,
 };
@@ -139,13 +139,9 @@ fn preloading_fills_the_cluster_at_time_zero() {
         .generate(2)
         .unwrap();
     assert!(!week.preload.is_empty());
-    let basic = Configuration::Dynamic {
-        config: BalancerConfig::new(Strategy::Basic { static_reserve: 0 }),
-        predictor: None,
-    };
-    let sim = Simulation::new(64, basic).unwrap();
-    let cold = sim.run(&week.jobs, &[]).unwrap().report;
-    let warm = sim.run_preloaded(&week.jobs, &week.preload, &[]).unwrap();
+    let basic = Arm::balancer(BalancerConfig::new(Strategy::Basic { static_reserve: 0 }));
+    let cold = basic.run(64, &week.jobs, &[], &[], &[]).unwrap().report;
+    let warm = basic.run(64, &week.jobs, &week.preload, &[], &[]).unwrap();
     assert_eq!(warm.report.preloaded_jobs, week.preload.len());
     assert_eq!(warm.report.start_s, 0);
     // The preloaded jobs are kept out of the records, and occupy nodes the cold run had free.
@@ -157,14 +153,8 @@ fn preloading_fills_the_cluster_at_time_zero() {
     );
     assert!(warm.report.batch.overall.mean_wait_s >= cold.batch.overall.mean_wait_s);
     // Under a static split, only what fits on the batch side is preloaded.
-    let split = Configuration::Dedicated {
-        on_demand_nodes: 60,
-        window: cosched_core::Duration(0),
-    };
-    let narrow = Simulation::new(64, split).unwrap();
-    let out = narrow
-        .run_preloaded(&week.jobs, &week.preload, &[])
-        .unwrap();
+    let split = Arm::dedicated(60, cosched_core::Duration(0));
+    let out = split.run(64, &week.jobs, &week.preload, &[], &[]).unwrap();
     let fits = week.preload.iter().filter(|j| j.size <= 4).count();
     assert!(out.report.preloaded_jobs <= fits.max(1));
     assert_eq!(out.records.len(), week.jobs.len());

@@ -1,13 +1,14 @@
 //! `cosched balancer serve|notify|weeks`: the Balancer policy as a live service in front of
 //! Slurm, and the paper's choice of the challenging week (§III-A).
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration as StdDuration;
 
 use clap::{Args, Subcommand};
 use cosched_balancer::method::challenging_week;
-use cosched_balancer::policy::{BalancerConfig, Strategy};
+use cosched_balancer::policy::{Balancer, BalancerConfig, DEFAULT_IDLE_HOLD, Strategy};
 use cosched_balancer::synthetic::WEEK;
 use cosched_balancer::traces;
 use cosched_core::Duration;
@@ -49,11 +50,13 @@ struct ServeArgs {
     /// `R`: the static reserve, in nodes.
     #[arg(long, default_value_t = 0)]
     reserve: u32,
-    /// `W`: how long a request may wait for nodes, in seconds.
-    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(0..))]
+    /// `W`: how long a request may wait for nodes, in seconds (the paper's default, 0).
+    #[arg(long, default_value_t = BalancerConfig::new(Strategy::Hinted).window.secs(),
+          value_parser = clap::value_parser!(i64).range(0..))]
     window_s: i64,
     /// `I`: how long an unused on-demand node stays reserved before it goes back to batch, s.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    #[arg(long, default_value_t = DEFAULT_IDLE_HOLD.secs(),
+          value_parser = clap::value_parser!(i64).range(0..))]
     idle_hold_s: i64,
     /// Where the state is saved after every change and read at start (resume after restart).
     #[arg(long, value_name = "FILE")]
@@ -113,29 +116,31 @@ fn weeks(args: &WeeksArgs) -> Result<(), String> {
     }
     let mut weeks = Vec::with_capacity(args.lcrc.len());
     for (lcrc, aps) in args.lcrc.iter().zip(&args.aps) {
-        let name = lcrc.file_stem().map_or_else(
-            || lcrc.display().to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        );
+        let name = traces::week_name(lcrc);
         weeks.push((
             name,
             traces::read_lcrc_records(lcrc).map_err(|e| e.to_string())?,
             traces::read_aps(aps).map_err(|e| e.to_string())?,
         ));
     }
-    let (scores, pick) = challenging_week(&weeks, args.batch_nodes, WEEK.0);
-    println!("week,batch_node_availability,od_core_hours,score,pick");
+    let (scores, pick) =
+        challenging_week(&weeks, args.batch_nodes, WEEK.0).map_err(|e| e.to_string())?;
+    let mut table = String::from("week,batch_node_availability,od_core_hours,score,pick\n");
     for (i, s) in scores.iter().enumerate() {
-        println!(
-            "{},{:.4},{:.1},{:.3},{}",
+        table.push_str(&format!(
+            "{},{:.4},{:.1},{:.3},{}\n",
             s.week,
             s.batch_availability,
             s.on_demand_core_seconds / 3600.0,
             s.score,
             if pick == Some(i) { "*" } else { "" }
-        );
+        ));
     }
-    Ok(())
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(table.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write the table to standard output: {e}"))
 }
 
 fn serve(args: &ServeArgs) -> Result<(), String> {
@@ -144,17 +149,19 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         .clone()
         .map_or_else(Slurm::system, Slurm::with_config);
     slurm.ping().map_err(|e| e.to_string())?;
-    let config = ServiceConfig {
-        balancer: BalancerConfig::new(Strategy::Basic {
+    let policy = Balancer::new(
+        BalancerConfig::new(Strategy::Basic {
             static_reserve: args.reserve,
         })
         .with_window(Duration(args.window_s))
         .with_idle_hold(Duration(args.idle_hold_s)),
+    );
+    let config = ServiceConfig {
         state_file: args.state.clone(),
         job_end_log: args.job_end_log.clone(),
         poll: StdDuration::from_millis(args.poll_ms),
     };
-    let service = Service::new(config, SlurmOarm::new(slurm)).map_err(|e| e.to_string())?;
+    let service = Service::new(config, policy, SlurmOarm::new(slurm)).map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start: {e}"))?;
     runtime
         .block_on(service.run(args.listen))

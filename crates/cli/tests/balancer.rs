@@ -88,3 +88,50 @@ fn weeks_refuses_unpaired_files_and_notify_an_absent_service() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot reach"));
 }
+
+/// Issue 29: `balancer weeks` refuses a job that ends before it starts and a job wider than
+/// the batch cluster, each naming its line, and reports a full standard output as one
+/// `error:` line instead of panicking.
+#[test]
+fn weeks_refuses_impossible_rows_and_reports_a_full_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let aps = write("a.csv", format!("{APS_HEADER}0,0,60,60,0\n"));
+    let weeks = |lcrc: &str| cosched(&["balancer", "weeks", "--lcrc", lcrc, "--aps", &aps]);
+    let backwards = write(
+        "backwards.csv",
+        format!("{LCRC_HEADER}0,0,3600,0,3600,1,3600,1\n0,5000,4000,0,0,1,3600,1\n"),
+    );
+    let out = weeks(&backwards);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(":3:") && err.contains("EndTime"), "{err}");
+    let wide = write(
+        "wide.csv",
+        format!("{LCRC_HEADER}0,0,3600,0,3600,4294967295,3600,1\n"),
+    );
+    let out = weeks(&wide);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("line 2") && err.contains("4294967295 nodes on a 304-node"),
+        "{err}"
+    );
+    let ok = write("ok.csv", format!("{LCRC_HEADER}0,0,3600,0,3600,1,3600,1\n"));
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
+            .args(["balancer", "weeks", "--lcrc", &ok, "--aps", &aps])
+            .stdout(full)
+            .output()
+            .expect("the binary runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.starts_with("error: cannot write"), "{err}");
+    } else {
+        println!("skipping the /dev/full check: /dev/full cannot be opened");
+    }
+}

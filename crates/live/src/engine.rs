@@ -1,23 +1,32 @@
-//! The executor between the Balancer policy and a live batch resource manager.
+//! The executor between a policy of the Balancer's protocol and a live batch resource manager.
 //!
-//! [`Engine`] holds the policy (unchanged: the same [`Balancer`] the simulator drives) and a
-//! [`LiveCluster`] (Slurm, through [`crate::SlurmOarm`]). It turns what the cluster reports
-//! into the policy's observations — job starts and ends seen by polling, job ends reported by
-//! the epilog, administrators' drains — applies the policy's commands to the cluster, and
-//! answers the on-demand side's requests.
+//! [`Engine`] holds any policy of the protocol ([`BalancerPolicy`]: the [`Balancer`], the
+//! Predictive policy, a static baseline, or a caller's own — the same objects the simulator
+//! drives) and a [`LiveCluster`] (Slurm, through [`crate::SlurmOarm`]). It turns what the
+//! cluster reports into the policy's observations — job starts and ends seen by polling, job
+//! ends reported by the epilog, administrators' drains — applies the policy's commands to the
+//! cluster through [`oarm::execute`], and answers the on-demand side's requests.
+//!
+//! The engine reads nothing of the policy but its commands and
+//! [`next_wake`](cosched_core::policy::Policy::next_wake): it keeps its own record of what it
+//! told the policy (which nodes run a job, which an administrator took away) and of what the
+//! commands did (which nodes are reclaimed, which granted to which request). The view it lends
+//! is the cluster's last report (hostnames and states), which a policy reads at start.
 //!
 //! Two rules keep batch jobs safe on a real system, where a job may start on a node between
 //! the moment the executor reads it idle and the moment it drains it:
 //! - a reclaimed node is handed to on-demand work only once the cluster reports it **settled**
 //!   (drained with no job left); a grant holding an unsettled node waits for it;
 //! - nothing is ever killed: reclaim is a drain, and a draining node finishes its job.
+//!
+//! [`Balancer`]: cosched_balancer::Balancer
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::error::Error as StdError;
 
-use cosched_balancer::BalancerError;
-use cosched_balancer::oarm::Oarm;
+use cosched_balancer::oarm::{self, Oarm};
 use cosched_balancer::policy::{
-    Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, RmNode, RmNodeState,
+    BalancerNodeState, BalancerPolicy, Command, Observation, RmNode, RmNodeState,
 };
 use cosched_core::{Duration, LeaseId, NodeId, Time};
 use serde::{Deserialize, Serialize};
@@ -34,24 +43,83 @@ pub struct NodeReport {
     pub settled: bool,
 }
 
-/// A batch resource manager the engine can drive and poll.
+/// A batch resource manager the engine can drive and poll: the OARM's `reclaim_node` and
+/// `restore_node` ([`Oarm`]) and its `get_status_of_all_nodes` ([`LiveCluster::report`]).
 pub trait LiveCluster: Oarm {
     /// Every node, in a fixed order (node `i` at position `i`).
     fn report(&self) -> Result<Vec<NodeReport>, Self::Error>;
+}
+
+/// A caller's input the engine refused; nothing changed.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum InvalidInput {
+    /// A request for no node.
+    #[error("a request needs at least 1 node")]
+    NoNodes,
+    /// More nodes than the cluster has.
+    #[error("{asked} nodes asked for but the cluster has {nodes}")]
+    TooManyNodes {
+        /// Nodes asked for.
+        asked: u32,
+        /// Nodes of the cluster.
+        nodes: usize,
+    },
+    /// A negative wait.
+    #[error("wait_s must be >= 0, got {0}")]
+    NegativeWait(i64),
+    /// A hint whose `H` is in the past.
+    #[error("a hint's time must not be in the past")]
+    HintInThePast,
+    /// A hostname the cluster does not have (echoed in at most 80 characters).
+    #[error("no node `{0}`")]
+    UnknownNode(String),
+    /// A release of a node not allocated to on-demand work, or named twice.
+    #[error("node `{0}` is not allocated to on-demand work (or is named twice)")]
+    NotAllocated(String),
+    /// A saved state for other nodes than the cluster's.
+    #[error(
+        "the saved state names other nodes than the cluster has; remove the state file to start afresh"
+    )]
+    OtherNodes,
 }
 
 /// Why the engine refused a call or failed.
 #[derive(Debug, Error)]
 pub enum LiveError {
     /// The caller's input is invalid; nothing changed.
-    #[error("{0}")]
-    Invalid(String),
-    /// The policy refused an observation.
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    /// The policy refused an observation (its own error type, boxed: downcast to read it).
     #[error("policy: {0}")]
-    Policy(#[from] BalancerError),
-    /// The resource manager failed.
+    Policy(#[source] Box<dyn StdError + Send + Sync>),
+    /// The resource manager failed (its own error type, e.g. `cosched_slurm::SlurmError`,
+    /// boxed: downcast to read it).
     #[error("resource manager: {0}")]
-    Cluster(String),
+    Cluster(#[source] Box<dyn StdError + Send + Sync>),
+    /// The cluster refused a node command.
+    #[error("resource manager: cannot apply {command:?} to {name}: {source}")]
+    Command {
+        /// The command.
+        command: Command,
+        /// The node's hostname.
+        name: String,
+        /// The resource manager's error.
+        #[source]
+        source: Box<dyn StdError + Send + Sync>,
+    },
+    /// The policy named a node the cluster does not have.
+    #[error("the policy named {0}, which the cluster does not have")]
+    PolicyNode(NodeId),
+}
+
+impl LiveError {
+    fn cluster(e: impl StdError + Send + Sync + 'static) -> LiveError {
+        LiveError::Cluster(Box::new(e))
+    }
+
+    fn policy(e: impl StdError + Send + Sync + 'static) -> LiveError {
+        LiveError::Policy(Box::new(e))
+    }
 }
 
 /// The answer to an on-demand request.
@@ -64,7 +132,7 @@ pub enum Answer {
         /// Its nodes' hostnames.
         nodes: Vec<String>,
     },
-    /// The request was refused (no nodes within its W).
+    /// The request was refused (no nodes within its wait).
     Rejected {
         /// The request.
         request: u64,
@@ -80,13 +148,30 @@ impl Answer {
     }
 }
 
-/// What survives a restart: the policy's state and the live allocations.
+/// The engine's own record of one node: what it told the policy and what the commands did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    /// The policy was told a job runs there (`JobStarting`, not yet `JobEnded`).
+    pub busy: bool,
+    /// Reclaimed by a command and not restored since.
+    pub reclaimed: bool,
+    /// The policy was told an administrator took it away.
+    pub unavailable: bool,
+}
+
+/// What survives a restart: the policy's state and the executor's records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Persisted {
+pub struct Persisted<P> {
     /// The policy.
-    pub policy: Balancer,
+    pub policy: P,
+    /// The nodes' hostnames, in the cluster's order.
+    pub names: Vec<String>,
+    /// The engine's record of each node.
+    pub records: Vec<NodeRecord>,
     /// Granted requests and their nodes.
     pub allocations: BTreeMap<u64, Vec<NodeId>>,
+    /// Requests waiting for an answer (cancelled at a restart: their callers are gone).
+    pub waiting: BTreeSet<u64>,
     /// The next request id.
     pub next_request: u64,
 }
@@ -96,7 +181,7 @@ pub struct Persisted {
 pub struct NodeView {
     /// Hostname.
     pub name: String,
-    /// Its Balancer state.
+    /// Its Balancer state, as the commands and observations left it.
     pub balancer: BalancerNodeState,
     /// The request it is allocated to, if any.
     pub request: Option<u64>,
@@ -105,103 +190,140 @@ pub struct NodeView {
 }
 
 /// The executor; see the module docs.
-pub struct Engine<C: LiveCluster> {
-    policy: Balancer,
+pub struct Engine<C: LiveCluster, P: BalancerPolicy> {
+    policy: P,
     cluster: C,
+    /// The cluster's last report as the policy's view.
+    nodes: Vec<RmNode>,
+    by_name: BTreeMap<String, NodeId>,
+    records: Vec<NodeRecord>,
     allocations: BTreeMap<u64, Vec<NodeId>>,
+    waiting: BTreeSet<u64>,
     next_request: u64,
     /// Reclaimed nodes still running a batch job.
     unsettled: BTreeSet<NodeId>,
     /// Grants waiting for unsettled nodes.
     held: Vec<(LeaseId, Vec<NodeId>)>,
-    /// A request's own W, when shorter than the policy's.
-    deadlines: BTreeMap<LeaseId, Time>,
     answers: Vec<Answer>,
 }
 
-impl<C: LiveCluster> Engine<C>
+impl<C, P> Engine<C, P>
 where
-    C::Error: std::fmt::Display,
+    C: LiveCluster,
+    P: BalancerPolicy,
+    P::Error: StdError + Send + Sync + 'static,
 {
-    /// Starts on `cluster`: from `persisted` state after a restart (requests that were waiting
-    /// are cancelled: their callers are gone), else from the cluster's node states.
-    pub fn start(
-        now: Time,
-        config: BalancerConfig,
-        cluster: C,
-        persisted: Option<Persisted>,
-    ) -> Result<Self, LiveError> {
-        let report = cluster.report().map_err(cluster_error)?;
+    /// Starts `policy` on `cluster` from the cluster's node states ([`Policy::start`] with the
+    /// report as the view).
+    ///
+    /// [`Policy::start`]: cosched_core::policy::Policy::start
+    pub fn start(now: Time, mut policy: P, cluster: C) -> Result<Self, LiveError> {
+        let report = cluster.report().map_err(LiveError::cluster)?;
+        let nodes = view_of(&report);
         let mut commands = Vec::new();
-        let (policy, allocations, next_request) = match persisted {
-            Some(p) => {
-                check_same_nodes(&p.policy, &report)?;
-                let mut policy = p.policy;
-                let waiting: Vec<LeaseId> = policy.waiting_requests().map(|(r, _)| r).collect();
-                for request in waiting {
-                    commands.extend(policy.observe(now, Observation::Cancel { request })?);
-                }
-                (policy, p.allocations, p.next_request)
-            }
-            None => {
-                let nodes: Vec<RmNode> = report
-                    .iter()
-                    .map(|r| RmNode {
-                        name: r.name.clone(),
-                        state: r.state,
-                    })
-                    .collect();
-                let (policy, out) = Balancer::start(now, config, &nodes)?;
-                commands.extend(out);
-                (policy, BTreeMap::new(), 1)
-            }
-        };
-        let mut engine = Engine {
-            policy,
-            cluster,
-            allocations,
-            next_request,
-            unsettled: BTreeSet::new(),
-            held: Vec::new(),
-            deadlines: BTreeMap::new(),
-            answers: Vec::new(),
-        };
+        policy
+            .start(now, &nodes, &mut commands)
+            .map_err(LiveError::policy)?;
+        let records = report
+            .iter()
+            .map(|r| NodeRecord {
+                busy: r.state == RmNodeState::BatchBusy,
+                reclaimed: matches!(
+                    r.state,
+                    RmNodeState::OnDemandFree | RmNodeState::OnDemandAllocated
+                ),
+                unavailable: r.state == RmNodeState::Unavailable,
+            })
+            .collect();
+        let mut engine = Engine::assemble(policy, cluster, nodes, records);
         engine.apply(commands)?;
         engine.sync(now)?;
         Ok(engine)
     }
 
-    /// `request_nodes(nodes, W)`: registers a request waiting at most `wait` (at most the
-    /// policy's W); its answer comes from [`Engine::take_answers`], at once or later.
-    pub fn request(&mut self, now: Time, nodes: u32, wait: Duration) -> Result<u64, LiveError> {
-        let window = self.policy.config().window;
+    /// Resumes from `saved` after a restart: requests that were waiting are cancelled (their
+    /// callers are gone), then the cluster is polled for what changed meanwhile.
+    pub fn resume(now: Time, saved: Persisted<P>, cluster: C) -> Result<Self, LiveError> {
+        let report = cluster.report().map_err(LiveError::cluster)?;
+        let same = saved.names.len() == report.len()
+            && saved.records.len() == report.len()
+            && saved.names.iter().zip(&report).all(|(n, r)| *n == r.name);
+        if !same {
+            return Err(InvalidInput::OtherNodes.into());
+        }
+        let mut engine = Engine::assemble(saved.policy, cluster, view_of(&report), saved.records);
+        engine.allocations = saved.allocations;
+        engine.next_request = saved.next_request;
+        for request in saved.waiting {
+            let out = engine.observe(
+                now,
+                &Observation::Cancel {
+                    request: LeaseId(request),
+                },
+            )?;
+            engine.apply(out)?;
+        }
+        engine.sync(now)?;
+        // Answers to the cancelled requests have no caller.
+        engine.answers.clear();
+        Ok(engine)
+    }
+
+    fn assemble(policy: P, cluster: C, nodes: Vec<RmNode>, records: Vec<NodeRecord>) -> Self {
+        let by_name = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
+            .collect();
+        Engine {
+            policy,
+            cluster,
+            nodes,
+            by_name,
+            records,
+            allocations: BTreeMap::new(),
+            waiting: BTreeSet::new(),
+            next_request: 1,
+            unsettled: BTreeSet::new(),
+            held: Vec::new(),
+            answers: Vec::new(),
+        }
+    }
+
+    /// `request_nodes(nodes, wait)`: registers a request; it waits at most `wait` if given, and
+    /// never longer than the policy's own `W` (the policy's rule). Its answer comes from
+    /// [`Engine::take_answers`], at once or later.
+    pub fn request(
+        &mut self,
+        now: Time,
+        nodes: u32,
+        wait: Option<Duration>,
+    ) -> Result<u64, LiveError> {
         if nodes == 0 {
-            return Err(LiveError::Invalid("a request needs at least 1 node".into()));
+            return Err(InvalidInput::NoNodes.into());
         }
-        if nodes as usize > self.policy.len() {
-            return Err(LiveError::Invalid(format!(
-                "{nodes} nodes requested but the cluster has {}",
-                self.policy.len()
-            )));
+        if nodes as usize > self.nodes.len() {
+            return Err(InvalidInput::TooManyNodes {
+                asked: nodes,
+                nodes: self.nodes.len(),
+            }
+            .into());
         }
-        if wait < Duration::ZERO || wait > window {
-            return Err(LiveError::Invalid(format!(
-                "wait_s must lie within 0..={} (this Balancer's W), got {}",
-                window.secs(),
-                wait.secs()
-            )));
+        if let Some(w) = wait.filter(|w| w.0 < 0) {
+            return Err(InvalidInput::NegativeWait(w.0).into());
         }
         let id = self.next_request;
+        let out = self.observe(
+            now,
+            &Observation::Request {
+                request: LeaseId(id),
+                nodes,
+                wait,
+            },
+        )?;
         self.next_request += 1;
-        let request = LeaseId(id);
-        if wait < window {
-            self.deadlines.insert(request, now.saturating_add(wait));
-        }
-        let out = self
-            .policy
-            .observe(now, Observation::Request { request, nodes })?;
+        self.waiting.insert(id);
         self.apply(out)?;
-        self.expire_short_waits(now)?;
         Ok(id)
     }
 
@@ -209,20 +331,19 @@ where
     pub fn release(&mut self, now: Time, names: &[String]) -> Result<(), LiveError> {
         let mut nodes = Vec::with_capacity(names.len());
         for name in names {
-            let node = self
-                .policy
-                .node(name)
-                .ok_or_else(|| LiveError::Invalid(format!("no node `{}`", excerpt(name))))?;
-            if self.policy.state(node)? != BalancerNodeState::OdAlloc || nodes.contains(&node) {
-                return Err(LiveError::Invalid(format!(
-                    "node `{name}` is not allocated to on-demand work (or is named twice)"
-                )));
+            let node = self.node(name)?;
+            if !self.allocations.values().any(|held| held.contains(&node)) || nodes.contains(&node)
+            {
+                return Err(InvalidInput::NotAllocated(excerpt(name)).into());
             }
             nodes.push(node);
         }
-        let out = self
-            .policy
-            .observe(now, Observation::Release { nodes: &nodes })?;
+        let out = self.observe(
+            now,
+            &Observation::Release {
+                nodes: nodes.clone(),
+            },
+        )?;
         for held in self.allocations.values_mut() {
             held.retain(|n| !nodes.contains(n));
         }
@@ -232,73 +353,80 @@ where
 
     /// `add_reserve(H, N)`.
     pub fn add_reserve(&mut self, now: Time, by: Time, nodes: u32) -> Result<(), LiveError> {
-        if nodes as usize > self.policy.len() || by < now {
-            return Err(LiveError::Invalid(format!(
-                "a hint needs 0..={} nodes and a time not in the past",
-                self.policy.len()
-            )));
+        if nodes as usize > self.nodes.len() {
+            return Err(InvalidInput::TooManyNodes {
+                asked: nodes,
+                nodes: self.nodes.len(),
+            }
+            .into());
         }
-        let out = self.policy.observe(now, Observation::Hint { by, nodes })?;
+        if by < now {
+            return Err(InvalidInput::HintInThePast.into());
+        }
+        let out = self.observe(now, &Observation::Hint { by, nodes })?;
         self.apply(out)
     }
 
-    /// A job ended on `names` (the epilog's notification). Nodes the policy does not think busy
-    /// are ignored: the notification may arrive after polling saw the end.
+    /// A job ended on `names` (the epilog's notification). Nodes the policy was not told are
+    /// busy are ignored: the notification may arrive after polling saw the end.
     pub fn job_ended(&mut self, now: Time, names: &[String]) -> Result<(), LiveError> {
         let mut ended = Vec::new();
         for name in names {
-            let node = self
-                .policy
-                .node(name)
-                .ok_or_else(|| LiveError::Invalid(format!("no node `{}`", excerpt(name))))?;
-            if self.policy.state(node)? == BalancerNodeState::OaBusy {
+            let node = self.node(name)?;
+            if self.records[node.index()].busy {
                 ended.push(node);
             }
         }
         if ended.is_empty() {
             return Ok(());
         }
-        let out = self
-            .policy
-            .observe(now, Observation::JobEnded { nodes: &ended })?;
+        let out = self.observe(
+            now,
+            &Observation::JobEnded {
+                nodes: ended.clone(),
+            },
+        )?;
+        for n in ended {
+            self.records[n.index()].busy = false;
+        }
         self.apply(out)
     }
 
     /// Polls the cluster: job starts and ends, administrators' changes, nodes that settled;
-    /// then ticks the policy and expires short waits.
+    /// then wakes the policy if its time has come.
     pub fn sync(&mut self, now: Time) -> Result<(), LiveError> {
-        let report = self.cluster.report().map_err(cluster_error)?;
+        let report = self.cluster.report().map_err(LiveError::cluster)?;
+        if report.len() != self.nodes.len() {
+            return Err(InvalidInput::OtherNodes.into());
+        }
+        self.nodes = view_of(&report);
         for (i, r) in report.iter().enumerate() {
             let node = NodeId(i as u32);
-            let state = self.policy.state(node)?;
             let unavailable = r.state == RmNodeState::Unavailable;
-            if unavailable != self.policy.is_unavailable(node) && !state.is_on_demand() {
-                let out = self.policy.observe(
+            let record = self.records[i];
+            if unavailable != record.unavailable && !record.reclaimed {
+                let out = self.observe(
                     now,
-                    Observation::Availability {
+                    &Observation::Availability {
                         node,
                         available: !unavailable,
                     },
                 )?;
+                self.records[i].unavailable = unavailable;
                 self.apply(out)?;
             }
-            match (r.state, self.policy.state(node)?) {
-                (RmNodeState::BatchBusy, BalancerNodeState::OaIdle) => {
-                    match self
-                        .policy
-                        .observe(now, Observation::JobStarting { nodes: &[node] })
-                    {
-                        Ok(out) => self.apply(out)?,
-                        // The race of §II-B: the node was reclaimed as the job started; the
-                        // drain keeps the job, and the node is used once it settles.
-                        Err(BalancerError::NodeReclaimed { .. }) => {}
-                        Err(e) => return Err(e.into()),
-                    }
+            let record = self.records[i];
+            match r.state {
+                // A reclaimed node reported busy is the race of §II-B: the drain keeps the
+                // job, and the node is used once it settles.
+                RmNodeState::BatchBusy if !record.busy && !record.reclaimed => {
+                    let out = self.observe(now, &Observation::JobStarting { nodes: vec![node] })?;
+                    self.records[i].busy = true;
+                    self.apply(out)?;
                 }
-                (RmNodeState::BatchIdle, BalancerNodeState::OaBusy) => {
-                    let out = self
-                        .policy
-                        .observe(now, Observation::JobEnded { nodes: &[node] })?;
+                RmNodeState::BatchIdle if record.busy => {
+                    let out = self.observe(now, &Observation::JobEnded { nodes: vec![node] })?;
+                    self.records[i].busy = false;
                     self.apply(out)?;
                 }
                 _ => {}
@@ -308,11 +436,14 @@ where
             }
         }
         self.release_held();
-        if self.policy.next_deadline().is_some_and(|t| t <= now) {
-            let out = self.policy.observe(now, Observation::Tick)?;
+        if self.policy.next_wake().is_some_and(|t| t <= now) {
+            let mut out = Vec::new();
+            self.policy
+                .wake(now, &self.nodes, &mut out)
+                .map_err(LiveError::policy)?;
             self.apply(out)?;
         }
-        self.expire_short_waits(now)
+        Ok(())
     }
 
     /// The answers produced since the last call.
@@ -321,35 +452,51 @@ where
     }
 
     /// The state to persist.
-    pub fn persisted(&self) -> Persisted {
+    pub fn persisted(&self) -> Persisted<P>
+    where
+        P: Clone,
+    {
         Persisted {
             policy: self.policy.clone(),
+            names: self.nodes.iter().map(|n| n.name.clone()).collect(),
+            records: self.records.clone(),
             allocations: self.allocations.clone(),
+            waiting: self.waiting.clone(),
             next_request: self.next_request,
         }
     }
 
-    /// Every node as the service sees it.
+    /// Every node as the service sees it: from the engine's own records.
     pub fn view(&self) -> Vec<NodeView> {
-        (0..self.policy.len() as u32)
-            .map(NodeId)
-            .filter_map(|node| {
-                Some(NodeView {
-                    name: self.policy.name(node)?.to_owned(),
-                    balancer: self.policy.state(node).ok()?,
-                    request: self
-                        .allocations
-                        .iter()
-                        .find(|(_, nodes)| nodes.contains(&node))
-                        .map(|(r, _)| *r),
-                    unavailable: self.policy.is_unavailable(node),
-                })
+        self.nodes
+            .iter()
+            .zip(&self.records)
+            .enumerate()
+            .map(|(i, (node, record))| {
+                let id = NodeId(i as u32);
+                let request = self
+                    .allocations
+                    .iter()
+                    .find(|(_, nodes)| nodes.contains(&id))
+                    .map(|(r, _)| *r);
+                let balancer = match (record.reclaimed, request.is_some(), record.busy) {
+                    (true, true, _) => BalancerNodeState::OdAlloc,
+                    (true, false, _) => BalancerNodeState::OdReserve,
+                    (false, _, true) => BalancerNodeState::OaBusy,
+                    (false, _, false) => BalancerNodeState::OaIdle,
+                };
+                NodeView {
+                    name: node.name.clone(),
+                    balancer,
+                    request,
+                    unavailable: record.unavailable,
+                }
             })
             .collect()
     }
 
-    /// The policy (read-only).
-    pub fn policy(&self) -> &Balancer {
+    /// The policy (read-only, for inspection: the engine itself never reads it).
+    pub fn policy(&self) -> &P {
         &self.policy
     }
 
@@ -358,51 +505,77 @@ where
         &self.cluster
     }
 
-    /// Cancels waiting requests whose own W has passed: to the caller, a rejection at W.
-    fn expire_short_waits(&mut self, now: Time) -> Result<(), LiveError> {
-        let due: Vec<LeaseId> = self
-            .deadlines
-            .iter()
-            .filter(|&(_, &t)| t <= now)
-            .map(|(&r, _)| r)
-            .collect();
-        for request in due {
-            self.deadlines.remove(&request);
-            if self.policy.waiting_requests().any(|(r, _)| r == request) {
-                let out = self.policy.observe(now, Observation::Cancel { request })?;
-                self.apply(out)?;
-                self.answers.push(Answer::Rejected { request: request.0 });
-            }
-        }
-        Ok(())
+    /// The engine's parts: the policy (e.g. a recorder to finish) and the cluster.
+    pub fn into_parts(self) -> (P, C) {
+        (self.policy, self.cluster)
     }
 
-    /// Applies commands in order: node commands to the cluster, answers to the callers.
+    fn observe(&mut self, now: Time, observation: &Observation) -> Result<Vec<Command>, LiveError> {
+        let mut out = Vec::new();
+        self.policy
+            .observe(now, observation, &self.nodes, &mut out)
+            .map_err(LiveError::policy)?;
+        Ok(out)
+    }
+
+    fn node(&self, name: &str) -> Result<NodeId, LiveError> {
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| InvalidInput::UnknownNode(excerpt(name)).into())
+    }
+
+    /// Applies commands in order: node commands to the cluster ([`oarm::execute`]), answers to
+    /// the callers.
     fn apply(&mut self, commands: Vec<Command>) -> Result<(), LiveError> {
+        for command in &commands {
+            match command {
+                Command::Reclaim(n) | Command::Restore(n) if n.index() >= self.nodes.len() => {
+                    return Err(LiveError::PolicyNode(*n));
+                }
+                Command::Grant { nodes, .. } => {
+                    if let Some(n) = nodes.iter().find(|n| n.index() >= self.nodes.len()) {
+                        return Err(LiveError::PolicyNode(*n));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let nodes = &self.nodes;
+        let odrm = oarm::execute(
+            &mut self.cluster,
+            |n| nodes[n.index()].name.clone(),
+            commands.iter().cloned(),
+        )
+        .map_err(|e| LiveError::Command {
+            command: e.command,
+            name: e.name,
+            source: Box::new(e.source),
+        })?;
         for command in commands {
             match command {
                 Command::Reclaim(node) => {
-                    let name = self.name(node)?;
-                    self.cluster
-                        .reclaim_node(node, &name)
-                        .map_err(cluster_error)?;
+                    self.records[node.index()].reclaimed = true;
                     self.unsettled.insert(node);
                 }
                 Command::Restore(node) => {
-                    let name = self.name(node)?;
-                    self.cluster
-                        .restore_node(node, &name)
-                        .map_err(cluster_error)?;
+                    self.records[node.index()].reclaimed = false;
                     self.unsettled.remove(&node);
                 }
+                Command::Grant { .. } | Command::Reject { .. } => {}
+            }
+        }
+        for command in odrm {
+            match command {
                 Command::Grant { request, nodes } => {
-                    self.deadlines.remove(&request);
+                    self.waiting.remove(&request.0);
                     self.held.push((request, nodes));
                 }
                 Command::Reject { request } => {
-                    self.deadlines.remove(&request);
+                    self.waiting.remove(&request.0);
                     self.answers.push(Answer::Rejected { request: request.0 });
                 }
+                Command::Reclaim(_) | Command::Restore(_) => {}
             }
         }
         self.settle_reclaims()?;
@@ -416,7 +589,7 @@ where
         if self.unsettled.is_empty() {
             return Ok(());
         }
-        let report = self.cluster.report().map_err(cluster_error)?;
+        let report = self.cluster.report().map_err(LiveError::cluster)?;
         self.unsettled
             .retain(|n| !report.get(n.index()).is_some_and(|r| r.settled));
         Ok(())
@@ -431,7 +604,7 @@ where
         for (request, nodes) in ready {
             let names = nodes
                 .iter()
-                .filter_map(|&n| self.policy.name(n).map(str::to_owned))
+                .map(|n| self.nodes[n.index()].name.clone())
                 .collect();
             self.allocations.insert(request.0, nodes);
             self.answers.push(Answer::Granted {
@@ -440,32 +613,17 @@ where
             });
         }
     }
-
-    fn name(&self, node: NodeId) -> Result<String, LiveError> {
-        self.policy
-            .name(node)
-            .map(str::to_owned)
-            .ok_or(LiveError::Policy(BalancerError::UnknownNode(node)))
-    }
 }
 
-fn check_same_nodes(policy: &Balancer, report: &[NodeReport]) -> Result<(), LiveError> {
-    let same = policy.len() == report.len()
-        && report
-            .iter()
-            .enumerate()
-            .all(|(i, r)| policy.name(NodeId(i as u32)) == Some(r.name.as_str()));
-    if same {
-        Ok(())
-    } else {
-        Err(LiveError::Invalid(
-            "the saved state names other nodes than the cluster has; remove the state file to start afresh".into(),
-        ))
-    }
-}
-
-fn cluster_error(e: impl std::fmt::Display) -> LiveError {
-    LiveError::Cluster(e.to_string())
+/// The policy's view of a report: hostnames and states.
+fn view_of(report: &[NodeReport]) -> Vec<RmNode> {
+    report
+        .iter()
+        .map(|r| RmNode {
+            name: r.name.clone(),
+            state: r.state,
+        })
+        .collect()
 }
 
 fn excerpt(s: &str) -> String {

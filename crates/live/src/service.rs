@@ -28,20 +28,44 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use cosched_balancer::policy::BalancerConfig;
+use cosched_balancer::policy::BalancerPolicy;
 use cosched_core::{Duration, Time};
 use cosched_slurm::{JobEndLog, hostlist};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::{Mutex, oneshot};
 
 use crate::engine::{Answer, Engine, LiveCluster, LiveError, NodeView, Persisted};
 
-/// How the service runs.
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The state file could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    ReadState {
+        /// The file.
+        path: PathBuf,
+        /// The reader's error.
+        source: std::io::Error,
+    },
+    /// The state file is not a saved state of this policy.
+    #[error("`{path}` is not a saved state: {source}")]
+    StateFormat {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's error.
+        source: serde_json::Error,
+    },
+    /// The engine could not start.
+    #[error(transparent)]
+    Engine(#[from] LiveError),
+}
+
+/// How the service runs (the policy is passed beside it: any policy of the Balancer's
+/// protocol).
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
-    /// The Balancer's parameters (R, W, I).
-    pub balancer: BalancerConfig,
     /// Where the state is saved after every change, and read at start.
     pub state_file: Option<PathBuf>,
     /// The epilog's job-end log to follow (see `cosched_slurm::notify`).
@@ -58,43 +82,77 @@ pub fn wall_clock() -> Time {
     Time(i64::try_from(secs).unwrap_or(i64::MAX))
 }
 
-struct Shared<C: LiveCluster> {
-    engine: Engine<C>,
+struct Shared<C: LiveCluster, P: BalancerPolicy> {
+    engine: Engine<C, P>,
+    /// Callers waiting for their answer (one lock covers a request's registration and its
+    /// waiter, so every answer finds its waiter or has no caller: a request cancelled at a
+    /// restart).
     waiters: BTreeMap<u64, oneshot::Sender<Answer>>,
-    /// Answers that came before their caller started waiting.
-    early: BTreeMap<u64, Answer>,
     state_file: Option<PathBuf>,
     job_ends: Option<JobEndLog>,
 }
 
-type AppState<C> = Arc<Mutex<Shared<C>>>;
+type AppState<C, P> = Arc<Mutex<Shared<C, P>>>;
+
+/// What a policy run by the service must be: of the Balancer's protocol, its state saved in
+/// JSON, its error a standard one.
+pub trait ServicePolicy:
+    BalancerPolicy<Error: std::error::Error + Send + Sync + 'static>
+    + Clone
+    + Serialize
+    + DeserializeOwned
+    + Send
+    + 'static
+{
+}
+
+impl<P> ServicePolicy for P where
+    P: BalancerPolicy<Error: std::error::Error + Send + Sync + 'static>
+        + Clone
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + 'static
+{
+}
 
 /// A running service's handle.
-pub struct Service<C: LiveCluster> {
-    state: AppState<C>,
+pub struct Service<C: LiveCluster, P: BalancerPolicy> {
+    state: AppState<C, P>,
     poll: std::time::Duration,
 }
 
-impl<C> Service<C>
+impl<C, P> Service<C, P>
 where
     C: LiveCluster + Send + 'static,
-    C::Error: std::fmt::Display,
+    P: ServicePolicy,
 {
-    /// Starts the engine on `cluster` (resuming from the state file if it exists).
-    pub fn new(config: ServiceConfig, cluster: C) -> Result<Self, LiveError> {
+    /// Starts `policy` on `cluster`, or resumes the saved policy from the state file if it
+    /// exists.
+    pub fn new(config: ServiceConfig, policy: P, cluster: C) -> Result<Self, ServiceError> {
         let persisted = match &config.state_file {
             Some(path) if path.exists() => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    LiveError::Invalid(format!("cannot read `{}`: {e}", path.display()))
-                })?;
-                Some(serde_json::from_str::<Persisted>(&text).map_err(|e| {
-                    LiveError::Invalid(format!("`{}` is not a saved state: {e}", path.display()))
-                })?)
+                let text =
+                    std::fs::read_to_string(path).map_err(|source| ServiceError::ReadState {
+                        path: path.clone(),
+                        source,
+                    })?;
+                Some(
+                    serde_json::from_str::<Persisted<P>>(&text).map_err(|source| {
+                        ServiceError::StateFormat {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?,
+                )
             }
             _ => None,
         };
         let resumed = persisted.is_some();
-        let engine = Engine::start(wall_clock(), config.balancer, cluster, persisted)?;
+        let engine = match persisted {
+            Some(saved) => Engine::resume(wall_clock(), saved, cluster)?,
+            None => Engine::start(wall_clock(), policy, cluster)?,
+        };
         log(
             "start",
             json!({ "resumed": resumed, "nodes": engine.view().len() }),
@@ -102,7 +160,6 @@ where
         let shared = Shared {
             engine,
             waiters: BTreeMap::new(),
-            early: BTreeMap::new(),
             state_file: config.state_file,
             job_ends: config.job_end_log.map(JobEndLog::at_end),
         };
@@ -116,11 +173,11 @@ where
     /// The HTTP routes.
     pub fn router(&self) -> Router {
         Router::new()
-            .route("/request_nodes", post(request_nodes::<C>))
-            .route("/release_nodes", post(release_nodes::<C>))
-            .route("/add_reserve", post(add_reserve::<C>))
-            .route("/job_ended", post(job_ended::<C>))
-            .route("/nodes", get(nodes::<C>))
+            .route("/request_nodes", post(request_nodes::<C, P>))
+            .route("/release_nodes", post(release_nodes::<C, P>))
+            .route("/add_reserve", post(add_reserve::<C, P>))
+            .route("/job_ended", post(job_ended::<C, P>))
+            .route("/nodes", get(nodes::<C, P>))
             .with_state(self.state.clone())
     }
 
@@ -167,16 +224,16 @@ where
     }
 }
 
-fn follow_job_end_log<C: LiveCluster>(s: &mut Shared<C>, now: Time) -> Result<(), LiveError>
-where
-    C::Error: std::fmt::Display,
-{
+fn follow_job_end_log<C: LiveCluster, P: ServicePolicy>(
+    s: &mut Shared<C, P>,
+    now: Time,
+) -> Result<(), LiveError> {
     let Some(reader) = s.job_ends.as_mut() else {
         return Ok(());
     };
     let ends = reader
         .read_new()
-        .map_err(|e| LiveError::Cluster(e.to_string()))?;
+        .map_err(|e| LiveError::Cluster(Box::new(e)))?;
     for end in ends {
         log(
             "job_end",
@@ -188,20 +245,11 @@ where
 }
 
 /// Hands answers to their waiting callers, and saves the state.
-fn deliver<C: LiveCluster>(s: &mut Shared<C>)
-where
-    C::Error: std::fmt::Display,
-{
+fn deliver<C: LiveCluster, P: ServicePolicy>(s: &mut Shared<C, P>) {
     for answer in s.engine.take_answers() {
         log("answer", serde_json::to_value(&answer).unwrap_or_default());
-        let request = answer.request();
-        match s.waiters.remove(&request) {
-            Some(tx) => {
-                let _ = tx.send(answer);
-            }
-            None => {
-                s.early.insert(request, answer);
-            }
+        if let Some(tx) = s.waiters.remove(&answer.request()) {
+            let _ = tx.send(answer);
         }
     }
     if let Some(Err(e)) = s
@@ -214,7 +262,7 @@ where
 }
 
 /// Writes the state atomically (a temporary file renamed over the old one).
-fn save(path: &std::path::Path, state: &Persisted) -> std::io::Result<()> {
+fn save<P: Serialize>(path: &std::path::Path, state: &Persisted<P>) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
     let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
     std::fs::write(&tmp, json)?;
@@ -236,7 +284,8 @@ impl From<LiveError> for ApiError {
     fn from(e: LiveError) -> Self {
         let status = match e {
             LiveError::Invalid(_) | LiveError::Policy(_) => StatusCode::BAD_REQUEST,
-            LiveError::Cluster(_) => StatusCode::BAD_GATEWAY,
+            LiveError::Cluster(_) | LiveError::Command { .. } => StatusCode::BAD_GATEWAY,
+            LiveError::PolicyNode(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError(status, e.to_string())
     }
@@ -263,7 +312,7 @@ impl IntoResponse for ApiError {
 pub struct RequestBody {
     /// Nodes wanted.
     pub nodes: u32,
-    /// How long to wait at most, seconds (default: the Balancer's W).
+    /// How long to wait at most, seconds; the policy caps it at its own `W` (default: `W`).
     pub wait_s: Option<i64>,
 }
 
@@ -280,32 +329,28 @@ pub struct RequestAnswer {
     pub waited_s: f64,
 }
 
-async fn request_nodes<C>(
-    State(state): State<AppState<C>>,
+async fn request_nodes<C, P>(
+    State(state): State<AppState<C, P>>,
     body: Result<Json<RequestBody>, JsonRejection>,
 ) -> Result<Json<RequestAnswer>, ApiError>
 where
     C: LiveCluster + Send + 'static,
-    C::Error: std::fmt::Display,
+    P: ServicePolicy,
 {
     let Json(body) = body?;
     let started = std::time::Instant::now();
     let rx = {
         let mut s = state.lock().await;
-        let window = s.engine.policy().config().window;
-        let wait = Duration(body.wait_s.unwrap_or(window.secs()));
-        let request = s.engine.request(wall_clock(), body.nodes, wait)?;
+        let request = s
+            .engine
+            .request(wall_clock(), body.nodes, body.wait_s.map(Duration))?;
         log(
             "request",
-            json!({ "request": request, "nodes": body.nodes, "wait_s": wait.secs() }),
+            json!({ "request": request, "nodes": body.nodes, "wait_s": body.wait_s }),
         );
         let (tx, rx) = oneshot::channel();
         s.waiters.insert(request, tx);
         deliver(&mut s);
-        if let Some(answer) = s.early.remove(&request) {
-            s.waiters.remove(&request);
-            return Ok(Json(answer_body(answer, started)));
-        }
         rx
     };
     let answer = rx.await.map_err(|_| {
@@ -342,13 +387,13 @@ pub struct ReleaseBody {
     pub nodes: Vec<String>,
 }
 
-async fn release_nodes<C>(
-    State(state): State<AppState<C>>,
+async fn release_nodes<C, P>(
+    State(state): State<AppState<C, P>>,
     body: Result<Json<ReleaseBody>, JsonRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError>
 where
     C: LiveCluster + Send + 'static,
-    C::Error: std::fmt::Display,
+    P: ServicePolicy,
 {
     let Json(body) = body?;
     let mut s = state.lock().await;
@@ -367,13 +412,13 @@ pub struct ReserveBody {
     pub nodes: u32,
 }
 
-async fn add_reserve<C>(
-    State(state): State<AppState<C>>,
+async fn add_reserve<C, P>(
+    State(state): State<AppState<C, P>>,
     body: Result<Json<ReserveBody>, JsonRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError>
 where
     C: LiveCluster + Send + 'static,
-    C::Error: std::fmt::Display,
+    P: ServicePolicy,
 {
     let Json(body) = body?;
     if body.in_s < 0 {
@@ -401,13 +446,13 @@ pub struct JobEndedBody {
     pub nodes: String,
 }
 
-async fn job_ended<C>(
-    State(state): State<AppState<C>>,
+async fn job_ended<C, P>(
+    State(state): State<AppState<C, P>>,
     body: Result<Json<JobEndedBody>, JsonRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError>
 where
     C: LiveCluster + Send + 'static,
-    C::Error: std::fmt::Display,
+    P: ServicePolicy,
 {
     let Json(body) = body?;
     let names = hostlist::expand(&body.nodes)
@@ -419,10 +464,10 @@ where
     Ok(Json(json!({})))
 }
 
-async fn nodes<C>(State(state): State<AppState<C>>) -> Json<Vec<NodeView>>
+async fn nodes<C, P>(State(state): State<AppState<C, P>>) -> Json<Vec<NodeView>>
 where
     C: LiveCluster + Send + 'static,
-    C::Error: std::fmt::Display,
+    P: ServicePolicy,
 {
     Json(state.lock().await.engine.view())
 }

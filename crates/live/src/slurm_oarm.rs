@@ -6,7 +6,7 @@
 //! ends (the executor waits for that before it hands the node to on-demand work).
 
 use cosched_balancer::oarm::Oarm;
-use cosched_balancer::policy::{RmNode, RmNodeState};
+use cosched_balancer::policy::RmNodeState;
 use cosched_core::NodeId;
 use cosched_slurm::{NodeInfo, NodeState, Slurm, SlurmError};
 
@@ -73,18 +73,6 @@ impl Oarm for SlurmOarm {
 
     fn restore_node(&mut self, _node: NodeId, name: &str) -> Result<(), SlurmError> {
         self.slurm.resume(name)
-    }
-
-    fn get_status_of_all_nodes(&self) -> Result<Vec<RmNode>, SlurmError> {
-        Ok(self
-            .slurm
-            .nodes()?
-            .iter()
-            .map(|n| RmNode {
-                name: n.name.clone(),
-                state: self.rm_state(n),
-            })
-            .collect())
     }
 }
 

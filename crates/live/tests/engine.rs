@@ -5,10 +5,16 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use cosched_balancer::baseline::StaticSplit;
 use cosched_balancer::oarm::Oarm;
-use cosched_balancer::policy::{BalancerConfig, BalancerNodeState, RmNode, RmNodeState, Strategy};
-use cosched_core::{Duration, NodeId, Time};
-use cosched_live::{Answer, Engine, LiveCluster, LiveError, NodeReport};
+use cosched_balancer::policy::{
+    Balancer, BalancerConfig, BalancerNodeState, RmNode, RmNodeState, Strategy,
+};
+use cosched_balancer::predictor::{Combine, Predictive, Predictor};
+use cosched_balancer::workload::LeaseRequest;
+use cosched_core::policy::{Recorder, Step, read_steps, replay, replay_step};
+use cosched_core::{Duration, LeaseId, NodeId, Time};
+use cosched_live::{Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeReport};
 
 /// A cluster whose nodes a test sets by hand; reclaim drains (a busy node keeps its job).
 #[derive(Clone, Default)]
@@ -53,17 +59,6 @@ impl Oarm for Scripted {
         self.set(node.index(), RmNodeState::BatchIdle, false);
         Ok(())
     }
-    fn get_status_of_all_nodes(&self) -> Result<Vec<RmNode>, Never> {
-        Ok(self
-            .0
-            .borrow()
-            .iter()
-            .map(|r| RmNode {
-                name: r.name.clone(),
-                state: r.state,
-            })
-            .collect())
-    }
 }
 
 impl LiveCluster for Scripted {
@@ -72,8 +67,12 @@ impl LiveCluster for Scripted {
     }
 }
 
-fn config(window_s: i64) -> BalancerConfig {
-    BalancerConfig::new(Strategy::Basic { static_reserve: 0 }).with_window(Duration(window_s))
+fn config(window_s: i64) -> Balancer {
+    Balancer::new(
+        BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
+            .with_window(Duration(window_s))
+            .with_idle_hold(Duration::ZERO),
+    )
 }
 
 use RmNodeState::{BatchBusy, BatchIdle, OnDemandFree};
@@ -81,8 +80,8 @@ use RmNodeState::{BatchBusy, BatchIdle, OnDemandFree};
 #[test]
 fn a_request_waits_for_a_job_to_end_within_w() {
     let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchBusy]);
-    let mut e = Engine::start(Time(0), config(60), cluster.clone(), None).unwrap();
-    let r = e.request(Time(1), 2, Duration(60)).unwrap();
+    let mut e = Engine::start(Time(0), config(60), cluster.clone()).unwrap();
+    let r = e.request(Time(1), 2, Some(Duration(60))).unwrap();
     assert!(e.take_answers().is_empty(), "one idle node is not enough");
     assert_eq!(
         cluster.state(0),
@@ -113,8 +112,8 @@ fn a_request_waits_for_a_job_to_end_within_w() {
 #[test]
 fn a_request_is_rejected_at_its_own_w_and_its_nodes_go_back() {
     let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
-    let mut e = Engine::start(Time(0), config(60), cluster.clone(), None).unwrap();
-    let r = e.request(Time(0), 2, Duration(10)).unwrap();
+    let mut e = Engine::start(Time(0), config(60), cluster.clone()).unwrap();
+    let r = e.request(Time(0), 2, Some(Duration(10))).unwrap();
     e.sync(Time(9)).unwrap();
     assert!(e.take_answers().is_empty());
     e.sync(Time(10)).unwrap();
@@ -130,10 +129,10 @@ fn a_request_is_rejected_at_its_own_w_and_its_nodes_go_back() {
 #[test]
 fn a_node_whose_drain_raced_a_job_start_is_granted_only_once_drained() {
     let cluster = Scripted::new(&[BatchIdle]);
-    let mut e = Engine::start(Time(0), config(60), cluster.clone(), None).unwrap();
+    let mut e = Engine::start(Time(0), config(60), cluster.clone()).unwrap();
     // A job starts on n1 between the executor's last poll and the drain.
     cluster.set(0, BatchBusy, false);
-    let r = e.request(Time(1), 1, Duration(60)).unwrap();
+    let r = e.request(Time(1), 1, Some(Duration(60))).unwrap();
     assert!(
         e.take_answers().is_empty(),
         "the node still runs a batch job"
@@ -155,17 +154,16 @@ fn a_node_whose_drain_raced_a_job_start_is_granted_only_once_drained() {
 #[test]
 fn a_restart_keeps_allocations_and_never_grants_a_node_twice() {
     let cluster = Scripted::new(&[BatchIdle, BatchIdle, BatchBusy]);
-    let mut e = Engine::start(Time(0), config(30), cluster.clone(), None).unwrap();
-    let r = e.request(Time(0), 2, Duration(30)).unwrap();
+    let mut e = Engine::start(Time(0), config(30), cluster.clone()).unwrap();
+    let r = e.request(Time(0), 2, Some(Duration(30))).unwrap();
     assert!(matches!(&e.take_answers()[..], [Answer::Granted { request, .. }] if *request == r));
-    let waiting = e.request(Time(1), 1, Duration(30)).unwrap();
+    let waiting = e.request(Time(1), 1, Some(Duration(30))).unwrap();
     let saved = serde_json::to_string(&e.persisted()).unwrap();
     drop(e);
-    let mut e = Engine::start(
+    let mut e = Engine::<_, Balancer>::resume(
         Time(2),
-        config(30),
+        serde_json::from_str(&saved).unwrap(),
         cluster.clone(),
-        Some(serde_json::from_str(&saved).unwrap()),
     )
     .unwrap();
     let view = e.view();
@@ -175,7 +173,7 @@ fn a_restart_keeps_allocations_and_never_grants_a_node_twice() {
         e.policy().waiting_requests().all(|(l, _)| l.0 != waiting),
         "a waiting request's caller is gone"
     );
-    let again = e.request(Time(3), 1, Duration(0)).unwrap();
+    let again = e.request(Time(3), 1, Some(Duration(0))).unwrap();
     assert_eq!(
         e.take_answers(),
         vec![Answer::Rejected { request: again }],
@@ -186,13 +184,12 @@ fn a_restart_keeps_allocations_and_never_grants_a_node_twice() {
 #[test]
 fn invalid_calls_change_nothing() {
     let cluster = Scripted::new(&[BatchIdle, BatchIdle]);
-    let mut e = Engine::start(Time(0), config(30), cluster.clone(), None).unwrap();
+    let mut e = Engine::start(Time(0), config(30), cluster.clone()).unwrap();
     let before = serde_json::to_string(&e.persisted()).unwrap();
     for bad in [
-        e.request(Time(1), 3, Duration(5)).err(),
-        e.request(Time(1), 0, Duration(5)).err(),
-        e.request(Time(1), 1, Duration(-1)).err(),
-        e.request(Time(1), 1, Duration(31)).err(),
+        e.request(Time(1), 3, Some(Duration(5))).err(),
+        e.request(Time(1), 0, Some(Duration(5))).err(),
+        e.request(Time(1), 1, Some(Duration(-1))).err(),
         e.release(Time(1), &["n1".into()]).err(),
         e.release(Time(1), &["nope".into()]).err(),
         e.job_ended(Time(1), &["nope".into()]).err(),
@@ -201,4 +198,132 @@ fn invalid_calls_change_nothing() {
     }
     assert_eq!(serde_json::to_string(&e.persisted()).unwrap(), before);
     assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchIdle));
+}
+
+#[test]
+fn a_callers_wait_is_capped_by_the_policys_w() {
+    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let mut e = Engine::start(Time(0), config(30), cluster.clone()).unwrap();
+    // Asked to wait 999 s; the policy's W is 30 s, so it is refused at 30 s.
+    let r = e.request(Time(0), 2, Some(Duration(999))).unwrap();
+    e.sync(Time(29)).unwrap();
+    assert!(e.take_answers().is_empty());
+    e.sync(Time(30)).unwrap();
+    assert_eq!(e.take_answers(), vec![Answer::Rejected { request: r }]);
+    assert!(matches!(
+        e.request(Time(31), 1, Some(Duration(-1))),
+        Err(LiveError::Invalid(InvalidInput::NegativeWait(-1)))
+    ));
+}
+
+#[test]
+fn the_static_split_runs_live() {
+    let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchIdle, BatchIdle]);
+    let split = StaticSplit::new(2, Duration::ZERO);
+    let mut e = Engine::start(Time(0), split, cluster.clone()).unwrap();
+    // The pool (the last two nodes) is taken out of batch at start.
+    assert_eq!(
+        (cluster.state(2), cluster.state(3)),
+        (OnDemandFree, OnDemandFree)
+    );
+    let a = e.request(Time(1), 2, None).unwrap();
+    let b = e.request(Time(2), 1, None).unwrap();
+    assert_eq!(
+        e.take_answers(),
+        vec![
+            Answer::Granted {
+                request: a,
+                nodes: vec!["n3".into(), "n4".into()]
+            },
+            Answer::Rejected { request: b }
+        ]
+    );
+    // Released pool nodes stay on-demand; the batch side is never touched.
+    e.release(Time(3), &["n3".into(), "n4".into()]).unwrap();
+    e.sync(Time(4)).unwrap();
+    assert_eq!(
+        (cluster.state(2), cluster.state(3)),
+        (OnDemandFree, OnDemandFree)
+    );
+    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchBusy));
+}
+
+#[test]
+fn predictive_runs_live_and_reserves_at_the_slot() {
+    let day = 86_400;
+    let cluster = Scripted::new(&[BatchIdle; 4]);
+    // Yesterday's slot 0 peaked at 2 requested nodes.
+    let history = [LeaseRequest {
+        id: LeaseId(0),
+        submit: Time(60),
+        nodes: 2,
+        duration: Duration(600),
+        notice: None,
+    }];
+    // The paper's rule: add_reserve(0, N) at the slot's start, unused nodes back after I.
+    let policy = Predictive::new(
+        BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600)),
+        Predictor::train(Combine::Max, &history),
+    )
+    .unwrap();
+    let mut e = Engine::start(Time(day), policy, cluster.clone()).unwrap();
+    // Today's slot 0 has begun: two idle nodes are reserved for it at start.
+    let reserved = (0..4).filter(|&i| cluster.state(i) == OnDemandFree).count();
+    assert_eq!(reserved, 2);
+    let r = e.request(Time(day + 10), 2, None).unwrap();
+    assert!(
+        matches!(&e.take_answers()[..], [Answer::Granted { request, nodes }] if *request == r && nodes.len() == 2)
+    );
+    // Released, the nodes are reserve for I = 600 s, then go back to batch.
+    e.release(Time(day + 20), &["n1".into(), "n2".into()])
+        .unwrap();
+    e.sync(Time(day + 619)).unwrap();
+    assert_eq!(
+        (0..4).filter(|&i| cluster.state(i) == OnDemandFree).count(),
+        2
+    );
+    e.sync(Time(day + 620)).unwrap();
+    assert!((0..4).all(|i| cluster.state(i) == BatchIdle));
+}
+
+#[test]
+fn a_live_recording_replays_identically_and_survives_a_serde_restart() {
+    let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchBusy, BatchIdle]);
+    let recorder = Recorder::with_view_snapshot(config(60), Vec::new(), |v: &[RmNode]| {
+        serde_json::to_value(v).unwrap_or_default()
+    });
+    let mut e = Engine::start(Time(0), recorder, cluster.clone()).unwrap();
+    let a = e.request(Time(1), 3, None).unwrap();
+    cluster.set(1, BatchIdle, false);
+    e.sync(Time(5)).unwrap();
+    let names: Vec<String> = match &e.take_answers()[..] {
+        [Answer::Granted { request, nodes }] if *request == a => nodes.clone(),
+        other => panic!("{other:?}"),
+    };
+    e.request(Time(6), 2, Some(Duration(10))).unwrap();
+    e.sync(Time(16)).unwrap();
+    e.release(Time(20), &names).unwrap();
+    e.sync(Time(21)).unwrap();
+    let (recorder, _) = e.into_parts();
+    let (_, lines) = recorder.into_parts();
+    let view = |snap: Option<&serde_json::Value>| {
+        serde_json::from_value::<Vec<RmNode>>(snap.cloned().unwrap_or_default())
+    };
+    let outcome = replay(&mut config(60), lines.as_slice(), view).unwrap();
+    assert!(outcome.steps >= 6 && outcome.commands >= 6, "{outcome:?}");
+    // Restarting from the serialised policy half-way changes nothing.
+    let steps: Vec<Step<_, _>> = read_steps(lines.as_slice())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let half = steps.len() / 2;
+    let mut policy = config(60);
+    let mut out = Vec::new();
+    for step in &steps[..half] {
+        replay_step(&mut policy, step, view, &mut out).unwrap();
+    }
+    let mut policy: Balancer =
+        serde_json::from_str(&serde_json::to_string(&policy).unwrap()).unwrap();
+    for step in &steps[half..] {
+        replay_step(&mut policy, step, view, &mut out).unwrap();
+    }
 }

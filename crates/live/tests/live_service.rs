@@ -11,9 +11,16 @@ use std::path::PathBuf;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use cosched_balancer::policy::{BalancerConfig, BalancerNodeState, Strategy};
-use cosched_live::service::RequestAnswer;
-use cosched_live::{DEFAULT_REASON, NodeView, Service, ServiceConfig, SlurmOarm};
+use cosched_balancer::baseline::StaticSplit;
+use cosched_balancer::policy::{Balancer, BalancerConfig, BalancerNodeState, RmNode, Strategy};
+use cosched_balancer::predictor::{Combine, Predictive, Predictor};
+use cosched_balancer::workload::LeaseRequest;
+use cosched_core::policy::{Recorder, replay};
+use cosched_core::{LeaseId, Time};
+use cosched_live::service::{RequestAnswer, wall_clock};
+use cosched_live::{
+    Answer, DEFAULT_REASON, Engine, NodeView, Service, ServiceConfig, ServicePolicy, SlurmOarm,
+};
 use cosched_slurm::{JobState, NodeState, Slurm};
 use serde_json::{Value, json};
 
@@ -57,15 +64,28 @@ impl Drop for Running {
     }
 }
 
-fn start(slurm: &Slurm, state_file: PathBuf, log: PathBuf) -> Running {
+/// The Basic Balancer of the main scenario: R = 0, W = 20 s, I = 0.
+fn basic() -> Balancer {
+    Balancer::new(
+        BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
+            .with_window(cosched_core::Duration(20))
+            .with_idle_hold(cosched_core::Duration::ZERO),
+    )
+}
+
+fn start<P: ServicePolicy>(
+    slurm: &Slurm,
+    policy: P,
+    state_file: Option<PathBuf>,
+    log: PathBuf,
+) -> Running {
     let config = ServiceConfig {
-        balancer: BalancerConfig::new(Strategy::Basic { static_reserve: 0 })
-            .with_window(cosched_core::Duration(20)),
-        state_file: Some(state_file),
+        state_file,
         job_end_log: Some(log),
         poll: Duration::from_millis(500),
     };
-    let service = Service::new(config, SlurmOarm::new(slurm.clone())).expect("service starts");
+    let service =
+        Service::new(config, policy, SlurmOarm::new(slurm.clone())).expect("service starts");
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
@@ -148,14 +168,9 @@ fn assert_agree(slurm: &Slurm, addr: SocketAddr) {
     }
 }
 
-#[test]
-fn the_balancer_drives_a_real_slurm_cluster() {
-    let Some((slurm, log)) = cluster() else {
-        return;
-    };
-    let t0 = Instant::now();
-    // A run that failed half-way may have left its drains (the Balancer's, or another live
-    // test's) behind.
+/// Every node idle in Slurm, after resuming drains a failed run may have left behind (the
+/// Balancer's, or another live test's).
+fn all_idle(slurm: &Slurm) {
     for n in slurm.nodes().expect("sinfo") {
         if n.reason
             .as_deref()
@@ -173,9 +188,28 @@ fn the_balancer_drives_a_real_slurm_cluster() {
             .count()
             == NODES
     });
+}
+
+/// The live tests share one cluster: one at a time.
+static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The cluster (if configured), held for this test, every node idle.
+fn idle_cluster() -> Option<(Slurm, PathBuf, std::sync::MutexGuard<'static, ()>)> {
+    let (slurm, log) = cluster()?;
+    let one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    all_idle(&slurm);
+    Some((slurm, log, one))
+}
+
+#[test]
+fn the_balancer_drives_a_real_slurm_cluster() {
+    let t0 = Instant::now();
+    let Some((slurm, log, _one)) = idle_cluster() else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let state_file = dir.path().join("balancer.json");
-    let service = start(&slurm, state_file.clone(), log.clone());
+    let service = start(&slurm, basic(), Some(state_file.clone()), log.clone());
     let addr = service.addr;
 
     // Six batch jobs hold n1..n6 for 6 s; n7 and n8 stay idle.
@@ -212,7 +246,6 @@ fn the_balancer_drives_a_real_slurm_cluster() {
         ("/request_nodes", "{not json"),
         ("/request_nodes", r#"{"nodes": 100}"#),
         ("/request_nodes", r#"{"nodes": 1, "wait_s": -5}"#),
-        ("/request_nodes", r#"{"nodes": 1, "wait_s": 999}"#),
         ("/release_nodes", r#"{"nodes": ["n1"]}"#),
         ("/job_ended", r#"{"nodes": "n[1-"}"#),
         ("/add_reserve", r#"{"in_s": -1, "nodes": 1}"#),
@@ -255,7 +288,7 @@ fn the_balancer_drives_a_real_slurm_cluster() {
 
     // A restart loses nothing: the allocation is still there, and not granted again.
     drop(service);
-    let service = start(&slurm, state_file.clone(), log.clone());
+    let service = start(&slurm, basic(), Some(state_file.clone()), log.clone());
     let addr = service.addr;
     let mut allocated: Vec<String> = view(addr)
         .into_iter()
@@ -319,4 +352,124 @@ fn the_balancer_drives_a_real_slurm_cluster() {
     assert_eq!(post(addr, "/job_ended", r#"{"nodes": "n[1-2]"}"#).0, 200);
     drop(service);
     println!("live service scenario: {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// Predictive in front of Slurm: trained on yesterday's peak of 3 nodes in this slot, it
+/// drains 3 idle nodes at start (add_reserve(0, 3)), grants from them at once, and holds them I.
+#[test]
+fn predictive_drives_a_real_slurm_cluster() {
+    let Some((slurm, log, _one)) = idle_cluster() else {
+        return;
+    };
+    let yesterday = wall_clock().secs() - 86_400;
+    let history = [LeaseRequest {
+        id: LeaseId(0),
+        submit: Time(yesterday),
+        nodes: 3,
+        duration: cosched_core::Duration(60),
+        notice: None,
+    }];
+    let policy = Predictive::new(
+        BalancerConfig::new(Strategy::Hinted),
+        Predictor::train(Combine::Max, &history),
+    )
+    .expect("hinted");
+    let service = start(&slurm, policy, None, log);
+    let addr = service.addr;
+    wait_for("the slot's reserve", Duration::from_secs(10), || {
+        view(addr)
+            .iter()
+            .filter(|v| v.balancer == BalancerNodeState::OdReserve)
+            .count()
+            == 3
+    });
+    assert_agree(&slurm, addr);
+    let (status, value) = post(addr, "/request_nodes", &json!({"nodes": 2}).to_string());
+    assert_eq!(status, 200, "{value}");
+    let granted: RequestAnswer = serde_json::from_value(value).expect("answer");
+    assert!(granted.granted && granted.nodes.len() == 2, "{granted:?}");
+    assert_agree(&slurm, addr);
+    let (status, value) = post(
+        addr,
+        "/release_nodes",
+        &json!({"nodes": granted.nodes}).to_string(),
+    );
+    assert_eq!(status, 200, "{value}");
+    // Held I (10 min) unused: still three reserve nodes, drained in Slurm.
+    sleep(Duration::from_secs(2));
+    assert_eq!(
+        view(addr)
+            .iter()
+            .filter(|v| v.balancer == BalancerNodeState::OdReserve)
+            .count(),
+        3
+    );
+    assert_agree(&slurm, addr);
+    drop(service);
+    all_idle(&slurm);
+}
+
+/// The 6 + 2 static split in front of Slurm: the pool is drained at start, a request that fits
+/// is granted, one that does not is refused at once (W = 0), and batch nodes are never taken.
+#[test]
+fn the_static_split_drives_a_real_slurm_cluster() {
+    let Some((slurm, log, _one)) = idle_cluster() else {
+        return;
+    };
+    let service = start(
+        &slurm,
+        StaticSplit::new(2, cosched_core::Duration::ZERO),
+        None,
+        log,
+    );
+    let addr = service.addr;
+    assert_agree(&slurm, addr);
+    let (status, value) = post(addr, "/request_nodes", &json!({"nodes": 2}).to_string());
+    assert_eq!(status, 200, "{value}");
+    let granted: RequestAnswer = serde_json::from_value(value).expect("answer");
+    assert!(granted.granted, "{granted:?}");
+    let (_, value) = post(addr, "/request_nodes", &json!({"nodes": 1}).to_string());
+    let refused: RequestAnswer = serde_json::from_value(value).expect("answer");
+    assert!(!refused.granted, "{refused:?}");
+    assert_eq!(
+        view(addr)
+            .iter()
+            .filter(|v| v.balancer.is_on_demand())
+            .count(),
+        2
+    );
+    assert_agree(&slurm, addr);
+    drop(service);
+    all_idle(&slurm);
+}
+
+/// The engine on Slurm with its policy wrapped in a recorder: the recording replays into a
+/// fresh Balancer with the same commands at every step.
+#[test]
+fn a_live_slurm_recording_replays_identically() {
+    let Some((slurm, _log, _one)) = idle_cluster() else {
+        return;
+    };
+    let recorder = Recorder::with_view_snapshot(basic(), Vec::new(), |v: &[RmNode]| {
+        serde_json::to_value(v).unwrap_or_default()
+    });
+    let mut engine =
+        Engine::start(wall_clock(), recorder, SlurmOarm::new(slurm.clone())).expect("start");
+    let a = engine.request(wall_clock(), 3, None).expect("request");
+    let answers = engine.take_answers();
+    let names = match &answers[..] {
+        [Answer::Granted { request, nodes }] if *request == a => nodes.clone(),
+        other => panic!("{other:?}"),
+    };
+    engine.sync(wall_clock()).expect("sync");
+    engine.release(wall_clock(), &names).expect("release");
+    engine.sync(wall_clock()).expect("sync");
+    let (recorder, _) = engine.into_parts();
+    let (_, lines) = recorder.into_parts();
+    let outcome = replay(&mut basic(), lines.as_slice(), |snap| {
+        serde_json::from_value::<Vec<RmNode>>(snap.cloned().unwrap_or_default())
+    })
+    .expect("the recording replays");
+    assert!(outcome.steps >= 4 && outcome.commands >= 4, "{outcome:?}");
+    all_idle(&slurm);
 }

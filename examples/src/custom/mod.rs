@@ -2,6 +2,7 @@
 //! that crate's simulator beside a built-in policy: what `examples/custom_policies.rs` prints.
 //! Each submodule's `demo(quick)` returns its comparison table.
 pub mod albatross;
+pub mod balancer;
 pub mod batch;
 pub mod hybrid;
 pub mod metasched;

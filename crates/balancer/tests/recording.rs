@@ -1,0 +1,85 @@
+//! A simulated run recorded with core's `Recorder` replays identically into a fresh policy,
+//! and a serde round-trip of the policy half-way through the recording changes nothing: the
+//! simulator drives the policies through the one protocol and nothing else.
+
+use cosched_balancer::policy::{Balancer, BalancerConfig, RmNode, Strategy};
+use cosched_balancer::predictor::{Combine, Predictive, Predictor};
+use cosched_balancer::scenario::{Scenario, scaled, with_notice};
+use cosched_balancer::sim::Simulation;
+use cosched_balancer::synthetic::BatchKind;
+use cosched_core::policy::{Recorder, Step, read_steps, replay, replay_step};
+use cosched_core::{Duration, SeedStreams};
+
+fn snapshot(view: &[RmNode]) -> serde_json::Value {
+    serde_json::to_value(view).unwrap_or_default()
+}
+
+fn view(snap: Option<&serde_json::Value>) -> Result<Vec<RmNode>, serde_json::Error> {
+    serde_json::from_value(snap.cloned().unwrap_or_default())
+}
+
+#[test]
+fn a_simulated_run_replays_identically_and_survives_a_serde_restart() {
+    let scenario = Scenario::synthetic(32);
+    let streams = SeedStreams::new(11).family("replicate", 0);
+    let kinds = [BatchKind::Main { utilization: 0.7 }];
+    let replicate = scenario.replicate(&kinds, 1, &streams).unwrap();
+    let batch = &replicate.batch[0];
+    let leases = with_notice(
+        &scaled(&replicate.base, 4).unwrap(),
+        Duration::from_mins(30),
+    );
+    let first = leases.iter().map(|r| r.submit).min().unwrap();
+    let history: Vec<_> = scaled(&replicate.history, 4)
+        .unwrap()
+        .into_iter()
+        .filter(|l| l.submit < first)
+        .collect();
+    let hinted = BalancerConfig::new(Strategy::Hinted).with_window(Duration::from_mins(5));
+    let predictive = || Predictive::new(hinted, Predictor::train(Combine::Max, &history)).unwrap();
+    let basic = || {
+        Balancer::new(
+            BalancerConfig::new(Strategy::Basic { static_reserve: 2 })
+                .with_window(Duration::from_mins(5)),
+        )
+    };
+    let hint = || Balancer::new(hinted);
+    let sim = Simulation::new(scenario.nodes).unwrap();
+
+    macro_rules! case {
+        ($fresh:expr, $sim:expr) => {{
+            let sim = $sim;
+            let plain = sim
+                .run_preloaded(&mut $fresh(), &batch.jobs, &batch.preload, &leases)
+                .unwrap();
+            let mut recorder = Recorder::with_view_snapshot($fresh(), Vec::new(), snapshot);
+            let recorded = sim
+                .run_preloaded(&mut recorder, &batch.jobs, &batch.preload, &leases)
+                .unwrap();
+            // Recording changes nothing of the run.
+            assert_eq!(plain.report.to_json(), recorded.report.to_json());
+            assert!(recorded.report.on_demand.requests > 0);
+            let (_, lines) = recorder.into_parts();
+            let outcome = replay(&mut $fresh(), lines.as_slice(), view).unwrap();
+            assert!(outcome.steps > 100, "{outcome:?}");
+            // A serde round-trip of the policy half-way changes none of the later commands.
+            let steps: Vec<Step<_, _>> = read_steps(lines.as_slice())
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let half = steps.len() / 2;
+            let mut policy = $fresh();
+            let mut out = Vec::new();
+            for step in &steps[..half] {
+                replay_step(&mut policy, step, view, &mut out).unwrap();
+            }
+            let json = serde_json::to_string(&policy).unwrap();
+            policy = serde_json::from_str(&json).unwrap();
+            for step in &steps[half..] {
+                replay_step(&mut policy, step, view, &mut out).unwrap();
+            }
+        }};
+    }
+    case!(predictive, sim.clone());
+    case!(basic, sim.clone().with_batch_nodes(scenario.nodes - 2));
+    case!(hint, sim.clone().with_hints(true));
+}
