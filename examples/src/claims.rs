@@ -16,7 +16,9 @@
 //!     format!("{ours:.1}x"), "8x", ours >= 3.0);
 //! claims.check("§V-B", "zero rejections at R = 12", "2 rejections", "0", false)
 //!     .because("the week's largest burst asks 14 nodes at once");
-//! assert_eq!((claims.passed(), claims.len()), (1, 2));
+//! claims.not_exercised("§V-B", "waiting W = 5 min cuts the rejections", "0/0", "30/3",
+//!     "R = W = 0 rejects nothing on this week");
+//! assert_eq!((claims.passed(), claims.len(), claims.unexercised()), (1, 2, 1));
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -41,6 +43,14 @@ pub struct Claim {
     pub pass: bool,
     /// Why it fails (or any caveat), measured.
     pub reason: Option<String>,
+    /// `false` when the workload cannot exercise the claim (e.g. no request waits, so W
+    /// cannot matter): listed with its reason, counted neither as a pass nor as a fail.
+    #[serde(default = "exercised_by_default")]
+    pub exercised: bool,
+}
+
+fn exercised_by_default() -> bool {
+    true
 }
 
 /// The claims one example checks, for one paper.
@@ -87,35 +97,64 @@ impl Claims {
             paper: paper.into(),
             pass,
             reason: None,
+            exercised: true,
         });
         let last = self.claims.len() - 1;
         ClaimRef(&mut self.claims[last])
     }
 
-    /// Claims that passed.
+    /// Lists a claim this workload does not exercise, with `why` computed from the run; it
+    /// counts neither as a pass nor as a fail.
+    pub fn not_exercised(
+        &mut self,
+        source: impl Into<String>,
+        claim: impl Into<String>,
+        ours: impl Into<String>,
+        paper: impl Into<String>,
+        why: impl Into<String>,
+    ) {
+        self.check(source, claim, ours, paper, false).because(why);
+        if let Some(last) = self.claims.last_mut() {
+            last.exercised = false;
+        }
+    }
+
+    /// Exercised claims that passed.
     pub fn passed(&self) -> usize {
-        self.claims.iter().filter(|c| c.pass).count()
+        self.claims.iter().filter(|c| c.exercised && c.pass).count()
     }
 
-    /// Claims checked.
+    /// Claims checked (exercised ones only).
     pub fn len(&self) -> usize {
-        self.claims.len()
+        self.claims.iter().filter(|c| c.exercised).count()
     }
 
-    /// Whether none was checked.
+    /// Claims listed as not exercised.
+    pub fn unexercised(&self) -> usize {
+        self.claims.len() - self.len()
+    }
+
+    /// Whether no claim was checked.
     pub fn is_empty(&self) -> bool {
-        self.claims.is_empty()
+        self.len() == 0
     }
 
     /// The claims as a table (source, claim, ours, paper, verdict, reason).
     pub fn table(&self) -> Table {
         let mut table = Table::new(
             "claims",
-            format!(
-                "Paper claims: {} of {} reproduced",
-                self.passed(),
-                self.len()
-            ),
+            match self.unexercised() {
+                0 => format!(
+                    "Paper claims: {} of {} reproduced",
+                    self.passed(),
+                    self.len()
+                ),
+                n => format!(
+                    "Paper claims: {} of {} reproduced ({n} not exercised)",
+                    self.passed(),
+                    self.len()
+                ),
+            },
             ["source", "claim", "ours", "paper", "verdict", "reason"],
         );
         for c in &self.claims {
@@ -124,7 +163,14 @@ impl Claims {
                 Cell::Text(c.claim.clone()),
                 Cell::Text(c.ours.clone()),
                 Cell::Text(c.paper.clone()),
-                Cell::Text(if c.pass { "pass" } else { "FAIL" }.to_owned()),
+                Cell::Text(
+                    match (c.exercised, c.pass) {
+                        (false, _) => "not exercised",
+                        (true, true) => "pass",
+                        (true, false) => "FAIL",
+                    }
+                    .to_owned(),
+                ),
                 c.reason.clone().map_or(Cell::Empty, Cell::Text),
             ]);
         }
