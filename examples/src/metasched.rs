@@ -661,6 +661,22 @@ impl Paired {
         })
     }
 
+    /// A figure over seeds (`values`) against one run `base` of a configuration that draws
+    /// nothing at random (every seed would repeat it), so each seed's difference is its value
+    /// minus `base`: the pairing is exact.
+    pub fn against_run(values: Spread, base: f64, tolerance: f64) -> Paired {
+        Paired {
+            difference: Spread {
+                mean: values.mean - base,
+                min: values.min - base,
+                max: values.max - base,
+                ..values
+            },
+            base,
+            tolerance,
+        }
+    }
+
     /// The half-width beyond which the mean difference is significant: the 95 % interval's
     /// when the differences vary, else the tolerance.
     pub fn threshold(&self) -> f64 {
