@@ -32,17 +32,23 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let points = &run.result.points;
     let at = |q: f64| points.iter().find(|(x, _)| *x == q).map(|(_, a)| *a);
     let mut claims = Claims::new("metasched");
+    // With the paper's trace nothing is drawn at random: every point is one deterministic
+    // run (more seeds would repeat it), so a difference counts only beyond a stated tolerance:
+    // 0.5 % (ours; Fig. 13 is a plot with no printed precision). Replicates take over when
+    // the scenario draws (--wait-perturb-h, --power, generated jobs): then the tolerance
+    // applies to the means over seeds.
+    let beyond_tolerance = |a: f64, b: f64| a > 1.005 * b;
     if let (Some(one), Some(two)) = (at(1.0), at(2.0)) {
         claims.check(
             "§5.7.3, Fig. 13",
-            "response time falls from MaxQ 1 to 2 (jobs no longer held)",
+            "response time falls from MaxQ 1 to 2 (jobs no longer held; by > 0.5 %, ours)",
             format!(
                 "{:.1} -> {:.1} min",
                 one.response_s / 60.0,
                 two.response_s / 60.0
             ),
             "falls",
-            two.response_s < one.response_s,
+            beyond_tolerance(one.response_s, two.response_s),
         );
         let beyond: Vec<_> = points.iter().filter(|(x, _)| *x > 2.0).collect();
         let listing = |pick: fn(&Averaged) -> f64, scale: f64| {
@@ -52,11 +58,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        // "Grows": the largest MaxQ at least 0.5 % above MaxQ 2.
+        // "Grows": the largest MaxQ more than 0.5 % above MaxQ 2.
         let grows = |pick: fn(&Averaged) -> f64| {
             beyond
                 .last()
-                .is_some_and(|(_, a)| pick(a) > 1.005 * pick(&two))
+                .is_some_and(|(_, a)| beyond_tolerance(pick(a), pick(&two)))
         };
         let flat_reason = queueing_reason(
             run.result.baseline.bounded_slowdown,
@@ -64,7 +70,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
         let check = claims.check(
             "§5.7.3, Fig. 13",
-            "beyond MaxQ 2 the bounded slowdown grows",
+            "beyond MaxQ 2 the bounded slowdown grows (by > 0.5 %, ours)",
             listing(|a| a.bounded_slowdown, 1.0)
                 + &format!(" (MaxQ 2: {:.2})", two.bounded_slowdown),
             "increases",
@@ -75,7 +81,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         let check = claims.check(
             "§5.7.3, Fig. 13",
-            "beyond MaxQ 2 the average response time grows",
+            "beyond MaxQ 2 the average response time grows (by > 0.5 %, ours)",
             listing(|a| a.response_s, 1.0 / 60.0)
                 + &format!(" min (MaxQ 2: {:.2})", two.response_s / 60.0),
             "increases",

@@ -12,7 +12,7 @@
 //! Trace → EASY replay → online predictions → table per trace and range → claims.
 
 use clap::Parser;
-use cosched_examples::{Cell, Claims, CommonArgs, Table};
+use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Table};
 use cosched_metasched::accuracy::{Prediction, predict_online, replay_easy};
 use cosched_metasched::wait::ClusteredWaitConfig;
 use cosched_workload::swf::SwfReader;
@@ -132,6 +132,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ["source", "claim", "why"],
     );
     let mut any_not_exercised = false;
+    let range_label = |low: f64, high: f64| {
+        if high.is_finite() {
+            format!("{low:.0}–{high:.0}")
+        } else {
+            format!("> {low:.0}")
+        }
+    };
+    // Fig. 2's plot: per trace, the AAE (h) in each range (0 where no job falls).
+    let mut chart = BarChart::new(
+        NAME,
+        "Figure 2: wait-prediction average absolute error by range of actual response time",
+        RANGES.iter().map(|&(low, high)| range_label(low, high)),
+    )
+    .y_label("average absolute error (h)");
     for (path, role) in &traces {
         let (jobs, cores, skipped) = read(path, limit)?;
         let runs = replay_easy(&jobs, cores)?;
@@ -144,6 +158,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             100.0 * ps.iter().filter(|p| p.error() < 3_600.0).count() as f64
                 / ps.len().max(1) as f64
         };
+        let mut aae_h = Vec::with_capacity(RANGES.len());
         for &(low, high) in &RANGES {
             let in_range: Vec<&Prediction> = predictions
                 .iter()
@@ -151,11 +166,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             let aae =
                 in_range.iter().map(|p| p.error()).sum::<f64>() / in_range.len().max(1) as f64;
-            let label = if high.is_finite() {
-                format!("{low:.0}–{high:.0}")
-            } else {
-                format!("> {low:.0}")
-            };
+            let label = range_label(low, high);
+            aae_h.push(aae / 3_600.0);
             table.row([
                 Cell::Text(name.clone()),
                 Cell::Text(role.clone()),
@@ -173,6 +185,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 },
             ]);
         }
+        chart = chart.series(name.clone(), aae_h);
         let all: Vec<&Prediction> = predictions.iter().collect();
         let overall = share(&all);
         let waited =
@@ -220,6 +233,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             ));
     }
     out.write_table(&table)?;
+    out.write_plot(&chart)?;
     if any_not_exercised {
         out.write_table(&not_exercised)?;
     }

@@ -9,8 +9,8 @@
 use clap::Parser;
 use cosched_core::seed::replicate_seeds;
 use cosched_examples::metasched::{
-    Averaged, PowerChoice, RunConfig, Scenario, ScenarioArgs, Strategy, minutes, queueing_reason,
-    spread_text,
+    Averaged, Paired, PowerChoice, RunConfig, Scenario, ScenarioArgs, Strategy, minutes,
+    paired_metric, queueing_reason, spread_text,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_metasched::metrics::Metrics;
@@ -72,7 +72,8 @@ struct Cli {
     common: CommonArgs,
     #[command(flatten)]
     scenario: ScenarioArgs,
-    /// Seeds per row (data sizes and power factors are drawn per job) [default: 3, quick: 1].
+    /// Seeds per row, paired across rows (data sizes and power factors are drawn per job)
+    /// [default: 10, quick: 3].
     #[arg(long)]
     seeds: Option<u64>,
 }
@@ -89,13 +90,19 @@ fn with_data(scenario: &Scenario, args: &ScenarioArgs, data: DataSize) -> Scenar
     }
 }
 
-/// Runs `rows` on `scenario` once per seed; per row, the average.
+/// Half the last digit the paper prints (Tables 7, 8: 0.1 min, $0.1): the tolerance of a
+/// paired comparison whose runs do not vary ([`Paired`]).
+const PRECISION_MIN: f64 = 0.05;
+const PRECISION_USD: f64 = 0.05;
+
+/// Runs `rows` on `scenario` once per seed; per row, its runs in seed order (paired
+/// replicates: the same seed draws the same data sizes and power factors for every row).
 fn run_rows(
     label: &str,
     scenario: &Scenario,
     rows: &[RunConfig],
     seeds: &[u64],
-) -> Result<Vec<Averaged>, SimError> {
+) -> Result<Vec<Vec<Metrics>>, SimError> {
     let runs: Vec<(usize, RunConfig)> = rows
         .iter()
         .enumerate()
@@ -108,7 +115,15 @@ fn run_rows(
             list.push(m?);
         }
     }
-    Ok(per_row.iter().map(Averaged::of).collect())
+    Ok(per_row)
+}
+
+/// Mean response time (min) and cost ($) of `a` against `b` over paired replicates.
+fn pairs(a: &[Metrics], b: &[Metrics]) -> Option<(Paired, Paired)> {
+    Some((
+        paired_metric(a, b, |m| minutes(m.mean_response_s), PRECISION_MIN)?,
+        paired_metric(a, b, |m| m.total_cost_usd, PRECISION_USD)?,
+    ))
 }
 
 fn main() -> std::process::ExitCode {
@@ -122,7 +137,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let scenario = cli.scenario.scenario(cli.common.quick, seed)?;
     let n = cli
         .seeds
-        .unwrap_or(if cli.common.quick { 1 } else { 3 })
+        .unwrap_or(if cli.common.quick { 3 } else { 10 })
         .max(1);
     let seeds: Vec<u64> = replicate_seeds(seed, n).collect();
     let mut claims = Claims::new("metasched");
@@ -137,7 +152,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             ..t7.config(strategy, seed)
         })
         .collect();
-    let avg7 = run_rows("metasched_table7", &t7, &rows7, &seeds)?;
+    let runs7 = run_rows("metasched_table7", &t7, &rows7, &seeds)?;
+    let avg7: Vec<Averaged> = runs7.iter().map(Averaged::of).collect();
     let mut table = Table::new(
         "metasched_table7",
         "Table 7: with the communication model (data 0 B .. 10 TB, average-HPL power)",
@@ -160,7 +176,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
          see Table 4's notes: compare orderings, not levels). {} Transfer: latency {} s, \
          bandwidth {} MB/s on every link (ours: §5.8 takes per-link latency and GridFTP \
          bandwidth from its refs. [48, 49] and prints no value; neither is in our data). {} \
-         seed(s) from {seed}.",
+         seed(s) from {seed}, paired (each seed draws the jobs' data sizes; claims compare \
+         rows by a paired t-test at 5 %, or by the paper's precision when runs do not vary).",
         t7.summary(),
         cli.scenario.transfer_s,
         cli.scenario.bandwidth_mb_s,
@@ -203,48 +220,84 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .series("paper", TABLE7.iter().map(|&(_, _, rt, _)| rt))
         .series("ours", avg7.iter().map(|a| minutes(a.response_s))),
     )?;
-    if let [mcmf25, bs, mcmf20, two, inst] = &avg7[..] {
+    if let [mcmf25, bs, mcmf20, two, inst] = &runs7[..]
+        && let (Some((rt25, _)), Some((rt20, cost20)), Some((_, cost20_two)), Some(inst_mcmf)) = (
+            pairs(mcmf25, bs),
+            pairs(mcmf20, bs),
+            pairs(mcmf20, two),
+            paired_metric(inst, mcmf25, |m| minutes(m.mean_response_s), PRECISION_MIN),
+        )
+    {
         let src = "§5.8, Table 7";
+        let (a_bs, a25, a_inst) = (Averaged::of(bs), Averaged::of(mcmf25), Averaged::of(inst));
         claims.check(
             src,
-            "MCMF (w_t 25 %) lowers response time against BS with transfers",
-            format!("{:+.0} min", minutes(mcmf25.response_s - bs.response_s)),
+            "MCMF (w_t 25 %) lowers response time against BS with transfers (significantly, \
+             paired)",
+            rt25.describe(),
             "−160 min (518.2 vs 678.4)",
-            mcmf25.response_s < bs.response_s,
+            rt25.lower(),
         );
         claims.check(
             src,
-            "MCMF (w_t 20 %) beats BS on both response time and cost",
-            format!(
-                "response {:.3}, cost {:.3} of BS",
-                mcmf20.response_s / bs.response_s,
-                mcmf20.cost_usd / bs.cost_usd
-            ),
+            "MCMF (w_t 20 %) beats BS on both response time and cost (significantly, paired)",
+            format!("response {}, cost {}", rt20.describe(), cost20.describe()),
             "0.944, 0.980",
-            mcmf20.response_s < bs.response_s && mcmf20.cost_usd < bs.cost_usd,
+            rt20.lower() && cost20.lower(),
         );
-        claims.check(
-            src,
-            "MCMF (w_t 20 %) costs less than TWOPRICE",
-            format!("{:+.1} %", 100.0 * (mcmf20.cost_usd / two.cost_usd - 1.0)),
-            "−5.9 %",
-            mcmf20.cost_usd < two.cost_usd,
+        let (a20, a_two) = (Averaged::of(mcmf20), Averaged::of(two));
+        claims
+            .check(
+                src,
+                "MCMF (w_t 20 %) costs less than TWOPRICE (significantly, paired)",
+                cost20_two.describe(),
+                "−5.9 %",
+                cost20_two.lower(),
+            )
+            .because(format!(
+                "mean cost MCMF ${:.2}, TWOPRICE ${:.2}; response {:.1} vs {:.1} min",
+                a20.cost_usd,
+                a_two.cost_usd,
+                minutes(a20.response_s),
+                minutes(a_two.response_s)
+            ));
+        // "Far below": INST's response above 1.1x MCMF's (ours; the paper's is 2.3x).
+        let far = Paired::new(
+            &inst
+                .iter()
+                .map(|m| minutes(m.mean_response_s))
+                .collect::<Vec<_>>(),
+            &mcmf25
+                .iter()
+                .map(|m| 1.1 * minutes(m.mean_response_s))
+                .collect::<Vec<_>>(),
+            PRECISION_MIN,
         );
         claims
             .check(
                 src,
-                "INST has the largest response time, MCMF far below it",
+                "INST has the largest response time, MCMF far below it (INST above 1.1x MCMF's, \
+                 ours; significantly, paired)",
                 format!(
-                    "INST {:.0} min, MCMF {:.0} min",
-                    minutes(inst.response_s),
-                    minutes(mcmf25.response_s)
+                    "INST {:.0} min, MCMF {:.0} min; INST − MCMF {}",
+                    minutes(a_inst.response_s),
+                    minutes(a25.response_s),
+                    inst_mcmf.describe()
                 ),
                 "1172.5 vs 518.2",
-                inst.response_s > 1.1 * mcmf25.response_s,
+                far.is_some_and(|p| p.higher()),
             )
-            .because(queueing_reason(
-                bs.bounded_slowdown,
-                "INST's blindness to waits costs little",
+            .because(format!(
+                "{}; INST migrated {:.0} % of jobs, MCMF {:.0} %; bounded slowdown INST {:.2}, \
+                 MCMF {:.2}",
+                queueing_reason(
+                    a_bs.bounded_slowdown,
+                    "INST's blindness to waits costs little"
+                ),
+                100.0 * a_inst.migrated,
+                100.0 * a25.migrated,
+                a_inst.bounded_slowdown,
+                a25.bounded_slowdown
             ));
     }
 
@@ -264,7 +317,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             ..t8.config(s, seed)
         })
         .collect();
-    let avg8 = run_rows("metasched_table8", &t8, &rows8, &seeds)?;
+    let runs8 = run_rows("metasched_table8", &t8, &rows8, &seeds)?;
+    let avg8: Vec<Averaged> = runs8.iter().map(Averaged::of).collect();
     let mut table = Table::new(
         "metasched_table8",
         "Table 8: power models (1 TB per job), ours beside the paper's",
@@ -282,7 +336,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     .with_notes(format!(
         "Paper: Table 8 (10,000 jobs). {} Job power: HPL's per core times 1 + u, u uniform in \
          the model's range, drawn per job (stream \"power\"); MCMF sees each job's factor. {} \
-         seed(s) from {seed}.",
+         seed(s) from {seed}, paired (claims: paired t-test at 5 %, or the paper's precision \
+         when runs do not vary).",
         t8.summary(),
         seeds.len()
     ));
@@ -307,74 +362,97 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ]);
     }
     out.write_table(&table)?;
-    let cell = |model: usize, strategy: usize| avg8.get(model * 4 + strategy).copied();
+    let cell = |model: usize, strategy: usize| runs8.get(model * 4 + strategy).map(Vec::as_slice);
     let src = "§5.8, Table 8";
+    // Per strategy: the lower and higher models against the average one.
     let mut rt_stable = Vec::new();
     let mut cost_rises = Vec::new();
     for (s, strategy) in STRATEGIES.iter().enumerate() {
         let (Some(lo), Some(mid), Some(hi)) = (cell(0, s), cell(1, s), cell(2, s)) else {
             continue;
         };
-        let rts = [lo.response_s, mid.response_s, hi.response_s];
-        let spread = rts
-            .iter()
-            .fold(0.0_f64, |m, r| m.max((r / mid.response_s - 1.0).abs()));
-        rt_stable.push((strategy.name(), spread));
-        cost_rises.push((
-            strategy.name(),
-            lo.cost_usd < mid.cost_usd && mid.cost_usd < hi.cost_usd,
-        ));
+        let (Some((rt_lo, cost_lo)), Some((rt_hi, cost_hi))) = (pairs(lo, mid), pairs(hi, mid))
+        else {
+            continue;
+        };
+        rt_stable.push((strategy.name(), rt_lo, rt_hi));
+        cost_rises.push((strategy.name(), cost_lo, cost_hi));
     }
+    // An equality claim: no significant difference, or the interval within 5 % (ours).
+    let stable = |p: &Paired| !p.lower() && !p.higher() || p.within_percent(5.0);
     claims.check(
         src,
-        "response times vary little across power models (within 5 %)",
+        "response times vary little across power models (no significant difference or within \
+         5 %, ours)",
         rt_stable
             .iter()
-            .map(|(n, s)| format!("{n} {:.1} %", 100.0 * s))
+            .map(|(n, lo, hi)| format!("{n}: lower {}, higher {}", lo.describe(), hi.describe()))
             .collect::<Vec<_>>()
-            .join(", "),
+            .join("; "),
         "BS 0 %, MCMF 0.5 %",
-        rt_stable.iter().all(|(_, s)| *s <= 0.05),
+        !rt_stable.is_empty() && rt_stable.iter().all(|(_, lo, hi)| stable(lo) && stable(hi)),
     );
     claims.check(
         src,
-        "total cost rises from lower- to higher-than-HPL power for every strategy",
+        "total cost rises from lower- to higher-than-HPL power for every strategy \
+         (significantly, paired)",
         cost_rises
             .iter()
-            .map(|(n, ok)| format!("{n} {}", if *ok { "rises" } else { "does not" }))
+            .map(|(n, lo, hi)| {
+                format!(
+                    "{n}: lower vs average {}, higher {}",
+                    lo.describe(),
+                    hi.describe()
+                )
+            })
             .collect::<Vec<_>>()
-            .join(", "),
+            .join("; "),
         "rises for all",
-        cost_rises.iter().all(|(_, ok)| *ok),
+        !cost_rises.is_empty()
+            && cost_rises
+                .iter()
+                .all(|(_, lo, hi)| lo.lower() && hi.higher()),
     );
-    let mcmf_vs = (0..3)
-        .filter_map(|m| Some((cell(m, 3)?, cell(m, 2)?, cell(m, 0)?)))
-        .collect::<Vec<_>>();
+    // Per power model: MCMF against TWOPRICE and against BS.
+    let mcmf_vs: Vec<((Paired, Paired), (Paired, Paired))> = (0..3)
+        .filter_map(|m| {
+            Some((
+                pairs(cell(m, 3)?, cell(m, 2)?)?,
+                pairs(cell(m, 3)?, cell(m, 0)?)?,
+            ))
+        })
+        .collect();
+    claims
+        .check(
+            src,
+            "MCMF costs less than TWOPRICE under every power model (significantly, paired)",
+            mcmf_vs
+                .iter()
+                .map(|((_, cost), _)| cost.describe())
+                .collect::<Vec<_>>()
+                .join(", "),
+            "−2.2 %, −2.5 %, −2.2 %",
+            !mcmf_vs.is_empty() && mcmf_vs.iter().all(|((_, cost), _)| cost.lower()),
+        )
+        .because(format!(
+            "MCMF's response time against TWOPRICE's: {}",
+            mcmf_vs
+                .iter()
+                .map(|((rt, _), _)| rt.describe())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     claims.check(
         src,
-        "MCMF costs less than TWOPRICE under every power model",
+        "MCMF's response time is about 2 h below BS's under every power model (below, \
+         significantly, paired)",
         mcmf_vs
             .iter()
-            .map(|(m, t, _)| format!("{:+.1} %", 100.0 * (m.cost_usd / t.cost_usd - 1.0)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        "−2.2 %, −2.5 %, −2.2 %",
-        !mcmf_vs.is_empty() && mcmf_vs.iter().all(|(m, t, _)| m.cost_usd < t.cost_usd),
-    )
-    .because(
-        "MCMF at w_t 0.25 trades cost for response time (it is also faster than TWOPRICE here); \
-         both move most jobs to the same fast, cheap sites",
-    );
-    claims.check(
-        src,
-        "MCMF's response time is about 2 h below BS's under every power model",
-        mcmf_vs
-            .iter()
-            .map(|(m, _, b)| format!("{:+.0} min", minutes(m.response_s - b.response_s)))
+            .map(|(_, (rt, _))| format!("{:+.0} min ({})", rt.difference.mean, rt.describe()))
             .collect::<Vec<_>>()
             .join(", "),
         "−171, −173, −173 min",
-        !mcmf_vs.is_empty() && mcmf_vs.iter().all(|(m, _, b)| m.response_s < b.response_s),
+        !mcmf_vs.is_empty() && mcmf_vs.iter().all(|(_, (rt, _))| rt.lower()),
     );
     out.write_claims(&claims)?;
     Ok(())

@@ -301,3 +301,32 @@ fn the_paper_inputs_are_the_default_and_the_generators_are_labelled_ours() {
     assert!(ours.summary().contains("ours: seeded diurnal"));
     assert!(SweepCli::try_parse_from(["x", "--generated", "--trace", "t.swf"]).is_err());
 }
+
+#[test]
+fn paired_comparisons_follow_the_stated_significance_rule() {
+    use cosched_examples::metasched::{Paired, Significance};
+    // A consistent per-seed gap is significant even when the seeds' levels vary a lot.
+    let a = [100.0, 210.0, 305.0, 398.0];
+    let b = [110.0, 220.0, 316.0, 409.0];
+    let p = Paired::new(&a, &b, 0.05).unwrap();
+    assert_eq!(p.significance(), Significance::Lower);
+    assert!(p.lower() && !p.higher());
+    // The same means with the sign of the gap flipping: inside the noise.
+    let b = [90.0, 230.0, 295.0, 420.0];
+    let p = Paired::new(&a, &b, 0.05).unwrap();
+    assert_eq!(p.significance(), Significance::NoSignificantDifference);
+    assert!(
+        p.describe().contains("no significant difference"),
+        "{}",
+        p.describe()
+    );
+    // Runs that do not vary: the tolerance decides.
+    let p = Paired::new(&[10.0, 10.0], &[10.04, 10.04], 0.05).unwrap();
+    assert_eq!(p.significance(), Significance::NoSignificantDifference);
+    let p = Paired::new(&[10.0], &[10.2], 0.05).unwrap();
+    assert_eq!(p.significance(), Significance::Lower);
+    assert!(p.within_percent(5.0) && !p.within_percent(1.0));
+    // Unpaired or empty inputs are refused.
+    assert!(Paired::new(&[1.0, 2.0], &[1.0], 0.05).is_none());
+    assert!(Paired::new(&[], &[], 0.05).is_none());
+}

@@ -389,7 +389,8 @@ pub const PAPER_ARRIVALS_PER_SITE_HOUR: f64 = 3.22;
 /// Jobs appended to a grid trace (ours), calibrated to §4.3.1's stated figures only, for
 /// experiments that measure more jobs than the public trace holds (§5.3 measures 10,000; the
 /// public trace has 4,100). Per site: Poisson arrivals at 3.22 per hour after the trace's
-/// last submission; sizes and run times from the Lublin–Feitelson model (§4.3.1) for a machine
+/// last submission (one grid-wide stream at the sites' summed rate, each arrival's site drawn
+/// uniformly, so every site's stream spans the same hours); sizes and run times from the Lublin–Feitelson model (§4.3.1) for a machine
 /// of the site's largest job, run times scaled so that their mean, after the site's walltime
 /// cap, is 8.8 h; Tsafrir estimates up to the site's walltime (§4.3.1). Which site a job is
 /// submitted to, the model's other parameters and the scaling are ours.
@@ -420,9 +421,26 @@ impl PaperExtension {
         let start = trace.iter().map(|j| j.submit).max().unwrap_or(Time::ZERO);
         let mut next_id = trace.iter().map(|j| j.id.0).max().unwrap_or(0) + 1;
         let streams = SeedStreams::new(self.seed);
+        // One grid-wide Poisson stream at §4.3.1's rate times the sites, each arrival's site
+        // drawn uniformly: every site then receives a Poisson stream at the paper's rate over
+        // the same span. (Equal counts per site, each its own stream, ended at different
+        // times, leaving a tail where few sites still received jobs: 3.01 per site-hour over
+        // the grid's span for 3.22 asked.)
+        let mut arrivals: Vec<Vec<Time>> = vec![Vec::new(); sites.len()];
+        let mut rng = streams.stream("extension arrivals", 0);
+        let per_s = PAPER_ARRIVALS_PER_SITE_HOUR * sites.len() as f64 / 3_600.0;
+        let mut t = start.secs() as f64;
+        for _ in 0..extra {
+            let u: f64 = rng.random_range(f64::EPSILON..1.0);
+            t += -u.ln() / per_s;
+            let k = rng.random_range(0..sites.len());
+            if let Some(times) = arrivals.get_mut(k) {
+                times.push(Time(t.round() as i64));
+            }
+        }
         let mut generated = Vec::with_capacity(extra);
-        for (k, site) in sites.iter().enumerate() {
-            let n = extra / sites.len() + usize::from(k < extra % sites.len());
+        for ((k, site), times) in sites.iter().enumerate().zip(&arrivals) {
+            let n = times.len();
             if n == 0 {
                 continue;
             }
@@ -439,15 +457,11 @@ impl PaperExtension {
                 job.runtime = Duration(((r * scale).min(cap).round() as i64).max(1));
             }
             TsafrirEstimates::new(spec.max_walltime)?.assign(&mut rigid, seed ^ 0x5eed);
-            let mut rng = streams.stream("extension arrivals", k as u64);
-            let mut t = start.secs() as f64;
-            for job in rigid {
-                let u: f64 = rng.random_range(f64::EPSILON..1.0);
-                t += -u.ln() * 3_600.0 / PAPER_ARRIVALS_PER_SITE_HOUR;
+            for (job, &submit) in rigid.into_iter().zip(times) {
                 let estimate = job.estimate.max(job.runtime).min(spec.max_walltime);
                 generated.push(TraceJob {
                     id: JobId(0),
-                    submit: Time(t.round() as i64),
+                    submit,
                     submission_site: k,
                     cores: job.size.clamp(1, spec.max_job_cores),
                     runtime: job.runtime.min(estimate),
@@ -524,7 +538,8 @@ mod tests {
         let extra = &all[trace.len()..];
         let (mean_h, rate) = workload_figures(extra, sites.len());
         assert!((mean_h - PAPER_MEAN_RUNTIME_H).abs() < 0.5, "{mean_h}");
-        assert!((rate - PAPER_ARRIVALS_PER_SITE_HOUR).abs() < 0.3, "{rate}");
+        // 5,900 arrivals: the rate's relative standard error is 1.3 %.
+        assert!((rate - PAPER_ARRIVALS_PER_SITE_HOUR).abs() < 0.15, "{rate}");
         assert!(extra.iter().all(|j| {
             let s = &sites[j.submission_site];
             s.accepts(j.cores, j.estimate) && j.runtime <= j.estimate && j.runtime.secs() >= 1
