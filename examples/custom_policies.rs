@@ -20,10 +20,16 @@ type Demo = fn(bool) -> Result<String, Box<dyn std::error::Error + Send + Sync>>
 const DEMOS: [(&str, Demo); 6] = [
     ("batch (`cosched-batch`)", custom::batch::demo),
     ("Balancer (`cosched-balancer`)", custom::balancer::demo),
-    ("grid metascheduling (`cosched-metasched`)", custom::metasched::demo),
+    (
+        "grid metascheduling (`cosched-metasched`)",
+        custom::metasched::demo,
+    ),
     ("hybrid workloads (`cosched-hybrid`)", custom::hybrid::demo),
     ("RHIC volunteer pools (`cosched-rhic`)", custom::rhic::demo),
-    ("Albatross cloud bursting (`cosched-albatross`)", custom::albatross::demo),
+    (
+        "Albatross cloud bursting (`cosched-albatross`)",
+        custom::albatross::demo,
+    ),
 ];
 
 /// Runs one custom policy per protocol beside a built-in one and prints the comparisons.
@@ -48,7 +54,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| e.to_string())?;
     let mut md = String::new();
     for (protocol, table) in tables {
-        let _ = write!(md, "### Custom policy on the {protocol} protocol\n\n{table}\n");
+        let _ = write!(
+            md,
+            "### Custom policy on the {protocol} protocol\n\n{table}\n"
+        );
     }
     cosched_examples::outln!("{md}")?;
     let path = out.path().join("table.md");

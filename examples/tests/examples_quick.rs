@@ -63,7 +63,11 @@ fn every_example_runs_in_quick_mode() {
                     .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "svg"))
             })
             .count();
-        assert!(plots > 0, "`{name}` wrote no plot");
+        // `custom_policies` reproduces no figure: it prints the demos' comparison tables.
+        assert!(
+            plots > 0 || name == "custom_policies",
+            "`{name}` wrote no plot"
+        );
     }
 }
 
