@@ -37,7 +37,7 @@ struct Cli {
 enum Task {
     /// Build and run the examples, then write target/figures/REPORT.md.
     Reproduce(reproduce::Options),
-    /// Run what CI runs: fmt check, clippy, tests, quick reproduction; stop at the first failure.
+    /// Run what CI runs (`.ci/run`), then a quick reproduction; stop at the first failure.
     Ci,
     /// A local multi-node Slurm cluster under target/slurm: up, down, status.
     Slurm {
@@ -72,24 +72,17 @@ fn workspace_root() -> PathBuf {
         .to_owned()
 }
 
-/// The checks of CI, in order, each a cargo invocation.
-const CI_STEPS: [&[&str]; 3] = [
-    &["fmt", "--all", "--check"],
-    &[
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ],
-    &["test", "--workspace"],
-];
-
-/// Runs [`CI_STEPS`], then a quick reproduction.
+/// Runs `.ci/run` (what CI runs: fmt, clippy, the policy-only builds, docs, the local Slurm
+/// and the test suite), then a quick reproduction, so the two never drift apart.
 fn ci(root: &Path) -> Result {
-    for args in CI_STEPS {
-        cargo(root, args)?;
+    let script = root.join(".ci").join("run");
+    let status = Command::new("bash")
+        .arg(&script)
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot start `bash {}`: {e}", script.display()))?;
+    if !status.success() {
+        return Err(format!("`{}` failed ({status})", script.display()).into());
     }
     reproduce::run(root, &reproduce::Options::quick())
 }

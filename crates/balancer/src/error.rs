@@ -11,7 +11,7 @@ use thiserror::Error;
 /// [`BalancerError::HintsDisabled`], ...) leave the Balancer unchanged: every observation is
 /// checked before any state changes. After a disagreement with the resource managers, a live
 /// executor rebuilds the Balancer from their node states with
-/// [`crate::Balancer::start`].
+/// [`cosched_core::policy::Policy::start`].
 #[derive(Debug, Error)]
 pub enum BalancerError {
     /// A parameter out of range.

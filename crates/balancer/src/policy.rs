@@ -367,7 +367,7 @@ pub struct Balancer {
 
 impl Balancer {
     /// A Balancer with `config`, not started: [`Policy::start`] builds its nodes from the
-    /// executor's [`ClusterView`] (at first start or after a restart), checks `config` against
+    /// executor's node list (at first start or after a restart), checks `config` against
     /// them and returns the commands that bring the static reserve up to `R` (idle nodes at
     /// once; busy ones as their jobs end). Until then it knows no node.
     pub fn new(config: BalancerConfig) -> Balancer {
