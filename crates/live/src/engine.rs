@@ -28,7 +28,7 @@ use cosched_balancer::oarm::{self, Oarm};
 use cosched_balancer::policy::{
     BalancerNodeState, BalancerPolicy, Command, Observation, RmNode, RmNodeState,
 };
-use cosched_core::{Duration, LeaseId, NodeId, Time};
+use cosched_core::{Duration, LeaseId, NodeId, Time, excerpt};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -624,8 +624,4 @@ fn view_of(report: &[NodeReport]) -> Vec<RmNode> {
             state: r.state,
         })
         .collect()
-}
-
-fn excerpt(s: &str) -> String {
-    s.chars().take(80).collect()
 }
