@@ -25,6 +25,18 @@ use clap::{Parser, Subcommand};
 /// Errors are reported to the user as text, then xtask exits non-zero.
 type Result<T = ()> = std::result::Result<T, Box<dyn Error>>;
 
+/// Writes to standard output, checked: a full disk or a closed pipe is an error, not a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, $($arg)*)
+            .and_then(|()| stdout.flush())
+            .map_err(|e| format!("cannot write to standard output: {e}"))
+    }};
+}
+pub(crate) use say;
+
 /// cosched workspace automation.
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask")]

@@ -1,5 +1,6 @@
 //! `cargo xtask reproduce`: build the examples once, run each, collect the report.
 
+use crate::say;
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
@@ -84,12 +85,12 @@ pub fn run(root: &Path, options: &Options) -> Result {
         }
         let script = slurm_array::write_script(root, &job)?;
         if options.emit_only {
-            println!("sbatch array script written to {}", script.display());
-            println!(
+            say!("sbatch array script written to {}", script.display())?;
+            say!(
                 "submit it with `sbatch {}`; when its tasks are done, run `cargo xtask reproduce --collect-only{}` to write the report",
                 script.display(),
                 if options.quick { " --quick" } else { "" }
-            );
+            )?;
             return Ok(());
         }
         slurm_array::submit_and_wait(root, &script)?;
@@ -106,7 +107,7 @@ pub fn run(root: &Path, options: &Options) -> Result {
     let path = figures.join("REPORT.md");
     let report = report::render(options.quick, &options.only, &runs);
     fs::write(&path, report).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-    println!("Report written to {}", path.display());
+    say!("Report written to {}", path.display())?;
     Ok(())
 }
 

@@ -12,6 +12,7 @@
 //! `job_id|node_list|exit_code|unix_time` to `log/job-ends.log`: the notifier through which a
 //! policy observes job ends without polling.
 
+use crate::say;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -121,16 +122,16 @@ fn up(dirs: &Dirs, nodes: u32) -> Result {
     }
     wait_ready(dirs, nodes)?;
     write_file(&dirs.base.join("env"), &env_lines(dirs))?;
-    println!("local Slurm cluster up: {nodes} nodes, n1-n{nodes}");
-    print!("{}", env_lines(dirs));
-    println!("(also in {})", dirs.base.join("env").display());
+    say!("local Slurm cluster up: {nodes} nodes, n1-n{nodes}")?;
+    say!("{}", env_lines(dirs).trim_end())?;
+    say!("(also in {})", dirs.base.join("env").display())?;
     Ok(())
 }
 
 fn down(dirs: &Dirs) -> Result {
     let pids = live_pids(dirs)?;
     if pids.is_empty() {
-        println!("no local cluster daemon is running");
+        say!("no local cluster daemon is running")?;
     }
     // Nodes first, then the controller, then munged if `up` started it.
     let mut ordered = pids.clone();
@@ -148,7 +149,7 @@ fn down(dirs: &Dirs) -> Result {
         if alive(*pid) {
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
-        println!("stopped {name} (pid {pid})");
+        say!("stopped {name} (pid {pid})")?;
     }
     if let Ok(entries) = fs::read_dir(dirs.run_dir()) {
         for e in entries.flatten() {
@@ -161,10 +162,10 @@ fn down(dirs: &Dirs) -> Result {
 fn status(dirs: &Dirs) -> Result {
     let pids = live_pids(dirs)?;
     if pids.is_empty() {
-        println!(
+        say!(
             "local cluster: down (no daemon from `{}` runs)",
             dirs.run_dir().display()
-        );
+        )?;
         return Ok(());
     }
     let mut text = String::new();
