@@ -245,7 +245,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let (pi, pu, pt) = match (mechanism, paper, system.machine) {
                 (None, Some(p), _) => (
                     Cell::fixed(100.0 * p.instant_start, 2),
-                    Cell::fixed(100.0 * p.utilisation, 2),
+                    Cell::fixed(100.0 * p.utilization, 2),
                     Cell::fixed(p.turnaround_hours, 2),
                 ),
                 (Some(_), Some(p), Some(machine)) => (
@@ -257,7 +257,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                         }
                         .into(),
                     ),
-                    Cell::Text(format!(">{:.2}", 100.0 * p.utilisation * 1.05)),
+                    Cell::Text(format!(">{:.2}", 100.0 * p.utilization * 1.05)),
                     Cell::Text(
                         if machine == Machine::Theta {
                             "~22"

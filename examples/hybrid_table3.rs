@@ -146,7 +146,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             spread_cell(&turnaround, 1.0),
             Cell::fixed(paper.turnaround_hours, 2),
             spread_cell(&utilisation, 100.0),
-            Cell::fixed(100.0 * paper.utilisation, 2),
+            Cell::fixed(100.0 * paper.utilization, 2),
             spread_cell(&instant, 100.0),
             Cell::fixed(100.0 * paper.instant_start, 2),
         ]);
@@ -196,7 +196,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ours.iter()
             .map(|(o, _)| 100.0 * o.mean(|r| r.window_utilization)),
     )
-    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.utilisation));
+    .series("paper", ours.iter().map(|(_, p)| 100.0 * p.utilization));
     out.write_plot(&utilisation)?;
     let turnaround = BarChart::new(
         "baseline_turnaround",
@@ -215,7 +215,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 fn check_baseline(claims: &mut Claims, machine: Machine, ours: &Runs, paper: &PaperBaseline) {
     let (dt, du, di) = TOLERANCE;
     let t_ok = (ours.mean(|r| r.turnaround_h) / paper.turnaround_hours - 1.0).abs() <= dt;
-    let u_ok = (ours.mean(|r| r.window_utilization) - paper.utilisation).abs() <= du;
+    let u_ok = (ours.mean(|r| r.window_utilization) - paper.utilization).abs() <= du;
     let i_ok = (ours.mean(|r| r.instant_start_ratio) - paper.instant_start).abs() <= di;
     let claim = claims.check(
         format!("Table III, {}", machine.slug()),
@@ -233,7 +233,7 @@ fn check_baseline(claims: &mut Claims, machine: Machine, ours: &Runs, paper: &Pa
         format!(
             "{:.2} h, {:.2} %, {:.2} %",
             paper.turnaround_hours,
-            100.0 * paper.utilisation,
+            100.0 * paper.utilization,
             100.0 * paper.instant_start
         ),
         t_ok && u_ok && i_ok,
@@ -412,7 +412,7 @@ fn calibration(
             machine.name(),
             seeds.len(),
             paper.turnaround_hours,
-            100.0 * paper.utilisation,
+            100.0 * paper.utilization,
             100.0 * paper.instant_start
         ),
         [

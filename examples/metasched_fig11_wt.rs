@@ -152,7 +152,7 @@ fn fig8(
             .metrics
             .sites
             .iter()
-            .map(|s| s.utilisation)
+            .map(|s| s.utilization)
             .collect())
     };
     let (low, high) = (utilisation(0.0)?, utilisation(1.0)?);

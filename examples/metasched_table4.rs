@@ -319,8 +319,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             Cell::from(Some(m.ran as u64)),
             Cell::fixed(b.core_hours, 0),
             Cell::fixed(m.core_hours, 0),
-            Cell::fixed(b.utilisation, 3),
-            Cell::fixed(m.utilisation, 3),
+            Cell::fixed(b.utilization, 3),
+            Cell::fixed(m.utilization, 3),
             Cell::fixed(m.mean_load, 3),
             Cell::fixed(m.peak_load, 3),
             fair.get(k)

@@ -24,8 +24,8 @@
 //! assert_eq!(ledger.total(Pool::Batch, UsageKind::Busy), 200);
 //! assert_eq!(ledger.useful_within(Pool::Batch, Time(0), Time(100)), Some(100));
 //! // Useful utilisation of 4 units over 0..100: 100 / 400.
-//! assert_eq!(ledger.utilisation(Pool::Batch, UsageKind::Busy, 4, Time(0), Time(50)), Some(0.5));
-//! assert_eq!(ledger.useful_utilisation(Pool::Batch, 4, Time(0), Time(100)), Some(0.25));
+//! assert_eq!(ledger.utilization(Pool::Batch, UsageKind::Busy, 4, Time(0), Time(50)), Some(0.5));
+//! assert_eq!(ledger.useful_utilization(Pool::Batch, 4, Time(0), Time(100)), Some(0.25));
 //! ```
 
 use crate::{Pool, Time};
@@ -179,7 +179,7 @@ impl UsageLedger {
 
     /// The share of `capacity` units of `pool` doing `kind` over `from..to`; `None` for an
     /// empty window, no capacity, or a totals-only ledger asked about a partial window.
-    pub fn utilisation(
+    pub fn utilization(
         &self,
         pool: Pool,
         kind: UsageKind,
@@ -192,7 +192,7 @@ impl UsageLedger {
     }
 
     /// The useful share of `capacity` units of `pool` over `from..to`.
-    pub fn useful_utilisation(
+    pub fn useful_utilization(
         &self,
         pool: Pool,
         capacity: u64,

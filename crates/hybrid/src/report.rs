@@ -178,7 +178,7 @@ pub(crate) fn report(
     let last = records.iter().filter_map(|r| r.end).max().unwrap_or(first);
     let last_submit = records.iter().map(|r| r.submit).max().unwrap_or(first);
     let nodes = u64::from(config.nodes);
-    let useful = |from, to| usage.useful_utilisation(Pool::Batch, nodes, from, to);
+    let useful = |from, to| usage.useful_utilization(Pool::Batch, nodes, from, to);
     let waits: Vec<f64> = on_demand
         .iter()
         .filter_map(|(r, _)| r.wait())
@@ -211,7 +211,7 @@ pub(crate) fn report(
         utilization: useful(first, last).unwrap_or(f64::NAN),
         window_utilization: useful(first, last_submit).unwrap_or(f64::NAN),
         window_held_utilization: usage
-            .utilisation(Pool::Batch, UsageKind::Busy, nodes, first, last_submit)
+            .utilization(Pool::Batch, UsageKind::Busy, nodes, first, last_submit)
             .unwrap_or(f64::NAN),
     }
 }

@@ -171,12 +171,12 @@ impl Machine {
         match self {
             Machine::Theta => PaperBaseline {
                 turnaround_hours: 15.6,
-                utilisation: 0.8393,
+                utilization: 0.8393,
                 instant_start: 0.2269,
             },
             Machine::Cori => PaperBaseline {
                 turnaround_hours: 1.97,
-                utilisation: 0.8027,
+                utilization: 0.8027,
                 instant_start: 0.1894,
             },
         }
@@ -209,7 +209,7 @@ pub struct PaperBaseline {
     /// Mean turnaround of all jobs, hours.
     pub turnaround_hours: f64,
     /// System utilisation (§IV-D), share.
-    pub utilisation: f64,
+    pub utilization: f64,
     /// On-demand instant start ratio, share.
     pub instant_start: f64,
 }

@@ -140,12 +140,12 @@ fn window_utilization_counts_useful_work_inside_the_window() {
     // Over 0..1,000: 400 + 4 × 200 useful of 4 × 1,000.
     assert_eq!(
         out.usage
-            .useful_utilisation(Pool::Batch, 4, Time(0), Time(1_000)),
+            .useful_utilization(Pool::Batch, 4, Time(0), Time(1_000)),
         Some(0.3)
     );
     assert_eq!(
         out.usage
-            .utilisation(Pool::Batch, UsageKind::Busy, 4, Time(0), Time(1_000)),
+            .utilization(Pool::Batch, UsageKind::Busy, 4, Time(0), Time(1_000)),
         Some(0.9)
     );
     // The makespan utilisation: 4,000 useful of 4 × 1,700.

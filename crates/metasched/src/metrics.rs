@@ -36,7 +36,7 @@ pub struct SiteMetrics {
     /// Measured jobs that ran here.
     pub ran: usize,
     /// Utilisation over the measurement window, in `[0, 1]`.
-    pub utilisation: f64,
+    pub utilization: f64,
     /// Mean instantaneous load over the cycle ticks.
     pub mean_load: f64,
     /// Peak instantaneous load.
@@ -124,7 +124,7 @@ impl Metrics {
                     name: site.name().to_owned(),
                     submitted: measured().filter(|j| j.job.submission_site == k).count(),
                     ran: done().filter(|(_, r)| r.site == k).count(),
-                    utilisation: if window > 0.0 {
+                    utilization: if window > 0.0 {
                         busy / (f64::from(site.spec().cores) * window)
                     } else {
                         0.0
@@ -218,7 +218,7 @@ impl fmt::Display for Metrics {
             writeln!(
                 f,
                 "{:<12} submitted {:>4} ran {:>4} utilisation {:.3} load mean {:.3} peak {:.3}",
-                s.name, s.submitted, s.ran, s.utilisation, s.mean_load, s.peak_load
+                s.name, s.submitted, s.ran, s.utilization, s.mean_load, s.peak_load
             )?;
         }
         Ok(())

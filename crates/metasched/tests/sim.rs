@@ -518,9 +518,9 @@ fn check_metrics(sites: &[Site], out: &SimOutcome) {
     assert!(m.completed <= m.jobs && m.migrated <= m.completed);
     assert!(m.completed == 0 || m.mean_bounded_slowdown >= 1.0);
     for s in &m.sites {
-        assert!((0.0..=1.0 + 1e-9).contains(&s.utilisation), "{s:?}");
+        assert!((0.0..=1.0 + 1e-9).contains(&s.utilization), "{s:?}");
         // No −0.0 (it would print as "-0.000").
-        assert!(s.utilisation.is_sign_positive() && s.mean_load.is_sign_positive());
+        assert!(s.utilization.is_sign_positive() && s.mean_load.is_sign_positive());
         assert!(s.mean_load <= s.peak_load + 1e-12 && s.mean_load >= 0.0);
     }
     assert_eq!(m.sites.iter().map(|s| s.ran).sum::<usize>(), m.completed);

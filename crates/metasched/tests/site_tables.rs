@@ -49,7 +49,7 @@ fn check_finite(m: &Metrics) -> Result<(), TestCaseError> {
     prop_assert!(numbers.iter().all(|x| x.is_finite()), "{m:?}");
     prop_assert!(m.mean_ppe_percent.is_none_or(f64::is_finite), "{m:?}");
     for s in &m.sites {
-        let site = [s.utilisation, s.mean_load, s.peak_load, s.core_hours];
+        let site = [s.utilization, s.mean_load, s.peak_load, s.core_hours];
         prop_assert!(site.iter().all(|x| x.is_finite()), "{s:?}");
     }
     Ok(())
