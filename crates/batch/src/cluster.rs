@@ -704,25 +704,27 @@ impl BatchCluster {
         started: &mut Vec<Started>,
     ) -> Result<(), BatchError> {
         let mut outcome = Ok(());
-        // Policies mostly start jobs in queue order: try the next queued job before a search.
+        // Trust the command's position hint only where it names the job; otherwise, as
+        // policies mostly start jobs in queue order, try the next queued job before a search.
         let mut next = 0;
         for command in commands {
             let (job, key) = command.job();
-            let pos = match self.queue.next_live(next) {
-                Some(p) if self.queue.get(p).is_some_and(|q| q.order_key() == key) => Some(p),
-                _ => self.queue.position_of(key),
+            let queued_at = |p: usize| {
+                let q = self.queue.get(p)?;
+                (q.order_key() == key).then_some((p, q.job))
             };
-            let Some(pos) = pos else {
+            let found = command
+                .position_hint()
+                .and_then(queued_at)
+                .or_else(|| self.queue.next_live(next).and_then(queued_at))
+                .or_else(|| self.queue.position_of(key).and_then(queued_at));
+            let Some((pos, queued)) = found else {
                 outcome = Err(BatchError::NotQueued(job));
                 break;
             };
-            let queued = self.queue.get(pos).map(|q| q.job);
-            let size = match (*command, queued) {
-                (BatchCommand::Start { .. }, Some(q)) => Ok(q.size),
-                (BatchCommand::StartResized { size, .. }, Some(q)) => {
-                    q.check_size(size).map(|()| size)
-                }
-                (_, None) => Err(BatchError::NotQueued(job)),
+            let size = match *command {
+                BatchCommand::Start { .. } => Ok(queued.size),
+                BatchCommand::StartResized { size, .. } => queued.check_size(size).map(|()| size),
             };
             let result = size.and_then(|size| {
                 let free = self.free_units();

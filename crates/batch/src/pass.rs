@@ -27,8 +27,13 @@ pub struct SchedulingPass;
 
 /// What a batch policy asks its executor to do; applied in order after the call. A queued
 /// job is named by its id and submit time, its place in the queue's (submit, id) order, so
-/// that the executor finds it by a binary search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// that the executor finds it by a binary search. A command may also carry `at`, the queue
+/// position the policy saw the job at (what [`Pass`] writes): a hint the executor checks in
+/// O(1) (the job queued there must have that id and submit time) and otherwise ignores, so a
+/// wrong or missing hint costs only the search. Positions belong to one cluster value, so the
+/// hint is neither serialised nor compared: two commands are equal when they start the same
+/// job on the same units.
+#[derive(Clone, Copy, Debug, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BatchCommand {
     /// Start the queued job now on the units it requests.
@@ -37,6 +42,9 @@ pub enum BatchCommand {
         job: JobId,
         /// Its submit time.
         submit: Time,
+        /// Its queue position as the policy saw it, if known (a hint, checked).
+        #[serde(skip)]
+        at: Option<usize>,
     },
     /// Start the queued malleable job now on `size` units, within its size range: its
     /// unit-seconds of run time and estimate at the requested size are spread over `size`
@@ -48,23 +56,60 @@ pub enum BatchCommand {
         submit: Time,
         /// The units it starts on.
         size: u32,
+        /// Its queue position as the policy saw it, if known (a hint, checked).
+        #[serde(skip)]
+        at: Option<usize>,
     },
 }
 
+impl PartialEq for BatchCommand {
+    fn eq(&self, other: &Self) -> bool {
+        use BatchCommand::{Start, StartResized};
+        match (*self, *other) {
+            (
+                Start { job, submit, .. },
+                Start {
+                    job: j, submit: s, ..
+                },
+            ) => (job, submit) == (j, s),
+            (
+                StartResized {
+                    job, submit, size, ..
+                },
+                StartResized {
+                    job: j,
+                    submit: s,
+                    size: z,
+                    ..
+                },
+            ) => (job, submit, size) == (j, s, z),
+            _ => false,
+        }
+    }
+}
+
 impl BatchCommand {
-    /// Start `queued` now on the units it requests.
+    /// Start `queued` now on the units it requests (no position hint).
     pub fn start(queued: &QueuedJob) -> BatchCommand {
         BatchCommand::Start {
             job: queued.job.id,
             submit: queued.job.submit,
+            at: None,
         }
     }
 
     /// The job the command starts, and its queue key (submit, id).
     pub fn job(&self) -> (JobId, (Time, JobId)) {
         match *self {
-            BatchCommand::Start { job, submit }
+            BatchCommand::Start { job, submit, .. }
             | BatchCommand::StartResized { job, submit, .. } => (job, (submit, job)),
+        }
+    }
+
+    /// The queue position the command's issuer saw the job at, if it gave one: a hint only.
+    pub fn position_hint(&self) -> Option<usize> {
+        match *self {
+            BatchCommand::Start { at, .. } | BatchCommand::StartResized { at, .. } => at,
         }
     }
 }
@@ -312,8 +357,8 @@ impl<'a> Pass<'a> {
     /// [`Pass::finish`] returns that error).
     #[inline]
     pub fn start(&mut self, pos: usize) -> Result<(), BatchError> {
-        let size = self.job(pos).ok_or(BatchError::NotStartable(pos))?.size();
-        self.start_on(pos, size, false)
+        let queued = self.job(pos).ok_or(BatchError::NotStartable(pos))?;
+        self.start_on(pos, queued, queued.size(), false)
     }
 
     /// Starts the malleable job at `pos` now on `size` units, within its size range: its
@@ -322,18 +367,22 @@ impl<'a> Pass<'a> {
     /// there, it is not resizable, `size` is outside its range, more than are idle, or its
     /// end would pass the last representable second (as [`Pass::start`]).
     pub fn start_resized(&mut self, pos: usize, size: u32) -> Result<(), BatchError> {
-        let job = self.job(pos).ok_or(BatchError::NotStartable(pos))?.job;
-        job.check_size(size)?;
-        self.start_on(pos, size, true)
+        let queued = self.job(pos).ok_or(BatchError::NotStartable(pos))?;
+        queued.job.check_size(size)?;
+        self.start_on(pos, queued, size, true)
     }
 
-    fn start_on(&mut self, pos: usize, size: u32, resized: bool) -> Result<(), BatchError> {
+    /// Starts `queued`, the job at `pos`, on `size` units.
+    fn start_on(
+        &mut self,
+        pos: usize,
+        queued: &QueuedJob,
+        size: u32,
+        resized: bool,
+    ) -> Result<(), BatchError> {
         if let Some(refused) = &self.refused {
             return Err(refused.clone());
         }
-        let Some(queued) = self.job(pos) else {
-            return Err(BatchError::NotStartable(pos));
-        };
         let job = queued.job;
         if size > self.free {
             return Err(BatchError::NotEnoughFreeUnits {
@@ -363,11 +412,13 @@ impl<'a> Pass<'a> {
                 job: job.id,
                 submit,
                 size,
+                at: Some(pos),
             }
         } else {
             BatchCommand::Start {
                 job: job.id,
                 submit,
+                at: Some(pos),
             }
         });
         Ok(())
