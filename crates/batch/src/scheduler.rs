@@ -213,7 +213,8 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    /// Slurm's defaults (`slurm.conf`): `bf_max_job_test=500`, `bf_window=1440` minutes.
+    /// Slurm's defaults, as slurm.conf(5) of Slurm 22.05 states them: `bf_max_job_test=500`,
+    /// `bf_window=1440` minutes.
     pub const SLURM: Bounds = Bounds {
         depth: 500,
         window: Duration(86_400),
