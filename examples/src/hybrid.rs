@@ -392,6 +392,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn paired_comparisons_follow_the_t_interval() {
+        // Differences 1.0, 1.1, 0.9: mean 1, sd 0.1, t(0.975, 2) = 4.303, half 0.248.
+        let p = Paired::of(&[2.0, 3.1, 4.9], &[1.0, 2.0, 4.0]).unwrap();
+        assert!((p.diff - 1.0).abs() < 1e-12);
+        assert!((p.half.unwrap() - 4.303 * 0.1 / 3f64.sqrt()).abs() < 1e-3);
+        assert_eq!(p.order(), Order::Higher);
+        assert_eq!(
+            Paired::of(&[1.0, 2.0], &[2.0, 3.0]).unwrap().order(),
+            Order::Lower
+        );
+        // Equal on every replicate: no difference, which holds for a claim of equality only.
+        let same = Paired::of(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(same.order(), Order::Same);
+        let want = |want| Comparison {
+            label: "x".into(),
+            paired: Some(same),
+            want,
+            scale: 1.0,
+        };
+        assert!(want(Order::Same).holds() && !want(Order::Higher).holds());
+        let (held, why) = failed_comparisons(&[want(Order::Same), want(Order::Lower)]);
+        assert_eq!(held, 1);
+        assert!(why.contains("x: +0.00 ± 0.00 (n 3, no significant difference) [needs lower]"));
+        assert_eq!(Paired::of(&[f64::NAN], &[1.0]), None);
+        assert_eq!(Paired::of(&[], &[]), None);
+    }
+
+    #[test]
     fn seven_configurations_and_pooled_means() {
         let names: Vec<String> = configurations()
             .into_iter()
@@ -412,4 +440,141 @@ mod tests {
         assert!(pooled([]).mean(|r| r.turnaround_h).is_nan());
         assert_eq!(cells(&one)[0], Cell::fixed(20.0, 2));
     }
+}
+
+/// The outcome of comparing two configurations on paired replicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The first is significantly higher.
+    Higher,
+    /// The first is significantly lower.
+    Lower,
+    /// No significant difference (the interval holds 0, or one replicate gives no interval).
+    Same,
+}
+
+/// The significance rule of every comparison between mechanisms in the `hybrid_*` examples,
+/// printed beside their claims.
+pub const SIGNIFICANCE_RULE: &str = "a comparison is decided on paired replicates (same \
+    trace, same typing): the first differs from the second when the 95 % Student-t interval \
+    of the mean paired difference excludes 0; otherwise (or with one replicate) it is 'no \
+    significant difference', which passes a claim of equality and fails a claim of order";
+
+/// `a − b` over paired replicates (`a[i]` and `b[i]` from the same trace and typing): the
+/// mean difference and its 95 % t-interval (core's [`Spread`](cosched_core::stats::Spread)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Paired {
+    /// Replicates compared.
+    pub n: usize,
+    /// Mean of `a[i] − b[i]`.
+    pub diff: f64,
+    /// Half-width of its 95 % t-interval; `None` for one replicate.
+    pub half: Option<f64>,
+}
+
+impl Paired {
+    /// The paired comparison of `a` with `b` (compared up to the shorter); `None` when either
+    /// is empty or a difference is not a number.
+    ///
+    /// ```
+    /// use cosched_examples::hybrid::{Order, Paired};
+    /// let p = Paired::of(&[2.0, 3.0, 4.0], &[1.0, 2.1, 2.9]).unwrap();
+    /// assert_eq!(p.order(), Order::Higher);
+    /// assert_eq!(Paired::of(&[1.0, 2.0], &[2.0, 1.0]).unwrap().order(), Order::Same);
+    /// assert_eq!(Paired::of(&[5.0], &[1.0]).unwrap().order(), Order::Same);
+    /// ```
+    pub fn of(a: &[f64], b: &[f64]) -> Option<Paired> {
+        let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+        if d.iter().any(|x| x.is_nan()) {
+            return None;
+        }
+        let s = cosched_core::stats::Spread::of(&d)?;
+        Some(Paired {
+            n: s.n,
+            diff: s.mean,
+            half: s.ci95_half_width,
+        })
+    }
+
+    /// The verdict of [`SIGNIFICANCE_RULE`].
+    pub fn order(&self) -> Order {
+        match self.half {
+            Some(h) if self.diff - h > 0.0 => Order::Higher,
+            Some(h) if self.diff + h < 0.0 => Order::Lower,
+            _ => Order::Same,
+        }
+    }
+
+    /// E.g. `+0.12 ± 0.30 (n 3, no significant difference)`, the difference scaled by
+    /// `scale` (100 for a ratio shown in percentage points).
+    pub fn describe(&self, scale: f64) -> String {
+        let verdict = match self.order() {
+            Order::Higher => "higher",
+            Order::Lower => "lower",
+            Order::Same => "no significant difference",
+        };
+        match self.half {
+            Some(h) => format!(
+                "{:+.2} ± {:.2} (n {}, {verdict})",
+                scale * self.diff,
+                scale * h,
+                self.n
+            ),
+            None => format!("{:+.2} (n 1, no interval: {verdict})", scale * self.diff),
+        }
+    }
+}
+
+/// One comparison a claim makes: `label` (e.g. `cori N&SPAA - N&PAA util, pp`), the paired
+/// difference (`None`: no data) and the order the claim wants.
+pub struct Comparison {
+    /// What is compared.
+    pub label: String,
+    /// The paired difference.
+    pub paired: Option<Paired>,
+    /// The order the claim needs ([`Order::Same`] for a claim of equality).
+    pub want: Order,
+    /// Scale of the printed difference.
+    pub scale: f64,
+}
+
+impl Comparison {
+    /// Whether it holds under [`SIGNIFICANCE_RULE`].
+    pub fn holds(&self) -> bool {
+        self.paired.is_some_and(|p| p.order() == self.want)
+    }
+
+    /// `label: difference ± half (n, verdict)`.
+    pub fn describe(&self) -> String {
+        match self.paired {
+            Some(p) => format!("{}: {}", self.label, p.describe(self.scale)),
+            None => format!("{}: no data", self.label),
+        }
+    }
+}
+
+/// How many of `comparisons` hold, and the reason listing those that do not (each with its
+/// measured difference and interval), computed from the run.
+pub fn failed_comparisons(comparisons: &[Comparison]) -> (usize, String) {
+    let held = comparisons.iter().filter(|c| c.holds()).count();
+    let failed: Vec<String> = comparisons
+        .iter()
+        .filter(|c| !c.holds())
+        .map(|c| {
+            let want = match c.want {
+                Order::Higher => "needs higher",
+                Order::Lower => "needs lower",
+                Order::Same => "needs no significant difference",
+            };
+            format!("{} [{want}]", c.describe())
+        })
+        .collect();
+    (
+        held,
+        format!(
+            "{held}/{} comparisons hold; failing: {}",
+            comparisons.len(),
+            failed.join("; ")
+        ),
+    )
 }
