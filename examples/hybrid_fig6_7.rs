@@ -20,8 +20,9 @@ use clap::Parser;
 use cosched_core::RigidJob;
 use cosched_core::seed::replicate_seeds;
 use cosched_examples::hybrid::{
-    Comparison, Machine, Order, Paired, Runs, SIGNIFICANCE_RULE, TraceArgs, configuration_name,
-    configurations, failed_comparisons, mark_no_data, replicates, simulate, typing_seed,
+    Comparison, Machine, Order, Runs, SIGNIFICANCE_RULE, TraceArgs, check_all, configuration_name,
+    configurations, describe_all, failed_comparisons, mark_no_data, replicates, simulate,
+    typing_seed,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
@@ -388,24 +389,6 @@ impl Grid<'_> {
     }
 }
 
-/// A comparison of `a` with `b` under [`SIGNIFICANCE_RULE`].
-fn cmp(label: String, a: &[f64], b: &[f64], want: Order, scale: f64) -> Comparison {
-    Comparison {
-        label,
-        paired: Paired::of(a, b),
-        want,
-        scale,
-    }
-}
-
-fn describe_all(comparisons: &[Comparison]) -> String {
-    comparisons
-        .iter()
-        .map(Comparison::describe)
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
 /// Observations 1-12 (§V-A, §V-B) on our numbers: every comparison between configurations
 /// decided on paired replicates under [`SIGNIFICANCE_RULE`], every failure reason the list of
 /// the comparisons that do not hold, with their measured differences.
@@ -423,33 +406,6 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     let rigid_turn: Metric = |r| r.rigid_turnaround_h;
     let mall_turn: Metric = |r| r.malleable_turnaround_h;
     let name = configuration_name;
-    let add = |claims: &mut Claims,
-               source: &str,
-               claim: &str,
-               paper: &str,
-               comparisons: Vec<Comparison>,
-               extra: Option<(bool, String)>| {
-        let (held, why) = failed_comparisons(&comparisons);
-        let (extra_ok, extra_text) = extra.unwrap_or((true, String::new()));
-        let pass = held == comparisons.len() && extra_ok;
-        let ours = [extra_text.clone(), describe_all(&comparisons)]
-            .into_iter()
-            .filter(|t| !t.is_empty())
-            .collect::<Vec<_>>()
-            .join("; ");
-        let c = claims.check(source, claim, ours, paper, pass);
-        if !pass {
-            let mut reason = Vec::new();
-            if !extra_ok {
-                reason.push(extra_text);
-            }
-            if held < comparisons.len() {
-                reason.push(why);
-            }
-            c.because(reason.join("; "));
-        }
-    };
-
     // Obs. 1: utilisation +5 % and turnaround up against the baseline, instant start ~98-99 %.
     let mut c1 = Vec::new();
     let mut instant_ok = true;
@@ -460,14 +416,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             .iter()
             .map(|u| 1.05 * u)
             .collect();
-        c1.push(cmp(
+        c1.push(Comparison::new(
             format!("{} six-mean util - 1.05 x baseline util, pp", slug(k)),
             &grid.six(k, util),
             &base_u,
             Order::Higher,
             100.0,
         ));
-        c1.push(cmp(
+        c1.push(Comparison::new(
             format!("{} six-mean turnaround - baseline, h", slug(k)),
             &grid.six(k, turn),
             &grid.rep(k, None, None, turn),
@@ -482,13 +438,13 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             100.0 * i
         ));
     }
-    add(
+    check_all(
         &mut claims,
         "Obs. 1",
         "mechanisms raise utilisation by >5 % and instant start to ~98-99 %, turnaround rises",
         "Theta 22->98 %, 15->22 h; Cori 19->99 %, 2->2.5 h; util +5 % (instant start: mean \
          >= 95 %, the paper's ~98-99 % less its rounding; the rest significant)",
-        c1,
+        &c1,
         Some((instant_ok, instant_text.join(", "))),
     );
     // Obs. 2: N&PAA worst on turnaround and utilisation.
@@ -496,14 +452,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     for &k in generated {
         let npaa = of(N, Paa);
         for &c in six.iter().filter(|&&c| c != npaa) {
-            c2.push(cmp(
+            c2.push(Comparison::new(
                 format!("{} N&PAA - {} turnaround, h", slug(k), name(c)),
                 &grid.rep(k, None, npaa, turn),
                 &grid.rep(k, None, c, turn),
                 Order::Higher,
                 1.0,
             ));
-            c2.push(cmp(
+            c2.push(Comparison::new(
                 format!("{} N&PAA - {} util, pp", slug(k), name(c)),
                 &grid.rep(k, None, npaa, util),
                 &grid.rep(k, None, c, util),
@@ -512,12 +468,12 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             ));
         }
     }
-    add(
+    check_all(
         &mut claims,
         "Obs. 2",
         "N&PAA has the worst turnaround and utilisation of the six",
         "worst on both: significantly against each of the five others",
-        c2,
+        &c2,
         None,
     );
     // Obs. 3 and 4: SPAA vs PAA per notice strategy.
@@ -526,14 +482,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     for &k in generated {
         for x in [N, Cua, Cup] {
             let (p, s) = (of(x, Paa), of(x, Spaa));
-            c3.push(cmp(
+            c3.push(Comparison::new(
                 format!("{} {} - {} util, pp", slug(k), name(s), name(p)),
                 &grid.rep(k, None, s, util),
                 &grid.rep(k, None, p, util),
                 Order::Higher,
                 100.0,
             ));
-            c3.push(cmp(
+            c3.push(Comparison::new(
                 format!(
                     "{} {} - {} malleable preempted, pp",
                     slug(k),
@@ -546,14 +502,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 100.0,
             ));
             if x != N {
-                c4.push(cmp(
+                c4.push(Comparison::new(
                     format!("{} {} - {} turnaround, h", slug(k), name(p), name(s)),
                     &grid.rep(k, None, p, turn),
                     &grid.rep(k, None, s, turn),
                     Order::Lower,
                     1.0,
                 ));
-                c4.push(cmp(
+                c4.push(Comparison::new(
                     format!("{} {} - {} rigid preempted, pp", slug(k), name(p), name(s)),
                     &grid.rep(k, None, p, rigid_pre),
                     &grid.rep(k, None, s, rigid_pre),
@@ -563,20 +519,20 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             }
         }
     }
-    add(
+    check_all(
         &mut claims,
         "Obs. 3",
         "SPAA gives higher utilisation and fewer malleable preemptions than PAA",
         "in all (system, notice strategy) pairs, each significant",
-        c3,
+        &c3,
         None,
     );
-    add(
+    check_all(
         &mut claims,
         "Obs. 4",
         "CUA/CUP&PAA have lower turnaround and rigid preemption than CUA/CUP&SPAA",
         "in all (system, notice strategy) pairs, each significant",
-        c4,
+        &c4,
         None,
     );
     // Obs. 5: CUA vs CUP per arrival mechanism and workload, in most cases.
@@ -585,7 +541,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         for a in [Paa, Spaa] {
             for (w, (label, _)) in NoticeMix::ALL.iter().enumerate() {
                 let (cua, cup) = (of(Cua, a), of(Cup, a));
-                let t = cmp(
+                let t = Comparison::new(
                     format!(
                         "{} {label} {} - {} turnaround, h",
                         slug(k),
@@ -597,7 +553,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                     Order::Lower,
                     1.0,
                 );
-                let u = cmp(
+                let u = Comparison::new(
                     format!("{} {label} {} - {} util, pp", slug(k), name(cua), name(cup)),
                     &grid.rep(k, Some(w), cua, util),
                     &grid.rep(k, Some(w), cup, util),
@@ -629,7 +585,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     let mut c6 = Vec::new();
     for &k in generated {
         for c in [of(Cua, Paa), of(Cua, Spaa), of(Cup, Paa), of(Cup, Spaa)] {
-            c6.push(cmp(
+            c6.push(Comparison::new(
                 format!("{} {} malleable - rigid turnaround, h", slug(k), name(c)),
                 &grid.rep(k, None, c, mall_turn),
                 &grid.rep(k, None, c, rigid_turn),
@@ -638,12 +594,12 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             ));
         }
     }
-    add(
+    check_all(
         &mut claims,
         "Obs. 6",
         "under CUA/CUP, malleable jobs turn around faster than rigid ones",
         "lower on Theta, slightly lower on Cori: each significant",
-        c6,
+        &c6,
         None,
     );
     // Obs. 7: N&SPAA lowest rigid turnaround.
@@ -651,7 +607,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     for &k in generated {
         let nspaa = of(N, Spaa);
         for &c in six.iter().filter(|&&c| c != nspaa) {
-            c7.push(cmp(
+            c7.push(Comparison::new(
                 format!("{} N&SPAA - {} rigid turnaround, h", slug(k), name(c)),
                 &grid.rep(k, None, nspaa, rigid_turn),
                 &grid.rep(k, None, c, rigid_turn),
@@ -660,19 +616,19 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             ));
         }
     }
-    add(
+    check_all(
         &mut claims,
         "Obs. 7",
         "N&SPAA has the lowest rigid turnaround of the six",
         "N&SPAA: significantly below each of the five others",
-        c7,
+        &c7,
         None,
     );
     // Obs. 8: malleable preempted more often than rigid.
     let mut c8 = Vec::new();
     for &k in generated {
         for &c in &six {
-            c8.push(cmp(
+            c8.push(Comparison::new(
                 format!("{} {} malleable - rigid preempted, pp", slug(k), name(c)),
                 &grid.rep(k, None, c, mall_pre),
                 &grid.rep(k, None, c, rigid_pre),
@@ -681,12 +637,12 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             ));
         }
     }
-    add(
+    check_all(
         &mut claims,
         "Obs. 8",
         "malleable jobs are preempted more often than rigid ones",
         "noticeably higher under every mechanism: each significant",
-        c8,
+        &c8,
         None,
     );
     // Obs. 9: >98 % instant start under every mechanism, no significant difference.
@@ -703,7 +659,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         ));
         for (a, &ca) in six.iter().enumerate() {
             for &cb in &six[a + 1..] {
-                c9.push(cmp(
+                c9.push(Comparison::new(
                     format!("{} {} - {} instant start, pp", slug(k), name(ca), name(cb)),
                     &grid.rep(k, None, ca, instant),
                     &grid.rep(k, None, cb, instant),
@@ -713,12 +669,12 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             }
         }
     }
-    add(
+    check_all(
         &mut claims,
         "Obs. 9",
         "every mechanism starts >98 % of on-demand jobs at once, with no significant difference",
         ">98 % on average (mean over the six); every pair: no significant difference",
-        c9,
+        &c9,
         Some((level_ok, level_text.join(", "))),
     );
     // Obs. 10: the turnaround rise larger on Theta than on Cori, and positive.
@@ -738,7 +694,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         };
         let zero = vec![0.0; rise(c).len()];
         let c10 = vec![
-            cmp(
+            Comparison::new(
                 "Theta - Cori relative turnaround rise (six-mean over baseline), % (replicates \
                  of independent systems paired by index)"
                     .into(),
@@ -747,7 +703,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 Order::Higher,
                 100.0,
             ),
-            cmp(
+            Comparison::new(
                 "Cori relative turnaround rise, %".into(),
                 &rise(c),
                 &zero,
@@ -755,12 +711,12 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 100.0,
             ),
         ];
-        add(
+        check_all(
             &mut claims,
             "Obs. 10",
             "preemption raises turnaround more on Theta (large jobs) than on Cori",
             "Theta +30 %, Cori +17 %: both orders significant",
-            c10,
+            &c10,
             None,
         );
     }
@@ -786,7 +742,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             for a in [Paa, Spaa] {
                 let c = of(strategy, a);
                 for w in (0..NoticeMix::ALL.len()).filter(|&w| w != best) {
-                    cs.push(cmp(
+                    cs.push(Comparison::new(
                         format!(
                             "{} {} {} - {} turnaround, h",
                             slug(k),
@@ -802,7 +758,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 }
             }
         }
-        add(&mut claims, source, claim, paper, cs, None);
+        check_all(&mut claims, source, claim, paper, &cs, None);
     }
     claims
 }

@@ -67,11 +67,6 @@ pub fn baseline_of(
     Ok(Replicates::new(runs))
 }
 
-/// The six mechanisms' runs in a row of [`Study::run`] pooled (baseline left out).
-pub fn six_mean(row: &[Runs]) -> Runs {
-    pooled(row.iter().skip(1))
-}
-
 /// One configuration's runs (over seeds, typings, or configurations pooled with [`pooled`]):
 /// any metric's mean or spread through [`Replicates`] (core's statistics), picked from the
 /// report by a closure, e.g. `runs.mean(|r| r.instant_start_ratio)`.
@@ -187,7 +182,8 @@ pub struct StudyArgs {
     /// `--quick`, `--out`, `--seed`.
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Seeds averaged [default: 2, quick: 1].
+    /// Seeds averaged and paired in the claims' comparisons [default: 5, quick: 3; one seed
+    /// gives no interval].
     #[arg(long)]
     pub seeds: Option<u64>,
     /// A trace to study instead of the generated machine.
@@ -211,7 +207,7 @@ impl StudyArgs {
         machine: Machine,
     ) -> Result<Study, Box<dyn std::error::Error>> {
         let quick = self.common.quick;
-        let seeds = replicates("seeds", self.seeds.unwrap_or(if quick { 1 } else { 2 }))?;
+        let seeds = replicates("seeds", self.seeds.unwrap_or(if quick { 3 } else { 5 }))?;
         Ok(Study {
             name,
             machine,
@@ -539,6 +535,17 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// The comparison of `a` with `b` (paired by index) labelled `label`, wanting `want`,
+    /// printed scaled by `scale`.
+    pub fn new(label: String, a: &[f64], b: &[f64], want: Order, scale: f64) -> Comparison {
+        Comparison {
+            label,
+            paired: Paired::of(a, b),
+            want,
+            scale,
+        }
+    }
+
     /// Whether it holds under [`SIGNIFICANCE_RULE`].
     pub fn holds(&self) -> bool {
         self.paired.is_some_and(|p| p.order() == self.want)
@@ -551,6 +558,60 @@ impl Comparison {
             None => format!("{}: no data", self.label),
         }
     }
+}
+
+/// Every comparison described, `; `-separated.
+pub fn describe_all(comparisons: &[Comparison]) -> String {
+    comparisons
+        .iter()
+        .map(Comparison::describe)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Checks a claim made of `comparisons` (all must hold) and, if given, `extra`: a condition
+/// that is not a comparison (e.g. a level against the paper's figure) with its text. Our
+/// figures are the comparisons with their intervals; a failure's reason lists what fails.
+pub fn check_all(
+    claims: &mut Claims,
+    source: &str,
+    claim: &str,
+    paper: &str,
+    comparisons: &[Comparison],
+    extra: Option<(bool, String)>,
+) {
+    let (held, why) = failed_comparisons(comparisons);
+    let (extra_ok, extra_text) = extra.unwrap_or((true, String::new()));
+    let pass = held == comparisons.len() && extra_ok;
+    let ours = [extra_text.clone(), describe_all(comparisons)]
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let checked = claims.check(source, claim, ours, paper, pass);
+    if !pass {
+        let mut reason = Vec::new();
+        if !extra_ok {
+            reason.push(extra_text);
+        }
+        if held < comparisons.len() {
+            reason.push(why);
+        }
+        checked.because(reason.join("; "));
+    }
+}
+
+/// For each replicate of a [`Study`] row (its traces, in order), `f`'s mean over `groups`
+/// (e.g. the six mechanisms): the values paired comparisons take.
+pub fn per_replicate<'a>(
+    groups: impl IntoIterator<Item = &'a Runs>,
+    f: impl Fn(&HybridReport) -> f64,
+) -> Vec<f64> {
+    let groups: Vec<&Runs> = groups.into_iter().collect();
+    let n = groups.iter().map(|g| g.runs().len()).min().unwrap_or(0);
+    (0..n)
+        .map(|i| groups.iter().map(|g| f(&g.runs()[i])).sum::<f64>() / groups.len() as f64)
+        .collect()
 }
 
 /// How many of `comparisons` hold, and the reason listing those that do not (each with its
