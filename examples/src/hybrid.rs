@@ -67,11 +67,6 @@ pub fn baseline_of(
     Ok(Replicates::new(runs))
 }
 
-/// The six mechanisms' runs in a row of [`Study::run`] pooled (baseline left out).
-pub fn six_mean(row: &[Runs]) -> Runs {
-    pooled(row.iter().skip(1))
-}
-
 /// One configuration's runs (over seeds, typings, or configurations pooled with [`pooled`]):
 /// any metric's mean or spread through [`Replicates`] (core's statistics), picked from the
 /// report by a closure, e.g. `runs.mean(|r| r.instant_start_ratio)`.
@@ -187,7 +182,8 @@ pub struct StudyArgs {
     /// `--quick`, `--out`, `--seed`.
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Seeds averaged [default: 2, quick: 1].
+    /// Seeds averaged and paired in the claims' comparisons [default: 5, quick: 3; one seed
+    /// gives no interval].
     #[arg(long)]
     pub seeds: Option<u64>,
     /// A trace to study instead of the generated machine.
@@ -211,7 +207,7 @@ impl StudyArgs {
         machine: Machine,
     ) -> Result<Study, Box<dyn std::error::Error>> {
         let quick = self.common.quick;
-        let seeds = replicates("seeds", self.seeds.unwrap_or(if quick { 1 } else { 2 }))?;
+        let seeds = replicates("seeds", self.seeds.unwrap_or(if quick { 3 } else { 5 }))?;
         Ok(Study {
             name,
             machine,
@@ -392,6 +388,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn paired_comparisons_follow_the_t_interval() {
+        // Differences 1.0, 1.1, 0.9: mean 1, sd 0.1, t(0.975, 2) = 4.303, half 0.248.
+        let p = Paired::of(&[2.0, 3.1, 4.9], &[1.0, 2.0, 4.0]).unwrap();
+        assert!((p.diff - 1.0).abs() < 1e-12);
+        assert!((p.half.unwrap() - 4.303 * 0.1 / 3f64.sqrt()).abs() < 1e-3);
+        assert_eq!(p.order(), Order::Higher);
+        assert_eq!(
+            Paired::of(&[1.0, 2.0], &[2.0, 3.0]).unwrap().order(),
+            Order::Lower
+        );
+        // Equal on every replicate: no difference, which holds for a claim of equality only.
+        let same = Paired::of(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(same.order(), Order::Same);
+        let want = |want| Comparison {
+            label: "x".into(),
+            paired: Some(same),
+            want,
+            scale: 1.0,
+        };
+        assert!(want(Order::Same).holds() && !want(Order::Higher).holds());
+        let (held, why) = failed_comparisons(&[want(Order::Same), want(Order::Lower)]);
+        assert_eq!(held, 1);
+        assert!(why.contains("x: +0.00 ± 0.00 (n 3, no significant difference) [needs lower]"));
+        assert_eq!(Paired::of(&[f64::NAN], &[1.0]), None);
+        assert_eq!(Paired::of(&[], &[]), None);
+    }
+
+    #[test]
     fn seven_configurations_and_pooled_means() {
         let names: Vec<String> = configurations()
             .into_iter()
@@ -412,4 +436,206 @@ mod tests {
         assert!(pooled([]).mean(|r| r.turnaround_h).is_nan());
         assert_eq!(cells(&one)[0], Cell::fixed(20.0, 2));
     }
+}
+
+/// The outcome of comparing two configurations on paired replicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The first is significantly higher.
+    Higher,
+    /// The first is significantly lower.
+    Lower,
+    /// No significant difference (the interval holds 0, or one replicate gives no interval).
+    Same,
+}
+
+/// The significance rule of every comparison between mechanisms in the `hybrid_*` examples,
+/// printed beside their claims.
+pub const SIGNIFICANCE_RULE: &str = "a comparison is decided on paired replicates (same \
+    trace, same typing): the first differs from the second when the 95 % Student-t interval \
+    of the mean paired difference excludes 0; otherwise (or with one replicate) it is 'no \
+    significant difference', which passes a claim of equality and fails a claim of order";
+
+/// `a − b` over paired replicates (`a[i]` and `b[i]` from the same trace and typing): the
+/// mean difference and its 95 % t-interval (core's [`Spread`](cosched_core::stats::Spread)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Paired {
+    /// Replicates compared.
+    pub n: usize,
+    /// Mean of `a[i] − b[i]`.
+    pub diff: f64,
+    /// Half-width of its 95 % t-interval; `None` for one replicate.
+    pub half: Option<f64>,
+}
+
+impl Paired {
+    /// The paired comparison of `a` with `b` (compared up to the shorter); `None` when either
+    /// is empty or a difference is not a number.
+    ///
+    /// ```
+    /// use cosched_examples::hybrid::{Order, Paired};
+    /// let p = Paired::of(&[2.0, 3.0, 4.0], &[1.0, 2.1, 2.9]).unwrap();
+    /// assert_eq!(p.order(), Order::Higher);
+    /// assert_eq!(Paired::of(&[1.0, 2.0], &[2.0, 1.0]).unwrap().order(), Order::Same);
+    /// assert_eq!(Paired::of(&[5.0], &[1.0]).unwrap().order(), Order::Same);
+    /// ```
+    pub fn of(a: &[f64], b: &[f64]) -> Option<Paired> {
+        let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+        if d.iter().any(|x| x.is_nan()) {
+            return None;
+        }
+        let s = cosched_core::stats::Spread::of(&d)?;
+        Some(Paired {
+            n: s.n,
+            diff: s.mean,
+            half: s.ci95_half_width,
+        })
+    }
+
+    /// The verdict of [`SIGNIFICANCE_RULE`].
+    pub fn order(&self) -> Order {
+        match self.half {
+            Some(h) if self.diff - h > 0.0 => Order::Higher,
+            Some(h) if self.diff + h < 0.0 => Order::Lower,
+            _ => Order::Same,
+        }
+    }
+
+    /// E.g. `+0.12 ± 0.30 (n 3, no significant difference)`, the difference scaled by
+    /// `scale` (100 for a ratio shown in percentage points).
+    pub fn describe(&self, scale: f64) -> String {
+        let verdict = match self.order() {
+            Order::Higher => "higher",
+            Order::Lower => "lower",
+            Order::Same => "no significant difference",
+        };
+        match self.half {
+            Some(h) => format!(
+                "{:+.2} ± {:.2} (n {}, {verdict})",
+                scale * self.diff,
+                scale * h,
+                self.n
+            ),
+            None => format!("{:+.2} (n 1, no interval: {verdict})", scale * self.diff),
+        }
+    }
+}
+
+/// One comparison a claim makes: `label` (e.g. `cori N&SPAA - N&PAA util, pp`), the paired
+/// difference (`None`: no data) and the order the claim wants.
+pub struct Comparison {
+    /// What is compared.
+    pub label: String,
+    /// The paired difference.
+    pub paired: Option<Paired>,
+    /// The order the claim needs ([`Order::Same`] for a claim of equality).
+    pub want: Order,
+    /// Scale of the printed difference.
+    pub scale: f64,
+}
+
+impl Comparison {
+    /// The comparison of `a` with `b` (paired by index) labelled `label`, wanting `want`,
+    /// printed scaled by `scale`.
+    pub fn new(label: String, a: &[f64], b: &[f64], want: Order, scale: f64) -> Comparison {
+        Comparison {
+            label,
+            paired: Paired::of(a, b),
+            want,
+            scale,
+        }
+    }
+
+    /// Whether it holds under [`SIGNIFICANCE_RULE`].
+    pub fn holds(&self) -> bool {
+        self.paired.is_some_and(|p| p.order() == self.want)
+    }
+
+    /// `label: difference ± half (n, verdict)`.
+    pub fn describe(&self) -> String {
+        match self.paired {
+            Some(p) => format!("{}: {}", self.label, p.describe(self.scale)),
+            None => format!("{}: no data", self.label),
+        }
+    }
+}
+
+/// Every comparison described, `; `-separated.
+pub fn describe_all(comparisons: &[Comparison]) -> String {
+    comparisons
+        .iter()
+        .map(Comparison::describe)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Checks a claim made of `comparisons` (all must hold) and, if given, `extra`: a condition
+/// that is not a comparison (e.g. a level against the paper's figure) with its text. Our
+/// figures are the comparisons with their intervals; a failure's reason lists what fails.
+pub fn check_all(
+    claims: &mut Claims,
+    source: &str,
+    claim: &str,
+    paper: &str,
+    comparisons: &[Comparison],
+    extra: Option<(bool, String)>,
+) {
+    let (held, why) = failed_comparisons(comparisons);
+    let (extra_ok, extra_text) = extra.unwrap_or((true, String::new()));
+    let pass = held == comparisons.len() && extra_ok;
+    let ours = [extra_text.clone(), describe_all(comparisons)]
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let checked = claims.check(source, claim, ours, paper, pass);
+    if !pass {
+        let mut reason = Vec::new();
+        if !extra_ok {
+            reason.push(extra_text);
+        }
+        if held < comparisons.len() {
+            reason.push(why);
+        }
+        checked.because(reason.join("; "));
+    }
+}
+
+/// For each replicate of a [`Study`] row (its traces, in order), `f`'s mean over `groups`
+/// (e.g. the six mechanisms): the values paired comparisons take.
+pub fn per_replicate<'a>(
+    groups: impl IntoIterator<Item = &'a Runs>,
+    f: impl Fn(&HybridReport) -> f64,
+) -> Vec<f64> {
+    let groups: Vec<&Runs> = groups.into_iter().collect();
+    let n = groups.iter().map(|g| g.runs().len()).min().unwrap_or(0);
+    (0..n)
+        .map(|i| groups.iter().map(|g| f(&g.runs()[i])).sum::<f64>() / groups.len() as f64)
+        .collect()
+}
+
+/// How many of `comparisons` hold, and the reason listing those that do not (each with its
+/// measured difference and interval), computed from the run.
+pub fn failed_comparisons(comparisons: &[Comparison]) -> (usize, String) {
+    let held = comparisons.iter().filter(|c| c.holds()).count();
+    let failed: Vec<String> = comparisons
+        .iter()
+        .filter(|c| !c.holds())
+        .map(|c| {
+            let want = match c.want {
+                Order::Higher => "needs higher",
+                Order::Lower => "needs lower",
+                Order::Same => "needs no significant difference",
+            };
+            format!("{} [{want}]", c.describe())
+        })
+        .collect();
+    (
+        held,
+        format!(
+            "{held}/{} comparisons hold; failing: {}",
+            comparisons.len(),
+            failed.join("; ")
+        ),
+    )
 }

@@ -47,13 +47,19 @@ use std::collections::BTreeMap;
 /// start time added to it without overflowing `i64` seconds.
 pub const MAX_WORK_UNIT_SECONDS: i64 = 1 << 62;
 
-/// The sizes a malleable job accepts while it runs.
+/// The sizes a malleable job accepts while it runs, and the part of its run time that does
+/// not scale with its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SizeRange {
     /// Smallest size, at least 1.
     pub min: u32,
     /// Largest size.
     pub max: u32,
+    /// The fixed part of each run (a setup): it takes this long whatever the size, and only
+    /// the rest of the run time (and estimate) scales with the size, t = t_setup + W/n
+    /// (Fan et al., IPDPS 2022, §III-A). Paid again by a requeued job. Zero: all of it scales.
+    #[serde(default)]
+    pub setup: Duration,
 }
 
 /// A job as the batch resource manager sees it.
@@ -122,24 +128,37 @@ impl BatchJob {
             resizable: Some(SizeRange {
                 min: job.min_size,
                 max: job.max_size,
+                setup: job.setup,
             }),
         })
     }
 
-    /// Its end and predicted end if it starts at `now` on `size` units (its run time and
-    /// estimate at its requested size spread over them); [`BatchError::EndOverflow`] if either
-    /// would pass the last representable second.
+    /// The fixed (non-scaling) part of its run: a malleable job's setup, at most its run
+    /// time and its estimate; zero for a rigid job.
+    #[inline]
+    pub(crate) fn fixed(&self) -> Duration {
+        self.resizable
+            .map_or(Duration::ZERO, |r| {
+                r.setup.min(self.runtime).min(self.estimate)
+            })
+            .max(Duration::ZERO)
+    }
+
+    /// Its end and predicted end if it starts at `now` on `size` units: its fixed part, then
+    /// the rest of its run time and estimate at its requested size spread over them;
+    /// [`BatchError::EndOverflow`] if either would pass the last representable second.
     pub(crate) fn ends_from(&self, now: Time, size: u32) -> Result<(Time, Time), BatchError> {
         let overflow = |_| BatchError::EndOverflow {
             job: self.id,
             start: now,
             estimate: self.estimate,
         };
+        let fixed = self.fixed();
         let end = now
-            .try_add(spread(self.runtime, self.size, size))
+            .try_add(fixed + spread(self.runtime - fixed, self.size, size))
             .map_err(overflow)?;
         let predicted_end = now
-            .try_add(spread(self.estimate, self.size, size))
+            .try_add(fixed + spread(self.estimate - fixed, self.size, size))
             .map_err(overflow)?;
         Ok((end, predicted_end))
     }
@@ -286,7 +305,8 @@ pub enum OfflineOutcome {
 /// How a preempted job resumes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resume {
-    /// Where it stopped: requeued with the work it had left (a checkpoint at preemption).
+    /// Where it stopped: requeued with the work it had left (a checkpoint at preemption); a
+    /// malleable job pays its setup ([`SizeRange::setup`]) again.
     Remaining,
     /// From scratch: requeued with its original run time.
     Restart,
@@ -415,9 +435,12 @@ struct Running {
     required_runtime: Duration,
     /// Last start or resize.
     anchor: Time,
-    /// Unit-seconds of work left at `anchor`.
+    /// When the run's fixed part (a malleable job's setup) ends: work and estimate are
+    /// consumed only after it.
+    setup_end: Time,
+    /// Unit-seconds of work left at `anchor`, beyond the fixed part.
     work_left: i64,
-    /// Unit-seconds of estimate left at `anchor`.
+    /// Unit-seconds of estimate left at `anchor`, beyond the fixed part.
     estimate_left: i64,
     end: Time,
     predicted_end: Time,
@@ -425,6 +448,16 @@ struct Running {
 }
 
 impl Running {
+    /// Unit-seconds of work done from `anchor` to `now`: none during the fixed part.
+    #[inline]
+    fn work_done(&self, now: Time) -> i128 {
+        unit_seconds(
+            self.size,
+            self.anchor.max(self.setup_end),
+            now.max(self.setup_end),
+        )
+    }
+
     #[inline]
     fn releasing(&self) -> u32 {
         self.size - self.draining
@@ -777,8 +810,9 @@ impl BatchCluster {
         self.last_key
     }
 
-    /// Starts the job at queue position `pos` now on `size` free units, its unit-seconds of
-    /// run time and estimate at its requested size spread over them. Used by
+    /// Starts the job at queue position `pos` now on `size` free units: its setup, then the
+    /// unit-seconds of the rest of its run time and estimate at its requested size spread
+    /// over them. Used by
     /// [`BatchCluster::apply`], which checked that it is queued and fits. Refused, changing
     /// nothing, if its end or predicted end would pass the last representable second.
     fn start_queued_on(&mut self, now: Time, pos: usize, size: u32) -> Result<Started, BatchError> {
@@ -786,6 +820,7 @@ impl BatchCluster {
             return Err(BatchError::NotStartable(pos));
         };
         let (end, predicted_end) = queued.job.ends_from(now, size)?;
+        let fixed = queued.job.fixed();
         let q = self.queue.remove(pos);
         let mut nodes = Vec::new();
         match &mut self.units {
@@ -806,8 +841,9 @@ impl BatchCluster {
             preemptions: q.preemptions,
             required_runtime: q.required_runtime,
             anchor: now,
-            work_left: i64::from(q.job.size) * q.job.runtime.0,
-            estimate_left: i64::from(q.job.size) * q.job.estimate.0,
+            setup_end: now + fixed,
+            work_left: i64::from(q.job.size) * (q.job.runtime - fixed).0,
+            estimate_left: i64::from(q.job.size) * (q.job.estimate - fixed).0,
             end,
             predicted_end,
             epoch,
@@ -1019,8 +1055,8 @@ impl BatchCluster {
 
     /// Folds the work done since the run's last anchor into its counters.
     fn advance(run: &mut Running, now: Time, busy_unit_seconds: &mut i128) {
-        let done = unit_seconds(run.size, run.anchor, now);
-        *busy_unit_seconds += done;
+        *busy_unit_seconds += unit_seconds(run.size, run.anchor, now);
+        let done = run.work_done(now);
         run.work_left = clamp_i64(i128::from(run.work_left) - done);
         run.estimate_left = clamp_i64(i128::from(run.estimate_left) - done);
         run.anchor = now;
@@ -1037,10 +1073,12 @@ impl BatchCluster {
         self.releases.remove(&(run.predicted_end, job));
         Self::advance(&mut run, now, &mut self.busy_unit_seconds);
         let size = i64::from(run.job.size);
+        // A requeued malleable job pays its fixed part (setup) again.
+        let fixed = run.job.fixed().0;
         let (runtime, estimate) = match resume {
             Resume::Remaining => (
-                div_ceil(run.work_left.max(0), size),
-                div_ceil(run.estimate_left.max(0), size),
+                fixed + div_ceil(run.work_left.max(0), size),
+                fixed + div_ceil(run.estimate_left.max(0), size),
             ),
             Resume::Restart => (run.job.runtime.0, run.job.estimate.0),
             Resume::WithRuntime(d) => {
@@ -1061,8 +1099,9 @@ impl BatchCluster {
         Ok(())
     }
 
-    /// Resizes a running malleable job to `new_size` now. Its remaining work (and remaining
-    /// estimate), in unit-seconds, is spread over the new size, so its end moves linearly.
+    /// Resizes a running malleable job to `new_size` now. What is left of its setup
+    /// ([`SizeRange::setup`]) stays as is; its remaining work (and remaining estimate), in
+    /// unit-seconds, is spread over the new size, so its end moves linearly.
     /// Shrinking gives back its most recently allocated nodes (draining ones go offline);
     /// expanding takes idle nodes and fails if there are not enough. The returned [`Started`]
     /// carries the new token and end: the old token is stale from now on.
@@ -1080,10 +1119,14 @@ impl BatchCluster {
                 free,
             });
         }
-        // The new ends, checked before anything changes.
-        let done = unit_seconds(run.size, run.anchor, now);
+        // The new ends, checked before anything changes: the rest of the fixed part, then
+        // the work left spread over the new size.
+        let done = run.work_done(now);
         let n = i64::from(new_size);
-        let left = |units: i64| Duration(div_ceil(clamp_i64(i128::from(units) - done).max(0), n));
+        let setup_left = (run.setup_end - now).max(Duration::ZERO);
+        let left = |units: i64| {
+            setup_left + Duration(div_ceil(clamp_i64(i128::from(units) - done).max(0), n))
+        };
         let estimate = left(run.estimate_left);
         let overflow = |_| BatchError::EndOverflow {
             job,

@@ -47,8 +47,9 @@ pub enum BatchCommand {
         at: Option<usize>,
     },
     /// Start the queued malleable job now on `size` units, within its size range: its
-    /// unit-seconds of run time and estimate at the requested size are spread over `size`
-    /// (as [`BatchCluster::resize`] spreads them).
+    /// setup ([`SizeRange::setup`](crate::SizeRange)) as is, then the unit-seconds of the
+    /// rest of its run time and estimate at the requested size spread over `size` (as
+    /// [`BatchCluster::resize`] spreads them).
     StartResized {
         /// The job.
         job: JobId,
@@ -362,7 +363,8 @@ impl<'a> Pass<'a> {
     }
 
     /// Starts the malleable job at `pos` now on `size` units, within its size range: its
-    /// unit-seconds of run time and estimate at the requested size are spread over `size`, as
+    /// setup as is, then the unit-seconds of the rest of its run time and estimate at the
+    /// requested size spread over `size`, as
     /// [`BatchCluster::resize`] spreads them. Fails, issuing nothing, if no job is queued
     /// there, it is not resizable, `size` is outside its range, more than are idle, or its
     /// end would pass the last representable second (as [`Pass::start`]).

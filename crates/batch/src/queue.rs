@@ -867,6 +867,7 @@ mod tests {
                 resizable: min_size.map(|min| SizeRange {
                     min: min.clamp(1, size),
                     max: size,
+                    setup: Duration::ZERO,
                 }),
             },
             first_start: None,

@@ -23,7 +23,11 @@ fn job(id: u64, submit: i64, size: u32, run: i64, est: i64) -> BatchJob {
 fn malleable(id: u64, size: u32, run: i64, min: u32, max: u32) -> BatchJob {
     BatchJob {
         class: JobClass::Malleable,
-        resizable: Some(SizeRange { min, max }),
+        resizable: Some(SizeRange {
+            min,
+            max,
+            setup: Duration::ZERO,
+        }),
         ..job(id, 0, size, run, run)
     }
 }

@@ -156,6 +156,7 @@ impl Driver {
                     resizable: malleable.then_some(SizeRange {
                         min: 1,
                         max: size * 2,
+                        setup: Duration::ZERO,
                     }),
                 };
                 let r = self.cluster.submit(job);

@@ -1201,7 +1201,11 @@ mod tests {
         for id in 0..rigid {
             cluster.submit(job(id, 1, None)).unwrap();
         }
-        let flexible = Some(SizeRange { min: 1, max: 2 });
+        let flexible = Some(SizeRange {
+            min: 1,
+            max: 2,
+            setup: Duration::ZERO,
+        });
         cluster.submit(job(rigid, 2, flexible)).unwrap();
         let mut picker = GuestPicker {
             budget: 4,

@@ -295,6 +295,11 @@ proptest! {
             cluster.schedule(Time(0), &mut Fcfs, &mut started);
             prop_assert_eq!(started.len(), jobs.len());
             let end = |id: JobId| started.iter().find(|s| s.token.job == id).map(|s| s.end).unwrap();
+            // Seconds of work left at `now` on its start size: none consumed during the setup.
+            let work_left = |id: JobId| {
+                let setup = running.iter().find(|j| j.id == id).map_or(0, |j| j.setup.0);
+                (end(id) - Time(now.max(setup))).0.max(0)
+            };
 
             let decisions = mechanism.decide(needed, cluster.free_units(), &running).unwrap();
             let applied = apply(&mut cluster, Time(now), &running, &decisions).unwrap();
@@ -324,17 +329,21 @@ proptest! {
                         prop_assert_eq!(queued.job.runtime, Duration(expected));
                     }
                     RunningKind::Malleable { .. } => {
-                        // Unit-seconds left on its size are conserved.
-                        let left = i64::from(v.size) * (end(*id) - Time(now)).0;
-                        prop_assert_eq!(i64::from(queued.job.size) * queued.job.runtime.0, left);
+                        // Unit-seconds of work left after its setup are conserved, and the
+                        // setup (which does not scale, §III-A) is paid again.
+                        let left = i64::from(v.size) * work_left(*id);
+                        let queued_work = queued.job.runtime - v.setup;
+                        prop_assert_eq!(i64::from(queued.job.size) * queued_work.0, left);
                     }
                 }
             }
             for s in &applied.resized {
                 let v = running.iter().find(|j| j.id == s.token.job).unwrap();
-                let left = i64::from(v.size) * (end(v.id) - Time(now)).0;
+                // The rest of its setup, then its work left spread over the new size.
+                let left = i64::from(v.size) * work_left(v.id);
                 let n = i64::from(s.size);
-                prop_assert_eq!((s.end - Time(now)).0, (left + n - 1) / n);
+                let setup_left = (v.setup.0 - now).max(0);
+                prop_assert_eq!((s.end - Time(now)).0, setup_left + (left + n - 1) / n);
             }
         }
     }

@@ -2,9 +2,7 @@
 //! invariants over random workloads under every mechanism (and the baseline), with and
 //! without failures.
 
-use cosched_core::{
-    Duration, JobClass, JobId, MalleableJob, OnDemandJob, Pool, RigidJob, Time, UsageKind,
-};
+use cosched_core::{Duration, JobId, MalleableJob, OnDemandJob, Pool, RigidJob, Time, UsageKind};
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::mechanism::MechanismKind;
 use cosched_hybrid::notice::NoticeStrategy;
@@ -409,9 +407,14 @@ proptest! {
             // Preempted, shrunk or failed, a job keeps its submit time.
             prop_assert_eq!(r.submit, job.submit());
             let useful = a.delivered - a.wasted;
-            if a.class == JobClass::Malleable {
-                prop_assert!(useful >= a.required && useful - a.required <= a.rounding_slack,
-                    "{}: useful {} required {} slack {}", a.id, useful, a.required, a.rounding_slack);
+            if let HybridJob::Malleable { job: m, .. } = job {
+                // Its setup does not scale (§III-A): the work beyond it is conserved, the
+                // first setup (on the nodes it started on) is overhead.
+                let n = i64::from(m.max_size);
+                let work = a.required - n * m.setup.0.min(a.required / n);
+                let done = useful - a.overhead;
+                prop_assert!(done >= work && done - work <= a.rounding_slack,
+                    "{}: work done {} work {} slack {}", a.id, done, work, a.rounding_slack);
             } else {
                 prop_assert_eq!(useful, a.required, "{}", a.id);
             }
@@ -571,4 +574,46 @@ fn a_huge_node_count_is_a_typed_error_before_any_allocation() {
         assert!(err.is_some_and(|e| e.contains("nodes")), "{nodes}");
     }
     assert!(HybridConfig::new(MAX_NODES).is_ok());
+}
+
+/// §III-A: a malleable job runs t = t_setup + W/n on n nodes; its setup does not stretch when
+/// it starts below n_max, nor on a resize, and is paid again when it is requeued. Work
+/// W = 8,000 node-seconds, setup 100 s, n_max 8, estimate 2,000 s at 8 nodes.
+#[test]
+fn a_malleable_setup_does_not_scale_with_the_size() {
+    use cosched_batch::{BatchCluster, BatchCommand, BatchJob, Resume};
+    let m = MalleableJob::new(JobId(1), Time(0), 2, 8, Duration(8_000), Duration(100)).unwrap();
+    let job = BatchJob::malleable(&m, 8, Duration(2_000)).unwrap();
+    assert_eq!(job.runtime, Duration(1_100));
+    let mut cluster = BatchCluster::new(8).unwrap();
+    cluster.submit(job).unwrap();
+    let mut started = Vec::new();
+    let start = BatchCommand::StartResized {
+        job: JobId(1),
+        submit: Time(0),
+        size: 4,
+    };
+    cluster.apply(Time(0), &[start], &mut started).unwrap();
+    // On 4 nodes: 100 s of setup, then 8,000 / 4 s of work (not 2 × 1,100 s); the
+    // estimate's work part, 8 × 1,900 node-seconds, spread the same way.
+    assert_eq!(started[0].end, Time(100 + 2_000));
+    assert_eq!(started[0].predicted_end, Time(100 + 3_800));
+    // Expanded to 8 during its setup: the 50 s of setup left, then all the work on 8.
+    let s = cluster.resize(Time(50), JobId(1), 8).unwrap();
+    assert_eq!(s.end, Time(50 + 50 + 1_000));
+    assert_eq!(s.predicted_end, Time(50 + 50 + 1_900));
+    // Shrunk to 2 at 600 s: 8 × 500 done, 4,000 left over 2 nodes.
+    let s = cluster.resize(Time(600), JobId(1), 2).unwrap();
+    assert_eq!(s.end, Time(600 + 2_000));
+    // Expanded to 8 at 1,600 s: 2 × 1,000 more done, 2,000 left over 8 nodes.
+    let s = cluster.resize(Time(1_600), JobId(1), 8).unwrap();
+    assert_eq!(s.end, Time(1_600 + 250));
+    // Preempted at 1,700 s: 8 × 100 more done; requeued at 8 nodes with its setup to pay
+    // again and 1,200 node-seconds of work.
+    cluster
+        .preempt(Time(1_700), JobId(1), Resume::Remaining)
+        .unwrap();
+    let queued = cluster.queue().next().unwrap();
+    assert_eq!(queued.job.runtime, Duration(100 + 150));
+    assert_eq!(queued.job.size, 8);
 }

@@ -270,10 +270,12 @@ impl Env {
             _ => 0,
         };
         // A rigid run's setup is its own; a malleable job's first setup only (a resumed
-        // run's setup is waste, booked at the interruption).
-        let first_run = st.account.preemptions + st.account.failures == 0;
-        let with_setup = matches!(st.spec, HybridJob::Rigid { .. }) || first_run;
-        self.overhead(i, &run, now, with_setup, checkpoints);
+        // run's setup is waste).
+        if matches!(st.spec, HybridJob::Rigid { .. }) {
+            self.overhead(i, &run, now, true, checkpoints);
+        } else {
+            self.book_setup(i, &run, now);
+        }
         self.outstanding -= 1;
         Ok(Some(token.job))
     }
@@ -293,9 +295,8 @@ impl Env {
         // A run stopped during its setup did only part of it.
         let (setup, ck) = (st.setup.min(by - run.start), st.checkpoints);
         let mut total = 0;
-        if with_setup && setup.0 > 0 {
-            self.wasted(run.start, run.start.saturating_add(setup), run.first);
-            total += i64::from(run.first) * setup.0;
+        if with_setup {
+            total += self.setup_held(i, run, by);
         }
         if let Some(ck) = ck.filter(|ck| ck.cost.0 > 0) {
             let period = ck.interval.0.saturating_add(ck.cost.0);
@@ -310,6 +311,30 @@ impl Env {
             }
         }
         self.jobs[i].account.overhead += total;
+    }
+
+    /// The node-seconds run `run` of job `i` held in its setup from its last anchor (start or
+    /// resize) to `by`, in the ledger as not useful. A setup lasts the same whatever the size
+    /// (§III-A), so a run resized during it holds it on more or fewer nodes.
+    fn setup_held(&mut self, i: usize, run: &Run, by: Time) -> i64 {
+        let setup_end = run.start.saturating_add(self.jobs[i].setup).min(by);
+        if setup_end <= run.anchor {
+            return 0;
+        }
+        self.wasted(run.anchor, setup_end, run.size);
+        i64::from(run.size) * (setup_end - run.anchor).0
+    }
+
+    /// Books the setup run `run` of malleable job `i` held since its last anchor up to `by`:
+    /// overhead on its first run, waste on a resumed one (the setup it pays again).
+    fn book_setup(&mut self, i: usize, run: &Run, by: Time) {
+        let held = self.setup_held(i, run, by);
+        let account = &mut self.jobs[i].account;
+        if account.preemptions + account.failures == 0 {
+            account.overhead += held;
+        } else {
+            account.wasted += held;
+        }
     }
 
     /// Stops running batch job `i` (a preemption or a node failure) and requeues it.
@@ -331,20 +356,13 @@ impl Env {
         self.jobs[i].account.delivered += segment;
         self.busy(run.anchor, now, run.size);
         let size = self.jobs[i].spec.size();
-        let first_run = self.jobs[i].account.preemptions + self.jobs[i].account.failures == 0;
         let resume = match self.jobs[i].spec {
             HybridJob::Malleable { .. } => {
-                // Its first setup was overhead; the one it pays again is waste.
-                self.overhead(i, &run, now, first_run, 0);
-                let st = &mut self.jobs[i];
-                let left = i64::from(run.size) * (run.end - now).0.max(0);
-                let n = i64::from(size);
-                st.account.wasted += n * st.setup.0;
-                st.account.rounding_slack += n;
-                // The setup it pays again on resuming, placed right after the interruption.
-                let setup = st.setup;
-                self.wasted(now, now.saturating_add(setup), size);
-                Resume::WithRuntime(Duration((left + n - 1) / n) + setup)
+                // Its first setup was overhead; a resumed run's setup is waste. The cluster
+                // requeues it with its work left and its setup to pay again (§III-A).
+                self.book_setup(i, &run, now);
+                self.jobs[i].account.rounding_slack += i64::from(size);
+                Resume::Remaining
             }
             _ => {
                 let st = &mut self.jobs[i];
@@ -396,6 +414,7 @@ impl Env {
         let Some(run) = self.jobs[i].run else {
             return Ok(());
         };
+        self.book_setup(i, &run, now);
         self.busy(run.anchor, now, run.size);
         let st = &mut self.jobs[i];
         st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
@@ -408,7 +427,6 @@ impl Env {
         st.run = Some(Run {
             anchor: now,
             size: to,
-            end: started.end,
             predicted_end: started.predicted_end,
             token: started.token,
             ..run
@@ -436,9 +454,7 @@ impl Env {
             st.run = Some(Run {
                 start: now,
                 anchor: now,
-                first: started.size,
                 size: started.size,
-                end: started.end,
                 predicted_end: started.predicted_end,
                 token: started.token,
             });
@@ -523,9 +539,7 @@ impl Env {
         st.run = Some(Run {
             start: now,
             anchor: now,
-            first: st.spec.size(),
             size: st.spec.size(),
-            end,
             predicted_end: end,
             token: RunToken {
                 job: st.spec.id(),

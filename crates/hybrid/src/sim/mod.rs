@@ -39,11 +39,13 @@
 //!   starts on the idle nodes rather than wait (§II-A, §III-A: "the size of malleable jobs can
 //!   be adjusted before or during execution") — and expand into nodes left idle after the
 //!   EASY pass, as far as EASY's reservation for the queue head allows (the extra nodes, or
-//!   any when the expanded job still ends by the head's shadow time). A shrink or expansion
-//!   spreads the remaining node-seconds over the new size
-//!   ([`cosched_batch::BatchCluster::resize`]). A preempted or failed malleable job saves
-//!   where it stopped (the two-minute warning; tasks are small) and resumes with its
-//!   remaining work plus setup.
+//!   any when the expanded job still ends by the head's shadow time). The setup does not
+//!   scale: a job started below `n_max` takes its setup, then its work spread over its size;
+//!   a shrink or expansion keeps what is left of the setup and spreads the remaining work's
+//!   node-seconds over the new size ([`cosched_batch::BatchCluster::resize`]). A preempted or
+//!   failed malleable job saves where it stopped (the two-minute warning; tasks are small)
+//!   and resumes with its remaining work plus setup. The node-seconds held during a first
+//!   setup are overhead, during a repeated one waste.
 //! - **On-demand** jobs bypass the batch queue: at arrival they take their reserved nodes, then
 //!   idle nodes, then what the on-arrival mechanism frees. If it cannot free enough they wait
 //!   at the front of the queue (first come, first served among them), the first collecting
@@ -285,10 +287,7 @@ enum Interruption {
 struct Run {
     start: Time,
     anchor: Time,
-    /// Nodes it started on (its setup ran on them).
-    first: u32,
     size: u32,
-    end: Time,
     predicted_end: Time,
     token: RunToken,
 }
