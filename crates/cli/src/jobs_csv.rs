@@ -17,7 +17,6 @@
 
 use crate::units::{self, AssignError, Span};
 use cosched_core::{JobId, JobRecord, RigidJob};
-use rayon::prelude::*;
 use std::io::{self, Write};
 use thiserror::Error;
 
@@ -81,44 +80,11 @@ pub fn write<W: Write>(
 
     out.write_all(HEADER.as_bytes())?;
     out.write_all(b"\n")?;
-    // Rows are formatted in parallel, a batch of chunks at a time (memory stays bounded by a
-    // batch), and written in order.
-    let batch = CHUNK * 2 * rayon::current_num_threads().max(1);
-    for (b, rows) in records.chunks(batch).enumerate() {
-        let texts = rows
-            .par_chunks(CHUNK)
-            .enumerate()
-            .map(|(c, chunk)| format_rows(b * batch + c * CHUNK, chunk, workload, &by_id, &units))
-            .collect::<Result<Vec<String>, JobsCsvError>>()?;
-        for text in texts {
-            out.write_all(text.as_bytes())?;
-        }
-    }
-    out.flush()?;
-    Ok(())
-}
-
-/// Rows formatted per parallel task.
-const CHUNK: usize = 8_192;
-
-/// The rows of `records` (sorted by id; the first is row `first` of the table), joined to
-/// their jobs through `by_id` (workload indices sorted by job id).
-fn format_rows(
-    first: usize,
-    records: &[JobRecord],
-    workload: &WorkloadInfo<'_>,
-    by_id: &[usize],
-    units: &units::Assignment,
-) -> Result<String, JobsCsvError> {
-    let mut text = String::with_capacity(records.len() * 128);
     let mut line = String::with_capacity(256);
     let mut int = itoa::Buffer::new();
     let mut float = ryu::Buffer::new();
-    let mut cursor = records.first().map_or(0, |r| {
-        by_id.partition_point(|&i| workload.jobs[i].id < r.id)
-    });
-    for (j, r) in records.iter().enumerate() {
-        let k = first + j;
+    let mut cursor = 0;
+    for (k, r) in records.iter().enumerate() {
         // Merge join on the job id (both sides sorted).
         while cursor < by_id.len() && workload.jobs[by_id[cursor]].id < r.id {
             cursor += 1;
@@ -172,9 +138,10 @@ fn format_rows(
             _ => line.push_str("0,REJECTED,,,,,,,"),
         }
         line.push_str(",-1\n");
-        text.push_str(&line);
+        out.write_all(line.as_bytes())?;
     }
-    Ok(text)
+    out.flush()?;
+    Ok(())
 }
 
 /// Appends a text field, quoted as CSV requires when it holds a comma, quote or line break.
