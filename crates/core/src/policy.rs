@@ -348,8 +348,10 @@ impl<P: Policy, W: Write> Recorder<P, W> {
         (self.policy, self.writer)
     }
 
-    fn write(
+    /// Writes the step of a call that returned `called` (nothing when it failed).
+    fn record(
         &mut self,
+        called: Result<(), P::Error>,
         now: Time,
         call: Call<&P::Observation>,
         view: &P::View,
@@ -359,6 +361,7 @@ impl<P: Policy, W: Write> Recorder<P, W> {
         P::Observation: Serialize,
         P::Command: Serialize,
     {
+        called.map_err(RecordError::Policy)?;
         let step = self.step;
         let line = StepRef {
             step,
@@ -396,10 +399,8 @@ where
         out: &mut Vec<Self::Command>,
     ) -> Result<(), Self::Error> {
         let from = out.len();
-        self.policy
-            .start(now, view, out)
-            .map_err(RecordError::Policy)?;
-        self.write(now, Call::Start, view, &out[from..])
+        let called = self.policy.start(now, view, out);
+        self.record(called, now, Call::Start, view, &out[from..])
     }
 
     fn observe(
@@ -410,10 +411,8 @@ where
         out: &mut Vec<Self::Command>,
     ) -> Result<(), Self::Error> {
         let from = out.len();
-        self.policy
-            .observe(now, observation, view, out)
-            .map_err(RecordError::Policy)?;
-        self.write(now, Call::Observe(observation), view, &out[from..])
+        let called = self.policy.observe(now, observation, view, out);
+        self.record(called, now, Call::Observe(observation), view, &out[from..])
     }
 
     fn wake(
@@ -423,10 +422,8 @@ where
         out: &mut Vec<Self::Command>,
     ) -> Result<(), Self::Error> {
         let from = out.len();
-        self.policy
-            .wake(now, view, out)
-            .map_err(RecordError::Policy)?;
-        self.write(now, Call::Wake, view, &out[from..])
+        let called = self.policy.wake(now, view, out);
+        self.record(called, now, Call::Wake, view, &out[from..])
     }
 
     fn next_wake(&self) -> Option<Time> {
