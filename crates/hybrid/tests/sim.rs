@@ -592,6 +592,7 @@ fn a_malleable_setup_does_not_scale_with_the_size() {
         job: JobId(1),
         submit: Time(0),
         size: 4,
+        at: None,
     };
     cluster.apply(Time(0), &[start], &mut started).unwrap();
     // On 4 nodes: 100 s of setup, then 8,000 / 4 s of work (not 2 × 1,100 s); the
