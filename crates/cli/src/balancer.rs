@@ -7,13 +7,14 @@ use std::path::PathBuf;
 use std::time::Duration as StdDuration;
 
 use clap::{Args, Subcommand};
-use cosched_balancer::method::challenging_week;
+use cosched_balancer::method::{MethodError, challenging_week};
 use cosched_balancer::policy::{Balancer, BalancerConfig, DEFAULT_IDLE_HOLD, Strategy};
 use cosched_balancer::synthetic::WEEK;
 use cosched_balancer::traces;
 use cosched_core::Duration;
-use cosched_live::{Service, ServiceConfig, SlurmOarm};
-use cosched_slurm::Slurm;
+use cosched_live::{Service, ServiceConfig, ServiceError, SlurmOarm};
+use cosched_slurm::{Slurm, SlurmError};
+use thiserror::Error;
 
 /// `cosched balancer …`.
 #[derive(Args)]
@@ -95,8 +96,65 @@ struct WeeksArgs {
     batch_nodes: u32,
 }
 
+/// Why `cosched balancer …` failed.
+#[derive(Debug, Error)]
+pub enum BalancerCmdError {
+    /// `--lcrc` and `--aps` lists differ in length.
+    #[error("--aps needs one file per --lcrc file ({aps} vs {lcrc})")]
+    UnpairedWeeks {
+        /// `--aps` files.
+        aps: usize,
+        /// `--lcrc` files.
+        lcrc: usize,
+    },
+    /// A trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] traces::TraceError),
+    /// The weeks could not be scored.
+    #[error(transparent)]
+    Method(#[from] MethodError),
+    /// Standard output could not be written.
+    #[error("cannot write the table to standard output: {0}")]
+    Stdout(#[source] std::io::Error),
+    /// Slurm did not answer.
+    #[error(transparent)]
+    Slurm(#[from] SlurmError),
+    /// The service could not be set up.
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+    /// The async runtime could not start.
+    #[error("cannot start: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The service stopped with an error.
+    #[error("cannot serve on {addr}: {source}")]
+    Serve {
+        /// The address.
+        addr: SocketAddr,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The service could not be reached.
+    #[error("cannot reach {url}: {source}")]
+    Unreachable {
+        /// The URL.
+        url: String,
+        /// The client's error.
+        source: Box<ureq::Error>,
+    },
+    /// The service refused the notice.
+    #[error("{url} answered {status}: {body}")]
+    Refused {
+        /// The URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The answer's body, trimmed.
+        body: String,
+    },
+}
+
 /// Runs `cosched balancer …`.
-pub fn run(args: &BalancerArgs) -> Result<(), String> {
+pub fn run(args: &BalancerArgs) -> Result<(), BalancerCmdError> {
     match &args.command {
         BalancerCommand::Serve(a) => serve(a),
         BalancerCommand::Weeks(a) => weeks(a),
@@ -106,25 +164,23 @@ pub fn run(args: &BalancerArgs) -> Result<(), String> {
 
 /// Scores every week and prints the table (§III-A; the sum of the two normalised scores is
 /// ours: the paper does not say how it weighs them).
-fn weeks(args: &WeeksArgs) -> Result<(), String> {
+fn weeks(args: &WeeksArgs) -> Result<(), BalancerCmdError> {
     if args.lcrc.len() != args.aps.len() {
-        return Err(format!(
-            "--aps needs one file per --lcrc file ({} vs {})",
-            args.aps.len(),
-            args.lcrc.len()
-        ));
+        return Err(BalancerCmdError::UnpairedWeeks {
+            aps: args.aps.len(),
+            lcrc: args.lcrc.len(),
+        });
     }
     let mut weeks = Vec::with_capacity(args.lcrc.len());
     for (lcrc, aps) in args.lcrc.iter().zip(&args.aps) {
         let name = traces::week_name(lcrc);
         weeks.push((
             name,
-            traces::read_lcrc_records(lcrc).map_err(|e| e.to_string())?,
-            traces::read_aps(aps).map_err(|e| e.to_string())?,
+            traces::read_lcrc_records(lcrc)?,
+            traces::read_aps(aps)?,
         ));
     }
-    let (scores, pick) =
-        challenging_week(&weeks, args.batch_nodes, WEEK.0).map_err(|e| e.to_string())?;
+    let (scores, pick) = challenging_week(&weeks, args.batch_nodes, WEEK.0)?;
     let mut table = String::from("week,batch_node_availability,od_core_hours,score,pick\n");
     for (i, s) in scores.iter().enumerate() {
         table.push_str(&format!(
@@ -140,15 +196,15 @@ fn weeks(args: &WeeksArgs) -> Result<(), String> {
     stdout
         .write_all(table.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| format!("cannot write the table to standard output: {e}"))
+        .map_err(BalancerCmdError::Stdout)
 }
 
-fn serve(args: &ServeArgs) -> Result<(), String> {
+fn serve(args: &ServeArgs) -> Result<(), BalancerCmdError> {
     let slurm = args
         .slurm_conf
         .clone()
         .map_or_else(Slurm::system, Slurm::with_config);
-    slurm.ping().map_err(|e| e.to_string())?;
+    slurm.ping()?;
     let policy = Balancer::new(
         BalancerConfig::new(Strategy::Basic {
             static_reserve: args.reserve,
@@ -161,14 +217,17 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         job_end_log: args.job_end_log.clone(),
         poll: StdDuration::from_millis(args.poll_ms),
     };
-    let service = Service::new(config, policy, SlurmOarm::new(slurm)).map_err(|e| e.to_string())?;
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start: {e}"))?;
+    let service = Service::new(config, policy, SlurmOarm::new(slurm))?;
+    let runtime = tokio::runtime::Runtime::new().map_err(BalancerCmdError::Runtime)?;
     runtime
         .block_on(service.run(args.listen))
-        .map_err(|e| format!("cannot serve on {}: {e}", args.listen))
+        .map_err(|source| BalancerCmdError::Serve {
+            addr: args.listen,
+            source,
+        })
 }
 
-fn notify(args: &NotifyArgs) -> Result<(), String> {
+fn notify(args: &NotifyArgs) -> Result<(), BalancerCmdError> {
     let url = format!("{}/job_ended", args.url.trim_end_matches('/'));
     let body = serde_json::json!({ "nodes": args.nodes }).to_string();
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -180,11 +239,18 @@ fn notify(args: &NotifyArgs) -> Result<(), String> {
         .post(&url)
         .content_type("application/json")
         .send(body)
-        .map_err(|e| format!("cannot reach {url}: {e}"))?;
+        .map_err(|e| BalancerCmdError::Unreachable {
+            url: url.clone(),
+            source: Box::new(e),
+        })?;
     if resp.status().is_success() {
         Ok(())
     } else {
         let text = resp.body_mut().read_to_string().unwrap_or_default();
-        Err(format!("{url} answered {}: {}", resp.status(), text.trim()))
+        Err(BalancerCmdError::Refused {
+            status: resp.status().as_u16(),
+            body: text.trim().to_owned(),
+            url,
+        })
     }
 }

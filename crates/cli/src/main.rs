@@ -121,7 +121,7 @@ fn main() -> ExitCode {
         Command::Albatross(args) => {
             albatross::run(&args, &mut std::io::stdout().lock()).map_err(Failure::from)
         }
-        Command::Balancer(args) => balancer::run(&args).map_err(Failure::Message),
+        Command::Balancer(args) => balancer::run(&args).map_err(Failure::from),
     };
     match result {
         Ok(()) | Err(Failure::Quiet) => ExitCode::SUCCESS,
