@@ -47,7 +47,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let model = WorkloadModel::paper();
     let runs = Sweep::new(NAME, configs).run(|&(f, seed)| {
-        let capital = Capital::new(PAPER[f].capital).expect("the paper's capitals are valid");
+        let capital = Capital::new(PAPER[f].capital)?;
         let policy = scenario::for_capital(AlbatrossConfig {
             stall_threshold: Duration(cli.stall_threshold),
             ..AlbatrossConfig::paper(capital)
@@ -183,7 +183,7 @@ fn desktop_speed_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::er
         })
         .collect();
     let runs = Sweep::new(format!("{NAME} desktop speed"), configs).run(|&(speed, f, r)| {
-        let capital = Capital::new(PAPER[f].capital).expect("the paper's capitals are valid");
+        let capital = Capital::new(PAPER[f].capital)?;
         let mut config = SimConfig::paper();
         for d in &mut config.desktops {
             d.speed = speed;
@@ -699,7 +699,7 @@ fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Erro
         .collect();
     let model = WorkloadModel::paper();
     let runs = Sweep::new(format!("{NAME} Fig. 2 sensitivity"), configs).run(|&(k, i, r)| {
-        let capital = Capital::new(PAPER[1].capital).expect("the paper's capitals are valid");
+        let capital = Capital::new(PAPER[1].capital)?;
         let (mut policy, mut sim) = (AlbatrossConfig::paper(capital), SimConfig::paper());
         (knobs[k].3)(&mut policy, &mut sim, knobs[k].2[i])?;
         scenario::run(&sim, &model, r, scenario::for_capital(policy)?)
