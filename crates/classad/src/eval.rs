@@ -613,6 +613,12 @@ impl<'a> Evaluator<'a> {
                 if func == Builtin::Random {
                     return Val::V(self.random(&args));
                 }
+                if func == Builtin::FormatTime
+                    && let Some(Value::Ad(ad)) = args.first()
+                {
+                    let fields = self.split_time_fields(ad, scope);
+                    return Val::V(functions::format_split_time(fields, args.get(1)));
+                }
                 match functions::work(func, &args) {
                     Ok(work) if self.charge(work) => {}
                     Ok(_) => return ERROR,
@@ -672,6 +678,25 @@ impl<'a> Evaluator<'a> {
             Value::Int(matches)
         } else {
             Value::List(results)
+        })
+    }
+
+    /// The fields of a split-time ad for `formatTime(ad)`: each attribute of
+    /// [`functions::SPLIT_TIME_FIELDS`] evaluated in the ad, as a C `int` (HTCondor's
+    /// `EvaluateAttrInt`: `None` when absent or not an integer).
+    fn split_time_fields(&mut self, ad: &ClassAd, scope: &Scope<'_>) -> [Option<i32>; 6] {
+        let inner = Scope {
+            ad,
+            side: scope.side,
+            parent: Some(scope),
+        };
+        functions::SPLIT_TIME_FIELDS.map(|name| {
+            let v = self.eval(ad.get(name)?, &inner);
+            match self.value_of(v) {
+                // Narrowed to 32 bits as HTCondor's `int` field is.
+                Value::Int(i) => Some(i as i32),
+                _ => None,
+            }
         })
     }
 

@@ -18,11 +18,11 @@
 //! | control | `ifThenElse(c, a, b)` (only the chosen branch is evaluated), `eval(s)` (the string parsed and evaluated in place), `unparse(attr)` (the attribute's expression as text), `debug(x)` (`x`), `evalInEachContext(e, ads)` (`e` in each ad of a list), `countMatches(e, ads)` (how many ads make `e` true) |
 //! | conversion | `int`, `real` (strings read as C's `strtod` reads a prefix), `string` (the new-syntax text of a non-string), `bool` (`"true"`/`"false"` in any case; other strings `undefined`) |
 //! | math | `floor`, `ceiling` (`ceil`), `round` (half to even), `pow(b, e)` (integer for integer `e ≥ 0`), `quantize(a, b)` (`a` rounded up to a multiple of `b`; for a list, the first element `≥ a`, else a multiple of the last), `min`, `max`, `sum`, `avg` of a list (`undefined` elements skipped) |
-//! | strings | `strcat`, `join`, `split`, `substr`, `strcmp`, `stricmp`, `toUpper`, `toLower`, `size` (also of lists and ads), `versioncmp` (`strverscmp`), `versionGT`/`LT`/`GE`/`LE`/`EQ`, `version_in_range`, `splitUserName`, `splitSlotName` |
+//! | strings | `strcat`, `join`, `split`, `substr`, `strcmp`, `stricmp`, `toUpper`, `toLower`, `size` (also of lists and ads), `versioncmp` (HTCondor's `natural_cmp`, `strverscmp` order), `versionGT`/`LT`/`GE`/`LE`/`EQ`, `version_in_range`, `splitUserName`, `splitSlotName` |
 //! | regular expressions | `regexp`, `regexps`, `replace`, `replaceall`, `regexpMember`, `stringList_regexpMember` (the `regex` crate: Perl syntax without look-around and back-references; options `i` `m` `s` `x`, and `f` / `g` for `regexps`: the full target, every match) |
 //! | string lists (`"a, b,c"`) | `stringListSize`, `stringListSum`, `stringListAvg`, `stringListMin`, `stringListMax`, `stringListMember`, `stringListIMember`, `stringListsIntersect`, `stringListSubsetMatch`, `stringListISubsetMatch` (delimiters `" ,"` unless given) |
 //! | lists | `member`, `identicalMember`, `anyCompare(op, list, x)`, `allCompare(op, list, x)` |
-//! | time | `time()` (the injected clock, [`crate::EvalOptions::now`]), `formatTime([t [, fmt]])` (`strftime` in UTC, default `%c`), `interval(s)` (`[d+]h:mm:ss`) |
+//! | time | `time()` (the injected clock, [`crate::EvalOptions::now`]), `formatTime([t [, fmt]])` (`strftime` in UTC, default `%c`; a real `t` is cast to a C `int`, a split-time ad prints its fields), `interval(s)` (`[d+]h:mm:ss` of `s` as a C `int`) |
 //! | random | `random([x])`: a real in `[0, 1)`, or in `[0, x)` of `x`'s type (from [`crate::EvalOptions::seed`]) |
 //!
 //! HTCondor functions **not provided** (a call is `error`, and [`crate::Expr::unknown_functions`]
@@ -334,18 +334,8 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             _ => Value::Error,
         },
         B::Split => match (a(0), args.get(1)) {
-            (Value::Str(s), None) => Value::List(
-                s.split(|c: char| c.is_ascii_whitespace() || c == ',')
-                    .filter(|t| !t.is_empty())
-                    .map(Value::from)
-                    .collect(),
-            ),
-            // With explicit separators, empty items between two of them are kept.
-            (Value::Str(s), Some(Value::Str(seps))) if s.is_empty() => Value::List(Vec::new()),
-            (Value::Str(s), Some(Value::Str(seps))) => {
-                let seps = CharSet::new(seps);
-                Value::List(s.split(|c| seps.contains(c)).map(Value::from).collect())
-            }
+            (Value::Str(s), None) => split(s, ", \t"),
+            (Value::Str(s), Some(Value::Str(seps))) => split(s, seps),
             _ => Value::Error,
         },
         B::SplitUserName => match a(0) {
@@ -372,9 +362,9 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             };
             Value::Int(ord as i64)
         }
-        B::Versioncmp => Value::Int(strverscmp_raw(&to_text(a(0)), &to_text(a(1)))),
+        B::Versioncmp => Value::Int(natural_cmp(&to_text(a(0)), &to_text(a(1)))),
         B::VersionGt | B::VersionLt | B::VersionGe | B::VersionLe | B::VersionEq => {
-            let c = strverscmp_raw(&to_text(a(0)), &to_text(a(1)));
+            let c = natural_cmp(&to_text(a(0)), &to_text(a(1)));
             Value::Bool(match func {
                 B::VersionGt => c > 0,
                 B::VersionLt => c < 0,
@@ -390,7 +380,7 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
                 v => v.to_string(),
             };
             let (v, lo, hi) = (text(a(0)), text(a(1)), text(a(2)));
-            Value::Bool(strverscmp_raw(&v, &lo) >= 0 && strverscmp_raw(&v, &hi) <= 0)
+            Value::Bool(natural_cmp(&lo, &v) <= 0 && natural_cmp(&v, &hi) <= 0)
         }
         B::Regexp | B::Regexps | B::Replace | B::ReplaceAll => regex_call(func, args, env),
         B::RegexpMember => match (a(0), a(1), args.get(2)) {
@@ -476,17 +466,14 @@ fn strict(func: Builtin, args: &[Value], env: &Env) -> Value {
             let t = match args.first() {
                 None => clock(env.now),
                 Some(Value::Int(t)) => *t,
-                Some(Value::Real(r)) => c_cast_to_i64(*r),
+                // HTCondor casts a real time to a C `int`.
+                Some(Value::Real(r)) => i64::from(c_cast_to_i32(*r)),
                 Some(_) => return Value::Error,
             };
-            let format = match args.get(1) {
-                None => "%c",
-                Some(Value::Str(f)) => f,
-                Some(_) => return Value::Error,
-            };
-            match strftime_utc(t, format) {
-                Some(s) => Value::Str(s.into()),
-                None => Value::Error,
+            match args.get(1) {
+                None => format_time(t, "%c"),
+                Some(Value::Str(f)) => format_time(t, f),
+                Some(_) => Value::Error,
             }
         }
         B::Interval => match to_real_or_int(a(0)) {
@@ -582,48 +569,46 @@ fn pow(base: &Value, exp: &Value) -> Value {
     }
 }
 
+/// `quantize(a, b)` as HTCondor's `doMath2` computes it: `a` rounded up to a multiple of
+/// `b`; for a list `b`, its first item `≥ a` (returned as it is), else a multiple of its last
+/// item. An integer base keeps an integer `a` integral (C's truncating division, wrapping); a
+/// base of 0, or a real base within ±1e-8, returns `a` unchanged (even a string).
 fn quantize(a: &Value, b: &Value) -> Value {
-    // A multiple of zero, or of nothing, leaves `a` as it is.
-    let multiple_of = |a: &Num, b: &Num| match (a, b) {
-        (Num::Int(a), Num::Int(0)) => Value::Int(*a),
-        (Num::Int(a), Num::Int(b)) => {
-            // Wrapping, as HTCondor's integer arithmetic: i64::MIN / -1 is i64::MIN.
-            let (q, r) = (a.wrapping_div(*b), a.wrapping_rem(*b));
-            let q = q.wrapping_add(i64::from(r != 0 && (r > 0) == (*b > 0)));
-            Value::Int(q.wrapping_mul(*b))
-        }
-        (Num::Int(a), b) if b.real() == 0.0 => Value::Int(*a),
-        (a, b) if b.real() == 0.0 => Value::Real(a.real()),
-        (a, b) => Value::Real((a.real() / b.real()).ceil() * b.real()),
-    };
-    let Some(a_num) = to_real_or_int(a) else {
+    let Some(x) = to_real_or_int(a).map(|n| n.real()) else {
         return Value::Error;
     };
-    let a_value = || match a_num {
-        Num::Int(i) => Value::Int(i),
-        Num::Real(r) => Value::Real(r),
-    };
-    match b {
+    let base = match b {
         Value::List(items) => {
-            let mut last = None;
+            // An empty list does not quantize.
+            let mut last = Value::Real(0.0);
             for item in items {
-                let Some(n) = to_number(item) else {
+                let Some(n) = to_real_or_int(item) else {
                     return Value::Error;
                 };
-                if n.real() >= a_num.real() {
+                if n.real() >= x {
                     return item.clone();
                 }
-                last = Some(n);
+                last = item.clone();
             }
-            match last {
-                Some(n) => multiple_of(&a_num, &n),
-                None => a_value(),
-            }
+            last
         }
-        b => match to_real_or_int(b) {
-            Some(n) => multiple_of(&a_num, &n),
-            None => Value::Error,
-        },
+        b => b.clone(),
+    };
+    let Some(rbase) = to_real_or_int(&base).map(|n| n.real()) else {
+        return Value::Error;
+    };
+    const EPSILON: f64 = 1e-8;
+    match (a, base) {
+        (_, Value::Int(0)) => a.clone(),
+        (Value::Int(i), Value::Int(b)) => Value::Int(
+            i.wrapping_add(b)
+                .wrapping_sub(1)
+                .wrapping_div(b)
+                .wrapping_mul(b),
+        ),
+        (_, Value::Int(b)) => Value::Real((x / b as f64).ceil() * b as f64),
+        _ if (-EPSILON..=EPSILON).contains(&rbase) => a.clone(),
+        _ => Value::Real((x / rbase).ceil() * rbase),
     }
 }
 
@@ -728,65 +713,63 @@ fn substr(s: &Value, offset: &Value, length: Option<&Value>) -> Value {
     Value::Str(String::from_utf8_lossy(bytes).into())
 }
 
-/// `versioncmp` as HTCondor returns it: glibc's `strverscmp`, ported state for state (its
-/// result is the difference of the first differing bytes, or ±1 where a run of digits
-/// decides; runs with leading zeros sort as fractions, before the others).
-fn strverscmp_raw(a: &str, b: &str) -> i64 {
-    // States: after a non-digit (N), in an integral part (I), in a fractional part (F), in
-    // leading zeros (Z); columns: the next byte is another character, a digit 1-9, or '0'.
-    const S_N: usize = 0;
-    const S_I: usize = 3;
-    const S_F: usize = 6;
-    const S_Z: usize = 9;
-    const NEXT: [usize; 12] = [S_N, S_I, S_Z, S_N, S_I, S_I, S_N, S_F, S_F, S_N, S_F, S_Z];
-    const CMP: i8 = 2;
-    const LEN: i8 = 3;
-    #[rustfmt::skip]
-    const RESULT: [i8; 36] = [
-        CMP, CMP, CMP, CMP, LEN, CMP, CMP, CMP, CMP,
-        CMP, -1, -1, 1, LEN, LEN, 1, LEN, LEN,
-        CMP, CMP, CMP, CMP, CMP, CMP, CMP, CMP, CMP,
-        CMP, 1, 1, -1, CMP, CMP, -1, CMP, CMP,
-    ];
+/// `versioncmp` as HTCondor returns it: its `natural_cmp` (`strverscmp` order), on the bytes
+/// as C's signed `char`s. The result is the difference of the first differing bytes, or of
+/// the leading-zero counts, or of the lengths of the digit runs that decide.
+fn natural_cmp(a: &str, b: &str) -> i64 {
     let (x, y) = (a.as_bytes(), b.as_bytes());
     let at = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(0);
-    let class = |c: u8| usize::from(c == b'0') + usize::from(c.is_ascii_digit());
-    let (mut i, mut j) = (0usize, 0usize);
-    let (mut c1, mut c2) = (at(x, i), at(y, j));
-    i += 1;
-    j += 1;
-    let mut state = S_N + class(c1);
-    let mut diff = i64::from(c1) - i64::from(c2);
-    while diff == 0 {
-        if c1 == 0 {
-            return 0;
-        }
-        state = NEXT[state];
-        c1 = at(x, i);
-        c2 = at(y, j);
+    let signed = |c: u8| i64::from(c as i8);
+    let digit = |c: u8| c.is_ascii_digit();
+    // The first mismatch.
+    let mut i = 0;
+    while at(x, i) != 0 && at(x, i) == at(y, i) {
         i += 1;
-        j += 1;
-        state += class(c1);
-        diff = i64::from(c1) - i64::from(c2);
     }
-    match RESULT[state * 3 + class(c2)] {
-        CMP => diff,
-        LEN => {
-            loop {
-                let d1 = at(x, i).is_ascii_digit();
-                i += 1;
-                if !d1 {
-                    break;
-                }
-                let d2 = at(y, j).is_ascii_digit();
-                j += 1;
-                if !d2 {
-                    return 1;
-                }
-            }
-            if at(y, j).is_ascii_digit() { -1 } else { diff }
+    let (c1, c2) = (at(x, i), at(y, i));
+    if c1 == c2 {
+        return 0;
+    }
+    // The digits leading up to it (the same in both strings).
+    let mut start = i;
+    while start > 0 && digit(x[start - 1]) {
+        start -= 1;
+    }
+    if start == i && (!digit(c1) || !digit(c2)) {
+        return signed(c1) - signed(c2);
+    }
+    // Leading zeros, not counting a final zero that ends the number.
+    let zeros = |s: &[u8]| {
+        let mut end = start;
+        while at(s, end) == b'0' {
+            end += 1;
         }
-        r => i64::from(r),
+        if end > start && !digit(at(s, end)) {
+            end -= 1;
+        }
+        end
+    };
+    let (z1, z2) = (zeros(x), zeros(y));
+    if z1 != z2 {
+        // Fewer leading zeros sort first.
+        return z2 as i64 - z1 as i64;
+    }
+    if z1 > start {
+        return signed(c1) - signed(c2);
+    }
+    // No leading zeros: the longer number is the larger.
+    let run_end = |s: &[u8]| {
+        let mut end = z1;
+        while digit(at(s, end)) {
+            end += 1;
+        }
+        end
+    };
+    let (n1, n2) = (run_end(x), run_end(y));
+    if n1 != n2 {
+        n1 as i64 - n2 as i64
+    } else {
+        signed(c1) - signed(c2)
     }
 }
 
@@ -990,6 +973,37 @@ fn subset_match(args: &[Value], ignore_case: bool) -> Value {
     }
 }
 
+/// `split(s [, seps])` as HTCondor's `splitArb_func` walks it (separators `", \t"` unless
+/// given): an item between two separators; nothing for leading or trailing separators or
+/// for a run mixing whitespace and one other separator; but an empty item between two of
+/// the same non-whitespace separator (`"a,,b"` is three items, `"a, b"` two).
+fn split(s: &str, seps: &str) -> Value {
+    let seps = CharSet::new(seps);
+    let mut items = Vec::new();
+    let mut item_start = 0;
+    let mut last_sep: Option<char> = None;
+    for (at, c) in s.char_indices().filter(|&(_, c)| seps.contains(c)) {
+        if at > item_start {
+            items.push(Value::from(&s[item_start..at]));
+        } else if last_sep == Some(c) {
+            items.push(Value::from(""));
+        }
+        if !is_c_space(c) {
+            last_sep = Some(c);
+        }
+        item_start = at + c.len_utf8();
+    }
+    if s.len() > item_start {
+        items.push(Value::from(&s[item_start..]));
+    }
+    Value::List(items)
+}
+
+/// C's `isspace` in the C locale.
+fn is_c_space(c: char) -> bool {
+    u8::try_from(c).is_ok_and(super::lexer::is_c_space)
+}
+
 /// The delimiter characters of a string-list function (`" ,"` by default); `None` if the
 /// argument is not a string.
 fn delimiters(arg: Option<&Value>) -> Option<CharSet> {
@@ -1047,34 +1061,133 @@ fn parse_number(item: &str) -> Option<Value> {
     strtod_prefix(item).map(Value::Real)
 }
 
-/// `interval(s)`: `[d+]h:mm:ss`, dropping leading zero fields.
+/// `interval(s)`: `[d+]h:mm:ss`, dropping leading zero fields, on `s` narrowed to a C `int`
+/// as HTCondor does (so `interval(2^32 + 5)` is `"5"`).
 fn interval(secs: i64) -> String {
-    let sign = if secs < 0 { "-" } else { "" };
-    let s = secs.unsigned_abs();
-    let (days, hours, minutes, seconds) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
-    if days > 0 {
-        format!("{sign}{days}+{hours:02}:{minutes:02}:{seconds:02}")
-    } else if hours > 0 {
-        format!("{sign}{hours}:{minutes:02}:{seconds:02}")
-    } else if minutes > 0 {
-        format!("{sign}{minutes}:{seconds:02}")
+    // Truncation to 32 bits is HTCondor's (`IsIntegerValue(int&)`).
+    let t = secs as i32;
+    let (days, rest) = (t / 86_400, t % 86_400);
+    let (hours, rest) = (rest / 3600, rest % 3600);
+    let (minutes, seconds) = (rest / 60, rest % 60);
+    let (h, m, s) = (hours.abs(), minutes.abs(), seconds.abs());
+    if days != 0 {
+        format!("{days}+{h:02}:{m:02}:{s:02}")
+    } else if hours != 0 {
+        format!("{hours}:{m:02}:{s:02}")
+    } else if minutes != 0 {
+        format!("{minutes}:{s:02}")
     } else {
-        format!("{sign}{seconds}")
+        format!("{seconds}")
     }
 }
 
 /// Days since 1970-01-01 to a civil (year, month 1–12, day 1–31) date (Howard Hinnant's
 /// algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Days since 1970-01-01 of a civil date (month 1–12), the inverse of [`civil_from_days`].
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A broken-down time as C's `struct tm` holds it. The fields of a split-time ad may be out
+/// of range (day 0, month 13); `strftime` prints them as they are, as glibc does.
+struct Tm {
+    /// The full year (`tm_year + 1900`).
+    year: i64,
+    /// Months since January.
+    mon: i64,
+    mday: i64,
+    hour: i64,
+    min: i64,
+    sec: i64,
+    /// Days since Sunday.
+    wday: i64,
+    /// Days since January 1.
+    yday: i64,
+}
+
+impl Tm {
+    /// `gmtime(t)`, or `None` when the year does not fit C's `int` (glibc fails there).
+    fn utc(t: i64) -> Option<Tm> {
+        let days = t.div_euclid(86_400);
+        let secs = t.rem_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        i32::try_from(year - 1900).ok()?;
+        Some(Tm {
+            year,
+            mon: month - 1,
+            mday: day,
+            hour: secs / 3600,
+            min: secs / 60 % 60,
+            sec: secs % 60,
+            wday: (days + 4).rem_euclid(7), // 1970-01-01 was a Thursday
+            yday: days - days_from_civil(year, 1, 1),
+        })
+    }
+
+    /// The fields of a split-time ad (`Year`, `Month` 1–12, `Day`, `Hours`, `Minutes`,
+    /// `Seconds`; `struct tm`'s zero where one is missing: year 1900, January, day 0),
+    /// unnormalised, with the weekday and day of the year from HTCondor's `day_numbers` (C
+    /// `int` arithmetic: a weekday before year 1 is negative, printed `?`).
+    fn from_fields(fields: [Option<i32>; 6]) -> Tm {
+        let [year, month, day, hours, minutes, seconds] = fields;
+        let (year, month) = (year.unwrap_or(1900), month.unwrap_or(1));
+        let [day, hours, minutes, seconds] = [day, hours, minutes, seconds].map(|f| f.unwrap_or(0));
+        let fixed = |y: i32, m: i32, d: i32| {
+            let leap = y % 4 == 0 && ![100, 200, 300].contains(&(y % 400));
+            let adjust = if m <= 2 {
+                0
+            } else if leap {
+                -1
+            } else {
+                -2
+            };
+            let p = y.wrapping_sub(1);
+            365i32
+                .wrapping_mul(p)
+                .wrapping_add(p / 4)
+                .wrapping_sub(p / 100)
+                .wrapping_add(p / 400)
+                .wrapping_add(367i32.wrapping_mul(m).wrapping_sub(362) / 12)
+                .wrapping_add(adjust)
+                .wrapping_add(d)
+        };
+        let today = fixed(year, month, day);
+        Tm {
+            year: i64::from(year.wrapping_sub(1900)) + 1900,
+            mon: i64::from(month.wrapping_sub(1)),
+            mday: i64::from(day),
+            hour: i64::from(hours),
+            min: i64::from(minutes),
+            sec: i64::from(seconds),
+            wday: i64::from(today % 7),
+            yday: i64::from(today.wrapping_sub(fixed(year, 1, 1))),
+        }
+    }
+
+    /// `mktime` in UTC: the seconds since the epoch the fields name once normalised.
+    fn timestamp(&self) -> i64 {
+        let months = self.year * 12 + self.mon;
+        let days = days_from_civil(months.div_euclid(12), months.rem_euclid(12) + 1, 1);
+        (days + self.mday - 1) * 86_400 + self.hour * 3600 + self.min * 60 + self.sec
+    }
 }
 
 const WEEKDAYS: [&str; 7] = [
@@ -1101,27 +1214,46 @@ const MONTHS: [&str; 12] = [
     "December",
 ];
 
-/// C's `strftime` in the C locale for a UTC time; `None` for a time outside ±10^11 s or an
-/// unknown conversion.
-fn strftime_utc(t: i64, format: &str) -> Option<String> {
-    if t.unsigned_abs() > 100_000_000_000 {
-        return None;
+/// `formatTime(t [, fmt])` of a time in seconds: C's `strftime` in the C locale in UTC;
+/// `error` past the years C's `int` holds.
+fn format_time(t: i64, format: &str) -> Value {
+    match Tm::utc(t) {
+        Some(tm) => Value::Str(strftime(&tm, format).into()),
+        None => Value::Error,
     }
-    let days = t.div_euclid(86_400);
-    let secs = t.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    let (hour, minute, second) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let weekday = (days + 4).rem_euclid(7) as usize; // 1970-01-01 was a Thursday
-    let jan1 = days - {
-        let mut d = 0;
-        for m in 1..month {
-            d += month_days(year, m);
+}
+
+/// `formatTime(ad [, fmt])`: the fields of a split-time ad (HTCondor reads each with
+/// `EvaluateAttrInt`; `None` when absent or not an integer), printed unnormalised.
+pub(crate) fn format_split_time(fields: [Option<i32>; 6], format: Option<&Value>) -> Value {
+    match format {
+        None => Value::Str(strftime(&Tm::from_fields(fields), "%c").into()),
+        Some(Value::Str(f)) => Value::Str(strftime(&Tm::from_fields(fields), f).into()),
+        Some(_) => Value::Error,
+    }
+}
+
+/// The attributes of a split-time ad [`format_split_time`] reads, in its field order.
+pub(crate) const SPLIT_TIME_FIELDS: [&str; 6] =
+    ["Year", "Month", "Day", "Hours", "Minutes", "Seconds"];
+
+/// glibc's `strftime` in the C locale: out-of-range names print `?`, numbers print as they
+/// are (zero- or space-padded to their width, the sign counted), and an unknown conversion
+/// is copied as it stands.
+fn strftime(tm: &Tm, format: &str) -> String {
+    let name = |names: &'static [&'static str], i: i64, short: bool| -> &'static str {
+        match usize::try_from(i).ok().and_then(|i| names.get(i)) {
+            Some(n) if short => &n[..3],
+            Some(n) => n,
+            None => "?",
         }
-        d + i64::from(day) - 1
     };
-    let yday = days - jan1;
-    let wday_name = WEEKDAYS[weekday];
-    let month_name = MONTHS[(month - 1) as usize];
+    let hour12 = match tm.hour {
+        h if h > 12 => h - 12,
+        0 => 12,
+        h => h,
+    };
+    let (year, mday) = (tm.year, tm.mday);
     let mut out = String::new();
     let mut chars = format.chars();
     while let Some(c) = chars.next() {
@@ -1129,57 +1261,54 @@ fn strftime_utc(t: i64, format: &str) -> Option<String> {
             out.push(c);
             continue;
         }
-        let spec = chars.next()?;
+        let Some(spec) = chars.next() else {
+            out.push('%');
+            break;
+        };
         let piece = match spec {
             '%' => "%".to_owned(),
-            'a' => wday_name[..3].to_owned(),
-            'A' => wday_name.to_owned(),
-            'b' | 'h' => month_name[..3].to_owned(),
-            'B' => month_name.to_owned(),
-            'c' => format!(
-                "{} {} {day:>2} {hour:02}:{minute:02}:{second:02} {year}",
-                &wday_name[..3],
-                &month_name[..3]
-            ),
+            'a' => name(&WEEKDAYS, tm.wday, true).to_owned(),
+            'A' => name(&WEEKDAYS, tm.wday, false).to_owned(),
+            'b' | 'h' => name(&MONTHS, tm.mon, true).to_owned(),
+            'B' => name(&MONTHS, tm.mon, false).to_owned(),
+            'c' => strftime(tm, "%a %b %e %H:%M:%S %Y"),
             'C' => format!("{:02}", year.div_euclid(100)),
-            'd' => format!("{day:02}"),
-            'D' => format!("{month:02}/{day:02}/{:02}", year.rem_euclid(100)),
-            'e' => format!("{day:>2}"),
-            'F' => format!("{year}-{month:02}-{day:02}"),
-            'H' => format!("{hour:02}"),
-            'I' => format!("{:02}", (hour + 11) % 12 + 1),
-            'j' => format!("{:03}", yday + 1),
-            'm' => format!("{month:02}"),
-            'M' => format!("{minute:02}"),
+            'd' => format!("{mday:02}"),
+            'D' | 'x' => strftime(tm, "%m/%d/%y"),
+            'e' => format!("{mday:>2}"),
+            'F' => format!("{year}-{:02}-{mday:02}", tm.mon + 1),
+            'H' => format!("{:02}", tm.hour),
+            'I' => format!("{hour12:02}"),
+            'j' => format!("{:03}", tm.yday + 1),
+            'k' => format!("{:>2}", tm.hour),
+            'l' => format!("{hour12:>2}"),
+            'm' => format!("{:02}", tm.mon + 1),
+            'M' => format!("{:02}", tm.min),
             'n' => "\n".to_owned(),
-            'p' => (if hour < 12 { "AM" } else { "PM" }).to_owned(),
-            'R' => format!("{hour:02}:{minute:02}"),
-            's' => t.to_string(),
-            'S' => format!("{second:02}"),
+            'p' => (if tm.hour > 11 { "PM" } else { "AM" }).to_owned(),
+            'P' => (if tm.hour > 11 { "pm" } else { "am" }).to_owned(),
+            'r' => strftime(tm, "%I:%M:%S %p"),
+            'R' => strftime(tm, "%H:%M"),
+            's' => tm.timestamp().to_string(),
+            'S' => format!("{:02}", tm.sec),
             't' => "\t".to_owned(),
-            'T' => format!("{hour:02}:{minute:02}:{second:02}"),
-            'u' => (if weekday == 0 { 7 } else { weekday }).to_string(),
-            'w' => weekday.to_string(),
-            'x' => format!("{month:02}/{day:02}/{:02}", year.rem_euclid(100)),
-            'X' => format!("{hour:02}:{minute:02}:{second:02}"),
+            'T' | 'X' => strftime(tm, "%H:%M:%S"),
+            'u' => (if tm.wday == 0 { 7 } else { tm.wday }).to_string(),
+            'U' => format!("{:02}", (tm.yday - tm.wday + 7).div_euclid(7)),
+            'W' => format!(
+                "{:02}",
+                (tm.yday - (tm.wday - 1).rem_euclid(7) + 7).div_euclid(7)
+            ),
+            'w' => tm.wday.to_string(),
             'y' => format!("{:02}", year.rem_euclid(100)),
             'Y' => year.to_string(),
             'z' => "+0000".to_owned(),
             'Z' => "UTC".to_owned(),
-            _ => return None,
+            other => format!("%{other}"),
         };
         out.push_str(&piece);
     }
-    Some(out)
-}
-
-fn month_days(year: i64, month: u32) -> i64 {
-    match month {
-        4 | 6 | 9 | 11 => 30,
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        _ => 31,
-    }
+    out
 }
 
 /// `strcat` of already evaluated arguments.
@@ -1246,6 +1375,15 @@ pub(crate) fn c_cast_to_i64(r: f64) -> i64 {
         i64::MIN
     } else {
         r as i64
+    }
+}
+
+/// C's `(int)` cast of a double on x86-64: out-of-range values and NaN give `i32::MIN`.
+fn c_cast_to_i32(r: f64) -> i32 {
+    if r.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&r) {
+        i32::MIN
+    } else {
+        r as i32
     }
 }
 

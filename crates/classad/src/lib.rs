@@ -52,9 +52,8 @@
 //!   form of a list with computed elements differs (`{1 + 1}` prints `{ 2 }` here, `{ 1 + 1 }`
 //!   there). A nested ad found through another ad sees the top-level ad it was found in as its
 //!   parent scope.
-//! - Expressions print with parentheses around every compound operand (`1 + (2 * 3)`), so
-//!   `unparse` of an expression with operators differs in spacing and parentheses from
-//!   HTCondor's; an ad's attributes print in insertion order (HTCondor's order is its hash
+//! - Expressions print as HTCondor's unparser prints them, with the source's parentheses and
+//!   no others; an ad's attributes print in insertion order (HTCondor's order is its hash
 //!   order).
 //! - Regular expressions are the `regex` crate's (Perl syntax without look-around and
 //!   back-references); HTCondor uses PCRE2. `formatTime` prints UTC (HTCondor: local time).

@@ -156,30 +156,47 @@ pub(crate) enum BinOp {
 
 impl BinOp {
     fn from_tok(tok: &Tok) -> Option<(BinOp, u8)> {
-        Some(match tok {
-            Tok::OrOr => (BinOp::Or, 1),
-            Tok::AndAnd => (BinOp::And, 2),
-            Tok::Pipe => (BinOp::BitOr, 3),
-            Tok::Caret => (BinOp::BitXor, 4),
-            Tok::Amp => (BinOp::BitAnd, 5),
-            Tok::EqEq => (BinOp::Eq, 6),
-            Tok::NotEq => (BinOp::NotEq, 6),
-            Tok::MetaEq => (BinOp::MetaEq, 6),
-            Tok::MetaNotEq => (BinOp::MetaNotEq, 6),
-            Tok::Lt => (BinOp::Lt, 7),
-            Tok::Le => (BinOp::Le, 7),
-            Tok::Gt => (BinOp::Gt, 7),
-            Tok::Ge => (BinOp::Ge, 7),
-            Tok::Shl => (BinOp::Shl, 8),
-            Tok::Shr => (BinOp::Shr, 8),
-            Tok::UShr => (BinOp::UShr, 8),
-            Tok::Plus => (BinOp::Add, 9),
-            Tok::Minus => (BinOp::Sub, 9),
-            Tok::Star => (BinOp::Mul, 10),
-            Tok::Slash => (BinOp::Div, 10),
-            Tok::Percent => (BinOp::Mod, 10),
+        let op = match tok {
+            Tok::OrOr => BinOp::Or,
+            Tok::AndAnd => BinOp::And,
+            Tok::Pipe => BinOp::BitOr,
+            Tok::Caret => BinOp::BitXor,
+            Tok::Amp => BinOp::BitAnd,
+            Tok::EqEq => BinOp::Eq,
+            Tok::NotEq => BinOp::NotEq,
+            Tok::MetaEq => BinOp::MetaEq,
+            Tok::MetaNotEq => BinOp::MetaNotEq,
+            Tok::Lt => BinOp::Lt,
+            Tok::Le => BinOp::Le,
+            Tok::Gt => BinOp::Gt,
+            Tok::Ge => BinOp::Ge,
+            Tok::Shl => BinOp::Shl,
+            Tok::Shr => BinOp::Shr,
+            Tok::UShr => BinOp::UShr,
+            Tok::Plus => BinOp::Add,
+            Tok::Minus => BinOp::Sub,
+            Tok::Star => BinOp::Mul,
+            Tok::Slash => BinOp::Div,
+            Tok::Percent => BinOp::Mod,
             _ => return None,
-        })
+        };
+        Some((op, op.precedence()))
+    }
+
+    /// Its precedence, 1 (`||`) to 10 (`*`, `/`, `%`).
+    fn precedence(self) -> u8 {
+        match self {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::BitOr => 3,
+            BinOp::BitXor => 4,
+            BinOp::BitAnd => 5,
+            BinOp::Eq | BinOp::NotEq | BinOp::MetaEq | BinOp::MetaNotEq => 6,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 7,
+            BinOp::Shl | BinOp::Shr | BinOp::UShr => 8,
+            BinOp::Add | BinOp::Sub => 9,
+            BinOp::Mul | BinOp::Div | BinOp::Mod => 10,
+        }
     }
 
     fn symbol(self) -> &'static str {
@@ -279,12 +296,22 @@ pub(crate) enum ExprKind {
 ///
 /// Parse with [`Expr::parse`] (or `str::parse`); evaluate with [`fn@super::eval`] or the methods
 /// of [`super::ClassAd`]. `Display` prints it back in ClassAd syntax that parses to the same
-/// tree: operands that are not atoms are parenthesised, and reals have enough digits to read
-/// back the same value (unlike HTCondor's printer, which keeps 16 significant digits).
-#[derive(Debug, Clone, PartialEq)]
+/// tree: with the source's parentheses, as HTCondor's unparser does (`(a) + b * c` prints as
+/// written), plus those a tree built otherwise needs for its operators' precedence; reals have
+/// enough digits to read back the same value (unlike HTCondor's printer, which keeps 16
+/// significant digits). Equality compares trees, not parentheses.
+#[derive(Debug, Clone)]
 pub struct Expr {
     pub(crate) kind: ExprKind,
     height: u16,
+    /// How many pairs of parentheses enclosed it in the source.
+    parens: u16,
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        self.kind == other.kind
+    }
 }
 
 impl Expr {
@@ -309,6 +336,7 @@ impl Expr {
         Expr {
             kind: ExprKind::Lit(value),
             height: 1,
+            parens: 0,
         }
     }
 
@@ -364,8 +392,12 @@ impl Expr {
         }
     }
 
-    /// Whether `Display` may print this without parentheses as an operand.
+    /// Whether `Display` may print this without parentheses as an operand (it prints its
+    /// source's own).
     fn is_atom(&self) -> bool {
+        if self.parens > 0 {
+            return true;
+        }
         match &self.kind {
             // Negative literals print their own parentheses.
             ExprKind::Lit(_)
@@ -378,6 +410,17 @@ impl Expr {
             _ => false,
         }
     }
+
+    /// How tightly it binds as an operand: 0 for a conditional, the precedence of a binary
+    /// operator (1–10), 11 for a unary one, 12 for the rest.
+    fn binding(&self) -> u8 {
+        match &self.kind {
+            ExprKind::Cond(..) | ExprKind::Elvis(..) => 0,
+            ExprKind::Binary(op, ..) => op.precedence(),
+            ExprKind::Unary(..) => 11,
+            _ => 12,
+        }
+    }
 }
 
 impl FromStr for Expr {
@@ -388,17 +431,21 @@ impl FromStr for Expr {
     }
 }
 
-struct Operand<'a>(&'a Expr);
+/// An operand, parenthesised if it is not an atom and binds less tightly than `min`.
+struct Operand<'a>(&'a Expr, u8);
 
 impl fmt::Display for Operand<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_atom() {
+        if self.0.is_atom() || self.0.binding() >= self.1 {
             write!(f, "{}", self.0)
         } else {
             write!(f, "({})", self.0)
         }
     }
 }
+
+/// The tightest binding: any operand that is not an atom is parenthesised.
+const TIGHT: u8 = u8::MAX;
 
 impl fmt::Display for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -428,10 +475,26 @@ impl fmt::Display for Name {
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for _ in 0..self.parens {
+            f.write_str("(")?;
+        }
+        self.fmt_bare(f)?;
+        for _ in 0..self.parens {
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl Expr {
+    /// The expression without its source parentheses (a negative literal keeps its own
+    /// unless it has source ones).
+    fn fmt_bare(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let own = self.parens == 0;
         match &self.kind {
             ExprKind::Lit(Value::Real(r)) if r.is_finite() => {
                 let text = format!("{r:?}");
-                if r.is_sign_negative() {
+                if r.is_sign_negative() && own {
                     write!(f, "({text})")
                 } else {
                     f.write_str(&text)
@@ -439,13 +502,16 @@ impl fmt::Display for Expr {
             }
             // Infinite literals come from overflowing ones, and read back the same way.
             ExprKind::Lit(Value::Real(r)) if *r == f64::INFINITY => f.write_str("1e999"),
-            ExprKind::Lit(Value::Real(r)) if *r == f64::NEG_INFINITY => f.write_str("(-1e999)"),
+            ExprKind::Lit(Value::Real(r)) if *r == f64::NEG_INFINITY && own => {
+                f.write_str("(-1e999)")
+            }
+            ExprKind::Lit(Value::Real(r)) if *r == f64::NEG_INFINITY => f.write_str("-1e999"),
             ExprKind::Lit(Value::Real(_)) => f.write_str("real(\"NaN\")"),
-            ExprKind::Lit(Value::Int(i)) if *i < 0 => write!(f, "({i})"),
+            ExprKind::Lit(Value::Int(i)) if *i < 0 && own => write!(f, "({i})"),
             ExprKind::Lit(v) => write!(f, "{v}"),
             ExprKind::Attr(name) => write!(f, "{name}"),
             ExprKind::Absolute(name) => write!(f, ".{name}"),
-            ExprKind::Subscript(base, index) => write!(f, "{}[{index}]", Operand(base)),
+            ExprKind::Subscript(base, index) => write!(f, "{}[{index}]", Operand(base, TIGHT)),
             ExprKind::List(items) => write_list(f, items),
             ExprKind::Ad(ad) => write!(f, "{ad}"),
             ExprKind::Select(base, name) => match base.kind {
@@ -456,7 +522,7 @@ impl fmt::Display for Expr {
                 {
                     write!(f, "({base}).{name}")
                 }
-                _ => write!(f, "{}.{name}", Operand(base)),
+                _ => write!(f, "{}.{name}", Operand(base, TIGHT)),
             },
             ExprKind::Unary(op, e) => {
                 let sym = match op {
@@ -466,7 +532,7 @@ impl fmt::Display for Expr {
                     UnOp::BitNot => "~",
                 };
                 // `- 5` keeps the operator: `-5` (or `-5[0]`) would lex as a negative literal.
-                let operand = Operand(e).to_string();
+                let operand = Operand(e, TIGHT).to_string();
                 let space = if operand.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
                     " "
                 } else {
@@ -474,11 +540,13 @@ impl fmt::Display for Expr {
                 };
                 write!(f, "{sym}{space}{operand}")
             }
+            // Left-associative: a right operand of the same precedence is parenthesised.
             ExprKind::Binary(op, a, b) => {
-                write!(f, "{} {} {}", Operand(a), op.symbol(), Operand(b))
+                let p = op.precedence();
+                write!(f, "{} {} {}", Operand(a, p), op.symbol(), Operand(b, p + 1))
             }
-            ExprKind::Cond(c, a, b) => write!(f, "{} ? {a} : {b}", Operand(c)),
-            ExprKind::Elvis(a, b) => write!(f, "{} ?: {b}", Operand(a)),
+            ExprKind::Cond(c, a, b) => write!(f, "{} ? {a} : {b}", Operand(c, 1)),
+            ExprKind::Elvis(a, b) => write!(f, "{} ?: {b}", Operand(a, 1)),
             ExprKind::Call(call) => {
                 // Quoted when the name needs it, as attribute names are: `'a b'(1)`.
                 write!(f, "{}(", Name::new(&call.name))?;
@@ -560,7 +628,11 @@ impl<'s> Parser<'s> {
     /// inlined into them.
     #[inline(never)]
     fn node(&self, kind: ExprKind) -> Result<Expr, ParseError> {
-        let mut e = Expr { kind, height: 1 };
+        let mut e = Expr {
+            kind,
+            height: 1,
+            parens: 0,
+        };
         let below = e.children().iter().map(|c| c.height).max().unwrap_or(0);
         if usize::from(below) >= MAX_DEPTH {
             return Err(self.error_here(ParseErrorKind::TooDeep { limit: MAX_DEPTH }));
@@ -700,8 +772,9 @@ impl<'s> Parser<'s> {
     fn primary(&mut self) -> Result<Expr, ParseError> {
         if self.peek().tok == Tok::LParen {
             self.bump();
-            let e = self.expr()?;
+            let mut e = self.expr()?;
             self.expect(Tok::RParen, "`)` or an operator")?;
+            e.parens = e.parens.saturating_add(1);
             return Ok(e);
         }
         if let Some((name, at)) = self.call_name() {
@@ -872,16 +945,30 @@ mod tests {
 
     #[test]
     fn precedence_follows_htcondor() {
+        let tree = |s: &str| Expr::parse(s).unwrap();
+        let same = |a: &str, b: &str| assert_eq!(tree(a), tree(b), "{a} / {b}");
+        same("1 + 2 * 3", "1 + (2 * 3)");
+        same("a || b && c == d", "a || (b && (c == d))");
+        same("1 ? 2 : 3 ? 4 : 5", "1 ? 2 : (3 ? 4 : 5)");
+        same("a - b - c", "(a - b) - c");
+        same("-x.y", "-(x.y)");
+        same("x is undefined isnt true", "(x =?= undefined) =!= true");
+        assert_ne!(tree("a - b - c"), tree("a - (b - c)"));
+        assert_ne!(tree("1 + 2 * 3"), tree("(1 + 2) * 3"));
+    }
+
+    #[test]
+    fn prints_the_source_parentheses_as_htcondor_does() {
         let shown = |s: &str| Expr::parse(s).unwrap().to_string();
-        assert_eq!(shown("1 + 2 * 3"), "1 + (2 * 3)");
-        assert_eq!(shown("a || b && c == d"), "a || (b && (c == d))");
-        assert_eq!(shown("1 ? 2 : 3 ? 4 : 5"), "1 ? 2 : 3 ? 4 : 5");
-        assert_eq!(shown("a - b - c"), "(a - b) - c");
-        assert_eq!(shown("-x.y"), "-x.y");
         assert_eq!(
-            shown("x is undefined isnt true"),
-            "(x =?= undefined) =!= true"
+            shown("Memory > 1024 && Cpus >= 2"),
+            "Memory > 1024 && Cpus >= 2"
         );
+        assert_eq!(shown("(a) + b * (c - d)"), "(a) + b * (c - d)");
+        assert_eq!(shown("((a && b)) || !(c)"), "((a && b)) || !(c)");
+        assert_eq!(shown("x + (-7)"), "x + (-7)");
+        assert_eq!(shown("x + -7"), "x + (-7)");
+        assert_eq!(shown("(a ? b : c).d"), "(a ? b : c).d");
         assert_eq!(shown("f(1, 2,)"), "f(1, 2)");
     }
 
