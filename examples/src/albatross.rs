@@ -1,7 +1,7 @@
 //! What the Albatross examples share beyond `cosched_albatross::scenario` (the policies, the
 //! paper's figures, one §V run summarised): the progress CSV.
 
-use cosched_albatross::sim::SimOutcome;
+use cosched_albatross::report::SimOutcome;
 use std::path::Path;
 
 /// Writes `albatross_progress.csv` (`capital,time_s,dispatched,completed,progress`): a row at

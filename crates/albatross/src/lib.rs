@@ -91,6 +91,7 @@ pub use policy::{
     NoScaling, Observation, WaitingJobs,
 };
 #[cfg(feature = "sim")]
-pub use sim::{SimConfig, SimError, SimOutcome, simulate};
+pub use report::SimOutcome;
+pub use sim::{SimConfig, SimError, simulate};
 #[cfg(feature = "sim")]
 pub use workload::{Job, WorkloadModel};

@@ -55,7 +55,8 @@
 //! ```
 
 use crate::policy::{Albatross, AlbatrossConfig, AlbatrossPolicy, Capital, NoScaling};
-use crate::sim::{MachineKind, SimConfig, SimError, SimOutcome, simulate};
+use crate::report::{MachineKind, SimOutcome};
+use crate::sim::{SimConfig, SimError, simulate};
 use crate::workload::WorkloadModel;
 use cosched_core::{Duration, ParamError, SeedStreams, Time};
 use std::convert::Infallible;

@@ -59,9 +59,9 @@ use crate::pool::{
     DesktopSpec, Eviction, InstanceType, KEYBOARD_IDLE, OwnerActivity, OwnerReturn, PeriodModel,
     default_instance_types, htcondor_desktop,
 };
-pub use crate::report::{
+use crate::report::{
     CloudNodeRecord, JobOutcome, MachineKind, OwnerChange, Placement, ProgressPoint, RunEnd,
-    RuntimeStats, SimOutcome, SimReport, Slot,
+    SimOutcome, Slot,
 };
 use crate::workload::Job;
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};

@@ -10,7 +10,8 @@
 use cosched_albatross::classad::{Value, match_ads};
 use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Sizing};
 use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
-use cosched_albatross::sim::{MachineKind, RunEnd, SimConfig, SimOutcome, simulate};
+use cosched_albatross::report::{MachineKind, RunEnd, SimOutcome};
+use cosched_albatross::sim::{SimConfig, simulate};
 use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::{Duration, SeedStreams, Time};
 use proptest::prelude::*;
