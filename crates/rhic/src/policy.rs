@@ -14,7 +14,8 @@
 //!   worst case, the midpoint of Eq. 2–3, then the diminishing-returns ceiling (the goal's best
 //!   size ignoring I/O, priced) or the saturation point extrapolated from the disk utilisation,
 //!   then `+ worst case` per period, until the disks report saturation or the ceiling is
-//!   reached. Deadlines skip it (§4.2).
+//!   reached. Deadlines skip it (§4.2) and take the curve as linear up to Eq. 3's worst case
+//!   (the "near" side of the saturation point, [`Rhic::io_curve`]).
 //! - Then every period: the exhaustive search (Eq. 4–5 over the I/O curve) picks a size; the
 //!   previous pool is adjusted to it (add the best unused, drop the worst used) and the
 //!   threshold replacement swaps the least-available used node for the most-available unused
@@ -632,6 +633,15 @@ impl Rhic {
     /// consumed on it), then the spline through the
     /// mean-shift centres (samples weighted by age) of the pools with volunteers; `None`
     /// before the profile.
+    ///
+    /// Under a deadline Algorithm 1 does not sample the curve, "because the deadlines must be
+    /// achievable on the 'near' side of the I/O saturation point" (§4.2), where the job
+    /// consumes the volunteer CPU it is given ("assuming a linear relationship between CPU
+    /// contribution and I/O demands", Eq. 1): the curve then runs at slope 1 from the
+    /// profile's point up to Eq. 3's worst-case onset, and only pools beyond it come from the
+    /// samples. Without this a noisy first period (a pool consuming less than the profile)
+    /// leaves a flat curve that predicts no gain from any volunteer, and the pool, never
+    /// grown, never corrects it.
     pub fn io_curve(&self, now: Time) -> Option<IoCurve> {
         let profile = self.profile?;
         let half_life = self.config.sample_half_life.0 as f64;
@@ -650,10 +660,20 @@ impl Rhic {
             weight: 1.0,
         };
         let mut knots = vec![seed];
+        if let (Goal::Deadline(_), Some(e)) = (self.config.goal, self.estimate)
+            && e.worst_case_cpu > 0.0
+        {
+            knots.push(Cluster {
+                cpu_available: seed.cpu_available + e.worst_case_cpu,
+                cpu_consumed: seed.cpu_consumed + e.worst_case_cpu,
+                weight: 1.0,
+            });
+        }
+        let near_side = knots.last().map_or(seed, |k| *k);
         knots.extend(
             mean_shift(&samples, &self.config.mean_shift)
                 .into_iter()
-                .filter(|c| c.cpu_available > seed.cpu_available),
+                .filter(|c| c.cpu_available > near_side.cpu_available),
         );
         IoCurve::through(&knots)
     }

@@ -25,7 +25,9 @@
 //! `max_drain`, charged meanwhile); a volunteer added boots for `setup` (charged, not
 //! computing). Money: dedicated nodes for the whole run, volunteers for their seconds in the
 //! pool ([`CostModel::bill`]). Energy: dedicated nodes in full (idle plus the CPU they
-//! consume), volunteers only for their increment (§4.3).
+//! consume), volunteers only for their increment (§4.3). Each period reports the average
+//! length of the tasks finished so far, start to finish (a volunteer's wave, a dedicated
+//! core's task at the disks' pace), which the controller's straggler padding reads (§4.3).
 
 use crate::completion::{Progress, check_duration};
 use crate::env::{self, EnvConfig, ForegroundProcess, JobProfile, gap_s};
@@ -221,6 +223,24 @@ struct Volunteer {
     ready: bool,
     drain_by: Option<i64>,
     uncommitted: f64,
+    /// When its current wave of tasks started (its first work since the last commit).
+    wave_from: Option<i64>,
+}
+
+/// The tasks finished so far and their summed lengths (wall seconds, start to finish): what
+/// the controller's straggler padding reads, "the average length of background tasks
+/// experienced thus far" (§4.3).
+#[derive(Clone, Copy, Debug, Default)]
+struct TaskLengths {
+    tasks: f64,
+    seconds: f64,
+}
+
+impl TaskLengths {
+    /// The average length, or `None` before a task has finished.
+    fn mean(&self) -> Option<f64> {
+        (self.tasks > 0.0).then(|| self.seconds / self.tasks)
+    }
 }
 
 /// Sums over one period.
@@ -263,6 +283,8 @@ struct World<'a, P: ?Sized> {
     finished_at: Option<i64>,
     /// When the last work was handed out (the straggler tail began).
     tail_since: Option<i64>,
+    /// Every task finished so far, dedicated and volunteer.
+    task_lengths: TaskLengths,
     trace: Vec<PoolSample>,
 }
 
@@ -384,17 +406,23 @@ where
             .sum();
         let io = env::io_second(config.profile.bw_util(), cores, &self.shares, demand);
         let dedicated_cpu = f64::from(config.dedicated) * cores;
+        let task_s = config.profile.task_s();
         if !tail {
             // In the tail the dedicated nodes run backups and the reduce (their power is still
             // billed), no new map work.
             // Capped like the volunteers' waves, so reported progress never runs back.
             self.completed = (self.completed + io.dedicated_cpu).min(config.work);
+            // One task per core at the disks' pace: `io.dedicated_cpu / task_s` tasks a
+            // second, each lasting `task_s / pace`, so `dedicated_cpu` task-seconds.
+            if io.dedicated_cpu > 0.0 {
+                self.task_lengths.tasks += io.dedicated_cpu / task_s;
+                self.task_lengths.seconds += dedicated_cpu;
+            }
         }
         let power = &config.power;
         let ded_w =
             f64::from(config.dedicated) * power.idle_w() + power.dynamic_w(io.dedicated_cpu, cores);
         self.dedicated_j += ded_w;
-        let task_s = config.profile.task_s();
         let slot_cores =
             |slots: &[Slot], v: &Volunteer| slots.get(v.slot).map_or(cores, |s| s.cores);
         let mut volunteers_w = 0.0;
@@ -406,6 +434,9 @@ where
             let mut used = 0.0;
             if v.ready {
                 used = residual(&self.slots, v) * io.volunteer_fraction;
+                if used > 0.0 && v.wave_from.is_none() {
+                    v.wave_from = Some(t);
+                }
                 v.uncommitted += used;
                 // A wave of tasks is `task_s` seconds of work on each slot at full speed: a
                 // volunteer short of CPU (a busy foreground, a smaller node) or starved by
@@ -414,6 +445,11 @@ where
                     // In the tail a wave may hold more than the work left: the job's total caps.
                     self.completed = (self.completed + v.uncommitted).min(config.work);
                     v.uncommitted = 0.0;
+                    // A wave is one task per slot, all as long as the wave.
+                    let tasks = f64::from(v.slots.max(1));
+                    self.task_lengths.tasks += tasks;
+                    self.task_lengths.seconds +=
+                        tasks * (t + 1 - v.wave_from.take().unwrap_or(t)) as f64;
                     if v.drain_by.is_some() {
                         leaving.push(node);
                     }
@@ -492,6 +528,7 @@ where
                             ready: false,
                             drain_by: None,
                             uncommitted: 0.0,
+                            wave_from: None,
                         },
                     );
                     self.joins += 1;
@@ -540,7 +577,7 @@ where
             cpu_available: m.available / secs,
             cpu_consumed: consumed,
             max_disk_util: max_disk,
-            task_s: Some(config.profile.task_s()),
+            task_s: self.task_lengths.mean(),
             work: progress.completed() - m.reported_at_start,
             usd: m.usd,
             joules: m.joules,
@@ -552,7 +589,7 @@ where
                 bw_util: mean_disk,
                 dedicated_cpu: consumed.max(1e-9),
                 slot_memory_mb: config.profile.slot_memory_mb(),
-                task_s: config.profile.task_s(),
+                task_s: self.task_lengths.mean().unwrap_or(config.profile.task_s()),
             };
             self.tell(now, &Observation::Profile(profile), q)?;
         }
@@ -751,6 +788,7 @@ where
         redecide: false,
         finished_at: None,
         tail_since: None,
+        task_lengths: TaskLengths::default(),
         trace: Vec::new(),
     };
     let mut q = EventQueue::new(Time::ZERO);

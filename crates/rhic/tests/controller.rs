@@ -138,6 +138,36 @@ fn the_profile_seeds_the_curve_and_deadlines_skip_algorithm_1() {
     assert!(!d.volunteers.is_empty());
 }
 
+/// §4.2: under a deadline (no Algorithm 1 sampling) the near side of the I/O saturation
+/// point, up to Eq. 3's worst case, is taken as linear. A first period whose pool consumed
+/// less than the profile (measurement noise) used to leave a flat curve: every size then
+/// looked no faster than none, the controller chose 0 volunteers for good, and the job ran at
+/// the dedicated-only pace past its deadline (the Grep misses of Fig. 11, seeds 2 and 5).
+#[test]
+fn a_deadline_keeps_the_near_side_linear_despite_a_noisy_first_period() {
+    let mut r = profiled(Goal::Deadline(Time(60 + 2_000)));
+    // One volunteer's 12 cores made available, less consumed than the profile measured.
+    let (t, o) = period(120, 32.0 + 12.0, 31.0, 0.3);
+    tell(&mut r, t, &o).expect("valid");
+    let curve = r.io_curve(Time(120)).expect("seeded by the profile");
+    // Eq. 3's worst case is 48 cores of volunteers: consumed = available up to 32 + 48.
+    assert_eq!(
+        curve.knots().take(2).collect::<Vec<_>>(),
+        [(32.0, 32.0), (80.0, 80.0)]
+    );
+    assert_eq!(curve.consumed(44.0), 44.0);
+    // 32 cores alone need 1e5 / (32 · rate) s: far past the deadline; volunteers are chosen.
+    let p = Progress::new(1000.0, 1e5, Duration(60), 32.0).expect("valid");
+    let d = decide(&mut r, Time(120), &p);
+    assert_eq!(d.kind, SizingKind::Search);
+    assert!(!d.volunteers.is_empty());
+    // A cost goal samples the curve with Algorithm 1 instead: no near-side knot.
+    let mut c = profiled(Goal::Cost(CostModel::default()));
+    tell(&mut c, t, &o).expect("valid");
+    let knots: Vec<_> = c.io_curve(Time(120)).expect("seeded").knots().collect();
+    assert_eq!(knots, [(32.0, 32.0), (44.0, 31.0)]);
+}
+
 #[test]
 fn deferment_replaces_departed_and_failed_volunteers_keeping_the_size() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
