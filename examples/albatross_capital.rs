@@ -10,6 +10,7 @@
 
 use clap::Parser;
 use cosched_albatross::policy::{AlbatrossConfig, Capital, STALL_THRESHOLD};
+use cosched_albatross::pool::InstanceType;
 use cosched_albatross::scenario::{self, PAPER, Run};
 use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::WorkloadModel;
@@ -260,12 +261,26 @@ fn rate(run: &Run, from: i64, to: i64) -> f64 {
 
 /// vCPU-hours of cloud capacity in the pool (joined to stopped).
 fn cloud_vcpu_hours(run: &Run) -> f64 {
+    cloud_hours(run, |t| f64::from(t.slots))
+}
+
+/// The sustained (baseline) CPU the cloud nodes had, vCPU-hours: a burstable type's credits
+/// earned per hour over 60 (one credit is one vCPU-minute), a fixed type's vCPUs.
+fn cloud_baseline_hours(run: &Run) -> f64 {
+    cloud_hours(run, |t| {
+        t.credits
+            .map_or(f64::from(t.slots), |c| c.earned_per_hour / 60.0)
+    })
+}
+
+/// `capacity(type) × hours in the pool`, summed over the run's cloud nodes.
+fn cloud_hours(run: &Run, capacity: impl Fn(&InstanceType) -> f64) -> f64 {
     let o = &run.outcome;
     o.cloud_nodes
         .iter()
         .filter_map(|n| {
             let up = n.stopped.checked_since(n.ready?)?;
-            Some(f64::from(o.instance_types[n.instance].slots) * up.secs() as f64 / 3600.0)
+            Some(capacity(&o.instance_types[n.instance]) * up.secs() as f64 / 3600.0)
         })
         .sum()
 }
@@ -476,32 +491,44 @@ fn claims(by_fig: &[Vec<Run>], n: u64) -> Claims {
         "the paper explains it by owners who happened to leave then; our owners are \
          stationary (no daily cycle), so no stretch is favoured across seeds",
     );
-    let doubling: Vec<f64> = by_fig[1]
-        .iter()
-        .zip(&by_fig[2])
-        .filter_map(|(low, mid)| {
-            let (l, m) = (cloud_vcpu_hours(low), cloud_vcpu_hours(mid));
-            (l > 0.0).then(|| m / l)
-        })
-        .collect();
-    let ratio = Spread::of(&doubling);
+    let mid_over_low = |measure: fn(&Run) -> f64| {
+        let ratios: Vec<f64> = by_fig[1]
+            .iter()
+            .zip(&by_fig[2])
+            .filter_map(|(low, mid)| {
+                let (l, m) = (measure(low), measure(mid));
+                (l > 0.0).then(|| m / l)
+            })
+            .collect();
+        Spread::of(&ratios)
+    };
+    let ratio = mid_over_low(cloud_vcpu_hours);
+    let baseline = mid_over_low(cloud_baseline_hours);
     c.check(
         "§V",
         "low → mid capital approximately doubles the computational resources (ratio in \
          [1.5, 2.5], ours: \"approximately\")",
         ratio.map_or("n/a (no cloud node at low capital)".into(), |s| {
             format!(
-                "cloud vCPU-hours mid / low = {:.2} ± {:.2} ({n} seeds)",
+                "cloud vCPU-hours mid / low = {:.2} ± {:.2} ({n} seeds); sustained-baseline \
+                 CPU-hours (t2 credits earned) {}",
                 s.mean,
-                s.ci95_half_width.unwrap_or(f64::NAN)
+                s.ci95_half_width.unwrap_or(f64::NAN),
+                baseline.map_or("n/a".into(), |b| format!(
+                    "{:.2} ± {:.2}",
+                    b.mean,
+                    b.ci95_half_width.unwrap_or(f64::NAN)
+                ))
             )
         }),
         "≈ 2×",
         ratio.is_some_and(|s| (1.5..=2.5).contains(&s.mean)),
     )
     .because(
-        "measured as the cloud capacity the runs had (vCPUs × hours in the pool); the ladder \
-         doubles memory and the sustained CPU baseline per step (checks table), not vCPUs",
+        "§V says \"computational resources are approximately doubled\" and \"additional \
+         computation power\": CPU, not memory. Judged on vCPUs × hours in the pool; the ladder \
+         (t2.micro → t2.small) doubles memory and the sustained CPU baseline (its ratio shown \
+         beside), not vCPUs",
     );
     c
 }
