@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 use cosched_balancer::policy::DEFAULT_IDLE_HOLD;
+use cosched_balancer::report::SimReport;
 use cosched_balancer::scenario::{Arm, BatchSource, OnDemandSource, Scenario};
-use cosched_balancer::sim::{SimError, SimReport};
+use cosched_balancer::sim::SimError;
 use cosched_balancer::synthetic::{BatchKind, WEEK};
 use cosched_balancer::workload::LeaseRequest;
 use cosched_core::{Duration, SeedStreams};
@@ -101,10 +102,15 @@ impl BalancerArgs {
             }
         } else {
             // §III-B1: the synthetic workloads are sampled from the LCRC trace: by default from
-            // the vendored challenging week.
+            // the two vendored weeks (the challenging week and the one before it), half of
+            // their jobs, so that the jobs left out can be injected for U77 and U88 (the
+            // challenging week alone offers 81 % of 372 nodes, less than U88's 88 %).
             BatchSource::Synthetic {
                 sample_lcrc: if self.sample_lcrc.is_empty() && !self.generated {
-                    vec![vendored("lcrc", CHALLENGING_WEEK)]
+                    vec![
+                        vendored("lcrc", PREVIOUS_WEEK),
+                        vendored("lcrc", CHALLENGING_WEEK),
+                    ]
                 } else {
                     self.sample_lcrc.clone()
                 },
