@@ -157,6 +157,26 @@ pub struct Variant {
     pub notice: Option<Duration>,
 }
 
+impl Variant {
+    /// Basic without reserve or wait (`R = W = 0`): the baseline of Figures 4 and 5.
+    pub fn basic(scenario: &Scenario) -> Variant {
+        Variant {
+            label: "Basic R=W=0".to_owned(),
+            configuration: scenario.basic(0, Duration::ZERO),
+            notice: None,
+        }
+    }
+
+    /// Hint, `W = 0`, every request announced `minutes` ahead (§III-B4).
+    pub fn hint(scenario: &Scenario, minutes: i64) -> Variant {
+        Variant {
+            label: format!("Hint H={minutes} min"),
+            configuration: scenario.hint(Duration::ZERO),
+            notice: Some(Duration::from_mins(minutes)),
+        }
+    }
+}
+
 /// One cell of a figure's grid: workload × on-demand scale × variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GridCell {
@@ -314,6 +334,51 @@ impl GridResult {
             format!("{:.d$}", s.mean, d = decimals)
         }
     }
+}
+
+/// The significance rule of every comparison between mechanisms (or between loads of one
+/// mechanism) in the `balancer_fig*` examples, written beside their claims.
+pub const SIGNIFICANCE_RULE: &str = "comparisons are paired by replicate (replicate k of every \
+    cell: the same seed, batch workload and on-demand requests); the mean paired difference \
+    with its 95 % Student-t interval; a difference whose interval contains 0 is 'no significant \
+    difference' (with one replicate, or replicates that do not vary, the claim's stated \
+    tolerance replaces the interval)";
+
+/// The paired comparison the figures use: the examples' shared rule (see
+/// [`crate::metasched::Paired`]), here under [`SIGNIFICANCE_RULE`].
+pub use crate::metasched::{Paired, Significance};
+
+impl GridResult {
+    /// `metric` of this cell against `other`'s, paired by replicate; `tolerance` (in the
+    /// metric's unit) decides when the differences do not vary. `None` without replicates.
+    pub fn paired(&self, other: &GridResult, metric: &Metric, tolerance: f64) -> Option<Paired> {
+        let values =
+            |r: &GridResult| -> Vec<f64> { r.reports.iter().map(|x| (metric.value)(x)).collect() };
+        Paired::new(&values(self), &values(other), tolerance)
+    }
+}
+
+/// A paired difference as measured, scaled by `scale` (100 for a rate in points) with `unit`:
+/// e.g. `-0.61 ± 0.40 points (paired, n = 3: lower)`.
+pub fn show_paired(p: Option<&Paired>, scale: f64, unit: &str) -> String {
+    let Some(p) = p else {
+        return "no data".to_owned();
+    };
+    let verdict = match p.significance() {
+        Significance::Lower => "lower",
+        Significance::Higher => "higher",
+        Significance::NoSignificantDifference => "no significant difference",
+    };
+    let how = match p.difference.ci95_half_width {
+        Some(h) if h > 0.0 => "95 % CI",
+        _ => "tolerance",
+    };
+    format!(
+        "{:+.2} ± {:.2} {unit} ({how}, paired, n = {}: {verdict})",
+        scale * p.difference.mean,
+        scale * p.threshold(),
+        p.difference.n
+    )
 }
 
 /// Series of `y` against `x` over `results`, one per key (in first-seen order), for a plot.
@@ -485,6 +550,31 @@ pub struct FigureOutput<'a> {
     pub metrics: &'a [Metric],
 }
 
+impl<'a> FigureOutput<'a> {
+    /// One curve per variant of the first workload against the on-demand load ρ (Figures 4
+    /// and 5): plots `<prefix>_<metric>.svg` of `metrics`, headed `plot_title`.
+    pub fn rho_curves(
+        title: String,
+        notes: String,
+        prefix: &'a str,
+        plot_title: &'a str,
+        metrics: &'a [Metric],
+    ) -> FigureOutput<'a> {
+        FigureOutput {
+            title,
+            notes,
+            plots: Plots {
+                prefix,
+                title: plot_title,
+                curves: Curves::PerVariant { workload: 0 },
+                x_label: "on-demand load rho (%)",
+                x: &rho_percent,
+            },
+            metrics,
+        }
+    }
+}
+
 impl Prepared {
     /// Writes another table of the figure's.
     ///
@@ -523,7 +613,7 @@ impl Prepared {
         let notes = format!(
             "{}; on-demand: {} scaled x{scales:?} (with the synthetic base, nominal rho = \
              1.25 % x scale); {} The paper's numbers for this figure are those of its text, \
-             checked under \"Paper claims\".",
+             checked under \"Paper claims\"; {SIGNIFICANCE_RULE}.",
             self.seeds_note(),
             self.on_demand,
             figure.notes
