@@ -15,7 +15,7 @@ use cosched_core::Duration;
 use cosched_core::stats;
 use cosched_examples::balancer::{
     BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE, Variant,
-    cell, prepare, rho_percent, run_grid,
+    cell, prepare, rho_percent, run_grid, show_paired,
 };
 use cosched_examples::{Cell, Claims, Table};
 
@@ -137,92 +137,126 @@ fn table_ii(p: &Prepared) -> Table {
     t
 }
 
-/// §III-B3's observations about Figure 2.
+/// §III-B3's observations about Figure 2; comparisons (between loads, between workloads)
+/// paired by replicate under
+/// [`SIGNIFICANCE_RULE`](cosched_examples::balancer::SIGNIFICANCE_RULE).
 fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
     let mut claims = Claims::new("balancer");
     let source = "§III-B3, Fig. 2";
-    let rejects = |label: &str, scale: u32| {
+    let get = |label: &str, scale: u32, variant: usize| {
         p.workload(label)
-            .and_then(|w| cell(results, w, scale, 0))
-            .map(|r| (r.spread(&REJECT_RATE).mean, r.show(&REJECT_RATE, 3)))
+            .and_then(|w| cell(results, w, scale, variant))
     };
-    // U66-Narrow: no rejections up to rho = 10 % (x8).
-    let narrow: Vec<(u32, f64, String)> = scales
+    // U66-Narrow: no rejections up to rho = 10 % (x8): none in any replicate.
+    let narrow: Vec<(u32, &GridResult)> = scales
         .iter()
         .filter(|&&s| s <= 8)
-        .filter_map(|&s| rejects("U66-Narrow", s).map(|(m, t)| (s, m, t)))
+        .filter_map(|&s| get("U66-Narrow", s, 0).map(|r| (s, r)))
         .collect();
     if !narrow.is_empty() {
-        claims.check(
+        let worst = narrow
+            .iter()
+            .map(|(_, r)| r.spread(&REJECT_RATE).max)
+            .fold(0.0, f64::max);
+        let claim = claims.check(
             source,
-            "U66-Narrow: no rejections for rho up to 10 %",
+            "U66-Narrow: no rejections for rho up to 10 % (tolerance: none in any replicate, \
+             the paper's 'zero')",
             narrow
                 .iter()
-                .map(|(s, _, t)| format!("x{s}: {t}"))
+                .map(|(s, r)| format!("x{s}: {}", r.show(&REJECT_RATE, 3)))
                 .collect::<Vec<_>>()
                 .join("; "),
             "0 up to rho = 10 %",
-            narrow.iter().all(|n| n.1 == 0.0),
+            worst == 0.0,
         );
+        if worst > 0.0 {
+            claim.because(format!("worst replicate rejects {:.2} %", 100.0 * worst));
+        }
     }
-    // Main, U77, U88: rejections above zero at every rho.
+    // Main, U77, U88: rejections above zero at every rho, in every replicate.
     for label in ["U66-Main", "U77-Main", "U88-Main"] {
-        let all: Vec<(u32, f64, String)> = scales
+        let all: Vec<(u32, &GridResult)> = scales
             .iter()
-            .filter_map(|&s| rejects(label, s).map(|(m, t)| (s, m, t)))
+            .filter_map(|&s| get(label, s, 0).map(|r| (s, r)))
             .collect();
         if all.is_empty() {
             continue;
         }
-        claims.check(
+        let zero: Vec<String> = all
+            .iter()
+            .filter(|(_, r)| r.spread(&REJECT_RATE).min <= 0.0)
+            .map(|(s, _)| format!("x{s}"))
+            .collect();
+        let claim = claims.check(
             source,
-            format!("{label}: reject rate firmly above zero at every rho"),
+            format!(
+                "{label}: reject rate firmly above zero at every rho (tolerance: above 0 in \
+                 every replicate)"
+            ),
             all.iter()
-                .map(|(s, _, t)| format!("x{s}: {t}"))
+                .map(|(s, r)| format!("x{s}: {}", r.show(&REJECT_RATE, 3)))
                 .collect::<Vec<_>>()
                 .join("; "),
             "> 0 for every rho",
-            all.iter().all(|a| a.1 > 0.0),
+            zero.is_empty(),
         );
+        if !zero.is_empty() {
+            claim.because(format!(
+                "a replicate rejects nothing at {}",
+                zero.join(", ")
+            ));
+        }
     }
-    // Rejections grow with rho and with the batch load.
+    // Rejections grow with rho and with the batch load (paired; tolerance with one replicate
+    // 0.1 point, ours).
     if let (Some(&lo), Some(&hi)) = (scales.first(), scales.last()) {
-        let main = (rejects("U66-Main", lo), rejects("U66-Main", hi));
-        if let (Some(a), Some(b)) = main {
+        if let (Some(a), Some(b)) = (get("U66-Main", lo, 0), get("U66-Main", hi, 0)) {
+            let d = b.paired(a, &REJECT_RATE, 0.001);
             claims.check(
                 source,
-                "U66-Main: the reject rate grows with rho",
-                format!("x{lo}: {} -> x{hi}: {}", a.1, b.1),
+                format!("U66-Main: the reject rate grows with rho (x{hi} against x{lo}, paired)"),
+                format!(
+                    "x{lo}: {} -> x{hi}: {}; {}",
+                    a.show(&REJECT_RATE, 3),
+                    b.show(&REJECT_RATE, 3),
+                    show_paired(d.as_ref(), 100.0, "points")
+                ),
                 "rises with rho",
-                b.0 > a.0,
+                d.is_some_and(|d| d.higher()),
             );
         }
-        let u88 = rejects("U88-Main", hi);
-        if let (Some(a), Some(b)) = (rejects("U66-Main", hi), u88) {
+        if let (Some(a), Some(b)) = (get("U66-Main", hi, 0), get("U88-Main", hi, 0)) {
+            let d = b.paired(a, &REJECT_RATE, 0.001);
             claims.check(
                 source,
-                "denser batch (U88) rejects more than U66-Main",
-                format!("x{hi}: U66 {} vs U88 {}", a.1, b.1),
+                format!("denser batch (U88) rejects more than U66-Main (x{hi}, paired)"),
+                format!(
+                    "U66 {} vs U88 {}; {}",
+                    a.show(&REJECT_RATE, 3),
+                    b.show(&REJECT_RATE, 3),
+                    show_paired(d.as_ref(), 100.0, "points")
+                ),
                 "rises with batch utilisation",
-                b.0 > a.0,
+                d.is_some_and(|d| d.higher()),
             );
         }
-    }
-    // Batch wait near its lower bound (all-batch, variant 1) and ordered by batch density.
-    let wait = |label: &str, variant: usize| {
-        let hi = *scales.last()?;
-        p.workload(label)
-            .and_then(|w| cell(results, w, hi, variant))
-            .map(|r| r.spread(&BATCH_WAIT).mean)
-    };
-    if let (Some(narrow), Some(main)) = (wait("U66-Narrow", 0), wait("U66-Main", 0)) {
-        claims.check(
-            source,
-            "mean batch wait lower for narrower jobs (Narrow < Main)",
-            format!("{narrow:.2} h vs {main:.2} h"),
-            "Narrow < Main",
-            narrow < main,
-        );
+        // Batch wait ordered by job width (tolerance with one replicate: 0.05 h, ours).
+        if let (Some(n), Some(m)) = (get("U66-Narrow", hi, 0), get("U66-Main", hi, 0)) {
+            let d = n.paired(m, &BATCH_WAIT, 0.05);
+            claims.check(
+                source,
+                format!("mean batch wait lower for narrower jobs (Narrow < Main, x{hi}, paired)"),
+                format!(
+                    "{} h vs {} h; {}",
+                    n.show(&BATCH_WAIT, 2),
+                    m.show(&BATCH_WAIT, 2),
+                    show_paired(d.as_ref(), 1.0, "h")
+                ),
+                "Narrow < Main",
+                d.is_some_and(|d| d.lower()),
+            );
+        }
     }
     claims
 }

@@ -7,52 +7,30 @@
 //! is run. Compared with Basic (`R = W = 0`) and the Hint algorithm (`H = 30 min`) over
 //! ρ = 1.25 % × {1, 2, 4, 8, 16, 24} on the synthetic batch workloads, 372 nodes, preloaded.
 
-use clap::Parser;
 use cosched_balancer::predictor::{Combine, PredictiveHold};
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
+use cosched_examples::Claims;
 use cosched_examples::balancer::{
-    BATCH_WAIT, BalancerArgs, Curves, FigureOutput, GridResult, HISTORY_WEEKS, Plots, Prepared,
-    REJECT_RATE, RESERVE_IDLE, Variant, cell, prepare, rho_percent, run_grid,
+    BATCH_WAIT, FigureCli, FigureOutput, GridResult, HISTORY_WEEKS, Paired, Prepared, REJECT_RATE,
+    RESERVE_IDLE, Significance, Variant, cell, prepare, run_grid, show_paired,
 };
-use cosched_examples::{Claims, CommonArgs};
 
 const NAME: &str = "balancer_fig5";
-
-#[derive(Parser)]
-#[command(about = "The Balancer, Figure 5: the Predictive reserve against Basic and Hint")]
-struct Cli {
-    #[command(flatten)]
-    common: CommonArgs,
-    #[command(flatten)]
-    inputs: BalancerArgs,
-    /// Seeds averaged (replicates of every synthetic input) [default: 3, quick: 1].
-    #[arg(long, value_name = "N")]
-    seeds: Option<u32>,
-}
 
 fn main() -> std::process::ExitCode {
     cosched_examples::exit(run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let cli = Cli::parse();
+    let cli = FigureCli::parse_about(
+        "The Balancer, Figure 5: the Predictive reserve against Basic and Hint",
+    );
     let (common, inputs) = (&cli.common, &cli.inputs);
     let scenario = inputs.scenario();
     let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds)?;
     let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
-    let mut variants = vec![
-        Variant {
-            label: "Basic R=W=0".to_owned(),
-            configuration: scenario.basic(0, Duration::ZERO),
-            notice: None,
-        },
-        Variant {
-            label: "Hint H=30 min".to_owned(),
-            configuration: scenario.hint(Duration::ZERO),
-            notice: Some(Duration::from_mins(30)),
-        },
-    ];
+    let mut variants = vec![Variant::basic(&scenario), Variant::hint(&scenario, 30)];
     for (name, rule, hold) in [
         ("max", Combine::Max, PredictiveHold::Idle),
         ("mean", Combine::Mean, PredictiveHold::Idle),
@@ -69,12 +47,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     let results = run_grid(NAME, &scenario, &p, scales, &variants)?;
-    let figure = FigureOutput {
-        title: format!(
+    let plot_title = format!("Figure 5, predictive ({})", p.labels[0]);
+    let figure = FigureOutput::rho_curves(
+        format!(
             "Figure 5: predictive reserve, W = 0, {} nodes, one week",
             inputs.nodes
         ),
-        notes: format!(
+        format!(
             "6-hour slots; the peaks of the same slot a month (30 days), a week and a day before \
              (§II-C3) combined by their largest (max, ours) or mean; trained on {HISTORY_WEEKS} \
              earlier weeks; the reserve is add_reserve(0, N) at the slot's start, its nodes \
@@ -82,116 +61,124 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
              end; I = {} min; curves of {}.",
             inputs.idle_hold, p.labels[0]
         ),
-        plots: Plots {
-            prefix: "fig5",
-            title: &format!("Figure 5, predictive ({})", p.labels[0]),
-            curves: Curves::PerVariant { workload: 0 },
-            x_label: "on-demand load rho (%)",
-            x: &rho_percent,
-        },
-        metrics: &[REJECT_RATE, RESERVE_IDLE, BATCH_WAIT],
-    };
+        "fig5",
+        &plot_title,
+        &[REJECT_RATE, RESERVE_IDLE, BATCH_WAIT],
+    );
     p.write(NAME, scales, &figure, &variants, &results)?;
-    let claims = check(&p, scales, &results);
-    p.write_claims(&claims)?;
+    p.write_claims(&check(&p, scales, &results))?;
     Ok(())
 }
 
-/// §III-B5's observations about Figure 5 (variants: 0 Basic, 1 H30, 2 Predictive max).
+/// §III-B5's observations about Figure 5 (variants: 0 Basic, 1 H30, 2 Predictive max),
+/// each comparison paired by replicate under
+/// [`SIGNIFICANCE_RULE`](cosched_examples::balancer::SIGNIFICANCE_RULE).
 fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
     let mut claims = Claims::new("balancer");
     let source = "§III-B5, Fig. 5";
     let Some(main) = p.workload("U66-Main") else {
         return claims;
     };
-    let mean = |scale, variant, metric| {
-        cell(results, main, scale, variant).map(|r: &GridResult| r.spread(metric).mean)
+    let at = |scale, variant| cell(results, main, scale, variant);
+    let pair = |scale, a, b, metric, tolerance| {
+        at(scale, a)
+            .zip(at(scale, b))
+            .and_then(|(x, y): (&GridResult, &GridResult)| x.paired(y, metric, tolerance))
     };
-    let show = |scale, variant, metric, d| {
-        cell(results, main, scale, variant).map_or("-".to_owned(), |r| r.show(metric, d))
-    };
-    // Reject rates as good as the hint's (within 1 point) at every rho.
-    let close: Vec<bool> = scales
+    // Reject rates as good as the hint's: no significant difference, mean within 1 point.
+    let same: Vec<(u32, Option<Paired>)> = scales
         .iter()
-        .map(|&s| {
-            mean(s, 2, &REJECT_RATE)
-                .zip(mean(s, 1, &REJECT_RATE))
-                .is_some_and(|(pr, h)| pr <= h + 0.01)
-        })
+        .map(|&s| (s, pair(s, 2, 1, &REJECT_RATE, 0.01)))
         .collect();
-    claims.check(
+    let equal = |d: &Option<Paired>| {
+        d.is_some_and(|d| {
+            d.significance() == Significance::NoSignificantDifference
+                && d.difference.mean.abs() <= 0.01
+        })
+    };
+    let pass = same.iter().all(|(_, d)| equal(d));
+    let claim = claims.check(
         source,
-        "Predictive rejects about as little as Hint H = 30 (within 1 point) at every rho",
-        scales
-            .iter()
-            .map(|&s| {
-                format!(
-                    "x{s}: {} vs {}",
-                    show(s, 2, &REJECT_RATE, 3),
-                    show(s, 1, &REJECT_RATE, 3)
-                )
-            })
+        "Predictive rejects as little as Hint H = 30 at every rho (paired: no significant \
+         difference, mean within 1 point, ours)",
+        same.iter()
+            .map(|(s, d)| format!("x{s}: {}", show_paired(d.as_ref(), 100.0, "points")))
             .collect::<Vec<_>>()
             .join("; "),
         "performs equally well",
-        close.iter().all(|&c| c),
+        pass,
     );
+    if !pass {
+        let off: Vec<String> = same
+            .iter()
+            .filter(|(_, d)| !equal(d))
+            .map(|(s, _)| format!("x{s}"))
+            .collect();
+        claim.because(format!("differs at {}", off.join(", ")));
+    }
     // Better than Basic.
     if let Some(&hi) = scales.last() {
-        let (pr, basic) = (mean(hi, 2, &REJECT_RATE), mean(hi, 0, &REJECT_RATE));
+        let d = pair(hi, 2, 0, &REJECT_RATE, 0.001);
         claims.check(
             source,
-            format!("Predictive rejects less than Basic (x{hi})"),
             format!(
-                "{} vs {}",
-                show(hi, 2, &REJECT_RATE, 3),
-                show(hi, 0, &REJECT_RATE, 3)
+                "Predictive rejects less than Basic (x{hi}; paired, significantly; tolerance \
+                 with one replicate 0.1 point, ours)"
             ),
+            show_paired(d.as_ref(), 100.0, "points"),
             "better than Basic",
-            pr.zip(basic).is_some_and(|(a, b)| a < b),
+            d.is_some_and(|d| d.lower()),
         );
     }
     // Batch wait: comparable to the hint's for rho < 5 %, 1-4x it above.
     for &s in scales {
-        let (Some(pw), Some(hw)) = (mean(s, 2, &BATCH_WAIT), mean(s, 1, &BATCH_WAIT)) else {
+        let (Some(pr), Some(h)) = (at(s, 2), at(s, 1)) else {
             continue;
         };
+        let (pw, hw) = (pr.spread(&BATCH_WAIT).mean, h.spread(&BATCH_WAIT).mean);
         let ratio = pw / hw.max(1e-9);
+        // Tolerance with one replicate: 0.05 h (3 min, ours).
+        let d = pr.paired(h, &BATCH_WAIT, 0.05);
+        let no_difference =
+            d.is_some_and(|d| d.significance() == Significance::NoSignificantDifference);
         let (claim, paper, pass) = if s < 4 {
             (
-                "batch wait comparable to Hint's at rho < 5 % (within 1.5x)",
+                "batch wait comparable to Hint's at rho < 5 % (no significant difference, or \
+                 within 1.5x, ours)",
                 "comparable",
-                ratio <= 1.5,
+                no_difference || (1.0 / 1.5..=1.5).contains(&ratio),
             )
         } else {
             (
-                "batch wait 1-4x Hint's at higher rho",
+                "batch wait 1-4x Hint's at higher rho (the paper's range: not significantly \
+                 below Hint's, at most 4x its mean)",
                 "1-4x",
-                (0.9..=4.0).contains(&ratio),
+                d.is_some_and(|d| !d.lower()) && ratio <= 4.0,
             )
         };
         claims.check(
             source,
             format!("x{s}: {claim}"),
             format!(
-                "{} h vs {} h ({ratio:.2}x)",
-                show(s, 2, &BATCH_WAIT, 2),
-                show(s, 1, &BATCH_WAIT, 2)
+                "{} h vs {} h ({ratio:.2}x); {}",
+                pr.show(&BATCH_WAIT, 2),
+                h.show(&BATCH_WAIT, 2),
+                show_paired(d.as_ref(), 1.0, "h")
             ),
             paper,
             pass,
         );
     }
     // Over-reserving: more unused reserve than the hint.
-    if let Some(&hi) = scales.last()
-        && let (Some(pr), Some(h)) = (mean(hi, 2, &RESERVE_IDLE), mean(hi, 1, &RESERVE_IDLE))
-    {
+    if let Some(&hi) = scales.last() {
+        // Tolerance with one replicate: 10 node-h (ours).
+        let d = pair(hi, 2, 1, &RESERVE_IDLE, 10.0);
         claims.check(
             source,
-            format!("Predictive over-reserves: more unused reserve than Hint (x{hi})"),
-            format!("{pr:.0} vs {h:.0} node-h"),
+            format!("Predictive over-reserves: more unused reserve than Hint (x{hi}; paired)"),
+            show_paired(d.as_ref(), 1.0, "node-h"),
             "over-reserves",
-            pr > h,
+            d.is_some_and(|d| d.higher()),
         );
     }
     claims

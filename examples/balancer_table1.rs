@@ -17,9 +17,9 @@
 //! (U88-Main for 304 nodes and the file-free on-demand generator), labelled as such.
 
 use clap::Parser;
+use cosched_balancer::report::SimReport;
 use cosched_balancer::scenario::Arm;
 use cosched_balancer::scenario::{RealWeek, Scenario, scaled};
-use cosched_balancer::sim::SimReport;
 use cosched_balancer::synthetic::BatchKind;
 use cosched_core::Duration;
 use cosched_examples::balancer::{BalancerArgs, CHALLENGING_WEEK, PREVIOUS_WEEK, vendored};

@@ -130,7 +130,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             arm.run(nodes, &week.jobs, &week.preload, &week.leases, &[])
                 .map(|o| o.report)
         };
-        let wait = |r: &cosched_balancer::sim::SimReport| r.batch.overall.mean_wait_s / 60.0;
+        let wait = |r: &cosched_balancer::report::SimReport| r.batch.overall.mean_wait_s / 60.0;
         let bound = run(&Arm::all_batch())?;
         let split = run(&Arm::dedicated(ON_DEMAND_NODES, Duration::ZERO))?;
         // Bisection for the smallest R in 0..=68 with no rejection.

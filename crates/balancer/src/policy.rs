@@ -27,9 +27,11 @@
 //! `R` they go back to batch after `I`.
 //!
 //! ## Hint, `add_reserve(H, N)` (§II-C2)
-//! Gathers `N` nodes by time `H`: free reserve and idle nodes at once, then one node per job
-//! end until it holds `N` or `H` comes. Its nodes cannot be taken by any other request before
-//! `H`; from `H` they are free reserve, held `I`.
+//! Adds `N` *extra* reserve nodes by time `H`: idle batch nodes at once, then one node per job
+//! end (or per reserve node whose hold `I` ends) until it holds `N` or `H` comes. It never takes
+//! a node already free in the reserve: those serve requests (Algorithm 1's `nr`), among them
+//! the nodes an earlier hint gathered for the request arriving at its `H`. Its nodes cannot be
+//! taken by any other request before `H`; from `H` they are free reserve, held `I`.
 //!
 //! ## Reserve floor: static `R` and Predictive (§II-C1, §II-C3)
 //! The on-demand pool (reserve and allocated nodes) is kept at least at a floor: the static
@@ -703,13 +705,21 @@ impl Balancer {
         false
     }
 
-    /// Offers every free reserve node to the hungry claims, then idle nodes to the floor.
+    /// Offers the free reserve to the waiting requests (Algorithm 1's `nr`), then idle nodes to
+    /// the floor. Hints take no free reserve node until its hold ends (`tick`): a
+    /// hint adds extra nodes (§II-C2), and the free reserve may hold another hint's nodes,
+    /// matured for requests still to come at this instant.
     fn distribute(&mut self, now: Time, out: &mut Vec<Command>) {
-        while self.hungry_claim().is_some() {
+        while let Some(pos) = self
+            .claims
+            .iter()
+            .position(|c| c.request.is_some() && c.held.len() < c.want as usize)
+        {
             let Some(node) = self.free_reserve().next() else {
                 break;
             };
-            self.offer(now, node, out);
+            self.take_for(pos, node, out);
+            self.complete(pos, out);
         }
         self.top_up(now, out);
     }
@@ -783,6 +793,10 @@ impl Balancer {
             .collect();
         due.sort_unstable();
         for node in due {
+            // A waiting claim (a hint) takes it before batch does.
+            if self.offer(now, node, out) {
+                continue;
+            }
             if self.on_demand_pool() <= floor && !self.unavailable[node.index()] {
                 let hold_until = self.floor_until(now);
                 self.set(
@@ -929,11 +943,8 @@ impl Policy for Balancer {
                     deadline: by.max(now),
                 });
                 let pos = self.claims.len() - 1;
-                let take: Vec<NodeId> = self
-                    .free_reserve()
-                    .chain(self.idle())
-                    .take(nodes as usize)
-                    .collect();
+                // Extra nodes: idle ones, never the free reserve (see `distribute`).
+                let take: Vec<NodeId> = self.idle().take(nodes as usize).collect();
                 for node in take {
                     self.take_for(pos, node, out);
                 }

@@ -35,9 +35,7 @@
 use crate::BalancerError;
 use crate::oarm::{self, Oarm};
 use crate::policy::{BalancerPolicy, Command, Observation, RmNode, RmNodeState};
-pub use crate::report::{
-    NodeSeconds, OnDemandSummary, RequestRecord, SimOutcome, SimReport, on_demand_summary,
-};
+use crate::report::{NodeSeconds, RequestRecord, SimOutcome, SimReport, on_demand_summary};
 use crate::workload::LeaseRequest;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, OfflineOutcome, RunToken, Started};
 use cosched_core::engine::{self, EngineError, Event, EventQueue};

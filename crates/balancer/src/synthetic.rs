@@ -343,7 +343,7 @@ impl SyntheticBatch {
     /// Brings the offered load within `tolerance` of `target`: adds jobs of `pool` (at
     /// their week-relative times) while below, removes placed jobs while above, each in a
     /// seeded random order and skipping a job that would overshoot; returns what is left of
-    /// the pool.
+    /// the pool, with the jobs removed.
     fn adjust(
         &self,
         placed: &mut Vec<RigidJob>,
@@ -382,7 +382,8 @@ impl SyntheticBatch {
             placed.swap(k, n);
             let removed = work(&placed[n..=n]) / capacity;
             if load - removed >= low {
-                placed.swap_remove(n);
+                // Back to the pool: a later, higher target (U77, U88) may inject it again.
+                pool.push(placed.swap_remove(n));
                 load -= removed;
             }
         }

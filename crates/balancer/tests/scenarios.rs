@@ -474,9 +474,9 @@ fn bad_input_is_refused_with_a_typed_error() {
 }
 
 #[test]
-fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_rejected() {
+fn a_rejected_request_s_nodes_stay_in_the_reserve_for_i_then_pass_to_a_waiting_hint() {
     let (mut b, _) =
-        Balancer::started(Time(0), hinted(0, 600), &cluster(&[Idle, Busy, Busy])).unwrap();
+        Balancer::started(Time(0), hinted(0, 60), &cluster(&[Idle, Busy, Busy])).unwrap();
     // Hint A wants 2 by 100 (gets the idle node), hint B wants 1 by 200 (gets nothing yet).
     b.step(
         Time(0),
@@ -497,7 +497,8 @@ fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_reject
         .unwrap()
         .is_empty()
     );
-    // A's request finds only one node: rejected, and that node goes to hint B at once.
+    // A's request finds only one node: rejected. Algorithm 1: the node stays OD_Reserve for I
+    // (to 160), free for any request; a hint takes it only when that hold ends.
     let out = b.step(Time(100), ask(1, 2)).unwrap();
     assert_eq!(
         out,
@@ -505,8 +506,13 @@ fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_reject
             request: LeaseId(1)
         }]
     );
+    assert_eq!(b.state(NodeId(0)).unwrap(), S::OdReserve);
+    assert_eq!(b.next_wake(), Some(Time(160)));
+    // At 160 the hold ends: hint B is waiting, so the node is B's rather than batch's.
+    assert!(b.tick(Time(160)).unwrap().is_empty());
+    assert_eq!(b.state(NodeId(0)).unwrap(), S::OdReserve);
     // It is B's now: an unannounced request cannot take it.
-    let out = b.step(Time(150), ask(3, 1)).unwrap();
+    let out = b.step(Time(170), ask(3, 1)).unwrap();
     assert_eq!(
         out,
         vec![Command::Reject {
@@ -515,4 +521,68 @@ fn a_short_hint_s_nodes_pass_to_the_next_waiting_hint_when_its_request_is_reject
     );
     let out = b.step(Time(200), ask(2, 1)).unwrap();
     assert_eq!(granted(&out), vec![(2, vec![0])]);
+}
+
+#[test]
+fn a_hint_made_as_another_matures_adds_extra_nodes_and_leaves_the_matured_ones_to_their_request() {
+    // §II-C2, add_reserve(H, N) adds N *extra* reserve nodes. Hint A gathers 2 nodes by 100;
+    // at 100 (the instant its request arrives) hint B is made for a request at 200. B must not
+    // take A's matured nodes: A's request, arriving the same instant after it, gets them.
+    let (mut b, _) = Balancer::started(Time(0), hinted(0, 60), &cluster(&[Idle; 3])).unwrap();
+    let out = b
+        .step(
+            Time(0),
+            O::Hint {
+                by: Time(100),
+                nodes: 2,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(1))]
+    );
+    let out = b
+        .step(
+            Time(100),
+            O::Hint {
+                by: Time(200),
+                nodes: 2,
+            },
+        )
+        .unwrap();
+    // B reclaims the one idle node, none of A's.
+    assert_eq!(out, vec![Command::Reclaim(NodeId(2))]);
+    let out = b.step(Time(100), ask(1, 2)).unwrap();
+    assert_eq!(granted(&out), vec![(1, vec![0, 1])]);
+}
+
+#[test]
+fn a_request_rejected_at_h_leaves_the_other_matured_hints_nodes_to_their_requests() {
+    // Two hints mature at 100: A (3 nodes, gets 1) and B (1 node, gets 1); hint C (2 nodes by
+    // 200) waits. A's request is rejected; B's request, at the same instant, still finds its node:
+    // the matured reserve is not handed to the waiting hint C.
+    let (mut b, _) =
+        Balancer::started(Time(0), hinted(0, 60), &cluster(&[Idle, Idle, Busy])).unwrap();
+    for (at, by, nodes) in [(0, 100, 3), (1, 100, 1), (2, 200, 2)] {
+        b.step(
+            Time(at),
+            O::Hint {
+                by: Time(by),
+                nodes,
+            },
+        )
+        .unwrap();
+    }
+    // A holds node 0 and is still short; the idle node 1 goes to the next hint, B.
+    assert_eq!(b.state(NodeId(1)).unwrap(), S::OdReserve);
+    let out = b.step(Time(100), ask(1, 3)).unwrap();
+    assert_eq!(
+        out,
+        vec![Command::Reject {
+            request: LeaseId(1)
+        }]
+    );
+    let out = b.step(Time(100), ask(2, 1)).unwrap();
+    assert_eq!(granted(&out).len(), 1);
 }

@@ -4,8 +4,8 @@
 //! dedicated split.
 
 use cosched_balancer::predictor::Combine;
+use cosched_balancer::report::SimOutcome;
 use cosched_balancer::scenario::Arm;
-use cosched_balancer::sim::SimOutcome;
 use cosched_balancer::workload::LeaseRequest;
 use cosched_balancer::{BalancerConfig, Strategy as Algorithm};
 use cosched_core::{Duration, JobId, LeaseId, RigidJob, Time};

@@ -159,3 +159,28 @@ fn preloading_fills_the_cluster_at_time_zero() {
     assert!(out.report.preloaded_jobs <= fits.max(1));
     assert_eq!(out.records.len(), week.jobs.len());
 }
+
+#[test]
+fn jobs_trimmed_for_u66_can_be_injected_again_for_u77() {
+    use cosched_core::{Duration, JobId, Time};
+    // One week offering 80 % of 8 nodes (538 two-node one-hour jobs): sampled whole, trimmed
+    // to 66 %, then U77 injects jobs again; before, the trimmed jobs were lost and U77 failed.
+    let trace: Vec<RigidJob> = (0..538)
+        .map(|i| {
+            RigidJob::new(
+                JobId(i),
+                Time(i as i64 * 1124),
+                2,
+                Duration(3600),
+                Duration(7200),
+            )
+            .unwrap()
+        })
+        .collect();
+    let g = SyntheticBatch::new(8, BatchKind::Main { utilization: 0.77 });
+    let week = g.generate_from_trace(trace.clone(), 1, 3).unwrap();
+    assert!((week.offered_load(8) - 0.77).abs() <= g.tolerance);
+    // 88 % is more than the week offers: a typed refusal, not a panic.
+    let g = SyntheticBatch::new(8, BatchKind::Main { utilization: 0.88 });
+    assert!(g.generate_from_trace(trace, 1, 3).is_err());
+}

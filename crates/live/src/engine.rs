@@ -172,6 +172,10 @@ pub struct Persisted<P> {
     pub allocations: BTreeMap<u64, Vec<NodeId>>,
     /// Requests waiting for an answer (cancelled at a restart: their callers are gone).
     pub waiting: BTreeSet<u64>,
+    /// Requests the policy granted whose nodes had not all settled (their nodes are released
+    /// at a restart: their callers are gone).
+    #[serde(default)]
+    pub held: Vec<(u64, Vec<NodeId>)>,
     /// The next request id.
     pub next_request: u64,
 }
@@ -241,8 +245,10 @@ where
         Ok(engine)
     }
 
-    /// Resumes from `saved` after a restart: requests that were waiting are cancelled (their
-    /// callers are gone), then the cluster is polled for what changed meanwhile.
+    /// Resumes from `saved` after a restart: requests that were waiting are cancelled and the
+    /// nodes of grants still waiting for their nodes to settle are released (their callers
+    /// are gone), then the cluster is polled for what changed meanwhile. A reclaimed node the
+    /// cluster does not report settled is handed to no grant until it is.
     pub fn resume(now: Time, saved: Persisted<P>, cluster: C) -> Result<Self, LiveError> {
         let report = cluster.report().map_err(LiveError::cluster)?;
         let same = saved.names.len() == report.len()
@@ -254,6 +260,14 @@ where
         let mut engine = Engine::assemble(saved.policy, cluster, view_of(&report), saved.records);
         engine.allocations = saved.allocations;
         engine.next_request = saved.next_request;
+        engine.unsettled = (0..report.len())
+            .filter(|&i| engine.records[i].reclaimed && !report[i].settled)
+            .map(|i| NodeId(i as u32))
+            .collect();
+        for (_, nodes) in saved.held {
+            let out = engine.observe(now, &Observation::Release { nodes })?;
+            engine.apply(out)?;
+        }
         for request in saved.waiting {
             let out = engine.observe(
                 now,
@@ -462,6 +476,11 @@ where
             records: self.records.clone(),
             allocations: self.allocations.clone(),
             waiting: self.waiting.clone(),
+            held: self
+                .held
+                .iter()
+                .map(|(request, nodes)| (request.0, nodes.clone()))
+                .collect(),
             next_request: self.next_request,
         }
     }

@@ -77,6 +77,17 @@ fn config(window_s: i64) -> Balancer {
 
 use RmNodeState::{BatchBusy, BatchIdle, OnDemandFree};
 
+/// `e` saved as JSON, dropped and resumed at `at` on `cluster`: a restart.
+fn restarted(
+    e: Engine<Scripted, Balancer>,
+    at: Time,
+    cluster: &Scripted,
+) -> Engine<Scripted, Balancer> {
+    let saved = serde_json::to_string(&e.persisted()).unwrap();
+    drop(e);
+    Engine::resume(at, serde_json::from_str(&saved).unwrap(), cluster.clone()).unwrap()
+}
+
 #[test]
 fn a_request_waits_for_a_job_to_end_within_w() {
     let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchBusy]);
@@ -158,14 +169,7 @@ fn a_restart_keeps_allocations_and_never_grants_a_node_twice() {
     let r = e.request(Time(0), 2, Some(Duration(30))).unwrap();
     assert!(matches!(&e.take_answers()[..], [Answer::Granted { request, .. }] if *request == r));
     let waiting = e.request(Time(1), 1, Some(Duration(30))).unwrap();
-    let saved = serde_json::to_string(&e.persisted()).unwrap();
-    drop(e);
-    let mut e = Engine::<_, Balancer>::resume(
-        Time(2),
-        serde_json::from_str(&saved).unwrap(),
-        cluster.clone(),
-    )
-    .unwrap();
+    let mut e = restarted(e, Time(2), &cluster);
     let view = e.view();
     assert_eq!(view[0].balancer, BalancerNodeState::OdAlloc);
     assert_eq!(view[0].request, Some(r));
@@ -179,6 +183,37 @@ fn a_restart_keeps_allocations_and_never_grants_a_node_twice() {
         vec![Answer::Rejected { request: again }],
         "n1 and n2 are allocated, n3 busy"
     );
+}
+
+#[test]
+fn a_grant_waiting_for_an_unsettled_node_survives_a_restart_and_the_node_stays_unused_until_it_settles()
+ {
+    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let policy = Balancer::new(
+        BalancerConfig::new(Strategy::Basic { static_reserve: 0 }).with_idle_hold(Duration(600)),
+    );
+    let mut e = Engine::start(Time(0), policy, cluster.clone()).unwrap();
+    // A job starts on n1 before the engine polls again: the policy reclaims n1 as idle, the
+    // drain leaves the job running, and the grant waits for n1 to settle.
+    cluster.set(0, BatchBusy, false);
+    let r = e.request(Time(1), 1, None).unwrap();
+    assert!(e.take_answers().is_empty());
+    let mut e = restarted(e, Time(2), &cluster);
+    // Its caller is gone: the grant's node goes back to the reserve, not left allocated.
+    assert_eq!(
+        e.policy().state(NodeId(0)).unwrap(),
+        BalancerNodeState::OdReserve
+    );
+    assert!(e.view().iter().all(|v| v.request != Some(r)));
+    // A new request is granted n1 by the policy, but not handed over while its job runs.
+    let again = e.request(Time(3), 1, None).unwrap();
+    assert!(e.take_answers().is_empty(), "n1 still runs its batch job");
+    cluster.set(0, OnDemandFree, true);
+    e.sync(Time(4)).unwrap();
+    assert!(matches!(
+        &e.take_answers()[..],
+        [Answer::Granted { request, nodes }] if *request == again && nodes == &["n1".to_owned()]
+    ));
 }
 
 #[test]

@@ -8,8 +8,9 @@
 use std::collections::BTreeSet;
 
 use cosched_balancer::policy::{Command, Observation, Policy, RmNode, RmNodeState};
+use cosched_balancer::report::SimReport;
 use cosched_balancer::scenario::{Scenario, scaled};
-use cosched_balancer::sim::{SimReport, Simulation};
+use cosched_balancer::sim::Simulation;
 use cosched_balancer::synthetic::BatchKind;
 use cosched_core::{NodeId, SeedStreams, Time};
 use serde::{Deserialize, Serialize};
