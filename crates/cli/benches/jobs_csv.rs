@@ -39,8 +39,10 @@ fn jobs_csv(c: &mut Criterion<ThreadCpuTime>) {
         jobs: &jobs,
         profiles: None,
     };
-    let spans: Vec<Option<units::Span>> = outcome
-        .records
+    // In job id order, as the table assigns them.
+    let mut by_id = outcome.records.clone();
+    by_id.sort_unstable_by_key(|r| r.id);
+    let spans: Vec<Option<units::Span>> = by_id
         .iter()
         .map(|r| {
             Some(units::Span {
