@@ -59,8 +59,7 @@ pub fn write<W: Write>(
     let by_id = (!workload.jobs.is_sorted_by_key(|j| j.id))
         .then(|| id_order(workload.jobs.iter().map(|j| j.id)));
     let job_at = |c: usize| by_id.as_ref().map_or(Some(c), |v| v.get(c).copied());
-    let spans: Vec<Option<Span>> = rows.iter().flatten().map(|r| r.span).collect();
-    let units = units::assign(capacity, &spans)?;
+    let units = units::assign_by(capacity, &rows, |r| r.and_then(|r| r.span))?;
 
     // Rows are formatted into one buffer, handed to `out` in large blocks.
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + 4096);
@@ -71,7 +70,8 @@ pub fn write<W: Write>(
     let mut int = itoa::Buffer::new();
     let mut float = ryu::Buffer::new();
     let mut cursor = 0;
-    for (k, r) in rows.iter().flatten().enumerate() {
+    for (slot, r) in rows.iter().enumerate() {
+        let Some(r) = r else { continue };
         // Merge join on the job id (both sides sorted).
         while job_at(cursor).is_some_and(|j| workload.jobs[j].id < r.id) {
             cursor += 1;
@@ -125,7 +125,7 @@ pub fn write<W: Write>(
                     buf.extend_from_slice(float.format(stretch).as_bytes());
                 }
                 buf.push(b',');
-                units.write_batsim(k, &mut buf, &mut int);
+                units.write_batsim(slot, &mut buf, &mut int);
             }
             _ => buf.extend_from_slice(b",0,REJECTED,,,,,,,"),
         }

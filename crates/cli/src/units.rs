@@ -99,10 +99,10 @@ const FEW: usize = 64;
 
 /// How the free intervals are held. A machine's free units usually lie in a handful of
 /// intervals (5 on average, 23 at most, on the 312k-job trace of issue 27), which a short
-/// sorted vector scans fastest; a fragmented machine (many one-unit jobs ending out of order)
-/// can reach thousands, which are indexed so each step stays `O(log k)`.
+/// unordered vector scans fastest; a fragmented machine (many one-unit jobs ending out of
+/// order) can reach thousands, which are indexed so each step stays `O(log k)`.
 enum Index {
-    /// `(start, end)`, sorted by start.
+    /// `(start, end)`, in no order.
     Few(Vec<(u32, u32)>),
     /// By both ends (merging a freed range needs only its exact neighbours) and by
     /// `length << 32 | start` (best fit is the first key at or above `size << 32`).
@@ -159,13 +159,7 @@ impl FreeSet {
     /// The start of the interval that ends at `at`.
     fn ending_at(&self, at: u32) -> Option<u32> {
         match &self.index {
-            Index::Few(v) => {
-                let p = v.partition_point(|&(s, _)| s < at);
-                p.checked_sub(1)
-                    .map(|p| v[p])
-                    .filter(|&(_, e)| e == at)
-                    .map(|(s, _)| s)
-            }
+            Index::Few(v) => v.iter().find(|&&(_, e)| e == at).map(|&(s, _)| s),
             Index::Many { start_of, .. } => start_of.get(&at).copied(),
         }
     }
@@ -173,10 +167,7 @@ impl FreeSet {
     /// The end of the interval that starts at `at`.
     fn starting_at(&self, at: u32) -> Option<u32> {
         match &self.index {
-            Index::Few(v) => v
-                .binary_search_by_key(&at, |&(s, _)| s)
-                .ok()
-                .map(|p| v[p].1),
+            Index::Few(v) => v.iter().find(|&&(s, _)| s == at).map(|&(_, e)| e),
             Index::Many { end_of, .. } => end_of.get(&at).copied(),
         }
     }
@@ -184,8 +175,7 @@ impl FreeSet {
     fn insert(&mut self, start: u32, end: u32) {
         match &mut self.index {
             Index::Few(v) => {
-                let p = v.partition_point(|&(s, _)| s < start);
-                v.insert(p, (start, end));
+                v.push((start, end));
                 if v.len() > self.few {
                     let mut many = Index::Many {
                         end_of: FxHashMap::default(),
@@ -212,12 +202,12 @@ impl FreeSet {
         }
     }
 
-    /// Replaces the interval `old` by `new`, which lies between the same neighbours.
+    /// Replaces the interval `old` by `new`.
     fn replace(&mut self, old: (u32, u32), new: (u32, u32)) {
         match &mut self.index {
             Index::Few(v) => {
-                if let Ok(p) = v.binary_search_by_key(&old.0, |&(s, _)| s) {
-                    v[p] = new;
+                if let Some(slot) = v.iter_mut().find(|(s, _)| *s == old.0) {
+                    *slot = new;
                 }
             }
             Index::Many { .. } => {
@@ -230,8 +220,8 @@ impl FreeSet {
     fn remove(&mut self, start: u32, end: u32) {
         match &mut self.index {
             Index::Few(v) => {
-                if let Ok(p) = v.binary_search_by_key(&start, |&(s, _)| s) {
-                    v.remove(p);
+                if let Some(p) = v.iter().position(|&(s, _)| s == start) {
+                    v.swap_remove(p);
                 }
             }
             Index::Many {
@@ -303,20 +293,30 @@ const LASTS_BIT: u32 = usize::BITS - 1;
 /// Assigns units of a `capacity`-unit machine to the jobs that ran (`None` for a job that
 /// never started), so that jobs running at the same time hold disjoint units.
 pub fn assign(capacity: u32, jobs: &[Option<Span>]) -> Result<Assignment, AssignError> {
-    assign_indexing_past(capacity, jobs, FEW)
+    assign_by(capacity, jobs, |s| *s)
 }
 
-/// [`assign`], with the free intervals indexed once there are more than `few`.
-fn assign_indexing_past(
+/// [`assign`] for jobs of any type, `span` giving each one's span (`None`: never ran).
+pub fn assign_by<T>(
     capacity: u32,
-    jobs: &[Option<Span>],
+    jobs: &[T],
+    span: impl Fn(&T) -> Option<Span>,
+) -> Result<Assignment, AssignError> {
+    assign_indexing_past(capacity, jobs, span, FEW)
+}
+
+/// [`assign_by`], with the free intervals indexed once there are more than `few`.
+fn assign_indexing_past<T>(
+    capacity: u32,
+    jobs: &[T],
+    span_of: impl Fn(&T) -> Option<Span>,
     few: usize,
 ) -> Result<Assignment, AssignError> {
     // (start, index with the top bit set when the job lasts): zero-length jobs first at an
     // instant, then by index; 16-byte keys sort faster than tuples with a separate flag.
     let mut starts: Vec<(Time, usize)> = Vec::with_capacity(jobs.len());
-    for (i, span) in jobs.iter().enumerate() {
-        let Some(span) = span else { continue };
+    for (i, job) in jobs.iter().enumerate() {
+        let Some(span) = span_of(job) else { continue };
         if span.end < span.start {
             return Err(AssignError::EndBeforeStart { index: i });
         }
@@ -345,7 +345,9 @@ fn assign_indexing_past(
                 free.give(r.clone());
             }
         }
-        let Some(span) = jobs[i] else { continue };
+        let Some(span) = span_of(&jobs[i]) else {
+            continue;
+        };
         let a = out.pieces.len();
         if !free.take(span.size, &mut out.pieces) {
             return Err(AssignError::OverCapacity {
@@ -457,9 +459,9 @@ mod tests {
     proptest! {
         #[test]
         fn scanned_and_indexed_free_sets_assign_alike((cap, jobs) in schedules()) {
-            let scanned = assign_indexing_past(cap, &jobs, usize::MAX).unwrap();
+            let scanned = assign_indexing_past(cap, &jobs, |s| *s, usize::MAX).unwrap();
             for few in [0, 1, 3] {
-                let indexed = assign_indexing_past(cap, &jobs, few).unwrap();
+                let indexed = assign_indexing_past(cap, &jobs, |s| *s, few).unwrap();
                 for i in 0..jobs.len() {
                     prop_assert_eq!(scanned.units(i), indexed.units(i));
                 }
