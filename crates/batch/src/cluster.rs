@@ -720,7 +720,14 @@ impl BatchCluster {
         let mut commands = std::mem::take(&mut self.commands);
         commands.clear();
         let decided = policy.observe(now, &SchedulingPass, self, &mut commands);
-        let applied = self.apply(now, &commands, started);
+        // Most passes of a long queue start nothing (FCFS behind a blocked head): those only
+        // close the pass.
+        let applied = if commands.is_empty() {
+            self.queue.finish_pass();
+            Ok(())
+        } else {
+            self.apply(now, &commands, started)
+        };
         self.commands = commands;
         decided?;
         applied

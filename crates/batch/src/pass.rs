@@ -461,8 +461,15 @@ impl<'a> Pass<'a> {
     /// does not (the blocked head), if any.
     pub fn start_while_fits(&mut self) -> Option<usize> {
         let mut pos = 0;
+        let queue = self.view.job_queue();
         while let Some(head) = self.next_queued(pos) {
-            if self.start(head).is_err() {
+            // `head` is queued and not started in this pass. The fit is tested here first: a
+            // blocked head, the usual end of the loop, then costs no error value.
+            let Some(queued) = queue.get(head) else {
+                return Some(head);
+            };
+            let size = queued.size();
+            if size > self.free || self.start_on(head, queued, size, false).is_err() {
                 return Some(head);
             }
             pos = head + 1;

@@ -249,6 +249,7 @@ where
         self.schedule_completions(queue)
     }
 
+    #[inline]
     fn schedule_completions(&mut self, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
         for s in self.started.drain(..) {
             queue
@@ -260,6 +261,7 @@ where
 
     /// Schedules a wake event at the policy's next wake time if it lies ahead and work
     /// remains (so a policy that always wants waking cannot keep an empty run going).
+    #[inline]
     fn schedule_wake(
         &mut self,
         now: Time,

@@ -16,7 +16,7 @@
 //! rejected job has empty times and no resources. Rows are sorted by job id.
 
 use crate::units::{self, AssignError, Span};
-use cosched_core::{JobId, JobRecord, RigidJob};
+use cosched_core::{JobId, JobRecord, RigidJob, Time};
 use std::io::{self, Write};
 use thiserror::Error;
 
@@ -54,68 +54,51 @@ pub fn write<W: Write>(
     records: &[JobRecord],
     capacity: u32,
 ) -> Result<(), JobsCsvError> {
-    // Sort compact keys, then gather the records once: sorting references to the records
-    // (in completion order) made every comparison a cache miss.
-    let mut keys: Vec<(JobId, usize)> =
-        records.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-    keys.sort_unstable();
-    let records: Vec<JobRecord> = keys.iter().map(|&(_, i)| records[i]).collect();
-    let mut by_id: Vec<usize> = (0..workload.jobs.len()).collect();
+    let rows = rows_by_id(records);
     // Traces usually list their jobs by id already.
-    if !workload.jobs.is_sorted_by_key(|j| j.id) {
-        by_id.sort_unstable_by_key(|&i| workload.jobs[i].id);
-    }
-    let spans: Vec<Option<Span>> = records
-        .iter()
-        .map(|r| match (r.start, r.end) {
-            (Some(start), Some(end)) => Some(Span {
-                start,
-                end,
-                size: r.size,
-            }),
-            _ => None,
-        })
-        .collect();
-    let units = units::assign(capacity, &spans)?;
+    let by_id = (!workload.jobs.is_sorted_by_key(|j| j.id))
+        .then(|| id_order(workload.jobs.iter().map(|j| j.id)));
+    let job_at = |c: usize| by_id.as_ref().map_or(Some(c), |v| v.get(c).copied());
+    let units = units::assign_by(capacity, &rows, |r| r.and_then(|r| r.span))?;
 
-    out.write_all(HEADER.as_bytes())?;
-    out.write_all(b"\n")?;
-    let mut line = String::with_capacity(256);
+    // Rows are formatted into one buffer, handed to `out` in large blocks.
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + 4096);
+    buf.extend_from_slice(HEADER.as_bytes());
+    buf.push(b'\n');
+    let mut name = Vec::new();
+    push_field(&mut name, workload.name);
     let mut int = itoa::Buffer::new();
     let mut float = ryu::Buffer::new();
     let mut cursor = 0;
-    for (k, r) in records.iter().enumerate() {
+    for (slot, r) in rows.iter().enumerate() {
+        let Some(r) = r else { continue };
         // Merge join on the job id (both sides sorted).
-        while cursor < by_id.len() && workload.jobs[by_id[cursor]].id < r.id {
+        while job_at(cursor).is_some_and(|j| workload.jobs[j].id < r.id) {
             cursor += 1;
         }
-        let Some(&index) = by_id.get(cursor).filter(|&&i| workload.jobs[i].id == r.id) else {
+        let Some(index) = job_at(cursor).filter(|&j| workload.jobs[j].id == r.id) else {
             return Err(JobsCsvError::UnknownJob(r.id));
         };
         let job = &workload.jobs[index];
-        line.clear();
-        line.push_str(int.format(r.id.0));
-        line.push(',');
-        push_field(&mut line, workload.name);
-        line.push(',');
+        buf.extend_from_slice(int.format(r.id.0).as_bytes());
+        buf.push(b',');
+        buf.extend_from_slice(&name);
+        buf.push(b',');
         match workload.profiles.and_then(|p| p.get(index)) {
-            Some(p) => push_field(&mut line, p),
-            None => line.push_str(int.format(job.runtime.0)),
+            Some(p) => push_field(&mut buf, p),
+            None => buf.extend_from_slice(int.format(job.runtime.0).as_bytes()),
         }
-        line.push(',');
-        line.push_str(int.format(r.submit.0));
-        line.push(',');
-        line.push_str(int.format(job.size));
-        line.push(',');
-        line.push_str(int.format(job.estimate.0));
-        line.push(',');
-        match (r.start, r.end) {
-            (Some(start), Some(end)) => {
+        for v in [r.submit.0, i64::from(job.size), job.estimate.0] {
+            buf.push(b',');
+            buf.extend_from_slice(int.format(v).as_bytes());
+        }
+        match r.span {
+            Some(Span { start, end, .. }) => {
                 let killed = job.runtime > job.estimate;
-                line.push_str(if killed {
-                    "0,COMPLETED_WALLTIME_REACHED,"
+                buf.extend_from_slice(if killed {
+                    b",0,COMPLETED_WALLTIME_REACHED"
                 } else {
-                    "1,COMPLETED_SUCCESSFULLY,"
+                    b",1,COMPLETED_SUCCESSFULLY"
                 });
                 let exec = i128::from(end.0) - i128::from(start.0);
                 let turnaround = i128::from(end.0) - i128::from(r.submit.0);
@@ -126,32 +109,110 @@ pub fn write<W: Write>(
                     i128::from(start.0) - i128::from(r.submit.0),
                     turnaround,
                 ] {
-                    line.push_str(int.format(v));
-                    line.push(',');
+                    buf.push(b',');
+                    // i128 only where i64 overflows: its formatting is several times slower.
+                    match i64::try_from(v) {
+                        Ok(v) => buf.extend_from_slice(int.format(v).as_bytes()),
+                        Err(_) => buf.extend_from_slice(int.format(v).as_bytes()),
+                    }
                 }
-                if exec > 0 {
-                    line.push_str(float.format(turnaround as f64 / exec as f64));
+                buf.push(b',');
+                if exec == turnaround && exec > 0 {
+                    // Most jobs wait 0 s; ryu writes 1.0 so.
+                    buf.extend_from_slice(b"1.0");
+                } else if exec > 0 {
+                    let stretch = as_f64(turnaround) / as_f64(exec);
+                    buf.extend_from_slice(float.format(stretch).as_bytes());
                 }
-                line.push(',');
-                units.write_batsim(k, &mut line);
+                buf.push(b',');
+                units.write_batsim(slot, &mut buf, &mut int);
             }
-            _ => line.push_str("0,REJECTED,,,,,,,"),
+            _ => buf.extend_from_slice(b",0,REJECTED,,,,,,,"),
         }
-        line.push_str(",-1\n");
-        out.write_all(line.as_bytes())?;
+        buf.extend_from_slice(b",-1\n");
+        if buf.len() >= BLOCK {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
     }
+    out.write_all(&buf)?;
     out.flush()?;
     Ok(())
 }
 
+/// What a row shows of a job's record.
+#[derive(Clone, Copy)]
+struct Row {
+    id: JobId,
+    submit: Time,
+    /// When it ran, on how many units (`None`: rejected).
+    span: Option<Span>,
+}
+
+/// The records' rows in job id order (`None` where the ids leave a gap).
+fn rows_by_id(records: &[JobRecord]) -> Vec<Option<Row>> {
+    let row = |r: &JobRecord| Row {
+        id: r.id,
+        submit: r.submit,
+        span: match (r.start, r.end) {
+            (Some(start), Some(end)) => Some(Span {
+                start,
+                end,
+                size: r.size,
+            }),
+            _ => None,
+        },
+    };
+    // Trace ids are usually dense (1..n): each row goes to its id's offset from the least, in
+    // one pass in the records' order, so the records are read in sequence (reading them in id
+    // order missed the cache on every record).
+    let ids = records.iter().map(|r| r.id.0);
+    if let (Some(min), Some(max)) = (ids.clone().min(), ids.max())
+        && let Ok(width) = usize::try_from(max - min)
+        && width / 2 < records.len()
+    {
+        let mut slots: Vec<Option<Row>> = vec![None; width + 1];
+        let mut placed = true;
+        for r in records {
+            let slot = &mut slots[(r.id.0 - min) as usize];
+            placed &= slot.is_none();
+            *slot = Some(row(r));
+        }
+        if placed {
+            return slots;
+        }
+    }
+    id_order(records.iter().map(|r| r.id))
+        .into_iter()
+        .map(|i| Some(row(&records[i])))
+        .collect()
+}
+
+/// Positions of `ids` in increasing id order (equal ids in their order).
+fn id_order(ids: impl Iterator<Item = JobId>) -> Vec<usize> {
+    // Sorting compact keys: sorting positions by the id they point to misses the cache on
+    // every comparison.
+    let mut keys: Vec<(JobId, usize)> = ids.enumerate().map(|(i, id)| (id, i)).collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Bytes handed to the writer at a time (`out` need not be buffered).
+const BLOCK: usize = 1 << 20;
+
+/// `v` as the nearest `f64` (through `i64` when it fits: the same value, converted faster).
+fn as_f64(v: i128) -> f64 {
+    i64::try_from(v).map_or(v as f64, |v| v as f64)
+}
+
 /// Appends a text field, quoted as CSV requires when it holds a comma, quote or line break.
-fn push_field(line: &mut String, text: &str) {
+fn push_field(buf: &mut Vec<u8>, text: &str) {
     if text.contains([',', '"', '\n', '\r']) {
-        line.push('"');
-        line.push_str(&text.replace('"', "\"\""));
-        line.push('"');
+        buf.push(b'"');
+        buf.extend_from_slice(text.replace('"', "\"\"").as_bytes());
+        buf.push(b'"');
     } else {
-        line.push_str(text);
+        buf.extend_from_slice(text.as_bytes());
     }
 }
 

@@ -433,13 +433,7 @@ fn write_outputs(
         runs.par_iter().try_for_each(|r| {
             let path = dir.join(format!("{}_jobs.csv", r.policy.name()));
             let file = output::create_file(&path)?;
-            jobs_csv::write(
-                BufWriter::with_capacity(1 << 20, file),
-                &info,
-                &r.outcome.records,
-                capacity,
-            )
-            .map_err(|e| match e {
+            jobs_csv::write(file, &info, &r.outcome.records, capacity).map_err(|e| match e {
                 JobsCsvError::Io(e) => OutputError::new(&path, e),
                 other => OutputError::new(&path, other),
             })
