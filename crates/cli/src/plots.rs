@@ -241,8 +241,13 @@ pub fn draw_runs(
 /// A Gantt chart: each job a rectangle per block of units it held, over its run.
 fn gantt(path: &Path, title: &str, run: &PolicyRun, capacity: u32) -> Result<(), PlotError> {
     let records = &run.outcome.records;
-    let spans: Vec<Option<Span>> = records
+    // Job-id order, as the per-job CSV assigns units, so ties between jobs starting at the same
+    // instant break the same way and the chart shows `allocated_resources`.
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    order.sort_by_key(|&i| records[i].id);
+    let spans: Vec<Option<Span>> = order
         .iter()
+        .map(|&i| &records[i])
         .map(|r| {
             Some(Span {
                 start: r.start?,
@@ -276,7 +281,8 @@ fn gantt(path: &Path, title: &str, run: &PolicyRun, capacity: u32) -> Result<(),
             .draw()
             .map_err(e)?;
         let rects = spans.iter().enumerate().flat_map(|(i, span)| {
-            let color = color((records[i].id.0 % Palette99::COLORS.len() as u64) as usize);
+            let id = records[order[i]].id.0;
+            let color = color((id % Palette99::COLORS.len() as u64) as usize);
             let (x0, x1) = span.map_or((0.0, 0.0), |s| (h(s.start.0), h(s.end.0)));
             assignment.units(i).iter().map(move |u| {
                 Rectangle::new(
