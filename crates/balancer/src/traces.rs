@@ -389,7 +389,7 @@ pub fn aps_to_leases(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<LeaseRequ
 /// sits on multiples of 16 for hours (96 to 99 cores, many one-minute jobs), so the literal
 /// rule deploys and ends a VM every few minutes; a linger of a few minutes is what a real
 /// VM's teardown would add, and shows how the paper's 141 leases can come from the same week
-/// (see the crate's notes for the measurements).
+/// (measurements: `examples/data/balancer/PROVENANCE.md`).
 ///
 /// `linger = 0` is [`aps_to_leases`]. With any linger, at least `ceil(busy / cores_per_vm)`
 /// VMs are up at every instant, each VM beyond that has been idle for at most `linger`, and
