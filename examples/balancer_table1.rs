@@ -118,11 +118,12 @@ fn weeks(cli: &Cli) -> Result<Vec<RealWeek>, Box<dyn std::error::Error>> {
         if !inputs.aps.is_empty() {
             return Err("--aps needs its --lcrc weeks".into());
         }
-        return Ok(vec![RealWeek::read(
+        return Ok(vec![RealWeek::read_with_linger(
             0,
             &vendored("lcrc", CHALLENGING_WEEK),
             &vendored("aps", CHALLENGING_WEEK),
             Some(&vendored("lcrc", PREVIOUS_WEEK)),
+            scenario.vm_linger,
         )?]);
     }
     if inputs.lcrc.is_empty() {
@@ -160,7 +161,13 @@ fn weeks(cli: &Cli) -> Result<Vec<RealWeek>, Box<dyn std::error::Error>> {
             .get(k)
             .filter(|p| p.as_os_str() != "-")
             .map(PathBuf::as_path);
-        out.push(RealWeek::read(k, lcrc, aps, preload)?);
+        out.push(RealWeek::read_with_linger(
+            k,
+            lcrc,
+            aps,
+            preload,
+            scenario.vm_linger,
+        )?);
     }
     Ok(out)
 }

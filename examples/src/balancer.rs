@@ -88,6 +88,11 @@ pub struct BalancerArgs {
     #[arg(long, default_value_t = DEFAULT_IDLE_HOLD.secs() / 60, value_name = "MIN",
           value_parser = clap::value_parser!(i64).range(0..=MAX_IDLE_HOLD_MIN))]
     pub idle_hold: i64,
+    /// Seconds an APS VM stays up once no longer needed, reused if needed again meanwhile
+    /// (ours; 0, the default, is §III-A's text: terminated as soon as the count falls).
+    #[arg(long, default_value_t = 0, value_name = "SECS",
+          value_parser = clap::value_parser!(i64).range(0..=MAX_IDLE_HOLD_MIN * 60))]
+    pub vm_linger: i64,
 }
 
 impl BalancerArgs {
@@ -135,6 +140,7 @@ impl BalancerArgs {
             batch,
             on_demand,
             idle_hold: Duration::from_mins(self.idle_hold.max(0)),
+            vm_linger: Duration(self.vm_linger.max(0)),
             history,
         }
     }

@@ -174,6 +174,9 @@ pub struct Scenario {
     pub on_demand: OnDemandSource,
     /// `I`: how long an unused on-demand node is held before it returns to batch.
     pub idle_hold: Duration,
+    /// How long a VM of the APS packing stays up once no longer needed
+    /// ([`traces::aps_to_leases_with_linger`]; ours): zero is §III-A's text.
+    pub vm_linger: Duration,
     /// APS weekly files of the weeks before the on-demand load's, oldest first: the Predictive
     /// algorithm's offline training (§III-B5), as VM leases ending at time 0. Used with
     /// [`OnDemandSource::Aps`]; the synthetic load makes its own earlier weeks.
@@ -242,6 +245,21 @@ impl RealWeek {
         aps: &Path,
         preload: Option<&Path>,
     ) -> Result<RealWeek, InputError> {
+        RealWeek::read_with_linger(index, lcrc, aps, preload, Duration::ZERO)
+    }
+
+    /// [`RealWeek::read`], the APS VMs lingering `vm_linger` once no longer needed
+    /// ([`traces::aps_to_leases_with_linger`]; ours: zero is §III-A's text).
+    ///
+    /// # Errors
+    /// A file that cannot be read, or a VM lease that cannot be formed.
+    pub fn read_with_linger(
+        index: usize,
+        lcrc: &Path,
+        aps: &Path,
+        preload: Option<&Path>,
+        vm_linger: Duration,
+    ) -> Result<RealWeek, InputError> {
         let jobs = traces::read_lcrc(lcrc)?;
         let preload = match preload {
             Some(p) => {
@@ -250,7 +268,11 @@ impl RealWeek {
             }
             None => Vec::new(),
         };
-        let leases = traces::aps_to_leases(&traces::read_aps(aps)?, APS_CORES_PER_VM)?;
+        let leases = traces::aps_to_leases_with_linger(
+            &traces::read_aps(aps)?,
+            APS_CORES_PER_VM,
+            vm_linger,
+        )?;
         let name = traces::week_name(lcrc);
         let name = if name.is_empty() {
             format!("week {index}")
@@ -277,6 +299,7 @@ impl Scenario {
             },
             on_demand: OnDemandSource::Synthetic,
             idle_hold: crate::policy::DEFAULT_IDLE_HOLD,
+            vm_linger: Duration::ZERO,
             history: Vec::new(),
         }
     }
@@ -364,10 +387,19 @@ impl Scenario {
                     .collect();
                 Ok(OnDemandInput {
                     label: format!(
-                        "APS ({} week(s), {APS_CORES_PER_VM}-core VMs, tight packing)",
-                        files.len()
+                        "APS ({} week(s), {APS_CORES_PER_VM}-core VMs, tight packing{})",
+                        files.len(),
+                        if self.vm_linger > Duration::ZERO {
+                            format!(", idle VMs kept {} s (ours)", self.vm_linger.0)
+                        } else {
+                            String::new()
+                        }
                     ),
-                    base: traces::aps_to_leases(&jobs, APS_CORES_PER_VM)?,
+                    base: traces::aps_to_leases_with_linger(
+                        &jobs,
+                        APS_CORES_PER_VM,
+                        self.vm_linger,
+                    )?,
                 })
             }
             OnDemandSource::Leases(path) => Ok(OnDemandInput {
