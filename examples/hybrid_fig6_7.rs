@@ -21,7 +21,7 @@ use cosched_core::RigidJob;
 use cosched_core::seed::replicate_seeds;
 use cosched_examples::hybrid::{
     Comparison, Machine, Order, Runs, SIGNIFICANCE_RULE, TraceArgs, check_all, configuration_name,
-    configurations, describe_all, failed_comparisons, mark_no_data, replicates, simulate,
+    configurations, describe_all, failed_comparisons, mark_no_data, reaches, replicates, simulate,
     typing_seed,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
@@ -286,39 +286,57 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         out.write_table(&table)?;
 
         let mixes = NoticeMix::ALL.map(|(w, _)| w);
-        let chart = |file: &str, title: &str, y: &str, pick: fn(&Runs) -> f64| {
-            mechanisms.iter().fold(
-                BarChart::new(
-                    format!("{file}_{}", system.slug),
-                    format!("{title} — {}", system.name),
-                    mixes,
-                )
-                .y_label(y),
-                |chart, &mechanism| {
-                    chart.series(
-                        configuration_name(mechanism),
-                        (0..mixes.len()).map(|mix| pick(&mean(k, Some(mix), mechanism))),
-                    )
-                },
-            )
+        // The paper's figures as reference lines: Table III's baseline, and Obs. 1's values
+        // with the mechanisms (instant start ~98 / 99 %, turnaround ~22 / 2.5 h, utilisation
+        // more than 5 % above the baseline).
+        let (mech_instant, mech_turn) = match system.machine {
+            Some(Machine::Theta) | None => (98.0, 22.0),
+            Some(Machine::Cori) => (99.0, 2.5),
         };
+        let chart =
+            |file: &str, title: &str, y: &str, pick: fn(&Runs) -> f64, refs: Option<[f64; 2]>| {
+                let chart = mechanisms.iter().fold(
+                    BarChart::new(
+                        format!("{file}_{}", system.slug),
+                        format!("{title}, {}", system.name),
+                        mixes,
+                    )
+                    .y_label(y)
+                    .legend_above(),
+                    |chart, &mechanism| {
+                        chart.series(
+                            configuration_name(mechanism),
+                            (0..mixes.len()).map(|mix| pick(&mean(k, Some(mix), mechanism))),
+                        )
+                    },
+                );
+                match refs {
+                    Some([baseline, mechanisms]) => chart
+                        .reference("paper: baseline (Table III)", baseline)
+                        .reference("paper: mechanisms (Obs. 1)", mechanisms),
+                    None => chart,
+                }
+            };
         out.write_plot(&chart(
             "instant_start",
-            "On-demand instant-start ratio (paper: baseline 22.69 % Theta / 18.94 % Cori)",
+            "On-demand instant start",
             "instant start (%)",
             |m| 100.0 * m.mean(|r| r.instant_start_ratio),
+            paper.map(|p| [100.0 * p.instant_start, mech_instant]),
         ))?;
         out.write_plot(&chart(
             "turnaround",
-            "Mean turnaround, all jobs (paper baseline: 15.6 h Theta / 1.97 h Cori)",
+            "Mean turnaround, all jobs",
             "turnaround (h)",
             |m| m.mean(|r| r.turnaround_h),
+            paper.map(|p| [p.turnaround_hours, mech_turn]),
         ))?;
         out.write_plot(&chart(
             "utilisation",
-            "Useful utilisation (paper baseline: 83.93 % Theta / 80.27 % Cori)",
+            "Useful utilisation",
             "utilisation (%)",
             |m| 100.0 * m.mean(|r| r.window_utilization),
+            paper.map(|p| [100.0 * p.utilization, 105.0 * p.utilization]),
         ))?;
     }
 
@@ -430,20 +448,28 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             Order::Higher,
             1.0,
         ));
-        let i = cosched_core::stats::mean(&grid.six(k, instant)).unwrap_or(f64::NAN);
-        instant_ok &= i >= 0.95;
-        instant_text.push(format!(
-            "{} six-mean instant start {:.1} %",
-            slug(k),
-            100.0 * i
-        ));
+        // The paper's integer per cent less its rounding (0.5 pp).
+        let paper = if grid.systems[k].machine == Some(Machine::Theta) {
+            0.98
+        } else {
+            0.99
+        };
+        let (ok, text) = reaches(
+            &format!("{} six-mean instant start, %", slug(k)),
+            &grid.six(k, instant),
+            paper - 0.005,
+            100.0,
+        );
+        instant_ok &= ok;
+        instant_text.push(text);
     }
     check_all(
         &mut claims,
         "Obs. 1",
         "mechanisms raise utilisation by >5 % and instant start to ~98-99 %, turnaround rises",
-        "Theta 22->98 %, 15->22 h; Cori 19->99 %, 2->2.5 h; util +5 % (instant start: mean \
-         >= 95 %, the paper's ~98-99 % less its rounding; the rest significant)",
+        "Theta 22->98 %, 15->22 h; Cori 19->99 %, 2->2.5 h; util +5 % (instant start: our \
+         95 % interval reaches the paper's per cent less its rounding, 0.5 pp; the rest \
+         significant)",
         &c1,
         Some((instant_ok, instant_text.join(", "))),
     );
@@ -474,6 +500,27 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         "N&PAA has the worst turnaround and utilisation of the six",
         "worst on both: significantly against each of the five others",
         &c2,
+        None,
+    );
+    let mut c2m = Vec::new();
+    for &k in generated {
+        let npaa = of(N, Paa);
+        for &c in six.iter().filter(|&&c| c != npaa) {
+            c2m.push(Comparison::new(
+                format!("{} N&PAA - {} malleable preempted, pp", slug(k), name(c)),
+                &grid.rep(k, None, npaa, mall_pre),
+                &grid.rep(k, None, c, mall_pre),
+                Order::Higher,
+                100.0,
+            ));
+        }
+    }
+    check_all(
+        &mut claims,
+        "Obs. 2",
+        "N&PAA's malleable preemption ratio is noticeably higher than the other mechanisms'",
+        "noticeably higher: significantly above each of the five others",
+        &c2m,
         None,
     );
     // Obs. 3 and 4: SPAA vs PAA per notice strategy.
@@ -531,8 +578,54 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         &mut claims,
         "Obs. 4",
         "CUA/CUP&PAA have lower turnaround and rigid preemption than CUA/CUP&SPAA",
-        "in all (system, notice strategy) pairs, each significant",
+        "in all four (system, CUA or CUP) pairs, each significant",
         &c4,
+        None,
+    );
+    let mut c4m = Vec::new();
+    for &k in generated {
+        for x in [Cua, Cup] {
+            let (p, s) = (of(x, Paa), of(x, Spaa));
+            c4m.push(Comparison::new(
+                format!(
+                    "{} {} - {} malleable turnaround, h",
+                    slug(k),
+                    name(s),
+                    name(p)
+                ),
+                &grid.rep(k, None, s, mall_turn),
+                &grid.rep(k, None, p, mall_turn),
+                Order::Higher,
+                1.0,
+            ));
+            // "especially malleable jobs": SPAA's rise larger on malleable jobs than on all.
+            let rise = |f: Metric| -> Vec<f64> {
+                grid.rep(k, None, s, f)
+                    .iter()
+                    .zip(grid.rep(k, None, p, f))
+                    .map(|(a, b)| a - b)
+                    .collect()
+            };
+            c4m.push(Comparison::new(
+                format!(
+                    "{} {} - {} rise, malleable - all jobs, h",
+                    slug(k),
+                    name(s),
+                    name(p)
+                ),
+                &rise(mall_turn),
+                &rise(turn),
+                Order::Higher,
+                1.0,
+            ));
+        }
+    }
+    check_all(
+        &mut claims,
+        "Obs. 4",
+        "SPAA prolongs turnaround, especially malleable jobs' (CUA/CUP&SPAA against &PAA)",
+        "malleable turnaround higher under SPAA, by more than all jobs': each significant",
+        &c4m,
         None,
     );
     // Obs. 5: CUA vs CUP per arrival mechanism and workload, in most cases.
@@ -624,6 +717,39 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         &c7,
         None,
     );
+    let mut c7m = Vec::new();
+    for &k in generated {
+        let nspaa = of(N, Spaa);
+        c7m.push(
+            Comparison::new(
+                format!("{} N&SPAA rigid - malleable turnaround, h", slug(k)),
+                &grid.rep(k, None, nspaa, rigid_turn),
+                &grid.rep(k, None, nspaa, mall_turn),
+                Order::Lower,
+                1.0,
+            )
+            .or_same(),
+        );
+        for c in [of(Cua, Spaa), of(Cup, Spaa)] {
+            c7m.push(Comparison::new(
+                format!("{} N&SPAA - {} malleable turnaround, h", slug(k), name(c)),
+                &grid.rep(k, None, nspaa, mall_turn),
+                &grid.rep(k, None, c, mall_turn),
+                Order::Higher,
+                1.0,
+            ));
+        }
+    }
+    check_all(
+        &mut claims,
+        "Obs. 7",
+        "under N&SPAA rigid jobs turn around as fast as malleable ones or faster, and \
+         malleable jobs fare worse than under the other SPAA methods",
+        "rigid similar or lower (lower or no significant difference); N&SPAA's malleable \
+         turnaround above CUA&SPAA's and CUP&SPAA's, each significant",
+        &c7m,
+        None,
+    );
     // Obs. 8: malleable preempted more often than rigid.
     let mut c8 = Vec::new();
     for &k in generated {
@@ -650,13 +776,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     let mut level_ok = true;
     let mut level_text = Vec::new();
     for &k in generated {
-        let i = cosched_core::stats::mean(&grid.six(k, instant)).unwrap_or(f64::NAN);
-        level_ok &= i > 0.98;
-        level_text.push(format!(
-            "{} six-mean instant start {:.1} %",
-            slug(k),
-            100.0 * i
-        ));
+        let (ok, text) = reaches(
+            &format!("{} six-mean instant start, %", slug(k)),
+            &grid.six(k, instant),
+            0.98,
+            100.0,
+        );
+        level_ok &= ok;
+        level_text.push(text);
         for (a, &ca) in six.iter().enumerate() {
             for &cb in &six[a + 1..] {
                 c9.push(Comparison::new(
@@ -673,7 +800,8 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         &mut claims,
         "Obs. 9",
         "every mechanism starts >98 % of on-demand jobs at once, with no significant difference",
-        ">98 % on average (mean over the six); every pair: no significant difference",
+        ">98 % on average (our six-mean's 95 % interval reaches 98 %); every pair: no \
+         significant difference",
         &c9,
         Some((level_ok, level_text.join(", "))),
     );
@@ -719,6 +847,29 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             &c10,
             None,
         );
+        let npaa = of(N, Paa);
+        let c10n: Vec<Comparison> = six
+            .iter()
+            .filter(|&&c| c != npaa)
+            .map(|&c| {
+                Comparison::new(
+                    format!("{} N&PAA - {} turnaround, h", slug(t), name(c)),
+                    &grid.rep(t, None, npaa, turn),
+                    &grid.rep(t, None, c, turn),
+                    Order::Higher,
+                    1.0,
+                )
+            })
+            .collect();
+        check_all(
+            &mut claims,
+            "Obs. 10",
+            "on Theta, N&PAA's turnaround is much longer than the other methods'",
+            "'extremely longer': significantly above each of the five others (ours tests the \
+             order, not the size)",
+            &c10n,
+            None,
+        );
     }
     // Obs. 11 and 12: the workload where each method does best.
     for (source, claim, strategy, best, paper) in [
@@ -760,6 +911,93 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         }
         check_all(&mut claims, source, claim, paper, &cs, None);
     }
+    // Their reasons: accurate (W2) or early (W4) notices mean fewer preemptions.
+    let preempted: Metric = |r| r.rigid_preempted_ratio + r.malleable_preempted_ratio;
+    for (source, claim, strategy, best, metrics) in [
+        (
+            "Obs. 11",
+            "CUP methods preempt fewer rigid and fewer malleable jobs on W2 (accurate notices)",
+            Cup,
+            1,
+            [
+                ("rigid preempted", rigid_pre, Order::Lower),
+                ("malleable preempted", mall_pre, Order::Lower),
+            ],
+        ),
+        (
+            "Obs. 12",
+            "CUA methods preempt fewer jobs and start more on-demand jobs at once on W4 (early \
+             notices)",
+            Cua,
+            3,
+            [
+                ("rigid+malleable preempted", preempted, Order::Lower),
+                ("instant start", instant, Order::Higher),
+            ],
+        ),
+    ] {
+        let mut cs = Vec::new();
+        for &k in generated {
+            for a in [Paa, Spaa] {
+                let c = of(strategy, a);
+                for &(label, f, want) in &metrics {
+                    for w in (0..NoticeMix::ALL.len()).filter(|&w| w != best) {
+                        cs.push(Comparison::new(
+                            format!(
+                                "{} {} {label}, {} - {}, pp",
+                                slug(k),
+                                name(c),
+                                NoticeMix::ALL[best].0,
+                                NoticeMix::ALL[w].0
+                            ),
+                            &grid.rep(k, Some(best), c, f),
+                            &grid.rep(k, Some(w), c, f),
+                            want,
+                            100.0,
+                        ));
+                    }
+                }
+            }
+        }
+        check_all(
+            &mut claims,
+            source,
+            claim,
+            "against each other workload, each significant",
+            &cs,
+            None,
+        );
+    }
+    // §VI: "preemptions slightly increase rigid jobs' turnaround time".
+    let c_vi: Vec<Comparison> = generated
+        .iter()
+        .map(|&k| {
+            Comparison::new(
+                format!("{} six-mean - baseline rigid turnaround, h", slug(k)),
+                &grid.six(k, rigid_turn),
+                &grid.rep(k, None, None, rigid_turn),
+                Order::Higher,
+                1.0,
+            )
+        })
+        .collect();
+    check_all(
+        &mut claims,
+        "§VI",
+        "preemptions slightly increase rigid jobs' turnaround",
+        "higher than the baseline's on both systems, significant ('slightly': not tested)",
+        &c_vi,
+        None,
+    );
+    claims.not_exercised(
+        "§III-B",
+        "every mechanism decides in under 10 ms",
+        "-",
+        "< 10 ms a decision",
+        "a wall-clock time, measured by the criterion bench (`cargo bench -p cosched-hybrid \
+         --bench arrival`, group arrival_decision_12076_nodes_5000_jobs), not by this \
+         deterministic reproduction",
+    );
     claims
 }
 
