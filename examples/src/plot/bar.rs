@@ -113,9 +113,10 @@ impl Figure for BarChart {
             .chain(self.references.iter().map(|&(_, v)| v));
         let mut y = range::from_zero(values);
         if self.legend_above && y.end > 0.0 {
-            // The legend takes about 20 px an entry plus its frame, of the ~390 px plot height.
+            // The legend takes about 15 px an entry plus 25 px of frame, of the ~400 px plot
+            // height (measured on the rendered SVG).
             let entries = (self.series.len() + self.references.len()) as f64;
-            let share = ((20.0 * entries + 20.0) / 390.0).min(0.8);
+            let share = ((15.0 * entries + 25.0) / 400.0).min(0.8);
             y.end /= 1.0 - share;
         }
         // Category `i` spans `i * SLOT..(i + 1) * SLOT`; its tick and label sit at its centre.
