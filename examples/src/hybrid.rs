@@ -406,8 +406,10 @@ mod tests {
             paired: Some(same),
             want,
             scale: 1.0,
+            or_same: false,
         };
         assert!(want(Order::Same).holds() && !want(Order::Higher).holds());
+        assert!(want(Order::Lower).or_same().holds());
         let (held, why) = failed_comparisons(&[want(Order::Same), want(Order::Lower)]);
         assert_eq!(held, 1);
         assert!(why.contains("x: +0.00 ± 0.00 (n 3, no significant difference) [needs lower]"));
@@ -511,13 +513,24 @@ impl Paired {
         };
         match self.half {
             Some(h) => format!(
-                "{:+.2} ± {:.2} (n {}, {verdict})",
+                "{:+.d$} ± {:.d$} (n {}, {verdict})",
                 scale * self.diff,
                 scale * h,
-                self.n
+                self.n,
+                d = decimals(scale * h)
             ),
             None => format!("{:+.2} (n 1, no interval: {verdict})", scale * self.diff),
         }
+    }
+}
+
+/// Decimals that show `half` (an interval's half-width) to two significant digits: 2 to 4
+/// (a Cori turnaround difference of hundredths of an hour keeps its digits).
+fn decimals(half: f64) -> usize {
+    if half > 0.0 && half.is_finite() {
+        (1.0 - half.log10().floor()).clamp(2.0, 4.0) as usize
+    } else {
+        2
     }
 }
 
@@ -532,6 +545,9 @@ pub struct Comparison {
     pub want: Order,
     /// Scale of the printed difference.
     pub scale: f64,
+    /// Whether "no significant difference" satisfies the claim too (a claim of "similar or
+    /// even lower").
+    pub or_same: bool,
 }
 
 impl Comparison {
@@ -543,12 +559,25 @@ impl Comparison {
             paired: Paired::of(a, b),
             want,
             scale,
+            or_same: false,
+        }
+    }
+
+    /// The same comparison, also satisfied by "no significant difference" (a claim of
+    /// "similar or even lower").
+    pub fn or_same(self) -> Comparison {
+        Comparison {
+            or_same: true,
+            ..self
         }
     }
 
     /// Whether it holds under [`SIGNIFICANCE_RULE`].
     pub fn holds(&self) -> bool {
-        self.paired.is_some_and(|p| p.order() == self.want)
+        self.paired.is_some_and(|p| {
+            let order = p.order();
+            order == self.want || (self.or_same && order == Order::Same)
+        })
     }
 
     /// `label: difference ± half (n, verdict)`.
@@ -601,6 +630,37 @@ pub fn check_all(
     }
 }
 
+/// A level claim on replicates `xs` (e.g. each replicate's six-mechanism mean instant start):
+/// whether the 95 % t-interval of their mean reaches `at_least`, i.e. the mean is not
+/// significantly below it (our seed-to-seed spread as the tolerance), and its text, e.g.
+/// `theta six-mean instant start, % 97.90 ± 0.40 (n 10; needs mean + half-width >= 97.50)`,
+/// scaled by `scale`.
+///
+/// ```
+/// use cosched_examples::hybrid::reaches;
+/// assert!(reaches("x", &[0.97, 0.98, 0.99], 0.985, 1.0).0);
+/// assert!(!reaches("x", &[0.90, 0.91, 0.90], 0.98, 1.0).0);
+/// assert!(!reaches("x", &[], 0.98, 1.0).0);
+/// ```
+pub fn reaches(label: &str, xs: &[f64], at_least: f64, scale: f64) -> (bool, String) {
+    match cosched_core::stats::Spread::of(xs).filter(|s| s.mean.is_finite()) {
+        Some(s) => {
+            let half = s.ci95_half_width.unwrap_or(0.0);
+            (
+                s.mean + half >= at_least,
+                format!(
+                    "{label} {:.2} ± {:.2} (n {}; needs mean + half-width >= {:.2})",
+                    scale * s.mean,
+                    scale * half,
+                    s.n,
+                    scale * at_least
+                ),
+            )
+        }
+        None => (false, format!("{label} n/a")),
+    }
+}
+
 /// For each replicate of a [`Study`] row (its traces, in order), `f`'s mean over `groups`
 /// (e.g. the six mechanisms): the values paired comparisons take.
 pub fn per_replicate<'a>(
@@ -622,10 +682,12 @@ pub fn failed_comparisons(comparisons: &[Comparison]) -> (usize, String) {
         .iter()
         .filter(|c| !c.holds())
         .map(|c| {
-            let want = match c.want {
-                Order::Higher => "needs higher",
-                Order::Lower => "needs lower",
-                Order::Same => "needs no significant difference",
+            let want = match (c.want, c.or_same) {
+                (Order::Higher, false) => "needs higher",
+                (Order::Lower, false) => "needs lower",
+                (Order::Higher, true) => "needs higher or no significant difference",
+                (Order::Lower, true) => "needs lower or no significant difference",
+                (Order::Same, _) => "needs no significant difference",
             };
             format!("{} [{want}]", c.describe())
         })

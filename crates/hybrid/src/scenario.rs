@@ -232,6 +232,12 @@ pub struct WorkloadStats {
     pub weekly_max: f64,
     /// Sample standard deviation over the mean: the burstiness.
     pub weekly_cv: f64,
+    /// Share of the capacity (nodes × the arrival window, first to last submission) the
+    /// on-demand jobs' runs take inside that window were each started at its arrival, mean
+    /// over the typings (Obs. 9: "on-demand jobs represent 3 %–15 % of total capacity").
+    pub on_demand_capacity: f64,
+    /// The smallest and largest of that share over the typings.
+    pub on_demand_capacity_range: (f64, f64),
 }
 
 impl WorkloadStats {
@@ -253,7 +259,10 @@ impl WorkloadStats {
             ..WorkloadStats::default()
         };
         let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
+        let last = trace.iter().map(|j| j.submit).max().unwrap_or_default();
+        let capacity = f64::from(params.nodes) * (last - first).0 as f64;
         let mut weekly_runs = Vec::new();
+        let mut shares = Vec::new();
         for t in 0..typings.max(1) {
             let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))?;
             let mut weeks: Vec<f64> = Vec::new();
@@ -273,11 +282,49 @@ impl WorkloadStats {
                 }
             }
             weekly_runs.push(weeks);
+            let on_demand: f64 = typed
+                .iter()
+                .filter_map(|job| match job {
+                    // The part of its run inside the window, were it started at arrival.
+                    HybridJob::OnDemand(j) => Some(
+                        f64::from(j.size) * (j.runtime.0.min((last - j.arrival).0).max(0)) as f64,
+                    ),
+                    _ => None,
+                })
+                .sum();
+            if capacity > 0.0 {
+                shares.push(on_demand / capacity);
+            }
         }
+        st.on_demand_capacity = stats::mean(&shares).unwrap_or(f64::NAN);
+        st.on_demand_capacity_range = match shares.first() {
+            Some(&x) => shares
+                .iter()
+                .fold((x, x), |(lo, hi), &y| (lo.min(y), hi.max(y))),
+            None => (f64::NAN, f64::NAN),
+        };
         let weekly: Vec<f64> = weekly_runs.concat();
         st.weekly_mean = stats::mean(&weekly).unwrap_or(f64::NAN);
         st.weekly_max = weekly.iter().copied().fold(0.0, f64::max);
         st.weekly_cv = stats::sample_sd(&weekly).unwrap_or(f64::NAN) / st.weekly_mean;
         Ok(st)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_on_demand_share_of_capacity_lies_within_its_typings_range() {
+        let params = TraceParams::theta(600);
+        let st = WorkloadStats::of(&params, 3, 4).unwrap();
+        let (lo, hi) = st.on_demand_capacity_range;
+        assert!(0.0 <= lo && lo <= st.on_demand_capacity && st.on_demand_capacity <= hi);
+        assert!(hi < 1.0, "{hi}");
+        // One typing: the range is its one value.
+        let one = WorkloadStats::of(&params, 3, 1).unwrap();
+        assert_eq!(one.on_demand_capacity_range.0, one.on_demand_capacity);
+        assert_eq!(one.on_demand_capacity_range.1, one.on_demand_capacity);
     }
 }

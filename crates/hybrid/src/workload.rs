@@ -30,12 +30,14 @@
 //! utilisation and on-demand instant start together; `hybrid_table3 --calibrate` prints the
 //! grid, 3 traces × 2 typings a point) and never on a mechanism's row. The rows below are
 //! `hybrid_table3`'s: mean ± 95 % CI half-width over traces of seeds 1–3, 10 typings each.
-//! - Theta-like (the whole year): run times × 0.7, sessions of 3 jobs on average, half of
-//!   them arrays, 2 minutes apart — 20.49 ± 9.21 h, 81.41 ± 6.02 %, 18.63 ± 4.01 % against
-//!   the paper's 15.6 h / 83.93 % / 22.69 %. The years differ much (17.6–24.7 h): a few
-//!   day-long jobs of thousands of nodes decide a year's queue. Sessions of 1 job fit a
-//!   little closer in the grid (16.8 h, 82.3 %, 21.0 %), within that noise; we keep the
-//!   sessions for the bursts the paper states (§IV-A, Fig. 5).
+//! - Theta-like (the whole year): run times × 0.7, sessions of 1 job (the on-demand bursts
+//!   come from the typing by project alone), the grid point nearest Table III's row (the
+//!   distance `hybrid_table3 --calibrate` prints: the squared misses in units of the check's
+//!   tolerances) among those whose on-demand jobs take 3–15 % of the capacity (Obs. 9; every
+//!   Theta point of the grid does, 9–13 %). Since setups and checkpoint writes count as
+//!   overhead, not useful work, no point of the grid reaches 83.93 % utilisation with a
+//!   turnaround under a day; the years differ much (a few day-long jobs of thousands of
+//!   nodes decide a year's queue).
 //! - Cori-like ([`CORI_MONTH_JOBS`], four weeks at the log's rate; a week is too short: its
 //!   offered load swings 0.7–1.25 between traces at run times × 0.8, a month's 0.89–1.06): run times × 0.7,
 //!   sessions of 10 jobs, 90 % arrays, 5 s apart — 1.57 ± 1.65 h, 81.45 ± 14.03 %,
@@ -642,7 +644,7 @@ pub const CORI_RUNTIME_SCALE: f64 = 0.7;
 pub const CORI_MONTH_JOBS: usize = (CORI_JOBS_PER_DAY * 28.0) as usize;
 /// Theta-like sessions (calibrated on the baseline row; see the module docs).
 pub const THETA_SESSIONS: Sessions = Sessions {
-    mean_jobs: 3.0,
+    mean_jobs: 1.0,
     array_share: 0.5,
     spacing: Duration(120),
     shape: 1.5,

@@ -19,9 +19,12 @@ const GROUP: i32 = 800;
 /// let chart = BarChart::new("waits", "Mean wait by policy", ["small", "large"])
 ///     .y_label("mean wait (s)")
 ///     .series("EASY", [12.0, 340.0])
-///     .series("FCFS", [40.0, 910.0]);
+///     .series("FCFS", [40.0, 910.0])
+///     .reference("target", 500.0)
+///     .legend_above();
 /// let svg = chart.render_svg().unwrap();
 /// assert!(svg.starts_with("<svg") && svg.contains("FCFS") && svg.contains("large"));
+/// assert!(svg.contains("target"));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct BarChart {
@@ -30,6 +33,8 @@ pub struct BarChart {
     y_label: String,
     categories: Vec<String>,
     series: Vec<(String, Vec<f64>)>,
+    references: Vec<(String, f64)>,
+    legend_above: bool,
 }
 
 impl BarChart {
@@ -45,12 +50,28 @@ impl BarChart {
             y_label: String::new(),
             categories: categories.into_iter().map(Into::into).collect(),
             series: Vec::new(),
+            references: Vec::new(),
+            legend_above: false,
         }
     }
 
     /// Labels the value axis.
     pub fn y_label(mut self, label: impl Into<String>) -> Self {
         self.y_label = label.into();
+        self
+    }
+
+    /// Adds a horizontal reference line at `value` across every category, named `name` in the
+    /// legend (e.g. a paper's figure to read the bars against); a non-finite value draws none.
+    pub fn reference(mut self, name: impl Into<String>, value: f64) -> Self {
+        self.references.push((name.into(), value));
+        self
+    }
+
+    /// Raises the value axis so that the legend (upper left) sits above the tallest bar
+    /// instead of over it.
+    pub fn legend_above(mut self) -> Self {
+        self.legend_above = true;
         self
     }
 
@@ -88,7 +109,16 @@ impl Figure for BarChart {
         let values = self
             .series
             .iter()
-            .flat_map(|(_, values)| values.iter().copied());
+            .flat_map(|(_, values)| values.iter().copied())
+            .chain(self.references.iter().map(|&(_, v)| v));
+        let mut y = range::from_zero(values);
+        if self.legend_above && y.end > 0.0 {
+            // The legend takes about 15 px an entry plus 25 px of frame, of the ~400 px plot
+            // height (measured on the rendered SVG).
+            let entries = (self.series.len() + self.references.len()) as f64;
+            let share = ((15.0 * entries + 25.0) / 400.0).min(0.8);
+            y.end /= 1.0 - share;
+        }
         // Category `i` spans `i * SLOT..(i + 1) * SLOT`; its tick and label sit at its centre.
         let x = (0..n.max(1) * SLOT).with_key_points((0..n).map(|i| i * SLOT + SLOT / 2).collect());
         let label = |x: &i32| {
@@ -105,7 +135,7 @@ impl Figure for BarChart {
                 .margin(15)
                 .x_label_area_size(45)
                 .y_label_area_size(70)
-                .build_cartesian_2d(x, range::from_zero(values))?;
+                .build_cartesian_2d(x, y)?;
             chart
                 .configure_mesh()
                 .disable_x_mesh()
@@ -125,7 +155,19 @@ impl Figure for BarChart {
                     Rectangle::new([(x - 6, y - 6), (x + 6, y + 6)], color.filled())
                 });
             }
-            if !self.series.is_empty() {
+            let n_series = self.series.len();
+            for ((name, value), j) in self.references.iter().zip(n_series..) {
+                if !value.is_finite() {
+                    continue;
+                }
+                let color = style::color(j);
+                let line =
+                    LineSeries::new([(0, *value), (n * SLOT, *value)], color.stroke_width(2));
+                chart.draw_series(line)?.label(name).legend(move |(x, y)| {
+                    PathElement::new([(x - 8, y), (x + 8, y)], color.stroke_width(2))
+                });
+            }
+            if n_series + self.references.len() > 0 {
                 style::draw_legend(&mut chart)?;
             }
             root.present()?;

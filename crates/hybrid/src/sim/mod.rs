@@ -28,37 +28,24 @@
 //! ```
 //!
 //! ## Model
-//! The physics below is the environment's; which job starts, shrinks, expands, is preempted or
-//! gets which nodes is the policy's ([`crate::policy`]), summarised here as the model runs it.
+//! The physics of the environment; which job starts, shrinks, expands, is preempted, waits or
+//! gets which nodes is the policy's, documented in [`crate::policy`] ("Decisions, by the
+//! paper's sections").
 //! - **Rigid** jobs pay their setup on every (re)start and checkpoint at the configured
 //!   interval, each checkpoint costing δ ([`crate::checkpoint`]); a preempted or failed rigid
-//!   job keeps the work saved by its last completed checkpoint and is requeued with the rest
-//!   (plus setup and checkpoints) under its original submit time.
-//! - **Malleable** jobs run `work / n + setup` on `n` nodes. Under a mechanism they start at
-//!   any size in `[n_min, n_max]` that fits — a queue head that does not fit at `n_max`
-//!   starts on the idle nodes rather than wait (§II-A, §III-A: "the size of malleable jobs can
-//!   be adjusted before or during execution") — and expand into nodes left idle after the
-//!   EASY pass, as far as EASY's reservation for the queue head allows (the extra nodes, or
-//!   any when the expanded job still ends by the head's shadow time). The setup does not
-//!   scale: a job started below `n_max` takes its setup, then its work spread over its size;
-//!   a shrink or expansion keeps what is left of the setup and spreads the remaining work's
-//!   node-seconds over the new size ([`cosched_batch::BatchCluster::resize`]). A preempted or
-//!   failed malleable job saves where it stopped (the two-minute warning; tasks are small)
-//!   and resumes with its remaining work plus setup. The node-seconds held during a first
-//!   setup are overhead, during a repeated one waste.
-//! - **On-demand** jobs bypass the batch queue: at arrival they take their reserved nodes, then
-//!   idle nodes, then what the on-arrival mechanism frees. If it cannot free enough they wait
-//!   at the front of the queue (first come, first served among them), the first collecting
-//!   nodes as they free; the others hold none, so none can starve the first. They hold their
-//!   nodes outside the batch scheduler (offline in its cluster). A failure restarts them at
-//!   once, and such a job does not count as started instantly (Obs. 14).
-//! - Under CUA and CUP, a reservation's idle nodes run *guests* while it waits
-//!   ([`crate::notice::guests`]); guests still running at the arrival are preempted, and the
-//!   nodes of a guest that ends go back to the reservation.
-//! - On an on-demand job's completion its nodes go back to the lenders first: a shrunk job
-//!   still running expands back by what it lent to *this* job (a job shrunk by two on-demand
-//!   jobs gets back from each only its own loan), a preempted job still waiting starts on them
-//!   if it fits; the rest go to reservations, then to the batch scheduler (§III-B4).
+//!   job keeps the work saved by its last completed checkpoint and needs the rest (plus setup
+//!   and checkpoints) when it runs again; it keeps its original submit time.
+//! - **Malleable** jobs run `work / n + setup` on `n` nodes, for any `n` in `[n_min, n_max]`
+//!   the policy starts or resizes them at (§III-A: `t = t_single / n + t_setup`). The setup
+//!   does not scale: a shrink or expansion keeps what is left of the setup and spreads the
+//!   remaining work's node-seconds over the new size ([`cosched_batch::BatchCluster::resize`]).
+//!   A preempted or failed malleable job saves where it stopped (the two-minute warning; tasks
+//!   are small) and resumes with its remaining work plus setup. The node-seconds held during a
+//!   first setup are overhead, during a repeated one waste.
+//! - **On-demand** jobs hold the nodes the policy assigns them outside the batch scheduler
+//!   (offline in its cluster) for their run time. A failure kills such a run; the job is
+//!   handed back to the policy and does not count as started instantly (Obs. 14).
+//! - **Guests** run on reserved idle nodes like any batch job; the policy preempts them.
 //! - **Failures** (optional, §V-C): node failures arrive as a Poisson process at the system
 //!   MTBF on a uniformly drawn node; repairs take an exponential time
 //!   ([`Failures::mean_repair`], 6 h: [`DEFAULT_REPAIR`]). The process is drawn per week of
@@ -68,11 +55,10 @@
 //!   resumes, at the same draws, with the next submission. A failure interrupts the job on the
 //!   node like a preemption and counts in the preemption ratios (Obs. 14).
 //!
-//! At each instant: completions, failures and repairs, the policy's timers (expiries, then
-//! planned preemptions), notices, on-demand arrivals, batch submissions (each in job order);
-//! then the policy settles ([`Observation::Settle`]): the idle nodes go to waiting on-demand
-//! jobs, lenders, reservations, guests of the reservations, one EASY pass runs, and malleable
-//! jobs expand into what is left.
+//! At each instant the environment delivers, in this order: completions, failures and
+//! repairs, the policy's due timers, notices, on-demand arrivals, batch submissions (each in
+//! job order); then [`Observation::Settle`] until the policy returns no command. It runs the
+//! batch passes the policy asks for ([`Command::Schedule`]) through the batch protocol.
 //!
 //! ## Metrics (§IV-D)
 //! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
@@ -80,8 +66,8 @@
 //! segment as busy, and as not useful the work lost to preemptions and failures (time since
 //! the last checkpoint, repeated setups) and the overhead of the runs (first setups and
 //! checkpoint writes: §III-A counts setup as wasted cycles; [`JobAccount::overhead`]).
-//! [`HybridReport::utilization`] divides by the makespan;
-//! [`HybridReport::window_utilization`] reads the ledger between the first and the last
+//! [`HybridReport::utilization`](crate::HybridReport::utilization) divides by the makespan;
+//! [`HybridReport::window_utilization`](crate::HybridReport::window_utilization) reads the ledger between the first and the last
 //! submission, the period a long trace is judged over, without the drain.
 //!
 //! Every job's delivered node-seconds minus its wasted node-seconds equals its required
@@ -97,11 +83,10 @@ use crate::policy::{
     BatchPass, Command, GuestPicker, MalleableBackfill, MalleableHeads, Observation, PlatformView,
     RunInfo, StartInfo, StartListed,
 };
-pub use crate::policy::{Composite, mechanism_name};
 use crate::record::{Answer, Query, Transcript};
 use crate::report::{Counts, report};
-pub use crate::report::{HybridOutcome, HybridReport, JobAccount};
-pub use crate::workload::HybridJob;
+use crate::report::{HybridOutcome, JobAccount};
+use crate::workload::HybridJob;
 use cosched_batch::scenario::BuiltinPolicy as SiteScheduler;
 use cosched_batch::{
     BatchCluster, BatchJob, BatchPolicy, Resume, RunToken, Shadow, Started, Submitted,
