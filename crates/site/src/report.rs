@@ -76,6 +76,8 @@ pub struct SiteReport {
     pub scavenged_completed: usize,
     /// Scavenged tasks running at the end.
     pub scavenged_running: usize,
+    /// Scavenged tasks queued at the end.
+    pub scavenged_queued: usize,
     /// Evictions of scavenged tasks.
     pub scavenged_evicted: u64,
     /// Scavenged work completed, node-hours at reference speed.

@@ -273,6 +273,14 @@ pub struct Site {
     work_submitted: i128,
     cloud_cost: f64,
     started_roles: bool,
+    /// The instant the run has been processed through.
+    ran_to: Time,
+    /// Scavenged tasks running.
+    tasks_running: usize,
+    /// Each lease's granted nodes while it runs on reserve nodes.
+    granted: BTreeMap<usize, Vec<NodeId>>,
+    /// Whether batch state changed this instant (a pass and expansions are due).
+    batch_dirty: bool,
 }
 
 fn use_index(u: NodeUse) -> usize {
@@ -435,6 +443,10 @@ impl Site {
             work_submitted: 0,
             cloud_cost: 0.0,
             started_roles: false,
+            ran_to: Time(0),
+            tasks_running: 0,
+            granted: BTreeMap::new(),
+            batch_dirty: true,
         })
     }
 
@@ -471,10 +483,11 @@ impl Site {
             self.apply_scavenging(now)?;
             self.schedule_wake()?;
         }
-        let horizon = until.min(self.config.end);
+        let horizon = until.min(self.config.end).max(self.ran_to);
         let mut queue = std::mem::replace(&mut self.queue, EventQueue::new(Time(0)));
         let run = engine::run_until(&mut Kernel(self), &mut queue, horizon);
         self.queue = queue;
+        self.ran_to = horizon;
         run.map(|_| ())
     }
 
@@ -514,6 +527,7 @@ impl Site {
     // ---- batch ----
 
     fn submit_batch(&mut self, job: BatchJob) -> Result<(), SiteError> {
+        self.batch_dirty = true;
         if self.state.cluster.submit(job)? == Submitted::Rejected {
             self.batch_rejected += 1;
             self.records.push(job.unstarted_record());
@@ -543,16 +557,7 @@ impl Site {
             self.take_idle(now, n, NodeUse::Batch(id))?;
         }
         self.queue.schedule(s.end, Ev::BatchEnd(s.token))?;
-        let job = self
-            .state
-            .cluster
-            .queued_job(id)
-            .map(|q| q.job)
-            .or_else(|| self.state.running.get(&id).map(|r| r.job));
-        let job = match job {
-            Some(j) => j,
-            None => self.batch_job_of(id)?,
-        };
+        let job = self.batch_job_of(id)?;
         if let Some(&k) = self.lease_jobs.get(&id) {
             self.lease_state[k] = LeaseState::Running(now);
         }
@@ -607,6 +612,7 @@ impl Site {
         let Some(run) = self.state.running.remove(&token.job) else {
             return Ok(());
         };
+        self.batch_dirty = true;
         self.expandable.remove(&(run.job.submit, token.job));
         self.free_job_nodes(now, token.job, run.nodes)?;
         if let Some(&k) = self.lease_jobs.get(&token.job) {
@@ -770,6 +776,7 @@ impl Site {
             self.set_use(now, n, NodeUse::OnDemand(lease.id))?;
         }
         self.lease_state[k] = LeaseState::Running(now);
+        self.granted.insert(k, nodes.to_vec());
         if let Some(end) = lease.end_if_started_at(now) {
             self.queue.schedule(end, Ev::LeaseEnd(k))?;
         }
@@ -871,13 +878,21 @@ impl Site {
     /// issued any command.
     fn on_demand_round(&mut self, now: Time) -> Result<bool, SiteError> {
         let mut any = false;
-        for _ in 0..10_000 {
-            let woke = wake_due(
-                self.roles.on_demand.as_mut(),
-                now,
-                &self.state,
-                &mut self.od_out,
-            )?;
+        // A due wake is delivered again only if the policy moved its wake time: a policy
+        // that leaves it in the past is woken once per instant, never in a loop.
+        let mut woken_at = None;
+        loop {
+            let due = self.roles.on_demand.next_wake().filter(|&t| t <= now);
+            let woke = due.is_some() && due != woken_at;
+            if woke {
+                woken_at = due;
+                wake_due(
+                    self.roles.on_demand.as_mut(),
+                    now,
+                    &self.state,
+                    &mut self.od_out,
+                )?;
+            }
             any |= self.apply_on_demand(now)?;
             // One observation at a time: each call sees the commands before it applied.
             let pending = std::mem::take(&mut self.od_pending);
@@ -894,13 +909,21 @@ impl Site {
         Ok(any)
     }
 
+    /// Schedules the role's next wake: at its time, or the next second if it is overdue (it
+    /// was woken this instant and still asks).
     fn schedule_wake(&mut self) -> Result<(), SiteError> {
-        if let Some(t) = self.roles.on_demand.next_wake()
-            && self.wake_at != Some(t)
-        {
-            let t = t.max(self.queue.now());
-            self.queue.schedule(t, Ev::Wake)?;
-            self.wake_at = Some(t);
+        let now = self.queue.now();
+        if let Some(t) = self.roles.on_demand.next_wake() {
+            let at = if t > now {
+                t
+            } else {
+                now.try_add(Duration(1))
+                    .map_err(cosched_core::EngineError::from)?
+            };
+            if self.wake_at != Some(at) {
+                self.queue.schedule(at, Ev::Wake)?;
+                self.wake_at = Some(at);
+            }
         }
         Ok(())
     }
@@ -917,6 +940,7 @@ impl Site {
         let Some((slot, start, speed)) = t.run.take() else {
             return Ok(());
         };
+        self.tasks_running -= 1;
         let ran = (now.checked_since(start).unwrap_or(Duration::ZERO).0 as f64 * speed) as i64;
         let (saved, lost) = if owner {
             let c = self.config.checkpoint.0;
@@ -960,6 +984,7 @@ impl Site {
         let t = &mut self.tasks[task as usize];
         t.run = Some((slot, now, speed));
         let epoch = t.epoch;
+        self.tasks_running += 1;
         self.queue
             .schedule_in(Duration(secs), Ev::TaskEnd(task, epoch))?;
         self.dispatched += 1;
@@ -975,6 +1000,7 @@ impl Site {
             return Ok(());
         };
         t.done = true;
+        self.tasks_running -= 1;
         self.work_done += i128::from(self.workload.tasks[task as usize].work.0);
         match slot {
             Slot::Site(n) => {
@@ -1043,7 +1069,7 @@ impl Site {
             .nodes
             .idle_count()
             .saturating_sub(self.state.nodes.unlent_count());
-        let running = self.tasks.iter().filter(|t| t.run.is_some()).count();
+        let running = self.tasks_running;
         let cycle = PoolCycle {
             dispatched: std::mem::take(&mut self.dispatched),
             queued,
@@ -1179,12 +1205,109 @@ impl Site {
         Ok(())
     }
 
+    /// Checks the executor's invariants, naming the first that fails: every node has one use
+    /// and the batch cluster agrees with it (idle and lent nodes idle there, a batch job's
+    /// nodes busy with it, on-demand nodes offline); a running lease holds exactly its nodes;
+    /// a running scavenged task is where its slot says, and a cloud node runs at most its
+    /// slots. For tests and audits: O(nodes + tasks).
+    pub fn check(&self) -> Result<(), String> {
+        use cosched_core::NodeState;
+        let mut held: BTreeMap<LeaseId, u32> = BTreeMap::new();
+        for (i, &u) in self.state.nodes.uses().iter().enumerate() {
+            let node = NodeId(i as u32);
+            let in_cluster = self
+                .state
+                .cluster
+                .node_state(node)
+                .map_err(|e| format!("{node}: {e}"))?;
+            let agrees = match u {
+                NodeUse::Idle | NodeUse::Lent(_) => in_cluster == NodeState::Idle,
+                NodeUse::Batch(j) => {
+                    in_cluster == NodeState::Busy(j)
+                        && self
+                            .state
+                            .running
+                            .get(&j)
+                            .is_some_and(|r| r.nodes.contains(&node))
+                }
+                NodeUse::Reserve => in_cluster == NodeState::Offline,
+                NodeUse::OnDemand(l) => {
+                    *held.entry(l).or_default() += 1;
+                    in_cluster == NodeState::Offline
+                }
+            };
+            if !agrees {
+                return Err(format!(
+                    "{node} is {u:?} here but {in_cluster:?} in the cluster"
+                ));
+            }
+            if let NodeUse::Lent(Some(t)) = u {
+                let run = self.tasks.get(t as usize).and_then(|t| t.run);
+                if !matches!(run, Some((Slot::Site(n), _, _)) if n == node) {
+                    return Err(format!(
+                        "{node} runs task {t}, which runs elsewhere: {run:?}"
+                    ));
+                }
+            }
+        }
+        for (k, s) in self.lease_state.iter().enumerate() {
+            let lease = &self.state.leases[k];
+            let on_nodes = held.remove(&lease.id).unwrap_or(0);
+            let expected = match s {
+                LeaseState::Running(_) if !self.is_lease_job(k) => lease.nodes,
+                _ => 0,
+            };
+            if on_nodes != expected {
+                return Err(format!(
+                    "{} ({s:?}) holds {on_nodes} nodes, expected {expected}",
+                    lease.id
+                ));
+            }
+        }
+        if let Some((l, n)) = held.into_iter().next() {
+            return Err(format!("{n} nodes granted to unknown {l}"));
+        }
+        for (t, state) in self.tasks.iter().enumerate() {
+            match state.run {
+                Some((Slot::Site(n), _, _))
+                    if self.state.nodes.get(n).ok() != Some(NodeUse::Lent(Some(t as u64))) =>
+                {
+                    return Err(format!("task {t} runs on {n}, which does not run it"));
+                }
+                Some((Slot::Cloud(c), _, _)) => {
+                    let node = self
+                        .cloud
+                        .get(c)
+                        .ok_or(format!("task {t}: no cloud node {c}"))?;
+                    if !node.tasks.contains(&(t as u64)) || node.stopped.is_some() {
+                        return Err(format!(
+                            "task {t} runs on cloud node {c}, which does not run it"
+                        ));
+                    }
+                }
+                Some((Slot::Site(_), _, _)) | None => {}
+            }
+        }
+        for (c, node) in self.cloud.iter().enumerate() {
+            if node.tasks.len() as u32 > self.config.instance_types[node.instance].slots {
+                return Err(format!("cloud node {c} runs more tasks than it has slots"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether lease `k` runs as a batch job (queued as one).
+    fn is_lease_job(&self, k: usize) -> bool {
+        let job = JobId(self.lease_job_base + k as u64);
+        self.lease_jobs.get(&job) == Some(&k)
+    }
+
     // ---- the report ----
 
-    /// What the run produced so far (counted at the clock; running work is reported as
-    /// running).
+    /// What the run produced through the instant processed last ([`Site::run_until`]'s
+    /// bound): work still running or waiting then is reported as such.
     pub fn report(&self) -> SiteReport {
-        let now = self.config.end.min(self.queue.now().max(self.config.end));
+        let now = self.ran_to;
         let mut held = self.held;
         for (i, &u) in self.state.nodes.uses().iter().enumerate() {
             held[use_index(u)] += i128::from(
@@ -1284,7 +1407,7 @@ impl Site {
             ),
             on_demand_mean_wait_s: cosched_core::stats::mean(&waits).unwrap_or(0.0),
             batch_submitted,
-            batch_completed: done.len() - usize::from(false),
+            batch_completed: done.len(),
             batch_rejected: self.batch_rejected,
             batch_running: self.state.running.len() - lease_jobs_running,
             batch_queued: self.state.cluster.queue_len() - lease_jobs_queued,
@@ -1295,6 +1418,7 @@ impl Site {
             scavenged_submitted: tasks_submitted,
             scavenged_completed: tasks_completed,
             scavenged_running: tasks_running,
+            scavenged_queued: self.task_queues.iter().map(BTreeSet::len).sum(),
             scavenged_evicted: self.revocations.scavenged_evictions,
             goodput_node_h: self.work_done as f64 / 3600.0,
             useful_utilization_pct: pct(useful as f64, span as f64),
@@ -1377,15 +1501,7 @@ impl Site {
             Ev::BatchEnd(token) => self.batch_end(now, token)?,
             Ev::LeaseEnd(k) => {
                 let id = self.state.leases[k].id;
-                let nodes: Vec<NodeId> = self
-                    .state
-                    .nodes
-                    .uses()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, u)| **u == NodeUse::OnDemand(id))
-                    .map(|(i, _)| NodeId(i as u32))
-                    .collect();
+                let nodes = self.granted.remove(&k).unwrap_or_default();
                 for &n in &nodes {
                     self.set_use(now, n, NodeUse::Reserve)?;
                 }
@@ -1442,6 +1558,7 @@ impl Site {
             Ev::LeaseDeadline(k) => match self.lease_state[k] {
                 LeaseState::Waiting => self.lease_state[k] = LeaseState::Rejected,
                 LeaseState::Queued(job) => {
+                    self.batch_dirty = true;
                     self.state.cluster.cancel(job)?;
                     self.lease_state[k] = LeaseState::Rejected;
                 }
@@ -1458,10 +1575,16 @@ impl Site {
 
     fn settle_instant(&mut self, now: Time) -> Result<(), SiteError> {
         // Precedence: on-demand, then batch, then malleable expansion, then scavenging.
+        // A batch pass and expansions run only at instants that changed batch state (arrivals,
+        // ends, node moves): scavenging events alone leave the schedule as it was.
         for _ in 0..64 {
             let changed = self.on_demand_round(now)?;
-            self.batch_pass(now)?;
-            self.expand(now)?;
+            self.batch_dirty |= changed;
+            if self.batch_dirty {
+                self.batch_dirty = false;
+                self.batch_pass(now)?;
+                self.expand(now)?;
+            }
             if !changed && self.od_pending.is_empty() {
                 break;
             }
