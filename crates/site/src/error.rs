@@ -78,14 +78,15 @@ pub enum SiteError {
         /// The id.
         id: u64,
     },
-    /// An input file could not be read.
-    #[error("{path}: {message}")]
-    Input {
-        /// The file.
-        path: String,
-        /// Why.
-        message: String,
-    },
+    /// A batch trace could not be read (the error names the file).
+    #[error(transparent)]
+    Swf(#[from] cosched_workload::swf::SwfError),
+    /// An on-demand trace could not be read (the error names the file).
+    #[error(transparent)]
+    Trace(#[from] cosched_balancer::traces::TraceError),
+    /// The Balancer's lease inputs were refused.
+    #[error(transparent)]
+    Leases(#[from] cosched_balancer::scenario::InputError),
 }
 
 impl SiteError {

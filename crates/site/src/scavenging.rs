@@ -9,9 +9,8 @@
 //! ([`PoolCycle`]) and answers with [`ScavengingCommand`]s: lend or recall nodes, start or
 //! stop cloud instances.
 //!
-//! [`HtcPool`] is the built-in policy: it sizes the pool (every idle node while tasks wait:
-//! HTCondor's default, each idle machine advertising a slot; or RHIC's controller, see
-//! [`Sizer`]) and hands the cloud decision to any policy of Albatross's protocol
+//! [`HtcPool`] is the built-in policy: it sizes the pool ([`Sizer`]: every idle node while
+//! tasks wait, HTCondor's default of each idle machine advertising a slot) and hands the cloud decision to any policy of Albatross's protocol
 //! ([`cosched_albatross::policy::Albatross`] under a capital budget, or
 //! [`cosched_albatross::policy::NoScaling`]).
 
@@ -96,7 +95,9 @@ impl<P> ScavengingPolicy for P where
 {
 }
 
-/// How [`HtcPool`] sizes its share of the idle nodes.
+/// How [`HtcPool`] sizes its share of the idle nodes. (A policy sizing it otherwise, such
+/// as RHIC's controller, is another [`ScavengingPolicy`]: the protocol's `Lend`, `LendNode`,
+/// `Recall` and `RecallNode` commands are what it needs.)
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Sizer {
     /// Every idle node while tasks wait (HTCondor's default: an idle machine advertises its

@@ -171,12 +171,8 @@ impl Inputs {
         span: Duration,
         window: Duration,
     ) -> Result<Inputs, SiteError> {
-        let input = |path: &Path, e: &dyn fmt::Display| SiteError::Input {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        };
         let cores = cores_per_node.max(1);
-        let trace = cosched_workload::swf::read_rigid_jobs(swf).map_err(|e| input(swf, &e))?;
+        let trace = cosched_workload::swf::read_rigid_jobs(swf)?;
         // The window starts at the trace's first valid job (a sample may open with a gap).
         let first = trace.jobs.iter().map(|j| j.submit).min().unwrap_or(Time(0));
         let end = Time(0).saturating_add(span);
@@ -189,10 +185,9 @@ impl Inputs {
                 (j.submit < end).then_some(j)
             })
             .collect();
-        let week = cosched_balancer::traces::read_aps(aps).map_err(|e| input(aps, &e))?;
+        let week = cosched_balancer::traces::read_aps(aps)?;
         let packed = cosched_balancer::traces::aps_to_leases(&week, 16)?;
-        let packed = cosched_balancer::scenario::scaled(&packed, scale.max(1))
-            .map_err(|e| input(aps, &e))?;
+        let packed = cosched_balancer::scenario::scaled(&packed, scale.max(1))?;
         let mut requests = Vec::new();
         let week_s = Duration::from_hours(24 * 7);
         let mut shift = Duration::ZERO;
