@@ -1106,7 +1106,7 @@ impl Site {
         self.apply_scavenging(now)?;
         self.dispatch(now)?;
         let alive = self.cloud.iter().any(|c| c.stopped.is_none());
-        let lent_any = lent > 0 || !self.lent_free.is_empty();
+        let lent_any = self.state.nodes.idle_count() > self.state.nodes.unlent_count();
         let queued: usize = self.task_queues.iter().map(BTreeSet::len).sum();
         if queued > 0 || alive || lent_any {
             self.queue.schedule_in(self.config.cycle, Ev::Cycle)?;
@@ -1588,6 +1588,10 @@ impl Site {
             if !changed && self.od_pending.is_empty() {
                 break;
             }
+        }
+        // Tasks waiting (new, or requeued by an eviction) restart the negotiator.
+        if !self.cycle_scheduled && self.task_queues.iter().any(|q| !q.is_empty()) {
+            self.cycle_due = true;
         }
         if self.cycle_due {
             self.cycle_due = false;
