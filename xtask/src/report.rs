@@ -87,12 +87,19 @@ pub fn render(quick: bool, only: &[String], runs: &[Run]) -> String {
         return out;
     }
     out.push_str(&claims_section(runs));
+    out.push_str(&findings_section(runs));
     out.push_str(
         "\n## Summary\n\n| example | run time (s) | claims reproduced |\n| --- | ---: | ---: |\n",
     );
     for run in runs {
         let claims = run.claims.as_ref().map_or_else(
-            || "-".to_owned(),
+            || {
+                if OUR_FINDINGS.contains(&run.name.as_str()) {
+                    "our findings".to_owned()
+                } else {
+                    "-".to_owned()
+                }
+            },
             |c| format!("{} of {}", c.passed, c.total),
         );
         let _ = writeln!(
@@ -109,6 +116,27 @@ pub fn render(quick: bool, only: &[String], runs: &[Run]) -> String {
         }
     }
     out
+}
+
+/// Examples that report our own findings (the papers' mechanisms composed), not paper
+/// claims: listed under their own heading, never counted in "claims reproduced".
+pub const OUR_FINDINGS: [&str; 2] = ["converged_site", "converged_grid"];
+
+/// The "Our findings" heading: links to the examples of [`OUR_FINDINGS`] that ran.
+fn findings_section(runs: &[Run]) -> String {
+    let ours: Vec<String> = runs
+        .iter()
+        .filter(|r| OUR_FINDINGS.contains(&r.name.as_str()))
+        .map(|r| format!("[`{0}`](#{0})", r.name))
+        .collect();
+    if ours.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n## Our findings\n\nNot paper claims: what the papers' mechanisms do when they share \
+         one machine, each finding a paired difference with its seed-to-seed spread: {}.\n",
+        ours.join(", ")
+    )
 }
 
 /// "claims reproduced: N of M" per paper and in total (empty when no example checks any).
@@ -164,6 +192,21 @@ mod tests {
         assert!(report.contains("| hybrid | 3 of 3 |\n| rhic | 1 of 2 |\n"));
         assert!(report.contains("| [`rhic_fig9`](#rhic_fig9) | 1.2 | 1 of 2 |"));
         assert!(ClaimTotals::parse("{}").is_err());
+    }
+
+    /// Our findings get their own heading and never enter "claims reproduced".
+    #[test]
+    fn our_findings_are_listed_apart_from_paper_claims() {
+        let report = render(
+            true,
+            &[],
+            &[run("converged_site", &[]), run("rhic_fig9", &[])],
+        );
+        assert!(report.contains("## Our findings\n"));
+        assert!(report.contains("[`converged_site`](#converged_site)"));
+        assert!(report.contains("| [`converged_site`](#converged_site) | 1.2 | our findings |"));
+        assert!(!report.contains("claims reproduced:"));
+        assert!(!render(true, &[], &[run("rhic_fig9", &[])]).contains("Our findings"));
     }
 
     #[test]

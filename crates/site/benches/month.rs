@@ -1,0 +1,31 @@
+//! A month of a 4,000-node site with every role (EASY batch with malleable jobs, hybrid's
+//! SPAA for on-demand leases, the scavenging pool bursting to the cloud under Albatross), on
+//! the file-free inputs of `Inputs::generated`. The target: under 10 s on one core.
+
+use cosched_core::{Duration, Time};
+use cosched_site::{Configuration, Inputs, RoleParams, Site, SiteConfig};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn month(c: &mut Criterion) {
+    let span = Duration::from_hours(24 * 30);
+    let nodes = 4_000;
+    let inputs = Inputs::generated(nodes, span, Duration::from_mins(5), 1).expect("inputs");
+    let workload = inputs.workload(1).expect("workload");
+    let end = Time(0).saturating_add(span);
+    let mut group = c.benchmark_group("site");
+    group.sample_size(10);
+    for config in [Configuration::All, Configuration::AllBalancer] {
+        group.bench_function(format!("month_4000_nodes_{config}"), |b| {
+            b.iter(|| {
+                let roles = config.roles(&RoleParams::default()).expect("roles");
+                Site::new(SiteConfig::new(nodes, end), roles, workload.clone())
+                    .and_then(Site::run)
+                    .expect("run")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, month);
+criterion_main!(benches);

@@ -1,0 +1,145 @@
+//! Who holds each node of the site: the one table every role's grant goes through.
+
+use cosched_core::{JobId, LeaseId, NodeId, Pool};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+use crate::SiteError;
+
+/// What one node of the site is doing, and for whom. Exactly one holder at a time: that is
+/// the invariant the property tests check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum NodeUse {
+    /// In the batch pool, idle, not lent.
+    Idle,
+    /// In the batch pool, running this batch job.
+    Batch(JobId),
+    /// Taken out of batch by the on-demand role and not granted yet (a reserve).
+    Reserve,
+    /// Granted to this on-demand lease.
+    OnDemand(LeaseId),
+    /// Idle in the batch pool and lent, on availability, to the scavenging pool; running
+    /// this scavenged task if any.
+    Lent(Option<u64>),
+}
+
+impl NodeUse {
+    /// The core pool the node serves.
+    pub fn pool(self) -> Pool {
+        match self {
+            NodeUse::Idle | NodeUse::Batch(_) => Pool::Batch,
+            NodeUse::Reserve | NodeUse::OnDemand(_) => Pool::OnDemand,
+            NodeUse::Lent(_) => Pool::Volunteer,
+        }
+    }
+
+    /// Whether the batch scheduler may start a job on it (idle, lent or not).
+    pub fn is_batch_idle(self) -> bool {
+        matches!(self, NodeUse::Idle | NodeUse::Lent(_))
+    }
+}
+
+/// The node table and the order in which idle nodes became idle.
+///
+/// The batch cluster hands idle nodes out most-recently-freed first, so the nodes idle the
+/// longest are the last it takes: they are the ones lent to scavenging first, which keeps
+/// evictions to what batch really needs (a heuristic of the executor, never a correctness
+/// condition: any lent node batch takes is evicted and counted).
+#[derive(Clone, Debug)]
+pub(crate) struct Nodes {
+    uses: Vec<NodeUse>,
+    /// When each node last became batch-idle (a sequence number).
+    since: Vec<u64>,
+    /// Batch-idle nodes (lent or not) by (since, node): the longest idle first.
+    idle: BTreeSet<(u64, NodeId)>,
+    /// Idle nodes not lent, same order.
+    unlent: BTreeSet<(u64, NodeId)>,
+    seq: u64,
+}
+
+impl Nodes {
+    /// `n` idle nodes; the cluster hands out 0, 1, 2, … first, so node `n − 1` is the
+    /// "longest idle".
+    pub(crate) fn new(n: u32) -> Nodes {
+        let mut nodes = Nodes {
+            uses: vec![NodeUse::Idle; n as usize],
+            since: vec![0; n as usize],
+            idle: BTreeSet::new(),
+            unlent: BTreeSet::new(),
+            seq: 0,
+        };
+        for i in (0..n).rev() {
+            nodes.mark_idle(NodeId(i));
+        }
+        nodes
+    }
+
+    pub(crate) fn get(&self, node: NodeId) -> Result<NodeUse, SiteError> {
+        self.uses
+            .get(node.index())
+            .copied()
+            .ok_or(SiteError::UnknownNode(node))
+    }
+
+    pub(crate) fn uses(&self) -> &[NodeUse] {
+        &self.uses
+    }
+
+    pub(crate) fn idle_count(&self) -> usize {
+        self.idle.len()
+    }
+
+    pub(crate) fn unlent_count(&self) -> usize {
+        self.unlent.len()
+    }
+
+    /// Batch-idle nodes, most recently idle first (the order the cluster takes them).
+    pub(crate) fn idle_recent_first(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.idle.iter().rev().map(|&(_, n)| n)
+    }
+
+    /// Unlent idle nodes, longest idle first (the ones to lend).
+    pub(crate) fn unlent_longest_first(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.unlent.iter().map(|&(_, n)| n)
+    }
+
+    /// Unlent idle nodes, most recently idle first (the ones to take for others).
+    pub(crate) fn unlent_recent_first(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.unlent.iter().rev().map(|&(_, n)| n)
+    }
+
+    fn mark_idle(&mut self, node: NodeId) {
+        self.seq += 1;
+        let i = node.index();
+        self.since[i] = self.seq;
+        self.uses[i] = NodeUse::Idle;
+        self.idle.insert((self.seq, node));
+        self.unlent.insert((self.seq, node));
+    }
+
+    /// Sets `node`'s use, keeping the idle sets in step; returns the previous use.
+    pub(crate) fn set(&mut self, node: NodeId, to: NodeUse) -> Result<NodeUse, SiteError> {
+        let from = self.get(node)?;
+        let key = (self.since[node.index()], node);
+        match (from.is_batch_idle(), to) {
+            (false, NodeUse::Idle) => {
+                self.mark_idle(node);
+                return Ok(from);
+            }
+            (true, NodeUse::Idle) => {
+                self.unlent.insert(key);
+            }
+            (true, NodeUse::Lent(_)) => {
+                self.unlent.remove(&key);
+            }
+            (false, NodeUse::Lent(_)) => return Err(SiteError::NotIdle(node)),
+            (true, _) => {
+                self.idle.remove(&key);
+                self.unlent.remove(&key);
+            }
+            (false, _) => {}
+        }
+        self.uses[node.index()] = to;
+        Ok(from)
+    }
+}

@@ -1,0 +1,431 @@
+//! The on-demand role: its protocol, and the built-in policies that fill it.
+//!
+//! A policy of this protocol is a [`cosched_core::policy::Policy`] with
+//! [`OnDemandObservation`] in, [`OnDemandCommand`]s out and the [`SiteState`] as its read-only
+//! view. The built-ins are adapters that call the paper crates' own policies:
+//!
+//! - [`QueueAsBatch`]: no on-demand mechanism; a lease is queued as a batch job, served if the
+//!   batch policy starts it within its window (hybrid's baseline, Fan et al. Table III:
+//!   "FCFS/EASY backfilling without special treatments");
+//! - [`BalancerRole`]: any policy of the Balancer's protocol (Liu et al., SC18, Algorithm 1 with
+//!   `W` and its reserve), its `Reclaim`/`Restore`/`Grant`/`Reject` passed through;
+//! - [`HybridRole`]: hybrid's on-arrival mechanisms (Fan et al. §III-B2, PAA or SPAA through
+//!   [`cosched_hybrid::Mechanism::decide`]): idle nodes first, then preempt or shrink running
+//!   batch jobs so the lease starts at once; if nothing frees enough, it waits at the front
+//!   (first come, first served) until its window closes; lenders get their nodes back when
+//!   the lease ends (§III-B4).
+
+use std::collections::VecDeque;
+
+use cosched_balancer::policy::{
+    BalancerPolicy, Command as BCommand, Observation as BObs, RmNode, RmNodeState,
+};
+use cosched_core::policy::Policy;
+use cosched_core::{Duration, JobId, Lease, LeaseId, NodeId, Time};
+use cosched_hybrid::{ArrivalAction, Mechanism};
+use serde::{Deserialize, Serialize};
+
+use crate::nodes::NodeUse;
+use crate::{SiteError, SiteState};
+
+/// What the site tells its on-demand role.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OnDemandObservation {
+    /// A lease was requested (on demand: it must start within its window).
+    Request(Lease),
+    /// A granted lease ended; its nodes are back in the on-demand reserve
+    /// ([`NodeUse::Reserve`]) for the role to keep or restore to batch.
+    Ended {
+        /// The lease.
+        lease: LeaseId,
+        /// Its nodes.
+        nodes: Vec<NodeId>,
+    },
+    /// A batch job now runs on these nodes (a start or an expansion).
+    NodesBusy {
+        /// The job.
+        job: JobId,
+        /// The nodes it took.
+        nodes: Vec<NodeId>,
+    },
+    /// A batch job gave these nodes back (an end, a preemption or a shrink).
+    NodesFreed {
+        /// The job.
+        job: JobId,
+        /// The nodes, idle in batch now.
+        nodes: Vec<NodeId>,
+    },
+}
+
+/// What the on-demand role asks the site to do, applied in order after the call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OnDemandCommand {
+    /// Take this batch-idle node out of batch into the on-demand reserve (a scavenged task
+    /// on it is evicted).
+    Reclaim(NodeId),
+    /// Give this reserve node back to batch.
+    Restore(NodeId),
+    /// Start the lease on these reserve nodes.
+    Grant {
+        /// The lease.
+        lease: LeaseId,
+        /// Exactly its node count, each in the reserve.
+        nodes: Vec<NodeId>,
+    },
+    /// Start the lease on batch-idle nodes taken now (unlent ones first, then lent ones,
+    /// whose tasks are evicted).
+    GrantIdle {
+        /// The lease.
+        lease: LeaseId,
+    },
+    /// Refuse the lease.
+    Reject {
+        /// The lease.
+        lease: LeaseId,
+    },
+    /// Queue the lease as a batch job; the site withdraws it if it has not started when its
+    /// window closes (the requester gives up).
+    QueueAsBatch {
+        /// The lease.
+        lease: LeaseId,
+    },
+    /// Preempt a running batch job (requeued under its submit time: a rigid job restarts, a
+    /// malleable one resumes where it stopped, paying its setup again).
+    Preempt {
+        /// The job.
+        job: JobId,
+    },
+    /// Shrink a running malleable batch job to `to` nodes.
+    Shrink {
+        /// The job.
+        job: JobId,
+        /// Its new size.
+        to: u32,
+    },
+}
+
+/// A policy of the on-demand role: any [`Policy`] with these types. Boxed for choice at run
+/// time as `Box<dyn OnDemandPolicy + Send>`.
+pub trait OnDemandPolicy:
+    Policy<
+        Observation = OnDemandObservation,
+        Command = OnDemandCommand,
+        View = SiteState,
+        Error = SiteError,
+    >
+{
+}
+
+impl<P> OnDemandPolicy for P where
+    P: Policy<
+            Observation = OnDemandObservation,
+            Command = OnDemandCommand,
+            View = SiteState,
+            Error = SiteError,
+        > + ?Sized
+{
+}
+
+/// No on-demand mechanism: every lease is queued as a batch job (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct QueueAsBatch;
+
+impl Policy for QueueAsBatch {
+    type Observation = OnDemandObservation;
+    type Command = OnDemandCommand;
+    type View = SiteState;
+    type Error = SiteError;
+
+    fn observe(
+        &mut self,
+        _: Time,
+        obs: &OnDemandObservation,
+        _: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        if let OnDemandObservation::Request(lease) = obs {
+            out.push(OnDemandCommand::QueueAsBatch { lease: lease.id });
+        }
+        Ok(())
+    }
+}
+
+/// Any policy of the Balancer's protocol in the on-demand role (see the [module docs](self)).
+/// Requests carry their lease's window as the caller's wait (`min(wait, W)`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BalancerRole<P> {
+    policy: P,
+    /// The resource managers' node list as the Balancer's protocol reports it.
+    nodes: Vec<RmNode>,
+    #[serde(skip)]
+    buf: Vec<BCommand>,
+}
+
+impl<P: BalancerPolicy> BalancerRole<P> {
+    /// Wraps `policy`.
+    pub fn new(policy: P) -> Self {
+        BalancerRole {
+            policy,
+            nodes: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// The wrapped policy.
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    fn set(&mut self, nodes: &[NodeId], state: RmNodeState) {
+        for n in nodes {
+            if let Some(node) = self.nodes.get_mut(n.index()) {
+                node.state = state;
+            }
+        }
+    }
+
+    /// Passes the Balancer's commands on, tracking the node list.
+    fn translate(&mut self, out: &mut Vec<OnDemandCommand>) {
+        for c in self.buf.drain(..) {
+            out.push(match c {
+                BCommand::Reclaim(n) => {
+                    if let Some(node) = self.nodes.get_mut(n.index()) {
+                        node.state = RmNodeState::OnDemandFree;
+                    }
+                    OnDemandCommand::Reclaim(n)
+                }
+                BCommand::Restore(n) => {
+                    if let Some(node) = self.nodes.get_mut(n.index()) {
+                        node.state = RmNodeState::BatchIdle;
+                    }
+                    OnDemandCommand::Restore(n)
+                }
+                BCommand::Grant { request, nodes } => {
+                    for n in &nodes {
+                        if let Some(node) = self.nodes.get_mut(n.index()) {
+                            node.state = RmNodeState::OnDemandAllocated;
+                        }
+                    }
+                    OnDemandCommand::Grant {
+                        lease: request,
+                        nodes,
+                    }
+                }
+                BCommand::Reject { request } => OnDemandCommand::Reject { lease: request },
+            });
+        }
+    }
+}
+
+impl<P> Policy for BalancerRole<P>
+where
+    P: BalancerPolicy,
+    SiteError: From<P::Error>,
+{
+    type Observation = OnDemandObservation;
+    type Command = OnDemandCommand;
+    type View = SiteState;
+    type Error = SiteError;
+
+    fn start(
+        &mut self,
+        now: Time,
+        view: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        self.nodes = view
+            .node_uses()
+            .iter()
+            .enumerate()
+            .map(|(i, u)| RmNode {
+                name: format!("n{i}"),
+                state: match u {
+                    NodeUse::Idle | NodeUse::Lent(_) => RmNodeState::BatchIdle,
+                    NodeUse::Batch(_) => RmNodeState::BatchBusy,
+                    NodeUse::Reserve => RmNodeState::OnDemandFree,
+                    NodeUse::OnDemand(_) => RmNodeState::OnDemandAllocated,
+                },
+            })
+            .collect();
+        self.policy.start(now, &self.nodes, &mut self.buf)?;
+        self.translate(out);
+        Ok(())
+    }
+
+    fn observe(
+        &mut self,
+        now: Time,
+        obs: &OnDemandObservation,
+        _: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        let b = match obs {
+            OnDemandObservation::Request(lease) => BObs::Request {
+                request: lease.id,
+                nodes: lease.nodes,
+                wait: lease.start_deadline().map(|d| d - lease.requested_at),
+            },
+            OnDemandObservation::Ended { nodes, .. } => {
+                self.set(nodes, RmNodeState::OnDemandFree);
+                BObs::Release {
+                    nodes: nodes.clone(),
+                }
+            }
+            OnDemandObservation::NodesBusy { nodes, .. } => {
+                self.set(nodes, RmNodeState::BatchBusy);
+                BObs::JobStarting {
+                    nodes: nodes.clone(),
+                }
+            }
+            OnDemandObservation::NodesFreed { nodes, .. } => {
+                self.set(nodes, RmNodeState::BatchIdle);
+                BObs::JobEnded {
+                    nodes: nodes.clone(),
+                }
+            }
+        };
+        self.policy.observe(now, &b, &self.nodes, &mut self.buf)?;
+        self.translate(out);
+        Ok(())
+    }
+
+    fn wake(
+        &mut self,
+        now: Time,
+        _: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        self.policy.wake(now, &self.nodes, &mut self.buf)?;
+        self.translate(out);
+        Ok(())
+    }
+
+    fn next_wake(&self) -> Option<Time> {
+        self.policy.next_wake()
+    }
+}
+
+/// Hybrid's on-arrival mechanism in the on-demand role (see the [module docs](self)).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HybridRole {
+    mechanism: Mechanism,
+    /// Leases waiting at the front, first come first served: (lease, nodes, deadline).
+    waiting: VecDeque<(LeaseId, u32, Time)>,
+}
+
+impl HybridRole {
+    /// The role running `mechanism` (PAA or SPAA).
+    pub fn new(mechanism: Mechanism) -> HybridRole {
+        HybridRole {
+            mechanism,
+            waiting: VecDeque::new(),
+        }
+    }
+
+    /// Tries to start the lease now; false if it must wait (nothing touched).
+    fn try_start(
+        &mut self,
+        now: Time,
+        lease: LeaseId,
+        nodes: u32,
+        view: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<bool, SiteError> {
+        let idle = u32::try_from(view.batch_idle_count()).unwrap_or(u32::MAX);
+        if idle >= nodes {
+            out.push(OnDemandCommand::GrantIdle { lease });
+            return Ok(true);
+        }
+        let running = view.running_views(now);
+        let actions = self.mechanism.decide(nodes, idle, &running)?;
+        if actions.contains(&ArrivalAction::WaitAtFront) {
+            return Ok(false);
+        }
+        for a in actions {
+            match a {
+                ArrivalAction::Preempt { job } => out.push(OnDemandCommand::Preempt { job }),
+                ArrivalAction::Shrink { job, to } => out.push(OnDemandCommand::Shrink { job, to }),
+                ArrivalAction::WaitAtFront => {}
+            }
+        }
+        out.push(OnDemandCommand::GrantIdle { lease });
+        Ok(true)
+    }
+
+    /// Serves the waiting leases in order while they can start; rejects those past their
+    /// window.
+    fn serve_waiting(
+        &mut self,
+        now: Time,
+        view: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        while let Some(&(lease, nodes, deadline)) = self.waiting.front() {
+            if now > deadline {
+                self.waiting.pop_front();
+                out.push(OnDemandCommand::Reject { lease });
+                continue;
+            }
+            // Waiting leases take idle nodes only: the mechanism ran at their arrival.
+            if view.batch_idle_count() >= nodes as usize {
+                self.waiting.pop_front();
+                out.push(OnDemandCommand::GrantIdle { lease });
+                // One start per call: the next sees the nodes this one took.
+                return Ok(());
+            }
+            break;
+        }
+        Ok(())
+    }
+}
+
+impl Policy for HybridRole {
+    type Observation = OnDemandObservation;
+    type Command = OnDemandCommand;
+    type View = SiteState;
+    type Error = SiteError;
+
+    fn observe(
+        &mut self,
+        now: Time,
+        obs: &OnDemandObservation,
+        view: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        match obs {
+            OnDemandObservation::Request(lease) => {
+                let deadline = lease.start_deadline().unwrap_or(Time::MAX);
+                if !self.waiting.is_empty()
+                    || !self.try_start(now, lease.id, lease.nodes, view, out)?
+                {
+                    self.waiting.push_back((lease.id, lease.nodes, deadline));
+                }
+            }
+            OnDemandObservation::Ended { nodes, .. } => {
+                // §III-B4: the lenders get the nodes back: they return to batch, where the
+                // site expands shrunk malleable jobs into idle nodes and preempted lenders,
+                // queued under their submit time, start as the batch policy allows.
+                out.extend(nodes.iter().map(|&n| OnDemandCommand::Restore(n)));
+            }
+            OnDemandObservation::NodesFreed { .. } => self.serve_waiting(now, view, out)?,
+            OnDemandObservation::NodesBusy { .. } => {}
+        }
+        Ok(())
+    }
+
+    fn wake(
+        &mut self,
+        now: Time,
+        view: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        self.serve_waiting(now, view, out)
+    }
+
+    fn next_wake(&self) -> Option<Time> {
+        self.waiting
+            .iter()
+            .map(|&(_, _, d)| d.saturating_add(Duration(1)))
+            .min()
+    }
+}

@@ -1,0 +1,425 @@
+//! Property tests of the site: one use per node, agreeing with the batch cluster, at every
+//! step; every job, lease and task accounted exactly once; the environment the same across
+//! configurations (and scavenging never moving batch or on-demand work); any combination of
+//! role policies runs, including policies defined here, as a downstream crate would.
+
+use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, NoScaling};
+use cosched_balancer::policy::{Balancer, BalancerConfig, Strategy as Reserve};
+use cosched_batch::{BatchCluster, BatchCommand, BatchError, BatchPolicy, Pass, SchedulingPass};
+use cosched_core::policy::Policy;
+use cosched_core::{
+    Duration, JobId, Lease, LeaseEnd, LeaseId, LeaseKind, MalleableJob, RigidJob, Time,
+};
+use cosched_hybrid::Mechanism;
+use cosched_hybrid::workload::HybridJob;
+use cosched_site::{
+    BalancerRole, Configuration, HtcPool, HybridRole, Inputs, OnDemandCommand, OnDemandObservation,
+    OnDemandPolicy, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand,
+    ScavengingPolicy, Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Sizer,
+    Task,
+};
+use proptest::prelude::*;
+
+/// A downstream batch policy: smallest job first, while they fit.
+struct SmallestFirst;
+
+impl Policy for SmallestFirst {
+    type Observation = SchedulingPass;
+    type Command = BatchCommand;
+    type View = BatchCluster;
+    type Error = BatchError;
+
+    fn observe(
+        &mut self,
+        now: Time,
+        _: &SchedulingPass,
+        view: &BatchCluster,
+        out: &mut Vec<BatchCommand>,
+    ) -> Result<(), BatchError> {
+        let mut pass = Pass::new(now, view, out);
+        let mut waiting = Vec::new();
+        let mut pos = 0;
+        while let Some(p) = pass.next_queued(pos) {
+            waiting.extend(pass.job(p).map(|q| (q.size(), p)));
+            pos = p + 1;
+        }
+        waiting.sort_unstable();
+        for (size, p) in waiting {
+            if size <= pass.free_units() {
+                let _ = pass.start(p);
+            }
+        }
+        pass.finish()
+    }
+}
+
+/// A downstream on-demand policy: grant from idle nodes at once, else refuse.
+struct IdleOrNothing;
+
+impl Policy for IdleOrNothing {
+    type Observation = OnDemandObservation;
+    type Command = OnDemandCommand;
+    type View = SiteState;
+    type Error = SiteError;
+
+    fn observe(
+        &mut self,
+        _: Time,
+        obs: &OnDemandObservation,
+        view: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        match obs {
+            OnDemandObservation::Request(l) if view.batch_idle_count() >= l.nodes as usize => {
+                out.push(OnDemandCommand::GrantIdle { lease: l.id })
+            }
+            OnDemandObservation::Request(l) => out.push(OnDemandCommand::Reject { lease: l.id }),
+            OnDemandObservation::Ended { nodes, .. } => {
+                out.extend(nodes.iter().map(|&n| OnDemandCommand::Restore(n)))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A downstream scavenging policy: lend half the lendable nodes while tasks wait, recall
+/// free ones otherwise, and give a lent node back by name now and then.
+struct LendHalf;
+
+impl Policy for LendHalf {
+    type Observation = PoolCycle;
+    type Command = ScavengingCommand;
+    type View = SiteState;
+    type Error = SiteError;
+
+    fn observe(
+        &mut self,
+        now: Time,
+        c: &PoolCycle,
+        view: &SiteState,
+        out: &mut Vec<ScavengingCommand>,
+    ) -> Result<(), SiteError> {
+        if c.queued > 0 {
+            out.push(ScavengingCommand::Lend {
+                count: c.lendable.div_ceil(2),
+            });
+        } else {
+            out.push(ScavengingCommand::Recall { count: c.lent_free });
+        }
+        if now.0 % 7 == 0
+            && let Some(i) = view
+                .node_uses()
+                .iter()
+                .position(|u| matches!(u, cosched_site::NodeUse::Lent(_)))
+        {
+            out.push(ScavengingCommand::RecallNode(cosched_core::NodeId(
+                i as u32,
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum BatchChoice {
+    Fcfs,
+    Easy,
+    Conservative,
+    Downstream,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum OnDemandChoice {
+    Queue,
+    Balancer { reserve: u32, window: i64 },
+    Paa,
+    Spaa,
+    Downstream,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ScavengingChoice {
+    None,
+    Harvest,
+    Cloud(f64),
+    Downstream,
+}
+
+fn roles(b: BatchChoice, o: OnDemandChoice, s: ScavengingChoice) -> Roles {
+    use cosched_batch::scenario as bs;
+    let batch: Box<dyn BatchPolicy + Send> = match b {
+        BatchChoice::Fcfs => Box::new(bs::fcfs()),
+        BatchChoice::Easy => Box::new(bs::easy()),
+        BatchChoice::Conservative => Box::new(bs::conservative()),
+        BatchChoice::Downstream => Box::new(SmallestFirst),
+    };
+    let on_demand: Box<dyn OnDemandPolicy + Send> = match o {
+        OnDemandChoice::Queue => Box::new(QueueAsBatch),
+        OnDemandChoice::Balancer { reserve, window } => Box::new(BalancerRole::new(Balancer::new(
+            BalancerConfig::new(Reserve::Basic {
+                static_reserve: reserve,
+            })
+            .with_window(Duration(window)),
+        ))),
+        OnDemandChoice::Paa => Box::new(HybridRole::new(Mechanism::paa())),
+        OnDemandChoice::Spaa => Box::new(HybridRole::new(Mechanism::spaa())),
+        OnDemandChoice::Downstream => Box::new(IdleOrNothing),
+    };
+    let scavenging: Option<Box<dyn ScavengingPolicy + Send>> = match s {
+        ScavengingChoice::None => None,
+        ScavengingChoice::Harvest => Some(Box::new(HtcPool::new(Sizer::HarvestAll, NoScaling))),
+        ScavengingChoice::Cloud(c) => {
+            let config = AlbatrossConfig {
+                stall_threshold: Duration(120),
+                ..AlbatrossConfig::paper(Capital::new(c).expect("capital in [0, 1]"))
+            };
+            Some(Box::new(HtcPool::new(
+                Sizer::HarvestAll,
+                Albatross::new(config, Time(0)).expect("albatross"),
+            )))
+        }
+        ScavengingChoice::Downstream => Some(Box::new(LendHalf)),
+    };
+    Roles {
+        batch,
+        on_demand,
+        scavenging,
+    }
+}
+
+fn batch_choice() -> impl Strategy<Value = BatchChoice> {
+    prop_oneof![
+        Just(BatchChoice::Fcfs),
+        Just(BatchChoice::Easy),
+        Just(BatchChoice::Conservative),
+        Just(BatchChoice::Downstream),
+    ]
+}
+
+fn on_demand_choice() -> impl Strategy<Value = OnDemandChoice> {
+    prop_oneof![
+        Just(OnDemandChoice::Queue),
+        (0u32..=2, 0i64..600)
+            .prop_map(|(reserve, window)| OnDemandChoice::Balancer { reserve, window }),
+        Just(OnDemandChoice::Paa),
+        Just(OnDemandChoice::Spaa),
+        Just(OnDemandChoice::Downstream),
+    ]
+}
+
+fn scavenging_choice() -> impl Strategy<Value = ScavengingChoice> {
+    prop_oneof![
+        Just(ScavengingChoice::None),
+        Just(ScavengingChoice::Harvest),
+        (0.0f64..=1.0).prop_map(ScavengingChoice::Cloud),
+        Just(ScavengingChoice::Downstream),
+    ]
+}
+
+/// A small random workload on `nodes` nodes (some jobs and leases too large for the site).
+fn workload(nodes: u32) -> impl Strategy<Value = SiteWorkload> {
+    let job = (
+        0i64..6_000,
+        1u32..=nodes + 2,
+        1i64..3_000,
+        0i64..2_000,
+        any::<bool>(),
+        0i64..120,
+    );
+    let lease = (0i64..6_000, 1u32..=nodes + 1, 0i64..600, 1i64..2_500);
+    let task = (0i64..6_000, 10i64..2_000, 0usize..3);
+    (
+        prop::collection::vec(job, 0..30),
+        prop::collection::vec(lease, 0..15),
+        prop::collection::vec(task, 0..40),
+    )
+        .prop_map(move |(jobs, leases, tasks)| {
+            let batch = jobs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (submit, size, run, extra, malleable, setup))| {
+                    let id = JobId(i as u64 * 3 + 1);
+                    if malleable && size >= 2 {
+                        let min = size.div_ceil(3);
+                        let setup = Duration(setup.min(run - 1).max(0));
+                        let work = Duration((run - setup.0).max(1) * i64::from(size));
+                        HybridJob::Malleable {
+                            job: MalleableJob::new(id, Time(submit), min, size, work, setup)
+                                .expect("valid malleable job"),
+                            estimate: Duration(run + extra),
+                        }
+                    } else {
+                        HybridJob::Rigid {
+                            job: RigidJob::new(
+                                id,
+                                Time(submit),
+                                size,
+                                Duration(run),
+                                Duration(run + extra),
+                            )
+                            .expect("valid rigid job"),
+                            setup: Duration(setup.min(run)),
+                        }
+                    }
+                })
+                .collect();
+            let mut leases: Vec<(i64, u32, i64, i64)> = leases;
+            leases.sort_unstable();
+            let leases = leases
+                .into_iter()
+                .enumerate()
+                .map(|(k, (at, n, w, d))| {
+                    Lease::new(
+                        LeaseId(k as u64),
+                        Time(at),
+                        n,
+                        LeaseKind::OnDemand {
+                            window: Duration(w),
+                        },
+                        LeaseEnd::Bounded(Duration(d)),
+                    )
+                    .expect("valid lease")
+                })
+                .collect();
+            let tasks = tasks
+                .into_iter()
+                .enumerate()
+                .map(|(i, (submit, work, ad))| Task {
+                    id: i as u64,
+                    bag: 0,
+                    submit: Time(submit),
+                    work: Duration(work),
+                    ad,
+                })
+                .collect();
+            SiteWorkload {
+                batch,
+                leases,
+                tasks,
+            }
+        })
+}
+
+/// Every job, lease and task counted exactly once.
+fn accounted(r: &SiteReport, w: &SiteWorkload) -> Result<(), TestCaseError> {
+    let l = &r.leases;
+    prop_assert_eq!(l.requested, w.leases.len());
+    prop_assert_eq!(
+        l.completed + l.running + l.rejected + l.waiting,
+        l.requested
+    );
+    prop_assert_eq!(r.batch_submitted, w.batch.len());
+    prop_assert_eq!(
+        r.batch_completed + r.batch_rejected + r.batch_running + r.batch_queued,
+        r.batch_submitted
+    );
+    prop_assert_eq!(r.scavenged_submitted, w.tasks.len());
+    prop_assert_eq!(
+        r.scavenged_completed + r.scavenged_running + r.scavenged_queued,
+        r.scavenged_submitted
+    );
+    let hours: f64 = r.node_hours.iter().sum();
+    let expected = f64::from(r.nodes) * r.end_s as f64 / 3600.0;
+    prop_assert!(
+        (hours - expected).abs() < 1e-6,
+        "{hours} node-hours, expected {expected}"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any combination of role policies (built-in or downstream) runs; at every step each
+    /// node has one use that the batch cluster agrees with; at the end every job, lease and
+    /// task is completed, rejected, running or waiting, exactly once.
+    #[test]
+    fn any_roles_keep_one_use_per_node_and_account_everything(
+        (nodes, w) in (2u32..16).prop_flat_map(|n| (Just(n), workload(n))),
+        b in batch_choice(),
+        o in on_demand_choice(),
+        s in scavenging_choice(),
+        step in 100i64..1_500,
+    ) {
+        let end = Time(9_000);
+        let mut site = Site::new(SiteConfig::new(nodes, end), roles(b, o, s), w.clone())
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut t = Time(0);
+        while t < end {
+            t = Time((t.0 + step).min(end.0));
+            site.run_until(t).map_err(|e| TestCaseError::fail(format!("{b:?} {o:?} {s:?}: {e}")))?;
+            site.check().map_err(|e| TestCaseError::fail(format!("{b:?} {o:?} {s:?} at {t:?}: {e}")))?;
+        }
+        accounted(&site.report(), &w)?;
+    }
+
+    /// Same input and seed, same report; stepping changes nothing.
+    #[test]
+    fn runs_are_deterministic_and_stepping_changes_nothing(
+        (nodes, w) in (2u32..12).prop_flat_map(|n| (Just(n), workload(n))),
+        b in batch_choice(),
+        o in on_demand_choice(),
+        s in scavenging_choice(),
+    ) {
+        let end = Time(9_000);
+        let run = || Site::new(SiteConfig::new(nodes, end), roles(b, o, s), w.clone())
+            .and_then(Site::run);
+        let once = run().map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&once, &run().map_err(|e| TestCaseError::fail(e.to_string()))?);
+        let mut stepped = Site::new(SiteConfig::new(nodes, end), roles(b, o, s), w.clone())
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for t in (0..=9_000).step_by(1_234).chain([9_000]) {
+            stepped.run_until(Time(t)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        }
+        prop_assert_eq!(&once, &stepped.report());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// The environment (arrivals, sizes, tasks) of a seed is the same for every
+    /// configuration, and scavenging never moves batch or on-demand work: each configuration
+    /// with scavenging serves batch and leases exactly as the same one without it.
+    #[test]
+    fn the_environment_is_shared_and_scavenging_moves_no_owner_work(seed in 0u64..1_000) {
+        let span = Duration::from_hours(30);
+        let inputs = Inputs::generated(24, span, Duration::from_mins(5), seed)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let w = inputs.workload(seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let again = inputs.workload(seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&w.batch, &again.batch);
+        prop_assert_eq!(&w.leases, &again.leases);
+        prop_assert_eq!(&w.tasks, &again.tasks);
+        let end = Time(0).saturating_add(span);
+        let mut reports = Vec::new();
+        for c in Configuration::ALL {
+            let roles = c.roles(&RoleParams::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let r = Site::new(SiteConfig::new(24, end), roles, w.clone())
+                .and_then(Site::run)
+                .map_err(|e| TestCaseError::fail(format!("{c}: {e}")))?;
+            reports.push((c, r));
+        }
+        let get = |c: Configuration| reports.iter().find(|(x, _)| *x == c).map(|(_, r)| r.clone());
+        for (_, r) in &reports {
+            prop_assert_eq!(r.batch_submitted, reports[0].1.batch_submitted);
+            prop_assert_eq!(r.leases.requested, reports[0].1.leases.requested);
+            prop_assert_eq!(r.scavenged_submitted, reports[0].1.scavenged_submitted);
+        }
+        for (without, with) in [
+            (Configuration::Batch, Configuration::Scavenging),
+            (Configuration::Batch, Configuration::Cloud),
+            (Configuration::Hybrid, Configuration::All),
+            (Configuration::Balancer, Configuration::AllBalancer),
+        ] {
+            let (a, b) = (get(without).expect("ran"), get(with).expect("ran"));
+            prop_assert_eq!(a.batch_mean_wait_s, b.batch_mean_wait_s, "{} vs {}", without, with);
+            prop_assert_eq!(a.batch_mean_bounded_slowdown, b.batch_mean_bounded_slowdown);
+            prop_assert_eq!(a.malleable_mean_turnaround_s, b.malleable_mean_turnaround_s);
+            prop_assert_eq!(a.leases, b.leases);
+            prop_assert_eq!(a.on_demand_mean_wait_s, b.on_demand_mean_wait_s);
+            prop_assert_eq!(a.revocations.rigid_preemptions, b.revocations.rigid_preemptions);
+        }
+    }
+}
