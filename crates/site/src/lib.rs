@@ -82,6 +82,7 @@
 //! ```
 
 mod error;
+pub mod grid;
 mod nodes;
 pub mod on_demand;
 pub mod report;
@@ -98,5 +99,5 @@ pub use on_demand::{
 pub use report::{LeaseCounts, Revocations, SiteReport};
 pub use scavenging::{HtcPool, PoolCycle, ScavengingCommand, ScavengingPolicy, Sizer};
 pub use scenario::{Configuration, Inputs, RoleParams};
-pub use site::{MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
+pub use site::{BatchStart, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
 pub use workload::{BagOfTasks, SiteWorkload, Task};

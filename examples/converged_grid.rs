@@ -1,0 +1,237 @@
+//! A grid of converged sites (`cosched_site::grid`) under Murali & Vadhiyar's electricity-price
+//! aware metascheduler (`cosched-metasched`): K = 3 XSEDE systems (Blacklight, Darter, Gordon:
+//! three price regions), each running batch, on-demand and scavenged work under one site
+//! configuration (`all` by default: EASY, hybrid's SPAA, the scavenging pool bursting to the
+//! cloud), while the metascheduler places the batch jobs among them every 60 s cycle by BS
+//! (every job at its submission site), INST, TWOPRICE or MCMF — metasched's own policies,
+//! built by its `Scenario::policy` with the paper's XSEDE defaults (`w_t` 0.25, `MaxQ` 2, the
+//! learned wait predictor, day-ahead prices with the seasonal ARIMA forecast).
+//!
+//! Inputs: metasched's vendored XSEDE site table, June 2014 day-ahead prices and 4,100-job
+//! grid trace (§4.3.1), the jobs submitted at the three sites, at 16 cores per node (ours),
+//! typed rigid/malleable by hybrid's project typing; per site the Balancer's diurnal
+//! one-node leases (load 0.1, ours) and the site crate's bag-of-tasks generator (ours). Seeds
+//! vary the typing, the leases and the tasks; every strategy of a seed sees the same
+//! environment.
+//!
+//! These are **our findings, not paper claims**: each is a paired difference against BS (same
+//! seed), with its spread.
+
+use clap::Parser;
+use cosched_core::Duration;
+use cosched_examples::{
+    Cell, CommonArgs, Replicates, Sweep, Table, paired_verdict, parse_seed_count,
+};
+use cosched_metasched::scenario::{Scenario, Strategy};
+use cosched_site::grid::{DEFAULT_SITES, GridInputs, GridReport};
+use cosched_site::{Configuration, RoleParams, SiteReport};
+use std::process::ExitCode;
+
+const NAME: &str = "converged_grid";
+
+/// K = 3 converged sites under the MCMF metascheduler and its baselines: per site and in
+/// total, on-demand service, batch wait and slowdown, malleable turnaround, scavenged work,
+/// useful utilisation, cloud and electricity cost, with seed-to-seed spreads.
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// The role configuration of every site.
+    #[arg(long, default_value = "all")]
+    configuration: Configuration,
+    /// Cores per node (sites and jobs are sized in cores by the XSEDE table and trace).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    cores_per_node: u32,
+    /// Days simulated [default: 6 (the trace spans 6.6), quick: 1].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=29))]
+    days: Option<u32>,
+    /// A lease's window W, minutes.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=10_080))]
+    window_min: u32,
+    /// Seeds (paired replicates) [default: 5, quick: 3].
+    #[arg(long, value_name = "N", value_parser = parse_seed_count)]
+    seeds: Option<u64>,
+}
+
+fn main() -> ExitCode {
+    cosched_examples::main_with(run)
+}
+
+/// The CSV's columns: the strategy and site, `converged_site`'s metrics, then ours.
+const COLUMNS: [&str; 17] = [
+    "strategy",
+    "site",
+    "on_demand_served_pct",
+    "on_demand_mean_wait_s",
+    "batch_mean_wait_s",
+    "batch_mean_bounded_slowdown",
+    "malleable_mean_turnaround_s",
+    "scavenged_completed",
+    "scavenged_evicted",
+    "useful_utilization_pct",
+    "cloud_cost_usd",
+    "electricity_cost_usd",
+    "batch_completed",
+    "placed",
+    "placed_away_pct",
+    "energy_kwh",
+    "goodput_node_h",
+];
+
+/// One row's numbers: a site report, the grid jobs' electricity cost, the jobs placed there
+/// and of them those submitted elsewhere.
+fn metrics(r: &SiteReport, electricity: f64, placed: usize, home: usize) -> [f64; 15] {
+    [
+        r.on_demand_served_pct,
+        r.on_demand_mean_wait_s,
+        r.batch_mean_wait_s,
+        r.batch_mean_bounded_slowdown,
+        r.malleable_mean_turnaround_s,
+        r.scavenged_completed as f64,
+        r.scavenged_evicted as f64,
+        r.useful_utilization_pct,
+        r.cloud_cost_usd,
+        electricity,
+        r.batch_completed as f64,
+        placed as f64,
+        if placed == 0 {
+            0.0
+        } else {
+            100.0 * (placed - home) as f64 / placed as f64
+        },
+        r.energy_kwh,
+        r.goodput_node_h,
+    ]
+}
+
+/// Site `k`'s row of a run, or the total (`None`).
+fn row(g: &GridReport, k: Option<usize>) -> [f64; 15] {
+    match k.and_then(|k| g.sites.get(k)) {
+        Some(s) => metrics(&s.report, s.electricity_cost_usd, s.placed, s.placed_home),
+        None => metrics(
+            &g.total(),
+            g.electricity_cost_usd(),
+            g.placed(),
+            g.sites.iter().map(|s| s.placed_home).sum(),
+        ),
+    }
+}
+
+/// Decimals shown per metric.
+const DECIMALS: [usize; 15] = [2, 1, 0, 2, 0, 0, 0, 2, 2, 2, 0, 0, 1, 0, 1];
+
+/// The findings on the total row: (metric index, label).
+const FINDINGS: [(usize, &str); 7] = [
+    (2, "batch mean wait (s)"),
+    (3, "batch mean bounded slowdown"),
+    (9, "electricity cost of grid jobs ($)"),
+    (10, "batch jobs completed"),
+    (0, "on-demand served (pp)"),
+    (5, "scavenged tasks completed"),
+    (7, "useful utilisation (pp)"),
+];
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let quick = cli.common.quick;
+    let mut out = cli.common.output(NAME)?;
+    let days = cli.days.unwrap_or(if quick { 1 } else { 6 });
+    let span = Duration::from_hours(24 * i64::from(days));
+    let window = Duration::from_mins(i64::from(cli.window_min));
+    let inputs = GridInputs::xsede(&DEFAULT_SITES, cli.cores_per_node, span, window)?;
+    let seeds = cli
+        .common
+        .seeds(cli.seeds.unwrap_or(if quick { 3 } else { 5 }))?;
+    let params = RoleParams {
+        window,
+        ..RoleParams::default()
+    };
+    // metasched's strategies over the grid's sites, with its XSEDE defaults.
+    let scenario = Scenario::new(inputs.specs.clone(), Vec::new(), 0, Duration(60));
+    let configuration = cli.configuration;
+    let results = Sweep::new(NAME, Strategy::ALL.to_vec()).run_replicated(&seeds, |s, seed| {
+        let mut policy = scenario
+            .policy(&scenario.config(*s, seed))
+            .map_err(|e| e.to_string())?;
+        inputs
+            .grid(configuration, &params, seed)
+            .and_then(|g| g.run(&mut policy))
+            .map_err(|e| format!("{}, seed {seed}: {e}", s.name()))
+    })?;
+
+    let sites = inputs.specs.len();
+    let names: Vec<String> = inputs.specs.iter().map(|s| s.name().to_string()).collect();
+    let jobs = results
+        .first()
+        .and_then(|(_, r)| r.runs().first())
+        .map_or(0, |g| g.submitted);
+    let nodes: Vec<String> = (0..sites)
+        .map(|k| format!("{} {} nodes", names[k], inputs.nodes(k)))
+        .collect();
+    let mut table =
+        Table::new(NAME, "Converged grid: strategies by site", COLUMNS).with_notes(format!(
+            "Our findings, not paper claims. {}; {days} days; every site `{configuration}`; \
+             {jobs} grid batch jobs (first seed) from the vendored XSEDE trace at \
+             {} cores per node, typed rigid/malleable; metasched's policies with w_t 0.25, \
+             MaxQ 2, 60 s cycles. `total`: the sites together (means weighted by what they \
+             average). Means over {seeds}.",
+            nodes.join(", "),
+            cli.cores_per_node,
+        ));
+    for (s, reps) in &results {
+        for k in (0..sites).map(Some).chain([None]) {
+            let mut cells = vec![
+                Cell::Text(s.name().to_string()),
+                Cell::Text(k.map_or("total".to_string(), |k| names[k].clone())),
+            ];
+            for (i, d) in DECIMALS.iter().enumerate() {
+                cells.push(Cell::fixed(reps.mean(|g| row(g, k)[i]), *d));
+            }
+            table.row(cells);
+        }
+    }
+    out.write_table(&table)?;
+    out.write_table(&findings(&results, seeds.count()))?;
+    Ok(())
+}
+
+/// Each strategy against BS on the total row, paired by seed.
+fn findings(results: &[(Strategy, Replicates<GridReport>)], seeds: u64) -> Table {
+    let mut table = Table::new(
+        format!("{NAME}_findings"),
+        "Our findings: each strategy minus BS over the grid, paired by seed",
+        [
+            "strategy",
+            "metric",
+            "mean difference",
+            "sd",
+            "95 % CI half-width",
+            "finding",
+        ],
+    )
+    .with_notes(format!(
+        "Differences (strategy − BS) of the same seed, over {seeds} seeds. Rule: a difference \
+         is significant when the 95 % Student-t interval of the paired differences excludes \
+         0; otherwise \"no significant difference\" (one seed: not assessed)."
+    ));
+    let Some((_, base)) = results.iter().find(|(s, _)| *s == Strategy::Bs) else {
+        return table;
+    };
+    for (s, reps) in results.iter().filter(|(s, _)| *s != Strategy::Bs) {
+        for (i, label) in FINDINGS {
+            let Some(d) = reps.paired_difference(base, |g| row(g, None)[i]) else {
+                continue;
+            };
+            let n = DECIMALS[i];
+            let na = || Cell::Text("n/a".into());
+            table.row([
+                Cell::Text(s.name().to_string()),
+                Cell::Text(label.to_string()),
+                Cell::fixed(d.mean, n),
+                d.sd.map_or_else(na, |x| Cell::fixed(x, n)),
+                d.ci95_half_width.map_or_else(na, |x| Cell::fixed(x, n)),
+                Cell::Text(paired_verdict(&d).to_string()),
+            ]);
+        }
+    }
+    table
+}
