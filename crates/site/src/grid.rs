@@ -31,7 +31,7 @@
 //! use cosched_site::grid::{Grid, GridConfig, GridSite, GridSubmission};
 //! use cosched_site::{Configuration, RoleParams, Site, SiteConfig, SiteWorkload};
 //!
-//! // A downstream policy: every job to the site whose batch queue is shortest now.
+//! // A downstream policy: every job to the site with the fewest cores busy or queued now.
 //! struct ShortestQueue;
 //! impl Policy for ShortestQueue {
 //!     type Observation = GridObservation;
@@ -42,9 +42,11 @@
 //!                out: &mut Vec<GridCommand>) -> Result<(), Self::Error> {
 //!         if let GridObservation::Cycle { jobs } = obs {
 //!             for job in jobs {
-//!                 let queued = |k: usize| view.site_features(k).map_or(0.0, |f| f.queued_cores);
+//!                 let load = |k: usize| {
+//!                     view.site_features(k).map_or(0.0, |f| f.busy_cores + f.queued_cores)
+//!                 };
 //!                 let site = (0..view.site_count())
-//!                     .min_by(|&a, &b| queued(a).total_cmp(&queued(b)))
+//!                     .min_by(|&a, &b| load(a).total_cmp(&load(b)))
 //!                     .unwrap_or(job.submission_site);
 //!                 out.push(GridCommand::Place { job: job.id, site, predicted_wait: None });
 //!             }
@@ -64,9 +66,10 @@
 //!     let site = Site::new(SiteConfig::new(4, end), roles, SiteWorkload::default())?;
 //!     Ok(GridSite { spec, site })
 //! };
-//! // Eight 2-hour jobs of 4 nodes (64 cores at 16 per node), all submitted at site 0.
+//! // Eight 2-hour jobs of 4 nodes (64 cores at 16 per node), submitted at site 0 every 2 min.
 //! let jobs = (0..8).map(|i| {
-//!     let job = RigidJob::new(JobId(i), Time(0), 4, Duration::from_hours(2), Duration::from_hours(2))?;
+//!     let job = RigidJob::new(JobId(i), Time(120 * i as i64), 4, Duration::from_hours(2),
+//!                             Duration::from_hours(2))?;
 //!     Ok(GridSubmission { home: 0, job: HybridJob::Rigid { job, setup: Duration::ZERO } })
 //! }).collect::<Result<Vec<_>, cosched_core::ParamError>>()?;
 //! let grid = Grid::new(vec![site("a", 30.0)?, site("b", 50.0)?], jobs, GridConfig::new(16))?;
@@ -419,6 +422,21 @@ impl Grid {
             config,
             end,
         })
+    }
+
+    /// The sites as the metascheduler knows them, in grid order.
+    pub fn specs(&self) -> &[SiteSpec] {
+        &self.specs
+    }
+
+    /// The batch jobs, in arrival order.
+    pub fn submissions(&self) -> &[GridSubmission] {
+        &self.arrivals
+    }
+
+    /// The sites, in grid order.
+    pub fn sites(&self) -> &[GridSite] {
+        &self.sites
     }
 
     /// The job as the metascheduler sees it.
