@@ -19,6 +19,7 @@
 
 use clap::Parser;
 use cosched_core::Duration;
+use cosched_examples::converged::{SITE_DECIMALS, SITE_METRICS, site_metrics};
 use cosched_examples::{
     Cell, CommonArgs, Replicates, Sweep, Table, paired_verdict, parse_seed_count,
 };
@@ -57,19 +58,8 @@ fn main() -> ExitCode {
     cosched_examples::main_with(run)
 }
 
-/// The CSV's columns: the strategy and site, `converged_site`'s metrics, then ours.
-const COLUMNS: [&str; 18] = [
-    "strategy",
-    "site",
-    "on_demand_served_pct",
-    "on_demand_mean_wait_s",
-    "batch_mean_wait_s",
-    "batch_mean_bounded_slowdown",
-    "malleable_mean_turnaround_s",
-    "scavenged_completed",
-    "scavenged_evicted",
-    "useful_utilization_pct",
-    "cloud_cost_usd",
+/// Our columns after `converged_site`'s metrics ([`SITE_METRICS`]).
+const EXTRAS: [&str; 7] = [
     "electricity_cost_usd",
     "batch_completed",
     "placed",
@@ -79,26 +69,20 @@ const COLUMNS: [&str; 18] = [
     "electricity_usd_per_completed_job",
 ];
 
+/// How many numbers a row has.
+const METRICS: usize = SITE_METRICS.len() + EXTRAS.len();
+
 /// One row's numbers: a site report, the grid jobs' electricity cost, the jobs placed there
 /// and of them those submitted elsewhere.
-fn metrics(r: &SiteReport, electricity: f64, placed: usize, home: usize) -> [f64; 16] {
-    [
-        r.on_demand_served_pct,
-        r.on_demand_mean_wait_s,
-        r.batch_mean_wait_s,
-        r.batch_mean_bounded_slowdown,
-        r.malleable_mean_turnaround_s,
-        r.scavenged_completed as f64,
-        r.scavenged_evicted as f64,
-        r.useful_utilization_pct,
-        r.cloud_cost_usd,
+fn metrics(r: &SiteReport, electricity: f64, placed: usize, home: usize) -> [f64; METRICS] {
+    let extras = [
         electricity,
         r.batch_completed as f64,
         placed as f64,
         if placed == 0 {
             0.0
         } else {
-            100.0 * (placed - home) as f64 / placed as f64
+            100.0 * placed.saturating_sub(home) as f64 / placed as f64
         },
         r.energy_kwh,
         r.goodput_node_h,
@@ -107,11 +91,19 @@ fn metrics(r: &SiteReport, electricity: f64, placed: usize, home: usize) -> [f64
         } else {
             electricity / r.batch_completed as f64
         },
-    ]
+    ];
+    let mut all = [0.0; METRICS];
+    for (a, v) in all
+        .iter_mut()
+        .zip(site_metrics(r).into_iter().chain(extras))
+    {
+        *a = v;
+    }
+    all
 }
 
 /// Site `k`'s row of a run, or the total (`None`).
-fn row(g: &GridReport, k: Option<usize>) -> [f64; 16] {
+fn row(g: &GridReport, k: Option<usize>) -> [f64; METRICS] {
     match k.and_then(|k| g.sites.get(k)) {
         Some(s) => metrics(&s.report, s.electricity_cost_usd, s.placed, s.placed_home),
         None => metrics(
@@ -123,8 +115,18 @@ fn row(g: &GridReport, k: Option<usize>) -> [f64; 16] {
     }
 }
 
-/// Decimals shown per metric.
-const DECIMALS: [usize; 16] = [2, 1, 0, 2, 0, 0, 0, 2, 2, 2, 0, 0, 1, 0, 1, 3];
+/// Decimals shown per extra column.
+const EXTRA_DECIMALS: [usize; 7] = [2, 0, 0, 1, 0, 1, 3];
+
+/// Decimals shown for metric `i`.
+fn decimals(i: usize) -> usize {
+    SITE_DECIMALS
+        .iter()
+        .chain(&EXTRA_DECIMALS)
+        .nth(i)
+        .copied()
+        .unwrap_or(2)
+}
 
 /// The findings on the total row: (metric index, label).
 const FINDINGS: [(usize, &str); 8] = [
@@ -174,8 +176,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let nodes: Vec<String> = (0..sites)
         .map(|k| format!("{} {} nodes", names[k], inputs.nodes(k)))
         .collect();
+    let columns = ["strategy", "site"]
+        .into_iter()
+        .chain(SITE_METRICS)
+        .chain(EXTRAS);
     let mut table =
-        Table::new(NAME, "Converged grid: strategies by site", COLUMNS).with_notes(format!(
+        Table::new(NAME, "Converged grid: strategies by site", columns).with_notes(format!(
             "Our findings, not paper claims. {}; {days} days; every site `{configuration}`; \
              {jobs} grid batch jobs (first seed) from the vendored XSEDE trace at \
              {} cores per node, typed rigid/malleable; metasched's policies with w_t 0.25, \
@@ -190,8 +196,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 Cell::Text(s.name().to_string()),
                 Cell::Text(k.map_or("total".to_string(), |k| names[k].clone())),
             ];
-            for (i, d) in DECIMALS.iter().enumerate() {
-                cells.push(Cell::fixed(reps.mean(|g| row(g, k)[i]), *d));
+            for i in 0..METRICS {
+                cells.push(Cell::fixed(reps.mean(|g| row(g, k)[i]), decimals(i)));
             }
             table.row(cells);
         }
@@ -230,7 +236,7 @@ fn findings(results: &[(Strategy, Replicates<GridReport>)], seeds: u64) -> Table
             let Some(d) = reps.paired_difference(base, |g| row(g, None)[i]) else {
                 continue;
             };
-            let n = DECIMALS[i];
+            let n = decimals(i);
             let na = || Cell::Text("n/a".into());
             table.row([
                 Cell::Text(s.name().to_string()),

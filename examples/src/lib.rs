@@ -106,6 +106,7 @@ pub mod albatross;
 mod args;
 pub mod balancer;
 pub mod claims;
+pub mod converged;
 pub mod custom;
 mod error;
 pub mod hybrid;
