@@ -214,6 +214,15 @@ impl<R> Replicates<R> {
 
 /// The verdict on a paired difference: significant when the 95 % Student-t interval of the
 /// differences excludes 0, else "no significant difference" (one pair: not assessed).
+///
+/// ```
+/// use cosched_examples::{Replicates, paired_verdict};
+///
+/// let base = Replicates::new(vec![10.0, 12.0, 11.0]);
+/// let new = Replicates::new(vec![7.0, 9.5, 8.0]);
+/// let d = new.paired_difference(&base, |&x| x).unwrap();
+/// assert_eq!(paired_verdict(&d), "significantly lower");
+/// ```
 pub fn paired_verdict(difference: &Spread) -> &'static str {
     match difference.ci95_half_width {
         None => "not assessed (one seed)",
