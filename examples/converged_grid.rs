@@ -1,6 +1,6 @@
 //! A grid of converged sites (`cosched_site::grid`) under Murali & Vadhiyar's electricity-price
-//! aware metascheduler (`cosched-metasched`): K = 3 XSEDE systems (Blacklight, Darter, Gordon:
-//! three price regions), each running batch, on-demand and scavenged work under one site
+//! aware metascheduler (`cosched-metasched`): K = 3 XSEDE systems (by default Blacklight,
+//! Darter and Gordon, three price regions; `--sites` chooses others), each running batch, on-demand and scavenged work under one site
 //! configuration (`all` by default: EASY, hybrid's SPAA, the scavenging pool bursting to the
 //! cloud), while the metascheduler places the batch jobs among them every 60 s cycle by BS
 //! (every job at its submission site), INST, TWOPRICE or MCMF — metasched's own policies,
@@ -37,6 +37,10 @@ const NAME: &str = "converged_grid";
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
+    /// The grid's sites, by XSEDE system name (Blacklight, Darter, Gordon, Trestles, Mason,
+    /// Lonestar, Queenbee, Steele).
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_SITES.map(String::from))]
+    sites: Vec<String>,
     /// The role configuration of every site.
     #[arg(long, default_value = "all")]
     configuration: Configuration,
@@ -146,7 +150,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let days = cli.days.unwrap_or(if quick { 1 } else { 6 });
     let span = Duration::from_hours(24 * i64::from(days));
     let window = Duration::from_mins(i64::from(cli.window_min));
-    let inputs = GridInputs::xsede(&DEFAULT_SITES, cli.cores_per_node, span, window)?;
+    let names: Vec<&str> = cli.sites.iter().map(String::as_str).collect();
+    let inputs = GridInputs::xsede(&names, cli.cores_per_node, span, window)?;
     let seeds = cli
         .common
         .seeds(cli.seeds.unwrap_or(if quick { 3 } else { 5 }))?;
