@@ -21,7 +21,7 @@ use clap::Parser;
 use cosched_core::Duration;
 use cosched_examples::converged::{SITE_DECIMALS, SITE_METRICS, site_metrics};
 use cosched_examples::{
-    Cell, CommonArgs, Replicates, Sweep, Table, paired_verdict, parse_seed_count,
+    Cell, CommonArgs, LinePlot, Replicates, Sweep, Table, paired_verdict, parse_seed_count,
 };
 use cosched_metasched::scenario::{Scenario, Strategy};
 use cosched_site::grid::{DEFAULT_SITES, GridInputs, GridReport};
@@ -209,6 +209,23 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     }
     out.write_table(&table)?;
     out.write_table(&findings(&results, seeds.count()))?;
+
+    // The trade-off the metascheduler weighs (w_t): the grid's batch wait against the
+    // electricity per completed job, one point per strategy (means over the seeds).
+    let mut plot = LinePlot::new(
+        "tradeoff_wait_electricity",
+        "Grid batch wait against electricity per completed job",
+    )
+    .x_label("batch mean wait (s)")
+    .y_label("electricity per completed grid job ($)");
+    for (s, reps) in &results {
+        let point = (
+            reps.mean(|g| row(g, None)[2]),
+            reps.mean(|g| row(g, None)[METRICS - 1]),
+        );
+        plot = plot.series(s.name(), [point]);
+    }
+    out.write_plot(&plot)?;
     Ok(())
 }
 
