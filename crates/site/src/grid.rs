@@ -84,7 +84,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cosched_balancer::workload::DiurnalLeases;
 use cosched_core::policy::Policy;
-use cosched_core::{Duration, JobClass, JobId, ParamError, RigidJob, SeedStreams, Time};
+use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, Time};
 use cosched_hybrid::workload::HybridJob;
 use cosched_metasched::policy::{GridCommand, GridJob, GridObservation, GridView, scaled_estimate};
 use cosched_metasched::site::{Site as SiteSpec, try_energy_cost_usd};
@@ -657,9 +657,6 @@ impl Grid {
                 let (Some(start), Some(end)) = (r.start, r.end) else {
                     continue;
                 };
-                if r.class == JobClass::OnDemand {
-                    continue;
-                }
                 let run = end.checked_since(start).unwrap_or(Duration::ZERO);
                 let power = spec.power_watts(r.size.saturating_mul(cpn));
                 electricity_cost_usd +=

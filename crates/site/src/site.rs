@@ -1574,8 +1574,8 @@ impl Site {
         self.config.end
     }
 
-    /// The batch jobs ended or refused so far (leases queued as batch jobs included, class
-    /// `OnDemand`), in order of their end.
+    /// The batch jobs ended or refused so far, in order of their end (leases queued as batch
+    /// jobs are counted as leases, not here).
     pub fn batch_records(&self) -> &[JobRecord] {
         &self.records
     }

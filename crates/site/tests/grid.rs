@@ -132,7 +132,7 @@ proptest! {
         hours in 2i64..10,
         cpn in prop_oneof![Just(128u32), Just(256)],
         which in which(),
-        c in prop_oneof![Just(Configuration::Hybrid), Just(Configuration::All)],
+        c in proptest::sample::select(Configuration::ALL.to_vec()),
     ) {
         let inputs = GridInputs::xsede(&DEFAULT_SITES, cpn, Duration::from_hours(hours),
                                        Duration::from_mins(5)).unwrap();
