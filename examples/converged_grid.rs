@@ -19,10 +19,10 @@
 
 use clap::Parser;
 use cosched_core::Duration;
-use cosched_examples::converged::{SITE_DECIMALS, SITE_METRICS, site_metrics};
-use cosched_examples::{
-    Cell, CommonArgs, LinePlot, Replicates, Sweep, Table, paired_verdict, parse_seed_count,
+use cosched_examples::converged::{
+    Finding, SITE_DECIMALS, SITE_METRICS, findings_table, site_metrics,
 };
+use cosched_examples::{Cell, CommonArgs, LinePlot, Replicates, Sweep, Table, parse_seed_count};
 use cosched_metasched::scenario::{Scenario, Strategy};
 use cosched_site::grid::{DEFAULT_SITES, GridInputs, GridReport};
 use cosched_site::{Configuration, RoleParams, SiteReport};
@@ -231,44 +231,31 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
 
 /// Each strategy against BS on the total row, paired by seed.
 fn findings(results: &[(Strategy, Replicates<GridReport>)], seeds: u64) -> Table {
-    let mut table = Table::new(
+    let base = results
+        .iter()
+        .find(|(s, _)| *s == Strategy::Bs)
+        .map(|(_, r)| r);
+    let rows = results
+        .iter()
+        .filter(|(s, _)| *s != Strategy::Bs)
+        .flat_map(|(s, reps)| {
+            FINDINGS.iter().filter_map(move |&(i, metric)| {
+                Some(Finding {
+                    mechanism: s.name(),
+                    metric,
+                    difference: reps.paired_difference(base?, |g| row(g, None)[i])?,
+                    decimals: decimals(i),
+                })
+            })
+        });
+    findings_table(
         format!("{NAME}_findings"),
         "Our findings: each strategy minus BS over the grid, paired by seed",
-        [
-            "strategy",
-            "metric",
-            "mean difference",
-            "sd",
-            "95 % CI half-width",
-            "finding",
-        ],
+        "strategy",
+        "BS",
+        seeds,
+        " The electricity cost counts the completed grid jobs only: compare it with the jobs \
+         completed, or per job.",
+        rows,
     )
-    .with_notes(format!(
-        "Differences (strategy − BS) of the same seed, over {seeds} seeds. Rule: a difference \
-         is significant when the 95 % Student-t interval of the paired differences excludes \
-         0; otherwise \"no significant difference\" (one seed: not assessed). The electricity \
-         cost counts the completed grid jobs only: compare it with the jobs completed, or per \
-         job."
-    ));
-    let Some((_, base)) = results.iter().find(|(s, _)| *s == Strategy::Bs) else {
-        return table;
-    };
-    for (s, reps) in results.iter().filter(|(s, _)| *s != Strategy::Bs) {
-        for (i, label) in FINDINGS {
-            let Some(d) = reps.paired_difference(base, |g| row(g, None)[i]) else {
-                continue;
-            };
-            let n = decimals(i);
-            let na = || Cell::Text("n/a".into());
-            table.row([
-                Cell::Text(s.name().to_string()),
-                Cell::Text(label.to_string()),
-                Cell::fixed(d.mean, n),
-                d.sd.map_or_else(na, |x| Cell::fixed(x, n)),
-                d.ci95_half_width.map_or_else(na, |x| Cell::fixed(x, n)),
-                Cell::Text(paired_verdict(&d).to_string()),
-            ]);
-        }
-    }
-    table
 }

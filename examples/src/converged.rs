@@ -46,3 +46,61 @@ pub fn site_metrics(r: &SiteReport) -> [f64; 9] {
         r.cloud_cost_usd,
     ]
 }
+
+/// One row of a findings table: a mechanism's metric minus the baseline's, paired by seed.
+pub struct Finding<'a> {
+    /// The mechanism (configuration, strategy, …).
+    pub mechanism: &'a str,
+    /// The metric, with its unit.
+    pub metric: &'a str,
+    /// The paired differences ([`crate::Replicates::paired_difference`]).
+    pub difference: cosched_core::stats::Spread,
+    /// Decimals shown.
+    pub decimals: usize,
+}
+
+/// The findings table of `rows` against `baseline` (key column `key`) over `seeds` seeds,
+/// each row with its verdict by [`crate::paired_verdict`]'s rule, stated in the notes
+/// (followed by `note`).
+pub fn findings_table<'a>(
+    name: String,
+    title: &str,
+    key: &str,
+    baseline: &str,
+    seeds: u64,
+    note: &str,
+    rows: impl IntoIterator<Item = Finding<'a>>,
+) -> crate::Table {
+    use crate::Cell;
+    let mut table = crate::Table::new(
+        name,
+        title,
+        [
+            key,
+            "metric",
+            "mean difference",
+            "sd",
+            "95 % CI half-width",
+            "finding",
+        ],
+    )
+    .with_notes(format!(
+        "Differences ({key} − {baseline}) of the same seed, over {seeds} seeds. Rule: a \
+         difference is significant when the 95 % Student-t interval of the paired differences \
+         excludes 0; otherwise \"no significant difference\" (one seed: not assessed).{note}"
+    ));
+    for f in rows {
+        let d = &f.difference;
+        let n = f.decimals;
+        let na = || Cell::Text("n/a".into());
+        table.row([
+            Cell::Text(f.mechanism.to_string()),
+            Cell::Text(f.metric.to_string()),
+            Cell::fixed(d.mean, n),
+            d.sd.map_or_else(na, |x| Cell::fixed(x, n)),
+            d.ci95_half_width.map_or_else(na, |x| Cell::fixed(x, n)),
+            Cell::Text(crate::paired_verdict(d).to_string()),
+        ]);
+    }
+    table
+}
