@@ -15,8 +15,8 @@
 //! finding is a paired difference against `batch` (same seed), with its spread.
 
 use clap::Parser;
-use cosched_core::stats::Spread;
 use cosched_core::{Duration, Time};
+use cosched_examples::converged::{Finding, SITE_METRICS, findings_table, site_metrics};
 use cosched_examples::{Cell, CommonArgs, LinePlot, Replicates, Sweep, Table, parse_seed_count};
 use cosched_site::{Configuration, Inputs, RoleParams, Site, SiteConfig, SiteReport};
 use std::path::PathBuf;
@@ -61,18 +61,8 @@ fn main() -> ExitCode {
     cosched_examples::main_with(run)
 }
 
-/// The CSV's columns: the issue's, then ours.
-const COLUMNS: [&str; 16] = [
-    "configuration",
-    "on_demand_served_pct",
-    "on_demand_mean_wait_s",
-    "batch_mean_wait_s",
-    "batch_mean_bounded_slowdown",
-    "malleable_mean_turnaround_s",
-    "scavenged_completed",
-    "scavenged_evicted",
-    "useful_utilization_pct",
-    "cloud_cost_usd",
+/// Our columns after the issue's metrics ([`SITE_METRICS`]).
+const EXTRAS: [&str; 6] = [
     "goodput_node_h",
     "scavenged_lost_node_h",
     "batch_lost_node_h",
@@ -81,25 +71,24 @@ const COLUMNS: [&str; 16] = [
     "energy_kwh",
 ];
 
-/// The metrics of [`COLUMNS`] after the configuration, from a report.
+/// The metrics of [`SITE_METRICS`] and [`EXTRAS`], from a report.
 fn metrics(r: &SiteReport) -> [f64; 15] {
-    [
-        r.on_demand_served_pct,
-        r.on_demand_mean_wait_s,
-        r.batch_mean_wait_s,
-        r.batch_mean_bounded_slowdown,
-        r.malleable_mean_turnaround_s,
-        r.scavenged_completed as f64,
-        r.revocations.scavenged_evictions as f64,
-        r.useful_utilization_pct,
-        r.cloud_cost_usd,
+    let extras = [
         r.goodput_node_h,
         r.revocations.scavenged_lost_s as f64 / 3600.0,
         r.revocations.batch_lost_node_s as f64 / 3600.0,
         r.revocations.rigid_preemptions as f64,
         r.revocations.malleable_shrinks as f64,
         r.energy_kwh,
-    ]
+    ];
+    let mut all = [0.0; 15];
+    for (a, v) in all
+        .iter_mut()
+        .zip(site_metrics(r).into_iter().chain(extras))
+    {
+        *a = v;
+    }
+    all
 }
 
 /// Decimals shown per metric.
@@ -160,10 +149,14 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let (leases, jobs, tasks) = workloads.first().map_or((0, 0, 0), |(_, w)| {
         (w.leases.len(), w.batch.len(), w.tasks.len())
     });
+    let columns = ["configuration"]
+        .into_iter()
+        .chain(SITE_METRICS)
+        .chain(EXTRAS);
     let mut table = Table::new(
         NAME,
         "Converged site: configurations by work class",
-        COLUMNS,
+        columns,
     )
     .with_notes(format!(
         "Our findings, not paper claims. {nodes} nodes, {days} days, EASY; {jobs} batch jobs \
@@ -221,57 +214,32 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Each configuration against `batch`, paired by seed: the mean difference, its sample sd,
-/// its 95 % Student-t half-width, and the verdict.
+/// Each configuration against `batch`, paired by seed.
 fn findings(results: &[(Configuration, Replicates<SiteReport>)], seeds: u64) -> Table {
-    let mut table = Table::new(
+    let base = results
+        .iter()
+        .find(|(c, _)| *c == Configuration::Batch)
+        .map(|(_, r)| r);
+    let rows = results
+        .iter()
+        .filter(|(c, _)| *c != Configuration::Batch)
+        .flat_map(|(c, reps)| {
+            FINDINGS.iter().filter_map(move |&(i, metric)| {
+                Some(Finding {
+                    mechanism: c.name(),
+                    metric,
+                    difference: reps.paired_difference(base?, |r| metrics(r)[i])?,
+                    decimals: DECIMALS[i],
+                })
+            })
+        });
+    findings_table(
         format!("{NAME}_findings"),
         "Our findings: each configuration minus batch, paired by seed",
-        [
-            "configuration",
-            "metric",
-            "mean difference",
-            "sd",
-            "95 % CI half-width",
-            "finding",
-        ],
+        "configuration",
+        "batch",
+        seeds,
+        "",
+        rows,
     )
-    .with_notes(format!(
-        "Differences (configuration − batch) of the same seed, over {seeds} seeds. Rule: a \
-         difference is significant when the 95 % Student-t interval of the paired differences \
-         excludes 0; otherwise \"no significant difference\" (one seed: not assessed)."
-    ));
-    let Some((_, base)) = results.iter().find(|(c, _)| *c == Configuration::Batch) else {
-        return table;
-    };
-    for (c, reps) in results.iter().filter(|(c, _)| *c != Configuration::Batch) {
-        for (i, label) in FINDINGS {
-            let diffs: Vec<f64> = reps
-                .runs()
-                .iter()
-                .zip(base.runs())
-                .map(|(a, b)| metrics(a)[i] - metrics(b)[i])
-                .collect();
-            let Some(s) = Spread::of(&diffs) else {
-                continue;
-            };
-            let verdict = match s.ci95_half_width {
-                None => "not assessed (one seed)".to_string(),
-                Some(h) if s.mean - h > 0.0 => "significantly higher".to_string(),
-                Some(h) if s.mean + h < 0.0 => "significantly lower".to_string(),
-                Some(_) => "no significant difference".to_string(),
-            };
-            let d = DECIMALS[i];
-            table.row([
-                Cell::Text(c.name().to_string()),
-                Cell::Text(label.to_string()),
-                Cell::fixed(s.mean, d),
-                s.sd.map_or(Cell::Text("n/a".into()), |x| Cell::fixed(x, d)),
-                s.ci95_half_width
-                    .map_or(Cell::Text("n/a".into()), |x| Cell::fixed(x, d)),
-                Cell::Text(verdict),
-            ]);
-        }
-    }
-    table
 }

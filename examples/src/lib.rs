@@ -106,6 +106,7 @@ pub mod albatross;
 mod args;
 pub mod balancer;
 pub mod claims;
+pub mod converged;
 pub mod custom;
 mod error;
 pub mod hybrid;
@@ -123,7 +124,7 @@ pub use claims::{CLAIMS_FILE, Claim, Claims};
 pub use error::{Error, Result};
 pub use out::{OutDir, TABLE_FILE};
 pub use plot::{BarChart, Figure, LinePlot, PlotError};
-pub use sweep::{Replicates, Sweep};
+pub use sweep::{Replicates, Sweep, paired_verdict};
 pub use table::{Cell, Table};
 
 /// Runs an example's main: parses its command line `C`, runs `run`, and turns every failure

@@ -11,6 +11,9 @@
 //! - **scavenging** ([`scavenging`]): idle nodes lent on availability to a ClassAd-matched
 //!   high-throughput pool, which may burst to the cloud under Albatross ([`HtcPool`]).
 //!
+//! [`grid`] puts K such sites under metasched's electricity-price-aware metascheduler (MCMF
+//! and its baselines, or any policy of its grid protocol), which places the batch jobs.
+//!
 //! ## The model
 //! One executor ([`Site`]) on core's kernel (`cosched_core::engine`) owns the N nodes, the
 //! clock and the grants. Batch holds its nodes through a `cosched-batch` cluster; the
@@ -82,6 +85,7 @@
 //! ```
 
 mod error;
+pub mod grid;
 mod nodes;
 pub mod on_demand;
 pub mod report;
@@ -98,5 +102,5 @@ pub use on_demand::{
 pub use report::{LeaseCounts, Revocations, SiteReport};
 pub use scavenging::{HtcPool, PoolCycle, ScavengingCommand, ScavengingPolicy, Sizer};
 pub use scenario::{Configuration, Inputs, RoleParams};
-pub use site::{MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
+pub use site::{BatchStart, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
 pub use workload::{BagOfTasks, SiteWorkload, Task};

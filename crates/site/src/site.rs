@@ -1602,3 +1602,124 @@ impl Site {
         self.schedule_wake()
     }
 }
+
+// ---- batch jobs routed in from outside (a grid's metascheduler: crate::grid) ----
+
+/// Where a batch job handed to [`Site::submit`] stands ([`Site::batch_start`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchStart {
+    /// Waiting in the queue.
+    Queued,
+    /// Started at this time (its current run, if it was preempted and restarted).
+    Started(Time),
+    /// Refused: larger than the site.
+    Rejected,
+}
+
+impl Site {
+    /// Keeps batch ids below `bound` free for [`Site::submit`] (leases queued as batch jobs
+    /// take ids above the workload's; call this before the run).
+    ///
+    /// # Errors
+    /// [`SiteError::Param`] once the run has started.
+    pub fn reserve_batch_ids(&mut self, bound: u64) -> Result<(), SiteError> {
+        cosched_core::ParamError::check(
+            !self.started_roles && self.lease_jobs.is_empty(),
+            "reserve_batch_ids",
+            bound,
+            "must be called before the run",
+        )?;
+        self.lease_job_base = self.lease_job_base.max(bound);
+        Ok(())
+    }
+
+    /// Submits a batch job at `at`, after the site ran to `at` ([`Site::run_until`]): it
+    /// joins the queue in `(submit, id)` order (its `submit`, at most `at`, counts in its
+    /// wait) and is scheduled at `at`.
+    ///
+    /// # Errors
+    /// [`SiteError::Duplicate`] for an id the site knows or one of those kept for leases;
+    /// [`SiteError::Param`] for an on-demand job, a job submitted after `at`, a site not run
+    /// to `at` (or past it), or while the site's own batch jobs are still arriving.
+    pub fn submit(&mut self, at: Time, job: HybridJob) -> Result<(), SiteError> {
+        let id = job.id();
+        if id.0 >= self.lease_job_base || self.batch_index.contains_key(&id) {
+            return Err(SiteError::Duplicate {
+                what: "submitted batch job",
+                id: id.0,
+            });
+        }
+        let check =
+            |ok: bool, why: &'static str| cosched_core::ParamError::check(ok, "submit", id.0, why);
+        check(
+            job.submit() <= at,
+            "a job is submitted at or after its submit time",
+        )?;
+        check(
+            self.started_roles
+                && self.queue.now() <= at
+                && self.queue.peek_time().is_none_or(|t| t >= at),
+            "the site must have run to the submission time, and not past it",
+        )?;
+        check(
+            self.workload
+                .batch
+                .last()
+                .is_none_or(|j| submit_of(j) <= at),
+            "the site's own batch jobs must all have arrived",
+        )?;
+        if let HybridJob::OnDemand(_) = job {
+            check(false, "an on-demand job is a lease, not a batch job")?;
+        }
+        let batch_job = to_batch_job(&job)?;
+        self.batch_index.insert(id, self.workload.batch.len());
+        self.workload.batch.push(job);
+        self.submit_batch(batch_job)?;
+        // An instant at `at`, so that the job is considered then.
+        self.queue.schedule(at, Ev::Wake)?;
+        Ok(())
+    }
+
+    /// Where the batch job `id` stands; `None` if the site never had it.
+    pub fn batch_start(&self, id: JobId) -> Option<BatchStart> {
+        if self.state.cluster.queued_job(id).is_some() {
+            return Some(BatchStart::Queued);
+        }
+        if let Some(r) = self.state.running.get(&id) {
+            return Some(BatchStart::Started(r.started));
+        }
+        let record = self.records.iter().rev().find(|r| r.id == id)?;
+        Some(
+            record
+                .start
+                .map_or(BatchStart::Rejected, BatchStart::Started),
+        )
+    }
+
+    /// When the run stops (the configured end).
+    pub fn end(&self) -> Time {
+        self.config.end
+    }
+
+    /// The batch jobs ended or refused so far, in order of their end (leases queued as batch
+    /// jobs are counted as leases, not here).
+    pub fn batch_records(&self) -> &[JobRecord] {
+        &self.records
+    }
+}
+
+impl SiteState {
+    /// The running batch jobs: id, nodes, start of the current run, its estimate.
+    pub fn running_batch(&self) -> impl Iterator<Item = (JobId, u32, Time, Duration)> + '_ {
+        self.running.iter().map(|(&id, r)| {
+            (
+                id,
+                r.nodes.len() as u32,
+                r.started,
+                r.predicted_end
+                    .checked_since(r.started)
+                    .unwrap_or(Duration::ZERO),
+            )
+        })
+    }
+}

@@ -1,0 +1,106 @@
+//! What `converged_site` and `converged_grid` report of a site (issue 28's columns), so that
+//! both tables measure a site alike.
+
+use cosched_site::SiteReport;
+
+/// The metric columns of a site, in the issue's order (after each table's own key columns).
+pub const SITE_METRICS: [&str; 9] = [
+    "on_demand_served_pct",
+    "on_demand_mean_wait_s",
+    "batch_mean_wait_s",
+    "batch_mean_bounded_slowdown",
+    "malleable_mean_turnaround_s",
+    "scavenged_completed",
+    "scavenged_evicted",
+    "useful_utilization_pct",
+    "cloud_cost_usd",
+];
+
+/// Decimals shown for each of [`SITE_METRICS`].
+pub const SITE_DECIMALS: [usize; 9] = [2, 1, 0, 2, 0, 0, 0, 2, 2];
+
+/// The values of [`SITE_METRICS`] in a report.
+///
+/// ```
+/// use cosched_examples::converged::{SITE_METRICS, site_metrics};
+/// use cosched_site::{Roles, Site, SiteConfig, SiteWorkload};
+/// use cosched_core::Time;
+///
+/// let roles = cosched_site::Configuration::Batch.roles(&Default::default()).unwrap();
+/// let report = Site::new(SiteConfig::new(4, Time(60)), roles, SiteWorkload::default())
+///     .unwrap()
+///     .run()
+///     .unwrap();
+/// assert_eq!(site_metrics(&report).len(), SITE_METRICS.len());
+/// ```
+pub fn site_metrics(r: &SiteReport) -> [f64; 9] {
+    [
+        r.on_demand_served_pct,
+        r.on_demand_mean_wait_s,
+        r.batch_mean_wait_s,
+        r.batch_mean_bounded_slowdown,
+        r.malleable_mean_turnaround_s,
+        r.scavenged_completed as f64,
+        r.revocations.scavenged_evictions as f64,
+        r.useful_utilization_pct,
+        r.cloud_cost_usd,
+    ]
+}
+
+/// One row of a findings table: a mechanism's metric minus the baseline's, paired by seed.
+pub struct Finding<'a> {
+    /// The mechanism (configuration, strategy, …).
+    pub mechanism: &'a str,
+    /// The metric, with its unit.
+    pub metric: &'a str,
+    /// The paired differences ([`crate::Replicates::paired_difference`]).
+    pub difference: cosched_core::stats::Spread,
+    /// Decimals shown.
+    pub decimals: usize,
+}
+
+/// The findings table of `rows` against `baseline` (key column `key`) over `seeds` seeds,
+/// each row with its verdict by [`crate::paired_verdict`]'s rule, stated in the notes
+/// (followed by `note`).
+pub fn findings_table<'a>(
+    name: String,
+    title: &str,
+    key: &str,
+    baseline: &str,
+    seeds: u64,
+    note: &str,
+    rows: impl IntoIterator<Item = Finding<'a>>,
+) -> crate::Table {
+    use crate::Cell;
+    let mut table = crate::Table::new(
+        name,
+        title,
+        [
+            key,
+            "metric",
+            "mean difference",
+            "sd",
+            "95 % CI half-width",
+            "finding",
+        ],
+    )
+    .with_notes(format!(
+        "Differences ({key} − {baseline}) of the same seed, over {seeds} seeds. Rule: a \
+         difference is significant when the 95 % Student-t interval of the paired differences \
+         excludes 0; otherwise \"no significant difference\" (one seed: not assessed).{note}"
+    ));
+    for f in rows {
+        let d = &f.difference;
+        let n = f.decimals;
+        let na = || Cell::Text("n/a".into());
+        table.row([
+            Cell::Text(f.mechanism.to_string()),
+            Cell::Text(f.metric.to_string()),
+            Cell::fixed(d.mean, n),
+            d.sd.map_or_else(na, |x| Cell::fixed(x, n)),
+            d.ci95_half_width.map_or_else(na, |x| Cell::fixed(x, n)),
+            Cell::Text(crate::paired_verdict(d).to_string()),
+        ]);
+    }
+    table
+}
