@@ -276,6 +276,7 @@ fn total<'a>(reports: impl Iterator<Item = &'a SiteReport> + Clone) -> SiteRepor
         scavenged_submitted: 0,
         scavenged_completed: 0,
         scavenged_running: 0,
+        scavenged_queued: 0,
         scavenged_evicted: 0,
         goodput_node_h: sum(&|r| r.goodput_node_h),
         useful_utilization_pct: mean(&|r| r.useful_utilization_pct, &|r| f64::from(r.nodes)),
@@ -303,6 +304,7 @@ fn total<'a>(reports: impl Iterator<Item = &'a SiteReport> + Clone) -> SiteRepor
         t.scavenged_submitted += r.scavenged_submitted;
         t.scavenged_completed += r.scavenged_completed;
         t.scavenged_running += r.scavenged_running;
+        t.scavenged_queued += r.scavenged_queued;
         t.scavenged_evicted += r.scavenged_evicted;
         t.cloud_nodes_started += r.cloud_nodes_started;
         let (v, w) = (&mut t.revocations, &r.revocations);
