@@ -368,6 +368,12 @@ impl Site {
             if t.ad >= ads.len() {
                 return Err(cosched_core::ParamError::new("ad", t.ad, "no such task ad").into());
             }
+            cosched_core::ParamError::check(
+                t.work.0 > 0,
+                "work",
+                t.work.0,
+                "a task's work must be > 0 s",
+            )?;
         }
         let mut queue = EventQueue::new(Time(0));
         // Arrivals are chained: each schedules the next of its stream.
