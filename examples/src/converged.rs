@@ -172,3 +172,44 @@ pub fn finding(difference: &crate::Paired) -> &'static str {
         Significance::NoSignificantDifference => "no significant difference",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Replicates;
+
+    /// A findings table of each verdict: significant both ways, inside the noise, a constant
+    /// shift (no spread: the point interval), and one seed (not assessed).
+    #[test]
+    fn findings_table_snapshot() {
+        let base = Replicates::new(vec![10.0, 12.0, 11.0]);
+        let cases = [
+            ("lower", vec![7.0, 9.5, 8.0]),
+            ("higher", vec![12.0, 14.5, 13.0]),
+            ("noisy", vec![9.0, 13.5, 11.0]),
+            ("shifted", vec![10.5, 12.5, 11.5]),
+        ];
+        let one_base = Replicates::new(vec![10.0]);
+        let one = Replicates::new(vec![4.0]);
+        let mut rows: Vec<Finding<'_>> = cases
+            .iter()
+            .filter_map(|(name, runs)| {
+                Some(Finding {
+                    mechanism: name,
+                    metric: "wait (s)",
+                    difference: Replicates::new(runs.clone()).paired(&base, |&x| x)?,
+                    decimals: 2,
+                })
+            })
+            .collect();
+        rows.extend(one.paired(&one_base, |&x| x).map(|difference| Finding {
+            mechanism: "one seed",
+            metric: "wait (s)",
+            difference,
+            decimals: 2,
+        }));
+        assert_eq!(rows.len(), 5);
+        let table = findings_table("findings".into(), "Findings", "config", "base", 3, "", rows);
+        insta::assert_snapshot!(table.markdown());
+    }
+}
