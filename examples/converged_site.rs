@@ -16,8 +16,10 @@
 
 use clap::Parser;
 use cosched_core::{Duration, Time};
-use cosched_examples::converged::{Finding, SITE_METRICS, findings_table, site_metrics};
-use cosched_examples::{Cell, CommonArgs, LinePlot, Replicates, Sweep, Table, parse_seed_count};
+use cosched_examples::converged::{
+    ConvergedArgs, Finding, SITE_METRICS, findings_table, site_metrics,
+};
+use cosched_examples::{Cell, CommonArgs, LinePlot, Replicates, Sweep, Table};
 use cosched_site::{Configuration, Inputs, RoleParams, Site, SiteConfig, SiteReport};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,12 +51,8 @@ struct Cli {
     /// Days simulated [default: 28, quick: 3].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=3660))]
     days: Option<u32>,
-    /// A lease's window W, minutes.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=10_080))]
-    window_min: u32,
-    /// Seeds (paired replicates) [default: 5, quick: 3].
-    #[arg(long, value_name = "N", value_parser = parse_seed_count)]
-    seeds: Option<u64>,
+    #[command(flatten)]
+    converged: ConvergedArgs,
 }
 
 fn main() -> ExitCode {
@@ -118,11 +116,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| data.join("balancer/aps/2015-07-19.csv.gz"));
     let days = cli.days.unwrap_or(if quick { 3 } else { 28 });
     let span = Duration::from_hours(24 * i64::from(days));
-    let window = Duration::from_mins(i64::from(cli.window_min));
+    let window = cli.converged.window();
     let inputs = Inputs::load(&swf, cli.cores_per_node, &aps, cli.scale, span, window)?;
-    let seeds = cli
-        .common
-        .seeds(cli.seeds.unwrap_or(if quick { 3 } else { 5 }))?;
+    let seeds = cli.converged.seeds(&cli.common)?;
     let workloads = seeds
         .iter()
         .map(|s| inputs.workload(s).map(|w| (s, w)))
@@ -169,7 +165,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             |n| n.to_string_lossy().into_owned()
         ),
         cli.scale,
-        cli.window_min,
+        cli.converged.window_min,
         params.reserve,
         params.capital.value(),
     ));
@@ -228,7 +224,7 @@ fn findings(results: &[(Configuration, Replicates<SiteReport>)], seeds: u64) -> 
                 Some(Finding {
                     mechanism: c.name(),
                     metric,
-                    difference: reps.paired_difference(base?, |r| metrics(r)[i])?,
+                    difference: reps.paired(base?, |r| metrics(r)[i])?,
                     decimals: DECIMALS[i],
                 })
             })

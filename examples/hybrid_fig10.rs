@@ -11,7 +11,8 @@
 
 use cosched_examples::Claims;
 use cosched_examples::hybrid::{
-    Comparison, Machine, Order, Runs, Study, StudyArgs, check_all, mark_no_data, per_replicate,
+    Comparison, Machine, Runs, Significance, Study, StudyArgs, check_all, mark_no_data,
+    per_replicate,
 };
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{HybridConfig, HybridReport};
@@ -85,14 +86,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 format!("six-mean turnaround, {first} - {last}, h"),
                 &six(lo, |r| r.turnaround_h),
                 &six(hi, |r| r.turnaround_h),
-                Order::Lower,
+                Significance::Lower,
                 1.0,
             ),
             Comparison::new(
                 format!("six-mean util, {first} - {last}, pp"),
                 &six(lo, |r| r.window_utilization),
                 &six(hi, |r| r.window_utilization),
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ),
         ],
@@ -114,14 +115,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 "PAA methods rigid preempted, 0-5 % - 1.25 x (5-10 %), pp".into(),
                 &paa(&results[0], rigid),
                 &largely,
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ),
             Comparison::new(
                 "PAA methods malleable preempted, 0-5 % - 5-10 %, pp".into(),
                 &paa(&results[0], |r| r.malleable_preempted_ratio),
                 &paa(&results[default], |r| r.malleable_preempted_ratio),
-                Order::Lower,
+                Significance::Lower,
                 100.0,
             ),
         ],

@@ -20,9 +20,9 @@ use clap::Parser;
 use cosched_core::RigidJob;
 use cosched_core::seed::replicate_seeds;
 use cosched_examples::hybrid::{
-    Comparison, Machine, Order, Runs, SIGNIFICANCE_RULE, TraceArgs, check_all, configuration_name,
-    configurations, describe_all, failed_comparisons, mark_no_data, reaches, replicates, simulate,
-    typing_seed,
+    Comparison, Machine, Runs, SIGNIFICANCE_RULE, Significance, TraceArgs, check_all,
+    configuration_name, configurations, describe_all, failed_comparisons, mark_no_data, reaches,
+    replicates, simulate, typing_seed,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
@@ -420,7 +420,7 @@ impl Grid<'_> {
         a: Option<Composite>,
         b: Option<Composite>,
         m: Measure,
-        want: Order,
+        want: Significance,
     ) -> Comparison {
         let w = mix.map_or(String::new(), |w| format!("{} ", NoticeMix::ALL[w].0));
         Comparison::new(
@@ -445,7 +445,7 @@ impl Grid<'_> {
         systems: &[usize],
         x: Option<Composite>,
         m: Measure,
-        want: Order,
+        want: Significance,
     ) -> Vec<Comparison> {
         let mut out = Vec::new();
         for &k in systems {
@@ -465,7 +465,7 @@ impl Grid<'_> {
         x: usize,
         y: usize,
         m: Measure,
-        want: Order,
+        want: Significance,
     ) -> Comparison {
         Comparison::new(
             format!(
@@ -530,14 +530,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             format!("{} six-mean util - 1.05 x baseline util, pp", slug(k)),
             &grid.six(k, util.f),
             &base_u,
-            Order::Higher,
+            Significance::Higher,
             100.0,
         ));
         c1.push(Comparison::new(
             format!("{} six-mean turnaround - baseline, h", slug(k)),
             &grid.six(k, turn.f),
             &grid.rep(k, None, None, turn.f),
-            Order::Higher,
+            Significance::Higher,
             1.0,
         ));
         // The paper's integer per cent less its rounding (0.5 pp).
@@ -566,8 +566,8 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         Some((instant_ok, instant_text.join(", "))),
     );
     // Obs. 2: N&PAA worst on turnaround and utilisation.
-    let mut c2 = grid.against_others(generated, of(N, Paa), turn, Order::Higher);
-    c2.extend(grid.against_others(generated, of(N, Paa), util, Order::Lower));
+    let mut c2 = grid.against_others(generated, of(N, Paa), turn, Significance::Higher);
+    c2.extend(grid.against_others(generated, of(N, Paa), util, Significance::Lower));
     check_all(
         &mut claims,
         "Obs. 2",
@@ -576,7 +576,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         &c2,
         None,
     );
-    let c2m = grid.against_others(generated, of(N, Paa), mall_pre, Order::Higher);
+    let c2m = grid.against_others(generated, of(N, Paa), mall_pre, Significance::Higher);
     check_all(
         &mut claims,
         "Obs. 2",
@@ -591,11 +591,11 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     for &k in generated {
         for x in [N, Cua, Cup] {
             let (p, s) = (of(x, Paa), of(x, Spaa));
-            c3.push(grid.vs(k, None, s, p, util, Order::Higher));
-            c3.push(grid.vs(k, None, s, p, mall_pre, Order::Lower));
+            c3.push(grid.vs(k, None, s, p, util, Significance::Higher));
+            c3.push(grid.vs(k, None, s, p, mall_pre, Significance::Lower));
             if x != N {
-                c4.push(grid.vs(k, None, p, s, turn, Order::Lower));
-                c4.push(grid.vs(k, None, p, s, rigid_pre, Order::Lower));
+                c4.push(grid.vs(k, None, p, s, turn, Significance::Lower));
+                c4.push(grid.vs(k, None, p, s, rigid_pre, Significance::Lower));
             }
         }
     }
@@ -619,7 +619,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
     for &k in generated {
         for x in [Cua, Cup] {
             let (p, s) = (of(x, Paa), of(x, Spaa));
-            c4m.push(grid.vs(k, None, s, p, mall_turn, Order::Higher));
+            c4m.push(grid.vs(k, None, s, p, mall_turn, Significance::Higher));
             // "especially malleable jobs": SPAA's rise larger on malleable jobs than on all.
             let rise = |f: Metric| -> Vec<f64> {
                 grid.rep(k, None, s, f)
@@ -637,7 +637,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 ),
                 &rise(mall_turn.f),
                 &rise(turn.f),
-                Order::Higher,
+                Significance::Higher,
                 1.0,
             ));
         }
@@ -656,8 +656,8 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         for a in [Paa, Spaa] {
             for w in 0..NoticeMix::ALL.len() {
                 let (cua, cup) = (of(Cua, a), of(Cup, a));
-                let t = grid.vs(k, Some(w), cua, cup, turn, Order::Lower);
-                let u = grid.vs(k, Some(w), cua, cup, util, Order::Higher);
+                let t = grid.vs(k, Some(w), cua, cup, turn, Significance::Lower);
+                let u = grid.vs(k, Some(w), cua, cup, util, Significance::Higher);
                 n5 += 1;
                 hit5 += usize::from(t.holds() && u.holds());
                 c5.extend([t, u]);
@@ -687,7 +687,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 format!("{} {} malleable - rigid turnaround, h", slug(k), name(c)),
                 &grid.rep(k, None, c, mall_turn.f),
                 &grid.rep(k, None, c, rigid_turn.f),
-                Order::Lower,
+                Significance::Lower,
                 1.0,
             ));
         }
@@ -701,7 +701,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         None,
     );
     // Obs. 7: N&SPAA lowest rigid turnaround.
-    let c7 = grid.against_others(generated, of(N, Spaa), rigid_turn, Order::Lower);
+    let c7 = grid.against_others(generated, of(N, Spaa), rigid_turn, Significance::Lower);
     check_all(
         &mut claims,
         "Obs. 7",
@@ -718,13 +718,13 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 format!("{} N&SPAA rigid - malleable turnaround, h", slug(k)),
                 &grid.rep(k, None, nspaa, rigid_turn.f),
                 &grid.rep(k, None, nspaa, mall_turn.f),
-                Order::Lower,
+                Significance::Lower,
                 1.0,
             )
             .or_same(),
         );
         for c in [of(Cua, Spaa), of(Cup, Spaa)] {
-            c7m.push(grid.vs(k, None, nspaa, c, mall_turn, Order::Higher));
+            c7m.push(grid.vs(k, None, nspaa, c, mall_turn, Significance::Higher));
         }
     }
     check_all(
@@ -745,7 +745,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 format!("{} {} malleable - rigid preempted, pp", slug(k), name(c)),
                 &grid.rep(k, None, c, mall_pre.f),
                 &grid.rep(k, None, c, rigid_pre.f),
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ));
         }
@@ -773,7 +773,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
         level_text.push(text);
         for (a, &ca) in six.iter().enumerate() {
             for &cb in &six[a + 1..] {
-                c9.push(grid.vs(k, None, ca, cb, instant, Order::Same));
+                c9.push(grid.vs(
+                    k,
+                    None,
+                    ca,
+                    cb,
+                    instant,
+                    Significance::NoSignificantDifference,
+                ));
             }
         }
     }
@@ -809,14 +816,14 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                     .into(),
                 &rise(t),
                 &rise(c),
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ),
             Comparison::new(
                 "Cori relative turnaround rise, %".into(),
                 &rise(c),
                 &zero,
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ),
         ];
@@ -828,7 +835,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             &c10,
             None,
         );
-        let c10n = grid.against_others(&[t], of(N, Paa), turn, Order::Higher);
+        let c10n = grid.against_others(&[t], of(N, Paa), turn, Significance::Higher);
         check_all(
             &mut claims,
             "Obs. 10",
@@ -861,7 +868,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             for a in [Paa, Spaa] {
                 let c = of(strategy, a);
                 for w in (0..NoticeMix::ALL.len()).filter(|&w| w != best) {
-                    cs.push(grid.between_mixes(k, c, best, w, turn, Order::Lower));
+                    cs.push(grid.between_mixes(k, c, best, w, turn, Significance::Lower));
                 }
             }
         }
@@ -879,7 +886,10 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
             "CUP methods preempt fewer rigid and fewer malleable jobs on W2 (accurate notices)",
             Cup,
             1,
-            [(rigid_pre, Order::Lower), (mall_pre, Order::Lower)],
+            [
+                (rigid_pre, Significance::Lower),
+                (mall_pre, Significance::Lower),
+            ],
         ),
         (
             "Obs. 12",
@@ -887,7 +897,10 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
              notices)",
             Cua,
             3,
-            [(preempted, Order::Lower), (instant, Order::Higher)],
+            [
+                (preempted, Significance::Lower),
+                (instant, Significance::Higher),
+            ],
         ),
     ] {
         let mut cs = Vec::new();
@@ -918,7 +931,7 @@ fn observations(grid: &Grid<'_>, generated: &[usize]) -> Claims {
                 format!("{} six-mean - baseline rigid turnaround, h", slug(k)),
                 &grid.six(k, rigid_turn.f),
                 &grid.rep(k, None, None, rigid_turn.f),
-                Order::Higher,
+                Significance::Higher,
                 1.0,
             )
         })

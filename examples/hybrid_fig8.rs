@@ -13,7 +13,8 @@
 use cosched_core::Duration;
 use cosched_examples::Claims;
 use cosched_examples::hybrid::{
-    Comparison, Machine, Order, Runs, Study, StudyArgs, check_all, mark_no_data, per_replicate,
+    Comparison, Machine, Runs, Significance, Study, StudyArgs, check_all, mark_no_data,
+    per_replicate,
 };
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::workload::TypeParams;
@@ -103,14 +104,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             format!("{mtbf} six-mean rigid turnaround, {span}, h"),
             &at(m, lo, turn),
             &at(m, hi, turn),
-            Order::Lower,
+            Significance::Lower,
             1.0,
         ));
         c13.push(Comparison::new(
             format!("{mtbf} six-mean util, {span}, pp"),
             &at(m, lo, util),
             &at(m, hi, util),
-            Order::Higher,
+            Significance::Higher,
             100.0,
         ));
     }
@@ -124,7 +125,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     let preempted: fn(&HybridReport) -> f64 =
         |r| r.rigid_preempted_ratio + r.malleable_preempted_ratio;
-    let failures = |label: &str, f: fn(&HybridReport) -> f64, want: Order, scale: f64| {
+    let failures = |label: &str, f: fn(&HybridReport) -> f64, want: Significance, scale: f64| {
         Comparison::new(
             format!("six-mean {label}, MTBF 5 h - 50 h"),
             &at(0, optimum, f),
@@ -139,20 +140,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "failures (MTBF 50 h -> 5 h) lower utilisation and instant start, raise preemption and rigid turnaround",
         "each moves the stated way: each significant",
         &[
-            failures("util, pp", util, Order::Lower, 100.0),
+            failures("util, pp", util, Significance::Lower, 100.0),
             failures(
                 "instant start, pp",
                 |r| r.instant_start_ratio,
-                Order::Lower,
+                Significance::Lower,
                 100.0,
             ),
             failures(
                 "preempted rigid+malleable, pp",
                 preempted,
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ),
-            failures("rigid turnaround, h", turn, Order::Higher, 1.0),
+            failures("rigid turnaround, h", turn, Significance::Higher, 1.0),
         ],
         None,
     );

@@ -10,7 +10,8 @@
 
 use cosched_examples::Claims;
 use cosched_examples::hybrid::{
-    Comparison, Machine, Order, Runs, Study, StudyArgs, check_all, mark_no_data, per_replicate,
+    Comparison, Machine, Runs, Significance, Study, StudyArgs, check_all, mark_no_data,
+    per_replicate,
 };
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{HybridConfig, HybridReport};
@@ -103,7 +104,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 ),
                 &six(hi, preempted),
                 &six(lo, preempted),
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ),
             Comparison::new(
@@ -114,14 +115,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 ),
                 &six(hi, |r| r.window_utilization),
                 &six(lo, |r| r.window_utilization),
-                Order::Lower,
+                Significance::Lower,
                 100.0,
             ),
             Comparison::new(
                 "rise of preempted, SPAA three - PAA three, pp".into(),
                 &rise(true),
                 &rise(false),
-                Order::Higher,
+                Significance::Higher,
                 100.0,
             ),
         ],

@@ -417,7 +417,7 @@ fn fig6_7(
     };
     let aware: Vec<(Row, Paired)> = [Row::Inst, Row::TwoPrice, Row::Mcmf]
         .into_iter()
-        .filter_map(|r| Some((r, Paired::new(&values(r, &at_costly)?, &bs, 0.5)?)))
+        .filter_map(|r| Some((r, Paired::tolerant(&values(r, &at_costly)?, &bs, 0.5)?)))
         .collect();
     claims.check(
         "§5.5, Fig. 6",
@@ -428,7 +428,7 @@ fn fig6_7(
             cosched_core::stats::mean(&bs).unwrap_or(0.0),
             aware
                 .iter()
-                .map(|(r, p)| format!("{} {}", r.name(), p.describe()))
+                .map(|(r, p)| format!("{} {}", r.name(), p.describe_percent()))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -438,7 +438,7 @@ fn fig6_7(
     let peak = |m: &Metrics| m.sites.iter().map(|s| s.peak_load).fold(0.0, f64::max);
     if let (Some(inst), Some(mcmf)) = (values(Row::Inst, &peak), values(Row::Mcmf, &peak)) {
         let margin: Vec<f64> = mcmf.iter().map(|x| 1.1 * x).collect();
-        if let Some(p) = Paired::new(&inst, &margin, 0.05) {
+        if let Some(p) = Paired::tolerant(&inst, &margin, 0.05) {
             let mean = |xs: &[f64]| cosched_core::stats::mean(xs).unwrap_or(0.0);
             claims
                 .check(
@@ -449,7 +449,7 @@ fn fig6_7(
                         "peak load INST {:.1} h, MCMF {:.1} h; INST − 1.1 MCMF: {}",
                         mean(&inst),
                         mean(&mcmf),
-                        p.describe()
+                        p.describe_percent()
                     ),
                     "very poor load balancing (plot)",
                     // 10 %: 'very poor' read as a clear margin, not a tie (ours).
@@ -873,9 +873,9 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
             .unwrap_or_default();
         cosched_core::stats::mean(&runs).unwrap_or(0.0)
     };
-    let pair_rt = |a: Row, b: Row| Paired::new(&rt(a), &rt(b), PRECISION_MIN);
-    let pair_cost = |a: Row, b: Row| Paired::new(&cost(a), &cost(b), PRECISION_USD);
-    let inst_vs_mcmf = Paired::new(
+    let pair_rt = |a: Row, b: Row| Paired::tolerant(&rt(a), &rt(b), PRECISION_MIN);
+    let pair_cost = |a: Row, b: Row| Paired::tolerant(&cost(a), &cost(b), PRECISION_USD);
+    let inst_vs_mcmf = Paired::tolerant(
         &rt(Row::Inst),
         &rt(Row::Mcmf).iter().map(|x| 1.5 * x).collect::<Vec<_>>(),
         PRECISION_MIN,
@@ -925,7 +925,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
         .check(
             &src,
             "MCMF lowers the average response time against BS (significantly, paired)",
-            mcmf_bs_rt.describe(),
+            mcmf_bs_rt.describe_percent(),
             format!("{:+.1} %", pct(paper(Row::Mcmf).0, paper(Row::Bs).0)),
             mcmf_bs_rt.lower(),
         )
@@ -934,7 +934,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
         .check(
             &src,
             "MCMF lowers the total electricity cost against BS (significantly, paired)",
-            mcmf_bs_cost.describe(),
+            mcmf_bs_cost.describe_percent(),
             format!(
                 "{:+.1} % ($6,964)",
                 pct(paper(Row::Mcmf).1, paper(Row::Bs).1)
@@ -946,7 +946,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
         .check(
             &src,
             "MCMF (w_t) costs less than TWOPRICE (significantly, paired)",
-            mcmf_two_cost.describe(),
+            mcmf_two_cost.describe_percent(),
             format!(
                 "{:+.1} % ($8,535.7)",
                 pct(paper(Row::Mcmf).1, paper(Row::TwoPrice).1)
@@ -959,7 +959,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
             &src,
             "MCMF and TWOPRICE have comparable response times (no significant difference, or \
              within 5 %, ours)",
-            mcmf_two_rt.describe(),
+            mcmf_two_rt.describe_percent(),
             format!("{:+.1} %", pct(paper(Row::Mcmf).0, paper(Row::TwoPrice).0)),
             // 5 %: the paper's rows differ by 0.9 %; a margin of a few times that (ours).
             !mcmf_two_rt.lower() && !mcmf_two_rt.higher() || mcmf_two_rt.within_percent(5.0),
@@ -967,7 +967,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
         .because(format!(
             "both predict waits alike; MCMF's hourly prices trade response time for cost: its \
              cost is {} against TWOPRICE's, bounded slowdown {:.2} vs {:.2}",
-            mcmf_two_cost.describe(),
+            mcmf_two_cost.describe_percent(),
             mean_of(Row::Mcmf, |m| m.mean_bounded_slowdown),
             mean_of(Row::TwoPrice, |m| m.mean_bounded_slowdown),
         ));
@@ -978,9 +978,9 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
             "w_t = 0 cuts cost most and raises response time above BS (significantly, paired)",
             format!(
                 "cost vs BS {}, vs MCMF {}; response vs BS {}",
-                zero_bs_cost.describe(),
-                zero_mcmf_cost.describe(),
-                zero_bs_rt.describe()
+                zero_bs_cost.describe_percent(),
+                zero_mcmf_cost.describe_percent(),
+                zero_bs_rt.describe_percent()
             ),
             format!(
                 "cost {:+.1} %, response x{:.2}",
@@ -1002,7 +1002,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
         .check(
             &src,
             "INST degrades the baseline response time (paper: 5.5x; significantly, paired)",
-            inst_bs_rt.describe(),
+            inst_bs_rt.describe_percent(),
             format!("x{:.2}", paper(Row::Inst).0 / paper(Row::Bs).0),
             inst_bs_rt.higher(),
         )
@@ -1017,7 +1017,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
         .check(
             &src,
             "INST achieves a lower cost than BS (significantly, paired)",
-            inst_bs_cost.describe(),
+            inst_bs_cost.describe_percent(),
             format!("{:+.1} %", pct(paper(Row::Inst).1, paper(Row::Bs).1)),
             inst_bs_cost.lower(),
         )
@@ -1031,7 +1031,7 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
                 "INST / MCMF = {:.2}; INST − 1.5 MCMF: {}",
                 mean_of(Row::Inst, |m| m.mean_response_s)
                     / mean_of(Row::Mcmf, |m| m.mean_response_s).max(f64::MIN_POSITIVE),
-                inst_mcmf.describe()
+                inst_mcmf.describe_percent()
             ),
             format!("{:.2}", paper(Row::Inst).0 / paper(Row::Mcmf).0),
             inst_mcmf.higher(),

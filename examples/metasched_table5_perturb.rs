@@ -184,7 +184,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         let list = |ps: &[(f64, Paired)]| {
             ps.iter()
-                .map(|(t, p)| format!("T {t}: {}", p.describe()))
+                .map(|(t, p)| format!("T {t}: {}", p.describe_percent()))
                 .collect::<Vec<_>>()
                 .join("; ")
         };
@@ -212,7 +212,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 format!(
                     "{:+.1} % against T = 0; against 1.02x: {} ({pairing})",
                     100.0 * (last.response_s / zero.response_s - 1.0),
-                    rise.map_or("n/a".into(), |p| p.describe())
+                    rise.map_or("n/a".into(), |p| p.describe_percent())
                 ),
                 "+13.1 % (518.5 vs 458.5)",
                 rise.is_some_and(|p| p.higher()),

@@ -234,14 +234,18 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             src,
             "MCMF (w_t 25 %) lowers response time against BS with transfers (significantly, \
              paired)",
-            rt25.describe(),
+            rt25.describe_percent(),
             "−160 min (518.2 vs 678.4)",
             rt25.lower(),
         );
         claims.check(
             src,
             "MCMF (w_t 20 %) beats BS on both response time and cost (significantly, paired)",
-            format!("response {}, cost {}", rt20.describe(), cost20.describe()),
+            format!(
+                "response {}, cost {}",
+                rt20.describe_percent(),
+                cost20.describe_percent()
+            ),
             "0.944, 0.980",
             rt20.lower() && cost20.lower(),
         );
@@ -250,7 +254,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .check(
                 src,
                 "MCMF (w_t 20 %) costs less than TWOPRICE (significantly, paired)",
-                cost20_two.describe(),
+                cost20_two.describe_percent(),
                 "−5.9 %",
                 cost20_two.lower(),
             )
@@ -262,7 +266,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 minutes(a_two.response_s)
             ));
         // "Far below": INST's response above 1.1x MCMF's (ours; the paper's is 2.3x).
-        let far = Paired::new(
+        let far = Paired::tolerant(
             &inst
                 .iter()
                 .map(|m| minutes(m.mean_response_s))
@@ -282,7 +286,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     "INST {:.0} min, MCMF {:.0} min; INST − MCMF {}",
                     minutes(a_inst.response_s),
                     minutes(a25.response_s),
-                    inst_mcmf.describe()
+                    inst_mcmf.describe_percent()
                 ),
                 "1172.5 vs 518.2",
                 far.is_some_and(|p| p.higher()),
@@ -386,7 +390,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
          5 %, ours)",
         rt_stable
             .iter()
-            .map(|(n, lo, hi)| format!("{n}: lower {}, higher {}", lo.describe(), hi.describe()))
+            .map(|(n, lo, hi)| {
+                format!(
+                    "{n}: lower {}, higher {}",
+                    lo.describe_percent(),
+                    hi.describe_percent()
+                )
+            })
             .collect::<Vec<_>>()
             .join("; "),
         "BS 0 %, MCMF 0.5 %",
@@ -401,8 +411,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .map(|(n, lo, hi)| {
                 format!(
                     "{n}: lower vs average {}, higher {}",
-                    lo.describe(),
-                    hi.describe()
+                    lo.describe_percent(),
+                    hi.describe_percent()
                 )
             })
             .collect::<Vec<_>>()
@@ -428,7 +438,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "MCMF costs less than TWOPRICE under every power model (significantly, paired)",
             mcmf_vs
                 .iter()
-                .map(|((_, cost), _)| cost.describe())
+                .map(|((_, cost), _)| cost.describe_percent())
                 .collect::<Vec<_>>()
                 .join(", "),
             "−2.2 %, −2.5 %, −2.2 %",
@@ -438,7 +448,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "MCMF's response time against TWOPRICE's: {}",
             mcmf_vs
                 .iter()
-                .map(|((rt, _), _)| rt.describe())
+                .map(|((rt, _), _)| rt.describe_percent())
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -448,7 +458,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
          significantly, paired)",
         mcmf_vs
             .iter()
-            .map(|(_, (rt, _))| format!("{:+.0} min ({})", rt.difference.mean, rt.describe()))
+            .map(|(_, (rt, _))| {
+                format!("{:+.0} min ({})", rt.difference.mean, rt.describe_percent())
+            })
             .collect::<Vec<_>>()
             .join(", "),
         "−171, −173, −173 min",

@@ -350,9 +350,9 @@ pub const SIGNIFICANCE_RULE: &str = "comparisons are paired by replicate (replic
     difference' (with one replicate, or replicates that do not vary, the claim's stated \
     tolerance replaces the interval)";
 
-/// The paired comparison the figures use: the examples' shared rule (see
-/// [`crate::metasched::Paired`]), here under [`SIGNIFICANCE_RULE`].
-pub use crate::metasched::{Paired, Significance};
+/// The paired comparison the figures use: the examples' shared rule ([`crate::paired`]),
+/// always with a tolerance, here under [`SIGNIFICANCE_RULE`].
+pub use crate::paired::{Paired, Significance};
 
 impl GridResult {
     /// `metric` of this cell against `other`'s, paired by replicate; `tolerance` (in the
@@ -360,7 +360,7 @@ impl GridResult {
     pub fn paired(&self, other: &GridResult, metric: &Metric, tolerance: f64) -> Option<Paired> {
         let values =
             |r: &GridResult| -> Vec<f64> { r.reports.iter().map(|x| (metric.value)(x)).collect() };
-        Paired::new(&values(self), &values(other), tolerance)
+        Paired::tolerant(&values(self), &values(other), tolerance)
     }
 }
 
@@ -370,11 +370,7 @@ pub fn show_paired(p: Option<&Paired>, scale: f64, unit: &str) -> String {
     let Some(p) = p else {
         return "no data".to_owned();
     };
-    let verdict = match p.significance() {
-        Significance::Lower => "lower",
-        Significance::Higher => "higher",
-        Significance::NoSignificantDifference => "no significant difference",
-    };
+    let verdict = p.significance().as_str();
     let how = match p.difference.ci95_half_width {
         Some(h) if h > 0.0 => "95 % CI",
         _ => "tolerance",
@@ -382,7 +378,7 @@ pub fn show_paired(p: Option<&Paired>, scale: f64, unit: &str) -> String {
     format!(
         "{:+.2} ± {:.2} {unit} ({how}, paired, n = {}: {verdict})",
         scale * p.difference.mean,
-        scale * p.threshold(),
+        p.threshold().map_or(f64::NAN, |t| scale * t),
         p.difference.n
     )
 }

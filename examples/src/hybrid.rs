@@ -383,73 +383,9 @@ pub fn mark_no_data<'a>(claims: &mut Claims, runs: impl IntoIterator<Item = &'a 
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paired_comparisons_follow_the_t_interval() {
-        // Differences 1.0, 1.1, 0.9: mean 1, sd 0.1, t(0.975, 2) = 4.303, half 0.248.
-        let p = Paired::of(&[2.0, 3.1, 4.9], &[1.0, 2.0, 4.0]).unwrap();
-        assert!((p.diff - 1.0).abs() < 1e-12);
-        assert!((p.half.unwrap() - 4.303 * 0.1 / 3f64.sqrt()).abs() < 1e-3);
-        assert_eq!(p.order(), Order::Higher);
-        assert_eq!(
-            Paired::of(&[1.0, 2.0], &[2.0, 3.0]).unwrap().order(),
-            Order::Lower
-        );
-        // Equal on every replicate: no difference, which holds for a claim of equality only.
-        let same = Paired::of(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
-        assert_eq!(same.order(), Order::Same);
-        let want = |want| Comparison {
-            label: "x".into(),
-            paired: Some(same),
-            want,
-            scale: 1.0,
-            or_same: false,
-        };
-        assert!(want(Order::Same).holds() && !want(Order::Higher).holds());
-        assert!(want(Order::Lower).or_same().holds());
-        let (held, why) = failed_comparisons(&[want(Order::Same), want(Order::Lower)]);
-        assert_eq!(held, 1);
-        assert!(why.contains("x: +0.00 ± 0.00 (n 3, no significant difference) [needs lower]"));
-        assert_eq!(Paired::of(&[f64::NAN], &[1.0]), None);
-        assert_eq!(Paired::of(&[], &[]), None);
-    }
-
-    #[test]
-    fn seven_configurations_and_pooled_means() {
-        let names: Vec<String> = configurations()
-            .into_iter()
-            .map(configuration_name)
-            .collect();
-        assert_eq!(names[0], "baseline");
-        assert_eq!(names[6], "CUP&SPAA");
-        let trace = Machine::Cori.generate(true, 1).unwrap();
-        let config = HybridConfig::new(12_076).unwrap();
-        let report = simulate(&trace[..200], &TypeParams::default(), 1, config, None).unwrap();
-        let (mut a, mut b) = (report.clone(), report);
-        a.instant_start_ratio = 0.2;
-        b.instant_start_ratio = 0.4;
-        let one = Replicates::new(vec![a.clone()]);
-        let two = Replicates::new(vec![b]);
-        let both = pooled([&one, &two]);
-        assert!((both.mean(|r| r.instant_start_ratio) - 0.3).abs() < 1e-12);
-        assert!(pooled([]).mean(|r| r.turnaround_h).is_nan());
-        assert_eq!(cells(&one)[0], Cell::fixed(20.0, 2));
-    }
-}
-
-/// The outcome of comparing two configurations on paired replicates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Order {
-    /// The first is significantly higher.
-    Higher,
-    /// The first is significantly lower.
-    Lower,
-    /// No significant difference (the interval holds 0, or one replicate gives no interval).
-    Same,
-}
+/// Paired comparisons ([`crate::paired`], no tolerance: one replicate is "no significant
+/// difference").
+pub use crate::paired::{Paired, Significance};
 
 /// The significance rule of every comparison between mechanisms in the `hybrid_*` examples,
 /// printed beside their claims.
@@ -458,82 +394,6 @@ pub const SIGNIFICANCE_RULE: &str = "a comparison is decided on paired replicate
     of the mean paired difference excludes 0; otherwise (or with one replicate) it is 'no \
     significant difference', which passes a claim of equality and fails a claim of order";
 
-/// `a − b` over paired replicates (`a[i]` and `b[i]` from the same trace and typing): the
-/// mean difference and its 95 % t-interval (core's [`Spread`](cosched_core::stats::Spread)).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Paired {
-    /// Replicates compared.
-    pub n: usize,
-    /// Mean of `a[i] − b[i]`.
-    pub diff: f64,
-    /// Half-width of its 95 % t-interval; `None` for one replicate.
-    pub half: Option<f64>,
-}
-
-impl Paired {
-    /// The paired comparison of `a` with `b` (compared up to the shorter); `None` when either
-    /// is empty or a difference is not a number.
-    ///
-    /// ```
-    /// use cosched_examples::hybrid::{Order, Paired};
-    /// let p = Paired::of(&[2.0, 3.0, 4.0], &[1.0, 2.1, 2.9]).unwrap();
-    /// assert_eq!(p.order(), Order::Higher);
-    /// assert_eq!(Paired::of(&[1.0, 2.0], &[2.0, 1.0]).unwrap().order(), Order::Same);
-    /// assert_eq!(Paired::of(&[5.0], &[1.0]).unwrap().order(), Order::Same);
-    /// ```
-    pub fn of(a: &[f64], b: &[f64]) -> Option<Paired> {
-        let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-        if d.iter().any(|x| x.is_nan()) {
-            return None;
-        }
-        let s = cosched_core::stats::Spread::of(&d)?;
-        Some(Paired {
-            n: s.n,
-            diff: s.mean,
-            half: s.ci95_half_width,
-        })
-    }
-
-    /// The verdict of [`SIGNIFICANCE_RULE`].
-    pub fn order(&self) -> Order {
-        match self.half {
-            Some(h) if self.diff - h > 0.0 => Order::Higher,
-            Some(h) if self.diff + h < 0.0 => Order::Lower,
-            _ => Order::Same,
-        }
-    }
-
-    /// E.g. `+0.12 ± 0.30 (n 3, no significant difference)`, the difference scaled by
-    /// `scale` (100 for a ratio shown in percentage points).
-    pub fn describe(&self, scale: f64) -> String {
-        let verdict = match self.order() {
-            Order::Higher => "higher",
-            Order::Lower => "lower",
-            Order::Same => "no significant difference",
-        };
-        match self.half {
-            Some(h) => format!(
-                "{:+.d$} ± {:.d$} (n {}, {verdict})",
-                scale * self.diff,
-                scale * h,
-                self.n,
-                d = decimals(scale * h)
-            ),
-            None => format!("{:+.2} (n 1, no interval: {verdict})", scale * self.diff),
-        }
-    }
-}
-
-/// Decimals that show `half` (an interval's half-width) to two significant digits: 2 to 4
-/// (a Cori turnaround difference of hundredths of an hour keeps its digits).
-fn decimals(half: f64) -> usize {
-    if half > 0.0 && half.is_finite() {
-        (1.0 - half.log10().floor()).clamp(2.0, 4.0) as usize
-    } else {
-        2
-    }
-}
-
 /// One comparison a claim makes: `label` (e.g. `cori N&SPAA - N&PAA util, pp`), the paired
 /// difference (`None`: no data) and the order the claim wants.
 pub struct Comparison {
@@ -541,8 +401,8 @@ pub struct Comparison {
     pub label: String,
     /// The paired difference.
     pub paired: Option<Paired>,
-    /// The order the claim needs ([`Order::Same`] for a claim of equality).
-    pub want: Order,
+    /// The order the claim needs ([`Significance::NoSignificantDifference`] for a claim of equality).
+    pub want: Significance,
     /// Scale of the printed difference.
     pub scale: f64,
     /// Whether "no significant difference" satisfies the claim too (a claim of "similar or
@@ -553,10 +413,10 @@ pub struct Comparison {
 impl Comparison {
     /// The comparison of `a` with `b` (paired by index) labelled `label`, wanting `want`,
     /// printed scaled by `scale`.
-    pub fn new(label: String, a: &[f64], b: &[f64], want: Order, scale: f64) -> Comparison {
+    pub fn new(label: String, a: &[f64], b: &[f64], want: Significance, scale: f64) -> Comparison {
         Comparison {
             label,
-            paired: Paired::of(a, b),
+            paired: Paired::new(a, b),
             want,
             scale,
             or_same: false,
@@ -575,15 +435,15 @@ impl Comparison {
     /// Whether it holds under [`SIGNIFICANCE_RULE`].
     pub fn holds(&self) -> bool {
         self.paired.is_some_and(|p| {
-            let order = p.order();
-            order == self.want || (self.or_same && order == Order::Same)
+            let order = p.significance();
+            order == self.want || (self.or_same && order == Significance::NoSignificantDifference)
         })
     }
 
     /// `label: difference ± half (n, verdict)`.
     pub fn describe(&self) -> String {
         match self.paired {
-            Some(p) => format!("{}: {}", self.label, p.describe(self.scale)),
+            Some(p) => format!("{}: {}", self.label, p.describe_scaled(self.scale)),
             None => format!("{}: no data", self.label),
         }
     }
@@ -683,11 +543,11 @@ pub fn failed_comparisons(comparisons: &[Comparison]) -> (usize, String) {
         .filter(|c| !c.holds())
         .map(|c| {
             let want = match (c.want, c.or_same) {
-                (Order::Higher, false) => "needs higher",
-                (Order::Lower, false) => "needs lower",
-                (Order::Higher, true) => "needs higher or no significant difference",
-                (Order::Lower, true) => "needs lower or no significant difference",
-                (Order::Same, _) => "needs no significant difference",
+                (Significance::Higher, false) => "needs higher",
+                (Significance::Lower, false) => "needs lower",
+                (Significance::Higher, true) => "needs higher or no significant difference",
+                (Significance::Lower, true) => "needs lower or no significant difference",
+                (Significance::NoSignificantDifference, _) => "needs no significant difference",
             };
             format!("{} [{want}]", c.describe())
         })
@@ -700,4 +560,57 @@ pub fn failed_comparisons(comparisons: &[Comparison]) -> (usize, String) {
             failed.join("; ")
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_follow_the_shared_rule() {
+        // Equal on every replicate: no difference, which holds for a claim of equality only.
+        let same = Paired::new(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
+        let want = |want| Comparison {
+            label: "x".into(),
+            paired: Some(same),
+            want,
+            scale: 1.0,
+            or_same: false,
+        };
+        let nsd = Significance::NoSignificantDifference;
+        assert!(want(nsd).holds() && !want(Significance::Higher).holds());
+        assert!(want(Significance::Lower).or_same().holds());
+        let (held, why) = failed_comparisons(&[want(nsd), want(Significance::Lower)]);
+        assert_eq!(held, 1);
+        assert!(why.contains("x: +0.00 ± 0.00 (n 3, no significant difference) [needs lower]"));
+        // One replicate: no interval, so no significant difference.
+        let one = Comparison::new("y".into(), &[5.0], &[1.0], Significance::Higher, 1.0);
+        assert!(!one.holds());
+        assert_eq!(
+            one.describe(),
+            "y: +4.00 (n 1, no interval: no significant difference)"
+        );
+    }
+
+    #[test]
+    fn seven_configurations_and_pooled_means() {
+        let names: Vec<String> = configurations()
+            .into_iter()
+            .map(configuration_name)
+            .collect();
+        assert_eq!(names[0], "baseline");
+        assert_eq!(names[6], "CUP&SPAA");
+        let trace = Machine::Cori.generate(true, 1).unwrap();
+        let config = HybridConfig::new(12_076).unwrap();
+        let report = simulate(&trace[..200], &TypeParams::default(), 1, config, None).unwrap();
+        let (mut a, mut b) = (report.clone(), report);
+        a.instant_start_ratio = 0.2;
+        b.instant_start_ratio = 0.4;
+        let one = Replicates::new(vec![a.clone()]);
+        let two = Replicates::new(vec![b]);
+        let both = pooled([&one, &two]);
+        assert!((both.mean(|r| r.instant_start_ratio) - 0.3).abs() < 1e-12);
+        assert!(pooled([]).mean(|r| r.turnaround_h).is_nan());
+        assert_eq!(cells(&one)[0], Cell::fixed(20.0, 2));
+    }
 }

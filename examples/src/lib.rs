@@ -112,6 +112,7 @@ mod error;
 pub mod hybrid;
 pub mod metasched;
 mod out;
+pub mod paired;
 mod plot;
 pub mod rhic;
 mod sweep;
@@ -123,8 +124,9 @@ pub use args::{
 pub use claims::{CLAIMS_FILE, Claim, Claims};
 pub use error::{Error, Result};
 pub use out::{OutDir, TABLE_FILE};
+pub use paired::{Paired, Significance};
 pub use plot::{BarChart, Figure, LinePlot, PlotError};
-pub use sweep::{Replicates, Sweep, paired_verdict};
+pub use sweep::{Replicates, Sweep};
 pub use table::{Cell, Table};
 
 /// Runs an example's main: parses its command line `C`, runs `run`, and turns every failure

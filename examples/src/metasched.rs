@@ -605,146 +605,12 @@ pub fn queueing_reason(baseline_slowdown: f64, consequence: &str) -> String {
     }
 }
 
-/// How a paired comparison of two strategies over the same seeds came out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Significance {
-    /// The first strategy's figure is significantly below the second's.
-    Lower,
-    /// Significantly above.
-    Higher,
-    /// The difference is inside the noise (or inside the paper's precision when the runs do
-    /// not vary): "no significant difference".
-    NoSignificantDifference,
-}
+/// Paired comparisons of strategies over the same seeds, under the examples' one rule
+/// ([`crate::paired`]), each with the paper's printed precision as its tolerance for runs that
+/// do not vary (one seed, or inputs that leave nothing random, such as the paper's trace alone).
+pub use crate::paired::{Paired, Significance};
 
-/// One metric of strategy A against strategy B over paired replicates (the same seeds, so the
-/// same environment and workload in each pair).
-///
-/// The significance rule (stated beside every claim that uses it): when the per-seed
-/// differences vary, a two-sided paired t-test at the 5 % level (the difference is significant
-/// when its 95 % confidence interval, Student's t with n − 1 degrees of freedom, excludes 0);
-/// when they do not (one seed, or inputs that leave nothing random, such as the paper's trace
-/// alone), the difference is significant when it exceeds `tolerance`, the paper's printed
-/// precision for that metric.
-///
-/// ```
-/// use cosched_examples::metasched::{Paired, Significance};
-/// // Three seeds: A is below B by 2 ± 0.1 each time.
-/// let p = Paired::new(&[8.0, 9.1, 10.0], &[10.0, 11.0, 12.1], 0.05).unwrap();
-/// assert_eq!(p.significance(), Significance::Lower);
-/// // Identical runs: inside the paper's precision.
-/// let p = Paired::new(&[5.0, 5.0], &[5.01, 5.01], 0.05).unwrap();
-/// assert_eq!(p.significance(), Significance::NoSignificantDifference);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Paired {
-    /// Per-seed A − B.
-    pub difference: Spread,
-    /// B's mean (the base of the relative figures).
-    pub base: f64,
-    /// The threshold when the differences do not vary: the paper's precision.
-    pub tolerance: f64,
-}
-
-impl Paired {
-    /// `a` against `b`, paired by position (seed); `None` when they are empty or of
-    /// different lengths.
-    pub fn new(a: &[f64], b: &[f64], tolerance: f64) -> Option<Paired> {
-        if a.len() != b.len() {
-            return None;
-        }
-        let diffs: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-        Some(Paired {
-            difference: Spread::of(&diffs)?,
-            base: stats::mean(b)?,
-            tolerance,
-        })
-    }
-
-    /// A figure over seeds (`values`) against one run `base` of a configuration that draws
-    /// nothing at random (every seed would repeat it), so each seed's difference is its value
-    /// minus `base`: the pairing is exact.
-    pub fn against_run(values: Spread, base: f64, tolerance: f64) -> Paired {
-        Paired {
-            difference: Spread {
-                mean: values.mean - base,
-                min: values.min - base,
-                max: values.max - base,
-                ..values
-            },
-            base,
-            tolerance,
-        }
-    }
-
-    /// The half-width beyond which the mean difference is significant: the 95 % interval's
-    /// when the differences vary, else the tolerance.
-    pub fn threshold(&self) -> f64 {
-        match self.difference.ci95_half_width {
-            Some(h) if h > 0.0 => h,
-            _ => self.tolerance,
-        }
-    }
-
-    /// The verdict of the significance rule.
-    pub fn significance(&self) -> Significance {
-        let d = self.difference.mean;
-        if d.abs() <= self.threshold() {
-            Significance::NoSignificantDifference
-        } else if d < 0.0 {
-            Significance::Lower
-        } else {
-            Significance::Higher
-        }
-    }
-
-    /// Whether A is significantly below B.
-    pub fn lower(&self) -> bool {
-        self.significance() == Significance::Lower
-    }
-
-    /// Whether A is significantly above B.
-    pub fn higher(&self) -> bool {
-        self.significance() == Significance::Higher
-    }
-
-    /// The mean difference in percent of B's mean.
-    pub fn percent(&self) -> f64 {
-        100.0 * self.difference.mean / self.base.abs().max(f64::MIN_POSITIVE)
-    }
-
-    /// Whether the whole significance interval lies within ± `percent` % of B's mean (an
-    /// equivalence margin).
-    pub fn within_percent(&self, percent: f64) -> bool {
-        let margin = percent / 100.0 * self.base.abs();
-        self.difference.mean.abs() + self.threshold() <= margin
-    }
-
-    /// The difference as measured, e.g. `-12.3 % (±0.4 % 95 % CI, paired t, 5 seeds: lower)`
-    /// or `+0.0 % (1 seed; tolerance ±0.05: no significant difference)`.
-    pub fn describe(&self) -> String {
-        let rule = match self.difference.ci95_half_width {
-            Some(h) if h > 0.0 => format!(
-                "±{:.1} % 95 % CI, paired t, {} seeds",
-                100.0 * h / self.base.abs().max(f64::MIN_POSITIVE),
-                self.difference.n
-            ),
-            _ if self.difference.n == 1 => format!("1 seed; tolerance ±{}", self.tolerance),
-            _ => format!(
-                "{} seeds, no spread; tolerance ±{}",
-                self.difference.n, self.tolerance
-            ),
-        };
-        let verdict = match self.significance() {
-            Significance::Lower => "lower",
-            Significance::Higher => "higher",
-            Significance::NoSignificantDifference => "no significant difference",
-        };
-        format!("{:+.1} % ({rule}: {verdict})", self.percent())
-    }
-}
-
-/// `pick` of runs `a` against runs `b`, paired by seed ([`Paired::new`]).
+/// `pick` of runs `a` against runs `b`, paired by seed ([`Paired::tolerant`]).
 pub fn paired_metric(
     a: &[Metrics],
     b: &[Metrics],
@@ -752,5 +618,5 @@ pub fn paired_metric(
     tolerance: f64,
 ) -> Option<Paired> {
     let values = |runs: &[Metrics]| runs.iter().map(&pick).collect::<Vec<f64>>();
-    Paired::new(&values(a), &values(b), tolerance)
+    Paired::tolerant(&values(a), &values(b), tolerance)
 }

@@ -6,7 +6,7 @@ use cosched_core::stats::{self, Spread};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::Seeds;
+use crate::{Paired, Seeds};
 
 /// The progress bar's layout: label, bar, count/total, elapsed time and ETA.
 const TEMPLATE: &str = "{prefix} [{bar:30}] {pos}/{len} elapsed {elapsed} eta {eta}";
@@ -195,39 +195,18 @@ fn progress_bar(label: &str, len: usize) -> ProgressBar {
 // ---- paired comparisons (our findings: a mechanism against a baseline, same seeds) ----
 
 impl<R> Replicates<R> {
-    /// `metric` of each run minus `metric` of `base`'s run of the same seed, summarised;
-    /// `None` for no pairs.
-    pub fn paired_difference(
-        &self,
-        base: &Replicates<R>,
-        metric: impl Fn(&R) -> f64,
-    ) -> Option<Spread> {
-        let diffs: Vec<f64> = self
-            .runs
-            .iter()
-            .zip(&base.runs)
-            .map(|(a, b)| metric(a) - metric(b))
-            .collect();
-        Spread::of(&diffs)
-    }
-}
-
-/// The verdict on a paired difference: significant when the 95 % Student-t interval of the
-/// differences excludes 0, else "no significant difference" (one pair: not assessed).
-///
-/// ```
-/// use cosched_examples::{Replicates, paired_verdict};
-///
-/// let base = Replicates::new(vec![10.0, 12.0, 11.0]);
-/// let new = Replicates::new(vec![7.0, 9.5, 8.0]);
-/// let d = new.paired_difference(&base, |&x| x).unwrap();
-/// assert_eq!(paired_verdict(&d), "significantly lower");
-/// ```
-pub fn paired_verdict(difference: &Spread) -> &'static str {
-    match difference.ci95_half_width {
-        None => "not assessed (one seed)",
-        Some(h) if difference.mean - h > 0.0 => "significantly higher",
-        Some(h) if difference.mean + h < 0.0 => "significantly lower",
-        Some(_) => "no significant difference",
+    /// `metric` of each run against `metric` of `base`'s run of the same seed
+    /// ([`Paired::new`], no tolerance); `None` for no pairs, unpaired runs or a NaN difference.
+    ///
+    /// ```
+    /// use cosched_examples::{Replicates, Significance};
+    ///
+    /// let base = Replicates::new(vec![10.0, 12.0, 11.0]);
+    /// let new = Replicates::new(vec![7.0, 9.5, 8.0]);
+    /// let d = new.paired(&base, |&x| x).unwrap();
+    /// assert_eq!(d.significance(), Significance::Lower);
+    /// ```
+    pub fn paired(&self, base: &Replicates<R>, metric: impl Fn(&R) -> f64) -> Option<Paired> {
+        Paired::new(&self.values(&metric), &base.values(&metric))
     }
 }

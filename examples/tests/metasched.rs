@@ -308,25 +308,25 @@ fn paired_comparisons_follow_the_stated_significance_rule() {
     // A consistent per-seed gap is significant even when the seeds' levels vary a lot.
     let a = [100.0, 210.0, 305.0, 398.0];
     let b = [110.0, 220.0, 316.0, 409.0];
-    let p = Paired::new(&a, &b, 0.05).unwrap();
+    let p = Paired::tolerant(&a, &b, 0.05).unwrap();
     assert_eq!(p.significance(), Significance::Lower);
     assert!(p.lower() && !p.higher());
     // The same means with the sign of the gap flipping: inside the noise.
     let b = [90.0, 230.0, 295.0, 420.0];
-    let p = Paired::new(&a, &b, 0.05).unwrap();
+    let p = Paired::tolerant(&a, &b, 0.05).unwrap();
     assert_eq!(p.significance(), Significance::NoSignificantDifference);
     assert!(
-        p.describe().contains("no significant difference"),
+        p.describe_percent().contains("no significant difference"),
         "{}",
-        p.describe()
+        p.describe_percent()
     );
     // Runs that do not vary: the tolerance decides.
-    let p = Paired::new(&[10.0, 10.0], &[10.04, 10.04], 0.05).unwrap();
+    let p = Paired::tolerant(&[10.0, 10.0], &[10.04, 10.04], 0.05).unwrap();
     assert_eq!(p.significance(), Significance::NoSignificantDifference);
-    let p = Paired::new(&[10.0], &[10.2], 0.05).unwrap();
+    let p = Paired::tolerant(&[10.0], &[10.2], 0.05).unwrap();
     assert_eq!(p.significance(), Significance::Lower);
     assert!(p.within_percent(5.0) && !p.within_percent(1.0));
     // Unpaired or empty inputs are refused.
-    assert!(Paired::new(&[1.0, 2.0], &[1.0], 0.05).is_none());
-    assert!(Paired::new(&[], &[], 0.05).is_none());
+    assert!(Paired::tolerant(&[1.0, 2.0], &[1.0], 0.05).is_none());
+    assert!(Paired::tolerant(&[], &[], 0.05).is_none());
 }
