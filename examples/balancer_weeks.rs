@@ -103,6 +103,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .data
         .clone()
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("data/balancer"));
+    // The notes name the input as given, never the checkout's absolute path, so the output
+    // does not depend on where the repository lives.
+    let data_name = cli.data.as_ref().map_or_else(
+        || "examples/data/balancer".to_owned(),
+        |d| d.display().to_string(),
+    );
     let mut out = cli.common.output(NAME)?;
     let lcrc = files(&data, "lcrc")?;
     let aps = files(&data, "aps")?;
@@ -209,7 +215,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
          linger {} s once unneeded (0: §III-A's text). The paper's week: 24,177 batch jobs, \
          141 leases, rho 1.25 %.",
         headlines.len(),
-        data.display(),
+        data_name,
         scenario.idle_hold.secs() / 60,
         cli.vm_linger
     ));
