@@ -172,6 +172,25 @@ impl Default for RhicSizing {
 /// `Leave` recalls it (its task, if any, is evicted to its last checkpoint: the site's
 /// tasks do not drain). The nodes lent are always batch-idle and within RHIC's last decision
 /// (`D` + its volunteers); RHIC's algorithm is `cosched_rhic::Rhic`'s, untouched.
+///
+/// ```
+/// use cosched_albatross::policy::NoScaling;
+/// use cosched_core::{Duration, Time};
+/// use cosched_site::{HtcPool, QueueAsBatch, RhicSizing, Roles, Site, SiteConfig,
+///                    SiteError, SiteWorkload, Sizer, Task};
+///
+/// // Ten one-hour tasks on an idle 16-node site, the pool sized by RHIC (cost goal).
+/// let task = |id| Task { id, bag: 0, submit: Time(0), work: Duration(3_600), ad: 0 };
+/// let workload = SiteWorkload { tasks: (0..10).map(task).collect(), ..SiteWorkload::default() };
+/// let roles = Roles {
+///     batch: Box::new(cosched_batch::scenario::easy()),
+///     on_demand: Box::new(QueueAsBatch),
+///     scavenging: Some(Box::new(HtcPool::new(Sizer::rhic(RhicSizing::default())?, NoScaling))),
+/// };
+/// let report = Site::new(SiteConfig::new(16, Time(20_000)), roles, workload)?.run()?;
+/// assert_eq!(report.scavenged_completed, 10);
+/// # Ok::<(), SiteError>(())
+/// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RhicSizer {
     rhic: Rhic,

@@ -35,7 +35,9 @@ pub enum Configuration {
     Scavenging,
     /// Batch + scavenging + Albatross bursting to the cloud.
     Cloud,
-    /// Hybrid's SPAA + scavenging + cloud.
+    /// Hybrid's SPAA + scavenging + cloud, the pool harvesting every idle node: the row
+    /// keeps HTCondor's default sizing, since RHIC's sizing of the pool rests on a storage
+    /// model of ours ([`RhicSizing`]); [`Configuration::AllRhic`] is the row with RHIC.
     All,
     /// The Balancer + scavenging + cloud (an extra row).
     AllBalancer,
