@@ -17,7 +17,7 @@ const NAME: &str = "custom_policies";
 type Demo = fn(bool) -> Result<String, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The protocols, each with the demo that runs a custom policy in its simulator.
-const DEMOS: [(&str, Demo); 6] = [
+const DEMOS: [(&str, Demo); 7] = [
     ("batch (`cosched-batch`)", custom::batch::demo),
     ("Balancer (`cosched-balancer`)", custom::balancer::demo),
     (
@@ -29,6 +29,10 @@ const DEMOS: [(&str, Demo); 6] = [
     (
         "Albatross cloud bursting (`cosched-albatross`)",
         custom::albatross::demo,
+    ),
+    (
+        "converged site scavenging role (`cosched-site`)",
+        custom::site::demo,
     ),
 ];
 

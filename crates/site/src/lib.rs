@@ -9,7 +9,8 @@
 //!   jobs ([`QueueAsBatch`]), the Balancer ([`BalancerRole`] over any Balancer-protocol
 //!   policy), or hybrid's PAA/SPAA ([`HybridRole`]);
 //! - **scavenging** ([`scavenging`]): idle nodes lent on availability to a ClassAd-matched
-//!   high-throughput pool, which may burst to the cloud under Albatross ([`HtcPool`]).
+//!   high-throughput pool sized by harvesting every idle node or by RHIC's controller
+//!   ([`RhicSizer`]), which may burst to the cloud under Albatross ([`HtcPool`]).
 //!
 //! [`grid`] puts K such sites under metasched's electricity-price-aware metascheduler (MCMF
 //! and its baselines, or any policy of its grid protocol), which places the batch jobs.
@@ -100,7 +101,9 @@ pub use on_demand::{
     BalancerRole, HybridRole, OnDemandCommand, OnDemandObservation, OnDemandPolicy, QueueAsBatch,
 };
 pub use report::{LeaseCounts, Revocations, SiteReport};
-pub use scavenging::{HtcPool, PoolCycle, ScavengingCommand, ScavengingPolicy, Sizer};
+pub use scavenging::{
+    HtcPool, PoolCycle, RhicSizer, RhicSizing, ScavengingCommand, ScavengingPolicy, Sizer,
+};
 pub use scenario::{Configuration, Inputs, RoleParams};
 pub use site::{BatchStart, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
 pub use workload::{BagOfTasks, SiteWorkload, Task};

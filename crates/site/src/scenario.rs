@@ -15,6 +15,7 @@ use cosched_balancer::workload::LeaseRequest;
 use cosched_core::{Duration, RigidJob, SeedStreams, Time};
 use cosched_hybrid::Mechanism;
 
+use crate::scavenging::RhicSizing;
 use crate::workload::{BagOfTasks, SiteWorkload, leases_from_requests, typed_batch};
 use crate::{BalancerRole, HtcPool, HybridRole, QueueAsBatch, Roles, SiteError, Sizer};
 
@@ -34,15 +35,21 @@ pub enum Configuration {
     Scavenging,
     /// Batch + scavenging + Albatross bursting to the cloud.
     Cloud,
-    /// Hybrid's SPAA + scavenging + cloud.
+    /// Hybrid's SPAA + scavenging + cloud, the pool harvesting every idle node: the row
+    /// keeps HTCondor's default sizing, since RHIC's sizing of the pool rests on a storage
+    /// model of ours ([`RhicSizing`]); [`Configuration::AllRhic`] is the row with RHIC.
     All,
     /// The Balancer + scavenging + cloud (an extra row).
     AllBalancer,
+    /// Batch + the scavenging pool sized by RHIC's controller (no cloud; an extra row).
+    Rhic,
+    /// Hybrid's SPAA + the pool sized by RHIC + cloud (an extra row).
+    AllRhic,
 }
 
 impl Configuration {
     /// Every configuration, in the table's order.
-    pub const ALL: [Configuration; 7] = [
+    pub const ALL: [Configuration; 9] = [
         Configuration::Batch,
         Configuration::Balancer,
         Configuration::Hybrid,
@@ -50,6 +57,8 @@ impl Configuration {
         Configuration::Cloud,
         Configuration::All,
         Configuration::AllBalancer,
+        Configuration::Rhic,
+        Configuration::AllRhic,
     ];
 
     /// Its name in tables and CSV.
@@ -62,6 +71,8 @@ impl Configuration {
             Configuration::Cloud => "cloud",
             Configuration::All => "all",
             Configuration::AllBalancer => "all-balancer",
+            Configuration::Rhic => "rhic",
+            Configuration::AllRhic => "all-rhic",
         }
     }
 
@@ -69,21 +80,26 @@ impl Configuration {
     pub fn roles(self, params: &RoleParams) -> Result<Roles, SiteError> {
         use Configuration as C;
         let on_demand: Box<dyn crate::OnDemandPolicy + Send> = match self {
-            C::Batch | C::Scavenging | C::Cloud => Box::new(QueueAsBatch),
+            C::Batch | C::Scavenging | C::Cloud | C::Rhic => Box::new(QueueAsBatch),
             C::Balancer | C::AllBalancer => Box::new(BalancerRole::new(Balancer::new(
                 BalancerConfig::new(Strategy::Basic {
                     static_reserve: params.reserve,
                 })
                 .with_window(params.window),
             ))),
-            C::Hybrid | C::All => Box::new(HybridRole::new(params.mechanism)),
+            C::Hybrid | C::All | C::AllRhic => Box::new(HybridRole::new(params.mechanism)),
         };
         let scavenging: Option<Box<dyn crate::ScavengingPolicy + Send>> = match self {
             C::Batch | C::Balancer | C::Hybrid => None,
             C::Scavenging => Some(Box::new(HtcPool::new(Sizer::HarvestAll, NoScaling))),
-            C::Cloud | C::All | C::AllBalancer => {
+            C::Rhic => Some(Box::new(HtcPool::new(Sizer::rhic(params.rhic)?, NoScaling))),
+            C::Cloud | C::All | C::AllBalancer | C::AllRhic => {
                 let cloud = Albatross::new(AlbatrossConfig::paper(params.capital), Time(0))?;
-                Some(Box::new(HtcPool::new(Sizer::HarvestAll, cloud)))
+                let sizer = match self {
+                    C::AllRhic => Sizer::rhic(params.rhic)?,
+                    _ => Sizer::HarvestAll,
+                };
+                Some(Box::new(HtcPool::new(sizer, cloud)))
             }
         };
         Ok(Roles {
@@ -110,7 +126,7 @@ impl FromStr for Configuration {
                 cosched_core::ParamError::new(
                     "configuration",
                     s,
-                    "batch, balancer, hybrid, scavenging, cloud, all or all-balancer",
+                    "batch, balancer, hybrid, scavenging, cloud, all, all-balancer, rhic or all-rhic",
                 )
                 .into()
             })
@@ -130,6 +146,8 @@ pub struct RoleParams {
     pub mechanism: Mechanism,
     /// Albatross's capital `c` (ours: 0.5, a t2.small per stall).
     pub capital: Capital,
+    /// RHIC's sizing of the pool (`rhic`, `all-rhic`).
+    pub rhic: RhicSizing,
 }
 
 impl Default for RoleParams {
@@ -140,6 +158,7 @@ impl Default for RoleParams {
             window: Duration::from_mins(5),
             mechanism: Mechanism::spaa(),
             capital: Capital::new(0.5).unwrap_or(Capital::ZERO),
+            rhic: RhicSizing::default(),
         }
     }
 }

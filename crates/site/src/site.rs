@@ -152,6 +152,12 @@ impl SiteState {
         self.nodes.idle_count()
     }
 
+    /// The nodes idle in the batch pool (lent to scavenging or not), most recently idle
+    /// first (the order batch takes them back).
+    pub fn batch_idle_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes.idle_recent_first()
+    }
+
     /// The batch cluster (queue, running jobs' releases, EASY's shadow).
     pub fn cluster(&self) -> &BatchCluster {
         &self.cluster
@@ -270,6 +276,8 @@ pub struct Site {
     held: [i128; 6],
     revocations: Revocations,
     work_done: i128,
+    /// Checkpointed work of the tasks not completed.
+    work_saved: i128,
     work_submitted: i128,
     cloud_cost: f64,
     started_roles: bool,
@@ -446,6 +454,7 @@ impl Site {
             held: [0; 6],
             revocations: Revocations::default(),
             work_done: 0,
+            work_saved: 0,
             work_submitted: 0,
             cloud_cost: 0.0,
             started_roles: false,
@@ -956,6 +965,7 @@ impl Site {
             (ran, 0)
         };
         t.saved += saved;
+        self.work_saved += i128::from(saved);
         t.epoch = t.epoch.wrapping_add(1);
         if owner {
             self.revocations.scavenged_evictions += 1;
@@ -1006,6 +1016,7 @@ impl Site {
             return Ok(());
         };
         t.done = true;
+        self.work_saved -= i128::from(t.saved);
         self.tasks_running -= 1;
         self.work_done += i128::from(self.workload.tasks[task as usize].work.0);
         match slot {
@@ -1105,6 +1116,7 @@ impl Site {
                 .collect(),
             work_done_s: self.work_done as f64,
             work_left_s: (self.work_submitted - self.work_done) as f64,
+            work_partial_s: self.work_partial(now),
         };
         if let Some(s) = self.roles.scavenging.as_mut() {
             s.observe(now, &cycle, &self.state, &mut self.scav_out)?;
@@ -1119,6 +1131,34 @@ impl Site {
             self.cycle_scheduled = true;
         }
         Ok(())
+    }
+
+    /// Reference seconds of work the unfinished tasks hold: their checkpoints, and what the
+    /// running ones did since their last start. O(lent nodes + cloud tasks).
+    fn work_partial(&self, now: Time) -> f64 {
+        let site =
+            self.state
+                .nodes
+                .idle_recent_first()
+                .filter_map(|n| match self.state.nodes.get(n) {
+                    Ok(NodeUse::Lent(Some(t))) => Some(t),
+                    _ => None,
+                });
+        let cloud = self
+            .cloud
+            .iter()
+            .filter(|c| c.stopped.is_none())
+            .flat_map(|c| c.tasks.iter().copied());
+        site.chain(cloud)
+            .filter_map(|t| {
+                let state = self.tasks.get(usize::try_from(t).ok()?)?;
+                let work = self.workload.tasks.get(usize::try_from(t).ok()?)?.work.0 as f64;
+                let (_, start, speed) = state.run?;
+                let ran = now.checked_since(start).unwrap_or(Duration::ZERO).0 as f64 * speed;
+                Some(ran.min(work - state.saved as f64))
+            })
+            .sum::<f64>()
+            + self.work_saved as f64
     }
 
     fn apply_scavenging(&mut self, now: Time) -> Result<(), SiteError> {

@@ -7,3 +7,4 @@ pub mod batch;
 pub mod hybrid;
 pub mod metasched;
 pub mod rhic;
+pub mod site;
