@@ -103,4 +103,4 @@ pub use report::{LeaseCounts, Revocations, SiteReport};
 pub use scavenging::{HtcPool, PoolCycle, ScavengingCommand, ScavengingPolicy, Sizer};
 pub use scenario::{Configuration, Inputs, RoleParams};
 pub use site::{BatchStart, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
-pub use workload::{BagOfTasks, SiteWorkload, Task};
+pub use workload::{BagOfTasks, LeaseNotice, SiteWorkload, Task};

@@ -13,9 +13,10 @@ use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, NoScaling};
 use cosched_balancer::policy::{Balancer, BalancerConfig, Strategy};
 use cosched_balancer::workload::LeaseRequest;
 use cosched_core::{Duration, RigidJob, SeedStreams, Time};
-use cosched_hybrid::Mechanism;
+use cosched_hybrid::workload::TypeParams;
+use cosched_hybrid::{Mechanism, NoticeStrategy};
 
-use crate::workload::{BagOfTasks, SiteWorkload, leases_from_requests, typed_batch};
+use crate::workload::{BagOfTasks, SiteWorkload, draw_notices, leases_from_requests, typed_batch};
 use crate::{BalancerRole, HtcPool, HybridRole, QueueAsBatch, Roles, SiteError, Sizer};
 
 /// Batch jobs [`Inputs::generated`] draws before cutting them at the span.
@@ -76,7 +77,9 @@ impl Configuration {
                 })
                 .with_window(params.window),
             ))),
-            C::Hybrid | C::All => Box::new(HybridRole::new(params.mechanism)),
+            C::Hybrid | C::All => {
+                Box::new(HybridRole::new(params.mechanism).with_notices(params.notice))
+            }
         };
         let scavenging: Option<Box<dyn crate::ScavengingPolicy + Send>> = match self {
             C::Batch | C::Balancer | C::Hybrid => None,
@@ -128,6 +131,11 @@ pub struct RoleParams {
     pub window: Duration,
     /// Hybrid's on-arrival mechanism (SPAA).
     pub mechanism: Mechanism,
+    /// Hybrid's advance-notice strategy (Fan et al. §III-B1): CUP by default, so that the
+    /// `hybrid` and `all` configurations run CUP&SPAA, every mechanism the issue names —
+    /// nodes collected on notice, preemptions planned before the arrival, shrinking and
+    /// preemption at it. CUA gives CUA&SPAA, N ignores notices (N&SPAA).
+    pub notice: NoticeStrategy,
     /// Albatross's capital `c` (ours: 0.5, a t2.small per stall).
     pub capital: Capital,
 }
@@ -139,6 +147,7 @@ impl Default for RoleParams {
             reserve: 8,
             window: Duration::from_mins(5),
             mechanism: Mechanism::spaa(),
+            notice: NoticeStrategy::Cup,
             capital: Capital::new(0.5).unwrap_or(Capital::ZERO),
         }
     }
@@ -251,16 +260,23 @@ impl Inputs {
     }
 
     /// The workload of `seed`: the trace typed into rigid and malleable jobs (its on-demand
-    /// projects' jobs dropped: the leases are the on-demand work), the leases, the tasks.
+    /// projects' jobs dropped: the leases are the on-demand work), the leases with their
+    /// advance notices ([`draw_notices`], ours, hybrid's W5 mix), the tasks.
     pub fn workload(&self, seed: u64) -> Result<SiteWorkload, SiteError> {
         let streams = SeedStreams::new(seed);
         let batch = typed_batch(&self.trace, streams.family("typing", 0).root())?
             .into_iter()
             .filter(|j| !matches!(j, cosched_hybrid::workload::HybridJob::OnDemand(_)))
             .collect();
+        let leases = leases_from_requests(&self.requests, self.window)?;
         Ok(SiteWorkload {
             batch,
-            leases: leases_from_requests(&self.requests, self.window)?,
+            notices: draw_notices(
+                &leases,
+                &TypeParams::default(),
+                streams.family("notices", 0).root(),
+            )?,
+            leases,
             tasks: self
                 .bags
                 .generate(self.span, streams.family("scavenged", 0))?,
