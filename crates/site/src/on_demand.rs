@@ -582,13 +582,17 @@ impl Policy for HybridRole {
         }
         // CUP's preemptions now due, if their reservation still lacks nodes and the job
         // still runs (its freed nodes come back as `NodesFreed` and are offered).
-        let running = view.running_views(now);
+        // A job two reservations planned to preempt is preempted once.
+        let mut running: Vec<JobId> = view.running_views(now).iter().map(|r| r.id).collect();
         let board = &self.board;
         self.planned.retain(|p| {
             if p.at > now {
                 return true;
             }
-            if board.is_short(p.for_job) && running.iter().any(|r| r.id == p.job) {
+            if let Some(i) = running.iter().position(|&j| j == p.job)
+                && board.is_short(p.for_job)
+            {
+                running.swap_remove(i);
                 out.push(OnDemandCommand::Preempt { job: p.job });
             }
             false

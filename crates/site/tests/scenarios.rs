@@ -305,3 +305,19 @@ fn drawn_notices_follow_the_mix_and_the_lead() {
     let acc = accurate as f64 / leases.len() as f64;
     assert!((acc - 0.7).abs() < 0.04, "accurate share {acc}");
 }
+
+/// Two notices at one instant, each short a node, both plan to preempt the one running job
+/// (CUP): it is preempted once, and both leases start at once on its nodes.
+#[test]
+fn cup_preempts_a_job_two_reservations_planned_for_once() {
+    let workload = SiteWorkload {
+        batch: vec![rigid(1, 0, 2, 10_000)],
+        leases: vec![lease(0, 1_000, 1, 0, 300), lease(1, 1_000, 1, 0, 300)],
+        tasks: vec![],
+        notices: vec![notice(0, 100, 1_000), notice(1, 100, 1_000)],
+    };
+    let r = run(2, 30_000, spaa_with(NoticeStrategy::Cup), None, workload);
+    assert_eq!(r.revocations.rigid_preemptions, 1);
+    assert_eq!(r.revocations.batch_lost_node_s, 200);
+    assert_eq!((r.leases.completed, r.on_demand_mean_wait_s), (2, 0.0));
+}
