@@ -340,6 +340,10 @@ pub struct HybridRole {
     planned: Vec<PlannedPreemption>,
     /// Leases waiting at the front, first come first served: (lease, nodes, deadline).
     waiting: VecDeque<(LeaseId, u32, Time)>,
+    /// When the waiting leases should be served again: nodes were restored to batch, which
+    /// the view shows only once the commands are applied.
+    #[serde(default)]
+    serve_at: Option<Time>,
 }
 
 /// The board's job for a lease (the board books by job id; lease ids are unique).
@@ -355,6 +359,7 @@ impl HybridRole {
             board: NoticeBoard::new(NoticeStrategy::N),
             planned: Vec::new(),
             waiting: VecDeque::new(),
+            serve_at: None,
         }
     }
 
@@ -428,6 +433,7 @@ impl HybridRole {
             return Ok(());
         }
         out.extend(held.iter().map(|&n| OnDemandCommand::Restore(n)));
+        self.restored(now, held.len());
         let idle = u32::try_from(view.batch_idle_count() + held.len()).unwrap_or(u32::MAX);
         let deadline = lease.start_deadline().unwrap_or(Time::MAX);
         if !self.waiting.is_empty()
@@ -457,6 +463,13 @@ impl HybridRole {
                 .into_iter()
                 .map(|(_, n)| OnDemandCommand::Reclaim(n)),
         );
+    }
+
+    /// Nodes were restored to batch: waiting leases are served once that is applied.
+    fn restored(&mut self, now: Time, count: usize) {
+        if count > 0 && !self.waiting.is_empty() {
+            self.serve_at = Some(now);
+        }
     }
 
     /// Serves the waiting leases in order while they can start; rejects those past their
@@ -550,12 +563,14 @@ impl Policy for HybridRole {
                 // §III-B4: the lenders get the other nodes back: they return to batch, where
                 // the site expands shrunk malleable jobs into idle nodes and preempted
                 // lenders, queued under their submit time, start as the batch policy allows.
+                let before = out.len();
                 out.extend(
                     nodes
                         .iter()
                         .filter(|n| !kept.iter().any(|(_, k)| k == *n))
                         .map(|&n| OnDemandCommand::Restore(n)),
                 );
+                self.restored(now, out.len() - before);
             }
             OnDemandObservation::NodesFreed { nodes, .. } => {
                 let before = out.len();
@@ -577,7 +592,9 @@ impl Policy for HybridRole {
         out: &mut Vec<OnDemandCommand>,
     ) -> Result<(), SiteError> {
         // §III-B3: a reservation whose lease has not come a grace after its estimate lapses.
+        self.serve_at = None;
         for (_, nodes) in self.board.expire(now) {
+            self.restored(now, nodes.len());
             out.extend(nodes.into_iter().map(OnDemandCommand::Restore));
         }
         // CUP's preemptions now due, if their reservation still lacks nodes and the job
@@ -609,6 +626,7 @@ impl Policy for HybridRole {
         deadlines
             .chain(planned)
             .chain(self.board.next_expiry())
+            .chain(self.serve_at)
             .min()
     }
 }

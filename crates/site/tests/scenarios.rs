@@ -321,3 +321,19 @@ fn cup_preempts_a_job_two_reservations_planned_for_once() {
     assert_eq!(r.revocations.batch_lost_node_s, 200);
     assert_eq!((r.leases.completed, r.on_demand_mean_wait_s), (2, 0.0));
 }
+
+/// A lease waiting at the front starts when another lease's nodes return to batch (no batch
+/// job frees a node meanwhile), not only when a batch job ends.
+#[test]
+fn a_waiting_lease_starts_on_the_nodes_an_ended_lease_returns() {
+    let workload = SiteWorkload {
+        batch: vec![],
+        leases: vec![lease(0, 0, 2, 0, 500), lease(1, 100, 2, 1_000, 300)],
+        tasks: vec![],
+        notices: vec![],
+    };
+    let r = run(2, 10_000, spaa_with(NoticeStrategy::N), None, workload);
+    assert_eq!(r.leases.completed, 2);
+    // Lease 1 waits from 100 to 500: the mean over both leases is 200 s.
+    assert_eq!(r.on_demand_mean_wait_s, 200.0);
+}
