@@ -7,7 +7,8 @@
 //!   conservative, or yours) over rigid and malleable jobs;
 //! - **on-demand** ([`on_demand`]): leases that must start within a window — queued as batch
 //!   jobs ([`QueueAsBatch`]), the Balancer ([`BalancerRole`] over any Balancer-protocol
-//!   policy), or hybrid's PAA/SPAA ([`HybridRole`]);
+//!   policy), or hybrid's mechanisms ([`HybridRole`]: advance notices under N, CUA or CUP
+//!   — the leases' [`LeaseNotice`]s — and PAA/SPAA on arrival);
 //! - **scavenging** ([`scavenging`]): idle nodes lent on availability to a ClassAd-matched
 //!   high-throughput pool sized by harvesting every idle node or by RHIC's controller
 //!   ([`RhicSizer`]), which may burst to the cloud under Albatross ([`HtcPool`]).
@@ -106,4 +107,4 @@ pub use scavenging::{
 };
 pub use scenario::{Configuration, Inputs, RoleParams};
 pub use site::{BatchStart, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
-pub use workload::{BagOfTasks, SiteWorkload, Task};
+pub use workload::{BagOfTasks, LeaseNotice, SiteWorkload, Task};

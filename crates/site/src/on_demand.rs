@@ -9,11 +9,20 @@
 //!   "FCFS/EASY backfilling without special treatments");
 //! - [`BalancerRole`]: any policy of the Balancer's protocol (Liu et al., SC18, Algorithm 1 with
 //!   `W` and its reserve), its `Reclaim`/`Restore`/`Grant`/`Reject` passed through;
-//! - [`HybridRole`]: hybrid's on-arrival mechanisms (Fan et al. §III-B2, PAA or SPAA through
-//!   [`cosched_hybrid::Mechanism::decide`]): idle nodes first, then preempt or shrink running
+//! - [`HybridRole`]: hybrid's mechanisms (Fan et al. §III-B). On an advance notice
+//!   ([`OnDemandObservation::Notice`], §III-B1) hybrid's own board
+//!   ([`cosched_hybrid::NoticeBoard`], N, CUA or CUP) books nodes: the role reclaims the idle
+//!   nodes it claims into the reserve (unlent ones first), offers it the nodes batch jobs
+//!   release (earliest notice first; leases already waiting at the front come before it) and,
+//!   under CUP, fires the preemptions it planned at their time if the reservation is still
+//!   short; a reservation lapses a grace after its estimated arrival (§III-B3) and its nodes
+//!   return to batch. On arrival (§III-B2) a complete reservation starts the lease at once;
+//!   otherwise its nodes go back to batch and the on-arrival mechanism (PAA or SPAA through
+//!   [`cosched_hybrid::Mechanism::decide`]) takes idle nodes, then preempts or shrinks running
 //!   batch jobs so the lease starts at once; if nothing frees enough, it waits at the front
 //!   (first come, first served) until its window closes; lenders get their nodes back when
-//!   the lease ends (§III-B4).
+//!   the lease ends (§III-B4), unless a reservation still short claims them. Not carried
+//!   over: hybrid's *guests* on reserved nodes (the site's reserve is offline to batch).
 
 use std::collections::VecDeque;
 
@@ -22,7 +31,10 @@ use cosched_balancer::policy::{
 };
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, Lease, LeaseId, NodeId, Time};
-use cosched_hybrid::{ArrivalAction, Mechanism};
+use cosched_hybrid::{
+    ArrivalAction, Composite, Mechanism, Notice, NoticeBoard, NoticeStrategy, PlannedPreemption,
+    mechanism_name,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::nodes::NodeUse;
@@ -33,6 +45,17 @@ use crate::{SiteError, SiteState};
 pub enum OnDemandObservation {
     /// A lease was requested (on demand: it must start within its window).
     Request(Lease),
+    /// An advance notice (Fan et al. §III-B1): `lease` of `nodes` nodes says it will arrive
+    /// at `estimated_arrival` (it may come earlier or later, or not at all before its
+    /// reservation lapses). Delivered only before the lease's arrival.
+    Notice {
+        /// The lease announced.
+        lease: LeaseId,
+        /// Nodes it will need.
+        nodes: u32,
+        /// When it says it will arrive.
+        estimated_arrival: Time,
+    },
     /// A granted lease ended; its nodes are back in the on-demand reserve
     /// ([`NodeUse::Reserve`]) for the role to keep or restore to batch.
     Ended {
@@ -260,6 +283,8 @@ where
         out: &mut Vec<OnDemandCommand>,
     ) -> Result<(), SiteError> {
         let b = match obs {
+            // The Balancer's protocol has no notices (Liu et al. size the reserve by W).
+            OnDemandObservation::Notice { .. } => return Ok(()),
             OnDemandObservation::Request(lease) => BObs::Request {
                 request: lease.id,
                 nodes: lease.nodes,
@@ -305,33 +330,70 @@ where
     }
 }
 
-/// Hybrid's on-arrival mechanism in the on-demand role (see the [module docs](self)).
+/// Hybrid's mechanisms in the on-demand role (see the [module docs](self)): its advance-notice
+/// strategy ([`NoticeBoard`]: N, CUA or CUP) and its on-arrival mechanism (PAA or SPAA).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HybridRole {
     mechanism: Mechanism,
+    board: NoticeBoard,
+    /// CUP's planned preemptions not yet due.
+    planned: Vec<PlannedPreemption>,
     /// Leases waiting at the front, first come first served: (lease, nodes, deadline).
     waiting: VecDeque<(LeaseId, u32, Time)>,
+    /// When the waiting leases should be served again: nodes were restored to batch, which
+    /// the view shows only once the commands are applied.
+    #[serde(default)]
+    serve_at: Option<Time>,
+}
+
+/// The board's job for a lease (the board books by job id; lease ids are unique).
+fn job_of(lease: LeaseId) -> JobId {
+    JobId(lease.0)
 }
 
 impl HybridRole {
-    /// The role running `mechanism` (PAA or SPAA).
+    /// The role running `mechanism` (PAA or SPAA) and ignoring notices (N).
     pub fn new(mechanism: Mechanism) -> HybridRole {
         HybridRole {
             mechanism,
+            board: NoticeBoard::new(NoticeStrategy::N),
+            planned: Vec::new(),
             waiting: VecDeque::new(),
+            serve_at: None,
         }
     }
 
-    /// Tries to start the lease now; false if it must wait (nothing touched).
+    /// The same role answering notices with `strategy` (hybrid's board, its 10-minute grace
+    /// and two-minute warning): CUA&PAA … CUP&SPAA.
+    pub fn with_notices(mut self, strategy: NoticeStrategy) -> HybridRole {
+        self.board = NoticeBoard::new(strategy);
+        self
+    }
+
+    /// The paper's name of the composite, e.g. `CUP&SPAA`.
+    pub fn name(&self) -> String {
+        mechanism_name(Some(Composite::new(
+            self.board.strategy(),
+            self.mechanism.kind,
+        )))
+    }
+
+    /// The notice board (its reservations).
+    pub fn board(&self) -> &NoticeBoard {
+        &self.board
+    }
+
+    /// Tries to start the lease now with `idle` nodes available to it; false if it must wait
+    /// (nothing touched).
     fn try_start(
         &mut self,
         now: Time,
         lease: LeaseId,
         nodes: u32,
+        idle: u32,
         view: &SiteState,
         out: &mut Vec<OnDemandCommand>,
     ) -> Result<bool, SiteError> {
-        let idle = u32::try_from(view.batch_idle_count()).unwrap_or(u32::MAX);
         if idle >= nodes {
             out.push(OnDemandCommand::GrantIdle { lease });
             return Ok(true);
@@ -350,6 +412,64 @@ impl HybridRole {
         }
         out.push(OnDemandCommand::GrantIdle { lease });
         Ok(true)
+    }
+
+    /// A lease arrives (§III-B2): its reservation, if complete, starts it at once; else the
+    /// reservation's nodes go back to batch and the on-arrival mechanism counts them as idle.
+    fn arrive(
+        &mut self,
+        now: Time,
+        lease: &Lease,
+        view: &SiteState,
+        out: &mut Vec<OnDemandCommand>,
+    ) -> Result<(), SiteError> {
+        let held = self.board.arrive(job_of(lease.id));
+        self.planned.retain(|p| p.for_job != job_of(lease.id));
+        if held.len() == lease.nodes as usize {
+            out.push(OnDemandCommand::Grant {
+                lease: lease.id,
+                nodes: held,
+            });
+            return Ok(());
+        }
+        out.extend(held.iter().map(|&n| OnDemandCommand::Restore(n)));
+        self.restored(now, held.len());
+        let idle = u32::try_from(view.batch_idle_count() + held.len()).unwrap_or(u32::MAX);
+        let deadline = lease.start_deadline().unwrap_or(Time::MAX);
+        if !self.waiting.is_empty()
+            || !self.try_start(now, lease.id, lease.nodes, idle, view, out)?
+        {
+            self.waiting.push_back((lease.id, lease.nodes, deadline));
+        }
+        Ok(())
+    }
+
+    /// Offers nodes now idle in batch to the reservations still short (§III-B1: the earliest
+    /// notice wins), reclaiming the claimed ones into the reserve. Leases already waiting at
+    /// the front come first: nothing is offered while one waits.
+    fn offer(&mut self, nodes: &[NodeId], view: &SiteState, out: &mut Vec<OnDemandCommand>) {
+        if !self.waiting.is_empty() || self.board.shortfall() == 0 {
+            return;
+        }
+        let uses = view.node_uses();
+        let idle: Vec<NodeId> = nodes
+            .iter()
+            .copied()
+            .filter(|n| matches!(uses.get(n.index()), Some(NodeUse::Idle | NodeUse::Lent(_))))
+            .collect();
+        out.extend(
+            self.board
+                .offer(&idle)
+                .into_iter()
+                .map(|(_, n)| OnDemandCommand::Reclaim(n)),
+        );
+    }
+
+    /// Nodes were restored to batch: waiting leases are served once that is applied.
+    fn restored(&mut self, now: Time, count: usize) {
+        if count > 0 && !self.waiting.is_empty() {
+            self.serve_at = Some(now);
+        }
     }
 
     /// Serves the waiting leases in order while they can start; rejects those past their
@@ -393,21 +513,73 @@ impl Policy for HybridRole {
         out: &mut Vec<OnDemandCommand>,
     ) -> Result<(), SiteError> {
         match obs {
-            OnDemandObservation::Request(lease) => {
-                let deadline = lease.start_deadline().unwrap_or(Time::MAX);
-                if !self.waiting.is_empty()
-                    || !self.try_start(now, lease.id, lease.nodes, view, out)?
-                {
-                    self.waiting.push_back((lease.id, lease.nodes, deadline));
+            OnDemandObservation::Notice {
+                lease,
+                nodes,
+                estimated_arrival,
+            } => {
+                let notice = Notice {
+                    job: job_of(*lease),
+                    size: *nodes,
+                    at: now,
+                    estimated_arrival: (*estimated_arrival).max(now),
+                };
+                // Idle nodes not lent first: claiming a lent one evicts a scavenged task.
+                let uses = view.node_uses();
+                let free: Vec<NodeId> = [false, true]
+                    .into_iter()
+                    .flat_map(|lent| {
+                        uses.iter().enumerate().filter_map(move |(i, u)| {
+                            let ok = match u {
+                                NodeUse::Idle => !lent,
+                                NodeUse::Lent(_) => lent,
+                                _ => false,
+                            };
+                            ok.then_some(NodeId(i as u32))
+                        })
+                    })
+                    .take(if self.waiting.is_empty() {
+                        *nodes as usize
+                    } else {
+                        0
+                    })
+                    .collect();
+                let running = if self.board.strategy() == NoticeStrategy::Cup {
+                    view.planned_jobs(now)
+                } else {
+                    Vec::new()
+                };
+                let plan = self.board.notice(notice, &free, &running)?;
+                out.extend(plan.claimed.into_iter().map(OnDemandCommand::Reclaim));
+                self.planned.extend(plan.preemptions);
+            }
+            OnDemandObservation::Request(lease) => self.arrive(now, lease, view, out)?,
+            OnDemandObservation::Ended { nodes, .. } => {
+                // Reservations still short keep what they claim of the freed reserve nodes.
+                let mut kept = Vec::new();
+                if self.waiting.is_empty() {
+                    kept = self.board.offer(nodes);
+                }
+                // §III-B4: the lenders get the other nodes back: they return to batch, where
+                // the site expands shrunk malleable jobs into idle nodes and preempted
+                // lenders, queued under their submit time, start as the batch policy allows.
+                let before = out.len();
+                out.extend(
+                    nodes
+                        .iter()
+                        .filter(|n| !kept.iter().any(|(_, k)| k == *n))
+                        .map(|&n| OnDemandCommand::Restore(n)),
+                );
+                self.restored(now, out.len() - before);
+            }
+            OnDemandObservation::NodesFreed { nodes, .. } => {
+                let before = out.len();
+                self.serve_waiting(now, view, out)?;
+                // A start takes idle nodes the site picks: offer them at the next event.
+                if out.len() == before {
+                    self.offer(nodes, view, out);
                 }
             }
-            OnDemandObservation::Ended { nodes, .. } => {
-                // §III-B4: the lenders get the nodes back: they return to batch, where the
-                // site expands shrunk malleable jobs into idle nodes and preempted lenders,
-                // queued under their submit time, start as the batch policy allows.
-                out.extend(nodes.iter().map(|&n| OnDemandCommand::Restore(n)));
-            }
-            OnDemandObservation::NodesFreed { .. } => self.serve_waiting(now, view, out)?,
             OnDemandObservation::NodesBusy { .. } => {}
         }
         Ok(())
@@ -419,13 +591,42 @@ impl Policy for HybridRole {
         view: &SiteState,
         out: &mut Vec<OnDemandCommand>,
     ) -> Result<(), SiteError> {
+        // §III-B3: a reservation whose lease has not come a grace after its estimate lapses.
+        self.serve_at = None;
+        for (_, nodes) in self.board.expire(now) {
+            self.restored(now, nodes.len());
+            out.extend(nodes.into_iter().map(OnDemandCommand::Restore));
+        }
+        // CUP's preemptions now due, if their reservation still lacks nodes and the job
+        // still runs (its freed nodes come back as `NodesFreed` and are offered).
+        // A job two reservations planned to preempt is preempted once.
+        let mut running: Vec<JobId> = view.running_views(now).iter().map(|r| r.id).collect();
+        let board = &self.board;
+        self.planned.retain(|p| {
+            if p.at > now {
+                return true;
+            }
+            if let Some(i) = running.iter().position(|&j| j == p.job)
+                && board.is_short(p.for_job)
+            {
+                running.swap_remove(i);
+                out.push(OnDemandCommand::Preempt { job: p.job });
+            }
+            false
+        });
         self.serve_waiting(now, view, out)
     }
 
     fn next_wake(&self) -> Option<Time> {
-        self.waiting
+        let deadlines = self
+            .waiting
             .iter()
-            .map(|&(_, _, d)| d.saturating_add(Duration(1)))
+            .map(|&(_, _, d)| d.saturating_add(Duration(1)));
+        let planned = self.planned.iter().map(|p| p.at);
+        deadlines
+            .chain(planned)
+            .chain(self.board.next_expiry())
+            .chain(self.serve_at)
             .min()
     }
 }

@@ -3,7 +3,7 @@
 //! [`Configuration`] names the role assignments `converged_site` compares; each builds fresh
 //! role policies from the paper crates ([`Configuration::roles`]). [`Inputs`] assembles the
 //! environment of one seed: a batch trace typed into rigid and malleable jobs, on-demand
-//! leases, scavenged tasks.
+//! leases with advance notices, scavenged tasks.
 
 use std::fmt;
 use std::path::Path;
@@ -13,10 +13,11 @@ use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, NoScaling};
 use cosched_balancer::policy::{Balancer, BalancerConfig, Strategy};
 use cosched_balancer::workload::LeaseRequest;
 use cosched_core::{Duration, RigidJob, SeedStreams, Time};
-use cosched_hybrid::Mechanism;
+use cosched_hybrid::workload::TypeParams;
+use cosched_hybrid::{Mechanism, NoticeStrategy};
 
 use crate::scavenging::RhicSizing;
-use crate::workload::{BagOfTasks, SiteWorkload, leases_from_requests, typed_batch};
+use crate::workload::{BagOfTasks, SiteWorkload, draw_notices, leases_from_requests, typed_batch};
 use crate::{BalancerRole, HtcPool, HybridRole, QueueAsBatch, Roles, SiteError, Sizer};
 
 /// Batch jobs [`Inputs::generated`] draws before cutting them at the span.
@@ -29,27 +30,33 @@ pub enum Configuration {
     Batch,
     /// + the Balancer (Algorithm 1, static reserve `R`, window `W`).
     Balancer,
-    /// + hybrid's SPAA (shrink, then preempt, for instant starts).
+    /// Batch + hybrid's mechanisms: notices ([`RoleParams::notice`], CUP) and SPAA (shrink,
+    /// then preempt, for instant starts).
     Hybrid,
     /// Batch + the scavenging pool on idle nodes (no cloud).
     Scavenging,
     /// Batch + scavenging + Albatross bursting to the cloud.
     Cloud,
-    /// Hybrid's SPAA + scavenging + cloud, the pool harvesting every idle node: the row
-    /// keeps HTCondor's default sizing, since RHIC's sizing of the pool rests on a storage
-    /// model of ours ([`RhicSizing`]); [`Configuration::AllRhic`] is the row with RHIC.
+    /// Hybrid's mechanisms (as `hybrid`) + scavenging + cloud, the pool harvesting every idle
+    /// node: the row keeps HTCondor's default sizing, since RHIC's sizing of the pool rests on
+    /// a storage model of ours ([`RhicSizing`]); [`Configuration::AllRhic`] is the row with
+    /// RHIC.
     All,
     /// The Balancer + scavenging + cloud (an extra row).
     AllBalancer,
     /// Batch + the scavenging pool sized by RHIC's controller (no cloud; an extra row).
     Rhic,
-    /// Hybrid's SPAA + the pool sized by RHIC + cloud (an extra row).
+    /// Hybrid's mechanisms (as `hybrid`) + the pool sized by RHIC + cloud (an extra row).
     AllRhic,
+    /// `hybrid` with CUA in place of [`RoleParams::notice`] (CUA&SPAA, an extra row).
+    HybridCua,
+    /// `hybrid` ignoring notices (N&SPAA, an extra row).
+    HybridN,
 }
 
 impl Configuration {
     /// Every configuration, in the table's order.
-    pub const ALL: [Configuration; 9] = [
+    pub const ALL: [Configuration; 11] = [
         Configuration::Batch,
         Configuration::Balancer,
         Configuration::Hybrid,
@@ -59,6 +66,8 @@ impl Configuration {
         Configuration::AllBalancer,
         Configuration::Rhic,
         Configuration::AllRhic,
+        Configuration::HybridCua,
+        Configuration::HybridN,
     ];
 
     /// Its name in tables and CSV.
@@ -73,6 +82,8 @@ impl Configuration {
             Configuration::AllBalancer => "all-balancer",
             Configuration::Rhic => "rhic",
             Configuration::AllRhic => "all-rhic",
+            Configuration::HybridCua => "hybrid-cua",
+            Configuration::HybridN => "hybrid-n",
         }
     }
 
@@ -87,10 +98,16 @@ impl Configuration {
                 })
                 .with_window(params.window),
             ))),
-            C::Hybrid | C::All | C::AllRhic => Box::new(HybridRole::new(params.mechanism)),
+            C::Hybrid | C::All | C::AllRhic => {
+                Box::new(HybridRole::new(params.mechanism).with_notices(params.notice))
+            }
+            C::HybridCua => {
+                Box::new(HybridRole::new(params.mechanism).with_notices(NoticeStrategy::Cua))
+            }
+            C::HybridN => Box::new(HybridRole::new(params.mechanism)),
         };
         let scavenging: Option<Box<dyn crate::ScavengingPolicy + Send>> = match self {
-            C::Batch | C::Balancer | C::Hybrid => None,
+            C::Batch | C::Balancer | C::Hybrid | C::HybridCua | C::HybridN => None,
             C::Scavenging => Some(Box::new(HtcPool::new(Sizer::HarvestAll, NoScaling))),
             C::Rhic => Some(Box::new(HtcPool::new(Sizer::rhic(params.rhic)?, NoScaling))),
             C::Cloud | C::All | C::AllBalancer | C::AllRhic => {
@@ -126,7 +143,8 @@ impl FromStr for Configuration {
                 cosched_core::ParamError::new(
                     "configuration",
                     s,
-                    "batch, balancer, hybrid, scavenging, cloud, all, all-balancer, rhic or all-rhic",
+                    "batch, balancer, hybrid, scavenging, cloud, all, all-balancer, rhic, all-rhic, \
+                     hybrid-cua or hybrid-n",
                 )
                 .into()
             })
@@ -144,6 +162,12 @@ pub struct RoleParams {
     pub window: Duration,
     /// Hybrid's on-arrival mechanism (SPAA).
     pub mechanism: Mechanism,
+    /// Hybrid's advance-notice strategy (Fan et al. §III-B1) for `hybrid` and `all`: CUP by
+    /// default, so that they run CUP&SPAA, the composite that exercises every mechanism the
+    /// site's issue names (nodes collected on notice, preemptions planned before the arrival,
+    /// shrinking and preemption at it); chosen on that ground, not on its results. CUA gives
+    /// CUA&SPAA, N ignores notices (N&SPAA); `hybrid-cua` and `hybrid-n` are those rows.
+    pub notice: NoticeStrategy,
     /// Albatross's capital `c` (ours: 0.5, a t2.small per stall).
     pub capital: Capital,
     /// RHIC's sizing of the pool (`rhic`, `all-rhic`).
@@ -157,6 +181,7 @@ impl Default for RoleParams {
             reserve: 8,
             window: Duration::from_mins(5),
             mechanism: Mechanism::spaa(),
+            notice: NoticeStrategy::Cup,
             capital: Capital::new(0.5).unwrap_or(Capital::ZERO),
             rhic: RhicSizing::default(),
         }
@@ -270,16 +295,23 @@ impl Inputs {
     }
 
     /// The workload of `seed`: the trace typed into rigid and malleable jobs (its on-demand
-    /// projects' jobs dropped: the leases are the on-demand work), the leases, the tasks.
+    /// projects' jobs dropped: the leases are the on-demand work), the leases with their
+    /// advance notices ([`draw_notices`], ours, hybrid's W5 mix), the tasks.
     pub fn workload(&self, seed: u64) -> Result<SiteWorkload, SiteError> {
         let streams = SeedStreams::new(seed);
         let batch = typed_batch(&self.trace, streams.family("typing", 0).root())?
             .into_iter()
             .filter(|j| !matches!(j, cosched_hybrid::workload::HybridJob::OnDemand(_)))
             .collect();
+        let leases = leases_from_requests(&self.requests, self.window)?;
         Ok(SiteWorkload {
             batch,
-            leases: leases_from_requests(&self.requests, self.window)?,
+            notices: draw_notices(
+                &leases,
+                &TypeParams::default(),
+                streams.family("notices", 0).root(),
+            )?,
+            leases,
             tasks: self
                 .bags
                 .generate(self.span, streams.family("scavenged", 0))?,

@@ -14,7 +14,7 @@ use cosched_core::{
     Time,
 };
 use cosched_hybrid::workload::HybridJob;
-use cosched_hybrid::{RunningKind, RunningView};
+use cosched_hybrid::{PlannedJob, RunningKind, RunningView};
 
 use crate::SiteError;
 use crate::nodes::{NodeUse, Nodes};
@@ -172,6 +172,12 @@ impl SiteState {
     /// out): rigid jobs with their setup, work and elapsed time (no checkpoints), malleable
     /// jobs with their size range. Job order: by id.
     pub fn running_views(&self, now: Time) -> Vec<RunningView> {
+        self.planned_jobs(now).into_iter().map(|p| p.view).collect()
+    }
+
+    /// [`SiteState::running_views`] with each job's run start and predicted end, as hybrid's
+    /// CUP plans with them ([`PlannedJob`]).
+    pub fn planned_jobs(&self, now: Time) -> Vec<PlannedJob> {
         self.running
             .values()
             .filter(|r| r.job.class != JobClass::OnDemand)
@@ -191,11 +197,15 @@ impl SiteState {
                         checkpoints: None,
                     },
                 };
-                RunningView {
-                    id: r.job.id,
-                    size,
-                    setup: r.setup.min(r.job.runtime),
-                    kind,
+                PlannedJob {
+                    view: RunningView {
+                        id: r.job.id,
+                        size,
+                        setup: r.setup.min(r.job.runtime),
+                        kind,
+                    },
+                    run_start: r.started,
+                    predicted_end: r.predicted_end,
                 }
             })
             .collect()
@@ -217,6 +227,7 @@ enum Ev {
     CloudDown(usize),
     BatchArrival(usize),
     LeaseRequest(usize),
+    LeaseNotice(usize),
     TaskArrival(usize),
     LeaseDeadline(usize),
     Cycle,
@@ -228,7 +239,9 @@ impl Event for Ev {
         match self {
             Ev::BatchEnd(_) | Ev::LeaseEnd(_) | Ev::TaskEnd(..) => 0,
             Ev::CloudUp(_) | Ev::CloudDown(_) => 1,
-            Ev::BatchArrival(_) | Ev::LeaseRequest(_) | Ev::TaskArrival(_) => 2,
+            Ev::BatchArrival(_) | Ev::LeaseRequest(_) | Ev::LeaseNotice(_) | Ev::TaskArrival(_) => {
+                2
+            }
             Ev::LeaseDeadline(_) => 3,
             Ev::Cycle | Ev::Wake => 4,
         }
@@ -348,6 +361,27 @@ impl Site {
             }
             max_id = max_id.max(j.id().0);
         }
+        let mut noticed = BTreeSet::new();
+        for n in &workload.notices {
+            let lease = usize::try_from(n.lease.0)
+                .ok()
+                .and_then(|k| workload.leases.get(k))
+                .ok_or_else(|| {
+                    cosched_core::ParamError::new("notice lease", n.lease.0, "no such lease")
+                })?;
+            cosched_core::ParamError::check(
+                n.at <= n.estimated_arrival && n.at <= lease.requested_at,
+                "notice",
+                n.at.0,
+                "must come at or before both the estimated and the actual arrival",
+            )?;
+            if !noticed.insert(n.lease) {
+                return Err(SiteError::Duplicate {
+                    what: "lease notice",
+                    id: n.lease.0,
+                });
+            }
+        }
         let lease_job_base = max_id.checked_add(1).ok_or(SiteError::Duplicate {
             what: "batch job (u64::MAX is reserved)",
             id: max_id,
@@ -391,11 +425,14 @@ impl Site {
         leases.sort_by_key(|l| (l.requested_at, l.id));
         let mut tasks = workload.tasks.clone();
         tasks.sort_by_key(|t| (t.submit, t.id));
+        let mut notices = workload.notices.clone();
+        notices.sort_by_key(|n| (n.at, n.lease));
         let batch_index = batch.iter().enumerate().map(|(i, j)| (j.id(), i)).collect();
         let workload = SiteWorkload {
             batch,
             leases,
             tasks,
+            notices,
         };
         if let Some(j) = workload.batch.first() {
             queue.schedule(submit_of(j).max(Time(0)), Ev::BatchArrival(0))?;
@@ -405,6 +442,9 @@ impl Site {
         }
         if let Some(t) = workload.tasks.first() {
             queue.schedule(t.submit.max(Time(0)), Ev::TaskArrival(0))?;
+        }
+        if let Some(n) = workload.notices.first() {
+            queue.schedule(n.at.max(Time(0)), Ev::LeaseNotice(0))?;
         }
         let n = config.nodes;
         let state = SiteState {
@@ -1587,6 +1627,22 @@ impl Site {
                 if let Some(next) = self.state.leases.get(k + 1) {
                     self.queue
                         .schedule(next.requested_at.max(now), Ev::LeaseRequest(k + 1))?;
+                }
+            }
+            Ev::LeaseNotice(i) => {
+                let n = self.workload.notices[i];
+                let lease = self.state.leases[n.lease.0 as usize];
+                // A notice at the arrival instant carries nothing the arrival does not.
+                if now < lease.requested_at {
+                    self.od_pending.push(OnDemandObservation::Notice {
+                        lease: lease.id,
+                        nodes: lease.nodes,
+                        estimated_arrival: n.estimated_arrival,
+                    });
+                }
+                if let Some(next) = self.workload.notices.get(i + 1) {
+                    self.queue
+                        .schedule(next.at.max(now), Ev::LeaseNotice(i + 1))?;
                 }
             }
             Ev::TaskArrival(i) => {

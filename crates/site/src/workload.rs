@@ -19,6 +19,7 @@ use cosched_core::{
 };
 use cosched_hybrid::workload::{HybridJob, TypeParams, assign_types};
 use rand::RngExt;
+use rand_distr::weighted::WeightedIndex;
 use rand_distr::{Distribution, Exp, LogNormal};
 use serde::{Deserialize, Serialize};
 
@@ -222,4 +223,79 @@ pub struct SiteWorkload {
     pub leases: Vec<Lease>,
     /// Scavenged tasks.
     pub tasks: Vec<Task>,
+    /// Advance notices of on-demand leases (hybrid's CUA/CUP, Fan et al. §III-B1): at most
+    /// one per lease; a lease without one arrives unannounced.
+    pub notices: Vec<LeaseNotice>,
+}
+
+/// An advance notice of an on-demand lease (Fan et al. §III-B1): given at `at`, announcing
+/// the lease for `estimated_arrival`; the lease itself arrives at its `requested_at`, which
+/// may be earlier or later than announced. `at` is at most both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseNotice {
+    /// The lease announced.
+    pub lease: LeaseId,
+    /// When the notice is given.
+    pub at: Time,
+    /// When the lease says it will arrive.
+    pub estimated_arrival: Time,
+}
+
+/// Draws an advance notice for each lease (**ours**, labelled as such: hybrid's own drawing,
+/// `cosched_hybrid::workload::assign_types`, types whole projects of a batch trace and keeps
+/// its per-job notice draw private). The distribution is the paper's (§IV-A), with hybrid's
+/// parameters ([`TypeParams`]: the notice mix, the lead, the lateness): each lease takes a
+/// category from `params.mix` (none, accurate, early, late; the default is W5, 25 % each); a
+/// noticed lease's notice comes a lead drawn uniformly in `params.lead` (15–30 min) before
+/// its estimated arrival, which is its arrival (accurate), uniformly 1 s..lead after it
+/// (early: the lease comes before its estimate) or uniformly 1 s..`params.max_late` before
+/// it (late); the notice is never after the arrival. Draws come from `seed` alone, one
+/// lease after another in the given order.
+pub fn draw_notices(
+    leases: &[Lease],
+    params: &TypeParams,
+    seed: u64,
+) -> Result<Vec<LeaseNotice>, SiteError> {
+    let weights = WeightedIndex::new(params.mix.weights).map_err(|_| {
+        ParamError::new(
+            "mix",
+            format!("{:?}", params.mix.weights),
+            "must be finite, >= 0, with a positive sum",
+        )
+    })?;
+    let (lo, hi) = (params.lead.0.0, params.lead.1.0);
+    ParamError::check(
+        (0..=hi).contains(&lo),
+        "lead",
+        format!("{lo}..{hi} s"),
+        "must satisfy 0 <= low <= high",
+    )?;
+    ParamError::check(
+        params.max_late.0 >= 1,
+        "max_late",
+        params.max_late.0,
+        "must be >= 1 s",
+    )?;
+    let mut rng = SeedStreams::new(seed).stream("lease-notices", 0);
+    let mut notices = Vec::new();
+    for l in leases {
+        let lead = Duration(rng.random_range(lo..=hi));
+        let arrival = l.requested_at;
+        let estimated = match weights.sample(&mut rng) {
+            0 => continue,
+            1 => arrival,
+            2 => arrival.saturating_add(Duration(rng.random_range(1..=lead.0.max(1)))),
+            _ => Time(
+                arrival
+                    .0
+                    .saturating_sub(rng.random_range(1..=params.max_late.0)),
+            ),
+        };
+        notices.push(LeaseNotice {
+            lease: l.id,
+            at: Time(estimated.0.saturating_sub(lead.0)).min(arrival),
+            estimated_arrival: estimated,
+        });
+    }
+    Ok(notices)
 }

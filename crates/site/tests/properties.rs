@@ -10,8 +10,10 @@ use cosched_core::policy::Policy;
 use cosched_core::{
     Duration, JobId, Lease, LeaseEnd, LeaseId, LeaseKind, MalleableJob, RigidJob, Time,
 };
-use cosched_hybrid::Mechanism;
 use cosched_hybrid::workload::HybridJob;
+use cosched_hybrid::workload::TypeParams;
+use cosched_hybrid::{Mechanism, NoticeStrategy};
+use cosched_site::workload::draw_notices;
 use cosched_site::{
     BalancerRole, Configuration, HtcPool, HybridRole, Inputs, OnDemandCommand, OnDemandObservation,
     OnDemandPolicy, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand,
@@ -132,9 +134,14 @@ enum BatchChoice {
 #[derive(Clone, Copy, Debug)]
 enum OnDemandChoice {
     Queue,
-    Balancer { reserve: u32, window: i64 },
+    Balancer {
+        reserve: u32,
+        window: i64,
+    },
     Paa,
     Spaa,
+    /// SPAA with hybrid's notices (CUA or CUP).
+    Noticed(NoticeStrategy),
     Downstream,
 }
 
@@ -164,6 +171,7 @@ fn roles(b: BatchChoice, o: OnDemandChoice, s: ScavengingChoice) -> Roles {
         ))),
         OnDemandChoice::Paa => Box::new(HybridRole::new(Mechanism::paa())),
         OnDemandChoice::Spaa => Box::new(HybridRole::new(Mechanism::spaa())),
+        OnDemandChoice::Noticed(n) => Box::new(HybridRole::new(Mechanism::spaa()).with_notices(n)),
         OnDemandChoice::Downstream => Box::new(IdleOrNothing),
     };
     let scavenging: Option<Box<dyn ScavengingPolicy + Send>> = match s {
@@ -204,6 +212,8 @@ fn on_demand_choice() -> impl Strategy<Value = OnDemandChoice> {
             .prop_map(|(reserve, window)| OnDemandChoice::Balancer { reserve, window }),
         Just(OnDemandChoice::Paa),
         Just(OnDemandChoice::Spaa),
+        Just(OnDemandChoice::Noticed(NoticeStrategy::Cua)),
+        Just(OnDemandChoice::Noticed(NoticeStrategy::Cup)),
         Just(OnDemandChoice::Downstream),
     ]
 }
@@ -233,8 +243,9 @@ fn workload(nodes: u32) -> impl Strategy<Value = SiteWorkload> {
         prop::collection::vec(job, 0..30),
         prop::collection::vec(lease, 0..15),
         prop::collection::vec(task, 0..40),
+        any::<u64>(),
     )
-        .prop_map(move |(jobs, leases, tasks)| {
+        .prop_map(move |(jobs, leases, tasks, notice_seed)| {
             let batch = jobs
                 .into_iter()
                 .enumerate()
@@ -281,7 +292,9 @@ fn workload(nodes: u32) -> impl Strategy<Value = SiteWorkload> {
                     )
                     .expect("valid lease")
                 })
-                .collect();
+                .collect::<Vec<_>>();
+            let notices = draw_notices(&leases, &TypeParams::default(), notice_seed)
+                .expect("hybrid's default notice parameters");
             let tasks = tasks
                 .into_iter()
                 .enumerate()
@@ -297,6 +310,7 @@ fn workload(nodes: u32) -> impl Strategy<Value = SiteWorkload> {
                 batch,
                 leases,
                 tasks,
+                notices,
             }
         })
 }

@@ -138,6 +138,7 @@ fn rhic_sizes_the_pool_over_periods_on_the_residual_capacity() {
         batch: vec![rigid(1, 3_600, 150, 3_600)],
         leases: vec![],
         tasks: (0..300).map(|i| task(i, 0, 7_200)).collect(),
+        ..SiteWorkload::default()
     };
     let (report, rows) = run(200, 20_000, RhicSizing::default(), workload);
     let at = |t: i64| rows.iter().find(|r| r.at == Time(t)).expect("a cycle");
@@ -167,6 +168,7 @@ fn rhic_changes_a_small_pool_over_periods_under_cost_and_energy() {
         batch: vec![],
         leases: vec![],
         tasks: (0..30).map(|i| task(i, 0, 1_800)).collect(),
+        ..SiteWorkload::default()
     };
     let (_, rows) = run(200, 10_000, RhicSizing::default(), workload.clone());
     let first: Vec<Option<usize>> = rows.iter().take(3).map(|r| r.decision).collect();
@@ -217,6 +219,7 @@ fn workload(nodes: u32) -> impl Strategy<Value = SiteWorkload> {
                 batch,
                 leases: vec![],
                 tasks,
+                ..SiteWorkload::default()
             }
         })
 }
