@@ -1,8 +1,10 @@
 //! One site where the papers' mechanisms share the machine (`cosched-site`): batch (EASY,
 //! rigid and malleable jobs), on-demand leases (queued as batch jobs, the Balancer, or hybrid's
-//! SPAA), and a scavenging pool on lent idle nodes (ClassAd-matched, bursting to the cloud
-//! under Albatross), in the configurations `batch`, `balancer`, `hybrid`, `scavenging`, `cloud`,
-//! `all` (SPAA + scavenging + cloud) and `all-balancer`.
+//! notices and SPAA), and a scavenging pool on lent idle nodes (ClassAd-matched, sized by
+//! harvesting every idle node or by RHIC's controller, bursting to the cloud under Albatross),
+//! in the configurations `batch`, `balancer`, `hybrid` (CUP&SPAA), `scavenging`, `cloud`, `all`
+//! (CUP&SPAA + scavenging + cloud), and the extra rows `all-balancer`, `rhic`, `all-rhic`
+//! (the pool sized by RHIC), `hybrid-cua` (CUA&SPAA) and `hybrid-n` (SPAA without notices).
 //!
 //! Inputs (the defaults): the SDSC SP2 SWF sample vendored in `examples/data/swf` (128 nodes,
 //! from its first valid job), typed by project into rigid and malleable jobs by hybrid's
