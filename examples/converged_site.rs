@@ -2,9 +2,10 @@
 //! rigid and malleable jobs), on-demand leases (queued as batch jobs, the Balancer, or hybrid's
 //! notices and SPAA), and a scavenging pool on lent idle nodes (ClassAd-matched, sized by
 //! harvesting every idle node or by RHIC's controller, bursting to the cloud under Albatross),
-//! in the configurations `batch`, `balancer`, `hybrid` (CUP&SPAA), `scavenging`, `cloud`, `all`
-//! (CUP&SPAA + scavenging + cloud), and the extra rows `all-balancer`, `rhic`, `all-rhic`
-//! (the pool sized by RHIC), `hybrid-cua` (CUA&SPAA) and `hybrid-n` (SPAA without notices).
+//! in the configurations `batch`, `balancer`, `hybrid` (SPAA), `scavenging`, `cloud`, `all`
+//! (SPAA + scavenging + cloud), and the extra rows `all-balancer`, `rhic`, `all-rhic` (the
+//! pool sized by RHIC), `hybrid-cua` and `hybrid-cup` (notices, without guests on reserved
+//! nodes).
 //!
 //! Inputs (the defaults): the SDSC SP2 SWF sample vendored in `examples/data/swf` (128 nodes,
 //! from its first valid job), typed by project into rigid and malleable jobs by hybrid's

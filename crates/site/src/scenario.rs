@@ -30,7 +30,7 @@ pub enum Configuration {
     Batch,
     /// + the Balancer (Algorithm 1, static reserve `R`, window `W`).
     Balancer,
-    /// Batch + hybrid's mechanisms: notices ([`RoleParams::notice`], CUP) and SPAA (shrink,
+    /// Batch + hybrid's mechanisms: notices ([`RoleParams::notice`], N by default) and SPAA (shrink,
     /// then preempt, for instant starts).
     Hybrid,
     /// Batch + the scavenging pool on idle nodes (no cloud).
@@ -48,10 +48,12 @@ pub enum Configuration {
     Rhic,
     /// Hybrid's mechanisms (as `hybrid`) + the pool sized by RHIC + cloud (an extra row).
     AllRhic,
-    /// `hybrid` with CUA in place of [`RoleParams::notice`] (CUA&SPAA, an extra row).
+    /// `hybrid` with CUA in place of [`RoleParams::notice`] (CUA&SPAA, an extra row; reserved
+    /// nodes run no guests, see [`RoleParams::notice`]).
     HybridCua,
-    /// `hybrid` ignoring notices (N&SPAA, an extra row).
-    HybridN,
+    /// `hybrid` with CUP in place of [`RoleParams::notice`] (CUP&SPAA, an extra row; reserved
+    /// nodes run no guests).
+    HybridCup,
 }
 
 impl Configuration {
@@ -67,7 +69,7 @@ impl Configuration {
         Configuration::Rhic,
         Configuration::AllRhic,
         Configuration::HybridCua,
-        Configuration::HybridN,
+        Configuration::HybridCup,
     ];
 
     /// Its name in tables and CSV.
@@ -83,7 +85,7 @@ impl Configuration {
             Configuration::Rhic => "rhic",
             Configuration::AllRhic => "all-rhic",
             Configuration::HybridCua => "hybrid-cua",
-            Configuration::HybridN => "hybrid-n",
+            Configuration::HybridCup => "hybrid-cup",
         }
     }
 
@@ -104,10 +106,12 @@ impl Configuration {
             C::HybridCua => {
                 Box::new(HybridRole::new(params.mechanism).with_notices(NoticeStrategy::Cua))
             }
-            C::HybridN => Box::new(HybridRole::new(params.mechanism)),
+            C::HybridCup => {
+                Box::new(HybridRole::new(params.mechanism).with_notices(NoticeStrategy::Cup))
+            }
         };
         let scavenging: Option<Box<dyn crate::ScavengingPolicy + Send>> = match self {
-            C::Batch | C::Balancer | C::Hybrid | C::HybridCua | C::HybridN => None,
+            C::Batch | C::Balancer | C::Hybrid | C::HybridCua | C::HybridCup => None,
             C::Scavenging => Some(Box::new(HtcPool::new(Sizer::HarvestAll, NoScaling))),
             C::Rhic => Some(Box::new(HtcPool::new(Sizer::rhic(params.rhic)?, NoScaling))),
             C::Cloud | C::All | C::AllBalancer | C::AllRhic => {
@@ -144,7 +148,7 @@ impl FromStr for Configuration {
                     "configuration",
                     s,
                     "batch, balancer, hybrid, scavenging, cloud, all, all-balancer, rhic, all-rhic, \
-                     hybrid-cua or hybrid-n",
+                     hybrid-cua or hybrid-cup",
                 )
                 .into()
             })
@@ -162,11 +166,11 @@ pub struct RoleParams {
     pub window: Duration,
     /// Hybrid's on-arrival mechanism (SPAA).
     pub mechanism: Mechanism,
-    /// Hybrid's advance-notice strategy (Fan et al. §III-B1) for `hybrid` and `all`: CUP by
-    /// default, so that they run CUP&SPAA, the composite that exercises every mechanism the
-    /// site's issue names (nodes collected on notice, preemptions planned before the arrival,
-    /// shrinking and preemption at it); chosen on that ground, not on its results. CUA gives
-    /// CUA&SPAA, N ignores notices (N&SPAA); `hybrid-cua` and `hybrid-n` are those rows.
+    /// Hybrid's advance-notice strategy (Fan et al. §III-B1) for `hybrid` and `all`: N (notices
+    /// ignored, SPAA at arrival) by default. §III-B1 lets the nodes a notice reserves run
+    /// waiting jobs ("guests") until the arrival; the site keeps reserved nodes offline to
+    /// batch and runs no guests yet, so its CUA and CUP are not the paper's whole mechanism
+    /// and stay the extra rows `hybrid-cua` and `hybrid-cup`.
     pub notice: NoticeStrategy,
     /// Albatross's capital `c` (ours: 0.5, a t2.small per stall).
     pub capital: Capital,
@@ -181,7 +185,7 @@ impl Default for RoleParams {
             reserve: 8,
             window: Duration::from_mins(5),
             mechanism: Mechanism::spaa(),
-            notice: NoticeStrategy::Cup,
+            notice: NoticeStrategy::N,
             capital: Capital::new(0.5).unwrap_or(Capital::ZERO),
             rhic: RhicSizing::default(),
         }
