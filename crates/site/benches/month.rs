@@ -1,5 +1,6 @@
 //! A month of a 4,000-node site with every role (EASY batch with malleable jobs, hybrid's
-//! SPAA for on-demand leases, the scavenging pool bursting to the cloud under Albatross), on
+//! SPAA for on-demand leases, the scavenging pool (every idle node, or sized by RHIC) bursting
+//! to the cloud under Albatross; `all-balancer` with the Balancer instead of SPAA), on
 //! the file-free inputs of `Inputs::generated`. The target: under 10 s on one core.
 
 use cosched_core::{Duration, Time};
@@ -14,7 +15,11 @@ fn month(c: &mut Criterion) {
     let end = Time(0).saturating_add(span);
     let mut group = c.benchmark_group("site");
     group.sample_size(10);
-    for config in [Configuration::All, Configuration::AllBalancer] {
+    for config in [
+        Configuration::All,
+        Configuration::AllBalancer,
+        Configuration::AllRhic,
+    ] {
         group.bench_function(format!("month_4000_nodes_{config}"), |b| {
             b.iter(|| {
                 let roles = config.roles(&RoleParams::default()).expect("roles");
