@@ -95,6 +95,7 @@ impl Env {
             config: *config,
             cluster: BatchCluster::new(config.nodes)?,
             site: config.site.build(),
+            site_skips_idle: matches!(config.site, SiteScheduler::Easy | SiteScheduler::Fcfs),
             pending,
             outstanding: jobs.len(),
             jobs,

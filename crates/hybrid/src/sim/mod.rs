@@ -431,6 +431,9 @@ struct Env {
     cluster: BatchCluster,
     /// The site's batch scheduler (FCFS + EASY in the paper).
     site: Box<dyn BatchPolicy + Send>,
+    /// Whether the site's scheduler may skip a pass that can start nothing (FCFS, EASY: their
+    /// schedule is the one a full pass gives; conservative's plans age with the passes).
+    site_skips_idle: bool,
     /// Events decided while handling one, put on the kernel's queue after it.
     pending: Vec<(Time, Ev)>,
     jobs: Vec<JobState>,
