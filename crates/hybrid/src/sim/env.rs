@@ -13,6 +13,7 @@ impl Env {
         let index = JobIndex::new(specs);
         let mut jobs = Vec::with_capacity(specs.len());
         let mut pending = Vec::new();
+        let mut notice_order = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
             let (work_left, setup, checkpoints, required) = match *spec {
                 HybridJob::Rigid { job, setup } => {
@@ -81,11 +82,15 @@ impl Env {
             if let HybridJob::OnDemand(job) = spec
                 && let (true, Some(at), Some(_)) = (notices, job.notice, job.estimated_arrival)
             {
-                pending.push((at, Ev::Notice(i)));
+                notice_order.push((at, i));
             }
         }
-        // Arrivals are put on the queue one at a time, each by the one before it (a heap of
-        // every future submission would make every pop slower).
+        // Arrivals and notices are put on the queue one at a time, each by the one before it
+        // (a heap of every future submission would make every pop slower). The notices go in
+        // (time, job) order, the order their sequence numbers gave them when all were queued
+        // at once.
+        notice_order.sort_unstable();
+        pending.extend(notice_order.first().map(|&(at, i)| (at, Ev::Notice(i))));
         pending.extend(specs.first().map(|spec| (spec.submit(), entry(spec, 0))));
         let failures = config
             .failures
@@ -97,6 +102,8 @@ impl Env {
             site: config.site.build(),
             site_skips_idle: matches!(config.site, SiteScheduler::Easy | SiteScheduler::Fcfs),
             pending,
+            notice_order,
+            notices_queued: 1,
             outstanding: jobs.len(),
             jobs,
             index,
@@ -178,6 +185,14 @@ impl Env {
     pub(super) fn next_entry(&mut self, i: usize) {
         if let Some(spec) = self.jobs.get(i + 1).map(|st| st.spec) {
             self.schedule(spec.submit(), entry(&spec, i + 1));
+        }
+    }
+
+    /// Schedules the notice after the one that just fired (the notices fire in time order).
+    pub(super) fn next_notice(&mut self) {
+        if let Some(&(at, i)) = self.notice_order.get(self.notices_queued) {
+            self.notices_queued += 1;
+            self.schedule(at, Ev::Notice(i));
         }
     }
 

@@ -96,6 +96,7 @@ where
                 self.wake(now)?;
             }
             Ev::Notice(i) => {
+                self.env.next_notice();
                 if let Some(notice) = self.env.notice(i) {
                     self.observe(now, &Observation::Notice(notice))?;
                 }

@@ -436,6 +436,10 @@ struct Env {
     site_skips_idle: bool,
     /// Events decided while handling one, put on the kernel's queue after it.
     pending: Vec<(Time, Ev)>,
+    /// The advance notices to deliver, in (time, workload position) order, and how many of
+    /// them have been put on the queue.
+    notice_order: Vec<(Time, usize)>,
+    notices_queued: usize,
     jobs: Vec<JobState>,
     index: JobIndex,
     hold: Vec<Hold>,
