@@ -286,8 +286,6 @@ struct JobState {
     setup: Duration,
     checkpoints: Option<Checkpointing>,
     run: Option<Run>,
-    account: JobAccount,
-    record: JobRecord,
     /// On-demand jobs under a mechanism: nodes held and run epoch.
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
@@ -441,6 +439,10 @@ struct Env {
     notice_order: Vec<(Time, usize)>,
     notices_queued: usize,
     jobs: Vec<JobState>,
+    /// Each job's account and record, by workload position (apart from [`JobState`], so that
+    /// the outcome takes them whole).
+    accounts: Vec<JobAccount>,
+    records: Vec<JobRecord>,
     index: JobIndex,
     hold: Vec<Hold>,
     /// Nodes held [`Hold::Reserved`] per on-demand job (the idle nodes of its reservation).
