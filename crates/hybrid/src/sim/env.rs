@@ -12,7 +12,10 @@ impl Env {
     ) -> Result<Self, HybridError> {
         let index = JobIndex::new(specs);
         let mut jobs = Vec::with_capacity(specs.len());
+        let mut accounts = Vec::with_capacity(specs.len());
+        let mut records = Vec::with_capacity(specs.len());
         let mut pending = Vec::new();
+        let mut notice_order = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
             let (work_left, setup, checkpoints, required) = match *spec {
                 HybridJob::Rigid { job, setup } => {
@@ -52,40 +55,44 @@ impl Env {
                 setup,
                 checkpoints,
                 run: None,
-                account: JobAccount {
-                    id,
-                    class: spec.class(),
-                    required,
-                    delivered: 0,
-                    wasted: 0,
-                    completions: 0,
-                    preemptions: 0,
-                    shrinks: 0,
-                    expansions: 0,
-                    failures: 0,
-                    rounding_slack: 0,
-                    overhead: 0,
-                },
-                record: JobRecord {
-                    id,
-                    class: spec.class(),
-                    submit: spec.submit(),
-                    start: None,
-                    end: None,
-                    size: spec.size(),
-                    runtime: Duration(required / i64::from(spec.size().max(1))),
-                },
                 od_nodes: Vec::new(),
                 od_epoch: 0,
+            });
+            accounts.push(JobAccount {
+                id,
+                class: spec.class(),
+                required,
+                delivered: 0,
+                wasted: 0,
+                completions: 0,
+                preemptions: 0,
+                shrinks: 0,
+                expansions: 0,
+                failures: 0,
+                rounding_slack: 0,
+                overhead: 0,
+            });
+            records.push(JobRecord {
+                id,
+                class: spec.class(),
+                submit: spec.submit(),
+                start: None,
+                end: None,
+                size: spec.size(),
+                runtime: Duration(required / i64::from(spec.size().max(1))),
             });
             if let HybridJob::OnDemand(job) = spec
                 && let (true, Some(at), Some(_)) = (notices, job.notice, job.estimated_arrival)
             {
-                pending.push((at, Ev::Notice(i)));
+                notice_order.push((at, i));
             }
         }
-        // Arrivals are put on the queue one at a time, each by the one before it (a heap of
-        // every future submission would make every pop slower).
+        // Arrivals and notices are put on the queue one at a time, each by the one before it
+        // (a heap of every future submission would make every pop slower). The notices go in
+        // (time, job) order, the order their sequence numbers gave them when all were queued
+        // at once.
+        notice_order.sort_unstable();
+        pending.extend(notice_order.first().map(|&(at, i)| (at, Ev::Notice(i))));
         pending.extend(specs.first().map(|spec| (spec.submit(), entry(spec, 0))));
         let failures = config
             .failures
@@ -95,9 +102,14 @@ impl Env {
             config: *config,
             cluster: BatchCluster::new(config.nodes)?,
             site: config.site.build(),
+            site_skips_idle: matches!(config.site, SiteScheduler::Easy | SiteScheduler::Fcfs),
             pending,
+            notice_order,
+            notices_queued: 1,
             outstanding: jobs.len(),
             jobs,
+            accounts,
+            records,
             index,
             hold: vec![Hold::Cluster; config.nodes as usize],
             reserved: FxHashMap::default(),
@@ -180,6 +192,14 @@ impl Env {
         }
     }
 
+    /// Schedules the notice after the one that just fired (the notices fire in time order).
+    pub(super) fn next_notice(&mut self) {
+        if let Some(&(at, i)) = self.notice_order.get(self.notices_queued) {
+            self.notices_queued += 1;
+            self.schedule(at, Ev::Notice(i));
+        }
+    }
+
     /// Job `i`'s advance notice, if it has one.
     pub(super) fn notice(&self, i: usize) -> Option<Notice> {
         let HybridJob::OnDemand(job) = self.jobs.get(i)?.spec else {
@@ -254,11 +274,11 @@ impl Env {
             return Ok(None);
         };
         let st = &mut self.jobs[i];
-        st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
-        st.account.completions += 1;
+        self.accounts[i].delivered += i64::from(run.size) * (now - run.anchor).0;
+        self.accounts[i].completions += 1;
         st.run = None;
-        st.record = JobRecord {
-            runtime: st.record.runtime,
+        self.records[i] = JobRecord {
+            runtime: self.records[i].runtime,
             ..record
         };
         self.busy(run.anchor, now, run.size);
@@ -310,7 +330,7 @@ impl Env {
                 total += i64::from(run.size) * ck.cost.0;
             }
         }
-        self.jobs[i].account.overhead += total;
+        self.accounts[i].overhead += total;
     }
 
     /// The node-seconds run `run` of job `i` held in its setup from its last anchor (start or
@@ -329,7 +349,7 @@ impl Env {
     /// overhead on its first run, waste on a resumed one (the setup it pays again).
     fn book_setup(&mut self, i: usize, run: &Run, by: Time) {
         let held = self.setup_held(i, run, by);
-        let account = &mut self.jobs[i].account;
+        let account = &mut self.accounts[i];
         if account.preemptions + account.failures == 0 {
             account.overhead += held;
         } else {
@@ -353,7 +373,7 @@ impl Env {
             return Ok(());
         };
         let segment = i64::from(run.size) * (now - run.anchor).0;
-        self.jobs[i].account.delivered += segment;
+        self.accounts[i].delivered += segment;
         self.busy(run.anchor, now, run.size);
         let size = self.jobs[i].spec.size();
         let resume = match self.jobs[i].spec {
@@ -361,7 +381,7 @@ impl Env {
                 // Its first setup was overhead; a resumed run's setup is waste. The cluster
                 // requeues it with its work left and its setup to pay again (§III-A).
                 self.book_setup(i, &run, now);
-                self.jobs[i].account.rounding_slack += i64::from(size);
+                self.accounts[i].rounding_slack += i64::from(size);
                 Resume::Remaining
             }
             _ => {
@@ -370,7 +390,7 @@ impl Env {
                 let (lost, saved) =
                     preemption_cost(elapsed, st.setup, st.work_left, st.checkpoints);
                 st.work_left -= saved;
-                st.account.wasted += i64::from(size) * lost.0;
+                self.accounts[i].wasted += i64::from(size) * lost.0;
                 // The run's setup and what followed its last checkpoint are lost; with
                 // nothing saved, the whole run.
                 let setup = st.setup;
@@ -388,10 +408,9 @@ impl Env {
                 Resume::WithRuntime(self.rigid_runtime(i)?)
             }
         };
-        let st = &mut self.jobs[i];
         match why {
-            Interruption::Preemption => st.account.preemptions += 1,
-            Interruption::Failure => st.account.failures += 1,
+            Interruption::Preemption => self.accounts[i].preemptions += 1,
+            Interruption::Failure => self.accounts[i].failures += 1,
         }
         self.cluster.preempt(now, id, resume)?;
         self.queue_epoch += 1;
@@ -417,12 +436,12 @@ impl Env {
         self.book_setup(i, &run, now);
         self.busy(run.anchor, now, run.size);
         let st = &mut self.jobs[i];
-        st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
-        st.account.rounding_slack += i64::from(to);
+        self.accounts[i].delivered += i64::from(run.size) * (now - run.anchor).0;
+        self.accounts[i].rounding_slack += i64::from(to);
         if to > run.size {
-            st.account.expansions += 1;
+            self.accounts[i].expansions += 1;
         } else if to < run.size {
-            st.account.shrinks += 1;
+            self.accounts[i].shrinks += 1;
         }
         st.run = Some(Run {
             anchor: now,
@@ -460,8 +479,8 @@ impl Env {
             });
             self.running.insert(i, planned(st));
             let st = &mut self.jobs[i];
-            if st.record.start.is_none() {
-                st.record.start = Some(now);
+            if self.records[i].start.is_none() {
+                self.records[i].start = Some(now);
             }
             let max_size = match st.spec {
                 HybridJob::Malleable { job, .. } => Some(job.max_size),
@@ -469,7 +488,7 @@ impl Env {
             };
             if started.size < st.spec.size() {
                 // Started below its largest size: the spread work rounds up per node.
-                st.account.rounding_slack += i64::from(started.size);
+                self.accounts[i].rounding_slack += i64::from(started.size);
             }
             starts.push(StartInfo {
                 job: started.token.job,
@@ -546,8 +565,8 @@ impl Env {
                 epoch: st.od_epoch,
             },
         });
-        if st.record.start.is_none() {
-            st.record.start = Some(now);
+        if self.records[i].start.is_none() {
+            self.records[i].start = Some(now);
         }
         let epoch = st.od_epoch;
         self.od_running += 1;
@@ -570,10 +589,9 @@ impl Env {
     /// On-demand job `i` completed: its nodes go back.
     pub(super) fn od_end(&mut self, now: Time, i: usize) -> Result<JobId, HybridError> {
         if let Some(run) = self.jobs[i].run.take() {
-            let st = &mut self.jobs[i];
-            st.account.delivered += i64::from(run.size) * (now - run.anchor).0;
-            st.account.completions += 1;
-            st.record.end = Some(now);
+            self.accounts[i].delivered += i64::from(run.size) * (now - run.anchor).0;
+            self.accounts[i].completions += 1;
+            self.records[i].end = Some(now);
             self.busy(run.anchor, now, run.size);
             self.od_running -= 1;
             self.outstanding -= 1;
@@ -586,10 +604,9 @@ impl Env {
     /// back; it is pending again.
     pub(super) fn od_killed(&mut self, now: Time, i: usize, run: Run) -> Result<(), HybridError> {
         let lost = i64::from(run.size) * (now - run.anchor).0;
-        let st = &mut self.jobs[i];
-        st.account.delivered += lost;
-        st.account.wasted += lost;
-        st.account.failures += 1;
+        self.accounts[i].delivered += lost;
+        self.accounts[i].wasted += lost;
+        self.accounts[i].failures += 1;
         self.busy(run.anchor, now, run.size);
         self.wasted(run.anchor, now, run.size);
         self.od_running -= 1;
@@ -614,8 +631,7 @@ impl Env {
     }
 
     pub(super) fn finish(self, label: &str) -> HybridOutcome {
-        let records: Vec<JobRecord> = self.jobs.iter().map(|s| s.record).collect();
-        let accounts: Vec<JobAccount> = self.jobs.iter().map(|s| s.account).collect();
+        let (records, accounts) = (self.records, self.accounts);
         let counts = Counts {
             invalid: self.invalid,
             rejected: self.rejected,
@@ -716,11 +732,10 @@ impl PlatformView for Env {
     }
 
     fn is_queued(&self, job: JobId) -> bool {
-        let queued = self
-            .index
-            .get(job)
-            .and_then(|i| self.jobs.get(i))
-            .is_some_and(|st| st.run.is_none() && st.account.completions == 0);
+        let queued = self.index.get(job).is_some_and(|i| {
+            self.jobs.get(i).is_some_and(|st| st.run.is_none())
+                && self.accounts.get(i).is_some_and(|a| a.completions == 0)
+        });
         self.noted(|| Query::IsQueued(job), queued, |&a| Answer::Flag(a))
     }
 
@@ -788,7 +803,7 @@ impl Env {
             let finished = self
                 .index
                 .get(*job)
-                .is_none_or(|i| self.jobs[i].account.completions > 0);
+                .is_none_or(|i| self.accounts.get(i).is_none_or(|a| a.completions > 0));
             if finished {
                 self.violations.push(format!(
                     "t={now}: {command:?} names {job}, finished or unknown"

@@ -96,6 +96,7 @@ where
                 self.wake(now)?;
             }
             Ev::Notice(i) => {
+                self.env.next_notice();
                 if let Some(notice) = self.env.notice(i) {
                     self.observe(now, &Observation::Notice(notice))?;
                 }
@@ -261,6 +262,12 @@ where
     pub(super) fn run_pass(&mut self, now: Time, pass: &BatchPass) -> Result<(), Failed<P>> {
         let env = &mut self.env;
         let guest_of = match pass {
+            &BatchPass::Site { .. } if env.cluster.free_units() == 0 && env.site_skips_idle => {
+                // Every job needs a unit: no pass can start one. (EASY's and FCFS's schedule
+                // is the one a full pass gives whatever passes came before, so they lose
+                // nothing by the skip; the malleable passes keep no state.)
+                return Ok(());
+            }
             &BatchPass::Site { resize_malleable } => {
                 if resize_malleable {
                     env.cluster

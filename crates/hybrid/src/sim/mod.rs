@@ -286,8 +286,6 @@ struct JobState {
     setup: Duration,
     checkpoints: Option<Checkpointing>,
     run: Option<Run>,
-    account: JobAccount,
-    record: JobRecord,
     /// On-demand jobs under a mechanism: nodes held and run epoch.
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
@@ -431,9 +429,20 @@ struct Env {
     cluster: BatchCluster,
     /// The site's batch scheduler (FCFS + EASY in the paper).
     site: Box<dyn BatchPolicy + Send>,
+    /// Whether the site's scheduler may skip a pass that can start nothing (FCFS, EASY: their
+    /// schedule is the one a full pass gives; conservative's plans age with the passes).
+    site_skips_idle: bool,
     /// Events decided while handling one, put on the kernel's queue after it.
     pending: Vec<(Time, Ev)>,
+    /// The advance notices to deliver, in (time, workload position) order, and how many of
+    /// them have been put on the queue.
+    notice_order: Vec<(Time, usize)>,
+    notices_queued: usize,
     jobs: Vec<JobState>,
+    /// Each job's account and record, by workload position (apart from [`JobState`], so that
+    /// the outcome takes them whole).
+    accounts: Vec<JobAccount>,
+    records: Vec<JobRecord>,
     index: JobIndex,
     hold: Vec<Hold>,
     /// Nodes held [`Hold::Reserved`] per on-demand job (the idle nodes of its reservation).
