@@ -92,6 +92,7 @@ pub use policy::{
 };
 #[cfg(feature = "sim")]
 pub use report::SimOutcome;
+#[cfg(feature = "sim")]
 pub use sim::{SimConfig, SimError, simulate};
 #[cfg(feature = "sim")]
 pub use workload::{Job, WorkloadModel};
