@@ -4,7 +4,7 @@
 //!
 //! The rule: the per-replicate differences A − B are summarised by their mean and the 95 %
 //! Student-t interval (n − 1 degrees of freedom, core's
-//! [`Spread`](cosched_core::stats::Spread)); the difference is significant when that interval
+//! [`Spread`]); the difference is significant when that interval
 //! excludes 0, otherwise "no significant difference". Two cases have no interval of positive
 //! width, and each is decided explicitly:
 //!
