@@ -75,7 +75,10 @@ pub use mechanism::{
     ArrivalAction, DEFAULT_WARNING, Mechanism, MechanismKind, RunningKind, RunningView,
 };
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
-pub use policy::{Command, Composite, HybridPolicy, Observation, PlatformView, mechanism_name};
+pub use policy::{
+    Command, Composite, ExpansionCandidate, HybridPolicy, Observation, PlatformView,
+    mechanism_name, plan_expansion,
+};
 #[cfg(feature = "sim")]
 pub use report::{HybridOutcome, HybridReport, JobAccount};
 #[cfg(feature = "sim")]

@@ -890,49 +890,25 @@ impl HybridPolicy {
     /// can take if it still ends by the head's shadow time, else only the shadow's extra
     /// nodes.
     fn expand(&mut self, now: Time, view: &dyn PlatformView, out: &mut Vec<Command>) {
-        let mut free = view.idle_count();
+        let free = view.idle_count();
         if free == 0 || self.expandable.is_empty() {
             return;
         }
-        let (shadow_time, mut extra) = match view.head_shadow(now) {
-            Some(shadow) => (shadow.time, shadow.extra),
-            None => (Time::MAX, free),
-        };
-        let candidates: Vec<(JobId, u32)> = self
+        let candidates: Vec<ExpansionCandidate> = self
             .expandable
             .iter()
-            .map(|(&(_, job), &max)| (job, max))
+            .filter_map(|(&(_, job), &max)| {
+                view.run(job).map(|run| ExpansionCandidate {
+                    job,
+                    size: run.size,
+                    max,
+                    predicted_end: run.predicted_end,
+                })
+            })
             .collect();
-        for (job, max) in candidates {
-            if free == 0 {
-                break;
-            }
-            let Some(run) = view.run(job) else {
-                continue;
-            };
-            let room = max.saturating_sub(run.size).min(free);
-            // Predicted end on size + room nodes: the estimate left spread over them.
-            let left = (run.predicted_end - now).0.max(0) * i64::from(run.size);
-            let size = i64::from(run.size + room);
-            let ends_by_shadow =
-                now.saturating_add(Duration((left + size - 1) / size)) <= shadow_time;
-            let grow = if ends_by_shadow {
-                room
-            } else {
-                room.min(extra)
-            };
-            if grow == 0 {
-                continue;
-            }
-            if !ends_by_shadow {
-                extra -= grow;
-            }
-            out.push(Command::Resize {
-                job,
-                to: run.size + grow,
-            });
-            self.resized(job, run.size + grow, max);
-            free -= grow;
+        for (job, to, max) in plan_expansion(now, free, view.head_shadow(now), candidates) {
+            out.push(Command::Resize { job, to });
+            self.resized(job, to, max);
         }
     }
 }
@@ -1172,6 +1148,61 @@ impl MalleableBackfill {
             }
         }
     }
+}
+
+/// A running malleable job that may expand ([`plan_expansion`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExpansionCandidate {
+    /// The job.
+    pub job: JobId,
+    /// Its current size.
+    pub size: u32,
+    /// Its largest size.
+    pub max: u32,
+    /// Its predicted end at its current size.
+    pub predicted_end: Time,
+}
+
+/// Malleable expansion (§III-B4; the completion rule's "expand into idle nodes"): the
+/// candidates, in (submit, id) order, grow into the `free` idle nodes toward their largest
+/// size, as far as EASY's reservation for the queue head (`shadow`) allows: a job whose new
+/// predicted end (its estimate left spread over the new size) passes the shadow time may take
+/// only the shadow's extra nodes. Returns `(job, new size, largest size)` per job that grows.
+/// Hybrid's policy and the composed site both expand by this rule.
+pub fn plan_expansion(
+    now: Time,
+    mut free: u32,
+    shadow: Option<Shadow>,
+    candidates: impl IntoIterator<Item = ExpansionCandidate>,
+) -> Vec<(JobId, u32, u32)> {
+    let (shadow_time, mut extra) = match shadow {
+        Some(shadow) => (shadow.time, shadow.extra),
+        None => (Time::MAX, free),
+    };
+    let mut out = Vec::new();
+    for c in candidates {
+        if free == 0 {
+            break;
+        }
+        let room = c.max.saturating_sub(c.size).min(free);
+        let left = (c.predicted_end - now).0.max(0) * i64::from(c.size);
+        let size = i64::from(c.size + room);
+        let ends_by_shadow = now.saturating_add(Duration((left + size - 1) / size)) <= shadow_time;
+        let grow = if ends_by_shadow {
+            room
+        } else {
+            room.min(extra)
+        };
+        if grow == 0 {
+            continue;
+        }
+        if !ends_by_shadow {
+            extra -= grow;
+        }
+        out.push((c.job, c.size + grow, c.max));
+        free -= grow;
+    }
+    out
 }
 
 #[cfg(test)]

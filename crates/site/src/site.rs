@@ -14,7 +14,7 @@ use cosched_core::{
     Time,
 };
 use cosched_hybrid::workload::HybridJob;
-use cosched_hybrid::{PlannedJob, RunningKind, RunningView};
+use cosched_hybrid::{ExpansionCandidate, PlannedJob, RunningKind, RunningView, plan_expansion};
 
 use crate::SiteError;
 use crate::nodes::{NodeUse, Nodes};
@@ -756,54 +756,35 @@ impl Site {
         Ok(())
     }
 
-    /// Malleable expansion: running malleable jobs below their largest size grow into idle
-    /// nodes in (submit, id) order, as far as EASY's reservation for the queue head allows
-    /// (an expansion must end by the head's shadow time or fit in its extra nodes).
+    /// Malleable expansion by hybrid's rule ([`plan_expansion`]): running malleable jobs below
+    /// their largest size grow into idle nodes in (submit, id) order, as far as EASY's
+    /// reservation for the queue head allows.
     fn expand(&mut self, now: Time) -> Result<(), SiteError> {
-        if self.expandable.is_empty() {
+        let free = self.state.cluster.free_units();
+        if free == 0 || self.expandable.is_empty() {
             return Ok(());
         }
         let head = self.state.cluster.queue().next().map(|q| q.size());
         let shadow = head.map(|size| self.state.cluster.shadow(now, size));
-        let mut extra = shadow.map_or(u32::MAX, |s| s.extra);
-        let candidates: Vec<(Time, JobId)> = self.expandable.iter().copied().collect();
-        for (_, job) in candidates {
-            let idle = self.state.cluster.free_units();
-            if idle == 0 {
-                break;
-            }
-            let Some(run) = self.state.running.get(&job) else {
-                continue;
-            };
-            let size = run.nodes.len() as u32;
-            let max = run.job.resizable.map_or(size, |r| r.max);
-            let grow = (max.saturating_sub(size)).min(idle);
-            if grow == 0 {
-                continue;
-            }
-            // An expansion shortens the job: it blocks the head only if its new end passes
-            // the shadow and it takes more than the extra nodes.
-            let new_end = self.predicted_end_at(now, run, size + grow);
-            let fits = shadow.is_none_or(|s| new_end.is_some_and(|e| e <= s.time));
-            let grow = if fits { grow } else { grow.min(extra) };
-            if grow == 0 {
-                continue;
-            }
-            if !fits {
-                extra -= grow;
-            }
+        let candidates: Vec<ExpansionCandidate> = self
+            .expandable
+            .iter()
+            .filter_map(|&(_, job)| {
+                let run = self.state.running.get(&job)?;
+                let size = run.nodes.len() as u32;
+                Some(ExpansionCandidate {
+                    job,
+                    size,
+                    max: run.job.resizable.map_or(size, |r| r.max),
+                    predicted_end: run.predicted_end,
+                })
+            })
+            .collect();
+        for (job, to, _) in plan_expansion(now, free, shadow, candidates) {
             self.revocations.malleable_expansions += 1;
-            self.resize(now, job, size + grow)?;
+            self.resize(now, job, to)?;
         }
         Ok(())
-    }
-
-    /// The predicted end of `run` resized to `size` now (its remaining estimate spread).
-    fn predicted_end_at(&self, now: Time, run: &RunningJob, size: u32) -> Option<Time> {
-        let left = run.predicted_end.checked_since(now)?.0;
-        let cur = i64::from(run.nodes.len() as u32);
-        let spread = (left * cur).div_euclid(i64::from(size.max(1)));
-        now.checked_add(Duration(spread))
     }
 
     // ---- on-demand ----
