@@ -155,7 +155,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     };
     // metasched's strategies over the grid's sites, with its XSEDE defaults.
     let scenario = Scenario::new(inputs.specs.clone(), Vec::new(), 0, Duration(60));
-    let configuration = cli.configuration;
+    let configuration = &cli.configuration;
     let results = Sweep::new(NAME, Strategy::ALL.to_vec()).run_replicated(&seeds, |s, seed| {
         let mut policy = scenario
             .policy(&scenario.config(*s, seed))

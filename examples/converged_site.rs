@@ -4,8 +4,9 @@
 //! harvesting every idle node or by RHIC's controller, bursting to the cloud under Albatross),
 //! in the configurations `batch`, `balancer`, `hybrid` (SPAA), `scavenging`, `cloud`, `all`
 //! (SPAA + scavenging + cloud), and the extra rows `all-balancer`, `rhic`, `all-rhic` (the
-//! pool sized by RHIC), `hybrid-cua` and `hybrid-cup` (notices, without guests on reserved
-//! nodes).
+//! pool sized by RHIC), `hybrid-cua` and `hybrid-cup` (CUA&SPAA and CUP&SPAA: notices, with
+//! guests on the reserved nodes). Every hybrid row runs `cosched_hybrid::HybridPolicy`
+//! unchanged on the site.
 //!
 //! Inputs (the defaults): the SDSC SP2 SWF sample vendored in `examples/data/swf` (128 nodes,
 //! from its first valid job), typed by project into rigid and malleable jobs by hybrid's
@@ -63,26 +64,36 @@ fn main() -> ExitCode {
 }
 
 /// Our columns after the metrics ([`SITE_METRICS`]).
-const EXTRAS: [&str; 6] = [
+const EXTRAS: [&str; 9] = [
     "goodput_node_h",
     "scavenged_lost_node_h",
     "batch_lost_node_h",
     "rigid_preemptions",
     "malleable_shrinks",
+    "guest_starts",
+    "guest_preemptions",
+    "guest_lost_node_h",
     "energy_kwh",
 ];
 
+/// How many numbers a row has.
+const METRICS: usize = SITE_METRICS.len() + EXTRAS.len();
+
 /// The metrics of [`SITE_METRICS`] and [`EXTRAS`], from a report.
-fn metrics(r: &SiteReport) -> [f64; 15] {
+fn metrics(r: &SiteReport) -> [f64; METRICS] {
+    let v = &r.revocations;
     let extras = [
         r.goodput_node_h,
-        r.revocations.scavenged_lost_s as f64 / 3600.0,
-        r.revocations.batch_lost_node_s as f64 / 3600.0,
-        r.revocations.rigid_preemptions as f64,
-        r.revocations.malleable_shrinks as f64,
+        v.scavenged_lost_s as f64 / 3600.0,
+        v.batch_lost_node_s as f64 / 3600.0,
+        v.rigid_preemptions as f64,
+        v.malleable_shrinks as f64,
+        r.guest_starts as f64,
+        v.guest_preemptions as f64,
+        v.guest_lost_node_s as f64 / 3600.0,
         r.energy_kwh,
     ];
-    let mut all = [0.0; 15];
+    let mut all = [0.0; METRICS];
     for (a, v) in all
         .iter_mut()
         .zip(site_metrics(r).into_iter().chain(extras))
@@ -93,7 +104,7 @@ fn metrics(r: &SiteReport) -> [f64; 15] {
 }
 
 /// Decimals shown per metric.
-const DECIMALS: [usize; 15] = [2, 1, 0, 2, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 0];
+const DECIMALS: [usize; METRICS] = [2, 1, 0, 2, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0];
 
 /// The findings: (metric index, label).
 const FINDINGS: [(usize, &str); 6] = [
@@ -133,7 +144,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let end = Time(0).saturating_add(span);
     let nodes = cli.nodes;
     let results =
-        Sweep::new(NAME, Configuration::ALL.to_vec()).run_replicated(&seeds, |c, seed| {
+        Sweep::new(NAME, Configuration::rows()).run_replicated(&seeds, |c, seed| {
             let workload = workloads
                 .iter()
                 .find(|(s, _)| *s == seed)
@@ -217,11 +228,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
 fn findings(results: &[(Configuration, Replicates<SiteReport>)], seeds: u64) -> Table {
     let base = results
         .iter()
-        .find(|(c, _)| *c == Configuration::Batch)
+        .find(|(c, _)| c.name() == "batch")
         .map(|(_, r)| r);
     let rows = results
         .iter()
-        .filter(|(c, _)| *c != Configuration::Batch)
+        .filter(|(c, _)| c.name() != "batch")
         .flat_map(|(c, reps)| {
             FINDINGS.iter().filter_map(move |&(i, metric)| {
                 Some(Finding {

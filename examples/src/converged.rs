@@ -76,7 +76,7 @@ pub const SITE_DECIMALS: [usize; 9] = [2, 1, 0, 2, 0, 0, 0, 2, 2];
 /// use cosched_site::{Roles, Site, SiteConfig, SiteWorkload};
 /// use cosched_core::Time;
 ///
-/// let roles = cosched_site::Configuration::Batch.roles(&Default::default()).unwrap();
+/// let roles = cosched_site::Configuration::batch().roles(&Default::default()).unwrap();
 /// let report = Site::new(SiteConfig::new(4, Time(60)), roles, SiteWorkload::default())
 ///     .unwrap()
 ///     .run()

@@ -26,6 +26,9 @@
 //! - [`Observation::OnDemandEnded`] / [`Observation::OnDemandFailed`]: an on-demand job
 //!   completed (§III-B4), or a failure killed it (it is handled as a new arrival, and has lost
 //!   its instant start, Obs. 14);
+//! - [`Observation::Withdrawn`]: an on-demand job that had not started gave up (an executor
+//!   whose on-demand requests wait only so long, as the composed site's leases do; the
+//!   paper's jobs wait at the front until they start, and its simulator never sends it);
 //! - [`Observation::Started`]: the executor started a batch job in a pass the policy asked
 //!   for;
 //! - [`Observation::Settle`], delivered until it returns no command: once the instant's events
@@ -338,6 +341,12 @@ pub enum Observation {
         job: JobId,
         /// Its nodes.
         size: u32,
+    },
+    /// On-demand job `job`, not started, gave up waiting (its requester withdrew it): it
+    /// leaves the front of the queue and what was gathered for it goes back.
+    Withdrawn {
+        /// The job.
+        job: JobId,
     },
     /// The instant's events are in: delivered until the policy returns no command.
     Settle,
@@ -732,6 +741,15 @@ impl HybridPolicy {
         Ok(())
     }
 
+    /// On-demand `job` gave up before it started: it no longer waits at the front, and the
+    /// nodes gathered for it go back.
+    fn on_withdrawn(&mut self, job: JobId, out: &mut Vec<Command>) {
+        if let Some(k) = self.waiting.iter().position(|&(j, _)| j == job) {
+            self.waiting.remove(k);
+            out.push(Command::Unassign { job });
+        }
+    }
+
     /// Running malleable `job` is resized to `to` of at most `max` nodes.
     fn resized(&mut self, job: JobId, to: u32, max: u32) {
         let Some(&submit) = self.submits.get(&job) else {
@@ -941,6 +959,7 @@ impl Policy for HybridPolicy {
                 self.on_on_demand_end(job);
                 self.on_arrival(now, job, size, view, out)?;
             }
+            Observation::Withdrawn { job } => self.on_withdrawn(job, out),
             Observation::Settle => self.settle(now, view, out),
         }
         Ok(())

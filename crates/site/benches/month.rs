@@ -16,9 +16,9 @@ fn month(c: &mut Criterion) {
     let mut group = c.benchmark_group("site");
     group.sample_size(10);
     for config in [
-        Configuration::All,
-        Configuration::AllBalancer,
-        Configuration::AllRhic,
+        Configuration::all(),
+        Configuration::all_balancer(),
+        Configuration::all_rhic(),
     ] {
         group.bench_function(format!("month_4000_nodes_{config}"), |b| {
             b.iter(|| {

@@ -24,6 +24,10 @@ pub enum SiteError {
     /// A Balancer-protocol policy failed.
     #[error("on-demand role (Balancer protocol): {0}")]
     Balancer(#[from] cosched_balancer::BalancerError),
+    /// A role's policy failed in a call (its error, with the call and its time), or still
+    /// asked to be called after the driver's round limit.
+    #[error(transparent)]
+    Call(Box<crate::driver::CallError<SiteError>>),
     /// A role's own policy failed (a downstream policy's error, as text).
     #[error("{role} role: {message}")]
     Role {
@@ -70,6 +74,27 @@ pub enum SiteError {
     /// A command named a batch job that is not running.
     #[error("{0} is not a running batch job")]
     NotRunning(JobId),
+    /// A command of hybrid's protocol named a job that is not one of the site's leases.
+    #[error("{0} is not the job of an on-demand lease of the site")]
+    NotALease(JobId),
+    /// A command of hybrid's protocol named a node not reserved for the job.
+    #[error("{node} is not reserved, idle, for {job}")]
+    NotReserved {
+        /// The on-demand job.
+        job: JobId,
+        /// The node.
+        node: NodeId,
+    },
+    /// A lease was started on other than its node count.
+    #[error("{job} holds {held} nodes and needs {needed}: it cannot start")]
+    CannotStart {
+        /// The lease's job.
+        job: JobId,
+        /// Nodes handed to it.
+        held: usize,
+        /// Its node count.
+        needed: u32,
+    },
     /// Two inputs with the same id.
     #[error("duplicate {what} id {id}")]
     Duplicate {
@@ -87,6 +112,18 @@ pub enum SiteError {
     /// The Balancer's lease inputs were refused.
     #[error(transparent)]
     Leases(#[from] cosched_balancer::scenario::InputError),
+}
+
+impl From<std::convert::Infallible> for SiteError {
+    fn from(never: std::convert::Infallible) -> SiteError {
+        match never {}
+    }
+}
+
+impl From<crate::driver::CallError<SiteError>> for SiteError {
+    fn from(e: crate::driver::CallError<SiteError>) -> SiteError {
+        SiteError::Call(Box::new(e))
+    }
 }
 
 impl SiteError {

@@ -62,7 +62,7 @@
 //!         max_walltime: Duration::from_hours(24), watts_per_core: 100.0,
 //!         gflops_per_core: 10.0, prices_usd_per_mwh: vec![price; 48], timezone_lag_hours: 0,
 //!     }.build()?;
-//!     let roles = Configuration::Batch.roles(&RoleParams::default())?;
+//!     let roles = Configuration::batch().roles(&RoleParams::default())?;
 //!     let site = Site::new(SiteConfig::new(4, end), roles, SiteWorkload::default())?;
 //!     Ok(GridSite { spec, site })
 //! };
@@ -85,6 +85,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use cosched_balancer::workload::DiurnalLeases;
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, Time};
+
+use crate::driver::{CallError, Driver, Executor};
 use cosched_hybrid::workload::HybridJob;
 use cosched_metasched::policy::{GridCommand, GridJob, GridObservation, GridView, scaled_estimate};
 use cosched_metasched::site::{Site as SiteSpec, try_energy_cost_usd};
@@ -269,6 +271,7 @@ fn total<'a>(reports: impl Iterator<Item = &'a SiteReport> + Clone) -> SiteRepor
         batch_mean_bounded_slowdown: mean(&|r| r.batch_mean_bounded_slowdown, &|r| {
             r.batch_completed as f64
         }),
+        guest_starts: 0,
         malleable_completed: 0,
         malleable_mean_turnaround_s: mean(&|r| r.malleable_mean_turnaround_s, &|r| {
             r.malleable_completed as f64
@@ -284,7 +287,7 @@ fn total<'a>(reports: impl Iterator<Item = &'a SiteReport> + Clone) -> SiteRepor
         cloud_nodes_started: 0,
         energy_kwh: sum(&|r| r.energy_kwh),
         revocations: Default::default(),
-        node_hours: [0.0; 6],
+        node_hours: [0.0; 7],
     };
     for r in reports {
         t.nodes = t.nodes.saturating_add(r.nodes);
@@ -300,6 +303,7 @@ fn total<'a>(reports: impl Iterator<Item = &'a SiteReport> + Clone) -> SiteRepor
         t.batch_rejected += r.batch_rejected;
         t.batch_running += r.batch_running;
         t.batch_queued += r.batch_queued;
+        t.guest_starts += r.guest_starts;
         t.malleable_completed += r.malleable_completed;
         t.scavenged_submitted += r.scavenged_submitted;
         t.scavenged_completed += r.scavenged_completed;
@@ -313,6 +317,8 @@ fn total<'a>(reports: impl Iterator<Item = &'a SiteReport> + Clone) -> SiteRepor
         v.malleable_shrinks += w.malleable_shrinks;
         v.malleable_expansions += w.malleable_expansions;
         v.batch_lost_node_s += w.batch_lost_node_s;
+        v.guest_preemptions += w.guest_preemptions;
+        v.guest_lost_node_s += w.guest_lost_node_s;
         v.scavenged_evictions += w.scavenged_evictions;
         v.scavenged_lost_s += w.scavenged_lost_s;
         v.cloud_requeues += w.cloud_requeues;
@@ -328,6 +334,49 @@ struct Platform {
     sites: Vec<GridSite>,
     now: Time,
     cores_per_node: u32,
+    /// The policy's commands of this cycle, carried out once it has seen the whole cycle.
+    decided: Vec<GridCommand>,
+}
+
+impl<P> Executor<&mut P> for Platform
+where
+    P: Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView>
+        + ?Sized,
+    P::Error: std::fmt::Display,
+{
+    type Context = ();
+    type Error = GridError;
+
+    fn view(&mut self, now: Time) -> &(dyn GridView + 'static) {
+        self.now = now;
+        self
+    }
+
+    fn apply(
+        &mut self,
+        _: &mut Driver<&mut P>,
+        _: &mut (),
+        _: Time,
+        commands: &[GridCommand],
+    ) -> Result<(), GridError> {
+        self.decided.extend_from_slice(commands);
+        Ok(())
+    }
+}
+
+impl<E: std::fmt::Display> From<CallError<E>> for GridError {
+    fn from(e: CallError<E>) -> GridError {
+        match e {
+            CallError::Policy { time, source, .. } => GridError::Policy {
+                now: time,
+                message: source.to_string(),
+            },
+            e @ CallError::Rounds { time, .. } => GridError::Policy {
+                now: time,
+                message: e.to_string(),
+            },
+        }
+    }
 }
 
 impl GridView for Platform {
@@ -498,12 +547,7 @@ impl Grid {
     {
         let k_sites = self.sites.len();
         let cycle = self.config.cycle;
-        let policy_err = |now: Time| {
-            move |e: P::Error| GridError::Policy {
-                now,
-                message: e.to_string(),
-            }
-        };
+        let mut driver = Driver::new(policy);
         let mut held: Vec<(GridJob, GridSubmission)> = Vec::new();
         let mut placed: Vec<BTreeMap<JobId, Placed>> =
             (0..k_sites).map(|_| BTreeMap::new()).collect();
@@ -515,16 +559,14 @@ impl Grid {
             placements: Vec::new(),
         };
         let mut next_arrival = 0;
-        let mut out = Vec::new();
         let mut now = Time(0);
         let mut platform = Platform {
             sites: std::mem::take(&mut self.sites),
             now,
             cores_per_node: self.config.cores_per_node,
+            decided: Vec::new(),
         };
-        policy
-            .start(now, &platform, &mut out)
-            .map_err(policy_err(now))?;
+        driver.start(now, &mut platform, &mut ())?;
         while now <= self.end {
             platform.now = now;
             // The sites up to the cycle, then what started there.
@@ -557,18 +599,18 @@ impl Grid {
                 held.push((self.grid_job(s)?, *s));
                 next_arrival += 1;
             }
-            out.clear();
+            // The policy's timers due by this cycle, what started, then the held jobs; its
+            // commands are carried out once it has seen them all.
+            driver.wake_due(now, &mut platform, &mut ())?;
             for obs in &observations {
-                policy
-                    .observe(now, obs, &platform, &mut out)
-                    .map_err(policy_err(now))?;
+                driver.observe(now, obs, &mut platform, &mut ())?;
             }
             if !held.is_empty() {
                 let jobs = held.iter().map(|(g, _)| g.clone()).collect();
-                policy
-                    .observe(now, &GridObservation::Cycle { jobs }, &platform, &mut out)
-                    .map_err(policy_err(now))?;
+                let cycle = GridObservation::Cycle { jobs };
+                driver.observe(now, &cycle, &mut platform, &mut ())?;
             }
+            let out = std::mem::take(&mut platform.decided);
             let mut decided = Vec::new();
             for c in &out {
                 let (job, site) = match *c {
@@ -776,7 +818,7 @@ impl GridInputs {
     /// [`GridError`] if a site or the inputs refuse the parameters.
     pub fn grid(
         &self,
-        configuration: Configuration,
+        configuration: &Configuration,
         params: &RoleParams,
         seed: u64,
     ) -> Result<Grid, GridError> {

@@ -5,20 +5,23 @@
 //!
 //! - **batch**: any policy of the batch protocol ([`cosched_batch::BatchPolicy`]: FCFS, EASY,
 //!   conservative, or yours) over rigid and malleable jobs;
-//! - **on-demand** ([`on_demand`]): leases that must start within a window — queued as batch
-//!   jobs ([`QueueAsBatch`]), the Balancer ([`BalancerRole`] over any Balancer-protocol
-//!   policy), or hybrid's mechanisms ([`HybridRole`]: advance notices under N, CUA or CUP
-//!   — the leases' [`LeaseNotice`]s — and PAA/SPAA on arrival);
+//! - **on-demand** ([`on_demand`]): leases that must start within a window — a policy of the
+//!   site's on-demand protocol (queued as batch jobs, [`QueueAsBatch`]; the Balancer,
+//!   [`BalancerRole`] over any Balancer-protocol policy) or any policy of hybrid's protocol
+//!   run unchanged ([`OnDemandRole::hybrid`]: [`cosched_hybrid::HybridPolicy`]'s advance
+//!   notices under N, CUA or CUP — the leases' [`LeaseNotice`]s — with guests on reserved
+//!   nodes, and PAA/SPAA on arrival);
 //! - **scavenging** ([`scavenging`]): idle nodes lent on availability to a ClassAd-matched
-//!   high-throughput pool sized by harvesting every idle node or by RHIC's controller
-//!   ([`RhicSizer`]), which may burst to the cloud under Albatross ([`HtcPool`]).
+//!   high-throughput pool sized by harvesting every idle node ([`HarvestAll`]) or by any
+//!   policy of RHIC's protocol ([`RhicSizer`]: its controller, FUZZY, Threshold, Fixed), which
+//!   may burst to the cloud under Albatross ([`HtcPool`]).
 //!
 //! [`grid`] puts K such sites under metasched's electricity-price-aware metascheduler (MCMF
 //! and its baselines, or any policy of its grid protocol), which places the batch jobs.
 //!
 //! ## The model
 //! One executor ([`Site`]) on core's kernel (`cosched_core::engine`) owns the N nodes, the
-//! clock and the grants. Batch holds its nodes through a `cosched-batch` cluster; the
+//! clock and the grants, and calls each role's policy through core's driver. Batch holds its nodes through a `cosched-batch` cluster; the
 //! on-demand role takes nodes out of it (offline in the cluster) into a reserve and grants
 //! them to core [`cosched_core::Lease`]s (on demand: start within `W` or be refused);
 //! scavenging borrows idle batch nodes **on availability**: a lent node stays idle in the
@@ -37,23 +40,23 @@
 //!
 //! ## Adding a role policy
 //! A role's policy is any [`cosched_core::policy::Policy`] of the role's protocol; write one
-//! and pass it boxed in [`Roles`]. An on-demand policy that grants a lease only when enough
-//! nodes are idle at once, and otherwise refuses it:
+//! and pass it in [`Roles`]. An on-demand policy that grants a lease only when enough nodes
+//! are idle at once, and otherwise refuses it (it never fails: its error is `Infallible`):
 //!
 //! ```
 //! use cosched_core::policy::Policy;
 //! use cosched_core::{Duration, Lease, LeaseEnd, LeaseId, LeaseKind, Time};
-//! use cosched_site::{OnDemandCommand, OnDemandObservation, Roles, Site, SiteConfig,
-//!                    SiteError, SiteState, SiteWorkload};
+//! use cosched_site::{OnDemandCommand, OnDemandObservation, OnDemandRole, Roles, Site,
+//!                    SiteConfig, SiteError, SiteState, SiteWorkload};
 //!
 //! struct IdleOrNothing;
 //! impl Policy for IdleOrNothing {
 //!     type Observation = OnDemandObservation;
 //!     type Command = OnDemandCommand;
 //!     type View = SiteState;
-//!     type Error = SiteError;
+//!     type Error = std::convert::Infallible;
 //!     fn observe(&mut self, _: Time, obs: &OnDemandObservation, view: &SiteState,
-//!                out: &mut Vec<OnDemandCommand>) -> Result<(), SiteError> {
+//!                out: &mut Vec<OnDemandCommand>) -> Result<(), Self::Error> {
 //!         match obs {
 //!             OnDemandObservation::Request(l) if view.batch_idle_count() >= l.nodes as usize => {
 //!                 out.push(OnDemandCommand::GrantIdle { lease: l.id })
@@ -77,7 +80,7 @@
 //! };
 //! let roles = Roles {
 //!     batch: Box::new(cosched_batch::scenario::easy()),
-//!     on_demand: Box::new(IdleOrNothing),
+//!     on_demand: OnDemandRole::site(IdleOrNothing),
 //!     scavenging: None,
 //! };
 //! let report = Site::new(SiteConfig::new(4, Time(3_600)), roles, workload)?.run()?;
@@ -86,6 +89,7 @@
 //! # Ok::<(), SiteError>(())
 //! ```
 
+mod driver;
 mod error;
 pub mod grid;
 mod nodes;
@@ -99,12 +103,14 @@ pub mod workload;
 pub use error::SiteError;
 pub use nodes::NodeUse;
 pub use on_demand::{
-    BalancerRole, HybridRole, OnDemandCommand, OnDemandObservation, OnDemandPolicy, QueueAsBatch,
+    BalancerRole, HybridRolePolicy, OnDemandCommand, OnDemandObservation, OnDemandPolicy,
+    OnDemandRole, QueueAsBatch,
 };
 pub use report::{LeaseCounts, Revocations, SiteReport};
 pub use scavenging::{
-    HtcPool, PoolCycle, RhicSizer, RhicSizing, ScavengingCommand, ScavengingPolicy, Sizer,
+    HarvestAll, HtcPool, PoolCycle, RhicSizer, RhicSizing, ScavengingCommand, ScavengingPolicy,
+    Sizer,
 };
-pub use scenario::{Configuration, Inputs, RoleParams};
+pub use scenario::{BatchRole, Configuration, Inputs, RoleParams};
 pub use site::{BatchStart, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
 pub use workload::{BagOfTasks, LeaseNotice, SiteWorkload, Task};

@@ -14,7 +14,11 @@ pub enum NodeUse {
     Idle,
     /// In the batch pool, running this batch job.
     Batch(JobId),
-    /// Taken out of batch by the on-demand role and not granted yet (a reserve).
+    /// Reserved for an on-demand job and lent to this batch job, a **guest**, until the
+    /// on-demand job arrives (Fan et al. §III-B1): in the batch pool while the guest runs.
+    Guest(JobId),
+    /// Taken out of batch by the on-demand role and not granted yet (a reserve, a
+    /// reservation for an announced lease, or nodes gathered for a waiting one).
     Reserve,
     /// Granted to this on-demand lease.
     OnDemand(LeaseId),
@@ -27,7 +31,7 @@ impl NodeUse {
     /// The core pool the node serves.
     pub fn pool(self) -> Pool {
         match self {
-            NodeUse::Idle | NodeUse::Batch(_) => Pool::Batch,
+            NodeUse::Idle | NodeUse::Batch(_) | NodeUse::Guest(_) => Pool::Batch,
             NodeUse::Reserve | NodeUse::OnDemand(_) => Pool::OnDemand,
             NodeUse::Lent(_) => Pool::Volunteer,
         }

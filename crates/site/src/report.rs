@@ -29,8 +29,14 @@ pub struct Revocations {
     pub malleable_shrinks: u64,
     /// Malleable expansions into idle nodes.
     pub malleable_expansions: u64,
-    /// Batch node-seconds thrown away by preemptions.
+    /// Batch node-seconds thrown away by preemptions (guests' apart).
     pub batch_lost_node_s: i128,
+    /// Guests (batch jobs run on nodes reserved for an announced lease, Fan et al. §III-B1)
+    /// preempted, at their lease's arrival: counted apart from the preemptions above.
+    pub guest_preemptions: u64,
+    /// Node-seconds the preempted guests threw away (a rigid guest restarts, a malleable one
+    /// pays its setup again).
+    pub guest_lost_node_s: i128,
     /// Scavenged tasks evicted because an owner took their node back.
     pub scavenged_evictions: u64,
     /// Scavenged node-seconds thrown away by evictions (work since the last checkpoint).
@@ -66,6 +72,8 @@ pub struct SiteReport {
     pub batch_mean_wait_s: f64,
     /// Their mean bounded slowdown (τ = 10 s).
     pub batch_mean_bounded_slowdown: f64,
+    /// Batch jobs started as guests on reserved nodes.
+    pub guest_starts: usize,
     /// Malleable jobs completed.
     pub malleable_completed: usize,
     /// Their mean turnaround, s.
@@ -82,8 +90,8 @@ pub struct SiteReport {
     pub scavenged_evicted: u64,
     /// Scavenged work completed, node-hours at reference speed.
     pub goodput_node_h: f64,
-    /// Useful node-seconds (batch and on-demand work, scavenged work on site, less what
-    /// preemptions and evictions threw away) over nodes × span, %.
+    /// Useful node-seconds (batch work, guests' included, on-demand work, scavenged work on
+    /// site, less what preemptions and evictions threw away) over nodes × span, %.
     pub useful_utilization_pct: f64,
     /// What the cloud instances cost, $.
     pub cloud_cost_usd: f64,
@@ -93,7 +101,7 @@ pub struct SiteReport {
     pub energy_kwh: f64,
     /// Revocations and their costs.
     pub revocations: Revocations,
-    /// Node-hours by use: idle, batch, on-demand reserve, on-demand granted, lent free, lent
-    /// busy.
-    pub node_hours: [f64; 6],
+    /// Node-hours by use ([`crate::NodeUse`]): idle, batch, on-demand reserve, on-demand
+    /// granted, lent free, lent busy, guests on reserved nodes. They sum to nodes × span.
+    pub node_hours: [f64; 7],
 }

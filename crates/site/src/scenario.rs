@@ -1,146 +1,253 @@
-//! The built-in configurations of a site and its default inputs.
+//! The site's configurations and its default inputs.
 //!
-//! [`Configuration`] names the role assignments `converged_site` compares; each builds fresh
-//! role policies from the paper crates ([`Configuration::roles`]). [`Inputs`] assembles the
-//! environment of one seed: a batch trace typed into rigid and malleable jobs, on-demand
-//! leases with advance notices, scavenged tasks.
+//! A [`Configuration`] is a name and a constructor of fresh role policies for one run under
+//! [`RoleParams`] ([`Configuration::roles`]): the named constructors build the rows
+//! `converged_site` compares, from the paper crates' policies; [`Configuration::new`] (any
+//! roles) and [`Configuration::assemble`] (an on-demand and a scavenging role, batch from the
+//! parameters) build any other. [`Inputs`] assembles the environment of one seed: a batch
+//! trace typed into rigid and malleable jobs, on-demand leases with advance notices,
+//! scavenged tasks.
+//!
+//! ```
+//! use cosched_core::Time;
+//! use cosched_hybrid::{Composite, HybridPolicy, MechanismKind, NoticeStrategy};
+//! use cosched_site::scenario::Configuration;
+//! use cosched_site::{OnDemandRole, RoleParams, Site, SiteConfig, SiteWorkload};
+//!
+//! // CUA&PAA with nothing scavenged: a row of one's own beside the built-in ones.
+//! let cua_paa = Configuration::assemble(
+//!     "cua-paa",
+//!     |_| Ok(OnDemandRole::hybrid(HybridPolicy::new(Composite::new(NoticeStrategy::Cua, MechanismKind::Paa)))),
+//!     |_| Ok(None),
+//! );
+//! let rows: Vec<Configuration> = Configuration::rows().into_iter().chain([cua_paa]).collect();
+//! assert_eq!(rows[2].name(), "hybrid");
+//! for c in &rows {
+//!     let roles = c.roles(&RoleParams::default())?;
+//!     Site::new(SiteConfig::new(4, Time(60)), roles, SiteWorkload::default())?.run()?;
+//! }
+//! assert_eq!("all".parse::<Configuration>()?.name(), "all");
+//! # Ok::<(), cosched_site::SiteError>(())
+//! ```
 
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, NoScaling};
 use cosched_balancer::policy::{Balancer, BalancerConfig, Strategy};
 use cosched_balancer::workload::LeaseRequest;
+use cosched_batch::scenario::BuiltinPolicy;
+use cosched_batch::{BatchCluster, BatchCommand, BatchError, BatchPolicy, SchedulingPass};
+use cosched_core::policy::Policy;
 use cosched_core::{Duration, RigidJob, SeedStreams, Time};
 use cosched_hybrid::workload::TypeParams;
-use cosched_hybrid::{Mechanism, NoticeStrategy};
+use cosched_hybrid::{Composite, HybridPolicy, Mechanism, NoticeStrategy};
 
-use crate::scavenging::RhicSizing;
+use crate::driver::err_into;
+use crate::scavenging::{HarvestAll, RhicSizer, RhicSizing, ScavengingPolicy, Sizer};
 use crate::workload::{BagOfTasks, SiteWorkload, draw_notices, leases_from_requests, typed_batch};
-use crate::{BalancerRole, HtcPool, HybridRole, QueueAsBatch, Roles, SiteError, Sizer};
+use crate::{BalancerRole, HtcPool, OnDemandRole, QueueAsBatch, Roles, SiteError};
 
 /// Batch jobs [`Inputs::generated`] draws before cutting them at the span.
 pub const GENERATED_JOBS: usize = 60_000;
 
-/// The role assignments compared by `converged_site`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Configuration {
-    /// Batch only: leases queue as batch jobs, nothing is scavenged.
-    Batch,
-    /// + the Balancer (Algorithm 1, static reserve `R`, window `W`).
-    Balancer,
-    /// Batch + hybrid's mechanisms: notices ([`RoleParams::notice`], N by default) and SPAA (shrink,
-    /// then preempt, for instant starts).
-    Hybrid,
-    /// Batch + the scavenging pool on idle nodes (no cloud).
-    Scavenging,
-    /// Batch + scavenging + Albatross bursting to the cloud.
-    Cloud,
-    /// Hybrid's mechanisms (as `hybrid`) + scavenging + cloud, the pool harvesting every idle
-    /// node: the row keeps HTCondor's default sizing, since RHIC's sizing of the pool rests on
-    /// a storage model of ours ([`RhicSizing`]); [`Configuration::AllRhic`] is the row with
-    /// RHIC.
-    All,
-    /// The Balancer + scavenging + cloud (an extra row).
-    AllBalancer,
-    /// Batch + the scavenging pool sized by RHIC's controller (no cloud; an extra row).
-    Rhic,
-    /// Hybrid's mechanisms (as `hybrid`) + the pool sized by RHIC + cloud (an extra row).
-    AllRhic,
-    /// `hybrid` with CUA in place of [`RoleParams::notice`] (CUA&SPAA, an extra row; reserved
-    /// nodes run no guests, see [`RoleParams::notice`]).
-    HybridCua,
-    /// `hybrid` with CUP in place of [`RoleParams::notice`] (CUP&SPAA, an extra row; reserved
-    /// nodes run no guests).
-    HybridCup,
+/// Builds one run's role policies.
+type Build = dyn Fn(&RoleParams) -> Result<Roles, SiteError> + Send + Sync;
+
+/// A named assignment of policies to the roles: a constructor of fresh role policies for
+/// each run (see the [module docs](self)).
+#[derive(Clone)]
+pub struct Configuration {
+    name: String,
+    build: Arc<Build>,
 }
 
 impl Configuration {
-    /// Every configuration, in the table's order.
-    pub const ALL: [Configuration; 11] = [
-        Configuration::Batch,
-        Configuration::Balancer,
-        Configuration::Hybrid,
-        Configuration::Scavenging,
-        Configuration::Cloud,
-        Configuration::All,
-        Configuration::AllBalancer,
-        Configuration::Rhic,
-        Configuration::AllRhic,
-        Configuration::HybridCua,
-        Configuration::HybridCup,
-    ];
-
-    /// Its name in tables and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Configuration::Batch => "batch",
-            Configuration::Balancer => "balancer",
-            Configuration::Hybrid => "hybrid",
-            Configuration::Scavenging => "scavenging",
-            Configuration::Cloud => "cloud",
-            Configuration::All => "all",
-            Configuration::AllBalancer => "all-balancer",
-            Configuration::Rhic => "rhic",
-            Configuration::AllRhic => "all-rhic",
-            Configuration::HybridCua => "hybrid-cua",
-            Configuration::HybridCup => "hybrid-cup",
+    /// A configuration named `name` whose roles `build` makes, fresh for each run.
+    pub fn new(
+        name: impl Into<String>,
+        build: impl Fn(&RoleParams) -> Result<Roles, SiteError> + Send + Sync + 'static,
+    ) -> Configuration {
+        Configuration {
+            name: name.into(),
+            build: Arc::new(build),
         }
     }
 
-    /// Fresh role policies for one run under `params`.
-    pub fn roles(self, params: &RoleParams) -> Result<Roles, SiteError> {
-        use Configuration as C;
-        let on_demand: Box<dyn crate::OnDemandPolicy + Send> = match self {
-            C::Batch | C::Scavenging | C::Cloud | C::Rhic => Box::new(QueueAsBatch),
-            C::Balancer | C::AllBalancer => Box::new(BalancerRole::new(Balancer::new(
-                BalancerConfig::new(Strategy::Basic {
-                    static_reserve: params.reserve,
-                })
-                .with_window(params.window),
-            ))),
-            C::Hybrid | C::All | C::AllRhic => {
-                Box::new(HybridRole::new(params.mechanism).with_notices(params.notice))
-            }
-            C::HybridCua => {
-                Box::new(HybridRole::new(params.mechanism).with_notices(NoticeStrategy::Cua))
-            }
-            C::HybridCup => {
-                Box::new(HybridRole::new(params.mechanism).with_notices(NoticeStrategy::Cup))
-            }
-        };
-        let scavenging: Option<Box<dyn crate::ScavengingPolicy + Send>> = match self {
-            C::Batch | C::Balancer | C::Hybrid | C::HybridCua | C::HybridCup => None,
-            C::Scavenging => Some(Box::new(HtcPool::new(Sizer::HarvestAll, NoScaling))),
-            C::Rhic => Some(Box::new(HtcPool::new(Sizer::rhic(params.rhic)?, NoScaling))),
-            C::Cloud | C::All | C::AllBalancer | C::AllRhic => {
-                let cloud = Albatross::new(AlbatrossConfig::paper(params.capital), Time(0))?;
-                let sizer = match self {
-                    C::AllRhic => Sizer::rhic(params.rhic)?,
-                    _ => Sizer::HarvestAll,
-                };
-                Some(Box::new(HtcPool::new(sizer, cloud)))
-            }
-        };
-        Ok(Roles {
-            batch: params.batch.build(),
-            on_demand,
-            scavenging,
+    /// A configuration of the batch policy of the parameters ([`RoleParams::batch`]), the
+    /// on-demand role `on_demand` makes and the scavenging role `scavenging` makes (`None`:
+    /// nothing is scavenged).
+    pub fn assemble(
+        name: impl Into<String>,
+        on_demand: impl Fn(&RoleParams) -> Result<OnDemandRole, SiteError> + Send + Sync + 'static,
+        scavenging: impl Fn(&RoleParams) -> Result<Option<Box<dyn ScavengingPolicy + Send>>, SiteError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Configuration {
+        Configuration::new(name, move |p| {
+            Ok(Roles {
+                batch: p.batch.build(),
+                on_demand: on_demand(p)?,
+                scavenging: scavenging(p)?,
+            })
         })
+    }
+
+    /// Its name in tables and CSV.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Fresh role policies for one run under `params`.
+    pub fn roles(&self, params: &RoleParams) -> Result<Roles, SiteError> {
+        (self.build)(params)
+    }
+
+    /// The rows `converged_site` prints, in its table's order.
+    pub fn rows() -> Vec<Configuration> {
+        vec![
+            Configuration::batch(),
+            Configuration::balancer(),
+            Configuration::hybrid(),
+            Configuration::scavenging(),
+            Configuration::cloud(),
+            Configuration::all(),
+            Configuration::all_balancer(),
+            Configuration::rhic(),
+            Configuration::all_rhic(),
+            Configuration::hybrid_cua(),
+            Configuration::hybrid_cup(),
+        ]
+    }
+
+    /// `batch`: leases queue as batch jobs, nothing is scavenged.
+    pub fn batch() -> Configuration {
+        Configuration::assemble("batch", queue, nothing)
+    }
+
+    /// `balancer`: + the Balancer (Algorithm 1, static reserve `R`, window `W`).
+    pub fn balancer() -> Configuration {
+        Configuration::assemble("balancer", balancer, nothing)
+    }
+
+    /// `hybrid`: + hybrid's policy ([`HybridPolicy`], run unchanged), its notice strategy
+    /// [`RoleParams::notice`] (N by default) with [`RoleParams::mechanism`] (SPAA: shrink,
+    /// then preempt, for instant starts).
+    pub fn hybrid() -> Configuration {
+        Configuration::assemble("hybrid", |p| hybrid(p, p.notice), nothing)
+    }
+
+    /// `scavenging`: batch + the scavenging pool on idle nodes (no cloud).
+    pub fn scavenging() -> Configuration {
+        Configuration::assemble("scavenging", queue, |_| pool(HarvestAll, NoScaling))
+    }
+
+    /// `cloud`: batch + scavenging + Albatross bursting to the cloud.
+    pub fn cloud() -> Configuration {
+        Configuration::assemble("cloud", queue, |p| pool(HarvestAll, albatross(p)?))
+    }
+
+    /// `all`: hybrid's policy (as `hybrid`) + scavenging + cloud, the pool harvesting every
+    /// idle node: the row keeps HTCondor's default sizing, since RHIC's sizing of the pool
+    /// rests on a storage model of ours ([`RhicSizing`]); `all-rhic` is the row with RHIC.
+    pub fn all() -> Configuration {
+        Configuration::assemble(
+            "all",
+            |p| hybrid(p, p.notice),
+            |p| pool(HarvestAll, albatross(p)?),
+        )
+    }
+
+    /// `all-balancer`: the Balancer + scavenging + cloud (an extra row).
+    pub fn all_balancer() -> Configuration {
+        Configuration::assemble("all-balancer", balancer, |p| {
+            pool(HarvestAll, albatross(p)?)
+        })
+    }
+
+    /// `rhic`: batch + the scavenging pool sized by RHIC's controller (no cloud; an extra
+    /// row).
+    pub fn rhic() -> Configuration {
+        Configuration::assemble("rhic", queue, |p| {
+            pool(RhicSizer::new(p.rhic)?, NoScaling)
+        })
+    }
+
+    /// `all-rhic`: hybrid's policy (as `hybrid`) + the pool sized by RHIC + cloud (an extra
+    /// row).
+    pub fn all_rhic() -> Configuration {
+        Configuration::assemble("all-rhic", |p| hybrid(p, p.notice), |p| {
+            pool(RhicSizer::new(p.rhic)?, albatross(p)?)
+        })
+    }
+
+    /// `hybrid-cua`: `hybrid` with CUA (CUA&SPAA: reservations collect released nodes until
+    /// the arrival, their idle nodes running guests; an extra row).
+    pub fn hybrid_cua() -> Configuration {
+        Configuration::assemble("hybrid-cua", |p| hybrid(p, NoticeStrategy::Cua), nothing)
+    }
+
+    /// `hybrid-cup`: `hybrid` with CUP (CUP&SPAA: as CUA, and preemptions planned before
+    /// the estimated arrival; an extra row).
+    pub fn hybrid_cup() -> Configuration {
+        Configuration::assemble("hybrid-cup", |p| hybrid(p, NoticeStrategy::Cup), nothing)
+    }
+}
+
+fn queue(_: &RoleParams) -> Result<OnDemandRole, SiteError> {
+    Ok(OnDemandRole::site(QueueAsBatch))
+}
+
+fn balancer(p: &RoleParams) -> Result<OnDemandRole, SiteError> {
+    let config = BalancerConfig::new(Strategy::Basic {
+        static_reserve: p.reserve,
+    })
+    .with_window(p.window);
+    Ok(OnDemandRole::site(BalancerRole::new(Balancer::new(config))))
+}
+
+fn hybrid(p: &RoleParams, notice: NoticeStrategy) -> Result<OnDemandRole, SiteError> {
+    let policy = HybridPolicy::new(Composite::new(notice, p.mechanism.kind));
+    Ok(OnDemandRole::hybrid(policy))
+}
+
+fn nothing(_: &RoleParams) -> Result<Option<Box<dyn ScavengingPolicy + Send>>, SiteError> {
+    Ok(None)
+}
+
+fn albatross(p: &RoleParams) -> Result<Albatross, SiteError> {
+    Ok(Albatross::new(AlbatrossConfig::paper(p.capital), Time(0))?)
+}
+
+fn pool<S, C>(sizer: S, cloud: C) -> Result<Option<Box<dyn ScavengingPolicy + Send>>, SiteError>
+where
+    S: Sizer + Send + 'static,
+    C: cosched_albatross::policy::AlbatrossPolicy + Send + 'static,
+    C::Error: fmt::Display,
+{
+    Ok(Some(Box::new(HtcPool::new(sizer, cloud))))
+}
+
+impl fmt::Debug for Configuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Configuration").field(&self.name).finish()
     }
 }
 
 impl fmt::Display for Configuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.name)
     }
 }
 
+/// One of [`Configuration::rows`], by name.
 impl FromStr for Configuration {
     type Err = SiteError;
     fn from_str(s: &str) -> Result<Self, SiteError> {
-        Configuration::ALL
+        Configuration::rows()
             .into_iter()
             .find(|c| c.name() == s)
             .ok_or_else(|| {
@@ -155,22 +262,72 @@ impl FromStr for Configuration {
     }
 }
 
+/// A batch policy for the runs of a configuration, built afresh for each (a batch policy
+/// keeps state between passes): a built-in one ([`BuiltinPolicy`]) or any of the batch
+/// protocol ([`BatchRole::new`]).
+#[derive(Clone)]
+pub struct BatchRole {
+    name: String,
+    build: Arc<dyn Fn() -> Box<dyn BatchPolicy + Send> + Send + Sync>,
+}
+
+impl BatchRole {
+    /// The batch policy `build` makes, named `name`, whatever its error (`Infallible`, or any
+    /// the batch protocol's error converts from).
+    pub fn new<P, F>(name: impl Into<String>, build: F) -> BatchRole
+    where
+        F: Fn() -> P + Send + Sync + 'static,
+        P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>
+            + Send
+            + 'static,
+        P::Error: Into<BatchError>,
+    {
+        BatchRole {
+            name: name.into(),
+            build: Arc::new(move || Box::new(err_into::<P, BatchError>(build()))),
+        }
+    }
+
+    /// A fresh policy.
+    pub fn build(&self) -> Box<dyn BatchPolicy + Send> {
+        (self.build)()
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl From<BuiltinPolicy> for BatchRole {
+    fn from(policy: BuiltinPolicy) -> BatchRole {
+        BatchRole {
+            name: policy.name().to_string(),
+            build: Arc::new(move || policy.build()),
+        }
+    }
+}
+
+impl fmt::Debug for BatchRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("BatchRole").field(&self.name).finish()
+    }
+}
+
 /// The roles' parameters.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RoleParams {
-    /// The batch policy.
-    pub batch: cosched_batch::scenario::BuiltinPolicy,
+    /// The batch policy (EASY by default; any of the batch protocol).
+    pub batch: BatchRole,
     /// The Balancer's static reserve `R` (ours: 8 nodes).
     pub reserve: u32,
     /// The Balancer's `W` (the leases carry their own window too).
     pub window: Duration,
     /// Hybrid's on-arrival mechanism (SPAA).
     pub mechanism: Mechanism,
-    /// Hybrid's advance-notice strategy (Fan et al. §III-B1) for `hybrid` and `all`: N (notices
-    /// ignored, SPAA at arrival) by default. §III-B1 lets the nodes a notice reserves run
-    /// waiting jobs ("guests") until the arrival; the site keeps reserved nodes offline to
-    /// batch and runs no guests yet, so its CUA and CUP are not the paper's whole mechanism
-    /// and stay the extra rows `hybrid-cua` and `hybrid-cup`.
+    /// Hybrid's advance-notice strategy (Fan et al. §III-B1) for `hybrid`, `all` and
+    /// `all-rhic`: N (notices ignored, SPAA at arrival) by default; `hybrid-cua` and
+    /// `hybrid-cup` are the rows with CUA and CUP.
     pub notice: NoticeStrategy,
     /// Albatross's capital `c` (ours: 0.5, a t2.small per stall).
     pub capital: Capital,
@@ -181,7 +338,7 @@ pub struct RoleParams {
 impl Default for RoleParams {
     fn default() -> Self {
         RoleParams {
-            batch: cosched_batch::scenario::BuiltinPolicy::Easy,
+            batch: BuiltinPolicy::Easy.into(),
             reserve: 8,
             window: Duration::from_mins(5),
             mechanism: Mechanism::spaa(),

@@ -60,7 +60,7 @@ enum Which {
     Downstream,
 }
 
-fn run(inputs: &GridInputs, c: Configuration, which: Which, seed: u64) -> GridReport {
+fn run(inputs: &GridInputs, c: &Configuration, which: Which, seed: u64) -> GridReport {
     let grid = inputs
         .grid(c, &RoleParams::default(), seed)
         .expect("the grid builds");
@@ -132,11 +132,11 @@ proptest! {
         hours in 2i64..10,
         cpn in prop_oneof![Just(128u32), Just(256)],
         which in which(),
-        c in proptest::sample::select(Configuration::ALL.to_vec()),
+        c in proptest::sample::select(Configuration::rows()),
     ) {
         let inputs = GridInputs::xsede(&DEFAULT_SITES, cpn, Duration::from_hours(hours),
                                        Duration::from_mins(5)).unwrap();
-        let grid = inputs.grid(c, &RoleParams::default(), seed).unwrap();
+        let grid = inputs.grid(&c, &RoleParams::default(), seed).unwrap();
         let submitted = grid.submissions().len();
         let r = run_grid(grid, which);
         check_accounting(&r, submitted);
@@ -154,8 +154,8 @@ proptest! {
         let inputs = GridInputs::xsede(&DEFAULT_SITES, 256, Duration::from_hours(hours),
                                        Duration::from_mins(5)).unwrap();
         let (ga, gb) = (
-            inputs.grid(Configuration::All, &RoleParams::default(), seed).unwrap(),
-            inputs.grid(Configuration::All, &RoleParams::default(), seed).unwrap(),
+            inputs.grid(&Configuration::all(), &RoleParams::default(), seed).unwrap(),
+            inputs.grid(&Configuration::all(), &RoleParams::default(), seed).unwrap(),
         );
         prop_assert_eq!(ga.submissions(), gb.submissions());
         prop_assert_eq!(ga.specs(), gb.specs());
@@ -197,7 +197,7 @@ proptest! {
                 .unwrap(),
                 site: Site::new(
                     SiteConfig::new(n, end),
-                    Configuration::Batch.roles(&RoleParams::default()).unwrap(),
+                    Configuration::batch().roles(&RoleParams::default()).unwrap(),
                     SiteWorkload::default(),
                 )
                 .unwrap(),
@@ -234,13 +234,13 @@ fn a_run_is_deterministic() {
         GridInputs::xsede(&DEFAULT_SITES, 128, Duration::from_hours(6), Duration(300)).unwrap();
     let a = run(
         &inputs,
-        Configuration::All,
+        &Configuration::all(),
         Which::Builtin(Strategy::Mcmf),
         3,
     );
     let b = run(
         &inputs,
-        Configuration::All,
+        &Configuration::all(),
         Which::Builtin(Strategy::Mcmf),
         3,
     );
@@ -256,7 +256,7 @@ fn bs_keeps_jobs_home_and_mcmf_moves_some() {
         GridInputs::xsede(&DEFAULT_SITES, 64, Duration::from_hours(12), Duration(300)).unwrap();
     let bs = run(
         &inputs,
-        Configuration::Batch,
+        &Configuration::batch(),
         Which::Builtin(Strategy::Bs),
         1,
     );
@@ -267,7 +267,7 @@ fn bs_keeps_jobs_home_and_mcmf_moves_some() {
     );
     let mcmf = run(
         &inputs,
-        Configuration::Batch,
+        &Configuration::batch(),
         Which::Builtin(Strategy::Mcmf),
         1,
     );
@@ -310,7 +310,7 @@ fn bad_commands_are_typed_errors() {
         GridInputs::xsede(&DEFAULT_SITES, 256, Duration::from_hours(6), Duration(300)).unwrap();
     let grid = || {
         inputs
-            .grid(Configuration::Batch, &RoleParams::default(), 1)
+            .grid(&Configuration::batch(), &RoleParams::default(), 1)
             .unwrap()
     };
     assert!(matches!(

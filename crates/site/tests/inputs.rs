@@ -3,13 +3,13 @@
 
 use cosched_core::{Duration, Lease, LeaseEnd, LeaseId, LeaseKind, Time};
 use cosched_site::{
-    MAX_NODES, QueueAsBatch, Roles, Site, SiteConfig, SiteError, SiteWorkload, Task,
+    MAX_NODES, OnDemandRole, QueueAsBatch, Roles, Site, SiteConfig, SiteError, SiteWorkload, Task,
 };
 
 fn roles() -> Roles {
     Roles {
         batch: Box::new(cosched_batch::scenario::easy()),
-        on_demand: Box::new(QueueAsBatch),
+        on_demand: OnDemandRole::site(QueueAsBatch),
         scavenging: None,
     }
 }

@@ -12,13 +12,16 @@ use cosched_core::{
 };
 use cosched_hybrid::workload::HybridJob;
 use cosched_hybrid::workload::TypeParams;
-use cosched_hybrid::{Mechanism, NoticeStrategy};
+use cosched_hybrid::policy::{
+    BatchPass, Command as HCommand, Observation as HObs, PlatformView,
+};
+use cosched_hybrid::{Composite, HybridError, HybridPolicy, MechanismKind, NoticeStrategy};
+use std::sync::{Arc, Mutex};
 use cosched_site::workload::draw_notices;
 use cosched_site::{
-    BalancerRole, Configuration, HtcPool, HybridRole, Inputs, OnDemandCommand, OnDemandObservation,
-    OnDemandPolicy, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand,
-    ScavengingPolicy, Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Sizer,
-    Task,
+    BalancerRole, Configuration, HarvestAll, HtcPool, Inputs, OnDemandCommand, OnDemandObservation,
+    OnDemandRole, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand,
+    ScavengingPolicy, Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Task,
 };
 use proptest::prelude::*;
 
@@ -123,6 +126,46 @@ impl Policy for LendHalf {
     }
 }
 
+/// A downstream policy of hybrid's protocol, which never fails: an arrival starts on idle
+/// nodes if there are enough, else queues as a batch job; one batch pass per instant.
+#[derive(Default)]
+struct IdleOrQueue {
+    passed: bool,
+}
+
+impl Policy for IdleOrQueue {
+    type Observation = HObs;
+    type Command = HCommand;
+    type View = dyn PlatformView;
+    type Error = std::convert::Infallible;
+
+    fn observe(
+        &mut self,
+        _: Time,
+        obs: &HObs,
+        view: &dyn PlatformView,
+        out: &mut Vec<HCommand>,
+    ) -> Result<(), Self::Error> {
+        match *obs {
+            HObs::Arrival { job, size } if view.idle_count() >= size => {
+                out.push(HCommand::AssignIdle { job, count: size });
+                out.push(HCommand::StartOnDemand { job });
+            }
+            HObs::Arrival { job, .. } => out.push(HCommand::Submit { job }),
+            HObs::Settle => {
+                self.passed = !self.passed;
+                if self.passed {
+                    out.push(HCommand::Schedule(BatchPass::Site {
+                        resize_malleable: false,
+                    }));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 enum BatchChoice {
     Fcfs,
@@ -140,9 +183,12 @@ enum OnDemandChoice {
     },
     Paa,
     Spaa,
-    /// SPAA with hybrid's notices (CUA or CUP).
-    Noticed(NoticeStrategy),
+    /// Hybrid's notices (CUA or CUP, with guests) with PAA or SPAA.
+    Noticed(NoticeStrategy, MechanismKind),
+    /// Of the site's protocol.
     Downstream,
+    /// Of hybrid's protocol.
+    DownstreamHybrid,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -161,29 +207,35 @@ fn roles(b: BatchChoice, o: OnDemandChoice, s: ScavengingChoice) -> Roles {
         BatchChoice::Conservative => Box::new(bs::conservative()),
         BatchChoice::Downstream => Box::new(SmallestFirst),
     };
-    let on_demand: Box<dyn OnDemandPolicy + Send> = match o {
-        OnDemandChoice::Queue => Box::new(QueueAsBatch),
-        OnDemandChoice::Balancer { reserve, window } => Box::new(BalancerRole::new(Balancer::new(
-            BalancerConfig::new(Reserve::Basic {
-                static_reserve: reserve,
-            })
-            .with_window(Duration(window)),
-        ))),
-        OnDemandChoice::Paa => Box::new(HybridRole::new(Mechanism::paa())),
-        OnDemandChoice::Spaa => Box::new(HybridRole::new(Mechanism::spaa())),
-        OnDemandChoice::Noticed(n) => Box::new(HybridRole::new(Mechanism::spaa()).with_notices(n)),
-        OnDemandChoice::Downstream => Box::new(IdleOrNothing),
+    let hybrid = |notice, arrival| {
+        OnDemandRole::hybrid(HybridPolicy::new(Composite::new(notice, arrival)))
+    };
+    let on_demand = match o {
+        OnDemandChoice::Queue => OnDemandRole::site(QueueAsBatch),
+        OnDemandChoice::Balancer { reserve, window } => {
+            OnDemandRole::site(BalancerRole::new(Balancer::new(
+                BalancerConfig::new(Reserve::Basic {
+                    static_reserve: reserve,
+                })
+                .with_window(Duration(window)),
+            )))
+        }
+        OnDemandChoice::Paa => hybrid(NoticeStrategy::N, MechanismKind::Paa),
+        OnDemandChoice::Spaa => hybrid(NoticeStrategy::N, MechanismKind::Spaa),
+        OnDemandChoice::Noticed(n, arrival) => hybrid(n, arrival),
+        OnDemandChoice::Downstream => OnDemandRole::site(IdleOrNothing),
+        OnDemandChoice::DownstreamHybrid => OnDemandRole::hybrid(IdleOrQueue::default()),
     };
     let scavenging: Option<Box<dyn ScavengingPolicy + Send>> = match s {
         ScavengingChoice::None => None,
-        ScavengingChoice::Harvest => Some(Box::new(HtcPool::new(Sizer::HarvestAll, NoScaling))),
+        ScavengingChoice::Harvest => Some(Box::new(HtcPool::new(HarvestAll, NoScaling))),
         ScavengingChoice::Cloud(c) => {
             let config = AlbatrossConfig {
                 stall_threshold: Duration(120),
                 ..AlbatrossConfig::paper(Capital::new(c).expect("capital in [0, 1]"))
             };
             Some(Box::new(HtcPool::new(
-                Sizer::HarvestAll,
+                HarvestAll,
                 Albatross::new(config, Time(0)).expect("albatross"),
             )))
         }
@@ -212,9 +264,13 @@ fn on_demand_choice() -> impl Strategy<Value = OnDemandChoice> {
             .prop_map(|(reserve, window)| OnDemandChoice::Balancer { reserve, window }),
         Just(OnDemandChoice::Paa),
         Just(OnDemandChoice::Spaa),
-        Just(OnDemandChoice::Noticed(NoticeStrategy::Cua)),
-        Just(OnDemandChoice::Noticed(NoticeStrategy::Cup)),
+        (
+            prop_oneof![Just(NoticeStrategy::Cua), Just(NoticeStrategy::Cup)],
+            prop_oneof![Just(MechanismKind::Paa), Just(MechanismKind::Spaa)],
+        )
+            .prop_map(|(n, a)| OnDemandChoice::Noticed(n, a)),
         Just(OnDemandChoice::Downstream),
+        Just(OnDemandChoice::DownstreamHybrid),
     ]
 }
 
@@ -408,24 +464,26 @@ proptest! {
         prop_assert_eq!(&w.tasks, &again.tasks);
         let end = Time(0).saturating_add(span);
         let mut reports = Vec::new();
-        for c in Configuration::ALL {
+        for c in Configuration::rows() {
             let roles = c.roles(&RoleParams::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
             let r = Site::new(SiteConfig::new(24, end), roles, w.clone())
                 .and_then(Site::run)
                 .map_err(|e| TestCaseError::fail(format!("{c}: {e}")))?;
-            reports.push((c, r));
+            reports.push((c.name().to_string(), r));
         }
-        let get = |c: Configuration| reports.iter().find(|(x, _)| *x == c).map(|(_, r)| r.clone());
+        let get = |c: &str| reports.iter().find(|(x, _)| x == c).map(|(_, r)| r.clone());
         for (_, r) in &reports {
             prop_assert_eq!(r.batch_submitted, reports[0].1.batch_submitted);
             prop_assert_eq!(r.leases.requested, reports[0].1.leases.requested);
             prop_assert_eq!(r.scavenged_submitted, reports[0].1.scavenged_submitted);
         }
         for (without, with) in [
-            (Configuration::Batch, Configuration::Scavenging),
-            (Configuration::Batch, Configuration::Cloud),
-            (Configuration::Hybrid, Configuration::All),
-            (Configuration::Balancer, Configuration::AllBalancer),
+            ("batch", "scavenging"),
+            ("batch", "cloud"),
+            ("batch", "rhic"),
+            ("hybrid", "all"),
+            ("hybrid", "all-rhic"),
+            ("balancer", "all-balancer"),
         ] {
             let (a, b) = (get(without).expect("ran"), get(with).expect("ran"));
             prop_assert_eq!(a.batch_mean_wait_s, b.batch_mean_wait_s, "{} vs {}", without, with);
@@ -435,5 +493,143 @@ proptest! {
             prop_assert_eq!(a.on_demand_mean_wait_s, b.on_demand_mean_wait_s);
             prop_assert_eq!(a.revocations.rigid_preemptions, b.revocations.rigid_preemptions);
         }
+    }
+}
+
+/// A preemption hybrid's policy asked for: of a guest (with the job whose reservation it ran
+/// on, and whether the call answered that job's arrival) or of an ordinary batch job.
+#[derive(Clone, Debug)]
+enum Preempted {
+    Guest { at_its_arrival: bool },
+    Ordinary,
+}
+
+/// Hybrid's policy, unchanged, logging each preemption it asks for.
+struct Audited {
+    policy: HybridPolicy,
+    log: Arc<Mutex<Vec<Preempted>>>,
+}
+
+impl Audited {
+    fn audit(&self, before: &HybridPolicy, obs: Option<&HObs>, commands: &[HCommand]) {
+        let mut log = self.log.lock().expect("log");
+        for c in commands {
+            if let HCommand::Preempt { job } = *c {
+                log.push(match before.guest_host(job) {
+                    Some(od) => Preempted::Guest {
+                        at_its_arrival: matches!(obs, Some(HObs::Arrival { job, .. }) if *job == od),
+                    },
+                    None => Preempted::Ordinary,
+                });
+            }
+        }
+    }
+}
+
+impl Policy for Audited {
+    type Observation = HObs;
+    type Command = HCommand;
+    type View = dyn PlatformView;
+    type Error = HybridError;
+
+    fn observe(
+        &mut self,
+        now: Time,
+        obs: &HObs,
+        view: &dyn PlatformView,
+        out: &mut Vec<HCommand>,
+    ) -> Result<(), HybridError> {
+        let (before, from) = (self.policy.clone(), out.len());
+        self.policy.observe(now, obs, view, out)?;
+        self.audit(&before, Some(obs), &out[from..]);
+        Ok(())
+    }
+
+    fn wake(
+        &mut self,
+        now: Time,
+        view: &dyn PlatformView,
+        out: &mut Vec<HCommand>,
+    ) -> Result<(), HybridError> {
+        let (before, from) = (self.policy.clone(), out.len());
+        self.policy.wake(now, view, out)?;
+        self.audit(&before, None, &out[from..]);
+        Ok(())
+    }
+
+    fn next_wake(&self) -> Option<Time> {
+        self.policy.next_wake()
+    }
+}
+
+/// Only the rigid jobs of a workload.
+fn rigid_only(mut w: SiteWorkload) -> SiteWorkload {
+    w.batch.retain(|j| matches!(j, HybridJob::Rigid { .. }));
+    w
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Guests (§III-B1) under CUA and CUP, PAA or SPAA, batch and scavenging policies of any
+    /// kind: hybrid's policy preempts a guest only when the lease whose reservation it runs on
+    /// arrives, and the site counts those preemptions apart from the ordinary ones, exactly;
+    /// every node-hour is still counted once.
+    #[test]
+    fn guests_are_preempted_at_their_arrival_and_counted_apart(
+        (nodes, w) in (2u32..16).prop_flat_map(|n| (Just(n), workload(n))),
+        b in batch_choice(),
+        notice in prop_oneof![Just(NoticeStrategy::Cua), Just(NoticeStrategy::Cup)],
+        arrival in prop_oneof![Just(MechanismKind::Paa), Just(MechanismKind::Spaa)],
+        s in scavenging_choice(),
+    ) {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let policy = Audited {
+            policy: HybridPolicy::new(Composite::new(notice, arrival)),
+            log: Arc::clone(&log),
+        };
+        let mut roles = roles(b, OnDemandChoice::Queue, s);
+        roles.on_demand = OnDemandRole::hybrid(policy);
+        let mut site = Site::new(SiteConfig::new(nodes, Time(9_000)), roles, w.clone())
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for t in (0..=9_000).step_by(500) {
+            site.run_until(Time(t)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            site.check().map_err(|e| TestCaseError::fail(format!("at {t}: {e}")))?;
+        }
+        let r = site.report();
+        accounted(&r, &w)?;
+        let log = log.lock().expect("log").clone();
+        let guests = log.iter().filter(|p| matches!(p, Preempted::Guest { .. })).count();
+        prop_assert!(
+            log.iter().all(|p| !matches!(p, Preempted::Guest { at_its_arrival: false })),
+            "{log:?}"
+        );
+        prop_assert_eq!(guests as u64, r.revocations.guest_preemptions);
+        prop_assert_eq!(
+            (log.len() - guests) as u64,
+            r.revocations.rigid_preemptions + r.revocations.malleable_preemptions
+        );
+        prop_assert!(r.guest_starts as u64 >= r.revocations.guest_preemptions);
+    }
+
+    /// Hybrid's baseline (its policy without a mechanism, Table III) on the site is the site's
+    /// own `QueueAsBatch` on rigid work, whatever the batch and scavenging policies: the same
+    /// report to the bit. (Under the site's protocol the site expands malleable jobs itself;
+    /// the baseline does not.)
+    #[test]
+    fn hybrids_baseline_on_the_site_is_queue_as_batch(
+        (nodes, w) in (2u32..16).prop_flat_map(|n| (Just(n), workload(n).prop_map(rigid_only))),
+        b in batch_choice(),
+        s in scavenging_choice(),
+    ) {
+        let run = |on_demand| {
+            let mut roles = roles(b, OnDemandChoice::Queue, s);
+            roles.on_demand = on_demand;
+            Site::new(SiteConfig::new(nodes, Time(9_000)), roles, w.clone()).and_then(Site::run)
+        };
+        let queued = run(OnDemandRole::site(QueueAsBatch)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let baseline = run(OnDemandRole::hybrid(HybridPolicy::baseline()))
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(queued, baseline);
     }
 }

@@ -1,6 +1,7 @@
-//! The scavenging pool sized by RHIC's controller (Clay et al. §4) through its protocol: the
-//! decisions it makes over periods on the site's residual capacity, and the nodes lent never
-//! exceeding the idle nodes nor its decision.
+//! The scavenging pool sized through RHIC's protocol (Clay et al. §4): by RHIC's controller,
+//! the decisions it makes over periods on the site's residual capacity, and the nodes lent
+//! never exceeding the idle nodes nor its decision; by its baselines (FUZZY, Threshold,
+//! Fixed, §5.2–5.3) and by a policy written here.
 
 use std::sync::{Arc, Mutex};
 
@@ -8,10 +9,12 @@ use cosched_albatross::policy::NoScaling;
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use cosched_hybrid::workload::HybridJob;
+use cosched_rhic::baseline::{Baseline, Fuzzy, Rule};
+use cosched_rhic::policy::{Assignment, Command as RCommand, Observation as RObs};
 use cosched_rhic::{CostModel, Goal, PowerModel, SizingKind};
 use cosched_site::{
-    HtcPool, PoolCycle, QueueAsBatch, RhicSizing, Roles, ScavengingCommand, Site, SiteConfig,
-    SiteError, SiteReport, SiteState, SiteWorkload, Sizer, Task,
+    HtcPool, OnDemandRole, PoolCycle, QueueAsBatch, RhicSizer, RhicSizing, Roles,
+    ScavengingCommand, Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Task,
 };
 use proptest::prelude::*;
 
@@ -30,22 +33,31 @@ struct Row {
     lent_after: usize,
 }
 
-/// The built-in pool under RHIC, logging every cycle.
-struct Logged {
-    pool: HtcPool<NoScaling>,
+/// What a sizing policy says of how it reached its last decision.
+type KindOf<P> = fn(&P) -> Option<SizingKind>;
+
+/// The built-in pool sized by a policy of RHIC's protocol, logging every cycle.
+struct Logged<P> {
+    pool: HtcPool<RhicSizer<P>, NoScaling>,
+    kind: KindOf<P>,
     log: Arc<Mutex<Vec<Row>>>,
 }
 
-impl Logged {
-    fn rhic(&self) -> Option<&cosched_site::RhicSizer> {
-        match self.pool.sizer() {
-            Sizer::Rhic(r) => Some(r),
-            Sizer::HarvestAll => None,
-        }
+impl<P> Logged<P>
+where
+    P: Policy<Observation = RObs, Command = RCommand, View = ()>,
+    P::Error: std::fmt::Display,
+{
+    fn rhic(&self) -> Option<&RhicSizer<P>> {
+        Some(self.pool.sizer())
     }
 }
 
-impl Policy for Logged {
+impl<P> Policy for Logged<P>
+where
+    P: Policy<Observation = RObs, Command = RCommand, View = ()>,
+    P::Error: std::fmt::Display,
+{
     type Observation = PoolCycle;
     type Command = ScavengingCommand;
     type View = SiteState;
@@ -76,7 +88,7 @@ impl Policy for Logged {
             idle: view.batch_idle_count(),
             decision_before,
             decision: r.and_then(|r| r.decision()),
-            kind: r.and_then(|r| r.controller().last_sizing().map(|s| s.kind)),
+            kind: r.and_then(|r| (self.kind)(r.policy())),
             lent_after: r.map_or(0, |r| r.lent()),
         };
         self.log
@@ -106,14 +118,30 @@ fn task(id: u64, submit: i64, work: i64) -> Task {
 }
 
 fn run(nodes: u32, end: i64, sizing: RhicSizing, workload: SiteWorkload) -> (SiteReport, Vec<Row>) {
+    let sizer = RhicSizer::new(sizing).expect("sizing");
+    run_with(nodes, end, sizer, |r| r.last_sizing().map(|s| s.kind), workload)
+}
+
+fn run_with<P>(
+    nodes: u32,
+    end: i64,
+    sizer: RhicSizer<P>,
+    kind: KindOf<P>,
+    workload: SiteWorkload,
+) -> (SiteReport, Vec<Row>)
+where
+    P: Policy<Observation = RObs, Command = RCommand, View = ()> + Send + 'static,
+    P::Error: std::fmt::Display,
+{
     let log = Arc::new(Mutex::new(Vec::new()));
     let pool = Logged {
-        pool: HtcPool::new(Sizer::rhic(sizing).expect("sizing"), NoScaling),
+        pool: HtcPool::new(sizer, NoScaling),
+        kind,
         log: Arc::clone(&log),
     };
     let roles = Roles {
         batch: Box::new(cosched_batch::scenario::easy()),
-        on_demand: Box::new(QueueAsBatch),
+        on_demand: OnDemandRole::site(QueueAsBatch),
         scavenging: Some(Box::new(pool)),
     };
     let mut site = Site::new(SiteConfig::new(nodes, Time(end)), roles, workload).expect("site");
@@ -255,4 +283,110 @@ proptest! {
             w.tasks.len()
         );
     }
+}
+
+/// 60 half-hour tasks on an idle 200-node site, D = 1: the residual capacity the pool can use
+/// is a node per task beside the base, 59 nodes.
+fn sixty_tasks() -> SiteWorkload {
+    SiteWorkload {
+        tasks: (0..60).map(|i| task(i, 0, 1_800)).collect(),
+        ..SiteWorkload::default()
+    }
+}
+
+fn baseline(rule: Rule) -> RhicSizer<Baseline> {
+    let sizing = RhicSizing::default();
+    let policy = Baseline::new(rule, 1.0, sizing.goal, sizing.interval).expect("baseline");
+    RhicSizer::with_policy(policy, sizing).expect("sizing")
+}
+
+fn kind_of(b: &Baseline) -> Option<SizingKind> {
+    b.last_sizing().map(|s| s.kind)
+}
+
+/// Fixed (the targeted framework, §5.2): the pool is `D` + 8 from the first decision (the
+/// profile comes with the first progress report), whatever the work, while the tasks left
+/// keep that many nodes busy.
+#[test]
+fn a_fixed_size_sizes_the_pool() {
+    let (report, rows) = run_with(200, 20_000, baseline(Rule::Fixed(8)), kind_of, sixty_tasks());
+    assert_eq!(report.scavenged_completed, 60);
+    assert!(rows[..20].iter().all(|r| r.decision == Some(9) && r.lent_after == 9));
+    assert_eq!(rows[0].kind, Some(SizingKind::Rule));
+}
+
+/// Threshold (§5.3): every node whose residual exceeds `θ · CPU_max`: every idle node the
+/// pool can use, 59 volunteers beside the base.
+#[test]
+fn threshold_takes_every_usable_idle_node() {
+    let (report, rows) = run_with(200, 20_000, baseline(Rule::Threshold(0.5)), kind_of, sixty_tasks());
+    assert_eq!(report.scavenged_completed, 60);
+    assert_eq!(rows[1].decision, Some(60));
+    assert_eq!(rows[1].lent_after, 60);
+}
+
+/// FUZZY (§5.3, after Liu et al.): the pool goes to the manual start `S` and stays there
+/// while its measure (dollars per unit of work) is flat, inside the dead-band, as it is while
+/// every lent node runs a task; the nodes lent stay within each decision.
+#[test]
+fn fuzzy_starts_at_its_start_and_holds_in_its_dead_band() {
+    let fuzzy = Fuzzy::new(4, 10, 0.02).expect("fuzzy");
+    let (report, rows) = run_with(200, 20_000, baseline(Rule::Fuzzy(fuzzy)), kind_of, sixty_tasks());
+    assert_eq!(report.scavenged_completed, 60);
+    assert!(rows[..20].iter().all(|r| r.decision == Some(11)), "D + S");
+    assert!(rows.iter().all(|r| r.decision.is_some_and(|d| r.lent_after <= d)));
+}
+
+/// A policy of RHIC's protocol written here, which never fails: half the candidates it has
+/// been told of, at every progress report.
+#[derive(Default)]
+struct HalfTheCandidates {
+    candidates: std::collections::BTreeSet<cosched_core::NodeId>,
+    joined: std::collections::BTreeSet<cosched_core::NodeId>,
+}
+
+impl Policy for HalfTheCandidates {
+    type Observation = RObs;
+    type Command = RCommand;
+    type View = ();
+    type Error = std::convert::Infallible;
+
+    fn observe(
+        &mut self,
+        _: Time,
+        obs: &RObs,
+        _: &(),
+        out: &mut Vec<RCommand>,
+    ) -> Result<(), Self::Error> {
+        match *obs {
+            RObs::Node { node, .. } => {
+                self.candidates.insert(node);
+            }
+            RObs::Left(node) => {
+                self.candidates.remove(&node);
+                self.joined.remove(&node);
+            }
+            RObs::Progress(_) => {
+                let want: Vec<_> = self.candidates.iter().step_by(2).copied().collect();
+                for &node in &want {
+                    if self.joined.insert(node) {
+                        out.push(RCommand::Join(Assignment { node, slots: 1 }));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Any policy of RHIC's protocol sizes the pool, one with `Error = Infallible` included: here
+/// half the 59 usable idle nodes, 30, beside the base.
+#[test]
+fn a_policy_written_here_sizes_the_pool() {
+    let sizer = RhicSizer::with_policy(HalfTheCandidates::default(), RhicSizing::default())
+        .expect("sizing");
+    let (report, rows) = run_with(200, 20_000, sizer, |_| None, sixty_tasks());
+    assert_eq!(report.scavenged_completed, 60);
+    assert_eq!((rows[0].decision, rows[0].lent_after), (Some(31), 31));
 }

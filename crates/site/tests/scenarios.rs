@@ -6,11 +6,11 @@ use cosched_core::{
 };
 use cosched_hybrid::workload::HybridJob;
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
-use cosched_hybrid::{Mechanism, NoticeStrategy};
+use cosched_hybrid::{Composite, HybridPolicy, MechanismKind, NoticeStrategy};
 use cosched_site::workload::draw_notices;
 use cosched_site::{
-    HtcPool, HybridRole, LeaseNotice, NodeUse, OnDemandPolicy, QueueAsBatch, Roles,
-    ScavengingPolicy, Site, SiteConfig, SiteReport, SiteWorkload, Sizer, Task,
+    HarvestAll, HtcPool, LeaseNotice, NodeUse, OnDemandRole, QueueAsBatch, Roles,
+    ScavengingPolicy, Site, SiteConfig, SiteReport, SiteWorkload, Task,
 };
 
 fn rigid(id: u64, submit: i64, size: u32, run: i64) -> HybridJob {
@@ -37,7 +37,7 @@ fn lease(id: u64, at: i64, nodes: u32, window: i64, run: i64) -> Lease {
 fn run(
     nodes: u32,
     end: i64,
-    on_demand: Box<dyn OnDemandPolicy + Send>,
+    on_demand: OnDemandRole,
     scavenging: Option<Box<dyn ScavengingPolicy + Send>>,
     workload: SiteWorkload,
 ) -> SiteReport {
@@ -69,8 +69,8 @@ fn batch_takes_a_lent_node_back_and_the_task_loses_work_since_its_checkpoint() {
         notices: vec![],
     };
     let pool: Box<dyn ScavengingPolicy + Send> =
-        Box::new(HtcPool::new(Sizer::HarvestAll, NoScaling));
-    let r = run(2, 8_000, Box::new(QueueAsBatch), Some(pool), workload);
+        Box::new(HtcPool::new(HarvestAll, NoScaling));
+    let r = run(2, 8_000, OnDemandRole::site(QueueAsBatch), Some(pool), workload);
     assert_eq!(r.revocations.scavenged_evictions, 1);
     // 1,000 s run, checkpoint at 900 s: 100 s lost.
     assert_eq!(r.revocations.scavenged_lost_s, 100);
@@ -97,7 +97,7 @@ fn spaa_shrinks_a_malleable_job_and_it_expands_back_when_the_lease_ends() {
     let r = run(
         4,
         30_000,
-        Box::new(HybridRole::new(Mechanism::spaa())),
+        hybrid(NoticeStrategy::N, MechanismKind::Spaa),
         None,
         workload,
     );
@@ -125,7 +125,7 @@ fn paa_preempts_a_rigid_job_which_restarts() {
     let r = run(
         2,
         10_000,
-        Box::new(HybridRole::new(Mechanism::paa())),
+        hybrid(NoticeStrategy::N, MechanismKind::Paa),
         None,
         workload,
     );
@@ -144,7 +144,7 @@ fn a_lease_queued_as_batch_is_withdrawn_when_its_window_closes() {
         tasks: vec![],
         notices: vec![],
     };
-    let r = run(1, 5_000, Box::new(QueueAsBatch), None, workload);
+    let r = run(1, 5_000, OnDemandRole::site(QueueAsBatch), None, workload);
     assert_eq!((r.leases.rejected, r.leases.completed), (1, 1));
     assert_eq!(r.on_demand_served_pct, 50.0);
 }
@@ -157,8 +157,13 @@ fn notice(lease: u64, at: i64, estimated: i64) -> LeaseNotice {
     }
 }
 
-fn spaa_with(strategy: NoticeStrategy) -> Box<dyn OnDemandPolicy + Send> {
-    Box::new(HybridRole::new(Mechanism::spaa()).with_notices(strategy))
+/// Hybrid's policy, unchanged, under `notice` & `arrival`.
+fn hybrid(notice: NoticeStrategy, arrival: MechanismKind) -> OnDemandRole {
+    OnDemandRole::hybrid(HybridPolicy::new(Composite::new(notice, arrival)))
+}
+
+fn spaa_with(strategy: NoticeStrategy) -> OnDemandRole {
+    hybrid(strategy, MechanismKind::Spaa)
 }
 
 /// CUA (§III-B1): the notice claims the node a batch job releases before the lease arrives
@@ -240,11 +245,12 @@ fn cup_preempts_at_the_notice_and_loses_less_than_preempting_at_arrival() {
 
 /// §III-B3: a reservation whose lease has not come a grace (10 minutes) after its estimated
 /// arrival lapses and its nodes return to batch; the lease, arriving much later, is served as
-/// an unannounced one.
+/// an unannounced one. (The batch job is too long to run as a guest before the estimated
+/// arrival.)
 #[test]
 fn a_notice_whose_lease_does_not_come_returns_its_nodes_after_the_grace() {
     let workload = SiteWorkload {
-        batch: vec![rigid(1, 100, 2, 500)],
+        batch: vec![rigid(1, 100, 2, 2_000)],
         leases: vec![lease(0, 5_000, 2, 0, 300)],
         tasks: vec![],
         notices: vec![notice(0, 0, 600)],
@@ -336,4 +342,159 @@ fn a_waiting_lease_starts_on_the_nodes_an_ended_lease_returns() {
     assert_eq!(r.leases.completed, 2);
     // Lease 1 waits from 100 to 500: the mean over both leases is 200 s.
     assert_eq!(r.on_demand_mean_wait_s, 200.0);
+}
+
+/// Runs `workload` under `on_demand` and returns the site (for its records) and its report.
+fn run_site(
+    nodes: u32,
+    end: i64,
+    on_demand: OnDemandRole,
+    workload: SiteWorkload,
+) -> (Site, SiteReport) {
+    let roles = Roles {
+        batch: Box::new(cosched_batch::scenario::easy()),
+        on_demand,
+        scavenging: None,
+    };
+    let mut site = Site::new(SiteConfig::new(nodes, Time(end)), roles, workload).expect("site");
+    site.run_until(Time(end)).expect("run");
+    site.check().expect("invariants");
+    let report = site.report();
+    (site, report)
+}
+
+/// The end of batch job `id`'s last run.
+fn end_of(site: &Site, id: u64) -> Option<Time> {
+    site.batch_records()
+        .iter()
+        .find(|r| r.id == JobId(id))
+        .and_then(|r| r.end)
+}
+
+/// §III-B1, guests: the nodes a notice reserves run a queued job expected to end before the
+/// estimated arrival; it ends, its node goes back to the reservation, and the lease starts
+/// at once on it. Without guests the job would wait for the lease to end.
+#[test]
+fn a_reservation_runs_a_guest_that_ends_before_the_arrival() {
+    let workload = SiteWorkload {
+        // Job 1 holds both nodes to 400; job 2 (1 node, 1,000 s) comes at 600.
+        batch: vec![rigid(1, 0, 2, 400), rigid(2, 600, 1, 1_000)],
+        leases: vec![lease(0, 2_000, 2, 0, 300)],
+        tasks: vec![],
+        notices: vec![notice(0, 500, 2_000)],
+    };
+    let (site, r) = run_site(2, 10_000, spaa_with(NoticeStrategy::Cua), workload);
+    assert_eq!(r.guest_starts, 1);
+    assert_eq!(r.revocations.guest_preemptions, 0);
+    assert_eq!(end_of(&site, 2), Some(Time(1_600)), "the guest ran 600..1,600");
+    assert_eq!((r.leases.completed, r.on_demand_mean_wait_s), (1, 0.0));
+    assert_eq!(r.batch_mean_wait_s, 0.0);
+    // The guest's node-hours are counted as such; every node-hour is counted once.
+    assert!((r.node_hours[6] - 1_000.0 / 3_600.0).abs() < 1e-9);
+    let total: f64 = r.node_hours.iter().sum();
+    assert!((total - 2.0 * 10_000.0 / 3_600.0).abs() < 1e-9);
+}
+
+/// §III-B1: "once the on-demand job arrives, all these jobs have to be preempted
+/// immediately". The lease comes early (1,200 instead of 2,000): its rigid guest, expected
+/// to end by 1,600, is preempted at the arrival and restarts after the lease; the
+/// preemption and the 600 node-s it threw away are counted as a guest's, apart from the
+/// ordinary preemptions (none).
+#[test]
+fn an_early_lease_preempts_its_guest_which_is_counted_apart() {
+    let workload = SiteWorkload {
+        batch: vec![rigid(1, 0, 2, 400), rigid(2, 600, 1, 1_000)],
+        leases: vec![lease(0, 1_200, 2, 0, 300)],
+        tasks: vec![],
+        notices: vec![notice(0, 500, 2_000)],
+    };
+    let (site, r) = run_site(2, 10_000, spaa_with(NoticeStrategy::Cua), workload);
+    assert_eq!(r.guest_starts, 1);
+    assert_eq!(r.revocations.guest_preemptions, 1);
+    assert_eq!(r.revocations.guest_lost_node_s, 600);
+    assert_eq!(r.revocations.rigid_preemptions, 0);
+    assert_eq!(r.revocations.batch_lost_node_s, 0);
+    assert_eq!((r.leases.completed, r.on_demand_mean_wait_s), (1, 0.0));
+    assert_eq!(end_of(&site, 2), Some(Time(1_500 + 1_000)), "restarted after the lease");
+    let total: f64 = r.node_hours.iter().sum();
+    assert!((total - 2.0 * 10_000.0 / 3_600.0).abs() < 1e-9);
+}
+
+/// §III-B1: a reserved node no queued job can leave by the arrival runs a malleable guest;
+/// it is preempted at the arrival (resuming later where it stopped, its setup paid again).
+#[test]
+fn a_malleable_guest_runs_on_reserved_nodes_until_the_arrival() {
+    let long = MalleableJob::new(JobId(2), Time(600), 1, 2, Duration(20_000), Duration(50))
+        .expect("valid job");
+    let workload = SiteWorkload {
+        batch: vec![
+            rigid(1, 0, 2, 400),
+            HybridJob::Malleable {
+                job: long,
+                estimate: Duration(10_050),
+            },
+        ],
+        leases: vec![lease(0, 2_000, 2, 0, 300)],
+        tasks: vec![],
+        notices: vec![notice(0, 500, 2_000)],
+    };
+    let (_, r) = run_site(2, 30_000, spaa_with(NoticeStrategy::Cua), workload);
+    assert_eq!(r.guest_starts, 1);
+    assert_eq!(r.revocations.guest_preemptions, 1);
+    // It lost its setup (50 s on 2 nodes) and nothing else.
+    assert_eq!(r.revocations.guest_lost_node_s, 100);
+    assert_eq!(r.revocations.malleable_preemptions, 0);
+    assert_eq!((r.leases.completed, r.on_demand_mean_wait_s), (1, 0.0));
+    assert_eq!((r.batch_completed, r.malleable_completed), (2, 1));
+}
+
+/// §III-B4: a job preempted for a lease (PAA) starts again, on the nodes the lease gives
+/// back, the moment the lease ends.
+#[test]
+fn a_preempted_lender_resumes_when_the_lease_ends() {
+    let workload = SiteWorkload {
+        batch: vec![rigid(1, 0, 2, 1_000)],
+        leases: vec![lease(0, 100, 1, 0, 300)],
+        tasks: vec![],
+        notices: vec![],
+    };
+    let (site, r) = run_site(2, 10_000, hybrid(NoticeStrategy::N, MechanismKind::Paa), workload);
+    assert_eq!(r.revocations.rigid_preemptions, 1);
+    assert_eq!(end_of(&site, 1), Some(Time(400 + 1_000)));
+}
+
+/// A lease waiting at the front (nothing can be preempted for it) is withdrawn when its
+/// window closes: the policy forgets it (hybrid's `Withdrawn`), and a later lease is not
+/// held behind it.
+#[test]
+fn a_lease_waiting_at_the_front_is_withdrawn_when_its_window_closes() {
+    let workload = SiteWorkload {
+        batch: vec![],
+        leases: vec![
+            lease(0, 0, 2, 0, 1_000),
+            lease(1, 100, 2, 200, 100),
+            lease(2, 1_200, 1, 0, 100),
+        ],
+        tasks: vec![],
+        notices: vec![],
+    };
+    let (_, r) = run_site(2, 5_000, spaa_with(NoticeStrategy::N), workload);
+    assert_eq!((r.leases.completed, r.leases.rejected), (2, 1));
+    assert_eq!(r.on_demand_mean_wait_s, 0.0);
+}
+
+/// Hybrid's baseline (its policy without a mechanism, Table III) runs on the site as the
+/// site's own `QueueAsBatch` does: every lease queued as a batch job.
+#[test]
+fn hybrids_baseline_queues_leases_as_the_site_does() {
+    let workload = SiteWorkload {
+        batch: vec![rigid(1, 0, 1, 1_000), rigid(2, 50, 2, 500)],
+        leases: vec![lease(0, 100, 1, 60, 300), lease(1, 2_000, 1, 60, 300)],
+        tasks: vec![],
+        notices: vec![notice(1, 1_000, 2_000)],
+    };
+    let (_, queued) = run_site(2, 5_000, OnDemandRole::site(QueueAsBatch), workload.clone());
+    let baseline = OnDemandRole::hybrid(HybridPolicy::baseline());
+    let (_, hybrid) = run_site(2, 5_000, baseline, workload);
+    assert_eq!(queued, hybrid);
 }

@@ -5,8 +5,9 @@
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, Time};
 use cosched_site::{
-    HtcPool, Inputs, PoolCycle, QueueAsBatch, RhicSizing, RoleParams, Roles, ScavengingCommand,
-    ScavengingPolicy, Site, SiteConfig, SiteError, SiteReport, SiteState, Sizer,
+    HarvestAll, HtcPool, Inputs, OnDemandRole, PoolCycle, QueueAsBatch, RhicSizer, RhicSizing,
+    RoleParams, Roles, ScavengingCommand, ScavengingPolicy, Site, SiteConfig, SiteError,
+    SiteReport, SiteState,
 };
 use std::fmt::Write as _;
 
@@ -72,14 +73,14 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
         (
             "built-in: harvest every idle node",
             Box::new(HtcPool::new(
-                Sizer::HarvestAll,
+                HarvestAll,
                 cosched_albatross::policy::NoScaling,
             )),
         ),
         (
             "built-in: RHIC (cost)",
             Box::new(HtcPool::new(
-                Sizer::rhic(RhicSizing::default())?,
+                RhicSizer::new(RhicSizing::default())?,
                 cosched_albatross::policy::NoScaling,
             )),
         ),
@@ -91,7 +92,7 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
     for (name, policy) in policies {
         let roles = Roles {
             batch: params.batch.build(),
-            on_demand: Box::new(QueueAsBatch),
+            on_demand: OnDemandRole::site(QueueAsBatch),
             scavenging: Some(policy),
         };
         let r: SiteReport =

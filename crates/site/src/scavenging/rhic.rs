@@ -1,128 +1,16 @@
-//! The scavenging role: its protocol, and the built-in high-throughput pool policy.
-//!
-//! Idle batch nodes are **lent on availability** to a high-throughput pool: a lent node
-//! stays idle in the batch cluster, so batch (and on-demand, and malleable expansion) take it
-//! back whenever they want it, and the scavenged task on it is evicted, losing its work since
-//! its last checkpoint. Scavenged tasks are matched to slots by ClassAds (`cosched-classad`,
-//! HTCondor's symmetric match: both `Requirements` true) by the site's negotiator, every
-//! negotiation cycle; after each cycle the role's policy is told what happened
-//! ([`PoolCycle`]) and answers with [`ScavengingCommand`]s: lend or recall nodes, start or
-//! stop cloud instances.
-//!
-//! [`HtcPool`] is the built-in policy: it sizes the pool ([`Sizer`]: every idle node while
-//! tasks wait, HTCondor's default of each idle machine advertising a slot, or RHIC's
-//! controller, [`RhicSizer`]) and hands the cloud decision to any policy of Albatross's
-//! protocol ([`cosched_albatross::policy::Albatross`] under a capital budget, or
-//! [`cosched_albatross::policy::NoScaling`]).
+//! [`RhicSizer`]: the scavenging pool sized by any policy of RHIC's protocol (Clay et al.;
+//! `cosched_rhic::policy`) on the site's residual capacity.
 
-use cosched_albatross::policy::{
-    AlbatrossPolicy, CloudNodeView, Command as ACommand, Observation as AObs,
-};
+use std::collections::BTreeSet;
+
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
 use cosched_rhic::policy::{Command as RCommand, Observation as RObs, PeriodReport, ProfileReport};
 use cosched_rhic::{CostModel, Goal, PowerModel, Progress, Rhic, RhicConfig};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
+use super::{PoolCycle, ScavengingCommand, Sizer};
 use crate::{SiteError, SiteState};
-
-/// What one negotiation cycle left behind: the observation of the scavenging protocol.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PoolCycle {
-    /// Tasks dispatched since the last cycle.
-    pub dispatched: usize,
-    /// Tasks waiting for a slot.
-    pub queued: usize,
-    /// Tasks running (site and cloud).
-    pub running: usize,
-    /// Batch-idle site nodes not lent (what the pool could still borrow).
-    pub lendable: u32,
-    /// Site nodes lent to the pool.
-    pub lent: u32,
-    /// Lent site nodes running no task.
-    pub lent_free: u32,
-    /// Lent nodes the owners took back since the last cycle (evictions or not).
-    pub revoked: Vec<NodeId>,
-    /// The live cloud nodes (their ids number the cloud instances, apart from site nodes).
-    pub cloud_nodes: Vec<CloudNodeView>,
-    /// Reference seconds of scavenged work completed so far (goodput).
-    pub work_done_s: f64,
-    /// Reference seconds of scavenged work submitted and not completed.
-    pub work_left_s: f64,
-    /// Of `work_left_s`, what is done already: the unfinished tasks' checkpoints and the
-    /// running ones' work since their last start (the pool's progress between completions).
-    pub work_partial_s: f64,
-}
-
-/// What the scavenging role asks of the site, applied in order after the call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ScavengingCommand {
-    /// Lend up to `count` unlent batch-idle nodes (the longest idle first).
-    Lend {
-        /// How many.
-        count: u32,
-    },
-    /// Lend this node if it is batch-idle and unlent (ignored otherwise: it may have been
-    /// taken since the view was read).
-    LendNode(NodeId),
-    /// Give back up to `count` lent nodes that run no task.
-    Recall {
-        /// How many.
-        count: u32,
-    },
-    /// Give this lent node back (its task, if any, is evicted).
-    RecallNode(NodeId),
-    /// Start `count` cloud instances of type `instance`, each staying `lifetime` once up.
-    CloudStart {
-        /// The instance type's index in the site's instance types.
-        instance: usize,
-        /// How many.
-        count: u32,
-        /// How long each stays in the pool.
-        lifetime: Duration,
-    },
-    /// Stop this cloud node now (its tasks are checkpointed and requeued).
-    CloudStop(NodeId),
-}
-
-/// A policy of the scavenging role: any [`Policy`] with these types.
-pub trait ScavengingPolicy:
-    Policy<Observation = PoolCycle, Command = ScavengingCommand, View = SiteState, Error = SiteError>
-{
-}
-
-impl<P> ScavengingPolicy for P where
-    P: Policy<
-            Observation = PoolCycle,
-            Command = ScavengingCommand,
-            View = SiteState,
-            Error = SiteError,
-        > + ?Sized
-{
-}
-
-/// How [`HtcPool`] sizes its share of the idle nodes. (Any other sizing is another
-/// [`ScavengingPolicy`]: the protocol's `Lend`, `LendNode`, `Recall` and `RecallNode`
-/// commands are what it needs.)
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum Sizer {
-    /// Every idle node while tasks wait (HTCondor's default: an idle machine advertises its
-    /// slot); free lent nodes go back when nothing waits.
-    HarvestAll,
-    /// RHIC's controller (Clay et al. §4) on the residual capacity ([`RhicSizer`]).
-    Rhic(Box<RhicSizer>),
-}
-
-impl Sizer {
-    /// RHIC's controller under `sizing` ([`RhicSizer::new`]).
-    ///
-    /// # Errors
-    /// A parameter out of range.
-    pub fn rhic(sizing: RhicSizing) -> Result<Sizer, SiteError> {
-        Ok(Sizer::Rhic(Box::new(RhicSizer::new(sizing)?)))
-    }
-}
 
 /// The parameters under which RHIC sizes the scavenging pool ([`RhicSizer`]).
 ///
@@ -171,36 +59,40 @@ impl Default for RhicSizing {
 /// Hadoop counts its tasks'), and applies the pool's changes: a `Join` lends the node, a
 /// `Leave` recalls it (its task, if any, is evicted to its last checkpoint: the site's
 /// tasks do not drain). The nodes lent are always batch-idle and within RHIC's last decision
-/// (`D` + its volunteers); RHIC's algorithm is `cosched_rhic::Rhic`'s, untouched.
+/// (`D` + its volunteers). The policy is any of RHIC's protocol, untouched: RHIC's
+/// controller by default ([`RhicSizer::new`]), or [`RhicSizer::with_policy`].
 ///
 /// ```
 /// use cosched_albatross::policy::NoScaling;
 /// use cosched_core::{Duration, Time};
-/// use cosched_site::{HtcPool, QueueAsBatch, RhicSizing, Roles, Site, SiteConfig,
-///                    SiteError, SiteWorkload, Sizer, Task};
+/// use cosched_site::{HtcPool, OnDemandRole, QueueAsBatch, RhicSizer, RhicSizing, Roles, Site,
+///                    SiteConfig, SiteError, SiteWorkload, Task};
 ///
 /// // Ten one-hour tasks on an idle 16-node site, the pool sized by RHIC (cost goal).
 /// let task = |id| Task { id, bag: 0, submit: Time(0), work: Duration(3_600), ad: 0 };
 /// let workload = SiteWorkload { tasks: (0..10).map(task).collect(), ..SiteWorkload::default() };
 /// let roles = Roles {
 ///     batch: Box::new(cosched_batch::scenario::easy()),
-///     on_demand: Box::new(QueueAsBatch),
-///     scavenging: Some(Box::new(HtcPool::new(Sizer::rhic(RhicSizing::default())?, NoScaling))),
+///     on_demand: OnDemandRole::site(QueueAsBatch),
+///     scavenging: Some(Box::new(HtcPool::new(RhicSizer::new(RhicSizing::default())?, NoScaling))),
 /// };
 /// let report = Site::new(SiteConfig::new(16, Time(20_000)), roles, workload)?.run()?;
 /// assert_eq!(report.scavenged_completed, 10);
 /// # Ok::<(), SiteError>(())
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RhicSizer {
-    rhic: Rhic,
+pub struct RhicSizer<P = Rhic> {
+    policy: P,
     sizing: RhicSizing,
     /// The pool's base nodes, standing for RHIC's dedicated nodes.
     base: BTreeSet<NodeId>,
     /// The nodes RHIC knows as candidates (batch-idle at the last cycle).
     candidates: BTreeSet<NodeId>,
-    /// The nodes lent by RHIC's commands and not taken back since.
+    /// The nodes lent by the policy's commands and not taken back since.
     lent: BTreeSet<NodeId>,
+    /// The volunteers the policy asked for (joined and not left), `None` before it first
+    /// answered.
+    asked: Option<BTreeSet<NodeId>>,
     /// When the pool first had work: RHIC's job started (and its profile was reported).
     started: Option<Time>,
     /// The last cycle: when, nodes lent after it, work done (unfinished tasks' included),
@@ -220,21 +112,39 @@ impl RhicSizer {
     /// # Errors
     /// A parameter out of range ([`Rhic::new`]), or `bw_util` outside `(0, 1]`.
     pub fn new(sizing: RhicSizing) -> Result<RhicSizer, SiteError> {
+        let mut config = RhicConfig::new(sizing.dedicated, 1.0, sizing.goal);
+        config.interval = sizing.interval;
+        config.setup = sizing.interval;
+        RhicSizer::with_policy(Rhic::new(config)?, sizing)
+    }
+}
+
+impl<P> RhicSizer<P>
+where
+    P: Policy<Observation = RObs, Command = RCommand, View = ()>,
+    P::Error: std::fmt::Display,
+{
+    /// Any policy of RHIC's protocol sizing the pool under `sizing` (its `D`, profile and
+    /// prices; a node is one core, `CPU_max` = 1): RHIC's controller ([`RhicSizer::new`]),
+    /// its baselines ([`cosched_rhic::baseline::Baseline`]: FUZZY, Threshold, Fixed) or one's
+    /// own.
+    ///
+    /// # Errors
+    /// `bw_util` outside `(0, 1]`.
+    pub fn with_policy(policy: P, sizing: RhicSizing) -> Result<RhicSizer<P>, SiteError> {
         cosched_core::ParamError::check(
             sizing.bw_util > 0.0 && sizing.bw_util <= 1.0,
             "bw_util",
             sizing.bw_util,
             "must be in (0, 1]",
         )?;
-        let mut config = RhicConfig::new(sizing.dedicated, 1.0, sizing.goal);
-        config.interval = sizing.interval;
-        config.setup = sizing.interval;
         Ok(RhicSizer {
-            rhic: Rhic::new(config)?,
+            policy,
             sizing,
             base: BTreeSet::new(),
             candidates: BTreeSet::new(),
             lent: BTreeSet::new(),
+            asked: None,
             started: None,
             last: None,
             busy_s: 0,
@@ -243,16 +153,16 @@ impl RhicSizer {
         })
     }
 
-    /// The controller (its last sizing, its periods of Algorithm 1).
-    pub fn controller(&self) -> &Rhic {
-        &self.rhic
+    /// The policy (RHIC's controller: its last sizing, its periods of Algorithm 1).
+    pub fn policy(&self) -> &P {
+        &self.policy
     }
 
-    /// RHIC's last decision: the pool's size, its `D` dedicated nodes and the volunteers it
-    /// wants (`None` before its first).
+    /// The policy's last decision: the pool's size, its `D` dedicated nodes and the
+    /// volunteers it asked for (`None` before its first).
     pub fn decision(&self) -> Option<usize> {
         let d = self.sizing.dedicated as usize;
-        self.rhic.last_sizing().map(|s| d + s.volunteers.len())
+        self.asked.as_ref().map(|a| d + a.len())
     }
 
     /// The nodes lent (base and volunteers) and not taken back.
@@ -261,13 +171,19 @@ impl RhicSizer {
     }
 
     fn feed(&mut self, now: Time, obs: &RObs) -> Result<(), SiteError> {
-        self.rhic
+        if let (RObs::Left(n), Some(asked)) = (obs, self.asked.as_mut()) {
+            asked.remove(n);
+        }
+        if let RObs::Progress(_) = obs {
+            self.asked.get_or_insert_with(BTreeSet::new);
+        }
+        self.policy
             .observe(now, obs, &(), &mut self.buf)
             .map_err(|e| SiteError::role("scavenging (RHIC protocol)", e))
     }
 
-    /// One cycle: RHIC's observations, then its pool changes as site commands. Returns how
-    /// many nodes it lent.
+    /// One cycle: the policy's observations, then its pool changes as site commands.
+    /// Returns how many nodes it lent.
     fn cycle(
         &mut self,
         now: Time,
@@ -383,6 +299,13 @@ impl RhicSizer {
             self.feed(now, &RObs::Progress(progress))?;
         }
         for c in self.buf.drain(..) {
+            if let Some(asked) = self.asked.as_mut() {
+                match c {
+                    RCommand::Join(a) => asked.insert(a.node),
+                    RCommand::Leave(n) => asked.remove(&n),
+                    RCommand::Resize(_) => false,
+                };
+            }
             match c {
                 RCommand::Join(a) if self.candidates.contains(&a.node) => {
                     if self.lent.insert(a.node) {
@@ -421,99 +344,19 @@ impl RhicSizer {
     }
 }
 
-/// The built-in scavenging policy (see the [module docs](self)).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct HtcPool<C> {
-    sizer: Sizer,
-    cloud: C,
-    #[serde(skip)]
-    buf: Vec<ACommand>,
-}
-
-impl<C: AlbatrossPolicy> HtcPool<C> {
-    /// The pool sized by `sizer`, bursting to the cloud under `cloud`.
-    pub fn new(sizer: Sizer, cloud: C) -> Self {
-        HtcPool {
-            sizer,
-            cloud,
-            buf: Vec::new(),
-        }
-    }
-
-    /// How it sizes the pool (RHIC's state, for one).
-    pub fn sizer(&self) -> &Sizer {
-        &self.sizer
-    }
-}
-
-impl<C> Policy for HtcPool<C>
+impl<P> Sizer for RhicSizer<P>
 where
-    C: AlbatrossPolicy,
-    C::Error: std::fmt::Display,
+    P: Policy<Observation = RObs, Command = RCommand, View = ()>,
+    P::Error: std::fmt::Display,
 {
-    type Observation = PoolCycle;
-    type Command = ScavengingCommand;
-    type View = SiteState;
-    type Error = SiteError;
-
-    fn start(
-        &mut self,
-        now: Time,
-        view: &SiteState,
-        _: &mut Vec<ScavengingCommand>,
-    ) -> Result<(), SiteError> {
-        self.cloud
-            .start(now, view.waiting_ads(), &mut self.buf)
-            .map_err(|e| SiteError::role("scavenging (Albatross protocol)", e))?;
-        self.buf.clear();
-        Ok(())
-    }
-
-    fn observe(
+    /// Under RHIC the pool borrows only what the policy lent this cycle.
+    fn size(
         &mut self,
         now: Time,
         cycle: &PoolCycle,
         view: &SiteState,
         out: &mut Vec<ScavengingCommand>,
-    ) -> Result<(), SiteError> {
-        // Albatross sees the desktops as the free lent nodes and those the pool may still
-        // borrow (under RHIC, only what it lent this cycle).
-        let borrowable = match &mut self.sizer {
-            Sizer::HarvestAll => {
-                let want = cycle.queued.saturating_sub(cycle.lent_free as usize);
-                if want > 0 && cycle.lendable > 0 {
-                    out.push(ScavengingCommand::Lend {
-                        count: u32::try_from(want).unwrap_or(u32::MAX).min(cycle.lendable),
-                    });
-                } else if cycle.queued == 0 && cycle.lent_free > 0 {
-                    out.push(ScavengingCommand::Recall {
-                        count: cycle.lent_free,
-                    });
-                }
-                cycle.lendable
-            }
-            Sizer::Rhic(r) => r.cycle(now, cycle, view, out)?,
-        };
-        let obs = AObs {
-            dispatched: cycle.dispatched,
-            cloud_nodes: cycle.cloud_nodes.clone(),
-            free_desktop_slots: (cycle.lent_free + borrowable) as usize,
-        };
-        self.cloud
-            .observe(now, &obs, view.waiting_ads(), &mut self.buf)
-            .map_err(|e| SiteError::role("scavenging (Albatross protocol)", e))?;
-        out.extend(self.buf.drain(..).map(|c| match c {
-            ACommand::Start {
-                instance,
-                count,
-                lifetime,
-            } => ScavengingCommand::CloudStart {
-                instance,
-                count,
-                lifetime,
-            },
-            ACommand::Stop { node } => ScavengingCommand::CloudStop(node),
-        }));
-        Ok(())
+    ) -> Result<u32, SiteError> {
+        self.cycle(now, cycle, view, out)
     }
 }
