@@ -2,16 +2,16 @@
 //! and a serde round-trip of the policy half-way through the recording changes nothing: the
 //! simulator drives the policies through the one protocol and nothing else.
 
-use cosched_balancer::policy::{Balancer, BalancerConfig, RmNode, Strategy};
+use cosched_balancer::policy::{Balancer, BalancerConfig, Observation, RmNode, Strategy};
 use cosched_balancer::predictor::{Combine, Predictive, Predictor};
 use cosched_balancer::scenario::{Scenario, scaled, with_notice};
 use cosched_balancer::sim::Simulation;
 use cosched_balancer::synthetic::BatchKind;
-use cosched_core::policy::{Recorder, Step, read_steps, replay, replay_step};
+use cosched_core::policy::{Call, Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, SeedStreams};
 
-fn snapshot(view: &[RmNode]) -> serde_json::Value {
-    serde_json::to_value(view).unwrap_or_default()
+fn snapshot(_: Call<&Observation>, view: &[RmNode]) -> Option<serde_json::Value> {
+    Some(serde_json::to_value(view).unwrap_or_default())
 }
 
 fn view(snap: Option<&serde_json::Value>) -> Result<Vec<RmNode>, serde_json::Error> {

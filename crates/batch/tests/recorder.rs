@@ -3,12 +3,14 @@
 //! policy mid-recording.
 
 use cosched_batch::scenario::BuiltinPolicy;
-use cosched_batch::{BatchCluster, BatchError, BatchPolicy, BatchSim, ClusterSnapshot};
-use cosched_core::policy::{Recorder, read_steps, replay, replay_step};
+use cosched_batch::{
+    BatchCluster, BatchError, BatchPolicy, BatchSim, ClusterSnapshot, SchedulingPass,
+};
+use cosched_core::policy::{Call, Recorder, read_steps, replay, replay_step};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 
-fn snapshot(cluster: &BatchCluster) -> serde_json::Value {
-    serde_json::to_value(cluster.snapshot()).unwrap_or(serde_json::Value::Null)
+fn snapshot(_: Call<&SchedulingPass>, cluster: &BatchCluster) -> Option<serde_json::Value> {
+    Some(serde_json::to_value(cluster.snapshot()).unwrap_or(serde_json::Value::Null))
 }
 
 fn view(snapshot: Option<&serde_json::Value>) -> Result<BatchCluster, String> {
