@@ -58,8 +58,8 @@
 //! let start = |out: &cosched_batch::SimOutcome, id| {
 //!     out.records.iter().find(|r| r.id == JobId(id)).and_then(|r| r.start)
 //! };
-//! let ours = BatchSim::new(4, SmallestFirst).unwrap().run(&jobs).unwrap();
-//! let fcfs = BatchSim::new(4, scenario::fcfs()).unwrap().run(&jobs).unwrap();
+//! let ours = BatchSim::new(4).unwrap().run(&mut SmallestFirst, &jobs).unwrap();
+//! let fcfs = BatchSim::new(4).unwrap().run(&mut scenario::fcfs(), &jobs).unwrap();
 //! // FCFS starts job 2 at 100 beside job 3; smallest first starts both small jobs first.
 //! assert_eq!([start(&fcfs, 2), start(&fcfs, 4)], [Some(Time(100)), Some(Time(110))]);
 //! assert_eq!([start(&ours, 2), start(&ours, 4)], [Some(Time(110)), Some(Time(100))]);
