@@ -11,13 +11,13 @@ use cosched_albatross::policy::{
 use cosched_albatross::scenario;
 use cosched_albatross::sim::{SimConfig, SimError, simulate};
 use cosched_albatross::workload::WorkloadModel;
-use cosched_core::policy::{Policy, Recorder, Step, read_steps, replay, replay_step};
+use cosched_core::policy::{Call, Policy, Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, SeedStreams, Time};
 use std::sync::Arc;
 
 /// The queued jobs' ads as ClassAd text.
-fn snapshot(waiting: &WaitingJobs) -> serde_json::Value {
-    waiting.iter().map(|ad| ad.to_string()).collect()
+fn snapshot(_: Call<&Observation>, waiting: &WaitingJobs) -> Option<serde_json::Value> {
+    Some(waiting.iter().map(|ad| ad.to_string()).collect())
 }
 
 /// The view rebuilt from a snapshot.

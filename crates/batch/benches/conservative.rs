@@ -84,9 +84,9 @@ fn bursts(c: &mut Criterion<ThreadCpuTime>) {
         group.throughput(Throughput::Elements(jobs.len() as u64));
         group.bench_function(*name, |b| {
             b.iter(|| {
-                BatchSim::new(CAPACITY, BuiltinPolicy::Conservative.build())
+                BatchSim::new(CAPACITY)
                     .expect("valid capacity")
-                    .run(jobs)
+                    .run(&mut BuiltinPolicy::Conservative.build(), jobs)
                     .expect("valid workload")
             })
         });
@@ -97,9 +97,9 @@ fn bursts(c: &mut Criterion<ThreadCpuTime>) {
 fn replans(c: &mut Criterion<ThreadCpuTime>) {
     const UNITS: u32 = 1_024;
     let jobs = lublin(UNITS, 5_000, 2026, 2027);
-    let out = BatchSim::new(UNITS, BuiltinPolicy::Conservative.build())
+    let out = BatchSim::new(UNITS)
         .expect("valid capacity")
-        .run(&jobs)
+        .run(&mut BuiltinPolicy::Conservative.build(), &jobs)
         .expect("valid workload");
     eprintln!(
         "lublin_5k: {} passes, queue up to {} jobs ({:.0} on average)",
@@ -110,9 +110,9 @@ fn replans(c: &mut Criterion<ThreadCpuTime>) {
     group.throughput(Throughput::Elements(jobs.len() as u64));
     group.bench_function("lublin_5k", |b| {
         b.iter(|| {
-            BatchSim::new(UNITS, BuiltinPolicy::Conservative.build())
+            BatchSim::new(UNITS)
                 .expect("valid capacity")
-                .run(&jobs)
+                .run(&mut BuiltinPolicy::Conservative.build(), &jobs)
                 .expect("valid workload")
         })
     });
@@ -138,9 +138,9 @@ fn deep_backlogs(c: &mut Criterion<ThreadCpuTime>) {
         group.throughput(Throughput::Elements(jobs.len() as u64));
         group.bench_function(*name, |b| {
             b.iter(|| {
-                BatchSim::new(shapes::CAPACITY, policy.build())
+                BatchSim::new(shapes::CAPACITY)
                     .expect("valid capacity")
-                    .run(jobs)
+                    .run(&mut policy.build(), jobs)
                     .expect("valid workload")
             })
         });

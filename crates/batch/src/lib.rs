@@ -28,7 +28,7 @@
 //! let jobs: Vec<RigidJob> = (0..4)
 //!     .map(|i| RigidJob::new(JobId(i), Time(i as i64), 2, Duration(100), Duration(100)).unwrap())
 //!     .collect();
-//! let out = BatchSim::new(4, scenario::easy()).unwrap().run(&jobs).unwrap();
+//! let out = BatchSim::new(4).unwrap().run(&mut scenario::easy(), &jobs).unwrap();
 //! assert_eq!(out.report.completed, 4);
 //! assert_eq!(out.report.last_end_s, 201);
 //! ```
@@ -49,4 +49,4 @@ pub use cluster::{
 pub use error::{BatchError, RecordFailure};
 pub use pass::{BatchCommand, BatchPolicy, Pass, SchedulingPass};
 pub use scheduler::{Bounds, Conservative, Easy, Fcfs, HeadReservation};
-pub use sim::{BatchSim, SimOutcome, SimStats};
+pub use sim::{BatchSim, ClusterPass, SimError, SimOutcome, SimStats};

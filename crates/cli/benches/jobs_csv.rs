@@ -30,9 +30,9 @@ fn jobs_csv(c: &mut Criterion<ThreadCpuTime>) {
     const CAPACITY: u32 = 93_312;
     let mut jobs = common::lublin(CAPACITY, 312_000, 1, 1);
     scale_to_offered_load(&mut jobs, CAPACITY, 0.9).expect("valid load");
-    let outcome = BatchSim::new(CAPACITY, BuiltinPolicy::Easy.build())
+    let outcome = BatchSim::new(CAPACITY)
         .expect("valid capacity")
-        .run(&jobs)
+        .run(&mut BuiltinPolicy::Easy.build(), &jobs)
         .expect("valid workload");
     let info = jobs_csv::WorkloadInfo {
         name: "lublin_312k",

@@ -43,7 +43,7 @@ impl PolicyChoice {
         progress: impl FnMut(usize, usize),
     ) -> Result<SimOutcome, BatchError> {
         let mut outcome =
-            BatchSim::new(capacity, self.0.build())?.run_with_progress(jobs, progress)?;
+            BatchSim::new(capacity)?.run_with_progress(&mut self.0.build(), jobs, progress)?;
         outcome.report.invalid += reader_invalid;
         Ok(outcome)
     }

@@ -83,3 +83,10 @@ impl SimError<HybridError> {
         }
     }
 }
+
+/// Lets a policy that cannot fail run where this error is asked for.
+impl From<std::convert::Infallible> for HybridError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
+}

@@ -80,8 +80,11 @@ pub type Transcript = Vec<(Query, Answer)>;
 
 /// The view snapshot to record with [`cosched_core::policy::Recorder::with_view_snapshot`]:
 /// the view's transcript of the call (null for a view that keeps none).
-pub fn snapshot(view: &dyn PlatformView) -> serde_json::Value {
-    serde_json::to_value(view.transcript()).unwrap_or(serde_json::Value::Null)
+pub fn snapshot(
+    _call: cosched_core::policy::Call<&crate::Observation>,
+    view: &dyn PlatformView,
+) -> Option<serde_json::Value> {
+    Some(serde_json::to_value(view.transcript()).unwrap_or(serde_json::Value::Null))
 }
 
 /// A view that answers from a recorded [`Transcript`]; a query the recording does not hold

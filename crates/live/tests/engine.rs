@@ -324,8 +324,8 @@ fn predictive_runs_live_and_reserves_at_the_slot() {
 #[test]
 fn a_live_recording_replays_identically_and_survives_a_serde_restart() {
     let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchBusy, BatchIdle]);
-    let recorder = Recorder::with_view_snapshot(config(60), Vec::new(), |v: &[RmNode]| {
-        serde_json::to_value(v).unwrap_or_default()
+    let recorder = Recorder::with_view_snapshot(config(60), Vec::new(), |_, v: &[RmNode]| {
+        Some(serde_json::to_value(v).unwrap_or_default())
     });
     let mut e = Engine::start(Time(0), recorder, cluster.clone()).unwrap();
     let a = e.request(Time(1), 3, None).unwrap();

@@ -12,6 +12,7 @@ use cosched_balancer::report::SimReport;
 use cosched_balancer::scenario::{Scenario, scaled};
 use cosched_balancer::sim::Simulation;
 use cosched_balancer::synthetic::BatchKind;
+use cosched_balancer::workload::Workload;
 use cosched_core::{NodeId, SeedStreams, Time};
 use serde::{Deserialize, Serialize};
 
@@ -138,11 +139,9 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
     let custom = Simulation::new(nodes)?
         .with_label("refilling reserve (custom)")
         .with_batch_nodes(nodes - k as u32)
-        .run_preloaded(
+        .run(
             &mut RefillingReserve::new(k),
-            &batch.jobs,
-            &batch.preload,
-            &leases,
+            &Workload::new(&batch.jobs, &leases).with_preload(&batch.preload),
         )?
         .report;
     let basic = scenario.run(
