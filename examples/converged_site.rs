@@ -64,12 +64,14 @@ fn main() -> ExitCode {
 }
 
 /// Our columns after the metrics ([`SITE_METRICS`]).
-const EXTRAS: [&str; 9] = [
+const EXTRAS: [&str; 11] = [
     "goodput_node_h",
     "scavenged_lost_node_h",
     "batch_lost_node_h",
     "rigid_preemptions",
     "malleable_shrinks",
+    "reserved_node_h",
+    "guest_node_h",
     "guest_starts",
     "guest_preemptions",
     "guest_lost_node_h",
@@ -88,6 +90,8 @@ fn metrics(r: &SiteReport) -> [f64; METRICS] {
         v.batch_lost_node_s as f64 / 3600.0,
         v.rigid_preemptions as f64,
         v.malleable_shrinks as f64,
+        r.node_hours[2],
+        r.node_hours[6],
         r.guest_starts as f64,
         v.guest_preemptions as f64,
         v.guest_lost_node_s as f64 / 3600.0,
@@ -104,7 +108,7 @@ fn metrics(r: &SiteReport) -> [f64; METRICS] {
 }
 
 /// Decimals shown per metric.
-const DECIMALS: [usize; METRICS] = [2, 1, 0, 2, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0];
+const DECIMALS: [usize; METRICS] = [2, 1, 0, 2, 0, 0, 0, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0];
 
 /// The findings: (metric index, label).
 const FINDINGS: [(usize, &str); 6] = [
@@ -143,18 +147,17 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     };
     let end = Time(0).saturating_add(span);
     let nodes = cli.nodes;
-    let results =
-        Sweep::new(NAME, Configuration::rows()).run_replicated(&seeds, |c, seed| {
-            let workload = workloads
-                .iter()
-                .find(|(s, _)| *s == seed)
-                .map(|(_, w)| w.clone())
-                .ok_or("no workload for the seed")?;
-            let roles = c.roles(&params).map_err(|e| e.to_string())?;
-            Site::new(SiteConfig::new(nodes, end), roles, workload)
-                .and_then(Site::run)
-                .map_err(|e| format!("{c}, seed {seed}: {e}"))
-        })?;
+    let results = Sweep::new(NAME, Configuration::rows()).run_replicated(&seeds, |c, seed| {
+        let workload = workloads
+            .iter()
+            .find(|(s, _)| *s == seed)
+            .map(|(_, w)| w.clone())
+            .ok_or("no workload for the seed")?;
+        let roles = c.roles(&params).map_err(|e| e.to_string())?;
+        Site::new(SiteConfig::new(nodes, end), roles, workload)
+            .and_then(Site::run)
+            .map_err(|e| format!("{c}, seed {seed}: {e}"))
+    })?;
 
     let (leases, jobs, tasks) = workloads.first().map_or((0, 0, 0), |(_, w)| {
         (w.leases.len(), w.batch.len(), w.tasks.len())

@@ -328,6 +328,36 @@ fn an_arrival_that_cannot_be_served_waits_at_the_front_holding_nothing() {
     assert_eq!(p.waiting().count(), 0);
 }
 
+/// An executor whose on-demand requests wait only so long (the composed site's leases):
+/// a job waiting at the front that gives up leaves the queue and gives back what it
+/// gathered; the one behind it is served next.
+#[test]
+fn a_withdrawn_job_leaves_the_front_and_gives_its_nodes_back() {
+    let mut view = Fake::default();
+    let mut p = policy(NoticeStrategy::N, MechanismKind::Paa);
+    p.arrive(Time(0), JobId(9), 6, &view).unwrap();
+    p.arrive(Time(1), JobId(10), 1, &view).unwrap();
+    assert_eq!(p.waiting().collect::<Vec<_>>(), vec![JobId(9), JobId(10)]);
+    let cmds = p.call(Time(5), Observation::Withdrawn { job: JobId(9) }, &view);
+    assert_eq!(cmds, Ok(vec![Command::Unassign { job: JobId(9) }]));
+    assert_eq!(p.waiting().collect::<Vec<_>>(), vec![JobId(10)]);
+    // A job not waiting is not touched.
+    let cmds = p.call(Time(6), Observation::Withdrawn { job: JobId(9) }, &view);
+    assert_eq!(cmds, Ok(vec![]));
+    view.idle = nodes(0..1);
+    let cmds = settle(&mut p, Time(7), &mut view);
+    assert_eq!(
+        &cmds[..2],
+        &[
+            Command::AssignIdle {
+                job: JobId(10),
+                count: 1
+            },
+            Command::StartOnDemand { job: JobId(10) },
+        ]
+    );
+}
+
 #[test]
 fn spaa_shrinks_evenly_and_each_on_demand_job_returns_only_its_own_loan() {
     let mut view = Fake::default();

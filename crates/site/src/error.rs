@@ -27,7 +27,7 @@ pub enum SiteError {
     /// A role's policy failed in a call (its error, with the call and its time), or still
     /// asked to be called after the driver's round limit.
     #[error(transparent)]
-    Call(Box<crate::driver::CallError<SiteError>>),
+    Call(Box<cosched_core::driver::CallError<SiteError>>),
     /// A role's own policy failed (a downstream policy's error, as text).
     #[error("{role} role: {message}")]
     Role {
@@ -114,14 +114,8 @@ pub enum SiteError {
     Leases(#[from] cosched_balancer::scenario::InputError),
 }
 
-impl From<std::convert::Infallible> for SiteError {
-    fn from(never: std::convert::Infallible) -> SiteError {
-        match never {}
-    }
-}
-
-impl From<crate::driver::CallError<SiteError>> for SiteError {
-    fn from(e: crate::driver::CallError<SiteError>) -> SiteError {
+impl From<cosched_core::driver::CallError<SiteError>> for SiteError {
+    fn from(e: cosched_core::driver::CallError<SiteError>) -> SiteError {
         SiteError::Call(Box::new(e))
     }
 }

@@ -86,7 +86,7 @@ use cosched_balancer::workload::DiurnalLeases;
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, ParamError, RigidJob, SeedStreams, Time};
 
-use crate::driver::{CallError, Driver, Executor};
+use cosched_core::driver::{CallError, Driver, Executor};
 use cosched_hybrid::workload::HybridJob;
 use cosched_metasched::policy::{GridCommand, GridJob, GridObservation, GridView, scaled_estimate};
 use cosched_metasched::site::{Site as SiteSpec, try_energy_cost_usd};
@@ -340,8 +340,7 @@ struct Platform {
 
 impl<P> Executor<&mut P> for Platform
 where
-    P: Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView>
-        + ?Sized,
+    P: Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView> + ?Sized,
     P::Error: std::fmt::Display,
 {
     type Context = ();

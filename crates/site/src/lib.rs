@@ -21,9 +21,12 @@
 //!
 //! ## The model
 //! One executor ([`Site`]) on core's kernel (`cosched_core::engine`) owns the N nodes, the
-//! clock and the grants, and calls each role's policy through core's driver. Batch holds its nodes through a `cosched-batch` cluster; the
-//! on-demand role takes nodes out of it (offline in the cluster) into a reserve and grants
-//! them to core [`cosched_core::Lease`]s (on demand: start within `W` or be refused);
+//! clock and the grants, and calls each role's policy through core's driver
+//! (`cosched_core::driver`). Batch holds its nodes through a `cosched-batch` cluster; the
+//! on-demand role takes nodes out of it (offline in the cluster) into a reserve — under
+//! hybrid's protocol, reservations for announced leases, whose idle nodes may run batch jobs
+//! as *guests* until the lease arrives — and grants them to core [`cosched_core::Lease`]s (on
+//! demand: start within `W` or be refused);
 //! scavenging borrows idle batch nodes **on availability**: a lent node stays idle in the
 //! cluster, and the lease ends the moment its owner wants it. Every node has exactly one use
 //! ([`NodeUse`]) at a time. Inputs come from [`workload`], drawn before the run, so every
@@ -33,10 +36,13 @@
 //! At each instant, after its events: the **on-demand** role acts first (its grants may
 //! preempt or shrink batch jobs, if its mechanism does), then the **batch** pass, then
 //! **malleable expansion** into idle nodes (within EASY's reservation for the queue head),
-//! then **scavenging** (its negotiation cycle lends what is left). Each revocation is counted
-//! with its cost ([`Revocations`]): a scavenged task evicted loses its work since its last
-//! checkpoint; a malleable job shrinks (or resumes where it stopped when preempted, paying its
-//! setup); a rigid job is preempted only by a mechanism that preempts (hybrid's), and restarts.
+//! then **scavenging** (its negotiation cycle lends what is left). Under hybrid's protocol the
+//! policy orders the first three itself, in its settle (§III-B: waiting leases, lenders,
+//! reservations, guests, the batch pass, expansion). Each revocation is counted with its cost
+//! ([`Revocations`]): a scavenged task evicted loses its work since its last checkpoint; a
+//! malleable job shrinks (or resumes where it stopped when preempted, paying its setup); a
+//! rigid job is preempted only by a mechanism that preempts (hybrid's), and restarts; a guest
+//! preempted at its lease's arrival is counted apart.
 //!
 //! ## Adding a role policy
 //! A role's policy is any [`cosched_core::policy::Policy`] of the role's protocol; write one
@@ -89,7 +95,6 @@
 //! # Ok::<(), SiteError>(())
 //! ```
 
-mod driver;
 mod error;
 pub mod grid;
 mod nodes;

@@ -24,7 +24,7 @@
 //! assert_eq!(rows[2].name(), "hybrid");
 //! for c in &rows {
 //!     let roles = c.roles(&RoleParams::default())?;
-//!     Site::new(SiteConfig::new(4, Time(60)), roles, SiteWorkload::default())?.run()?;
+//!     Site::new(SiteConfig::new(16, Time(60)), roles, SiteWorkload::default())?.run()?;
 //! }
 //! assert_eq!("all".parse::<Configuration>()?.name(), "all");
 //! # Ok::<(), cosched_site::SiteError>(())
@@ -45,7 +45,6 @@ use cosched_core::{Duration, RigidJob, SeedStreams, Time};
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{Composite, HybridPolicy, Mechanism, NoticeStrategy};
 
-use crate::driver::err_into;
 use crate::scavenging::{HarvestAll, RhicSizer, RhicSizing, ScavengingPolicy, Sizer};
 use crate::workload::{BagOfTasks, SiteWorkload, draw_notices, leases_from_requests, typed_batch};
 use crate::{BalancerRole, HtcPool, OnDemandRole, QueueAsBatch, Roles, SiteError};
@@ -171,17 +170,17 @@ impl Configuration {
     /// `rhic`: batch + the scavenging pool sized by RHIC's controller (no cloud; an extra
     /// row).
     pub fn rhic() -> Configuration {
-        Configuration::assemble("rhic", queue, |p| {
-            pool(RhicSizer::new(p.rhic)?, NoScaling)
-        })
+        Configuration::assemble("rhic", queue, |p| pool(RhicSizer::new(p.rhic)?, NoScaling))
     }
 
     /// `all-rhic`: hybrid's policy (as `hybrid`) + the pool sized by RHIC + cloud (an extra
     /// row).
     pub fn all_rhic() -> Configuration {
-        Configuration::assemble("all-rhic", |p| hybrid(p, p.notice), |p| {
-            pool(RhicSizer::new(p.rhic)?, albatross(p)?)
-        })
+        Configuration::assemble(
+            "all-rhic",
+            |p| hybrid(p, p.notice),
+            |p| pool(RhicSizer::new(p.rhic)?, albatross(p)?),
+        )
     }
 
     /// `hybrid-cua`: `hybrid` with CUA (CUA&SPAA: reservations collect released nodes until
@@ -284,7 +283,7 @@ impl BatchRole {
     {
         BatchRole {
             name: name.into(),
-            build: Arc::new(move || Box::new(err_into::<P, BatchError>(build()))),
+            build: Arc::new(move || Box::new(build().err_into::<BatchError>())),
         }
     }
 

@@ -10,20 +10,18 @@ use cosched_core::policy::Policy;
 use cosched_core::{
     Duration, JobId, Lease, LeaseEnd, LeaseId, LeaseKind, MalleableJob, RigidJob, Time,
 };
+use cosched_hybrid::policy::{BatchPass, Command as HCommand, Observation as HObs, PlatformView};
 use cosched_hybrid::workload::HybridJob;
 use cosched_hybrid::workload::TypeParams;
-use cosched_hybrid::policy::{
-    BatchPass, Command as HCommand, Observation as HObs, PlatformView,
-};
 use cosched_hybrid::{Composite, HybridError, HybridPolicy, MechanismKind, NoticeStrategy};
-use std::sync::{Arc, Mutex};
 use cosched_site::workload::draw_notices;
 use cosched_site::{
     BalancerRole, Configuration, HarvestAll, HtcPool, Inputs, OnDemandCommand, OnDemandObservation,
-    OnDemandRole, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand,
-    ScavengingPolicy, Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Task,
+    OnDemandRole, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand, ScavengingPolicy,
+    Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Task,
 };
 use proptest::prelude::*;
+use std::sync::{Arc, Mutex};
 
 /// A downstream batch policy: smallest job first, while they fit.
 struct SmallestFirst;
@@ -207,9 +205,8 @@ fn roles(b: BatchChoice, o: OnDemandChoice, s: ScavengingChoice) -> Roles {
         BatchChoice::Conservative => Box::new(bs::conservative()),
         BatchChoice::Downstream => Box::new(SmallestFirst),
     };
-    let hybrid = |notice, arrival| {
-        OnDemandRole::hybrid(HybridPolicy::new(Composite::new(notice, arrival)))
-    };
+    let hybrid =
+        |notice, arrival| OnDemandRole::hybrid(HybridPolicy::new(Composite::new(notice, arrival)));
     let on_demand = match o {
         OnDemandChoice::Queue => OnDemandRole::site(QueueAsBatch),
         OnDemandChoice::Balancer { reserve, window } => {
@@ -536,7 +533,7 @@ impl Policy for Audited {
         &mut self,
         now: Time,
         obs: &HObs,
-        view: &dyn PlatformView,
+        view: &Self::View,
         out: &mut Vec<HCommand>,
     ) -> Result<(), HybridError> {
         let (before, from) = (self.policy.clone(), out.len());
@@ -548,7 +545,7 @@ impl Policy for Audited {
     fn wake(
         &mut self,
         now: Time,
-        view: &dyn PlatformView,
+        view: &Self::View,
         out: &mut Vec<HCommand>,
     ) -> Result<(), HybridError> {
         let (before, from) = (self.policy.clone(), out.len());

@@ -119,7 +119,13 @@ fn task(id: u64, submit: i64, work: i64) -> Task {
 
 fn run(nodes: u32, end: i64, sizing: RhicSizing, workload: SiteWorkload) -> (SiteReport, Vec<Row>) {
     let sizer = RhicSizer::new(sizing).expect("sizing");
-    run_with(nodes, end, sizer, |r| r.last_sizing().map(|s| s.kind), workload)
+    run_with(
+        nodes,
+        end,
+        sizer,
+        |r| r.last_sizing().map(|s| s.kind),
+        workload,
+    )
 }
 
 fn run_with<P>(
@@ -309,9 +315,19 @@ fn kind_of(b: &Baseline) -> Option<SizingKind> {
 /// keep that many nodes busy.
 #[test]
 fn a_fixed_size_sizes_the_pool() {
-    let (report, rows) = run_with(200, 20_000, baseline(Rule::Fixed(8)), kind_of, sixty_tasks());
+    let (report, rows) = run_with(
+        200,
+        20_000,
+        baseline(Rule::Fixed(8)),
+        kind_of,
+        sixty_tasks(),
+    );
     assert_eq!(report.scavenged_completed, 60);
-    assert!(rows[..20].iter().all(|r| r.decision == Some(9) && r.lent_after == 9));
+    assert!(
+        rows[..20]
+            .iter()
+            .all(|r| r.decision == Some(9) && r.lent_after == 9)
+    );
     assert_eq!(rows[0].kind, Some(SizingKind::Rule));
 }
 
@@ -319,7 +335,13 @@ fn a_fixed_size_sizes_the_pool() {
 /// pool can use, 59 volunteers beside the base.
 #[test]
 fn threshold_takes_every_usable_idle_node() {
-    let (report, rows) = run_with(200, 20_000, baseline(Rule::Threshold(0.5)), kind_of, sixty_tasks());
+    let (report, rows) = run_with(
+        200,
+        20_000,
+        baseline(Rule::Threshold(0.5)),
+        kind_of,
+        sixty_tasks(),
+    );
     assert_eq!(report.scavenged_completed, 60);
     assert_eq!(rows[1].decision, Some(60));
     assert_eq!(rows[1].lent_after, 60);
@@ -331,10 +353,19 @@ fn threshold_takes_every_usable_idle_node() {
 #[test]
 fn fuzzy_starts_at_its_start_and_holds_in_its_dead_band() {
     let fuzzy = Fuzzy::new(4, 10, 0.02).expect("fuzzy");
-    let (report, rows) = run_with(200, 20_000, baseline(Rule::Fuzzy(fuzzy)), kind_of, sixty_tasks());
+    let (report, rows) = run_with(
+        200,
+        20_000,
+        baseline(Rule::Fuzzy(fuzzy)),
+        kind_of,
+        sixty_tasks(),
+    );
     assert_eq!(report.scavenged_completed, 60);
     assert!(rows[..20].iter().all(|r| r.decision == Some(11)), "D + S");
-    assert!(rows.iter().all(|r| r.decision.is_some_and(|d| r.lent_after <= d)));
+    assert!(
+        rows.iter()
+            .all(|r| r.decision.is_some_and(|d| r.lent_after <= d))
+    );
 }
 
 /// A policy of RHIC's protocol written here, which never fails: half the candidates it has

@@ -9,8 +9,8 @@ use cosched_hybrid::workload::{NoticeMix, TypeParams};
 use cosched_hybrid::{Composite, HybridPolicy, MechanismKind, NoticeStrategy};
 use cosched_site::workload::draw_notices;
 use cosched_site::{
-    HarvestAll, HtcPool, LeaseNotice, NodeUse, OnDemandRole, QueueAsBatch, Roles,
-    ScavengingPolicy, Site, SiteConfig, SiteReport, SiteWorkload, Task,
+    HarvestAll, HtcPool, LeaseNotice, NodeUse, OnDemandRole, QueueAsBatch, Roles, ScavengingPolicy,
+    Site, SiteConfig, SiteReport, SiteWorkload, Task,
 };
 
 fn rigid(id: u64, submit: i64, size: u32, run: i64) -> HybridJob {
@@ -68,9 +68,14 @@ fn batch_takes_a_lent_node_back_and_the_task_loses_work_since_its_checkpoint() {
         }],
         notices: vec![],
     };
-    let pool: Box<dyn ScavengingPolicy + Send> =
-        Box::new(HtcPool::new(HarvestAll, NoScaling));
-    let r = run(2, 8_000, OnDemandRole::site(QueueAsBatch), Some(pool), workload);
+    let pool: Box<dyn ScavengingPolicy + Send> = Box::new(HtcPool::new(HarvestAll, NoScaling));
+    let r = run(
+        2,
+        8_000,
+        OnDemandRole::site(QueueAsBatch),
+        Some(pool),
+        workload,
+    );
     assert_eq!(r.revocations.scavenged_evictions, 1);
     // 1,000 s run, checkpoint at 900 s: 100 s lost.
     assert_eq!(r.revocations.scavenged_lost_s, 100);
@@ -386,7 +391,11 @@ fn a_reservation_runs_a_guest_that_ends_before_the_arrival() {
     let (site, r) = run_site(2, 10_000, spaa_with(NoticeStrategy::Cua), workload);
     assert_eq!(r.guest_starts, 1);
     assert_eq!(r.revocations.guest_preemptions, 0);
-    assert_eq!(end_of(&site, 2), Some(Time(1_600)), "the guest ran 600..1,600");
+    assert_eq!(
+        end_of(&site, 2),
+        Some(Time(1_600)),
+        "the guest ran 600..1,600"
+    );
     assert_eq!((r.leases.completed, r.on_demand_mean_wait_s), (1, 0.0));
     assert_eq!(r.batch_mean_wait_s, 0.0);
     // The guest's node-hours are counted as such; every node-hour is counted once.
@@ -415,7 +424,11 @@ fn an_early_lease_preempts_its_guest_which_is_counted_apart() {
     assert_eq!(r.revocations.rigid_preemptions, 0);
     assert_eq!(r.revocations.batch_lost_node_s, 0);
     assert_eq!((r.leases.completed, r.on_demand_mean_wait_s), (1, 0.0));
-    assert_eq!(end_of(&site, 2), Some(Time(1_500 + 1_000)), "restarted after the lease");
+    assert_eq!(
+        end_of(&site, 2),
+        Some(Time(1_500 + 1_000)),
+        "restarted after the lease"
+    );
     let total: f64 = r.node_hours.iter().sum();
     assert!((total - 2.0 * 10_000.0 / 3_600.0).abs() < 1e-9);
 }
@@ -458,7 +471,12 @@ fn a_preempted_lender_resumes_when_the_lease_ends() {
         tasks: vec![],
         notices: vec![],
     };
-    let (site, r) = run_site(2, 10_000, hybrid(NoticeStrategy::N, MechanismKind::Paa), workload);
+    let (site, r) = run_site(
+        2,
+        10_000,
+        hybrid(NoticeStrategy::N, MechanismKind::Paa),
+        workload,
+    );
     assert_eq!(r.revocations.rigid_preemptions, 1);
     assert_eq!(end_of(&site, 1), Some(Time(400 + 1_000)));
 }

@@ -174,4 +174,3 @@ where
         self.policy.next_wake()
     }
 }
-

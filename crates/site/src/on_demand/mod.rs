@@ -24,7 +24,6 @@ use cosched_core::{JobId, Lease, LeaseId, NodeId, Time};
 use cosched_hybrid::policy::{Command as HCommand, Observation as HObservation, PlatformView};
 use serde::{Deserialize, Serialize};
 
-use crate::driver::{ErrInto, err_into};
 use crate::{SiteError, SiteState};
 
 mod balancer;
@@ -168,12 +167,7 @@ impl Policy for QueueAsBatch {
 /// [`OnDemandRole::Hybrid`] boxes ([`OnDemandRole::hybrid`] adapts any policy of the
 /// protocol).
 pub trait HybridRolePolicy:
-    Policy<
-        Observation = HObservation,
-        Command = HCommand,
-        View = dyn PlatformView,
-        Error = SiteError,
-    >
+    Policy<Observation = HObservation, Command = HCommand, View = dyn PlatformView, Error = SiteError>
 {
 }
 
@@ -205,7 +199,7 @@ impl OnDemandRole {
             + 'static,
         P::Error: Into<SiteError>,
     {
-        OnDemandRole::Site(Box::new(err_into::<P, SiteError>(policy)))
+        OnDemandRole::Site(Box::new(policy.err_into::<SiteError>()))
     }
 
     /// `policy`, of hybrid's protocol, run unchanged on the site, whatever its error
@@ -244,8 +238,7 @@ impl OnDemandRole {
             + 'static,
         P::Error: Into<SiteError>,
     {
-        let adapted: ErrInto<P, SiteError> = err_into(policy);
-        OnDemandRole::Hybrid(Box::new(adapted))
+        OnDemandRole::Hybrid(Box::new(policy.err_into::<SiteError>()))
     }
 }
 

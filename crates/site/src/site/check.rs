@@ -50,7 +50,9 @@ impl Exec {
         }
         for (&node, job) in &s.holds.reserved {
             if s.nodes.get(node).ok() != Some(NodeUse::Reserve) {
-                return Err(format!("{node} is reserved for {job} but not a reserve node"));
+                return Err(format!(
+                    "{node} is reserved for {job} but not a reserve node"
+                ));
             }
         }
         for (job, &count) in &s.holds.reserved_count {

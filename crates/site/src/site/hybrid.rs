@@ -13,15 +13,15 @@ use cosched_batch::Shadow;
 use cosched_core::{JobId, NodeId, Time};
 use cosched_hybrid::PlannedJob;
 use cosched_hybrid::policy::{
-    BatchPass, Command, GuestPicker, MalleableBackfill, MalleableHeads, Observation,
-    PlatformView, RunInfo, StartInfo, StartListed,
+    BatchPass, Command, GuestPicker, MalleableBackfill, MalleableHeads, Observation, PlatformView,
+    RunInfo, StartInfo, StartListed,
 };
 
 use super::{Exec, LeaseState};
-use crate::driver::{Driver, Executor};
 use crate::nodes::NodeUse;
 use crate::on_demand::HybridRolePolicy;
 use crate::{SiteError, SiteState};
+use cosched_core::driver::{Driver, Executor};
 
 type HybridDriver = Driver<Box<dyn HybridRolePolicy + Send>>;
 
@@ -108,6 +108,7 @@ impl Exec {
                         if self.state.nodes.get(n)?.is_batch_idle() {
                             self.reclaim(now, n)?;
                             self.state.holds.reserve(n, Some(*job));
+                            self.state.holds.members.entry(*job).or_default().insert(n);
                         }
                     }
                 }
@@ -118,6 +119,7 @@ impl Exec {
                             self.restore(now, n)?;
                         }
                     }
+                    self.leave_reservation(now, *job, nodes)?;
                 }
                 Command::Assign { job, nodes } => {
                     let k = self.waiting_lease(*job)?;
@@ -127,6 +129,7 @@ impl Exec {
                         }
                         self.state.holds.reserve(node, None);
                     }
+                    self.leave_reservation(now, *job, nodes)?;
                     let held = self.state.holds.gathered.entry(k).or_default();
                     held.extend_from_slice(nodes);
                 }
@@ -162,6 +165,46 @@ impl Exec {
                     self.queue_as_batch(k)?;
                 }
                 Command::Schedule(pass) => self.hybrid_pass(driver, now, pass)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `nodes` leave `job`'s reservation; once it holds none, its guests run on as ordinary
+    /// batch jobs (their nodes batch nodes).
+    fn leave_reservation(
+        &mut self,
+        now: Time,
+        job: JobId,
+        nodes: &[NodeId],
+    ) -> Result<(), SiteError> {
+        let holds = &mut self.state.holds;
+        let Some(members) = holds.members.get_mut(&job) else {
+            return Ok(());
+        };
+        for n in nodes {
+            members.remove(n);
+        }
+        if !members.is_empty() {
+            return Ok(());
+        }
+        holds.members.remove(&job);
+        let guests: Vec<JobId> = self
+            .guests
+            .iter()
+            .filter(|&(_, od)| *od == job)
+            .map(|(&g, _)| g)
+            .collect();
+        for g in guests {
+            self.guests.remove(&g);
+            let nodes = self
+                .state
+                .running
+                .get(&g)
+                .map(|r| r.nodes.clone())
+                .unwrap_or_default();
+            for n in nodes {
+                self.set_use(now, n, NodeUse::Batch(g))?;
             }
         }
         Ok(())
@@ -228,11 +271,9 @@ impl Exec {
                 self.guest_starts += 1;
             }
             self.on_started(now, s)?;
-            let (submit, max_size) = self
-                .state
-                .running
-                .get(&job)
-                .map_or((now, None), |r| (r.job.submit, r.job.resizable.map(|z| z.max)));
+            let (submit, max_size) = self.state.running.get(&job).map_or((now, None), |r| {
+                (r.job.submit, r.job.resizable.map(|z| z.max))
+            });
             infos.push(StartInfo {
                 job,
                 submit,

@@ -19,12 +19,12 @@ use cosched_hybrid::policy::Observation as HObs;
 use cosched_hybrid::workload::HybridJob;
 
 use crate::SiteError;
-use crate::driver::Driver;
 use crate::nodes::{NodeUse, Nodes};
 use crate::on_demand::{HybridRolePolicy, OnDemandObservation, OnDemandPolicy, OnDemandRole};
 use crate::report::{Revocations, SiteReport};
 use crate::scavenging::ScavengingPolicy;
 use crate::workload::{SiteWorkload, TASK_ADS};
+use cosched_core::driver::Driver;
 
 mod batch;
 mod check;
@@ -657,8 +657,8 @@ impl Exec {
         Ok(())
     }
 
-    /// The job lease `k` runs as: its batch job if queued as one, the on-demand job of
-    /// hybrid's protocol otherwise (one id per lease, above the batch jobs').
+    /// The job lease `k` runs as, queued as a batch job or under hybrid's protocol (one id
+    /// per lease, above the batch jobs').
     fn lease_job_id(&self, k: usize) -> JobId {
         self.state.holds.job_of(k)
     }

@@ -7,10 +7,10 @@ use cosched_hybrid::policy::Observation as HObs;
 
 use super::batch::lease_job;
 use super::{Ev, Exec, LeaseState, Protocol};
-use crate::driver::{Driver, Executor};
 use crate::nodes::NodeUse;
 use crate::on_demand::{OnDemandCommand, OnDemandObservation, OnDemandPolicy};
 use crate::{SiteError, SiteState};
+use cosched_core::driver::{Driver, Executor};
 
 impl Exec {
     /// Lease `k` is requested: the observation for a policy of hybrid's protocol (none for
@@ -99,7 +99,11 @@ impl Exec {
     /// Lease `k`'s window closed: withdrawn if it has not started (what was gathered for it
     /// goes back; dequeued if queued as a batch job). Its job, if a policy of hybrid's
     /// protocol held it waiting.
-    pub(super) fn lease_deadline(&mut self, now: Time, k: usize) -> Result<Option<JobId>, SiteError> {
+    pub(super) fn lease_deadline(
+        &mut self,
+        now: Time,
+        k: usize,
+    ) -> Result<Option<JobId>, SiteError> {
         match self.lease_state[k] {
             LeaseState::Waiting => {
                 self.lease_state[k] = LeaseState::Rejected;
@@ -119,7 +123,12 @@ impl Exec {
     }
 
     /// Starts lease `k` now on `nodes`, each in the reserve.
-    pub(super) fn grant(&mut self, now: Time, k: usize, nodes: Vec<NodeId>) -> Result<(), SiteError> {
+    pub(super) fn grant(
+        &mut self,
+        now: Time,
+        k: usize,
+        nodes: Vec<NodeId>,
+    ) -> Result<(), SiteError> {
         let lease = *self.lease(k);
         if self.lease_state[k] != LeaseState::Waiting {
             return Err(SiteError::LeaseNotWaiting(lease.id));
@@ -172,7 +181,11 @@ impl Exec {
     }
 
     /// Carries out the site protocol's commands, in order.
-    fn apply_on_demand(&mut self, now: Time, commands: &[OnDemandCommand]) -> Result<(), SiteError> {
+    fn apply_on_demand(
+        &mut self,
+        now: Time,
+        commands: &[OnDemandCommand],
+    ) -> Result<(), SiteError> {
         for c in commands {
             match c {
                 &OnDemandCommand::Reclaim(n) => self.reclaim(now, n)?,

@@ -10,11 +10,11 @@ use cosched_classad::ClassAd;
 use cosched_core::{Duration, NodeId, Time};
 
 use super::{Ev, Exec, WAITING_ADS};
-use crate::driver::{Driver, Executor};
 use crate::nodes::NodeUse;
 use crate::scavenging::{PoolCycle, ScavengingCommand, ScavengingPolicy};
 use crate::workload::Task;
 use crate::{SiteError, SiteState};
+use cosched_core::driver::{Driver, Executor};
 
 /// Where a task runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +141,10 @@ impl Exec {
     /// checkpoint is lost) or its cloud node stopped (checkpointed, nothing lost); requeued.
     pub(super) fn evict(&mut self, now: Time, task: u64, owner: bool) -> Result<(), SiteError> {
         let pool = &mut self.pool;
-        let Some(t) = usize::try_from(task).ok().and_then(|i| pool.tasks.get_mut(i)) else {
+        let Some(t) = usize::try_from(task)
+            .ok()
+            .and_then(|i| pool.tasks.get_mut(i))
+        else {
             return Ok(());
         };
         let Some((slot, start, speed)) = t.run.take() else {

@@ -1,7 +1,7 @@
 //! The view lent to every role's policy: nodes, the batch cluster, the running jobs, the
 //! leases, the scavenging queue's head, and what hybrid's protocol holds on reserve nodes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use cosched_batch::{BatchCluster, BatchJob, RunToken};
@@ -34,6 +34,9 @@ pub(super) struct Holds {
     pub(super) reserved: BTreeMap<NodeId, JobId>,
     /// How many nodes each job's reservation holds idle.
     pub(super) reserved_count: BTreeMap<JobId, usize>,
+    /// Each reservation's nodes, idle or lent to its guests: a guest is one while its
+    /// reservation holds nodes (hybrid's policy releases them all when it lapses).
+    pub(super) members: BTreeMap<JobId, BTreeSet<NodeId>>,
     /// Nodes handed to each lease not started (hybrid's `Assign`), by lease.
     pub(super) gathered: BTreeMap<usize, Vec<NodeId>>,
     /// Each lease's nodes while it runs on reserve nodes, by lease.
@@ -115,7 +118,7 @@ impl SiteState {
     pub(super) fn pick_idle(&self, count: usize) -> Vec<NodeId> {
         let mut pick: Vec<NodeId> = self.nodes.unlent_recent_first().take(count).collect();
         if pick.len() < count {
-            let taken: std::collections::BTreeSet<NodeId> = pick.iter().copied().collect();
+            let taken: BTreeSet<NodeId> = pick.iter().copied().collect();
             pick.extend(
                 self.nodes
                     .idle_recent_first()
@@ -139,7 +142,9 @@ impl SiteState {
     /// The job id lease `id` has under hybrid's protocol (its notices, arrival and commands
     /// name it so), if the site has the lease.
     pub fn lease_job(&self, id: LeaseId) -> Option<JobId> {
-        let k = usize::try_from(id.0).ok().filter(|&k| k < self.leases.len())?;
+        let k = usize::try_from(id.0)
+            .ok()
+            .filter(|&k| k < self.leases.len())?;
         Some(self.holds.job_of(k))
     }
 
