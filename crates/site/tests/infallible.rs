@@ -10,14 +10,16 @@ use cosched_balancer::policy::{Command as BCommand, Observation as BObs, RmNode}
 use cosched_batch::{BatchCluster, BatchCommand, BatchError, Pass, SchedulingPass};
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, Lease, LeaseEnd, LeaseId, LeaseKind, RigidJob, Time};
-use cosched_hybrid::policy::{BatchPass, Command as HCommand, Observation as HObs, PlatformView};
 use cosched_hybrid::workload::HybridJob;
 use cosched_site::scenario::Configuration;
 use cosched_site::{
-    BalancerRole, BatchRole, HarvestAll, HtcPool, OnDemandCommand, OnDemandObservation,
-    OnDemandRole, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand, Site, SiteConfig,
-    SiteError, SiteReport, SiteState, SiteWorkload, Task,
+    BalancerRole, BatchRole, HarvestAll, HtcPool, OnDemandRole, PoolCycle, QueueAsBatch,
+    RoleParams, Roles, ScavengingCommand, Site, SiteConfig, SiteError, SiteReport, SiteState,
+    SiteWorkload, Task,
 };
+
+mod common;
+use common::{IdleOrQueue, IdleOrRefuse};
 
 /// Batch: first come, first served while the queue's head fits.
 struct Fifo;
@@ -45,36 +47,6 @@ impl Policy for Fifo {
     }
 }
 
-/// The site's on-demand protocol: grant from idle nodes, else refuse.
-struct IdleOrRefuse;
-
-impl Policy for IdleOrRefuse {
-    type Observation = OnDemandObservation;
-    type Command = OnDemandCommand;
-    type View = SiteState;
-    type Error = Infallible;
-
-    fn observe(
-        &mut self,
-        _: Time,
-        obs: &OnDemandObservation,
-        view: &SiteState,
-        out: &mut Vec<OnDemandCommand>,
-    ) -> Result<(), Infallible> {
-        match obs {
-            OnDemandObservation::Request(l) if view.batch_idle_count() >= l.nodes as usize => {
-                out.push(OnDemandCommand::GrantIdle { lease: l.id })
-            }
-            OnDemandObservation::Request(l) => out.push(OnDemandCommand::Reject { lease: l.id }),
-            OnDemandObservation::Ended { nodes, .. } => {
-                out.extend(nodes.iter().map(|&n| OnDemandCommand::Restore(n)))
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-}
-
 /// The Balancer's protocol: refuse every request.
 struct RefuseAll;
 
@@ -93,45 +65,6 @@ impl Policy for RefuseAll {
     ) -> Result<(), Infallible> {
         if let BObs::Request { request, .. } = *obs {
             out.push(BCommand::Reject { request });
-        }
-        Ok(())
-    }
-}
-
-/// Hybrid's protocol: start on idle nodes or queue as a batch job; one pass per instant.
-#[derive(Default)]
-struct IdleOrQueue {
-    passed: bool,
-}
-
-impl Policy for IdleOrQueue {
-    type Observation = HObs;
-    type Command = HCommand;
-    type View = dyn PlatformView;
-    type Error = Infallible;
-
-    fn observe(
-        &mut self,
-        _: Time,
-        obs: &HObs,
-        view: &Self::View,
-        out: &mut Vec<HCommand>,
-    ) -> Result<(), Infallible> {
-        match *obs {
-            HObs::Arrival { job, size } if view.idle_count() >= size => {
-                out.push(HCommand::AssignIdle { job, count: size });
-                out.push(HCommand::StartOnDemand { job });
-            }
-            HObs::Arrival { job, .. } => out.push(HCommand::Submit { job }),
-            HObs::Settle => {
-                self.passed = !self.passed;
-                if self.passed {
-                    out.push(HCommand::Schedule(BatchPass::Site {
-                        resize_malleable: false,
-                    }));
-                }
-            }
-            _ => {}
         }
         Ok(())
     }

@@ -10,17 +10,20 @@ use cosched_core::policy::Policy;
 use cosched_core::{
     Duration, JobId, Lease, LeaseEnd, LeaseId, LeaseKind, MalleableJob, RigidJob, Time,
 };
-use cosched_hybrid::policy::{BatchPass, Command as HCommand, Observation as HObs, PlatformView};
+use cosched_hybrid::policy::{Command as HCommand, Observation as HObs, PlatformView};
 use cosched_hybrid::workload::HybridJob;
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{Composite, HybridError, HybridPolicy, MechanismKind, NoticeStrategy};
 use cosched_site::workload::draw_notices;
 use cosched_site::{
-    BalancerRole, Configuration, HarvestAll, HtcPool, Inputs, OnDemandCommand, OnDemandObservation,
-    OnDemandRole, PoolCycle, QueueAsBatch, RoleParams, Roles, ScavengingCommand, ScavengingPolicy,
-    Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Task,
+    BalancerRole, Configuration, HarvestAll, HtcPool, Inputs, OnDemandRole, PoolCycle,
+    QueueAsBatch, RoleParams, Roles, ScavengingCommand, ScavengingPolicy, Site, SiteConfig,
+    SiteError, SiteReport, SiteState, SiteWorkload, Task,
 };
 use proptest::prelude::*;
+
+mod common;
+use common::{IdleOrQueue, IdleOrRefuse};
 use std::sync::{Arc, Mutex};
 
 /// A downstream batch policy: smallest job first, while they fit.
@@ -53,36 +56,6 @@ impl Policy for SmallestFirst {
             }
         }
         pass.finish()
-    }
-}
-
-/// A downstream on-demand policy: grant from idle nodes at once, else refuse.
-struct IdleOrNothing;
-
-impl Policy for IdleOrNothing {
-    type Observation = OnDemandObservation;
-    type Command = OnDemandCommand;
-    type View = SiteState;
-    type Error = SiteError;
-
-    fn observe(
-        &mut self,
-        _: Time,
-        obs: &OnDemandObservation,
-        view: &SiteState,
-        out: &mut Vec<OnDemandCommand>,
-    ) -> Result<(), SiteError> {
-        match obs {
-            OnDemandObservation::Request(l) if view.batch_idle_count() >= l.nodes as usize => {
-                out.push(OnDemandCommand::GrantIdle { lease: l.id })
-            }
-            OnDemandObservation::Request(l) => out.push(OnDemandCommand::Reject { lease: l.id }),
-            OnDemandObservation::Ended { nodes, .. } => {
-                out.extend(nodes.iter().map(|&n| OnDemandCommand::Restore(n)))
-            }
-            _ => {}
-        }
-        Ok(())
     }
 }
 
@@ -119,46 +92,6 @@ impl Policy for LendHalf {
             out.push(ScavengingCommand::RecallNode(cosched_core::NodeId(
                 i as u32,
             )));
-        }
-        Ok(())
-    }
-}
-
-/// A downstream policy of hybrid's protocol, which never fails: an arrival starts on idle
-/// nodes if there are enough, else queues as a batch job; one batch pass per instant.
-#[derive(Default)]
-struct IdleOrQueue {
-    passed: bool,
-}
-
-impl Policy for IdleOrQueue {
-    type Observation = HObs;
-    type Command = HCommand;
-    type View = dyn PlatformView;
-    type Error = std::convert::Infallible;
-
-    fn observe(
-        &mut self,
-        _: Time,
-        obs: &HObs,
-        view: &dyn PlatformView,
-        out: &mut Vec<HCommand>,
-    ) -> Result<(), Self::Error> {
-        match *obs {
-            HObs::Arrival { job, size } if view.idle_count() >= size => {
-                out.push(HCommand::AssignIdle { job, count: size });
-                out.push(HCommand::StartOnDemand { job });
-            }
-            HObs::Arrival { job, .. } => out.push(HCommand::Submit { job }),
-            HObs::Settle => {
-                self.passed = !self.passed;
-                if self.passed {
-                    out.push(HCommand::Schedule(BatchPass::Site {
-                        resize_malleable: false,
-                    }));
-                }
-            }
-            _ => {}
         }
         Ok(())
     }
@@ -220,7 +153,7 @@ fn roles(b: BatchChoice, o: OnDemandChoice, s: ScavengingChoice) -> Roles {
         OnDemandChoice::Paa => hybrid(NoticeStrategy::N, MechanismKind::Paa),
         OnDemandChoice::Spaa => hybrid(NoticeStrategy::N, MechanismKind::Spaa),
         OnDemandChoice::Noticed(n, arrival) => hybrid(n, arrival),
-        OnDemandChoice::Downstream => OnDemandRole::site(IdleOrNothing),
+        OnDemandChoice::Downstream => OnDemandRole::site(IdleOrRefuse),
         OnDemandChoice::DownstreamHybrid => OnDemandRole::hybrid(IdleOrQueue::default()),
     };
     let scavenging: Option<Box<dyn ScavengingPolicy + Send>> = match s {

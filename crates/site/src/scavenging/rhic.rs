@@ -182,9 +182,31 @@ where
             .map_err(|e| SiteError::role("scavenging (RHIC protocol)", e))
     }
 
-    /// One cycle: the policy's observations, then its pool changes as site commands.
-    /// Returns how many nodes it lent.
-    fn cycle(
+    /// The prices the periods are billed at: the goal's, else the paper's.
+    fn cost(&self) -> CostModel {
+        match self.sizing.goal {
+            Goal::Cost(m) => m,
+            _ => CostModel::default(),
+        }
+    }
+
+    /// The power the periods are billed at: the goal's, else the paper's ARC node.
+    fn power(&self) -> PowerModel {
+        match self.sizing.goal {
+            Goal::Energy(p) => p,
+            _ => PowerModel::arc(),
+        }
+    }
+}
+
+impl<P> Sizer for RhicSizer<P>
+where
+    P: Policy<Observation = RObs, Command = RCommand, View = ()>,
+    P::Error: std::fmt::Display,
+{
+    /// One cycle: the policy's observations, then its pool changes as site commands. The
+    /// pool borrows only what the policy lent this cycle: returns how many nodes it lent.
+    fn size(
         &mut self,
         now: Time,
         cycle: &PoolCycle,
@@ -325,38 +347,5 @@ where
         let done = cycle.work_done_s + cycle.work_partial_s;
         self.last = Some((now, self.lent(), done, work));
         Ok(lent_now)
-    }
-
-    /// The prices the periods are billed at: the goal's, else the paper's.
-    fn cost(&self) -> CostModel {
-        match self.sizing.goal {
-            Goal::Cost(m) => m,
-            _ => CostModel::default(),
-        }
-    }
-
-    /// The power the periods are billed at: the goal's, else the paper's ARC node.
-    fn power(&self) -> PowerModel {
-        match self.sizing.goal {
-            Goal::Energy(p) => p,
-            _ => PowerModel::arc(),
-        }
-    }
-}
-
-impl<P> Sizer for RhicSizer<P>
-where
-    P: Policy<Observation = RObs, Command = RCommand, View = ()>,
-    P::Error: std::fmt::Display,
-{
-    /// Under RHIC the pool borrows only what the policy lent this cycle.
-    fn size(
-        &mut self,
-        now: Time,
-        cycle: &PoolCycle,
-        view: &SiteState,
-        out: &mut Vec<ScavengingCommand>,
-    ) -> Result<u32, SiteError> {
-        self.cycle(now, cycle, view, out)
     }
 }

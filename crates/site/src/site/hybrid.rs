@@ -21,7 +21,7 @@ use super::{Exec, LeaseState};
 use crate::nodes::NodeUse;
 use crate::on_demand::HybridRolePolicy;
 use crate::{SiteError, SiteState};
-use cosched_core::driver::{Driver, Executor};
+use cosched_core::driver::Driver;
 
 type HybridDriver = Driver<Box<dyn HybridRolePolicy + Send>>;
 
@@ -93,7 +93,7 @@ impl Exec {
 
     /// Carries out hybrid's commands, in order; the starts of its passes go back to the
     /// policy through `driver` as they happen.
-    fn apply_hybrid(
+    pub(super) fn apply_hybrid(
         &mut self,
         driver: &mut HybridDriver,
         now: Time,
@@ -296,24 +296,5 @@ impl Exec {
             driver.observe(now, &Observation::Started(info), self, &mut ())?;
         }
         Ok(())
-    }
-}
-
-impl Executor<Box<dyn HybridRolePolicy + Send>> for Exec {
-    type Context = ();
-    type Error = SiteError;
-
-    fn view(&mut self, _: Time) -> &(dyn PlatformView + 'static) {
-        &self.state
-    }
-
-    fn apply(
-        &mut self,
-        driver: &mut HybridDriver,
-        _: &mut (),
-        now: Time,
-        commands: &[Command],
-    ) -> Result<(), SiteError> {
-        self.apply_hybrid(driver, now, commands)
     }
 }

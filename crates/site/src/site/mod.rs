@@ -673,6 +673,39 @@ impl Exec {
     }
 }
 
+/// The executor of a role's boxed policy: it lends the policy the site's state as its view
+/// and carries out its commands with the role module's `$apply`.
+macro_rules! role_executor {
+    ($policy:ty, $view:ty, $apply:ident) => {
+        impl cosched_core::driver::Executor<Box<$policy>> for Exec {
+            type Context = ();
+            type Error = SiteError;
+
+            fn view(&mut self, _: Time) -> &$view {
+                &self.state
+            }
+
+            fn apply(
+                &mut self,
+                driver: &mut Driver<Box<$policy>>,
+                _: &mut (),
+                now: Time,
+                commands: &[<Box<$policy> as cosched_core::policy::Policy>::Command],
+            ) -> Result<(), SiteError> {
+                self.$apply(driver, now, commands)
+            }
+        }
+    };
+}
+
+role_executor!(dyn OnDemandPolicy + Send, SiteState, apply_on_demand);
+role_executor!(
+    dyn HybridRolePolicy + Send,
+    (dyn cosched_hybrid::PlatformView + 'static),
+    apply_hybrid
+);
+role_executor!(dyn ScavengingPolicy + Send, SiteState, apply_scavenging);
+
 fn pct(a: f64, b: f64) -> f64 {
     if b > 0.0 { 100.0 * a / b } else { 0.0 }
 }

@@ -7,10 +7,10 @@ use cosched_hybrid::policy::Observation as HObs;
 
 use super::batch::lease_job;
 use super::{Ev, Exec, LeaseState, Protocol};
+use crate::SiteError;
 use crate::nodes::NodeUse;
 use crate::on_demand::{OnDemandCommand, OnDemandObservation, OnDemandPolicy};
-use crate::{SiteError, SiteState};
-use cosched_core::driver::{Driver, Executor};
+use cosched_core::driver::Driver;
 
 impl Exec {
     /// Lease `k` is requested: the observation for a policy of hybrid's protocol (none for
@@ -181,8 +181,9 @@ impl Exec {
     }
 
     /// Carries out the site protocol's commands, in order.
-    fn apply_on_demand(
+    pub(super) fn apply_on_demand(
         &mut self,
+        _: &mut Driver<Box<dyn OnDemandPolicy + Send>>,
         now: Time,
         commands: &[OnDemandCommand],
     ) -> Result<(), SiteError> {
@@ -227,24 +228,5 @@ impl Exec {
             }
         }
         Ok(())
-    }
-}
-
-impl Executor<Box<dyn OnDemandPolicy + Send>> for Exec {
-    type Context = ();
-    type Error = SiteError;
-
-    fn view(&mut self, _: Time) -> &SiteState {
-        &self.state
-    }
-
-    fn apply(
-        &mut self,
-        _: &mut Driver<Box<dyn OnDemandPolicy + Send>>,
-        _: &mut (),
-        now: Time,
-        commands: &[OnDemandCommand],
-    ) -> Result<(), SiteError> {
-        self.apply_on_demand(now, commands)
     }
 }

@@ -10,11 +10,11 @@ use cosched_classad::ClassAd;
 use cosched_core::{Duration, NodeId, Time};
 
 use super::{Ev, Exec, WAITING_ADS};
+use crate::SiteError;
 use crate::nodes::NodeUse;
 use crate::scavenging::{PoolCycle, ScavengingCommand, ScavengingPolicy};
 use crate::workload::Task;
-use crate::{SiteError, SiteState};
-use cosched_core::driver::{Driver, Executor};
+use cosched_core::driver::Driver;
 
 /// Where a task runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -371,8 +371,9 @@ impl Exec {
     }
 
     /// Carries out the scavenging policy's commands, in order.
-    fn apply_scavenging(
+    pub(super) fn apply_scavenging(
         &mut self,
+        _: &mut Driver<Box<dyn ScavengingPolicy + Send>>,
         now: Time,
         commands: &[ScavengingCommand],
     ) -> Result<(), SiteError> {
@@ -463,24 +464,5 @@ impl Exec {
             self.evict(now, task, false)?;
         }
         Ok(())
-    }
-}
-
-impl Executor<Box<dyn ScavengingPolicy + Send>> for Exec {
-    type Context = ();
-    type Error = SiteError;
-
-    fn view(&mut self, _: Time) -> &SiteState {
-        &self.state
-    }
-
-    fn apply(
-        &mut self,
-        _: &mut Driver<Box<dyn ScavengingPolicy + Send>>,
-        _: &mut (),
-        now: Time,
-        commands: &[ScavengingCommand],
-    ) -> Result<(), SiteError> {
-        self.apply_scavenging(now, commands)
     }
 }
