@@ -92,7 +92,7 @@ proptest! {
         let config = HybridConfig::new(nodes).unwrap();
         let mut ran = 0;
         for configuration in scenario::configurations() {
-            match scenario::simulate_trace(&trace, &TypeParams::default(), seed, config, configuration) {
+            match scenario::simulate_trace(&trace, &TypeParams::default(), seed, config.clone(), configuration) {
                 Ok(report) => {
                     check(&report)?;
                     ran += 1;
