@@ -209,7 +209,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 let these: Vec<_> = runs
                     .iter()
                     .filter(|(c, _)| {
-                        c.config.profile == p
+                        c.job.profile == p
                             && c.config.goal == m.goal()
                             && strategies.contains(&c.approach)
                     })
@@ -245,7 +245,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 let over: Vec<f64> = runs
                     .iter()
                     .filter(|(c, _)| {
-                        c.config.profile == p
+                        c.job.profile == p
                             && c.config.goal == m.goal()
                             && matches!(c.approach, Approach::Fuzzy { step: q, .. } if q == step)
                     })
