@@ -134,7 +134,7 @@ impl JobOutcome {
 pub struct CloudNodeRecord {
     /// The node.
     pub node: NodeId,
-    /// Its instance type (index).
+    /// Its instance type, by index in [`SimOutcome::instance_types`].
     pub instance: usize,
     /// The start request (billing starts).
     pub requested: Time,

@@ -9,11 +9,20 @@ use cosched_albatross::policy::{
     Albatross, AlbatrossConfig, Capital, Command, Observation, Sizing, WaitingJobs,
 };
 use cosched_albatross::scenario;
-use cosched_albatross::sim::{SimConfig, SimError, simulate};
+use cosched_albatross::sim::{PoolSim, SimConfig, SimError};
 use cosched_albatross::workload::WorkloadModel;
 use cosched_core::policy::{Call, Policy, Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, SeedStreams, Time};
 use std::sync::Arc;
+
+/// The pool of `config` run with `policy` on `jobs`.
+fn simulate<P: cosched_albatross::policy::AlbatrossPolicy>(
+    config: &SimConfig,
+    jobs: &[cosched_albatross::workload::Job],
+    mut policy: P,
+) -> Result<cosched_albatross::report::SimOutcome, SimError<P::Error>> {
+    PoolSim::new(config.clone())?.run(&mut policy, jobs)
+}
 
 /// The queued jobs' ads as ClassAd text.
 fn snapshot(_: Call<&Observation>, waiting: &WaitingJobs) -> Option<serde_json::Value> {
@@ -124,8 +133,8 @@ fn a_downstream_policy_runs_in_the_simulator() {
     let mut config = SimConfig::paper();
     config.horizon = Time(30_000);
     let model = WorkloadModel::paper();
-    let ours = scenario::run(&config, &model, 1, QueueDepth { depth: 2 }).unwrap();
-    let base = scenario::run(&config, &model, 1, scenario::no_albatross()).unwrap();
+    let ours = scenario::run(&config, &model, 1, &mut QueueDepth { depth: 2 }).unwrap();
+    let base = scenario::run(&config, &model, 1, &mut scenario::no_albatross()).unwrap();
     assert!(ours.completed > base.completed);
     assert!(ours.cost_usd > 0.0 && base.cost_usd == 0.0);
     // The environment is the same whichever policy runs.

@@ -18,6 +18,7 @@
 use cosched_albatross::policy::{
     AlbatrossPolicy, CloudNodeView, Command as ACommand, Observation as AObs,
 };
+use cosched_albatross::pool::InstanceType;
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
 use cosched_rhic::policy::{
@@ -55,6 +56,8 @@ pub struct PoolCycle {
     /// Of `work_left_s`, what is done already: the unfinished tasks' checkpoints and the
     /// running ones' work since their last start (the pool's progress between completions).
     pub work_partial_s: f64,
+    /// The cloud's instance types, in the site's order (a cloud start's `instance`).
+    pub instance_types: Vec<InstanceType>,
 }
 
 /// What the scavenging role asks of the site, applied in order after the call.
@@ -516,6 +519,7 @@ where
             dispatched: cycle.dispatched,
             cloud_nodes: cycle.cloud_nodes.clone(),
             free_desktop_slots: (cycle.lent_free + borrowable) as usize,
+            instance_types: cycle.instance_types.clone(),
         };
         self.cloud
             .observe(now, &obs, view.waiting_ads(), &mut self.buf)
