@@ -370,7 +370,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let worst = near.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
         checks
             .check(
-                "check (ours, issue 13)",
+                "check (ours)",
                 format!(
                     "RHIC within a few percent (≤ 5 %) of the exhaustive best for {g}, every job"
                 ),

@@ -12,7 +12,7 @@
 //! - `conservative_replans_1024_units/lublin_5k`: 5,000 jobs on 1,024 units (seeds 2026 and
 //!   2027, as the EASY bench's trace).
 //!
-//! and the deep backlogs of issue 29 (`tests/shapes`), every job ending well before its
+//! and deep backlogs (`tests/shapes`), every job ending well before its
 //! estimate so that every completion replans:
 //!
 //! - `conservative_deep_backlog_64_units/full_width_early_20k`: 20,000 jobs of 64 units at

@@ -560,7 +560,7 @@ proptest! {
     }
 }
 
-/// Issue 29: a node count from user input is bounded before anything is sized by it.
+/// A node count from user input is bounded before anything is sized by it.
 #[test]
 fn a_huge_node_count_is_a_typed_error_before_any_allocation() {
     use cosched_hybrid::sim::MAX_NODES;
