@@ -659,7 +659,7 @@ pub enum ReplayError<E, VE> {
         source: VE,
     },
     /// The policy failed where the recorded one did not.
-    #[error("step {step} at t = {time}: the policy failed: {source}")]
+    #[error("step {step} at {time}: the policy failed: {source}")]
     Policy {
         /// The step.
         step: u64,
@@ -669,7 +669,7 @@ pub enum ReplayError<E, VE> {
         source: E,
     },
     /// The policy returned other commands than the recording.
-    #[error("step {step} at t = {time}: recorded {recorded}, replayed {replayed}")]
+    #[error("step {step} at {time}: recorded {recorded}, replayed {replayed}")]
     Diverged {
         /// The step.
         step: u64,

@@ -223,7 +223,7 @@ impl Assignment {
 pub enum PolicyError {
     /// The min-cost flow solver failed on the cycle's network (a solver defect: the network
     /// has unit capacities and costs in `0..=100`).
-    #[error("cycle at {now:?}: the min-cost flow solver failed: {source}")]
+    #[error("cycle at {now}: the min-cost flow solver failed: {source}")]
     Solver {
         /// The cycle.
         now: Time,
@@ -232,7 +232,7 @@ pub enum PolicyError {
     },
     /// The solver reported an unbounded flow on the cycle's network (a solver defect: every
     /// source arc has capacity 1).
-    #[error("cycle at {now:?}: the min-cost flow solver reported an unbounded flow")]
+    #[error("cycle at {now}: the min-cost flow solver reported an unbounded flow")]
     Unbounded {
         /// The cycle.
         now: Time,

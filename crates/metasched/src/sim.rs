@@ -30,7 +30,7 @@
 //! - Every job that starts at a site, history included, is reported to the policy
 //!   ([`GridObservation::JobStarted`], with its wait features at submission and its wait), so
 //!   a policy's learned wait model is warmed by the history before the measured jobs arrive.
-//! - The policy's timer ([`Policy::next_wake`]) is honoured: it is woken at that time and its
+//! - The policy's timer ([`next_wake`](cosched_core::policy::Policy::next_wake)) is honoured: it is woken at that time and its
 //!   commands applied like a cycle's.
 //! - **Data transfer (§5.8, Eq. 10)**, with a [`TransferModel`]: a migrated job's data moves
 //!   from its submission site while it queues at the execution site, so it starts at the later
