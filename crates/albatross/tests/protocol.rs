@@ -9,20 +9,15 @@ use cosched_albatross::policy::{
     Albatross, AlbatrossConfig, Capital, Command, Observation, Sizing, WaitingJobs,
 };
 use cosched_albatross::scenario;
-use cosched_albatross::sim::{PoolSim, SimConfig, SimError};
+use cosched_albatross::sim::{SimConfig, SimError};
 use cosched_albatross::workload::WorkloadModel;
 use cosched_core::policy::{Call, Policy, Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, SeedStreams, Time};
 use std::sync::Arc;
 
-/// The pool of `config` run with `policy` on `jobs`.
-fn simulate<P: cosched_albatross::policy::AlbatrossPolicy>(
-    config: &SimConfig,
-    jobs: &[cosched_albatross::workload::Job],
-    mut policy: P,
-) -> Result<cosched_albatross::report::SimOutcome, SimError<P::Error>> {
-    PoolSim::new(config.clone())?.run(&mut policy, jobs)
-}
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 /// The queued jobs' ads as ClassAd text.
 fn snapshot(_: Call<&Observation>, waiting: &WaitingJobs) -> Option<serde_json::Value> {

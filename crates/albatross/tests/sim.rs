@@ -11,19 +11,14 @@ use cosched_albatross::classad::{Value, match_ads};
 use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Sizing};
 use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::report::{MachineKind, RunEnd, SimOutcome};
-use cosched_albatross::sim::{PoolSim, SimConfig, SimError};
+use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::{Duration, SeedStreams, Time};
 use proptest::prelude::*;
 
-/// The pool of `config` run with `policy` on `jobs`.
-fn simulate<P: cosched_albatross::policy::AlbatrossPolicy>(
-    config: &SimConfig,
-    jobs: &[cosched_albatross::workload::Job],
-    mut policy: P,
-) -> Result<cosched_albatross::report::SimOutcome, SimError<P::Error>> {
-    PoolSim::new(config.clone())?.run(&mut policy, jobs)
-}
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 /// The Albatross policy configured by `config`.
 fn albatross(config: &AlbatrossConfig) -> Albatross {

@@ -363,34 +363,19 @@ fn a_live_recording_replays_identically_and_survives_a_serde_restart() {
     }
 }
 
-/// A policy that cannot fail (`Infallible`) runs in the engine as the Balancer does: it grants
-/// a request from the idle nodes at once (the engine drains them first) or rejects it.
+/// A policy that cannot fail (`Infallible`) runs in the engine as the Balancer does: this one
+/// refuses every request, and the engine answers the callers so and touches no node.
 #[test]
 fn an_infallible_policy_runs_in_the_engine() {
     use cosched_balancer::policy::{Command, Observation, Policy};
     use std::convert::Infallible;
 
-    /// Grants each request from the idle nodes at once, or rejects it.
-    #[derive(Clone, Default)]
-    struct IdleNow {
-        busy: Vec<bool>,
-        taken: Vec<bool>,
-    }
-    impl Policy for IdleNow {
+    struct Refuse;
+    impl Policy for Refuse {
         type Observation = Observation;
         type Command = Command;
         type View = [RmNode];
         type Error = Infallible;
-        fn start(
-            &mut self,
-            _: Time,
-            view: &[RmNode],
-            _: &mut Vec<Command>,
-        ) -> Result<(), Infallible> {
-            self.busy = view.iter().map(|n| n.state == BatchBusy).collect();
-            self.taken = vec![false; view.len()];
-            Ok(())
-        }
         fn observe(
             &mut self,
             _: Time,
@@ -398,46 +383,16 @@ fn an_infallible_policy_runs_in_the_engine() {
             _: &[RmNode],
             out: &mut Vec<Command>,
         ) -> Result<(), Infallible> {
-            match obs {
-                Observation::Request { request, nodes, .. } => {
-                    let free: Vec<NodeId> = (0..self.busy.len())
-                        .filter(|&i| !self.busy[i] && !self.taken[i])
-                        .take(*nodes as usize)
-                        .map(|i| NodeId(i as u32))
-                        .collect();
-                    if free.len() < *nodes as usize {
-                        out.push(Command::Reject { request: *request });
-                        return Ok(());
-                    }
-                    for &n in &free {
-                        self.taken[n.index()] = true;
-                        out.push(Command::Reclaim(n));
-                    }
-                    out.push(Command::Grant {
-                        request: *request,
-                        nodes: free,
-                    });
-                }
-                Observation::JobStarting { nodes } => {
-                    nodes.iter().for_each(|n| self.busy[n.index()] = true)
-                }
-                Observation::JobEnded { nodes } => {
-                    nodes.iter().for_each(|n| self.busy[n.index()] = false)
-                }
-                _ => {}
+            if let Observation::Request { request, .. } = *obs {
+                out.push(Command::Reject { request });
             }
             Ok(())
         }
     }
 
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchIdle]);
-    let mut e = Engine::start(Time(0), IdleNow::default(), cluster).unwrap();
-    let first = e.request(Time(1), 2, None).unwrap();
-    let second = e.request(Time(2), 1, None).unwrap();
-    let answers = e.take_answers();
-    assert!(
-        matches!(&answers[..], [Answer::Granted { request, nodes }, Answer::Rejected { request: r }]
-            if *request == first && nodes.len() == 2 && *r == second),
-        "{answers:?}"
-    );
+    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let mut e = Engine::start(Time(0), Refuse, cluster.clone()).unwrap();
+    let request = e.request(Time(1), 1, None).unwrap();
+    assert_eq!(e.take_answers(), [Answer::Rejected { request }]);
+    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchBusy));
 }

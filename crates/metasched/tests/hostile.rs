@@ -5,21 +5,13 @@ use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{Mcmf, PredictedWaits, PriceModel, SubmissionSite};
 use cosched_metasched::scenario::BuiltinPolicy;
-use cosched_metasched::sim::{
-    DataSize, GridPolicy, GridSim, SimConfig, SimError, SimOutcome, TransferModel,
-};
+use cosched_metasched::sim::{DataSize, SimConfig, SimError, TransferModel};
 use cosched_metasched::site::{MAX_WALLTIME, Site, SiteSpec, try_energy_cost_usd};
 use cosched_metasched::workload::TraceJob;
 
-/// The grid simulator on `sites` under `config`, run with `policy` on `jobs`.
-fn simulate<P: GridPolicy + ?Sized>(
-    sites: &[Site],
-    policy: &mut P,
-    jobs: &[TraceJob],
-    config: &SimConfig,
-) -> Result<SimOutcome, SimError<P::Error>> {
-    GridSim::new(sites.to_vec(), *config)?.run(policy, jobs)
-}
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 fn site(name: &str, prices: Vec<f64>) -> Result<Site, cosched_core::ParamError> {
     SiteSpec {

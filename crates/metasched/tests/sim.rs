@@ -12,7 +12,7 @@ use cosched_metasched::policy::{
 };
 use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{
-    DataSize, GridPolicy, GridSim, PowerModel, SimConfig, SimError, SimOutcome, TransferModel,
+    DataSize, GridSim, PowerModel, SimConfig, SimError, SimOutcome, TransferModel,
 };
 use cosched_metasched::site::{Site, SiteSpec};
 use cosched_metasched::wait::{ClusteredWaitConfig, WaitFeatures};
@@ -22,15 +22,9 @@ use cosched_metasched::workload::{
 use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
 
-/// The grid simulator on `sites` under `config`, run with `policy` on `jobs`.
-fn simulate<P: GridPolicy + ?Sized>(
-    sites: &[Site],
-    policy: &mut P,
-    jobs: &[TraceJob],
-    config: &SimConfig,
-) -> Result<SimOutcome, SimError<P::Error>> {
-    GridSim::new(sites.to_vec(), *config)?.run(policy, jobs)
-}
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 #[path = "support/shared.rs"]
 mod shared;
