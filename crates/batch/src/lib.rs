@@ -34,6 +34,7 @@
 //! ```
 
 pub mod cluster;
+pub mod conservative;
 mod error;
 pub mod pass;
 mod profile;
@@ -46,7 +47,8 @@ pub use cluster::{
     BatchCluster, BatchJob, ClusterSnapshot, OfflineOutcome, QueuedJob, Resume, RunToken, Shadow,
     SizeRange, Started, Submitted, admit,
 };
+pub use conservative::{Bounds, Conservative};
 pub use error::{BatchError, RecordFailure};
 pub use pass::{BatchCommand, BatchPolicy, Pass, SchedulingPass};
-pub use scheduler::{Bounds, Conservative, Easy, Fcfs, HeadReservation};
+pub use scheduler::{Easy, Fcfs, HeadReservation};
 pub use sim::{BatchSim, SimOutcome, SimStats};
