@@ -33,9 +33,11 @@
 //! assert_eq!(out.report.last_end_s, 201);
 //! ```
 
+pub mod catalogue;
 pub mod cluster;
 pub mod conservative;
 mod error;
+pub mod order;
 pub mod pass;
 mod profile;
 mod queue;
