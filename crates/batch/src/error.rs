@@ -75,6 +75,9 @@ pub enum BatchError {
     /// The event engine refused an event (a time before the clock, or past i64).
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// A policy's queue order could not rank a job (an expression that gives no number).
+    #[error(transparent)]
+    Order(#[from] crate::order::OrderError),
     /// A policy run under a [`Recorder`](cosched_core::policy::Recorder) could not record a call.
     #[error("recording step {step}: {failure}")]
     Recording {
