@@ -123,8 +123,11 @@ fn bad_input_gives_one_clear_line() {
     let zero = simulate_error(&tiny_trace(), "easy", &["--capacity", "0"], 1);
     assert!(zero.contains("capacity"), "{zero}");
 
-    let policy = simulate_error(&tiny_trace(), "sjf", &[], 2);
-    assert!(policy.contains("sjf"), "{policy}");
+    let policy = simulate_error(&tiny_trace(), "lottery", &[], 2);
+    assert!(
+        policy.contains("lottery") && policy.contains("wfp3"),
+        "{policy}"
+    );
 
     let no_max_procs = dir.path().join("nomax.swf");
     std::fs::write(
