@@ -7,7 +7,7 @@
 //! A second group replays a real one-week LCRC trace (the busiest sample week, 15,643 jobs,
 //! offered load ≈ 0.75 of 372 nodes) beside the same ρ ≈ 0.3 of leases over that week, when
 //! the development data are present (`/work/shared/data/balancer/lcrc/2014-06-01.csv`;
-//! skipped otherwise): the one-week, 372-node scale with real job sizes.
+//! skipped otherwise): the paper's one-week, 372-node scale with real job sizes.
 //!
 //! `cargo bench -p cosched-balancer` reports the time of one whole simulation.
 

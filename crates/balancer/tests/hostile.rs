@@ -233,7 +233,7 @@ fn a_sampled_walltime_of_i64_max_preloads_cleanly() {
     );
 }
 
-/// Issue 29: a million-node cluster (`balancer_table1 --nodes 1000000`) with a few jobs and
+/// A million-node cluster (`balancer_table1 --nodes 1000000`) with a few jobs and
 /// leases: each event's work follows the nodes it touches, not the cluster (before, every
 /// event scanned every node's slot several times: over 60 s).
 #[test]

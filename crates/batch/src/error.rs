@@ -98,6 +98,9 @@ pub enum BatchError {
         /// The calls made.
         rounds: u32,
     },
+    /// A policy's queue order could not rank a job (an expression that gives no number).
+    #[error(transparent)]
+    Order(#[from] crate::order::OrderError),
     /// A policy run under a [`Recorder`](cosched_core::policy::Recorder) could not record a call.
     #[error("recording step {step}: {failure}")]
     Recording {

@@ -1,4 +1,4 @@
-//! Issue 29: conservative backfilling on a deep backlog whose jobs all end early. Each early
+//! Conservative backfilling on a deep backlog whose jobs all end early. Each early
 //! end makes the pass plan again, and an exact plan of the whole queue per completion took
 //! over 60 s (20,000 staggered jobs, about 8,000 queued) and 106 s (20,000 full-width jobs).
 //! The pass now plans only the queue prefix up to the last job that could start now (the rest

@@ -1,5 +1,5 @@
 //! Cost of the per-job CSV (Batsim's `_jobs.csv`, `allocated_resources` in interval-set
-//! notation) on the large trace: 312,000 Lublin–Feitelson jobs with Tsafrir estimates
+//! notation) on a large trace: 312,000 Lublin–Feitelson jobs with Tsafrir estimates
 //! on 93,312 units at offered load 0.9, scheduled by EASY.
 //!
 //! `cargo bench -p cosched-cli --bench jobs_csv` measures, in the CPU time of the benchmarking

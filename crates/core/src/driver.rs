@@ -136,7 +136,7 @@ impl fmt::Display for CallKind {
 }
 
 /// Why a call through the [`Driver`] failed; `E` is the policy's error.
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum CallError<E> {
     /// The policy returned an error (none of the call's commands was applied).
     #[error("the policy failed in `{call}` at {time}: {source}")]

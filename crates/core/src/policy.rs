@@ -261,19 +261,19 @@ impl<P, E> ErrInto<P, E> {
     }
 }
 
-macro_rules! adapt_errors {
-    () => {
-        type Observation = P::Observation;
-        type Command = P::Command;
-        type View = P::View;
-
+/// The methods of a policy that delegates every call to `$inner` (an expression of `$s`, the
+/// delegating policy), its errors converted by `$convert` (of `$e`, the inner error).
+macro_rules! delegate_policy {
+    ($s:ident => $inner:expr, $e:ident => $convert:expr) => {
         fn start(
             &mut self,
             now: Time,
             view: &Self::View,
             out: &mut Vec<Self::Command>,
         ) -> Result<(), Self::Error> {
-            self.policy.start(now, view, out).map_err(self.convert())
+            let $s = self;
+            let called = $inner.start(now, view, out);
+            called.map_err(|$e| $convert)
         }
 
         fn observe(
@@ -283,9 +283,9 @@ macro_rules! adapt_errors {
             view: &Self::View,
             out: &mut Vec<Self::Command>,
         ) -> Result<(), Self::Error> {
-            self.policy
-                .observe(now, observation, view, out)
-                .map_err(self.convert())
+            let $s = self;
+            let called = $inner.observe(now, observation, view, out);
+            called.map_err(|$e| $convert)
         }
 
         fn wake(
@@ -294,11 +294,14 @@ macro_rules! adapt_errors {
             view: &Self::View,
             out: &mut Vec<Self::Command>,
         ) -> Result<(), Self::Error> {
-            self.policy.wake(now, view, out).map_err(self.convert())
+            let $s = self;
+            let called = $inner.wake(now, view, out);
+            called.map_err(|$e| $convert)
         }
 
         fn next_wake(&self) -> Option<Time> {
-            self.policy.next_wake()
+            let $s = self;
+            $inner.next_wake()
         }
     };
 }
@@ -308,14 +311,11 @@ where
     P: Policy,
     F: FnMut(P::Error) -> E,
 {
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
     type Error = E;
-    adapt_errors!();
-}
-
-impl<P: Policy, F: FnMut(P::Error) -> E, E> MapErr<P, F> {
-    fn convert(&mut self) -> &mut F {
-        &mut self.f
-    }
+    delegate_policy!(s => s.policy, e => (s.f)(e));
 }
 
 impl<P, E> Policy for ErrInto<P, E>
@@ -323,63 +323,27 @@ where
     P: Policy,
     P::Error: Into<E>,
 {
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
     type Error = E;
-    adapt_errors!();
-}
-
-impl<P: Policy<Error: Into<E>>, E> ErrInto<P, E> {
-    fn convert(&self) -> fn(P::Error) -> E {
-        Into::into
-    }
-}
-
-macro_rules! forward_policy {
-    ($ty:ty) => {
-        type Observation = P::Observation;
-        type Command = P::Command;
-        type View = P::View;
-        type Error = P::Error;
-
-        fn start(
-            &mut self,
-            now: Time,
-            view: &Self::View,
-            out: &mut Vec<Self::Command>,
-        ) -> Result<(), Self::Error> {
-            (**self).start(now, view, out)
-        }
-
-        fn observe(
-            &mut self,
-            now: Time,
-            observation: &Self::Observation,
-            view: &Self::View,
-            out: &mut Vec<Self::Command>,
-        ) -> Result<(), Self::Error> {
-            (**self).observe(now, observation, view, out)
-        }
-
-        fn wake(
-            &mut self,
-            now: Time,
-            view: &Self::View,
-            out: &mut Vec<Self::Command>,
-        ) -> Result<(), Self::Error> {
-            (**self).wake(now, view, out)
-        }
-
-        fn next_wake(&self) -> Option<Time> {
-            (**self).next_wake()
-        }
-    };
+    delegate_policy!(s => s.policy, e => e.into());
 }
 
 impl<P: Policy + ?Sized> Policy for Box<P> {
-    forward_policy!(Box<P>);
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
+    type Error = P::Error;
+    delegate_policy!(s => (**s), e => e);
 }
 
 impl<P: Policy + ?Sized> Policy for &mut P {
-    forward_policy!(&mut P);
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
+    type Error = P::Error;
+    delegate_policy!(s => (**s), e => e);
 }
 
 /// Calls [`Policy::wake`] once if the policy's wake time is at or before `now`; returns
@@ -659,7 +623,7 @@ pub enum ReplayError<E, VE> {
         source: VE,
     },
     /// The policy failed where the recorded one did not.
-    #[error("step {step} at t = {time}: the policy failed: {source}")]
+    #[error("step {step} at {time}: the policy failed: {source}")]
     Policy {
         /// The step.
         step: u64,
@@ -669,7 +633,7 @@ pub enum ReplayError<E, VE> {
         source: E,
     },
     /// The policy returned other commands than the recording.
-    #[error("step {step} at t = {time}: recorded {recorded}, replayed {replayed}")]
+    #[error("step {step} at {time}: recorded {recorded}, replayed {replayed}")]
     Diverged {
         /// The step.
         step: u64,

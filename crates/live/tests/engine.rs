@@ -362,3 +362,37 @@ fn a_live_recording_replays_identically_and_survives_a_serde_restart() {
         replay_step(&mut policy, step, view, &mut out).unwrap();
     }
 }
+
+/// A policy that cannot fail (`Infallible`) runs in the engine as the Balancer does: this one
+/// refuses every request, and the engine answers the callers so and touches no node.
+#[test]
+fn an_infallible_policy_runs_in_the_engine() {
+    use cosched_balancer::policy::{Command, Observation, Policy};
+    use std::convert::Infallible;
+
+    struct Refuse;
+    impl Policy for Refuse {
+        type Observation = Observation;
+        type Command = Command;
+        type View = [RmNode];
+        type Error = Infallible;
+        fn observe(
+            &mut self,
+            _: Time,
+            obs: &Observation,
+            _: &[RmNode],
+            out: &mut Vec<Command>,
+        ) -> Result<(), Infallible> {
+            if let Observation::Request { request, .. } = *obs {
+                out.push(Command::Reject { request });
+            }
+            Ok(())
+        }
+    }
+
+    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let mut e = Engine::start(Time(0), Refuse, cluster.clone()).unwrap();
+    let request = e.request(Time(1), 1, None).unwrap();
+    assert_eq!(e.take_answers(), [Answer::Rejected { request }]);
+    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchBusy));
+}

@@ -199,7 +199,7 @@ fn a_balancer_protocol_policy_that_cannot_fail_runs_in_the_balancer_role() {
 
 #[test]
 fn a_hybrid_protocol_policy_that_cannot_fail_runs() {
-    let r = run(roles(OnDemandRole::hybrid(IdleOrQueue::default())));
+    let r = run(roles(OnDemandRole::hybrid(IdleOrQueue)));
     assert_eq!((r.leases.requested, r.batch_completed), (3, 2));
     assert!(r.leases.completed > 0);
 }

@@ -154,7 +154,7 @@ fn roles(b: BatchChoice, o: OnDemandChoice, s: ScavengingChoice) -> Roles {
         OnDemandChoice::Spaa => hybrid(NoticeStrategy::N, MechanismKind::Spaa),
         OnDemandChoice::Noticed(n, arrival) => hybrid(n, arrival),
         OnDemandChoice::Downstream => OnDemandRole::site(IdleOrRefuse),
-        OnDemandChoice::DownstreamHybrid => OnDemandRole::hybrid(IdleOrQueue::default()),
+        OnDemandChoice::DownstreamHybrid => OnDemandRole::hybrid(IdleOrQueue),
     };
     let scavenging: Option<Box<dyn ScavengingPolicy + Send>> = match s {
         ScavengingChoice::None => None,

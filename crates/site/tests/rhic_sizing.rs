@@ -397,7 +397,7 @@ impl Policy for HalfTheCandidates {
                 self.candidates.remove(&node);
                 self.joined.remove(&node);
             }
-            RObs::Progress(_) => {
+            RObs::Progress { .. } => {
                 let want: Vec<_> = self.candidates.iter().step_by(2).copied().collect();
                 for &node in &want {
                     if self.joined.insert(node) {

@@ -17,6 +17,7 @@
 //! budget, or [`cosched_albatross::policy::NoScaling`]).
 
 use cosched_albatross::policy::CloudNodeView;
+use cosched_albatross::pool::InstanceType;
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId};
 use serde::{Deserialize, Serialize};
@@ -55,6 +56,8 @@ pub struct PoolCycle {
     /// Of `work_left_s`, what is done already: the unfinished tasks' checkpoints and the
     /// running ones' work since their last start (the pool's progress between completions).
     pub work_partial_s: f64,
+    /// The cloud's instance types, in the site's order (a cloud start's `instance`).
+    pub instance_types: Vec<InstanceType>,
 }
 
 /// What the scavenging role asks of the site, applied in order after the call.

@@ -116,6 +116,7 @@ where
             dispatched: cycle.dispatched,
             cloud_nodes: cycle.cloud_nodes.clone(),
             free_desktop_slots: (cycle.lent_free + borrowable) as usize,
+            instance_types: cycle.instance_types.clone(),
         };
         self.cloud
             .observe(now, &obs, view.waiting_ads(), &mut self.buf)

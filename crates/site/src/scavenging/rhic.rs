@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
-use cosched_rhic::policy::{Command as RCommand, Observation as RObs, PeriodReport, ProfileReport};
+use cosched_rhic::policy::{
+    Command as RCommand, Observation as RObs, PeriodReport, ProfileReport, ProgressPoint,
+};
 use cosched_rhic::{CostModel, Goal, PowerModel, Progress, Rhic, RhicConfig};
 use serde::{Deserialize, Serialize};
 
@@ -101,6 +103,9 @@ pub struct RhicSizer<P = Rhic> {
     /// Seconds with work outstanding since the start, and the CPU consumed over them.
     busy_s: i64,
     cpu_s: f64,
+    /// The last report RHIC took as a period end (one per its interval).
+    #[serde(default)]
+    period_end: Option<Time>,
     #[serde(skip)]
     buf: Vec<RCommand>,
 }
@@ -149,6 +154,7 @@ where
             last: None,
             busy_s: 0,
             cpu_s: 0.0,
+            period_end: None,
             buf: Vec::new(),
         })
     }
@@ -174,7 +180,7 @@ where
         if let (RObs::Left(n), Some(asked)) = (obs, self.asked.as_mut()) {
             asked.remove(n);
         }
-        if let RObs::Progress(_) = obs {
+        if let RObs::Progress { .. } = obs {
             self.asked.get_or_insert_with(BTreeSet::new);
         }
         self.policy
@@ -258,6 +264,7 @@ where
             // One slot per node: a whole node, one unit of memory for one unit per slot.
             let reading = RObs::Node {
                 node,
+                cores: 1.0,
                 foreground_cpu: 0.0,
                 free_memory_mb: 1,
             };
@@ -318,7 +325,18 @@ where
                 Duration(self.busy_s),
                 cpu,
             )?;
-            self.feed(now, &RObs::Progress(progress))?;
+            // A period end once per RHIC's interval; the cycles between report in between.
+            let interval = self.sizing.interval;
+            let point = if self
+                .period_end
+                .is_none_or(|t| now >= t.saturating_add(interval))
+            {
+                self.period_end = Some(now);
+                ProgressPoint::PeriodEnd
+            } else {
+                ProgressPoint::BetweenPeriods
+            };
+            self.feed(now, &RObs::Progress { progress, point })?;
         }
         for c in self.buf.drain(..) {
             if let Some(asked) = self.asked.as_mut() {

@@ -552,7 +552,12 @@ impl Site {
             OnDemandDriver::Hybrid(d) => {
                 self.x.od_called |= d.wake_due(now, &mut self.x, &mut ())? > 0;
                 if self.x.batch_dirty || self.x.od_called {
-                    d.observe_until_quiet(now, |_| HObs::Settle, &mut self.x, &mut ())?;
+                    d.observe_until_quiet(
+                        now,
+                        |round| HObs::Settle { round },
+                        &mut self.x,
+                        &mut (),
+                    )?;
                 }
                 self.x.od_called = false;
             }

@@ -296,6 +296,7 @@ impl Exec {
         let nodes = &self.state.nodes;
         let lent = nodes.idle_count().saturating_sub(nodes.unlent_count());
         Ok(Some(PoolCycle {
+            instance_types: self.config.instance_types.clone(),
             dispatched: std::mem::take(&mut pool.dispatched),
             queued,
             running: pool.tasks_running,

@@ -39,11 +39,8 @@ impl Policy for IdleOrRefuse {
 }
 
 /// Hybrid's protocol: an arrival starts on idle nodes if there are enough, else queues as a
-/// batch job; one batch pass per instant.
-#[derive(Default)]
-pub struct IdleOrQueue {
-    passed: bool,
-}
+/// batch job; one batch pass per instant (the first settle round).
+pub struct IdleOrQueue;
 
 impl Policy for IdleOrQueue {
     type Observation = HObs;
@@ -64,14 +61,9 @@ impl Policy for IdleOrQueue {
                 out.push(HCommand::StartOnDemand { job });
             }
             HObs::Arrival { job, .. } => out.push(HCommand::Submit { job }),
-            HObs::Settle => {
-                self.passed = !self.passed;
-                if self.passed {
-                    out.push(HCommand::Schedule(BatchPass::Site {
-                        resize_malleable: false,
-                    }));
-                }
-            }
+            HObs::Settle { round: 0 } => out.push(HCommand::Schedule(BatchPass::Site {
+                resize_malleable: false,
+            })),
             _ => {}
         }
         Ok(())
