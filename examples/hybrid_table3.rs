@@ -110,6 +110,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "paper utilisation (%)",
             "instant start (%)",
             "paper instant start (%)",
+            "offered load (%)",
+            "a job waiting (% of window)",
         ],
     )
     .with_notes(format!(
@@ -161,6 +163,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             Cell::fixed(100.0 * paper.utilization, 2),
             spread_cell(&instant, 100.0),
             Cell::fixed(100.0 * paper.instant_start, 2),
+            spread_cell(&pick(|m| m.mean(|r| r.offered_load)), 100.0),
+            spread_cell(&pick(|m| m.mean(|r| r.window_queue_share)), 100.0),
         ]);
         check_baseline(&mut checks, machine, &ours_mean, &paper);
         ours.push((ours_mean, paper));
@@ -406,30 +410,32 @@ fn calibration(
     };
     let s = base.sessions;
     let grid: Vec<Knobs> = match machine {
-        Machine::Theta => [0.6, 0.65, 0.7, 0.75, 0.8]
-            .iter()
-            .flat_map(|&scale| {
-                [1.0, 2.0, 3.0, 10.0].map(|mean| with(scale, mean, s.shape, s.spacing.0))
-            })
-            .collect(),
-        Machine::Cori => vec![
-            with(0.6, 10.0, s.shape, s.spacing.0),
-            with(0.7, 10.0, s.shape, s.spacing.0),
-            with(0.75, 10.0, s.shape, s.spacing.0),
-            with(0.8, 10.0, s.shape, s.spacing.0),
-            with(0.8, 10.0, 1.1, s.spacing.0),
-            with(0.8, 10.0, s.shape, 0),
-            with(0.7, 40.0, s.shape, s.spacing.0),
-            with(1.0, 40.0, s.shape, s.spacing.0),
-            with(1.2, 40.0, s.shape, s.spacing.0),
-            estimated(0.7, Estimates::Exact),
-            estimated(0.7, Estimates::Limit),
-            estimated(0.6, Estimates::Limit),
-            tailed(0.7, 0.03),
-            tailed(0.7, 0.1),
-            tailed(0.6, 0.1),
-            tailed(0.5, 0.1),
-        ],
+        Machine::Theta => {
+            let mut g: Vec<Knobs> = [0.65, 0.7, 0.75]
+                .iter()
+                .flat_map(|&scale| [1.0, 3.0].map(|mean| with(scale, mean, s.shape, s.spacing.0)))
+                .collect();
+            g.extend([0.55, 0.6, 0.65, 0.7].map(|scale| estimated(scale, Estimates::Limit)));
+            g
+        }
+        Machine::Cori => {
+            let mut g = vec![
+                with(0.6, 10.0, s.shape, s.spacing.0),
+                with(0.7, 10.0, s.shape, s.spacing.0),
+                with(0.8, 10.0, s.shape, s.spacing.0),
+                estimated(0.7, Estimates::Exact),
+            ];
+            for tail in [0.01, 0.015, 0.02] {
+                for scale in [0.5, 0.6, 0.7] {
+                    g.push(Knobs {
+                        estimates: Estimates::Limit,
+                        ..tailed(scale, tail)
+                    });
+                }
+            }
+            g.extend([tailed(0.5, 0.015), tailed(0.6, 0.015), tailed(0.5, 0.02)]);
+            g
+        }
     };
     let points: Vec<(usize, u64)> = (0..grid.len())
         .flat_map(|g| seeds.iter().map(move |&s| (g, s)))
@@ -479,6 +485,8 @@ fn calibration(
             "utilisation (%)",
             "instant start (%)",
             "on-demand share of capacity (%)",
+            "offered load (%)",
+            "a job waiting (% of window)",
             "distance",
             "",
         ],
@@ -511,6 +519,8 @@ fn calibration(
             Cell::fixed(100.0 * row.mean(|r| r.window_utilization), 2),
             Cell::fixed(100.0 * row.mean(|r| r.instant_start_ratio), 2),
             Cell::fixed(100.0 * share, 1),
+            Cell::fixed(100.0 * row.mean(|r| r.offered_load), 2),
+            Cell::fixed(100.0 * row.mean(|r| r.window_queue_share), 1),
             Cell::fixed(distance, 2),
             Cell::from(if *knobs == chosen { "ours" } else { "" }),
         ]);

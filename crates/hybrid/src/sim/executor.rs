@@ -124,7 +124,10 @@ where
             return Ok(());
         }
         self.env.od_pending += 1;
-        self.observe(now, &Observation::Arrival { job, size })
+        self.env.arriving = Some(job);
+        let result = self.observe(now, &Observation::Arrival { job, size });
+        self.env.arriving = None;
+        result
     }
 
     pub(super) fn failure(
