@@ -26,7 +26,7 @@ use cosched_core::stats;
 use cosched_examples::hybrid::{
     Comparison, Machine, Runs, SIGNIFICANCE_RULE, Significance, TraceArgs, check_all,
     configuration_name, configurations, describe_all, failed_comparisons, mark_no_data, reaches,
-    replicates, simulate, typing_seed,
+    replicates, simulate, type_params, typing_seed,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
 use cosched_hybrid::workload::{NoticeMix, TypeParams};
@@ -139,7 +139,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let (seed, jobs) = &s.traces[c.trace];
         let types = TypeParams {
             mix: NoticeMix::ALL[c.mix].1,
-            ..TypeParams::default()
+            ..type_params(s.machine.is_none())
         };
         let config = HybridConfig::new(s.nodes)?;
         simulate(
