@@ -187,6 +187,13 @@ pub trait PlatformView {
     fn queue_epoch(&self) -> u64;
     /// EASY's shadow for the queue head at `now`, `None` with an empty queue.
     fn head_shadow(&self, now: Time) -> Option<Shadow>;
+    /// Whether some queued job could start as a guest on `budget` reserved nodes at `now` for
+    /// an arrival estimated at `arrival`, by [`GuestPicker`]'s rule; by default true (an
+    /// executor that cannot tell lets the policy ask for the pass, which then starts nothing).
+    fn guest_could_start(&self, now: Time, budget: u32, arrival: Time) -> bool {
+        let _ = (now, budget, arrival);
+        true
+    }
     /// The queries answered during the current policy call, for a recording
     /// ([`crate::record`]); `None` (the default) for a view that keeps no transcript.
     fn transcript(&self) -> Option<crate::record::Transcript> {
@@ -726,7 +733,7 @@ impl HybridPolicy {
     /// waiting at the front take idle nodes; lenders get their nodes back; reservations
     /// collect idle nodes (earliest notice first); reserved idle nodes run guests; the batch
     /// pass; malleable jobs expand into what is left.
-    fn settle(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
+    fn settle(&mut self, now: Time, view: &dyn PlatformView, out: &mut Vec<Command>) {
         let from = out.len();
         while out.len() == from && self.step < SETTLE_STEPS {
             let step = self.step;
@@ -735,7 +742,7 @@ impl HybridPolicy {
                 0 => self.serve_waiting(view, out),
                 1 => self.return_lenders(view, out),
                 2 => self.collect(view, out),
-                3 => self.lend_to_guests(view, out),
+                3 => self.lend_to_guests(now, view, out),
                 _ => out.push(Command::Schedule(BatchPass::Site {
                     resize_malleable: false,
                 })),
@@ -825,17 +832,21 @@ impl HybridPolicy {
         if shortfall == 0 || view.idle_count() == 0 {
             return;
         }
+        // One command per run of nodes claimed for the same job.
         for (job, node) in self.board.offer(&view.idle_nodes(shortfall)) {
-            out.push(Command::Reserve {
-                job,
-                nodes: vec![node],
-            });
+            match out.last_mut() {
+                Some(Command::Reserve { job: last, nodes }) if *last == job => nodes.push(node),
+                _ => out.push(Command::Reserve {
+                    job,
+                    nodes: vec![node],
+                }),
+            }
         }
     }
 
     /// Each reservation's idle nodes run guests until its job arrives, unless nothing has
     /// changed since no guest could start on them.
-    fn lend_to_guests(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
+    fn lend_to_guests(&mut self, now: Time, view: &dyn PlatformView, out: &mut Vec<Command>) {
         if self.board.strategy() == NoticeStrategy::N || view.queue_len() == 0 {
             return;
         }
@@ -845,6 +856,11 @@ impl HybridPolicy {
             let count = view.reserved_idle(r.job, r.nodes);
             let asked = (epoch, count, r.estimated_arrival);
             if count == 0 || self.no_guests.get(&r.job) == Some(&asked) {
+                continue;
+            }
+            let budget = u32::try_from(count).unwrap_or(u32::MAX);
+            if !view.guest_could_start(now, budget, r.estimated_arrival) {
+                self.no_guests.insert(r.job, asked);
                 continue;
             }
             let nodes: Vec<NodeId> = r
@@ -892,7 +908,7 @@ impl Policy for HybridPolicy {
                 self.on_on_demand_end(job);
                 self.on_arrival(now, job, size, view, out)?;
             }
-            Observation::Settle => self.settle(view, out),
+            Observation::Settle => self.settle(now, view, out),
         }
         Ok(())
     }
@@ -983,6 +999,20 @@ pub struct GuestPicker {
 pass_policy!(GuestPicker);
 
 impl GuestPicker {
+    /// Whether [`GuestPicker::plan`] on `pass`, with the reservation's nodes back in the pool,
+    /// would find a job to start: a queued job that fits the budget and ends by the arrival,
+    /// or a malleable one that fits among the first [`GUEST_SCAN`] queued. `pass` is taken
+    /// with the reserved nodes still held (only the budget counts).
+    pub fn finds_candidate(&self, pass: &Pass<'_>) -> bool {
+        let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
+        let left = self.budget;
+        left > 0
+            && (pass.next_candidate(0, left, 0, window).is_some()
+                || pass
+                    .next_resizable(0, left, u32::MAX)
+                    .is_some_and(|p| pass.nth_queued(GUEST_SCAN).is_none_or(|limit| p < limit)))
+    }
+
     fn plan(&mut self, pass: &mut Pass<'_>) {
         let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
         let mut left = self.budget.min(pass.free_units());
@@ -1194,8 +1224,12 @@ mod tests {
             budget: 4,
             arrival: Time(100_000 + 3_600),
         };
+        // The probe the view answers with agrees with the pass.
+        let mut none = Vec::new();
+        let probe = picker.finds_candidate(&Pass::new(Time(100_000), &cluster, &mut none));
         let mut started = Vec::new();
         cluster.schedule(Time(100_000), &mut picker, &mut started);
+        assert_eq!(probe, !started.is_empty());
         started.iter().map(|s| s.token.job).collect()
     }
 

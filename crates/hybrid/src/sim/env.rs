@@ -798,6 +798,19 @@ impl PlatformView for Env {
         )
     }
 
+    fn guest_could_start(&self, now: Time, budget: u32, arrival: Time) -> bool {
+        // A read-only pass over the queue's indexes: no node moves for a pass that would start
+        // nothing.
+        let mut none = Vec::new();
+        let pass = cosched_batch::Pass::new(now, &self.cluster, &mut none);
+        let could = GuestPicker { budget, arrival }.finds_candidate(&pass);
+        self.noted(
+            || Query::GuestCouldStart(now, budget, arrival),
+            could,
+            |&a| Answer::Flag(a),
+        )
+    }
+
     fn transcript(&self) -> Option<Transcript> {
         self.transcript.as_ref().map(|t| t.borrow().clone())
     }
