@@ -480,7 +480,9 @@ impl Env {
     /// Books the runs the last pass started; what the policy hears of them.
     pub(super) fn register_starts(&mut self, now: Time, guest_of: Option<JobId>) -> Vec<StartInfo> {
         let mut starts = Vec::with_capacity(self.started.len());
-        for started in std::mem::take(&mut self.started) {
+        // The pass buffer keeps its capacity for the next pass.
+        let mut passed = std::mem::take(&mut self.started);
+        for started in passed.drain(..) {
             let Some(i) = self.index.get(started.token.job) else {
                 continue;
             };
@@ -522,6 +524,7 @@ impl Env {
             self.pending
                 .push((started.end, Ev::BatchEnd(started.token)));
         }
+        self.started = passed;
         if guest_of.is_some() {
             self.guest_starts += starts.len();
         }
@@ -640,17 +643,16 @@ impl Env {
     /// The running batch jobs as the mechanisms see them (on-demand jobs left out), in
     /// workload order (the mechanisms break ties by job id).
     pub(super) fn running_views(&self, now: Time) -> Vec<PlannedJob> {
-        self.running
-            .values()
-            .flatten()
-            .map(|&planned| {
-                let mut planned = planned;
-                if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
-                    *elapsed = now - planned.run_start;
-                }
-                planned
-            })
-            .collect()
+        // Sized once: a flattened iterator gives no size hint, and thousands of jobs run.
+        let mut views = Vec::with_capacity(self.running.len());
+        views.extend(self.running.values().flatten().map(|&planned| {
+            let mut planned = planned;
+            if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
+                *elapsed = now - planned.run_start;
+            }
+            planned
+        }));
+        views
     }
 
     pub(super) fn finish(self, label: &str) -> HybridOutcome {
