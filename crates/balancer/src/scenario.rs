@@ -108,6 +108,7 @@ use crate::predictor::{Combine, Predictive, PredictiveHold, Predictor, Predictor
 use crate::report::{SimOutcome, SimReport};
 use crate::sim::{SimError, Simulation};
 use crate::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
+use crate::testbed::BatchCycle;
 use crate::traces::{self, ApsJob, TraceError};
 use crate::workload::{DiurnalLeases, LeaseRequest};
 use crate::{Balancer, BalancerConfig, BalancerError, Strategy};
@@ -181,6 +182,8 @@ pub struct Scenario {
     /// algorithm's offline training (§III-B5), as VM leases ending at time 0. Used with
     /// [`OnDemandSource::Aps`]; the synthetic load makes its own earlier weeks.
     pub history: Vec<PathBuf>,
+    /// How the batch side's scheduler runs ([`crate::testbed`]): the same for every arm.
+    pub batch_cycle: BatchCycle,
 }
 
 /// A batch workload ready to simulate.
@@ -301,6 +304,7 @@ impl Scenario {
             idle_hold: crate::policy::DEFAULT_IDLE_HOLD,
             vm_linger: Duration::ZERO,
             history: Vec::new(),
+            batch_cycle: BatchCycle::Immediate,
         }
     }
 
@@ -525,8 +529,30 @@ impl Scenario {
         history: &[LeaseRequest],
     ) -> Result<SimReport, SimError> {
         Ok(arm
-            .run(self.nodes, &batch.jobs, &batch.preload, leases, history)?
+            .run_with(
+                self.nodes,
+                self.batch_cycle,
+                &batch.jobs,
+                &batch.preload,
+                leases,
+                history,
+            )?
             .report)
+    }
+
+    /// Simulates a real week (Table I) under `arm` on the combined cluster.
+    ///
+    /// # Errors
+    /// As [`Scenario::run`].
+    pub fn run_week(&self, arm: &Arm, week: &RealWeek) -> Result<SimOutcome, SimError> {
+        arm.run_with(
+            self.nodes,
+            self.batch_cycle,
+            &week.jobs,
+            &week.preload,
+            &week.leases,
+            &[],
+        )
     }
 }
 
@@ -665,10 +691,34 @@ impl Arm {
         requests: &[LeaseRequest],
         history: &[LeaseRequest],
     ) -> Result<SimOutcome, SimError> {
+        self.run_with(
+            nodes,
+            BatchCycle::Immediate,
+            jobs,
+            preload,
+            requests,
+            history,
+        )
+    }
+
+    /// [`Arm::run`] with the batch side's scheduler running as `cycle` says.
+    ///
+    /// # Errors
+    /// As [`Arm::run`].
+    pub fn run_with(
+        &self,
+        nodes: u32,
+        cycle: BatchCycle,
+        jobs: &[RigidJob],
+        preload: &[RigidJob],
+        requests: &[LeaseRequest],
+        history: &[LeaseRequest],
+    ) -> Result<SimOutcome, SimError> {
         let mut policy = self
             .build(&ArmInputs { requests, history })
             .map_err(SimError::Policy)?;
         self.simulation(nodes)?
+            .with_batch_cycle(cycle)
             .run_preloaded(&mut *policy, jobs, preload, requests)
     }
 

@@ -36,6 +36,7 @@ use crate::BalancerError;
 use crate::oarm::{self, Oarm};
 use crate::policy::{BalancerPolicy, Command, Observation, RmNode, RmNodeState};
 use crate::report::{NodeSeconds, RequestRecord, SimOutcome, SimReport, on_demand_summary};
+use crate::testbed::{BatchCycle, Iterations};
 use crate::workload::LeaseRequest;
 use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, OfflineOutcome, RunToken, Started};
 use cosched_core::engine::{self, EngineError, Event, EventQueue};
@@ -115,6 +116,7 @@ pub struct Simulation {
     hints: bool,
     batch_nodes: u32,
     label: String,
+    cycle: BatchCycle,
 }
 
 impl Simulation {
@@ -128,7 +130,15 @@ impl Simulation {
             hints: false,
             batch_nodes: nodes,
             label: "policy".to_owned(),
+            cycle: BatchCycle::Immediate,
         })
+    }
+
+    /// Runs the batch side's scheduler as `cycle` says ([`crate::testbed`]; the default is
+    /// [`BatchCycle::Immediate`]).
+    pub fn with_batch_cycle(mut self, cycle: BatchCycle) -> Simulation {
+        self.cycle = cycle;
+        self
     }
 
     /// Uses `tau` for the batch jobs' bounded slowdown instead of 10 s.
@@ -182,6 +192,7 @@ impl Simulation {
         preload: &[RigidJob],
         requests: &[LeaseRequest],
     ) -> Result<SimOutcome, SimError<P::Error>> {
+        self.cycle.validate()?;
         let admitted = admit(jobs).map_err(|e| SimError::DuplicateJob(e.0))?;
         let preload_admitted = admit(preload).map_err(|e| SimError::DuplicateJob(e.0))?;
         let mut unrepresentable = 0;
@@ -270,6 +281,10 @@ impl Simulation {
             span: (start, span_end),
             whole: UsageLedger::totals_only(),
             window: UsageLedger::totals_only(),
+            iterations: None,
+            batch_changed: false,
+            iterate_now: false,
+            launch: BTreeMap::new(),
         };
         env.call(start, Call::Start, None)?;
         let mut queue = EventQueue::new(start);
@@ -307,7 +322,11 @@ impl Simulation {
                 preload_left_out += 1;
             }
         }
+        // The preloaded jobs run from the start, whatever the batch scheduler's cycle.
         engine::Simulation::settle(&mut env, start, &mut queue)?;
+        if let BatchCycle::Maui(model) = self.cycle {
+            env.iterations = Some(Iterations::new(model, start));
+        }
         let stats = engine::run(&mut env, &mut queue)?;
         let last = stats.end.max(start);
         let unfinished: Vec<JobRecord> = env
@@ -402,6 +421,8 @@ enum SimEvent {
     Request(usize),
     Arrival(usize),
     Tick,
+    /// A batch scheduling iteration ([`crate::testbed`]).
+    Iteration,
 }
 
 impl Event for SimEvent {
@@ -413,6 +434,7 @@ impl Event for SimEvent {
             SimEvent::Request(_) => 3,
             SimEvent::Arrival(_) => 4,
             SimEvent::Tick => 5,
+            SimEvent::Iteration => 6,
         }
     }
 }
@@ -488,6 +510,15 @@ struct Env<'a, P: ?Sized> {
     span: (Time, Time),
     whole: UsageLedger,
     window: UsageLedger,
+    /// The batch scheduler's iterations (`None`: an EASY pass at every instant).
+    iterations: Option<Iterations>,
+    /// Whether the batch side changed at this instant (a submission, a completion, a node
+    /// given back): a resource-manager event for the scheduler.
+    batch_changed: bool,
+    /// Whether an iteration runs at this instant.
+    iterate_now: bool,
+    /// Started jobs whose run begins after a launch delay, with the delay.
+    launch: BTreeMap<JobId, Duration>,
 }
 
 impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
@@ -547,7 +578,10 @@ impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
         for command in commands.iter() {
             match *command {
                 Command::Reclaim(n) => self.set_state(n, RmNodeState::OnDemandFree),
-                Command::Restore(n) => self.set_state(n, RmNodeState::BatchIdle),
+                Command::Restore(n) => {
+                    self.batch_changed = true;
+                    self.set_state(n, RmNodeState::BatchIdle);
+                }
                 _ => {}
             }
         }
@@ -636,9 +670,13 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
         let observation = match event {
             SimEvent::Completion(token) => {
                 let nodes = self.cluster.0.job_nodes(token.job)?.to_vec();
-                if let Some(record) = self.cluster.0.complete(now, token)
+                self.batch_changed = true;
+                if let Some(mut record) = self.cluster.0.complete(now, token)
                     && !self.preloaded.contains(&record.id)
                 {
+                    if let Some(delay) = self.launch.remove(&record.id) {
+                        record.start = record.start.map(|s| s.saturating_add(delay));
+                    }
                     self.records.push(record);
                 }
                 for &n in &nodes {
@@ -671,6 +709,7 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
             }
             SimEvent::Arrival(i) => {
                 let job = self.workload[i];
+                self.batch_changed = true;
                 if job.size > self.batch_nodes {
                     self.too_wide += 1;
                     self.never_started
@@ -689,22 +728,68 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
                 }
                 return Ok(());
             }
+            SimEvent::Iteration => {
+                if let Some(it) = &mut self.iterations {
+                    self.iterate_now |= it.is_due(now);
+                }
+                return Ok(());
+            }
         };
         self.call(now, Call::Observe(observation), Some(queue))
     }
 
     fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), Self::Error> {
         self.account(now);
-        self.cluster
-            .0
-            .schedule(now, &mut self.easy, &mut self.started);
+        let changed = std::mem::take(&mut self.batch_changed);
+        let pass = match &mut self.iterations {
+            None => true,
+            Some(it) => {
+                if changed && let Some(at) = it.on_change(now) {
+                    if at == now {
+                        self.iterate_now |= it.is_due(now);
+                    } else {
+                        queue
+                            .schedule(at, SimEvent::Iteration)
+                            .map_err(EngineError::from)?;
+                        self.env_events += 1;
+                    }
+                }
+                std::mem::take(&mut self.iterate_now)
+            }
+        };
+        if pass {
+            self.cluster
+                .0
+                .schedule(now, &mut self.easy, &mut self.started);
+        }
+        let latency = match &mut self.iterations {
+            Some(it) if pass => it.iterate(now, self.started.len()),
+            _ => Duration::ZERO,
+        };
         let mut starting = Vec::new();
-        for s in std::mem::take(&mut self.started) {
+        for (k, s) in std::mem::take(&mut self.started).into_iter().enumerate() {
+            let delay = Duration(latency.0.saturating_mul(k as i64 + 1));
+            if delay > Duration::ZERO {
+                self.launch.insert(s.token.job, delay);
+            }
+            let end = s.end.try_add(delay).map_err(EngineError::from)?;
             queue
-                .schedule(s.end, SimEvent::Completion(s.token))
+                .schedule(end, SimEvent::Completion(s.token))
                 .map_err(EngineError::from)?;
             self.env_events += 1;
             starting.extend_from_slice(self.cluster.0.job_nodes(s.token.job)?);
+        }
+        if pass
+            && self.cluster.0.queue_len() > 0
+            && let Some(at) = self
+                .iterations
+                .as_mut()
+                .and_then(|it| it.after_iteration(now))
+        {
+            queue
+                .schedule(at, SimEvent::Iteration)
+                .map_err(EngineError::from)?;
+            self.env_events += 1;
         }
         for &n in &starting {
             self.set_state(n, RmNodeState::BatchBusy);
