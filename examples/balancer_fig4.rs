@@ -10,11 +10,11 @@
 //! for this figure, so none are printed beside ours.
 
 use cosched_balancer::synthetic::RHO_SCALES;
-use cosched_examples::Claims;
 use cosched_examples::balancer::{
     BATCH_UTIL, BATCH_WAIT, COMBINED_UTIL, FigureCli, FigureOutput, GridResult, OD_UTIL, Prepared,
     REJECT_RATE, RESERVE_IDLE, Variant, cell, prepare, run_grid, show_paired,
 };
+use cosched_examples::{Cell, Claims, Table};
 
 const NAME: &str = "balancer_fig4";
 
@@ -52,7 +52,38 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     p.write(NAME, scales, &figure, &variants, &results)?;
     p.write_claims(&check(&p, scales, &results))?;
+    let checks = checks(&p, &results);
+    p.write_table(&checks)?;
     Ok(())
+}
+
+/// Checks, not paper claims: H30's unused reserve is bounded by the requests' hints (each
+/// holds its nodes for up to H before its request), so the paper's 578 node-h at rho = 10 %
+/// is set by its lease count (141 leases x 8 nodes x 0.5 h = 564 node-h), not by the mechanism.
+fn checks(p: &Prepared, results: &[GridResult]) -> Table {
+    let mut table = Table::new(
+        format!("{NAME}_checks"),
+        "Checks (accounting bounds, not counted as paper claims)",
+        ["check", "ours", "bound", "paper"],
+    );
+    if let Some(r) = p.workload("U66-Main").and_then(|w| cell(results, w, 8, 2)) {
+        let (requests, nodes) = p.replicates.first().map_or((0, 0), |rep| {
+            (
+                rep.base.len(),
+                rep.base.iter().map(|l| u64::from(l.nodes) * 8).sum::<u64>(),
+            )
+        });
+        table.row([
+            Cell::Text(format!(
+                "U66-Main, rho = 10 %, H = 30: unused reserve (node-h) <= requests' nodes x 0.5 h \
+                 ({requests} requests, {nodes} nodes at x8)"
+            )),
+            Cell::Text(r.show(&RESERVE_IDLE, 0)),
+            Cell::fixed(nodes as f64 * 0.5, 0),
+            Cell::Text("578 (141 leases x 8 x 0.5 h = 564, §III-B4)".to_owned()),
+        ]);
+    }
+    table
 }
 
 /// §III-B4's observations about Figure 4 (variants: 0 Basic, 1 H15, 2 H30). Comparisons
@@ -108,32 +139,6 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
         }
     }
     if let Some(r) = get("U66-Main", 8, 2) {
-        let idle = r.spread(&RESERVE_IDLE).mean;
-        let pass = idle <= 0.1 * 13_959.0;
-        let claim = claims.check(
-            source,
-            "H = 30: unused reserve 578 node-h, 96 % below R = 120's 13,959 (tolerance: at most \
-             10 % of it, the paper's reduction less 6 points, ours)",
-            r.show(&RESERVE_IDLE, 0) + " node-h",
-            "578 node-h",
-            pass,
-        );
-        if !pass {
-            // Each request's hint may hold its nodes for up to H = 0.5 h: the bound grows with
-            // the number of requests, not with rho.
-            let asked: u64 = p
-                .replicates
-                .first()
-                .map_or(0, |r| r.base.iter().map(|l| u64::from(l.nodes) * 8).sum());
-            let requests = p.replicates.first().map_or(0, |r| r.base.len());
-            claim.because(format!(
-                "{:.0} % of 13,959 node-h: {requests} requests ({asked} nodes at x8), each \
-                 announced 30 min ahead, let the hints hold up to {:.0} node-h; the paper's 141 \
-                 leases x 8 nodes x 0.5 h give 564, beside its 578",
-                100.0 * idle / 13_959.0,
-                asked as f64 * 0.5
-            ));
-        }
         let wait = r.spread(&BATCH_WAIT).mean;
         claims.check(
             source,
@@ -146,8 +151,8 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
     if let Some(&hi) = scales.last()
         && let (Some(h30), Some(basic)) = (get("U66-Main", hi, 2), get("U66-Main", hi, 0))
     {
-        // Tolerance with one replicate: 0.5 points (ours).
-        let up = h30.paired(basic, &COMBINED_UTIL, 0.005);
+        // Tolerance with one replicate: the paper's 0.1-point precision.
+        let up = h30.paired(basic, &COMBINED_UTIL, 0.001);
         claims.check(
             source,
             format!(
@@ -161,16 +166,31 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
         // §III-B4's utilisation sentences are about rho = 30 % (x24): only a run that reaches
         // it checks them.
         if hi == 24 {
-            let od = h30.paired(basic, &OD_UTIL, 0.005);
-            let mean = od.map_or(f64::NAN, |d| d.difference.mean);
-            claims.check(
+            // The paper states a size (+5.1 points), so the test is two-sided: its value must
+            // lie within our paired 95 % interval, widened to its 0.1-point precision (with
+            // one replicate, that precision alone). The direction is the claim above.
+            let od = h30.paired(basic, &OD_UTIL, 0.001);
+            let (mean, half) = od.map_or((f64::NAN, f64::NAN), |d| {
+                (d.difference.mean, d.threshold().unwrap_or(0.001).max(0.001))
+            });
+            let pass = (mean - 0.051).abs() <= half + 0.0005;
+            let claim = claims.check(
                 "§III-B4",
                 "U66-Main, rho = 30 %: H30's on-demand utilisation +5.1 points over Basic's \
-                     (tolerance ±2 points, ours: another workload sample; paired mean)",
+                 (two-sided: 5.1 within our paired 95 % interval, at the paper's 0.1-point \
+                 precision)",
                 show_paired(od.as_ref(), 100.0, "points"),
                 "+5.1 points",
-                (0.031..=0.071).contains(&mean),
+                pass,
             );
+            if !pass {
+                claim.because(format!(
+                    "ours {:+.2} points, {:.2} points {} the paper's",
+                    100.0 * mean,
+                    100.0 * (mean - 0.051).abs(),
+                    if mean > 0.051 { "above" } else { "below" }
+                ));
+            }
             let a = h30.spread(&COMBINED_UTIL).mean;
             claims.check(
                 "§III-B4",
