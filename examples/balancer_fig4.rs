@@ -139,14 +139,19 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
         }
     }
     if let Some(r) = get("U66-Main", 8, 2) {
+        // "Merely" bounds the wait from above; the paper's 50 is rounded to tens of minutes.
         let wait = r.spread(&BATCH_WAIT).mean;
-        claims.check(
+        let claim = claims.check(
             source,
-            "H = 30: U66-Main batch wait 'merely 50 minutes' (tolerance: at most 100 min, ours)",
+            "H = 30: U66-Main batch wait 'merely 50 minutes' (one-sided; tolerance the \
+             paper's rounding to tens of minutes: at most 55 min)",
             format!("{:.0} min", 60.0 * wait),
             "50 min",
-            wait <= 100.0 / 60.0,
+            wait <= 55.0 / 60.0,
         );
+        if wait > 55.0 / 60.0 {
+            claim.because(format!("{:.0} min over 55", 60.0 * wait - 55.0));
+        }
     }
     if let Some(&hi) = scales.last()
         && let (Some(h30), Some(basic)) = (get("U66-Main", hi, 2), get("U66-Main", hi, 0))

@@ -3,7 +3,9 @@
 //! same experiment on every week of a trace set, to show where that week's figures sit among
 //! the others.
 //!
-//! For each week present in both `DIR/lcrc` and `DIR/aps` (`WEEK.csv` or `WEEK.csv.gz`), on the
+//! For each week present in both `DIR/lcrc` and `DIR/aps` (`WEEK.csv` or `WEEK.csv.gz`; the
+//! paper's week 2015-04-05, whose APS file is in no public copy, beside the APS stand-in as in
+//! Table I), on the
 //! 304 + 68-node cluster, preloaded from the previous week's LCRC file when the set has it:
 //! the all-batch bound, the 304 + 68 split, and the Basic Balancer with `W = 0` and the
 //! smallest static reserve `R` (searched by bisection in 0..=68) that rejects no request —
@@ -21,7 +23,6 @@
 //! 2013-10 to 2015-08), under the same models as Table I (the flags of every Balancer example:
 //! `--batch`, `--start-latency`, `--vm-linger`). `--quick` runs the first week.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
@@ -30,7 +31,9 @@ use cosched_balancer::report::SimReport;
 use cosched_balancer::scenario::{Arm, RealWeek};
 use cosched_balancer::traces;
 use cosched_core::Duration;
-use cosched_examples::balancer::{BalancerArgs, PAPER_WEEK, SELECTED_WEEK, vendored_dir};
+use cosched_examples::balancer::{
+    BalancerArgs, PAPER_WEEK, SELECTED_WEEK, STAND_IN_WEEK, vendored_dir,
+};
 use cosched_examples::balancer_week::{
     BATCH_NODES, COLUMNS, Column, ON_DEMAND_NODES, check_week, robustness_table, wait_min,
     weekly_files,
@@ -106,13 +109,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = cli.common.output(NAME)?;
     let lcrc = weekly_files(&data, "lcrc").map_err(|e| e.to_string())?;
     let aps = weekly_files(&data, "aps").map_err(|e| e.to_string())?;
-    let aps_weeks: BTreeSet<&str> = aps.iter().map(|(w, _)| w.as_str()).collect();
+    // Each week beside its own APS file; the paper's week, whose APS file is in no public
+    // copy, beside the stand-in, as in Table I.
+    let stand_in = aps.iter().find(|(x, _)| x == STAND_IN_WEEK).map(|(_, p)| p);
     let mut weeks: Vec<(usize, &str, &Path, PathBuf)> = lcrc
         .iter()
         .enumerate()
-        .filter(|(_, (w, _))| aps_weeks.contains(w.as_str()))
         .filter_map(|(i, (w, p))| {
-            let a = aps.iter().find(|(x, _)| x == w)?.1.clone();
+            let own = aps.iter().find(|(x, _)| x == w).map(|(_, a)| a);
+            let a = own.or(stand_in.filter(|_| w == PAPER_WEEK))?.clone();
             Some((i, w.as_str(), p.as_path(), a))
         })
         .collect();
@@ -243,7 +248,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     out.write_table(&robustness_table(&format!("{NAME}_robustness"), &per_week))?;
-    out.write_table(&selection(&data_name, &lcrc, &aps)?)?;
+    // The selection over the weeks run (with --quick, the first only).
+    let run_weeks: Vec<&str> = headlines.iter().map(|h| h.week.as_str()).collect();
+    let scored = |files: &[(String, PathBuf)]| -> Vec<(String, PathBuf)> {
+        files
+            .iter()
+            .filter(|(w, _)| run_weeks.contains(&w.as_str()))
+            .cloned()
+            .collect()
+    };
+    out.write_table(&selection(&data_name, &scored(&lcrc), &scored(&aps))?)?;
     // The distributions: each headline's values sorted, against the fraction of weeks.
     let sorted = |values: Vec<f64>| {
         let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
