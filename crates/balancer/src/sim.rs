@@ -285,6 +285,7 @@ impl Simulation {
             batch_changed: false,
             iterate_now: false,
             launch: BTreeMap::new(),
+            launching: 0,
         };
         env.call(start, Call::Start, None)?;
         let mut queue = EventQueue::new(start);
@@ -423,6 +424,8 @@ enum SimEvent {
     Tick,
     /// A batch scheduling iteration ([`crate::testbed`]).
     Iteration,
+    /// A started job's nodes begin to run it (after its launch delay).
+    Launched(u32),
 }
 
 impl Event for SimEvent {
@@ -435,6 +438,7 @@ impl Event for SimEvent {
             SimEvent::Arrival(_) => 4,
             SimEvent::Tick => 5,
             SimEvent::Iteration => 6,
+            SimEvent::Launched(_) => 7,
         }
     }
 }
@@ -519,6 +523,9 @@ struct Env<'a, P: ?Sized> {
     iterate_now: bool,
     /// Started jobs whose run begins after a launch delay, with the delay.
     launch: BTreeMap<JobId, Duration>,
+    /// Nodes of started jobs not yet running (held, not busy: usage counts run time, as the
+    /// paper's utilisation does).
+    launching: u32,
 }
 
 impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
@@ -532,7 +539,11 @@ impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
         let held_batch = u64::from(c.capacity()) - offline;
         let uses = [
             (Pool::Batch, UsageKind::Held, held_batch),
-            (Pool::Batch, UsageKind::Busy, u64::from(c.busy_units())),
+            (
+                Pool::Batch,
+                UsageKind::Busy,
+                u64::from(c.busy_units().saturating_sub(self.launching)),
+            ),
             (Pool::OnDemand, UsageKind::Held, offline),
             (Pool::OnDemand, UsageKind::Busy, u64::from(self.allocated)),
         ];
@@ -734,6 +745,10 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
                 }
                 return Ok(());
             }
+            SimEvent::Launched(size) => {
+                self.launching = self.launching.saturating_sub(size);
+                return Ok(());
+            }
         };
         self.call(now, Call::Observe(observation), Some(queue))
     }
@@ -769,10 +784,18 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
         let mut starting = Vec::new();
         for (k, s) in std::mem::take(&mut self.started).into_iter().enumerate() {
             let delay = Duration(latency.0.saturating_mul(k as i64 + 1));
+            let end = s.end.try_add(delay).map_err(EngineError::from)?;
             if delay > Duration::ZERO {
                 self.launch.insert(s.token.job, delay);
+                self.launching += s.size;
+                queue
+                    .schedule(
+                        now.try_add(delay).map_err(EngineError::from)?,
+                        SimEvent::Launched(s.size),
+                    )
+                    .map_err(EngineError::from)?;
+                self.env_events += 1;
             }
-            let end = s.end.try_add(delay).map_err(EngineError::from)?;
             queue
                 .schedule(end, SimEvent::Completion(s.token))
                 .map_err(EngineError::from)?;
