@@ -224,7 +224,10 @@ mod testbed {
         let mut records = Simulation::new(4)
             .unwrap()
             .with_batch_cycle(cycle)
-            .run(&mut all_batch, &Workload::new(jobs, &[]).with_preload(preload))
+            .run(
+                &mut all_batch,
+                &Workload::new(jobs, &[]).with_preload(preload),
+            )
             .unwrap()
             .records;
         records.sort_by_key(|r| r.id);
