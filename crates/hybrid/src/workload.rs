@@ -628,7 +628,7 @@ pub const CORI_SESSIONS: Sessions = Sessions {
     shape: 1.5,
 };
 
-/// The share of single-node jobs on Cori the issue gives.
+/// The share of single-node jobs on Cori in 2018 (§IV-A).
 const CORI_SINGLE_NODE_SHARE: f64 = 0.76;
 
 /// `log2` of the smallest parallel size of [`capacity_sizes`] (2 nodes).
