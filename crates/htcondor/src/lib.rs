@@ -447,6 +447,11 @@ pub struct Decision {
 
 /// Runs one negotiation cycle of `policy` on `pool` at `now`, the previous calls' memory being
 /// `state` (the default for a first call, which starts the policy); see the crate docs.
+///
+/// `state` is left as it was and the next one returned; `policy` changes as it is called.
+/// Keep both only once the decision has been delivered (a caller that persists its policy
+/// saves it beside the returned state; `cosched albatross decide` rebuilds Albatross from
+/// its saved stall timer at every call).
 pub fn decide<P>(
     policy: &mut P,
     state: &PoolState,
