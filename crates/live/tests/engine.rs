@@ -6,7 +6,7 @@ use cosched_balancer::baseline::StaticSplit;
 use cosched_balancer::policy::{
     Balancer, BalancerConfig, BalancerNodeState, RmNode, RmNodeState, Strategy,
 };
-use cosched_balancer::predictor::{Combine, Predictive, Predictor};
+use cosched_balancer::predictor::{Combine, Predictive, PredictiveHold, Predictor, SLOT};
 use cosched_balancer::workload::LeaseRequest;
 use cosched_core::policy::{Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, LeaseId, NodeId, Time};
@@ -237,10 +237,12 @@ fn the_static_split_runs_live() {
     );
 }
 
+/// Predictive live: `add_reserve(0, N)` at the slot's start takes the idle nodes, which a
+/// request gets at once; released, they stay reserved under the paper's slot hold (until the
+/// slot ends) and go back to batch after `I` unused under ours (`PredictiveHold::Idle`).
 #[test]
 fn predictive_runs_live_and_reserves_at_the_slot() {
     let day = 86_400;
-    let cluster = MemoryCluster::new(&[BatchIdle; 4]);
     // Yesterday's slot 0 peaked at 2 requested nodes.
     let history = [LeaseRequest {
         id: LeaseId(0),
@@ -249,34 +251,43 @@ fn predictive_runs_live_and_reserves_at_the_slot() {
         duration: Duration(600),
         notice: None,
     }];
-    // The paper's rule: add_reserve(0, N) at the slot's start, unused nodes back after I.
-    let policy = Predictive::new(
-        BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600)),
-        Predictor::train(Combine::Max, &history),
-    )
-    .unwrap();
-    let mut e = Engine::start(Time(day), policy, cluster.clone()).unwrap();
-    // Today's slot 0 has begun: two idle nodes are reserved for it at start.
-    let reserved = (0..4)
-        .filter(|&i| cluster.state(i).unwrap() == OnDemandFree)
-        .count();
-    assert_eq!(reserved, 2);
-    let r = e.request(Time(day + 10), 2, None).unwrap();
-    assert!(
-        matches!(&e.take_answers()[..], [Answer::Granted { request, nodes }] if *request == r && nodes.len() == 2)
-    );
-    // Released, the nodes are reserve for I = 600 s, then go back to batch.
-    e.release(Time(day + 20), &["n1".into(), "n2".into()])
-        .unwrap();
-    e.sync(Time(day + 619)).unwrap();
-    assert_eq!(
+    let reserved = |cluster: &MemoryCluster| {
         (0..4)
-            .filter(|&i| cluster.state(i).unwrap() == OnDemandFree)
-            .count(),
-        2
-    );
-    e.sync(Time(day + 620)).unwrap();
-    assert!((0..4).all(|i| cluster.state(i).unwrap() == BatchIdle));
+            .filter(|&i| cluster.state(i) == Some(OnDemandFree))
+            .count()
+    };
+    for hold in [PredictiveHold::Slot, PredictiveHold::Idle] {
+        let cluster = MemoryCluster::new(&[BatchIdle; 4]);
+        let policy = Predictive::new(
+            BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600)),
+            Predictor::train(Combine::Max, &history),
+        )
+        .unwrap()
+        .with_hold(hold);
+        let mut e = Engine::start(Time(day), policy, cluster.clone()).unwrap();
+        // Today's slot 0 has begun: two idle nodes are reserved for it at start.
+        assert_eq!(reserved(&cluster), 2, "{hold:?}");
+        let r = e.request(Time(day + 10), 2, None).unwrap();
+        assert!(
+            matches!(&e.take_answers()[..], [Answer::Granted { request, nodes }] if *request == r && nodes.len() == 2)
+        );
+        e.release(Time(day + 20), &["n1".into(), "n2".into()])
+            .unwrap();
+        e.sync(Time(day + 619)).unwrap();
+        assert_eq!(reserved(&cluster), 2, "{hold:?}");
+        e.sync(Time(day + 620)).unwrap();
+        let after_i = match hold {
+            PredictiveHold::Slot => 2,
+            PredictiveHold::Idle => 0,
+        };
+        assert_eq!(reserved(&cluster), after_i, "{hold:?}");
+        // Past the slot's end (and I), every node is back to batch.
+        e.sync(Time(day + SLOT.secs() + 600)).unwrap();
+        assert!(
+            (0..4).all(|i| cluster.state(i) == Some(BatchIdle)),
+            "{hold:?}"
+        );
+    }
 }
 
 #[test]

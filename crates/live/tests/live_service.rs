@@ -409,7 +409,8 @@ fn predictive_drives_a_real_slurm_cluster() {
         &json!({"nodes": granted.nodes}).to_string(),
     );
     assert_eq!(status, 200, "{value}");
-    // Held I (10 min) unused: still three reserve nodes, drained in Slurm.
+    // Held for the slot (the paper's rule, the default hold): still three reserve nodes,
+    // drained in Slurm.
     sleep(Duration::from_secs(2));
     assert_eq!(
         view(addr)
