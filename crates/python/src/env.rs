@@ -1,5 +1,6 @@
-//! The stepping core of `cosched.gym`'s environment: the batch simulator, unchanged, run on a
-//! thread of its own with a policy that asks the agent.
+//! The stepping core of `cosched.gym`'s environment: the batch simulator, unchanged, run as a
+//! coroutine (its own stack, on the caller's thread) with a policy that suspends it to ask the
+//! agent: a step costs a stack switch, not a thread handoff.
 //!
 //! Each decision is the agent's pick of which waiting job goes next among the first `K` in
 //! queue order (submit time, then id). The pick starts as soon as it fits; until then, with
@@ -19,6 +20,7 @@
 //!   now (1 or 0), capped at 1; padding zeros.
 
 use crate::workload::Workload;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
 use cosched_batch::{BatchCluster, BatchCommand, BatchSim, Pass, SchedulingPass};
 use cosched_core::policy::Policy;
 use cosched_core::{DEFAULT_SLOWDOWN_TAU, Duration, JobId, RigidJob, Time};
@@ -26,9 +28,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::thread::JoinHandle;
+use std::convert::Infallible;
 
 /// RLScheduler's normaliser of the waiting time (12 hours).
 const MAX_WAIT_S: f64 = 12.0 * 3600.0;
@@ -60,24 +60,23 @@ enum Metric {
     Utilization,
 }
 
-/// What the simulation thread tells the agent.
-enum ToAgent {
-    /// Pick one of the first `visible` waiting jobs.
-    Decide {
-        now: Time,
-        features: Vec<f32>,
-        visible: usize,
-        waiting: usize,
-    },
-    /// The episode is over: its metric, and the schedule's facts.
-    Done {
-        value: f64,
-        makespan_s: i64,
-        completed: usize,
-    },
-    /// The simulation stopped with an error.
-    Failed(String),
+/// What the simulation asks the agent: pick one of the first `visible` waiting jobs.
+struct Decision {
+    now: Time,
+    features: Vec<f32>,
+    visible: usize,
+    waiting: usize,
 }
+
+/// The end of an episode: its metric, and the schedule's facts.
+struct Finished {
+    value: f64,
+    makespan_s: i64,
+    completed: usize,
+}
+
+/// An episode: the simulation suspended at a decision, resumed with the agent's action.
+type Episode = Coroutine<usize, Decision, Result<Finished, String>>;
 
 /// Normalisers fixed per workload, so observations compare across episodes.
 #[derive(Clone, Copy, Debug)]
@@ -88,10 +87,9 @@ struct Scale {
     max_group: Option<u32>,
 }
 
-/// The policy of the simulation thread: it asks the agent, then applies the pick.
-struct AgentPolicy {
-    to_agent: SyncSender<ToAgent>,
-    actions: Receiver<usize>,
+/// The policy of the simulation: it asks the agent (suspending the run), then applies the pick.
+struct AgentPolicy<'y> {
+    agent: &'y Yielder<usize, Decision>,
     queue_size: usize,
     layout: Layout,
     scale: Scale,
@@ -102,12 +100,7 @@ struct AgentPolicy {
     pick: Option<JobId>,
 }
 
-/// The agent went away (a reset or the environment dropped): the run stops.
-#[derive(Debug, thiserror::Error)]
-#[error("the agent closed the episode")]
-struct Closed;
-
-impl AgentPolicy {
+impl AgentPolicy<'_> {
     fn features(&self, now: Time, pass: &Pass<'_>, visible: &[usize]) -> Vec<f32> {
         let f = self.layout.features();
         let mut out = Vec::with_capacity(self.queue_size * f);
@@ -155,7 +148,7 @@ impl AgentPolicy {
     }
 
     /// Asks the agent for the next pick among the first `queue_size` waiting jobs.
-    fn ask(&mut self, now: Time, pass: &Pass<'_>) -> Result<Option<JobId>, Closed> {
+    fn ask(&mut self, now: Time, pass: &Pass<'_>) -> Option<JobId> {
         let mut visible = Vec::with_capacity(self.queue_size);
         let mut from = 0;
         while visible.len() < self.queue_size {
@@ -166,29 +159,26 @@ impl AgentPolicy {
             from = pos + 1;
         }
         if visible.is_empty() {
-            return Ok(None);
+            return None;
         }
         let waiting = pass.view().queue_len() - pass.starts();
         let features = self.features(now, pass, &visible);
-        self.to_agent
-            .send(ToAgent::Decide {
-                now,
-                features,
-                visible: visible.len(),
-                waiting,
-            })
-            .map_err(|_| Closed)?;
-        let action = self.actions.recv().map_err(|_| Closed)?;
+        let action = self.agent.suspend(Decision {
+            now,
+            features,
+            visible: visible.len(),
+            waiting,
+        });
         let pos = visible[action.min(visible.len() - 1)];
-        Ok(pass.job(pos).map(|q| q.job.id))
+        pass.job(pos).map(|q| q.job.id)
     }
 }
 
-impl Policy for AgentPolicy {
+impl Policy for AgentPolicy<'_> {
     type Observation = SchedulingPass;
     type Command = BatchCommand;
     type View = BatchCluster;
-    type Error = Closed;
+    type Error = Infallible;
 
     fn observe(
         &mut self,
@@ -196,12 +186,12 @@ impl Policy for AgentPolicy {
         _: &SchedulingPass,
         view: &BatchCluster,
         out: &mut Vec<BatchCommand>,
-    ) -> Result<(), Closed> {
+    ) -> Result<(), Infallible> {
         let mut pass = Pass::new(now, view, out);
         loop {
             let pick = match self.pick {
                 Some(job) => job,
-                None => match self.ask(now, &pass)? {
+                None => match self.ask(now, &pass) {
                     Some(job) => job,
                     None => break,
                 },
@@ -245,29 +235,9 @@ impl Policy for AgentPolicy {
     }
 }
 
-/// One episode's simulation thread and its channels.
-struct Episode {
-    from_sim: Option<Mutex<Receiver<ToAgent>>>,
-    actions: Option<SyncSender<usize>>,
-    thread: Option<JoinHandle<()>>,
-    visible: usize,
-}
-
-impl Drop for Episode {
-    fn drop(&mut self) {
-        // Closing both channels ends the policy's wait and the thread's last send; the thread
-        // then finishes.
-        self.actions = None;
-        self.from_sim = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 /// The environment's core: `reset(seed)` starts an episode and returns the first
 /// observation; `step(action)` applies a pick and returns the next one, or the end.
-#[pyclass(module = "cosched")]
+#[pyclass(unsendable, module = "cosched")]
 pub struct BatchEnv {
     jobs: Vec<RigidJob>,
     capacity: u32,
@@ -278,59 +248,37 @@ pub struct BatchEnv {
     backfill: bool,
     scale: Scale,
     episode: Option<Episode>,
+    /// Jobs visible at the pending decision.
+    visible: usize,
 }
 
 impl BatchEnv {
-    /// The next message of the episode as a dict: `{"done": False, "obs": bytes (float32),
-    /// "visible": n, "waiting": n, "now": t}` or `{"done": True, "value": metric,
-    /// "makespan": s, "completed": n}`.
-    fn answer<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let message = {
-            let from_sim = self
-                .episode
-                .as_ref()
-                .and_then(|e| e.from_sim.as_ref())
-                .ok_or_else(|| PyRuntimeError::new_err("call reset() before step()"))?;
-            py.detach(|| from_sim.lock().map_err(|_| ())?.recv().map_err(|_| ()))
-        };
+    /// Resumes the episode with `action` and returns what it says next as a dict:
+    /// `{"done": False, "obs": bytes (float32), "visible": n, "waiting": n, "now": t}` or
+    /// `{"done": True, "value": metric, "makespan": s, "completed": n}`.
+    fn resume<'py>(&mut self, py: Python<'py>, action: usize) -> PyResult<Bound<'py, PyDict>> {
+        let episode = self
+            .episode
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("call reset() before step()"))?;
         let out = PyDict::new(py);
-        match message {
-            Ok(ToAgent::Decide {
-                now,
-                features,
-                visible,
-                waiting,
-            }) => {
-                if let Some(e) = self.episode.as_mut() {
-                    e.visible = visible;
-                }
-                let bytes: Vec<u8> = features.iter().flat_map(|f| f.to_le_bytes()).collect();
+        match episode.resume(action) {
+            CoroutineResult::Yield(d) => {
+                self.visible = d.visible;
+                let bytes: Vec<u8> = d.features.iter().flat_map(|f| f.to_le_bytes()).collect();
                 out.set_item("done", false)?;
                 out.set_item("obs", PyBytes::new(py, &bytes))?;
-                out.set_item("visible", visible)?;
-                out.set_item("waiting", waiting)?;
-                out.set_item("now", now.0)?;
+                out.set_item("visible", d.visible)?;
+                out.set_item("waiting", d.waiting)?;
+                out.set_item("now", d.now.0)?;
             }
-            Ok(ToAgent::Done {
-                value,
-                makespan_s,
-                completed,
-            }) => {
+            CoroutineResult::Return(result) => {
                 self.episode = None;
+                let f = result.map_err(crate::CoschedError::new_err)?;
                 out.set_item("done", true)?;
-                out.set_item("value", value)?;
-                out.set_item("makespan", makespan_s)?;
-                out.set_item("completed", completed)?;
-            }
-            Ok(ToAgent::Failed(e)) => {
-                self.episode = None;
-                return Err(crate::CoschedError::new_err(e));
-            }
-            Err(_) => {
-                self.episode = None;
-                return Err(PyRuntimeError::new_err(
-                    "the episode has ended: call reset()",
-                ));
+                out.set_item("value", f.value)?;
+                out.set_item("makespan", f.makespan_s)?;
+                out.set_item("completed", f.completed)?;
             }
         }
         Ok(out)
@@ -409,6 +357,7 @@ impl BatchEnv {
             backfill,
             scale,
             episode: None,
+            visible: 0,
         })
     }
 
@@ -430,58 +379,43 @@ impl BatchEnv {
         z ^= z >> 31;
         let start = usize::try_from(z % (span as u64 + 1)).unwrap_or(0);
         let jobs = self.jobs[start..start + self.episode_jobs].to_vec();
-        let (to_agent, from_sim) = sync_channel(1);
-        let (actions, from_agent) = sync_channel(1);
-        let mut policy = AgentPolicy {
-            to_agent: to_agent.clone(),
-            actions: from_agent,
-            queue_size: self.queue_size,
-            layout: self.layout,
-            scale: self.scale,
-            backfill: self.backfill,
-            owners: jobs.iter().map(|j| (j.id, (j.user, j.group))).collect(),
-            pick: None,
-        };
+        let (queue_size, layout, scale, backfill) =
+            (self.queue_size, self.layout, self.scale, self.backfill);
         let (capacity, metric) = (self.capacity, self.metric);
-        let thread = std::thread::Builder::new()
-            .name("cosched-env".into())
-            .spawn(move || {
-                let result = BatchSim::new(capacity)
-                    .map_err(|e| e.to_string())
-                    .and_then(|sim| sim.run(&mut policy, &jobs).map_err(|e| e.to_string()));
-                let message = match result {
-                    Ok(outcome) => {
-                        let records = &outcome.records;
-                        let mean = |f: &dyn Fn(&cosched_core::JobRecord) -> Option<f64>| {
-                            let v: Vec<f64> = records.iter().filter_map(f).collect();
-                            v.iter().sum::<f64>() / v.len().max(1) as f64
-                        };
-                        let value = match metric {
-                            Metric::BoundedSlowdown => {
-                                mean(&|r| r.bounded_slowdown(DEFAULT_SLOWDOWN_TAU))
-                            }
-                            Metric::Wait => mean(&|r| r.wait().map(|d| d.0 as f64)),
-                            Metric::Turnaround => mean(&|r| r.turnaround().map(|d| d.0 as f64)),
-                            Metric::Utilization => outcome.report.utilization,
-                        };
-                        ToAgent::Done {
-                            value,
-                            makespan_s: outcome.report.last_end_s - outcome.report.first_submit_s,
-                            completed: outcome.report.completed,
-                        }
-                    }
-                    Err(e) => ToAgent::Failed(e),
+        self.episode = Some(Coroutine::new(
+            move |agent: &Yielder<usize, Decision>, _| {
+                let mut policy = AgentPolicy {
+                    agent,
+                    queue_size,
+                    layout,
+                    scale,
+                    backfill,
+                    owners: jobs.iter().map(|j| (j.id, (j.user, j.group))).collect(),
+                    pick: None,
                 };
-                let _ = to_agent.send(message);
-            })
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start the episode: {e}")))?;
-        self.episode = Some(Episode {
-            from_sim: Some(Mutex::new(from_sim)),
-            actions: Some(actions),
-            thread: Some(thread),
-            visible: 0,
-        });
-        let first = self.answer(py)?;
+                let outcome = BatchSim::new(capacity)
+                    .map_err(|e| e.to_string())?
+                    .run(&mut policy, &jobs)
+                    .map_err(|e| e.to_string())?;
+                let records = &outcome.records;
+                let mean = |f: &dyn Fn(&cosched_core::JobRecord) -> Option<f64>| {
+                    let v: Vec<f64> = records.iter().filter_map(f).collect();
+                    v.iter().sum::<f64>() / v.len().max(1) as f64
+                };
+                let value = match metric {
+                    Metric::BoundedSlowdown => mean(&|r| r.bounded_slowdown(DEFAULT_SLOWDOWN_TAU)),
+                    Metric::Wait => mean(&|r| r.wait().map(|d| d.0 as f64)),
+                    Metric::Turnaround => mean(&|r| r.turnaround().map(|d| d.0 as f64)),
+                    Metric::Utilization => outcome.report.utilization,
+                };
+                Ok(Finished {
+                    value,
+                    makespan_s: outcome.report.last_end_s - outcome.report.first_submit_s,
+                    completed: outcome.report.completed,
+                })
+            },
+        ));
+        let first = self.resume(py, 0)?;
         first.set_item("start", start)?;
         Ok(first)
     }
@@ -490,20 +424,9 @@ impl BatchEnv {
     /// picks the last visible job, as the action mask forbids) and returns the next decision
     /// or the end.
     fn step<'py>(&mut self, py: Python<'py>, action: usize) -> PyResult<Bound<'py, PyDict>> {
-        let episode = self
-            .episode
-            .as_ref()
-            .ok_or_else(|| PyRuntimeError::new_err("call reset() before step()"))?;
-        let sent = episode.actions.as_ref().is_some_and(|a| {
-            a.send(action.min(episode.visible.saturating_sub(1)))
-                .is_ok()
-        });
-        if !sent {
-            self.episode = None;
-            return Err(PyRuntimeError::new_err(
-                "the episode has ended: call reset()",
-            ));
+        if self.episode.is_none() {
+            return Err(PyRuntimeError::new_err("call reset() before step()"));
         }
-        self.answer(py)
+        self.resume(py, action.min(self.visible.saturating_sub(1)))
     }
 }
