@@ -585,7 +585,8 @@ fn checks(by_fig: &[Vec<Run>], n: u64) -> Table {
             let ratios: Vec<f64> = by_fig[1]
                 .iter()
                 .zip(&by_fig[2])
-                .filter_map(|(l, m)| (measure(l) > 0.0).then(|| measure(m) / measure(l)))
+                .filter(|&(l, _)| measure(l) > 0.0)
+                .map(|(l, m)| measure(m) / measure(l))
                 .collect();
             Spread::of(&ratios).map_or("n/a".into(), |s| format!("{:.2}", s.mean))
         };
