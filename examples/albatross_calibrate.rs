@@ -42,6 +42,22 @@ struct Point {
     work_cv: f64,
 }
 
+impl Point {
+    /// The paper's pool and workload with this point's owners and job work.
+    fn environment(&self) -> (SimConfig, WorkloadModel) {
+        let mut config = SimConfig::paper();
+        config.owners.idle = cosched_albatross::pool::PeriodModel::Exponential {
+            mean: Duration(self.idle_mean_s),
+        };
+        let model = WorkloadModel {
+            mean_work_s: self.mean_work_s,
+            work_cv: self.work_cv,
+            ..WorkloadModel::paper()
+        };
+        (config, model)
+    }
+}
+
 fn main() -> std::process::ExitCode {
     cosched_examples::main_with(run)
 }
@@ -80,15 +96,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let baseline = PAPER[0];
     let results = Sweep::new(NAME, points).run(|p| {
-        let mut config = SimConfig::paper();
-        config.owners.idle = cosched_albatross::pool::PeriodModel::Exponential {
-            mean: Duration(p.idle_mean_s),
-        };
-        let model = WorkloadModel {
-            mean_work_s: p.mean_work_s,
-            work_cv: p.work_cv,
-            ..WorkloadModel::paper()
-        };
+        let (config, model) = p.environment();
         let runs: Vec<_> = seeds
             .iter()
             .filter_map(|&s| scenario::run(&config, &model, s, &mut scenario::no_albatross()).ok())
@@ -204,15 +212,7 @@ const LAG_SEEDS: u64 = 64;
 /// job", so the period is the lag less the first job's run, i.e. the time of the first
 /// dispatch of the no-Albatross run, at the best baseline fit over [`LAG_SEEDS`] seeds.
 fn stall_period(top: &Point, seed: u64) -> Result<Table, Box<dyn std::error::Error>> {
-    let mut config = SimConfig::paper();
-    config.owners.idle = cosched_albatross::pool::PeriodModel::Exponential {
-        mean: Duration(top.idle_mean_s),
-    };
-    let model = WorkloadModel {
-        mean_work_s: top.mean_work_s,
-        work_cv: top.work_cv,
-        ..WorkloadModel::paper()
-    };
+    let (config, model) = top.environment();
     let mut lags = Vec::new();
     for s in replicate_seeds(seed, LAG_SEEDS) {
         let run = scenario::run(&config, &model, s, &mut scenario::no_albatross())?;

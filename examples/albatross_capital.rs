@@ -643,7 +643,7 @@ fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Erro
         (
             "stall threshold (s)",
             STALL_THRESHOLD.secs() as f64,
-            vec![60.0, 300.0, STALL_THRESHOLD.secs() as f64, 1800.0],
+            vec![60.0, 300.0, 1800.0, STALL_THRESHOLD.secs() as f64],
             |p, _, v| {
                 p.stall_threshold = Duration(v as i64);
                 Ok(())

@@ -300,6 +300,17 @@ impl Event for Ev {
     }
 }
 
+/// `secs` rounded up to whole seconds, at least 1; a span longer than i64 seconds is
+/// `i64::MAX`, which ends after any horizon and is simply not scheduled.
+fn whole_seconds(secs: f64) -> Duration {
+    let s = secs.ceil().max(1.0);
+    if s < i64::MAX as f64 {
+        Duration(s as i64)
+    } else {
+        Duration(i64::MAX)
+    }
+}
+
 /// Schedules `ev` `delay` after `now` if that is within `horizon` (later events could never
 /// run); checked, so no user-given span can overflow the clock.
 fn schedule_within(
@@ -1291,12 +1302,7 @@ impl<'a> World<'a> {
                     (start - now).secs() as f64 + then.time_for(need)
                 }
             };
-            let delay = offset.ceil().max(1.0);
-            let delay = if delay < i64::MAX as f64 {
-                Duration(delay as i64)
-            } else {
-                Duration(i64::MAX)
-            };
+            let delay = whole_seconds(offset);
             let s = &mut self.slot_states[slot];
             s.epoch += 1;
             let ev = Ev::Finish {
@@ -1398,14 +1404,8 @@ impl<'a> World<'a> {
         s.epoch += 1;
         let epoch = s.epoch;
         let speed = self.machines[s.machine].speed;
-        let run = (self.remaining_s[job] / speed).ceil().max(1.0);
-        // Work is finite and > 0 (admission) and speed >= its validated minimum; a run
-        // longer than i64 seconds ends after any horizon and is simply not scheduled.
-        let run = if run < i64::MAX as f64 {
-            Duration(run as i64)
-        } else {
-            Duration(i64::MAX)
-        };
+        // Work is finite and > 0 (admission) and speed >= its validated minimum.
+        let run = whole_seconds(self.remaining_s[job] / speed);
         let total = transfer.checked_add(run).unwrap_or(Duration(i64::MAX));
         schedule_within(
             q,
