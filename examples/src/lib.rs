@@ -173,9 +173,11 @@ where
             return fail(first.strip_prefix("error: ").unwrap_or(first));
         }
     };
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+    let result = run(cli);
+    match (out::finish(result.is_ok()), result) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(e), Ok(())) => fail(e),
+        (_, Err(e)) => fail(e),
     }
 }
 
@@ -183,6 +185,9 @@ where
 /// `error: {e}: {cause}: …` (its message and causes, never Debug output) and status 1. For
 /// examples that parse their own flags; [`main_with`] does the parsing too.
 pub fn exit(result: std::result::Result<(), Box<dyn std::error::Error>>) -> ExitCode {
+    let result = out::finish(result.is_ok())
+        .map_err(Box::from)
+        .and(result);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

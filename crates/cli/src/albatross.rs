@@ -35,6 +35,7 @@ use cosched_albatross::policy::{
     Albatross, AlbatrossConfig, Capital, CloudNodeState, CloudNodeView, Command, Observation,
     STALL_THRESHOLD,
 };
+use crate::output::{Clash, Outputs, Plan};
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
 use serde::{Deserialize, Serialize};
@@ -134,6 +135,9 @@ pub enum AlbatrossError {
         /// The last id.
         last: u32,
     },
+    /// The state file is one of the pool's files.
+    #[error(transparent)]
+    Clash(#[from] Clash),
     /// The commands could not be delivered; the state file was left as it was.
     #[error("cannot write the commands to standard output: {0} (the state was not updated)")]
     Output(std::io::Error),
@@ -218,15 +222,20 @@ fn read_state(path: &Path) -> Result<State, AlbatrossError> {
     Ok(state)
 }
 
-/// Writes the state through a temporary file, so a crash never leaves half a file.
+/// Writes the state through a temporary file beside it, so a crash never leaves half a file.
 fn write_state(path: &Path, state: &State) -> Result<(), AlbatrossError> {
     let text = serde_json::to_string_pretty(state).map_err(|e| AlbatrossError::State {
         path: path.to_owned(),
         message: e.to_string(),
     })?;
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text + "\n").map_err(|e| io_error(&tmp, &e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io_error(path, &e))
+    let mut outputs = Outputs::default();
+    outputs
+        .write(path, (text + "\n").as_bytes())
+        .and_then(|()| outputs.commit())
+        .map_err(|e| AlbatrossError::Io {
+            path: path.to_owned(),
+            message: e.message,
+        })
 }
 
 fn int_attr(ad: &ClassAd, name: &str) -> Option<i64> {
@@ -263,6 +272,12 @@ fn check_time(what: &str, t: i64) -> Result<i64, AlbatrossError> {
 pub fn run(args: &AlbatrossArgs, out: &mut dyn Write) -> Result<(), AlbatrossError> {
     match &args.command {
         AlbatrossCommand::Decide(a) => {
+            // The state is read and rewritten; the pool's files must not be it.
+            Plan::default()
+                .input("--status", &a.status)
+                .input("--queue", &a.queue)
+                .output("--state", &a.state)
+                .check()?;
             let (text, state) = decide(a)?;
             out.write_all(text.as_bytes())
                 .and_then(|()| out.flush())

@@ -640,3 +640,34 @@ fn the_format_is_detected_by_content() {
         assert!(line.contains("not supported"), "{line}");
     }
 }
+
+/// `cosched classad eval` agrees with HTCondor's library on the cases that differed, and
+/// `--functions library` evaluates as the bare library, where `split` is not registered.
+#[test]
+fn classad_eval_matches_htcondor_on_unparse_compare_and_split() {
+    let eval = |expr: &str, extra: &[&str]| {
+        let mut args = vec!["classad", "eval", expr, "--my", "[ c = 2 ]"];
+        args.extend_from_slice(&["--target", "[ c = 3 ]"]);
+        args.extend_from_slice(extra);
+        let out = cosched(&args);
+        assert!(out.status.success(), "{expr}: {}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap().trim_end().to_owned()
+    };
+    for (expr, value) in [
+        ("unparse(target.missing)", r#""""#),
+        ("unparse(target.c)", r#""""#),
+        ("unparse(c)", r#""2""#),
+        (r#"allCompare(">=", {-1.25, 2.5, -5, "x"}, 3.0)"#, "false"),
+        (r#"size(split("a b"))"#, "2"),
+    ] {
+        assert_eq!(eval(expr, &[]), value, "{expr}");
+    }
+    assert_eq!(
+        eval(r#"size(split("a b"))"#, &["--functions", "library"]),
+        "error"
+    );
+    assert_eq!(
+        eval(r#"stringListsIntersect("a", "a,b")"#, &["--functions", "library"]),
+        "true"
+    );
+}
