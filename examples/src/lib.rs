@@ -185,9 +185,7 @@ where
 /// `error: {e}: {cause}: …` (its message and causes, never Debug output) and status 1. For
 /// examples that parse their own flags; [`main_with`] does the parsing too.
 pub fn exit(result: std::result::Result<(), Box<dyn std::error::Error>>) -> ExitCode {
-    let result = out::finish(result.is_ok())
-        .map_err(Box::from)
-        .and(result);
+    let result = out::finish(result.is_ok()).map_err(Box::from).and(result);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

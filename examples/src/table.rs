@@ -2,7 +2,6 @@
 
 use std::fmt;
 
-
 /// One cell of a [`Table`].
 ///
 /// Numbers are right-aligned in Markdown; [`Cell::Empty`] marks a number the paper does not

@@ -28,6 +28,7 @@
 //! The stall timer (the policy's only memory) is kept in the state file, so successive calls
 //! behave as one long-running policy would.
 
+use crate::output::{Clash, Outputs, Plan};
 use clap::{Args, Subcommand};
 use cosched_albatross::classad::read::{self, ReadError};
 use cosched_albatross::classad::{ClassAd, Value};
@@ -35,7 +36,6 @@ use cosched_albatross::policy::{
     Albatross, AlbatrossConfig, Capital, CloudNodeState, CloudNodeView, Command, Observation,
     STALL_THRESHOLD,
 };
-use crate::output::{Clash, Outputs, Plan};
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
 use serde::{Deserialize, Serialize};

@@ -4,8 +4,10 @@
 //! `--to` or else the output's extension (`.json` is Batsim, anything else SWF). What both
 //! formats hold is kept: id, submit time, size, run time, estimate (SWF's requested time,
 //! Batsim's walltime); SWF's other fields (wait, status, user, …) have no place in a Batsim
-//! workload, and a Batsim job's profile becomes a run time. Invalid records are skipped and
-//! counted on standard error, by reason.
+//! workload, and a Batsim job's profile becomes a run time. Times are whole seconds: integers
+//! are kept exactly both ways (JSON integers, not doubles), and a fractional Batsim walltime
+//! or delay rounds up (`cosched_workload::batsim`), so a job simulates the same from the JSON
+//! and from its SWF. Invalid records are skipped and counted on standard error, by reason.
 
 use crate::input::{self, InputError};
 use crate::output::{self, Clash, OutputError, Outputs, Plan};

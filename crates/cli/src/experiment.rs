@@ -34,11 +34,11 @@ use crate::input::{self, InputError, Workload};
 use crate::output::{self, Clash, OutputError, Outputs, Plan};
 use crate::plots::{self, Axes, Line, PlotError};
 use crate::simulate::{self, SimulateError};
-use cosched_workload::output::Staged;
 use crate::summary::{self, Row};
 use clap::{Args, ValueEnum};
 use cosched_core::{ParamError, RigidJob, excerpt, shown};
 use cosched_slurm::{Slurm, SlurmError};
+use cosched_workload::output::Staged;
 use cosched_workload::output::same_file;
 use cosched_workload::scale_to_offered_load;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -533,7 +533,10 @@ impl Experiment {
         let mut plan = Plan::default();
         plan.input("the experiment file", &self.file);
         for s in &self.sources {
-            if let Source::Trace { label, workload, .. } = s {
+            if let Source::Trace {
+                label, workload, ..
+            } = s
+            {
                 plan.input(format!("trace `{label}`"), &workload.path);
             }
         }
@@ -570,7 +573,10 @@ impl Experiment {
                 let files = PLOT_METRICS
                     .iter()
                     .map(|&(metric, _, file)| {
-                        (metric, self.out.join(PLOTS).join(format!("{stem}_{file}.svg")))
+                        (
+                            metric,
+                            self.out.join(PLOTS).join(format!("{stem}_{file}.svg")),
+                        )
                     })
                     .collect();
                 (s.name(), files)

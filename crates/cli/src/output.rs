@@ -54,7 +54,9 @@ pub enum Clash {
         input_path: PathBuf,
     },
     /// Two outputs are one file.
-    #[error("{first} {first_path} and {second} {second_path} are one file: give each output its own path")]
+    #[error(
+        "{first} {first_path} and {second} {second_path} are one file: give each output its own path"
+    )]
     SameOutput {
         /// The flag naming the first.
         first: String,

@@ -189,7 +189,12 @@ pub fn draw_runs(
                 points: values(s)
                     .iter()
                     .enumerate()
-                    .map(|(k, &v)| (hours_since(r.outcome.report.first_submit_s, s.bin_start(k)), v))
+                    .map(|(k, &v)| {
+                        (
+                            hours_since(r.outcome.report.first_submit_s, s.bin_start(k)),
+                            v,
+                        )
+                    })
                     .collect(),
             })
             .collect()

@@ -476,12 +476,12 @@ fn write_outputs(
             .into_par_iter()
             .zip(runs)
             .map(|(mut file, r)| {
-                jobs_csv::write(&mut file, &info, &r.outcome.records, capacity).map_err(|e| {
-                    match e {
+                jobs_csv::write(&mut file, &info, &r.outcome.records, capacity).map_err(
+                    |e| match e {
                         JobsCsvError::Io(e) => OutputError::new(file.path(), e),
                         other => OutputError::new(file.path(), other),
-                    }
-                })?;
+                    },
+                )?;
                 Ok(file)
             })
             .collect::<Result<_, OutputError>>()?;
@@ -490,9 +490,7 @@ fn write_outputs(
         let bytes =
             summary::to_csv(&[], &rows).map_err(|e| OutputError::new(dir.summary.path(), e))?;
         outputs.put(dir.summary, &bytes)?;
-        outputs.put(dir.report,
-            report_json(meta, runs, false).as_bytes(),
-        )?;
+        outputs.put(dir.report, report_json(meta, runs, false).as_bytes())?;
         outputs.put(dir.timeseries, series_csv.as_bytes())?;
     }
     if let Some(mut file) = prepared.jobs_csv

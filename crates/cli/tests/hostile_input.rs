@@ -166,7 +166,11 @@ fn a_failed_run_leaves_the_previous_results_intact() {
         s(&single),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let (results, drawn, one) = (snapshot(&keep), snapshot(&plots), fs::read(&single).unwrap());
+    let (results, drawn, one) = (
+        snapshot(&keep),
+        snapshot(&plots),
+        fs::read(&single).unwrap(),
+    );
     assert!(results.iter().all(|(_, b)| !b.is_empty()));
 
     // A typo in the trace's name, then a trace the simulation refuses (no capacity).
@@ -272,7 +276,10 @@ fn two_outputs_naming_one_file_are_refused_naming_both_flags() {
         "--report",
         s(&alias.join("report.json")),
     ]);
-    assert!(line.contains("--out") && line.contains("--report"), "{line}");
+    assert!(
+        line.contains("--out") && line.contains("--report"),
+        "{line}"
+    );
     assert!(snapshot(&d).is_empty());
 }
 
@@ -667,7 +674,10 @@ fn classad_eval_matches_htcondor_on_unparse_compare_and_split() {
         "error"
     );
     assert_eq!(
-        eval(r#"stringListsIntersect("a", "a,b")"#, &["--functions", "library"]),
+        eval(
+            r#"stringListsIntersect("a", "a,b")"#,
+            &["--functions", "library"]
+        ),
         "true"
     );
 }

@@ -332,7 +332,12 @@ mod tests {
     /// up, so a sub-second walltime is 1 s (not 0, which SWF would read as "no limit").
     #[test]
     fn times_are_exact_integers_and_fractional_durations_round_up() {
-        let big = [9_007_199_254_740_993, i64::MAX - 807, (1 << 60) + 1, i64::MIN];
+        let big = [
+            9_007_199_254_740_993,
+            i64::MAX - 807,
+            (1 << 60) + 1,
+            i64::MIN,
+        ];
         let jobs: Vec<RigidJob> = big
             .iter()
             .enumerate()
@@ -366,7 +371,11 @@ mod tests {
             .map(|j| (j.id.0, j.submit.0, j.runtime.0, j.estimate.0))
             .collect();
         assert_eq!(got, [(1, 1, 100, 1), (2, 3, 1, 11)]);
-        let invalid: Vec<_> = w.invalid.iter().map(|(_, id, r)| (id.as_str(), r)).collect();
+        let invalid: Vec<_> = w
+            .invalid
+            .iter()
+            .map(|(_, id, r)| (id.as_str(), r))
+            .collect();
         assert_eq!(
             invalid,
             [

@@ -90,7 +90,10 @@ pub struct Staged {
 #[derive(Debug)]
 enum Sink {
     /// A temporary file beside the resolved target.
-    Temporary { file: NamedTempFile, target: PathBuf },
+    Temporary {
+        file: NamedTempFile,
+        target: PathBuf,
+    },
     /// A terminal, device or pipe, written as it goes.
     Direct(File),
 }
@@ -250,7 +253,12 @@ mod tests {
         let mut staged = Staged::create(&link).unwrap();
         staged.write_all(b"new").unwrap();
         staged.commit().unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
         let mode = fs::metadata(&real).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640, "the replaced file's permissions are kept");
@@ -258,6 +266,11 @@ mod tests {
         null.write_all(b"discarded").unwrap();
         null.commit().unwrap();
         use std::os::unix::fs::FileTypeExt;
-        assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+        assert!(
+            fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
     }
 }
