@@ -31,15 +31,40 @@ fn error_line(args: &[&str]) -> String {
     err.lines().next().unwrap().to_string()
 }
 
+/// Runs `cosched simulate --trace TRACE --policy POLICY EXTRA...`.
+fn simulate(trace: &str, policy: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["simulate", "--trace", trace, "--policy", policy];
+    args.extend_from_slice(extra);
+    cosched(&args)
+}
+
+/// Runs a failing `simulate` and returns its single error line.
+fn simulate_error(trace: &str, policy: &str, extra: &[&str]) -> String {
+    let mut args = vec!["simulate", "--trace", trace, "--policy", policy];
+    args.extend_from_slice(extra);
+    error_line(&args)
+}
+
 /// A 20-job SWF trace on 16 units (`MaxProcs` unless `capacity` is false).
 fn trace(dir: &Path, name: &str, capacity: bool) -> PathBuf {
+    jobs_trace(dir, name, capacity, (10, 4, 100))
+}
+
+/// 20 jobs, job `i` submitted at `i × gap` on `size` units, running `run + i` seconds (its
+/// estimate 100 s more).
+fn jobs_trace(
+    dir: &Path,
+    name: &str,
+    capacity: bool,
+    (gap, size, run): (i64, u32, i64),
+) -> PathBuf {
     let mut text = String::from(if capacity { "; MaxProcs: 16\n" } else { "" });
     for i in 1..=20 {
         text.push_str(&format!(
-            "{i} {} -1 {} 4 -1 -1 4 {} -1 1 1 1 1 1 1 -1 -1\n",
-            i * 10,
-            100 + i,
-            200 + i
+            "{i} {} -1 {} {size} -1 -1 {size} {} -1 1 1 1 1 1 1 -1 -1\n",
+            i * gap,
+            run + i,
+            run + 100 + i
         ));
     }
     let path = dir.join(name);
@@ -100,15 +125,7 @@ fn simulate_refuses_outputs_that_are_its_trace() {
     let dir = tempfile::tempdir().unwrap();
     let t = trace(dir.path(), "t.swf", false);
     let before = fs::read(&t).unwrap();
-    let line = error_line(&[
-        "simulate",
-        "--trace",
-        s(&t),
-        "--policy",
-        "easy",
-        "--jobs-csv",
-        s(&t),
-    ]);
+    let line = simulate_error(s(&t), "easy", &["--jobs-csv", s(&t)]);
     assert!(
         line.contains("--jobs-csv") && line.contains("--trace"),
         "{line}"
@@ -120,15 +137,7 @@ fn simulate_refuses_outputs_that_are_its_trace() {
     fs::create_dir(&d).unwrap();
     let inside = trace(&d, "easy_jobs.csv", true);
     let before = fs::read(&inside).unwrap();
-    let line = error_line(&[
-        "simulate",
-        "--trace",
-        s(&inside),
-        "--policy",
-        "easy,fcfs",
-        "--out",
-        s(&d),
-    ]);
+    let line = simulate_error(s(&inside), "easy,fcfs", &["--out", s(&d)]);
     assert!(line.contains("--out") && line.contains("--trace"), "{line}");
     assert_eq!(fs::read(&inside).unwrap(), before);
     assert_eq!(snapshot(&d).len(), 1, "nothing else was written");
@@ -142,29 +151,15 @@ fn a_failed_run_leaves_the_previous_results_intact() {
     let plots = dir.path().join("plots");
     let single = dir.path().join("single.csv");
     let ok = |trace: &Path| {
-        cosched(&[
-            "simulate",
-            "--trace",
+        simulate(
             s(trace),
-            "--policy",
             "easy,fcfs",
-            "--out",
-            s(&keep),
-            "--plots",
-            s(&plots),
-        ])
+            &["--out", s(&keep), "--plots", s(&plots)],
+        )
     };
     let out = ok(&t);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = cosched(&[
-        "simulate",
-        "--trace",
-        s(&t),
-        "--policy",
-        "easy",
-        "--jobs-csv",
-        s(&single),
-    ]);
+    let out = simulate(s(&t), "easy", &["--jobs-csv", s(&single)]);
     assert!(out.status.success(), "{}", stderr(&out));
     let (results, drawn, one) = (
         snapshot(&keep),
@@ -174,30 +169,16 @@ fn a_failed_run_leaves_the_previous_results_intact() {
     assert!(results.iter().all(|(_, b)| !b.is_empty()));
 
     // A typo in the trace's name, then a trace the simulation refuses (no capacity).
-    let line = error_line(&[
-        "simulate",
-        "--trace",
+    let line = simulate_error(
         s(&dir.path().join("t.swff")),
-        "--policy",
         "easy,fcfs",
-        "--out",
-        s(&keep),
-        "--plots",
-        s(&plots),
-    ]);
+        &["--out", s(&keep), "--plots", s(&plots)],
+    );
     assert!(line.contains("t.swff"), "{line}");
     let nocap = trace(dir.path(), "nocap.swf", false);
     let out = ok(&nocap);
     assert_eq!(out.status.code(), Some(1));
-    let line = error_line(&[
-        "simulate",
-        "--trace",
-        s(&nocap),
-        "--policy",
-        "easy",
-        "--jobs-csv",
-        s(&single),
-    ]);
+    let line = simulate_error(s(&nocap), "easy", &["--jobs-csv", s(&single)]);
     assert!(line.contains("no --capacity"), "{line}");
     assert_eq!(snapshot(&keep), results);
     assert_eq!(snapshot(&plots), drawn);
@@ -224,17 +205,7 @@ fn two_outputs_naming_one_file_are_refused_naming_both_flags() {
     let dir = tempfile::tempdir().unwrap();
     let t = trace(dir.path(), "t.swf", true);
     let f = dir.path().join("F");
-    let line = error_line(&[
-        "simulate",
-        "--trace",
-        s(&t),
-        "--policy",
-        "easy",
-        "--jobs-csv",
-        s(&f),
-        "--report",
-        s(&f),
-    ]);
+    let line = simulate_error(s(&t), "easy", &["--jobs-csv", s(&f), "--report", s(&f)]);
     assert!(
         line.contains("--jobs-csv") && line.contains("--report"),
         "{line}"
@@ -247,17 +218,7 @@ fn two_outputs_naming_one_file_are_refused_naming_both_flags() {
         ("--timeseries-csv", "timeseries.csv"),
         ("--invalid-csv", "summary.csv"),
     ] {
-        let line = error_line(&[
-            "simulate",
-            "--trace",
-            s(&t),
-            "--policy",
-            "easy",
-            "--out",
-            s(&d),
-            flag,
-            s(&d.join(file)),
-        ]);
+        let line = simulate_error(s(&t), "easy", &["--out", s(&d), flag, s(&d.join(file))]);
         assert!(line.contains("--out") && line.contains(flag), "{line}");
         assert!(line.contains(file), "{line}");
     }
@@ -265,17 +226,11 @@ fn two_outputs_naming_one_file_are_refused_naming_both_flags() {
     fs::create_dir(&d).unwrap();
     let alias = dir.path().join("alias");
     std::os::unix::fs::symlink(&d, &alias).unwrap();
-    let line = error_line(&[
-        "simulate",
-        "--trace",
+    let line = simulate_error(
         s(&t),
-        "--policy",
         "easy",
-        "--out",
-        s(&d),
-        "--report",
-        s(&alias.join("report.json")),
-    ]);
+        &["--out", s(&d), "--report", s(&alias.join("report.json"))],
+    );
     assert!(
         line.contains("--out") && line.contains("--report"),
         "{line}"
@@ -291,16 +246,7 @@ fn experiment_runs_of_traces_sharing_a_stem_have_distinct_keys() {
         fs::create_dir(dir.path().join(sub)).unwrap();
     }
     trace(&dir.path().join("d1"), "same.swf", true);
-    let mut text = String::from("; MaxProcs: 16\n");
-    for i in 1..=20 {
-        text.push_str(&format!(
-            "{i} {} -1 {} 8 -1 -1 8 {} -1 1 1 1 1 1 1 -1 -1\n",
-            i * 7,
-            300 + i,
-            400 + i
-        ));
-    }
-    fs::write(dir.path().join("d2/same.swf"), text).unwrap();
+    jobs_trace(&dir.path().join("d2"), "same.swf", true, (7, 8, 300));
     let file = dir.path().join("e.toml");
     fs::write(
         &file,
@@ -550,15 +496,7 @@ fn sub_second_walltimes_round_up_alike_on_both_paths() {
     assert_eq!((job("2")[3], job("2")[8]), ("1", "51"), "{text}");
     let jobs_csv = |trace: &Path| {
         let csv = dir.path().join("jobs.csv");
-        let out = cosched(&[
-            "simulate",
-            "--trace",
-            s(trace),
-            "--policy",
-            "easy",
-            "--jobs-csv",
-            s(&csv),
-        ]);
+        let out = simulate(s(trace), "easy", &["--jobs-csv", s(&csv)]);
         assert!(out.status.success(), "{}", stderr(&out));
         fs::read_to_string(&csv).unwrap()
     };
@@ -583,15 +521,7 @@ fn a_span_beyond_i64_is_reported_exactly() {
     )
     .unwrap();
     let out_dir = dir.path().join("out");
-    let out = cosched(&[
-        "simulate",
-        "--trace",
-        s(&t),
-        "--policy",
-        "easy",
-        "--out",
-        s(&out_dir),
-    ]);
+    let out = simulate(s(&t), "easy", &["--out", s(&out_dir)]);
     assert!(out.status.success(), "{}", stderr(&out));
     let span = "18446744073709551565";
     assert!(
@@ -621,12 +551,12 @@ fn the_format_is_detected_by_content() {
     )
     .unwrap();
     for t in [&bom, &bom_swf] {
-        let out = cosched(&["simulate", "--trace", s(t), "--policy", "easy"]);
+        let out = simulate(s(t), "easy", &[]);
         assert!(out.status.success(), "{}", stderr(&out));
     }
     let array = dir.path().join("array.json");
     fs::write(&array, format!("\u{feff} [{workload}]")).unwrap();
-    let line = error_line(&["simulate", "--trace", s(&array), "--policy", "easy"]);
+    let line = simulate_error(s(&array), "easy", &[]);
     assert!(
         line.contains("array") && line.contains("Batsim") && !line.contains("18 fields"),
         "{line}"
@@ -638,7 +568,7 @@ fn the_format_is_detected_by_content() {
     ] {
         let path = dir.path().join(format!("t.swf.{name}"));
         fs::write(&path, magic).unwrap();
-        let line = error_line(&["simulate", "--trace", s(&path), "--policy", "easy"]);
+        let line = simulate_error(s(&path), "easy", &[]);
         assert!(
             line.contains(name) && line.contains("not supported"),
             "{line}"
