@@ -74,7 +74,9 @@ Experiment file (TOML); paths are relative to the file:
   name = \"lublin_256\"              # optional
 
 Writes OUT/summary.csv (workload,capacity,load,seed,policy,jobs,mean_wait_s,...) and
-OUT/plots/ (each figure against load, one line per policy, mean over seeds).";
+OUT/plots/ (each figure against load, one line per policy, mean over seeds). A workload is
+named by its file stem, or by its path when two share a stem; a run listed twice (a load or
+seed repeated, one file twice at one capacity) is refused.";
 
 /// Arguments of `cosched experiment`.
 #[derive(Args)]

@@ -9,7 +9,8 @@
 //! refuses an output that is (or resolves to, through `..`, symbolic or hard links) one of
 //! the inputs, and two outputs that are one file, naming the flags involved.
 
-use cosched_workload::output::{Staged, is_regular_file, same_file};
+use cosched_workload::output::{FileIdentity, Staged, is_regular_file};
+use std::collections::HashMap;
 use std::error::Error;
 use std::fs;
 use std::io::{self, Write};
@@ -90,14 +91,20 @@ impl Plan {
     }
 
     /// Refuses an output that is an input (regular files only: `/dev/stdin` in and
-    /// `/dev/stdout` out may be one terminal), and two outputs that are one file.
+    /// `/dev/stdout` out may be one terminal), and two outputs that are one file. Each path is
+    /// resolved once, so an experiment's thousands of task files cost what they number.
     pub fn check(&self) -> Result<(), Clash> {
-        for (output, path) in &self.outputs {
-            let over = self
-                .inputs
-                .iter()
-                .find(|(_, input)| is_regular_file(input) && same_file(path, input));
-            if let Some((input, input_path)) = over {
+        let inputs: Vec<(&(String, PathBuf), FileIdentity)> = self
+            .inputs
+            .iter()
+            .filter(|(_, path)| is_regular_file(path))
+            .map(|input| (input, FileIdentity::of(&input.1)))
+            .collect();
+        let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+        let mut by_inode: HashMap<(u64, u64), usize> = HashMap::new();
+        for (i, (output, path)) in self.outputs.iter().enumerate() {
+            let id = FileIdentity::of(path);
+            if let Some(((input, input_path), _)) = inputs.iter().find(|(_, x)| x.same(&id)) {
                 return Err(Clash::OverInput {
                     output: output.clone(),
                     path: path.clone(),
@@ -105,18 +112,21 @@ impl Plan {
                     input_path: input_path.clone(),
                 });
             }
-        }
-        for (i, (first, first_path)) in self.outputs.iter().enumerate() {
-            let twin = self.outputs[i + 1..]
-                .iter()
-                .find(|(_, other)| same_file(first_path, other));
-            if let Some((second, second_path)) = twin {
+            let twin = by_path
+                .get(&id.path)
+                .or_else(|| id.inode.and_then(|inode| by_inode.get(&inode)));
+            if let Some(&first) = twin {
+                let (first, first_path) = &self.outputs[first];
                 return Err(Clash::SameOutput {
                     first: first.clone(),
                     first_path: first_path.clone(),
-                    second: second.clone(),
-                    second_path: second_path.clone(),
+                    second: output.clone(),
+                    second_path: path.clone(),
                 });
+            }
+            by_path.insert(id.path, i);
+            if let Some(inode) = id.inode {
+                by_inode.insert(inode, i);
             }
         }
         Ok(())

@@ -58,20 +58,42 @@ pub fn resolve(path: &Path) -> PathBuf {
     out
 }
 
-/// Whether `a` and `b` name one file: they resolve to one path ([`resolve`]), or (on Unix)
-/// both are existing files with one device and inode (hard links).
+/// Whether `a` and `b` name one file ([`FileIdentity::same`]).
 pub fn same_file(a: &Path, b: &Path) -> bool {
-    if resolve(a) == resolve(b) {
-        return true;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let (Ok(x), Ok(y)) = (fs::metadata(a), fs::metadata(b)) {
-            return x.dev() == y.dev() && x.ino() == y.ino();
+    FileIdentity::of(a).same(&FileIdentity::of(b))
+}
+
+/// What names a file: its [`resolve`]d path, and (on Unix) the device and inode of an
+/// existing one, so hard links are one file too. Computed once per path, so that many paths
+/// can be compared (or hashed) cheaply.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FileIdentity {
+    /// The resolved path.
+    pub path: PathBuf,
+    /// Device and inode of an existing file.
+    pub inode: Option<(u64, u64)>,
+}
+
+impl FileIdentity {
+    /// The identity of `path`.
+    pub fn of(path: &Path) -> FileIdentity {
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+        };
+        #[cfg(not(unix))]
+        let inode = None;
+        FileIdentity {
+            path: resolve(path),
+            inode,
         }
     }
-    false
+
+    /// Whether the two are one file: one resolved path, or one existing inode.
+    pub fn same(&self, other: &FileIdentity) -> bool {
+        self.path == other.path || (self.inode.is_some() && self.inode == other.inode)
+    }
 }
 
 /// Whether `path` exists and is a regular file (what an output would replace).
