@@ -17,7 +17,8 @@
 //! - [`Table`] of [`Cell`]s: aligned Markdown and CSV; [`Cell::Empty`] (`-`) where the paper
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
-//! - [`OutDir`]: the output directory that receives all of the above.
+//! - [`OutDir`]: the output directory that receives all of the above, each file moved into
+//!   place only when the run succeeds and never over a file named on the command line.
 //! - [`Claims`]: the paper's statements about a table or figure, checked on our numbers and
 //!   printed pass/fail under "Paper claims" ([`OutDir::write_claims`]).
 //! - [`albatross`]: the progress CSV the Albatross examples write (the rest of their
@@ -95,7 +96,10 @@
 //!         .y_label("queue length")
 //!         .series("ours", results.iter().copied());
 //!     out.write_plot(&plot)?;
-//!     # assert!(out.path().join("table.md").exists() && out.path().join("queue.svg").exists());
+//!     // `main_with` moves the files into place once `run` has succeeded; this `main` does.
+//!     # let dir = out.path().to_path_buf();
+//!     out.commit()?;
+//!     # assert!(dir.join("table.md").exists() && dir.join("queue.svg").exists());
 //!     Ok(())
 //! }
 //! ```
