@@ -153,13 +153,13 @@ pub fn run_files(dir: &Path, policies: &[PolicyChoice]) -> Vec<PathBuf> {
     ["utilization.svg", "queue.svg", "wait_cdf.svg"]
         .into_iter()
         .map(String::from)
-        .chain(policies.iter().map(|p| gantt_file(p.name())))
+        .chain(policies.iter().map(gantt_file))
         .map(|name| dir.join(name))
         .collect()
 }
 
-fn gantt_file(policy: &str) -> String {
-    format!("gantt_{policy}.svg")
+fn gantt_file(policy: &PolicyChoice) -> String {
+    format!("gantt_{}.svg", policy.file_stem())
 }
 
 /// Hours from `origin` to `t` (exact for any two times, whose difference may not fit i64).
@@ -255,7 +255,7 @@ pub fn draw_runs(
     files.push((path, svg));
     for r in runs {
         if r.outcome.records.len() <= GANTT_MAX_JOBS {
-            let path = dir.join(gantt_file(r.policy.name()));
+            let path = dir.join(gantt_file(&r.policy));
             let svg = gantt(
                 &path,
                 &format!("{trace}: {} schedule", r.policy.name()),

@@ -238,6 +238,49 @@ fn two_outputs_naming_one_file_are_refused_naming_both_flags() {
     assert!(snapshot(&d).is_empty());
 }
 
+/// A catalogue policy whose name holds `/` (an order expression) names its files by its file
+/// stem, in `--out` and in `--plots` alike, never a path into a subdirectory.
+#[test]
+fn policy_names_with_slashes_name_files_not_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(dir.path(), "t.swf", true);
+    let (out_dir, plots) = (dir.path().join("out"), dir.path().join("plots"));
+    let out = simulate(
+        s(&t),
+        "expr(estimate/size)+easy,easy@exact",
+        &["--out", s(&out_dir), "--plots", s(&plots)],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names = |d: &Path| {
+        let mut names: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(&out_dir),
+        [
+            "easy_exact_jobs.csv",
+            "expr(estimate_size)+easy_jobs.csv",
+            "report.json",
+            "summary.csv",
+            "timeseries.csv"
+        ]
+    );
+    let plotted = names(&plots);
+    for gantt in ["gantt_expr(estimate_size)+easy.svg", "gantt_easy_exact.svg"] {
+        assert!(plotted.iter().any(|n| n == gantt), "{plotted:?}");
+    }
+    assert!(
+        plots
+            .join("gantt_expr(estimate")
+            .symlink_metadata()
+            .is_err()
+    );
+}
+
 /// An experiment with two traces of one file stem in different folders.
 #[test]
 fn experiment_runs_of_traces_sharing_a_stem_have_distinct_keys() {
