@@ -319,16 +319,7 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ExperimentError {
 /// `label` as a file name: path separators and other characters a file name should not hold
 /// become `_`.
 fn file_stem(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    output::file_name(label, "-_.")
 }
 
 /// The summary, the plots' directory and the Slurm script, inside OUT.

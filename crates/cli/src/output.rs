@@ -175,6 +175,20 @@ impl Outputs {
     }
 }
 
+/// `name` as a file name: characters other than letters, digits and those of `keep` become
+/// `_` (so a path separator or a control character never reaches the file system).
+pub fn file_name(name: &str, keep: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || keep.contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Writes `text` to standard output and flushes it.
 pub fn stdout(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();

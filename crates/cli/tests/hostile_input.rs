@@ -72,6 +72,14 @@ fn jobs_trace(
     path
 }
 
+/// The fields of the SWF row of job `id` in `text`.
+fn swf_row<'a>(text: &'a str, id: &str) -> Vec<&'a str> {
+    text.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.first() == Some(&id))
+        .unwrap_or_else(|| panic!("no job {id} in {text}"))
+}
+
 /// Every file of `dir` with its text.
 fn snapshot(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut files: Vec<_> = fs::read_dir(dir)
@@ -502,11 +510,7 @@ fn batsim_json_keeps_integers_exactly() {
     assert!(written.contains("9007199254740993"), "{written}");
     let back = fs::read_to_string(&back).unwrap();
     for (id, submit, run) in rows {
-        let fields = back
-            .lines()
-            .map(|l| l.split_whitespace().collect::<Vec<_>>())
-            .find(|f| f.first() == Some(&id.to_string().as_str()))
-            .unwrap();
+        let fields = swf_row(&back, &id.to_string());
         assert_eq!(fields[1], submit.to_string(), "{back}");
         assert_eq!(fields[3], run.to_string(), "{back}");
         assert_eq!(fields[8], run.to_string(), "{back}");
@@ -529,12 +533,7 @@ fn sub_second_walltimes_round_up_alike_on_both_paths() {
     let out = cosched(&["convert", s(&json), s(&swf)]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = fs::read_to_string(&swf).unwrap();
-    let job = |id: &str| {
-        text.lines()
-            .map(|l| l.split_whitespace().collect::<Vec<_>>())
-            .find(|f| f.first() == Some(&id))
-            .unwrap()
-    };
+    let job = |id: &str| swf_row(&text, id);
     assert_eq!((job("1")[3], job("1")[8]), ("100", "1"), "{text}");
     assert_eq!((job("2")[3], job("2")[8]), ("1", "51"), "{text}");
     let jobs_csv = |trace: &Path| {
