@@ -129,6 +129,34 @@ fn convert_refuses_to_write_over_its_input_however_it_is_named() {
 }
 
 #[test]
+fn albatross_refuses_a_state_file_that_is_a_pool_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (status, queue) = (dir.path().join("status.txt"), dir.path().join("queue.txt"));
+    fs::write(&status, "MyType = \"Machine\"\n").unwrap();
+    fs::write(&queue, "").unwrap();
+    for (flag, file) in [("--status", &status), ("--queue", &queue)] {
+        let before = fs::read(file).unwrap();
+        let line = error_line(&[
+            "albatross",
+            "decide",
+            "--status",
+            s(&status),
+            "--queue",
+            s(&queue),
+            "--state",
+            s(&dir.path().join("sub/../").join(file.file_name().unwrap())),
+            "--capital",
+            "0.5",
+        ]);
+        assert!(
+            line.contains("is also the input") && line.contains(flag),
+            "{line}"
+        );
+        assert_eq!(fs::read(file).unwrap(), before, "{flag} is intact");
+    }
+}
+
+#[test]
 fn simulate_refuses_outputs_that_are_its_trace() {
     let dir = tempfile::tempdir().unwrap();
     let t = trace(dir.path(), "t.swf", false);
