@@ -199,7 +199,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         out.write_plot(&plot)?;
     }
     // The full grid goes to CSV only (it is long).
-    grid.write_csv(&out.path().join(format!("{NAME}.csv")))?;
+    out.write_csv(&grid)?;
     Ok(())
 }
 

@@ -164,7 +164,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         .zip(&by_fig)
         .map(|(p, r)| (p.capital, &r[0].outcome))
         .collect();
-    write_progress_csv(&out.path().join("albatross_progress.csv"), &firsts)?;
+    write_progress_csv(&mut out, &firsts)?;
     out.write_table(&desktop_speed_sensitivity(cli.common.seed, n)?)?;
     out.write_table(&checks(&by_fig, n))?;
     out.write_table(&fig2_sensitivity(cli.common.seed, n)?)?;
