@@ -719,7 +719,7 @@ impl Prepared {
         );
         self.out.write_table(&table)?;
         write_curves(
-            &self.out,
+            &mut self.out,
             &figure.plots,
             figure.metrics,
             &self.labels,
@@ -893,7 +893,7 @@ pub struct Plots<'a> {
 /// # Errors
 /// A plot that cannot be drawn or written.
 pub fn write_curves(
-    out: &OutDir,
+    out: &mut OutDir,
     plots: &Plots<'_>,
     metrics: &[Metric],
     labels: &[String],

@@ -734,7 +734,12 @@ mod tests {
         assert_eq!(names[6], "CUP&SPAA");
         let trace = Machine::Cori.generate(true, 1).unwrap();
         let config = HybridConfig::new(12_076).unwrap();
-        let report = simulate(&trace[..200], &TypeParams::default(), 1, config, None).unwrap();
+        // 200 jobs cannot hold Obs. 9's on-demand share: the first typing, whatever its share.
+        let params = TypeParams {
+            on_demand_share: None,
+            ..TypeParams::default()
+        };
+        let report = simulate(&trace[..200], &params, 1, config, None).unwrap();
         let (mut a, mut b) = (report.clone(), report);
         a.instant_start_ratio = 0.2;
         b.instant_start_ratio = 0.4;

@@ -17,7 +17,8 @@
 //! - [`Table`] of [`Cell`]s: aligned Markdown and CSV; [`Cell::Empty`] (`-`) where the paper
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
-//! - [`OutDir`]: the output directory that receives all of the above.
+//! - [`OutDir`]: the output directory that receives all of the above, each file moved into
+//!   place only when the run succeeds and never over a file named on the command line.
 //! - [`Claims`]: the paper's statements about a table or figure, checked on our numbers and
 //!   printed pass/fail under "Paper claims" ([`OutDir::write_claims`]).
 //! - [`albatross`]: the progress CSV the Albatross examples write (the rest of their
@@ -96,7 +97,10 @@
 //!         .y_label("queue length")
 //!         .series("ours", results.iter().copied());
 //!     out.write_plot(&plot)?;
-//!     # assert!(out.path().join("table.md").exists() && out.path().join("queue.svg").exists());
+//!     // `main_with` moves the files into place once `run` has succeeded; this `main` does.
+//!     # let dir = out.path().to_path_buf();
+//!     out.commit()?;
+//!     # assert!(dir.join("table.md").exists() && dir.join("queue.svg").exists());
 //!     Ok(())
 //! }
 //! ```
@@ -175,9 +179,11 @@ where
             return fail(first.strip_prefix("error: ").unwrap_or(first));
         }
     };
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+    let result = run(cli);
+    match (out::finish(result.is_ok()), result) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(e), Ok(())) => fail(e),
+        (_, Err(e)) => fail(e),
     }
 }
 
@@ -185,6 +191,7 @@ where
 /// `error: {e}: {cause}: …` (its message and causes, never Debug output) and status 1. For
 /// examples that parse their own flags; [`main_with`] does the parsing too.
 pub fn exit(result: std::result::Result<(), Box<dyn std::error::Error>>) -> ExitCode {
+    let result = out::finish(result.is_ok()).map_err(Box::from).and(result);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -15,6 +15,7 @@
 //! state file holds that driver's state and the stall timer (the policy's only memory), so
 //! successive calls behave as one long-running policy would.
 
+use crate::output::{Clash, Plan};
 use clap::{Args, Subcommand};
 use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, STALL_THRESHOLD};
 use cosched_core::{Duration, ParamError, Time};
@@ -86,6 +87,9 @@ pub enum AlbatrossError {
     /// A parameter of the policy out of range.
     #[error("{0}")]
     Param(#[from] ParamError),
+    /// The state file is one of the pool's files.
+    #[error(transparent)]
+    Clash(#[from] Clash),
     /// The commands could not be delivered; the state file was left as it was.
     #[error("cannot write the commands to standard output: {0} (the state was not updated)")]
     Output(std::io::Error),
@@ -104,6 +108,12 @@ struct Timer {
 pub fn run(args: &AlbatrossArgs, out: &mut dyn Write) -> Result<(), AlbatrossError> {
     match &args.command {
         AlbatrossCommand::Decide(a) => {
+            // The state is read and rewritten; the pool's files must not be it.
+            Plan::default()
+                .input("--status", &a.status)
+                .input("--queue", &a.queue)
+                .output("--state", &a.state)
+                .check()?;
             let (text, state) = decide(a)?;
             out.write_all(text.as_bytes())
                 .and_then(|()| out.flush())

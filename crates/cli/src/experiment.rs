@@ -31,13 +31,15 @@
 use crate::batch_run::{PolicyChoice, Sweep, distinct};
 use crate::generate::{LublinSource, Stream};
 use crate::input::{self, InputError, Workload};
-use crate::output::{self, OutputError};
+use crate::output::{self, Clash, OutputError, Outputs, Plan};
 use crate::plots::{self, Axes, Line, PlotError};
 use crate::simulate::{self, SimulateError};
 use crate::summary::{self, Row};
 use clap::{Args, ValueEnum};
-use cosched_core::{ParamError, RigidJob};
+use cosched_core::{ParamError, RigidJob, excerpt, shown};
 use cosched_slurm::{Slurm, SlurmError};
+use cosched_workload::output::Staged;
+use cosched_workload::output::same_file;
 use cosched_workload::scale_to_offered_load;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -77,7 +79,9 @@ Experiment file (TOML); paths are relative to the file:
   name = \"lublin_256\"              # optional
 
 Writes OUT/summary.csv (workload,capacity,load,seed,policy,jobs,mean_wait_s,...) and
-OUT/plots/ (each figure against load, one line per policy, mean over seeds).";
+OUT/plots/ (each figure against load, one line per policy, mean over seeds). A workload is
+named by its file stem, or by its path when two share a stem; a run listed twice (a load or
+seed repeated, one file twice at one capacity) is refused.";
 
 /// Arguments of `cosched experiment`.
 #[derive(Args)]
@@ -136,6 +140,12 @@ pub enum ExperimentError {
     /// An output could not be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// An output would destroy an input or another output.
+    #[error(transparent)]
+    Clash(#[from] Clash),
+    /// A value cannot go into the Slurm script.
+    #[error("{0}")]
+    Script(String),
     /// A plot could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),
@@ -192,6 +202,9 @@ struct GeneratorSpec {
 /// A workload of the experiment.
 enum Source {
     Trace {
+        /// How the summary names it: the file's stem, or the path as written when two
+        /// workloads would share a stem.
+        label: String,
         workload: Arc<Workload>,
         capacity: u32,
     },
@@ -207,7 +220,7 @@ enum Source {
 impl Source {
     fn name(&self) -> &str {
         match self {
-            Source::Trace { workload, .. } => &workload.name,
+            Source::Trace { label, .. } => label,
             Source::Lublin { name, .. } => name,
         }
     }
@@ -233,7 +246,7 @@ impl Instance {
     fn label(&self) -> String {
         let mut s = self.workload.clone();
         if let Some(l) = self.load {
-            let _ = write!(s, " load {l}");
+            let _ = write!(s, " load {}", shown(&l.to_string()));
         }
         if let Some(seed) = self.seed {
             let _ = write!(s, " seed {seed}");
@@ -271,9 +284,87 @@ fn spec_error(path: &Path, message: impl ToString) -> ExperimentError {
 }
 
 fn check_loads(path: &Path, loads: &[f64]) -> Result<(), ExperimentError> {
-    match loads.iter().find(|l| !(l.is_finite() && **l > 0.0)) {
-        Some(l) => Err(spec_error(path, format!("load {l} must be finite and > 0"))),
+    if let Some(l) = loads.iter().find(|l| !(l.is_finite() && **l > 0.0)) {
+        return Err(spec_error(
+            path,
+            format!("load {} must be finite and > 0", shown(&l.to_string())),
+        ));
+    }
+    match loads
+        .iter()
+        .enumerate()
+        .find(|&(i, l)| loads[..i].iter().any(|m| m.to_bits() == l.to_bits()))
+    {
+        Some((_, l)) => Err(spec_error(
+            path,
+            format!("load {l} is listed more than once (each run would be too)"),
+        )),
         None => Ok(()),
+    }
+}
+
+/// A TOML error as one bounded line: where, and the parser's message cut to an excerpt (the
+/// parser's own rendering quotes the whole offending line, which may be megabytes).
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ExperimentError {
+    let place = e.span().map_or_else(String::new, |span| {
+        let before = text.get(..span.start).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        format!("line {line}, column {column}: ")
+    });
+    let message = e.message().lines().next().unwrap_or_default();
+    spec_error(path, format!("{place}{}", excerpt(message)))
+}
+
+/// `label` as a file name: path separators and other characters a file name should not hold
+/// become `_`.
+fn file_stem(label: &str) -> String {
+    output::file_name(label, "-_.")
+}
+
+/// The summary, the plots' directory and the Slurm script, inside OUT.
+const SUMMARY: &str = "summary.csv";
+const PLOTS: &str = "plots";
+const SCRIPT: &str = "slurm/experiment.sbatch";
+
+/// The figures plotted against load: (summary column, axis label, file suffix).
+const PLOT_METRICS: [(&str, &str, &str); 3] = [
+    ("mean_wait_s", "mean wait (s)", "wait"),
+    ("mean_bounded_slowdown", "mean bounded slowdown", "bsld"),
+    ("utilization", "utilisation", "utilization"),
+];
+
+/// How the summary names each trace: its stem, unless another workload has that stem or
+/// name, then the path as the file writes it (`d1/same.swf`, `d2/same.swf`).
+fn trace_labels(path: &Path, spec: &Spec, workloads: &[Workload]) -> Vec<String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let generated: Vec<String> = spec.generators.iter().map(GeneratorSpec::label).collect();
+    workloads
+        .iter()
+        .zip(&spec.traces)
+        .map(|(w, t)| {
+            let shared = workloads
+                .iter()
+                .filter(|o| o.name == w.name)
+                .nth(1)
+                .is_some()
+                || generated.contains(&w.name);
+            if shared {
+                let written = t.path.strip_prefix(dir).unwrap_or(&t.path);
+                written.display().to_string()
+            } else {
+                w.name.clone()
+            }
+        })
+        .collect()
+}
+
+impl GeneratorSpec {
+    /// Its name in the summary: `name`, else `lublin_CAPACITY_JOBS`.
+    fn label(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("lublin_{}_{}", self.capacity, self.jobs))
     }
 }
 
@@ -281,7 +372,7 @@ impl Experiment {
     fn load(args: &ExperimentArgs) -> Result<Experiment, ExperimentError> {
         let path = &args.file;
         let text = std::fs::read_to_string(path).map_err(|e| spec_error(path, e))?;
-        let spec: Spec = toml::from_str(&text).map_err(|e| spec_error(path, e))?;
+        let spec: Spec = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let policies = spec
             .policies
@@ -314,6 +405,16 @@ impl Experiment {
         } else {
             spec.seeds.clone()
         };
+        if let Some((_, seed)) = seeds
+            .iter()
+            .enumerate()
+            .find(|&(i, s)| seeds[..i].contains(s))
+        {
+            return Err(spec_error(
+                path,
+                format!("seed {seed} is listed more than once (each run would be too)"),
+            ));
+        }
         // Read the traces in parallel.
         let workloads: Vec<Result<Workload, InputError>> = spec
             .traces
@@ -342,13 +443,30 @@ impl Experiment {
             }
             sources.push(source);
         };
-        for (t, workload) in spec.traces.iter().zip(workloads) {
-            let workload = workload?;
+        let workloads = workloads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let labels = trace_labels(path, &spec, &workloads);
+        let mut seen: Vec<(&Path, PathBuf, u32)> = Vec::new();
+        for ((t, workload), label) in spec.traces.iter().zip(workloads).zip(labels) {
             let (capacity, _) = simulate::capacity_of(t.capacity, &workload)?;
+            if let Some((first, ..)) = seen
+                .iter()
+                .find(|(_, p, c)| *c == capacity && same_file(p, &workload.path))
+            {
+                return Err(spec_error(
+                    path,
+                    format!(
+                        "trace {} is {} listed more than once at capacity {capacity} (each run would be too)",
+                        t.path.display(),
+                        first.display()
+                    ),
+                ));
+            }
+            seen.push((&t.path, workload.path.clone(), capacity));
             let loads = t.loads.as_deref().unwrap_or(&spec.loads);
             check_loads(path, loads)?;
             add(
                 Source::Trace {
+                    label,
                     workload: Arc::new(workload),
                     capacity,
                 },
@@ -381,10 +499,7 @@ impl Experiment {
             let seeds: Vec<Option<u64>> = seeds.iter().copied().map(Some).collect();
             add(
                 Source::Lublin {
-                    name: g
-                        .name
-                        .clone()
-                        .unwrap_or_else(|| format!("lublin_{}_{}", g.capacity, g.jobs)),
+                    name: g.label(),
                     jobs: g.jobs,
                     capacity: g.capacity,
                     stream,
@@ -393,6 +508,21 @@ impl Experiment {
                 loads,
                 &seeds,
             );
+        }
+        for (i, s) in sources.iter().enumerate() {
+            if let Some(twin) = sources[..i].iter().find(|o| o.name() == s.name()) {
+                let what = match twin {
+                    Source::Trace { .. } => "a trace",
+                    Source::Lublin { .. } => "a generator",
+                };
+                return Err(spec_error(
+                    path,
+                    format!(
+                        "two workloads are named `{}` ({what} and another): give each [[generator]] its own `name`",
+                        s.name()
+                    ),
+                ));
+            }
         }
         Ok(Experiment {
             name,
@@ -404,6 +534,68 @@ impl Experiment {
         })
     }
 
+    /// Every file a run may write (each with what names it), for the [`Plan`]: the summary,
+    /// the plots, the Slurm script and the tasks' results.
+    fn plan(&self) -> Plan {
+        let mut plan = Plan::default();
+        plan.input("the experiment file", &self.file);
+        for s in &self.sources {
+            if let Source::Trace {
+                label, workload, ..
+            } = s
+            {
+                plan.input(format!("trace `{label}`"), &workload.path);
+            }
+        }
+        plan.output("the summary", self.out.join(SUMMARY));
+        for (label, files) in self.plot_files() {
+            for (_, path) in files {
+                plan.output(format!("the plots of `{label}`"), path);
+            }
+        }
+        plan.output("the Slurm script", self.out.join(SCRIPT));
+        for i in 0..self.instances.len() {
+            plan.output(format!("task {i}"), self.task_file(i));
+        }
+        plan
+    }
+
+    /// The plots of each workload with several loads: (label, [(metric, file)]).
+    fn plot_files(&self) -> Vec<(&str, Vec<(&'static str, PathBuf)>)> {
+        self.sources
+            .iter()
+            .filter(|s| {
+                let mut loads: Vec<u64> = self
+                    .instances
+                    .iter()
+                    .filter(|i| i.workload == s.name())
+                    .filter_map(|i| i.load.map(f64::to_bits))
+                    .collect();
+                loads.sort_unstable();
+                loads.dedup();
+                loads.len() >= 2
+            })
+            .map(|s| {
+                let stem = file_stem(s.name());
+                let files = PLOT_METRICS
+                    .iter()
+                    .map(|&(metric, _, file)| {
+                        (
+                            metric,
+                            self.out.join(PLOTS).join(format!("{stem}_{file}.svg")),
+                        )
+                    })
+                    .collect();
+                (s.name(), files)
+            })
+            .collect()
+    }
+
+    /// `OUT/tasks/task-I.json`.
+    fn task_file(&self, i: usize) -> PathBuf {
+        self.out.join("tasks").join(format!("task-{i}.json"))
+    }
+
     /// The jobs of `instance`.
     fn jobs(&self, instance: &Instance) -> Result<(Arc<Workload>, Vec<RigidJob>), ExperimentError> {
         let param = |source| ExperimentError::Param {
@@ -411,7 +603,9 @@ impl Experiment {
             source,
         };
         match &self.sources[instance.source] {
-            Source::Trace { workload, capacity } => {
+            Source::Trace {
+                workload, capacity, ..
+            } => {
                 let mut jobs = workload.jobs.clone();
                 if let Some(load) = instance.load {
                     scale_to_offered_load(&mut jobs, *capacity, load).map_err(param)?;
@@ -492,6 +686,7 @@ impl Experiment {
 /// Runs the command.
 pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
     let exp = Experiment::load(args)?;
+    exp.plan().check()?;
     output::create_dir(&exp.out)?;
     if let Some(i) = args.task {
         let instance = exp.instances.get(i).ok_or_else(|| {
@@ -500,16 +695,16 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
                 exp.instances.len()
             ))
         })?;
+        let path = exp.task_file(i);
+        if let Some(dir) = path.parent() {
+            output::create_dir(dir)?;
+        }
+        let file = output::create(&path)?;
         let results = exp.run_instance(instance, &ProgressBar::hidden())?;
-        let dir = exp.out.join("tasks");
-        output::create_dir(&dir)?;
-        let path = dir.join(format!("task-{i}.json"));
         let text = serde_json::to_string(&results).map_err(|e| OutputError::new(&path, e))?;
-        return Ok(simulate::write_all(
-            &path,
-            output::create_file(&path)?,
-            text.as_bytes(),
-        )?);
+        let mut outputs = Outputs::default();
+        outputs.put(file, text.as_bytes())?;
+        return Ok(outputs.commit()?);
     }
     if args.slurm {
         let script = write_sbatch(&exp, args)?;
@@ -528,6 +723,7 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
         eprintln!("submitting {} (sbatch --wait)", script.display());
         slurm.submit([std::ffi::OsStr::new("--wait"), script.as_os_str()])?;
     }
+    let summary = output::create(&exp.out.join(SUMMARY))?;
     let results = if args.slurm || args.collect {
         collect(&exp)?
     } else {
@@ -548,7 +744,7 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
         bar.finish_and_clear();
         results.into_iter().flatten().collect()
     };
-    report(&exp, &results)
+    report(&exp, &results, summary)
 }
 
 fn print(text: &str) -> Result<(), ExperimentError> {
@@ -590,43 +786,105 @@ fn collect(exp: &Experiment) -> Result<Vec<Result1>, ExperimentError> {
     Ok(all)
 }
 
+/// `value` as one word of an `#SBATCH` line. sbatch splits those lines at whitespace, takes
+/// a character after `\\` literally and ends the line at an unescaped `#` (Slurm's
+/// `src/sbatch/opt.c`, `_get_argument`), so every character but letters, digits and
+/// `-_./:=,+@%` is escaped; a control character cannot be and is refused (a newline would
+/// end the directive and start another).
+fn sbatch_word(what: &str, value: &str) -> Result<String, ExperimentError> {
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(ExperimentError::Script(format!(
+            "{what} {} holds a control character ({}), which cannot go into an #SBATCH line",
+            excerpt(&format!("{value:?}")),
+            c.escape_unicode()
+        )));
+    }
+    Ok(value
+        .chars()
+        .flat_map(|c| {
+            let plain = c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+            (!plain).then_some('\\').into_iter().chain([c])
+        })
+        .collect())
+}
+
+/// `path` quoted as one word of a POSIX shell command.
+fn shell_word(what: &str, path: &Path) -> Result<String, ExperimentError> {
+    let text = path.to_str().ok_or_else(|| {
+        ExperimentError::Script(format!(
+            "{what} {} is not valid UTF-8 and cannot go into the Slurm script",
+            path.display()
+        ))
+    })?;
+    shlex::try_quote(text)
+        .map(|q| q.into_owned())
+        .map_err(|e| ExperimentError::Script(format!("{what} {}: {e}", path.display())))
+}
+
 /// The sbatch array script: one task per instance, each `cosched experiment FILE --task I`.
 fn write_sbatch(exp: &Experiment, args: &ExperimentArgs) -> Result<PathBuf, ExperimentError> {
-    let dir = exp.out.join("slurm");
-    output::create_dir(&dir)?;
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("cosched"));
     let (file, out) = (abs(&exp.file), abs(&exp.out));
+    let out_text = out.to_str().ok_or_else(|| {
+        ExperimentError::Script(format!(
+            "the output directory {} is not valid UTF-8 and cannot go into an #SBATCH line",
+            out.display()
+        ))
+    })?;
+    if out_text.contains('\\') {
+        return Err(ExperimentError::Script(format!(
+            "the output directory {out_text} holds a backslash, which turns off Slurm's \
+             filename patterns (%a): choose another --out"
+        )));
+    }
+    // In a filename pattern `%%` is one `%`.
+    let log = format!("{}/slurm/task-%a.out", out_text.replace('%', "%%"));
     let mut s = String::from(
         "#!/bin/bash\n# Written by `cosched experiment --slurm`: one task per workload x load x seed.\n",
     );
-    let _ = writeln!(s, "#SBATCH --job-name=cosched-{}", exp.name);
+    let name = format!("cosched-{}", exp.name);
+    let _ = writeln!(
+        s,
+        "#SBATCH --job-name={}",
+        sbatch_word("the experiment's name", &name)?
+    );
     let _ = writeln!(
         s,
         "#SBATCH --array=0-{}",
         exp.instances.len().saturating_sub(1)
     );
     let _ = writeln!(s, "#SBATCH --nodes=1");
-    let _ = writeln!(s, "#SBATCH --output={}/slurm/task-%a.out", out.display());
+    let _ = writeln!(
+        s,
+        "#SBATCH --output={}",
+        sbatch_word("the output directory", &log)?
+    );
     if let Some(p) = &args.partition {
-        let _ = writeln!(s, "#SBATCH --partition={p}");
+        let _ = writeln!(s, "#SBATCH --partition={}", sbatch_word("--partition", p)?);
     }
     s.push_str("set -euo pipefail\n");
     let _ = writeln!(
         s,
-        "'{}' experiment '{}' --out '{}' --task \"$SLURM_ARRAY_TASK_ID\"",
-        exe.display(),
-        file.display(),
-        out.display()
+        "{} experiment {} --out {} --task \"$SLURM_ARRAY_TASK_ID\"",
+        shell_word("the cosched executable", &exe)?,
+        shell_word("the experiment file", &file)?,
+        shell_word("the output directory", &out)?,
     );
-    let path = dir.join("experiment.sbatch");
-    simulate::write_all(&path, output::create_file(&path)?, s.as_bytes())?;
+    let path = exp.out.join(SCRIPT);
+    if let Some(dir) = path.parent() {
+        output::create_dir(dir)?;
+    }
+    let mut outputs = Outputs::default();
+    outputs.write(&path, s.as_bytes())?;
+    outputs.commit()?;
     Ok(path)
 }
 
-/// Writes the summary CSV and plots and prints the table.
-fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> {
-    let path = exp.out.join("summary.csv");
+/// Writes the summary CSV (into `summary`, staged before the runs) and plots, moves them into
+/// place and prints the table.
+fn report(exp: &Experiment, results: &[Result1], summary: Staged) -> Result<(), ExperimentError> {
+    let path = summary.path().to_path_buf();
     let mut w = csv::Writer::from_writer(Vec::new());
     let header = ["workload", "capacity", "load", "seed"]
         .into_iter()
@@ -646,7 +904,8 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
             .map_err(|e| OutputError::new(&path, e))?;
     }
     let bytes = w.into_inner().map_err(|e| OutputError::new(&path, e))?;
-    simulate::write_all(&path, output::create_file(&path)?, &bytes)?;
+    let mut outputs = Outputs::default();
+    outputs.put(summary, &bytes)?;
 
     // The table: rows from the stored fields (parsed back, so a Slurm run prints the same).
     let field = |r: &Result1, name: &str| -> f64 {
@@ -679,28 +938,15 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
 
     // Plots: per workload with several loads, each figure against load, one line per policy
     // (the mean over seeds).
-    let plots = exp.out.join("plots");
+    let plots = exp.out.join(PLOTS);
     let mut drawn = 0;
-    for source in &exp.sources {
+    for (workload, files) in exp.plot_files() {
         let of: Vec<&Result1> = results
             .iter()
-            .filter(|r| r.instance.workload == source.name())
+            .filter(|r| r.instance.workload == workload)
             .collect();
-        let loads: Vec<f64> = {
-            let mut l: Vec<f64> = of.iter().filter_map(|r| r.instance.load).collect();
-            l.sort_by(f64::total_cmp);
-            l.dedup();
-            l
-        };
-        if loads.len() < 2 {
-            continue;
-        }
         output::create_dir(&plots)?;
-        for (metric, label, file) in [
-            ("mean_wait_s", "mean wait (s)", "wait"),
-            ("mean_bounded_slowdown", "mean bounded slowdown", "bsld"),
-            ("utilization", "utilisation", "utilization"),
-        ] {
+        for ((metric, file), (_, label, _)) in files.into_iter().zip(PLOT_METRICS) {
             let lines: Vec<Line> = exp
                 .policies
                 .iter()
@@ -727,19 +973,21 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
                     }
                 })
                 .collect();
-            plots::draw_lines(
-                &plots.join(format!("{}_{file}.svg", source.name())),
+            let svg = plots::draw_lines(
+                &file,
                 &Axes {
-                    title: &format!("{}: {label} against offered load", source.name()),
+                    title: &format!("{workload}: {label} against offered load"),
                     x: "offered load",
                     y: label,
                     log_x: false,
                 },
                 &lines,
             )?;
+            outputs.write(&file, svg.as_bytes())?;
             drawn += 1;
         }
     }
+    outputs.commit()?;
     let _ = writeln!(
         text,
         "{} runs; summary in {}{}",

@@ -1,6 +1,7 @@
 //! SVG plots of runs (plotters): utilisation and queue length over time, the wait-time CDF
 //! per policy, a Gantt chart per policy for small traces, and line plots for experiments.
 
+use crate::batch_run::PolicyChoice;
 use crate::simulate::PolicyRun;
 use crate::timeseries::Series;
 use crate::units::{self, Span};
@@ -136,24 +137,46 @@ fn draw_lines_on(
     root.present().map_err(e)
 }
 
-/// Draws `lines` into the SVG file `path`.
-pub fn draw_lines(path: &Path, axes: &Axes<'_>, lines: &[Line]) -> Result<(), PlotError> {
+/// Draws `lines` as the SVG text of the file `path` (named in errors).
+pub fn draw_lines(path: &Path, axes: &Axes<'_>, lines: &[Line]) -> Result<String, PlotError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         draw_lines_on(&root, axes, lines).map_err(plot_error(path))?;
     }
-    std::fs::write(path, svg).map_err(|e| plot_error(path)(e.to_string()))
+    Ok(svg)
 }
 
-/// The plots of one simulation into `dir`: `utilization.svg`, `queue.svg`, `wait_cdf.svg`
-/// and, for at most [`GANTT_MAX_JOBS`] jobs, `gantt_P.svg` per policy.
+/// Every file [`draw_runs`] may draw into `dir` for `policies` (Gantt charts included, though
+/// a large trace has none).
+pub fn run_files(dir: &Path, policies: &[PolicyChoice]) -> Vec<PathBuf> {
+    ["utilization.svg", "queue.svg", "wait_cdf.svg"]
+        .into_iter()
+        .map(String::from)
+        .chain(policies.iter().map(gantt_file))
+        .map(|name| dir.join(name))
+        .collect()
+}
+
+fn gantt_file(policy: &PolicyChoice) -> String {
+    format!("gantt_{}.svg", policy.file_stem())
+}
+
+/// Hours from `origin` to `t` (exact for any two times, whose difference may not fit i64).
+fn hours_since(origin: i64, t: i128) -> f64 {
+    (t - i128::from(origin)) as f64 / 3600.0
+}
+
+/// The plots of one simulation into `dir`, as (file, SVG text): `utilization.svg`,
+/// `queue.svg`, `wait_cdf.svg` and, for at most [`GANTT_MAX_JOBS`] jobs, `gantt_P.svg` per
+/// policy.
 pub fn draw_runs(
     dir: &Path,
     trace: &str,
     runs: &[PolicyRun],
     capacity: u32,
-) -> Result<(), PlotError> {
+) -> Result<Vec<(PathBuf, String)>, PlotError> {
+    let mut files = Vec::new();
     let series: Vec<(&PolicyRun, &Series)> = runs
         .iter()
         .filter_map(|r| r.series.as_ref().map(|s| (r, s)))
@@ -167,9 +190,10 @@ pub fn draw_runs(
                     .iter()
                     .enumerate()
                     .map(|(k, &v)| {
-                        let t =
-                            s.start_s - r.outcome.report.first_submit_s + k as i64 * s.resolution_s;
-                        (t as f64 / 3600.0, v)
+                        (
+                            hours_since(r.outcome.report.first_submit_s, s.bin_start(k)),
+                            v,
+                        )
                     })
                     .collect(),
             })
@@ -183,8 +207,9 @@ pub fn draw_runs(
         ("queue", "queue length", "jobs waiting", |s| &s.queue_jobs),
     ];
     for (file, what, y, values) in figures {
-        draw_lines(
-            &dir.join(format!("{file}.svg")),
+        let path = dir.join(format!("{file}.svg"));
+        let svg = draw_lines(
+            &path,
             &Axes {
                 title: &format!("{trace}: {what} (mean per {resolution} s)"),
                 x: "hours since the first submission",
@@ -193,6 +218,7 @@ pub fn draw_runs(
             },
             &over_time(values),
         )?;
+        files.push((path, svg));
     }
     let cdf: Vec<Line> = runs
         .iter()
@@ -215,8 +241,9 @@ pub fn draw_runs(
             }
         })
         .collect();
-    draw_lines(
-        &dir.join("wait_cdf.svg"),
+    let path = dir.join("wait_cdf.svg");
+    let svg = draw_lines(
+        &path,
         &Axes {
             title: &format!("{trace}: wait-time CDF"),
             x: "wait + 1 s (log scale)",
@@ -225,21 +252,25 @@ pub fn draw_runs(
         },
         &cdf,
     )?;
+    files.push((path, svg));
     for r in runs {
         if r.outcome.records.len() <= GANTT_MAX_JOBS {
-            gantt(
-                &dir.join(format!("gantt_{}.svg", r.policy.name())),
+            let path = dir.join(gantt_file(&r.policy));
+            let svg = gantt(
+                &path,
                 &format!("{trace}: {} schedule", r.policy.name()),
                 r,
                 capacity,
             )?;
+            files.push((path, svg));
         }
     }
-    Ok(())
+    Ok(files)
 }
 
-/// A Gantt chart: each job a rectangle per block of units it held, over its run.
-fn gantt(path: &Path, title: &str, run: &PolicyRun, capacity: u32) -> Result<(), PlotError> {
+/// A Gantt chart: each job a rectangle per block of units it held, over its run (the SVG
+/// text of the file `path`).
+fn gantt(path: &Path, title: &str, run: &PolicyRun, capacity: u32) -> Result<String, PlotError> {
     let records = &run.outcome.records;
     // Job-id order, as the per-job CSV assigns units, so ties between jobs starting at the same
     // instant break the same way and the chart shows `allocated_resources`.
@@ -259,7 +290,7 @@ fn gantt(path: &Path, title: &str, run: &PolicyRun, capacity: u32) -> Result<(),
     let assignment =
         units::assign(capacity, &spans).map_err(|e| plot_error(path)(e.to_string()))?;
     let origin = run.outcome.report.first_submit_s;
-    let h = |t: i64| (t - origin) as f64 / 3600.0;
+    let h = |t: i64| hours_since(origin, i128::from(t));
     let x1 = h(run.outcome.report.last_end_s).max(1e-3);
     let mut svg = String::new();
     {
@@ -294,5 +325,5 @@ fn gantt(path: &Path, title: &str, run: &PolicyRun, capacity: u32) -> Result<(),
         chart.draw_series(rects).map_err(e)?;
         root.present().map_err(e)?;
     }
-    std::fs::write(path, svg).map_err(|e| plot_error(path)(e.to_string()))
+    Ok(svg)
 }

@@ -29,11 +29,31 @@ fn decide_with(status: &str, state: &Path, capital: &str, now: i64) -> Run {
 }
 
 fn decide_from(status: &str, queue: &str, state: &Path, capital: &str, now: i64) -> Run {
+    // The tests' own threshold: the library's default (Fig. 1's lag) is 4,500 s.
+    decide_args(
+        status,
+        queue,
+        state,
+        capital,
+        now,
+        &["--stall-threshold", "300"],
+    )
+}
+
+fn decide_args(
+    status: &str,
+    queue: &str,
+    state: &Path,
+    capital: &str,
+    now: i64,
+    extra: &[&str],
+) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_cosched"))
         .args(["albatross", "decide", "--status", status, "--queue", queue])
         .arg("--state")
         .arg(state)
         .args(["--capital", capital, "--now", &now.to_string()])
+        .args(extra)
         .output()
         .expect("the binary runs");
     Run {
@@ -218,7 +238,14 @@ fn a_decision_is_committed_only_once_delivered() {
 #[test]
 fn the_default_stall_threshold_is_the_librarys() {
     let dir = tempfile::tempdir().unwrap();
-    let run = decide(&state_file(&dir), "0.5", NOW);
+    let run = decide_args(
+        &pool("condor_status_long.txt"),
+        &pool("condor_q_long.txt"),
+        &state_file(&dir),
+        "0.5",
+        NOW,
+        &[],
+    );
     let expected = format!(
         "stall threshold {} s",
         cosched_albatross::policy::STALL_THRESHOLD.secs()

@@ -41,7 +41,11 @@
 //!     "ClusterId = 8\nProcId = 0\nJobStatus = 1\n",
 //! ))?;
 //! let pool = Snapshot::new(slots, jobs);
-//! let albatross = AlbatrossConfig::paper(Capital::new(0.5)?);
+//! // A 300 s stall threshold (the library's default, from the paper's Fig. 1, is 4,500 s).
+//! let albatross = AlbatrossConfig {
+//!     stall_threshold: Duration::from_secs(300),
+//!     ..AlbatrossConfig::paper(Capital::new(0.5)?)
+//! };
 //! let config = DriverConfig::new(albatross.instance_types.clone(), Duration::from_mins(15))?;
 //! let mut policy = Albatross::new(albatross, Time(1_000))?;
 //!

@@ -368,12 +368,21 @@ fn deliver<C: LiveCluster, P: ServicePolicy>(s: &mut Shared<C, P>) {
     }
 }
 
-/// Writes the state atomically (a temporary file renamed over the old one).
+/// Writes the state atomically: a temporary file of a fresh name beside it (never a file of
+/// the operator's, as a fixed `STATE.tmp` could be), synced, then renamed over the old one.
 fn save<P: Serialize>(path: &std::path::Path, state: &Persisted<P>) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
+    use std::io::Write as _;
     let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, json)?;
-    std::fs::rename(tmp, path)
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".state.")
+        .tempfile_in(dir)?;
+    tmp.write_all(&json)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map(drop).map_err(|e| e.error)
 }
 
 /// An error response: 400 for the caller's mistakes, 502 for the resource manager's, 500 else.
@@ -583,4 +592,35 @@ where
     P: ServicePolicy,
 {
     Json(state.lock().await.engine.view())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Saving `balancer.json` neither touches a `balancer.tmp` of the operator's nor leaves a
+    /// temporary file behind.
+    #[test]
+    fn saving_the_state_replaces_only_the_state_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("balancer.json");
+        let theirs = dir.path().join("balancer.tmp");
+        std::fs::write(&theirs, "the operator's").unwrap();
+        let state = Persisted {
+            policy: 7_u32,
+            names: vec!["n1".into()],
+            records: Vec::new(),
+            allocations: BTreeMap::new(),
+            waiting: Default::default(),
+            held: Vec::new(),
+            next_request: 3,
+        };
+        save(&path, &state).unwrap();
+        save(&path, &state).unwrap();
+        let back: Persisted<u32> =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(back, state);
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "the operator's");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 }

@@ -344,11 +344,11 @@ impl Exec {
     }
 
     /// Reference seconds of work the unfinished tasks hold: their checkpoints, and what the
-    /// running ones did since their last start. O(lent nodes + cloud tasks).
+    /// running ones did since their last start. O(running tasks), whatever the site's size.
     fn work_partial(&self, now: Time) -> f64 {
         let nodes = &self.state.nodes;
         let site = nodes
-            .idle_recent_first()
+            .running_recent_first()
             .filter_map(|n| match nodes.get(n) {
                 Ok(NodeUse::Lent(Some(t))) => Some(t),
                 _ => None,

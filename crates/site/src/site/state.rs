@@ -113,6 +113,12 @@ impl SiteState {
         self.nodes.idle_recent_first()
     }
 
+    /// The same nodes longest idle first (the ones batch takes back last): a policy that
+    /// wants a few of them reads only those.
+    pub fn batch_idle_longest_first(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes.idle_longest_first()
+    }
+
     /// Up to `count` batch-idle nodes for another use, unlent ones first (most recently
     /// idle first, the order batch takes them), then lent ones.
     pub(super) fn pick_idle(&self, count: usize) -> Vec<NodeId> {
