@@ -194,6 +194,96 @@ impl Paired {
         )
     }
 
+    /// The half-width of the 95 % prediction interval of one more replicate's difference:
+    /// Student's t (n − 1 degrees of freedom) times `sd · √(1 + 1/n)`; `None` without spread
+    /// (one replicate, or identical differences).
+    pub fn prediction_half_width(&self) -> Option<f64> {
+        let d = &self.difference;
+        let h = d.ci95_half_width.filter(|h| *h > 0.0)?;
+        Some(h * ((d.n + 1) as f64).sqrt())
+    }
+
+    /// [`Paired::prediction_half_width`] in percent of B's mean.
+    pub fn prediction_half_width_percent(&self) -> Option<f64> {
+        self.prediction_half_width()
+            .map(|h| 100.0 * h / self.base.abs().max(f64::MIN_POSITIVE))
+    }
+
+    /// Whether a paper's difference `paper` (A − B, from one run of one workload, in A's and
+    /// B's unit) could be one of our replicates: inside the 95 % prediction interval of one
+    /// more replicate's difference, widened by `precision` (the paper's: half its last printed
+    /// digit, or the rounding its words state); without spread, within `precision` of our
+    /// mean.
+    pub fn consistent_with(&self, paper: f64, precision: f64) -> bool {
+        let half = self.prediction_half_width().unwrap_or(0.0) + precision.abs();
+        (paper - self.difference.mean).abs() <= half
+    }
+
+    /// [`Paired::consistent_with`] for a difference in percent of B's mean, `precision` in
+    /// percentage points.
+    ///
+    /// ```
+    /// use cosched_examples::paired::Paired;
+    /// // Ours: −10 %, −12 %, −11 % of B; the paper's −11.5 % could be a fourth run, −3 % not.
+    /// let p = Paired::new(&[90.0, 88.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+    /// assert!(p.consistent_with_percent(-11.5, 0.05));
+    /// assert!(!p.consistent_with_percent(-3.0, 0.05));
+    /// ```
+    pub fn consistent_with_percent(&self, paper_percent: f64, precision: f64) -> bool {
+        let half = self.prediction_half_width_percent().unwrap_or(0.0) + precision.abs();
+        (paper_percent - self.percent()).abs() <= half
+    }
+
+    /// Ours against a paper's difference under [`Paired::consistent_with`], e.g. `-145.0 (one
+    /// run's 95 % prediction interval -151.2 .. -138.8, 5 seeds) against the paper's -120.0
+    /// (± 30): consistent`.
+    pub fn describe_against(&self, paper: f64, precision: f64) -> String {
+        let ours = self.difference.mean;
+        let interval = match self.prediction_half_width() {
+            Some(h) => format!(
+                "one run's 95 % prediction interval {:+.1} .. {:+.1}, {} seeds",
+                ours - h,
+                ours + h,
+                self.difference.n
+            ),
+            None => format!("{} seed(s), no spread", self.difference.n),
+        };
+        format!(
+            "{ours:+.1} ({interval}) against the paper's {paper:+.1} (± {}): {}",
+            precision_text(precision),
+            if self.consistent_with(paper, precision) {
+                "consistent"
+            } else {
+                "outside"
+            }
+        )
+    }
+
+    /// Ours against a paper's figure under [`Paired::consistent_with_percent`], e.g.
+    /// `-55.9 % (one run's 95 % prediction interval -57.2 .. -54.6 %, 5 seeds) against the
+    /// paper's -3.0 % (± 0.05): outside`.
+    pub fn describe_against_percent(&self, paper_percent: f64, precision: f64) -> String {
+        let ours = self.percent();
+        let interval = match self.prediction_half_width_percent() {
+            Some(h) => format!(
+                "one run's 95 % prediction interval {:+.1} .. {:+.1} %, {} seeds",
+                ours - h,
+                ours + h,
+                self.difference.n
+            ),
+            None => format!("{} seed(s), no spread", self.difference.n),
+        };
+        format!(
+            "{ours:+.1} % ({interval}) against the paper's {paper_percent:+.1} % (± {}): {}",
+            precision_text(precision),
+            if self.consistent_with_percent(paper_percent, precision) {
+                "consistent"
+            } else {
+                "outside"
+            }
+        )
+    }
+
     /// The difference scaled by `scale` (100 for a ratio shown in percentage points), e.g.
     /// `+0.12 ± 0.30 (n 3, no significant difference)` or `+1.00 (n 1, no interval: no
     /// significant difference)`.
@@ -210,6 +300,16 @@ impl Paired {
             ),
             None => format!("{:+.2} (n 1, no interval: {verdict})", scale * d.mean),
         }
+    }
+}
+
+/// A precision as printed beside a paper's figure: whole numbers from 1 up, else two decimals.
+fn precision_text(precision: f64) -> String {
+    let p = precision.abs();
+    if p >= 1.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p:.2}")
     }
 }
 
@@ -297,6 +397,28 @@ mod tests {
         assert_eq!(Paired::new(&[1.0, 2.0], &[f64::NAN, 1.0]), None);
         assert_eq!(Paired::new(&[], &[]), None);
         assert_eq!(Paired::new(&[1.0, 2.0], &[1.0]), None);
+    }
+
+    #[test]
+    fn a_papers_figure_is_tested_against_the_prediction_interval() {
+        // Differences -10, -12, -11 of a base of 100: mean -11 %, sd 1, t(0.975, 2) = 4.303;
+        // one more run's interval: -11 ± 4.303 * 1 * sqrt(4/3) = -11 ± 4.97 %.
+        let p = Paired::new(&[90.0, 88.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+        let h = p.prediction_half_width_percent().unwrap();
+        assert!((h - 4.303 * (4.0f64 / 3.0).sqrt()).abs() < 1e-3, "{h}");
+        assert!(p.consistent_with_percent(-15.9, 0.0));
+        assert!(!p.consistent_with_percent(-16.0, 0.0));
+        assert!(p.consistent_with_percent(-16.0, 0.05));
+        assert!(p.describe_against_percent(-3.0, 0.05).ends_with("outside"));
+        // The same in the difference's own unit.
+        let h = p.prediction_half_width().unwrap();
+        assert!(p.consistent_with(-11.0 + h, 0.0) && !p.consistent_with(-11.0 + h + 0.01, 0.0));
+        assert!(p.describe_against(-30.0, 1.0).ends_with("outside"));
+        // No spread: only the paper's precision.
+        let flat = Paired::new(&[97.0], &[100.0]).unwrap();
+        assert_eq!(flat.prediction_half_width_percent(), None);
+        assert!(flat.consistent_with_percent(-3.04, 0.05));
+        assert!(!flat.consistent_with_percent(-3.1, 0.05));
     }
 
     #[test]
