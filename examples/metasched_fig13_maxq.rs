@@ -30,7 +30,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         paper: "Figure 13 (a curve; §5.7.3 states its trend)",
         x_label: "MaxQ",
         x_decimals: 0,
-        full: &[1.0, 2.0, 3.0, 5.0, 10.0, 1000.0],
+        full: &[1.0, 2.0, 5.0, 10.0, 1000.0],
         quick: &[1.0, 2.0, 10.0],
         full_seeds: 5,
         // The x values are small whole numbers.
@@ -84,22 +84,34 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 "falls",
                 p.higher(),
             )
-            .because(format!("MaxQ 1 against 2; {binds}"));
+            .because(if (holding(1.0) - holding(2.0)).abs() < 0.01 {
+                format!(
+                    "MaxQ 1 holds jobs no longer than MaxQ 2 ({:.2} against {:.2} min in the \
+                     holding layer; one 60 s cycle sees {:.2} arrivals on average), so no held \
+                     job gains from MaxQ 2 (BS's bounded slowdown {:.2})",
+                    holding(1.0),
+                    holding(2.0),
+                    arrivals_per_cycle(&run.scenarios),
+                    result.baseline.bounded_slowdown
+                )
+            } else {
+                format!("MaxQ 1 against 2; {binds}")
+            });
     }
     let grows = |p: Option<Paired>, what: &str, paper: &str, claims: &mut Claims| {
         if let Some(p) = p {
-            claims
-                .check(
-                    "§5.7.3, Fig. 13",
-                    format!(
-                        "beyond MaxQ 2 the {what} grows (MaxQ {q} against 2, significantly, \
-                         paired)"
-                    ),
-                    p.describe_percent(),
-                    paper,
-                    p.higher(),
-                )
-                .because(binds.clone());
+            let check = claims.check(
+                "§5.7.3, Fig. 13",
+                format!(
+                    "beyond MaxQ 2 the {what} grows (MaxQ {q} against 2, significantly, paired)"
+                ),
+                p.describe_percent(),
+                paper,
+                p.higher(),
+            );
+            if !p.higher() {
+                check.because(binds.clone());
+            }
         }
     };
     grows(

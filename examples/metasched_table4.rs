@@ -763,7 +763,7 @@ fn table6(
         let (mut consistent, mut lower) = (0, 0);
         for (label, pairs, paper) in &bins {
             if let Some(p) = pairs[k] {
-                consistent += usize::from(p.consistent_with_percent(-paper[k], 0.005));
+                consistent += usize::from(p.reproduces_percent(-paper[k], 0.005));
                 lower += usize::from(p.lower());
                 texts.push(format!("{label}: {:.1}", -p.percent()));
             }
@@ -781,7 +781,8 @@ fn table6(
             bs_ok == TABLE6.len(),
         )
         .because(format!(
-            "{bs_ok} of {} bins consistent with the paper's figure; the order holds \
+            "{bs_ok} of {} bins reproduce the paper's figure (significant, and of its size \
+             within our one-run 95 % prediction interval); the order holds \
              (significantly lower response) in {bs_lower}",
             TABLE6.len()
         ));
@@ -796,7 +797,8 @@ fn table6(
             inst_ok == TABLE6.len(),
         )
         .because(format!(
-            "{inst_ok} of {} bins consistent with the paper's figure; the order holds \
+            "{inst_ok} of {} bins reproduce the paper's figure (significant, and of its size \
+             within our one-run 95 % prediction interval); the order holds \
              (significantly lower response) in {inst_lower}; INST's mean response over all \
              jobs is {:.2}x MCMF's",
             TABLE6.len(),
@@ -949,13 +951,13 @@ fn price_errors(
 /// §5.2's statements about Table 4, checked over paired replicates.
 ///
 /// A figure the paper gives (its text's 24.6 % and $6,964, Table 4's rows) is tested as that
-/// magnitude: it passes when the paper's figure, from one run of one workload, could be one
-/// of our runs — inside the 95 % prediction interval of one more replicate's paired
-/// difference (Student's t over the seeds; [`Paired::consistent_with_percent`]), widened by
-/// half the paper's last printed digit (0.05 percentage points). The order alone (a
-/// significant paired difference, two-sided t-test at 5 %, or the paper's precision when the
-/// runs do not vary) is given in the reason. "Comparable" is an equivalence: no significant
-/// difference, or the interval within the stated margin.
+/// magnitude ([`Paired::reproduces_percent`]): the effect must be significant in the paper's
+/// direction (two-sided paired t-test at 5 % over the seeds, or the paper's precision when the
+/// runs do not vary), and the paper's figure, from one run of one workload, must be one our
+/// runs could give — inside the 95 % prediction interval of one more replicate's paired
+/// difference, widened by half the paper's last printed digit (0.05 percentage points).
+/// "Comparable" is an equivalence: no significant difference, or the interval within the
+/// stated margin.
 fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
     let get = |row: Row| runs.iter().find(|(r, _)| *r == row).map(|(_, rep)| rep);
     let values = |row: Row, pick: &dyn Fn(&RunResult) -> f64| {
@@ -1040,7 +1042,7 @@ fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
             "MCMF cuts the average response time by 24.6 % against BS",
             mcmf_bs_rt.describe_against_percent(paper, PRECISION_PP),
             format!("{paper:+.1} % (477.5 vs 633.7 min)"),
-            mcmf_bs_rt.consistent_with_percent(paper, PRECISION_PP),
+            mcmf_bs_rt.reproduces_percent(paper, PRECISION_PP),
         )
         .because(format!(
             "order: {}; {}; {}",
@@ -1055,7 +1057,7 @@ fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
             "MCMF saves $6,964 (3.0 %) of electricity against BS",
             mcmf_bs_cost.describe_against_percent(paper, PRECISION_PP),
             format!("{paper:+.1} % ($6,964)"),
-            mcmf_bs_cost.consistent_with_percent(paper, PRECISION_PP),
+            mcmf_bs_cost.reproduces_percent(paper, PRECISION_PP),
         )
         .because(published_reason(&mcmf_bs_cost, &mcmf_bs_pub, paper));
     let paper = pct(Row::Mcmf, Row::TwoPrice, cost_of);
@@ -1065,7 +1067,7 @@ fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
             "MCMF outperforms TWOPRICE by $8,535.7 (3.7 %) in cost",
             mcmf_two_cost.describe_against_percent(paper, PRECISION_PP),
             format!("{paper:+.1} % ($8,535.7)"),
-            mcmf_two_cost.consistent_with_percent(paper, PRECISION_PP),
+            mcmf_two_cost.reproduces_percent(paper, PRECISION_PP),
         )
         .because(published_reason(&mcmf_two_cost, &mcmf_two_pub, paper));
     claims
@@ -1098,8 +1100,8 @@ fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
                 zero_bs_rt.describe_against_percent(paper_rt, PRECISION_PP)
             ),
             format!("cost {paper_cost:+.1} %, response {paper_rt:+.1} % (x1.73)"),
-            zero_bs_cost.consistent_with_percent(paper_cost, PRECISION_PP)
-                && zero_bs_rt.consistent_with_percent(paper_rt, PRECISION_PP),
+            zero_bs_cost.reproduces_percent(paper_cost, PRECISION_PP)
+                && zero_bs_rt.reproduces_percent(paper_rt, PRECISION_PP),
         )
         .because(format!(
             "response order: {}; mean run time {:.2} h under MCMF w_t = 0 against {:.2} h under \
@@ -1121,7 +1123,7 @@ fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
             "INST degrades the baseline response time by 5.5x",
             inst_bs_rt.describe_against_percent(paper, PRECISION_PP),
             format!("{paper:+.1} % (x{:.2})", 1.0 + paper / 100.0),
-            inst_bs_rt.consistent_with_percent(paper, PRECISION_PP),
+            inst_bs_rt.reproduces_percent(paper, PRECISION_PP),
         )
         .because(format!(
             "order: {}; {idle}; INST's bounded slowdown {:.2}; {}; {}",
@@ -1137,7 +1139,7 @@ fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
             "INST achieves a lower cost than BS (Table 4: 10.9 % lower)",
             inst_bs_cost.describe_against_percent(paper, PRECISION_PP),
             format!("{paper:+.1} %"),
-            inst_bs_cost.consistent_with_percent(paper, PRECISION_PP),
+            inst_bs_cost.reproduces_percent(paper, PRECISION_PP),
         )
         .because(published_reason(&inst_bs_cost, &inst_bs_pub, paper));
     let paper = pct(Row::Inst, Row::Mcmf, rt_of);
@@ -1147,7 +1149,7 @@ fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
             "MCMF's response time is far below INST's (Table 4: INST 7.2x MCMF's)",
             inst_mcmf_rt.describe_against_percent(paper, PRECISION_PP),
             format!("{paper:+.1} % (x{:.2})", 1.0 + paper / 100.0),
-            inst_mcmf_rt.consistent_with_percent(paper, PRECISION_PP),
+            inst_mcmf_rt.reproduces_percent(paper, PRECISION_PP),
         )
         .because(format!(
             "order: {}; {idle}; INST's bounded slowdown {:.2}, MCMF's {:.2}",

@@ -234,39 +234,33 @@ impl Paired {
         (paper_percent - self.percent()).abs() <= half
     }
 
-    /// Ours against a paper's difference under [`Paired::consistent_with`], e.g. `-145.0 (one
-    /// run's 95 % prediction interval -151.2 .. -138.8, 5 seeds) against the paper's -120.0
-    /// (± 30): consistent`.
+    /// Ours against a paper's difference under [`Paired::consistent_with`], with the order's
+    /// verdict, e.g. `-145.0 (one run's 95 % prediction interval -151.2 .. -138.8, 5 seeds)
+    /// against the paper's -120.0 (± 30): consistent, lower`.
     pub fn describe_against(&self, paper: f64, precision: f64) -> String {
-        let ours = self.difference.mean;
-        let interval = match self.prediction_half_width() {
-            Some(h) => format!(
-                "one run's 95 % prediction interval {:+.1} .. {:+.1}, {} seeds",
-                ours - h,
-                ours + h,
-                self.difference.n
+        self.against(
+            (
+                self.difference.mean,
+                self.prediction_half_width(),
+                paper,
+                "",
             ),
-            None => format!("{} seed(s), no spread", self.difference.n),
-        };
-        format!(
-            "{ours:+.1} ({interval}) against the paper's {paper:+.1} (± {}): {}",
-            precision_text(precision),
-            if self.consistent_with(paper, precision) {
-                "consistent"
-            } else {
-                "outside"
-            }
+            precision,
+            self.consistent_with(paper, precision),
         )
     }
 
-    /// Ours against a paper's figure under [`Paired::consistent_with_percent`], e.g.
-    /// `-55.9 % (one run's 95 % prediction interval -57.2 .. -54.6 %, 5 seeds) against the
-    /// paper's -3.0 % (± 0.05): outside`.
-    pub fn describe_against_percent(&self, paper_percent: f64, precision: f64) -> String {
-        let ours = self.percent();
-        let interval = match self.prediction_half_width_percent() {
+    /// `ours (interval) against the paper's (± precision): consistent|outside, order` for
+    /// `(ours, prediction half-width, paper, unit)`.
+    fn against(
+        &self,
+        (ours, half, paper, unit): (f64, Option<f64>, f64, &str),
+        precision: f64,
+        consistent: bool,
+    ) -> String {
+        let interval = match half {
             Some(h) => format!(
-                "one run's 95 % prediction interval {:+.1} .. {:+.1} %, {} seeds",
+                "one run's 95 % prediction interval {:+.1} .. {:+.1}{unit}, {} seeds",
                 ours - h,
                 ours + h,
                 self.difference.n
@@ -274,13 +268,60 @@ impl Paired {
             None => format!("{} seed(s), no spread", self.difference.n),
         };
         format!(
-            "{ours:+.1} % ({interval}) against the paper's {paper_percent:+.1} % (± {}): {}",
+            "{ours:+.1}{unit} ({interval}) against the paper's {paper:+.1}{unit} (± {}): {}, {}",
             precision_text(precision),
-            if self.consistent_with_percent(paper_percent, precision) {
-                "consistent"
-            } else {
-                "outside"
-            }
+            if consistent { "consistent" } else { "outside" },
+            self.significance().as_str()
+        )
+    }
+
+    /// Whether our replicates reproduce a paper's difference `paper` (in A's and B's unit): the
+    /// effect is there — significant in the paper's direction under the module's rule (no
+    /// significant difference when the paper's is 0) — and of the paper's size
+    /// ([`Paired::consistent_with`]). Consistency alone would pass a noisy run that cannot
+    /// tell the paper's figure from no effect.
+    pub fn reproduces(&self, paper: f64, precision: f64) -> bool {
+        self.in_direction(paper) && self.consistent_with(paper, precision)
+    }
+
+    /// [`Paired::reproduces`] for a difference in percent of B's mean.
+    ///
+    /// ```
+    /// use cosched_examples::paired::Paired;
+    /// // −11 % ± 1: the paper's −11.5 % is reproduced; so noisy a run that −11.5 % and 0 are
+    /// // both consistent with it is not.
+    /// let p = Paired::new(&[90.0, 88.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+    /// assert!(p.reproduces_percent(-11.5, 0.05));
+    /// let noisy = Paired::new(&[60.0, 118.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+    /// assert!(noisy.consistent_with_percent(-11.5, 0.05));
+    /// assert!(!noisy.reproduces_percent(-11.5, 0.05));
+    /// ```
+    pub fn reproduces_percent(&self, paper_percent: f64, precision: f64) -> bool {
+        self.in_direction(paper_percent) && self.consistent_with_percent(paper_percent, precision)
+    }
+
+    /// Whether the significance verdict has the sign of `paper`.
+    fn in_direction(&self, paper: f64) -> bool {
+        match self.significance() {
+            Significance::Lower => paper < 0.0,
+            Significance::Higher => paper > 0.0,
+            Significance::NoSignificantDifference => paper == 0.0,
+        }
+    }
+
+    /// Ours against a paper's figure under [`Paired::consistent_with_percent`], with the order's
+    /// verdict, e.g. `-55.9 % (one run's 95 % prediction interval -57.2 .. -54.6 %, 5 seeds)
+    /// against the paper's -3.0 % (± 0.05): outside, lower`.
+    pub fn describe_against_percent(&self, paper_percent: f64, precision: f64) -> String {
+        self.against(
+            (
+                self.percent(),
+                self.prediction_half_width_percent(),
+                paper_percent,
+                " %",
+            ),
+            precision,
+            self.consistent_with_percent(paper_percent, precision),
         )
     }
 
@@ -409,11 +450,19 @@ mod tests {
         assert!(p.consistent_with_percent(-15.9, 0.0));
         assert!(!p.consistent_with_percent(-16.0, 0.0));
         assert!(p.consistent_with_percent(-16.0, 0.05));
-        assert!(p.describe_against_percent(-3.0, 0.05).ends_with("outside"));
+        assert!(
+            p.describe_against_percent(-3.0, 0.05)
+                .ends_with("outside, lower")
+        );
+        assert!(p.reproduces_percent(-15.9, 0.0) && !p.reproduces_percent(-16.0, 0.0));
+        // The paper's direction is needed: +1 % is consistent with -11 ± 4.97 % only beyond
+        // the interval; a paper's 0 needs no significant difference.
+        assert!(!p.reproduces_percent(-5.0, 10.0) || p.lower());
+        assert!(!p.reproduces(0.0, 100.0));
         // The same in the difference's own unit.
         let h = p.prediction_half_width().unwrap();
         assert!(p.consistent_with(-11.0 + h, 0.0) && !p.consistent_with(-11.0 + h + 0.01, 0.0));
-        assert!(p.describe_against(-30.0, 1.0).ends_with("outside"));
+        assert!(p.describe_against(-30.0, 1.0).ends_with("outside, lower"));
         // No spread: only the paper's precision.
         let flat = Paired::new(&[97.0], &[100.0]).unwrap();
         assert_eq!(flat.prediction_half_width_percent(), None);

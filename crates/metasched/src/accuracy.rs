@@ -96,47 +96,21 @@ pub fn all_submission_features(runs: &[SiteRun]) -> Vec<WaitFeatures> {
     order.sort_by_key(|&i| (runs[i].submit, i));
     let mut by_start: Vec<usize> = (0..runs.len()).collect();
     by_start.sort_by_key(|&i| runs[i].start);
-    // Queued ahead, by start: (cores, estimate, submit) sums and count.
-    let mut queued: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-    let (mut q_cores, mut q_estimate, mut q_submit, mut q_count) = (0.0, 0.0, 0.0, 0.0);
-    // Running, by end: (cores, estimate, start) sums and count.
-    let mut running: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-    let (mut r_cores, mut r_estimate, mut r_start, mut r_count) = (0.0, 0.0, 0.0, 0.0);
+    // Queued ahead, leaving at their start; running, leaving at their end.
+    let (mut queued, mut running) = (Members::default(), Members::default());
     let mut next_start = 0;
     let mut out = vec![WaitFeatures::default(); runs.len()];
     for &j in &order {
         let t = runs[j].submit;
-        while let Some(&Reverse((start, i))) = queued.peek() {
-            if start > t {
-                break;
-            }
-            queued.pop();
-            q_cores -= runs[i].cores;
-            q_estimate -= runs[i].estimate;
-            q_submit -= runs[i].submit as f64;
-            q_count -= 1.0;
-        }
+        queued.leave_by(t, runs, |r| r.submit);
         while let Some(&i) = by_start.get(next_start) {
             if runs[i].start > t {
                 break;
             }
             next_start += 1;
-            running.push(Reverse((runs[i].end, i)));
-            r_cores += runs[i].cores;
-            r_estimate += runs[i].estimate;
-            r_start += runs[i].start as f64;
-            r_count += 1.0;
+            running.join(i, runs[i].end, &runs[i], runs[i].start);
         }
-        while let Some(&Reverse((end, i))) = running.peek() {
-            if end > t {
-                break;
-            }
-            running.pop();
-            r_cores -= runs[i].cores;
-            r_estimate -= runs[i].estimate;
-            r_start -= runs[i].start as f64;
-            r_count -= 1.0;
-        }
+        running.leave_by(t, runs, |r| r.start);
         // The job itself is never part of its own state.
         let r = runs[j];
         let own = if r.start <= t && t < r.end { 1.0 } else { 0.0 };
@@ -144,20 +118,53 @@ pub fn all_submission_features(runs: &[SiteRun]) -> Vec<WaitFeatures> {
         out[j] = WaitFeatures {
             cores: r.cores,
             estimate: r.estimate,
-            queued_cores: q_cores,
-            queued_estimate: q_estimate,
-            queued_elapsed_wait: q_count * t - q_submit,
-            busy_cores: r_cores - own * r.cores,
-            running_elapsed: (r_count - own) * t - (r_start - own * r.start as f64),
-            running_estimate: r_estimate - own * r.estimate,
+            queued_cores: queued.cores,
+            queued_estimate: queued.estimate,
+            queued_elapsed_wait: queued.count * t - queued.since,
+            busy_cores: running.cores - own * r.cores,
+            running_elapsed: (running.count - own) * t - (running.since - own * r.start as f64),
+            running_estimate: running.estimate - own * r.estimate,
         };
-        queued.push(Reverse((r.start, j)));
-        q_cores += r.cores;
-        q_estimate += r.estimate;
-        q_submit += r.submit as f64;
-        q_count += 1.0;
+        queued.join(j, r.start, &r, r.submit);
     }
     out
+}
+
+/// A set of runs by the time each leaves it, with the sums [`all_submission_features`] reads:
+/// cores, estimates, the times they joined (submission or start) and how many.
+#[derive(Default)]
+struct Members {
+    leaving: BinaryHeap<Reverse<(i64, usize)>>,
+    cores: f64,
+    estimate: f64,
+    since: f64,
+    count: f64,
+}
+
+impl Members {
+    /// Run `i` joins at `since`, to leave at `leaves`.
+    fn join(&mut self, i: usize, leaves: i64, run: &SiteRun, since: i64) {
+        self.leaving.push(Reverse((leaves, i)));
+        self.add(run, since as f64, 1.0);
+    }
+
+    /// Every run leaving at or before `t` leaves (`since` gives the time it joined).
+    fn leave_by(&mut self, t: i64, runs: &[SiteRun], since: impl Fn(&SiteRun) -> i64) {
+        while let Some(&Reverse((leaves, i))) = self.leaving.peek() {
+            if leaves > t {
+                break;
+            }
+            self.leaving.pop();
+            self.add(&runs[i], since(&runs[i]) as f64, -1.0);
+        }
+    }
+
+    fn add(&mut self, run: &SiteRun, since: f64, sign: f64) {
+        self.cores += sign * run.cores;
+        self.estimate += sign * run.estimate;
+        self.since += sign * since;
+        self.count += sign;
+    }
 }
 
 /// The schedule a trace's log records: each job (with its logged wait, and whether it ran)
