@@ -28,7 +28,7 @@
 //! with `sbatch --wait` (as `cargo xtask reproduce --slurm` does) and collects the tasks'
 //! results into the same summary and plots as a local run (`--collect` does only that).
 
-use crate::batch_run::{PolicyChoice, distinct};
+use crate::batch_run::{PolicyChoice, Sweep, distinct};
 use crate::generate::{LublinSource, Stream};
 use crate::input::{self, InputError, Workload};
 use crate::output::{self, OutputError};
@@ -53,8 +53,13 @@ pub const FORMAT: &str = "\
 Experiment file (TOML); paths are relative to the file:
 
   name = \"easy-vs-fcfs\"            # optional: names the default output directory
-  policies = [\"easy\", \"fcfs\", \"conservative\"]
+  policies = [\"easy\", \"fcfs\", \"sjf+easy\", \"wfp3+bounded(depth=50,window=1h)@exact\"]
   loads = [0.6, 0.8]               # optional: rescale every workload's arrivals to each load
+
+  [[sweep]]                        # optional: every order x backfill x estimates
+  orders = [\"sjf\", \"f1\"]          # [default: fcfs]
+  backfill = [\"easy\", \"bounded(depth=50)\", \"bounded(depth=500)\"]   # [default: easy]
+  estimates = [\"requests\", \"exact\"]  # [default: requests]
   seeds = [1, 2]                   # generators only (default [1])
   out = \"results\"                  # optional [default: NAME next to the file]
 
@@ -150,7 +155,10 @@ const MAX_GENERATED_JOBS: u64 = 50_000_000;
 struct Spec {
     name: Option<String>,
     out: Option<PathBuf>,
+    #[serde(default)]
     policies: Vec<String>,
+    #[serde(default, rename = "sweep")]
+    sweeps: Vec<Sweep>,
     #[serde(default)]
     loads: Vec<f64>,
     #[serde(default)]
@@ -280,6 +288,12 @@ impl Experiment {
             .iter()
             .map(|p| PolicyChoice::parse(p))
             .collect::<Result<Vec<_>, _>>()
+            .and_then(|mut named| {
+                for sweep in &spec.sweeps {
+                    named.extend(sweep.policies()?);
+                }
+                Ok(named)
+            })
             .and_then(|p| distinct(&p))
             .map_err(|e| spec_error(path, format!("policies: {e}")))?;
         check_loads(path, &spec.loads)?;
@@ -451,7 +465,7 @@ impl Experiment {
         let invalid = workload.invalid.len();
         self.policies
             .par_iter()
-            .map(|&policy| {
+            .map(|policy| {
                 let outcome = policy
                     .simulate(instance.capacity, &jobs, invalid, |_, _| {})
                     .map_err(|source| SimulateError::Simulation {
