@@ -22,7 +22,8 @@
 //!   printed pass/fail under "Paper claims" ([`OutDir::write_claims`]).
 //! - [`albatross`]: the progress CSV the Albatross examples write (the rest of their
 //!   wiring is `cosched_albatross::scenario`).
-//! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
+//! - [`balancer`]: the inputs, configurations and runs the Balancer examples share;
+//!   [`balancer_week`]: Table I's columns, calibration and claims on a real week.
 //! - [`rhic`]: the setup the RHIC examples share.
 //! - [`metasched`]: the inputs, runs and reports the metascheduling examples share.
 //! - [`hybrid`]: the flags, workloads and runs the hybrid-scheduling examples share.
@@ -105,6 +106,7 @@ use std::process::ExitCode;
 pub mod albatross;
 mod args;
 pub mod balancer;
+pub mod balancer_week;
 pub mod claims;
 pub mod converged;
 pub mod custom;
