@@ -281,7 +281,7 @@ pub fn fairness_of(
 /// use cosched_metasched::metrics::price_errors_percent;
 /// use cosched_metasched::policy::{Mcmf, PriceModel};
 /// use cosched_metasched::price_forecast::{PriceForecastConfig, outlooks};
-/// use cosched_metasched::sim::{SimConfig, simulate};
+/// use cosched_metasched::sim::{GridSim, SimConfig};
 /// use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
 ///
 /// let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
@@ -290,7 +290,8 @@ pub fn fairness_of(
 /// let config = PriceForecastConfig::default();
 /// let model = PriceModel::forecast(&sites, config).unwrap();
 /// let mut mcmf = Mcmf::new(sites.clone(), 2, 0.25, model).unwrap();
-/// let out = simulate(&sites, &mut mcmf, &jobs, &SimConfig::default()).unwrap();
+/// let grid = GridSim::new(sites.clone(), SimConfig::default()).unwrap();
+/// let out = grid.run(&mut mcmf, &jobs).unwrap();
 /// let (errors, skipped) = price_errors_percent(&out, &sites, &outlooks(&sites, config).unwrap());
 /// assert_eq!(errors.len() + skipped, jobs.len());
 /// assert!(errors.iter().all(|e| e.is_finite() && *e >= 0.0));
@@ -399,6 +400,7 @@ mod tests {
             jobs,
             load: Vec::new(),
             cycles: Vec::new(),
+            invalid: 0,
         }
     }
 

@@ -680,6 +680,15 @@ fn io_errors_name_the_file_and_end_the_iteration() {
 // ---------------------------------------------------------------------------------------------
 // Properties
 
+/// 256 cases, failures not persisted.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
 fn opt<T: std::fmt::Debug>(s: impl Strategy<Value = T>) -> impl Strategy<Value = Option<T>> {
     prop::option::weighted(0.8, s)
 }
@@ -828,11 +837,7 @@ fn soup_line() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 256,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config())]
 
     #[test]
     fn records_and_header_round_trip(header in header(), records in prop::collection::vec(record(), 0..8)) {
@@ -913,11 +918,7 @@ fn id_line(id: u64, valid: bool) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 256,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config())]
 
     /// Lines parsed where they lie in the input's buffer read exactly as lines copied out of
     /// a buffer too small to hold them (a 1-byte buffer takes the copying path for every
