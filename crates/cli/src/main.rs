@@ -33,21 +33,16 @@
 
 mod albatross;
 mod balancer;
-mod batch_run;
 mod classad;
 mod convert;
 mod experiment;
 
-mod generate;
-mod input;
-mod jobs_csv;
 mod mcmf;
 mod output;
 mod plots;
 mod simulate;
-mod summary;
-mod timeseries;
-mod units;
+
+use cosched_cli::{batch_run, generate, input, jobs_csv, summary, timeseries, units};
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
