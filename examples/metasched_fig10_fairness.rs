@@ -1,19 +1,22 @@
 //! Murali & Vadhiyar, Figure 10 (§5.6): each site's job service fairness (Eq. 9: the
 //! geometric mean, over the jobs submitted at the site, of BS response / MCMF response) in
-//! both of the paper's experiments. Expt 1: every job is a grid submission. Expt 2: each job is
-//! a grid submission with probability ½ (one Bernoulli trial per job, the simulator's
-//! `"participation"` stream), five runs, per-site scores averaged by geometric mean, and the
-//! grid and local submissions scored apart. The paper's observations are checked.
+//! both of the paper's experiments, on the paper's 10,000 XSEDE jobs. Expt 1: every job is a
+//! grid submission. Expt 2: each job is a grid submission with probability ½ (one Bernoulli
+//! trial per job, the simulator's `"participation"` stream), five runs, per-site scores
+//! averaged by geometric mean, and the grid and local submissions scored apart. Each seed is
+//! one workload draw (and one participation draw), scored against BS on the same jobs; Expt 1's
+//! scores are averaged over the seeds by geometric mean too. The paper's observations are
+//! checked.
 //!
-//! Workload → BS + Expt 1 + Expt 2 × seeds (in parallel) → table → CSV + bar chart → claims.
+//! Workload per seed → BS + Expt 1 + Expt 2 × seeds (in parallel) → table → CSV + bar chart →
+//! claims.
 
 use clap::Parser;
-use cosched_core::seed::replicate_seeds;
 use cosched_examples::metasched::{RunConfig, Strategy, SweepCli};
-use cosched_examples::{BarChart, Cell, Claims, Sweep, Table};
-use cosched_metasched::metrics::{fairness, fairness_of};
+use cosched_examples::{BarChart, Cell, Claims, Table};
+use cosched_metasched::metrics::fairness_of;
 use cosched_metasched::scenario::RunResult;
-use cosched_metasched::sim::SimError;
+use cosched_metasched::sim::JobOutcome;
 
 const NAME: &str = "metasched_fig10_fairness";
 /// Expt 2's share of grid submissions (§5.6).
@@ -36,46 +39,41 @@ fn cell(value: Option<f64>) -> Cell {
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = SweepCli::parse();
     let mut out = cli.common.output(NAME)?;
-    // Fig. 10 scores every job of the paper's run: all measured, no history.
-    let scenario = cli
-        .scenario
-        .scenario(cli.common.quick, cli.common.seed)?
-        .measuring_all();
-    let sites = scenario.sites.len();
     let seed = cli.common.seed;
-    let seeds: Vec<u64> = replicate_seeds(seed, cli.seeds_for(true)).collect();
-    // BS and Expt 1 draw nothing at random; Expt 2 once per seed.
-    let mut configs = vec![
+    // Expt 2 draws its grid submissions: one scenario (workload draw) per seed, five as §5.6.
+    let scenarios = cli.scenarios(true, 5)?;
+    let scenario = scenarios.first()?;
+    let sites = scenario.sites.len();
+    let configs = vec![
         scenario.config(Strategy::Bs, seed),
         scenario.config(Strategy::Mcmf, seed),
+        RunConfig {
+            participation: EXPT2_FRACTION,
+            ..scenario.config(Strategy::Mcmf, seed)
+        },
     ];
-    configs.extend(seeds.iter().map(|&s| RunConfig {
-        participation: EXPT2_FRACTION,
-        ..scenario.config(Strategy::Mcmf, s)
-    }));
-    let results = Sweep::new(NAME, configs)
-        .run(|c| scenario.run(c))
-        .into_iter()
-        .map(|(_, r)| r)
-        .collect::<Result<Vec<RunResult>, SimError>>()?;
-    let [bs, expt1, expt2 @ ..] = results.as_slice() else {
-        return Err("the sweep returned fewer runs than it was given".into());
+    let runs = scenarios.run_all(NAME, configs)?;
+    let [(_, bs_runs), (_, expt1_runs), (_, expt2_runs)] = runs.as_slice() else {
+        return Err("the sweep returned fewer rows than it was given".into());
     };
-    let expt1_scores = fairness(&bs.outcome, &expt1.outcome, sites);
-    let split = |grid: bool| -> Vec<Option<f64>> {
-        let per_run: Vec<Vec<Option<f64>>> = expt2
+    let (bs_runs, expt1_runs, expt2_runs) = (bs_runs.runs(), expt1_runs.runs(), expt2_runs.runs());
+    // Per site, the geometric mean over the seeds of each seed's score against its BS.
+    let over_seeds = |runs: &[RunResult], keep: &dyn Fn(&JobOutcome) -> bool| -> Vec<Option<f64>> {
+        let per_run: Vec<Vec<Option<f64>>> = runs
             .iter()
-            .map(|r| {
-                fairness_of(&bs.outcome, &r.outcome, sites, |j| {
-                    j.via_metascheduler == grid
-                })
-            })
+            .zip(bs_runs)
+            .map(|(r, bs)| fairness_of(&bs.outcome, &r.outcome, sites, keep))
             .collect();
         (0..sites)
             .map(|k| geometric_mean(per_run.iter().map(|run| run.get(k).copied().flatten())))
             .collect()
     };
-    let (grid, local) = (split(true), split(false));
+    let expt1_scores = over_seeds(expt1_runs, &|_| true);
+    let grid = over_seeds(expt2_runs, &|j| j.via_metascheduler);
+    let local = over_seeds(expt2_runs, &|j| !j.via_metascheduler);
+    let (Some(bs), Some(expt1)) = (bs_runs.first(), expt1_runs.first()) else {
+        return Err("no runs".into());
+    };
 
     let names: Vec<&str> = scenario.sites.iter().map(|s| s.name()).collect();
     let mut table = Table::new(
@@ -91,13 +89,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     )
     .with_notes(format!(
         "Paper: Figure 10 (bars; §5.6 states their pattern, no values). {} MCMF w_t {}, MaxQ \
-         {}; Expt 2: each measured job a grid submission with probability {EXPT2_FRACTION}, {} \
-         runs (seeds from {seed}), per-site scores averaged by geometric mean over the runs \
-         that have a job there. Empty: no measured job of that kind at the site.",
+         {}; Expt 2: each measured job a grid submission with probability {EXPT2_FRACTION}. \
+         {}, one workload draw each, scored against BS on the same jobs; per-site scores \
+         averaged by geometric mean over the runs that have a job there. Submitted and ran: \
+         the first seed's. Empty: no measured job of that kind at the site.",
         scenario.summary(),
         scenario.defaults.w_t,
         scenario.defaults.max_q,
-        seeds.len(),
+        scenarios.seeds(),
     ));
     for (k, name) in names.iter().enumerate() {
         let submitted = bs.metrics.sites.get(k).map(|s| s.submitted as u64);

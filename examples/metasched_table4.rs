@@ -1,34 +1,40 @@
 //! Murali & Vadhiyar, Table 4 (XSEDE rows, §5.2): average response time and total electricity
 //! cost under BS, INST, TWOPRICE, MCMF at the paper's `w_t` and MCMF at `w_t = 0`, measured on
-//! the last jobs of the trace (the published code's sample) and on every job (closest to the
-//! paper's 10,000 measured jobs, §4.3.2 Table 2); then per site: delivered core-hours (Fig. 6),
-//! utilisation (Fig. 8), instantaneous load (Fig. 7) and fairness (Fig. 10, Expt 1) of MCMF
-//! against BS. The paper's claims of §5.2 are checked on both measurement sets.
+//! every job of the paper's 10,000 (§4.3.2 Table 2: the public 4,100-job trace and jobs
+//! generated to §4.3.1's figures after it); then Table 6 and §5.3's per-job price prediction
+//! errors on the same runs, and per site: delivered core-hours (Fig. 6), utilisation (Fig. 8),
+//! instantaneous load (Fig. 7) and fairness (Fig. 10, Expt 1) of MCMF against BS. The
+//! paper's claims of §5.2–§5.5 are checked over paired replicates (one workload draw per seed).
 //!
-//! Workload → the strategies × measurement sets (in parallel) → tables beside the paper's →
-//! CSV + charts + claims. Run on the paper's files with
-//! `--trace ../shared/data/metasched/xsede_grid_4100.swf --sites
-//! ../shared/data/metasched/xsede_sites.csv --prices ../shared/data/metasched/prices`.
+//! Workload per seed → the strategies × seeds (in parallel) → tables beside the paper's → CSV +
+//! charts + claims.
 
 use clap::Parser;
 use cosched_examples::metasched::{
-    Paired, RunConfig, RunResult, Scenario, ScenarioArgs, Strategy, minutes, queueing_reason,
+    Paired, PriceOutlookModel, RunConfig, RunResult, ScenarioArgs, SeedScenarios, Strategy,
+    minutes, published_code_cost_usd, queueing_reason,
 };
 use cosched_examples::{
-    BarChart, Cell, Claims, CommonArgs, LinePlot, Replicates, Sweep, Table, parse_seed_count,
+    BarChart, Cell, Claims, CommonArgs, LinePlot, Replicates, Table, parse_seed_count,
 };
-use cosched_metasched::metrics::{Metrics, fairness};
+use cosched_metasched::metrics::{Metrics, fairness, price_errors_percent};
+use cosched_metasched::price_forecast::outlooks;
+use cosched_metasched::site::Site;
 
 const NAME: &str = "metasched_table4";
 /// Jobs the paper's Table 4 measures (§4.3.2, Table 2).
 const PAPER_JOBS: f64 = 10_000.0;
 /// Seeds (paired replicates) outside quick mode: each varies the 5,900 jobs generated after
-/// the paper's trace.
+/// the paper's trace (ours: 10 replicates give the intervals below a few percent).
 const FULL_SEEDS: u64 = 10;
 /// Half the last digit the paper prints (Table 4: 0.1 min, $0.1): the tolerance of a
 /// comparison whose runs do not vary.
 const PRECISION_MIN: f64 = 0.05;
 const PRECISION_USD: f64 = 0.05;
+/// Half the last digit of the paper's printed percentages (§5.2: "24.6%"), in percentage
+/// points: added to our prediction interval when a figure of the paper is tested as a
+/// magnitude.
+const PRECISION_PP: f64 = 0.05;
 
 /// The paper's XSEDE rows of Table 4: (row, average response time in minutes, total cost in
 /// $ over its 10,000 jobs).
@@ -106,8 +112,7 @@ struct Cli {
     #[command(flatten)]
     scenario: ScenarioArgs,
     /// Paired replicates (seeds from --seed), each a different draw of the jobs generated after
-    /// the paper's trace [default: 10; quick: 1, as the paper's trace alone leaves nothing
-    /// random].
+    /// the paper's trace [default: 10; quick: 2].
     #[arg(long, value_parser = parse_seed_count)]
     seeds: Option<u64>,
 }
@@ -118,58 +123,32 @@ fn main() -> std::process::ExitCode {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
+    let quick = cli.common.quick;
     let seed = cli.common.seed;
     let mut out = cli.common.output(NAME)?;
-    // §5.3 measures 10,000 jobs: outside quick mode the paper's trace is extended to that many
-    // (jobs generated to §4.3.1's figures, ours) unless a trace or size is given.
-    let mut args = cli.scenario.clone();
-    if !cli.common.quick && args.extend_to.is_none() && args.trace.is_none() && !args.generated {
-        args.extend_to = Some(PAPER_JOBS as usize);
-    }
-    let seeds =
-        cli.common.seeds(
-            cli.seeds
-                .unwrap_or(if cli.common.quick { 1 } else { FULL_SEEDS }),
-        )?;
-    // One scenario per seed, its two measurement sets: the seed draws the generated jobs.
-    let per_seed: Vec<(u64, [Scenario; 2])> = seeds
-        .iter()
-        .map(|s| {
-            let last = args.scenario(cli.common.quick, s)?;
-            let all = last.measuring_all();
-            Ok((s, [last, all]))
-        })
-        .collect::<Result<_, Box<dyn std::error::Error>>>()?;
-    let Some((_, [scenario, _])) = per_seed.first() else {
-        return Err("no seeds".into());
+    let count = match cli.seeds {
+        Some(n) => n,
+        None if !cli.scenario.draws_jobs(quick) => 1,
+        None if quick => 2,
+        None => FULL_SEEDS,
     };
+    let scenarios = cli.scenario.scenarios(quick, &cli.common.seeds(count)?)?;
+    let scenario = scenarios.first()?;
     let defaults = scenario.config(Strategy::Mcmf, seed);
-    let sets = ["last", "all"];
-    let configs: Vec<(usize, Row)> = (0..sets.len())
-        .flat_map(|v| Row::ALL.iter().map(move |&r| (v, r)))
+    let reps: Vec<RowRuns> = scenarios
+        .run_all(NAME, Row::ALL.iter().map(|r| r.config(defaults)).collect())?
+        .into_iter()
+        .zip(Row::ALL)
+        .map(|((_, rep), row)| (row, rep))
         .collect();
-    let results = Sweep::new(NAME, configs).run_replicated(&seeds, |&(v, r), s| {
-        let scenario = per_seed
-            .iter()
-            .find(|(k, _)| *k == s)
-            .and_then(|(_, sc)| sc.get(v))
-            .ok_or_else(|| format!("no scenario for seed {s}"))?;
-        scenario
-            .run(&r.config(scenario.config(Strategy::Mcmf, s)))
-            .map_err(|e| e.to_string())
-    })?;
-    let mut reps: [Vec<(Row, Replicates<RunResult>)>; 2] = [Vec::new(), Vec::new()];
-    for ((v, r), rep) in results {
-        reps[v].push((r, rep));
-    }
     // The first seed's runs: the per-site and per-job tables, plots and their claims.
-    let runs: [Vec<(Row, RunResult)>; 2] = reps.each_ref().map(|set| {
-        set.iter()
-            .filter_map(|(r, rep)| Some((*r, rep.runs().first()?.clone())))
-            .collect()
-    });
+    let runs: Vec<(Row, RunResult)> = reps
+        .iter()
+        .filter_map(|(r, rep)| Some((*r, rep.runs().first()?.clone())))
+        .collect();
+    let seeds = scenarios.seeds();
 
-    let bs_last = &runs[0][0].1.metrics;
+    let bs_first = &runs[0].1.metrics;
     let mut table = Table::new(
         NAME,
         "Table 4 (XSEDE): average response time and electricity cost, ours beside the paper's",
@@ -184,7 +163,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             "total_cost_usd",
             "cost_per_job_usd",
             "mean_bounded_slowdown",
-            "measured_set",
             "seeds",
             "mean_holding_min",
             "migrated",
@@ -194,101 +172,87 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ],
     )
     .with_notes(format!(
-        "Paper: Table 4, XSEDE rows (10,000 measured jobs, §4.3.2 Table 2). {} measured_set \
-         'last': the last {} jobs after the history; 'all': every job of the trace measured \
-         (no history; the predictors still learn from every start). w_t {} (§5.7.1: 20–40 %; \
-         §5.8 and the published code: 25 %), MaxQ {} (§5.7.3). MCMF: {}. Response time \
-         includes the holding time, shown apart. Costs are physical: W x h x $/MWh / 10^6 over \
-         each actual run (BS, last set: {:.2} MWh at a mean ${:.2}/MWh). The paper's dollars \
-         are for 10,000 jobs ($/job = total / 10,000: BS $23.10); the published code's cost \
-         function adds `remaining_hours * last_hour_price` without the power factor (every \
-         job pays its last partial hour as if it drew 1 MW), 83 % of its BS cost on this \
-         trace ($25.45/job against the physical $3.67/job, the review's replay): 630x = 100x \
-         (job count) x 6.3x (that term). No factor is applied to our numbers. Figures are \
-         means over {seeds} (paired: every strategy sees the same jobs per seed; the seed draws \
-         the jobs generated after the paper's trace, if any: the only random input here), with the \
-         95 % interval of the mean response time (Student's t); per-site tables and plots are \
-         the first seed's.",
+        "Paper: Table 4, XSEDE rows (10,000 measured jobs, §4.3.2 Table 2). {} w_t {} (§5.7.1: \
+         20–40 %; §5.8 and the published code: 25 %), MaxQ {} (§5.7.3). MCMF: {}. Response \
+         time includes the holding time, shown apart. Costs are physical: W x h x $/MWh / 10^6 \
+         over each actual run (BS, first seed: {:.2} MWh at a mean ${:.2}/MWh). The paper's \
+         dollars are for 10,000 jobs ($/job = total / 10,000: BS $23.10); the published code's \
+         cost function adds `remaining_hours * last_hour_price` without the power factor \
+         (every job pays its last partial hour as if it drew 1 MW), 83 % of its BS cost on the \
+         public trace ($25.45/job against the physical $3.67/job, the review's replay). No \
+         factor is applied to our numbers. Figures are means over {seeds} (paired: every \
+         strategy sees the same jobs per seed; the seed draws the jobs generated after the \
+         paper's trace, the only random input here), with the 95 % interval of the mean \
+         response time (Student's t); per-site tables and plots are the first seed's.",
         scenario.summary(),
-        scenario.jobs.len() - scenario.history,
         defaults.w_t,
         defaults.max_q,
         defaults.predictors(),
-        bs_last.energy_mwh,
-        if bs_last.energy_mwh > 0.0 {
-            bs_last.total_cost_usd / bs_last.energy_mwh
+        bs_first.energy_mwh,
+        if bs_first.energy_mwh > 0.0 {
+            bs_first.total_cost_usd / bs_first.energy_mwh
         } else {
             0.0
         },
     ));
-    for (v, set) in sets.iter().enumerate() {
-        for (row, rep) in &reps[v] {
-            let Some(first) = rep.runs().first() else {
-                continue;
-            };
-            let mean = |pick: fn(&Metrics) -> f64| rep.mean(|r| pick(&r.metrics));
-            let config = row.config(defaults);
-            let (paper_rt, paper_cost) = row.paper();
-            let is_bs = *row == Row::Bs;
-            let m = &first.metrics;
-            table.row([
-                Cell::from(row.name()),
-                if is_bs {
-                    Cell::Empty
-                } else {
-                    Cell::fixed(config.w_t, 2)
-                },
-                if is_bs {
-                    Cell::Empty
-                } else {
-                    Cell::from(Some(u64::from(config.max_q)))
-                },
-                Cell::from(Some(m.jobs as u64)),
-                Cell::fixed(mean(|m| m.rejected as f64), 1),
-                Cell::fixed(minutes(mean(|m| m.mean_response_s)), 1),
-                rep.spread(|r| minutes(r.metrics.mean_response_s))
-                    .and_then(|s| s.ci95_half_width)
-                    .map_or(Cell::Empty, |h| Cell::fixed(h, 1)),
-                Cell::fixed(mean(|m| m.total_cost_usd), 2),
-                Cell::fixed(mean(|m| m.cost_per_job_usd), 3),
-                Cell::fixed(mean(|m| m.mean_bounded_slowdown), 2),
-                Cell::from(*set),
-                Cell::from(Some(rep.runs().len() as u64)),
-                Cell::fixed(minutes(mean(|m| m.mean_holding_s)), 2),
-                Cell::Text(format!(
-                    "{:.0} / {:.0}",
-                    mean(|m| m.migrated as f64),
-                    mean(|m| m.completed as f64)
-                )),
-                Cell::paper(Some(paper_rt), 1),
-                Cell::paper(Some(paper_cost), 1),
-                Cell::paper(Some(paper_cost / PAPER_JOBS), 2),
-            ]);
-        }
+    for (row, rep) in &reps {
+        let Some(first) = rep.runs().first() else {
+            continue;
+        };
+        let mean = |pick: fn(&Metrics) -> f64| rep.mean(|r| pick(&r.metrics));
+        let config = row.config(defaults);
+        let (paper_rt, paper_cost) = row.paper();
+        let is_bs = *row == Row::Bs;
+        let m = &first.metrics;
+        table.row([
+            Cell::from(row.name()),
+            if is_bs {
+                Cell::Empty
+            } else {
+                Cell::fixed(config.w_t, 2)
+            },
+            if is_bs {
+                Cell::Empty
+            } else {
+                Cell::from(Some(u64::from(config.max_q)))
+            },
+            Cell::from(Some(m.jobs as u64)),
+            Cell::fixed(mean(|m| m.rejected as f64), 1),
+            Cell::fixed(minutes(mean(|m| m.mean_response_s)), 1),
+            rep.spread(|r| minutes(r.metrics.mean_response_s))
+                .and_then(|s| s.ci95_half_width)
+                .map_or(Cell::Empty, |h| Cell::fixed(h, 1)),
+            Cell::fixed(mean(|m| m.total_cost_usd), 2),
+            Cell::fixed(mean(|m| m.cost_per_job_usd), 3),
+            Cell::fixed(mean(|m| m.mean_bounded_slowdown), 2),
+            Cell::from(Some(rep.runs().len() as u64)),
+            Cell::fixed(minutes(mean(|m| m.mean_holding_s)), 2),
+            Cell::Text(format!(
+                "{:.0} / {:.0}",
+                mean(|m| m.migrated as f64),
+                mean(|m| m.completed as f64)
+            )),
+            Cell::paper(Some(paper_rt), 1),
+            Cell::paper(Some(paper_cost), 1),
+            Cell::paper(Some(paper_cost / PAPER_JOBS), 2),
+        ]);
     }
     out.write_table(&table)?;
-    let checked: Vec<(&str, &[RowRuns])> = sets
-        .iter()
-        .zip(&reps)
-        .map(|(set, r)| (*set, r.as_slice()))
-        .collect();
-    out.write_table(&accounting_checks(&checked))?;
+    out.write_table(&accounting_checks(&reps))?;
 
     let mut claims = Claims::new("metasched");
-    for (v, set) in sets.iter().enumerate() {
-        check_claims(&mut claims, set, &reps[v]);
-    }
-    table6(&mut out, &mut claims, &runs[1])?;
-    fig5(&mut out, &mut claims, &runs[1])?;
+    check_claims(&mut claims, &reps, &scenario.sites);
+    table6(&mut out, &mut claims, &reps)?;
+    price_errors(&mut out, &mut claims, &scenarios, &reps)?;
+    fig5(&mut out, &mut claims, &runs)?;
 
-    // Per site, MCMF against BS on the last set (Figs. 6, 7, 8, 10 Expt 1).
-    let runs_last = &runs[0];
-    let bs = &runs_last[0].1;
-    let mcmf = &runs_last[3].1;
+    // Per site, MCMF against BS on the first seed (Figs. 6, 7, 8, 10 Expt 1).
+    let bs = &runs[0].1;
+    let mcmf = &runs[3].1;
     let fair = fairness(&bs.outcome, &mcmf.outcome, scenario.sites.len());
     let mut sites = Table::new(
         format!("{NAME}_sites"),
-        "Per site (last set): core-hours (Fig. 6), utilisation (Fig. 8), load (Fig. 7), \
+        "Per site (first seed): core-hours (Fig. 6), utilisation (Fig. 8), load (Fig. 7), \
          fairness (Fig. 10, Expt 1), MCMF against BS",
         [
             "site",
@@ -306,10 +270,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     )
     .with_notes(
         "The paper's Figs. 6–8 and 10 are plots whose values the text does not give; its \
-         statements about them are the claims below. Utilisation over the measurement window \
-         (history runs included); load (§4.6) = core-hours of running (remaining estimate) and \
-         queued jobs over the site's cores, hourly; fairness (Eq. 9) = geometric mean over \
-         the site's measured jobs of BS response / MCMF response (> 1: its users gained).",
+         statements about them are the claims below. Utilisation (§4.6) = core-hours of the \
+         jobs the strategy ran at the site over its cores times the measurement window; load \
+         (§4.6) = core-hours of running (remaining estimate) and queued jobs over the site's \
+         cores, hourly; fairness (Eq. 9) = geometric mean over the site's jobs of BS response / \
+         MCMF response (> 1: its users gained).",
     );
     for (k, (b, m)) in bs.metrics.sites.iter().zip(&mcmf.metrics.sites).enumerate() {
         sites.row([
@@ -331,32 +296,29 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     out.write_table(&sites)?;
 
-    for (v, set) in sets.iter().enumerate() {
-        let runs = &runs[v];
-        let base = &runs[0].1.metrics;
-        let ours = |pick: fn(&Metrics) -> f64| {
-            runs.iter()
-                .map(|(_, r)| pick(&r.metrics) / pick(base))
-                .collect::<Vec<_>>()
-        };
-        let paper = |pick: fn((f64, f64)) -> f64| {
-            let b = pick(Row::Bs.paper());
-            runs.iter()
-                .map(|(row, _)| pick(row.paper()) / b)
-                .collect::<Vec<_>>()
-        };
-        let chart = BarChart::new(
-            format!("table4_{set}"),
-            format!("Response time and cost relative to BS ({set} set), ours and the paper's"),
-            runs.iter().map(|(row, _)| row.name().to_owned()),
-        )
-        .y_label("relative to BS")
-        .series("response (ours)", ours(|m| m.mean_response_s))
-        .series("response (paper)", paper(|p| p.0))
-        .series("cost (ours)", ours(|m| m.total_cost_usd))
-        .series("cost (paper)", paper(|p| p.1));
-        out.write_plot(&chart)?;
-    }
+    let base = &runs[0].1.metrics;
+    let ours = |pick: fn(&Metrics) -> f64| {
+        runs.iter()
+            .map(|(_, r)| pick(&r.metrics) / pick(base))
+            .collect::<Vec<_>>()
+    };
+    let paper = |pick: fn((f64, f64)) -> f64| {
+        let b = pick(Row::Bs.paper());
+        runs.iter()
+            .map(|(row, _)| pick(row.paper()) / b)
+            .collect::<Vec<_>>()
+    };
+    let chart = BarChart::new(
+        "table4",
+        "Response time and cost relative to BS (first seed), ours and the paper's",
+        runs.iter().map(|(row, _)| row.name().to_owned()),
+    )
+    .y_label("relative to BS")
+    .series("response (ours)", ours(|m| m.mean_response_s))
+    .series("response (paper)", paper(|p| p.0))
+    .series("cost (ours)", ours(|m| m.total_cost_usd))
+    .series("cost (paper)", paper(|p| p.1));
+    out.write_plot(&chart)?;
 
     let mut load = LinePlot::new(
         "load_mcmf",
@@ -374,8 +336,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     out.write_plot(&load)?;
-    fig9(&mut out, &mut claims, &scenario.sites, runs_last)?;
-    fig6_7(&mut claims, &scenario.sites, &reps[1]);
+    fig9(&mut out, &mut claims, &scenario.sites, &runs)?;
+    fig6_7(&mut claims, &scenario.sites, &reps);
     out.write_claims(&claims)?;
     Ok(())
 }
@@ -624,7 +586,7 @@ fn fig9(
         };
         let mut plot = LinePlot::new(
             format!("fig9_{}", name.to_lowercase()),
-            format!("Fig. 9: hourly power at {name} (measured jobs, last set)"),
+            format!("Fig. 9: hourly power at {name} (measured jobs, first seed)"),
         )
         .x_label("scenario hour")
         .y_label("power (kW)");
@@ -690,39 +652,38 @@ const TABLE6: [(f64, f64, u32, f64, f64, f64); 7] = [
 ];
 
 /// Table 6 (§5.3): MCMF's improvement in mean response time over BS, INST and TWOPRICE per
-/// range of the runtime estimate's error, on every job measured.
+/// range of the runtime estimate's error, on every job measured, per seed and then paired
+/// over the seeds ([`Paired`]: MCMF's mean response in the bin against the other's).
 fn table6(
     out: &mut cosched_examples::OutDir,
     claims: &mut Claims,
-    runs: &[(Row, RunResult)],
+    reps: &[RowRuns],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let responses = |row: Row| -> std::collections::HashMap<cosched_core::JobId, (f64, f64)> {
-        runs.iter()
-            .find(|(r, _)| *r == row)
-            .map(|(_, r)| {
-                r.outcome
-                    .jobs
-                    .iter()
-                    .filter(|j| j.measured && j.job.runtime.secs() > 0)
-                    .filter_map(|j| {
-                        let ppe = 100.0 * (j.job.estimate - j.job.runtime).secs() as f64
-                            / j.job.runtime.secs() as f64;
-                        Some((j.job.id, (ppe, j.response()?.secs() as f64)))
-                    })
-                    .collect()
+    type Responses = std::collections::HashMap<cosched_core::JobId, (f64, f64)>;
+    // Per job of one run: (PPE of its estimate, response s).
+    let responses = |run: &RunResult| -> Responses {
+        run.outcome
+            .jobs
+            .iter()
+            .filter(|j| j.measured && j.job.runtime.secs() > 0)
+            .filter_map(|j| {
+                let ppe = 100.0 * (j.job.estimate - j.job.runtime).secs() as f64
+                    / j.job.runtime.secs() as f64;
+                Some((j.job.id, (ppe, j.response()?.secs() as f64)))
             })
+            .collect()
+    };
+    let per_seed = |row: Row| -> Vec<Responses> {
+        reps.iter()
+            .find(|(r, _)| *r == row)
+            .map(|(_, rep)| rep.runs().iter().map(responses).collect())
             .unwrap_or_default()
     };
-    let mean_response = |row: Row| {
-        runs.iter()
-            .find(|(r, _)| *r == row)
-            .map_or(0.0, |(_, r)| r.metrics.mean_response_s)
-    };
     let (mcmf, bs, inst, two) = (
-        responses(Row::Mcmf),
-        responses(Row::Bs),
-        responses(Row::Inst),
-        responses(Row::TwoPrice),
+        per_seed(Row::Mcmf),
+        per_seed(Row::Bs),
+        per_seed(Row::Inst),
+        per_seed(Row::TwoPrice),
     );
     let mut table = Table::new(
         "metasched_table6",
@@ -739,179 +700,321 @@ fn table6(
             "paper",
         ],
     )
-    .with_notes(
-        "Paper: Table 6 (10,000 jobs). Ours: every job of the trace measured (the all set of \
-         Table 4); PPE in ERT = 100 (estimate − run time) / run time at the submission site; \
-         improvement = 100 (other − MCMF) / other of the bin's mean response times.",
-    );
-    let mut over_bs = Vec::new();
-    let mut over_inst = Vec::new();
-    let mut over_two = Vec::new();
+    .with_notes(format!(
+        "Paper: Table 6 (10,000 jobs). Ours: Table 4's runs, every job measured; PPE in ERT = \
+         100 (estimate − run time) / run time at the submission site; improvement = 100 \
+         (other − MCMF) / other of the bin's mean response times, means over {} seed(s) \
+         (jobs: per seed).",
+        mcmf.len()
+    ));
+    // Per bin: MCMF against BS, INST and TWOPRICE, paired over the seeds.
+    let mut bins: Vec<(String, [Option<Paired>; 3], [f64; 3])> = Vec::new();
     for &(low, high, paper_jobs, p_bs, p_inst, p_two) in &TABLE6 {
-        let ids: Vec<_> = mcmf
-            .iter()
-            .filter(|(_, (ppe, _))| (low..high).contains(ppe))
-            .map(|(id, _)| *id)
-            .collect();
-        let mean = |m: &std::collections::HashMap<cosched_core::JobId, (f64, f64)>| {
-            let xs: Vec<f64> = ids.iter().filter_map(|id| m.get(id).map(|v| v.1)).collect();
-            cosched_core::stats::mean(&xs)
-        };
-        let gain = |other: Option<f64>| match (other, mean(&mcmf)) {
-            (Some(o), Some(m)) if o > 0.0 => Some(100.0 * (o - m) / o),
-            _ => None,
-        };
-        let (g_bs, g_inst, g_two) = (gain(mean(&bs)), gain(mean(&inst)), gain(mean(&two)));
-        over_bs.extend(g_bs);
-        over_inst.extend(g_inst);
-        over_two.extend(g_two);
+        let mut means: [Vec<f64>; 4] = Default::default();
+        let mut jobs = 0usize;
+        for (k, m) in mcmf.iter().enumerate() {
+            let ids: Vec<_> = m
+                .iter()
+                .filter(|(_, (ppe, _))| (low..high).contains(ppe))
+                .map(|(id, _)| *id)
+                .collect();
+            jobs += ids.len();
+            let mean = |r: Option<&Responses>| {
+                let r = r?;
+                let xs: Vec<f64> = ids.iter().filter_map(|id| r.get(id).map(|v| v.1)).collect();
+                cosched_core::stats::mean(&xs)
+            };
+            if let (Some(a), Some(b), Some(c), Some(d)) = (
+                mean(Some(m)),
+                mean(bs.get(k)),
+                mean(inst.get(k)),
+                mean(two.get(k)),
+            ) {
+                for (list, v) in means.iter_mut().zip([a, b, c, d]) {
+                    list.push(v);
+                }
+            }
+        }
+        let gain = |other: usize| Paired::tolerant(&means[0], &means[other], PRECISION_MIN);
+        let pairs = [gain(1), gain(2), gain(3)];
         let label = if high.is_finite() {
             format!("{low:.0}-{high:.0}")
         } else {
             format!("> {low:.0}")
         };
+        let cell = |p: &Option<Paired>| p.map_or(Cell::Empty, |p| Cell::fixed(-p.percent(), 2));
         table.row([
-            Cell::Text(label),
-            Cell::from(Some(ids.len() as u64)),
+            Cell::Text(label.clone()),
+            Cell::fixed(jobs as f64 / mcmf.len().max(1) as f64, 0),
             Cell::paper(Some(f64::from(paper_jobs)), 0),
-            g_bs.map_or(Cell::Empty, |g| Cell::fixed(g, 2)),
+            cell(&pairs[0]),
             Cell::paper(Some(p_bs), 2),
-            g_inst.map_or(Cell::Empty, |g| Cell::fixed(g, 2)),
+            cell(&pairs[1]),
             Cell::paper(Some(p_inst), 2),
-            g_two.map_or(Cell::Empty, |g| Cell::fixed(g, 2)),
+            cell(&pairs[2]),
             Cell::paper(Some(p_two), 2),
         ]);
+        bins.push((label, pairs, [p_bs, p_inst, p_two]));
     }
     out.write_table(&table)?;
-    let list = |xs: &[f64]| {
-        xs.iter()
-            .map(|x| format!("{x:.1}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+    // Each bin's paper figure (printed to 0.01 %: precision 0.005 points) against ours.
+    let magnitude = |k: usize| -> (Vec<String>, usize, usize) {
+        let mut texts = Vec::new();
+        let (mut consistent, mut lower) = (0, 0);
+        for (label, pairs, paper) in &bins {
+            if let Some(p) = pairs[k] {
+                consistent += usize::from(p.reproduces_percent(-paper[k], 0.005));
+                lower += usize::from(p.lower());
+                texts.push(format!("{label}: {:.1}", -p.percent()));
+            }
+        }
+        (texts, consistent, lower)
     };
+    let (bs_texts, bs_ok, bs_lower) = magnitude(0);
     claims
         .check(
             "§5.3, Table 6",
-            "MCMF improves on BS in every range of runtime-estimate error",
-            list(&over_bs),
-            "22–35 % in every bin",
-            !over_bs.is_empty() && over_bs.iter().all(|g| *g > 0.0),
+            "MCMF improves on BS by about 22–35 % in every range of runtime-estimate error (each \
+             bin's figure within our one-run 95 % prediction interval)",
+            bs_texts.join(", "),
+            "21.8, 25.6, 25.6, 28.8, 27.6, 29.8, 34.6",
+            bs_ok == TABLE6.len(),
         )
         .because(format!(
-            "{} of {} bins lose (bins in order of growing estimate error)",
-            over_bs.iter().filter(|g| **g <= 0.0).count(),
-            over_bs.len()
+            "{bs_ok} of {} bins reproduce the paper's figure (significant, and of its size \
+             within our one-run 95 % prediction interval); the order holds \
+             (significantly lower response) in {bs_lower}",
+            TABLE6.len()
         ));
+    let (inst_texts, inst_ok, inst_lower) = magnitude(1);
     claims
         .check(
             "§5.3, Table 6",
-            "MCMF improves on INST in every range of runtime-estimate error (by > 5 %, ours)",
-            list(&over_inst),
-            "83.7–88.5 % in every bin",
-            // 5 %: the bin-to-bin noise allowed for the TWOPRICE equivalence below.
-            !over_inst.is_empty() && over_inst.iter().all(|g| *g > 5.0),
+            "MCMF improves on INST by 84–90 % in every range of runtime-estimate error (each \
+             bin's figure within our one-run 95 % prediction interval)",
+            inst_texts.join(", "),
+            "83.7, 88.2, 88.5, 87.4, 85.5, 87.7, 90.2",
+            inst_ok == TABLE6.len(),
         )
         .because(format!(
-            "{} of {} bins gain 5 % or less; mean gain {:.1} %; INST's mean response time is \
-             {:.2}x MCMF's on this run",
-            over_inst.iter().filter(|g| **g <= 5.0).count(),
-            over_inst.len(),
-            cosched_core::stats::mean(&over_inst).unwrap_or(0.0),
-            mean_response(Row::Inst) / mean_response(Row::Mcmf).max(f64::MIN_POSITIVE)
+            "{inst_ok} of {} bins reproduce the paper's figure (significant, and of its size \
+             within our one-run 95 % prediction interval); the order holds \
+             (significantly lower response) in {inst_lower}; INST's mean response over all \
+             jobs is {:.2}x MCMF's",
+            TABLE6.len(),
+            mean_ratio(reps, Row::Inst, Row::Mcmf)
         ));
-    // Tolerance: the paper's bins differ by at most 0.5 %; 5 % (ours) allows for 100–1,000
-    // jobs per bin here against its 800–1,600.
+    // Tolerance: the paper's bins differ by at most 0.5 %; 5 % (ours) allows for 1,000 jobs
+    // per bin per seed against its 800–2,400.
+    let equivalent = |p: &Paired| !p.lower() && !p.higher() || p.within_percent(5.0);
+    let two: Vec<&Paired> = bins.iter().filter_map(|(_, p, _)| p[2].as_ref()).collect();
     claims
         .check(
             "§5.3, Table 6",
-            "MCMF and TWOPRICE are equivalent in every bin (within 5 %, ours)",
-            list(&over_two),
+            "MCMF and TWOPRICE are equivalent in every bin (no significant difference, or \
+             within 5 %, ours)",
+            two.iter()
+                .map(|p| format!("{:.1}", -p.percent()))
+                .collect::<Vec<_>>()
+                .join(", "),
             "−0.46 … −0.07 %",
-            !over_two.is_empty() && over_two.iter().all(|g| g.abs() <= 5.0),
+            !two.is_empty() && two.iter().all(|p| equivalent(p)),
         )
         .because(format!(
-            "{} of {} bins differ by more than 5 %, the largest by {:.1} %; over all jobs \
+            "{} of {} bins differ beyond the margin, the largest by {:.1} %; over all jobs \
              TWOPRICE's mean response time is {:.2}x MCMF's",
-            over_two.iter().filter(|g| g.abs() > 5.0).count(),
-            over_two.len(),
-            over_two.iter().map(|g| g.abs()).fold(0.0, f64::max),
-            mean_response(Row::TwoPrice) / mean_response(Row::Mcmf).max(f64::MIN_POSITIVE)
+            two.iter().filter(|p| !equivalent(p)).count(),
+            two.len(),
+            two.iter().map(|p| p.percent().abs()).fold(0.0, f64::max),
+            mean_ratio(reps, Row::TwoPrice, Row::Mcmf)
         ));
     Ok(())
 }
 
-/// §5.2's statements about Table 4, checked on one measurement set over paired replicates.
-///
-/// Significance rule ([`Paired`]): a claim of order passes only when the paired difference is
-/// significant (two-sided paired t-test at 5 % over the seeds; when the runs do not vary, the
-/// paper's printed precision: 0.05 min, $0.05); a claim of equality passes when there is no
-/// significant difference or the difference's interval lies within the stated margin.
-fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResult>)]) {
-    let get = |row: Row| runs.iter().find(|(r, _)| *r == row).map(|(_, rep)| rep);
-    let rt = |row: Row| {
-        get(row).map_or_else(Vec::new, |rep| {
-            rep.values(|r| minutes(r.metrics.mean_response_s))
-        })
+/// Row `a`'s mean response time over row `b`'s (means over the seeds).
+fn mean_ratio(reps: &[RowRuns], a: Row, b: Row) -> f64 {
+    let mean = |row: Row| {
+        reps.iter()
+            .find(|(r, _)| *r == row)
+            .map_or(0.0, |(_, rep)| rep.mean(|r| r.metrics.mean_response_s))
     };
-    let cost =
-        |row: Row| get(row).map_or_else(Vec::new, |rep| rep.values(|r| r.metrics.total_cost_usd));
+    mean(a) / mean(b).max(f64::MIN_POSITIVE)
+}
+
+/// §5.3's electricity price prediction errors, per job as the paper counts them ("in 75 % of
+/// the 10,000 jobs, our predictions gave less than 15 % prediction errors"): MCMF's runs
+/// (every seed), each job's predicted cost over its predicted run at the site it was placed
+/// on, at the prices MCMF knew then (day-ahead where published, the SARIMA forecast beyond),
+/// against the same run at the true prices ([`price_errors_percent`]).
+fn price_errors(
+    out: &mut cosched_examples::OutDir,
+    claims: &mut Claims,
+    scenarios: &SeedScenarios,
+    reps: &[RowRuns],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let scenario = scenarios.first()?;
+    let Some((_, rep)) = reps.iter().find(|(r, _)| *r == Row::Mcmf) else {
+        return Ok(());
+    };
+    let source = "§5.3";
+    if scenario.defaults.price_outlook != PriceOutlookModel::Forecast {
+        claims.not_exercised(
+            source,
+            "75 % of the jobs' price predictions err by under 15 %, about all by under 20 %",
+            "no prediction",
+            "75 % / about all",
+            "MCMF is given every hour's true price (--price-outlook day-ahead): nothing is \
+             predicted",
+        );
+        return Ok(());
+    }
+    let mut errors = Vec::new();
+    let mut skipped = 0;
+    for ((_, scenario), run) in scenarios.iter().zip(rep.runs()) {
+        let outlooks = outlooks(&scenario.sites, scenario.forecast)?;
+        let (e, s) = price_errors_percent(&run.outcome, &scenario.sites, &outlooks);
+        errors.extend(e);
+        skipped += s;
+    }
+    let share = |limit: f64| {
+        100.0 * errors.iter().filter(|e| **e < limit).count() as f64 / errors.len().max(1) as f64
+    };
+    let exact = share(f64::MIN_POSITIVE);
+    let quantile = |q: f64| cosched_core::stats::quantile(&errors, q).unwrap_or(f64::NAN);
+    let mut table = Table::new(
+        "metasched_price_errors",
+        "§5.3: electricity price prediction error per job (MCMF's runs)",
+        [
+            "jobs",
+            "skipped",
+            "exact (%)",
+            "< 5 % (%)",
+            "< 10 % (%)",
+            "< 15 % (%)",
+            "< 20 % (%)",
+            "median (%)",
+            "75th percentile (%)",
+            "95th percentile (%)",
+        ],
+    )
+    .with_notes(format!(
+        "Paper: §5.3 (10,000 jobs): 75 % of the jobs' predictions under 15 % error, about all \
+         under 20 %. Ours: every metascheduled job of MCMF's runs over {}: error = 100 \
+         |predicted − true| / true of the cost of its predicted run (placement + predicted \
+         wait, its estimate at the chosen site) at the prices known at its placement (the \
+         current day's published, the SARIMA(1,0,1)(1,0,1)24 forecast beyond) and at the true \
+         prices; a run predicted within the published day is priced exactly. Skipped: \
+         predicted runs past the published prices.",
+        scenarios.seeds()
+    ));
+    table.row([
+        Cell::from(Some(errors.len() as u64)),
+        Cell::from(Some(skipped as u64)),
+        Cell::fixed(exact, 1),
+        Cell::fixed(share(5.0), 1),
+        Cell::fixed(share(10.0), 1),
+        Cell::fixed(share(15.0), 1),
+        Cell::fixed(share(20.0), 1),
+        Cell::fixed(quantile(0.5), 1),
+        Cell::fixed(quantile(0.75), 1),
+        Cell::fixed(quantile(0.95), 1),
+    ]);
+    out.write_table(&table)?;
+    let reason = format!(
+        "{exact:.1} % of the predicted runs end within the published day (priced exactly); \
+         75th percentile error {:.1} %, 95th {:.1} %",
+        quantile(0.75),
+        quantile(0.95)
+    );
+    claims
+        .check(
+            source,
+            "75 % of the jobs' price predictions err by under 15 % (per job)",
+            format!("{:.1} % of {} jobs", share(15.0), errors.len()),
+            "75 %",
+            !errors.is_empty() && share(15.0) >= 75.0,
+        )
+        .because(reason.clone());
+    claims
+        .check(
+            source,
+            "about all the jobs' price predictions err by under 20 % (per job; 'about all' \
+             read as at least 95 %, ours)",
+            format!("{:.1} % of {} jobs", share(20.0), errors.len()),
+            "about 100 %",
+            !errors.is_empty() && share(20.0) >= 95.0,
+        )
+        .because(reason);
+    Ok(())
+}
+
+/// §5.2's statements about Table 4, checked over paired replicates.
+///
+/// A figure the paper gives (its text's 24.6 % and $6,964, Table 4's rows) is tested as that
+/// magnitude ([`Paired::reproduces_percent`]): the effect must be significant in the paper's
+/// direction (two-sided paired t-test at 5 % over the seeds, or the paper's precision when the
+/// runs do not vary), and the paper's figure, from one run of one workload, must be one our
+/// runs could give — inside the 95 % prediction interval of one more replicate's paired
+/// difference, widened by half the paper's last printed digit (0.05 percentage points).
+/// "Comparable" is an equivalence: no significant difference, or the interval within the
+/// stated margin.
+fn check_claims(claims: &mut Claims, runs: &[RowRuns], sites: &[Site]) {
+    let get = |row: Row| runs.iter().find(|(r, _)| *r == row).map(|(_, rep)| rep);
+    let values = |row: Row, pick: &dyn Fn(&RunResult) -> f64| {
+        get(row).map_or_else(Vec::new, |rep| rep.values(pick))
+    };
+    let rt = |row: Row| values(row, &|r| minutes(r.metrics.mean_response_s));
+    let cost = |row: Row| values(row, &|r| r.metrics.total_cost_usd);
+    let published = |row: Row| values(row, &|r| published_code_cost_usd(&r.outcome, sites));
     let mean_of = |row: Row, pick: fn(&Metrics) -> f64| {
         get(row).map_or(0.0, |rep| rep.mean(|r| pick(&r.metrics)))
     };
-    // Mean run time (h) of a row's measured jobs where they ran, over its replicates:
-    // runtime scaling (§4.5.2) explains most of the response-time gains.
-    let run_h = |row: Row| {
-        let runs: Vec<f64> = get(row)
-            .map(|rep| {
-                rep.runs()
-                    .iter()
-                    .flat_map(|r| r.outcome.jobs.iter())
-                    .filter(|j| j.measured)
-                    .filter_map(|j| j.run.map(|r| (r.end - r.start).secs() as f64 / 3600.0))
-                    .collect()
-            })
-            .unwrap_or_default();
-        cosched_core::stats::mean(&runs).unwrap_or(0.0)
-    };
-    let pair_rt = |a: Row, b: Row| Paired::tolerant(&rt(a), &rt(b), PRECISION_MIN);
-    let pair_cost = |a: Row, b: Row| Paired::tolerant(&cost(a), &cost(b), PRECISION_USD);
-    let inst_vs_mcmf = Paired::tolerant(
-        &rt(Row::Inst),
-        &rt(Row::Mcmf).iter().map(|x| 1.5 * x).collect::<Vec<_>>(),
-        PRECISION_MIN,
-    );
+    let pair = |a: Vec<f64>, b: Vec<f64>, tolerance: f64| Paired::tolerant(&a, &b, tolerance);
     let (
         Some(mcmf_bs_rt),
         Some(mcmf_bs_cost),
+        Some(mcmf_bs_pub),
         Some(mcmf_two_cost),
+        Some(mcmf_two_pub),
         Some(mcmf_two_rt),
         Some(zero_bs_cost),
-        Some(zero_mcmf_cost),
+        Some(zero_bs_pub),
         Some(zero_bs_rt),
         Some(inst_bs_rt),
         Some(inst_bs_cost),
-        Some(inst_mcmf),
+        Some(inst_bs_pub),
+        Some(inst_mcmf_rt),
     ) = (
-        pair_rt(Row::Mcmf, Row::Bs),
-        pair_cost(Row::Mcmf, Row::Bs),
-        pair_cost(Row::Mcmf, Row::TwoPrice),
-        pair_rt(Row::Mcmf, Row::TwoPrice),
-        pair_cost(Row::McmfCostOnly, Row::Bs),
-        pair_cost(Row::McmfCostOnly, Row::Mcmf),
-        pair_rt(Row::McmfCostOnly, Row::Bs),
-        pair_rt(Row::Inst, Row::Bs),
-        pair_cost(Row::Inst, Row::Bs),
-        inst_vs_mcmf,
+        pair(rt(Row::Mcmf), rt(Row::Bs), PRECISION_MIN),
+        pair(cost(Row::Mcmf), cost(Row::Bs), PRECISION_USD),
+        pair(published(Row::Mcmf), published(Row::Bs), PRECISION_USD),
+        pair(cost(Row::Mcmf), cost(Row::TwoPrice), PRECISION_USD),
+        pair(
+            published(Row::Mcmf),
+            published(Row::TwoPrice),
+            PRECISION_USD,
+        ),
+        pair(rt(Row::Mcmf), rt(Row::TwoPrice), PRECISION_MIN),
+        pair(cost(Row::McmfCostOnly), cost(Row::Bs), PRECISION_USD),
+        pair(
+            published(Row::McmfCostOnly),
+            published(Row::Bs),
+            PRECISION_USD,
+        ),
+        pair(rt(Row::McmfCostOnly), rt(Row::Bs), PRECISION_MIN),
+        pair(rt(Row::Inst), rt(Row::Bs), PRECISION_MIN),
+        pair(cost(Row::Inst), cost(Row::Bs), PRECISION_USD),
+        pair(published(Row::Inst), published(Row::Bs), PRECISION_USD),
+        pair(rt(Row::Inst), rt(Row::Mcmf), PRECISION_MIN),
     )
     else {
         return;
     };
-    let idle = queueing_reason(
-        mean_of(Row::Bs, |m| m.mean_bounded_slowdown),
-        "there is little load for INST to pile up or for wait predictions to avoid",
-    );
-    let pct = |a: f64, b: f64| 100.0 * (a / b - 1.0);
-    let paper = |row: Row| row.paper();
+    let pct = |a: Row, b: Row, pick: fn((f64, f64)) -> f64| {
+        100.0 * (pick(a.paper()) / pick(b.paper()) - 1.0)
+    };
+    let rt_of = |p: (f64, f64)| p.0;
+    let cost_of = |p: (f64, f64)| p.1;
     let means = |row: Row| {
         format!(
             "{} {:.1} min, ${:.2}",
@@ -920,48 +1023,60 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
             mean_of(row, |m| m.total_cost_usd)
         )
     };
-    let src = format!("§5.2, Table 4 ({set} set)");
+    let src = "§5.2, Table 4";
+    // The measured explanation of a cost magnitude that does not hold: the same runs priced
+    // by the published code's cost function.
+    let published_reason = |ours: &Paired, theirs: &Paired, paper: f64| {
+        format!(
+            "order: {}; priced by the published code's cost function (start and end hours in \
+             full, the last partial hour at the next hour's price without the power factor), \
+             the same runs give {}",
+            ours.describe_percent(),
+            theirs.describe_against_percent(paper, PRECISION_PP)
+        )
+    };
+    let paper = pct(Row::Mcmf, Row::Bs, rt_of);
     claims
         .check(
-            &src,
-            "MCMF lowers the average response time against BS (significantly, paired)",
+            src,
+            "MCMF cuts the average response time by 24.6 % against BS",
+            mcmf_bs_rt.describe_against_percent(paper, PRECISION_PP),
+            format!("{paper:+.1} % (477.5 vs 633.7 min)"),
+            mcmf_bs_rt.reproduces_percent(paper, PRECISION_PP),
+        )
+        .because(format!(
+            "order: {}; {}; {}",
             mcmf_bs_rt.describe_percent(),
-            format!("{:+.1} %", pct(paper(Row::Mcmf).0, paper(Row::Bs).0)),
-            mcmf_bs_rt.lower(),
-        )
-        .because(format!("{}; {}", means(Row::Mcmf), means(Row::Bs)));
+            means(Row::Mcmf),
+            means(Row::Bs)
+        ));
+    let paper = pct(Row::Mcmf, Row::Bs, cost_of);
     claims
         .check(
-            &src,
-            "MCMF lowers the total electricity cost against BS (significantly, paired)",
-            mcmf_bs_cost.describe_percent(),
-            format!(
-                "{:+.1} % ($6,964)",
-                pct(paper(Row::Mcmf).1, paper(Row::Bs).1)
-            ),
-            mcmf_bs_cost.lower(),
+            src,
+            "MCMF saves $6,964 (3.0 %) of electricity against BS",
+            mcmf_bs_cost.describe_against_percent(paper, PRECISION_PP),
+            format!("{paper:+.1} % ($6,964)"),
+            mcmf_bs_cost.reproduces_percent(paper, PRECISION_PP),
         )
-        .because(format!("{}; {}", means(Row::Mcmf), means(Row::Bs)));
+        .because(published_reason(&mcmf_bs_cost, &mcmf_bs_pub, paper));
+    let paper = pct(Row::Mcmf, Row::TwoPrice, cost_of);
     claims
         .check(
-            &src,
-            "MCMF (w_t) costs less than TWOPRICE (significantly, paired)",
-            mcmf_two_cost.describe_percent(),
-            format!(
-                "{:+.1} % ($8,535.7)",
-                pct(paper(Row::Mcmf).1, paper(Row::TwoPrice).1)
-            ),
-            mcmf_two_cost.lower(),
+            src,
+            "MCMF outperforms TWOPRICE by $8,535.7 (3.7 %) in cost",
+            mcmf_two_cost.describe_against_percent(paper, PRECISION_PP),
+            format!("{paper:+.1} % ($8,535.7)"),
+            mcmf_two_cost.reproduces_percent(paper, PRECISION_PP),
         )
-        .because(format!("{}; {}", means(Row::Mcmf), means(Row::TwoPrice)));
+        .because(published_reason(&mcmf_two_cost, &mcmf_two_pub, paper));
     claims
         .check(
-            &src,
+            src,
             "MCMF and TWOPRICE have comparable response times (no significant difference, or \
-             within 5 %, ours)",
+             within 5 %, ours: a few times the rows' 0.9 %)",
             mcmf_two_rt.describe_percent(),
-            format!("{:+.1} %", pct(paper(Row::Mcmf).0, paper(Row::TwoPrice).0)),
-            // 5 %: the paper's rows differ by 0.9 %; a margin of a few times that (ours).
+            format!("{:+.1} %", pct(Row::Mcmf, Row::TwoPrice, rt_of)),
             !mcmf_two_rt.lower() && !mcmf_two_rt.higher() || mcmf_two_rt.within_percent(5.0),
         )
         .because(format!(
@@ -971,86 +1086,102 @@ fn check_claims(claims: &mut Claims, set: &str, runs: &[(Row, Replicates<RunResu
             mean_of(Row::Mcmf, |m| m.mean_bounded_slowdown),
             mean_of(Row::TwoPrice, |m| m.mean_bounded_slowdown),
         ));
-    let zero_cuts = zero_bs_cost.lower() && !zero_mcmf_cost.higher() && zero_bs_rt.higher();
+    let (paper_cost, paper_rt) = (
+        pct(Row::McmfCostOnly, Row::Bs, cost_of),
+        pct(Row::McmfCostOnly, Row::Bs, rt_of),
+    );
     claims
         .check(
-            &src,
-            "w_t = 0 cuts cost most and raises response time above BS (significantly, paired)",
+            src,
+            "w_t = 0 saves up to $43,686 (18.9 %) with a 1.7x average response time against BS",
             format!(
-                "cost vs BS {}, vs MCMF {}; response vs BS {}",
-                zero_bs_cost.describe_percent(),
-                zero_mcmf_cost.describe_percent(),
-                zero_bs_rt.describe_percent()
+                "cost {}; response {}",
+                zero_bs_cost.describe_against_percent(paper_cost, PRECISION_PP),
+                zero_bs_rt.describe_against_percent(paper_rt, PRECISION_PP)
             ),
-            format!(
-                "cost {:+.1} %, response x{:.2}",
-                pct(paper(Row::McmfCostOnly).1, paper(Row::Bs).1),
-                paper(Row::McmfCostOnly).0 / paper(Row::Bs).0
-            ),
-            zero_cuts,
+            format!("cost {paper_cost:+.1} %, response {paper_rt:+.1} % (x1.73)"),
+            zero_bs_cost.reproduces_percent(paper_cost, PRECISION_PP)
+                && zero_bs_rt.reproduces_percent(paper_rt, PRECISION_PP),
         )
         .because(format!(
-            "mean run time {:.2} h under MCMF w_t = 0 against {:.2} h under BS: where the run \
-             time shrinks, placing by cost alone still shortens responses (the cheapest sites \
-             are also the fastest per core); the paper's 1.7x comes from its published cost term \
-             (a power-free last-hour price) steering jobs elsewhere (the review's replay; \
-             inference)",
-            run_h(Row::McmfCostOnly),
-            run_h(Row::Bs)
+            "response order: {}; mean run time {:.2} h under MCMF w_t = 0 against {:.2} h under \
+             BS: placing by cost alone still shortens runs (the cheapest sites are also fast \
+             per core); cost {}",
+            zero_bs_rt.describe_percent(),
+            mean_run_h(get(Row::McmfCostOnly)),
+            mean_run_h(get(Row::Bs)),
+            published_reason(&zero_bs_cost, &zero_bs_pub, paper_cost)
         ));
+    let idle = queueing_reason(
+        mean_of(Row::Bs, |m| m.mean_bounded_slowdown),
+        "there is little load for INST to pile up or for wait predictions to avoid",
+    );
+    let paper = pct(Row::Inst, Row::Bs, rt_of);
     claims
         .check(
-            &src,
-            "INST degrades the baseline response time (paper: 5.5x; significantly, paired)",
-            inst_bs_rt.describe_percent(),
-            format!("x{:.2}", paper(Row::Inst).0 / paper(Row::Bs).0),
-            inst_bs_rt.higher(),
+            src,
+            "INST degrades the baseline response time by 5.5x",
+            inst_bs_rt.describe_against_percent(paper, PRECISION_PP),
+            format!("{paper:+.1} % (x{:.2})", 1.0 + paper / 100.0),
+            inst_bs_rt.reproduces_percent(paper, PRECISION_PP),
         )
         .because(format!(
-            "{idle}; INST's bounded slowdown {:.2} shows the queues it does build; {}; {}; {}",
+            "order: {}; {idle}; INST's bounded slowdown {:.2}; {}; {}",
+            inst_bs_rt.describe_percent(),
             mean_of(Row::Inst, |m| m.mean_bounded_slowdown),
             means(Row::Inst),
-            means(Row::Mcmf),
             means(Row::Bs)
         ));
+    let paper = pct(Row::Inst, Row::Bs, cost_of);
     claims
         .check(
-            &src,
-            "INST achieves a lower cost than BS (significantly, paired)",
-            inst_bs_cost.describe_percent(),
-            format!("{:+.1} %", pct(paper(Row::Inst).1, paper(Row::Bs).1)),
-            inst_bs_cost.lower(),
+            src,
+            "INST achieves a lower cost than BS (Table 4: 10.9 % lower)",
+            inst_bs_cost.describe_against_percent(paper, PRECISION_PP),
+            format!("{paper:+.1} %"),
+            inst_bs_cost.reproduces_percent(paper, PRECISION_PP),
         )
-        .because(format!("{}; {}", means(Row::Inst), means(Row::Bs)));
+        .because(published_reason(&inst_bs_cost, &inst_bs_pub, paper));
+    let paper = pct(Row::Inst, Row::Mcmf, rt_of);
     claims
         .check(
-            &src,
-            "MCMF's response time is well below INST's: INST above 1.5x MCMF's (ours; paper: \
-             7.2x), significantly, paired",
-            format!(
-                "INST / MCMF = {:.2}; INST − 1.5 MCMF: {}",
-                mean_of(Row::Inst, |m| m.mean_response_s)
-                    / mean_of(Row::Mcmf, |m| m.mean_response_s).max(f64::MIN_POSITIVE),
-                inst_mcmf.describe_percent()
-            ),
-            format!("{:.2}", paper(Row::Inst).0 / paper(Row::Mcmf).0),
-            inst_mcmf.higher(),
+            src,
+            "MCMF's response time is far below INST's (Table 4: INST 7.2x MCMF's)",
+            inst_mcmf_rt.describe_against_percent(paper, PRECISION_PP),
+            format!("{paper:+.1} % (x{:.2})", 1.0 + paper / 100.0),
+            inst_mcmf_rt.reproduces_percent(paper, PRECISION_PP),
         )
         .because(format!(
-            "{idle}; INST's bounded slowdown {:.2}, MCMF's {:.2}",
+            "order: {}; {idle}; INST's bounded slowdown {:.2}, MCMF's {:.2}",
+            inst_mcmf_rt.describe_percent(),
             mean_of(Row::Inst, |m| m.mean_bounded_slowdown),
             mean_of(Row::Mcmf, |m| m.mean_bounded_slowdown)
         ));
 }
 
+/// Mean run time (h) of a row's measured jobs where they ran, over its replicates: runtime
+/// scaling (§4.5.2) explains most of the response-time gains.
+fn mean_run_h(rep: Option<&Replicates<RunResult>>) -> f64 {
+    let runs: Vec<f64> = rep
+        .map(|rep| {
+            rep.runs()
+                .iter()
+                .flat_map(|r| r.outcome.jobs.iter())
+                .filter(|j| j.measured)
+                .filter_map(|j| j.run.map(|r| (r.end - r.start).secs() as f64 / 3600.0))
+                .collect()
+        })
+        .unwrap_or_default();
+    cosched_core::stats::mean(&runs).unwrap_or(0.0)
+}
+
 /// Accounting checks (invariants of the simulator, not paper claims): every measured job of
 /// every row either ran or was counted as rejected.
-fn accounting_checks(sets: &[(&str, &[RowRuns])]) -> Table {
+fn accounting_checks(runs: &[RowRuns]) -> Table {
     let mut table = Table::new(
         "checks",
         "Checks (invariants, not paper claims): every measured job ran or was counted rejected",
         [
-            "set",
             "row",
             "replicate",
             "measured",
@@ -1059,27 +1190,24 @@ fn accounting_checks(sets: &[(&str, &[RowRuns])]) -> Table {
             "holds",
         ],
     );
-    for (set, runs) in sets {
-        for (row, rep) in runs.iter() {
-            for (k, run) in rep.runs().iter().enumerate() {
-                let m = &run.metrics;
-                table.row([
-                    Cell::Text((*set).to_owned()),
-                    Cell::Text(row.name().to_owned()),
-                    Cell::Int(k as i128 + 1),
-                    Cell::Int(m.jobs as i128),
-                    Cell::Int(m.completed as i128),
-                    Cell::Int(m.rejected as i128),
-                    Cell::Text(
-                        if m.completed + m.rejected == m.jobs {
-                            "yes"
-                        } else {
-                            "NO"
-                        }
-                        .to_owned(),
-                    ),
-                ]);
-            }
+    for (row, rep) in runs {
+        for (k, run) in rep.runs().iter().enumerate() {
+            let m = &run.metrics;
+            table.row([
+                Cell::Text(row.name().to_owned()),
+                Cell::Int(k as i128 + 1),
+                Cell::Int(m.jobs as i128),
+                Cell::Int(m.completed as i128),
+                Cell::Int(m.rejected as i128),
+                Cell::Text(
+                    if m.completed + m.rejected == m.jobs {
+                        "yes"
+                    } else {
+                        "NO"
+                    }
+                    .to_owned(),
+                ),
+            ]);
         }
     }
     table

@@ -194,6 +194,137 @@ impl Paired {
         )
     }
 
+    /// The half-width of the 95 % prediction interval of one more replicate's difference:
+    /// Student's t (n − 1 degrees of freedom) times `sd · √(1 + 1/n)`; `None` without spread
+    /// (one replicate, or identical differences).
+    pub fn prediction_half_width(&self) -> Option<f64> {
+        let d = &self.difference;
+        let h = d.ci95_half_width.filter(|h| *h > 0.0)?;
+        Some(h * ((d.n + 1) as f64).sqrt())
+    }
+
+    /// [`Paired::prediction_half_width`] in percent of B's mean.
+    pub fn prediction_half_width_percent(&self) -> Option<f64> {
+        self.prediction_half_width()
+            .map(|h| 100.0 * h / self.base.abs().max(f64::MIN_POSITIVE))
+    }
+
+    /// Whether a paper's difference `paper` (A − B, from one run of one workload, in A's and
+    /// B's unit) could be one of our replicates: inside the 95 % prediction interval of one
+    /// more replicate's difference, widened by `precision` (the paper's: half its last printed
+    /// digit, or the rounding its words state); without spread, within `precision` of our
+    /// mean.
+    pub fn consistent_with(&self, paper: f64, precision: f64) -> bool {
+        let half = self.prediction_half_width().unwrap_or(0.0) + precision.abs();
+        (paper - self.difference.mean).abs() <= half
+    }
+
+    /// [`Paired::consistent_with`] for a difference in percent of B's mean, `precision` in
+    /// percentage points.
+    ///
+    /// ```
+    /// use cosched_examples::paired::Paired;
+    /// // Ours: −10 %, −12 %, −11 % of B; the paper's −11.5 % could be a fourth run, −3 % not.
+    /// let p = Paired::new(&[90.0, 88.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+    /// assert!(p.consistent_with_percent(-11.5, 0.05));
+    /// assert!(!p.consistent_with_percent(-3.0, 0.05));
+    /// ```
+    pub fn consistent_with_percent(&self, paper_percent: f64, precision: f64) -> bool {
+        let half = self.prediction_half_width_percent().unwrap_or(0.0) + precision.abs();
+        (paper_percent - self.percent()).abs() <= half
+    }
+
+    /// Ours against a paper's difference under [`Paired::consistent_with`], with the order's
+    /// verdict, e.g. `-145.0 (one run's 95 % prediction interval -151.2 .. -138.8, 5 seeds)
+    /// against the paper's -120.0 (± 30): consistent, lower`.
+    pub fn describe_against(&self, paper: f64, precision: f64) -> String {
+        self.against(
+            (
+                self.difference.mean,
+                self.prediction_half_width(),
+                paper,
+                "",
+            ),
+            precision,
+            self.consistent_with(paper, precision),
+        )
+    }
+
+    /// `ours (interval) against the paper's (± precision): consistent|outside, order` for
+    /// `(ours, prediction half-width, paper, unit)`.
+    fn against(
+        &self,
+        (ours, half, paper, unit): (f64, Option<f64>, f64, &str),
+        precision: f64,
+        consistent: bool,
+    ) -> String {
+        let interval = match half {
+            Some(h) => format!(
+                "one run's 95 % prediction interval {:+.1} .. {:+.1}{unit}, {} seeds",
+                ours - h,
+                ours + h,
+                self.difference.n
+            ),
+            None => format!("{} seed(s), no spread", self.difference.n),
+        };
+        format!(
+            "{ours:+.1}{unit} ({interval}) against the paper's {paper:+.1}{unit} (± {}): {}, {}",
+            precision_text(precision),
+            if consistent { "consistent" } else { "outside" },
+            self.significance().as_str()
+        )
+    }
+
+    /// Whether our replicates reproduce a paper's difference `paper` (in A's and B's unit): the
+    /// effect is there — significant in the paper's direction under the module's rule (no
+    /// significant difference when the paper's is 0) — and of the paper's size
+    /// ([`Paired::consistent_with`]). Consistency alone would pass a noisy run that cannot
+    /// tell the paper's figure from no effect.
+    pub fn reproduces(&self, paper: f64, precision: f64) -> bool {
+        self.in_direction(paper) && self.consistent_with(paper, precision)
+    }
+
+    /// [`Paired::reproduces`] for a difference in percent of B's mean.
+    ///
+    /// ```
+    /// use cosched_examples::paired::Paired;
+    /// // −11 % ± 1: the paper's −11.5 % is reproduced; so noisy a run that −11.5 % and 0 are
+    /// // both consistent with it is not.
+    /// let p = Paired::new(&[90.0, 88.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+    /// assert!(p.reproduces_percent(-11.5, 0.05));
+    /// let noisy = Paired::new(&[60.0, 118.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+    /// assert!(noisy.consistent_with_percent(-11.5, 0.05));
+    /// assert!(!noisy.reproduces_percent(-11.5, 0.05));
+    /// ```
+    pub fn reproduces_percent(&self, paper_percent: f64, precision: f64) -> bool {
+        self.in_direction(paper_percent) && self.consistent_with_percent(paper_percent, precision)
+    }
+
+    /// Whether the significance verdict has the sign of `paper`.
+    fn in_direction(&self, paper: f64) -> bool {
+        match self.significance() {
+            Significance::Lower => paper < 0.0,
+            Significance::Higher => paper > 0.0,
+            Significance::NoSignificantDifference => paper == 0.0,
+        }
+    }
+
+    /// Ours against a paper's figure under [`Paired::consistent_with_percent`], with the order's
+    /// verdict, e.g. `-55.9 % (one run's 95 % prediction interval -57.2 .. -54.6 %, 5 seeds)
+    /// against the paper's -3.0 % (± 0.05): outside, lower`.
+    pub fn describe_against_percent(&self, paper_percent: f64, precision: f64) -> String {
+        self.against(
+            (
+                self.percent(),
+                self.prediction_half_width_percent(),
+                paper_percent,
+                " %",
+            ),
+            precision,
+            self.consistent_with_percent(paper_percent, precision),
+        )
+    }
+
     /// The difference scaled by `scale` (100 for a ratio shown in percentage points), e.g.
     /// `+0.12 ± 0.30 (n 3, no significant difference)` or `+1.00 (n 1, no interval: no
     /// significant difference)`.
@@ -210,6 +341,16 @@ impl Paired {
             ),
             None => format!("{:+.2} (n 1, no interval: {verdict})", scale * d.mean),
         }
+    }
+}
+
+/// A precision as printed beside a paper's figure: whole numbers from 1 up, else two decimals.
+fn precision_text(precision: f64) -> String {
+    let p = precision.abs();
+    if p >= 1.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p:.2}")
     }
 }
 
@@ -297,6 +438,36 @@ mod tests {
         assert_eq!(Paired::new(&[1.0, 2.0], &[f64::NAN, 1.0]), None);
         assert_eq!(Paired::new(&[], &[]), None);
         assert_eq!(Paired::new(&[1.0, 2.0], &[1.0]), None);
+    }
+
+    #[test]
+    fn a_papers_figure_is_tested_against_the_prediction_interval() {
+        // Differences -10, -12, -11 of a base of 100: mean -11 %, sd 1, t(0.975, 2) = 4.303;
+        // one more run's interval: -11 ± 4.303 * 1 * sqrt(4/3) = -11 ± 4.97 %.
+        let p = Paired::new(&[90.0, 88.0, 89.0], &[100.0, 100.0, 100.0]).unwrap();
+        let h = p.prediction_half_width_percent().unwrap();
+        assert!((h - 4.303 * (4.0f64 / 3.0).sqrt()).abs() < 1e-3, "{h}");
+        assert!(p.consistent_with_percent(-15.9, 0.0));
+        assert!(!p.consistent_with_percent(-16.0, 0.0));
+        assert!(p.consistent_with_percent(-16.0, 0.05));
+        assert!(
+            p.describe_against_percent(-3.0, 0.05)
+                .ends_with("outside, lower")
+        );
+        assert!(p.reproduces_percent(-15.9, 0.0) && !p.reproduces_percent(-16.0, 0.0));
+        // The paper's direction is needed: +1 % is consistent with -11 ± 4.97 % only beyond
+        // the interval; a paper's 0 needs no significant difference.
+        assert!(!p.reproduces_percent(-5.0, 10.0) || p.lower());
+        assert!(!p.reproduces(0.0, 100.0));
+        // The same in the difference's own unit.
+        let h = p.prediction_half_width().unwrap();
+        assert!(p.consistent_with(-11.0 + h, 0.0) && !p.consistent_with(-11.0 + h + 0.01, 0.0));
+        assert!(p.describe_against(-30.0, 1.0).ends_with("outside, lower"));
+        // No spread: only the paper's precision.
+        let flat = Paired::new(&[97.0], &[100.0]).unwrap();
+        assert_eq!(flat.prediction_half_width_percent(), None);
+        assert!(flat.consistent_with_percent(-3.04, 0.05));
+        assert!(!flat.consistent_with_percent(-3.1, 0.05));
     }
 
     #[test]

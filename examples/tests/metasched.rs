@@ -8,7 +8,8 @@ use cosched_metasched::site::CoreLimit;
 use clap::Parser;
 use cosched_examples::Seeds;
 use cosched_examples::metasched::{
-    Averaged, PowerChoice, PriceOutlookModel, RunConfig, Strategy, SweepCli, WaitModel, sweep,
+    Averaged, PowerChoice, PriceOutlookModel, RunConfig, SeedScenarios, Strategy, SweepCli,
+    WaitModel, sweep,
 };
 
 /// Two sites (the second twice as fast and cheaper), price files in their own folder, and a
@@ -118,7 +119,7 @@ fn bad_files_and_parameters_are_errors() {
     assert!(scenario.run(&RunConfig::new(Strategy::Mcmf, 1)).is_err());
     // Hostile-input #14d: no measured job is an error, not a table of zeros.
     let mut none = cli(&dir, &[]);
-    none.scenario.measured = 0;
+    none.scenario.measured = Some(0);
     assert!(none.scenario.scenario(false, 1).is_err());
     assert!(
         cli(&dir, &["--w-t", "1.5"])
@@ -196,11 +197,17 @@ fn sweeps_average_seeds_against_one_baseline() {
             )
         })
         .collect();
-    let result = sweep(&scenario, "test", &points, &Seeds::new(1, 3).unwrap()).unwrap();
+    let scenarios = SeedScenarios::build(&Seeds::new(1, 3).unwrap(), |_| {
+        Ok::<_, std::convert::Infallible>(scenario.clone())
+    })
+    .unwrap();
+    let result = sweep(&scenarios, "test", &points).unwrap();
     let bs = scenario.run(&RunConfig::new(Strategy::Bs, 1)).unwrap();
     let key = |a: &Averaged| (a.response_s, a.cost_usd, a.migrated);
     assert_eq!(key(&result.baseline), key(&Averaged::of([&bs.metrics])));
     assert_eq!(result.baseline.response_spread.map(|s| s.n), Some(3));
+    assert_eq!((result.baseline_runs.len(), result.runs.len()), (3, 2));
+    assert_eq!(result.runs_at(1.0).map(<[_]>::len), Some(3));
     // Nobody in the grid is BS again; everybody is the full MCMF run.
     assert_eq!(key(&result.points[0].1), key(&result.baseline));
     let full = scenario.run(&points[1].1).unwrap();
@@ -280,8 +287,11 @@ fn hostile_flags_are_refused_before_anything_is_allocated() {
 #[test]
 fn the_paper_inputs_are_the_default_and_the_generators_are_labelled_ours() {
     let cli = SweepCli::parse_from(["x"]);
+    // Quick: the trace's first 500 jobs and 100 generated after them, every job measured.
     let scenario = cli.scenario.scenario(true, 1).unwrap();
-    assert_eq!((scenario.jobs.len(), scenario.history), (600, 500));
+    assert_eq!((scenario.jobs.len(), scenario.history), (600, 0));
+    assert!(scenario.summary().contains("quick mode's smaller set"));
+    assert!(cli.scenario.draws_jobs(true) && cli.scenario.draws_jobs(false));
     assert_eq!(scenario.sites.len(), 8);
     assert!(
         scenario
@@ -300,6 +310,40 @@ fn the_paper_inputs_are_the_default_and_the_generators_are_labelled_ours() {
     assert!(ours.summary().contains("ours: generated"));
     assert!(ours.summary().contains("ours: seeded diurnal"));
     assert!(SweepCli::try_parse_from(["x", "--generated", "--trace", "t.swf"]).is_err());
+}
+
+/// The paper's measurement by default (§4.3.2 Table 2, §5.3: 10,000 jobs, every one measured,
+/// the 4,100-job trace extended by jobs generated after it, a different draw per seed); the
+/// published code's sample (the last 100 after a history) and the trace alone by flag.
+#[test]
+fn every_one_of_the_papers_ten_thousand_jobs_is_measured() {
+    let cli = SweepCli::parse_from(["x"]);
+    let one = cli.scenario.scenario(false, 1).unwrap();
+    assert_eq!((one.jobs.len(), one.history), (10_000, 0));
+    assert!(one.summary().contains("Every job measured"));
+    let trace = cosched_metasched::workload::paper_grid_trace(8).unwrap();
+    assert_eq!(one.jobs[..trace.len()], trace[..]);
+    let two = cli.scenario.scenario(false, 2).unwrap();
+    assert_eq!(two.jobs[..trace.len()], trace[..]);
+    assert_ne!(one.jobs[trace.len()..], two.jobs[trace.len()..]);
+    let scenarios = cli
+        .scenario
+        .scenarios(false, &Seeds::new(1, 2).unwrap())
+        .unwrap();
+    assert_eq!(scenarios.get(2).unwrap().jobs, two.jobs);
+    assert!(scenarios.get(3).is_err());
+    // The published code's sample and the trace alone.
+    let sample = SweepCli::parse_from(["x", "--measured", "100", "--extend-to", "4100"]);
+    assert!(!sample.scenario.draws_jobs(false));
+    let sample = sample.scenario.scenario(false, 1).unwrap();
+    assert_eq!((sample.jobs.len(), sample.history), (4_100, 4_000));
+    // A given trace is not extended unless asked.
+    assert_eq!(
+        SweepCli::parse_from(["x", "--trace", "t.swf"])
+            .scenario
+            .extension(false),
+        None
+    );
 }
 
 #[test]

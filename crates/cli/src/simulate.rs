@@ -33,7 +33,7 @@ pub struct SimulateArgs {
     /// nb_res].
     #[arg(long, value_name = "N")]
     capacity: Option<u32>,
-    /// Scheduling policies, ORDER[+BACKFILL][@ESTIMATES]: orders fcfs, sjf, ljf, saf, laf,
+    /// Scheduling policies, `ORDER[+BACKFILL][@ESTIMATES]`: orders fcfs, sjf, ljf, saf, laf,
     /// wfp3, unicep, f1 or expr(EXPRESSION over size, estimate, submit, wait, now, area);
     /// backfilling none, easy[(order=O)], conservative or bounded(depth=K,window=W[,order=O]);
     /// estimates requests (the trace's), exact or tsafrir[(max=36h,seed=1)]. fcfs, easy,

@@ -87,7 +87,20 @@ proptest! {
     /// Long paths and cycles (arcs one way or both), with a few chords and dead-end branches,
     /// random bounds, costs and supplies: the shapes whose star start is quadratic.
     #[test]
-    fn thin_networks_agree_with_both_oracles(inst in thin_instance(40)) {
+    fn thin_networks_agree_with_both_oracles(inst in thin_instance(40, 4)) {
+        let expected = ssp(&inst);
+        all_agree(&inst, expected).map_err(TestCaseError::fail)?;
+        if inst.arcs.iter().all(|a| a.2.upper != ArcSpec::INFINITE) {
+            prop_assert_eq!(lemon(&inst), expected);
+        }
+    }
+
+    /// The same shapes with supplies and demands spread over many nodes, so that subtrees
+    /// lacking supply are hung below subtrees with some to spare in the cheapest-paths start.
+    #[test]
+    fn thin_networks_with_spread_supplies_agree_with_both_oracles(
+        inst in thin_instance(40, 40)
+    ) {
         let expected = ssp(&inst);
         all_agree(&inst, expected).map_err(TestCaseError::fail)?;
         if inst.arcs.iter().all(|a| a.2.upper != ArcSpec::INFINITE) {
@@ -97,8 +110,9 @@ proptest! {
 }
 
 /// A path or cycle of up to `max_nodes` nodes, arcs one way or both ways, plus up to n/4
-/// random extra arcs and up to n/4 dead-end branch nodes; supplies at a few nodes.
-fn thin_instance(max_nodes: usize) -> impl Strategy<Value = Instance> {
+/// random extra arcs and up to n/4 dead-end branch nodes; supplies at up to `max_supplies`
+/// nodes.
+fn thin_instance(max_nodes: usize, max_supplies: usize) -> impl Strategy<Value = Instance> {
     (3..=max_nodes, any::<bool>(), any::<bool>(), any::<bool>()).prop_flat_map(
         move |(n, closed, both_ways, infinite)| {
             let spine = if closed { n } else { n - 1 };
@@ -111,7 +125,7 @@ fn thin_instance(max_nodes: usize) -> impl Strategy<Value = Instance> {
                     (0..n, arc_strategy(1, infinite), any::<bool>()),
                     branches,
                 ),
-                proptest::collection::vec((0..n + branches, -4i64..=4), 1..=4),
+                proptest::collection::vec((0..n + branches, -4i64..=4), 1..=max_supplies),
             )
                 .prop_map(move |(spine_arcs, chords, branch_arcs, supplies)| {
                     let mut arcs = Vec::new();

@@ -338,7 +338,9 @@ fn bipartite_metascheduling_shape_matches_lemon() {
 /// (release) from the artificial star, every pivot walking the chain built so far; from
 /// cheapest paths it starts optimal. Also with room on the arcs, as a cycle with arcs both
 /// ways, and as a comb of 50,000 teeth each filling its arc (quadratic until full arcs were
-/// hung from their tails). A debug build solves each in well under a second.
+/// hung from their tails), and as a path whose first 50,000 nodes each send a unit to one of
+/// the last 50,000 (quadratic until subtrees lacking supply were hung below those with some).
+/// A debug build solves each in well under a second.
 #[test]
 fn long_path_of_100_000_nodes_is_solved_at_once() {
     let n = 100_000;
@@ -347,6 +349,7 @@ fn long_path_of_100_000_nodes_is_solved_at_once() {
         support::path(n, 5, 3),
         support::cycle(n, 4, 3),
         support::comb(n),
+        support::path_half_supply(n),
     ] {
         let g = inst.graph();
         let out = min_cost_flow(&g, |v| g[v], |e| *e.weight()).expect("valid");
@@ -375,6 +378,7 @@ fn long_thin_networks_match_lemon() {
             support::caterpillar(n, 7),
             support::caterpillar(n, 1_000),
             support::comb(n),
+            support::path_half_supply(n),
         ] {
             let expected = support::lemon(&inst);
             let g = inst.graph();

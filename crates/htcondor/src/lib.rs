@@ -362,20 +362,23 @@ impl<S: DeserializeOwned + Default> Saved<S> {
 }
 
 impl<S: Serialize> Saved<S> {
-    /// Writes the state to `path` through a temporary file beside it, so that a crash never
-    /// leaves half a file.
+    /// Writes the state to `path` through a temporary file of a fresh name beside it (never a
+    /// file of the operator's), moved into place once whole, so that a crash never leaves half
+    /// a file.
     pub fn write(&self, path: &Path) -> Result<(), HtcondorError> {
+        use std::io::Write as _;
         let text = serde_json::to_string_pretty(self).map_err(|e| HtcondorError::State {
             path: path.to_owned(),
             message: e.to_string(),
         })?;
-        let tmp = path.with_extension("json.tmp");
-        let io = |path: &Path| {
-            let path = path.to_owned();
-            move |source| HtcondorError::Io { path, source }
+        let io = |source| HtcondorError::Io {
+            path: path.to_owned(),
+            source,
         };
-        std::fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
-        std::fs::rename(&tmp, path).map_err(io(path))
+        let mut out = cosched_workload::output::Staged::create(path).map_err(io)?;
+        out.write_all(text.as_bytes()).map_err(io)?;
+        out.write_all(b"\n").map_err(io)?;
+        out.commit().map_err(io)
     }
 }
 

@@ -423,6 +423,22 @@ struct Kept {
 }
 
 #[test]
+fn saving_leaves_the_operators_files_alone_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.json");
+    let theirs = dir.path().join("state.json.tmp");
+    std::fs::write(&theirs, "the operator's").unwrap();
+    Saved::<()>::default().write(&path).unwrap();
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "the operator's");
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["state.json", "state.json.tmp"]);
+}
+
+#[test]
 fn saved_state_round_trips_and_a_missing_file_is_a_first_call() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state.json");

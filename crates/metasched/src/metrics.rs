@@ -11,18 +11,26 @@
 //! - **Bounded slowdown**: `max(1, response / max(run, τ))` with the run time at the site where
 //!   the job ran and `τ` = 10 s ([`cosched_core::DEFAULT_SLOWDOWN_TAU`]), by
 //!   [`cosched_core::JobRecord::bounded_slowdown`] of [`crate::sim::JobOutcome::record`].
-//! - **Utilisation** of a site: core-seconds of every run there (history included) inside the
-//!   measurement window — first measured submission to last measured end — over its cores times
-//!   the window.
+//! - **Utilisation** of a site (§4.6: "the sum of the CPU hours of jobs scheduled at the
+//!   system" over "the makespan and total processors"): the core-hours of the measured jobs
+//!   the run placed there (history jobs, which no strategy placed, are left out) over its
+//!   cores times the measurement window — first measured submission to last measured end.
+//!   A job's core-hours are its cores times its computation at that site (from the later of
+//!   its start and its data's arrival to its end).
+//! - **Price prediction error** per job (§5.3, [`price_errors_percent`]): the electricity
+//!   cost the metascheduler predicted over the job's predicted run at the site it chose,
+//!   against the same run at the true day-ahead prices.
 //! - **Instantaneous load** of a site (§4.6): core-hours of its running and queued jobs over
 //!   its cores, hourly ([`crate::sim::LoadSample`]); mean and peak.
 //! - **Fairness** of a site (the paper's fairness): the geometric mean, over the measured jobs
 //!   submitted there that completed in both runs, of baseline response / metascheduled
 //!   response. Above 1: the site's own users gained.
 
+use crate::policy::scale_duration;
+use crate::price_forecast::PriceOutlook;
 use crate::sim::{JobOutcome, SimOutcome};
-use crate::site::Site;
-use cosched_core::{DEFAULT_SLOWDOWN_TAU, Time, stats};
+use crate::site::{Site, try_energy_cost_usd};
+use cosched_core::{DEFAULT_SLOWDOWN_TAU, Duration, Time, stats};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -41,7 +49,7 @@ pub struct SiteMetrics {
     pub mean_load: f64,
     /// Peak instantaneous load.
     pub peak_load: f64,
-    /// Core-hours the site delivered to measured jobs (Fig. 6).
+    /// Core-hours the site delivered to measured jobs (Fig. 6): cores × computation time.
     pub core_hours: f64,
 }
 
@@ -109,15 +117,13 @@ impl Metrics {
             .iter()
             .enumerate()
             .map(|(k, site)| {
-                let busy: f64 = outcome
-                    .jobs
-                    .iter()
-                    .filter_map(|j| j.run.filter(|r| r.site == k).map(|r| (j, r)))
+                let core_hours = done()
+                    .filter(|(_, r)| r.site == k)
                     .map(|(j, r)| {
-                        let overlap = r.end.min(window_end) - r.start.max(window_start);
-                        f64::from(j.job.cores) * overlap.secs().max(0) as f64
+                        f64::from(j.job.cores) * (r.end - r.start.max(r.data_ready)).secs() as f64
                     })
-                    .fold(0.0, add);
+                    .fold(0.0, add)
+                    / 3_600.0;
                 let loads = outcome.load.iter().map(|s| s.load[k]);
                 let samples = outcome.load.len().max(1) as f64;
                 SiteMetrics {
@@ -125,17 +131,13 @@ impl Metrics {
                     submitted: measured().filter(|j| j.job.submission_site == k).count(),
                     ran: done().filter(|(_, r)| r.site == k).count(),
                     utilization: if window > 0.0 {
-                        busy / (f64::from(site.spec().cores) * window)
+                        3_600.0 * core_hours / (f64::from(site.spec().cores) * window)
                     } else {
                         0.0
                     },
                     mean_load: loads.clone().fold(0.0, add) / samples,
                     peak_load: loads.fold(0.0, f64::max),
-                    core_hours: done()
-                        .filter(|(_, r)| r.site == k)
-                        .map(|(j, r)| f64::from(j.job.cores) * (r.end - r.start).secs() as f64)
-                        .fold(0.0, add)
-                        / 3_600.0,
+                    core_hours,
                 }
             })
             .collect();
@@ -263,4 +265,211 @@ pub fn fairness_of(
         .into_iter()
         .map(|(sum, n)| (n > 0).then(|| (sum / n as f64).exp()))
         .collect()
+}
+
+/// §5.3's price prediction error of each measured job the metascheduler placed, in percent:
+/// `100 · |predicted − actual| / actual`, where *predicted* is the electricity cost of the job's
+/// predicted run at the site it was placed on — from its placement plus the predicted wait,
+/// for its estimate scaled to that site (§3.1), at the prices `outlooks[site]` gave at the
+/// placement (day-ahead where published, the forecast beyond) — and *actual* the same run at
+/// the site's true day-ahead prices. Only the prices differ, so the error is the price
+/// prediction's, as §5.3 validates it "by comparing with the actual hourly electricity price
+/// data". Jobs without a recorded prediction, or whose predicted run leaves the published
+/// prices, are skipped (the second value counts them).
+///
+/// ```
+/// use cosched_metasched::metrics::price_errors_percent;
+/// use cosched_metasched::policy::{Mcmf, PriceModel};
+/// use cosched_metasched::price_forecast::{PriceForecastConfig, outlooks};
+/// use cosched_metasched::sim::{GridSim, SimConfig};
+/// use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
+///
+/// let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
+/// let sites = embedded_xsede_sites(prices).unwrap();
+/// let jobs = XsedeLikeWorkload { jobs: 40, load: 0.6, seed: 3 }.generate(&sites).unwrap();
+/// let config = PriceForecastConfig::default();
+/// let model = PriceModel::forecast(&sites, config).unwrap();
+/// let mut mcmf = Mcmf::new(sites.clone(), 2, 0.25, model).unwrap();
+/// let grid = GridSim::new(sites.clone(), SimConfig::default()).unwrap();
+/// let out = grid.run(&mut mcmf, &jobs).unwrap();
+/// let (errors, skipped) = price_errors_percent(&out, &sites, &outlooks(&sites, config).unwrap());
+/// assert_eq!(errors.len() + skipped, jobs.len());
+/// assert!(errors.iter().all(|e| e.is_finite() && *e >= 0.0));
+/// ```
+pub fn price_errors_percent(
+    outcome: &SimOutcome,
+    sites: &[Site],
+    outlooks: &[PriceOutlook],
+) -> (Vec<f64>, usize) {
+    let mut skipped = 0;
+    let errors = outcome
+        .jobs
+        .iter()
+        .filter(|j| j.measured && j.via_metascheduler)
+        .filter_map(|j| {
+            let error = (|| {
+                let run = j.run?;
+                let wait = run.predicted_wait?;
+                let (home, site, outlook) = (
+                    sites.get(j.job.submission_site)?,
+                    sites.get(run.site)?,
+                    outlooks.get(run.site)?,
+                );
+                let estimate = scale_duration(j.job.estimate, home, site);
+                let start = run.dispatched.saturating_add(wait.max(Duration::ZERO));
+                let power = site.power_watts(j.job.cores) * j.power_factor;
+                let predicted = try_energy_cost_usd(power, start, estimate, |h| {
+                    outlook.price_usd_per_mwh(run.dispatched, h).ok_or(())
+                })
+                .ok()?;
+                let actual = site.energy_cost_usd(power, start, estimate).ok()?;
+                (actual > 0.0).then(|| 100.0 * (predicted - actual).abs() / actual)
+            })();
+            if error.is_none() {
+                skipped += 1;
+            }
+            error
+        })
+        .collect();
+    (errors, skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::price_forecast::PriceForecastConfig;
+    use crate::sim::Run;
+    use crate::site::SiteSpec;
+    use crate::workload::TraceJob;
+    use cosched_core::JobId;
+
+    fn site(name: &str, cores: u32, gflops: f64, prices: Vec<f64>) -> Site {
+        SiteSpec {
+            name: name.into(),
+            cores,
+            max_job_cores: cores,
+            max_walltime: Duration::from_hours(48),
+            watts_per_core: 1.0,
+            gflops_per_core: gflops,
+            prices_usd_per_mwh: prices,
+            timezone_lag_hours: 0,
+        }
+        .build()
+        .unwrap()
+    }
+
+    /// A job of `cores` cores submitted at `submit` h to site `home`, run at `site` from
+    /// `start` h to `end` h (estimate 8 h at home).
+    fn job(
+        id: u64,
+        measured: bool,
+        home: usize,
+        site: usize,
+        cores: u32,
+        hours: [i64; 3],
+    ) -> JobOutcome {
+        let [submit, start, end] = hours.map(|h| Time(h * 3_600));
+        JobOutcome {
+            job: TraceJob {
+                id: JobId(id),
+                submit,
+                submission_site: home,
+                cores,
+                runtime: end - start,
+                estimate: Duration::from_hours(8),
+            },
+            measured,
+            via_metascheduler: measured,
+            power_factor: 1.0,
+            data_bytes: 0,
+            run: Some(Run {
+                site,
+                dispatched: submit,
+                site_submit: submit,
+                data_ready: submit,
+                start,
+                end,
+                cost_usd: 0.0,
+                predicted_wait: None,
+            }),
+        }
+    }
+
+    fn outcome(jobs: Vec<JobOutcome>) -> SimOutcome {
+        SimOutcome {
+            jobs,
+            load: Vec::new(),
+            cycles: Vec::new(),
+            invalid: 0,
+        }
+    }
+
+    #[test]
+    fn utilisation_counts_the_placed_jobs_only() {
+        let sites = [
+            site("a", 10, 1.0, vec![1.0; 24]),
+            site("b", 20, 1.0, vec![1.0; 24]),
+        ];
+        let out = outcome(vec![
+            // History: 10 cores busy at a from 0 to 2 h, overlapping the window; not counted.
+            job(1, false, 0, 0, 10, [0, 0, 2]),
+            // Measured: 5 cores x 2 h at a, 20 cores x 2 h at b; window 1 h .. 4 h.
+            job(2, true, 0, 0, 5, [1, 1, 3]),
+            job(3, true, 1, 1, 20, [1, 2, 4]),
+        ]);
+        let m = Metrics::of(&out, &sites);
+        let util: Vec<f64> = m.sites.iter().map(|s| s.utilization).collect();
+        // a: 10 core-h / (10 cores x 3 h); b: 40 core-h / (20 cores x 3 h).
+        assert!((util[0] - 1.0 / 3.0).abs() < 1e-12, "{util:?}");
+        assert!((util[1] - 2.0 / 3.0).abs() < 1e-12, "{util:?}");
+        assert_eq!(
+            m.sites.iter().map(|s| s.core_hours).collect::<Vec<_>>(),
+            [10.0, 40.0]
+        );
+        // A job whose data arrives an hour after its start computes one hour only.
+        let mut staged = job(2, true, 0, 0, 5, [1, 1, 3]);
+        if let Some(r) = staged.run.as_mut() {
+            r.data_ready = Time(2 * 3_600);
+        }
+        let m = Metrics::of(&outcome(vec![staged]), &sites);
+        assert_eq!(m.sites[0].core_hours, 5.0);
+        assert!((m.sites[0].utilization - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn price_errors_compare_the_predicted_run_at_forecast_and_true_prices() {
+        // Site b: hours 0..24 at $10 except 22 and 23 at $20; day 2 hour 0 at $30, hour 1
+        // at $10. Only day 1 is known on day 1, and three days of training are not there, so
+        // day 2 is forecast as day 1 repeated ($10, $10).
+        let mut prices = vec![10.0; 48];
+        prices[22] = 20.0;
+        prices[23] = 20.0;
+        prices[24] = 30.0;
+        let sites = [
+            site("a", 10, 1.0, vec![10.0; 48]),
+            site("b", 10, 2.0, prices),
+        ];
+        let config = PriceForecastConfig::default();
+        let outlooks = crate::price_forecast::outlooks(&sites, config).unwrap();
+        // Placed at b at 20 h with a predicted wait of 2 h: its 8 h estimate at a is 4 h at
+        // b (twice as fast), so it is predicted to run 22 h .. 26 h.
+        let mut placed = job(1, true, 0, 1, 1, [20, 21, 24]);
+        if let Some(r) = placed.run.as_mut() {
+            r.predicted_wait = Some(Duration::from_hours(2));
+        }
+        // Predicted far past the published prices: skipped.
+        let mut far = job(2, true, 0, 1, 1, [20, 21, 24]);
+        if let Some(r) = far.run.as_mut() {
+            r.predicted_wait = Some(Duration::from_hours(100));
+        }
+        // A local job (not placed by the metascheduler) is not counted at all.
+        let mut local = job(3, true, 0, 0, 1, [20, 20, 22]);
+        local.via_metascheduler = false;
+        let (errors, skipped) =
+            price_errors_percent(&outcome(vec![placed, far, local]), &sites, &outlooks);
+        // Predicted 20 + 20 + 10 + 10 = 60 $/MW-h, true 20 + 20 + 30 + 10 = 80.
+        assert_eq!(errors.len(), 1);
+        assert!((errors[0] - 25.0).abs() < 1e-9, "{errors:?}");
+        assert_eq!(skipped, 1);
+    }
 }

@@ -691,6 +691,15 @@ fn io_errors_name_the_file_and_end_the_iteration() {
 // ---------------------------------------------------------------------------------------------
 // Properties
 
+/// 256 cases, failures not persisted.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
 fn opt<T: std::fmt::Debug>(s: impl Strategy<Value = T>) -> impl Strategy<Value = Option<T>> {
     prop::option::weighted(0.8, s)
 }
@@ -839,11 +848,7 @@ fn soup_line() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 256,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config())]
 
     #[test]
     fn records_and_header_round_trip(header in header(), records in prop::collection::vec(record(), 0..8)) {
@@ -891,6 +896,95 @@ proptest! {
     }
 }
 
+/// What a reader yields over `input`: its header, each item (errors as their messages), the
+/// late comments and keys, and the rigid trace (or its error's message) of the same input.
+fn reading<R: io::BufRead>(input: impl Fn() -> R) -> (String, Vec<String>, String) {
+    let Ok(mut reader) = SwfReader::new("t.swf", input()) else {
+        return (String::new(), Vec::new(), String::new());
+    };
+    let items = reader
+        .by_ref()
+        .map(|item| match item {
+            Ok(record) => format!("{record:?}"),
+            Err(err) => err.to_string(),
+        })
+        .collect();
+    let head = format!(
+        "{:?} {} {:?}",
+        reader.header(),
+        reader.late_comments(),
+        reader.late_keys()
+    );
+    let trace = match SwfReader::new("t.swf", input()).map(|r| r.into_rigid_trace()) {
+        Ok(Ok(trace)) => format!("{trace:?}"),
+        Ok(Err(err)) | Err(err) => err.to_string(),
+    };
+    (head, items, trace)
+}
+
+/// A job line with id `id`: valid, or (`valid` false) without a run time.
+fn id_line(id: u64, valid: bool) -> String {
+    let run = if valid { 60 } else { -1 };
+    format!("{id} 0 -1 {run} 1 -1 -1 1 60 -1 1 -1 -1 -1 -1 -1 -1 -1")
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Lines parsed where they lie in the input's buffer read exactly as lines copied out of
+    /// a buffer too small to hold them (a 1-byte buffer takes the copying path for every
+    /// line): records, errors, lines, late comments and keys, the rigid trace.
+    #[test]
+    fn lines_in_the_buffer_read_as_lines_copied_out_of_it(
+        lines in prop::collection::vec(prop_oneof![
+            soup_line(),
+            record().prop_map(|r| {
+                let bytes = write_trace(&SwfHeader::new(), &[r]);
+                String::from_utf8(bytes).unwrap().trim_end().to_owned()
+            }),
+            Just(String::new()),
+            Just("  \t ".to_owned()),
+        ], 0..16),
+        crlf in any::<bool>(),
+        last_newline in any::<bool>(),
+        capacity in 1usize..48,
+    ) {
+        let mut text = lines.join(if crlf { "\r\n" } else { "\n" });
+        if last_newline {
+            text.push('\n');
+        }
+        let bytes = text.as_bytes();
+        let whole = reading(|| bytes);
+        prop_assert_eq!(&reading(|| BufReader::with_capacity(1, bytes)), &whole);
+        prop_assert_eq!(&reading(|| BufReader::with_capacity(capacity, bytes)), &whole);
+    }
+
+    /// The duplicate check (only the last id kept while ids increase) finds the first valid
+    /// job whose id an earlier valid job has, wherever it is.
+    #[test]
+    fn duplicates_are_found_in_any_id_order(
+        jobs in prop::collection::vec((0u64..24, any::<bool>()), 0..24),
+    ) {
+        let text: String = jobs.iter().map(|&(id, valid)| id_line(id, valid) + "\n").collect();
+        let got = SwfReader::new("t.swf", text.as_bytes()).unwrap().into_rigid_trace();
+        let mut seen = std::collections::HashSet::new();
+        let first_repeat = jobs
+            .iter()
+            .enumerate()
+            .find(|&(_, &(id, valid))| valid && !seen.insert(id));
+        match (got, first_repeat) {
+            (Ok(trace), None) => {
+                let valid: Vec<u64> = jobs.iter().filter(|j| j.1).map(|j| j.0).collect();
+                prop_assert_eq!(trace.jobs.iter().map(|j| j.id.0).collect::<Vec<_>>(), valid);
+            }
+            (Err(SwfError::DuplicateJob { line, job, .. }), Some((at, &(id, _)))) => {
+                prop_assert_eq!((line, job), (at as u64 + 1, id));
+            }
+            (got, expected) => prop_assert!(false, "{got:?} against {expected:?}"),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Real traces from the Parallel Workloads Archive
 
@@ -916,7 +1010,46 @@ fn real_trace(name: &str) -> Option<cosched_workload::swf::RigidTrace> {
     let header = reader.header().clone();
     let bytes = write_trace(&header, &records);
     assert_eq!(read_trace(&bytes), (header, records), "{name} round trip");
-    Some(read_rigid_jobs(&path).expect("read_rigid_jobs"))
+    let trace = read_rigid_jobs(&path).expect("read_rigid_jobs");
+    assert_eq!(copied_line_by_line(&path), trace, "{name}");
+    Some(trace)
+}
+
+/// The rigid trace of the file at `path` read through a 64-byte buffer, so that each job
+/// line is copied out of the buffer it crosses (the reader's path for a line not wholly in
+/// its input's buffer) rather than parsed in place.
+fn copied_line_by_line(path: &Path) -> cosched_workload::swf::RigidTrace {
+    let bytes = std::fs::read(path).expect("read");
+    let text: Box<dyn Read> = if bytes.starts_with(&[0x1f, 0x8b]) {
+        Box::new(flate2::read::MultiGzDecoder::new(bytes.as_slice()))
+    } else {
+        Box::new(bytes.as_slice())
+    };
+    SwfReader::new(
+        path.display().to_string(),
+        BufReader::with_capacity(64, text),
+    )
+    .expect("header")
+    .into_rigid_trace()
+    .expect("trace")
+}
+
+/// Every trace the project ships (`examples/data/swf`) reads the same parsed in place as
+/// copied line by line.
+#[test]
+fn shipped_traces_read_the_same_through_any_buffer() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/swf");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).expect("examples/data/swf") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "gz") {
+            let trace = read_rigid_jobs(&path).expect("read_rigid_jobs");
+            assert!(!trace.jobs.is_empty(), "{}", path.display());
+            assert_eq!(copied_line_by_line(&path), trace, "{}", path.display());
+            read += 1;
+        }
+    }
+    assert!(read >= 4, "only {read} shipped traces");
 }
 
 #[test]

@@ -496,18 +496,48 @@ pub fn comb(n: usize) -> Instance {
     Instance { supply, arcs }
 }
 
+/// A path of `n` nodes whose first half each supplies one unit and whose second half each
+/// demands one (arcs towards the end, capacity `n`, costs 1..=9): `n / 2` units each travel
+/// about `n / 2` hops, and every demand node is a root of the cheapest-paths search.
+pub fn path_half_supply(n: usize) -> Instance {
+    let n = n.max(2);
+    let half = n / 2;
+    let supply = (0..n)
+        .map(|i| {
+            if i < half {
+                1
+            } else if i < 2 * half {
+                -1
+            } else {
+                0
+            }
+        })
+        .collect();
+    let arcs = (0..n - 1)
+        .map(|i| {
+            (
+                i,
+                i + 1,
+                ArcSpec::with_capacity(n as i64, 1 + (i as i64 * 7) % 9),
+            )
+        })
+        .collect();
+    Instance { supply, arcs }
+}
+
 /// A long thin network of `n` nodes.
 pub type LongShape = fn(usize) -> Instance;
 
 /// The long shapes the bench and the `long_paths` example time: one unit along a path of
 /// capacity-1 arcs (the hostile-input report's instance), three units round a cycle with arcs both ways, a
-/// caterpillar whose spine has room for all its supply, and a comb whose teeth fill their
-/// arcs.
-pub const LONG_SHAPES: [(&str, LongShape); 4] = [
+/// caterpillar whose spine has room for all its supply, a comb whose teeth fill their arcs,
+/// and a path whose first half supplies its second half.
+pub const LONG_SHAPES: [(&str, LongShape); 5] = [
     ("path_capacity_1", |n| path(n, 1, 1)),
     ("cycle_both_ways", |n| cycle(n, 4, 3)),
     ("caterpillar", |n| caterpillar(n, n as i64 / 10)),
     ("comb_full_teeth", comb),
+    ("path_half_supply", path_half_supply),
 ];
 
 /// A random sparse network (ours): `n` nodes, `m` random arcs (capacity 1..=1000, cost

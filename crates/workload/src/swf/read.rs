@@ -2,7 +2,7 @@
 
 use super::header::{SwfHeader, is_comment, standard_key};
 use super::{FIELD_COUNT, FIELD_NAMES, RigidTrace, SwfRecord, SwfStatus};
-use cosched_core::{Duration, JobId, Time, excerpt};
+use cosched_core::{Duration, JobId, RigidJob, Time, excerpt};
 use flate2::read::MultiGzDecoder;
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
@@ -250,13 +250,13 @@ impl<R: BufRead> SwfReader<R> {
     /// first valid job whose id an earlier valid job has ([`SwfError::DuplicateJob`], found
     /// while streaming, before the rest of the trace is loaded).
     pub fn into_rigid_trace(mut self) -> Result<RigidTrace, SwfError> {
-        let mut jobs = Vec::new();
-        let mut seen = FxHashSet::default();
+        let mut jobs: Vec<RigidJob> = Vec::new();
+        let mut ids = SeenIds::default();
         let mut invalid = BTreeMap::new();
         while let Some(record) = self.next() {
             match record?.to_rigid() {
                 Ok(job) => {
-                    if !seen.insert(job.id) {
+                    if !ids.insert(job.id, &jobs) {
                         return Err(SwfError::DuplicateJob {
                             file: self.name,
                             line: self.line,
@@ -331,20 +331,6 @@ impl<R: BufRead> SwfReader<R> {
         Ok(true)
     }
 
-    /// Counts the comment line in `buf`, met after the first job line, and records the
-    /// standard key it sets, if any.
-    fn skip_late_comment(&mut self) {
-        self.late_comments += 1;
-        if self.late_keys.len() < MAX_LATE_KEYS
-            && let Some(key) = standard_key(&comment_text(&self.buf))
-        {
-            self.late_keys.push(LateKey {
-                line: self.line,
-                key,
-            });
-        }
-    }
-
     /// Adds the comment line in `buf` to the header.
     fn absorb_comment(&mut self) -> Result<(), SwfError> {
         let text = comment_text(&self.buf);
@@ -369,6 +355,47 @@ impl<R: BufRead> Iterator for SwfReader<R> {
             if self.pending {
                 self.pending = false;
             } else {
+                // A line wholly in the input's buffer is parsed where it lies; one that
+                // crosses the buffer's end (or is over-long) is copied by `read_line`.
+                let available = match self.input.fill_buf() {
+                    Ok(available) => available,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(source) => {
+                        self.finished = true;
+                        return Some(Err(SwfError::Io {
+                            file: self.name.clone(),
+                            source,
+                        }));
+                    }
+                };
+                if available.is_empty() {
+                    self.finished = true;
+                    return None;
+                }
+                if let Some(end) = memchr::memchr(b'\n', available)
+                    && end <= MAX_LINE_LEN
+                {
+                    let line = &available[..=end];
+                    self.line += 1;
+                    let item = if is_comment(line) {
+                        late_comment(
+                            line,
+                            self.line,
+                            &mut self.late_comments,
+                            &mut self.late_keys,
+                        );
+                        None
+                    } else if line.trim_ascii().is_empty() {
+                        None
+                    } else {
+                        Some(parse_record(line, &self.name, self.line))
+                    };
+                    self.input.consume(end + 1);
+                    match item {
+                        Some(item) => return Some(item),
+                        None => continue,
+                    }
+                }
                 match self.read_line() {
                     Ok(true) => {}
                     Ok(false) => {
@@ -382,7 +409,12 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 }
             }
             if is_comment(&self.buf) {
-                self.skip_late_comment();
+                late_comment(
+                    &self.buf,
+                    self.line,
+                    &mut self.late_comments,
+                    &mut self.late_keys,
+                );
             } else if !self.buf.trim_ascii().is_empty() {
                 return Some(parse_record(&self.buf, &self.name, self.line));
             }
@@ -391,6 +423,43 @@ impl<R: BufRead> Iterator for SwfReader<R> {
 }
 
 impl<R: BufRead> FusedIterator for SwfReader<R> {}
+
+/// Counts comment line `line` (number `line_no`), met after the first job line, and records
+/// the standard key it sets, if any.
+fn late_comment(line: &[u8], line_no: u64, count: &mut u64, keys: &mut Vec<LateKey>) {
+    *count += 1;
+    if keys.len() < MAX_LATE_KEYS
+        && let Some(key) = standard_key(&comment_text(line))
+    {
+        keys.push(LateKey { line: line_no, key });
+    }
+}
+
+/// The ids of the valid jobs read so far, for [`SwfReader::into_rigid_trace`]'s duplicate
+/// check. Traces number their jobs in increasing order, so while they do only the last id is
+/// kept; the first id out of order builds the set of all the earlier ones.
+#[derive(Default)]
+struct SeenIds {
+    last: Option<JobId>,
+    set: Option<FxHashSet<JobId>>,
+}
+
+impl SeenIds {
+    /// Records `id`, given the jobs whose ids were recorded before; false if it was seen.
+    fn insert(&mut self, id: JobId, earlier: &[RigidJob]) -> bool {
+        if let Some(set) = &mut self.set {
+            return set.insert(id);
+        }
+        if self.last.is_none_or(|last| last < id) {
+            self.last = Some(id);
+            return true;
+        }
+        let mut set: FxHashSet<JobId> = earlier.iter().map(|job| job.id).collect();
+        let new = set.insert(id);
+        self.set = Some(set);
+        new
+    }
+}
 
 /// A comment line without its line break, borrowed when it is UTF-8 (decoded as Latin-1, as old
 /// traces are, otherwise).
