@@ -272,3 +272,47 @@ fn help_describes_the_example() {
         );
     }
 }
+
+#[path = "../../crates/cli/tests/support/readme.rs"]
+mod readme;
+
+/// The README's example commands (`cargo run --release -p cosched-examples --example NAME --
+/// ARGS`) name examples that exist, with flags they take. They are checked against `--help`,
+/// not run: in release, as written, several take minutes (`hybrid_fig6_7` 10-15 on 2 cores);
+/// every example runs in quick mode above.
+#[test]
+fn readme_example_commands_exist_with_their_flags() {
+    let mut checked = 0;
+    for c in readme::commands() {
+        let readme::Kind::Example(name, args) = readme::kind(&c) else {
+            continue;
+        };
+        let binary = example_binary(&name);
+        assert!(binary.exists(), "{}: no example {name}", c.text());
+        let out = Command::new(&binary)
+            .arg("--help")
+            .output()
+            .expect("example starts");
+        let help = String::from_utf8_lossy(&out.stdout);
+        for flag in readme::long_flags(&args) {
+            assert!(
+                help.contains(flag),
+                "{}: no {flag} in {name} --help",
+                c.text()
+            );
+        }
+        // Files the command names are in the repository.
+        for arg in args.iter().filter(|a| a.contains('/')) {
+            assert!(
+                readme::root().join(arg).exists(),
+                "{}: {arg} does not exist",
+                c.text()
+            );
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 15,
+        "only {checked} example commands in the README"
+    );
+}

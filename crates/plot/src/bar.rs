@@ -1,8 +1,11 @@
 //! Grouped bar charts: several named series over categorical x, e.g. policies by metric.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{Figure, PlotError, SIZE, range, style};
+use crate::frame::{self, Entry, Sample};
+use crate::style::{self, identities};
+use crate::{Figure, Geometry, PlotError, range};
 
 /// Width of a category's slot on the (integer) x axis.
 const SLOT: i32 = 1000;
@@ -10,18 +13,18 @@ const SLOT: i32 = 1000;
 /// Width of a category's group of bars, centred in its slot.
 const GROUP: i32 = 800;
 
-/// A grouped bar chart: for each category, one bar per named series, with a legend.
+/// A grouped bar chart: for each category, one bar per named series, with a legend beside the
+/// chart.
 ///
 /// NaN and infinite values leave their bar out; the value axis always includes zero.
 ///
 /// ```
-/// use cosched_examples::{BarChart, Figure};
+/// use cosched_plot::{BarChart, Figure};
 /// let chart = BarChart::new("waits", "Mean wait by policy", ["small", "large"])
 ///     .y_label("mean wait (s)")
 ///     .series("EASY", [12.0, 340.0])
 ///     .series("FCFS", [40.0, 910.0])
-///     .reference("target", 500.0)
-///     .legend_above();
+///     .reference("target", 500.0);
 /// let svg = chart.render_svg().unwrap();
 /// assert!(svg.starts_with("<svg") && svg.contains("FCFS") && svg.contains("large"));
 /// assert!(svg.contains("target"));
@@ -34,7 +37,6 @@ pub struct BarChart {
     categories: Vec<String>,
     series: Vec<(String, Vec<f64>)>,
     references: Vec<(String, f64)>,
-    legend_above: bool,
 }
 
 impl BarChart {
@@ -51,7 +53,6 @@ impl BarChart {
             categories: categories.into_iter().map(Into::into).collect(),
             series: Vec::new(),
             references: Vec::new(),
-            legend_above: false,
         }
     }
 
@@ -65,13 +66,6 @@ impl BarChart {
     /// legend (e.g. a paper's figure to read the bars against); a non-finite value draws none.
     pub fn reference(mut self, name: impl Into<String>, value: f64) -> Self {
         self.references.push((name.into(), value));
-        self
-    }
-
-    /// Raises the value axis so that the legend (upper left) sits above the tallest bar
-    /// instead of over it.
-    pub fn legend_above(mut self) -> Self {
-        self.legend_above = true;
         self
     }
 
@@ -104,74 +98,79 @@ impl Figure for BarChart {
         &self.file
     }
 
-    fn render_svg(&self) -> Result<String, PlotError> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<Geometry, PlotError>
+    where
+        DB::ErrorType: 'static,
+    {
         let n = i32::try_from(self.categories.len()).unwrap_or(i32::MAX);
         let values = self
             .series
             .iter()
             .flat_map(|(_, values)| values.iter().copied())
             .chain(self.references.iter().map(|&(_, v)| v));
-        let mut y = range::from_zero(values);
-        if self.legend_above && y.end > 0.0 {
-            // The legend takes about 15 px an entry plus 25 px of frame, of the ~400 px plot
-            // height (measured on the rendered SVG).
-            let entries = (self.series.len() + self.references.len()) as f64;
-            let share = ((15.0 * entries + 25.0) / 400.0).min(0.8);
-            y.end /= 1.0 - share;
-        }
+        let y = range::from_zero(values);
+        let names: Vec<&str> = self
+            .series
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .chain(self.references.iter().map(|(n, _)| n.as_str()))
+            .collect();
+        let looks = identities(names.iter().copied());
+        let entries: Vec<Entry> = names
+            .iter()
+            .zip(&looks)
+            .enumerate()
+            .map(|(k, (name, &identity))| Entry {
+                name: (*name).to_string(),
+                identity,
+                sample: if k < self.series.len() {
+                    Sample::Swatch
+                } else {
+                    Sample::Rule
+                },
+            })
+            .collect();
+        let layout = frame::lay_out(root, &self.title, None, &entries)?;
         // Category `i` spans `i * SLOT..(i + 1) * SLOT`; its tick and label sit at its centre.
         let x = (0..n.max(1) * SLOT).with_key_points((0..n).map(|i| i * SLOT + SLOT / 2).collect());
         let label = |x: &i32| {
             let i = usize::try_from(x / SLOT).unwrap_or(usize::MAX);
             self.categories.get(i).cloned().unwrap_or_default()
         };
+        let ticks = |v: &f64| style::tick_label(*v);
         let bar = GROUP / i32::try_from(self.series.len().max(1)).unwrap_or(i32::MAX);
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            root.fill(&WHITE)?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(&self.title, ("sans-serif", 22))
-                .margin(15)
-                .x_label_area_size(45)
-                .y_label_area_size(70)
-                .build_cartesian_2d(x, y)?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
-                .x_label_formatter(&label)
-                .y_desc(&self.y_label)
-                .draw()?;
-            for ((name, values), j) in self.series.iter().zip(0..) {
-                let color = style::color(j as usize);
-                let bars = (0..)
-                    .zip(values)
-                    .filter(|(_, v)| v.is_finite())
-                    .map(|(i, &v)| {
-                        let left = i * SLOT + (SLOT - GROUP) / 2 + j * bar;
-                        Rectangle::new([(left, 0.0), (left + bar, v)], color.filled())
-                    });
-                chart.draw_series(bars)?.label(name).legend(move |(x, y)| {
-                    Rectangle::new([(x - 6, y - 6), (x + 6, y + 6)], color.filled())
-                });
+        let mut chart = frame::chart(&layout.plot, x, y)?;
+        frame::styled(&mut chart.configure_mesh())
+            .disable_x_mesh()
+            .x_label_formatter(&label)
+            .y_label_formatter(&ticks)
+            .y_desc(&self.y_label)
+            .draw()?;
+        let plot = frame::plot_rect(&chart);
+        let mut points = Vec::new();
+        for ((_, values), (j, look)) in self.series.iter().zip((0..).zip(&looks)) {
+            let color = look.color;
+            for (i, &v) in (0..).zip(values).filter(|(_, v)| v.is_finite()) {
+                let left = i * SLOT + (SLOT - GROUP) / 2 + j * bar;
+                chart.draw_series([Rectangle::new(
+                    [(left, 0.0), (left + bar, v)],
+                    color.filled(),
+                )])?;
+                points.push(chart.backend_coord(&(left + bar / 2, v)));
             }
-            let n_series = self.series.len();
-            for ((name, value), j) in self.references.iter().zip(n_series..) {
-                if !value.is_finite() {
-                    continue;
-                }
-                let color = style::color(j);
-                let line =
-                    LineSeries::new([(0, *value), (n * SLOT, *value)], color.stroke_width(2));
-                chart.draw_series(line)?.label(name).legend(move |(x, y)| {
-                    PathElement::new([(x - 8, y), (x + 8, y)], color.stroke_width(2))
-                });
-            }
-            if n_series + self.references.len() > 0 {
-                style::draw_legend(&mut chart)?;
-            }
-            root.present()?;
         }
-        Ok(svg)
+        for ((_, value), look) in self.references.iter().zip(&looks[self.series.len()..]) {
+            if !value.is_finite() {
+                continue;
+            }
+            let line = [(0, *value), (n * SLOT, *value)];
+            chart.draw_series(LineSeries::new(line, look.color.stroke_width(3)))?;
+            points.extend(line.iter().map(|p| chart.backend_coord(p)));
+        }
+        Ok(Geometry {
+            plot: Some(plot),
+            legend: layout.legend,
+            points,
+        })
     }
 }
