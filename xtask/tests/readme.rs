@@ -38,5 +38,5 @@ fn readme_xtask_commands_exist_with_their_flags() {
         }
         checked += 1;
     }
-    assert!(checked >= 3, "only {checked} xtask commands in the README");
+    assert!(checked >= 2, "only {checked} xtask commands in the README");
 }
