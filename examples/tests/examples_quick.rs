@@ -130,7 +130,11 @@ quick_tests! {
 /// Every example at the package root has its quick test above.
 #[test]
 fn every_example_has_a_quick_test() {
-    assert_eq!(example_names(), QUICK, "add the new example to `quick_tests!`");
+    assert_eq!(
+        example_names(),
+        QUICK,
+        "add the new example to `quick_tests!`"
+    );
 }
 
 /// Runs example `name` with `args` (and a temporary `--out`), returning its output.

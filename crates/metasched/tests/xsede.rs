@@ -4,7 +4,6 @@
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::policy::{Cycle, GridJob, Mcmf, SubmissionSite};
 use cosched_metasched::xsede::{XsedeError, load_prices, load_sites};
-use std::path::{Path, PathBuf};
 
 #[path = "support/shared.rs"]
 mod shared;
