@@ -112,7 +112,9 @@ Replicates: a generator's seeds; a trace's segments (seeds do not vary a trace).
 the 95 % Student-t interval of the mean (empty for n = 1).
 
 Writes OUT/summary.csv, one row per cell (workload,capacity,load,policy,n,replicates, then each
-figure and its _ci95: jobs,jobs_ci95,mean_wait_s,mean_wait_s_ci95,...), OUT/runs.csv, one row
+figure and its _ci95: jobs,jobs_ci95,mean_wait_s,mean_wait_s_ci95,..., then the paired
+difference from the first policy on the same replicates: reference,mean_wait_s_diff,
+mean_wait_s_diff_ci95,mean_bounded_slowdown_diff,mean_bounded_slowdown_diff_ci95), OUT/runs.csv, one row
 per run (workload,capacity,load,seed,segment,policy,jobs,mean_wait_s,...), OUT/tasks/ (each
 instance's results, what --resume reuses) and OUT/plots/ (each figure against load, one line
 per policy, mean and 95 % interval; SVG and PNG)."
@@ -875,6 +877,15 @@ fn write_sbatch(exp: &Experiment, args: &ExperimentArgs) -> Result<PathBuf, Expe
     Ok(path)
 }
 
+/// summary.csv's last columns: the paired differences from the file's first policy.
+const PAIRED_COLUMNS: [&str; 5] = [
+    "reference",
+    "mean_wait_s_diff",
+    "mean_wait_s_diff_ci95",
+    "mean_bounded_slowdown_diff",
+    "mean_bounded_slowdown_diff_ci95",
+];
+
 /// One cell: a workload on a capacity at a load under a policy, over its replicates.
 struct Cell<'a> {
     instance: &'a Instance,
@@ -926,6 +937,43 @@ fn cells(results: &[Result1]) -> Vec<Cell<'_>> {
         }
     }
     cells
+}
+
+/// The paired difference of `metric` between `cell` and `reference` (the same workload,
+/// capacity and load under the file's first policy): over the replicates both ran (the same
+/// seed or segment, so the same jobs), the mean of `cell − reference` and its 95 % interval.
+/// `None` for the reference itself or without a common replicate.
+fn paired(cell: &Cell<'_>, reference: Option<&Cell<'_>>, metric: &str) -> Option<Spread> {
+    let reference = reference.filter(|r| r.policy != cell.policy)?;
+    let diffs: Vec<f64> = cell
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let twin = reference.runs.iter().find(|t| {
+                t.instance.seed == r.instance.seed && t.instance.segment == r.instance.segment
+            })?;
+            Some(r.field(metric) - twin.field(metric))
+        })
+        .filter(|d| d.is_finite())
+        .collect();
+    Spread::of(&diffs)
+}
+
+/// A paired difference as `+mean ± half-width`, starred when the interval excludes zero (the
+/// significance rule: a two-sided paired t-test at 5 %); `-` for the reference.
+fn difference(s: Option<Spread>) -> String {
+    match s {
+        None => "-".into(),
+        Some(Spread {
+            mean,
+            ci95_half_width: Some(h),
+            ..
+        }) => {
+            let star = if mean.abs() > h { "*" } else { "" };
+            format!("{mean:+.0} ± {h:.0}{star}")
+        }
+        Some(s) => format!("{:+.0}", s.mean),
+    }
 }
 
 /// `mean ± half-width` (the mean alone for one run).
@@ -991,6 +1039,16 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
     for (m, ci) in metrics.iter().zip(&ci_names) {
         header.extend([*m, ci.as_str()]);
     }
+    header.extend(PAIRED_COLUMNS);
+    let reference = exp.policies.first().map(|p| p.name());
+    let reference_of = |c: &Cell<'_>| {
+        cells.iter().find(|r| {
+            Some(r.policy) == reference
+                && r.instance.source == c.instance.source
+                && r.instance.capacity == c.instance.capacity
+                && r.instance.load.map(f64::to_bits) == c.instance.load.map(f64::to_bits)
+        })
+    };
     write_csv(
         &path,
         &header,
@@ -1011,6 +1069,14 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
                     .and_then(|s| s.ci95_half_width)
                     .map(|h| h.to_string())));
             }
+            row.push(reference.unwrap_or_default().to_string());
+            for m in ["mean_wait_s", "mean_bounded_slowdown"] {
+                let d = paired(c, reference_of(c), m);
+                row.push(opt(d.map(|d| d.mean.to_string())));
+                row.push(opt(d
+                    .and_then(|d| d.ci95_half_width)
+                    .map(|h| h.to_string())));
+            }
             row
         }),
     )?;
@@ -1025,7 +1091,7 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
         .unwrap_or(8);
     let _ = writeln!(
         text,
-        "{:<width$} {:>8} {:>5} {:<13} {:>3} {:>7} {:>8} {:>21} {:>10} {:>15} {:>17}",
+        "{:<width$} {:>8} {:>5} {:<13} {:>3} {:>7} {:>8} {:>21} {:>22} {:>10} {:>15} {:>17}",
         "workload",
         "capacity",
         "load",
@@ -1034,6 +1100,7 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
         "jobs",
         "rejected",
         "mean wait s",
+        format!("wait - {} (paired)", reference.unwrap_or("first")),
         "p95 wait s",
         "mean bsld",
         "utilization"
@@ -1043,7 +1110,7 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
         let mean = |m: &str| c.spread(m).map_or(f64::NAN, |s| s.mean);
         let _ = writeln!(
             text,
-            "{:<width$} {:>8} {:>5} {:<13} {:>3} {:>7.0} {:>8.0} {:>21} {:>10.0} {:>15} {:>17}",
+            "{:<width$} {:>8} {:>5} {:<13} {:>3} {:>7.0} {:>8.0} {:>21} {:>22} {:>10.0} {:>15} {:>17}",
             i.workload,
             i.capacity,
             i.load.map_or_else(|| "-".into(), |l| l.to_string()),
@@ -1052,6 +1119,7 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
             mean("jobs"),
             mean("rejected"),
             with_interval(c.spread("mean_wait_s"), 0),
+            difference(paired(c, reference_of(c), "mean_wait_s")),
             mean("p95_wait_s"),
             with_interval(c.spread("mean_bounded_slowdown"), 2),
             with_interval(c.spread("utilization"), 4),
@@ -1060,7 +1128,9 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
     if cells.iter().any(|c| c.runs.len() > 1) {
         let _ = writeln!(
             text,
-            "mean ± half-width of the 95 % Student-t interval over the cell's n replicates"
+            "mean ± half-width of the 95 % Student-t interval over the cell's n replicates; the \
+             paired column: the mean difference from the first policy on the same replicates, \
+             * where its interval excludes 0 (paired t-test, 5 %)"
         );
     }
 

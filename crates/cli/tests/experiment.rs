@@ -77,6 +77,31 @@ fn trace_segments_are_replicates_with_intervals() {
             "{got_half} vs {half}"
         );
     }
+    // Paired differences from the first policy (easy), replicate by replicate.
+    for cell in cells.iter().filter(|c| c["policy"] == "fcfs") {
+        let wait = |policy: &str, segment: &str| -> f64 {
+            runs.iter()
+                .find(|r| {
+                    r["policy"] == policy && r["load"] == cell["load"] && r["segment"] == segment
+                })
+                .map(|r| r["mean_wait_s"].parse().unwrap())
+                .unwrap()
+        };
+        let diffs: Vec<f64> = ["1", "2", "3"]
+            .iter()
+            .map(|k| wait("fcfs", k) - wait("easy", k))
+            .collect();
+        let mean = diffs.iter().sum::<f64>() / 3.0;
+        assert_eq!(cell["reference"], "easy");
+        let got: f64 = cell["mean_wait_s_diff"].parse().unwrap();
+        assert!(
+            (got - mean).abs() < 1e-6 * mean.abs().max(1.0),
+            "{got} vs {mean}"
+        );
+        assert!(!cell["mean_wait_s_diff_ci95"].is_empty());
+    }
+    let easy = cells.iter().find(|c| c["policy"] == "easy").unwrap();
+    assert_eq!(easy["mean_wait_s_diff"], "", "no difference from itself");
     // One Batsim-format job table per run.
     let tables = std::fs::read_dir(out_dir.join("jobs")).unwrap().count();
     assert_eq!(tables, 12);

@@ -4,7 +4,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::frame::{self, Entry, Sample};
-use crate::style::{self, identities};
+use crate::style::{self, TICK, identities};
 use crate::{Figure, Geometry, PlotError, range};
 
 /// Width of a category's slot on the (integer) x axis.
@@ -12,6 +12,9 @@ const SLOT: i32 = 1000;
 
 /// Width of a category's group of bars, centred in its slot.
 const GROUP: i32 = 800;
+
+/// The smallest font category labels shrink to before they are cut.
+const MIN_TICK: u32 = 11;
 
 /// A grouped bar chart: for each category, one bar per named series, with a legend beside the
 /// chart.
@@ -133,9 +136,29 @@ impl Figure for BarChart {
         let layout = frame::lay_out(root, &self.title, None, &entries)?;
         // Category `i` spans `i * SLOT..(i + 1) * SLOT`; its tick and label sit at its centre.
         let x = (0..n.max(1) * SLOT).with_key_points((0..n).map(|i| i * SLOT + SLOT / 2).collect());
+        // Category labels at the tick size when they fit their slot, else smaller, else cut.
+        let (width, _) = layout.plot.dim_in_pixel();
+        let slot_px = (i32::try_from(width).unwrap_or(i32::MAX) - 110) / n.max(1) - 6;
+        let widest = |size: u32| -> Result<u32, PlotError> {
+            let mut widest = 0;
+            for c in &self.categories {
+                widest = widest.max(layout.plot.estimate_text_size(c, &style::text(size))?.0);
+            }
+            Ok(widest)
+        };
+        let mut size = TICK;
+        while size > MIN_TICK && i64::from(widest(size)?) > i64::from(slot_px) {
+            size -= 1;
+        }
+        let font = style::text(size);
+        let labels = self
+            .categories
+            .iter()
+            .map(|c| frame::fit(&layout.plot, c, &font, slot_px))
+            .collect::<Result<Vec<String>, PlotError>>()?;
         let label = |x: &i32| {
             let i = usize::try_from(x / SLOT).unwrap_or(usize::MAX);
-            self.categories.get(i).cloned().unwrap_or_default()
+            labels.get(i).cloned().unwrap_or_default()
         };
         let ticks = |v: &f64| style::tick_label(*v);
         let bar = GROUP / i32::try_from(self.series.len().max(1)).unwrap_or(i32::MAX);
@@ -143,6 +166,7 @@ impl Figure for BarChart {
         frame::styled(&mut chart.configure_mesh())
             .disable_x_mesh()
             .x_label_formatter(&label)
+            .x_label_style(font.clone())
             .y_label_formatter(&ticks)
             .y_desc(&self.y_label)
             .draw()?;

@@ -157,7 +157,7 @@ where
 }
 
 /// `text` shortened with `…` to fit `room` pixels.
-fn fit<DB: DrawingBackend>(
+pub(crate) fn fit<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     font: &TextStyle<'_>,

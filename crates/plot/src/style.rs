@@ -107,32 +107,44 @@ impl Identity {
 }
 
 /// The identity of each of `names`, in order: the name's own slot (fixed for the classic
-/// policies, else an FNV-1a hash of the name), moved to the next free slot when another name
-/// of the same figure holds it. Names are placed in sorted order, so a set of names gets the
-/// same identities in every figure whatever their order; a repeated name gets one identity.
+/// policies, else an FNV-1a hash of the name), moved on to the next slot of a colour no other
+/// name of the figure has (of a look no other has, beyond seven names) when another name holds
+/// it. Names are placed in sorted order, so a set of names gets the same identities in every
+/// figure whatever their order; a name keeps its own look in every figure where no other name
+/// wants it; a repeated name gets one identity.
 ///
 /// ```
 /// use cosched_plot::identities;
 /// let a = identities(["easy", "fcfs", "sjf+easy"]);
 /// let b = identities(["sjf+easy", "easy"]);
 /// assert_eq!(a[0], b[1]);
-/// assert_eq!(a[2], b[0]);
-/// assert_ne!(a[0], a[1]);
+/// assert_ne!(a[0].color, a[1].color);
+/// assert_ne!(a[1].color, a[2].color);
 /// ```
 pub fn identities<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<Identity> {
     let names: Vec<&str> = names.into_iter().collect();
     let sorted: BTreeSet<&str> = names.iter().copied().collect();
     let mut taken = [false; SLOTS];
+    let mut colours = [false; PALETTE.len()];
     let mut slot_of: BTreeMap<&str, usize> = BTreeMap::new();
-    for (placed, name) in sorted.into_iter().enumerate() {
-        let mut slot = preferred_slot(name);
-        // Once every slot is used, identities repeat.
-        if placed < SLOTS {
-            while taken[slot] {
-                slot = (slot + 1) % SLOTS;
-            }
-        }
+    // The fixed names first, so that a hashed name never takes their looks.
+    let (fixed, hashed): (Vec<&str>, Vec<&str>) = sorted
+        .into_iter()
+        .partition(|n| FIXED.iter().any(|(f, _)| f == n));
+    for name in fixed.into_iter().chain(hashed) {
+        let start = preferred_slot(name);
+        let free = |slot: &usize| !taken[*slot];
+        let fresh_colour = |slot: &usize| free(slot) && !colours[slot % PALETTE.len()];
+        let walk = (0..SLOTS).map(|k| (start + k) % SLOTS);
+        // A colour of its own while there are colours left, else a look of its own, else
+        // (beyond every look) its own slot again.
+        let slot = walk
+            .clone()
+            .find(fresh_colour)
+            .or_else(|| walk.clone().find(free))
+            .unwrap_or(start);
         taken[slot] = true;
+        colours[slot % PALETTE.len()] = true;
         slot_of.insert(name, slot);
     }
     names
@@ -229,6 +241,17 @@ mod tests {
     }
 
     proptest! {
+        /// Up to seven names get distinct colours.
+        #[test]
+        fn up_to_seven_names_get_distinct_colours(
+            names in prop::collection::btree_set("[a-z+]{1,12}", 1..=7),
+        ) {
+            let ids = identities(names.iter().map(String::as_str));
+            let colours: BTreeSet<(u8, u8, u8)> =
+                ids.iter().map(|i| (i.color.0, i.color.1, i.color.2)).collect();
+            prop_assert_eq!(colours.len(), names.len());
+        }
+
         /// Up to 35 names get distinct looks, the same whatever their order.
         #[test]
         fn distinct_names_get_distinct_looks(
