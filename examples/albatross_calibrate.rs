@@ -88,7 +88,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         };
         let runs: Vec<_> = seeds
             .iter()
-            .filter_map(|&s| scenario::run(&config, &model, s, scenario::no_albatross()).ok())
+            .filter_map(|&s| scenario::run(&config, &model, s, &mut scenario::no_albatross()).ok())
             .collect();
         let pick = |f: &dyn Fn(&scenario::Run) -> f64| {
             stats::mean(&runs.iter().map(f).collect::<Vec<_>>()).unwrap_or(f64::NAN)

@@ -49,11 +49,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let model = WorkloadModel::paper();
     let runs = Sweep::new(NAME, configs).run(|&(f, seed)| {
         let capital = Capital::new(PAPER[f].capital)?;
-        let policy = scenario::for_capital(AlbatrossConfig {
+        let mut policy = scenario::for_capital(AlbatrossConfig {
             stall_threshold: Duration(cli.stall_threshold),
             ..AlbatrossConfig::paper(capital)
         })?;
-        scenario::run(&SimConfig::paper(), &model, seed, policy)
+        scenario::run(&SimConfig::paper(), &model, seed, &mut policy)
     });
     let mut by_fig: Vec<Vec<Run>> = vec![Vec::new(); PAPER.len()];
     for ((f, _), run) in runs {
@@ -194,8 +194,8 @@ fn desktop_speed_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::er
             mean_work_s: base.mean_work_s * speed,
             ..base
         };
-        let policy = scenario::for_capital(AlbatrossConfig::paper(capital))?;
-        scenario::run(&config, &model, r, policy)
+        let mut policy = scenario::for_capital(AlbatrossConfig::paper(capital))?;
+        scenario::run(&config, &model, r, &mut policy)
     });
     let mut table = Table::new(
         format!("{NAME}_desktop_speed"),
@@ -729,7 +729,7 @@ fn fig2_sensitivity(seed: u64, n: u64) -> Result<Table, Box<dyn std::error::Erro
         let capital = Capital::new(PAPER[1].capital)?;
         let (mut policy, mut sim) = (AlbatrossConfig::paper(capital), SimConfig::paper());
         (knobs[k].3)(&mut policy, &mut sim, knobs[k].2[i])?;
-        scenario::run(&sim, &model, r, scenario::for_capital(policy)?)
+        scenario::run(&sim, &model, r, &mut scenario::for_capital(policy)?)
     });
     let mut rows = Vec::new();
     let mut reach = Vec::new();

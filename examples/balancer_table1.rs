@@ -21,6 +21,7 @@ use cosched_balancer::report::SimReport;
 use cosched_balancer::scenario::Arm;
 use cosched_balancer::scenario::{RealWeek, Scenario, scaled};
 use cosched_balancer::synthetic::BatchKind;
+use cosched_balancer::workload::Workload;
 use cosched_core::Duration;
 use cosched_examples::balancer::{BalancerArgs, CHALLENGING_WEEK, PREVIOUS_WEEK, vendored};
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
@@ -188,7 +189,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let results = Sweep::new(NAME, cells).run(|&(w, c)| {
         let week = &weeks[w];
         c.configuration(&scenario)
-            .run(scenario.nodes, &week.jobs, &week.preload, &week.leases, &[])
+            .run(
+                scenario.nodes,
+                &Workload::new(&week.jobs, &week.leases).with_preload(&week.preload),
+                &[],
+            )
             .map(|o| o.report)
     });
     let mut reports: Vec<(usize, Column, SimReport)> = Vec::new();

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use clap::Parser;
 use cosched_balancer::scenario::{Arm, RealWeek, Scenario};
 use cosched_balancer::traces::week_name;
+use cosched_balancer::workload::Workload;
 use cosched_core::Duration;
 use cosched_examples::{Cell, CommonArgs, LinePlot, Sweep, Table};
 
@@ -145,8 +146,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             RealWeek::read_with_linger(i, lcrc_path, aps_path, preload, Duration(cli.vm_linger))?;
         let lease_s: f64 = week.leases.iter().map(|l| l.duration.0 as f64).sum();
         let run = |arm: &Arm| {
-            arm.run(nodes, &week.jobs, &week.preload, &week.leases, &[])
-                .map(|o| o.report)
+            arm.run(
+                nodes,
+                &Workload::new(&week.jobs, &week.leases).with_preload(&week.preload),
+                &[],
+            )
+            .map(|o| o.report)
         };
         let wait = |r: &cosched_balancer::report::SimReport| r.batch.overall.mean_wait_s / 60.0;
         let bound = run(&Arm::all_batch())?;

@@ -169,8 +169,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         };
         let mut jobs = w.jobs.clone();
         scale_to_offered_load(&mut jobs, w.capacity, c.load).map_err(|e| context(&e))?;
-        let out = BatchSim::new(w.capacity, c.policy.build())
-            .and_then(|mut sim| sim.run(&jobs))
+        let out = BatchSim::new(w.capacity)
+            .map_err(|e| context(&e))?
+            .run(&mut c.policy.build(), &jobs)
             .map_err(|e| context(&e))?;
         Ok::<_, String>(Measured {
             wait_s: out.report.overall.mean_wait_s,

@@ -62,7 +62,7 @@ fn main() -> ExitCode {
     cosched_examples::main_with(run)
 }
 
-/// Our columns after the metrics ([`SITE_METRICS`]).
+/// Our columns after the site's metrics ([`SITE_METRICS`]).
 const EXTRAS: [&str; 6] = [
     "goodput_node_h",
     "scavenged_lost_node_h",

@@ -87,7 +87,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for &(p, f, d) in &deadlines {
         let these: Vec<_> = runs
             .iter()
-            .filter(|(c, _)| c.config.profile == p && c.config.goal == Goal::Deadline(Time(d)))
+            .filter(|(c, _)| c.job.profile == p && c.config.goal == Goal::Deadline(Time(d)))
             .map(|(_, o)| o)
             .collect();
         let met = these

@@ -209,7 +209,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 let these: Vec<_> = runs
                     .iter()
                     .filter(|(c, _)| {
-                        c.config.profile == p
+                        c.job.profile == p
                             && c.config.goal == m.goal()
                             && strategies.contains(&c.approach)
                     })
@@ -245,7 +245,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 let over: Vec<f64> = runs
                     .iter()
                     .filter(|(c, _)| {
-                        c.config.profile == p
+                        c.job.profile == p
                             && c.config.goal == m.goal()
                             && matches!(c.approach, Approach::Fuzzy { step: q, .. } if q == step)
                     })
@@ -370,7 +370,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let worst = near.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
         checks
             .check(
-                "check (ours, issue 13)",
+                "check (ours)",
                 format!(
                     "RHIC within a few percent (≤ 5 %) of the exhaustive best for {g}, every job"
                 ),

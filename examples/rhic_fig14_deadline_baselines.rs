@@ -101,7 +101,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         for (name, strategies) in &approaches {
             let these: Vec<_> = runs
                 .iter()
-                .filter(|(c, _)| c.config.profile == p && strategies.contains(&c.approach))
+                .filter(|(c, _)| c.job.profile == p && strategies.contains(&c.approach))
                 .collect();
             let ratio: Vec<f64> = these
                 .iter()
@@ -147,7 +147,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             ("threshold 0.5", approaches[2].1[1]),
         ] {
             if let Some((_, o)) = runs.iter().find(|(c, _)| {
-                c.config.profile == JobProfile::Pi
+                c.job.profile == JobProfile::Pi
                     && c.config.goal == Goal::Deadline(d)
                     && c.approach == st
                     && Some(&c.config.seed) == seeds.first()

@@ -114,14 +114,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             for (name, st) in [("RHIC", Approach::RHIC), ("FUZZY(4)", FUZZY4)] {
                 let over: Vec<f64> = same
                     .iter()
-                    .filter(|(c, _)| c.config.profile == p && c.approach == st)
+                    .filter(|(c, _)| c.job.profile == p && c.approach == st)
                     .map(|(_, o)| pct_over(cost.of(o), best))
                     .collect();
                 let d = deadlines.iter().find(|x| x.0 == p).map_or(Time(1), |x| x.1);
                 let late: Vec<_> = deadline_runs
                     .iter()
                     .filter(|(c, _)| {
-                        c.config.profile == p && c.approach == st && c.config.env.churn == churn
+                        c.job.profile == p && c.approach == st && c.config.env.churn == churn
                     })
                     .map(|(_, o)| o)
                     .collect();

@@ -10,7 +10,7 @@ use cosched_examples::rhic::{RhicArgs, assumptions, checks_table, show, show_wit
 use cosched_examples::{BarChart, Cell, Claims, Table};
 use cosched_rhic::env::{JobProfile, Workload};
 use cosched_rhic::scenario::{Approach, Metric, Run, mean, price};
-use cosched_rhic::sim::{Outcome, SimConfig};
+use cosched_rhic::sim::{BackgroundJob, Outcome, SimConfig};
 use cosched_rhic::{Goal, PowerModel};
 
 const NAME: &str = "rhic_fig3_4_hybrid";
@@ -32,19 +32,21 @@ fn config(
     quick: bool,
     seed: u64,
 ) -> Result<Run, Box<dyn std::error::Error>> {
-    let mut c = SimConfig::new(profile, Goal::Cost(price(0.42)));
+    let mut c = SimConfig::new(Goal::Cost(price(0.42)));
     c.cost = price(0.42);
     let max_w = PowerModel::arc().idle_w() + PowerModel::arc().dynamic_w(16.0, 16.0);
     c.power = PowerModel::new(0.34 * max_w, max_w)?;
-    c.dedicated = dedicated;
+    let mut job = BackgroundJob::new(profile);
+    job.dedicated = dedicated;
     c.env.interactive_nodes = 8;
     c.env.workloads = vec![foreground];
     if quick {
-        c.work /= 4.0;
+        job.work /= 4.0;
     }
     c.seed = seed;
     Ok(Run {
         config: c,
+        job,
         approach: Approach::Fixed(k),
     })
 }
@@ -115,7 +117,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let pick = |k: usize| -> Vec<&Outcome> {
             runs3
                 .iter()
-                .filter(|(r, _)| r.config.profile == p && r.approach == Approach::Fixed(k))
+                .filter(|(r, _)| r.job.profile == p && r.approach == Approach::Fixed(k))
                 .map(|(_, o)| o)
                 .collect()
         };
@@ -178,9 +180,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             for &k in ks {
                 let find = |dedicated: u32, k: usize| {
                     runs4.iter().find(|(r, _)| {
-                        r.config.profile == p
+                        r.job.profile == p
                             && r.config.seed == s
-                            && r.config.dedicated == dedicated
+                            && r.job.dedicated == dedicated
                             && r.approach == Approach::Fixed(k)
                     })
                 };

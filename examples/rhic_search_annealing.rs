@@ -14,7 +14,7 @@ use cosched_rhic::env::JobProfile;
 use cosched_rhic::scenario::{
     self, Approach, Metric, Run, best_worst, curve, mean, pct_over, price,
 };
-use cosched_rhic::sim::{Outcome, SimError, simulate};
+use cosched_rhic::sim::{Outcome, RhicSim, SimError};
 
 const NAME: &str = "rhic_search_annealing";
 /// Annealing moves per decision (ours): fewer evaluations than the 37 sizes of 0–36.
@@ -76,8 +76,8 @@ fn simulate_counting(run: &Run) -> Result<(Outcome, u32), SimError> {
             search,
             initial_scaling,
         } => {
-            let mut rhic = scenario::rhic_with(&run.config, search, initial_scaling)?;
-            let o = simulate(&run.config, &mut rhic)?;
+            let mut rhic = scenario::rhic_with(&run.config, &run.job, search, initial_scaling)?;
+            let o = RhicSim::new(run.config.clone())?.run(&mut rhic, &run.job)?;
             Ok((o, rhic.scaling_periods()))
         }
         _ => Ok((run.simulate()?, 0)),
@@ -166,7 +166,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     .iter()
                     .zip(&alg1)
                     .filter(|((c, _), _)| {
-                        c.config.profile == p
+                        c.job.profile == p
                             && c.config.goal == m.goal()
                             && matches!(c.approach, Approach::Rhic { search, initial_scaling }
                                 if initial_scaling == v.scaling

@@ -480,7 +480,7 @@ pub const COMBINED_UTIL: Metric = Metric {
     decimals: 3,
     value: |r| r.combined_utilization,
 };
-/// The metrics, and the batch jobs never run (which a mean wait alone hides), in
+/// The paper's metrics, and the batch jobs never run (which a mean wait alone hides), in
 /// table order.
 pub const METRICS: [Metric; 8] = [
     BATCH_WAIT,

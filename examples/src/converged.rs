@@ -1,4 +1,4 @@
-//! What `converged_site` and `converged_grid` report of a site (issue 28's columns), so that
+//! What `converged_site` and `converged_grid` report of a site (one set of columns), so that
 //! both tables measure a site alike.
 
 use cosched_core::Duration;
@@ -53,7 +53,7 @@ impl ConvergedArgs {
     }
 }
 
-/// The metric columns of a site, in the issue's order (after each table's own key columns).
+/// The metric columns of a site, in one order (after each table's own key columns).
 pub const SITE_METRICS: [&str; 9] = [
     "on_demand_served_pct",
     "on_demand_mean_wait_s",

@@ -7,7 +7,7 @@
 
 use cosched_albatross::policy::Capital;
 use cosched_albatross::scenario::albatross;
-use cosched_albatross::sim::{SimConfig, simulate};
+use cosched_albatross::sim::{PoolSim, SimConfig};
 use cosched_albatross::workload::WorkloadModel;
 use cosched_core::{Duration, SeedStreams};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -17,19 +17,16 @@ fn paper_run(c: &mut Criterion) {
     let jobs = WorkloadModel::paper()
         .generate(Duration(100_000), SeedStreams::new(1), 1000)
         .expect("the paper's workload is valid");
-    let config = SimConfig::paper();
+    let pool = PoolSim::new(SimConfig::paper()).expect("valid config");
     let capital = Capital::new(0.5).expect("0.5 is a capital");
     let mut group = c.benchmark_group("albatross_sim");
     group.throughput(Throughput::Elements(jobs.len() as u64));
     group.sample_size(20);
     group.bench_function("paper_100000s_capital_0.5", |b| {
         b.iter(|| {
-            let out = simulate(
-                black_box(&config),
-                black_box(&jobs),
-                albatross(capital).expect("valid"),
-            )
-            .expect("valid");
+            let out = pool
+                .run(&mut albatross(capital).expect("valid"), black_box(&jobs))
+                .expect("valid");
             black_box(out.cloud_cost)
         })
     });

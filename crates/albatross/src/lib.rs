@@ -30,14 +30,15 @@
 //! # #[cfg(feature = "sim")] {
 //! use cosched_albatross::policy::Capital;
 //! use cosched_albatross::scenario::{albatross, no_albatross};
-//! use cosched_albatross::sim::{SimConfig, simulate};
+//! use cosched_albatross::sim::{PoolSim, SimConfig};
 //! use cosched_albatross::workload::WorkloadModel;
 //! use cosched_core::{Duration, SeedStreams, Time};
 //! let jobs = WorkloadModel::paper().generate(Duration(20_000), SeedStreams::new(1), 1000)?;
 //! let mut config = SimConfig::paper();
 //! config.horizon = Time(20_000);
-//! let without = simulate(&config, &jobs, no_albatross())?;
-//! let with = simulate(&config, &jobs, albatross(Capital::new(0.75)?)?)?;
+//! let pool = PoolSim::new(config)?;
+//! let without = pool.run(&mut no_albatross(), &jobs)?;
+//! let with = pool.run(&mut albatross(Capital::new(0.75)?)?, &jobs)?;
 //! // The starved pool completes a few jobs; Albatross's cloud nodes complete more.
 //! assert!(with.final_progress() > without.final_progress());
 //! assert_eq!(without.cloud_cost, 0.0);
@@ -93,6 +94,6 @@ pub use policy::{
 #[cfg(feature = "sim")]
 pub use report::SimOutcome;
 #[cfg(feature = "sim")]
-pub use sim::{SimConfig, SimError, simulate};
+pub use sim::{PoolSim, SimConfig, SimError};
 #[cfg(feature = "sim")]
 pub use workload::{Job, WorkloadModel};

@@ -310,7 +310,7 @@ pub fn apply<B: CloudBackend>(
 pub struct CloudNodeView {
     /// The node.
     pub node: NodeId,
-    /// Index of its instance type.
+    /// Its instance type, by index in [`Observation::instance_types`].
     pub instance: usize,
     /// What it is doing.
     pub state: CloudNodeState,
@@ -332,7 +332,7 @@ pub enum CloudNodeState {
 
 /// What the matchmaker reports after one negotiation cycle: the observation of the Albatross
 /// protocol. The queued jobs' ads are the call's view (`[Arc<ClassAd>]`, queue order).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
     /// Jobs dispatched in this cycle.
     pub dispatched: usize,
@@ -340,6 +340,10 @@ pub struct Observation {
     pub cloud_nodes: Vec<CloudNodeView>,
     /// Desktop slots that are unclaimed and willing to start a job (their `START` holds).
     pub free_desktop_slots: usize,
+    /// The instance types the executor's cloud offers, in its order: a [`Command::Start`]'s
+    /// and a [`CloudNodeView`]'s `instance` index them.
+    #[serde(default)]
+    pub instance_types: Vec<InstanceType>,
 }
 
 /// What a policy of the Albatross protocol asks the pool's cloud to do.
@@ -347,7 +351,7 @@ pub struct Observation {
 pub enum Command {
     /// Start `count` nodes of instance type `instance`, each to stay `lifetime` in the pool.
     Start {
-        /// Index of the instance type.
+        /// The instance type, by index in the observation's [`Observation::instance_types`].
         instance: usize,
         /// Nodes to start, >= 1.
         count: u32,
@@ -368,7 +372,7 @@ pub type WaitingJobs = [Arc<ClassAd>];
 /// A policy of the Albatross protocol: after each negotiation cycle an [`Observation`] and the
 /// queued jobs' ads ([`WaitingJobs`]) in, cloud [`Command`]s out. Any type implementing it
 /// (the built-in [`Albatross`] and [`NoScaling`], or a caller's own) runs in the simulator
-/// ([`crate::sim::simulate`]) and behind `cosched albatross decide`.
+/// ([`crate::sim::PoolSim`]) and behind `cosched albatross decide`.
 pub trait AlbatrossPolicy:
     Policy<Observation = Observation, Command = Command, View = WaitingJobs>
 {
@@ -525,7 +529,17 @@ impl Albatross {
             Sizing::FitWaitingJobs => self.fit(tier.instance, waiting),
         };
         let mut left = room;
-        for (instance, count) in starts {
+        for (own, count) in starts {
+            // The executor's index of the type, by name; a type it does not offer is not
+            // started.
+            let Some(instance) = self
+                .config
+                .instance_types
+                .get(own)
+                .and_then(|t| obs.instance_types.iter().position(|o| o.name == t.name))
+            else {
+                continue;
+            };
             let count = count.min(left);
             if count > 0 {
                 left -= count;
@@ -571,13 +585,19 @@ impl Albatross {
 /// ```
 /// use cosched_albatross::classad::ClassAd;
 /// use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Command, Observation};
+/// use cosched_albatross::pool::default_instance_types;
 /// use cosched_core::policy::Policy;
 /// use cosched_core::{Duration, Time};
 /// use std::sync::Arc;
 /// let mut policy = Albatross::new(AlbatrossConfig::paper(Capital::new(0.25)?), Time(0))?;
 /// let job: ClassAd = "[ RequestMemory = 256; Requirements = true ]".parse()?;
 /// let waiting = [Arc::new(job)];
-/// let cycle = Observation { dispatched: 0, cloud_nodes: vec![], free_desktop_slots: 0 };
+/// let cycle = Observation {
+///     dispatched: 0,
+///     cloud_nodes: vec![],
+///     free_desktop_slots: 0,
+///     instance_types: default_instance_types(),
+/// };
 /// let mut out = Vec::new();
 /// // No dispatch for 300 s with a job queued: a stall, so one t2.micro for 15 minutes.
 /// policy.observe(Time(240), &cycle, &waiting, &mut out)?;
@@ -643,6 +663,7 @@ mod tests {
             dispatched,
             cloud_nodes: nodes.to_vec(),
             free_desktop_slots,
+            instance_types: default_instance_types(),
         };
         let mut out = Vec::new();
         let Ok(()) = p.observe(now, &obs, waiting, &mut out);

@@ -1,4 +1,4 @@
-//! What a run of the pool simulator produced ([`crate::sim::simulate`]): per-job records, every
+//! What a run of the pool simulator produced ([`crate::sim::PoolSim::run`]): per-job records, every
 //! stay of a job on a slot, the cloud nodes, the progress over time, the environment the run
 //! saw, the slot-seconds ledger, and [`SimReport`], the paper's figures of a run (§V).
 
@@ -134,7 +134,7 @@ impl JobOutcome {
 pub struct CloudNodeRecord {
     /// The node.
     pub node: NodeId,
-    /// Its instance type (index).
+    /// Its instance type, by index in [`SimOutcome::instance_types`].
     pub instance: usize,
     /// The start request (billing starts).
     pub requested: Time,

@@ -24,8 +24,8 @@
 //! use cosched_core::policy::Policy;
 //! use cosched_core::{Duration, Time};
 //!
-//! /// Starts one t2.micro (instance type 0) for 20 minutes when more than `depth` jobs wait
-//! /// and no cloud node is alive.
+//! /// Starts one t2.micro for 20 minutes when more than `depth` jobs wait and no cloud node is
+//! /// alive (if the executor's cloud offers the type: the observation lists what it offers).
 //! #[derive(serde::Serialize, serde::Deserialize)]
 //! struct QueueDepth { depth: usize }
 //!
@@ -36,8 +36,12 @@
 //!     type Error = std::convert::Infallible;
 //!     fn observe(&mut self, _now: Time, obs: &Observation, waiting: &WaitingJobs,
 //!                out: &mut Vec<Command>) -> Result<(), Self::Error> {
-//!         if waiting.len() > self.depth && obs.cloud_nodes.is_empty() {
-//!             out.push(Command::Start { instance: 0, count: 1, lifetime: Duration::from_mins(20) });
+//!         let micro = obs.instance_types.iter().position(|t| t.name == "t2.micro");
+//!         if let Some(instance) = micro
+//!             && waiting.len() > self.depth
+//!             && obs.cloud_nodes.is_empty()
+//!         {
+//!             out.push(Command::Start { instance, count: 1, lifetime: Duration::from_mins(20) });
 //!         }
 //!         Ok(())
 //!     }
@@ -46,9 +50,9 @@
 //! let mut config = SimConfig::paper();
 //! config.horizon = Time(30_000);
 //! let model = WorkloadModel::paper();
-//! let ours = scenario::run(&config, &model, 1, QueueDepth { depth: 3 })?;
-//! let paper = scenario::run(&config, &model, 1, scenario::albatross(Capital::new(0.25)?)?)?;
-//! let baseline = scenario::run(&config, &model, 1, scenario::no_albatross())?;
+//! let ours = scenario::run(&config, &model, 1, &mut QueueDepth { depth: 3 })?;
+//! let paper = scenario::run(&config, &model, 1, &mut scenario::albatross(Capital::new(0.25)?)?)?;
+//! let baseline = scenario::run(&config, &model, 1, &mut scenario::no_albatross())?;
 //! assert!(ours.completed > baseline.completed && ours.cost_usd > 0.0);
 //! assert!(paper.completed > baseline.completed && baseline.cost_usd == 0.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -56,7 +60,7 @@
 
 use crate::policy::{Albatross, AlbatrossConfig, AlbatrossPolicy, Capital, NoScaling};
 use crate::report::{MachineKind, SimOutcome};
-use crate::sim::{SimConfig, SimError, simulate};
+use crate::sim::{PoolSim, SimConfig, SimError};
 use crate::workload::WorkloadModel;
 use cosched_core::{Duration, ParamError, SeedStreams, Time};
 use std::convert::Infallible;
@@ -187,17 +191,16 @@ pub fn run<P>(
     config: &SimConfig,
     model: &WorkloadModel,
     seed: u64,
-    policy: P,
-) -> Result<Run, SimError>
+    policy: &mut P,
+) -> Result<Run, SimError<P::Error>>
 where
-    P: AlbatrossPolicy,
-    P::Error: std::error::Error + Send + Sync + 'static,
+    P: AlbatrossPolicy + ?Sized,
 {
     let horizon = Duration(config.horizon.secs());
     let jobs = model.generate(horizon, SeedStreams::new(seed), MAX_JOBS)?;
     let mut config = config.clone();
     config.seed = seed;
-    let outcome = simulate(&config, &jobs, policy)?;
+    let outcome = PoolSim::new(config)?.run(policy, &jobs)?;
     let report = outcome.report();
     let stats = report.runtime;
     let mut ends: Vec<i64> = outcome

@@ -1,9 +1,10 @@
 //! The pool simulator: desktops, their owners, cloud nodes and the negotiator — the
 //! environment only — on cosched-core's kernel ([`cosched_core::engine::run_until`]), driven by
-//! any policy of the Albatross protocol ([`AlbatrossPolicy`]: the built-in [`crate::policy::Albatross`] and
-//! [`crate::policy::NoScaling`], built by [`crate::scenario`], or a caller's own), whose
-//! commands go to the simulator's cloud through [`CloudBackend`] (§V: ten desktops receiving a
-//! job every five minutes for 100,000 s, with and without Albatross).
+//! any policy of the Albatross protocol ([`AlbatrossPolicy`]: the built-in
+//! [`crate::policy::Albatross`] and [`crate::policy::NoScaling`], built by [`crate::scenario`],
+//! or a caller's own) through core's [`Driver`], whose commands go to the simulator's cloud
+//! through [`CloudBackend`] (§V: ten desktops receiving a job every five minutes for 100,000 s,
+//! with and without Albatross): `PoolSim::new(config)?.run(&mut policy, &jobs)`.
 //!
 //! ## What happens, exactly
 //! - **Owners** toggle between busy and idle as [`crate::pool`] describes, each desktop from its
@@ -15,8 +16,9 @@
 //!   job) order; for each job it considers every free slot whose `START` holds (every desktop
 //!   whose owner has been away long enough, every cloud node that has joined), keeps those
 //!   whose match is symmetric ([`match_ads`]) and picks the highest job rank, then machine
-//!   rank, then lowest slot. After the cycle the policy sees an [`Observation`] with the
-//!   queued jobs' ads as its view, and its commands go to the simulator's cloud at once
+//!   rank, then lowest slot. After the cycle the policy sees an [`Observation`] (with the
+//!   instance types the cloud offers, which its start commands index) with the queued jobs'
+//!   ads as its view, and its commands go to the simulator's cloud at once
 //!   ([`crate::policy::apply`]). The policy's `start` runs once at time 0, before any cycle.
 //! - **Slots**: static by default (a machine of `n` slots splits its memory evenly, HTCondor's
 //!   default); with [`SimConfig::partitionable`] each machine advertises one partitionable
@@ -64,7 +66,9 @@ use crate::report::{
     SimOutcome, Slot,
 };
 use crate::workload::Job;
+use cosched_core::driver::{CallError, Driver, Executor};
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
+use cosched_core::policy::Policy;
 use cosched_core::usage::{UsageKind, UsageLedger};
 use cosched_core::{Duration, NodeId, ParamError, Pool, SeedStreams, StreamRng, Time};
 use cosched_workload::admit::{DuplicateJobId, admit};
@@ -81,7 +85,8 @@ pub struct SimConfig {
     pub owners: OwnerActivity,
     /// What an owner's return does to a running job.
     pub owner_return: OwnerReturn,
-    /// The cloud's instance types: a policy's `Start { instance, .. }` indexes them.
+    /// The cloud's instance types, offered to the policy in every [`Observation`]
+    /// ([`Observation::instance_types`]): a `Start { instance, .. }` indexes them.
     pub instance_types: Vec<InstanceType>,
     /// Most cloud nodes alive (booting or up) at once, whatever the policy asks; a start
     /// beyond it is a [`SimError::Command`] (it bounds what a policy can make the simulator
@@ -100,9 +105,9 @@ pub struct SimConfig {
     pub seed: u64,
 }
 
-/// Why a run could not be simulated.
+/// Why a run could not be simulated; `E` is the policy's error.
 #[derive(Debug, Error)]
-pub enum SimError {
+pub enum SimError<E = std::convert::Infallible> {
     /// A configuration value is out of range.
     #[error(transparent)]
     Param(#[from] ParamError),
@@ -112,16 +117,11 @@ pub enum SimError {
     /// The event engine refused an event.
     #[error(transparent)]
     Engine(#[from] EngineError),
-    /// The policy failed.
-    #[error("the policy failed at t = {at}: {source}")]
-    Policy {
-        /// When.
-        at: Time,
-        /// The policy's error.
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
+    /// The policy failed (the call, its time and its error).
+    #[error(transparent)]
+    Policy(#[from] CallError<E>),
     /// The policy commanded what the pool cannot do.
-    #[error("t = {at}: the policy's command {command:?} cannot be applied: {reason}")]
+    #[error("at {at}: the policy's command {command:?} cannot be applied: {reason}")]
     Command {
         /// When.
         at: Time,
@@ -223,21 +223,50 @@ pub const OWNER_BUSY_MEAN: Duration = Duration::from_mins(60);
 /// Mean time an owner stays away, calibrated on Fig. 1's progress.
 pub const CALIBRATED_OWNER_IDLE_MEAN: Duration = Duration::from_secs(450);
 
-/// Runs `jobs` (admitted through [`cosched_workload::admit`]) through the pool of
-/// `config` until its horizon with `policy` scaling it (see the module docs). Pass a policy
-/// by value, or `&mut policy` to keep it (e.g. a [`cosched_core::policy::Recorder`]).
-pub fn simulate<P>(config: &SimConfig, jobs: &[Job], policy: P) -> Result<SimOutcome, SimError>
-where
-    P: AlbatrossPolicy,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
-    config.validate()?;
-    let admitted = admit(jobs)?;
-    let mut queue = EventQueue::new(Time::ZERO);
-    let mut sim = Sim::new(config, admitted.jobs, policy, &mut queue)?;
-    sim.out.invalid_jobs = admitted.invalid;
-    engine::run_until(&mut sim, &mut queue, config.horizon)?;
-    Ok(sim.finish(config.horizon))
+/// The pool simulator: the pool and the run's settings, then [`PoolSim::run`] with a policy
+/// and the jobs (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct PoolSim {
+    config: SimConfig,
+}
+
+impl PoolSim {
+    /// The pool of `config`.
+    ///
+    /// # Errors
+    /// A configuration value out of range ([`SimConfig::validate`]).
+    pub fn new(config: SimConfig) -> Result<PoolSim, ParamError> {
+        config.validate()?;
+        Ok(PoolSim { config })
+    }
+
+    /// The pool and settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Runs `jobs` (admitted through [`cosched_workload::admit`]) through the pool until its
+    /// horizon with `policy` scaling it.
+    ///
+    /// # Errors
+    /// Two jobs with one id, a command the pool cannot carry out, the policy's failure, or a
+    /// time the clock cannot hold.
+    pub fn run<P>(&self, policy: &mut P, jobs: &[Job]) -> Result<SimOutcome, SimError<P::Error>>
+    where
+        P: AlbatrossPolicy + ?Sized,
+    {
+        let config = &self.config;
+        let admitted = admit(jobs)?;
+        let mut queue = EventQueue::new(Time::ZERO);
+        let mut sim = Sim {
+            pool: World::new(config, admitted.jobs, &mut queue)?,
+            driver: Driver::new(policy),
+        };
+        sim.pool.out.invalid_jobs = admitted.invalid;
+        sim.driver.start(Time::ZERO, &mut sim.pool, &mut queue)?;
+        engine::run_until(&mut sim, &mut queue, config.horizon)?;
+        Ok(sim.pool.finish(config.horizon))
+    }
 }
 
 #[derive(Debug)]
@@ -350,15 +379,14 @@ struct SlotState {
     epoch: u64,
 }
 
-struct Sim<'a, P> {
+/// The environment of one run.
+struct World<'a> {
     config: &'a SimConfig,
     jobs: Vec<Job>,
     /// The jobs' ads, shared with the policy's view.
     ads: Vec<Arc<ClassAd>>,
-    policy: P,
-    /// The view and command buffers, reused every cycle.
+    /// The view, reused every cycle.
     waiting: Vec<Arc<ClassAd>>,
-    commands: Vec<Command>,
     machines: Vec<Machine>,
     slot_states: Vec<SlotState>,
     /// Work left per job, reference seconds.
@@ -369,14 +397,83 @@ struct Sim<'a, P> {
     out: SimOutcome,
 }
 
-impl<P> Simulation for Sim<'_, P>
-where
-    P: AlbatrossPolicy,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
-    type Event = Ev;
-    type Error = SimError;
+/// A run: the pool and the driver of its policy.
+struct Sim<'a, P: AlbatrossPolicy + ?Sized> {
+    pool: World<'a>,
+    driver: Driver<&'a mut P>,
+}
 
+type Failed<P> = SimError<<P as Policy>::Error>;
+
+impl<P: AlbatrossPolicy + ?Sized> Simulation for Sim<'_, P> {
+    type Event = Ev;
+    type Error = Failed<P>;
+
+    fn handle(&mut self, now: Time, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
+        if let Ev::Negotiate = ev {
+            let pool = &mut self.pool;
+            let (dispatched, free_desktop_slots) =
+                pool.negotiate(now, q).map_err(SimError::widen)?;
+            let observation = pool.cycle_observation(dispatched, free_desktop_slots);
+            self.driver.observe(now, &observation, pool, q)?;
+            // Once every job has completed and no cloud node is alive, no cycle can
+            // change anything: the owners alone carry the run to the horizon.
+            if pool.completed < pool.jobs.len() || pool.cloud_alive() > 0 {
+                let (interval, horizon) = (pool.config.negotiation_interval, pool.config.horizon);
+                schedule_within(q, now, interval, horizon, Ev::Negotiate)?;
+            }
+            return Ok(());
+        }
+        self.pool.handle(now, ev, q).map_err(SimError::widen)
+    }
+
+    fn settle(&mut self, _now: Time, _q: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
+        Ok(())
+    }
+}
+
+/// The pool as the executor of the Albatross protocol: the commands go to its cloud.
+impl<'p, P: AlbatrossPolicy + ?Sized> Executor<&'p mut P> for World<'_> {
+    type Context = EventQueue<Ev>;
+    type Error = Failed<P>;
+
+    fn view(&mut self, _now: Time) -> &[Arc<ClassAd>] {
+        &self.waiting
+    }
+
+    fn apply(
+        &mut self,
+        _: &mut Driver<&'p mut P>,
+        q: &mut EventQueue<Ev>,
+        now: Time,
+        commands: &[Command],
+    ) -> Result<(), Failed<P>> {
+        apply(now, commands, &mut SimCloud { pool: self, q }).map_err(SimError::widen)
+    }
+}
+
+impl SimError {
+    /// The same error under any policy error type (the environment's errors name none).
+    fn widen<E>(self) -> SimError<E> {
+        match self {
+            SimError::Param(e) => SimError::Param(e),
+            SimError::DuplicateJob(e) => SimError::DuplicateJob(e),
+            SimError::Engine(e) => SimError::Engine(e),
+            SimError::Policy(e) => SimError::Policy(e.map(|never| match never {})),
+            SimError::Command {
+                at,
+                command,
+                reason,
+            } => SimError::Command {
+                at,
+                command,
+                reason,
+            },
+        }
+    }
+}
+
+impl World<'_> {
     fn handle(&mut self, now: Time, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         match ev {
             Ev::Finish { slot, epoch } => {
@@ -413,36 +510,20 @@ where
                 self.queue.insert((self.jobs[job].submit, job));
                 self.record_progress(now);
             }
-            Ev::Negotiate => {
-                self.negotiate(now, q)?;
-                // Once every job has completed and no cloud node is alive, no cycle can
-                // change anything: the owners alone carry the run to the horizon.
-                if self.completed < self.jobs.len() || self.cloud_alive() > 0 {
-                    let (interval, horizon) =
-                        (self.config.negotiation_interval, self.config.horizon);
-                    schedule_within(q, now, interval, horizon, Ev::Negotiate)?;
-                }
-            }
+            // A cycle calls the policy: the run's (`Sim::handle`).
+            Ev::Negotiate => {}
         }
-        Ok(())
-    }
-
-    fn settle(&mut self, _now: Time, _q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         Ok(())
     }
 }
 
 /// The simulator's cloud: the [`CloudBackend`] the policy's commands are applied to.
-struct SimCloud<'s, 'a, P> {
-    sim: &'s mut Sim<'a, P>,
+struct SimCloud<'s, 'a> {
+    pool: &'s mut World<'a>,
     q: &'s mut EventQueue<Ev>,
 }
 
-impl<P> CloudBackend for SimCloud<'_, '_, P>
-where
-    P: AlbatrossPolicy,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
+impl CloudBackend for SimCloud<'_, '_> {
     type Error = SimError;
 
     fn start(
@@ -462,8 +543,8 @@ where
             command,
             reason,
         };
-        let Some(t) = self.sim.out.instance_types.get(instance).cloned() else {
-            let known = self.sim.out.instance_types.len();
+        let Some(t) = self.pool.out.instance_types.get(instance).cloned() else {
+            let known = self.pool.out.instance_types.len();
             return Err(refuse(format!(
                 "no instance type {instance} ({known} are configured)"
             )));
@@ -471,44 +552,37 @@ where
         if lifetime <= Duration::ZERO {
             return Err(refuse("the lifetime must be > 0 s".into()));
         }
-        let alive = self.sim.cloud_alive() as u64;
-        let max = self.sim.config.max_cloud_nodes;
+        let alive = self.pool.cloud_alive() as u64;
+        let max = self.pool.config.max_cloud_nodes;
         if alive + u64::from(count) > u64::from(max) {
             return Err(refuse(format!(
                 "{alive} cloud nodes are alive and at most {max} may be (SimConfig::max_cloud_nodes)"
             )));
         }
         for _ in 0..count {
-            self.sim.start_node(now, instance, &t, lifetime, self.q)?;
+            self.pool.start_node(now, instance, &t, lifetime, self.q)?;
         }
         Ok(())
     }
 
     fn stop(&mut self, now: Time, node: NodeId) -> Result<(), SimError> {
-        self.sim.stop_node(now, node.index());
+        self.pool.stop_node(now, node.index());
         Ok(())
     }
 }
 
-impl<'a, P> Sim<'a, P>
-where
-    P: AlbatrossPolicy,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
-    fn new(
+impl<'a> World<'a> {
+    fn new<E>(
         config: &'a SimConfig,
         jobs: Vec<Job>,
-        policy: P,
         q: &mut EventQueue<Ev>,
-    ) -> Result<Sim<'a, P>, SimError> {
+    ) -> Result<World<'a>, SimError<E>> {
         let streams = SeedStreams::new(config.seed);
-        let mut sim = Sim {
+        let mut sim = World {
             config,
             remaining_s: jobs.iter().map(|j| j.work_s).collect(),
             ads: jobs.iter().map(|j| Arc::new(j.ad.clone())).collect(),
-            policy,
             waiting: Vec::new(),
-            commands: Vec::new(),
             machines: Vec::new(),
             slot_states: Vec::new(),
             queue: BTreeSet::new(),
@@ -569,13 +643,6 @@ where
         q.schedule(Time::ZERO, Ev::Negotiate)
             .map_err(EngineError::from)?;
         sim.record_progress(Time::ZERO);
-        sim.policy
-            .start(Time::ZERO, &[], &mut sim.commands)
-            .map_err(|e| SimError::Policy {
-                at: Time::ZERO,
-                source: Box::new(e),
-            })?;
-        sim.apply_commands(Time::ZERO, q)?;
         Ok(sim)
     }
 
@@ -811,7 +878,9 @@ where
         Some(slot)
     }
 
-    fn negotiate(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+    /// One negotiation cycle at `now`; returns the jobs dispatched and the desktop slots left
+    /// free and willing.
+    fn negotiate(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(usize, usize), SimError> {
         self.update_desktop_ads(now);
         let free = self.candidates();
         let mut taken = vec![false; free.len()];
@@ -850,7 +919,7 @@ where
             .filter(|&(_, &t)| !t)
             .map(|(&c, _)| self.free_desktop_capacity(c))
             .sum();
-        self.consult_policy(now, dispatched, free_desktop_slots, q)
+        Ok((dispatched, free_desktop_slots))
     }
 
     /// How many more jobs a candidate on a desktop could take (0 on a cloud node).
@@ -871,13 +940,9 @@ where
         }
     }
 
-    fn consult_policy(
-        &mut self,
-        now: Time,
-        dispatched: usize,
-        free_desktop_slots: usize,
-        q: &mut EventQueue<Ev>,
-    ) -> Result<(), SimError> {
+    /// What the policy is told after a cycle; the view (the queued jobs' ads) is brought up
+    /// to date with it.
+    fn cycle_observation(&mut self, dispatched: usize, free_desktop_slots: usize) -> Observation {
         self.waiting.clear();
         let ads = &self.ads;
         self.waiting
@@ -908,27 +973,12 @@ where
                 MachineState::Desktop { .. } => None,
             })
             .collect();
-        let observation = Observation {
+        Observation {
             dispatched,
             cloud_nodes,
             free_desktop_slots,
-        };
-        self.commands.clear();
-        self.policy
-            .observe(now, &observation, &self.waiting, &mut self.commands)
-            .map_err(|e| SimError::Policy {
-                at: now,
-                source: Box::new(e),
-            })?;
-        self.apply_commands(now, q)
-    }
-
-    /// Applies the policy's pending commands to the simulator's cloud.
-    fn apply_commands(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let commands = std::mem::take(&mut self.commands);
-        let result = apply(now, &commands, &mut SimCloud { sim: self, q });
-        self.commands = commands;
-        result
+            instance_types: self.config.instance_types.clone(),
+        }
     }
 
     /// Cloud nodes booting or up.

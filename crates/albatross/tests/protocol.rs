@@ -9,15 +9,19 @@ use cosched_albatross::policy::{
     Albatross, AlbatrossConfig, Capital, Command, Observation, Sizing, WaitingJobs,
 };
 use cosched_albatross::scenario;
-use cosched_albatross::sim::{SimConfig, SimError, simulate};
+use cosched_albatross::sim::{SimConfig, SimError};
 use cosched_albatross::workload::WorkloadModel;
-use cosched_core::policy::{Policy, Recorder, Step, read_steps, replay, replay_step};
+use cosched_core::policy::{Call, Policy, Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, SeedStreams, Time};
 use std::sync::Arc;
 
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
+
 /// The queued jobs' ads as ClassAd text.
-fn snapshot(waiting: &WaitingJobs) -> serde_json::Value {
-    waiting.iter().map(|ad| ad.to_string()).collect()
+fn snapshot(_: Call<&Observation>, waiting: &WaitingJobs) -> Option<serde_json::Value> {
+    Some(waiting.iter().map(|ad| ad.to_string()).collect())
 }
 
 /// The view rebuilt from a snapshot.
@@ -124,8 +128,8 @@ fn a_downstream_policy_runs_in_the_simulator() {
     let mut config = SimConfig::paper();
     config.horizon = Time(30_000);
     let model = WorkloadModel::paper();
-    let ours = scenario::run(&config, &model, 1, QueueDepth { depth: 2 }).unwrap();
-    let base = scenario::run(&config, &model, 1, scenario::no_albatross()).unwrap();
+    let ours = scenario::run(&config, &model, 1, &mut QueueDepth { depth: 2 }).unwrap();
+    let base = scenario::run(&config, &model, 1, &mut scenario::no_albatross()).unwrap();
     assert!(ours.completed > base.completed);
     assert!(ours.cost_usd > 0.0 && base.cost_usd == 0.0);
     // The environment is the same whichever policy runs.

@@ -11,10 +11,14 @@ use cosched_albatross::classad::{Value, match_ads};
 use cosched_albatross::policy::{Albatross, AlbatrossConfig, Capital, Sizing};
 use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::report::{MachineKind, RunEnd, SimOutcome};
-use cosched_albatross::sim::{SimConfig, simulate};
+use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::{Job, WorkloadModel};
 use cosched_core::{Duration, SeedStreams, Time};
 use proptest::prelude::*;
+
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 /// The Albatross policy configured by `config`.
 fn albatross(config: &AlbatrossConfig) -> Albatross {
@@ -694,4 +698,37 @@ fn idle_nodes_spin_down_when_desktops_are_free() {
     };
     assert!(life(&on) < Duration::from_mins(60), "{:?}", life(&on));
     assert_eq!(life(&off), Duration::from_mins(60));
+}
+
+/// The policy resolves its instance type by name among the types the executor's cloud offers
+/// (the observation lists them): with the cloud's types in reverse order, Albatross still
+/// starts t2.small nodes (capital 0.5), and with none offered it starts nothing.
+#[test]
+fn start_commands_name_the_offered_instance_types() {
+    let mut config = SimConfig::paper();
+    config.horizon = Time(30_000);
+    let jobs = WorkloadModel::paper()
+        .generate(Duration(30_000), SeedStreams::new(4), 1_000)
+        .unwrap();
+    let policy = AlbatrossConfig::paper(Capital::new(0.5).unwrap());
+    let plain = simulate(&config, &jobs, albatross(&policy)).unwrap();
+    config.instance_types.reverse();
+    let reversed = simulate(&config, &jobs, albatross(&policy)).unwrap();
+    let names = |o: &SimOutcome| -> Vec<String> {
+        o.cloud_nodes
+            .iter()
+            .map(|n| o.instance_types[n.instance].name.clone())
+            .collect()
+    };
+    assert!(!plain.cloud_nodes.is_empty());
+    assert!(
+        names(&plain).iter().all(|n| n == "t2.small"),
+        "{:?}",
+        names(&plain)
+    );
+    assert_eq!(names(&plain), names(&reversed));
+    assert_eq!(plain.cloud_cost, reversed.cloud_cost);
+    config.instance_types.clear();
+    let none = simulate(&config, &jobs, albatross(&policy)).unwrap();
+    assert!(none.cloud_nodes.is_empty());
 }

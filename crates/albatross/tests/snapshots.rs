@@ -5,10 +5,14 @@
 use cosched_albatross::policy::Capital;
 use cosched_albatross::pool::{DesktopSpec, Eviction, OwnerActivity, OwnerReturn};
 use cosched_albatross::scenario::albatross;
-use cosched_albatross::sim::{SimConfig, simulate};
+use cosched_albatross::sim::SimConfig;
 use cosched_albatross::workload::Job;
 use cosched_core::{Duration, JobId, Time};
 use std::fmt::Write;
+
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 /// Six jobs on two desktops whose owners come and go every 15 minutes on average.
 fn report(owner_return: OwnerReturn, capital: f64) -> String {

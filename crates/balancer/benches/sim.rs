@@ -7,14 +7,15 @@
 //! A second group replays a real one-week LCRC trace (the busiest sample week, 15,643 jobs,
 //! offered load ≈ 0.75 of 372 nodes) beside the same ρ ≈ 0.3 of leases over that week, when
 //! the development data are present (`../shared/data/balancer/lcrc/2014-06-01.csv` beside the
-//! checkout, or under `$COSCHED_SHARED_DATA`; the group is left out, saying so, otherwise): the one-week, 372-node scale with real job sizes.
+//! checkout, or under `$COSCHED_SHARED_DATA`; the group is left out, saying so, otherwise): the
+//! paper's one-week, 372-node scale with real job sizes.
 //!
 //! `cargo bench -p cosched-balancer` reports the time of one whole simulation.
 
 use cosched_balancer::scenario::Arm;
 use cosched_balancer::traces::read_lcrc;
-use cosched_balancer::workload::DiurnalLeases;
 use cosched_balancer::workload::LeaseRequest;
+use cosched_balancer::workload::{DiurnalLeases, Workload};
 use cosched_balancer::{BalancerConfig, Strategy};
 use cosched_core::{Duration, RigidJob};
 use cosched_workload::{LublinModel, scale_to_offered_load};
@@ -76,7 +77,7 @@ fn run_group(c: &mut Criterion, name: &str, jobs: &[RigidJob], requests: &[Lease
     group.sample_size(10);
     for configuration in [basic, dedicated] {
         let out = configuration
-            .run(NODES, jobs, &[], requests, &[])
+            .run(NODES, &Workload::new(jobs, requests), &[])
             .expect("valid workload");
         let r = &out.report;
         eprintln!(
@@ -90,7 +91,7 @@ fn run_group(c: &mut Criterion, name: &str, jobs: &[RigidJob], requests: &[Lease
         group.bench_function(configuration.name(), |b| {
             b.iter(|| {
                 configuration
-                    .run(NODES, jobs, &[], requests, &[])
+                    .run(NODES, &Workload::new(jobs, requests), &[])
                     .expect("valid workload")
             })
         });

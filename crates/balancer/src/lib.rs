@@ -70,6 +70,6 @@ pub mod traces;
 pub use error::BalancerError;
 pub use oarm::Oarm;
 pub use policy::{
-    Balancer, BalancerConfig, BalancerNodeState, BalancerPolicy, Command, Observation, Policy,
-    Strategy,
+    Balancer, BalancerConfig, BalancerNodeState, BalancerPolicy, Command, NodeSlot, NodeTracker,
+    Observation, Policy, Strategy,
 };

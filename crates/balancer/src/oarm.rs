@@ -40,14 +40,14 @@ pub struct ExecuteError<E: std::error::Error + 'static> {
 
 /// Applies the node commands (`Reclaim`, `Restore`) through `oarm`, in order, naming nodes by
 /// `name`; returns the ODRM's commands (`Grant`, `Reject`) in order.
-pub fn execute<O: Oarm>(
+pub fn execute<'c, O: Oarm>(
     oarm: &mut O,
     name: impl Fn(NodeId) -> String,
-    commands: impl IntoIterator<Item = Command>,
-) -> Result<Vec<Command>, ExecuteError<O::Error>> {
+    commands: impl IntoIterator<Item = &'c Command>,
+) -> Result<Vec<&'c Command>, ExecuteError<O::Error>> {
     let mut odrm = Vec::new();
     for command in commands {
-        let result = match &command {
+        let result = match command {
             Command::Reclaim(n) => oarm.reclaim_node(*n, &name(*n)).map_err(|e| (*n, e)),
             Command::Restore(n) => oarm.restore_node(*n, &name(*n)).map_err(|e| (*n, e)),
             Command::Grant { .. } | Command::Reject { .. } => {
@@ -57,7 +57,7 @@ pub fn execute<O: Oarm>(
         };
         if let Err((n, source)) = result {
             return Err(ExecuteError {
-                command,
+                command: command.clone(),
                 name: name(n),
                 source,
             });

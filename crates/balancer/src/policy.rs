@@ -318,18 +318,291 @@ impl<P> BalancerPolicy for P where
 {
 }
 
-/// A node's slot.
+/// A node's place in the Balancer's books: the four states of §II-C1, with what a reserve
+/// node is kept for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-enum Slot {
+pub enum NodeSlot {
+    /// In the batch pool, idle.
     OaIdle,
+    /// In the batch pool, running a job.
     OaBusy,
-    /// `claim`: gathered for a waiting request or hint; `hold_until`: when unused it may go
-    /// back to batch.
+    /// On-demand and unused: `claim` is the waiting request or hint it is gathered for (a
+    /// number the policy chooses), `hold_until` when, unclaimed, it may go back to batch
+    /// ([`Time::MAX`]: never).
     OdReserve {
+        /// When it may go back to batch.
         hold_until: Time,
+        /// The claim it is gathered for.
         claim: Option<u64>,
     },
+    /// Granted to an on-demand request.
     OdAlloc,
+}
+
+impl NodeSlot {
+    /// The node's state.
+    pub const fn state(self) -> BalancerNodeState {
+        match self {
+            NodeSlot::OaIdle => BalancerNodeState::OaIdle,
+            NodeSlot::OaBusy => BalancerNodeState::OaBusy,
+            NodeSlot::OdReserve { .. } => BalancerNodeState::OdReserve,
+            NodeSlot::OdAlloc => BalancerNodeState::OdAlloc,
+        }
+    }
+}
+
+/// The node bookkeeping every policy of the Balancer's protocol needs, as the Balancer keeps
+/// it: each node's [`NodeSlot`], the nodes an administrator took away, and indexes kept with
+/// them so that each call's work follows the nodes it touches, not the cluster's size (idle
+/// available batch nodes, free reserve nodes, free reserve nodes by hold end, the on-demand
+/// pool's size). A policy builds it at [`Policy::start`] from the view
+/// ([`NodeTracker::from_view`]), records the observations' job starts and ends
+/// ([`NodeTracker::start_jobs`], [`NodeTracker::end_jobs`]) and its own commands
+/// ([`NodeTracker::set`]), and asks it which nodes it may take.
+///
+/// ```
+/// use cosched_balancer::policy::{NodeSlot, NodeTracker, RmNode, RmNodeState};
+/// use cosched_core::{NodeId, Time};
+/// let view: Vec<RmNode> = ["a", "b", "c"].iter().map(|n| RmNode {
+///     name: n.to_string(), state: RmNodeState::BatchIdle,
+/// }).collect();
+/// let mut nodes = NodeTracker::from_view(&view, Time::MAX).unwrap();
+/// nodes.start_jobs(&[NodeId(0)]).unwrap();
+/// nodes.set(NodeId(1), NodeSlot::OdReserve { hold_until: Time::MAX, claim: None });
+/// assert_eq!(nodes.idle().collect::<Vec<_>>(), [NodeId(2)]);
+/// assert_eq!(nodes.free_reserve().collect::<Vec<_>>(), [NodeId(1)]);
+/// assert_eq!(nodes.on_demand_pool(), 1);
+/// // A job end on a node that runs none is refused, and changes nothing.
+/// assert!(nodes.end_jobs(&[NodeId(2)]).is_err());
+/// nodes.end_jobs(&[NodeId(0)]).unwrap();
+/// assert_eq!(nodes.idle().count(), 2);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeTracker {
+    names: Vec<String>,
+    by_name: BTreeMap<String, NodeId>,
+    slots: Vec<NodeSlot>,
+    /// Down or drained by an administrator: never claimed.
+    unavailable: Vec<bool>,
+    idle: BTreeSet<NodeId>,
+    free: BTreeSet<NodeId>,
+    holds: BTreeSet<(Time, NodeId)>,
+    pool: u32,
+}
+
+impl NodeTracker {
+    /// The nodes of `view` (node `i` at position `i`, hostnames unique), each in the slot its
+    /// reported state means; an on-demand free node is held until `hold_until`, a node
+    /// reported unavailable is idle and unavailable.
+    pub fn from_view(view: &[RmNode], hold_until: Time) -> Result<NodeTracker, BalancerError> {
+        let n = u32::try_from(view.len())
+            .map_err(|_| ParamError::new("nodes", view.len(), "at most 2^32 - 1"))?;
+        let mut by_name = BTreeMap::new();
+        let mut names = Vec::with_capacity(view.len());
+        let mut slots = Vec::with_capacity(view.len());
+        let mut unavailable = Vec::with_capacity(view.len());
+        for (i, node) in (0..n).zip(view) {
+            if by_name.insert(node.name.clone(), NodeId(i)).is_some() {
+                return Err(BalancerError::DuplicateName(node.name.clone()));
+            }
+            slots.push(match node.state {
+                RmNodeState::BatchIdle | RmNodeState::Unavailable => NodeSlot::OaIdle,
+                RmNodeState::BatchBusy => NodeSlot::OaBusy,
+                RmNodeState::OnDemandFree => NodeSlot::OdReserve {
+                    hold_until,
+                    claim: None,
+                },
+                RmNodeState::OnDemandAllocated => NodeSlot::OdAlloc,
+            });
+            unavailable.push(node.state == RmNodeState::Unavailable);
+            names.push(node.name.clone());
+        }
+        let mut tracker = NodeTracker {
+            names,
+            by_name,
+            slots: vec![NodeSlot::OaBusy; slots.len()],
+            unavailable,
+            ..NodeTracker::default()
+        };
+        for (i, slot) in slots.into_iter().enumerate() {
+            tracker.set(NodeId(i as u32), slot);
+        }
+        Ok(tracker)
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// A node's hostname.
+    pub fn name(&self, node: NodeId) -> Option<&str> {
+        self.names.get(node.index()).map(String::as_str)
+    }
+
+    /// The node with hostname `name`.
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// A node's slot.
+    pub fn slot(&self, node: NodeId) -> Result<NodeSlot, BalancerError> {
+        self.slots
+            .get(node.index())
+            .copied()
+            .ok_or(BalancerError::UnknownNode(node))
+    }
+
+    /// A node's state.
+    pub fn state(&self, node: NodeId) -> Result<BalancerNodeState, BalancerError> {
+        self.slot(node).map(NodeSlot::state)
+    }
+
+    /// How many nodes are in `state`.
+    pub fn count(&self, state: BalancerNodeState) -> u32 {
+        self.slots.iter().filter(|s| s.state() == state).count() as u32
+    }
+
+    /// Whether an administrator has taken the node out of use.
+    pub fn is_unavailable(&self, node: NodeId) -> bool {
+        self.unavailable.get(node.index()).copied().unwrap_or(false)
+    }
+
+    /// Reserve and allocated nodes.
+    pub fn on_demand_pool(&self) -> u32 {
+        self.pool
+    }
+
+    /// Free reserve nodes (unclaimed), in index order.
+    pub fn free_reserve(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.free.iter().copied()
+    }
+
+    /// Idle available batch nodes, in index order.
+    pub fn idle(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.idle.iter().copied()
+    }
+
+    /// Free reserve nodes with a hold end, by (hold end, node).
+    pub fn holds(&self) -> impl Iterator<Item = (Time, NodeId)> + '_ {
+        self.holds.iter().copied()
+    }
+
+    /// Free reserve nodes whose hold has ended by `now`, by (hold end, node).
+    pub fn holds_ended(&self, now: Time) -> impl Iterator<Item = NodeId> + '_ {
+        self.holds
+            .range(..=(now, NodeId(u32::MAX)))
+            .map(|&(_, n)| n)
+    }
+
+    /// Puts `node` in `slot`, keeping the indexes (a node outside the tracker is ignored).
+    pub fn set(&mut self, node: NodeId, slot: NodeSlot) {
+        if node.index() >= self.slots.len() {
+            return;
+        }
+        self.unindex(node);
+        self.slots[node.index()] = slot;
+        self.index(node);
+    }
+
+    /// Marks `node` (un)available, keeping the indexes (a node outside the tracker is
+    /// ignored).
+    pub fn set_unavailable(&mut self, node: NodeId, unavailable: bool) {
+        if node.index() >= self.slots.len() {
+            return;
+        }
+        self.unindex(node);
+        self.unavailable[node.index()] = unavailable;
+        self.index(node);
+    }
+
+    /// A job starts on `nodes` (the protocol's `JobStarting`): each must be in the batch pool
+    /// ([`BalancerError::NodeReclaimed`] otherwise, nothing changed) and becomes busy.
+    pub fn start_jobs(&mut self, nodes: &[NodeId]) -> Result<(), BalancerError> {
+        self.check_nodes(
+            nodes,
+            |s| matches!(s, NodeSlot::OaIdle | NodeSlot::OaBusy),
+            |node, state| BalancerError::NodeReclaimed { node, state },
+        )?;
+        for &n in nodes {
+            self.set(n, NodeSlot::OaBusy);
+        }
+        Ok(())
+    }
+
+    /// A job ends on `nodes` (the protocol's `JobEnded`): each must run one
+    /// ([`BalancerError::NoJob`] otherwise, nothing changed) and becomes idle in batch.
+    pub fn end_jobs(&mut self, nodes: &[NodeId]) -> Result<(), BalancerError> {
+        self.check_nodes(
+            nodes,
+            |s| s == NodeSlot::OaBusy,
+            |node, state| BalancerError::NoJob { node, state },
+        )?;
+        for &n in nodes {
+            self.set(n, NodeSlot::OaIdle);
+        }
+        Ok(())
+    }
+
+    /// Checks that every one of `nodes` exists, appears once and is in a slot `ok` accepts;
+    /// the first that is not is `err`'s error.
+    pub fn check_nodes(
+        &self,
+        nodes: &[NodeId],
+        ok: impl Fn(NodeSlot) -> bool,
+        err: impl Fn(NodeId, BalancerNodeState) -> BalancerError,
+    ) -> Result<(), BalancerError> {
+        for (i, &node) in nodes.iter().enumerate() {
+            let slot = self.slot(node)?;
+            if !ok(slot) || nodes[..i].contains(&node) {
+                return Err(err(node, slot.state()));
+            }
+        }
+        Ok(())
+    }
+
+    fn unindex(&mut self, node: NodeId) {
+        match self.slots[node.index()] {
+            NodeSlot::OaIdle => {
+                self.idle.remove(&node);
+            }
+            NodeSlot::OaBusy => {}
+            NodeSlot::OdReserve { hold_until, claim } => {
+                self.pool -= 1;
+                if claim.is_none() {
+                    self.free.remove(&node);
+                    self.holds.remove(&(hold_until, node));
+                }
+            }
+            NodeSlot::OdAlloc => self.pool -= 1,
+        }
+    }
+
+    fn index(&mut self, node: NodeId) {
+        match self.slots[node.index()] {
+            NodeSlot::OaIdle => {
+                if !self.unavailable[node.index()] {
+                    self.idle.insert(node);
+                }
+            }
+            NodeSlot::OaBusy => {}
+            NodeSlot::OdReserve { hold_until, claim } => {
+                self.pool += 1;
+                if claim.is_none() {
+                    self.free.insert(node);
+                    if hold_until != Time::MAX {
+                        self.holds.insert((hold_until, node));
+                    }
+                }
+            }
+            NodeSlot::OdAlloc => self.pool += 1,
+        }
+    }
 }
 
 /// A waiting request or hint.
@@ -348,23 +621,14 @@ struct Claim {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Balancer {
     config: BalancerConfig,
-    names: Vec<String>,
-    by_name: BTreeMap<String, NodeId>,
-    slots: Vec<Slot>,
-    /// Down or drained by an administrator: never claimed.
-    unavailable: Vec<bool>,
+    /// The nodes' books.
+    #[serde(flatten)]
+    nodes: NodeTracker,
     /// Waiting claims, oldest first.
     claims: Vec<Claim>,
     next_claim: u64,
     /// The predicted reserve and its end.
     target: Option<(u32, Time)>,
-    /// Indexes kept with `slots` and `unavailable` (so each call's work follows the nodes it
-    /// touches, not the cluster's size): idle available batch nodes, free reserve nodes, free
-    /// reserve nodes by hold end, and the on-demand pool's size.
-    idle: BTreeSet<NodeId>,
-    free: BTreeSet<NodeId>,
-    holds: BTreeSet<(Time, NodeId)>,
-    pool: u32,
 }
 
 impl Balancer {
@@ -375,17 +639,10 @@ impl Balancer {
     pub fn new(config: BalancerConfig) -> Balancer {
         Balancer {
             config,
-            names: Vec::new(),
-            by_name: BTreeMap::new(),
-            slots: Vec::new(),
-            unavailable: Vec::new(),
+            nodes: NodeTracker::default(),
             claims: Vec::new(),
             next_claim: 0,
             target: None,
-            idle: BTreeSet::new(),
-            free: BTreeSet::new(),
-            holds: BTreeSet::new(),
-            pool: 0,
         }
     }
 
@@ -405,45 +662,17 @@ impl Balancer {
         let config = self.config;
         config.validate()?;
         ParamError::check(!view.is_empty(), "nodes", 0, "a cluster needs >= 1 node")?;
-        let n = u32::try_from(view.len())
-            .map_err(|_| ParamError::new("nodes", view.len(), "at most 2^32 - 1"))?;
         ParamError::check(
-            config.static_reserve() <= n,
+            config.static_reserve() as usize <= view.len(),
             "R",
             config.static_reserve(),
             "must be <= the number of nodes",
         )?;
-        let mut by_name = BTreeMap::new();
-        let hold = now.saturating_add(config.idle_hold);
-        let mut names = Vec::with_capacity(view.len());
-        let mut slots = Vec::with_capacity(view.len());
-        let mut unavailable = Vec::with_capacity(view.len());
-        for (i, node) in (0..n).zip(view) {
-            if by_name.insert(node.name.clone(), NodeId(i)).is_some() {
-                return Err(BalancerError::DuplicateName(node.name.clone()));
-            }
-            slots.push(match node.state {
-                RmNodeState::BatchIdle | RmNodeState::Unavailable => Slot::OaIdle,
-                RmNodeState::BatchBusy => Slot::OaBusy,
-                RmNodeState::OnDemandFree => Slot::OdReserve {
-                    hold_until: hold,
-                    claim: None,
-                },
-                RmNodeState::OnDemandAllocated => Slot::OdAlloc,
-            });
-            unavailable.push(node.state == RmNodeState::Unavailable);
-            names.push(node.name.clone());
-        }
+        let nodes = NodeTracker::from_view(view, now.saturating_add(config.idle_hold))?;
         *self = Balancer {
-            names,
-            by_name,
-            slots: vec![Slot::OaBusy; slots.len()],
-            unavailable,
+            nodes,
             ..Balancer::new(config)
         };
-        for (i, slot) in slots.into_iter().enumerate() {
-            self.set(NodeId(i as u32), slot);
-        }
         Ok(())
     }
 
@@ -452,46 +681,44 @@ impl Balancer {
         &self.config
     }
 
+    /// The nodes' books (see [`NodeTracker`]).
+    pub fn nodes(&self) -> &NodeTracker {
+        &self.nodes
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.nodes.len()
     }
 
     /// Whether there are no nodes (never: [`Balancer::start`] needs one).
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.nodes.is_empty()
     }
 
     /// A node's hostname.
     pub fn name(&self, node: NodeId) -> Option<&str> {
-        self.names.get(node.index()).map(String::as_str)
+        self.nodes.name(node)
     }
 
     /// The node with hostname `name`.
     pub fn node(&self, name: &str) -> Option<NodeId> {
-        self.by_name.get(name).copied()
+        self.nodes.node(name)
     }
 
     /// A node's state.
     pub fn state(&self, node: NodeId) -> Result<BalancerNodeState, BalancerError> {
-        Ok(match self.slot(node)? {
-            Slot::OaIdle => BalancerNodeState::OaIdle,
-            Slot::OaBusy => BalancerNodeState::OaBusy,
-            Slot::OdReserve { .. } => BalancerNodeState::OdReserve,
-            Slot::OdAlloc => BalancerNodeState::OdAlloc,
-        })
+        self.nodes.state(node)
     }
 
     /// How many nodes are in `state`.
     pub fn count(&self, state: BalancerNodeState) -> u32 {
-        (0..self.slots.len() as u32)
-            .filter(|&i| self.state(NodeId(i)).ok() == Some(state))
-            .count() as u32
+        self.nodes.count(state)
     }
 
     /// Whether an administrator has taken the node out of use.
     pub fn is_unavailable(&self, node: NodeId) -> bool {
-        self.unavailable.get(node.index()).copied().unwrap_or(false)
+        self.nodes.is_unavailable(node)
     }
 
     /// The requests waiting for nodes, oldest first, with their deadlines.
@@ -499,13 +726,6 @@ impl Balancer {
         self.claims
             .iter()
             .filter_map(|c| c.request.map(|r| (r, c.deadline)))
-    }
-
-    fn slot(&self, node: NodeId) -> Result<Slot, BalancerError> {
-        self.slots
-            .get(node.index())
-            .copied()
-            .ok_or(BalancerError::UnknownNode(node))
     }
 
     /// The reserve floor at `now`: `R`, or the predicted target while its slot lasts.
@@ -525,74 +745,6 @@ impl Balancer {
         }
     }
 
-    /// Reserve and allocated nodes.
-    fn on_demand_pool(&self) -> u32 {
-        self.pool
-    }
-
-    /// Free reserve nodes, in index order.
-    fn free_reserve(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.free.iter().copied()
-    }
-
-    /// Idle available batch nodes, in index order.
-    fn idle(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.idle.iter().copied()
-    }
-
-    /// Sets `node`'s slot, keeping the indexes.
-    fn set(&mut self, node: NodeId, slot: Slot) {
-        let i = node.index();
-        self.unindex(node);
-        self.slots[i] = slot;
-        self.index(node);
-    }
-
-    /// Marks `node` (un)available, keeping the indexes.
-    fn set_unavailable(&mut self, node: NodeId, unavailable: bool) {
-        self.unindex(node);
-        self.unavailable[node.index()] = unavailable;
-        self.index(node);
-    }
-
-    fn unindex(&mut self, node: NodeId) {
-        match self.slots[node.index()] {
-            Slot::OaIdle => {
-                self.idle.remove(&node);
-            }
-            Slot::OaBusy => {}
-            Slot::OdReserve { hold_until, claim } => {
-                self.pool -= 1;
-                if claim.is_none() {
-                    self.free.remove(&node);
-                    self.holds.remove(&(hold_until, node));
-                }
-            }
-            Slot::OdAlloc => self.pool -= 1,
-        }
-    }
-
-    fn index(&mut self, node: NodeId) {
-        match self.slots[node.index()] {
-            Slot::OaIdle => {
-                if !self.unavailable[node.index()] {
-                    self.idle.insert(node);
-                }
-            }
-            Slot::OaBusy => {}
-            Slot::OdReserve { hold_until, claim } => {
-                self.pool += 1;
-                if claim.is_none() {
-                    self.free.insert(node);
-                    if hold_until != Time::MAX {
-                        self.holds.insert((hold_until, node));
-                    }
-                }
-            }
-            Slot::OdAlloc => self.pool += 1,
-        }
-    }
-
     /// Algorithm 1's `request_nodes`.
     fn request(
         &mut self,
@@ -607,7 +759,7 @@ impl Balancer {
         if self.claims.iter().any(|c| c.request == Some(request)) {
             return Err(BalancerError::DuplicateRequest(request));
         }
-        let available = self.free.len() + self.idle.len();
+        let available = self.nodes.free.len() + self.nodes.idle.len();
         let want = nodes as usize;
         if available < want && window == Duration::ZERO {
             out.push(Command::Reject { request });
@@ -616,7 +768,12 @@ impl Balancer {
             self.distribute(now, out);
             return Ok(());
         }
-        let take: Vec<NodeId> = self.free_reserve().chain(self.idle()).take(want).collect();
+        let take: Vec<NodeId> = self
+            .nodes
+            .free_reserve()
+            .chain(self.nodes.idle())
+            .take(want)
+            .collect();
         let id = self.next_claim;
         self.next_claim += 1;
         self.claims.push(Claim {
@@ -636,15 +793,15 @@ impl Balancer {
 
     /// Gives `node` (free reserve or idle) to claim `pos`.
     fn take_for(&mut self, pos: usize, node: NodeId, out: &mut Vec<Command>) {
-        if self.slots[node.index()] == Slot::OaIdle {
+        if self.nodes.slots[node.index()] == NodeSlot::OaIdle {
             out.push(Command::Reclaim(node));
         }
         let claim = &mut self.claims[pos];
         claim.held.push(node);
         let id = claim.id;
-        self.set(
+        self.nodes.set(
             node,
-            Slot::OdReserve {
+            NodeSlot::OdReserve {
                 hold_until: Time::MAX,
                 claim: Some(id),
             },
@@ -662,7 +819,7 @@ impl Balancer {
         }
         let claim = self.claims.remove(pos);
         for &n in &claim.held {
-            self.set(n, Slot::OdAlloc);
+            self.nodes.set(n, NodeSlot::OdAlloc);
         }
         out.push(Command::Grant {
             request,
@@ -680,7 +837,7 @@ impl Balancer {
     /// Hands a node that became usable (free reserve, or idle in batch) to the oldest hungry
     /// claim, else to the reserve floor. Returns whether it was taken.
     fn offer(&mut self, now: Time, node: NodeId, out: &mut Vec<Command>) -> bool {
-        if self.unavailable[node.index()] {
+        if self.nodes.unavailable[node.index()] {
             return false;
         }
         if let Some(pos) = self.hungry_claim() {
@@ -688,12 +845,14 @@ impl Balancer {
             self.complete(pos, out);
             return true;
         }
-        if self.slots[node.index()] == Slot::OaIdle && self.on_demand_pool() < self.floor(now) {
+        if self.nodes.slots[node.index()] == NodeSlot::OaIdle
+            && self.nodes.on_demand_pool() < self.floor(now)
+        {
             out.push(Command::Reclaim(node));
             // Held while the floor lasts (for ever under R, to the slot's end if predicted).
-            self.set(
+            self.nodes.set(
                 node,
-                Slot::OdReserve {
+                NodeSlot::OdReserve {
                     hold_until: now
                         .saturating_add(self.config.idle_hold)
                         .max(self.floor_until(now)),
@@ -715,7 +874,7 @@ impl Balancer {
             .iter()
             .position(|c| c.request.is_some() && c.held.len() < c.want as usize)
         {
-            let Some(node) = self.free_reserve().next() else {
+            let Some(node) = self.nodes.free_reserve().next() else {
                 break;
             };
             self.take_for(pos, node, out);
@@ -726,8 +885,8 @@ impl Balancer {
 
     /// Reclaims idle nodes while the on-demand pool is below the floor.
     fn top_up(&mut self, now: Time, out: &mut Vec<Command>) {
-        while self.on_demand_pool() < self.floor(now) {
-            let Some(node) = self.idle().next() else {
+        while self.nodes.on_demand_pool() < self.floor(now) {
+            let Some(node) = self.nodes.idle().next() else {
                 break;
             };
             self.offer(now, node, out);
@@ -743,9 +902,9 @@ impl Balancer {
             if c.request.is_none() && c.deadline <= now {
                 let c = self.claims.remove(i);
                 for n in c.held {
-                    self.set(
+                    self.nodes.set(
                         n,
-                        Slot::OdReserve {
+                        NodeSlot::OdReserve {
                             hold_until: c.deadline.saturating_add(hold),
                             claim: None,
                         },
@@ -761,9 +920,9 @@ impl Balancer {
     fn drop_claim(&mut self, now: Time, pos: usize) {
         let c = self.claims.remove(pos);
         for n in c.held {
-            self.set(
+            self.nodes.set(
                 n,
-                Slot::OdReserve {
+                NodeSlot::OdReserve {
                     hold_until: now.saturating_add(self.config.idle_hold),
                     claim: None,
                 },
@@ -786,46 +945,27 @@ impl Balancer {
         self.distribute(now, out);
         let floor = self.floor(now);
         // Free reserve nodes whose hold has ended, in index order.
-        let mut due: Vec<NodeId> = self
-            .holds
-            .range(..=(now, NodeId(u32::MAX)))
-            .map(|&(_, n)| n)
-            .collect();
+        let mut due: Vec<NodeId> = self.nodes.holds_ended(now).collect();
         due.sort_unstable();
         for node in due {
             // A waiting claim (a hint) takes it before batch does.
             if self.offer(now, node, out) {
                 continue;
             }
-            if self.on_demand_pool() <= floor && !self.unavailable[node.index()] {
+            if self.nodes.on_demand_pool() <= floor && !self.nodes.unavailable[node.index()] {
                 let hold_until = self.floor_until(now);
-                self.set(
+                self.nodes.set(
                     node,
-                    Slot::OdReserve {
+                    NodeSlot::OdReserve {
                         hold_until,
                         claim: None,
                     },
                 );
             } else {
-                self.set(node, Slot::OaIdle);
+                self.nodes.set(node, NodeSlot::OaIdle);
                 out.push(Command::Restore(node));
             }
         }
-    }
-
-    fn check_nodes(
-        &self,
-        nodes: &[NodeId],
-        ok: impl Fn(Slot) -> bool,
-        err: impl Fn(NodeId, BalancerNodeState) -> BalancerError,
-    ) -> Result<(), BalancerError> {
-        for (i, &node) in nodes.iter().enumerate() {
-            let slot = self.slot(node)?;
-            if !ok(slot) || nodes[..i].contains(&node) {
-                return Err(err(node, self.state(node)?));
-            }
-        }
-        Ok(())
     }
 }
 
@@ -885,19 +1025,19 @@ impl Policy for Balancer {
                 self.distribute(now, out);
             }
             Observation::Release { ref nodes } => {
-                self.check_nodes(
+                self.nodes.check_nodes(
                     nodes,
-                    |s| s == Slot::OdAlloc,
+                    |s| s == NodeSlot::OdAlloc,
                     |n, _| BalancerError::NotAllocated(n),
                 )?;
                 for &n in nodes {
-                    if self.unavailable[n.index()] {
-                        self.set(n, Slot::OaIdle);
+                    if self.nodes.unavailable[n.index()] {
+                        self.nodes.set(n, NodeSlot::OaIdle);
                         out.push(Command::Restore(n));
                     } else {
-                        self.set(
+                        self.nodes.set(
                             n,
-                            Slot::OdReserve {
+                            NodeSlot::OdReserve {
                                 hold_until: now.saturating_add(self.config.idle_hold),
                                 claim: None,
                             },
@@ -907,24 +1047,10 @@ impl Policy for Balancer {
                 self.distribute(now, out);
             }
             Observation::JobStarting { ref nodes } => {
-                self.check_nodes(
-                    nodes,
-                    |s| matches!(s, Slot::OaIdle | Slot::OaBusy),
-                    |node, state| BalancerError::NodeReclaimed { node, state },
-                )?;
-                for &n in nodes {
-                    self.set(n, Slot::OaBusy);
-                }
+                self.nodes.start_jobs(nodes)?;
             }
             Observation::JobEnded { ref nodes } => {
-                self.check_nodes(
-                    nodes,
-                    |s| s == Slot::OaBusy,
-                    |node, state| BalancerError::NoJob { node, state },
-                )?;
-                for &n in nodes {
-                    self.set(n, Slot::OaIdle);
-                }
+                self.nodes.end_jobs(nodes)?;
                 for &n in nodes {
                     self.offer(now, n, out);
                 }
@@ -944,7 +1070,7 @@ impl Policy for Balancer {
                 });
                 let pos = self.claims.len() - 1;
                 // Extra nodes: idle ones, never the free reserve (see `distribute`).
-                let take: Vec<NodeId> = self.idle().take(nodes as usize).collect();
+                let take: Vec<NodeId> = self.nodes.idle().take(nodes as usize).collect();
                 for node in take {
                     self.take_for(pos, node, out);
                 }
@@ -957,19 +1083,19 @@ impl Policy for Balancer {
                 self.target = Some((nodes, until));
                 // Reserve nodes already held count towards the slot: hold them to its end.
                 let floor = self.floor(now);
-                let free: Vec<NodeId> = self.free_reserve().collect();
-                let mut kept = self.on_demand_pool() - free.len() as u32;
+                let free: Vec<NodeId> = self.nodes.free_reserve().collect();
+                let mut kept = self.nodes.on_demand_pool() - free.len() as u32;
                 for node in free {
-                    if let Slot::OdReserve {
+                    if let NodeSlot::OdReserve {
                         hold_until,
                         claim: None,
-                    } = self.slots[node.index()]
+                    } = self.nodes.slots[node.index()]
                         && kept < floor
                     {
                         kept += 1;
-                        self.set(
+                        self.nodes.set(
                             node,
-                            Slot::OdReserve {
+                            NodeSlot::OdReserve {
                                 hold_until: hold_until.max(until),
                                 claim: None,
                             },
@@ -979,20 +1105,20 @@ impl Policy for Balancer {
                 self.top_up(now, out);
             }
             Observation::Availability { node, available } => {
-                let slot = self.slot(node)?;
-                self.set_unavailable(node, !available);
+                let slot = self.nodes.slot(node)?;
+                self.nodes.set_unavailable(node, !available);
                 match (available, slot) {
-                    (false, Slot::OdReserve { claim, .. }) => {
+                    (false, NodeSlot::OdReserve { claim, .. }) => {
                         if let Some(id) = claim
                             && let Some(c) = self.claims.iter_mut().find(|c| c.id == id)
                         {
                             c.held.retain(|&h| h != node);
                         }
-                        self.set(node, Slot::OaIdle);
+                        self.nodes.set(node, NodeSlot::OaIdle);
                         out.push(Command::Restore(node));
                         self.distribute(now, out);
                     }
-                    (true, Slot::OaIdle) => {
+                    (true, NodeSlot::OaIdle) => {
                         self.offer(now, node, out);
                     }
                     _ => {}
@@ -1017,7 +1143,7 @@ impl Policy for Balancer {
 
     fn next_wake(&self) -> Option<Time> {
         let claims = self.claims.iter().map(|c| c.deadline).min();
-        let hold = self.holds.first().map(|&(t, _)| t);
+        let hold = self.nodes.holds.first().map(|&(t, _)| t);
         claims.into_iter().chain(hold).min()
     }
 }

@@ -84,7 +84,7 @@
 //! let streams = SeedStreams::new(7).family("replicate", 0);
 //! let replicate = scenario.replicate(&[BatchKind::Main { utilization: 0.66 }], 1, &streams)?;
 //! let leases = scaled(&replicate.base, 8)?;
-//! let mine = Arm::new("idle-only", |_| Box::new(IdleOnly::default()));
+//! let mine = Arm::new("idle-only", |_| IdleOnly::default());
 //! let basic = scenario.basic(0, Duration::ZERO);
 //! for arm in [&mine, &basic] {
 //!     let r = scenario.run(arm, &replicate.batch[0], &leases)?;
@@ -109,7 +109,7 @@ use crate::report::{SimOutcome, SimReport};
 use crate::sim::{SimError, Simulation};
 use crate::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
 use crate::traces::{self, ApsJob, TraceError};
-use crate::workload::{DiurnalLeases, LeaseRequest};
+use crate::workload::{DiurnalLeases, LeaseRequest, Workload};
 use crate::{Balancer, BalancerConfig, BalancerError, Strategy};
 use std::sync::Arc;
 
@@ -190,7 +190,7 @@ pub struct BatchInput {
     pub label: String,
     /// The jobs.
     pub jobs: Vec<RigidJob>,
-    /// Jobs running at the start (see [`Simulation::run_preloaded`]).
+    /// Jobs running at the start (see [`Workload::preload`]).
     pub preload: Vec<RigidJob>,
     /// The span the loads are measured over.
     pub span: Duration,
@@ -524,9 +524,8 @@ impl Scenario {
         leases: &[LeaseRequest],
         history: &[LeaseRequest],
     ) -> Result<SimReport, SimError> {
-        Ok(arm
-            .run(self.nodes, &batch.jobs, &batch.preload, leases, history)?
-            .report)
+        let workload = Workload::new(&batch.jobs, leases).with_preload(&batch.preload);
+        Ok(arm.run(self.nodes, &workload, history)?.report)
     }
 }
 
@@ -574,24 +573,37 @@ impl std::fmt::Debug for Arm {
 }
 
 impl Arm {
-    /// An arm named `name` whose policy `build` makes afresh for each run.
-    pub fn new(
+    /// An arm named `name` whose policy `build` makes afresh for each run: any policy of the
+    /// protocol whose error converts into [`BalancerError`] (`Infallible` does).
+    pub fn new<P>(
         name: impl Into<String>,
-        build: impl Fn(&ArmInputs<'_>) -> BoxedPolicy + Send + Sync + 'static,
-    ) -> Arm {
+        build: impl Fn(&ArmInputs<'_>) -> P + Send + Sync + 'static,
+    ) -> Arm
+    where
+        P: BalancerPolicy + Send + 'static,
+        P::Error: Into<BalancerError>,
+    {
         Arm::try_new(name, move |inputs| Ok(build(inputs)))
     }
 
     /// [`Arm::new`] with a builder that may refuse its inputs.
-    pub fn try_new(
+    pub fn try_new<P>(
         name: impl Into<String>,
-        build: impl Fn(&ArmInputs<'_>) -> Result<BoxedPolicy, BalancerError> + Send + Sync + 'static,
-    ) -> Arm {
+        build: impl Fn(&ArmInputs<'_>) -> Result<P, BalancerError> + Send + Sync + 'static,
+    ) -> Arm
+    where
+        P: BalancerPolicy + Send + 'static,
+        P::Error: Into<BalancerError>,
+    {
         Arm {
             name: name.into(),
             hints: false,
             static_reserve: 0,
-            build: Arc::new(build),
+            build: Arc::new(
+                move |inputs: &ArmInputs<'_>| -> Result<BoxedPolicy, BalancerError> {
+                    Ok(Box::new(build(inputs)?.err_into()))
+                },
+            ),
         }
     }
 
@@ -603,7 +615,7 @@ impl Arm {
                 Strategy::Basic { .. } => "basic",
                 Strategy::Hinted => "hint",
             },
-            move |_| Box::new(Balancer::new(config)),
+            move |_| Balancer::new(config),
         )
         .with_static_reserve(config.static_reserve());
         match config.strategy {
@@ -624,52 +636,43 @@ impl Arm {
                 .copied()
                 .collect();
             let predictor = Predictor::train(spec.rule, &history);
-            Ok(Box::new(
-                Predictive::new(config, predictor)?.with_hold(spec.hold),
-            ))
+            Ok(Predictive::new(config, predictor)?.with_hold(spec.hold))
         })
     }
 
     /// No on-demand pool: every request is rejected (Table I's all-batch row, §III-A).
     pub fn all_batch() -> Arm {
-        Arm::new("all-batch", |_| {
-            Box::new(StaticSplit::new(0, Duration::ZERO))
-        })
+        Arm::new("all-batch", |_| StaticSplit::new(0, Duration::ZERO))
     }
 
     /// A dedicated on-demand pool of `pool` nodes, requests waiting up to `w` (Table I's
     /// split, 304 + 68 nodes, §III-A).
     pub fn dedicated(pool: u32, w: Duration) -> Arm {
-        Arm::new("dedicated", move |_| Box::new(StaticSplit::new(pool, w)))
-            .with_static_reserve(pool)
+        Arm::new("dedicated", move |_| StaticSplit::new(pool, w)).with_static_reserve(pool)
     }
 
     /// Every one of `nodes` nodes on-demand; batch jobs never run.
     pub fn all_on_demand(nodes: u32, w: Duration) -> Arm {
-        Arm::new("all-on-demand", move |_| {
-            Box::new(StaticSplit::new(nodes, w))
-        })
-        .with_static_reserve(nodes)
+        Arm::new("all-on-demand", move |_| StaticSplit::new(nodes, w)).with_static_reserve(nodes)
     }
 
-    /// Simulates `jobs` (with `preload` running at the start) beside `requests` on `nodes`
-    /// nodes under a fresh policy of this arm, built with `history`.
+    /// Simulates `workload` on `nodes` nodes under a fresh policy of this arm, built with
+    /// `history`.
     ///
     /// # Errors
-    /// The policy's refusal (e.g. a reserve larger than the cluster), or the simulator's.
+    /// The builder's or the policy's refusal (e.g. a reserve larger than the cluster), or the
+    /// simulator's.
     pub fn run(
         &self,
         nodes: u32,
-        jobs: &[RigidJob],
-        preload: &[RigidJob],
-        requests: &[LeaseRequest],
+        workload: &Workload<'_>,
         history: &[LeaseRequest],
     ) -> Result<SimOutcome, SimError> {
+        let requests = workload.requests;
         let mut policy = self
             .build(&ArmInputs { requests, history })
-            .map_err(SimError::Policy)?;
-        self.simulation(nodes)?
-            .run_preloaded(&mut *policy, jobs, preload, requests)
+            .map_err(SimError::Build)?;
+        self.simulation(nodes)?.run(&mut *policy, workload)
     }
 
     /// With the requests' notices delivered as hints (§III-B4).

@@ -10,20 +10,22 @@
 //! [`crate::scenario`] builds, or the caller's own. Same input, same output.
 //!
 //! The simulator reads nothing of the policy but its commands and its
-//! [`next_wake`](cosched_core::policy::Policy::next_wake); the view it lends is every node's
-//! name ([`node_name`]) and state in the simulated cluster.
+//! [`next_wake`](cosched_core::policy::Policy::next_wake): both policies, the on-demand one
+//! and the batch side's ([`Simulation::with_batch_scheduler`], EASY by default, §III), are
+//! driven by core's [`Driver`]. The view it lends is every node's name ([`node_name`]) and
+//! state in the simulated cluster.
 //!
 //! ## Event order at one instant
 //! **Batch completions** (reported as `JobEnded`, so the nodes they free can be taken for a
 //! waiting request before the batch scheduler sees them), **lease ends** (`Release`),
 //! **hints** (`Hint`), **lease requests** (`Request`), **batch arrivals**, then the **tick**
-//! (last: a node freed exactly at a deadline counts). Then one EASY pass; the started jobs'
+//! (last: a node freed exactly at a deadline counts). Then one batch pass; the started jobs'
 //! nodes are reported with `JobStarting`, and a tick is scheduled at the policy's next
 //! wake time.
 //!
 //! ## Method (§III-A)
-//! - Preloading: [`Simulation::run_preloaded`] starts the given jobs (the previous week's jobs
-//!   still running at its end) before anything else, as the paper did to remove the ramp-up.
+//! - Preloading: [`Workload::preload`] jobs (the previous week's jobs still running at its
+//!   end) start before anything else, as the paper did to remove the ramp-up.
 //! - Utilisation is "usage over time" over the experiment's span: from the start to the last
 //!   submission (batch or on-demand), the week being replayed; node-seconds go through
 //!   [`UsageLedger`] over that window and over the whole run.
@@ -36,8 +38,13 @@ use crate::BalancerError;
 use crate::oarm::{self, Oarm};
 use crate::policy::{BalancerPolicy, Command, Observation, RmNode, RmNodeState};
 use crate::report::{NodeSeconds, RequestRecord, SimOutcome, SimReport, on_demand_summary};
-use crate::workload::LeaseRequest;
-use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, OfflineOutcome, RunToken, Started};
+use crate::workload::{LeaseRequest, Workload};
+use cosched_batch::scenario::BatchScheduler;
+use cosched_batch::{
+    BatchCluster, BatchError, BatchJob, BatchPolicy, ClusterPass, OfflineOutcome, RunToken,
+    SchedulingPass, Started,
+};
+use cosched_core::driver::{CallError, Driver, Executor};
 use cosched_core::engine::{self, EngineError, Event, EventQueue};
 use cosched_core::usage::{UsageKind, UsageLedger};
 use cosched_core::{
@@ -68,13 +75,16 @@ pub enum SimError<E = BalancerError> {
     /// Two batch jobs (or a job and a preloaded one) with one id.
     #[error("job id {0} appears more than once")]
     DuplicateJob(JobId),
-    /// The batch cluster refused an operation.
+    /// The batch cluster (or the batch side's policy) refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
     /// The policy refused a call (at start: its parameters do not fit the cluster; later, a
-    /// policy bug: its view and the simulator's disagreed).
-    #[error("the policy refused: {0}")]
-    Policy(#[source] E),
+    /// policy bug: its view and the simulator's disagreed), or never quieted.
+    #[error(transparent)]
+    Policy(#[from] CallError<E>),
+    /// The policy could not be built for the run (a scenario arm's builder refused its inputs).
+    #[error("the policy could not be built: {0}")]
+    Build(#[source] E),
     /// The policy granted a request that is not waiting (unknown, or answered already).
     #[error("the policy granted {0}, which is not waiting")]
     GrantNotWaiting(LeaseId),
@@ -86,26 +96,33 @@ pub enum SimError<E = BalancerError> {
     Engine(#[from] EngineError),
 }
 
+impl<E> From<cosched_batch::SimError<BatchError>> for SimError<E> {
+    fn from(e: cosched_batch::SimError<BatchError>) -> Self {
+        SimError::Batch(e.into())
+    }
+}
+
 /// Simulates a combined cluster of `nodes` nodes under a policy the caller passes.
 ///
 /// ```
 /// use cosched_balancer::baseline::StaticSplit;
 /// use cosched_balancer::sim::Simulation;
-/// use cosched_balancer::workload::LeaseRequest;
+/// use cosched_balancer::workload::{LeaseRequest, Workload};
 /// use cosched_balancer::{Balancer, BalancerConfig, Strategy};
 /// use cosched_core::{Duration, JobId, LeaseId, RigidJob, Time};
 /// let jobs = [RigidJob::new(JobId(0), Time(0), 4, Duration(100), Duration(100)).unwrap()];
 /// let requests = [LeaseRequest {
 ///     id: LeaseId(0), submit: Time(10), nodes: 2, duration: Duration(50), notice: None,
 /// }];
+/// let workload = Workload::new(&jobs, &requests);
 /// let config = BalancerConfig::new(Strategy::Basic { static_reserve: 0 });
 /// let mut basic = Balancer::new(config);
-/// let out = Simulation::new(6).unwrap().run(&mut basic, &jobs, &requests).unwrap();
+/// let out = Simulation::new(6).unwrap().run(&mut basic, &workload).unwrap();
 /// assert_eq!(out.report.on_demand.granted, 1);
 /// // The run lasts until the released nodes' hold I (10 min by default) ends at 60 + 600 s.
 /// assert_eq!(out.report.node_seconds_run.total(), 6 * 660);
 /// let mut dedicated = StaticSplit::new(1, Duration(0));
-/// let out = Simulation::new(6).unwrap().run(&mut dedicated, &jobs, &requests).unwrap();
+/// let out = Simulation::new(6).unwrap().run(&mut dedicated, &workload).unwrap();
 /// assert_eq!(out.report.on_demand.rejected, 1);
 /// ```
 #[derive(Clone, Debug)]
@@ -115,11 +132,12 @@ pub struct Simulation {
     hints: bool,
     batch_nodes: u32,
     label: String,
+    batch: BatchScheduler,
 }
 
 impl Simulation {
     /// A simulator for `nodes` nodes (at least 1): no hints, every node open to batch jobs,
-    /// reports labelled `policy`.
+    /// EASY as the batch side's scheduler, reports labelled `policy`.
     pub fn new(nodes: u32) -> Result<Simulation, ParamError> {
         ParamError::check(nodes >= 1, "nodes", nodes, "a cluster needs >= 1 node")?;
         Ok(Simulation {
@@ -128,6 +146,7 @@ impl Simulation {
             hints: false,
             batch_nodes: nodes,
             label: "policy".to_owned(),
+            batch: BatchScheduler::default(),
         })
     }
 
@@ -159,31 +178,25 @@ impl Simulation {
         self
     }
 
-    /// Simulates `jobs` and `requests` (any order; ids unique) to the end under `policy`,
-    /// which is started at the run's start.
+    /// Schedules the batch side with `scheduler` (a fresh policy each run) instead of EASY.
+    pub fn with_batch_scheduler(mut self, scheduler: impl Into<BatchScheduler>) -> Simulation {
+        self.batch = scheduler.into();
+        self
+    }
+
+    /// Simulates `workload` to the end under `policy`, which is started at the run's start.
+    ///
+    /// The preloaded jobs (§III-A) start at the run's start (the earliest event, no later
+    /// than time 0), before anything else. They count in the node uses, not in the batch
+    /// jobs' records and waits. They are taken in (submit, id) order while they fit on the
+    /// batch side; the others are counted in [`SimReport::preload_left_out`].
     pub fn run<P: BalancerPolicy + ?Sized>(
         &self,
         policy: &mut P,
-        jobs: &[RigidJob],
-        requests: &[LeaseRequest],
+        workload: &Workload<'_>,
     ) -> Result<SimOutcome, SimError<P::Error>> {
-        self.run_preloaded(policy, jobs, &[], requests)
-    }
-
-    /// [`Simulation::run`] on a cluster preloaded with running jobs (§III-A): the `preload`
-    /// jobs are started at the run's start (the earliest event, no later than time 0), before
-    /// anything else. They count in the node uses, not in the batch jobs' records and waits.
-    /// They are taken in (submit, id) order while they fit on the batch side; the others are
-    /// counted in [`SimReport::preload_left_out`].
-    pub fn run_preloaded<P: BalancerPolicy + ?Sized>(
-        &self,
-        policy: &mut P,
-        jobs: &[RigidJob],
-        preload: &[RigidJob],
-        requests: &[LeaseRequest],
-    ) -> Result<SimOutcome, SimError<P::Error>> {
-        let admitted = admit(jobs).map_err(|e| SimError::DuplicateJob(e.0))?;
-        let preload_admitted = admit(preload).map_err(|e| SimError::DuplicateJob(e.0))?;
+        let admitted = admit(workload.jobs).map_err(|e| SimError::DuplicateJob(e.0))?;
+        let preload_admitted = admit(workload.preload).map_err(|e| SimError::DuplicateJob(e.0))?;
         let mut unrepresentable = 0;
         let mut representable = |j: &RigidJob| {
             let ok = j
@@ -194,7 +207,7 @@ impl Simulation {
             unrepresentable += usize::from(!ok);
             ok
         };
-        let workload: Vec<RigidJob> = admitted
+        let jobs: Vec<RigidJob> = admitted
             .jobs
             .into_iter()
             .filter(&mut representable)
@@ -206,10 +219,10 @@ impl Simulation {
             .collect();
         let invalid = admitted.invalid;
         let preloaded: BTreeSet<JobId> = preload.iter().map(|j| j.id).collect();
-        if let Some(job) = workload.iter().find(|j| preloaded.contains(&j.id)) {
+        if let Some(job) = jobs.iter().find(|j| preloaded.contains(&j.id)) {
             return Err(SimError::DuplicateJob(job.id));
         }
-        let (requests, unrepresentable_requests) = admit_requests(requests)?;
+        let (requests, unrepresentable_requests) = admit_requests(workload.requests)?;
         unrepresentable += unrepresentable_requests;
         let hinting = self.hints;
         let hint_time = |r: &LeaseRequest| match (hinting, r.notice) {
@@ -217,7 +230,7 @@ impl Simulation {
             _ => r.submit,
         };
         let start = [
-            workload.first().map(|j| j.submit),
+            jobs.first().map(|j| j.submit),
             requests.iter().map(&hint_time).min(),
             (!preload.is_empty()).then_some(Time::ZERO),
         ]
@@ -226,7 +239,7 @@ impl Simulation {
         .min()
         .unwrap_or(Time::ZERO);
         let span_end = [
-            workload.last().map(|j| j.submit),
+            jobs.last().map(|j| j.submit),
             requests.last().map(|r| r.submit),
         ]
         .into_iter()
@@ -235,52 +248,52 @@ impl Simulation {
         .unwrap_or(start);
         let batch_nodes = self.batch_nodes;
         let mut cluster = BatchCluster::new(self.nodes)?;
-        let mut env = Env {
-            cluster: SimOarm(&mut cluster),
-            policy,
-            out: Vec::new(),
-            view: (0..self.nodes)
-                .map(|i| RmNode {
-                    name: node_name(NodeId(i)),
-                    state: RmNodeState::BatchIdle,
-                })
-                .collect(),
-            requests: &requests,
-            index: requests
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.id, i))
-                .collect(),
-            workload: &workload,
-            batch_nodes,
-            granted: vec![None; requests.len()],
-            answered: vec![false; requests.len()],
-            held: vec![Vec::new(); requests.len()],
-            allocated: 0,
-            tick_at: None,
-            env_events: 0,
-            open_requests: 0,
-            preloaded: &preloaded,
-            records: Vec::with_capacity(workload.len()),
-            never_started: Vec::new(),
-            too_wide: 0,
-            started: Vec::new(),
-            easy: Easy::default(),
-            last: start,
-            span: (start, span_end),
-            whole: UsageLedger::totals_only(),
-            window: UsageLedger::totals_only(),
+        let mut run = Run {
+            env: Env {
+                cluster: SimOarm(&mut cluster),
+                view: (0..self.nodes)
+                    .map(|i| RmNode {
+                        name: node_name(NodeId(i)),
+                        state: RmNodeState::BatchIdle,
+                    })
+                    .collect(),
+                requests: &requests,
+                index: requests
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (r.id, i))
+                    .collect(),
+                workload: &jobs,
+                batch_nodes,
+                granted: vec![None; requests.len()],
+                answered: vec![false; requests.len()],
+                held: vec![Vec::new(); requests.len()],
+                allocated: 0,
+                env_events: 0,
+                open_requests: 0,
+                preloaded: &preloaded,
+                records: Vec::with_capacity(jobs.len()),
+                never_started: Vec::new(),
+                too_wide: 0,
+                started: Vec::new(),
+                last: start,
+                span: (start, span_end),
+                whole: UsageLedger::totals_only(),
+                window: UsageLedger::totals_only(),
+            },
+            policy: Driver::new(policy),
+            batch: Driver::new(self.batch.make()),
         };
-        env.call(start, Call::Start, None)?;
         let mut queue = EventQueue::new(start);
-        env.env_events = workload.len()
+        run.policy.start(start, &mut run.env, &mut queue)?;
+        run.env.env_events = jobs.len()
             + requests.len()
             + if hinting {
                 requests.iter().filter(|r| r.notice.is_some()).count()
             } else {
                 0
             };
-        for (i, job) in workload.iter().enumerate() {
+        for (i, job) in jobs.iter().enumerate() {
             queue
                 .schedule(job.submit, SimEvent::Arrival(i))
                 .map_err(EngineError::from)?;
@@ -295,6 +308,11 @@ impl Simulation {
                     .map_err(EngineError::from)?;
             }
         }
+        let mut pass = ClusterPass {
+            cluster: &mut *run.env.cluster.0,
+            started: &mut run.env.started,
+        };
+        run.batch.start(start, &mut pass, &mut ())?;
         let mut free = batch_nodes;
         let mut preloaded_jobs = 0;
         let mut preload_left_out = 0;
@@ -302,14 +320,15 @@ impl Simulation {
             if job.size <= free {
                 free -= job.size;
                 preloaded_jobs += 1;
-                env.cluster.0.submit(BatchJob::rigid(job))?;
+                run.env.cluster.0.submit(BatchJob::rigid(job))?;
             } else {
                 preload_left_out += 1;
             }
         }
-        engine::Simulation::settle(&mut env, start, &mut queue)?;
-        let stats = engine::run(&mut env, &mut queue)?;
+        engine::Simulation::settle(&mut run, start, &mut queue)?;
+        let stats = engine::run(&mut run, &mut queue)?;
         let last = stats.end.max(start);
+        let env = run.env;
         let unfinished: Vec<JobRecord> = env
             .cluster
             .0
@@ -402,6 +421,8 @@ enum SimEvent {
     Request(usize),
     Arrival(usize),
     Tick,
+    /// The batch side's policy's wake time: the instant's batch pass delivers it.
+    BatchWake,
 }
 
 impl Event for SimEvent {
@@ -413,6 +434,7 @@ impl Event for SimEvent {
             SimEvent::Request(_) => 3,
             SimEvent::Arrival(_) => 4,
             SimEvent::Tick => 5,
+            SimEvent::BatchWake => 6,
         }
     }
 }
@@ -449,19 +471,9 @@ impl Oarm for SimOarm<'_> {
     }
 }
 
-/// Which protocol call the simulator makes.
-enum Call {
-    Start,
-    Observe(Observation),
-    Wake,
-}
-
 /// The environment of one run.
-struct Env<'a, P: ?Sized> {
+struct Env<'a> {
     cluster: SimOarm<'a>,
-    policy: &'a mut P,
-    /// The policy's command buffer.
-    out: Vec<Command>,
     /// The nodes as the policy's view: names and states, kept as the simulated cluster
     /// changes.
     view: Vec<RmNode>,
@@ -473,9 +485,8 @@ struct Env<'a, P: ?Sized> {
     answered: Vec<bool>,
     held: Vec<Vec<NodeId>>,
     allocated: u32,
-    tick_at: Option<Time>,
     /// Environment events queued (all but ticks) and requests not yet answered: when both are
-    /// none and no batch job waits, the run is over whatever the policy's timers say.
+    /// none and no batch job waits, the run is over whatever the policies' timers say.
     env_events: usize,
     open_requests: usize,
     preloaded: &'a BTreeSet<JobId>,
@@ -483,14 +494,20 @@ struct Env<'a, P: ?Sized> {
     never_started: Vec<JobRecord>,
     too_wide: usize,
     started: Vec<Started>,
-    easy: Easy,
     last: Time,
     span: (Time, Time),
     whole: UsageLedger,
     window: UsageLedger,
 }
 
-impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
+/// A run: the environment and the drivers of its two policies.
+struct Run<'a, P: BalancerPolicy + ?Sized> {
+    env: Env<'a>,
+    policy: Driver<&'a mut P>,
+    batch: Driver<Box<dyn BatchPolicy + Send>>,
+}
+
+impl Env<'_> {
     /// Records the node uses from the last instant to `now`.
     fn account(&mut self, now: Time) {
         if now <= self.last {
@@ -516,44 +533,45 @@ impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
         self.last = now;
     }
 
-    /// Makes one protocol call and applies the commands it returns.
-    fn call(
-        &mut self,
-        now: Time,
-        call: Call,
-        queue: Option<&mut EventQueue<SimEvent>>,
-    ) -> Result<(), SimError<P::Error>> {
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
-        let view = self.view.as_slice();
-        let result = match &call {
-            Call::Start => self.policy.start(now, view, &mut out),
-            Call::Observe(o) => self.policy.observe(now, o, view, &mut out),
-            Call::Wake => self.policy.wake(now, view, &mut out),
-        };
-        result.map_err(SimError::Policy)?;
-        let applied = self.execute(now, &mut out, queue);
-        self.out = out;
-        applied
+    fn set_state(&mut self, node: NodeId, state: RmNodeState) {
+        if let Some(n) = self.view.get_mut(node.index()) {
+            n.state = state;
+        }
     }
 
-    /// Applies the policy's commands: node commands on the batch cluster, grants as leases.
-    fn execute(
+    /// Whether nothing is left for the policies' timers to act on.
+    fn over(&self) -> bool {
+        self.env_events == 0 && self.open_requests == 0 && self.cluster.0.queue_len() == 0
+    }
+}
+
+/// The simulated cluster as the executor of the Balancer's protocol: node commands on the
+/// batch cluster through the [`Oarm`] edge, grants as leases whose ends go on the queue.
+impl<'p, P: BalancerPolicy + ?Sized> Executor<&'p mut P> for Env<'_> {
+    type Context = EventQueue<SimEvent>;
+    type Error = SimError<P::Error>;
+
+    fn view(&mut self, _now: Time) -> &[RmNode] {
+        &self.view
+    }
+
+    fn apply(
         &mut self,
+        _: &mut Driver<&'p mut P>,
+        queue: &mut EventQueue<SimEvent>,
         now: Time,
-        commands: &mut Vec<Command>,
-        mut queue: Option<&mut EventQueue<SimEvent>>,
-    ) -> Result<(), SimError<P::Error>> {
-        for command in commands.iter() {
+        commands: &[Command],
+    ) -> Result<(), Self::Error> {
+        for command in commands {
             match *command {
                 Command::Reclaim(n) => self.set_state(n, RmNodeState::OnDemandFree),
                 Command::Restore(n) => self.set_state(n, RmNodeState::BatchIdle),
                 _ => {}
             }
         }
-        for command in oarm::execute(&mut self.cluster, node_name, commands.drain(..))? {
+        for command in oarm::execute(&mut self.cluster, node_name, commands)? {
             match command {
-                Command::Reject { request } => {
+                &Command::Reject { request } => {
                     self.open_requests = self.open_requests.saturating_sub(1);
                     if let Some(&i) = self.index.get(&request) {
                         self.answered[i] = true;
@@ -563,60 +581,28 @@ impl<P: BalancerPolicy + ?Sized> Env<'_, P> {
                     self.open_requests = self.open_requests.saturating_sub(1);
                     let i = *self
                         .index
-                        .get(&request)
+                        .get(request)
                         .filter(|&&i| !self.answered[i])
-                        .ok_or(SimError::GrantNotWaiting(request))?;
+                        .ok_or(SimError::GrantNotWaiting(*request))?;
                     let r = self.requests[i];
                     self.answered[i] = true;
                     self.allocated += nodes.len() as u32;
-                    for &n in &nodes {
+                    for &n in nodes {
                         self.set_state(n, RmNodeState::OnDemandAllocated);
                     }
-                    self.held[i] = nodes;
+                    self.held[i].clone_from(nodes);
                     self.granted[i] = Some(now);
-                    if let Some(q) = queue.as_deref_mut() {
-                        q.schedule_in(r.duration, SimEvent::LeaseEnd(i))?;
-                        self.env_events += 1;
-                    }
+                    queue.schedule_in(r.duration, SimEvent::LeaseEnd(i))?;
+                    self.env_events += 1;
                 }
                 Command::Reclaim(_) | Command::Restore(_) => {}
             }
         }
         Ok(())
     }
-
-    fn set_state(&mut self, node: NodeId, state: RmNodeState) {
-        if let Some(n) = self.view.get_mut(node.index()) {
-            n.state = state;
-        }
-    }
-
-    fn schedule_tick(
-        &mut self,
-        now: Time,
-        queue: &mut EventQueue<SimEvent>,
-    ) -> Result<(), SimError<P::Error>> {
-        let over =
-            self.env_events == 0 && self.open_requests == 0 && self.cluster.0.queue_len() == 0;
-        let Some(at) = self
-            .policy
-            .next_wake()
-            .map(|t| t.max(now))
-            .filter(|_| !over)
-        else {
-            return Ok(());
-        };
-        if self.tick_at.is_none_or(|t| at < t || t < now) {
-            queue
-                .schedule(at, SimEvent::Tick)
-                .map_err(EngineError::from)?;
-            self.tick_at = Some(at);
-        }
-        Ok(())
-    }
 }
 
-impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
+impl<P: BalancerPolicy + ?Sized> engine::Simulation for Run<'_, P> {
     type Event = SimEvent;
     type Error = SimError<P::Error>;
 
@@ -626,43 +612,44 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
         event: SimEvent,
         queue: &mut EventQueue<SimEvent>,
     ) -> Result<(), Self::Error> {
-        self.account(now);
-        if !matches!(event, SimEvent::Tick) {
-            self.env_events -= 1;
+        let env = &mut self.env;
+        env.account(now);
+        if !matches!(event, SimEvent::Tick | SimEvent::BatchWake) {
+            env.env_events -= 1;
         }
         if matches!(event, SimEvent::Request(_)) {
-            self.open_requests += 1;
+            env.open_requests += 1;
         }
         let observation = match event {
             SimEvent::Completion(token) => {
-                let nodes = self.cluster.0.job_nodes(token.job)?.to_vec();
-                if let Some(record) = self.cluster.0.complete(now, token)
-                    && !self.preloaded.contains(&record.id)
+                let nodes = env.cluster.0.job_nodes(token.job)?.to_vec();
+                if let Some(record) = env.cluster.0.complete(now, token)
+                    && !env.preloaded.contains(&record.id)
                 {
-                    self.records.push(record);
+                    env.records.push(record);
                 }
                 for &n in &nodes {
-                    self.set_state(n, RmNodeState::BatchIdle);
+                    env.set_state(n, RmNodeState::BatchIdle);
                 }
                 Observation::JobEnded { nodes }
             }
             SimEvent::LeaseEnd(i) => {
-                let nodes = std::mem::take(&mut self.held[i]);
-                self.allocated -= nodes.len() as u32;
+                let nodes = std::mem::take(&mut env.held[i]);
+                env.allocated -= nodes.len() as u32;
                 for &n in &nodes {
-                    self.set_state(n, RmNodeState::OnDemandFree);
+                    env.set_state(n, RmNodeState::OnDemandFree);
                 }
                 Observation::Release { nodes }
             }
             SimEvent::Hint(i) => {
-                let r = self.requests[i];
+                let r = env.requests[i];
                 Observation::Hint {
                     by: r.submit,
                     nodes: r.nodes,
                 }
             }
             SimEvent::Request(i) => {
-                let r = self.requests[i];
+                let r = env.requests[i];
                 Observation::Request {
                     request: r.id,
                     nodes: r.nodes,
@@ -670,52 +657,60 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Env<'_, P> {
                 }
             }
             SimEvent::Arrival(i) => {
-                let job = self.workload[i];
-                if job.size > self.batch_nodes {
-                    self.too_wide += 1;
-                    self.never_started
+                let job = env.workload[i];
+                if job.size > env.batch_nodes {
+                    env.too_wide += 1;
+                    env.never_started
                         .push(BatchJob::rigid(&job).unstarted_record());
                 } else {
-                    self.cluster.0.submit(BatchJob::rigid(&job))?;
+                    env.cluster.0.submit(BatchJob::rigid(&job))?;
                 }
                 return Ok(());
             }
             SimEvent::Tick => {
-                if self.tick_at == Some(now) {
-                    self.tick_at = None;
-                }
-                if self.policy.next_wake().is_some_and(|d| d <= now) {
-                    self.call(now, Call::Wake, Some(queue))?;
-                }
+                self.policy.wake_due(now, env, queue)?;
                 return Ok(());
             }
+            // Delivered by the instant's batch pass.
+            SimEvent::BatchWake => return Ok(()),
         };
-        self.call(now, Call::Observe(observation), Some(queue))
+        self.policy.observe(now, &observation, env, queue)?;
+        Ok(())
     }
 
     fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), Self::Error> {
-        self.account(now);
-        self.cluster
-            .0
-            .schedule(now, &mut self.easy, &mut self.started);
+        let env = &mut self.env;
+        env.account(now);
+        let mut pass = ClusterPass {
+            cluster: &mut *env.cluster.0,
+            started: &mut env.started,
+        };
+        self.batch.wake_due(now, &mut pass, &mut ())?;
+        self.batch
+            .observe(now, &SchedulingPass, &mut pass, &mut ())?;
         let mut starting = Vec::new();
-        for s in std::mem::take(&mut self.started) {
+        for s in std::mem::take(&mut env.started) {
             queue
                 .schedule(s.end, SimEvent::Completion(s.token))
                 .map_err(EngineError::from)?;
-            self.env_events += 1;
-            starting.extend_from_slice(self.cluster.0.job_nodes(s.token.job)?);
+            env.env_events += 1;
+            starting.extend_from_slice(env.cluster.0.job_nodes(s.token.job)?);
         }
         for &n in &starting {
-            self.set_state(n, RmNodeState::BatchBusy);
+            env.set_state(n, RmNodeState::BatchBusy);
         }
         if !starting.is_empty() {
-            self.call(
+            self.policy.observe(
                 now,
-                Call::Observe(Observation::JobStarting { nodes: starting }),
-                Some(queue),
+                &Observation::JobStarting { nodes: starting },
+                env,
+                queue,
             )?;
         }
-        self.schedule_tick(now, queue)
+        if !env.over() {
+            self.policy.arm(now, queue, SimEvent::Tick)?;
+            self.batch.arm(now, queue, SimEvent::BatchWake)?;
+        }
+        Ok(())
     }
 }

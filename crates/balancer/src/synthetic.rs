@@ -35,7 +35,7 @@
 //! preload the jobs of the (first) week that would still run at the week's end, as if the same
 //! week had run before: a job submitted at week-relative `s` with run time `r > WEEK − s`
 //! runs at time 0 for its remaining `s + r − WEEK` (walltime likewise), in submit order while
-//! they fit on the cluster. [`crate::sim::Simulation::run_preloaded`] starts them at time 0.
+//! they fit on the cluster. The simulator starts them at time 0 ([`crate::workload::Workload::preload`]).
 //!
 //! **On-demand.** ρ = 1.25 % of the cluster, scaled ×2, ×4, ×8, ×16 and ×24 ([`RHO_SCALES`]).
 //! The paper's ×1 load is the challenging week's leases; without that file [`base_leases`]

@@ -21,7 +21,7 @@
 //! [`SeedStreams`], so the same parameters and seed give the same requests on every platform.
 
 use cosched_core::SeedStreams;
-use cosched_core::{Duration, LeaseId, ParamError, Time};
+use cosched_core::{Duration, LeaseId, ParamError, RigidJob, Time};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -184,5 +184,35 @@ impl DiurnalLeases {
             .map(|r| f64::from(r.nodes) * r.duration.0 as f64)
             .sum();
         work / (f64::from(nodes) * span.0 as f64)
+    }
+}
+
+/// What the combined cluster runs ([`crate::sim::Simulation::run`]): the batch jobs, the jobs
+/// already running at the start (§III-A's preloading: the previous week's jobs still running
+/// at its end) and the on-demand requests. Borrowed: a study runs one workload under many
+/// policies.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Workload<'a> {
+    /// Batch jobs (any order; ids unique, also against `preload`).
+    pub jobs: &'a [RigidJob],
+    /// Jobs started at the run's start, before anything else.
+    pub preload: &'a [RigidJob],
+    /// On-demand requests (any order; ids unique).
+    pub requests: &'a [LeaseRequest],
+}
+
+impl<'a> Workload<'a> {
+    /// `jobs` beside `requests`, nothing preloaded.
+    pub fn new(jobs: &'a [RigidJob], requests: &'a [LeaseRequest]) -> Workload<'a> {
+        Workload {
+            jobs,
+            preload: &[],
+            requests,
+        }
+    }
+
+    /// With `preload` running at the start.
+    pub fn with_preload(self, preload: &'a [RigidJob]) -> Workload<'a> {
+        Workload { preload, ..self }
     }
 }

@@ -11,6 +11,7 @@ use cosched_balancer::traces::{
     APS_HEADER, LCRC_HEADER, LEASE_HEADER, TraceError, aps_to_leases, parse_aps, parse_lcrc,
     parse_lcrc_records, parse_leases, running_at,
 };
+use cosched_balancer::workload::Workload;
 use cosched_balancer::{BalancerConfig, Strategy as BalancerStrategy};
 use cosched_core::{Duration, Time};
 use proptest::prelude::*;
@@ -106,7 +107,7 @@ proptest! {
                     && j.estimate >= Duration::ZERO));
                 let started = Instant::now();
                 for c in configurations() {
-                    let _ = c.run(16, &jobs, &[], &[], &[]);
+                    let _ = c.run(16, &Workload::new(&jobs, &[]), &[]);
                 }
                 prop_assert!(started.elapsed().as_secs() < 20, "slow: {:?}", started.elapsed());
                 let records = parse_lcrc_records(bytes.as_slice(), "hostile.csv").unwrap();
@@ -129,7 +130,7 @@ proptest! {
                 prop_assert!(leases.iter().all(|l| l.nodes >= 1 && l.duration >= Duration(1)));
                 let started = Instant::now();
                 for c in configurations() {
-                    if let Ok(out) = c.run(16, &[], &[], &leases, &[]) {
+                    if let Ok(out) = c.run(16, &Workload::new(&[], &leases), &[]) {
                         let od = &out.report.on_demand;
                         prop_assert!(od.granted + od.rejected <= leases.len());
                     }
@@ -151,7 +152,7 @@ proptest! {
                 prop_assert!(leases.len() <= jobs.len());
                 prop_assert!(leases.iter().all(|l| l.nodes == 1 && l.duration >= Duration::ZERO));
                 for c in configurations() {
-                    let _ = c.run(16, &[], &[], &leases, &[]);
+                    let _ = c.run(16, &Workload::new(&[], &leases), &[]);
                 }
             }
         }
@@ -168,7 +169,7 @@ fn aps_extremes_give_sane_figures() {
     let jobs = parse_aps(csv.as_bytes(), "aps.csv").unwrap();
     let leases = aps_to_leases(&jobs, 16).unwrap();
     for c in configurations() {
-        let report = c.run(16, &[], &[], &leases, &[]).unwrap().report;
+        let report = c.run(16, &Workload::new(&[], &leases), &[]).unwrap().report;
         assert!(report.reserve_idle_node_hours >= 0.0, "{report:?}");
         for u in [
             report.batch_utilization,
@@ -189,7 +190,7 @@ fn a_lease_for_every_node_there_could_be_is_rejected() {
     )
     .unwrap();
     for c in configurations() {
-        let out = c.run(16, &[], &[], &leases, &[]).unwrap();
+        let out = c.run(16, &Workload::new(&[], &leases), &[]).unwrap();
         assert_eq!(out.report.on_demand.rejected, 1);
     }
 }
@@ -232,7 +233,7 @@ fn a_sampled_walltime_of_i64_max_preloads_cleanly() {
     );
 }
 
-/// Issue 29: a million-node cluster (`balancer_table1 --nodes 1000000`) with a few jobs and
+/// A million-node cluster (`balancer_table1 --nodes 1000000`) with a few jobs and
 /// leases: each event's work follows the nodes it touches, not the cluster (before, every
 /// event scanned every node's slot several times: over 60 s).
 #[test]
@@ -267,7 +268,9 @@ fn a_million_nodes_cost_what_their_jobs_cost() {
         Arm::balancer(BalancerConfig::new(BalancerStrategy::Hinted).with_window(w)),
         Arm::dedicated(68, w),
     ] {
-        let out = arm.run(1_000_000, &jobs, &[], &leases, &[]).unwrap();
+        let out = arm
+            .run(1_000_000, &Workload::new(&jobs, &leases), &[])
+            .unwrap();
         assert_eq!(out.report.batch.completed, 300, "{}", arm.name());
         assert_eq!(out.report.on_demand.requests, 100);
     }

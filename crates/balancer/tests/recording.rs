@@ -2,20 +2,23 @@
 //! and a serde round-trip of the policy half-way through the recording changes nothing: the
 //! simulator drives the policies through the one protocol and nothing else.
 
-use cosched_balancer::policy::{Balancer, BalancerConfig, RmNode, Strategy};
+use cosched_balancer::policy::{Balancer, BalancerConfig, Observation, RmNode, Strategy};
 use cosched_balancer::predictor::{Combine, Predictive, Predictor};
 use cosched_balancer::scenario::{Scenario, scaled, with_notice};
 use cosched_balancer::sim::Simulation;
 use cosched_balancer::synthetic::BatchKind;
-use cosched_core::policy::{Recorder, Step, read_steps, replay, replay_step};
+use cosched_balancer::workload::Workload;
+use cosched_core::policy::{Call, Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, SeedStreams};
 
-fn snapshot(view: &[RmNode]) -> serde_json::Value {
-    serde_json::to_value(view).unwrap_or_default()
+/// The view at start, the one call of the protocol that reads it.
+fn snapshot(call: Call<&Observation>, view: &[RmNode]) -> Option<serde_json::Value> {
+    matches!(call, Call::Start).then(|| serde_json::to_value(view).unwrap_or_default())
 }
 
+/// The recorded view at start, and no node list at the other calls.
 fn view(snap: Option<&serde_json::Value>) -> Result<Vec<RmNode>, serde_json::Error> {
-    serde_json::from_value(snap.cloned().unwrap_or_default())
+    snap.map_or(Ok(Vec::new()), |v| serde_json::from_value(v.clone()))
 }
 
 #[test]
@@ -45,21 +48,24 @@ fn a_simulated_run_replays_identically_and_survives_a_serde_restart() {
     };
     let hint = || Balancer::new(hinted);
     let sim = Simulation::new(scenario.nodes).unwrap();
+    let workload = Workload::new(&batch.jobs, &leases).with_preload(&batch.preload);
 
     macro_rules! case {
         ($fresh:expr, $sim:expr) => {{
             let sim = $sim;
-            let plain = sim
-                .run_preloaded(&mut $fresh(), &batch.jobs, &batch.preload, &leases)
-                .unwrap();
+            let plain = sim.run(&mut $fresh(), &workload).unwrap();
             let mut recorder = Recorder::with_view_snapshot($fresh(), Vec::new(), snapshot);
-            let recorded = sim
-                .run_preloaded(&mut recorder, &batch.jobs, &batch.preload, &leases)
-                .unwrap();
+            let recorded = sim.run(&mut recorder, &workload).unwrap();
             // Recording changes nothing of the run.
             assert_eq!(plain.report.to_json(), recorded.report.to_json());
             assert!(recorded.report.on_demand.requests > 0);
             let (_, lines) = recorder.into_parts();
+            // One snapshot of the 32 nodes (at start), not one per step.
+            let snapshots =
+                read_steps::<Observation, cosched_balancer::policy::Command, _>(lines.as_slice())
+                    .filter(|s| s.as_ref().is_ok_and(|s| s.view.is_some()))
+                    .count();
+            assert_eq!(snapshots, 1);
             let outcome = replay(&mut $fresh(), lines.as_slice(), view).unwrap();
             assert!(outcome.steps > 100, "{outcome:?}");
             // A serde round-trip of the policy half-way changes none of the later commands.

@@ -5,6 +5,7 @@
 use cosched_balancer::predictor::Combine;
 use cosched_balancer::scenario::Arm;
 use cosched_balancer::workload::LeaseRequest;
+use cosched_balancer::workload::Workload;
 use cosched_balancer::{BalancerConfig, Strategy};
 use cosched_core::{Duration, JobId, LeaseId, RigidJob, Time};
 
@@ -49,7 +50,11 @@ fn scenario() -> (Vec<RigidJob>, Vec<RigidJob>, Vec<LeaseRequest>) {
 fn report(configuration: Arm) -> String {
     let (jobs, preload, requests) = scenario();
     let out = configuration
-        .run(8, &jobs, &preload, &requests, &[])
+        .run(
+            8,
+            &Workload::new(&jobs, &requests).with_preload(&preload),
+            &[],
+        )
         .unwrap();
     let grants: Vec<(u64, Option<i64>)> = out
         .requests

@@ -7,6 +7,7 @@ use cosched_balancer::synthetic::{
     BatchKind, RHO_SCALES, SyntheticBatch, WEEK, base_leases, scale_leases,
 };
 use cosched_balancer::workload::DiurnalLeases;
+use cosched_balancer::workload::Workload;
 use cosched_balancer::{BalancerConfig, Strategy};
 use cosched_core::RigidJob;
 use proptest::prelude::*;
@@ -140,8 +141,17 @@ fn preloading_fills_the_cluster_at_time_zero() {
         .unwrap();
     assert!(!week.preload.is_empty());
     let basic = Arm::balancer(BalancerConfig::new(Strategy::Basic { static_reserve: 0 }));
-    let cold = basic.run(64, &week.jobs, &[], &[], &[]).unwrap().report;
-    let warm = basic.run(64, &week.jobs, &week.preload, &[], &[]).unwrap();
+    let cold = basic
+        .run(64, &Workload::new(&week.jobs, &[]), &[])
+        .unwrap()
+        .report;
+    let warm = basic
+        .run(
+            64,
+            &Workload::new(&week.jobs, &[]).with_preload(&week.preload),
+            &[],
+        )
+        .unwrap();
     assert_eq!(warm.report.preloaded_jobs, week.preload.len());
     assert_eq!(warm.report.start_s, 0);
     // The preloaded jobs are kept out of the records, and occupy nodes the cold run had free.
@@ -154,7 +164,13 @@ fn preloading_fills_the_cluster_at_time_zero() {
     assert!(warm.report.batch.overall.mean_wait_s >= cold.batch.overall.mean_wait_s);
     // Under a static split, only what fits on the batch side is preloaded.
     let split = Arm::dedicated(60, cosched_core::Duration(0));
-    let out = split.run(64, &week.jobs, &week.preload, &[], &[]).unwrap();
+    let out = split
+        .run(
+            64,
+            &Workload::new(&week.jobs, &[]).with_preload(&week.preload),
+            &[],
+        )
+        .unwrap();
     let fits = week.preload.iter().filter(|j| j.size <= 4).count();
     assert!(out.report.preloaded_jobs <= fits.max(1));
     assert_eq!(out.records.len(), week.jobs.len());

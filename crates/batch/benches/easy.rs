@@ -28,9 +28,9 @@ fn bench_in<M: Measurement>(group: &mut BenchmarkGroup<'_, M>, capacity: u32, jo
     for policy in [BuiltinPolicy::Fcfs, BuiltinPolicy::Easy] {
         group.bench_function(policy.name(), |b| {
             b.iter(|| {
-                BatchSim::new(capacity, policy.build())
+                BatchSim::new(capacity)
                     .expect("valid capacity")
-                    .run(jobs)
+                    .run(&mut policy.build(), jobs)
                     .expect("valid workload")
             })
         });
@@ -44,9 +44,9 @@ fn bench_policies(c: &mut Criterion, name: &str, capacity: u32, jobs: &[RigidJob
         offered_load(jobs, capacity)
     );
     for policy in [BuiltinPolicy::Fcfs, BuiltinPolicy::Easy] {
-        let out = BatchSim::new(capacity, policy.build())
+        let out = BatchSim::new(capacity)
             .expect("valid capacity")
-            .run(jobs)
+            .run(&mut policy.build(), jobs)
             .expect("valid workload");
         eprintln!(
             "{policy}: max queue {} jobs, time-averaged queue {:.1}, {} passes, utilization {:.3}, mean wait {:.0} s",

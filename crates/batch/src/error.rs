@@ -1,5 +1,6 @@
 //! Errors of the batch resource manager.
 
+use cosched_core::driver::{CallError, CallKind};
 use cosched_core::engine::EngineError;
 use cosched_core::policy::RecordError;
 use cosched_core::{Duration, JobId, NodeId, ParamError, Time};
@@ -75,6 +76,31 @@ pub enum BatchError {
     /// The event engine refused an event (a time before the clock, or past i64).
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// A batch policy driven inside another executor (the Balancer's, metasched's and
+    /// hybrid's simulators) failed: which call, when, and its error.
+    #[error("the batch policy failed in `{call}` at {time}: {source}")]
+    Policy {
+        /// The call.
+        call: CallKind,
+        /// Its time.
+        time: Time,
+        /// The policy's error.
+        source: Box<BatchError>,
+    },
+    /// A batch policy was still due after the driver's round limit (see
+    /// [`cosched_core::driver::CallError::Rounds`]).
+    #[error("the batch policy still asked for `{call}` at {time} after {rounds} calls in a row")]
+    Rounds {
+        /// The call repeated.
+        call: CallKind,
+        /// The instant.
+        time: Time,
+        /// The calls made.
+        rounds: u32,
+    },
+    /// A policy's queue order could not rank a job (an expression that gives no number).
+    #[error(transparent)]
+    Order(#[from] crate::order::OrderError),
     /// A policy run under a [`Recorder`](cosched_core::policy::Recorder) could not record a call.
     #[error("recording step {step}: {failure}")]
     Recording {
@@ -124,5 +150,20 @@ impl From<DuplicateJobId> for BatchError {
 impl From<std::convert::Infallible> for BatchError {
     fn from(e: std::convert::Infallible) -> Self {
         match e {}
+    }
+}
+
+/// A driven batch policy's failure as a [`BatchError`]: the call and time kept, the policy's
+/// error converted.
+impl<E: Into<BatchError>> From<CallError<E>> for BatchError {
+    fn from(e: CallError<E>) -> Self {
+        match e {
+            CallError::Policy { call, time, source } => BatchError::Policy {
+                call,
+                time,
+                source: Box::new(source.into()),
+            },
+            CallError::Rounds { call, time, rounds } => BatchError::Rounds { call, time, rounds },
+        }
     }
 }

@@ -28,13 +28,16 @@
 //! let jobs: Vec<RigidJob> = (0..4)
 //!     .map(|i| RigidJob::new(JobId(i), Time(i as i64), 2, Duration(100), Duration(100)).unwrap())
 //!     .collect();
-//! let out = BatchSim::new(4, scenario::easy()).unwrap().run(&jobs).unwrap();
+//! let out = BatchSim::new(4).unwrap().run(&mut scenario::easy(), &jobs).unwrap();
 //! assert_eq!(out.report.completed, 4);
 //! assert_eq!(out.report.last_end_s, 201);
 //! ```
 
+pub mod catalogue;
 pub mod cluster;
+pub mod conservative;
 mod error;
+pub mod order;
 pub mod pass;
 mod profile;
 mod queue;
@@ -46,7 +49,8 @@ pub use cluster::{
     BatchCluster, BatchJob, ClusterSnapshot, OfflineOutcome, QueuedJob, Resume, RunToken, Shadow,
     SizeRange, Started, Submitted, admit,
 };
+pub use conservative::{Bounds, Conservative};
 pub use error::{BatchError, RecordFailure};
 pub use pass::{BatchCommand, BatchPolicy, Pass, SchedulingPass};
-pub use scheduler::{Bounds, Conservative, Easy, Fcfs, HeadReservation};
-pub use sim::{BatchSim, SimOutcome, SimStats};
+pub use scheduler::{Easy, Fcfs, HeadReservation};
+pub use sim::{BatchSim, ClusterPass, SimError, SimOutcome, SimStats};

@@ -136,7 +136,7 @@ impl BatchCommand {
 /// pass_policy!(HeadOnly);
 ///
 /// let jobs = [RigidJob::new(JobId(1), Time(0), 2, Duration(10), Duration(10)).unwrap()];
-/// let out = BatchSim::new(4, HeadOnly).unwrap().run(&jobs).unwrap();
+/// let out = BatchSim::new(4).unwrap().run(&mut HeadOnly, &jobs).unwrap();
 /// assert_eq!(out.report.completed, 1);
 /// ```
 #[macro_export]

@@ -400,6 +400,57 @@ fn chunk_starts(chunks: &[Chunk]) -> Vec<Time> {
         .collect()
 }
 
+/// What fits in a stretch of a profile: for each number of free units, the longest run of
+/// steps with at least that many (see [`Profile::staircase`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Staircase {
+    /// `(units, seconds)`: units increasing, seconds decreasing; a job of `k` units fits for
+    /// the seconds of the first entry with at least `k` units.
+    stairs: Vec<(i64, i64)>,
+}
+
+impl Staircase {
+    /// The staircase of steps `(free units, start)`, in time order, the last of which ends at
+    /// `end`.
+    fn of_steps(steps: &[(i64, Time)], end: Time) -> Staircase {
+        let start_of = |k: usize| steps.get(k).map_or(end, |s| s.1);
+        // Each step's maximal run of steps at least as high: from after the last lower step
+        // before it to the next lower step after it (a stack of rising steps).
+        let mut runs: Vec<(i64, i64)> = Vec::with_capacity(steps.len());
+        let mut stack: Vec<usize> = Vec::new();
+        for k in 0..=steps.len() {
+            let value = steps.get(k).map_or(i64::MIN, |s| s.0);
+            while let Some(&top) = stack.last() {
+                if steps[top].0 < value {
+                    break;
+                }
+                stack.pop();
+                let from = stack.last().map_or(0, |&below| below + 1);
+                runs.push((steps[top].0, start_of(k).0.saturating_sub(start_of(from).0)));
+            }
+            stack.push(k);
+        }
+        // Highest first; keep each run longer than every higher one.
+        runs.retain(|r| r.0 > 0);
+        runs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        let mut stairs: Vec<(i64, i64)> = Vec::new();
+        for (units, seconds) in runs {
+            if stairs.last().is_none_or(|&(_, longest)| seconds > longest) {
+                stairs.push((units, seconds));
+            }
+        }
+        stairs.reverse();
+        Staircase { stairs }
+    }
+
+    /// Whether a job of `size` units fits for `seconds` (a zero estimate: on one step).
+    #[inline]
+    pub(crate) fn admits(&self, size: u32, seconds: i64) -> bool {
+        let at = self.stairs.partition_point(|s| s.0 < i64::from(size));
+        self.stairs.get(at).is_some_and(|s| seconds <= s.1)
+    }
+}
+
 /// A step: chunk index and index within the chunk.
 type Pos = (usize, usize);
 
@@ -662,6 +713,30 @@ impl Profile {
             }
         }
         Time::MAX
+    }
+
+    /// What fits before `until`: for each number of free units, the longest run of steps
+    /// with at least that many, among the steps that start before it (a run ends at `until`
+    /// at the latest). O(s log s) for the `s` steps before `until`.
+    pub(crate) fn staircase(&self, until: Time) -> Staircase {
+        // (free units, start) of each step before `until`, then where the last one ends.
+        let mut steps: Vec<(i64, Time)> = Vec::new();
+        let mut offset = self.summary.offset(0);
+        let mut end = until;
+        'chunks: for c in 0..self.chunks.len() {
+            if c > 0 {
+                offset = self.summary.next_offset(c - 1, offset);
+            }
+            let chunk = &self.chunks[c];
+            for (&t, &f) in chunk.times.iter().zip(&chunk.free) {
+                if t >= until {
+                    end = t.min(until);
+                    break 'chunks;
+                }
+                steps.push((f + chunk.add + offset, t));
+            }
+        }
+        Staircase::of_steps(&steps, end)
     }
 
     /// Moves the profile's start to `now` (no earlier than its start): steps that ended by then
@@ -941,6 +1016,21 @@ mod tests {
                             expect[0].0 = now;
                         }
                         prop_assert_eq!(flat(&p), expect);
+                    }
+                }
+                // What fits before a time, against fits on the flat steps cut there.
+                let steps = flat(&p);
+                for until in [now.0 + 1, now.0 + 50, now.0 + 700, now.0 + 4_000] {
+                    let until = Time(until);
+                    let stairs = p.staircase(until);
+                    let mut cut: Vec<(Time, i64)> =
+                        steps.iter().copied().filter(|s| s.0 < until).collect();
+                    cut.push((until, i64::MIN));
+                    for size in [1u32, 2, 3, 5, 8, 13] {
+                        for d in [0i64, 1, 7, 60, 400, 2_500] {
+                            let fits = flat_fit(&cut, size, Duration(d)).is_some_and(|s| s < until);
+                            prop_assert_eq!(stairs.admits(size, d), fits, "{} units for {} s before {:?}", size, d, until);
+                        }
                     }
                 }
                 check_shape(&p);

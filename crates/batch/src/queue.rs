@@ -22,6 +22,7 @@
 //! entries before it.
 
 use crate::cluster::QueuedJob;
+use crate::profile::Staircase;
 use cosched_core::{Duration, JobId, Time};
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
@@ -564,6 +565,22 @@ impl JobQueue {
             from,
             |k| self.tree[k].admits(units, small, max),
             |_, p| p != DEAD && p.0 <= units && (p.0 <= small || p.1 <= max),
+        )
+    }
+
+    /// The first live position at or after `from` whose job fits under `stairs` (its size
+    /// for its estimate).
+    #[inline]
+    pub(crate) fn next_under(&self, from: usize, stairs: &Staircase) -> Option<usize> {
+        self.find(
+            from,
+            |k| {
+                self.tree[k]
+                    .points()
+                    .iter()
+                    .any(|p| stairs.admits(p.0, p.1))
+            },
+            |_, p| p != DEAD && stairs.admits(p.0, p.1),
         )
     }
 

@@ -58,8 +58,8 @@
 //! let start = |out: &cosched_batch::SimOutcome, id| {
 //!     out.records.iter().find(|r| r.id == JobId(id)).and_then(|r| r.start)
 //! };
-//! let ours = BatchSim::new(4, SmallestFirst).unwrap().run(&jobs).unwrap();
-//! let fcfs = BatchSim::new(4, scenario::fcfs()).unwrap().run(&jobs).unwrap();
+//! let ours = BatchSim::new(4).unwrap().run(&mut SmallestFirst, &jobs).unwrap();
+//! let fcfs = BatchSim::new(4).unwrap().run(&mut scenario::fcfs(), &jobs).unwrap();
 //! // FCFS starts job 2 at 100 beside job 3; smallest first starts both small jobs first.
 //! assert_eq!([start(&fcfs, 2), start(&fcfs, 4)], [Some(Time(100)), Some(Time(110))]);
 //! assert_eq!([start(&ours, 2), start(&ours, 4)], [Some(Time(110)), Some(Time(100))]);
@@ -157,5 +157,110 @@ impl FromStr for BuiltinPolicy {
             .chain([BuiltinPolicy::ConservativeBounded])
             .find(|p| p.name().eq_ignore_ascii_case(s))
             .ok_or_else(|| UnknownPolicy(s.to_string()))
+    }
+}
+
+type MakePolicy = dyn Fn() -> Box<dyn BatchPolicy + Send> + Send + Sync;
+
+/// The batch policy of a simulator with a batch side (the Balancer's, metasched's, hybrid's):
+/// a name and how to make a fresh policy for each run. Any policy of the batch protocol that
+/// clones ([`BatchScheduler::new`]), its errors converting into [`crate::BatchError`]; a
+/// built-in one by name converts ([`From<BuiltinPolicy>`]).
+///
+/// ```
+/// use cosched_batch::scenario::{self, BatchScheduler, BuiltinPolicy};
+/// let easy = BatchScheduler::from(BuiltinPolicy::Easy);
+/// assert_eq!((easy.name(), easy.builtin()), ("easy", Some(BuiltinPolicy::Easy)));
+/// let fcfs = BatchScheduler::new("my-fcfs", scenario::fcfs());
+/// assert_eq!((fcfs.name(), fcfs.builtin()), ("my-fcfs", None));
+/// let _fresh = fcfs.make();
+/// ```
+#[derive(Clone)]
+pub struct BatchScheduler {
+    name: String,
+    builtin: Option<BuiltinPolicy>,
+    make: std::sync::Arc<MakePolicy>,
+}
+
+impl BatchScheduler {
+    /// `policy` under `name`: each run starts from a clone of it.
+    pub fn new<P>(name: impl Into<String>, policy: P) -> BatchScheduler
+    where
+        P: cosched_core::Policy<
+                Observation = crate::SchedulingPass,
+                Command = crate::BatchCommand,
+                View = crate::BatchCluster,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        P::Error: Into<crate::BatchError>,
+    {
+        BatchScheduler {
+            name: name.into(),
+            builtin: None,
+            make: std::sync::Arc::new(move || Box::new(policy.clone().err_into())),
+        }
+    }
+
+    /// A fresh policy for one run.
+    pub fn make(&self) -> Box<dyn BatchPolicy + Send> {
+        (self.make)()
+    }
+
+    /// Its name (a built-in policy's is [`BuiltinPolicy::name`]).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The built-in policy it is, if it is one.
+    pub fn builtin(&self) -> Option<BuiltinPolicy> {
+        self.builtin
+    }
+}
+
+impl From<BuiltinPolicy> for BatchScheduler {
+    fn from(policy: BuiltinPolicy) -> BatchScheduler {
+        BatchScheduler {
+            name: policy.name().to_owned(),
+            builtin: Some(policy),
+            make: std::sync::Arc::new(move || policy.build()),
+        }
+    }
+}
+
+impl Default for BatchScheduler {
+    /// EASY backfilling.
+    fn default() -> BatchScheduler {
+        BuiltinPolicy::Easy.into()
+    }
+}
+
+impl fmt::Debug for BatchScheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("BatchScheduler").field(&self.name).finish()
+    }
+}
+
+/// Two schedulers are equal when they are the same built-in policy, or custom ones of one name.
+impl PartialEq for BatchScheduler {
+    fn eq(&self, other: &Self) -> bool {
+        (self.builtin, &self.name) == (other.builtin, &other.name)
+    }
+}
+
+/// Serialised as its name; a name deserialises to the built-in policy it names.
+impl Serialize for BatchScheduler {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name)
+    }
+}
+
+impl<'de> Deserialize<'de> for BatchScheduler {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<BatchScheduler, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse::<BuiltinPolicy>()
+            .map(BatchScheduler::from)
+            .map_err(serde::de::Error::custom)
     }
 }

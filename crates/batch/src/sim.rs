@@ -5,10 +5,11 @@
 //! [`crate::pass`]), built-in or the caller's. At each instant it processes **all completions,
 //! then all arrivals in job-id order, then one scheduling pass** (a job that starts and ends in
 //! the same instant — run time 0 — completes in a second round at that instant, followed by
-//! another pass). The policy's [`Policy::start`] is called once before the first arrival, and
-//! its [`Policy::wake`] at the first instant at or after its [`Policy::next_wake`] (before
-//! that instant's pass) while jobs remain to arrive, wait or run; the commands of every call
-//! are applied at once.
+//! another pass). The policy is driven by core's [`Driver`]: its [`Policy::start`] is called
+//! once before the first arrival, and its [`Policy::wake`] at the first instant at or after
+//! its [`Policy::next_wake`] (before that instant's pass) while jobs remain to arrive, wait or
+//! run; the commands of every call are applied at once, by [`ClusterPass`], the executor of
+//! the batch protocol every simulator with a batch side uses.
 //!
 //! Input rules (documented in the [crate docs](crate)): the workload is admitted by
 //! [`cosched_workload::admit`] (a repeated id is an error; a job failing
@@ -24,10 +25,87 @@ use crate::{
     BatchCluster, BatchCommand, BatchError, BatchJob, RunToken, SchedulingPass, Started, Submitted,
     admit,
 };
+use cosched_core::driver::{CallError, Driver, Executor};
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
-use cosched_core::policy::{Policy, wake_due};
+use cosched_core::policy::Policy;
 use cosched_core::{DEFAULT_SLOWDOWN_TAU, Duration, JobRecord, Report, RigidJob, Time};
-use cosched_workload::swf::RigidTrace;
+use thiserror::Error;
+
+/// Why a batch simulation stopped; `E` is the policy's error.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum SimError<E> {
+    /// The cluster or the workload refused an operation (a repeated job id, a command the
+    /// cluster cannot apply, an end past the last representable second, the kernel).
+    #[error(transparent)]
+    Batch(#[from] BatchError),
+    /// The policy failed (or never quieted).
+    #[error(transparent)]
+    Policy(#[from] CallError<E>),
+}
+
+impl<E> From<EngineError> for SimError<E> {
+    fn from(e: EngineError) -> Self {
+        SimError::Batch(e.into())
+    }
+}
+
+/// A failure of a batch policy driven inside another executor, as a [`BatchError`] (the
+/// call and time kept).
+impl<E: Into<BatchError>> From<SimError<E>> for BatchError {
+    fn from(e: SimError<E>) -> Self {
+        match e {
+            SimError::Batch(e) => e,
+            SimError::Policy(e) => e.into(),
+        }
+    }
+}
+
+/// The executor of the batch protocol: a cluster lent as the policy's view, the policy's
+/// commands started on it (in order, stopping at the first it cannot apply), each start
+/// appended to `started` for the caller to schedule its end. Every simulator with a batch
+/// side drives its batch policy through core's [`Driver`] on one of these.
+///
+/// ```
+/// use cosched_batch::{BatchCluster, BatchJob, ClusterPass, SchedulingPass, scenario};
+/// use cosched_core::driver::Driver;
+/// use cosched_core::{Duration, JobId, RigidJob, Time};
+/// let mut cluster = BatchCluster::counted(4).unwrap();
+/// let job = RigidJob::new(JobId(1), Time(0), 3, Duration(60), Duration(60)).unwrap();
+/// cluster.submit(BatchJob::rigid(&job)).unwrap();
+/// let mut easy = Driver::new(scenario::easy());
+/// let mut started = Vec::new();
+/// let mut pass = ClusterPass { cluster: &mut cluster, started: &mut started };
+/// easy.observe(Time(0), &SchedulingPass, &mut pass, &mut ()).unwrap();
+/// assert_eq!(started.len(), 1);
+/// ```
+pub struct ClusterPass<'a> {
+    /// The cluster: the view, and what the commands act on.
+    pub cluster: &'a mut BatchCluster,
+    /// Where each start goes.
+    pub started: &'a mut Vec<Started>,
+}
+
+impl<P> Executor<P> for ClusterPass<'_>
+where
+    P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>,
+{
+    type Context = ();
+    type Error = SimError<P::Error>;
+
+    fn view(&mut self, _now: Time) -> &BatchCluster {
+        self.cluster
+    }
+
+    fn apply(
+        &mut self,
+        _: &mut Driver<P>,
+        _: &mut (),
+        now: Time,
+        commands: &[BatchCommand],
+    ) -> Result<(), Self::Error> {
+        Ok(self.cluster.apply(now, commands, self.started)?)
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 enum SimEvent {
@@ -82,30 +160,25 @@ pub struct SimOutcome {
 /// };
 /// // Job 2 cannot start before job 1 ends at 100; job 3 backfills because it ends by then.
 /// let jobs = [job(1, 0, 3, 100, 100), job(2, 1, 4, 10, 10), job(3, 2, 1, 50, 60)];
-/// let out = BatchSim::new(4, Easy::default()).unwrap().run(&jobs).unwrap();
+/// let out = BatchSim::new(4).unwrap().run(&mut Easy::default(), &jobs).unwrap();
 /// let starts: Vec<_> = out.records.iter().map(|r| (r.id.0, r.start.unwrap().0)).collect();
 /// assert_eq!(starts, [(3, 2), (1, 0), (2, 100)]);
 /// ```
-pub struct BatchSim<P> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchSim {
     capacity: u32,
-    policy: P,
     tau: Duration,
 }
 
 /// How many arrivals pass between progress callbacks.
 const PROGRESS_EVERY: usize = 1 << 14;
 
-impl<P> BatchSim<P>
-where
-    P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>,
-    BatchError: From<P::Error>,
-{
-    /// A simulator for a cluster of `capacity` units (at least 1) under `policy`.
-    pub fn new(capacity: u32, policy: P) -> Result<Self, BatchError> {
+impl BatchSim {
+    /// A simulator for a cluster of `capacity` units (at least 1).
+    pub fn new(capacity: u32) -> Result<Self, BatchError> {
         BatchCluster::counted(capacity)?;
         Ok(BatchSim {
             capacity,
-            policy,
             tau: DEFAULT_SLOWDOWN_TAU,
         })
     }
@@ -116,42 +189,31 @@ where
         self
     }
 
-    /// The policy (e.g. to read its state after a run).
-    pub fn policy(&self) -> &P {
-        &self.policy
-    }
-
-    /// Consumes the simulator and returns its policy.
-    pub fn into_policy(self) -> P {
-        self.policy
-    }
-
-    /// Simulates `jobs` (any order; ids must be unique) to the end.
-    pub fn run(&mut self, jobs: &[RigidJob]) -> Result<SimOutcome, BatchError> {
-        self.run_with_progress(jobs, |_, _| {})
-    }
-
-    /// Simulates a trace read from SWF: its jobs, with the records its reader skipped as
-    /// invalid added to the report's `invalid` count (so the report counts every invalid
-    /// record once, wherever it was found). Calls `progress(arrived, total)` like
-    /// [`BatchSim::run_with_progress`].
-    pub fn run_trace(
-        &mut self,
-        trace: &RigidTrace,
-        progress: impl FnMut(usize, usize),
-    ) -> Result<SimOutcome, BatchError> {
-        let mut outcome = self.run_with_progress(&trace.jobs, progress)?;
-        outcome.report.invalid += trace.invalid_count();
-        Ok(outcome)
+    /// Simulates `jobs` (any order; ids must be unique) to the end under `policy`.
+    pub fn run<P>(
+        &self,
+        policy: &mut P,
+        jobs: &[RigidJob],
+    ) -> Result<SimOutcome, SimError<P::Error>>
+    where
+        P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>
+            + ?Sized,
+    {
+        self.run_with_progress(policy, jobs, |_, _| {})
     }
 
     /// Like [`BatchSim::run`], calling `progress(arrived, total)` every few thousand arrivals
     /// and once at the end.
-    pub fn run_with_progress(
-        &mut self,
+    pub fn run_with_progress<P>(
+        &self,
+        policy: &mut P,
         jobs: &[RigidJob],
         progress: impl FnMut(usize, usize),
-    ) -> Result<SimOutcome, BatchError> {
+    ) -> Result<SimOutcome, SimError<P::Error>>
+    where
+        P: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>
+            + ?Sized,
+    {
         let (workload, invalid) = admit(jobs)?;
         let start_time = workload.first().map_or(Time::ZERO, |j| j.submit);
         let mut events = EventQueue::new(start_time);
@@ -162,20 +224,23 @@ where
         }
         let mut run = Run {
             cluster: BatchCluster::counted(self.capacity)?,
-            policy: &mut self.policy,
+            driver: Driver::new(policy),
             records: Vec::with_capacity(workload.len()),
             rejected: Vec::new(),
             started: Vec::new(),
-            commands: Vec::new(),
             arrived: 0,
-            wake_at: None,
             max_queue_len: 0,
             queue_area: 0,
             last_time: start_time,
             progress,
             workload,
         };
-        run.start(start_time, &mut events)?;
+        let mut pass = ClusterPass {
+            cluster: &mut run.cluster,
+            started: &mut run.started,
+        };
+        run.driver.start(start_time, &mut pass, &mut ())?;
+        run.schedule_completions(&mut events)?;
         let kernel = engine::run(&mut run, &mut events)?;
         let total = run.workload.len();
         (run.progress)(total, total);
@@ -207,50 +272,34 @@ where
     }
 }
 
-/// The state of one simulation run: the environment the kernel drives.
-struct Run<'a, S, P> {
+/// The state of one simulation run: the environment the kernel drives, and the driver of its
+/// policy.
+struct Run<'a, S: Policy + ?Sized, F> {
     cluster: BatchCluster,
-    policy: &'a mut S,
+    driver: Driver<&'a mut S>,
     workload: Vec<BatchJob>,
     records: Vec<JobRecord>,
     rejected: Vec<JobRecord>,
     started: Vec<Started>,
-    /// The command buffer of `start` and `wake` calls.
-    commands: Vec<BatchCommand>,
     /// Jobs arrived so far.
     arrived: usize,
-    /// The wake event scheduled last, if it is still ahead.
-    wake_at: Option<Time>,
     max_queue_len: usize,
     /// Queue length integrated over time, job-seconds.
     queue_area: i128,
     /// The last instant seen.
     last_time: Time,
-    progress: P,
+    progress: F,
 }
 
-impl<S, P> Run<'_, S, P>
+impl<S, F> Run<'_, S, F>
 where
-    S: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>,
-    BatchError: From<S::Error>,
+    S: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster> + ?Sized,
 {
-    /// Calls the policy's `start` and applies its commands.
-    fn start(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
-        self.commands.clear();
-        self.policy.start(now, &self.cluster, &mut self.commands)?;
-        self.apply(now, queue)
-    }
-
-    /// Applies `commands` and schedules the completions of the jobs they started.
-    fn apply(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
-        if !self.commands.is_empty() {
-            self.cluster.apply(now, &self.commands, &mut self.started)?;
-        }
-        self.schedule_completions(queue)
-    }
-
     #[inline]
-    fn schedule_completions(&mut self, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
+    fn schedule_completions(
+        &mut self,
+        queue: &mut EventQueue<SimEvent>,
+    ) -> Result<(), SimError<S::Error>> {
         for s in self.started.drain(..) {
             queue
                 .schedule(s.end, SimEvent::Completion(s.token))
@@ -258,46 +307,22 @@ where
         }
         Ok(())
     }
-
-    /// Schedules a wake event at the policy's next wake time if it lies ahead and work
-    /// remains (so a policy that always wants waking cannot keep an empty run going).
-    #[inline]
-    fn schedule_wake(
-        &mut self,
-        now: Time,
-        queue: &mut EventQueue<SimEvent>,
-    ) -> Result<(), BatchError> {
-        let Some(at) = self.policy.next_wake() else {
-            return Ok(());
-        };
-        let work_left = self.arrived < self.workload.len()
-            || self.cluster.queue_len() > 0
-            || self.cluster.running_jobs() > 0;
-        if at > now && work_left && self.wake_at.is_none_or(|w| w <= now || at < w) {
-            queue
-                .schedule(at, SimEvent::Wake)
-                .map_err(EngineError::from)?;
-            self.wake_at = Some(at);
-        }
-        Ok(())
-    }
 }
 
-impl<S, P> Simulation for Run<'_, S, P>
+impl<S, F> Simulation for Run<'_, S, F>
 where
-    S: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster>,
-    BatchError: From<S::Error>,
-    P: FnMut(usize, usize),
+    S: Policy<Observation = SchedulingPass, Command = BatchCommand, View = BatchCluster> + ?Sized,
+    F: FnMut(usize, usize),
 {
     type Event = SimEvent;
-    type Error = BatchError;
+    type Error = SimError<S::Error>;
 
     fn handle(
         &mut self,
         now: Time,
         event: SimEvent,
         queue: &mut EventQueue<SimEvent>,
-    ) -> Result<(), BatchError> {
+    ) -> Result<(), Self::Error> {
         if now != self.last_time {
             // The queue has kept its length since the last pass.
             let span = i128::from(now.secs()) - i128::from(self.last_time.secs());
@@ -330,15 +355,24 @@ where
         Ok(())
     }
 
-    fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), BatchError> {
+    fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), Self::Error> {
         self.max_queue_len = self.max_queue_len.max(self.cluster.queue_len());
-        self.commands.clear();
-        if wake_due(&mut *self.policy, now, &self.cluster, &mut self.commands)? {
-            self.apply(now, queue)?;
-        }
-        self.cluster
-            .try_schedule(now, &mut *self.policy, &mut self.started)?;
+        let mut pass = ClusterPass {
+            cluster: &mut self.cluster,
+            started: &mut self.started,
+        };
+        self.driver.wake_due(now, &mut pass, &mut ())?;
+        self.driver
+            .observe(now, &SchedulingPass, &mut pass, &mut ())?;
         self.schedule_completions(queue)?;
-        self.schedule_wake(now, queue)
+        // A wake event while work remains (so a policy that always wants waking cannot keep
+        // an empty run going).
+        let work_left = self.arrived < self.workload.len()
+            || self.cluster.queue_len() > 0
+            || self.cluster.running_jobs() > 0;
+        if work_left {
+            self.driver.arm(now, queue, SimEvent::Wake)?;
+        }
+        Ok(())
     }
 }

@@ -93,10 +93,10 @@ impl Reference {
     }
 }
 
-fn run<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> SimOutcome {
-    BatchSim::new(capacity, scheduler)
+fn run<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], mut scheduler: S) -> SimOutcome {
+    BatchSim::new(capacity)
         .unwrap()
-        .run(jobs)
+        .run(&mut scheduler, jobs)
         .unwrap()
 }
 

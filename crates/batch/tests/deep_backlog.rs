@@ -1,4 +1,4 @@
-//! Issue 29: conservative backfilling on a deep backlog whose jobs all end early. Each early
+//! Conservative backfilling on a deep backlog whose jobs all end early. Each early
 //! end makes the pass plan again, and an exact plan of the whole queue per completion took
 //! over 60 s (20,000 staggered jobs, about 8,000 queued) and 106 s (20,000 full-width jobs).
 //! The pass now plans only the queue prefix up to the last job that could start now (the rest
@@ -15,9 +15,9 @@ use shapes::{CAPACITY, full_width_burst, staggered_backlog};
 #[test]
 fn a_burst_of_full_width_jobs_that_end_early_runs_back_to_back() {
     let jobs = full_width_burst(20_000);
-    let out = BatchSim::new(CAPACITY, scenario::conservative())
+    let out = BatchSim::new(CAPACITY)
         .unwrap()
-        .run(&jobs)
+        .run(&mut scenario::conservative(), &jobs)
         .unwrap();
     assert_eq!(out.report.completed, 20_000);
     // Each job starts when the one before ends, 100 s later (not at its 200 s estimate).
@@ -33,9 +33,9 @@ fn a_burst_of_full_width_jobs_that_end_early_runs_back_to_back() {
 #[test]
 fn a_staggered_deep_backlog_runs_under_the_bounded_policy() {
     let jobs = staggered_backlog(6_000);
-    let out = BatchSim::new(CAPACITY, scenario::conservative_bounded())
+    let out = BatchSim::new(CAPACITY)
         .unwrap()
-        .run(&jobs)
+        .run(&mut scenario::conservative_bounded(), &jobs)
         .unwrap();
     assert_eq!(out.report.completed, 6_000);
     assert!(out.stats.max_queue_len > 1_000, "{:?}", out.stats);
@@ -63,8 +63,11 @@ fn a_staggered_deep_backlog_runs_under_the_bounded_policy() {
 #[test]
 fn bounds_the_queue_does_not_reach_give_the_exact_schedule() {
     let jobs = staggered_backlog(300);
-    let run = |policy| {
-        let out = BatchSim::new(CAPACITY, policy).unwrap().run(&jobs).unwrap();
+    let run = |mut policy| {
+        let out = BatchSim::new(CAPACITY)
+            .unwrap()
+            .run(&mut policy, &jobs)
+            .unwrap();
         assert!(out.stats.max_queue_len > 50, "{:?}", out.stats);
         out.records
     };

@@ -190,9 +190,9 @@ fn check(
     let tracked = drive(BatchCluster::new(capacity).unwrap(), jobs, cancellations);
     prop_assert_eq!(&tracked, &expected, "tracked cluster");
     // The simulator has no cancellations.
-    let out = BatchSim::new(capacity, Easy::default())
+    let out = BatchSim::new(capacity)
         .unwrap()
-        .run(jobs)
+        .run(&mut Easy::default(), jobs)
         .unwrap();
     let simulated: BTreeMap<u64, Option<i64>> = out
         .records
@@ -240,9 +240,9 @@ fn easy_matches_the_reference_on_a_generated_trace() {
         .unwrap()
         .assign(&mut jobs, 12);
     scale_to_offered_load(&mut jobs, 1_024, 0.92).unwrap();
-    let out = BatchSim::new(1_024, Easy::default())
+    let out = BatchSim::new(1_024)
         .unwrap()
-        .run(&jobs)
+        .run(&mut Easy::default(), &jobs)
         .unwrap();
     assert!(out.stats.mean_queue_len > 50.0, "{:?}", out.stats);
     let simulated: BTreeMap<u64, Option<i64>> = out

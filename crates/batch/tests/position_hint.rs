@@ -50,11 +50,11 @@ impl<P: BatchPolicy> Policy for Rehinted<P> {
 
 /// The schedule of `policy` on 1,000 jobs of mixed sizes arriving faster than they run, with
 /// estimates far above their run times: every policy backfills out of queue order.
-fn starts<P: BatchPolicy>(policy: P) -> Vec<(JobId, Option<Time>)> {
+fn starts<P: BatchPolicy>(mut policy: P) -> Vec<(JobId, Option<Time>)> {
     let jobs = shapes::staggered_backlog(1_000);
-    let out = BatchSim::new(shapes::CAPACITY, policy)
+    let out = BatchSim::new(shapes::CAPACITY)
         .unwrap()
-        .run(&jobs)
+        .run(&mut policy, &jobs)
         .unwrap();
     assert_eq!(out.report.completed, 1_000);
     out.records.iter().map(|r| (r.id, r.start)).collect()

@@ -49,10 +49,12 @@ fn workload(max_capacity: u32) -> impl Strategy<Value = (u32, Vec<RigidJob>)> {
         })
 }
 
-fn simulate<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], scheduler: S) -> (SimOutcome, S) {
-    let mut sim = BatchSim::new(capacity, scheduler).unwrap();
-    let out = sim.run(jobs).unwrap();
-    (out, sim.into_policy())
+fn simulate<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], mut scheduler: S) -> (SimOutcome, S) {
+    let out = BatchSim::new(capacity)
+        .unwrap()
+        .run(&mut scheduler, jobs)
+        .unwrap();
+    (out, scheduler)
 }
 
 /// Invariants every policy keeps, checked from the records alone.

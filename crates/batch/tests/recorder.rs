@@ -3,12 +3,14 @@
 //! policy mid-recording.
 
 use cosched_batch::scenario::BuiltinPolicy;
-use cosched_batch::{BatchCluster, BatchError, BatchPolicy, BatchSim, ClusterSnapshot};
-use cosched_core::policy::{Recorder, read_steps, replay, replay_step};
+use cosched_batch::{
+    BatchCluster, BatchError, BatchPolicy, BatchSim, ClusterSnapshot, SchedulingPass,
+};
+use cosched_core::policy::{Call, Recorder, read_steps, replay, replay_step};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 
-fn snapshot(cluster: &BatchCluster) -> serde_json::Value {
-    serde_json::to_value(cluster.snapshot()).unwrap_or(serde_json::Value::Null)
+fn snapshot(_: Call<&SchedulingPass>, cluster: &BatchCluster) -> Option<serde_json::Value> {
+    Some(serde_json::to_value(cluster.snapshot()).unwrap_or(serde_json::Value::Null))
 }
 
 fn view(snapshot: Option<&serde_json::Value>) -> Result<BatchCluster, String> {
@@ -40,10 +42,12 @@ fn jobs() -> Vec<RigidJob> {
 
 /// Records a run of `policy`; returns the recording and the simulated starts.
 fn record<P: BatchPolicy>(policy: P) -> (Vec<u8>, Vec<(JobId, Option<Time>)>) {
-    let recorder = Recorder::with_view_snapshot(policy, Vec::new(), snapshot);
-    let mut sim = BatchSim::new(16, recorder).unwrap();
-    let out = sim.run(&jobs()).unwrap();
-    let (_, lines) = sim.into_policy().into_parts();
+    let mut recorder = Recorder::with_view_snapshot(policy, Vec::new(), snapshot);
+    let out = BatchSim::new(16)
+        .unwrap()
+        .run(&mut recorder, &jobs())
+        .unwrap();
+    let (_, lines) = recorder.into_parts();
     (lines, out.records.iter().map(|r| (r.id, r.start)).collect())
 }
 
@@ -52,9 +56,9 @@ fn recorded_runs_replay_identically() {
     for policy in BuiltinPolicy::ALL {
         let (lines, starts) = record(policy.build());
         // The recording drives the same schedule as an unrecorded run.
-        let plain = BatchSim::new(16, policy.build())
+        let plain = BatchSim::new(16)
             .unwrap()
-            .run(&jobs())
+            .run(&mut policy.build(), &jobs())
             .unwrap();
         let plain: Vec<_> = plain.records.iter().map(|r| (r.id, r.start)).collect();
         assert_eq!(starts, plain, "{policy}");
@@ -120,13 +124,16 @@ fn a_failing_writer_stops_the_run_with_a_typed_error() {
             Ok(())
         }
     }
-    let recorder = Recorder::new(cosched_batch::scenario::fcfs(), Full);
-    let err = BatchSim::new(16, recorder)
+    let mut recorder = Recorder::new(cosched_batch::scenario::fcfs(), Full);
+    let err = BatchSim::new(16)
         .unwrap()
-        .run(&jobs())
+        .run(&mut recorder, &jobs())
         .unwrap_err();
+    // The policy's call failed (at its start): as a batch error, the recording's failure.
+    let err = BatchError::from(err);
     assert!(
-        matches!(err, BatchError::Recording { step: 0, .. }),
+        matches!(&err, BatchError::Policy { source, .. }
+            if matches!(**source, BatchError::Recording { step: 0, .. })),
         "{err}"
     );
 }

@@ -9,9 +9,9 @@ use std::path::PathBuf;
 fn report(trace: &str, capacity: u32, policy: BuiltinPolicy) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(trace);
     let trace = read_rigid_jobs(&path).expect("committed trace parses");
-    let mut out = BatchSim::new(capacity, policy.build())
+    let mut out = BatchSim::new(capacity)
         .expect("valid capacity")
-        .run(&trace.jobs)
+        .run(&mut policy.build(), &trace.jobs)
         .expect("valid workload");
     out.report.invalid += trace.invalid_count();
     let mut starts: Vec<_> = out

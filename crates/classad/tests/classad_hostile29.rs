@@ -1,4 +1,4 @@
-//! Issue 29's ClassAd reproducers, each a clean error or a correct value within seconds, and a
+//! The hostile-input report's ClassAd reproducers, each a clean error or a correct value within seconds, and a
 //! property suite on the built-in functions' arguments at extreme sizes: every call ends
 //! (budget or not) with a value or a typed error, never a panic or an abort.
 

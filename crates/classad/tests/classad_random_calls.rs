@@ -10,7 +10,7 @@ use cosched_classad::{ClassAd, Expr};
 use serde_json::Value as Json;
 use std::collections::{BTreeSet, HashMap};
 
-/// Disagreements left, by family: the expressions, exactly. None: the last nine (issue 26:
+/// Disagreements left, by family: the expressions, exactly. None: the last nine (
 /// `unparse`'s parentheses, `formatTime`/`interval` on NaN, reals and ads, `quantize`'s dead
 /// zone, `split`'s empty items, `versioncmp` of numbers) now agree.
 const KNOWN: &[&str] = &[];

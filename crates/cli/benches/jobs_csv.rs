@@ -1,5 +1,5 @@
 //! Cost of the per-job CSV (Batsim's `_jobs.csv`, `allocated_resources` in interval-set
-//! notation) on the large trace: 312,000 Lublin–Feitelson jobs with Tsafrir estimates
+//! notation) on a large trace: 312,000 Lublin–Feitelson jobs with Tsafrir estimates
 //! on 93,312 units at offered load 0.9, scheduled by EASY.
 //!
 //! `cargo bench -p cosched-cli --bench jobs_csv` measures, in the CPU time of the benchmarking
@@ -30,9 +30,9 @@ fn jobs_csv(c: &mut Criterion<ThreadCpuTime>) {
     const CAPACITY: u32 = 93_312;
     let mut jobs = common::lublin(CAPACITY, 312_000, 1, 1);
     scale_to_offered_load(&mut jobs, CAPACITY, 0.9).expect("valid load");
-    let outcome = BatchSim::new(CAPACITY, BuiltinPolicy::Easy.build())
+    let outcome = BatchSim::new(CAPACITY)
         .expect("valid capacity")
-        .run(&jobs)
+        .run(&mut BuiltinPolicy::Easy.build(), &jobs)
         .expect("valid workload");
     let info = jobs_csv::WorkloadInfo {
         name: "lublin_312k",

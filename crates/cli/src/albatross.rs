@@ -412,6 +412,7 @@ fn decide(args: &DecideArgs) -> Result<(String, State), AlbatrossError> {
         dispatched,
         cloud_nodes: views,
         free_desktop_slots,
+        instance_types: config.instance_types.clone(),
     };
     let Ok(()) = policy.observe(Time(now), &observation, &waiting_ads, &mut commands);
     let stalled = policy.stalled_for(Time(now)).secs();

@@ -40,7 +40,7 @@
 //! local run writes the same task files as its instances finish; `--resume` keeps those that
 //! match the file's instances and policies and runs only the rest.
 
-use crate::batch_run::{PolicyChoice, distinct};
+use crate::batch_run::{PolicyChoice, Sweep, distinct};
 use crate::generate::{LublinSource, Stream};
 use crate::input::{self, InputError, Workload};
 use crate::jobs_csv::{self, WorkloadInfo};
@@ -88,8 +88,13 @@ pub const FORMAT: &str = concat!(
 Experiment file (TOML); paths are relative to the file:
 
   name = \"easy-vs-fcfs\"            # optional: names the default output directory
-  policies = [\"easy\", \"fcfs\", \"conservative\"]
+  policies = [\"easy\", \"fcfs\", \"sjf+easy\", \"wfp3+bounded(depth=50,window=1h)@exact\"]
   loads = [0.6, 0.8]               # optional: rescale every workload's arrivals to each load
+
+  [[sweep]]                        # optional: every order x backfill x estimates
+  orders = [\"sjf\", \"f1\"]          # [default: fcfs]
+  backfill = [\"easy\", \"bounded(depth=50)\", \"bounded(depth=500)\"]   # [default: easy]
+  estimates = [\"requests\", \"exact\"]  # [default: requests]
   seeds = [1, 2]                   # generators only (default [1])
   out = \"results\"                  # optional [default: NAME next to the file]
 
@@ -211,7 +216,10 @@ const MAX_GENERATED_JOBS: u64 = 50_000_000;
 struct Spec {
     name: Option<String>,
     out: Option<PathBuf>,
+    #[serde(default)]
     policies: Vec<String>,
+    #[serde(default, rename = "sweep")]
+    sweeps: Vec<Sweep>,
     #[serde(default)]
     loads: Vec<f64>,
     #[serde(default)]
@@ -390,6 +398,12 @@ impl Experiment {
             .iter()
             .map(|p| PolicyChoice::parse(p))
             .collect::<Result<Vec<_>, _>>()
+            .and_then(|mut named| {
+                for sweep in &spec.sweeps {
+                    named.extend(sweep.policies()?);
+                }
+                Ok(named)
+            })
             .and_then(|p| distinct(&p))
             .map_err(|e| spec_error(path, format!("policies: {e}")))?;
         check_loads(path, &spec.loads)?;
@@ -620,7 +634,7 @@ impl Experiment {
             .policies
             .iter()
             .filter(|p| !kept.iter().any(|r| r.policy() == p.name()))
-            .copied()
+            .cloned()
             .collect();
         let mut fresh = Vec::new();
         if !todo.is_empty() {
@@ -628,7 +642,7 @@ impl Experiment {
             let invalid = workload.invalid.len();
             fresh = todo
                 .par_iter()
-                .map(|&policy| {
+                .map(|policy| {
                     let outcome = policy
                         .simulate(instance.capacity, &jobs, invalid, |_, _| {})
                         .map_err(|source| SimulateError::Simulation {
@@ -664,9 +678,7 @@ impl Experiment {
             })
             .collect();
         if !fresh.is_empty() {
-            let dir = self.out.join("tasks");
-            output::create_dir(&dir)?;
-            let path = dir.join(format!("task-{i}.json"));
+            let path = self.subdir("tasks")?.join(format!("task-{i}.json"));
             let text = serde_json::to_string(&results).map_err(|e| OutputError::new(&path, e))?;
             simulate::write_all(&path, output::create_file(&path)?, text.as_bytes())?;
         }
@@ -697,18 +709,29 @@ impl Experiment {
             .collect()
     }
 
+    /// `OUT/NAME`, created if absent. Instances (threads here, processes under Slurm) call
+    /// this side by side, so it only creates: the run checks once beforehand that its output
+    /// directories are writable ([`output::create_dir`]).
+    fn subdir(&self, name: &str) -> Result<PathBuf, OutputError> {
+        let dir = self.out.join(name);
+        std::fs::create_dir_all(&dir).map_err(|e| OutputError::new(&dir, e))?;
+        Ok(dir)
+    }
+
     /// Writes a run's per-job table to `OUT/jobs/INSTANCE_POLICY_jobs.csv`.
     fn write_jobs_csv(
         &self,
         instance: &Instance,
-        policy: PolicyChoice,
+        policy: &PolicyChoice,
         workload: &Workload,
         jobs: &[RigidJob],
         outcome: &cosched_batch::SimOutcome,
     ) -> Result<(), ExperimentError> {
-        let dir = self.out.join("jobs");
-        output::create_dir(&dir)?;
-        let path = dir.join(format!("{}_{}_jobs.csv", instance.slug(), policy.name()));
+        let path = self.subdir("jobs")?.join(format!(
+            "{}_{}_jobs.csv",
+            instance.slug(),
+            policy.file_stem()
+        ));
         let info = WorkloadInfo {
             name: &workload.name,
             jobs,
@@ -740,7 +763,6 @@ fn segment(jobs: &[RigidJob], n: usize, k: usize) -> Vec<RigidJob> {
 /// Runs the command.
 pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
     let exp = Experiment::load(args)?;
-    output::create_dir(&exp.out)?;
     if let Some(i) = args.task {
         if i >= exp.instances.len() {
             return Err(ExperimentError::Collect(format!(
@@ -751,6 +773,7 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
         exp.run_instance(i, Vec::new(), args.jobs_csv, &ProgressBar::hidden())?;
         return Ok(());
     }
+    output::create_dir(&exp.out)?;
     if args.slurm {
         let script = write_sbatch(&exp, args)?;
         if args.no_submit {
@@ -771,6 +794,10 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
     let results = if args.slurm || args.collect {
         collect(&exp)?
     } else {
+        output::create_dir(&exp.out.join("tasks"))?;
+        if args.jobs_csv {
+            output::create_dir(&exp.out.join("jobs"))?;
+        }
         let kept: Vec<Vec<Result1>> = (0..exp.instances.len())
             .map(|i| if args.resume { exp.kept(i) } else { Vec::new() })
             .collect();

@@ -299,7 +299,7 @@ fn gantt(
         note = format!("{note}; the first {GANTT_MAX_JOBS} by start drawn");
     }
     Ok(Gantt::new(
-        format!("gantt_{}", run.policy.name()),
+        format!("gantt_{}", run.policy.file_stem()),
         format!("{trace}: {} schedule", run.policy.name()),
         h(window.start_s)..h(window.end_s),
         0.0..f64::from(capacity),

@@ -2,7 +2,7 @@
 //! parallel, compared in one table, with Batsim-compatible per-job files, a summary CSV, a
 //! self-describing report, time series and plots.
 
-use crate::batch_run::{PolicyChoice, distinct};
+use crate::batch_run::{PolicyChoice, PolicyList, distinct};
 use crate::input::{self, InputError, Workload};
 use crate::jobs_csv::{self, JobsCsvError, WorkloadInfo};
 use crate::output::{self, OutputError};
@@ -34,12 +34,16 @@ pub struct SimulateArgs {
     /// nb_res].
     #[arg(long, value_name = "N")]
     capacity: Option<u32>,
-    /// Scheduling policies: fcfs, easy, conservative or conservative-bounded (Slurm's default
-    /// backfill bounds: 500 jobs reserved, a one-day window), as a comma-separated list or repeated;
-    /// several run in parallel and are compared.
-    #[arg(long, value_name = "POLICY[,POLICY…]", required = true, value_delimiter = ',',
-          value_parser = PolicyChoice::parse)]
-    policy: Vec<PolicyChoice>,
+    /// Scheduling policies, ORDER[+BACKFILL][@ESTIMATES]: orders fcfs, sjf, ljf, saf, laf,
+    /// wfp3, unicep, f1 or expr(EXPRESSION over size, estimate, submit, wait, now, area);
+    /// backfilling none, easy[(order=O)], conservative or bounded(depth=K,window=W[,order=O]);
+    /// estimates requests (the trace's), exact or tsafrir[(max=36h,seed=1)]. fcfs, easy,
+    /// conservative and conservative-bounded (Slurm's defaults: 500 jobs, one day) name the
+    /// queue-ordered ones. A comma-separated list or repeated; several run in parallel and are
+    /// compared.
+    #[arg(long, value_name = "POLICY[,POLICY…]", required = true,
+          value_parser = PolicyList::parse)]
+    policy: Vec<PolicyList>,
     /// Write, for each policy P, DIR/P_jobs.csv (Batsim's `_jobs.csv` columns), and
     /// DIR/summary.csv, DIR/report.json and DIR/timeseries.csv.
     #[arg(long, value_name = "DIR")]
@@ -187,10 +191,10 @@ pub fn run_policies(
     .unwrap_or_else(|_| ProgressStyle::default_bar());
     policies
         .par_iter()
-        .map(|&policy| {
+        .map(|policy| {
             let bar = bars.add(ProgressBar::new(workload.jobs.len() as u64));
             bar.set_style(style.clone());
-            bar.set_prefix(policy.name());
+            bar.set_prefix(policy.name().to_string());
             let clock = Instant::now();
             let outcome = policy
                 .simulate(
@@ -226,7 +230,7 @@ pub fn run_policies(
                 (outcome.stats.max_queue_len, outcome.stats.mean_queue_len),
             );
             Ok(PolicyRun {
-                policy,
+                policy: policy.clone(),
                 outcome,
                 row,
                 series,
@@ -263,7 +267,7 @@ impl Outputs {
         if let Some(dir) = &args.out {
             output::create_dir(dir)?;
             for p in policies {
-                output::create_file(&dir.join(format!("{}_jobs.csv", p.name())))?;
+                output::create_file(&dir.join(format!("{}_jobs.csv", p.file_stem())))?;
             }
             for name in ["summary.csv", "report.json", "timeseries.csv"] {
                 output::create_file(&dir.join(name))?;
@@ -292,7 +296,8 @@ pub fn write_all(path: &Path, mut file: File, bytes: &[u8]) -> Result<(), Output
 
 /// Runs the command.
 pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
-    let policies = distinct(&args.policy).map_err(SimulateError::Policy)?;
+    let named: Vec<PolicyChoice> = args.policy.iter().flat_map(|l| l.0.clone()).collect();
+    let policies = distinct(&named).map_err(SimulateError::Policy)?;
     let outputs = Outputs::prepare(args, &policies)?;
     let workload = input::read(&args.trace)?;
     for late in &workload.late_keys {
@@ -511,7 +516,7 @@ fn write_outputs(
     }
     if let Some(dir) = &outputs.out_dir {
         runs.par_iter().try_for_each(|r| {
-            let path = dir.join(format!("{}_jobs.csv", r.policy.name()));
+            let path = dir.join(format!("{}_jobs.csv", r.policy.file_stem()));
             let file = output::create_file(&path)?;
             jobs_csv::write(file, &info, &r.outcome.records, capacity).map_err(|e| match e {
                 JobsCsvError::Io(e) => OutputError::new(&path, e),

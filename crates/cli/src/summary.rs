@@ -4,7 +4,7 @@ use cosched_core::{Duration, JobRecord, Report, stats};
 use serde::Serialize;
 use std::fmt::Write as _;
 
-/// The summary CSV's columns; scripts depend on the first six (issue 27's contract).
+/// The summary CSV's columns; scripts depend on the first six (a contract).
 pub const COLUMNS: [&str; 18] = [
     "policy",
     "jobs",

@@ -98,7 +98,7 @@ struct FreeSet {
 const FEW: usize = 64;
 
 /// How the free intervals are held. A machine's free units usually lie in a handful of
-/// intervals (5 on average, 23 at most, on the 312k-job trace of issue 27), which a short
+/// intervals (5 on average, 23 at most, on a 312k-job trace), which a short
 /// unordered vector scans fastest; a fragmented machine (many one-unit jobs ending out of
 /// order) can reach thousands, which are indexed so each step stays `O(log k)`.
 enum Index {

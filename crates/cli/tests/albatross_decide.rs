@@ -216,7 +216,7 @@ fn read(state: &Path) -> Option<String> {
     std::fs::read_to_string(state).ok()
 }
 
-/// Issue 29: a call whose output cannot be delivered (`> /dev/full`) reports one error line
+/// A call whose output cannot be delivered (`> /dev/full`) reports one error line
 /// and commits nothing: the next call sees the pool as if the failed call never ran, and
 /// makes the same start.
 #[test]
@@ -253,7 +253,7 @@ fn a_decision_is_committed_only_once_delivered() {
     assert_eq!(starts(&retry).len(), 1, "{}", retry.stdout);
 }
 
-/// Issue 29: node ids never wrap; when the state has given them all, a new machine is a
+/// Node ids never wrap; when the state has given them all, a new machine is a
 /// clear error rather than a second machine with the same id.
 #[test]
 fn node_ids_never_wrap() {

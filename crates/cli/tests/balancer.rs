@@ -89,7 +89,7 @@ fn weeks_refuses_unpaired_files_and_notify_an_absent_service() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot reach"));
 }
 
-/// Issue 29: `balancer weeks` refuses a job that ends before it starts and a job wider than
+/// `balancer weeks` refuses a job that ends before it starts and a job wider than
 /// the batch cluster, each naming its line, and reports a full standard output as one
 /// `error:` line instead of panicking.
 #[test]

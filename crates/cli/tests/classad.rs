@@ -241,7 +241,7 @@ fn parse_errors_give_one_line_with_the_position() {
     assert!(e.contains("/no/such.ad"), "{e}");
 }
 
-/// Issue 29: output to a full disk is one error line and exit 1, not a panic.
+/// Output to a full disk is one error line and exit 1, not a panic.
 #[test]
 fn a_full_disk_is_an_error_not_a_panic() {
     for args in [
@@ -269,7 +269,7 @@ fn a_full_disk_is_an_error_not_a_panic() {
     }
 }
 
-/// Issue 29: `-long` input that is one endless line (`/dev/zero`) is an error naming line 1.
+/// `-long` input that is one endless line (`/dev/zero`) is an error naming line 1.
 #[test]
 fn an_endless_line_of_ads_is_an_error() {
     let e = error_line(&["classad", "eval", "1", "--my", "@/dev/zero"]);

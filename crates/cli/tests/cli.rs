@@ -123,8 +123,11 @@ fn bad_input_gives_one_clear_line() {
     let zero = simulate_error(&tiny_trace(), "easy", &["--capacity", "0"], 1);
     assert!(zero.contains("capacity"), "{zero}");
 
-    let policy = simulate_error(&tiny_trace(), "sjf", &[], 2);
-    assert!(policy.contains("sjf"), "{policy}");
+    let policy = simulate_error(&tiny_trace(), "lottery", &[], 2);
+    assert!(
+        policy.contains("lottery") && policy.contains("wfp3"),
+        "{policy}"
+    );
 
     let no_max_procs = dir.path().join("nomax.swf");
     std::fs::write(
@@ -294,7 +297,7 @@ fn endless_comments_and_duplicate_ids() {
     );
 }
 
-/// Issue 27's contract: `--policy easy,fcfs,conservative --out DIR` writes `DIR/P_jobs.csv`
+/// The contract: `--policy easy,fcfs,conservative --out DIR` writes `DIR/P_jobs.csv`
 /// with Batsim's `_jobs.csv` header and `DIR/summary.csv` starting with the six agreed columns.
 #[test]
 fn simulate_compares_policies_into_a_directory() {
@@ -378,7 +381,7 @@ fn outputs_are_checked_before_simulating_and_invalid_records_listed() {
         1,
     );
     assert!(line.contains("/no/such/dir/report.json"), "{line}");
-    // Issue 29: an endless line is an error naming the line, not an endless read.
+    // An endless line is an error naming the line, not an endless read.
     let line = error_line(
         &[
             "simulate",
@@ -488,7 +491,7 @@ fn generate_scales_to_a_load_and_ends_quietly_on_a_closed_pipe() {
     std::fs::write(&trace, &out.stdout).unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("offered load 0.85"));
-    // Issue 29: `generate … | head -c 100` ends quietly.
+    // `generate … | head -c 100` ends quietly.
     let mut child = Command::new(env!("CARGO_BIN_EXE_cosched"))
         .args([
             "generate",
@@ -515,13 +518,13 @@ fn generate_scales_to_a_load_and_ends_quietly_on_a_closed_pipe() {
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
 
-/// Issue 29: no binary of this crate prints to standard output unchecked. Every module is
+/// No binary of this crate prints to standard output unchecked. Every module is
 /// scanned for `print!`/`println!`; all output goes through `output::stdout` (checked, one
 /// `error:` line on failure) or a checked `write_all`.
 #[test]
 fn no_unchecked_prints_to_stdout() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    // `balancer weeks` is being reworked by the balancer helper (issue 29's balancer rows).
+    // `balancer weeks` is checked apart.
     let others = ["balancer.rs"];
     for entry in std::fs::read_dir(&src).unwrap() {
         let path = entry.unwrap().path();

@@ -71,3 +71,10 @@ pub fn excerpt(text: &str) -> String {
         }
     }
 }
+
+/// Lets a policy that cannot fail run where this error is asked for.
+impl From<std::convert::Infallible> for ParamError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
+}

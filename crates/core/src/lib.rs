@@ -8,6 +8,8 @@
 //! - [`Policy`]: the one policy protocol (time and an observation in, commands out) that every
 //!   crate's policies implement and every executor runs; [`policy::Recorder`] and
 //!   [`policy::replay`] record and check a run.
+//! - [`Driver`]: the one call loop every executor drives its policy with (calls, command
+//!   buffers, wakes on the kernel, typed [`driver::CallError`]s).
 //! - [`Lease`]: on-demand (start within a window `W`) and on-availability grants.
 //! - Job models: [`RigidJob`], [`MalleableJob`], [`OnDemandJob`].
 //! - [`EventQueue`] and the kernel [`engine::run`]: the deterministic discrete-event engine
@@ -29,6 +31,7 @@
 //! assert_eq!(job.submit + job.simulated_runtime(), Time(50));
 //! ```
 
+pub mod driver;
 pub mod engine;
 mod error;
 mod ids;
@@ -42,6 +45,7 @@ pub mod stats;
 mod time;
 pub mod usage;
 
+pub use driver::{CallError, Driver, Executor};
 pub use engine::{EngineError, Event, EventQueue, KernelStats, ScheduleInPast, Simulation};
 pub use error::{EXCERPT_CHARS, ParamError, excerpt};
 pub use ids::{JobId, LeaseId, NodeId};

@@ -73,7 +73,8 @@
 //!     fn next_wake(&self) -> Option<Time> { self.hour_ends }
 //! }
 //!
-//! // A minimal executor: deliver due wakes first, then the observation.
+//! // Called by hand: due wakes first, then the observation. Executors make these calls
+//! // through `cosched_core::driver::Driver`, which also applies the commands.
 //! let mut policy = HourlyCap { cap: 4, ..Default::default() };
 //! let mut out = Vec::new();
 //! for (t, id, units) in [(0, 1, 3), (10, 2, 2), (3700, 3, 2)] {
@@ -83,6 +84,12 @@
 //! }
 //! assert_eq!(out, vec![Cmd::Grant(1), Cmd::Refuse(2), Cmd::Grant(3)]);
 //! ```
+//!
+//! # Running a policy where another error is asked for
+//!
+//! Each crate's error implements `From<Infallible>`, and [`Policy::err_into`] or
+//! [`Policy::map_err`] adapts a policy's errors where an executor or a role boxes policies
+//! with one error type.
 //!
 //! # Recording and replay
 //!
@@ -149,22 +156,124 @@ pub trait Policy {
     fn next_wake(&self) -> Option<Time> {
         None
     }
+
+    /// This policy with its errors converted by `f`: the adapter that lets a policy run where
+    /// an executor or a role asks for another error type.
+    ///
+    /// ```
+    /// use cosched_core::policy::Policy;
+    /// use cosched_core::{ParamError, Time};
+    /// struct Never;
+    /// impl Policy for Never {
+    ///     type Observation = ();
+    ///     type Command = ();
+    ///     type View = ();
+    ///     type Error = std::convert::Infallible;
+    ///     fn observe(&mut self, _: Time, _: &(), _: &(), _: &mut Vec<()>) -> Result<(), Self::Error> {
+    ///         Ok(())
+    ///     }
+    /// }
+    /// // A place that boxes policies with `ParamError` as their error takes it adapted.
+    /// let boxed: Box<dyn Policy<Observation = (), Command = (), View = (), Error = ParamError>> =
+    ///     Box::new(Never.map_err(|never| match never {}));
+    /// # let _ = boxed;
+    /// ```
+    fn map_err<F, E>(self, f: F) -> MapErr<Self, F>
+    where
+        Self: Sized,
+        F: FnMut(Self::Error) -> E,
+    {
+        MapErr { policy: self, f }
+    }
+
+    /// This policy with its errors converted by [`Into`] (e.g. `Infallible` into any
+    /// crate's error, each of which implements `From<Infallible>`). Its state serialises as
+    /// the policy's own.
+    fn err_into<E>(self) -> ErrInto<Self, E>
+    where
+        Self: Sized,
+        Self::Error: Into<E>,
+    {
+        ErrInto {
+            policy: self,
+            error: std::marker::PhantomData,
+        }
+    }
 }
 
-macro_rules! forward_policy {
-    ($ty:ty) => {
-        type Observation = P::Observation;
-        type Command = P::Command;
-        type View = P::View;
-        type Error = P::Error;
+/// A policy whose errors are converted by a function: [`Policy::map_err`]. Serialises as the
+/// policy it wraps.
+#[derive(Clone, Debug)]
+pub struct MapErr<P, F> {
+    policy: P,
+    f: F,
+}
 
+impl<P, F> MapErr<P, F> {
+    /// The wrapped policy.
+    pub fn get_ref(&self) -> &P {
+        &self.policy
+    }
+
+    /// The wrapped policy, unwrapped.
+    pub fn into_inner(self) -> P {
+        self.policy
+    }
+}
+
+impl<P: Serialize, F> Serialize for MapErr<P, F> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.policy.serialize(serializer)
+    }
+}
+
+/// A policy whose errors are converted by [`Into`]: [`Policy::err_into`]. Serialises and
+/// deserialises as the policy it wraps.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(
+    transparent,
+    bound(serialize = "P: Serialize", deserialize = "P: Deserialize<'de>")
+)]
+pub struct ErrInto<P, E> {
+    policy: P,
+    #[serde(skip)]
+    error: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<P: Clone, E> Clone for ErrInto<P, E> {
+    fn clone(&self) -> Self {
+        ErrInto {
+            policy: self.policy.clone(),
+            error: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<P, E> ErrInto<P, E> {
+    /// The wrapped policy.
+    pub fn get_ref(&self) -> &P {
+        &self.policy
+    }
+
+    /// The wrapped policy, unwrapped.
+    pub fn into_inner(self) -> P {
+        self.policy
+    }
+}
+
+/// The methods of a policy that delegates every call to `$inner` (an expression of `$s`, the
+/// delegating policy), its errors converted by `$convert` (of `$e`, the inner error).
+macro_rules! delegate_policy {
+    ($s:ident => $inner:expr, $e:ident => $convert:expr) => {
         fn start(
             &mut self,
             now: Time,
             view: &Self::View,
             out: &mut Vec<Self::Command>,
         ) -> Result<(), Self::Error> {
-            (**self).start(now, view, out)
+            let $s = self;
+            let called = $inner.start(now, view, out);
+            called.map_err(|$e| $convert)
         }
 
         fn observe(
@@ -174,7 +283,9 @@ macro_rules! forward_policy {
             view: &Self::View,
             out: &mut Vec<Self::Command>,
         ) -> Result<(), Self::Error> {
-            (**self).observe(now, observation, view, out)
+            let $s = self;
+            let called = $inner.observe(now, observation, view, out);
+            called.map_err(|$e| $convert)
         }
 
         fn wake(
@@ -183,26 +294,62 @@ macro_rules! forward_policy {
             view: &Self::View,
             out: &mut Vec<Self::Command>,
         ) -> Result<(), Self::Error> {
-            (**self).wake(now, view, out)
+            let $s = self;
+            let called = $inner.wake(now, view, out);
+            called.map_err(|$e| $convert)
         }
 
         fn next_wake(&self) -> Option<Time> {
-            (**self).next_wake()
+            let $s = self;
+            $inner.next_wake()
         }
     };
 }
 
+impl<P, F, E> Policy for MapErr<P, F>
+where
+    P: Policy,
+    F: FnMut(P::Error) -> E,
+{
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
+    type Error = E;
+    delegate_policy!(s => s.policy, e => (s.f)(e));
+}
+
+impl<P, E> Policy for ErrInto<P, E>
+where
+    P: Policy,
+    P::Error: Into<E>,
+{
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
+    type Error = E;
+    delegate_policy!(s => s.policy, e => e.into());
+}
+
 impl<P: Policy + ?Sized> Policy for Box<P> {
-    forward_policy!(Box<P>);
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
+    type Error = P::Error;
+    delegate_policy!(s => (**s), e => e);
 }
 
 impl<P: Policy + ?Sized> Policy for &mut P {
-    forward_policy!(&mut P);
+    type Observation = P::Observation;
+    type Command = P::Command;
+    type View = P::View;
+    type Error = P::Error;
+    delegate_policy!(s => (**s), e => e);
 }
 
 /// Calls [`Policy::wake`] once if the policy's wake time is at or before `now`; returns
-/// whether it did. Executors call it before delivering the observations of an instant (or
-/// schedule a timer event at [`Policy::next_wake`] and call `wake` from it).
+/// whether it did: one call made by hand. Executors drive their policy through
+/// [`crate::driver::Driver`], whose [`wake_due`](crate::driver::Driver::wake_due) wakes it
+/// while it is due and schedules its wake events.
 pub fn wake_due<P: Policy + ?Sized>(
     policy: &mut P,
     now: Time,
@@ -280,8 +427,12 @@ pub enum RecordError<E> {
     },
 }
 
-/// Takes a snapshot of the view for a recording.
-pub type ViewSnapshot<V> = fn(&V) -> serde_json::Value;
+/// Takes a snapshot of the view for a recording, where the call needs one: given the call
+/// (its observation, for [`Call::Observe`]) and the view, `None` records no view. A policy that
+/// reads the view only at start snapshots only [`Call::Start`]; one whose answer to an
+/// observation depends on what the view says about that observation's items snapshots what
+/// it asks (the call says which items).
+pub type ViewSnapshot<O, V> = fn(Call<&O>, &V) -> Option<serde_json::Value>;
 
 /// Wraps a policy and writes every call as one JSON line of [`Step`]; it is itself a policy of
 /// the same protocol, so any executor records by running the wrapper.
@@ -315,7 +466,7 @@ pub struct Recorder<P: Policy, W> {
     policy: P,
     writer: W,
     step: u64,
-    snapshot: Option<ViewSnapshot<P::View>>,
+    snapshot: Option<ViewSnapshot<P::Observation, P::View>>,
 }
 
 impl<P: Policy, W: Write> Recorder<P, W> {
@@ -329,9 +480,13 @@ impl<P: Policy, W: Write> Recorder<P, W> {
         }
     }
 
-    /// Records `policy`'s calls with a snapshot of the view taken by `snapshot` at each call,
-    /// for policies whose decisions depend on the view.
-    pub fn with_view_snapshot(policy: P, writer: W, snapshot: ViewSnapshot<P::View>) -> Self {
+    /// Records `policy`'s calls with a snapshot of the view taken by `snapshot` where it
+    /// returns one, for policies whose decisions depend on the view.
+    pub fn with_view_snapshot(
+        policy: P,
+        writer: W,
+        snapshot: ViewSnapshot<P::Observation, P::View>,
+    ) -> Self {
         Recorder {
             snapshot: Some(snapshot),
             ..Recorder::new(policy, writer)
@@ -363,11 +518,12 @@ impl<P: Policy, W: Write> Recorder<P, W> {
     {
         called.map_err(RecordError::Policy)?;
         let step = self.step;
+        let view = self.snapshot.and_then(|f| f(call.clone(), view));
         let line = StepRef {
             step,
             time: now,
             call,
-            view: self.snapshot.map(|f| f(view)),
+            view,
             commands,
         };
         serde_json::to_writer(&mut self.writer, &line)
@@ -467,7 +623,7 @@ pub enum ReplayError<E, VE> {
         source: VE,
     },
     /// The policy failed where the recorded one did not.
-    #[error("step {step} at t = {time}: the policy failed: {source}")]
+    #[error("step {step} at {time}: the policy failed: {source}")]
     Policy {
         /// The step.
         step: u64,
@@ -477,7 +633,7 @@ pub enum ReplayError<E, VE> {
         source: E,
     },
     /// The policy returned other commands than the recording.
-    #[error("step {step} at t = {time}: recorded {recorded}, replayed {replayed}")]
+    #[error("step {step} at {time}: recorded {recorded}, replayed {replayed}")]
     Diverged {
         /// The step.
         step: u64,

@@ -68,7 +68,8 @@ fn bucket() -> Bucket {
 
 /// Runs `events` (time gaps, request sizes, view) through a recorded bucket; returns the lines.
 fn record(events: &[(i64, u32, u32)]) -> Vec<u8> {
-    let mut rec = Recorder::with_view_snapshot(bucket(), Vec::new(), |v: &u32| (*v).into());
+    let mut rec =
+        Recorder::with_view_snapshot(bucket(), Vec::new(), |_, v: &u32| Some((*v).into()));
     let mut out = Vec::new();
     rec.start(Time(0), &1, &mut out).unwrap();
     let mut now = 0;
@@ -172,4 +173,70 @@ fn boxed_policies_run_where_concrete_ones_do() {
     assert!(wake_due(&mut boxed, Time(7), &1, &mut out).unwrap());
     boxed.observe(Time(7), &8, &1, &mut out).unwrap();
     assert_eq!(out, vec![Cmd::Grant(8)]);
+}
+
+/// The error adapters: a policy whose error is another type runs where `String` is asked for,
+/// converted by a function or by `Into`, and its state serialises as the policy's own.
+#[test]
+fn error_adapters_convert_and_serialise_as_the_policy() {
+    type Boxed = Box<dyn Policy<Observation = u32, Command = Cmd, View = u32, Error = String>>;
+    #[derive(Debug, PartialEq)]
+    struct Short(u32);
+    impl From<Short> for String {
+        fn from(s: Short) -> String {
+            format!("short by {}", s.0)
+        }
+    }
+    /// Refuses any request above 3 with its own error type.
+    #[derive(Clone, Serialize, Deserialize)]
+    struct Strict;
+    impl Policy for Strict {
+        type Observation = u32;
+        type Command = Cmd;
+        type View = u32;
+        type Error = Short;
+        fn observe(&mut self, _: Time, o: &u32, _: &u32, out: &mut Vec<Cmd>) -> Result<(), Short> {
+            if *o > 3 {
+                return Err(Short(*o - 3));
+            }
+            out.push(Cmd::Grant(*o));
+            Ok(())
+        }
+    }
+    let mut out = Vec::new();
+    let mut mapped: Boxed = Box::new(Strict.map_err(|e| format!("{e:?}")));
+    assert_eq!(
+        mapped.observe(Time(0), &5, &1, &mut out),
+        Err("Short(2)".into())
+    );
+    let mut into: Boxed = Box::new(Strict.err_into());
+    assert_eq!(
+        into.observe(Time(0), &4, &1, &mut out),
+        Err("short by 1".into())
+    );
+    into.observe(Time(0), &2, &1, &mut out).unwrap();
+    assert_eq!(out, [Cmd::Grant(2)]);
+    let wrapped = bucket().err_into::<String>();
+    let json = serde_json::to_string(&wrapped).unwrap();
+    assert_eq!(json, serde_json::to_string(&bucket()).unwrap());
+    let back: cosched_core::policy::ErrInto<Bucket, String> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.get_ref(), &bucket());
+}
+
+/// A recorder takes the view's snapshot only where its function asks for one.
+#[test]
+fn the_view_is_snapshot_only_where_asked() {
+    use cosched_core::policy::Call;
+    let mut rec = Recorder::with_view_snapshot(bucket(), Vec::new(), |call, v: &u32| {
+        matches!(call, Call::Start).then(|| (*v).into())
+    });
+    let mut out = Vec::new();
+    rec.start(Time(0), &2, &mut out).unwrap();
+    rec.observe(Time(1), &1, &2, &mut out).unwrap();
+    let lines = rec.into_parts().1;
+    let steps: Vec<_> = read_steps::<u32, Cmd, _>(lines.as_slice())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let views: Vec<_> = steps.iter().map(|s| s.view.clone()).collect();
+    assert_eq!(views, [Some(2.into()), None]);
 }

@@ -10,9 +10,9 @@
 //! decomposition included; LEMON's solve is about 30 % of it). Best-eligible pricing scans
 //! every arc at every pivot and takes 10–20 s per run at full scale (LEMON's too), so it runs
 //! on a 1,000-job network, and at full scale only with `COSCHED_BENCH_ALL_RULES=1`.
-//! Each full-scale group also times the artificial-star start (the solver before issue 29)
+//! Each full-scale group also times the artificial-star start (the solver's first start)
 //! beside the default cheapest-paths start. The `long_*` groups time long paths, cycles and
-//! caterpillars (issue 29), the star at 10,000 nodes only (it is quadratic on them).
+//! caterpillars, the star at 10,000 nodes only (it is quadratic on them).
 //! `COSCHED_BENCH_DIMACS=DIR` also writes each full-scale instance as `DIR/paper_maxq_N.min`,
 //! with the source's supply and the sink's demand set to the maximum flow value, for other
 //! solvers.
@@ -157,7 +157,7 @@ fn paper_network(c: &mut Criterion) {
     }
 }
 
-/// Issue 29: long paths, cycles and caterpillars (a path with branches), whose star start is
+/// Long paths, cycles and caterpillars (a path with branches), whose star start is
 /// quadratic (a 100,000-node path took 79 s). The star runs at 10,000 nodes only.
 fn long_networks(c: &mut Criterion) {
     for (name, shape) in support::LONG_SHAPES {

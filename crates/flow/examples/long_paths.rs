@@ -1,4 +1,4 @@
-//! Times the network simplex on long paths, cycles and caterpillars (issue 29): the shapes on
+//! Times the network simplex on long paths, cycles and caterpillars: the shapes on
 //! which the artificial-star start is quadratic.
 //!
 //! `cargo run --release -p cosched-flow --example long_paths -- [--compare] [N...]` solves each

@@ -25,7 +25,7 @@
 //!   (AMO §11.4): a positive artificial flow could otherwise be rerouted over a real path for
 //!   less than `M`, whatever the starting tree.
 //! - **Start** ([`InitialBasis`]). AMO and LEMON start from the *artificial star*: every node a
-//!   child of the root, its artificial arc carrying its supply. On a long path (issue 29) every
+//!   child of the root, its artificial arc carrying its supply. On a long path every
 //!   pivot of that start then walks a cycle through the root and the chain built so far, and a
 //!   100,000-node path takes n²/2 steps. The default start instead hangs every node that can
 //!   reach a demand node on a *cheapest path* to one (a Dijkstra search backwards from all

@@ -85,7 +85,7 @@ proptest! {
     }
 
     /// Long paths and cycles (arcs one way or both), with a few chords and dead-end branches,
-    /// random bounds, costs and supplies: the shapes whose star start is quadratic (issue 29).
+    /// random bounds, costs and supplies: the shapes whose star start is quadratic.
     #[test]
     fn thin_networks_agree_with_both_oracles(inst in thin_instance(40)) {
         let expected = ssp(&inst);

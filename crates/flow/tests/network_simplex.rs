@@ -334,7 +334,7 @@ fn bipartite_metascheduling_shape_matches_lemon() {
     }
 }
 
-/// Issue 29: one unit along a path of 100,000 nodes over arcs of capacity 1 took 79 s
+/// One unit along a path of 100,000 nodes over arcs of capacity 1 took 79 s
 /// (release) from the artificial star, every pivot walking the chain built so far; from
 /// cheapest paths it starts optimal. Also with room on the arcs, as a cycle with arcs both
 /// ways, and as a comb of 50,000 teeth each filling its arc (quadratic until full arcs were

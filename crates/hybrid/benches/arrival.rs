@@ -114,7 +114,7 @@ fn simulation(c: &mut Criterion) {
     .expect("valid workload");
     let config = HybridConfig::new(NODES).expect("valid config");
     let cup_spaa = Some(Composite::ALL[5]);
-    let out = scenario::simulate(config, cup_spaa, &jobs).unwrap();
+    let out = scenario::simulate(config.clone(), cup_spaa, &jobs).unwrap();
     let first = jobs.iter().map(|j| j.submit()).min().unwrap();
     let last = out.records.iter().filter_map(|r| r.end).max().unwrap();
     eprintln!(
@@ -126,7 +126,7 @@ fn simulation(c: &mut Criterion) {
     let mut group = c.benchmark_group("cori_like_sim");
     group.sample_size(10);
     group.bench_function("cup_spaa_month_440000_jobs", |b| {
-        b.iter(|| scenario::simulate(config, cup_spaa, black_box(&jobs)).unwrap())
+        b.iter(|| scenario::simulate(config.clone(), cup_spaa, black_box(&jobs)).unwrap())
     });
     group.finish();
 }

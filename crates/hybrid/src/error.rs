@@ -1,8 +1,9 @@
 //! Errors of the hybrid-scheduling mechanisms.
 
 use cosched_batch::BatchError;
+use cosched_core::driver::{CallError, CallKind};
 use cosched_core::engine::EngineError;
-use cosched_core::{JobId, NodeId, ParamError, TimeOverflow};
+use cosched_core::{JobId, NodeId, ParamError, Time, TimeOverflow};
 use thiserror::Error;
 
 /// Why a mechanism refused its input or could not apply its decisions.
@@ -55,6 +56,28 @@ pub enum HybridError {
         /// The size asked for.
         to: u32,
     },
+    /// A driven policy failed: which call, when, and its error
+    /// ([`cosched_core::driver::CallError::Policy`]).
+    #[error("the policy failed in `{call}` at {time}: {source}")]
+    Policy {
+        /// The call.
+        call: CallKind,
+        /// Its time.
+        time: Time,
+        /// The policy's error.
+        source: Box<HybridError>,
+    },
+    /// A driven policy was still due after the driver's round limit
+    /// ([`cosched_core::driver::CallError::Rounds`]).
+    #[error("the policy still asked for `{call}` at {time} after {rounds} calls in a row")]
+    Rounds {
+        /// The call repeated.
+        call: CallKind,
+        /// The instant.
+        time: Time,
+        /// The calls made.
+        rounds: u32,
+    },
 }
 
 /// Why a simulation stopped: the platform refused something (a command naming a job that does
@@ -64,9 +87,10 @@ pub enum SimError<E> {
     /// The environment or a command applied to it.
     #[error(transparent)]
     Platform(#[from] HybridError),
-    /// The policy returned an error.
-    #[error("policy: {0}")]
-    Policy(#[source] E),
+    /// The policy returned an error (or never quieted): the call, its time and the policy's
+    /// error.
+    #[error(transparent)]
+    Policy(#[from] CallError<E>),
 }
 
 impl<E> From<EngineError> for SimError<E> {
@@ -75,11 +99,35 @@ impl<E> From<EngineError> for SimError<E> {
     }
 }
 
-impl SimError<HybridError> {
-    /// The one error, for a policy that fails with [`HybridError`].
+impl<E: Into<HybridError>> SimError<E> {
+    /// The one error, for a policy whose error converts into [`HybridError`] (the call and
+    /// time kept, [`HybridError::Policy`]).
     pub fn flatten(self) -> HybridError {
         match self {
-            SimError::Platform(e) | SimError::Policy(e) => e,
+            SimError::Platform(e) => e,
+            SimError::Policy(e) => e.into(),
         }
+    }
+}
+
+/// A driven policy's failure as a [`HybridError`]: the call and time kept, the policy's error
+/// converted.
+impl<E: Into<HybridError>> From<CallError<E>> for HybridError {
+    fn from(e: CallError<E>) -> Self {
+        match e {
+            CallError::Policy { call, time, source } => HybridError::Policy {
+                call,
+                time,
+                source: Box::new(source.into()),
+            },
+            CallError::Rounds { call, time, rounds } => HybridError::Rounds { call, time, rounds },
+        }
+    }
+}
+
+/// Lets a policy that cannot fail run where this error is asked for.
+impl From<std::convert::Infallible> for HybridError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
     }
 }

@@ -76,12 +76,12 @@ pub use mechanism::{
 };
 pub use notice::{Notice, NoticeBoard, NoticePlan, NoticeStrategy, PlannedJob, PlannedPreemption};
 pub use policy::{
-    Command, Composite, ExpansionCandidate, HybridPolicy, Observation, PlatformView,
-    mechanism_name, plan_expansion,
+    Command, Composite, ExpansionCandidate, HybridPolicy, HybridWorkloadPolicy, Observation,
+    PlatformView, mechanism_name, plan_expansion,
 };
 #[cfg(feature = "sim")]
 pub use report::{HybridOutcome, HybridReport, JobAccount};
 #[cfg(feature = "sim")]
-pub use sim::{Failures, HybridConfig, HybridProtocol, HybridSim};
+pub use sim::{Failures, HybridConfig, HybridSim};
 #[cfg(feature = "sim")]
 pub use workload::HybridJob;

@@ -28,8 +28,8 @@
 //!   its instant start, Obs. 14);
 //! - [`Observation::Started`]: the executor started a batch job in a pass the policy asked
 //!   for;
-//! - [`Observation::Settle`], delivered until it returns no command: once the instant's events
-//!   are in, the policy serves the on-demand jobs waiting at the front, gives lenders their
+//! - [`Observation::Settle`], delivered round after round until it returns no command: once
+//!   the instant's events are in, the policy serves the on-demand jobs waiting at the front, gives lenders their
 //!   nodes back, lets reservations collect idle nodes, lends reserved idle nodes to guests,
 //!   runs the batch pass and expands malleable jobs. Each call sees the platform after the
 //!   previous call's commands.
@@ -339,8 +339,27 @@ pub enum Observation {
         /// Its nodes.
         size: u32,
     },
-    /// The instant's events are in: delivered until the policy returns no command.
-    Settle,
+    /// The instant's events are in: delivered round after round, `round` 0, 1, …, until the
+    /// policy returns no command. An executor bounds the rounds (the simulator stops a run
+    /// whose policy still returns commands after its round limit with a typed error).
+    Settle {
+        /// The round at this instant, from 0.
+        round: u32,
+    },
+}
+
+/// A policy of the hybrid protocol: the core [`Policy`] trait with [`Observation`]s in,
+/// [`Command`]s out, and the platform lent as a [`PlatformView`]. [`HybridPolicy`] (the
+/// paper's mechanisms and the baseline) is one; so is any caller's type that implements it,
+/// and it runs in the simulator (`cosched_hybrid::HybridSim`) or any other executor.
+pub trait HybridWorkloadPolicy:
+    Policy<Observation = Observation, Command = Command, View = dyn PlatformView>
+{
+}
+
+impl<P> HybridWorkloadPolicy for P where
+    P: Policy<Observation = Observation, Command = Command, View = dyn PlatformView> + ?Sized
+{
 }
 
 /// A job that lent nodes to an on-demand job (§III-B4).
@@ -941,7 +960,7 @@ impl Policy for HybridPolicy {
                 self.on_on_demand_end(job);
                 self.on_arrival(now, job, size, view, out)?;
             }
-            Observation::Settle => self.settle(now, view, out),
+            Observation::Settle { .. } => self.settle(now, view, out),
         }
         Ok(())
     }

@@ -14,7 +14,7 @@
 //! let sim = HybridSim::new(HybridConfig::new(4_392).unwrap()).unwrap().transcribe_views(true);
 //! let cup_spaa = HybridPolicy::new(Composite::ALL[5]);
 //! let mut recorder = Recorder::with_view_snapshot(cup_spaa.clone(), Vec::new(), snapshot);
-//! sim.run("CUP&SPAA", &mut recorder, &jobs).unwrap();
+//! sim.run(&mut recorder, &jobs).unwrap();
 //! let (_, lines) = recorder.into_parts();
 //! let mut fresh = cup_spaa;
 //! let replayed = replay(&mut fresh, lines.as_slice(), ReplayedView::from_snapshot).unwrap();
@@ -79,9 +79,14 @@ pub enum Answer {
 pub type Transcript = Vec<(Query, Answer)>;
 
 /// The view snapshot to record with [`cosched_core::policy::Recorder::with_view_snapshot`]:
-/// the view's transcript of the call (null for a view that keeps none).
-pub fn snapshot(view: &dyn PlatformView) -> serde_json::Value {
-    serde_json::to_value(view.transcript()).unwrap_or(serde_json::Value::Null)
+/// the view's transcript of the call, where the policy asked it anything (none for a call
+/// that asked nothing, or a view that keeps no transcript).
+pub fn snapshot(
+    _call: cosched_core::policy::Call<&crate::Observation>,
+    view: &dyn PlatformView,
+) -> Option<serde_json::Value> {
+    let transcript = view.transcript().filter(|t| !t.is_empty())?;
+    serde_json::to_value(transcript).ok()
 }
 
 /// A view that answers from a recorded [`Transcript`]; a query the recording does not hold

@@ -12,36 +12,30 @@
 //! use cosched_hybrid::policy::{BatchPass, Command, Observation, PlatformView};
 //! use cosched_hybrid::scenario::{self, Machine};
 //! use cosched_hybrid::workload::{TypeParams, assign_types};
-//! use cosched_hybrid::{HybridConfig, HybridError, HybridSim};
+//! use cosched_hybrid::{HybridConfig, HybridSim};
+//! use std::convert::Infallible;
 //!
 //! /// Starts an on-demand job on idle nodes if there are enough, else queues it.
 //! #[derive(Default, serde::Serialize, serde::Deserialize)]
-//! struct IdleOrQueue {
-//!     /// Whether this instant's batch pass was asked for (settle is delivered until a call
-//!     /// returns no command).
-//!     passed: bool,
-//! }
+//! struct IdleOrQueue;
 //!
 //! impl Policy for IdleOrQueue {
 //!     type Observation = Observation;
 //!     type Command = Command;
 //!     type View = dyn PlatformView;
-//!     type Error = HybridError;
+//!     type Error = Infallible;
 //!
 //!     fn observe(&mut self, _: Time, obs: &Observation, view: &dyn PlatformView,
-//!                out: &mut Vec<Command>) -> Result<(), HybridError> {
+//!                out: &mut Vec<Command>) -> Result<(), Infallible> {
 //!         match *obs {
 //!             Observation::Arrival { job, size } if view.idle_count() >= size => {
 //!                 out.push(Command::AssignIdle { job, count: size });
 //!                 out.push(Command::StartOnDemand { job });
 //!             }
 //!             Observation::Arrival { job, .. } => out.push(Command::Submit { job }),
-//!             // One FCFS + EASY pass per instant.
-//!             Observation::Settle => {
-//!                 self.passed = !self.passed;
-//!                 if self.passed {
-//!                     out.push(Command::Schedule(BatchPass::Site { resize_malleable: false }));
-//!                 }
+//!             // One FCFS + EASY pass per instant, in the first settle round.
+//!             Observation::Settle { round: 0 } => {
+//!                 out.push(Command::Schedule(BatchPass::Site { resize_malleable: false }));
 //!             }
 //!             _ => {}
 //!         }
@@ -52,7 +46,7 @@
 //! let trace = Machine::Theta.generate(true, 1)?;
 //! let jobs = assign_types(&trace[..300], &TypeParams::default(), 1)?;
 //! let config = HybridConfig::new(Machine::Theta.nodes())?;
-//! let ours = HybridSim::new(config)?.run("idle-or-queue", IdleOrQueue::default(), &jobs)?;
+//! let ours = HybridSim::new(config.clone())?.with_label("idle-or-queue").run(&mut IdleOrQueue, &jobs)?;
 //! let baseline = scenario::simulate(config, None, &jobs)?;
 //! assert_eq!(ours.report.completed, baseline.report.completed);
 //! assert!(ours.report.instant_start_ratio >= baseline.report.instant_start_ratio);
@@ -105,10 +99,10 @@ pub fn run_policy(
     configuration: Option<Composite>,
     jobs: &[HybridJob],
 ) -> Result<HybridOutcome, HybridError> {
-    let policy = policy(configuration);
-    let name = mechanism_name(configuration);
+    let mut policy = policy(configuration);
     sim.with_notices(policy.listens_to_notices())
-        .run(&name, policy, jobs)
+        .with_label(mechanism_name(configuration))
+        .run(&mut policy, jobs)
         .map_err(crate::SimError::flatten)
 }
 

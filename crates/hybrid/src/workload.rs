@@ -26,35 +26,22 @@
 //! offered load. We do not ship the logs, so:
 //!
 //! **Calibration, on the baseline only.** The run-time scale and the session parameters are
-//! the environment's free knobs; they were chosen on Table III's *baseline* row (turnaround,
-//! utilisation and on-demand instant start together; `hybrid_table3 --calibrate` prints the
-//! grid, 3 traces × 2 typings a point) and never on a mechanism's row. The rows below are
-//! `hybrid_table3`'s: mean ± 95 % CI half-width over traces of seeds 1–3, 10 typings each.
+//! the environment's free knobs, chosen on Table III's *baseline* row (turnaround, utilisation
+//! and on-demand instant start together; `hybrid_table3 --calibrate` prints the grid and each
+//! point's distance to the row) and never on a mechanism's row; `hybrid_table3` reports how
+//! near each machine lands.
 //! - Theta-like (the whole year): run times × 0.7, sessions of 1 job (the on-demand bursts
-//!   come from the typing by project alone), the grid point nearest Table III's row (the
-//!   distance `hybrid_table3 --calibrate` prints: the squared misses in units of the check's
-//!   tolerances) among those whose on-demand jobs take 3–15 % of the capacity (Obs. 9; every
-//!   Theta point of the grid does, 9–13 %). Since setups and checkpoint writes count as
-//!   overhead, not useful work, no point of the grid reaches 83.93 % utilisation with a
-//!   turnaround under a day; the years differ much (a few day-long jobs of thousands of
-//!   nodes decide a year's queue).
-//! - Cori-like ([`CORI_MONTH_JOBS`], four weeks at the log's rate; a week is too short: its
-//!   offered load swings 0.7–1.25 between traces, a month's 0.89–1.06): run times × 0.7,
-//!   sessions of 10 jobs, 90 % arrays, 5 s apart — turnaround 1.57 h, useful utilisation
-//!   76.24 %, instant start 46.27 % against 1.97 h / 80.27 % / 18.94 %. Turnaround and
-//!   utilisation are near; the instant start is not, and no workload knob we tried (session
-//!   sizes, Pareto shapes, array spacing, exact or 7-day estimates, a tail of wide jobs, slow
-//!   load swings, shorter single-node jobs) brings it down at this utilisation: each moves
-//!   along one curve of instant start against utilisation and turnaround. The cited simulator
-//!   (CQSim, §IV-C) backfills by trace run times, which would start more on-demand jobs at
-//!   once, not fewer. We keep utilisation and turnaround and report the instant start as
-//!   missed (`hybrid_table3`).
+//!   come from the typing by project alone): the grid point nearest Table III's row among
+//!   those whose on-demand jobs take 3–15 % of the capacity (Obs. 9).
+//! - Cori-like ([`CORI_MONTH_JOBS`], four weeks at the log's rate: a week's offered load
+//!   swings too much between traces): run times × 0.7, sessions of 10 jobs, 90 % arrays, 5 s
+//!   apart.
 //!
 //! The other choices, ours:
 //! - Theta-like: 4,392 nodes, the model's sizes (log-uniform up to the whole machine) raised to
 //!   at least 128 nodes (Theta's smallest allocation), run times and estimates at most 1 day;
 //! - Cori-like: 12,076 nodes, run times and estimates at most 7 days, and the sizes of a
-//!   *capacity* machine ([`capacity_sizes`]): 76 % single-node jobs (the share, drawn
+//!   *capacity* machine ([`capacity_sizes`]): 76 % single-node jobs (Cori's 2018 share, drawn
 //!   by the model; a top-up makes more jobs single-node if a draw falls short), the parallel
 //!   ones log-uniform on 2–64 nodes except a thin tail, 1 % of them, log-uniform on
 //!   64–4,096 nodes;

@@ -1,4 +1,4 @@
-//! Degenerate hybrid traces (issue 29): a handful of jobs with hostile fields (submitted at
+//! Degenerate hybrid traces: a handful of jobs with hostile fields (submitted at
 //! the ends of the clock, of size zero or larger than the machine, of zero or enormous run
 //! time), on machines of 1-4 nodes, typed and run under every configuration. Each run is a
 //! clean typed error or a report whose every figure is finite, and undefined (NaN, printed
@@ -92,7 +92,7 @@ proptest! {
         let config = HybridConfig::new(nodes).unwrap();
         let mut ran = 0;
         for configuration in scenario::configurations() {
-            match scenario::simulate_trace(&trace, &TypeParams::default(), seed, config, configuration) {
+            match scenario::simulate_trace(&trace, &TypeParams::default(), seed, config.clone(), configuration) {
                 Ok(report) => {
                     check(&report)?;
                     ran += 1;

@@ -206,14 +206,17 @@ fn policy(notice: NoticeStrategy, arrival: MechanismKind) -> HybridPolicy {
 /// Every command of a full settle, with the fake applying each round.
 fn settle(policy: &mut HybridPolicy, now: Time, view: &mut Fake) -> Vec<Command> {
     let mut all = Vec::new();
-    loop {
-        let round = policy.call(now, Observation::Settle, view).unwrap();
-        if round.is_empty() {
-            return all;
+    for round in 0.. {
+        let commands = policy
+            .call(now, Observation::Settle { round }, view)
+            .unwrap();
+        if commands.is_empty() {
+            break;
         }
-        view.apply(&round);
-        all.extend(round);
+        view.apply(&commands);
+        all.extend(commands);
     }
+    all
 }
 
 fn malleable_start(id: u64, size: u32, max: u32) -> StartInfo {
@@ -708,15 +711,16 @@ fn cup_on_the_reference_executor() {
     let mut out = Vec::new();
     let settle = |p: &mut HybridPolicy, platform: &mut MemoryPlatform, now: Time| {
         let mut passes = Vec::new();
-        loop {
+        for round in 0.. {
             let mut out = Vec::new();
-            p.observe(now, &Observation::Settle, &*platform, &mut out)
+            p.observe(now, &Observation::Settle { round }, &*platform, &mut out)
                 .unwrap();
             if out.is_empty() {
-                return passes;
+                break;
             }
             passes.extend(platform.apply(&out).unwrap());
         }
+        passes
     };
     let notice = Notice {
         job: JobId(9),

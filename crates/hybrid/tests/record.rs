@@ -35,7 +35,7 @@ fn record(configuration: Option<Composite>) -> (Vec<u8>, bool) {
         .unwrap()
         .transcribe_views(true)
         .with_notices(policy.listens_to_notices());
-    let recorded = sim.run("recorded", &mut recorder, &jobs).unwrap();
+    let recorded = sim.run(&mut recorder, &jobs).unwrap();
     let plain = scenario::simulate(config(), configuration, &jobs).unwrap();
     let same = recorded.records == plain.records && recorded.accounts == plain.accounts;
     (recorder.into_parts().1, same)

@@ -396,7 +396,7 @@ proptest! {
         };
         let raw: Vec<_> = raw.into_iter().map(|mut r| { r.2 = r.2.min(nodes); r }).collect();
         let jobs = build(nodes, &raw);
-        let sim = HybridSim::new(config).unwrap().check_invariants();
+        let sim = HybridSim::new(config.clone()).unwrap().check_invariants();
         let out = scenario::run_policy(sim, mechanism, &jobs).unwrap();
         prop_assert!(out.violations.is_empty(), "{:?}", out.violations);
         prop_assert_eq!(out.report.completed, jobs.len());
@@ -476,7 +476,7 @@ fn jobs_built_field_by_field_are_validated_not_panicked_on() {
     ];
     // Invalid jobs are counted and left out by the admission, never panicked on.
     let invalid = |job: HybridJob| {
-        let report = scenario::simulate(config, Some(CUA_PAA), &[job])
+        let report = scenario::simulate(config.clone(), Some(CUA_PAA), &[job])
             .unwrap()
             .report;
         report.invalid == 1 && report.completed == 0
@@ -520,7 +520,7 @@ fn an_extreme_time_span_is_a_typed_error_not_a_hang() {
         }),
         ..HybridConfig::new(4).unwrap()
     };
-    assert!(scenario::simulate(config, Some(N_PAA), &jobs).is_err());
+    assert!(scenario::simulate(config.clone(), Some(N_PAA), &jobs).is_err());
     // A long but representable gap runs, failures paused while the machine is empty.
     let jobs = [
         rigid(1, 0, 2, 100, 0),
@@ -560,7 +560,7 @@ proptest! {
     }
 }
 
-/// Issue 29: a node count from user input is bounded before anything is sized by it.
+/// A node count from user input is bounded before anything is sized by it.
 #[test]
 fn a_huge_node_count_is_a_typed_error_before_any_allocation() {
     use cosched_hybrid::sim::MAX_NODES;
@@ -617,4 +617,110 @@ fn a_malleable_setup_does_not_scale_with_the_size() {
     let queued = cluster.queue().next().unwrap();
     assert_eq!(queued.job.runtime, Duration(100 + 150));
     assert_eq!(queued.job.size, 8);
+}
+
+/// A policy that asks for a batch pass in every settle round never quiets: the simulator
+/// stops it with a typed error naming the instant, after its round limit, instead of hanging.
+/// A policy that cannot fail (`Infallible`) runs as the built-in ones do, and the site's
+/// scheduler is any batch policy.
+#[test]
+fn a_policy_that_never_quiets_stops_with_a_typed_error_and_any_policy_runs() {
+    use cosched_batch::scenario::{self as batch, BatchScheduler, BuiltinPolicy};
+    use cosched_core::driver::{CallError, CallKind};
+    use cosched_core::policy::Policy;
+    use cosched_hybrid::SimError;
+    use cosched_hybrid::policy::{BatchPass, Command, Observation, PlatformView};
+    use std::convert::Infallible;
+
+    /// Queues every on-demand job; asks for a pass in the first settle round, or in every
+    /// round when `always`.
+    struct Passes {
+        always: bool,
+        rounds: u32,
+    }
+    impl Policy for Passes {
+        type Observation = Observation;
+        type Command = Command;
+        type View = dyn PlatformView;
+        type Error = Infallible;
+        fn observe(
+            &mut self,
+            _: Time,
+            obs: &Observation,
+            _: &dyn PlatformView,
+            out: &mut Vec<Command>,
+        ) -> Result<(), Infallible> {
+            match *obs {
+                Observation::Arrival { job, .. } => out.push(Command::Submit { job }),
+                Observation::Settle { round } if round == 0 || self.always => {
+                    self.rounds = self.rounds.max(round + 1);
+                    out.push(Command::Schedule(BatchPass::Site {
+                        resize_malleable: false,
+                    }));
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+
+    let jobs = [
+        rigid(1, 0, 4, 100, 0),
+        rigid(2, 1, 2, 50, 0),
+        rigid(3, 2, 2, 50, 0),
+        HybridJob::OnDemand(on_demand(4, 3, 2, 10)),
+    ];
+    let config = HybridConfig::new(4).unwrap();
+    let sim = HybridSim::new(config.clone()).unwrap().with_round_limit(50);
+    let mut stuck = Passes {
+        always: true,
+        rounds: 0,
+    };
+    let err = sim.run(&mut stuck, &jobs).unwrap_err();
+    assert_eq!(
+        err,
+        SimError::Policy(CallError::Rounds {
+            call: CallKind::Observe,
+            time: Time(0),
+            rounds: 50
+        })
+    );
+    assert_eq!(stuck.rounds, 50);
+
+    let mut once = Passes {
+        always: false,
+        rounds: 0,
+    };
+    let easy = sim.run(&mut once, &jobs).unwrap();
+    assert_eq!(easy.report.completed, 4);
+    let start = |out: &HybridOutcome, id| {
+        out.records
+            .iter()
+            .find(|r| r.id == JobId(id))
+            .and_then(|r| r.start)
+    };
+    // EASY backfills nothing past job 1's 4 nodes; jobs 2 and 3 start when it ends.
+    assert_eq!(start(&easy, 2), Some(Time(100)));
+    // The site's scheduler is any batch policy: FCFS by name, or a custom one.
+    for site in [
+        BatchScheduler::from(BuiltinPolicy::Fcfs),
+        BatchScheduler::new("my-fcfs", batch::fcfs()),
+    ] {
+        let config = HybridConfig {
+            site,
+            ..config.clone()
+        };
+        let out = HybridSim::new(config)
+            .unwrap()
+            .run(
+                &mut Passes {
+                    always: false,
+                    rounds: 0,
+                },
+                &jobs,
+            )
+            .unwrap();
+        assert_eq!(out.report.completed, 4);
+        assert_eq!(start(&out, 3), Some(Time(100)));
+    }
 }

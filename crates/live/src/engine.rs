@@ -28,6 +28,7 @@ use cosched_balancer::oarm::{self, Oarm};
 use cosched_balancer::policy::{
     BalancerNodeState, BalancerPolicy, Command, Observation, RmNode, RmNodeState,
 };
+use cosched_core::driver::{CallError, Driver, Executor};
 use cosched_core::{Duration, LeaseId, NodeId, Time, excerpt};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -89,7 +90,8 @@ pub enum LiveError {
     /// The caller's input is invalid; nothing changed.
     #[error(transparent)]
     Invalid(#[from] InvalidInput),
-    /// The policy refused an observation (its own error type, boxed: downcast to read it).
+    /// The policy refused a call (a [`CallError`] naming the call and its time, with the
+    /// policy's own error: boxed, downcast to read it).
     #[error("policy: {0}")]
     Policy(#[source] Box<dyn StdError + Send + Sync>),
     /// The resource manager failed (its own error type, e.g. `cosched_slurm::SlurmError`,
@@ -115,10 +117,6 @@ pub enum LiveError {
 impl LiveError {
     fn cluster(e: impl StdError + Send + Sync + 'static) -> LiveError {
         LiveError::Cluster(Box::new(e))
-    }
-
-    fn policy(e: impl StdError + Send + Sync + 'static) -> LiveError {
-        LiveError::Policy(Box::new(e))
     }
 }
 
@@ -193,9 +191,16 @@ pub struct NodeView {
     pub unavailable: bool,
 }
 
-/// The executor; see the module docs.
+/// The executor; see the module docs. It drives the policy through core's [`Driver`]; the
+/// rest of it, the executor of the protocol ([`Executor`]), is its record of the cluster.
 pub struct Engine<C: LiveCluster, P: BalancerPolicy> {
-    policy: P,
+    driver: Driver<P>,
+    live: Live<C>,
+}
+
+/// What the engine knows and does besides calling the policy: the cluster, its last report
+/// (the policy's view), the engine's own records, the requests and their answers.
+struct Live<C> {
     cluster: C,
     /// The cluster's last report as the policy's view.
     nodes: Vec<RmNode>,
@@ -211,6 +216,12 @@ pub struct Engine<C: LiveCluster, P: BalancerPolicy> {
     answers: Vec<Answer>,
 }
 
+impl<E: StdError + Send + Sync + 'static> From<CallError<E>> for LiveError {
+    fn from(e: CallError<E>) -> LiveError {
+        LiveError::Policy(Box::new(e))
+    }
+}
+
 impl<C, P> Engine<C, P>
 where
     C: LiveCluster,
@@ -221,13 +232,9 @@ where
     /// report as the view).
     ///
     /// [`Policy::start`]: cosched_core::policy::Policy::start
-    pub fn start(now: Time, mut policy: P, cluster: C) -> Result<Self, LiveError> {
+    pub fn start(now: Time, policy: P, cluster: C) -> Result<Self, LiveError> {
         let report = cluster.report().map_err(LiveError::cluster)?;
         let nodes = view_of(&report);
-        let mut commands = Vec::new();
-        policy
-            .start(now, &nodes, &mut commands)
-            .map_err(LiveError::policy)?;
         let records = report
             .iter()
             .map(|r| NodeRecord {
@@ -240,7 +247,7 @@ where
             })
             .collect();
         let mut engine = Engine::assemble(policy, cluster, nodes, records);
-        engine.apply(commands)?;
+        engine.driver.start(now, &mut engine.live, &mut ())?;
         engine.sync(now)?;
         Ok(engine)
     }
@@ -258,28 +265,27 @@ where
             return Err(InvalidInput::OtherNodes.into());
         }
         let mut engine = Engine::assemble(saved.policy, cluster, view_of(&report), saved.records);
-        engine.allocations = saved.allocations;
-        engine.next_request = saved.next_request;
-        engine.unsettled = (0..report.len())
-            .filter(|&i| engine.records[i].reclaimed && !report[i].settled)
+        let live = &mut engine.live;
+        live.allocations = saved.allocations;
+        live.next_request = saved.next_request;
+        live.unsettled = (0..report.len())
+            .filter(|&i| live.records[i].reclaimed && !report[i].settled)
             .map(|i| NodeId(i as u32))
             .collect();
         for (_, nodes) in saved.held {
-            let out = engine.observe(now, &Observation::Release { nodes })?;
-            engine.apply(out)?;
+            engine.observe(now, &Observation::Release { nodes })?;
         }
         for request in saved.waiting {
-            let out = engine.observe(
+            engine.observe(
                 now,
                 &Observation::Cancel {
                     request: LeaseId(request),
                 },
             )?;
-            engine.apply(out)?;
         }
         engine.sync(now)?;
         // Answers to the cancelled requests have no caller.
-        engine.answers.clear();
+        engine.live.answers.clear();
         Ok(engine)
     }
 
@@ -290,17 +296,19 @@ where
             .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
             .collect();
         Engine {
-            policy,
-            cluster,
-            nodes,
-            by_name,
-            records,
-            allocations: BTreeMap::new(),
-            waiting: BTreeSet::new(),
-            next_request: 1,
-            unsettled: BTreeSet::new(),
-            held: Vec::new(),
-            answers: Vec::new(),
+            driver: Driver::new(policy),
+            live: Live {
+                cluster,
+                nodes,
+                by_name,
+                records,
+                allocations: BTreeMap::new(),
+                waiting: BTreeSet::new(),
+                next_request: 1,
+                unsettled: BTreeSet::new(),
+                held: Vec::new(),
+                answers: Vec::new(),
+            },
         }
     }
 
@@ -313,31 +321,36 @@ where
         nodes: u32,
         wait: Option<Duration>,
     ) -> Result<u64, LiveError> {
+        let size = self.live.nodes.len();
         if nodes == 0 {
             return Err(InvalidInput::NoNodes.into());
         }
-        if nodes as usize > self.nodes.len() {
+        if nodes as usize > size {
             return Err(InvalidInput::TooManyNodes {
                 asked: nodes,
-                nodes: self.nodes.len(),
+                nodes: size,
             }
             .into());
         }
         if let Some(w) = wait.filter(|w| w.0 < 0) {
             return Err(InvalidInput::NegativeWait(w.0).into());
         }
-        let id = self.next_request;
-        let out = self.observe(
+        let id = self.live.next_request;
+        // Waiting from the moment it is asked, so that an answer at once finds it.
+        self.live.waiting.insert(id);
+        let observed = self.observe(
             now,
             &Observation::Request {
                 request: LeaseId(id),
                 nodes,
                 wait,
             },
-        )?;
-        self.next_request += 1;
-        self.waiting.insert(id);
-        self.apply(out)?;
+        );
+        if observed.is_err() {
+            self.live.waiting.remove(&id);
+        }
+        observed?;
+        self.live.next_request += 1;
         Ok(id)
     }
 
@@ -345,40 +358,46 @@ where
     pub fn release(&mut self, now: Time, names: &[String]) -> Result<(), LiveError> {
         let mut nodes = Vec::with_capacity(names.len());
         for name in names {
-            let node = self.node(name)?;
-            if !self.allocations.values().any(|held| held.contains(&node)) || nodes.contains(&node)
+            let node = self.live.node(name)?;
+            if !self
+                .live
+                .allocations
+                .values()
+                .any(|held| held.contains(&node))
+                || nodes.contains(&node)
             {
                 return Err(InvalidInput::NotAllocated(excerpt(name)).into());
             }
             nodes.push(node);
         }
-        let out = self.observe(
-            now,
-            &Observation::Release {
-                nodes: nodes.clone(),
-            },
-        )?;
-        for held in self.allocations.values_mut() {
+        // The nodes leave their allocations before the policy answers (it may grant them to
+        // a waiting request at once); if it refuses, they stay allocated.
+        let before = self.live.allocations.clone();
+        for held in self.live.allocations.values_mut() {
             held.retain(|n| !nodes.contains(n));
         }
-        self.allocations.retain(|_, held| !held.is_empty());
-        self.apply(out)
+        self.live.allocations.retain(|_, held| !held.is_empty());
+        let observed = self.observe(now, &Observation::Release { nodes });
+        if observed.is_err() {
+            self.live.allocations = before;
+        }
+        observed
     }
 
     /// `add_reserve(H, N)`.
     pub fn add_reserve(&mut self, now: Time, by: Time, nodes: u32) -> Result<(), LiveError> {
-        if nodes as usize > self.nodes.len() {
+        let size = self.live.nodes.len();
+        if nodes as usize > size {
             return Err(InvalidInput::TooManyNodes {
                 asked: nodes,
-                nodes: self.nodes.len(),
+                nodes: size,
             }
             .into());
         }
         if by < now {
             return Err(InvalidInput::HintInThePast.into());
         }
-        let out = self.observe(now, &Observation::Hint { by, nodes })?;
-        self.apply(out)
+        self.observe(now, &Observation::Hint { by, nodes })
     }
 
     /// A job ended on `names` (the epilog's notification). Nodes the policy was not told are
@@ -386,83 +405,74 @@ where
     pub fn job_ended(&mut self, now: Time, names: &[String]) -> Result<(), LiveError> {
         let mut ended = Vec::new();
         for name in names {
-            let node = self.node(name)?;
-            if self.records[node.index()].busy {
+            let node = self.live.node(name)?;
+            if self.live.records[node.index()].busy {
                 ended.push(node);
             }
         }
         if ended.is_empty() {
             return Ok(());
         }
-        let out = self.observe(
+        self.observe(
             now,
             &Observation::JobEnded {
                 nodes: ended.clone(),
             },
         )?;
         for n in ended {
-            self.records[n.index()].busy = false;
+            self.live.records[n.index()].busy = false;
         }
-        self.apply(out)
+        Ok(())
     }
 
     /// Polls the cluster: job starts and ends, administrators' changes, nodes that settled;
     /// then wakes the policy if its time has come.
     pub fn sync(&mut self, now: Time) -> Result<(), LiveError> {
-        let report = self.cluster.report().map_err(LiveError::cluster)?;
-        if report.len() != self.nodes.len() {
+        let report = self.live.cluster.report().map_err(LiveError::cluster)?;
+        if report.len() != self.live.nodes.len() {
             return Err(InvalidInput::OtherNodes.into());
         }
-        self.nodes = view_of(&report);
+        self.live.nodes = view_of(&report);
         for (i, r) in report.iter().enumerate() {
             let node = NodeId(i as u32);
             let unavailable = r.state == RmNodeState::Unavailable;
-            let record = self.records[i];
+            let record = self.live.records[i];
             if unavailable != record.unavailable && !record.reclaimed {
-                let out = self.observe(
+                self.observe(
                     now,
                     &Observation::Availability {
                         node,
                         available: !unavailable,
                     },
                 )?;
-                self.records[i].unavailable = unavailable;
-                self.apply(out)?;
+                self.live.records[i].unavailable = unavailable;
             }
-            let record = self.records[i];
+            let record = self.live.records[i];
             match r.state {
                 // A reclaimed node reported busy is the race of §II-B: the drain keeps the
                 // job, and the node is used once it settles.
                 RmNodeState::BatchBusy if !record.busy && !record.reclaimed => {
-                    let out = self.observe(now, &Observation::JobStarting { nodes: vec![node] })?;
-                    self.records[i].busy = true;
-                    self.apply(out)?;
+                    self.observe(now, &Observation::JobStarting { nodes: vec![node] })?;
+                    self.live.records[i].busy = true;
                 }
                 RmNodeState::BatchIdle if record.busy => {
-                    let out = self.observe(now, &Observation::JobEnded { nodes: vec![node] })?;
-                    self.records[i].busy = false;
-                    self.apply(out)?;
+                    self.observe(now, &Observation::JobEnded { nodes: vec![node] })?;
+                    self.live.records[i].busy = false;
                 }
                 _ => {}
             }
             if r.settled {
-                self.unsettled.remove(&node);
+                self.live.unsettled.remove(&node);
             }
         }
-        self.release_held();
-        if self.policy.next_wake().is_some_and(|t| t <= now) {
-            let mut out = Vec::new();
-            self.policy
-                .wake(now, &self.nodes, &mut out)
-                .map_err(LiveError::policy)?;
-            self.apply(out)?;
-        }
+        self.live.release_held();
+        self.driver.wake_due(now, &mut self.live, &mut ())?;
         Ok(())
     }
 
     /// The answers produced since the last call.
     pub fn take_answers(&mut self) -> Vec<Answer> {
-        std::mem::take(&mut self.answers)
+        std::mem::take(&mut self.live.answers)
     }
 
     /// The state to persist.
@@ -470,30 +480,32 @@ where
     where
         P: Clone,
     {
+        let live = &self.live;
         Persisted {
-            policy: self.policy.clone(),
-            names: self.nodes.iter().map(|n| n.name.clone()).collect(),
-            records: self.records.clone(),
-            allocations: self.allocations.clone(),
-            waiting: self.waiting.clone(),
-            held: self
+            policy: self.driver.policy().clone(),
+            names: live.nodes.iter().map(|n| n.name.clone()).collect(),
+            records: live.records.clone(),
+            allocations: live.allocations.clone(),
+            waiting: live.waiting.clone(),
+            held: live
                 .held
                 .iter()
                 .map(|(request, nodes)| (request.0, nodes.clone()))
                 .collect(),
-            next_request: self.next_request,
+            next_request: live.next_request,
         }
     }
 
     /// Every node as the service sees it: from the engine's own records.
     pub fn view(&self) -> Vec<NodeView> {
-        self.nodes
+        let live = &self.live;
+        live.nodes
             .iter()
-            .zip(&self.records)
+            .zip(&live.records)
             .enumerate()
             .map(|(i, (node, record))| {
                 let id = NodeId(i as u32);
-                let request = self
+                let request = live
                     .allocations
                     .iter()
                     .find(|(_, nodes)| nodes.contains(&id))
@@ -516,38 +528,50 @@ where
 
     /// The policy (read-only, for inspection: the engine itself never reads it).
     pub fn policy(&self) -> &P {
-        &self.policy
+        self.driver.policy()
     }
 
     /// The cluster.
     pub fn cluster(&self) -> &C {
-        &self.cluster
+        &self.live.cluster
     }
 
     /// The engine's parts: the policy (e.g. a recorder to finish) and the cluster.
     pub fn into_parts(self) -> (P, C) {
-        (self.policy, self.cluster)
+        (self.driver.into_policy(), self.live.cluster)
     }
 
-    fn observe(&mut self, now: Time, observation: &Observation) -> Result<Vec<Command>, LiveError> {
-        let mut out = Vec::new();
-        self.policy
-            .observe(now, observation, &self.nodes, &mut out)
-            .map_err(LiveError::policy)?;
-        Ok(out)
+    /// Hands the policy `observation` and applies its commands.
+    fn observe(&mut self, now: Time, observation: &Observation) -> Result<(), LiveError> {
+        self.driver
+            .observe(now, observation, &mut self.live, &mut ())
+            .map(drop)
+    }
+}
+
+/// The live cluster as the executor of the Balancer's protocol: node commands to the
+/// resource manager ([`oarm::execute`]), answers to the callers.
+impl<C, P> Executor<P> for Live<C>
+where
+    C: LiveCluster,
+    P: BalancerPolicy,
+    P::Error: StdError + Send + Sync + 'static,
+{
+    type Context = ();
+    type Error = LiveError;
+
+    fn view(&mut self, _now: Time) -> &[RmNode] {
+        &self.nodes
     }
 
-    fn node(&self, name: &str) -> Result<NodeId, LiveError> {
-        self.by_name
-            .get(name)
-            .copied()
-            .ok_or_else(|| InvalidInput::UnknownNode(excerpt(name)).into())
-    }
-
-    /// Applies commands in order: node commands to the cluster ([`oarm::execute`]), answers to
-    /// the callers.
-    fn apply(&mut self, commands: Vec<Command>) -> Result<(), LiveError> {
-        for command in &commands {
+    fn apply(
+        &mut self,
+        _: &mut Driver<P>,
+        _: &mut (),
+        _now: Time,
+        commands: &[Command],
+    ) -> Result<(), LiveError> {
+        for command in commands {
             match command {
                 Command::Reclaim(n) | Command::Restore(n) if n.index() >= self.nodes.len() => {
                     return Err(LiveError::PolicyNode(*n));
@@ -564,7 +588,7 @@ where
         let odrm = oarm::execute(
             &mut self.cluster,
             |n| nodes[n.index()].name.clone(),
-            commands.iter().cloned(),
+            commands,
         )
         .map_err(|e| LiveError::Command {
             command: e.command,
@@ -572,7 +596,7 @@ where
             source: Box::new(e.source),
         })?;
         for command in commands {
-            match command {
+            match *command {
                 Command::Reclaim(node) => {
                     self.records[node.index()].reclaimed = true;
                     self.unsettled.insert(node);
@@ -588,9 +612,9 @@ where
             match command {
                 Command::Grant { request, nodes } => {
                     self.waiting.remove(&request.0);
-                    self.held.push((request, nodes));
+                    self.held.push((*request, nodes.clone()));
                 }
-                Command::Reject { request } => {
+                &Command::Reject { request } => {
                     self.waiting.remove(&request.0);
                     self.answers.push(Answer::Rejected { request: request.0 });
                 }
@@ -600,6 +624,15 @@ where
         self.settle_reclaims()?;
         self.release_held();
         Ok(())
+    }
+}
+
+impl<C: LiveCluster> Live<C> {
+    fn node(&self, name: &str) -> Result<NodeId, LiveError> {
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| InvalidInput::UnknownNode(excerpt(name)).into())
     }
 
     /// Reads the cluster once for reclaimed nodes that are already settled (the usual case:
@@ -643,4 +676,11 @@ fn view_of(report: &[NodeReport]) -> Vec<RmNode> {
             state: r.state,
         })
         .collect()
+}
+
+/// Lets a policy that cannot fail run where this error is asked for.
+impl From<std::convert::Infallible> for LiveError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
 }

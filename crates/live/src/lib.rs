@@ -14,6 +14,54 @@
 //!   batch work; it reads nothing of the policy but its commands and its wake time;
 //! - [`Service`]: the axum service (`cosched balancer serve`).
 //!
+//! The engine over a resource manager of one's own (here nodes in memory; a live service uses
+//! [`SlurmOarm`]): a request for the idle nodes is granted once the engine has drained them,
+//! one that needs a busy node waits (within the policy's `W`) and nothing is ever killed.
+//!
+//! ```
+//! use cosched_balancer::oarm::Oarm;
+//! use cosched_balancer::policy::{Balancer, BalancerConfig, RmNodeState, Strategy};
+//! use cosched_core::{Duration, NodeId, Time};
+//! use cosched_live::{Answer, Engine, LiveCluster, NodeReport};
+//!
+//! /// Nodes in memory: a reclaim drains (a busy node keeps its job until it ends).
+//! struct Memory(Vec<NodeReport>);
+//! impl Oarm for Memory {
+//!     type Error = std::convert::Infallible;
+//!     fn reclaim_node(&mut self, node: NodeId, _: &str) -> Result<(), Self::Error> {
+//!         let n = &mut self.0[node.index()];
+//!         n.settled = n.state != RmNodeState::BatchBusy;
+//!         n.state = RmNodeState::OnDemandFree;
+//!         Ok(())
+//!     }
+//!     fn restore_node(&mut self, node: NodeId, _: &str) -> Result<(), Self::Error> {
+//!         self.0[node.index()] = NodeReport { state: RmNodeState::BatchIdle, settled: false, ..self.0[node.index()].clone() };
+//!         Ok(())
+//!     }
+//! }
+//! impl LiveCluster for Memory {
+//!     fn report(&self) -> Result<Vec<NodeReport>, Self::Error> {
+//!         Ok(self.0.clone())
+//!     }
+//! }
+//!
+//! let node = |name: &str, state| NodeReport { name: name.into(), state, settled: false };
+//! use RmNodeState::{BatchBusy, BatchIdle};
+//! let cluster = Memory(vec![node("n1", BatchIdle), node("n2", BatchIdle), node("n3", BatchBusy)]);
+//! let basic = Balancer::new(
+//!     BalancerConfig::new(Strategy::Basic { static_reserve: 0 }).with_window(Duration::from_mins(10)),
+//! );
+//! let mut engine = Engine::start(Time(0), basic, cluster)?;
+//! let first = engine.request(Time(10), 2, None)?;
+//! let answers = engine.take_answers();
+//! assert!(matches!(&answers[..], [Answer::Granted { request, nodes }] if *request == first && nodes.len() == 2));
+//! // The third node runs a job: the next request waits for it, and the job is not touched.
+//! engine.request(Time(20), 1, None)?;
+//! assert!(engine.take_answers().is_empty());
+//! assert_eq!(engine.cluster().0[2].state, BatchBusy);
+//! # Ok::<(), cosched_live::LiveError>(())
+//! ```
+//!
 //! [`Balancer`]: cosched_balancer::policy::Balancer
 
 pub mod engine;

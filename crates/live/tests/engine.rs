@@ -324,8 +324,8 @@ fn predictive_runs_live_and_reserves_at_the_slot() {
 #[test]
 fn a_live_recording_replays_identically_and_survives_a_serde_restart() {
     let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchBusy, BatchIdle]);
-    let recorder = Recorder::with_view_snapshot(config(60), Vec::new(), |v: &[RmNode]| {
-        serde_json::to_value(v).unwrap_or_default()
+    let recorder = Recorder::with_view_snapshot(config(60), Vec::new(), |_, v: &[RmNode]| {
+        Some(serde_json::to_value(v).unwrap_or_default())
     });
     let mut e = Engine::start(Time(0), recorder, cluster.clone()).unwrap();
     let a = e.request(Time(1), 3, None).unwrap();
@@ -361,4 +361,38 @@ fn a_live_recording_replays_identically_and_survives_a_serde_restart() {
     for step in &steps[half..] {
         replay_step(&mut policy, step, view, &mut out).unwrap();
     }
+}
+
+/// A policy that cannot fail (`Infallible`) runs in the engine as the Balancer does: this one
+/// refuses every request, and the engine answers the callers so and touches no node.
+#[test]
+fn an_infallible_policy_runs_in_the_engine() {
+    use cosched_balancer::policy::{Command, Observation, Policy};
+    use std::convert::Infallible;
+
+    struct Refuse;
+    impl Policy for Refuse {
+        type Observation = Observation;
+        type Command = Command;
+        type View = [RmNode];
+        type Error = Infallible;
+        fn observe(
+            &mut self,
+            _: Time,
+            obs: &Observation,
+            _: &[RmNode],
+            out: &mut Vec<Command>,
+        ) -> Result<(), Infallible> {
+            if let Observation::Request { request, .. } = *obs {
+                out.push(Command::Reject { request });
+            }
+            Ok(())
+        }
+    }
+
+    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let mut e = Engine::start(Time(0), Refuse, cluster.clone()).unwrap();
+    let request = e.request(Time(1), 1, None).unwrap();
+    assert_eq!(e.take_answers(), [Answer::Rejected { request }]);
+    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchBusy));
 }

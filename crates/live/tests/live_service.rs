@@ -450,8 +450,8 @@ fn a_live_slurm_recording_replays_identically() {
     let Some((slurm, _log, _one)) = idle_cluster() else {
         return;
     };
-    let recorder = Recorder::with_view_snapshot(basic(), Vec::new(), |v: &[RmNode]| {
-        serde_json::to_value(v).unwrap_or_default()
+    let recorder = Recorder::with_view_snapshot(basic(), Vec::new(), |_, v: &[RmNode]| {
+        Some(serde_json::to_value(v).unwrap_or_default())
     });
     let mut engine =
         Engine::start(wall_clock(), recorder, SlurmOarm::new(slurm.clone())).expect("start");

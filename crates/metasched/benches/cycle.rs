@@ -10,7 +10,7 @@
 use cosched_core::policy::Policy;
 use cosched_metasched::policy::{GridJob, GridObservation, GridSnapshot, Mcmf, PriceModel};
 use cosched_metasched::price_forecast::PriceForecastConfig;
-use cosched_metasched::sim::{SimConfig, simulate};
+use cosched_metasched::sim::{GridSim, SimConfig};
 use cosched_metasched::wait::WaitFeatures;
 use cosched_metasched::workload::{paper_grid_trace, paper_xsede_sites};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -26,7 +26,10 @@ fn bench(c: &mut Criterion) {
         history: 4_000,
         ..SimConfig::default()
     };
-    simulate(&sites, &mut policy, &trace[..4_000], &history).unwrap();
+    GridSim::new(sites.clone(), history)
+        .unwrap()
+        .run(&mut policy, &trace[..4_000])
+        .unwrap();
     let now = trace[4_000].submit;
     // A busy site's features for every site (the predictors' work does not depend on them).
     let view = GridSnapshot {
@@ -42,6 +45,7 @@ fn bench(c: &mut Criterion) {
             });
             sites.len()
         ],
+        ..GridSnapshot::default()
     };
     let mut group = c.benchmark_group("mcmf_cycle");
     group.sample_size(20);

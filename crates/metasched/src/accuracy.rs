@@ -85,7 +85,7 @@ pub fn submission_features(runs: &[SiteRun], j: usize) -> WaitFeatures {
 /// # Errors
 /// [`BatchError`] for a machine of no cores or a job the machine refuses.
 pub fn replay_easy(jobs: &[RigidJob], cores: u32) -> Result<Vec<SiteRun>, BatchError> {
-    let out = BatchSim::new(cores, Easy::default())?.run(jobs)?;
+    let out = BatchSim::new(cores)?.run(&mut Easy::default(), jobs)?;
     let estimates: HashMap<_, Duration> = jobs.iter().map(|j| (j.id, j.estimate)).collect();
     let mut runs: Vec<SiteRun> = out
         .records

@@ -37,6 +37,32 @@
 //! - [`workload`]: the grid SWF trace (submission site in field 19), the embedded XSEDE site
 //!   table, a seeded diurnal price model and a generated XSEDE-like workload.
 //!
+//! A run: the grid (its sites and settings), then any policy of the protocol on a trace.
+//!
+//! ```
+//! use cosched_metasched::metrics::Metrics;
+//! use cosched_metasched::policy::{Mcmf, PredictedWaits, PriceModel, SubmissionSite};
+//! use cosched_metasched::sim::{GridSim, SimConfig};
+//! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
+//!
+//! let prices = DiurnalPrices::month(3);
+//! let sites = embedded_xsede_sites(|file| Ok(prices.series(file)?))?;
+//! let jobs = XsedeLikeWorkload { jobs: 100, load: 0.7, seed: 3 }.generate(&sites)?;
+//! // MCMF with the sites' what-if waits and the true prices: every job through the
+//! // metascheduler, placed each 60-second cycle.
+//! let grid = GridSim::new(sites.clone(), SimConfig::default())?;
+//! let mut mcmf = Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead)?
+//!     .with_waits(PredictedWaits::WhatIf)?;
+//! let ours = Metrics::of(&grid.run(&mut mcmf, &jobs)?, &sites);
+//! // BS: every job at its submission site (no job through the metascheduler).
+//! let home = SimConfig { participation: 0.0, ..SimConfig::default() };
+//! let mut bs = SubmissionSite::new(sites.clone());
+//! let base = Metrics::of(&GridSim::new(sites.clone(), home)?.run(&mut bs, &jobs)?, &sites);
+//! assert_eq!((ours.completed, base.completed), (jobs.len(), jobs.len()));
+//! assert!(ours.migrated > 0 && base.migrated == 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! The min-cost-flow solver the policy runs on is `cosched-flow`
 //! ([`cosched_flow::min_cost_max_flow`]), a crate of its own so that a flow needs no grid
 //! simulator. Likewise the predictors' models — seasonal ARIMA ([`cosched_forecast::sarima`]),

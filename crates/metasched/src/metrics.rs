@@ -84,15 +84,15 @@ impl Metrics {
     /// ```
     /// use cosched_metasched::metrics::Metrics;
     /// use cosched_metasched::policy::SubmissionSite;
-    /// use cosched_metasched::sim::{SimConfig, simulate};
+    /// use cosched_metasched::sim::{GridSim, SimConfig};
     /// use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
     ///
     /// let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
     /// let sites = embedded_xsede_sites(prices).unwrap();
     /// let jobs = XsedeLikeWorkload { jobs: 50, load: 0.6, seed: 2 }.generate(&sites).unwrap();
     /// let bs = SimConfig { participation: 0.0, ..SimConfig::default() };
-    /// let out = simulate(&sites, &mut SubmissionSite::new(sites.clone()), &jobs, &bs)
-    ///     .unwrap();
+    /// let mut bs_policy = SubmissionSite::new(sites.clone());
+    /// let out = GridSim::new(sites.clone(), bs).unwrap().run(&mut bs_policy, &jobs).unwrap();
     /// let m = Metrics::of(&out, &sites);
     /// assert_eq!((m.jobs, m.completed, m.migrated), (jobs.len(), jobs.len(), 0));
     /// assert!(m.mean_bounded_slowdown >= 1.0 && m.total_cost_usd > 0.0);

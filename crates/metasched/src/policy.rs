@@ -51,7 +51,7 @@
 //! an [`Assignment`] out), for callers with their own wait estimates.
 //!
 //! ```
-//! use cosched_core::policy::Policy;
+//! use cosched_core::policy::{Call, Policy};
 //! use cosched_core::{Duration, JobId, Time};
 //! use cosched_metasched::policy::{GridCommand, GridJob, GridObservation, Mcmf, PredictedWaits, PriceModel};
 //! use cosched_metasched::site::SiteSpec;
@@ -84,7 +84,7 @@
 use crate::price_forecast::{PriceForecastConfig, PriceOutlook, outlooks};
 use crate::site::{PriceBeyondSeries, Site, try_energy_cost_usd};
 use crate::wait::{ClusteredWaitConfig, ClusteredWaitPredictor, QueueWaitPredictor, WaitFeatures};
-use cosched_core::policy::Policy;
+use cosched_core::policy::{Call, Policy};
 use cosched_core::{Duration, JobId, ParamError, Time, stats};
 use cosched_flow::{FlowError, InitialBasis, MaxFlowOutcome, NetworkSimplex};
 use petgraph::graph::{DiGraph, EdgeIndex};
@@ -223,7 +223,7 @@ impl Assignment {
 pub enum PolicyError {
     /// The min-cost flow solver failed on the cycle's network (a solver defect: the network
     /// has unit capacities and costs in `0..=100`).
-    #[error("cycle at {now:?}: the min-cost flow solver failed: {source}")]
+    #[error("cycle at {now}: the min-cost flow solver failed: {source}")]
     Solver {
         /// The cycle.
         now: Time,
@@ -232,7 +232,7 @@ pub enum PolicyError {
     },
     /// The solver reported an unbounded flow on the cycle's network (a solver defect: every
     /// source arc has capacity 1).
-    #[error("cycle at {now:?}: the min-cost flow solver reported an unbounded flow")]
+    #[error("cycle at {now}: the min-cost flow solver reported an unbounded flow")]
     Unbounded {
         /// The cycle.
         now: Time,
@@ -289,12 +289,22 @@ pub enum GridCommand {
 }
 
 /// The platform as a grid policy may read it during a call: what the executor knows about its
-/// sites now. Every method has a neutral default (no features, never starts, no transfer, no
-/// error), so `()` is the view of a platform that tells nothing.
+/// sites now. Every method has a neutral default (no sites, no features, never starts, no
+/// transfer, no error), so `()` is the view of a platform that tells nothing.
+///
+/// Every answer describes the platform **as the call found it**: the commands of a call are
+/// applied once it returns, so within one [`GridObservation::Cycle`] a what-if wait does not
+/// count the jobs the policy places earlier in the same cycle. A policy that wants them
+/// counted accounts for its own placements (MCMF does not: the paper's cycle predicts every
+/// job's wait against the same queues).
 pub trait GridView {
-    /// How many sites the view describes (for snapshots).
+    /// The sites, in the executor's order (the indexes of [`GridCommand::Place`]).
+    fn sites(&self) -> &[Site] {
+        &[]
+    }
+    /// How many sites the view describes.
     fn site_count(&self) -> usize {
-        0
+        self.sites().len()
     }
     /// The queue and machine part of the wait features at `site` now (the job's own
     /// coordinates zero), for learned wait predictors; `None` if unknown.
@@ -303,7 +313,8 @@ pub trait GridView {
         None
     }
     /// How long a job of `cores` cores and runtime estimate `estimate` would wait at `site` if
-    /// submitted now, by the site's own schedule (what-if); `None` if it would never start.
+    /// submitted now, by the site's own schedule as the call found it (without this call's
+    /// placements; see the trait docs); `None` if it would never start.
     fn what_if_wait(&self, site: usize, cores: u32, estimate: Duration) -> Option<Duration> {
         let _ = (site, cores, estimate);
         None
@@ -323,38 +334,144 @@ pub trait GridView {
 
 impl GridView for () {}
 
-/// What a recording keeps of a [`GridView`]: each site's wait features, which is all the
-/// learned and zero wait models read. What-if waits, transfers and injected errors depend on
-/// the job asked about and are not kept (a replay sees none).
+/// A policy of the grid protocol: the core [`Policy`] trait with [`GridObservation`]s in,
+/// [`GridCommand`]s out and the platform lent as a [`GridView`]. The built-in policies are
+/// ones, and so is any caller's type that implements it (or a
+/// [`Recorder`](cosched_core::policy::Recorder) around one); it runs in the grid simulator
+/// and in the composed grid.
+pub trait GridPolicy:
+    Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView>
+{
+}
+
+impl<P> GridPolicy for P where
+    P: Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView> + ?Sized
+{
+}
+
+/// What a recording keeps of a [`GridView`], where the call reads it: each site's wait
+/// features (what the learned and zero wait models read) and, for a cycle, every answer a
+/// policy may ask about the cycle's jobs: the what-if wait of each job at each compatible
+/// site (at its scaled estimate there), its transfer time and its injected error. A replay
+/// then sees what the recorded run saw; a query it does not hold gets the neutral default.
+/// The sites themselves are not kept (they are the run's input): [`GridSnapshot::with_sites`]
+/// gives them back.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GridSnapshot {
     /// Per site, its features at the call.
     pub features: Vec<Option<WaitFeatures>>,
+    /// What-if waits asked of this call: (site, cores, estimate in s) and the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub what_if: Vec<((usize, u32, i64), Option<Duration>)>,
+    /// Per (job, site): its transfer time and injected error, where either is not zero.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<((JobId, usize), (Duration, Duration))>,
+    /// The sites the view lends ([`GridView::sites`]): not recorded (they are the run's
+    /// input), given back by [`GridSnapshot::with_sites`].
+    #[serde(skip)]
+    pub sites: Vec<Site>,
 }
 
 impl GridSnapshot {
-    /// The snapshot of `view`.
-    pub fn of(view: &dyn GridView) -> GridSnapshot {
-        GridSnapshot {
-            features: (0..view.site_count())
-                .map(|k| view.site_features(k))
-                .collect(),
+    /// The snapshot of `view` for `call`: the features at every call that may read them (a
+    /// start, a cycle), with a cycle's what-if waits, transfers and errors.
+    pub fn of(call: Call<&GridObservation>, view: &dyn GridView) -> Option<GridSnapshot> {
+        let jobs = match call {
+            Call::Start => &[][..],
+            Call::Observe(GridObservation::Cycle { jobs }) => jobs.as_slice(),
+            Call::Observe(GridObservation::JobStarted { .. }) | Call::Wake => return None,
+        };
+        let count = view.site_count();
+        let mut snapshot = GridSnapshot {
+            features: (0..count).map(|k| view.site_features(k)).collect(),
+            ..GridSnapshot::default()
+        };
+        let sites = view.sites();
+        for job in jobs {
+            for k in 0..count {
+                if let Some(estimate) = scaled_estimate(sites, job, k) {
+                    let key = (k, job.cores, estimate.secs());
+                    snapshot
+                        .what_if
+                        .push((key, view.what_if_wait(k, job.cores, estimate)));
+                }
+                let (transfer, error) = (view.transfer(job.id, k), view.wait_error(job.id, k));
+                if transfer != Duration::ZERO || error != Duration::ZERO {
+                    snapshot.jobs.push(((job.id, k), (transfer, error)));
+                }
+            }
         }
+        Some(snapshot)
     }
 
     /// The snapshot of `view` as JSON, for
     /// [`Recorder::with_view_snapshot`](cosched_core::policy::Recorder::with_view_snapshot).
-    pub fn json(view: &dyn GridView) -> serde_json::Value {
-        serde_json::to_value(GridSnapshot::of(view)).unwrap_or(serde_json::Value::Null)
+    pub fn json(call: Call<&GridObservation>, view: &dyn GridView) -> Option<serde_json::Value> {
+        GridSnapshot::of(call, view).and_then(|s| serde_json::to_value(s).ok())
+    }
+
+    /// The view a replay lends from a recorded snapshot (`None`: a call that read nothing)
+    /// with the run's `sites`.
+    ///
+    /// # Errors
+    /// A snapshot that is not a [`GridSnapshot`].
+    pub fn replayed(
+        snapshot: Option<&serde_json::Value>,
+        sites: &[Site],
+    ) -> Result<GridSnapshot, serde_json::Error> {
+        let snapshot = match snapshot {
+            Some(v) => GridSnapshot::deserialize(v)?,
+            None => GridSnapshot::default(),
+        };
+        Ok(snapshot.with_sites(sites.to_vec()))
+    }
+
+    /// With the run's sites (the view's [`GridView::sites`]).
+    pub fn with_sites(mut self, sites: Vec<Site>) -> GridSnapshot {
+        self.sites = sites;
+        self
     }
 }
 
 impl GridView for GridSnapshot {
+    fn sites(&self) -> &[Site] {
+        &self.sites
+    }
     fn site_count(&self) -> usize {
-        self.features.len()
+        self.features.len().max(self.sites.len())
     }
     fn site_features(&self, site: usize) -> Option<WaitFeatures> {
         self.features.get(site).copied().flatten()
+    }
+    fn what_if_wait(&self, site: usize, cores: u32, estimate: Duration) -> Option<Duration> {
+        let key = (site, cores, estimate.secs());
+        self.what_if
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|&(_, wait)| wait)
+    }
+    fn transfer(&self, job: JobId, site: usize) -> Duration {
+        self.job(job, site).0
+    }
+    fn wait_error(&self, job: JobId, site: usize) -> Duration {
+        self.job(job, site).1
+    }
+}
+
+/// A snapshot is lent as the view of a replay
+/// ([`replay`](cosched_core::policy::replay)'s `view`).
+impl std::borrow::Borrow<dyn GridView> for GridSnapshot {
+    fn borrow(&self) -> &(dyn GridView + 'static) {
+        self
+    }
+}
+
+impl GridSnapshot {
+    fn job(&self, job: JobId, site: usize) -> (Duration, Duration) {
+        self.jobs
+            .iter()
+            .find(|(k, _)| *k == (job, site))
+            .map_or((Duration::ZERO, Duration::ZERO), |&(_, answer)| answer)
     }
 }
 
@@ -983,6 +1100,13 @@ impl SubmissionSite {
             }
         }
         Ok(out)
+    }
+}
+
+/// Lets a policy that cannot fail run where this error is asked for.
+impl From<std::convert::Infallible> for PolicyError {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
     }
 }
 

@@ -45,11 +45,10 @@
 //! use cosched_core::{Duration, Time};
 //! use cosched_metasched::policy::{GridCommand, GridObservation, GridView, scaled_estimate};
 //! use cosched_metasched::scenario::{Scenario, Strategy};
-//! use cosched_metasched::site::Site;
 //! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
 //!
 //! #[derive(serde::Serialize, serde::Deserialize)]
-//! struct CheapestNow { sites: Vec<Site> }
+//! struct CheapestNow;
 //!
 //! impl Policy for CheapestNow {
 //!     type Observation = GridObservation;
@@ -57,16 +56,16 @@
 //!     type View = dyn GridView;
 //!     type Error = std::convert::Infallible;
 //!
-//!     fn observe(&mut self, now: Time, obs: &GridObservation, _: &Self::View,
+//!     fn observe(&mut self, now: Time, obs: &GridObservation, view: &Self::View,
 //!                out: &mut Vec<GridCommand>) -> Result<(), Self::Error> {
 //!         let GridObservation::Cycle { jobs } = obs else { return Ok(()) };
-//!         let hour = now.secs().div_euclid(3_600);
+//!         let (hour, sites) = (now.secs().div_euclid(3_600), view.sites());
 //!         for job in jobs {
-//!             let best = (0..self.sites.len())
-//!                 .filter(|&k| scaled_estimate(&self.sites, job, k)
-//!                     .is_some_and(|e| self.sites[k].accepts(job.cores, e)))
+//!             let best = (0..sites.len())
+//!                 .filter(|&k| scaled_estimate(sites, job, k)
+//!                     .is_some_and(|e| sites[k].accepts(job.cores, e)))
 //!                 .min_by(|&a, &b| {
-//!                     let price = |k: usize| self.sites[k].price_usd_per_mwh(hour).unwrap_or(f64::MAX);
+//!                     let price = |k: usize| sites[k].price_usd_per_mwh(hour).unwrap_or(f64::MAX);
 //!                     price(a).total_cmp(&price(b))
 //!                 });
 //!             out.push(match best {
@@ -81,10 +80,10 @@
 //! let prices = DiurnalPrices::month(7);
 //! let sites = embedded_xsede_sites(|file| Ok(prices.series(file)?)).unwrap();
 //! let jobs = XsedeLikeWorkload { jobs: 120, load: 0.7, seed: 7 }.generate(&sites).unwrap();
-//! let scenario = Scenario::new(sites.clone(), jobs, 100, Duration(60));
+//! let scenario = Scenario::new(sites, jobs, 100, Duration(60));
 //! // The environment of an MCMF run (every measured job through the metascheduler).
 //! let config = scenario.config(Strategy::Mcmf, 1);
-//! let ours = scenario.run_policy(&config, &mut CheapestNow { sites }).unwrap();
+//! let ours = scenario.run_policy(&config, &mut CheapestNow).unwrap();
 //! let bs = scenario.run(&scenario.config(Strategy::Bs, 1)).unwrap();
 //! println!("cheapest-now: {:.1} min, ${:.2}", ours.metrics.mean_response_s / 60.0, ours.metrics.total_cost_usd);
 //! println!("BS:           {:.1} min, ${:.2}", bs.metrics.mean_response_s / 60.0, bs.metrics.total_cost_usd);
@@ -97,9 +96,7 @@ use crate::policy::{
     SubmissionSite,
 };
 use crate::price_forecast::PriceForecastConfig;
-use crate::sim::{
-    GridPolicy, PowerModel, SimConfig, SimError, SimOutcome, TransferModel, simulate,
-};
+use crate::sim::{GridPolicy, GridSim, PowerModel, SimConfig, SimError, SimOutcome, TransferModel};
 use crate::site::Site;
 use crate::workload::TraceJob;
 use cosched_core::Duration;
@@ -523,12 +520,16 @@ impl Scenario {
     ///
     /// # Errors
     /// Invalid parameters, a trace the simulator refuses, or the policy's error.
-    pub fn run_policy<P>(&self, config: &RunConfig, policy: &mut P) -> Result<RunResult, SimError>
+    pub fn run_policy<P>(
+        &self,
+        config: &RunConfig,
+        policy: &mut P,
+    ) -> Result<RunResult, SimError<P::Error>>
     where
         P: GridPolicy + ?Sized,
-        P::Error: std::error::Error + Send + Sync + 'static,
     {
-        let outcome = simulate(&self.sites, policy, &self.jobs, &self.sim_config(config))?;
+        let outcome =
+            GridSim::new(self.sites.clone(), self.sim_config(config))?.run(policy, &self.jobs)?;
         let metrics = Metrics::of(&outcome, &self.sites);
         Ok(RunResult { outcome, metrics })
     }

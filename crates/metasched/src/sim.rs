@@ -1,13 +1,17 @@
 //! The grid simulator: the paper's experimental setup (§4.1) — sites that are EASY-backfilling
 //! batch systems, grid jobs arriving at their submission sites, and a metascheduler invoked
-//! in scheduling cycles — driving any policy of the grid protocol
-//! ([`cosched_core::policy::Policy`] over [`GridObservation`] and [`GridCommand`], built-in or
-//! a caller's own). It is the environment only: it runs on
-//! core's kernel ([`cosched_core::engine`]) and draws every random number from named streams
+//! in scheduling cycles — driving any policy of the grid protocol ([`GridPolicy`]:
+//! [`cosched_core::policy::Policy`] over [`GridObservation`] and [`GridCommand`], built-in or
+//! a caller's own) through core's [`Driver`]. It is the environment only: it runs on core's
+//! kernel ([`cosched_core::engine`]) and draws every random number from named streams
 //! ([`SeedStreams`]), so every policy of a comparison sees the same environment.
 //!
 //! ## What happens, in order
-//! - Each site is a [`BatchCluster`] of its cores under [`Easy`] backfilling (§4.1).
+//! - Each site is a [`BatchCluster`] of its cores under EASY backfilling (§4.1), or any batch
+//!   policy ([`GridSim::with_batch_scheduler`], a fresh one per site and run).
+//! - The trace is admitted by [`cosched_workload::admit`]: a repeated id is an error, a job
+//!   with no core, an estimate of 0 or a negative run time is counted in
+//!   [`SimOutcome::invalid`] and left out, and the jobs go in (submit, id) order.
 //! - The first [`SimConfig::history`] jobs are the paper's *history*: they run at their
 //!   submission site (and train the wait predictors), and are not measured. Each later job
 //!   goes through the metascheduler with probability [`SimConfig::participation`] (a draw of
@@ -26,7 +30,7 @@
 //! - Every job that starts at a site, history included, is reported to the policy
 //!   ([`GridObservation::JobStarted`], with its wait features at submission and its wait), so
 //!   a policy's learned wait model is warmed by the history before the measured jobs arrive.
-//! - The policy's timer ([`Policy::next_wake`]) is honoured: it is woken at that time and its
+//! - The policy's timer ([`next_wake`](cosched_core::policy::Policy::next_wake)) is honoured: it is woken at that time and its
 //!   commands applied like a cycle's.
 //! - **Data transfer (§5.8, Eq. 10)**, with a [`TransferModel`]: a migrated job's data moves
 //!   from its submission site while it queues at the execution site, so it starts at the later
@@ -41,15 +45,17 @@
 //!   the published prices is an error ([`SimError::Price`]), never priced by wrapping around.
 //!
 //! ## What the policy may read ([`GridView`])
-//! Each site's wait features now (for learned predictors), its what-if wait
+//! The sites, each site's wait features now (for learned predictors), its what-if wait
 //! ([`BatchCluster::predicted_start`]), a migrated job's transfer time, and
 //! [`SimConfig::wait_perturbation`]'s injected error (Table 5): a uniform draw in `[−T, T]`
-//! per (job, site) (stream family `"wait-perturbation"`).
+//! per (job, site) (stream family `"wait-perturbation"`). Every answer is the platform as the
+//! call finds it: a cycle's placements reach the sites once the call returns, so a what-if
+//! within the cycle does not count them (see [`GridView`]).
 //!
 //! ```
 //! use cosched_metasched::policy::{Mcmf, PriceModel};
 //! use cosched_metasched::price_forecast::PriceForecastConfig;
-//! use cosched_metasched::sim::{SimConfig, simulate};
+//! use cosched_metasched::sim::{GridSim, SimConfig};
 //! use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
 //!
 //! let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
@@ -59,45 +65,41 @@
 //! let prices = PriceModel::forecast(&sites, PriceForecastConfig::default()).unwrap();
 //! let mut policy = Mcmf::new(sites.clone(), 2, 0.25, prices).unwrap();
 //! let config = SimConfig { history: 40, ..SimConfig::default() };
-//! let out = simulate(&sites, &mut policy, &jobs, &config).unwrap();
+//! let out = GridSim::new(sites, config).unwrap().run(&mut policy, &jobs).unwrap();
 //! assert_eq!(out.jobs.len(), jobs.len());
 //! assert!(out.jobs.iter().all(|j| j.run.is_some()));
 //! ```
 
+pub use crate::policy::GridPolicy;
 use crate::policy::{GridCommand, GridJob, GridObservation, GridView, scale_duration};
 use crate::site::{PriceBeyondSeries, Site};
 use crate::wait::WaitFeatures;
 use crate::workload::TraceJob;
-use cosched_batch::{BatchCluster, BatchError, BatchJob, Easy, RunToken, Started, Submitted};
+use cosched_batch::scenario::BatchScheduler;
+use cosched_batch::{
+    BatchCluster, BatchError, BatchJob, BatchPolicy, ClusterPass, RunToken, SchedulingPass,
+    Started, Submitted,
+};
+use cosched_core::driver::{CallError, Driver, Executor};
 use cosched_core::engine::{EngineError, Simulation, run};
-use cosched_core::policy::Policy;
 use cosched_core::{
     Duration, Event, EventQueue, JobClass, JobId, JobRecord, ParamError, SeedStreams, Time,
     TimeOverflow,
 };
+use cosched_workload::admit::{Admissible, admit};
 use rand::RngExt;
 use std::collections::{HashMap, HashSet};
 use thiserror::Error;
 
-/// A policy the grid simulator runs: any [`Policy`] of the grid protocol whose error is a
-/// standard error (the built-in ones, a caller's own, or a
-/// [`Recorder`](cosched_core::policy::Recorder) around either).
-pub trait GridPolicy:
-    Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView>
-{
-}
-
-impl<P> GridPolicy for P where
-    P: Policy<Observation = GridObservation, Command = GridCommand, View = dyn GridView> + ?Sized
-{
-}
-
-/// Why a simulation could not run.
+/// Why a simulation could not run; `E` is the policy's error.
 #[derive(Debug, Error)]
-pub enum SimError {
+pub enum SimError<E = crate::policy::PolicyError> {
     /// A configuration parameter is out of range.
     #[error(transparent)]
     Param(#[from] ParamError),
+    /// Two trace jobs with one id.
+    #[error(transparent)]
+    DuplicateJob(#[from] cosched_workload::admit::DuplicateJobId),
     /// A trace job is unusable.
     #[error("job {job}: {message}")]
     Job {
@@ -107,22 +109,17 @@ pub enum SimError {
         message: String,
     },
     /// The policy returned an impossible command.
-    #[error("at {now:?}: the policy {message}")]
+    #[error("at {now}: the policy {message}")]
     Assignment {
         /// When.
         now: Time,
         /// What it did.
         message: String,
     },
-    /// The policy failed.
-    #[error("at {now:?}: the policy failed: {source}")]
-    Policy {
-        /// When.
-        now: Time,
-        /// The policy's error.
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
-    /// A site's batch system refused an operation.
+    /// The policy failed (or never quieted): the call, its time and its error.
+    #[error(transparent)]
+    Policy(#[from] CallError<E>),
+    /// A site's batch system (or its batch policy) refused an operation.
     #[error(transparent)]
     Batch(#[from] BatchError),
     /// A run needs a price the series does not hold (no wrap-around: append the prices).
@@ -133,9 +130,29 @@ pub enum SimError {
     Engine(#[from] EngineError),
 }
 
-impl From<TimeOverflow> for SimError {
-    fn from(e: TimeOverflow) -> SimError {
+impl<E> From<TimeOverflow> for SimError<E> {
+    fn from(e: TimeOverflow) -> SimError<E> {
         SimError::Engine(e.into())
+    }
+}
+
+impl<E> From<cosched_batch::SimError<BatchError>> for SimError<E> {
+    fn from(e: cosched_batch::SimError<BatchError>) -> Self {
+        SimError::Batch(e.into())
+    }
+}
+
+/// A trace job is valid with at least one core, an estimate above 0 and a run time of 0 or
+/// more (its submission site is checked against the sites by the simulator).
+impl Admissible for TraceJob {
+    fn id(&self) -> JobId {
+        self.id
+    }
+    fn submit(&self) -> Time {
+        self.submit
+    }
+    fn is_valid(&self) -> bool {
+        self.cores > 0 && self.estimate > Duration::ZERO && self.runtime >= Duration::ZERO
     }
 }
 
@@ -455,8 +472,10 @@ pub struct LoadSample {
 /// What a simulation produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimOutcome {
-    /// One entry per trace job, in trace (submit) order.
+    /// One entry per admitted trace job, in (submit, id) order.
     pub jobs: Vec<JobOutcome>,
+    /// Trace jobs left out as invalid (no core, an estimate of 0, a negative run time).
+    pub invalid: usize,
     /// Site loads at the first event of every hour that has one (Fig. 7's hourly load; bounded
     /// by the work, not by the simulated span).
     pub load: Vec<LoadSample>,
@@ -470,6 +489,8 @@ enum Ev {
     Arrival(usize),
     Cycle,
     Wake,
+    /// A site's batch policy's wake time: the instant's pass at the site delivers it.
+    BatchWake(usize),
 }
 
 impl Event for Ev {
@@ -479,6 +500,7 @@ impl Event for Ev {
             Ev::Arrival(_) => 1,
             Ev::Cycle => 2,
             Ev::Wake => 3,
+            Ev::BatchWake(_) => 4,
         }
     }
 }
@@ -486,7 +508,7 @@ impl Event for Ev {
 /// Per-site simulation state.
 struct SiteState {
     cluster: BatchCluster,
-    easy: Easy,
+    batch: Driver<Box<dyn BatchPolicy + Send>>,
     /// Running jobs: count, Σ start (s), Σ estimate (s), for [`WaitFeatures`].
     running: (i64, i64, i64),
     touched: bool,
@@ -543,6 +565,7 @@ struct JobState {
 /// (a [`GridView`] is lent as `&dyn GridView`, which must not borrow).
 struct Platform {
     now: Time,
+    sites: Vec<Site>,
     states: Vec<SiteState>,
     config: SimConfig,
     /// Trace position of each job id.
@@ -552,8 +575,8 @@ struct Platform {
 }
 
 impl GridView for Platform {
-    fn site_count(&self) -> usize {
-        self.states.len()
+    fn sites(&self) -> &[Site] {
+        &self.sites
     }
 
     fn site_features(&self, site: usize) -> Option<WaitFeatures> {
@@ -588,63 +611,108 @@ impl GridView for Platform {
     }
 }
 
-/// Runs `jobs` (sorted by submit time or not; ids unique) on `sites` under `policy` (generic,
-/// boxed or borrowed: `&mut dyn GridPolicy<Error = E>` works too). The policy is started at the
-/// first submission with the sites as they are then (empty).
-///
-/// # Errors
-/// [`SimError`] for an invalid configuration, a job with a duplicate id, an unknown
-/// submission site, no cores or a non-positive estimate, a time past the representable range,
-/// a policy error or an impossible command from the policy.
-pub fn simulate<P>(
-    sites: &[Site],
-    policy: &mut P,
-    jobs: &[TraceJob],
-    config: &SimConfig,
-) -> Result<SimOutcome, SimError>
-where
-    P: GridPolicy + ?Sized,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
-    config.validate()?;
-    let mut trace: Vec<TraceJob> = jobs.to_vec();
-    trace.sort_by_key(|j| j.submit);
-    let mut seen = HashSet::with_capacity(trace.len());
-    for job in &trace {
-        let bad = |message: &str| SimError::Job {
-            job: job.id,
-            message: message.into(),
-        };
-        if !seen.insert(job.id) {
-            return Err(bad("duplicate id"));
-        }
-        if job.submission_site >= sites.len() {
-            return Err(bad("unknown submission site"));
-        }
-        if job.cores == 0 || job.estimate <= Duration::ZERO || job.runtime < Duration::ZERO {
-            return Err(bad("needs >= 1 core, an estimate > 0 and a run time >= 0"));
-        }
-    }
-    let mut sim = Sim::new(policy, sites, &trace, config)?;
-    let start = trace.first().map_or(Time::ZERO, |j| j.submit);
-    let mut queue = EventQueue::new(start);
-    sim.call(start, Call::Start, &mut queue)?;
-    for (i, job) in trace.iter().enumerate() {
-        queue
-            .schedule(job.submit, Ev::Arrival(i))
-            .map_err(EngineError::from)?;
-    }
-    run(&mut sim, &mut queue)?;
-    Ok(SimOutcome {
-        jobs: sim.out,
-        load: sim.load,
-        cycles: sim.cycle_times,
-    })
+/// The grid simulator: the sites and the settings, then [`GridSim::run`] with a policy and a
+/// trace (see the [module docs](self)).
+#[derive(Clone, Debug)]
+pub struct GridSim {
+    sites: Vec<Site>,
+    config: SimConfig,
+    batch: BatchScheduler,
 }
 
-struct Sim<'a, P: ?Sized> {
-    policy: &'a mut P,
-    sites: &'a [Site],
+impl GridSim {
+    /// The grid of `sites` (the policy's site indexes are positions in it) under `config`.
+    ///
+    /// # Errors
+    /// [`ParamError`] for a configuration out of range.
+    pub fn new(sites: Vec<Site>, config: SimConfig) -> Result<GridSim, ParamError> {
+        config.validate()?;
+        Ok(GridSim {
+            sites,
+            config,
+            batch: BatchScheduler::default(),
+        })
+    }
+
+    /// Schedules every site's batch system with `scheduler` (a fresh policy per site and
+    /// run) instead of EASY.
+    pub fn with_batch_scheduler(mut self, scheduler: impl Into<BatchScheduler>) -> GridSim {
+        self.batch = scheduler.into();
+        self
+    }
+
+    /// The sites.
+    pub fn sites(&self) -> &[Site] {
+        &self.sites
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Runs `jobs` (any order; ids unique) under `policy` (generic, boxed or borrowed:
+    /// `&mut dyn GridPolicy<Error = E>` works too). The policy is started at the first
+    /// submission with the sites as they are then (empty).
+    ///
+    /// # Errors
+    /// [`SimError`] for a job with a duplicate id or an unknown submission site, a time past
+    /// the representable range, a policy error or an impossible command from the policy.
+    pub fn run<P>(
+        &self,
+        policy: &mut P,
+        jobs: &[TraceJob],
+    ) -> Result<SimOutcome, SimError<P::Error>>
+    where
+        P: GridPolicy + ?Sized,
+    {
+        let admitted = admit(jobs)?;
+        let trace = admitted.jobs;
+        if let Some(job) = trace.iter().find(|j| j.submission_site >= self.sites.len()) {
+            return Err(SimError::Job {
+                job: job.id,
+                message: "unknown submission site".into(),
+            });
+        }
+        let mut sim = Sim {
+            grid: Grid::new(&self.sites, &trace, &self.config, &self.batch)?,
+            driver: Driver::new(policy),
+        };
+        let start = trace.first().map_or(Time::ZERO, |j| j.submit);
+        let mut queue = EventQueue::new(start);
+        for state in &mut sim.grid.platform.states {
+            let mut pass = ClusterPass {
+                cluster: &mut state.cluster,
+                started: &mut sim.grid.started,
+            };
+            state.batch.start(start, &mut pass, &mut ())?;
+        }
+        sim.driver.start(start, &mut sim.grid, &mut ())?;
+        sim.driver.arm(start, &mut queue, Ev::Wake)?;
+        for (i, job) in trace.iter().enumerate() {
+            queue
+                .schedule(job.submit, Ev::Arrival(i))
+                .map_err(EngineError::from)?;
+        }
+        run(&mut sim, &mut queue)?;
+        Ok(SimOutcome {
+            jobs: sim.grid.out,
+            invalid: admitted.invalid,
+            load: sim.grid.load,
+            cycles: sim.grid.cycle_times,
+        })
+    }
+}
+
+/// A run: the environment and the driver of its policy.
+struct Sim<'a, P: GridPolicy + ?Sized> {
+    grid: Grid<'a>,
+    driver: Driver<&'a mut P>,
+}
+
+/// The environment of one run: the platform the policy reads, the trace, the holding layer
+/// and what the run measures.
+struct Grid<'a> {
     trace: &'a [TraceJob],
     config: &'a SimConfig,
     platform: Platform,
@@ -660,207 +728,124 @@ struct Sim<'a, P: ?Sized> {
     load: Vec<LoadSample>,
     load_hour: Option<i64>,
     cycle_times: Vec<Time>,
-    /// The policy's commands of the current call.
-    commands: Vec<GridCommand>,
     /// Starts of the current instant not yet reported to the policy: (trace job, site, wait).
     unreported: Vec<(usize, usize, Duration)>,
-    /// The policy wake time an event is scheduled for.
-    wake_at: Option<Time>,
 }
 
-/// A call into the policy.
-enum Call {
-    Start,
-    Observe(GridObservation),
-    Wake,
-}
-
-impl<P> Simulation for Sim<'_, P>
-where
-    P: GridPolicy + ?Sized,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
+impl<P: GridPolicy + ?Sized> Simulation for Sim<'_, P> {
     type Event = Ev;
-    type Error = SimError;
+    type Error = SimError<P::Error>;
 
-    fn handle(&mut self, now: Time, event: Ev, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+    fn handle(
+        &mut self,
+        now: Time,
+        event: Ev,
+        queue: &mut EventQueue<Ev>,
+    ) -> Result<(), Self::Error> {
+        let grid = &mut self.grid;
         match event {
-            Ev::Completion(site, token) => self.complete(site, now, token)?,
-            Ev::Arrival(i) => self.arrive(i, now, queue)?,
-            Ev::Cycle => self.cycle_now = true,
+            Ev::Completion(site, token) => grid.complete(site, now, token)?,
+            Ev::Arrival(i) => grid.arrive(i, now, queue)?,
+            Ev::Cycle => grid.cycle_now = true,
             Ev::Wake => {
-                if self.wake_at == Some(now) {
-                    self.wake_at = None;
-                }
-                if self.policy.next_wake().is_some_and(|t| t <= now) {
-                    self.call(now, Call::Wake, queue)?;
-                } else {
-                    self.arm_wake(now, queue)?;
+                self.driver.wake_due(now, grid, &mut ())?;
+            }
+            // The site's pass at this instant delivers it.
+            Ev::BatchWake(site) => {
+                if let Some(state) = grid.platform.states.get_mut(site) {
+                    state.touched = true;
                 }
             }
         }
+        self.driver.arm(now, queue, Ev::Wake)?;
         Ok(())
     }
 
-    fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        if std::mem::take(&mut self.cycle_now) {
-            self.cycle_due = false;
-            self.cycle_times.push(now);
-            if !self.pending.is_empty() {
-                self.cycle(now, queue)?;
+    fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), Self::Error> {
+        let grid = &mut self.grid;
+        if std::mem::take(&mut grid.cycle_now) {
+            grid.cycle_due = false;
+            grid.cycle_times.push(now);
+            if !grid.pending.is_empty() {
+                let jobs: Vec<GridJob> = grid
+                    .pending
+                    .iter()
+                    .map(|&i| {
+                        let t = &grid.trace[i];
+                        GridJob::new(t.id, t.submission_site, t.cores, t.estimate)?
+                            .with_power_factor(grid.out[i].power_factor)
+                    })
+                    .collect::<Result<_, _>>()?;
+                let before = grid.pending.len();
+                self.driver
+                    .observe(now, &GridObservation::Cycle { jobs }, grid, &mut ())?;
+                self.driver.arm(now, queue, Ev::Wake)?;
+                if grid.pending.len() == before && queue.is_empty() {
+                    return Err(SimError::Assignment {
+                        now,
+                        message: format!(
+                            "defers all {before} pending jobs while nothing else is left to happen"
+                        ),
+                    });
+                }
             }
-            if !self.pending.is_empty() {
-                self.schedule_cycle(now, queue)?;
+            if !grid.pending.is_empty() {
+                grid.schedule_cycle(now, queue)?;
             }
         }
-        // EASY passes; the starts they make are reported to the policy, whose commands may
+        // Batch passes; the starts they make are reported to the policy, whose commands may
         // send more jobs (and need another pass).
         loop {
-            self.passes(now, queue)?;
-            if self.unreported.is_empty() {
+            grid.passes(now, queue)?;
+            if grid.unreported.is_empty() {
                 break;
             }
-            for (i, site, wait) in std::mem::take(&mut self.unreported) {
-                let Some(features) = self.jobs[i].features else {
+            for (i, site, wait) in std::mem::take(&mut grid.unreported) {
+                let Some(features) = grid.jobs[i].features else {
                     continue;
                 };
                 let obs = GridObservation::JobStarted {
-                    job: self.trace[i].id,
+                    job: grid.trace[i].id,
                     site,
                     features,
                     wait,
                 };
-                self.call(now, Call::Observe(obs), queue)?;
+                self.driver.observe(now, &obs, grid, &mut ())?;
+                self.driver.arm(now, queue, Ev::Wake)?;
             }
         }
         // Fig. 7's hourly load: the first instant of each hour that has any event (bounded by
         // the events, never by the simulated span).
         let hour = now.secs().div_euclid(3_600);
-        if self.load_hour != Some(hour) {
-            self.load_hour = Some(hour);
-            self.load.push(LoadSample {
+        if grid.load_hour != Some(hour) {
+            grid.load_hour = Some(hour);
+            grid.load.push(LoadSample {
                 time: now,
-                load: self.platform.states.iter().map(|s| s.load(now)).collect(),
+                load: grid.platform.states.iter().map(|s| s.load(now)).collect(),
             });
         }
         Ok(())
     }
 }
 
-impl<'a, P> Sim<'a, P>
-where
-    P: GridPolicy + ?Sized,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
-    fn new(
-        policy: &'a mut P,
-        sites: &'a [Site],
-        trace: &'a [TraceJob],
-        config: &'a SimConfig,
-    ) -> Result<Sim<'a, P>, SimError> {
-        let states = sites
-            .iter()
-            .map(|s| {
-                Ok(SiteState {
-                    // Counted units: the same schedules without a per-core map, so memory
-                    // follows the jobs, not a site table's core count.
-                    cluster: BatchCluster::counted(s.spec().cores)?,
-                    easy: Easy::default(),
-                    running: (0, 0, 0),
-                    touched: false,
-                })
-            })
-            .collect::<Result<_, BatchError>>()?;
-        let out = trace
-            .iter()
-            .enumerate()
-            .map(|(i, &job)| {
-                let measured = i >= config.history;
-                JobOutcome {
-                    job,
-                    measured,
-                    via_metascheduler: measured && config.participates(i),
-                    power_factor: config.power_factor(i),
-                    data_bytes: config.data_bytes(i),
-                    run: None,
-                }
-            })
-            .collect();
-        let platform = Platform {
-            now: Time::ZERO,
-            states,
-            config: *config,
-            index: trace.iter().enumerate().map(|(i, t)| (t.id, i)).collect(),
-            homes: trace
-                .iter()
-                .zip(&out)
-                .map(|(t, o): (&TraceJob, &JobOutcome)| (t.submission_site, o.data_bytes))
-                .collect(),
-        };
-        Ok(Sim {
-            policy,
-            sites,
-            trace,
-            config,
-            platform,
-            jobs: vec![
-                JobState {
-                    estimate: Duration::ZERO,
-                    runtime: Duration::ZERO,
-                    features: None,
-                };
-                trace.len()
-            ],
-            out,
-            pending: Vec::new(),
-            cycle_due: false,
-            cycle_now: false,
-            started: Vec::new(),
-            load: Vec::new(),
-            load_hour: None,
-            cycle_times: Vec::new(),
-            commands: Vec::new(),
-            unreported: Vec::new(),
-            wake_at: None,
-        })
-    }
+/// The grid as the executor of the protocol: placements of pending jobs at compatible sites
+/// and rejections of pending jobs; anything else is an error.
+impl<'p, P: GridPolicy + ?Sized> Executor<&'p mut P> for Grid<'_> {
+    type Context = ();
+    type Error = SimError<P::Error>;
 
-    /// Calls the policy at `now`, applies its commands and schedules its next wake.
-    fn call(&mut self, now: Time, call: Call, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let mut commands = std::mem::take(&mut self.commands);
-        commands.clear();
+    fn view(&mut self, now: Time) -> &(dyn GridView + 'static) {
         self.platform.now = now;
-        let view = &self.platform;
-        match &call {
-            Call::Start => self.policy.start(now, view, &mut commands),
-            Call::Observe(obs) => self.policy.observe(now, obs, view, &mut commands),
-            Call::Wake => self.policy.wake(now, view, &mut commands),
-        }
-        .map_err(|e| SimError::Policy {
-            now,
-            source: Box::new(e),
-        })?;
-        let applied = self.apply(now, &commands);
-        self.commands = commands;
-        applied?;
-        self.arm_wake(now, queue)
+        &self.platform
     }
 
-    /// Schedules a wake event at the policy's next wake time unless one is due before it.
-    fn arm_wake(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        if let Some(at) = self.policy.next_wake()
-            && self.wake_at.is_none_or(|t| at < t)
-        {
-            let at = at.max(now);
-            queue.schedule(at, Ev::Wake).map_err(EngineError::from)?;
-            self.wake_at = Some(at);
-        }
-        Ok(())
-    }
-
-    /// Applies the policy's commands: placements of pending jobs at compatible sites and
-    /// rejections of pending jobs; anything else is an error.
-    fn apply(&mut self, now: Time, commands: &[GridCommand]) -> Result<(), SimError> {
+    fn apply(
+        &mut self,
+        _: &mut Driver<&'p mut P>,
+        _: &mut (),
+        now: Time,
+        commands: &[GridCommand],
+    ) -> Result<(), Self::Error> {
         let bad = |message: String| SimError::Assignment { now, message };
         if commands.is_empty() {
             return Ok(());
@@ -884,11 +869,12 @@ where
                 ..
             } = *command
             {
+                let sites = &self.platform.sites;
                 let t = &self.trace[i];
-                let fits = self.sites.get(site).is_some_and(|s| {
+                let fits = sites.get(site).is_some_and(|s| {
                     s.accepts(
                         t.cores,
-                        scale_duration(t.estimate, &self.sites[t.submission_site], s),
+                        scale_duration(t.estimate, &sites[t.submission_site], s),
                     )
                 });
                 if !fits {
@@ -900,9 +886,85 @@ where
         self.pending.retain(|i| !decided.contains(i));
         Ok(())
     }
+}
+
+impl<'a> Grid<'a> {
+    fn new<E>(
+        sites: &[Site],
+        trace: &'a [TraceJob],
+        config: &'a SimConfig,
+        batch: &BatchScheduler,
+    ) -> Result<Grid<'a>, SimError<E>> {
+        let states = sites
+            .iter()
+            .map(|s| {
+                Ok(SiteState {
+                    // Counted units: the same schedules without a per-core map, so memory
+                    // follows the jobs, not a site table's core count.
+                    cluster: BatchCluster::counted(s.spec().cores)?,
+                    batch: Driver::new(batch.make()),
+                    running: (0, 0, 0),
+                    touched: false,
+                })
+            })
+            .collect::<Result<_, BatchError>>()?;
+        let out = trace
+            .iter()
+            .enumerate()
+            .map(|(i, &job)| {
+                let measured = i >= config.history;
+                JobOutcome {
+                    job,
+                    measured,
+                    via_metascheduler: measured && config.participates(i),
+                    power_factor: config.power_factor(i),
+                    data_bytes: config.data_bytes(i),
+                    run: None,
+                }
+            })
+            .collect();
+        let platform = Platform {
+            now: Time::ZERO,
+            sites: sites.to_vec(),
+            states,
+            config: *config,
+            index: trace.iter().enumerate().map(|(i, t)| (t.id, i)).collect(),
+            homes: trace
+                .iter()
+                .zip(&out)
+                .map(|(t, o): (&TraceJob, &JobOutcome)| (t.submission_site, o.data_bytes))
+                .collect(),
+        };
+        Ok(Grid {
+            trace,
+            config,
+            platform,
+            jobs: vec![
+                JobState {
+                    estimate: Duration::ZERO,
+                    runtime: Duration::ZERO,
+                    features: None,
+                };
+                trace.len()
+            ],
+            out,
+            pending: Vec::new(),
+            cycle_due: false,
+            cycle_now: false,
+            started: Vec::new(),
+            load: Vec::new(),
+            load_hour: None,
+            cycle_times: Vec::new(),
+            unreported: Vec::new(),
+        })
+    }
 
     /// A cycle one cycle length after `now`.
-    fn schedule_cycle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+    fn schedule_cycle<E>(
+        &mut self,
+        now: Time,
+        queue: &mut EventQueue<Ev>,
+    ) -> Result<(), SimError<E>> {
         queue
             .schedule(now.try_add(self.config.cycle_interval)?, Ev::Cycle)
             .map_err(EngineError::from)?;
@@ -912,7 +974,12 @@ where
 
     /// Job `i` arrives: into the holding layer (a cycle is due one cycle length after it
     /// enters an empty one), or to its submission site.
-    fn arrive(&mut self, i: usize, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+    fn arrive<E>(
+        &mut self,
+        i: usize,
+        now: Time,
+        queue: &mut EventQueue<Ev>,
+    ) -> Result<(), SimError<E>> {
         let Some(outcome) = self.out.get(i) else {
             return Ok(());
         };
@@ -925,47 +992,26 @@ where
         }
         let job = self.trace[i];
         let home = job.submission_site;
-        if self.sites[home].accepts(job.cores, job.estimate) {
+        if self.platform.sites[home].accepts(job.cores, job.estimate) {
             self.send(i, home, now, None)?;
-        }
-        Ok(())
-    }
-
-    /// One scheduling cycle over the holding layer.
-    fn cycle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let jobs: Vec<GridJob> = self
-            .pending
-            .iter()
-            .map(|&i| {
-                let t = &self.trace[i];
-                GridJob::new(t.id, t.submission_site, t.cores, t.estimate)?
-                    .with_power_factor(self.out[i].power_factor)
-            })
-            .collect::<Result<_, _>>()?;
-        let before = self.pending.len();
-        self.call(now, Call::Observe(GridObservation::Cycle { jobs }), queue)?;
-        if self.pending.len() == before && queue.is_empty() {
-            return Err(SimError::Assignment {
-                now,
-                message: format!(
-                    "defers all {before} pending jobs while nothing else is left to happen"
-                ),
-            });
         }
         Ok(())
     }
 
     /// Dispatches job `i` to `site` now: it enters the site's queue at once; a migrated job's
     /// data arrives after the transfer time (Eq. 10).
-    fn send(
+    fn send<E>(
         &mut self,
         i: usize,
         site: usize,
         now: Time,
         predicted_wait: Option<Duration>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), SimError<E>> {
         let t = self.trace[i];
-        let (from, to) = (&self.sites[t.submission_site], &self.sites[site]);
+        let (from, to) = (
+            &self.platform.sites[t.submission_site],
+            &self.platform.sites[site],
+        );
         let estimate = scale_duration(t.estimate, from, to);
         let runtime = scale_duration(t.runtime, from, to).min(estimate);
         let transfer = match self.config.transfer {
@@ -1016,7 +1062,7 @@ where
         Ok(())
     }
 
-    fn complete(&mut self, site: usize, now: Time, token: RunToken) -> Result<(), SimError> {
+    fn complete<E>(&mut self, site: usize, now: Time, token: RunToken) -> Result<(), SimError<E>> {
         let state = &mut self.platform.states[site];
         if state.cluster.complete(now, token).is_none() {
             return Ok(());
@@ -1031,7 +1077,7 @@ where
         state.running.1 -= run.start.secs();
         state.running.2 -= self.jobs[i].estimate.secs();
         run.end = now;
-        let s = &self.sites[site];
+        let s = &self.platform.sites[site];
         // The job draws power from the start of its computation (after any staging).
         let compute_start = run.start.max(run.data_ready);
         run.cost_usd = s.energy_cost_usd(
@@ -1044,15 +1090,21 @@ where
 
     /// An EASY pass at every touched site; starts are recorded and their completions (at the
     /// later of start and data arrival, plus the run time) scheduled.
-    fn passes(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError> {
+    fn passes<E>(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), SimError<E>> {
         for site in 0..self.platform.states.len() {
             let state = &mut self.platform.states[site];
             if !std::mem::take(&mut state.touched) {
                 continue;
             }
+            let mut pass = ClusterPass {
+                cluster: &mut state.cluster,
+                started: &mut self.started,
+            };
+            state.batch.wake_due(now, &mut pass, &mut ())?;
             state
-                .cluster
-                .schedule(now, &mut state.easy, &mut self.started);
+                .batch
+                .observe(now, &SchedulingPass, &mut pass, &mut ())?;
+            state.batch.arm(now, queue, Ev::BatchWake(site))?;
             for s in self.started.drain(..) {
                 let i = s.token.job.0 as usize;
                 let Some(run) = self.out.get_mut(i).and_then(|o| o.run.as_mut()) else {

@@ -27,7 +27,7 @@ pub const MAX_PRICE_USD_PER_MWH: f64 = 1e6;
 
 /// The most power one core may draw, in watts: a hundred times the highest of the paper's
 /// sites (Blacklight's 87.89 W, §4.5.1), so that a job's power and cost stay finite for any
-/// core count (issue 29: `power_per_core_watts = 1e308` made costs infinite and a mean
+/// core count (`power_per_core_watts = 1e308` made costs infinite and a mean
 /// price NaN).
 pub const MAX_WATTS_PER_CORE: f64 = 10_000.0;
 

@@ -5,9 +5,13 @@ use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::metrics::Metrics;
 use cosched_metasched::policy::{Mcmf, PredictedWaits, PriceModel, SubmissionSite};
 use cosched_metasched::scenario::BuiltinPolicy;
-use cosched_metasched::sim::{DataSize, SimConfig, SimError, TransferModel, simulate};
+use cosched_metasched::sim::{DataSize, SimConfig, SimError, TransferModel};
 use cosched_metasched::site::{MAX_WALLTIME, Site, SiteSpec, try_energy_cost_usd};
 use cosched_metasched::workload::TraceJob;
+
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 fn site(name: &str, prices: Vec<f64>) -> Result<Site, cosched_core::ParamError> {
     SiteSpec {

@@ -12,7 +12,7 @@ use cosched_metasched::policy::{
 };
 use cosched_metasched::price_forecast::PriceForecastConfig;
 use cosched_metasched::sim::{
-    DataSize, PowerModel, SimConfig, SimError, SimOutcome, TransferModel, simulate,
+    DataSize, GridSim, PowerModel, SimConfig, SimError, SimOutcome, TransferModel,
 };
 use cosched_metasched::site::{Site, SiteSpec};
 use cosched_metasched::wait::{ClusteredWaitConfig, WaitFeatures};
@@ -21,6 +21,10 @@ use cosched_metasched::workload::{
 };
 use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
+
+#[path = "support/run.rs"]
+mod run;
+use run::simulate;
 
 #[path = "support/shared.rs"]
 mod shared;
@@ -274,7 +278,16 @@ fn invalid_inputs_are_errors() {
     let ok = [job(1, 0, 0, 1, 10)];
     assert!(run(&[ok[0], ok[0]], &config(0), PredictedWaits::Zero).is_err());
     assert!(run(&[job(1, 0, 3, 1, 10)], &config(0), PredictedWaits::Zero).is_err());
-    assert!(run(&[job(1, 0, 0, 0, 10)], &config(0), PredictedWaits::Zero).is_err());
+    // A job with no core is counted invalid and left out (cosched-workload's admission).
+    let policy = Mcmf::new(sites.clone(), 1, 0.5, PriceModel::DayAhead).unwrap();
+    let out = simulate(
+        &sites,
+        &mut policy.clone(),
+        &[ok[0], job(2, 0, 0, 0, 10)],
+        &config(0),
+    )
+    .unwrap();
+    assert_eq!((out.jobs.len(), out.invalid), (1, 1));
     let bad = SimConfig {
         participation: 1.5,
         ..config(0)
@@ -898,10 +911,7 @@ fn a_recorded_run_replays_identically_and_a_restart_changes_nothing() {
     assert_eq!(plain, recorded, "recording changes nothing");
     let (_, lines) = recorder.into_parts();
     let view = |v: Option<&serde_json::Value>| -> Result<Box<dyn GridView>, serde_json::Error> {
-        let snapshot: GridSnapshot = v.map_or(Ok(GridSnapshot::default()), |v| {
-            serde_json::from_value(v.clone())
-        })?;
-        Ok(Box::new(snapshot))
+        Ok(Box::new(GridSnapshot::replayed(v, &sites)?))
     };
     let outcome = replay(&mut policy.clone(), lines.as_slice(), view).unwrap();
     let placed = recorded
@@ -929,6 +939,79 @@ fn a_recorded_run_replays_identically_and_a_restart_changes_nothing() {
     }
 }
 
+/// A recording of a run whose policy reads the what-if waits, the transfer times and the
+/// injected errors (what-if waits, §5.8's transfers, Table 5's perturbation) replays whole:
+/// each cycle's snapshot holds the answers to every question the policy may ask about the
+/// cycle's jobs; the views are taken at the cycles and the start only.
+#[test]
+fn a_recording_with_what_if_waits_replays_whole() {
+    use cosched_core::policy::{Recorder, read_steps, replay};
+    use cosched_metasched::policy::GridSnapshot;
+
+    let sites = xsede();
+    let jobs = generated(&sites, 300, 0.9, 8);
+    let cfg = SimConfig {
+        transfer: Some(TransferModel {
+            latency: Duration(30),
+            bandwidth_bytes_per_s: 1e8,
+            data: DataSize::PaperMix,
+        }),
+        wait_perturbation: Some(Duration(1_800)),
+        ..config(100)
+    };
+    let policy = Mcmf::new(sites.clone(), 2, 0.5, PriceModel::DayAhead)
+        .unwrap()
+        .with_waits(PredictedWaits::WhatIf)
+        .unwrap();
+    let plain = simulate(&sites, &mut policy.clone(), &jobs, &cfg).unwrap();
+    let mut recorder = Recorder::with_view_snapshot(policy.clone(), Vec::new(), GridSnapshot::json);
+    let recorded = simulate(&sites, &mut recorder, &jobs, &cfg).unwrap();
+    assert_eq!(plain, recorded, "recording changes nothing");
+    let (_, lines) = recorder.into_parts();
+    let steps: Vec<_> = read_steps::<GridObservation, GridCommand, _>(lines.as_slice())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let cycles = steps
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.call,
+                cosched_core::policy::Call::Observe(GridObservation::Cycle { .. })
+            )
+        })
+        .count();
+    let snapshots = steps.iter().filter(|s| s.view.is_some()).count();
+    assert_eq!(
+        snapshots,
+        cycles + 1,
+        "a view at the start and at each cycle only"
+    );
+    let view = |v: Option<&serde_json::Value>| GridSnapshot::replayed(v, &sites);
+    let outcome = replay(&mut policy.clone(), lines.as_slice(), view).unwrap();
+    assert_eq!(outcome.steps as usize, steps.len());
+    // Without the recorded what-if answers the replay does not go through (the policy reads
+    // them: it places otherwise, or predicts a run past the published prices).
+    let blind = |v: Option<&serde_json::Value>| {
+        GridSnapshot::replayed(v, &sites).map(|mut s| {
+            s.what_if.clear();
+            s
+        })
+    };
+    assert!(replay(&mut policy.clone(), lines.as_slice(), blind).is_err());
+    let placed = recorded
+        .jobs
+        .iter()
+        .filter(|j| j.via_metascheduler && j.run.is_some())
+        .count();
+    assert_eq!(outcome.commands, placed as u64);
+    assert!(
+        recorded
+            .jobs
+            .iter()
+            .any(|j| j.run.is_some_and(|r| r.site != j.job.submission_site))
+    );
+}
+
 /// The vendored inputs: the paper's eight sites with a month of prices, and its 4,100 jobs.
 #[test]
 fn the_vendored_inputs_are_complete() {
@@ -952,4 +1035,90 @@ fn the_vendored_inputs_are_the_shared_files() {
     assert_eq!(sites, shared);
     let trace = read_grid_trace(&dir.join("xsede_grid_4100.swf"), shared.len()).unwrap();
     assert_eq!(jobs, trace);
+}
+
+/// Any policy of the protocol runs, whatever its error type: one that cannot fail, reading
+/// the sites from the view (not a copy of its own), places every job at its submission site;
+/// the sites' batch systems take any batch policy.
+#[test]
+fn an_infallible_policy_reads_the_sites_from_the_view() {
+    use cosched_batch::scenario::BuiltinPolicy;
+    use cosched_core::policy::Policy;
+    use std::convert::Infallible;
+
+    /// Places each job at its submission site if that site can run it there.
+    struct Home {
+        sites_seen: usize,
+    }
+    impl Policy for Home {
+        type Observation = GridObservation;
+        type Command = GridCommand;
+        type View = dyn GridView;
+        type Error = Infallible;
+        fn observe(
+            &mut self,
+            _: Time,
+            obs: &GridObservation,
+            view: &dyn GridView,
+            out: &mut Vec<GridCommand>,
+        ) -> Result<(), Infallible> {
+            let GridObservation::Cycle { jobs } = obs else {
+                return Ok(());
+            };
+            self.sites_seen = view.sites().len();
+            for job in jobs {
+                let fits = view
+                    .sites()
+                    .get(job.submission_site)
+                    .is_some_and(|s| s.accepts(job.cores, job.estimate));
+                out.push(if fits {
+                    GridCommand::Place {
+                        job: job.id,
+                        site: job.submission_site,
+                        predicted_wait: None,
+                    }
+                } else {
+                    GridCommand::Unassignable { job: job.id }
+                });
+            }
+            Ok(())
+        }
+    }
+
+    let sites = vec![site("a", 8, 1.0, 10.0), site("b", 8, 1.0, 20.0)];
+    // At site a: a half-width job, a full-width one blocked behind it, and a short job EASY
+    // backfills beside them (FCFS keeps it behind the blocked one).
+    let jobs = [
+        job(1, 0, 0, 4, 100),
+        job(2, 1, 0, 8, 100),
+        job(3, 2, 0, 2, 50),
+    ];
+    let mut home = Home { sites_seen: 0 };
+    let out = simulate(&sites, &mut home, &jobs, &config(0)).unwrap();
+    assert_eq!(home.sites_seen, sites.len());
+    assert!(
+        out.jobs
+            .iter()
+            .all(|j| j.run.is_none_or(|r| r.site == j.job.submission_site))
+    );
+    let fcfs = GridSim::new(sites.clone(), config(0))
+        .unwrap()
+        .with_batch_scheduler(BuiltinPolicy::Fcfs)
+        .run(&mut Home { sites_seen: 0 }, &jobs)
+        .unwrap();
+    let wait = |o: &SimOutcome| -> i64 {
+        o.jobs
+            .iter()
+            .filter_map(|j| j.site_wait())
+            .map(|w| w.secs())
+            .sum()
+    };
+    // FCFS backfills nothing: the same placements wait longer than under EASY.
+    assert_eq!(fcfs.jobs.len(), out.jobs.len());
+    assert!(
+        wait(&fcfs) > wait(&out),
+        "{} <= {}",
+        wait(&fcfs),
+        wait(&out)
+    );
 }

@@ -1,4 +1,4 @@
-//! Issue 29: site tables with extreme values in range-checked fields give a clean error, or a
+//! Site tables with extreme values in range-checked fields give a clean error, or a
 //! simulation whose every reported number is finite (no `inf MWh at a mean $NaN`).
 
 use std::path::Path;
@@ -55,7 +55,7 @@ fn check_finite(m: &Metrics) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// The issue's reproducer: a site drawing 1e308 W per core is refused, naming the field and
+/// The hostile-input reproducer: a site drawing 1e308 W per core is refused, naming the field and
 /// the line.
 #[test]
 fn absurd_power_per_core_is_refused_naming_the_line() {

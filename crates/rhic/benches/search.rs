@@ -6,7 +6,7 @@
 
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, SeedStreams, Time};
-use cosched_rhic::policy::{Observation, PeriodReport, ProfileReport};
+use cosched_rhic::policy::{Observation, PeriodReport, ProfileReport, ProgressPoint};
 use cosched_rhic::{
     Candidate, CompletionParams, CostModel, Goal, Progress, Rhic, RhicConfig, SearchModel,
     annealing_search, exhaustive_search, screen_and_sort,
@@ -30,6 +30,7 @@ fn prepared(n: u32) -> Rhic {
             let (fg, mem) = spread(i.wrapping_add(t));
             let o = Observation::Node {
                 node: NodeId(i),
+                cores: 16.0,
                 foreground_cpu: fg,
                 free_memory_mb: mem,
             };
@@ -61,15 +62,21 @@ fn prepared(n: u32) -> Rhic {
         r.observe(at, &Observation::Period(report), &(), &mut out)
             .expect("valid");
         let p = Progress::new(1000.0 * f64::from(k), 1e7, Duration(at.0), 200.0).expect("valid");
-        r.observe(at, &Observation::Progress(p), &(), &mut out)
-            .expect("valid");
+        let o = Observation::Progress {
+            progress: p,
+            point: ProgressPoint::PeriodEnd,
+        };
+        r.observe(at, &o, &(), &mut out).expect("valid");
     }
     r
 }
 
 fn bench(c: &mut Criterion) {
     let progress = Progress::new(60_000.0, 1e7, Duration(3660), 200.0).expect("valid");
-    let report = Observation::Progress(progress);
+    let report = Observation::Progress {
+        progress,
+        point: ProgressPoint::PeriodEnd,
+    };
     for n in [36, 10_000] {
         let r = prepared(n);
         c.bench_function(&format!("decide/{n}"), |b| {

@@ -2,17 +2,19 @@
 //! sized by RHIC under the cost goal (about 25 simulated minutes, second by second).
 
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::{SimConfig, simulate};
+use cosched_rhic::sim::{BackgroundJob, RhicSim, SimConfig};
 use cosched_rhic::{CostModel, Goal, scenario};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
-    let config = SimConfig::new(JobProfile::Wordcount, Goal::Cost(CostModel::default()));
+    let config = SimConfig::new(Goal::Cost(CostModel::default()));
+    let job = BackgroundJob::new(JobProfile::Wordcount);
+    let sim = RhicSim::new(config.clone()).expect("valid config");
     c.bench_function("simulate/wordcount_6+36_rhic", |b| {
         b.iter(|| {
-            let mut rhic = scenario::rhic(&config).expect("valid config");
-            black_box(simulate(black_box(&config), &mut rhic).expect("valid config"))
+            let mut rhic = scenario::rhic(&config, &job).expect("valid config");
+            black_box(sim.run(&mut rhic, black_box(&job)).expect("valid config"))
         })
     });
 }

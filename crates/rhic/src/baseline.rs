@@ -16,7 +16,8 @@
 use crate::completion::{Progress, check_duration};
 use crate::goal::Goal;
 use crate::policy::{
-    CloudView, Command, CommandedPool, Observation, PeriodReport, Selection, Sizing, SizingKind,
+    CloudView, Command, CommandedPool, Observation, PeriodReport, ProgressPoint, Selection, Sizing,
+    SizingKind,
 };
 use crate::search::Candidate;
 use cosched_core::policy::Policy;
@@ -143,19 +144,22 @@ pub enum Rule {
 /// use cosched_core::policy::Policy;
 /// use cosched_core::{Duration, NodeId, Time};
 /// use cosched_rhic::baseline::{Baseline, Rule};
-/// use cosched_rhic::policy::{Assignment, Command, Observation, ProfileReport};
+/// use cosched_rhic::policy::{Assignment, Command, Observation, ProfileReport, ProgressPoint};
 /// use cosched_rhic::{CostModel, Goal, Progress};
 /// let goal = Goal::Cost(CostModel::default());
 /// let mut b = Baseline::new(Rule::Fixed(2), 16.0, goal, Duration(60)).unwrap();
 /// let mut out = Vec::new();
 /// for n in 0..4 {
-///     let reading = Observation::Node { node: NodeId(n), foreground_cpu: n as f64, free_memory_mb: 4096 };
+///     let reading = Observation::Node {
+///         node: NodeId(n), cores: 16.0, foreground_cpu: n as f64, free_memory_mb: 4096,
+///     };
 ///     b.observe(Time(59), &reading, &(), &mut out).unwrap();
 /// }
 /// let profile = ProfileReport { bw_util: 0.3, dedicated_cpu: 96.0, slot_memory_mb: 256, task_s: 60.0 };
 /// b.observe(Time(60), &Observation::Profile(profile), &(), &mut out).unwrap();
 /// let progress = Progress::new(1.0, 9.0, Duration(60), 96.0).unwrap();
-/// b.observe(Time(60), &Observation::Progress(progress), &(), &mut out).unwrap();
+/// let period_end = Observation::Progress { progress, point: ProgressPoint::PeriodEnd };
+/// b.observe(Time(60), &period_end, &(), &mut out).unwrap();
 /// let join = |n| Command::Join(Assignment { node: NodeId(n), slots: 16 });
 /// assert_eq!(out, [join(0), join(1)]); // the two least loaded
 /// ```
@@ -172,7 +176,6 @@ pub struct Baseline {
     commanded: CommandedPool,
     last_period: Option<PeriodReport>,
     last: Option<Sizing>,
-    last_boundary: Option<Time>,
     #[serde(skip)]
     sorted: Vec<Candidate>,
 }
@@ -215,7 +218,6 @@ impl Baseline {
             commanded: CommandedPool::default(),
             last_period: None,
             last: None,
-            last_boundary: None,
             sorted: Vec::new(),
         })
     }
@@ -302,8 +304,11 @@ impl Policy for Baseline {
             }
             // Kept until the boundary decision, which knows the progress.
             Observation::Period(p) => self.last_period = Some(p),
-            Observation::Progress(ref p) => {
-                self.decide(now, p);
+            Observation::Progress {
+                ref progress,
+                point,
+            } => {
+                self.decide(now, progress, point);
                 let target = self.last.as_ref().map_or(&[][..], |s| &s.volunteers[..]);
                 self.commanded.move_to(target, out);
             }
@@ -316,7 +321,7 @@ impl Policy for Baseline {
 impl Baseline {
     /// The sizes change at interval boundaries; between them departed or failed volunteers are
     /// replaced.
-    fn decide(&mut self, now: Time, progress: &Progress) {
+    fn decide(&mut self, now: Time, progress: &Progress, point: ProgressPoint) {
         let mut all = Vec::new();
         match self.slot_memory_mb {
             Some(slot_mb) => self
@@ -324,9 +329,7 @@ impl Baseline {
                 .screen(self.cpu_max, slot_mb, &mut all, &mut self.sorted),
             None => self.sorted.clear(),
         }
-        let due = self
-            .last_boundary
-            .is_none_or(|b| now >= b.saturating_add(self.interval));
+        let due = point == ProgressPoint::PeriodEnd || self.last.is_none();
         let decision = if !due {
             let size = self.selection.members().len();
             let dropped = self.selection.refresh(&self.sorted);
@@ -350,7 +353,6 @@ impl Baseline {
                 ..last
             }
         } else if self.slot_memory_mb.is_none() {
-            self.last_boundary = Some(now);
             Sizing {
                 at: now,
                 volunteers: Vec::new(),
@@ -359,7 +361,6 @@ impl Baseline {
                 kind: SizingKind::Profiling,
             }
         } else {
-            self.last_boundary = Some(now);
             let measure = self
                 .last_period
                 .take()

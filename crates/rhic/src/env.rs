@@ -502,9 +502,10 @@ pub struct EnvConfig {
     /// interactive (> 0; §5.1: 16).
     pub cores: u32,
     /// Cores of interactive node slot `i`, cycling through the list (each in 1..=1024); empty
-    /// (the default, the paper's homogeneous ARC testbed): every slot has `cores`. The policy
-    /// is told each node's capacity ([`crate::policy::Observation::Capacity`]); §4.1 notes the model extends
-    /// to a few hardware types, Fig. 7 that Hadoop tolerates uneven per-node CPU.
+    /// (the default, the paper's homogeneous ARC testbed): every slot has `cores`. Each of a
+    /// node's readings tells the policy its cores ([`crate::policy::Observation::Node`]); §4.1
+    /// notes the model extends to a few hardware types, Fig. 7 that Hadoop tolerates uneven
+    /// per-node CPU.
     pub interactive_cores: Vec<u32>,
     /// Memory the foreground and volunteer VMs of a node share, MiB (§5.1: 8 GB).
     pub shared_memory_mb: u64,

@@ -28,18 +28,22 @@
 //! | selection adjusting the previous pool, threshold replacement, deferment | [`policy`]: [`Selection`], [`Rhic`] |
 //! | baselines: fixed sizes (exhaustive survey), FUZZY with dead-band and 5 % padding, threshold | [`baseline`] |
 //! | testbed: Table 2, 16-core nodes (or a mix, §4.1), sessions and churn, job I/O and work, power | [`env`](mod@env) |
-//! | the runs: profiling, 1-minute periods on 1 s samples, setup/drain, churn, stragglers and backup tasks, noisy metrics | [`sim`]: [`sim::simulate`] |
+//! | the runs: profiling, 1-minute periods on 1 s samples, setup/drain, churn, stragglers and backup tasks, noisy metrics | [`sim`]: [`sim::RhicSim`] |
 //! | the approaches and runs of §5 | [`scenario`] |
 //!
 //! ```
 //! use cosched_core::policy::Policy;
 //! use cosched_core::{Duration, NodeId, Time};
-//! use cosched_rhic::{Assignment, Command, Goal, Observation, ProfileReport, Progress, Rhic, RhicConfig};
+//! use cosched_rhic::{
+//!     Assignment, Command, Goal, Observation, ProfileReport, Progress, ProgressPoint, Rhic,
+//!     RhicConfig,
+//! };
 //! // Two dedicated 16-core nodes; finish by t = 2 h.
 //! let mut rhic = Rhic::new(RhicConfig::new(2, 16.0, Goal::Deadline(Time(7200)))).unwrap();
 //! let mut out = Vec::new();
+//! // Three interactive 16-core nodes: each reading gives the node's cores and its load.
 //! for (n, fg) in [(0, 4.0), (1, 14.0), (2, 2.0)] {
-//!     let o = Observation::Node { node: NodeId(n), foreground_cpu: fg, free_memory_mb: 6000 };
+//!     let o = Observation::Node { node: NodeId(n), cores: 16.0, foreground_cpu: fg, free_memory_mb: 6000 };
 //!     rhic.observe(Time(59), &o, &(), &mut out).unwrap();
 //! }
 //! let profile = ProfileReport { bw_util: 0.1, dedicated_cpu: 32.0, slot_memory_mb: 256, task_s: 60.0 };
@@ -47,9 +51,10 @@
 //! // 1,920 of 240,000 units done in the 1-minute profile on 32 cores: 32 cores alone need
 //! // 2 h 4 min more, past the deadline; the least-loaded volunteer (14 free cores) makes it
 //! // in 1 h 26 min, the smallest pool that meets it (deadlines skip Algorithm 1).
-//! let p = Progress::new(1920.0, 238_080.0, Duration(60), 32.0).unwrap();
-//! rhic.observe(Time(60), &Observation::Progress(p), &(), &mut out).unwrap();
-//! // It runs one map slot per core of the node (its memory allows 23).
+//! let progress = Progress::new(1920.0, 238_080.0, Duration(60), 32.0).unwrap();
+//! let period_end = Observation::Progress { progress, point: ProgressPoint::PeriodEnd };
+//! rhic.observe(Time(60), &period_end, &(), &mut out).unwrap();
+//! // It runs one map slot per core its readings gave (its memory allows 23).
 //! assert_eq!(out, [Command::Join(Assignment { node: NodeId(2), slots: 16 })]);
 //! ```
 
@@ -72,8 +77,8 @@ pub use completion::{CompletionParams, Progress};
 pub use goal::{Bill, CostModel, Goal, Money, PowerModel, Score};
 pub use iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, mean_shift};
 pub use policy::{
-    Assignment, CloudView, Command, CommandedPool, Observation, PeriodReport, ProfileReport, Rhic,
-    RhicConfig, Selection, Sizing, SizingKind,
+    Assignment, CloudView, Command, CommandedPool, Observation, PeriodReport, ProfileReport,
+    ProgressPoint, Rhic, RhicConfig, RhicPolicy, Selection, Sizing, SizingKind,
 };
 pub use predictor::{ForegroundTable, MovingAverage};
 pub use saturation::SaturationEstimate;

@@ -3,8 +3,8 @@
 //! measurements, the job's progress) and [`Command`]s out (a node joins the pool with its map
 //! slots, changes its slots, or leaves). No clock, RNG or I/O; the state serialises.
 //!
-//! The executor reports the job's [`Observation::Progress`] at every period end and whenever a
-//! volunteer was lost; the policy answers with the commands that move the pool it last asked
+//! The executor reports the job's [`Observation::Progress`] at every period end and, between
+//! period ends, whenever a volunteer was lost (the report says which: [`ProgressPoint`]); the policy answers with the commands that move the pool it last asked
 //! for ([`CommandedPool`]) to its new choice ([`Sizing`]): the difference is the policy's.
 //!
 //! - After the dedicated-only profiling run ([`ProfileReport`]: disk utilisation, CPU
@@ -182,24 +182,18 @@ pub struct PeriodReport {
 /// An observation the executor (simulator or live system) hands a policy.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Observation {
-    /// One foreground reading of an interactive node (1 s samples, §4.4): CPU in cores and
-    /// free memory (of the shared 8 GB) for a volunteer VM.
+    /// One foreground reading of an interactive node (1 s samples, §4.4): its cores, the CPU
+    /// its foreground uses and the memory (of the shared 8 GB) free for a volunteer VM.
     Node {
         /// The node.
         node: NodeId,
+        /// Its CPU capacity, cores (finite, > 0): nodes may differ (§4.1 notes that the model
+        /// adapts to a few hardware types).
+        cores: f64,
         /// Foreground CPU, cores.
         foreground_cpu: f64,
         /// Memory a volunteer VM could use, MiB.
         free_memory_mb: u64,
-    },
-    /// The node's CPU capacity, cores (finite, > 0): nodes may differ (§4.1 notes that the
-    /// model adapts to a few hardware types); a node never reported has the policy's
-    /// `CPU_max`.
-    Capacity {
-        /// The node.
-        node: NodeId,
-        /// Its cores.
-        cpu_max: f64,
     },
     /// The node's session ended: it is no longer a candidate.
     Left(NodeId),
@@ -211,11 +205,37 @@ pub enum Observation {
     Profile(ProfileReport),
     /// An evaluation interval ended.
     Period(PeriodReport),
-    /// The job's progress now: the executor reports it at every period end (after the
-    /// period's measurements) and whenever a volunteer left or failed to boot; the policy
-    /// answers with its pool commands (a new size at an interval boundary, replacements in
+    /// The job's progress now, and when it is reported: at a period end (after the period's
+    /// measurements) or between period ends because a volunteer left or failed to boot. The
+    /// policy answers with its pool commands (a new size at a period end, replacements in
     /// between, §4.4).
-    Progress(Progress),
+    Progress {
+        /// The job's progress.
+        progress: Progress,
+        /// A period end, or between two.
+        point: ProgressPoint,
+    },
+}
+
+/// When an executor reports the job's progress ([`Observation::Progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ProgressPoint {
+    /// An evaluation interval ended (or the profiling run): the policy may size the pool anew.
+    PeriodEnd,
+    /// Between period ends, after a volunteer left or failed to boot: the policy may replace
+    /// what it lost (deferment, §4.4).
+    BetweenPeriods,
+}
+
+/// A policy of RHIC's protocol: the core [`Policy`] trait with [`Observation`]s in, pool
+/// [`Command`]s out, and no view (the observations say everything). [`Rhic`] and the
+/// baselines ([`crate::baseline`]) are ones; so is any caller's type that implements it, and it
+/// runs in the simulator (`cosched_rhic::sim`) and any other executor.
+pub trait RhicPolicy: Policy<Observation = Observation, Command = Command, View = ()> {}
+
+impl<P> RhicPolicy for P where
+    P: Policy<Observation = Observation, Command = Command, View = ()> + ?Sized
+{
 }
 
 /// What a policy asks of the executor: the pool's changes.
@@ -373,10 +393,12 @@ impl CloudView {
         match *observation {
             Observation::Node {
                 node,
+                cores,
                 foreground_cpu,
                 free_memory_mb,
-            } => self.nodes.observe(at, node, foreground_cpu, free_memory_mb),
-            Observation::Capacity { node, cpu_max } => self.nodes.set_capacity(node, cpu_max),
+            } => self
+                .nodes
+                .observe(at, node, cores, foreground_cpu, free_memory_mb),
             Observation::Left(node) => self.nodes.remove(node),
             Observation::Joined(node) => {
                 self.failed.remove(&node);
@@ -384,14 +406,14 @@ impl CloudView {
             Observation::BootFailed(node) => {
                 self.failed.insert(node);
             }
-            Observation::Profile(_) | Observation::Period(_) | Observation::Progress(_) => {
+            Observation::Profile(_) | Observation::Period(_) | Observation::Progress { .. } => {
                 return false;
             }
         }
         true
     }
 
-    /// The CPU capacity a node reported ([`Observation::Capacity`]), if any.
+    /// The CPU capacity a node reported ([`Observation::Node`]'s `cores`), if any.
     pub fn capacity(&self, node: NodeId) -> Option<f64> {
         self.nodes.capacity(node)
     }
@@ -516,18 +538,22 @@ enum Scaling {
 /// ```
 /// use cosched_core::policy::Policy;
 /// use cosched_core::{Duration, NodeId, Time};
-/// use cosched_rhic::policy::{Command, Observation, ProfileReport};
+/// use cosched_rhic::policy::{Command, Observation, ProfileReport, ProgressPoint};
 /// use cosched_rhic::{CostModel, SizingKind, Goal, Progress, Rhic, RhicConfig};
+/// // Two dedicated 16-core nodes.
 /// let mut rhic = Rhic::new(RhicConfig::new(2, 16.0, Goal::Cost(CostModel::default()))).unwrap();
 /// let mut out = Vec::new();
 /// for n in 0..8 {
-///     let node = Observation::Node { node: NodeId(n), foreground_cpu: 2.0, free_memory_mb: 6000 };
+///     let node = Observation::Node {
+///         node: NodeId(n), cores: 16.0, foreground_cpu: 2.0, free_memory_mb: 6000,
+///     };
 ///     rhic.observe(Time(59), &node, &(), &mut out).unwrap();
 /// }
 /// let profile = ProfileReport { bw_util: 0.25, dedicated_cpu: 32.0, slot_memory_mb: 256, task_s: 60.0 };
 /// rhic.observe(Time(60), &Observation::Profile(profile), &(), &mut out).unwrap();
-/// let p = Progress::new(1920.0, 100_000.0, Duration(60), 32.0).unwrap();
-/// rhic.observe(Time(60), &Observation::Progress(p), &(), &mut out).unwrap();
+/// let progress = Progress::new(1920.0, 100_000.0, Duration(60), 32.0).unwrap();
+/// let period_end = Observation::Progress { progress, point: ProgressPoint::PeriodEnd };
+/// rhic.observe(Time(60), &period_end, &(), &mut out).unwrap();
 /// // Algorithm 1, period 1: Eq. 3's worst case, (1/0.25 − 1) · 16 = 48 cores: 4 volunteers.
 /// assert_eq!(rhic.last_sizing().map(|s| s.kind), Some(SizingKind::Scaling(1)));
 /// assert_eq!(out.iter().filter(|c| matches!(c, Command::Join(_))).count(), 4);
@@ -548,7 +574,6 @@ pub struct Rhic {
     saturated: bool,
     selection: Selection,
     last: Option<Sizing>,
-    last_boundary: Option<Time>,
     commanded: CommandedPool,
     scaling_periods: u32,
     #[serde(skip)]
@@ -574,7 +599,6 @@ impl Rhic {
             saturated: false,
             selection: Selection::default(),
             last: None,
-            last_boundary: None,
             commanded: CommandedPool::default(),
             scaling_periods: 0,
             sorted: Vec::new(),
@@ -896,17 +920,11 @@ impl Rhic {
 impl Rhic {
     /// A boundary decision (Algorithm 1's next period, or the search) when `now` is at least
     /// one interval past the last boundary, else the deferred last decision.
-    fn decide(&mut self, now: Time, progress: &Progress) {
+    fn decide(&mut self, now: Time, progress: &Progress, point: ProgressPoint) {
         self.refresh_sorted();
-        let due = self
-            .last_boundary
-            .is_none_or(|b| now >= b.saturating_add(self.config.interval));
         let sizing = match self.last.take() {
-            Some(last) if !due => self.defer(&last),
-            _ => {
-                self.last_boundary = Some(now);
-                self.boundary(now, progress)
-            }
+            Some(last) if point == ProgressPoint::BetweenPeriods => self.defer(&last),
+            _ => self.boundary(now, progress),
         };
         if matches!(sizing.kind, SizingKind::Scaling(_)) {
             self.scaling_periods += 1;
@@ -937,8 +955,11 @@ impl Policy for Rhic {
         match *observation {
             Observation::Profile(p) => self.observe_profile(p)?,
             Observation::Period(ref p) => self.observe_period(now, p),
-            Observation::Progress(ref p) => {
-                self.decide(now, p);
+            Observation::Progress {
+                ref progress,
+                point,
+            } => {
+                self.decide(now, progress, point);
                 let target = self.last.as_ref().map_or(&[][..], |s| &s.volunteers[..]);
                 self.commanded.move_to(target, out);
             }

@@ -77,9 +77,9 @@ struct NodeView {
 /// use cosched_core::{Duration, NodeId, Time};
 /// use cosched_rhic::ForegroundTable;
 /// let mut t = ForegroundTable::new(Duration(600));
-/// t.observe(Time(0), NodeId(3), 1.0, 4096);
-/// t.observe(Time(1), NodeId(3), 3.0, 2048);
-/// let c = t.candidates(4.0, 256);
+/// t.observe(Time(0), NodeId(3), 4.0, 1.0, 4096);
+/// t.observe(Time(1), NodeId(3), 4.0, 3.0, 2048);
+/// let c = t.candidates(16.0, 256);
 /// assert_eq!((c[0].residual_cpu, c[0].slots), (2.0, 4)); // 4 − (1 + 3) / 2; 8 slots fit, 4 cores
 /// t.remove(NodeId(3));
 /// assert!(t.candidates(4.0, 256).is_empty());
@@ -99,9 +99,28 @@ impl ForegroundTable {
         }
     }
 
-    /// One foreground-CPU (cores) and free-memory observation at `at`; the first registers
-    /// the node.
-    pub fn observe(&mut self, at: Time, node: NodeId, foreground_cpu: f64, free_memory_mb: u64) {
+    /// One reading at `at` of a node of `cores` cores (its own `CPU_max`; ignored unless
+    /// finite and > 0, the node then keeps the table's default): its foreground CPU (cores)
+    /// and free memory. The first registers the node.
+    ///
+    /// ```
+    /// use cosched_core::{Duration, NodeId, Time};
+    /// use cosched_rhic::ForegroundTable;
+    /// let mut t = ForegroundTable::new(Duration(600));
+    /// t.observe(Time(0), NodeId(1), 8.0, 2.0, 8192);
+    /// t.observe(Time(0), NodeId(2), f64::NAN, 2.0, 8192);
+    /// let c = t.candidates(16.0, 256);
+    /// assert_eq!((c[0].residual_cpu, c[0].slots), (6.0, 8)); // 8 cores
+    /// assert_eq!((c[1].residual_cpu, c[1].slots), (14.0, 16)); // the default 16
+    /// ```
+    pub fn observe(
+        &mut self,
+        at: Time,
+        node: NodeId,
+        cores: f64,
+        foreground_cpu: f64,
+        free_memory_mb: u64,
+    ) {
         let window = self.window;
         let view = self.nodes.entry(node).or_insert_with(|| NodeView {
             foreground: MovingAverage::new(window),
@@ -110,38 +129,12 @@ impl ForegroundTable {
         });
         view.foreground.push(at, foreground_cpu);
         view.free_memory_mb = free_memory_mb;
-    }
-
-    /// The node's own CPU capacity, cores; ignored unless finite and > 0 (the node keeps the
-    /// default). Registers the node (a candidate from its first reading on).
-    ///
-    /// ```
-    /// use cosched_core::{Duration, NodeId, Time};
-    /// use cosched_rhic::ForegroundTable;
-    /// let mut t = ForegroundTable::new(Duration(600));
-    /// t.set_capacity(NodeId(1), 8.0);
-    /// t.observe(Time(0), NodeId(1), 2.0, 8192);
-    /// t.observe(Time(0), NodeId(2), 2.0, 8192);
-    /// let c = t.candidates(16.0, 256);
-    /// assert_eq!((c[0].residual_cpu, c[0].slots), (6.0, 8)); // 8 cores
-    /// assert_eq!((c[1].residual_cpu, c[1].slots), (14.0, 16)); // the default 16
-    /// ```
-    pub fn set_capacity(&mut self, node: NodeId, cpu_max: f64) {
-        if !(cpu_max.is_finite() && cpu_max > 0.0) {
-            return;
+        if cores.is_finite() && cores > 0.0 {
+            view.cpu_max = Some(cores);
         }
-        let window = self.window;
-        self.nodes
-            .entry(node)
-            .or_insert_with(|| NodeView {
-                foreground: MovingAverage::new(window),
-                free_memory_mb: 0,
-                cpu_max: None,
-            })
-            .cpu_max = Some(cpu_max);
     }
 
-    /// The CPU capacity the node reported ([`ForegroundTable::set_capacity`]), if any.
+    /// The CPU capacity the node reported ([`ForegroundTable::observe`]), if any.
     pub fn capacity(&self, node: NodeId) -> Option<f64> {
         self.nodes.get(&node).and_then(|v| v.cpu_max)
     }
@@ -163,7 +156,7 @@ impl ForegroundTable {
 
     /// Every node with its predicted residual CPU `CPU_max − moving average` (at least 0) and
     /// the map slots its free memory holds at `slot_memory_mb` each (at most one per core), in
-    /// node order; `CPU_max` is the node's own ([`ForegroundTable::set_capacity`]) or
+    /// node order; `CPU_max` is the node's own ([`ForegroundTable::observe`]) or
     /// `cpu_max`.
     pub fn candidates(&self, cpu_max: f64, slot_memory_mb: u64) -> Vec<Candidate> {
         let mut out = Vec::with_capacity(self.nodes.len());

@@ -1,11 +1,12 @@
 //! The paper's runs (§5): its testbed per job, the approaches its figures compare as
 //! constructors of the built-in policies, and the comparison of an exhaustive survey over fixed
-//! sizes with a policy. The simulator ([`simulate`]) runs any policy of the protocol; these are
+//! sizes with a policy. The simulator ([`RhicSim`]) runs any policy of the protocol; these are
 //! the ones the `rhic_*` examples run.
 //!
 //! # Writing your own policy
 //!
-//! A policy of the protocol takes [`Observation`]s and answers [`Observation::Progress`] with
+//! A policy of the protocol takes [`Observation`]s (each node's reading gives its cores) and
+//! answers [`Observation::Progress`] with
 //! [`Command`]s; [`CommandedPool`] turns a chosen set of volunteers into those commands. This one
 //! keeps every interactive node whose last reading left at least half its cores free, and runs
 //! beside RHIC on the same cloud:
@@ -15,14 +16,15 @@
 //! use cosched_core::{NodeId, ParamError, Time};
 //! use cosched_rhic::env::JobProfile;
 //! use cosched_rhic::policy::{Assignment, Command, CommandedPool, Observation};
-//! use cosched_rhic::sim::{SimConfig, simulate};
+//! use cosched_rhic::sim::{BackgroundJob, RhicSim, SimConfig};
 //! use cosched_rhic::{Goal, scenario};
 //! use std::collections::BTreeMap;
 //!
 //! /// Volunteers on every node at most half busy, one slot per free core.
 //! #[derive(Default, serde::Serialize, serde::Deserialize)]
 //! struct HalfIdle {
-//!     free: BTreeMap<NodeId, f64>,
+//!     /// Each node's free cores and cores at its last reading.
+//!     free: BTreeMap<NodeId, (f64, f64)>,
 //!     pool: CommandedPool,
 //! }
 //!
@@ -35,17 +37,17 @@
 //!     fn observe(&mut self, _: Time, o: &Observation, _: &(), out: &mut Vec<Command>)
 //!         -> Result<(), ParamError> {
 //!         match *o {
-//!             Observation::Node { node, foreground_cpu, .. } => {
-//!                 self.free.insert(node, 16.0 - foreground_cpu);
+//!             Observation::Node { node, cores, foreground_cpu, .. } => {
+//!                 self.free.insert(node, (cores - foreground_cpu, cores));
 //!             }
 //!             Observation::Left(node) | Observation::BootFailed(node) => {
 //!                 self.free.remove(&node);
 //!                 self.pool.forget(node);
 //!             }
-//!             Observation::Progress(_) => {
+//!             Observation::Progress { .. } => {
 //!                 let target: Vec<Assignment> = self.free.iter()
-//!                     .filter(|&(_, &free)| free >= 8.0)
-//!                     .map(|(&node, &free)| Assignment { node, slots: free as u32 })
+//!                     .filter(|&(_, &(free, cores))| free >= cores / 2.0)
+//!                     .map(|(&node, &(free, _))| Assignment { node, slots: free as u32 })
 //!                     .collect();
 //!                 self.pool.move_to(&target, out);
 //!             }
@@ -55,10 +57,12 @@
 //!     }
 //! }
 //!
-//! let mut config = SimConfig::new(JobProfile::Wordcount, Goal::Cost(scenario::price(0.42)));
-//! config.work /= 40.0; // a short job for the example
-//! let mine = simulate(&config, &mut HalfIdle::default())?;
-//! let rhic = simulate(&config, &mut scenario::rhic(&config)?)?;
+//! let config = SimConfig::new(Goal::Cost(scenario::price(0.42)));
+//! let mut job = BackgroundJob::new(JobProfile::Wordcount);
+//! job.work /= 40.0; // a short job for the example
+//! let sim = RhicSim::new(config.clone())?;
+//! let mine = sim.run(&mut HalfIdle::default(), &job)?;
+//! let rhic = sim.run(&mut scenario::rhic(&config, &job)?, &job)?;
 //! println!("mine ${:.2} in {} s, RHIC ${:.2} in {} s",
 //!     mine.bill.total.usd(), mine.completion.0, rhic.bill.total.usd(), rhic.completion.0);
 //! assert!(mine.finished && rhic.finished);
@@ -70,7 +74,7 @@ use crate::env::JobProfile;
 use crate::goal::{CostModel, Goal, PowerModel};
 use crate::policy::{Command, Observation, Rhic, RhicConfig};
 use crate::search::SearchMethod;
-use crate::sim::{Outcome, SimConfig, SimError, simulate};
+use crate::sim::{BackgroundJob, Outcome, RhicSim, SimConfig, SimError};
 use cosched_core::ParamError;
 use cosched_core::policy::Policy;
 use cosched_core::stats;
@@ -115,13 +119,13 @@ pub fn table1(profile: JobProfile) -> Option<[f64; 4]> {
     }
 }
 
-/// RHIC as the paper runs it on `config`'s testbed: its goal, dedicated nodes, cores,
-/// evaluation interval and VM setup, Algorithm 1 and the exhaustive search.
+/// RHIC as the paper runs it on `config`'s testbed for `job`: its goal, dedicated nodes,
+/// cores, evaluation interval and VM setup, Algorithm 1 and the exhaustive search.
 ///
 /// # Errors
 /// The first parameter out of range ([`Rhic::new`]).
-pub fn rhic(config: &SimConfig) -> Result<Rhic, ParamError> {
-    rhic_with(config, SearchMethod::Exhaustive, true)
+pub fn rhic(config: &SimConfig, job: &BackgroundJob) -> Result<Rhic, ParamError> {
+    rhic_with(config, job, SearchMethod::Exhaustive, true)
 }
 
 /// [`rhic`] with another search (§4.1) or without Algorithm 1's scaling (an ablation of ours).
@@ -130,10 +134,11 @@ pub fn rhic(config: &SimConfig) -> Result<Rhic, ParamError> {
 /// The first parameter out of range ([`Rhic::new`]).
 pub fn rhic_with(
     config: &SimConfig,
+    job: &BackgroundJob,
     search: SearchMethod,
     initial_scaling: bool,
 ) -> Result<Rhic, ParamError> {
-    let mut rc = RhicConfig::new(config.dedicated, f64::from(config.env.cores), config.goal);
+    let mut rc = RhicConfig::new(job.dedicated, f64::from(config.env.cores), config.goal);
     rc.interval = config.interval;
     rc.setup = config.env.setup;
     rc.search = search;
@@ -215,16 +220,20 @@ impl Approach {
         initial_scaling: true,
     };
 
-    /// Its policy on `config`'s testbed.
+    /// Its policy on `config`'s testbed for `job`.
     ///
     /// # Errors
     /// The constructor's.
-    pub fn policy(&self, config: &SimConfig) -> Result<BoxedPolicy, ParamError> {
+    pub fn policy(
+        &self,
+        config: &SimConfig,
+        job: &BackgroundJob,
+    ) -> Result<BoxedPolicy, ParamError> {
         Ok(match *self {
             Approach::Rhic {
                 search,
                 initial_scaling,
-            } => Box::new(rhic_with(config, search, initial_scaling)?),
+            } => Box::new(rhic_with(config, job, search, initial_scaling)?),
             Approach::Fixed(k) => Box::new(fixed(k, config)?),
             Approach::Fuzzy {
                 step,
@@ -235,11 +244,13 @@ impl Approach {
     }
 }
 
-/// One run: the testbed and job, and the approach sizing the pool.
+/// One run: the testbed, the job, and the approach sizing the pool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
-    /// The testbed and job.
+    /// The testbed.
     pub config: SimConfig,
+    /// The job.
+    pub job: BackgroundJob,
     /// The approach.
     pub approach: Approach,
 }
@@ -255,17 +266,19 @@ impl Run {
         quick: bool,
         seed: u64,
     ) -> Run {
-        let mut c = SimConfig::new(profile, goal);
+        let mut c = SimConfig::new(goal);
         if let Goal::Cost(m) = goal {
             c.cost = m;
         }
+        let mut job = BackgroundJob::new(profile);
         if quick {
-            c.work /= 4.0;
+            job.work /= 4.0;
         }
         c.env.interactive_nodes = interactive(profile);
         c.seed = seed;
         Run {
             config: c,
+            job,
             approach,
         }
     }
@@ -273,10 +286,10 @@ impl Run {
     /// Simulates it.
     ///
     /// # Errors
-    /// The approach's parameters out of range, or [`simulate`]'s errors.
+    /// The approach's parameters out of range, or the simulator's errors ([`RhicSim::run`]).
     pub fn simulate(&self) -> Result<Outcome, SimError> {
-        let mut policy = self.approach.policy(&self.config)?;
-        simulate(&self.config, &mut policy)
+        let mut policy = self.approach.policy(&self.config, &self.job)?;
+        RhicSim::new(self.config.clone())?.run(&mut policy, &self.job)
     }
 }
 
@@ -296,7 +309,7 @@ pub fn curve(
     let mut sizes: Vec<usize> = runs
         .iter()
         .filter_map(|(r, _)| match r.approach {
-            Approach::Fixed(k) if r.config.profile == profile => Some(k),
+            Approach::Fixed(k) if r.job.profile == profile => Some(k),
             _ => None,
         })
         .collect();
@@ -307,9 +320,7 @@ pub fn curve(
         .map(|k| {
             let m = mean(
                 runs.iter()
-                    .filter(|(r, _)| {
-                        r.config.profile == profile && r.approach == Approach::Fixed(k)
-                    })
+                    .filter(|(r, _)| r.job.profile == profile && r.approach == Approach::Fixed(k))
                     .map(|(_, o)| metric(o)),
             );
             (k, m)
@@ -438,9 +449,7 @@ pub fn comparisons(
             let rhic: Vec<&Outcome> = runs
                 .iter()
                 .filter(|(r, _)| {
-                    r.config.profile == p
-                        && r.approach == Approach::RHIC
-                        && r.config.goal == m.goal()
+                    r.job.profile == p && r.approach == Approach::RHIC && r.config.goal == m.goal()
                 })
                 .map(|(_, o)| o)
                 .collect();

@@ -1,14 +1,16 @@
-//! The simulator: one background job on `D` dedicated nodes plus volunteers on a churning
-//! interactive cloud, an executor of the policy protocol ([`crate::policy`]: any [`RhicPolicy`]) running on core's
-//! kernel ([`cosched_core::engine`]).
+//! The simulator: one background job ([`BackgroundJob`], the workload) on `D` dedicated nodes
+//! plus volunteers on a churning interactive cloud ([`SimConfig`]), an executor of the policy
+//! protocol ([`crate::policy`]: any [`RhicPolicy`], driven by core's [`Driver`]) running on
+//! core's kernel ([`cosched_core::engine`]): `RhicSim::new(config)?.run(&mut policy, &job)`.
 //!
 //! Events: a session ends or begins on an interactive node; a volunteer VM finishes booting;
 //! one **second** of the world (1 s monitoring, §4.1): foreground CPU steps, the job computes
 //! on the dedicated nodes and the ready volunteers, the dedicated disks slow both as they
 //! saturate ([`env::io_second`]); and every **period** (1-minute evaluation interval, §4.1)
 //! after the 1-minute dedicated-only profiling run: the measurements go to the policy and it
-//! decides. The policy sees every node's noisy foreground reading each second, and decides
-//! again mid-period only when a volunteer leaves or fails to boot (deferment, §4.4).
+//! decides. The policy sees every node's noisy foreground reading (with the node's cores) each
+//! second, and decides again between periods only when a volunteer leaves or fails to boot
+//! (deferment, §4.4); each [`Observation::Progress`] says which it is ([`ProgressPoint`]).
 //!
 //! Every random draw comes from a named stream ([`SeedStreams`]): `slot` *i* (sessions and
 //! foreground of interactive node slot *i*), `reading` *i* (its reading noise), `io` (the
@@ -32,7 +34,9 @@
 use crate::completion::{Progress, check_duration};
 use crate::env::{self, EnvConfig, ForegroundProcess, JobProfile, gap_s};
 use crate::goal::{Bill, CostModel, Goal, PowerModel};
-use crate::policy::{Command, Observation, PeriodReport, ProfileReport};
+pub use crate::policy::RhicPolicy;
+use crate::policy::{Command, Observation, PeriodReport, ProfileReport, ProgressPoint};
+use cosched_core::driver::{CallError, Driver, Executor};
 use cosched_core::engine::{self, EngineError, Event, EventQueue, Simulation};
 use cosched_core::policy::Policy;
 use cosched_core::seed::{SeedStreams, StreamRng};
@@ -41,17 +45,49 @@ use rand::RngExt;
 use rand_distr::{Distribution, Normal};
 use std::collections::BTreeMap;
 
-/// One run.
+/// The workload of a run: one background job and its dedicated nodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BackgroundJob {
+    /// What the job is (its I/O, tasks and memory).
+    pub profile: JobProfile,
+    /// `Count_dedicated` (1..=10,000).
+    pub dedicated: u32,
+    /// The job's work, core-seconds (finite, > 0).
+    pub work: f64,
+}
+
+impl BackgroundJob {
+    /// `profile`'s job as the paper runs it: its work ([`JobProfile::work_core_s`]) on its
+    /// dedicated nodes ([`JobProfile::dedicated`]).
+    pub fn new(profile: JobProfile) -> Self {
+        BackgroundJob {
+            profile,
+            dedicated: profile.dedicated(),
+            work: profile.work_core_s(),
+        }
+    }
+
+    fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(
+            self.dedicated > 0 && self.dedicated <= 10_000,
+            "dedicated",
+            self.dedicated,
+            "must be in 1..=10000",
+        )?;
+        ParamError::check(
+            self.work.is_finite() && self.work > 0.0,
+            "work",
+            self.work,
+            "must be finite and > 0",
+        )
+    }
+}
+
+/// The testbed and the run's settings (the job is the workload, [`BackgroundJob`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
     /// The interactive cloud.
     pub env: EnvConfig,
-    /// The background job.
-    pub profile: JobProfile,
-    /// `Count_dedicated` (> 0).
-    pub dedicated: u32,
-    /// The job's work, core-seconds (> 0).
-    pub work: f64,
     /// The run's goal: what the built-in policies optimise or measure
     /// ([`crate::scenario`]); a deadline is also reported as met or missed.
     pub goal: Goal,
@@ -70,16 +106,12 @@ pub struct SimConfig {
 }
 
 impl SimConfig {
-    /// A run of `profile`'s work ([`JobProfile::work_core_s`]) on its dedicated nodes
-    /// ([`JobProfile::dedicated`]) under `goal`, with [`EnvConfig::default`], the paper's
-    /// prices ($1.00/h, $0.42/h), the ARC power model ([`PowerModel::arc`]), 1-minute
-    /// intervals and profiling, at most 24 hours.
-    pub fn new(profile: JobProfile, goal: Goal) -> Self {
+    /// A run under `goal` with [`EnvConfig::default`], the paper's prices ($1.00/h, $0.42/h),
+    /// the ARC power model ([`PowerModel::arc`]), 1-minute intervals and profiling, at most
+    /// 24 hours.
+    pub fn new(goal: Goal) -> Self {
         SimConfig {
             env: EnvConfig::default(),
-            profile,
-            dedicated: profile.dedicated(),
-            work: profile.work_core_s(),
             goal,
             cost: CostModel::default(),
             power: PowerModel::arc(),
@@ -92,18 +124,6 @@ impl SimConfig {
 
     fn validate(&self) -> Result<(), ParamError> {
         self.env.validate()?;
-        ParamError::check(
-            self.dedicated > 0 && self.dedicated <= 10_000,
-            "dedicated",
-            self.dedicated,
-            "must be in 1..=10000",
-        )?;
-        ParamError::check(
-            self.work.is_finite() && self.work > 0.0,
-            "work",
-            self.work,
-            "must be finite and > 0",
-        )?;
         check_duration("interval", self.interval, true)?;
         check_duration("profiling", self.profiling, true)?;
         ParamError::check(
@@ -257,8 +277,10 @@ struct Meter {
     reported_at_start: f64,
 }
 
-struct World<'a, P: ?Sized> {
+/// The environment of one run.
+struct World<'a> {
     config: &'a SimConfig,
+    job: &'a BackgroundJob,
     cores: f64,
     shares: Vec<f64>,
     slots: Vec<Slot>,
@@ -266,9 +288,6 @@ struct World<'a, P: ?Sized> {
     next_node: u32,
     streams: SeedStreams,
     measure: StreamRng,
-    policy: &'a mut P,
-    /// The policy's commands of the current call (empty between calls).
-    commands: Vec<Command>,
     pool: BTreeMap<NodeId, Volunteer>,
     charged_s: BTreeMap<NodeId, u64>,
     joules: BTreeMap<NodeId, f64>,
@@ -288,13 +307,28 @@ struct World<'a, P: ?Sized> {
     trace: Vec<PoolSample>,
 }
 
-impl<P> World<'_, P>
-where
-    P: RhicPolicy + ?Sized,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
-    fn t(&self, now: Time) -> i64 {
-        now.0
+/// A run: the environment and the driver of its policy.
+struct Sim<'a, P: RhicPolicy + ?Sized> {
+    world: World<'a>,
+    driver: Driver<&'a mut P>,
+}
+
+type Failed<P> = SimError<<P as Policy>::Error>;
+
+impl<P: RhicPolicy + ?Sized> Sim<'_, P> {
+    /// Hands the policy one observation and applies the commands it returns (after every
+    /// progress report, even none: the pool's drained volunteers go then); returns how many.
+    fn tell(
+        &mut self,
+        at: Time,
+        o: &Observation,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<usize, Failed<P>> {
+        let n = self.driver.observe(at, o, &mut self.world, q)?;
+        if n == 0 && matches!(o, Observation::Progress { .. }) {
+            self.world.retain_pool();
+        }
+        Ok(n)
     }
 
     fn start_session(
@@ -302,9 +336,9 @@ where
         i: usize,
         under_way: bool,
         q: &mut EventQueue<Ev>,
-    ) -> Result<(), SimError> {
-        let env = &self.config.env;
-        let Some(slot) = self.slots.get_mut(i) else {
+    ) -> Result<(), Failed<P>> {
+        let env = &self.world.config.env;
+        let Some(slot) = self.world.slots.get_mut(i) else {
             return Ok(());
         };
         let w = env.workloads[slot.rng.random_range(0..env.workloads.len())];
@@ -320,57 +354,109 @@ where
             return Ok(());
         };
         let process = model.start(&mut slot.rng);
-        let cpu_max = slot.cores;
-        let node = NodeId(self.next_node);
-        self.next_node = self.next_node.saturating_add(1);
+        let node = NodeId(self.world.next_node);
+        self.world.next_node = self.world.next_node.saturating_add(1);
         slot.session = Some(Session {
             node,
             process,
             free_memory_mb: env.shared_memory_mb.saturating_sub(memory),
             fg_cores: 0.0,
         });
-        self.slot_of.insert(node, i);
-        self.tell(q.now(), &Observation::Capacity { node, cpu_max }, q)?;
+        self.world.slot_of.insert(node, i);
         q.schedule_in(Duration(length.clamp(1.0, 1e15) as i64), Ev::SessionEnd(i))?;
         Ok(())
     }
 
-    fn end_session(&mut self, i: usize, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let Some(s) = self.slots[i].session.take() else {
+    fn end_session(&mut self, i: usize, q: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
+        let Some(s) = self.world.slots[i].session.take() else {
             return Ok(());
         };
-        self.slot_of.remove(&s.node);
-        if self.pool.remove(&s.node).is_some() {
-            self.redecide = true; // its work in flight is lost
+        self.world.slot_of.remove(&s.node);
+        if self.world.pool.remove(&s.node).is_some() {
+            self.world.redecide = true; // its work in flight is lost
         }
         self.tell(q.now(), &Observation::Left(s.node), q)?;
-        let env = &self.config.env;
-        let gap = gap_s(env.session_gap_mean_s / env.churn, &mut self.slots[i].rng);
+        let env = &self.world.config.env;
+        let gap = gap_s(
+            env.session_gap_mean_s / env.churn,
+            &mut self.world.slots[i].rng,
+        );
         q.schedule_in(Duration(gap.clamp(1.0, 1e15) as i64), Ev::SessionStart(i))?;
         Ok(())
     }
 
-    /// Hands the policy one observation and applies the commands it returns (after every
-    /// progress report, even none: the pool's drained volunteers go then); returns how many.
-    fn tell(
-        &mut self,
-        at: Time,
-        o: &Observation,
-        q: &mut EventQueue<Ev>,
-    ) -> Result<usize, SimError> {
-        self.policy
-            .observe(at, o, &(), &mut self.commands)
-            .map_err(|e| SimError::Policy {
-                at,
-                source: Box::new(e),
-            })?;
-        let n = self.commands.len();
-        if n > 0 || matches!(o, Observation::Progress(_)) {
-            self.apply(at.0, q)?;
+    /// A period (or the profiling run) ends at `now`.
+    fn period(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
+        let config = self.world.config;
+        let job = self.world.job;
+        let env = &config.env;
+        let m = self.world.meter;
+        let secs = m.seconds.max(1.0);
+        let rel =
+            |sd: f64, rng: &mut StreamRng| Normal::new(0.0, sd).map_or(0.0, |d| d.sample(rng));
+        let consumed =
+            (m.consumed / secs * (1.0 + rel(env.consumed_noise, &mut self.world.measure))).max(0.0);
+        self.world.consumed_reported_sum += consumed * secs;
+        let max_disk =
+            (m.max_disk / secs + rel(env.disk_noise, &mut self.world.measure)).clamp(0.0, 1.0);
+        let mean_disk =
+            (m.mean_disk / secs + rel(env.disk_noise, &mut self.world.measure)).clamp(0.01, 1.0);
+        let progress = self.world.progress(now.0)?;
+        let report = PeriodReport {
+            seconds: secs,
+            cpu_available: m.available / secs,
+            cpu_consumed: consumed,
+            max_disk_util: max_disk,
+            task_s: self.world.task_lengths.mean(),
+            work: progress.completed() - m.reported_at_start,
+            usd: m.usd,
+            joules: m.joules,
+        };
+        self.tell(now, &Observation::Period(report), q)?;
+        if !self.world.profiled {
+            self.world.profiled = true;
+            let profile = ProfileReport {
+                bw_util: mean_disk,
+                dedicated_cpu: consumed.max(1e-9),
+                slot_memory_mb: job.profile.slot_memory_mb(),
+                task_s: self
+                    .world
+                    .task_lengths
+                    .mean()
+                    .unwrap_or(job.profile.task_s()),
+            };
+            self.tell(now, &Observation::Profile(profile), q)?;
         }
-        Ok(n)
+        self.world.trace.push(PoolSample {
+            at: now,
+            in_pool: self.world.pool.len(),
+            available: self.world.slot_of.len(),
+            completed: self.world.completed,
+            foreground_core_s: m.foreground,
+            disk_util: m.max_disk / secs,
+            commands: 0,
+        });
+        self.world.meter = Meter {
+            reported_at_start: progress.completed(),
+            ..Meter::default()
+        };
+        let commands = self.tell(
+            now,
+            &Observation::Progress {
+                progress,
+                point: ProgressPoint::PeriodEnd,
+            },
+            q,
+        )?;
+        if let Some(sample) = self.world.trace.last_mut() {
+            sample.commands = commands;
+        }
+        q.schedule_in(config.interval, Ev::Period)?;
+        Ok(())
     }
+}
 
+impl World<'_> {
     /// One second `[t, t + 1)`.
     fn second(&mut self, t: i64) {
         let config = self.config;
@@ -404,14 +490,14 @@ where
             .filter(|v| v.ready)
             .map(|v| residual(&self.slots, v))
             .sum();
-        let io = env::io_second(config.profile.bw_util(), cores, &self.shares, demand);
-        let dedicated_cpu = f64::from(config.dedicated) * cores;
-        let task_s = config.profile.task_s();
+        let io = env::io_second(self.job.profile.bw_util(), cores, &self.shares, demand);
+        let dedicated_cpu = f64::from(self.job.dedicated) * cores;
+        let task_s = self.job.profile.task_s();
         if !tail {
             // In the tail the dedicated nodes run backups and the reduce (their power is still
             // billed), no new map work.
             // Capped like the volunteers' waves, so reported progress never runs back.
-            self.completed = (self.completed + io.dedicated_cpu).min(config.work);
+            self.completed = (self.completed + io.dedicated_cpu).min(self.job.work);
             // One task per core at the disks' pace: `io.dedicated_cpu / task_s` tasks a
             // second, each lasting `task_s / pace`, so `dedicated_cpu` task-seconds.
             if io.dedicated_cpu > 0.0 {
@@ -420,8 +506,8 @@ where
             }
         }
         let power = &config.power;
-        let ded_w =
-            f64::from(config.dedicated) * power.idle_w() + power.dynamic_w(io.dedicated_cpu, cores);
+        let ded_w = f64::from(self.job.dedicated) * power.idle_w()
+            + power.dynamic_w(io.dedicated_cpu, cores);
         self.dedicated_j += ded_w;
         let slot_cores =
             |slots: &[Slot], v: &Volunteer| slots.get(v.slot).map_or(cores, |s| s.cores);
@@ -443,7 +529,7 @@ where
                 // the disks takes longer over it (a straggler).
                 if v.uncommitted >= task_s * f64::from(v.slots.max(1)) {
                     // In the tail a wave may hold more than the work left: the job's total caps.
-                    self.completed = (self.completed + v.uncommitted).min(config.work);
+                    self.completed = (self.completed + v.uncommitted).min(self.job.work);
                     v.uncommitted = 0.0;
                     // A wave is one task per slot, all as long as the wave.
                     let tasks = f64::from(v.slots.max(1));
@@ -475,11 +561,11 @@ where
         m.mean_disk += io.mean_disk_util;
         m.usd += config
             .cost
-            .usd_per_s(config.dedicated as usize, self.pool.len());
+            .usd_per_s(self.job.dedicated as usize, self.pool.len());
         m.joules += ded_w + volunteers_w;
-        if self.tail_since.is_none() && self.completed + in_flight >= config.work {
+        if self.tail_since.is_none() && self.completed + in_flight >= self.job.work {
             self.tail_since = Some(t + 1);
-        } else if tail && !env.backup_tasks && self.completed + in_flight < config.work {
+        } else if tail && !env.backup_tasks && self.completed + in_flight < self.job.work {
             self.tail_since = None; // a departed volunteer's task goes back to the pool
         }
         // The job ends when its last task does: every volunteer's wave committed, or, with
@@ -489,23 +575,61 @@ where
             let pace = io.dedicated_cpu / dedicated_cpu.max(1e-9);
             let backups_done = env.backup_tasks && (t + 1 - since) as f64 * pace >= task_s;
             if in_flight <= 0.0 || backups_done {
-                self.completed = config.work;
+                self.completed = self.job.work;
                 self.finished_at = Some(t + 1);
             }
         }
     }
 
-    /// Applies the policy's commands at `now`: newcomers boot, the dropped drain (at most
-    /// `max_drain`), re-chosen drainers stay; commands for nodes gone are ignored.
-    fn apply(&mut self, now: i64, q: &mut EventQueue<Ev>) -> Result<(), EngineError> {
+    /// Drained volunteers leave the pool once their tasks in flight are committed.
+    fn retain_pool(&mut self) {
+        self.pool
+            .retain(|_, v| v.drain_by.is_none() || (v.ready && v.uncommitted > 0.0));
+    }
+
+    fn progress(&mut self, now: i64) -> Result<Progress, ParamError> {
         let env = &self.config.env;
-        let mut commands = std::mem::take(&mut self.commands);
-        for command in commands.drain(..) {
+        let noise = Normal::new(0.0, env.progress_noise)
+            .map_err(|_| ParamError::new("progress_noise", env.progress_noise, "must be finite"))?;
+        let work = self.job.work;
+        let reported = (self.completed * (1.0 + noise.sample(&mut self.measure))).clamp(0.0, work);
+        let elapsed = now.max(1);
+        Progress::new(
+            reported,
+            work - reported,
+            Duration(elapsed),
+            self.consumed_reported_sum / elapsed as f64,
+        )
+    }
+}
+
+/// The testbed as the executor of RHIC's protocol: newcomers boot, the dropped drain (at most
+/// `max_drain`), re-chosen drainers stay; commands for nodes gone are ignored.
+impl<'p, P: RhicPolicy + ?Sized> Executor<&'p mut P> for World<'_> {
+    type Context = EventQueue<Ev>;
+    type Error = Failed<P>;
+
+    fn view(&mut self, _now: Time) -> &() {
+        &()
+    }
+
+    fn apply(
+        &mut self,
+        _: &mut Driver<&'p mut P>,
+        q: &mut EventQueue<Ev>,
+        now: Time,
+        commands: &[Command],
+    ) -> Result<(), Failed<P>> {
+        if commands.is_empty() {
+            return Ok(());
+        }
+        let env = &self.config.env;
+        for &command in commands {
             match command {
                 Command::Leave(node) => {
                     if let Some(v) = self.pool.get_mut(&node) {
                         v.drain_by
-                            .get_or_insert(now.saturating_add(env.max_drain.0));
+                            .get_or_insert(now.0.saturating_add(env.max_drain.0));
                     }
                 }
                 Command::Join(a) | Command::Resize(a) => {
@@ -536,124 +660,31 @@ where
                 }
             }
         }
-        self.commands = commands;
-        self.pool
-            .retain(|_, v| v.drain_by.is_none() || (v.ready && v.uncommitted > 0.0));
-        Ok(())
-    }
-
-    fn progress(&mut self, now: i64) -> Result<Progress, ParamError> {
-        let env = &self.config.env;
-        let noise = Normal::new(0.0, env.progress_noise)
-            .map_err(|_| ParamError::new("progress_noise", env.progress_noise, "must be finite"))?;
-        let work = self.config.work;
-        let reported = (self.completed * (1.0 + noise.sample(&mut self.measure))).clamp(0.0, work);
-        let elapsed = now.max(1);
-        Progress::new(
-            reported,
-            work - reported,
-            Duration(elapsed),
-            self.consumed_reported_sum / elapsed as f64,
-        )
-    }
-
-    /// A period (or the profiling run) ends at `now`.
-    fn period(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let config = self.config;
-        let env = &config.env;
-        let m = self.meter;
-        let secs = m.seconds.max(1.0);
-        let rel =
-            |sd: f64, rng: &mut StreamRng| Normal::new(0.0, sd).map_or(0.0, |d| d.sample(rng));
-        let consumed =
-            (m.consumed / secs * (1.0 + rel(env.consumed_noise, &mut self.measure))).max(0.0);
-        self.consumed_reported_sum += consumed * secs;
-        let max_disk = (m.max_disk / secs + rel(env.disk_noise, &mut self.measure)).clamp(0.0, 1.0);
-        let mean_disk =
-            (m.mean_disk / secs + rel(env.disk_noise, &mut self.measure)).clamp(0.01, 1.0);
-        let progress = self.progress(now.0)?;
-        let report = PeriodReport {
-            seconds: secs,
-            cpu_available: m.available / secs,
-            cpu_consumed: consumed,
-            max_disk_util: max_disk,
-            task_s: self.task_lengths.mean(),
-            work: progress.completed() - m.reported_at_start,
-            usd: m.usd,
-            joules: m.joules,
-        };
-        self.tell(now, &Observation::Period(report), q)?;
-        if !self.profiled {
-            self.profiled = true;
-            let profile = ProfileReport {
-                bw_util: mean_disk,
-                dedicated_cpu: consumed.max(1e-9),
-                slot_memory_mb: config.profile.slot_memory_mb(),
-                task_s: self.task_lengths.mean().unwrap_or(config.profile.task_s()),
-            };
-            self.tell(now, &Observation::Profile(profile), q)?;
-        }
-        self.trace.push(PoolSample {
-            at: now,
-            in_pool: self.pool.len(),
-            available: self.slot_of.len(),
-            completed: self.completed,
-            foreground_core_s: m.foreground,
-            disk_util: m.max_disk / secs,
-            commands: 0,
-        });
-        self.meter = Meter {
-            reported_at_start: progress.completed(),
-            ..Meter::default()
-        };
-        let commands = self.tell(now, &Observation::Progress(progress), q)?;
-        if let Some(sample) = self.trace.last_mut() {
-            sample.commands = commands;
-        }
-        q.schedule_in(config.interval, Ev::Period)?;
+        self.retain_pool();
         Ok(())
     }
 }
 
-/// Why a run could not be simulated.
+/// Why a run could not be simulated; `E` is the policy's error.
 #[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    /// A parameter of the configuration is out of range.
+pub enum SimError<E = ParamError> {
+    /// A parameter of the configuration or the job is out of range.
     #[error(transparent)]
     Param(#[from] ParamError),
     /// The simulated clock would overflow.
     #[error("simulation clock: {0}")]
     Engine(#[from] EngineError),
-    /// The policy failed on an observation.
-    #[error("policy at t = {at}: {source}")]
-    Policy {
-        /// When.
-        at: Time,
-        /// The policy's error.
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
+    /// The policy failed (the call, its time and its error).
+    #[error(transparent)]
+    Policy(#[from] CallError<E>),
 }
 
-/// A policy of the crate's protocol, as [`simulate`] runs it: any
-/// [`cosched_core::policy::Policy`] over [`Observation`] and [`Command`] without a view
-/// (RHIC, the baselines, or one of the caller's), whose error is a standard error.
-pub trait RhicPolicy: Policy<Observation = Observation, Command = Command, View = ()> {}
-
-impl<P> RhicPolicy for P where
-    P: Policy<Observation = Observation, Command = Command, View = ()> + ?Sized
-{
-}
-
-impl<P> Simulation for World<'_, P>
-where
-    P: RhicPolicy + ?Sized,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
+impl<P: RhicPolicy + ?Sized> Simulation for Sim<'_, P> {
     type Event = Ev;
-    type Error = SimError;
+    type Error = Failed<P>;
 
-    fn handle(&mut self, now: Time, event: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        if self.finished_at.is_some() {
+    fn handle(&mut self, now: Time, event: Ev, q: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
+        if self.world.finished_at.is_some() {
             return Ok(());
         }
         match event {
@@ -661,20 +692,21 @@ where
             Ev::SessionStart(i) => self.start_session(i, false, q)?,
             Ev::Ready(node) => {
                 let failed = {
-                    let p = self.config.env.boot_failure;
+                    let p = self.world.config.env.boot_failure;
                     p > 0.0 && {
-                        let slot = self.slot_of.get(&node).copied().unwrap_or(0) as u64;
+                        let slot = self.world.slot_of.get(&node).copied().unwrap_or(0) as u64;
                         let mut rng = self
+                            .world
                             .streams
                             .stream("boot", slot ^ (u64::from(node.0) << 32));
                         rng.random::<f64>() < p
                     }
                 };
-                if let Some(v) = self.pool.get_mut(&node) {
+                if let Some(v) = self.world.pool.get_mut(&node) {
                     if failed {
-                        self.pool.remove(&node);
+                        self.world.pool.remove(&node);
                         self.tell(now, &Observation::BootFailed(node), q)?;
-                        self.redecide = true;
+                        self.world.redecide = true;
                     } else {
                         v.ready = true;
                         self.tell(now, &Observation::Joined(node), q)?;
@@ -683,9 +715,9 @@ where
             }
             Ev::Period => self.period(now, q)?,
             Ev::Second => {
-                let t = self.t(now);
-                self.second(t);
-                if self.finished_at.is_none() && t + 1 < self.config.max_time.0 {
+                let t = now.0;
+                self.world.second(t);
+                if self.world.finished_at.is_none() && t + 1 < self.world.config.max_time.0 {
                     q.schedule_in(Duration(1), Ev::Second)?;
                 }
             }
@@ -694,18 +726,19 @@ where
     }
 
     /// The 1 s foreground readings, and a deferred decision when a volunteer left or failed.
-    fn settle(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        if self.finished_at.is_some() {
+    fn settle(&mut self, now: Time, q: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
+        if self.world.finished_at.is_some() {
             return Ok(());
         }
-        let sd = self.config.env.cpu_noise;
+        let sd = self.world.config.env.cpu_noise;
         let noise = Normal::new(0.0, sd).ok();
-        let mut readings = Vec::with_capacity(self.slots.len());
-        for slot in &mut self.slots {
+        let mut readings = Vec::with_capacity(self.world.slots.len());
+        for slot in &mut self.world.slots {
             if let Some(s) = &slot.session {
                 let e = noise.map_or(0.0, |n| n.sample(&mut slot.reading));
                 readings.push(Observation::Node {
                     node: s.node,
+                    cores: slot.cores,
                     foreground_cpu: (s.fg_cores + e).clamp(0.0, slot.cores),
                     free_memory_mb: s.free_memory_mb,
                 });
@@ -714,131 +747,157 @@ where
         for r in &readings {
             self.tell(now, r, q)?;
         }
-        if self.redecide && self.profiled {
-            self.redecide = false;
-            let progress = self.progress(now.0)?;
-            self.tell(now, &Observation::Progress(progress), q)?;
+        if self.world.redecide && self.world.profiled {
+            self.world.redecide = false;
+            let progress = self.world.progress(now.0)?;
+            let between = Observation::Progress {
+                progress,
+                point: ProgressPoint::BetweenPeriods,
+            };
+            self.tell(now, &between, q)?;
         }
         Ok(())
     }
 }
 
-/// Runs one job to completion (or `max_time`) under `policy` (started at time 0, before the
-/// first session); deterministic for `config.seed`: every policy meets the same cloud.
-///
-/// ```
-/// use cosched_rhic::env::JobProfile;
-/// use cosched_rhic::sim::{SimConfig, simulate};
-/// use cosched_rhic::{CostModel, Goal, scenario};
-/// let mut c = SimConfig::new(JobProfile::Pi, Goal::Cost(CostModel::default()));
-/// c.env.interactive_nodes = 8;
-/// c.work /= 20.0;
-/// let some = simulate(&c, &mut scenario::fixed(8, &c)?)?;
-/// let alone = simulate(&c, &mut scenario::fixed(0, &c)?)?;
-/// assert!(some.finished && some.completion < alone.completion); // volunteers help Pi
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-///
-/// # Errors
-/// [`SimError::Param`] for a configuration out of range, [`SimError::Policy`] when the policy
-/// fails, [`SimError::Engine`] when the clock would overflow.
-pub fn simulate<P>(config: &SimConfig, policy: &mut P) -> Result<Outcome, SimError>
-where
-    P: RhicPolicy + ?Sized,
-    P::Error: std::error::Error + Send + Sync + 'static,
-{
-    config.validate()?;
-    let env = &config.env;
-    let streams = SeedStreams::new(config.seed);
-    let cores = f64::from(env.cores);
-    let mut io_rng = streams.stream("io", 0);
-    let shares = env::io_shares(config.dedicated, env.imbalance, &mut io_rng);
-    let slots = (0..env.interactive_nodes)
-        .map(|i| Slot {
-            cores: match env.interactive_cores.as_slice() {
-                [] => cores,
-                list => list.get(i % list.len()).map_or(cores, |&c| f64::from(c)),
-            },
-            session: None,
-            rng: streams.stream("slot", i as u64),
-            reading: streams.stream("reading", i as u64),
-        })
-        .collect();
-    let mut world = World {
-        config,
-        cores,
-        shares,
-        slots,
-        slot_of: BTreeMap::new(),
-        next_node: 0,
-        streams,
-        measure: streams.stream("measure", 0),
-        policy,
-        commands: Vec::new(),
-        pool: BTreeMap::new(),
-        charged_s: BTreeMap::new(),
-        joules: BTreeMap::new(),
-        volunteer_seconds: 0,
-        joins: 0,
-        dedicated_j: 0.0,
-        completed: 0.0,
-        meter: Meter::default(),
-        consumed_reported_sum: 0.0,
-        profiled: false,
-        redecide: false,
-        finished_at: None,
-        tail_since: None,
-        task_lengths: TaskLengths::default(),
-        trace: Vec::new(),
-    };
-    let mut q = EventQueue::new(Time::ZERO);
-    world
-        .policy
-        .start(Time::ZERO, &(), &mut world.commands)
-        .map_err(|e| SimError::Policy {
-            at: Time::ZERO,
-            source: Box::new(e),
-        })?;
-    world.apply(0, &mut q)?;
-    // §5.4: every experiment begins with every interactive node busy.
-    for i in 0..env.interactive_nodes {
-        world.start_session(i, true, &mut q)?;
-    }
-    q.schedule(Time::ZERO, Ev::Second)
-        .map_err(EngineError::from)?;
-    q.schedule_in(config.profiling, Ev::Period)?;
-    engine::run_until(&mut world, &mut q, Time(config.max_time.0))?;
+/// The simulator of one testbed ([`SimConfig`]): [`RhicSim::run`] runs a job on it under a
+/// policy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RhicSim {
+    config: SimConfig,
+}
 
-    let end = world.finished_at.unwrap_or(config.max_time.0);
-    let finished = world.finished_at.is_some();
-    world.trace.push(PoolSample {
-        at: Time(end),
-        in_pool: world.pool.len(),
-        available: world.slot_of.len(),
-        completed: world.completed,
-        foreground_core_s: world.meter.foreground,
-        disk_util: world.meter.max_disk / world.meter.seconds.max(1.0),
-        commands: 0,
-    });
-    let volunteer_s: Vec<(NodeId, u64)> = world.charged_s.into_iter().collect();
-    let bill = config.cost.bill(config.dedicated, end as u64, &volunteer_s);
-    let volunteer_j: Vec<(NodeId, f64)> = world.joules.into_iter().collect();
-    let energy_j = world.dedicated_j + volunteer_j.iter().map(|(_, j)| j).sum::<f64>();
-    let deadline_met = match config.goal {
-        Goal::Deadline(deadline) => Some(finished && end <= deadline.0),
-        _ => None,
-    };
-    Ok(Outcome {
-        completion: Duration(end),
-        finished,
-        bill,
-        volunteer_s,
-        dedicated_j: world.dedicated_j,
-        volunteer_j,
-        energy_j,
-        deadline_met,
-        mean_volunteers: world.volunteer_seconds as f64 / end.max(1) as f64,
-        joins: world.joins,
-        trace: world.trace,
-    })
+impl RhicSim {
+    /// The testbed of `config`.
+    ///
+    /// # Errors
+    /// A parameter out of range.
+    pub fn new(config: SimConfig) -> Result<RhicSim, ParamError> {
+        config.validate()?;
+        Ok(RhicSim { config })
+    }
+
+    /// The testbed and settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Runs `job` to completion (or `max_time`) under `policy` (started at time 0, before the
+    /// first session); deterministic for the seed: every policy meets the same cloud.
+    ///
+    /// ```
+    /// use cosched_rhic::env::JobProfile;
+    /// use cosched_rhic::sim::{BackgroundJob, RhicSim, SimConfig};
+    /// use cosched_rhic::{CostModel, Goal, scenario};
+    /// let mut c = SimConfig::new(Goal::Cost(CostModel::default()));
+    /// c.env.interactive_nodes = 8;
+    /// let mut job = BackgroundJob::new(JobProfile::Pi);
+    /// job.work /= 20.0;
+    /// let sim = RhicSim::new(c.clone())?;
+    /// let some = sim.run(&mut scenario::fixed(8, &c)?, &job)?;
+    /// let alone = sim.run(&mut scenario::fixed(0, &c)?, &job)?;
+    /// assert!(some.finished && some.completion < alone.completion); // volunteers help Pi
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SimError::Param`] for a job out of range, [`SimError::Policy`] when the policy fails,
+    /// [`SimError::Engine`] when the clock would overflow.
+    pub fn run<P>(&self, policy: &mut P, job: &BackgroundJob) -> Result<Outcome, SimError<P::Error>>
+    where
+        P: RhicPolicy + ?Sized,
+    {
+        job.validate()?;
+        let config = &self.config;
+        let env = &config.env;
+        let streams = SeedStreams::new(config.seed);
+        let cores = f64::from(env.cores);
+        let mut io_rng = streams.stream("io", 0);
+        let shares = env::io_shares(job.dedicated, env.imbalance, &mut io_rng);
+        let slots = (0..env.interactive_nodes)
+            .map(|i| Slot {
+                cores: match env.interactive_cores.as_slice() {
+                    [] => cores,
+                    list => list.get(i % list.len()).map_or(cores, |&c| f64::from(c)),
+                },
+                session: None,
+                rng: streams.stream("slot", i as u64),
+                reading: streams.stream("reading", i as u64),
+            })
+            .collect();
+        let world = World {
+            config,
+            job,
+            cores,
+            shares,
+            slots,
+            slot_of: BTreeMap::new(),
+            next_node: 0,
+            streams,
+            measure: streams.stream("measure", 0),
+            pool: BTreeMap::new(),
+            charged_s: BTreeMap::new(),
+            joules: BTreeMap::new(),
+            volunteer_seconds: 0,
+            joins: 0,
+            dedicated_j: 0.0,
+            completed: 0.0,
+            meter: Meter::default(),
+            consumed_reported_sum: 0.0,
+            profiled: false,
+            redecide: false,
+            finished_at: None,
+            tail_since: None,
+            task_lengths: TaskLengths::default(),
+            trace: Vec::new(),
+        };
+        let mut sim = Sim {
+            world,
+            driver: Driver::new(policy),
+        };
+        let mut q = EventQueue::new(Time::ZERO);
+        sim.driver.start(Time::ZERO, &mut sim.world, &mut q)?;
+        // §5.4: every experiment begins with every interactive node busy.
+        for i in 0..env.interactive_nodes {
+            sim.start_session(i, true, &mut q)?;
+        }
+        q.schedule(Time::ZERO, Ev::Second)
+            .map_err(EngineError::from)?;
+        q.schedule_in(config.profiling, Ev::Period)?;
+        engine::run_until(&mut sim, &mut q, Time(config.max_time.0))?;
+        let mut world = sim.world;
+
+        let end = world.finished_at.unwrap_or(config.max_time.0);
+        let finished = world.finished_at.is_some();
+        world.trace.push(PoolSample {
+            at: Time(end),
+            in_pool: world.pool.len(),
+            available: world.slot_of.len(),
+            completed: world.completed,
+            foreground_core_s: world.meter.foreground,
+            disk_util: world.meter.max_disk / world.meter.seconds.max(1.0),
+            commands: 0,
+        });
+        let volunteer_s: Vec<(NodeId, u64)> = world.charged_s.into_iter().collect();
+        let bill = config.cost.bill(job.dedicated, end as u64, &volunteer_s);
+        let volunteer_j: Vec<(NodeId, f64)> = world.joules.into_iter().collect();
+        let energy_j = world.dedicated_j + volunteer_j.iter().map(|(_, j)| j).sum::<f64>();
+        let deadline_met = match config.goal {
+            Goal::Deadline(deadline) => Some(finished && end <= deadline.0),
+            _ => None,
+        };
+        Ok(Outcome {
+            completion: Duration(end),
+            finished,
+            bill,
+            volunteer_s,
+            dedicated_j: world.dedicated_j,
+            volunteer_j,
+            energy_j,
+            deadline_met,
+            mean_volunteers: world.volunteer_seconds as f64 / end.max(1) as f64,
+            joins: world.joins,
+            trace: world.trace,
+        })
+    }
 }

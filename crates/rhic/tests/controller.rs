@@ -3,7 +3,9 @@
 
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, ParamError, Time};
-use cosched_rhic::policy::{Command, Observation, PeriodReport, ProfileReport, Sizing};
+use cosched_rhic::policy::{
+    Command, Observation, PeriodReport, ProfileReport, ProgressPoint, Sizing,
+};
 use cosched_rhic::{CostModel, Goal, Progress, Rhic, RhicConfig, SizingKind};
 
 /// Hands `r` one observation, dropping its commands.
@@ -11,17 +13,32 @@ fn tell(r: &mut Rhic, at: Time, o: &Observation) -> Result<(), ParamError> {
     r.observe(at, o, &(), &mut Vec::new())
 }
 
-/// The job's progress at `at`: what the controller chose, and the commands it returned.
+/// The job's progress at the period end `at`: what the controller chose, and the commands it
+/// returned.
 fn decide_with(r: &mut Rhic, at: Time, p: &Progress) -> (Sizing, Vec<Command>) {
+    report(r, at, p, ProgressPoint::PeriodEnd)
+}
+
+/// The job's progress at `at` reported at `point`.
+fn report(r: &mut Rhic, at: Time, p: &Progress, point: ProgressPoint) -> (Sizing, Vec<Command>) {
     let mut out = Vec::new();
-    r.observe(at, &Observation::Progress(*p), &(), &mut out)
+    let o = Observation::Progress {
+        progress: *p,
+        point,
+    };
+    r.observe(at, &o, &(), &mut out)
         .expect("a progress report is valid");
     (r.last_sizing().cloned().expect("a sizing"), out)
 }
 
-/// What the controller chose at `at`.
+/// What the controller chose at the period end `at`.
 fn decide(r: &mut Rhic, at: Time, p: &Progress) -> Sizing {
     decide_with(r, at, p).0
+}
+
+/// What the controller chose at `at`, between period ends.
+fn between(r: &mut Rhic, at: Time, p: &Progress) -> Sizing {
+    report(r, at, p, ProgressPoint::BetweenPeriods).0
 }
 
 const CORES: f64 = 16.0;
@@ -29,6 +46,7 @@ const CORES: f64 = 16.0;
 fn node(n: u32, fg: f64) -> Observation {
     Observation::Node {
         node: NodeId(n),
+        cores: CORES,
         foreground_cpu: fg,
         free_memory_mb: 6000,
     }
@@ -177,12 +195,12 @@ fn deferment_replaces_departed_and_failed_volunteers_keeping_the_size() {
     let failed = d.volunteers[1].node;
     tell(&mut r, Time(70), &Observation::Left(gone)).expect("valid");
     tell(&mut r, Time(70), &Observation::BootFailed(failed)).expect("valid");
-    let m = decide(&mut r, Time(70), &progress(1100.0));
+    let m = between(&mut r, Time(70), &progress(1100.0));
     assert_eq!(m.kind, SizingKind::Replaced);
     assert_eq!(m.volunteers.len(), 4);
     assert!(m.nodes().all(|n| n != gone && n != failed));
     // Mid-interval, nothing else changed: the decision stands.
-    let n = decide(&mut r, Time(80), &progress(1200.0));
+    let n = between(&mut r, Time(80), &progress(1200.0));
     assert_eq!(
         (n.kind, &n.volunteers),
         (SizingKind::Deferred, &m.volunteers)
@@ -258,21 +276,18 @@ fn annealing_is_a_search_option_deterministic_for_its_seed() {
     assert_eq!(Rhic::new(c).err().map(|e| e.name), Some("steps"));
 }
 
-/// A node's own capacity: a 4-core node offers at most 4 cores and 4 slots, beside the
-/// default 16-core ones.
+/// A node's own capacity, from its readings: a 4-core node offers at most 4 cores and 4
+/// slots, beside the 16-core ones.
 #[test]
 fn a_reported_capacity_bounds_the_candidate() {
     let mut r = profiled(Goal::Cost(CostModel::default()));
-    tell(
-        &mut r,
-        Time(61),
-        &Observation::Capacity {
-            node: NodeId(3),
-            cpu_max: 4.0,
-        },
-    )
-    .expect("valid");
-    tell(&mut r, Time(61), &node(3, 1.0)).expect("valid");
+    let small = Observation::Node {
+        node: NodeId(3),
+        cores: 4.0,
+        foreground_cpu: 1.0,
+        free_memory_mb: 6000,
+    };
+    tell(&mut r, Time(61), &small).expect("valid");
     let c = r.candidates();
     let small = c.iter().find(|c| c.node == NodeId(3)).expect("a candidate");
     assert!(small.residual_cpu <= 4.0 && small.slots <= 4, "{small:?}");

@@ -5,29 +5,40 @@
 
 use cosched_core::policy::{Policy, Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{NodeId, ParamError, Time};
+use cosched_rhic::RhicPolicy;
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::policy::{Command, CommandedPool, Observation};
 use cosched_rhic::scenario::{self, Approach};
-use cosched_rhic::sim::{SimConfig, simulate};
+use cosched_rhic::sim::{BackgroundJob, Outcome, RhicSim, SimConfig, SimError};
 use cosched_rhic::{Assignment, CostModel, Goal, PowerModel};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::convert::Infallible;
 
-/// A small run with churn (departures, so deferred replacements too) and boot failures.
-fn config(goal: Goal) -> SimConfig {
-    let mut c = SimConfig::new(JobProfile::Wordcount, goal);
-    c.dedicated = 2;
-    c.work = 32.0 * 900.0;
+/// A small run with churn (departures, so deferred replacements too) and boot failures: the
+/// testbed and the job.
+fn config(goal: Goal) -> (SimConfig, BackgroundJob) {
+    let mut c = SimConfig::new(goal);
+    let mut job = BackgroundJob::new(JobProfile::Wordcount);
+    job.dedicated = 2;
+    job.work = 32.0 * 900.0;
     c.env.interactive_nodes = 10;
     c.env.churn = 8.0;
     c.env.boot_failure = 0.1;
     c.seed = 3;
-    c
+    (c, job)
+}
+
+/// Runs `c`'s job on its testbed under `policy`.
+fn simulate<P: RhicPolicy + ?Sized>(
+    c: &(SimConfig, BackgroundJob),
+    policy: &mut P,
+) -> Result<Outcome, SimError<P::Error>> {
+    RhicSim::new(c.0.clone())?.run(policy, &c.1)
 }
 
 /// Records `policy` over a run of `c`; returns the recording and the run's joins.
-fn record<P>(c: &SimConfig, policy: P) -> (Vec<u8>, u64)
+fn record<P>(c: &(SimConfig, BackgroundJob), policy: P) -> (Vec<u8>, u64)
 where
     P: Policy<Observation = Observation, Command = Command, View = (), Error = ParamError>,
 {
@@ -69,16 +80,16 @@ fn rhic_recording_replays_and_survives_a_restart() {
         Goal::Deadline(Time(900)),
     ] {
         let c = config(goal);
-        let (lines, joins) = record(&c, scenario::rhic(&c).expect("valid"));
+        let (lines, joins) = record(&c, scenario::rhic(&c.0, &c.1).expect("valid"));
         assert!(joins > 0, "{goal:?}: the run exercises joins");
         let outcome = replay(
-            &mut scenario::rhic(&c).expect("valid"),
+            &mut scenario::rhic(&c.0, &c.1).expect("valid"),
             lines.as_slice(),
             |_| Ok::<_, Infallible>(()),
         )
         .expect("the recording replays identically");
         assert!(outcome.commands >= joins, "{goal:?}: {outcome:?}");
-        let steps = replay_with_restart(&lines, scenario::rhic(&c).expect("valid"));
+        let steps = replay_with_restart(&lines, scenario::rhic(&c.0, &c.1).expect("valid"));
         assert_eq!(steps as u64, outcome.steps);
     }
 }
@@ -88,9 +99,9 @@ fn baseline_recordings_replay_and_survive_a_restart() {
     let c = config(Goal::Cost(CostModel::default()));
     let fresh = || {
         [
-            scenario::fixed(4, &c),
-            scenario::fuzzy(2, 0.5, &c),
-            scenario::threshold(0.5, &c),
+            scenario::fixed(4, &c.0),
+            scenario::fuzzy(2, 0.5, &c.0),
+            scenario::threshold(0.5, &c.0),
         ]
         .map(|b| b.expect("valid"))
     };
@@ -109,10 +120,10 @@ fn baseline_recordings_replay_and_survive_a_restart() {
 #[test]
 fn recording_does_not_change_the_run() {
     let c = config(Goal::Cost(CostModel::default()));
-    let plain = Approach::RHIC.policy(&c).expect("valid");
+    let plain = Approach::RHIC.policy(&c.0, &c.1).expect("valid");
     let mut plain = plain;
     let a = simulate(&c, &mut plain).expect("valid");
-    let mut rec = Recorder::new(scenario::rhic(&c).expect("valid"), std::io::sink());
+    let mut rec = Recorder::new(scenario::rhic(&c.0, &c.1).expect("valid"), std::io::sink());
     let b = simulate(&c, &mut rec).expect("valid");
     assert_eq!(a, b);
 }
@@ -122,7 +133,8 @@ fn recording_does_not_change_the_run() {
 /// caller typed.
 #[derive(Default)]
 struct ThreeCoolest {
-    load: std::collections::BTreeMap<NodeId, f64>,
+    /// Each node's last load and cores.
+    load: std::collections::BTreeMap<NodeId, (f64, f64)>,
     pool: CommandedPool,
     fail_at: Option<Time>,
 }
@@ -150,23 +162,27 @@ impl Policy for ThreeCoolest {
         match *o {
             Observation::Node {
                 node,
+                cores,
                 foreground_cpu,
                 ..
             } => {
-                self.load.insert(node, foreground_cpu);
+                self.load.insert(node, (foreground_cpu, cores));
             }
             Observation::Left(node) | Observation::BootFailed(node) => {
                 self.load.remove(&node);
                 self.pool.forget(node);
             }
-            Observation::Progress(_) => {
-                let mut nodes: Vec<(f64, NodeId)> =
-                    self.load.iter().map(|(&n, &l)| (l, n)).collect();
+            Observation::Progress { .. } => {
+                let mut nodes: Vec<(f64, NodeId, f64)> =
+                    self.load.iter().map(|(&n, &(l, c))| (l, n, c)).collect();
                 nodes.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let target: Vec<Assignment> = nodes
                     .iter()
                     .take(3)
-                    .map(|&(_, node)| Assignment { node, slots: 16 })
+                    .map(|&(_, node, cores)| Assignment {
+                        node,
+                        slots: cores as u32,
+                    })
                     .collect();
                 self.pool.move_to(&target, out);
             }
@@ -189,4 +205,31 @@ fn a_policy_of_another_crate_runs_and_its_errors_are_typed() {
     let e = simulate(&c, &mut failing).expect_err("the policy fails");
     assert!(e.to_string().contains("asked to fail"), "{e}");
     assert!(std::error::Error::source(&e).is_some());
+}
+
+/// A policy that cannot fail (`Infallible`) runs as the built-in ones do: it keeps the pool
+/// empty, and the job runs on its dedicated nodes alone.
+#[test]
+fn an_infallible_policy_runs() {
+    struct Alone;
+    impl Policy for Alone {
+        type Observation = Observation;
+        type Command = Command;
+        type View = ();
+        type Error = Infallible;
+        fn observe(
+            &mut self,
+            _: Time,
+            _: &Observation,
+            _: &(),
+            _: &mut Vec<Command>,
+        ) -> Result<(), Infallible> {
+            Ok(())
+        }
+    }
+    let c = config(Goal::Cost(CostModel::default()));
+    let alone = simulate(&c, &mut Alone).expect("valid");
+    let fixed = simulate(&c, &mut scenario::fixed(0, &c.0).expect("valid")).expect("valid");
+    assert!(alone.finished && alone.joins == 0);
+    assert_eq!(alone.completion, fixed.completion);
 }

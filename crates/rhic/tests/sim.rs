@@ -4,7 +4,7 @@
 use cosched_core::{Duration, Time};
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::scenario::{Approach as Sizing, Run};
-use cosched_rhic::sim::{Outcome, SimConfig};
+use cosched_rhic::sim::{BackgroundJob, Outcome, SimConfig};
 use cosched_rhic::{CostModel, Goal, PowerModel};
 use proptest::prelude::*;
 
@@ -42,14 +42,16 @@ fn goal() -> impl Strategy<Value = Goal> {
 
 /// A small run: 2 dedicated nodes, 8 interactive ones, about 15 minutes of dedicated work.
 fn config(profile: JobProfile, approach: Sizing, goal: Goal, churn: f64, seed: u64) -> Run {
-    let mut c = SimConfig::new(profile, goal);
-    c.dedicated = 2;
-    c.work = 32.0 * 900.0;
+    let mut c = SimConfig::new(goal);
+    let mut job = BackgroundJob::new(profile);
+    job.dedicated = 2;
+    job.work = 32.0 * 900.0;
     c.env.interactive_nodes = 8;
     c.env.churn = churn;
     c.seed = seed;
     Run {
         config: c,
+        job,
         approach,
     }
 }
@@ -121,7 +123,6 @@ proptest! {
     ) {
         let r = config(p, s, g, churn, seed);
         let o = run(&r);
-        let c = &r.config;
         prop_assert!(o.finished);
         for w in o.trace.windows(2) {
             prop_assert!(w[0].completed <= w[1].completed);
@@ -130,7 +131,7 @@ proptest! {
         for t in &o.trace {
             prop_assert!(t.in_pool <= t.available);
         }
-        prop_assert_eq!(o.trace.last().map(|t| (t.at.0, t.completed)), Some((o.completion.0, c.work)));
+        prop_assert_eq!(o.trace.last().map(|t| (t.at.0, t.completed)), Some((o.completion.0, r.job.work)));
     }
 }
 
@@ -147,8 +148,8 @@ fn invalid_configurations_are_rejected() {
         f(&mut c);
         c.simulate().err().map(|e| e.to_string())
     };
-    assert!(bad(|c| c.config.dedicated = 0).is_some_and(|e| e.contains("dedicated")));
-    assert!(bad(|c| c.config.work = 0.0).is_some_and(|e| e.contains("work")));
+    assert!(bad(|c| c.job.dedicated = 0).is_some_and(|e| e.contains("dedicated")));
+    assert!(bad(|c| c.job.work = 0.0).is_some_and(|e| e.contains("work")));
     assert!(bad(|c| c.config.env.churn = 0.5).is_some_and(|e| e.contains("churn")));
     assert!(bad(|c| c.config.interval = Duration(0)).is_some_and(|e| e.contains("interval")));
     assert!(bad(|c| c.config.env.workloads.clear()).is_some_and(|e| e.contains("workloads")));
@@ -301,7 +302,7 @@ fn backup_tasks_shorten_the_straggler_tail() {
         );
         for o in [&on, &off] {
             let last = o.trace.last().expect("a final sample");
-            assert!(o.finished && (last.completed - c.config.work).abs() < 1e-6);
+            assert!(o.finished && (last.completed - c.job.work).abs() < 1e-6);
         }
         with += on.completion.0;
         without += off.completion.0;

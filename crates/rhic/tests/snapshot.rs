@@ -2,19 +2,23 @@
 //! interactive ones, RHIC under the cost goal, seed 5 — its report, with the pool over time.
 
 use cosched_rhic::env::JobProfile;
-use cosched_rhic::sim::{SimConfig, simulate};
+use cosched_rhic::sim::{BackgroundJob, RhicSim, SimConfig};
 use cosched_rhic::{CostModel, Goal, scenario};
 use std::fmt::Write;
 
 #[test]
 fn small_scenario_report() {
-    let mut c = SimConfig::new(JobProfile::Grep, Goal::Cost(CostModel::default()));
-    c.dedicated = 2;
-    c.work = 32.0 * 1200.0;
+    let mut c = SimConfig::new(Goal::Cost(CostModel::default()));
+    let mut job = BackgroundJob::new(JobProfile::Grep);
+    job.dedicated = 2;
+    job.work = 32.0 * 1200.0;
     c.env.interactive_nodes = 8;
     c.seed = 5;
-    let mut rhic = scenario::rhic(&c).expect("valid config");
-    let o = simulate(&c, &mut rhic).expect("valid config");
+    let mut rhic = scenario::rhic(&c, &job).expect("valid config");
+    let o = RhicSim::new(c)
+        .expect("valid config")
+        .run(&mut rhic, &job)
+        .expect("valid config");
     let mut report = format!(
         "finished {} in {} s\ncost ${:.6} (dedicated {} x {} s, volunteers {:?})\n\
          energy {:.1} J (dedicated {:.1} J)\nmean volunteers {:.4}, joins {}\n",

@@ -1,7 +1,7 @@
 //! A month of a 4,000-node site with every role (EASY batch with malleable jobs, hybrid's
 //! SPAA for on-demand leases, the scavenging pool (every idle node, or sized by RHIC) bursting
 //! to the cloud under Albatross; `all-balancer` with the Balancer instead of SPAA), on
-//! the file-free inputs of `Inputs::generated`. The target: under 10 s on one core.
+//! the file-free inputs of `Inputs::generated`. The target: under 10 s on one core.
 
 use cosched_core::{Duration, Time};
 use cosched_site::{Configuration, Inputs, RoleParams, Site, SiteConfig};

@@ -18,9 +18,12 @@
 use cosched_albatross::policy::{
     AlbatrossPolicy, CloudNodeView, Command as ACommand, Observation as AObs,
 };
+use cosched_albatross::pool::InstanceType;
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
-use cosched_rhic::policy::{Command as RCommand, Observation as RObs, PeriodReport, ProfileReport};
+use cosched_rhic::policy::{
+    Command as RCommand, Observation as RObs, PeriodReport, ProfileReport, ProgressPoint,
+};
 use cosched_rhic::{CostModel, Goal, PowerModel, Progress, Rhic, RhicConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -53,6 +56,8 @@ pub struct PoolCycle {
     /// Of `work_left_s`, what is done already: the unfinished tasks' checkpoints and the
     /// running ones' work since their last start (the pool's progress between completions).
     pub work_partial_s: f64,
+    /// The cloud's instance types, in the site's order (a cloud start's `instance`).
+    pub instance_types: Vec<InstanceType>,
 }
 
 /// What the scavenging role asks of the site, applied in order after the call.
@@ -209,6 +214,9 @@ pub struct RhicSizer {
     /// Seconds with work outstanding since the start, and the CPU consumed over them.
     busy_s: i64,
     cpu_s: f64,
+    /// The last report RHIC took as a period end (one per its interval).
+    #[serde(default)]
+    period_end: Option<Time>,
     #[serde(skip)]
     buf: Vec<RCommand>,
 }
@@ -239,6 +247,7 @@ impl RhicSizer {
             last: None,
             busy_s: 0,
             cpu_s: 0.0,
+            period_end: None,
             buf: Vec::new(),
         })
     }
@@ -320,6 +329,7 @@ impl RhicSizer {
             // One slot per node: a whole node, one unit of memory for one unit per slot.
             let reading = RObs::Node {
                 node,
+                cores: 1.0,
                 foreground_cpu: 0.0,
                 free_memory_mb: 1,
             };
@@ -380,7 +390,18 @@ impl RhicSizer {
                 Duration(self.busy_s),
                 cpu,
             )?;
-            self.feed(now, &RObs::Progress(progress))?;
+            // A period end once per RHIC's interval; the cycles between report in between.
+            let interval = self.sizing.interval;
+            let point = if self
+                .period_end
+                .is_none_or(|t| now >= t.saturating_add(interval))
+            {
+                self.period_end = Some(now);
+                ProgressPoint::PeriodEnd
+            } else {
+                ProgressPoint::BetweenPeriods
+            };
+            self.feed(now, &RObs::Progress { progress, point })?;
         }
         for c in self.buf.drain(..) {
             match c {
@@ -498,6 +519,7 @@ where
             dispatched: cycle.dispatched,
             cloud_nodes: cycle.cloud_nodes.clone(),
             free_desktop_slots: (cycle.lent_free + borrowable) as usize,
+            instance_types: cycle.instance_types.clone(),
         };
         self.cloud
             .observe(now, &obs, view.waiting_ads(), &mut self.buf)

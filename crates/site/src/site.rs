@@ -1109,6 +1109,7 @@ impl Site {
             .saturating_sub(self.state.nodes.unlent_count());
         let running = self.tasks_running;
         let cycle = PoolCycle {
+            instance_types: self.config.instance_types.clone(),
             dispatched: std::mem::take(&mut self.dispatched),
             queued,
             running,

@@ -1070,7 +1070,7 @@ impl Read for Zeros {
 
 #[test]
 fn an_endless_line_is_an_error_that_ends_the_input() {
-    // Issue 29: `cosched simulate --trace /dev/zero` read forever.
+    // `cosched simulate --trace /dev/zero` once read forever.
     let err = SwfReader::new("/dev/zero", BufReader::new(Zeros))
         .err()
         .expect("no header ends");

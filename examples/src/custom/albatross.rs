@@ -11,8 +11,9 @@ use cosched_core::{Duration, Time};
 use std::fmt::Write as _;
 
 /// Scales on queue depth instead of a stall timer: when more than `depth` jobs wait and no
-/// cloud node is booting, start one t2.micro (instance type 0) for `lifetime`; stop idle
-/// cloud nodes as soon as the queue is empty.
+/// cloud node is booting, start one t2.micro (found by name among the instance types the
+/// observation says the cloud offers) for `lifetime`; stop idle cloud nodes as soon as the
+/// queue is empty.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct QueueDepth {
     /// Waiting jobs that trigger a start.
@@ -49,9 +50,14 @@ impl Policy for QueueDepth {
             .cloud_nodes
             .iter()
             .any(|n| n.state == CloudNodeState::Booting);
-        if waiting.len() > self.depth && !booting && obs.cloud_nodes.len() < self.max_nodes {
+        let micro = obs.instance_types.iter().position(|t| t.name == "t2.micro");
+        if let Some(instance) = micro
+            && waiting.len() > self.depth
+            && !booting
+            && obs.cloud_nodes.len() < self.max_nodes
+        {
             out.push(Command::Start {
-                instance: 0,
+                instance,
                 count: 1,
                 lifetime: self.lifetime,
             });
@@ -72,7 +78,7 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
         config.horizon = Time(30_000);
     }
     let model = WorkloadModel::paper();
-    let custom = QueueDepth {
+    let mut custom = QueueDepth {
         depth: 3,
         max_nodes: 1,
         lifetime: Duration::from_mins(15),
@@ -80,7 +86,7 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
     let runs: [(&str, Run); 3] = [
         (
             "custom: queue depth > 3 (ours)",
-            scenario::run(&config, &model, 1, custom)?,
+            scenario::run(&config, &model, 1, &mut custom)?,
         ),
         (
             "built-in: Albatross, capital 0.25",
@@ -88,12 +94,12 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
                 &config,
                 &model,
                 1,
-                scenario::albatross(Capital::new(0.25)?)?,
+                &mut scenario::albatross(Capital::new(0.25)?)?,
             )?,
         ),
         (
             "built-in: no Albatross",
-            scenario::run(&config, &model, 1, scenario::no_albatross())?,
+            scenario::run(&config, &model, 1, &mut scenario::no_albatross())?,
         ),
     ];
     let mut table = format!(

@@ -5,25 +5,29 @@
 //! simulator on the crate's default synthetic workload (U66-Main on 372 nodes, the on-demand
 //! base × 8, ρ about 10 %) beside the built-in Basic Balancer with `R = K`, `W = 0`.
 
-use std::collections::BTreeSet;
-
-use cosched_balancer::policy::{Command, Observation, Policy, RmNode, RmNodeState};
+use cosched_balancer::BalancerError;
+use cosched_balancer::policy::{Command, NodeSlot, NodeTracker, Observation, Policy, RmNode};
 use cosched_balancer::report::SimReport;
 use cosched_balancer::scenario::{Scenario, scaled};
 use cosched_balancer::sim::Simulation;
 use cosched_balancer::synthetic::BatchKind;
+use cosched_balancer::workload::Workload;
 use cosched_core::{NodeId, SeedStreams, Time};
 use serde::{Deserialize, Serialize};
 
-/// Keeps `reserve` nodes on-demand; grants at once or rejects.
+/// Keeps `reserve` nodes on-demand; grants at once or rejects. Its node bookkeeping is the
+/// crate's [`NodeTracker`], the Balancer's own.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RefillingReserve {
     reserve: usize,
-    busy: Vec<bool>,
-    /// Nodes out of batch: free reserve and allocated.
-    free: BTreeSet<NodeId>,
-    allocated: BTreeSet<NodeId>,
+    nodes: NodeTracker,
 }
+
+/// A reserve node, held for ever.
+const RESERVE: NodeSlot = NodeSlot::OdReserve {
+    hold_until: Time::MAX,
+    claim: None,
+};
 
 impl RefillingReserve {
     /// A reserve of `reserve` nodes.
@@ -34,14 +38,11 @@ impl RefillingReserve {
         }
     }
 
-    fn batch_idle(&self, node: NodeId) -> bool {
-        !self.busy[node.index()] && !self.free.contains(&node) && !self.allocated.contains(&node)
-    }
-
     /// Reclaims `node` into the reserve if it is short and the node idle in batch.
     fn refill(&mut self, node: NodeId, out: &mut Vec<Command>) {
-        if self.free.len() < self.reserve && self.batch_idle(node) {
-            self.free.insert(node);
+        let idle = self.nodes.slot(node).ok() == Some(NodeSlot::OaIdle);
+        if self.nodes.free_reserve().count() < self.reserve && idle {
+            self.nodes.set(node, RESERVE);
             out.push(Command::Reclaim(node));
         }
     }
@@ -51,7 +52,7 @@ impl Policy for RefillingReserve {
     type Observation = Observation;
     type Command = Command;
     type View = [RmNode];
-    type Error = std::convert::Infallible;
+    type Error = BalancerError;
 
     fn start(
         &mut self,
@@ -59,10 +60,7 @@ impl Policy for RefillingReserve {
         view: &[RmNode],
         out: &mut Vec<Command>,
     ) -> Result<(), Self::Error> {
-        self.busy = view
-            .iter()
-            .map(|n| n.state == RmNodeState::BatchBusy)
-            .collect();
+        self.nodes = NodeTracker::from_view(view, Time::MAX)?;
         for i in 0..view.len() {
             self.refill(NodeId(i as u32), out);
         }
@@ -79,19 +77,19 @@ impl Policy for RefillingReserve {
         match obs {
             Observation::Request { request, nodes, .. } => {
                 let want = *nodes as usize;
-                let idle = (0..self.busy.len() as u32)
-                    .map(NodeId)
-                    .filter(|&n| self.batch_idle(n));
-                let take: Vec<NodeId> = self.free.iter().copied().chain(idle).take(want).collect();
+                let take: Vec<NodeId> = (self.nodes.free_reserve())
+                    .chain(self.nodes.idle())
+                    .take(want)
+                    .collect();
                 if take.len() < want {
                     out.push(Command::Reject { request: *request });
                     return Ok(());
                 }
                 for &n in &take {
-                    if !self.free.remove(&n) {
+                    if self.nodes.slot(n)? == NodeSlot::OaIdle {
                         out.push(Command::Reclaim(n));
                     }
-                    self.allocated.insert(n);
+                    self.nodes.set(n, NodeSlot::OdAlloc);
                 }
                 out.push(Command::Grant {
                     request: *request,
@@ -100,20 +98,18 @@ impl Policy for RefillingReserve {
             }
             Observation::Release { nodes } => {
                 for &n in nodes {
-                    self.allocated.remove(&n);
-                    if self.free.len() < self.reserve {
-                        self.free.insert(n);
+                    if self.nodes.free_reserve().count() < self.reserve {
+                        self.nodes.set(n, RESERVE);
                     } else {
+                        self.nodes.set(n, NodeSlot::OaIdle);
                         out.push(Command::Restore(n));
                     }
                 }
             }
-            Observation::JobStarting { nodes } => {
-                nodes.iter().for_each(|n| self.busy[n.index()] = true)
-            }
+            Observation::JobStarting { nodes } => self.nodes.start_jobs(nodes)?,
             Observation::JobEnded { nodes } => {
+                self.nodes.end_jobs(nodes)?;
                 for &n in nodes {
-                    self.busy[n.index()] = false;
                     self.refill(n, out);
                 }
             }
@@ -138,11 +134,9 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
     let custom = Simulation::new(nodes)?
         .with_label("refilling reserve (custom)")
         .with_batch_nodes(nodes - k as u32)
-        .run_preloaded(
+        .run(
             &mut RefillingReserve::new(k),
-            &batch.jobs,
-            &batch.preload,
-            &leases,
+            &Workload::new(&batch.jobs, &leases).with_preload(&batch.preload),
         )?
         .report;
     let basic = scenario.run(

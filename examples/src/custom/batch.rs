@@ -55,8 +55,8 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
     let mut jobs = LublinModel::typeless(CAPACITY)?.generate(n_jobs, 1);
     TsafrirEstimates::new(Duration::from_hours(36))?.assign(&mut jobs, 1);
     scale_to_offered_load(&mut jobs, CAPACITY, LOAD)?;
-    let ours = BatchSim::new(CAPACITY, ShortestFirst)?.run(&jobs)?;
-    let easy = BatchSim::new(CAPACITY, cosched_batch::scenario::easy())?.run(&jobs)?;
+    let ours = BatchSim::new(CAPACITY)?.run(&mut ShortestFirst, &jobs)?;
+    let easy = BatchSim::new(CAPACITY)?.run(&mut cosched_batch::scenario::easy(), &jobs)?;
     let mut table = format!(
         "{n_jobs} Lublin–Feitelson jobs on {CAPACITY} units at offered load {LOAD}\n\n\
          | policy | completed | mean wait (s) | mean bounded slowdown | utilization |\n\

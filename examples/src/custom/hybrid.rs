@@ -16,11 +16,7 @@ use std::fmt::Write;
 
 /// Shrinks malleable jobs rather than preempt anything; see the [module docs](self).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct IdleOrShrink {
-    /// Whether this instant's batch pass was asked for (a settle is delivered until a call
-    /// returns no command).
-    passed: bool,
-}
+pub struct IdleOrShrink;
 
 impl Policy for IdleOrShrink {
     type Observation = Observation;
@@ -62,14 +58,12 @@ impl Policy for IdleOrShrink {
                     out.push(Command::Submit { job });
                 }
             }
-            Observation::Settle => {
-                self.passed = !self.passed;
-                if self.passed {
-                    // Malleable jobs start at the size that fits (and so may be shrunk).
-                    out.push(Command::Schedule(BatchPass::Site {
-                        resize_malleable: true,
-                    }));
-                }
+            // One pass per instant, in the first settle round: malleable jobs start at the
+            // size that fits (and so may be shrunk).
+            Observation::Settle { round: 0 } => {
+                out.push(Command::Schedule(BatchPass::Site {
+                    resize_malleable: true,
+                }));
             }
             _ => {}
         }
@@ -84,10 +78,11 @@ pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sy
     let jobs = if quick { 1_000 } else { trace.len() };
     let jobs = assign_types(&trace[..jobs.min(trace.len())], &TypeParams::default(), 1)?;
     let config = HybridConfig::new(Machine::Theta.nodes())?;
-    let ours = HybridSim::new(config)?
-        .run("idle-or-shrink (custom)", IdleOrShrink::default(), &jobs)?
+    let ours = HybridSim::new(config.clone())?
+        .with_label("idle-or-shrink (custom)")
+        .run(&mut IdleOrShrink, &jobs)?
         .report;
-    let baseline = scenario::simulate(config, None, &jobs)?.report;
+    let baseline = scenario::simulate(config.clone(), None, &jobs)?.report;
     let cua_spaa = scenario::simulate(config, Some(Composite::ALL[3]), &jobs)?.report;
     let mut table = String::from(
         "| policy | on-demand instant start (%) | turnaround (h) | rigid preempted (%) | malleable preempted (%) | utilisation (%) |\n|---|---|---|---|---|---|\n",

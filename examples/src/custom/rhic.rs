@@ -9,7 +9,7 @@ use cosched_core::{Duration, ParamError, Time};
 use cosched_rhic::env::JobProfile;
 use cosched_rhic::policy::{CloudView, Command, CommandedPool, Observation, Selection};
 use cosched_rhic::scenario::{self, Metric};
-use cosched_rhic::sim::{Outcome, SimConfig, simulate};
+use cosched_rhic::sim::{Outcome, RhicSim, SimConfig};
 use cosched_rhic::{Candidate, SaturationEstimate};
 
 use crate::{Cell, Table};
@@ -64,7 +64,7 @@ impl Policy for Eq3Held {
                 self.target_cpu = Some(e.worst_case_cpu);
                 self.slot_memory_mb = p.slot_memory_mb;
             }
-            Observation::Progress(_) => {
+            Observation::Progress { .. } => {
                 let Some(target) = self.target_cpu else {
                     return Ok(());
                 };
@@ -98,21 +98,22 @@ impl Policy for Eq3Held {
 /// A run the simulator rejects.
 pub fn demo(quick: bool) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
     let cost = Metric::Cost(scenario::price(0.42));
-    let config = scenario::Run::paper(
+    let run = scenario::Run::paper(
         JobProfile::Wordcount,
         cost.goal(),
         scenario::Approach::RHIC,
         quick,
         1,
-    )
-    .config;
+    );
+    let (config, job) = (run.config, run.job);
     let cores = f64::from(config.env.cores);
+    let sim = RhicSim::new(config.clone())?;
     let runs: [(&str, Outcome); 2] = [
         (
             "Eq. 3 held (custom)",
-            simulate(&config, &mut Eq3Held::new(config.dedicated, cores))?,
+            sim.run(&mut Eq3Held::new(job.dedicated, cores), &job)?,
         ),
-        ("RHIC", simulate(&config, &mut scenario::rhic(&config)?)?),
+        ("RHIC", sim.run(&mut scenario::rhic(&config, &job)?, &job)?),
     ];
     Ok(table(&config, &runs).markdown())
 }

@@ -1,4 +1,4 @@
-//! The deep-backlog shapes of conservative backfilling (issue 29), shared by the regression
+//! The deep-backlog shapes of conservative backfilling, shared by the regression
 //! tests and the bench: every job ends well before its estimate, so every completion is an
 //! unforeseen change and the pass plans the queue again.
 

@@ -500,7 +500,7 @@ pub fn comb(n: usize) -> Instance {
 pub type LongShape = fn(usize) -> Instance;
 
 /// The long shapes the bench and the `long_paths` example time: one unit along a path of
-/// capacity-1 arcs (the issue's instance), three units round a cycle with arcs both ways, a
+/// capacity-1 arcs (the hostile-input report's instance), three units round a cycle with arcs both ways, a
 /// caterpillar whose spine has room for all its supply, and a comb whose teeth fill their
 /// arcs.
 pub const LONG_SHAPES: [(&str, LongShape); 4] = [
@@ -514,7 +514,7 @@ pub const LONG_SHAPES: [(&str, LongShape); 4] = [
 /// 1..=100), and a Hamiltonian cycle in random order that can carry all the supply at cost
 /// 100, so every instance is feasible; `sources` nodes supply 1..=100 units each, `sinks`
 /// other nodes share the demand. The cheapest-paths start is slower than the artificial star
-/// on these (issue 29's note), which the bench tracks.
+/// on these, which the bench tracks.
 pub fn random_sparse(
     rng: &mut impl Rng,
     n: usize,

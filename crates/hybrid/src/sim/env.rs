@@ -99,10 +99,13 @@ impl Env {
             .map(|f| FailureProcess::new(SeedStreams::new(config.seed), f, config.nodes))
             .transpose()?;
         Ok(Env {
-            config: *config,
+            config: config.clone(),
             cluster: BatchCluster::new(config.nodes)?,
-            site: config.site.build(),
-            site_skips_idle: matches!(config.site, SiteScheduler::Easy | SiteScheduler::Fcfs),
+            site: Driver::new(config.site.make()),
+            site_skips_idle: matches!(
+                config.site.builtin(),
+                Some(BuiltinPolicy::Easy | BuiltinPolicy::Fcfs)
+            ),
             pending,
             notice_order,
             notices_queued: 1,

@@ -1,73 +1,27 @@
-//! The executor: observations to the policy, its commands to the environment.
+//! The executor: the environment's events as the policy's observations (through core's
+//! [`Driver`]), and the policy's commands applied to the environment ([`Executor`]).
 
 use super::*;
+use cosched_batch::{ClusterPass, SchedulingPass};
+use cosched_core::driver::{Driver, Executor};
 
-/// The executor: the environment driven by a policy of the hybrid protocol. It turns the
-/// environment's events into the policy's observations and applies the policy's commands.
-pub(super) struct Sim<P> {
+/// The environment driven by a policy of the hybrid protocol.
+pub(super) struct Sim<'p, P: HybridWorkloadPolicy + ?Sized> {
     pub(super) env: Env,
-    pub(super) policy: P,
-    /// The command buffer lent to the policy (kept warm between calls).
-    pub(super) out: Vec<Command>,
-    /// Times of the wake events on the kernel's queue.
-    pub(super) wakes: std::collections::BTreeSet<Time>,
+    pub(super) driver: Driver<&'p mut P>,
 }
 
 type Failed<P> = SimError<<P as Policy>::Error>;
 
-impl<P> Sim<P>
-where
-    P: HybridProtocol,
-{
+impl<P: HybridWorkloadPolicy + ?Sized> Sim<'_, P> {
     /// Delivers `observation` at `now` and applies the commands it returns.
-    pub(super) fn observe(
-        &mut self,
-        now: Time,
-        observation: &Observation,
-    ) -> Result<(), Failed<P>> {
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
-        self.env.begin_call();
-        self.policy
-            .observe(now, observation, &self.env, &mut out)
-            .map_err(SimError::Policy)?;
-        let result = self.apply(now, &out);
-        out.clear();
-        self.out = out;
-        result
+    fn observe(&mut self, now: Time, observation: &Observation) -> Result<(), Failed<P>> {
+        self.driver
+            .observe(now, observation, &mut self.env, &mut ())
+            .map(drop)
     }
 
-    /// Wakes the policy while its next wake is due, applying each call's commands.
-    pub(super) fn wake(&mut self, now: Time) -> Result<(), Failed<P>> {
-        while self.policy.next_wake().is_some_and(|t| t <= now) {
-            let mut out = std::mem::take(&mut self.out);
-            out.clear();
-            self.env.begin_call();
-            self.policy
-                .wake(now, &self.env, &mut out)
-                .map_err(SimError::Policy)?;
-            let result = self.apply(now, &out);
-            out.clear();
-            self.out = out;
-            result?;
-        }
-        Ok(())
-    }
-
-    /// Puts a wake event on the queue for the policy's next wake unless an earlier one is
-    /// there (it asks again when that fires).
-    pub(super) fn arm_wake(&mut self, now: Time) {
-        let Some(at) = self.policy.next_wake() else {
-            return;
-        };
-        let at = at.max(now);
-        if self.wakes.first().is_none_or(|&first| at < first) {
-            self.wakes.insert(at);
-            self.env.schedule(at, Ev::Wake);
-        }
-    }
-
-    pub(super) fn dispatch(&mut self, now: Time, ev: Ev) -> Result<(), Failed<P>> {
+    fn dispatch(&mut self, now: Time, ev: Ev) -> Result<(), Failed<P>> {
         match ev {
             Ev::BatchEnd(token) => {
                 if let Some(job) = self.env.batch_end(now, token)? {
@@ -92,8 +46,21 @@ where
             }
             Ev::Repair(node) => self.env.set_online(node)?,
             Ev::Wake => {
-                self.wakes.remove(&now);
-                self.wake(now)?;
+                self.driver.wake_due(now, &mut self.env, &mut ())?;
+            }
+            Ev::SiteWake => {
+                // The site scheduler's own timer: its starts are reported like a pass's.
+                let env = &mut self.env;
+                let mut pass = ClusterPass {
+                    cluster: &mut env.cluster,
+                    started: &mut env.started,
+                };
+                env.site
+                    .wake_due(now, &mut pass, &mut ())
+                    .map_err(|e| HybridError::Batch(e.into()))?;
+                for start in self.env.register_starts(now, None) {
+                    self.observe(now, &Observation::Started(start))?;
+                }
             }
             Ev::Notice(i) => {
                 self.env.next_notice();
@@ -116,7 +83,7 @@ where
     }
 
     /// An on-demand job arrives: rejected if larger than the system, else the policy decides.
-    pub(super) fn arrive(&mut self, now: Time, i: usize) -> Result<(), Failed<P>> {
+    fn arrive(&mut self, now: Time, i: usize) -> Result<(), Failed<P>> {
         let (job, size) = (self.env.jobs[i].spec.id(), self.env.jobs[i].spec.size());
         if size > self.env.config.nodes {
             self.env.rejected += 1;
@@ -127,12 +94,7 @@ where
         self.observe(now, &Observation::Arrival { job, size })
     }
 
-    pub(super) fn failure(
-        &mut self,
-        now: Time,
-        node: NodeId,
-        repair: Duration,
-    ) -> Result<(), Failed<P>> {
+    fn failure(&mut self, now: Time, node: NodeId, repair: Duration) -> Result<(), Failed<P>> {
         match self.env.hold[node.index()] {
             Hold::Failed => return Ok(()),
             Hold::Cluster => {
@@ -177,92 +139,120 @@ where
         Ok(())
     }
 
-    /// Carries out the policy's commands, in order; the starts of the passes go back to it.
-    pub(super) fn apply(&mut self, now: Time, commands: &[Command]) -> Result<(), Failed<P>> {
+    /// Puts the policies' wake events and the events decided since on the kernel's queue.
+    pub(super) fn flush(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
+        self.driver.arm(now, queue, Ev::Wake)?;
+        self.env.site.arm(now, queue, Ev::SiteWake)?;
+        self.env.flush(queue).map_err(SimError::from)
+    }
+}
+
+/// The environment as the executor of the hybrid protocol: the policy's commands carried out
+/// in order; the starts of the batch passes they ask for go back to the policy.
+impl<'p, P: HybridWorkloadPolicy + ?Sized> Executor<&'p mut P> for Env {
+    type Context = ();
+    type Error = Failed<P>;
+
+    fn view(&mut self, _now: Time) -> &(dyn PlatformView + 'static) {
+        self.begin_call();
+        self
+    }
+
+    fn apply(
+        &mut self,
+        driver: &mut Driver<&'p mut P>,
+        cx: &mut (),
+        now: Time,
+        commands: &[Command],
+    ) -> Result<(), Failed<P>> {
         for command in commands {
-            if self.env.check {
-                self.env.audit(now, command);
+            if self.check {
+                self.audit(now, command);
             }
             match command {
                 &Command::Preempt { job } => {
-                    let i = self.env.find(job)?;
-                    if self.env.jobs[i].run.is_none() {
+                    let i = self.find(job)?;
+                    if self.jobs[i].run.is_none() {
                         return Err(HybridError::NotRunning(job).into());
                     }
-                    self.env.interrupt(now, i, Interruption::Preemption)?;
+                    self.interrupt(now, i, Interruption::Preemption)?;
                 }
                 &Command::Resize { job, to } => {
-                    let i = self.env.find(job)?;
-                    if self.env.jobs[i].run.is_none() {
+                    let i = self.find(job)?;
+                    if self.jobs[i].run.is_none() {
                         return Err(HybridError::NotRunning(job).into());
                     }
-                    self.env.resize(now, i, to)?;
+                    self.resize(now, i, to)?;
                 }
                 Command::Reserve { job, nodes } => {
                     let idle: Vec<NodeId> = nodes
                         .iter()
                         .copied()
-                        .filter(|&n| self.env.idle_in_cluster(n))
+                        .filter(|&n| self.idle_in_cluster(n))
                         .collect();
-                    self.env.take(&idle, Hold::Reserved(*job))?;
+                    self.take(&idle, Hold::Reserved(*job))?;
                 }
                 Command::Release { job, nodes } => {
                     for &node in nodes {
-                        if self.env.hold.get(node.index()) == Some(&Hold::Reserved(*job)) {
-                            self.env.set_online(node)?;
+                        if self.hold.get(node.index()) == Some(&Hold::Reserved(*job)) {
+                            self.set_online(node)?;
                         }
                     }
                 }
                 Command::Assign { job, nodes } => {
                     let job = *job;
-                    let i = self.env.find(job)?;
+                    let i = self.find(job)?;
                     for &node in nodes {
-                        if self.env.hold.get(node.index()) != Some(&Hold::Reserved(job)) {
+                        if self.hold.get(node.index()) != Some(&Hold::Reserved(job)) {
                             return Err(HybridError::NotReserved { job, node }.into());
                         }
-                        self.env.set_hold(node, Hold::OnDemand(i));
+                        self.set_hold(node, Hold::OnDemand(i));
                     }
-                    self.env.jobs[i].od_nodes.extend_from_slice(nodes);
+                    self.jobs[i].od_nodes.extend_from_slice(nodes);
                 }
                 &Command::AssignIdle { job, count } => {
-                    let i = self.env.find(job)?;
-                    let idle = self.env.idle.top(count as usize);
-                    self.env.take(&idle, Hold::OnDemand(i))?;
-                    self.env.jobs[i].od_nodes.extend(idle);
+                    let i = self.find(job)?;
+                    let idle = self.idle.top(count as usize);
+                    self.take(&idle, Hold::OnDemand(i))?;
+                    self.jobs[i].od_nodes.extend(idle);
                 }
                 &Command::Unassign { job } => {
-                    let i = self.env.find(job)?;
-                    for node in std::mem::take(&mut self.env.jobs[i].od_nodes) {
-                        self.env.set_online(node)?;
+                    let i = self.find(job)?;
+                    for node in std::mem::take(&mut self.jobs[i].od_nodes) {
+                        self.set_online(node)?;
                     }
                 }
                 &Command::StartOnDemand { job } => {
-                    let i = self.env.find(job)?;
-                    let (held, size) = (
-                        self.env.jobs[i].od_nodes.len(),
-                        self.env.jobs[i].spec.size(),
-                    );
-                    if held != size as usize || self.env.jobs[i].run.is_some() {
+                    let i = self.find(job)?;
+                    let (held, size) = (self.jobs[i].od_nodes.len(), self.jobs[i].spec.size());
+                    if held != size as usize || self.jobs[i].run.is_some() {
                         return Err(HybridError::CannotStart { job, held, size }.into());
                     }
-                    self.env.start_od(now, i)?;
+                    self.start_od(now, i)?;
                 }
                 &Command::Submit { job } => {
-                    let i = self.env.find(job)?;
-                    self.env.od_pending -= 1;
-                    self.env.submit(i)?;
+                    let i = self.find(job)?;
+                    self.od_pending -= 1;
+                    self.submit(i)?;
                 }
-                Command::Schedule(pass) => self.run_pass(now, pass)?,
+                Command::Schedule(pass) => self.run_pass(driver, cx, now, pass)?,
             }
         }
         Ok(())
     }
+}
 
+impl Env {
     /// Runs a batch pass the policy asked for and tells it what started.
-    pub(super) fn run_pass(&mut self, now: Time, pass: &BatchPass) -> Result<(), Failed<P>> {
-        let env = &mut self.env;
+    fn run_pass<P: HybridWorkloadPolicy + ?Sized>(
+        &mut self,
+        driver: &mut Driver<&mut P>,
+        cx: &mut (),
+        now: Time,
+        pass: &BatchPass,
+    ) -> Result<(), Failed<P>> {
         let guest_of = match pass {
-            &BatchPass::Site { .. } if env.cluster.free_units() == 0 && env.site_skips_idle => {
+            &BatchPass::Site { .. } if self.cluster.free_units() == 0 && self.site_skips_idle => {
                 // Every job needs a unit: no pass can start one. (EASY's and FCFS's schedule
                 // is the one a full pass gives whatever passes came before, so they lose
                 // nothing by the skip; the malleable passes keep no state.)
@@ -270,19 +260,25 @@ where
             }
             &BatchPass::Site { resize_malleable } => {
                 if resize_malleable {
-                    env.cluster
-                        .schedule(now, &mut MalleableHeads, &mut env.started);
+                    self.cluster
+                        .schedule(now, &mut MalleableHeads, &mut self.started);
                 }
-                env.cluster.schedule(now, &mut env.site, &mut env.started);
+                let mut site = ClusterPass {
+                    cluster: &mut self.cluster,
+                    started: &mut self.started,
+                };
+                self.site
+                    .observe(now, &SchedulingPass, &mut site, &mut ())
+                    .map_err(|e| HybridError::Batch(e.into()))?;
                 if resize_malleable {
-                    env.cluster
-                        .schedule(now, &mut MalleableBackfill, &mut env.started);
+                    self.cluster
+                        .schedule(now, &mut MalleableBackfill, &mut self.started);
                 }
                 None
             }
             BatchPass::Listed(jobs) => {
-                env.cluster
-                    .schedule(now, &mut StartListed(jobs), &mut env.started);
+                self.cluster
+                    .schedule(now, &mut StartListed(jobs), &mut self.started);
                 None
             }
             BatchPass::Guests {
@@ -292,40 +288,37 @@ where
             } => {
                 let for_job = *for_job;
                 for &node in nodes {
-                    if env.hold.get(node.index()) != Some(&Hold::Reserved(for_job)) {
+                    if self.hold.get(node.index()) != Some(&Hold::Reserved(for_job)) {
                         return Err(HybridError::NotReserved { job: for_job, node }.into());
                     }
-                    env.set_online(node)?;
+                    self.set_online(node)?;
                 }
                 let mut picker = GuestPicker {
                     budget: nodes.len() as u32,
                     arrival: *arrival,
                 };
-                env.cluster.schedule(now, &mut picker, &mut env.started);
-                let starts = env.register_starts(now, Some(for_job));
+                self.cluster.schedule(now, &mut picker, &mut self.started);
+                let starts = self.register_starts(now, Some(for_job));
                 for start in starts {
-                    self.observe(now, &Observation::Started(start))?;
+                    driver.observe(now, &Observation::Started(start), self, cx)?;
                 }
                 let unused: Vec<NodeId> = nodes
                     .iter()
                     .copied()
-                    .filter(|&n| self.env.cluster.node_state(n) == Ok(NodeState::Idle))
+                    .filter(|&n| self.cluster.node_state(n) == Ok(NodeState::Idle))
                     .collect();
-                self.env.take(&unused, Hold::Reserved(for_job))?;
+                self.take(&unused, Hold::Reserved(for_job))?;
                 return Ok(());
             }
         };
-        for start in self.env.register_starts(now, guest_of) {
-            self.observe(now, &Observation::Started(start))?;
+        for start in self.register_starts(now, guest_of) {
+            driver.observe(now, &Observation::Started(start), self, cx)?;
         }
         Ok(())
     }
 }
 
-impl<P> Simulation for Sim<P>
-where
-    P: HybridProtocol,
-{
+impl<P: HybridWorkloadPolicy + ?Sized> Simulation for Sim<'_, P> {
     type Event = Ev;
     type Error = Failed<P>;
 
@@ -336,31 +329,21 @@ where
         queue: &mut EventQueue<Ev>,
     ) -> Result<(), Failed<P>> {
         self.dispatch(now, event)?;
-        self.arm_wake(now);
-        self.env.flush(queue).map_err(SimError::from)
+        self.flush(now, queue)
     }
 
     fn settle(&mut self, now: Time, queue: &mut EventQueue<Ev>) -> Result<(), Failed<P>> {
-        loop {
-            let mut out = std::mem::take(&mut self.out);
-            out.clear();
-            self.env.begin_call();
-            self.policy
-                .observe(now, &Observation::Settle, &self.env, &mut out)
-                .map_err(SimError::Policy)?;
-            if out.is_empty() {
-                self.out = out;
-                break;
-            }
-            let result = self.apply(now, &out);
-            out.clear();
-            self.out = out;
-            result?;
-        }
+        // Settle rounds until the policy asks for nothing more, numbered and bounded by the
+        // driver's round limit.
+        self.driver.observe_until_quiet(
+            now,
+            |round| Observation::Settle { round },
+            &mut self.env,
+            &mut (),
+        )?;
         if self.env.check {
             self.env.check_nodes(now);
         }
-        self.arm_wake(now);
-        self.env.flush(queue).map_err(SimError::from)
+        self.flush(now, queue)
     }
 }

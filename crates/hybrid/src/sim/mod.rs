@@ -1,11 +1,13 @@
 //! The hybrid-workload simulator (Fan et al., IPDPS 2022, §IV): the environment — one system
 //! of identical nodes, the jobs' runs, checkpoints' and setups' physical cost, node failures and
-//! the ledger — and the executor of any policy of the hybrid protocol ([`HybridProtocol`]:
-//! [`crate::HybridPolicy`] or one's own). It holds no scheduling decision: it turns its events
-//! into the policy's [`Observation`]s (notices, arrivals, completions, failures, a settle once
-//! each instant's events are in), wakes the policy when its [`Policy::next_wake`] is due, and
-//! applies the [`Command`]s it gets back to a [`BatchCluster`]; the batch passes run the
-//! policy's schedulers around the site's FCFS + EASY. A command the platform cannot carry out
+//! the ledger — and the executor of any policy of the hybrid protocol
+//! ([`HybridWorkloadPolicy`]: [`crate::HybridPolicy`] or one's own). It holds no scheduling
+//! decision: it turns its events into the policy's [`Observation`]s (notices, arrivals,
+//! completions, failures, settle rounds once each instant's events are in), wakes the policy
+//! when its [`Policy::next_wake`] is due, and applies the [`Command`]s it gets back to a
+//! [`BatchCluster`]; the batch passes run the policy's schedulers around the site's scheduler
+//! (FCFS + EASY in the paper; any batch policy, [`HybridConfig::site`]). Both policies are
+//! driven by core's [`Driver`]. A command the platform cannot carry out
 //! (a job not running, a node not reserved) is a typed error, and
 //! [`HybridSim::check_invariants`] also records any command naming a finished job. The
 //! built-in policies (the baseline and the six mechanisms) are in [`crate::scenario`].
@@ -21,8 +23,9 @@
 //! use cosched_hybrid::{Composite, HybridConfig, HybridSim, scenario};
 //! let jobs = hybrid_workload(&TraceParams::theta(200), &TypeParams::default(), 1).unwrap();
 //! let config = HybridConfig::new(4_392).unwrap();
-//! let policy = scenario::mechanism(Composite::ALL[5]);
-//! let out = HybridSim::new(config).unwrap().run("CUP&SPAA", policy, &jobs).unwrap();
+//! let mut policy = scenario::mechanism(Composite::ALL[5]);
+//! let sim = HybridSim::new(config).unwrap().with_label("CUP&SPAA");
+//! let out = sim.run(&mut policy, &jobs).unwrap();
 //! assert_eq!(out.report.completed, 200);
 //! assert!(out.report.instant_start_ratio > 0.5);
 //! ```
@@ -56,9 +59,12 @@
 //!   node like a preemption and counts in the preemption ratios (Obs. 14).
 //!
 //! At each instant the environment delivers, in this order: completions, failures and
-//! repairs, the policy's due timers, notices, on-demand arrivals, batch submissions (each in
-//! job order); then [`Observation::Settle`] until the policy returns no command. It runs the
-//! batch passes the policy asks for ([`Command::Schedule`]) through the batch protocol.
+//! repairs, the policy's due timers, the site scheduler's, notices, on-demand arrivals, batch
+//! submissions (each in job order); then [`Observation::Settle`] round after round (the round
+//! in the observation) until the policy returns no command, at most
+//! [`HybridSim::with_round_limit`] rounds (a policy that never quiets stops the run with a
+//! typed error, [`cosched_core::driver::CallError::Rounds`], instead of hanging it). It runs
+//! the batch passes the policy asks for ([`Command::Schedule`]) through the batch protocol.
 //!
 //! ## Metrics (§IV-D)
 //! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
@@ -80,17 +86,18 @@ use crate::error::SimError;
 use crate::mechanism::{RunningKind, RunningView};
 use crate::notice::{Notice, PlannedJob};
 use crate::policy::{
-    BatchPass, Command, GuestPicker, MalleableBackfill, MalleableHeads, Observation, PlatformView,
-    RunInfo, StartInfo, StartListed,
+    BatchPass, Command, GuestPicker, HybridWorkloadPolicy, MalleableBackfill, MalleableHeads,
+    Observation, PlatformView, RunInfo, StartInfo, StartListed,
 };
 use crate::record::{Answer, Query, Transcript};
 use crate::report::{Counts, report};
 use crate::report::{HybridOutcome, JobAccount};
 use crate::workload::HybridJob;
-use cosched_batch::scenario::BuiltinPolicy as SiteScheduler;
+use cosched_batch::scenario::{BatchScheduler, BuiltinPolicy};
 use cosched_batch::{
     BatchCluster, BatchJob, BatchPolicy, Resume, RunToken, Shadow, Started, Submitted,
 };
+use cosched_core::driver::{DEFAULT_ROUND_LIMIT, Driver};
 use cosched_core::engine::{self, Event, EventQueue, Simulation};
 use cosched_core::policy::Policy;
 use cosched_core::{
@@ -133,13 +140,13 @@ pub struct Failures {
 
 /// The environment to simulate: the system, its site scheduler and the job models'
 /// parameters (the policy is passed to [`HybridSim::run`]).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HybridConfig {
     /// Nodes in the system.
     pub nodes: u32,
-    /// The site's batch scheduler (FCFS + EASY in the paper).
-    #[serde(with = "site_name")]
-    pub site: SiteScheduler,
+    /// The site's batch scheduler (FCFS + EASY in the paper): any batch policy, a fresh one
+    /// each run; serialised by name.
+    pub site: BatchScheduler,
     /// Rigid jobs' checkpointing.
     pub checkpoint: CheckpointPolicy,
     /// Node failures, if injected.
@@ -156,7 +163,7 @@ impl HybridConfig {
         Self::check_nodes(nodes)?;
         Ok(HybridConfig {
             nodes,
-            site: SiteScheduler::Easy,
+            site: BuiltinPolicy::Easy.into(),
             checkpoint: CheckpointPolicy::new(Duration::from_hours(24))?,
             failures: None,
             seed: 0,
@@ -184,21 +191,6 @@ impl HybridConfig {
             )?;
         }
         Ok(())
-    }
-}
-
-/// (De)serialises a [`SiteScheduler`] by its name.
-mod site_name {
-    use cosched_batch::scenario::BuiltinPolicy as SiteScheduler;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(site: &SiteScheduler, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(site.name())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SiteScheduler, D::Error> {
-        let name = String::deserialize(d)?;
-        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -233,6 +225,8 @@ enum Ev {
     Failure(NodeId, Duration),
     Repair(NodeId),
     Wake,
+    /// The site scheduler's wake time.
+    SiteWake,
     Notice(usize),
     Arrive(usize),
     Submit(usize),
@@ -244,6 +238,7 @@ impl Event for Ev {
             Ev::BatchEnd(_) | Ev::OdEnd(..) => 0,
             Ev::Failure(..) | Ev::Repair(_) => 1,
             Ev::Wake => 2,
+            Ev::SiteWake => 3,
             Ev::Notice(_) => 4,
             // In workload order, so that the batch queue (on-demand jobs in it, under the
             // baseline) grows by appends.
@@ -322,23 +317,14 @@ fn planned(st: &JobState) -> Option<PlannedJob> {
 }
 
 /// The simulator; see the [module docs](self).
+#[derive(Clone, Debug)]
 pub struct HybridSim {
     config: HybridConfig,
     check: bool,
     notices: bool,
     transcribe: bool,
-}
-
-/// What [`HybridSim::run`] asks of a policy: the hybrid protocol, with an error the
-/// simulator can carry.
-pub trait HybridProtocol:
-    Policy<Observation = Observation, Command = Command, View = dyn PlatformView>
-{
-}
-
-impl<P> HybridProtocol for P where
-    P: Policy<Observation = Observation, Command = Command, View = dyn PlatformView> + ?Sized
-{
+    label: String,
+    round_limit: u32,
 }
 
 impl HybridSim {
@@ -350,6 +336,8 @@ impl HybridSim {
             check: false,
             notices: true,
             transcribe: false,
+            label: "policy".to_owned(),
+            round_limit: DEFAULT_ROUND_LIMIT,
         })
     }
 
@@ -375,17 +363,30 @@ impl HybridSim {
         self
     }
 
-    /// Runs `jobs` to the end under `policy`, reported under the name `label`: admitted by
-    /// [`cosched_workload::admit`] (repeated ids are an error, invalid jobs are counted and
-    /// left out), on core's kernel.
+    /// Reports the runs under the name `label` ([`crate::HybridReport::mechanism`]; the
+    /// default: `policy`).
+    pub fn with_label(mut self, label: impl Into<String>) -> HybridSim {
+        self.label = label.into();
+        self
+    }
+
+    /// Delivers at most `rounds` settle rounds at one instant (and wakes in a row), instead
+    /// of [`DEFAULT_ROUND_LIMIT`]; a policy still asking after them stops the run with
+    /// [`cosched_core::driver::CallError::Rounds`].
+    pub fn with_round_limit(mut self, rounds: u32) -> HybridSim {
+        self.round_limit = rounds;
+        self
+    }
+
+    /// Runs `jobs` to the end under `policy`: admitted by [`cosched_workload::admit`]
+    /// (repeated ids are an error, invalid jobs are counted and left out), on core's kernel.
     pub fn run<P>(
         &self,
-        label: &str,
-        policy: P,
+        policy: &mut P,
         jobs: &[HybridJob],
     ) -> Result<HybridOutcome, SimError<P::Error>>
     where
-        P: HybridProtocol,
+        P: HybridWorkloadPolicy + ?Sized,
     {
         let admitted = admit(jobs).map_err(|d| HybridError::DuplicateJob(d.0))?;
         check_horizon(&admitted.jobs)?;
@@ -395,21 +396,21 @@ impl HybridSim {
         env.transcript = self.transcribe.then(Default::default);
         let mut sim = Sim {
             env,
-            policy,
-            out: Vec::new(),
-            wakes: std::collections::BTreeSet::new(),
+            driver: Driver::new(policy).with_round_limit(self.round_limit),
         };
         let first = admitted.jobs.first().map_or(Time::ZERO, HybridJob::submit);
-        sim.env.begin_call();
-        sim.policy
-            .start(first, &sim.env, &mut sim.out)
-            .map_err(SimError::Policy)?;
-        let commands = std::mem::take(&mut sim.out);
-        sim.apply(first, &commands)?;
-        sim.arm_wake(first);
-        sim.env.flush(&mut queue)?;
+        let mut site = cosched_batch::ClusterPass {
+            cluster: &mut sim.env.cluster,
+            started: &mut sim.env.started,
+        };
+        sim.env
+            .site
+            .start(first, &mut site, &mut ())
+            .map_err(|e| HybridError::Batch(e.into()))?;
+        sim.driver.start(first, &mut sim.env, &mut ())?;
+        sim.flush(first, &mut queue)?;
         engine::run(&mut sim, &mut queue)?;
-        Ok(sim.env.finish(label))
+        Ok(sim.env.finish(&self.label))
     }
 }
 
@@ -428,7 +429,7 @@ struct Env {
     config: HybridConfig,
     cluster: BatchCluster,
     /// The site's batch scheduler (FCFS + EASY in the paper).
-    site: Box<dyn BatchPolicy + Send>,
+    site: Driver<Box<dyn BatchPolicy + Send>>,
     /// Whether the site's scheduler may skip a pass that can start nothing (FCFS, EASY: their
     /// schedule is the one a full pass gives; conservative's plans age with the passes).
     site_skips_idle: bool,
