@@ -19,8 +19,13 @@ pub const GANTT_DEFAULT_JOBS: usize = 2_000;
 /// SVG grows by megabytes): a busier window shows its first jobs by start and says so.
 pub const GANTT_MAX_JOBS: usize = 5_000;
 
-/// The most points a line over time has in a figure.
+/// The most points over time one figure draws, shared by its lines (each at least
+/// [`MIN_LINE_BINS`]): the lines of several policies over one trace follow the same arrivals,
+/// and at full resolution each hides the others' wiggles; coarser bins keep them apart.
 const PLOT_BINS: usize = 400;
+
+/// The fewest points a line over time has, however many lines share its figure.
+const MIN_LINE_BINS: usize = 60;
 
 /// A figure that could not be drawn or written.
 #[derive(Debug, Error)]
@@ -112,7 +117,9 @@ pub fn draw_runs(
     capacity: u32,
     window: Option<Window>,
 ) -> Result<(), PlotError> {
-    // At most PLOT_BINS points a line: wider bins (means of consecutive ones) read better.
+    // PLOT_BINS points shared by the lines: wider bins (means of consecutive ones) read better.
+    let lines = runs.iter().filter(|r| r.series.is_some()).count().max(1);
+    let bins = (PLOT_BINS / lines).max(MIN_LINE_BINS);
     let over_time = |file: &str, what: &str, y: &str, values: fn(&Series) -> &[f64]| {
         let resolution = runs
             .iter()
@@ -121,7 +128,7 @@ pub fn draw_runs(
         let width = runs
             .iter()
             .filter_map(|r| r.series.as_ref())
-            .map(|s| values(s).len().div_ceil(PLOT_BINS).max(1))
+            .map(|s| values(s).len().div_ceil(bins).max(1))
             .max()
             .unwrap_or(1);
         let plot = LinePlot::new(file, format!("{trace}: {what}"))
