@@ -244,7 +244,8 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
         // Batch wait ordered by job width (tolerance with one replicate: 0.05 h, ours).
         if let (Some(n), Some(m)) = (get("U66-Narrow", hi, 0), get("U66-Main", hi, 0)) {
             let d = n.paired(m, &BATCH_WAIT, 0.05);
-            claims.check(
+            let lower = d.as_ref().is_some_and(|d| d.lower());
+            let claim = claims.check(
                 source,
                 format!("mean batch wait lower for narrower jobs (Narrow < Main, x{hi}, paired)"),
                 format!(
@@ -254,8 +255,15 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
                     show_paired(d.as_ref(), 1.0, "h")
                 ),
                 "Narrow < Main",
-                d.is_some_and(|d| d.lower()),
+                lower,
             );
+            if let (false, Some(d)) = (lower, &d) {
+                claim.because(format!(
+                    "Narrow - Main {:+.2} ± {:.2} h: not significantly lower",
+                    d.difference.mean,
+                    d.threshold().unwrap_or(f64::NAN)
+                ));
+            }
         }
     }
     claims

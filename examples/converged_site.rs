@@ -16,6 +16,11 @@
 //!
 //! These are **our findings, not paper claims**: no paper ran these mechanisms together. Each
 //! finding is a paired difference against `batch` (same seed), with its spread.
+//!
+//! `--nodes` goes up to 1,000,000: the site touches a node's state only when the node changes
+//! hands (the negotiator reads its running tasks, RHIC's sizing reads the idle nodes it may
+//! lend, not every idle node each cycle), so nodes the workload never uses cost their
+//! construction only and the run time follows the work.
 
 use clap::Parser;
 use cosched_core::{Duration, Time};

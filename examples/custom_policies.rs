@@ -10,7 +10,6 @@ use cosched_examples::CommonArgs;
 use cosched_examples::custom;
 use rayon::prelude::*;
 use std::fmt::Write as _;
-use std::fs;
 
 const NAME: &str = "custom_policies";
 
@@ -49,7 +48,7 @@ fn main() -> std::process::ExitCode {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = Cli::parse();
-    let out = cli.common.output(NAME)?;
+    let mut out = cli.common.output(NAME)?;
     let quick = cli.common.quick;
     let tables: Vec<_> = DEMOS
         .par_iter()
@@ -64,7 +63,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     cosched_examples::outln!("{md}")?;
-    let path = out.path().join("table.md");
-    fs::write(&path, md).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    out.write_file(cosched_examples::TABLE_FILE, md.as_bytes())?;
     Ok(())
 }

@@ -42,9 +42,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let results = study.run(
             factors,
             |&factor, _: &mut TypeParams, config: &mut HybridConfig| {
-                config.checkpoint = CheckpointPolicy::new(mtbf)
+                // Daly's interval for each job's own MTBF under the same failures.
+                config.checkpoint = CheckpointPolicy::new(mtbf, config.nodes)
                     .and_then(|c| c.with_scale(factor))
-                    .expect("positive MTBF and factor");
+                    .expect("positive MTBF, nodes and factor");
                 config.failures = Some(Failures {
                     mtbf,
                     mean_repair: cosched_hybrid::sim::DEFAULT_REPAIR,

@@ -2,8 +2,10 @@
 //! hybrid design, on our simulated testbed. Fig. 3: the busiest dedicated disk's utilisation and
 //! the job's time on 2 dedicated nodes alone and with 8 volunteers (Wordcount, Grep). Fig. 4:
 //! cost and energy saved by 2 dedicated nodes plus k volunteers (k = 2, 4, 6, 8; Photoshop in
-//! the foreground) against a regular cluster of 2 + k dedicated nodes, on HGCC's 34 % idle
-//! power. Figures 2, 6 and 7 are listed as not exercised, with the reason.
+//! the foreground) against a regular cluster of 2 + k dedicated nodes, on ARC's node at HGCC's
+//! 34 % idle power (a stand-in of ours: the paper describes HGCC's nodes no further, so Fig. 4's
+//! claims are listed as not exercisable beside our numbers). Figures 2, 6 and 7 are listed as
+//! not exercised, with the reason.
 
 use cosched_core::stats::Spread;
 use cosched_examples::rhic::{RhicArgs, assumptions, checks_table, show, show_with};
@@ -306,58 +308,41 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             faster,
         )
         .because("pass when every seed is faster with volunteers and busier on disk (paired)");
-    // The jobs whose (energy, cost) savings fail `keep`, with their disks' load.
-    let jobs_where = |fails: &dyn Fn(f64, f64) -> bool| -> Vec<String> {
-        fig4_rows
-            .iter()
-            .filter(|r| fails(r.1, r.2))
-            .map(|r| {
-                format!(
-                    "{} ({:.1} / {:.1} %, its 2 dedicated disks {:.0} % busy)",
-                    r.0.name(),
-                    r.1,
-                    r.2,
-                    100.0 * r.3
-                )
-            })
-            .collect()
-    };
     let savings = fig4_rows
         .iter()
-        .map(|r| format!("{} energy {:.1}, cost {:.1} %", r.0.name(), r.1, r.2))
+        .map(|r| {
+            format!(
+                "{} energy {:.1}, cost {:.1} % (its 2 dedicated disks {:.0} % busy)",
+                r.0.name(),
+                r.1,
+                r.2,
+                100.0 * r.3
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ");
-    let outside = jobs_where(&|e, c| !(19.5..=29.5).contains(&e) || !(19.5..=40.5).contains(&c));
-    let check = claims.check(
+    // §3.3 ran on HGCC, of which the paper states only the idle level; ours is ARC's node.
+    let hgcc = "not exercisable: §3.3 ran these on NCSU's HGCC cluster and states of its \
+                nodes only \"a relatively low idle power level of 34 %\"; their cores, disks, \
+                memory and full-load power are not given, and the I/O-bound jobs' savings are \
+                set by the dedicated nodes' disk bandwidth per core against the regular \
+                cluster's (each regular node brings a disk). Our numbers run ARC's node and \
+                disk model (§5.1) at HGCC's 34 % idle level, a stand-in of ours, shown for \
+                reference";
+    claims.not_exercised(
         "§3.3, Fig. 4",
         "the hybrid cluster saves 20–29 % energy and 20–40 % cost on average, every job",
         savings.clone(),
         "20–29 % / 20–40 %",
-        outside.is_empty(),
+        hgcc,
     );
-    if outside.is_empty() {
-        check.because("within the paper's ranges at its whole-percent precision");
-    } else {
-        check.because(format!(
-            "outside the paper's ranges (whole-percent precision): {}",
-            outside.join(", ")
-        ));
-    }
-    let losing = jobs_where(&|e, c| e <= 0.0 || c <= 0.0);
-    let check = claims.check(
+    claims.not_exercised(
         "§3.3, Fig. 4",
         "the hybrid design saves both energy and cost over a regular cluster (every job)",
         savings,
         "savings",
-        losing.is_empty(),
+        hgcc,
     );
-    if !losing.is_empty() {
-        check.because(format!(
-            "no saving on {}: volunteers wait on the 2 dedicated disks while the regular \
-             cluster's 2 + k nodes bring their own disks",
-            losing.join(", ")
-        ));
-    }
     out.write_table(&checks_table(&checks))?;
     out.write_claims(&claims)?;
     Ok(())

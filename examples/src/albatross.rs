@@ -1,24 +1,27 @@
 //! What the Albatross examples share beyond `cosched_albatross::scenario` (the policies, the
 //! paper's figures, one §V run summarised): the progress CSV.
 
+use crate::OutDir;
 use cosched_albatross::report::SimOutcome;
-use std::path::Path;
 
-/// Writes `albatross_progress.csv` (`capital,time_s,dispatched,completed,progress`): a row at
-/// every submission and completion of each run, so the saw-tooth is in the file.
+/// Writes `albatross_progress.csv` (`capital,time_s,dispatched,completed,progress`) into
+/// `out`, staged as every output of the directory is: a row at every submission and completion
+/// of each run, so the saw-tooth is in the file.
 ///
 /// # Errors
-/// [`crate::Error::Csv`] naming the file.
-pub fn write_progress_csv(path: &Path, runs: &[(f64, &SimOutcome)]) -> crate::Result<()> {
+/// [`crate::Error::Csv`] or [`crate::Error::Io`] naming the file.
+pub fn write_progress_csv(out: &mut OutDir, runs: &[(f64, &SimOutcome)]) -> crate::Result<()> {
+    const NAME: &str = "albatross_progress.csv";
+    let path = out.path().join(NAME);
     let csv_err = |source| crate::Error::Csv {
-        path: path.to_owned(),
+        path: path.clone(),
         source,
     };
-    let mut w = csv::Writer::from_path(path).map_err(csv_err)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(["capital", "time_s", "dispatched", "completed", "progress"])
         .map_err(csv_err)?;
-    for (capital, out) in runs {
-        for p in &out.progress {
+    for (capital, outcome) in runs {
+        for p in &outcome.progress {
             let progress = p.progress().map_or(String::new(), |x| format!("{x:.6}"));
             w.write_record([
                 format!("{capital}"),
@@ -30,5 +33,8 @@ pub fn write_progress_csv(path: &Path, runs: &[(f64, &SimOutcome)]) -> crate::Re
             .map_err(csv_err)?;
         }
     }
-    w.flush().map_err(|e| crate::Error::io(path, e))
+    let bytes = w
+        .into_inner()
+        .map_err(|e| crate::Error::io(&path, e.into_error()))?;
+    out.write_file(NAME, &bytes).map(drop)
 }

@@ -10,10 +10,20 @@ pub use cosched_hybrid::mechanism_name as configuration_name;
 pub use cosched_hybrid::scenario::{
     Machine, PaperBaseline, WorkloadStats, configurations, simulate_trace as simulate, typing_seed,
 };
-use cosched_hybrid::workload::{TraceParams, TypeParams, generate};
+use cosched_hybrid::workload::{ON_DEMAND_CAPACITY, TraceParams, TypeParams, generate};
 use cosched_hybrid::{HybridConfig, HybridError, HybridReport};
 use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
+
+/// The type parameters of a run: the paper's defaults, every typing within Obs. 9's 3-15 %
+/// on-demand share for a generated machine; an SWF trace (`from_trace`) is typed as drawn, its
+/// projects perhaps unable to give that share (it is reported, not imposed).
+pub fn type_params(from_trace: bool) -> TypeParams {
+    TypeParams {
+        on_demand_share: (!from_trace).then_some(ON_DEMAND_CAPACITY),
+        ..TypeParams::default()
+    }
+}
 
 /// The most seeds or typings a flag may ask for: every replicate holds a trace, so an
 /// unchecked count would allocate without bound.
@@ -84,21 +94,25 @@ pub fn pooled<'a>(groups: impl IntoIterator<Item = &'a Runs>) -> Runs {
 }
 
 /// The column names of [`cells`].
-pub const COLUMNS: [&str; 10] = [
+pub const COLUMNS: [&str; 14] = [
     "on-demand instant start (%)",
     "turnaround all (h)",
     "turnaround rigid (h)",
     "turnaround malleable (h)",
     "rigid preempted (%)",
     "malleable preempted (%)",
+    "malleable evicted as guests (%)",
     "utilisation, makespan (%)",
     "utilisation, arrival window (%)",
+    "utilisation without setups and checkpoints, arrival window (%)",
     "held, arrival window (%)",
+    "a job waiting, share of the window (%)",
+    "nodes waiting, per node",
     "wasted (node-h)",
 ];
 
 /// The table cells of `runs`' means, in [`COLUMNS`] order.
-pub fn cells(runs: &Runs) -> [Cell; 10] {
+pub fn cells(runs: &Runs) -> [Cell; 14] {
     let percent = |metric: fn(&HybridReport) -> f64| Cell::fixed(100.0 * runs.mean(metric), 2);
     let hours = |metric: fn(&HybridReport) -> f64| Cell::fixed(runs.mean(metric), 2);
     [
@@ -108,9 +122,13 @@ pub fn cells(runs: &Runs) -> [Cell; 10] {
         hours(|r| r.malleable_turnaround_h),
         percent(|r| r.rigid_preempted_ratio),
         percent(|r| r.malleable_preempted_ratio),
+        percent(|r| r.malleable_evicted_ratio),
         percent(|r| r.utilization),
         percent(|r| r.window_utilization),
+        percent(|r| r.window_work_utilization),
         percent(|r| r.window_held_utilization),
+        percent(|r| r.window_queue_share),
+        Cell::fixed(runs.mean(|r| r.window_waiting_nodes), 2),
         Cell::fixed(runs.mean(|r| r.wasted_node_hours), 0),
     ]
 }
@@ -263,7 +281,7 @@ impl Study {
             })
             .collect();
         let results = Sweep::new(self.name, points).try_run(|&(v, m, t)| {
-            let mut types = TypeParams::default();
+            let mut types = type_params(self.trace.is_some());
             let mut config = HybridConfig::new(nodes)?;
             let seed = seeds.get(t).copied().unwrap_or(self.seed);
             config.seed = seed;
@@ -391,8 +409,10 @@ pub use crate::paired::{Paired, Significance};
 /// printed beside their claims.
 pub const SIGNIFICANCE_RULE: &str = "a comparison is decided on paired replicates (same \
     trace, same typing): the first differs from the second when the 95 % Student-t interval \
-    of the mean paired difference excludes 0; otherwise (or with one replicate) it is 'no \
-    significant difference', which passes a claim of equality and fails a claim of order";
+    of the mean paired difference excludes 0; a claim of order fails otherwise (or with one \
+    replicate). A claim of equality holds when that whole interval lies within its stated \
+    equivalence margin. Samples nothing pairs (two systems) are compared by Welch's 95 % \
+    interval of the difference of their means";
 
 /// One comparison a claim makes: `label` (e.g. `cori N&SPAA - N&PAA util, pp`), the paired
 /// difference (`None`: no data) and the order the claim wants.
@@ -408,6 +428,9 @@ pub struct Comparison {
     /// Whether "no significant difference" satisfies the claim too (a claim of "similar or
     /// even lower").
     pub or_same: bool,
+    /// For a claim of equality: the equivalence margin (unscaled) the whole 95 % interval of
+    /// the difference must lie within ([`Comparison::equivalent`]).
+    pub margin: Option<f64>,
 }
 
 impl Comparison {
@@ -420,6 +443,34 @@ impl Comparison {
             want,
             scale,
             or_same: false,
+            margin: None,
+        }
+    }
+
+    /// A claim of equality of `a` and `b` (paired by index): it holds when the 95 % Student-t
+    /// interval of the mean paired difference lies within `± margin` (an equivalence test:
+    /// "not significant" would pass any comparison too noisy to decide). Unscaled margin.
+    pub fn equivalent(label: String, a: &[f64], b: &[f64], margin: f64, scale: f64) -> Comparison {
+        Comparison {
+            margin: Some(margin),
+            ..Comparison::new(label, a, b, Significance::NoSignificantDifference, scale)
+        }
+    }
+
+    /// `a` against `b` from *independent* samples (e.g. two systems: nothing pairs their
+    /// replicates): the difference of the means with Welch's 95 % interval, decided as a
+    /// paired difference is.
+    pub fn independent(
+        label: String,
+        a: &[f64],
+        b: &[f64],
+        want: Significance,
+        scale: f64,
+    ) -> Comparison {
+        Comparison {
+            label: format!("{label} (independent samples, Welch's 95 % interval)"),
+            paired: welch(a, b),
+            ..Comparison::new(String::new(), &[], &[], want, scale)
         }
     }
 
@@ -432,21 +483,62 @@ impl Comparison {
         }
     }
 
-    /// Whether it holds under [`SIGNIFICANCE_RULE`].
+    /// Whether it holds under [`SIGNIFICANCE_RULE`] (a claim of equality with a margin: the
+    /// whole interval within it).
     pub fn holds(&self) -> bool {
-        self.paired.is_some_and(|p| {
-            let order = p.significance();
-            order == self.want || (self.or_same && order == Significance::NoSignificantDifference)
+        self.paired.is_some_and(|p| match self.margin {
+            Some(margin) => p
+                .difference
+                .ci95_half_width
+                .is_some_and(|h| p.difference.mean.abs() + h <= margin),
+            None => {
+                let order = p.significance();
+                order == self.want
+                    || (self.or_same && order == Significance::NoSignificantDifference)
+            }
         })
     }
 
-    /// `label: difference ± half (n, verdict)`.
+    /// `label: difference ± half (n, verdict)`, with the margin of a claim of equality.
     pub fn describe(&self) -> String {
+        let margin = self.margin.map_or(String::new(), |m| {
+            format!(" [margin ±{:.2}]", self.scale * m)
+        });
         match self.paired {
-            Some(p) => format!("{}: {}", self.label, p.describe_scaled(self.scale)),
+            Some(p) => format!("{}: {}{margin}", self.label, p.describe_scaled(self.scale)),
             None => format!("{}: no data", self.label),
         }
     }
+}
+
+/// The difference of the means of independent samples `a` and `b` with Welch's 95 %
+/// interval (Welch–Satterthwaite degrees of freedom), as a [`Paired`] for the shared rule;
+/// `None` with fewer than two values on either side.
+fn welch(a: &[f64], b: &[f64]) -> Option<Paired> {
+    use cosched_core::stats::{Spread, mean, sample_sd};
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let (va, vb) = (sample_sd(a)?.powi(2) / na, sample_sd(b)?.powi(2) / nb);
+    let d = mean(a)? - mean(b)?;
+    let se = (va + vb).sqrt();
+    let df = (va + vb).powi(2) / (va * va / (na - 1.0) + vb * vb / (nb - 1.0));
+    let half = if se > 0.0 && df.is_finite() {
+        StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975) * se
+    } else {
+        0.0
+    };
+    Some(Paired {
+        difference: Spread {
+            n: a.len().min(b.len()),
+            mean: d,
+            sd: None,
+            min: d,
+            max: d,
+            ci95_half_width: Some(half),
+        },
+        base: mean(b)?,
+        tolerance: None,
+    })
 }
 
 /// Every comparison described, `; `-separated.
@@ -547,6 +639,9 @@ pub fn failed_comparisons(comparisons: &[Comparison]) -> (usize, String) {
                 (Significance::Lower, false) => "needs lower",
                 (Significance::Higher, true) => "needs higher or no significant difference",
                 (Significance::Lower, true) => "needs lower or no significant difference",
+                (Significance::NoSignificantDifference, _) if c.margin.is_some() => {
+                    "needs the 95 % interval within the margin"
+                }
                 (Significance::NoSignificantDifference, _) => "needs no significant difference",
             };
             format!("{} [{want}]", c.describe())
@@ -576,6 +671,7 @@ mod tests {
             want,
             scale: 1.0,
             or_same: false,
+            margin: None,
         };
         let nsd = Significance::NoSignificantDifference;
         assert!(want(nsd).holds() && !want(Significance::Higher).holds());
@@ -593,6 +689,42 @@ mod tests {
     }
 
     #[test]
+    fn equivalence_needs_the_whole_interval_inside_the_margin() {
+        let (a, b) = ([1.0, 1.2, 0.9, 1.1], [1.0, 1.0, 1.0, 1.0]);
+        // Mean difference +0.05, interval about ±0.17: inside ±0.5, not inside ±0.1.
+        assert!(Comparison::equivalent("x".into(), &a, &b, 0.5, 1.0).holds());
+        assert!(!Comparison::equivalent("x".into(), &a, &b, 0.1, 1.0).holds());
+        // One replicate shows nothing.
+        assert!(!Comparison::equivalent("x".into(), &[1.0], &[1.0], 0.5, 1.0).holds());
+        // Too noisy to decide is not equivalence, though not significant either.
+        let noisy = Comparison::equivalent("x".into(), &[0.0, 2.0], &[1.0, 1.0], 0.5, 1.0);
+        assert!(!noisy.holds());
+        assert!(noisy.describe().ends_with("[margin ±0.50]"));
+    }
+
+    #[test]
+    fn independent_samples_use_welchs_interval() {
+        // Means 10 and 5, each sample's sd 1 over 4 values: the difference 5 ± about 1.7.
+        let a = [9.0, 10.0, 11.0, 10.0];
+        let b = [4.0, 5.0, 6.0, 5.0];
+        let c = Comparison::independent("x".into(), &a, &b, Significance::Higher, 1.0);
+        assert!(c.holds());
+        let p = c.paired.unwrap();
+        assert!((p.difference.mean - 5.0).abs() < 1e-12);
+        let half = p.difference.ci95_half_width.unwrap();
+        assert!(half > 1.0 && half < 2.0, "{half}");
+        // Overlapping samples: no significant difference.
+        let d = Comparison::independent(
+            "x".into(),
+            &a,
+            &[8.0, 12.0, 9.0, 11.0],
+            Significance::Higher,
+            1.0,
+        );
+        assert!(!d.holds());
+    }
+
+    #[test]
     fn seven_configurations_and_pooled_means() {
         let names: Vec<String> = configurations()
             .into_iter()
@@ -602,7 +734,12 @@ mod tests {
         assert_eq!(names[6], "CUP&SPAA");
         let trace = Machine::Cori.generate(true, 1).unwrap();
         let config = HybridConfig::new(12_076).unwrap();
-        let report = simulate(&trace[..200], &TypeParams::default(), 1, config, None).unwrap();
+        // 200 jobs cannot hold Obs. 9's on-demand share: the first typing, whatever its share.
+        let params = TypeParams {
+            on_demand_share: None,
+            ..TypeParams::default()
+        };
+        let report = simulate(&trace[..200], &params, 1, config, None).unwrap();
         let (mut a, mut b) = (report.clone(), report);
         a.instant_start_ratio = 0.2;
         b.instant_start_ratio = 0.4;

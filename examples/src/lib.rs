@@ -18,12 +18,14 @@
 //!   gives no number.
 //! - [`LinePlot`] and [`BarChart`]: the workspace's figures (`cosched-plot`: one look per series
 //!   name, legends beside the data), written as SVG through the [`Figure`] trait.
-//! - [`OutDir`]: the output directory that receives all of the above.
+//! - [`OutDir`]: the output directory that receives all of the above, each file moved into
+//!   place only when the run succeeds and never over a file named on the command line.
 //! - [`Claims`]: the paper's statements about a table or figure, checked on our numbers and
 //!   printed pass/fail under "Paper claims" ([`OutDir::write_claims`]).
 //! - [`albatross`]: the progress CSV the Albatross examples write (the rest of their
 //!   wiring is `cosched_albatross::scenario`).
-//! - [`balancer`]: the inputs, configurations and runs the Balancer examples share.
+//! - [`balancer`]: the inputs, configurations and runs the Balancer examples share;
+//!   [`balancer_week`]: Table I's columns, calibration and claims on a real week.
 //! - [`rhic`]: the setup the RHIC examples share.
 //! - [`metasched`]: the inputs, runs and reports the metascheduling examples share.
 //! - [`hybrid`]: the flags, workloads and runs the hybrid-scheduling examples share.
@@ -96,7 +98,10 @@
 //!         .y_label("queue length")
 //!         .series("ours", results.iter().copied());
 //!     out.write_plot(&plot)?;
-//!     # assert!(out.path().join("table.md").exists() && out.path().join("queue.svg").exists());
+//!     // `main_with` moves the files into place once `run` has succeeded; this `main` does.
+//!     # let dir = out.path().to_path_buf();
+//!     out.commit()?;
+//!     # assert!(dir.join("table.md").exists() && dir.join("queue.svg").exists());
 //!     Ok(())
 //! }
 //! ```
@@ -106,6 +111,7 @@ use std::process::ExitCode;
 pub mod albatross;
 mod args;
 pub mod balancer;
+pub mod balancer_week;
 pub mod claims;
 pub mod converged;
 pub mod custom;
@@ -173,9 +179,11 @@ where
             return fail(first.strip_prefix("error: ").unwrap_or(first));
         }
     };
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+    let result = run(cli);
+    match (out::finish(result.is_ok()), result) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(e), Ok(())) => fail(e),
+        (_, Err(e)) => fail(e),
     }
 }
 
@@ -183,6 +191,7 @@ where
 /// `error: {e}: {cause}: …` (its message and causes, never Debug output) and status 1. For
 /// examples that parse their own flags; [`main_with`] does the parsing too.
 pub fn exit(result: std::result::Result<(), Box<dyn std::error::Error>>) -> ExitCode {
+    let result = out::finish(result.is_ok()).map_err(Box::from).and(result);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,9 +1,6 @@
 //! Result tables: aligned Markdown for stdout and `table.md`, CSV for re-use.
 
 use std::fmt;
-use std::path::Path;
-
-use crate::{Error, Result};
 
 /// One cell of a [`Table`].
 ///
@@ -250,23 +247,19 @@ impl Table {
         out
     }
 
-    /// Writes the table as CSV (header row, then the rows as displayed) to `path`.
+    /// The table as CSV (header row, then the rows as displayed).
     ///
     /// # Errors
-    /// [`Error::Csv`] naming `path`.
-    pub fn write_csv(&self, path: &Path) -> Result<()> {
-        let csv_error = |source| Error::Csv {
-            path: path.to_owned(),
-            source,
-        };
-        let mut writer = csv::Writer::from_path(path).map_err(csv_error)?;
-        writer.write_record(&self.columns).map_err(csv_error)?;
+    /// The CSV writer's error.
+    pub fn to_csv(&self) -> std::result::Result<Vec<u8>, csv::Error> {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.write_record(&self.columns)?;
         for row in &self.rows {
-            writer
-                .write_record(row.iter().map(Cell::csv_field))
-                .map_err(csv_error)?;
+            writer.write_record(row.iter().map(Cell::csv_field))?;
         }
-        writer.flush().map_err(|e| Error::io(path, e))
+        writer
+            .into_inner()
+            .map_err(|e| csv::Error::from(e.into_error()))
     }
 }
 

@@ -55,6 +55,7 @@ fn replicates_are_grouped_per_cell_and_averaged() {
         labels: vec!["tiny".to_owned()],
         span: Duration(1_000),
         on_demand: "test".to_owned(),
+        models: "test".to_owned(),
         replicates: vec![replicate(0), replicate(37)],
     };
     let variants = [

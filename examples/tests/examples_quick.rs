@@ -211,6 +211,35 @@ fn bad_flags_and_inputs_are_one_error_line() {
     }
 }
 
+/// An input inside the output directory under a name the example writes (`table.md`) is
+/// refused before it is replaced, and the file stays as it was.
+#[test]
+fn an_output_never_replaces_an_input() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let trace = dir.path().join("table.md");
+    let jobs: String = (1..=40)
+        .map(|i| format!("{i} {} -1 50 4 -1 -1 4 60 -1 1 1 1 1 1 1 -1 -1\n", i * 20))
+        .collect();
+    let text = format!("; MaxProcs: 16\n{jobs}");
+    std::fs::write(&trace, &text).expect("write");
+    let out = Command::new(example_binary("batch_easy_vs_fcfs"))
+        .args(["--quick", "--jobs", "40", "--trace"])
+        .arg(&trace)
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .expect("example starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("on the command line"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&trace).expect("read"), text);
+    let written: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(written, ["table.md"], "nothing else was moved into place");
+}
+
 /// The paper examples that parse their own flags report a refused run the same way: one
 /// `error: …` line and status 1, never `Debug` output (hostile input #11, #14d, #15c).
 #[test]

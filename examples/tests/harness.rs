@@ -73,8 +73,11 @@ fn out_dir_writes_table_md_and_csv() {
     let mut second = Table::new("loads", "Loads", ["load"]);
     second.row([Cell::fixed(0.5, 1)]);
     out.write_table(&second).unwrap();
+    let dir = out.path().to_path_buf();
+    assert!(!dir.join("table.md").exists(), "staged until committed");
+    out.commit().unwrap();
 
-    let md = fs::read_to_string(out.path().join("table.md")).unwrap();
+    let md = fs::read_to_string(dir.join("table.md")).unwrap();
     let expected = format!(
         "### Mean wait by policy\n\nPaper numbers: Table 3.\n\n{}\n### Loads\n\n{}",
         waits().markdown(),
@@ -82,30 +85,70 @@ fn out_dir_writes_table_md_and_csv() {
     );
     assert_eq!(md, expected);
 
-    let csv = fs::read_to_string(out.path().join("waits.csv")).unwrap();
+    let csv = fs::read_to_string(dir.join("waits.csv")).unwrap();
     assert_eq!(
         csv,
         "policy,ours (s),paper (s)\nEASY,12.35,12.0\nconservative | CBF,7.00,\nFCFS,1234.50,-\n"
     );
-    let csv = fs::read_to_string(out.path().join("loads.csv")).unwrap();
+    let csv = fs::read_to_string(dir.join("loads.csv")).unwrap();
     assert_eq!(csv, "load\n0.5\n");
+}
+
+/// Writes `table` into a new output directory at `dir` and commits it.
+fn write_committed(dir: &std::path::Path, table: &Table) {
+    let mut out = OutDir::create(dir).unwrap();
+    out.write_table(table).unwrap();
+    out.commit().unwrap();
 }
 
 #[test]
 fn a_new_out_dir_replaces_the_previous_table_md() {
     let tmp = tempfile::tempdir().unwrap();
-    OutDir::create(tmp.path())
-        .unwrap()
-        .write_table(&waits())
-        .unwrap();
+    write_committed(tmp.path(), &waits());
     let mut table = Table::new("other", "Other", ["x"]);
     table.row([Cell::from(1_u32)]);
-    OutDir::create(tmp.path())
-        .unwrap()
-        .write_table(&table)
-        .unwrap();
+    write_committed(tmp.path(), &table);
     let md = fs::read_to_string(tmp.path().join("table.md")).unwrap();
     assert_eq!(md, format!("### Other\n\n{}", table.markdown()));
+}
+
+/// Output directories dropped by a run are committed when the run succeeds and discarded
+/// when it fails, leaving the previous run's files whole.
+#[test]
+fn a_failed_run_leaves_the_previous_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_committed(tmp.path(), &waits());
+    let before = fs::read_to_string(tmp.path().join("table.md")).unwrap();
+    let mut table = Table::new("other", "Other", ["x"]);
+    table.row([Cell::from(1_u32)]);
+    let run = |table: &Table, fail: bool| -> Result<(), Box<dyn std::error::Error>> {
+        let mut out = OutDir::create(tmp.path())?;
+        out.write_table(table)?;
+        if fail {
+            return Err("the run failed after writing a table".into());
+        }
+        Ok(())
+    };
+    assert_eq!(
+        cosched_examples::exit(run(&table, true)),
+        std::process::ExitCode::FAILURE
+    );
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("table.md")).unwrap(),
+        before
+    );
+    assert!(!tmp.path().join("other.csv").exists());
+    assert_eq!(
+        cosched_examples::exit(run(&table, false)),
+        std::process::ExitCode::SUCCESS
+    );
+    let md = fs::read_to_string(tmp.path().join("table.md")).unwrap();
+    assert_eq!(md, format!("### Other\n\n{}", table.markdown()));
+    let names: Vec<String> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
 }
 
 #[test]
@@ -179,9 +222,10 @@ fn line_plot() -> LinePlot {
 #[test]
 fn line_plot_writes_an_svg_with_its_series_names() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = OutDir::create(tmp.path()).unwrap();
     for plot in [line_plot(), line_plot().log_y()] {
+        let mut out = OutDir::create(tmp.path()).unwrap();
         let path = out.write_plot(&plot).unwrap();
+        out.commit().unwrap();
         assert_eq!(path, tmp.path().join("wait_vs_load.svg"));
         let svg = fs::read_to_string(&path).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
@@ -207,10 +251,9 @@ fn bar_chart_writes_an_svg_with_series_and_categories() {
     .series("EASY", [12.0, 340.0])
     .series("FCFS", [40.0, f64::NAN]);
     let tmp = tempfile::tempdir().unwrap();
-    let path = OutDir::create(tmp.path())
-        .unwrap()
-        .write_plot(&chart)
-        .unwrap();
+    let mut out = OutDir::create(tmp.path()).unwrap();
+    let path = out.write_plot(&chart).unwrap();
+    out.commit().unwrap();
     let svg = fs::read_to_string(path).unwrap();
     assert!(svg.starts_with("<svg"));
     for text in ["EASY", "FCFS", "small jobs", "large jobs", "mean wait (s)"] {

@@ -294,11 +294,11 @@ impl SimOutcome {
             .unwrap_or(0.0)
     }
 
-    /// Cloud nodes of a burstable type ([`crate::pool::BurstCredits`]) whose CPU credits would
-    /// have run out during the run: credits at launch plus those earned since the node joined,
-    /// less one per busy vCPU-minute (every stay counts as busy from dispatch, transfer
-    /// included), dropped below zero at some instant. The simulator runs every vCPU at full
-    /// speed; a count of 0 shows that throttling to the baseline could not have occurred.
+    /// Cloud nodes of a burstable type ([`crate::pool::BurstCredits`]) whose CPU credits ran
+    /// out during the run: credits at launch plus those earned since the node joined, less
+    /// one per busy vCPU-minute at full speed (every stay counts as busy from dispatch,
+    /// transfer included), dropped below zero at some instant; the simulator ran those at
+    /// their baseline from then on.
     pub fn nodes_out_of_credit(&self) -> usize {
         self.cloud_nodes
             .iter()

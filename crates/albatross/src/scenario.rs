@@ -172,7 +172,7 @@ pub struct Run {
     pub mean_desktop_s: f64,
     /// Hours cloud nodes were in the pool (joined to stopped).
     pub cloud_up_hours: f64,
-    /// Cloud nodes whose t2 CPU credits would have run out (the simulator does not throttle).
+    /// Cloud nodes whose t2 CPU credits ran out (the simulator then throttles them).
     pub nodes_out_of_credit: usize,
     /// The full outcome.
     pub outcome: SimOutcome,

@@ -28,7 +28,10 @@
 //!   [`cosched_classad::slots::split`]), and the partitionable slot shrinks until the job
 //!   leaves (HTCondor manual, "Dynamic Provisioning: Partitionable and Dynamic Slots"); one
 //!   partitionable slot may take several jobs per cycle.
-//! - A job with `w` reference seconds of work left runs `ceil(w / speed)` seconds; on a cloud
+//! - A job with `w` full-core seconds of work left runs `ceil(w / speed)` seconds on a desktop
+//!   ([`crate::pool::DESKTOP_SPEED`]); on a burstable cloud node its vCPU runs at a full core
+//!   while the node holds CPU credits and at the node's baseline, shared by its busy vCPUs,
+//!   once they are spent (EC2's t2 credits, [`crate::pool::default_instance_types`]); on a cloud
 //!   slot each stay first pays [`SimConfig::cloud_transfer`] (§V: "transferring data to and
 //!   from the AWS nodes"). An owner's return vacates or suspends it ([`OwnerReturn`]);
 //!   suspended, it resumes once the owner has been away [`crate::pool::OwnerActivity::
@@ -58,8 +61,8 @@ use crate::policy::{
     AlbatrossPolicy, CloudBackend, CloudNodeState, CloudNodeView, Command, Observation, apply,
 };
 use crate::pool::{
-    DesktopSpec, Eviction, InstanceType, KEYBOARD_IDLE, OwnerActivity, OwnerReturn, PeriodModel,
-    default_instance_types, htcondor_desktop,
+    BurstCredits, DESKTOP_SPEED, DesktopSpec, Eviction, InstanceType, KEYBOARD_IDLE, OwnerActivity,
+    OwnerReturn, PeriodModel, default_instance_types, htcondor_desktop,
 };
 use crate::report::{
     CloudNodeRecord, JobOutcome, MachineKind, OwnerChange, Placement, ProgressPoint, RunEnd,
@@ -164,7 +167,8 @@ impl SimConfig {
         Ok(())
     }
 
-    /// The paper's pool (§V): ten single-slot desktops (4 GB, reference speed; ours), owners
+    /// The paper's pool (§V): ten single-slot desktop VMs (4 GB, ours) running jobs at a
+    /// loaded t2 VM's baseline ([`DESKTOP_SPEED`]), owners
     /// [`PAPER_OWNERS`], HTCondor's desktop policy for returning owners
     /// ([`htcondor_desktop::OWNER_RETURN`]), a negotiation cycle every 60 s (HTCondor's
     /// `NEGOTIATOR_INTERVAL` default), the t2 instance types
@@ -177,7 +181,7 @@ impl SimConfig {
                 DesktopSpec {
                     slots: 1,
                     memory_mb: 4096,
-                    speed: 1.0,
+                    speed: DESKTOP_SPEED,
                 };
                 10
             ],
@@ -296,6 +300,17 @@ impl Event for Ev {
     }
 }
 
+/// `secs` rounded up to whole seconds, at least 1; a span longer than i64 seconds is
+/// `i64::MAX`, which ends after any horizon and is simply not scheduled.
+fn whole_seconds(secs: f64) -> Duration {
+    let s = secs.ceil().max(1.0);
+    if s < i64::MAX as f64 {
+        Duration(s as i64)
+    } else {
+        Duration(i64::MAX)
+    }
+}
+
 /// Schedules `ev` `delay` after `now` if that is within `horizon` (later events could never
 /// run); checked, so no user-given span can overflow the clock.
 fn schedule_within(
@@ -335,11 +350,93 @@ enum MachineState {
 
 struct Machine {
     speed: f64,
+    /// A burstable cloud node's CPU credits, from when it joins the pool.
+    burst: Option<Burst>,
     slots: std::ops::Range<usize>,
     state: MachineState,
     /// The partitionable slot, if the machine has one (its `slots` are then its dynamic-slot
     /// capacity, one per CPU).
     pslot: Option<PartitionableSlot>,
+}
+
+/// A burstable (EC2 t2) node's CPU credits, as a fluid (Amazon EC2 User Guide, "Key concepts
+/// and definitions for burstable performance instances"): one credit is one vCPU at 100 % for
+/// one minute; the node earns `earned_per_hour` (its baseline: 10 % of a vCPU for a t2.micro,
+/// 20 % for a small, 2 × 20 % for a medium, 2 × 30 % for a large) and holds at most 24 hours of
+/// earnings. While it holds credits its busy vCPUs run at a full core; once they are spent the
+/// node runs at its baseline, shared by its busy vCPUs (each at most a full core), earning
+/// what it spends. A vCPU is busy from a job's dispatch to its departure (its transfer
+/// included).
+#[derive(Clone, Copy)]
+struct Burst {
+    /// Credits at `at`.
+    balance: f64,
+    /// Full-core seconds each busy vCPU has delivered since the node joined, at `at`.
+    work: f64,
+    at: Time,
+    /// Credits earned per second.
+    earn: f64,
+    /// Most credits held.
+    cap: f64,
+    /// Busy vCPUs since `at`.
+    busy: u32,
+}
+
+impl Burst {
+    fn new(credits: BurstCredits, at: Time) -> Burst {
+        Burst {
+            balance: credits.launch,
+            work: 0.0,
+            at,
+            earn: credits.earned_per_hour / 3600.0,
+            cap: credits.earned_per_hour * 24.0,
+            busy: 0,
+        }
+    }
+
+    /// Credits spent per second beyond those earned while the busy vCPUs run at a full core.
+    fn drain(&self) -> f64 {
+        f64::from(self.busy) / 60.0 - self.earn
+    }
+
+    /// A busy vCPU's speed once the credits are spent, in full cores.
+    fn throttled(&self) -> f64 {
+        (self.earn * 60.0 / f64::from(self.busy.max(1))).min(1.0)
+    }
+
+    /// Seconds from `at` until the credits run out at the current load (infinite if never).
+    fn until_empty(&self) -> f64 {
+        let drain = self.drain();
+        if drain > 0.0 {
+            self.balance / drain
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Moves the state to `t` (>= `at`) at the current load.
+    fn advance(&mut self, t: Time) {
+        let dt = (t - self.at).secs().max(0) as f64;
+        let full = self.until_empty().min(dt);
+        self.work += full + (dt - full) * self.throttled();
+        self.balance = if full < dt {
+            0.0
+        } else {
+            (self.balance - self.drain() * dt).min(self.cap)
+        };
+        self.at = t;
+    }
+
+    /// Seconds from `at` until a busy vCPU has delivered `work` more full-core seconds at the
+    /// current load.
+    fn time_for(&self, work: f64) -> f64 {
+        let full = self.until_empty();
+        if work <= full {
+            work
+        } else {
+            full + (work - full) / self.throttled()
+        }
+    }
 }
 
 /// A machine's partitionable slot: its ad and unclaimed resources.
@@ -368,6 +465,9 @@ struct SlotState {
     resumed: Time,
     /// Transfer paid at the start of the current stretch.
     transfer: Duration,
+    /// On a burstable node, [`Burst::work`] when the stretch's transfer ended (`None` until
+    /// the node's state has passed that instant).
+    work_from: Option<f64>,
     /// Since when it is suspended, if it is.
     suspended_since: Option<Time>,
     suspensions: u32,
@@ -479,7 +579,9 @@ impl World<'_> {
             Ev::Finish { slot, epoch } => {
                 let s = &self.slot_states[slot];
                 if s.epoch == epoch && s.running.is_some() && s.suspended_since.is_none() {
+                    let machine = s.machine;
                     self.end_run(now, slot, RunEnd::Completed);
+                    self.reschedule(now, machine, q)?;
                 }
             }
             Ev::Owner { desktop } => self.owner_change(now, desktop, q)?,
@@ -499,8 +601,12 @@ impl World<'_> {
                 } = &mut self.machines[machine].state
                 {
                     *state = CloudState::Up;
-                    self.out.cloud_nodes[*record].ready = Some(now);
-                    let lifetime = *lifetime;
+                    let (record, lifetime) = (*record, *lifetime);
+                    self.out.cloud_nodes[record].ready = Some(now);
+                    let instance = self.out.cloud_nodes[record].instance;
+                    self.machines[machine].burst = self.out.instance_types[instance]
+                        .credits
+                        .map(|c| Burst::new(c, now));
                     let horizon = self.config.horizon;
                     schedule_within(q, now, lifetime, horizon, Ev::LifetimeEnd { machine })?;
                 }
@@ -678,6 +784,7 @@ impl<'a> World<'a> {
                 started: Time::ZERO,
                 resumed: Time::ZERO,
                 transfer: Duration::ZERO,
+                work_from: None,
                 suspended_since: None,
                 suspensions: 0,
                 suspended: Duration::ZERO,
@@ -699,6 +806,7 @@ impl<'a> World<'a> {
         });
         self.machines.push(Machine {
             speed,
+            burst: None,
             slots: first..self.slot_states.len(),
             state,
             pslot,
@@ -1125,11 +1233,85 @@ impl<'a> World<'a> {
         Ok(())
     }
 
-    /// The work done since the current stretch began, reference seconds.
+    /// The work done since the current stretch began, full-core seconds (a burstable node's
+    /// credits settled to `now` first, [`World::settle`]).
     fn stretch_work(&self, now: Time, slot: usize) -> f64 {
         let s = &self.slot_states[slot];
+        let m = &self.machines[s.machine];
+        if let Some(b) = &m.burst {
+            return s.work_from.map_or(0.0, |w| (b.work - w) * m.speed);
+        }
         let ran = (now - s.resumed - s.transfer).secs().max(0);
-        ran as f64 * self.machines[s.machine].speed
+        ran as f64 * m.speed
+    }
+
+    /// When the current stretch's transfer on `slot` ends.
+    fn work_start(&self, slot: usize) -> Time {
+        let s = &self.slot_states[slot];
+        s.resumed.checked_add(s.transfer).unwrap_or(Time::MAX)
+    }
+
+    /// Brings a burstable node's credits to `now`, noting its work clock where a stretch's
+    /// transfer ended in between.
+    fn settle(&mut self, now: Time, machine: usize) {
+        let Some(mut b) = self.machines[machine].burst else {
+            return;
+        };
+        let mut pending: Vec<(Time, usize)> = self.machines[machine]
+            .slots
+            .clone()
+            .filter(|&s| {
+                let st = &self.slot_states[s];
+                st.running.is_some() && st.work_from.is_none()
+            })
+            .map(|s| (self.work_start(s), s))
+            .filter(|&(t, _)| t <= now)
+            .collect();
+        pending.sort_unstable();
+        for (t, slot) in pending {
+            b.advance(t.max(b.at));
+            self.slot_states[slot].work_from = Some(b.work);
+        }
+        b.advance(now);
+        self.machines[machine].burst = Some(b);
+    }
+
+    /// Schedules the completion of every job on a burstable node (settled to `now`) at the
+    /// node's current load; their earlier completions become stale.
+    fn reschedule(
+        &mut self,
+        now: Time,
+        machine: usize,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), EngineError> {
+        let Some(b) = self.machines[machine].burst else {
+            return Ok(());
+        };
+        let speed = self.machines[machine].speed;
+        for slot in self.machines[machine].slots.clone() {
+            let Some(job) = self.slot_states[slot].running else {
+                continue;
+            };
+            let need = self.remaining_s[job] / speed;
+            let offset = match self.slot_states[slot].work_from {
+                Some(w) => b.time_for((need - (b.work - w)).max(0.0)),
+                None => {
+                    let start = self.work_start(slot);
+                    let mut then = b;
+                    then.advance(start);
+                    (start - now).secs() as f64 + then.time_for(need)
+                }
+            };
+            let delay = whole_seconds(offset);
+            let s = &mut self.slot_states[slot];
+            s.epoch += 1;
+            let ev = Ev::Finish {
+                slot,
+                epoch: s.epoch,
+            };
+            schedule_within(q, now, delay, self.config.horizon, ev)?;
+        }
+        Ok(())
     }
 
     /// Pauses the job on `slot`: its progress so far is kept with it, its completion is
@@ -1199,20 +1381,31 @@ impl<'a> World<'a> {
         transfer: Duration,
         q: &mut EventQueue<Ev>,
     ) -> Result<(), EngineError> {
+        let machine = self.slot_states[slot].machine;
+        if self.machines[machine].burst.is_some() {
+            self.settle(now, machine);
+            let work = self.machines[machine].burst.map(|b| b.work);
+            let s = &mut self.slot_states[slot];
+            s.resumed = now;
+            s.transfer = transfer;
+            s.work_from = if transfer == Duration::ZERO {
+                work
+            } else {
+                None
+            };
+            if let Some(b) = &mut self.machines[machine].burst {
+                b.busy += 1;
+            }
+            return self.reschedule(now, machine, q);
+        }
         let s = &mut self.slot_states[slot];
         s.resumed = now;
         s.transfer = transfer;
         s.epoch += 1;
         let epoch = s.epoch;
         let speed = self.machines[s.machine].speed;
-        let run = (self.remaining_s[job] / speed).ceil().max(1.0);
-        // Work is finite and > 0 (admission) and speed >= its validated minimum; a run
-        // longer than i64 seconds ends after any horizon and is simply not scheduled.
-        let run = if run < i64::MAX as f64 {
-            Duration(run as i64)
-        } else {
-            Duration(i64::MAX)
-        };
+        // Work is finite and > 0 (admission) and speed >= its validated minimum.
+        let run = whole_seconds(self.remaining_s[job] / speed);
         let total = transfer.checked_add(run).unwrap_or(Duration(i64::MAX));
         schedule_within(
             q,
@@ -1229,6 +1422,8 @@ impl<'a> World<'a> {
         let Some(job) = self.slot_states[slot].running else {
             return;
         };
+        let machine = self.slot_states[slot].machine;
+        self.settle(now, machine);
         // Progress since the last resumption; a suspended job's was kept when it paused.
         let done = match self.slot_states[slot].suspended_since {
             Some(_) => 0.0,
@@ -1241,8 +1436,12 @@ impl<'a> World<'a> {
                 self.stretch_work(now, slot)
             }
         };
+        if let Some(b) = &mut self.machines[machine].burst {
+            b.busy = b.busy.saturating_sub(1);
+        }
         let s = &mut self.slot_states[slot];
         s.running = None;
+        s.work_from = None;
         let (cpus, memory_mb) = std::mem::take(&mut s.claimed);
         let partitionable = self.machines[s.machine].pslot.is_some();
         if let Some(p) = &mut self.machines[s.machine].pslot {

@@ -41,7 +41,7 @@ pub struct Job {
     pub id: JobId,
     /// Submission time.
     pub submit: Time,
-    /// Work, in seconds on the reference desktop (speed 1.0); > 0.
+    /// Work, in full-core seconds (speed 1.0: a t2 vCPU with credits); > 0.
     pub work_s: f64,
     /// Its job ad (`Requirements`, `Rank`, `RequestMemory`, …).
     pub ad: ClassAd,
@@ -194,9 +194,9 @@ impl WorkloadModel {
     }
 }
 
-/// Mean job work (reference seconds), calibrated on the no-Albatross baseline (Fig. 1) by the
-/// `albatross_calibrate` example.
-pub const CALIBRATED_MEAN_WORK_S: f64 = 215.0;
+/// Mean job work (full-core seconds: 215 s on a desktop at [`crate::pool::DESKTOP_SPEED`]),
+/// calibrated on the no-Albatross baseline (Fig. 1) by the `albatross_calibrate` example.
+pub const CALIBRATED_MEAN_WORK_S: f64 = 43.0;
 /// Coefficient of variation of the job work, calibrated with [`CALIBRATED_MEAN_WORK_S`].
 pub const CALIBRATED_WORK_CV: f64 = 0.65;
 

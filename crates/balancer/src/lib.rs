@@ -19,6 +19,8 @@
 //! - with the default feature `sim` (the environment, which a live service leaves out:
 //!   `default-features = false` compiles only the modules above):
 //!   - `sim`: the combined-cluster simulator — the environment only, on core's kernel;
+//!   - `testbed`: the batch side's scheduler as the paper's testbed ran it (Maui's scheduling
+//!     iterations and Torque's job starts at 60x), an environment model of the simulator;
 //!   - `report`: its report; `method`: the paper's experimental method (the challenging week);
 //!   - `synthetic`, `traces`: the paper's inputs (LCRC, APS → VM leases, synthetic batch
 //!     workloads);
@@ -64,6 +66,8 @@ pub mod scenario;
 pub mod sim;
 #[cfg(feature = "sim")]
 pub mod synthetic;
+#[cfg(feature = "sim")]
+pub mod testbed;
 #[cfg(feature = "sim")]
 pub mod traces;
 

@@ -1,4 +1,5 @@
-//! The paper's experimental method around the traces (Liu et al., SC18, §III-A).
+//! The paper's experimental method around the traces (Liu et al., SC18, §III-A), and the
+//! fit of the on-demand VM lifecycle to the facts it states about its week (§III-A, §III-B2).
 //!
 //! Picking the "challenging" week: for the batch trace, low average node availability across
 //! 60-second periods; for the on-demand trace, high total resource usage (core-seconds of the
@@ -7,7 +8,8 @@
 //! largest value over the candidate weeks and add them.
 
 use crate::traces::{ApsJob, LcrcRecord};
-use cosched_core::Time;
+use crate::workload::LeaseRequest;
+use cosched_core::{Duration, Time};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -118,4 +120,164 @@ pub fn challenging_week(
     }
     let pick = (0..scores.len()).max_by(|&a, &b| scores[a].score.total_cmp(&scores[b].score));
     Ok((scores, pick))
+}
+
+/// What the paper states about its week's on-demand leases (§III-A, §III-B2): the targets a
+/// VM lifecycle model is fitted to (calibration on the setup, not a result).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeaseFacts {
+    /// Leases in the week: "141 on-demand leases being submitted" (Table I's caption).
+    pub leases: f64,
+    /// Their node-seconds over the cluster's: "the utilization (denoted by ρ) of the
+    /// challenging week's on-demand workload is 1.25 %" (§III-B2; Table I's on-demand rows).
+    pub rho: f64,
+    /// The most VM deployment requests in one minute at ×1: "when ρ = 30 %, the peak arrival
+    /// rate of on-demand requests is 264 requests per minute" (§III-B2), ×24 nodes a lease.
+    pub peak_per_minute: f64,
+}
+
+/// The paper's week: 141 leases, ρ = 1.25 %, 264 / 24 = 11 requests a minute at the peak.
+pub const PAPER_LEASE_FACTS: LeaseFacts = LeaseFacts {
+    leases: 141.0,
+    rho: 0.0125,
+    peak_per_minute: 264.0 / 24.0,
+};
+
+/// The lease facts measured on a set of leases.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeaseStats {
+    /// Leases.
+    pub leases: usize,
+    /// Their node-seconds over `nodes × span`.
+    pub rho: f64,
+    /// The most nodes requested in any 60-second window (a VM per node).
+    pub peak_per_minute: u64,
+}
+
+impl LeaseStats {
+    /// The facts of `leases` on `nodes` nodes over `span`.
+    ///
+    /// ```
+    /// use cosched_balancer::method::LeaseStats;
+    /// use cosched_balancer::workload::LeaseRequest;
+    /// use cosched_core::{Duration, LeaseId, Time};
+    /// let lease = |submit, nodes| LeaseRequest {
+    ///     id: LeaseId(0), submit: Time(submit), nodes, duration: Duration(100), notice: None,
+    /// };
+    /// // 2 + 1 nodes asked at 0 and 59 s (within a minute), 1 more at 60 s (a minute after the
+    /// // first), one much later.
+    /// let leases = [lease(0, 2), lease(59, 1), lease(60, 1), lease(500, 1)];
+    /// let s = LeaseStats::of(&leases, 10, Duration(1_000));
+    /// assert_eq!((s.leases, s.peak_per_minute), (4, 3));
+    /// assert!((s.rho - 500.0 / 10_000.0).abs() < 1e-12);
+    /// ```
+    pub fn of(leases: &[LeaseRequest], nodes: u32, span: Duration) -> LeaseStats {
+        let mut by_submit: Vec<(Time, u64)> = leases
+            .iter()
+            .map(|l| (l.submit, u64::from(l.nodes)))
+            .collect();
+        by_submit.sort_unstable();
+        // A sliding window [t, t + 60 s) starting at each request.
+        let (mut peak, mut sum, mut first) = (0, 0, 0);
+        for &(t, n) in &by_submit {
+            sum += n;
+            while by_submit[first].0.0 <= t.0.saturating_sub(60) {
+                sum -= by_submit[first].1;
+                first += 1;
+            }
+            peak = peak.max(sum);
+        }
+        LeaseStats {
+            leases: leases.len(),
+            rho: crate::workload::DiurnalLeases::offered_load(leases, nodes, span),
+            peak_per_minute: peak,
+        }
+    }
+}
+
+impl LeaseFacts {
+    /// How far `stats` are from these facts: the sum of the absolute log ratios of the lease
+    /// count, ρ and the peak (each fact weighs the same, and a factor 2 above or below is the
+    /// same miss; ours). Infinite when one of them is zero.
+    pub fn distance(&self, stats: &LeaseStats) -> f64 {
+        let miss = |ours: f64, theirs: f64| (ours / theirs).ln().abs();
+        let d = miss(stats.leases as f64, self.leases)
+            + miss(stats.rho, self.rho)
+            + miss(stats.peak_per_minute as f64, self.peak_per_minute);
+        if d.is_nan() { f64::INFINITY } else { d }
+    }
+}
+
+/// The VM lifecycle fitted to one on-demand week: the linger (how long an unneeded VM is kept,
+/// [`crate::traces::aps_to_leases_with_linger`]) whose leases come nearest the facts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LifecycleFit {
+    /// The week.
+    pub week: String,
+    /// The best linger of the candidates (the shortest of equals).
+    pub linger: Duration,
+    /// Its leases' facts.
+    pub stats: LeaseStats,
+    /// Their [`LeaseFacts::distance`] from the facts.
+    pub distance: f64,
+    /// The literal packing's facts (no linger), for comparison.
+    pub literal: LeaseStats,
+}
+
+/// The lingers [`fit_lifecycle`] tries by default: 0 to 2 hours, finer where a VM's teardown
+/// would be (seconds to minutes).
+pub const LINGERS_S: [i64; 22] = [
+    0, 30, 60, 90, 120, 150, 180, 210, 240, 270, 300, 360, 420, 480, 600, 900, 1_200, 1_800, 2_700,
+    3_600, 5_400, 7_200,
+];
+
+/// Fits the VM lifecycle of each on-demand week (`(name, APS jobs)`) to `facts` on `nodes`
+/// nodes over `span`: for each week the linger of `lingers` whose 16-core VM leases
+/// (`cores_per_vm`) come nearest, by [`LeaseFacts::distance`].
+///
+/// # Errors
+/// `cores_per_vm = 0`, or a negative linger.
+pub fn fit_lifecycle(
+    weeks: &[(String, Vec<ApsJob>)],
+    cores_per_vm: u32,
+    lingers: &[Duration],
+    nodes: u32,
+    span: Duration,
+    facts: &LeaseFacts,
+) -> Result<Vec<LifecycleFit>, cosched_core::ParamError> {
+    use rayon::prelude::*;
+    weeks
+        .par_iter()
+        .map(|(week, jobs)| {
+            let steps = crate::traces::vm_counts(jobs, cores_per_vm)?;
+            let leases = |linger| crate::traces::leases_from_vm_counts(&steps, linger);
+            let literal = LeaseStats::of(&leases(Duration::ZERO)?, nodes, span);
+            let mut best: Option<(Duration, LeaseStats, f64)> = None;
+            for &linger in lingers {
+                let leases = leases(linger)?;
+                let stats = LeaseStats::of(&leases, nodes, span);
+                let d = facts.distance(&stats);
+                if best.as_ref().is_none_or(|b| d < b.2) {
+                    best = Some((linger, stats, d));
+                }
+            }
+            let (linger, stats, distance) =
+                best.unwrap_or((Duration::ZERO, literal, facts.distance(&literal)));
+            Ok(LifecycleFit {
+                week: week.clone(),
+                linger,
+                stats,
+                distance,
+                literal,
+            })
+        })
+        .collect()
+}
+
+/// The stand-in among fitted weeks: the one nearest the facts (the first of equals); `None`
+/// if none has a finite distance.
+pub fn stand_in(fits: &[LifecycleFit]) -> Option<usize> {
+    (0..fits.len())
+        .filter(|&i| fits[i].distance.is_finite())
+        .min_by(|&a, &b| fits[a].distance.total_cmp(&fits[b].distance))
 }

@@ -36,9 +36,11 @@
 //! ## Reserve floor: static `R` and Predictive (§II-C1, §II-C3)
 //! The on-demand pool (reserve and allocated nodes) is kept at least at a floor: the static
 //! reserve `R` for ever, or a predictor's target ([`Observation::ReserveTarget`]) until the end
-//! of its slot. Below the floor the Balancer reclaims idle nodes, and then nodes as their jobs
-//! end (after the waiting claims); nodes at or under the floor are not given back, so a
-//! predicted reserve is held for its slot, not for `I`.
+//! of its slot. Below `R` the Balancer reclaims idle nodes, and then nodes as their jobs end
+//! (after the waiting claims). A predicted target is `add_reserve(0, N)` at the slot's start:
+//! with `H = 0` it takes the idle nodes there are then, and no node later in the slot (no
+//! job's end, no top-up). Nodes at or under the floor are not given back, so a predicted
+//! reserve (and any node released within it) is held for its slot, not for `I`.
 //!
 //! ## Live use
 //! Nodes have names ([`Balancer::name`], [`Balancer::node`]); the state serialises (serde);
@@ -834,9 +836,18 @@ impl Balancer {
             .position(|c| c.held.len() < c.want as usize)
     }
 
+    /// The floor that takes nodes as they become usable (a job's end, a top-up): the static
+    /// reserve `R` only. A predicted reserve is `add_reserve(0, N)` (§II-C3), whose `H = 0`
+    /// leaves no time to gather nodes: it takes the idle nodes at its slot's start and keeps
+    /// what it holds, but takes no node later in the slot.
+    fn gather_floor(&self) -> u32 {
+        self.config.static_reserve()
+    }
+
     /// Hands a node that became usable (free reserve, or idle in batch) to the oldest hungry
-    /// claim, else to the reserve floor. Returns whether it was taken.
-    fn offer(&mut self, now: Time, node: NodeId, out: &mut Vec<Command>) -> bool {
+    /// claim, else to `floor` (an idle node, while the on-demand pool is below it). Returns
+    /// whether it was taken.
+    fn offer(&mut self, now: Time, node: NodeId, floor: u32, out: &mut Vec<Command>) -> bool {
         if self.nodes.unavailable[node.index()] {
             return false;
         }
@@ -845,8 +856,7 @@ impl Balancer {
             self.complete(pos, out);
             return true;
         }
-        if self.nodes.slots[node.index()] == NodeSlot::OaIdle
-            && self.nodes.on_demand_pool() < self.floor(now)
+        if self.nodes.slots[node.index()] == NodeSlot::OaIdle && self.nodes.on_demand_pool() < floor
         {
             out.push(Command::Reclaim(node));
             // Held while the floor lasts (for ever under R, to the slot's end if predicted).
@@ -880,16 +890,16 @@ impl Balancer {
             self.take_for(pos, node, out);
             self.complete(pos, out);
         }
-        self.top_up(now, out);
+        self.top_up(now, self.gather_floor(), out);
     }
 
-    /// Reclaims idle nodes while the on-demand pool is below the floor.
-    fn top_up(&mut self, now: Time, out: &mut Vec<Command>) {
-        while self.nodes.on_demand_pool() < self.floor(now) {
+    /// Reclaims idle nodes while the on-demand pool is below `floor`.
+    fn top_up(&mut self, now: Time, floor: u32, out: &mut Vec<Command>) {
+        while self.nodes.on_demand_pool() < floor {
             let Some(node) = self.nodes.idle().next() else {
                 break;
             };
-            self.offer(now, node, out);
+            self.offer(now, node, floor, out);
         }
     }
 
@@ -949,7 +959,7 @@ impl Balancer {
         due.sort_unstable();
         for node in due {
             // A waiting claim (a hint) takes it before batch does.
-            if self.offer(now, node, out) {
+            if self.offer(now, node, self.gather_floor(), out) {
                 continue;
             }
             if self.nodes.on_demand_pool() <= floor && !self.nodes.unavailable[node.index()] {
@@ -995,7 +1005,7 @@ impl Policy for Balancer {
         out: &mut Vec<Command>,
     ) -> Result<(), BalancerError> {
         self.build(now, view)?;
-        self.top_up(now, out);
+        self.top_up(now, self.gather_floor(), out);
         Ok(())
     }
 
@@ -1052,7 +1062,7 @@ impl Policy for Balancer {
             Observation::JobEnded { ref nodes } => {
                 self.nodes.end_jobs(nodes)?;
                 for &n in nodes {
-                    self.offer(now, n, out);
+                    self.offer(now, n, self.gather_floor(), out);
                 }
             }
             Observation::Hint { by, nodes } => {
@@ -1102,7 +1112,7 @@ impl Policy for Balancer {
                         );
                     }
                 }
-                self.top_up(now, out);
+                self.top_up(now, floor, out);
             }
             Observation::Availability { node, available } => {
                 let slot = self.nodes.slot(node)?;
@@ -1119,7 +1129,7 @@ impl Policy for Balancer {
                         self.distribute(now, out);
                     }
                     (true, NodeSlot::OaIdle) => {
-                        self.offer(now, node, out);
+                        self.offer(now, node, self.gather_floor(), out);
                     }
                     _ => {}
                 }

@@ -16,10 +16,14 @@
 //! using historical data") and keeps learning from the run.
 //!
 //! [`Predictive`] wraps a hinted [`Balancer`] as one [`Policy`]: it watches the requests and
-//! releases, and at each slot's start calls `add_reserve(0, N)` (an [`Observation::Hint`] due
-//! now), whose nodes go back to batch after `I` unused, the paper's rule
-//! ([`PredictiveHold::Idle`]); [`PredictiveHold::Slot`] (ours) holds them to the slot's end
-//! instead ([`Observation::ReserveTarget`]).
+//! releases, and "at the beginning of each time slot, the predictor invokes `add_reserve(0, N)`
+//! to reserve N nodes" (§II-C3): the reserve of the slot ([`PredictiveHold::Slot`], the
+//! default, an [`Observation::ReserveTarget`] until the slot's end). With `H = 0` it is the
+//! nodes idle at the slot's start, up to `N` (no time is left to gather more as jobs end), and
+//! it is held for the slot: the on-demand pool keeps up to `N` nodes, so a node released within
+//! it stays reserved. [`PredictiveHold::Idle`] (ours) applies the Hint algorithm's rule instead
+//! — reserve nodes unused for `I` go back to batch — which with a short `I` makes Predictive
+//! behave like Basic.
 
 use crate::BalancerError;
 use crate::policy::{Balancer, BalancerConfig, Command, Observation, Policy, RmNode};
@@ -47,14 +51,14 @@ pub enum Combine {
 /// How long the predicted reserve is kept.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PredictiveHold {
-    /// For its slot ([`Observation::ReserveTarget`] until the slot's end): ours, a variant
-    /// the paper does not describe.
-    Slot,
-    /// The paper's rule (the default): §II-C3's `add_reserve(0, N)` reserves nodes free at
-    /// the slot's start and, like any reserve node of the Hint algorithm, they go back to batch
-    /// after `I` unused ("any nodes that are in OD_Reserve state for more than I seconds will
-    /// be released to OARM pool", §II-C2).
+    /// For its slot (the default, §II-C3: "at the beginning of each time slot, the predictor
+    /// invokes add_reserve(0, N) to reserve N nodes" for that slot): an
+    /// [`Observation::ReserveTarget`] until the slot's end.
     #[default]
+    Slot,
+    /// Ours: the Hint algorithm's rule, "any nodes that are in OD_Reserve state for more than I
+    /// seconds will be released to OARM pool" (§II-C2), applied to the predicted reserve (an
+    /// [`Observation::Hint`] due now).
     Idle,
 }
 

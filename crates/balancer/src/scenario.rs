@@ -108,6 +108,7 @@ use crate::predictor::{Combine, Predictive, PredictiveHold, Predictor, Predictor
 use crate::report::{SimOutcome, SimReport};
 use crate::sim::{SimError, Simulation};
 use crate::synthetic::{self, BatchKind, SyntheticBatch, WEEK};
+use crate::testbed::BatchCycle;
 use crate::traces::{self, ApsJob, TraceError};
 use crate::workload::{DiurnalLeases, LeaseRequest, Workload};
 use crate::{Balancer, BalancerConfig, BalancerError, Strategy};
@@ -181,6 +182,8 @@ pub struct Scenario {
     /// algorithm's offline training (§III-B5), as VM leases ending at time 0. Used with
     /// [`OnDemandSource::Aps`]; the synthetic load makes its own earlier weeks.
     pub history: Vec<PathBuf>,
+    /// How the batch side's scheduler runs ([`crate::testbed`]): the same for every arm.
+    pub batch_cycle: BatchCycle,
 }
 
 /// A batch workload ready to simulate.
@@ -301,6 +304,7 @@ impl Scenario {
             idle_hold: crate::policy::DEFAULT_IDLE_HOLD,
             vm_linger: Duration::ZERO,
             history: Vec::new(),
+            batch_cycle: BatchCycle::Immediate,
         }
     }
 
@@ -525,7 +529,18 @@ impl Scenario {
         history: &[LeaseRequest],
     ) -> Result<SimReport, SimError> {
         let workload = Workload::new(&batch.jobs, leases).with_preload(&batch.preload);
-        Ok(arm.run(self.nodes, &workload, history)?.report)
+        Ok(arm
+            .run_with(self.nodes, self.batch_cycle, &workload, history)?
+            .report)
+    }
+
+    /// Simulates a real week (Table I) under `arm` on the combined cluster.
+    ///
+    /// # Errors
+    /// As [`Scenario::run`].
+    pub fn run_week(&self, arm: &Arm, week: &RealWeek) -> Result<SimOutcome, SimError> {
+        let workload = Workload::new(&week.jobs, &week.leases).with_preload(&week.preload);
+        arm.run_with(self.nodes, self.batch_cycle, &workload, &[])
     }
 }
 
@@ -668,11 +683,27 @@ impl Arm {
         workload: &Workload<'_>,
         history: &[LeaseRequest],
     ) -> Result<SimOutcome, SimError> {
+        self.run_with(nodes, BatchCycle::Immediate, workload, history)
+    }
+
+    /// [`Arm::run`] with the batch side's scheduler running as `cycle` says.
+    ///
+    /// # Errors
+    /// As [`Arm::run`].
+    pub fn run_with(
+        &self,
+        nodes: u32,
+        cycle: BatchCycle,
+        workload: &Workload<'_>,
+        history: &[LeaseRequest],
+    ) -> Result<SimOutcome, SimError> {
         let requests = workload.requests;
         let mut policy = self
             .build(&ArmInputs { requests, history })
             .map_err(SimError::Build)?;
-        self.simulation(nodes)?.run(&mut *policy, workload)
+        self.simulation(nodes)?
+            .with_batch_cycle(cycle)
+            .run(&mut *policy, workload)
     }
 
     /// With the requests' notices delivered as hints (§III-B4).

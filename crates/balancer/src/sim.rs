@@ -19,8 +19,9 @@
 //! **Batch completions** (reported as `JobEnded`, so the nodes they free can be taken for a
 //! waiting request before the batch scheduler sees them), **lease ends** (`Release`),
 //! **hints** (`Hint`), **lease requests** (`Request`), **batch arrivals**, then the **tick**
-//! (last: a node freed exactly at a deadline counts). Then one batch pass; the started jobs'
-//! nodes are reported with `JobStarting`, and a tick is scheduled at the policy's next
+//! (last: a node freed exactly at a deadline counts). Then one batch pass (under
+//! [`Simulation::with_batch_cycle`]'s Maui cycle, only when an iteration runs); the started
+//! jobs' nodes are reported with `JobStarting`, and a tick is scheduled at the policy's next
 //! wake time.
 //!
 //! ## Method (§III-A)
@@ -38,6 +39,7 @@ use crate::BalancerError;
 use crate::oarm::{self, Oarm};
 use crate::policy::{BalancerPolicy, Command, Observation, RmNode, RmNodeState};
 use crate::report::{NodeSeconds, RequestRecord, SimOutcome, SimReport, on_demand_summary};
+use crate::testbed::{BatchCycle, Iterations};
 use crate::workload::{LeaseRequest, Workload};
 use cosched_batch::scenario::BatchScheduler;
 use cosched_batch::{
@@ -133,6 +135,7 @@ pub struct Simulation {
     batch_nodes: u32,
     label: String,
     batch: BatchScheduler,
+    cycle: BatchCycle,
 }
 
 impl Simulation {
@@ -147,6 +150,7 @@ impl Simulation {
             batch_nodes: nodes,
             label: "policy".to_owned(),
             batch: BatchScheduler::default(),
+            cycle: BatchCycle::Immediate,
         })
     }
 
@@ -178,6 +182,13 @@ impl Simulation {
         self
     }
 
+    /// Runs the batch side's scheduler as `cycle` says ([`crate::testbed`]; the default is
+    /// [`BatchCycle::Immediate`]).
+    pub fn with_batch_cycle(mut self, cycle: BatchCycle) -> Simulation {
+        self.cycle = cycle;
+        self
+    }
+
     /// Schedules the batch side with `scheduler` (a fresh policy each run) instead of EASY.
     pub fn with_batch_scheduler(mut self, scheduler: impl Into<BatchScheduler>) -> Simulation {
         self.batch = scheduler.into();
@@ -195,6 +206,7 @@ impl Simulation {
         policy: &mut P,
         workload: &Workload<'_>,
     ) -> Result<SimOutcome, SimError<P::Error>> {
+        self.cycle.validate()?;
         let admitted = admit(workload.jobs).map_err(|e| SimError::DuplicateJob(e.0))?;
         let preload_admitted = admit(workload.preload).map_err(|e| SimError::DuplicateJob(e.0))?;
         let mut unrepresentable = 0;
@@ -280,6 +292,11 @@ impl Simulation {
                 span: (start, span_end),
                 whole: UsageLedger::totals_only(),
                 window: UsageLedger::totals_only(),
+                iterations: None,
+                batch_changed: false,
+                iterate_now: false,
+                launch: BTreeMap::new(),
+                launching: 0,
             },
             policy: Driver::new(policy),
             batch: Driver::new(self.batch.make()),
@@ -325,7 +342,11 @@ impl Simulation {
                 preload_left_out += 1;
             }
         }
+        // The preloaded jobs run from the start, whatever the batch scheduler's cycle.
         engine::Simulation::settle(&mut run, start, &mut queue)?;
+        if let BatchCycle::Maui(model) = self.cycle {
+            run.env.iterations = Some(Iterations::new(model, start));
+        }
         let stats = engine::run(&mut run, &mut queue)?;
         let last = stats.end.max(start);
         let env = run.env;
@@ -423,6 +444,10 @@ enum SimEvent {
     Tick,
     /// The batch side's policy's wake time: the instant's batch pass delivers it.
     BatchWake,
+    /// A batch scheduling iteration ([`crate::testbed`]).
+    Iteration,
+    /// A started job's nodes begin to run it (after its launch delay).
+    Launched(u32),
 }
 
 impl Event for SimEvent {
@@ -435,6 +460,8 @@ impl Event for SimEvent {
             SimEvent::Arrival(_) => 4,
             SimEvent::Tick => 5,
             SimEvent::BatchWake => 6,
+            SimEvent::Iteration => 7,
+            SimEvent::Launched(_) => 8,
         }
     }
 }
@@ -498,6 +525,18 @@ struct Env<'a> {
     span: (Time, Time),
     whole: UsageLedger,
     window: UsageLedger,
+    /// The batch scheduler's iterations (`None`: a batch pass at every instant).
+    iterations: Option<Iterations>,
+    /// Whether the batch side changed at this instant (a submission, a completion, a node
+    /// given back): a resource-manager event for the scheduler.
+    batch_changed: bool,
+    /// Whether an iteration runs at this instant.
+    iterate_now: bool,
+    /// Started jobs whose run begins after a launch delay, with the delay.
+    launch: BTreeMap<JobId, Duration>,
+    /// Nodes of started jobs not yet running (held, not busy: usage counts run time, as the
+    /// paper's utilisation does).
+    launching: u32,
 }
 
 /// A run: the environment and the drivers of its two policies.
@@ -518,7 +557,11 @@ impl Env<'_> {
         let held_batch = u64::from(c.capacity()) - offline;
         let uses = [
             (Pool::Batch, UsageKind::Held, held_batch),
-            (Pool::Batch, UsageKind::Busy, u64::from(c.busy_units())),
+            (
+                Pool::Batch,
+                UsageKind::Busy,
+                u64::from(c.busy_units().saturating_sub(self.launching)),
+            ),
             (Pool::OnDemand, UsageKind::Held, offline),
             (Pool::OnDemand, UsageKind::Busy, u64::from(self.allocated)),
         ];
@@ -565,7 +608,10 @@ impl<'p, P: BalancerPolicy + ?Sized> Executor<&'p mut P> for Env<'_> {
         for command in commands {
             match *command {
                 Command::Reclaim(n) => self.set_state(n, RmNodeState::OnDemandFree),
-                Command::Restore(n) => self.set_state(n, RmNodeState::BatchIdle),
+                Command::Restore(n) => {
+                    self.batch_changed = true;
+                    self.set_state(n, RmNodeState::BatchIdle);
+                }
                 _ => {}
             }
         }
@@ -623,9 +669,13 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Run<'_, P> {
         let observation = match event {
             SimEvent::Completion(token) => {
                 let nodes = env.cluster.0.job_nodes(token.job)?.to_vec();
-                if let Some(record) = env.cluster.0.complete(now, token)
+                env.batch_changed = true;
+                if let Some(mut record) = env.cluster.0.complete(now, token)
                     && !env.preloaded.contains(&record.id)
                 {
+                    if let Some(delay) = env.launch.remove(&record.id) {
+                        record.start = record.start.map(|s| s.saturating_add(delay));
+                    }
                     env.records.push(record);
                 }
                 for &n in &nodes {
@@ -658,6 +708,7 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Run<'_, P> {
             }
             SimEvent::Arrival(i) => {
                 let job = env.workload[i];
+                env.batch_changed = true;
                 if job.size > env.batch_nodes {
                     env.too_wide += 1;
                     env.never_started
@@ -673,6 +724,16 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Run<'_, P> {
             }
             // Delivered by the instant's batch pass.
             SimEvent::BatchWake => return Ok(()),
+            SimEvent::Iteration => {
+                if let Some(it) = &mut env.iterations {
+                    env.iterate_now |= it.is_due(now);
+                }
+                return Ok(());
+            }
+            SimEvent::Launched(size) => {
+                env.launching = env.launching.saturating_sub(size);
+                return Ok(());
+            }
         };
         self.policy.observe(now, &observation, env, queue)?;
         Ok(())
@@ -681,20 +742,71 @@ impl<P: BalancerPolicy + ?Sized> engine::Simulation for Run<'_, P> {
     fn settle(&mut self, now: Time, queue: &mut EventQueue<SimEvent>) -> Result<(), Self::Error> {
         let env = &mut self.env;
         env.account(now);
-        let mut pass = ClusterPass {
-            cluster: &mut *env.cluster.0,
-            started: &mut env.started,
+        let changed = std::mem::take(&mut env.batch_changed);
+        let iterate = match &mut env.iterations {
+            None => true,
+            Some(it) => {
+                if changed && let Some(at) = it.on_change(now) {
+                    if at == now {
+                        env.iterate_now |= it.is_due(now);
+                    } else {
+                        queue
+                            .schedule(at, SimEvent::Iteration)
+                            .map_err(EngineError::from)?;
+                        env.env_events += 1;
+                    }
+                }
+                std::mem::take(&mut env.iterate_now)
+            }
         };
-        self.batch.wake_due(now, &mut pass, &mut ())?;
-        self.batch
-            .observe(now, &SchedulingPass, &mut pass, &mut ())?;
+        // Under a scheduling cycle, the batch policy (its wakes included) runs only in an
+        // iteration; a wake due in between waits for the next one.
+        if iterate {
+            let mut pass = ClusterPass {
+                cluster: &mut *env.cluster.0,
+                started: &mut env.started,
+            };
+            self.batch.wake_due(now, &mut pass, &mut ())?;
+            self.batch
+                .observe(now, &SchedulingPass, &mut pass, &mut ())?;
+        }
+        let latency = match &mut env.iterations {
+            Some(it) if iterate => it.iterate(now, env.started.len()),
+            _ => Duration::ZERO,
+        };
         let mut starting = Vec::new();
-        for s in std::mem::take(&mut env.started) {
+        for (k, s) in std::mem::take(&mut env.started).into_iter().enumerate() {
+            // Torque starts an iteration's jobs one after another (ASYNCJOBSTART = FALSE).
+            let delay = Duration(latency.0.saturating_mul(k as i64 + 1));
+            let end = s.end.try_add(delay).map_err(EngineError::from)?;
+            if delay > Duration::ZERO {
+                env.launch.insert(s.token.job, delay);
+                env.launching += s.size;
+                queue
+                    .schedule(
+                        now.try_add(delay).map_err(EngineError::from)?,
+                        SimEvent::Launched(s.size),
+                    )
+                    .map_err(EngineError::from)?;
+                env.env_events += 1;
+            }
             queue
-                .schedule(s.end, SimEvent::Completion(s.token))
+                .schedule(end, SimEvent::Completion(s.token))
                 .map_err(EngineError::from)?;
             env.env_events += 1;
             starting.extend_from_slice(env.cluster.0.job_nodes(s.token.job)?);
+        }
+        if iterate
+            && env.cluster.0.queue_len() > 0
+            && let Some(at) = env
+                .iterations
+                .as_mut()
+                .and_then(|it| it.after_iteration(now))
+        {
+            queue
+                .schedule(at, SimEvent::Iteration)
+                .map_err(EngineError::from)?;
+            env.env_events += 1;
         }
         for &n in &starting {
             env.set_state(n, RmNodeState::BatchBusy);

@@ -414,15 +414,31 @@ pub fn aps_to_leases_with_linger(
     cores_per_vm: u32,
     linger: Duration,
 ) -> Result<Vec<LeaseRequest>, ParamError> {
+    leases_from_vm_counts(&vm_counts(jobs, cores_per_vm)?, linger)
+}
+
+/// The VMs tight packing needs over time: `(t, ceil(busy cores / cores_per_vm))` at every
+/// instant the count changes, in time order (the start/stop events of §III-A; stops first at
+/// one instant, so a core handed from one job to the next deploys no VM). Jobs that never run
+/// (`end <= start`) need no core.
+///
+/// ```
+/// use cosched_balancer::traces::{ApsJob, vm_counts};
+/// use cosched_core::{Duration, Time};
+/// let job = |start, run| ApsJob {
+///     submit: Time(0), start: Time(start), end: Time(start + run),
+///     run: Duration(run), wait: Duration(0),
+/// };
+/// let steps = vm_counts(&[job(0, 10), job(5, 3), job(6, 14)], 2).unwrap();
+/// assert_eq!(steps, vec![(Time(0), 1), (Time(6), 2), (Time(8), 1), (Time(20), 0)]);
+/// ```
+pub fn vm_counts(jobs: &[ApsJob], cores_per_vm: u32) -> Result<Vec<(Time, usize)>, ParamError> {
     ParamError::check(
         cores_per_vm >= 1,
         "cores_per_vm",
         cores_per_vm,
         "must be >= 1",
     )?;
-    ParamError::check(linger.0 >= 0, "linger", linger.0, "must be >= 0")?;
-    // Core starts (+1) and stops (-1); stops first at one instant, so a core handed from one
-    // job to the next does not deploy a VM.
     let mut changes: Vec<(Time, i64)> = jobs
         .iter()
         .filter(|j| j.end > j.start)
@@ -431,6 +447,32 @@ pub fn aps_to_leases_with_linger(
     changes.sort_unstable();
     let per_vm = i64::from(cores_per_vm);
     let mut cores = 0_i64;
+    let mut steps: Vec<(Time, usize)> = Vec::new();
+    let mut i = 0;
+    while i < changes.len() {
+        let now = changes[i].0;
+        while i < changes.len() && changes[i].0 == now {
+            cores += changes[i].1;
+            i += 1;
+        }
+        let vms = usize::try_from((cores + per_vm - 1) / per_vm).unwrap_or(0);
+        if steps.last().is_none_or(|&(_, v)| v != vms) {
+            steps.push((now, vms));
+        }
+    }
+    Ok(steps)
+}
+
+/// The one-node leases that realise the VM counts `steps` ([`vm_counts`]) with VMs kept
+/// `linger` once unneeded (see [`aps_to_leases_with_linger`]), by submit time, ids from 0.
+///
+/// # Errors
+/// A negative linger.
+pub fn leases_from_vm_counts(
+    steps: &[(Time, usize)],
+    linger: Duration,
+) -> Result<Vec<LeaseRequest>, ParamError> {
+    ParamError::check(linger.0 >= 0, "linger", linger.0, "must be >= 0")?;
     // The VMs up, bottom first, as (deployed, idle since): the bottom `busy` are needed; the
     // idle ones above them fell idle the later the lower they are, so the top one expires
     // first and the lowest one is reused first.
@@ -446,9 +488,7 @@ pub fn aps_to_leases_with_linger(
             notice: None,
         });
     };
-    let mut i = 0;
-    while i < changes.len() {
-        let now = changes[i].0;
+    for &(now, vms) in steps {
         // Idle VMs whose linger ran out before now end then.
         while up.len() > busy {
             let Some(&(deployed, since)) = up.last() else {
@@ -461,11 +501,6 @@ pub fn aps_to_leases_with_linger(
             up.pop();
             end_lease(&mut leases, deployed, end);
         }
-        while i < changes.len() && changes[i].0 == now {
-            cores += changes[i].1;
-            i += 1;
-        }
-        let vms = usize::try_from((cores + per_vm - 1) / per_vm).unwrap_or(0);
         if vms < busy {
             for vm in &mut up[vms..busy] {
                 vm.1 = now;

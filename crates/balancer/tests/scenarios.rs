@@ -277,39 +277,54 @@ fn an_unused_hint_goes_back_to_batch_i_after_h() {
 }
 
 #[test]
-fn a_predicted_reserve_is_held_for_its_slot_not_for_i() {
+fn a_predicted_reserve_is_what_is_idle_at_its_slot_start_held_for_the_slot_not_for_i() {
+    // §II-C3: "at the beginning of each time slot, the predictor invokes add_reserve(0, N)":
+    // H = 0, so the reserve is the idle nodes there are then (here 2 of the 3 asked for).
     let (mut b, _) =
-        Balancer::started(Time(0), hinted(0, 10), &cluster(&[Idle, Busy, Idle])).unwrap();
-    let out = b
-        .step(
-            Time(0),
-            O::ReserveTarget {
-                nodes: 3,
-                until: Time(21_600),
-            },
-        )
-        .unwrap();
+        Balancer::started(Time(0), hinted(0, 10), &cluster(&[Idle, Busy, Idle, Busy])).unwrap();
+    let slot = O::ReserveTarget {
+        nodes: 3,
+        until: Time(21_600),
+    };
+    let out = b.step(Time(0), slot).unwrap();
     assert_eq!(
         out,
         vec![Command::Reclaim(NodeId(0)), Command::Reclaim(NodeId(2))]
     );
-    // The busy node joins when its job ends.
-    let out = b
-        .step(
-            Time(50),
-            O::JobEnded {
-                nodes: vec![NodeId(1)],
-            },
-        )
-        .unwrap();
-    assert_eq!(out, vec![Command::Reclaim(NodeId(1))]);
+    // Jobs ending later in the slot give their nodes to batch, not to the reserve: there is no
+    // time left to gather nodes by (H = 0).
+    for n in [1, 3] {
+        let ended = O::JobEnded {
+            nodes: vec![NodeId(n)],
+        };
+        let out = b.step(Time(2), ended).unwrap();
+        assert!(out.is_empty(), "{out:?}");
+    }
+    assert_eq!((b.count(S::OdReserve), b.count(S::OaIdle)), (2, 2));
     // I = 10 s passes: the slot's reserve stays.
     assert!(b.tick(Time(60)).unwrap().is_empty());
+    assert_eq!(b.count(S::OdReserve), 2);
+    // A request takes the reserve and the idle nodes; released, the nodes within the slot's
+    // 3 stay reserved to its end, the one beyond goes back after I.
+    let out = b.step(Time(100), ask(1, 4)).unwrap();
+    assert_eq!(
+        out[..2],
+        [Command::Reclaim(NodeId(1)), Command::Reclaim(NodeId(3))]
+    );
+    assert_eq!(granted(&out), vec![(1, vec![0, 2, 1, 3])]);
+    let release = O::Release {
+        nodes: vec![NodeId(0), NodeId(1), NodeId(2), NodeId(3)],
+    };
+    assert!(b.step(Time(200), release).unwrap().is_empty());
+    assert_eq!(
+        b.tick(Time(210)).unwrap(),
+        vec![Command::Restore(NodeId(0))]
+    );
     assert_eq!(b.count(S::OdReserve), 3);
     assert_eq!(b.next_wake(), Some(Time(21_600)));
     let out = b.tick(Time(21_600)).unwrap();
     assert_eq!(out.len(), 3);
-    assert_eq!(b.count(S::OaIdle), 3);
+    assert_eq!(b.count(S::OaIdle), 4);
 }
 
 #[test]

@@ -96,10 +96,14 @@ fn check(w: &Workload, out: &SimOutcome, window: Duration) -> Result<(), TestCas
         r.node_seconds.total(),
         i64::from(w.nodes) * (r.span_end_s - r.start_s)
     );
-    prop_assert_eq!(
-        i128::from(r.node_seconds_run.batch_busy),
-        r.batch.busy_unit_seconds
-    );
+    // Batch usage is the jobs' run time (from their start, after any launch delay).
+    let run: i64 = out
+        .records
+        .iter()
+        .filter_map(|j| Some(i64::from(j.size) * (j.end? - j.start?).0))
+        .sum();
+    prop_assert_eq!(r.node_seconds_run.batch_busy, run);
+    prop_assert!(i128::from(r.node_seconds_run.batch_busy) <= r.batch.busy_unit_seconds);
     // Every batch job once; started ones in full.
     prop_assert_eq!(out.records.len(), w.jobs.len());
     let ids: BTreeSet<JobId> = out.records.iter().map(|j| j.id).collect();
@@ -199,6 +203,122 @@ fn times_at_the_clock_edge_are_handled_by_events_not_by_the_span() {
         assert_eq!(out.report.unrepresentable, 2, "{configuration:?}");
         assert_eq!(out.report.batch.completed, 2);
         assert_eq!(out.report.on_demand.granted, 3);
+    }
+}
+
+/// The testbed's batch scheduler (§III-A, `cosched_balancer::testbed`): jobs start only in a
+/// scheduling iteration, one start latency after another, and their wait runs to their start.
+mod testbed {
+    use cosched_balancer::baseline::StaticSplit;
+    use cosched_balancer::sim::Simulation;
+    use cosched_balancer::testbed::{BatchCycle, MauiTorque};
+    use cosched_balancer::workload::Workload;
+    use cosched_core::{Duration, JobId, JobRecord, RigidJob, Time};
+
+    fn job(id: u64, submit: i64, size: u32, run: i64) -> RigidJob {
+        RigidJob::new(JobId(id), Time(submit), size, Duration(run), Duration(run)).unwrap()
+    }
+
+    fn run(cycle: BatchCycle, jobs: &[RigidJob], preload: &[RigidJob]) -> Vec<JobRecord> {
+        let mut all_batch = StaticSplit::new(0, Duration::ZERO);
+        let mut records = Simulation::new(4)
+            .unwrap()
+            .with_batch_cycle(cycle)
+            .run(
+                &mut all_batch,
+                &Workload::new(jobs, &[]).with_preload(preload),
+            )
+            .unwrap()
+            .records;
+        records.sort_by_key(|r| r.id);
+        records
+    }
+
+    fn starts(records: &[JobRecord]) -> Vec<(i64, i64)> {
+        records
+            .iter()
+            .map(|r| (r.start.map_or(-1, |t| t.0), r.end.map_or(-1, |t| t.0)))
+            .collect()
+    }
+
+    #[test]
+    fn an_event_runs_an_iteration_minetime_after_the_last_and_starts_are_serial() {
+        // 10 s starts, iterations >= 60 s apart; the run's start (10 s) counts as one.
+        let maui = BatchCycle::Maui(MauiTorque::testbed(Duration(10)));
+        let jobs = [job(0, 10, 1, 100), job(1, 10, 1, 100), job(2, 200, 1, 50)];
+        let records = run(maui, &jobs, &[]);
+        // Submitted at 10: the iteration at 70 starts them at 80 and 90. Their completions run
+        // one at 180 (nothing to start) and plan the next for 240: the third job, submitted at
+        // 200, starts then plus 10. Each runs its full run time from its start.
+        assert_eq!(starts(&records), vec![(80, 180), (90, 190), (250, 300)]);
+        let ideal = run(BatchCycle::Immediate, &jobs, &[]);
+        assert_eq!(starts(&ideal), vec![(10, 110), (10, 110), (200, 250)]);
+    }
+
+    #[test]
+    fn without_events_a_job_waits_for_the_poll_timer() {
+        let polling = BatchCycle::Maui(MauiTorque::testbed(Duration(5)).polling_only());
+        let records = run(polling, &[job(0, 10, 1, 100), job(1, 4_000, 2, 100)], &[]);
+        // RMPOLLINTERVAL 60 s x 60 from the run's start: iterations at 3,610 and 7,210.
+        assert_eq!(starts(&records), vec![(3_615, 3_715), (7_215, 7_315)]);
+    }
+
+    #[test]
+    fn a_job_that_does_not_fit_waits_for_the_iteration_after_a_completion() {
+        let maui = BatchCycle::Maui(MauiTorque::testbed(Duration(1)));
+        // A 3-node job behind a 2-node one on 4 nodes: it starts in the iteration after the
+        // first ends (a completion is an event), not at the end itself.
+        let jobs = [job(0, 0, 2, 100), job(1, 0, 3, 10)];
+        let records = run(maui, &jobs, &[]);
+        assert_eq!(starts(&records), vec![(61, 161), (162, 172)]);
+    }
+
+    #[test]
+    fn preloaded_jobs_run_from_the_start_and_a_bad_model_is_refused() {
+        let maui = BatchCycle::Maui(MauiTorque::testbed(Duration(30)));
+        // The preloaded 4-node job holds the cluster to 500; the job then starts an event
+        // later (the completion at 500, the last iteration at 0) plus one latency.
+        let records = run(maui, &[job(0, 0, 1, 10)], &[job(9, 0, 4, 500)]);
+        assert_eq!(starts(&records), vec![(530, 540)]);
+        let bad = BatchCycle::Maui(MauiTorque {
+            poll_interval: Duration(0),
+            ..MauiTorque::testbed(Duration(1))
+        });
+        let mut all_batch = StaticSplit::new(0, Duration::ZERO);
+        assert!(
+            Simulation::new(2)
+                .unwrap()
+                .with_batch_cycle(bad)
+                .run(&mut all_batch, &Workload::new(&[job(0, 0, 1, 10)], &[]))
+                .is_err()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Under the testbed's batch scheduler every configuration keeps the same books: node
+    /// accounting, every job run once in full from its start, every request answered in W.
+    #[test]
+    fn the_testbed_cycle_keeps_the_books(
+        w in workload(),
+        latency in 0i64..40,
+        spacing in prop::option::of(0i64..120),
+        poll in 1i64..4_000,
+    ) {
+        use cosched_balancer::testbed::{BatchCycle, MauiTorque};
+        let cycle = BatchCycle::Maui(MauiTorque {
+            poll_interval: Duration(poll),
+            event_spacing: spacing.map(Duration),
+            start_latency: Duration(latency),
+        });
+        for (configuration, window) in configurations(w.nodes, 30, 60) {
+            let out = configuration.run_with(w.nodes, cycle, &Inputs::new(&w.jobs, &w.requests), &[]).unwrap();
+            check(&w, &out, window)?;
+            let again = configuration.run_with(w.nodes, cycle, &Inputs::new(&w.jobs, &w.requests), &[]).unwrap();
+            prop_assert_eq!(out.report.to_json(), again.report.to_json());
+        }
     }
 }
 

@@ -56,7 +56,7 @@
 //! nested references).
 
 use super::ClassAd;
-use super::functions::{self, Builtin, Env};
+use super::functions::{self, Builtin, Env, FunctionSet};
 use super::parser::{BinOp, Call, Expr, ExprKind, Name, UnOp};
 use super::value::Value;
 use rustc_hash::FxHashMap;
@@ -86,6 +86,9 @@ pub struct EvalOptions {
     /// seed gives the same draws; vary it per evaluation for independent ones); `None` draws
     /// from a generator seeded by the system clock, like HTCondor's.
     pub seed: Option<u64>,
+    /// The functions calls see: HTCondor's daemons' (the default) or the bare library's
+    /// ([`FunctionSet`]).
+    pub functions: FunctionSet,
 }
 
 impl Default for EvalOptions {
@@ -94,6 +97,7 @@ impl Default for EvalOptions {
             step_budget: DEFAULT_STEP_BUDGET,
             now: None,
             seed: None,
+            functions: FunctionSet::Daemon,
         }
     }
 }
@@ -591,7 +595,7 @@ impl<'a> Evaluator<'a> {
         let Some(func) = call.func else {
             return ERROR;
         };
-        if !func.accepts(call.args.len()) {
+        if !func.accepts(call.args.len()) || !self.options.functions.has(func) {
             return ERROR;
         }
         match func {
@@ -745,6 +749,10 @@ impl<'a> Evaluator<'a> {
     /// `unparse(x)`: the text of attribute `x`'s expression (of the argument itself when it
     /// is not an attribute reference).
     fn unparse(&mut self, arg: &Expr, scope: &Scope<'_>) -> Val {
+        // `(a)` is a parenthesis operator in HTCondor's tree, not an attribute reference.
+        if arg.parenthesized() {
+            return ERROR;
+        }
         let text = match &arg.kind {
             ExprKind::Attr(name) => {
                 let mut current = Some(scope);
@@ -762,6 +770,10 @@ impl<'a> Evaluator<'a> {
                 }
                 found.unwrap_or_default()
             }
+            // Any other attribute reference (`TARGET.c`, `MY.c`, `x.y`, `.c`) is unparsed to
+            // its text, which HTCondor looks up as an attribute name of the current ad: no
+            // attribute has such a name, so the result is the empty string.
+            ExprKind::Select(..) | ExprKind::Absolute(_) => String::new(),
             // HTCondor unparses attribute references only.
             _ => return ERROR,
         };

@@ -72,7 +72,7 @@ pub mod slots;
 mod value;
 
 pub use eval::{DEFAULT_STEP_BUDGET, EvalError, EvalOptions, MAX_EVAL_DEPTH};
-pub use functions::MAX_REGEX_HAYSTACK;
+pub use functions::{FunctionSet, MAX_REGEX_HAYSTACK};
 pub use parser::{Expr, MAX_DEPTH, ParseError, ParseErrorKind, SourcePos, UnknownFunction};
 pub use value::{OldSyntax, Value};
 

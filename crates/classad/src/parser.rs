@@ -392,6 +392,11 @@ impl Expr {
         }
     }
 
+    /// Whether the source wrote it in parentheses (`(a)`: an operator node for HTCondor).
+    pub(crate) fn parenthesized(&self) -> bool {
+        self.parens > 0
+    }
+
     /// Whether `Display` may print this without parentheses as an operand (it prints its
     /// source's own).
     fn is_atom(&self) -> bool {

@@ -13,14 +13,7 @@ use cosched_workload::scale_to_offered_load;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
-// The CLI is a binary; its two modules are compiled into the bench as they are (their unit
-// tests, which a bench build does not run, leave imports unused).
-#[allow(dead_code, unused_imports)]
-#[path = "../src/jobs_csv.rs"]
-mod jobs_csv;
-#[allow(dead_code, unused_imports)]
-#[path = "../src/units.rs"]
-mod units;
+use cosched_cli::{jobs_csv, units};
 // The batch benches' CPU-time measurement and workload, shared rather than copied.
 #[path = "../../batch/benches/common/mod.rs"]
 mod common;

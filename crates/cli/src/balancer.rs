@@ -216,6 +216,7 @@ fn serve(args: &ServeArgs) -> Result<(), BalancerCmdError> {
         state_file: args.state.clone(),
         job_end_log: args.job_end_log.clone(),
         poll: StdDuration::from_millis(args.poll_ms),
+        ..ServiceConfig::default()
     };
     let service = Service::new(config, policy, SlurmOarm::new(slurm))?;
     let runtime = tokio::runtime::Runtime::new().map_err(BalancerCmdError::Runtime)?;

@@ -33,18 +33,9 @@ impl PolicyChoice {
     }
 
     /// The name as a file name (`easy_jobs.csv`): characters other than letters, digits and
-    /// `+ - = , . ( )` become `_`.
+    /// `+ - = , . ( )` become `_` ([`crate::output::file_name`]).
     pub fn file_stem(&self) -> String {
-        self.name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "+-=,.()".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        crate::output::file_name(&self.name, "+-=,.()")
     }
 
     /// The policy's parameters as `(name, value)` pairs for the report.

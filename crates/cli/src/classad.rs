@@ -7,10 +7,11 @@
 //! HTCondor, but is reported on standard error with where it is, so that a typo in a
 //! `Requirements` does not silently match nothing.
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use cosched_classad::read::{self, ReadError};
 use cosched_classad::{
-    ClassAd, EvalError, EvalOptions, Expr, ParseError, UnknownFunction, Value, match_ads,
+    ClassAd, EvalError, EvalOptions, Expr, FunctionSet, ParseError, UnknownFunction, Value,
+    match_ads,
 };
 use std::path::PathBuf;
 use thiserror::Error;
@@ -79,6 +80,19 @@ struct EvalFlags {
     /// The seed `random()` draws from [default: the system clock].
     #[arg(long, value_name = "SEED")]
     seed: Option<u64>,
+    /// The functions calls see: `daemon`, as HTCondor's daemons evaluate (with `split`,
+    /// `splitUserName`, `splitSlotName` and the `stringList*` functions they register), or
+    /// `library`, as the bare ClassAd library (`classad2` without `htcondor2`), where those
+    /// are `error`.
+    #[arg(long, value_enum, default_value_t = Functions::Daemon)]
+    functions: Functions,
+}
+
+/// `--functions`.
+#[derive(Clone, Copy, ValueEnum)]
+enum Functions {
+    Daemon,
+    Library,
 }
 
 impl EvalFlags {
@@ -87,6 +101,10 @@ impl EvalFlags {
             step_budget: self.step_budget,
             now: self.now,
             seed: self.seed,
+            functions: match self.functions {
+                Functions::Daemon => FunctionSet::Daemon,
+                Functions::Library => FunctionSet::Library,
+            },
         }
     }
 }

@@ -4,11 +4,13 @@
 //! `--to` or else the output's extension (`.json` is Batsim, anything else SWF). What both
 //! formats hold is kept: id, submit time, size, run time, estimate (SWF's requested time,
 //! Batsim's walltime); SWF's other fields (wait, status, user, …) have no place in a Batsim
-//! workload, and a Batsim job's profile becomes a run time. Invalid records are skipped and
-//! counted on standard error, by reason.
+//! workload, and a Batsim job's profile becomes a run time. Times are whole seconds: integers
+//! are kept exactly both ways (JSON integers, not doubles), and a fractional Batsim walltime
+//! or delay rounds up (`cosched_workload::batsim`), so a job simulates the same from the JSON
+//! and from its SWF. Invalid records are skipped and counted on standard error, by reason.
 
 use crate::input::{self, InputError};
-use crate::output::{self, OutputError};
+use crate::output::{self, Clash, OutputError, Outputs, Plan};
 use clap::{Args, ValueEnum};
 use cosched_workload::batsim::{self, BatsimError};
 use cosched_workload::swf::{HeaderLineError, SwfHeader, SwfRecord, SwfWriter};
@@ -62,6 +64,9 @@ pub enum ConvertError {
     /// Writing failed.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// The output is the input.
+    #[error(transparent)]
+    Clash(#[from] Clash),
 }
 
 /// Runs the command.
@@ -77,7 +82,11 @@ pub fn run(args: &ConvertArgs) -> Result<(), ConvertError> {
             Format::Swf
         }
     });
-    let file = output::create_file(&args.output)?;
+    Plan::default()
+        .input("INPUT", &args.input)
+        .output("OUTPUT", &args.output)
+        .check()?;
+    let mut file = output::create(&args.output)?;
     let workload = input::read(&args.input)?;
     for (reason, n) in workload.invalid_by_reason() {
         eprintln!(
@@ -90,7 +99,7 @@ pub fn run(args: &ConvertArgs) -> Result<(), ConvertError> {
     match to {
         Format::Batsim => {
             let nb_res = capacity.ok_or_else(|| ConvertError::NoCapacity(args.input.clone()))?;
-            batsim::write(file, nb_res, &workload.jobs).map_err(|e| match e {
+            batsim::write(&mut file, nb_res, &workload.jobs).map_err(|e| match e {
                 BatsimError::Io(e) => out_error(e),
                 other => ConvertError::Output(OutputError::new(&args.output, other)),
             })?;
@@ -112,7 +121,7 @@ pub fn run(args: &ConvertArgs) -> Result<(), ConvertError> {
                 header.push("MaxNodes", c)?;
                 header.push("MaxProcs", c)?;
             }
-            let mut writer = SwfWriter::new(BufWriter::new(file));
+            let mut writer = SwfWriter::new(BufWriter::new(&mut file));
             writer.write_header(&header).map_err(out_error)?;
             for job in &workload.jobs {
                 writer
@@ -125,7 +134,9 @@ pub fn run(args: &ConvertArgs) -> Result<(), ConvertError> {
                 .map_err(out_error)?;
         }
     }
-    Ok(())
+    let mut outputs = Outputs::default();
+    outputs.add(file);
+    Ok(outputs.commit()?)
 }
 
 fn file_name(path: &Path) -> String {

@@ -44,15 +44,17 @@ use crate::batch_run::{PolicyChoice, Sweep, distinct};
 use crate::generate::{LublinSource, Stream};
 use crate::input::{self, InputError, Workload};
 use crate::jobs_csv::{self, WorkloadInfo};
-use crate::output::{self, OutputError};
+use crate::output::{self, Clash, OutputError, Outputs, Plan};
 use crate::plots::{self, PlotError};
 use crate::simulate::{self, SimulateError};
 use crate::summary::{self, Row};
 use clap::{Args, ValueEnum};
 use cosched_core::stats::Spread;
-use cosched_core::{ParamError, RigidJob};
+use cosched_core::{ParamError, RigidJob, excerpt, shown};
 use cosched_plot::LinePlot;
 use cosched_slurm::{Slurm, SlurmError};
+use cosched_workload::output::Staged;
+use cosched_workload::output::same_file;
 use cosched_workload::scale_to_offered_load;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -122,7 +124,9 @@ difference from the first policy on the same replicates: reference,mean_wait_s_d
 mean_wait_s_diff_ci95,mean_bounded_slowdown_diff,mean_bounded_slowdown_diff_ci95), OUT/runs.csv, one row
 per run (workload,capacity,load,seed,segment,policy,jobs,mean_wait_s,...), OUT/tasks/ (each
 instance's results, what --resume reuses) and OUT/plots/ (each figure against load, one line
-per policy, mean and 95 % interval; SVG and PNG)."
+per policy, mean and 95 % interval; SVG and PNG). A workload is named by its file stem, or by
+its path when two share a stem; a run listed twice (a load or seed repeated, one file twice at
+one capacity) is refused."
 );
 
 /// Arguments of `cosched experiment`.
@@ -197,6 +201,12 @@ pub enum ExperimentError {
     /// An output could not be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// An output would destroy an input or another output.
+    #[error(transparent)]
+    Clash(#[from] Clash),
+    /// A value cannot go into the Slurm script.
+    #[error("{0}")]
+    Script(String),
     /// A plot could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),
@@ -254,6 +264,9 @@ struct GeneratorSpec {
 /// A workload of the experiment.
 enum Source {
     Trace {
+        /// How the summary names it: the file's stem, or the path as written when two
+        /// workloads would share a stem.
+        label: String,
         workload: Arc<Workload>,
         capacity: u32,
         /// Replicates: this many consecutive parts of the trace (1: the whole trace).
@@ -271,7 +284,7 @@ enum Source {
 impl Source {
     fn name(&self) -> &str {
         match self {
-            Source::Trace { workload, .. } => &workload.name,
+            Source::Trace { label, .. } => label,
             Source::Lublin { name, .. } => name,
         }
     }
@@ -305,7 +318,7 @@ impl Instance {
     fn label(&self) -> String {
         let mut s = self.workload.clone();
         if let Some(l) = self.load {
-            let _ = write!(s, " load {l}");
+            let _ = write!(s, " load {}", shown(&l.to_string()));
         }
         if let Some(seed) = self.seed {
             let _ = write!(s, " seed {seed}");
@@ -328,7 +341,7 @@ impl Instance {
         if let Some((k, _)) = self.segment {
             let _ = write!(s, "_segment{k}");
         }
-        s
+        file_stem(&s)
     }
 }
 
@@ -381,9 +394,91 @@ fn spec_error(path: &Path, message: impl ToString) -> ExperimentError {
 }
 
 fn check_loads(path: &Path, loads: &[f64]) -> Result<(), ExperimentError> {
-    match loads.iter().find(|l| !(l.is_finite() && **l > 0.0)) {
-        Some(l) => Err(spec_error(path, format!("load {l} must be finite and > 0"))),
+    if let Some(l) = loads.iter().find(|l| !(l.is_finite() && **l > 0.0)) {
+        return Err(spec_error(
+            path,
+            format!("load {} must be finite and > 0", shown(&l.to_string())),
+        ));
+    }
+    match loads
+        .iter()
+        .enumerate()
+        .find(|&(i, l)| loads[..i].iter().any(|m| m.to_bits() == l.to_bits()))
+    {
+        Some((_, l)) => Err(spec_error(
+            path,
+            format!("load {l} is listed more than once (each run would be too)"),
+        )),
         None => Ok(()),
+    }
+}
+
+/// A TOML error as one bounded line: where, and the parser's message cut to an excerpt (the
+/// parser's own rendering quotes the whole offending line, which may be megabytes).
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ExperimentError {
+    let place = e.span().map_or_else(String::new, |span| {
+        let before = text.get(..span.start).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        format!("line {line}, column {column}: ")
+    });
+    let message = e.message().lines().next().unwrap_or_default();
+    spec_error(path, format!("{place}{}", excerpt(message)))
+}
+
+/// `label` as a file name: path separators and other characters a file name should not hold
+/// become `_`.
+fn file_stem(label: &str) -> String {
+    output::file_name(label, "-_.")
+}
+
+/// The summary, the per-run table, the plots', tasks' and per-job tables' directories and the
+/// Slurm script, inside OUT.
+const SUMMARY: &str = "summary.csv";
+const RUNS: &str = "runs.csv";
+const PLOTS: &str = "plots";
+const TASKS: &str = "tasks";
+const JOBS: &str = "jobs";
+const SCRIPT: &str = "slurm/experiment.sbatch";
+
+/// The figures plotted against load: (summary column, axis label, file suffix).
+const PLOT_METRICS: [(&str, &str, &str); 3] = [
+    ("mean_wait_s", "mean wait (s)", "wait"),
+    ("mean_bounded_slowdown", "mean bounded slowdown", "bsld"),
+    ("utilization", "utilisation", "utilization"),
+];
+
+/// How the summary names each trace: its stem, unless another workload has that stem or
+/// name, then the path as the file writes it (`d1/same.swf`, `d2/same.swf`).
+fn trace_labels(path: &Path, spec: &Spec, workloads: &[Workload]) -> Vec<String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let generated: Vec<String> = spec.generators.iter().map(GeneratorSpec::label).collect();
+    workloads
+        .iter()
+        .zip(&spec.traces)
+        .map(|(w, t)| {
+            let shared = workloads
+                .iter()
+                .filter(|o| o.name == w.name)
+                .nth(1)
+                .is_some()
+                || generated.contains(&w.name);
+            if shared {
+                let written = t.path.strip_prefix(dir).unwrap_or(&t.path);
+                written.display().to_string()
+            } else {
+                w.name.clone()
+            }
+        })
+        .collect()
+}
+
+impl GeneratorSpec {
+    /// Its name in the summary: `name`, else `lublin_CAPACITY_JOBS`.
+    fn label(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("lublin_{}_{}", self.capacity, self.jobs))
     }
 }
 
@@ -391,7 +486,7 @@ impl Experiment {
     fn load(args: &ExperimentArgs) -> Result<Experiment, ExperimentError> {
         let path = &args.file;
         let text = std::fs::read_to_string(path).map_err(|e| spec_error(path, e))?;
-        let spec: Spec = toml::from_str(&text).map_err(|e| spec_error(path, e))?;
+        let spec: Spec = toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))?;
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let policies = spec
             .policies
@@ -424,6 +519,16 @@ impl Experiment {
         } else {
             spec.seeds.clone()
         };
+        if let Some((_, seed)) = seeds
+            .iter()
+            .enumerate()
+            .find(|&(i, s)| seeds[..i].contains(s))
+        {
+            return Err(spec_error(
+                path,
+                format!("seed {seed} is listed more than once (each run would be too)"),
+            ));
+        }
         // Read the traces in parallel.
         let workloads: Vec<Result<Workload, InputError>> = spec
             .traces
@@ -456,9 +561,25 @@ impl Experiment {
             }
             sources.push(source);
         };
-        for (t, workload) in spec.traces.iter().zip(workloads) {
-            let workload = workload?;
+        let workloads = workloads.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let labels = trace_labels(path, &spec, &workloads);
+        let mut seen: Vec<(&Path, PathBuf, u32)> = Vec::new();
+        for ((t, workload), label) in spec.traces.iter().zip(workloads).zip(labels) {
             let (capacity, _) = simulate::capacity_of(t.capacity, &workload)?;
+            if let Some((first, ..)) = seen
+                .iter()
+                .find(|(_, p, c)| *c == capacity && same_file(p, &workload.path))
+            {
+                return Err(spec_error(
+                    path,
+                    format!(
+                        "trace {} is {} listed more than once at capacity {capacity} (each run would be too)",
+                        t.path.display(),
+                        first.display()
+                    ),
+                ));
+            }
+            seen.push((&t.path, workload.path.clone(), capacity));
             let loads = t.loads.as_deref().unwrap_or(&spec.loads);
             check_loads(path, loads)?;
             let segments = t.segments.unwrap_or(1);
@@ -497,6 +618,7 @@ impl Experiment {
             let input = format!("sha256:{}", workload.sha256);
             add(
                 Source::Trace {
+                    label,
                     workload: Arc::new(workload),
                     capacity,
                     segments,
@@ -536,10 +658,7 @@ impl Experiment {
             );
             add(
                 Source::Lublin {
-                    name: g
-                        .name
-                        .clone()
-                        .unwrap_or_else(|| format!("lublin_{}_{}", g.capacity, g.jobs)),
+                    name: g.label(),
                     jobs: g.jobs,
                     capacity: g.capacity,
                     stream,
@@ -550,6 +669,21 @@ impl Experiment {
                 &replicates,
             );
         }
+        for (i, s) in sources.iter().enumerate() {
+            if let Some(twin) = sources[..i].iter().find(|o| o.name() == s.name()) {
+                let what = match twin {
+                    Source::Trace { .. } => "a trace",
+                    Source::Lublin { .. } => "a generator",
+                };
+                return Err(spec_error(
+                    path,
+                    format!(
+                        "two workloads are named `{}` ({what} and another): give each [[generator]] its own `name`",
+                        s.name()
+                    ),
+                ));
+            }
+        }
         Ok(Experiment {
             name,
             file: path.clone(),
@@ -559,6 +693,83 @@ impl Experiment {
             instances,
             warnings,
         })
+    }
+
+    /// Every file a run may write (each with what names it), for the [`Plan`]: the summary,
+    /// the per-run table, the plots, the Slurm script, the tasks' results and (with
+    /// `jobs_csv`) the per-job tables.
+    fn plan(&self, jobs_csv: bool) -> Plan {
+        let mut plan = Plan::default();
+        plan.input("the experiment file", &self.file);
+        for s in &self.sources {
+            if let Source::Trace {
+                label, workload, ..
+            } = s
+            {
+                plan.input(format!("trace `{label}`"), &workload.path);
+            }
+        }
+        plan.output("the summary", self.out.join(SUMMARY));
+        plan.output("the per-run table", self.out.join(RUNS));
+        let plots = self.out.join(PLOTS);
+        for (k, files) in self.plot_files() {
+            for (_, stem) in files {
+                for path in plots::figure_files(&plots, &stem) {
+                    plan.output(format!("the plots of `{}`", self.sources[k].name()), path);
+                }
+            }
+        }
+        plan.output("the Slurm script", self.out.join(SCRIPT));
+        for (i, instance) in self.instances.iter().enumerate() {
+            plan.output(format!("task {i}"), self.task_file(i));
+            if jobs_csv {
+                for p in &self.policies {
+                    plan.output("--jobs-csv", self.jobs_file(instance, p));
+                }
+            }
+        }
+        plan
+    }
+
+    /// The plots of each workload with several loads: (its source, [(metric, file stem)]).
+    fn plot_files(&self) -> Vec<(usize, Vec<(&'static str, String)>)> {
+        self.sources
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| {
+                let mut loads: Vec<u64> = self
+                    .instances
+                    .iter()
+                    .filter(|i| i.source == k)
+                    .filter_map(|i| i.load.map(f64::to_bits))
+                    .collect();
+                loads.sort_unstable();
+                loads.dedup();
+                loads.len() >= 2
+            })
+            .map(|(k, s)| {
+                let stem = file_stem(s.name());
+                let files = PLOT_METRICS
+                    .iter()
+                    .map(|&(metric, _, file)| (metric, format!("{stem}_{file}")))
+                    .collect();
+                (k, files)
+            })
+            .collect()
+    }
+
+    /// `OUT/tasks/task-I.json`.
+    fn task_file(&self, i: usize) -> PathBuf {
+        self.out.join(TASKS).join(format!("task-{i}.json"))
+    }
+
+    /// `OUT/jobs/INSTANCE_POLICY_jobs.csv`.
+    fn jobs_file(&self, instance: &Instance, policy: &PolicyChoice) -> PathBuf {
+        self.out.join(JOBS).join(format!(
+            "{}_{}_jobs.csv",
+            instance.slug(),
+            policy.file_stem()
+        ))
     }
 
     /// The jobs of `instance`.
@@ -572,6 +783,7 @@ impl Experiment {
                 workload,
                 capacity,
                 segments,
+                ..
             } => {
                 let mut jobs = match instance.segment {
                     Some((k, _)) => segment(&workload.jobs, *segments, k),
@@ -678,9 +890,12 @@ impl Experiment {
             })
             .collect();
         if !fresh.is_empty() {
-            let path = self.subdir("tasks")?.join(format!("task-{i}.json"));
+            self.subdir(TASKS)?;
+            let path = self.task_file(i);
             let text = serde_json::to_string(&results).map_err(|e| OutputError::new(&path, e))?;
-            simulate::write_all(&path, output::create_file(&path)?, text.as_bytes())?;
+            let mut outputs = Outputs::default();
+            outputs.write(&path, text.as_bytes())?;
+            outputs.commit()?;
         }
         Ok(results)
     }
@@ -689,7 +904,7 @@ impl Experiment {
     /// file's policies; none when the file is absent, unreadable (a run stopped while writing
     /// it) or from another instance.
     fn kept(&self, i: usize) -> Vec<Result1> {
-        let path = self.out.join("tasks").join(format!("task-{i}.json"));
+        let path = self.task_file(i);
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Vec::new();
         };
@@ -727,11 +942,8 @@ impl Experiment {
         jobs: &[RigidJob],
         outcome: &cosched_batch::SimOutcome,
     ) -> Result<(), ExperimentError> {
-        let path = self.subdir("jobs")?.join(format!(
-            "{}_{}_jobs.csv",
-            instance.slug(),
-            policy.file_stem()
-        ));
+        self.subdir(JOBS)?;
+        let path = self.jobs_file(instance, policy);
         let info = WorkloadInfo {
             name: &workload.name,
             jobs,
@@ -741,9 +953,17 @@ impl Experiment {
                 .as_deref()
                 .filter(|_| instance.segment.is_none()),
         };
-        let file = std::io::BufWriter::new(output::create_file(&path)?);
-        jobs_csv::write(file, &info, &outcome.records, instance.capacity)
-            .map_err(|source| ExperimentError::JobsCsv { path, source })
+        let mut file = output::create(&path)?;
+        jobs_csv::write(
+            std::io::BufWriter::new(&mut file),
+            &info,
+            &outcome.records,
+            instance.capacity,
+        )
+        .map_err(|source| ExperimentError::JobsCsv { path, source })?;
+        let mut outputs = Outputs::default();
+        outputs.add(file);
+        Ok(outputs.commit()?)
     }
 }
 
@@ -763,6 +983,8 @@ fn segment(jobs: &[RigidJob], n: usize, k: usize) -> Vec<RigidJob> {
 /// Runs the command.
 pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
     let exp = Experiment::load(args)?;
+    exp.plan(args.jobs_csv).check()?;
+    output::create_dir(&exp.out)?;
     if let Some(i) = args.task {
         if i >= exp.instances.len() {
             return Err(ExperimentError::Collect(format!(
@@ -770,10 +992,14 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
                 exp.instances.len()
             )));
         }
+        // Checked once here; the instance only creates the directories (see `subdir`).
+        output::create_dir(&exp.out.join(TASKS))?;
+        if args.jobs_csv {
+            output::create_dir(&exp.out.join(JOBS))?;
+        }
         exp.run_instance(i, Vec::new(), args.jobs_csv, &ProgressBar::hidden())?;
         return Ok(());
     }
-    output::create_dir(&exp.out)?;
     if args.slurm {
         let script = write_sbatch(&exp, args)?;
         if args.no_submit {
@@ -791,12 +1017,16 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
         eprintln!("submitting {} (sbatch --wait)", script.display());
         slurm.submit([std::ffi::OsStr::new("--wait"), script.as_os_str()])?;
     }
+    // Staged before the runs, so an unwritable place fails before the work.
+    let summary = output::create(&exp.out.join(SUMMARY))?;
+    let runs = output::create(&exp.out.join(RUNS))?;
     let results = if args.slurm || args.collect {
         collect(&exp)?
     } else {
-        output::create_dir(&exp.out.join("tasks"))?;
+        // Checked once here; the instances only create the directories (see `subdir`).
+        output::create_dir(&exp.out.join(TASKS))?;
         if args.jobs_csv {
-            output::create_dir(&exp.out.join("jobs"))?;
+            output::create_dir(&exp.out.join(JOBS))?;
         }
         let kept: Vec<Vec<Result1>> = (0..exp.instances.len())
             .map(|i| if args.resume { exp.kept(i) } else { Vec::new() })
@@ -828,7 +1058,7 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
     for w in &exp.warnings {
         eprintln!("warning: {w}");
     }
-    report(&exp, &results)
+    report(&exp, &results, summary, runs)
 }
 
 fn print(text: &str) -> Result<(), ExperimentError> {
@@ -837,7 +1067,7 @@ fn print(text: &str) -> Result<(), ExperimentError> {
 
 /// Reads the tasks' results of a Slurm run.
 fn collect(exp: &Experiment) -> Result<Vec<Result1>, ExperimentError> {
-    let dir = exp.out.join("tasks");
+    let dir = exp.out.join(TASKS);
     let mut all = Vec::new();
     let mut missing = Vec::new();
     for i in 0..exp.instances.len() {
@@ -870,37 +1100,98 @@ fn collect(exp: &Experiment) -> Result<Vec<Result1>, ExperimentError> {
     Ok(all)
 }
 
+/// `value` as one word of an `#SBATCH` line. sbatch splits those lines at whitespace, takes
+/// a character after `\\` literally and ends the line at an unescaped `#` (Slurm's
+/// `src/sbatch/opt.c`, `_get_argument`), so every character but letters, digits and
+/// `-_./:=,+@%` is escaped; a control character cannot be and is refused (a newline would
+/// end the directive and start another).
+fn sbatch_word(what: &str, value: &str) -> Result<String, ExperimentError> {
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(ExperimentError::Script(format!(
+            "{what} {} holds a control character ({}), which cannot go into an #SBATCH line",
+            excerpt(&format!("{value:?}")),
+            c.escape_unicode()
+        )));
+    }
+    Ok(value
+        .chars()
+        .flat_map(|c| {
+            let plain = c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+            (!plain).then_some('\\').into_iter().chain([c])
+        })
+        .collect())
+}
+
+/// `path` quoted as one word of a POSIX shell command.
+fn shell_word(what: &str, path: &Path) -> Result<String, ExperimentError> {
+    let text = path.to_str().ok_or_else(|| {
+        ExperimentError::Script(format!(
+            "{what} {} is not valid UTF-8 and cannot go into the Slurm script",
+            path.display()
+        ))
+    })?;
+    shlex::try_quote(text)
+        .map(|q| q.into_owned())
+        .map_err(|e| ExperimentError::Script(format!("{what} {}: {e}", path.display())))
+}
+
 /// The sbatch array script: one task per instance, each `cosched experiment FILE --task I`.
 fn write_sbatch(exp: &Experiment, args: &ExperimentArgs) -> Result<PathBuf, ExperimentError> {
-    let dir = exp.out.join("slurm");
-    output::create_dir(&dir)?;
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("cosched"));
     let (file, out) = (abs(&exp.file), abs(&exp.out));
+    let out_text = out.to_str().ok_or_else(|| {
+        ExperimentError::Script(format!(
+            "the output directory {} is not valid UTF-8 and cannot go into an #SBATCH line",
+            out.display()
+        ))
+    })?;
+    if out_text.contains('\\') {
+        return Err(ExperimentError::Script(format!(
+            "the output directory {out_text} holds a backslash, which turns off Slurm's \
+             filename patterns (%a): choose another --out"
+        )));
+    }
+    // In a filename pattern `%%` is one `%`.
+    let log = format!("{}/slurm/task-%a.out", out_text.replace('%', "%%"));
     let mut s = String::from(
         "#!/bin/bash\n# Written by `cosched experiment --slurm`: one task per workload x load x seed.\n",
     );
-    let _ = writeln!(s, "#SBATCH --job-name=cosched-{}", exp.name);
+    let name = format!("cosched-{}", exp.name);
+    let _ = writeln!(
+        s,
+        "#SBATCH --job-name={}",
+        sbatch_word("the experiment's name", &name)?
+    );
     let _ = writeln!(
         s,
         "#SBATCH --array=0-{}",
         exp.instances.len().saturating_sub(1)
     );
     let _ = writeln!(s, "#SBATCH --nodes=1");
-    let _ = writeln!(s, "#SBATCH --output={}/slurm/task-%a.out", out.display());
+    let _ = writeln!(
+        s,
+        "#SBATCH --output={}",
+        sbatch_word("the output directory", &log)?
+    );
     if let Some(p) = &args.partition {
-        let _ = writeln!(s, "#SBATCH --partition={p}");
+        let _ = writeln!(s, "#SBATCH --partition={}", sbatch_word("--partition", p)?);
     }
     s.push_str("set -euo pipefail\n");
     let _ = writeln!(
         s,
-        "'{}' experiment '{}' --out '{}' --task \"$SLURM_ARRAY_TASK_ID\"",
-        exe.display(),
-        file.display(),
-        out.display()
+        "{} experiment {} --out {} --task \"$SLURM_ARRAY_TASK_ID\"",
+        shell_word("the cosched executable", &exe)?,
+        shell_word("the experiment file", &file)?,
+        shell_word("the output directory", &out)?,
     );
-    let path = dir.join("experiment.sbatch");
-    simulate::write_all(&path, output::create_file(&path)?, s.as_bytes())?;
+    let path = exp.out.join(SCRIPT);
+    if let Some(dir) = path.parent() {
+        output::create_dir(dir)?;
+    }
+    let mut outputs = Outputs::default();
+    outputs.write(&path, s.as_bytes())?;
+    outputs.commit()?;
     Ok(path)
 }
 
@@ -1016,33 +1307,42 @@ fn with_interval(s: Option<Spread>, decimals: usize) -> String {
     }
 }
 
-/// Writes a CSV file of `header` and `rows`.
-fn write_csv(
-    path: &Path,
+/// `header` and `rows` as CSV into `file`, added to `outputs`.
+fn put_csv(
+    outputs: &mut Outputs,
+    file: Staged,
     header: &[&str],
     rows: impl IntoIterator<Item = Vec<String>>,
 ) -> Result<(), ExperimentError> {
+    let path = file.path().to_path_buf();
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(header)
-        .map_err(|e| OutputError::new(path, e))?;
+        .map_err(|e| OutputError::new(&path, e))?;
     for row in rows {
         w.write_record(&row)
-            .map_err(|e| OutputError::new(path, e))?;
+            .map_err(|e| OutputError::new(&path, e))?;
     }
-    let bytes = w.into_inner().map_err(|e| OutputError::new(path, e))?;
-    simulate::write_all(path, output::create_file(path)?, &bytes)?;
-    Ok(())
+    let bytes = w.into_inner().map_err(|e| OutputError::new(&path, e))?;
+    Ok(outputs.put(file, &bytes)?)
 }
 
-/// Writes the per-run and per-cell CSVs and the plots, and prints the table.
-fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> {
+/// Writes the per-cell and per-run CSVs (into `summary` and `runs`, staged before the runs)
+/// and the plots, moves them into place and prints the table.
+fn report(
+    exp: &Experiment,
+    results: &[Result1],
+    summary: Staged,
+    runs: Staged,
+) -> Result<(), ExperimentError> {
     let opt = |v: Option<String>| v.unwrap_or_default();
     let load_text = |i: &Instance| opt(i.load.map(|l| l.to_string()));
-    let runs_path = exp.out.join("runs.csv");
+    let mut outputs = Outputs::default();
+    let runs_path = runs.path().to_path_buf();
     let mut header = vec!["workload", "capacity", "load", "seed", "segment"];
     header.extend(summary::COLUMNS);
-    write_csv(
-        &runs_path,
+    put_csv(
+        &mut outputs,
+        runs,
         &header,
         results.iter().map(|r| {
             let i = &r.instance;
@@ -1060,7 +1360,7 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
 
     let cells = cells(results);
     let metrics = &summary::COLUMNS[1..];
-    let path = exp.out.join("summary.csv");
+    let path = summary.path().to_path_buf();
     let ci_names: Vec<String> = metrics.iter().map(|m| format!("{m}_ci95")).collect();
     let mut header = vec!["workload", "capacity", "load", "policy", "n", "replicates"];
     for (m, ci) in metrics.iter().zip(&ci_names) {
@@ -1076,8 +1376,9 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
                 && r.instance.load.map(f64::to_bits) == c.instance.load.map(f64::to_bits)
         })
     };
-    write_csv(
-        &path,
+    put_csv(
+        &mut outputs,
+        summary,
         &header,
         cells.iter().map(|c| {
             let i = c.instance;
@@ -1163,22 +1464,11 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
 
     // Plots: per workload with several loads, each figure against load, one line per policy,
     // the mean over the replicates with its 95 % interval.
-    let plots = exp.out.join("plots");
+    let plots = exp.out.join(PLOTS);
     let mut drawn = 0;
-    for (k, source) in exp.sources.iter().enumerate() {
+    for (k, files) in exp.plot_files() {
+        let source = &exp.sources[k];
         let of: Vec<&Cell<'_>> = cells.iter().filter(|c| c.instance.source == k).collect();
-        let loads =
-            of.iter()
-                .filter_map(|c| c.instance.load)
-                .fold(Vec::<f64>::new(), |mut l, x| {
-                    if !l.contains(&x) {
-                        l.push(x);
-                    }
-                    l
-                });
-        if loads.len() < 2 {
-            continue;
-        }
         output::create_dir(&plots)?;
         let n = of.iter().map(|c| c.runs.len()).max().unwrap_or(1);
         let note = match of.first().map(|c| c.replicates()) {
@@ -1187,13 +1477,9 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
             }
             _ => "one run per load (no replicates)".to_string(),
         };
-        for (metric, label, file) in [
-            ("mean_wait_s", "mean wait (s)", "wait"),
-            ("mean_bounded_slowdown", "mean bounded slowdown", "bsld"),
-            ("utilization", "utilisation", "utilization"),
-        ] {
+        for ((metric, stem), (_, label, _)) in files.into_iter().zip(PLOT_METRICS) {
             let plot = LinePlot::new(
-                format!("{}_{file}", source.name()),
+                stem,
                 format!(
                     "{} on {} units: {label} against offered load",
                     source.name(),
@@ -1215,10 +1501,13 @@ fn report(exp: &Experiment, results: &[Result1]) -> Result<(), ExperimentError> 
                 });
                 plot.series_with_intervals(p.name(), points)
             });
-            plots::write(&plots, &plot)?;
+            for (path, bytes) in plots::render(&plots, &plot)? {
+                outputs.write(&path, &bytes)?;
+            }
             drawn += 1;
         }
     }
+    outputs.commit()?;
     let _ = writeln!(
         text,
         "{} runs in {} cells; per cell {}, per run {}{}",

@@ -1,11 +1,13 @@
-//! `cosched generate`: synthetic workloads as SWF on standard output.
+//! `cosched generate`: synthetic workloads as SWF on standard output or into a file.
 
+use crate::output::{self, OutputError, Outputs};
 use clap::ValueEnum;
 use clap::{Args, Subcommand};
 use cosched_core::{Duration, ParamError, RigidJob};
 use cosched_workload::swf::{HeaderLineError, SwfHeader, SwfRecord, SwfWriter};
 use cosched_workload::{LoadScaling, LoadTally, LublinModel, LublinParams, TsafrirEstimates};
 use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 use thiserror::Error;
 
 /// `cosched generate --help`'s closing part.
@@ -54,6 +56,10 @@ struct LublinArgs {
     /// same jobs, so memory stays that of one block).
     #[arg(long, value_name = "LOAD")]
     load: Option<f64>,
+    /// Write the trace to FILE, moved into place once it is complete (a failed or interrupted
+    /// run leaves an earlier FILE as it was) [default: standard output].
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 /// The Lublin model's job classes.
@@ -86,6 +92,9 @@ pub enum GenerateError {
     /// Standard output could not be written (a closed pipe ends the command quietly).
     #[error("cannot write the trace to standard output: {0}")]
     Output(#[from] io::Error),
+    /// The `--out` file could not be written.
+    #[error(transparent)]
+    File(#[from] OutputError),
 }
 
 /// A Lublin–Feitelson workload with Tsafrir estimates, generated job by job in blocks of
@@ -204,17 +213,27 @@ pub fn run(args: &GenerateArgs) -> Result<(), GenerateError> {
     header.push("MaxProcs", args.capacity)?;
     header.push("MaxRuntime", max_estimate.secs())?;
 
-    let stdout = io::stdout().lock();
-    let mut writer = SwfWriter::new(BufWriter::new(stdout));
-    writer.write_header(&header)?;
-    source.for_each::<io::Error>(&mut |job| match scaling {
-        Some(scaling) => {
-            let mut job = *job;
-            job.submit = scaling.apply(job.submit);
-            writer.write_record(&SwfRecord::from_rigid(&job))
+    let write = |out: &mut dyn Write| -> io::Result<()> {
+        let mut writer = SwfWriter::new(BufWriter::new(out));
+        writer.write_header(&header)?;
+        source.for_each::<io::Error>(&mut |job| match scaling {
+            Some(scaling) => {
+                let mut job = *job;
+                job.submit = scaling.apply(job.submit);
+                writer.write_record(&SwfRecord::from_rigid(&job))
+            }
+            None => writer.write_record(&SwfRecord::from_rigid(job)),
+        })?;
+        writer.finish()?.flush()
+    };
+    match &args.out {
+        None => Ok(write(&mut io::stdout().lock())?),
+        Some(path) => {
+            let mut file = output::create(path)?;
+            write(&mut file).map_err(|e| OutputError::new(path, e))?;
+            let mut outputs = Outputs::default();
+            outputs.add(file);
+            Ok(outputs.commit()?)
         }
-        None => writer.write_record(&SwfRecord::from_rigid(job)),
-    })?;
-    writer.finish()?.flush()?;
-    Ok(())
+    }
 }

@@ -82,6 +82,24 @@ pub enum InputError {
         /// Why.
         source: io::Error,
     },
+    /// A compressed file in a format the reader does not decompress.
+    #[error(
+        "{path}: {format}-compressed, which is not supported (decompress it, or recompress it with gzip)"
+    )]
+    Compressed {
+        /// The file.
+        path: PathBuf,
+        /// The compression format (`xz`, `zstd`, `bzip2`, …).
+        format: &'static str,
+    },
+    /// JSON that is not an object: not a Batsim workload.
+    #[error(
+        "{path}: its top level is a JSON array; a Batsim workload is one JSON object with `nb_res`, `jobs` and `profiles`"
+    )]
+    NotBatsim {
+        /// The file.
+        path: PathBuf,
+    },
     /// Two valid SWF jobs with one id.
     #[error("{path}:{line}: job {job} appears more than once in the trace")]
     DuplicateJob {
@@ -100,9 +118,23 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// The path that names standard input.
 pub const STDIN: &str = "-";
 
-/// Reads `path` (`-`: standard input): Batsim JSON when its first non-blank byte is `{`, SWF
-/// otherwise (either may be gzip-compressed). The bytes are hashed as they are read (one pass,
-/// so a pipe works too).
+/// The magic numbers of compression formats that are refused by name (their file formats'
+/// specifications): a trace in one of them would otherwise read as garbage SWF.
+const OTHER_COMPRESSIONS: [(&[u8], &str); 5] = [
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"BZh", "bzip2"),
+    (b"\x04\x22\x4d\x18", "lz4"),
+    (b"PK\x03\x04", "zip"),
+];
+
+/// The UTF-8 byte order mark some editors write first; skipped.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Reads `path` (`-`: standard input): Batsim JSON when its first non-blank byte (after a
+/// UTF-8 byte order mark) is `{`, SWF otherwise (either may be gzip-compressed; JSON whose top
+/// level is an array, and the other usual compressions, are refused by name). The bytes are
+/// hashed as they are read (one pass, so a pipe works too).
 pub fn read(path: &Path) -> Result<Workload, InputError> {
     parse(path)
 }
@@ -150,10 +182,17 @@ fn parse(path: &Path) -> Result<Workload, InputError> {
         hasher: Rc::clone(&hasher),
     };
     let mut file = BufReader::with_capacity(1 << 18, file);
-    let gzip = file
-        .fill_buf()
-        .map_err(io_error(path))?
-        .starts_with(&GZIP_MAGIC);
+    let head = file.fill_buf().map_err(io_error(path))?;
+    if let Some(&(_, format)) = OTHER_COMPRESSIONS
+        .iter()
+        .find(|(magic, _)| head.starts_with(magic))
+    {
+        return Err(InputError::Compressed {
+            path: path.to_path_buf(),
+            format,
+        });
+    }
+    let gzip = head.starts_with(&GZIP_MAGIC);
     let mut input: Box<dyn BufRead> = if gzip {
         Box::new(BufReader::with_capacity(
             1 << 18,
@@ -162,17 +201,30 @@ fn parse(path: &Path) -> Result<Workload, InputError> {
     } else {
         Box::new(file)
     };
-    let json = loop {
+    if input
+        .fill_buf()
+        .map_err(io_error(path))?
+        .starts_with(UTF8_BOM)
+    {
+        input.consume(UTF8_BOM.len());
+    }
+    let first = loop {
         let buf = input.fill_buf().map_err(io_error(path))?;
         match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => break buf[i] == b'{',
-            None if buf.is_empty() => break false,
+            Some(i) => break Some(buf[i]),
+            None if buf.is_empty() => break None,
             None => {
                 let n = buf.len();
                 input.consume(n);
             }
         }
     };
+    if first == Some(b'[') {
+        return Err(InputError::NotBatsim {
+            path: path.to_path_buf(),
+        });
+    }
+    let json = first == Some(b'{');
     let display = if stdin {
         "<stdin>".to_string()
     } else {

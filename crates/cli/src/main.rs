@@ -7,7 +7,7 @@
 //!   `DIR/report.json` and time series; `--plots DIR` draws the figures (SVG and PNG);
 //!   `--jobs-csv` and `--report` write single files as before; `--trace -` reads standard
 //!   input.
-//! - `cosched generate lublin --jobs N --capacity C --seed S [--load L] > out.swf` writes a
+//! - `cosched generate lublin --jobs N --capacity C --seed S [--load L] [--out F]` writes a
 //!   synthetic trace (Lublin–Feitelson model, Tsafrir runtime estimates).
 //! - `cosched convert IN OUT` converts between SWF and Batsim JSON (by OUT's extension).
 //! - `cosched experiment FILE.toml` runs policies × traces (or generated workloads at offered
@@ -29,27 +29,26 @@
 //!   --nodes LIST` is what a Slurm epilog runs to report a job end.
 //! - `cosched completions bash|zsh|fish|elvish|powershell` prints a completion script.
 //!
+//! Outputs never destroy inputs or earlier results: every file is written beside its target
+//! and moved into place only when the command has succeeded (a failed run leaves the previous
+//! files whole), and an output that is one of the inputs (also through `..` or a link) or
+//! another output is refused, naming both flags, before anything is opened.
+//!
 //! Every failure prints one line `error: …` naming what is wrong and exits with status 1
 //! (status 2 for command-line usage errors); every write to standard output is checked, and a
 //! closed pipe downstream (`cosched generate … | head`) ends the program quietly.
 
 mod albatross;
 mod balancer;
-mod batch_run;
 mod classad;
 mod convert;
 mod experiment;
 
-mod generate;
-mod input;
-mod jobs_csv;
 mod mcmf;
-mod output;
 mod plots;
 mod simulate;
-mod summary;
-mod timeseries;
-mod units;
+
+use cosched_cli::{batch_run, generate, input, jobs_csv, output, summary, timeseries, units};
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;

@@ -3,6 +3,7 @@
 //! data): utilisation and queue length over time, the wait-time CDF per policy, and a Gantt
 //! chart per policy of a window of the schedule.
 
+use crate::batch_run::PolicyChoice;
 use crate::simulate::PolicyRun;
 use crate::timeseries::Series;
 use crate::units::{self, Span};
@@ -44,18 +45,41 @@ fn plot_error(path: &Path) -> impl Fn(String) -> PlotError + '_ {
     }
 }
 
-/// Writes `figure` as `dir/STEM.svg` and `dir/STEM.png`.
-pub fn write(dir: &Path, figure: &impl Figure) -> Result<(), PlotError> {
-    let svg_path = dir.join(format!("{}.svg", figure.file_stem()));
+/// The files of `figure` in `dir`, as (file, bytes): `dir/STEM.svg` and `dir/STEM.png`, for
+/// the caller to write through its staged outputs.
+pub fn render(dir: &Path, figure: &impl Figure) -> Result<Vec<(PathBuf, Vec<u8>)>, PlotError> {
+    let [svg_path, png_path] = figure_files(dir, figure.file_stem());
     let svg = figure
         .render_svg()
         .map_err(|e| plot_error(&svg_path)(e.to_string()))?;
-    std::fs::write(&svg_path, svg).map_err(|e| plot_error(&svg_path)(e.to_string()))?;
-    let png_path = svg_path.with_extension("png");
     let png = figure
         .render_png()
         .map_err(|e| plot_error(&png_path)(e.to_string()))?;
-    std::fs::write(&png_path, png).map_err(|e| plot_error(&png_path)(e.to_string()))
+    Ok(vec![(svg_path, svg.into_bytes()), (png_path, png)])
+}
+
+/// `dir/STEM.svg` and `dir/STEM.png`.
+pub fn figure_files(dir: &Path, stem: &str) -> [PathBuf; 2] {
+    ["svg", "png"].map(|ext| dir.join(format!("{stem}.{ext}")))
+}
+
+/// Every file [`draw_runs`] draws into `dir` for `policies`.
+pub fn run_files(dir: &Path, policies: &[PolicyChoice]) -> Vec<PathBuf> {
+    ["utilization", "queue", "wait_cdf"]
+        .into_iter()
+        .map(String::from)
+        .chain(policies.iter().map(gantt_stem))
+        .flat_map(|stem| figure_files(dir, &stem))
+        .collect()
+}
+
+fn gantt_stem(policy: &PolicyChoice) -> String {
+    format!("gantt_{}", policy.file_stem())
+}
+
+/// Hours from `origin` to `t` (exact for any two times, whose difference may not fit i64).
+fn hours_since(origin: i64, t: i128) -> f64 {
+    (t - i128::from(origin)) as f64 / 3600.0
 }
 
 /// A time window of the schedule, in seconds since the first submission: `START:END`, each a
@@ -107,16 +131,18 @@ fn seconds(s: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("`{s}`: not a number of seconds (≥ 0)"))
 }
 
-/// The figures of one simulation into `dir` (each `.svg` and `.png`): `utilization`, `queue`,
-/// `wait_cdf` and, per policy P, `gantt_P` of `window` (by default the whole schedule up to
-/// [`GANTT_DEFAULT_JOBS`] jobs, else the window in which the first of them start).
+/// The figures of one simulation into `dir`, as (file, bytes; each `.svg` and `.png`):
+/// `utilization`, `queue`, `wait_cdf` and, per policy P, `gantt_P` of `window` (by default the
+/// whole schedule up to [`GANTT_DEFAULT_JOBS`] jobs, else the window in which the first of
+/// them start).
 pub fn draw_runs(
     dir: &Path,
     trace: &str,
     runs: &[PolicyRun],
     capacity: u32,
     window: Option<Window>,
-) -> Result<(), PlotError> {
+) -> Result<Vec<(PathBuf, Vec<u8>)>, PlotError> {
+    let mut files = Vec::new();
     // PLOT_BINS points shared by the lines: wider bins (means of consecutive ones) read better.
     let lines = runs.iter().filter(|r| r.series.is_some()).count().max(1);
     let bins = (PLOT_BINS / lines).max(MIN_LINE_BINS);
@@ -139,33 +165,30 @@ pub fn draw_runs(
             Some(s) => plot.series(
                 r.policy.name(),
                 values(s).chunks(width).enumerate().map(|(k, bin)| {
-                    let t = s.start_s - r.outcome.report.first_submit_s
-                        + (k * width) as i64 * s.resolution_s;
+                    let t = s.bin_start(k * width);
                     let mean = bin.iter().sum::<f64>() / bin.len() as f64;
-                    (t as f64 / 3600.0, mean)
+                    (hours_since(r.outcome.report.first_submit_s, t), mean)
                 }),
             ),
             None => plot,
         })
     };
-    write(
+    files.extend(render(
         dir,
         &over_time("utilization", "utilisation", "busy units / capacity", |s| {
             &s.utilization
         }),
-    )?;
-    write(
+    )?);
+    files.extend(render(
         dir,
         &over_time("queue", "queue length", "jobs waiting", |s| &s.queue_jobs),
-    )?;
-    write(dir, &wait_cdf(trace, runs))?;
+    )?);
+    files.extend(render(dir, &wait_cdf(trace, runs))?);
     for r in runs {
-        write(
-            dir,
-            &gantt(trace, r, capacity, window).map_err(plot_error(dir))?,
-        )?;
+        let chart = gantt(trace, r, capacity, window).map_err(plot_error(dir))?;
+        files.extend(render(dir, &chart)?);
     }
-    Ok(())
+    Ok(files)
 }
 
 /// The wait-time CDF of each policy on a log wait axis. Jobs that started at once (wait 0)
@@ -244,9 +267,11 @@ fn gantt(
         })
         .collect();
     let assignment = units::assign(capacity, &spans).map_err(|e| e.to_string())?;
-    let mut starts: Vec<i64> = spans.iter().flatten().map(|s| s.start.0 - origin).collect();
+    // Seconds since the first submission (saturating: hostile times may differ by more than i64).
+    let since = |t: i64| t.saturating_sub(origin);
+    let mut starts: Vec<i64> = spans.iter().flatten().map(|s| since(s.start.0)).collect();
     starts.sort_unstable();
-    let span_end = run.outcome.report.last_end_s - origin;
+    let span_end = since(run.outcome.report.last_end_s);
     let (window, chosen) = match window {
         Some(w) => (w, true),
         None => {
@@ -266,9 +291,8 @@ fn gantt(
     // The jobs that run in the window, by start, at most GANTT_MAX_JOBS of them.
     let mut shown: Vec<usize> = (0..spans.len())
         .filter(|&i| {
-            spans[i].is_some_and(|s| {
-                s.start.0 - origin < window.end_s && s.end.0 - origin > window.start_s
-            })
+            spans[i]
+                .is_some_and(|s| since(s.start.0) < window.end_s && since(s.end.0) > window.start_s)
         })
         .collect();
     shown.sort_by_key(|&i| spans[i].map(|s| s.start));
@@ -277,8 +301,7 @@ fn gantt(
     let h = |t: i64| t as f64 / 3600.0;
     let blocks = shown.iter().flat_map(|&i| {
         let id = records[order[i]].id.0;
-        let (x0, x1) =
-            spans[i].map_or((0.0, 0.0), |s| (h(s.start.0 - origin), h(s.end.0 - origin)));
+        let (x0, x1) = spans[i].map_or((0.0, 0.0), |s| (h(since(s.start.0)), h(since(s.end.0))));
         assignment
             .units(i)
             .iter()

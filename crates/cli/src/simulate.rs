@@ -5,20 +5,20 @@
 use crate::batch_run::{PolicyChoice, PolicyList, distinct};
 use crate::input::{self, InputError, Workload};
 use crate::jobs_csv::{self, JobsCsvError, WorkloadInfo};
-use crate::output::{self, OutputError};
+use crate::output::{self, Clash, OutputError, Outputs, Plan};
 use crate::plots::{self, PlotError};
 use crate::summary::{self, Row};
 use crate::timeseries::{self, Series, TooManyBins};
 use clap::Args;
 use cosched_batch::{BatchError, SimOutcome};
 use cosched_core::write_jobs_csv;
+use cosched_workload::output::Staged;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thiserror::Error;
@@ -136,6 +136,9 @@ pub enum SimulateError {
     /// An output could not be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// An output would destroy an input or another output.
+    #[error(transparent)]
+    Clash(#[from] Clash),
     /// A plot could not be drawn.
     #[error(transparent)]
     Plot(#[from] PlotError),
@@ -210,10 +213,7 @@ pub fn run_policies(
                 })?;
             let elapsed_s = clock.elapsed().as_secs_f64();
             bar.finish_and_clear();
-            let span = outcome
-                .report
-                .last_end_s
-                .saturating_sub(outcome.report.first_submit_s);
+            let span = summary::span_s(&outcome.report);
             let series = series
                 .map(|resolution| {
                     timeseries::compute(
@@ -240,44 +240,91 @@ pub fn run_policies(
         .collect()
 }
 
-/// The output files, created (so checked writable) before the simulation starts.
-struct Outputs {
-    out_dir: Option<PathBuf>,
-    jobs_csv: Option<(PathBuf, File)>,
-    report: Option<(PathBuf, File)>,
-    timeseries_csv: Option<(PathBuf, File)>,
-    invalid_csv: Option<(PathBuf, File)>,
+/// The output files, planned (checked against the trace and each other) and staged (so checked
+/// writable) before the simulation starts; moved into place once everything is written.
+struct Prepared {
+    out_dir: Option<OutDir>,
+    jobs_csv: Option<Staged>,
+    report: Option<Staged>,
+    timeseries_csv: Option<Staged>,
+    invalid_csv: Option<Staged>,
     plots: Option<PathBuf>,
 }
 
-fn open(path: &Option<PathBuf>) -> Result<Option<(PathBuf, File)>, OutputError> {
-    path.as_ref()
-        .map(|p| output::create_file(p).map(|f| (p.clone(), f)))
-        .transpose()
+/// The files of `--out DIR`.
+struct OutDir {
+    /// `P_jobs.csv`, in the order of the policies.
+    jobs: Vec<Staged>,
+    summary: Staged,
+    report: Staged,
+    timeseries: Staged,
 }
 
-impl Outputs {
-    fn prepare(args: &SimulateArgs, policies: &[PolicyChoice]) -> Result<Outputs, SimulateError> {
+/// `DIR/P_jobs.csv` of `--out DIR` for `policy`.
+fn jobs_file(dir: &Path, policy: &PolicyChoice) -> PathBuf {
+    dir.join(format!("{}_jobs.csv", policy.file_stem()))
+}
+
+/// The other files of `--out DIR`: summary, report, time series.
+const OUT_DIR_FILES: [&str; 3] = ["summary.csv", "report.json", "timeseries.csv"];
+
+impl Prepared {
+    fn new(args: &SimulateArgs, policies: &[PolicyChoice]) -> Result<Prepared, SimulateError> {
         if args.jobs_csv.is_some() && policies.len() > 1 {
             return Err(SimulateError::Usage(
                 "--jobs-csv takes one policy; with several use --out DIR (one DIR/P_jobs.csv each)"
                     .into(),
             ));
         }
+        let mut plan = Plan::default();
+        plan.input("--trace", &args.trace);
         if let Some(dir) = &args.out {
-            output::create_dir(dir)?;
             for p in policies {
-                output::create_file(&dir.join(format!("{}_jobs.csv", p.file_stem())))?;
+                plan.output("--out", jobs_file(dir, p));
             }
-            for name in ["summary.csv", "report.json", "timeseries.csv"] {
-                output::create_file(&dir.join(name))?;
+            for name in OUT_DIR_FILES {
+                plan.output("--out", dir.join(name));
+            }
+        }
+        for (flag, path) in [
+            ("--jobs-csv", &args.jobs_csv),
+            ("--report", &args.report),
+            ("--timeseries-csv", &args.timeseries_csv),
+            ("--invalid-csv", &args.invalid_csv),
+        ] {
+            if let Some(path) = path {
+                plan.output(flag, path);
             }
         }
         if let Some(dir) = &args.plots {
+            for file in plots::run_files(dir, policies) {
+                plan.output("--plots", file);
+            }
+        }
+        plan.check()?;
+        let out_dir = match &args.out {
+            Some(dir) => {
+                output::create_dir(dir)?;
+                let [summary, report, timeseries] = OUT_DIR_FILES;
+                let file = |name: &str| output::create(&dir.join(name));
+                Some(OutDir {
+                    jobs: policies
+                        .iter()
+                        .map(|p| output::create(&jobs_file(dir, p)))
+                        .collect::<Result<_, _>>()?,
+                    summary: file(summary)?,
+                    report: file(report)?,
+                    timeseries: file(timeseries)?,
+                })
+            }
+            None => None,
+        };
+        if let Some(dir) = &args.plots {
             output::create_dir(dir)?;
         }
-        Ok(Outputs {
-            out_dir: args.out.clone(),
+        let open = |path: &Option<PathBuf>| path.as_deref().map(output::create).transpose();
+        Ok(Prepared {
+            out_dir,
             jobs_csv: open(&args.jobs_csv)?,
             report: open(&args.report)?,
             timeseries_csv: open(&args.timeseries_csv)?,
@@ -287,18 +334,11 @@ impl Outputs {
     }
 }
 
-/// Writes `bytes` to `file` (named `path` in errors).
-pub fn write_all(path: &Path, mut file: File, bytes: &[u8]) -> Result<(), OutputError> {
-    file.write_all(bytes)
-        .and_then(|()| file.flush())
-        .map_err(|e| OutputError::new(path, e))
-}
-
 /// Runs the command.
 pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
     let named: Vec<PolicyChoice> = args.policy.iter().flat_map(|l| l.0.clone()).collect();
     let policies = distinct(&named).map_err(SimulateError::Policy)?;
-    let outputs = Outputs::prepare(args, &policies)?;
+    let prepared = Prepared::new(args, &policies)?;
     let workload = input::read(&args.trace)?;
     for late in &workload.late_keys {
         eprintln!(
@@ -332,13 +372,14 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
     let mut meta = Meta::new(&workload, capacity, &capacity_source, None);
     meta.warnings = warnings;
     write_outputs(
-        outputs,
+        prepared,
         &workload,
         &meta,
         &runs,
         capacity,
         args.gantt_window,
-    )?;
+    )?
+    .commit()?;
 
     let text = if runs.len() == 1 {
         single_summary(&workload, &meta, &runs[0])
@@ -496,13 +537,13 @@ fn report_json(meta: &Meta, runs: &[PolicyRun], flat: bool) -> String {
 }
 
 fn write_outputs(
-    outputs: Outputs,
+    prepared: Prepared,
     workload: &Workload,
     meta: &Meta,
     runs: &[PolicyRun],
     capacity: u32,
     gantt_window: Option<plots::Window>,
-) -> Result<(), SimulateError> {
+) -> Result<Outputs, SimulateError> {
     let info = WorkloadInfo {
         name: &workload.name,
         jobs: &workload.jobs,
@@ -514,41 +555,44 @@ fn write_outputs(
             series.write_csv_rows(r.policy.name(), &mut series_csv);
         }
     }
-    if let Some(dir) = &outputs.out_dir {
-        runs.par_iter().try_for_each(|r| {
-            let path = dir.join(format!("{}_jobs.csv", r.policy.file_stem()));
-            let file = output::create_file(&path)?;
-            jobs_csv::write(file, &info, &r.outcome.records, capacity).map_err(|e| match e {
-                JobsCsvError::Io(e) => OutputError::new(&path, e),
-                other => OutputError::new(&path, other),
+    let mut outputs = Outputs::default();
+    if let Some(dir) = prepared.out_dir {
+        let jobs: Vec<Staged> = dir
+            .jobs
+            .into_par_iter()
+            .zip(runs)
+            .map(|(mut file, r)| {
+                jobs_csv::write(&mut file, &info, &r.outcome.records, capacity).map_err(
+                    |e| match e {
+                        JobsCsvError::Io(e) => OutputError::new(file.path(), e),
+                        other => OutputError::new(file.path(), other),
+                    },
+                )?;
+                Ok(file)
             })
-        })?;
+            .collect::<Result<_, OutputError>>()?;
+        jobs.into_iter().for_each(|f| outputs.add(f));
         let rows: Vec<(Vec<String>, &Row)> = runs.iter().map(|r| (Vec::new(), &r.row)).collect();
-        let path = dir.join("summary.csv");
-        let bytes = summary::to_csv(&[], &rows).map_err(|e| OutputError::new(&path, e))?;
-        write_all(&path, output::create_file(&path)?, &bytes)?;
-        let path = dir.join("report.json");
-        write_all(
-            &path,
-            output::create_file(&path)?,
-            report_json(meta, runs, false).as_bytes(),
-        )?;
-        let path = dir.join("timeseries.csv");
-        write_all(&path, output::create_file(&path)?, series_csv.as_bytes())?;
+        let bytes =
+            summary::to_csv(&[], &rows).map_err(|e| OutputError::new(dir.summary.path(), e))?;
+        outputs.put(dir.summary, &bytes)?;
+        outputs.put(dir.report, report_json(meta, runs, false).as_bytes())?;
+        outputs.put(dir.timeseries, series_csv.as_bytes())?;
     }
-    if let Some((path, file)) = outputs.jobs_csv
+    if let Some(mut file) = prepared.jobs_csv
         && let [run] = runs
     {
-        write_jobs_csv(BufWriter::new(file), &run.outcome.records)
-            .map_err(|e| OutputError::new(&path, e))?;
+        write_jobs_csv(BufWriter::new(&mut file), &run.outcome.records)
+            .map_err(|e| OutputError::new(file.path(), e))?;
+        outputs.add(file);
     }
-    if let Some((path, file)) = outputs.report {
-        write_all(&path, file, report_json(meta, runs, true).as_bytes())?;
+    if let Some(file) = prepared.report {
+        outputs.put(file, report_json(meta, runs, true).as_bytes())?;
     }
-    if let Some((path, file)) = outputs.timeseries_csv {
-        write_all(&path, file, series_csv.as_bytes())?;
+    if let Some(file) = prepared.timeseries_csv {
+        outputs.put(file, series_csv.as_bytes())?;
     }
-    if let Some((path, file)) = outputs.invalid_csv {
+    if let Some(file) = prepared.invalid_csv {
         let mut w = csv::Writer::from_writer(Vec::new());
         let location = if workload.format == "swf" {
             "line"
@@ -563,15 +607,19 @@ fn write_outputs(
         );
         for row in rows {
             w.write_record(row)
-                .map_err(|e| OutputError::new(&path, e))?;
+                .map_err(|e| OutputError::new(file.path(), e))?;
         }
-        let bytes = w.into_inner().map_err(|e| OutputError::new(&path, e))?;
-        write_all(&path, file, &bytes)?;
+        let bytes = w
+            .into_inner()
+            .map_err(|e| OutputError::new(file.path(), e))?;
+        outputs.put(file, &bytes)?;
     }
-    if let Some(dir) = &outputs.plots {
-        plots::draw_runs(dir, &workload.name, runs, capacity, gantt_window)?;
+    if let Some(dir) = &prepared.plots {
+        for (path, bytes) in plots::draw_runs(dir, &workload.name, runs, capacity, gantt_window)? {
+            outputs.write(&path, &bytes)?;
+        }
     }
-    Ok(())
+    Ok(outputs)
 }
 
 /// The summary of a single-policy run.

@@ -39,8 +39,9 @@ pub struct Row {
     pub mean_bounded_slowdown: f64,
     /// Busy unit-seconds / (capacity × makespan).
     pub utilization: f64,
-    /// Last completion − first submission, seconds.
-    pub makespan_s: i64,
+    /// Last completion − first submission, seconds (exact: the span of two i64 times may
+    /// exceed i64).
+    pub makespan_s: u64,
     /// Jobs that completed.
     pub completed: usize,
     /// Jobs never started (larger than the machine).
@@ -82,7 +83,7 @@ impl Row {
             mean_wait_s: o.mean_wait_s,
             mean_bounded_slowdown: o.mean_bounded_slowdown,
             utilization: report.utilization,
-            makespan_s: report.last_end_s.saturating_sub(report.first_submit_s),
+            makespan_s: span_s(report),
             completed: report.completed,
             rejected: report.rejected,
             invalid: report.invalid,
@@ -125,6 +126,11 @@ impl Row {
             self.mean_queue_jobs.to_string(),
         ]
     }
+}
+
+/// Last completion − first submission of `report`, seconds, exactly (0 if nothing ended).
+pub fn span_s(report: &Report) -> u64 {
+    u64::try_from(i128::from(report.last_end_s) - i128::from(report.first_submit_s)).unwrap_or(0)
 }
 
 /// The summary CSV: `prefix_columns` (e.g. trace, load, seed for an experiment), then

@@ -29,7 +29,7 @@ pub struct TooManyBins {
     /// Bins it would give.
     pub bins: u64,
     /// The span covered.
-    pub span_s: i64,
+    pub span_s: u64,
 }
 
 /// Time-averaged values per bin; bin `k` covers `[start_s + k·resolution_s, … + resolution_s)`
@@ -50,12 +50,12 @@ pub struct Series {
 
 /// The smallest of a few round resolutions that gives at most about 2,000 bins over
 /// `span_s`.
-pub fn auto_resolution(span_s: i64) -> i64 {
+pub fn auto_resolution(span_s: u64) -> i64 {
     let span = span_s.max(1);
     NICE.iter()
         .copied()
-        .find(|&r| span / r <= 2_000)
-        .unwrap_or_else(|| span / 2_000 + 1)
+        .find(|&r| span / r.unsigned_abs() <= 2_000)
+        .unwrap_or_else(|| i64::try_from(span / 2_000 + 1).unwrap_or(i64::MAX))
 }
 
 /// The series of `records` (rejected jobs, never queued, are left out) on `capacity` units.
@@ -93,7 +93,7 @@ pub fn compute(
         return Err(TooManyBins {
             resolution_s: resolution,
             bins,
-            span_s: i64::try_from(span).unwrap_or(i64::MAX),
+            span_s: u64::try_from(span).unwrap_or(u64::MAX),
         });
     }
     let bins = bins as usize;
@@ -146,13 +146,19 @@ pub fn compute(
 }
 
 impl Series {
+    /// When bin `k` starts, seconds (in i128: `start_s + k × resolution_s` of a bin past the
+    /// last one may not fit i64).
+    pub fn bin_start(&self, k: usize) -> i128 {
+        i128::from(self.start_s) + k as i128 * i128::from(self.resolution_s)
+    }
+
     /// CSV rows `label,time_s,utilization,queue_jobs,running_jobs` (no header).
     pub fn write_csv_rows(&self, label: &str, out: &mut String) {
         for k in 0..self.utilization.len() {
             let _ = writeln!(
                 out,
                 "{label},{},{},{},{}",
-                self.start_s + k as i64 * self.resolution_s,
+                self.bin_start(k),
                 self.utilization[k],
                 self.queue_jobs[k],
                 self.running_jobs[k]

@@ -76,14 +76,41 @@ fn every_readme_command_is_of_a_known_kind() {
             }
             Kind::Xtask(args) => assert!(!args.is_empty(), "{}", c.text()),
             Kind::Cargo(words) => check_cargo(c, &words),
-            // The live service's calls and the cluster's environment: run by `.ci/run`'s live
-            // tests against the cluster `cargo xtask slurm up` starts.
-            Kind::Other(words) => assert!(
-                matches!(words[0].as_str(), "curl" | "source"),
-                "{}: a command of unknown kind; teach this test how to check it",
-                c.text()
-            ),
+            Kind::Other(words) => check_other(c, &words),
         }
+    }
+}
+
+/// Another program's command. The live service's calls and the cluster's environment (`curl`,
+/// `source`) are run by `.ci/run`'s live tests against the cluster `cargo xtask slurm up`
+/// starts; the Python package's (`python3 -m venv`, `.`, `pip`, `pytest`, `python`) by
+/// `.ci/python.sh` in a virtual environment of its own. Here: the kind is known, and the
+/// repository files a Python command names exist.
+fn check_other(c: &ReadmeCommand, words: &[String]) {
+    // `NAME=value` words before the program set its environment.
+    let is_assignment = |w: &str| {
+        w.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_')
+        })
+    };
+    let mut rest = words.iter().skip_while(|w| is_assignment(w));
+    let program = rest.next().map_or("", String::as_str);
+    match program {
+        "curl" | "source" => {}
+        "python3" | "python" | "pip" | "pytest" | "." => {
+            for word in rest {
+                // `./crates/python[test]`: a path with pip's extras.
+                let path = word.strip_prefix("./").unwrap_or(word);
+                let path = path.split('[').next().unwrap_or(path);
+                if path.starts_with("crates/") {
+                    assert!(root().join(path).exists(), "{}: no {path}", c.text());
+                }
+            }
+        }
+        _ => panic!(
+            "{}: a command of unknown kind; teach this test how to check it",
+            c.text()
+        ),
     }
 }
 

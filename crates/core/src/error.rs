@@ -25,7 +25,7 @@ impl ParamError {
     pub fn new(name: &'static str, value: impl ToString, constraint: &'static str) -> Self {
         ParamError {
             name,
-            value: value.to_string(),
+            value: shown(&value.to_string()),
             constraint,
         }
     }
@@ -42,6 +42,26 @@ impl ParamError {
         } else {
             Err(ParamError::new(name, value, constraint))
         }
+    }
+}
+
+/// A rendered value as an error message should show it: unchanged when short; a long number
+/// (`1e300` prints as 301 digits) in scientific notation; other long text as an [`excerpt`].
+///
+/// ```
+/// use cosched_core::shown;
+/// assert_eq!(shown("0.5"), "0.5");
+/// assert_eq!(shown(&1e300_f64.to_string()), "1e300");
+/// assert_eq!(shown(&(-1e-300_f64).to_string()), "-1e-300");
+/// assert!(shown(&"x".repeat(1_000)).ends_with("..."));
+/// ```
+pub fn shown(value: &str) -> String {
+    if value.chars().nth(EXCERPT_CHARS).is_none() {
+        return value.to_owned();
+    }
+    match value.parse::<f64>() {
+        Ok(x) => format!("{x:e}"),
+        Err(_) => excerpt(value),
     }
 }
 

@@ -47,7 +47,7 @@ pub mod usage;
 
 pub use driver::{CallError, Driver, Executor};
 pub use engine::{EngineError, Event, EventQueue, KernelStats, ScheduleInPast, Simulation};
-pub use error::{EXCERPT_CHARS, ParamError, excerpt};
+pub use error::{EXCERPT_CHARS, ParamError, excerpt, shown};
 pub use ids::{JobId, LeaseId, NodeId};
 pub use job::{MalleableJob, NoticeCategory, OnDemandJob, RigidJob};
 pub use lease::{Lease, LeaseEnd, LeaseKind};

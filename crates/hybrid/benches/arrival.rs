@@ -1,14 +1,17 @@
 //! Speed of the hybrid mechanisms (Fan et al., IPDPS 2022: the paper reports a
-//! decision under 10 ms; the issue asks for < 100 µs).
+//! decision under 10 ms; our target is < 100 µs).
 //!
 //! - `arrival_decision`: one on-demand arrival decision (PAA and SPAA) on a 12,076-node system
 //!   running 5,000 jobs (a seeded mix: 70 % rigid with checkpoints, 30 % malleable), for an
 //!   on-demand job of 64 and of 2,048 nodes with no idle node;
 //! - `cup_notice`: CUP planning a notice against the same 5,000 jobs;
 //! - `cori_like_sim`: a Cori-like month (440,000 jobs, ≈ 14,500 arriving a day) under
-//!   CUP&SPAA; its simulated span is printed.
+//!   CUP&SPAA and under the baseline, in the CPU time of the benchmarking thread (which a
+//!   shared machine inflates far less than the wall clock), with jobs per CPU second; its
+//!   simulated span is printed.
 //!
-//! `cargo bench -p cosched-hybrid`.
+//! `cargo bench -p cosched-hybrid`; `-- cori_like_sim --save-baseline old` on one build and
+//! `--baseline old` on another compares two builds in one session.
 
 use cosched_core::{Duration, JobId, Time};
 use cosched_hybrid::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob};
@@ -16,10 +19,17 @@ use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
 use cosched_hybrid::{
     Checkpointing, Composite, HybridConfig, Mechanism, RunningKind, RunningView, scenario,
 };
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
+
+// The batch benches' CPU-time measurement, shared rather than copied (its workload helper is
+// not used here).
+#[allow(dead_code)]
+#[path = "../../batch/benches/common/mod.rs"]
+mod common;
+use common::ThreadCpuTime;
 
 const NODES: u32 = 12_076;
 const RUNNING: usize = 5_000;
@@ -105,7 +115,7 @@ fn decisions(c: &mut Criterion) {
 /// Jobs of a Cori-like month: about 30 days of arrivals at ≈ 14,500 a day.
 const CORI_MONTH_JOBS: usize = 440_000;
 
-fn simulation(c: &mut Criterion) {
+fn simulation(c: &mut Criterion<ThreadCpuTime>) {
     let jobs = hybrid_workload(
         &TraceParams::cori(CORI_MONTH_JOBS),
         &TypeParams::default(),
@@ -124,12 +134,21 @@ fn simulation(c: &mut Criterion) {
         out.report.instant_start_ratio
     );
     let mut group = c.benchmark_group("cori_like_sim");
-    group.sample_size(10);
-    group.bench_function("cup_spaa_month_440000_jobs", |b| {
-        b.iter(|| scenario::simulate(config.clone(), cup_spaa, black_box(&jobs)).unwrap())
-    });
+    // Ten runs of seconds each: flat sampling, not criterion's 55 of the linear ramp.
+    group.sample_size(10).sampling_mode(SamplingMode::Flat);
+    group.throughput(Throughput::Elements(jobs.len() as u64));
+    for (name, mechanism) in [("cup_spaa", cup_spaa), ("baseline", None)] {
+        group.bench_function(format!("{name}_month_{CORI_MONTH_JOBS}_jobs"), |b| {
+            b.iter(|| scenario::simulate(config.clone(), mechanism, black_box(&jobs)).unwrap())
+        });
+    }
     group.finish();
 }
 
-criterion_group!(benches, decisions, simulation);
-criterion_main!(benches);
+criterion_group!(benches, decisions);
+criterion_group! {
+    name = month;
+    config = Criterion::default().with_measurement(ThreadCpuTime);
+    targets = simulation
+}
+criterion_main!(benches, month);

@@ -5,8 +5,11 @@
 //! τ = sqrt(2δM) · [1 + (1/3)·sqrt(δ/(2M)) + (1/9)·(δ/(2M))] − δ   (τ = M when δ ≥ 2M),
 //!
 //! where δ is the time one checkpoint takes — 600 s for a job below 1,000 nodes and 1,200 s
-//! from 1,000 nodes on, as in the paper — and M the system's mean time between failures. A job
-//! whose run time is shorter than τ never checkpoints.
+//! from 1,000 nodes on, as in the paper — and M the mean time between failures *of the job*
+//! (Daly's M is the application's MTBF). Failures strike a uniformly drawn node of the system
+//! at the system's MTBF M_sys (§V-C), so a job on n of the system's N nodes is interrupted at
+//! the rate n / (N · M_sys): its MTBF is **M = M_sys · N / n** ([`CheckpointPolicy::job_mtbf`]).
+//! A job whose run time is shorter than τ never checkpoints.
 //!
 //! **Checkpoints cost δ each time they are taken** ([`Checkpointing::wall_time`]): a run is its
 //! setup, then work in periods of τ, each followed by a checkpoint of δ on all the job's nodes.
@@ -20,18 +23,22 @@
 //! ```
 //! use cosched_core::Duration;
 //! use cosched_hybrid::checkpoint::CheckpointPolicy;
-//! let policy = CheckpointPolicy::new(Duration::from_hours(24)).unwrap();
-//! // 1,200 s checkpoints on a 1-day MTBF: τ = 14,400 · (1 + 1/36 + 1/1296) − 1,200 ≈ 13,611 s.
-//! let ck = policy.checkpointing(2_048, Duration::from_hours(10)).unwrap();
+//! // A 4,392-node system with a 24-hour MTBF.
+//! let policy = CheckpointPolicy::new(Duration::from_hours(24), 4_392).unwrap();
+//! // The whole machine has the system's MTBF: 1,200 s checkpoints, τ = 14,400 · (1 + 1/36 +
+//! // 1/1296) − 1,200 ≈ 13,611 s.
+//! let ck = policy.checkpointing(4_392, Duration::from_hours(10)).unwrap();
 //! assert_eq!((ck.interval, ck.cost), (Duration(13_611), Duration(1_200)));
-//! // A 1-hour job never checkpoints.
-//! assert_eq!(policy.checkpointing(2_048, Duration::from_hours(1)), None);
+//! // A 128-node job fails 4,392 / 128 times less often: M ≈ 34 days, τ ≈ 16.5 h, so a
+//! // 10-hour run never checkpoints.
+//! assert_eq!(policy.job_mtbf(128), Duration(86_400 * 4_392 / 128));
+//! assert_eq!(policy.checkpointing(128, Duration::from_hours(10)), None);
 //! // 10 h of trace run time are 33,600 s of work and 2 checkpoints; checkpointing twice as
 //! // often, the same work takes 4 checkpoints.
 //! let half = policy.with_scale(0.5).unwrap();
-//! let work = policy.work(2_048, Duration::from_hours(10));
+//! let work = policy.work(4_392, Duration::from_hours(10));
 //! assert_eq!(work, Duration(36_000 - 2 * 1_200));
-//! assert_eq!(half.run_time(2_048, work), Some(Duration(33_600 + 4 * 1_200)));
+//! assert_eq!(half.run_time(4_392, work), Some(Duration(33_600 + 4 * 1_200)));
 //! ```
 
 use cosched_core::{Duration, ParamError};
@@ -193,39 +200,42 @@ pub fn preemption_cost(
     )
 }
 
-/// The system's checkpointing regime: Daly's interval for its MTBF, possibly scaled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The system's checkpointing regime: each job checkpoints at Daly's interval for its own
+/// MTBF (the system's MTBF times the system's nodes over the job's), possibly scaled.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointPolicy {
+    /// The system's mean time between failures.
     mtbf: Duration,
-    /// Daly's optimum for the two checkpoint times (small, large jobs).
-    optimum: [Duration; 2],
-    /// The intervals jobs use (the optimum unless scaled).
-    used: [Duration; 2],
+    /// The system's nodes.
+    nodes: u32,
+    /// The intervals jobs use, as a share of the optimum (1 unless scaled).
+    scale: f64,
 }
 
 impl CheckpointPolicy {
-    /// The regime of a system with mean time between failures `mtbf` (> 0).
-    pub fn new(mtbf: Duration) -> Result<CheckpointPolicy, ParamError> {
-        let optimum = [
-            daly_interval(SMALL_JOB_CHECKPOINT, mtbf)?,
-            daly_interval(LARGE_JOB_CHECKPOINT, mtbf)?,
-        ];
+    /// The regime of a system of `nodes` nodes (>= 1) with mean time between failures `mtbf`
+    /// (> 0).
+    pub fn new(mtbf: Duration, nodes: u32) -> Result<CheckpointPolicy, ParamError> {
+        ParamError::check(mtbf.0 > 0, "mtbf", mtbf.0, "must be > 0")?;
+        ParamError::check(nodes >= 1, "nodes", nodes, "must be >= 1")?;
         Ok(CheckpointPolicy {
             mtbf,
-            optimum,
-            used: optimum,
+            nodes,
+            scale: 1.0,
         })
     }
 
-    /// The same regime with both intervals multiplied by `factor` (> 0, finite), rounded to
+    /// The same regime with every interval multiplied by `factor` (> 0, finite), rounded to
     /// the second (at least 1 s): the paper's sensitivity study checkpoints at 50–200 % of
     /// Daly's optimum (Fig. 8).
     ///
     /// ```
     /// use cosched_core::Duration;
     /// use cosched_hybrid::checkpoint::CheckpointPolicy;
-    /// let half = CheckpointPolicy::new(Duration::from_hours(24)).unwrap().with_scale(0.5).unwrap();
-    /// assert_eq!(half.checkpointing(10, Duration::from_hours(10)).unwrap().interval, Duration(4_893));
+    /// let policy = CheckpointPolicy::new(Duration::from_hours(24), 1_000).unwrap();
+    /// let half = policy.with_scale(0.5).unwrap();
+    /// let tau = |p: CheckpointPolicy| p.checkpointing(1_000, Duration::from_hours(10)).unwrap().interval;
+    /// assert_eq!((tau(policy), tau(half)), (Duration(13_611), Duration(6_806)));
     /// ```
     pub fn with_scale(self, factor: f64) -> Result<CheckpointPolicy, ParamError> {
         ParamError::check(
@@ -234,9 +244,8 @@ impl CheckpointPolicy {
             factor,
             "must be finite and > 0",
         )?;
-        let scale = |d: Duration| Duration(((d.0 as f64 * factor).round() as i64).max(1));
         Ok(CheckpointPolicy {
-            used: self.optimum.map(scale),
+            scale: factor,
             ..self
         })
     }
@@ -247,14 +256,39 @@ impl CheckpointPolicy {
         self.mtbf
     }
 
-    fn class(nodes: u32) -> usize {
-        usize::from(nodes >= LARGE_JOB_NODES)
+    /// The system's nodes.
+    #[inline]
+    pub fn nodes(&self) -> u32 {
+        self.nodes
+    }
+
+    /// The MTBF of a job on `nodes` nodes: the system's MTBF times the system's nodes over the
+    /// job's (a failure strikes one uniformly drawn node), to the second; at least the
+    /// system's MTBF for a job no larger than the system.
+    pub fn job_mtbf(&self, nodes: u32) -> Duration {
+        let m = i128::from(self.mtbf.0) * i128::from(self.nodes) / i128::from(nodes.max(1));
+        Duration(i64::try_from(m).unwrap_or(i64::MAX).max(1))
+    }
+
+    /// Daly's optimum for a job of `nodes` nodes: its checkpoint time and its MTBF.
+    fn optimum(&self, nodes: u32) -> Duration {
+        // Both are positive by construction.
+        daly_interval(checkpoint_time(nodes), self.job_mtbf(nodes)).unwrap_or(Duration(1))
+    }
+
+    /// The interval a job of `nodes` nodes uses: the optimum, scaled.
+    pub fn interval(&self, nodes: u32) -> Duration {
+        let optimum = self.optimum(nodes);
+        if self.scale == 1.0 {
+            return optimum;
+        }
+        Duration(((optimum.0 as f64 * self.scale).round() as i64).max(1))
     }
 
     /// How a job of `nodes` nodes doing `work` checkpoints: the interval in use and δ, or
     /// `None` (no checkpoints) when the interval exceeds the work.
     pub fn checkpointing(&self, nodes: u32, work: Duration) -> Option<Checkpointing> {
-        let interval = self.used[Self::class(nodes)];
+        let interval = self.interval(nodes);
         (interval <= work).then_some(Checkpointing {
             interval,
             cost: checkpoint_time(nodes),
@@ -264,7 +298,7 @@ impl CheckpointPolicy {
     /// The work in a trace run time `runtime` (setup excluded) of a job of `nodes` nodes,
     /// read as a run checkpointing at the optimum interval.
     pub fn work(&self, nodes: u32, runtime: Duration) -> Duration {
-        let interval = self.optimum[Self::class(nodes)];
+        let interval = self.optimum(nodes);
         if interval > runtime {
             return runtime.max(Duration::ZERO);
         }
@@ -314,29 +348,54 @@ mod tests {
     fn parameters_are_validated() {
         assert!(daly_interval(Duration(-1), Duration(100)).is_err());
         assert!(daly_interval(Duration(600), Duration(0)).is_err());
-        assert!(CheckpointPolicy::new(Duration(0)).is_err());
+        assert!(CheckpointPolicy::new(Duration(0), 10).is_err());
+        assert!(CheckpointPolicy::new(Duration(10), 0).is_err());
+        let policy = CheckpointPolicy::new(Duration(100), 10).unwrap();
+        assert!(policy.with_scale(0.0).is_err());
+        assert!(policy.with_scale(f64::NAN).is_err());
     }
 
     #[test]
     fn checkpoint_time_switches_at_1000_nodes() {
         assert_eq!(checkpoint_time(999), Duration(600));
         assert_eq!(checkpoint_time(1_000), Duration(1_200));
-        let policy = CheckpointPolicy::new(Duration(86_400)).unwrap();
-        assert_eq!(policy.mtbf(), Duration(86_400));
-        let interval = |nodes, work| {
-            policy
-                .checkpointing(nodes, Duration(work))
-                .map(|c| c.interval)
-        };
-        assert_eq!(interval(999, 50_000), Some(Duration(9_786)));
-        assert_eq!(interval(1_000, 50_000), Some(Duration(13_611)));
+        // On a system of exactly the job's size the job's MTBF is the system's.
+        let at = |nodes: u32| CheckpointPolicy::new(Duration(86_400), nodes).unwrap();
+        assert_eq!(at(999).mtbf(), Duration(86_400));
+        assert_eq!(at(999).interval(999), Duration(9_786));
+        assert_eq!(at(1_000).interval(1_000), Duration(13_611));
+        let policy = at(1_000);
         assert_eq!(
             policy.checkpointing(1_000, Duration(50_000)).unwrap().cost,
             Duration(1_200)
         );
         // τ exceeds the work: no checkpoints; τ equal to it: one at the end.
-        assert_eq!(interval(10, 9_785), None);
-        assert_eq!(interval(10, 9_786), Some(Duration(9_786)));
+        let small = at(10);
+        assert_eq!(small.checkpointing(10, Duration(9_785)), None);
+        assert_eq!(
+            small.checkpointing(10, Duration(9_786)).map(|c| c.interval),
+            Some(Duration(9_786))
+        );
+    }
+
+    /// Daly's M is the job's MTBF: under failures of one uniformly drawn node at the system's
+    /// MTBF, a job on n of N nodes has the MTBF M·N/n, and its interval is Daly's for that.
+    #[test]
+    fn the_interval_uses_the_jobs_own_mtbf() {
+        let policy = CheckpointPolicy::new(Duration::from_hours(24), 4_392).unwrap();
+        assert_eq!(policy.job_mtbf(4_392), Duration::from_hours(24));
+        assert_eq!(policy.job_mtbf(128), Duration(86_400 * 4_392 / 128));
+        for nodes in [1, 128, 999, 1_000, 2_048, 4_392] {
+            let expected = daly_interval(checkpoint_time(nodes), policy.job_mtbf(nodes)).unwrap();
+            assert_eq!(policy.interval(nodes), expected, "{nodes} nodes");
+        }
+        // A 128-node job checkpoints sqrt(4392/128) ≈ 5.9 times less often than with the
+        // system's MTBF.
+        let system = daly_interval(Duration(600), Duration::from_hours(24)).unwrap();
+        let ratio = policy.interval(128).0 as f64 / system.0 as f64;
+        assert!((5.5..6.2).contains(&ratio), "{ratio}");
+        // Larger jobs checkpoint more often (for the same δ).
+        assert!(policy.interval(900) < policy.interval(128));
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //!   the job waits at the front of the queue ([`ArrivalAction::WaitAtFront`]).
 //! - **SPAA** (shrink-preempt at arrival): compute what the running malleable jobs can supply
 //!   by shrinking to their minimum sizes; if that meets the request, shrink them as evenly as
-//!   possible; otherwise fall back to PAA (§III-B2: "If the supply cannot meet, we use PAA
-//!   method to handle the on-demand request").
+//!   possible, every running malleable job giving its share (§III-B2; Obs. 4: SPAA "reduces
+//!   all running malleable jobs' sizes"); otherwise fall back to PAA (§III-B2: "If the supply
+//!   cannot meet, we use PAA method to handle the on-demand request").
 //!
 //! ## Preemption overhead (§III-B2), in seconds — not weighted by size
 //! - a rigid job with a completed checkpoint: the re-computation since that checkpoint plus
@@ -24,10 +25,15 @@
 //! Ties are broken by job id. Only the jobs given to the mechanism are candidates: the caller
 //! leaves out what may not be touched (running on-demand jobs, for instance).
 //!
-//! ## Even shrinking (water-filling)
-//! SPAA takes one node at a time from the malleable job with the **largest current size** that
-//! is still above its minimum (ties: smallest id). Jobs thus end within one node of each other,
-//! except those held up by their minimum size.
+//! ## Even shrinking
+//! The deficit is split evenly over **all** running malleable jobs above their minimum: each
+//! gives the same number of nodes, a job that reaches its minimum gives only its slack and the
+//! others cover the rest, and the nodes an even split leaves over (fewer than the jobs) come
+//! one each from the largest jobs (ties: smallest id). Equivalently, one node at a time from
+//! the job that has given the fewest so far (ties: the largest, then the smallest id). The
+//! paper's "as evenly as possible" is read as even *reductions*, since Obs. 4 has every
+//! running malleable job shrink and slow down; an even split of the resulting sizes would cut
+//! only the largest jobs.
 //!
 //! The mechanisms are plain functions of their inputs: no clock, RNG or I/O;
 //! [`crate::HybridPolicy`] turns their actions into commands.
@@ -55,6 +61,7 @@ use crate::checkpoint::{Checkpointing, preemption_cost};
 use cosched_core::{Duration, JobId, ParamError};
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
 
 /// The warning a malleable job gets before it is preempted: two minutes.
 pub const DEFAULT_WARNING: Duration = Duration(120);
@@ -314,7 +321,7 @@ impl Mechanism {
         }
         let deficit = u64::from(needed - free);
         if spaa && slack >= deficit {
-            let decisions: Vec<ArrivalAction> = water_fill(running.iter(), deficit).collect();
+            let decisions = even_shrinks(running, deficit);
             check_unique(&decisions)?;
             return Ok(decisions);
         }
@@ -394,55 +401,51 @@ pub(crate) fn cheapest_prefix<K: Ord>(
     lo
 }
 
-/// Shrinks among `jobs` freeing `amount` nodes as if one node at a time were taken from the
-/// largest job above its minimum (ties: smallest id); the caller guarantees the slack covers
-/// `amount`. In closed form: every job is cut to `max(min, L)` for the lowest level `L`
-/// freeing at most `amount`, and the nodes still missing come from the jobs at `L` that can
-/// go lower, smallest ids first. O(jobs · log size); the shrinks come out in ascending id.
-fn water_fill<'a>(
-    jobs: impl Iterator<Item = &'a RunningView>,
-    amount: u64,
-) -> impl Iterator<Item = ArrivalAction> {
-    // (id, size, minimum) of the jobs that can shrink.
+/// Shrinks among `jobs` freeing `amount` nodes evenly (see the [module docs](self)): every
+/// malleable job above its minimum gives `min(slack, L)` for the largest level `L` freeing at
+/// most `amount`, and the nodes still missing come one each from the jobs with slack above
+/// `L`, largest first (ties: smallest id); the caller guarantees the slack covers `amount`.
+/// O(jobs · log size); the shrinks come out in ascending id.
+fn even_shrinks(jobs: &[RunningView], amount: u64) -> Vec<ArrivalAction> {
+    // (id, size, slack) of the jobs that can shrink.
     let mut shrinkable: Vec<(JobId, u32, u32)> = jobs
-        .filter_map(|j| match j.kind {
-            RunningKind::Malleable { min_size, .. } if j.size > min_size => {
-                Some((j.id, j.size, min_size))
-            }
-            _ => None,
-        })
+        .iter()
+        .filter(|j| matches!(j.kind, RunningKind::Malleable { .. }) && j.slack() > 0)
+        .map(|j| (j.id, j.size, j.slack()))
         .collect();
     let freed_at = |level: u32| -> u64 {
         shrinkable
             .iter()
-            .map(|&(_, size, min)| u64::from(size.saturating_sub(min.max(level))))
+            .map(|&(_, _, slack)| u64::from(slack.min(level)))
             .sum()
     };
-    // The lowest level freeing at most `amount` (freed_at is non-increasing in the level).
-    let (mut lo, mut hi) = (0u32, shrinkable.iter().map(|j| j.1).max().unwrap_or(0));
+    // The largest level freeing at most `amount` (freed_at is non-decreasing in the level).
+    let (mut lo, mut hi) = (0u32, shrinkable.iter().map(|j| j.2).max().unwrap_or(0));
     while lo < hi {
-        let mid = lo + (hi - lo) / 2;
+        let mid = lo + (hi - lo).div_ceil(2);
         if freed_at(mid) <= amount {
-            hi = mid;
+            lo = mid;
         } else {
-            lo = mid + 1;
+            hi = mid - 1;
         }
     }
     let level = lo;
-    let mut missing = amount - freed_at(level).min(amount);
-    shrinkable.sort_unstable_by_key(|j| j.0);
-    shrinkable
-        .into_iter()
-        .filter_map(move |(job, size, min)| {
-            let mut to = size.min(min.max(level));
-            if missing > 0 && to == level && level > min {
-                to -= 1;
-                missing -= 1;
-            }
-            (to < size).then_some(ArrivalAction::Shrink { job, to })
+    let missing = usize::try_from(amount.saturating_sub(freed_at(level))).unwrap_or(usize::MAX);
+    // The jobs giving one node more: slack left above the level, largest first.
+    shrinkable.sort_unstable_by_key(|&(id, size, slack)| (slack <= level, Reverse(size), id));
+    let mut cuts: Vec<(JobId, u32, u32)> = shrinkable
+        .iter()
+        .enumerate()
+        .map(|(k, &(id, size, slack))| {
+            let cut = slack.min(level) + u32::from(k < missing);
+            (id, size, size - cut)
         })
-        .collect::<Vec<_>>()
-        .into_iter()
+        .filter(|&(_, size, to)| to < size)
+        .collect();
+    cuts.sort_unstable_by_key(|c| c.0);
+    cuts.into_iter()
+        .map(|(job, _, to)| ArrivalAction::Shrink { job, to })
+        .collect()
 }
 
 #[cfg(test)]
@@ -512,15 +515,14 @@ mod tests {
     #[test]
     fn spaa_shrinks_evenly_down_to_minimums() {
         let running = [malleable(1, 10, 2), malleable(2, 6, 5), malleable(3, 7, 1)];
-        // 7 nodes: 10 → 7 (3), then 7, 7 → 6, 6 (2), then 6, 6, 6 → 5, 6, 5 (2): job 2 stops at
-        // its minimum 5 and job 1 (the smaller id among the largest) gives first.
+        // 7 nodes: each gives 3, but job 2 has only 1 above its minimum; 3 + 1 + 3 = 7.
         let d = Mechanism::spaa().decide(7, 0, &running).unwrap();
         assert_eq!(
             d,
             vec![
                 ArrivalAction::Shrink {
                     job: JobId(1),
-                    to: 5
+                    to: 7
                 },
                 ArrivalAction::Shrink {
                     job: JobId(2),
@@ -528,10 +530,34 @@ mod tests {
                 },
                 ArrivalAction::Shrink {
                     job: JobId(3),
-                    to: 6
+                    to: 4
                 },
             ]
         );
+    }
+
+    /// §III-B2 / Obs. 4: SPAA "reduces all running malleable jobs' sizes" — a small job gives
+    /// as many nodes as a large one, not the largest job alone; the nodes an even split leaves
+    /// over come from the largest jobs.
+    #[test]
+    fn spaa_reduces_every_running_malleable_job() {
+        let running = [
+            malleable(1, 100, 20),
+            malleable(2, 10, 2),
+            malleable(3, 4, 1),
+        ];
+        let shrinks = |needed| Mechanism::spaa().decide(needed, 0, &running).unwrap();
+        let to = |job: u64, to: u32| ArrivalAction::Shrink {
+            job: JobId(job),
+            to,
+        };
+        assert_eq!(shrinks(6), vec![to(1, 98), to(2, 8), to(3, 2)]);
+        assert_eq!(shrinks(7), vec![to(1, 97), to(2, 8), to(3, 2)]);
+        assert_eq!(shrinks(8), vec![to(1, 97), to(2, 7), to(3, 2)]);
+        // Fewer nodes than jobs: one each from the largest.
+        assert_eq!(shrinks(2), vec![to(1, 99), to(2, 9)]);
+        // Job 3 stops at its minimum; the others cover the rest evenly.
+        assert_eq!(shrinks(13), vec![to(1, 95), to(2, 5), to(3, 1)]);
     }
 
     #[test]

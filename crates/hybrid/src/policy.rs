@@ -50,8 +50,9 @@
 //! | [`Command::Schedule`] | [`BatchPass::Site`]: Slurm's own scheduler and backfill; [`BatchPass::Listed`]: raise the listed jobs to the top priority; [`BatchPass::Guests`]: let the chosen queued jobs run in the reservation (`scontrol update JobId=… ReservationName=od-<job>`) |
 //!
 //! The batch passes go through the batch protocol ([`cosched_batch::BatchPolicy`], planned
-//! with a [`Pass`]) with the policy's batch policies: [`MalleableHeads`] and
-//! [`MalleableBackfill`] around the site's policy, [`StartListed`] and [`GuestPicker`].
+//! with a [`Pass`]) with the policy's batch policies: the site's policy, [`StartListed`] and
+//! [`GuestPicker`] (and, for a policy that asks for them, [`MalleableHeads`] and
+//! [`MalleableBackfill`] around the site's).
 //!
 //! ## Decisions, by the paper's sections
 //! - **Notice (§III-B1).** N ignores it. CUA and CUP reserve the idle nodes named by the view,
@@ -70,21 +71,26 @@
 //!   gathered and waits at the front of the queue, first come first served among such jobs.
 //! - **Estimated arrival (§III-B3).** A reservation is released 10 minutes after its estimate.
 //! - **Completion (§III-B4).** Lenders get their nodes back: a shrunk job still running expands
-//!   by what it lent to *this* job, a preempted job still queued starts if it fits.
-//! - **Malleable jobs (§II-A, §III-A, Obs. 6).** Under a mechanism a malleable head that does
-//!   not fit at its largest size starts on the idle nodes if they reach its smallest size; EASY
-//!   backfills malleable jobs at the size that fits; running malleable jobs below their largest
-//!   size expand into nodes left idle, as far as EASY's reservation for the queue head allows.
+//!   by what it lent to *this* job, back to its original size and never beyond (what the idle
+//!   nodes do not cover then, it takes as they free), a preempted job still queued starts if
+//!   it fits.
+//! - **Malleable jobs.** The site's FCFS + EASY starts them at their requested size (the
+//!   largest, §IV-B), as in the baseline; only the mechanisms resize them: SPAA shrinks them at
+//!   an arrival and the completion gives the nodes back. (§III-A lets a policy size them
+//!   before execution; the paper's mechanisms do not, and the baseline runs them "without
+//!   special treatments", Table III, so a start below the requested size would give the
+//!   mechanisms an advantage the paper does not describe. [`BatchPass::Site`]'s
+//!   `resize_malleable` offers it to policies of one's own.)
 
 use crate::HybridError;
-use crate::mechanism::{ArrivalAction, Mechanism, MechanismKind, RunningKind, RunningView};
+use crate::mechanism::{ArrivalAction, Mechanism, MechanismKind, RunningView};
 use crate::notice::{Notice, NoticeBoard, NoticeStrategy, PlannedJob, PlannedPreemption};
 use cosched_batch::{Pass, Shadow, pass_policy};
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, NodeId, Time};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 
 /// A mechanism: a notice strategy composed with an on-arrival mechanism (the paper's six).
@@ -181,6 +187,13 @@ pub trait PlatformView {
     fn queue_epoch(&self) -> u64;
     /// EASY's shadow for the queue head at `now`, `None` with an empty queue.
     fn head_shadow(&self, now: Time) -> Option<Shadow>;
+    /// Whether some queued job could start as a guest on `budget` reserved nodes at `now` for
+    /// an arrival estimated at `arrival`, by [`GuestPicker`]'s rule; by default true (an
+    /// executor that cannot tell lets the policy ask for the pass, which then starts nothing).
+    fn guest_could_start(&self, now: Time, budget: u32, arrival: Time) -> bool {
+        let _ = (now, budget, arrival);
+        true
+    }
     /// The queries answered during the current policy call, for a recording
     /// ([`crate::record`]); `None` (the default) for a view that keeps no transcript.
     fn transcript(&self) -> Option<crate::record::Transcript> {
@@ -377,7 +390,7 @@ pub enum Lender {
 }
 
 /// The steps of a settle ([`Observation::Settle`]), in order.
-const SETTLE_STEPS: u8 = 6;
+const SETTLE_STEPS: u8 = 5;
 
 /// The paper's six mechanisms, or the baseline, on the protocol; see the [module docs](self).
 ///
@@ -425,17 +438,15 @@ pub struct HybridPolicy {
     lenders: FxHashMap<JobId, Vec<Lender>>,
     /// Lenders whose on-demand job ended: served at the next settle.
     returns: Vec<Lender>,
-    /// Running guests and the reservation they run on.
-    guests: FxHashMap<JobId, JobId>,
+    /// Running guests, with the reservation they run on and their submit time (guests are
+    /// preempted in (submit, id) order).
+    guests: FxHashMap<JobId, (JobId, Time)>,
     /// On-demand jobs waiting at the front of the queue (with their sizes), first come first
     /// served.
     waiting: VecDeque<(JobId, u32)>,
-    /// Running malleable jobs below their largest size (under a mechanism, guests excluded),
-    /// by (submit, id), with their largest size: they may expand.
-    #[serde(with = "pairs")]
-    expandable: BTreeMap<(Time, JobId), u32>,
-    /// Submit times of the running batch jobs (the key of `expandable`).
-    submits: FxHashMap<JobId, Time>,
+    /// Running malleable jobs shrunk below the size they ran at before (§III-B4's "original
+    /// size"), with that size: what they expand back to as their lenders are repaid.
+    shrunk: FxHashMap<JobId, u32>,
     /// CUP's plans still standing, with the start of the run they were made on.
     plans: Vec<(PlannedPreemption, Time)>,
     /// Reservations for which no guest started, with the queue epoch, idle-node count and
@@ -443,28 +454,6 @@ pub struct HybridPolicy {
     no_guests: FxHashMap<JobId, (u64, usize, Time)>,
     /// The next step of a settle.
     step: u8,
-}
-
-/// (De)serialises a map with tuple keys as a list of pairs (JSON keys are strings).
-mod pairs {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use std::collections::BTreeMap;
-
-    pub fn serialize<K: Serialize, V: Serialize, S: Serializer>(
-        map: &BTreeMap<K, V>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        s.collect_seq(map.iter())
-    }
-
-    pub fn deserialize<'de, K, V, D>(d: D) -> Result<BTreeMap<K, V>, D::Error>
-    where
-        K: Deserialize<'de> + Ord,
-        V: Deserialize<'de>,
-        D: Deserializer<'de>,
-    {
-        Ok(Vec::<(K, V)>::deserialize(d)?.into_iter().collect())
-    }
 }
 
 impl HybridPolicy {
@@ -498,8 +487,7 @@ impl HybridPolicy {
             returns: Vec::new(),
             guests: FxHashMap::default(),
             waiting: VecDeque::new(),
-            expandable: BTreeMap::new(),
-            submits: FxHashMap::default(),
+            shrunk: FxHashMap::default(),
             plans: Vec::new(),
             no_guests: FxHashMap::default(),
             step: 0,
@@ -525,14 +513,13 @@ impl HybridPolicy {
 
     /// The reservation a running guest runs on.
     pub fn guest_host(&self, job: JobId) -> Option<JobId> {
-        self.guests.get(&job).copied()
+        self.guests.get(&job).map(|&(od, _)| od)
     }
 
-    /// Whether a running malleable job may expand (it runs below its largest size).
+    /// Whether a running malleable job runs below its original size (it lent nodes to an
+    /// on-demand job and expands back as they return, §III-B4).
     pub fn is_expandable(&self, job: JobId) -> bool {
-        self.submits
-            .get(&job)
-            .is_some_and(|&submit| self.expandable.contains_key(&(submit, job)))
+        self.shrunk.contains_key(&job)
     }
 
     /// The on-demand jobs waiting at the front of the queue, first first.
@@ -552,25 +539,19 @@ impl HybridPolicy {
 
     /// A batch job started (in a pass the policy asked for).
     fn on_start(&mut self, start: StartInfo) {
-        self.submits.insert(start.job, start.submit);
         if let Some(od) = start.guest_of {
-            self.guests.insert(start.job, od);
+            self.guests.insert(start.job, (od, start.submit));
             self.no_guests.remove(&od);
-        } else if self.composite.is_some() && start.max_size.is_some_and(|max| start.size < max) {
-            self.expandable.insert(
-                (start.submit, start.job),
-                start.max_size.unwrap_or(start.size),
-            );
         }
     }
 
     /// Batch job `job` no longer runs: bookkeeping, and a guest's reservation reclaims its
     /// idle nodes.
     fn stopped(&mut self, job: JobId, out: &mut Vec<Command>) {
-        if let Some(submit) = self.submits.remove(&job) {
-            self.expandable.remove(&(submit, job));
+        if !self.shrunk.is_empty() {
+            self.shrunk.remove(&job);
         }
-        if let Some(od) = self.guests.remove(&job) {
+        if let Some((od, _)) = self.guests.remove(&job) {
             self.reclaim(od, out);
         }
     }
@@ -683,8 +664,8 @@ impl HybridPolicy {
         let mut guests: Vec<(Time, JobId)> = self
             .guests
             .iter()
-            .filter(|&(_, &od)| od == job)
-            .map(|(&g, _)| (self.submits.get(&g).copied().unwrap_or(Time(i64::MIN)), g))
+            .filter(|&(_, &(od, _))| od == job)
+            .map(|(&g, &(_, submit))| (submit, g))
             .collect();
         guests.sort_unstable();
         for &(_, g) in &guests {
@@ -732,12 +713,10 @@ impl HybridPolicy {
                         let Some(view) = running.iter().find(|v| v.id == victim) else {
                             return Err(HybridError::UnknownJob(victim));
                         };
-                        let max = match view.kind {
-                            RunningKind::Malleable { max_size, .. } => max_size,
-                            RunningKind::Rigid { .. } => view.size,
-                        };
+                        // The size it ran at before its first loan (only the policy resizes).
+                        let original = self.shrunk.get(&victim).copied().unwrap_or(view.size);
                         out.push(Command::Resize { job: victim, to });
-                        self.resized(victim, to, max);
+                        self.resized(victim, to, original);
                         self.lenders.entry(job).or_default().push(Lender::Shrunk {
                             job: victim,
                             lent: view.size.saturating_sub(to),
@@ -751,15 +730,13 @@ impl HybridPolicy {
         Ok(())
     }
 
-    /// Running malleable `job` is resized to `to` of at most `max` nodes.
-    fn resized(&mut self, job: JobId, to: u32, max: u32) {
-        let Some(&submit) = self.submits.get(&job) else {
-            return;
-        };
-        if to < max {
-            self.expandable.insert((submit, job), max);
+    /// Running malleable `job` is resized to `to` nodes; `original` is the size it ran at
+    /// before it lent any.
+    fn resized(&mut self, job: JobId, to: u32, original: u32) {
+        if to < original {
+            self.shrunk.insert(job, original);
         } else {
-            self.expandable.remove(&(submit, job));
+            self.shrunk.remove(&job);
         }
     }
 
@@ -784,11 +761,10 @@ impl HybridPolicy {
                 0 => self.serve_waiting(view, out),
                 1 => self.return_lenders(view, out),
                 2 => self.collect(view, out),
-                3 => self.lend_to_guests(view, out),
-                4 => out.push(Command::Schedule(BatchPass::Site {
-                    resize_malleable: self.composite.is_some(),
+                3 => self.lend_to_guests(now, view, out),
+                _ => out.push(Command::Schedule(BatchPass::Site {
+                    resize_malleable: false,
                 })),
-                _ => self.expand(now, view, out),
             }
         }
         if out.len() == from {
@@ -816,36 +792,44 @@ impl HybridPolicy {
     }
 
     /// Lenders of the on-demand jobs that ended get their nodes back (§III-B4): a shrunk job
-    /// still running expands by what it lent (as far as idle nodes allow), a preempted job
-    /// still queued starts if it fits.
+    /// still running expands by what it lent, back toward its original size (never beyond),
+    /// as far as idle nodes allow — what they do not cover it is still owed, and takes at the
+    /// next settle; a preempted job still queued starts if it fits.
     fn return_lenders(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
         if self.returns.is_empty() {
             return;
         }
         let mut free = view.idle_count();
-        let mut resized: FxHashMap<JobId, u32> = FxHashMap::default();
         let mut preempted = Vec::new();
+        let mut owed = Vec::new();
+        // Sizes set by this call (a job may have lent to several on-demand jobs).
+        let mut sizes: FxHashMap<JobId, u32> = FxHashMap::default();
         for lender in std::mem::take(&mut self.returns) {
             match lender {
                 Lender::Shrunk { job, lent } => {
-                    let Some(run) = view.run(job) else {
+                    let Some(&original) = self.shrunk.get(&job) else {
                         continue;
                     };
-                    let size = resized.get(&job).copied().unwrap_or(run.size);
-                    let max = self
-                        .submits
-                        .get(&job)
-                        .and_then(|&submit| self.expandable.get(&(submit, job)).copied())
-                        .unwrap_or(size);
-                    let grow = lent.min(max.saturating_sub(size)).min(free);
+                    let Some(size) = sizes.get(&job).copied().or(view.run(job).map(|r| r.size))
+                    else {
+                        continue;
+                    };
+                    let due = lent.min(original.saturating_sub(size));
+                    let grow = due.min(free);
                     if grow > 0 {
                         out.push(Command::Resize {
                             job,
                             to: size + grow,
                         });
-                        self.resized(job, size + grow, max);
-                        resized.insert(job, size + grow);
+                        self.resized(job, size + grow, original);
+                        sizes.insert(job, size + grow);
                         free -= grow;
+                    }
+                    if grow < due {
+                        owed.push(Lender::Shrunk {
+                            job,
+                            lent: due - grow,
+                        });
                     }
                 }
                 Lender::Preempted(job) => {
@@ -855,6 +839,7 @@ impl HybridPolicy {
                 }
             }
         }
+        self.returns = owed;
         if !preempted.is_empty() {
             out.push(Command::Schedule(BatchPass::Listed(preempted)));
         }
@@ -866,17 +851,21 @@ impl HybridPolicy {
         if shortfall == 0 || view.idle_count() == 0 {
             return;
         }
+        // One command per run of nodes claimed for the same job.
         for (job, node) in self.board.offer(&view.idle_nodes(shortfall)) {
-            out.push(Command::Reserve {
-                job,
-                nodes: vec![node],
-            });
+            match out.last_mut() {
+                Some(Command::Reserve { job: last, nodes }) if *last == job => nodes.push(node),
+                _ => out.push(Command::Reserve {
+                    job,
+                    nodes: vec![node],
+                }),
+            }
         }
     }
 
     /// Each reservation's idle nodes run guests until its job arrives, unless nothing has
     /// changed since no guest could start on them.
-    fn lend_to_guests(&mut self, view: &dyn PlatformView, out: &mut Vec<Command>) {
+    fn lend_to_guests(&mut self, now: Time, view: &dyn PlatformView, out: &mut Vec<Command>) {
         if self.board.strategy() == NoticeStrategy::N || view.queue_len() == 0 {
             return;
         }
@@ -886,6 +875,11 @@ impl HybridPolicy {
             let count = view.reserved_idle(r.job, r.nodes);
             let asked = (epoch, count, r.estimated_arrival);
             if count == 0 || self.no_guests.get(&r.job) == Some(&asked) {
+                continue;
+            }
+            let budget = u32::try_from(count).unwrap_or(u32::MAX);
+            if !view.guest_could_start(now, budget, r.estimated_arrival) {
+                self.no_guests.insert(r.job, asked);
                 continue;
             }
             let nodes: Vec<NodeId> = r
@@ -901,33 +895,6 @@ impl HybridPolicy {
                 nodes,
                 arrival: r.estimated_arrival,
             }));
-        }
-    }
-
-    /// Running malleable jobs below their largest size expand into the idle nodes, oldest
-    /// first, as far as EASY's reservation for the queue head allows: all the idle nodes a job
-    /// can take if it still ends by the head's shadow time, else only the shadow's extra
-    /// nodes.
-    fn expand(&mut self, now: Time, view: &dyn PlatformView, out: &mut Vec<Command>) {
-        let free = view.idle_count();
-        if free == 0 || self.expandable.is_empty() {
-            return;
-        }
-        let candidates: Vec<ExpansionCandidate> = self
-            .expandable
-            .iter()
-            .filter_map(|(&(_, job), &max)| {
-                view.run(job).map(|run| ExpansionCandidate {
-                    job,
-                    size: run.size,
-                    max,
-                    predicted_end: run.predicted_end,
-                })
-            })
-            .collect();
-        for (job, to, max) in plan_expansion(now, free, view.head_shadow(now), candidates) {
-            out.push(Command::Resize { job, to });
-            self.resized(job, to, max);
         }
     }
 }
@@ -979,7 +946,7 @@ impl Policy for HybridPolicy {
         if self.board.next_expiry().is_some_and(|t| t <= now) {
             for (job, nodes) in self.board.expire(now) {
                 out.push(Command::Release { job, nodes });
-                self.guests.retain(|_, od| *od != job);
+                self.guests.retain(|_, (od, _)| *od != job);
                 self.plans.retain(|(p, _)| p.for_job != job);
                 self.no_guests.remove(&job);
                 let lenders = self.lenders.remove(&job).unwrap_or_default();
@@ -1051,6 +1018,20 @@ pub struct GuestPicker {
 pass_policy!(GuestPicker);
 
 impl GuestPicker {
+    /// Whether [`GuestPicker::plan`] on `pass`, with the reservation's nodes back in the pool,
+    /// would find a job to start: a queued job that fits the budget and ends by the arrival,
+    /// or a malleable one that fits among the first [`GUEST_SCAN`] queued. `pass` is taken
+    /// with the reserved nodes still held (only the budget counts).
+    pub fn finds_candidate(&self, pass: &Pass<'_>) -> bool {
+        let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
+        let left = self.budget;
+        left > 0
+            && (pass.next_candidate(0, left, 0, window).is_some()
+                || pass
+                    .next_resizable(0, left, u32::MAX)
+                    .is_some_and(|p| pass.nth_queued(GUEST_SCAN).is_none_or(|limit| p < limit)))
+    }
+
     fn plan(&mut self, pass: &mut Pass<'_>) {
         let window = Duration(self.arrival.0.saturating_sub(pass.now().0).max(0));
         let mut left = self.budget.min(pass.free_units());
@@ -1182,12 +1163,13 @@ pub struct ExpansionCandidate {
     pub predicted_end: Time,
 }
 
-/// Malleable expansion (§III-B4; the completion rule's "expand into idle nodes"): the
-/// candidates, in (submit, id) order, grow into the `free` idle nodes toward their largest
-/// size, as far as EASY's reservation for the queue head (`shadow`) allows: a job whose new
-/// predicted end (its estimate left spread over the new size) passes the shadow time may take
-/// only the shadow's extra nodes. Returns `(job, new size, largest size)` per job that grows.
-/// Hybrid's policy and the composed site both expand by this rule.
+/// Opportunistic malleable expansion under EASY (§II-A: malleable jobs "expand up to the
+/// maximum sizes based on resource availability"; the composed site's rule — hybrid's
+/// mechanisms expand a job only back to its original size, when its on-demand job ends): the
+/// candidates, in (submit, id) order, grow into the `free` idle nodes toward `max`, as far as
+/// EASY's reservation for the queue head (`shadow`) allows: a job whose new predicted end (its
+/// estimate left spread over the new size) passes the shadow time may take only the shadow's
+/// extra nodes. Returns `(job, new size, max)` per job that grows.
 pub fn plan_expansion(
     now: Time,
     mut free: u32,
@@ -1261,8 +1243,12 @@ mod tests {
             budget: 4,
             arrival: Time(100_000 + 3_600),
         };
+        // The probe the view answers with agrees with the pass.
+        let mut none = Vec::new();
+        let probe = picker.finds_candidate(&Pass::new(Time(100_000), &cluster, &mut none));
         let mut started = Vec::new();
         cluster.schedule(Time(100_000), &mut picker, &mut started);
+        assert_eq!(probe, !started.is_empty());
         started.iter().map(|s| s.token.job).collect()
     }
 

@@ -53,6 +53,8 @@ pub enum Query {
     QueueEpoch,
     /// [`PlatformView::head_shadow`].
     HeadShadow(Time),
+    /// [`PlatformView::guest_could_start`]: at, budget, arrival.
+    GuestCouldStart(Time, u32, Time),
 }
 
 /// The view's answer to a [`Query`].
@@ -193,5 +195,13 @@ impl PlatformView for ReplayedView {
             Some(Answer::Shadow(shadow)) => shadow.map(|(time, extra)| Shadow { time, extra }),
             _ => None,
         }
+    }
+
+    fn guest_could_start(&self, now: Time, budget: u32, arrival: Time) -> bool {
+        // Unrecorded: the default's answer (the pass is asked for).
+        !matches!(
+            self.answer(&Query::GuestCouldStart(now, budget, arrival)),
+            Some(Answer::Flag(false))
+        )
     }
 }

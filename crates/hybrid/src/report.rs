@@ -22,8 +22,10 @@ pub struct JobAccount {
     pub wasted: i64,
     /// How often it completed (1 for every job of a finished simulation).
     pub completions: u32,
-    /// Preemptions by the mechanisms (failures and shrinks not included).
+    /// Preemptions by the mechanisms (failures, shrinks and evictions not included).
     pub preemptions: u32,
+    /// Runs as a guest on reserved nodes stopped at the reservation's arrival (§III-B1).
+    pub evictions: u32,
     /// Shrinks by SPAA.
     pub shrinks: u32,
     /// Expansions (into idle nodes, or back to a lender's size).
@@ -32,9 +34,9 @@ pub struct JobAccount {
     pub failures: u32,
     /// The largest slack the resizes' rounding may add (node-seconds), 0 for fixed sizes.
     pub rounding_slack: i64,
-    /// Node-seconds of setup and checkpoint writes in the runs that were not lost: busy, not
-    /// useful work (§III-A, §IV-D). Its useful node-seconds are `delivered - wasted -
-    /// overhead`.
+    /// Node-seconds of setup and checkpoint writes in the runs that were not lost: part of its
+    /// execution, which §IV-D's utilisation counts (`delivered - wasted`); the stricter
+    /// reading (ours) leaves them out too (`delivered - wasted - overhead`).
     pub overhead: i64,
 }
 
@@ -69,13 +71,20 @@ pub struct HybridReport {
     pub malleable_turnaround_h: f64,
     /// Mean turnaround of on-demand jobs, hours.
     pub on_demand_turnaround_h: f64,
-    /// Share of rigid jobs preempted (or interrupted by a failure) at least once.
+    /// Share of rigid jobs preempted (or interrupted by a failure) at least once; evictions
+    /// of guests are counted apart.
     pub rigid_preempted_ratio: f64,
     /// Share of malleable jobs preempted (or interrupted by a failure) at least once; shrinks
-    /// are not preemptions.
+    /// are not preemptions, evictions of guests are counted apart.
     pub malleable_preempted_ratio: f64,
+    /// Share of rigid jobs evicted at least once as a guest at its reservation's arrival.
+    pub rigid_evicted_ratio: f64,
+    /// Share of malleable jobs evicted at least once as a guest at its reservation's arrival.
+    pub malleable_evicted_ratio: f64,
     /// Preemptions by the mechanisms.
     pub preemptions: usize,
+    /// Evictions of guests at their reservation's arrival.
+    pub evictions: usize,
     /// Runs interrupted by node failures.
     pub failure_interruptions: usize,
     /// Shrinks.
@@ -88,13 +97,25 @@ pub struct HybridReport {
     pub guest_starts: usize,
     /// Node-hours wasted (lost work, repeated setups, restarts).
     pub wasted_node_hours: f64,
-    /// Useful node-seconds / (nodes × (last end − first submit)).
+    /// Useful node-seconds (§IV-D: busy less the waste of preemptions and failures) / (nodes ×
+    /// (last end − first submit)).
     pub utilization: f64,
     /// Useful node-seconds between the first and the last submission / (nodes × that window):
     /// the work the system gets done while jobs keep arriving, the drain excluded.
     pub window_utilization: f64,
+    /// The same without the jobs' setups and checkpoint writes either (the stricter reading,
+    /// ours).
+    pub window_work_utilization: f64,
     /// Busy node-seconds in the same window, wasted work included, / (nodes × window).
     pub window_held_utilization: f64,
+    /// The work offered: every job's required node-seconds (its undisturbed run) / (nodes ×
+    /// window). Utilisation can exceed the baseline's only while this exceeds it (a backlog).
+    pub offered_load: f64,
+    /// Share of the window in which some job waits for its first start (a standing queue).
+    pub window_queue_share: f64,
+    /// Nodes requested by the jobs waiting for their first start, averaged over the window,
+    /// per node of the system.
+    pub window_waiting_nodes: f64,
 }
 
 /// Everything a run produced.
@@ -108,6 +129,9 @@ pub struct HybridOutcome {
     pub accounts: Vec<JobAccount>,
     /// Busy and wasted node-seconds with their intervals, for utilisation over any window.
     pub usage: UsageLedger,
+    /// The setups' and checkpoint writes' node-seconds that were not lost, with their
+    /// intervals (as busy).
+    pub overhead: UsageLedger,
     /// Node-accounting violations seen when checking invariants (always empty unless the
     /// simulator is wrong); checked only with [`HybridSim::check_invariants`](crate::HybridSim::check_invariants).
     pub violations: Vec<String>,
@@ -132,7 +156,7 @@ pub(crate) fn report(
     label: &str,
     records: &[JobRecord],
     accounts: &[JobAccount],
-    usage: &UsageLedger,
+    (usage, overhead): (&UsageLedger, &UsageLedger),
     counts: Counts,
 ) -> HybridReport {
     let hours = |class: Option<JobClass>| -> Vec<f64> {
@@ -159,15 +183,15 @@ pub(crate) fn report(
             hit as f64 / n as f64
         }
     };
-    let preempted_ratio = |class: JobClass| {
-        let (hit, n) = accounts
+    let share_of = |class: JobClass, hit: fn(&JobAccount) -> bool| {
+        let (hits, n) = accounts
             .iter()
             .filter(|a| a.class == class)
-            .fold((0, 0), |(h, n), a| {
-                (h + usize::from(a.preemptions + a.failures > 0), n + 1)
-            });
-        ratio(hit, n)
+            .fold((0, 0), |(h, n), a| (h + usize::from(hit(a)), n + 1));
+        ratio(hits, n)
     };
+    let preempted = |a: &JobAccount| a.preemptions + a.failures > 0;
+    let evicted = |a: &JobAccount| a.evictions > 0;
     let batch: Vec<f64> = records
         .iter()
         .filter(|r| r.class != JobClass::OnDemand)
@@ -179,6 +203,13 @@ pub(crate) fn report(
     let last_submit = records.iter().map(|r| r.submit).max().unwrap_or(first);
     let nodes = u64::from(config.nodes);
     let useful = |from, to| usage.useful_utilization(Pool::Batch, nodes, from, to);
+    let work = usage
+        .useful_within(Pool::Batch, first, last_submit)
+        .zip(overhead.within(Pool::Batch, UsageKind::Busy, first, last_submit))
+        .and_then(|(useful, overhead)| {
+            cosched_core::usage::ratio(useful - overhead, nodes, first, last_submit)
+        });
+    let (queue_share, waiting_nodes) = waiting(records, nodes, first, last_submit);
     let waits: Vec<f64> = on_demand
         .iter()
         .filter_map(|(r, _)| r.wait())
@@ -199,9 +230,12 @@ pub(crate) fn report(
         rigid_turnaround_h: mean_or_nan(&hours(Some(JobClass::Rigid))),
         malleable_turnaround_h: mean_or_nan(&hours(Some(JobClass::Malleable))),
         on_demand_turnaround_h: mean_or_nan(&hours(Some(JobClass::OnDemand))),
-        rigid_preempted_ratio: preempted_ratio(JobClass::Rigid),
-        malleable_preempted_ratio: preempted_ratio(JobClass::Malleable),
+        rigid_preempted_ratio: share_of(JobClass::Rigid, preempted),
+        malleable_preempted_ratio: share_of(JobClass::Malleable, preempted),
+        rigid_evicted_ratio: share_of(JobClass::Rigid, evicted),
+        malleable_evicted_ratio: share_of(JobClass::Malleable, evicted),
         preemptions: accounts.iter().map(|a| a.preemptions as usize).sum(),
+        evictions: accounts.iter().map(|a| a.evictions as usize).sum(),
         failure_interruptions: accounts.iter().map(|a| a.failures as usize).sum(),
         shrinks: accounts.iter().map(|a| a.shrinks as usize).sum(),
         expansions: accounts.iter().map(|a| a.expansions as usize).sum(),
@@ -210,8 +244,50 @@ pub(crate) fn report(
         wasted_node_hours: accounts.iter().map(|a| a.wasted as f64).sum::<f64>() / 3_600.0,
         utilization: useful(first, last).unwrap_or(f64::NAN),
         window_utilization: useful(first, last_submit).unwrap_or(f64::NAN),
+        window_work_utilization: work.unwrap_or(f64::NAN),
         window_held_utilization: usage
             .utilization(Pool::Batch, UsageKind::Busy, nodes, first, last_submit)
             .unwrap_or(f64::NAN),
+        offered_load: cosched_core::usage::ratio(
+            accounts.iter().map(|a| i128::from(a.required)).sum(),
+            nodes,
+            first,
+            last_submit,
+        )
+        .unwrap_or(f64::NAN),
+        window_queue_share: queue_share,
+        window_waiting_nodes: waiting_nodes,
     }
+}
+
+/// Over `from..to`: the share of the time some job of `records` waits for its first start,
+/// and the nodes those jobs request averaged over the time, per node of `nodes` (NaN for an
+/// empty window). A job never started waits until `to`.
+fn waiting(records: &[JobRecord], nodes: u64, from: Time, to: Time) -> (f64, f64) {
+    // In i128: a hostile trace may span the whole clock.
+    let span = i128::from(to.0) - i128::from(from.0);
+    if span <= 0 || nodes == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let mut waits: Vec<(i128, i128, u32)> = records
+        .iter()
+        .filter_map(|r| {
+            let (a, b) = (r.submit.max(from), r.start.unwrap_or(to).min(to));
+            (b > a).then_some((i128::from(a.0), i128::from(b.0), r.size))
+        })
+        .collect();
+    waits.sort_unstable();
+    let (mut covered, mut reach) = (0i128, i128::MIN);
+    let mut node_seconds = 0f64;
+    for &(a, b, size) in &waits {
+        node_seconds += f64::from(size) * (b - a) as f64;
+        if b > reach {
+            covered += b - a.max(reach);
+            reach = b;
+        }
+    }
+    (
+        covered as f64 / span as f64,
+        node_seconds / (nodes as f64 * span as f64),
+    )
 }

@@ -55,7 +55,7 @@
 
 use crate::policy::{Composite, HybridPolicy, mechanism_name};
 use crate::sim::{HybridConfig, HybridSim};
-use crate::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types, generate};
+use crate::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types_within, generate};
 use crate::{HybridError, HybridJob, HybridOutcome, HybridReport};
 use cosched_core::{JobClass, RigidJob, SeedStreams, stats};
 
@@ -106,8 +106,10 @@ pub fn run_policy(
         .map_err(crate::SimError::flatten)
 }
 
-/// Types `trace` with `types` (seeded) and simulates it under a built-in configuration; an
-/// error for a trace the simulator refuses (e.g. one whose horizon passes the clock's range).
+/// Types `trace` with `types` (seeded), within its range of the on-demand share of the
+/// capacity (by default Obs. 9's, [`assign_types_within`]), and simulates it under a built-in
+/// configuration; an error for a trace the simulator refuses (e.g. one whose horizon passes
+/// the clock's range) or no typing of which meets the share.
 pub fn simulate_trace(
     trace: &[RigidJob],
     types: &TypeParams,
@@ -115,11 +117,12 @@ pub fn simulate_trace(
     config: HybridConfig,
     configuration: Option<Composite>,
 ) -> Result<HybridReport, HybridError> {
-    let jobs: Vec<HybridJob> = assign_types(trace, types, seed)?;
-    Ok(simulate(config, configuration, &jobs)?.report)
+    let typing = assign_types_within(trace, types, config.nodes, seed)?;
+    Ok(simulate(config, configuration, &typing.jobs)?.report)
 }
 
-/// The paper's two systems, as generated stand-ins for their 2019 logs.
+/// The paper's two systems, as generated stand-ins for their logs (Theta 2019, Cori
+/// April–July 2018, Table I).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Machine {
     /// Theta-like: 4,392 nodes, jobs of >= 128 nodes, <= 1 day.
@@ -228,10 +231,13 @@ pub struct WorkloadStats {
     pub weekly_cv: f64,
     /// Share of the capacity (nodes × the arrival window, first to last submission) the
     /// on-demand jobs' runs take inside that window were each started at its arrival, mean
-    /// over the typings (Obs. 9: "on-demand jobs represent 3 %–15 % of total capacity").
+    /// over the typings (Obs. 9: "on-demand jobs represent 3 %–15 % of total capacity"; each
+    /// typing is drawn within that range, [`assign_types_within`]).
     pub on_demand_capacity: f64,
     /// The smallest and largest of that share over the typings.
     pub on_demand_capacity_range: (f64, f64),
+    /// Typings drawn per typing kept, mean: how often a typing fell outside the range.
+    pub typing_draws: f64,
 }
 
 impl WorkloadStats {
@@ -253,12 +259,19 @@ impl WorkloadStats {
             ..WorkloadStats::default()
         };
         let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
-        let last = trace.iter().map(|j| j.submit).max().unwrap_or_default();
-        let capacity = f64::from(params.nodes) * (last - first).0 as f64;
         let mut weekly_runs = Vec::new();
         let mut shares = Vec::new();
+        let mut draws = Vec::new();
         for t in 0..typings.max(1) {
-            let typed = assign_types(&trace, &TypeParams::default(), typing_seed(seed, t))?;
+            let typing = assign_types_within(
+                &trace,
+                &TypeParams::default(),
+                params.nodes,
+                typing_seed(seed, t),
+            )?;
+            shares.push(typing.on_demand_share);
+            draws.push(typing.draws as f64);
+            let typed = typing.jobs;
             let mut weeks: Vec<f64> = Vec::new();
             for job in &typed {
                 let k = match job.class() {
@@ -276,20 +289,8 @@ impl WorkloadStats {
                 }
             }
             weekly_runs.push(weeks);
-            let on_demand: f64 = typed
-                .iter()
-                .filter_map(|job| match job {
-                    // The part of its run inside the window, were it started at arrival.
-                    HybridJob::OnDemand(j) => Some(
-                        f64::from(j.size) * (j.runtime.0.min((last - j.arrival).0).max(0)) as f64,
-                    ),
-                    _ => None,
-                })
-                .sum();
-            if capacity > 0.0 {
-                shares.push(on_demand / capacity);
-            }
         }
+        st.typing_draws = stats::mean(&draws).unwrap_or(f64::NAN);
         st.on_demand_capacity = stats::mean(&shares).unwrap_or(f64::NAN);
         st.on_demand_capacity_range = match shares.first() {
             Some(&x) => shares

@@ -397,17 +397,11 @@ fn cua_reserves_collects_and_hands_its_nodes_over_at_the_arrival() {
     view.idle = nodes(5..7);
     let cmds = settle(&mut p, Time(10), &mut view);
     assert_eq!(
-        &cmds[..2],
-        &[
-            Command::Reserve {
-                job: JobId(9),
-                nodes: vec![NodeId(5)]
-            },
-            Command::Reserve {
-                job: JobId(9),
-                nodes: vec![NodeId(6)]
-            },
-        ]
+        cmds[0],
+        Command::Reserve {
+            job: JobId(9),
+            nodes: nodes(5..7)
+        }
     );
     view.idle.clear();
     let cmds = p.arrive(Time(900), JobId(9), 3, &view).unwrap();
@@ -590,43 +584,70 @@ fn a_changed_notice_replans_and_a_stale_run_is_not_preempted() {
     assert_eq!(p.next_wake(), Some(Time(2_600)));
 }
 
+/// §III-B4: "if a job was shrunk and is still running, we will expand this job to its
+/// original size" — back to the size it had, never beyond it, and only when its on-demand job
+/// ends; idle nodes before that, or a job that never lent, change nothing.
 #[test]
-fn malleable_jobs_expand_into_idle_nodes_within_easys_reservation() {
-    let mut view = Fake {
-        idle: nodes(0..3),
-        ..Fake::default()
-    };
-    view.malleable(1, 2, 1, 8);
+fn a_shrunk_job_expands_back_to_its_original_size_and_no_further() {
+    let mut view = Fake::default();
+    // Started at 6 of at most 8 (a site may start it below its largest size).
+    view.malleable(1, 6, 2, 8);
     let mut p = policy(NoticeStrategy::N, MechanismKind::Spaa);
-    p.started(malleable_start(1, 2, 8));
-    // EASY leaves one extra node past the head's shadow time.
-    view.shadow = Some(Shadow {
-        time: Time(10),
-        extra: 1,
-    });
-    let cmds = settle(&mut p, Time(0), &mut view);
-    assert_eq!(
-        cmds.last(),
-        Some(&Command::Resize {
-            job: JobId(1),
-            to: 3
-        })
+    p.started(malleable_start(1, 6, 8));
+    // Idle nodes while it lent nothing: no expansion.
+    view.idle = nodes(0..4);
+    assert!(
+        !settle(&mut p, Time(0), &mut view)
+            .iter()
+            .any(|c| matches!(c, Command::Resize { .. }))
     );
-    // With an empty queue it takes every idle node it can use.
-    view.shadow = Some(Shadow {
-        time: Time::MAX,
-        extra: 3,
-    });
-    view.idle = nodes(0..9);
-    let cmds = settle(&mut p, Time(1), &mut view);
-    assert_eq!(
-        cmds.last(),
-        Some(&Command::Resize {
-            job: JobId(1),
-            to: 8
-        })
+    view.idle.clear();
+    let cmds = p.arrive(Time(1), JobId(10), 3, &view).unwrap();
+    assert!(cmds.contains(&Command::Resize {
+        job: JobId(1),
+        to: 3
+    }));
+    view.apply(&cmds);
+    assert!(p.is_expandable(JobId(1)));
+    // Nodes free up while the on-demand job still runs: the loan is not repaid yet.
+    view.idle = nodes(0..5);
+    assert!(
+        !settle(&mut p, Time(2), &mut view)
+            .iter()
+            .any(|c| matches!(c, Command::Resize { .. }))
     );
+    // It ends with only 2 idle nodes: the job takes them and is owed the third...
+    view.idle = nodes(0..2);
+    p.od_end(Time(3), JobId(10));
+    let cmds = settle(&mut p, Time(3), &mut view);
+    assert_eq!(
+        cmds[0],
+        Command::Resize {
+            job: JobId(1),
+            to: 5
+        }
+    );
+    assert!(p.is_expandable(JobId(1)));
+    // ...which it takes when a node frees, ahead of the batch pass; then back at 6 of 8, it
+    // takes no more however many nodes are idle.
+    view.idle = nodes(0..5);
+    let cmds = settle(&mut p, Time(4), &mut view);
+    assert_eq!(
+        cmds[0],
+        Command::Resize {
+            job: JobId(1),
+            to: 6
+        }
+    );
+    assert_eq!(view.size(1), Some(6));
     assert!(!p.is_expandable(JobId(1)));
+    let cmds = settle(&mut p, Time(5), &mut view);
+    assert_eq!(
+        cmds,
+        vec![Command::Schedule(BatchPass::Site {
+            resize_malleable: false
+        })]
+    );
 }
 
 #[test]
@@ -742,7 +763,7 @@ fn cup_on_the_reference_executor() {
     let passes = settle(&mut p, &mut platform, at);
     assert_eq!(platform.reserved.len(), 2);
     assert!(passes.contains(&BatchPass::Site {
-        resize_malleable: true
+        resize_malleable: false
     }));
     out.clear();
     let arrival = Observation::Arrival {

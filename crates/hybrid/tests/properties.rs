@@ -175,25 +175,35 @@ fn check_decisions(
     if !shrunk.is_empty() {
         prop_assert_eq!(free + freed_units, needed, "shrunk more than needed");
     }
-    // Evenness: shrink targets not held up by a minimum differ by at most 1, and no untouched
-    // shrinkable job is more than one node larger than any shrunk one.
-    let free_targets: Vec<u32> = shrunk
+    // Evenness (§III-B2, Obs. 4: every running malleable job gives its share): the nodes given
+    // by the jobs not held up by their minimum differ by at most 1, a job stopped at its
+    // minimum gives at most one more than the least of them, and an untouched job has no slack unless fewer nodes
+    // were needed than there are shrinkable jobs (then every shrunk job gave exactly 1).
+    let cuts: Vec<u32> = shrunk
         .iter()
         .filter(|&&(_, to, min)| to > min)
-        .map(|&(_, to, _)| to)
+        .map(|&(v, to, _)| v.size - to)
         .collect();
-    if let (Some(lo), Some(hi)) = (free_targets.iter().min(), free_targets.iter().max()) {
-        prop_assert!(hi - lo <= 1, "uneven shrinks {:?}", free_targets);
+    if let (Some(lo), Some(hi)) = (cuts.iter().min(), cuts.iter().max()) {
+        prop_assert!(hi - lo <= 1, "uneven cuts {:?}", cuts);
+        for &(v, to, min) in &shrunk {
+            if to == min {
+                prop_assert!(v.size - to <= lo + 1, "a job at its minimum gave more");
+            }
+        }
     }
-    if let Some(&lowest) = shrunk.iter().map(|(_, to, _)| to).min() {
+    if !shrunk.is_empty() {
+        let most = shrunk
+            .iter()
+            .map(|&(v, to, _)| v.size - to)
+            .max()
+            .unwrap_or(0);
         for j in running {
-            let touched = decisions.iter().any(|d| {
-                matches!(*d, ArrivalAction::Shrink { job, .. } | ArrivalAction::Preempt { job } if job == j.id)
-            });
+            let touched = shrunk.iter().any(|(v, _, _)| v.id == j.id);
             if !touched && j.slack() > 0 {
                 prop_assert!(
-                    j.size <= lowest + 1,
-                    "{:?} left larger than the shrunk",
+                    most == 1,
+                    "{:?} left unshrunk while others gave {most}",
                     j.id
                 );
             }
@@ -202,10 +212,10 @@ fn check_decisions(
     Ok(())
 }
 
-/// The mechanisms written the direct way: SPAA takes one node at a time from the largest
-/// shrinkable job (ties: smallest id) when the slack covers the deficit; otherwise (and
-/// always for PAA) every job is sorted by (overhead, id) and preempted while too few nodes are
-/// freed.
+/// The mechanisms written the direct way: SPAA takes one node at a time from the shrinkable
+/// job that has given the fewest so far (ties: the largest, then the smallest id) when the
+/// slack covers the deficit; otherwise (and always for PAA) every job is sorted by
+/// (overhead, id) and preempted while too few nodes are freed.
 fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> Vec<ArrivalAction> {
     if free >= needed {
         return Vec::new();
@@ -213,6 +223,7 @@ fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> V
     let deficit = needed - free;
     let slack: u32 = running.iter().map(|j| j.slack()).sum();
     if m.kind == cosched_hybrid::MechanismKind::Spaa && slack >= deficit {
+        // (id, size, minimum, size now)
         let mut sizes: Vec<(JobId, u32, u32, u32)> = running
             .iter()
             .filter_map(|j| match j.kind {
@@ -224,7 +235,13 @@ fn reference(m: Mechanism, needed: u32, free: u32, running: &[RunningView]) -> V
         for _ in 0..deficit {
             let k = (0..sizes.len())
                 .filter(|&k| sizes[k].3 > sizes[k].2)
-                .max_by_key(|&k| (sizes[k].3, std::cmp::Reverse(sizes[k].0)))
+                .min_by_key(|&k| {
+                    (
+                        sizes[k].1 - sizes[k].3,
+                        std::cmp::Reverse(sizes[k].1),
+                        sizes[k].0,
+                    )
+                })
                 .expect("slack covers the deficit");
             sizes[k].3 -= 1;
         }

@@ -123,8 +123,9 @@ fn the_baseline_queues_an_on_demand_job_like_any_batch_job() {
 fn window_utilization_counts_useful_work_inside_the_window() {
     // A 4-node rigid job (setup 100, no checkpoint) runs 0..500 and is preempted by a 2-node
     // on-demand job arriving at 500 for 200 s; it restarts at 700 and runs 1,000 s (setup
-    // again), to 1,700. Useful node-seconds: 0 in 0..500 (all 2,000 lost), 400 in 500..700,
-    // 4 × 900 in 700..1,700 (its setup 700..800 is overhead, not work: §III-A).
+    // again), to 1,700. Useful node-seconds (§IV-D: the waste of the preemption excluded):
+    // 0 in 0..500 (all 2,000 lost), 400 in 500..700, 4 × 1,000 in 700..1,700 (its setup
+    // 700..800 is part of the run, overhead kept apart).
     let jobs = [
         rigid(1, 0, 4, 1_000, 100),
         HybridJob::OnDemand(on_demand(2, 500, 2, 200)),
@@ -135,19 +136,24 @@ fn window_utilization_counts_useful_work_inside_the_window() {
     // The arrival window 0..500: nothing useful, every node held.
     assert_eq!(r.window_utilization, 0.0);
     assert_eq!(r.window_held_utilization, 1.0);
-    // Over 0..1,000: 400 + 4 × 200 useful of 4 × 1,000.
+    // Over 0..1,000: 400 + 4 × 300 useful of 4 × 1,000; without the setup, 400 + 4 × 200.
     assert_eq!(
         out.usage
             .useful_utilization(Pool::Batch, 4, Time(0), Time(1_000)),
-        Some(0.3)
+        Some(0.4)
+    );
+    assert_eq!(
+        out.overhead
+            .within(Pool::Batch, UsageKind::Busy, Time(0), Time(1_000)),
+        Some(400)
     );
     assert_eq!(
         out.usage
             .utilization(Pool::Batch, UsageKind::Busy, 4, Time(0), Time(1_000)),
         Some(0.9)
     );
-    // The makespan utilisation: 4,000 useful of 4 × 1,700.
-    assert!((r.utilization - 4_000.0 / 6_800.0).abs() < 1e-12);
+    // The makespan utilisation: 4,400 useful of 4 × 1,700.
+    assert!((r.utilization - 4_400.0 / 6_800.0).abs() < 1e-12);
     assert_eq!(out.accounts[0].overhead, 4 * 100);
 }
 
@@ -155,7 +161,7 @@ fn window_utilization_counts_useful_work_inside_the_window() {
 fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
     // MTBF 1 h: τ for δ = 600 s is sqrt(2·600·3600)·(1 + sqrt(1/12)/3 + 1/108) − 600 ≈ 1,698 s.
     let config = HybridConfig {
-        checkpoint: CheckpointPolicy::new(Duration::from_hours(1)).unwrap(),
+        checkpoint: CheckpointPolicy::new(Duration::from_hours(1), 4).unwrap(),
         ..HybridConfig::new(4).unwrap()
     };
     let ck = config.checkpoint.checkpointing(4, Duration(5_000)).unwrap();
@@ -179,7 +185,7 @@ fn a_preempted_rigid_job_keeps_the_work_of_its_last_checkpoint() {
 #[test]
 fn checkpoints_cost_their_time_away_from_the_optimum() {
     // The same work checkpointing twice as often takes two more checkpoints of 600 s.
-    let base = CheckpointPolicy::new(Duration::from_hours(1)).unwrap();
+    let base = CheckpointPolicy::new(Duration::from_hours(1), 4).unwrap();
     let run_with = |checkpoint| {
         let config = HybridConfig {
             checkpoint,
@@ -212,6 +218,75 @@ fn spaa_shrinks_and_the_job_expands_back() {
     assert_eq!((a.shrinks, a.preemptions, a.wasted), (1, 0, 0));
     assert_eq!(a.delivered, 8_000);
     assert_eq!(out.report.shrinks, 1);
+}
+
+/// §III-B2 / Obs. 4: SPAA "reduces all running malleable jobs' sizes" — a 2-node job gives
+/// as much as a 6-node one — and at the on-demand job's end each expands back to its own
+/// original size (§III-B4).
+#[test]
+fn spaa_shrinks_every_running_malleable_job_evenly() {
+    let jobs = [
+        malleable(1, 0, 2, 6, 6_000),
+        malleable(2, 0, 1, 2, 2_000),
+        HybridJob::OnDemand(on_demand(3, 100, 2, 100)),
+    ];
+    let out = run(8, Some(N_SPAA), &jobs);
+    assert_eq!(record(&out, 3), (Some(Time(100)), Some(Time(200))));
+    for id in [1, 2] {
+        let a = account(&out, id);
+        assert_eq!(
+            (a.shrinks, a.expansions, a.preemptions),
+            (1, 1, 0),
+            "job {id}"
+        );
+    }
+    // Job 1: 600 node-s by 100, 5 nodes 100..200 (500 node-s), then 4,900 on 6: ends at
+    // 200 + 817 (rounded up). Job 2: 200 by 100, 1 node 100..200, then 1,700 on 2: 1,050.
+    assert_eq!(record(&out, 1).1, Some(Time(200 + 817)));
+    assert_eq!(record(&out, 2).1, Some(Time(1_050)));
+}
+
+/// Under a mechanism a malleable job starts at its requested size, as in the baseline: it
+/// waits for its 8 nodes rather than starting on the 4 idle ones (§III-B4 resizes only what
+/// the mechanisms shrank).
+#[test]
+fn malleable_jobs_start_at_their_requested_size_under_the_mechanisms() {
+    let jobs = [rigid(1, 0, 4, 1_000, 0), malleable(2, 10, 2, 8, 4_000)];
+    for mechanism in [None, Some(N_SPAA), Some(CUP_PAA)] {
+        let out = run(8, mechanism, &jobs);
+        assert_eq!(record(&out, 2), (Some(Time(1_000)), Some(Time(1_500))));
+        assert_eq!(account(&out, 2).expansions, 0);
+    }
+}
+
+/// Daly's interval with the job's own MTBF (§IV-B with §V-C's failure model): on 100 nodes
+/// with a 1-hour system MTBF a 1-node job has a 100-hour MTBF and checkpoints at Daly's
+/// interval for that, so a preemption at 30,000 s keeps one interval of work, not the ~15
+/// the system's MTBF would give.
+#[test]
+fn a_rigid_job_checkpoints_at_daly_for_its_own_mtbf() {
+    let config = HybridConfig {
+        checkpoint: CheckpointPolicy::new(Duration::from_hours(1), 100).unwrap(),
+        ..HybridConfig::new(100).unwrap()
+    };
+    let tau = cosched_hybrid::daly_interval(Duration(600), Duration::from_hours(100)).unwrap();
+    assert_eq!(config.checkpoint.interval(1), tau);
+    assert_eq!(
+        config.checkpoint.interval(100),
+        cosched_hybrid::daly_interval(Duration(600), Duration::from_hours(1)).unwrap()
+    );
+    // A 1-node job of 50,000 s; a 100-node on-demand job at 30,000 needs its node.
+    let jobs = [
+        rigid(1, 0, 1, 50_000, 0),
+        HybridJob::OnDemand(on_demand(2, 30_000, 100, 100)),
+    ];
+    let sim = HybridSim::new(config).unwrap().check_invariants();
+    let out = scenario::run_policy(sim, Some(N_PAA), &jobs).unwrap();
+    let a = account(&out, 1);
+    assert_eq!(a.preemptions, 1);
+    // The first checkpoint completes at τ + 600; the rest of the 30,000 s is lost.
+    assert_eq!(a.wasted, 30_000 - (tau.0 + 600));
+    assert_eq!(a.delivered - a.wasted, a.required);
 }
 
 #[test]
@@ -259,7 +334,14 @@ fn reserved_idle_nodes_run_guests_until_the_arrival() {
     assert_eq!(record(&out, 2), (Some(Time(10)), Some(Time(510))));
     assert_eq!(record(&out, 9), (Some(Time(1_000)), Some(Time(1_100))));
     assert_eq!(record(&out, 3), (Some(Time(600)), Some(Time(2_700))));
-    assert_eq!(account(&out, 3).preemptions, 1);
+    // Evicted as a guest at the arrival: counted apart from the mechanisms' preemptions.
+    assert_eq!(
+        (account(&out, 3).preemptions, account(&out, 3).evictions),
+        (0, 1)
+    );
+    assert_eq!((out.report.preemptions, out.report.evictions), (0, 1));
+    assert_eq!(out.report.malleable_preempted_ratio, 0.0);
+    assert_eq!(out.report.malleable_evicted_ratio, 1.0);
     assert_eq!(out.report.guest_starts, 2);
     // Without a notice strategy nothing is reserved: A and M start at once, and PAA preempts
     // the cheaper of L and M at the arrival.
@@ -390,7 +472,7 @@ proptest! {
                 mtbf: Duration(3_000),
                 mean_repair: Duration(2_000),
             }),
-            checkpoint: CheckpointPolicy::new(Duration(2_000)).unwrap(),
+            checkpoint: CheckpointPolicy::new(Duration(2_000), nodes).unwrap(),
             seed,
             ..HybridConfig::new(nodes).unwrap()
         };
@@ -428,12 +510,19 @@ proptest! {
         // waste.
         let (from, to) = (Time(i64::MIN / 4), Time(i64::MAX / 4));
         let delivered: i64 = out.accounts.iter().map(|a| a.delivered).sum();
-        // Setups and checkpoint writes are busy but not useful (§III-A, §IV-D).
+        // Setups and checkpoint writes not lost are part of the execution (§IV-D counts
+        // them), kept apart in the overhead ledger.
         prop_assert!(out.accounts.iter().all(|a| a.overhead >= 0 && a.overhead <= a.delivered - a.wasted));
-        let useful: i64 = out.accounts.iter().map(|a| a.delivered - a.wasted - a.overhead).sum();
+        let useful: i64 = out.accounts.iter().map(|a| a.delivered - a.wasted).sum();
+        let overhead: i64 = out.accounts.iter().map(|a| a.overhead).sum();
         prop_assert_eq!(out.usage.total(Pool::Batch, UsageKind::Busy), i128::from(delivered));
         prop_assert_eq!(out.usage.useful_within(Pool::Batch, from, to), Some(i128::from(useful)));
+        prop_assert_eq!(out.overhead.total(Pool::Batch, UsageKind::Busy), i128::from(overhead));
         prop_assert!(out.usage.intervals().iter().all(|u| u.to > u.from));
+        // Without notices no job runs as a guest, so none is evicted.
+        if mechanism.is_none_or(|m| m.notice == NoticeStrategy::N) {
+            prop_assert_eq!(out.report.evictions, 0);
+        }
         // Same seed, same outcome.
         let again = scenario::simulate(config, mechanism, &jobs).unwrap();
         prop_assert_eq!(format!("{:?}", again.report), format!("{:?}", out.report));

@@ -17,6 +17,7 @@ fn table(failures: Option<Failures>) -> String {
             failures,
             checkpoint: CheckpointPolicy::new(
                 failures.map_or(Duration::from_hours(24), |f| f.mtbf),
+                4_392,
             )
             .unwrap(),
             seed: 11,

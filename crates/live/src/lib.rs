@@ -12,7 +12,10 @@
 //! - [`Engine`]: the executor between any policy of the protocol and a [`LiveCluster`]:
 //!   polling, the epilog's job ends, grants handed over only once their nodes are drained of
 //!   batch work; it reads nothing of the policy but its commands and its wake time;
-//! - [`Service`]: the axum service (`cosched balancer serve`).
+//! - [`Service`]: the axum service (`cosched balancer serve`), its events to a [`Logger`]
+//!   ([`ServiceConfig::log`]; stderr by default);
+//! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
+//!   integration run through the engine or the service without a cluster.
 //!
 //! The engine over a resource manager of one's own (here nodes in memory; a live service uses
 //! [`SlurmOarm`]): a request for the idle nodes is granted once the engine has drained them,
@@ -65,6 +68,7 @@
 //! [`Balancer`]: cosched_balancer::policy::Balancer
 
 pub mod engine;
+pub mod memory;
 pub mod service;
 mod slurm_oarm;
 
@@ -72,5 +76,6 @@ pub use engine::{
     Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeRecord, NodeReport, NodeView,
     Persisted,
 };
-pub use service::{Service, ServiceConfig, ServiceError, ServicePolicy};
+pub use memory::{MemoryCluster, MemoryError};
+pub use service::{LogEvent, Logger, Service, ServiceConfig, ServiceError, ServicePolicy};
 pub use slurm_oarm::{DEFAULT_REASON, SlurmOarm};

@@ -14,9 +14,11 @@
 //! (atomically) to the state file, from which a restarted service resumes without granting a
 //! node twice. A background task polls the cluster every second (job starts and ends, nodes
 //! drained or downed by an administrator), reads the epilog's job-end log when one is given,
-//! and ticks the policy. Each event is logged as one JSON line on stderr.
+//! and ticks the policy. Each event (start, request, answer, release, job end, refusal,
+//! failure) goes to the configuration's [`Logger`]: one JSON line on stderr by default.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -63,7 +65,8 @@ pub enum ServiceError {
 }
 
 /// How the service runs (the policy is passed beside it: any policy of the Balancer's
-/// protocol).
+/// protocol). The default: no state file, no job-end log, a poll every second, events on
+/// stderr.
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
     /// Where the state is saved after every change, and read at start.
@@ -72,6 +75,100 @@ pub struct ServiceConfig {
     pub job_end_log: Option<PathBuf>,
     /// How often the cluster is polled.
     pub poll: std::time::Duration,
+    /// Where the service's events go.
+    pub log: Logger,
+}
+
+impl Default for ServiceConfig {
+    fn default() -> Self {
+        ServiceConfig {
+            state_file: None,
+            job_end_log: None,
+            poll: std::time::Duration::from_secs(1),
+            log: Logger::default(),
+        }
+    }
+}
+
+/// One event of the service: when, what, and its details.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogEvent {
+    /// Wall-clock seconds.
+    pub t: Time,
+    /// What happened: `start`, `listening`, `request`, `answer`, `release`, `add_reserve`,
+    /// `job_end`, `refused`, `poll_error` or `save_error`.
+    pub event: String,
+    /// Its details (the request's id and size, the nodes, the error, …).
+    pub fields: serde_json::Value,
+}
+
+/// The JSON line `{"t": …, "event": …, "fields": {…}}`.
+impl fmt::Display for LogEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&line)
+    }
+}
+
+/// Where the service's events go: a function of each [`LogEvent`], called under the service's
+/// lock, so it must be quick (hand the event to a channel or a buffered writer to do more).
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use cosched_balancer::policy::{Balancer, BalancerConfig, RmNodeState, Strategy};
+/// use cosched_live::{Logger, MemoryCluster, Service, ServiceConfig};
+///
+/// let events = Arc::new(Mutex::new(Vec::new()));
+/// let sink = events.clone();
+/// let config = ServiceConfig {
+///     log: Logger::new(move |e| sink.lock().unwrap().push(e.event.clone())),
+///     ..ServiceConfig::default()
+/// };
+/// let basic = Balancer::new(BalancerConfig::new(Strategy::Basic { static_reserve: 0 }));
+/// let cluster = MemoryCluster::new(&[RmNodeState::BatchIdle]);
+/// let _service = Service::new(config, basic, cluster)?;
+/// assert_eq!(*events.lock().unwrap(), ["start"]);
+/// # Ok::<(), cosched_live::ServiceError>(())
+/// ```
+#[derive(Clone)]
+pub struct Logger(Arc<dyn Fn(&LogEvent) + Send + Sync>);
+
+impl Logger {
+    /// Events to `sink`.
+    pub fn new(sink: impl Fn(&LogEvent) + Send + Sync + 'static) -> Logger {
+        Logger(Arc::new(sink))
+    }
+
+    /// Each event as one JSON line on stderr (the default).
+    pub fn stderr() -> Logger {
+        Logger::new(|e| eprintln!("{e}"))
+    }
+
+    /// Events dropped.
+    pub fn discard() -> Logger {
+        Logger::new(|_| {})
+    }
+
+    /// Logs `event` with `fields` at the wall clock's time.
+    pub fn log(&self, event: &str, fields: serde_json::Value) {
+        (self.0)(&LogEvent {
+            t: wall_clock(),
+            event: event.to_owned(),
+            fields,
+        });
+    }
+}
+
+impl Default for Logger {
+    fn default() -> Self {
+        Logger::stderr()
+    }
+}
+
+impl fmt::Debug for Logger {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Logger(..)")
+    }
 }
 
 /// Wall-clock seconds: the policy's clock in a live service.
@@ -90,6 +187,7 @@ struct Shared<C: LiveCluster, P: BalancerPolicy> {
     waiters: BTreeMap<u64, oneshot::Sender<Answer>>,
     state_file: Option<PathBuf>,
     job_ends: Option<JobEndLog>,
+    log: Logger,
 }
 
 type AppState<C, P> = Arc<Mutex<Shared<C, P>>>;
@@ -120,6 +218,7 @@ impl<P> ServicePolicy for P where
 pub struct Service<C: LiveCluster, P: BalancerPolicy> {
     state: AppState<C, P>,
     poll: std::time::Duration,
+    log: Logger,
 }
 
 impl<C, P> Service<C, P>
@@ -153,7 +252,8 @@ where
             Some(saved) => Engine::resume(wall_clock(), saved, cluster)?,
             None => Engine::start(wall_clock(), policy, cluster)?,
         };
-        log(
+        let log = config.log;
+        log.log(
             "start",
             json!({ "resumed": resumed, "nodes": engine.view().len() }),
         );
@@ -162,11 +262,13 @@ where
             waiters: BTreeMap::new(),
             state_file: config.state_file,
             job_ends: config.job_end_log.map(JobEndLog::at_end),
+            log: log.clone(),
         };
         let state = Arc::new(Mutex::new(shared));
         Ok(Service {
             state,
             poll: config.poll,
+            log,
         })
     }
 
@@ -178,6 +280,10 @@ where
             .route("/add_reserve", post(add_reserve::<C, P>))
             .route("/job_ended", post(job_ended::<C, P>))
             .route("/nodes", get(nodes::<C, P>))
+            .layer(axum::middleware::map_response_with_state(
+                self.log.clone(),
+                log_refusal,
+            ))
             .with_state(self.state.clone())
     }
 
@@ -197,7 +303,7 @@ where
                 let now = wall_clock();
                 let result = follow_job_end_log(&mut s, now).and_then(|()| s.engine.sync(now));
                 if let Err(e) = result {
-                    log("poll_error", json!({ "error": e.to_string() }));
+                    s.log.log("poll_error", json!({ "error": e.to_string() }));
                 }
                 deliver(&mut s);
             }
@@ -213,7 +319,7 @@ where
     /// Binds `addr` and serves until the process is interrupted.
     pub async fn run(self, addr: SocketAddr) -> std::io::Result<()> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
-        log(
+        self.log.log(
             "listening",
             json!({ "addr": listener.local_addr()?.to_string() }),
         );
@@ -235,7 +341,7 @@ fn follow_job_end_log<C: LiveCluster, P: ServicePolicy>(
         .read_new()
         .map_err(|e| LiveError::Cluster(Box::new(e)))?;
     for end in ends {
-        log(
+        s.log.log(
             "job_end",
             json!({ "job": end.job_id, "nodes": end.nodes, "via": "epilog" }),
         );
@@ -247,7 +353,8 @@ fn follow_job_end_log<C: LiveCluster, P: ServicePolicy>(
 /// Hands answers to their waiting callers, and saves the state.
 fn deliver<C: LiveCluster, P: ServicePolicy>(s: &mut Shared<C, P>) {
     for answer in s.engine.take_answers() {
-        log("answer", serde_json::to_value(&answer).unwrap_or_default());
+        s.log
+            .log("answer", serde_json::to_value(&answer).unwrap_or_default());
         if let Some(tx) = s.waiters.remove(&answer.request()) {
             let _ = tx.send(answer);
         }
@@ -257,24 +364,25 @@ fn deliver<C: LiveCluster, P: ServicePolicy>(s: &mut Shared<C, P>) {
         .as_ref()
         .map(|path| save(path, &s.engine.persisted()))
     {
-        log("save_error", json!({ "error": e.to_string() }));
+        s.log.log("save_error", json!({ "error": e.to_string() }));
     }
 }
 
-/// Writes the state atomically (a temporary file renamed over the old one).
+/// Writes the state atomically: a temporary file of a fresh name beside it (never a file of
+/// the operator's, as a fixed `STATE.tmp` could be), synced, then renamed over the old one.
 fn save<P: Serialize>(path: &std::path::Path, state: &Persisted<P>) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
+    use std::io::Write as _;
     let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, json)?;
-    std::fs::rename(tmp, path)
-}
-
-/// One structured log line on stderr.
-fn log(event: &str, fields: serde_json::Value) {
-    eprintln!(
-        "{}",
-        json!({ "t": wall_clock().secs(), "event": event, "fields": fields })
-    );
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".state.")
+        .tempfile_in(dir)?;
+    tmp.write_all(&json)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map(drop).map_err(|e| e.error)
 }
 
 /// An error response: 400 for the caller's mistakes, 502 for the resource manager's, 500 else.
@@ -297,14 +405,27 @@ impl From<JsonRejection> for ApiError {
     }
 }
 
+/// The error text of a refused call, carried on its response for [`log_refusal`].
+#[derive(Clone)]
+struct Refusal(String);
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        log(
-            "refused",
-            json!({ "status": self.0.as_u16(), "error": self.1 }),
-        );
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let mut response = (self.0, Json(json!({ "error": self.1 }))).into_response();
+        response.extensions_mut().insert(Refusal(self.1));
+        response
     }
+}
+
+/// Logs a refused call (every route's error goes through [`ApiError`]).
+async fn log_refusal(State(log): State<Logger>, response: Response) -> Response {
+    if let Some(Refusal(error)) = response.extensions().get::<Refusal>() {
+        log.log(
+            "refused",
+            json!({ "status": response.status().as_u16(), "error": error }),
+        );
+    }
+    response
 }
 
 /// `request_nodes` body.
@@ -344,7 +465,7 @@ where
         let request = s
             .engine
             .request(wall_clock(), body.nodes, body.wait_s.map(Duration))?;
-        log(
+        s.log.log(
             "request",
             json!({ "request": request, "nodes": body.nodes, "wait_s": body.wait_s }),
         );
@@ -398,7 +519,7 @@ where
     let Json(body) = body?;
     let mut s = state.lock().await;
     s.engine.release(wall_clock(), &body.nodes)?;
-    log("release", json!({ "nodes": body.nodes }));
+    s.log.log("release", json!({ "nodes": body.nodes }));
     deliver(&mut s);
     Ok(Json(json!({ "released": body.nodes })))
 }
@@ -431,7 +552,7 @@ where
     let now = wall_clock();
     s.engine
         .add_reserve(now, now.saturating_add(Duration(body.in_s)), body.nodes)?;
-    log(
+    s.log.log(
         "add_reserve",
         json!({ "in_s": body.in_s, "nodes": body.nodes }),
     );
@@ -458,7 +579,8 @@ where
     let names = hostlist::expand(&body.nodes)
         .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?;
     let mut s = state.lock().await;
-    log("job_end", json!({ "nodes": names, "via": "notify" }));
+    s.log
+        .log("job_end", json!({ "nodes": names, "via": "notify" }));
     s.engine.job_ended(wall_clock(), &names)?;
     deliver(&mut s);
     Ok(Json(json!({})))
@@ -470,4 +592,35 @@ where
     P: ServicePolicy,
 {
     Json(state.lock().await.engine.view())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Saving `balancer.json` neither touches a `balancer.tmp` of the operator's nor leaves a
+    /// temporary file behind.
+    #[test]
+    fn saving_the_state_replaces_only_the_state_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("balancer.json");
+        let theirs = dir.path().join("balancer.tmp");
+        std::fs::write(&theirs, "the operator's").unwrap();
+        let state = Persisted {
+            policy: 7_u32,
+            names: vec!["n1".into()],
+            records: Vec::new(),
+            allocations: BTreeMap::new(),
+            waiting: Default::default(),
+            held: Vec::new(),
+            next_request: 3,
+        };
+        save(&path, &state).unwrap();
+        save(&path, &state).unwrap();
+        let back: Persisted<u32> =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(back, state);
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "the operator's");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 }

@@ -1,71 +1,16 @@
-//! The live executor on a scripted resource manager: each step of the Balancer's protocol as a
+//! The live executor on the resource manager in memory ([`MemoryCluster`]): each step of the Balancer's protocol as a
 //! real cluster exhibits it (jobs that end when they end, a drain that races a job start, a
 //! restart), without daemons.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use cosched_balancer::baseline::StaticSplit;
-use cosched_balancer::oarm::Oarm;
 use cosched_balancer::policy::{
     Balancer, BalancerConfig, BalancerNodeState, RmNode, RmNodeState, Strategy,
 };
-use cosched_balancer::predictor::{Combine, Predictive, Predictor};
+use cosched_balancer::predictor::{Combine, Predictive, PredictiveHold, Predictor, SLOT};
 use cosched_balancer::workload::LeaseRequest;
 use cosched_core::policy::{Recorder, Step, read_steps, replay, replay_step};
 use cosched_core::{Duration, LeaseId, NodeId, Time};
-use cosched_live::{Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeReport};
-
-/// A cluster whose nodes a test sets by hand; reclaim drains (a busy node keeps its job).
-#[derive(Clone, Default)]
-struct Scripted(Rc<RefCell<Vec<NodeReport>>>);
-
-impl Scripted {
-    fn new(states: &[RmNodeState]) -> Self {
-        Scripted(Rc::new(RefCell::new(
-            states
-                .iter()
-                .enumerate()
-                .map(|(i, &state)| NodeReport {
-                    name: format!("n{}", i + 1),
-                    state,
-                    settled: false,
-                })
-                .collect(),
-        )))
-    }
-    fn set(&self, i: usize, state: RmNodeState, settled: bool) {
-        let mut nodes = self.0.borrow_mut();
-        nodes[i].state = state;
-        nodes[i].settled = settled;
-    }
-    fn state(&self, i: usize) -> RmNodeState {
-        self.0.borrow()[i].state
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-#[error("scripted failure")]
-struct Never;
-
-impl Oarm for Scripted {
-    type Error = Never;
-    fn reclaim_node(&mut self, node: NodeId, _name: &str) -> Result<(), Never> {
-        let busy = self.state(node.index()) == RmNodeState::BatchBusy;
-        self.set(node.index(), RmNodeState::OnDemandFree, !busy);
-        Ok(())
-    }
-    fn restore_node(&mut self, node: NodeId, _name: &str) -> Result<(), Never> {
-        self.set(node.index(), RmNodeState::BatchIdle, false);
-        Ok(())
-    }
-}
-
-impl LiveCluster for Scripted {
-    fn report(&self) -> Result<Vec<NodeReport>, Never> {
-        Ok(self.0.borrow().clone())
-    }
-}
+use cosched_live::{Answer, Engine, InvalidInput, LiveError, MemoryCluster};
 
 fn config(window_s: i64) -> Balancer {
     Balancer::new(
@@ -79,10 +24,10 @@ use RmNodeState::{BatchBusy, BatchIdle, OnDemandFree};
 
 /// `e` saved as JSON, dropped and resumed at `at` on `cluster`: a restart.
 fn restarted(
-    e: Engine<Scripted, Balancer>,
+    e: Engine<MemoryCluster, Balancer>,
     at: Time,
-    cluster: &Scripted,
-) -> Engine<Scripted, Balancer> {
+    cluster: &MemoryCluster,
+) -> Engine<MemoryCluster, Balancer> {
     let saved = serde_json::to_string(&e.persisted()).unwrap();
     drop(e);
     Engine::resume(at, serde_json::from_str(&saved).unwrap(), cluster.clone()).unwrap()
@@ -90,17 +35,17 @@ fn restarted(
 
 #[test]
 fn a_request_waits_for_a_job_to_end_within_w() {
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchBusy]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchBusy, BatchBusy]);
     let mut e = Engine::start(Time(0), config(60), cluster.clone()).unwrap();
     let r = e.request(Time(1), 2, Some(Duration(60))).unwrap();
     assert!(e.take_answers().is_empty(), "one idle node is not enough");
     assert_eq!(
-        cluster.state(0),
+        cluster.state(0).unwrap(),
         OnDemandFree,
         "the idle node is taken at once"
     );
     // n2's job ends: the poller sees it idle; the node is reclaimed and the request granted.
-    cluster.set(1, BatchIdle, false);
+    cluster.end_job(1).unwrap();
     e.sync(Time(30)).unwrap();
     assert_eq!(
         e.take_answers(),
@@ -110,19 +55,22 @@ fn a_request_waits_for_a_job_to_end_within_w() {
         }]
     );
     assert_eq!(
-        cluster.state(2),
+        cluster.state(2).unwrap(),
         BatchBusy,
         "the other batch job is untouched"
     );
     e.release(Time(40), &["n1".into(), "n2".into()]).unwrap();
     // With I = 0 the released nodes go back to batch at the next tick.
     e.sync(Time(40)).unwrap();
-    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchIdle));
+    assert_eq!(
+        (cluster.state(0).unwrap(), cluster.state(1).unwrap()),
+        (BatchIdle, BatchIdle)
+    );
 }
 
 #[test]
 fn a_request_is_rejected_at_its_own_w_and_its_nodes_go_back() {
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchBusy]);
     let mut e = Engine::start(Time(0), config(60), cluster.clone()).unwrap();
     let r = e.request(Time(0), 2, Some(Duration(10))).unwrap();
     e.sync(Time(9)).unwrap();
@@ -131,7 +79,7 @@ fn a_request_is_rejected_at_its_own_w_and_its_nodes_go_back() {
     assert_eq!(e.take_answers(), vec![Answer::Rejected { request: r }]);
     e.sync(Time(11)).unwrap();
     assert_eq!(
-        cluster.state(0),
+        cluster.state(0).unwrap(),
         BatchIdle,
         "with I = 0 the gathered node returns to batch"
     );
@@ -139,10 +87,10 @@ fn a_request_is_rejected_at_its_own_w_and_its_nodes_go_back() {
 
 #[test]
 fn a_node_whose_drain_raced_a_job_start_is_granted_only_once_drained() {
-    let cluster = Scripted::new(&[BatchIdle]);
+    let cluster = MemoryCluster::new(&[BatchIdle]);
     let mut e = Engine::start(Time(0), config(60), cluster.clone()).unwrap();
     // A job starts on n1 between the executor's last poll and the drain.
-    cluster.set(0, BatchBusy, false);
+    cluster.start_job(0).unwrap();
     let r = e.request(Time(1), 1, Some(Duration(60))).unwrap();
     assert!(
         e.take_answers().is_empty(),
@@ -151,7 +99,7 @@ fn a_node_whose_drain_raced_a_job_start_is_granted_only_once_drained() {
     e.sync(Time(5)).unwrap();
     assert!(e.take_answers().is_empty());
     // The job ends; the drain completes.
-    cluster.set(0, OnDemandFree, true);
+    cluster.end_job(0).unwrap();
     e.sync(Time(20)).unwrap();
     assert_eq!(
         e.take_answers(),
@@ -164,7 +112,7 @@ fn a_node_whose_drain_raced_a_job_start_is_granted_only_once_drained() {
 
 #[test]
 fn a_restart_keeps_allocations_and_never_grants_a_node_twice() {
-    let cluster = Scripted::new(&[BatchIdle, BatchIdle, BatchBusy]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchIdle, BatchBusy]);
     let mut e = Engine::start(Time(0), config(30), cluster.clone()).unwrap();
     let r = e.request(Time(0), 2, Some(Duration(30))).unwrap();
     assert!(matches!(&e.take_answers()[..], [Answer::Granted { request, .. }] if *request == r));
@@ -188,14 +136,14 @@ fn a_restart_keeps_allocations_and_never_grants_a_node_twice() {
 #[test]
 fn a_grant_waiting_for_an_unsettled_node_survives_a_restart_and_the_node_stays_unused_until_it_settles()
  {
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchBusy]);
     let policy = Balancer::new(
         BalancerConfig::new(Strategy::Basic { static_reserve: 0 }).with_idle_hold(Duration(600)),
     );
     let mut e = Engine::start(Time(0), policy, cluster.clone()).unwrap();
     // A job starts on n1 before the engine polls again: the policy reclaims n1 as idle, the
     // drain leaves the job running, and the grant waits for n1 to settle.
-    cluster.set(0, BatchBusy, false);
+    cluster.start_job(0).unwrap();
     let r = e.request(Time(1), 1, None).unwrap();
     assert!(e.take_answers().is_empty());
     let mut e = restarted(e, Time(2), &cluster);
@@ -208,7 +156,7 @@ fn a_grant_waiting_for_an_unsettled_node_survives_a_restart_and_the_node_stays_u
     // A new request is granted n1 by the policy, but not handed over while its job runs.
     let again = e.request(Time(3), 1, None).unwrap();
     assert!(e.take_answers().is_empty(), "n1 still runs its batch job");
-    cluster.set(0, OnDemandFree, true);
+    cluster.end_job(0).unwrap();
     e.sync(Time(4)).unwrap();
     assert!(matches!(
         &e.take_answers()[..],
@@ -218,7 +166,7 @@ fn a_grant_waiting_for_an_unsettled_node_survives_a_restart_and_the_node_stays_u
 
 #[test]
 fn invalid_calls_change_nothing() {
-    let cluster = Scripted::new(&[BatchIdle, BatchIdle]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchIdle]);
     let mut e = Engine::start(Time(0), config(30), cluster.clone()).unwrap();
     let before = serde_json::to_string(&e.persisted()).unwrap();
     for bad in [
@@ -232,12 +180,15 @@ fn invalid_calls_change_nothing() {
         assert!(matches!(bad, Some(LiveError::Invalid(_))), "{bad:?}");
     }
     assert_eq!(serde_json::to_string(&e.persisted()).unwrap(), before);
-    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchIdle));
+    assert_eq!(
+        (cluster.state(0).unwrap(), cluster.state(1).unwrap()),
+        (BatchIdle, BatchIdle)
+    );
 }
 
 #[test]
 fn a_callers_wait_is_capped_by_the_policys_w() {
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchBusy]);
     let mut e = Engine::start(Time(0), config(30), cluster.clone()).unwrap();
     // Asked to wait 999 s; the policy's W is 30 s, so it is refused at 30 s.
     let r = e.request(Time(0), 2, Some(Duration(999))).unwrap();
@@ -253,12 +204,12 @@ fn a_callers_wait_is_capped_by_the_policys_w() {
 
 #[test]
 fn the_static_split_runs_live() {
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchIdle, BatchIdle]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchBusy, BatchIdle, BatchIdle]);
     let split = StaticSplit::new(2, Duration::ZERO);
     let mut e = Engine::start(Time(0), split, cluster.clone()).unwrap();
     // The pool (the last two nodes) is taken out of batch at start.
     assert_eq!(
-        (cluster.state(2), cluster.state(3)),
+        (cluster.state(2).unwrap(), cluster.state(3).unwrap()),
         (OnDemandFree, OnDemandFree)
     );
     let a = e.request(Time(1), 2, None).unwrap();
@@ -277,16 +228,21 @@ fn the_static_split_runs_live() {
     e.release(Time(3), &["n3".into(), "n4".into()]).unwrap();
     e.sync(Time(4)).unwrap();
     assert_eq!(
-        (cluster.state(2), cluster.state(3)),
+        (cluster.state(2).unwrap(), cluster.state(3).unwrap()),
         (OnDemandFree, OnDemandFree)
     );
-    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchBusy));
+    assert_eq!(
+        (cluster.state(0).unwrap(), cluster.state(1).unwrap()),
+        (BatchIdle, BatchBusy)
+    );
 }
 
+/// Predictive live: `add_reserve(0, N)` at the slot's start takes the idle nodes, which a
+/// request gets at once; released, they stay reserved under the paper's slot hold (until the
+/// slot ends) and go back to batch after `I` unused under ours (`PredictiveHold::Idle`).
 #[test]
 fn predictive_runs_live_and_reserves_at_the_slot() {
     let day = 86_400;
-    let cluster = Scripted::new(&[BatchIdle; 4]);
     // Yesterday's slot 0 peaked at 2 requested nodes.
     let history = [LeaseRequest {
         id: LeaseId(0),
@@ -295,41 +251,54 @@ fn predictive_runs_live_and_reserves_at_the_slot() {
         duration: Duration(600),
         notice: None,
     }];
-    // The paper's rule: add_reserve(0, N) at the slot's start, unused nodes back after I.
-    let policy = Predictive::new(
-        BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600)),
-        Predictor::train(Combine::Max, &history),
-    )
-    .unwrap();
-    let mut e = Engine::start(Time(day), policy, cluster.clone()).unwrap();
-    // Today's slot 0 has begun: two idle nodes are reserved for it at start.
-    let reserved = (0..4).filter(|&i| cluster.state(i) == OnDemandFree).count();
-    assert_eq!(reserved, 2);
-    let r = e.request(Time(day + 10), 2, None).unwrap();
-    assert!(
-        matches!(&e.take_answers()[..], [Answer::Granted { request, nodes }] if *request == r && nodes.len() == 2)
-    );
-    // Released, the nodes are reserve for I = 600 s, then go back to batch.
-    e.release(Time(day + 20), &["n1".into(), "n2".into()])
-        .unwrap();
-    e.sync(Time(day + 619)).unwrap();
-    assert_eq!(
-        (0..4).filter(|&i| cluster.state(i) == OnDemandFree).count(),
-        2
-    );
-    e.sync(Time(day + 620)).unwrap();
-    assert!((0..4).all(|i| cluster.state(i) == BatchIdle));
+    let reserved = |cluster: &MemoryCluster| {
+        (0..4)
+            .filter(|&i| cluster.state(i) == Some(OnDemandFree))
+            .count()
+    };
+    for hold in [PredictiveHold::Slot, PredictiveHold::Idle] {
+        let cluster = MemoryCluster::new(&[BatchIdle; 4]);
+        let policy = Predictive::new(
+            BalancerConfig::new(Strategy::Hinted).with_idle_hold(Duration(600)),
+            Predictor::train(Combine::Max, &history),
+        )
+        .unwrap()
+        .with_hold(hold);
+        let mut e = Engine::start(Time(day), policy, cluster.clone()).unwrap();
+        // Today's slot 0 has begun: two idle nodes are reserved for it at start.
+        assert_eq!(reserved(&cluster), 2, "{hold:?}");
+        let r = e.request(Time(day + 10), 2, None).unwrap();
+        assert!(
+            matches!(&e.take_answers()[..], [Answer::Granted { request, nodes }] if *request == r && nodes.len() == 2)
+        );
+        e.release(Time(day + 20), &["n1".into(), "n2".into()])
+            .unwrap();
+        e.sync(Time(day + 619)).unwrap();
+        assert_eq!(reserved(&cluster), 2, "{hold:?}");
+        e.sync(Time(day + 620)).unwrap();
+        let after_i = match hold {
+            PredictiveHold::Slot => 2,
+            PredictiveHold::Idle => 0,
+        };
+        assert_eq!(reserved(&cluster), after_i, "{hold:?}");
+        // Past the slot's end (and I), every node is back to batch.
+        e.sync(Time(day + SLOT.secs() + 600)).unwrap();
+        assert!(
+            (0..4).all(|i| cluster.state(i) == Some(BatchIdle)),
+            "{hold:?}"
+        );
+    }
 }
 
 #[test]
 fn a_live_recording_replays_identically_and_survives_a_serde_restart() {
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy, BatchBusy, BatchIdle]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchBusy, BatchBusy, BatchIdle]);
     let recorder = Recorder::with_view_snapshot(config(60), Vec::new(), |_, v: &[RmNode]| {
         Some(serde_json::to_value(v).unwrap_or_default())
     });
     let mut e = Engine::start(Time(0), recorder, cluster.clone()).unwrap();
     let a = e.request(Time(1), 3, None).unwrap();
-    cluster.set(1, BatchIdle, false);
+    cluster.end_job(1).unwrap();
     e.sync(Time(5)).unwrap();
     let names: Vec<String> = match &e.take_answers()[..] {
         [Answer::Granted { request, nodes }] if *request == a => nodes.clone(),
@@ -390,9 +359,12 @@ fn an_infallible_policy_runs_in_the_engine() {
         }
     }
 
-    let cluster = Scripted::new(&[BatchIdle, BatchBusy]);
+    let cluster = MemoryCluster::new(&[BatchIdle, BatchBusy]);
     let mut e = Engine::start(Time(0), Refuse, cluster.clone()).unwrap();
     let request = e.request(Time(1), 1, None).unwrap();
     assert_eq!(e.take_answers(), [Answer::Rejected { request }]);
-    assert_eq!((cluster.state(0), cluster.state(1)), (BatchIdle, BatchBusy));
+    assert_eq!(
+        (cluster.state(0).unwrap(), cluster.state(1).unwrap()),
+        (BatchIdle, BatchBusy)
+    );
 }

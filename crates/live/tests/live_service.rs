@@ -2,6 +2,9 @@
 //! (8 nodes), then `COSCHED_SLURM=target/slurm/etc/slurm.conf cargo test`. Without
 //! `COSCHED_SLURM` the test prints why it skips; with it, a cluster that does not answer fails.
 //!
+//! The service's own behaviour (HTTP answers, refusals, its log) is also checked on the
+//! cluster in memory ([`MemoryCluster`]), which needs no Slurm and always runs.
+//!
 //! One scenario, in order, on the whole cluster (seconds stand for the paper's minutes): batch
 //! jobs submitted with `sbatch`, on-demand requests over HTTP; after each step the service's view
 //! and Slurm's agree.
@@ -12,6 +15,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use cosched_balancer::baseline::StaticSplit;
+use cosched_balancer::policy::RmNodeState;
 use cosched_balancer::policy::{Balancer, BalancerConfig, BalancerNodeState, RmNode, Strategy};
 use cosched_balancer::predictor::{Combine, Predictive, Predictor};
 use cosched_balancer::workload::LeaseRequest;
@@ -19,7 +23,8 @@ use cosched_core::policy::{Recorder, replay};
 use cosched_core::{LeaseId, Time};
 use cosched_live::service::{RequestAnswer, wall_clock};
 use cosched_live::{
-    Answer, DEFAULT_REASON, Engine, NodeView, Service, ServiceConfig, ServicePolicy, SlurmOarm,
+    Answer, DEFAULT_REASON, Engine, LiveCluster, LogEvent, Logger, MemoryCluster, NodeView,
+    Service, ServiceConfig, ServicePolicy, SlurmOarm,
 };
 use cosched_slurm::{JobState, NodeState, Slurm};
 use serde_json::{Value, json};
@@ -83,9 +88,18 @@ fn start<P: ServicePolicy>(
         state_file,
         job_end_log: Some(log),
         poll: Duration::from_millis(500),
+        ..ServiceConfig::default()
     };
-    let service =
-        Service::new(config, policy, SlurmOarm::new(slurm.clone())).expect("service starts");
+    serve(config, policy, SlurmOarm::new(slurm.clone()))
+}
+
+/// `policy` on `cluster` served on an ephemeral port.
+fn serve<P: ServicePolicy, C: LiveCluster + Send + 'static>(
+    config: ServiceConfig,
+    policy: P,
+    cluster: C,
+) -> Running {
+    let service = Service::new(config, policy, cluster).expect("service starts");
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
@@ -395,7 +409,8 @@ fn predictive_drives_a_real_slurm_cluster() {
         &json!({"nodes": granted.nodes}).to_string(),
     );
     assert_eq!(status, 200, "{value}");
-    // Held I (10 min) unused: still three reserve nodes, drained in Slurm.
+    // Held for the slot (the paper's rule, the default hold): still three reserve nodes,
+    // drained in Slurm.
     sleep(Duration::from_secs(2));
     assert_eq!(
         view(addr)
@@ -472,4 +487,68 @@ fn a_live_slurm_recording_replays_identically() {
     .expect("the recording replays");
     assert!(outcome.steps >= 4 && outcome.commands >= 4, "{outcome:?}");
     all_idle(&slurm);
+}
+
+/// The service on the cluster in memory, its events to a [`Logger`] of the test's: a grant,
+/// a refusal (logged with its status), and a failing resource manager (a poll error, then a
+/// 502), all seen in the log and nowhere on stderr.
+#[test]
+fn the_service_logs_its_events_to_the_configured_logger() {
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::<LogEvent>::new()));
+    let sink = events.clone();
+    let config = ServiceConfig {
+        poll: Duration::from_millis(50),
+        log: Logger::new(move |e| sink.lock().unwrap().push(e.clone())),
+        ..ServiceConfig::default()
+    };
+    let cluster = MemoryCluster::new(&[RmNodeState::BatchIdle, RmNodeState::BatchBusy]);
+    let service = serve(config, basic(), cluster.clone());
+    let logged = |event: &str| -> Vec<LogEvent> {
+        let events = events.lock().unwrap();
+        events
+            .iter()
+            .filter(|e| e.event == event)
+            .cloned()
+            .collect()
+    };
+    assert_eq!(logged("start")[0].fields["nodes"], 2);
+    let (status, body) = post(service.addr, "/request_nodes", r#"{"nodes": 1}"#);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["nodes"], json!(["n1"]));
+    assert_eq!(cluster.state(0), Some(RmNodeState::OnDemandFree));
+    assert_eq!(logged("request")[0].fields["nodes"], 1);
+    assert!(logged("answer")[0].fields.to_string().contains("n1"));
+    let (status, _) = post(service.addr, "/request_nodes", r#"{"nodes": 9}"#);
+    assert_eq!(status, 400);
+    let refused = logged("refused");
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].fields["status"], 400);
+    assert!(
+        refused[0].fields["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("9 nodes")),
+        "{}",
+        refused[0]
+    );
+    // Each event is one JSON line that reads back as the event.
+    let line = refused[0].to_string();
+    assert_eq!(serde_json::from_str::<LogEvent>(&line).unwrap(), refused[0]);
+    // n1 back (I = 0: at the next poll), then the resource manager fails: the poller logs it,
+    // and a request whose drain fails is a 502.
+    let (status, _) = post(service.addr, "/release_nodes", r#"{"nodes": ["n1"]}"#);
+    assert_eq!(status, 200);
+    wait_for("n1 back to batch", Duration::from_secs(10), || {
+        cluster.state(0) == Some(RmNodeState::BatchIdle)
+    });
+    cluster.set_failing(true);
+    wait_for("a poll error", Duration::from_secs(10), || {
+        !logged("poll_error").is_empty()
+    });
+    let (status, _) = post(service.addr, "/request_nodes", r#"{"nodes": 1}"#);
+    assert_eq!(status, 502);
+    assert!(
+        logged("poll_error")[0].fields["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("failing"))
+    );
 }

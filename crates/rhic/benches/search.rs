@@ -1,5 +1,7 @@
 //! The controller's speed (§5.6: under 250 ms for an exhaustive decision over 36 volunteers):
-//! a full boundary decision (the answer to a progress report) for 36 and 10,000 candidates —
+//! a full boundary decision (the answer to a progress report) for 36, 4,000 and 10,000
+//! candidates, with the candidates screened afresh and incrementally (none changed since the
+//! last decision) —
 //! screening, sorting, mean-shift over an hour of 1-minute I/O samples, the spline, the search,
 //! the selection, the pool's commands — and the bare
 //! exhaustive search and simulated annealing over 10,000 candidates.
@@ -77,18 +79,28 @@ fn bench(c: &mut Criterion) {
         progress,
         point: ProgressPoint::PeriodEnd,
     };
-    for n in [36, 10_000] {
+    // A boundary decision after a period in which no candidate changed: screened afresh (every
+    // candidate re-listed and sorted, as before the incremental screen) and incrementally.
+    for n in [36, 4_000, 10_000] {
         let r = prepared(n);
-        c.bench_function(&format!("decide/{n}"), |b| {
-            b.iter_batched_ref(
-                || (r.clone(), Vec::new()),
-                |(r, out)| {
-                    r.observe(Time(3720), &report, &(), out).expect("valid");
-                    black_box(out.len())
-                },
-                BatchSize::SmallInput,
-            )
-        });
+        for (name, afresh) in [("full", true), ("incremental", false)] {
+            c.bench_function(&format!("decide/{name}/{n}"), |b| {
+                b.iter_batched_ref(
+                    || {
+                        let mut r = r.clone();
+                        if afresh {
+                            r.forget_screen();
+                        }
+                        (r, Vec::new())
+                    },
+                    |(r, out)| {
+                        r.observe(Time(3720), &report, &(), out).expect("valid");
+                        black_box(out.len())
+                    },
+                    BatchSize::SmallInput,
+                )
+            });
+        }
     }
     let all: Vec<Candidate> = (0..10_000)
         .map(|i| {

@@ -13,7 +13,7 @@
 //! | sessions under way at the start | every node busy (§5.4: "we begin all experiments with 100 % of nodes available"), residual life of a length-biased draw | renewal theory |
 //! | `BWUtil` of Wordcount and Grep | 0.25 and 0.50: the disk carries 64 and 32 one-per-core map tasks at the best size (3:1 and 1:1 volunteers : dedicated) | §3.2 |
 //! | work of each Hadoop job | from Table 1's exhaustive (baseline) cost range | Table 1 |
-//! | power | 328 W busy, 175 W idle per node | Table 1's Pi rows (exhaustive, baseline) |
+//! | power | 328 W busy, 194 W idle per node | Table 1's Pi energy rows (exhaustive, baseline) on the simulator's own Pi runs |
 //!
 //! Everything else is ours and labelled so: the shape of the CPU process between its moments
 //! ([`BurstModel`]), the gap between sessions, foreground memory, map-slot memory, task

@@ -292,10 +292,17 @@ impl IoCurve {
     /// assert_eq!(bent.projected(15.0, 0.0), 11.0); // inside: the spline, no cap
     /// ```
     pub fn projected(&self, cpu_available: f64, ceiling: f64) -> f64 {
+        self.projection(cpu_available, ceiling).0
+    }
+
+    /// [`IoCurve::projected`], and whether no larger `cpu_available` can project more: past
+    /// the last knot the projection rises along a non-negative slope to its cap
+    /// (`ceiling`, or the last knot's consumption if higher), so once it is there it stays.
+    pub fn projection(&self, cpu_available: f64, ceiling: f64) -> (f64, bool) {
         let n = self.xs.len();
         let (xl, yl) = (self.xs[n - 1], self.ys[n - 1]);
         if cpu_available <= xl {
-            return self.consumed(cpu_available);
+            return (self.consumed(cpu_available), false);
         }
         let slope = if n >= 2 {
             (yl - self.ys[n - 2]) / (xl - self.xs[n - 2])
@@ -309,6 +316,8 @@ impl IoCurve {
         } else {
             0.0
         };
-        (yl + slope * (cpu_available - xl)).min(ceiling.max(yl))
+        let cap = ceiling.max(yl);
+        let y = yl + slope * (cpu_available - xl);
+        if y >= cap { (cap, true) } else { (y, false) }
     }
 }

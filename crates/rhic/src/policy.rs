@@ -29,13 +29,13 @@ use crate::iocurve::{Cluster, IoCurve, IoSample, MeanShiftParams, age_weight, me
 use crate::predictor::ForegroundTable;
 use crate::saturation::SaturationEstimate;
 use crate::search::{
-    Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, exhaustive_search,
-    screen_and_sort,
+    Candidate, Evaluation, SearchMethod, SearchModel, annealing_search, candidate_order,
+    exhaustive_search, screen_and_sort, usable,
 };
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, ParamError, SeedStreams, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// The controller's parameters; checked by [`Rhic::new`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -390,27 +390,43 @@ impl CloudView {
 
     /// Applies a node-level observation (reading, departure, boot); false for the others.
     pub fn observe(&mut self, at: Time, observation: &Observation) -> bool {
-        match *observation {
+        self.apply(at, observation).is_some()
+    }
+
+    /// [`CloudView::observe`], saying what changed: `None` for an observation that is not
+    /// node-level, `Some(Some(node))` when `node`'s candidate may have changed (its reading
+    /// moved its prediction, memory or capacity; it left; its boot failed or it joined after
+    /// one), `Some(None)` when nothing did.
+    pub fn apply(&mut self, at: Time, observation: &Observation) -> Option<Option<NodeId>> {
+        let (node, changed) = match *observation {
             Observation::Node {
                 node,
                 cores,
                 foreground_cpu,
                 free_memory_mb,
-            } => self
-                .nodes
-                .observe(at, node, cores, foreground_cpu, free_memory_mb),
-            Observation::Left(node) => self.nodes.remove(node),
-            Observation::Joined(node) => {
-                self.failed.remove(&node);
-            }
-            Observation::BootFailed(node) => {
-                self.failed.insert(node);
-            }
+            } => (
+                node,
+                self.nodes
+                    .observe(at, node, cores, foreground_cpu, free_memory_mb),
+            ),
+            Observation::Left(node) => (node, self.nodes.remove(node)),
+            Observation::Joined(node) => (node, self.failed.remove(&node)),
+            Observation::BootFailed(node) => (node, self.failed.insert(node)),
             Observation::Profile(_) | Observation::Period(_) | Observation::Progress { .. } => {
-                return false;
+                return None;
             }
+        };
+        Some(changed.then_some(node))
+    }
+
+    /// `node` as a usable candidate ([`CloudView::screen`]'s entry for it), if it is one.
+    pub fn candidate(&self, node: NodeId, cpu_max: f64, slot_memory_mb: u64) -> Option<Candidate> {
+        if self.failed.contains(&node) {
+            return None;
         }
-        true
+        self.nodes
+            .candidate(node, cpu_max, slot_memory_mb)
+            .filter(usable)
     }
 
     /// The CPU capacity a node reported ([`Observation::Node`]'s `cores`), if any.
@@ -449,44 +465,53 @@ impl Selection {
     /// Drops members no longer among `sorted` (gone, failed or without memory) and refreshes
     /// the others' slots; true if one was dropped.
     pub fn refresh(&mut self, sorted: &[Candidate]) -> bool {
+        let listed = self.listed_members(sorted);
+        self.refresh_by(|n| listed.get(&n).copied())
+    }
+
+    /// [`Selection::refresh`] with `lookup` giving a node's entry among the sorted candidates
+    /// (`None`: not among them): O(members) lookups instead of a walk over the candidates.
+    pub fn refresh_by(&mut self, lookup: impl Fn(NodeId) -> Option<Candidate>) -> bool {
         let before = self.members.len();
-        // O(n log m): look the members up while walking the candidates once.
-        let mut slots: std::collections::BTreeMap<NodeId, Option<u32>> =
-            self.members.iter().map(|a| (a.node, None)).collect();
-        for c in sorted {
-            if let Some(s) = slots.get_mut(&c.node) {
-                *s = Some(c.slots);
+        self.members.retain_mut(|a| match lookup(a.node) {
+            Some(c) => {
+                a.slots = c.slots;
+                true
             }
-        }
-        self.members
-            .retain_mut(|a| match slots.get(&a.node).copied().flatten() {
-                Some(s) => {
-                    a.slots = s;
-                    true
-                }
-                None => false,
-            });
+            None => false,
+        });
         self.members.len() != before
     }
 
     /// Adjusts the pool to `size` (§4.4): adds the best unused candidates of `sorted` (best
     /// first) or drops the worst used ones.
     pub fn resize(&mut self, size: usize, sorted: &[Candidate]) {
+        let listed = self.listed_members(sorted);
+        self.resize_by(size, sorted, |n| listed.get(&n).copied());
+    }
+
+    /// [`Selection::resize`] with `lookup` as in [`Selection::refresh_by`] (every member
+    /// listed).
+    pub fn resize_by(
+        &mut self,
+        size: usize,
+        sorted: &[Candidate],
+        lookup: impl Fn(NodeId) -> Option<Candidate>,
+    ) {
         let size = size.min(sorted.len());
-        let mut used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
         if self.members.len() > size {
-            // Drop the lowest contributions: walk `sorted` from its worst end.
+            // Drop the lowest contributions: the worst used first.
             let excess = self.members.len() - size;
-            let dropped: BTreeSet<NodeId> = sorted
+            let dropped: BTreeSet<NodeId> = self
+                .worst_used(&lookup)
                 .iter()
-                .rev()
-                .filter(|c| used.contains(&c.node))
                 .take(excess)
                 .map(|c| c.node)
                 .collect();
             self.members.retain(|a| !dropped.contains(&a.node));
             return;
         }
+        let mut used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
         for c in sorted {
             if self.members.len() >= size {
                 break;
@@ -503,12 +528,24 @@ impl Selection {
     /// Threshold replacement (§4.4): while the most-available unused candidate beats the
     /// least-available used one by more than `threshold` cores, swap them. Returns the swaps.
     pub fn replace(&mut self, sorted: &[Candidate], threshold: f64) -> usize {
+        let listed = self.listed_members(sorted);
+        self.replace_by(sorted, threshold, |n| listed.get(&n).copied())
+    }
+
+    /// [`Selection::replace`] with `lookup` as in [`Selection::refresh_by`] (every member
+    /// listed).
+    pub fn replace_by(
+        &mut self,
+        sorted: &[Candidate],
+        threshold: f64,
+        lookup: impl Fn(NodeId) -> Option<Candidate>,
+    ) -> usize {
         let used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
         // Unused candidates best first, used ones worst first.
         let unused = sorted.iter().filter(|c| !used.contains(&c.node));
-        let worst_used = sorted.iter().rev().filter(|c| used.contains(&c.node));
+        let worst_used = self.worst_used(&lookup);
         let mut swaps = 0;
-        for (worst, best) in worst_used.zip(unused) {
+        for (worst, best) in worst_used.iter().zip(unused) {
             if best.contribution() - worst.contribution() <= threshold {
                 break;
             }
@@ -521,6 +558,29 @@ impl Selection {
             swaps += 1;
         }
         swaps
+    }
+
+    /// The members' entries among the sorted candidates, worst first (the reverse of the
+    /// candidates' order).
+    fn worst_used(&self, lookup: impl Fn(NodeId) -> Option<Candidate>) -> Vec<Candidate> {
+        let mut used: Vec<Candidate> = self.members.iter().filter_map(|a| lookup(a.node)).collect();
+        used.sort_unstable_by(|a, b| crate::search::candidate_order(b, a));
+        used
+    }
+
+    /// The members' entries among `sorted`, by node.
+    fn listed_members(&self, sorted: &[Candidate]) -> BTreeMap<NodeId, Candidate> {
+        let mut listed: BTreeMap<NodeId, Option<Candidate>> =
+            self.members.iter().map(|a| (a.node, None)).collect();
+        for c in sorted {
+            if let Some(slot) = listed.get_mut(&c.node) {
+                *slot = Some(*c);
+            }
+        }
+        listed
+            .into_iter()
+            .filter_map(|(n, c)| Some((n, c?)))
+            .collect()
     }
 }
 
@@ -580,6 +640,19 @@ pub struct Rhic {
     sorted: Vec<Candidate>,
     #[serde(skip)]
     scratch: Vec<Candidate>,
+    /// What `sorted` was screened with and the nodes changed since (`None`: screen afresh).
+    #[serde(skip)]
+    screened: Option<Screened>,
+}
+
+/// The incremental state of [`Rhic`]'s sorted candidates: the screen's parameters, each
+/// listed candidate by node, and the nodes whose candidate may have changed since.
+#[derive(Clone, Debug)]
+struct Screened {
+    cpu_max: f64,
+    slot_memory_mb: u64,
+    listed: HashMap<NodeId, Candidate>,
+    changed: BTreeSet<NodeId>,
 }
 
 impl Rhic {
@@ -603,6 +676,7 @@ impl Rhic {
             scaling_periods: 0,
             sorted: Vec::new(),
             scratch: Vec::new(),
+            screened: None,
         })
     }
 
@@ -643,14 +717,52 @@ impl Rhic {
             .screen(self.config.cpu_max, self.slot_memory_mb(), all, sorted);
     }
 
+    /// Brings the sorted candidates up to date: only the nodes changed since the last screen
+    /// move (out of their place, into their new one), unless the screen's parameters changed
+    /// or many did (then, and after deserialisation, a full screen).
     fn refresh_sorted(&mut self) {
+        let (cpu_max, slot_memory_mb) = (self.config.cpu_max, self.slot_memory_mb());
+        if let Some(s) = self.screened.as_mut()
+            && s.cpu_max.to_bits() == cpu_max.to_bits()
+            && s.slot_memory_mb == slot_memory_mb
+            && s.changed.len() <= self.sorted.len() / 8
+        {
+            for node in std::mem::take(&mut s.changed) {
+                if let Some(old) = s.listed.remove(&node)
+                    && let Ok(i) = self.sorted.binary_search_by(|c| candidate_order(c, &old))
+                {
+                    self.sorted.remove(i);
+                }
+                if let Some(c) = self.cloud.candidate(node, cpu_max, slot_memory_mb) {
+                    let i = self
+                        .sorted
+                        .binary_search_by(|x| candidate_order(x, &c))
+                        .unwrap_or_else(|i| i);
+                    self.sorted.insert(i, c);
+                    s.listed.insert(node, c);
+                }
+            }
+            return;
+        }
         let (mut all, mut sorted) = (
             std::mem::take(&mut self.scratch),
             std::mem::take(&mut self.sorted),
         );
         self.screen(&mut all, &mut sorted);
         self.scratch = all;
+        self.screened = Some(Screened {
+            cpu_max,
+            slot_memory_mb,
+            listed: sorted.iter().map(|c| (c.node, *c)).collect(),
+            changed: BTreeSet::new(),
+        });
         self.sorted = sorted;
+    }
+
+    /// Drops the incremental screen: the next decision screens every candidate afresh, as
+    /// after deserialisation (the decisions are the same either way).
+    pub fn forget_screen(&mut self) {
+        self.screened = None;
     }
 
     /// The I/O curve as of `now`: the profile's point (the dedicated CPU, what the job
@@ -867,8 +979,15 @@ impl Rhic {
         Some((period, size.min(ceiling)))
     }
 
+    /// A node's entry among the sorted candidates.
+    fn listed(&self, node: NodeId) -> Option<Candidate> {
+        self.screened.as_ref()?.listed.get(&node).copied()
+    }
+
     fn boundary(&mut self, now: Time, progress: &Progress) -> Sizing {
-        self.selection.refresh(&self.sorted);
+        let mut selection = std::mem::take(&mut self.selection);
+        selection.refresh_by(|n| self.listed(n));
+        self.selection = selection;
         if self.profile.is_none() {
             self.selection = Selection::default();
             return Sizing::empty(now, SizingKind::Profiling);
@@ -887,9 +1006,12 @@ impl Rhic {
                 )
             }
         };
-        self.selection.resize(size, &self.sorted);
-        self.selection
-            .replace(&self.sorted, self.config.replacement_threshold);
+        let mut selection = std::mem::take(&mut self.selection);
+        selection.resize_by(size, &self.sorted, |n| self.listed(n));
+        selection.replace_by(&self.sorted, self.config.replacement_threshold, |n| {
+            self.listed(n)
+        });
+        self.selection = selection;
         Sizing {
             at: now,
             volunteers: self.selection.members().to_vec(),
@@ -901,10 +1023,12 @@ impl Rhic {
 
     fn defer(&mut self, last: &Sizing) -> Sizing {
         let size = self.selection.members().len();
-        let dropped = self.selection.refresh(&self.sorted);
+        let mut selection = std::mem::take(&mut self.selection);
+        let dropped = selection.refresh_by(|n| self.listed(n));
         if dropped {
-            self.selection.resize(size, &self.sorted);
+            selection.resize_by(size, &self.sorted, |n| self.listed(n));
         }
+        self.selection = selection;
         Sizing {
             volunteers: self.selection.members().to_vec(),
             kind: if dropped {
@@ -949,7 +1073,10 @@ impl Policy for Rhic {
         out: &mut Vec<Command>,
     ) -> Result<(), ParamError> {
         self.commanded.observe(observation);
-        if self.cloud.observe(now, observation) {
+        if let Some(changed) = self.cloud.apply(now, observation) {
+            if let (Some(node), Some(s)) = (changed, self.screened.as_mut()) {
+                s.changed.insert(node);
+            }
             return Ok(());
         }
         match *observation {

@@ -69,6 +69,22 @@ struct NodeView {
     cpu_max: Option<f64>,
 }
 
+impl NodeView {
+    /// The node as a candidate: its predicted residual CPU and the slots that fit.
+    fn candidate(&self, node: NodeId, cpu_max: f64, slot_memory_mb: u64) -> Option<Candidate> {
+        self.foreground.predict().map(|fg| {
+            let cpu_max = self.cpu_max.unwrap_or(cpu_max);
+            let max_slots = cpu_max.floor().clamp(0.0, f64::from(u32::MAX)) as u32;
+            let fit = self.free_memory_mb / slot_memory_mb.max(1);
+            Candidate {
+                node,
+                residual_cpu: (cpu_max - fg).max(0.0),
+                slots: u32::try_from(fit).unwrap_or(u32::MAX).min(max_slots),
+            }
+        })
+    }
+}
+
 /// Every known interactive node's foreground predictor and free memory: the view RHIC and the
 /// baselines share, so that they rank volunteers by the same mechanism (§5.3: FUZZY and the
 /// targeted runs use RHIC's selection).
@@ -101,7 +117,8 @@ impl ForegroundTable {
 
     /// One reading at `at` of a node of `cores` cores (its own `CPU_max`; ignored unless
     /// finite and > 0, the node then keeps the table's default): its foreground CPU (cores)
-    /// and free memory. The first registers the node.
+    /// and free memory. The first registers the node. Returns whether the node's candidate
+    /// may have changed: it is new, or its prediction, free memory or capacity moved.
     ///
     /// ```
     /// use cosched_core::{Duration, NodeId, Time};
@@ -120,18 +137,24 @@ impl ForegroundTable {
         cores: f64,
         foreground_cpu: f64,
         free_memory_mb: u64,
-    ) {
+    ) -> bool {
         let window = self.window;
-        let view = self.nodes.entry(node).or_insert_with(|| NodeView {
-            foreground: MovingAverage::new(window),
-            free_memory_mb,
-            cpu_max: None,
+        let mut new = false;
+        let view = self.nodes.entry(node).or_insert_with(|| {
+            new = true;
+            NodeView {
+                foreground: MovingAverage::new(window),
+                free_memory_mb,
+                cpu_max: None,
+            }
         });
+        let before = (view.foreground.predict(), view.free_memory_mb, view.cpu_max);
         view.foreground.push(at, foreground_cpu);
         view.free_memory_mb = free_memory_mb;
         if cores.is_finite() && cores > 0.0 {
             view.cpu_max = Some(cores);
         }
+        new || before != (view.foreground.predict(), view.free_memory_mb, view.cpu_max)
     }
 
     /// The CPU capacity the node reported ([`ForegroundTable::observe`]), if any.
@@ -139,9 +162,9 @@ impl ForegroundTable {
         self.nodes.get(&node).and_then(|v| v.cpu_max)
     }
 
-    /// The node left: forget it.
-    pub fn remove(&mut self, node: NodeId) {
-        self.nodes.remove(&node);
+    /// The node left: forget it. Returns whether it was known.
+    pub fn remove(&mut self, node: NodeId) -> bool {
+        self.nodes.remove(&node).is_some()
     }
 
     /// Nodes known.
@@ -167,18 +190,18 @@ impl ForegroundTable {
     /// [`ForegroundTable::candidates`] into a reused buffer (cleared first).
     pub fn candidates_into(&self, cpu_max: f64, slot_memory_mb: u64, out: &mut Vec<Candidate>) {
         out.clear();
-        out.extend(self.nodes.iter().filter_map(|(&node, view)| {
-            view.foreground.predict().map(|fg| {
-                let cpu_max = view.cpu_max.unwrap_or(cpu_max);
-                let max_slots = cpu_max.floor().clamp(0.0, f64::from(u32::MAX)) as u32;
-                let fit = view.free_memory_mb / slot_memory_mb.max(1);
-                Candidate {
-                    node,
-                    residual_cpu: (cpu_max - fg).max(0.0),
-                    slots: u32::try_from(fit).unwrap_or(u32::MAX).min(max_slots),
-                }
-            })
-        }));
+        out.extend(
+            self.nodes
+                .iter()
+                .filter_map(|(&node, view)| view.candidate(node, cpu_max, slot_memory_mb)),
+        );
+    }
+
+    /// `node`'s entry of [`ForegroundTable::candidates`], if it has a prediction.
+    pub fn candidate(&self, node: NodeId, cpu_max: f64, slot_memory_mb: u64) -> Option<Candidate> {
+        self.nodes
+            .get(&node)
+            .and_then(|view| view.candidate(node, cpu_max, slot_memory_mb))
     }
 }
 

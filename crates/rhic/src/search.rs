@@ -6,7 +6,10 @@
 //! `k = 0..=n` — the `k` best volunteers — with the I/O curve, the completion model (Eq. 4–5)
 //! and the goal; the best-scoring size wins. The sort is O(n log n) and the evaluation O(n) (a
 //! running prefix sum, one O(log knots) curve lookup per size), with no allocation beyond the
-//! caller's buffer. [`annealing_search`] is the paper's scalable alternative (§4.1).
+//! caller's buffer; it stops at the first size past the current one whose projected
+//! consumption has reached its cap (the I/O ceiling), beyond which no size can score better,
+//! so a pool of thousands of candidates saturating after a hundred costs a hundred
+//! evaluations. [`annealing_search`] is the paper's scalable alternative (§4.1).
 
 use crate::completion::{CompletionParams, Progress};
 use crate::goal::{Goal, Score};
@@ -48,16 +51,21 @@ impl Candidate {
 /// ```
 pub fn screen_and_sort(candidates: &[Candidate], out: &mut Vec<Candidate>) {
     out.clear();
-    out.extend(
-        candidates
-            .iter()
-            .filter(|c| c.slots > 0 && c.residual_cpu.is_finite()),
-    );
-    out.sort_unstable_by(|a, b| {
-        b.contribution()
-            .total_cmp(&a.contribution())
-            .then(a.node.cmp(&b.node))
-    });
+    out.extend(candidates.iter().filter(|c| usable(c)));
+    out.sort_unstable_by(candidate_order);
+}
+
+/// Whether screening keeps `c`: it fits a slot and its residual CPU is a number.
+pub fn usable(c: &Candidate) -> bool {
+    c.slots > 0 && c.residual_cpu.is_finite()
+}
+
+/// The order [`screen_and_sort`] sorts by: contribution descending, then node ascending (a
+/// total order: no two candidates of different nodes compare equal).
+pub fn candidate_order(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    b.contribution()
+        .total_cmp(&a.contribution())
+        .then(a.node.cmp(&b.node))
 }
 
 /// Everything the score of one pool size depends on.
@@ -102,9 +110,17 @@ impl SearchModel<'_> {
     /// Scores a pool of `volunteers` volunteers making `cpu_available` cores available in all
     /// (dedicated included). A non-finite estimate scores `+∞`.
     pub fn evaluate(&self, volunteers: usize, cpu_available: f64) -> Evaluation {
-        let consumed = self.curve.map_or(cpu_available.min(self.ceiling_cpu), |c| {
-            c.projected(cpu_available, self.ceiling_cpu)
-        });
+        self.evaluate_capped(volunteers, cpu_available).0
+    }
+
+    /// [`SearchModel::evaluate`], and whether the projected consumption has reached its cap
+    /// (no larger `cpu_available` consumes more, [`IoCurve::projection`]).
+    fn evaluate_capped(&self, volunteers: usize, cpu_available: f64) -> (Evaluation, bool) {
+        let (consumed, capped) = match self.curve {
+            Some(c) => c.projection(cpu_available, self.ceiling_cpu),
+            None if cpu_available >= self.ceiling_cpu => (self.ceiling_cpu, true),
+            None => (cpu_available, false),
+        };
         let estimate_s = self.completion.estimate_s(
             self.progress.remaining_s(consumed),
             self.current,
@@ -134,11 +150,12 @@ impl SearchModel<'_> {
                 },
             }
         };
-        Evaluation {
+        let e = Evaluation {
             size: volunteers,
             estimate_s,
             score,
-        }
+        };
+        (e, capped)
     }
 }
 
@@ -150,9 +167,15 @@ pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evalu
     let mut best = model.evaluate(0, available);
     for (i, c) in sorted.iter().enumerate() {
         available += c.contribution();
-        let e = model.evaluate(i + 1, available);
+        let (e, capped) = model.evaluate_capped(i + 1, available);
         if e.score < best.score {
             best = e;
+        }
+        // Past the current size (where the transition term stops changing) with the
+        // projection at its cap, every larger pool has this estimate and power and costs at
+        // least as much: none scores strictly better, so the search may stop.
+        if capped && i + 1 > model.current {
+            break;
         }
     }
     best

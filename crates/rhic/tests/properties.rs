@@ -230,6 +230,7 @@ proptest! {
         current in 0usize..40,
         task_s in 0.0f64..600.0,
         setup in 0i64..600,
+        ceiling in prop_oneof![Just(f64::INFINITY), 0.0f64..200.0],
     ) {
         let candidates: Vec<Candidate> = residuals
             .iter()
@@ -247,12 +248,14 @@ proptest! {
             dedicated_cpu: 8.0,
             cpu_max: 4.0,
             curve: curve.as_ref(),
-            ceiling_cpu: f64::INFINITY,
+            ceiling_cpu: ceiling,
             progress: &progress,
             completion: &completion,
             goal: &goal,
             current,
         };
+        // The search stops once the projection reaches its cap past `current`: still the
+        // brute force's first minimum.
         let best = exhaustive_search(&model, &sorted);
         // Brute force: every prefix summed from scratch, first minimum.
         let brute: Vec<Evaluation> = (0..=sorted.len())
@@ -266,5 +269,114 @@ proptest! {
         prop_assert_eq!(best.score, min);
         prop_assert_eq!(best.size, first);
         prop_assert_eq!(best, brute[first]);
+    }
+}
+
+/// One step of a random controller history.
+#[derive(Clone, Debug)]
+enum Step {
+    /// A reading of node `n`: foreground CPU, free memory.
+    Reading(u32, f64, u64),
+    /// The same reading as the node's last (nothing changes).
+    Repeat(u32),
+    Left(u32),
+    BootFailed(u32),
+    Joined(u32),
+    /// A period's report, then the period-end progress (a decision).
+    Period(f64, f64),
+    /// A progress report between periods (a deferred decision).
+    Between,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => (0u32..60, 0.0f64..16.0, 0u64..8192).prop_map(|(n, f, m)| Step::Reading(n, f, m)),
+        6 => (0u32..60).prop_map(Step::Repeat),
+        1 => (0u32..60).prop_map(Step::Left),
+        1 => (0u32..60).prop_map(Step::BootFailed),
+        1 => (0u32..60).prop_map(Step::Joined),
+        2 => (0.0f64..600.0, 0.0f64..1.0).prop_map(|(a, d)| Step::Period(a, d)),
+        1 => Just(Step::Between),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The incremental screen (only the nodes changed since the last decision move in the
+    /// sorted candidates) decides exactly as screening every candidate afresh, on random
+    /// histories of readings, departures, failed boots, periods and progress reports.
+    #[test]
+    fn incremental_decisions_equal_full_decisions(
+        history in prop::collection::vec(step(), 1..300),
+        goal in goal(),
+    ) {
+        use cosched_core::policy::Policy;
+        use cosched_rhic::policy::{Observation, PeriodReport, ProfileReport, ProgressPoint};
+        use cosched_rhic::{Rhic, RhicConfig};
+        let mut config = RhicConfig::new(2, 16.0, goal);
+        config.interval = Duration(60);
+        let mut incremental = Rhic::new(config).expect("valid");
+        let mut full = incremental.clone();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut last: std::collections::BTreeMap<u32, (f64, u64)> = Default::default();
+        let mut t = 0i64;
+        let mut work = 0.0;
+        let profile = ProfileReport { bw_util: 0.2, dedicated_cpu: 32.0, slot_memory_mb: 512, task_s: 60.0 };
+        let mut feed = |o: &Observation, t: i64, decide: bool| -> Result<(), TestCaseError> {
+            if decide {
+                full.forget_screen();
+            }
+            a.clear();
+            b.clear();
+            incremental.observe(Time(t), o, &(), &mut a).expect("valid");
+            full.observe(Time(t), o, &(), &mut b).expect("valid");
+            prop_assert_eq!(&a, &b);
+            prop_assert_eq!(incremental.last_sizing(), full.last_sizing());
+            Ok(())
+        };
+        feed(&Observation::Profile(profile), 0, false)?;
+        for s in history {
+            t += 1;
+            let reading = |n: u32, f: f64, m: u64| Observation::Node {
+                node: NodeId(n), cores: 16.0, foreground_cpu: f, free_memory_mb: m,
+            };
+            match s {
+                Step::Reading(n, f, m) => {
+                    last.insert(n, (f, m));
+                    feed(&reading(n, f, m), t, false)?;
+                }
+                Step::Repeat(n) => {
+                    let (f, m) = last.get(&n).copied().unwrap_or((1.0, 4096));
+                    feed(&reading(n, f, m), t, false)?;
+                }
+                Step::Left(n) => feed(&Observation::Left(NodeId(n)), t, false)?,
+                Step::BootFailed(n) => feed(&Observation::BootFailed(NodeId(n)), t, false)?,
+                Step::Joined(n) => feed(&Observation::Joined(NodeId(n)), t, false)?,
+                Step::Period(available, disk) => {
+                    t += 59;
+                    work += 1000.0;
+                    let report = PeriodReport {
+                        seconds: 60.0,
+                        cpu_available: 32.0 + available,
+                        cpu_consumed: 32.0 + available * 0.8,
+                        max_disk_util: disk,
+                        task_s: Some(60.0),
+                        work: 1000.0,
+                        usd: 1.0,
+                        joules: 1.0,
+                    };
+                    feed(&Observation::Period(report), t, false)?;
+                    let progress = Progress::new(work, 1e6, Duration(t), 32.0).expect("valid");
+                    let point = ProgressPoint::PeriodEnd;
+                    feed(&Observation::Progress { progress, point }, t, true)?;
+                }
+                Step::Between => {
+                    let progress = Progress::new(work.max(1.0), 1e6, Duration(t), 32.0).expect("valid");
+                    let point = ProgressPoint::BetweenPeriods;
+                    feed(&Observation::Progress { progress, point }, t, true)?;
+                }
+            }
+        }
     }
 }

@@ -54,6 +54,9 @@ pub(crate) struct Nodes {
     idle: BTreeSet<(u64, NodeId)>,
     /// Idle nodes not lent, same order.
     unlent: BTreeSet<(u64, NodeId)>,
+    /// Lent nodes running a scavenged task, same order: so that what looks at the running
+    /// tasks follows them, not every idle node.
+    running: BTreeSet<(u64, NodeId)>,
     seq: u64,
 }
 
@@ -61,17 +64,22 @@ impl Nodes {
     /// `n` idle nodes; the cluster hands out 0, 1, 2, … first, so node `n − 1` is the
     /// "longest idle".
     pub(crate) fn new(n: u32) -> Nodes {
-        let mut nodes = Nodes {
+        // As if each node were marked idle from `n − 1` down to 0: node `i` idle since
+        // `n − i`. The sets are built from their sorted keys at once (linear, where `n`
+        // insertions would be `n log n`).
+        let since: Vec<u64> = (0..n).map(|i| u64::from(n - i)).collect();
+        let idle: BTreeSet<(u64, NodeId)> = (0..n)
+            .rev()
+            .map(|i| (u64::from(n - i), NodeId(i)))
+            .collect();
+        Nodes {
             uses: vec![NodeUse::Idle; n as usize],
-            since: vec![0; n as usize],
-            idle: BTreeSet::new(),
-            unlent: BTreeSet::new(),
-            seq: 0,
-        };
-        for i in (0..n).rev() {
-            nodes.mark_idle(NodeId(i));
+            since,
+            unlent: idle.clone(),
+            idle,
+            running: BTreeSet::new(),
+            seq: u64::from(n),
         }
-        nodes
     }
 
     pub(crate) fn get(&self, node: NodeId) -> Result<NodeUse, SiteError> {
@@ -98,6 +106,16 @@ impl Nodes {
         self.idle.iter().rev().map(|&(_, n)| n)
     }
 
+    /// Batch-idle nodes, longest idle first (the ones the cluster takes last).
+    pub(crate) fn idle_longest_first(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.idle.iter().map(|&(_, n)| n)
+    }
+
+    /// Lent nodes running a scavenged task, most recently idle first.
+    pub(crate) fn running_recent_first(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.running.iter().rev().map(|&(_, n)| n)
+    }
+
     /// Unlent idle nodes, longest idle first (the ones to lend).
     pub(crate) fn unlent_longest_first(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.unlent.iter().map(|&(_, n)| n)
@@ -121,6 +139,12 @@ impl Nodes {
     pub(crate) fn set(&mut self, node: NodeId, to: NodeUse) -> Result<NodeUse, SiteError> {
         let from = self.get(node)?;
         let key = (self.since[node.index()], node);
+        if matches!(from, NodeUse::Lent(Some(_))) {
+            self.running.remove(&key);
+        }
+        if matches!(to, NodeUse::Lent(Some(_))) && from.is_batch_idle() {
+            self.running.insert(key);
+        }
         match (from.is_batch_idle(), to) {
             (false, NodeUse::Idle) => {
                 self.mark_idle(node);
@@ -141,5 +165,67 @@ impl Nodes {
         }
         self.uses[node.index()] = to;
         Ok(from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A use to set a node to, from a small alphabet.
+    fn use_of(k: u8) -> NodeUse {
+        match k % 5 {
+            0 => NodeUse::Idle,
+            1 => NodeUse::Batch(JobId(u64::from(k))),
+            2 => NodeUse::Reserve,
+            3 => NodeUse::Lent(None),
+            _ => NodeUse::Lent(Some(u64::from(k))),
+        }
+    }
+
+    #[test]
+    fn a_new_table_is_as_if_every_node_were_marked_idle_in_turn() {
+        let n = 1_000;
+        let built = Nodes::new(n);
+        let mut marked = Nodes {
+            uses: vec![NodeUse::Idle; n as usize],
+            since: vec![0; n as usize],
+            idle: BTreeSet::new(),
+            unlent: BTreeSet::new(),
+            running: BTreeSet::new(),
+            seq: 0,
+        };
+        for i in (0..n).rev() {
+            marked.mark_idle(NodeId(i));
+        }
+        assert_eq!(built.since, marked.since);
+        assert_eq!(built.idle, marked.idle);
+        assert_eq!(built.unlent, marked.unlent);
+        assert_eq!(built.seq, marked.seq);
+    }
+
+    proptest! {
+        /// The index of lent nodes running a task is exactly those of the idle nodes, in
+        /// their order, whatever the changes.
+        #[test]
+        fn running_lent_nodes_are_indexed_in_idle_order(
+            changes in prop::collection::vec((0u32..40, any::<u8>()), 0..300)
+        ) {
+            let mut nodes = Nodes::new(40);
+            for (node, k) in changes {
+                let _ = nodes.set(NodeId(node), use_of(k));
+                let scanned: Vec<NodeId> = nodes
+                    .idle_recent_first()
+                    .filter(|&n| matches!(nodes.get(n), Ok(NodeUse::Lent(Some(_)))))
+                    .collect();
+                let indexed: Vec<NodeId> = nodes.running_recent_first().collect();
+                prop_assert_eq!(indexed, scanned);
+                let longest: Vec<NodeId> = nodes.idle_longest_first().collect();
+                let mut recent: Vec<NodeId> = nodes.idle_recent_first().collect();
+                recent.reverse();
+                prop_assert_eq!(longest, recent);
+            }
+        }
     }
 }

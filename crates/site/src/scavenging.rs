@@ -296,12 +296,12 @@ impl RhicSizer {
         let mut lent_now = 0;
         // The base: the `D` longest-idle nodes while work is outstanding, all given back when
         // none is (they run no task then).
-        let mut rest: Vec<NodeId> = view
-            .batch_idle_nodes()
-            .filter(|n| !self.lent.contains(n) && !self.base.contains(n))
-            .collect();
-        rest.reverse(); // the longest idle first
-        let mut rest = rest.into_iter();
+        // The longest idle first, read only as far as the base and the demand go (not every
+        // idle node of a large site, each cycle).
+        let skip: BTreeSet<NodeId> = self.lent.union(&self.base).copied().collect();
+        let mut rest = view
+            .batch_idle_longest_first()
+            .filter(|n| !skip.contains(n));
         if work {
             let missing = (self.sizing.dedicated as usize).saturating_sub(self.base.len());
             for n in rest.by_ref().take(missing) {

@@ -158,6 +158,12 @@ impl SiteState {
         self.nodes.idle_recent_first()
     }
 
+    /// The same nodes longest idle first (the ones batch takes back last): a policy that
+    /// wants a few of them reads only those.
+    pub fn batch_idle_longest_first(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes.idle_longest_first()
+    }
+
     /// The batch cluster (queue, running jobs' releases, EASY's shadow).
     pub fn cluster(&self) -> &BatchCluster {
         &self.cluster
@@ -1156,12 +1162,12 @@ impl Site {
     }
 
     /// Reference seconds of work the unfinished tasks hold: their checkpoints, and what the
-    /// running ones did since their last start. O(lent nodes + cloud tasks).
+    /// running ones did since their last start. O(running tasks), whatever the site's size.
     fn work_partial(&self, now: Time) -> f64 {
         let site =
             self.state
                 .nodes
-                .idle_recent_first()
+                .running_recent_first()
                 .filter_map(|n| match self.state.nodes.get(n) {
                     Ok(NodeUse::Lent(Some(t))) => Some(t),
                     _ => None,

@@ -16,19 +16,27 @@
 //!   the estimate is the run time (SWF's rule for a missing requested time);
 //! - `id` is a number or a string holding one (`"17"`); Batsim's `workload!17` form keeps the
 //!   part after the last `!`; other ids are errors, since the simulators key jobs by number;
-//! - times are seconds; fractional times are rounded to the nearest second (cosched's clock
-//!   is integer seconds);
+//! - times are seconds, and cosched's clock is integer seconds: integers are read exactly
+//!   (a submit time of 9007199254740993 stays that, though a double cannot hold it), a
+//!   fractional duration (`walltime`, `delay`) rounds **up** to whole seconds, so a positive
+//!   one is at least 1 s and a walltime stays at or above the delay it bounds whether the
+//!   job is simulated from the JSON or from an SWF converted from it (SWF's requested time 0
+//!   would mean "none"), and a fractional `subtime` rounds to the nearest second; a time
+//!   outside i64 seconds makes the job invalid ([`InvalidBatsimJob::TimeOutOfRange`]);
 //! - `nb_res` is the machine size, kept in [`BatsimWorkload::nb_res`].
 //!
 //! The writer names each job's profile by its run time in seconds (`"60"`), one `delay`
-//! profile per distinct run time, as Batsim's SWF converter does.
+//! profile per distinct run time, as Batsim's SWF converter does, and writes every time as a
+//! JSON integer, so a round trip keeps it exactly.
 //!
 //! ```
 //! use cosched_workload::batsim::{read, write};
 //! let text = r#"{"nb_res": 4, "jobs": [{"id": "w0!3", "subtime": 1.4, "walltime": -1,
-//!     "res": 2, "profile": "p"}], "profiles": {"p": {"type": "delay", "delay": 30}}}"#;
+//!     "res": 2, "profile": "p"}, {"id": 4, "subtime": 0, "walltime": 0.4, "res": 1,
+//!     "profile": "p"}], "profiles": {"p": {"type": "delay", "delay": 29.2}}}"#;
 //! let w = read("w.json", text.as_bytes())?;
 //! assert_eq!((w.nb_res, w.jobs[0].id.0, w.jobs[0].submit.0, w.jobs[0].estimate.0), (Some(4), 3, 1, 30));
+//! assert_eq!((w.jobs[1].runtime.0, w.jobs[1].estimate.0), (30, 1));
 //! let mut out = Vec::new();
 //! write(&mut out, 4, &w.jobs)?;
 //! assert_eq!(read("again.json", &out[..])?.jobs, w.jobs);
@@ -37,6 +45,7 @@
 
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use serde::{Deserialize, Serialize};
+use serde_json::Number;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use thiserror::Error;
@@ -118,9 +127,9 @@ enum Id {
 #[derive(Deserialize, Serialize)]
 struct JobJson {
     id: Id,
-    subtime: f64,
+    subtime: Number,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    walltime: Option<f64>,
+    walltime: Option<Number>,
     res: u32,
     profile: String,
 }
@@ -130,7 +139,7 @@ struct ProfileJson {
     #[serde(rename = "type")]
     kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    delay: Option<f64>,
+    delay: Option<Number>,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -142,10 +151,35 @@ struct WorkloadJson {
     profiles: BTreeMap<String, ProfileJson>,
 }
 
-/// Seconds as an integer (nearest), if in range.
-fn seconds(x: f64) -> Option<i64> {
-    let r = x.round();
+/// How a fractional number of seconds becomes whole seconds.
+#[derive(Clone, Copy)]
+enum Round {
+    /// Durations: up, so that a positive one is at least a second.
+    Up,
+    /// Instants: to the nearest second.
+    Nearest,
+}
+
+/// A JSON number of seconds as whole seconds: an integer exactly, a fraction rounded as
+/// `round` says; `None` outside i64.
+fn seconds(n: &Number, round: Round) -> Option<i64> {
+    if let Some(i) = n.as_i64() {
+        return Some(i);
+    }
+    if n.is_u64() {
+        return None;
+    }
+    let x = n.as_f64()?;
+    let r = match round {
+        Round::Up => x.ceil(),
+        Round::Nearest => x.round(),
+    };
     (r.is_finite() && r >= i64::MIN as f64 && r < i64::MAX as f64).then_some(r as i64)
+}
+
+/// Whether `n` is above zero.
+fn positive(n: &Number) -> bool {
+    n.as_f64().is_some_and(|x| x > 0.0)
 }
 
 fn parse_id(id: &Id) -> Option<u64> {
@@ -189,17 +223,18 @@ pub fn read(file: &str, input: impl Read) -> Result<BatsimWorkload, BatsimError>
             if profile.kind != "delay" {
                 return Err(InvalidBatsimJob::NotDelay);
             }
-            let delay = profile.delay.ok_or(InvalidBatsimJob::NotDelay)?;
-            if !(delay.is_finite() && delay >= 0.0) {
+            let delay = profile.delay.as_ref().ok_or(InvalidBatsimJob::NotDelay)?;
+            if !delay.as_f64().is_some_and(|d| d >= 0.0) {
                 return Err(InvalidBatsimJob::BadDelay);
             }
             if job.res == 0 {
                 return Err(InvalidBatsimJob::NoResources);
             }
-            let runtime = seconds(delay).ok_or(InvalidBatsimJob::TimeOutOfRange)?;
-            let submit = seconds(job.subtime).ok_or(InvalidBatsimJob::TimeOutOfRange)?;
-            let estimate = match job.walltime.filter(|&w| w > 0.0) {
-                Some(w) => seconds(w).ok_or(InvalidBatsimJob::TimeOutOfRange)?,
+            let out_of_range = InvalidBatsimJob::TimeOutOfRange;
+            let runtime = seconds(delay, Round::Up).ok_or(out_of_range.clone())?;
+            let submit = seconds(&job.subtime, Round::Nearest).ok_or(out_of_range.clone())?;
+            let estimate = match job.walltime.as_ref().filter(|w| positive(w)) {
+                Some(w) => seconds(w, Round::Up).ok_or(out_of_range)?,
                 None => runtime,
             };
             Ok(RigidJob {
@@ -239,12 +274,12 @@ pub fn write(out: impl Write, nb_res: u64, jobs: &[RigidJob]) -> Result<(), Bats
             let name = j.runtime.0.to_string();
             profiles.entry(name.clone()).or_insert(ProfileJson {
                 kind: "delay".into(),
-                delay: Some(j.runtime.0 as f64),
+                delay: Some(j.runtime.0.into()),
             });
             JobJson {
                 id: Id::Number(j.id.0.into()),
-                subtime: j.submit.0 as f64,
-                walltime: Some(j.estimate.0 as f64),
+                subtime: j.submit.0.into(),
+                walltime: Some(j.estimate.0.into()),
                 res: j.size,
                 profile: name,
             }
@@ -291,6 +326,63 @@ mod tests {
             prop_assert!(back.invalid.is_empty());
             prop_assert_eq!(back.jobs, jobs);
         }
+    }
+
+    /// Integers a double cannot hold are written and read exactly; fractional durations round
+    /// up, so a sub-second walltime is 1 s (not 0, which SWF would read as "no limit").
+    #[test]
+    fn times_are_exact_integers_and_fractional_durations_round_up() {
+        let big = [
+            9_007_199_254_740_993,
+            i64::MAX - 807,
+            (1 << 60) + 1,
+            i64::MIN,
+        ];
+        let jobs: Vec<RigidJob> = big
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| RigidJob {
+                id: JobId(i as u64),
+                submit: Time(t),
+                size: 1,
+                runtime: Duration(t.unsigned_abs().min(i64::MAX as u64) as i64),
+                estimate: Duration(i64::MAX),
+                user: None,
+                group: None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        write(&mut out, 4, &jobs).unwrap();
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(text.contains("\"subtime\":9007199254740993,"), "{text}");
+        assert_eq!(read("big.json", &out[..]).unwrap().jobs, jobs);
+
+        let text = r#"{"jobs": [
+            {"id": 1, "subtime": 0.5, "walltime": 0.4, "res": 1, "profile": "long"},
+            {"id": 2, "subtime": 2.5, "walltime": 10.01, "res": 1, "profile": "short"},
+            {"id": 3, "subtime": 9223372036854775808, "res": 1, "profile": "short"},
+            {"id": 4, "subtime": 0, "walltime": 1e300, "res": 1, "profile": "short"}],
+          "profiles": {"long": {"type": "delay", "delay": 100},
+                       "short": {"type": "delay", "delay": 0.2}}}"#;
+        let w = read("r.json", text.as_bytes()).unwrap();
+        let got: Vec<_> = w
+            .jobs
+            .iter()
+            .map(|j| (j.id.0, j.submit.0, j.runtime.0, j.estimate.0))
+            .collect();
+        assert_eq!(got, [(1, 1, 100, 1), (2, 3, 1, 11)]);
+        let invalid: Vec<_> = w
+            .invalid
+            .iter()
+            .map(|(_, id, r)| (id.as_str(), r))
+            .collect();
+        assert_eq!(
+            invalid,
+            [
+                ("3", &InvalidBatsimJob::TimeOutOfRange),
+                ("4", &InvalidBatsimJob::TimeOutOfRange)
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! - [`load`]: offered load and rescaling arrivals to a target load.
 //! - [`swf`]: the Standard Workload Format reader and writer.
 //! - [`batsim`]: Batsim's JSON workloads, read as rigid jobs and written from them.
+//! - [`output`]: output files staged beside their targets and moved into place on success,
+//!   and the path identity that lets a tool refuse an output that is one of its inputs.
 //!
 //! ```
 //! use cosched_workload::{load, LublinModel, TsafrirEstimates};
@@ -28,6 +30,7 @@ pub mod batsim;
 pub mod estimates;
 pub mod load;
 pub mod lublin;
+pub mod output;
 pub mod swf;
 
 pub use estimates::{TsafrirEstimates, TsafrirParams};

@@ -248,6 +248,17 @@ fn gzip_is_detected_by_magic_bytes_not_extension() {
 // ---------------------------------------------------------------------------------------------
 // Parsing rules
 
+/// A byte order mark before the first line (as some editors write) is not part of it.
+#[test]
+fn a_utf8_byte_order_mark_is_skipped() {
+    let text = "\u{feff}; MaxProcs: 8\n1 0 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n";
+    let reader = SwfReader::new(INPUT_NAME, text.as_bytes()).expect("header");
+    assert_eq!(reader.header().values().max_procs, Some(8));
+    assert_eq!(records(text).len(), 1);
+    let job = "\u{feff}1 0 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n";
+    assert_eq!(records(job)[0].run_time, Some(Duration(5)));
+}
+
 #[test]
 fn blank_lines_crlf_and_late_comments_are_handled() {
     let text = "\n; MaxProcs: 8\r\n\r\n   \n1 0 -1 5 1 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\r\n\n\

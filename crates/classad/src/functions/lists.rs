@@ -3,7 +3,12 @@
 use super::*;
 
 /// `anyCompare(op, list, x)` / `allCompare(op, list, x)`: whether `element op x` is true for
-/// some / every element. Strict in the operator and the list only.
+/// some / every element. Strict in the operator and the list only. As HTCondor's library
+/// (`fnCall.cpp`) does, the elements are compared in order and the first that decides ends
+/// the call: a `true` for `anyCompare`, a `false` for `allCompare`; a comparison that is
+/// `error` (an error element, a number against a string) makes the call `error` and one that
+/// is `undefined` makes it `false`, wherever the list goes on (`allCompare(">=", {-1.25, "x"},
+/// 3.0)` is `false`).
 pub(super) fn any_all_compare(func: Builtin, args: &[Value]) -> Value {
     let (op, list) = (&args[0], &args[1]);
     if !matches!(op, Value::Str(_) | Value::Undefined | Value::Error) {
@@ -19,18 +24,16 @@ pub(super) fn any_all_compare(func: Builtin, args: &[Value]) -> Value {
         return Value::Error;
     };
     let x = &args[2];
-    // A comparison that is an error (an error element, a number against a string) makes the
-    // whole call an error, wherever it stands in the list.
-    let results: Vec<Value> = items.iter().map(|item| apply_binary(op, item, x)).collect();
-    if results.contains(&Value::Error) {
-        return Value::Error;
+    let any = func == Builtin::AnyCompare;
+    for item in items.iter() {
+        match apply_binary(op, item, x) {
+            Value::Bool(b) if b == any => return Value::Bool(any),
+            Value::Bool(_) => {}
+            Value::Error => return Value::Error,
+            _ => return Value::Bool(false),
+        }
     }
-    let holds = |r: &Value| *r == Value::Bool(true);
-    Value::Bool(if func == Builtin::AnyCompare {
-        results.iter().any(holds)
-    } else {
-        results.iter().all(holds)
-    })
+    Value::Bool(!any)
 }
 
 /// The binary operator an `anyCompare` / `allCompare` operator string names.

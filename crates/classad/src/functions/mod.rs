@@ -2,10 +2,19 @@
 //!
 //! Language reference: HTCondor manual, *ClassAd Mechanism → Predefined Functions*, and the
 //! library's `fnCall.cpp`, checked case by case against the library configured as in an
-//! HTCondor daemon (the fixture table `tests/fixtures/classad_eval.json`). The functions the
-//! manual lists as registered by HTCondor's daemons rather than the bare library
-//! (`stringList*`, `splitUserName`, `splitSlotName`, …) are present in that configuration and
-//! implemented here as the manual documents them. Names are case-insensitive; a call with the
+//! HTCondor daemon (the fixture table `tests/fixtures/classad_eval.json`).
+//!
+//! **Which functions exist** depends on who evaluates. HTCondor's daemons (and the `htcondor2`
+//! Python module, which configures the library as a daemon) register
+//! [`DAEMON_REGISTERED`] on top of the library: `split`, `splitUserName`, `splitSlotName` and
+//! the `stringList*` family but `stringListsIntersect`. The bare library (`libclassad`, the
+//! `classad2` module on its own) does not know them, so a call is `error` there. This crate
+//! follows the daemons by default, since the ads it evaluates are the negotiator's and the
+//! schedd's ([`FunctionSet::Daemon`]); [`crate::EvalOptions::functions`] set to
+//! [`FunctionSet::Library`] evaluates as the bare library does (`tests/classad_library.rs`
+//! checks both against the library, `tests/fixtures/classad_library.json`). Only the set of
+//! functions changes: the rest of the semantics stays the daemons' (an unscoped reference
+//! falls back to the target ad, as with `STRICT_CLASSAD_EVALUATION = False`). Names are case-insensitive; a call with the
 //! wrong number of arguments is `error`, and so is a call of any function not listed here, as
 //! in HTCondor (`abs`, `length` and `version_gt` are not HTCondor functions).
 //!
@@ -177,6 +186,41 @@ builtins! {
     Random = "random", 0..=1;
     FormatTime = "formattime", 0..=2;
     Interval = "interval", 1..=1;
+}
+
+/// The functions HTCondor's daemons register on top of the bare library (lower-cased): a
+/// call of one is `error` under [`FunctionSet::Library`].
+pub const DAEMON_REGISTERED: &[&str] = &[
+    "split",
+    "splitusername",
+    "splitslotname",
+    "stringlistsize",
+    "stringlistsum",
+    "stringlistavg",
+    "stringlistmin",
+    "stringlistmax",
+    "stringlistmember",
+    "stringlistimember",
+    "stringlistsubsetmatch",
+    "stringlistisubsetmatch",
+    "stringlist_regexpmember",
+];
+
+/// The functions an evaluation knows (see the [module documentation](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FunctionSet {
+    /// As HTCondor's daemons evaluate: the library's functions and [`DAEMON_REGISTERED`].
+    #[default]
+    Daemon,
+    /// As the bare library evaluates: [`DAEMON_REGISTERED`] are unknown, so a call is `error`.
+    Library,
+}
+
+impl FunctionSet {
+    /// Whether `func` can be called.
+    pub(crate) fn has(self, func: Builtin) -> bool {
+        self == FunctionSet::Daemon || !DAEMON_REGISTERED.contains(&func.name())
+    }
 }
 
 /// HTCondor functions this implementation leaves out (lower-cased): absolute and relative

@@ -408,8 +408,8 @@ pub fn lemon(inst: &Instance) -> Expected {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Long thin networks: the network simplex's worst case from an artificial-star start (issue
-// 29), shared by the tests, the bench and the `long_paths` example.
+// Long thin networks: the network simplex's worst case from an artificial-star start, shared
+// by the tests, the bench and the `long_paths` example.
 
 /// A path `0 → 1 → … → n−1` of arcs with capacity `cap` and costs in 1..=9, shipping `units`
 /// from node 0 to node n−1.

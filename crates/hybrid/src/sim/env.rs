@@ -66,6 +66,7 @@ impl Env {
                 wasted: 0,
                 completions: 0,
                 preemptions: 0,
+                evictions: 0,
                 shrinks: 0,
                 expansions: 0,
                 failures: 0,
@@ -129,6 +130,8 @@ impl Env {
             queue_epoch: 0,
             started: Vec::new(),
             usage: UsageLedger::with_windows(),
+            overhead: UsageLedger::with_windows(),
+            arriving: None,
             check,
             violations: Vec::new(),
             transcript: None,
@@ -164,6 +167,13 @@ impl Env {
         let _ = self
             .usage
             .record(Pool::Batch, UsageKind::Wasted, from, to, u64::from(units));
+    }
+
+    /// Records setup or checkpoint-write node-seconds that were not lost (overhead).
+    pub(super) fn overhead_held(&mut self, from: Time, to: Time, units: u32) {
+        let _ = self
+            .overhead
+            .record(Pool::Batch, UsageKind::Busy, from, to, u64::from(units));
     }
 
     /// Whether no job runs, waits or is queued: failures then harm nothing.
@@ -304,8 +314,8 @@ impl Env {
     }
 
     /// Books job `i`'s run `run` setup (if `with_setup`) and its first `checkpoints`
-    /// checkpoint writes as overhead: busy, not useful work (§III-A, §IV-D), in the ledger as
-    /// not useful and in the job's account.
+    /// checkpoint writes as overhead: part of the job's execution (§IV-D excludes only the
+    /// waste of preemptions), kept apart in the overhead ledger and the job's account.
     pub(super) fn overhead(
         &mut self,
         i: usize,
@@ -319,7 +329,7 @@ impl Env {
         let (setup, ck) = (st.setup.min(by - run.start), st.checkpoints);
         let mut total = 0;
         if with_setup {
-            total += self.setup_held(i, run, by);
+            total += self.setup_held(i, run, by, false);
         }
         if let Some(ck) = ck.filter(|ck| ck.cost.0 > 0) {
             let period = ck.interval.0.saturating_add(ck.cost.0);
@@ -329,7 +339,7 @@ impl Env {
                     .saturating_add(setup)
                     .saturating_add(Duration(k.saturating_mul(period)))
                     .saturating_add(ck.interval);
-                self.wasted(at, at.saturating_add(ck.cost), run.size);
+                self.overhead_held(at, at.saturating_add(ck.cost), run.size);
                 total += i64::from(run.size) * ck.cost.0;
             }
         }
@@ -337,26 +347,33 @@ impl Env {
     }
 
     /// The node-seconds run `run` of job `i` held in its setup from its last anchor (start or
-    /// resize) to `by`, in the ledger as not useful. A setup lasts the same whatever the size
-    /// (§III-A), so a run resized during it holds it on more or fewer nodes.
-    fn setup_held(&mut self, i: usize, run: &Run, by: Time) -> i64 {
+    /// resize) to `by`, in the ledger as waste (`waste`: a setup paid again after an
+    /// interruption) or as overhead. A setup lasts the same whatever the size (§III-A), so a
+    /// run resized during it holds it on more or fewer nodes.
+    fn setup_held(&mut self, i: usize, run: &Run, by: Time, waste: bool) -> i64 {
         let setup_end = run.start.saturating_add(self.jobs[i].setup).min(by);
         if setup_end <= run.anchor {
             return 0;
         }
-        self.wasted(run.anchor, setup_end, run.size);
+        if waste {
+            self.wasted(run.anchor, setup_end, run.size);
+        } else {
+            self.overhead_held(run.anchor, setup_end, run.size);
+        }
         i64::from(run.size) * (setup_end - run.anchor).0
     }
 
     /// Books the setup run `run` of malleable job `i` held since its last anchor up to `by`:
     /// overhead on its first run, waste on a resumed one (the setup it pays again).
     fn book_setup(&mut self, i: usize, run: &Run, by: Time) {
-        let held = self.setup_held(i, run, by);
+        let a = &self.accounts[i];
+        let resumed = a.preemptions + a.failures + a.evictions > 0;
+        let held = self.setup_held(i, run, by, resumed);
         let account = &mut self.accounts[i];
-        if account.preemptions + account.failures == 0 {
-            account.overhead += held;
-        } else {
+        if resumed {
             account.wasted += held;
+        } else {
+            account.overhead += held;
         }
     }
 
@@ -412,6 +429,10 @@ impl Env {
             }
         };
         match why {
+            // A guest stopped at its host's arrival (§III-B1) is counted apart.
+            Interruption::Preemption if run.guest_of.is_some() && run.guest_of == self.arriving => {
+                self.accounts[i].evictions += 1;
+            }
             Interruption::Preemption => self.accounts[i].preemptions += 1,
             Interruption::Failure => self.accounts[i].failures += 1,
         }
@@ -462,7 +483,9 @@ impl Env {
     /// Books the runs the last pass started; what the policy hears of them.
     pub(super) fn register_starts(&mut self, now: Time, guest_of: Option<JobId>) -> Vec<StartInfo> {
         let mut starts = Vec::with_capacity(self.started.len());
-        for started in std::mem::take(&mut self.started) {
+        // The pass buffer keeps its capacity for the next pass.
+        let mut passed = std::mem::take(&mut self.started);
+        for started in passed.drain(..) {
             let Some(i) = self.index.get(started.token.job) else {
                 continue;
             };
@@ -479,6 +502,7 @@ impl Env {
                 size: started.size,
                 predicted_end: started.predicted_end,
                 token: started.token,
+                guest_of,
             });
             self.running.insert(i, planned(st));
             let st = &mut self.jobs[i];
@@ -503,6 +527,7 @@ impl Env {
             self.pending
                 .push((started.end, Ev::BatchEnd(started.token)));
         }
+        self.started = passed;
         if guest_of.is_some() {
             self.guest_starts += starts.len();
         }
@@ -567,6 +592,7 @@ impl Env {
                 job: st.spec.id(),
                 epoch: st.od_epoch,
             },
+            guest_of: None,
         });
         if self.records[i].start.is_none() {
             self.records[i].start = Some(now);
@@ -620,17 +646,16 @@ impl Env {
     /// The running batch jobs as the mechanisms see them (on-demand jobs left out), in
     /// workload order (the mechanisms break ties by job id).
     pub(super) fn running_views(&self, now: Time) -> Vec<PlannedJob> {
-        self.running
-            .values()
-            .flatten()
-            .map(|&planned| {
-                let mut planned = planned;
-                if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
-                    *elapsed = now - planned.run_start;
-                }
-                planned
-            })
-            .collect()
+        // Sized once: a flattened iterator gives no size hint, and thousands of jobs run.
+        let mut views = Vec::with_capacity(self.running.len());
+        views.extend(self.running.values().flatten().map(|&planned| {
+            let mut planned = planned;
+            if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
+                *elapsed = now - planned.run_start;
+            }
+            planned
+        }));
+        views
     }
 
     pub(super) fn finish(self, label: &str) -> HybridOutcome {
@@ -646,7 +671,7 @@ impl Env {
             label,
             &records,
             &accounts,
-            &self.usage,
+            (&self.usage, &self.overhead),
             counts,
         );
         HybridOutcome {
@@ -654,6 +679,7 @@ impl Env {
             records,
             accounts,
             usage: self.usage,
+            overhead: self.overhead,
             violations: self.violations,
         }
     }
@@ -774,6 +800,19 @@ impl PlatformView for Env {
             || Query::HeadShadow(now),
             shadow,
             |a| Answer::Shadow(a.map(|s| (s.time, s.extra))),
+        )
+    }
+
+    fn guest_could_start(&self, now: Time, budget: u32, arrival: Time) -> bool {
+        // A read-only pass over the queue's indexes: no node moves for a pass that would start
+        // nothing.
+        let mut none = Vec::new();
+        let pass = cosched_batch::Pass::new(now, &self.cluster, &mut none);
+        let could = GuestPicker { budget, arrival }.finds_candidate(&pass);
+        self.noted(
+            || Query::GuestCouldStart(now, budget, arrival),
+            could,
+            |&a| Answer::Flag(a),
         )
     }
 

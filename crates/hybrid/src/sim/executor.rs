@@ -91,7 +91,10 @@ impl<P: HybridWorkloadPolicy + ?Sized> Sim<'_, P> {
             return Ok(());
         }
         self.env.od_pending += 1;
-        self.observe(now, &Observation::Arrival { job, size })
+        self.env.arriving = Some(job);
+        let result = self.observe(now, &Observation::Arrival { job, size });
+        self.env.arriving = None;
+        result
     }
 
     fn failure(&mut self, now: Time, node: NodeId, repair: Duration) -> Result<(), Failed<P>> {

@@ -48,7 +48,9 @@
 //! - **On-demand** jobs hold the nodes the policy assigns them outside the batch scheduler
 //!   (offline in its cluster) for their run time. A failure kills such a run; the job is
 //!   handed back to the policy and does not count as started instantly (Obs. 14).
-//! - **Guests** run on reserved idle nodes like any batch job; the policy preempts them.
+//! - **Guests** run on reserved idle nodes like any batch job; the policy preempts them at
+//!   their reservation's arrival, which is counted apart from the mechanisms' preemptions
+//!   ([`JobAccount::evictions`]).
 //! - **Failures** (optional, §V-C): node failures arrive as a Poisson process at the system
 //!   MTBF on a uniformly drawn node; repairs take an exponential time
 //!   ([`Failures::mean_repair`], 6 h: [`DEFAULT_REPAIR`]). The process is drawn per week of
@@ -56,7 +58,9 @@
 //!   under every mechanism; it pauses while the machine holds no job (a failure then harms no
 //!   job, and a trace with a gap of 10^18 s is not walked through failure by failure) and
 //!   resumes, at the same draws, with the next submission. A failure interrupts the job on the
-//!   node like a preemption and counts in the preemption ratios (Obs. 14).
+//!   node like a preemption and counts in the preemption ratios (Obs. 14). A job on n of the
+//!   N nodes is thus struck at the rate n / (N · MTBF), the MTBF its Daly interval is computed
+//!   for ([`crate::checkpoint`]).
 //!
 //! At each instant the environment delivers, in this order: completions, failures and
 //! repairs, the policy's due timers, the site scheduler's, notices, on-demand arrivals, batch
@@ -68,10 +72,15 @@
 //!
 //! ## Metrics (§IV-D)
 //! Turnaround is submission to completion over *all* jobs, on-demand jobs included. System
-//! utilisation is useful node-hours over elapsed node-hours: the ledger holds every run
-//! segment as busy, and as not useful the work lost to preemptions and failures (time since
-//! the last checkpoint, repeated setups) and the overhead of the runs (first setups and
-//! checkpoint writes: §III-A counts setup as wasted cycles; [`JobAccount::overhead`]).
+//! utilisation is "the ratio of node-hours used for useful job execution to the total elapsed
+//! node-hours", excluding "wasted computation due to preemption": the ledger holds every run
+//! segment as busy, and as wasted the work lost to preemptions, evictions and failures (time
+//! since the last checkpoint, repeated setups, killed on-demand runs). A job's first setup and
+//! its checkpoint writes are part of its execution — the trace's run times contain them
+//! (§IV-B sets the setup as a share of the run time) and §IV-D names only the waste of
+//! preemptions — so they count as used; they are kept apart ([`HybridOutcome::overhead`],
+//! [`JobAccount::overhead`]) for the stricter reading that excludes them too
+//! ([`HybridReport::window_work_utilization`](crate::HybridReport::window_work_utilization), ours).
 //! [`HybridReport::utilization`](crate::HybridReport::utilization) divides by the makespan;
 //! [`HybridReport::window_utilization`](crate::HybridReport::window_utilization) reads the ledger between the first and the last
 //! submission, the period a long trace is judged over, without the drain.
@@ -156,15 +165,15 @@ pub struct HybridConfig {
 }
 
 impl HybridConfig {
-    /// `nodes` nodes, EASY, checkpoints for a 24-hour MTBF (the paper runs without failures
-    /// and does not say which MTBF its default Daly interval assumes: 24 h is ours), no
-    /// failures.
+    /// `nodes` nodes, EASY, checkpoints for a 24-hour system MTBF (the paper runs without
+    /// failures and does not say which MTBF its default Daly interval assumes: 24 h is ours,
+    /// inside §V-C's 5–50 h), no failures.
     pub fn new(nodes: u32) -> Result<HybridConfig, ParamError> {
         Self::check_nodes(nodes)?;
         Ok(HybridConfig {
             nodes,
             site: BuiltinPolicy::Easy.into(),
-            checkpoint: CheckpointPolicy::new(Duration::from_hours(24))?,
+            checkpoint: CheckpointPolicy::new(Duration::from_hours(24), nodes)?,
             failures: None,
             seed: 0,
         })
@@ -181,6 +190,12 @@ impl HybridConfig {
 
     fn validate(&self) -> Result<(), ParamError> {
         Self::check_nodes(self.nodes)?;
+        ParamError::check(
+            self.checkpoint.nodes() == self.nodes,
+            "checkpoint nodes",
+            self.checkpoint.nodes(),
+            "must be the system's nodes (a job's MTBF is the system's times nodes / its nodes)",
+        )?;
         if let Some(f) = self.failures {
             ParamError::check(f.mtbf.0 > 0, "mtbf", f.mtbf.0, "must be > 0")?;
             ParamError::check(
@@ -270,6 +285,8 @@ struct Run {
     size: u32,
     predicted_end: Time,
     token: RunToken,
+    /// The reservation it runs on as a guest, if started as one.
+    guest_of: Option<JobId>,
 }
 
 #[derive(Clone, Debug)]
@@ -467,6 +484,12 @@ struct Env {
     queue_epoch: u64,
     started: Vec<Started>,
     usage: UsageLedger,
+    /// Setup and checkpoint-write node-seconds that were not lost (part of the jobs'
+    /// execution; §IV-D's utilisation counts them, the stricter reading does not).
+    overhead: UsageLedger,
+    /// The on-demand job whose arrival the policy is handling: its guests' preemptions are
+    /// evictions (§III-B1), counted apart from the mechanisms' preemptions.
+    arriving: Option<JobId>,
     check: bool,
     violations: Vec<String>,
     /// What the policy asked of the view in the current call, when transcribed.

@@ -294,6 +294,10 @@ impl<R: BufRead> SwfReader<R> {
             return Ok(false);
         }
         self.line += 1;
+        // A UTF-8 byte order mark, which some editors write first, is not part of the line.
+        if self.line == 1 && self.buf.starts_with(b"\xef\xbb\xbf") {
+            self.buf.drain(..3);
+        }
         if self.buf.len() > MAX_LINE_LEN && self.buf.last() != Some(&b'\n') {
             // Skip the rest of the over-long line, so reading can go on after the error; a
             // line with no end in sight (`/dev/zero`) ends the input instead.

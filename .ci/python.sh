@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The Python package (crates/python): built by maturin through pip in a virtual environment
+# kept under target/ (made once), then its pytest suite, comparing with the `cosched` binary
+# `cargo test --workspace` has just built. Skips with a printed reason when python3, the venv
+# or PyPI are unavailable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v python3 >/dev/null; then
+    echo "python package skipped: python3 is not installed"; exit 0
+fi
+venv=target/python-venv
+if [ ! -x "$venv/bin/python" ]; then
+    if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+        rm -rf "$venv"
+        echo "python package skipped: python3 -m venv failed (install python3-venv)"; exit 0
+    fi
+fi
+if ! "$venv/bin/pip" install --quiet 'maturin>=1.7,<2' 'pytest>=7' 'gymnasium>=0.29' \
+        'numpy>=1.22' 'pandas>=1.5'; then
+    echo "python package skipped: pip could not install the test dependencies from PyPI"; exit 0
+fi
+# The extension's own build directory, kept between runs.
+CARGO_TARGET_DIR="$PWD/target/python" "$venv/bin/pip" install --quiet --no-build-isolation ./crates/python
+cargo build -p cosched-cli --quiet
+COSCHED_BIN="$PWD/target/debug/cosched" "$venv/bin/python" -m pytest -q crates/python/tests

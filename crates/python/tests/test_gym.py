@@ -1,0 +1,95 @@
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+
+import cosched
+import cosched.gym  # noqa: F401  (registers the environment)
+from cosched.gym import BatchSchedulingEnv
+from pure_python_env import PurePythonEnv
+
+
+def test_the_checker_passes():
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("cosched/BatchScheduling-v0", episode_jobs=64).unwrapped
+    check_env(env, skip_render_check=True)
+
+
+def run_episode(env, seed, policy):
+    obs, info = env.reset(seed=seed)
+    trace, total, done = [obs], 0.0, False
+    while not done:
+        obs, reward, done, truncated, info = env.step(policy(obs, info))
+        trace.append(obs)
+        total += reward
+    return trace, total, info
+
+
+def random_pick(rng):
+    return lambda obs, info: int(rng.choice(np.flatnonzero(info["action_mask"])))
+
+
+def test_an_episode_is_deterministic_per_seed():
+    env = BatchSchedulingEnv(episode_jobs=128, backfill=True)
+    a = run_episode(env, 11, random_pick(np.random.default_rng(0)))
+    b = run_episode(env, 11, random_pick(np.random.default_rng(0)))
+    assert a[1] == b[1] and all((x == y).all() for x, y in zip(a[0], b[0]))
+    assert a[2]["completed"] == 128 and a[1] <= -1.0
+
+
+def test_steps_match_a_pure_python_environment(sample):
+    # The same design written in plain Python: the same observations and reward for the same
+    # picks, decision by decision.
+    env = BatchSchedulingEnv(sample, episode_jobs=200, queue_size=16)
+    df = cosched.to_dataframe(sample).sort_values(["submit_time", "job_id"])
+    df = df[df["size"] <= 128]
+    jobs = list(df.itertuples(index=False, name=None))
+    ref = PurePythonEnv(jobs, 128, queue_size=16)
+    for seed in (1, 2, 3):
+        rng = np.random.default_rng(seed)
+        obs, info = env.reset(seed=seed)
+        ref_obs = ref.reset(info["first_job"], 200)
+        done = False
+        while not done:
+            np.testing.assert_allclose(obs, ref_obs, rtol=0, atol=1e-6)
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, reward, done, _, info = env.step(action)
+            ref_obs, ref_reward, ref_done = ref.step(action)
+            assert done == ref_done
+        assert reward == pytest.approx(ref_reward, rel=1e-12)
+
+
+def test_the_mask_marks_the_visible_jobs_and_a_masked_pick_is_the_last_visible():
+    env = BatchSchedulingEnv(episode_jobs=64, queue_size=8)
+    obs, info = env.reset(seed=4)
+    mask = info["action_mask"]
+    assert mask.dtype == np.int8 and mask.sum() >= 1 and (env.action_masks() == mask.astype(bool)).all()
+    env.step(7)  # past the visible jobs when fewer than 8 wait: not an error
+
+
+def test_vector_environments_run():
+    envs = gymnasium.vector.SyncVectorEnv(
+        [lambda: BatchSchedulingEnv(episode_jobs=32, queue_size=8) for _ in range(3)])
+    obs, _ = envs.reset(seed=[1, 2, 3])
+    assert obs.shape == (3, 64)
+    for _ in range(50):
+        obs, reward, term, trunc, _ = envs.step(np.zeros(3, dtype=np.int64))
+    envs.close()
+
+
+def test_parameters_are_checked():
+    with pytest.raises(ValueError, match="metric"):
+        BatchSchedulingEnv(metric="fairness")
+    with pytest.raises(ValueError, match="episode_jobs"):
+        BatchSchedulingEnv(episode_jobs=10**9)
+    with pytest.raises(ValueError, match="layout"):
+        BatchSchedulingEnv(layout="image")
+    env = BatchSchedulingEnv(episode_jobs=16, layout="compact", metric="wait")
+    assert env.observation_space.shape == (128 * 4,)
+
+
+def test_step_before_reset_is_an_error():
+    env = BatchSchedulingEnv(episode_jobs=16)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
