@@ -326,8 +326,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                         format!("{title}, {}", system.name),
                         mixes,
                     )
-                    .y_label(y)
-                    .legend_above(),
+                    .y_label(y),
                     |chart, &mechanism| {
                         chart.series(
                             configuration_name(mechanism),

@@ -16,7 +16,8 @@
 //!   (mean and [`cosched_core::stats::Spread`] of any metric).
 //! - [`Table`] of [`Cell`]s: aligned Markdown and CSV; [`Cell::Empty`] (`-`) where the paper
 //!   gives no number.
-//! - [`LinePlot`] and [`BarChart`]: SVG plots (no fonts needed), via the [`Figure`] trait.
+//! - [`LinePlot`] and [`BarChart`]: the workspace's figures (`cosched-plot`: one look per series
+//!   name, legends beside the data), written as SVG through the [`Figure`] trait.
 //! - [`OutDir`]: the output directory that receives all of the above, each file moved into
 //!   place only when the run succeeds and never over a file named on the command line.
 //! - [`Claims`]: the paper's statements about a table or figure, checked on our numbers and
@@ -119,7 +120,6 @@ pub mod hybrid;
 pub mod metasched;
 mod out;
 pub mod paired;
-mod plot;
 pub mod rhic;
 mod sweep;
 mod table;
@@ -128,10 +128,10 @@ pub use args::{
     CommonArgs, MAX_JOBS, MAX_SEEDS, Seeds, parse_job_count, parse_seed_count, parse_units,
 };
 pub use claims::{CLAIMS_FILE, Claim, Claims};
+pub use cosched_plot::{BarChart, Figure, LinePlot, PlotError};
 pub use error::{Error, Result};
 pub use out::{OutDir, TABLE_FILE};
 pub use paired::{Paired, Significance};
-pub use plot::{BarChart, Figure, LinePlot, PlotError};
 pub use sweep::{Replicates, Sweep};
 pub use table::{Cell, Table};
 

@@ -1,5 +1,6 @@
-//! Runs every example of this package in `--quick` mode so that none can rot: each must exit
-//! successfully and leave a `table.md` and at least one SVG plot in its output folder.
+//! Runs every example of this package in `--quick` mode so that none can rot, one test each:
+//! each must exit successfully and leave a `table.md` and at least one SVG plot in its output
+//! folder.
 //!
 //! `cargo test` builds the example binaries (in the test profile) next to this test's own
 //! executable; the examples are the `NAME.rs` files at the package root.
@@ -33,42 +34,107 @@ fn example_binary(name: &str) -> PathBuf {
         .with_extension(std::env::consts::EXE_EXTENSION)
 }
 
+/// Runs example `name` in quick mode: it must succeed and leave a `table.md` and at least one
+/// SVG plot in its output folder.
+fn runs_in_quick_mode(name: &str) {
+    let binary = example_binary(name);
+    assert!(
+        binary.exists(),
+        "{} was not built: run `cargo test -p cosched-examples` without a `--test` filter, \
+         which skips building examples",
+        binary.display()
+    );
+    let out = tempfile::tempdir().expect("temporary directory");
+    let status = Command::new(&binary)
+        .args(["--quick", "--seed", "3", "--out"])
+        .arg(out.path())
+        .status()
+        .expect("example starts");
+    assert!(status.success(), "example `{name}` failed: {status}");
+    assert!(
+        out.path().join("table.md").is_file(),
+        "`{name}` wrote no table.md"
+    );
+    let plots = std::fs::read_dir(out.path())
+        .expect("output folder")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "svg"))
+        })
+        .count();
+    // `custom_policies` reproduces no figure: it prints the demos' comparison tables.
+    assert!(
+        plots > 0 || name == "custom_policies",
+        "`{name}` wrote no plot"
+    );
+}
+
+/// One test per example, so that the test harness runs them side by side (one per core)
+/// rather than one after another in a single test.
+macro_rules! quick_tests {
+    ($($name:ident,)*) => {
+        /// The examples with a quick test, in file order.
+        const QUICK: &[&str] = &[$(stringify!($name)),*];
+
+        mod quick {
+            $(
+                #[test]
+                fn $name() {
+                    super::runs_in_quick_mode(stringify!($name));
+                }
+            )*
+        }
+    };
+}
+
+quick_tests! {
+    albatross_calibrate,
+    albatross_capital,
+    balancer_fig2,
+    balancer_fig3,
+    balancer_fig4,
+    balancer_fig5,
+    balancer_table1,
+    balancer_weeks,
+    batch_easy_vs_fcfs,
+    converged_grid,
+    converged_site,
+    custom_policies,
+    hybrid_fig10,
+    hybrid_fig6_7,
+    hybrid_fig8,
+    hybrid_fig9,
+    hybrid_table3,
+    metasched_fig10_fairness,
+    metasched_fig11_wt,
+    metasched_fig12_fraction,
+    metasched_fig13_maxq,
+    metasched_fig2_waits,
+    metasched_fig3_prices,
+    metasched_table4,
+    metasched_table5_perturb,
+    metasched_table7_8,
+    rhic_fig10_energy,
+    rhic_fig11_deadline,
+    rhic_fig13_baselines,
+    rhic_fig14_deadline_baselines,
+    rhic_fig15_churn,
+    rhic_fig16_hbase,
+    rhic_fig3_4_hybrid,
+    rhic_fig8_predictors,
+    rhic_fig9_cost,
+    rhic_search_annealing,
+    rhic_table1,
+}
+
+/// Every example at the package root has its quick test above.
 #[test]
-fn every_example_runs_in_quick_mode() {
-    let names = example_names();
-    assert!(!names.is_empty(), "no examples found");
-    for name in names {
-        let binary = example_binary(&name);
-        assert!(
-            binary.exists(),
-            "{} was not built: run `cargo test -p cosched-examples` without a `--test` filter, \
-             which skips building examples",
-            binary.display()
-        );
-        let out = tempfile::tempdir().expect("temporary directory");
-        let status = Command::new(&binary)
-            .args(["--quick", "--seed", "3", "--out"])
-            .arg(out.path())
-            .status()
-            .expect("example starts");
-        assert!(status.success(), "example `{name}` failed: {status}");
-        assert!(
-            out.path().join("table.md").is_file(),
-            "`{name}` wrote no table.md"
-        );
-        let plots = std::fs::read_dir(out.path())
-            .expect("output folder")
-            .filter(|e| {
-                e.as_ref()
-                    .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "svg"))
-            })
-            .count();
-        // `custom_policies` reproduces no figure: it prints the demos' comparison tables.
-        assert!(
-            plots > 0 || name == "custom_policies",
-            "`{name}` wrote no plot"
-        );
-    }
+fn every_example_has_a_quick_test() {
+    assert_eq!(
+        example_names(),
+        QUICK,
+        "add the new example to `quick_tests!`"
+    );
 }
 
 /// Runs example `name` with `args` (and a temporary `--out`), returning its output.
@@ -194,9 +260,11 @@ fn paper_examples_report_errors_as_one_line() {
             vec!["--quick", "--trace", huge],
             "time overflow",
         ),
+        // The generated machines run beside the trace before its error is reported: one
+        // typing (not quick's three) keeps that to a third.
         (
             "hybrid_fig6_7",
-            vec!["--quick", "--trace", huge],
+            vec!["--quick", "--typings", "1", "--trace", huge],
             "time overflow",
         ),
         ("hybrid_fig6_7", vec!["--quick", "--seeds", "0"], "--seeds"),
@@ -300,4 +368,48 @@ fn help_describes_the_example() {
             "{name}"
         );
     }
+}
+
+#[path = "../../crates/cli/tests/support/readme.rs"]
+mod readme;
+
+/// The README's example commands (`cargo run --release -p cosched-examples --example NAME --
+/// ARGS`) name examples that exist, with flags they take. They are checked against `--help`,
+/// not run: in release, as written, several take minutes (`hybrid_fig6_7` 10-15 on 2 cores);
+/// every example runs in quick mode above.
+#[test]
+fn readme_example_commands_exist_with_their_flags() {
+    let mut checked = 0;
+    for c in readme::commands() {
+        let readme::Kind::Example(name, args) = readme::kind(&c) else {
+            continue;
+        };
+        let binary = example_binary(&name);
+        assert!(binary.exists(), "{}: no example {name}", c.text());
+        let out = Command::new(&binary)
+            .arg("--help")
+            .output()
+            .expect("example starts");
+        let help = String::from_utf8_lossy(&out.stdout);
+        for flag in readme::long_flags(&args) {
+            assert!(
+                help.contains(flag),
+                "{}: no {flag} in {name} --help",
+                c.text()
+            );
+        }
+        // Files the command names are in the repository.
+        for arg in args.iter().filter(|a| a.contains('/')) {
+            assert!(
+                readme::root().join(arg).exists(),
+                "{}: {arg} does not exist",
+                c.text()
+            );
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 15,
+        "only {checked} example commands in the README"
+    );
 }

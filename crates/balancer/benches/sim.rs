@@ -6,8 +6,9 @@
 //!
 //! A second group replays a real one-week LCRC trace (the busiest sample week, 15,643 jobs,
 //! offered load ≈ 0.75 of 372 nodes) beside the same ρ ≈ 0.3 of leases over that week, when
-//! the development data are present (`/work/shared/data/balancer/lcrc/2014-06-01.csv`;
-//! skipped otherwise): the paper's one-week, 372-node scale with real job sizes.
+//! the development data are present (`../shared/data/balancer/lcrc/2014-06-01.csv` beside the
+//! checkout, or under `$COSCHED_SHARED_DATA`; the group is left out, saying so, otherwise): the
+//! paper's one-week, 372-node scale with real job sizes.
 //!
 //! `cargo bench -p cosched-balancer` reports the time of one whole simulation.
 
@@ -22,8 +23,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 const NODES: u32 = 372;
 const JOBS: usize = 25_000;
-/// The busiest LCRC sample week of the development data.
-const LCRC_WEEK: &str = "/work/shared/data/balancer/lcrc/2014-06-01.csv";
+/// The busiest LCRC sample week of the development data, under the shared data folder.
+const LCRC_WEEK: &str = "balancer/lcrc/2014-06-01.csv";
 
 fn simulate(c: &mut Criterion) {
     let week = Duration::from_hours(24 * 7);
@@ -43,9 +44,13 @@ fn simulate(c: &mut Criterion) {
         requests.len()
     );
     run_group(c, "week_372_nodes", &jobs, &requests);
-    let real = std::path::Path::new(LCRC_WEEK);
+    let data = std::env::var_os("COSCHED_SHARED_DATA").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+        std::path::PathBuf::from,
+    );
+    let real = data.join(LCRC_WEEK);
     if real.exists() {
-        let jobs = read_lcrc(real).expect("the LCRC week parses");
+        let jobs = read_lcrc(&real).expect("the LCRC week parses");
         let requests = DiurnalLeases::new(NODES, week, 0.3)
             .generate(2027)
             .expect("valid parameters");
@@ -56,7 +61,7 @@ fn simulate(c: &mut Criterion) {
         );
         run_group(c, "lcrc_week_372_nodes", &jobs, &requests);
     } else {
-        eprintln!("skipped the LCRC week: {LCRC_WEEK} is absent");
+        eprintln!("left out the LCRC week: {} is absent", real.display());
     }
 }
 

@@ -1,6 +1,6 @@
 //! The trace readers: errors name file, line and field; the APS packing holds exactly
 //! `ceil(busy cores / cores per VM)` VMs at every instant; the real traces under
-//! `/work/shared/data/balancer` (skipped when absent) read in full. With a linger (ours), at
+//! `../shared/data/balancer` beside the checkout (`#[ignore]`d tests) read in full. With a linger (ours), at
 //! least that many VMs are up, each extra one idle for at most the linger, and the vendored
 //! challenging week gives the measured lease counts.
 
@@ -195,23 +195,29 @@ fn the_vendored_challenging_week_packs_as_measured() {
     assert_eq!((kept.len(), hours(&kept)), (148, 834));
 }
 
-fn data(dir: &str) -> Option<Vec<std::path::PathBuf>> {
-    let dir = Path::new("/work/shared/data/balancer").join(dir);
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .ok()?
+/// The weekly CSV files of `../shared/data/balancer/<dir>` beside the checkout (or under
+/// `$COSCHED_SHARED_DATA`); the tests that read them are ignored unless asked for, and fail
+/// when the folder is absent or empty.
+fn data(dir: &str) -> Vec<std::path::PathBuf> {
+    let root = std::env::var_os("COSCHED_SHARED_DATA").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+        std::path::PathBuf::from,
+    );
+    let dir = root.join("balancer").join(dir);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("this test needs {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "csv"))
         .collect();
     files.sort();
-    (!files.is_empty()).then_some(files)
+    assert!(!files.is_empty(), "no CSV files in {}", dir.display());
+    files
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn real_lcrc_weeks_read_in_full() {
-    let Some(files) = data("lcrc") else {
-        eprintln!("skipped: no LCRC traces");
-        return;
-    };
+    let files = data("lcrc");
     for file in files {
         let jobs = read_lcrc(&file).unwrap();
         let lines = std::fs::read_to_string(&file).unwrap().lines().count();
@@ -224,11 +230,9 @@ fn real_lcrc_weeks_read_in_full() {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn real_aps_weeks_pack_into_vms() {
-    let Some(files) = data("aps") else {
-        eprintln!("skipped: no APS traces");
-        return;
-    };
+    let files = data("aps");
     for file in files {
         let jobs = read_aps(&file).unwrap();
         assert!(jobs.iter().all(|j| j.end - j.start == j.run));

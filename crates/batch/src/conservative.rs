@@ -71,6 +71,14 @@ pub struct Bounds {
     pub depth: usize,
     /// How far ahead a reservation may start, as Slurm's `bf_window`: a job whose earliest
     /// fit is later gets none in this plan (and does not hold back the jobs behind it).
+    ///
+    /// slurm.conf(5) advises a window "at least as long as the highest allowed time limit"
+    /// to prevent starvation. A shorter one (the default day against estimates of up to 36 h,
+    /// as Lublin–Feitelson's with Tsafrir's model) on a backlog deeper than the window leaves
+    /// the jobs whose fit lies past it unreserved, so that the jobs behind them start wherever
+    /// they fit: on a saturated machine this packs tighter than EASY's one reservation or
+    /// conservative's all, and its mean wait can fall below both, at the price of no start
+    /// guarantee for the unreserved jobs.
     pub window: Duration,
 }
 

@@ -168,41 +168,59 @@ proptest! {
     }
 }
 
-/// The SWF traces in `../shared/data/swf` beside the checkout (or `$COSCHED_SHARED_DATA/swf`),
-/// if present, give the reference's schedule.
+/// The schedule of the SWF trace at `path` is the reference's.
+fn matches_the_reference(path: &std::path::Path) {
+    let trace = cosched_workload::swf::read_rigid_jobs(path).unwrap();
+    // The reference plans from scratch at every pass: keep debug runs short.
+    if cfg!(debug_assertions) && trace.jobs.len() > 6_000 {
+        eprintln!(
+            "not compared in a debug build (run with --release): {} ({} jobs)",
+            path.display(),
+            trace.jobs.len()
+        );
+        return;
+    }
+    let capacity = trace
+        .header
+        .values()
+        .max_procs
+        .or(trace.header.values().max_nodes)
+        .and_then(|c| u32::try_from(c).ok())
+        .unwrap_or(256);
+    let fast = run(capacity, &trace.jobs, Conservative::default());
+    let slow = run(capacity, &trace.jobs, Reference);
+    assert!(fast.records == slow.records, "{}", path.display());
+}
+
+/// The Parallel Workloads Archive traces vendored in the repository give the reference's
+/// schedule.
 #[test]
-fn real_traces_match_the_reference() {
+fn vendored_traces_match_the_reference() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for trace in [
+        "examples/data/swf/SDSC-SP2-sample-4961.swf.gz",
+        "examples/data/swf/alea-hpc2n-subset.swf.gz",
+        "examples/data/swf/NASA-iPSC-1993-3.1-cln.swf.gz",
+        "crates/cli/experiments/data/lublin_256.swf.gz",
+    ] {
+        matches_the_reference(&root.join(trace));
+    }
+}
+
+/// Every SWF trace in `../shared/data/swf` beside the checkout (or `$COSCHED_SHARED_DATA/swf`)
+/// gives the reference's schedule.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn shared_traces_match_the_reference() {
     let data = std::env::var_os("COSCHED_SHARED_DATA").map_or_else(
         || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
         std::path::PathBuf::from,
     );
     let dir = data.join("swf");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipped: {} not found", dir.display());
-        return;
-    };
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("this test needs {}: {e}", dir.display()));
     for entry in entries.flatten() {
-        let path = entry.path();
-        let trace = cosched_workload::swf::read_rigid_jobs(&path).unwrap();
-        // The reference plans from scratch at every pass: keep debug runs short.
-        if cfg!(debug_assertions) && trace.jobs.len() > 6_000 {
-            eprintln!(
-                "skipped in a debug build: {} ({} jobs)",
-                path.display(),
-                trace.jobs.len()
-            );
-            continue;
-        }
-        let capacity = trace
-            .header
-            .values()
-            .max_procs
-            .or(trace.header.values().max_nodes)
-            .and_then(|c| u32::try_from(c).ok())
-            .unwrap_or(256);
-        let fast = run(capacity, &trace.jobs, Conservative::default());
-        let slow = run(capacity, &trace.jobs, Reference);
-        assert!(fast.records == slow.records, "{}", path.display());
+        matches_the_reference(&entry.path());
     }
 }
 

@@ -18,10 +18,17 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
+/// `cosched convert --help`'s closing part.
+pub const AFTER_HELP: &str = "\
+Examples:
+  cosched convert trace.swf.gz workload.json            # SWF to Batsim (by the extension)
+  cosched convert workload.json trace.swf --to swf
+  zcat trace.swf.gz | cosched convert - workload.json --capacity 128";
+
 /// Arguments of `cosched convert`.
 #[derive(Args)]
 pub struct ConvertArgs {
-    /// The workload to read (SWF, plain or gzip, or Batsim JSON).
+    /// The workload to read (SWF, plain or gzip, or Batsim JSON); `-` reads standard input.
     input: PathBuf,
     /// The file to write.
     output: PathBuf,

@@ -12,6 +12,7 @@
 //! [[trace]]
 //! path = "data/SDSC-SP2-sample-4961.swf.gz"   # relative to this file
 //! capacity = 128                               # optional [default: the trace's]
+//! segments = 4                                 # optional: 4 consecutive parts as replicates
 //!
 //! [[generator]]
 //! model = "lublin"
@@ -22,21 +23,35 @@
 //! ```
 //!
 //! Loads rescale inter-arrival times by one factor (`cosched_workload::load`), keeping sizes,
-//! run times and estimates. Each (workload, load, seed) is one *instance*; every policy runs
-//! on every instance. `--slurm` writes `OUT/slurm/experiment.sbatch`, an array of one task
+//! run times and estimates. Each (workload, load, replicate) is one *instance*; every policy
+//! runs on every instance, so policies are compared on the same jobs (paired).
+//!
+//! **Replicates.** A generator's replicates are its seeds: independent workloads of one model.
+//! A trace is one fixed workload, so seeds do not vary it (the run says so); its replicates are
+//! `segments = K` consecutive parts of equal job count, each rescaled to the load on its own
+//! span and simulated from an empty machine: independent samples of the trace's behaviour
+//! (each starts without the queue the part before left, the same for every policy). A cell
+//! (workload, capacity, load, policy) reports the mean over its `n` replicates and the
+//! half-width of its 95 % Student-t interval (`cosched_core::stats::Spread`); with `n = 1`
+//! there is no interval. `--slurm` writes `OUT/slurm/experiment.sbatch`, an array of one task
 //! per instance, each running `cosched experiment FILE --task I` into `OUT/tasks/`, submits it
 //! with `sbatch --wait` (as `cargo xtask reproduce --slurm` does) and collects the tasks'
-//! results into the same summary and plots as a local run (`--collect` does only that).
+//! results into the same summary and plots as a local run (`--collect` does only that). A
+//! local run writes the same task files as its instances finish; `--resume` keeps those that
+//! match the file's instances and policies and runs only the rest.
 
 use crate::batch_run::{PolicyChoice, Sweep, distinct};
 use crate::generate::{LublinSource, Stream};
 use crate::input::{self, InputError, Workload};
+use crate::jobs_csv::{self, WorkloadInfo};
 use crate::output::{self, Clash, OutputError, Outputs, Plan};
-use crate::plots::{self, Axes, Line, PlotError};
+use crate::plots::{self, PlotError};
 use crate::simulate::{self, SimulateError};
 use crate::summary::{self, Row};
 use clap::{Args, ValueEnum};
+use cosched_core::stats::Spread;
 use cosched_core::{ParamError, RigidJob, excerpt, shown};
+use cosched_plot::LinePlot;
 use cosched_slurm::{Slurm, SlurmError};
 use cosched_workload::output::Staged;
 use cosched_workload::output::same_file;
@@ -44,14 +59,34 @@ use cosched_workload::scale_to_offered_load;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
 
-/// The file format, shown by `cosched experiment --help`.
-pub const FORMAT: &str = "\
+/// The examples of `cosched experiment -h` and `--help`.
+macro_rules! examples {
+    () => {
+        "\
+Examples:
+  cosched experiment crates/cli/experiments/easy_fcfs_conservative.toml
+  cosched experiment crates/cli/experiments/lublin_seeds.toml --out results --jobs-csv
+  cosched experiment my.toml --resume          # after an interruption: only the missing runs
+  cosched experiment my.toml --slurm           # one Slurm array task per instance"
+    };
+}
+
+/// `cosched experiment -h`'s closing part.
+pub const AFTER_HELP: &str = concat!(
+    examples!(),
+    "\n\n`cosched experiment --help` also describes the file format."
+);
+
+/// `cosched experiment --help`'s closing part: the examples and the file format.
+pub const FORMAT: &str = concat!(
+    examples!(),
+    "\n\n",
+    "\
 Experiment file (TOML); paths are relative to the file:
 
   name = \"easy-vs-fcfs\"            # optional: names the default output directory
@@ -69,6 +104,7 @@ Experiment file (TOML); paths are relative to the file:
   path = \"data/SDSC-SP2-sample-4961.swf.gz\"
   capacity = 128                   # optional [default: the trace's]
   loads = [0.7]                    # optional: this workload's own loads
+  segments = 4                     # optional: K consecutive parts of the trace as replicates
 
   [[generator]]                    # as `cosched generate lublin`
   model = \"lublin\"
@@ -78,10 +114,20 @@ Experiment file (TOML); paths are relative to the file:
   max_estimate_hours = 36          # optional
   name = \"lublin_256\"              # optional
 
-Writes OUT/summary.csv (workload,capacity,load,seed,policy,jobs,mean_wait_s,...) and
-OUT/plots/ (each figure against load, one line per policy, mean over seeds). A workload is
-named by its file stem, or by its path when two share a stem; a run listed twice (a load or
-seed repeated, one file twice at one capacity) is refused.";
+Replicates: a generator's seeds; a trace's segments (seeds do not vary a trace). Each cell
+(workload, capacity, load, policy) reports the mean over its n replicates and the half-width of
+the 95 % Student-t interval of the mean (empty for n = 1).
+
+Writes OUT/summary.csv, one row per cell (workload,capacity,load,policy,n,replicates, then each
+figure and its _ci95: jobs,jobs_ci95,mean_wait_s,mean_wait_s_ci95,..., then the paired
+difference from the first policy on the same replicates: reference,mean_wait_s_diff,
+mean_wait_s_diff_ci95,mean_bounded_slowdown_diff,mean_bounded_slowdown_diff_ci95), OUT/runs.csv, one row
+per run (workload,capacity,load,seed,segment,policy,jobs,mean_wait_s,...), OUT/tasks/ (each
+instance's results, what --resume reuses) and OUT/plots/ (each figure against load, one line
+per policy, mean and 95 % interval; SVG and PNG). A workload is named by its file stem, or by
+its path when two share a stem; a run listed twice (a load or seed repeated, one file twice at
+one capacity) is refused."
+);
 
 /// Arguments of `cosched experiment`.
 #[derive(Args)]
@@ -110,6 +156,13 @@ pub struct ExperimentArgs {
     /// Merge OUT/tasks/*.json of a Slurm run into the summary, table and plots.
     #[arg(long, conflicts_with = "slurm")]
     collect: bool,
+    /// Keep the results already in OUT/tasks/ that match this file's instances and policies
+    /// (an interrupted run's), and run only the rest.
+    #[arg(long, conflicts_with_all = ["slurm", "collect", "task"])]
+    resume: bool,
+    /// Also write each run's per-job table (Batsim's `_jobs.csv` columns) into OUT/jobs/.
+    #[arg(long)]
+    jobs_csv: bool,
 }
 
 /// What can go wrong in `cosched experiment`.
@@ -122,6 +175,14 @@ pub enum ExperimentError {
         path: PathBuf,
         /// Why.
         message: String,
+    },
+    /// A per-job table could not be written.
+    #[error("{path}: {source}")]
+    JobsCsv {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: crate::jobs_csv::JobsCsvError,
     },
     /// A workload could not be read.
     #[error(transparent)]
@@ -185,6 +246,7 @@ struct TraceSpec {
     path: PathBuf,
     capacity: Option<u32>,
     loads: Option<Vec<f64>>,
+    segments: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -207,6 +269,8 @@ enum Source {
         label: String,
         workload: Arc<Workload>,
         capacity: u32,
+        /// Replicates: this many consecutive parts of the trace (1: the whole trace).
+        segments: usize,
     },
     Lublin {
         name: String,
@@ -232,14 +296,22 @@ impl Source {
     }
 }
 
-/// One (workload, load, seed).
+/// A replicate: a generator's seed, or a trace's segment `k` of `n`.
+type Replicate = (Option<u64>, Option<(usize, usize)>);
+
+/// One (workload, load, replicate): a seed of a generator or a segment of a trace.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 struct Instance {
     source: usize,
     workload: String,
+    /// What the jobs come from: the trace's SHA-256, or the generator's parameters (so that
+    /// results of another input are never reused).
+    input: String,
     capacity: u32,
     load: Option<f64>,
     seed: Option<u64>,
+    /// Segment `k` of `n` of a trace, from 1.
+    segment: Option<(usize, usize)>,
 }
 
 impl Instance {
@@ -251,7 +323,25 @@ impl Instance {
         if let Some(seed) = self.seed {
             let _ = write!(s, " seed {seed}");
         }
+        if let Some((k, n)) = self.segment {
+            let _ = write!(s, " segment {k}/{n}");
+        }
         s
+    }
+
+    /// The label as a file name part: `lublin_256_load0.8_seed1`.
+    fn slug(&self) -> String {
+        let mut s = self.workload.clone();
+        if let Some(l) = self.load {
+            let _ = write!(s, "_load{l}");
+        }
+        if let Some(seed) = self.seed {
+            let _ = write!(s, "_seed{seed}");
+        }
+        if let Some((k, _)) = self.segment {
+            let _ = write!(s, "_segment{k}");
+        }
+        file_stem(&s)
     }
 }
 
@@ -266,6 +356,23 @@ struct Result1 {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct RowJson(Vec<String>);
 
+impl Result1 {
+    /// The policy's name.
+    fn policy(&self) -> &str {
+        self.row.0.first().map_or("", String::as_str)
+    }
+
+    /// The figure of column `name` of [`summary::COLUMNS`] (NaN if absent).
+    fn field(&self, name: &str) -> f64 {
+        summary::COLUMNS
+            .iter()
+            .position(|c| *c == name)
+            .and_then(|k| self.row.0.get(k))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(f64::NAN)
+    }
+}
+
 /// The parsed experiment.
 struct Experiment {
     name: String,
@@ -274,6 +381,9 @@ struct Experiment {
     policies: Vec<PolicyChoice>,
     sources: Vec<Source>,
     instances: Vec<Instance>,
+    /// What the file's runs will not show: seeds that do not vary a trace, capacities below a
+    /// trace's machine, missing estimates.
+    warnings: Vec<String>,
 }
 
 fn spec_error(path: &Path, message: impl ToString) -> ExperimentError {
@@ -322,9 +432,13 @@ fn file_stem(label: &str) -> String {
     output::file_name(label, "-_.")
 }
 
-/// The summary, the plots' directory and the Slurm script, inside OUT.
+/// The summary, the per-run table, the plots', tasks' and per-job tables' directories and the
+/// Slurm script, inside OUT.
 const SUMMARY: &str = "summary.csv";
+const RUNS: &str = "runs.csv";
 const PLOTS: &str = "plots";
+const TASKS: &str = "tasks";
+const JOBS: &str = "jobs";
 const SCRIPT: &str = "slurm/experiment.sbatch";
 
 /// The figures plotted against load: (summary column, axis label, file suffix).
@@ -423,7 +537,9 @@ impl Experiment {
             .collect();
         let mut sources = Vec::new();
         let mut instances = Vec::new();
-        let mut add = |source: Source, loads: &[f64], seeds: &[Option<u64>]| {
+        let mut warnings = Vec::new();
+        // Every instance of `source`: each load × each replicate (seeds or segments).
+        let mut add = |source: Source, input: String, loads: &[f64], replicates: &[Replicate]| {
             let index = sources.len();
             let loads: Vec<Option<f64>> = if loads.is_empty() {
                 vec![None]
@@ -431,13 +547,15 @@ impl Experiment {
                 loads.iter().copied().map(Some).collect()
             };
             for &load in &loads {
-                for &seed in seeds {
+                for &(seed, segment) in replicates {
                     instances.push(Instance {
                         source: index,
                         workload: source.name().to_string(),
+                        input: input.clone(),
                         capacity: source.capacity(),
                         load,
                         seed,
+                        segment,
                     });
                 }
             }
@@ -464,14 +582,50 @@ impl Experiment {
             seen.push((&t.path, workload.path.clone(), capacity));
             let loads = t.loads.as_deref().unwrap_or(&spec.loads);
             check_loads(path, loads)?;
+            let segments = t.segments.unwrap_or(1);
+            if segments == 0 || segments > workload.jobs.len().max(1) {
+                return Err(spec_error(
+                    path,
+                    format!(
+                        "{}: segments = {segments} (expected 1..={} for its {} jobs)",
+                        t.path.display(),
+                        workload.jobs.len().max(1),
+                        workload.jobs.len()
+                    ),
+                ));
+            }
+            if spec.seeds.len() > 1 && segments == 1 {
+                warnings.push(format!(
+                    "seeds = {:?} do not vary the trace {} (one fixed workload): it runs once \
+                     per load, without an interval; `segments = K` in its [[trace]] gives K \
+                     replicates (consecutive parts of the trace)",
+                    spec.seeds,
+                    t.path.display()
+                ));
+            }
+            warnings.extend(
+                simulate::warnings(&workload, capacity)
+                    .into_iter()
+                    .map(|w| format!("{}: {w}", t.path.display())),
+            );
+            let replicates: Vec<Replicate> = if segments == 1 {
+                vec![(None, None)]
+            } else {
+                (1..=segments)
+                    .map(|k| (None, Some((k, segments))))
+                    .collect()
+            };
+            let input = format!("sha256:{}", workload.sha256);
             add(
                 Source::Trace {
                     label,
                     workload: Arc::new(workload),
                     capacity,
+                    segments,
                 },
+                input,
                 loads,
-                &[None],
+                &replicates,
             );
         }
         for g in &spec.generators {
@@ -496,17 +650,23 @@ impl Experiment {
             };
             let loads = g.loads.as_deref().unwrap_or(&spec.loads);
             check_loads(path, loads)?;
-            let seeds: Vec<Option<u64>> = seeds.iter().copied().map(Some).collect();
+            let replicates: Vec<Replicate> = seeds.iter().map(|&seed| (Some(seed), None)).collect();
+            let max_estimate_hours = g.max_estimate_hours.unwrap_or(36);
+            let input = format!(
+                "lublin jobs={} capacity={} stream={stream:?} max_estimate_hours={max_estimate_hours}",
+                g.jobs, g.capacity
+            );
             add(
                 Source::Lublin {
                     name: g.label(),
                     jobs: g.jobs,
                     capacity: g.capacity,
                     stream,
-                    max_estimate_hours: g.max_estimate_hours.unwrap_or(36),
+                    max_estimate_hours,
                 },
+                input,
                 loads,
-                &seeds,
+                &replicates,
             );
         }
         for (i, s) in sources.iter().enumerate() {
@@ -531,12 +691,14 @@ impl Experiment {
             policies,
             sources,
             instances,
+            warnings,
         })
     }
 
     /// Every file a run may write (each with what names it), for the [`Plan`]: the summary,
-    /// the plots, the Slurm script and the tasks' results.
-    fn plan(&self) -> Plan {
+    /// the per-run table, the plots, the Slurm script, the tasks' results and (with
+    /// `jobs_csv`) the per-job tables.
+    fn plan(&self, jobs_csv: bool) -> Plan {
         let mut plan = Plan::default();
         plan.input("the experiment file", &self.file);
         for s in &self.sources {
@@ -548,52 +710,66 @@ impl Experiment {
             }
         }
         plan.output("the summary", self.out.join(SUMMARY));
-        for (label, files) in self.plot_files() {
-            for (_, path) in files {
-                plan.output(format!("the plots of `{label}`"), path);
+        plan.output("the per-run table", self.out.join(RUNS));
+        let plots = self.out.join(PLOTS);
+        for (k, files) in self.plot_files() {
+            for (_, stem) in files {
+                for path in plots::figure_files(&plots, &stem) {
+                    plan.output(format!("the plots of `{}`", self.sources[k].name()), path);
+                }
             }
         }
         plan.output("the Slurm script", self.out.join(SCRIPT));
-        for i in 0..self.instances.len() {
+        for (i, instance) in self.instances.iter().enumerate() {
             plan.output(format!("task {i}"), self.task_file(i));
+            if jobs_csv {
+                for p in &self.policies {
+                    plan.output("--jobs-csv", self.jobs_file(instance, p));
+                }
+            }
         }
         plan
     }
 
-    /// The plots of each workload with several loads: (label, [(metric, file)]).
-    fn plot_files(&self) -> Vec<(&str, Vec<(&'static str, PathBuf)>)> {
+    /// The plots of each workload with several loads: (its source, [(metric, file stem)]).
+    fn plot_files(&self) -> Vec<(usize, Vec<(&'static str, String)>)> {
         self.sources
             .iter()
-            .filter(|s| {
+            .enumerate()
+            .filter(|&(k, _)| {
                 let mut loads: Vec<u64> = self
                     .instances
                     .iter()
-                    .filter(|i| i.workload == s.name())
+                    .filter(|i| i.source == k)
                     .filter_map(|i| i.load.map(f64::to_bits))
                     .collect();
                 loads.sort_unstable();
                 loads.dedup();
                 loads.len() >= 2
             })
-            .map(|s| {
+            .map(|(k, s)| {
                 let stem = file_stem(s.name());
                 let files = PLOT_METRICS
                     .iter()
-                    .map(|&(metric, _, file)| {
-                        (
-                            metric,
-                            self.out.join(PLOTS).join(format!("{stem}_{file}.svg")),
-                        )
-                    })
+                    .map(|&(metric, _, file)| (metric, format!("{stem}_{file}")))
                     .collect();
-                (s.name(), files)
+                (k, files)
             })
             .collect()
     }
 
     /// `OUT/tasks/task-I.json`.
     fn task_file(&self, i: usize) -> PathBuf {
-        self.out.join("tasks").join(format!("task-{i}.json"))
+        self.out.join(TASKS).join(format!("task-{i}.json"))
+    }
+
+    /// `OUT/jobs/INSTANCE_POLICY_jobs.csv`.
+    fn jobs_file(&self, instance: &Instance, policy: &PolicyChoice) -> PathBuf {
+        self.out.join(JOBS).join(format!(
+            "{}_{}_jobs.csv",
+            instance.slug(),
+            policy.file_stem()
+        ))
     }
 
     /// The jobs of `instance`.
@@ -604,9 +780,15 @@ impl Experiment {
         };
         match &self.sources[instance.source] {
             Source::Trace {
-                workload, capacity, ..
+                workload,
+                capacity,
+                segments,
+                ..
             } => {
-                let mut jobs = workload.jobs.clone();
+                let mut jobs = match instance.segment {
+                    Some((k, _)) => segment(&workload.jobs, *segments, k),
+                    None => workload.jobs.clone(),
+                };
                 if let Some(load) = instance.load {
                     scale_to_offered_load(&mut jobs, *capacity, load).map_err(param)?;
                 }
@@ -643,68 +825,180 @@ impl Experiment {
                     invalid: Vec::new(),
                     stated_capacity: Some((u64::from(*capacity), "generator")),
                     late_keys: Vec::new(),
+                    missing_estimates: 0,
                 };
                 Ok((Arc::new(workload), out))
             }
         }
     }
 
-    /// Runs every policy on `instance`.
+    /// Runs on instance `i` every policy that `kept` (results of an earlier run) lacks, writes
+    /// the instance's results to `OUT/tasks/task-I.json` and returns them in policy order.
     fn run_instance(
         &self,
-        instance: &Instance,
+        i: usize,
+        kept: Vec<Result1>,
+        jobs_csv: bool,
         done: &ProgressBar,
     ) -> Result<Vec<Result1>, ExperimentError> {
-        let (workload, jobs) = self.jobs(instance)?;
-        let invalid = workload.invalid.len();
-        self.policies
-            .par_iter()
-            .map(|policy| {
-                let outcome = policy
-                    .simulate(instance.capacity, &jobs, invalid, |_, _| {})
-                    .map_err(|source| SimulateError::Simulation {
-                        path: workload.path.clone(),
-                        policy: policy.name().to_string(),
-                        source,
-                    })?;
-                done.inc(1);
-                let row = Row::new(
-                    policy.name(),
-                    &outcome.report,
-                    &outcome.records,
-                    (outcome.stats.max_queue_len, outcome.stats.mean_queue_len),
-                );
-                Ok(Result1 {
-                    instance: instance.clone(),
-                    row: RowJson(row.csv_fields()),
+        let instance = &self.instances[i];
+        let todo: Vec<PolicyChoice> = self
+            .policies
+            .iter()
+            .filter(|p| !kept.iter().any(|r| r.policy() == p.name()))
+            .cloned()
+            .collect();
+        let mut fresh = Vec::new();
+        if !todo.is_empty() {
+            let (workload, jobs) = self.jobs(instance)?;
+            let invalid = workload.invalid.len();
+            fresh = todo
+                .par_iter()
+                .map(|policy| {
+                    let outcome = policy
+                        .simulate(instance.capacity, &jobs, invalid, |_, _| {})
+                        .map_err(|source| SimulateError::Simulation {
+                            path: workload.path.clone(),
+                            policy: policy.name().to_string(),
+                            source,
+                        })?;
+                    if jobs_csv {
+                        self.write_jobs_csv(instance, policy, &workload, &jobs, &outcome)?;
+                    }
+                    done.inc(1);
+                    let row = Row::new(
+                        policy.name(),
+                        &outcome.report,
+                        &outcome.records,
+                        (outcome.stats.max_queue_len, outcome.stats.mean_queue_len),
+                    );
+                    Ok(Result1 {
+                        instance: instance.clone(),
+                        row: RowJson(row.csv_fields()),
+                    })
                 })
+                .collect::<Result<_, ExperimentError>>()?;
+        }
+        let results: Vec<Result1> = self
+            .policies
+            .iter()
+            .filter_map(|p| {
+                kept.iter()
+                    .chain(&fresh)
+                    .find(|r| r.policy() == p.name())
+                    .cloned()
+            })
+            .collect();
+        if !fresh.is_empty() {
+            self.subdir(TASKS)?;
+            let path = self.task_file(i);
+            let text = serde_json::to_string(&results).map_err(|e| OutputError::new(&path, e))?;
+            let mut outputs = Outputs::default();
+            outputs.write(&path, text.as_bytes())?;
+            outputs.commit()?;
+        }
+        Ok(results)
+    }
+
+    /// The results of instance `i` an earlier run left in `OUT/tasks/task-I.json`, for this
+    /// file's policies; none when the file is absent, unreadable (a run stopped while writing
+    /// it) or from another instance.
+    fn kept(&self, i: usize) -> Vec<Result1> {
+        let path = self.task_file(i);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Vec::new();
+        };
+        let Ok(results) = serde_json::from_str::<Vec<Result1>>(&text) else {
+            eprintln!(
+                "note: {} is unreadable: its runs are redone",
+                path.display()
+            );
+            return Vec::new();
+        };
+        results
+            .into_iter()
+            .filter(|r| {
+                r.instance == self.instances[i]
+                    && self.policies.iter().any(|p| p.name() == r.policy())
             })
             .collect()
     }
+
+    /// `OUT/NAME`, created if absent. Instances (threads here, processes under Slurm) call
+    /// this side by side, so it only creates: the run checks once beforehand that its output
+    /// directories are writable ([`output::create_dir`]).
+    fn subdir(&self, name: &str) -> Result<PathBuf, OutputError> {
+        let dir = self.out.join(name);
+        std::fs::create_dir_all(&dir).map_err(|e| OutputError::new(&dir, e))?;
+        Ok(dir)
+    }
+
+    /// Writes a run's per-job table to `OUT/jobs/INSTANCE_POLICY_jobs.csv`.
+    fn write_jobs_csv(
+        &self,
+        instance: &Instance,
+        policy: &PolicyChoice,
+        workload: &Workload,
+        jobs: &[RigidJob],
+        outcome: &cosched_batch::SimOutcome,
+    ) -> Result<(), ExperimentError> {
+        self.subdir(JOBS)?;
+        let path = self.jobs_file(instance, policy);
+        let info = WorkloadInfo {
+            name: &workload.name,
+            jobs,
+            // A segment's jobs are a reordered part of the trace: profiles no longer align.
+            profiles: workload
+                .profiles
+                .as_deref()
+                .filter(|_| instance.segment.is_none()),
+        };
+        let mut file = output::create(&path)?;
+        jobs_csv::write(
+            std::io::BufWriter::new(&mut file),
+            &info,
+            &outcome.records,
+            instance.capacity,
+        )
+        .map_err(|source| ExperimentError::JobsCsv { path, source })?;
+        let mut outputs = Outputs::default();
+        outputs.add(file);
+        Ok(outputs.commit()?)
+    }
+}
+
+/// Part `k` (from 1) of `n` consecutive parts of `jobs` in submission order, of equal job
+/// count (the first parts one job longer when `n` does not divide the count).
+fn segment(jobs: &[RigidJob], n: usize, k: usize) -> Vec<RigidJob> {
+    let mut sorted = jobs.to_vec();
+    sorted.sort_by_key(|j| (j.submit, j.id));
+    let n = n.max(1);
+    let k = k.clamp(1, n) - 1;
+    let (q, r) = (sorted.len() / n, sorted.len() % n);
+    let start = k * q + k.min(r);
+    let len = q + usize::from(k < r);
+    sorted[start..start + len].to_vec()
 }
 
 /// Runs the command.
 pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
     let exp = Experiment::load(args)?;
-    exp.plan().check()?;
+    exp.plan(args.jobs_csv).check()?;
     output::create_dir(&exp.out)?;
     if let Some(i) = args.task {
-        let instance = exp.instances.get(i).ok_or_else(|| {
-            ExperimentError::Collect(format!(
+        if i >= exp.instances.len() {
+            return Err(ExperimentError::Collect(format!(
                 "task {i} does not exist ({} instances)",
                 exp.instances.len()
-            ))
-        })?;
-        let path = exp.task_file(i);
-        if let Some(dir) = path.parent() {
-            output::create_dir(dir)?;
+            )));
         }
-        let file = output::create(&path)?;
-        let results = exp.run_instance(instance, &ProgressBar::hidden())?;
-        let text = serde_json::to_string(&results).map_err(|e| OutputError::new(&path, e))?;
-        let mut outputs = Outputs::default();
-        outputs.put(file, text.as_bytes())?;
-        return Ok(outputs.commit()?);
+        // Checked once here; the instance only creates the directories (see `subdir`).
+        output::create_dir(&exp.out.join(TASKS))?;
+        if args.jobs_csv {
+            output::create_dir(&exp.out.join(JOBS))?;
+        }
+        exp.run_instance(i, Vec::new(), args.jobs_csv, &ProgressBar::hidden())?;
+        return Ok(());
     }
     if args.slurm {
         let script = write_sbatch(&exp, args)?;
@@ -723,12 +1017,29 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
         eprintln!("submitting {} (sbatch --wait)", script.display());
         slurm.submit([std::ffi::OsStr::new("--wait"), script.as_os_str()])?;
     }
+    // Staged before the runs, so an unwritable place fails before the work.
     let summary = output::create(&exp.out.join(SUMMARY))?;
+    let runs = output::create(&exp.out.join(RUNS))?;
     let results = if args.slurm || args.collect {
         collect(&exp)?
     } else {
-        let total = (exp.instances.len() * exp.policies.len()) as u64;
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        // Checked once here; the instances only create the directories (see `subdir`).
+        output::create_dir(&exp.out.join(TASKS))?;
+        if args.jobs_csv {
+            output::create_dir(&exp.out.join(JOBS))?;
+        }
+        let kept: Vec<Vec<Result1>> = (0..exp.instances.len())
+            .map(|i| if args.resume { exp.kept(i) } else { Vec::new() })
+            .collect();
+        let reused: usize = kept.iter().map(Vec::len).sum();
+        let total = exp.instances.len() * exp.policies.len();
+        if args.resume {
+            eprintln!("resuming: {reused} of {total} runs already complete");
+        }
+        let bar = ProgressBar::with_draw_target(
+            Some((total - reused) as u64),
+            ProgressDrawTarget::stderr(),
+        );
         bar.set_style(
             ProgressStyle::with_template(
                 "{msg} [{bar:30}] {pos}/{len} runs {per_sec} ETA {eta} ({elapsed})",
@@ -736,15 +1047,18 @@ pub fn run(args: &ExperimentArgs) -> Result<(), ExperimentError> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.set_message(exp.name.clone());
-        let results: Vec<Vec<Result1>> = exp
-            .instances
-            .par_iter()
-            .map(|i| exp.run_instance(i, &bar))
+        let results: Vec<Vec<Result1>> = kept
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, kept)| exp.run_instance(i, kept, args.jobs_csv, &bar))
             .collect::<Result<_, _>>()?;
         bar.finish_and_clear();
         results.into_iter().flatten().collect()
     };
-    report(&exp, &results, summary)
+    for w in &exp.warnings {
+        eprintln!("warning: {w}");
+    }
+    report(&exp, &results, summary, runs)
 }
 
 fn print(text: &str) -> Result<(), ExperimentError> {
@@ -753,7 +1067,7 @@ fn print(text: &str) -> Result<(), ExperimentError> {
 
 /// Reads the tasks' results of a Slurm run.
 fn collect(exp: &Experiment) -> Result<Vec<Result1>, ExperimentError> {
-    let dir = exp.out.join("tasks");
+    let dir = exp.out.join(TASKS);
     let mut all = Vec::new();
     let mut missing = Vec::new();
     for i in 0..exp.instances.len() {
@@ -881,120 +1195,328 @@ fn write_sbatch(exp: &Experiment, args: &ExperimentArgs) -> Result<PathBuf, Expe
     Ok(path)
 }
 
-/// Writes the summary CSV (into `summary`, staged before the runs) and plots, moves them into
-/// place and prints the table.
-fn report(exp: &Experiment, results: &[Result1], summary: Staged) -> Result<(), ExperimentError> {
-    let path = summary.path().to_path_buf();
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let header = ["workload", "capacity", "load", "seed"]
-        .into_iter()
-        .chain(summary::COLUMNS);
-    w.write_record(header)
-        .map_err(|e| OutputError::new(&path, e))?;
-    let opt = |v: Option<String>| v.unwrap_or_default();
+/// summary.csv's last columns: the paired differences from the file's first policy.
+const PAIRED_COLUMNS: [&str; 5] = [
+    "reference",
+    "mean_wait_s_diff",
+    "mean_wait_s_diff_ci95",
+    "mean_bounded_slowdown_diff",
+    "mean_bounded_slowdown_diff_ci95",
+];
+
+/// One cell: a workload on a capacity at a load under a policy, over its replicates.
+struct Cell<'a> {
+    instance: &'a Instance,
+    policy: &'a str,
+    runs: Vec<&'a Result1>,
+}
+
+impl Cell<'_> {
+    /// The mean of `metric` over the cell's runs and its 95 % interval.
+    fn spread(&self, metric: &str) -> Option<Spread> {
+        let values: Vec<f64> = self
+            .runs
+            .iter()
+            .map(|r| r.field(metric))
+            .filter(|v| v.is_finite())
+            .collect();
+        Spread::of(&values)
+    }
+
+    /// What the replicates are.
+    fn replicates(&self) -> &'static str {
+        match (self.instance.seed, self.instance.segment) {
+            _ if self.runs.len() < 2 => "none",
+            (Some(_), _) => "seeds",
+            (_, Some(_)) => "segments",
+            _ => "none",
+        }
+    }
+}
+
+/// The cells of `results`, in the order their first run appears.
+fn cells(results: &[Result1]) -> Vec<Cell<'_>> {
+    let mut cells: Vec<Cell<'_>> = Vec::new();
     for r in results {
         let i = &r.instance;
-        let prefix = [
-            i.workload.clone(),
-            i.capacity.to_string(),
-            opt(i.load.map(|l| l.to_string())),
-            opt(i.seed.map(|s| s.to_string())),
-        ];
-        w.write_record(prefix.iter().chain(&r.row.0))
+        let same = |c: &Cell<'_>| {
+            c.policy == r.policy()
+                && c.instance.source == i.source
+                && c.instance.capacity == i.capacity
+                && c.instance.load.map(f64::to_bits) == i.load.map(f64::to_bits)
+        };
+        match cells.iter_mut().find(|c| same(c)) {
+            Some(cell) => cell.runs.push(r),
+            None => cells.push(Cell {
+                instance: i,
+                policy: r.policy(),
+                runs: vec![r],
+            }),
+        }
+    }
+    cells
+}
+
+/// The paired difference of `metric` between `cell` and `reference` (the same workload,
+/// capacity and load under the file's first policy): over the replicates both ran (the same
+/// seed or segment, so the same jobs), the mean of `cell − reference` and its 95 % interval.
+/// `None` for the reference itself or without a common replicate.
+fn paired(cell: &Cell<'_>, reference: Option<&Cell<'_>>, metric: &str) -> Option<Spread> {
+    let reference = reference.filter(|r| r.policy != cell.policy)?;
+    let diffs: Vec<f64> = cell
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let twin = reference.runs.iter().find(|t| {
+                t.instance.seed == r.instance.seed && t.instance.segment == r.instance.segment
+            })?;
+            Some(r.field(metric) - twin.field(metric))
+        })
+        .filter(|d| d.is_finite())
+        .collect();
+    Spread::of(&diffs)
+}
+
+/// A paired difference as `+mean ± half-width`, starred when the interval excludes zero (the
+/// significance rule: a two-sided paired t-test at 5 %); `-` for the reference.
+fn difference(s: Option<Spread>) -> String {
+    match s {
+        None => "-".into(),
+        Some(Spread {
+            mean,
+            ci95_half_width: Some(h),
+            ..
+        }) => {
+            let star = if mean.abs() > h { "*" } else { "" };
+            format!("{mean:+.0} ± {h:.0}{star}")
+        }
+        Some(s) => format!("{:+.0}", s.mean),
+    }
+}
+
+/// `mean ± half-width` (the mean alone for one run).
+fn with_interval(s: Option<Spread>, decimals: usize) -> String {
+    match s {
+        None => "-".into(),
+        Some(Spread {
+            mean,
+            ci95_half_width: Some(h),
+            ..
+        }) => format!("{mean:.decimals$} ± {h:.decimals$}"),
+        Some(s) => format!("{:.decimals$}", s.mean),
+    }
+}
+
+/// `header` and `rows` as CSV into `file`, added to `outputs`.
+fn put_csv(
+    outputs: &mut Outputs,
+    file: Staged,
+    header: &[&str],
+    rows: impl IntoIterator<Item = Vec<String>>,
+) -> Result<(), ExperimentError> {
+    let path = file.path().to_path_buf();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header)
+        .map_err(|e| OutputError::new(&path, e))?;
+    for row in rows {
+        w.write_record(&row)
             .map_err(|e| OutputError::new(&path, e))?;
     }
     let bytes = w.into_inner().map_err(|e| OutputError::new(&path, e))?;
-    let mut outputs = Outputs::default();
-    outputs.put(summary, &bytes)?;
+    Ok(outputs.put(file, &bytes)?)
+}
 
-    // The table: rows from the stored fields (parsed back, so a Slurm run prints the same).
-    let field = |r: &Result1, name: &str| -> f64 {
-        summary::COLUMNS
-            .iter()
-            .position(|c| *c == name)
-            .and_then(|k| r.row.0.get(k))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN)
+/// Writes the per-cell and per-run CSVs (into `summary` and `runs`, staged before the runs)
+/// and the plots, moves them into place and prints the table.
+fn report(
+    exp: &Experiment,
+    results: &[Result1],
+    summary: Staged,
+    runs: Staged,
+) -> Result<(), ExperimentError> {
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    let load_text = |i: &Instance| opt(i.load.map(|l| l.to_string()));
+    let mut outputs = Outputs::default();
+    let runs_path = runs.path().to_path_buf();
+    let mut header = vec!["workload", "capacity", "load", "seed", "segment"];
+    header.extend(summary::COLUMNS);
+    put_csv(
+        &mut outputs,
+        runs,
+        &header,
+        results.iter().map(|r| {
+            let i = &r.instance;
+            let mut row = vec![
+                i.workload.clone(),
+                i.capacity.to_string(),
+                load_text(i),
+                opt(i.seed.map(|s| s.to_string())),
+                opt(i.segment.map(|(k, _)| k.to_string())),
+            ];
+            row.extend(r.row.0.iter().cloned());
+            row
+        }),
+    )?;
+
+    let cells = cells(results);
+    let metrics = &summary::COLUMNS[1..];
+    let path = summary.path().to_path_buf();
+    let ci_names: Vec<String> = metrics.iter().map(|m| format!("{m}_ci95")).collect();
+    let mut header = vec!["workload", "capacity", "load", "policy", "n", "replicates"];
+    for (m, ci) in metrics.iter().zip(&ci_names) {
+        header.extend([*m, ci.as_str()]);
+    }
+    header.extend(PAIRED_COLUMNS);
+    let reference = exp.policies.first().map(|p| p.name());
+    let reference_of = |c: &Cell<'_>| {
+        cells.iter().find(|r| {
+            Some(r.policy) == reference
+                && r.instance.source == c.instance.source
+                && r.instance.capacity == c.instance.capacity
+                && r.instance.load.map(f64::to_bits) == c.instance.load.map(f64::to_bits)
+        })
     };
+    put_csv(
+        &mut outputs,
+        summary,
+        &header,
+        cells.iter().map(|c| {
+            let i = c.instance;
+            let mut row = vec![
+                i.workload.clone(),
+                i.capacity.to_string(),
+                load_text(i),
+                c.policy.to_string(),
+                c.runs.len().to_string(),
+                c.replicates().to_string(),
+            ];
+            for m in metrics {
+                let s = c.spread(m);
+                row.push(opt(s.map(|s| s.mean.to_string())));
+                row.push(opt(s
+                    .and_then(|s| s.ci95_half_width)
+                    .map(|h| h.to_string())));
+            }
+            row.push(reference.unwrap_or_default().to_string());
+            for m in ["mean_wait_s", "mean_bounded_slowdown"] {
+                let d = paired(c, reference_of(c), m);
+                row.push(opt(d.map(|d| d.mean.to_string())));
+                row.push(opt(d
+                    .and_then(|d| d.ci95_half_width)
+                    .map(|h| h.to_string())));
+            }
+            row
+        }),
+    )?;
+
+    // The table: one line per cell, mean ± 95 % half-width over its n replicates.
     let mut text = String::new();
+    let width = cells
+        .iter()
+        .map(|c| c.instance.workload.len())
+        .chain([8])
+        .max()
+        .unwrap_or(8);
     let _ = writeln!(
         text,
-        "{:<40} {:<13} {:>8} {:>11} {:>11} {:>9} {:>7}",
-        "workload", "policy", "jobs", "mean wait s", "p95 wait s", "mean bsld", "util"
+        "{:<width$} {:>8} {:>5} {:<13} {:>3} {:>7} {:>8} {:>21} {:>22} {:>10} {:>15} {:>17}",
+        "workload",
+        "capacity",
+        "load",
+        "policy",
+        "n",
+        "jobs",
+        "rejected",
+        "mean wait s",
+        format!("wait - {} (paired)", reference.unwrap_or("first")),
+        "p95 wait s",
+        "mean bsld",
+        "utilization"
     );
-    for r in results {
+    for c in &cells {
+        let i = c.instance;
+        let mean = |m: &str| c.spread(m).map_or(f64::NAN, |s| s.mean);
         let _ = writeln!(
             text,
-            "{:<40} {:<13} {:>8} {:>11.0} {:>11.0} {:>9.2} {:>7.4}",
-            r.instance.label(),
-            r.row.0.first().map_or("", String::as_str),
-            field(r, "jobs"),
-            field(r, "mean_wait_s"),
-            field(r, "p95_wait_s"),
-            field(r, "mean_bounded_slowdown"),
-            field(r, "utilization"),
+            "{:<width$} {:>8} {:>5} {:<13} {:>3} {:>7.0} {:>8.0} {:>21} {:>22} {:>10.0} {:>15} {:>17}",
+            i.workload,
+            i.capacity,
+            i.load.map_or_else(|| "-".into(), |l| l.to_string()),
+            c.policy,
+            c.runs.len(),
+            mean("jobs"),
+            mean("rejected"),
+            with_interval(c.spread("mean_wait_s"), 0),
+            difference(paired(c, reference_of(c), "mean_wait_s")),
+            mean("p95_wait_s"),
+            with_interval(c.spread("mean_bounded_slowdown"), 2),
+            with_interval(c.spread("utilization"), 4),
+        );
+    }
+    if cells.iter().any(|c| c.runs.len() > 1) {
+        let _ = writeln!(
+            text,
+            "mean ± half-width of the 95 % Student-t interval over the cell's n replicates; the \
+             paired column: the mean difference from the first policy on the same replicates, \
+             * where its interval excludes 0 (paired t-test, 5 %)"
         );
     }
 
-    // Plots: per workload with several loads, each figure against load, one line per policy
-    // (the mean over seeds).
+    // Plots: per workload with several loads, each figure against load, one line per policy,
+    // the mean over the replicates with its 95 % interval.
     let plots = exp.out.join(PLOTS);
     let mut drawn = 0;
-    for (workload, files) in exp.plot_files() {
-        let of: Vec<&Result1> = results
-            .iter()
-            .filter(|r| r.instance.workload == workload)
-            .collect();
+    for (k, files) in exp.plot_files() {
+        let source = &exp.sources[k];
+        let of: Vec<&Cell<'_>> = cells.iter().filter(|c| c.instance.source == k).collect();
         output::create_dir(&plots)?;
-        for ((metric, file), (_, label, _)) in files.into_iter().zip(PLOT_METRICS) {
-            let lines: Vec<Line> = exp
-                .policies
-                .iter()
-                .map(|p| {
-                    let mut by_load: BTreeMap<u64, (f64, usize)> = BTreeMap::new();
-                    for r in of
-                        .iter()
-                        .filter(|r| r.row.0.first().map(String::as_str) == Some(p.name()))
-                    {
-                        if let Some(l) = r.instance.load {
-                            let e = by_load.entry(l.to_bits()).or_insert((0.0, 0));
-                            e.0 += field(r, metric);
-                            e.1 += 1;
-                        }
-                    }
-                    let mut points: Vec<(f64, f64)> = by_load
-                        .into_iter()
-                        .map(|(l, (sum, n))| (f64::from_bits(l), sum / n as f64))
-                        .collect();
-                    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    Line {
-                        name: p.name().to_string(),
-                        points,
-                    }
-                })
-                .collect();
-            let svg = plots::draw_lines(
-                &file,
-                &Axes {
-                    title: &format!("{workload}: {label} against offered load"),
-                    x: "offered load",
-                    y: label,
-                    log_x: false,
-                },
-                &lines,
-            )?;
-            outputs.write(&file, svg.as_bytes())?;
+        let n = of.iter().map(|c| c.runs.len()).max().unwrap_or(1);
+        let note = match of.first().map(|c| c.replicates()) {
+            Some(kind) if n > 1 => {
+                format!("mean of {n} replicates ({kind}); bars: 95 % interval")
+            }
+            _ => "one run per load (no replicates)".to_string(),
+        };
+        for ((metric, stem), (_, label, _)) in files.into_iter().zip(PLOT_METRICS) {
+            let plot = LinePlot::new(
+                stem,
+                format!(
+                    "{} on {} units: {label} against offered load",
+                    source.name(),
+                    source.capacity()
+                ),
+            )
+            .note(note.clone())
+            .x_label("offered load")
+            .y_label(label);
+            let plot = if metric == "utilization" {
+                plot
+            } else {
+                plot.auto_log_y()
+            };
+            let plot = exp.policies.iter().fold(plot, |plot, p| {
+                let points = of.iter().filter(|c| c.policy == p.name()).filter_map(|c| {
+                    let s = c.spread(metric)?;
+                    Some((c.instance.load?, s.mean, s.ci95_half_width))
+                });
+                plot.series_with_intervals(p.name(), points)
+            });
+            for (path, bytes) in plots::render(&plots, &plot)? {
+                outputs.write(&path, &bytes)?;
+            }
             drawn += 1;
         }
     }
     outputs.commit()?;
     let _ = writeln!(
         text,
-        "{} runs; summary in {}{}",
+        "{} runs in {} cells; per cell {}, per run {}{}",
         results.len(),
+        cells.len(),
         path.display(),
+        runs_path.display(),
         if drawn > 0 {
-            format!(", {drawn} plots in {}", plots.display())
+            format!(", {drawn} figures (SVG and PNG) in {}", plots.display())
         } else {
             String::new()
         }

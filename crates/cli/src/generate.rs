@@ -10,6 +10,15 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use thiserror::Error;
 
+/// `cosched generate --help`'s closing part.
+pub const AFTER_HELP: &str = "\
+Examples:
+  cosched generate lublin --jobs 10000 --capacity 256 --seed 7 --load 0.85 > lublin.swf
+  cosched generate lublin --jobs 100000000 --capacity 1024 | gzip > huge.swf.gz
+  cosched generate lublin --jobs 5000 --capacity 128 | cosched simulate --trace - --policy easy
+
+Offered load = work / (capacity x submission span), run times cut at their estimates.";
+
 /// Arguments of `cosched generate`.
 #[derive(Args)]
 pub struct GenerateArgs {

@@ -48,6 +48,10 @@ pub struct Workload {
     pub stated_capacity: Option<(u64, &'static str)>,
     /// SWF header keys met after the first job (ignored): tools warn.
     pub late_keys: Vec<LateKey>,
+    /// Valid jobs without an estimate of their own, whose run time stands in as the estimate:
+    /// SWF records without a requested time; Batsim jobs whose walltime equals their run time
+    /// (what a missing one reads as).
+    pub missing_estimates: usize,
 }
 
 impl Workload {
@@ -111,6 +115,9 @@ pub enum InputError {
 /// The first two bytes of a gzip stream.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The path that names standard input.
+pub const STDIN: &str = "-";
+
 /// The magic numbers of compression formats that are refused by name (their file formats'
 /// specifications): a trace in one of them would otherwise read as garbage SWF.
 const OTHER_COMPRESSIONS: [(&[u8], &str); 5] = [
@@ -124,10 +131,10 @@ const OTHER_COMPRESSIONS: [(&[u8], &str); 5] = [
 /// The UTF-8 byte order mark some editors write first; skipped.
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
-/// Reads `path`: Batsim JSON when its first non-blank byte (after a UTF-8 byte order mark) is
-/// `{`, SWF otherwise (either may be gzip-compressed; JSON whose top level is an array, and
-/// the other usual compressions, are refused by name). The bytes are hashed as they are read
-/// (one pass, so a pipe such as `/dev/stdin` works too).
+/// Reads `path` (`-`: standard input): Batsim JSON when its first non-blank byte (after a
+/// UTF-8 byte order mark) is `{`, SWF otherwise (either may be gzip-compressed; JSON whose top
+/// level is an array, and the other usual compressions, are refused by name). The bytes are
+/// hashed as they are read (one pass, so a pipe works too).
 pub fn read(path: &Path) -> Result<Workload, InputError> {
     parse(path)
 }
@@ -154,15 +161,24 @@ impl<R: Read> Read for Hashing<R> {
 }
 
 fn parse(path: &Path) -> Result<Workload, InputError> {
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stdin = path.as_os_str() == STDIN;
+    let name = if stdin {
+        "stdin".to_string()
+    } else {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
     let name = name.strip_suffix(".swf").unwrap_or(&name).to_string();
     let name = name.strip_suffix(".json").unwrap_or(&name).to_string();
     let hasher = Rc::new(RefCell::new(Sha256::new()));
+    let inner: Box<dyn Read> = if stdin {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(File::open(path).map_err(io_error(path))?)
+    };
     let file = Hashing {
-        inner: File::open(path).map_err(io_error(path))?,
+        inner,
         hasher: Rc::clone(&hasher),
     };
     let mut file = BufReader::with_capacity(1 << 18, file);
@@ -209,7 +225,11 @@ fn parse(path: &Path) -> Result<Workload, InputError> {
         });
     }
     let json = first == Some(b'{');
-    let display = path.display().to_string();
+    let display = if stdin {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    };
     let mut workload = Workload {
         path: path.to_path_buf(),
         name,
@@ -220,11 +240,14 @@ fn parse(path: &Path) -> Result<Workload, InputError> {
         invalid: Vec::new(),
         stated_capacity: None,
         late_keys: Vec::new(),
+        missing_estimates: 0,
     };
     if json {
         let w = batsim::read(&display, input)?;
         workload.sha256 = finish(&hasher);
         workload.format = "batsim-json";
+        // The reader gives a job without a positive walltime its run time as the estimate.
+        workload.missing_estimates = w.jobs.iter().filter(|j| j.estimate == j.runtime).count();
         workload.jobs = w.jobs;
         workload.profiles = Some(w.profiles);
         workload.stated_capacity = w.nb_res.map(|n| (n, "nb_res"));
@@ -250,6 +273,9 @@ fn parse(path: &Path) -> Result<Workload, InputError> {
         let record = record?;
         match record.to_rigid() {
             Ok(job) => {
+                if record.requested_time.is_none_or(|t| t.0 <= 0) {
+                    workload.missing_estimates += 1;
+                }
                 if !seen.insert(job.id) {
                     return Err(InputError::DuplicateJob {
                         path: path.to_path_buf(),

@@ -4,8 +4,9 @@
 //!   policies in parallel on a Standard Workload Format trace (plain or gzip) or a Batsim JSON
 //!   workload, prints one comparison table, and writes per policy `DIR/P_jobs.csv` (Batsim's
 //!   `_jobs.csv` columns, which evalys reads), `DIR/summary.csv`, a self-describing
-//!   `DIR/report.json` and time series; `--plots DIR` draws SVG plots; `--jobs-csv` and
-//!   `--report` write single files as before.
+//!   `DIR/report.json` and time series; `--plots DIR` draws the figures (SVG and PNG);
+//!   `--jobs-csv` and `--report` write single files as before; `--trace -` reads standard
+//!   input.
 //! - `cosched generate lublin --jobs N --capacity C --seed S [--load L] [--out F]` writes a
 //!   synthetic trace (Lublin–Feitelson model, Tsafrir runtime estimates).
 //! - `cosched convert IN OUT` converts between SWF and Batsim JSON (by OUT's extension).
@@ -26,6 +27,7 @@
 //! - `cosched balancer serve --slurm --listen 127.0.0.1:8642` runs the Balancer (Liu et al.,
 //!   SC18) as an HTTP/JSON service in front of a Slurm cluster; `cosched balancer notify
 //!   --nodes LIST` is what a Slurm epilog runs to report a job end.
+//! - `cosched completions bash|zsh|fish|elvish|powershell` prints a completion script.
 //!
 //! Outputs never destroy inputs or earlier results: every file is written beside its target
 //! and moved into place only when the command has succeeded (a failed run leaves the previous
@@ -48,14 +50,26 @@ mod simulate;
 
 use cosched_cli::{batch_run, generate, input, jobs_csv, output, summary, timeseries, units};
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
+
+/// `cosched --help`'s closing part.
+const AFTER_HELP: &str = "\
+Examples:
+  cosched simulate --trace crates/cli/experiments/data/SDSC-SP2-sample-4961.swf.gz \\
+      --policy easy,fcfs,conservative --out results --plots results/plots
+  cosched experiment crates/cli/experiments/easy_fcfs_conservative.toml
+  cosched generate lublin --jobs 10000 --capacity 256 --seed 7 --load 0.85 > lublin.swf
+  cosched completions bash > ~/.local/share/bash-completion/completions/cosched
+
+`cosched COMMAND --help` shows each command's options, examples and metric definitions.";
 
 #[derive(Parser)]
 #[command(
     name = "cosched",
     version,
-    about = "Composable cluster scheduling: simulate and generate workloads, solve min-cost flows, evaluate ClassAds"
+    about = "Composable cluster scheduling: simulate and generate workloads, solve min-cost flows, evaluate ClassAds",
+    after_help = AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -65,13 +79,16 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Simulate and compare batch scheduling policies on an SWF or Batsim trace.
+    #[command(after_help = simulate::AFTER_HELP)]
     Simulate(simulate::SimulateArgs),
     /// Generate a synthetic workload as SWF on standard output.
+    #[command(after_help = generate::AFTER_HELP)]
     Generate(generate::GenerateArgs),
     /// Convert a workload between SWF and Batsim's JSON format.
+    #[command(after_help = convert::AFTER_HELP)]
     Convert(convert::ConvertArgs),
     /// Run an experiment file: policies × traces (or generated workloads) × loads × seeds.
-    #[command(after_long_help = experiment::FORMAT)]
+    #[command(after_help = experiment::AFTER_HELP, after_long_help = experiment::FORMAT)]
     Experiment(experiment::ExperimentArgs),
     /// Evaluate ClassAd expressions and match job and machine ads (HTCondor semantics).
     Classad(classad::ClassadArgs),
@@ -81,7 +98,20 @@ enum Command {
     Albatross(albatross::AlbatrossArgs),
     /// The Balancer as a live service in front of a Slurm cluster.
     Balancer(balancer::BalancerArgs),
+    /// Print a shell completion script for cosched (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
+
+/// `cosched completions --help`'s closing part: where each shell looks for the script.
+const COMPLETIONS_HELP: &str = "\
+Examples:
+  cosched completions bash > ~/.local/share/bash-completion/completions/cosched
+  cosched completions zsh > ~/.zfunc/_cosched     # with fpath+=~/.zfunc before compinit
+  cosched completions fish > ~/.config/fish/completions/cosched.fish";
 
 /// How a command failed: quietly (a closed pipe downstream, as Unix tools end) or with one
 /// `error:` line.
@@ -121,6 +151,11 @@ fn main() -> ExitCode {
             albatross::run(&args, &mut std::io::stdout().lock()).map_err(Failure::from)
         }
         Command::Balancer(args) => balancer::run(&args).map_err(Failure::from),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "cosched", &mut script);
+            output::stdout(&String::from_utf8_lossy(&script)).map_err(Failure::from)
+        }
     };
     match result {
         Ok(()) | Err(Failure::Quiet) => ExitCode::SUCCESS,

@@ -26,7 +26,8 @@ use thiserror::Error;
 /// Arguments of `cosched simulate`.
 #[derive(Args)]
 pub struct SimulateArgs {
-    /// The trace: SWF (plain or gzip) or a Batsim JSON workload (detected by content).
+    /// The trace: SWF (plain or gzip) or a Batsim JSON workload (detected by content); `-`
+    /// reads standard input.
     #[arg(long, value_name = "FILE")]
     trace: PathBuf,
     /// Units in the cluster [default: the trace's MaxProcs, else its MaxNodes; Batsim's
@@ -65,11 +66,34 @@ pub struct SimulateArgs {
     /// List the records skipped as invalid (location, job, reason) in this CSV.
     #[arg(long, value_name = "OUT.csv")]
     invalid_csv: Option<PathBuf>,
-    /// Draw SVG plots into this directory: utilisation and queue over time, the wait-time CDF
-    /// per policy, and a Gantt chart per policy for traces of at most 2,000 jobs.
+    /// Draw figures into this directory, each as SVG and PNG: utilisation and queue over
+    /// time, the wait-time CDF per policy, and a Gantt chart per policy (of --gantt-window).
     #[arg(long, value_name = "DIR")]
     plots: Option<PathBuf>,
+    /// The Gantt charts' window, in time since the first submission (`0:2d`, `36h:48h`,
+    /// seconds without a unit) [default: the whole schedule for at most 2,000 jobs, else the
+    /// window in which the first 2,000 start]; each chart says which jobs it leaves out.
+    #[arg(long, value_name = "START:END", requires = "plots")]
+    gantt_window: Option<plots::Window>,
 }
+
+/// `cosched simulate --help`'s closing part: examples and what the figures mean.
+pub const AFTER_HELP: &str = "\
+Examples:
+  cosched simulate --trace crates/cli/experiments/data/SDSC-SP2-sample-4961.swf.gz \\
+      --policy easy,fcfs,conservative --out results --plots results/plots
+  zcat trace.swf.gz | cosched simulate --trace - --policy easy --capacity 128
+  cosched simulate --trace big.swf --policy easy --plots figs --gantt-window 2d:3d
+
+Metrics (every job of the trace; rejected jobs, wider than the machine, never start and are
+left out of waits and slowdowns):
+  wait              start - submit, seconds
+  bounded slowdown  max((end - submit) / max(run time, tau), 1) with tau = 10 s (Feitelson
+                    et al., 1997): short jobs do not dominate the mean
+  p50, p95          quantiles of the completed jobs, R's type 8 (median-unbiased, Hyndman &
+                    Fan 1996): interpolated between order statistics
+  utilization       busy unit-seconds / (capacity x (last end - first submit))
+  makespan          last end - first submit, seconds";
 
 /// What can go wrong in `cosched simulate`.
 #[derive(Debug, Error)]
@@ -326,6 +350,10 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
         );
     }
     let (capacity, capacity_source) = capacity_of(args.capacity, &workload)?;
+    let warnings = warnings(&workload, capacity);
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
     let bars = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
     let clock = Instant::now();
     let wants_series = args.out.is_some()
@@ -341,8 +369,17 @@ pub fn run(args: &SimulateArgs) -> Result<(), SimulateError> {
     )?;
     let elapsed = clock.elapsed().as_secs_f64();
 
-    let meta = Meta::new(&workload, capacity, &capacity_source, None);
-    write_outputs(prepared, &workload, &meta, &runs, capacity)?.commit()?;
+    let mut meta = Meta::new(&workload, capacity, &capacity_source, None);
+    meta.warnings = warnings;
+    write_outputs(
+        prepared,
+        &workload,
+        &meta,
+        &runs,
+        capacity,
+        args.gantt_window,
+    )?
+    .commit()?;
 
     let text = if runs.len() == 1 {
         single_summary(&workload, &meta, &runs[0])
@@ -377,6 +414,9 @@ pub struct Meta {
     pub capacity_source: String,
     /// The generator's seed (`null` for a trace file).
     pub seed: Option<u64>,
+    /// What the run warned about (capacity below the trace's machine or widest job, missing
+    /// estimates).
+    pub warnings: Vec<String>,
 }
 
 /// The trace a report is about.
@@ -409,8 +449,48 @@ impl Meta {
             capacity,
             capacity_source: source.to_string(),
             seed,
+            warnings: Vec::new(),
         }
     }
+}
+
+/// What a reader of the results must know about the machine and the estimates: a capacity
+/// below the trace's stated machine (`MaxProcs`, `MaxNodes`, `nb_res`) or its widest job
+/// (those jobs are rejected, never started), and estimates that are the run times themselves
+/// (backfilling then plans with exact knowledge of every run time).
+pub fn warnings(workload: &Workload, capacity: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((stated, key)) = workload.stated_capacity
+        && u64::from(capacity) < stated
+    {
+        out.push(format!(
+            "capacity {capacity} is below the trace's {key} {stated}"
+        ));
+    }
+    let wider: Vec<u32> = workload
+        .jobs
+        .iter()
+        .map(|j| j.size)
+        .filter(|&size| size > capacity)
+        .collect();
+    if let Some(widest) = wider.iter().max() {
+        out.push(format!(
+            "{} of {} jobs are wider than the capacity {capacity} (widest {widest} units): \
+             they are rejected, never started, and counted as such",
+            wider.len(),
+            workload.jobs.len()
+        ));
+    }
+    if workload.missing_estimates > 0 {
+        out.push(format!(
+            "{} of {} jobs have no estimate of their own (no requested time): their run time \
+             stands in, so backfilling plans with exact run times and no job is killed at its \
+             estimate",
+            workload.missing_estimates,
+            workload.jobs.len()
+        ));
+    }
+    out
 }
 
 /// One run as JSON: policy, parameters, the report's figures, simulator counters and series.
@@ -462,6 +542,7 @@ fn write_outputs(
     meta: &Meta,
     runs: &[PolicyRun],
     capacity: u32,
+    gantt_window: Option<plots::Window>,
 ) -> Result<Outputs, SimulateError> {
     let info = WorkloadInfo {
         name: &workload.name,
@@ -534,8 +615,8 @@ fn write_outputs(
         outputs.put(file, &bytes)?;
     }
     if let Some(dir) = &prepared.plots {
-        for (path, svg) in plots::draw_runs(dir, &workload.name, runs, capacity)? {
-            outputs.write(&path, svg.as_bytes())?;
+        for (path, bytes) in plots::draw_runs(dir, &workload.name, runs, capacity, gantt_window)? {
+            outputs.write(&path, &bytes)?;
         }
     }
     Ok(outputs)

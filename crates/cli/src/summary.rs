@@ -147,8 +147,9 @@ pub fn to_csv(
     w.into_inner().map_err(|e| csv::Error::from(e.into_error()))
 }
 
-/// The comparison table: one line per run, waits and bounded slowdowns as mean and
-/// quantiles, then utilisation and makespan.
+/// The comparison table: one line per run, its jobs and the rejected ones (wider than the
+/// machine, never started, left out of waits and slowdowns), waits and bounded slowdowns as
+/// mean and quantiles, then utilisation and makespan.
 pub fn table(label: &str, rows: &[(String, &Row)]) -> String {
     let width = rows
         .iter()
@@ -159,8 +160,9 @@ pub fn table(label: &str, rows: &[(String, &Row)]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{label:<width$} {:>8} | {:>9} {:>9} {:>9} {:>9} | {:>9} {:>8} {:>8} {:>9} | {:>6} {:>11}",
+        "{label:<width$} {:>8} {:>8} | {:>9} {:>9} {:>9} {:>9} | {:>9} {:>8} {:>8} {:>9} | {:>6} {:>11}",
         "jobs",
+        "rejected",
         "wait mean",
         "p50",
         "p95",
@@ -175,8 +177,9 @@ pub fn table(label: &str, rows: &[(String, &Row)]) -> String {
     for (l, r) in rows {
         let _ = writeln!(
             s,
-            "{l:<width$} {:>8} | {:>9.0} {:>9.0} {:>9.0} {:>9.0} | {:>9.2} {:>8.2} {:>8.2} {:>9.1} | {:>6.4} {:>11}",
+            "{l:<width$} {:>8} {:>8} | {:>9.0} {:>9.0} {:>9.0} {:>9.0} | {:>9.2} {:>8.2} {:>8.2} {:>9.1} | {:>6.4} {:>11}",
             r.jobs,
+            r.rejected,
             r.mean_wait_s,
             r.median_wait_s,
             r.p95_wait_s,

@@ -573,13 +573,36 @@ fn experiment_runs_locally_and_as_array_tasks_alike() {
         local.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let summary = std::fs::read_to_string(local.join("summary.csv")).unwrap();
-    assert!(summary.starts_with(
-        "workload,capacity,load,seed,policy,jobs,mean_wait_s,mean_bounded_slowdown,utilization,makespan_s,"
+    // Seeds do not vary a trace: said so.
+    assert!(
+        stderr(&out).contains("do not vary the trace"),
+        "{}",
+        stderr(&out)
+    );
+    let runs = std::fs::read_to_string(local.join("runs.csv")).unwrap();
+    assert!(runs.starts_with(
+        "workload,capacity,load,seed,segment,policy,jobs,mean_wait_s,mean_bounded_slowdown,utilization,makespan_s,"
     ));
     // tiny: 2 loads x 2 policies; generator: 2 loads x 2 seeds x 2 policies.
-    assert_eq!(summary.lines().count(), 1 + 4 + 8, "{summary}");
-    assert!(local.join("plots/lublin_64_300_wait.svg").exists());
+    assert_eq!(runs.lines().count(), 1 + 4 + 8, "{runs}");
+    // One row per cell (workload, capacity, load, policy): the generator's two seeds averaged.
+    let summary = std::fs::read_to_string(local.join("summary.csv")).unwrap();
+    assert!(summary.starts_with(
+        "workload,capacity,load,policy,n,replicates,jobs,jobs_ci95,mean_wait_s,mean_wait_s_ci95,"
+    ));
+    assert_eq!(summary.lines().count(), 1 + 4 + 4, "{summary}");
+    assert!(summary.contains(",easy,2,seeds,300,0,"), "{summary}");
+    assert!(summary.contains(",easy,1,none,8,,"), "{summary}");
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains(" ± "), "{table}");
+    assert!(table.contains("capacity"), "{table}");
+    for ext in ["svg", "png"] {
+        assert!(
+            local
+                .join(format!("plots/lublin_64_300_wait.{ext}"))
+                .exists()
+        );
+    }
 
     let array = dir.path().join("array");
     let out = cosched(&[
@@ -630,6 +653,10 @@ fn experiment_runs_locally_and_as_array_tasks_alike() {
     assert_eq!(
         std::fs::read_to_string(array.join("summary.csv")).unwrap(),
         summary
+    );
+    assert_eq!(
+        std::fs::read_to_string(array.join("runs.csv")).unwrap(),
+        runs
     );
 
     std::fs::write(&file, "policies = [\"easy\"]\n").unwrap();

@@ -352,7 +352,11 @@ fn experiment_runs_of_traces_sharing_a_stem_have_distinct_keys() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(plots.len(), 6, "three figures per trace: {plots:?}");
+    assert_eq!(
+        plots.len(),
+        12,
+        "three figures per trace, each SVG and PNG: {plots:?}"
+    );
 
     // The same run twice (one trace listed twice, or a repeated load) is refused.
     fs::write(

@@ -669,13 +669,9 @@ fn grid_trace_errors_name_the_job() {
 
 #[test]
 fn the_real_xsede_setting_runs_every_job() {
-    use cosched_metasched::workload::read_grid_trace;
-    use cosched_metasched::xsede::load_sites;
-    let Some(dir) = shared::shared_metasched(".") else {
-        return;
-    };
-    let sites = load_sites(&dir).unwrap();
-    let jobs = read_grid_trace(&dir.join("xsede_grid_4100.swf"), sites.len()).unwrap();
+    use cosched_metasched::workload::{paper_grid_trace, paper_xsede_sites};
+    let sites = paper_xsede_sites().unwrap();
+    let jobs = paper_grid_trace(sites.len()).unwrap();
     assert_eq!(jobs.len(), 4_100);
     assert_eq!(
         jobs[0],
@@ -1016,21 +1012,25 @@ fn a_recording_with_what_if_waits_replays_whole() {
     );
 }
 
-/// The vendored inputs are the paper's public files: the same sites, prices and jobs as
-/// `../shared/data/metasched` (skipped, with a message, when that folder is absent).
+/// The vendored inputs: the paper's eight sites with a month of prices, and its 4,100 jobs.
 #[test]
-fn the_vendored_inputs_are_the_shared_files() {
-    use cosched_metasched::workload::{paper_grid_trace, paper_xsede_sites, read_grid_trace};
+fn the_vendored_inputs_are_complete() {
+    use cosched_metasched::workload::{paper_grid_trace, paper_xsede_sites};
     let sites = paper_xsede_sites().unwrap();
     let jobs = paper_grid_trace(sites.len()).unwrap();
     assert_eq!((sites.len(), jobs.len()), (8, 4_100));
     assert!(sites.iter().all(|s| s.known_hours() == 720));
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/metasched");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} is absent", dir.display());
-        return;
-    }
+}
+
+/// The vendored inputs are the paper's public files: the same sites, prices and jobs as
+/// `../shared/data/metasched`.
+#[test]
+#[ignore = "needs ../shared/data"]
+fn the_vendored_inputs_are_the_shared_files() {
+    use cosched_metasched::workload::{paper_grid_trace, paper_xsede_sites, read_grid_trace};
+    let sites = paper_xsede_sites().unwrap();
+    let jobs = paper_grid_trace(sites.len()).unwrap();
+    let dir = shared::shared_metasched("");
     let shared = cosched_metasched::xsede::load_sites(&dir).unwrap();
     assert_eq!(sites, shared);
     let trace = read_grid_trace(&dir.join("xsede_grid_4100.swf"), shared.len()).unwrap();

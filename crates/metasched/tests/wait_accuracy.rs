@@ -2,8 +2,8 @@
 //! `xsede_grid_4100.swf` runs at its submission site (the BS placement) under EASY
 //! backfilling; each site's predictor is asked at every submission and told every start, in
 //! time order, and its errors are set beside two baselines — predicting no wait, and the mean
-//! of the waits seen so far. Skipped, with a message, when `../shared/data/metasched` is
-//! absent. Run with `--nocapture` to see the table.
+//! of the waits seen so far. Needs `../shared/data/metasched` (an ignored test: run it with
+//! `-- --ignored --nocapture` to see the table).
 
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use cosched_metasched::accuracy::{SiteRun, replay_easy, submission_features};
@@ -104,10 +104,9 @@ fn under_an_hour(v: &[f64]) -> f64 {
 }
 
 #[test]
+#[ignore = "needs ../shared/data"]
 fn wait_prediction_error_on_the_xsede_grid_trace() {
-    let Some(trace) = shared::shared_metasched("xsede_grid_4100.swf") else {
-        return;
-    };
+    let trace = shared::shared_metasched("xsede_grid_4100.swf");
     let dir = trace.parent().unwrap();
     let sites = load_sites(dir).unwrap();
     let trace = read_trace(&trace);

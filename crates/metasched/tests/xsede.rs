@@ -1,10 +1,12 @@
 //! The XSEDE loader: typed errors on malformed files, and the real setting of
-//! `../shared/data/metasched` (skipped, with a message, when that folder is absent).
+//! `../shared/data/metasched` (an ignored test: `-- --ignored` runs it).
 
 use cosched_core::{Duration, JobId, Time};
 use cosched_metasched::policy::{Cycle, GridJob, Mcmf, SubmissionSite};
 use cosched_metasched::xsede::{XsedeError, load_prices, load_sites};
-use std::path::{Path, PathBuf};
+
+#[path = "support/shared.rs"]
+mod shared;
 
 const HEADER: &str = "site_id,name,location,price_file,cores,power_per_core_watts,\
                       timezone_lag_hours,gflops_per_core,max_ert_s,max_req_cores";
@@ -81,19 +83,10 @@ fn errors_name_file_line_and_column() {
     ));
 }
 
-fn shared_setting() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/metasched");
-    if dir.join("xsede_sites.csv").is_file() {
-        Some(dir)
-    } else {
-        println!("skipped: {} is absent", dir.display());
-        None
-    }
-}
-
 #[test]
+#[ignore = "needs ../shared/data"]
 fn the_real_xsede_setting_loads_and_schedules() {
-    let Some(dir) = shared_setting() else { return };
+    let dir = shared::shared_metasched("");
     let sites = load_sites(&dir).unwrap();
     let names: Vec<&str> = sites.iter().map(|s| s.name()).collect();
     assert_eq!(

@@ -1,6 +1,6 @@
 //! The generator against a trace the reference C program produced: the Parallel Workloads
-//! Archive's `lublin_256.swf` (10,000 jobs on 256 nodes, whole-log "typeless" parameters).
-//! Skips, with a message, when `../shared/data` is absent.
+//! Archive's `lublin_256.swf` (10,000 jobs on 256 nodes, whole-log "typeless" parameters),
+//! vendored as `crates/cli/experiments/data/lublin_256.swf.gz`.
 
 use cosched_core::RigidJob;
 use cosched_workload::LublinModel;
@@ -33,11 +33,7 @@ fn stats(jobs: &[RigidJob]) -> Stats {
 #[test]
 fn typeless_model_matches_the_archive_trace() {
     let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/swf/lublin_256.swf");
-    if !path.exists() {
-        eprintln!("skipped: {} is absent", path.display());
-        return;
-    }
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cli/experiments/data/lublin_256.swf.gz");
     let reference = stats(&read_rigid_jobs(&path).expect("reference trace parses").jobs);
     let model = LublinModel::typeless(256).expect("valid model");
     // Pool several seeds so that our side's sampling error is small next to the tolerance.

@@ -1,6 +1,6 @@
 //! Tests of the SWF reader, writer and conversion: the committed `tiny.swf` fixture, malformed
-//! input, round-trip and no-panic properties, and the real traces of `../shared/data/swf`
-//! (skipped when that folder is absent).
+//! input, round-trip and no-panic properties, and the Parallel Workloads Archive traces
+//! vendored in the repository (`examples/data/swf`, `crates/cli/experiments/data`).
 
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use cosched_workload::swf::{
@@ -988,23 +988,22 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // Real traces from the Parallel Workloads Archive
 
-fn trace_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/swf");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipping: real SWF traces not found at {}", dir.display());
-        None
-    }
+/// A trace of the Parallel Workloads Archive vendored in the repository (gzip): the examples'
+/// `examples/data/swf` and the CLI experiments' `crates/cli/experiments/data`.
+fn vendored(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    ["examples/data/swf", "crates/cli/experiments/data"]
+        .iter()
+        .map(|dir| root.join(dir).join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!("{name} is not vendored under examples/data/swf or crates/cli/experiments/data")
+        })
 }
 
 /// Reads a real trace, checks it round-trips through the writer, and returns its jobs.
-fn real_trace(name: &str) -> Option<cosched_workload::swf::RigidTrace> {
-    let path = trace_dir()?.join(name);
-    if !path.is_file() {
-        println!("skipping: {} not found", path.display());
-        return None;
-    }
+fn real_trace(name: &str) -> cosched_workload::swf::RigidTrace {
+    let path = vendored(name);
     let mut reader = SwfReader::open(&path).expect("open");
     let records: Vec<SwfRecord> = reader.by_ref().collect::<Result<_, _>>().expect("parse");
     let header = reader.header().clone();
@@ -1012,7 +1011,7 @@ fn real_trace(name: &str) -> Option<cosched_workload::swf::RigidTrace> {
     assert_eq!(read_trace(&bytes), (header, records), "{name} round trip");
     let trace = read_rigid_jobs(&path).expect("read_rigid_jobs");
     assert_eq!(copied_line_by_line(&path), trace, "{name}");
-    Some(trace)
+    trace
 }
 
 /// The rigid trace of the file at `path` read through a 64-byte buffer, so that each job
@@ -1054,9 +1053,7 @@ fn shipped_traces_read_the_same_through_any_buffer() {
 
 #[test]
 fn nasa_ipsc_gzip_trace() {
-    let Some(trace) = real_trace("NASA-iPSC-1993-3.1-cln.swf.gz") else {
-        return;
-    };
+    let trace = real_trace("NASA-iPSC-1993-3.1-cln.swf.gz");
     assert_eq!(trace.jobs.len(), 18_239);
     assert_eq!(trace.invalid_count(), 0);
     let v = trace.header.values();
@@ -1076,9 +1073,7 @@ fn nasa_ipsc_gzip_trace() {
 
 #[test]
 fn lublin_synthetic_trace() {
-    let Some(trace) = real_trace("lublin_256.swf") else {
-        return;
-    };
+    let trace = real_trace("lublin_256.swf.gz");
     assert_eq!(trace.jobs.len(), 10_000);
     assert_eq!(trace.invalid_count(), 0);
     let v = trace.header.values();
@@ -1089,9 +1084,7 @@ fn lublin_synthetic_trace() {
 
 #[test]
 fn alea_hpc2n_trace() {
-    let Some(trace) = real_trace("alea-hpc2n-subset.swf") else {
-        return;
-    };
+    let trace = real_trace("alea-hpc2n-subset.swf.gz");
     assert_eq!(trace.jobs.len() + trace.invalid_count(), 3_170);
     assert_eq!(trace.jobs.len(), 3_145);
     assert_eq!(
@@ -1109,9 +1102,7 @@ fn alea_hpc2n_trace() {
 
 #[test]
 fn sdsc_sp2_trace() {
-    let Some(trace) = real_trace("SDSC-SP2-sample-4961.swf") else {
-        return;
-    };
+    let trace = real_trace("SDSC-SP2-sample-4961.swf.gz");
     assert_eq!(trace.jobs.len() + trace.invalid_count(), 4_961);
     assert_eq!(
         trace.invalid,

@@ -39,11 +39,7 @@ pub(crate) fn from_zero(values: impl IntoIterator<Item = f64>) -> Range<f64> {
 /// A range for a log axis covering the finite positive `values`, with margins in log space;
 /// `1..10` when there are none.
 pub(crate) fn log(values: impl IntoIterator<Item = f64>) -> Range<f64> {
-    let logs = values
-        .into_iter()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .map(f64::log10);
-    match bounds(logs) {
+    match bounds(positive_logs(values)) {
         None => 1.0..10.0,
         Some((lo, hi)) => {
             let pad = if lo == hi { 0.5 } else { (hi - lo) * MARGIN };
@@ -52,9 +48,16 @@ pub(crate) fn log(values: impl IntoIterator<Item = f64>) -> Range<f64> {
     }
 }
 
-/// Whether `(x, y)` can be drawn on a linear x axis and a linear or log y axis.
-pub(crate) fn drawable((x, y): (f64, f64), log_y: bool) -> bool {
-    x.is_finite() && y.is_finite() && (!log_y || y > 0.0)
+/// Whether the finite positive `values` span at least `decades` powers of ten.
+pub(crate) fn spans_decades(values: impl IntoIterator<Item = f64>, decades: f64) -> bool {
+    bounds(positive_logs(values)).is_some_and(|(lo, hi)| hi - lo >= decades)
+}
+
+fn positive_logs(values: impl IntoIterator<Item = f64>) -> impl Iterator<Item = f64> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .map(f64::log10)
 }
 
 /// The minimum and maximum of `values`, if any.
@@ -63,4 +66,20 @@ fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
         None => Some((v, v)),
         Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_never_empty() {
+        assert_eq!(linear([]), 0.0..1.0);
+        assert_eq!(linear([f64::NAN, 2.0]), 1.5..2.5);
+        assert_eq!(from_zero([0.0]), 0.0..1.0);
+        assert_eq!(log([0.0, -1.0]), 1.0..10.0);
+        let r = log([1.0, 1000.0]);
+        assert!(r.start < 1.0 && r.end > 1000.0);
+        assert!(spans_decades([1.0, 150.0], 2.0) && !spans_decades([1.0, 50.0], 2.0));
+    }
 }
