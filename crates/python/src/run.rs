@@ -82,10 +82,7 @@ fn outputs(
         &outcome.records,
         (outcome.stats.max_queue_len, outcome.stats.mean_queue_len),
     );
-    let span = outcome
-        .report
-        .last_end_s
-        .saturating_sub(outcome.report.first_submit_s);
+    let span = cosched_cli::summary::span_s(&outcome.report);
     let series = timeseries::compute(
         &outcome.records,
         capacity,
