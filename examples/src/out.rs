@@ -90,7 +90,7 @@ impl OutDir {
         &self.path
     }
 
-    /// Writes `bytes` as the file `name` here (staged: see the [module documentation](self));
+    /// Writes `bytes` as the file `name` here (staged until the run succeeds: see [`OutDir`]);
     /// returns its path. Writing one name again replaces what was staged for it.
     ///
     /// # Errors
@@ -200,7 +200,8 @@ impl OutDir {
 }
 
 impl Drop for OutDir {
-    /// Hands the files not committed to the run's outcome ([`finish`]).
+    /// Hands the files not committed to the run's outcome (moved into place, or removed, when
+    /// the example's `run` returns).
     fn drop(&mut self) {
         let staged = self.staged.drain(..).map(|(_, f)| f);
         PENDING

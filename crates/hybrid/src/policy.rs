@@ -1037,7 +1037,7 @@ pub struct GuestPicker {
 pass_policy!(GuestPicker);
 
 impl GuestPicker {
-    /// Whether [`GuestPicker::plan`] on `pass`, with the reservation's nodes back in the pool,
+    /// Whether the picker's plan on `pass`, with the reservation's nodes back in the pool,
     /// would find a job to start: a queued job that fits the budget and ends by the arrival,
     /// or a malleable one that fits among the first [`GUEST_SCAN`] queued. `pass` is taken
     /// with the reserved nodes still held (only the budget counts).
