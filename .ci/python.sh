@@ -19,6 +19,8 @@ if ! "$venv/bin/pip" install --quiet 'maturin>=1.7,<2' 'pytest>=7' 'gymnasium>=0
         'numpy>=1.22' 'pandas>=1.5'; then
     echo "python package skipped: pip could not install the test dependencies from PyPI"; exit 0
 fi
+# maturin's PEP 517 hook runs the `maturin` of PATH: the venv's.
+export PATH="$PWD/$venv/bin:$PATH"
 # The extension's own build directory, kept between runs.
 CARGO_TARGET_DIR="$PWD/target/python" "$venv/bin/pip" install --quiet --no-build-isolation ./crates/python
 cargo build -p cosched-cli --quiet
