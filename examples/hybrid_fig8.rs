@@ -19,6 +19,7 @@ use cosched_examples::hybrid::{
 use cosched_hybrid::checkpoint::CheckpointPolicy;
 use cosched_hybrid::workload::TypeParams;
 use cosched_hybrid::{Failures, HybridConfig, HybridReport};
+use std::sync::{Mutex, PoisonError};
 
 const NAME: &str = "hybrid_fig8";
 
@@ -39,19 +40,28 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut by_mtbf: Vec<Vec<Vec<Runs>>> = Vec::new();
     for hours in [5, 50] {
         let mtbf = Duration::from_hours(hours);
+        // A refused checkpoint configuration (no nodes, a factor that is not positive) stops
+        // the run with its error once the study returns.
+        let refused = Mutex::new(None);
         let results = study.run(
             factors,
             |&factor, _: &mut TypeParams, config: &mut HybridConfig| {
                 // Daly's interval for each job's own MTBF under the same failures.
-                config.checkpoint = CheckpointPolicy::new(mtbf, config.nodes)
-                    .and_then(|c| c.with_scale(factor))
-                    .expect("positive MTBF, nodes and factor");
+                match CheckpointPolicy::new(mtbf, config.nodes).and_then(|c| c.with_scale(factor)) {
+                    Ok(checkpoint) => config.checkpoint = checkpoint,
+                    Err(e) => {
+                        *refused.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                    }
+                }
                 config.failures = Some(Failures {
                     mtbf,
                     mean_repair: cosched_hybrid::sim::DEFAULT_REPAIR,
                 });
             },
         )?;
+        if let Some(e) = refused.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            return Err(e.into());
+        }
         let labels: Vec<String> = factors
             .iter()
             .map(|f| format!("{:.0} %", 100.0 * f))
