@@ -24,10 +24,11 @@ use clap::{Args, Subcommand};
 
 use crate::Result;
 
-/// The slurmctld port of the local cluster.
+/// The default slurmctld port of the local cluster.
 const CTLD_PORT: u16 = 16817;
-/// The port of node `n1`; node `nK` listens on `FIRST_NODE_PORT + K − 1`.
-const FIRST_NODE_PORT: u16 = 17001;
+/// How far above the slurmctld port node `n1` listens; node `nK` listens on
+/// `port + NODE_PORT_OFFSET + K − 1`.
+const NODE_PORT_OFFSET: u16 = 184;
 /// Most nodes `up` starts (each is a slurmd process).
 const MAX_NODES: u32 = 64;
 /// How long `up` waits for every node to report idle.
@@ -52,13 +53,18 @@ pub struct UpOptions {
     /// Nodes in the cluster (`n1` … `nN`).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_NODES)))]
     pub nodes: u32,
+    /// The slurmctld port; the nodes listen from this port + 184 up. Two checkouts on one
+    /// machine run two clusters on different ports.
+    #[arg(long, env = "COSCHED_SLURM_PORT", default_value_t = CTLD_PORT,
+          value_parser = clap::value_parser!(u16).range(1024..=i64::from(u16::MAX - NODE_PORT_OFFSET - MAX_NODES as u16)))]
+    pub port: u16,
 }
 
 /// Runs `action` for the workspace at `root`.
 pub fn run(root: &Path, action: &Action) -> Result {
     let dirs = Dirs::new(root);
     match action {
-        Action::Up(options) => up(&dirs, options.nodes),
+        Action::Up(options) => up(&dirs, options.nodes, options.port),
         Action::Down => down(&dirs),
         Action::Status => status(&dirs),
     }
@@ -86,7 +92,7 @@ impl Dirs {
     }
 }
 
-fn up(dirs: &Dirs, nodes: u32) -> Result {
+fn up(dirs: &Dirs, nodes: u32, port: u16) -> Result {
     if live_pids(dirs)?
         .iter()
         .any(|(name, _)| name.starts_with("slurmctld"))
@@ -111,7 +117,7 @@ fn up(dirs: &Dirs, nodes: u32) -> Result {
     let epilog = dirs.base.join("etc").join("epilog.sh");
     write_file(&epilog, &epilog_script(&dirs.log().join("job-ends.log")))?;
     make_executable(&epilog)?;
-    write_file(&dirs.conf(), &slurm_conf(&dirs.base, nodes))?;
+    write_file(&dirs.conf(), &slurm_conf(&dirs.base, nodes, port))?;
 
     ensure_munge(dirs)?;
     let conf = dirs.conf();
@@ -352,9 +358,10 @@ fn is_root() -> bool {
 }
 
 /// The cluster's `slurm.conf`.
-fn slurm_conf(base: &Path, nodes: u32) -> String {
+fn slurm_conf(base: &Path, nodes: u32, port: u16) -> String {
     let b = base.display();
-    let last_port = FIRST_NODE_PORT + nodes as u16 - 1;
+    let first_port = port + NODE_PORT_OFFSET;
+    let last_port = first_port + nodes as u16 - 1;
     let mut c = String::new();
     let _ = writeln!(
         c,
@@ -363,7 +370,7 @@ fn slurm_conf(base: &Path, nodes: u32) -> String {
     for line in [
         "ClusterName=cosched".to_owned(),
         "SlurmctldHost=localhost(127.0.0.1)".to_owned(),
-        format!("SlurmctldPort={CTLD_PORT}"),
+        format!("SlurmctldPort={port}"),
         "SlurmUser=root".to_owned(),
         "SlurmdUser=root".to_owned(),
         "AuthType=auth/munge".to_owned(),
@@ -389,7 +396,7 @@ fn slurm_conf(base: &Path, nodes: u32) -> String {
         "JobAcctGatherType=jobacct_gather/none".to_owned(),
         "MinJobAge=600".to_owned(),
         format!(
-            "NodeName=n[1-{nodes}] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[{FIRST_NODE_PORT}-{last_port}] CPUs=1 RealMemory=500 State=UNKNOWN"
+            "NodeName=n[1-{nodes}] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[{first_port}-{last_port}] CPUs=1 RealMemory=500 State=UNKNOWN"
         ),
         "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP".to_owned(),
     ] {
@@ -436,10 +443,14 @@ mod tests {
 
     #[test]
     fn the_configuration_names_every_node_on_its_own_port() {
-        let conf = slurm_conf(Path::new("/w/target/slurm"), 4);
+        let conf = slurm_conf(Path::new("/w/target/slurm"), 4, CTLD_PORT);
         assert!(conf.contains(
             "NodeName=n[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17004]"
         ));
+        assert!(conf.contains("SlurmctldPort=16817\n"));
+        let other = slurm_conf(Path::new("/w/target/slurm"), 2, 20000);
+        assert!(other.contains("SlurmctldPort=20000\n"));
+        assert!(other.contains("Port=[20184-20185]"));
         assert!(conf.contains("StateSaveLocation=/w/target/slurm/state\n"));
         assert!(conf.contains("EpilogSlurmctld=/w/target/slurm/etc/epilog.sh\n"));
     }
