@@ -135,3 +135,53 @@ fn weeks_refuses_impossible_rows_and_reports_a_full_output() {
         println!("skipping the /dev/full check: /dev/full cannot be opened");
     }
 }
+
+/// `serve` beyond loopback without a token stops before it touches Slurm or binds anything;
+/// a token too short to resist guessing is refused as well.
+#[test]
+fn serve_refuses_to_listen_beyond_loopback_without_a_token() {
+    let serve = |listen: &str, token_file: Option<&std::path::Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosched"));
+        cmd.args(["balancer", "serve", "--slurm", "--listen", listen])
+            .env_remove("COSCHED_TOKEN");
+        if let Some(file) = token_file {
+            cmd.arg("--token-file").arg(file);
+        }
+        cmd.output().expect("the binary runs")
+    };
+    for listen in ["0.0.0.0:8642", "[::]:8642"] {
+        let out = serve(listen, None);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("refusing to serve") && err.contains("token"),
+            "{err}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let weak = dir.path().join("token");
+    std::fs::write(&weak, "secret\n").unwrap();
+    let out = serve("0.0.0.0:8642", Some(&weak));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 32"), "{err}");
+}
+
+/// `notify` presents the token of `--token-file` (here to a service that is not there: the
+/// token file is read first, and a missing one is the error).
+#[test]
+fn notify_reads_its_token_file() {
+    let out = cosched(&[
+        "balancer",
+        "notify",
+        "--url",
+        "http://127.0.0.1:9",
+        "--nodes",
+        "n1",
+        "--token-file",
+        "/nonexistent/token",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read the token file"), "{err}");
+}
