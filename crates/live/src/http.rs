@@ -263,6 +263,23 @@ pub fn rejection_status(rejection: &axum::extract::rejection::JsonRejection) -> 
     rejection.status()
 }
 
+/// Resolves when the process is asked to stop: SIGINT (Ctrl-C) or, on Unix, SIGTERM (what a
+/// service manager sends).
+pub async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 /// Serves `router` on `listener` over HTTP/1.1 within `limits` until `shutdown` resolves,
 /// then lets the open calls finish.
 pub async fn serve(

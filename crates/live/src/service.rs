@@ -611,7 +611,8 @@ where
         })
     }
 
-    /// Binds `addr` and serves until the process is interrupted; refuses an address beyond
+    /// Binds `addr` and serves until the process is interrupted (SIGINT or SIGTERM, then the
+    /// open calls finish); refuses an address beyond
     /// loopback without a token before binding it.
     pub async fn run(self, addr: SocketAddr) -> Result<(), ServiceError> {
         http::check_exposure(&addr, self.token.as_ref())?;
@@ -625,10 +626,7 @@ where
             "listening",
             json!({ "addr": bound.to_string(), "token": self.token.is_some() }),
         );
-        self.serve(listener, async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+        self.serve(listener, http::interrupted()).await
     }
 }
 
