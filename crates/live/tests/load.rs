@@ -1,5 +1,6 @@
 //! A bounded load test of the service on loopback (the cluster in memory): concurrent
-//! clients each request nodes, hold them a moment and release them, while another scrapes
+//! clients each request nodes (half of them waiting up to W = 2 s, half refusing to wait),
+//! hold them a moment and release them, while another scrapes
 //! `/metrics`. It checks, from the service's own ordered event log, that no node is ever held
 //! by two requests at once and that every request got exactly one answer, and from the
 //! clients that every call was answered; it prints the latency percentiles and the
@@ -116,7 +117,12 @@ fn concurrent_clients_get_no_node_twice_and_every_request_an_answer() {
                     let resp = client
                         .post(&format!("http://{addr}/request_nodes"))
                         .content_type("application/json")
-                        .send(format!(r#"{{"nodes": {want}}}"#));
+                        .send(match c % 2 {
+                            // Half the clients wait up to W, half not at all (refused at once
+                            // when the nodes are out).
+                            0 => format!(r#"{{"nodes": {want}}}"#),
+                            _ => format!(r#"{{"nodes": {want}, "wait_s": 0}}"#),
+                        });
                     let answer = match resp {
                         Ok(mut r) if r.status() == 200 => r.body_mut().read_json::<RequestAnswer>(),
                         Ok(mut r) => {
@@ -241,7 +247,7 @@ fn concurrent_clients_get_no_node_twice_and_every_request_an_answer() {
 
     let calls = answered.len() + granted;
     println!(
-        "load: {clients} clients x {cycles} cycles on {nodes} nodes (W = 2 s), {:.2} s: {} requests ({} granted, {} rejected), {:.0} cycles/s, {:.0} calls/s, {scrapes} scrapes",
+        "load: {clients} clients x {cycles} cycles on {nodes} nodes (W = 2 s), {:.2} s: {} requests ({} granted, {} rejected), {:.0} requests/s, {:.0} calls/s, {scrapes} scrapes",
         elapsed.as_secs_f64(),
         answered.len(),
         granted,
