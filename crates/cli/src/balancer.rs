@@ -12,7 +12,7 @@ use cosched_balancer::policy::{Balancer, BalancerConfig, DEFAULT_IDLE_HOLD, Stra
 use cosched_balancer::synthetic::WEEK;
 use cosched_balancer::traces;
 use cosched_core::Duration;
-use cosched_live::http::{TOKEN_ENV, check_exposure};
+use cosched_live::http::check_exposure;
 use cosched_live::{
     BearerToken, Limits, LogSink, Logger, Service, ServiceConfig, ServiceError, SlurmOarm,
     TokenError,
@@ -231,32 +231,8 @@ fn weeks(args: &WeeksArgs) -> Result<(), BalancerCmdError> {
         .map_err(BalancerCmdError::Stdout)
 }
 
-/// The token of `--token-file`, or else of `$COSCHED_TOKEN`.
-fn token(file: Option<&PathBuf>) -> Result<Option<BearerToken>, TokenError> {
-    match file {
-        Some(path) => BearerToken::from_file(path).map(Some),
-        None => BearerToken::from_env(),
-    }
-}
-
-/// The secret itself, for a client: of `--token-file`, or else of `$COSCHED_TOKEN`.
-fn client_secret(file: Option<&PathBuf>) -> Result<Option<String>, TokenError> {
-    let secret = match file {
-        Some(path) => std::fs::read_to_string(path).map_err(|source| TokenError::Read {
-            path: path.clone(),
-            source,
-        })?,
-        None => match std::env::var(TOKEN_ENV) {
-            Ok(secret) => secret,
-            Err(std::env::VarError::NotPresent) => return Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => return Err(TokenError::NotUnicode),
-        },
-    };
-    Ok(Some(secret.trim_end().to_owned()))
-}
-
 fn serve(args: &ServeArgs) -> Result<(), BalancerCmdError> {
-    let token = token(args.token_file.as_ref())?;
+    let token = BearerToken::configured(args.token_file.as_deref())?;
     check_exposure(&args.listen, token.as_ref()).map_err(ServiceError::from)?;
     let log = Logger::open(&args.log).map_err(|source| BalancerCmdError::Log {
         path: match &args.log {
@@ -299,7 +275,7 @@ fn serve(args: &ServeArgs) -> Result<(), BalancerCmdError> {
 fn notify(args: &NotifyArgs) -> Result<(), BalancerCmdError> {
     let url = format!("{}/job_ended", args.url.trim_end_matches('/'));
     let body = serde_json::json!({ "nodes": args.nodes }).to_string();
-    let secret = client_secret(args.token_file.as_ref())?;
+    let secret = cosched_live::http::secret(args.token_file.as_deref())?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(StdDuration::from_secs(10)))

@@ -14,6 +14,17 @@
 //!   the connection (hyper's HTTP/1 limits); at most `max_connections` connections are served
 //!   at once, further ones wait in the listener's backlog until one closes (so a caller that
 //!   holds connections open cannot grow the service's memory).
+//!
+//! ```
+//! use cosched_live::http::{BearerToken, check_exposure};
+//!
+//! let token = BearerToken::new("c0ffee00c0ffee00c0ffee00c0ffee00")?;
+//! assert!(check_exposure(&"127.0.0.1:8642".parse()?, None).is_ok());
+//! assert!(check_exposure(&"0.0.0.0:8642".parse()?, None).is_err());
+//! assert!(check_exposure(&"0.0.0.0:8642".parse()?, Some(&token)).is_ok());
+//! assert!(token.matches(b"c0ffee00c0ffee00c0ffee00c0ffee00"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -92,22 +103,9 @@ impl BearerToken {
         })
     }
 
-    /// The token in the file `path`, less its trailing line break and blanks.
-    pub fn from_file(path: &Path) -> Result<BearerToken, TokenError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TokenError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        BearerToken::new(text.trim_end())
-    }
-
-    /// The token in [`TOKEN_ENV`], if it is set.
-    pub fn from_env() -> Result<Option<BearerToken>, TokenError> {
-        match std::env::var(TOKEN_ENV) {
-            Ok(secret) => BearerToken::new(secret.trim_end()).map(Some),
-            Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => Err(TokenError::NotUnicode),
-        }
+    /// The token of [`secret`]`(file)`, if there is one.
+    pub fn configured(file: Option<&Path>) -> Result<Option<BearerToken>, TokenError> {
+        secret(file)?.map(|s| BearerToken::new(&s)).transpose()
     }
 
     /// Whether `presented` is the token, in time independent of both.
@@ -127,6 +125,23 @@ impl BearerToken {
             _ => false,
         }
     }
+}
+
+/// The secret an operator configured, for a service or its clients: the file's content if
+/// `file` is given, else [`TOKEN_ENV`]'s if it is set; less trailing line breaks and blanks.
+pub fn secret(file: Option<&Path>) -> Result<Option<String>, TokenError> {
+    let text = match file {
+        Some(path) => std::fs::read_to_string(path).map_err(|source| TokenError::Read {
+            path: path.to_owned(),
+            source,
+        })?,
+        None => match std::env::var(TOKEN_ENV) {
+            Ok(text) => text,
+            Err(std::env::VarError::NotPresent) => return Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => return Err(TokenError::NotUnicode),
+        },
+    };
+    Ok(Some(text.trim_end().to_owned()))
 }
 
 /// A service was to listen beyond loopback without a token.
@@ -209,23 +224,21 @@ pub fn protect(
     }
 }
 
-/// A `413` or `408` answered by the limit layers (plain text) as the service's own error.
+/// The body limit's own `413` (plain text, for a declared length over the limit) as the
+/// service's error answer; a streamed body over the limit or one that times out is refused by
+/// the route's extractor ([`rejection_status`]).
 async fn explain_limit(State(refused): State<Refuse>, response: Response) -> Response {
-    let status = response.status();
     let plain = response
         .headers()
         .get(header::CONTENT_TYPE)
         .is_none_or(|t| t.as_bytes().starts_with(b"text/plain"));
-    match status {
-        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::REQUEST_TIMEOUT if plain => {
-            let why = if status == StatusCode::PAYLOAD_TOO_LARGE {
-                "the request body is too large"
-            } else {
-                "the request body did not arrive in time"
-            };
-            refused(status, why.into())
-        }
-        _ => response,
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && plain {
+        refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request body is too large".into(),
+        )
+    } else {
+        response
     }
 }
 
@@ -362,11 +375,11 @@ mod tests {
         let path = dir.path().join("token");
         std::fs::write(&path, format!("{SECRET}\n")).unwrap();
         assert_eq!(
-            BearerToken::from_file(&path).unwrap(),
-            BearerToken::new(SECRET).unwrap()
+            BearerToken::configured(Some(&path)).unwrap(),
+            Some(BearerToken::new(SECRET).unwrap())
         );
         assert!(matches!(
-            BearerToken::from_file(&dir.path().join("absent")),
+            BearerToken::configured(Some(&dir.path().join("absent"))),
             Err(TokenError::Read { .. })
         ));
     }
