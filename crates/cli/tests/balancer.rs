@@ -1,5 +1,5 @@
-//! `cosched balancer weeks` and `notify` end to end (the live service itself is tested in
-//! cosched-live against a real Slurm).
+//! `cosched balancer weeks`, `notify` and `serve`'s refusals end to end (the live service
+//! itself is tested in cosched-live, against a real Slurm and the cluster in memory).
 
 use std::process::{Command, Output};
 
@@ -167,21 +167,56 @@ fn serve_refuses_to_listen_beyond_loopback_without_a_token() {
     assert!(err.contains("at least 32"), "{err}");
 }
 
-/// `notify` presents the token of `--token-file` (here to a service that is not there: the
-/// token file is read first, and a missing one is the error).
+/// `notify` presents the token of `--token-file` to a service that needs one (in this
+/// process, on the cluster in memory): accepted with it, a 401 without it, and a missing
+/// token file is the error before any call.
 #[test]
-fn notify_reads_its_token_file() {
-    let out = cosched(&[
-        "balancer",
-        "notify",
-        "--url",
-        "http://127.0.0.1:9",
-        "--nodes",
-        "n1",
-        "--token-file",
-        "/nonexistent/token",
-    ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot read the token file"), "{err}");
+fn notify_presents_its_token() {
+    use cosched_balancer::policy::{Balancer, BalancerConfig, RmNodeState, Strategy};
+    use cosched_live::{BearerToken, Logger, MemoryCluster, Service, ServiceConfig};
+
+    const SECRET: &str = "notify-test-token-0123456789abcdef";
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, format!("{SECRET}\n")).unwrap();
+    let config = ServiceConfig {
+        token: Some(BearerToken::new(SECRET).unwrap()),
+        log: Logger::discard(),
+        ..ServiceConfig::default()
+    };
+    let policy = Balancer::new(BalancerConfig::new(Strategy::Basic { static_reserve: 0 }));
+    let cluster = MemoryCluster::new(&[RmNodeState::BatchBusy]);
+    let service = Service::new(config, policy, cluster).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = rt.spawn(service.serve(listener, async move {
+        let _ = stopped.await;
+    }));
+    let notify = |token_file: Option<&std::path::Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosched"));
+        cmd.args(["balancer", "notify", "--url", &url, "--nodes", "n1"])
+            .env_remove("COSCHED_TOKEN");
+        if let Some(file) = token_file {
+            cmd.arg("--token-file").arg(file);
+        }
+        cmd.output().expect("the binary runs")
+    };
+    let with = notify(Some(&token_file));
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
+    let without = notify(None);
+    assert_eq!(without.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&without.stderr);
+    assert!(err.contains("answered 401"), "{err}");
+    let absent = notify(Some(&dir.path().join("absent")));
+    assert!(String::from_utf8_lossy(&absent.stderr).contains("cannot read the token file"));
+    let _ = stop.send(());
+    rt.block_on(served).unwrap().unwrap();
 }
