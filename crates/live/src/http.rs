@@ -181,7 +181,7 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// The request line and headers' largest size, bytes (default 16 KiB).
     pub max_header_bytes: usize,
-    /// Connections served at once (default 256).
+    /// Connections served at once (default 256; 0 counts as 1).
     pub max_connections: usize,
     /// How long a caller may take to send its headers (default 10 s).
     pub header_timeout: std::time::Duration,
@@ -305,7 +305,10 @@ pub async fn serve(
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .max_header_size(limits.max_header_bytes);
-    let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let permits = limits
+        .max_connections
+        .clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+    let connections = Arc::new(tokio::sync::Semaphore::new(permits));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
