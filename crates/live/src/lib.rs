@@ -67,11 +67,16 @@
 //!
 //! [`Balancer`]: cosched_balancer::policy::Balancer
 
+pub mod batch;
 pub mod engine;
 pub mod memory;
 pub mod service;
 mod slurm_oarm;
 
+pub use batch::{
+    BatchExecutor, BatchLiveError, BatchPlatform, Journal, MemoryBatch, MemoryBatchError,
+    PlatformJob, ScaledClock, SlurmBatch,
+};
 pub use engine::{
     Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeRecord, NodeReport, NodeView,
     Persisted,
