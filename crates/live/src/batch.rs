@@ -391,6 +391,14 @@ where
         Ok(())
     }
 
+    /// Whether the executor knows job `job` (queued for the next step, or arrived).
+    pub fn has_job(&self, job: JobId) -> bool {
+        self.live.jobs.contains_key(&job)
+            || self.live.pending.iter().any(|p| match p {
+                Pending::Submit(j) | Pending::Adopt(j, _) => j.id == job,
+            })
+    }
+
     /// Whether the platform job `platform_id` is one of the executor's.
     pub fn knows(&self, platform_id: &str) -> bool {
         self.live.by_platform.contains_key(platform_id)
@@ -411,7 +419,8 @@ where
             return Err(BatchLiveError::TimeBackwards { now, last });
         }
         self.live.retry_unreleased()?;
-        let mut ended = std::mem::take(&mut self.live.ended_early);
+        // Ends and arrivals are kept until the instant is journaled: a platform failure on
+        // the way loses none of them (the step can be retried).
         for id in self
             .live
             .platform
@@ -420,38 +429,40 @@ where
         {
             if let Some(&job) = self.live.by_platform.get(&id)
                 && self.live.tokens.contains_key(&job)
-                && !ended.contains(&job)
+                && !self.live.ended_early.contains(&job)
             {
-                ended.push(job);
+                self.live.ended_early.push(job);
             }
         }
-        let pending = std::mem::take(&mut self.live.pending);
         let wake_due = self.driver.next_wake().is_some_and(|t| t <= now);
-        if ended.is_empty() && pending.is_empty() && !wake_due {
+        if self.live.ended_early.is_empty() && self.live.pending.is_empty() && !wake_due {
             return Ok(0);
         }
-        self.live.apply_ends(now, &ended);
-        let mut arrived = Vec::with_capacity(pending.len());
-        for p in pending {
-            let (job, platform_id) = match p {
-                Pending::Adopt(job, id) => (job, id),
-                // Larger than the cluster: rejected as the simulator rejects it, never
-                // submitted (it would wait held for ever).
-                Pending::Submit(job) if job.size > self.live.cluster.capacity() => {
-                    (job, String::new())
-                }
-                Pending::Submit(job) => {
+        let capacity = self.live.cluster.capacity();
+        for p in &mut self.live.pending {
+            // Larger than the cluster: rejected as the simulator rejects it, never submitted
+            // (it would wait held for ever).
+            if let Pending::Submit(job) = *p {
+                let id = if job.size > capacity {
+                    String::new()
+                } else {
                     let name = format!("{}{}", self.live.journal.prefix, job.id.0);
-                    let id = self
-                        .live
+                    self.live
                         .platform
                         .submit_held(&name, &job)
-                        .map_err(BatchLiveError::platform)?;
-                    (job, id)
-                }
-            };
-            self.live.arrive(job, platform_id.clone())?;
-            arrived.push(Arrived { job, platform_id });
+                        .map_err(BatchLiveError::platform)?
+                };
+                *p = Pending::Adopt(job, id);
+            }
+        }
+        let ended = std::mem::take(&mut self.live.ended_early);
+        self.live.apply_ends(now, &ended);
+        let mut arrived = Vec::with_capacity(self.live.pending.len());
+        for p in std::mem::take(&mut self.live.pending) {
+            if let Pending::Adopt(job, platform_id) = p {
+                self.live.arrive(job, platform_id.clone())?;
+                arrived.push(Arrived { job, platform_id });
+            }
         }
         self.pass(now)?;
         let started = std::mem::take(&mut self.live.starting);
@@ -632,6 +643,54 @@ impl<P: BatchPolicy, C: BatchPlatform> Executor<P> for LiveBatch<C> {
             self.starting.push((s.token.job, nodes));
         }
         Ok(result?)
+    }
+}
+
+/// How a paced run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paced {
+    /// Every job arrived and ended.
+    Done,
+    /// `stop` asked to stop at this instant.
+    Stopped(Time),
+}
+
+/// Runs `exec` on the wall clock `clock`: every `poll`, submits the jobs of `workload` (in
+/// (submit, id) order) whose submit time has come and that the executor does not know yet (a
+/// resumed run skips those its journal holds), calls `more` (for jobs of another source,
+/// such as held jobs to adopt; it returns whether more may come), and steps at the clock's
+/// now. Ends when every job arrived and ended and `more` expects none, or when `stop` says so
+/// (after a step).
+pub fn run_paced<P, C>(
+    exec: &mut BatchExecutor<P, C>,
+    workload: &[BatchJob],
+    clock: ScaledClock,
+    poll: std::time::Duration,
+    mut more: impl FnMut(Time, &mut BatchExecutor<P, C>) -> Result<bool, BatchLiveError>,
+    mut stop: impl FnMut(Time, &BatchExecutor<P, C>) -> bool,
+) -> Result<Paced, BatchLiveError>
+where
+    P: BatchPolicy,
+    C: BatchPlatform,
+{
+    let mut next = 0;
+    loop {
+        let now = clock.now().max(exec.last_instant());
+        while let Some(job) = workload.get(next).filter(|j| j.submit <= now) {
+            if !exec.has_job(job.id) {
+                exec.submit(*job)?;
+            }
+            next += 1;
+        }
+        let expecting = more(now, exec)?;
+        exec.step(now)?;
+        if stop(now, exec) {
+            return Ok(Paced::Stopped(now));
+        }
+        if next == workload.len() && !expecting && exec.is_idle() {
+            return Ok(Paced::Done);
+        }
+        std::thread::sleep(poll);
     }
 }
 

@@ -14,6 +14,11 @@
 //!   batch work; it reads nothing of the policy but its commands and its wake time;
 //! - [`Service`]: the axum service (`cosched balancer serve`), its events to a [`Logger`]
 //!   ([`ServiceConfig::log`]; stderr by default);
+//! - [`BatchExecutor`]: any batch-protocol policy (the catalogue of `cosched simulate
+//!   --policy`, or one's own) as the scheduler of a [`BatchPlatform`] whose jobs wait held —
+//!   [`SlurmBatch`] (start = `ReqNodeList` + `release`, ends from the epilog) or
+//!   [`MemoryBatch`] — seeing what the batch simulator shows it, journaled for restarts;
+//!   [`run_paced`] runs it on a time-scaled wall clock;
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
 //!   integration run through the engine or the service without a cluster.
 //!
@@ -74,8 +79,8 @@ pub mod service;
 mod slurm_oarm;
 
 pub use batch::{
-    BatchExecutor, BatchLiveError, BatchPlatform, Journal, MemoryBatch, MemoryBatchError,
-    PlatformJob, ScaledClock, SlurmBatch,
+    BatchExecutor, BatchLiveError, BatchPlatform, Journal, MemoryBatch, MemoryBatchError, Paced,
+    PlatformJob, ScaledClock, SlurmBatch, run_paced,
 };
 pub use engine::{
     Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeRecord, NodeReport, NodeView,
