@@ -22,6 +22,24 @@
 //! the start); one the platform shows ended while the executor was down ends at the first
 //! step. A job is started on the platform only while the platform holds it, so no job starts
 //! twice and none is lost. Submissions are idempotent by name ([`BatchPlatform::submit_held`]).
+//!
+//! ```
+//! use cosched_batch::{BatchJob, scenario};
+//! use cosched_core::{Duration, JobId, RigidJob, Time};
+//! use cosched_live::{BatchExecutor, MemoryBatch};
+//! let job = |id, size, run| {
+//!     BatchJob::rigid(&RigidJob::new(JobId(id), Time(0), size, Duration(run), Duration(run)).unwrap())
+//! };
+//! let nodes = MemoryBatch::new(4);
+//! let mut exec = BatchExecutor::start(Time(0), scenario::easy(), nodes.clone(), "job-", None)?;
+//! exec.submit(job(1, 3, 100))?;
+//! exec.submit(job(2, 2, 10))?;
+//! assert_eq!(exec.step(Time(0))?, 1, "job 2 waits for job 1's nodes");
+//! nodes.advance(Time(100));
+//! assert_eq!(exec.step(Time(100))?, 1);
+//! assert_eq!(exec.records()[0].end, Some(Time(100)));
+//! # Ok::<(), cosched_live::BatchLiveError>(())
+//! ```
 
 use std::collections::{BTreeMap, HashMap};
 use std::error::Error as StdError;
@@ -744,6 +762,7 @@ mod memory_batch {
         now: Time,
         ends: Vec<String>,
         failing_starts: bool,
+        failing_submits: bool,
     }
 
     /// Nodes and held jobs in memory: a started job runs for its run time from the instant it
@@ -806,6 +825,11 @@ mod memory_batch {
             self.lock().failing_starts = failing;
         }
 
+        /// Makes every later submission fail (or succeed again).
+        pub fn set_failing_submits(&self, failing: bool) {
+            self.lock().failing_submits = failing;
+        }
+
         /// Forgets the ends not yet read (what a restarted reader of an epilog log misses).
         pub fn drop_unread_ends(&self) {
             self.lock().ends.clear();
@@ -828,6 +852,9 @@ mod memory_batch {
 
         fn submit_held(&mut self, name: &str, job: &BatchJob) -> Result<String, MemoryBatchError> {
             let mut inner = self.lock();
+            if inner.failing_submits {
+                return Err(MemoryBatchError::Failing);
+            }
             if let Some(i) = inner
                 .jobs
                 .iter()

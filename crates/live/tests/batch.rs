@@ -263,3 +263,31 @@ proptest! {
         prop_assert!(double.starts().iter().all(|(_, n)| *n == 1));
     }
 }
+
+/// A submission that fails loses neither the ends read in that step nor the arrivals: the
+/// next step tells the policy both, at its own time.
+#[test]
+fn a_failed_submission_loses_no_end_and_no_arrival() {
+    let double = MemoryBatch::new(2);
+    let mut exec =
+        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    exec.submit(BatchJob::rigid(&job(1, 0, 2, 10, 10))).unwrap();
+    exec.step(Time(0)).unwrap();
+    double.advance(Time(10));
+    exec.submit(BatchJob::rigid(&job(2, 10, 2, 5, 5))).unwrap();
+    double.set_failing_submits(true);
+    assert!(matches!(
+        exec.step(Time(10)),
+        Err(BatchLiveError::Platform(_))
+    ));
+    assert!(exec.journal().instants.len() == 1 && exec.records().is_empty());
+    double.set_failing_submits(false);
+    exec.step(Time(11)).unwrap();
+    double.advance(Time(16));
+    exec.step(Time(16)).unwrap();
+    assert!(exec.is_idle());
+    assert_eq!(
+        schedule(exec.records()),
+        [(1, Some(0), Some(11), 2), (2, Some(11), Some(16), 2)]
+    );
+}

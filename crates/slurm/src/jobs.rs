@@ -4,12 +4,18 @@
 //! A held job (`sbatch --hold`) has priority 0, so Slurm's own scheduler never starts it; an
 //! executor starts it by pinning it to nodes (`scontrol update JobId=… ReqNodeList=…`) and
 //! releasing it (`scontrol release`), after which Slurm starts it on those nodes as soon as
-//! they are free (at once when the executor's record of them is right). Measured on the local
-//! 22.05 cluster (`cargo xtask slurm up`, select/linear): a release is running within one
-//! scheduling interval; `scontrol update JobId=… NumNodes=k` shrinks a running job in place,
-//! freeing the nodes past the first `k` at once; `scontrol requeue` ends the run (the epilog
-//! reports it) and leaves the job pending with a begin time about two minutes ahead, while
-//! `scontrol requeuehold` leaves it held for its scheduler to start again.
+//! they are free (at once when the executor's record of them is right). On Slurm 22.05 with
+//! select/linear (`cargo xtask slurm up`):
+//! - a released job runs within one scheduling interval (`sched_interval=1`);
+//! - `scontrol update JobId=… NumNodes=k` shrinks a running job in place: the nodes past its
+//!   first `k` are idle at once, and its record shows the new size and a `ResizeTime`;
+//! - `scontrol requeue` and `scontrol requeuehold` end the run (the epilog reports that end:
+//!   a reader must tell it from a job's end by the job's state) and set the job's begin time
+//!   about two minutes ahead, which `scontrol update JobId=… StartTime=now`
+//!   ([`Slurm::start_now`]) clears; restarted before its old nodes have finished completing,
+//!   the run fails at once. A shrunk job keeps its CPU count through a requeue: on 1-CPU
+//!   nodes it runs again only on as many nodes as it was submitted with.
+//! - `squeue --json` ignores `-j`: [`Slurm::job_details`] lists every job.
 
 use serde::{Deserialize, Serialize};
 
@@ -171,6 +177,16 @@ impl Slurm {
     /// again once its begin time (about two minutes ahead) has passed.
     pub fn requeue(&self, id: &str) -> Result<(), SlurmError> {
         self.run("scontrol", ["requeue", id]).map(drop)
+    }
+
+    /// Clears the begin time a requeue set (`scontrol update JobId=… StartTime=now`), so
+    /// that a released job starts now rather than about two minutes later.
+    pub fn start_now(&self, id: &str) -> Result<(), SlurmError> {
+        self.run(
+            "scontrol",
+            ["update", &format!("JobId={id}"), "StartTime=now"],
+        )
+        .map(drop)
     }
 
     /// Resizes the running job `id` to `nodes` nodes (`scontrol update JobId=… NumNodes=…`):
