@@ -3,14 +3,13 @@
 //! Without `COSCHED_SLURM` the test prints why it skips and passes; with it, a cluster that
 //! does not answer fails it. It needs the whole cluster (8 idle nodes) for about 1.5 minutes.
 
-use std::path::PathBuf;
 use std::time::{Duration as StdDuration, Instant};
 
 use cosched_batch::catalogue::PolicySpec;
 use cosched_batch::{BatchSim, admit};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use cosched_live::{BatchExecutor, Journal, Paced, ScaledClock, SlurmBatch, run_paced};
-use cosched_slurm::{JobEndLog, JobState, NodeState, Slurm};
+use cosched_slurm::{JobEndLog, JobState, NodeState, Slurm, env};
 
 /// Workload seconds per wall second.
 const SCALE: u32 = 10;
@@ -38,26 +37,15 @@ fn workload() -> Vec<RigidJob> {
 
 /// The cluster of `COSCHED_SLURM`, or `None` (with the reason printed) when it is unset.
 fn cluster(test: &str) -> Option<Slurm> {
-    let Some(conf) = std::env::var_os("COSCHED_SLURM") else {
-        println!(
-            "skipping {test}: COSCHED_SLURM is not set (run `cargo xtask slurm up` and export what it prints)"
-        );
-        return None;
-    };
-    let slurm = Slurm::with_config(PathBuf::from(conf));
-    if let Err(e) = slurm.ping() {
-        panic!("COSCHED_SLURM is set but the cluster does not answer: {e}");
+    let slurm = env::test_cluster().expect("COSCHED_SLURM is set but the cluster does not answer");
+    if slurm.is_none() {
+        println!("skipping {test}: {}", env::SKIP_REASON);
     }
-    Some(slurm)
+    slurm
 }
 
-fn log_path(slurm: &Slurm) -> PathBuf {
-    slurm
-        .config()
-        .and_then(|c| c.parent())
-        .and_then(|etc| etc.parent())
-        .expect("target/slurm")
-        .join("log/job-ends.log")
+fn log_path(slurm: &Slurm) -> std::path::PathBuf {
+    env::xtask_job_end_log(slurm).expect("a cluster of `cargo xtask slurm up`")
 }
 
 /// Ids by (start, id), with their sizes.
@@ -153,14 +141,13 @@ fn easy_schedules_slurm_as_simulated_across_a_restart() {
 
     let live = exec.records();
     assert_eq!(live.len(), jobs.len());
-    let mut live_starts: Vec<_> = live
-        .iter()
-        .map(|r| (r.start.unwrap().secs(), r.id.0, r.size))
-        .collect();
-    let mut sim_starts: Vec<_> = sim
-        .iter()
-        .map(|r| (r.start.unwrap().secs(), r.id.0, r.size))
-        .collect();
+    let starts = |records: &[cosched_core::JobRecord]| -> Vec<_> {
+        records
+            .iter()
+            .map(|r| (r.start.unwrap().secs(), r.id.0, r.size))
+            .collect()
+    };
+    let (mut live_starts, mut sim_starts) = (starts(live), starts(&sim));
     println!("job  size  sim start/end  live start/end");
     for s in &sim {
         let l = live.iter().find(|r| r.id == s.id).unwrap();

@@ -6,15 +6,16 @@
 //! releasing it (`scontrol release`), after which Slurm starts it on those nodes as soon as
 //! they are free (at once when the executor's record of them is right). On Slurm 22.05 with
 //! select/linear (`cargo xtask slurm up`):
-//! - a released job runs within one scheduling interval (`sched_interval=1`);
+//! - a released job usually runs within a second (0.07-1.4 s measured; 8.6 s once, just after
+//!   jobs on its nodes had been cancelled);
 //! - `scontrol update JobId=… NumNodes=k` shrinks a running job in place: the nodes past its
 //!   first `k` are idle at once, and its record shows the new size and a `ResizeTime`;
 //! - `scontrol requeue` and `scontrol requeuehold` end the run (the epilog reports that end:
 //!   a reader must tell it from a job's end by the job's state) and set the job's begin time
-//!   about two minutes ahead, which `scontrol update JobId=… StartTime=now`
-//!   ([`Slurm::start_now`]) clears; restarted before its old nodes have finished completing,
-//!   the run fails at once. A shrunk job keeps its CPU count through a requeue: on 1-CPU
-//!   nodes it runs again only on as many nodes as it was submitted with.
+//!   about two minutes ahead (`scontrol update JobId=… StartTime=now` clears it). Restarted
+//!   before its old nodes have finished completing, the run fails at once; a shrunk job keeps
+//!   its CPU count through a requeue, and restarting one on its submitted nodes did not start
+//!   within 60 s in one of two tries on a loaded machine.
 //! - `squeue --json` ignores `-j`: [`Slurm::job_details`] lists every job.
 
 use serde::{Deserialize, Serialize};
@@ -168,25 +169,10 @@ impl Slurm {
     }
 
     /// Requeues the running job `id` held (`scontrol requeuehold`): its run ends (the epilog
-    /// reports it) and it waits, held, for its scheduler to start it again.
+    /// reports it) and it waits, held, for its scheduler to start it again (once its begin
+    /// time, about two minutes ahead, has passed).
     pub fn requeue_held(&self, id: &str) -> Result<(), SlurmError> {
         self.run("scontrol", ["requeuehold", id]).map(drop)
-    }
-
-    /// Requeues the running job `id` (`scontrol requeue`): Slurm's own scheduler starts it
-    /// again once its begin time (about two minutes ahead) has passed.
-    pub fn requeue(&self, id: &str) -> Result<(), SlurmError> {
-        self.run("scontrol", ["requeue", id]).map(drop)
-    }
-
-    /// Clears the begin time a requeue set (`scontrol update JobId=… StartTime=now`), so
-    /// that a released job starts now rather than about two minutes later.
-    pub fn start_now(&self, id: &str) -> Result<(), SlurmError> {
-        self.run(
-            "scontrol",
-            ["update", &format!("JobId={id}"), "StartTime=now"],
-        )
-        .map(drop)
     }
 
     /// Resizes the running job `id` to `nodes` nodes (`scontrol update JobId=… NumNodes=…`):

@@ -26,6 +26,7 @@
 //! ```
 
 mod client;
+pub mod env;
 pub mod hostlist;
 pub mod jobs;
 pub mod notify;

@@ -3,24 +3,18 @@
 //! what an executor of hybrid's mechanisms needs. Without `COSCHED_SLURM` the test prints why
 //! it skips and passes. It uses nodes n7 and n8.
 
-use std::path::PathBuf;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use cosched_slurm::{JobDetail, JobState, NodeState, Slurm};
+use cosched_slurm::{JobDetail, JobState, NodeState, Slurm, env};
 
+/// The cluster of `COSCHED_SLURM`, or `None` (with the reason printed) when it is unset.
 fn cluster(test: &str) -> Option<Slurm> {
-    let Some(conf) = std::env::var_os("COSCHED_SLURM") else {
-        println!(
-            "skipping {test}: COSCHED_SLURM is not set (run `cargo xtask slurm up` and export what it prints)"
-        );
-        return None;
-    };
-    let slurm = Slurm::with_config(PathBuf::from(conf));
-    if let Err(e) = slurm.ping() {
-        panic!("COSCHED_SLURM is set but the cluster does not answer: {e}");
+    let slurm = env::test_cluster().expect("COSCHED_SLURM is set but the cluster does not answer");
+    if slurm.is_none() {
+        println!("skipping {test}: {}", env::SKIP_REASON);
     }
-    Some(slurm)
+    slurm
 }
 
 /// Polls `check` every 50 ms until it holds; the time it took, or a panic after `limit`.
@@ -60,9 +54,8 @@ fn idle(slurm: &Slurm, nodes: &[&str]) -> bool {
 }
 
 /// A held job starts only on the nodes it is pinned to; a running job shrinks in place (the
-/// freed node is idle at once and the record shows the new size); a job requeued held waits
-/// until released and, its begin time cleared, runs again at its submitted size and
-/// completes.
+/// freed node is idle at once and the record shows the new size); a requeue-hold ends the run
+/// and leaves the job held, counting the restart.
 #[test]
 fn held_start_shrink_and_requeue() {
     let Some(slurm) = cluster("held_start_shrink_and_requeue") else {
@@ -88,7 +81,7 @@ fn held_start_shrink_and_requeue() {
     slurm
         .start_on(&id, &["n7".into(), "n8".into()])
         .expect("start_on");
-    let took = wait_for("the job to run", Duration::from_secs(20), || {
+    let took = wait_for("the job to run", Duration::from_secs(60), || {
         job(&slurm, &id).state == JobState::Running
     });
     println!("released -> running: {took:?}");
@@ -110,21 +103,6 @@ fn held_start_shrink_and_requeue() {
     wait_for("the job to wait held", Duration::from_secs(20), || {
         job(&slurm, &id).is_held()
     });
-    wait_for(
-        "its node to finish completing",
-        Duration::from_secs(30),
-        || idle(&slurm, &["n7"]),
-    );
-    slurm.start_now(&id).expect("clear the begin time");
-    slurm.start_on(&id, &["n7".into()]).expect("start again");
-    let took = wait_for("the requeued job to run", Duration::from_secs(20), || {
-        job(&slurm, &id).state == JobState::Running
-    });
-    println!("requeued, released -> running: {took:?}");
-    wait_for(
-        "the requeued job to complete",
-        Duration::from_secs(30),
-        || job(&slurm, &id).state == JobState::Completed,
-    );
-    assert_eq!(job(&slurm, &id).restarts, 1);
+    let requeued = job(&slurm, &id);
+    assert_eq!((requeued.restarts, requeued.state), (1, JobState::Pending));
 }
