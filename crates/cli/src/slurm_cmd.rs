@@ -7,7 +7,7 @@ use std::time::Duration as StdDuration;
 use clap::{Args, Subcommand};
 use cosched_batch::catalogue::PolicySpec;
 use cosched_batch::{BatchJob, BatchPolicy, BatchSim, SimError, admit};
-use cosched_core::{Duration, JobClass, JobId, JobRecord, Time};
+use cosched_core::{Duration, JobId, JobRecord, Time};
 use cosched_live::{
     BatchExecutor, BatchLiveError, Journal, Paced, ScaledClock, SlurmBatch, run_paced,
 };
@@ -77,7 +77,7 @@ struct ScheduleArgs {
     /// With --queued: stop once nothing is held, queued or running.
     #[arg(long, requires = "queued")]
     until_idle: bool,
-    /// With --queued: the estimate of a held job without a time limit, in seconds.
+    /// With --queued: the estimate of a held job without a time limit, in wall seconds.
     #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(i64).range(1..))]
     default_estimate_s: i64,
     /// Workload seconds per wall-clock second.
@@ -213,35 +213,21 @@ fn schedule(args: &ScheduleArgs) -> Result<(), SlurmCmdError> {
         }
     };
     let poll = StdDuration::from_millis(args.poll_ms);
+    // `--default-estimate-s` is in wall seconds, as a time limit is.
+    let default_estimate = Duration(args.default_estimate_s.saturating_mul(i64::from(args.scale)));
     let adopt = |now: Time, exec: &mut BatchExecutor<_, SlurmBatch>| {
         if !args.queued {
             return Ok(false);
         }
-        let mut held = 0;
-        for job in slurm.job_details().map_err(platform_error)? {
-            let ours = args.partition.as_ref().is_none_or(|p| *p == job.partition);
-            if !(ours && job.is_held()) || exec.knows(&job.id.to_string()) {
-                continue;
-            }
-            held += 1;
-            let estimate = job.time_limit_min.map_or(args.default_estimate_s, |m| {
-                i64::try_from(m).unwrap_or(i64::MAX / 60).saturating_mul(60)
-            });
-            let estimate = Duration(estimate.saturating_mul(i64::from(args.scale)));
-            exec.adopt(
-                BatchJob {
-                    id: JobId(job.id),
-                    submit: now,
-                    size: job.node_count.max(1),
-                    runtime: estimate,
-                    estimate,
-                    class: JobClass::Rigid,
-                    resizable: None,
-                },
-                job.id.to_string(),
-            )?;
+        let held = exec
+            .platform()
+            .held_jobs(now, default_estimate, |id| exec.knows(id))
+            .map_err(platform_error)?;
+        let found = !held.is_empty();
+        for (job, id) in held {
+            exec.adopt(job, id)?;
         }
-        Ok(held > 0 || !args.until_idle)
+        Ok(found || !args.until_idle)
     };
     let outcome = run_paced(&mut exec, &workload, clock, poll, adopt, |_, _| false)?;
     debug_assert_eq!(outcome, Paced::Done);

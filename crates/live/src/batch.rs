@@ -919,7 +919,8 @@ mod memory_batch {
 mod slurm_batch {
     //! Slurm as the batch platform: held jobs, ReqNodeList + release, the epilog's log.
 
-    use super::{BatchJob, BatchPlatform, PlatformJob};
+    use super::{BatchJob, BatchPlatform, JobId, PlatformJob, Time};
+    use cosched_core::{Duration, JobClass};
     use cosched_slurm::{JobEndLog, Slurm, SlurmError};
 
     /// Slurm with every job submitted held; a start pins the job to its nodes and releases
@@ -948,6 +949,47 @@ mod slurm_batch {
         /// The client.
         pub fn slurm(&self) -> &Slurm {
             &self.slurm
+        }
+
+        /// The jobs waiting held in the partition (any partition if none was given) for which
+        /// `known` is false, as jobs arriving at `now` with their platform ids: the node count
+        /// as the size, the time limit (or `default_estimate` without one) scaled to workload
+        /// seconds as the estimate and the run time. What `--queued` adopts.
+        pub fn held_jobs(
+            &self,
+            now: Time,
+            default_estimate: Duration,
+            known: impl Fn(&str) -> bool,
+        ) -> Result<Vec<(BatchJob, String)>, SlurmError> {
+            let scale = i64::from(self.scale);
+            Ok(self
+                .slurm
+                .job_details()?
+                .into_iter()
+                .filter(|j| j.is_held())
+                .filter(|j| self.partition.as_ref().is_none_or(|p| *p == j.partition))
+                .filter(|j| !known(&j.id.to_string()))
+                .map(|j| {
+                    let estimate = j.time_limit_min.map_or(default_estimate, |m| {
+                        Duration(
+                            i64::try_from(m)
+                                .unwrap_or(i64::MAX)
+                                .saturating_mul(60)
+                                .saturating_mul(scale),
+                        )
+                    });
+                    let job = BatchJob {
+                        id: JobId(j.id),
+                        submit: now,
+                        size: j.node_count.max(1),
+                        runtime: estimate,
+                        estimate,
+                        class: JobClass::Rigid,
+                        resizable: None,
+                    };
+                    (job, j.id.to_string())
+                })
+                .collect())
         }
     }
 

@@ -187,4 +187,73 @@ fn easy_schedules_slurm_as_simulated_across_a_restart() {
             "{id} ran once"
         );
     }
+
+    adopted_held_jobs_run_in_fcfs_order(&slurm);
+}
+
+/// `--queued`'s source: jobs an operator submitted held are adopted (their node count, their
+/// time limit as the estimate) and run under FCFS: the 8-node job first, then the two 4-node
+/// jobs together once it has ended.
+fn adopted_held_jobs_run_in_fcfs_order(slurm: &Slurm) {
+    let ids: Vec<String> = [8, 4, 4]
+        .iter()
+        .map(|n| {
+            slurm
+                .submit_held([
+                    format!("-N{n}"),
+                    "--time=1".into(),
+                    "-J".into(),
+                    "live-batch-held".into(),
+                    "-o".into(),
+                    "/dev/null".into(),
+                    "--wrap=sleep 2".into(),
+                ])
+                .expect("sbatch --hold")
+        })
+        .collect();
+    let platform = SlurmBatch::new(slurm.clone(), JobEndLog::at_end(log_path(slurm)), 1, None);
+    let mut exec = BatchExecutor::start(
+        Time(0),
+        "fcfs".parse::<PolicySpec>().unwrap().build(),
+        platform,
+        "unused-",
+        None,
+    )
+    .unwrap();
+    let clock = ScaledClock::starting_now(Time(0), 1);
+    let mut waiting = true;
+    let adopt = |now: Time, exec: &mut BatchExecutor<_, SlurmBatch>| {
+        let held = exec
+            .platform()
+            .held_jobs(now, Duration(3600), |id| {
+                exec.knows(id) || !ids.iter().any(|i| i == id)
+            })
+            .map_err(|e| cosched_live::BatchLiveError::Platform(Box::new(e)))?;
+        for (job, id) in held {
+            exec.adopt(job, id)?;
+        }
+        waiting &= exec.cluster().queue_len() + exec.cluster().running_jobs() == 0;
+        Ok(waiting)
+    };
+    let done = run_paced(
+        &mut exec,
+        &[],
+        clock,
+        StdDuration::from_millis(200),
+        adopt,
+        |_, _| false,
+    );
+    assert_eq!(done.unwrap(), Paced::Done);
+    let record = |id: &String| {
+        let job = JobId(id.parse().unwrap());
+        *exec.records().iter().find(|r| r.id == job).unwrap()
+    };
+    let (a, b, c) = (record(&ids[0]), record(&ids[1]), record(&ids[2]));
+    assert_eq!((a.size, b.size, c.size), (8, 4, 4));
+    assert_eq!(a.runtime, Duration(60), "the time limit is the estimate");
+    assert!(b.start >= a.end && b.start == c.start, "{a:?} {b:?} {c:?}");
+    println!(
+        "adopted: 8-node job {:?}-{:?}, 4-node jobs from {:?}",
+        a.start, a.end, b.start
+    );
 }

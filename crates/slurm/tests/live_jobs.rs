@@ -105,4 +105,12 @@ fn held_start_shrink_and_requeue() {
     });
     let requeued = job(&slurm, &id);
     assert_eq!((requeued.restarts, requeued.state), (1, JobState::Pending));
+    // Leave the nodes as found: a requeued job's nodes stay `planned` for it until the
+    // controller's next backfill cycle, and later tests expect idle nodes.
+    drop(_cancel);
+    wait_for(
+        "n7 and n8 to be idle again",
+        Duration::from_secs(90),
+        || idle(&slurm, &["n7", "n8"]),
+    );
 }
