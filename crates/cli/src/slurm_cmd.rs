@@ -214,7 +214,10 @@ fn schedule(args: &ScheduleArgs) -> Result<(), SlurmCmdError> {
     };
     let poll = StdDuration::from_millis(args.poll_ms);
     // `--default-estimate-s` is in wall seconds, as a time limit is.
-    let default_estimate = Duration(args.default_estimate_s.saturating_mul(i64::from(args.scale)));
+    let default_estimate = Duration(
+        args.default_estimate_s
+            .saturating_mul(i64::from(args.scale)),
+    );
     let adopt = |now: Time, exec: &mut BatchExecutor<_, SlurmBatch>| {
         if !args.queued {
             return Ok(false);
