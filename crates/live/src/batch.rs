@@ -218,7 +218,7 @@ impl ScaledClock {
     }
 }
 
-fn unix_ms() -> i64 {
+pub(crate) fn unix_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -732,6 +732,9 @@ mod memory_batch {
         /// The job is not held.
         #[error("job `{0}` is not held")]
         NotHeld(String),
+        /// The job does not run.
+        #[error("job `{0}` does not run")]
+        NotRunning(String),
         /// A node that runs another job, or that does not exist.
         #[error("node `{0}` is busy or unknown")]
         NodeBusy(String),
@@ -753,6 +756,7 @@ mod memory_batch {
         runtime: i64,
         state: State,
         starts: u32,
+        requeues: u32,
     }
 
     #[derive(Debug, Default)]
@@ -830,6 +834,61 @@ mod memory_batch {
             self.lock().failing_submits = failing;
         }
 
+        /// Starts held job `id` on `nodes` for `run` (its run time if `None`).
+        fn start_run(
+            &mut self,
+            id: &str,
+            nodes: &[String],
+            run: Option<i64>,
+        ) -> Result<(), MemoryBatchError> {
+            let mut inner = self.lock();
+            if inner.failing_starts {
+                return Err(MemoryBatchError::Failing);
+            }
+            let i = index(&inner, id)?;
+            if inner.jobs[i].state != State::Held {
+                return Err(MemoryBatchError::NotHeld(id.to_owned()));
+            }
+            for node in nodes {
+                let busy = inner.jobs.iter().any(
+                    |j| matches!(&j.state, State::Running { nodes: held, .. } if held.contains(node)),
+                );
+                if busy || !inner.nodes.contains(node) {
+                    return Err(MemoryBatchError::NodeBusy(node.clone()));
+                }
+            }
+            let run = run.unwrap_or(inner.jobs[i].runtime);
+            let end = Time(inner.now.secs().saturating_add(run));
+            let job = &mut inner.jobs[i];
+            job.state = State::Running {
+                end,
+                nodes: nodes.to_vec(),
+            };
+            job.starts += 1;
+            Ok(())
+        }
+
+        /// How often each job (by name) was requeued.
+        pub fn requeues(&self) -> Vec<(String, u32)> {
+            self.lock()
+                .jobs
+                .iter()
+                .map(|j| (j.name.clone(), j.requeues))
+                .collect()
+        }
+
+        /// The nodes job `name` runs on, if it runs.
+        pub fn running_on(&self, name: &str) -> Option<Vec<String>> {
+            self.lock()
+                .jobs
+                .iter()
+                .find(|j| j.name == name)
+                .and_then(|j| match &j.state {
+                    State::Running { nodes, .. } => Some(nodes.clone()),
+                    _ => None,
+                })
+        }
+
         /// Forgets the ends not yet read (what a restarted reader of an epilog log misses).
         pub fn drop_unread_ends(&self) {
             self.lock().ends.clear();
@@ -867,35 +926,13 @@ mod memory_batch {
                 runtime: job.runtime.0,
                 state: State::Held,
                 starts: 0,
+                requeues: 0,
             });
             Ok((inner.jobs.len() - 1).to_string())
         }
 
         fn start(&mut self, id: &str, nodes: &[String]) -> Result<(), MemoryBatchError> {
-            let mut inner = self.lock();
-            if inner.failing_starts {
-                return Err(MemoryBatchError::Failing);
-            }
-            let i = index(&inner, id)?;
-            if inner.jobs[i].state != State::Held {
-                return Err(MemoryBatchError::NotHeld(id.to_owned()));
-            }
-            for node in nodes {
-                let busy = inner.jobs.iter().any(
-                    |j| matches!(&j.state, State::Running { nodes: held, .. } if held.contains(node)),
-                );
-                if busy || !inner.nodes.contains(node) {
-                    return Err(MemoryBatchError::NodeBusy(node.clone()));
-                }
-            }
-            let end = Time(inner.now.secs().saturating_add(inner.jobs[i].runtime));
-            let job = &mut inner.jobs[i];
-            job.state = State::Running {
-                end,
-                nodes: nodes.to_vec(),
-            };
-            job.starts += 1;
-            Ok(())
+            self.start_run(id, nodes, None)
         }
 
         fn ended(&mut self) -> Result<Vec<String>, MemoryBatchError> {
@@ -914,13 +951,67 @@ mod memory_batch {
             })
         }
     }
+
+    impl crate::hybrid::HybridPlatform for MemoryBatch {
+        fn start_for(
+            &mut self,
+            id: &str,
+            nodes: &[String],
+            run: cosched_core::Duration,
+        ) -> Result<bool, MemoryBatchError> {
+            self.start_run(id, nodes, Some(run.0)).map(|()| true)
+        }
+
+        fn requeue(&mut self, id: &str) -> Result<(), MemoryBatchError> {
+            let mut inner = self.lock();
+            let i = index(&inner, id)?;
+            let job = &mut inner.jobs[i];
+            if !matches!(job.state, State::Running { .. }) {
+                return Err(MemoryBatchError::NotRunning(id.to_owned()));
+            }
+            job.state = State::Held;
+            job.requeues += 1;
+            Ok(())
+        }
+
+        fn resize(
+            &mut self,
+            id: &str,
+            nodes: &[String],
+            run: cosched_core::Duration,
+        ) -> Result<(), MemoryBatchError> {
+            let mut inner = self.lock();
+            let i = index(&inner, id)?;
+            let now = inner.now;
+            let State::Running { nodes: held, .. } = &inner.jobs[i].state else {
+                return Err(MemoryBatchError::NotRunning(id.to_owned()));
+            };
+            for node in nodes.iter().filter(|n| !held.contains(n)) {
+                let busy = inner.jobs.iter().any(
+                    |j| matches!(&j.state, State::Running { nodes: other, .. } if other.contains(node)),
+                );
+                if busy || !inner.nodes.contains(node) {
+                    return Err(MemoryBatchError::NodeBusy(node.clone()));
+                }
+            }
+            inner.jobs[i].state = State::Running {
+                end: Time(now.secs().saturating_add(run.0)),
+                nodes: nodes.to_vec(),
+            };
+            Ok(())
+        }
+    }
 }
 
 mod slurm_batch {
     //! Slurm as the batch platform: held jobs, ReqNodeList + release, the epilog's log.
 
+    use std::collections::{HashMap, HashSet};
+    use std::path::PathBuf;
+
     use super::{BatchJob, BatchPlatform, JobId, PlatformJob, Time};
     use cosched_core::{Duration, JobClass};
+    use cosched_slurm::NodeState;
     use cosched_slurm::{JobEndLog, Slurm, SlurmError};
 
     /// Slurm with every job submitted held; a start pins the job to its nodes and releases
@@ -932,6 +1023,12 @@ mod slurm_batch {
         log: JobEndLog,
         scale: u32,
         partition: Option<String>,
+        /// With [`SlurmBatch::with_deadlines`]: the directory of the jobs' deadline files.
+        deadlines: Option<PathBuf>,
+        /// Requeues whose run's end the epilog has not logged yet, by job id.
+        requeued: HashMap<String, u32>,
+        /// Jobs requeued at least once (a restart waits for its nodes to be idle).
+        restarted: HashSet<String>,
     }
 
     impl SlurmBatch {
@@ -943,7 +1040,49 @@ mod slurm_batch {
                 log,
                 scale: scale.max(1),
                 partition,
+                deadlines: None,
+                requeued: HashMap::new(),
+                restarted: HashSet::new(),
             }
+        }
+
+        /// Jobs that run until a deadline instead of for their run time: each job's script
+        /// waits until the Unix millisecond written in `dir/<job name>` (on a shared file
+        /// system: a cluster of `cargo xtask slurm up` runs on this machine), which each start
+        /// and resize writes ([`crate::HybridPlatform`]). A directory with a `'` in its path is
+        /// refused when a job is submitted.
+        pub fn with_deadlines(mut self, dir: PathBuf) -> Self {
+            self.deadlines = Some(dir);
+            self
+        }
+
+        fn deadline_file(&self, id: &str) -> Result<Option<PathBuf>, SlurmError> {
+            let Some(dir) = &self.deadlines else {
+                return Ok(None);
+            };
+            let name = self
+                .slurm
+                .job_details()?
+                .into_iter()
+                .find(|j| j.id.to_string() == id)
+                .map(|j| j.name)
+                .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))?;
+            Ok(Some(dir.join(name)))
+        }
+
+        /// Writes `id`'s deadline: `run` workload seconds from now.
+        fn set_deadline(&self, id: &str, run: Duration) -> Result<(), SlurmError> {
+            let Some(path) = self.deadline_file(id)? else {
+                return Ok(());
+            };
+            let wall_ms = run.0.max(0).saturating_mul(1000) / i64::from(self.scale);
+            let at = super::unix_ms().saturating_add(wall_ms);
+            let write = |p: &std::path::Path| {
+                let tmp = p.with_extension("tmp");
+                std::fs::write(&tmp, at.to_string())?;
+                std::fs::rename(&tmp, p)
+            };
+            write(&path).map_err(|source| SlurmError::Write { path, source })
         }
 
         /// The client.
@@ -1017,7 +1156,23 @@ mod slurm_batch {
             if let Some(p) = &self.partition {
                 args.push(format!("--partition={p}"));
             }
-            args.push(format!("--wrap=sleep {sleep:.3}"));
+            match &self.deadlines {
+                Some(dir) => {
+                    let file = dir.join(name);
+                    let file = file.to_string_lossy();
+                    if file.contains('\'') {
+                        return Err(SlurmError::Write {
+                            path: dir.clone(),
+                            source: std::io::Error::other("a deadline path must not contain `'`"),
+                        });
+                    }
+                    // Until the deadline (none yet: until the time limit).
+                    args.push(format!(
+                        "--wrap=f='{file}'; while :; do d=$(cat \"$f\" 2>/dev/null) && [ \"$(date +%s%3N)\" -ge \"$d\" ] && break; sleep 0.05; done"
+                    ));
+                }
+                None => args.push(format!("--wrap=sleep {sleep:.3}")),
+            }
             self.slurm.submit_held(args)
         }
 
@@ -1026,7 +1181,18 @@ mod slurm_batch {
         }
 
         fn ended(&mut self) -> Result<Vec<String>, SlurmError> {
-            Ok(self.log.read_new()?.into_iter().map(|e| e.job_id).collect())
+            let mut ended = Vec::new();
+            for end in self.log.read_new()? {
+                // Each requeue ends a run, and the epilog logs that end first.
+                match self.requeued.get_mut(&end.job_id) {
+                    Some(n) if *n > 1 => *n -= 1,
+                    Some(_) => {
+                        self.requeued.remove(&end.job_id);
+                    }
+                    None => ended.push(end.job_id),
+                }
+            }
+            Ok(ended)
         }
 
         fn status(&self, id: &str) -> Result<PlatformJob, SlurmError> {
@@ -1037,6 +1203,59 @@ mod slurm_batch {
                 Some(j) if j.is_finished() => PlatformJob::Ended,
                 Some(_) => PlatformJob::Started,
             })
+        }
+    }
+
+    impl crate::hybrid::HybridPlatform for SlurmBatch {
+        fn start_for(
+            &mut self,
+            id: &str,
+            nodes: &[String],
+            run: Duration,
+        ) -> Result<bool, SlurmError> {
+            if self.restarted.contains(id) {
+                // A restart before its old nodes finished completing fails at once.
+                let listed = self.slurm.nodes()?;
+                let ready = nodes.iter().all(|n| {
+                    listed
+                        .iter()
+                        .any(|l| &l.name == n && l.state == NodeState::Idle)
+                });
+                if !ready {
+                    return Ok(false);
+                }
+                self.set_deadline(id, run)?;
+                self.slurm.restart_on(id, nodes)?;
+            } else {
+                self.set_deadline(id, run)?;
+                self.slurm.start_on(id, nodes)?;
+            }
+            Ok(true)
+        }
+
+        fn requeue(&mut self, id: &str) -> Result<(), SlurmError> {
+            self.slurm.requeue_held(id)?;
+            *self.requeued.entry(id.to_owned()).or_default() += 1;
+            self.restarted.insert(id.to_owned());
+            Ok(())
+        }
+
+        fn resize(&mut self, id: &str, nodes: &[String], run: Duration) -> Result<(), SlurmError> {
+            let held = self
+                .slurm
+                .job_details()?
+                .into_iter()
+                .find(|j| j.id.to_string() == id)
+                .map(|j| j.nodes)
+                .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))?;
+            if nodes.iter().any(|n| !held.contains(n)) {
+                return Err(SlurmError::CannotGrow(id.to_owned()));
+            }
+            self.set_deadline(id, run)?;
+            if nodes.len() < held.len() {
+                self.slurm.shrink_to(id, nodes)?;
+            }
+            Ok(())
         }
     }
 }

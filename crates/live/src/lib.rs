@@ -77,6 +77,7 @@
 pub mod batch;
 pub mod engine;
 pub mod http;
+pub mod hybrid;
 pub mod memory;
 pub mod metrics;
 pub mod service;
@@ -91,6 +92,7 @@ pub use engine::{
     Persisted, Tally,
 };
 pub use http::{BearerToken, Limits, TokenError};
+pub use hybrid::{Applied, HybridExecutor, HybridLiveError, HybridPlatform};
 pub use memory::{MemoryCluster, MemoryError};
 pub use metrics::Metrics;
 pub use service::{LogEvent, LogSink, Logger, Service, ServiceConfig, ServiceError, ServicePolicy};

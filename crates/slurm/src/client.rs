@@ -49,6 +49,21 @@ pub enum SlurmError {
     /// A node the cluster does not have.
     #[error("Slurm has no node `{0}`")]
     UnknownNode(String),
+    /// A file beside the cluster (a job's deadline) could not be written.
+    #[error("cannot write `{path}`: {source}")]
+    Write {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A job the controller does not list.
+    #[error("Slurm lists no job `{0}`")]
+    UnknownJob(String),
+    /// A running job cannot be given nodes: Slurm grows a running job only by merging a
+    /// second job's allocation into it (`--dependency=expand:`), which this client does not do.
+    #[error("job `{0}` cannot grow while it runs")]
+    CannotGrow(String),
 }
 
 /// One node, as `sinfo -N` lists it.

@@ -168,6 +168,30 @@ impl Slurm {
         self.run("scontrol", ["release", id]).map(drop)
     }
 
+    /// Starts the held job `id` again on `nodes` after a requeue: as [`Slurm::start_on`],
+    /// with `StartTime=now` clearing the begin time the requeue set.
+    pub fn restart_on(&self, id: &str, nodes: &[String]) -> Result<(), SlurmError> {
+        self.run(
+            "scontrol",
+            ["update", &format!("JobId={id}"), "StartTime=now"],
+        )?;
+        self.start_on(id, nodes)
+    }
+
+    /// Shrinks the running job `id` to `nodes`, a subset of its nodes (`scontrol update
+    /// JobId=… NodeList=…`): the others are freed at once.
+    pub fn shrink_to(&self, id: &str, nodes: &[String]) -> Result<(), SlurmError> {
+        self.run(
+            "scontrol",
+            [
+                "update",
+                &format!("JobId={id}"),
+                &format!("NodeList={}", nodes.join(",")),
+            ],
+        )
+        .map(drop)
+    }
+
     /// Requeues the running job `id` held (`scontrol requeuehold`): its run ends (the epilog
     /// reports it) and it waits, held, for its scheduler to start it again (once its begin
     /// time, about two minutes ahead, has passed).

@@ -135,6 +135,7 @@ impl Env {
             check,
             violations: Vec::new(),
             transcript: None,
+            external: None,
         })
     }
 
@@ -151,6 +152,17 @@ impl Env {
     /// Puts the events decided since the last flush on the kernel's queue.
     pub(super) fn flush(&mut self, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
         for (at, ev) in self.pending.drain(..) {
+            let ended = match ev {
+                Ev::BatchEnd(token) => Some(token.job),
+                Ev::OdEnd(i, _) => Some(self.jobs[i].spec.id()),
+                _ => None,
+            };
+            if let (Some(external), Some(job)) = (&mut self.external, ended) {
+                // A stepped run's ends come from its platform.
+                external.queued += 1;
+                external.ends.insert(job, (external.queued, ev));
+                continue;
+            }
             queue.schedule(at, ev).map_err(engine::EngineError::from)?;
         }
         Ok(())
@@ -438,6 +450,7 @@ impl Env {
         }
         self.cluster.preempt(now, id, resume)?;
         self.queue_epoch += 1;
+        self.act(now, Action::Preempt { job: id });
         Ok(())
     }
 
@@ -477,6 +490,18 @@ impl Env {
         let view = planned(st);
         self.running.insert(i, view);
         self.schedule(started.end, Ev::BatchEnd(started.token));
+        if self.external.is_some() {
+            let nodes = self.cluster.job_nodes(id)?.to_vec();
+            let run = started.end - now;
+            self.act(
+                now,
+                Action::Resize {
+                    job: id,
+                    nodes,
+                    run,
+                },
+            );
+        }
         Ok(())
     }
 
@@ -526,12 +551,30 @@ impl Env {
             });
             self.pending
                 .push((started.end, Ev::BatchEnd(started.token)));
+            if let (Some(external), Ok(nodes)) = (
+                &mut self.external,
+                self.cluster.job_nodes(started.token.job),
+            ) {
+                let start = Action::Start {
+                    job: started.token.job,
+                    nodes: nodes.to_vec(),
+                    run: started.end - now,
+                };
+                external.actions.push((now, start));
+            }
         }
         self.started = passed;
         if guest_of.is_some() {
             self.guest_starts += starts.len();
         }
         starts
+    }
+
+    /// Hands `action` to a stepped run's platform.
+    fn act(&mut self, now: Time, action: Action) {
+        if let Some(external) = &mut self.external {
+            external.actions.push((now, action));
+        }
     }
 
     /// Gives a held node back to the batch cluster.
@@ -598,6 +641,14 @@ impl Env {
             self.records[i].start = Some(now);
         }
         let epoch = st.od_epoch;
+        if let Some(external) = &mut self.external {
+            let start = Action::StartOnDemand {
+                job: st.spec.id(),
+                nodes: st.od_nodes.clone(),
+                run: st.work_left,
+            };
+            external.actions.push((now, start));
+        }
         self.od_running += 1;
         self.od_pending -= 1;
         self.schedule(end, Ev::OdEnd(i, epoch));

@@ -124,11 +124,13 @@ mod env;
 mod executor;
 mod failures;
 mod index;
+mod stepped;
 
 use executor::Sim;
 pub use failures::FAILURE_BLOCK;
 use failures::FailureProcess;
 use index::{IdleStack, JobIndex};
+pub use stepped::{Action, Stepped};
 
 /// The most nodes a simulated system may have: 2^20 (ours; the largest machines have about
 /// 160,000 nodes). The simulator keeps a few words per node, so this bounds what a node count
@@ -405,12 +407,35 @@ impl HybridSim {
     where
         P: HybridWorkloadPolicy + ?Sized,
     {
+        let (mut sim, mut queue) = self.prepare(policy, jobs, None)?;
+        engine::run(&mut sim, &mut queue)?;
+        Ok(sim.env.finish(&self.label))
+    }
+}
+
+/// A started run: its environment and its event queue.
+type Prepared<'p, P> = (Sim<'p, P>, EventQueue<Ev>);
+
+impl HybridSim {
+    /// The environment of a run of `jobs` under `policy`, started (the policy's and the site
+    /// scheduler's start calls made) and its first events queued; `external` for a stepped
+    /// run.
+    fn prepare<'p, P>(
+        &self,
+        policy: &'p mut P,
+        jobs: &[HybridJob],
+        external: Option<External>,
+    ) -> Result<Prepared<'p, P>, SimError<P::Error>>
+    where
+        P: HybridWorkloadPolicy + ?Sized,
+    {
         let admitted = admit(jobs).map_err(|d| HybridError::DuplicateJob(d.0))?;
         check_horizon(&admitted.jobs)?;
         let mut queue = EventQueue::new(Time(i64::MIN));
         let mut env = Env::new(&self.config, &admitted.jobs, self.check, self.notices)?;
         env.invalid = admitted.invalid;
         env.transcript = self.transcribe.then(Default::default);
+        env.external = external;
         let mut sim = Sim {
             env,
             driver: Driver::new(policy).with_round_limit(self.round_limit),
@@ -426,8 +451,7 @@ impl HybridSim {
             .map_err(|e| HybridError::Batch(e.into()))?;
         sim.driver.start(first, &mut sim.env, &mut ())?;
         sim.flush(first, &mut queue)?;
-        engine::run(&mut sim, &mut queue)?;
-        Ok(sim.env.finish(&self.label))
+        Ok((sim, queue))
     }
 }
 
@@ -494,4 +518,16 @@ struct Env {
     violations: Vec<String>,
     /// What the policy asked of the view in the current call, when transcribed.
     transcript: Option<std::cell::RefCell<Transcript>>,
+    /// Stepped from outside ([`Stepped`]): the runs' ends, by job, until the platform reports
+    /// them, and the actions the platform is to carry out.
+    external: Option<External>,
+}
+
+/// What a [`Stepped`] environment keeps for its platform.
+#[derive(Default)]
+struct External {
+    /// Each running job's end, with its place in the order the simulator would queue it.
+    ends: FxHashMap<JobId, (u64, Ev)>,
+    queued: u64,
+    actions: Vec<(Time, Action)>,
 }

@@ -1,0 +1,256 @@
+//! The hybrid executor on the in-memory platform decides as the simulator does: the same
+//! workload under the same policy gives the same starts, ends, preemptions, resizes and
+//! node-seconds, and the platform never holds a node twice.
+
+use cosched_core::{Duration, JobId, MalleableJob, OnDemandJob, RigidJob, Time};
+use cosched_hybrid::sim::Action;
+use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridOutcome, HybridSim, scenario};
+use cosched_live::{HybridExecutor, MemoryBatch};
+use proptest::prelude::*;
+
+/// Runs `jobs` on `nodes` in-memory nodes under `policy`, stepping at every instant where
+/// the executor or the platform has something to do.
+fn live(
+    nodes: u32,
+    policy: &mut cosched_hybrid::HybridPolicy,
+    jobs: &[HybridJob],
+) -> (HybridOutcome, Vec<Action>, MemoryBatch) {
+    let platform = MemoryBatch::new(nodes);
+    let config = HybridConfig::new(nodes).unwrap();
+    let mut exec = HybridExecutor::new(config, policy, jobs, platform.clone(), "j").unwrap();
+    let mut steps = 0;
+    while !exec.is_done() {
+        let due = [exec.next_due(), platform.next_end()]
+            .into_iter()
+            .flatten()
+            .min()
+            .expect("a run not done has something due");
+        platform.advance(due);
+        exec.step(due).unwrap();
+        steps += 1;
+        assert!(steps < 100_000, "the run does not end");
+    }
+    let actions = exec.applied().iter().map(|a| a.action.clone()).collect();
+    (exec.finish(), actions, platform)
+}
+
+fn simulated(
+    nodes: u32,
+    policy: &mut cosched_hybrid::HybridPolicy,
+    jobs: &[HybridJob],
+) -> HybridOutcome {
+    let sim = HybridSim::new(HybridConfig::new(nodes).unwrap())
+        .unwrap()
+        .with_label("live")
+        .check_invariants();
+    let out = sim.run(policy, jobs).unwrap();
+    assert!(out.violations.is_empty(), "{:?}", out.violations);
+    out
+}
+
+fn policies() -> Vec<cosched_hybrid::HybridPolicy> {
+    let mut all = vec![scenario::baseline()];
+    all.extend(Composite::ALL.map(scenario::mechanism));
+    all
+}
+
+/// The report's Debug text (NaN, for a class with no job, is unequal to itself).
+fn report(out: &HybridOutcome) -> String {
+    format!("{:?}", out.report)
+}
+
+fn assert_same(live: &HybridOutcome, sim: &HybridOutcome) {
+    assert_eq!(live.records, sim.records);
+    assert_eq!(live.accounts, sim.accounts);
+    assert_eq!(report(live), report(sim));
+}
+
+/// The live test's workload (see `live_hybrid.rs`): rigid job 1 and malleable job 2 (4 nodes
+/// each, job 2 down to 2) fill the 8 nodes; on-demand job 3 (2 nodes) arrives at 40 and SPAA
+/// shrinks job 2 to 2 nodes for it; job 2 ends; on-demand job 4 (4 nodes) arrives at 180, no
+/// malleable job can give more, and PAA preempts job 1, which restarts when job 3 ends.
+pub fn scenario_jobs() -> Vec<HybridJob> {
+    let rigid = RigidJob::new(JobId(1), Time(0), 4, Duration(300), Duration(330)).unwrap();
+    let malleable = MalleableJob::new(JobId(2), Time(0), 2, 4, Duration(400), Duration(5)).unwrap();
+    let od = |id, size, run, at| {
+        HybridJob::OnDemand(
+            OnDemandJob::new(JobId(id), size, Duration(run), Duration(run + 20), Time(at)).unwrap(),
+        )
+    };
+    vec![
+        HybridJob::Rigid {
+            job: rigid,
+            setup: Duration(5),
+        },
+        HybridJob::Malleable {
+            job: malleable,
+            estimate: Duration(140),
+        },
+        od(3, 2, 200, 40),
+        od(4, 4, 100, 180),
+    ]
+}
+
+#[test]
+fn spaa_shrinks_preempts_and_starts_on_demand_as_simulated() {
+    let jobs = scenario_jobs();
+    let mut policy = scenario::mechanism(Composite::ALL[1]); // N&SPAA
+    let sim = simulated(8, &mut policy.clone(), &jobs);
+    let (out, actions, platform) = live(8, &mut policy, &jobs);
+    assert_same(&out, &sim);
+    assert!(
+        actions.contains(&Action::Preempt { job: JobId(1) }),
+        "{actions:?}"
+    );
+    assert!(
+        !actions.contains(&Action::Preempt { job: JobId(2) }),
+        "{actions:?}"
+    );
+    assert!(
+        actions
+            .iter()
+            .any(|a| matches!(a, Action::Resize { job: JobId(2), nodes, .. } if nodes.len() == 2)),
+        "{actions:?}"
+    );
+    for (id, at) in [(3, 40), (4, 180)] {
+        let od = sim.records.iter().find(|r| r.id == JobId(id)).unwrap();
+        assert_eq!(
+            od.start,
+            Some(Time(at)),
+            "on-demand job {id} starts at its arrival"
+        );
+    }
+    let requeues = platform.requeues();
+    assert_eq!(
+        requeues
+            .iter()
+            .find(|(n, _)| *n == format!("j{}", JobId(1)))
+            .map(|r| r.1),
+        Some(1)
+    );
+    let starts = platform.starts();
+    assert_eq!(
+        starts
+            .iter()
+            .find(|(n, _)| *n == format!("j{}", JobId(1)))
+            .map(|r| r.1),
+        Some(2)
+    );
+    for a in &out.accounts {
+        assert_eq!(a.completions, 1, "{a:?}");
+        assert!(
+            (a.delivered - a.wasted - a.required).abs() <= a.rounding_slack,
+            "{a:?}"
+        );
+    }
+}
+
+#[test]
+fn a_platform_end_reported_late_completes_the_job_then() {
+    let job = RigidJob::new(JobId(1), Time(0), 2, Duration(50), Duration(60)).unwrap();
+    let jobs = [HybridJob::Rigid {
+        job,
+        setup: Duration(0),
+    }];
+    let mut policy = scenario::baseline();
+    let platform = MemoryBatch::new(2);
+    let mut exec = HybridExecutor::new(
+        HybridConfig::new(2).unwrap(),
+        &mut policy,
+        &jobs,
+        platform.clone(),
+        "j",
+    )
+    .unwrap();
+    exec.step(Time(0)).unwrap();
+    let end = platform.next_end().unwrap();
+    exec.step(end).unwrap();
+    assert!(!exec.is_done(), "the platform has not reported the end yet");
+    platform.advance(end + Duration(3));
+    exec.step(end + Duration(3)).unwrap();
+    assert!(exec.is_done());
+    assert_eq!(exec.finish().records[0].end, Some(end + Duration(3)));
+}
+
+#[test]
+fn a_platform_of_other_nodes_is_refused() {
+    let mut policy = scenario::baseline();
+    let e = HybridExecutor::new(
+        HybridConfig::new(4).unwrap(),
+        &mut policy,
+        &[],
+        MemoryBatch::new(3),
+        "j",
+    );
+    assert!(matches!(
+        e,
+        Err(cosched_live::HybridLiveError::OtherNodes {
+            config: 4,
+            found: 3
+        })
+    ));
+}
+
+fn job(k: u64, (kind, submit, a, b, run): (u8, i64, u32, u32, i64), nodes: u32) -> HybridJob {
+    let id = JobId(k);
+    let submit = Time(submit);
+    let size = 1 + a % nodes;
+    match kind % 3 {
+        0 => HybridJob::Rigid {
+            job: RigidJob::new(id, submit, size, Duration(run), Duration(run + 30)).unwrap(),
+            setup: Duration(run / 10),
+        },
+        1 => {
+            let min = 1 + b % size;
+            let job = MalleableJob::new(
+                id,
+                submit,
+                min,
+                size,
+                Duration(run * i64::from(size)),
+                Duration(5),
+            )
+            .unwrap();
+            HybridJob::Malleable {
+                job,
+                estimate: job.runtime_on(size).unwrap() + Duration(20),
+            }
+        }
+        _ => {
+            let od = OnDemandJob::new(id, size, Duration(run), Duration(run + 10), submit).unwrap();
+            let od = if b % 2 == 0 {
+                let notice = Time((submit.0 - 60).max(0));
+                od.with_notice(notice, submit).unwrap()
+            } else {
+                od
+            };
+            HybridJob::OnDemand(od)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Every policy of the catalogue, on random small workloads: the live run on the
+    /// in-memory platform is the simulated run (records, accounts, report), and the platform
+    /// never refused a start or a resize (no node held twice).
+    #[test]
+    fn the_live_run_is_the_simulated_run(
+        nodes in 2u32..10,
+        specs in proptest::collection::vec((0u8..3, 0i64..600, 0u32..16, 0u32..16, 1i64..400), 1..14),
+    ) {
+        let jobs: Vec<HybridJob> = specs
+            .into_iter()
+            .enumerate()
+            .map(|(k, s)| job(k as u64 + 1, s, nodes))
+            .collect();
+        for policy in policies() {
+            let sim = simulated(nodes, &mut policy.clone(), &jobs);
+            let (out, _, _) = live(nodes, &mut policy.clone(), &jobs);
+            prop_assert_eq!(&out.records, &sim.records);
+            prop_assert_eq!(&out.accounts, &sim.accounts);
+            prop_assert_eq!(report(&out), report(&sim));
+        }
+    }
+}
