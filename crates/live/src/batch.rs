@@ -979,7 +979,7 @@ mod memory_batch {
             id: &str,
             nodes: &[String],
             run: cosched_core::Duration,
-        ) -> Result<(), MemoryBatchError> {
+        ) -> Result<Vec<String>, MemoryBatchError> {
             let mut inner = self.lock();
             let i = index(&inner, id)?;
             let now = inner.now;
@@ -998,7 +998,7 @@ mod memory_batch {
                 end: Time(now.secs().saturating_add(run.0)),
                 nodes: nodes.to_vec(),
             };
-            Ok(())
+            Ok(nodes.to_vec())
         }
     }
 }
@@ -1240,22 +1240,33 @@ mod slurm_batch {
             Ok(())
         }
 
-        fn resize(&mut self, id: &str, nodes: &[String], run: Duration) -> Result<(), SlurmError> {
-            let held = self
-                .slurm
-                .job_details()?
-                .into_iter()
-                .find(|j| j.id.to_string() == id)
-                .map(|j| j.nodes)
-                .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))?;
+        fn resize(
+            &mut self,
+            id: &str,
+            nodes: &[String],
+            run: Duration,
+        ) -> Result<Vec<String>, SlurmError> {
+            let holding = |slurm: &Slurm| -> Result<Vec<String>, SlurmError> {
+                slurm
+                    .job_details()?
+                    .into_iter()
+                    .find(|j| j.id.to_string() == id)
+                    .map(|j| j.nodes)
+                    .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))
+            };
+            let held = holding(&self.slurm)?;
             if nodes.iter().any(|n| !held.contains(n)) {
                 return Err(SlurmError::CannotGrow(id.to_owned()));
             }
             self.set_deadline(id, run)?;
-            if nodes.len() < held.len() {
-                self.slurm.shrink_to(id, nodes)?;
+            if nodes.len() == held.len() {
+                return Ok(held);
             }
-            Ok(())
+            // Slurm keeps the first nodes of the job (`NodeList=` is refused for a job
+            // started on a `ReqNodeList`): the executor relabels its nodes to match.
+            self.slurm
+                .resize(id, u32::try_from(nodes.len()).unwrap_or(u32::MAX))?;
+            holding(&self.slurm)
         }
     }
 }

@@ -70,8 +70,15 @@ pub trait HybridPlatform: BatchPlatform {
     /// Stops running job `id` and holds it again (its run's end is not reported as an end).
     fn requeue(&mut self, id: &str) -> Result<(), Self::Error>;
 
-    /// Resizes running job `id` to `nodes`, after which it runs `run` workload seconds more.
-    fn resize(&mut self, id: &str, nodes: &[String], run: Duration) -> Result<(), Self::Error>;
+    /// Resizes running job `id` to `nodes`, after which it runs `run` workload seconds more;
+    /// returns the nodes it holds then: as many, but for a shrink maybe other nodes of the
+    /// job's than those asked (Slurm keeps the first ones), which the executor then relabels.
+    fn resize(
+        &mut self,
+        id: &str,
+        nodes: &[String],
+        run: Duration,
+    ) -> Result<Vec<String>, Self::Error>;
 }
 
 /// Why the live hybrid executor stopped.
@@ -132,6 +139,8 @@ pub struct HybridExecutor<'p, P: HybridWorkloadPolicy + ?Sized, C: HybridPlatfor
     by_platform: HashMap<String, JobId>,
     waiting: Vec<Waiting>,
     applied: Vec<Applied>,
+    /// The nodes each running batch job holds, as the environment numbers them.
+    holding: HashMap<JobId, Vec<NodeId>>,
 }
 
 impl<'p, P, C> HybridExecutor<'p, P, C>
@@ -174,6 +183,7 @@ where
             by_platform: HashMap::new(),
             waiting: Vec::new(),
             applied: Vec::new(),
+            holding: HashMap::new(),
         })
     }
 
@@ -255,6 +265,7 @@ where
                 return self.start(now, waiting);
             }
             &Action::Preempt { job } => {
+                self.holding.remove(&job);
                 if let Some(k) = self.waiting.iter().position(|w| w.job == job) {
                     // Never started on the platform: it only stops waiting.
                     self.waiting.remove(k);
@@ -275,9 +286,12 @@ where
                     return Ok(());
                 }
                 let id = self.id(job).to_owned();
-                self.platform
+                let kept = self
+                    .platform
                     .resize(&id, &names, end - now)
                     .map_err(platform_error)?;
+                let before = self.holding.insert(job, nodes.clone()).unwrap_or_default();
+                self.relabel(&before, nodes, &kept);
             }
         }
         self.applied.push(Applied {
@@ -289,10 +303,34 @@ where
         Ok(())
     }
 
+    /// After a resize of a job from `before` to `after` (the environment's nodes) on which
+    /// the platform kept `kept`: the environment's kept nodes are named as the platform's,
+    /// its freed ones as the others of the job's (a permutation within the job's nodes, so
+    /// no other job's node changes name).
+    fn relabel(&mut self, before: &[NodeId], after: &[NodeId], kept: &[String]) {
+        let old: Vec<String> = self.names(before);
+        let freed_model = before.iter().filter(|n| !after.contains(n));
+        let freed_platform = old.iter().filter(|n| !kept.contains(n));
+        let pairs: Vec<(NodeId, String)> = after
+            .iter()
+            .copied()
+            .zip(kept.iter().cloned())
+            .chain(freed_model.copied().zip(freed_platform.cloned()))
+            .collect();
+        for (node, name) in pairs {
+            if let Some(slot) = self.nodes.get_mut(node.index()) {
+                *slot = name;
+            }
+        }
+    }
+
     /// Starts `w` on the platform, or keeps it waiting for its nodes.
     fn start(&mut self, now: Time, w: Waiting) -> Result<(), HybridLiveError<P::Error>> {
         let id = self.id(w.job).to_owned();
         let run = (w.end - now).max(Duration::ZERO);
+        if let Action::Start { job, nodes, .. } = &w.action {
+            self.holding.insert(*job, nodes.clone());
+        }
         if self
             .platform
             .start_for(&id, &w.nodes, run)

@@ -8,6 +8,10 @@ use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridOutcome, HybridSi
 use cosched_live::{HybridExecutor, MemoryBatch};
 use proptest::prelude::*;
 
+#[path = "hybrid_support/mod.rs"]
+mod hybrid_support;
+use hybrid_support::scenario_jobs;
+
 /// Runs `jobs` on `nodes` in-memory nodes under `policy`, stepping at every instant where
 /// the executor or the platform has something to do.
 fn live(
@@ -65,32 +69,6 @@ fn assert_same(live: &HybridOutcome, sim: &HybridOutcome) {
     assert_eq!(report(live), report(sim));
 }
 
-/// The live test's workload (see `live_hybrid.rs`): rigid job 1 and malleable job 2 (4 nodes
-/// each, job 2 down to 2) fill the 8 nodes; on-demand job 3 (2 nodes) arrives at 40 and SPAA
-/// shrinks job 2 to 2 nodes for it; job 2 ends; on-demand job 4 (4 nodes) arrives at 180, no
-/// malleable job can give more, and PAA preempts job 1, which restarts when job 3 ends.
-pub fn scenario_jobs() -> Vec<HybridJob> {
-    let rigid = RigidJob::new(JobId(1), Time(0), 4, Duration(300), Duration(330)).unwrap();
-    let malleable = MalleableJob::new(JobId(2), Time(0), 2, 4, Duration(400), Duration(5)).unwrap();
-    let od = |id, size, run, at| {
-        HybridJob::OnDemand(
-            OnDemandJob::new(JobId(id), size, Duration(run), Duration(run + 20), Time(at)).unwrap(),
-        )
-    };
-    vec![
-        HybridJob::Rigid {
-            job: rigid,
-            setup: Duration(5),
-        },
-        HybridJob::Malleable {
-            job: malleable,
-            estimate: Duration(140),
-        },
-        od(3, 2, 200, 40),
-        od(4, 4, 100, 180),
-    ]
-}
-
 #[test]
 fn spaa_shrinks_preempts_and_starts_on_demand_as_simulated() {
     let jobs = scenario_jobs();
@@ -112,7 +90,7 @@ fn spaa_shrinks_preempts_and_starts_on_demand_as_simulated() {
             .any(|a| matches!(a, Action::Resize { job: JobId(2), nodes, .. } if nodes.len() == 2)),
         "{actions:?}"
     );
-    for (id, at) in [(3, 40), (4, 180)] {
+    for (id, at) in [(3, 40), (4, 220)] {
         let od = sim.records.iter().find(|r| r.id == JobId(id)).unwrap();
         assert_eq!(
             od.start,

@@ -9,7 +9,9 @@
 //! - a released job usually runs within a second (0.07-1.4 s measured; 8.6 s once, just after
 //!   jobs on its nodes had been cancelled);
 //! - `scontrol update JobId=… NumNodes=k` shrinks a running job in place: the nodes past its
-//!   first `k` are idle at once, and its record shows the new size and a `ResizeTime`;
+//!   first `k` are idle at once, and its record shows the new size and a `ResizeTime`
+//!   (`NodeList=<a subset>` instead is refused, "Invalid node name", for a job started with a
+//!   `ReqNodeList`);
 //! - `scontrol requeue` and `scontrol requeuehold` end the run (the epilog reports that end:
 //!   a reader must tell it from a job's end by the job's state) and set the job's begin time
 //!   about two minutes ahead (`scontrol update JobId=… StartTime=now` clears it). Restarted
@@ -176,20 +178,6 @@ impl Slurm {
             ["update", &format!("JobId={id}"), "StartTime=now"],
         )?;
         self.start_on(id, nodes)
-    }
-
-    /// Shrinks the running job `id` to `nodes`, a subset of its nodes (`scontrol update
-    /// JobId=… NodeList=…`): the others are freed at once.
-    pub fn shrink_to(&self, id: &str, nodes: &[String]) -> Result<(), SlurmError> {
-        self.run(
-            "scontrol",
-            [
-                "update",
-                &format!("JobId={id}"),
-                &format!("NodeList={}", nodes.join(",")),
-            ],
-        )
-        .map(drop)
     }
 
     /// Requeues the running job `id` held (`scontrol requeuehold`): its run ends (the epilog
