@@ -767,6 +767,7 @@ mod memory_batch {
         ends: Vec<String>,
         failing_starts: bool,
         failing_submits: bool,
+        keeps_first: bool,
     }
 
     /// Nodes and held jobs in memory: a started job runs for its run time from the instant it
@@ -889,6 +890,12 @@ mod memory_batch {
                 })
         }
 
+        /// Makes a shrink keep the job's first nodes in the nodes' order, whichever were asked
+        /// for (as Slurm does).
+        pub fn set_keeps_first(&self, keeps_first: bool) {
+            self.lock().keeps_first = keeps_first;
+        }
+
         /// Forgets the ends not yet read (what a restarted reader of an epilog log misses).
         pub fn drop_unread_ends(&self) {
             self.lock().ends.clear();
@@ -994,11 +1001,23 @@ mod memory_batch {
                     return Err(MemoryBatchError::NodeBusy(node.clone()));
                 }
             }
+            let kept = if inner.keeps_first && nodes.len() < held.len() {
+                let mut first: Vec<String> = inner
+                    .nodes
+                    .iter()
+                    .filter(|n| held.contains(n))
+                    .cloned()
+                    .collect();
+                first.truncate(nodes.len());
+                first
+            } else {
+                nodes.to_vec()
+            };
             inner.jobs[i].state = State::Running {
                 end: Time(now.secs().saturating_add(run.0)),
-                nodes: nodes.to_vec(),
+                nodes: kept.clone(),
             };
-            Ok(nodes.to_vec())
+            Ok(kept)
         }
     }
 }
