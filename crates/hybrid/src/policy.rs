@@ -38,7 +38,12 @@
 //!   previous call's commands.
 //!
 //! ## Commands, and how a resource manager applies them
-//! The simulator applies each command to a [`cosched_batch::BatchCluster`]. On Slurm:
+//! The simulator applies each command to a [`cosched_batch::BatchCluster`]. `cosched-live`'s
+//! `HybridExecutor` runs the simulator's environment as its record of a live cluster whose
+//! jobs all wait held, so the reservations and assignments are that record's alone, and
+//! applies the preemptions (`scontrol requeuehold`), shrinks (`NumNodes=`) and starts
+//! (`ReqNodeList=` + `release`). A resource manager that schedules on its own would map them
+//! so:
 //!
 //! | command | Slurm |
 //! |---|---|

@@ -21,6 +21,10 @@
 //!   [`SlurmBatch`] (start = `ReqNodeList` + `release`, ends from the epilog) or
 //!   [`MemoryBatch`] — seeing what the batch simulator shows it, journaled for restarts;
 //!   [`run_paced`] runs it on a time-scaled wall clock;
+//! - [`HybridExecutor`]: any hybrid-protocol policy (Fan et al., IPDPS 2022) over a
+//!   [`HybridPlatform`] — on-demand jobs started at once by requeueing rigid jobs and
+//!   shrinking malleable ones — its record of the cluster the hybrid simulator's environment,
+//!   stepped by the wall clock;
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
 //!   integration run through the engine or the service without a cluster.
 //!
