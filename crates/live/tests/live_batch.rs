@@ -3,13 +3,16 @@
 //! Without `COSCHED_SLURM` the test prints why it skips and passes; with it, a cluster that
 //! does not answer fails it. It needs the whole cluster (8 idle nodes) for about 1.5 minutes.
 
-use std::time::{Duration as StdDuration, Instant};
+#[path = "slurm_support/mod.rs"]
+mod slurm_support;
+use slurm_support::{cluster, wait_all_idle};
+use std::time::Duration as StdDuration;
 
 use cosched_batch::catalogue::PolicySpec;
 use cosched_batch::{BatchSim, admit};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use cosched_live::{BatchExecutor, Journal, Paced, ScaledClock, SlurmBatch, run_paced};
-use cosched_slurm::{JobEndLog, JobState, NodeState, Slurm, env};
+use cosched_slurm::{JobEndLog, JobState, Slurm, env};
 
 /// Workload seconds per wall second.
 const SCALE: u32 = 10;
@@ -35,15 +38,6 @@ fn workload() -> Vec<RigidJob> {
     .collect()
 }
 
-/// The cluster of `COSCHED_SLURM`, or `None` (with the reason printed) when it is unset.
-fn cluster(test: &str) -> Option<Slurm> {
-    let slurm = env::test_cluster().expect("COSCHED_SLURM is set but the cluster does not answer");
-    if slurm.is_none() {
-        println!("skipping {test}: {}", env::SKIP_REASON);
-    }
-    slurm
-}
-
 fn log_path(slurm: &Slurm) -> std::path::PathBuf {
     env::xtask_job_end_log(slurm).expect("a cluster of `cargo xtask slurm up`")
 }
@@ -63,19 +57,7 @@ fn easy_schedules_slurm_as_simulated_across_a_restart() {
     let Some(slurm) = cluster("easy_schedules_slurm_as_simulated_across_a_restart") else {
         return;
     };
-    let deadline = Instant::now() + StdDuration::from_secs(60);
-    while !slurm
-        .nodes()
-        .expect("sinfo")
-        .iter()
-        .all(|n| n.state == NodeState::Idle)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the cluster's nodes are not all idle"
-        );
-        std::thread::sleep(StdDuration::from_millis(500));
-    }
+    wait_all_idle(&slurm);
     assert_eq!(
         slurm.nodes().unwrap().len(),
         8,

@@ -3,6 +3,9 @@
 //! Without `COSCHED_SLURM` the test prints why it skips and passes; with it, a cluster that
 //! does not answer fails it. It needs the whole cluster (8 idle nodes) for about 70 seconds.
 
+#[path = "slurm_support/mod.rs"]
+mod slurm_support;
+use slurm_support::{cluster, wait_all_idle};
 use std::collections::BTreeMap;
 use std::time::{Duration as StdDuration, Instant};
 
@@ -10,7 +13,7 @@ use cosched_core::{JobId, Time};
 use cosched_hybrid::sim::Action;
 use cosched_hybrid::{Composite, HybridConfig, HybridSim, scenario};
 use cosched_live::{HybridExecutor, ScaledClock, SlurmBatch};
-use cosched_slurm::{JobEndLog, JobState, NodeState, Slurm, env};
+use cosched_slurm::{JobEndLog, JobState, env};
 
 #[path = "hybrid_support/mod.rs"]
 mod hybrid_support;
@@ -18,31 +21,6 @@ use hybrid_support::scenario_jobs;
 
 /// Workload seconds per wall second.
 const SCALE: u32 = 10;
-
-/// The cluster of `COSCHED_SLURM`, or `None` (with the reason printed) when it is unset.
-fn cluster(test: &str) -> Option<Slurm> {
-    let slurm = env::test_cluster().expect("COSCHED_SLURM is set but the cluster does not answer");
-    if slurm.is_none() {
-        println!("skipping {test}: {}", env::SKIP_REASON);
-    }
-    slurm
-}
-
-fn all_idle(slurm: &Slurm) {
-    let deadline = Instant::now() + StdDuration::from_secs(60);
-    while !slurm
-        .nodes()
-        .expect("sinfo")
-        .iter()
-        .all(|n| n.state == NodeState::Idle)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the cluster's nodes are not all idle"
-        );
-        std::thread::sleep(StdDuration::from_millis(500));
-    }
-}
 
 /// What the test saw of one job on Slurm, polling `squeue --json`.
 #[derive(Debug, Default)]
@@ -70,7 +48,7 @@ fn spaa_starts_on_demand_jobs_on_slurm_by_shrinking_and_requeueing() {
     else {
         return;
     };
-    all_idle(&slurm);
+    wait_all_idle(&slurm);
     assert_eq!(
         slurm.nodes().unwrap().len(),
         8,
