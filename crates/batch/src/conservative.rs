@@ -26,10 +26,11 @@
 //!
 //! [`Conservative::bounded`] is the variant production schedulers run (Slurm's backfill
 //! `bf_max_job_test` and `bf_window`): at most `depth` jobs reserved, none more than `window`
-//! ahead. Its depth counts every job it tests, so it reserves every job it tests (no jump);
-//! the jobs it leaves out for the window (or that never fit) still count against the depth
-//! while they wait, and a plan that left jobs out for the window is kept until the window
-//! reaches the earliest of their fits (before, a plan from scratch leaves them out as well).
+//! ahead. Its depth counts every job it tests, so it tests them one by one (no jump); the
+//! jobs it leaves unreserved (passed over, out of the window, or never fitting) still count
+//! against the depth while they wait, and a plan that left jobs out for the window is kept
+//! until the window reaches the earliest of their fits (before, a plan from scratch leaves
+//! them out as well).
 //!
 //! The plan is a cache: it is not serialised, and a restored `Conservative` plans afresh (the
 //! same schedule).
@@ -129,8 +130,8 @@ struct Plan {
     horizons: Vec<(Key, Time)>,
     /// The last queue key planned (every job up to it is).
     planned_up_to: Option<Key>,
-    /// Planned jobs without a reservation that a bounded plan counts against its depth
-    /// (those out of the window, and those that never fit).
+    /// Planned jobs without a reservation, which a bounded plan counts against its depth
+    /// while they wait (those out of the window, passed over, or never fitting).
     unreserved: usize,
     /// The earliest fit of a job left out for the window: the plan holds while the window
     /// ends before it.
@@ -281,8 +282,9 @@ impl Plan {
                 self.outside = self.outside.min(start);
                 continue;
             }
-            if bounds.is_none() && !before(start, job.estimate(), horizon) {
+            if !before(start, job.estimate(), horizon) {
                 self.pass_over(key, horizon);
+                self.unreserved += 1;
                 passed_over += 1;
                 continue;
             }
