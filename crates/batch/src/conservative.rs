@@ -148,7 +148,7 @@ struct Plan {
 /// Whether a reservation at `start` for `estimate` covers exactly the span its job holds
 /// units: not for a zero estimate (its reservation takes its whole step, but it frees its
 /// units at once) nor for an end at the last representable second (no step can end there).
-fn exact_reservation(start: Time, estimate: Duration) -> bool {
+pub(crate) fn exact_reservation(start: Time, estimate: Duration) -> bool {
     estimate > Duration::ZERO && start.saturating_add(estimate) < Time::MAX
 }
 

@@ -210,6 +210,27 @@ proptest! {
         prop_assert_eq!(starts(&generic), starts(&run(capacity, &jobs, "easy")));
     }
 
+    /// Conservative backfilling in a static order keeps its plan between passes with the
+    /// schedule of a plan from scratch at every pass: the same key written with `0 · now`,
+    /// which makes it an order that changes with time (always planned afresh). On the
+    /// requested estimates and on exact ones (where nothing ends early, so plans are kept).
+    #[test]
+    fn kept_plans_in_static_orders_match_planning_from_scratch((capacity, jobs) in workload()) {
+        for estimates in ["", "@exact"] {
+            for (order, afresh) in [
+                ("sjf", "estimate"),
+                ("ljf", "-estimate"),
+                ("saf", "estimate * size"),
+                ("laf", "-estimate * size"),
+                ("expr(size)", "size"),
+            ] {
+                let kept = run(capacity, &jobs, &format!("{order}+conservative{estimates}"));
+                let afresh = run(capacity, &jobs, &format!("expr({afresh} + 0 * now)+conservative{estimates}"));
+                prop_assert_eq!(&kept.records, &afresh.records, "{}{}", order, estimates);
+            }
+        }
+    }
+
     /// FCFS without backfilling starts jobs in queue order.
     #[test]
     fn fcfs_starts_in_order((capacity, jobs) in workload()) {
