@@ -35,7 +35,7 @@
 //! (`sjf`), beside the same key planned from scratch at every pass (`expr(estimate + 0 *
 //! now)`, an order that changes with time):
 //!
-//! - `catalogue_sjf_conservative_64_units/{kept,afresh}_mixed_2k`: 2,000 jobs of the mixed
+//! - `catalogue_sjf_conservative_64_units/{kept,afresh}_mixed_1k`: 1,000 jobs of the mixed
 //!   burst (every job runs its estimate);
 //! - `catalogue_sjf_conservative_1024_units/{kept,afresh}_lublin_5k`: the Lublin trace above.
 //!
@@ -269,7 +269,7 @@ fn speed_table(c: &mut Criterion<ThreadCpuTime>) {
 
 fn static_orders(c: &mut Criterion<ThreadCpuTime>) {
     let cases = [
-        ("64_units", "mixed_2k", CAPACITY, mixed(2_000)),
+        ("64_units", "mixed_1k", CAPACITY, mixed(1_000)),
         (
             "1024_units",
             "lublin_5k",

@@ -562,11 +562,11 @@ impl Composed {
     /// Plans one pass. `Err` if the order's expression fails on a job.
     pub fn plan(&mut self, pass: &mut Pass<'_>) -> Result<(), OrderError> {
         let now = pass.now();
-        if let Some(kept) = self.kept.take() {
-            if kept.holds_for(pass) {
-                self.kept = kept.start_due(pass);
-                return Ok(());
-            }
+        if let Some(kept) = self.kept.take()
+            && kept.holds_for(pass)
+        {
+            self.kept = kept.start_due(pass);
+            return Ok(());
         }
         let mut jobs = Vec::with_capacity(pass.view().queue_len());
         let mut from = 0;
@@ -618,7 +618,8 @@ impl Composed {
                         reservations.push((start, rank, job.order_key()));
                     }
                 }
-                reservations.sort_unstable_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+                reservations
+                    .sort_unstable_by_key(|&(start, rank, _)| std::cmp::Reverse((start, rank)));
                 let plan = KeptPlan {
                     reservations,
                     changes: 0,
