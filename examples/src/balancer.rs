@@ -40,7 +40,8 @@ pub const PAPER_PREVIOUS_WEEK: &str = "2015-03-29";
 /// on-demand base of Figures 2-5 too ("the challenging week's" leases, §III-B2).
 pub const STAND_IN_WEEK: &str = "2015-07-19";
 /// The VM linger fitted with the stand-in (seconds; ours, calibration on the stated facts: 142
-/// leases, rho 1.35 %, 13 requests a minute at the peak against 141, 1.25 %, 11).
+/// leases, rho 1.20 % within the week, 13 requests in the busiest 60 s against 141, 1.25 %, 11;
+/// no lifecycle meets the peak on this week, see `examples/data/balancer/PROVENANCE.md`).
 pub const FITTED_LINGER_S: i64 = 480;
 /// Torque's start latency calibrated on Table I's baseline rows (trace seconds; 0.23 s of
 /// real time at 60x), as `balancer_table1` computes (and checks against this constant).
@@ -810,8 +811,10 @@ fn rho_table(name: &str, replicate: &Replicate, nodes: u32) -> Table {
     .with_notes(format!(
         "On-demand source: {}. Paper: the challenging week's rho is 1.25 %, nodes multiplied \
          by 2, 4, 8, 16, 24 give 2.5, 5, 10, 20, 30 %; its peak arrival rate at 30 % is 264 \
-         requests per minute, so 11 at x1 (a lease of k nodes is k VM requests). Ours: the \
-         most VM requests in any 60 s of trace time.",
+         requests per minute, so 11 at x1 (a lease of k nodes is k VM requests). Ours: rho \
+         is the leases' node-seconds within the span (as Table I measures it; the figures' \
+         rho is the offered load, leases counted whole), the peak the most VM requests in \
+         any 60 s of trace time.",
         replicate.on_demand
     ));
     for scale in [1, 2, 4, 8, 16, 24] {
