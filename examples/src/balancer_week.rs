@@ -648,7 +648,11 @@ mod tests {
     }
 
     fn verdicts(claims: &Claims) -> Vec<(bool, bool)> {
-        claims.claims.iter().map(|c| (c.exercised, c.pass)).collect()
+        claims
+            .claims
+            .iter()
+            .map(|c| (c.exercised, c.pass))
+            .collect()
     }
 
     #[test]
@@ -677,7 +681,10 @@ mod tests {
         check_week(&mut claims, "bad", bad);
         let v = verdicts(&claims);
         assert_eq!(&v[..4], &[(true, false); 4], "{:#?}", claims.claims);
-        let reasons: Vec<_> = claims.claims[..4].iter().map(|c| c.reason.clone()).collect();
+        let reasons: Vec<_> = claims.claims[..4]
+            .iter()
+            .map(|c| c.reason.clone())
+            .collect();
         assert!(reasons.iter().all(Option::is_some), "{reasons:?}");
         assert!(
             claims.claims[2]

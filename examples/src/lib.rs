@@ -269,7 +269,10 @@ mod tests {
             "aps/2015-07-19.csv.gz: I/O error: No such file or directory"
         );
         let boxed: Box<dyn std::error::Error> = Box::new(trace);
-        assert_eq!(error_chain(boxed.as_ref()).matches("No such file").count(), 1);
+        assert_eq!(
+            error_chain(boxed.as_ref()).matches("No such file").count(),
+            1
+        );
     }
 
     #[test]
