@@ -214,7 +214,11 @@ impl LeaseStats {
         let capacity = f64::from(nodes) * span.0 as f64;
         LeaseStats {
             leases: leases.len(),
-            rho: if capacity > 0.0 { within / capacity } else { 0.0 },
+            rho: if capacity > 0.0 {
+                within / capacity
+            } else {
+                0.0
+            },
             peak_per_minute: peak,
             peak_per_clock_minute: clock.values().copied().max().unwrap_or(0),
         }
