@@ -60,7 +60,7 @@ use std::process::ExitCode;
 /// `cosched --help`'s closing part.
 const AFTER_HELP: &str = "\
 Examples:
-  cosched simulate --trace crates/cli/experiments/data/SDSC-SP2-sample-4961.swf.gz \\
+  cosched simulate --trace examples/data/swf/SDSC-SP2-sample-4961.swf.gz \\
       --policy easy,fcfs,conservative --out results --plots results/plots
   cosched experiment crates/cli/experiments/easy_fcfs_conservative.toml
   cosched generate lublin --jobs 10000 --capacity 256 --seed 7 --load 0.85 > lublin.swf
