@@ -370,7 +370,7 @@ fn deliver<C: LiveCluster, P: ServicePolicy>(s: &mut Shared<C, P>) {
 
 /// Writes the state atomically: a temporary file of a fresh name beside it (never a file of
 /// the operator's, as a fixed `STATE.tmp` could be), synced, then renamed over the old one.
-fn save<P: Serialize>(path: &std::path::Path, state: &Persisted<P>) -> std::io::Result<()> {
+pub(crate) fn save<T: Serialize>(path: &std::path::Path, state: &T) -> std::io::Result<()> {
     use std::io::Write as _;
     let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
     let dir = path
