@@ -13,7 +13,9 @@
 //!   polling, the epilog's job ends, grants handed over only once their nodes are drained of
 //!   batch work; it reads nothing of the policy but its commands and its wake time;
 //! - [`Service`]: the axum service (`cosched balancer serve`), its events to a [`Logger`]
-//!   ([`ServiceConfig::log`]; stderr by default);
+//!   ([`ServiceConfig::log`]; stderr by default, or a file), its state and counters at
+//!   `GET /metrics` ([`metrics`]), beyond loopback only with a bearer token, its bodies,
+//!   headers and connections bounded ([`http`]);
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
 //!   integration run through the engine or the service without a cluster;
 //! - [`scavenge`]: the composed site's scavenging role live — any policy of its protocol
@@ -72,15 +74,19 @@
 //! [`Balancer`]: cosched_balancer::policy::Balancer
 
 pub mod engine;
+pub mod http;
 pub mod memory;
+pub mod metrics;
 pub mod scavenge;
 pub mod service;
 mod slurm_oarm;
 
 pub use engine::{
     Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeRecord, NodeReport, NodeView,
-    Persisted,
+    Persisted, Tally,
 };
+pub use http::{BearerToken, Limits, TokenError};
 pub use memory::{MemoryCluster, MemoryError};
-pub use service::{LogEvent, Logger, Service, ServiceConfig, ServiceError, ServicePolicy};
+pub use metrics::Metrics;
+pub use service::{LogEvent, LogSink, Logger, Service, ServiceConfig, ServiceError, ServicePolicy};
 pub use slurm_oarm::{DEFAULT_REASON, SlurmOarm};
