@@ -27,6 +27,9 @@
 //! - `cosched balancer serve --slurm --listen 127.0.0.1:8642` runs the Balancer (Liu et al.,
 //!   SC18) as an HTTP/JSON service in front of a Slurm cluster; `cosched balancer notify
 //!   --nodes LIST` is what a Slurm epilog runs to report a job end.
+//! - `cosched slurm schedule --policy NAME --workload FILE|--queued --job-end-log LOG` makes a
+//!   batch policy of the catalogue a Slurm cluster's scheduler (held jobs, ReqNodeList and
+//!   release), resuming from `--state` after a restart.
 //! - `cosched slurm scavenge --pool harvest|rhic --tasks N --work-s S` runs the site's
 //!   scavenging role on a live Slurm: scavenged tasks in the preemptible `scavenger`
 //!   partition, as many and where the pool's policy decides.
@@ -50,7 +53,7 @@ mod experiment;
 mod mcmf;
 mod plots;
 mod simulate;
-mod slurm;
+mod slurm_cmd;
 mod slurm_scavenge;
 
 use cosched_cli::{batch_run, generate, input, jobs_csv, output, summary, timeseries, units};
@@ -103,8 +106,9 @@ enum Command {
     Albatross(albatross::AlbatrossArgs),
     /// The Balancer as a live service in front of a Slurm cluster.
     Balancer(balancer::BalancerArgs),
-    /// cosched policies running a real Slurm cluster (scavenged work in a preemptible partition).
-    Slurm(slurm::SlurmArgs),
+    /// cosched policies running a Slurm cluster: a batch policy of the catalogue as its
+    /// scheduler, the site's scavenging pool in a preemptible partition.
+    Slurm(slurm_cmd::SlurmArgs),
     /// Print a shell completion script for cosched (bash, zsh, fish, elvish, powershell).
     #[command(after_help = COMPLETIONS_HELP)]
     Completions {
@@ -158,7 +162,7 @@ fn main() -> ExitCode {
             albatross::run(&args, &mut std::io::stdout().lock()).map_err(Failure::from)
         }
         Command::Balancer(args) => balancer::run(&args).map_err(Failure::from),
-        Command::Slurm(args) => slurm::run(&args).map_err(Failure::from),
+        Command::Slurm(args) => slurm_cmd::run(&args).map_err(Failure::from),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "cosched", &mut script);

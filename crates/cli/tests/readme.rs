@@ -28,7 +28,7 @@ fn cosched(dir: &Path, args: &[String]) -> std::process::Output {
 fn needs_a_cluster(args: &[String]) -> bool {
     args.iter().any(|a| a == "--slurm")
         || args.starts_with(&["balancer".into(), "serve".into()])
-        || args.first().is_some_and(|a| a == "slurm")
+        || args.starts_with(&["slurm".into()])
 }
 
 /// Copies `from` (a file or directory) to `to`, directories recursively.

@@ -16,6 +16,11 @@
 //!   ([`ServiceConfig::log`]; stderr by default, or a file), its state and counters at
 //!   `GET /metrics` ([`metrics`]), beyond loopback only with a bearer token, its bodies,
 //!   headers and connections bounded ([`http`]);
+//! - [`BatchExecutor`]: any batch-protocol policy (the catalogue of `cosched simulate
+//!   --policy`, or one's own) as the scheduler of a [`BatchPlatform`] whose jobs wait held —
+//!   [`SlurmBatch`] (start = `ReqNodeList` + `release`, ends from the epilog) or
+//!   [`MemoryBatch`] — seeing what the batch simulator shows it, journaled for restarts;
+//!   [`run_paced`] runs it on a time-scaled wall clock;
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
 //!   integration run through the engine or the service without a cluster;
 //! - [`scavenge`]: the composed site's scavenging role live — any policy of its protocol
@@ -73,6 +78,7 @@
 //!
 //! [`Balancer`]: cosched_balancer::policy::Balancer
 
+pub mod batch;
 pub mod engine;
 pub mod http;
 pub mod memory;
@@ -81,6 +87,10 @@ pub mod scavenge;
 pub mod service;
 mod slurm_oarm;
 
+pub use batch::{
+    BatchExecutor, BatchLiveError, BatchPlatform, Journal, MemoryBatch, MemoryBatchError, Paced,
+    PlatformJob, ScaledClock, SlurmBatch, run_paced,
+};
 pub use engine::{
     Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeRecord, NodeReport, NodeView,
     Persisted, Tally,

@@ -28,12 +28,15 @@
 //! ```
 
 mod client;
+pub mod env;
 pub mod hostlist;
+pub mod jobs;
 pub mod notify;
 mod queue;
 mod state;
 
 pub use client::{JobInfo, NodeInfo, Slurm, SlurmError};
+pub use jobs::JobDetail;
 pub use notify::{JobEnd, JobEndLog};
 pub use queue::QueuedJob;
 pub use state::{JobState, NodeState};
