@@ -124,7 +124,8 @@ fn check_other(c: &ReadmeCommand, words: &[String]) {
     let mut rest = words.iter().skip_while(|w| is_assignment(w));
     let program = rest.next().map_or("", String::as_str);
     match program {
-        "curl" | "source" => {}
+        // A client of the service or of the cluster (`sbatch` a batch job beside it).
+        "curl" | "source" | "sbatch" => {}
         "python3" | "python" | "pip" | "pytest" | "." => {
             for word in rest {
                 // `./crates/python[test]`: a path with pip's extras.

@@ -22,7 +22,11 @@
 //!   [`MemoryBatch`] — seeing what the batch simulator shows it, journaled for restarts;
 //!   [`run_paced`] runs it on a time-scaled wall clock;
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
-//!   integration run through the engine or the service without a cluster.
+//!   integration run through the engine or the service without a cluster;
+//! - [`scavenge`]: the composed site's scavenging role live — any policy of its protocol
+//!   (harvest every idle node, RHIC's sizing, one's own) keeps scavenged tasks running in a
+//!   preemptible Slurm partition over the batch nodes ([`scavenge::Scavenger`]), with
+//!   [`scavenge::MemoryPartitions`] as its test double.
 //!
 //! The engine over a resource manager of one's own (here nodes in memory; a live service uses
 //! [`SlurmOarm`]): a request for the idle nodes is granted once the engine has drained them,
@@ -79,6 +83,7 @@ pub mod engine;
 pub mod http;
 pub mod memory;
 pub mod metrics;
+pub mod scavenge;
 pub mod service;
 mod slurm_oarm;
 

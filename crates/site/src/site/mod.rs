@@ -29,6 +29,7 @@ use cosched_core::driver::Driver;
 mod batch;
 mod check;
 mod hybrid;
+mod observed;
 mod on_demand;
 mod report;
 mod scavenging;
