@@ -610,6 +610,11 @@ impl BatchEnv {
         metric: &str,
         layout: &str,
     ) -> PyResult<BatchEnv> {
+        if obs.is(&mask) {
+            return Err(PyValueError::new_err(
+                "obs and mask must be distinct bytearrays",
+            ));
+        }
         let config = Config::new(
             workload,
             capacity,
