@@ -24,6 +24,7 @@ export PATH="$PWD/$venv/bin:$PATH"
 # The extension's own build directory, kept between runs.
 CARGO_TARGET_DIR="$PWD/target/python" "$venv/bin/pip" install --quiet --no-build-isolation ./crates/python
 # The CLI and the examples the tests compare with (`cargo test --workspace` has built them).
-cargo build -p cosched-cli -p cosched-examples --examples --quiet
+cargo build -p cosched-cli --quiet
+cargo build -p cosched-examples --examples --quiet
 COSCHED_BIN="$PWD/target/debug/cosched" COSCHED_EXAMPLES_DIR="$PWD/target/debug/examples" \
     "$venv/bin/python" -m pytest -q crates/python/tests
