@@ -18,7 +18,8 @@ pub const PAPER_PREVIOUS_WEEK: &str = "2015-03-29";
 /// on-demand base of Figures 2-5 too ("the challenging week's" leases, §III-B2).
 pub const STAND_IN_WEEK: &str = "2015-07-19";
 /// The VM linger fitted with the stand-in (seconds; ours, calibration on the stated facts: 142
-/// leases, rho 1.35 %, 13 requests a minute at the peak against 141, 1.25 %, 11).
+/// leases, rho 1.20 % within the week, 13 requests in the busiest 60 s against 141, 1.25 %, 11;
+/// no lifecycle meets the peak on this week, see `examples/data/balancer/PROVENANCE.md`).
 pub const FITTED_LINGER_S: i64 = 480;
 /// Torque's start latency calibrated on Table I's baseline rows (trace seconds; 0.23 s of
 /// real time at 60x), as the `balancer_table1` example computes (and checks against this constant).
