@@ -29,23 +29,10 @@ pub const MAX_NODES: i64 = 1_000_000;
 /// How many LCRC weeks the synthetic workloads sample with `--quick` (every k-th).
 pub const QUICK_SAMPLE_WEEKS: usize = 10;
 
-/// Table I's LCRC week: the one the paper's public artifact replays
-/// (`run_workload.py … /weekly_trace/2015-04-05/`; see `examples/data/balancer/PROVENANCE.md`).
-pub const PAPER_WEEK: &str = "2015-04-05";
-/// The week before it, whose still-running jobs preload the cluster (§III-A).
-pub const PAPER_PREVIOUS_WEEK: &str = "2015-03-29";
-/// The APS week standing in for the paper's (whose 2015-04-05 file is in no public copy): the
-/// vendored week nearest Table I's stated lease facts under the fitted VM lifecycle, as
-/// `balancer_table1` computes (and checks against this constant) on every run. It is the
-/// on-demand base of Figures 2-5 too ("the challenging week's" leases, §III-B2).
-pub const STAND_IN_WEEK: &str = "2015-07-19";
-/// The VM linger fitted with the stand-in (seconds; ours, calibration on the stated facts: 142
-/// leases, rho 1.20 % within the week, 13 requests in the busiest 60 s against 141, 1.25 %, 11;
-/// no lifecycle meets the peak on this week, see `examples/data/balancer/PROVENANCE.md`).
-pub const FITTED_LINGER_S: i64 = 480;
-/// Torque's start latency calibrated on Table I's baseline rows (trace seconds; 0.23 s of
-/// real time at 60x), as `balancer_table1` computes (and checks against this constant).
-pub const TESTBED_START_LATENCY_S: i64 = 14;
+pub use cosched_balancer::table1::{
+    FITTED_LINGER_S, PAPER_PREVIOUS_WEEK, PAPER_WEEK, STAND_IN_WEEK, TESTBED_START_LATENCY_S,
+};
+
 /// The week the paper's own selection rule (§III-A) picks over the vendored set: a finding
 /// (`balancer_weeks`), not Table I's week.
 pub const SELECTED_WEEK: &str = "2015-07-19";
