@@ -12,7 +12,11 @@ use cosched_balancer::policy::{Balancer, BalancerConfig, DEFAULT_IDLE_HOLD, Stra
 use cosched_balancer::synthetic::WEEK;
 use cosched_balancer::traces;
 use cosched_core::Duration;
-use cosched_live::{Service, ServiceConfig, ServiceError, SlurmOarm};
+use cosched_live::http::check_exposure;
+use cosched_live::{
+    BearerToken, Limits, LogSink, Logger, Service, ServiceConfig, ServiceError, SlurmOarm,
+    TokenError,
+};
 use cosched_slurm::{Slurm, SlurmError};
 use thiserror::Error;
 
@@ -45,9 +49,31 @@ struct ServeArgs {
     /// The cluster's slurm.conf (default: Slurm's own lookup, which honours `$SLURM_CONF`).
     #[arg(long, value_name = "PATH")]
     slurm_conf: Option<PathBuf>,
-    /// Address to listen on (loopback unless you mean otherwise).
+    /// Address to listen on. Beyond loopback (`0.0.0.0` included) the service needs a bearer
+    /// token (`--token-file`, or `$COSCHED_TOKEN`) and refuses to start without one.
     #[arg(long, default_value = "127.0.0.1:8642")]
     listen: SocketAddr,
+    /// A file holding the bearer token every call must present (`Authorization: Bearer …`);
+    /// at least 32 visible ASCII characters (`openssl rand -hex 32`). Without it the token is
+    /// read from `$COSCHED_TOKEN`, if set.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Where the service's events go, one JSON line each: `stderr`, `none`, or a file to
+    /// append to.
+    #[arg(long, value_name = "stderr|none|FILE", default_value = "stderr")]
+    log: LogSink,
+    /// The largest request body accepted, bytes (a larger one is a 413).
+    #[arg(long, default_value_t = Limits::default().max_body_bytes as u64,
+          value_parser = clap::value_parser!(u64).range(1024..=64 << 20))]
+    max_body_bytes: u64,
+    /// The largest request line and headers accepted, bytes (larger ones are a 431).
+    #[arg(long, default_value_t = Limits::default().max_header_bytes as u64,
+          value_parser = clap::value_parser!(u64).range(1024..=1 << 20))]
+    max_header_bytes: u64,
+    /// Connections served at once; further ones wait until one closes.
+    #[arg(long, default_value_t = Limits::default().max_connections as u64,
+          value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    max_connections: u64,
     /// `R`: the static reserve, in nodes.
     #[arg(long, default_value_t = 0)]
     reserve: u32,
@@ -80,6 +106,9 @@ struct NotifyArgs {
     /// The job's nodes, as a Slurm host list (`n[1-3]`).
     #[arg(long)]
     nodes: String,
+    /// A file holding the service's bearer token (default: `$COSCHED_TOKEN`, if set).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
 }
 
 /// `cosched balancer weeks`.
@@ -119,17 +148,20 @@ pub enum BalancerCmdError {
     /// Slurm did not answer.
     #[error(transparent)]
     Slurm(#[from] SlurmError),
-    /// The service could not be set up.
+    /// The service could not be set up, or stopped with an error.
     #[error(transparent)]
     Service(#[from] ServiceError),
     /// The async runtime could not start.
     #[error("cannot start: {0}")]
     Runtime(#[source] std::io::Error),
-    /// The service stopped with an error.
-    #[error("cannot serve on {addr}: {source}")]
-    Serve {
-        /// The address.
-        addr: SocketAddr,
+    /// The token could not be had.
+    #[error(transparent)]
+    Token(#[from] TokenError),
+    /// The log file could not be opened.
+    #[error("cannot open the log `{path}`: {source}")]
+    Log {
+        /// The file.
+        path: PathBuf,
         /// The error.
         source: std::io::Error,
     },
@@ -200,6 +232,15 @@ fn weeks(args: &WeeksArgs) -> Result<(), BalancerCmdError> {
 }
 
 fn serve(args: &ServeArgs) -> Result<(), BalancerCmdError> {
+    let token = BearerToken::configured(args.token_file.as_deref())?;
+    check_exposure(&args.listen, token.as_ref()).map_err(ServiceError::from)?;
+    let log = Logger::open(&args.log).map_err(|source| BalancerCmdError::Log {
+        path: match &args.log {
+            LogSink::File(path) => path.clone(),
+            _ => PathBuf::from("stderr"),
+        },
+        source,
+    })?;
     let slurm = args
         .slurm_conf
         .clone()
@@ -213,37 +254,41 @@ fn serve(args: &ServeArgs) -> Result<(), BalancerCmdError> {
         .with_idle_hold(Duration(args.idle_hold_s)),
     );
     let config = ServiceConfig {
+        poll: StdDuration::from_millis(args.poll_ms),
+        log,
+        token,
+        limits: Limits {
+            // Within usize: clap bounds each to at most 64 MiB.
+            max_body_bytes: usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX),
+            max_header_bytes: usize::try_from(args.max_header_bytes).unwrap_or(usize::MAX),
+            max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+            ..Limits::default()
+        },
         state_file: args.state.clone(),
         job_end_log: args.job_end_log.clone(),
-        poll: StdDuration::from_millis(args.poll_ms),
-        ..ServiceConfig::default()
     };
     let service = Service::new(config, policy, SlurmOarm::new(slurm))?;
     let runtime = tokio::runtime::Runtime::new().map_err(BalancerCmdError::Runtime)?;
-    runtime
-        .block_on(service.run(args.listen))
-        .map_err(|source| BalancerCmdError::Serve {
-            addr: args.listen,
-            source,
-        })
+    Ok(runtime.block_on(service.run(args.listen))?)
 }
 
 fn notify(args: &NotifyArgs) -> Result<(), BalancerCmdError> {
     let url = format!("{}/job_ended", args.url.trim_end_matches('/'));
     let body = serde_json::json!({ "nodes": args.nodes }).to_string();
+    let secret = cosched_live::http::secret(args.token_file.as_deref())?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(StdDuration::from_secs(10)))
         .build()
         .into();
-    let mut resp = agent
-        .post(&url)
-        .content_type("application/json")
-        .send(body)
-        .map_err(|e| BalancerCmdError::Unreachable {
-            url: url.clone(),
-            source: Box::new(e),
-        })?;
+    let mut call = agent.post(&url).content_type("application/json");
+    if let Some(secret) = &secret {
+        call = call.header("Authorization", &format!("Bearer {secret}"));
+    }
+    let mut resp = call.send(body).map_err(|e| BalancerCmdError::Unreachable {
+        url: url.clone(),
+        source: Box::new(e),
+    })?;
     if resp.status().is_success() {
         Ok(())
     } else {

@@ -27,6 +27,9 @@
 //! - `cosched balancer serve --slurm --listen 127.0.0.1:8642` runs the Balancer (Liu et al.,
 //!   SC18) as an HTTP/JSON service in front of a Slurm cluster; `cosched balancer notify
 //!   --nodes LIST` is what a Slurm epilog runs to report a job end.
+//! - `cosched slurm schedule --policy NAME --workload FILE|--queued --job-end-log LOG` makes a
+//!   batch policy of the catalogue a Slurm cluster's scheduler (held jobs, ReqNodeList and
+//!   release), resuming from `--state` after a restart.
 //! - `cosched completions bash|zsh|fish|elvish|powershell` prints a completion script.
 //!
 //! Outputs never destroy inputs or earlier results: every file is written beside its target
@@ -47,6 +50,7 @@ mod experiment;
 mod mcmf;
 mod plots;
 mod simulate;
+mod slurm_cmd;
 
 use cosched_cli::{batch_run, generate, input, jobs_csv, output, summary, timeseries, units};
 
@@ -98,6 +102,8 @@ enum Command {
     Albatross(albatross::AlbatrossArgs),
     /// The Balancer as a live service in front of a Slurm cluster.
     Balancer(balancer::BalancerArgs),
+    /// A batch policy of the catalogue as a Slurm cluster's scheduler.
+    Slurm(slurm_cmd::SlurmArgs),
     /// Print a shell completion script for cosched (bash, zsh, fish, elvish, powershell).
     #[command(after_help = COMPLETIONS_HELP)]
     Completions {
@@ -151,6 +157,7 @@ fn main() -> ExitCode {
             albatross::run(&args, &mut std::io::stdout().lock()).map_err(Failure::from)
         }
         Command::Balancer(args) => balancer::run(&args).map_err(Failure::from),
+        Command::Slurm(args) => slurm_cmd::run(&args).map_err(Failure::from),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "cosched", &mut script);

@@ -1,5 +1,5 @@
-//! `cosched balancer weeks` and `notify` end to end (the live service itself is tested in
-//! cosched-live against a real Slurm).
+//! `cosched balancer weeks`, `notify` and `serve`'s refusals end to end (the live service
+//! itself is tested in cosched-live, against a real Slurm and the cluster in memory).
 
 use std::process::{Command, Output};
 
@@ -134,4 +134,89 @@ fn weeks_refuses_impossible_rows_and_reports_a_full_output() {
     } else {
         println!("skipping the /dev/full check: /dev/full cannot be opened");
     }
+}
+
+/// `serve` beyond loopback without a token stops before it touches Slurm or binds anything;
+/// a token too short to resist guessing is refused as well.
+#[test]
+fn serve_refuses_to_listen_beyond_loopback_without_a_token() {
+    let serve = |listen: &str, token_file: Option<&std::path::Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosched"));
+        cmd.args(["balancer", "serve", "--slurm", "--listen", listen])
+            .env_remove("COSCHED_TOKEN");
+        if let Some(file) = token_file {
+            cmd.arg("--token-file").arg(file);
+        }
+        cmd.output().expect("the binary runs")
+    };
+    for listen in ["0.0.0.0:8642", "[::]:8642"] {
+        let out = serve(listen, None);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("refusing to serve") && err.contains("token"),
+            "{err}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let weak = dir.path().join("token");
+    std::fs::write(&weak, "secret\n").unwrap();
+    let out = serve("0.0.0.0:8642", Some(&weak));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 32"), "{err}");
+}
+
+/// `notify` presents the token of `--token-file` to a service that needs one (in this
+/// process, on the cluster in memory): accepted with it, a 401 without it, and a missing
+/// token file is the error before any call.
+#[test]
+fn notify_presents_its_token() {
+    use cosched_balancer::policy::{Balancer, BalancerConfig, RmNodeState, Strategy};
+    use cosched_live::{BearerToken, Logger, MemoryCluster, Service, ServiceConfig};
+
+    const SECRET: &str = "notify-test-token-0123456789abcdef";
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, format!("{SECRET}\n")).unwrap();
+    let config = ServiceConfig {
+        token: Some(BearerToken::new(SECRET).unwrap()),
+        log: Logger::discard(),
+        ..ServiceConfig::default()
+    };
+    let policy = Balancer::new(BalancerConfig::new(Strategy::Basic { static_reserve: 0 }));
+    let cluster = MemoryCluster::new(&[RmNodeState::BatchBusy]);
+    let service = Service::new(config, policy, cluster).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = rt.spawn(service.serve(listener, async move {
+        let _ = stopped.await;
+    }));
+    let notify = |token_file: Option<&std::path::Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_cosched"));
+        cmd.args(["balancer", "notify", "--url", &url, "--nodes", "n1"])
+            .env_remove("COSCHED_TOKEN");
+        if let Some(file) = token_file {
+            cmd.arg("--token-file").arg(file);
+        }
+        cmd.output().expect("the binary runs")
+    };
+    let with = notify(Some(&token_file));
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
+    let without = notify(None);
+    assert_eq!(without.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&without.stderr);
+    assert!(err.contains("answered 401"), "{err}");
+    let absent = notify(Some(&dir.path().join("absent")));
+    assert!(String::from_utf8_lossy(&absent.stderr).contains("cannot read the token file"));
+    let _ = stop.send(());
+    rt.block_on(served).unwrap().unwrap();
 }

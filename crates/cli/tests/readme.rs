@@ -1,7 +1,7 @@
 //! Every command of the README works on a fresh clone: each `cosched` command (typed as
 //! `cosched …` or `cargo run -p cosched-cli -- …`) runs as written, in a scratch directory
 //! holding copies of the repository files it names, and succeeds. The commands that need a
-//! Slurm cluster or run as a service (`balancer serve`, `--slurm`) are checked against their
+//! Slurm cluster or run as a service (`balancer serve`, `slurm …`, `--slurm`) are checked against their
 //! `--help` instead: the subcommand and every flag exist (the live tests run them against a
 //! real cluster). Every other command of the README is of a known kind; the examples' and
 //! xtask's are checked by those packages' tests (`examples/tests/examples_quick.rs`,
@@ -26,7 +26,9 @@ fn cosched(dir: &Path, args: &[String]) -> std::process::Output {
 /// Whether the command needs what a test machine does not have (a Slurm cluster), or runs
 /// until stopped.
 fn needs_a_cluster(args: &[String]) -> bool {
-    args.iter().any(|a| a == "--slurm") || args.starts_with(&["balancer".into(), "serve".into()])
+    args.iter().any(|a| a == "--slurm")
+        || args.starts_with(&["balancer".into(), "serve".into()])
+        || args.starts_with(&["slurm".into()])
 }
 
 /// Copies `from` (a file or directory) to `to`, directories recursively.

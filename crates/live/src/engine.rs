@@ -178,6 +178,26 @@ pub struct Persisted<P> {
     pub next_request: u64,
 }
 
+/// What the engine did since it started (or resumed): the counts a service exports as its
+/// counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Requests registered.
+    pub requests: u64,
+    /// Requests granted (handed their nodes).
+    pub grants: u64,
+    /// Nodes handed over by those grants.
+    pub granted_nodes: u64,
+    /// Requests the policy refused (no nodes within their wait).
+    pub rejections: u64,
+    /// Nodes released by their holders.
+    pub released_nodes: u64,
+    /// Nodes reclaimed from the batch side (drained; a running job finishes first).
+    pub reclaims: u64,
+    /// Nodes restored to the batch side.
+    pub restores: u64,
+}
+
 /// One node in the service's view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeView {
@@ -214,6 +234,7 @@ struct Live<C> {
     /// Grants waiting for unsettled nodes.
     held: Vec<(LeaseId, Vec<NodeId>)>,
     answers: Vec<Answer>,
+    tally: Tally,
 }
 
 impl<E: StdError + Send + Sync + 'static> From<CallError<E>> for LiveError {
@@ -308,6 +329,7 @@ where
                 unsettled: BTreeSet::new(),
                 held: Vec::new(),
                 answers: Vec::new(),
+                tally: Tally::default(),
             },
         }
     }
@@ -351,6 +373,7 @@ where
         }
         observed?;
         self.live.next_request += 1;
+        self.live.tally.requests += 1;
         Ok(id)
     }
 
@@ -377,9 +400,11 @@ where
             held.retain(|n| !nodes.contains(n));
         }
         self.live.allocations.retain(|_, held| !held.is_empty());
+        let released = nodes.len() as u64;
         let observed = self.observe(now, &Observation::Release { nodes });
-        if observed.is_err() {
-            self.live.allocations = before;
+        match observed {
+            Ok(()) => self.live.tally.released_nodes += released,
+            Err(_) => self.live.allocations = before,
         }
         observed
     }
@@ -468,6 +493,16 @@ where
         self.live.release_held();
         self.driver.wake_due(now, &mut self.live, &mut ())?;
         Ok(())
+    }
+
+    /// What the engine did since it started.
+    pub fn tally(&self) -> Tally {
+        self.live.tally
+    }
+
+    /// Requests waiting for an answer, and grants waiting for their nodes to settle.
+    pub fn queue(&self) -> (usize, usize) {
+        (self.live.waiting.len(), self.live.held.len())
     }
 
     /// The answers produced since the last call.
@@ -600,10 +635,12 @@ where
                 Command::Reclaim(node) => {
                     self.records[node.index()].reclaimed = true;
                     self.unsettled.insert(node);
+                    self.tally.reclaims += 1;
                 }
                 Command::Restore(node) => {
                     self.records[node.index()].reclaimed = false;
                     self.unsettled.remove(&node);
+                    self.tally.restores += 1;
                 }
                 Command::Grant { .. } | Command::Reject { .. } => {}
             }
@@ -616,6 +653,7 @@ where
                 }
                 &Command::Reject { request } => {
                     self.waiting.remove(&request.0);
+                    self.tally.rejections += 1;
                     self.answers.push(Answer::Rejected { request: request.0 });
                 }
                 Command::Reclaim(_) | Command::Restore(_) => {}
@@ -658,6 +696,8 @@ impl<C: LiveCluster> Live<C> {
                 .iter()
                 .map(|n| self.nodes[n.index()].name.clone())
                 .collect();
+            self.tally.grants += 1;
+            self.tally.granted_nodes += nodes.len() as u64;
             self.allocations.insert(request.0, nodes);
             self.answers.push(Answer::Granted {
                 request: request.0,

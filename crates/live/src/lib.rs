@@ -13,7 +13,14 @@
 //!   polling, the epilog's job ends, grants handed over only once their nodes are drained of
 //!   batch work; it reads nothing of the policy but its commands and its wake time;
 //! - [`Service`]: the axum service (`cosched balancer serve`), its events to a [`Logger`]
-//!   ([`ServiceConfig::log`]; stderr by default);
+//!   ([`ServiceConfig::log`]; stderr by default, or a file), its state and counters at
+//!   `GET /metrics` ([`metrics`]), beyond loopback only with a bearer token, its bodies,
+//!   headers and connections bounded ([`http`]);
+//! - [`BatchExecutor`]: any batch-protocol policy (the catalogue of `cosched simulate
+//!   --policy`, or one's own) as the scheduler of a [`BatchPlatform`] whose jobs wait held —
+//!   [`SlurmBatch`] (start = `ReqNodeList` + `release`, ends from the epilog) or
+//!   [`MemoryBatch`] — seeing what the batch simulator shows it, journaled for restarts;
+//!   [`run_paced`] runs it on a time-scaled wall clock;
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
 //!   integration run through the engine or the service without a cluster.
 //!
@@ -67,15 +74,24 @@
 //!
 //! [`Balancer`]: cosched_balancer::policy::Balancer
 
+pub mod batch;
 pub mod engine;
+pub mod http;
 pub mod memory;
+pub mod metrics;
 pub mod service;
 mod slurm_oarm;
 
+pub use batch::{
+    BatchExecutor, BatchLiveError, BatchPlatform, Journal, MemoryBatch, MemoryBatchError, Paced,
+    PlatformJob, ScaledClock, SlurmBatch, run_paced,
+};
 pub use engine::{
     Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeRecord, NodeReport, NodeView,
-    Persisted,
+    Persisted, Tally,
 };
+pub use http::{BearerToken, Limits, TokenError};
 pub use memory::{MemoryCluster, MemoryError};
-pub use service::{LogEvent, Logger, Service, ServiceConfig, ServiceError, ServicePolicy};
+pub use metrics::Metrics;
+pub use service::{LogEvent, LogSink, Logger, Service, ServiceConfig, ServiceError, ServicePolicy};
 pub use slurm_oarm::{DEFAULT_REASON, SlurmOarm};

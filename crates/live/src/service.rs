@@ -7,6 +7,7 @@
 //! | `POST /add_reserve` | `{"in_s": H, "nodes": N}` | `{}` |
 //! | `POST /job_ended` | `{"nodes": "n[1-2]"}` (a Slurm host list; what an epilog sends) | `{}` |
 //! | `GET /nodes` | | every node: Balancer state, allocation, availability |
+//! | `GET /metrics` | | the state and counters in Prometheus's text format (below) |
 //!
 //! Invalid input (bad JSON, a negative W, more nodes than exist, a node not allocated) is a
 //! `400` with `{"error": "…"}` and changes nothing. Every call goes through one lock, so
@@ -15,12 +16,27 @@
 //! node twice. A background task polls the cluster every second (job starts and ends, nodes
 //! drained or downed by an administrator), reads the epilog's job-end log when one is given,
 //! and ticks the policy. Each event (start, request, answer, release, job end, refusal,
-//! failure) goes to the configuration's [`Logger`]: one JSON line on stderr by default.
+//! failure) goes to the configuration's [`Logger`]: one JSON line on stderr by default, or to a
+//! file ([`LogSink`]).
+//!
+//! Beyond loopback the service needs a bearer token ([`ServiceConfig::token`]) and refuses to
+//! start without one; bodies, headers, connections and slow callers are bounded
+//! ([`ServiceConfig::limits`]); see [`crate::http`].
+//!
+//! `GET /metrics` (see [`crate::metrics`]): under `cosched_balancer_`, the counters
+//! `requests`, `grants`, `granted_nodes`, `rejections` (the policy's: no nodes within the
+//! wait), `released_nodes`, `reclaims` and `restores` (nodes taken from and given back to
+//! batch), `refusals{status}` (calls refused as invalid, unauthorised or too large),
+//! `job_end_notices{via}`, `poll_errors`, `save_errors` (each `…_total`); the gauges
+//! `waiting_requests` (the queue), `held_grants` (grants waiting for their nodes to drain),
+//! `allocations`, `nodes{state}` (`od_reserve`, `od_alloc`, `oa_idle`, `oa_busy`: §II-C1) and
+//! `unavailable_nodes`; and `cosched_http_requests_total{route, method, status}` and the
+//! latency histogram `cosched_http_request_duration_seconds{route}`.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -30,7 +46,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use cosched_balancer::policy::BalancerPolicy;
+use cosched_balancer::policy::{BalancerNodeState, BalancerPolicy};
 use cosched_core::{Duration, Time};
 use cosched_slurm::{JobEndLog, hostlist};
 use serde::de::DeserializeOwned;
@@ -39,6 +55,8 @@ use serde_json::json;
 use tokio::sync::{Mutex, oneshot};
 
 use crate::engine::{Answer, Engine, LiveCluster, LiveError, NodeView, Persisted};
+use crate::http::{self, BearerToken, Limits, Unprotected};
+use crate::metrics::{Counter, Family, Gauge, HttpMetrics, Metrics, NodeGauge, Section, advance};
 
 /// Why the service could not start.
 #[derive(Debug, thiserror::Error)]
@@ -62,11 +80,22 @@ pub enum ServiceError {
     /// The engine could not start.
     #[error(transparent)]
     Engine(#[from] LiveError),
+    /// The address is beyond loopback and no token was given.
+    #[error(transparent)]
+    Unprotected(#[from] Unprotected),
+    /// The address could not be bound or served.
+    #[error("cannot serve on {addr}: {source}")]
+    Serve {
+        /// The address.
+        addr: String,
+        /// The error.
+        source: std::io::Error,
+    },
 }
 
 /// How the service runs (the policy is passed beside it: any policy of the Balancer's
 /// protocol). The default: no state file, no job-end log, a poll every second, events on
-/// stderr.
+/// stderr, no token (loopback only), the default [`Limits`].
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
     /// Where the state is saved after every change, and read at start.
@@ -77,6 +106,10 @@ pub struct ServiceConfig {
     pub poll: std::time::Duration,
     /// Where the service's events go.
     pub log: Logger,
+    /// The token every call must present; required beyond loopback.
+    pub token: Option<BearerToken>,
+    /// Bounds on bodies, headers, connections and slow callers.
+    pub limits: Limits,
 }
 
 impl Default for ServiceConfig {
@@ -86,6 +119,8 @@ impl Default for ServiceConfig {
             job_end_log: None,
             poll: std::time::Duration::from_secs(1),
             log: Logger::default(),
+            token: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -149,6 +184,36 @@ impl Logger {
         Logger::new(|_| {})
     }
 
+    /// Each event as one JSON line appended to `path` (created if absent): one write per line,
+    /// so lines stay whole, and a log rotated by copy-and-truncate goes on at its start. An
+    /// event that cannot be written goes to stderr with the reason.
+    pub fn file(path: &Path) -> std::io::Result<Logger> {
+        use std::io::Write as _;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        let file = std::sync::Mutex::new(file);
+        Ok(Logger::new(move |e| {
+            let line = format!("{e}\n");
+            let mut file = file
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Err(error) = file.write_all(line.as_bytes()) {
+                eprint!("cannot write the log ({error}): {line}");
+            }
+        }))
+    }
+
+    /// The logger of `sink`.
+    pub fn open(sink: &LogSink) -> std::io::Result<Logger> {
+        match sink {
+            LogSink::Stderr => Ok(Logger::stderr()),
+            LogSink::Discard => Ok(Logger::discard()),
+            LogSink::File(path) => Logger::file(path),
+        }
+    }
+
     /// Logs `event` with `fields` at the wall clock's time.
     pub fn log(&self, event: &str, fields: serde_json::Value) {
         (self.0)(&LogEvent {
@@ -156,6 +221,30 @@ impl Logger {
             event: event.to_owned(),
             fields,
         });
+    }
+}
+
+/// Where a service's events go, as an operator names it: `stderr` (or `-`), `none`, or a file's
+/// path (`./none` for a file of that name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogSink {
+    /// One JSON line per event on stderr.
+    Stderr,
+    /// Nowhere.
+    Discard,
+    /// One JSON line per event appended to the file.
+    File(PathBuf),
+}
+
+impl std::str::FromStr for LogSink {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "stderr" | "-" => LogSink::Stderr,
+            "none" => LogSink::Discard,
+            path => LogSink::File(PathBuf::from(path)),
+        })
     }
 }
 
@@ -188,6 +277,185 @@ struct Shared<C: LiveCluster, P: BalancerPolicy> {
     state_file: Option<PathBuf>,
     job_ends: Option<JobEndLog>,
     log: Logger,
+    counters: BalancerMetrics,
+    metrics: Arc<Metrics>,
+}
+
+/// The Balancer's counters and gauges (listed in the [module docs](self)); those the engine
+/// tallies are brought up to date at each scrape.
+#[derive(Debug, Clone)]
+struct BalancerMetrics {
+    requests: Counter,
+    grants: Counter,
+    granted_nodes: Counter,
+    rejections: Counter,
+    released_nodes: Counter,
+    reclaims: Counter,
+    restores: Counter,
+    refusals: Family<StatusLabel, Counter>,
+    job_end_notices: Family<ViaLabel, Counter>,
+    poll_errors: Counter,
+    save_errors: Counter,
+    waiting: Gauge,
+    held: Gauge,
+    allocations: Gauge,
+    nodes: NodeGauge,
+    unavailable: Gauge,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, prometheus_client::encoding::EncodeLabelSet)]
+struct StatusLabel {
+    status: u16,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, prometheus_client::encoding::EncodeLabelSet)]
+struct ViaLabel {
+    via: &'static str,
+}
+
+/// The label of each Balancer state (§II-C1's OD-Reserve, OD-Alloc, OA-Idle, OA-Busy).
+fn state_label(state: BalancerNodeState) -> &'static str {
+    match state {
+        BalancerNodeState::OdReserve => "od_reserve",
+        BalancerNodeState::OdAlloc => "od_alloc",
+        BalancerNodeState::OaIdle => "oa_idle",
+        BalancerNodeState::OaBusy => "oa_busy",
+    }
+}
+
+impl BalancerMetrics {
+    fn register(section: &mut Section) -> BalancerMetrics {
+        let states = BalancerNodeState::ALL.map(state_label);
+        let m = BalancerMetrics {
+            requests: Counter::default(),
+            grants: Counter::default(),
+            granted_nodes: Counter::default(),
+            rejections: Counter::default(),
+            released_nodes: Counter::default(),
+            reclaims: Counter::default(),
+            restores: Counter::default(),
+            refusals: Family::default(),
+            job_end_notices: Family::default(),
+            poll_errors: Counter::default(),
+            save_errors: Counter::default(),
+            waiting: Gauge::default(),
+            held: Gauge::default(),
+            allocations: Gauge::default(),
+            nodes: NodeGauge::register(section, &states),
+            unavailable: Gauge::default(),
+        };
+        let counters = [
+            ("requests", "On-demand requests registered", &m.requests),
+            ("grants", "Requests granted their nodes", &m.grants),
+            (
+                "granted_nodes",
+                "Nodes handed over by grants",
+                &m.granted_nodes,
+            ),
+            (
+                "rejections",
+                "Requests the policy refused: no nodes within the wait",
+                &m.rejections,
+            ),
+            (
+                "released_nodes",
+                "Nodes released by their holders",
+                &m.released_nodes,
+            ),
+            (
+                "reclaims",
+                "Nodes reclaimed from batch (drained; a running job finishes)",
+                &m.reclaims,
+            ),
+            ("restores", "Nodes restored to batch", &m.restores),
+            (
+                "poll_errors",
+                "Failed polls of the resource manager",
+                &m.poll_errors,
+            ),
+            (
+                "save_errors",
+                "Failed writes of the state file",
+                &m.save_errors,
+            ),
+        ];
+        for (name, help, counter) in counters {
+            section.register(name, help, counter.clone());
+        }
+        section.register(
+            "refusals",
+            "Calls refused (invalid, unauthorised, too large), by HTTP status",
+            m.refusals.clone(),
+        );
+        section.register(
+            "job_end_notices",
+            "Job ends notified, by the epilog's log or a notify call",
+            m.job_end_notices.clone(),
+        );
+        let gauges = [
+            (
+                "waiting_requests",
+                "Requests waiting for an answer",
+                &m.waiting,
+            ),
+            (
+                "held_grants",
+                "Grants waiting for their nodes to drain of batch work",
+                &m.held,
+            ),
+            (
+                "allocations",
+                "Granted requests holding nodes",
+                &m.allocations,
+            ),
+            (
+                "unavailable_nodes",
+                "Nodes an administrator took out of use",
+                &m.unavailable,
+            ),
+        ];
+        for (name, help, gauge) in gauges {
+            section.register(name, help, gauge.clone());
+        }
+        m
+    }
+
+    /// Brings the engine's tallies and the state's gauges up to date.
+    fn refresh<C: LiveCluster, P: ServicePolicy>(&self, engine: &Engine<C, P>) {
+        let t = engine.tally();
+        for (counter, total) in [
+            (&self.requests, t.requests),
+            (&self.grants, t.grants),
+            (&self.granted_nodes, t.granted_nodes),
+            (&self.rejections, t.rejections),
+            (&self.released_nodes, t.released_nodes),
+            (&self.reclaims, t.reclaims),
+            (&self.restores, t.restores),
+        ] {
+            advance(counter, total);
+        }
+        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let (waiting, held) = engine.queue();
+        self.waiting.set(gauge(waiting));
+        self.held.set(gauge(held));
+        let view = engine.view();
+        let counts = BalancerNodeState::ALL.map(|state| {
+            (
+                state_label(state),
+                view.iter().filter(|v| v.balancer == state).count(),
+            )
+        });
+        self.nodes.set(&counts);
+        self.unavailable
+            .set(gauge(view.iter().filter(|v| v.unavailable).count()));
+        let holders: std::collections::BTreeSet<u64> =
+            view.iter().filter_map(|v| v.request).collect();
+        self.allocations.set(gauge(holders.len()));
+    }
+
+    fn job_end_notice(&self, via: &'static str) {
+        self.job_end_notices.get_or_create(&ViaLabel { via }).inc();
+    }
 }
 
 type AppState<C, P> = Arc<Mutex<Shared<C, P>>>;
@@ -219,6 +487,10 @@ pub struct Service<C: LiveCluster, P: BalancerPolicy> {
     state: AppState<C, P>,
     poll: std::time::Duration,
     log: Logger,
+    http: HttpMetrics,
+    refusals: Family<StatusLabel, Counter>,
+    token: Option<BearerToken>,
+    limits: Limits,
 }
 
 impl<C, P> Service<C, P>
@@ -257,42 +529,63 @@ where
             "start",
             json!({ "resumed": resumed, "nodes": engine.view().len() }),
         );
+        let mut metrics = Metrics::new();
+        let http = HttpMetrics::register(&mut metrics);
+        let counters = BalancerMetrics::register(metrics.section("balancer"));
+        let refusals = counters.refusals.clone();
         let shared = Shared {
             engine,
             waiters: BTreeMap::new(),
             state_file: config.state_file,
             job_ends: config.job_end_log.map(JobEndLog::at_end),
             log: log.clone(),
+            counters,
+            metrics: Arc::new(metrics),
         };
         let state = Arc::new(Mutex::new(shared));
         Ok(Service {
             state,
             poll: config.poll,
             log,
+            http,
+            refusals,
+            token: config.token,
+            limits: config.limits,
         })
     }
 
-    /// The HTTP routes.
+    /// The HTTP routes, behind the token (if any) and the body limits, every call counted.
     pub fn router(&self) -> Router {
-        Router::new()
+        let routes = Router::new()
             .route("/request_nodes", post(request_nodes::<C, P>))
             .route("/release_nodes", post(release_nodes::<C, P>))
             .route("/add_reserve", post(add_reserve::<C, P>))
             .route("/job_ended", post(job_ended::<C, P>))
             .route("/nodes", get(nodes::<C, P>))
-            .layer(axum::middleware::map_response_with_state(
-                self.log.clone(),
-                log_refusal,
-            ))
-            .with_state(self.state.clone())
+            .route("/metrics", get(metrics::<C, P>))
+            .with_state(self.state.clone());
+        let protected = http::protect(routes, self.token.clone(), &self.limits, refused);
+        let logged = protected.layer(axum::middleware::map_response_with_state(
+            (self.log.clone(), self.refusals.clone()),
+            log_refusal,
+        ));
+        self.http.instrument(logged)
     }
 
-    /// Serves on `listener` until `shutdown` resolves, polling the cluster meanwhile.
+    /// Serves on `listener` until `shutdown` resolves, polling the cluster meanwhile; refuses
+    /// a listener beyond loopback without a token.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    ) -> std::io::Result<()> {
+    ) -> Result<(), ServiceError> {
+        let addr = listener
+            .local_addr()
+            .map_err(|source| ServiceError::Serve {
+                addr: "the listener".into(),
+                source,
+            })?;
+        http::check_exposure(&addr, self.token.as_ref())?;
         let state = self.state.clone();
         let poll = self.poll;
         let poller = tokio::spawn(async move {
@@ -303,30 +596,37 @@ where
                 let now = wall_clock();
                 let result = follow_job_end_log(&mut s, now).and_then(|()| s.engine.sync(now));
                 if let Err(e) = result {
+                    s.counters.poll_errors.inc();
                     s.log.log("poll_error", json!({ "error": e.to_string() }));
                 }
                 deliver(&mut s);
             }
         });
         let router = self.router();
-        let served = axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let served = http::serve(listener, router, &self.limits, shutdown).await;
         poller.abort();
-        served
+        served.map_err(|source| ServiceError::Serve {
+            addr: addr.to_string(),
+            source,
+        })
     }
 
-    /// Binds `addr` and serves until the process is interrupted.
-    pub async fn run(self, addr: SocketAddr) -> std::io::Result<()> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
+    /// Binds `addr` and serves until the process is interrupted (SIGINT or SIGTERM, then the
+    /// open calls finish); refuses an address beyond
+    /// loopback without a token before binding it.
+    pub async fn run(self, addr: SocketAddr) -> Result<(), ServiceError> {
+        http::check_exposure(&addr, self.token.as_ref())?;
+        let cannot = |source| ServiceError::Serve {
+            addr: addr.to_string(),
+            source,
+        };
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(cannot)?;
+        let bound = listener.local_addr().map_err(cannot)?;
         self.log.log(
             "listening",
-            json!({ "addr": listener.local_addr()?.to_string() }),
+            json!({ "addr": bound.to_string(), "token": self.token.is_some() }),
         );
-        self.serve(listener, async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+        self.serve(listener, http::interrupted()).await
     }
 }
 
@@ -345,6 +645,7 @@ fn follow_job_end_log<C: LiveCluster, P: ServicePolicy>(
             "job_end",
             json!({ "job": end.job_id, "nodes": end.nodes, "via": "epilog" }),
         );
+        s.counters.job_end_notice("epilog");
         s.engine.job_ended(now, &end.nodes)?;
     }
     Ok(())
@@ -364,13 +665,14 @@ fn deliver<C: LiveCluster, P: ServicePolicy>(s: &mut Shared<C, P>) {
         .as_ref()
         .map(|path| save(path, &s.engine.persisted()))
     {
+        s.counters.save_errors.inc();
         s.log.log("save_error", json!({ "error": e.to_string() }));
     }
 }
 
 /// Writes the state atomically: a temporary file of a fresh name beside it (never a file of
 /// the operator's, as a fixed `STATE.tmp` could be), synced, then renamed over the old one.
-fn save<P: Serialize>(path: &std::path::Path, state: &Persisted<P>) -> std::io::Result<()> {
+pub(crate) fn save<T: Serialize>(path: &std::path::Path, state: &T) -> std::io::Result<()> {
     use std::io::Write as _;
     let json = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
     let dir = path
@@ -401,8 +703,13 @@ impl From<LiveError> for ApiError {
 
 impl From<JsonRejection> for ApiError {
     fn from(e: JsonRejection) -> Self {
-        ApiError(StatusCode::BAD_REQUEST, e.body_text())
+        ApiError(http::rejection_status(&e), e.body_text())
     }
+}
+
+/// A refusal of the HTTP edge (token, limits) as the service's error answer.
+fn refused(status: StatusCode, error: String) -> Response {
+    ApiError(status, error).into_response()
 }
 
 /// The error text of a refused call, carried on its response for [`log_refusal`].
@@ -417,13 +724,16 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Logs a refused call (every route's error goes through [`ApiError`]).
-async fn log_refusal(State(log): State<Logger>, response: Response) -> Response {
+/// Logs and counts a refused call (every route's error goes through [`ApiError`], and so do
+/// the HTTP edge's refusals).
+async fn log_refusal(
+    State((log, refusals)): State<(Logger, Family<StatusLabel, Counter>)>,
+    response: Response,
+) -> Response {
     if let Some(Refusal(error)) = response.extensions().get::<Refusal>() {
-        log.log(
-            "refused",
-            json!({ "status": response.status().as_u16(), "error": error }),
-        );
+        let status = response.status().as_u16();
+        refusals.get_or_create(&StatusLabel { status }).inc();
+        log.log("refused", json!({ "status": status, "error": error }));
     }
     response
 }
@@ -581,6 +891,7 @@ where
     let mut s = state.lock().await;
     s.log
         .log("job_end", json!({ "nodes": names, "via": "notify" }));
+    s.counters.job_end_notice("notify");
     s.engine.job_ended(wall_clock(), &names)?;
     deliver(&mut s);
     Ok(Json(json!({})))
@@ -592,6 +903,16 @@ where
     P: ServicePolicy,
 {
     Json(state.lock().await.engine.view())
+}
+
+async fn metrics<C, P>(State(state): State<AppState<C, P>>) -> Response
+where
+    C: LiveCluster + Send + 'static,
+    P: ServicePolicy,
+{
+    let s = state.lock().await;
+    s.counters.refresh(&s.engine);
+    s.metrics.response()
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 //! jobs submitted with `sbatch`, on-demand requests over HTTP; after each step the service's view
 //! and Slurm's agree.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::thread::sleep;
@@ -24,7 +26,7 @@ use cosched_core::{LeaseId, Time};
 use cosched_live::service::{RequestAnswer, wall_clock};
 use cosched_live::{
     Answer, DEFAULT_REASON, Engine, LiveCluster, LogEvent, Logger, MemoryCluster, NodeView,
-    Service, ServiceConfig, ServicePolicy, SlurmOarm,
+    ServiceConfig, ServicePolicy, SlurmOarm,
 };
 use cosched_slurm::{JobState, NodeState, Slurm};
 use serde_json::{Value, json};
@@ -51,23 +53,8 @@ fn cluster() -> Option<(Slurm, PathBuf)> {
     Some((slurm, log))
 }
 
-/// A service on an ephemeral port, stopped when dropped.
-struct Running {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
+/// A service on an ephemeral loopback port, stopped when dropped.
+type Running = support::Served;
 
 /// The Basic Balancer of the main scenario: R = 0, W = 20 s, I = 0.
 fn basic() -> Balancer {
@@ -99,39 +86,11 @@ fn serve<P: ServicePolicy, C: LiveCluster + Send + 'static>(
     policy: P,
     cluster: C,
 ) -> Running {
-    let service = Service::new(config, policy, cluster).expect("service starts");
-    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Runtime::new().expect("runtime");
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("bind");
-            addr_tx
-                .send(listener.local_addr().expect("addr"))
-                .expect("send addr");
-            service
-                .serve(listener, async move {
-                    let _ = stopped.await;
-                })
-                .await
-                .expect("serve");
-        });
-    });
-    Running {
-        addr: addr_rx.recv().expect("address"),
-        stop: Some(stop),
-        thread: Some(thread),
-    }
+    support::Served::start(config, policy, cluster)
 }
 
 fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(60)))
-        .build()
-        .into()
+    support::agent(Duration::from_secs(60))
 }
 
 fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, Value) {

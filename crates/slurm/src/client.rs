@@ -200,7 +200,7 @@ impl Slurm {
     }
 
     /// Runs `program ARGS` with this cluster's configuration; its stdout.
-    fn run<I, S>(&self, program: &str, args: I) -> Result<String, SlurmError>
+    pub(crate) fn run<I, S>(&self, program: &str, args: I) -> Result<String, SlurmError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -276,7 +276,7 @@ fn parse_job(line: &str) -> Result<JobInfo, String> {
     })
 }
 
-fn parse_error(command: &str, line: &str, reason: impl Into<String>) -> SlurmError {
+pub(crate) fn parse_error(command: &str, line: &str, reason: impl Into<String>) -> SlurmError {
     SlurmError::Parse {
         command: command.to_owned(),
         line: excerpt(line, 80),
@@ -285,7 +285,7 @@ fn parse_error(command: &str, line: &str, reason: impl Into<String>) -> SlurmErr
 }
 
 /// At most `n` characters of `s`, trimmed.
-fn excerpt(s: &str, n: usize) -> String {
+pub(crate) fn excerpt(s: &str, n: usize) -> String {
     s.trim().chars().take(n).collect()
 }
 

@@ -26,10 +26,13 @@
 //! ```
 
 mod client;
+pub mod env;
 pub mod hostlist;
+pub mod jobs;
 pub mod notify;
 mod state;
 
 pub use client::{JobInfo, NodeInfo, Slurm, SlurmError};
+pub use jobs::JobDetail;
 pub use notify::{JobEnd, JobEndLog};
 pub use state::{JobState, NodeState};

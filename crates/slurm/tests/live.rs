@@ -4,25 +4,18 @@
 //!
 //! Each test uses its own nodes, so they run in parallel on one cluster.
 
-use std::path::PathBuf;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use cosched_slurm::{JobEndLog, JobState, NodeState, Slurm};
+use cosched_slurm::{JobEndLog, JobState, NodeState, Slurm, env};
 
 /// The cluster of `COSCHED_SLURM`, or `None` (with the reason printed) when it is unset.
 fn cluster(test: &str) -> Option<Slurm> {
-    let Some(conf) = std::env::var_os("COSCHED_SLURM") else {
-        println!(
-            "skipping {test}: COSCHED_SLURM is not set (run `cargo xtask slurm up` and export what it prints)"
-        );
-        return None;
-    };
-    let slurm = Slurm::with_config(PathBuf::from(conf));
-    if let Err(e) = slurm.ping() {
-        panic!("COSCHED_SLURM is set but the cluster does not answer: {e}");
+    let slurm = env::test_cluster().expect("COSCHED_SLURM is set but the cluster does not answer");
+    if slurm.is_none() {
+        println!("skipping {test}: {}", env::SKIP_REASON);
     }
-    Some(slurm)
+    slurm
 }
 
 /// Polls `check` every 200 ms until it holds; panics naming `what` after `limit`.
@@ -116,12 +109,7 @@ fn job_ends_are_seen_by_polling_and_by_the_epilog() {
     let Some(slurm) = cluster("job_ends_are_seen_by_polling_and_by_the_epilog") else {
         return;
     };
-    let conf = slurm.config().expect("configured").to_owned();
-    let log_path = conf
-        .parent()
-        .and_then(|etc| etc.parent())
-        .expect("target/slurm")
-        .join("log/job-ends.log");
+    let log_path = env::xtask_job_end_log(&slurm).expect("target/slurm");
     let mut log = JobEndLog::new(&log_path);
     let _ = log.read_new().expect("read the log");
     let id = slurm

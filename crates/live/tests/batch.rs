@@ -1,0 +1,293 @@
+//! The live batch executor on the in-memory platform: the same workload gives the schedule
+//! the batch simulator gives, under every kind of policy of the catalogue and one written
+//! here, with or without restarts, and no job starts twice.
+
+use cosched_batch::catalogue::PolicySpec;
+use cosched_batch::{BatchJob, BatchPolicy, BatchSim, Pass, admit, pass_policy};
+use cosched_core::{Duration, JobId, JobRecord, RigidJob, Time};
+use cosched_live::{BatchExecutor, BatchLiveError, Journal, MemoryBatch};
+use proptest::prelude::*;
+
+const POLICIES: [&str; 6] = [
+    "fcfs",
+    "easy",
+    "conservative",
+    "sjf+easy",
+    "wfp3+conservative",
+    "fcfs+bounded(depth=2,window=100)",
+];
+
+fn spec(name: &str) -> PolicySpec {
+    name.parse().expect("a catalogue name")
+}
+
+/// (id, start, end, size), sorted.
+fn schedule(records: &[JobRecord]) -> Vec<(u64, Option<i64>, Option<i64>, u32)> {
+    let mut s: Vec<_> = records
+        .iter()
+        .map(|r| {
+            (
+                r.id.0,
+                r.start.map(|t| t.secs()),
+                r.end.map(|t| t.secs()),
+                r.size,
+            )
+        })
+        .collect();
+    s.sort_unstable();
+    s
+}
+
+/// Runs `jobs` through the executor on a fresh [`MemoryBatch`] of `nodes` nodes, stepping at
+/// each arrival, end and wake; after the steps listed in `restarts` the executor is dropped
+/// and resumed from its journal (through JSON) with a fresh policy.
+fn run_live<P: BatchPolicy>(
+    jobs: &[RigidJob],
+    nodes: u32,
+    policy: impl Fn() -> P,
+    restarts: &[usize],
+) -> Result<(Vec<JobRecord>, MemoryBatch), BatchLiveError> {
+    let (workload, _) = admit(jobs)?;
+    let double = MemoryBatch::new(nodes);
+    let start = workload.first().map_or(Time(0), |j| j.submit);
+    let mut exec = BatchExecutor::start(start, policy(), double.clone(), "job-", None)?;
+    let mut next = 0;
+    let mut steps = 0;
+    loop {
+        let t = [
+            workload.get(next).map(|j| j.submit),
+            double.next_end(),
+            exec.next_wake(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(t) = t else { break };
+        double.advance(t);
+        while workload.get(next).is_some_and(|j| j.submit <= t) {
+            exec.submit(workload[next])?;
+            next += 1;
+        }
+        exec.step(t)?;
+        steps += 1;
+        if restarts.contains(&steps) {
+            let text = serde_json::to_string(exec.journal()).expect("a journal serialises");
+            let journal: Journal = serde_json::from_str(&text).expect("and reads back");
+            drop(exec);
+            exec = BatchExecutor::resume(journal, policy(), double.clone(), None)?;
+        }
+    }
+    assert!(exec.is_idle(), "everything ran");
+    Ok((exec.records().to_vec(), double))
+}
+
+fn simulated(jobs: &[RigidJob], nodes: u32, name: &str) -> Vec<JobRecord> {
+    BatchSim::new(nodes)
+        .expect("nodes")
+        .run(&mut spec(name).build(), jobs)
+        .expect("a simulation")
+        .records
+}
+
+fn job(id: u64, submit: i64, size: u32, run: i64, est: i64) -> RigidJob {
+    RigidJob::new(JobId(id), Time(submit), size, Duration(run), Duration(est)).expect("a job")
+}
+
+fn jobs_strategy() -> impl Strategy<Value = Vec<RigidJob>> {
+    prop::collection::vec((0i64..300, 1u32..=9, 1i64..120, 0i64..80), 1..30).prop_map(|v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (submit, size, run, extra))| {
+                // Some estimates fall short of the run time: those jobs are cut at it.
+                let est = (run + extra - 20).max(1);
+                job(i as u64 + 1, submit, size, run, est)
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn a_small_workload_runs_as_simulated_under_each_policy() {
+    let jobs = [
+        job(1, 0, 3, 100, 100),
+        job(2, 1, 4, 10, 10),
+        job(3, 2, 1, 50, 60),
+        job(4, 2, 9, 5, 5), // larger than the cluster: rejected, never started
+        job(5, 40, 2, 30, 20),
+    ];
+    for name in POLICIES {
+        let (records, double) = run_live(&jobs, 4, || spec(name).build(), &[]).unwrap();
+        assert_eq!(
+            schedule(&records),
+            schedule(&simulated(&jobs, 4, name)),
+            "{name}"
+        );
+        assert!(double.starts().iter().all(|(_, n)| *n == 1), "{name}");
+    }
+}
+
+/// A policy written outside the batch crate runs live as it simulates.
+struct HeadOnly;
+impl HeadOnly {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
+        while let Some(head) = pass.next_queued(0) {
+            if pass.start(head).is_err() {
+                break;
+            }
+        }
+    }
+}
+pass_policy!(HeadOnly);
+
+#[test]
+fn a_downstream_policy_runs_live() {
+    let jobs = [job(1, 0, 2, 10, 10), job(2, 0, 3, 5, 5), job(3, 1, 1, 5, 5)];
+    let (records, _) = run_live(&jobs, 4, || HeadOnly, &[1]).unwrap();
+    let sim = BatchSim::new(4).unwrap().run(&mut HeadOnly, &jobs).unwrap();
+    assert_eq!(schedule(&records), schedule(&sim.records));
+}
+
+/// A crash after the journal was saved but before the platform took the starts: the restarted
+/// executor starts them, once.
+#[test]
+fn starts_lost_in_a_crash_are_applied_once_after_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let double = MemoryBatch::new(4);
+    let mut exec = BatchExecutor::start(
+        Time(0),
+        spec("easy").build(),
+        double.clone(),
+        "job-",
+        Some(state.clone()),
+    )
+    .unwrap();
+    for j in [
+        job(1, 0, 2, 10, 10),
+        job(2, 0, 2, 20, 20),
+        job(3, 0, 4, 5, 5),
+    ] {
+        exec.submit(BatchJob::rigid(&j)).unwrap();
+    }
+    double.set_failing_starts(true);
+    assert!(matches!(
+        exec.step(Time(0)),
+        Err(BatchLiveError::Platform(_))
+    ));
+    drop(exec);
+    assert!(double.starts().iter().all(|(_, n)| *n == 0));
+    double.set_failing_starts(false);
+    let journal: Journal = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    assert_eq!(journal.instants.len(), 1);
+    assert_eq!(journal.instants[0].started.len(), 2);
+    let mut exec =
+        BatchExecutor::resume(journal, spec("easy").build(), double.clone(), Some(state)).unwrap();
+    let starts = double.starts();
+    assert_eq!(
+        starts,
+        [
+            ("job-1".into(), 1),
+            ("job-2".into(), 1),
+            ("job-3".into(), 0)
+        ]
+    );
+    // Resuming again starts nothing twice.
+    let journal: Journal =
+        serde_json::from_slice(&std::fs::read(dir.path().join("state.json")).unwrap()).unwrap();
+    let again = BatchExecutor::resume(journal, spec("easy").build(), double.clone(), None).unwrap();
+    assert_eq!(double.starts(), starts);
+    drop(again);
+    for t in [10, 20, 25] {
+        double.advance(Time(t));
+        exec.step(Time(t)).unwrap();
+    }
+    assert!(exec.is_idle());
+    assert_eq!(
+        schedule(exec.records()),
+        [
+            (1, Some(0), Some(10), 2),
+            (2, Some(0), Some(20), 2),
+            (3, Some(20), Some(25), 4)
+        ]
+    );
+}
+
+/// A job that ended while the executor was down (its end never read) ends at the first step
+/// after the restart; a journal replayed by another policy is refused.
+#[test]
+fn ends_missed_while_down_are_applied_and_a_diverging_replay_is_refused() {
+    let double = MemoryBatch::new(2);
+    let mut exec =
+        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    for j in [job(1, 0, 2, 10, 10), job(2, 0, 1, 5, 5), job(3, 0, 1, 1, 1)] {
+        exec.submit(BatchJob::rigid(&j)).unwrap();
+    }
+    exec.step(Time(0)).unwrap();
+    let journal = exec.journal().clone();
+    drop(exec);
+    double.advance(Time(12));
+    double.drop_unread_ends();
+    let sjf = BatchExecutor::resume(journal.clone(), spec("sjf").build(), double.clone(), None);
+    assert!(
+        matches!(sjf, Err(BatchLiveError::Diverged { .. })),
+        "{:?}",
+        sjf.err()
+    );
+    let mut exec =
+        BatchExecutor::resume(journal, spec("fcfs").build(), double.clone(), None).unwrap();
+    exec.step(Time(15)).unwrap();
+    assert_eq!(schedule(exec.records()), [(1, Some(0), Some(15), 2)]);
+    assert!(matches!(
+        exec.step(Time(14)),
+        Err(BatchLiveError::TimeBackwards { .. })
+    ));
+    assert!(exec.submit(BatchJob::rigid(&job(2, 0, 1, 1, 1))).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The executor on the in-memory platform gives the simulator's schedule (every start,
+    /// end and size), whatever the policy, the workload and where it restarts; every job
+    /// starts at most once.
+    #[test]
+    fn the_live_schedule_is_the_simulated_one(
+        jobs in jobs_strategy(),
+        nodes in 1u32..=8,
+        policy in 0usize..POLICIES.len(),
+        restarts in prop::collection::vec(1usize..40, 0..3),
+    ) {
+        let name = POLICIES[policy];
+        let (records, double) = run_live(&jobs, nodes, || spec(name).build(), &restarts).unwrap();
+        prop_assert_eq!(schedule(&records), schedule(&simulated(&jobs, nodes, name)));
+        prop_assert!(double.starts().iter().all(|(_, n)| *n == 1));
+    }
+}
+
+/// A submission that fails loses neither the ends read in that step nor the arrivals: the
+/// next step tells the policy both, at its own time.
+#[test]
+fn a_failed_submission_loses_no_end_and_no_arrival() {
+    let double = MemoryBatch::new(2);
+    let mut exec =
+        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    exec.submit(BatchJob::rigid(&job(1, 0, 2, 10, 10))).unwrap();
+    exec.step(Time(0)).unwrap();
+    double.advance(Time(10));
+    exec.submit(BatchJob::rigid(&job(2, 10, 2, 5, 5))).unwrap();
+    double.set_failing_submits(true);
+    assert!(matches!(
+        exec.step(Time(10)),
+        Err(BatchLiveError::Platform(_))
+    ));
+    assert!(exec.journal().instants.len() == 1 && exec.records().is_empty());
+    double.set_failing_submits(false);
+    exec.step(Time(11)).unwrap();
+    double.advance(Time(16));
+    exec.step(Time(16)).unwrap();
+    assert!(exec.is_idle());
+    assert_eq!(
+        schedule(exec.records()),
+        [(1, Some(0), Some(11), 2), (2, Some(11), Some(16), 2)]
+    );
+}
