@@ -160,7 +160,7 @@ impl Nodes {
     pub(crate) fn swap_flips(&mut self, reuse: Option<Vec<NodeId>>) -> Option<Vec<NodeId>> {
         let mut fresh = reuse.unwrap_or_default();
         fresh.clear();
-        std::mem::replace(&mut self.flips, Some(fresh))
+        self.flips.replace(fresh)
     }
 
     fn flipped(&mut self, node: NodeId) {

@@ -292,12 +292,15 @@ proptest! {
     }
 }
 
+/// Each cycle's time and the sizer's commands.
+type CommandLog = Vec<(Time, Vec<ScavengingCommand>)>;
+
 /// The pool sized by RHIC, its commands logged every cycle; with `afresh`, the idle nodes
 /// read afresh every cycle instead of the changes since the last one.
 struct Commands {
     sizer: RhicSizer,
     afresh: bool,
-    log: Arc<Mutex<Vec<(Time, Vec<ScavengingCommand>)>>>,
+    log: Arc<Mutex<CommandLog>>,
 }
 
 impl Sizer for Commands {
@@ -326,7 +329,7 @@ fn commands(
     sizing: RhicSizing,
     afresh: bool,
     workload: SiteWorkload,
-) -> (SiteReport, Vec<(Time, Vec<ScavengingCommand>)>) {
+) -> (SiteReport, CommandLog) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let sizer = Commands {
         sizer: RhicSizer::new(sizing).expect("sizing"),
