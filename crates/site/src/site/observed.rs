@@ -53,6 +53,8 @@ impl SiteState {
             leases: Vec::new(),
             waiting_ads: Vec::new(),
             holds: Holds::new(u64::MAX),
+            // An observer records no cycles: a sizer reads the idle nodes afresh each time.
+            idle_flips: None,
         })
     }
 
