@@ -29,8 +29,8 @@
 //!
 //! Tasks restart from the start when evicted (the live pool has no checkpoints: a site whose
 //! checkpoint interval exceeds every task's work). The site's cloud (Albatross) has no live
-//! counterpart here: a cloud command is refused ([`ScavengeError::NoCloud`]); [`NoScaling`]
-//! beside the sizer never sends one. The executor's record ([`ScavengerState`]) serialises
+//! counterpart here: a cloud command is refused ([`ScavengeError::NoCloud`]); Albatross's
+//! `NoScaling` beside the sizer never sends one. The executor's record ([`ScavengerState`]) serialises
 //! with the policy, so a restarted executor resumes where it stopped.
 //!
 //! [`MemoryPartitions`] is the test double: the two partitions in memory, with Slurm's
@@ -65,7 +65,6 @@
 //! [`HtcPool`]: cosched_site::HtcPool
 //! [`HarvestAll`]: cosched_site::HarvestAll
 //! [`RhicSizer`]: cosched_site::RhicSizer
-//! [`NoScaling`]: cosched_albatross::policy::NoScaling
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::error::Error as StdError;
