@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python package (crates/python): built by maturin through pip in a virtual environment
 # kept under target/ (made once), then its pytest suite, comparing with the `cosched` binary
-# `cargo test --workspace` has just built. Skips with a printed reason when python3, the venv
-# or PyPI are unavailable.
+# and the example binaries `cargo test --workspace` has just built. Skips with a printed reason
+# when python3, the venv or PyPI are unavailable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v python3 >/dev/null; then
@@ -23,5 +23,8 @@ fi
 export PATH="$PWD/$venv/bin:$PATH"
 # The extension's own build directory, kept between runs.
 CARGO_TARGET_DIR="$PWD/target/python" "$venv/bin/pip" install --quiet --no-build-isolation ./crates/python
+# The CLI and the examples the tests compare with (`cargo test --workspace` has built them).
 cargo build -p cosched-cli --quiet
-COSCHED_BIN="$PWD/target/debug/cosched" "$venv/bin/python" -m pytest -q crates/python/tests
+cargo build -p cosched-examples --examples --quiet
+COSCHED_BIN="$PWD/target/debug/cosched" COSCHED_EXAMPLES_DIR="$PWD/target/debug/examples" \
+    "$venv/bin/python" -m pytest -q crates/python/tests

@@ -14,8 +14,8 @@ use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_core::stats;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE, Variant,
-    cell, prepare, rho_percent, run_grid, show_paired,
+    BATCH_WAIT, Curves, FIGURE_SEEDS, FigureCli, FigureOutput, GridResult, Plots, Prepared,
+    REJECT_RATE, Variant, cell, prepare, rho_percent, run_grid, show_paired,
 };
 use cosched_examples::{Cell, Claims, Table};
 
@@ -31,7 +31,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     let (common, inputs) = (&cli.common, &cli.inputs);
     let scenario = inputs.scenario();
-    let mut p = prepare(NAME, common, &scenario, 2, 1, cli.seeds)?;
+    let mut p = prepare(NAME, common, &scenario, 2, 1, cli.seeds, FIGURE_SEEDS)?;
     let scales: &[u32] = if common.quick { &[1, 8] } else { &RHO_SCALES };
     let variants = [
         Variant {

@@ -9,8 +9,8 @@
 
 use cosched_core::Duration;
 use cosched_examples::balancer::{
-    BATCH_WAIT, Curves, FigureCli, FigureOutput, GridResult, Plots, Prepared, REJECT_RATE,
-    RESERVE_IDLE, Variant, cell, prepare, run_grid, show_paired,
+    BATCH_WAIT, Curves, FIGURE_SEEDS, FigureCli, FigureOutput, GridResult, Plots, Prepared,
+    REJECT_RATE, RESERVE_IDLE, Variant, cell, prepare, run_grid, show_paired,
 };
 use cosched_examples::{Cell, Claims, Table};
 
@@ -26,7 +26,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let cli = FigureCli::parse_about("The Balancer, Figure 3: static reserve sweep at rho = 10 %");
     let (common, inputs) = (&cli.common, &cli.inputs);
     let scenario = inputs.scenario();
-    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds)?;
+    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds, FIGURE_SEEDS)?;
     let reserves: &[u32] = if common.quick {
         &[0, 30, 60, 120]
     } else {

@@ -11,8 +11,8 @@
 
 use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_examples::balancer::{
-    BATCH_UTIL, BATCH_WAIT, COMBINED_UTIL, FigureCli, FigureOutput, GridResult, OD_UTIL, Prepared,
-    REJECT_RATE, RESERVE_IDLE, Variant, cell, prepare, run_grid, show_paired,
+    BATCH_UTIL, BATCH_WAIT, COMBINED_UTIL, FigureCli, FigureOutput, GridResult, MECHANISM_SEEDS,
+    OD_UTIL, Prepared, REJECT_RATE, RESERVE_IDLE, Variant, cell, prepare, run_grid, show_paired,
 };
 use cosched_examples::{Cell, Claims, Table};
 
@@ -28,7 +28,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     let (common, inputs) = (&cli.common, &cli.inputs);
     let scenario = inputs.scenario();
-    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds)?;
+    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds, MECHANISM_SEEDS)?;
     let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let variants = [
         Variant::basic(&scenario),

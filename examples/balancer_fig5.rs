@@ -13,8 +13,9 @@ use cosched_balancer::synthetic::RHO_SCALES;
 use cosched_core::Duration;
 use cosched_examples::Claims;
 use cosched_examples::balancer::{
-    BATCH_WAIT, FigureCli, FigureOutput, GridResult, HISTORY_WEEKS, Paired, Prepared, REJECT_RATE,
-    RESERVE_IDLE, Significance, Variant, cell, prepare, run_grid, show_paired,
+    BATCH_WAIT, FigureCli, FigureOutput, GridResult, HISTORY_WEEKS, MECHANISM_SEEDS, Paired,
+    Prepared, REJECT_RATE, RESERVE_IDLE, Significance, Variant, cell, prepare, run_grid,
+    show_paired,
 };
 
 const NAME: &str = "balancer_fig5";
@@ -29,7 +30,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     let (common, inputs) = (&cli.common, &cli.inputs);
     let scenario = inputs.scenario();
-    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds)?;
+    let mut p = prepare(NAME, common, &scenario, 1, 1, cli.seeds, MECHANISM_SEEDS)?;
     let scales: &[u32] = if common.quick { &[2, 8] } else { &RHO_SCALES };
     let mut variants = vec![Variant::basic(&scenario), Variant::hint(&scenario, 30)];
     for (name, rule, hold) in [

@@ -449,15 +449,16 @@ fn lease_checks(checks: &mut Table, models: &[Model], week: &RealWeek) {
         let s = LeaseStats::of(&w.leases, model.scenario.nodes, WEEK);
         checks.row([
             Cell::Text(format!(
-                "{}: leases / rho / peak requests a minute",
+                "{}: leases / rho / peak requests a minute (any 60 s; per clock minute)",
                 model.leases
             )),
             Cell::Text("calibration target (stated facts)".to_owned()),
             Cell::Text(format!(
-                "{} / {:.2} % / {}",
+                "{} / {:.2} % / {} ({})",
                 s.leases,
                 100.0 * s.rho,
-                s.peak_per_minute
+                s.peak_per_minute,
+                s.peak_per_clock_minute
             )),
             Cell::Text(format!(
                 "{:.0} / {:.2} % / {:.0}",

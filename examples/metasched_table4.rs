@@ -11,14 +11,15 @@
 
 use clap::Parser;
 use cosched_examples::metasched::{
-    Paired, PriceOutlookModel, RunConfig, RunResult, ScenarioArgs, SeedScenarios, Strategy,
-    minutes, published_code_cost_usd, queueing_reason,
+    Paired, PriceOutlookModel, RunResult, ScenarioArgs, SeedScenarios, Strategy, minutes,
+    published_code_cost_usd, queueing_reason,
 };
 use cosched_examples::{
     BarChart, Cell, Claims, CommonArgs, LinePlot, Replicates, Table, parse_seed_count,
 };
 use cosched_metasched::metrics::{Metrics, fairness, price_errors_percent};
 use cosched_metasched::price_forecast::outlooks;
+use cosched_metasched::scenario::Table4Row as Row;
 use cosched_metasched::site::Site;
 
 const NAME: &str = "metasched_table4";
@@ -36,73 +37,8 @@ const PRECISION_USD: f64 = 0.05;
 /// magnitude.
 const PRECISION_PP: f64 = 0.05;
 
-/// The paper's XSEDE rows of Table 4: (row, average response time in minutes, total cost in
-/// $ over its 10,000 jobs).
-const PAPER: [(Row, f64, f64); 5] = [
-    (Row::Bs, 633.7, 230_985.6),
-    (Row::Inst, 3460.8, 205_876.5),
-    (Row::TwoPrice, 473.3, 232_557.3),
-    (Row::Mcmf, 477.5, 224_021.6),
-    (Row::McmfCostOnly, 1095.4, 187_298.9),
-];
-
 /// One row's runs over the seeds (paired replicates).
 type RowRuns = (Row, Replicates<RunResult>);
-
-/// Table 4's rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Row {
-    Bs,
-    Inst,
-    TwoPrice,
-    Mcmf,
-    McmfCostOnly,
-}
-
-impl Row {
-    const ALL: [Row; 5] = [
-        Row::Bs,
-        Row::Inst,
-        Row::TwoPrice,
-        Row::Mcmf,
-        Row::McmfCostOnly,
-    ];
-
-    fn config(self, defaults: RunConfig) -> RunConfig {
-        let strategy = match self {
-            Row::Bs => Strategy::Bs,
-            Row::Inst => Strategy::Inst,
-            Row::TwoPrice => Strategy::TwoPrice,
-            Row::Mcmf | Row::McmfCostOnly => Strategy::Mcmf,
-        };
-        RunConfig {
-            strategy,
-            w_t: if self == Row::McmfCostOnly {
-                0.0
-            } else {
-                defaults.w_t
-            },
-            ..defaults
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Row::McmfCostOnly => "MCMF (w_t = 0)",
-            Row::Bs => "BS",
-            Row::Inst => "INST",
-            Row::TwoPrice => "TWOPRICE",
-            Row::Mcmf => "MCMF",
-        }
-    }
-
-    fn paper(self) -> (f64, f64) {
-        PAPER
-            .iter()
-            .find(|(r, ..)| *r == self)
-            .map_or((f64::NAN, f64::NAN), |&(_, rt, cost)| (rt, cost))
-    }
-}
 
 #[derive(Parser)]
 #[command(about = "Metascheduling (Murali & Vadhiyar) Table 4: BS / INST / TWOPRICE / MCMF")]

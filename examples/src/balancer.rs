@@ -29,22 +29,10 @@ pub const MAX_NODES: i64 = 1_000_000;
 /// How many LCRC weeks the synthetic workloads sample with `--quick` (every k-th).
 pub const QUICK_SAMPLE_WEEKS: usize = 10;
 
-/// Table I's LCRC week: the one the paper's public artifact replays
-/// (`run_workload.py … /weekly_trace/2015-04-05/`; see `examples/data/balancer/PROVENANCE.md`).
-pub const PAPER_WEEK: &str = "2015-04-05";
-/// The week before it, whose still-running jobs preload the cluster (§III-A).
-pub const PAPER_PREVIOUS_WEEK: &str = "2015-03-29";
-/// The APS week standing in for the paper's (whose 2015-04-05 file is in no public copy): the
-/// vendored week nearest Table I's stated lease facts under the fitted VM lifecycle, as
-/// `balancer_table1` computes (and checks against this constant) on every run. It is the
-/// on-demand base of Figures 2-5 too ("the challenging week's" leases, §III-B2).
-pub const STAND_IN_WEEK: &str = "2015-07-19";
-/// The VM linger fitted with the stand-in (seconds; ours, calibration on the stated facts: 142
-/// leases, rho 1.35 %, 13 requests a minute at the peak against 141, 1.25 %, 11).
-pub const FITTED_LINGER_S: i64 = 480;
-/// Torque's start latency calibrated on Table I's baseline rows (trace seconds; 0.23 s of
-/// real time at 60x), as `balancer_table1` computes (and checks against this constant).
-pub const TESTBED_START_LATENCY_S: i64 = 14;
+pub use cosched_balancer::table1::{
+    FITTED_LINGER_S, PAPER_PREVIOUS_WEEK, PAPER_WEEK, STAND_IN_WEEK, TESTBED_START_LATENCY_S,
+};
+
 /// The week the paper's own selection rule (§III-A) picks over the vendored set: a finding
 /// (`balancer_weeks`), not Table I's week.
 pub const SELECTED_WEEK: &str = "2015-07-19";
@@ -729,8 +717,16 @@ impl Prepared {
     }
 }
 
-/// Builds a figure's [`Prepared`] inputs, `seeds` replicates (default 3, 1 with `--quick`):
-/// replicate `k` is [`Scenario::replicate`] on the named family `replicate/k` of the seed `S`.
+/// Replicates of Figures 2 and 3 without `--seeds` (and of every figure on its own input).
+pub const FIGURE_SEEDS: u32 = 3;
+/// Replicates of Figures 4 and 5 without `--seeds`: their claims compare mechanisms by paired
+/// differences whose 95 % intervals at 3 seeds spanned several points (t = 4.30 at n = 3,
+/// 2.26 at n = 10); 10 fit the reproduction's time (measured in the commit that set them).
+pub const MECHANISM_SEEDS: u32 = 10;
+
+/// Builds a figure's [`Prepared`] inputs, `seeds` replicates (default `full_seeds`, 1 with
+/// `--quick`): replicate `k` is [`Scenario::replicate`] on the named family `replicate/k` of
+/// the seed `S`.
 ///
 /// # Errors
 /// The output folder cannot be created, or an input cannot be read or generated.
@@ -741,6 +737,7 @@ pub fn prepare(
     quick_workloads: usize,
     weeks: u32,
     seeds: Option<u32>,
+    full_seeds: u32,
 ) -> Result<Prepared, Box<dyn std::error::Error>> {
     let mut out = common.output(name)?;
     let kinds = if common.quick {
@@ -751,7 +748,9 @@ pub fn prepare(
     let seeds = if scenario.batch_from_file() && !scenario.synthetic_leases() {
         1
     } else {
-        seeds.unwrap_or(if common.quick { 1 } else { 3 }).max(1)
+        seeds
+            .unwrap_or(if common.quick { 1 } else { full_seeds })
+            .max(1)
     };
     // With --quick, the synthetic workloads sample every 10th LCRC week only (reading all 100
     // is most of a quick run's time).
@@ -810,8 +809,10 @@ fn rho_table(name: &str, replicate: &Replicate, nodes: u32) -> Table {
     .with_notes(format!(
         "On-demand source: {}. Paper: the challenging week's rho is 1.25 %, nodes multiplied \
          by 2, 4, 8, 16, 24 give 2.5, 5, 10, 20, 30 %; its peak arrival rate at 30 % is 264 \
-         requests per minute, so 11 at x1 (a lease of k nodes is k VM requests). Ours: the \
-         most VM requests in any 60 s of trace time.",
+         requests per minute, so 11 at x1 (a lease of k nodes is k VM requests). Ours: rho \
+         is the leases' node-seconds within the span (as Table I measures it; the figures' \
+         rho is the offered load, leases counted whole), the peak the most VM requests in \
+         any 60 s of trace time.",
         replicate.on_demand
     ));
     for scale in [1, 2, 4, 8, 16, 24] {
@@ -956,7 +957,8 @@ pub struct FigureCli {
     /// The inputs.
     #[command(flatten)]
     pub inputs: BalancerArgs,
-    /// Seeds averaged (replicates of every synthetic input) [default: 3, quick: 1].
+    /// Seeds averaged (replicates of every synthetic input) [default: 3, Figures 4 and 5: 10;
+    /// quick: 1].
     #[arg(long, value_name = "N")]
     pub seeds: Option<u32>,
 }

@@ -8,22 +8,13 @@ use cosched_core::RigidJob;
 /// The name of a configuration: `baseline` or e.g. `CUP&SPAA`, as the reports name it.
 pub use cosched_hybrid::mechanism_name as configuration_name;
 pub use cosched_hybrid::scenario::{
-    Machine, PaperBaseline, WorkloadStats, configurations, simulate_trace as simulate, typing_seed,
+    Machine, PaperBaseline, WorkloadStats, configurations, simulate_trace as simulate, type_params,
+    typing_seed,
 };
-use cosched_hybrid::workload::{ON_DEMAND_CAPACITY, TraceParams, TypeParams, generate};
+use cosched_hybrid::workload::{TraceParams, TypeParams, generate};
 use cosched_hybrid::{HybridConfig, HybridError, HybridReport};
 use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
-
-/// The type parameters of a run: the paper's defaults, every typing within Obs. 9's 3-15 %
-/// on-demand share for a generated machine; an SWF trace (`from_trace`) is typed as drawn, its
-/// projects perhaps unable to give that share (it is reported, not imposed).
-pub fn type_params(from_trace: bool) -> TypeParams {
-    TypeParams {
-        on_demand_share: (!from_trace).then_some(ON_DEMAND_CAPACITY),
-        ..TypeParams::default()
-    }
-}
 
 /// The most seeds or typings a flag may ask for: every replicate holds a trace, so an
 /// unchecked count would allocate without bound.

@@ -194,17 +194,25 @@ pub fn exit(result: std::result::Result<(), Box<dyn std::error::Error>>) -> Exit
     let result = out::finish(result.is_ok()).map_err(Box::from).and(result);
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let mut message = e.to_string();
-            let mut source = e.source();
-            while let Some(cause) = source {
-                message.push_str(": ");
-                message.push_str(&cause.to_string());
-                source = cause.source();
-            }
-            fail(message)
-        }
+        Err(e) => fail(error_chain(e.as_ref())),
     }
+}
+
+/// `e`'s message and its causes as one line, `{e}: {cause}: …`, each cause once: a cause
+/// whose text a message already shows (an error type that prints its source itself, as
+/// [`Error::Io`] does) is not repeated.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
 }
 
 /// Prints `error: {e}` on stderr (ignoring a failure to print it) and returns status 1.
@@ -235,4 +243,46 @@ macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::write_stdout(::std::format_args!($($arg)*))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cosched_balancer::traces::TraceError;
+
+    fn not_found() -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory")
+    }
+
+    #[test]
+    fn an_io_cause_is_printed_once() {
+        // Both the harness's and the Balancer's I/O errors print their source themselves.
+        let harness = Error::io("week.csv", not_found());
+        let line = error_chain(&harness);
+        assert_eq!(line, "I/O error on `week.csv`: No such file or directory");
+        let trace = TraceError::Io {
+            file: "aps/2015-07-19.csv.gz".to_owned(),
+            source: not_found(),
+        };
+        assert_eq!(
+            error_chain(&trace),
+            "aps/2015-07-19.csv.gz: I/O error: No such file or directory"
+        );
+        let boxed: Box<dyn std::error::Error> = Box::new(trace);
+        assert_eq!(
+            error_chain(boxed.as_ref()).matches("No such file").count(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_cause_the_message_does_not_show_is_appended() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read the week")]
+        struct Outer(#[source] std::io::Error);
+        assert_eq!(
+            error_chain(&Outer(not_found())),
+            "cannot read the week: No such file or directory"
+        );
+    }
 }

@@ -122,7 +122,7 @@ fn trace_files_replace_the_synthetic_inputs() {
         "3",
     ]);
     let common: &CommonArgs = &cli.common;
-    let p = prepare("fig", common, &cli.inputs.scenario(), 1, 1, cli.seeds).unwrap();
+    let p = prepare("fig", common, &cli.inputs.scenario(), 1, 1, cli.seeds, 3).unwrap();
     assert_eq!(
         p.replicates.len(),
         1,
@@ -138,7 +138,7 @@ fn trace_files_replace_the_synthetic_inputs() {
     assert_eq!(p.replicates[0].base.len(), 1);
     // A malformed file is an error naming it, not a panic.
     std::fs::write(&leases, "submit,nodes,duration\n20,x,300\n").unwrap();
-    let err = prepare("fig", common, &cli.inputs.scenario(), 1, 1, None)
+    let err = prepare("fig", common, &cli.inputs.scenario(), 1, 1, None, 3)
         .err()
         .expect("a bad field is refused")
         .to_string();

@@ -304,6 +304,10 @@ fn paper_examples_report_errors_as_one_line() {
             !stderr.contains('"'),
             "{name}: a Debug-quoted message: {stderr}"
         );
+        assert!(
+            stderr.matches("(os error").count() <= 1,
+            "{name}: an I/O cause printed twice: {stderr}"
+        );
     }
 }
 

@@ -8,6 +8,12 @@
 //! daemons `up` started, by their pid files. munged is shared with the system: `up` starts it
 //! only if none answers, and `down` stops it only if `up` did.
 //!
+//! Two partitions cover every node: `batch`, the default, and `scavenger`, a lower
+//! `PriorityTier` with `PreemptType=preempt/partition_prio` and `PreemptMode=REQUEUE`
+//! (`GraceTime=0`): a batch job that needs a node running a scavenger job takes it at once,
+//! and the scavenger job goes back to the queue (`cosched_live::scavenge` runs a pool policy's
+//! scavenged tasks there). Batch jobs are never preempted (`PreemptMode=OFF` on `batch`).
+//!
 //! Every slurmctld-side job end runs `etc/epilog.sh` (Slurm's `EpilogSlurmctld`), which appends
 //! `job_id|node_list|exit_code|unix_time` to `log/job-ends.log`: the notifier through which a
 //! policy observes job ends without polling.
@@ -33,6 +39,11 @@ const NODE_PORT_OFFSET: u16 = 184;
 const MAX_NODES: u32 = 64;
 /// How long `up` waits for every node to report idle.
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default partition: batch work, never preempted.
+const BATCH_PARTITION: &str = "batch";
+/// The low-priority partition over the same nodes, for scavenged work: Slurm requeues its
+/// jobs when a batch job wants their nodes.
+const SCAVENGER_PARTITION: &str = "scavenger";
 /// Debian's packages of the cluster.
 const PACKAGES: [&str; 4] = ["slurmctld", "slurmd", "slurm-client", "munge"];
 
@@ -398,7 +409,16 @@ fn slurm_conf(base: &Path, nodes: u32, port: u16) -> String {
         format!(
             "NodeName=n[1-{nodes}] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[{first_port}-{last_port}] CPUs=1 RealMemory=500 State=UNKNOWN"
         ),
-        "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP".to_owned(),
+        // Scavenged work runs in `scavenger`, over the same nodes: a job of `batch` (the
+        // higher tier) requeues a scavenger job at once to take its node (GraceTime 0).
+        "PreemptType=preempt/partition_prio".to_owned(),
+        "PreemptMode=REQUEUE".to_owned(),
+        format!(
+            "PartitionName={BATCH_PARTITION} Nodes=ALL Default=YES MaxTime=INFINITE State=UP PriorityTier=10 PreemptMode=OFF"
+        ),
+        format!(
+            "PartitionName={SCAVENGER_PARTITION} Nodes=ALL MaxTime=INFINITE State=UP PriorityTier=1 PreemptMode=REQUEUE GraceTime=0"
+        ),
     ] {
         let _ = writeln!(c, "{line}");
     }
@@ -453,6 +473,13 @@ mod tests {
         assert!(other.contains("Port=[20184-20185]"));
         assert!(conf.contains("StateSaveLocation=/w/target/slurm/state\n"));
         assert!(conf.contains("EpilogSlurmctld=/w/target/slurm/etc/epilog.sh\n"));
+        assert!(conf.contains("PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"));
+        assert!(conf.contains(
+            "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP PriorityTier=10 PreemptMode=OFF\n"
+        ));
+        assert!(conf.contains(
+            "PartitionName=scavenger Nodes=ALL MaxTime=INFINITE State=UP PriorityTier=1 PreemptMode=REQUEUE GraceTime=0\n"
+        ));
     }
 
     #[test]

@@ -25,7 +25,8 @@
 //!   - `synthetic`, `traces`: the paper's inputs (LCRC, APS → VM leases, synthetic batch
 //!     workloads);
 //!   - `scenario`: a study's inputs assembled from those sources, per seed, and the
-//!     paper's configurations run on them (what the examples drive).
+//!     paper's configurations run on them (what the examples drive);
+//!   - `table1`: Table I's ten configurations with the paper's values, and its week.
 //!
 //! ```
 //! use cosched_balancer::{Balancer, BalancerConfig, BalancerNodeState, Command, Observation, Policy, Strategy};
@@ -66,6 +67,8 @@ pub mod scenario;
 pub mod sim;
 #[cfg(feature = "sim")]
 pub mod synthetic;
+#[cfg(feature = "sim")]
+pub mod table1;
 #[cfg(feature = "sim")]
 pub mod testbed;
 #[cfg(feature = "sim")]

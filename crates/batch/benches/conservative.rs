@@ -31,10 +31,19 @@
 //! - `conservative_curie/cea_curie`: CEA-Curie-2011-2.1-cln (312,807 jobs, its MaxProcs), if
 //!   `../shared/data/swf` (or `$COSCHED_SHARED_DATA/swf`) holds it, beside EASY on it.
 //!
+//! and the catalogue's conservative backfilling in a static order, kept between passes
+//! (`sjf`), beside the same key planned from scratch at every pass (`expr(estimate + 0 *
+//! now)`, an order that changes with time):
+//!
+//! - `catalogue_sjf_conservative_64_units/{kept,afresh}_mixed_1k`: 1,000 jobs of the mixed
+//!   burst (every job runs its estimate);
+//! - `catalogue_sjf_conservative_1024_units/{kept,afresh}_lublin_5k`: the Lublin trace above.
+//!
 //! `cargo bench -p cosched-batch --bench conservative` measures the CPU time of the
 //! benchmarking thread (see `common`) and reports jobs per CPU second.
 
 use cosched_batch::BatchSim;
+use cosched_batch::catalogue::PolicySpec;
 use cosched_batch::scenario::BuiltinPolicy;
 use cosched_core::{Duration, JobId, RigidJob, SeedStreams, Time};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -258,9 +267,41 @@ fn speed_table(c: &mut Criterion<ThreadCpuTime>) {
     group.finish();
 }
 
+fn static_orders(c: &mut Criterion<ThreadCpuTime>) {
+    let cases = [
+        ("64_units", "mixed_1k", CAPACITY, mixed(1_000)),
+        (
+            "1024_units",
+            "lublin_5k",
+            1_024,
+            lublin(1_024, 5_000, 2026, 2027),
+        ),
+    ];
+    for (units, name, capacity, jobs) in &cases {
+        let mut group = c.benchmark_group(format!("catalogue_sjf_conservative_{units}/cpu"));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(jobs.len() as u64));
+        for (how, spec) in [
+            ("kept", "sjf+conservative"),
+            ("afresh", "expr(estimate + 0 * now)+conservative"),
+        ] {
+            let spec: PolicySpec = spec.parse().expect("a catalogue name");
+            group.bench_function(format!("{how}_{name}"), |b| {
+                b.iter(|| {
+                    BatchSim::new(*capacity)
+                        .expect("valid capacity")
+                        .run(&mut spec.build(), jobs)
+                        .expect("valid workload")
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(ThreadCpuTime);
-    targets = bursts, replans, deep_backlogs, speed_table
+    targets = bursts, replans, deep_backlogs, speed_table, static_orders
 }
 criterion_main!(benches);

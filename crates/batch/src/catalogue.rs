@@ -32,6 +32,7 @@
 //! assert!("lottery".parse::<PolicySpec>().unwrap_err().to_string().contains("sjf"));
 //! ```
 
+use crate::conservative::exact_reservation;
 use crate::order::{self, Order, OrderError};
 use crate::pass::Pass;
 use crate::profile::Profile;
@@ -480,10 +481,7 @@ impl PolicySpec {
                     order: None,
                 },
             ) => Box::new(Conservative::bounded(*bounds)),
-            (order, backfill) => Box::new(Composed {
-                order: order.clone(),
-                backfill: backfill.clone(),
-            }),
+            (order, backfill) => Box::new(Composed::new(order.clone(), backfill.clone())),
         }
     }
 }
@@ -491,21 +489,85 @@ impl PolicySpec {
 /// A queue order and a backfilling rule, planned afresh at every pass on the queue sorted by
 /// the order (see the [module docs](self)). The queue-ordered pairs are faster as
 /// [`PolicySpec::build`] gives them, with the same schedules.
+///
+/// Conservative backfilling in an order whose keys do not change with time (all but WFP3,
+/// UNICEP and expressions of the wait or the time) keeps its plan while nothing happened
+/// that it could not foresee and no job arrived: the jobs left sort as they did, on the same
+/// profile, so a plan from scratch would reserve each where it is (as [`Conservative`] keeps
+/// its plan). An arrival can sort anywhere in such an order, so it plans afresh; keys that
+/// change with time reorder the queue between passes, so those orders always do. The plan is
+/// a cache, not serialised.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Composed {
     order: Order,
     backfill: Backfill,
+    #[serde(skip)]
+    kept: Option<KeptPlan>,
+}
+
+/// The reservations a conservative [`Composed`] pass left, and what it saw.
+#[derive(Clone, Debug)]
+struct KeptPlan {
+    /// (start, rank in the order, queue key) of every reserved job, latest first (so the
+    /// jobs due now pop off the end in the order's sequence).
+    reservations: Vec<(Time, usize, (Time, cosched_core::JobId))>,
+    /// The cluster's change count once the pass's starts apply, and its last queued key.
+    changes: u64,
+    last_key: Option<(Time, cosched_core::JobId)>,
+    at: Time,
+}
+
+impl KeptPlan {
+    /// Starts the jobs reserved for now, in the order's sequence; `None` if the plan and the
+    /// cluster are out of step (the next pass plans afresh).
+    fn start_due(mut self, pass: &mut Pass<'_>) -> Option<KeptPlan> {
+        let now = pass.now();
+        while let Some(&(start, _, key)) = self.reservations.last() {
+            if start != now {
+                break;
+            }
+            self.reservations.pop();
+            let pos = pass.view().job_queue().position_of(key)?;
+            pass.start(pos).ok()?;
+        }
+        self.changes = pass.view().changes().wrapping_add(pass.starts() as u64);
+        self.last_key = pass.view().last_queued_key();
+        self.at = now;
+        Some(self)
+    }
+
+    /// Whether the plan holds at `pass`: no unforeseen change, no arrival, no reservation in
+    /// the past.
+    fn holds_for(&self, pass: &Pass<'_>) -> bool {
+        self.changes == pass.view().changes().wrapping_add(pass.starts() as u64)
+            && self.last_key == pass.view().last_queued_key()
+            && self.at <= pass.now()
+            && self
+                .reservations
+                .last()
+                .is_none_or(|&(start, ..)| start >= pass.now())
+    }
 }
 
 impl Composed {
     /// The policy `order` + `backfill`.
     pub fn new(order: Order, backfill: Backfill) -> Composed {
-        Composed { order, backfill }
+        Composed {
+            order,
+            backfill,
+            kept: None,
+        }
     }
 
     /// Plans one pass. `Err` if the order's expression fails on a job.
     pub fn plan(&mut self, pass: &mut Pass<'_>) -> Result<(), OrderError> {
         let now = pass.now();
+        if let Some(kept) = self.kept.take()
+            && kept.holds_for(pass)
+        {
+            self.kept = kept.start_due(pass);
+            return Ok(());
+        }
         let mut jobs = Vec::with_capacity(pass.view().queue_len());
         let mut from = 0;
         while let Some(pos) = pass.next_queued(from) {
@@ -547,19 +609,26 @@ impl Composed {
             }
             Backfill::Conservative => {
                 let mut profile = Profile::new(now, pass.free_units(), pass.releases());
-                let mut starts = Vec::new();
-                for &(pos, job) in &jobs {
+                let mut reservations = Vec::with_capacity(jobs.len());
+                let mut exact = !self.order.depends_on_time();
+                for (rank, &(_, job)) in jobs.iter().enumerate() {
                     if let Some(start) = profile.earliest_fit(job.size(), job.estimate()) {
                         profile.reserve(start, job.estimate(), job.size());
-                        if start == now {
-                            starts.push(pos);
-                        }
+                        exact &= exact_reservation(start, job.estimate());
+                        reservations.push((start, rank, job.order_key()));
                     }
                 }
-                for pos in starts {
-                    if pass.start(pos).is_err() {
-                        break;
-                    }
+                reservations
+                    .sort_unstable_by_key(|&(start, rank, _)| std::cmp::Reverse((start, rank)));
+                let plan = KeptPlan {
+                    reservations,
+                    changes: 0,
+                    last_key: None,
+                    at: now,
+                }
+                .start_due(pass);
+                if exact {
+                    self.kept = plan;
                 }
             }
             Backfill::Bounded { bounds, order } => {

@@ -18,14 +18,19 @@
 //! steps at each number of free units) and jumps, by a search of the queue's (size, estimate)
 //! skyline, to the next job that fits there: the jobs in between cost O(log n) together. And
 //! planning stops once no job left could start now (the plan of a queue prefix is that prefix
-//! of the whole plan). A deep backlog that cannot start soon thus costs a few fits per plan,
+//! of the whole plan): no job left fits now on the profile planned so far, as a search of the
+//! skyline under the profile's room from now tells (reservations only take room, so a job
+//! that does not fit now there never will in this plan). A deep backlog that cannot start soon thus costs a few fits per plan,
 //! however long; a real trace's short queue costs about a fit and a reservation per job that
 //! fits before the horizon (see `benches/conservative.rs`).
 //!
 //! [`Conservative::bounded`] is the variant production schedulers run (Slurm's backfill
 //! `bf_max_job_test` and `bf_window`): at most `depth` jobs reserved, none more than `window`
-//! ahead. Its depth counts every job it tests, so it reserves every job it tests (no jump);
-//! a plan that left a job out for the window is made again at the next pass.
+//! ahead. Its depth counts every job it tests, so it tests them one by one (no jump); the
+//! jobs it leaves unreserved (passed over, out of the window, or never fitting) still count
+//! against the depth while they wait, and a plan that left jobs out for the window is kept
+//! until the window reaches the earliest of their fits (before, a plan from scratch leaves
+//! them out as well).
 //!
 //! The plan is a cache: it is not serialised, and a restored `Conservative` plans afresh (the
 //! same schedule).
@@ -94,7 +99,8 @@ impl Bounds {
 impl Conservative {
     /// Conservative backfilling bounded as Slurm's backfill is: at most `bounds.depth` jobs
     /// reserved, none further ahead than `bounds.window`. Jobs past the depth wait for a
-    /// later pass; a plan that left a job out for the window is made again at the next pass.
+    /// later pass; a job left out for the window is tested again once the window reaches its
+    /// fit.
     /// With bounds no queue reaches, the schedule is the exact one.
     pub fn bounded(bounds: Bounds) -> Conservative {
         Conservative {
@@ -124,6 +130,12 @@ struct Plan {
     horizons: Vec<(Key, Time)>,
     /// The last queue key planned (every job up to it is).
     planned_up_to: Option<Key>,
+    /// Planned jobs without a reservation, which a bounded plan counts against its depth
+    /// while they wait (those out of the window, passed over, or never fitting).
+    unreserved: usize,
+    /// The earliest fit of a job left out for the window: the plan holds while the window
+    /// ends before it.
+    outside: Time,
     /// The cluster's change count when the plan was made.
     changes: u64,
     /// When it was made.
@@ -136,7 +148,7 @@ struct Plan {
 /// Whether a reservation at `start` for `estimate` covers exactly the span its job holds
 /// units: not for a zero estimate (its reservation takes its whole step, but it frees its
 /// units at once) nor for an end at the last representable second (no step can end there).
-fn exact_reservation(start: Time, estimate: Duration) -> bool {
+pub(crate) fn exact_reservation(start: Time, estimate: Duration) -> bool {
     estimate > Duration::ZERO && start.saturating_add(estimate) < Time::MAX
 }
 
@@ -154,6 +166,8 @@ impl Plan {
             reservations: BinaryHeap::new(),
             horizons: Vec::new(),
             planned_up_to: None,
+            unreserved: 0,
+            outside: Time::MAX,
             changes: 0,
             at: pass.now(),
             exact: true,
@@ -161,11 +175,13 @@ impl Plan {
     }
 
     /// Whether the plan still holds at the time of `pass`: nothing unforeseen happened, no
-    /// reservation lies in the past, and every step without a free unit that jobs were passed
-    /// over for is still ahead.
-    fn holds_for(&self, pass: &Pass<'_>) -> bool {
+    /// reservation lies in the past, every step without a free unit that jobs were passed
+    /// over for is still ahead, and every job left out for the window still fits past it
+    /// (the fits are the same, since the profile is).
+    fn holds_for(&self, pass: &Pass<'_>, bounds: Option<Bounds>) -> bool {
         let now = pass.now();
-        self.changes == pass.view().changes().wrapping_add(pass.starts() as u64)
+        bounds.is_none_or(|b| now.saturating_add(b.window) < self.outside)
+            && self.changes == pass.view().changes().wrapping_add(pass.starts() as u64)
             && self.at <= now
             && self
                 .reservations
@@ -197,9 +213,12 @@ impl Plan {
         let mut stairs: Option<Staircase> = None;
         // Jobs passed over since the last reservation before the horizon.
         let mut passed_over = 0;
+        // A queued position at or after which a job could start now, once found.
+        let mut could_start: Option<usize> = None;
         let (mut budget, window_end) = match bounds {
             Some(b) => (
-                b.depth.saturating_sub(self.reservations.len()),
+                b.depth
+                    .saturating_sub(self.reservations.len() + self.unreserved),
                 now.saturating_add(b.window),
             ),
             None => (usize::MAX, Time::MAX),
@@ -218,6 +237,14 @@ impl Plan {
             };
             if free == 0 || queue.next_candidate(pos, free, 0, room).is_none() {
                 break;
+            }
+            // The same test, exactly: the next job that fits now on the profile planned so
+            // far (later reservations only take room), up to which planning goes on.
+            if could_start.is_none_or(|c| c < pos) {
+                match queue.next_under(pos, &self.profile.room_from_start()) {
+                    Some(c) => could_start = Some(c),
+                    None => break,
+                }
             }
             if bounds.is_none() && horizon < Time::MAX && passed_over >= JUMP_AFTER {
                 // Jump to the next job that fits before the horizon; those passed over need
@@ -245,16 +272,19 @@ impl Plan {
             self.planned_up_to = Some(key);
             next = queue.next_live(pos + 1);
             let Some(start) = self.profile.earliest_fit(job.size(), job.estimate()) else {
+                self.unreserved += 1;
                 continue;
             };
             if start > window_end {
-                // Out of the window: no reservation, and this plan is not kept, so that the
-                // job is tested again.
-                self.exact = false;
+                // Out of the window: no reservation; the job is tested again once the window
+                // reaches its fit.
+                self.unreserved += 1;
+                self.outside = self.outside.min(start);
                 continue;
             }
-            if bounds.is_none() && !before(start, job.estimate(), horizon) {
+            if !before(start, job.estimate(), horizon) {
                 self.pass_over(key, horizon);
+                self.unreserved += 1;
                 passed_over += 1;
                 continue;
             }
@@ -281,7 +311,7 @@ impl Conservative {
     pub fn plan(&mut self, pass: &mut Pass<'_>) {
         let now = pass.now();
         let mut plan = match self.plan.take() {
-            Some(mut plan) if plan.holds_for(pass) => {
+            Some(mut plan) if plan.holds_for(pass, self.bounds) => {
                 plan.profile.advance(now);
                 plan
             }

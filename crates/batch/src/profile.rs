@@ -715,6 +715,42 @@ impl Profile {
         Time::MAX
     }
 
+    /// What can start at the profile's start: for each number of free units, how long that
+    /// many stay free from the start (so a job fits there iff the staircase admits its size
+    /// for its estimate, as [`Profile::earliest_fit`] would place it there). One walk over the
+    /// steps where the running minimum falls, jumping the chunks that do not lower it by the
+    /// tree, until no unit is free.
+    pub(crate) fn room_from_start(&self) -> Staircase {
+        let start = self.chunks[0].times[0];
+        // (units, seconds) with units decreasing and seconds increasing.
+        let mut stairs: Vec<(i64, i64)> = Vec::new();
+        let mut low = i64::MAX;
+        let (mut c, mut offset) = (0, self.summary.offset(0));
+        'chunks: while let Some(chunk) = self.chunks.get(c) {
+            for (&t, &f) in chunk.times.iter().zip(&chunk.free) {
+                let value = f + chunk.add + offset;
+                if value < low {
+                    if low != i64::MAX {
+                        stairs.push((low, t.0.saturating_sub(start.0)));
+                    }
+                    low = value;
+                    if low <= 0 {
+                        break 'chunks;
+                    }
+                }
+            }
+            match self.summary.first_from(c + 1, |min, _| min < low) {
+                Some(next) => (c, offset) = next,
+                None => break,
+            }
+        }
+        if low > 0 {
+            stairs.push((low, i64::MAX));
+        }
+        stairs.reverse();
+        Staircase { stairs }
+    }
+
     /// What fits before `until`: for each number of free units, the longest run of steps
     /// with at least that many, among the steps that start before it (a run ends at `until`
     /// at the latest). O(s log s) for the `s` steps before `until`.
@@ -1020,6 +1056,13 @@ mod tests {
                 }
                 // What fits before a time, against fits on the flat steps cut there.
                 let steps = flat(&p);
+                let from_start = p.room_from_start();
+                for size in [1u32, 2, 3, 5, 8, 13, 21] {
+                    for d in [0i64, 1, 7, 60, 400, 2_500, 10_000] {
+                        let fits = flat_fit(&steps, size, Duration(d)) == Some(steps[0].0);
+                        prop_assert_eq!(from_start.admits(size, d), fits, "{} units for {} s from the start", size, d);
+                    }
+                }
                 for until in [now.0 + 1, now.0 + 50, now.0 + 700, now.0 + 4_000] {
                     let until = Time(until);
                     let stairs = p.staircase(until);

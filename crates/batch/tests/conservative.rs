@@ -2,9 +2,12 @@
 //! planned from scratch at every pass (the textbook algorithm, and this crate's implementation
 //! before plans were kept between passes), which must give the same schedule job for job.
 
-use cosched_batch::{BatchPolicy, BatchSim, Conservative, Pass, SimOutcome, pass_policy};
+use cosched_batch::catalogue::{Backfill, Composed};
+use cosched_batch::order::Order;
+use cosched_batch::{BatchPolicy, BatchSim, Bounds, Conservative, Pass, SimOutcome, pass_policy};
 use cosched_core::{Duration, JobId, RigidJob, Time};
 use proptest::prelude::*;
+use std::collections::BTreeMap;
 
 /// Conservative backfilling planned from scratch at every pass on a flat vector of steps.
 struct Reference;
@@ -76,21 +79,67 @@ pass_policy!(Reference);
 
 impl Reference {
     fn plan(&mut self, pass: &mut Pass<'_>) {
-        let now = pass.now();
-        let mut steps = Steps::new(now, pass.free_units(), pass.releases());
-        let mut from = 0;
-        while let Some(pos) = pass.next_queued(from) {
-            from = pos + 1;
-            let job = *pass.job(pos).unwrap();
-            let Some(start) = steps.earliest_fit(job.size(), job.estimate()) else {
-                continue;
-            };
-            steps.reserve(start, job.estimate(), job.size());
-            if start == now {
-                pass.start(pos).unwrap();
-            }
+        plan_from_scratch(pass, None);
+    }
+}
+
+/// [`Reference`], keeping the first reservation each job is given.
+#[derive(Default)]
+struct Recording(BTreeMap<JobId, Time>);
+
+pass_policy!(Recording);
+
+impl Recording {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
+        for (job, start) in plan_from_scratch(pass, None) {
+            self.0.entry(job).or_insert(start);
         }
     }
+}
+
+/// Bounded conservative backfilling planned from scratch at every pass on flat steps: the
+/// first `depth` queued jobs tested, those whose fit lies past the window left unreserved.
+struct BoundedReference(Bounds);
+
+pass_policy!(BoundedReference);
+
+impl BoundedReference {
+    fn plan(&mut self, pass: &mut Pass<'_>) {
+        plan_from_scratch(pass, Some(self.0));
+    }
+}
+
+/// Plans the queue from scratch, starts the jobs reserved for now, and returns every
+/// reservation.
+fn plan_from_scratch(pass: &mut Pass<'_>, bounds: Option<Bounds>) -> Vec<(JobId, Time)> {
+    let now = pass.now();
+    let mut steps = Steps::new(now, pass.free_units(), pass.releases());
+    let (depth, window_end) = bounds.map_or((usize::MAX, Time::MAX), |b| {
+        (b.depth, now.saturating_add(b.window))
+    });
+    let mut from = 0;
+    let mut tested = 0;
+    let mut reserved = Vec::new();
+    while let Some(pos) = pass.next_queued(from) {
+        if tested == depth {
+            break;
+        }
+        tested += 1;
+        from = pos + 1;
+        let job = *pass.job(pos).unwrap();
+        let Some(start) = steps.earliest_fit(job.size(), job.estimate()) else {
+            continue;
+        };
+        if start > window_end {
+            continue;
+        }
+        steps.reserve(start, job.estimate(), job.size());
+        reserved.push((job.job.id, start));
+        if start == now {
+            pass.start(pos).unwrap();
+        }
+    }
+    reserved
 }
 
 fn run<S: BatchPolicy>(capacity: u32, jobs: &[RigidJob], mut scheduler: S) -> SimOutcome {
@@ -154,6 +203,91 @@ proptest! {
         prop_assert_eq!(fast.records, slow.records);
         prop_assert_eq!(fast.stats.passes, slow.stats.passes);
     }
+}
+
+/// Small bounds on the grids of [`workload`]: depths the queues reach, windows shorter and
+/// longer than the estimates.
+fn bounds() -> impl Strategy<Value = Bounds> {
+    (1usize..=6, prop_oneof![Just(0i64), 1i64..40, 40i64..300]).prop_map(|(depth, window)| Bounds {
+        depth,
+        window: Duration(window),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The bounded policy's kept plans (across jobs left out for the window, and with the
+    /// depth spent by the jobs still queued) give the schedule of a bounded plan from scratch
+    /// at every pass, and so does the catalogue's generic engine in queue order, record for
+    /// record.
+    #[test]
+    fn bounded_plans_match_planning_from_scratch(
+        (capacity, jobs) in workload(),
+        bounds in bounds(),
+    ) {
+        let fast = run(capacity, &jobs, Conservative::bounded(bounds));
+        let slow = run(capacity, &jobs, BoundedReference(bounds));
+        let generic = run(
+            capacity,
+            &jobs,
+            Composed::new(Order::Fcfs, Backfill::Bounded { bounds, order: None }),
+        );
+        prop_assert_eq!(&fast.records, &slow.records);
+        prop_assert_eq!(&generic.records, &slow.records);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// With estimates equal to run times nothing unforeseen happens, and every job starts
+    /// exactly at the reservation it was given in the pass after its arrival (conservative
+    /// backfilling's guarantee: no later job delays it).
+    #[test]
+    fn exact_estimates_keep_every_first_reservation((capacity, jobs) in workload()) {
+        let jobs: Vec<RigidJob> = jobs
+            .into_iter()
+            .map(|j| {
+                let run = j.runtime.max(Duration(1));
+                RigidJob { runtime: run, estimate: run, ..j }
+            })
+            .collect();
+        let out = run(capacity, &jobs, Conservative::default());
+        let mut first = Recording::default();
+        run(capacity, &jobs, &mut first);
+        for record in &out.records {
+            prop_assert_eq!(record.start, first.0.get(&record.id).copied(), "{:?}", record.id);
+        }
+    }
+}
+
+/// A plan from scratch after an early end can move a job later than its first reservation: a
+/// job ahead of it takes the room the end freed and more. Job 4 is first reserved at 20
+/// (behind the running jobs 1 and 2, beside job 3's reservation at 100); when job 1 ends at
+/// 10 instead of 100, job 3 moves to 20 and job 4 to 70.
+#[test]
+fn an_early_end_can_move_a_reservation_later() {
+    let job = |id, size, run, estimate| {
+        RigidJob::new(JobId(id), Time(0), size, Duration(run), Duration(estimate)).unwrap()
+    };
+    let jobs = [
+        job(1, 1, 10, 100),
+        job(2, 1, 20, 20),
+        job(3, 2, 50, 50),
+        job(4, 1, 70, 70),
+    ];
+    let out = run(2, &jobs, Conservative::default());
+    let start = |id| {
+        out.records
+            .iter()
+            .find(|r| r.id == JobId(id))
+            .and_then(|r| r.start)
+    };
+    let mut first = Recording::default();
+    run(2, &jobs, &mut first);
+    assert_eq!(first.0[&JobId(4)], Time(20));
+    assert_eq!([start(3), start(4)], [Some(Time(20)), Some(Time(70))]);
 }
 
 proptest! {

@@ -3,9 +3,9 @@
 //! every invalid record with its reason.
 
 use cosched_core::RigidJob;
+use cosched_workload::admit::SeenIds;
 use cosched_workload::batsim::{self, BatsimError};
 use cosched_workload::swf::{LateKey, SwfError, SwfReader};
-use rustc_hash::FxHashSet;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
@@ -268,7 +268,7 @@ fn parse(path: &Path) -> Result<Workload, InputError> {
         .max_procs
         .map(|n| (n, "MaxProcs"))
         .or(values.max_nodes.map(|n| (n, "MaxNodes")));
-    let mut seen = FxHashSet::default();
+    let mut seen = SeenIds::default();
     while let Some(record) = reader.next() {
         let record = record?;
         match record.to_rigid() {
@@ -276,7 +276,7 @@ fn parse(path: &Path) -> Result<Workload, InputError> {
                 if record.requested_time.is_none_or(|t| t.0 <= 0) {
                     workload.missing_estimates += 1;
                 }
-                if !seen.insert(job.id) {
+                if !seen.insert(job.id, || workload.jobs.iter().map(|j| j.id)) {
                     return Err(InputError::DuplicateJob {
                         path: path.to_path_buf(),
                         line: reader.line_number(),

@@ -30,6 +30,9 @@
 //! - `cosched slurm schedule --policy NAME --workload FILE|--queued --job-end-log LOG` makes a
 //!   batch policy of the catalogue a Slurm cluster's scheduler (held jobs, ReqNodeList and
 //!   release), resuming from `--state` after a restart.
+//! - `cosched slurm scavenge --pool harvest|rhic --tasks N --work-s S` runs the site's
+//!   scavenging role on a live Slurm: scavenged tasks in the preemptible `scavenger`
+//!   partition, as many and where the pool's policy decides.
 //! - `cosched completions bash|zsh|fish|elvish|powershell` prints a completion script.
 //!
 //! Outputs never destroy inputs or earlier results: every file is written beside its target
@@ -51,6 +54,7 @@ mod mcmf;
 mod plots;
 mod simulate;
 mod slurm_cmd;
+mod slurm_scavenge;
 
 use cosched_cli::{batch_run, generate, input, jobs_csv, output, summary, timeseries, units};
 
@@ -60,7 +64,7 @@ use std::process::ExitCode;
 /// `cosched --help`'s closing part.
 const AFTER_HELP: &str = "\
 Examples:
-  cosched simulate --trace crates/cli/experiments/data/SDSC-SP2-sample-4961.swf.gz \\
+  cosched simulate --trace examples/data/swf/SDSC-SP2-sample-4961.swf.gz \\
       --policy easy,fcfs,conservative --out results --plots results/plots
   cosched experiment crates/cli/experiments/easy_fcfs_conservative.toml
   cosched generate lublin --jobs 10000 --capacity 256 --seed 7 --load 0.85 > lublin.swf
@@ -102,7 +106,8 @@ enum Command {
     Albatross(albatross::AlbatrossArgs),
     /// The Balancer as a live service in front of a Slurm cluster.
     Balancer(balancer::BalancerArgs),
-    /// A batch policy of the catalogue as a Slurm cluster's scheduler.
+    /// cosched policies running a Slurm cluster: a batch policy of the catalogue as its
+    /// scheduler, the site's scavenging pool in a preemptible partition.
     Slurm(slurm_cmd::SlurmArgs),
     /// Print a shell completion script for cosched (bash, zsh, fish, elvish, powershell).
     #[command(after_help = COMPLETIONS_HELP)]

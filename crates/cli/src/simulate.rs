@@ -80,7 +80,7 @@ pub struct SimulateArgs {
 /// `cosched simulate --help`'s closing part: examples and what the figures mean.
 pub const AFTER_HELP: &str = "\
 Examples:
-  cosched simulate --trace crates/cli/experiments/data/SDSC-SP2-sample-4961.swf.gz \\
+  cosched simulate --trace examples/data/swf/SDSC-SP2-sample-4961.swf.gz \\
       --policy easy,fcfs,conservative --out results --plots results/plots
   zcat trace.swf.gz | cosched simulate --trace - --policy easy --capacity 128
   cosched simulate --trace big.swf --policy easy --plots figs --gantt-window 2d:3d

@@ -29,6 +29,10 @@ enum SlurmCommand {
     /// Schedule a Slurm cluster with a batch policy of the catalogue.
     #[command(after_help = SCHEDULE_HELP)]
     Schedule(ScheduleArgs),
+    /// Run scavenged tasks in a preemptible partition over the batch nodes, as many and where
+    /// the site's scavenging policy decides (harvest every idle node, or RHIC's sizing).
+    #[command(after_help = crate::slurm_scavenge::AFTER_HELP)]
+    Scavenge(crate::slurm_scavenge::ScavengeArgs),
 }
 
 const SCHEDULE_HELP: &str = "\
@@ -138,12 +142,16 @@ pub enum SlurmCmdError {
     /// An output would overwrite an input.
     #[error(transparent)]
     Clash(#[from] Clash),
+    /// `cosched slurm scavenge` failed.
+    #[error(transparent)]
+    Scavenge(#[from] crate::slurm_scavenge::ScavengeCmdError),
 }
 
 /// Runs `cosched slurm …`.
 pub fn run(args: &SlurmArgs) -> Result<(), SlurmCmdError> {
     match &args.command {
         SlurmCommand::Schedule(a) => schedule(a),
+        SlurmCommand::Scavenge(a) => Ok(crate::slurm_scavenge::run(a)?),
     }
 }
 

@@ -56,6 +56,32 @@ fn stage_inputs(sandbox: &Path, args: &[String]) {
         if arg.contains('/') && path.is_file() {
             let dir = Path::new(arg).parent().unwrap();
             copy(&root().join(dir), &sandbox.join(dir));
+            stage_experiment_traces(sandbox, &path);
+        }
+    }
+}
+
+/// The traces an experiment file names outside its own directory (`path = "../…"`), staged
+/// at their repository paths too.
+fn stage_experiment_traces(sandbox: &Path, file: &Path) {
+    if file.extension().is_none_or(|e| e != "toml") {
+        return;
+    }
+    let text = std::fs::read_to_string(file).unwrap();
+    let root = root().canonicalize().unwrap();
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("path = \"") else {
+            continue;
+        };
+        let Some(value) = rest.split('"').next() else {
+            continue;
+        };
+        let Ok(trace) = file.parent().unwrap().join(value).canonicalize() else {
+            continue;
+        };
+        if let Ok(rel) = trace.strip_prefix(&root) {
+            let dir = rel.parent().unwrap();
+            copy(&root.join(dir), &sandbox.join(dir));
         }
     }
 }
@@ -98,7 +124,8 @@ fn check_other(c: &ReadmeCommand, words: &[String]) {
     let mut rest = words.iter().skip_while(|w| is_assignment(w));
     let program = rest.next().map_or("", String::as_str);
     match program {
-        "curl" | "source" => {}
+        // A client of the service or of the cluster (`sbatch` a batch job beside it).
+        "curl" | "source" | "sbatch" => {}
         "python3" | "python" | "pip" | "pytest" | "." => {
             for word in rest {
                 // `./crates/python[test]`: a path with pip's extras.

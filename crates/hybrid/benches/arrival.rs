@@ -5,7 +5,8 @@
 //!   running 5,000 jobs (a seeded mix: 70 % rigid with checkpoints, 30 % malleable), for an
 //!   on-demand job of 64 and of 2,048 nodes with no idle node;
 //! - `cup_notice`: CUP planning a notice against the same 5,000 jobs;
-//! - `cori_like_sim`: a Cori-like month (440,000 jobs, ≈ 14,500 arriving a day) under
+//! - `cori_like_sim`: a saturated Cori-like span (440,000 jobs, 20.6 days at the 2018 log's
+//!   21,369 a day, with a standing queue) under
 //!   CUP&SPAA and under the baseline, in the CPU time of the benchmarking thread (which a
 //!   shared machine inflates far less than the wall clock), with jobs per CPU second; its
 //!   simulated span is printed.
@@ -112,7 +113,7 @@ fn decisions(c: &mut Criterion) {
     });
 }
 
-/// Jobs of a Cori-like month: about 30 days of arrivals at ≈ 14,500 a day.
+/// Jobs of the Cori-like bench: 20.6 days of arrivals at the log's 21,369 a day.
 const CORI_MONTH_JOBS: usize = 440_000;
 
 fn simulation(c: &mut Criterion<ThreadCpuTime>) {

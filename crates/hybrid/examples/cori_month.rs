@@ -4,10 +4,13 @@
 //! that a profiler can be pointed at it and two builds can be checked to give the same
 //! schedule.
 //!
-//! `cargo run --release -p cosched-hybrid --example cori_month -- [MECHANISM] [SEED] [JOBS]`
-//! where MECHANISM is `baseline` or one of `N&PAA`, …, `CUP&SPAA` (default `CUP&SPAA`).
+//! `cargo run --release -p cosched-hybrid --example cori_month -- [MECHANISM] [SEED] [JOBS]
+//! [SCALE]` where MECHANISM is `baseline` or one of `N&PAA`, …, `CUP&SPAA` (default
+//! `CUP&SPAA`) and SCALE the run-time scale (default the calibrated
+//! [`CORI_RUNTIME_SCALE`](cosched_hybrid::workload::CORI_RUNTIME_SCALE)), for probing the
+//! calibration at other lengths.
 
-use cosched_hybrid::workload::{TraceParams, TypeParams, hybrid_workload};
+use cosched_hybrid::workload::{CORI_RUNTIME_SCALE, TraceParams, TypeParams, hybrid_workload};
 use cosched_hybrid::{Composite, HybridConfig, mechanism_name, scenario};
 use std::error::Error;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -40,7 +43,12 @@ fn run() -> Result<(), Box<dyn Error>> {
     if !(1..=MAX_JOBS).contains(&jobs) {
         return Err(format!("JOBS must lie within 1..={MAX_JOBS}, got {jobs}").into());
     }
-    let workload = hybrid_workload(&TraceParams::cori(jobs), &TypeParams::default(), seed)?;
+    let scale: f64 = args.get(3).map_or(Ok(CORI_RUNTIME_SCALE), |s| s.parse())?;
+    let params = TraceParams {
+        runtime_scale: scale,
+        ..TraceParams::cori(jobs)
+    };
+    let workload = hybrid_workload(&params, &TypeParams::default(), seed)?;
     let config = HybridConfig::new(12_076)?;
     let (start, cpu) = (Instant::now(), thread_cpu_seconds());
     let outcome = scenario::simulate(config, mechanism, &workload)?;
@@ -54,12 +62,14 @@ fn run() -> Result<(), Box<dyn Error>> {
     format!("{:?}", outcome.report).hash(&mut hasher);
     let cpu = cpu.map_or("n/a".to_string(), |c| format!("{c:.3}"));
     println!(
-        "{} seed {seed}: {} jobs simulated in {:.3} s ({cpu} s CPU), instant start {:.4}, utilisation {:.4}, digest {:016x}",
+        "{} seed {seed}: {} jobs simulated in {:.3} s ({cpu} s CPU), instant start {:.4}, utilisation {:.4} (window {:.4}), turnaround {:.2} h, digest {:016x}",
         mechanism_name(mechanism),
         workload.len(),
         elapsed.as_secs_f64(),
         outcome.report.instant_start_ratio,
         outcome.report.utilization,
+        outcome.report.window_utilization,
+        outcome.report.turnaround_h,
         hasher.finish()
     );
     Ok(())

@@ -55,7 +55,9 @@
 
 use crate::policy::{Composite, HybridPolicy, mechanism_name};
 use crate::sim::{HybridConfig, HybridSim};
-use crate::workload::{CORI_MONTH_JOBS, TraceParams, TypeParams, assign_types_within, generate};
+use crate::workload::{
+    CORI_MONTH_JOBS, ON_DEMAND_CAPACITY, TraceParams, TypeParams, assign_types_within, generate,
+};
 use crate::{HybridError, HybridJob, HybridOutcome, HybridReport};
 use cosched_core::{JobClass, RigidJob, SeedStreams, stats};
 
@@ -119,6 +121,16 @@ pub fn simulate_trace(
 ) -> Result<HybridReport, HybridError> {
     let typing = assign_types_within(trace, types, config.nodes, seed)?;
     Ok(simulate(config, configuration, &typing.jobs)?.report)
+}
+
+/// The type parameters of a run: the paper's defaults, every typing within Obs. 9's 3-15 %
+/// on-demand share for a generated machine; an SWF trace (`from_trace`) is typed as drawn, its
+/// projects perhaps unable to give that share (it is reported, not imposed).
+pub fn type_params(from_trace: bool) -> TypeParams {
+    TypeParams {
+        on_demand_share: (!from_trace).then_some(ON_DEMAND_CAPACITY),
+        ..TypeParams::default()
+    }
 }
 
 /// The paper's two systems, as generated stand-ins for their logs (Theta 2019, Cori

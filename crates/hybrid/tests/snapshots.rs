@@ -63,3 +63,60 @@ fn theta_like_300_jobs_with_failures() {
         mean_repair: DEFAULT_REPAIR,
     })));
 }
+
+/// Every job's schedule and account under the baseline and the six mechanisms on 30,000 jobs (34 hours) of
+/// the Cori-like workload (W5 notices, a standing queue of wide jobs), folded into sums that
+/// move with any start, end, size or booking: a change of the simulator's speed leaves them
+/// as they are, a change of its behaviour shows as a reviewed diff.
+#[test]
+fn cori_like_30000_jobs_schedule() {
+    let jobs = hybrid_workload(&TraceParams::cori(30_000), &TypeParams::default(), 7).unwrap();
+    let mut out = String::new();
+    for mechanism in std::iter::once(None).chain(Composite::ALL.map(Some)) {
+        let config = HybridConfig::new(12_076).unwrap();
+        let outcome = scenario::simulate(config, mechanism, &jobs).unwrap();
+        let (mut starts, mut ends, mut weighted) = (0i128, 0i128, 0i128);
+        for (k, r) in outcome.records.iter().enumerate() {
+            let k = k as i128 + 1;
+            starts += r.start.map_or(-1, |t| i128::from(t.0));
+            ends += r.end.map_or(-1, |t| i128::from(t.0));
+            weighted += k * r
+                .end
+                .map_or(-1, |t| i128::from(t.0) - i128::from(r.submit.0));
+        }
+        let mut booked = [0i128; 9];
+        for a in &outcome.accounts {
+            for (sum, v) in booked.iter_mut().zip([
+                a.delivered,
+                a.wasted,
+                a.overhead,
+                a.rounding_slack,
+                i64::from(a.preemptions),
+                i64::from(a.evictions),
+                i64::from(a.shrinks),
+                i64::from(a.expansions),
+                i64::from(a.failures),
+            ]) {
+                *sum += i128::from(v);
+            }
+        }
+        writeln!(
+            out,
+            "{:<9} starts {starts} ends {ends} weighted {weighted} delivered {} wasted {} \
+             overhead {} slack {} preemptions {} evictions {} shrinks {} expansions {} \
+             failures {}",
+            outcome.report.mechanism,
+            booked[0],
+            booked[1],
+            booked[2],
+            booked[3],
+            booked[4],
+            booked[5],
+            booked[6],
+            booked[7],
+            booked[8]
+        )
+        .unwrap();
+    }
+    insta::assert_snapshot!(out);
+}

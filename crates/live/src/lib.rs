@@ -26,7 +26,11 @@
 //!   shrinking malleable ones — its record of the cluster the hybrid simulator's environment,
 //!   stepped by the wall clock;
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
-//!   integration run through the engine or the service without a cluster.
+//!   integration run through the engine or the service without a cluster;
+//! - [`scavenge`]: the composed site's scavenging role live — any policy of its protocol
+//!   (harvest every idle node, RHIC's sizing, one's own) keeps scavenged tasks running in a
+//!   preemptible Slurm partition over the batch nodes ([`scavenge::Scavenger`]), with
+//!   [`scavenge::MemoryPartitions`] as its test double.
 //!
 //! The engine over a resource manager of one's own (here nodes in memory; a live service uses
 //! [`SlurmOarm`]): a request for the idle nodes is granted once the engine has drained them,
@@ -84,6 +88,7 @@ pub mod http;
 pub mod hybrid;
 pub mod memory;
 pub mod metrics;
+pub mod scavenge;
 pub mod service;
 mod slurm_oarm;
 

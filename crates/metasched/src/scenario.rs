@@ -535,6 +535,109 @@ impl Scenario {
     }
 }
 
+/// The paper's XSEDE setting (§4.3.1) from the vendored inputs, as the `metasched_*` examples
+/// build it by default: the eight-system table with the June 2014 day-ahead prices, the
+/// public grid trace's first `trace_jobs` jobs extended to `total` by
+/// [`PaperExtension`](crate::workload::PaperExtension) (generated from `seed`; the paper
+/// measures 10,000), every job measured, cycles of [`DEFAULT_CYCLE_S`], no transfers, the
+/// paper's defaults ([`RunConfig::new`] with `seed`).
+///
+/// # Errors
+/// A parameter out of range (`total` above the generator's bound).
+pub fn paper_xsede(
+    trace_jobs: usize,
+    total: usize,
+    seed: u64,
+) -> Result<Scenario, Box<dyn std::error::Error + Send + Sync>> {
+    let sites = crate::workload::paper_xsede_sites()?;
+    let mut jobs = crate::workload::paper_grid_trace(sites.len())?;
+    jobs.truncate(trace_jobs);
+    let jobs = crate::workload::PaperExtension { total, seed }.extend(&sites, &jobs)?;
+    Ok(Scenario {
+        defaults: RunConfig::new(Strategy::Mcmf, seed),
+        description: format!(
+            "The paper's XSEDE setting: the embedded eight-system table, the June 2014 day-ahead \
+             prices, the public trace's first {trace_jobs} jobs extended to {} (seed {seed}).",
+            jobs.len()
+        ),
+        ..Scenario::new(sites, jobs, 0, Duration(DEFAULT_CYCLE_S))
+    })
+}
+
+/// The paper's XSEDE rows of Table 4: (row, average response time in minutes, total cost in
+/// $ over its 10,000 jobs).
+const PAPER: [(Table4Row, f64, f64); 5] = [
+    (Table4Row::Bs, 633.7, 230_985.6),
+    (Table4Row::Inst, 3460.8, 205_876.5),
+    (Table4Row::TwoPrice, 473.3, 232_557.3),
+    (Table4Row::Mcmf, 477.5, 224_021.6),
+    (Table4Row::McmfCostOnly, 1095.4, 187_298.9),
+];
+
+/// Table 4's XSEDE rows (§5.2): the four strategies, and MCMF with `w_t` = 0 (cost only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table4Row {
+    /// BS: every job at its submission site.
+    Bs,
+    /// INST: MCMF with zero predicted waits.
+    Inst,
+    /// TWOPRICE: MCMF with on-/off-peak prices.
+    TwoPrice,
+    /// MCMF, the paper's metascheduler.
+    Mcmf,
+    /// MCMF weighing cost alone (`w_t` = 0).
+    McmfCostOnly,
+}
+
+impl Table4Row {
+    /// The rows in the paper's order.
+    pub const ALL: [Table4Row; 5] = [
+        Table4Row::Bs,
+        Table4Row::Inst,
+        Table4Row::TwoPrice,
+        Table4Row::Mcmf,
+        Table4Row::McmfCostOnly,
+    ];
+
+    /// The row's run: `defaults` with its strategy (and `w_t` = 0 for the cost-only row).
+    pub fn config(self, defaults: RunConfig) -> RunConfig {
+        let strategy = match self {
+            Table4Row::Bs => Strategy::Bs,
+            Table4Row::Inst => Strategy::Inst,
+            Table4Row::TwoPrice => Strategy::TwoPrice,
+            Table4Row::Mcmf | Table4Row::McmfCostOnly => Strategy::Mcmf,
+        };
+        RunConfig {
+            strategy,
+            w_t: if self == Table4Row::McmfCostOnly {
+                0.0
+            } else {
+                defaults.w_t
+            },
+            ..defaults
+        }
+    }
+
+    /// The paper's name of the row.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table4Row::McmfCostOnly => "MCMF (w_t = 0)",
+            Table4Row::Bs => "BS",
+            Table4Row::Inst => "INST",
+            Table4Row::TwoPrice => "TWOPRICE",
+            Table4Row::Mcmf => "MCMF",
+        }
+    }
+
+    /// The paper's average response time (minutes) and total cost ($ over its 10,000 jobs).
+    pub fn paper(self) -> (f64, f64) {
+        PAPER
+            .iter()
+            .find(|(r, ..)| *r == self)
+            .map_or((f64::NAN, f64::NAN), |&(_, rt, cost)| (rt, cost))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,10 @@ use crate::{Figure, Geometry, PlotError, range};
 const EVERY_POINT_UP_TO: usize = 40;
 const MARKERS_PER_LINE: usize = 12;
 
+/// The note a log-scale plot carries when an interval reaching 0 or below is drawn clipped.
+const CLIPPED_NOTE: &str = "On the log axis an interval bar ending in an arrowhead reaches \
+                                0 or below: it is clipped at the axis.";
+
 /// Pixels between the dodged series of a plot with intervals.
 const DODGE: f64 = 6.0;
 
@@ -145,7 +149,8 @@ impl LinePlot {
     }
 
     /// Adds a series whose points carry the half-width of their 95 % interval (`None`: a
-    /// single run, no bar), drawn as a vertical bar with caps.
+    /// single run, no bar), drawn as a vertical bar with caps. On a log y axis a bar reaching
+    /// 0 or below is drawn to the axis and ends in an arrowhead, and the plot's note says so.
     pub fn series_with_intervals(
         mut self,
         name: impl Into<String>,
@@ -163,6 +168,16 @@ impl LinePlot {
             Scale::Log => true,
             Scale::Auto => range::spans_decades(self.ys(false), 2.0),
         }
+    }
+
+    /// Whether a drawn interval reaches 0 or below on a log y axis (it is drawn clipped).
+    fn clips_intervals(&self, log_y: bool) -> bool {
+        log_y
+            && (0..self.series.len()).any(|i| {
+                self.drawable(i, true)
+                    .iter()
+                    .any(|&(_, y, h)| h.is_some_and(|h| h.is_finite() && h > 0.0 && y - h <= 0.0))
+            })
     }
 
     /// The drawable points of series `i`.
@@ -195,7 +210,7 @@ impl LinePlot {
         root: &DrawingArea<DB, Shift>,
         x: X,
         y: Y,
-        log_y: bool,
+        y_floor: Option<f64>,
     ) -> Result<Geometry, PlotError>
     where
         DB: DrawingBackend,
@@ -216,7 +231,13 @@ impl LinePlot {
                 sample: Sample::Line,
             })
             .collect();
-        let layout = frame::lay_out(root, &self.title, self.note.as_deref(), &entries)?;
+        let log_y = y_floor.is_some();
+        let note = match (&self.note, self.clips_intervals(log_y)) {
+            (Some(n), true) => Some(format!("{n} {CLIPPED_NOTE}")),
+            (None, true) => Some(CLIPPED_NOTE.to_owned()),
+            (n, false) => n.clone(),
+        };
+        let layout = frame::lay_out(root, &self.title, note.as_deref(), &entries)?;
         let mut chart = frame::chart(&layout.plot, x, y)?;
         let ticks = |v: &f64| style::tick_label(*v);
         frame::styled(&mut chart.configure_mesh())
@@ -254,17 +275,27 @@ impl LinePlot {
                 let Some(h) = h.filter(|h| h.is_finite() && *h > 0.0) else {
                     continue;
                 };
-                let low = if log_y && y - h <= 0.0 { y } else { y - h };
-                let (top, bottom) = (at(x, y + h), at(x, low));
+                // On a log axis an interval reaching 0 or below runs to the axis' floor and
+                // ends in an arrowhead instead of a cap (the note says so).
+                let clipped = y_floor.filter(|_| y - h <= 0.0);
+                let (top, bottom) = (at(x, y + h), at(x, clipped.unwrap_or(y - h)));
                 let cap = 5;
                 let stroke = color.stroke_width(2);
                 root.draw(&PathElement::new(vec![top, bottom], stroke))?;
-                for end in [top, bottom] {
-                    root.draw(&PathElement::new(
-                        vec![(end.0 - cap, end.1), (end.0 + cap, end.1)],
-                        stroke,
-                    ))?;
-                }
+                root.draw(&PathElement::new(
+                    vec![(top.0 - cap, top.1), (top.0 + cap, top.1)],
+                    stroke,
+                ))?;
+                let end = if clipped.is_some() {
+                    vec![
+                        (bottom.0 - cap, bottom.1 - cap),
+                        bottom,
+                        (bottom.0 + cap, bottom.1 - cap),
+                    ]
+                } else {
+                    vec![(bottom.0 - cap, bottom.1), (bottom.0 + cap, bottom.1)]
+                };
+                root.draw(&PathElement::new(end, stroke))?;
                 points.extend([top, bottom]);
             }
             for at in marker_positions(&pixels, i, count) {
@@ -342,11 +373,12 @@ impl Figure for LinePlot {
             _ if log_y => range::log(self.ys(true)),
             _ => range::linear(self.ys(false)),
         };
+        let floor = Some(y.start);
         match (self.log_x, log_y) {
-            (false, false) => self.draw_on(root, range::linear(xs), y, false),
-            (false, true) => self.draw_on(root, range::linear(xs), y.log_scale(), true),
-            (true, false) => self.draw_on(root, range::log(xs).log_scale(), y, false),
-            (true, true) => self.draw_on(root, range::log(xs).log_scale(), y.log_scale(), true),
+            (false, false) => self.draw_on(root, range::linear(xs), y, None),
+            (false, true) => self.draw_on(root, range::linear(xs), y.log_scale(), floor),
+            (true, false) => self.draw_on(root, range::log(xs).log_scale(), y, None),
+            (true, true) => self.draw_on(root, range::log(xs).log_scale(), y.log_scale(), floor),
         }
     }
 }

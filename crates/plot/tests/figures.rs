@@ -183,3 +183,35 @@ fn plots_are_deterministic() {
     assert_eq!(plot().render_svg().unwrap(), plot().render_svg().unwrap());
     assert_eq!(plot().render_png().unwrap(), plot().render_png().unwrap());
 }
+
+#[test]
+fn a_log_axis_clips_an_interval_crossing_zero_and_says_so() {
+    let plot = |half: f64| {
+        LinePlot::new("clipped", "Clipped")
+            .y_label("wait (s)")
+            .log_y()
+            .series_with_intervals("easy", [(0.6, 100.0, Some(half)), (0.9, 10_000.0, None)])
+    };
+    let crossing = plot(150.0);
+    let g = svg_geometry(&crossing);
+    let area = g.plot.expect("a plotting area");
+    // The bar runs down to the axis (the plot's bottom edge), not just to the point.
+    let lowest = g.points.iter().map(|p| p.1).max().expect("points");
+    assert!(
+        (area.bottom - 2..=area.bottom).contains(&lowest),
+        "lowest point {lowest}, axis at {}",
+        area.bottom
+    );
+    let svg = crossing.render_svg().expect("renders");
+    assert!(svg.contains("clipped"), "the note names the clipping");
+    // An interval above 0 keeps its cap and no note.
+    let inside = plot(50.0);
+    let g = svg_geometry(&inside);
+    let area = g.plot.expect("a plotting area");
+    assert!(g.points.iter().all(|p| p.1 < area.bottom - 2));
+    assert!(!inside.render_svg().expect("renders").contains("clipped"));
+    // A linear axis draws the whole interval, below 0 included.
+    let linear = LinePlot::new("linear", "Linear")
+        .series_with_intervals("easy", [(0.6, 100.0, Some(150.0)), (0.9, 10_000.0, None)]);
+    assert!(!linear.render_svg().expect("renders").contains("clipped"));
+}

@@ -5,12 +5,17 @@
 //! per-job table, summary and time series `cosched simulate` writes: workloads
 //! ([`workload::Workload`]), runs of catalogue policies ([`simulate_builtin`]), runs of a policy
 //! written in Python ([`policy::PyPolicy`], [`simulate_policy`]) and the stepping core of the
-//! Gymnasium environment ([`env::BatchEnv`]). The pure-Python layer (`python/cosched`) turns
+//! Gymnasium environment ([`env::BatchEnv`], [`env::BatchVecEnv`]), and the Balancer's real week
+//! under built-in and Python policies ([`balancer`]). The pure-Python layer (`python/cosched`) turns
 //! the results into pandas DataFrames.
 
+mod balancer;
 mod env;
+mod hybrid;
+mod metasched;
 mod policy;
 mod run;
+mod site;
 mod workload;
 
 use pyo3::create_exception;
@@ -76,8 +81,13 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::BatchView>()?;
     m.add_class::<run::RunOutput>()?;
     m.add_class::<env::BatchEnv>()?;
+    m.add_class::<env::BatchVecEnv>()?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_builtin, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_policy, m)?)?;
+    balancer::register(m)?;
+    m.add_function(wrap_pyfunction!(hybrid::hybrid_mechanisms, m)?)?;
+    m.add_function(wrap_pyfunction!(metasched::metasched_table4, m)?)?;
+    m.add_function(wrap_pyfunction!(site::site_configurations, m)?)?;
     Ok(())
 }

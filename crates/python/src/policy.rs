@@ -82,25 +82,28 @@ impl BatchView {
     }
 }
 
-/// A Python object driven as a policy of the batch protocol.
-pub struct PyPolicy {
-    object: Py<PyAny>,
-    has_start: bool,
-    has_wake: bool,
+/// A Python object with a policy's optional methods: which it has, and `next_wake`'s
+/// exception kept for the next call (`next_wake` has no error channel).
+pub struct PyObjectPolicy {
+    /// The object.
+    pub object: Py<PyAny>,
+    /// Whether it has `start`.
+    pub has_start: bool,
+    /// Whether it has `wake`.
+    pub has_wake: bool,
     has_next_wake: bool,
-    /// An exception `next_wake` raised (it has no error channel): raised at the next call.
     pending: RefCell<Option<PyErr>>,
 }
 
-impl PyPolicy {
-    /// Wraps `object` (which must have `observe`).
-    pub fn new(object: Py<PyAny>) -> PyPolicy {
+impl PyObjectPolicy {
+    /// Wraps `object`.
+    pub fn new(object: Py<PyAny>) -> PyObjectPolicy {
         let (has_start, has_wake, has_next_wake) = Python::attach(|py| {
             let o = object.bind(py);
             let has = |name: &str| o.hasattr(name).unwrap_or(false);
             (has("start"), has("wake"), has("next_wake"))
         });
-        PyPolicy {
+        PyObjectPolicy {
             object,
             has_start,
             has_wake,
@@ -114,6 +117,46 @@ impl PyPolicy {
         self.pending.borrow_mut().take().map_or(Ok(()), Err)
     }
 
+    /// `next_wake()`'s answer; `None` when it has none or raised (kept for the next call).
+    pub fn next_wake(&self) -> Option<Time> {
+        if !self.has_next_wake {
+            return None;
+        }
+        Python::attach(|py| {
+            let answer = self
+                .object
+                .bind(py)
+                .call_method0("next_wake")
+                .and_then(|a| a.extract::<Option<i64>>());
+            match answer {
+                Ok(t) => t.map(Time),
+                Err(e) => {
+                    *self.pending.borrow_mut() = Some(e);
+                    None
+                }
+            }
+        })
+    }
+}
+
+/// A Python object driven as a policy of the batch protocol.
+pub struct PyPolicy {
+    object: PyObjectPolicy,
+}
+
+impl PyPolicy {
+    /// Wraps `object` (which must have `observe`).
+    pub fn new(object: Py<PyAny>) -> PyPolicy {
+        PyPolicy {
+            object: PyObjectPolicy::new(object),
+        }
+    }
+
+    /// The exception `next_wake` raised last, if it is still unreported.
+    pub fn take_pending(&self) -> PyResult<()> {
+        self.object.take_pending()
+    }
+
     /// Calls `method(now, view)` and appends its commands to `out`.
     fn call(
         &self,
@@ -125,7 +168,11 @@ impl PyPolicy {
         self.take_pending()?;
         Python::attach(|py| {
             let view = Py::new(py, BatchView::new(now, cluster))?;
-            let answer = self.object.bind(py).call_method1(method, (now.0, view))?;
+            let answer = self
+                .object
+                .object
+                .bind(py)
+                .call_method1(method, (now.0, view))?;
             if answer.is_none() {
                 return Ok(());
             }
@@ -175,7 +222,7 @@ impl Policy for PyPolicy {
         view: &BatchCluster,
         out: &mut Vec<BatchCommand>,
     ) -> PyResult<()> {
-        if self.has_start {
+        if self.object.has_start {
             self.call("start", now, view, out)?;
         }
         Ok(())
@@ -197,30 +244,14 @@ impl Policy for PyPolicy {
         view: &BatchCluster,
         out: &mut Vec<BatchCommand>,
     ) -> PyResult<()> {
-        if self.has_wake {
+        if self.object.has_wake {
             self.call("wake", now, view, out)?;
         }
         Ok(())
     }
 
     fn next_wake(&self) -> Option<Time> {
-        if !self.has_next_wake {
-            return None;
-        }
-        Python::attach(|py| {
-            let answer = self
-                .object
-                .bind(py)
-                .call_method0("next_wake")
-                .and_then(|a| a.extract::<Option<i64>>());
-            match answer {
-                Ok(t) => t.map(Time),
-                Err(e) => {
-                    *self.pending.borrow_mut() = Some(e);
-                    None
-                }
-            }
-        })
+        self.object.next_wake()
     }
 }
 

@@ -93,3 +93,38 @@ def test_step_before_reset_is_an_error():
     env = BatchSchedulingEnv(episode_jobs=16)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
+
+
+def test_the_native_vector_env_equals_sync_vector_env_step_for_step():
+    kw = dict(episode_jobs=32, queue_size=8, backfill=True)
+    ref = gymnasium.vector.SyncVectorEnv([lambda: BatchSchedulingEnv(**kw) for _ in range(3)])
+    native = cosched.gym.BatchVectorEnv(3, **kw)
+    a_obs, a_info = ref.reset(seed=5)
+    b_obs, b_info = native.reset(seed=5)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(400):
+        np.testing.assert_array_equal(a_obs, b_obs)
+        np.testing.assert_array_equal(a_info["action_mask"], b_info["action_mask"])
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0
+                            for m in b_info["action_mask"]], dtype=np.int64)
+        a_obs, a_rew, a_term, a_trunc, a_info = ref.step(actions)
+        b_obs, b_rew, b_term, b_trunc, b_info = native.step(actions)
+        np.testing.assert_array_equal(a_rew, b_rew)
+        np.testing.assert_array_equal(a_term, b_term)
+        assert not b_trunc.any()
+        episodes += int(b_term.sum())
+    assert episodes >= 6  # autoresets were exercised
+
+
+def test_make_vec_gives_the_native_vector_env():
+    envs = gymnasium.make_vec("cosched/BatchScheduling-v0", num_envs=4,
+                              vectorization_mode="vector_entry_point", episode_jobs=16,
+                              queue_size=8)
+    assert isinstance(envs, cosched.gym.BatchVectorEnv)
+    obs, info = envs.reset(seed=1)
+    assert obs.shape == (4, 64) and info["action_mask"].shape == (4, 8)
+    obs2, *_ = envs.step(np.zeros(4, dtype=np.int64))
+    assert obs2.shape == (4, 64)
+    with pytest.raises(RuntimeError, match="reset"):
+        cosched.gym.BatchVectorEnv(2, episode_jobs=16).step(np.zeros(2, dtype=np.int64))

@@ -27,8 +27,48 @@ pub enum Goal {
 pub struct Score {
     /// The estimate misses the deadline.
     pub late: bool,
-    /// Seconds from the deadline, dollars or joules.
+    /// Seconds from the deadline, dollars or joules (infinite for a pool that never
+    /// finishes; saved as the string `"inf"`, since JSON has no infinity).
+    #[serde(with = "non_finite")]
     pub value: f64,
+}
+
+/// Serde for an `f64` that may be infinite or NaN, which JSON cannot hold (`serde_json`
+/// writes them as `null` and cannot read that back): a number when finite, else the string
+/// `"inf"`, `"-inf"` or `"NaN"`.
+mod non_finite {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        match *v {
+            v if v.is_finite() => s.serialize_f64(v),
+            v if v.is_nan() => s.serialize_str("NaN"),
+            v if v > 0.0 => s.serialize_str("inf"),
+            _ => s.serialize_str("-inf"),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Number(f64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Repr::deserialize(d)? {
+            Repr::Number(v) => Ok(v),
+            Repr::Text(t) => match t.as_str() {
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "NaN" => Ok(f64::NAN),
+                other => Err(D::Error::custom(format!(
+                    "expected a number, \"inf\", \"-inf\" or \"NaN\", got `{}`",
+                    cosched_core::excerpt(other)
+                ))),
+            },
+        }
+    }
 }
 
 impl Eq for Score {}
@@ -208,5 +248,33 @@ impl PowerModel {
     /// Idle power of a node, watts.
     pub fn idle_w(&self) -> f64 {
         self.idle_w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A score of a pool that never finishes survives a JSON round trip (a policy's saved
+    /// state holds its last search's score).
+    #[test]
+    fn non_finite_scores_round_trip_through_json() {
+        for value in [f64::INFINITY, f64::NEG_INFINITY, 12.5, 0.0] {
+            let s = Score { late: true, value };
+            let text = serde_json::to_string(&s).unwrap();
+            let back: Score = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, s, "{text}");
+        }
+        let nan: Score = serde_json::from_str(r#"{"late":false,"value":"NaN"}"#).unwrap();
+        assert!(nan.value.is_nan());
+        assert_eq!(
+            serde_json::to_string(&Score {
+                late: false,
+                value: f64::INFINITY
+            })
+            .unwrap(),
+            r#"{"late":false,"value":"inf"}"#
+        );
+        assert!(serde_json::from_str::<Score>(r#"{"late":false,"value":"lots"}"#).is_err());
     }
 }

@@ -290,6 +290,9 @@ impl CommandedPool {
     /// Appends the commands from the current pool to `target`: leaves first, then slot
     /// changes and joins in `target`'s order.
     pub fn move_to(&mut self, target: &[Assignment], out: &mut Vec<Command>) {
+        if self.members == target {
+            return; // the pool stands: no command
+        }
         let next: std::collections::BTreeMap<NodeId, u32> =
             target.iter().map(|a| (a.node, a.slots)).collect();
         let prev: std::collections::BTreeMap<NodeId, u32> =

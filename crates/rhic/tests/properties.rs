@@ -221,6 +221,26 @@ proptest! {
         prop_assert!((total - clustered).abs() <= 1e-9 * total.max(1.0));
     }
 
+    /// Samples at one point climb once: on a small grid (many repeated points, with their
+    /// own weights) the centres are bit for bit those of a climb from every sample over
+    /// every sample, merged as the documentation says.
+    #[test]
+    fn mean_shift_equals_a_climb_from_every_sample(
+        samples in prop::collection::vec((0u8..6, 0u8..6, 1u8..4), 0..60),
+        bandwidth in prop_oneof![Just(1.0f64), Just(1.5), Just(2.5)],
+    ) {
+        let samples: Vec<IoSample> = samples
+            .into_iter()
+            .map(|(a, c, w)| IoSample {
+                cpu_available: f64::from(a),
+                cpu_consumed: f64::from(c),
+                weight: f64::from(w) / 4.0,
+            })
+            .collect();
+        let params = MeanShiftParams::new(bandwidth, 100).expect("valid");
+        prop_assert_eq!(mean_shift(&samples, &params), climb_from_every_sample(&samples, bandwidth));
+    }
+
     #[test]
     fn exhaustive_search_returns_the_minimal_score(
         residuals in prop::collection::vec((0.0f64..4.0, 0u32..6), 0..40),
@@ -379,4 +399,78 @@ proptest! {
             }
         }
     }
+}
+
+/// [`mean_shift`] by brute force: every sample climbs (100 shifts at most), each shift over
+/// every sample; modes merged by decreasing support, samples joined to their nearest centre.
+fn climb_from_every_sample(samples: &[IoSample], h: f64) -> Vec<Cluster> {
+    let mut pts = samples.to_vec();
+    pts.sort_by(|a, b| {
+        (a.cpu_available, a.cpu_consumed, a.weight)
+            .partial_cmp(&(b.cpu_available, b.cpu_consumed, b.weight))
+            .expect("finite")
+    });
+    let d2 =
+        |x: f64, y: f64, p: &IoSample| (p.cpu_available - x).powi(2) + (p.cpu_consumed - y).powi(2);
+    let within = |x: f64, y: f64| pts.iter().filter(move |p| d2(x, y, p) <= h * h);
+    let mut modes: Vec<Cluster> = pts
+        .iter()
+        .map(|s| {
+            let (mut x, mut y) = (s.cpu_available, s.cpu_consumed);
+            for _ in 0..100 {
+                let (w, sx, sy) = within(x, y).fold((0.0, 0.0, 0.0), |(w, sx, sy), p| {
+                    (
+                        w + p.weight,
+                        sx + p.weight * p.cpu_available,
+                        sy + p.weight * p.cpu_consumed,
+                    )
+                });
+                let (nx, ny) = (sx / w, sy / w);
+                let moved = (nx - x).powi(2) + (ny - y).powi(2);
+                (x, y) = (nx, ny);
+                if moved <= h * h * 1e-6 {
+                    break;
+                }
+            }
+            let weight = within(x, y).map(|p| p.weight).sum();
+            Cluster {
+                cpu_available: x,
+                cpu_consumed: y,
+                weight,
+            }
+        })
+        .collect();
+    modes.sort_by(|a, b| {
+        (-a.weight, a.cpu_available, a.cpu_consumed)
+            .partial_cmp(&(-b.weight, b.cpu_available, b.cpu_consumed))
+            .expect("finite")
+    });
+    let mut kept: Vec<Cluster> = Vec::new();
+    for m in modes {
+        let close = |k: &Cluster| {
+            (k.cpu_available - m.cpu_available).powi(2) + (k.cpu_consumed - m.cpu_consumed).powi(2)
+                <= h * h
+        };
+        if !kept.iter().any(close) {
+            kept.push(Cluster { weight: 0.0, ..m });
+        }
+    }
+    for p in &pts {
+        let dist = |k: &Cluster| d2(k.cpu_available, k.cpu_consumed, p);
+        let mut best: Option<usize> = None;
+        for (i, k) in kept.iter().enumerate() {
+            if best.is_none_or(|b| dist(k) < dist(&kept[b])) {
+                best = Some(i);
+            }
+        }
+        if let Some(i) = best {
+            kept[i].weight += p.weight;
+        }
+    }
+    kept.sort_by(|a, b| {
+        (a.cpu_available, a.cpu_consumed)
+            .partial_cmp(&(b.cpu_available, b.cpu_consumed))
+            .expect("finite")
+    });
+    kept
 }

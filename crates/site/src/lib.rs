@@ -117,5 +117,5 @@ pub use scavenging::{
     Sizer,
 };
 pub use scenario::{BatchRole, Configuration, Inputs, RoleParams};
-pub use site::{BatchStart, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
+pub use site::{BatchStart, IdleKey, MAX_NODES, Roles, Site, SiteConfig, SiteState, WAITING_ADS};
 pub use workload::{BagOfTasks, LeaseNotice, SiteWorkload, Task};

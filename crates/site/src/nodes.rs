@@ -62,6 +62,9 @@ pub(crate) struct Nodes {
     /// tasks follows them, not every idle node.
     running: BTreeSet<(u64, NodeId)>,
     seq: u64,
+    /// The nodes whose batch-idle state flipped since the log was last taken
+    /// ([`Nodes::swap_flips`]); `None` once more flipped than there are nodes.
+    flips: Option<Vec<NodeId>>,
 }
 
 impl Nodes {
@@ -83,6 +86,7 @@ impl Nodes {
             idle,
             running: BTreeSet::new(),
             seq: u64::from(n),
+            flips: Some(Vec::new()),
         }
     }
 
@@ -130,7 +134,47 @@ impl Nodes {
         self.unlent.iter().rev().map(|&(_, n)| n)
     }
 
+    /// `node`'s place in the longest-idle order while it is batch-idle.
+    pub(crate) fn idle_key(&self, node: NodeId) -> Option<(u64, NodeId)> {
+        let i = node.index();
+        self.uses
+            .get(i)
+            .is_some_and(|u| u.is_batch_idle())
+            .then(|| (self.since[i], node))
+    }
+
+    /// Batch-idle nodes after `after` in the longest-idle order (all of them for `None`),
+    /// with their keys.
+    pub(crate) fn idle_after(
+        &self,
+        after: Option<(u64, NodeId)>,
+    ) -> impl Iterator<Item = (u64, NodeId)> + '_ {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let from = after.map_or(Unbounded, Excluded);
+        self.idle.range((from, Unbounded)).copied()
+    }
+
+    /// Hands out the log of the nodes whose batch-idle state flipped since the last call
+    /// (each at least once; `None` when more flipped than there are nodes) and starts a new
+    /// one in `reuse`'s buffer.
+    pub(crate) fn swap_flips(&mut self, reuse: Option<Vec<NodeId>>) -> Option<Vec<NodeId>> {
+        let mut fresh = reuse.unwrap_or_default();
+        fresh.clear();
+        self.flips.replace(fresh)
+    }
+
+    fn flipped(&mut self, node: NodeId) {
+        if let Some(log) = &mut self.flips {
+            if log.len() < self.uses.len() {
+                log.push(node);
+            } else {
+                self.flips = None;
+            }
+        }
+    }
+
     fn mark_idle(&mut self, node: NodeId) {
+        self.flipped(node);
         self.seq += 1;
         let i = node.index();
         self.since[i] = self.seq;
@@ -164,6 +208,7 @@ impl Nodes {
             (true, _) => {
                 self.idle.remove(&key);
                 self.unlent.remove(&key);
+                self.flipped(node);
             }
             (false, _) => {}
         }
@@ -199,6 +244,7 @@ mod tests {
             unlent: BTreeSet::new(),
             running: BTreeSet::new(),
             seq: 0,
+            flips: Some(Vec::new()),
         };
         for i in (0..n).rev() {
             marked.mark_idle(NodeId(i));
@@ -229,6 +275,40 @@ mod tests {
                 let mut recent: Vec<NodeId> = nodes.idle_recent_first().collect();
                 recent.reverse();
                 prop_assert_eq!(longest, recent);
+            }
+        }
+
+        /// Between two takes of the log, every node whose place in the longest-idle order
+        /// changed (it became idle, stopped being idle, or both) is in it; reading on from a
+        /// key gives the idle nodes after it.
+        #[test]
+        fn the_log_holds_every_node_whose_idle_key_changed(
+            rounds in prop::collection::vec(prop::collection::vec((0u32..12, any::<u8>()), 0..30), 1..6)
+        ) {
+            let mut nodes = Nodes::new(12);
+            let keys = |nodes: &Nodes| -> Vec<Option<(u64, NodeId)>> {
+                (0..12).map(|i| nodes.idle_key(NodeId(i))).collect()
+            };
+            let mut before = keys(&nodes);
+            let mut reuse = nodes.swap_flips(None);
+            for changes in rounds {
+                for (node, k) in changes {
+                    let _ = nodes.set(NodeId(node), use_of(k));
+                }
+                let after = keys(&nodes);
+                reuse = nodes.swap_flips(reuse);
+                if let Some(log) = &reuse {
+                    for i in 0..12 {
+                        if before[i] != after[i] {
+                            prop_assert!(log.contains(&NodeId(i as u32)), "node {i}");
+                        }
+                    }
+                }
+                let all: Vec<(u64, NodeId)> = nodes.idle_after(None).collect();
+                for (j, &k) in all.iter().enumerate() {
+                    prop_assert_eq!(nodes.idle_after(Some(k)).collect::<Vec<_>>(), all[j + 1..].to_vec());
+                }
+                before = after;
             }
         }
     }

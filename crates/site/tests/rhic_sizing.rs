@@ -14,7 +14,8 @@ use cosched_rhic::policy::{Assignment, Command as RCommand, Observation as RObs}
 use cosched_rhic::{CostModel, Goal, PowerModel, SizingKind};
 use cosched_site::{
     HtcPool, OnDemandRole, PoolCycle, QueueAsBatch, RhicSizer, RhicSizing, Roles,
-    ScavengingCommand, Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Task,
+    ScavengingCommand, Site, SiteConfig, SiteError, SiteReport, SiteState, SiteWorkload, Sizer,
+    Task,
 };
 use proptest::prelude::*;
 
@@ -288,6 +289,81 @@ proptest! {
             report.scavenged_completed + report.scavenged_running + report.scavenged_queued,
             w.tasks.len()
         );
+    }
+}
+
+/// Each cycle's time and the sizer's commands.
+type CommandLog = Vec<(Time, Vec<ScavengingCommand>)>;
+
+/// The pool sized by RHIC, its commands logged every cycle; with `afresh`, the idle nodes
+/// read afresh every cycle instead of the changes since the last one.
+struct Commands {
+    sizer: RhicSizer,
+    afresh: bool,
+    log: Arc<Mutex<CommandLog>>,
+}
+
+impl Sizer for Commands {
+    fn size(
+        &mut self,
+        now: Time,
+        cycle: &PoolCycle,
+        view: &SiteState,
+        out: &mut Vec<ScavengingCommand>,
+    ) -> Result<u32, SiteError> {
+        if self.afresh {
+            self.sizer.read_afresh();
+        }
+        let from = out.len();
+        let lent = self.sizer.size(now, cycle, view, out)?;
+        self.log
+            .lock()
+            .map_err(|e| SiteError::role("log", e))?
+            .push((now, out[from..].to_vec()));
+        Ok(lent)
+    }
+}
+
+fn commands(
+    nodes: u32,
+    sizing: RhicSizing,
+    afresh: bool,
+    workload: SiteWorkload,
+) -> (SiteReport, CommandLog) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sizer = Commands {
+        sizer: RhicSizer::new(sizing).expect("sizing"),
+        afresh,
+        log: Arc::clone(&log),
+    };
+    let roles = Roles {
+        batch: Box::new(cosched_batch::scenario::easy()),
+        on_demand: OnDemandRole::site(QueueAsBatch),
+        scavenging: Some(Box::new(HtcPool::new(sizer, NoScaling))),
+    };
+    let site = Site::new(SiteConfig::new(nodes, Time(30_000)), roles, workload).expect("site");
+    let report = site.run().expect("run");
+    let log = log.lock().expect("log").clone();
+    (report, log)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Reading only the nodes whose batch-idle state changed since the last cycle (and the
+    /// volunteers RHIC sent away) gives RHIC the candidates reading every idle node gives:
+    /// the same commands at every cycle, the same report.
+    #[test]
+    fn incremental_reads_of_the_idle_nodes_equal_fresh_ones(
+        w in workload(48),
+        bw_util in 0.005f64..0.5,
+        dedicated in 1u32..4,
+    ) {
+        let sizing = RhicSizing { dedicated, bw_util, ..RhicSizing::default() };
+        let incremental = commands(48, sizing, false, w.clone());
+        let afresh = commands(48, sizing, true, w);
+        prop_assert!(!incremental.1.is_empty());
+        prop_assert_eq!(incremental, afresh);
     }
 }
 

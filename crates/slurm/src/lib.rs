@@ -10,6 +10,8 @@
 //! - [`Slurm`]: the client; every call runs one command with the cluster's `SLURM_CONF` and
 //!   returns typed values or a [`SlurmError`] naming the command, its exit status and stderr.
 //! - [`NodeInfo`] / [`NodeState`]: `sinfo -N` rows; [`JobInfo`] / [`JobState`]: `squeue` rows.
+//! - [`QueuedJob`]: `squeue` rows with each job's partition and restart count
+//!   ([`Slurm::queue`]), what an executor sharing the nodes between partitions reads.
 //! - [`hostlist::expand`]: Slurm's compressed host lists (`n[1-3,7]`).
 //! - [`JobEndLog`]: job ends as the controller's epilog reports them (the notifier channel;
 //!   [`Slurm::jobs`] is the polling one).
@@ -30,9 +32,11 @@ pub mod env;
 pub mod hostlist;
 pub mod jobs;
 pub mod notify;
+mod queue;
 mod state;
 
 pub use client::{JobInfo, NodeInfo, Slurm, SlurmError};
 pub use jobs::JobDetail;
 pub use notify::{JobEnd, JobEndLog};
+pub use queue::QueuedJob;
 pub use state::{JobState, NodeState};

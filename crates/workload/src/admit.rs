@@ -76,18 +76,24 @@ pub fn admit_iter<J: Admissible>(
     jobs: impl IntoIterator<Item = J>,
 ) -> Result<Admitted<J>, DuplicateJobId> {
     let jobs = jobs.into_iter();
-    let mut seen = FxHashSet::default();
-    seen.reserve(jobs.size_hint().0);
-    let mut valid = Vec::with_capacity(jobs.size_hint().0);
+    let mut seen = SeenIds::default();
+    let mut valid: Vec<J> = Vec::with_capacity(jobs.size_hint().0);
+    // The invalid jobs' ids, while the ids increase (then the check needs no set).
+    let mut invalid_ids = Vec::new();
     let mut invalid = 0;
     for job in jobs {
-        if !seen.insert(job.id()) {
-            return Err(DuplicateJobId(job.id()));
+        let id = job.id();
+        let earlier = || valid.iter().map(J::id).chain(invalid_ids.iter().copied());
+        if !seen.insert(id, earlier) {
+            return Err(DuplicateJobId(id));
         }
         if job.is_valid() {
             valid.push(job);
         } else {
             invalid += 1;
+            if !seen.is_set() {
+                invalid_ids.push(id);
+            }
         }
     }
     valid.sort_by_key(|j| (j.submit(), j.id()));
@@ -95,4 +101,51 @@ pub fn admit_iter<J: Admissible>(
         jobs: valid,
         invalid,
     })
+}
+
+/// The ids of a workload's jobs seen so far, for the repeated-id check. Traces number their
+/// jobs in increasing order, so while the ids increase only the last is kept; the first id
+/// out of order builds the set of every earlier one, which checks the rest.
+///
+/// ```
+/// use cosched_core::JobId;
+/// use cosched_workload::admit::SeenIds;
+/// let (mut seen, mut ids, mut new) = (SeenIds::default(), Vec::new(), Vec::new());
+/// for id in [3, 5, 4, 5].map(JobId) {
+///     new.push(seen.insert(id, || ids.clone()));
+///     ids.push(id);
+/// }
+/// assert_eq!(new, [true, true, true, false]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SeenIds {
+    last: Option<JobId>,
+    set: Option<FxHashSet<JobId>>,
+}
+
+impl SeenIds {
+    /// Records `id`; false if it was recorded before. `earlier` lists the ids recorded so
+    /// far: it is called once, when the ids first stop increasing.
+    pub fn insert<I: IntoIterator<Item = JobId>>(
+        &mut self,
+        id: JobId,
+        earlier: impl FnOnce() -> I,
+    ) -> bool {
+        if let Some(set) = &mut self.set {
+            return set.insert(id);
+        }
+        if self.last.is_none_or(|last| last < id) {
+            self.last = Some(id);
+            return true;
+        }
+        let mut set: FxHashSet<JobId> = earlier().into_iter().collect();
+        let new = set.insert(id);
+        self.set = Some(set);
+        new
+    }
+
+    /// Whether the ids stopped increasing (a set checks them now).
+    pub fn is_set(&self) -> bool {
+        self.set.is_some()
+    }
 }

@@ -1100,6 +1100,19 @@ fn alea_hpc2n_trace() {
     assert_eq!(v.max_partitions, Some(2));
 }
 
+/// The SDSC-SP2 sample is kept once in the workspace; the Python package's wheel carries the
+/// same bytes (its outputs, input hashes included, are the CLI's).
+#[test]
+fn the_sdsc_sp2_sample_is_one_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let name = "SDSC-SP2-sample-4961.swf.gz";
+    let kept = std::fs::read(root.join("examples/data/swf").join(name)).expect("vendored");
+    let shipped =
+        std::fs::read(root.join("crates/python/python/cosched/data").join(name)).expect("shipped");
+    assert!(kept == shipped, "the Python package's copy differs");
+    assert!(!root.join("crates/cli/experiments/data").join(name).exists());
+}
+
 #[test]
 fn sdsc_sp2_trace() {
     let trace = real_trace("SDSC-SP2-sample-4961.swf.gz");

@@ -25,5 +25,6 @@ pub fn tiny_trace() -> PathBuf {
 
 /// The vendored SDSC-SP2 sample (4,961 records, 4,606 valid, MaxProcs 128).
 pub fn sdsc() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/data/SDSC-SP2-sample-4961.swf.gz")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data/swf/SDSC-SP2-sample-4961.swf.gz")
 }

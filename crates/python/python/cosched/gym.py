@@ -18,26 +18,50 @@ now (1 − 1e-5, else 1e-5), each capped at 1 − 1e-5, padding ``[0, 1, 1, 1, 1
 ``layout="compact"`` (F = 4): wait / 12 h, requested time / largest, size / capacity, can
 start now (1 or 0), padding zeros. ``info["action_mask"]`` marks the visible jobs (also
 ``env.action_masks()``); an action past them picks the last visible job.
+
+:class:`BatchVectorEnv` (``gymnasium.make_vec("cosched/BatchScheduling-v0", num_envs=N,
+vectorization_mode="vector_entry_point")``) steps N such environments in one call into the
+simulator, without the GIL, with Gymnasium's next-step autoreset: the same episodes, step for
+step, as ``SyncVectorEnv`` over N :class:`BatchSchedulingEnv` with the same seeds.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 try:
     import gymnasium
     from gymnasium import spaces
+    from gymnasium.utils import seeding
+    from gymnasium.vector import AutoresetMode, VectorEnv
 except ImportError as e:  # pragma: no cover - exercised only without gymnasium
     raise ImportError("cosched.gym needs gymnasium: pip install 'cosched[gym]'") from e
 
 from . import Workload, read_trace, sample_trace
-from ._cosched import BatchEnv
+from ._cosched import BatchEnv, BatchVecEnv
 
-__all__ = ["BatchSchedulingEnv"]
+__all__ = ["BatchSchedulingEnv", "BatchVectorEnv"]
 
 ENV_ID = "cosched/BatchScheduling-v0"
+
+# An episode's seed: drawn from the environment's generator, as `reset` draws it.
+_SEED_BOUND = 2**63 - 1
+
+
+def _workload_capacity(workload: Optional[Workload], capacity: Optional[int]) -> Tuple[Workload, int]:
+    workload = workload if workload is not None else read_trace(sample_trace())
+    capacity = capacity if capacity is not None else workload.capacity
+    if capacity is None:
+        raise ValueError(f"{workload.name} states no machine size: pass capacity=")
+    return workload, int(capacity)
+
+
+def _view(n: int, dtype: str) -> Tuple[bytearray, np.ndarray]:
+    """A bytearray the simulator writes into, and a numpy view of it."""
+    buf = bytearray(n * np.dtype(dtype).itemsize)
+    return buf, np.frombuffer(buf, dtype=dtype)
 
 
 class BatchSchedulingEnv(gymnasium.Env):
@@ -57,59 +81,149 @@ class BatchSchedulingEnv(gymnasium.Env):
         layout: str = "rlscheduler",
     ) -> None:
         super().__init__()
-        workload = workload if workload is not None else read_trace(sample_trace())
-        capacity = capacity if capacity is not None else workload.capacity
-        if capacity is None:
-            raise ValueError(f"{workload.name} states no machine size: pass capacity=")
+        workload, capacity = _workload_capacity(workload, capacity)
+        features = 8 if layout == "rlscheduler" else 4
+        # The simulator writes each observation and mask into these (no per-step allocation);
+        # `step` returns copies.
+        obs_buf, self._obs = _view(queue_size * features, "<f4")
+        mask_buf, self._mask = _view(queue_size, "i1")
         self._core = BatchEnv(
-            workload, int(capacity), episode_jobs=episode_jobs, queue_size=queue_size,
-            backfill=backfill, metric=metric, layout=layout,
+            workload, capacity, obs_buf, mask_buf, episode_jobs=episode_jobs,
+            queue_size=queue_size, backfill=backfill, metric=metric, layout=layout,
         )
-        self._queue_size = queue_size
-        self._features = self._core.observation_len // queue_size
         self._reward_sign = 1.0 if metric == "utilization" else -1.0
         self.observation_space = spaces.Box(
             0.0, 1.0, shape=(self._core.observation_len,), dtype=np.float32
         )
         self.action_space = spaces.Discrete(queue_size)
-        self._mask = np.zeros(queue_size, dtype=np.int8)
-        self._last = np.zeros(self._core.observation_len, dtype=np.float32)
-
-    def _decision(self, answer: Dict[str, Any]) -> Tuple[np.ndarray, Dict[str, Any]]:
-        obs = np.frombuffer(answer["obs"], dtype="<f4").copy()
-        self._mask[:] = 0
-        self._mask[: answer["visible"]] = 1
-        self._last = obs
-        info = {"action_mask": self._mask.copy(), "now": answer["now"], "waiting": answer["waiting"]}
-        return obs, info
 
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
     ) -> Tuple[np.ndarray, Dict[str, Any]]:
         super().reset(seed=seed)
-        episode_seed = int(self.np_random.integers(0, 2**63 - 1))
-        answer = self._core.reset(episode_seed)
-        obs, info = self._decision(answer)
-        info["first_job"] = answer["start"]
-        return obs, info
+        (_, waiting, now, _), first = self._core.reset(int(self.np_random.integers(0, _SEED_BOUND)))
+        info = {"action_mask": self._mask.copy(), "now": now, "waiting": waiting,
+                "first_job": first}
+        return self._obs.copy(), info
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
-        answer = self._core.step(int(action))
-        if answer["done"]:
-            self._mask[:] = 0
-            info = {
-                "action_mask": self._mask.copy(),
-                "metric": answer["value"],
-                "makespan": answer["makespan"],
-                "completed": answer["completed"],
-            }
-            return self._last, self._reward_sign * answer["value"], True, False, info
-        obs, info = self._decision(answer)
-        return obs, 0.0, False, False, info
+        visible, waiting, now, value = self._core.step(int(action))
+        if visible == 0:
+            info = {"action_mask": self._mask.copy(), "metric": value, "makespan": now,
+                    "completed": waiting}
+            return self._obs.copy(), self._reward_sign * value, True, False, info
+        info = {"action_mask": self._mask.copy(), "now": now, "waiting": waiting}
+        return self._obs.copy(), 0.0, False, False, info
 
     def action_masks(self) -> np.ndarray:
         """The valid picks (for maskable agents, e.g. sb3-contrib's MaskablePPO)."""
         return self._mask.astype(bool)
 
 
-gymnasium.register(id=ENV_ID, entry_point="cosched.gym:BatchSchedulingEnv")
+class BatchVectorEnv(VectorEnv):
+    """``num_envs`` :class:`BatchSchedulingEnv` stepped in one call (next-step autoreset).
+
+    ``step(actions)`` returns the observations ``(num_envs, K × F)``, rewards, terminations,
+    truncations (never) and ``infos`` with ``action_mask`` ``(num_envs, K)`` and ``waiting``.
+    The arrays returned are copies unless ``copy=False``, which returns views the next step
+    overwrites (the fastest way to feed an agent)."""
+
+    metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        num_envs: int,
+        workload: Optional[Workload] = None,
+        *,
+        capacity: Optional[int] = None,
+        episode_jobs: int = 256,
+        queue_size: int = 128,
+        backfill: bool = False,
+        metric: str = "bsld",
+        layout: str = "rlscheduler",
+        copy: bool = True,
+    ) -> None:
+        workload, capacity = _workload_capacity(workload, capacity)
+        n, features = int(num_envs), (8 if layout == "rlscheduler" else 4)
+        self.num_envs = n
+        self.copy = copy
+        bufs = []
+        for size, dtype in ((n, "<i8"), (n, "<u8"), (n * queue_size * features, "<f4"),
+                            (n * queue_size, "i1"), (n, "<f8"), (n, "?"), (2 * n, "<i8")):
+            buf, view = _view(size, dtype)
+            bufs.append(buf)
+            if dtype == "<i8" and size == n:
+                self._actions = view
+            elif dtype == "<u8":
+                self._seeds = view
+            elif dtype == "<f4":
+                self._obs = view.reshape(n, queue_size * features)
+            elif dtype == "i1":
+                self._mask = view.reshape(n, queue_size)
+            elif dtype == "<f8":
+                self._rewards = view
+            elif dtype == "?":
+                self._terminated = view
+            else:
+                self._counts = view.reshape(n, 2)
+        self._core = BatchVecEnv(
+            workload, capacity, n, bufs, episode_jobs=episode_jobs, queue_size=queue_size,
+            backfill=backfill, metric=metric, layout=layout,
+        )
+        self._truncated = np.zeros(n, dtype=bool)
+        self._rngs: List[np.random.Generator] = []
+        self.single_observation_space = spaces.Box(
+            0.0, 1.0, shape=(queue_size * features,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(queue_size)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, n)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
+
+    def _out(self, a: np.ndarray) -> np.ndarray:
+        return a.copy() if self.copy else a
+
+    def _infos(self) -> Dict[str, Any]:
+        return {"action_mask": self._out(self._mask), "waiting": self._out(self._counts[:, 1])}
+
+    def reset(
+        self, *, seed: Optional[Union[int, Sequence[Optional[int]]]] = None,
+        options: Optional[Dict[str, Any]] = None,
+    ) -> Tuple[np.ndarray, Dict[str, Any]]:
+        """Starts every environment's episode; an int seed seeds environment i with seed + i,
+        as Gymnasium's vector environments do."""
+        if seed is None:
+            seeds: Sequence[Optional[int]] = [None] * self.num_envs
+        elif isinstance(seed, int):
+            seeds = [seed + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
+        self._rngs = [seeding.np_random(s)[0] for s in seeds]
+        for i, rng in enumerate(self._rngs):
+            self._seeds[i] = rng.integers(0, _SEED_BOUND)
+        self._core.reset()
+        self._draw_seeds()
+        return self._out(self._obs), self._infos()
+
+    def _draw_seeds(self) -> None:
+        # The next episode's seed of the environments that just ended, from their generators.
+        for i in np.flatnonzero(self._terminated):
+            self._seeds[i] = self._rngs[i].integers(0, _SEED_BOUND)
+
+    def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        if not self._rngs:
+            raise RuntimeError("call reset() before step()")
+        self._actions[:] = actions
+        if self._core.step():
+            self._draw_seeds()
+        return (self._out(self._obs), self._out(self._rewards), self._out(self._terminated),
+                self._truncated.copy(), self._infos())
+
+    def action_masks(self) -> np.ndarray:
+        """The valid picks, ``(num_envs, queue_size)``."""
+        return self._mask.astype(bool)
+
+
+gymnasium.register(id=ENV_ID, entry_point="cosched.gym:BatchSchedulingEnv",
+                   vector_entry_point="cosched.gym:BatchVectorEnv")

@@ -1,7 +1,7 @@
 //! [`RhicSizer`]: the scavenging pool sized by any policy of RHIC's protocol (Clay et al.;
 //! `cosched_rhic::policy`) on the site's residual capacity.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, Time};
@@ -12,7 +12,7 @@ use cosched_rhic::{CostModel, Goal, PowerModel, Progress, Rhic, RhicConfig};
 use serde::{Deserialize, Serialize};
 
 use super::{PoolCycle, ScavengingCommand, Sizer};
-use crate::{SiteError, SiteState};
+use crate::{IdleKey, SiteError, SiteState};
 
 /// The parameters under which RHIC sizes the scavenging pool ([`RhicSizer`]).
 ///
@@ -56,7 +56,10 @@ impl Default for RhicSizing {
 /// The site as an executor of RHIC's protocol (`cosched_rhic::policy`): every negotiation
 /// cycle it lends the pool's `D` base nodes while work is outstanding ([`RhicSizing`]), hands
 /// the controller the residual capacity the pool can use (batch-idle nodes read as idle
-/// interactive nodes, up to a slot per unfinished task; every other node gone), the period's
+/// interactive nodes, up to a slot per unfinished task; every other node gone: a node is
+/// read when it becomes a candidate, its reading unchanged while it stays one, and a cycle
+/// looks only at the nodes whose batch-idle state changed since the last,
+/// [`SiteState::batch_idle_changes`], and at the volunteers the policy sent away), the period's
 /// measurements and the pool's progress (checkpoints and running tasks' work included, as
 /// Hadoop counts its tasks'), and applies the pool's changes: a `Join` lends the node, a
 /// `Leave` recalls it (its task, if any, is evicted to its last checkpoint: the site's
@@ -106,8 +109,39 @@ pub struct RhicSizer<P = Rhic> {
     /// The last report RHIC took as a period end (one per its interval).
     #[serde(default)]
     period_end: Option<Time>,
+    /// The candidates not lent, kept from cycle to cycle (`None`: read afresh next cycle).
+    #[serde(skip)]
+    read: Option<Read>,
+    /// Volunteers the policy sent away since the last cycle (they may stay candidates).
+    #[serde(skip)]
+    released: Vec<NodeId>,
     #[serde(skip)]
     buf: Vec<RCommand>,
+}
+
+/// [`RhicSizer`]'s picture of the residual capacity between cycles: the candidates neither
+/// lent nor base, which are exactly the batch-idle nodes neither lent nor base up to `last`
+/// in the longest-idle order (a prefix of that order).
+#[derive(Clone, Debug, Default)]
+struct Read {
+    others: BTreeSet<IdleKey>,
+    key: BTreeMap<NodeId, IdleKey>,
+    /// How far the order has been read.
+    last: Option<IdleKey>,
+}
+
+impl Read {
+    fn insert(&mut self, k: IdleKey, n: NodeId) {
+        self.others.insert(k);
+        self.key.insert(n, k);
+    }
+
+    fn remove(&mut self, n: NodeId) -> bool {
+        match self.key.remove(&n) {
+            Some(k) => self.others.remove(&k),
+            None => false,
+        }
+    }
 }
 
 impl RhicSizer {
@@ -155,6 +189,8 @@ where
             busy_s: 0,
             cpu_s: 0.0,
             period_end: None,
+            read: None,
+            released: Vec::new(),
             buf: Vec::new(),
         })
     }
@@ -174,6 +210,110 @@ where
     /// The nodes lent (base and volunteers) and not taken back.
     pub fn lent(&self) -> usize {
         self.base.len() + self.lent.len()
+    }
+
+    /// Drops the candidates kept between cycles: the next cycle reads the idle nodes afresh
+    /// (the observations are the same either way).
+    pub fn read_afresh(&mut self) {
+        self.read = None;
+    }
+
+    /// The residual capacity the pool can use this cycle (its volunteers, then the `want`
+    /// idle nodes neither lent nor base that batch would take last) brought up to date from
+    /// the site's changes since the last cycle; the nodes that stopped and started being
+    /// candidates. `None` when it must be read afresh.
+    fn update(&mut self, view: &SiteState, want: usize) -> Option<(Vec<NodeId>, Vec<NodeId>)> {
+        let changes = view.batch_idle_changes()?;
+        let read = self.read.as_mut()?;
+        let mut gone = Vec::new();
+        for &n in changes {
+            // Not idle any more, or idle again since (a new place at the end of the order).
+            if read
+                .key
+                .get(&n)
+                .is_some_and(|&k| view.batch_idle_key(n) != Some(k))
+            {
+                read.remove(n);
+                gone.push(n);
+            }
+        }
+        for n in self.released.drain(..) {
+            if self.lent.contains(&n) || self.base.contains(&n) || !self.candidates.contains(&n) {
+                continue;
+            }
+            match view.batch_idle_key(n) {
+                Some(k) if read.last.is_some_and(|last| k <= last) => read.insert(k, n),
+                _ => gone.push(n),
+            }
+        }
+        while read.others.len() > want {
+            if let Some(k) = read.others.pop_last() {
+                read.key.remove(&k.node());
+                gone.push(k.node());
+            }
+            read.last = read.others.last().copied();
+        }
+        let mut new = Vec::new();
+        if read.others.len() < want {
+            for (k, n) in view.batch_idle_after(read.last) {
+                read.last = Some(k);
+                if !self.lent.contains(&n) && !self.base.contains(&n) {
+                    read.insert(k, n);
+                    if !self.candidates.contains(&n) {
+                        new.push(n);
+                    }
+                    if read.others.len() == want {
+                        break;
+                    }
+                }
+            }
+        }
+        // A node that left and came back within the cycle stays a candidate.
+        gone.retain(|n| !read.key.contains_key(n));
+        for n in &gone {
+            self.candidates.remove(n);
+        }
+        self.candidates.extend(new.iter().copied());
+        gone.sort_unstable();
+        gone.dedup();
+        new.sort_unstable();
+        Some((gone, new))
+    }
+
+    /// [`RhicSizer::update`] afresh: the first `want` idle nodes neither lent nor base, in
+    /// the longest-idle order, against the candidates of the last cycle.
+    fn read_all(&mut self, view: &SiteState, want: usize) -> (Vec<NodeId>, Vec<NodeId>) {
+        let mut read = Read::default();
+        if want > 0 {
+            for (k, n) in view.batch_idle_after(None) {
+                read.last = Some(k);
+                if !self.lent.contains(&n) && !self.base.contains(&n) {
+                    read.insert(k, n);
+                    if read.others.len() == want {
+                        break;
+                    }
+                }
+            }
+        }
+        let gone: Vec<NodeId> = self
+            .candidates
+            .iter()
+            .filter(|n| !self.lent.contains(n) && !read.key.contains_key(n))
+            .copied()
+            .collect();
+        let new: Vec<NodeId> = read
+            .key
+            .keys()
+            .filter(|n| !self.candidates.contains(n))
+            .copied()
+            .collect();
+        for n in &gone {
+            self.candidates.remove(n);
+        }
+        self.candidates.extend(new.iter().copied());
+        self.released.clear();
+        self.read = Some(read);
+        (gone, new)
     }
 
     fn feed(&mut self, now: Time, obs: &RObs) -> Result<(), SiteError> {
@@ -230,37 +370,55 @@ where
         let work = cycle.work_left_s > 0.0;
         let mut lent_now = 0;
         // The base: the `D` longest-idle nodes while work is outstanding, all given back when
-        // none is (they run no task then).
-        // The longest idle first, read only as far as the base and the demand go (not every
-        // idle node of a large site, each cycle).
-        let skip: BTreeSet<NodeId> = self.lent.union(&self.base).copied().collect();
-        let mut rest = view
-            .batch_idle_longest_first()
-            .filter(|n| !skip.contains(n));
-        if work {
-            let missing = (self.sizing.dedicated as usize).saturating_sub(self.base.len());
-            for n in rest.by_ref().take(missing) {
+        // none is (they run no task then). Either change reads the idle nodes afresh.
+        let missing = (self.sizing.dedicated as usize).saturating_sub(self.base.len());
+        if work && missing > 0 {
+            let take: Vec<NodeId> = view
+                .batch_idle_longest_first()
+                .filter(|n| !self.lent.contains(n) && !self.base.contains(n))
+                .take(missing)
+                .collect();
+            if !take.is_empty() {
+                self.read = None;
+            }
+            for n in take {
                 self.base.insert(n);
                 out.push(ScavengingCommand::LendNode(n));
                 lent_now += 1;
             }
+        }
+        let recalled = if work {
+            BTreeSet::new()
         } else {
             out.extend(self.base.iter().map(|&n| ScavengingCommand::RecallNode(n)));
-            self.base.clear();
-        }
+            if !self.base.is_empty() {
+                self.read = None;
+            }
+            std::mem::take(&mut self.base)
+        };
         // The residual capacity the pool can use: its volunteers, then the idle nodes batch
         // would take last, up to a slot per unfinished task (the negotiator claims no more).
+        // Only the nodes that became or stopped being candidates are read: a batch-idle
+        // node's reading (no foreground, its one slot) does not change while it stays one.
         let demand = (cycle.queued + cycle.running).saturating_sub(self.base.len());
-        let mut idle: BTreeSet<NodeId> = self.lent.clone();
-        idle.extend(rest.take(demand.saturating_sub(idle.len())));
-        let gone: Vec<NodeId> = self.candidates.difference(&idle).copied().collect();
+        let want = demand.saturating_sub(self.lent.len());
+        let (gone, new) = match self.update(view, want) {
+            Some(changed) => changed,
+            None => {
+                // The base just given back is not read this cycle.
+                self.base.extend(recalled.iter().copied());
+                let changed = self.read_all(view, want);
+                self.base.retain(|n| !recalled.contains(n));
+                if !recalled.is_empty() {
+                    self.read = None;
+                }
+                changed
+            }
+        };
         for n in gone {
-            self.candidates.remove(&n);
-            self.lent.remove(&n);
             self.feed(now, &RObs::Left(n))?;
         }
-        for &node in &idle {
-            self.candidates.insert(node);
+        for node in new {
             // One slot per node: a whole node, one unit of memory for one unit per slot.
             let reading = RObs::Node {
                 node,
@@ -349,12 +507,16 @@ where
             match c {
                 RCommand::Join(a) if self.candidates.contains(&a.node) => {
                     if self.lent.insert(a.node) {
+                        if let Some(read) = self.read.as_mut() {
+                            read.remove(a.node);
+                        }
                         out.push(ScavengingCommand::LendNode(a.node));
                         lent_now += 1;
                     }
                 }
                 RCommand::Leave(n) => {
                     if self.lent.remove(&n) {
+                        self.released.push(n);
                         out.push(ScavengingCommand::RecallNode(n));
                     }
                 }

@@ -29,13 +29,14 @@ use cosched_core::driver::Driver;
 mod batch;
 mod check;
 mod hybrid;
+mod observed;
 mod on_demand;
 mod report;
 mod scavenging;
 mod state;
 
 pub use batch::BatchStart;
-pub use state::SiteState;
+pub use state::{IdleKey, SiteState};
 
 use scavenging::Pool;
 use state::Holds;
@@ -350,6 +351,7 @@ impl Site {
             leases: workload.leases.clone(),
             waiting_ads: Vec::new(),
             holds: Holds::new(lease_job_base),
+            idle_flips: None,
         };
         let (on_demand, protocol) = match roles.on_demand {
             OnDemandRole::Site(p) => (OnDemandDriver::Site(Driver::new(p)), Protocol::Site),

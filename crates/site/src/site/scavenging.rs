@@ -293,6 +293,7 @@ impl Exec {
             let ad = self.workload.tasks[t as usize].ad;
             self.state.waiting_ads.push(Arc::clone(&pool.ads[ad]));
         }
+        self.state.rotate_idle_flips();
         let nodes = &self.state.nodes;
         let lent = nodes.idle_count().saturating_sub(nodes.unlent_count());
         Ok(Some(PoolCycle {

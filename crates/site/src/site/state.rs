@@ -94,6 +94,21 @@ pub struct SiteState {
     pub(super) leases: Vec<Lease>,
     pub(super) waiting_ads: Vec<Arc<ClassAd>>,
     pub(super) holds: Holds,
+    /// The nodes whose batch-idle state flipped between the last two negotiation cycles.
+    pub(super) idle_flips: Option<Vec<NodeId>>,
+}
+
+/// A batch-idle node's place in the longest-idle order ([`SiteState::batch_idle_key`]):
+/// the smaller, the longer idle. A node that becomes batch-idle again takes a new key,
+/// larger than every other's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IdleKey(u64, NodeId);
+
+impl IdleKey {
+    /// The node.
+    pub fn node(self) -> NodeId {
+        self.1
+    }
 }
 
 impl SiteState {
@@ -117,6 +132,38 @@ impl SiteState {
     /// wants a few of them reads only those.
     pub fn batch_idle_longest_first(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.nodes.idle_longest_first()
+    }
+
+    /// `node`'s place in the longest-idle order, if it is batch-idle.
+    pub fn batch_idle_key(&self, node: NodeId) -> Option<IdleKey> {
+        self.nodes.idle_key(node).map(|(s, n)| IdleKey(s, n))
+    }
+
+    /// The batch-idle nodes after `after` in the longest-idle order (all of them for
+    /// `None`), with their keys: a policy that read the order up to a node goes on from
+    /// there.
+    pub fn batch_idle_after(
+        &self,
+        after: Option<IdleKey>,
+    ) -> impl Iterator<Item = (IdleKey, NodeId)> + '_ {
+        self.nodes
+            .idle_after(after.map(|IdleKey(s, n)| (s, n)))
+            .map(|(s, n)| (IdleKey(s, n), n))
+    }
+
+    /// The nodes whose batch-idle state changed (they became batch-idle, or stopped being)
+    /// between the previous negotiation cycle and this one, each at least once, in no
+    /// particular order: what a scavenging policy that keeps its own picture of the idle
+    /// nodes reads instead of all of them. `None` when the site cannot say (more changed
+    /// than it has nodes, or before the first cycle): read them afresh.
+    pub fn batch_idle_changes(&self) -> Option<&[NodeId]> {
+        self.idle_flips.as_deref()
+    }
+
+    /// Starts a negotiation cycle's view of the changes: those since the last one.
+    pub(super) fn rotate_idle_flips(&mut self) {
+        let reuse = self.idle_flips.take();
+        self.idle_flips = self.nodes.swap_flips(reuse);
     }
 
     /// Up to `count` batch-idle nodes for another use, unlent ones first (most recently

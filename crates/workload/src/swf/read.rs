@@ -2,9 +2,9 @@
 
 use super::header::{SwfHeader, is_comment, standard_key};
 use super::{FIELD_COUNT, FIELD_NAMES, RigidTrace, SwfRecord, SwfStatus};
+use crate::admit::SeenIds;
 use cosched_core::{Duration, JobId, RigidJob, Time, excerpt};
 use flate2::read::MultiGzDecoder;
-use rustc_hash::FxHashSet;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -256,7 +256,7 @@ impl<R: BufRead> SwfReader<R> {
         while let Some(record) = self.next() {
             match record?.to_rigid() {
                 Ok(job) => {
-                    if !ids.insert(job.id, &jobs) {
+                    if !ids.insert(job.id, || jobs.iter().map(|j| j.id)) {
                         return Err(SwfError::DuplicateJob {
                             file: self.name,
                             line: self.line,
@@ -432,32 +432,6 @@ fn late_comment(line: &[u8], line_no: u64, count: &mut u64, keys: &mut Vec<LateK
         && let Some(key) = standard_key(&comment_text(line))
     {
         keys.push(LateKey { line: line_no, key });
-    }
-}
-
-/// The ids of the valid jobs read so far, for [`SwfReader::into_rigid_trace`]'s duplicate
-/// check. Traces number their jobs in increasing order, so while they do only the last id is
-/// kept; the first id out of order builds the set of all the earlier ones.
-#[derive(Default)]
-struct SeenIds {
-    last: Option<JobId>,
-    set: Option<FxHashSet<JobId>>,
-}
-
-impl SeenIds {
-    /// Records `id`, given the jobs whose ids were recorded before; false if it was seen.
-    fn insert(&mut self, id: JobId, earlier: &[RigidJob]) -> bool {
-        if let Some(set) = &mut self.set {
-            return set.insert(id);
-        }
-        if self.last.is_none_or(|last| last < id) {
-            self.last = Some(id);
-            return true;
-        }
-        let mut set: FxHashSet<JobId> = earlier.iter().map(|job| job.id).collect();
-        let new = set.insert(id);
-        self.set = Some(set);
-        new
     }
 }
 
