@@ -201,7 +201,7 @@ where
     /// steps the environment (the policy decides) and carries out its actions.
     pub fn step(&mut self, now: Time) -> Result<(), HybridLiveError<P::Error>> {
         while let Some(job) = self.jobs.get(self.next).filter(|j| j.submit() <= now) {
-            let name = format!("{}{}", self.prefix, job.id());
+            let name = format!("{}{}", self.prefix, job.id().0);
             let id = self
                 .platform
                 .submit_held(&name, &held_job(job))

@@ -104,20 +104,11 @@ fn spaa_shrinks_preempts_and_starts_on_demand_as_simulated() {
     }
     let requeues = platform.requeues();
     assert_eq!(
-        requeues
-            .iter()
-            .find(|(n, _)| *n == format!("j{}", JobId(1)))
-            .map(|r| r.1),
+        requeues.iter().find(|(n, _)| n == "j1").map(|r| r.1),
         Some(1)
     );
     let starts = platform.starts();
-    assert_eq!(
-        starts
-            .iter()
-            .find(|(n, _)| *n == format!("j{}", JobId(1)))
-            .map(|r| r.1),
-        Some(2)
-    );
+    assert_eq!(starts.iter().find(|(n, _)| n == "j1").map(|r| r.1), Some(2));
     for a in &out.accounts {
         assert_eq!(a.completions, 1, "{a:?}");
         assert!(
