@@ -296,8 +296,12 @@ fn wait_ready(dirs: &Dirs, nodes: u32) -> Result {
             .output()
         {
             last = String::from_utf8_lossy(&out.stdout).into_owned();
-            let idle = last.lines().filter(|l| l.ends_with(" idle")).count();
-            if idle == nodes as usize {
+            // A node is listed once per partition it is in: count names, not lines.
+            let idle: std::collections::BTreeSet<&str> = last
+                .lines()
+                .filter_map(|l| l.strip_suffix(" idle"))
+                .collect();
+            if idle.len() == nodes as usize {
                 return Ok(());
             }
         }

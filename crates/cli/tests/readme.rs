@@ -143,14 +143,19 @@ fn check_other(c: &ReadmeCommand, words: &[String]) {
     }
 }
 
-/// `cargo test`, `cargo bench -p P`, `cargo install --path P` name what exists.
+/// `cargo test`, `cargo bench -p P`, `cargo build -p P`, `cargo install --path P` name what
+/// exists.
 fn check_cargo(c: &ReadmeCommand, words: &[String]) {
     match words[0].as_str() {
-        "test" | "bench" => {
+        "test" | "bench" | "build" => {
             if let Some(package) = c.cargo_flag("-p") {
                 let dir = package.strip_prefix("cosched-").unwrap_or(package);
-                let manifest = root().join("crates").join(dir).join("Cargo.toml");
-                assert!(manifest.is_file(), "{}: no package {package}", c.text());
+                // Packages live under crates/, the examples' package at the top.
+                let manifest = [root().join("crates").join(dir), root().join(dir)]
+                    .into_iter()
+                    .map(|d| d.join("Cargo.toml"))
+                    .find(|m| m.is_file());
+                assert!(manifest.is_some(), "{}: no package {package}", c.text());
                 if words[0] == "bench" {
                     let benches = root().join("crates").join(dir).join("benches");
                     assert!(
