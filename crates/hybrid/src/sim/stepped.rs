@@ -43,8 +43,10 @@ pub enum Action {
     },
 }
 
-/// A run of [`HybridSim`]'s environment whose time and job ends come from outside; see the
-/// [module docs](self). Made by [`HybridSim::stepped`].
+/// A run of [`HybridSim`]'s environment whose time and job ends come from outside, for a live
+/// executor: the same events become the same observations and the policy's commands the same
+/// changes, but the runs' ends are those a platform reports, and what the platform must do is
+/// handed out as [`Action`]s. Made by [`HybridSim::stepped`].
 ///
 /// ```
 /// use cosched_core::{Duration, JobId, RigidJob, Time};
