@@ -16,7 +16,8 @@
 //! | start a batch job | `scontrol update JobId=… ReqNodeList=… NumNodes=…`, `scontrol release` |
 //! | preempt (rigid or malleable) | `scontrol requeuehold` (the run's end in the epilog is not the job's end) |
 //! | restart a preempted job | `StartTime=now`, then as a start, once its nodes are idle |
-//! | shrink a malleable job | `scontrol update JobId=… NodeList=<the nodes it keeps>` |
+//! | shrink a malleable job | `scontrol update JobId=… NumNodes=k` (Slurm keeps its first nodes: relabelled) |
+//! | expand a malleable job | `salloc --no-shell -w <the extra nodes> --dependency=expand:…`, then `NumNodes=0` on that allocation merges its nodes into the job |
 //! | start an on-demand job | as a start, on the nodes the policy gathered for it |
 //!
 //! Every job waits held, so Slurm's own scheduler starts none: the policy's reservations of
@@ -45,16 +46,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::error::Error as StdError;
+use std::path::PathBuf;
 
 use cosched_batch::BatchJob;
-use cosched_core::{Duration, JobClass, JobId, NodeId, Time};
-use cosched_hybrid::sim::{Action, Stepped};
+use cosched_core::{Duration, JobClass, JobId, NodeId, OnDemandJob, ParamError, Time};
+use cosched_hybrid::notice::Notice;
+use cosched_hybrid::sim::{Action, OnDemandStatus, Stepped};
 use cosched_hybrid::{
-    HybridConfig, HybridJob, HybridOutcome, HybridSim, HybridWorkloadPolicy, SimError,
+    HybridConfig, HybridError, HybridJob, HybridOutcome, HybridSim, HybridWorkloadPolicy, SimError,
 };
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::batch::{BatchPlatform, ScaledClock, unix_ms};
+use crate::batch::{BatchPlatform, PlatformJob, ScaledClock, unix_ms};
 
 pub use crate::batch::{MemoryBatch, SlurmBatch};
 
@@ -98,6 +102,93 @@ pub enum HybridLiveError<E: StdError + 'static> {
         /// The platform's.
         found: usize,
     },
+    /// The platform's nodes are not those of the journal being resumed.
+    #[error("the journal ran on the nodes {saved:?}, the platform has {found:?}")]
+    OtherJournalNodes {
+        /// The journal's.
+        saved: Vec<String>,
+        /// The platform's.
+        found: Vec<String>,
+    },
+    /// Replaying the journal, the environment decided otherwise than it did (another policy,
+    /// configuration or workload).
+    #[error(
+        "the replay diverges from the journal at {time}: saved {saved:?}, replayed {replayed:?}"
+    )]
+    Diverged {
+        /// The step.
+        time: Time,
+        /// What the journal holds.
+        saved: Vec<(Time, Action)>,
+        /// What the replay decided.
+        replayed: Vec<(Time, Action)>,
+    },
+    /// The journal could not be saved.
+    #[error("cannot save the journal to `{path}`: {source}")]
+    Save {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// One entry of a [`HybridJournal`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum HybridEvent {
+    /// An advance notice given from outside ([`HybridExecutor::notice`]).
+    Notice {
+        /// The notice.
+        notice: Notice,
+    },
+    /// An on-demand job arrived from outside ([`HybridExecutor::arrive`]).
+    Arrive {
+        /// The job.
+        job: OnDemandJob,
+    },
+    /// A step in which something happened: the ends the platform reported and the actions
+    /// the environment decided (saved before they reach the platform).
+    Step {
+        /// Its time.
+        time: Time,
+        /// Jobs ended, as the platform reported them.
+        ended: Vec<JobId>,
+        /// The actions decided, with their instants.
+        actions: Vec<(Time, Action)>,
+    },
+    /// The nodes a resize left a job on, as the platform answered.
+    Resized {
+        /// The job.
+        job: JobId,
+        /// The platform's nodes it keeps.
+        kept: Vec<String>,
+    },
+}
+
+/// What a restart of a [`HybridExecutor`] needs beside the policy, configuration and
+/// workload it ran: the platform's nodes, the platform ids, and every event in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HybridJournal {
+    /// The platform's nodes, in its order.
+    pub nodes: Vec<String>,
+    /// The prefix of the platform names of submitted jobs (`PREFIX<job id>`).
+    pub prefix: String,
+    /// The wall clock of a time-scaled run, if the runner uses one.
+    pub clock: Option<ScaledClock>,
+    /// Each submitted job's platform id.
+    pub ids: BTreeMap<JobId, String>,
+    /// The events, in order.
+    pub events: Vec<HybridEvent>,
+}
+
+/// Where the executor last sent a job: what a restart expects the platform to show.
+#[derive(Debug, Clone)]
+enum Expect {
+    /// Running on these nodes until `end`.
+    Run(Waiting),
+    /// Requeued and held.
+    Held,
 }
 
 fn platform<E: StdError + 'static>(e: impl StdError + Send + Sync + 'static) -> HybridLiveError<E> {
@@ -127,6 +218,17 @@ struct Waiting {
     decided: Time,
 }
 
+/// Where an on-demand job started on the platform.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OnDemandStart {
+    /// The instant the platform took the start.
+    pub at: Time,
+    /// Wall time of the start call, Unix milliseconds.
+    pub wall_unix_ms: i64,
+    /// The platform's nodes.
+    pub nodes: Vec<String>,
+}
+
 /// The executor; see the [module docs](self).
 pub struct HybridExecutor<'p, P: HybridWorkloadPolicy + ?Sized, C: HybridPlatform> {
     model: Stepped<'p, P>,
@@ -141,6 +243,18 @@ pub struct HybridExecutor<'p, P: HybridWorkloadPolicy + ?Sized, C: HybridPlatfor
     applied: Vec<Applied>,
     /// The nodes each running batch job holds, as the environment numbers them.
     holding: HashMap<JobId, Vec<NodeId>>,
+    journal: HybridJournal,
+    state_file: Option<PathBuf>,
+    /// While replaying a journal: nothing reaches the platform.
+    replaying: bool,
+    /// Where each job was last sent, for a restart's reconciliation.
+    expect: BTreeMap<JobId, Expect>,
+    /// Resizes replayed whose platform answer the journal lacks: (job, nodes before).
+    unresized: Vec<(JobId, Vec<NodeId>)>,
+    /// Ends found at a restart, told to the environment at the next step.
+    ended_early: Vec<JobId>,
+    od_started: BTreeMap<JobId, OnDemandStart>,
+    last: Option<Time>,
 }
 
 impl<'p, P, C> HybridExecutor<'p, P, C>
@@ -172,6 +286,13 @@ where
         let model = sim.stepped(policy, jobs)?;
         let mut jobs = jobs.to_vec();
         jobs.sort_by_key(|j| (j.submit(), j.id()));
+        let journal = HybridJournal {
+            nodes: nodes.clone(),
+            prefix: prefix.to_owned(),
+            clock: None,
+            ids: BTreeMap::new(),
+            events: Vec::new(),
+        };
         Ok(HybridExecutor {
             model,
             platform,
@@ -184,7 +305,274 @@ where
             waiting: Vec::new(),
             applied: Vec::new(),
             holding: HashMap::new(),
+            journal,
+            state_file: None,
+            replaying: false,
+            expect: BTreeMap::new(),
+            unresized: Vec::new(),
+            ended_early: Vec::new(),
+            od_started: BTreeMap::new(),
+            last: None,
         })
+    }
+
+    /// The same executor journaling to `path`: the journal is saved (atomically) after each
+    /// notice, arrival and step in which something happened, before the step's actions
+    /// reach the platform; `clock` (if the runner uses one) is kept in it for a restart.
+    pub fn with_state_file(
+        mut self,
+        path: PathBuf,
+        clock: Option<ScaledClock>,
+    ) -> Result<Self, HybridLiveError<P::Error>> {
+        self.journal.clock = clock;
+        self.state_file = Some(path);
+        self.save()?;
+        Ok(self)
+    }
+
+    /// Resumes a run from its `journal` after a restart, with a fresh `policy` of the kind,
+    /// the configuration and the workload it ran: the journal is replayed through the
+    /// environment without touching the platform (a replay that decides otherwise is
+    /// [`HybridLiveError::Diverged`]), then each job is put where the journal last sent it:
+    /// a job to run that the platform holds is started (the crash fell between the save and
+    /// the start), one to hold that runs is requeued, one the platform ended while the
+    /// executor was down ends at the next step, a resize without the platform's answer is
+    /// made again. Submissions are idempotent by name, so no job starts twice and none is
+    /// lost.
+    pub fn resume(
+        journal: HybridJournal,
+        config: HybridConfig,
+        policy: &'p mut P,
+        jobs: &[HybridJob],
+        platform: C,
+        state_file: Option<PathBuf>,
+    ) -> Result<Self, HybridLiveError<P::Error>> {
+        let found = platform.nodes().map_err(platform_error)?;
+        if found != journal.nodes {
+            return Err(HybridLiveError::OtherJournalNodes {
+                saved: journal.nodes,
+                found,
+            });
+        }
+        let mut exec = Self::new(config, policy, jobs, platform, &journal.prefix)?;
+        exec.replaying = true;
+        exec.journal.clock = journal.clock;
+        exec.journal.ids = journal.ids.clone();
+        for event in &journal.events {
+            match event {
+                HybridEvent::Notice { notice } => exec.notice(*notice)?,
+                HybridEvent::Arrive { job } => exec.arrive(*job)?,
+                HybridEvent::Step {
+                    time,
+                    ended,
+                    actions,
+                } => {
+                    exec.submit_due(*time)?;
+                    exec.model.step(*time, ended)?;
+                    exec.last = Some(*time);
+                    let replayed = exec.model.take_actions();
+                    if &replayed != actions {
+                        return Err(HybridLiveError::Diverged {
+                            time: *time,
+                            saved: actions.clone(),
+                            replayed,
+                        });
+                    }
+                    for id in ended {
+                        exec.expect.remove(id);
+                    }
+                    exec.journal.events.push(event.clone());
+                    for (decided, action) in replayed {
+                        exec.apply(*time, decided, action)?;
+                    }
+                }
+                HybridEvent::Resized { job, kept } => {
+                    if let Some(k) = exec.unresized.iter().position(|(j, _)| j == job) {
+                        let (_, before) = exec.unresized.remove(k);
+                        let after = exec.holding.get(job).cloned().unwrap_or_default();
+                        exec.relabel(&before, &after, kept);
+                    }
+                    exec.journal.events.push(event.clone());
+                }
+            }
+        }
+        exec.replaying = false;
+        exec.state_file = state_file;
+        exec.reconcile()?;
+        exec.save()?;
+        Ok(exec)
+    }
+
+    /// After a replay: puts each job where the journal last sent it (see [`Self::resume`]).
+    fn reconcile(&mut self) -> Result<(), HybridLiveError<P::Error>> {
+        let now = self.last.unwrap_or(Time::ZERO);
+        self.waiting.clear();
+        for (job, before) in std::mem::take(&mut self.unresized) {
+            let Some(Expect::Run(w)) = self.expect.get(&job).cloned() else {
+                continue;
+            };
+            let id = self.id(job).to_owned();
+            if self.platform.status(&id).map_err(platform_error)? == PlatformJob::Started {
+                let kept = self
+                    .platform
+                    .resize(&id, &w.nodes, (w.end - now).max(Duration::ZERO))
+                    .map_err(platform_error)?;
+                let after = self.holding.get(&job).cloned().unwrap_or_default();
+                self.relabel(&before, &after, &kept);
+                self.journal.events.push(HybridEvent::Resized { job, kept });
+            }
+        }
+        for (job, expect) in self.expect.clone() {
+            let id = self.id(job).to_owned();
+            let status = self.platform.status(&id).map_err(platform_error)?;
+            match (expect, status) {
+                (Expect::Run(w), PlatformJob::Held) => self.waiting.push(w),
+                (Expect::Run(_), PlatformJob::Ended | PlatformJob::Unknown) => {
+                    self.ended_early.push(job);
+                }
+                (Expect::Held, PlatformJob::Started) => {
+                    self.platform.requeue(&id).map_err(platform_error)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn save(&self) -> Result<(), HybridLiveError<P::Error>> {
+        match (&self.state_file, self.replaying) {
+            (Some(path), false) => {
+                crate::service::save(path, &self.journal).map_err(|source| HybridLiveError::Save {
+                    path: path.clone(),
+                    source,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The journal so far.
+    pub fn journal(&self) -> &HybridJournal {
+        &self.journal
+    }
+
+    /// Checks that an event from outside at `at` comes after the last step and not before
+    /// the run's start.
+    fn check_after_last(
+        &self,
+        what: &'static str,
+        at: Time,
+    ) -> Result<(), HybridLiveError<P::Error>> {
+        if at < self.earliest_event() {
+            return Err(SimError::from(HybridError::from(ParamError::new(
+                what,
+                at.0,
+                "must come after the last step, not before the run's start",
+            )))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// The earliest instant an event from outside may have: after the last step, not
+    /// before the run's start.
+    pub fn earliest_event(&self) -> Time {
+        self.last
+            .map_or(self.model.start(), |t| t.saturating_add(Duration(1)))
+    }
+
+    /// Gives advance notice `notice` (at `notice.at`, after the last step) of an on-demand
+    /// job to come by [`Self::arrive`]; the policy sees it at the step at or after its
+    /// time.
+    pub fn notice(&mut self, notice: Notice) -> Result<(), HybridLiveError<P::Error>> {
+        self.check_after_last("notice at", notice.at)?;
+        self.model.notice(notice)?;
+        self.journal.events.push(HybridEvent::Notice { notice });
+        self.save()
+    }
+
+    /// On-demand job `job`, not in the workload, arrives at `job.arrival` (after the last
+    /// step; its id new): submitted held on the platform at once, decided on by the policy
+    /// at the step at or after its arrival.
+    pub fn arrive(&mut self, job: OnDemandJob) -> Result<(), HybridLiveError<P::Error>> {
+        self.check_after_last("arrival", job.arrival)?;
+        let spec = HybridJob::OnDemand(job);
+        spec.validate()
+            .map_err(|e| SimError::from(HybridError::from(e)))?;
+        if self.ids.contains_key(&job.id) || self.jobs.iter().any(|j| j.id() == job.id) {
+            return Err(SimError::from(HybridError::DuplicateJob(job.id)).into());
+        }
+        self.submit(&spec)?;
+        self.model.arrive(job)?;
+        self.journal.events.push(HybridEvent::Arrive { job });
+        self.save()
+    }
+
+    /// Where on-demand job `job` is in the environment, if the run has it.
+    pub fn on_demand(&self, job: JobId) -> Option<OnDemandStatus> {
+        self.model.on_demand(job)
+    }
+
+    /// Where and when on-demand job `job` started on the platform, if it did.
+    pub fn on_demand_start(&self, job: JobId) -> Option<&OnDemandStart> {
+        self.od_started.get(&job)
+    }
+
+    /// Jobs waiting: batch jobs queued and on-demand jobs arrived and not started.
+    pub fn queue_depth(&self) -> usize {
+        self.model.queue_depth()
+    }
+
+    /// The platform's node count.
+    pub fn node_count(&self) -> u32 {
+        u32::try_from(self.nodes.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Jobs running on the platform, as the executor sent them (starts still waiting for
+    /// their nodes included).
+    pub fn running_jobs(&self) -> usize {
+        self.expect
+            .values()
+            .filter(|e| matches!(e, Expect::Run(_)))
+            .count()
+    }
+
+    /// The time of the last step.
+    pub fn last_step(&self) -> Option<Time> {
+        self.last
+    }
+
+    /// Submits `job` held (its platform id from the journal if it has one).
+    fn submit(&mut self, job: &HybridJob) -> Result<(), HybridLiveError<P::Error>> {
+        let id = match self.journal.ids.get(&job.id()) {
+            Some(id) => id.clone(),
+            None => {
+                let name = format!("{}{}", self.prefix, job.id().0);
+                let id = self
+                    .platform
+                    .submit_held(&name, &held_job(job))
+                    .map_err(platform_error)?;
+                self.journal.ids.insert(job.id(), id.clone());
+                id
+            }
+        };
+        self.by_platform.insert(id.clone(), job.id());
+        self.ids.insert(job.id(), id);
+        Ok(())
+    }
+
+    /// Submits the workload's jobs due at `now`.
+    fn submit_due(&mut self, now: Time) -> Result<(), HybridLiveError<P::Error>> {
+        while let Some(job) = self
+            .jobs
+            .get(self.next)
+            .filter(|j| j.submit() <= now)
+            .copied()
+        {
+            self.submit(&job)?;
+            self.next += 1;
+        }
+        Ok(())
     }
 
     /// The earliest instant at which the executor has something to do by itself (a
@@ -200,29 +588,43 @@ where
     /// Brings the run to `now`: submits the jobs due (held), reads the platform's ends,
     /// steps the environment (the policy decides) and carries out its actions.
     pub fn step(&mut self, now: Time) -> Result<(), HybridLiveError<P::Error>> {
-        while let Some(job) = self.jobs.get(self.next).filter(|j| j.submit() <= now) {
-            let name = format!("{}{}", self.prefix, job.id().0);
-            let id = self
-                .platform
-                .submit_held(&name, &held_job(job))
-                .map_err(platform_error)?;
-            self.by_platform.insert(id.clone(), job.id());
-            self.ids.insert(job.id(), id);
-            self.next += 1;
-        }
-        let ended: Vec<JobId> = self
+        self.submit_due(now)?;
+        let mut ended = std::mem::take(&mut self.ended_early);
+        let reported: Vec<JobId> = self
             .platform
             .ended()
             .map_err(platform_error)?
             .iter()
             .filter_map(|id| self.by_platform.get(id).copied())
             .collect();
+        for job in reported {
+            if !ended.contains(&job) {
+                ended.push(job);
+            }
+        }
         self.model.step(now, &ended)?;
+        self.last = Some(now);
+        for job in &ended {
+            self.expect.remove(job);
+        }
+        let actions = self.model.take_actions();
+        if !ended.is_empty() || !actions.is_empty() {
+            self.journal.events.push(HybridEvent::Step {
+                time: now,
+                ended,
+                actions: actions.clone(),
+            });
+            self.save()?;
+        }
         for waiting in std::mem::take(&mut self.waiting) {
             self.start(now, waiting)?;
         }
-        for (decided, action) in self.model.take_actions() {
+        let resized_before = self.journal.events.len();
+        for (decided, action) in actions {
             self.apply(now, decided, action)?;
+        }
+        if self.journal.events.len() > resized_before {
+            self.save()?;
         }
         Ok(())
     }
@@ -266,13 +668,16 @@ where
             }
             &Action::Preempt { job } => {
                 self.holding.remove(&job);
+                self.expect.insert(job, Expect::Held);
                 if let Some(k) = self.waiting.iter().position(|w| w.job == job) {
                     // Never started on the platform: it only stops waiting.
                     self.waiting.remove(k);
                     return Ok(());
                 }
-                let id = self.id(job).to_owned();
-                self.platform.requeue(&id).map_err(platform_error)?;
+                if !self.replaying {
+                    let id = self.id(job).to_owned();
+                    self.platform.requeue(&id).map_err(platform_error)?;
+                }
             }
             &Action::Resize {
                 job,
@@ -281,17 +686,25 @@ where
             } => {
                 let names = self.names(nodes);
                 let end = decided.saturating_add(run);
+                if let Some(Expect::Run(w)) = self.expect.get_mut(&job) {
+                    (w.nodes, w.end) = (names.clone(), end);
+                }
                 if let Some(w) = self.waiting.iter_mut().find(|w| w.job == job) {
                     (w.nodes, w.end) = (names, end);
                     return Ok(());
                 }
-                let id = self.id(job).to_owned();
-                let kept = self
-                    .platform
-                    .resize(&id, &names, end - now)
-                    .map_err(platform_error)?;
                 let before = self.holding.insert(job, nodes.clone()).unwrap_or_default();
-                self.relabel(&before, nodes, &kept);
+                if self.replaying {
+                    self.unresized.push((job, before));
+                } else {
+                    let id = self.id(job).to_owned();
+                    let kept = self
+                        .platform
+                        .resize(&id, &names, end - now)
+                        .map_err(platform_error)?;
+                    self.relabel(&before, nodes, &kept);
+                    self.journal.events.push(HybridEvent::Resized { job, kept });
+                }
             }
         }
         self.applied.push(Applied {
@@ -331,15 +744,32 @@ where
         if let Action::Start { job, nodes, .. } = &w.action {
             self.holding.insert(*job, nodes.clone());
         }
+        self.expect.insert(w.job, Expect::Run(w.clone()));
+        if self.replaying {
+            // Where the platform has it is asked once the replay is done.
+            self.waiting.push(w);
+            return Ok(());
+        }
         if self
             .platform
             .start_for(&id, &w.nodes, run)
             .map_err(platform_error)?
         {
+            let wall_unix_ms = unix_ms();
+            if let Action::StartOnDemand { job, .. } = w.action {
+                self.od_started.insert(
+                    job,
+                    OnDemandStart {
+                        at: now,
+                        wall_unix_ms,
+                        nodes: w.nodes.clone(),
+                    },
+                );
+            }
             self.applied.push(Applied {
                 decided: w.decided,
                 applied: now,
-                wall_unix_ms: unix_ms(),
+                wall_unix_ms,
                 action: w.action,
             });
         } else {

@@ -86,6 +86,7 @@ pub mod batch;
 pub mod engine;
 pub mod http;
 pub mod hybrid;
+pub mod hybrid_service;
 pub mod memory;
 pub mod metrics;
 pub mod scavenge;
@@ -101,7 +102,11 @@ pub use engine::{
     Persisted, Tally,
 };
 pub use http::{BearerToken, Limits, TokenError};
-pub use hybrid::{Applied, HybridExecutor, HybridLiveError, HybridPlatform};
+pub use hybrid::{
+    Applied, HybridEvent, HybridExecutor, HybridJournal, HybridLiveError, HybridPlatform,
+    OnDemandStart,
+};
+pub use hybrid_service::{HybridClock, HybridRun, HybridService, HybridServiceConfig};
 pub use memory::{MemoryCluster, MemoryError};
 pub use metrics::Metrics;
 pub use service::{LogEvent, LogSink, Logger, Service, ServiceConfig, ServiceError, ServicePolicy};

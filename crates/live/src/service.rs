@@ -83,6 +83,9 @@ pub enum ServiceError {
     /// The address is beyond loopback and no token was given.
     #[error(transparent)]
     Unprotected(#[from] Unprotected),
+    /// The executor behind the service could not start, or stopped on an error.
+    #[error("executor: {0}")]
+    Executor(String),
     /// The address could not be bound or served.
     #[error("cannot serve on {addr}: {source}")]
     Serve {
@@ -304,8 +307,8 @@ struct BalancerMetrics {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, prometheus_client::encoding::EncodeLabelSet)]
-struct StatusLabel {
-    status: u16,
+pub(crate) struct StatusLabel {
+    pub(crate) status: u16,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, prometheus_client::encoding::EncodeLabelSet)]
@@ -688,7 +691,7 @@ pub(crate) fn save<T: Serialize>(path: &std::path::Path, state: &T) -> std::io::
 }
 
 /// An error response: 400 for the caller's mistakes, 502 for the resource manager's, 500 else.
-struct ApiError(StatusCode, String);
+pub(crate) struct ApiError(pub(crate) StatusCode, pub(crate) String);
 
 impl From<LiveError> for ApiError {
     fn from(e: LiveError) -> Self {
@@ -708,7 +711,7 @@ impl From<JsonRejection> for ApiError {
 }
 
 /// A refusal of the HTTP edge (token, limits) as the service's error answer.
-fn refused(status: StatusCode, error: String) -> Response {
+pub(crate) fn refused(status: StatusCode, error: String) -> Response {
     ApiError(status, error).into_response()
 }
 
@@ -726,7 +729,7 @@ impl IntoResponse for ApiError {
 
 /// Logs and counts a refused call (every route's error goes through [`ApiError`], and so do
 /// the HTTP edge's refusals).
-async fn log_refusal(
+pub(crate) async fn log_refusal(
     State((log, refusals)): State<(Logger, Family<StatusLabel, Counter>)>,
     response: Response,
 ) -> Response {

@@ -3,6 +3,7 @@
 //! node-seconds, and the platform never holds a node twice.
 
 use cosched_core::{Duration, JobId, MalleableJob, OnDemandJob, RigidJob, Time};
+use cosched_hybrid::notice::Notice;
 use cosched_hybrid::sim::Action;
 use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridOutcome, HybridSim, scenario};
 use cosched_live::{HybridExecutor, MemoryBatch};
@@ -229,6 +230,159 @@ proptest! {
                 prop_assert_eq!(&out.records, &sim.records);
                 prop_assert_eq!(&out.accounts, &sim.accounts);
                 prop_assert_eq!(report(&out), report(&sim));
+            }
+        }
+    }
+}
+
+/// Runs the batch workload `batch` on `platform` with the on-demand jobs `api` given from
+/// outside as the service gives them: each notice ([`HybridExecutor::notice`]) and arrival
+/// ([`HybridExecutor::arrive`]) at its instant, before the step there.
+fn live_with_api(
+    platform: MemoryBatch,
+    nodes: u32,
+    policy: &mut cosched_hybrid::HybridPolicy,
+    batch: &[HybridJob],
+    api: &[OnDemandJob],
+) -> HybridOutcome {
+    let config = HybridConfig::new(nodes).unwrap();
+    let mut exec = HybridExecutor::new(config, policy, batch, platform.clone(), "j").unwrap();
+    // (time, notice before arrival, job): the order the service receives them in.
+    let mut events: Vec<(Time, u8, usize)> = Vec::new();
+    for (k, job) in api.iter().enumerate() {
+        if let Some(at) = job.notice {
+            events.push((at, 0, k));
+        }
+        events.push((job.arrival, 1, k));
+    }
+    events.sort_unstable();
+    let mut events = events.into_iter().peekable();
+    let mut steps = 0;
+    while !exec.is_done() || events.peek().is_some() {
+        let due = [
+            exec.next_due(),
+            platform.next_end(),
+            events.peek().map(|e| e.0),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .expect("a run not done has something due");
+        platform.advance(due);
+        while let Some(&(_, kind, k)) = events.peek().filter(|e| e.0 == due) {
+            let job = api[k];
+            if kind == 0 {
+                let notice = Notice {
+                    job: job.id,
+                    size: job.size,
+                    at: due,
+                    estimated_arrival: job.estimated_arrival.unwrap(),
+                };
+                exec.notice(notice).unwrap();
+            } else {
+                exec.arrive(job).unwrap();
+            }
+            events.next();
+        }
+        exec.step(due).unwrap();
+        steps += 1;
+        assert!(steps < 100_000, "the run does not end");
+    }
+    exec.finish()
+}
+
+fn by_id(
+    out: &HybridOutcome,
+) -> (
+    Vec<cosched_core::JobRecord>,
+    Vec<cosched_hybrid::JobAccount>,
+) {
+    let mut records = out.records.clone();
+    records.sort_by_key(|r| r.id);
+    let mut accounts = out.accounts.clone();
+    accounts.sort_by_key(|a| a.id);
+    (records, accounts)
+}
+
+/// The service's on-demand jobs from random specs (arrival, size, run, notice lead, estimate
+/// error), numbered from `first`, no notice before `start`; no two notices in one second (the
+/// simulator orders same-second notices by arrival, the service by receipt).
+fn api_jobs(
+    specs: &[(i64, u32, i64, Option<(i64, i64)>)],
+    first: u64,
+    nodes: u32,
+    start: Time,
+) -> Vec<OnDemandJob> {
+    let mut taken = std::collections::BTreeSet::new();
+    specs
+        .iter()
+        .enumerate()
+        .map(|(k, &(arrival, size, run, notice))| {
+            let od = OnDemandJob::new(
+                JobId(first + k as u64),
+                1 + size % (nodes + 1),
+                Duration(run),
+                Duration(run + 10),
+                Time(arrival),
+            )
+            .unwrap();
+            match notice {
+                Some((lead, error)) => {
+                    let mut at = (arrival - lead).max(start.0);
+                    while taken.contains(&at) {
+                        at += 1;
+                    }
+                    if at > arrival {
+                        return od;
+                    }
+                    taken.insert(at);
+                    let estimated = Time((arrival + error).max(at));
+                    od.with_notice(Time(at), estimated).unwrap()
+                }
+                None => od,
+            }
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// On-demand jobs and their notices given from outside, as the service gives them, are
+    /// decided as the simulator decides the workload with them in it: the same records,
+    /// accounts and report, under the baseline and all six mechanisms (CUA and CUP reserve
+    /// on the notices), on a platform that shrinks as asked and on one that keeps the first
+    /// nodes.
+    #[test]
+    fn notices_and_arrivals_from_outside_are_decided_as_simulated(
+        nodes in 2u32..10,
+        specs in proptest::collection::vec((0u8..2, 0i64..600, 0u32..16, 0u32..16, 1i64..400), 1..10),
+        api in proptest::collection::vec(
+            (0i64..700, 0u32..16, 1i64..300, proptest::option::of((0i64..200, -60i64..60))),
+            1..6,
+        ),
+    ) {
+        let batch: Vec<HybridJob> = specs
+            .into_iter()
+            .enumerate()
+            .map(|(k, s)| job(k as u64 + 1, s, nodes))
+            .collect();
+        // Nothing comes from outside before the run's start (its first submission).
+        let first = batch.iter().map(HybridJob::submit).min().unwrap_or(Time::ZERO);
+        let api: Vec<_> = api.into_iter().map(|(a, s, r, n)| (a + first.0, s, r, n)).collect();
+        let api = api_jobs(&api, batch.len() as u64 + 1, nodes, first);
+        let mut all = batch.clone();
+        all.extend(api.iter().copied().map(HybridJob::OnDemand));
+        for policy in policies() {
+            let sim = simulated(nodes, &mut policy.clone(), &all);
+            for keeps_first in [false, true] {
+                let platform = MemoryBatch::new(nodes);
+                platform.set_keeps_first(keeps_first);
+                let out = live_with_api(platform, nodes, &mut policy.clone(), &batch, &api);
+                prop_assert_eq!(by_id(&out), by_id(&sim));
+                // The API's jobs come last in the live records, so the report's sums run in
+                // another order: equal to 9 decimals.
+                prop_assert_eq!(format!("{:.9?}", out.report), format!("{:.9?}", sim.report));
             }
         }
     }

@@ -17,71 +17,10 @@ impl Env {
         let mut pending = Vec::new();
         let mut notice_order = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
-            let (work_left, setup, checkpoints, required) = match *spec {
-                HybridJob::Rigid { job, setup } => {
-                    let runtime = job.simulated_runtime();
-                    let work = config.checkpoint.work(job.size, runtime - setup);
-                    let wall = config
-                        .checkpoint
-                        .run_time(job.size, work)
-                        .and_then(|w| w.checked_add(setup))
-                        .ok_or(ParamError::new(
-                            "runtime",
-                            runtime.0,
-                            "overflows with checkpoints",
-                        ))?;
-                    let required = i64::from(job.size).saturating_mul(wall.0);
-                    (
-                        work,
-                        setup,
-                        config.checkpoint.checkpointing(job.size, work),
-                        required,
-                    )
-                }
-                HybridJob::Malleable { job, estimate } => {
-                    let runtime = job.runtime_on(job.max_size)?;
-                    let required = i64::from(job.max_size).saturating_mul(runtime.min(estimate).0);
-                    (Duration::ZERO, job.setup, None, required)
-                }
-                HybridJob::OnDemand(job) => {
-                    let required = i64::from(job.size).saturating_mul(job.runtime.0);
-                    (job.runtime, Duration::ZERO, None, required)
-                }
-            };
-            let id = spec.id();
-            jobs.push(JobState {
-                spec: *spec,
-                work_left,
-                setup,
-                checkpoints,
-                run: None,
-                od_nodes: Vec::new(),
-                od_epoch: 0,
-            });
-            accounts.push(JobAccount {
-                id,
-                class: spec.class(),
-                required,
-                delivered: 0,
-                wasted: 0,
-                completions: 0,
-                preemptions: 0,
-                evictions: 0,
-                shrinks: 0,
-                expansions: 0,
-                failures: 0,
-                rounding_slack: 0,
-                overhead: 0,
-            });
-            records.push(JobRecord {
-                id,
-                class: spec.class(),
-                submit: spec.submit(),
-                start: None,
-                end: None,
-                size: spec.size(),
-                runtime: Duration(required / i64::from(spec.size().max(1))),
-            });
+            let (state, account, record) = job_entry(config, spec)?;
+            jobs.push(state);
+            accounts.push(account);
+            records.push(record);
             if let HybridJob::OnDemand(job) = spec
                 && let (true, Some(at), Some(_)) = (notices, job.notice, job.estimated_arrival)
             {
@@ -110,6 +49,7 @@ impl Env {
             pending,
             notice_order,
             notices_queued: 1,
+            workload_len: jobs.len(),
             outstanding: jobs.len(),
             jobs,
             accounts,
@@ -137,6 +77,31 @@ impl Env {
             transcript: None,
             external: None,
         })
+    }
+
+    /// Admits on-demand job `job` while the run is stepped (it was not in the workload):
+    /// validated, its id new, its longest run within the horizon; its arrival is queued
+    /// after every entry of the workload's at that instant ([`Ev::Late`]). Returns its
+    /// position.
+    pub(super) fn admit_late(&mut self, job: OnDemandJob) -> Result<usize, HybridError> {
+        let spec = HybridJob::OnDemand(job);
+        spec.validate()?;
+        if self.index.get(job.id).is_some() {
+            return Err(HybridError::DuplicateJob(job.id));
+        }
+        let longest = job.estimate.max(job.runtime);
+        job.arrival
+            .try_add(longest.checked_mul(2).unwrap_or(Duration(i64::MAX)))?;
+        let (state, account, record) = job_entry(&self.config, &spec)?;
+        let i = self.jobs.len();
+        self.index
+            .push(job.id, i, self.jobs.iter().map(|st| st.spec.id()));
+        self.jobs.push(state);
+        self.accounts.push(account);
+        self.records.push(record);
+        self.outstanding += 1;
+        self.schedule(job.arrival, Ev::Late(i));
+        Ok(i)
     }
 
     /// The workload position of `job`, or the typed error for a command naming a job the
@@ -212,6 +177,10 @@ impl Env {
 
     /// Schedules the entry of the job after job `i` (the jobs enter in workload order).
     pub(super) fn next_entry(&mut self, i: usize) {
+        // The workload's jobs only: those admitted later enter by their own events.
+        if i + 1 >= self.workload_len {
+            return;
+        }
         if let Some(spec) = self.jobs.get(i + 1).map(|st| st.spec) {
             self.schedule(spec.submit(), entry(&spec, i + 1));
         }
@@ -979,4 +948,77 @@ impl Env {
             ));
         }
     }
+}
+
+/// Job `spec`'s state, account and record as it enters the environment.
+fn job_entry(
+    config: &HybridConfig,
+    spec: &HybridJob,
+) -> Result<(JobState, JobAccount, JobRecord), HybridError> {
+    let (work_left, setup, checkpoints, required) = match *spec {
+        HybridJob::Rigid { job, setup } => {
+            let runtime = job.simulated_runtime();
+            let work = config.checkpoint.work(job.size, runtime - setup);
+            let wall = config
+                .checkpoint
+                .run_time(job.size, work)
+                .and_then(|w| w.checked_add(setup))
+                .ok_or(ParamError::new(
+                    "runtime",
+                    runtime.0,
+                    "overflows with checkpoints",
+                ))?;
+            let required = i64::from(job.size).saturating_mul(wall.0);
+            (
+                work,
+                setup,
+                config.checkpoint.checkpointing(job.size, work),
+                required,
+            )
+        }
+        HybridJob::Malleable { job, estimate } => {
+            let runtime = job.runtime_on(job.max_size)?;
+            let required = i64::from(job.max_size).saturating_mul(runtime.min(estimate).0);
+            (Duration::ZERO, job.setup, None, required)
+        }
+        HybridJob::OnDemand(job) => {
+            let required = i64::from(job.size).saturating_mul(job.runtime.0);
+            (job.runtime, Duration::ZERO, None, required)
+        }
+    };
+    let id = spec.id();
+    let state = JobState {
+        spec: *spec,
+        work_left,
+        setup,
+        checkpoints,
+        run: None,
+        od_nodes: Vec::new(),
+        od_epoch: 0,
+    };
+    let account = JobAccount {
+        id,
+        class: spec.class(),
+        required,
+        delivered: 0,
+        wasted: 0,
+        completions: 0,
+        preemptions: 0,
+        evictions: 0,
+        shrinks: 0,
+        expansions: 0,
+        failures: 0,
+        rounding_slack: 0,
+        overhead: 0,
+    };
+    let record = JobRecord {
+        id,
+        class: spec.class(),
+        submit: spec.submit(),
+        start: None,
+        end: None,
+        size: spec.size(),
+        runtime: Duration(required / i64::from(spec.size().max(1))),
+    };
+    Ok((state, account, record))
 }

@@ -73,6 +73,11 @@ impl<P: HybridWorkloadPolicy + ?Sized> Sim<'_, P> {
                 self.env.arm_failures(now);
                 self.arrive(now, i)?;
             }
+            Ev::LateNotice(notice) => self.observe(now, &Observation::Notice(notice))?,
+            Ev::Late(i) => {
+                self.env.arm_failures(now);
+                self.arrive(now, i)?;
+            }
             Ev::Submit(i) => {
                 self.env.next_entry(i);
                 self.env.arm_failures(now);

@@ -32,6 +32,33 @@ impl JobIndex {
         }
     }
 
+    /// Adds `job` at position `i` (the next one); `earlier` are the ids of the jobs before
+    /// it, in order (read only if the ids stop being consecutive).
+    pub(super) fn push(&mut self, job: JobId, i: usize, earlier: impl Iterator<Item = JobId>) {
+        match self {
+            JobIndex::Consecutive { first, len } if *len == i => {
+                if *len == 0 {
+                    *first = job.0;
+                }
+                if first.checked_add(i as u64) == Some(job.0) {
+                    *len += 1;
+                    return;
+                }
+                let mut map: FxHashMap<JobId, usize> = earlier.zip(0..).collect();
+                map.insert(job, i);
+                *self = JobIndex::Map(map);
+            }
+            JobIndex::Consecutive { .. } => {
+                let mut map: FxHashMap<JobId, usize> = earlier.zip(0..).collect();
+                map.insert(job, i);
+                *self = JobIndex::Map(map);
+            }
+            JobIndex::Map(map) => {
+                map.insert(job, i);
+            }
+        }
+    }
+
     /// The workload position of `job`, if the workload has it.
     #[inline]
     pub(super) fn get(&self, job: JobId) -> Option<usize> {

@@ -110,8 +110,8 @@ use cosched_core::driver::{DEFAULT_ROUND_LIMIT, Driver};
 use cosched_core::engine::{self, Event, EventQueue, Simulation};
 use cosched_core::policy::Policy;
 use cosched_core::{
-    Duration, JobClass, JobId, JobRecord, NodeId, NodeState, ParamError, Pool, SeedStreams,
-    StreamRng, Time, UsageKind, UsageLedger,
+    Duration, JobClass, JobId, JobRecord, NodeId, NodeState, OnDemandJob, ParamError, Pool,
+    SeedStreams, StreamRng, Time, UsageKind, UsageLedger,
 };
 use cosched_workload::admit::admit;
 use rand::RngExt;
@@ -130,7 +130,7 @@ use executor::Sim;
 pub use failures::FAILURE_BLOCK;
 use failures::FailureProcess;
 use index::{IdleStack, JobIndex};
-pub use stepped::{Action, Stepped};
+pub use stepped::{Action, OnDemandStatus, Stepped};
 
 /// The most nodes a simulated system may have: 2^20 (ours; the largest machines have about
 /// 160,000 nodes). The simulator keeps a few words per node, so this bounds what a node count
@@ -247,6 +247,11 @@ enum Ev {
     Notice(usize),
     Arrive(usize),
     Submit(usize),
+    /// A notice given while the run is stepped ([`Stepped::notice`]).
+    LateNotice(Notice),
+    /// The arrival of an on-demand job admitted while the run is stepped
+    /// ([`Stepped::arrive`]): after the workload's entries of its instant.
+    Late(usize),
 }
 
 impl Event for Ev {
@@ -256,10 +261,11 @@ impl Event for Ev {
             Ev::Failure(..) | Ev::Repair(_) => 1,
             Ev::Wake => 2,
             Ev::SiteWake => 3,
-            Ev::Notice(_) => 4,
+            Ev::Notice(_) | Ev::LateNotice(_) => 4,
             // In workload order, so that the batch queue (on-demand jobs in it, under the
             // baseline) grows by appends.
             Ev::Arrive(_) | Ev::Submit(_) => 5,
+            Ev::Late(_) => 6,
         }
     }
 }
@@ -480,6 +486,8 @@ struct Env {
     /// them have been put on the queue.
     notice_order: Vec<(Time, usize)>,
     notices_queued: usize,
+    /// The workload's jobs (the first in `jobs`; those after were admitted while stepped).
+    workload_len: usize,
     jobs: Vec<JobState>,
     /// Each job's account and record, by workload position (apart from [`JobState`], so that
     /// the outcome takes them whole).

@@ -70,6 +70,41 @@ pub struct Stepped<'p, P: HybridWorkloadPolicy + ?Sized> {
     queue: EventQueue<Ev>,
     label: String,
     last: Option<Time>,
+    notices: bool,
+    /// When the run started (its first job's submission): nothing comes before.
+    start: Time,
+}
+
+/// Where an on-demand job of a stepped run is ([`Stepped::on_demand`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum OnDemandStatus {
+    /// Admitted, not arrived yet.
+    Announced,
+    /// Larger than the system: rejected at its arrival.
+    Rejected,
+    /// Arrived; the policy holds `held` of its `size` nodes and waits for the others (busy
+    /// with jobs the mechanism does not preempt or shrink, or reserved for earlier notices).
+    Waiting {
+        /// Nodes it holds already.
+        held: u32,
+        /// Nodes it needs.
+        size: u32,
+    },
+    /// Handed to the batch scheduler as a batch job (the baseline's way), queued there.
+    QueuedAsBatch,
+    /// Running since `start` on `nodes`.
+    Running {
+        /// When its run started.
+        start: Time,
+        /// Its nodes.
+        nodes: Vec<NodeId>,
+    },
+    /// Completed at `end`.
+    Completed {
+        /// Its end.
+        end: Time,
+    },
 }
 
 impl HybridSim {
@@ -91,11 +126,18 @@ impl HybridSim {
         )
         .map_err(HybridError::from)?;
         let (sim, queue) = self.prepare(policy, jobs, Some(External::default()))?;
+        let start = sim
+            .env
+            .jobs
+            .first()
+            .map_or(Time::ZERO, |st| st.spec.submit());
         Ok(Stepped {
             sim,
             queue,
             label: self.label.clone(),
             last: None,
+            notices: self.notices,
+            start,
         })
     }
 }
@@ -161,6 +203,102 @@ impl<P: HybridWorkloadPolicy + ?Sized> Stepped<'_, P> {
         self.sim.settle(now, &mut self.queue)
     }
 
+    /// Checks that `at` comes after the last step (the instants before are handled) and not
+    /// before the run's start, as an event given from outside must.
+    fn after_last(&self, what: &'static str, at: Time) -> Result<(), SimError<P::Error>> {
+        if at < self.start {
+            return Err(HybridError::from(ParamError::new(
+                what,
+                at.0,
+                "must not come before the run's start (its first submission)",
+            ))
+            .into());
+        }
+        if self.last.is_some_and(|last| at <= last) {
+            return Err(HybridError::from(ParamError::new(
+                what,
+                at.0,
+                "must come after the last step",
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Delivers advance notice `notice` at its time `notice.at` (after the last step), for a
+    /// job not yet in the run (its arrival comes by [`Stepped::arrive`]); ignored by a
+    /// simulator built [`HybridSim::with_notices`]`(false)`. At one instant the workload's
+    /// notices come first, then these in the order given (the simulator of the whole
+    /// workload orders them by arrival: the same unless two notices share a second).
+    pub fn notice(&mut self, notice: Notice) -> Result<(), SimError<P::Error>> {
+        self.after_last("notice at", notice.at)?;
+        ParamError::check(notice.size >= 1, "size", notice.size, "must be >= 1")
+            .map_err(HybridError::from)?;
+        if self.notices {
+            self.queue
+                .schedule(notice.at, Ev::LateNotice(notice))
+                .map_err(|e| HybridError::from(engine::EngineError::from(e)))?;
+        }
+        Ok(())
+    }
+
+    /// Admits on-demand job `job`, not in the workload, arriving at `job.arrival` (after the
+    /// last step): validated, its id new. At its instant it arrives after the workload's
+    /// entries, and jobs admitted so come in the order admitted, so the run decides as
+    /// [`HybridSim::run`] does on the workload with the job added (its id above the
+    /// workload's).
+    pub fn arrive(&mut self, job: OnDemandJob) -> Result<(), SimError<P::Error>> {
+        self.after_last("arrival", job.arrival)?;
+        self.sim.env.admit_late(job)?;
+        self.sim.env.flush(&mut self.queue)?;
+        Ok(())
+    }
+
+    /// Where on-demand job `job` is, if the run has it.
+    pub fn on_demand(&self, job: JobId) -> Option<OnDemandStatus> {
+        let env = &self.sim.env;
+        let i = env.index.get(job)?;
+        let st = &env.jobs[i];
+        let HybridJob::OnDemand(spec) = st.spec else {
+            return None;
+        };
+        let record = &env.records[i];
+        let arrived = self.last.is_some_and(|last| last >= spec.arrival);
+        Some(if let Some(end) = record.end {
+            OnDemandStatus::Completed { end }
+        } else if let Some(run) = st.run {
+            OnDemandStatus::Running {
+                start: run.start,
+                nodes: if st.od_nodes.is_empty() {
+                    // Run by the batch scheduler (the baseline).
+                    env.cluster
+                        .job_nodes(job)
+                        .map(<[_]>::to_vec)
+                        .unwrap_or_default()
+                } else {
+                    st.od_nodes.clone()
+                },
+            }
+        } else if !arrived {
+            OnDemandStatus::Announced
+        } else if spec.size > env.config.nodes {
+            OnDemandStatus::Rejected
+        } else if env.cluster.queued_job(job).is_some() {
+            OnDemandStatus::QueuedAsBatch
+        } else {
+            OnDemandStatus::Waiting {
+                held: st.od_nodes.len() as u32,
+                size: spec.size,
+            }
+        })
+    }
+
+    /// Jobs waiting: batch jobs in the batch queue and on-demand jobs arrived and not
+    /// started.
+    pub fn queue_depth(&self) -> usize {
+        self.sim.env.cluster.queue_len() + self.sim.env.od_pending
+    }
+
     /// The actions decided since the last call, in order, with their instants.
     pub fn take_actions(&mut self) -> Vec<(Time, Action)> {
         self.sim
@@ -169,6 +307,12 @@ impl<P: HybridWorkloadPolicy + ?Sized> Stepped<'_, P> {
             .as_mut()
             .map(|e| std::mem::take(&mut e.actions))
             .unwrap_or_default()
+    }
+
+    /// When the run started: its first job's submission (0 without jobs); nothing given
+    /// from outside may come before.
+    pub fn start(&self) -> Time {
+        self.start
     }
 
     /// Whether every job completed or was rejected.

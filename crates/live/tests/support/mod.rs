@@ -37,6 +37,24 @@ impl Served {
         cluster: C,
     ) -> Served {
         let service = Service::new(config, policy, cluster).expect("the service starts");
+        Served::spawn(move |listener, stopped| async move {
+            service
+                .serve(listener, async move {
+                    let _ = stopped.await;
+                })
+                .await
+                .expect("serve");
+        })
+    }
+
+    /// `serve` on a listener on `127.0.0.1`, told to stop by its receiver.
+    pub fn spawn<F, Fut>(serve: F) -> Served
+    where
+        F: FnOnce(tokio::net::TcpListener, tokio::sync::oneshot::Receiver<()>) -> Fut
+            + Send
+            + 'static,
+        Fut: std::future::Future<Output = ()>,
+    {
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -52,12 +70,7 @@ impl Served {
                 addr_tx
                     .send(listener.local_addr().expect("addr"))
                     .expect("send");
-                service
-                    .serve(listener, async move {
-                        let _ = stopped.await;
-                    })
-                    .await
-                    .expect("serve");
+                serve(listener, stopped).await;
             });
         });
         Served {
