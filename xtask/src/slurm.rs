@@ -401,7 +401,9 @@ fn slurm_conf(base: &Path, nodes: u32, port: u16) -> String {
         "TaskPlugin=task/none".to_owned(),
         "SelectType=select/linear".to_owned(),
         "SchedulerType=sched/backfill".to_owned(),
-        "SchedulerParameters=sched_interval=1".to_owned(),
+        // permit_job_expansion: a running job grows by merging a second allocation into it
+        // (`--dependency=expand:`), how a shrunk malleable job gets its nodes back.
+        "SchedulerParameters=sched_interval=1,permit_job_expansion".to_owned(),
         "ReturnToService=2".to_owned(),
         "MpiDefault=none".to_owned(),
         "SwitchType=switch/none".to_owned(),

@@ -1274,8 +1274,16 @@ mod slurm_batch {
                     .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))
             };
             let held = holding(&self.slurm)?;
-            if nodes.iter().any(|n| !held.contains(n)) {
-                return Err(SlurmError::CannotGrow(id.to_owned()));
+            let extra: Vec<String> = nodes
+                .iter()
+                .filter(|n| !held.contains(n))
+                .cloned()
+                .collect();
+            if !extra.is_empty() {
+                // A second allocation of the extra nodes merged into the job.
+                self.set_deadline(id, run)?;
+                self.slurm.expand(id, &extra)?;
+                return holding(&self.slurm);
             }
             self.set_deadline(id, run)?;
             if nodes.len() == held.len() {

@@ -209,3 +209,149 @@ fn a_notice_then_its_arrival_start_the_job_on_the_nodes_collected() {
     got.sort();
     assert_eq!(got, freed);
 }
+
+/// N&SPAA through the service on Slurm, §III-B4's expansion: a 2-node on-demand job at about
+/// t=40 shrinks malleable job 2 to 2 nodes; when it ends the policy expands job 2 back to 4,
+/// which on Slurm merges a second allocation of the freed nodes into the running job
+/// (`--dependency=expand:`); Slurm's record shows 4 nodes again, and the run is the
+/// simulator's (the same resizes, each job's start and end within a few seconds).
+#[test]
+fn a_shrunk_malleable_job_grows_back_on_slurm() {
+    let Some(slurm) = cluster("a_shrunk_malleable_job_grows_back_on_slurm") else {
+        return;
+    };
+    wait_all_idle(&slurm);
+    assert_eq!(slurm.nodes().unwrap().len(), 8, "the test needs 8 nodes");
+    let mechanism = Composite::ALL[1]; // N&SPAA
+    let rigid = RigidJob::new(JobId(1), Time(0), 4, Duration(300), Duration(300)).unwrap();
+    let malleable = cosched_core::MalleableJob::new(
+        JobId(2),
+        Time(0),
+        2,
+        4,
+        Duration(1200),
+        Duration(5),
+    )
+    .unwrap();
+    let jobs = vec![
+        HybridJob::Rigid {
+            job: rigid,
+            setup: Duration(0),
+        },
+        HybridJob::Malleable {
+            job: malleable,
+            estimate: Duration(400),
+        },
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let log = JobEndLog::at_end(env::xtask_job_end_log(&slurm).expect("a cluster of `slurm up`"));
+    let platform =
+        SlurmBatch::new(slurm.clone(), log, SCALE, None).with_deadlines(dir.path().into());
+    let clock = ScaledClock::starting_now(Time(0), SCALE);
+    let prefix = format!("live-hybrid-grow-{}-", std::process::id());
+    let service = HybridService::start(
+        HybridServiceConfig {
+            log: Logger::discard(),
+            stop_when_done: true,
+            ..HybridServiceConfig::default()
+        },
+        HybridRun {
+            config: HybridConfig::new(8).unwrap(),
+            policy: scenario::mechanism(mechanism),
+            jobs: jobs.clone(),
+            platform,
+            prefix: prefix.clone(),
+            clock: HybridClock::Scaled(clock),
+        },
+    )
+    .unwrap();
+    let (tx, outcome) = std::sync::mpsc::channel::<HybridOutcome>();
+    let served = Served::spawn(move |listener, stopped| async move {
+        let out = service
+            .serve(listener, async move {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("serve");
+        let _ = tx.send(out);
+    });
+    let client = agent(StdDuration::from_secs(60));
+    while clock.now() < Time(40) {
+        std::thread::sleep(StdDuration::from_millis(20));
+    }
+    let (status, _, text) = served.call(
+        &client,
+        "POST",
+        "/ondemand",
+        Some(r#"{"nodes": 2, "duration_s": 60, "wait_s": 10}"#),
+        None,
+    );
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["status"]["status"], "running", "{text}");
+    let (job, arrival) = (
+        answer["job"].as_u64().unwrap(),
+        answer["arrival"].as_i64().unwrap(),
+    );
+    // Slurm's view of job 2 while it runs: 4 nodes, then 2, then 4 again.
+    let name = format!("{prefix}2");
+    let mut sizes: Vec<u32> = Vec::new();
+    let live = loop {
+        if let Ok(out) = outcome.try_recv() {
+            break out;
+        }
+        if let Some(d) = slurm
+            .job_details()
+            .unwrap()
+            .into_iter()
+            .find(|d| d.name == name && d.state == JobState::Running)
+            && sizes.last() != Some(&d.node_count)
+        {
+            sizes.push(d.node_count);
+        }
+        assert!(clock.now() < Time(1500), "the run takes far longer than simulated");
+        std::thread::sleep(StdDuration::from_millis(50));
+    };
+    drop(served);
+    println!("job 2 on Slurm: {sizes:?} nodes; load {}", load());
+    assert_eq!(sizes, [2, 4], "seen from the shrink on");
+    let od = OnDemandJob::new(JobId(job), 2, Duration(60), Duration(60), Time(arrival)).unwrap();
+    let mut all = jobs;
+    all.push(HybridJob::OnDemand(od));
+    let sim = HybridSim::new(HybridConfig::new(8).unwrap())
+        .unwrap()
+        .run(&mut scenario::mechanism(mechanism), &all)
+        .unwrap();
+    let account = |out: &HybridOutcome| out.accounts.iter().find(|a| a.id == JobId(2)).cloned().unwrap();
+    let (s, l) = (account(&sim), account(&live));
+    println!("job 2 simulated {s:?}\njob 2 live      {l:?}");
+    assert_eq!((s.shrinks, s.expansions), (1, 1));
+    assert_eq!((l.shrinks, l.expansions), (1, 1));
+    for id in [1, 2, job] {
+        let (s, l) = (
+            sim.records.iter().find(|r| r.id == JobId(id)).unwrap(),
+            live.records.iter().find(|r| r.id == JobId(id)).unwrap(),
+        );
+        println!("{id}: simulated {:?}-{:?}, live {:?}-{:?}", s.start, s.end, l.start, l.end);
+        let off = (l.end.unwrap() - s.end.unwrap()).0;
+        assert!((0..=3 * i64::from(SCALE)).contains(&off), "{id} ends {off} s late");
+    }
+    let shown = std::process::Command::new("scontrol")
+        .env("SLURM_CONF", std::env::var_os("COSCHED_SLURM").unwrap())
+        .args(["show", "job", &live_id(&slurm, &name)])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("NumNodes=4"), "{shown}");
+    assert!(shown.contains("ResizeTime=20"), "{shown}");
+}
+
+fn live_id(slurm: &cosched_slurm::Slurm, name: &str) -> String {
+    slurm
+        .job_details()
+        .unwrap()
+        .into_iter()
+        .find(|d| d.name == name)
+        .map(|d| d.id.to_string())
+        .unwrap()
+}

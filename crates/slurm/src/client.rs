@@ -60,10 +60,6 @@ pub enum SlurmError {
     /// A job the controller does not list.
     #[error("Slurm lists no job `{0}`")]
     UnknownJob(String),
-    /// A running job cannot be given nodes: Slurm grows a running job only by merging a
-    /// second job's allocation into it (`--dependency=expand:`), which this client does not do.
-    #[error("job `{0}` cannot grow while it runs")]
-    CannotGrow(String),
 }
 
 /// One node, as `sinfo -N` lists it.

@@ -18,6 +18,15 @@
 //!   before its old nodes have finished completing, the run fails at once; a shrunk job keeps
 //!   its CPU count through a requeue, and restarting one on its submitted nodes did not start
 //!   within 60 s in one of two tries on a loaded machine.
+//! - a running job grows ([`Slurm::expand`]) by a second allocation on the extra nodes
+//!   (`salloc --no-shell -w … --dependency=expand:<job>`, 70-120 ms) whose nodes
+//!   `scontrol update JobId=<it> NumNodes=0` merges into the job (90-140 ms): the job's record
+//!   shows the nodes and a `ResizeTime`, and its end frees them all. It needs
+//!   `SchedulerParameters=permit_job_expansion` (without it the allocation is refused,
+//!   "Requested operation not supported on this system"); an expansion job with a step (a
+//!   batch job's script) cannot give its nodes away ("Job step already exists"), and the
+//!   `NumNodes=ALL` the Slurm FAQ adds on the job afterwards is not needed (it fails for
+//!   seconds, "the DB index is being set", without accounting).
 //! - `squeue --json` ignores `-j`: [`Slurm::job_details`] lists every job.
 
 use serde::{Deserialize, Serialize};
@@ -199,6 +208,36 @@ impl Slurm {
             ],
         )
         .map(drop)
+    }
+}
+
+impl Slurm {
+    /// Grows the running job `id` onto the idle `nodes`: an allocation of them without a
+    /// shell that depends on `id` by `expand` (named `<id>-expand`), merged into `id` by
+    /// `scontrol update JobId=<allocation> NumNodes=0`. Needs
+    /// `SchedulerParameters=permit_job_expansion` (`cargo xtask slurm up` sets it).
+    pub fn expand(&self, id: &str, nodes: &[String]) -> Result<(), SlurmError> {
+        if nodes.is_empty() {
+            return Ok(());
+        }
+        let name = format!("{id}-expand");
+        self.run(
+            "salloc",
+            [
+                "--no-shell".to_owned(),
+                format!("--job-name={name}"),
+                format!("--nodes={}", nodes.len()),
+                format!("--nodelist={}", nodes.join(",")),
+                format!("--dependency=expand:{id}"),
+                "--immediate=30".to_owned(),
+            ],
+        )?;
+        let allocation = self
+            .job_details()?
+            .into_iter()
+            .find(|j| j.name == name && j.state == JobState::Running)
+            .ok_or_else(|| SlurmError::UnknownJob(name.clone()))?;
+        self.resize(&allocation.id.to_string(), 0)
     }
 }
 
