@@ -54,6 +54,7 @@ mod mcmf;
 mod plots;
 mod simulate;
 mod slurm_cmd;
+mod slurm_hybrid;
 mod slurm_scavenge;
 
 use cosched_cli::{batch_run, generate, input, jobs_csv, output, summary, timeseries, units};

@@ -33,6 +33,11 @@ enum SlurmCommand {
     /// the site's scavenging policy decides (harvest every idle node, or RHIC's sizing).
     #[command(after_help = crate::slurm_scavenge::AFTER_HELP)]
     Scavenge(crate::slurm_scavenge::ScavengeArgs),
+    /// Run a hybrid mechanism of Fan et al. (or its baseline) on the cluster: on-demand jobs
+    /// and their notices arrive through its service and start at once by requeueing rigid
+    /// jobs and shrinking malleable ones.
+    #[command(after_help = crate::slurm_hybrid::AFTER_HELP)]
+    Hybrid(crate::slurm_hybrid::HybridArgs),
 }
 
 const SCHEDULE_HELP: &str = "\
@@ -145,6 +150,9 @@ pub enum SlurmCmdError {
     /// `cosched slurm scavenge` failed.
     #[error(transparent)]
     Scavenge(#[from] crate::slurm_scavenge::ScavengeCmdError),
+    /// `cosched slurm hybrid` failed.
+    #[error(transparent)]
+    Hybrid(#[from] crate::slurm_hybrid::HybridCmdError),
 }
 
 /// Runs `cosched slurm …`.
@@ -152,6 +160,7 @@ pub fn run(args: &SlurmArgs) -> Result<(), SlurmCmdError> {
     match &args.command {
         SlurmCommand::Schedule(a) => schedule(a),
         SlurmCommand::Scavenge(a) => Ok(crate::slurm_scavenge::run(a)?),
+        SlurmCommand::Hybrid(a) => Ok(crate::slurm_hybrid::run(a)?),
     }
 }
 
