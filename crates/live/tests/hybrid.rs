@@ -6,7 +6,7 @@ use cosched_core::{Duration, JobId, MalleableJob, OnDemandJob, RigidJob, Time};
 use cosched_hybrid::notice::Notice;
 use cosched_hybrid::sim::Action;
 use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridOutcome, HybridSim, scenario};
-use cosched_live::{HybridExecutor, MemoryBatch};
+use cosched_live::{HybridExecutor, HybridJournal, MemoryBatch};
 use proptest::prelude::*;
 
 #[path = "hybrid_support/mod.rs"]
@@ -237,16 +237,20 @@ proptest! {
 
 /// Runs the batch workload `batch` on `platform` with the on-demand jobs `api` given from
 /// outside as the service gives them: each notice ([`HybridExecutor::notice`]) and arrival
-/// ([`HybridExecutor::arrive`]) at its instant, before the step there.
-fn live_with_api(
+/// ([`HybridExecutor::arrive`]) at its instant, before the step there. With `restart`
+/// `(k, fresh)`, the executor is dropped after its `k`-th step and resumed from its journal
+/// (through JSON) with the policy `fresh`.
+fn live_with_api<'p>(
     platform: MemoryBatch,
     nodes: u32,
-    policy: &mut cosched_hybrid::HybridPolicy,
+    policy: &'p mut cosched_hybrid::HybridPolicy,
     batch: &[HybridJob],
     api: &[OnDemandJob],
+    mut restart: Option<(usize, &'p mut cosched_hybrid::HybridPolicy)>,
 ) -> HybridOutcome {
     let config = HybridConfig::new(nodes).unwrap();
-    let mut exec = HybridExecutor::new(config, policy, batch, platform.clone(), "j").unwrap();
+    let mut exec =
+        HybridExecutor::new(config.clone(), policy, batch, platform.clone(), "j").unwrap();
     // (time, notice before arrival, job): the order the service receives them in.
     let mut events: Vec<(Time, u8, usize)> = Vec::new();
     for (k, job) in api.iter().enumerate() {
@@ -286,6 +290,22 @@ fn live_with_api(
         }
         exec.step(due).unwrap();
         steps += 1;
+        if restart.as_ref().is_some_and(|(k, _)| *k == steps)
+            && let Some((_, fresh)) = restart.take()
+        {
+            let saved = serde_json::to_string(exec.journal()).unwrap();
+            drop(exec);
+            let journal: HybridJournal = serde_json::from_str(&saved).unwrap();
+            exec = HybridExecutor::resume(
+                journal,
+                config.clone(),
+                fresh,
+                batch,
+                platform.clone(),
+                None,
+            )
+            .unwrap();
+        }
         assert!(steps < 100_000, "the run does not end");
     }
     exec.finish()
@@ -361,6 +381,7 @@ proptest! {
             (0i64..700, 0u32..16, 1i64..300, proptest::option::of((0i64..200, -60i64..60))),
             1..6,
         ),
+        restart_after in 1usize..12,
     ) {
         let batch: Vec<HybridJob> = specs
             .into_iter()
@@ -378,11 +399,32 @@ proptest! {
             for keeps_first in [false, true] {
                 let platform = MemoryBatch::new(nodes);
                 platform.set_keeps_first(keeps_first);
-                let out = live_with_api(platform, nodes, &mut policy.clone(), &batch, &api);
+                let out = live_with_api(platform, nodes, &mut policy.clone(), &batch, &api, None);
                 prop_assert_eq!(by_id(&out), by_id(&sim));
                 // The API's jobs come last in the live records, so the report's sums run in
                 // another order: equal to 9 decimals.
                 prop_assert_eq!(format!("{:.9?}", out.report), format!("{:.9?}", sim.report));
+            }
+            // Dropped after a step and resumed from its journal with a fresh policy: the
+            // same run, every job started on the platform once per run (none twice, none
+            // lost).
+            let platform = MemoryBatch::new(nodes);
+            let (mut first, mut fresh) = (policy.clone(), policy.clone());
+            let out = live_with_api(
+                platform.clone(),
+                nodes,
+                &mut first,
+                &batch,
+                &api,
+                Some((restart_after, &mut fresh)),
+            );
+            prop_assert_eq!(by_id(&out), by_id(&sim));
+            for (name, starts) in platform.starts() {
+                let id: u64 = name.trim_start_matches('j').parse().unwrap();
+                let a = out.accounts.iter().find(|a| a.id == JobId(id)).unwrap();
+                let ran = out.records.iter().any(|r| r.id == JobId(id) && r.start.is_some());
+                let runs = if ran { 1 + a.preemptions + a.evictions } else { 0 };
+                prop_assert_eq!(starts, runs, "{:?}", a);
             }
         }
     }
