@@ -224,15 +224,9 @@ fn a_shrunk_malleable_job_grows_back_on_slurm() {
     assert_eq!(slurm.nodes().unwrap().len(), 8, "the test needs 8 nodes");
     let mechanism = Composite::ALL[1]; // N&SPAA
     let rigid = RigidJob::new(JobId(1), Time(0), 4, Duration(300), Duration(300)).unwrap();
-    let malleable = cosched_core::MalleableJob::new(
-        JobId(2),
-        Time(0),
-        2,
-        4,
-        Duration(1200),
-        Duration(5),
-    )
-    .unwrap();
+    let malleable =
+        cosched_core::MalleableJob::new(JobId(2), Time(0), 2, 4, Duration(1200), Duration(5))
+            .unwrap();
     let jobs = vec![
         HybridJob::Rigid {
             job: rigid,
@@ -309,7 +303,10 @@ fn a_shrunk_malleable_job_grows_back_on_slurm() {
         {
             sizes.push(d.node_count);
         }
-        assert!(clock.now() < Time(1500), "the run takes far longer than simulated");
+        assert!(
+            clock.now() < Time(1500),
+            "the run takes far longer than simulated"
+        );
         std::thread::sleep(StdDuration::from_millis(50));
     };
     drop(served);
@@ -322,7 +319,13 @@ fn a_shrunk_malleable_job_grows_back_on_slurm() {
         .unwrap()
         .run(&mut scenario::mechanism(mechanism), &all)
         .unwrap();
-    let account = |out: &HybridOutcome| out.accounts.iter().find(|a| a.id == JobId(2)).cloned().unwrap();
+    let account = |out: &HybridOutcome| {
+        out.accounts
+            .iter()
+            .find(|a| a.id == JobId(2))
+            .cloned()
+            .unwrap()
+    };
     let (s, l) = (account(&sim), account(&live));
     println!("job 2 simulated {s:?}\njob 2 live      {l:?}");
     assert_eq!((s.shrinks, s.expansions), (1, 1));
@@ -332,9 +335,15 @@ fn a_shrunk_malleable_job_grows_back_on_slurm() {
             sim.records.iter().find(|r| r.id == JobId(id)).unwrap(),
             live.records.iter().find(|r| r.id == JobId(id)).unwrap(),
         );
-        println!("{id}: simulated {:?}-{:?}, live {:?}-{:?}", s.start, s.end, l.start, l.end);
+        println!(
+            "{id}: simulated {:?}-{:?}, live {:?}-{:?}",
+            s.start, s.end, l.start, l.end
+        );
         let off = (l.end.unwrap() - s.end.unwrap()).0;
-        assert!((0..=3 * i64::from(SCALE)).contains(&off), "{id} ends {off} s late");
+        assert!(
+            (0..=3 * i64::from(SCALE)).contains(&off),
+            "{id} ends {off} s late"
+        );
     }
     let shown = std::process::Command::new("scontrol")
         .env("SLURM_CONF", std::env::var_os("COSCHED_SLURM").unwrap())
