@@ -324,18 +324,13 @@ fn by_id(
     (records, accounts)
 }
 
-/// The service's on-demand jobs from random specs (arrival, size, run, notice lead, estimate
-/// error), numbered from `first`, no notice before `start`; no two notices in one second (the
-/// simulator orders same-second notices by arrival, the service by receipt).
 /// An on-demand job's spec: arrival, size, run, and a notice's lead and estimate error.
 type ApiSpec = (i64, u32, i64, Option<(i64, i64)>);
 
-fn api_jobs(
-    specs: &[ApiSpec],
-    first: u64,
-    nodes: u32,
-    start: Time,
-) -> Vec<OnDemandJob> {
+/// The service's on-demand jobs from random specs, numbered from `first`, no notice before
+/// `start`; no two notices in one second (the simulator orders same-second notices by
+/// arrival, the service by receipt).
+fn api_jobs(specs: &[ApiSpec], first: u64, nodes: u32, start: Time) -> Vec<OnDemandJob> {
     let mut taken = std::collections::BTreeSet::new();
     specs
         .iter()
