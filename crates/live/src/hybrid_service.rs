@@ -65,7 +65,7 @@ use crate::hybrid::{
     HybridExecutor, HybridJournal, HybridLiveError, HybridPlatform, OnDemandStart,
 };
 use crate::metrics::{Counter, Family, Gauge, Histogram, HttpMetrics, Metrics, latency_buckets};
-use crate::service::{ApiError, Logger, ServiceError, StatusLabel, log_refusal, refused};
+use crate::service::{ApiError, Logger, ServiceError, StatusLabel, bind, edge, exposed};
 
 /// The run's clock: the wall clock time-scaled, or one the caller sets (tests, replays).
 #[derive(Debug, Clone)]
@@ -438,12 +438,14 @@ impl HybridService {
             .route("/ondemand/{id}", get(status))
             .route("/metrics", get(metrics))
             .with_state(state);
-        let protected = http::protect(routes, self.token.clone(), &self.limits, refused);
-        let logged = protected.layer(axum::middleware::map_response_with_state(
-            (self.log.clone(), self.refusals.clone()),
-            log_refusal,
-        ));
-        self.http.instrument(logged)
+        edge(
+            routes,
+            self.token.clone(),
+            &self.limits,
+            &self.log,
+            &self.refusals,
+            &self.http,
+        )
     }
 
     /// Serves on `listener` until `shutdown` resolves or the executor stops (with
@@ -455,13 +457,7 @@ impl HybridService {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<HybridOutcome, ServiceError> {
-        let addr = listener
-            .local_addr()
-            .map_err(|source| ServiceError::Serve {
-                addr: "the listener".into(),
-                source,
-            })?;
-        http::check_exposure(&addr, self.token.as_ref())?;
+        let addr = exposed(&listener, self.token.as_ref())?;
         let router = self.router();
         let stopped = self.stopped.clone();
         let shutdown = async move {
@@ -481,17 +477,7 @@ impl HybridService {
     /// Binds `addr` and serves until the process is interrupted or, with
     /// [`HybridServiceConfig::stop_when_done`], the run completed.
     pub async fn run(self, addr: SocketAddr) -> Result<HybridOutcome, ServiceError> {
-        http::check_exposure(&addr, self.token.as_ref())?;
-        let cannot = |source| ServiceError::Serve {
-            addr: addr.to_string(),
-            source,
-        };
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(cannot)?;
-        let bound = listener.local_addr().map_err(cannot)?;
-        self.log.log(
-            "listening",
-            json!({ "addr": bound.to_string(), "token": self.token.is_some() }),
-        );
+        let listener = bind(addr, self.token.as_ref(), &self.log).await?;
         self.serve(listener, http::interrupted()).await
     }
 

@@ -567,12 +567,14 @@ where
             .route("/nodes", get(nodes::<C, P>))
             .route("/metrics", get(metrics::<C, P>))
             .with_state(self.state.clone());
-        let protected = http::protect(routes, self.token.clone(), &self.limits, refused);
-        let logged = protected.layer(axum::middleware::map_response_with_state(
-            (self.log.clone(), self.refusals.clone()),
-            log_refusal,
-        ));
-        self.http.instrument(logged)
+        edge(
+            routes,
+            self.token.clone(),
+            &self.limits,
+            &self.log,
+            &self.refusals,
+            &self.http,
+        )
     }
 
     /// Serves on `listener` until `shutdown` resolves, polling the cluster meanwhile; refuses
@@ -582,13 +584,7 @@ where
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServiceError> {
-        let addr = listener
-            .local_addr()
-            .map_err(|source| ServiceError::Serve {
-                addr: "the listener".into(),
-                source,
-            })?;
-        http::check_exposure(&addr, self.token.as_ref())?;
+        let addr = exposed(&listener, self.token.as_ref())?;
         let state = self.state.clone();
         let poll = self.poll;
         let poller = tokio::spawn(async move {
@@ -618,19 +614,62 @@ where
     /// open calls finish); refuses an address beyond
     /// loopback without a token before binding it.
     pub async fn run(self, addr: SocketAddr) -> Result<(), ServiceError> {
-        http::check_exposure(&addr, self.token.as_ref())?;
-        let cannot = |source| ServiceError::Serve {
-            addr: addr.to_string(),
-            source,
-        };
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(cannot)?;
-        let bound = listener.local_addr().map_err(cannot)?;
-        self.log.log(
-            "listening",
-            json!({ "addr": bound.to_string(), "token": self.token.is_some() }),
-        );
+        let listener = bind(addr, self.token.as_ref(), &self.log).await?;
         self.serve(listener, http::interrupted()).await
     }
+}
+
+/// `routes` as every service serves them: behind the token (if any) and the body limits,
+/// each refusal logged and counted, every call counted.
+pub(crate) fn edge(
+    routes: Router,
+    token: Option<BearerToken>,
+    limits: &Limits,
+    log: &Logger,
+    refusals: &Family<StatusLabel, Counter>,
+    http: &HttpMetrics,
+) -> Router {
+    let protected = http::protect(routes, token, limits, refused);
+    let logged = protected.layer(axum::middleware::map_response_with_state(
+        (log.clone(), refusals.clone()),
+        log_refusal,
+    ));
+    http.instrument(logged)
+}
+
+/// The address of `listener`, refused beyond loopback without a token.
+pub(crate) fn exposed(
+    listener: &tokio::net::TcpListener,
+    token: Option<&BearerToken>,
+) -> Result<SocketAddr, ServiceError> {
+    let addr = listener
+        .local_addr()
+        .map_err(|source| ServiceError::Serve {
+            addr: "the listener".into(),
+            source,
+        })?;
+    http::check_exposure(&addr, token)?;
+    Ok(addr)
+}
+
+/// A listener on `addr` (refused beyond loopback without a token, before binding), logged.
+pub(crate) async fn bind(
+    addr: SocketAddr,
+    token: Option<&BearerToken>,
+    log: &Logger,
+) -> Result<tokio::net::TcpListener, ServiceError> {
+    http::check_exposure(&addr, token)?;
+    let cannot = |source| ServiceError::Serve {
+        addr: addr.to_string(),
+        source,
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(cannot)?;
+    let bound = listener.local_addr().map_err(cannot)?;
+    log.log(
+        "listening",
+        json!({ "addr": bound.to_string(), "token": token.is_some() }),
+    );
+    Ok(listener)
 }
 
 fn follow_job_end_log<C: LiveCluster, P: ServicePolicy>(
@@ -711,7 +750,7 @@ impl From<JsonRejection> for ApiError {
 }
 
 /// A refusal of the HTTP edge (token, limits) as the service's error answer.
-pub(crate) fn refused(status: StatusCode, error: String) -> Response {
+fn refused(status: StatusCode, error: String) -> Response {
     ApiError(status, error).into_response()
 }
 
@@ -729,7 +768,7 @@ impl IntoResponse for ApiError {
 
 /// Logs and counts a refused call (every route's error goes through [`ApiError`], and so do
 /// the HTTP edge's refusals).
-pub(crate) async fn log_refusal(
+async fn log_refusal(
     State((log, refusals)): State<(Logger, Family<StatusLabel, Counter>)>,
     response: Response,
 ) -> Response {

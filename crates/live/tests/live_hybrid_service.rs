@@ -45,6 +45,52 @@ fn workload() -> Vec<HybridJob> {
     vec![rigid(1, 0, 100), rigid(2, 0, 400), rigid(3, 10, 100)]
 }
 
+/// The service of `mechanism` over the cluster for `jobs` on a scaled clock starting now,
+/// stopping when the run completed; its outcome comes on the receiver.
+fn serve_on(
+    slurm: &cosched_slurm::Slurm,
+    mechanism: Composite,
+    jobs: Vec<HybridJob>,
+    prefix: &str,
+    deadlines: &std::path::Path,
+) -> (
+    Served,
+    ScaledClock,
+    std::sync::mpsc::Receiver<HybridOutcome>,
+) {
+    let log = JobEndLog::at_end(env::xtask_job_end_log(slurm).expect("a cluster of `slurm up`"));
+    let platform =
+        SlurmBatch::new(slurm.clone(), log, SCALE, None).with_deadlines(deadlines.into());
+    let clock = ScaledClock::starting_now(Time(0), SCALE);
+    let service = HybridService::start(
+        HybridServiceConfig {
+            log: Logger::discard(),
+            stop_when_done: true,
+            ..HybridServiceConfig::default()
+        },
+        HybridRun {
+            config: HybridConfig::new(8).unwrap(),
+            policy: scenario::mechanism(mechanism),
+            jobs,
+            platform,
+            prefix: prefix.to_owned(),
+            clock: HybridClock::Scaled(clock),
+        },
+    )
+    .unwrap();
+    let (tx, outcome) = std::sync::mpsc::channel::<HybridOutcome>();
+    let served = Served::spawn(move |listener, stopped| async move {
+        let out = service
+            .serve(listener, async move {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("serve");
+        let _ = tx.send(out);
+    });
+    (served, clock, outcome)
+}
+
 /// CUA&PAA through the service on Slurm: a notice at about t=40 of a 4-node job due in 100 s
 /// makes the policy keep job 1's nodes when it ends (job 3 waits); the job arrives at about
 /// t=140 and starts at once on them, no job preempted; the same decisions as the simulator
@@ -60,37 +106,8 @@ fn a_notice_then_its_arrival_start_the_job_on_the_nodes_collected() {
     assert_eq!(slurm.nodes().unwrap().len(), 8, "the test needs 8 nodes");
     let mechanism = Composite::ALL[2]; // CUA&PAA
     let dir = tempfile::tempdir().unwrap();
-    let log = JobEndLog::at_end(env::xtask_job_end_log(&slurm).expect("a cluster of `slurm up`"));
-    let platform =
-        SlurmBatch::new(slurm.clone(), log, SCALE, None).with_deadlines(dir.path().into());
-    let clock = ScaledClock::starting_now(Time(0), SCALE);
     let prefix = format!("live-hybrid-svc-{}-", std::process::id());
-    let service = HybridService::start(
-        HybridServiceConfig {
-            log: Logger::discard(),
-            stop_when_done: true,
-            ..HybridServiceConfig::default()
-        },
-        HybridRun {
-            config: HybridConfig::new(8).unwrap(),
-            policy: scenario::mechanism(mechanism),
-            jobs: workload(),
-            platform,
-            prefix: prefix.clone(),
-            clock: HybridClock::Scaled(clock),
-        },
-    )
-    .unwrap();
-    let (tx, outcome) = std::sync::mpsc::channel::<HybridOutcome>();
-    let served = Served::spawn(move |listener, stopped| async move {
-        let out = service
-            .serve(listener, async move {
-                let _ = stopped.await;
-            })
-            .await
-            .expect("serve");
-        let _ = tx.send(out);
-    });
+    let (served, clock, outcome) = serve_on(&slurm, mechanism, workload(), &prefix, dir.path());
     let client = agent(StdDuration::from_secs(60));
     let until = |t: i64| {
         while clock.now() < Time(t) {
@@ -238,37 +255,8 @@ fn a_shrunk_malleable_job_grows_back_on_slurm() {
         },
     ];
     let dir = tempfile::tempdir().unwrap();
-    let log = JobEndLog::at_end(env::xtask_job_end_log(&slurm).expect("a cluster of `slurm up`"));
-    let platform =
-        SlurmBatch::new(slurm.clone(), log, SCALE, None).with_deadlines(dir.path().into());
-    let clock = ScaledClock::starting_now(Time(0), SCALE);
     let prefix = format!("live-hybrid-grow-{}-", std::process::id());
-    let service = HybridService::start(
-        HybridServiceConfig {
-            log: Logger::discard(),
-            stop_when_done: true,
-            ..HybridServiceConfig::default()
-        },
-        HybridRun {
-            config: HybridConfig::new(8).unwrap(),
-            policy: scenario::mechanism(mechanism),
-            jobs: jobs.clone(),
-            platform,
-            prefix: prefix.clone(),
-            clock: HybridClock::Scaled(clock),
-        },
-    )
-    .unwrap();
-    let (tx, outcome) = std::sync::mpsc::channel::<HybridOutcome>();
-    let served = Served::spawn(move |listener, stopped| async move {
-        let out = service
-            .serve(listener, async move {
-                let _ = stopped.await;
-            })
-            .await
-            .expect("serve");
-        let _ = tx.send(out);
-    });
+    let (served, clock, outcome) = serve_on(&slurm, mechanism, jobs.clone(), &prefix, dir.path());
     let client = agent(StdDuration::from_secs(60));
     while clock.now() < Time(40) {
         std::thread::sleep(StdDuration::from_millis(20));
