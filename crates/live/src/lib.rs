@@ -24,7 +24,8 @@
 //! - [`HybridExecutor`]: any hybrid-protocol policy (Fan et al., IPDPS 2022) over a
 //!   [`HybridPlatform`] — on-demand jobs started at once by requeueing rigid jobs and
 //!   shrinking malleable ones — its record of the cluster the hybrid simulator's environment,
-//!   stepped by the wall clock;
+//!   stepped by the wall clock; [`HybridService`] puts it behind HTTP, on-demand jobs and
+//!   their CUA/CUP notices arriving through its API;
 //! - [`MemoryCluster`]: a resource manager in memory, the test double for a policy or an
 //!   integration run through the engine or the service without a cluster;
 //! - [`scavenge`]: the composed site's scavenging role live — any policy of its protocol
