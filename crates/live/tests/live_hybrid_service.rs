@@ -23,6 +23,9 @@ use serde_json::Value;
 /// Workload seconds per wall second.
 const SCALE: u32 = 10;
 
+/// Each test needs the whole cluster: one at a time.
+static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -102,6 +105,9 @@ fn a_notice_then_its_arrival_start_the_job_on_the_nodes_collected() {
     else {
         return;
     };
+    let _whole = CLUSTER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     wait_all_idle(&slurm);
     assert_eq!(slurm.nodes().unwrap().len(), 8, "the test needs 8 nodes");
     let mechanism = Composite::ALL[2]; // CUA&PAA
@@ -237,6 +243,9 @@ fn a_shrunk_malleable_job_grows_back_on_slurm() {
     let Some(slurm) = cluster("a_shrunk_malleable_job_grows_back_on_slurm") else {
         return;
     };
+    let _whole = CLUSTER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     wait_all_idle(&slurm);
     assert_eq!(slurm.nodes().unwrap().len(), 8, "the test needs 8 nodes");
     let mechanism = Composite::ALL[1]; // N&SPAA

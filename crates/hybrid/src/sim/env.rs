@@ -671,7 +671,9 @@ impl Env {
         views.extend(self.running.values().flatten().map(|&planned| {
             let mut planned = planned;
             if let RunningKind::Rigid { elapsed, .. } = &mut planned.view.kind {
-                *elapsed = now - planned.run_start;
+                // A stepped run's job may outlive its computed end until the platform
+                // reports it: it has then done its whole run.
+                *elapsed = now.min(planned.predicted_end) - planned.run_start;
             }
             planned
         }));
