@@ -429,13 +429,19 @@ fn hybrid_calibration_writes_the_fit_table() {
         .arg(out.path())
         .status()
         .expect("example starts");
-    assert!(status.success(), "hybrid_table3 --calibrate failed: {status}");
+    assert!(
+        status.success(),
+        "hybrid_table3 --calibrate failed: {status}"
+    );
     let fit = std::fs::read_to_string(out.path().join("hybrid_table3_calibration_cori_fit.csv"))
         .expect("the fit table");
     let rows: Vec<&str> = fit.lines().collect();
     assert_eq!(rows.len(), 1 + 4, "a header and one row per scale: {fit}");
     assert!(rows[0].contains("sessions of 25 jobs"), "{fit}");
-    assert!(rows[1..].iter().all(|r| r.matches('/').count() == 3 * 2), "{fit}");
+    assert!(
+        rows[1..].iter().all(|r| r.matches('/').count() == 3 * 2),
+        "{fit}"
+    );
     let grid = std::fs::read_to_string(out.path().join("hybrid_table3_calibration_cori.csv"))
         .expect("the grid");
     assert_eq!(grid.matches("nearest").count(), 1, "{grid}");
