@@ -8,7 +8,7 @@
 use cosched_core::{JobId, Time};
 
 /// The most entries a chunk holds; a fuller one is split in two halves.
-const CHUNK: usize = 64;
+const CHUNK: usize = 32;
 
 /// A release: the (predicted end, job) key and the units given back.
 pub(crate) type Release = ((Time, JobId), u32);
@@ -21,38 +21,33 @@ struct Chunk {
     units: u64,
 }
 
-impl Chunk {
-    #[inline]
-    fn last_key(&self) -> (Time, JobId) {
-        // A chunk is never empty (emptied chunks are dropped).
-        self.entries
-            .last()
-            .map_or((Time::MAX, JobId(u64::MAX)), |e| e.0)
-    }
-}
-
 /// The releases; see the [module docs](self).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Releases {
     chunks: Vec<Chunk>,
+    /// Each chunk's last key, apart so that finding a chunk reads one array.
+    lasts: Vec<(Time, JobId)>,
 }
 
 impl Releases {
     /// The chunk that holds `key` or where it would go: the first whose last key is at least
-    /// `key` (the last chunk for a key above all).
+    /// `key` (the last chunk for a key above all); `None` when there is no chunk.
     #[inline]
-    fn chunk_of(&self, key: (Time, JobId)) -> usize {
-        self.chunks
-            .partition_point(|c| c.last_key() < key)
-            .min(self.chunks.len().saturating_sub(1))
+    fn chunk_of(&self, key: (Time, JobId)) -> Option<usize> {
+        let last = self.lasts.len().checked_sub(1)?;
+        Some(self.lasts.partition_point(|&k| k < key).min(last))
     }
 
     /// Sets the release of `key` to `units` (inserting it if new).
     pub(crate) fn insert(&mut self, key: (Time, JobId), units: u32) {
-        if self.chunks.is_empty() {
-            self.chunks.push(Chunk::default());
-        }
-        let c = self.chunk_of(key);
+        let Some(c) = self.chunk_of(key) else {
+            self.chunks.push(Chunk {
+                entries: vec![(key, units)],
+                units: u64::from(units),
+            });
+            self.lasts.push(key);
+            return;
+        };
         let chunk = &mut self.chunks[c];
         match chunk.entries.binary_search_by_key(&key, |e| e.0) {
             Ok(at) => {
@@ -62,10 +57,13 @@ impl Releases {
             Err(at) => {
                 chunk.entries.insert(at, (key, units));
                 chunk.units += u64::from(units);
+                self.lasts[c] = self.lasts[c].max(key);
                 if chunk.entries.len() > CHUNK {
                     let tail = chunk.entries.split_off(CHUNK / 2);
                     let tail_units = tail.iter().map(|e| u64::from(e.1)).sum::<u64>();
                     chunk.units -= tail_units;
+                    let head_last = chunk.entries[chunk.entries.len() - 1].0;
+                    let tail_last = std::mem::replace(&mut self.lasts[c], head_last);
                     self.chunks.insert(
                         c + 1,
                         Chunk {
@@ -73,6 +71,7 @@ impl Releases {
                             units: tail_units,
                         },
                     );
+                    self.lasts.insert(c + 1, tail_last);
                 }
             }
         }
@@ -80,26 +79,26 @@ impl Releases {
 
     /// Removes the release of `key`, returning its units.
     pub(crate) fn remove(&mut self, key: &(Time, JobId)) -> Option<u32> {
-        if self.chunks.is_empty() {
-            return None;
-        }
-        let c = self.chunk_of(*key);
+        let c = self.chunk_of(*key)?;
         let chunk = &mut self.chunks[c];
         let at = chunk.entries.binary_search_by_key(key, |e| e.0).ok()?;
         let (_, units) = chunk.entries.remove(at);
         chunk.units -= u64::from(units);
-        if chunk.entries.is_empty() {
-            self.chunks.remove(c);
+        match chunk.entries.last() {
+            Some(last) => self.lasts[c] = last.0,
+            None => {
+                self.chunks.remove(c);
+                self.lasts.remove(c);
+            }
         }
         Some(units)
     }
 
     /// Sets the units of the release of `key`, if there is one.
     pub(crate) fn set(&mut self, key: &(Time, JobId), units: u32) {
-        if self.chunks.is_empty() {
+        let Some(c) = self.chunk_of(*key) else {
             return;
-        }
-        let c = self.chunk_of(*key);
+        };
         let chunk = &mut self.chunks[c];
         if let Ok(at) = chunk.entries.binary_search_by_key(key, |e| e.0) {
             let old = std::mem::replace(&mut chunk.entries[at].1, units);
@@ -123,7 +122,7 @@ impl Releases {
         let (mut c, mut m) = (0, 0);
         // Whole chunks (with the extra releases before their ends) that stay short of `size`.
         while let Some(chunk) = self.chunks.get(c) {
-            let last = chunk.last_key();
+            let last = self.lasts[c];
             let k = m + more[m..].partition_point(|e| e.0 <= last);
             let extra: u64 = more[m..k].iter().map(|e| u64::from(e.1)).sum();
             if avail + chunk.units + extra >= size {
@@ -227,8 +226,10 @@ mod tests {
             }
             let listed: Vec<Release> = map.iter().map(|(&k, &u)| (k, u)).collect();
             prop_assert_eq!(releases.iter().collect::<Vec<_>>(), listed.clone());
-            for c in &releases.chunks {
+            prop_assert_eq!(releases.lasts.len(), releases.chunks.len());
+            for (c, &last) in releases.chunks.iter().zip(&releases.lasts) {
                 prop_assert!(!c.entries.is_empty() && c.entries.len() <= CHUNK);
+                prop_assert_eq!(c.entries[c.entries.len() - 1].0, last);
                 prop_assert_eq!(c.units, c.entries.iter().map(|e| u64::from(e.1)).sum::<u64>());
             }
             let size = size.max(free + 1);
