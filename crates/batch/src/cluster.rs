@@ -489,26 +489,7 @@ pub struct BatchCluster {
     completions: u64,
     /// The command buffer of scheduling passes, kept warm between them.
     commands: Vec<BatchCommand>,
-    /// The latest completions before their predicted end, oldest first: see
-    /// [`BatchCluster::early_ends`].
-    early_ends: std::collections::VecDeque<EarlyEnd>,
 }
-
-/// A completion before its predicted end (see [`BatchCluster::early_ends`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct EarlyEnd {
-    /// [`BatchCluster::changes`] once it was counted.
-    pub(crate) change: u64,
-    /// When it ended.
-    pub(crate) at: Time,
-    /// Its predicted end.
-    pub(crate) predicted: Time,
-    /// The units it gave back.
-    pub(crate) units: u32,
-}
-
-/// The early ends [`BatchCluster::early_ends`] remembers.
-const EARLY_ENDS_KEPT: usize = 64;
 
 impl BatchCluster {
     /// A cluster of `capacity` idle units, numbered `0..capacity`, that tracks which node runs
@@ -556,7 +537,6 @@ impl BatchCluster {
             last_key: None,
             completions: 0,
             commands: Vec::new(),
-            early_ends: std::collections::VecDeque::new(),
         })
     }
 
@@ -831,25 +811,6 @@ impl BatchCluster {
         self.changes.wrapping_add(self.completions)
     }
 
-    /// The early ends (completions before the predicted end that give every unit back as
-    /// idle) counted as the changes after `since`, if those changes are all such ends: a plan
-    /// made at change count `since` then differs from one made now only by the units they
-    /// freed until their predicted ends. `None` if any other change came in between, or if it
-    /// is too long ago to tell.
-    pub(crate) fn early_ends_since(
-        &self,
-        since: u64,
-    ) -> Option<impl Iterator<Item = EarlyEnd> + '_> {
-        let count = usize::try_from(self.changes.checked_sub(since)?).ok()?;
-        let first = self.early_ends.len().checked_sub(count)?;
-        let ends = self.early_ends.range(first..);
-        // Each of the last `count` changes must be one of these ends.
-        ends.clone()
-            .enumerate()
-            .all(|(i, e)| e.change == since + 1 + i as u64)
-            .then_some(ends.copied())
-    }
-
     /// The largest (submit, id) ever queued.
     #[inline]
     pub(crate) fn last_queued_key(&self) -> Option<(Time, JobId)> {
@@ -925,17 +886,6 @@ impl BatchCluster {
         self.releases.remove(&(run.predicted_end, token.job));
         if now != run.predicted_end {
             self.changes += 1;
-            if now < run.predicted_end && run.draining == 0 {
-                if self.early_ends.len() == EARLY_ENDS_KEPT {
-                    self.early_ends.pop_front();
-                }
-                self.early_ends.push_back(EarlyEnd {
-                    change: self.changes,
-                    at: now,
-                    predicted: run.predicted_end,
-                    units: run.size,
-                });
-            }
         }
         self.busy_unit_seconds += unit_seconds(run.size, run.anchor, now);
         let record = JobRecord {

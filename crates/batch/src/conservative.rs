@@ -35,9 +35,8 @@
 //! The plan is a cache: it is not serialised, and a restored `Conservative` plans afresh (the
 //! same schedule).
 
-use crate::cluster::QueuedJob;
 use crate::pass::Pass;
-use crate::profile::{Profile, Scratch, Staircase};
+use crate::profile::{Profile, Staircase};
 use cosched_core::{Duration, JobId, Time};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -144,34 +143,6 @@ struct Plan {
     /// Whether every reservation covers exactly its job's run, so that the plan is what a
     /// fresh one would be later (see [`exact_reservation`]).
     exact: bool,
-    /// The exact policy's planned jobs in queue order (those started since included until
-    /// the next replan), for replanning after early ends.
-    entries: Vec<Entry>,
-    /// Where the next [`Plan::extend`] starts instead of after `planned_up_to`.
-    resume: Option<Key>,
-    /// Whether the profile may hold steps a fresh one would not (at the predicted end of a
-    /// job that ended early, or of an undone reservation), each at its neighbour's value:
-    /// the same fits, but a zero estimate's reservation takes its whole step, so planning
-    /// one then plans afresh.
-    split: bool,
-    scratch: Scratch,
-}
-
-/// A job the exact policy planned, and what would let it fit earlier.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: Key,
-    /// Its earliest fit (`Time::MAX` if none, or for jobs passed over together).
-    start: Time,
-    estimate: Duration,
-    size: u32,
-    reserved: bool,
-    /// Started since (its reservation a running job's now).
-    started: bool,
-    /// Units that, added anywhere, could let it fit earlier (a reserved job) or before the
-    /// horizon it was passed over under: fewer cannot (see [`Profile::shortfall`]). Less the
-    /// units freed since it was planned; 0 for jobs passed over together or never fitting.
-    shortfall: i64,
 }
 
 /// Whether a reservation at `start` for `estimate` covers exactly the span its job holds
@@ -200,127 +171,7 @@ impl Plan {
             changes: 0,
             at: pass.now(),
             exact: true,
-            entries: Vec::new(),
-            resume: None,
-            split: false,
-            scratch: Scratch::default(),
         }
-    }
-
-    /// Replans the exact policy's schedule after jobs ended before their predicted ends, when
-    /// nothing else unforeseen happened: their units are freed until their predicted ends,
-    /// and only the planned jobs that could then fit earlier are planned again. `false` (the
-    /// plan untouched but for its profile's start) if the plan cannot be carried over.
-    ///
-    /// In queue order, a job whose planned predecessors all kept their reservations sees its
-    /// old profile plus the freed units, which only adds room: it keeps its fit unless the
-    /// units freed since it was planned reach its shortfall (no span before its fit lacked
-    /// fewer). Jobs passed over keep being passed over while their horizon (a step without
-    /// a free unit) stays one, i.e. lies past every freed stretch, and their shortfall for
-    /// fitting before it is not reached. From the first job that fails these tests, every
-    /// reservation is undone and the queue planned again as a fresh plan would.
-    fn replan(&mut self, pass: &Pass<'_>) -> bool {
-        let now = pass.now();
-        if pass.starts() != 0
-            || self.at > now
-            || self
-                .reservations
-                .peek()
-                .is_some_and(|&Reverse((start, _))| start < now)
-        {
-            return false;
-        }
-        let Some(ends) = pass.view().early_ends_since(self.changes) else {
-            return false;
-        };
-        self.profile.advance(now);
-        let (mut freed, mut latest) = (0i64, now);
-        for end in ends {
-            if end.predicted > now {
-                self.profile
-                    .free(now, Duration(end.predicted.0 - now.0), end.units);
-                freed += i64::from(end.units);
-                latest = latest.max(end.predicted);
-                self.split = true;
-            }
-        }
-        // Horizons are not increasing: those inside a freed stretch (or past) form a tail.
-        let moved_horizon = self
-            .horizons
-            .iter()
-            .find(|&&(_, horizon)| horizon < latest)
-            .map(|&(key, _)| key);
-        let mut kept = 0;
-        let mut restart = None;
-        for i in 0..self.entries.len() {
-            let mut entry = self.entries[i];
-            if entry.started {
-                continue;
-            }
-            if entry.shortfall <= freed || moved_horizon.is_some_and(|key| entry.key >= key) {
-                restart = Some(i);
-                break;
-            }
-            entry.shortfall -= freed;
-            self.entries[kept] = entry;
-            kept += 1;
-        }
-        if let Some(i) = restart {
-            if 2 * kept < self.entries.len() {
-                // Undoing more reservations than are kept costs more than planning afresh.
-                return false;
-            }
-            let key = self.entries[i].key;
-            for entry in &self.entries[i..] {
-                if entry.reserved {
-                    self.profile.free(entry.start, entry.estimate, entry.size);
-                }
-            }
-            self.entries.truncate(kept);
-            self.planned_up_to = self.entries.last().map(|e| e.key);
-            self.horizons.retain(|&(k, _)| k < key);
-            self.reservations = self
-                .entries
-                .iter()
-                .filter(|e| e.reserved)
-                .map(|e| Reverse((e.start, e.key)))
-                .collect();
-            self.resume = Some(key);
-            self.split = true;
-        } else {
-            self.entries.truncate(kept);
-        }
-        true
-    }
-
-    /// Marks the planned job `key` started: its reservation is now a running job's.
-    fn started(&mut self, key: Key) {
-        if let Ok(i) = self.entries.binary_search_by_key(&key, |e| e.key) {
-            self.entries[i].reserved = false;
-            self.entries[i].started = true;
-        }
-    }
-
-    /// Records the planned job `key`'s fit (exact policy only).
-    fn record(&mut self, job: &QueuedJob, start: Option<Time>, reserved: bool, horizon: Time) {
-        let shortfall = match start {
-            Some(start) => self.profile.shortfall(
-                job.size(),
-                job.estimate(),
-                start.min(horizon),
-                &mut self.scratch,
-            ),
-            None => 0,
-        };
-        self.entries.push(Entry {
-            key: job.order_key(),
-            start: start.unwrap_or(Time::MAX),
-            estimate: job.estimate(),
-            size: job.size(),
-            reserved,
-            started: false,
-            shortfall,
-        });
     }
 
     /// Whether the plan still holds at the time of `pass`: nothing unforeseen happened, no
@@ -350,17 +201,14 @@ impl Plan {
     }
 
     /// Plans the queue from the first unplanned job, behind the others, until no job left
-    /// could start now (or, bounded, the depth is spent). `false` if it must plan afresh (a
-    /// zero estimate on a profile with extra steps, see `split`).
-    fn extend(&mut self, pass: &Pass<'_>, bounds: Option<Bounds>) -> bool {
+    /// could start now (or, bounded, the depth is spent).
+    fn extend(&mut self, pass: &Pass<'_>, bounds: Option<Bounds>) {
         let now = pass.now();
         let queue = pass.view().job_queue();
-        let mut next = match (self.resume.take(), self.planned_up_to) {
-            (Some(key), _) => queue.position_of(key),
-            (None, Some(key)) => queue.next_live_after(key),
-            (None, None) => queue.next_live(0),
+        let mut next = match self.planned_up_to {
+            Some(key) => queue.next_live_after(key),
+            None => queue.next_live(0),
         };
-        let exact = bounds.is_none();
         let mut horizon = self.profile.room_until(1);
         let mut stairs: Option<Staircase> = None;
         // Jobs passed over since the last reservation before the horizon.
@@ -406,14 +254,12 @@ impl Plan {
                 if found != Some(pos) {
                     if let Some(job) = queue.get(pos) {
                         self.pass_over(job.order_key(), horizon);
-                        // Passed over together: replanned after any early end.
-                        self.record(job, None, false, horizon);
                     }
                     match found {
                         Some(c) => pos = c,
                         None => {
                             self.planned_up_to = pass.view().last_queued_key();
-                            return true;
+                            return;
                         }
                     }
                 }
@@ -423,16 +269,10 @@ impl Plan {
                 break;
             };
             let key = job.order_key();
-            if self.split && job.estimate() == Duration::ZERO {
-                return false;
-            }
             self.planned_up_to = Some(key);
             next = queue.next_live(pos + 1);
             let Some(start) = self.profile.earliest_fit(job.size(), job.estimate()) else {
                 self.unreserved += 1;
-                if exact {
-                    self.record(&job, None, false, horizon);
-                }
                 continue;
             };
             if start > window_end {
@@ -446,13 +286,7 @@ impl Plan {
                 self.pass_over(key, horizon);
                 self.unreserved += 1;
                 passed_over += 1;
-                if exact {
-                    self.record(&job, Some(start), false, horizon);
-                }
                 continue;
-            }
-            if exact {
-                self.record(&job, Some(start), true, Time::MAX);
             }
             self.profile.reserve(start, job.estimate(), job.size());
             self.reservations.push(Reverse((start, key)));
@@ -463,7 +297,6 @@ impl Plan {
                 passed_over = 0;
             }
         }
-        true
     }
 }
 
@@ -482,19 +315,9 @@ impl Conservative {
                 plan.profile.advance(now);
                 plan
             }
-            Some(mut plan) if self.bounds.is_none() => {
-                if plan.replan(pass) {
-                    plan
-                } else {
-                    Plan::fresh(pass)
-                }
-            }
             _ => Plan::fresh(pass),
         };
-        if !plan.extend(pass, self.bounds) {
-            plan = Plan::fresh(pass);
-            plan.extend(pass, self.bounds);
-        }
+        plan.extend(pass, self.bounds);
         // Start, in queue order, the jobs reserved for now.
         while let Some(&Reverse((start, key))) = plan.reservations.peek() {
             if start != now {
@@ -507,7 +330,6 @@ impl Conservative {
             if pass.start(pos).is_err() {
                 return; // an end past i64: the pass is refused
             }
-            plan.started(key);
         }
         if plan.exact {
             // Each start the executor applies is one change the plan foresaw.

@@ -56,9 +56,6 @@ const CHUNK: usize = 64;
 /// costs a sort, O(L log L), against O(L) for a scan.
 const SUMMARISE_AFTER: u8 = 4;
 
-/// The most steps [`Profile::shortfall`] looks at.
-const SHORTFALL_STEPS: usize = 32;
-
 /// The target chunk length for `steps` steps: `√steps`, at least [`CHUNK`].
 fn chunk_target(steps: usize) -> usize {
     steps.isqrt().max(CHUNK)
@@ -457,13 +454,6 @@ impl Staircase {
 /// A step: chunk index and index within the chunk.
 type Pos = (usize, usize);
 
-/// Buffers [`Profile::shortfall`] works in, kept between calls.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Scratch {
-    steps: Vec<(Time, i64)>,
-    window: Vec<usize>,
-}
-
 /// Free units from each step's time until the next step's; the last step lasts forever.
 #[derive(Clone, Debug)]
 pub(crate) struct Profile {
@@ -594,18 +584,6 @@ impl Profile {
 
     /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration).
     pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) {
-        self.take(start, duration, i64::from(size));
-    }
-
-    /// Gives `size` units back over `[start, start + duration)`: undoes
-    /// [`Profile::reserve`] (the steps it split stay, each at its neighbour's value), or adds
-    /// units a job frees before its predicted end.
-    pub(crate) fn free(&mut self, start: Time, duration: Duration, size: u32) {
-        self.take(start, duration, -i64::from(size));
-    }
-
-    /// Takes `units` (given back if negative) over `[start, start + duration)`.
-    fn take(&mut self, start: Time, duration: Duration, units: i64) {
         let end = start.saturating_add(duration);
         if end > start {
             self.split_at(end);
@@ -613,43 +591,24 @@ impl Profile {
         let Some((first, i)) = self.split_at(start) else {
             return;
         };
+        let size = i64::from(size);
         if end <= start {
-            self.subtract(first, i, i + 1, units);
+            self.subtract(first, i, i + 1, size);
             return;
         }
         // The last chunk with a step before `end`; those between are covered whole.
         let last = self.starts.partition_point(|&s| s < end).saturating_sub(1);
         let stop = self.chunks[last].times.partition_point(|&t| t < end);
         if last == first {
-            self.subtract(first, i, stop, units);
+            self.subtract(first, i, stop, size);
         } else {
-            self.subtract(first, i, self.chunks[first].len(), units);
-            self.summary.add_range(first + 1, last, -units);
-            self.subtract(last, 0, stop, units);
-        }
-        if units < 0 {
-            // Units given back may leave a step at its predecessor's value: merged, so that
-            // replanning does not grow the profile.
-            self.merge_at(end);
-            self.merge_at(start);
+            self.subtract(first, i, self.chunks[first].len(), size);
+            self.summary.add_range(first + 1, last, -size);
+            self.subtract(last, 0, stop, size);
         }
     }
 
-    /// Drops the step starting at `t` if it has its predecessor's value in the same chunk.
-    fn merge_at(&mut self, t: Time) {
-        let c = self.chunk_at(t);
-        let chunk = &mut self.chunks[c];
-        let j = chunk.times.partition_point(|&s| s < t);
-        if j > 0 && chunk.times.get(j) == Some(&t) && chunk.free[j] == chunk.free[j - 1] {
-            chunk.times.remove(j);
-            chunk.free.remove(j);
-            chunk.runs.take();
-            chunk.vain.set(0);
-            self.steps -= 1;
-        }
-    }
-
-    /// Takes `size` units (given back if negative) from steps `from..to` of chunk `c`.
+    /// Takes `size` units from steps `from..to` of chunk `c`.
     fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) {
         let chunk = &mut self.chunks[c];
         let (mut lowest, mut highest_before) = (i64::MAX, i64::MIN);
@@ -658,82 +617,8 @@ impl Profile {
             *free -= size;
             lowest = lowest.min(*free);
         }
-        if size >= 0 {
-            chunk.lowered(lowest, highest_before);
-        } else {
-            chunk.refresh();
-        }
+        chunk.lowered(lowest, highest_before);
         self.summary.set_leaf(c, chunk);
-    }
-
-    /// How many more units a job of `size` units for `duration`, whose earliest fit is
-    /// `start`, would need anywhere to fit earlier: `size` less the most units free
-    /// throughout any span of `duration` from a step before `start` (a zero duration: that
-    /// step); `i64::MAX` if no step precedes `start`. Units added later over any stretch
-    /// let the job fit earlier only if they are at least this many. One pass over the steps
-    /// before `start + duration` with a monotone queue of the span's minimum.
-    pub(crate) fn shortfall(
-        &self,
-        size: u32,
-        duration: Duration,
-        start: Time,
-        scratch: &mut Scratch,
-    ) -> i64 {
-        let size = i64::from(size);
-        let end = start.saturating_add(duration);
-        let Scratch { steps, window } = scratch;
-        steps.clear();
-        window.clear();
-        let mut offset = self.summary.offset(0);
-        'chunks: for (c, chunk) in self.chunks.iter().enumerate() {
-            if c > 0 {
-                offset = self.summary.next_offset(c - 1, offset);
-            }
-            for (&t, &f) in chunk.times.iter().zip(&chunk.free) {
-                if t >= end && t >= start {
-                    break 'chunks;
-                }
-                if steps.len() == SHORTFALL_STEPS {
-                    // Too long to look at: any unit could let it fit earlier.
-                    return 1;
-                }
-                steps.push((t, f + chunk.add + offset));
-            }
-        }
-        // Steps `window[head..]` are the candidates for the minimum of the current span:
-        // values increasing.
-        let mut head = 0;
-        let mut next = 0;
-        let mut most = i64::MIN;
-        for i in 0..steps.len() {
-            let (t, _) = steps[i];
-            if t >= start {
-                break;
-            }
-            let span_end = t.saturating_add(duration);
-            while next < steps.len() && (next <= i || steps[next].0 < span_end) {
-                let v = steps[next].1;
-                while window.len() > head && window.last().is_some_and(|&j| steps[j].1 >= v) {
-                    window.pop();
-                }
-                window.push(next);
-                next += 1;
-            }
-            while window.get(head).is_some_and(|&j| j < i) {
-                head += 1;
-            }
-            if let Some(&j) = window.get(head) {
-                most = most.max(steps[j].1);
-            }
-            if most >= size - 1 {
-                break;
-            }
-        }
-        if most == i64::MIN {
-            i64::MAX
-        } else {
-            size.saturating_sub(most).max(1)
-        }
     }
 
     /// Makes `t` a step boundary and returns that step; `None` for `Time::MAX` when no step

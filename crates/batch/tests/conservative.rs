@@ -239,8 +239,7 @@ fn early_workload() -> impl Strategy<Value = (u32, Vec<RigidJob>)> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// Schedules replanned after early ends (carried over where no reservation can move,
-    /// planned again from the first that can) give the reference's schedule.
+    /// Schedules replanned after early ends give the reference's schedule.
     #[test]
     fn early_ends_match_planning_from_scratch((capacity, jobs) in early_workload()) {
         let fast = run(capacity, &jobs, Conservative::default());
