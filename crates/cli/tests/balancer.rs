@@ -179,6 +179,12 @@ fn notify_presents_its_token() {
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, format!("{SECRET}\n")).unwrap();
+    // Only its owner may read a token file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
     let config = ServiceConfig {
         token: Some(BearerToken::new(SECRET).unwrap()),
         log: Logger::discard(),
