@@ -385,6 +385,18 @@ fn a_cancelled_held_job_and_a_drained_node_are_seen_at_the_next_poll() {
         exec.submit(j).unwrap();
     }
     assert_eq!(exec.step(clock.now()).unwrap(), 1);
+    // Drained before Slurm runs it, job 1 would wait for n8 for ever.
+    let first = exec.platform_id(JobId(1)).unwrap().to_owned();
+    let deadline = std::time::Instant::now() + StdDuration::from_secs(60);
+    while !slurm
+        .job_details()
+        .unwrap()
+        .iter()
+        .any(|j| j.id.to_string() == first && j.state == JobState::Running)
+    {
+        assert!(std::time::Instant::now() < deadline, "job 1 runs");
+        std::thread::sleep(StdDuration::from_millis(50));
+    }
     let cancelled = exec.platform_id(JobId(2)).unwrap().to_owned();
     slurm.cancel(&cancelled).expect("scancel");
     slurm

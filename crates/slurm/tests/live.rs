@@ -66,7 +66,7 @@ fn draining_a_busy_node_lets_its_job_finish() {
         ])
         .expect("sbatch");
     wait_for("the job to run", Duration::from_secs(20), || {
-        job_state(&slurm, &id) == Some(JobState::Running)
+        job_state(slurm, &id) == Some(JobState::Running)
     });
     slurm.drain("n1", "cosched live test").expect("drain");
     let node = slurm.node("n1").expect("n1");
@@ -87,24 +87,24 @@ fn draining_a_busy_node_lets_its_job_finish() {
         ])
         .expect("sbatch");
     wait_for("the drain to complete", Duration::from_secs(30), || {
-        state(&slurm, "n1") == NodeState::Drained
+        state(slurm, "n1") == NodeState::Drained
     });
     // The drained node's job finished (its epilog may still be completing), never killed.
     wait_for(
         "the drained node's job to complete",
         Duration::from_secs(30),
         || {
-            let s = job_state(&slurm, &id);
+            let s = job_state(slurm, &id);
             assert!(!s.as_ref().is_some_and(JobState::is_killed), "{s:?}");
             s == Some(JobState::Completed)
         },
     );
-    assert_eq!(job_state(&slurm, &blocked), Some(JobState::Pending));
+    assert_eq!(job_state(slurm, &blocked), Some(JobState::Pending));
     slurm.resume("n1").expect("resume");
     wait_for(
         "the blocked job to run on the restored node",
         Duration::from_secs(30),
-        || job_state(&slurm, &blocked) == Some(JobState::Completed),
+        || job_state(slurm, &blocked) == Some(JobState::Completed),
     );
 }
 
@@ -116,10 +116,10 @@ fn draining_an_idle_node_takes_it_at_once() {
     };
     let slurm = held.slurm();
     slurm.drain("n2", "cosched live test").expect("drain");
-    assert_eq!(state(&slurm, "n2"), NodeState::Drained);
+    assert_eq!(state(slurm, "n2"), NodeState::Drained);
     slurm.resume("n2").expect("resume");
     wait_for("n2 to be idle", Duration::from_secs(10), || {
-        state(&slurm, "n2") == NodeState::Idle
+        state(slurm, "n2") == NodeState::Idle
     });
     assert!(matches!(
         slurm.node("no-such-node"),
@@ -136,7 +136,7 @@ fn job_ends_are_seen_by_polling_and_by_the_epilog() {
         return;
     };
     let slurm = held.slurm();
-    let log_path = env::xtask_job_end_log(&slurm).expect("target/slurm");
+    let log_path = env::xtask_job_end_log(slurm).expect("target/slurm");
     let mut log = JobEndLog::new(&log_path);
     let _ = log.read_new().expect("read the log");
     let id = slurm
@@ -153,7 +153,7 @@ fn job_ends_are_seen_by_polling_and_by_the_epilog() {
         ])
         .expect("sbatch");
     wait_for("squeue to report the end", Duration::from_secs(30), || {
-        job_state(&slurm, &id) == Some(JobState::Completed)
+        job_state(slurm, &id) == Some(JobState::Completed)
     });
     let mut seen = Vec::new();
     wait_for(
