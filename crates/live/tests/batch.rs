@@ -89,6 +89,19 @@ fn simulated(jobs: &[RigidJob], nodes: u32, name: &str) -> Vec<JobRecord> {
         .records
 }
 
+/// FCFS started at 0 on a fresh double of `nodes` nodes, its jobs named `j<id>`.
+fn fcfs_on(
+    nodes: u32,
+) -> (
+    MemoryBatch,
+    BatchExecutor<Box<dyn BatchPolicy + Send>, MemoryBatch>,
+) {
+    let double = MemoryBatch::new(nodes);
+    let exec =
+        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    (double, exec)
+}
+
 fn job(id: u64, submit: i64, size: u32, run: i64, est: i64) -> RigidJob {
     RigidJob::new(JobId(id), Time(submit), size, Duration(run), Duration(est)).expect("a job")
 }
@@ -217,9 +230,7 @@ fn starts_lost_in_a_crash_are_applied_once_after_the_restart() {
 /// another policy is refused.
 #[test]
 fn ends_missed_while_down_are_applied_and_a_diverging_replay_is_refused() {
-    let double = MemoryBatch::new(2);
-    let mut exec =
-        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    let (double, mut exec) = fcfs_on(2);
     for j in [job(1, 0, 2, 10, 10), job(2, 0, 1, 5, 5), job(3, 0, 1, 1, 1)] {
         exec.submit(BatchJob::rigid(&j)).unwrap();
     }
@@ -274,9 +285,7 @@ proptest! {
 /// next step tells the policy both, at its own time.
 #[test]
 fn a_failed_submission_loses_no_end_and_no_arrival() {
-    let double = MemoryBatch::new(2);
-    let mut exec =
-        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    let (double, mut exec) = fcfs_on(2);
     exec.submit(BatchJob::rigid(&job(1, 0, 2, 10, 10))).unwrap();
     exec.step(Time(0)).unwrap();
     double.advance(Time(10));
@@ -365,9 +374,7 @@ fn node_seconds_equal_the_simulated_ones_across_a_restart_and_slow_polls() {
 /// unstarted), and a restart replays the withdrawal.
 #[test]
 fn a_held_job_cancelled_by_its_user_leaves_the_queue_at_the_next_step() {
-    let double = MemoryBatch::new(2);
-    let mut exec =
-        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    let (double, mut exec) = fcfs_on(2);
     for j in [
         job(1, 0, 2, 10, 10),
         job(2, 0, 2, 10, 10),
@@ -412,9 +419,7 @@ fn a_held_job_cancelled_by_its_user_leaves_the_queue_at_the_next_step() {
 /// its job ends) and comes back when resumed; a restart replays both.
 #[test]
 fn drained_nodes_leave_the_policys_view_until_resumed() {
-    let double = MemoryBatch::new(4);
-    let mut exec =
-        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    let (double, mut exec) = fcfs_on(4);
     exec.submit(BatchJob::rigid(&job(1, 0, 1, 10, 10))).unwrap();
     exec.step(Time(0)).unwrap();
     let busy = double.running_on("j1").unwrap()[0].clone();
