@@ -19,9 +19,17 @@
 //! executor ([`BatchExecutor::resume`]) replays the journal through a fresh policy (checking
 //! that it decides as it did), then asks the platform where each job is: a job the journal
 //! started that the platform still holds is started now (the crash fell between the save and
-//! the start); one the platform shows ended while the executor was down ends at the first
-//! step. A job is started on the platform only while the platform holds it, so no job starts
-//! twice and none is lost. Submissions are idempotent by name ([`BatchPlatform::submit_held`]).
+//! the start); one the platform shows ended while the executor was down is told to the policy
+//! at the first step. A job is started on the platform only while the platform holds it, so no
+//! job starts twice and none is lost. Submissions are idempotent by name
+//! ([`BatchPlatform::submit_held`]).
+//!
+//! **What the records say.** A job's record ends when the platform says it ended
+//! ([`BatchPlatform::ended_at`], [`BatchPlatform::end_time`]: on Slurm, the epilog's line),
+//! not when the executor learnt of it, so node-seconds after a late poll or a restart are the
+//! job's own. **Outside changes** ([`BatchPlatform::outside`]) are read at every step: a held
+//! job its user cancelled leaves the queue (recorded unstarted) and a node drained or down
+//! leaves the policy's view until it is back; both are journaled and replayed.
 //!
 //! ```
 //! use cosched_batch::{BatchJob, scenario};
