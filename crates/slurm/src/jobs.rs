@@ -19,6 +19,8 @@
 //!   its CPU count through a requeue, and restarting one on its submitted nodes did not start
 //!   within 60 s in one of two tries on a loaded machine.
 //! - `squeue --json` ignores `-j`: [`Slurm::job_details`] lists every job.
+//!
+//! Jobs are read by the one reader, [`Slurm::job_details`] (`crate::queue`).
 
 use serde::{Deserialize, Serialize};
 
@@ -137,11 +139,6 @@ pub fn parse_squeue_json(text: &str) -> Result<Vec<JobDetail>, SlurmError> {
 }
 
 impl Slurm {
-    /// Every job the controller lists (pending, running and recently ended), in full.
-    pub fn job_details(&self) -> Result<Vec<JobDetail>, SlurmError> {
-        parse_squeue_json(&self.run("squeue", ["--json", "-t", "all"])?)
-    }
-
     /// Submits a held batch job (`sbatch --hold ARGS`): Slurm's own scheduler leaves it
     /// alone until [`Slurm::start_on`]. Returns its id.
     pub fn submit_held<I, S>(&self, args: I) -> Result<String, SlurmError>
