@@ -96,8 +96,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let total = change(&|m| minutes(m.mean_response_s));
             let (busiest_one, busiest_two) = (mean(one, &busiest_share), mean(two, &busiest_share));
             let how = if busiest_two > busiest_one {
-                "MaxQ 2 lets a cycle's second job queue at the site the first went to, where \
-                 MaxQ 1 moves it on"
+                "the placements are a little more concentrated at MaxQ 2"
             } else {
                 "the placements are no more concentrated at MaxQ 2"
             };
