@@ -426,8 +426,7 @@ fn claims(by_fig: &[Vec<Run>], n: u64) -> Claims {
         pass,
     )
     .because(format!("{noise}; {why}"));
-    for f in 1..PAPER.len() {
-        let p = PAPER[f];
+    for (f, p) in PAPER.iter().enumerate().skip(1) {
         let (mean_ok, mean_ours) = one_run(f, &|r| r.mean_s, p.mean_s, 0.005);
         let (sd_ok, sd_ours) = one_run(f, &|r| r.sd_s, p.sd_s, 0.005);
         let claim = c.check(
