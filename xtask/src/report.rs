@@ -23,6 +23,21 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The report's header line for outputs all of this mode.
+    fn header(self) -> &'static str {
+        match self {
+            Mode::Full => "Mode: **full**: the configurations of the papers.\n",
+            Mode::Quick => {
+                "Mode: **quick** (`--quick`): small configurations for CI; numbers are only \
+                 indicative.\n"
+            }
+            Mode::Unrecorded => {
+                "Mode: **unrecorded**: the outputs say nothing of how they were made (no \
+                 `run.json`).\n"
+            }
+        }
+    }
+
     /// The mode's name in the report.
     pub fn name(self) -> &'static str {
         match self {
@@ -160,28 +175,27 @@ pub fn render(quick: bool, only: &[String], runs: &[Run], missing: &[&str]) -> S
     let mut modes: Vec<Mode> = runs.iter().map(|r| r.provenance.mode).collect();
     modes.sort();
     modes.dedup();
+    let requested = if quick { Mode::Quick } else { Mode::Full };
     out.push_str(match modes.as_slice() {
-        [] if quick => "Mode: **quick** (`--quick`): small configurations for CI; numbers are only indicative.\n",
-        [] => "Mode: **full**: the configurations of the papers.\n",
-        [Mode::Quick] => "Mode: **quick** (`--quick`): small configurations for CI; numbers are only indicative.\n",
-        [Mode::Full] => "Mode: **full**: the configurations of the papers.\n",
-        [Mode::Unrecorded] => "Mode: **unrecorded**: the outputs say nothing of how they were made (no `run.json`).\n",
-        _ => "Mode: **mixed**: outputs of different runs, combined; each example's run is named in the summary and beside its claims.\n",
+        [] => requested.header(),
+        [mode] => mode.header(),
+        _ => {
+            "Mode: **mixed**: outputs of different runs, combined; each example's run is named in \
+             the summary and beside its claims.\n"
+        }
     });
     if !only.is_empty() {
-        let names: Vec<String> = only.iter().map(|n| format!("`{n}`")).collect();
         let _ = writeln!(
             out,
             "\nExamples selected with `--only`: {}.",
-            names.join(", ")
+            code_list(only.iter().map(String::as_str))
         );
     }
     if !missing.is_empty() {
-        let names: Vec<String> = missing.iter().map(|n| format!("`{n}`")).collect();
         let _ = writeln!(
             out,
             "\nNot run (no outputs in `target/figures`): {}.",
-            names.join(", ")
+            code_list(missing.iter().copied())
         );
     }
     if runs.is_empty() {
@@ -225,6 +239,14 @@ pub fn render(quick: bool, only: &[String], runs: &[Run], missing: &[&str]) -> S
         }
     }
     out
+}
+
+/// `names` as a comma-separated list of code spans.
+fn code_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Examples that report our own findings (the papers' mechanisms composed), not paper
