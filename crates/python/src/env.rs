@@ -79,10 +79,14 @@ struct Decision {
     /// The observation and the visible jobs built afresh from the pass, beside the
     /// incremental ones (what the tests compare).
     #[cfg(test)]
-    fresh: (Vec<f32>, Vec<usize>),
+    fresh: Fresh,
     #[cfg(test)]
     ids: Vec<usize>,
 }
+
+/// An observation and its visible jobs, built afresh (tests).
+#[cfg(test)]
+type Fresh = (Vec<f32>, Vec<usize>);
 
 /// The end of an episode: its metric, and the schedule's facts.
 struct Finished {
@@ -347,7 +351,7 @@ impl AgentPolicy<'_> {
 
     /// The observation and the visible jobs built afresh from `pass`, in queue order.
     #[cfg(test)]
-    fn fresh(&self, now: Time, pass: &Pass<'_>) -> (Vec<f32>, Vec<usize>) {
+    fn fresh(&self, now: Time, pass: &Pass<'_>) -> Fresh {
         let f = self.src.padding.len();
         let mut out: Vec<f32> = self.src.padding.repeat(self.queue_size);
         let mut ids = Vec::new();
@@ -568,9 +572,10 @@ struct Core {
     visible: usize,
     /// The observation of the last decision, kept for the next resume.
     features: Vec<f32>,
-    /// The pending decision's, afresh and incremental (tests).
+    /// The pending decision's observation and visible jobs afresh, and its visible jobs
+    /// (tests).
     #[cfg(test)]
-    last: Option<((Vec<f32>, Vec<usize>), Vec<usize>)>,
+    last: Option<(Fresh, Vec<usize>)>,
 }
 
 impl Core {
