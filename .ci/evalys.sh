@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # evalys (Batsim's analysis toolkit, PyPI) must load `cosched simulate`'s per-job CSV for the
-# four shared traces and agree with our utilisation (.ci/evalys_check.py). Runs in a Python
-# virtual environment kept under target/ (made once, so later runs take seconds); skips with
-# a printed reason when python3, the venv, PyPI or the shared traces are unavailable.
+# four vendored traces (the SDSC-SP2 sample, Lublin 256, the HPC2N subset and NASA iPSC, each
+# gzip-compressed with its provenance beside it) and agree with our utilisation
+# (.ci/evalys_check.py). Runs in a Python virtual environment kept under target/ (made once, so
+# later runs take seconds); skips with a printed reason when python3, the venv or PyPI are
+# unavailable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=../shared/data/swf
+traces=(
+    examples/data/swf/SDSC-SP2-sample-4961.swf.gz
+    crates/cli/experiments/data/lublin_256.swf.gz
+    examples/data/swf/alea-hpc2n-subset.swf.gz
+    examples/data/swf/NASA-iPSC-1993-3.1-cln.swf.gz
+)
 if ! command -v python3 >/dev/null; then
     echo "evalys check skipped: python3 is not installed"; exit 0
-fi
-if [ ! -d "$data" ]; then
-    echo "evalys check skipped: $data (the shared traces) is absent"; exit 0
 fi
 venv=target/evalys-venv
 if [ ! -x "$venv/bin/python" ]; then
@@ -28,6 +32,4 @@ fi
 cargo build -p cosched-cli --quiet
 out=target/evalys-check
 rm -rf "$out"
-"$venv/bin/python" .ci/evalys_check.py target/debug/cosched "$out" \
-    "$data/SDSC-SP2-sample-4961.swf" "$data/lublin_256.swf" "$data/alea-hpc2n-subset.swf" \
-    "$data/NASA-iPSC-1993-3.1-cln.swf.gz"
+"$venv/bin/python" .ci/evalys_check.py target/debug/cosched "$out" "${traces[@]}"

@@ -16,7 +16,7 @@ if [ ! -x "$venv/bin/python" ]; then
     fi
 fi
 if ! "$venv/bin/pip" install --quiet 'maturin>=1.7,<2' 'pytest>=7' 'gymnasium>=0.29' \
-        'numpy>=1.22' 'pandas>=1.5'; then
+        'hypothesis>=6' 'numpy>=1.22' 'pandas>=1.5'; then
     echo "python package skipped: pip could not install the test dependencies from PyPI"; exit 0
 fi
 # maturin's PEP 517 hook runs the `maturin` of PATH: the venv's.
@@ -28,3 +28,13 @@ cargo build -p cosched-cli --quiet
 cargo build -p cosched-examples --examples --quiet
 COSCHED_BIN="$PWD/target/debug/cosched" COSCHED_EXAMPLES_DIR="$PWD/target/debug/examples" \
     "$venv/bin/python" -m pytest -q crates/python/tests
+# The extension's Rust tests (the environment's incremental observation against one built
+# afresh) link libpython: they run where the interpreter ships it as a shared library.
+libdir=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR") or "")')
+ldlib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_config_var("LDLIBRARY") or "")')
+if [ -n "$ldlib" ] && [ "${ldlib%.so}" != "$ldlib" ] && [ -e "$libdir/$ldlib" ]; then
+    PYO3_PYTHON="$PWD/$venv/bin/python" LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        CARGO_TARGET_DIR="$PWD/target" cargo test --quiet --manifest-path crates/python/Cargo.toml
+else
+    echo "crates/python's Rust tests skipped: no shared libpython at $libdir/$ldlib (install python3-dev)"
+fi

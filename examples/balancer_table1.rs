@@ -318,6 +318,7 @@ fn from_flags(cli: &Cli) -> Result<Model, Box<dyn std::error::Error>> {
             jobs: batch.jobs,
             preload: batch.preload,
             leases: scaled(&od.base, cli.scale)?,
+            history: Vec::new(),
         }]));
     }
     if inputs.aps.len() != inputs.lcrc.len() {

@@ -2,7 +2,7 @@
 //! FCFS/EASY baseline) and Figures 3–5 (size mix, job types, on-demand jobs per week) for the
 //! generated Theta-like and Cori-like workloads, and the calibration that fixed them.
 //!
-//! The workload is calibrated on the baseline only (the brief's rule): the arrival rate is the
+//! The workload is calibrated on the baseline only: the arrival rate is the
 //! real log's (Theta 2019: 37,298 jobs a year; Cori Apr–Jul 2018: 2,607,054 jobs in 122 days,
 //! Table I); the run-time scale and the project sessions (bursts) are chosen on Table III's
 //! baseline row — turnaround, utilisation and on-demand instant start together. `--calibrate`
@@ -19,7 +19,8 @@ use cosched_core::RigidJob;
 use cosched_core::seed::replicate_seeds;
 use cosched_core::stats::Spread;
 use cosched_examples::hybrid::{
-    Machine, PaperBaseline, Runs, WorkloadStats, baseline_of, baseline_row, pooled, replicates,
+    Machine, PaperBaseline, Runs, WorkloadStats, baseline_and_share, baseline_row, pooled,
+    replicates,
 };
 use cosched_examples::rhic::checks_table;
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
@@ -121,8 +122,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     .with_notes(format!(
         "Ours: mean ± 95 % CI half-width over {n_seeds} generated trace(s) per system (seeds \
          {seed}..; each seed's value in brackets), each averaged over {typings} typing(s) by \
-         project (the paper: 10). Theta-like: the 2019 log's year; Cori-like: four weeks at \
-         the 2018 log's rate. Utilisation over the arrival window (useful node-hours / elapsed \
+         project (the paper: 10). Theta-like: the 2019 log's year; Cori-like: the 2018 log's \
+         four months (Table I: 2,607,054 jobs in 122 days). Utilisation over the arrival window (useful node-hours / elapsed \
          node-hours, §IV-D); turnaround over all jobs."
     ));
     let mut stats_table = Table::new(
@@ -147,6 +148,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     let mut checks = Claims::new("hybrid");
     let mut ours = Vec::new();
+    let mut workloads = Vec::new();
     for machine in Machine::ALL {
         let params = machine.trace(quick);
         let runs = per_machine(machine);
@@ -194,10 +196,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             Cell::Text("3-15".into()),
         ]);
         check_capacity(&mut checks, machine, &st, typings);
+        check_facts(&mut checks, machine, &st, quick);
+        workloads.push((machine, st));
         if cli.calibrate {
-            out.write_table(&calibration(machine, quick, &seeds, typings.min(2))?)?;
+            // One typing a point on the Cori-like log's length (a run there costs about 10
+            // CPU-seconds), two on Theta-like.
+            let per_point = if machine == Machine::Cori {
+                1
+            } else {
+                typings.min(2)
+            };
+            for t in calibration(machine, quick, &seeds, per_point)? {
+                out.write_table(&t)?;
+            }
         }
     }
+    check_types(&mut checks, &workloads);
     out.write_table(&table)?;
     out.write_table(&stats_table)?;
     let systems = Machine::ALL.map(Machine::name);
@@ -268,6 +282,142 @@ fn check_capacity(checks: &mut Claims, machine: Machine, st: &WorkloadStats, typ
             100.0 * share,
             if share < lo { "below" } else { "above" }
         ));
+    }
+}
+
+/// What Table I and §IV-A state of a log: jobs, days, the longest job (hours), the share of
+/// single-node jobs where stated.
+struct Facts {
+    jobs: usize,
+    days: f64,
+    max_runtime_h: f64,
+    single_node: Option<f64>,
+}
+
+/// Table I (Theta: 2019, 37,298 jobs, at most 1 day; Cori: Apr-Jul 2018, 122 days, 2,607,054
+/// jobs, at most 7 days) and §IV-A ("Cori log contains 76% of single-node jobs").
+fn facts(machine: Machine) -> Facts {
+    match machine {
+        Machine::Theta => Facts {
+            jobs: 37_298,
+            days: 365.0,
+            max_runtime_h: 24.0,
+            single_node: None,
+        },
+        Machine::Cori => Facts {
+            jobs: 2_607_054,
+            days: 122.0,
+            max_runtime_h: 168.0,
+            single_node: Some(0.76),
+        },
+    }
+}
+
+/// The generated trace meets the log's stated facts ([`facts`]): its job count, its span
+/// within 1 % of the log's days (the arrival rate's rescaling), no job longer than the
+/// log's limit, the single-node share within 1 point (ours: job arrays copy one job's size).
+fn check_facts(checks: &mut Claims, machine: Machine, st: &WorkloadStats, quick: bool) {
+    let f = facts(machine);
+    let paper = format!(
+        "{} jobs in {:.0} days, at most {:.0} h{}",
+        f.jobs,
+        f.days,
+        f.max_runtime_h,
+        f.single_node.map_or(String::new(), |s| format!(
+            ", {:.0} % single-node",
+            100.0 * s
+        ))
+    );
+    let ours = format!(
+        "{} jobs in {:.1} days, at most {:.1} h, {:.1} % single-node",
+        st.jobs,
+        st.span_days,
+        st.max_runtime_h,
+        100.0 * st.single_node
+    );
+    let source = format!("calibration, Table I, {}", machine.slug());
+    let claim = format!(
+        "the generated {} trace has the log's length and job count, its longest job and \
+         (Cori) its single-node share (a stated fact; tolerance: span 1 %, share 1 point)",
+        machine.name()
+    );
+    if quick {
+        checks.not_exercised(
+            source,
+            claim,
+            ours,
+            paper,
+            format!("quick mode generates {} jobs", st.jobs),
+        );
+        return;
+    }
+    let mut missed = Vec::new();
+    if st.jobs != f.jobs {
+        missed.push(format!("{} jobs, not {}", st.jobs, f.jobs));
+    }
+    if (st.span_days / f.days - 1.0).abs() > 0.01 {
+        missed.push(format!("{:.1} days, not {:.0}", st.span_days, f.days));
+    }
+    if st.max_runtime_h > f.max_runtime_h {
+        missed.push(format!("a job of {:.1} h", st.max_runtime_h));
+    }
+    if let Some(single) = f.single_node
+        && (st.single_node - single).abs() > 0.01
+    {
+        missed.push(format!("{:.1} % single-node", 100.0 * st.single_node));
+    }
+    let check = checks.check(source, claim, ours, paper, missed.is_empty());
+    if !missed.is_empty() {
+        check.because(missed.join("; "));
+    }
+}
+
+/// §IV-A on the typed traces (Fig. 4): "Cori has a higher percentage of rigid jobs and a lower
+/// percentage of malleable jobs compared to Theta", and "Cori's malleable jobs are, on average,
+/// larger in size than rigid and [on-demand]" jobs (the sentence says "malleable"; we read the
+/// other type).
+fn check_types(checks: &mut Claims, workloads: &[(Machine, WorkloadStats)]) {
+    let find = |m: Machine| workloads.iter().find(|(w, _)| *w == m).map(|(_, st)| st);
+    let (Some(theta), Some(cori)) = (find(Machine::Theta), find(Machine::Cori)) else {
+        return;
+    };
+    let shares = |st: &WorkloadStats| {
+        format!(
+            "rigid {:.1} %, malleable {:.1} %",
+            100.0 * st.types[1],
+            100.0 * st.types[2]
+        )
+    };
+    let ok = cori.types[1] > theta.types[1] && cori.types[2] < theta.types[2];
+    let check = checks.check(
+        "calibration, Fig. 4, types",
+        "Cori-like has more rigid and fewer malleable jobs than Theta-like (§IV-A, a stated \
+         fact of the typing)",
+        format!("Cori-like {}; Theta-like {}", shares(cori), shares(theta)),
+        "Cori more rigid, fewer malleable",
+        ok,
+    );
+    if !ok {
+        check.because(format!(
+            "Cori-like {} against Theta-like {}",
+            shares(cori),
+            shares(theta)
+        ));
+    }
+    let [od, rigid, malleable] = cori.mean_size;
+    let ok = malleable > rigid && malleable > od;
+    let sizes =
+        format!("mean size: malleable {malleable:.1}, rigid {rigid:.1}, on-demand {od:.1} nodes");
+    let check = checks.check(
+        "calibration, Fig. 4, sizes",
+        "Cori-like's malleable jobs are on average larger than its rigid and on-demand jobs \
+         (§IV-A, a stated fact of the typing)",
+        sizes.clone(),
+        "malleable the largest",
+        ok,
+    );
+    if !ok {
+        check.because(sizes);
     }
 }
 
@@ -375,8 +525,6 @@ fn check_baseline(checks: &mut Claims, machine: Machine, ours: &Runs, paper: &Pa
 enum Estimates {
     /// Tsafrir's model of user estimates (the default workloads').
     Tsafrir,
-    /// Every estimate equal to the run time (perfect backfilling).
-    Exact,
     /// Every estimate at the machine's job-length limit (Table I; backfilling only into nodes
     /// the head job's reservation leaves over).
     Limit,
@@ -386,7 +534,6 @@ impl Estimates {
     fn name(self) -> &'static str {
         match self {
             Estimates::Tsafrir => "Tsafrir",
-            Estimates::Exact => "exact",
             Estimates::Limit => "limit",
         }
     }
@@ -396,7 +543,6 @@ impl Estimates {
         for job in trace {
             match self {
                 Estimates::Tsafrir => {}
-                Estimates::Exact => job.estimate = job.runtime,
                 Estimates::Limit => job.estimate = limit.max(job.runtime),
             }
         }
@@ -404,13 +550,14 @@ impl Estimates {
 }
 
 /// One point of the calibration grid: a run-time scale, the sessions, the share of parallel
-/// jobs in the large-size tail (Cori-like only) and the estimates.
+/// jobs in the large-size tail (Cori-like only), the estimates and the trace's length.
 #[derive(Clone, Copy, PartialEq)]
 struct Knobs {
     scale: f64,
     sessions: Sessions,
     tail: f64,
     estimates: Estimates,
+    jobs: usize,
 }
 
 impl Knobs {
@@ -422,15 +569,32 @@ impl Knobs {
         } == *other
             && (self.tail - other.tail).abs() < 1e-9
     }
+
+    /// Eligible to be the workload's point: the workload's own estimates (Tsafrir's) at the
+    /// length Table I states (the rest are diagnostics).
+    fn eligible(&self, base: &TraceParams) -> bool {
+        self.estimates == Estimates::Tsafrir && self.jobs == base.jobs
+    }
 }
 
-/// The baseline row over a grid of run-time scales and sessions, averaged over `seeds`.
+/// The Cori-like grid's run-time scales (ours).
+const CORI_SCALES: [f64; 4] = [0.40, 0.45, 0.50, 0.55];
+/// The Cori-like grid's mean session lengths, jobs: the burstiness §IV-A states without a
+/// number ("users tend to submit a bunch of on-demand jobs in a short period of time", Fig. 5).
+const CORI_SESSION_MEANS: [f64; 3] = [10.0, 25.0, 50.0];
+/// The previous Cori-like environment, shown beside the grid: four weeks at the log's rate
+/// (598,340 jobs), run times × 0.65, sessions of 10 jobs (ours; Table I states four months).
+const FOUR_WEEKS: (usize, f64, f64) = (598_340, 0.65, 10.0);
+
+/// The baseline row over a grid of run-time scales and sessions, averaged over `seeds` (the
+/// same seeds at every point: the points are paired by trace), and for the Cori-like grid the
+/// 2-D table of the fit.
 fn calibration(
     machine: Machine,
     quick: bool,
     seeds: &[u64],
     typings: u64,
-) -> Result<Table, cosched_hybrid::HybridError> {
+) -> Result<Vec<Table>, cosched_hybrid::HybridError> {
     let base = machine.trace(quick);
     let tail = 1.0 - base.model.uprob;
     let with = |scale: f64, mean_jobs: f64, shape: f64, spacing: i64| Knobs {
@@ -443,6 +607,7 @@ fn calibration(
         },
         tail,
         estimates: Estimates::Tsafrir,
+        jobs: base.jobs,
     };
     let chosen = with(
         base.runtime_scale,
@@ -450,11 +615,6 @@ fn calibration(
         base.sessions.shape,
         base.sessions.spacing.0,
     );
-    let tailed = |scale: f64, tail: f64| Knobs {
-        scale,
-        tail,
-        ..chosen
-    };
     let estimated = |scale: f64, estimates: Estimates| Knobs {
         scale,
         estimates,
@@ -471,23 +631,19 @@ fn calibration(
             g
         }
         Machine::Cori => {
-            let mut g: Vec<Knobs> = [0.6, 0.7, 0.75, 0.8, 0.85]
-                .map(|scale| tailed(scale, 0.01))
-                .to_vec();
-            g.extend([0.5, 0.55, 0.6, 0.65].map(|scale| tailed(scale, 0.015)));
-            g.push(tailed(0.5, 0.02));
-            // Diagnostics, not eligible: the estimates are the workload's model (Tsafrir's).
-            g.extend(
-                [
-                    (0.7, 0.01, Estimates::Exact),
-                    (0.7, 0.01, Estimates::Limit),
-                    (0.6, 0.015, Estimates::Limit),
-                ]
-                .map(|(scale, tail, estimates)| Knobs {
-                    estimates,
-                    ..tailed(scale, tail)
-                }),
-            );
+            let mut g: Vec<Knobs> = CORI_SESSION_MEANS
+                .iter()
+                .flat_map(|&mean| CORI_SCALES.map(|scale| with(scale, mean, s.shape, s.spacing.0)))
+                .collect();
+            if !g.iter().any(|k| k.same(&chosen)) {
+                g.push(chosen);
+            }
+            // The previous reading, a diagnostic: four weeks (quick: the quick length).
+            let (jobs, scale, mean) = FOUR_WEEKS;
+            g.push(Knobs {
+                jobs: if quick { base.jobs / 2 } else { jobs },
+                ..with(scale, mean, s.shape, s.spacing.0)
+            });
             g
         }
     };
@@ -498,6 +654,7 @@ fn calibration(
         |&(g, seed)| {
             let knobs = grid.get(g).copied().unwrap_or(chosen);
             let params = TraceParams {
+                jobs: knobs.jobs,
                 runtime_scale: knobs.scale,
                 sessions: knobs.sessions,
                 model: LublinParams {
@@ -508,11 +665,7 @@ fn calibration(
             };
             let mut trace = generate(&params, seed)?;
             knobs.estimates.apply(&mut trace, params.max_runtime);
-            let share = WorkloadStats::of(&params, seed, typings)?.on_demand_capacity;
-            Ok::<_, cosched_hybrid::HybridError>((
-                baseline_of(&trace, params.nodes, seed, typings)?,
-                share,
-            ))
+            baseline_and_share(&trace, params.nodes, seed, typings)
         },
     )?;
     let paper = machine.paper_baseline();
@@ -529,6 +682,7 @@ fn calibration(
             100.0 * paper.instant_start
         ),
         [
+            "jobs",
             "runtime scale",
             "mean session (jobs)",
             "session shape",
@@ -549,10 +703,11 @@ fn calibration(
         "distance: the sum over the three baseline figures of (miss / tolerance)^2 with the \
          tolerances of the Table III check (turnaround 25 %, utilisation 3 points, instant \
          start 5 points); the workload's point ('ours') is the grid's smallest distance among \
-         the points with Tsafrir's estimates ('nearest'; exact and 7-day estimates are \
-         diagnostics). Every typing keeps Obs. 9's 3-15 % on-demand share. offered load: the \
-         jobs' work over the window's capacity; the baseline's utilisation is that less the \
-         work still queued or running at the window's end.",
+         the points with Tsafrir's estimates at Table I's length ('nearest'; other estimates \
+         and other lengths are diagnostics). Every typing keeps Obs. 9's 3-15 % on-demand \
+         share. offered load: the jobs' work over the window's capacity; the baseline's \
+         utilisation is that less the work still queued or running at the window's end. \
+         Every point runs the same seeds (paired by trace).",
     );
     let mut rows = Vec::new();
     for (g, knobs) in grid.iter().enumerate() {
@@ -570,17 +725,19 @@ fn calibration(
     }
     let nearest = rows
         .iter()
-        .filter(|(k, ..)| k.estimates == Estimates::Tsafrir)
+        .filter(|(k, ..)| k.eligible(&base))
         .min_by(|a, b| a.3.total_cmp(&b.3))
         .map(|(k, ..)| *k);
-    for (knobs, row, share, distance) in rows {
-        let mark = match (knobs.same(&chosen), nearest.is_some_and(|n| knobs.same(&n))) {
-            (true, true) => "ours, nearest",
-            (true, false) => "ours",
-            (false, true) => "nearest",
-            (false, false) => "",
-        };
+    let mark = |knobs: &Knobs| match (knobs.same(&chosen), nearest.is_some_and(|n| knobs.same(&n)))
+    {
+        (true, true) => "ours, nearest",
+        (true, false) => "ours",
+        (false, true) => "nearest",
+        (false, false) => "",
+    };
+    for (knobs, row, share, distance) in &rows {
         table.row([
+            Cell::Text(knobs.jobs.to_string()),
             Cell::fixed(knobs.scale, 2),
             Cell::fixed(knobs.sessions.mean_jobs, 0),
             Cell::fixed(knobs.sessions.shape, 1),
@@ -593,11 +750,72 @@ fn calibration(
             Cell::fixed(100.0 * share, 1),
             Cell::fixed(100.0 * row.mean(|r| r.offered_load), 2),
             Cell::fixed(100.0 * row.mean(|r| r.window_queue_share), 1),
-            Cell::fixed(distance, 2),
-            Cell::from(mark),
+            Cell::fixed(*distance, 2),
+            Cell::from(mark(knobs)),
         ]);
     }
-    Ok(table)
+    let mut tables = vec![table];
+    if machine == Machine::Cori {
+        tables.push(fit_table(machine, &base, &rows, mark, seeds.len(), typings));
+    }
+    Ok(tables)
+}
+
+/// The Cori-like grid as a 2-D table: run-time scale (rows) × mean session length (columns),
+/// each cell the baseline's utilisation / instant start / turnaround at Table I's length.
+fn fit_table(
+    machine: Machine,
+    base: &TraceParams,
+    rows: &[(Knobs, Runs, f64, f64)],
+    mark: impl Fn(&Knobs) -> &'static str,
+    seeds: usize,
+    typings: u64,
+) -> Table {
+    let paper = machine.paper_baseline();
+    let mut table = Table::new(
+        format!("{NAME}_calibration_{}_fit", machine.slug()),
+        format!(
+            "The fit, {} at Table I's length ({} jobs): utilisation % / instant start % / \
+             turnaround h per run-time scale and mean session length, {seeds} trace(s) x \
+             {typings} typing(s) (paper: {:.2} % / {:.2} % / {:.2} h)",
+            machine.name(),
+            base.jobs,
+            100.0 * paper.utilization,
+            100.0 * paper.instant_start,
+            paper.turnaround_hours
+        ),
+        std::iter::once("runtime scale".to_string()).chain(
+            CORI_SESSION_MEANS
+                .iter()
+                .map(|m| format!("sessions of {m:.0} jobs")),
+        ),
+    );
+    for scale in CORI_SCALES {
+        let cells = CORI_SESSION_MEANS.iter().map(|&mean| {
+            rows.iter()
+                .find(|(k, ..)| {
+                    k.eligible(base)
+                        && (k.scale - scale).abs() < 1e-9
+                        && (k.sessions.mean_jobs - mean).abs() < 1e-9
+                })
+                .map_or(Cell::Empty, |(k, row, _, d)| {
+                    let m = mark(k);
+                    Cell::Text(format!(
+                        "{:.2} / {:.2} / {:.2} (d {d:.1}){}",
+                        100.0 * row.mean(|r| r.window_utilization),
+                        100.0 * row.mean(|r| r.instant_start_ratio),
+                        row.mean(|r| r.turnaround_h),
+                        if m.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {m}")
+                        }
+                    ))
+                })
+        });
+        table.row(std::iter::once(Cell::fixed(scale, 2)).chain(cells));
+    }
+    table
 }
 
 /// How far a baseline row lies from Table III's in units of [`TOLERANCE`]: the sum of the

@@ -59,12 +59,16 @@ impl CommonArgs {
             .unwrap_or_else(|| PathBuf::from("target/figures").join(example))
     }
 
-    /// Creates the output directory of `example` (see [`CommonArgs::out_dir`]).
+    /// Creates the output directory of `example` (see [`CommonArgs::out_dir`]) and records
+    /// the run's mode and arguments in it ([`OutDir::write_run`]).
     ///
     /// # Errors
-    /// [`crate::Error::Io`] naming the directory when it cannot be created.
+    /// [`crate::Error::Io`] naming the directory when it cannot be created, or the run file
+    /// when it cannot be written.
     pub fn output(&self, example: &str) -> Result<OutDir> {
-        OutDir::create(self.out_dir(example))
+        let mut out = OutDir::create(self.out_dir(example))?;
+        out.write_run(self.quick)?;
+        Ok(out)
     }
 
     /// `count` seeds starting at `--seed` ([`Seeds::new`]).

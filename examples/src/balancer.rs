@@ -30,20 +30,13 @@ pub const MAX_NODES: i64 = 1_000_000;
 pub const QUICK_SAMPLE_WEEKS: usize = 10;
 
 pub use cosched_balancer::table1::{
-    FITTED_LINGER_S, PAPER_PREVIOUS_WEEK, PAPER_WEEK, STAND_IN_WEEK, TESTBED_START_LATENCY_S,
+    FITTED_LINGER_S, HISTORY_FILES, PAPER_PREVIOUS_WEEK, PAPER_WEEK, STAND_IN_WEEK,
+    TESTBED_START_LATENCY_S,
 };
 
 /// The week the paper's own selection rule (§III-A) picks over the vendored set: a finding
 /// (`balancer_weeks`), not Table I's week.
 pub const SELECTED_WEEK: &str = "2015-07-19";
-/// The APS weeks before the stand-in, oldest first: Predictive's training (§III-B5).
-pub const HISTORY_FILES: [&str; 5] = [
-    "2015-06-14",
-    "2015-06-21",
-    "2015-06-28",
-    "2015-07-05",
-    "2015-07-12",
-];
 
 /// The vendored trace set: `lcrc/` and `aps/` weekly files.
 pub fn vendored_dir() -> PathBuf {

@@ -7,11 +7,12 @@ use crate::{Cell, Claims, CommonArgs, LinePlot, Replicates, Sweep, Table};
 use cosched_core::RigidJob;
 /// The name of a configuration: `baseline` or e.g. `CUP&SPAA`, as the reports name it.
 pub use cosched_hybrid::mechanism_name as configuration_name;
+use cosched_hybrid::scenario;
 pub use cosched_hybrid::scenario::{
     Machine, PaperBaseline, WorkloadStats, configurations, simulate_trace as simulate, type_params,
     typing_seed,
 };
-use cosched_hybrid::workload::{TraceParams, TypeParams, generate};
+use cosched_hybrid::workload::{TraceParams, TypeParams, assign_types_within, generate};
 use cosched_hybrid::{HybridConfig, HybridError, HybridReport};
 use cosched_workload::swf::read_rigid_jobs;
 use std::path::PathBuf;
@@ -53,19 +54,27 @@ pub fn baseline_of(
     seed: u64,
     typings: u64,
 ) -> Result<Runs, HybridError> {
-    let runs = (0..typings)
-        .map(|t| {
-            let config = HybridConfig::new(nodes)?;
-            simulate(
-                trace,
-                &TypeParams::default(),
-                typing_seed(seed, t),
-                config,
-                None,
-            )
-        })
-        .collect::<Result<Vec<HybridReport>, HybridError>>()?;
-    Ok(Replicates::new(runs))
+    baseline_and_share(trace, nodes, seed, typings).map(|(runs, _)| runs)
+}
+
+/// [`baseline_of`] with the typings' mean on-demand share of the capacity (Obs. 9), from the
+/// typings the runs used.
+pub fn baseline_and_share(
+    trace: &[RigidJob],
+    nodes: u32,
+    seed: u64,
+    typings: u64,
+) -> Result<(Runs, f64), HybridError> {
+    let mut runs = Vec::new();
+    let mut shares = Vec::new();
+    for t in 0..typings {
+        let typing =
+            assign_types_within(trace, &TypeParams::default(), nodes, typing_seed(seed, t))?;
+        shares.push(typing.on_demand_share);
+        runs.push(scenario::simulate(HybridConfig::new(nodes)?, None, &typing.jobs)?.report);
+    }
+    let share = cosched_core::stats::mean(&shares).unwrap_or(f64::NAN);
+    Ok((Replicates::new(runs), share))
 }
 
 /// One configuration's runs (over seeds, typings, or configurations pooled with [`pooled`]):

@@ -130,7 +130,7 @@ pub use args::{
 pub use claims::{CLAIMS_FILE, Claim, Claims};
 pub use cosched_plot::{BarChart, Figure, LinePlot, PlotError};
 pub use error::{Error, Result};
-pub use out::{OutDir, TABLE_FILE};
+pub use out::{OutDir, RUN_FILE, TABLE_FILE};
 pub use paired::{Paired, Significance};
 pub use sweep::{Replicates, Sweep};
 pub use table::{Cell, Table};

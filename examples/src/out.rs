@@ -17,6 +17,11 @@ use crate::{Claims, Error, Figure, Result, Table};
 /// The Markdown file holding an example's tables, in its output directory.
 pub const TABLE_FILE: &str = "table.md";
 
+/// The file saying how the outputs beside it were made (`{"mode": "full" | "quick",
+/// "args": [...]}`), so `cargo xtask reproduce --collect-only` can combine the outputs of
+/// different runs and say which run each claim came from.
+pub const RUN_FILE: &str = "run.json";
+
 /// Files of output directories dropped uncommitted, waiting for the run's outcome
 /// ([`finish`]).
 static PENDING: Mutex<Vec<Staged>> = Mutex::new(Vec::new());
@@ -53,6 +58,20 @@ fn command_line_file(path: &Path) -> Option<String> {
         };
         (is_regular_file(&value) && same_file(&value, path)).then_some(text)
     })
+}
+
+/// `args` without `--out DIR` (or `--out=DIR`).
+fn run_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--out" {
+            args.next();
+        } else if !arg.starts_with("--out=") {
+            kept.push(arg);
+        }
+    }
+    kept
 }
 
 /// An example's output directory, created on construction.
@@ -185,6 +204,28 @@ impl OutDir {
             .map(drop)
     }
 
+    /// Writes [`RUN_FILE`]: the mode (`quick` or `full`) and the command-line arguments but
+    /// `--out DIR`, which say nothing of the results (flags such as `--seeds 1` do).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn write_run(&mut self, quick: bool) -> Result<()> {
+        let args = run_args(
+            std::env::args_os()
+                .skip(1)
+                .map(|a| a.to_string_lossy().into_owned()),
+        );
+        let run = serde_json::json!({
+            "mode": if quick { "quick" } else { "full" },
+            "args": args,
+        });
+        let path = self.path.join(RUN_FILE);
+        let json = serde_json::to_string_pretty(&run)
+            .map_err(|e| Error::io(&path, std::io::Error::other(e)))?;
+        self.write_file(RUN_FILE, (json + "\n").as_bytes())
+            .map(drop)
+    }
+
     /// Renders `figure` to `<file>.svg` here; returns the file's path.
     ///
     /// # Errors
@@ -208,5 +249,21 @@ impl Drop for OutDir {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .extend(staged);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_args;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_run_file_keeps_every_argument_but_the_output_directory() {
+        let args = strings(&["--quick", "--out", "d", "--seeds", "1", "--out=e", "x"]);
+        assert_eq!(run_args(args), ["--quick", "--seeds", "1", "x"]);
+        assert!(run_args(strings(&["--out"])).is_empty());
     }
 }

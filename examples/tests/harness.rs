@@ -65,6 +65,28 @@ fn a_short_row_is_rejected() {
     waits().row(["only one".into()]);
 }
 
+/// The output directory of the common arguments records the run's mode, which
+/// `cargo xtask reproduce --collect-only` reads to say which run each claim came from.
+#[test]
+fn the_common_output_directory_records_the_mode() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (quick, mode) in [(true, "quick"), (false, "full")] {
+        let dir = tmp.path().join(mode);
+        let common = CommonArgs {
+            quick,
+            out: Some(dir.clone()),
+            seed: 1,
+        };
+        let out = common.output("ignored").unwrap();
+        assert!(!dir.join("run.json").exists(), "staged until committed");
+        out.commit().unwrap();
+        let run: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+        assert_eq!(run["mode"], mode);
+        assert!(run["args"].is_array(), "{run}");
+    }
+}
+
 #[test]
 fn out_dir_writes_table_md_and_csv() {
     let tmp = tempfile::tempdir().unwrap();

@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask reproduce [--quick] [--only NAME,...]`: builds and runs the examples declared
 //!   in `examples/Cargo.toml`, then collects their tables and plots into
-//!   `target/figures/REPORT.md`.
+//!   `target/figures/REPORT.md`; `--collect-only` writes it from the outputs already there,
+//!   which may come from different runs (each example's `run.json` says full or quick).
 //! - `cargo xtask slurm up [--nodes N] | down | status`: a real multi-node Slurm cluster on this
 //!   machine, under `target/slurm` (see [`slurm`]).
 //! - `cargo xtask ci`: what CI runs, stopping at the first failure: `cargo fmt --all --check`,

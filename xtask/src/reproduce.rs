@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use clap::Args;
 
-use crate::report::{self, Run};
-use crate::report::{CLAIMS_FILE, ClaimTotals};
+use crate::report::{self, Provenance, Run};
+use crate::report::{CLAIMS_FILE, ClaimTotals, RUN_FILE};
 use crate::{Result, cargo, manifest, slurm_array};
 
 /// Where the examples write, relative to the workspace root: one directory per example.
@@ -38,8 +38,10 @@ pub struct Options {
     /// `--collect-only` then writes the report from the tasks' outputs.
     #[arg(long, requires = "slurm")]
     emit_only: bool,
-    /// Write the report from the outputs already in `target/figures` (of an earlier or a
-    /// hand-submitted run) without running anything.
+    /// Write the report from the outputs already in `target/figures` without running
+    /// anything: of an earlier run, a hand-submitted array, or several runs combined (each
+    /// example's directory copied in from the run that made it). Each example's mode comes
+    /// from its own `run.json`; examples without outputs are listed as not run.
     #[arg(long, conflicts_with = "slurm")]
     collect_only: bool,
 }
@@ -70,9 +72,14 @@ pub fn run(root: &Path, options: &Options) -> Result {
         )?;
     }
     let mut runs = Vec::new();
+    let mut missing = Vec::new();
     if options.collect_only {
         for name in selected {
-            runs.push(collect(root, name, elapsed_of(root, name))?);
+            if root.join(FIGURES).join(name).is_dir() {
+                runs.push(collect(root, name, elapsed_of(root, name))?);
+            } else {
+                missing.push(name);
+            }
         }
     } else if options.slurm {
         let job = slurm_array::Job {
@@ -105,7 +112,7 @@ pub fn run(root: &Path, options: &Options) -> Result {
     fs::create_dir_all(&figures)
         .map_err(|e| format!("cannot create `{}`: {e}", figures.display()))?;
     let path = figures.join("REPORT.md");
-    let report = report::render(options.quick, &options.only, &runs);
+    let report = report::render(options.quick, &options.only, &runs, &missing);
     fs::write(&path, report).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     say!("Report written to {}", path.display())?;
     Ok(())
@@ -167,6 +174,13 @@ fn run_example(root: &Path, name: &str, quick: bool) -> Result<Run> {
     cargo(root, &args).map_err(|e| format!("example `{name}` failed: {e}"))?;
     let seconds = start.elapsed().as_secs_f64();
     eprintln!("==> {name}: {seconds:.1} s");
+    // Recorded as an array task records it, so `--collect-only` reports it too.
+    let elapsed = root
+        .join(FIGURES)
+        .join(name)
+        .join(slurm_array::ELAPSED_FILE);
+    fs::write(&elapsed, format!("{}\n", start.elapsed().as_millis()))
+        .map_err(|e| format!("cannot write `{}`: {e}", elapsed.display()))?;
     collect(root, name, seconds)
 }
 
@@ -182,6 +196,7 @@ fn collect(root: &Path, name: &str, seconds: f64) -> Result<Run> {
     })?;
     Ok(Run {
         name: name.to_owned(),
+        provenance: provenance(&dir)?,
         seconds,
         tables,
         plots: plots(&dir)?,
@@ -201,6 +216,18 @@ fn claims(dir: &Path) -> Result<Option<ClaimTotals>> {
         Ok(totals) => Ok(Some(totals)),
         Err(e) => Err(format!("`{}` is not a claims file: {e}", path.display()).into()),
     }
+}
+
+/// How the outputs in `dir` were made (its `run.json`; unrecorded if there is none).
+fn provenance(dir: &Path) -> Result<Provenance> {
+    let path = dir.join(RUN_FILE);
+    if !path.exists() {
+        return Ok(Provenance::unrecorded());
+    }
+    let text =
+        fs::read_to_string(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    Provenance::parse(&text)
+        .map_err(|e| format!("`{}` is not a run file: {e}", path.display()).into())
 }
 
 /// The `.svg` and `.png` files in `dir`, by name.

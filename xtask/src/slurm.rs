@@ -435,7 +435,7 @@ fn slurm_conf(base: &Path, nodes: u32, port: u16) -> String {
 fn epilog_script(log: &Path) -> String {
     format!(
         "#!/bin/sh\n# Written by `cargo xtask slurm up`: Slurm runs it on the controller when a job ends.\n\
-         echo \"${{SLURM_JOB_ID}}|${{SLURM_JOB_NODELIST}}|${{SLURM_JOB_EXIT_CODE}}|$(date +%s)\" >> '{}'\n",
+         echo \"${{SLURM_JOB_ID}}|${{SLURM_JOB_NODELIST}}|${{SLURM_JOB_EXIT_CODE}}|$(date +%s.%3N)\" >> '{}'\n",
         log.display()
     )
 }

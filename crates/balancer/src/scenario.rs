@@ -223,7 +223,7 @@ pub struct Replicate {
 }
 
 /// One real week of Table I (§III-A): an LCRC week, the jobs still running from the week
-/// before, and the APS week as VM leases.
+/// before, the APS week as VM leases and, for the Predictive algorithm, earlier APS weeks.
 #[derive(Debug, Clone)]
 pub struct RealWeek {
     /// The LCRC file's stem.
@@ -234,6 +234,9 @@ pub struct RealWeek {
     pub preload: Vec<RigidJob>,
     /// The on-demand requests.
     pub leases: Vec<LeaseRequest>,
+    /// Earlier weeks' on-demand requests, before time 0: the Predictive algorithm's offline
+    /// training (§III-B5; [`RealWeek::with_history`]); empty unless given.
+    pub history: Vec<LeaseRequest>,
 }
 
 impl RealWeek {
@@ -287,8 +290,45 @@ impl RealWeek {
             jobs,
             preload,
             leases,
+            history: Vec::new(),
         })
     }
+
+    /// This week with the APS weekly `files` (oldest first, the last one the week just before
+    /// this one's) as its history ([`history_leases`]).
+    ///
+    /// # Errors
+    /// A file that cannot be read, or a VM lease that cannot be formed.
+    pub fn with_history(
+        self,
+        files: &[PathBuf],
+        vm_linger: Duration,
+    ) -> Result<RealWeek, InputError> {
+        Ok(RealWeek {
+            history: history_leases(files, vm_linger)?,
+            ..self
+        })
+    }
+}
+
+/// The APS weekly `files` (oldest first) as the VM leases of the weeks just before time 0, the
+/// APS VMs lingering `vm_linger` as the on-demand load's (§III-B5: the Predictive algorithm's
+/// offline training).
+///
+/// # Errors
+/// A file that cannot be read, or a VM lease that cannot be formed.
+pub fn history_leases(
+    files: &[PathBuf],
+    vm_linger: Duration,
+) -> Result<Vec<LeaseRequest>, InputError> {
+    let weeks = week_shift(files.len());
+    Ok(aps_leases(files, vm_linger)?
+        .into_iter()
+        .map(|r| LeaseRequest {
+            submit: Time(r.submit.0.saturating_sub(weeks.0)),
+            ..r
+        })
+        .collect())
 }
 
 impl Scenario {
@@ -374,38 +414,18 @@ impl Scenario {
     /// A file that cannot be read.
     pub fn on_demand(&self, span: Duration, seed: u64) -> Result<OnDemandInput, InputError> {
         match &self.on_demand {
-            OnDemandSource::Aps(files) => {
-                let weeks = read_weeks(files, traces::read_aps)?;
-                let jobs: Vec<ApsJob> = weeks
-                    .into_iter()
-                    .enumerate()
-                    .flat_map(|(k, week)| {
-                        let shift = week_shift(k);
-                        week.into_iter().map(move |j| ApsJob {
-                            submit: j.submit.saturating_add(shift),
-                            start: j.start.saturating_add(shift),
-                            end: j.end.saturating_add(shift),
-                            ..j
-                        })
-                    })
-                    .collect();
-                Ok(OnDemandInput {
-                    label: format!(
-                        "APS ({} week(s), {APS_CORES_PER_VM}-core VMs, tight packing{})",
-                        files.len(),
-                        if self.vm_linger > Duration::ZERO {
-                            format!(", idle VMs kept {} s (ours)", self.vm_linger.0)
-                        } else {
-                            String::new()
-                        }
-                    ),
-                    base: traces::aps_to_leases_with_linger(
-                        &jobs,
-                        APS_CORES_PER_VM,
-                        self.vm_linger,
-                    )?,
-                })
-            }
+            OnDemandSource::Aps(files) => Ok(OnDemandInput {
+                label: format!(
+                    "APS ({} week(s), {APS_CORES_PER_VM}-core VMs, tight packing{})",
+                    files.len(),
+                    if self.vm_linger > Duration::ZERO {
+                        format!(", idle VMs kept {} s (ours)", self.vm_linger.0)
+                    } else {
+                        String::new()
+                    }
+                ),
+                base: aps_leases(files, self.vm_linger)?,
+            }),
             OnDemandSource::Leases(path) => Ok(OnDemandInput {
                 label: path.display().to_string(),
                 base: traces::read_leases(path)?,
@@ -434,27 +454,22 @@ impl Scenario {
             self.batch_inputs(kinds, self.nodes, weeks, streams.family("batch", 0).root())?;
         let span = batch.first().map_or(WEEK, |b| b.span);
         let od = self.on_demand(span, streams.family("on-demand", 0).root())?;
-        let (weeks, earlier) = if self.synthetic_leases() {
+        let history = if self.synthetic_leases() {
             let weeks = Duration(WEEK.0 * HISTORY_WEEKS);
             let earlier = self.on_demand(weeks, streams.family("history", 0).root())?;
-            (weeks, earlier.base)
-        } else if matches!(self.on_demand, OnDemandSource::Aps(_)) && !self.history.is_empty() {
-            let earlier = Scenario {
-                on_demand: OnDemandSource::Aps(self.history.clone()),
-                ..self.clone()
-            }
-            .on_demand(WEEK, 0)?;
-            (week_shift(self.history.len()), earlier.base)
+            earlier
+                .base
+                .into_iter()
+                .map(|r| LeaseRequest {
+                    submit: Time(r.submit.0.saturating_sub(weeks.0)),
+                    ..r
+                })
+                .collect()
+        } else if matches!(self.on_demand, OnDemandSource::Aps(_)) {
+            history_leases(&self.history, self.vm_linger)?
         } else {
-            (Duration::ZERO, Vec::new())
+            Vec::new()
         };
-        let history = earlier
-            .into_iter()
-            .map(|r| LeaseRequest {
-                submit: Time(r.submit.0.saturating_sub(weeks.0)),
-                ..r
-            })
-            .collect();
         Ok(Replicate {
             batch,
             on_demand: od.label,
@@ -540,7 +555,7 @@ impl Scenario {
     /// As [`Scenario::run`].
     pub fn run_week(&self, arm: &Arm, week: &RealWeek) -> Result<SimOutcome, SimError> {
         let workload = Workload::new(&week.jobs, &week.leases).with_preload(&week.preload);
-        arm.run_with(self.nodes, self.batch_cycle, &workload, &[])
+        arm.run_with(self.nodes, self.batch_cycle, &workload, &week.history)
     }
 }
 
@@ -775,6 +790,29 @@ pub fn rho(leases: &[LeaseRequest], nodes: u32, span: Duration) -> f64 {
 /// The node-seconds of `batch`'s jobs (run time cut at walltime) over `nodes × span`.
 pub fn batch_load(batch: &BatchInput, nodes: u32) -> f64 {
     synthetic::offered_load(&batch.jobs, nodes, batch.span)
+}
+
+/// The APS weekly `files` as one load (week `k` shifted by `k` weeks) of 16-core VM leases
+/// with tight packing (§III-A), each VM lingering `vm_linger` once no longer needed.
+fn aps_leases(files: &[PathBuf], vm_linger: Duration) -> Result<Vec<LeaseRequest>, InputError> {
+    let jobs: Vec<ApsJob> = read_weeks(files, traces::read_aps)?
+        .into_iter()
+        .enumerate()
+        .flat_map(|(k, week)| {
+            let shift = week_shift(k);
+            week.into_iter().map(move |j| ApsJob {
+                submit: j.submit.saturating_add(shift),
+                start: j.start.saturating_add(shift),
+                end: j.end.saturating_add(shift),
+                ..j
+            })
+        })
+        .collect();
+    Ok(traces::aps_to_leases_with_linger(
+        &jobs,
+        APS_CORES_PER_VM,
+        vm_linger,
+    )?)
 }
 
 /// The shift of week `k` (k weeks, saturating).

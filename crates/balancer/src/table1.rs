@@ -17,6 +17,15 @@ pub const PAPER_PREVIOUS_WEEK: &str = "2015-03-29";
 /// the `balancer_table1` example computes (and checks against this constant) on every run. It is the
 /// on-demand base of Figures 2-5 too ("the challenging week's" leases, §III-B2).
 pub const STAND_IN_WEEK: &str = "2015-07-19";
+/// The APS weeks before the stand-in, oldest first: the Predictive algorithm's offline
+/// training (§III-B5: five weeks, its month of history).
+pub const HISTORY_FILES: [&str; 5] = [
+    "2015-06-14",
+    "2015-06-21",
+    "2015-06-28",
+    "2015-07-05",
+    "2015-07-12",
+];
 /// The VM linger fitted with the stand-in (seconds; ours, calibration on the stated facts: 142
 /// leases, rho 1.20 % within the week, 13 requests in the busiest 60 s against 141, 1.25 %, 11;
 /// no lifecycle meets the peak on this week, see `examples/data/balancer/PROVENANCE.md`).

@@ -195,6 +195,41 @@ fn the_vendored_challenging_week_packs_as_measured() {
     assert_eq!((kept.len(), hours(&kept)), (148, 834));
 }
 
+#[test]
+fn the_history_weeks_end_at_time_zero_and_train_predictive_on_a_real_week() {
+    use cosched_balancer::predictor::{Combine, PredictiveHold};
+    use cosched_balancer::scenario::{RealWeek, Scenario, history_leases};
+    use cosched_balancer::table1::{FITTED_LINGER_S, HISTORY_FILES, STAND_IN_WEEK};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/balancer");
+    let aps = |w: &str| dir.join("aps").join(format!("{w}.csv.gz"));
+    let files: Vec<_> = HISTORY_FILES.iter().map(|w| aps(w)).collect();
+    let linger = Duration(FITTED_LINGER_S);
+    let history = history_leases(&files, linger).unwrap();
+    // The five weeks just before time 0, the last one's leases in its last week.
+    assert!(
+        history
+            .iter()
+            .all(|l| l.submit < Time::ZERO && l.submit.0 >= -5 * 7 * 86_400)
+    );
+    let last = history_leases(&files[4..], linger).unwrap();
+    assert!(!last.is_empty() && last.len() < history.len());
+    assert!(last.iter().all(|l| l.submit.0 >= -7 * 86_400));
+    // The real week trained on them proposes another reserve than the week alone.
+    let lcrc = dir.join("lcrc/2015-04-05.csv.gz");
+    let bare = RealWeek::read_with_linger(0, &lcrc, &aps(STAND_IN_WEEK), None, linger).unwrap();
+    let trained = bare.clone().with_history(&files, linger).unwrap();
+    assert_eq!(trained.history.len(), history.len());
+    let s = Scenario::synthetic(372);
+    let arm = s.predictive(
+        Combine::Max,
+        PredictiveHold::Slot,
+        Duration::ZERO,
+        s.idle_hold,
+    );
+    let idle = |w: &RealWeek| s.run_week(&arm, w).unwrap().report.reserve_idle_node_hours;
+    assert_ne!(idle(&bare), idle(&trained));
+}
+
 /// The weekly CSV files of `../shared/data/balancer/<dir>` beside the checkout (or under
 /// `$COSCHED_SHARED_DATA`); the tests that read them are ignored unless asked for, and fail
 /// when the folder is absent or empty.

@@ -32,6 +32,7 @@
 
 use crate::profile::Profile;
 use crate::queue::JobQueue;
+use crate::releases::Releases;
 use crate::{BatchCommand, BatchError, SchedulingPass};
 use cosched_core::policy::Policy;
 use cosched_core::{
@@ -41,7 +42,6 @@ use cosched_core::{
 use cosched_workload::admit::{Admissible, admit_iter};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The most unit-seconds of work (size × estimate) a job may carry: leaves room for the
 /// start time added to it without overflowing `i64` seconds.
@@ -473,7 +473,7 @@ pub struct BatchCluster {
     queue: JobQueue,
     running: FxHashMap<JobId, Running>,
     /// Units each running job gives back at its predicted end, in (predicted end, id) order.
-    releases: BTreeMap<(Time, JobId), u32>,
+    releases: Releases,
     busy_unit_seconds: i128,
     next_epoch: u32,
     spare_node_lists: Vec<Vec<NodeId>>,
@@ -529,7 +529,7 @@ impl BatchCluster {
             offline: 0,
             queue: JobQueue::default(),
             running: FxHashMap::default(),
-            releases: BTreeMap::new(),
+            releases: Releases::default(),
             busy_unit_seconds: 0,
             next_epoch: 0,
             spare_node_lists: Vec::new(),
@@ -1011,9 +1011,7 @@ impl BatchCluster {
     }
 
     fn set_release(&mut self, predicted_end: Time, job: JobId, units: u32) {
-        if let Some(release) = self.releases.get_mut(&(predicted_end, job)) {
-            *release = units;
-        }
+        self.releases.set(&(predicted_end, job), units);
     }
 
     /// The state of one node; [`BatchError::NodesNotTracked`] for a counted cluster.
@@ -1193,7 +1191,7 @@ impl BatchCluster {
 
     /// Units each running job gives back at its predicted end, in (predicted end, id) order.
     pub fn releases(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
-        self.releases.iter().map(|(&(t, _), &units)| (t, units))
+        self.releases.iter().map(|((t, _), units)| (t, units))
     }
 
     /// What a policy reads of the cluster, as data: for recording a run with
@@ -1209,7 +1207,7 @@ impl BatchCluster {
             releases: self
                 .releases
                 .iter()
-                .map(|(&(t, job), &units)| (t, job, units))
+                .map(|((t, job), units)| (t, job, units))
                 .collect(),
             changes: self.changes,
             completions: self.completions,
@@ -1263,7 +1261,7 @@ impl BatchCluster {
 
     /// [`BatchCluster::releases`] with each job's (predicted end, id) key.
     pub(crate) fn release_keys(&self) -> impl Iterator<Item = ((Time, JobId), u32)> + '_ {
-        self.releases.iter().map(|(&k, &units)| (k, units))
+        self.releases.iter()
     }
 
     /// The EASY shadow for a job of `size` units at `now`: the earliest predicted end of
@@ -1272,7 +1270,30 @@ impl BatchCluster {
     /// the shadow time count towards the extra units. `Shadow::NEVER` if the online units can
     /// never reach `size`.
     pub fn shadow(&self, now: Time, size: u32) -> Shadow {
-        shadow_from(now, self.free_units(), self.releases(), size)
+        self.shadow_with(now, self.free_units(), size, &[])
+    }
+
+    /// [`BatchCluster::shadow`] with `free` idle units and the releases of `more` (sorted by
+    /// key) besides the running jobs': a pass's view with its starts not yet applied.
+    pub(crate) fn shadow_with(
+        &self,
+        now: Time,
+        free: u32,
+        size: u32,
+        more: &[((Time, JobId), u32)],
+    ) -> Shadow {
+        if size <= free {
+            return Shadow {
+                time: now,
+                extra: free - size,
+            };
+        }
+        self.releases
+            .shadow(free, size, more)
+            .map_or(Shadow::NEVER, |(time, avail)| Shadow {
+                time,
+                extra: avail - size,
+            })
     }
 
     /// When the queue head is predicted to start: its EASY shadow time. `None` if the queue is
@@ -1324,39 +1345,6 @@ impl Shadow {
         time: Time::MAX,
         extra: 0,
     };
-}
-
-/// Shadow computation over `releases` in (predicted end, id) order.
-pub(crate) fn shadow_from(
-    now: Time,
-    free: u32,
-    releases: impl Iterator<Item = (Time, u32)>,
-    size: u32,
-) -> Shadow {
-    if size <= free {
-        return Shadow {
-            time: now,
-            extra: free - size,
-        };
-    }
-    let mut avail = free;
-    let mut shadow: Option<Time> = None;
-    for (t, units) in releases {
-        if shadow.is_some_and(|s| t > s) {
-            break;
-        }
-        avail += units;
-        if shadow.is_none() && avail >= size {
-            shadow = Some(t);
-        }
-    }
-    match shadow {
-        Some(time) => Shadow {
-            time,
-            extra: avail - size,
-        },
-        None => Shadow::NEVER,
-    }
 }
 
 #[inline]

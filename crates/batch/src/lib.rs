@@ -41,6 +41,7 @@ pub mod order;
 pub mod pass;
 mod profile;
 mod queue;
+mod releases;
 pub mod scenario;
 pub mod scheduler;
 pub mod sim;

@@ -14,7 +14,7 @@
 //! writing a [`BatchCommand`] for every start it accepts.
 
 use crate::BatchError;
-use crate::cluster::{BatchCluster, QueuedJob, Shadow, shadow_from};
+use crate::cluster::{BatchCluster, QueuedJob, Shadow};
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, JobId, Time};
 use serde::{Deserialize, Serialize};
@@ -451,10 +451,15 @@ impl<'a> Pass<'a> {
     /// The EASY shadow of a job of `size` units now; see [`BatchCluster::shadow`].
     pub fn shadow(&self, size: u32) -> Shadow {
         if self.started.is_empty() {
-            shadow_from(self.now, self.free, self.view.releases(), size)
-        } else {
-            shadow_from(self.now, self.free, self.releases(), size)
+            return self.view.shadow(self.now, size);
         }
+        let mut own: SmallVec<[((Time, JobId), u32); 8]> = self
+            .started
+            .iter()
+            .map(|&(_, (t, id, units))| ((t, id), units))
+            .collect();
+        own.sort_unstable();
+        self.view.shadow_with(self.now, self.free, size, &own)
     }
 
     /// Starts queued jobs in order while each fits; returns the position of the first that

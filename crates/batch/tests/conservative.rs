@@ -205,6 +205,50 @@ proptest! {
     }
 }
 
+/// Workloads on a time grid in which nearly every job ends before its estimate (so that most
+/// passes follow early ends), a third of them full width, several often submitted at once.
+fn early_workload() -> impl Strategy<Value = (u32, Vec<RigidJob>)> {
+    (1u32..=16, prop_oneof![Just(1i64), Just(10), Just(50)]).prop_flat_map(|(capacity, grid)| {
+        let job = (
+            (0i64..600).prop_map(move |t| t / grid * grid),
+            prop_oneof![1 => Just(capacity), 2 => 1..=capacity],
+            (0i64..150).prop_map(move |t| t / grid * grid),
+            prop_oneof![1 => Just(0i64), 6 => (1i64..300).prop_map(move |t| (t / grid * grid).max(1))],
+        );
+        (
+            Just(capacity),
+            prop::collection::vec(job, 0..120).prop_map(|specs| {
+                specs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (submit, size, run, margin))| RigidJob {
+                        id: JobId(i as u64),
+                        submit: Time(submit),
+                        size,
+                        runtime: Duration(run),
+                        estimate: Duration(run + margin),
+                        user: None,
+                        group: None,
+                    })
+                    .collect()
+            }),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Schedules replanned after early ends give the reference's schedule.
+    #[test]
+    fn early_ends_match_planning_from_scratch((capacity, jobs) in early_workload()) {
+        let fast = run(capacity, &jobs, Conservative::default());
+        let slow = run(capacity, &jobs, Reference);
+        prop_assert_eq!(fast.records, slow.records);
+        prop_assert_eq!(fast.stats.passes, slow.stats.passes);
+    }
+}
+
 /// Small bounds on the grids of [`workload`]: depths the queues reach, windows shorter and
 /// longer than the estimates.
 fn bounds() -> impl Strategy<Value = Bounds> {

@@ -9,10 +9,10 @@
 //! seeds = [1, 2]                 # generators only (a trace is one fixed workload)
 //! out = "results"                # optional, relative to this file [default: NAME next to it]
 //!
-//! [[trace]]
-//! path = "data/SDSC-SP2-sample-4961.swf.gz"   # relative to this file
-//! capacity = 128                               # optional [default: the trace's]
-//! segments = 4                                 # optional: 4 consecutive parts as replicates
+//! [[trace]]                      # here the file is at the workspace root
+//! path = "examples/data/swf/SDSC-SP2-sample-4961.swf.gz"   # relative to this file
+//! capacity = 128                 # optional [default: the trace's]
+//! segments = 4                   # optional: 4 consecutive parts as replicates
 //!
 //! [[generator]]
 //! model = "lublin"
@@ -101,7 +101,7 @@ Experiment file (TOML); paths are relative to the file:
   out = \"results\"                  # optional [default: NAME next to the file]
 
   [[trace]]                        # SWF (plain or gzip) or Batsim JSON
-  path = \"data/SDSC-SP2-sample-4961.swf.gz\"
+  path = \"examples/data/swf/SDSC-SP2-sample-4961.swf.gz\"   # from a file at the workspace root
   capacity = 128                   # optional [default: the trace's]
   loads = [0.7]                    # optional: this workload's own loads
   segments = 4                     # optional: K consecutive parts of the trace as replicates

@@ -136,6 +136,16 @@ fn weeks_refuses_impossible_rows_and_reports_a_full_output() {
     }
 }
 
+/// Writes `text` to `path`, readable by its owner only (as a token file must be).
+fn private_file(path: &std::path::Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+}
+
 /// `serve` beyond loopback without a token stops before it touches Slurm or binds anything;
 /// a token too short to resist guessing is refused as well.
 #[test]
@@ -160,7 +170,7 @@ fn serve_refuses_to_listen_beyond_loopback_without_a_token() {
     }
     let dir = tempfile::tempdir().unwrap();
     let weak = dir.path().join("token");
-    std::fs::write(&weak, "secret\n").unwrap();
+    private_file(&weak, "secret\n");
     let out = serve("0.0.0.0:8642", Some(&weak));
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -178,7 +188,7 @@ fn notify_presents_its_token() {
     const SECRET: &str = "notify-test-token-0123456789abcdef";
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
-    std::fs::write(&token_file, format!("{SECRET}\n")).unwrap();
+    private_file(&token_file, &format!("{SECRET}\n"));
     let config = ServiceConfig {
         token: Some(BearerToken::new(SECRET).unwrap()),
         log: Logger::discard(),

@@ -56,7 +56,7 @@
 use crate::policy::{Composite, HybridPolicy, mechanism_name};
 use crate::sim::{HybridConfig, HybridSim};
 use crate::workload::{
-    CORI_MONTH_JOBS, ON_DEMAND_CAPACITY, TraceParams, TypeParams, assign_types_within, generate,
+    CORI_LOG_JOBS, ON_DEMAND_CAPACITY, TraceParams, TypeParams, assign_types_within, generate,
 };
 use crate::{HybridError, HybridJob, HybridOutcome, HybridReport};
 use cosched_core::{JobClass, RigidJob, SeedStreams, stats};
@@ -163,14 +163,14 @@ impl Machine {
         }
     }
 
-    /// The generated trace's parameters: Theta's whole year (37,298 jobs, Table I) and four
-    /// weeks of Cori ([`CORI_MONTH_JOBS`] at the log's 21,369 jobs a day: a month, so that no
-    /// single heavy-tailed job array decides the load); fewer jobs with `quick`.
+    /// The generated trace's parameters: each log's length and job count as Table I states
+    /// them, Theta's year (37,298 jobs) and Cori's four months ([`CORI_LOG_JOBS`], 2,607,054
+    /// jobs in 122 days); fewer jobs with `quick`.
     pub fn trace(self, quick: bool) -> TraceParams {
         match (self, quick) {
             (Machine::Theta, false) => TraceParams::theta(37_298),
             (Machine::Theta, true) => TraceParams::theta(3_000),
-            (Machine::Cori, false) => TraceParams::cori(CORI_MONTH_JOBS),
+            (Machine::Cori, false) => TraceParams::cori(CORI_LOG_JOBS),
             (Machine::Cori, true) => TraceParams::cori(20_000),
         }
     }
@@ -227,6 +227,12 @@ pub struct PaperBaseline {
 /// week, over `typings` typings.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct WorkloadStats {
+    /// Jobs in the trace.
+    pub jobs: usize,
+    /// Days from the first to the last submission.
+    pub span_days: f64,
+    /// The longest run time, hours.
+    pub max_runtime_h: f64,
     /// Share of single-node jobs.
     pub single_node: f64,
     /// Share of jobs of at most 128 nodes.
@@ -235,6 +241,9 @@ pub struct WorkloadStats {
     pub large_node_hours: f64,
     /// Shares of on-demand, rigid and malleable jobs (Fig. 4).
     pub types: [f64; 3],
+    /// Mean requested size of on-demand, rigid and malleable jobs, nodes (§IV-A: Cori's
+    /// malleable jobs are on average the larger).
+    pub mean_size: [f64; 3],
     /// On-demand jobs submitted per week: mean, max, coefficient of variation (Fig. 5).
     pub weekly_mean: f64,
     /// The busiest week.
@@ -259,7 +268,12 @@ impl WorkloadStats {
         let n = trace.len().max(1) as f64;
         let node_hours = |j: &RigidJob| f64::from(j.size) * j.runtime.0 as f64;
         let total: f64 = trace.iter().map(node_hours).sum();
+        let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
+        let last = trace.iter().map(|j| j.submit).max().unwrap_or_default();
         let mut st = WorkloadStats {
+            jobs: trace.len(),
+            span_days: (last - first).0 as f64 / 86_400.0,
+            max_runtime_h: trace.iter().map(|j| j.runtime.0).max().unwrap_or(0) as f64 / 3_600.0,
             single_node: trace.iter().filter(|j| j.size == 1).count() as f64 / n,
             small: trace.iter().filter(|j| j.size <= 128).count() as f64 / n,
             large_node_hours: trace
@@ -270,10 +284,11 @@ impl WorkloadStats {
                 / total.max(1.0),
             ..WorkloadStats::default()
         };
-        let first = trace.iter().map(|j| j.submit).min().unwrap_or_default();
         let mut weekly_runs = Vec::new();
         let mut shares = Vec::new();
         let mut draws = Vec::new();
+        // Per type: jobs and requested nodes, over every typing.
+        let mut sized = [(0.0, 0.0); 3];
         for t in 0..typings.max(1) {
             let typing = assign_types_within(
                 &trace,
@@ -292,6 +307,8 @@ impl WorkloadStats {
                     _ => 2,
                 };
                 st.types[k] += 1.0 / n / typings.max(1) as f64;
+                sized[k].0 += 1.0;
+                sized[k].1 += f64::from(job.size());
                 if k == 0 {
                     let week = ((job.submit() - first).0 / (7 * 86_400)).max(0) as usize;
                     if weeks.len() <= week {
@@ -302,6 +319,7 @@ impl WorkloadStats {
             }
             weekly_runs.push(weeks);
         }
+        st.mean_size = sized.map(|(jobs, nodes)| if jobs > 0.0 { nodes / jobs } else { f64::NAN });
         st.typing_draws = stats::mean(&draws).unwrap_or(f64::NAN);
         st.on_demand_capacity = stats::mean(&shares).unwrap_or(f64::NAN);
         st.on_demand_capacity_range = match shares.first() {

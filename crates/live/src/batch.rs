@@ -19,9 +19,17 @@
 //! executor ([`BatchExecutor::resume`]) replays the journal through a fresh policy (checking
 //! that it decides as it did), then asks the platform where each job is: a job the journal
 //! started that the platform still holds is started now (the crash fell between the save and
-//! the start); one the platform shows ended while the executor was down ends at the first
-//! step. A job is started on the platform only while the platform holds it, so no job starts
-//! twice and none is lost. Submissions are idempotent by name ([`BatchPlatform::submit_held`]).
+//! the start); one the platform shows ended while the executor was down is told to the policy
+//! at the first step. A job is started on the platform only while the platform holds it, so no
+//! job starts twice and none is lost. Submissions are idempotent by name
+//! ([`BatchPlatform::submit_held`]).
+//!
+//! **What the records say.** A job's record ends when the platform says it ended
+//! ([`BatchPlatform::ended_at`], [`BatchPlatform::end_time`]: on Slurm, the epilog's line),
+//! not when the executor learnt of it, so node-seconds after a late poll or a restart are the
+//! job's own. **Outside changes** ([`BatchPlatform::outside`]) are read at every step: a held
+//! job its user cancelled leaves the queue (recorded unstarted) and a node drained or down
+//! leaves the policy's view until it is back; both are journaled and replayed.
 //!
 //! ```
 //! use cosched_batch::{BatchJob, scenario};
@@ -87,6 +95,39 @@ pub trait BatchPlatform {
 
     /// Where job `id` is now.
     fn status(&self, id: &str) -> Result<PlatformJob, Self::Error>;
+
+    /// The jobs whose end was reported since the last call, each with when it ended in the
+    /// executor's time where the platform knows it (the default: [`BatchPlatform::ended`],
+    /// times unknown). The executor tells the policy of an end at the instant it learns of
+    /// it, and records the job as ended when it did.
+    fn ended_at(&mut self) -> Result<Vec<(String, Option<Time>)>, Self::Error> {
+        Ok(self.ended()?.into_iter().map(|id| (id, None)).collect())
+    }
+
+    /// When job `id`, which has ended, ended, if the platform knows (the default: unknown).
+    fn end_time(&self, _id: &str) -> Result<Option<Time>, Self::Error> {
+        Ok(None)
+    }
+
+    /// The wall clock of a time-scaled run, to give times in its seconds (the default
+    /// ignores it).
+    fn set_clock(&mut self, _clock: ScaledClock) {}
+
+    /// What changed beside the executor, read at every step: which of the `held` jobs the
+    /// platform no longer holds (cancelled by their users), and which nodes are out of
+    /// service now (drained, draining, down). The default: nothing changes.
+    fn outside(&mut self, _held: &[String]) -> Result<Outside, Self::Error> {
+        Ok(Outside::default())
+    }
+}
+
+/// What [`BatchPlatform::outside`] reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outside {
+    /// Held jobs the platform no longer holds, by platform id.
+    pub withdrawn: Vec<String>,
+    /// Nodes out of service, by name.
+    pub unavailable: Vec<String>,
 }
 
 /// Why the live batch executor stopped or refused a call.
@@ -174,6 +215,19 @@ pub struct JournalInstant {
     pub arrived: Vec<Arrived>,
     /// Jobs the policy started, with their nodes.
     pub started: Vec<(JobId, Vec<String>)>,
+    /// When the jobs of `ended` ended, where the platform reported it (earlier than `time`
+    /// for an end learnt late: after a restart, or at a slow poll).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end_times: Vec<(JobId, Time)>,
+    /// Held jobs withdrawn (cancelled on the platform), in order, before the arrivals.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withdrawn: Vec<JobId>,
+    /// Nodes taken out of service, then nodes back in it, before the arrivals.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offline: Vec<String>,
+    /// Nodes back in service.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub online: Vec<String>,
 }
 
 /// The wall clock of a time-scaled run: workload second `t` is wall time
@@ -271,8 +325,10 @@ struct LiveBatch<C> {
     starting: Vec<(JobId, Vec<String>)>,
     /// Starts journaled but not yet applied on the platform (retried each step).
     unreleased: Vec<(JobId, Vec<String>)>,
-    /// Ends seen but not yet told to the policy (at a restart).
-    ended_early: Vec<JobId>,
+    /// Ends seen but not yet told to the policy (at a restart), with their times if known.
+    ended_early: Vec<(JobId, Option<Time>)>,
+    /// Nodes out of service in the policy's view.
+    offline: std::collections::BTreeSet<String>,
     pending: Vec<Pending>,
     records: Vec<JobRecord>,
     /// True while replaying: commands change the cluster only.
@@ -330,8 +386,21 @@ where
         let mut exec = Self::assemble(policy, platform, journal.clone(), state_file)?;
         exec.live.replaying = true;
         exec.driver.start(journal.start, &mut exec.live, &mut ())?;
+        if let Some(clock) = journal.clock {
+            exec.live.platform.set_clock(clock);
+        }
         for instant in &journal.instants {
-            exec.live.apply_ends(instant.time, &instant.ended);
+            let ended: Vec<(JobId, Option<Time>)> = instant
+                .ended
+                .iter()
+                .map(|&job| {
+                    let at = instant.end_times.iter().find(|(j, _)| *j == job);
+                    (job, at.map(|&(_, t)| t))
+                })
+                .collect();
+            exec.live.apply_ends(instant.time, &ended);
+            exec.live.withdraw(&instant.withdrawn)?;
+            exec.live.set_service(&instant.offline, &instant.online)?;
             for a in &instant.arrived {
                 exec.live.arrive(a.job, a.platform_id.clone())?;
             }
@@ -376,6 +445,7 @@ where
                 starting: Vec::new(),
                 unreleased: Vec::new(),
                 ended_early: Vec::new(),
+                offline: std::collections::BTreeSet::new(),
                 pending: Vec::new(),
                 records: Vec::new(),
                 replaying: false,
@@ -439,21 +509,24 @@ where
         self.live.retry_unreleased()?;
         // Ends and arrivals are kept until the instant is journaled: a platform failure on
         // the way loses none of them (the step can be retried).
-        for id in self
+        for (id, at) in self
             .live
             .platform
-            .ended()
+            .ended_at()
             .map_err(BatchLiveError::platform)?
         {
             if let Some(&job) = self.live.by_platform.get(&id)
                 && self.live.tokens.contains_key(&job)
-                && !self.live.ended_early.contains(&job)
+                && !self.live.ended_early.iter().any(|(j, _)| *j == job)
             {
-                self.live.ended_early.push(job);
+                self.live.ended_early.push((job, at));
             }
         }
+        // Levels, not events: read again at every step, so a failed step loses none.
+        let (withdrawn, offline, online) = self.live.outside()?;
         let wake_due = self.driver.next_wake().is_some_and(|t| t <= now);
-        if self.live.ended_early.is_empty() && self.live.pending.is_empty() && !wake_due {
+        let quiet = withdrawn.is_empty() && offline.is_empty() && online.is_empty();
+        if self.live.ended_early.is_empty() && self.live.pending.is_empty() && quiet && !wake_due {
             return Ok(0);
         }
         let capacity = self.live.cluster.capacity();
@@ -475,6 +548,8 @@ where
         }
         let ended = std::mem::take(&mut self.live.ended_early);
         self.live.apply_ends(now, &ended);
+        self.live.withdraw(&withdrawn)?;
+        self.live.set_service(&offline, &online)?;
         let mut arrived = Vec::with_capacity(self.live.pending.len());
         for p in std::mem::take(&mut self.live.pending) {
             if let Pending::Adopt(job, platform_id) = p {
@@ -487,9 +562,16 @@ where
         let count = started.len();
         self.live.journal.instants.push(JournalInstant {
             time: now,
-            ended,
+            end_times: ended
+                .iter()
+                .filter_map(|&(job, at)| Some((job, at?)))
+                .collect(),
+            ended: ended.into_iter().map(|(job, _)| job).collect(),
             arrived,
             started: started.clone(),
+            withdrawn,
+            offline,
+            online,
         });
         self.live.save()?;
         self.live.unreleased.extend(started);
@@ -538,9 +620,11 @@ where
         &self.live.journal
     }
 
-    /// Sets the clock the journal keeps for a restarted runner (saved at the next instant).
+    /// Sets the clock the journal keeps for a restarted runner (saved at once), and tells
+    /// the platform ([`BatchPlatform::set_clock`]).
     pub fn set_clock(&mut self, clock: ScaledClock) -> Result<(), BatchLiveError> {
         self.live.journal.clock = Some(clock);
+        self.live.platform.set_clock(clock);
         self.live.save()
     }
 
@@ -566,12 +650,85 @@ where
 }
 
 impl<C: BatchPlatform> LiveBatch<C> {
-    fn apply_ends(&mut self, now: Time, ended: &[JobId]) {
-        for job in ended {
-            if let Some(token) = self.tokens.remove(job) {
-                self.records.extend(self.cluster.complete(now, token));
+    /// Tells the cluster of `ended` at `now`; each job's record ends when it ended, where
+    /// known (within its start and `now`).
+    fn apply_ends(&mut self, now: Time, ended: &[(JobId, Option<Time>)]) {
+        for &(job, at) in ended {
+            if let Some(token) = self.tokens.remove(&job) {
+                self.records
+                    .extend(self.cluster.complete(now, token).map(|mut record| {
+                        if let (Some(at), Some(start)) = (at, record.start) {
+                            record.end = Some(at.clamp(start, now));
+                        }
+                        record
+                    }));
             }
         }
+    }
+
+    /// The held jobs the platform withdrew, and the nodes whose service changed, since the
+    /// policy's view was last told.
+    #[allow(clippy::type_complexity)]
+    fn outside(&mut self) -> Result<(Vec<JobId>, Vec<String>, Vec<String>), BatchLiveError> {
+        let held: Vec<String> = self
+            .cluster
+            .queue()
+            .map(|q| q.job.id)
+            .filter_map(|job| self.jobs.get(&job))
+            .map(|j| j.platform_id.clone())
+            .filter(|id| !id.is_empty())
+            .collect();
+        let outside = self
+            .platform
+            .outside(&held)
+            .map_err(BatchLiveError::platform)?;
+        let withdrawn = outside
+            .withdrawn
+            .iter()
+            .filter(|id| held.contains(id))
+            .filter_map(|id| self.by_platform.get(id).copied())
+            .collect();
+        let unavailable: std::collections::BTreeSet<String> = outside
+            .unavailable
+            .into_iter()
+            .filter(|n| self.journal.nodes.contains(n))
+            .collect();
+        let offline = unavailable.difference(&self.offline).cloned().collect();
+        let online = self.offline.difference(&unavailable).cloned().collect();
+        Ok((withdrawn, offline, online))
+    }
+
+    /// Takes the withdrawn jobs out of the queue (each recorded unstarted).
+    fn withdraw(&mut self, withdrawn: &[JobId]) -> Result<(), BatchLiveError> {
+        for &job in withdrawn {
+            let queued = self.cluster.cancel(job)?;
+            self.records.push(queued.job.unstarted_record());
+        }
+        Ok(())
+    }
+
+    /// Takes `offline` out of the policy's view (a busy node when its job ends) and gives
+    /// `online` back.
+    fn set_service(&mut self, offline: &[String], online: &[String]) -> Result<(), BatchLiveError> {
+        let index = |nodes: &[String], name: &String| {
+            nodes
+                .iter()
+                .position(|n| n == name)
+                .map(|i| cosched_core::NodeId(u32::try_from(i).unwrap_or(u32::MAX)))
+        };
+        for name in offline {
+            if let Some(node) = index(&self.journal.nodes, name) {
+                self.cluster.set_offline(node)?;
+                self.offline.insert(name.clone());
+            }
+        }
+        for name in online {
+            if let Some(node) = index(&self.journal.nodes, name) {
+                self.cluster.set_online(node)?;
+                self.offline.remove(name);
+            }
+        }
+        Ok(())
     }
 
     fn arrive(&mut self, job: BatchJob, platform_id: String) -> Result<(), BatchLiveError> {
@@ -615,7 +772,13 @@ impl<C: BatchPlatform> LiveBatch<C> {
                     self.unreleased.push((job, nodes));
                 }
                 PlatformJob::Started => {}
-                PlatformJob::Ended | PlatformJob::Unknown => self.ended_early.push(job),
+                PlatformJob::Ended | PlatformJob::Unknown => {
+                    let at = self
+                        .platform
+                        .end_time(id)
+                        .map_err(BatchLiveError::platform)?;
+                    self.ended_early.push((job, at));
+                }
             }
         }
         self.retry_unreleased()
@@ -720,7 +883,7 @@ mod memory_batch {
 
     use std::sync::{Arc, Mutex, MutexGuard};
 
-    use super::{BatchJob, BatchPlatform, PlatformJob, Time};
+    use super::{BatchJob, BatchPlatform, Outside, PlatformJob, Time};
     use thiserror::Error;
 
     /// A [`MemoryBatch`] call refused.
@@ -747,7 +910,7 @@ mod memory_batch {
     enum State {
         Held,
         Running { end: Time, nodes: Vec<String> },
-        Ended,
+        Ended(Time),
     }
 
     #[derive(Debug)]
@@ -764,7 +927,9 @@ mod memory_batch {
         nodes: Vec<String>,
         jobs: Vec<Job>,
         now: Time,
-        ends: Vec<String>,
+        ends: Vec<(String, Time)>,
+        /// Nodes out of service (drained).
+        unavailable: Vec<String>,
         failing_starts: bool,
         failing_submits: bool,
         keeps_first: bool,
@@ -796,9 +961,11 @@ mod memory_batch {
             inner.now = now;
             let mut ends = Vec::new();
             for (i, job) in inner.jobs.iter_mut().enumerate() {
-                if matches!(job.state, State::Running { end, .. } if end <= now) {
-                    job.state = State::Ended;
-                    ends.push(i.to_string());
+                if let State::Running { end, .. } = job.state
+                    && end <= now
+                {
+                    job.state = State::Ended(end);
+                    ends.push((i.to_string(), end));
                 }
             }
             inner.ends.extend(ends);
@@ -854,7 +1021,7 @@ mod memory_batch {
                 let busy = inner.jobs.iter().any(
                     |j| matches!(&j.state, State::Running { nodes: held, .. } if held.contains(node)),
                 );
-                if busy || !inner.nodes.contains(node) {
+                if busy || !inner.nodes.contains(node) || inner.unavailable.contains(node) {
                     return Err(MemoryBatchError::NodeBusy(node.clone()));
                 }
             }
@@ -900,6 +1067,32 @@ mod memory_batch {
         pub fn drop_unread_ends(&self) {
             self.lock().ends.clear();
         }
+
+        /// Cancels the held job `name` (as its user would); false if no such job is held.
+        pub fn cancel_held(&self, name: &str) -> bool {
+            let mut inner = self.lock();
+            let now = inner.now;
+            match inner
+                .jobs
+                .iter_mut()
+                .find(|j| j.name == name && j.state == State::Held)
+            {
+                Some(job) => {
+                    job.state = State::Ended(now);
+                    true
+                }
+                None => false,
+            }
+        }
+
+        /// Takes `node` out of service (a drain: a job on it runs on) or gives it back.
+        pub fn set_available(&self, node: &str, available: bool) {
+            let mut inner = self.lock();
+            inner.unavailable.retain(|n| n != node);
+            if !available {
+                inner.unavailable.push(node.to_owned());
+            }
+        }
     }
 
     fn index(inner: &Inner, id: &str) -> Result<usize, MemoryBatchError> {
@@ -943,7 +1136,33 @@ mod memory_batch {
         }
 
         fn ended(&mut self) -> Result<Vec<String>, MemoryBatchError> {
-            Ok(std::mem::take(&mut self.lock().ends))
+            Ok(self.ended_at()?.into_iter().map(|(id, _)| id).collect())
+        }
+
+        fn ended_at(&mut self) -> Result<Vec<(String, Option<Time>)>, MemoryBatchError> {
+            let ends = std::mem::take(&mut self.lock().ends);
+            Ok(ends.into_iter().map(|(id, at)| (id, Some(at))).collect())
+        }
+
+        fn end_time(&self, id: &str) -> Result<Option<Time>, MemoryBatchError> {
+            let inner = self.lock();
+            Ok(match index(&inner, id).map(|i| &inner.jobs[i].state) {
+                Ok(State::Ended(at)) => Some(*at),
+                _ => None,
+            })
+        }
+
+        fn outside(&mut self, held: &[String]) -> Result<Outside, MemoryBatchError> {
+            let inner = self.lock();
+            let withdrawn = held
+                .iter()
+                .filter(|id| index(&inner, id).map_or(true, |i| inner.jobs[i].state != State::Held))
+                .cloned()
+                .collect();
+            Ok(Outside {
+                withdrawn,
+                unavailable: inner.unavailable.clone(),
+            })
         }
 
         fn status(&self, id: &str) -> Result<PlatformJob, MemoryBatchError> {
@@ -954,7 +1173,7 @@ mod memory_batch {
             Ok(match inner.jobs[i].state {
                 State::Held => PlatformJob::Held,
                 State::Running { .. } => PlatformJob::Started,
-                State::Ended => PlatformJob::Ended,
+                State::Ended(_) => PlatformJob::Ended,
             })
         }
     }
@@ -1028,14 +1247,17 @@ mod slurm_batch {
     use std::collections::{HashMap, HashSet};
     use std::path::PathBuf;
 
-    use super::{BatchJob, BatchPlatform, JobId, PlatformJob, Time};
+    use super::{BatchJob, BatchPlatform, JobId, Outside, PlatformJob, ScaledClock, Time};
     use cosched_core::{Duration, JobClass};
     use cosched_slurm::NodeState;
-    use cosched_slurm::{JobEndLog, Slurm, SlurmError};
+    use cosched_slurm::{JobEndLog, Slurm, SlurmError, find_end};
 
     /// Slurm with every job submitted held; a start pins the job to its nodes and releases
-    /// it; ends come from the epilog's log. A submitted job is `sleep` for its run time
-    /// divided by the time scale, with a time limit a minute past its estimate (scaled).
+    /// it; ends come from the epilog's log, each at the time its line gives (in the run's
+    /// seconds once the executor has set the clock). A submitted job is `sleep` for its run
+    /// time divided by the time scale, with a time limit a minute past its estimate (scaled).
+    /// At every step one `squeue` and one `sinfo` tell which held jobs their users cancelled
+    /// and which nodes are out of service (draining, drained, down, not responding).
     #[derive(Debug, Clone)]
     pub struct SlurmBatch {
         slurm: Slurm,
@@ -1048,6 +1270,8 @@ mod slurm_batch {
         requeued: HashMap<String, u32>,
         /// Jobs requeued at least once (a restart waits for its nodes to be idle).
         restarted: HashSet<String>,
+        /// The run's clock, for end times.
+        clock: Option<ScaledClock>,
     }
 
     impl SlurmBatch {
@@ -1062,7 +1286,13 @@ mod slurm_batch {
                 deadlines: None,
                 requeued: HashMap::new(),
                 restarted: HashSet::new(),
+                clock: None,
             }
+        }
+
+        /// Unix milliseconds in the run's seconds (unknown without a clock).
+        fn at(&self, unix_ms: i64) -> Option<Time> {
+            self.clock.map(|c| c.at(unix_ms))
         }
 
         /// Jobs that run until a deadline instead of for their run time: each job's script
@@ -1200,6 +1430,10 @@ mod slurm_batch {
         }
 
         fn ended(&mut self) -> Result<Vec<String>, SlurmError> {
+            Ok(self.ended_at()?.into_iter().map(|(id, _)| id).collect())
+        }
+
+        fn ended_at(&mut self) -> Result<Vec<(String, Option<Time>)>, SlurmError> {
             let mut ended = Vec::new();
             for end in self.log.read_new()? {
                 // Each requeue ends a run, and the epilog logs that end first.
@@ -1208,10 +1442,67 @@ mod slurm_batch {
                     Some(_) => {
                         self.requeued.remove(&end.job_id);
                     }
-                    None => ended.push(end.job_id),
+                    None => ended.push((end.job_id, self.at(end.at_unix_ms))),
                 }
             }
             Ok(ended)
+        }
+
+        /// The epilog's line for the job (milliseconds), else the end Slurm lists (whole
+        /// seconds).
+        fn end_time(&self, id: &str) -> Result<Option<Time>, SlurmError> {
+            if self.clock.is_none() {
+                return Ok(None);
+            }
+            let listed = self.slurm.job_details()?;
+            let Some(job) = listed.iter().find(|j| j.id.to_string() == id) else {
+                return Ok(None);
+            };
+            if !job.is_finished() {
+                return Ok(None);
+            }
+            let logged = find_end(self.log.path(), id, job.start_unix)?;
+            let ms = match logged {
+                Some(end) => end.at_unix_ms,
+                None if job.end_unix > 0 => job.end_unix.saturating_mul(1000),
+                None => return Ok(None),
+            };
+            Ok(self.at(ms))
+        }
+
+        fn set_clock(&mut self, clock: ScaledClock) {
+            self.clock = Some(clock);
+        }
+
+        fn outside(&mut self, held: &[String]) -> Result<Outside, SlurmError> {
+            let listed = if held.is_empty() {
+                Vec::new()
+            } else {
+                self.slurm.job_details()?
+            };
+            let withdrawn = held
+                .iter()
+                .filter(|id| {
+                    listed
+                        .iter()
+                        .find(|j| j.id.to_string() == **id)
+                        .is_none_or(|j| !j.is_held())
+                })
+                .cloned()
+                .collect();
+            let unavailable = self
+                .slurm
+                .nodes()?
+                .into_iter()
+                .filter(|n| {
+                    n.not_responding || n.state.is_reclaimed() || n.state == NodeState::Down
+                })
+                .map(|n| n.name)
+                .collect();
+            Ok(Outside {
+                withdrawn,
+                unavailable,
+            })
         }
 
         fn status(&self, id: &str) -> Result<PlatformJob, SlurmError> {

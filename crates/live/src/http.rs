@@ -75,6 +75,16 @@ pub enum TokenError {
     /// The environment variable holds no Unicode text.
     #[error("{TOKEN_ENV} is not valid Unicode")]
     NotUnicode,
+    /// The token file may be read by others than its owner (as ssh refuses such a key).
+    #[error(
+        "the token file `{path}` is readable by group or others (mode {mode:o}); `chmod 600` it"
+    )]
+    Exposed {
+        /// The file.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
 }
 
 /// A bearer token, kept as its SHA-256 digest only; its `Debug` shows nothing of it.
@@ -129,12 +139,11 @@ impl BearerToken {
 
 /// The secret an operator configured, for a service or its clients: the file's content if
 /// `file` is given, else [`TOKEN_ENV`]'s if it is set; less trailing line breaks and blanks.
+/// On Unix a token file readable or writable by group or others is refused
+/// ([`TokenError::Exposed`]), as ssh refuses such a private key.
 pub fn secret(file: Option<&Path>) -> Result<Option<String>, TokenError> {
     let text = match file {
-        Some(path) => std::fs::read_to_string(path).map_err(|source| TokenError::Read {
-            path: path.to_owned(),
-            source,
-        })?,
+        Some(path) => read_private(path)?,
         None => match std::env::var(TOKEN_ENV) {
             Ok(text) => text,
             Err(std::env::VarError::NotPresent) => return Ok(None),
@@ -142,6 +151,30 @@ pub fn secret(file: Option<&Path>) -> Result<Option<String>, TokenError> {
         },
     };
     Ok(Some(text.trim_end().to_owned()))
+}
+
+/// The text of `path`, a file only its owner may read (checked on the opened file).
+fn read_private(path: &Path) -> Result<String, TokenError> {
+    use std::io::Read;
+    let read_error = |source| TokenError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(read_error)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = file.metadata().map_err(read_error)?.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(TokenError::Exposed {
+                path: path.to_owned(),
+                mode,
+            });
+        }
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text).map_err(read_error)?;
+    Ok(text)
 }
 
 /// A service was to listen beyond loopback without a token.
@@ -301,6 +334,29 @@ pub async fn serve(
     limits: &Limits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_with(
+        listener,
+        router,
+        limits,
+        Arc::new(|_, _: &str| {}),
+        shutdown,
+    )
+    .await
+}
+
+/// Told of each refusal HTTP itself answers before the router sees a request: its status
+/// and why (headers over [`Limits::max_header_bytes`]: `431`).
+pub type EdgeRefusal = Arc<dyn Fn(StatusCode, &str) + Send + Sync>;
+
+/// As [`serve`], telling `refused` of the refusals answered before the router (which the
+/// router's own layers never see, so a service counts and logs them here).
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    limits: &Limits,
+    refused: EdgeRefusal,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -331,9 +387,18 @@ pub async fn serve(
         };
         let service = TowerToHyperService::new(router.clone());
         let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let refused = refused.clone();
         tokio::spawn(async move {
-            // A connection's own failure (its peer gone, a malformed request) ends it alone.
-            let _ = connection.await;
+            // A connection's own failure (its peer gone, a malformed request) ends it alone;
+            // headers over the limit were answered `431` by hyper first.
+            if let Err(e) = connection.await
+                && e.is_parse_too_large()
+            {
+                refused(
+                    StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "the request headers are too large",
+                );
+            }
             drop(permit);
         });
     }
@@ -377,6 +442,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("token");
         std::fs::write(&path, format!("{SECRET}\n")).unwrap();
+        private(&path, 0o600);
         assert_eq!(
             BearerToken::configured(Some(&path)).unwrap(),
             Some(BearerToken::new(SECRET).unwrap())
@@ -385,6 +451,44 @@ mod tests {
             BearerToken::configured(Some(&dir.path().join("absent"))),
             Err(TokenError::Read { .. })
         ));
+    }
+
+    #[cfg(unix)]
+    fn private(path: &Path, mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[cfg(not(unix))]
+    fn private(_: &Path, _: u32) {}
+
+    /// A token file group or others may read or write is refused, as ssh refuses such a key;
+    /// the owner's own bits are free.
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_others_may_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, SECRET).unwrap();
+        for mode in [0o644, 0o640, 0o604, 0o620, 0o602] {
+            private(&path, mode);
+            match secret(Some(&path)) {
+                Err(TokenError::Exposed { mode: m, .. }) => assert_eq!(m, mode),
+                other => panic!("{mode:o}: {other:?}"),
+            }
+        }
+        let text = BearerToken::configured(Some(&path))
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("chmod 600") && text.contains("602"), "{text}");
+        for mode in [0o600, 0o400, 0o700] {
+            private(&path, mode);
+            assert_eq!(
+                secret(Some(&path)).unwrap().as_deref(),
+                Some(SECRET),
+                "{mode:o}"
+            );
+        }
     }
 
     #[test]

@@ -95,8 +95,8 @@ pub mod service;
 mod slurm_oarm;
 
 pub use batch::{
-    BatchExecutor, BatchLiveError, BatchPlatform, Journal, MemoryBatch, MemoryBatchError, Paced,
-    PlatformJob, ScaledClock, SlurmBatch, run_paced,
+    BatchExecutor, BatchLiveError, BatchPlatform, Journal, MemoryBatch, MemoryBatchError, Outside,
+    Paced, PlatformJob, ScaledClock, SlurmBatch, run_paced,
 };
 pub use engine::{
     Answer, Engine, InvalidInput, LiveCluster, LiveError, NodeRecord, NodeReport, NodeView,

@@ -602,7 +602,10 @@ where
             }
         });
         let router = self.router();
-        let served = http::serve(listener, router, &self.limits, shutdown).await;
+        let (log, refusals) = (self.log.clone(), self.refusals.clone());
+        let edge: http::EdgeRefusal =
+            Arc::new(move |status, error| count_refusal(&log, &refusals, status, error));
+        let served = http::serve_with(listener, router, &self.limits, edge, shutdown).await;
         poller.abort();
         served.map_err(|source| ServiceError::Serve {
             addr: addr.to_string(),
@@ -773,11 +776,21 @@ async fn log_refusal(
     response: Response,
 ) -> Response {
     if let Some(Refusal(error)) = response.extensions().get::<Refusal>() {
-        let status = response.status().as_u16();
-        refusals.get_or_create(&StatusLabel { status }).inc();
-        log.log("refused", json!({ "status": status, "error": error }));
+        count_refusal(&log, &refusals, response.status(), error);
     }
     response
+}
+
+/// Counts a refusal by its status and logs it.
+fn count_refusal(
+    log: &Logger,
+    refusals: &Family<StatusLabel, Counter>,
+    status: StatusCode,
+    error: &str,
+) {
+    let status = status.as_u16();
+    refusals.get_or_create(&StatusLabel { status }).inc();
+    log.log("refused", json!({ "status": status, "error": error }));
 }
 
 /// `request_nodes` body.

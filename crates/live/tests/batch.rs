@@ -89,6 +89,19 @@ fn simulated(jobs: &[RigidJob], nodes: u32, name: &str) -> Vec<JobRecord> {
         .records
 }
 
+/// FCFS started at 0 on a fresh double of `nodes` nodes, its jobs named `j<id>`.
+fn fcfs_on(
+    nodes: u32,
+) -> (
+    MemoryBatch,
+    BatchExecutor<Box<dyn BatchPolicy + Send>, MemoryBatch>,
+) {
+    let double = MemoryBatch::new(nodes);
+    let exec =
+        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    (double, exec)
+}
+
 fn job(id: u64, submit: i64, size: u32, run: i64, est: i64) -> RigidJob {
     RigidJob::new(JobId(id), Time(submit), size, Duration(run), Duration(est)).expect("a job")
 }
@@ -212,13 +225,12 @@ fn starts_lost_in_a_crash_are_applied_once_after_the_restart() {
     );
 }
 
-/// A job that ended while the executor was down (its end never read) ends at the first step
-/// after the restart; a journal replayed by another policy is refused.
+/// A job that ended while the executor was down (its end never read) is told to the policy at
+/// the first step after the restart, and recorded as ended when it did; a journal replayed by
+/// another policy is refused.
 #[test]
 fn ends_missed_while_down_are_applied_and_a_diverging_replay_is_refused() {
-    let double = MemoryBatch::new(2);
-    let mut exec =
-        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    let (double, mut exec) = fcfs_on(2);
     for j in [job(1, 0, 2, 10, 10), job(2, 0, 1, 5, 5), job(3, 0, 1, 1, 1)] {
         exec.submit(BatchJob::rigid(&j)).unwrap();
     }
@@ -236,7 +248,12 @@ fn ends_missed_while_down_are_applied_and_a_diverging_replay_is_refused() {
     let mut exec =
         BatchExecutor::resume(journal, spec("fcfs").build(), double.clone(), None).unwrap();
     exec.step(Time(15)).unwrap();
-    assert_eq!(schedule(exec.records()), [(1, Some(0), Some(15), 2)]);
+    assert_eq!(schedule(exec.records()), [(1, Some(0), Some(10), 2)]);
+    let told = exec.journal().instants.last().unwrap();
+    assert_eq!(
+        (told.time, &told.end_times[..]),
+        (Time(15), &[(JobId(1), Time(10))][..])
+    );
     assert!(matches!(
         exec.step(Time(14)),
         Err(BatchLiveError::TimeBackwards { .. })
@@ -268,9 +285,7 @@ proptest! {
 /// next step tells the policy both, at its own time.
 #[test]
 fn a_failed_submission_loses_no_end_and_no_arrival() {
-    let double = MemoryBatch::new(2);
-    let mut exec =
-        BatchExecutor::start(Time(0), spec("fcfs").build(), double.clone(), "j", None).unwrap();
+    let (double, mut exec) = fcfs_on(2);
     exec.submit(BatchJob::rigid(&job(1, 0, 2, 10, 10))).unwrap();
     exec.step(Time(0)).unwrap();
     double.advance(Time(10));
@@ -282,12 +297,170 @@ fn a_failed_submission_loses_no_end_and_no_arrival() {
     ));
     assert!(exec.journal().instants.len() == 1 && exec.records().is_empty());
     double.set_failing_submits(false);
+    double.advance(Time(11));
     exec.step(Time(11)).unwrap();
     double.advance(Time(16));
     exec.step(Time(16)).unwrap();
     assert!(exec.is_idle());
     assert_eq!(
         schedule(exec.records()),
-        [(1, Some(0), Some(11), 2), (2, Some(11), Some(16), 2)]
+        [(1, Some(0), Some(10), 2), (2, Some(11), Some(16), 2)]
     );
+}
+
+/// Node-seconds (size × (end − start) of each record) as the simulator counts them, however
+/// late the executor learns of the ends: polled every 7 s, and restarted once with the ends
+/// that came while it was down never read (a restarted reader of the epilog's log). Each
+/// record ends at the platform's end, so each job's node-seconds equal the simulated ones.
+#[test]
+fn node_seconds_equal_the_simulated_ones_across_a_restart_and_slow_polls() {
+    let jobs = [
+        job(1, 0, 3, 100, 120),
+        job(2, 5, 4, 37, 40),
+        job(3, 9, 1, 53, 60),
+        job(4, 20, 2, 71, 80),
+        job(5, 30, 4, 11, 20),
+    ];
+    let (workload, _) = admit(&jobs).unwrap();
+    let double = MemoryBatch::new(4);
+    let mut exec =
+        BatchExecutor::start(Time(0), spec("easy").build(), double.clone(), "j", None).unwrap();
+    let mut t = 0;
+    let mut next = 0;
+    while next < workload.len() || !exec.is_idle() {
+        double.advance(Time(t));
+        while workload.get(next).is_some_and(|j| j.submit <= Time(t)) {
+            exec.submit(workload[next]).unwrap();
+            next += 1;
+        }
+        exec.step(Time(t)).unwrap();
+        if t == 63 {
+            // Down from 63 to 140: job 2 and job 1 end unseen.
+            let journal = exec.journal().clone();
+            drop(exec);
+            double.advance(Time(140));
+            double.drop_unread_ends();
+            exec =
+                BatchExecutor::resume(journal, spec("easy").build(), double.clone(), None).unwrap();
+            t = 140;
+            continue;
+        }
+        t += 7;
+        assert!(t < 2000, "the run ends");
+    }
+    let node_s = |records: &[JobRecord]| -> Vec<(u64, i64)> {
+        let mut v: Vec<_> = records
+            .iter()
+            .map(|r| {
+                let (start, end) = (r.start.unwrap(), r.end.unwrap());
+                (r.id.0, i64::from(r.size) * end.since(start).0)
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let sim = simulated(&jobs, 4, "easy");
+    assert_eq!(node_s(exec.records()), node_s(&sim));
+    let missed: Vec<_> = exec
+        .journal()
+        .instants
+        .iter()
+        .flat_map(|i| i.end_times.iter().filter(move |(_, at)| *at < i.time))
+        .collect();
+    assert!(!missed.is_empty(), "some ends were learnt late");
+}
+
+/// A held job its user cancels leaves the policy's queue at the next step (recorded
+/// unstarted), and a restart replays the withdrawal.
+#[test]
+fn a_held_job_cancelled_by_its_user_leaves_the_queue_at_the_next_step() {
+    let (double, mut exec) = fcfs_on(2);
+    for j in [
+        job(1, 0, 2, 10, 10),
+        job(2, 0, 2, 10, 10),
+        job(3, 0, 1, 5, 5),
+    ] {
+        exec.submit(BatchJob::rigid(&j)).unwrap();
+    }
+    exec.step(Time(0)).unwrap();
+    assert_eq!(exec.cluster().queue_len(), 2);
+    assert!(double.cancel_held("j2"));
+    double.advance(Time(4));
+    exec.step(Time(4)).unwrap();
+    assert_eq!(
+        exec.cluster().queue_len(),
+        1,
+        "job 2 is gone at the next step"
+    );
+    assert_eq!(
+        exec.journal().instants.last().unwrap().withdrawn,
+        [JobId(2)]
+    );
+    let journal = exec.journal().clone();
+    let mut exec =
+        BatchExecutor::resume(journal, spec("fcfs").build(), double.clone(), None).unwrap();
+    assert_eq!(exec.cluster().queue_len(), 1, "the restart replays it");
+    for t in [10, 15] {
+        double.advance(Time(t));
+        exec.step(Time(t)).unwrap();
+    }
+    assert!(exec.is_idle());
+    assert_eq!(
+        schedule(exec.records()),
+        [
+            (1, Some(0), Some(10), 2),
+            (2, None, None, 2),
+            (3, Some(10), Some(15), 1)
+        ]
+    );
+}
+
+/// A node drained on the platform leaves the policy's view at the next step (a busy one once
+/// its job ends) and comes back when resumed; a restart replays both.
+#[test]
+fn drained_nodes_leave_the_policys_view_until_resumed() {
+    let (double, mut exec) = fcfs_on(4);
+    exec.submit(BatchJob::rigid(&job(1, 0, 1, 10, 10))).unwrap();
+    exec.step(Time(0)).unwrap();
+    let busy = double.running_on("j1").unwrap()[0].clone();
+    let idle = ["n1", "n2", "n3", "n4"]
+        .into_iter()
+        .find(|n| *n != busy)
+        .unwrap();
+    double.set_available(&busy, false);
+    double.set_available(idle, false);
+    exec.submit(BatchJob::rigid(&job(2, 1, 3, 5, 5))).unwrap();
+    double.advance(Time(1));
+    exec.step(Time(1)).unwrap();
+    assert_eq!(exec.cluster().offline_units(), 1, "the idle one at once");
+    assert_eq!(
+        exec.cluster().queue_len(),
+        1,
+        "3 nodes: 2 free, one drained"
+    );
+    double.advance(Time(10));
+    exec.step(Time(10)).unwrap();
+    assert_eq!(
+        exec.cluster().offline_units(),
+        2,
+        "the busy one once its job ended"
+    );
+    assert_eq!(exec.cluster().queue_len(), 1);
+    double.set_available(idle, true);
+    double.advance(Time(12));
+    exec.step(Time(12)).unwrap();
+    assert_eq!(
+        exec.cluster().queue_len(),
+        0,
+        "job 2 runs on the resumed node"
+    );
+    assert!(!double.running_on("j2").unwrap().contains(&busy));
+    let journal = exec.journal().clone();
+    let exec = BatchExecutor::resume(journal, spec("fcfs").build(), double.clone(), None).unwrap();
+    assert_eq!(
+        exec.cluster().offline_units(),
+        1,
+        "the restart replays the drains"
+    );
+    assert_eq!(double.starts(), [("j1".into(), 1), ("j2".into(), 1)]);
 }

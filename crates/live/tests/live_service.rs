@@ -28,29 +28,25 @@ use cosched_live::{
     Answer, DEFAULT_REASON, Engine, LiveCluster, LogEvent, Logger, MemoryCluster, NodeView,
     ServiceConfig, ServicePolicy, SlurmOarm,
 };
+use cosched_slurm::env::{self, TestCluster};
 use cosched_slurm::{JobState, NodeState, Slurm};
 use serde_json::{Value, json};
 
 const NODES: usize = 8;
 
-fn cluster() -> Option<(Slurm, PathBuf)> {
-    let Some(conf) = std::env::var_os("COSCHED_SLURM") else {
-        println!(
-            "skipping the live service test: COSCHED_SLURM is not set (run `cargo xtask slurm up` and export what it prints)"
-        );
+/// The cluster of `COSCHED_SLURM` held for one test (quiet at the start, cleaned when the
+/// hold drops), with its epilog's log; `None` (the reason printed) without `COSCHED_SLURM`.
+fn cluster(test: &str) -> Option<(Slurm, PathBuf, TestCluster)> {
+    let Some(held) = TestCluster::acquire(test, env::DEFAULT_QUIET_LIMIT)
+        .unwrap_or_else(|e| panic!("COSCHED_SLURM is set but the cluster is not usable: {e}"))
+    else {
+        println!("skipping {test}: {}", env::SKIP_REASON);
         return None;
     };
-    let conf = PathBuf::from(conf);
-    let slurm = Slurm::with_config(&conf);
-    if let Err(e) = slurm.ping() {
-        panic!("COSCHED_SLURM is set but the cluster does not answer: {e}");
-    }
-    let log = conf
-        .parent()
-        .and_then(|p| p.parent())
-        .expect("target/slurm")
-        .join("log/job-ends.log");
-    Some((slurm, log))
+    println!("{test}: cluster clean after {:?}", held.cleaned());
+    let slurm = held.slurm().clone();
+    let log = env::xtask_job_end_log(&slurm).expect("a cluster of `cargo xtask slurm up`");
+    Some((slurm, log, held))
 }
 
 /// A service on an ephemeral loopback port, stopped when dropped.
@@ -163,21 +159,17 @@ fn all_idle(slurm: &Slurm) {
     });
 }
 
-/// The live tests share one cluster: one at a time.
-static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// The cluster (if configured), held for this test, every node idle.
-fn idle_cluster() -> Option<(Slurm, PathBuf, std::sync::MutexGuard<'static, ()>)> {
-    let (slurm, log) = cluster()?;
-    let one = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+fn idle_cluster(test: &str) -> Option<(Slurm, PathBuf, TestCluster)> {
+    let (slurm, log, held) = cluster(test)?;
     all_idle(&slurm);
-    Some((slurm, log, one))
+    Some((slurm, log, held))
 }
 
 #[test]
 fn the_balancer_drives_a_real_slurm_cluster() {
     let t0 = Instant::now();
-    let Some((slurm, log, _one)) = idle_cluster() else {
+    let Some((slurm, log, held)) = idle_cluster("the-balancer") else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -191,6 +183,8 @@ fn the_balancer_drives_a_real_slurm_cluster() {
             slurm
                 .submit([
                     "-N1",
+                    "-J",
+                    &format!("{}batch", held.prefix()),
                     "-w",
                     &format!("n{k}"),
                     "-o",
@@ -252,10 +246,10 @@ fn the_balancer_drives_a_real_slurm_cluster() {
     }
     assert_agree(&slurm, addr);
     wait_for("every batch job to end", Duration::from_secs(30), || {
-        let all = slurm.jobs().expect("squeue");
+        let all = slurm.job_details().expect("squeue");
         jobs.iter().all(|id| {
             all.iter()
-                .any(|j| &j.id == id && j.state == JobState::Completed)
+                .any(|j| j.id.to_string() == *id && j.state == JobState::Completed)
         })
     });
 
@@ -331,7 +325,7 @@ fn the_balancer_drives_a_real_slurm_cluster() {
 /// drains 3 idle nodes at start (add_reserve(0, 3)), grants from them at once, and holds them I.
 #[test]
 fn predictive_drives_a_real_slurm_cluster() {
-    let Some((slurm, log, _one)) = idle_cluster() else {
+    let Some((slurm, log, _one)) = idle_cluster("predictive") else {
         return;
     };
     let yesterday = wall_clock().secs() - 86_400;
@@ -387,7 +381,7 @@ fn predictive_drives_a_real_slurm_cluster() {
 /// is granted, one that does not is refused at once (W = 0), and batch nodes are never taken.
 #[test]
 fn the_static_split_drives_a_real_slurm_cluster() {
-    let Some((slurm, log, _one)) = idle_cluster() else {
+    let Some((slurm, log, _one)) = idle_cluster("the-static-split") else {
         return;
     };
     let service = start(
@@ -421,7 +415,8 @@ fn the_static_split_drives_a_real_slurm_cluster() {
 /// fresh Balancer with the same commands at every step.
 #[test]
 fn a_live_slurm_recording_replays_identically() {
-    let Some((slurm, _log, _one)) = idle_cluster() else {
+    let Some((slurm, _log, _one)) = idle_cluster("a-live-slurm-recording-replays-identically")
+    else {
         return;
     };
     let recorder = Recorder::with_view_snapshot(basic(), Vec::new(), |_, v: &[RmNode]| {

@@ -322,14 +322,18 @@ fn a_body_over_the_limit_is_a_413() {
     assert_eq!(m.value("cosched_balancer_released_nodes_total", &[]), 0.0);
 }
 
-/// Headers over the limit are a 431 (hyper's answer, before the router).
+/// Headers over the limit are a 431 (hyper's answer, before the router), counted and logged
+/// as a refusal as the router's own are.
 #[test]
 fn headers_over_the_limit_are_a_431() {
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::<LogEvent>::new()));
+    let sink = events.clone();
     let config = ServiceConfig {
         limits: Limits {
             max_header_bytes: 4096,
             ..Limits::default()
         },
+        log: Logger::new(move |e| sink.lock().unwrap().push(e.clone())),
         ..quiet()
     };
     let served = Served::start(config, basic(0), MemoryCluster::new(&[BatchIdle]));
@@ -353,6 +357,28 @@ fn headers_over_the_limit_are_a_431() {
     assert!(answer(1000).starts_with("HTTP/1.1 200"));
     let refused = answer(6000);
     assert!(refused.starts_with("HTTP/1.1 431"), "{refused}");
+    assert!(answer(6000).starts_with("HTTP/1.1 431"));
+    let client = agent(Duration::from_secs(30));
+    // The connection's end (where the 431 is told) may come just after its answer.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let counted = loop {
+        let m = served.scrape(&client, None);
+        let n = m.value("cosched_balancer_refusals_total", &[("status", "431")]);
+        if n >= 2.0 || std::time::Instant::now() > deadline {
+            break n;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(counted, 2.0);
+    let logged: Vec<_> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.event == "refused")
+        .map(|e| e.fields.clone())
+        .collect();
+    assert_eq!(logged.len(), 2, "{logged:?}");
+    assert_eq!(logged[0]["status"], 431);
 }
 
 /// With one connection allowed, a second caller is served only once the first closes; a

@@ -9,7 +9,6 @@
 //! batch jobs end; none is lost. It prints the requeue latencies (the batch job's `sbatch` to
 //! the executor's eviction), the tasks and the node-seconds harvested.
 
-use std::path::PathBuf;
 use std::thread::sleep;
 use std::time::{Duration as StdDuration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -19,7 +18,8 @@ use cosched_live::scavenge::{
     Eviction, ScavengeConfig, ScavengeEvent, ScavengedTask, Scavenger, SlurmPartition,
 };
 use cosched_site::{HarvestAll, HtcPool};
-use cosched_slurm::{JobState, NodeState, Slurm};
+use cosched_slurm::env::{self, TestCluster};
+use cosched_slurm::{JobState, Slurm};
 
 const NODES: usize = 8;
 /// Tasks and each one's work (s).
@@ -40,10 +40,10 @@ fn unix_now() -> Time {
 
 fn job_state(slurm: &Slurm, id: &str) -> Option<JobState> {
     slurm
-        .jobs()
+        .job_details()
         .expect("squeue")
         .into_iter()
-        .find(|j| j.id == id)
+        .find(|j| j.id.to_string() == id)
         .map(|j| j.state)
 }
 
@@ -59,37 +59,22 @@ fn median(v: &mut [f64]) -> f64 {
 
 #[test]
 fn scavenged_tasks_fill_idle_nodes_and_yield_to_batch_jobs_at_once() {
-    let Some(conf) = std::env::var_os("COSCHED_SLURM") else {
-        println!(
-            "skipping the live scavenging test: COSCHED_SLURM is not set (run `cargo xtask slurm up` and export what it prints)"
-        );
+    // A quiet cluster, whatever the tests before left; cleaned however this one ends.
+    let Some(held) = TestCluster::acquire("scavenge", env::DEFAULT_QUIET_LIMIT)
+        .unwrap_or_else(|e| panic!("COSCHED_SLURM is set but the cluster is not usable: {e}"))
+    else {
+        println!("skipping the live scavenging test: {}", env::SKIP_REASON);
         return;
     };
-    let slurm = Slurm::with_config(PathBuf::from(conf));
-    if let Err(e) = slurm.ping() {
-        panic!("COSCHED_SLURM is set but the cluster does not answer: {e}");
-    }
-    // The tests before may leave jobs finishing: start on an idle cluster.
-    let idle = Instant::now() + StdDuration::from_secs(60);
-    while !slurm
-        .nodes()
-        .expect("sinfo")
-        .iter()
-        .all(|n| n.state == NodeState::Idle)
-    {
-        assert!(
-            Instant::now() < idle,
-            "the cluster's nodes did not all come idle"
-        );
-        sleep(POLL);
-    }
+    println!("cluster clean: {:?}", held.cleaned());
+    let slurm = held.slurm().clone();
     let began = Instant::now();
     let config = ScavengeConfig {
         cycle: Duration(2),
         ..ScavengeConfig::default()
     };
     let pool = HtcPool::new(HarvestAll, NoScaling);
-    let cluster = SlurmPartition::new(slurm.clone());
+    let cluster = SlurmPartition::new(slurm.clone()).with_prefix(format!("{}task", held.prefix()));
     let mut exec = Scavenger::start(unix_now(), pool, cluster, config).expect("start");
     for _ in 0..TASKS {
         exec.submit(unix_now(), ScavengedTask::sleep(Duration(WORK)))
@@ -128,6 +113,8 @@ fn scavenged_tasks_fill_idle_nodes_and_yield_to_batch_jobs_at_once() {
             let id = slurm
                 .submit([
                     &format!("-N{nodes}"),
+                    "-J",
+                    &format!("{}batch", held.prefix()),
                     "-o",
                     "/dev/null",
                     "--wrap",

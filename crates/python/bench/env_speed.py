@@ -2,7 +2,8 @@
 beside the same design in pure Python (``pure_python_env.py``), and jobs per second of one
 whole simulation from Python; also the Python SJF-with-EASY policy's cost per decision.
 
-Variants: the Gymnasium environment (one ``step`` per decision, a random pick drawn per step);
+Variants: the Gymnasium environment (one ``step`` per decision, a random pick drawn per step),
+with the observation and info copied and without (``copy=False, info=False``);
 the native vector environment (``BatchVectorEnv``: ``--num-envs`` environments per call, the
 random picks drawn for all of them at once), with copies of the arrays returned and without
 (``copy=False``); the pure-Python environment with the per-step random agent. Every variant
@@ -26,15 +27,17 @@ from cosched.gym import BatchSchedulingEnv, BatchVectorEnv  # noqa: E402
 from pure_python_env import PurePythonEnv  # noqa: E402
 
 
-def cosched_env(episodes, n, rng):
-    env = BatchSchedulingEnv(episode_jobs=n)
+def cosched_env(episodes, n, rng, lean):
+    """One environment; ``lean``: ``copy=False, info=False`` (the observation a view, an
+    empty info)."""
+    env = BatchSchedulingEnv(episode_jobs=n, copy=not lean, info=not lean)
     steps, t0, c0 = 0, time.perf_counter(), time.process_time()
     for e in range(episodes):
         obs, info = env.reset(seed=e)
         done = False
         while not done:
             # The same random agent as below: a pick among the visible waiting jobs.
-            obs, _, done, _, info = env.step(int(rng.integers(min(info["waiting"], 128))))
+            obs, _, done, _, info = env.step(int(rng.integers(env.visible)))
             steps += 1
     return steps, time.perf_counter() - t0, time.process_time() - c0
 
@@ -80,6 +83,8 @@ def main():
     sample = cosched.read_trace(cosched.sample_trace())
     # Wall time and CPU time (the process's, which a loaded machine inflates less); each
     # ratio is against the pure-Python environment measured in the same run.
+    import os
+    print("load:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"{'variant':26s} {'steps':>9s} {'wall s':>7s} {'steps/s':>10s} {'ratio':>6s}"
           f" {'CPU s':>7s} {'steps/CPU-s':>11s} {'ratio':>6s}")
     s, t, c = python_env(a.episodes, a.episode_jobs, np.random.default_rng(0), sample)
@@ -90,8 +95,9 @@ def main():
               f" {c:7.2f} {s / c:11.0f} {s / c / ref[1]:5.1f}x")
 
     show("pure Python", s, t, c)
-    show("cosched.gym (one env)", *cosched_env(a.episodes, a.episode_jobs,
-                                                np.random.default_rng(0)))
+    for lean in (False, True):
+        label = "one env" + (" copy/info=False" if lean else "")
+        show(label, *cosched_env(a.episodes, a.episode_jobs, np.random.default_rng(0), lean))
     for copy in (True, False):
         label = f"vector x{a.num_envs}" + ("" if copy else " copy=False")
         show(label, *vector_env(a.episodes, a.episode_jobs, np.random.default_rng(0),

@@ -53,29 +53,28 @@ pub struct BalancerWeek {
 #[pymethods]
 impl BalancerWeek {
     /// Reads the week from its LCRC and APS files (CSV, plain or gzip), preloaded with the
-    /// jobs of the `preload` LCRC week still running at its end; APS VMs kept `vm_linger_s`
-    /// once no longer needed (ours, fitted to Table I's lease facts: 480; 0 is §III-A's text).
+    /// jobs of the `preload` LCRC week still running at its end, with the APS weekly files of
+    /// `history` (oldest first, the last the week just before) as the Predictive algorithm's
+    /// training (§III-B5); APS VMs kept `vm_linger_s` once no longer needed (ours, fitted to
+    /// Table I's lease facts: 480; 0 is §III-A's text).
     #[staticmethod]
-    #[pyo3(signature = (lcrc, aps, preload=None, *, vm_linger_s=FITTED_LINGER_S))]
+    #[pyo3(signature = (lcrc, aps, preload=None, *, history=Vec::new(), vm_linger_s=FITTED_LINGER_S))]
     fn read(
         py: Python<'_>,
         lcrc: PathBuf,
         aps: PathBuf,
         preload: Option<PathBuf>,
+        history: Vec<PathBuf>,
         vm_linger_s: i64,
     ) -> PyResult<BalancerWeek> {
         if vm_linger_s < 0 {
             return Err(PyValueError::new_err("vm_linger_s must be >= 0"));
         }
+        let linger = Duration(vm_linger_s);
         let week = py
             .detach(|| {
-                RealWeek::read_with_linger(
-                    0,
-                    &lcrc,
-                    &aps,
-                    preload.as_deref(),
-                    Duration(vm_linger_s),
-                )
+                RealWeek::read_with_linger(0, &lcrc, &aps, preload.as_deref(), linger)?
+                    .with_history(&history, linger)
             })
             .map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok(BalancerWeek { week })
@@ -96,6 +95,11 @@ impl BalancerWeek {
     fn preloaded(&self) -> usize {
         self.week.preload.len()
     }
+    /// The earlier weeks' VM lease requests (the Predictive algorithm's training).
+    #[getter]
+    fn history_leases(&self) -> usize {
+        self.week.history.len()
+    }
     /// The VM lease requests as CSV (`request_id,submit,nodes,duration_s`).
     fn leases_csv(&self) -> String {
         let mut out = String::from("request_id,submit,nodes,duration_s\n");
@@ -110,11 +114,12 @@ impl BalancerWeek {
     }
     fn __repr__(&self) -> String {
         format!(
-            "BalancerWeek({}: {} jobs, {} preloaded, {} VM requests)",
+            "BalancerWeek({}: {} jobs, {} preloaded, {} VM requests, {} before)",
             self.week.name,
             self.week.jobs.len(),
             self.week.preload.len(),
-            self.week.leases.len()
+            self.week.leases.len(),
+            self.week.history.len()
         )
     }
 }

@@ -21,8 +21,10 @@
 //!
 //! A step allocates nothing: the observation and the action mask are written into buffers the
 //! Python side owns (`bytearray`s under numpy views), the features' vector goes back and forth
-//! with the coroutine, and a step is one call returning four numbers. [`BatchVecEnv`] steps
-//! `N` environments in one call, without the GIL.
+//! with the coroutine, and a step is one call returning four numbers. Each observation is
+//! written over the last one ([`Window`]): only the rows whose job changed, and the wait and
+//! fits columns when the time or the idle units moved. [`BatchVecEnv`] steps `N` environments
+//! in one call, without the GIL.
 
 use crate::workload::Workload;
 use corosensei::stack::DefaultStack;
@@ -34,6 +36,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyByteArray;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 /// RLScheduler's normaliser of the waiting time (12 hours).
 const MAX_WAIT_S: f64 = 12.0 * 3600.0;
@@ -73,7 +76,17 @@ struct Decision {
     features: Vec<f32>,
     visible: usize,
     waiting: usize,
+    /// The observation and the visible jobs built afresh from the pass, beside the
+    /// incremental ones (what the tests compare).
+    #[cfg(test)]
+    fresh: Fresh,
+    #[cfg(test)]
+    ids: Vec<usize>,
 }
+
+/// An observation and its visible jobs, built afresh (tests).
+#[cfg(test)]
+type Fresh = (Vec<f32>, Vec<usize>);
 
 /// The end of an episode: its metric, and the schedule's facts.
 struct Finished {
@@ -83,7 +96,7 @@ struct Finished {
 }
 
 /// What resumes an episode: the agent's action, and the features' vector of the last decision
-/// back for reuse.
+/// back (unchanged: the next observation is written over it).
 type Resume = (usize, Vec<f32>);
 
 /// An episode: the simulation suspended at a decision, resumed with the agent's action.
@@ -98,109 +111,265 @@ struct Scale {
     max_group: Option<u32>,
 }
 
+/// The visible jobs of the last decision and how its observation was written, so that the
+/// next one rewrites only what changed: rows whose job left (started) close up by moving the
+/// rows behind them (a memmove per run of kept rows), jobs newly visible get their fixed row,
+/// the wait column is rewritten when the time moved and the fits column when the idle units
+/// changed; rows left empty become padding.
+struct Window {
+    /// Rows of the observation, `F` features each.
+    features: usize,
+    /// The visible jobs (episode numbers, increasing: queue order), one per row.
+    ids: Vec<usize>,
+    /// Their submit times and sizes, row by row (the changing columns' inputs).
+    submits: Vec<i64>,
+    sizes: Vec<u32>,
+    /// The next episode job not yet considered: every waiting job before it is visible.
+    scan: usize,
+    /// The time and idle units the wait and fits columns were written for.
+    now: Option<Time>,
+    free: u32,
+}
+
+/// The two changing features of a row: the wait, and whether the job fits now.
+#[derive(Clone, Copy)]
+struct Changing {
+    cap: f32,
+    fits: (f32, f32),
+}
+
+impl Layout {
+    fn changing(self) -> Changing {
+        match self {
+            Layout::RlScheduler => Changing {
+                cap: CAP,
+                fits: (CAP, 1e-5),
+            },
+            Layout::Compact => Changing {
+                cap: 1.0,
+                fits: (1.0, 0.0),
+            },
+        }
+    }
+}
+
+impl Changing {
+    /// The wait column of a job submitted at `submit`, at `now`.
+    #[inline]
+    fn wait(self, now: Time, submit: i64) -> f32 {
+        (((now.0 - submit) as f64 / MAX_WAIT_S) as f32).clamp(0.0, self.cap)
+    }
+
+    /// The fits column of a job of `size` units with `free` idle.
+    #[inline]
+    fn fits(self, size: u32, free: u32) -> f32 {
+        if size <= free {
+            self.fits.0
+        } else {
+            self.fits.1
+        }
+    }
+}
+
+/// What an episode's observation is built from.
+#[derive(Clone, Copy)]
+struct Sources<'a> {
+    /// The episode's jobs, numbered 0, 1, … in queue order (submit time, then id).
+    jobs: &'a [RigidJob],
+    /// Each job's observation row with its two changing features left to fill ([`fixed_row`]).
+    rows: &'a [f32],
+    /// One padding row (what an empty slot shows).
+    padding: &'a [f32],
+    changing: Changing,
+}
+
+impl Window {
+    fn new(features: usize, queue_size: usize) -> Window {
+        Window {
+            features,
+            ids: Vec::with_capacity(queue_size),
+            submits: Vec::with_capacity(queue_size),
+            sizes: Vec::with_capacity(queue_size),
+            scan: 0,
+            now: None,
+            free: 0,
+        }
+    }
+
+    /// Writes the observation at `now` with `free` idle units over the last one in `out`
+    /// (padding rows at the episode's start): the first `queue_size` waiting jobs, of the
+    /// `arrived` first jobs of the episode those that have not `started`.
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &mut self,
+        src: &Sources<'_>,
+        started: &[bool],
+        arrived: usize,
+        queue_size: usize,
+        now: Time,
+        free: u32,
+        out: &mut [f32],
+    ) {
+        let f = self.features;
+        let gone = |id: usize| started.get(id).copied().unwrap_or(true);
+        // Close up over the rows whose job started, run by run.
+        let before = self.ids.len();
+        let (mut kept, mut r) = (0, 0);
+        while r < before {
+            if gone(self.ids[r]) {
+                r += 1;
+                continue;
+            }
+            let from = r;
+            while r < before && !gone(self.ids[r]) {
+                r += 1;
+            }
+            if kept != from {
+                out.copy_within(from * f..r * f, kept * f);
+                self.ids.copy_within(from..r, kept);
+                self.submits.copy_within(from..r, kept);
+                self.sizes.copy_within(from..r, kept);
+            }
+            kept += r - from;
+        }
+        self.ids.truncate(kept);
+        self.submits.truncate(kept);
+        self.sizes.truncate(kept);
+        // Jobs newly visible: those behind the last visible one that have not started.
+        let arrived = arrived.min(src.jobs.len()).min(started.len());
+        while self.ids.len() < queue_size && self.scan < arrived {
+            let id = self.scan;
+            self.scan += 1;
+            if started[id] {
+                continue;
+            }
+            let row = self.ids.len();
+            let (Some(o), Some(fixed)) = (
+                out.get_mut(row * f..(row + 1) * f),
+                src.rows.get(id * f..(id + 1) * f),
+            ) else {
+                break;
+            };
+            o.copy_from_slice(fixed);
+            self.ids.push(id);
+            self.submits.push(src.jobs[id].submit.0);
+            self.sizes.push(src.jobs[id].size);
+        }
+        let rows = self.ids.len();
+        // The changing columns: of every row when their input changed, else of the new rows.
+        let c = src.changing;
+        let from = if self.now == Some(now) { kept } else { 0 };
+        for (row, &submit) in self.submits.iter().enumerate().skip(from) {
+            out[row * f] = c.wait(now, submit);
+        }
+        let from = if self.free == free && self.now.is_some() {
+            kept
+        } else {
+            0
+        };
+        for (row, &size) in self.sizes.iter().enumerate().skip(from) {
+            out[row * f + f - 1] = c.fits(size, free);
+        }
+        (self.now, self.free) = (Some(now), free);
+        // Rows emptied since the last observation.
+        for o in out[rows * f..before.max(rows) * f].chunks_exact_mut(f) {
+            o.copy_from_slice(src.padding);
+        }
+    }
+}
+
 /// The policy of the simulation: it asks the agent (suspending the run), then applies the pick.
 struct AgentPolicy<'y> {
     agent: &'y Yielder<Resume, Decision>,
     queue_size: usize,
-    layout: Layout,
     backfill: bool,
-    /// Each job's observation row with its two changing features (wait, can start now) left
-    /// to fill: the episode's jobs are numbered 0, 1, … in queue order, row `id` of these.
-    rows: &'y [f32],
-    /// A whole observation of padding rows (what empty slots show).
-    padding: &'y [f32],
-    /// Rows of the features' vector that may hold a job (not padding).
-    dirty: usize,
+    src: Sources<'y>,
+    /// Whether each job has started (only this policy starts jobs).
+    started: Vec<bool>,
+    /// Jobs started so far, and before the pass in progress.
+    starts: usize,
+    starts_before_pass: usize,
+    window: Window,
     /// The pick not yet started.
     pick: Option<JobId>,
-    /// The features' vector, between decisions.
-    spare: Vec<f32>,
-    /// The visible jobs' positions in the queue, reused.
-    visible: Vec<usize>,
+    /// The observation, between decisions.
+    features: Vec<f32>,
 }
 
 impl AgentPolicy<'_> {
-    /// Writes the observation of the visible jobs into `out` (the last decision's, reused):
-    /// each job's fixed row with its wait and whether it fits now filled in, then padding
-    /// rows where the last observation had jobs (the others are padding already).
-    fn features(&mut self, now: Time, pass: &Pass<'_>, visible: &[usize], out: &mut Vec<f32>) {
-        let f = self.layout.features();
-        out.resize(self.queue_size * f, 0.0);
-        let rows = match self.layout {
-            Layout::RlScheduler => self.rows_of::<8>(now, pass, visible, out, CAP, (CAP, 1e-5)),
-            Layout::Compact => self.rows_of::<4>(now, pass, visible, out, 1.0, (1.0, 0.0)),
-        };
-        let stale = (rows * f)..(self.dirty.max(rows) * f);
-        if let (Some(o), Some(p)) = (out.get_mut(stale.clone()), self.padding.get(stale)) {
-            o.copy_from_slice(p);
-        }
-        self.dirty = rows;
-    }
-
-    /// [`AgentPolicy::features`]' job rows for `F` features a job, from the first row of
-    /// `out`: the wait capped at `cap` first, whether the job fits (`fits.0`, else `fits.1`)
-    /// last. Returns the rows written.
-    fn rows_of<const F: usize>(
-        &self,
-        now: Time,
-        pass: &Pass<'_>,
-        visible: &[usize],
-        out: &mut [f32],
-        cap: f32,
-        fits: (f32, f32),
-    ) -> usize {
-        let mut slots = out.chunks_exact_mut(F);
-        let mut rows = 0;
-        for &pos in visible {
-            let Some(q) = pass.job(pos) else { continue };
-            let at = usize::try_from(q.job.id.0)
-                .unwrap_or(usize::MAX)
-                .saturating_mul(F);
-            let Some(fixed) = self.rows.get(at..).and_then(|r| r.first_chunk::<F>()) else {
-                continue;
-            };
-            let Some(slot) = slots.next() else { break };
-            slot.copy_from_slice(fixed);
-            slot[0] = (((now.0 - q.job.submit.0) as f64 / MAX_WAIT_S) as f32).clamp(0.0, cap);
-            slot[F - 1] = if q.size() <= pass.free_units() {
-                fits.0
-            } else {
-                fits.1
-            };
-            rows += 1;
-        }
-        rows
-    }
-
     /// Asks the agent for the next pick among the first `queue_size` waiting jobs.
     fn ask(&mut self, now: Time, pass: &Pass<'_>) -> Option<JobId> {
-        let mut visible = std::mem::take(&mut self.visible);
-        visible.clear();
+        // Every job that arrived either waits or started: none leaves the queue otherwise.
+        let arrived = self.starts_before_pass + pass.view().queue_len();
+        let mut features = std::mem::take(&mut self.features);
+        self.window.update(
+            &self.src,
+            &self.started,
+            arrived,
+            self.queue_size,
+            now,
+            pass.free_units(),
+            &mut features,
+        );
+        let visible = self.window.ids.len();
+        if visible == 0 {
+            self.features = features;
+            return None;
+        }
+        let (action, features) = self.agent.suspend(Decision {
+            now,
+            features,
+            visible,
+            waiting: arrived - self.starts,
+            #[cfg(test)]
+            fresh: self.fresh(now, pass),
+            #[cfg(test)]
+            ids: self.window.ids.clone(),
+        });
+        self.features = features;
+        let id = self.window.ids[action.min(visible - 1)];
+        Some(JobId(id as u64))
+    }
+
+    /// Starts the job at `pos` of the pass, noting it.
+    fn start(&mut self, pass: &mut Pass<'_>, pos: usize) -> bool {
+        let Some(id) = pass.job(pos).map(|q| q.job.id.0) else {
+            return false;
+        };
+        if pass.start(pos).is_err() {
+            return false;
+        }
+        if let Some(s) = usize::try_from(id)
+            .ok()
+            .and_then(|i| self.started.get_mut(i))
+        {
+            *s = true;
+        }
+        self.starts += 1;
+        true
+    }
+
+    /// The observation and the visible jobs built afresh from `pass`, in queue order.
+    #[cfg(test)]
+    fn fresh(&self, now: Time, pass: &Pass<'_>) -> Fresh {
+        let f = self.src.padding.len();
+        let mut out: Vec<f32> = self.src.padding.repeat(self.queue_size);
+        let mut ids = Vec::new();
         let mut from = 0;
-        while visible.len() < self.queue_size {
+        while ids.len() < self.queue_size {
             let Some(pos) = pass.next_queued(from) else {
                 break;
             };
-            visible.push(pos);
             from = pos + 1;
+            let q = pass.job(pos).expect("a queued job");
+            let id = q.job.id.0 as usize;
+            let row = &mut out[ids.len() * f..(ids.len() + 1) * f];
+            row.copy_from_slice(&self.src.rows[id * f..(id + 1) * f]);
+            row[0] = self.src.changing.wait(now, q.job.submit.0);
+            row[f - 1] = self.src.changing.fits(q.size(), pass.free_units());
+            ids.push(id);
         }
-        let Some(&last) = visible.last() else {
-            self.visible = visible;
-            return None;
-        };
-        let waiting = pass.view().queue_len() - pass.starts();
-        let mut features = std::mem::take(&mut self.spare);
-        self.features(now, pass, &visible, &mut features);
-        let (action, spare) = self.agent.suspend(Decision {
-            now,
-            features,
-            visible: visible.len(),
-            waiting,
-        });
-        self.spare = spare;
-        let pos = visible.get(action).copied().unwrap_or(last);
-        self.visible = visible;
-        pass.job(pos).map(|q| q.job.id)
+        (out, ids)
     }
 }
 
@@ -218,6 +387,7 @@ impl Policy for AgentPolicy<'_> {
         out: &mut Vec<BatchCommand>,
     ) -> Result<(), Infallible> {
         let mut pass = Pass::new(now, view, out);
+        self.starts_before_pass = self.starts;
         loop {
             let pick = match self.pick {
                 Some(job) => job,
@@ -233,7 +403,7 @@ impl Policy for AgentPolicy<'_> {
                 continue;
             };
             let size = pass.job(pos).map_or(0, |q| q.size());
-            if size <= pass.free_units() && pass.start(pos).is_ok() {
+            if size <= pass.free_units() && self.start(&mut pass, pos) {
                 self.pick = None;
                 continue;
             }
@@ -252,7 +422,7 @@ impl Policy for AgentPolicy<'_> {
                         continue;
                     };
                     let (units, estimate) = (q.size(), q.estimate());
-                    if pass.start(at).is_ok() && estimate > until {
+                    if self.start(&mut pass, at) && estimate > until {
                         extra = extra.saturating_sub(units);
                     }
                 }
@@ -268,7 +438,7 @@ impl Policy for AgentPolicy<'_> {
 /// The parameters every episode of an environment shares.
 #[derive(Clone)]
 struct Config {
-    jobs: std::sync::Arc<[RigidJob]>,
+    jobs: Arc<[RigidJob]>,
     capacity: u32,
     episode_jobs: usize,
     queue_size: usize,
@@ -276,9 +446,9 @@ struct Config {
     metric: Metric,
     backfill: bool,
     /// Every job's observation row ([`fixed_row`]), in `jobs`' order.
-    rows: std::sync::Arc<[f32]>,
-    /// An observation of padding rows only.
-    padding: std::sync::Arc<[f32]>,
+    rows: Arc<[f32]>,
+    /// One padding row.
+    padding: &'static [f32],
 }
 
 /// A job's observation row but its wait and whether it fits now (zero here): requested time /
@@ -310,36 +480,34 @@ fn fixed_row(layout: Layout, scale: &Scale, j: &RigidJob, out: &mut Vec<f32>) {
 }
 
 impl Config {
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        workload: &Workload,
+    /// The configuration over `jobs` (those that fit `capacity`, in queue order), or why the
+    /// parameters are refused.
+    fn build(
+        jobs: &[RigidJob],
         capacity: u32,
         episode_jobs: usize,
         queue_size: usize,
         backfill: bool,
         metric: &str,
         layout: &str,
-    ) -> PyResult<Config> {
+    ) -> Result<Config, String> {
         if capacity == 0 {
-            return Err(PyValueError::new_err("capacity must be at least 1"));
+            return Err("capacity must be at least 1".to_owned());
         }
-        let mut jobs: Vec<RigidJob> = workload
-            .jobs
+        let mut jobs: Vec<RigidJob> = jobs
             .iter()
             .filter(|j| j.size <= capacity)
             .copied()
             .collect();
         jobs.sort_by_key(|j| (j.submit, j.id));
         if episode_jobs == 0 || episode_jobs > jobs.len() {
-            return Err(PyValueError::new_err(format!(
+            return Err(format!(
                 "episode_jobs must be between 1 and the {} jobs that fit on {capacity} units",
                 jobs.len()
-            )));
+            ));
         }
         if queue_size == 0 || queue_size > 4096 {
-            return Err(PyValueError::new_err(
-                "queue_size must be between 1 and 4096",
-            ));
+            return Err("queue_size must be between 1 and 4096".to_owned());
         }
         let metric = match metric {
             "bsld" => Metric::BoundedSlowdown,
@@ -347,19 +515,15 @@ impl Config {
             "turnaround" => Metric::Turnaround,
             "utilization" => Metric::Utilization,
             other => {
-                return Err(PyValueError::new_err(format!(
+                return Err(format!(
                     "metric {other:?}: expected bsld, wait, turnaround or utilization"
-                )));
+                ));
             }
         };
         let layout = match layout {
             "rlscheduler" => Layout::RlScheduler,
             "compact" => Layout::Compact,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "layout {other:?}: expected rlscheduler or compact"
-                )));
-            }
+            other => return Err(format!("layout {other:?}: expected rlscheduler or compact")),
         };
         let scale = Scale {
             capacity,
@@ -371,18 +535,11 @@ impl Config {
         for j in &jobs {
             fixed_row(layout, &scale, j, &mut rows);
         }
-        let pad: &[f32] = match layout {
-            Layout::RlScheduler => &[0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0],
-            Layout::Compact => &[0.0; 4],
-        };
-        let padding: Vec<f32> = pad
-            .iter()
-            .copied()
-            .cycle()
-            .take(queue_size * pad.len())
-            .collect();
         Ok(Config {
-            padding: padding.into(),
+            padding: match layout {
+                Layout::RlScheduler => &[0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0],
+                Layout::Compact => &[0.0; 4],
+            },
             jobs: jobs.into(),
             capacity,
             episode_jobs,
@@ -413,8 +570,12 @@ struct Core {
     stack: Option<DefaultStack>,
     /// Jobs visible at the pending decision.
     visible: usize,
-    /// The features of the last decision (the observation), kept for the next resume.
+    /// The observation of the last decision, kept for the next resume.
     features: Vec<f32>,
+    /// The pending decision's observation and visible jobs afresh, and its visible jobs
+    /// (tests).
+    #[cfg(test)]
+    last: Option<(Fresh, Vec<usize>)>,
 }
 
 impl Core {
@@ -426,6 +587,8 @@ impl Core {
             stack: None,
             visible: 0,
             features: vec![0.0; len],
+            #[cfg(test)]
+            last: None,
         }
     }
 
@@ -451,7 +614,7 @@ impl Core {
         };
         self.episode = Some(Coroutine::with_stack(
             stack,
-            move |agent: &Yielder<Resume, Decision>, (_, spare): Resume| {
+            move |agent: &Yielder<Resume, Decision>, (_, mut features): Resume| {
                 let f = c.layout.features();
                 // Numbered 0, 1, … in queue order (submit time, then id): the same order,
                 // and each job's id is its row.
@@ -463,18 +626,27 @@ impl Core {
                         ..*j
                     })
                     .collect();
+                // The vector comes from an earlier episode, or is zeros: all padding.
+                features.resize(c.queue_size * f, 0.0);
+                for row in features.chunks_exact_mut(f) {
+                    row.copy_from_slice(c.padding);
+                }
                 let mut policy = AgentPolicy {
                     agent,
                     queue_size: c.queue_size,
-                    layout: c.layout,
                     backfill: c.backfill,
-                    rows: &c.rows[start * f..(start + c.episode_jobs) * f],
-                    padding: &c.padding,
-                    // The vector comes from an earlier episode, or is zeros: all to pad.
-                    dirty: c.queue_size,
+                    src: Sources {
+                        jobs: &jobs,
+                        rows: &c.rows[start * f..(start + c.episode_jobs) * f],
+                        padding: c.padding,
+                        changing: c.layout.changing(),
+                    },
+                    started: vec![false; c.episode_jobs],
+                    starts: 0,
+                    starts_before_pass: 0,
+                    window: Window::new(f, c.queue_size),
                     pick: None,
-                    spare,
-                    visible: Vec::with_capacity(c.queue_size),
+                    features,
                 };
                 let outcome = BatchSim::new(c.capacity)
                     .map_err(|e| e.to_string())?
@@ -507,11 +679,15 @@ impl Core {
             .episode
             .as_mut()
             .ok_or_else(|| "call reset() before step()".to_owned())?;
-        let spare = std::mem::take(&mut self.features);
-        match episode.resume((action, spare)) {
+        let features = std::mem::take(&mut self.features);
+        match episode.resume((action, features)) {
             CoroutineResult::Yield(d) => {
                 self.visible = d.visible;
                 self.features = d.features;
+                #[cfg(test)]
+                {
+                    self.last = Some((d.fresh, d.ids));
+                }
                 Ok((d.visible, d.waiting, d.now.0, 0.0))
             }
             CoroutineResult::Return(result) => {
@@ -534,9 +710,9 @@ impl Core {
         for (o, f) in obs.chunks_exact_mut(4).zip(&self.features) {
             o.copy_from_slice(&f.to_le_bytes());
         }
-        for (i, m) in mask.iter_mut().enumerate() {
-            *m = u8::from(i < self.visible);
-        }
+        let visible = self.visible.min(mask.len());
+        mask[..visible].fill(1);
+        mask[visible..].fill(0);
     }
 }
 
@@ -563,6 +739,76 @@ unsafe fn bytes<'a>(
     Ok(b)
 }
 
+/// An environment's parameters (`cosched.gym` makes one per environment and passes it to
+/// [`BatchEnv`] or [`BatchVecEnv`]): `episode_jobs` consecutive jobs of `workload` an episode,
+/// on `capacity` units, the first `queue_size` waiting jobs visible, the pick's wait for its
+/// units backfilled or not, the reward's `metric` and the observation's `layout`.
+#[pyclass(frozen, module = "cosched")]
+pub struct EnvConfig {
+    config: Config,
+}
+
+#[pymethods]
+impl EnvConfig {
+    #[new]
+    #[pyo3(signature = (workload, capacity, *, episode_jobs=256, queue_size=128, backfill=false, metric="bsld", layout="rlscheduler"))]
+    fn new(
+        workload: &Workload,
+        capacity: u32,
+        episode_jobs: usize,
+        queue_size: usize,
+        backfill: bool,
+        metric: &str,
+        layout: &str,
+    ) -> PyResult<EnvConfig> {
+        Config::build(
+            &workload.jobs,
+            capacity,
+            episode_jobs,
+            queue_size,
+            backfill,
+            metric,
+            layout,
+        )
+        .map(|config| EnvConfig { config })
+        .map_err(PyValueError::new_err)
+    }
+
+    /// Floats per observation (`queue_size × features`).
+    #[getter]
+    fn observation_len(&self) -> usize {
+        self.config.observation_len()
+    }
+
+    /// Features per visible job.
+    #[getter]
+    fn features(&self) -> usize {
+        self.config.layout.features()
+    }
+
+    /// Waiting jobs visible (the action space's size).
+    #[getter]
+    fn queue_size(&self) -> usize {
+        self.config.queue_size
+    }
+
+    /// The reward's sign: +1 for utilisation, −1 for the other metrics.
+    #[getter]
+    fn reward_sign(&self) -> f64 {
+        self.config.metric.reward_sign()
+    }
+}
+
+impl Metric {
+    fn reward_sign(self) -> f64 {
+        if self == Metric::Utilization {
+            1.0
+        } else {
+            -1.0
+        }
+    }
+}
+
 /// The environment's core (`cosched.gym.BatchSchedulingEnv` wraps it): `reset(seed)` starts an
 /// episode, `step(action)` applies a pick; both write the observation (float32) and the
 /// action mask (int8) into the bytearrays given at construction and return
@@ -578,12 +824,11 @@ pub struct BatchEnv {
 impl BatchEnv {
     fn written(&self, py: Python<'_>, outcome: Outcome) -> PyResult<Outcome> {
         let c = &self.core.config;
-        let (obs, mask) = (self.obs.bind(py), self.mask.bind(py));
         // SAFETY: the GIL is held and no Python code runs until the slices are dropped.
         let (o, m) = unsafe {
             (
-                bytes(obs, 4 * c.observation_len(), "observation")?,
-                bytes(mask, c.queue_size, "mask")?,
+                bytes(self.obs.bind(py), 4 * c.observation_len(), "observation")?,
+                bytes(self.mask.bind(py), c.queue_size, "mask")?,
             )
         };
         self.core.write(o, m);
@@ -593,48 +838,20 @@ impl BatchEnv {
 
 #[pymethods]
 impl BatchEnv {
-    /// An environment over `workload` on `capacity` units: episodes of `episode_jobs`
-    /// consecutive jobs, the first `queue_size` waiting jobs visible; observations into `obs`
-    /// (`4 × observation_len` bytes), masks into `mask` (`queue_size` bytes).
+    /// An environment of `config`: observations into `obs` (`4 × observation_len` bytes),
+    /// masks into `mask` (`queue_size` bytes).
     #[new]
-    #[pyo3(signature = (workload, capacity, obs, mask, *, episode_jobs=256, queue_size=128, backfill=false, metric="bsld", layout="rlscheduler"))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        workload: &Workload,
-        capacity: u32,
-        obs: Py<PyByteArray>,
-        mask: Py<PyByteArray>,
-        episode_jobs: usize,
-        queue_size: usize,
-        backfill: bool,
-        metric: &str,
-        layout: &str,
-    ) -> PyResult<BatchEnv> {
+    fn new(config: &EnvConfig, obs: Py<PyByteArray>, mask: Py<PyByteArray>) -> PyResult<BatchEnv> {
         if obs.is(&mask) {
             return Err(PyValueError::new_err(
                 "obs and mask must be distinct bytearrays",
             ));
         }
-        let config = Config::new(
-            workload,
-            capacity,
-            episode_jobs,
-            queue_size,
-            backfill,
-            metric,
-            layout,
-        )?;
         Ok(BatchEnv {
-            core: Core::new(config),
+            core: Core::new(config.config.clone()),
             obs,
             mask,
         })
-    }
-
-    /// Floats per observation (`queue_size × features`).
-    #[getter]
-    fn observation_len(&self) -> usize {
-        self.core.config.observation_len()
     }
 
     /// Starts the episode of `seed`: jobs `start .. start + episode_jobs` of the workload
@@ -690,6 +907,9 @@ pub struct BatchVecEnv {
     buffers: [Py<PyByteArray>; 7],
     /// Per environment after a step: the outcome.
     outcomes: Vec<Outcome>,
+    /// The actions and seeds read at a step (kept to reuse their memory).
+    actions: Vec<u64>,
+    seeds: Vec<u64>,
 }
 
 /// The buffers' order in [`BatchVecEnv::buffers`].
@@ -720,53 +940,49 @@ impl BatchVecEnv {
             )
         };
         let mut ended = 0;
-        for (i, (core, &(visible, waiting, _, value))) in
-            self.cores.iter().zip(&self.outcomes).enumerate()
+        let rows = obs.chunks_exact_mut(4 * len).zip(mask.chunks_exact_mut(k));
+        let scalars = rewards
+            .chunks_exact_mut(8)
+            .zip(terminated.iter_mut())
+            .zip(counts.chunks_exact_mut(16));
+        for (((core, &(visible, waiting, _, value)), (o, m)), ((r, t), n)) in
+            self.cores.iter().zip(&self.outcomes).zip(rows).zip(scalars)
         {
-            core.write(
-                &mut obs[4 * len * i..4 * len * (i + 1)],
-                &mut mask[k * i..k * (i + 1)],
-            );
+            core.write(o, m);
             let done = visible == 0;
             ended += usize::from(done);
             let reward = if done { self.reward_sign * value } else { 0.0 };
-            rewards[8 * i..8 * i + 8].copy_from_slice(&reward.to_le_bytes());
-            terminated[i] = u8::from(done);
-            counts[16 * i..16 * i + 8].copy_from_slice(&(visible as i64).to_le_bytes());
-            counts[16 * i + 8..16 * i + 16].copy_from_slice(&(waiting as i64).to_le_bytes());
+            r.copy_from_slice(&reward.to_le_bytes());
+            *t = u8::from(done);
+            n[..8].copy_from_slice(&(visible as i64).to_le_bytes());
+            n[8..].copy_from_slice(&(waiting as i64).to_le_bytes());
         }
         Ok(ended)
     }
 
-    /// The `N` little-endian 8-byte words of buffer `which`.
-    fn words(&self, py: Python<'_>, which: usize, what: &str) -> PyResult<Vec<u64>> {
+    /// Reads the `N` little-endian 8-byte words of buffer `which` into `into`.
+    fn words(&self, py: Python<'_>, which: usize, what: &str, into: &mut Vec<u64>) -> PyResult<()> {
         let n = self.cores.len();
         // SAFETY: the GIL is held and no Python code runs while the slice is read.
         let b = unsafe { bytes(self.buffers[which].bind(py), 8 * n, what)? };
-        Ok(b.chunks_exact(8)
-            .map(|c| u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8])))
-            .collect())
+        into.clear();
+        into.extend(
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]))),
+        );
+        Ok(())
     }
 }
 
 #[pymethods]
 impl BatchVecEnv {
-    /// `num_envs` environments of [`BatchEnv`]'s parameters; `buffers` are the bytearrays of
-    /// the actions, seeds, observations, masks, rewards, terminations and counts, in this
-    /// order.
+    /// `num_envs` environments of `config`; `buffers` are the bytearrays of the actions,
+    /// seeds, observations, masks, rewards, terminations and counts, in this order.
     #[new]
-    #[pyo3(signature = (workload, capacity, num_envs, buffers, *, episode_jobs=256, queue_size=128, backfill=false, metric="bsld", layout="rlscheduler"))]
-    #[allow(clippy::too_many_arguments)]
     fn new(
-        workload: &Workload,
-        capacity: u32,
+        config: &EnvConfig,
         num_envs: usize,
         buffers: [Py<PyByteArray>; 7],
-        episode_jobs: usize,
-        queue_size: usize,
-        backfill: bool,
-        metric: &str,
-        layout: &str,
     ) -> PyResult<BatchVecEnv> {
         if num_envs == 0 || num_envs > 65_536 {
             return Err(PyValueError::new_err(
@@ -780,39 +996,31 @@ impl BatchVecEnv {
                 ));
             }
         }
-        let config = Config::new(
-            workload,
-            capacity,
-            episode_jobs,
-            queue_size,
-            backfill,
-            metric,
-            layout,
-        )?;
+        let config = &config.config;
         Ok(BatchVecEnv {
             cores: (0..num_envs).map(|_| Core::new(config.clone())).collect(),
             ended: vec![false; num_envs],
-            reward_sign: if config.metric == Metric::Utilization {
-                1.0
-            } else {
-                -1.0
-            },
+            reward_sign: config.metric.reward_sign(),
             buffers,
             outcomes: vec![(0, 0, 0, 0.0); num_envs],
+            actions: Vec::with_capacity(num_envs),
+            seeds: Vec::with_capacity(num_envs),
         })
     }
 
     /// Starts every environment's episode, of the seeds in the seeds buffer. Returns 0.
     fn reset(&mut self, py: Python<'_>) -> PyResult<usize> {
-        let seeds = self.words(py, SEEDS, "seed")?;
-        let work = SameThread((&mut self.cores, &mut self.outcomes));
+        let mut seeds = std::mem::take(&mut self.seeds);
+        self.words(py, SEEDS, "seed", &mut seeds)?;
+        let work = SameThread((&mut self.cores, &mut self.outcomes, &seeds));
         let result = py.detach(move || {
-            let (cores, outcomes) = work.into_inner();
-            for ((core, out), &seed) in cores.iter_mut().zip(outcomes.iter_mut()).zip(&seeds) {
+            let (cores, outcomes, seeds) = work.into_inner();
+            for ((core, out), &seed) in cores.iter_mut().zip(outcomes.iter_mut()).zip(seeds) {
                 *out = core.reset(seed)?.0;
             }
             Ok::<_, String>(())
         });
+        self.seeds = seeds;
         result.map_err(crate::CoschedError::new_err)?;
         self.ended.fill(false);
         self.write_all(py)
@@ -821,8 +1029,6 @@ impl BatchVecEnv {
     /// Steps every environment: those whose episode ended at the last step start the episode
     /// of their seed (their action ignored), the others apply their action.
     fn step(&mut self, py: Python<'_>) -> PyResult<usize> {
-        let actions = self.words(py, ACTIONS, "action")?;
-        let seeds = self.words(py, SEEDS, "seed")?;
         if self
             .cores
             .iter()
@@ -831,9 +1037,20 @@ impl BatchVecEnv {
         {
             return Err(PyRuntimeError::new_err("call reset() before step()"));
         }
-        let work = SameThread((&mut self.cores, &mut self.outcomes, &mut self.ended));
+        let (mut actions, mut seeds) = (
+            std::mem::take(&mut self.actions),
+            std::mem::take(&mut self.seeds),
+        );
+        self.words(py, ACTIONS, "action", &mut actions)?;
+        self.words(py, SEEDS, "seed", &mut seeds)?;
+        let work = SameThread((
+            &mut self.cores,
+            &mut self.outcomes,
+            &mut self.ended,
+            (&actions, &seeds),
+        ));
         let result = py.detach(move || {
-            let (cores, outcomes, ended) = work.into_inner();
+            let (cores, outcomes, ended, (actions, seeds)) = work.into_inner();
             for (i, core) in cores.iter_mut().enumerate() {
                 outcomes[i] = if ended[i] {
                     core.reset(seeds[i])?.0
@@ -845,13 +1062,122 @@ impl BatchVecEnv {
             }
             Ok::<_, String>(())
         });
+        (self.actions, self.seeds) = (actions, seeds);
         result.map_err(crate::CoschedError::new_err)?;
         self.write_all(py)
     }
+}
 
-    /// Floats per observation of one environment.
-    #[getter]
-    fn observation_len(&self) -> usize {
-        self.cores[0].config.observation_len()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Runs episodes of `config` from `seeds`, picking with a generator of `agent` (an index
+    /// up to two past the visible jobs), and checks every decision's incremental observation
+    /// and visible jobs against the ones built afresh. Returns the decisions checked.
+    fn check_episodes(config: Config, seeds: &[u64], agent: u64) -> usize {
+        let mut core = Core::new(config);
+        let mut rng = agent | 1;
+        let mut decisions = 0;
+        for &seed in seeds {
+            let (mut outcome, _) = core.reset(seed).expect("an episode");
+            while outcome.0 > 0 {
+                let ((fresh, fresh_ids), ids) = core.last.take().expect("a decision");
+                assert_eq!(ids, fresh_ids, "visible jobs at decision {decisions}");
+                assert_eq!(outcome.0, ids.len());
+                assert_eq!(core.features, fresh, "observation at decision {decisions}");
+                decisions += 1;
+                // xorshift64
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let action = (rng % (outcome.0 as u64 + 2)) as usize;
+                outcome = core.resume(action).expect("a step");
+            }
+            assert_eq!(outcome.1, core.config.episode_jobs, "every job completes");
+        }
+        decisions
+    }
+
+    prop_compose! {
+        /// A trace of up to 200 jobs on `capacity` units, with simultaneous arrivals, jobs
+        /// too wide for the machine and estimates below the run time.
+        fn trace()(capacity in 1u32..48, n in 2usize..200)
+            (capacity in Just(capacity),
+             jobs in prop::collection::vec(
+                 (0i64..900, 1u32..64, 0i64..6_000, -600i64..6_000), n))
+            -> (u32, Vec<RigidJob>) {
+            let mut submit = 0;
+            let jobs = jobs.into_iter().enumerate().map(|(i, (gap, size, run, slack))| {
+                submit += if gap < 300 { 0 } else { gap };
+                RigidJob {
+                    id: JobId(1_000 - i as u64),
+                    submit: Time(submit),
+                    size,
+                    runtime: Duration(run),
+                    estimate: Duration((run + slack).max(1)),
+                    user: (i % 3 > 0).then_some(i as u32 % 7),
+                    group: None,
+                }
+            }).collect();
+            (capacity, jobs)
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        #[test]
+        fn the_incremental_observation_is_the_one_built_afresh(
+            (capacity, jobs) in trace(),
+            episode in 1usize..200,
+            queue_size in 1usize..12,
+            backfill: bool,
+            compact: bool,
+            seeds in prop::collection::vec(any::<u64>(), 1..4),
+            agent: u64,
+        ) {
+            let fit = jobs.iter().filter(|j| j.size <= capacity).count();
+            prop_assume!(fit > 0);
+            let layout = if compact { "compact" } else { "rlscheduler" };
+            let config = Config::build(&jobs, capacity, episode.min(fit), queue_size, backfill,
+                                       "bsld", layout).expect("valid parameters");
+            check_episodes(config, &seeds, agent);
+        }
+    }
+
+    #[test]
+    fn the_incremental_observation_is_the_one_built_afresh_on_the_shipped_sample() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/python/cosched/data/SDSC-SP2-sample-4961.swf.gz"
+        );
+        let jobs = cosched_cli::input::read(std::path::Path::new(path))
+            .expect("the sample")
+            .jobs;
+        for (backfill, queue_size, layout) in [
+            (false, 128, "rlscheduler"),
+            (true, 128, "rlscheduler"),
+            (true, 16, "compact"),
+        ] {
+            let config = Config::build(&jobs, 128, 512, queue_size, backfill, "bsld", layout)
+                .expect("valid parameters");
+            assert!(check_episodes(config, &[1, 2, 3], 7) > 300);
+        }
+    }
+
+    #[test]
+    fn parameters_out_of_range_are_refused() {
+        let job = RigidJob::new(JobId(1), Time(0), 2, Duration(5), Duration(9)).expect("a job");
+        let build = |capacity, episode, queue, metric, layout| {
+            Config::build(&[job], capacity, episode, queue, false, metric, layout).err()
+        };
+        assert!(build(0, 1, 1, "bsld", "compact").is_some_and(|e| e.contains("capacity")));
+        assert!(build(1, 1, 1, "bsld", "compact").is_some_and(|e| e.contains("episode_jobs")));
+        assert!(build(2, 1, 0, "bsld", "compact").is_some_and(|e| e.contains("queue_size")));
+        assert!(build(2, 1, 1, "mean", "compact").is_some_and(|e| e.contains("metric")));
+        assert!(build(2, 1, 1, "wait", "image").is_some_and(|e| e.contains("layout")));
+        assert!(build(2, 1, 1, "wait", "compact").is_none());
     }
 }

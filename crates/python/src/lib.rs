@@ -5,9 +5,9 @@
 //! per-job table, summary and time series `cosched simulate` writes: workloads
 //! ([`workload::Workload`]), runs of catalogue policies ([`simulate_builtin`]), runs of a policy
 //! written in Python ([`policy::PyPolicy`], [`simulate_policy`]) and the stepping core of the
-//! Gymnasium environment ([`env::BatchEnv`], [`env::BatchVecEnv`]), and the Balancer's real week
-//! under built-in and Python policies ([`balancer`]). The pure-Python layer (`python/cosched`) turns
-//! the results into pandas DataFrames.
+//! Gymnasium environment ([`env::EnvConfig`], [`env::BatchEnv`], [`env::BatchVecEnv`]), and
+//! the Balancer's real week under built-in and Python policies ([`balancer`]). The pure-Python
+//! layer (`python/cosched`) turns the results into pandas DataFrames.
 
 mod balancer;
 mod env;
@@ -80,6 +80,7 @@ fn _cosched(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<workload::Workload>()?;
     m.add_class::<policy::BatchView>()?;
     m.add_class::<run::RunOutput>()?;
+    m.add_class::<env::EnvConfig>()?;
     m.add_class::<env::BatchEnv>()?;
     m.add_class::<env::BatchVecEnv>()?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;

@@ -143,3 +143,34 @@ def test_parameters_are_checked(small):
         balancer.simulate(week, "fcfs")
     with pytest.raises(OSError):
         balancer.read_week("/nonexistent.csv", "/nonexistent.csv")
+
+
+def test_predictive_trains_on_the_week_s_history_as_the_example_does(small, examples_dir,
+                                                                       tmp_path):
+    # balancer_fig5 on the same LCRC jobs (no preload) beside the APS stand-in, trained on
+    # the five weeks before it: its Predictive (max) row at scale x1 is ours, number for
+    # number; without the history it learns from the week alone (a different reserve).
+    lcrc, aps = small[0][0], balancer._data("aps/2015-07-19.csv.gz")
+    week = balancer.read_week(lcrc, aps, history=balancer.history_weeks())
+    bare = balancer.read_week(lcrc, aps)
+    assert week.history_leases > 0 and bare.history_leases == 0
+    assert balancer.paper_week().history_leases == week.history_leases
+    out = tmp_path / "fig5"
+    subprocess.run([str(examples_dir / "balancer_fig5"), "--lcrc", str(lcrc), "--out",
+                    str(out)], check=True, capture_output=True)
+    theirs = example_csv(out / "balancer_fig5.csv")
+    row = theirs[(theirs["OD scale"] == "x1") & (theirs["configuration"] == "Predictive (max)")]
+    assert len(row) == 1
+    rep = balancer.simulate(week, "predictive").report
+    for col, value, digits in (
+            ("mean batch wait (h)", rep["batch"]["overall"]["mean_wait_s"] / 3600, 2),
+            ("batch jobs not run", rep["batch"]["rejected"], 0),
+            ("reject rate", rep["on_demand"]["reject_rate"], 3),
+            ("OD mean wait (s)", rep["on_demand"]["mean_wait_s"], 1),
+            ("reserve idle (node-h)", rep["reserve_idle_node_hours"], 1),
+            ("batch util", rep["batch_utilization"], 3),
+            ("OD util", rep["on_demand_utilization"], 3),
+            ("combined util", rep["combined_utilization"], 3)):
+        assert fixed(float(value), digits) == row[col].iloc[0], col
+    untrained = balancer.simulate(bare, "predictive").report
+    assert untrained["reserve_idle_node_hours"] != rep["reserve_idle_node_hours"]

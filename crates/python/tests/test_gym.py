@@ -38,26 +38,60 @@ def test_an_episode_is_deterministic_per_seed():
     assert a[2]["completed"] == 128 and a[1] <= -1.0
 
 
-def test_steps_match_a_pure_python_environment(sample):
-    # The same design written in plain Python: the same observations and reward for the same
-    # picks, decision by decision.
-    env = BatchSchedulingEnv(sample, episode_jobs=200, queue_size=16)
-    df = cosched.to_dataframe(sample).sort_values(["submit_time", "job_id"])
-    df = df[df["size"] <= 128]
-    jobs = list(df.itertuples(index=False, name=None))
-    ref = PurePythonEnv(jobs, 128, queue_size=16)
-    for seed in (1, 2, 3):
-        rng = np.random.default_rng(seed)
+def check_against_pure_python(workload, capacity, episode_jobs, queue_size, seeds, agent):
+    """The same design written in plain Python, its observation built afresh at every step:
+    the same observations (the cosched one written incrementally), masks and reward for the
+    same picks, decision by decision. Returns the decisions compared."""
+    env = BatchSchedulingEnv(workload, capacity=capacity, episode_jobs=episode_jobs,
+                             queue_size=queue_size)
+    df = cosched.to_dataframe(workload).sort_values(["submit_time", "job_id"])
+    jobs = list(df[df["size"] <= capacity].itertuples(index=False, name=None))
+    ref = PurePythonEnv(jobs, capacity, queue_size=queue_size)
+    rng = np.random.default_rng(agent)
+    decisions = 0
+    for seed in seeds:
         obs, info = env.reset(seed=seed)
-        ref_obs = ref.reset(info["first_job"], 200)
+        ref_obs = ref.reset(info["first_job"], episode_jobs)
         done = False
         while not done:
             np.testing.assert_allclose(obs, ref_obs, rtol=0, atol=1e-6)
-            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            visible = min(len(ref.queue), queue_size)
+            assert (info["action_mask"] == (np.arange(queue_size) < visible)).all()
+            # Now and then a pick past the visible jobs (the last visible one).
+            action = int(rng.integers(visible + 2))
             obs, reward, done, _, info = env.step(action)
-            ref_obs, ref_reward, ref_done = ref.step(action)
+            ref_obs, ref_reward, ref_done = ref.step(min(action, visible - 1))
             assert done == ref_done
+            decisions += 1
         assert reward == pytest.approx(ref_reward, rel=1e-12)
+    return decisions
+
+
+def test_steps_match_a_pure_python_environment(sample):
+    assert check_against_pure_python(sample, 128, 200, 16, (1, 2, 3), 0) > 500
+
+
+def test_steps_match_a_pure_python_environment_on_a_generated_trace():
+    lublin = cosched.generate_lublin(3000, 64, seed=5, load=0.95)
+    assert check_against_pure_python(lublin, 64, 400, 32, (1, 2), 1) > 700
+
+
+def test_a_lean_environment_gives_the_same_observations_without_copies_or_info():
+    kw = dict(episode_jobs=64, queue_size=8, backfill=True)
+    full, lean = BatchSchedulingEnv(**kw), BatchSchedulingEnv(**kw, copy=False, info=False)
+    a, info = full.reset(seed=3)
+    b, empty = lean.reset(seed=3)
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        np.testing.assert_array_equal(a, b)
+        assert empty == {} and lean.visible == int(info["action_mask"].sum())
+        assert (lean.action_masks() == info["action_mask"].astype(bool)).all()
+        action = int(rng.integers(lean.visible))
+        a, ra, done, _, info = full.step(action)
+        view, rb, done_b, _, empty = lean.step(action)
+        assert view is b and ra == rb and done == done_b
+    assert lean.visible == 0
 
 
 def test_the_mask_marks_the_visible_jobs_and_a_masked_pick_is_the_last_visible():

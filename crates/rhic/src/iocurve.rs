@@ -117,7 +117,8 @@ pub fn mean_shift(samples: &[IoSample], params: &MeanShiftParams) -> Vec<Cluster
                 && s.weight > 0.0
         })
         .collect();
-    pts.sort_by(canonical_order);
+    // Equal under the canonical order means bit-identical: an unstable sort gives the same.
+    pts.sort_unstable_by(canonical_order);
     let h2 = params.bandwidth * params.bandwidth;
     let tol2 = h2 * 1e-6; // scikit-learn's stop: a move of at most bandwidth / 1000
     let near = |x: f64, y: f64, p: &IoSample| {
@@ -131,21 +132,28 @@ pub fn mean_shift(samples: &[IoSample], params: &MeanShiftParams) -> Vec<Cluster
         let hi = pts.partition_point(|p| p.cpu_available <= x + params.bandwidth);
         &pts[lo..hi.max(lo)]
     };
-    let mut modes: Vec<Cluster> = Vec::with_capacity(pts.len());
     let same_start = |a: &IoSample, b: &IoSample| {
         a.cpu_available.to_bits() == b.cpu_available.to_bits()
             && a.cpu_consumed.to_bits() == b.cpu_consumed.to_bits()
     };
-    // A climb depends only on its start's coordinates: the samples at one point (next to
-    // each other once sorted) climb once, and their mode counts once for each of them.
+    // The samples at one point, next to each other once sorted: `(first, count)`.
+    let mut points: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < pts.len() {
-        let start = pts[i];
         let copies = pts[i..]
             .iter()
-            .take_while(|p| same_start(p, &start))
+            .take_while(|p| same_start(p, &pts[i]))
             .count();
+        points.push((i, copies));
         i += copies;
+    }
+    // A climb depends only on its start's coordinates: the samples at one point climb once.
+    // Their modes are one mode repeated, and a repeat is always dropped by the merge below
+    // (it lies within `bandwidth` of its first copy, kept or dropped for a closer mode), so
+    // the mode counts once.
+    let mut modes: Vec<Cluster> = Vec::with_capacity(points.len());
+    for &(first, _) in &points {
+        let start = pts[first];
         let (mut x, mut y) = (start.cpu_available, start.cpu_consumed);
         for _ in 0..params.max_iterations {
             let (mut sw, mut sx, mut sy) = (0.0, 0.0, 0.0);
@@ -171,9 +179,10 @@ pub fn mean_shift(samples: &[IoSample], params: &MeanShiftParams) -> Vec<Cluster
             cpu_consumed: y,
             weight: support,
         };
-        modes.extend(std::iter::repeat_n(mode, copies));
+        modes.push(mode);
     }
-    modes.sort_by(|a, b| {
+    // Equal modes are bit-identical: an unstable sort gives the same order.
+    modes.sort_unstable_by(|a, b| {
         b.weight
             .total_cmp(&a.weight)
             .then(a.cpu_available.total_cmp(&b.cpu_available))
@@ -192,8 +201,10 @@ pub fn mean_shift(samples: &[IoSample], params: &MeanShiftParams) -> Vec<Cluster
             kept.push(Cluster { weight: 0.0, ..*m });
         }
     }
-    // Membership: every sample belongs to its nearest kept centre (ties: the earlier one).
-    for p in &pts {
+    // Membership: every sample belongs to its nearest kept centre (ties: the earlier one),
+    // found once per point; the weights are added in the samples' order.
+    for &(first, copies) in &points {
+        let p = &pts[first];
         let d2 = |k: &Cluster| {
             let (dx, dy) = (
                 k.cpu_available - p.cpu_available,
@@ -204,10 +215,13 @@ pub fn mean_shift(samples: &[IoSample], params: &MeanShiftParams) -> Vec<Cluster
         let best =
             (0..kept.len()).min_by(|&i, &j| d2(&kept[i]).total_cmp(&d2(&kept[j])).then(i.cmp(&j)));
         if let Some(i) = best {
-            kept[i].weight += p.weight;
+            for q in &pts[first..first + copies] {
+                kept[i].weight += q.weight;
+            }
         }
     }
-    kept.sort_by(|a, b| {
+    // Kept centres lie more than `bandwidth` apart: no two compare equal.
+    kept.sort_unstable_by(|a, b| {
         a.cpu_available
             .total_cmp(&b.cpu_available)
             .then(a.cpu_consumed.total_cmp(&b.cpu_consumed))

@@ -646,6 +646,38 @@ pub struct Rhic {
     /// What `sorted` was screened with and the nodes changed since (`None`: screen afresh).
     #[serde(skip)]
     screened: Option<Screened>,
+    /// The ageing weights of the samples' ages and the samples weighted, kept between
+    /// decisions.
+    #[serde(skip)]
+    weighted: Weighted,
+}
+
+/// The ageing weights already computed, by age in seconds (NaN: not yet), and a buffer for
+/// the weighted samples: the samples' ages recur from decision to decision.
+#[derive(Clone, Debug, Default)]
+struct Weighted {
+    by_age: Vec<f64>,
+    samples: Vec<IoSample>,
+}
+
+impl Weighted {
+    /// Ages kept: up to about 18 hours.
+    const MAX_AGE_S: usize = 1 << 16;
+
+    /// [`age_weight`] of `age`, computed once for each age up to [`Weighted::MAX_AGE_S`].
+    fn weight(&mut self, age: Duration, half_life_s: f64) -> f64 {
+        let compute = || age_weight(age.0 as f64, half_life_s);
+        let Some(k) = usize::try_from(age.0).ok().filter(|&k| k < Self::MAX_AGE_S) else {
+            return compute();
+        };
+        if self.by_age.len() <= k {
+            self.by_age.resize(k + 1, f64::NAN);
+        }
+        if self.by_age[k].is_nan() {
+            self.by_age[k] = compute();
+        }
+        self.by_age[k]
+    }
 }
 
 /// The incremental state of [`Rhic`]'s sorted candidates: the screen's parameters, each
@@ -680,6 +712,7 @@ impl Rhic {
             sorted: Vec::new(),
             scratch: Vec::new(),
             screened: None,
+            weighted: Weighted::default(),
         })
     }
 
@@ -762,10 +795,12 @@ impl Rhic {
         self.sorted = sorted;
     }
 
-    /// Drops the incremental screen: the next decision screens every candidate afresh, as
-    /// after deserialisation (the decisions are the same either way).
+    /// Drops the incremental screen and the ageing weights kept: the next decision screens
+    /// every candidate and weighs every sample afresh, as after deserialisation (the
+    /// decisions are the same either way).
     pub fn forget_screen(&mut self) {
         self.screened = None;
+        self.weighted = Weighted::default();
     }
 
     /// The I/O curve as of `now`: the profile's point (the dedicated CPU, what the job
@@ -782,17 +817,20 @@ impl Rhic {
     /// leaves a flat curve that predicts no gain from any volunteer, and the pool, never
     /// grown, never corrects it.
     pub fn io_curve(&self, now: Time) -> Option<IoCurve> {
+        self.io_curve_with(now, &mut Weighted::default())
+    }
+
+    /// [`Rhic::io_curve`], the weights and the samples' buffer kept in `weighted`.
+    fn io_curve_with(&self, now: Time, weighted: &mut Weighted) -> Option<IoCurve> {
         let profile = self.profile?;
         let half_life = self.config.sample_half_life.0 as f64;
-        let samples: Vec<IoSample> = self
-            .samples
-            .iter()
-            .map(|&(at, a, c)| IoSample {
-                cpu_available: a,
-                cpu_consumed: c,
-                weight: age_weight(now.since(at).0 as f64, half_life),
-            })
-            .collect();
+        let mut samples = std::mem::take(&mut weighted.samples);
+        samples.clear();
+        samples.extend(self.samples.iter().map(|&(at, a, c)| IoSample {
+            cpu_available: a,
+            cpu_consumed: c,
+            weight: weighted.weight(now.since(at), half_life),
+        }));
         let seed = Cluster {
             cpu_available: self.dedicated_cpu(),
             cpu_consumed: profile.dedicated_cpu,
@@ -814,6 +852,7 @@ impl Rhic {
                 .into_iter()
                 .filter(|c| c.cpu_available > near_side.cpu_available),
         );
+        weighted.samples = samples;
         IoCurve::through(&knots)
     }
 
@@ -998,7 +1037,9 @@ impl Rhic {
         let (kind, size, estimate_s, score) = match self.scaling_size(progress) {
             Some((period, size)) => (SizingKind::Scaling(period), size, None, None),
             None => {
-                let curve = self.io_curve(now);
+                let mut weighted = std::mem::take(&mut self.weighted);
+                let curve = self.io_curve_with(now, &mut weighted);
+                self.weighted = weighted;
                 let ceiling = self.extrapolated_saturation_cpu();
                 let best = self.search(&self.model(now, curve.as_ref(), ceiling, progress));
                 (
@@ -1024,7 +1065,7 @@ impl Rhic {
         }
     }
 
-    fn defer(&mut self, last: &Sizing) -> Sizing {
+    fn defer(&mut self, last: Sizing) -> Sizing {
         let size = self.selection.members().len();
         let mut selection = std::mem::take(&mut self.selection);
         let dropped = selection.refresh_by(|n| self.listed(n));
@@ -1032,14 +1073,17 @@ impl Rhic {
             selection.resize_by(size, &self.sorted, |n| self.listed(n));
         }
         self.selection = selection;
+        let mut volunteers = last.volunteers;
+        volunteers.clear();
+        volunteers.extend_from_slice(self.selection.members());
         Sizing {
-            volunteers: self.selection.members().to_vec(),
+            volunteers,
             kind: if dropped {
                 SizingKind::Replaced
             } else {
                 SizingKind::Deferred
             },
-            ..last.clone()
+            ..last
         }
     }
 }
@@ -1050,7 +1094,7 @@ impl Rhic {
     fn decide(&mut self, now: Time, progress: &Progress, point: ProgressPoint) {
         self.refresh_sorted();
         let sizing = match self.last.take() {
-            Some(last) if point == ProgressPoint::BetweenPeriods => self.defer(&last),
+            Some(last) if point == ProgressPoint::BetweenPeriods => self.defer(last),
             _ => self.boundary(now, progress),
         };
         if matches!(sizing.kind, SizingKind::Scaling(_)) {

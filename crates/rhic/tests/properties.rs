@@ -324,8 +324,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// The incremental screen (only the nodes changed since the last decision move in the
-    /// sorted candidates) decides exactly as screening every candidate afresh, on random
-    /// histories of readings, departures, failed boots, periods and progress reports.
+    /// sorted candidates) and the ageing weights kept between decisions decide exactly as
+    /// screening every candidate and weighing every sample afresh, on random histories of
+    /// readings, departures, failed boots, periods and progress reports.
     #[test]
     fn incremental_decisions_equal_full_decisions(
         history in prop::collection::vec(step(), 1..300),

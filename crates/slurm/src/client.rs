@@ -7,8 +7,8 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::hostlist::{self, HostlistError};
-use crate::{JobState, NodeState};
+use crate::NodeState;
+use crate::queue::{Detected, JobReader};
 
 /// Longest excerpt of a command's stderr or of an unparsable line kept in an error.
 const EXCERPT: usize = 400;
@@ -75,21 +75,6 @@ pub struct NodeInfo {
     pub reason: Option<String>,
 }
 
-/// One job, as `squeue` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JobInfo {
-    /// Its id (`123`, or `123_4` for an array task).
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// Its state.
-    pub state: JobState,
-    /// Nodes it asked for or holds.
-    pub node_count: u32,
-    /// The nodes it runs on (empty while pending).
-    pub nodes: Vec<String>,
-}
-
 /// A Slurm cluster, reached through its command-line tools.
 ///
 /// With a configuration path, every command runs with `SLURM_CONF` set to it (a cluster whose
@@ -98,19 +83,34 @@ pub struct JobInfo {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Slurm {
     conf: Option<PathBuf>,
+    /// The directory of the Slurm commands (`PATH` if `None`).
+    #[serde(default)]
+    pub(crate) programs: Option<PathBuf>,
+    #[serde(default)]
+    pub(crate) reader: JobReader,
+    #[serde(skip)]
+    pub(crate) detected: Detected,
 }
 
 impl Slurm {
     /// The cluster of the system's default configuration.
     pub fn system() -> Self {
-        Slurm { conf: None }
+        Slurm::default()
     }
 
     /// The cluster configured by `slurm_conf`.
     pub fn with_config(slurm_conf: impl Into<PathBuf>) -> Self {
         Slurm {
             conf: Some(slurm_conf.into()),
+            ..Slurm::default()
         }
+    }
+
+    /// This client running the Slurm commands of `dir` (an installation off `PATH`, such as
+    /// `/opt/slurm/bin`).
+    pub fn with_programs(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.programs = Some(dir.into());
+        self
     }
 
     /// The configuration file, if one was given.
@@ -152,15 +152,6 @@ impl Slurm {
             .into_iter()
             .find(|n| n.name == name)
             .ok_or_else(|| SlurmError::UnknownNode(name.to_owned()))
-    }
-
-    /// Every job the controller still lists (pending, running, recently ended).
-    pub fn jobs(&self) -> Result<Vec<JobInfo>, SlurmError> {
-        let out = self.run("squeue", ["-h", "-t", "all", "-o", "%i|%j|%T|%D|%N"])?;
-        out.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|line| parse_job(line).map_err(|reason| parse_error("squeue", line, reason)))
-            .collect()
     }
 
     /// Drains `node`: a node running a job finishes it and then takes no more; an idle node
@@ -216,16 +207,36 @@ impl Slurm {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.run_with_env(program, args, ("", ""))
+    }
+
+    /// As [`Slurm::run`], with one more variable set (none if its name is empty).
+    pub(crate) fn run_with_env<I, S>(
+        &self,
+        program: &str,
+        args: I,
+        (var, value): (&str, &str),
+    ) -> Result<String, SlurmError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<std::ffi::OsString> =
             args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let command = std::iter::once(program.to_owned())
             .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
             .collect::<Vec<_>>()
             .join(" ");
-        let mut cmd = Command::new(program);
+        let mut cmd = match &self.programs {
+            Some(dir) => Command::new(dir.join(program)),
+            None => Command::new(program),
+        };
         cmd.args(&args);
         if let Some(conf) = &self.conf {
             cmd.env("SLURM_CONF", conf);
+        }
+        if !var.is_empty() {
+            cmd.env(var, value);
         }
         let output = cmd.output().map_err(|source| SlurmError::Spawn {
             command: command.clone(),
@@ -264,29 +275,6 @@ fn parse_node(line: &str) -> Result<NodeInfo, String> {
     })
 }
 
-/// `id|name|state|node count|nodes`.
-fn parse_job(line: &str) -> Result<JobInfo, String> {
-    let f: Vec<&str> = line.splitn(5, '|').collect();
-    let [id, name, state, count, nodes] = f[..] else {
-        return Err("expected `id|name|state|nodes|nodelist`".into());
-    };
-    let node_count = count
-        .trim()
-        .parse()
-        .map_err(|_| format!("node count `{}` is not a number", excerpt(count, 20)))?;
-    let nodes = match nodes.trim() {
-        "" | "(null)" => Vec::new(),
-        list => hostlist::expand(list).map_err(|e: HostlistError| e.to_string())?,
-    };
-    Ok(JobInfo {
-        id: id.trim().to_owned(),
-        name: name.trim().to_owned(),
-        state: state.parse().unwrap_or(JobState::Other(String::new())),
-        node_count,
-        nodes,
-    })
-}
-
 pub(crate) fn parse_error(command: &str, line: &str, reason: impl Into<String>) -> SlurmError {
     SlurmError::Parse {
         command: command.to_owned(),
@@ -312,19 +300,6 @@ mod tests {
         let n = parse_node("n4|idle*|none").unwrap();
         assert!(n.not_responding && n.reason.is_none());
         assert!(parse_node("garbage").is_err());
-    }
-
-    #[test]
-    fn squeue_rows() {
-        let j = parse_job("12|wrap|RUNNING|2|n[2-3]").unwrap();
-        assert_eq!(
-            (j.node_count, j.nodes.clone()),
-            (2, vec!["n2".into(), "n3".into()])
-        );
-        let j = parse_job("13_4|arr|PENDING|1|").unwrap();
-        assert!(j.nodes.is_empty() && j.state == JobState::Pending);
-        assert!(parse_job("12|wrap|RUNNING|two|n1").is_err());
-        assert!(parse_job("12|wrap").is_err());
     }
 
     #[test]

@@ -28,6 +28,8 @@
 //!   `NumNodes=ALL` the Slurm FAQ adds on the job afterwards is not needed (it fails for
 //!   seconds, "the DB index is being set", without accounting).
 //! - `squeue --json` ignores `-j`: [`Slurm::job_details`] lists every job.
+//!
+//! Jobs are read by the one reader, [`Slurm::job_details`] (`crate::queue`).
 
 use serde::{Deserialize, Serialize};
 
@@ -146,11 +148,6 @@ pub fn parse_squeue_json(text: &str) -> Result<Vec<JobDetail>, SlurmError> {
 }
 
 impl Slurm {
-    /// Every job the controller lists (pending, running and recently ended), in full.
-    pub fn job_details(&self) -> Result<Vec<JobDetail>, SlurmError> {
-        parse_squeue_json(&self.run("squeue", ["--json", "-t", "all"])?)
-    }
-
     /// Submits a held batch job (`sbatch --hold ARGS`): Slurm's own scheduler leaves it
     /// alone until [`Slurm::start_on`]. Returns its id.
     pub fn submit_held<I, S>(&self, args: I) -> Result<String, SlurmError>

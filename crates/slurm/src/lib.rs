@@ -9,12 +9,13 @@
 //!
 //! - [`Slurm`]: the client; every call runs one command with the cluster's `SLURM_CONF` and
 //!   returns typed values or a [`SlurmError`] naming the command, its exit status and stderr.
-//! - [`NodeInfo`] / [`NodeState`]: `sinfo -N` rows; [`JobInfo`] / [`JobState`]: `squeue` rows.
-//! - [`QueuedJob`]: `squeue` rows with each job's partition and restart count
-//!   ([`Slurm::queue`]), what an executor sharing the nodes between partitions reads.
+//! - [`NodeInfo`] / [`NodeState`]: `sinfo -N` rows.
+//! - [`JobDetail`] / [`JobState`]: every job the controller lists, from the one job reader
+//!   [`Slurm::job_details`] (`squeue --json` where Slurm has it, `squeue -O` else:
+//!   [`JobReader`]), what every executor reads.
 //! - [`hostlist::expand`]: Slurm's compressed host lists (`n[1-3,7]`).
 //! - [`JobEndLog`]: job ends as the controller's epilog reports them (the notifier channel;
-//!   [`Slurm::jobs`] is the polling one).
+//!   [`Slurm::job_details`] is the polling one).
 //!
 //! Reclaiming a node is a drain: a node running a job finishes it first (`draining`, then
 //! `drained`), an idle node is drained at once; no batch job is ever killed. Restoring is a
@@ -35,8 +36,8 @@ pub mod notify;
 mod queue;
 mod state;
 
-pub use client::{JobInfo, NodeInfo, Slurm, SlurmError};
+pub use client::{NodeInfo, Slurm, SlurmError};
 pub use jobs::JobDetail;
-pub use notify::{JobEnd, JobEndLog};
-pub use queue::QueuedJob;
+pub use notify::{JobEnd, JobEndLog, find_end};
+pub use queue::JobReader;
 pub use state::{JobState, NodeState};

@@ -1,7 +1,8 @@
 //! Job ends as the controller's epilog reports them: the notifier channel.
 //!
 //! Slurm runs `EpilogSlurmctld` on the controller when a job ends; the script `cargo xtask slurm
-//! up` installs appends one line per job end, `job_id|node_list|exit_code|unix_time`, to a log.
+//! up` installs appends one line per job end, `job_id|node_list|exit_code|unix_time`, to a log
+//! (the time in seconds, with a fraction where the script writes one: `date +%s.%3N`).
 //! [`JobEndLog`] reads the lines added since the last read, so a policy's executor learns of each
 //! job end as it happens (the paper's epilogue notifier, Liu et al. §II-D) instead of polling.
 
@@ -27,6 +28,9 @@ pub struct JobEnd {
     pub exit_code: Option<i64>,
     /// When the epilog ran, Unix seconds.
     pub at_unix: i64,
+    /// When the epilog ran, Unix milliseconds (whole seconds × 1000 from a log without
+    /// fractions).
+    pub at_unix_ms: i64,
 }
 
 /// A reader of the epilog's log that remembers how far it has read.
@@ -153,6 +157,53 @@ fn skip_line(reader: &mut impl BufRead) -> std::io::Result<Option<u64>> {
     }
 }
 
+/// The last end of job `id` the log at `path` holds at or after `since_unix` (a job id
+/// may recur in a log that outlived a cluster): what a reader that started after the end
+/// looks up.
+pub fn find_end(path: &Path, id: &str, since_unix: i64) -> Result<Option<JobEnd>, SlurmError> {
+    let mut log = JobEndLog::new(path);
+    let mut found = None;
+    loop {
+        match log.read_new() {
+            Ok(ends) if ends.is_empty() => return Ok(found),
+            Ok(ends) => {
+                if let Some(end) = ends
+                    .into_iter()
+                    .rfind(|e| e.job_id == id && e.at_unix >= since_unix)
+                {
+                    found = Some(end);
+                }
+            }
+            // A bad line is skipped here: the reader that watches the log reports it.
+            Err(SlurmError::Parse { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// `unix_time` as seconds and milliseconds: `1700000000` or `1700000000.123`.
+fn parse_time(at: &str) -> Result<(i64, i64), String> {
+    let bad = || "the time is not a number".to_owned();
+    let (secs, frac) = at.trim().split_once('.').unwrap_or((at.trim(), ""));
+    let secs: i64 = secs.parse().map_err(|_| bad())?;
+    if !frac.chars().all(|c| c.is_ascii_digit()) {
+        return Err(bad());
+    }
+    // Milliseconds: the fraction's first three digits.
+    let ms = frac
+        .chars()
+        .chain(std::iter::repeat('0'))
+        .take(3)
+        .collect::<String>()
+        .parse::<i64>()
+        .map_err(|_| bad())?;
+    let at_ms = secs
+        .checked_mul(1000)
+        .and_then(|s| s.checked_add(ms))
+        .ok_or_else(bad)?;
+    Ok((secs, at_ms))
+}
+
 fn parse_line(line: &str) -> Result<JobEnd, String> {
     let f: Vec<&str> = line.split('|').collect();
     let [id, nodes, code, at] = f[..] else {
@@ -162,10 +213,8 @@ fn parse_line(line: &str) -> Result<JobEnd, String> {
         job_id: id.trim().to_owned(),
         nodes: hostlist::expand(nodes.trim()).map_err(|e| e.to_string())?,
         exit_code: code.trim().parse().ok(),
-        at_unix: at
-            .trim()
-            .parse()
-            .map_err(|_| "the time is not a number".to_owned())?,
+        at_unix: parse_time(at)?.0,
+        at_unix_ms: parse_time(at)?.1,
     })
 }
 
@@ -186,9 +235,25 @@ mod tests {
         let ends = log.read_new().unwrap();
         assert_eq!(ends.len(), 1);
         assert_eq!(ends[0].nodes, ["n1", "n2"]);
-        writeln!(f, "1|1700000005").unwrap();
+        assert_eq!(ends[0].at_unix_ms, 1_700_000_000_000);
+        writeln!(f, "1|1700000005.25").unwrap();
         let ends = log.read_new().unwrap();
         assert_eq!((ends[0].job_id.as_str(), ends[0].exit_code), ("8", Some(1)));
+        assert_eq!(
+            (ends[0].at_unix, ends[0].at_unix_ms),
+            (1_700_000_005, 1_700_000_005_250)
+        );
+        writeln!(
+            f,
+            "7|n1|0|1700000100.5\n7|n1|0|1700000200.123456\n9|n1|0|1.x"
+        )
+        .unwrap();
+        let last = find_end(&path, "7", 1_700_000_001).unwrap().unwrap();
+        assert_eq!(last.at_unix_ms, 1_700_000_200_123);
+        assert!(find_end(&path, "7", 1_700_000_300).unwrap().is_none());
+        assert!(find_end(&path, "8", 0).unwrap().is_some());
+        assert_eq!(log.read_new().unwrap().len(), 2);
+        assert!(log.read_new().is_err(), "`1.x` is no time");
         assert!(log.read_new().unwrap().is_empty());
         writeln!(f, "garbage").unwrap();
         assert!(log.read_new().is_err());

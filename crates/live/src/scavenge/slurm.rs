@@ -39,6 +39,12 @@ impl SlurmPartition {
         }
     }
 
+    /// This partition with its jobs named `PREFIX-<task>` (default [`DEFAULT_JOB_PREFIX`]).
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> SlurmPartition {
+        self.prefix = prefix.into();
+        self
+    }
+
     /// The client.
     pub fn slurm(&self) -> &Slurm {
         &self.slurm
@@ -76,7 +82,7 @@ impl ScavengeCluster for SlurmPartition {
 
     fn report(&mut self) -> Result<PoolReport, SlurmError> {
         let nodes = self.slurm.nodes()?;
-        let queue = self.slurm.queue()?;
+        let queue = self.slurm.job_details()?;
         let mut report = PoolReport::default();
         for n in nodes {
             let out = n.not_responding
@@ -94,7 +100,7 @@ impl ScavengeCluster for SlurmPartition {
             });
             let holder = match batch {
                 _ if out => Holder::Out,
-                Some(j) => Holder::Batch(j.id.clone()),
+                Some(j) => Holder::Batch(j.id.to_string()),
                 None => Holder::Free,
             };
             report.nodes.push(PoolNode {
@@ -106,9 +112,9 @@ impl ScavengeCluster for SlurmPartition {
             let job = PartitionJob {
                 phase: phase(&j.state, &j.nodes),
                 restarts: j.restarts,
-                id: j.id.clone(),
+                id: j.id.to_string(),
             };
-            report.jobs.insert(j.id, job);
+            report.jobs.insert(j.id.to_string(), job);
         }
         Ok(report)
     }
@@ -135,8 +141,8 @@ impl ScavengeCluster for SlurmPartition {
         match self.slurm.cancel(job) {
             Ok(()) => Ok(()),
             Err(e) => {
-                let queue = self.slurm.queue()?;
-                match queue.iter().find(|j| j.id == job) {
+                let queue = self.slurm.job_details()?;
+                match queue.iter().find(|j| j.id.to_string() == job) {
                     Some(j)
                         if matches!(
                             phase(&j.state, &j.nodes),

@@ -1,6 +1,6 @@
 """Type stubs of the extension module (the Rust side of ``cosched``)."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 class CoschedError(Exception):
     """A simulation could not run or stopped: the message names the input, job or time."""
@@ -65,19 +65,31 @@ class RunOutput:
     @property
     def elapsed_s(self) -> float: ...
 
+class EnvConfig:
+    """An environment's parameters (``cosched.gym``'s keyword arguments), checked once and
+    shared by :class:`BatchEnv` and :class:`BatchVecEnv`."""
+
+    def __init__(
+        self, workload: Workload, capacity: int, *, episode_jobs: int = 256,
+        queue_size: int = 128, backfill: bool = False, metric: str = "bsld",
+        layout: str = "rlscheduler",
+    ) -> None: ...
+    @property
+    def observation_len(self) -> int: ...
+    @property
+    def features(self) -> int: ...
+    @property
+    def queue_size(self) -> int: ...
+    @property
+    def reward_sign(self) -> float: ...
+
 class BatchEnv:
     """The Gymnasium environment's core: writes each observation (float32) and action mask
     (int8) into ``obs`` and ``mask``; ``reset``/``step`` return ``(visible, waiting, now,
     value)``, ``visible`` = 0 at the episode's end (then ``waiting`` = jobs completed, ``now``
     = makespan, ``value`` = the metric)."""
 
-    def __init__(
-        self, workload: Workload, capacity: int, obs: bytearray, mask: bytearray, *,
-        episode_jobs: int = 256, queue_size: int = 128, backfill: bool = False,
-        metric: str = "bsld", layout: str = "rlscheduler",
-    ) -> None: ...
-    @property
-    def observation_len(self) -> int: ...
+    def __init__(self, config: EnvConfig, obs: bytearray, mask: bytearray) -> None: ...
     def reset(self, seed: int) -> Tuple[Tuple[int, int, int, float], int]: ...
     def step(self, action: int) -> Tuple[int, int, int, float]: ...
 
@@ -86,13 +98,7 @@ class BatchVecEnv:
     actions (int64), seeds (uint64), observations (float32), masks (int8), rewards (float64),
     terminations (bool), counts (visible, waiting: int64), each ``num_envs`` long."""
 
-    def __init__(
-        self, workload: Workload, capacity: int, num_envs: int, buffers: List[bytearray], *,
-        episode_jobs: int = 256, queue_size: int = 128, backfill: bool = False,
-        metric: str = "bsld", layout: str = "rlscheduler",
-    ) -> None: ...
-    @property
-    def observation_len(self) -> int: ...
+    def __init__(self, config: EnvConfig, num_envs: int, buffers: List[bytearray]) -> None: ...
     def reset(self) -> int: ...
     def step(self) -> int:
         """Steps every environment; returns how many episodes ended."""
@@ -102,13 +108,15 @@ class BalancerWeek:
 
     @staticmethod
     def read(lcrc: str, aps: str, preload: Optional[str] = None, *,
-             vm_linger_s: int = 480) -> BalancerWeek: ...
+             history: Sequence[str] = (), vm_linger_s: int = 480) -> BalancerWeek: ...
     @property
     def name(self) -> str: ...
     @property
     def jobs(self) -> int: ...
     @property
     def preloaded(self) -> int: ...
+    @property
+    def history_leases(self) -> int: ...
     def leases_csv(self) -> str: ...
 
 class BalancerView:

@@ -38,7 +38,7 @@ import io
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -55,6 +55,7 @@ __all__ = [
     "basic",
     "dedicated",
     "hint",
+    "history_weeks",
     "paper_week",
     "predictive",
     "read_week",
@@ -68,19 +69,39 @@ def _data(name: str) -> str:
     return str(resources.files("cosched").joinpath("data", "balancer", *name.split("/")))
 
 
-def read_week(lcrc, aps, preload=None, *, vm_linger_s: int = 480) -> BalancerWeek:
+# The APS weeks before the stand-in, oldest first: the Predictive algorithm's training
+# (§III-B5), as the examples use them (`cosched_balancer::table1::HISTORY_FILES`).
+_HISTORY_WEEKS = ("2015-06-14", "2015-06-21", "2015-06-28", "2015-07-05", "2015-07-12")
+
+
+def history_weeks() -> List[str]:
+    """The shipped APS weekly files of the five weeks before the stand-in, oldest first: the
+    Predictive algorithm's offline training (§III-B5), as the Rust examples train it."""
+    return [_data(f"aps/{w}.csv.gz") for w in _HISTORY_WEEKS]
+
+
+def read_week(lcrc, aps, preload=None, *, history: Sequence[Any] = (),
+              vm_linger_s: int = 480) -> BalancerWeek:
     """A week from its LCRC and APS weekly CSV files (plain or gzip), preloaded with the jobs
-    of the ``preload`` LCRC week still running at its end; APS VMs kept ``vm_linger_s`` once no
-    longer needed (ours, fitted to Table I's lease facts; 0 is §III-A's literal packing)."""
+    of the ``preload`` LCRC week still running at its end, with the APS weekly files of
+    ``history`` (oldest first, the last one the week just before ``aps``'s) as the Predictive
+    algorithm's training (§III-B5; none: it learns from the week alone); APS VMs kept
+    ``vm_linger_s`` once no longer needed (ours, fitted to Table I's lease facts; 0 is
+    §III-A's literal packing)."""
     return BalancerWeek.read(str(lcrc), str(aps), None if preload is None else str(preload),
-                             vm_linger_s=vm_linger_s)
+                             history=[str(h) for h in history], vm_linger_s=vm_linger_s)
 
 
-def paper_week(*, vm_linger_s: int = 480) -> BalancerWeek:
+def paper_week(*, history: Optional[Sequence[Any]] = None,
+               vm_linger_s: int = 480) -> BalancerWeek:
     """Table I's week (§III-A): LCRC 2015-04-05 preloaded from 2015-03-29, beside the APS
-    stand-in 2015-07-19."""
+    stand-in 2015-07-19, with the five APS weeks before the stand-in as the Predictive
+    algorithm's training (:func:`history_weeks`; pass ``history`` for others, ``()`` for
+    none)."""
     return read_week(_data("lcrc/2015-04-05.csv.gz"), _data("aps/2015-07-19.csv.gz"),
-                     _data("lcrc/2015-03-29.csv.gz"), vm_linger_s=vm_linger_s)
+                     _data("lcrc/2015-03-29.csv.gz"),
+                     history=history_weeks() if history is None else history,
+                     vm_linger_s=vm_linger_s)
 
 
 @dataclass(frozen=True)
@@ -126,7 +147,8 @@ def hint(w_min: int = 0) -> Builtin:
 
 def predictive(w_min: int = 0) -> Builtin:
     """The Predictive Balancer (§II-C3; peaks combined by their maximum, ours), trained on the
-    weeks before the run's: a week read from files brings none, so it proposes no reserve."""
+    week's history (§III-B5: :func:`paper_week`'s five APS weeks before the stand-in; a week
+    read without ``history`` has none: it learns from the week alone)."""
     return Builtin("predictive", 0, w_min, name=f"predictive W={w_min}")
 
 

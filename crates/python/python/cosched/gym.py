@@ -17,7 +17,10 @@ where the trace lacks them; user and group divided by the largest when present),
 now (1 − 1e-5, else 1e-5), each capped at 1 − 1e-5, padding ``[0, 1, 1, 1, 1, 1, 1, 0]``.
 ``layout="compact"`` (F = 4): wait / 12 h, requested time / largest, size / capacity, can
 start now (1 or 0), padding zeros. ``info["action_mask"]`` marks the visible jobs (also
-``env.action_masks()``); an action past them picks the last visible job.
+``env.action_masks()``); an action past them picks the last visible job. Each observation is
+written over the last one in the simulator: only the rows whose job changed, and the wait and
+fits columns when the time or the idle units moved (a test checks it against the observation
+built afresh at every step).
 
 :class:`BatchVectorEnv` (``gymnasium.make_vec("cosched/BatchScheduling-v0", num_envs=N,
 vectorization_mode="vector_entry_point")``) steps N such environments in one call into the
@@ -40,7 +43,7 @@ except ImportError as e:  # pragma: no cover - exercised only without gymnasium
     raise ImportError("cosched.gym needs gymnasium: pip install 'cosched[gym]'") from e
 
 from . import Workload, read_trace, sample_trace
-from ._cosched import BatchEnv, BatchVecEnv
+from ._cosched import BatchEnv, BatchVecEnv, EnvConfig
 
 __all__ = ["BatchSchedulingEnv", "BatchVectorEnv"]
 
@@ -50,12 +53,15 @@ ENV_ID = "cosched/BatchScheduling-v0"
 _SEED_BOUND = 2**63 - 1
 
 
-def _workload_capacity(workload: Optional[Workload], capacity: Optional[int]) -> Tuple[Workload, int]:
+def _config(workload: Optional[Workload], capacity: Optional[int] = None,
+            **options: Any) -> EnvConfig:
+    """The parameters of :class:`BatchSchedulingEnv` (``options`` its keyword arguments),
+    checked."""
     workload = workload if workload is not None else read_trace(sample_trace())
     capacity = capacity if capacity is not None else workload.capacity
     if capacity is None:
         raise ValueError(f"{workload.name} states no machine size: pass capacity=")
-    return workload, int(capacity)
+    return EnvConfig(workload, int(capacity), **options)
 
 
 def _view(n: int, dtype: str) -> Tuple[bytearray, np.ndarray]:
@@ -65,7 +71,12 @@ def _view(n: int, dtype: str) -> Tuple[bytearray, np.ndarray]:
 
 
 class BatchSchedulingEnv(gymnasium.Env):
-    """Pick the next job among the first ``queue_size`` waiting; see the module docs."""
+    """Pick the next job among the first ``queue_size`` waiting; see the module docs.
+
+    ``copy=False`` returns the observation as a view the next step overwrites, and
+    ``info=False`` an empty ``info`` (the same dict each step; the mask stays available
+    through :meth:`action_masks` and the number of valid picks as ``visible``): what a step
+    then costs is the simulator's."""
 
     metadata: Dict[str, Any] = {"render_modes": []}
 
@@ -79,41 +90,48 @@ class BatchSchedulingEnv(gymnasium.Env):
         backfill: bool = False,
         metric: str = "bsld",
         layout: str = "rlscheduler",
+        copy: bool = True,
+        info: bool = True,
     ) -> None:
         super().__init__()
-        workload, capacity = _workload_capacity(workload, capacity)
-        features = 8 if layout == "rlscheduler" else 4
-        # The simulator writes each observation and mask into these (no per-step allocation);
-        # `step` returns copies.
-        obs_buf, self._obs = _view(queue_size * features, "<f4")
-        mask_buf, self._mask = _view(queue_size, "i1")
-        self._core = BatchEnv(
-            workload, capacity, obs_buf, mask_buf, episode_jobs=episode_jobs,
-            queue_size=queue_size, backfill=backfill, metric=metric, layout=layout,
-        )
-        self._reward_sign = 1.0 if metric == "utilization" else -1.0
+        config = _config(workload, capacity, episode_jobs=episode_jobs, queue_size=queue_size,
+                         backfill=backfill, metric=metric, layout=layout)
+        # The simulator writes each observation and mask into these (no per-step allocation).
+        obs_buf, self._obs = _view(config.observation_len, "<f4")
+        mask_buf, self._mask = _view(config.queue_size, "i1")
+        self._core = BatchEnv(config, obs_buf, mask_buf)
+        self._reward_sign = config.reward_sign
+        self._copy, self._info = copy, info
+        self._no_info: Dict[str, Any] = {}
+        #: Valid picks at the pending decision (0 once the episode has ended).
+        self.visible = 0
         self.observation_space = spaces.Box(
-            0.0, 1.0, shape=(self._core.observation_len,), dtype=np.float32
+            0.0, 1.0, shape=(config.observation_len,), dtype=np.float32
         )
-        self.action_space = spaces.Discrete(queue_size)
+        self.action_space = spaces.Discrete(config.queue_size)
 
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
     ) -> Tuple[np.ndarray, Dict[str, Any]]:
         super().reset(seed=seed)
-        (_, waiting, now, _), first = self._core.reset(int(self.np_random.integers(0, _SEED_BOUND)))
+        (self.visible, waiting, now, _), first = self._core.reset(
+            int(self.np_random.integers(0, _SEED_BOUND)))
         info = {"action_mask": self._mask.copy(), "now": now, "waiting": waiting,
-                "first_job": first}
-        return self._obs.copy(), info
+                "first_job": first} if self._info else self._no_info
+        return (self._obs.copy() if self._copy else self._obs), info
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
         visible, waiting, now, value = self._core.step(int(action))
+        self.visible = visible
+        obs = self._obs.copy() if self._copy else self._obs
         if visible == 0:
             info = {"action_mask": self._mask.copy(), "metric": value, "makespan": now,
-                    "completed": waiting}
-            return self._obs.copy(), self._reward_sign * value, True, False, info
-        info = {"action_mask": self._mask.copy(), "now": now, "waiting": waiting}
-        return self._obs.copy(), 0.0, False, False, info
+                    "completed": waiting} if self._info else self._no_info
+            return obs, self._reward_sign * value, True, False, info
+        if not self._info:
+            return obs, 0.0, False, False, self._no_info
+        return obs, 0.0, False, False, {"action_mask": self._mask.copy(), "now": now,
+                                        "waiting": waiting}
 
     def action_masks(self) -> np.ndarray:
         """The valid picks (for maskable agents, e.g. sb3-contrib's MaskablePPO)."""
@@ -121,69 +139,49 @@ class BatchSchedulingEnv(gymnasium.Env):
 
 
 class BatchVectorEnv(VectorEnv):
-    """``num_envs`` :class:`BatchSchedulingEnv` stepped in one call (next-step autoreset).
+    """``num_envs`` :class:`BatchSchedulingEnv` stepped in one call (next-step autoreset);
+    ``options`` are :class:`BatchSchedulingEnv`'s keyword arguments.
 
     ``step(actions)`` returns the observations ``(num_envs, K × F)``, rewards, terminations,
     truncations (never) and ``infos`` with ``action_mask`` ``(num_envs, K)`` and ``waiting``.
     The arrays returned are copies unless ``copy=False``, which returns views the next step
-    overwrites (the fastest way to feed an agent)."""
+    overwrites, and the same ``infos`` dict of views each step (the fastest way to feed an
+    agent)."""
 
     metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(
-        self,
-        num_envs: int,
-        workload: Optional[Workload] = None,
-        *,
-        capacity: Optional[int] = None,
-        episode_jobs: int = 256,
-        queue_size: int = 128,
-        backfill: bool = False,
-        metric: str = "bsld",
-        layout: str = "rlscheduler",
-        copy: bool = True,
-    ) -> None:
-        workload, capacity = _workload_capacity(workload, capacity)
-        n, features = int(num_envs), (8 if layout == "rlscheduler" else 4)
+    def __init__(self, num_envs: int, workload: Optional[Workload] = None, *,
+                 copy: bool = True, **options: Any) -> None:
+        config = _config(workload, **options)
+        n, k = int(num_envs), config.queue_size
         self.num_envs = n
         self.copy = copy
         bufs = []
-        for size, dtype in ((n, "<i8"), (n, "<u8"), (n * queue_size * features, "<f4"),
-                            (n * queue_size, "i1"), (n, "<f8"), (n, "?"), (2 * n, "<i8")):
+        views = []
+        for size, dtype in ((n, "<i8"), (n, "<u8"), (n * config.observation_len, "<f4"),
+                            (n * k, "i1"), (n, "<f8"), (n, "?"), (2 * n, "<i8")):
             buf, view = _view(size, dtype)
             bufs.append(buf)
-            if dtype == "<i8" and size == n:
-                self._actions = view
-            elif dtype == "<u8":
-                self._seeds = view
-            elif dtype == "<f4":
-                self._obs = view.reshape(n, queue_size * features)
-            elif dtype == "i1":
-                self._mask = view.reshape(n, queue_size)
-            elif dtype == "<f8":
-                self._rewards = view
-            elif dtype == "?":
-                self._terminated = view
-            else:
-                self._counts = view.reshape(n, 2)
-        self._core = BatchVecEnv(
-            workload, capacity, n, bufs, episode_jobs=episode_jobs, queue_size=queue_size,
-            backfill=backfill, metric=metric, layout=layout,
-        )
+            views.append(view)
+        self._actions, self._seeds, obs, mask, self._rewards, self._terminated, counts = views
+        self._obs = obs.reshape(n, config.observation_len)
+        self._mask = mask.reshape(n, k)
+        self._counts = counts.reshape(n, 2)
+        self._core = BatchVecEnv(config, n, bufs)
         self._truncated = np.zeros(n, dtype=bool)
+        self._views = {"action_mask": self._mask, "waiting": self._counts[:, 1]}
         self._rngs: List[np.random.Generator] = []
         self.single_observation_space = spaces.Box(
-            0.0, 1.0, shape=(queue_size * features,), dtype=np.float32)
-        self.single_action_space = spaces.Discrete(queue_size)
+            0.0, 1.0, shape=(config.observation_len,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(k)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, n)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
 
-    def _out(self, a: np.ndarray) -> np.ndarray:
-        return a.copy() if self.copy else a
-
     def _infos(self) -> Dict[str, Any]:
-        return {"action_mask": self._out(self._mask), "waiting": self._out(self._counts[:, 1])}
+        if not self.copy:
+            return self._views
+        return {key: value.copy() for key, value in self._views.items()}
 
     def reset(
         self, *, seed: Optional[Union[int, Sequence[Optional[int]]]] = None,
@@ -204,7 +202,7 @@ class BatchVectorEnv(VectorEnv):
             self._seeds[i] = rng.integers(0, _SEED_BOUND)
         self._core.reset()
         self._draw_seeds()
-        return self._out(self._obs), self._infos()
+        return (self._obs.copy() if self.copy else self._obs), self._infos()
 
     def _draw_seeds(self) -> None:
         # The next episode's seed of the environments that just ended, from their generators.
@@ -217,7 +215,9 @@ class BatchVectorEnv(VectorEnv):
         self._actions[:] = actions
         if self._core.step():
             self._draw_seeds()
-        return (self._out(self._obs), self._out(self._rewards), self._out(self._terminated),
+        if not self.copy:
+            return self._obs, self._rewards, self._terminated, self._truncated, self._views
+        return (self._obs.copy(), self._rewards.copy(), self._terminated.copy(),
                 self._truncated.copy(), self._infos())
 
     def action_masks(self) -> np.ndarray:

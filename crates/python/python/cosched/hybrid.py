@@ -42,10 +42,10 @@ def mechanisms(
     then the report's metrics: ``instant_start_ratio``, ``window_utilization`` (the paper's
     utilisation over the arrival window), ``turnaround_h``, the preempted shares and the
     counts; NaN where a mean has no job). ``machine``: ``"theta"`` (4,392 nodes, the 2019
-    log's year; ``quick``: 3,000 jobs) or ``"cori"`` (12,076 nodes, four weeks; ``quick``:
-    20,000 jobs), generated from ``seed``; or ``trace`` on ``nodes`` nodes (default: the size
-    it states; its group, else user, ids as projects). ``typing``: which typing of ``seed``
-    (the paper averages ten)."""
+    log's year; ``quick``: 3,000 jobs) or ``"cori"`` (12,076 nodes, the 2018 log's four
+    months, 2.6 M jobs; ``quick``: 20,000 jobs), generated from ``seed``; or ``trace`` on
+    ``nodes`` nodes (default: the size it states; its group, else user, ids as projects).
+    ``typing``: which typing of ``seed`` (the paper averages ten)."""
     rows = _cosched.hybrid_mechanisms(machine, quick=quick, seed=seed, typing=typing, mix=mix,
                                       trace=trace, nodes=nodes)
     df = pd.DataFrame([json.loads(report) for _, report in rows])

@@ -448,6 +448,15 @@ fn comment_text(line: &[u8]) -> Cow<'_, str> {
 
 /// Parses one job line.
 fn parse_record(line: &[u8], file: &str, line_no: u64) -> Result<SwfRecord, SwfError> {
+    // Most lines are 18 plain integers: read in one pass, without the per-field errors' text.
+    if let Some(Ok(record)) = plain_integers(line).map(|v| assemble(&Integers(v), Vec::new())) {
+        return Ok(record);
+    }
+    parse_tokens(line, file, line_no)
+}
+
+/// Parses one job line token by token: any line, with the error of its first bad field.
+fn parse_tokens(line: &[u8], file: &str, line_no: u64) -> Result<SwfRecord, SwfError> {
     let mut tokens = Tokens(line);
     let mut fields = Fields {
         text: [&[]; FIELD_COUNT],
@@ -473,11 +482,29 @@ fn parse_record(line: &[u8], file: &str, line_no: u64) -> Result<SwfRecord, SwfE
             Err(_) => Err(fields.error(FIELD_COUNT + i, token, FieldProblem::NotUtf8)),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let job = fields.get(0, |text| {
-        u64::try_from(parse_int(text)?).map_err(|_| FieldProblem::NegativeJobNumber)
-    })?;
+    assemble(&fields, extra)
+}
+
+/// The typed fields of a job line: from its text ([`Fields`], with errors that name the
+/// field), or from its values when all are plain integers ([`Integers`], `Err(())` for a value
+/// its field does not allow).
+trait FieldValues {
+    type Error;
+    /// Field 1, the job number: never missing, never negative.
+    fn job(&self) -> Result<u64, Self::Error>;
+    /// A time field: any integer, `-1` being missing.
+    fn time(&self, index: usize) -> Result<Option<i64>, Self::Error>;
+    /// A count or identifier: `-1` (missing) or a non-negative integer that fits `T`.
+    fn count<T: TryFrom<i128>>(&self, index: usize) -> Result<Option<T>, Self::Error>;
+    /// A fractional field: any finite number, `-1` being missing.
+    fn fractional(&self, index: usize) -> Result<Option<f64>, Self::Error>;
+}
+
+/// The record of a job line's fields, its extra fields given.
+#[inline]
+fn assemble<F: FieldValues>(fields: &F, extra: Vec<String>) -> Result<SwfRecord, F::Error> {
     Ok(SwfRecord {
-        job: JobId(job),
+        job: JobId(fields.job()?),
         submit: fields.time(1)?.map(Time),
         wait: fields.time(2)?.map(Duration),
         run_time: fields.time(3)?.map(Duration),
@@ -537,49 +564,6 @@ impl Fields<'_> {
         parse(self.text[index]).map_err(|problem| self.error(index, self.text[index], problem))
     }
 
-    /// A time field: any integer, `-1` being missing.
-    #[inline]
-    fn time(&self, index: usize) -> Result<Option<i64>, SwfError> {
-        self.get(index, |text| {
-            opt_int(text)?
-                .map(|v| i64::try_from(v).map_err(|_| FieldProblem::OutOfRange))
-                .transpose()
-        })
-    }
-
-    /// A count or identifier: `-1` (missing) or a non-negative integer that fits `T`.
-    #[inline]
-    fn count<T: TryFrom<i128>>(&self, index: usize) -> Result<Option<T>, SwfError> {
-        self.get(index, |text| match opt_int(text)? {
-            None => Ok(None),
-            Some(v) if v < 0 => Err(FieldProblem::Negative),
-            Some(v) => T::try_from(v)
-                .map(Some)
-                .map_err(|_| FieldProblem::OutOfRange),
-        })
-    }
-
-    /// A fractional field: any finite number, `-1` being missing.
-    #[inline]
-    fn fractional(&self, index: usize) -> Result<Option<f64>, SwfError> {
-        self.get(index, |text| {
-            // Fast path: most values are integers, `-1` above all.
-            if let Some(v) = parse_int(text).ok().and_then(|v| i64::try_from(v).ok())
-                && v.unsigned_abs() <= 1 << f64::MANTISSA_DIGITS
-            {
-                return Ok((v != -1).then_some(v as f64));
-            }
-            let value: f64 = std::str::from_utf8(text)
-                .ok()
-                .and_then(|text| text.parse().ok())
-                .ok_or(FieldProblem::NotANumber)?;
-            if !value.is_finite() {
-                return Err(FieldProblem::NotFinite);
-            }
-            Ok((value != -1.0).then_some(value))
-        })
-    }
-
     /// The error for field `index` (from 0; 18 and up are extra fields) holding `text`.
     #[cold]
     fn error(&self, index: usize, text: &[u8], problem: FieldProblem) -> SwfError {
@@ -595,10 +579,129 @@ impl Fields<'_> {
     }
 }
 
-/// An integer field, `None` for `-1`.
+impl FieldValues for Fields<'_> {
+    type Error = SwfError;
+
+    #[inline]
+    fn job(&self) -> Result<u64, SwfError> {
+        self.get(0, |text| {
+            u64::try_from(parse_int(text)?).map_err(|_| FieldProblem::NegativeJobNumber)
+        })
+    }
+
+    #[inline]
+    fn time(&self, index: usize) -> Result<Option<i64>, SwfError> {
+        self.get(index, |text| time_value(parse_int(text)?))
+    }
+
+    #[inline]
+    fn count<T: TryFrom<i128>>(&self, index: usize) -> Result<Option<T>, SwfError> {
+        self.get(index, |text| count_value(parse_int(text)?))
+    }
+
+    #[inline]
+    fn fractional(&self, index: usize) -> Result<Option<f64>, SwfError> {
+        self.get(index, |text| {
+            // Fast path: most values are integers, `-1` above all.
+            if let Some(value) = parse_int(text).ok().and_then(integral_fraction) {
+                return Ok(value);
+            }
+            let value: f64 = std::str::from_utf8(text)
+                .ok()
+                .and_then(|text| text.parse().ok())
+                .ok_or(FieldProblem::NotANumber)?;
+            if !value.is_finite() {
+                return Err(FieldProblem::NotFinite);
+            }
+            Ok((value != -1.0).then_some(value))
+        })
+    }
+}
+
+/// A time field's value: any integer that fits `i64`, `None` for `-1`.
 #[inline]
-fn opt_int(text: &[u8]) -> Result<Option<i128>, FieldProblem> {
-    parse_int(text).map(|v| (v != -1).then_some(v))
+fn time_value(v: i128) -> Result<Option<i64>, FieldProblem> {
+    match v {
+        -1 => Ok(None),
+        v => i64::try_from(v)
+            .map(Some)
+            .map_err(|_| FieldProblem::OutOfRange),
+    }
+}
+
+/// A count's or identifier's value: `None` for `-1`, else non-negative and within `T`.
+#[inline]
+fn count_value<T: TryFrom<i128>>(v: i128) -> Result<Option<T>, FieldProblem> {
+    match v {
+        -1 => Ok(None),
+        v if v < 0 => Err(FieldProblem::Negative),
+        v => T::try_from(v)
+            .map(Some)
+            .map_err(|_| FieldProblem::OutOfRange),
+    }
+}
+
+/// A fractional field holding the integer `v`, if `f64` represents it exactly: `None` inside
+/// for `-1` (missing).
+#[inline]
+fn integral_fraction(v: i128) -> Option<Option<f64>> {
+    let v = i64::try_from(v).ok()?;
+    (v.unsigned_abs() <= 1 << f64::MANTISSA_DIGITS).then(|| (v != -1).then_some(v as f64))
+}
+
+/// The 18 fields of a line that holds exactly 18 whitespace-separated tokens, each an optional
+/// `-` and 1 to 18 digits (so that it fits `i64`); `None` for any other line, which the general
+/// parser then reads (and reports on).
+#[inline]
+fn plain_integers(line: &[u8]) -> Option<[i64; FIELD_COUNT]> {
+    let mut values = [0i64; FIELD_COUNT];
+    let mut bytes = line.iter().copied().peekable();
+    for value in &mut values {
+        while bytes.next_if(u8::is_ascii_whitespace).is_some() {}
+        let negative = bytes.next_if_eq(&b'-').is_some();
+        let (mut magnitude, mut digits) = (0i64, 0);
+        while let Some(b) = bytes.next_if(u8::is_ascii_digit) {
+            digits += 1;
+            if digits > 18 {
+                return None;
+            }
+            magnitude = magnitude * 10 + i64::from(b - b'0');
+        }
+        // A token ends at whitespace or the line's end.
+        if digits == 0 || bytes.peek().is_some_and(|b| !b.is_ascii_whitespace()) {
+            return None;
+        }
+        *value = if negative { -magnitude } else { magnitude };
+    }
+    // Nothing but whitespace after the 18th field (no extra fields).
+    bytes.all(|b| b.is_ascii_whitespace()).then_some(values)
+}
+
+/// The values of a line of 18 plain integers ([`plain_integers`]).
+struct Integers([i64; FIELD_COUNT]);
+
+impl FieldValues for Integers {
+    type Error = ();
+
+    #[inline]
+    fn job(&self) -> Result<u64, ()> {
+        u64::try_from(self.0[0]).map_err(drop)
+    }
+
+    #[inline]
+    fn time(&self, index: usize) -> Result<Option<i64>, ()> {
+        time_value(i128::from(self.0[index])).map_err(drop)
+    }
+
+    #[inline]
+    fn count<T: TryFrom<i128>>(&self, index: usize) -> Result<Option<T>, ()> {
+        count_value(i128::from(self.0[index])).map_err(drop)
+    }
+
+    #[inline]
+    fn fractional(&self, index: usize) -> Result<Option<f64>, ()> {
+        integral_fraction(i128::from(self.0[index])).ok_or(())
+    }
 }
 
 /// Parses an optionally signed decimal integer of magnitude up to `u64::MAX` (so that it fits
@@ -628,4 +731,55 @@ fn parse_int(text: &[u8]) -> Result<i128, FieldProblem> {
     }
     let magnitude = i128::from(magnitude);
     Ok(if negative { -magnitude } else { magnitude })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A field value of the kinds traces hold: missing, small, large, negative, past `u32`
+    /// and `i64`, or not a plain integer at all.
+    fn token() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("-1".to_owned()),
+            Just("0".to_owned()),
+            Just("-0".to_owned()),
+            (0i64..100_000).prop_map(|v| v.to_string()),
+            (-5i64..0).prop_map(|v| v.to_string()),
+            Just("4294967296".to_owned()),
+            Just("999999999999999999".to_owned()),
+            Just("9999999999999999999".to_owned()),
+            Just("9007199254740993".to_owned()),
+            Just("3.0".to_owned()),
+            Just("2.5".to_owned()),
+            Just("+7".to_owned()),
+            Just("-".to_owned()),
+            Just("1e3".to_owned()),
+        ]
+    }
+
+    proptest! {
+        /// The one-pass reading of plain-integer lines gives what the token-by-token parser
+        /// gives, and leaves every other line (and every error) to it.
+        #[test]
+        fn plain_lines_parse_as_token_by_token(
+            fields in prop::collection::vec(token(), 16..20),
+            gaps in prop::collection::vec(prop_oneof![Just(" "), Just("  "), Just("\t"), Just(" \r")], 20),
+        ) {
+            let mut line = String::from(gaps[19]);
+            for (field, gap) in fields.iter().zip(&gaps) {
+                line.push_str(field);
+                line.push_str(gap);
+            }
+            line.push('\n');
+            let line = line.as_bytes();
+            let general = parse_tokens(line, "t", 1).map_err(|e| e.to_string());
+            let plain = plain_integers(line).map(|v| assemble(&Integers(v), Vec::new()));
+            if let Some(Ok(record)) = plain {
+                prop_assert_eq!(&Ok(record), &general);
+            }
+            prop_assert_eq!(parse_record(line, "t", 1).map_err(|e| e.to_string()), general);
+        }
+    }
 }
