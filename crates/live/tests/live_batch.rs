@@ -223,10 +223,11 @@ fn easy_schedules_slurm_as_simulated_across_a_restart() {
         let l = live.iter().find(|r| r.id == s.id).unwrap();
         let (start, end) = (l.start.unwrap(), l.end.unwrap());
         let excess = end.since(start).0 - s.runtime.0;
-        // Slurm's start is in whole seconds: up to one wall second (SCALE workload s) early.
+        // Slurm's times are in whole seconds: a start up to one wall second (SCALE workload s)
+        // early, and a run measured up to as much short (seen once on a quiet machine: -2).
         let release = slurm_start(s.id).since(start).0 + i64::from(SCALE);
         assert!(
-            (0..=release.max(0) + poll_ws).contains(&excess),
+            (-i64::from(SCALE)..=release.max(0) + poll_ws).contains(&excess),
             "job {:?} ran {excess} workload s longer than simulated; Slurm started it {} s \
              after the policy (whole seconds), the poll is {poll_ws} s",
             s.id,
