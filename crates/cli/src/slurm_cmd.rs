@@ -307,8 +307,8 @@ fn simulate(
 }
 
 /// `job,slurm_id,size,submit,start,end,slurm_start,slurm_end[,sim_start,sim_end]`, one row
-/// per job in (submit, id) order: `start` and `end` are when the policy started it and when
-/// its end reached the executor, `slurm_*` what Slurm recorded (whole wall seconds, scaled),
+/// per job in (submit, id) order: `start` is when the policy started it and `end` the job's own
+/// end as the platform logged it (ms), `slurm_*` what Slurm recorded (whole wall seconds, scaled),
 /// `sim_*` the simulator's; times in workload seconds, empty where a job has none.
 fn schedule_csv<P: BatchPolicy>(
     exec: &BatchExecutor<P, SlurmBatch>,
