@@ -288,11 +288,15 @@ impl Plan {
                 passed_over += 1;
                 continue;
             }
-            self.profile.reserve(start, job.estimate(), job.size());
+            let fewest = self.profile.reserve(start, job.estimate(), job.size());
             self.reservations.push(Reverse((start, key)));
             self.exact &= exact_reservation(start, job.estimate());
             if start < horizon {
-                horizon = self.profile.room_until(1);
+                // The reservation lies before the horizon, so the first step without a free
+                // unit moves only if the reservation emptied one.
+                if fewest < 1 {
+                    horizon = self.profile.room_until(1);
+                }
                 stairs = None;
                 passed_over = 0;
             }

@@ -354,6 +354,24 @@ impl Summary {
         self.pull(node);
     }
 
+    /// The smallest value in chunks `from..to` (`i64::MAX` if there are none).
+    fn min_in(&self, from: usize, to: usize) -> i64 {
+        self.min_below(1, 0, self.leaves, from, to)
+    }
+
+    fn min_below(&self, node: usize, lo: usize, hi: usize, from: usize, to: usize) -> i64 {
+        if to <= lo || hi <= from {
+            return i64::MAX;
+        }
+        if from <= lo && hi <= to {
+            return self.min[node];
+        }
+        let mid = lo + (hi - lo) / 2;
+        self.min_below(2 * node, lo, mid, from, to)
+            .min(self.min_below(2 * node + 1, mid, hi, from, to))
+            .saturating_add(self.add[node])
+    }
+
     /// The first chunk at or after `from` that `hit` accepts, where `hit(min, max)` must
     /// accept a run of chunks exactly when it accepts one of them (as "max ≥ k" and "min < k"
     /// do), with the additions pending above its own values: one descent, O(log chunks).
@@ -582,34 +600,37 @@ impl Profile {
         open
     }
 
-    /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration).
-    pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) {
+    /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration)
+    /// and returns the fewest free units left on those steps (`i64::MAX` if none is taken), so
+    /// that the caller knows whether a step without room appeared without looking for it.
+    pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) -> i64 {
         let end = start.saturating_add(duration);
         if end > start {
             self.split_at(end);
         }
         let Some((first, i)) = self.split_at(start) else {
-            return;
+            return i64::MAX;
         };
         let size = i64::from(size);
         if end <= start {
-            self.subtract(first, i, i + 1, size);
-            return;
+            return self.subtract(first, i, i + 1, size);
         }
         // The last chunk with a step before `end`; those between are covered whole.
         let last = self.starts.partition_point(|&s| s < end).saturating_sub(1);
         let stop = self.chunks[last].times.partition_point(|&t| t < end);
         if last == first {
-            self.subtract(first, i, stop, size);
+            self.subtract(first, i, stop, size)
         } else {
-            self.subtract(first, i, self.chunks[first].len(), size);
+            let head = self.subtract(first, i, self.chunks[first].len(), size);
             self.summary.add_range(first + 1, last, -size);
-            self.subtract(last, 0, stop, size);
+            let tail = self.subtract(last, 0, stop, size);
+            head.min(self.summary.min_in(first + 1, last)).min(tail)
         }
     }
 
-    /// Takes `size` units from steps `from..to` of chunk `c`.
-    fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) {
+    /// Takes `size` units from steps `from..to` of chunk `c` and returns the fewest left on
+    /// them.
+    fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) -> i64 {
         let chunk = &mut self.chunks[c];
         let (mut lowest, mut highest_before) = (i64::MAX, i64::MIN);
         for free in &mut chunk.free[from..to] {
@@ -618,7 +639,9 @@ impl Profile {
             lowest = lowest.min(*free);
         }
         chunk.lowered(lowest, highest_before);
+        let add = chunk.add;
         self.summary.set_leaf(c, chunk);
+        lowest.saturating_add(add).saturating_add(self.summary.offset(c))
     }
 
     /// Makes `t` a step boundary and returns that step; `None` for `Time::MAX` when no step
