@@ -159,12 +159,30 @@ fn before(start: Time, estimate: Duration, horizon: Time) -> bool {
 }
 
 impl Plan {
-    /// A plan of nothing yet on the profile `pass` sees.
-    fn fresh(pass: &Pass<'_>) -> Plan {
+    /// A plan of nothing yet on the profile `pass` sees, in the buffers of `old` if given.
+    fn fresh(pass: &Pass<'_>, old: Option<Plan>) -> Plan {
+        let (profile, reservations, horizons) = match old {
+            Some(Plan {
+                mut profile,
+                mut reservations,
+                mut horizons,
+                ..
+            }) => {
+                profile.rebuild(pass.now(), pass.free_units(), pass.releases());
+                reservations.clear();
+                horizons.clear();
+                (profile, reservations, horizons)
+            }
+            None => (
+                Profile::new(pass.now(), pass.free_units(), pass.releases()),
+                BinaryHeap::new(),
+                Vec::new(),
+            ),
+        };
         Plan {
-            profile: Profile::new(pass.now(), pass.free_units(), pass.releases()),
-            reservations: BinaryHeap::new(),
-            horizons: Vec::new(),
+            profile,
+            reservations,
+            horizons,
             planned_up_to: None,
             unreserved: 0,
             outside: Time::MAX,
@@ -319,7 +337,7 @@ impl Conservative {
                 plan.profile.advance(now);
                 plan
             }
-            _ => Plan::fresh(pass),
+            old => Plan::fresh(pass, old),
         };
         plan.extend(pass, self.bounds);
         // Start, in queue order, the jobs reserved for now.

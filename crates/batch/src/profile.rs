@@ -86,11 +86,19 @@ struct Chunk {
 
 impl Chunk {
     fn new(steps: &[(Time, i64)]) -> Chunk {
-        Chunk::raw(
-            steps.iter().map(|s| s.0).collect(),
-            steps.iter().map(|s| s.1).collect(),
-            0,
-        )
+        let mut chunk = Chunk::raw(Vec::new(), Vec::new(), 0);
+        chunk.refill(steps);
+        chunk
+    }
+
+    /// Makes the chunk hold `steps`, in the buffers it has.
+    fn refill(&mut self, steps: &[(Time, i64)]) {
+        self.times.clear();
+        self.times.extend(steps.iter().map(|s| s.0));
+        self.free.clear();
+        self.free.extend(steps.iter().map(|s| s.1));
+        self.add = 0;
+        self.refresh();
     }
 
     /// The chunk of steps at `times` with values `free` plus `add`.
@@ -486,13 +494,37 @@ pub(crate) struct Profile {
     steps: usize,
     /// The chunk length aimed at: a chunk splits at twice this.
     target: usize,
+    /// The steps [`Profile::rebuild`] collects, kept for the next one.
+    scratch: Vec<(Time, i64)>,
 }
 
 impl Profile {
     /// The profile at `now` with `free` idle units and `releases` (predicted end, units) in
     /// time order (ends at or before `now` count as free now).
     pub(crate) fn new(now: Time, free: u32, releases: impl Iterator<Item = (Time, u32)>) -> Self {
-        let mut steps = vec![(now, i64::from(free))];
+        let mut profile = Profile {
+            chunks: Vec::new(),
+            starts: Vec::new(),
+            summary: Summary::default(),
+            steps: 0,
+            target: CHUNK,
+            scratch: Vec::new(),
+        };
+        profile.rebuild(now, free, releases);
+        profile
+    }
+
+    /// Makes this the profile [`Profile::new`] gives, in the buffers it has (a plan made
+    /// afresh at every unforeseen change would otherwise allocate them again each time).
+    pub(crate) fn rebuild(
+        &mut self,
+        now: Time,
+        free: u32,
+        releases: impl Iterator<Item = (Time, u32)>,
+    ) {
+        let mut steps = std::mem::take(&mut self.scratch);
+        steps.clear();
+        steps.push((now, i64::from(free)));
         for (t, units) in releases {
             let units = i64::from(units);
             match steps.last_mut() {
@@ -504,23 +536,27 @@ impl Profile {
                 None => steps.push((t, units)),
             }
         }
-        let target = chunk_target(steps.len());
-        let chunks: Vec<Chunk> = steps.chunks(target).map(Chunk::new).collect();
-        // Free units never fall over time before any reservation (releases only add), so no
-        // chunk holds a closed run yet: its skyline is empty, and fits skip its middle.
-        for chunk in &chunks {
+        self.target = chunk_target(steps.len());
+        let mut spare = std::mem::take(&mut self.chunks);
+        spare.truncate(steps.len().div_ceil(self.target));
+        for part in steps.chunks(self.target) {
+            let chunk = match spare.pop() {
+                Some(mut chunk) => {
+                    chunk.refill(part);
+                    chunk
+                }
+                None => Chunk::new(part),
+            };
+            // Free units never fall over time before any reservation (releases only add), so
+            // no chunk holds a closed run yet: its skyline is empty, and fits skip its middle.
             let _ = chunk.runs.set(Vec::new());
+            self.chunks.push(chunk);
         }
-        let mut summary = Summary::default();
-        summary.build(&chunks);
-        let starts = chunk_starts(&chunks);
-        Profile {
-            chunks,
-            starts,
-            summary,
-            steps: steps.len(),
-            target,
-        }
+        self.summary.build(&self.chunks);
+        self.starts.clear();
+        self.starts.extend(self.chunks.iter().map(|c| c.times[0]));
+        self.steps = steps.len();
+        self.scratch = steps;
     }
 
     /// The chunk holding time `t`: the last one starting at or before it (the first if none).
