@@ -677,7 +677,9 @@ impl Profile {
         chunk.lowered(lowest, highest_before);
         let add = chunk.add;
         self.summary.set_leaf(c, chunk);
-        lowest.saturating_add(add).saturating_add(self.summary.offset(c))
+        lowest
+            .saturating_add(add)
+            .saturating_add(self.summary.offset(c))
     }
 
     /// Makes `t` a step boundary and returns that step; `None` for `Time::MAX` when no step
