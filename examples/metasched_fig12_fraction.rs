@@ -134,8 +134,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 format!(
                     "100 % grid submissions: 40.8 % lower response time (the paper's figure \
                      within our one-run 95 % prediction interval) at almost BS's cost (no \
-                     significant difference, or the paired interval within {ALMOST_SAME_PERCENT:.2} %: below the smallest cost \
-                     difference the paper reports, Table 7's +2.09 %)"
+                     significant difference, or the paired interval within \
+                     {ALMOST_SAME_PERCENT:.2} %: below the smallest cost difference the paper \
+                     reports, Table 7's +2.09 %)"
                 ),
                 format!(
                     "response {}; cost {}",
