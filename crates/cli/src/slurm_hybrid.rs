@@ -30,7 +30,7 @@ divided by --scale; the mechanism decides, and the executor applies its decision
 pins a job to its nodes and releases it, a preemption is scontrol requeuehold, a shrink
 scontrol update NumNodes=k, an expansion a second allocation merged into the job
 (--dependency=expand:). Jobs end at the deadlines the executor writes; their ends come from
-the epilog's log.
+the epilog's log, and each record ends at the time the epilog logged.
 
 On-demand jobs also arrive through the service, their advance notices ahead of them:
   curl -H 'Content-Type: application/json' -d '{\"nodes\": 2, \"arrives_in_s\": 900}' \\
@@ -41,7 +41,9 @@ The answer says where and when the job started, or why it waits; GET /ondemand/I
 again, GET /metrics counts notices, starts, preemptions, shrinks and the queue.
 
 With --state every notice, arrival and step is journaled before its decisions reach Slurm; a
-restarted command with the same arguments resumes from it: no job starts twice, none is lost.
+restarted command with the same arguments resumes from it: no job starts twice, none is lost,
+and a requeued run's end in the epilog's log is told from the job's own by Slurm's restart
+count, whenever the command stopped.
 With --until-done it stops once every job completed and prints each job's record as CSV.
 
 Examples:
@@ -262,7 +264,8 @@ pub fn run(args: &HybridArgs) -> Result<(), HybridCmdError> {
 }
 
 /// `job,class,size,submit,start,end,delivered_node_s,wasted_node_s,preemptions,shrinks`, one
-/// row per job in id order, times in workload seconds (empty where a job has none).
+/// row per job in id order, times in workload seconds (empty where a job has none); a job's
+/// end is its run's end on the platform (the epilog's time).
 fn records_csv(out: &HybridOutcome) -> String {
     let t = |t: Option<Time>| t.map_or(String::new(), |t| t.secs().to_string());
     let mut csv = String::from(

@@ -875,6 +875,31 @@ where
     }
 }
 
+/// Tells a job's own end from the end of a run a requeue stopped, from what outlives the
+/// executor: each requeue ends a run, and its log line (Slurm's epilog runs for it too)
+/// comes before the job's own end, so the `k`-th logged end of a job the platform has
+/// requeued `r` times is a requeue's for `k <= r` and the job's own for `k > r`. The counts
+/// start from the ends the log held before the reader's place ([`RunEnds::new`]), so a
+/// restarted executor knows them whenever the crash fell: before the requeue reached the
+/// platform, before its line was logged, or before the job was started again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RunEnds(HashMap<String, u32>);
+
+impl RunEnds {
+    /// Counting from `logged`: each job's ends logged before the reader's place.
+    pub(crate) fn new(logged: HashMap<String, u32>) -> RunEnds {
+        RunEnds(logged)
+    }
+
+    /// One more logged end of job `id`, which the platform has requeued `requeues` times:
+    /// whether it is the job's own end.
+    pub(crate) fn is_job_end(&mut self, id: &str, requeues: u32) -> bool {
+        let logged = self.0.entry(id.to_owned()).or_insert(0);
+        *logged = logged.saturating_add(1);
+        *logged > requeues
+    }
+}
+
 pub use memory_batch::{MemoryBatch, MemoryBatchError};
 pub use slurm_batch::SlurmBatch;
 
@@ -883,7 +908,7 @@ mod memory_batch {
 
     use std::sync::{Arc, Mutex, MutexGuard};
 
-    use super::{BatchJob, BatchPlatform, Outside, PlatformJob, Time};
+    use super::{BatchJob, BatchPlatform, Outside, PlatformJob, RunEnds, Time};
     use thiserror::Error;
 
     /// A [`MemoryBatch`] call refused.
@@ -927,7 +952,17 @@ mod memory_batch {
         nodes: Vec<String>,
         jobs: Vec<Job>,
         now: Time,
-        ends: Vec<(String, Time)>,
+        /// Every run's end, as an epilog logs it: the job's id and when.
+        log: Vec<(String, Time)>,
+        /// The executor's reader: how much of the log it has read, and the runs' ends it
+        /// counted.
+        read: usize,
+        runs: RunEnds,
+        /// The ends of runs requeues stopped, logged at the next [`MemoryBatch::advance`]
+        /// (Slurm's epilog logs them after the requeue call returns).
+        epilog: Vec<(String, Time)>,
+        /// Job calls (start, requeue, resize) left before every later one fails.
+        calls_left: Option<u32>,
         /// Nodes out of service (drained).
         unavailable: Vec<String>,
         failing_starts: bool,
@@ -937,7 +972,10 @@ mod memory_batch {
 
     /// Nodes and held jobs in memory: a started job runs for its run time from the instant it
     /// is started (time moves by [`MemoryBatch::advance`]); two jobs on one node are refused.
-    /// Clones share the state, so a test keeps one while the executor owns another.
+    /// As on Slurm, every run's end is logged, those of the runs a requeue stopped included
+    /// (at the next advance, as an epilog logs them after the call), and the executor's reader
+    /// tells them apart by the job's requeue count. Clones share the state, so a test keeps
+    /// one while the executor owns another.
     #[derive(Debug, Clone, Default)]
     pub struct MemoryBatch(Arc<Mutex<Inner>>);
 
@@ -959,7 +997,7 @@ mod memory_batch {
         pub fn advance(&self, now: Time) {
             let mut inner = self.lock();
             inner.now = now;
-            let mut ends = Vec::new();
+            let mut ends = std::mem::take(&mut inner.epilog);
             for (i, job) in inner.jobs.iter_mut().enumerate() {
                 if let State::Running { end, .. } = job.state
                     && end <= now
@@ -968,7 +1006,7 @@ mod memory_batch {
                     ends.push((i.to_string(), end));
                 }
             }
-            inner.ends.extend(ends);
+            inner.log.extend(ends);
         }
 
         /// The earliest end of a running job.
@@ -1002,6 +1040,17 @@ mod memory_batch {
             self.lock().failing_submits = failing;
         }
 
+        /// Makes every job call (start, requeue, resize) after the next `calls` fail (`None`:
+        /// none fails): where an executor stops, as if it crashed there.
+        pub fn fail_after(&self, calls: Option<u32>) {
+            self.lock().calls_left = calls;
+        }
+
+        /// How many job calls (start, requeue, resize) are left before they fail.
+        pub fn calls_left(&self) -> Option<u32> {
+            self.lock().calls_left
+        }
+
         /// Starts held job `id` on `nodes` for `run` (its run time if `None`).
         fn start_run(
             &mut self,
@@ -1013,6 +1062,7 @@ mod memory_batch {
             if inner.failing_starts {
                 return Err(MemoryBatchError::Failing);
             }
+            inner.call()?;
             let i = index(&inner, id)?;
             if inner.jobs[i].state != State::Held {
                 return Err(MemoryBatchError::NotHeld(id.to_owned()));
@@ -1063,9 +1113,17 @@ mod memory_batch {
             self.lock().keeps_first = keeps_first;
         }
 
-        /// Forgets the ends not yet read (what a restarted reader of an epilog log misses).
+        /// The executor's reader restarted, as after a crash: it misses the ends not yet read
+        /// (a reader of an epilog log started at its end) and counts the runs' ends the log
+        /// holds before its place.
         pub fn drop_unread_ends(&self) {
-            self.lock().ends.clear();
+            let mut inner = self.lock();
+            inner.read = inner.log.len();
+            let mut logged = std::collections::HashMap::new();
+            for (id, _) in &inner.log {
+                *logged.entry(id.clone()).or_insert(0) += 1;
+            }
+            inner.runs = RunEnds::new(logged);
         }
 
         /// Cancels the held job `name` (as its user would); false if no such job is held.
@@ -1091,6 +1149,20 @@ mod memory_batch {
             inner.unavailable.retain(|n| n != node);
             if !available {
                 inner.unavailable.push(node.to_owned());
+            }
+        }
+    }
+
+    impl Inner {
+        /// One job call: refused once the calls allowed are spent.
+        fn call(&mut self) -> Result<(), MemoryBatchError> {
+            match &mut self.calls_left {
+                Some(0) => Err(MemoryBatchError::Failing),
+                Some(n) => {
+                    *n -= 1;
+                    Ok(())
+                }
+                None => Ok(()),
             }
         }
     }
@@ -1139,9 +1211,20 @@ mod memory_batch {
             Ok(self.ended_at()?.into_iter().map(|(id, _)| id).collect())
         }
 
+        /// The log's new lines, but those of runs requeues stopped ([`RunEnds`]).
         fn ended_at(&mut self) -> Result<Vec<(String, Option<Time>)>, MemoryBatchError> {
-            let ends = std::mem::take(&mut self.lock().ends);
-            Ok(ends.into_iter().map(|(id, at)| (id, Some(at))).collect())
+            let mut inner = self.lock();
+            let inner = &mut *inner;
+            let lines = inner.log.get(inner.read..).unwrap_or_default();
+            inner.read = inner.log.len();
+            let mut ended = Vec::new();
+            for (id, at) in lines {
+                let requeues = index(inner, id).map_or(0, |i| inner.jobs[i].requeues);
+                if inner.runs.is_job_end(id, requeues) {
+                    ended.push((id.clone(), Some(*at)));
+                }
+            }
+            Ok(ended)
         }
 
         fn end_time(&self, id: &str) -> Result<Option<Time>, MemoryBatchError> {
@@ -1190,13 +1273,16 @@ mod memory_batch {
 
         fn requeue(&mut self, id: &str) -> Result<(), MemoryBatchError> {
             let mut inner = self.lock();
+            inner.call()?;
             let i = index(&inner, id)?;
+            let now = inner.now;
             let job = &mut inner.jobs[i];
             if !matches!(job.state, State::Running { .. }) {
                 return Err(MemoryBatchError::NotRunning(id.to_owned()));
             }
             job.state = State::Held;
             job.requeues += 1;
+            inner.epilog.push((id.to_owned(), now));
             Ok(())
         }
 
@@ -1207,6 +1293,7 @@ mod memory_batch {
             run: cosched_core::Duration,
         ) -> Result<Vec<String>, MemoryBatchError> {
             let mut inner = self.lock();
+            inner.call()?;
             let i = index(&inner, id)?;
             let now = inner.now;
             let State::Running { nodes: held, .. } = &inner.jobs[i].state else {
@@ -1244,13 +1331,12 @@ mod memory_batch {
 mod slurm_batch {
     //! Slurm as the batch platform: held jobs, ReqNodeList + release, the epilog's log.
 
-    use std::collections::{HashMap, HashSet};
     use std::path::PathBuf;
 
-    use super::{BatchJob, BatchPlatform, JobId, Outside, PlatformJob, ScaledClock, Time};
+    use super::{BatchJob, BatchPlatform, JobId, Outside, PlatformJob, RunEnds, ScaledClock, Time};
     use cosched_core::{Duration, JobClass};
     use cosched_slurm::NodeState;
-    use cosched_slurm::{JobEndLog, Slurm, SlurmError, find_end};
+    use cosched_slurm::{JobDetail, JobEndLog, Slurm, SlurmError, find_end};
 
     /// Slurm with every job submitted held; a start pins the job to its nodes and releases
     /// it; ends come from the epilog's log, each at the time its line gives (in the run's
@@ -1266,10 +1352,9 @@ mod slurm_batch {
         partition: Option<String>,
         /// With [`SlurmBatch::with_deadlines`]: the directory of the jobs' deadline files.
         deadlines: Option<PathBuf>,
-        /// Requeues whose run's end the epilog has not logged yet, by job id.
-        requeued: HashMap<String, u32>,
-        /// Jobs requeued at least once (a restart waits for its nodes to be idle).
-        restarted: HashSet<String>,
+        /// The ends of each job's runs logged so far (`None` until the first read: then
+        /// counted from the log before the reader's place, from the run's clock origin).
+        runs: Option<RunEnds>,
         /// The run's clock, for end times.
         clock: Option<ScaledClock>,
     }
@@ -1284,8 +1369,7 @@ mod slurm_batch {
                 scale: scale.max(1),
                 partition,
                 deadlines: None,
-                requeued: HashMap::new(),
-                restarted: HashSet::new(),
+                runs: None,
                 clock: None,
             }
         }
@@ -1305,25 +1389,21 @@ mod slurm_batch {
             self
         }
 
-        fn deadline_file(&self, id: &str) -> Result<Option<PathBuf>, SlurmError> {
-            let Some(dir) = &self.deadlines else {
-                return Ok(None);
-            };
-            let name = self
-                .slurm
+        /// Job `id` as Slurm lists it.
+        fn detail(&self, id: &str) -> Result<JobDetail, SlurmError> {
+            self.slurm
                 .job_details()?
                 .into_iter()
                 .find(|j| j.id.to_string() == id)
-                .map(|j| j.name)
-                .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))?;
-            Ok(Some(dir.join(name)))
+                .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))
         }
 
-        /// Writes `id`'s deadline: `run` workload seconds from now.
-        fn set_deadline(&self, id: &str, run: Duration) -> Result<(), SlurmError> {
-            let Some(path) = self.deadline_file(id)? else {
+        /// Writes the deadline of `job`: `run` workload seconds from now.
+        fn set_deadline(&self, job: &JobDetail, run: Duration) -> Result<(), SlurmError> {
+            let Some(dir) = &self.deadlines else {
                 return Ok(());
             };
+            let path = dir.join(&job.name);
             let wall_ms = run.0.max(0).saturating_mul(1000) / i64::from(self.scale);
             let at = super::unix_ms().saturating_add(wall_ms);
             let write = |p: &std::path::Path| {
@@ -1433,16 +1513,33 @@ mod slurm_batch {
             Ok(self.ended_at()?.into_iter().map(|(id, _)| id).collect())
         }
 
+        /// Each line of the epilog's log, but those of the runs requeues ended ([`RunEnds`]:
+        /// Slurm's `restart_cnt` against the job's lines, those before the reader's place
+        /// counted from the run's clock origin at the first read).
         fn ended_at(&mut self) -> Result<Vec<(String, Option<Time>)>, SlurmError> {
+            if self.runs.is_none() {
+                let logged = match self.clock {
+                    Some(clock) => self.log.ends_before(clock.origin_unix_ms)?,
+                    None => Default::default(),
+                };
+                self.runs = Some(RunEnds::new(logged));
+            }
+            let lines = self.log.read_new()?;
+            if lines.is_empty() {
+                return Ok(Vec::new());
+            }
+            let listed = self.slurm.job_details()?;
             let mut ended = Vec::new();
-            for end in self.log.read_new()? {
-                // Each requeue ends a run, and the epilog logs that end first.
-                match self.requeued.get_mut(&end.job_id) {
-                    Some(n) if *n > 1 => *n -= 1,
-                    Some(_) => {
-                        self.requeued.remove(&end.job_id);
-                    }
-                    None => ended.push((end.job_id, self.at(end.at_unix_ms))),
+            for end in lines {
+                let requeues = listed
+                    .iter()
+                    .find(|j| j.id.to_string() == end.job_id)
+                    .map_or(0, |j| j.restarts);
+                let at = self.at(end.at_unix_ms);
+                if let Some(runs) = &mut self.runs
+                    && runs.is_job_end(&end.job_id, requeues)
+                {
+                    ended.push((end.job_id, at));
                 }
             }
             Ok(ended)
@@ -1509,45 +1606,54 @@ mod slurm_batch {
             let listed = self.slurm.job_details()?;
             Ok(match listed.iter().find(|j| j.id.to_string() == id) {
                 None => PlatformJob::Unknown,
-                Some(j) if j.is_held() => PlatformJob::Held,
+                Some(j) if j.is_held() || requeued_completing(j) => PlatformJob::Held,
                 Some(j) if j.is_finished() => PlatformJob::Ended,
                 Some(_) => PlatformJob::Started,
             })
         }
     }
 
+    /// A job `scontrol requeuehold` requeued, its run still completing: held already
+    /// (`squeue --json` lists it `COMPLETING`, reason `JobHeldUser`, for about a second).
+    fn requeued_completing(job: &JobDetail) -> bool {
+        job.state == cosched_slurm::JobState::Completing
+            && job.restarts > 0
+            && job.reason.starts_with("JobHeld")
+    }
+
     impl crate::hybrid::HybridPlatform for SlurmBatch {
+        /// A job Slurm has requeued (its `restart_cnt`, which a restarted executor reads as
+        /// well) starts again by [`Slurm::restart_on`], once its nodes are idle (a restart
+        /// before its old nodes finished completing fails at once); any other by
+        /// [`Slurm::start_on`].
         fn start_for(
             &mut self,
             id: &str,
             nodes: &[String],
             run: Duration,
         ) -> Result<bool, SlurmError> {
-            if self.restarted.contains(id) {
-                // A restart before its old nodes finished completing fails at once.
+            let job = self.detail(id)?;
+            if job.restarts > 0 {
                 let listed = self.slurm.nodes()?;
                 let ready = nodes.iter().all(|n| {
                     listed
                         .iter()
                         .any(|l| &l.name == n && l.state == NodeState::Idle)
                 });
-                if !ready {
+                if !ready || requeued_completing(&job) {
                     return Ok(false);
                 }
-                self.set_deadline(id, run)?;
+                self.set_deadline(&job, run)?;
                 self.slurm.restart_on(id, nodes)?;
             } else {
-                self.set_deadline(id, run)?;
+                self.set_deadline(&job, run)?;
                 self.slurm.start_on(id, nodes)?;
             }
             Ok(true)
         }
 
         fn requeue(&mut self, id: &str) -> Result<(), SlurmError> {
-            self.slurm.requeue_held(id)?;
-            *self.requeued.entry(id.to_owned()).or_default() += 1;
-            self.restarted.insert(id.to_owned());
-            Ok(())
+            self.slurm.requeue_held(id)
         }
 
         fn resize(
@@ -1556,15 +1662,8 @@ mod slurm_batch {
             nodes: &[String],
             run: Duration,
         ) -> Result<Vec<String>, SlurmError> {
-            let holding = |slurm: &Slurm| -> Result<Vec<String>, SlurmError> {
-                slurm
-                    .job_details()?
-                    .into_iter()
-                    .find(|j| j.id.to_string() == id)
-                    .map(|j| j.nodes)
-                    .ok_or_else(|| SlurmError::UnknownJob(id.to_owned()))
-            };
-            let held = holding(&self.slurm)?;
+            let job = self.detail(id)?;
+            let held = job.nodes.clone();
             let extra: Vec<String> = nodes
                 .iter()
                 .filter(|n| !held.contains(n))
@@ -1572,11 +1671,11 @@ mod slurm_batch {
                 .collect();
             if !extra.is_empty() {
                 // A second allocation of the extra nodes merged into the job.
-                self.set_deadline(id, run)?;
+                self.set_deadline(&job, run)?;
                 self.slurm.expand(id, &extra)?;
-                return holding(&self.slurm);
+                return Ok(self.detail(id)?.nodes);
             }
-            self.set_deadline(id, run)?;
+            self.set_deadline(&job, run)?;
             if nodes.len() == held.len() {
                 return Ok(held);
             }
@@ -1584,7 +1683,7 @@ mod slurm_batch {
             // started on a `ReqNodeList`): the executor relabels its nodes to match.
             self.slurm
                 .resize(id, u32::try_from(nodes.len()).unwrap_or(u32::MAX))?;
-            holding(&self.slurm)
+            Ok(self.detail(id)?.nodes)
         }
     }
 }

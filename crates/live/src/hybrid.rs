@@ -30,7 +30,19 @@
 //! until the deadline the executor gives it (the end of the run the environment computed:
 //! setup, work left and checkpoints; a malleable job's work spread over its new size after a
 //! resize), so the platform's ends are those of the simulated jobs, shifted by the platform's
-//! latencies. Node-seconds go to the simulator's ledger and accounts ([`HybridExecutor::finish`]).
+//! latencies. Node-seconds go to the simulator's ledger and accounts ([`HybridExecutor::finish`]),
+//! each run until the end the platform gives for it ([`BatchPlatform::ended_at`]: on Slurm the
+//! epilog's milliseconds, once the executor has the run's clock, [`HybridExecutor::with_clock`]),
+//! while the policy is told of the end when the executor learns it.
+//!
+//! **Restarts.** A requeue ends a run, and Slurm's epilog logs that end as it logs a job's
+//! own. Which line is which comes from what outlives the executor, not from its memory:
+//! Slurm's count of the job's requeues (`restart_cnt`, in `squeue --json` and `squeue -O`)
+//! against the job's lines in the log (those before a restarted reader's place counted from
+//! the run's clock origin), and a requeued job starts again by `restart_on` (clearing the
+//! begin time the requeue set) because Slurm counts it requeued. So a crash between a
+//! requeue's save and its call, between the call and its epilog line, or between the line and
+//! the restart ends no job early and starts none twice.
 //!
 //! ```
 //! use cosched_core::{Duration, JobId, OnDemandJob, RigidJob, Time};
@@ -159,6 +171,10 @@ pub enum HybridEvent {
         time: Time,
         /// Jobs ended, as the platform reported them.
         ended: Vec<JobId>,
+        /// When the runs of `ended` ended, where the platform said (earlier than `time` for
+        /// an end learnt late: at a slow poll, or after a restart).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        end_times: Vec<(JobId, Time)>,
         /// The actions decided, with their instants.
         actions: Vec<(Time, Action)>,
     },
@@ -256,8 +272,9 @@ pub struct HybridExecutor<'p, P: HybridWorkloadPolicy + ?Sized, C: HybridPlatfor
     expect: BTreeMap<JobId, Expect>,
     /// Resizes replayed whose platform answer the journal lacks: (job, nodes before).
     unresized: Vec<(JobId, Vec<NodeId>)>,
-    /// Ends found at a restart, told to the environment at the next step.
-    ended_early: Vec<JobId>,
+    /// Ends found at a restart, told to the environment at the next step, with when they
+    /// were, where the platform knows.
+    ended_early: Vec<(JobId, Option<Time>)>,
     od_started: BTreeMap<JobId, OnDemandStart>,
     last: Option<Time>,
 }
@@ -325,14 +342,26 @@ where
     /// notice, arrival and step in which something happened, before the step's actions
     /// reach the platform; `clock` (if the runner uses one) is kept in it for a restart.
     pub fn with_state_file(
-        mut self,
+        self,
         path: PathBuf,
         clock: Option<ScaledClock>,
     ) -> Result<Self, HybridLiveError<P::Error>> {
+        let mut exec = self.with_clock(clock);
+        exec.state_file = Some(path);
+        exec.save()?;
+        Ok(exec)
+    }
+
+    /// The same executor on the wall clock `clock` of a time-scaled run (if the runner uses
+    /// one): kept in the journal for a restart, and given to the platform
+    /// ([`BatchPlatform::set_clock`]), whose ends then come in the run's seconds, so each
+    /// job's record ends when its run did on the platform.
+    pub fn with_clock(mut self, clock: Option<ScaledClock>) -> Self {
         self.journal.clock = clock;
-        self.state_file = Some(path);
-        self.save()?;
-        Ok(self)
+        if let Some(clock) = clock {
+            self.platform.set_clock(clock);
+        }
+        self
     }
 
     /// Resumes a run from its `journal` after a restart, with a fresh `policy` of the kind,
@@ -359,9 +388,9 @@ where
                 found,
             });
         }
-        let mut exec = Self::new(config, policy, jobs, platform, &journal.prefix)?;
+        let mut exec =
+            Self::new(config, policy, jobs, platform, &journal.prefix)?.with_clock(journal.clock);
         exec.replaying = true;
-        exec.journal.clock = journal.clock;
         exec.journal.ids = journal.ids.clone();
         for event in &journal.events {
             match event {
@@ -370,10 +399,12 @@ where
                 HybridEvent::Step {
                     time,
                     ended,
+                    end_times,
                     actions,
                 } => {
                     exec.submit_due(*time)?;
-                    exec.model.step(*time, ended)?;
+                    exec.model
+                        .step_ended_at(*time, &with_times(ended, end_times))?;
                     exec.last = Some(*time);
                     let replayed = exec.model.take_actions();
                     if &replayed != actions {
@@ -431,9 +462,23 @@ where
             let id = self.id(job).to_owned();
             let status = self.platform.status(&id).map_err(platform_error)?;
             match (expect, status) {
-                (Expect::Run(w), PlatformJob::Held) => self.waiting.push(w),
+                (Expect::Run(mut w), PlatformJob::Held) => {
+                    // Named after the resizes' relabelling.
+                    let nodes = match (&w.action, self.holding.get(&job)) {
+                        (Action::Start { .. }, Some(held)) => held.clone(),
+                        (Action::Start { nodes, .. } | Action::StartOnDemand { nodes, .. }, _) => {
+                            nodes.clone()
+                        }
+                        _ => Vec::new(),
+                    };
+                    if !nodes.is_empty() {
+                        w.nodes = self.names(&nodes);
+                    }
+                    self.waiting.push(w);
+                }
                 (Expect::Run(_), PlatformJob::Ended | PlatformJob::Unknown) => {
-                    self.ended_early.push(job);
+                    let at = self.platform.end_time(&id).map_err(platform_error)?;
+                    self.ended_early.push((job, at));
                 }
                 (Expect::Held, PlatformJob::Started) => {
                     self.platform.requeue(&id).map_err(platform_error)?;
@@ -595,28 +640,32 @@ where
     pub fn step(&mut self, now: Time) -> Result<(), HybridLiveError<P::Error>> {
         self.submit_due(now)?;
         let mut ended = std::mem::take(&mut self.ended_early);
-        let reported: Vec<JobId> = self
+        let reported: Vec<(JobId, Option<Time>)> = self
             .platform
-            .ended()
+            .ended_at()
             .map_err(platform_error)?
-            .iter()
-            .filter_map(|id| self.by_platform.get(id).copied())
+            .into_iter()
+            .filter_map(|(id, at)| Some((*self.by_platform.get(&id)?, at)))
             .collect();
-        for job in reported {
-            if !ended.contains(&job) {
-                ended.push(job);
+        for (job, at) in reported {
+            if !ended.iter().any(|&(j, _)| j == job) {
+                ended.push((job, at));
             }
         }
-        self.model.step(now, &ended)?;
+        self.model.step_ended_at(now, &ended)?;
         self.last = Some(now);
-        for job in &ended {
+        for (job, _) in &ended {
             self.expect.remove(job);
         }
         let actions = self.model.take_actions();
         if !ended.is_empty() || !actions.is_empty() {
             self.journal.events.push(HybridEvent::Step {
                 time: now,
-                ended,
+                end_times: ended
+                    .iter()
+                    .filter_map(|&(job, at)| Some((job, at?)))
+                    .collect(),
+                ended: ended.into_iter().map(|(job, _)| job).collect(),
                 actions: actions.clone(),
             });
             self.save()?;
@@ -695,8 +744,12 @@ where
                     (w.nodes, w.end) = (names.clone(), end);
                 }
                 if let Some(w) = self.waiting.iter_mut().find(|w| w.job == job) {
-                    (w.nodes, w.end) = (names, end);
-                    return Ok(());
+                    (w.nodes, w.end) = (names.clone(), end);
+                    // Never started on the platform: it starts resized. (A replay's starts
+                    // all wait until the platform is asked where each job is.)
+                    if !self.replaying {
+                        return Ok(());
+                    }
                 }
                 let before = self.holding.insert(job, nodes.clone()).unwrap_or_default();
                 if self.replaying {
@@ -811,6 +864,10 @@ where
         poll: std::time::Duration,
         mut stop: impl FnMut(Time, &Self) -> bool,
     ) -> Result<bool, HybridLiveError<P::Error>> {
+        if self.journal.clock.is_none() {
+            self.journal.clock = Some(clock);
+            self.platform.set_clock(clock);
+        }
         let mut last = Time(i64::MIN);
         loop {
             let now = clock.now().max(last);
@@ -830,6 +887,17 @@ where
     pub fn finish(self) -> HybridOutcome {
         self.model.finish()
     }
+}
+
+/// The jobs of `ended`, each with its time from `end_times` where it has one.
+fn with_times(ended: &[JobId], end_times: &[(JobId, Time)]) -> Vec<(JobId, Option<Time>)> {
+    ended
+        .iter()
+        .map(|&job| {
+            let at = end_times.iter().find(|&&(j, _)| j == job);
+            (job, at.map(|&(_, t)| t))
+        })
+        .collect()
 }
 
 fn platform_error<E: StdError + 'static, F: StdError + Send + Sync + 'static>(

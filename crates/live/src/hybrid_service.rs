@@ -540,7 +540,7 @@ where
             None => HybridExecutor::new(hybrid, &mut policy, &jobs, platform, &prefix).and_then(
                 |exec| match &config.state_file {
                     Some(path) => exec.with_state_file(path.clone(), clock.scaled()),
-                    None => Ok(exec),
+                    None => Ok(exec.with_clock(clock.scaled())),
                 },
             ),
         };

@@ -119,8 +119,10 @@ fn spaa_shrinks_preempts_and_starts_on_demand_as_simulated() {
     }
 }
 
+/// The policy learns of an end when the platform reports it; the job's record ends when its
+/// run did.
 #[test]
-fn a_platform_end_reported_late_completes_the_job_then() {
+fn a_platform_end_reported_late_completes_the_job_at_its_own_end() {
     let job = RigidJob::new(JobId(1), Time(0), 2, Duration(50), Duration(60)).unwrap();
     let jobs = [HybridJob::Rigid {
         job,
@@ -143,7 +145,10 @@ fn a_platform_end_reported_late_completes_the_job_then() {
     platform.advance(end + Duration(3));
     exec.step(end + Duration(3)).unwrap();
     assert!(exec.is_done());
-    assert_eq!(exec.finish().records[0].end, Some(end + Duration(3)));
+    let out = exec.finish();
+    assert_eq!(out.records[0].end, Some(end));
+    let account = out.accounts[0];
+    assert_eq!(account.delivered, 2 * 50, "{account:?}");
 }
 
 #[test]
@@ -417,12 +422,239 @@ proptest! {
                 Some((restart_after, &mut fresh)),
             );
             prop_assert_eq!(by_id(&out), by_id(&sim));
-            for (name, starts) in platform.starts() {
-                let id: u64 = name.trim_start_matches('j').parse().unwrap();
-                let a = out.accounts.iter().find(|a| a.id == JobId(id)).unwrap();
-                let ran = out.records.iter().any(|r| r.id == JobId(id) && r.start.is_some());
-                let runs = if ran { 1 + a.preemptions + a.evictions } else { 0 };
-                prop_assert_eq!(starts, runs, "{:?}", a);
+            if let Err(e) = started_once_per_run(&out, &platform) {
+                prop_assert!(false, "{}", e);
+            }
+        }
+    }
+}
+
+/// Whether the platform started each job once per run the outcome gives it (none twice, none
+/// lost); the first job that was not, if any.
+fn started_once_per_run(out: &HybridOutcome, platform: &MemoryBatch) -> Result<(), String> {
+    for (name, starts) in platform.starts() {
+        let id: u64 = name.trim_start_matches('j').parse().unwrap();
+        let a = out.accounts.iter().find(|a| a.id == JobId(id)).unwrap();
+        let ran = out
+            .records
+            .iter()
+            .any(|r| r.id == JobId(id) && r.start.is_some());
+        let runs = if ran {
+            1 + a.preemptions + a.evictions
+        } else {
+            0
+        };
+        if starts != runs {
+            return Err(format!(
+                "{name} started {starts} times in {runs} runs: {a:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Where [`crashing_run`] crashes: at the job call (start, requeue, resize) made after `n`
+/// calls (the step's journal saved, its call not made), just after the platform moved to the
+/// `n`-th step's instant (the ends there logged, unread), or just after the `n`-th step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Crash {
+    Call(u32),
+    BeforeStep(usize),
+    AfterStep(usize),
+}
+
+/// What [`crashing_run`] gives: the outcome, the platform, and the steps and job calls of
+/// the run.
+struct Crashed {
+    out: HybridOutcome,
+    platform: MemoryBatch,
+    steps: usize,
+    calls: u32,
+}
+
+/// Runs `jobs` under `policy` on the double, journaling to a state file, stepping at every
+/// instant where something is due (with `poll`: at the first multiple of `poll` from then),
+/// and crashing once at `crash`: the executor is dropped, its reader of the platform's ends
+/// restarted ([`MemoryBatch::drop_unread_ends`]), and the run resumed from the state file
+/// with a fresh policy, stepping at once.
+fn crashing_run(
+    nodes: u32,
+    policy: &cosched_hybrid::HybridPolicy,
+    jobs: &[HybridJob],
+    crash: Option<Crash>,
+    poll: Option<i64>,
+) -> Crashed {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let config = HybridConfig::new(nodes).unwrap();
+    let platform = MemoryBatch::new(nodes);
+    let calls_at_most = match crash {
+        Some(Crash::Call(n)) => n,
+        _ => u32::MAX,
+    };
+    platform.fail_after(Some(calls_at_most));
+    let (mut first, mut second) = (policy.clone(), policy.clone());
+    let mut fresh = Some(&mut second);
+    let mut exec = HybridExecutor::new(config.clone(), &mut first, jobs, platform.clone(), "j")
+        .unwrap()
+        .with_state_file(state.clone(), None)
+        .unwrap();
+    let mut made = 0;
+    let mut restart = || {
+        made = calls_at_most - platform.calls_left().unwrap_or(0);
+        platform.fail_after(None);
+        platform.drop_unread_ends();
+        let journal: HybridJournal =
+            serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+        HybridExecutor::resume(
+            journal,
+            config.clone(),
+            fresh.take().expect("one crash"),
+            jobs,
+            platform.clone(),
+            Some(state.clone()),
+        )
+        .unwrap()
+    };
+    let mut steps = 0;
+    while !exec.is_done() {
+        let due = [exec.next_due(), platform.next_end()]
+            .into_iter()
+            .flatten()
+            .min()
+            .expect("a run not done has something due");
+        let due = match poll {
+            Some(p) => Time((due.0 + p - 1).div_euclid(p) * p).max(exec.last_step().unwrap_or(due)),
+            None => due,
+        };
+        platform.advance(due);
+        steps += 1;
+        if crash == Some(Crash::BeforeStep(steps)) {
+            drop(exec);
+            exec = restart();
+        }
+        if let Err(e) = exec.step(due) {
+            assert!(matches!(crash, Some(Crash::Call(_))), "{e}");
+            drop(exec);
+            exec = restart();
+            exec.step(due)
+                .unwrap_or_else(|e| panic!("resumed after the crash at {crash:?}: {e}"));
+        }
+        if crash == Some(Crash::AfterStep(steps)) {
+            drop(exec);
+            exec = restart();
+        }
+        assert!(steps < 100_000, "the run does not end");
+    }
+    let calls = match crash {
+        None => u32::MAX - platform.calls_left().unwrap_or(0),
+        Some(_) => made,
+    };
+    Crashed {
+        out: exec.finish(),
+        platform,
+        steps,
+        calls,
+    }
+}
+
+/// Every crash point of a run (the uncrashed run's `steps` and `calls`).
+fn crash_points(steps: usize, calls: u32) -> Vec<Crash> {
+    (0..=calls)
+        .map(Crash::Call)
+        .chain((1..=steps).flat_map(|s| [Crash::BeforeStep(s), Crash::AfterStep(s)]))
+        .collect()
+}
+
+/// N&SPAA preempts rigid job 1 at 220 (its requeue's end logged at the next instant, as
+/// Slurm's epilog logs it after the call) and restarts it at 300. Crashed at every job call,
+/// before every step and after every step — between the requeue's save and its call,
+/// between the call and its logged end, between that and the restart — the resumed run is
+/// the simulated one: no job ends early (a requeue's logged end is told from the job's own
+/// by the platform's requeue count and the ends logged before the restart), and every job
+/// starts once per run.
+#[test]
+fn a_crash_anywhere_around_a_requeue_ends_no_job_early_and_starts_none_twice() {
+    let jobs = scenario_jobs();
+    let policy = scenario::mechanism(Composite::ALL[1]); // N&SPAA
+    let sim = simulated(8, &mut policy.clone(), &jobs);
+    let run = crashing_run(8, &policy, &jobs, None, None);
+    assert_same(&run.out, &sim);
+    assert!(run.platform.requeues().contains(&("j1".to_owned(), 1)));
+    let points = crash_points(run.steps, run.calls);
+    assert!(points.len() > 20, "{points:?}");
+    for crash in points {
+        let crashed = crashing_run(8, &policy, &jobs, Some(crash), None);
+        assert_eq!(by_id(&crashed.out), by_id(&sim), "crashed at {crash:?}");
+        assert_eq!(report(&crashed.out), report(&sim), "crashed at {crash:?}");
+        started_once_per_run(&crashed.out, &crashed.platform)
+            .unwrap_or_else(|e| panic!("crashed at {crash:?}: {e}"));
+    }
+}
+
+/// Each job's node-seconds are its own (required plus wasted, as the simulator accounts a
+/// run), though the executor learns of the ends only at polls 7 s apart and once after a
+/// restart that missed them: each run is accounted until its end on the platform.
+#[test]
+fn node_seconds_are_the_platforms_across_slow_polls_and_a_restart() {
+    let jobs = scenario_jobs();
+    let policy = scenario::mechanism(Composite::ALL[1]); // N&SPAA
+    let sim = simulated(8, &mut policy.clone(), &jobs);
+    for a in &sim.accounts {
+        assert_eq!(a.delivered - a.wasted - a.required, 0, "{a:?}");
+    }
+    let uncrashed = crashing_run(8, &policy, &jobs, None, Some(7));
+    for crash in (1..=uncrashed.steps).map(Crash::BeforeStep) {
+        let run = crashing_run(8, &policy, &jobs, Some(crash), Some(7));
+        for a in &run.out.accounts {
+            assert_eq!(
+                a.delivered - a.wasted - a.required,
+                0,
+                "crashed at {crash:?}: {a:?}"
+            );
+        }
+        for r in &run.out.records {
+            let ended = platform_end(&run.platform, r.id);
+            assert_eq!(r.end, ended, "crashed at {crash:?}: {r:?}");
+        }
+        started_once_per_run(&run.out, &run.platform).unwrap();
+    }
+}
+
+/// When job `job`'s last run ended on the double.
+fn platform_end(platform: &MemoryBatch, job: JobId) -> Option<Time> {
+    use cosched_live::BatchPlatform;
+    let name = format!("j{}", job.0);
+    let index = platform.starts().iter().position(|(n, _)| *n == name)?;
+    platform.end_time(&index.to_string()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random workloads under every policy, crashed once at a random point (a job call, just
+    /// before or just after a step): the resumed run is the simulated one and every job
+    /// starts once per run.
+    #[test]
+    fn a_crash_at_any_point_resumes_into_the_simulated_run(
+        nodes in 2u32..10,
+        specs in proptest::collection::vec((0u8..3, 0i64..600, 0u32..16, 0u32..16, 1i64..400), 1..12),
+        pick in 0usize..10_000,
+    ) {
+        let jobs: Vec<HybridJob> = specs
+            .into_iter()
+            .enumerate()
+            .map(|(k, s)| job(k as u64 + 1, s, nodes))
+            .collect();
+        for policy in policies() {
+            let sim = simulated(nodes, &mut policy.clone(), &jobs);
+            let run = crashing_run(nodes, &policy, &jobs, None, None);
+            let points = crash_points(run.steps, run.calls);
+            let crash = points[pick % points.len()];
+            let crashed = crashing_run(nodes, &policy, &jobs, Some(crash), None);
+            prop_assert_eq!(by_id(&crashed.out), by_id(&sim), "crashed at {:?}", crash);
+            if let Err(e) = started_once_per_run(&crashed.out, &crashed.platform) {
+                prop_assert!(false, "crashed at {:?}: {}", crash, e);
             }
         }
     }

@@ -1,11 +1,8 @@
 //! The hybrid service against a real Slurm cluster: `cargo xtask slurm up --nodes 8`, then
 //! `COSCHED_SLURM=target/slurm/etc/slurm.conf cargo test -p cosched-live --test
 //! live_hybrid_service -- --nocapture`. Without `COSCHED_SLURM` the test prints why it skips
-//! and passes. It needs the whole cluster (8 idle nodes) for about 50 seconds.
+//! and passes. Each test holds the whole cluster ([`TestCluster`]) for about 50 seconds.
 
-#[path = "slurm_support/mod.rs"]
-mod slurm_support;
-use slurm_support::{cluster, wait_all_idle};
 #[path = "support/mod.rs"]
 mod support;
 use support::{Served, agent};
@@ -17,14 +14,25 @@ use cosched_hybrid::{Composite, HybridConfig, HybridJob, HybridOutcome, HybridSi
 use cosched_live::{
     HybridClock, HybridRun, HybridService, HybridServiceConfig, Logger, ScaledClock, SlurmBatch,
 };
-use cosched_slurm::{JobEndLog, JobState, env};
+use cosched_slurm::env::{self, TestCluster};
+use cosched_slurm::{JobEndLog, JobState};
 use serde_json::Value;
 
 /// Workload seconds per wall second.
 const SCALE: u32 = 10;
 
-/// Each test needs the whole cluster: one at a time.
-static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The whole cluster for `test` ([`TestCluster`]: alone, from a quiet start, its jobs
+/// cancelled when it ends, even by a failure), or `None` (the reason printed) without
+/// `COSCHED_SLURM`.
+fn cluster(test: &str) -> Option<TestCluster> {
+    let held = TestCluster::acquire(test, env::DEFAULT_QUIET_LIMIT)
+        .unwrap_or_else(|e| panic!("COSCHED_SLURM is set but the cluster is not usable: {e}"));
+    match &held {
+        Some(held) => println!("cluster clean: {:?}", held.cleaned()),
+        None => println!("skipping {test}: {}", env::SKIP_REASON),
+    }
+    held
+}
 
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -101,18 +109,14 @@ fn serve_on(
 /// start's, with the machine's load.
 #[test]
 fn a_notice_then_its_arrival_start_the_job_on_the_nodes_collected() {
-    let Some(slurm) = cluster("a_notice_then_its_arrival_start_the_job_on_the_nodes_collected")
-    else {
+    let Some(held) = cluster("hybrid-svc") else {
         return;
     };
-    let _whole = CLUSTER
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    wait_all_idle(&slurm);
+    let slurm = held.slurm().clone();
     assert_eq!(slurm.nodes().unwrap().len(), 8, "the test needs 8 nodes");
     let mechanism = Composite::ALL[2]; // CUA&PAA
     let dir = tempfile::tempdir().unwrap();
-    let prefix = format!("live-hybrid-svc-{}-", std::process::id());
+    let prefix = held.prefix().to_owned();
     let (served, clock, outcome) = serve_on(&slurm, mechanism, workload(), &prefix, dir.path());
     let client = agent(StdDuration::from_secs(60));
     let until = |t: i64| {
@@ -240,13 +244,10 @@ fn a_notice_then_its_arrival_start_the_job_on_the_nodes_collected() {
 /// simulator's (the same resizes, each job's start and end within a few seconds).
 #[test]
 fn a_shrunk_malleable_job_grows_back_on_slurm() {
-    let Some(slurm) = cluster("a_shrunk_malleable_job_grows_back_on_slurm") else {
+    let Some(held) = cluster("hybrid-grow") else {
         return;
     };
-    let _whole = CLUSTER
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    wait_all_idle(&slurm);
+    let slurm = held.slurm().clone();
     assert_eq!(slurm.nodes().unwrap().len(), 8, "the test needs 8 nodes");
     let mechanism = Composite::ALL[1]; // N&SPAA
     let rigid = RigidJob::new(JobId(1), Time(0), 4, Duration(300), Duration(300)).unwrap();
@@ -264,7 +265,7 @@ fn a_shrunk_malleable_job_grows_back_on_slurm() {
         },
     ];
     let dir = tempfile::tempdir().unwrap();
-    let prefix = format!("live-hybrid-grow-{}-", std::process::id());
+    let prefix = held.prefix().to_owned();
     let (served, clock, outcome) = serve_on(&slurm, mechanism, jobs.clone(), &prefix, dir.path());
     let client = agent(StdDuration::from_secs(60));
     while clock.now() < Time(40) {

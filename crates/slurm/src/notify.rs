@@ -6,6 +6,7 @@
 //! [`JobEndLog`] reads the lines added since the last read, so a policy's executor learns of each
 //! job end as it happens (the paper's epilogue notifier, Liu et al. §II-D) instead of polling.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -69,6 +70,11 @@ impl JobEndLog {
     /// longer than [`MAX_LINE_BYTES`]) is reported once as an error and skipped; the job ends
     /// before it are returned first, by the call before, so none is lost.
     pub fn read_new(&mut self) -> Result<Vec<JobEnd>, SlurmError> {
+        self.read_upto(u64::MAX)
+    }
+
+    /// As [`JobEndLog::read_new`], stopping at byte `limit` (a line boundary).
+    fn read_upto(&mut self, limit: u64) -> Result<Vec<JobEnd>, SlurmError> {
         let command = format!("read {}", self.path.display());
         let io = |e: std::io::Error| SlurmError::Failed {
             command: command.clone(),
@@ -84,7 +90,7 @@ impl JobEndLog {
         reader.seek(SeekFrom::Start(self.offset)).map_err(io)?;
         let mut ends = Vec::new();
         let mut line = Vec::new();
-        loop {
+        while self.offset < limit {
             line.clear();
             let n = (&mut reader)
                 .take(MAX_LINE_BYTES as u64 + 1)
@@ -132,6 +138,33 @@ impl JobEndLog {
             }
         }
         Ok(ends)
+    }
+}
+
+impl JobEndLog {
+    /// How many ends of each job the log holds before this reader's place, counting the
+    /// lines logged at or after `since_unix_ms` (a job id may recur in a log that outlived a
+    /// cluster): what a reader started late knows of the runs already ended. A bad line is
+    /// skipped, as [`find_end`] skips it.
+    pub fn ends_before(&self, since_unix_ms: i64) -> Result<HashMap<String, u32>, SlurmError> {
+        let mut prefix = JobEndLog::new(&self.path);
+        let mut counts = HashMap::new();
+        while prefix.offset < self.offset {
+            let before = prefix.offset;
+            match prefix.read_upto(self.offset) {
+                Ok(ends) => {
+                    for end in ends.into_iter().filter(|e| e.at_unix_ms >= since_unix_ms) {
+                        *counts.entry(end.job_id).or_insert(0) += 1;
+                    }
+                }
+                Err(SlurmError::Parse { .. }) => {}
+                Err(e) => return Err(e),
+            }
+            if prefix.offset == before {
+                break;
+            }
+        }
+        Ok(counts)
     }
 }
 
@@ -258,6 +291,14 @@ mod tests {
         writeln!(f, "garbage").unwrap();
         assert!(log.read_new().is_err());
         assert!(JobEndLog::at_end(&path).read_new().unwrap().is_empty());
+        // Before the reader's place, from a time on: the bad lines skipped.
+        let counts = JobEndLog::at_end(&path)
+            .ends_before(1_700_000_001_000)
+            .unwrap();
+        assert_eq!(counts.get("7"), Some(&2));
+        assert_eq!((counts.get("8"), counts.get("9")), (Some(&1), None));
+        assert_eq!(log.ends_before(0).unwrap().values().sum::<u32>(), 4);
+        assert!(JobEndLog::new(&path).ends_before(0).unwrap().is_empty());
         std::fs::remove_dir_all(dir).unwrap();
     }
 

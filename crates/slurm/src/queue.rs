@@ -137,7 +137,7 @@ pub(crate) fn parse_columns(line: &str) -> Result<JobDetail, String> {
         id,
         name: name.strip_suffix('|').unwrap_or(name).trim().to_owned(),
         state: state.parse().unwrap_or(JobState::Other(String::new())),
-        reason: reason.trim().to_owned(),
+        reason: reason_code(reason),
         node_count: u32::try_from(number("node count", count)?)
             .map_err(|_| "the node count is too large".to_owned())?,
         nodes,
@@ -149,6 +149,17 @@ pub(crate) fn parse_columns(line: &str) -> Result<JobDetail, String> {
         restarts: u32::try_from(number("restart count", restarts)?)
             .map_err(|_| "the restart count is too large".to_owned())?,
     })
+}
+
+/// The reason as `squeue --json`'s `state_reason` gives it. `squeue -O Reason` prints the
+/// job's description instead where Slurm set one: a job `scontrol requeuehold` requeued is
+/// `job requeued in held state` there (measured on 22.05) and `JobHeldUser` in the JSON, and
+/// it is held as any user hold is (released by `scontrol release`).
+fn reason_code(reason: &str) -> String {
+    match reason.trim() {
+        "job requeued in held state" => "JobHeldUser".to_owned(),
+        other => other.to_owned(),
+    }
 }
 
 /// A time as `SLURM_TIME_FORMAT=%s` prints it; `N/A`, `NONE`, `Unknown` are 0 (not yet).
@@ -211,6 +222,12 @@ mod tests {
         assert_eq!((done.time_limit_min, done.restarts), (None, 1));
         assert_eq!((done.start_unix, done.end_unix), (11, 15));
         assert!(done.is_finished() && done.partition == "scavenger");
+        let requeued = parse_columns(
+            "3|PENDING|job requeued in held state|1|n1|3:00|batch|10|0|0|1|cosched-x|",
+        )
+        .unwrap();
+        assert!(requeued.is_held() && requeued.restarts == 1);
+        assert_eq!(requeued.reason, "JobHeldUser");
         assert!(parse_columns("2|COMPLETED|None").is_err());
         assert!(parse_columns("x|COMPLETED|None|2||1:00|b|1|1|1|0|x|").is_err());
         assert!(parse_columns("2|COMPLETED|None|2||1:00|b|soon|1|1|0|x|").is_err());

@@ -170,7 +170,7 @@ fn job_ends_are_seen_by_polling_and_by_the_epilog() {
 }
 
 /// The one job reader reads the same jobs by `squeue --json` and by `squeue -O` (the fallback
-/// of a Slurm without JSON): held, running and ended jobs, field for field.
+/// of a Slurm without JSON): held, running, ended and requeued jobs, field for field.
 #[test]
 fn the_column_reader_reads_what_the_json_reader_reads() {
     let Some(held) = cluster("the_column_reader_reads_what_the_json_reader_reads") else {
@@ -186,14 +186,21 @@ fn the_column_reader_reads_what_the_json_reader_reads() {
     let ended = submit(&["-N1", "-w", "n5", "--wrap", "true"]);
     let running = submit(&["-N2", "-w", "n5,n6", "-t", "2:30", "--wrap", "sleep 20"]);
     let waiting = submit(&["-N3", "--hold", "-t", "1-0", "--wrap", "true"]);
+    let requeued = submit(&["-N1", "-w", "n7", "--wrap", "sleep 20"]);
     wait_for(
         "the jobs to be running and ended",
         Duration::from_secs(30),
         || {
             job_state(slurm, &ended) == Some(JobState::Completed)
                 && job_state(slurm, &running) == Some(JobState::Running)
+                && job_state(slurm, &requeued) == Some(JobState::Running)
         },
     );
+    // Requeued held: `squeue -O` prints its description where the JSON has the reason.
+    slurm.requeue_held(&requeued).expect("scontrol requeuehold");
+    wait_for("the requeued job to pend", Duration::from_secs(30), || {
+        job_state(slurm, &requeued) == Some(JobState::Pending)
+    });
     let ours = |reader: JobReader| {
         let mut jobs: Vec<_> = slurm
             .clone()
@@ -201,14 +208,20 @@ fn the_column_reader_reads_what_the_json_reader_reads() {
             .job_details()
             .expect("squeue")
             .into_iter()
-            .filter(|j| [&ended, &running, &waiting].contains(&&j.id.to_string()))
+            .filter(|j| [&ended, &running, &waiting, &requeued].contains(&&j.id.to_string()))
             .collect();
         jobs.sort_by_key(|j| j.id);
+        // A requeued job's expected end, unlimited: the JSON gives a far-future placeholder
+        // (measured: 6091191444), the columns `N/A`.
+        for j in jobs.iter_mut().filter(|j| j.restarts > 0 && j.is_held()) {
+            j.end_unix = 0;
+        }
         jobs
     };
     let (json, columns) = (ours(JobReader::Json), ours(JobReader::Columns));
-    assert_eq!(json.len(), 3);
+    assert_eq!(json.len(), 4);
     assert_eq!(json, columns);
+    assert!(json[3].is_held() && json[3].restarts == 1, "{:?}", json[3]);
     assert_eq!(json[1].time_limit_min, Some(3), "2:30 rounds up");
     assert_eq!(json[2].time_limit_min, Some(1440));
     assert!(json[1].name.ends_with("a name with a bar"));

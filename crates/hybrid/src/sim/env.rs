@@ -261,9 +261,11 @@ impl Env {
         token: RunToken,
     ) -> Result<Option<JobId>, HybridError> {
         let i = self.find(token.job)?;
+        let reported = self.platform_end(token.job);
         let Some(run) = self.jobs[i].run.filter(|r| r.token == token) else {
             return Ok(None);
         };
+        let end = reported.map_or(now, |at| at.clamp(run.anchor, now));
         for &node in self.cluster.job_nodes(token.job)? {
             self.idle.push(node);
         }
@@ -272,14 +274,15 @@ impl Env {
             return Ok(None);
         };
         let st = &mut self.jobs[i];
-        self.accounts[i].delivered += i64::from(run.size) * (now - run.anchor).0;
+        self.accounts[i].delivered += i64::from(run.size) * (end - run.anchor).0;
         self.accounts[i].completions += 1;
         st.run = None;
         self.records[i] = JobRecord {
             runtime: self.records[i].runtime,
+            end: Some(end),
             ..record
         };
-        self.busy(run.anchor, now, run.size);
+        self.busy(run.anchor, end, run.size);
         let st = &self.jobs[i];
         let checkpoints = match (st.spec, st.checkpoints) {
             (HybridJob::Rigid { .. }, Some(ck)) if st.work_left.0 > 0 => {
@@ -290,12 +293,18 @@ impl Env {
         // A rigid run's setup is its own; a malleable job's first setup only (a resumed
         // run's setup is waste).
         if matches!(st.spec, HybridJob::Rigid { .. }) {
-            self.overhead(i, &run, now, true, checkpoints);
+            self.overhead(i, &run, end, true, checkpoints);
         } else {
-            self.book_setup(i, &run, now);
+            self.book_setup(i, &run, end);
         }
         self.outstanding -= 1;
         Ok(Some(token.job))
+    }
+
+    /// In a stepped run, when the platform says `job`'s run ended, if it said
+    /// ([`Stepped::step_ended_at`]).
+    fn platform_end(&mut self, job: JobId) -> Option<Time> {
+        self.external.as_mut()?.ended_at.remove(&job)
     }
 
     /// Books job `i`'s run `run` setup (if `with_setup`) and its first `checkpoints`
@@ -647,11 +656,13 @@ impl Env {
 
     /// On-demand job `i` completed: its nodes go back.
     pub(super) fn od_end(&mut self, now: Time, i: usize) -> Result<JobId, HybridError> {
+        let reported = self.platform_end(self.jobs[i].spec.id());
         if let Some(run) = self.jobs[i].run.take() {
-            self.accounts[i].delivered += i64::from(run.size) * (now - run.anchor).0;
+            let end = reported.map_or(now, |at| at.clamp(run.anchor, now));
+            self.accounts[i].delivered += i64::from(run.size) * (end - run.anchor).0;
             self.accounts[i].completions += 1;
-            self.records[i].end = Some(now);
-            self.busy(run.anchor, now, run.size);
+            self.records[i].end = Some(end);
+            self.busy(run.anchor, end, run.size);
             self.od_running -= 1;
             self.outstanding -= 1;
         }

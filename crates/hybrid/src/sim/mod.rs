@@ -542,6 +542,9 @@ struct Env {
 struct External {
     /// Each running job's end, with its place in the order the simulator would queue it.
     ends: FxHashMap<JobId, (u64, Ev)>,
+    /// When the platform says a run reported at this step ended (earlier than the step for
+    /// an end learnt late): the run is accounted until then.
+    ended_at: FxHashMap<JobId, Time>,
     queued: u64,
     actions: Vec<(Time, Action)>,
 }

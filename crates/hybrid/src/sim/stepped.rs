@@ -225,6 +225,26 @@ impl<P: HybridWorkloadPolicy + ?Sized> Stepped<'_, P> {
         Ok(())
     }
 
+    /// As [`Stepped::step`], each run of `ended` accounted until the time the platform gives
+    /// for its end (within the run and `now`; `None`: until `now`): the policy is told of
+    /// the end at `now`, when the platform reported it, but the record, the account and the
+    /// ledger end when the run did.
+    pub fn step_ended_at(
+        &mut self,
+        now: Time,
+        ended: &[(JobId, Option<Time>)],
+    ) -> Result<(), SimError<P::Error>> {
+        if let Some(external) = self.sim.env.external.as_mut() {
+            for &(job, at) in ended {
+                if let Some(at) = at.filter(|_| external.ends.contains_key(&job)) {
+                    external.ended_at.insert(job, at);
+                }
+            }
+        }
+        let jobs: Vec<JobId> = ended.iter().map(|&(job, _)| job).collect();
+        self.step(now, &jobs)
+    }
+
     /// Delivers advance notice `notice` at its time `notice.at` (after the last step), for a
     /// job not yet in the run (its arrival comes by [`Stepped::arrive`]); ignored by a
     /// simulator built [`HybridSim::with_notices`]`(false)`. At one instant the workload's
