@@ -82,9 +82,6 @@ struct Decision {
     fresh: Fresh,
     #[cfg(test)]
     ids: Vec<usize>,
-    /// Picks whose queue position was not the one their rank gave (tests: none).
-    #[cfg(test)]
-    misses: usize,
 }
 
 /// An observation and its visible jobs, built afresh (tests).
@@ -321,17 +318,15 @@ struct AgentPolicy<'y> {
     starts: usize,
     starts_before_pass: usize,
     window: Window,
-    /// The pick not yet started: its row in the window, and its job.
-    pick: Option<(usize, usize)>,
+    /// The pick not yet started (its episode number).
+    pick: Option<usize>,
     /// Where the observation goes (lent by the resume in progress).
     out: Out,
-    #[cfg(test)]
-    misses: usize,
 }
 
 impl AgentPolicy<'_> {
     /// Asks the agent for the next pick among the first `queue_size` waiting jobs.
-    fn ask(&mut self, now: Time, pass: &Pass<'_>) -> Option<(usize, usize)> {
+    fn ask(&mut self, now: Time, pass: &Pass<'_>) -> Option<usize> {
         // Every job that arrived either waits or started: none leaves the queue otherwise.
         let arrived = self.starts_before_pass + pass.view().queue_len();
         // SAFETY: the memory the resume in progress lent, the only slice of it.
@@ -357,32 +352,9 @@ impl AgentPolicy<'_> {
             fresh: self.fresh(now, pass),
             #[cfg(test)]
             ids: self.window.ids.clone(),
-            #[cfg(test)]
-            misses: std::mem::take(&mut self.misses),
         });
         self.out = out;
-        let row = action.min(visible - 1);
-        Some((row, self.window.ids[row]))
-    }
-
-    /// The queue position of the pick at `row` of the window, job `id`: the waiting job of its
-    /// rank, which is the visible jobs before it that have not started (every waiting job
-    /// ahead of it is one of them; jobs arriving later queue behind it). No lookup by id,
-    /// which would make the queue keep an index by id through every insertion and removal.
-    fn position_of_pick(&mut self, pass: &Pass<'_>, row: usize, id: usize) -> Option<usize> {
-        let ahead = self.window.ids.get(..row).unwrap_or_default();
-        let rank = ahead.iter().filter(|&&j| !self.started[j]).count();
-        let job = JobId(id as u64);
-        match pass.nth_queued(rank) {
-            Some(pos) if pass.job(pos).is_some_and(|q| q.job.id == job) => Some(pos),
-            _ => {
-                #[cfg(test)]
-                {
-                    self.misses += 1;
-                }
-                pass.position_of(job)
-            }
-        }
+        Some(self.window.ids[action.min(visible - 1)])
     }
 
     /// Starts the job at `pos` of the pass, noting it.
@@ -443,15 +415,17 @@ impl Policy for AgentPolicy<'_> {
         let mut pass = Pass::new(now, view, out);
         self.starts_before_pass = self.starts;
         loop {
-            let (row, pick) = match self.pick {
-                Some(pick) => pick,
+            let pick = match self.pick {
+                Some(job) => job,
                 None => match self.ask(now, &pass) {
-                    Some(pick) => pick,
+                    Some(job) => job,
                     None => break,
                 },
             };
-            self.pick = Some((row, pick));
-            let Some(pos) = self.position_of_pick(&pass, row, pick) else {
+            self.pick = Some(pick);
+            // By its queue key (no lookup by id: the queue keeps no index by id then).
+            let submit = self.src.jobs.get(pick).map_or(Time(i64::MIN), |j| j.submit);
+            let Some(pos) = pass.position_of_key(submit, JobId(pick as u64)) else {
                 // Not waiting any more (cannot happen: only this policy starts jobs).
                 self.pick = None;
                 continue;
@@ -625,10 +599,10 @@ struct Core {
     stack: Option<DefaultStack>,
     /// Jobs visible at the pending decision.
     visible: usize,
-    /// The pending decision's observation and visible jobs afresh, its visible jobs, and the
-    /// picks found by id since the last decision (tests).
+    /// The pending decision's observation and visible jobs afresh, and its visible jobs
+    /// (tests).
     #[cfg(test)]
-    last: Option<(Fresh, Vec<usize>, usize)>,
+    last: Option<(Fresh, Vec<usize>)>,
 }
 
 impl Core {
@@ -699,8 +673,6 @@ impl Core {
                     window: Window::new(f, c.queue_size),
                     pick: None,
                     out,
-                    #[cfg(test)]
-                    misses: 0,
                 };
                 let outcome = BatchSim::new(c.capacity)
                     .map_err(|e| e.to_string())?
@@ -748,7 +720,7 @@ impl Core {
                 self.visible = d.visible;
                 #[cfg(test)]
                 {
-                    self.last = Some((d.fresh, d.ids, d.misses));
+                    self.last = Some((d.fresh, d.ids));
                 }
                 Ok((d.visible, d.waiting, d.now.0, 0.0))
             }
@@ -1203,11 +1175,10 @@ mod tests {
         for &seed in seeds {
             let (mut outcome, _) = core.reset(seed, &mut obs).expect("an episode");
             while outcome.0 > 0 {
-                let ((fresh, fresh_ids), ids, misses) = core.last.take().expect("a decision");
+                let ((fresh, fresh_ids), ids) = core.last.take().expect("a decision");
                 assert_eq!(ids, fresh_ids, "visible jobs at decision {decisions}");
                 assert_eq!(outcome.0, ids.len());
                 assert_eq!(obs, fresh, "observation at decision {decisions}");
-                assert_eq!(misses, 0, "picks found by id before decision {decisions}");
                 decisions += 1;
                 // xorshift64
                 rng ^= rng << 13;
