@@ -343,6 +343,30 @@ impl<'a> Pass<'a> {
         (!self.started_at(pos)).then_some(pos)
     }
 
+    /// The queue position of the waiting job `job` submitted at `submit` (its place in the
+    /// queue's order), `None` if it is not waiting (or started in this pass): a binary
+    /// search, for a driver that knows its jobs' submit times. Unlike [`Pass::position_of`],
+    /// it builds no index by id, which the queue would then keep up to date through every
+    /// insertion and removal.
+    ///
+    /// ```
+    /// # use cosched_batch::{BatchCluster, BatchJob, Pass};
+    /// # use cosched_core::{Duration, JobId, RigidJob, Time};
+    /// let mut cluster = BatchCluster::new(4).unwrap();
+    /// let job = RigidJob::new(JobId(7), Time(3), 2, Duration(10), Duration(10)).unwrap();
+    /// cluster.submit(BatchJob::rigid(&job)).unwrap();
+    /// let mut out = Vec::new();
+    /// let pass = Pass::new(Time(5), &cluster, &mut out);
+    /// let pos = pass.position_of_key(Time(3), JobId(7)).unwrap();
+    /// assert_eq!(pass.job(pos).unwrap().job.id, JobId(7));
+    /// assert_eq!(pass.position_of_key(Time(4), JobId(7)), None);
+    /// ```
+    #[inline]
+    pub fn position_of_key(&self, submit: Time, job: JobId) -> Option<usize> {
+        let pos = self.view.job_queue().position_of((submit, job))?;
+        (!self.started_at(pos)).then_some(pos)
+    }
+
     /// The job queued at `pos`, `None` if there is none (never was, or already started).
     #[inline]
     pub fn job(&self, pos: usize) -> Option<&'a QueuedJob> {

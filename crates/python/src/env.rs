@@ -19,12 +19,12 @@
 //! - `compact` (F = 4): wait / 12 h, requested time / the largest, size / capacity, can start
 //!   now (1 or 0), capped at 1; padding zeros.
 //!
-//! A step allocates nothing: the observation and the action mask are written into buffers the
-//! Python side owns (`bytearray`s under numpy views), the features' vector goes back and forth
-//! with the coroutine, and a step is one call returning four numbers. Each observation is
-//! written over the last one ([`Window`]): only the rows whose job changed, and the wait and
-//! fits columns when the time or the idle units moved. [`BatchVecEnv`] steps `N` environments
-//! in one call, without the GIL.
+//! A step allocates nothing and copies no observation: the simulation writes each observation
+//! straight into the buffer the Python side reads (a `bytearray` under a numpy view, pinned
+//! for the environment's life so its memory never moves), over the last one ([`Window`]): only
+//! the rows whose job changed, and the wait and fits columns when the time or the idle units
+//! moved. A step is one call returning four numbers. [`BatchVecEnv`] steps `N` environments in
+//! one call, without the GIL.
 
 use crate::workload::Workload;
 use corosensei::stack::DefaultStack;
@@ -34,8 +34,9 @@ use cosched_core::policy::Policy;
 use cosched_core::{DEFAULT_SLOWDOWN_TAU, Duration, JobId, RigidJob, Time};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyByteArray;
+use pyo3::types::{PyByteArray, PyMemoryView};
 use std::convert::Infallible;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 /// RLScheduler's normaliser of the waiting time (12 hours).
@@ -73,7 +74,6 @@ enum Metric {
 /// What the simulation asks the agent: pick one of the first `visible` waiting jobs.
 struct Decision {
     now: Time,
-    features: Vec<f32>,
     visible: usize,
     waiting: usize,
     /// The observation and the visible jobs built afresh from the pass, beside the
@@ -95,9 +95,37 @@ struct Finished {
     completed: usize,
 }
 
-/// What resumes an episode: the agent's action, and the features' vector of the last decision
-/// back (unchanged: the next observation is written over it).
-type Resume = (usize, Vec<f32>);
+/// Where an episode writes its observations: memory lent by each resume for that resume only
+/// ([`Core::resume`]), the same for the whole episode, holding the last observation (the next
+/// one is written over it).
+#[derive(Clone, Copy)]
+struct Out {
+    ptr: NonNull<f32>,
+    len: usize,
+}
+
+impl Out {
+    fn of(obs: &mut [f32]) -> Out {
+        let len = obs.len();
+        Out {
+            ptr: NonNull::from(obs).cast(),
+            len,
+        }
+    }
+
+    /// The lent memory.
+    ///
+    /// # Safety
+    /// Only during the resume that lent it, and one slice at a time.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice<'a>(self) -> &'a mut [f32] {
+        // SAFETY: `ptr` and `len` come from a `&mut [f32]` the resume in progress borrows.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// What resumes an episode: the agent's action, and where the next observation goes.
+type Resume = (usize, Out);
 
 /// An episode: the simulation suspended at a decision, resumed with the agent's action.
 type Episode = Coroutine<Resume, Decision, Result<Finished, String>>;
@@ -290,18 +318,19 @@ struct AgentPolicy<'y> {
     starts: usize,
     starts_before_pass: usize,
     window: Window,
-    /// The pick not yet started.
-    pick: Option<JobId>,
-    /// The observation, between decisions.
-    features: Vec<f32>,
+    /// The pick not yet started (its episode number).
+    pick: Option<usize>,
+    /// Where the observation goes (lent by the resume in progress).
+    out: Out,
 }
 
 impl AgentPolicy<'_> {
     /// Asks the agent for the next pick among the first `queue_size` waiting jobs.
-    fn ask(&mut self, now: Time, pass: &Pass<'_>) -> Option<JobId> {
+    fn ask(&mut self, now: Time, pass: &Pass<'_>) -> Option<usize> {
         // Every job that arrived either waits or started: none leaves the queue otherwise.
         let arrived = self.starts_before_pass + pass.view().queue_len();
-        let mut features = std::mem::take(&mut self.features);
+        // SAFETY: the memory the resume in progress lent, the only slice of it.
+        let features = unsafe { self.out.slice() };
         self.window.update(
             &self.src,
             &self.started,
@@ -309,16 +338,14 @@ impl AgentPolicy<'_> {
             self.queue_size,
             now,
             pass.free_units(),
-            &mut features,
+            features,
         );
         let visible = self.window.ids.len();
         if visible == 0 {
-            self.features = features;
             return None;
         }
-        let (action, features) = self.agent.suspend(Decision {
+        let (action, out) = self.agent.suspend(Decision {
             now,
-            features,
             visible,
             waiting: arrived - self.starts,
             #[cfg(test)]
@@ -326,9 +353,8 @@ impl AgentPolicy<'_> {
             #[cfg(test)]
             ids: self.window.ids.clone(),
         });
-        self.features = features;
-        let id = self.window.ids[action.min(visible - 1)];
-        Some(JobId(id as u64))
+        self.out = out;
+        Some(self.window.ids[action.min(visible - 1)])
     }
 
     /// Starts the job at `pos` of the pass, noting it.
@@ -397,7 +423,9 @@ impl Policy for AgentPolicy<'_> {
                 },
             };
             self.pick = Some(pick);
-            let Some(pos) = pass.position_of(pick) else {
+            // By its queue key (no lookup by id: the queue keeps no index by id then).
+            let submit = self.src.jobs.get(pick).map_or(Time(i64::MIN), |j| j.submit);
+            let Some(pos) = pass.position_of_key(submit, JobId(pick as u64)) else {
                 // Not waiting any more (cannot happen: only this policy starts jobs).
                 self.pick = None;
                 continue;
@@ -562,7 +590,8 @@ impl Config {
 /// `now` = the makespan, `value` = the metric).
 type Outcome = (usize, usize, i64, f64);
 
-/// One environment: the episode in progress, and the features' vector between decisions.
+/// One environment: the episode in progress. Its observations go into the memory each resume
+/// lends, the same for a whole episode.
 struct Core {
     config: Config,
     episode: Option<Episode>,
@@ -570,8 +599,6 @@ struct Core {
     stack: Option<DefaultStack>,
     /// Jobs visible at the pending decision.
     visible: usize,
-    /// The observation of the last decision, kept for the next resume.
-    features: Vec<f32>,
     /// The pending decision's observation and visible jobs afresh, and its visible jobs
     /// (tests).
     #[cfg(test)]
@@ -580,13 +607,11 @@ struct Core {
 
 impl Core {
     fn new(config: Config) -> Core {
-        let len = config.observation_len();
         Core {
             config,
             episode: None,
             stack: None,
             visible: 0,
-            features: vec![0.0; len],
             #[cfg(test)]
             last: None,
         }
@@ -603,8 +628,9 @@ impl Core {
         usize::try_from(z % (span as u64 + 1)).unwrap_or(0)
     }
 
-    /// Starts the episode of `seed`: its first decision, and its first job's index.
-    fn reset(&mut self, seed: u64) -> Result<(Outcome, usize), String> {
+    /// Starts the episode of `seed`, its observations into `obs`: its first decision, and its
+    /// first job's index.
+    fn reset(&mut self, seed: u64, obs: &mut [f32]) -> Result<(Outcome, usize), String> {
         self.episode = None;
         let start = self.first_job(seed);
         let c = self.config.clone();
@@ -614,7 +640,7 @@ impl Core {
         };
         self.episode = Some(Coroutine::with_stack(
             stack,
-            move |agent: &Yielder<Resume, Decision>, (_, mut features): Resume| {
+            move |agent: &Yielder<Resume, Decision>, (_, out): Resume| {
                 let f = c.layout.features();
                 // Numbered 0, 1, … in queue order (submit time, then id): the same order,
                 // and each job's id is its row.
@@ -626,9 +652,9 @@ impl Core {
                         ..*j
                     })
                     .collect();
-                // The vector comes from an earlier episode, or is zeros: all padding.
-                features.resize(c.queue_size * f, 0.0);
-                for row in features.chunks_exact_mut(f) {
+                // The memory holds an earlier episode's observation, or zeros: all padding.
+                // SAFETY: the memory the first resume lent, the only slice of it.
+                for row in unsafe { out.slice() }.chunks_exact_mut(f) {
                     row.copy_from_slice(c.padding);
                 }
                 let mut policy = AgentPolicy {
@@ -646,7 +672,7 @@ impl Core {
                     starts_before_pass: 0,
                     window: Window::new(f, c.queue_size),
                     pick: None,
-                    features,
+                    out,
                 };
                 let outcome = BatchSim::new(c.capacity)
                     .map_err(|e| e.to_string())?
@@ -670,20 +696,28 @@ impl Core {
                 })
             },
         ));
-        Ok((self.resume(0)?, start))
+        Ok((self.resume(0, obs)?, start))
     }
 
-    /// Resumes the episode with `action` (an index past the visible jobs picks the last).
-    fn resume(&mut self, action: usize) -> Result<Outcome, String> {
+    /// Resumes the episode with `action` (an index past the visible jobs picks the last), the
+    /// next observation written over the last one in `obs` (the memory of the whole episode;
+    /// at its end, `obs` keeps the last observation).
+    fn resume(&mut self, action: usize, obs: &mut [f32]) -> Result<Outcome, String> {
         let episode = self
             .episode
             .as_mut()
             .ok_or_else(|| "call reset() before step()".to_owned())?;
-        let features = std::mem::take(&mut self.features);
-        match episode.resume((action, features)) {
+        if obs.len() != self.config.observation_len() {
+            return Err(format!(
+                "the observation has {} floats, expected {}",
+                obs.len(),
+                self.config.observation_len()
+            ));
+        }
+        // The episode writes into `obs` during this call only (`Out`).
+        match episode.resume((action, Out::of(obs))) {
             CoroutineResult::Yield(d) => {
                 self.visible = d.visible;
-                self.features = d.features;
                 #[cfg(test)]
                 {
                     self.last = Some((d.fresh, d.ids));
@@ -693,50 +727,86 @@ impl Core {
             CoroutineResult::Return(result) => {
                 self.stack = self.episode.take().map(Coroutine::into_stack);
                 self.visible = 0;
-                self.features = vec![0.0; self.config.observation_len()];
                 let f = result?;
                 Ok((0, f.completed, f.makespan_s, f.value))
             }
         }
     }
 
-    /// The observation and mask of the pending decision into `obs` and `mask` (the episode's
-    /// last ones are kept at its end).
-    fn write(&self, obs: &mut [u8], mask: &mut [u8]) {
-        if self.visible == 0 {
-            mask.fill(0);
-            return;
-        }
-        for (o, f) in obs.chunks_exact_mut(4).zip(&self.features) {
-            o.copy_from_slice(&f.to_le_bytes());
-        }
+    /// The action mask of the pending decision into `mask` (none valid at an episode's end).
+    fn write_mask(&self, mask: &mut [u8]) {
         let visible = self.visible.min(mask.len());
         mask[..visible].fill(1);
         mask[visible..].fill(0);
     }
 }
 
-/// `buffer`'s bytes, checked to be `len` long.
-///
-/// # Safety
-/// The caller holds the GIL and runs no Python code while it uses the slice (nothing can
-/// resize or read the bytearray meanwhile).
-// The bytes are the bytearray's, not `buffer`'s: exclusive by the contract above.
-#[allow(clippy::mut_from_ref)]
-unsafe fn bytes<'a>(
-    buffer: &'a Bound<'_, PyByteArray>,
+/// A bytearray the environment writes into or reads from, pinned: a memoryview of it, held
+/// as long as the environment, keeps Python from resizing it (a bytearray with an export
+/// refuses), so its memory stays where it was at construction.
+struct Pinned {
+    _pin: Py<PyMemoryView>,
+    ptr: NonNull<u8>,
     len: usize,
-    what: &str,
-) -> PyResult<&'a mut [u8]> {
-    // SAFETY: as the caller promises.
-    let b = unsafe { buffer.as_bytes_mut() };
-    if b.len() != len {
-        return Err(PyValueError::new_err(format!(
-            "the {what} buffer has {} bytes, expected {len}",
-            b.len()
-        )));
+}
+
+impl Pinned {
+    /// `buffer`, checked to be `len` bytes long and aligned for `f32` (and so for the bytes).
+    fn new(buffer: &Bound<'_, PyByteArray>, len: usize, what: &str) -> PyResult<Pinned> {
+        let pin = PyMemoryView::from(buffer.as_any())?.unbind();
+        // SAFETY: the GIL is held and no Python code runs while the slice is used.
+        let bytes = unsafe { buffer.as_bytes_mut() };
+        if bytes.len() != len {
+            return Err(PyValueError::new_err(format!(
+                "the {what} buffer has {} bytes, expected {len}",
+                bytes.len()
+            )));
+        }
+        if bytes.as_ptr().align_offset(align_of::<f32>()) != 0 {
+            return Err(PyValueError::new_err(format!(
+                "the {what} buffer is not aligned for float32"
+            )));
+        }
+        Ok(Pinned {
+            _pin: pin,
+            ptr: NonNull::from(bytes).cast(),
+            len,
+        })
     }
-    Ok(b)
+
+    /// The bytes.
+    ///
+    /// # Safety
+    /// No Python code reads or writes the bytearray while the slice lives, and it is the only
+    /// slice of it (the environments' methods take `&mut self`, and the pyclass is unsendable).
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn bytes<'a>(&self) -> &'a mut [u8] {
+        // SAFETY: the pin keeps the memory in place; exclusive as the caller promises.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The bytes as native `f32` (aligned: checked at construction).
+    ///
+    /// # Safety
+    /// As [`Pinned::bytes`].
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn floats<'a>(&self) -> &'a mut [f32] {
+        // SAFETY: aligned, `len / 4` whole floats inside the pinned memory; exclusive as the
+        // caller promises.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().cast(), self.len / 4) }
+    }
+}
+
+/// Refuses buffers that are the same object (each must be written alone).
+fn distinct(buffers: &[&Py<PyByteArray>]) -> PyResult<()> {
+    for (i, a) in buffers.iter().enumerate() {
+        if buffers[..i].iter().any(|b| b.is(*a)) {
+            return Err(PyValueError::new_err(
+                "the buffers must be distinct bytearrays",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// An environment's parameters (`cosched.gym` makes one per environment and passes it to
@@ -817,64 +887,64 @@ impl Metric {
 #[pyclass(unsendable, module = "cosched")]
 pub struct BatchEnv {
     core: Core,
-    obs: Py<PyByteArray>,
-    mask: Py<PyByteArray>,
+    obs: Pinned,
+    mask: Pinned,
 }
 
 impl BatchEnv {
-    fn written(&self, py: Python<'_>, outcome: Outcome) -> PyResult<Outcome> {
-        let c = &self.core.config;
-        // SAFETY: the GIL is held and no Python code runs until the slices are dropped.
-        let (o, m) = unsafe {
-            (
-                bytes(self.obs.bind(py), 4 * c.observation_len(), "observation")?,
-                bytes(self.mask.bind(py), c.queue_size, "mask")?,
-            )
-        };
-        self.core.write(o, m);
-        Ok(outcome)
+    /// The observation buffer, and the outcome's mask written.
+    fn mask(&self, outcome: Outcome) -> Outcome {
+        // SAFETY: the GIL is held and no Python code runs while the slice lives.
+        self.core.write_mask(unsafe { self.mask.bytes() });
+        outcome
     }
 }
 
 #[pymethods]
 impl BatchEnv {
-    /// An environment of `config`: observations into `obs` (`4 × observation_len` bytes),
-    /// masks into `mask` (`queue_size` bytes).
+    /// An environment of `config`: observations into `obs` (`4 × observation_len` bytes,
+    /// native float32), masks into `mask` (`queue_size` bytes). Both are pinned (cannot be
+    /// resized) while the environment lives.
     #[new]
-    fn new(config: &EnvConfig, obs: Py<PyByteArray>, mask: Py<PyByteArray>) -> PyResult<BatchEnv> {
-        if obs.is(&mask) {
-            return Err(PyValueError::new_err(
-                "obs and mask must be distinct bytearrays",
-            ));
-        }
+    fn new(
+        config: &EnvConfig,
+        obs: Bound<'_, PyByteArray>,
+        mask: Bound<'_, PyByteArray>,
+    ) -> PyResult<BatchEnv> {
+        distinct(&[&obs.clone().unbind(), &mask.clone().unbind()])?;
+        let c = &config.config;
         Ok(BatchEnv {
-            core: Core::new(config.config.clone()),
-            obs,
-            mask,
+            obs: Pinned::new(&obs, 4 * c.observation_len(), "observation")?,
+            mask: Pinned::new(&mask, c.queue_size, "mask")?,
+            core: Core::new(c.clone()),
         })
     }
 
     /// Starts the episode of `seed`: jobs `start .. start + episode_jobs` of the workload
     /// (in submit order), `start` drawn from the seed. Returns the first decision and `start`.
-    fn reset(&mut self, py: Python<'_>, seed: u64) -> PyResult<(Outcome, usize)> {
+    fn reset(&mut self, seed: u64) -> PyResult<(Outcome, usize)> {
+        // SAFETY: the GIL is held and no Python code runs while the slice lives.
+        let obs = unsafe { self.obs.floats() };
         let (outcome, start) = self
             .core
-            .reset(seed)
+            .reset(seed, obs)
             .map_err(crate::CoschedError::new_err)?;
-        Ok((self.written(py, outcome)?, start))
+        Ok((self.mask(outcome), start))
     }
 
     /// Applies `action` (the index of the pick among the visible jobs; an index past them
     /// picks the last visible job, as the action mask forbids).
-    fn step(&mut self, py: Python<'_>, action: usize) -> PyResult<Outcome> {
+    fn step(&mut self, action: usize) -> PyResult<Outcome> {
         if self.core.episode.is_none() {
             return Err(PyRuntimeError::new_err("call reset() before step()"));
         }
+        // SAFETY: the GIL is held and no Python code runs while the slice lives.
+        let obs = unsafe { self.obs.floats() };
         let outcome = self
             .core
-            .resume(action)
+            .resume(action, obs)
             .map_err(crate::CoschedError::new_err)?;
-        self.written(py, outcome)
+        Ok(self.mask(outcome))
     }
 }
 
@@ -895,16 +965,18 @@ impl<T> SameThread<T> {
 /// `N` environments stepped in one call, without the GIL (`cosched.gym.BatchVectorEnv` wraps
 /// it, Gymnasium's next-step autoreset): `step()` reads `N` actions (int64) and the seeds of
 /// the episodes to start (uint64, read for the environments whose episode ended at the last
-/// step), and writes the observations, masks, rewards (float64), terminations (bool) and the
-/// visible and waiting counts (int64) into the bytearrays given at construction. It returns
-/// how many episodes ended.
+/// step), and writes the observations (native float32, environment after environment), masks,
+/// rewards (float64), terminations (bool) and the visible and waiting counts (int64) into the
+/// bytearrays given at construction, pinned while it lives. It returns how many episodes
+/// ended. The observations are written while the GIL is released: another thread must not
+/// read them during `step()` or `reset()`.
 #[pyclass(unsendable, module = "cosched")]
 pub struct BatchVecEnv {
     cores: Vec<Core>,
     /// Whether each environment's episode ended at the last step (reset at the next).
     ended: Vec<bool>,
     reward_sign: f64,
-    buffers: [Py<PyByteArray>; 7],
+    buffers: [Pinned; 7],
     /// Per environment after a step: the outcome.
     outcomes: Vec<Outcome>,
     /// The actions and seeds read at a step (kept to reuse their memory).
@@ -922,33 +994,29 @@ const TERMINATED: usize = 5;
 const COUNTS: usize = 6;
 
 impl BatchVecEnv {
-    /// Writes every environment's observation, mask, reward, termination and counts.
-    fn write_all(&self, py: Python<'_>) -> PyResult<usize> {
-        let n = self.cores.len();
-        let c = &self.cores[0].config;
-        let (len, k) = (c.observation_len(), c.queue_size);
-        let b = |i: usize| self.buffers[i].bind(py);
-        // SAFETY: the GIL is held and no Python code runs until the slices are dropped; the
-        // buffers are distinct objects (checked at construction).
-        let (obs, mask, rewards, terminated, counts) = unsafe {
-            (
-                bytes(b(OBS), 4 * len * n, "observation")?,
-                bytes(b(MASK), k * n, "mask")?,
-                bytes(b(REWARDS), 8 * n, "reward")?,
-                bytes(b(TERMINATED), n, "termination")?,
-                bytes(b(COUNTS), 16 * n, "count")?,
-            )
+    /// Writes every environment's mask, reward, termination and counts (the observations are
+    /// written by the steps themselves).
+    fn write_all(&self) -> usize {
+        let k = self.cores[0].config.queue_size;
+        let b = |i: usize| {
+            // SAFETY: the GIL is held and no Python code runs while the slices live; the
+            // buffers are distinct objects (checked at construction).
+            unsafe { self.buffers[i].bytes() }
         };
+        let (mask, rewards, terminated, counts) = (b(MASK), b(REWARDS), b(TERMINATED), b(COUNTS));
         let mut ended = 0;
-        let rows = obs.chunks_exact_mut(4 * len).zip(mask.chunks_exact_mut(k));
         let scalars = rewards
             .chunks_exact_mut(8)
             .zip(terminated.iter_mut())
             .zip(counts.chunks_exact_mut(16));
-        for (((core, &(visible, waiting, _, value)), (o, m)), ((r, t), n)) in
-            self.cores.iter().zip(&self.outcomes).zip(rows).zip(scalars)
+        for (((core, &(visible, waiting, _, value)), m), ((r, t), n)) in self
+            .cores
+            .iter()
+            .zip(&self.outcomes)
+            .zip(mask.chunks_exact_mut(k))
+            .zip(scalars)
         {
-            core.write(o, m);
+            core.write_mask(m);
             let done = visible == 0;
             ended += usize::from(done);
             let reward = if done { self.reward_sign * value } else { 0.0 };
@@ -957,20 +1025,44 @@ impl BatchVecEnv {
             n[..8].copy_from_slice(&(visible as i64).to_le_bytes());
             n[8..].copy_from_slice(&(waiting as i64).to_le_bytes());
         }
-        Ok(ended)
+        ended
     }
 
     /// Reads the `N` little-endian 8-byte words of buffer `which` into `into`.
-    fn words(&self, py: Python<'_>, which: usize, what: &str, into: &mut Vec<u64>) -> PyResult<()> {
-        let n = self.cores.len();
+    fn words(&self, which: usize, into: &mut Vec<u64>) {
         // SAFETY: the GIL is held and no Python code runs while the slice is read.
-        let b = unsafe { bytes(self.buffers[which].bind(py), 8 * n, what)? };
+        let b = unsafe { self.buffers[which].bytes() };
         into.clear();
         into.extend(
             b.chunks_exact(8)
                 .map(|c| u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8]))),
         );
-        Ok(())
+    }
+
+    /// Runs `each` on every environment with its observation memory, without the GIL.
+    fn each(
+        &mut self,
+        py: Python<'_>,
+        each: impl Fn(usize, &mut Core, &mut [f32]) -> Result<Outcome, String>,
+    ) -> PyResult<()> {
+        let len = self.cores[0].config.observation_len();
+        // SAFETY: the GIL is held until `detach`; then no Python code of this thread runs, and
+        // other threads must not touch the observations during the call (the class's docs).
+        let obs = unsafe { self.buffers[OBS].floats() };
+        let work = SameThread((&mut self.cores, &mut self.outcomes, obs, &each));
+        py.detach(move || {
+            let (cores, outcomes, obs, each) = work.into_inner();
+            for (i, ((core, out), o)) in cores
+                .iter_mut()
+                .zip(outcomes.iter_mut())
+                .zip(obs.chunks_exact_mut(len))
+                .enumerate()
+            {
+                *out = each(i, core, o)?;
+            }
+            Ok::<_, String>(())
+        })
+        .map_err(crate::CoschedError::new_err)
     }
 }
 
@@ -982,21 +1074,34 @@ impl BatchVecEnv {
     fn new(
         config: &EnvConfig,
         num_envs: usize,
-        buffers: [Py<PyByteArray>; 7],
+        buffers: [Bound<'_, PyByteArray>; 7],
     ) -> PyResult<BatchVecEnv> {
         if num_envs == 0 || num_envs > 65_536 {
             return Err(PyValueError::new_err(
                 "num_envs must be between 1 and 65536",
             ));
         }
-        for (i, a) in buffers.iter().enumerate() {
-            if buffers[..i].iter().any(|b| b.is(a)) {
-                return Err(PyValueError::new_err(
-                    "the buffers must be distinct bytearrays",
-                ));
-            }
-        }
+        let owned = buffers.each_ref().map(|b| b.clone().unbind());
+        distinct(&owned.each_ref())?;
         let config = &config.config;
+        let (n, len, k) = (num_envs, config.observation_len(), config.queue_size);
+        let sizes = [8 * n, 8 * n, 4 * len * n, k * n, 8 * n, n, 16 * n];
+        let names = [
+            "action",
+            "seed",
+            "observation",
+            "mask",
+            "reward",
+            "termination",
+            "count",
+        ];
+        let mut pinned = Vec::with_capacity(7);
+        for ((b, size), name) in buffers.iter().zip(sizes).zip(names) {
+            pinned.push(Pinned::new(b, size, name)?);
+        }
+        let buffers: [Pinned; 7] = pinned
+            .try_into()
+            .map_err(|_| PyValueError::new_err("seven buffers"))?;
         Ok(BatchVecEnv {
             cores: (0..num_envs).map(|_| Core::new(config.clone())).collect(),
             ended: vec![false; num_envs],
@@ -1011,19 +1116,12 @@ impl BatchVecEnv {
     /// Starts every environment's episode, of the seeds in the seeds buffer. Returns 0.
     fn reset(&mut self, py: Python<'_>) -> PyResult<usize> {
         let mut seeds = std::mem::take(&mut self.seeds);
-        self.words(py, SEEDS, "seed", &mut seeds)?;
-        let work = SameThread((&mut self.cores, &mut self.outcomes, &seeds));
-        let result = py.detach(move || {
-            let (cores, outcomes, seeds) = work.into_inner();
-            for ((core, out), &seed) in cores.iter_mut().zip(outcomes.iter_mut()).zip(seeds) {
-                *out = core.reset(seed)?.0;
-            }
-            Ok::<_, String>(())
-        });
+        self.words(SEEDS, &mut seeds);
+        let result = self.each(py, |i, core, obs| Ok(core.reset(seeds[i], obs)?.0));
         self.seeds = seeds;
-        result.map_err(crate::CoschedError::new_err)?;
+        result?;
         self.ended.fill(false);
-        self.write_all(py)
+        Ok(self.write_all())
     }
 
     /// Steps every environment: those whose episode ended at the last step start the episode
@@ -1041,30 +1139,23 @@ impl BatchVecEnv {
             std::mem::take(&mut self.actions),
             std::mem::take(&mut self.seeds),
         );
-        self.words(py, ACTIONS, "action", &mut actions)?;
-        self.words(py, SEEDS, "seed", &mut seeds)?;
-        let work = SameThread((
-            &mut self.cores,
-            &mut self.outcomes,
-            &mut self.ended,
-            (&actions, &seeds),
-        ));
-        let result = py.detach(move || {
-            let (cores, outcomes, ended, (actions, seeds)) = work.into_inner();
-            for (i, core) in cores.iter_mut().enumerate() {
-                outcomes[i] = if ended[i] {
-                    core.reset(seeds[i])?.0
-                } else {
-                    let action = usize::try_from(actions[i]).unwrap_or(usize::MAX);
-                    core.resume(action)?
-                };
-                ended[i] = outcomes[i].0 == 0;
+        self.words(ACTIONS, &mut actions);
+        self.words(SEEDS, &mut seeds);
+        let ended = std::mem::take(&mut self.ended);
+        let result = self.each(py, |i, core, obs| {
+            if ended[i] {
+                Ok(core.reset(seeds[i], obs)?.0)
+            } else {
+                core.resume(usize::try_from(actions[i]).unwrap_or(usize::MAX), obs)
             }
-            Ok::<_, String>(())
         });
         (self.actions, self.seeds) = (actions, seeds);
-        result.map_err(crate::CoschedError::new_err)?;
-        self.write_all(py)
+        self.ended = ended;
+        result?;
+        for (e, o) in self.ended.iter_mut().zip(&self.outcomes) {
+            *e = o.0 == 0;
+        }
+        Ok(self.write_all())
     }
 }
 
@@ -1077,23 +1168,24 @@ mod tests {
     /// up to two past the visible jobs), and checks every decision's incremental observation
     /// and visible jobs against the ones built afresh. Returns the decisions checked.
     fn check_episodes(config: Config, seeds: &[u64], agent: u64) -> usize {
+        let mut obs = vec![0.0; config.observation_len()];
         let mut core = Core::new(config);
         let mut rng = agent | 1;
         let mut decisions = 0;
         for &seed in seeds {
-            let (mut outcome, _) = core.reset(seed).expect("an episode");
+            let (mut outcome, _) = core.reset(seed, &mut obs).expect("an episode");
             while outcome.0 > 0 {
                 let ((fresh, fresh_ids), ids) = core.last.take().expect("a decision");
                 assert_eq!(ids, fresh_ids, "visible jobs at decision {decisions}");
                 assert_eq!(outcome.0, ids.len());
-                assert_eq!(core.features, fresh, "observation at decision {decisions}");
+                assert_eq!(obs, fresh, "observation at decision {decisions}");
                 decisions += 1;
                 // xorshift64
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
                 let action = (rng % (outcome.0 as u64 + 2)) as usize;
-                outcome = core.resume(action).expect("a step");
+                outcome = core.resume(action, &mut obs).expect("a step");
             }
             assert_eq!(outcome.1, core.config.episode_jobs, "every job completes");
         }

@@ -162,3 +162,27 @@ def test_make_vec_gives_the_native_vector_env():
     assert obs2.shape == (4, 64)
     with pytest.raises(RuntimeError, match="reset"):
         cosched.gym.BatchVectorEnv(2, episode_jobs=16).step(np.zeros(2, dtype=np.int64))
+
+
+def test_the_simulator_pins_the_buffers_it_writes_observations_into():
+    # Observations are written in place over the last one: the buffers cannot move or be
+    # resized while the environment lives, and the views handed out are read-only.
+    from cosched._cosched import BatchEnv
+    from cosched.gym import BatchVectorEnv, _config
+
+    config = _config(None, episode_jobs=64)
+    obs, mask = bytearray(4 * config.observation_len), bytearray(config.queue_size)
+    core = BatchEnv(config, obs, mask)
+    with pytest.raises(BufferError):
+        obs.extend(b"\0")
+    (visible, _, _, _), _ = core.reset(0)
+    assert visible > 0 and np.frombuffer(obs, dtype="=f4").any()
+    with pytest.raises(ValueError, match="bytes"):
+        BatchEnv(config, bytearray(3), bytearray(config.queue_size))
+    lean, _ = BatchSchedulingEnv(episode_jobs=64, copy=False).reset(seed=0)
+    vec, _ = BatchVectorEnv(2, episode_jobs=64, copy=False).reset(seed=0)
+    for view in (lean, vec):
+        with pytest.raises(ValueError):
+            view[0] = 1.0
+    copied, _ = BatchSchedulingEnv(episode_jobs=64).reset(seed=0)
+    copied[0] = 1.0  # a copy is the caller's

@@ -84,8 +84,9 @@ class EnvConfig:
     def reward_sign(self) -> float: ...
 
 class BatchEnv:
-    """The Gymnasium environment's core: writes each observation (float32) and action mask
-    (int8) into ``obs`` and ``mask``; ``reset``/``step`` return ``(visible, waiting, now,
+    """The Gymnasium environment's core: writes each observation (native float32, in place
+    over the last one) and action mask (int8) into ``obs`` and ``mask``, pinned (never
+    resized) while it lives; ``reset``/``step`` return ``(visible, waiting, now,
     value)``, ``visible`` = 0 at the episode's end (then ``waiting`` = jobs completed, ``now``
     = makespan, ``value`` = the metric)."""
 
@@ -95,8 +96,10 @@ class BatchEnv:
 
 class BatchVecEnv:
     """``num_envs`` environments stepped in one call without the GIL, through ``buffers``:
-    actions (int64), seeds (uint64), observations (float32), masks (int8), rewards (float64),
-    terminations (bool), counts (visible, waiting: int64), each ``num_envs`` long."""
+    actions (int64), seeds (uint64), observations (native float32, written in place while the
+    GIL is released: not to be read by another thread during a call), masks (int8), rewards
+    (float64), terminations (bool), counts (visible, waiting: int64), each ``num_envs`` long,
+    pinned (never resized) while it lives."""
 
     def __init__(self, config: EnvConfig, num_envs: int, buffers: List[bytearray]) -> None: ...
     def reset(self) -> int: ...

@@ -64,16 +64,19 @@ def _config(workload: Optional[Workload], capacity: Optional[int] = None,
     return EnvConfig(workload, int(capacity), **options)
 
 
-def _view(n: int, dtype: str) -> Tuple[bytearray, np.ndarray]:
-    """A bytearray the simulator writes into, and a numpy view of it."""
+def _view(n: int, dtype: str, writeable: bool = True) -> Tuple[bytearray, np.ndarray]:
+    """A bytearray the simulator writes into (pinned by it: never resized), and a numpy view
+    of it; read-only unless ``writeable``."""
     buf = bytearray(n * np.dtype(dtype).itemsize)
-    return buf, np.frombuffer(buf, dtype=dtype)
+    view = np.frombuffer(buf, dtype=dtype)
+    view.flags.writeable = writeable
+    return buf, view
 
 
 class BatchSchedulingEnv(gymnasium.Env):
     """Pick the next job among the first ``queue_size`` waiting; see the module docs.
 
-    ``copy=False`` returns the observation as a view the next step overwrites, and
+    ``copy=False`` returns the observation as a read-only view the next step overwrites, and
     ``info=False`` an empty ``info`` (the same dict each step; the mask stays available
     through :meth:`action_masks` and the number of valid picks as ``visible``): what a step
     then costs is the simulator's."""
@@ -97,7 +100,8 @@ class BatchSchedulingEnv(gymnasium.Env):
         config = _config(workload, capacity, episode_jobs=episode_jobs, queue_size=queue_size,
                          backfill=backfill, metric=metric, layout=layout)
         # The simulator writes each observation and mask into these (no per-step allocation).
-        obs_buf, self._obs = _view(config.observation_len, "<f4")
+        # The observation is written over the last one in place: read-only to the caller.
+        obs_buf, self._obs = _view(config.observation_len, "=f4", writeable=False)
         mask_buf, self._mask = _view(config.queue_size, "i1")
         self._core = BatchEnv(config, obs_buf, mask_buf)
         self._reward_sign = config.reward_sign
@@ -145,8 +149,8 @@ class BatchVectorEnv(VectorEnv):
     ``step(actions)`` returns the observations ``(num_envs, K × F)``, rewards, terminations,
     truncations (never) and ``infos`` with ``action_mask`` ``(num_envs, K)`` and ``waiting``.
     The arrays returned are copies unless ``copy=False``, which returns views the next step
-    overwrites, and the same ``infos`` dict of views each step (the fastest way to feed an
-    agent)."""
+    overwrites (the observations read-only), and the same ``infos`` dict of views each step
+    (the fastest way to feed an agent)."""
 
     metadata: Dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
@@ -158,9 +162,10 @@ class BatchVectorEnv(VectorEnv):
         self.copy = copy
         bufs = []
         views = []
-        for size, dtype in ((n, "<i8"), (n, "<u8"), (n * config.observation_len, "<f4"),
+        for size, dtype in ((n, "<i8"), (n, "<u8"), (n * config.observation_len, "=f4"),
                             (n * k, "i1"), (n, "<f8"), (n, "?"), (2 * n, "<i8")):
-            buf, view = _view(size, dtype)
+            # The observations are written over the last ones in place: read-only to callers.
+            buf, view = _view(size, dtype, writeable=dtype != "=f4")
             bufs.append(buf)
             views.append(view)
         self._actions, self._seeds, obs, mask, self._rewards, self._terminated, counts = views
