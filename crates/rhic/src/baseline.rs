@@ -334,7 +334,7 @@ impl Baseline {
             let size = self.selection.members().len();
             let dropped = self.selection.refresh(&self.sorted);
             if dropped {
-                self.selection.resize(size, &self.sorted);
+                self.selection.resize_listed(size);
             }
             let last = self.last.take().unwrap_or_else(|| Sizing {
                 at: now,
@@ -367,9 +367,8 @@ impl Baseline {
                 .map(|p| self.measure(now, &p, progress));
             self.selection.refresh(&self.sorted);
             let size = self.size(measure, self.sorted.len());
-            self.selection.resize(size, &self.sorted);
-            self.selection
-                .replace(&self.sorted, self.replacement_threshold);
+            self.selection.resize_listed(size);
+            self.selection.replace_listed(self.replacement_threshold);
             Sizing {
                 at: now,
                 volunteers: self.selection.members().to_vec(),

@@ -35,7 +35,7 @@ use crate::search::{
 use cosched_core::policy::Policy;
 use cosched_core::{Duration, NodeId, ParamError, SeedStreams, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 /// The controller's parameters; checked by [`Rhic::new`].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -454,10 +454,78 @@ impl CloudView {
 
 /// The pool as a policy keeps it between decisions, with the selection rules of §4.4 that RHIC
 /// and the baselines share.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// It keeps the candidates it was last given (its listing), the used and the unused apart,
+/// each ordered by [`candidate_order`]: the worst used and the best unused are at hand, so
+/// resizing by `k` or `k` replacements cost O(k log n), and a listing brought up to date
+/// ([`Selection::update`]) costs O(log n) per changed candidate, whatever the number of
+/// candidates. [`Selection::refresh`], [`Selection::resize`] and [`Selection::replace`] take
+/// the candidates afresh (O(n)); [`Selection::update`], [`Selection::resize_listed`] and
+/// [`Selection::replace_listed`] work on the listing. The members are always listed.
+///
+/// ```
+/// use cosched_core::NodeId;
+/// use cosched_rhic::{Candidate, Selection};
+/// let c = |n, r| Candidate { node: NodeId(n), residual_cpu: r, slots: 4 };
+/// let nodes = |s: &Selection| s.members().iter().map(|a| a.node.0).collect::<Vec<_>>();
+/// let mut pool = Selection::default();
+/// pool.refresh(&[c(0, 3.0), c(1, 2.0), c(2, 1.0)]); // the candidates, best first
+/// pool.resize_listed(2);
+/// assert_eq!(nodes(&pool), [0, 1]);
+/// // Node 2 now beats the worst member by more than the threshold: it takes its place.
+/// pool.update([(NodeId(2), Some(c(2, 3.5)))]);
+/// assert_eq!(pool.replace_listed(1.0), 1);
+/// assert_eq!(nodes(&pool), [0, 2]);
+/// ```
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Selection {
     members: Vec<Assignment>,
+    /// The candidates last given (empty after deserialisation: the next
+    /// [`Selection::refresh`] lists them).
+    #[serde(skip)]
+    listing: Listing,
 }
+
+/// Two selections are equal when their members are (the listing is what they were last told
+/// of the candidates, not the pool; serialisation keeps the members only, too).
+impl PartialEq for Selection {
+    fn eq(&self, other: &Self) -> bool {
+        self.members == other.members
+    }
+}
+
+/// The listed candidates: by node, and the members' and the others' apart, by
+/// [`candidate_order`].
+#[derive(Clone, Debug, Default)]
+struct Listing {
+    by_node: HashMap<NodeId, Candidate>,
+    used: BTreeSet<Ranked>,
+    unused: BTreeSet<Ranked>,
+}
+
+/// A candidate ordered by [`candidate_order`] (best first; a total order over nodes).
+#[derive(Clone, Copy, Debug)]
+struct Ranked(Candidate);
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        candidate_order(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
 
 impl Selection {
     /// The members, in the order they joined.
@@ -465,125 +533,174 @@ impl Selection {
         &self.members
     }
 
-    /// Drops members no longer among `sorted` (gone, failed or without memory) and refreshes
-    /// the others' slots; true if one was dropped.
-    pub fn refresh(&mut self, sorted: &[Candidate]) -> bool {
-        let listed = self.listed_members(sorted);
-        self.refresh_by(|n| listed.get(&n).copied())
+    /// `node`'s entry among the listed candidates, if it is one.
+    pub fn listed(&self, node: NodeId) -> Option<Candidate> {
+        self.listing.by_node.get(&node).copied()
     }
 
-    /// [`Selection::refresh`] with `lookup` giving a node's entry among the sorted candidates
-    /// (`None`: not among them): O(members) lookups instead of a walk over the candidates.
-    pub fn refresh_by(&mut self, lookup: impl Fn(NodeId) -> Option<Candidate>) -> bool {
+    /// Takes `sorted` (as [`screen_and_sort`] leaves it) as the candidates: drops members no
+    /// longer among them (gone, failed or without memory) and refreshes the others' slots;
+    /// true if one was dropped. O(n).
+    pub fn refresh(&mut self, sorted: &[Candidate]) -> bool {
+        let by_node: HashMap<NodeId, Candidate> = sorted.iter().map(|c| (c.node, *c)).collect();
         let before = self.members.len();
-        self.members.retain_mut(|a| match lookup(a.node) {
+        self.members.retain_mut(|a| match by_node.get(&a.node) {
             Some(c) => {
                 a.slots = c.slots;
                 true
             }
             None => false,
         });
+        let members: HashSet<NodeId> = self.members.iter().map(|a| a.node).collect();
+        let (used, unused): (Vec<Ranked>, Vec<Ranked>) = sorted
+            .iter()
+            .map(|&c| Ranked(c))
+            .partition(|r| members.contains(&r.0.node));
+        self.listing = Listing {
+            by_node,
+            used: used.into_iter().collect(),
+            unused: unused.into_iter().collect(),
+        };
         self.members.len() != before
     }
 
-    /// Adjusts the pool to `size` (§4.4): adds the best unused candidates of `sorted` (best
-    /// first) or drops the worst used ones.
-    pub fn resize(&mut self, size: usize, sorted: &[Candidate]) {
-        let listed = self.listed_members(sorted);
-        self.resize_by(size, sorted, |n| listed.get(&n).copied());
+    /// Brings the listing up to date: each `(node, candidate)` is `node`'s candidate now
+    /// (`None`: no longer one). A member keeps its place with its new slots, or leaves when
+    /// it is no candidate; true if one left. O(log n) per change (and O(members) to drop
+    /// those that left, or to find a member whose slots changed).
+    pub fn update(
+        &mut self,
+        changes: impl IntoIterator<Item = (NodeId, Option<Candidate>)>,
+    ) -> bool {
+        let listing = &mut self.listing;
+        let mut left = Vec::new();
+        for (node, now) in changes {
+            let old = match now {
+                Some(c) => listing.by_node.insert(node, c),
+                None => listing.by_node.remove(&node),
+            };
+            let member = match old {
+                Some(o) => {
+                    let o = Ranked(o);
+                    listing.used.remove(&o) || {
+                        listing.unused.remove(&o);
+                        false
+                    }
+                }
+                // A member that left earlier in `changes` and is back stays.
+                None => match left.iter().position(|&n| n == node) {
+                    Some(i) => {
+                        left.swap_remove(i);
+                        true
+                    }
+                    None => false,
+                },
+            };
+            match (now, member) {
+                (Some(c), true) => {
+                    listing.used.insert(Ranked(c));
+                    if old.is_none_or(|o| o.slots != c.slots)
+                        && let Some(a) = self.members.iter_mut().find(|a| a.node == node)
+                    {
+                        a.slots = c.slots;
+                    }
+                }
+                (Some(c), false) => {
+                    listing.unused.insert(Ranked(c));
+                }
+                (None, true) => left.push(node),
+                (None, false) => {}
+            }
+        }
+        if left.is_empty() {
+            return false;
+        }
+        left.sort_unstable();
+        self.members
+            .retain(|a| left.binary_search(&a.node).is_err());
+        true
     }
 
-    /// [`Selection::resize`] with `lookup` as in [`Selection::refresh_by`] (every member
-    /// listed).
-    pub fn resize_by(
-        &mut self,
-        size: usize,
-        sorted: &[Candidate],
-        lookup: impl Fn(NodeId) -> Option<Candidate>,
-    ) {
-        let size = size.min(sorted.len());
+    /// Adjusts the pool to `size` (§4.4): adds the best unused candidates of `sorted` (best
+    /// first) or drops the worst used ones; members no longer among `sorted` leave first
+    /// ([`Selection::refresh`]).
+    pub fn resize(&mut self, size: usize, sorted: &[Candidate]) {
+        self.refresh(sorted);
+        self.resize_listed(size);
+    }
+
+    /// [`Selection::resize`] over the listed candidates. O(k log n) for a change of `k`
+    /// members (and O(members) to drop them).
+    pub fn resize_listed(&mut self, size: usize) {
+        let listing = &mut self.listing;
+        let size = size.min(listing.by_node.len());
         if self.members.len() > size {
             // Drop the lowest contributions: the worst used first.
-            let excess = self.members.len() - size;
-            let dropped: BTreeSet<NodeId> = self
-                .worst_used(&lookup)
-                .iter()
-                .take(excess)
-                .map(|c| c.node)
-                .collect();
-            self.members.retain(|a| !dropped.contains(&a.node));
+            let mut dropped = Vec::with_capacity(self.members.len() - size);
+            while dropped.len() < dropped.capacity() {
+                let Some(worst) = listing.used.pop_last() else {
+                    break;
+                };
+                listing.unused.insert(worst);
+                dropped.push(worst.0.node);
+            }
+            dropped.sort_unstable();
+            self.members
+                .retain(|a| dropped.binary_search(&a.node).is_err());
             return;
         }
-        let mut used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
-        for c in sorted {
-            if self.members.len() >= size {
+        while self.members.len() < size {
+            let Some(best) = listing.unused.pop_first() else {
                 break;
-            }
-            if used.insert(c.node) {
-                self.members.push(Assignment {
-                    node: c.node,
-                    slots: c.slots,
-                });
-            }
+            };
+            listing.used.insert(best);
+            self.members.push(Assignment {
+                node: best.0.node,
+                slots: best.0.slots,
+            });
         }
     }
 
     /// Threshold replacement (§4.4): while the most-available unused candidate beats the
-    /// least-available used one by more than `threshold` cores, swap them. Returns the swaps.
+    /// least-available used one by more than `threshold` cores, swap them (the `i`-th best
+    /// unused for the `i`-th worst used). Returns the swaps; members no longer among `sorted`
+    /// leave first ([`Selection::refresh`]).
     pub fn replace(&mut self, sorted: &[Candidate], threshold: f64) -> usize {
-        let listed = self.listed_members(sorted);
-        self.replace_by(sorted, threshold, |n| listed.get(&n).copied())
+        self.refresh(sorted);
+        self.replace_listed(threshold)
     }
 
-    /// [`Selection::replace`] with `lookup` as in [`Selection::refresh_by`] (every member
-    /// listed).
-    pub fn replace_by(
-        &mut self,
-        sorted: &[Candidate],
-        threshold: f64,
-        lookup: impl Fn(NodeId) -> Option<Candidate>,
-    ) -> usize {
-        let used: BTreeSet<NodeId> = self.members.iter().map(|a| a.node).collect();
-        // Unused candidates best first, used ones worst first.
-        let unused = sorted.iter().filter(|c| !used.contains(&c.node));
-        let worst_used = self.worst_used(&lookup);
-        let mut swaps = 0;
-        for (worst, best) in worst_used.iter().zip(unused) {
-            if best.contribution() - worst.contribution() <= threshold {
+    /// [`Selection::replace`] over the listed candidates. O(k log n) for `k` swaps (and
+    /// O(members) to find each swapped member's place).
+    pub fn replace_listed(&mut self, threshold: f64) -> usize {
+        let listing = &mut self.listing;
+        let mut swaps = Vec::new();
+        for (worst, best) in listing.used.iter().rev().zip(&listing.unused) {
+            if best.0.contribution() - worst.0.contribution() <= threshold {
                 break;
             }
-            if let Some(slot) = self.members.iter_mut().find(|a| a.node == worst.node) {
+            swaps.push((*worst, *best));
+        }
+        for &(worst, best) in &swaps {
+            listing.used.remove(&worst);
+            listing.unused.remove(&best);
+            listing.used.insert(best);
+            listing.unused.insert(worst);
+            if let Some(slot) = self.members.iter_mut().find(|a| a.node == worst.0.node) {
                 *slot = Assignment {
-                    node: best.node,
-                    slots: best.slots,
+                    node: best.0.node,
+                    slots: best.0.slots,
                 };
             }
-            swaps += 1;
         }
-        swaps
+        swaps.len()
     }
 
-    /// The members' entries among the sorted candidates, worst first (the reverse of the
-    /// candidates' order).
-    fn worst_used(&self, lookup: impl Fn(NodeId) -> Option<Candidate>) -> Vec<Candidate> {
-        let mut used: Vec<Candidate> = self.members.iter().filter_map(|a| lookup(a.node)).collect();
-        used.sort_unstable_by(|a, b| crate::search::candidate_order(b, a));
-        used
-    }
-
-    /// The members' entries among `sorted`, by node.
-    fn listed_members(&self, sorted: &[Candidate]) -> BTreeMap<NodeId, Candidate> {
-        let mut listed: BTreeMap<NodeId, Option<Candidate>> =
-            self.members.iter().map(|a| (a.node, None)).collect();
-        for c in sorted {
-            if let Some(slot) = listed.get_mut(&c.node) {
-                *slot = Some(*c);
-            }
-        }
-        listed
-            .into_iter()
-            .filter_map(|(n, c)| Some((n, c?)))
-            .collect()
+    /// Empties the pool; the listing stays.
+    pub fn clear(&mut self) {
+        let used = std::mem::take(&mut self.listing.used);
+        self.listing.unused.extend(used);
+        self.members.clear();
     }
 }
 
@@ -646,6 +763,9 @@ pub struct Rhic {
     /// What `sorted` was screened with and the nodes changed since (`None`: screen afresh).
     #[serde(skip)]
     screened: Option<Screened>,
+    /// A buffer for the changed nodes' candidates.
+    #[serde(skip)]
+    changes: Vec<(NodeId, Option<Candidate>)>,
     /// The ageing weights of the samples' ages and the samples weighted, kept between
     /// decisions.
     #[serde(skip)]
@@ -680,13 +800,12 @@ impl Weighted {
     }
 }
 
-/// The incremental state of [`Rhic`]'s sorted candidates: the screen's parameters, each
-/// listed candidate by node, and the nodes whose candidate may have changed since.
+/// The incremental state of [`Rhic`]'s sorted candidates (listed in its selection too): the
+/// screen's parameters and the nodes whose candidate may have changed since.
 #[derive(Clone, Debug)]
 struct Screened {
     cpu_max: f64,
     slot_memory_mb: u64,
-    listed: HashMap<NodeId, Candidate>,
     changed: BTreeSet<NodeId>,
 }
 
@@ -712,6 +831,7 @@ impl Rhic {
             sorted: Vec::new(),
             scratch: Vec::new(),
             screened: None,
+            changes: Vec::new(),
             weighted: Weighted::default(),
         })
     }
@@ -753,32 +873,38 @@ impl Rhic {
             .screen(self.config.cpu_max, self.slot_memory_mb(), all, sorted);
     }
 
-    /// Brings the sorted candidates up to date: only the nodes changed since the last screen
-    /// move (out of their place, into their new one), unless the screen's parameters changed
-    /// or many did (then, and after deserialisation, a full screen).
-    fn refresh_sorted(&mut self) {
+    /// Brings the sorted candidates and the selection's listing up to date: only the nodes
+    /// changed since the last screen move (out of their place, into their new one), unless
+    /// the screen's parameters changed or many did (then, and after deserialisation, a full
+    /// screen). True if a volunteer of the selection is no candidate any more (it left).
+    fn refresh_sorted(&mut self) -> bool {
         let (cpu_max, slot_memory_mb) = (self.config.cpu_max, self.slot_memory_mb());
         if let Some(s) = self.screened.as_mut()
             && s.cpu_max.to_bits() == cpu_max.to_bits()
             && s.slot_memory_mb == slot_memory_mb
             && s.changed.len() <= self.sorted.len() / 8
         {
+            let mut changes = std::mem::take(&mut self.changes);
+            changes.clear();
             for node in std::mem::take(&mut s.changed) {
-                if let Some(old) = s.listed.remove(&node)
+                if let Some(old) = self.selection.listed(node)
                     && let Ok(i) = self.sorted.binary_search_by(|c| candidate_order(c, &old))
                 {
                     self.sorted.remove(i);
                 }
-                if let Some(c) = self.cloud.candidate(node, cpu_max, slot_memory_mb) {
+                let now = self.cloud.candidate(node, cpu_max, slot_memory_mb);
+                if let Some(c) = now {
                     let i = self
                         .sorted
                         .binary_search_by(|x| candidate_order(x, &c))
                         .unwrap_or_else(|i| i);
                     self.sorted.insert(i, c);
-                    s.listed.insert(node, c);
                 }
+                changes.push((node, now));
             }
-            return;
+            let left = self.selection.update(changes.drain(..));
+            self.changes = changes;
+            return left;
         }
         let (mut all, mut sorted) = (
             std::mem::take(&mut self.scratch),
@@ -789,10 +915,11 @@ impl Rhic {
         self.screened = Some(Screened {
             cpu_max,
             slot_memory_mb,
-            listed: sorted.iter().map(|c| (c.node, *c)).collect(),
             changed: BTreeSet::new(),
         });
+        let left = self.selection.refresh(&sorted);
         self.sorted = sorted;
+        left
     }
 
     /// Drops the incremental screen and the ageing weights kept: the next decision screens
@@ -1021,17 +1148,9 @@ impl Rhic {
         Some((period, size.min(ceiling)))
     }
 
-    /// A node's entry among the sorted candidates.
-    fn listed(&self, node: NodeId) -> Option<Candidate> {
-        self.screened.as_ref()?.listed.get(&node).copied()
-    }
-
     fn boundary(&mut self, now: Time, progress: &Progress) -> Sizing {
-        let mut selection = std::mem::take(&mut self.selection);
-        selection.refresh_by(|n| self.listed(n));
-        self.selection = selection;
         if self.profile.is_none() {
-            self.selection = Selection::default();
+            self.selection.clear();
             return Sizing::empty(now, SizingKind::Profiling);
         }
         let (kind, size, estimate_s, score) = match self.scaling_size(progress) {
@@ -1050,12 +1169,9 @@ impl Rhic {
                 )
             }
         };
-        let mut selection = std::mem::take(&mut self.selection);
-        selection.resize_by(size, &self.sorted, |n| self.listed(n));
-        selection.replace_by(&self.sorted, self.config.replacement_threshold, |n| {
-            self.listed(n)
-        });
-        self.selection = selection;
+        self.selection.resize_listed(size);
+        self.selection
+            .replace_listed(self.config.replacement_threshold);
         Sizing {
             at: now,
             volunteers: self.selection.members().to_vec(),
@@ -1065,14 +1181,12 @@ impl Rhic {
         }
     }
 
-    fn defer(&mut self, last: Sizing) -> Sizing {
-        let size = self.selection.members().len();
-        let mut selection = std::mem::take(&mut self.selection);
-        let dropped = selection.refresh_by(|n| self.listed(n));
+    /// The last decision between period ends: volunteers that left (`dropped`) replaced from
+    /// the best unused, up to the pool's `size` before they did.
+    fn defer(&mut self, last: Sizing, size: usize, dropped: bool) -> Sizing {
         if dropped {
-            selection.resize_by(size, &self.sorted, |n| self.listed(n));
+            self.selection.resize_listed(size);
         }
-        self.selection = selection;
         let mut volunteers = last.volunteers;
         volunteers.clear();
         volunteers.extend_from_slice(self.selection.members());
@@ -1092,9 +1206,10 @@ impl Rhic {
     /// A boundary decision (Algorithm 1's next period, or the search) when `now` is at least
     /// one interval past the last boundary, else the deferred last decision.
     fn decide(&mut self, now: Time, progress: &Progress, point: ProgressPoint) {
-        self.refresh_sorted();
+        let size = self.selection.members().len();
+        let dropped = self.refresh_sorted();
         let sizing = match self.last.take() {
-            Some(last) if point == ProgressPoint::BetweenPeriods => self.defer(last),
+            Some(last) if point == ProgressPoint::BetweenPeriods => self.defer(last, size, dropped),
             _ => self.boundary(now, progress),
         };
         if matches!(sizing.kind, SizingKind::Scaling(_)) {

@@ -12,7 +12,7 @@
 //! evaluations. [`annealing_search`] is the paper's scalable alternative (§4.1).
 
 use crate::completion::{CompletionParams, Progress};
-use crate::goal::{Goal, Score};
+use crate::goal::{CostModel, Goal, Score};
 use crate::iocurve::IoCurve;
 use cosched_core::{NodeId, Time};
 use rand::{Rng, RngExt};
@@ -107,6 +107,30 @@ pub struct Evaluation {
 }
 
 impl SearchModel<'_> {
+    /// For a cost goal with an I/O curve whose knots all consume more than nothing: the
+    /// lowest estimate any pool can have (the padded remaining time at the most any pool can
+    /// be projected to consume, no transition) and the prices. Every size's estimate is at
+    /// least it (the floating-point operations are the same and monotone), so a size's score
+    /// is at least it times the size's price.
+    fn cost_floor(&self) -> Option<(f64, CostModel)> {
+        let (Goal::Cost(prices), Some(curve)) = (self.goal, self.curve) else {
+            return None;
+        };
+        let mut most = self.ceiling_cpu;
+        for (_, y) in curve.knots() {
+            if y.is_nan() || y <= 0.0 {
+                return None;
+            }
+            most = most.max(y);
+        }
+        // A hair above: an interpolation may round an ulp above its knots.
+        let most = most + most * 1e-9;
+        let fastest_s = self
+            .completion
+            .estimate_s(self.progress.remaining_s(most), 0, 0);
+        Some((fastest_s, *prices))
+    }
+
     /// Scores a pool of `volunteers` volunteers making `cpu_available` cores available in all
     /// (dedicated included). A non-finite estimate scores `+∞`.
     pub fn evaluate(&self, volunteers: usize, cpu_available: f64) -> Evaluation {
@@ -161,8 +185,10 @@ impl SearchModel<'_> {
 
 /// The exhaustive search: evaluates the prefixes of every size `0..=sorted.len()` of
 /// `sorted` (as [`screen_and_sort`] leaves it) and returns the best, the smallest size among
-/// equal scores. O(n) evaluations with a running prefix sum.
+/// equal scores. O(n) evaluations with a running prefix sum, stopping where no larger size
+/// can score better.
 pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evaluation {
+    let floor = model.cost_floor();
     let mut available = model.dedicated_cpu;
     let mut best = model.evaluate(0, available);
     for (i, c) in sorted.iter().enumerate() {
@@ -175,6 +201,13 @@ pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evalu
         // projection at its cap, every larger pool has this estimate and power and costs at
         // least as much: none scores strictly better, so the search may stop.
         if capped && i + 1 > model.current {
+            break;
+        }
+        // Under a cost goal no larger pool costs less than the fastest estimate any pool
+        // has at the next size's price (which only grows with the size).
+        if let Some((fastest_s, prices)) = floor
+            && fastest_s * prices.usd_per_s(model.dedicated, i + 2) > best.score.value
+        {
             break;
         }
     }

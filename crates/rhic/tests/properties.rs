@@ -3,9 +3,9 @@
 use cosched_core::{Duration, NodeId, Time};
 use cosched_rhic::baseline::{Fuzzy, threshold_size};
 use cosched_rhic::{
-    Candidate, Cluster, CompletionParams, CostModel, Evaluation, Goal, IoCurve, IoSample,
-    MeanShiftParams, PowerModel, Progress, SearchModel, Selection, exhaustive_search, mean_shift,
-    screen_and_sort,
+    Assignment, Candidate, Cluster, CompletionParams, CostModel, Evaluation, Goal, IoCurve,
+    IoSample, MeanShiftParams, PowerModel, Progress, SearchModel, Selection, exhaustive_search,
+    mean_shift, screen_and_sort,
 };
 use proptest::prelude::*;
 
@@ -474,4 +474,158 @@ fn climb_from_every_sample(samples: &[IoSample], h: f64) -> Vec<Cluster> {
             .expect("finite")
     });
     kept
+}
+
+/// One step of a candidate stream: some nodes' candidates change (`None`: no longer one),
+/// then a decision: a boundary (a size, then the replacement) or a deferment (departed
+/// members replaced up to the size before).
+#[derive(Clone, Debug)]
+struct SelectionStep {
+    changes: Vec<(u32, Option<(u8, u32)>)>,
+    boundary: Option<(usize, f64)>,
+}
+
+fn selection_step() -> impl Strategy<Value = SelectionStep> {
+    // Few distinct contributions (halves of a core) so ties are frequent; 0 slots is
+    // unusable (no candidate).
+    let change = (0u32..30, prop::option::weighted(0.8, (0u8..10, 0u32..4)));
+    (
+        prop::collection::vec(change, 0..12),
+        prop::option::weighted(
+            0.7,
+            (0usize..32, prop_oneof![Just(0.0), Just(0.5), 0.0f64..3.0]),
+        ),
+    )
+        .prop_map(|(changes, boundary)| SelectionStep { changes, boundary })
+}
+
+/// §4.4's selection by its definition, over the candidates sorted afresh: members no longer
+/// listed leave (the others take their slots); a boundary grows the pool by the best unused
+/// or drops the worst used, then swaps the `i`-th worst used for the `i`-th best unused while
+/// that beats it by more than the threshold; a deferment refills the pool to its size if a
+/// member left.
+fn select_afresh(members: &mut Vec<Assignment>, sorted: &[Candidate], step: &SelectionStep) {
+    let size_before = members.len();
+    let rank = |n: NodeId| sorted.iter().position(|c| c.node == n);
+    let before = members.len();
+    members.retain_mut(|a| match rank(a.node) {
+        Some(i) => {
+            a.slots = sorted[i].slots;
+            true
+        }
+        None => false,
+    });
+    let left = members.len() != before;
+    let (size, threshold) = match step.boundary {
+        Some(b) => b,
+        None if left => (size_before, f64::INFINITY),
+        None => return,
+    };
+    let size = size.min(sorted.len());
+    let worst_first = |members: &[Assignment]| {
+        let mut ranks: Vec<usize> = members.iter().filter_map(|a| rank(a.node)).collect();
+        ranks.sort_unstable_by(|a, b| b.cmp(a));
+        ranks
+    };
+    if members.len() > size {
+        let dropped: Vec<NodeId> = worst_first(members)
+            .into_iter()
+            .take(members.len() - size)
+            .map(|i| sorted[i].node)
+            .collect();
+        members.retain(|a| !dropped.contains(&a.node));
+    } else {
+        for c in sorted {
+            if members.len() >= size {
+                break;
+            }
+            if !members.iter().any(|a| a.node == c.node) {
+                members.push(Assignment {
+                    node: c.node,
+                    slots: c.slots,
+                });
+            }
+        }
+    }
+    if step.boundary.is_none() {
+        return;
+    }
+    let unused: Vec<Candidate> = sorted
+        .iter()
+        .filter(|c| !members.iter().any(|a| a.node == c.node))
+        .copied()
+        .collect();
+    for (w, b) in worst_first(members).into_iter().zip(unused) {
+        let worst = sorted[w];
+        if b.contribution() - worst.contribution() <= threshold {
+            break;
+        }
+        for a in members.iter_mut().filter(|a| a.node == worst.node) {
+            *a = Assignment {
+                node: b.node,
+                slots: b.slots,
+            };
+        }
+    }
+}
+
+proptest! {
+    /// The selection kept incrementally (its listing updated with the changed candidates
+    /// only) and the one given every candidate afresh at each decision choose the same
+    /// members in the same order, and both as §4.4's rules by definition do, on random
+    /// streams of candidate changes, boundaries and deferments.
+    #[test]
+    fn incremental_selection_equals_selection_afresh(
+        steps in prop::collection::vec(selection_step(), 1..60),
+    ) {
+        let mut incremental = Selection::default();
+        let mut afresh = Selection::default();
+        let mut reference: Vec<Assignment> = Vec::new();
+        let mut current: std::collections::BTreeMap<u32, Candidate> = Default::default();
+        let mut sorted = Vec::new();
+        for step in &steps {
+            let mut changes = Vec::new();
+            for &(n, c) in &step.changes {
+                let c = c
+                    .map(|(half_cores, slots)| Candidate {
+                        node: NodeId(n),
+                        residual_cpu: f64::from(half_cores) / 2.0,
+                        slots,
+                    })
+                    .filter(|c| c.slots > 0);
+                match c {
+                    Some(c) => current.insert(n, c),
+                    None => current.remove(&n),
+                };
+                changes.push((NodeId(n), c));
+            }
+            let all: Vec<Candidate> = current.values().copied().collect();
+            screen_and_sort(&all, &mut sorted);
+            let size = incremental.members().len();
+            let left = incremental.update(changes);
+            let size_afresh = afresh.members().len();
+            let left_afresh = afresh.refresh(&sorted);
+            prop_assert_eq!(left, left_afresh);
+            prop_assert_eq!(size, size_afresh);
+            match step.boundary {
+                Some((to, threshold)) => {
+                    incremental.resize_listed(to);
+                    let swaps = incremental.replace_listed(threshold);
+                    afresh.resize(to, &sorted);
+                    prop_assert_eq!(swaps, afresh.replace(&sorted, threshold));
+                }
+                None if left => {
+                    incremental.resize_listed(size);
+                    afresh.resize(size, &sorted);
+                }
+                None => {}
+            }
+            select_afresh(&mut reference, &sorted, step);
+            prop_assert_eq!(incremental.members(), &reference[..]);
+            prop_assert_eq!(afresh.members(), &reference[..]);
+            for c in &sorted {
+                prop_assert_eq!(incremental.listed(c.node), Some(*c));
+            }
+        }
+    }
 }
