@@ -40,9 +40,10 @@
 //!   fitted day, weekends at half rate, ours); the grid is run-time scale × arrival swings,
 //!   with more estimates at the limit beside it. No point meets the whole row: swings, like
 //!   longer sessions, lower the baseline's instant start at a given utilisation but raise
-//!   its turnaround; estimates at the limit barely move it (small jobs backfill into the
-//!   nodes the head job's reservation leaves over), and instant start stays the farthest
-//!   figure; `hybrid_table3` reports the misses.
+//!   its turnaround; more estimates at the limit leave instant start where it was (small
+//!   jobs backfill into the nodes the head job's reservation leaves over) while they shorten
+//!   turnaround, and instant start stays the farthest figure; `hybrid_table3` reports the
+//!   misses.
 //!
 //! The other choices, ours:
 //! - Theta-like: 4,392 nodes, the model's sizes (log-uniform up to the whole machine) raised to
