@@ -215,25 +215,34 @@ fn check(p: &Prepared, scales: &[u32], results: &[GridResult]) -> Claims {
                 "> 85 %",
                 a > 0.85,
             );
+            // "Approximately the same": within the spread of batch utilisation itself between
+            // replicates (one workload and request draw each, as the paper's one run): the
+            // standard deviation of Basic's over the seeds, measured; with one replicate the
+            // paper's 0.1-point precision.
+            let spread = basic.spread(&BATCH_UTIL).sd.unwrap_or(0.001);
             let batch = h30.paired(basic, &BATCH_UTIL, 0.005);
             let (mean, half) = batch.as_ref().map_or((f64::NAN, f64::NAN), |d| {
                 (d.difference.mean, d.threshold().unwrap_or(f64::NAN))
             });
-            let same = mean.abs() + half <= 0.02;
+            let same = mean.abs() + half <= spread;
             let claim = claims.check(
                 "§III-B4",
-                "batch utilisation stays approximately the same with hints (U66-Main, rho = \
-                     30 %; tolerance: the paired difference and its interval within ±2 points of \
-                     Basic's, ours for 'approximately')",
+                format!(
+                    "batch utilisation stays approximately the same with hints (U66-Main, rho = \
+                     30 %; the paired difference and its interval within ±{:.2} points: Basic's \
+                     batch utilisation's standard deviation over the replicates, measured)",
+                    100.0 * spread
+                ),
                 show_paired(batch.as_ref(), 100.0, "points"),
                 "approximately the same",
                 same,
             );
             if !same {
                 claim.because(format!(
-                    "the paired interval [{:+.2}, {:+.2}] points reaches past ±2",
+                    "the paired interval [{:+.2}, {:+.2}] points reaches past ±{:.2}",
                     100.0 * (mean - half),
-                    100.0 * (mean + half)
+                    100.0 * (mean + half),
+                    100.0 * spread
                 ));
             }
         }

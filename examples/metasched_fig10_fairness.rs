@@ -19,6 +19,9 @@ use cosched_metasched::scenario::RunResult;
 use cosched_metasched::sim::JobOutcome;
 
 const NAME: &str = "metasched_fig10_fairness";
+/// "Only half an hour" (§5.6) at its half-hour rounding, the longest wait it covers: 45 min, in
+/// seconds.
+const HALF_HOUR_ROUNDED_UP_S: f64 = 45.0 * 60.0;
 /// Expt 2's share of grid submissions (§5.6).
 const EXPT2_FRACTION: f64 = 0.5;
 
@@ -184,16 +187,58 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 .count()
         ));
     let gordon = score_of(&expt1_scores, "gordon");
+    let gordon_k = names.iter().position(|n| n.eq_ignore_ascii_case("gordon"));
+    // "Slightly less than 1": the paper explains it by Gordon's jobs waiting "only half an
+    // hour" on average under MCMF, where BS's barely wait. The band is the score Gordon's own
+    // jobs would get if each took up to 45 min longer than under BS (half an hour at the
+    // words' half-hour rounding), computed from our BS runs: its geometric mean over the
+    // seeds of each seed's geometric mean of BS response / (BS response + 45 min).
+    let slowed = gordon_k.and_then(|k| {
+        geometric_mean(bs_runs.iter().map(|bs| {
+            geometric_mean(
+                bs.outcome
+                    .jobs
+                    .iter()
+                    .filter(|j| j.measured && j.job.submission_site == k)
+                    .filter_map(|j| j.response())
+                    .map(|r| {
+                        let r = r.secs().max(1) as f64;
+                        Some(r / (r + HALF_HOUR_ROUNDED_UP_S))
+                    }),
+            )
+        }))
+    });
+    // Mean queue wait of the jobs MCMF ran at Gordon, minutes, over the seeds.
+    let gordon_wait = gordon_k.and_then(|k| {
+        let waits: Vec<f64> = expt1_runs
+            .iter()
+            .flat_map(|r| r.outcome.jobs.iter())
+            .filter(|j| j.measured && j.run.is_some_and(|r| r.site == k))
+            .filter_map(|j| j.site_wait())
+            .map(|w| w.secs() as f64 / 60.0)
+            .collect();
+        cosched_core::stats::mean(&waits)
+    });
+    let low = slowed.unwrap_or(1.0);
     claims
         .check(
             "§5.6, Fig. 10 Expt 1",
-            "Gordon (fastest, 3rd cheapest) is slightly below 1",
-            gordon.map_or("n/a".into(), |v| format!("{v:.3}")),
-            "slightly < 1 (taken as 0.8..1)",
-            gordon.is_some_and(|v| (0.8..1.0).contains(&v)),
+            "Gordon (fastest, 3rd cheapest) is slightly below 1, its jobs waiting only half an \
+             hour on average (below 1, and no lower than its jobs would score with up to 45 min \
+             more each, computed from our BS runs; the mean wait at most 45 min: the words' \
+             half-hour rounding)",
+            format!(
+                "{}; band {low:.3}..1; MCMF's jobs at Gordon wait {} on average",
+                gordon.map_or("n/a".into(), |v| format!("{v:.3}")),
+                gordon_wait.map_or("n/a".into(), |w| format!("{w:.0} min"))
+            ),
+            "slightly < 1; waits of half an hour at Gordon",
+            gordon.is_some_and(|v| (low..1.0).contains(&v))
+                && gordon_wait.is_some_and(|w| 60.0 * w <= HALF_HOUR_ROUNDED_UP_S),
         )
         .because(format!(
-            "Gordon ran {} jobs under MCMF against {} under BS ({:+} jobs: {} migrated work)",
+            "Gordon ran {} jobs under MCMF against {} under BS ({:+} jobs: {} migrated work); \
+             its jobs wait {} under MCMF against the paper's 30 min",
             ran(expt1, "gordon"),
             ran(bs, "gordon"),
             ran(expt1, "gordon") as i64 - ran(bs, "gordon") as i64,
@@ -201,7 +246,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 "it takes"
             } else {
                 "it does not take"
-            }
+            },
+            gordon_wait.map_or("n/a".into(), |w| format!("{w:.0} min"))
         ));
     let grid_all = geometric_mean(grid.iter().copied());
     let local_all = geometric_mean(local.iter().copied());

@@ -19,8 +19,10 @@ const PRECISION_MIN: f64 = 0.05;
 const PRECISION_USD: f64 = 0.005;
 /// Half the last digit of §5.7.2's "40.8 %", in percentage points.
 const PRECISION_PP: f64 = 0.05;
-/// "Almost the same electricity cost as the BS": within 10 % of it (ours).
-const ALMOST_SAME_PERCENT: f64 = 10.0;
+/// "Almost the same electricity cost as the BS": closer to BS's than the smallest cost
+/// difference the paper reports as one — §5.8's "about $4K more" (Table 7: MCMF at w_t 25 %,
+/// $229,784.7 against BS's $225,085.7, +2.09 %) — in percent.
+const ALMOST_SAME_PERCENT: f64 = 100.0 * (229_784.7 / 225_085.7 - 1.0);
 
 /// The participation sweep, named `name`; five runs per point (§5.7.2).
 fn sweep(name: &str) -> SweepExample<'_> {
@@ -126,11 +128,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 paired_metric(full_runs, &result.baseline_runs, cost, PRECISION_USD),
             )
         {
-            let at_bs_cost = c.within_percent(ALMOST_SAME_PERCENT);
+            let at_bs_cost = !c.lower() && !c.higher() || c.within_percent(ALMOST_SAME_PERCENT);
             let check = claims.check(
                 &source,
-                "100 % grid submissions: 40.8 % lower response time (the paper's figure within \
-                 our one-run 95 % prediction interval) at almost BS's cost (within 10 %, ours)",
+                format!(
+                    "100 % grid submissions: 40.8 % lower response time (the paper's figure \
+                     within our one-run 95 % prediction interval) at almost BS's cost (no \
+                     significant difference, or the paired interval within \
+                     {ALMOST_SAME_PERCENT:.2} %: below the smallest cost difference the paper \
+                     reports, Table 7's +2.09 %)"
+                ),
                 format!(
                     "response {}; cost {}",
                     rt.describe_against_percent(-40.8, PRECISION_PP),

@@ -1,10 +1,11 @@
 //! Murali & Vadhiyar, Table 5 (§5.3): sensitivity of MCMF to wait-time prediction errors on
-//! the paper's 10,000 XSEDE jobs. Each predicted queue wait (the paper's learned predictor)
-//! gets a uniform random value in `[−T, T]` added, T ∈ {0, 1, 3, 6, 12, 24} hours, the same
-//! jobs every time; the table reports the average PPE of the wait predictions, the average
-//! response time and the average electricity cost per job, ours (mean ± sd over seeds) beside
-//! the paper's. Each seed is one workload draw and one draw of the errors; every T is paired
-//! with T = 0 on the same seed.
+//! the paper's 10,000 XSEDE jobs. Each job's predicted queue waits (the paper's learned
+//! predictor) get one uniform random value in `[−T, T]` added, the same at every site (§5.3:
+//! "for each job"), T ∈ {0, 1, 3, 6, 12, 24} hours, the same jobs every time; the table
+//! reports the average PPE of the wait predictions, the average response time and the average
+//! electricity cost per job, ours (mean ± sd over seeds) beside the paper's, and a second
+//! table what the PPE is made of. Each seed is one workload draw and one draw of the errors;
+//! every T is paired with T = 0 on the same seed.
 //!
 //! Workload per seed → T × seeds (in parallel) → table beside the paper's → CSV + plot +
 //! claims and checks.
@@ -12,11 +13,11 @@
 use clap::Parser;
 use cosched_core::Duration;
 use cosched_examples::metasched::{
-    Paired, RunConfig, SweepCli, SweepExample, minutes, paired_metric, spread_text,
+    Paired, RunConfig, SweepCli, SweepExample, SweepResult, minutes, paired_metric, spread_text,
 };
 use cosched_examples::rhic::checks_table;
 use cosched_examples::{Cell, Claims, LinePlot, Table};
-use cosched_metasched::metrics::Metrics;
+use cosched_metasched::metrics::{Metrics, WaitErrors};
 
 /// Table 5: (T hours, average PPE %, average response min, average electricity price $/job).
 const PAPER: [(f64, f64, f64, f64); 6] = [
@@ -27,6 +28,19 @@ const PAPER: [(f64, f64, f64, f64); 6] = [
     (12.0, 221.0, 493.6, 23.02),
     (24.0, 386.0, 518.5, 22.98),
 ];
+
+/// The largest response-time change the paper calls stable (T = 6: 462.3 against 458.5 min),
+/// in percent: the equivalence margin of "relatively stable" (its printed 0.1 min is below
+/// 0.02 % of it).
+const STABLE_RESPONSE_PERCENT: f64 = 100.0 * (462.3 / 458.5 - 1.0);
+/// The largest $/job change of the paper's rows (T = 3: 23.05 against 22.85), in percent: the
+/// margin of "no impact at all".
+const STABLE_COST_PERCENT: f64 = 100.0 * (23.05 / 22.85 - 1.0);
+/// Half the last digit of a percentage computed from the paper's rows, in percentage points.
+const PRECISION_PP: f64 = 0.05;
+/// Seeds outside quick mode: five, as the paper averages five runs elsewhere (§5.6, §5.7.2);
+/// the t factor of one more run's 95 % prediction interval falls from 4.30 (3 seeds) to 2.78.
+const FULL_SEEDS: u64 = 5;
 
 fn main() -> std::process::ExitCode {
     cosched_examples::exit(run())
@@ -44,7 +58,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         x_decimals: 0,
         full: &hours,
         quick: &quick,
-        full_seeds: 3,
+        full_seeds: FULL_SEEDS,
         configure: |t, c| RunConfig {
             wait_perturbation: (t > 0.0).then(|| Duration((t * 3600.0).round() as i64)),
             ..c
@@ -92,6 +106,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ]);
     }
     out.write_table(&table)?;
+    out.write_table(&ppe_table(&run.result))?;
     let base = run.result.points.first().map(|(_, a)| *a);
     let ours_rel = |pick: fn(&cosched_examples::metasched::Averaged) -> f64| {
         let b = base.map_or(f64::NAN, |a| pick(&a));
@@ -151,14 +166,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     );
     // Every T is paired with T = 0 on the same seed: a two-sided paired t-test at 5 % over the
     // seeds, or with one seed the table's printed precision (0.05 min, $0.0005 per job).
-    let response = |runs: &[Metrics], factor: f64| {
-        let base: Vec<f64> = zero_runs
-            .iter()
-            .map(|m| factor * minutes(m.mean_response_s))
-            .collect();
-        let ours: Vec<f64> = runs.iter().map(|m| minutes(m.mean_response_s)).collect();
-        Paired::tolerant(&ours, &base, 0.05)
-    };
+    let response =
+        |runs: &[Metrics]| paired_metric(runs, zero_runs, |m| minutes(m.mean_response_s), 0.05);
     let cost = |runs: &[Metrics]| paired_metric(runs, zero_runs, |m| m.cost_per_job_usd, 0.0005);
     // An equality claim: no significant difference, or the interval within the margin.
     let stable = |p: &Paired, percent: f64| !p.lower() && !p.higher() || p.within_percent(percent);
@@ -177,39 +186,51 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     let moderate: Vec<(f64, Paired)> = perturbed(&|t| t <= 6.0)
         .into_iter()
-        .filter_map(|(t, runs)| Some((t, response(runs, 1.0)?)))
+        .filter_map(|(t, runs)| Some((t, response(runs)?)))
         .collect();
     claims
         .check(
             "§5.3, Table 5",
-            "response time stable for T up to 6 h (no significant difference, or within 5 %, \
-             ours: the paper's rows differ by under 1 %)",
+            format!(
+                "response time stable for T up to 6 h (no significant difference, or the \
+                 interval within {STABLE_RESPONSE_PERCENT:.2} %: the largest change the paper \
+                 calls stable, T = 6)"
+            ),
             list(&moderate),
             "+0.8 % (462.3 vs 458.5)",
-            !moderate.is_empty() && moderate.iter().all(|(_, p)| stable(p, 5.0)),
+            !moderate.is_empty()
+                && moderate
+                    .iter()
+                    .all(|(_, p)| stable(p, STABLE_RESPONSE_PERCENT)),
         )
         .because(format!(
-            "unperturbed PPE {:.0} % (paper: 3 %); mean response at T = 0: {:.1} min",
-            zero.ppe_percent.unwrap_or(0.0),
+            "{}; mean response at T = 0: {:.1} min",
+            ppe_finding(zero_runs),
             zero.response_s / 60.0
         ));
-    let rise = result.runs_at(last_t).and_then(|runs| response(runs, 1.02));
+    // "A noticeable increase" at T = 24: the paper's +13.1 %, tested as that magnitude.
+    let paper_rise = 100.0 * (PAPER[5].2 / PAPER[0].2 - 1.0);
+    let rise = result.runs_at(last_t).and_then(response);
     claims
         .check(
             "§5.3, Table 5",
-            "response time rises noticeably at the largest T: above 1.02x T = 0's (ours), \
-             significantly, paired",
             format!(
-                "{:+.1} % against T = 0; against 1.02x: {}",
-                100.0 * (last.response_s / zero.response_s - 1.0),
-                rise.map_or("n/a".into(), |p| p.describe_percent())
+                "response time rises noticeably at the largest T (T = 24: {paper_rise:+.1} %; the \
+                 paper's figure within our one-run 95 % prediction interval)"
             ),
-            "+13.1 % (518.5 vs 458.5)",
-            rise.is_some_and(|p| p.higher()),
+            format!(
+                "T {last_t}: {}",
+                rise.map_or("n/a".into(), |p| p
+                    .describe_against_percent(paper_rise, PRECISION_PP))
+            ),
+            format!("{paper_rise:+.1} % (518.5 vs 458.5)"),
+            last_t == PAPER[5].0
+                && rise.is_some_and(|p| p.reproduces_percent(paper_rise, PRECISION_PP)),
         )
         .because(format!(
-            "unperturbed PPE {:.0} % (paper: 3 %), at T = {last_t}: {:.0} %",
-            zero.ppe_percent.unwrap_or(0.0),
+            "order: {}; {}; PPE at T = {last_t}: {:.0} %",
+            rise.map_or("n/a".into(), |p| p.describe_percent()),
+            ppe_finding(zero_runs),
             last.ppe_percent.unwrap_or(0.0)
         ));
     let costs: Vec<(f64, Paired)> = perturbed(&|_| true)
@@ -218,13 +239,92 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     claims.check(
         "§5.3, Table 5",
-        "prediction errors have no real impact on the electricity cost per job (no \
-         significant difference, or within 3 %, ours: the paper's rows differ by under 1 %)",
+        format!(
+            "prediction errors have no real impact on the electricity cost per job (no \
+             significant difference, or the interval within {STABLE_COST_PERCENT:.2} %: the \
+             largest change of the paper's rows, T = 3)"
+        ),
         list(&costs),
         "0.9 % (23.05 vs 22.85)",
-        !costs.is_empty() && costs.iter().all(|(_, p)| stable(p, 3.0)),
+        !costs.is_empty() && costs.iter().all(|(_, p)| stable(p, STABLE_COST_PERCENT)),
     );
     out.write_table(&checks_table(&checks))?;
     out.write_claims(&claims)?;
     Ok(())
+}
+
+/// The mean of `pick` over the runs' wait errors (NaN without any).
+fn mean_error(runs: &[Metrics], pick: fn(&WaitErrors) -> f64) -> f64 {
+    let xs: Vec<f64> = runs
+        .iter()
+        .filter_map(|m| m.wait_errors.as_ref().map(pick))
+        .collect();
+    cosched_core::stats::mean(&xs).unwrap_or(f64::NAN)
+}
+
+/// Per T, what the PPE is made of (means over the seeds), beside the paper's PPE: our PPE
+/// (over max(actual, 1 h)), the same errors over the response time, the mean absolute error
+/// and mean actual wait, and the shares of jobs that waited and were predicted to.
+fn ppe_table(result: &SweepResult) -> Table {
+    let mut table = Table::new(
+        "metasched_table5_ppe",
+        "Table 5's PPE: what it is made of (MCMF's metascheduled jobs at the site where they ran)",
+        [
+            "T (h)",
+            "PPE (%)",
+            "paper PPE (%)",
+            "PPE over response (%)",
+            "mean |error| (h)",
+            "mean wait (h)",
+            "did not wait (%)",
+            "predicted a wait (%)",
+        ],
+    )
+    .with_notes(
+        "PPE = 100 |predicted − actual| / max(actual, 1 h) per job (the floor is ours); 'over \
+         response' divides the same error by the job's response time instead. The perturbation \
+         is one draw per job, the same at every site (§5.3).",
+    );
+    for (t, runs) in result.points.iter().map(|(t, _)| *t).zip(&result.runs) {
+        let paper = PAPER.iter().find(|p| (p.0 - t).abs() < 1e-9).map(|p| p.1);
+        table.row([
+            Cell::fixed(t, 0),
+            Cell::fixed(
+                cosched_core::stats::mean(
+                    &runs
+                        .iter()
+                        .filter_map(|m| m.mean_ppe_percent)
+                        .collect::<Vec<_>>(),
+                )
+                .unwrap_or(f64::NAN),
+                0,
+            ),
+            Cell::paper(paper, 0),
+            Cell::fixed(mean_error(runs, |e| e.ppe_over_response_percent), 0),
+            Cell::fixed(mean_error(runs, |e| e.mean_abs_error_s) / 3_600.0, 2),
+            Cell::fixed(mean_error(runs, |e| e.mean_actual_s) / 3_600.0, 2),
+            Cell::fixed(100.0 * mean_error(runs, |e| e.zero_actual_share), 0),
+            Cell::fixed(100.0 * mean_error(runs, |e| e.positive_predicted_share), 0),
+        ]);
+    }
+    table
+}
+
+/// Why the unperturbed PPE is far above the paper's 3 %, computed from the T = 0 runs.
+fn ppe_finding(zero_runs: &[Metrics]) -> String {
+    let ppe: Vec<f64> = zero_runs
+        .iter()
+        .filter_map(|m| m.mean_ppe_percent)
+        .collect();
+    format!(
+        "unperturbed PPE {:.0} % (paper: 3 %; {:.0} % over the response time instead): the \
+         learned predictor errs by {:.2} h per job on waits of {:.2} h mean; {:.0} % of the \
+         jobs did not wait but {:.0} % were predicted to",
+        cosched_core::stats::mean(&ppe).unwrap_or(f64::NAN),
+        mean_error(zero_runs, |e| e.ppe_over_response_percent),
+        mean_error(zero_runs, |e| e.mean_abs_error_s) / 3_600.0,
+        mean_error(zero_runs, |e| e.mean_actual_s) / 3_600.0,
+        100.0 * mean_error(zero_runs, |e| e.zero_actual_share),
+        100.0 * mean_error(zero_runs, |e| e.positive_predicted_share),
+    )
 }

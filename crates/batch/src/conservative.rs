@@ -159,12 +159,30 @@ fn before(start: Time, estimate: Duration, horizon: Time) -> bool {
 }
 
 impl Plan {
-    /// A plan of nothing yet on the profile `pass` sees.
-    fn fresh(pass: &Pass<'_>) -> Plan {
+    /// A plan of nothing yet on the profile `pass` sees, in the buffers of `old` if given.
+    fn fresh(pass: &Pass<'_>, old: Option<Plan>) -> Plan {
+        let (profile, reservations, horizons) = match old {
+            Some(Plan {
+                mut profile,
+                mut reservations,
+                mut horizons,
+                ..
+            }) => {
+                profile.rebuild(pass.now(), pass.free_units(), pass.releases());
+                reservations.clear();
+                horizons.clear();
+                (profile, reservations, horizons)
+            }
+            None => (
+                Profile::new(pass.now(), pass.free_units(), pass.releases()),
+                BinaryHeap::new(),
+                Vec::new(),
+            ),
+        };
         Plan {
-            profile: Profile::new(pass.now(), pass.free_units(), pass.releases()),
-            reservations: BinaryHeap::new(),
-            horizons: Vec::new(),
+            profile,
+            reservations,
+            horizons,
             planned_up_to: None,
             unreserved: 0,
             outside: Time::MAX,
@@ -288,11 +306,15 @@ impl Plan {
                 passed_over += 1;
                 continue;
             }
-            self.profile.reserve(start, job.estimate(), job.size());
+            let fewest = self.profile.reserve(start, job.estimate(), job.size());
             self.reservations.push(Reverse((start, key)));
             self.exact &= exact_reservation(start, job.estimate());
             if start < horizon {
-                horizon = self.profile.room_until(1);
+                // The reservation lies before the horizon, so the first step without a free
+                // unit moves only if the reservation emptied one.
+                if fewest < 1 {
+                    horizon = self.profile.room_until(1);
+                }
                 stairs = None;
                 passed_over = 0;
             }
@@ -315,7 +337,7 @@ impl Conservative {
                 plan.profile.advance(now);
                 plan
             }
-            _ => Plan::fresh(pass),
+            old => Plan::fresh(pass, old),
         };
         plan.extend(pass, self.bounds);
         // Start, in queue order, the jobs reserved for now.

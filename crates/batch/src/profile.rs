@@ -86,11 +86,19 @@ struct Chunk {
 
 impl Chunk {
     fn new(steps: &[(Time, i64)]) -> Chunk {
-        Chunk::raw(
-            steps.iter().map(|s| s.0).collect(),
-            steps.iter().map(|s| s.1).collect(),
-            0,
-        )
+        let mut chunk = Chunk::raw(Vec::new(), Vec::new(), 0);
+        chunk.refill(steps);
+        chunk
+    }
+
+    /// Makes the chunk hold `steps`, in the buffers it has.
+    fn refill(&mut self, steps: &[(Time, i64)]) {
+        self.times.clear();
+        self.times.extend(steps.iter().map(|s| s.0));
+        self.free.clear();
+        self.free.extend(steps.iter().map(|s| s.1));
+        self.add = 0;
+        self.refresh();
     }
 
     /// The chunk of steps at `times` with values `free` plus `add`.
@@ -354,6 +362,24 @@ impl Summary {
         self.pull(node);
     }
 
+    /// The smallest value in chunks `from..to` (`i64::MAX` if there are none).
+    fn min_in(&self, from: usize, to: usize) -> i64 {
+        self.min_below(1, 0, self.leaves, from, to)
+    }
+
+    fn min_below(&self, node: usize, lo: usize, hi: usize, from: usize, to: usize) -> i64 {
+        if to <= lo || hi <= from {
+            return i64::MAX;
+        }
+        if from <= lo && hi <= to {
+            return self.min[node];
+        }
+        let mid = lo + (hi - lo) / 2;
+        self.min_below(2 * node, lo, mid, from, to)
+            .min(self.min_below(2 * node + 1, mid, hi, from, to))
+            .saturating_add(self.add[node])
+    }
+
     /// The first chunk at or after `from` that `hit` accepts, where `hit(min, max)` must
     /// accept a run of chunks exactly when it accepts one of them (as "max ≥ k" and "min < k"
     /// do), with the additions pending above its own values: one descent, O(log chunks).
@@ -468,13 +494,37 @@ pub(crate) struct Profile {
     steps: usize,
     /// The chunk length aimed at: a chunk splits at twice this.
     target: usize,
+    /// The steps [`Profile::rebuild`] collects, kept for the next one.
+    scratch: Vec<(Time, i64)>,
 }
 
 impl Profile {
     /// The profile at `now` with `free` idle units and `releases` (predicted end, units) in
     /// time order (ends at or before `now` count as free now).
     pub(crate) fn new(now: Time, free: u32, releases: impl Iterator<Item = (Time, u32)>) -> Self {
-        let mut steps = vec![(now, i64::from(free))];
+        let mut profile = Profile {
+            chunks: Vec::new(),
+            starts: Vec::new(),
+            summary: Summary::default(),
+            steps: 0,
+            target: CHUNK,
+            scratch: Vec::new(),
+        };
+        profile.rebuild(now, free, releases);
+        profile
+    }
+
+    /// Makes this the profile [`Profile::new`] gives, in the buffers it has (a plan made
+    /// afresh at every unforeseen change would otherwise allocate them again each time).
+    pub(crate) fn rebuild(
+        &mut self,
+        now: Time,
+        free: u32,
+        releases: impl Iterator<Item = (Time, u32)>,
+    ) {
+        let mut steps = std::mem::take(&mut self.scratch);
+        steps.clear();
+        steps.push((now, i64::from(free)));
         for (t, units) in releases {
             let units = i64::from(units);
             match steps.last_mut() {
@@ -486,23 +536,27 @@ impl Profile {
                 None => steps.push((t, units)),
             }
         }
-        let target = chunk_target(steps.len());
-        let chunks: Vec<Chunk> = steps.chunks(target).map(Chunk::new).collect();
-        // Free units never fall over time before any reservation (releases only add), so no
-        // chunk holds a closed run yet: its skyline is empty, and fits skip its middle.
-        for chunk in &chunks {
+        self.target = chunk_target(steps.len());
+        let mut spare = std::mem::take(&mut self.chunks);
+        spare.truncate(steps.len().div_ceil(self.target));
+        for part in steps.chunks(self.target) {
+            let chunk = match spare.pop() {
+                Some(mut chunk) => {
+                    chunk.refill(part);
+                    chunk
+                }
+                None => Chunk::new(part),
+            };
+            // Free units never fall over time before any reservation (releases only add), so
+            // no chunk holds a closed run yet: its skyline is empty, and fits skip its middle.
             let _ = chunk.runs.set(Vec::new());
+            self.chunks.push(chunk);
         }
-        let mut summary = Summary::default();
-        summary.build(&chunks);
-        let starts = chunk_starts(&chunks);
-        Profile {
-            chunks,
-            starts,
-            summary,
-            steps: steps.len(),
-            target,
-        }
+        self.summary.build(&self.chunks);
+        self.starts.clear();
+        self.starts.extend(self.chunks.iter().map(|c| c.times[0]));
+        self.steps = steps.len();
+        self.scratch = steps;
     }
 
     /// The chunk holding time `t`: the last one starting at or before it (the first if none).
@@ -582,34 +636,37 @@ impl Profile {
         open
     }
 
-    /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration).
-    pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) {
+    /// Sets `size` units aside over `[start, start + duration)` (one step for a zero duration)
+    /// and returns the fewest free units left on those steps (`i64::MAX` if none is taken), so
+    /// that the caller knows whether a step without room appeared without looking for it.
+    pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) -> i64 {
         let end = start.saturating_add(duration);
         if end > start {
             self.split_at(end);
         }
         let Some((first, i)) = self.split_at(start) else {
-            return;
+            return i64::MAX;
         };
         let size = i64::from(size);
         if end <= start {
-            self.subtract(first, i, i + 1, size);
-            return;
+            return self.subtract(first, i, i + 1, size);
         }
         // The last chunk with a step before `end`; those between are covered whole.
         let last = self.starts.partition_point(|&s| s < end).saturating_sub(1);
         let stop = self.chunks[last].times.partition_point(|&t| t < end);
         if last == first {
-            self.subtract(first, i, stop, size);
+            self.subtract(first, i, stop, size)
         } else {
-            self.subtract(first, i, self.chunks[first].len(), size);
+            let head = self.subtract(first, i, self.chunks[first].len(), size);
             self.summary.add_range(first + 1, last, -size);
-            self.subtract(last, 0, stop, size);
+            let tail = self.subtract(last, 0, stop, size);
+            head.min(self.summary.min_in(first + 1, last)).min(tail)
         }
     }
 
-    /// Takes `size` units from steps `from..to` of chunk `c`.
-    fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) {
+    /// Takes `size` units from steps `from..to` of chunk `c` and returns the fewest left on
+    /// them.
+    fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) -> i64 {
         let chunk = &mut self.chunks[c];
         let (mut lowest, mut highest_before) = (i64::MAX, i64::MIN);
         for free in &mut chunk.free[from..to] {
@@ -618,7 +675,11 @@ impl Profile {
             lowest = lowest.min(*free);
         }
         chunk.lowered(lowest, highest_before);
+        let add = chunk.add;
         self.summary.set_leaf(c, chunk);
+        lowest
+            .saturating_add(add)
+            .saturating_add(self.summary.offset(c))
     }
 
     /// Makes `t` a step boundary and returns that step; `None` for `Time::MAX` when no step

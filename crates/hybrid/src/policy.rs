@@ -193,6 +193,12 @@ pub trait PlatformView {
     /// Counts the jobs entering the batch queue (submissions and requeues): equal values mean
     /// no job was added in between.
     fn queue_epoch(&self) -> u64;
+    /// A count that moves whenever some reservation's idle nodes
+    /// ([`PlatformView::reserved_idle`]) may have changed: equal values mean every count is
+    /// the same. `None` (the default) for a view that keeps no such count.
+    fn reserved_version(&self) -> Option<u64> {
+        None
+    }
     /// EASY's shadow for the queue head at `now`, `None` with an empty queue.
     fn head_shadow(&self, now: Time) -> Option<Shadow>;
     /// Whether some queued job could start as a guest on `budget` reserved nodes at `now` for
@@ -466,6 +472,12 @@ pub struct HybridPolicy {
     /// Reservations for which no guest started, with the queue epoch, idle-node count and
     /// arrival they were asked with: while those hold the answer is still none.
     no_guests: FxHashMap<JobId, (u64, usize, Time)>,
+    /// The queue epoch and the view's [`PlatformView::reserved_version`] after a guest lending
+    /// that asked for no pass, while the reservations and `no_guests` have not changed since:
+    /// while both hold, every reservation's answer is still none, so the next lending skips
+    /// them all at once.
+    #[serde(default)]
+    lent_none_at: Option<(u64, u64)>,
     /// The next step of a settle.
     step: u8,
 }
@@ -504,6 +516,7 @@ impl HybridPolicy {
             shrunk: FxHashMap::default(),
             plans: Vec::new(),
             no_guests: FxHashMap::default(),
+            lent_none_at: None,
             step: 0,
         }
     }
@@ -556,6 +569,7 @@ impl HybridPolicy {
         if let Some(od) = start.guest_of {
             self.guests.insert(start.job, (od, start.submit));
             self.no_guests.remove(&od);
+            self.lent_none_at = None;
         }
     }
 
@@ -593,6 +607,7 @@ impl HybridPolicy {
         if self.composite.is_none() || self.board.strategy() == NoticeStrategy::N {
             return Ok(());
         }
+        self.lent_none_at = None;
         let renotice = self.board.reservations().any(|r| r.job == notice.job);
         let free = view.idle_nodes(notice.size as usize);
         // CUP plans only for what the idle nodes do not cover.
@@ -688,6 +703,7 @@ impl HybridPolicy {
         }
         self.plans.retain(|(p, _)| p.for_job != job);
         self.no_guests.remove(&job);
+        self.lent_none_at = None;
         let reserved = self.board.arrive(job);
         let mut need = size.saturating_sub(reserved.len() as u32);
         if !reserved.is_empty() {
@@ -874,6 +890,7 @@ impl HybridPolicy {
         if shortfall == 0 || view.idle_count() == 0 {
             return;
         }
+        self.lent_none_at = None;
         // One command per run of nodes claimed for the same job.
         for (job, node) in self.board.offer(&view.idle_nodes(shortfall)) {
             match out.last_mut() {
@@ -893,6 +910,11 @@ impl HybridPolicy {
             return;
         }
         let epoch = view.queue_epoch();
+        let version = view.reserved_version();
+        if version.is_some_and(|v| self.lent_none_at == Some((epoch, v))) {
+            return;
+        }
+        let mut asked_for_pass = false;
         for r in self.board.reservations() {
             // Counted first: most settles find the answer unchanged and allocate nothing.
             let count = view.reserved_idle(r.job, r.nodes);
@@ -918,7 +940,9 @@ impl HybridPolicy {
                 nodes,
                 arrival: r.estimated_arrival,
             }));
+            asked_for_pass = true;
         }
+        self.lent_none_at = version.filter(|_| !asked_for_pass).map(|v| (epoch, v));
     }
 }
 
@@ -942,6 +966,7 @@ impl Policy for HybridPolicy {
             }
             Observation::NodeLost { node } => {
                 self.board.drop_node(node);
+                self.lent_none_at = None;
             }
             Observation::Notice(notice) => self.on_notice(now, notice, view, out)?,
             Observation::Arrival { job, size } => self.on_arrival(now, job, size, view, out)?,
@@ -967,6 +992,7 @@ impl Policy for HybridPolicy {
         view: &dyn PlatformView,
         out: &mut Vec<Command>,
     ) -> Result<(), HybridError> {
+        self.lent_none_at = None;
         if self.board.next_expiry().is_some_and(|t| t <= now) {
             for (job, nodes) in self.board.expire(now) {
                 out.push(Command::Release { job, nodes });

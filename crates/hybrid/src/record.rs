@@ -51,6 +51,8 @@ pub enum Query {
     QueueLen,
     /// [`PlatformView::queue_epoch`].
     QueueEpoch,
+    /// [`PlatformView::reserved_version`].
+    ReservedVersion,
     /// [`PlatformView::head_shadow`].
     HeadShadow(Time),
     /// [`PlatformView::guest_could_start`]: at, budget, arrival.
@@ -188,6 +190,13 @@ impl PlatformView for ReplayedView {
 
     fn queue_epoch(&self) -> u64 {
         self.count(&Query::QueueEpoch)
+    }
+
+    fn reserved_version(&self) -> Option<u64> {
+        match self.answer(&Query::ReservedVersion) {
+            Some(Answer::Count(n)) => Some(*n),
+            _ => None,
+        }
     }
 
     fn head_shadow(&self, now: Time) -> Option<Shadow> {

@@ -78,12 +78,49 @@ pub struct Metrics {
     /// one-hour floor is ours (the paper does not define PPE for zero waits; one hour is the
     /// price period, §3.3.1). `None` without metascheduled jobs.
     pub mean_ppe_percent: Option<f64>,
+    /// What [`Metrics::mean_ppe_percent`] is made of; `None` without metascheduled jobs.
+    pub wait_errors: Option<WaitErrors>,
     /// Total energy of the measured jobs' runs, MWh.
     pub energy_mwh: f64,
     /// Mean bounded slowdown of the completed measured jobs.
     pub mean_bounded_slowdown: f64,
     /// Per site, in site order.
     pub sites: Vec<SiteMetrics>,
+}
+
+/// The metascheduled jobs' predicted waits against the waits they had at the site where they
+/// ran, in the terms Table 5's PPE is built from: what makes a mean PPE large.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WaitErrors {
+    /// Jobs compared.
+    pub jobs: usize,
+    /// Mean |predicted − actual| wait, seconds.
+    pub mean_abs_error_s: f64,
+    /// Mean actual wait, seconds.
+    pub mean_actual_s: f64,
+    /// Share of the jobs that did not wait.
+    pub zero_actual_share: f64,
+    /// Share of the jobs predicted to wait.
+    pub positive_predicted_share: f64,
+    /// Mean of `100 · |predicted − actual| / response time` (the error against the whole
+    /// response it shifts; another reading of PPE, for comparison).
+    pub ppe_over_response_percent: f64,
+}
+
+impl WaitErrors {
+    /// Over `(predicted, actual, response)` seconds per job; `None` for no jobs.
+    fn of(jobs: &[(f64, f64, f64)]) -> Option<WaitErrors> {
+        let n = jobs.len() as f64;
+        let mean = |f: &dyn Fn(&(f64, f64, f64)) -> f64| jobs.iter().map(f).fold(0.0, add) / n;
+        (!jobs.is_empty()).then(|| WaitErrors {
+            jobs: jobs.len(),
+            mean_abs_error_s: mean(&|j| (j.0 - j.1).abs()),
+            mean_actual_s: mean(&|j| j.1),
+            zero_actual_share: mean(&|j| f64::from(u8::from(j.1 <= 0.0))),
+            positive_predicted_share: mean(&|j| f64::from(u8::from(j.0 > 0.0))),
+            ppe_over_response_percent: mean(&|j| 100.0 * (j.0 - j.1).abs() / j.2.max(1.0)),
+        })
+    }
 }
 
 impl Metrics {
@@ -142,12 +179,18 @@ impl Metrics {
             })
             .collect();
         let total_cost_usd = done().map(|(_, r)| r.cost_usd).fold(0.0, add);
-        let ppe: Vec<f64> = done()
+        let predictions: Vec<(f64, f64, f64)> = done()
             .filter_map(|(j, r)| {
-                let predicted = r.predicted_wait?.secs() as f64;
-                let actual = j.site_wait()?.secs() as f64;
-                Some(100.0 * (predicted - actual).abs() / actual.max(3_600.0))
+                Some((
+                    r.predicted_wait?.secs() as f64,
+                    j.site_wait()?.secs() as f64,
+                    j.response()?.secs() as f64,
+                ))
             })
+            .collect();
+        let ppe: Vec<f64> = predictions
+            .iter()
+            .map(|(predicted, actual, _)| 100.0 * (predicted - actual).abs() / actual.max(3_600.0))
             .collect();
         Metrics {
             jobs: measured().count(),
@@ -164,6 +207,7 @@ impl Metrics {
                 0.0
             },
             mean_ppe_percent: stats::mean(&ppe),
+            wait_errors: WaitErrors::of(&predictions),
             migrated: done()
                 .filter(|(j, r)| r.site != j.job.submission_site)
                 .count(),

@@ -47,8 +47,9 @@
 //! ## What the policy may read ([`GridView`])
 //! The sites, each site's wait features now (for learned predictors), its what-if wait
 //! ([`BatchCluster::predicted_start`]), a migrated job's transfer time, and
-//! [`SimConfig::wait_perturbation`]'s injected error (Table 5): a uniform draw in `[−T, T]`
-//! per (job, site) (stream family `"wait-perturbation"`). Every answer is the platform as the
+//! [`SimConfig::wait_perturbation`]'s injected error (Table 5): one uniform draw in `[−T, T]`
+//! per job, the same at every site (§5.3: "we perturb our predicted waiting time for each job
+//! by adding a random value"; stream family `"wait-perturbation"`). Every answer is the platform as the
 //! call finds it: a cycle's placements reach the sites once the call returns, so a what-if
 //! within the cycle does not count them (see [`GridView`]).
 //!
@@ -264,8 +265,8 @@ pub struct SimConfig {
     pub history: usize,
     /// Data-transfer time of migrated jobs, if any.
     pub transfer: Option<TransferModel>,
-    /// Table 5's perturbation threshold `T`: each predicted wait plus a uniform draw in
-    /// `[−T, T]`; `None` for none.
+    /// Table 5's perturbation threshold `T`: each job's predicted waits plus one uniform draw
+    /// in `[−T, T]` per job (§5.3), the same at every site; `None` for none.
     pub wait_perturbation: Option<Duration>,
     /// The jobs' power relative to HPL's.
     pub power: PowerModel,
@@ -373,14 +374,15 @@ impl SimConfig {
         }
     }
 
-    /// Table 5's additive error of the predicted wait of trace job `index` at `site`.
-    fn perturbation(&self, index: usize, site: usize) -> Duration {
+    /// Table 5's additive error of trace job `index`'s predicted waits: one draw per job,
+    /// the same at every site (§5.3).
+    fn perturbation(&self, index: usize) -> Duration {
         match self.wait_perturbation {
             Some(t) if t.secs() > 0 => {
                 let mut rng = self
                     .streams()
                     .family("wait-perturbation", index as u64)
-                    .stream("site", site as u64);
+                    .stream("job", 0);
                 Duration(rng.random_range(-t.secs()..=t.secs()))
             }
             _ => Duration::ZERO,
@@ -604,10 +606,10 @@ impl GridView for Platform {
         }
     }
 
-    fn wait_error(&self, job: JobId, site: usize) -> Duration {
+    fn wait_error(&self, job: JobId, _site: usize) -> Duration {
         self.index
             .get(&job)
-            .map_or(Duration::ZERO, |&i| self.config.perturbation(i, site))
+            .map_or(Duration::ZERO, |&i| self.config.perturbation(i))
     }
 }
 

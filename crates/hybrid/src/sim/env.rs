@@ -56,7 +56,8 @@ impl Env {
             records,
             index,
             hold: vec![Hold::Cluster; config.nodes as usize],
-            reserved: FxHashMap::default(),
+            reserved_unknown: FxHashMap::default(),
+            reserved_version: 0,
             idle: IdleStack::new(config.nodes),
             running: BTreeMap::new(),
             od_running: 0,
@@ -92,7 +93,10 @@ impl Env {
         let longest = job.estimate.max(job.runtime);
         job.arrival
             .try_add(longest.checked_mul(2).unwrap_or(Duration(i64::MAX)))?;
-        let (state, account, record) = job_entry(&self.config, &spec)?;
+        let (mut state, account, record) = job_entry(&self.config, &spec)?;
+        // Nodes a policy reserved for the id before the job was admitted.
+        state.reserved_idle = self.reserved_unknown.remove(&job.id).unwrap_or(0);
+        self.reserved_version += 1;
         let i = self.jobs.len();
         self.index
             .push(job.id, i, self.jobs.iter().map(|st| st.spec.id()));
@@ -572,16 +576,22 @@ impl Env {
         let Some(slot) = self.hold.get_mut(node.index()) else {
             return;
         };
-        if let Hold::Reserved(job) = std::mem::replace(slot, hold)
-            && let Some(count) = self.reserved.get_mut(&job)
-        {
-            *count -= 1;
-            if *count == 0 {
-                self.reserved.remove(&job);
-            }
+        if let Hold::Reserved(job) = std::mem::replace(slot, hold) {
+            let count = self.reserved_count(job);
+            *count = count.saturating_sub(1);
+            self.reserved_version += 1;
         }
         if let Hold::Reserved(job) = hold {
-            *self.reserved.entry(job).or_default() += 1;
+            *self.reserved_count(job) += 1;
+            self.reserved_version += 1;
+        }
+    }
+
+    /// The count of nodes held [`Hold::Reserved`] for `job`.
+    fn reserved_count(&mut self, job: JobId) -> &mut u32 {
+        match self.index.get(job) {
+            Some(i) => &mut self.jobs[i].reserved_idle,
+            None => self.reserved_unknown.entry(job).or_default(),
         }
     }
 
@@ -752,7 +762,10 @@ impl PlatformView for Env {
     }
 
     fn reserved_idle(&self, job: JobId, _nodes: &[NodeId]) -> usize {
-        let count = self.reserved.get(&job).map_or(0, |&count| count as usize);
+        let count = match self.index.get(job) {
+            Some(i) => self.jobs.get(i).map_or(0, |st| st.reserved_idle),
+            None => self.reserved_unknown.get(&job).copied().unwrap_or(0),
+        } as usize;
         self.noted(
             || Query::ReservedIdle(job),
             count,
@@ -810,6 +823,11 @@ impl PlatformView for Env {
             self.queue_epoch,
             |&a| Answer::Count(a),
         )
+    }
+
+    fn reserved_version(&self) -> Option<u64> {
+        let version = self.reserved_version;
+        Some(self.noted(|| Query::ReservedVersion, version, |&a| Answer::Count(a)))
     }
 
     fn head_shadow(&self, now: Time) -> Option<Shadow> {
@@ -908,13 +926,24 @@ impl Env {
                 env.cluster.offline_units()
             ));
         }
-        for (&job, &count) in &env.reserved {
-            let idle = env
-                .hold
-                .iter()
-                .filter(|&&h| h == Hold::Reserved(job))
-                .count();
-            if idle != count as usize {
+        let mut idle: FxHashMap<JobId, u32> = FxHashMap::default();
+        for hold in &env.hold {
+            if let Hold::Reserved(job) = *hold {
+                *idle.entry(job).or_default() += 1;
+            }
+        }
+        let counted = env
+            .jobs
+            .iter()
+            .map(|st| (st.spec.id(), st.reserved_idle))
+            .chain(
+                env.reserved_unknown
+                    .iter()
+                    .map(|(&job, &count)| (job, count)),
+            );
+        for (job, count) in counted {
+            let idle = idle.get(&job).copied().unwrap_or(0);
+            if idle != count {
                 env.violations.push(format!(
                     "t={now}: {job} has {idle} idle reserved nodes, counted {count}"
                 ));
@@ -997,6 +1026,7 @@ fn job_entry(
         run: None,
         od_nodes: Vec::new(),
         od_epoch: 0,
+        reserved_idle: 0,
     };
     let account = JobAccount {
         id,

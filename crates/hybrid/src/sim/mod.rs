@@ -309,6 +309,9 @@ struct JobState {
     /// On-demand jobs under a mechanism: nodes held and run epoch.
     od_nodes: Vec<NodeId>,
     od_epoch: u32,
+    /// On-demand jobs: nodes held [`Hold::Reserved`] for it (its reservation's idle nodes),
+    /// read at every settle by the policy's guest lending.
+    reserved_idle: u32,
 }
 
 /// What the mechanisms see of running batch job `st` (none for an on-demand job queued as a
@@ -495,8 +498,11 @@ struct Env {
     records: Vec<JobRecord>,
     index: JobIndex,
     hold: Vec<Hold>,
-    /// Nodes held [`Hold::Reserved`] per on-demand job (the idle nodes of its reservation).
-    reserved: FxHashMap<JobId, u32>,
+    /// Nodes held [`Hold::Reserved`] for jobs the workload does not have (a policy may reserve
+    /// for any id; the workload's jobs count theirs in [`JobState`]).
+    reserved_unknown: FxHashMap<JobId, u32>,
+    /// Moves whenever a count of reserved idle nodes does ([`PlatformView::reserved_version`]).
+    reserved_version: u64,
     idle: IdleStack,
     /// Running batch jobs by workload position, with what the mechanisms see of each (none
     /// for an on-demand job queued as a batch job), kept compact for CUP's notices and the
