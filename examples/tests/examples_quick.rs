@@ -419,7 +419,7 @@ fn readme_example_commands_exist_with_their_flags() {
 }
 
 /// `hybrid_table3 --calibrate` writes the Cori-like fit as a 2-D table, run-time scale ×
-/// mean session length, one cell per point, and marks exactly one point of the grid nearest.
+/// arrival swings, one cell per point, and marks exactly one point of the grid nearest.
 #[test]
 fn hybrid_calibration_writes_the_fit_table() {
     let out = tempfile::tempdir().expect("temporary directory");
@@ -436,8 +436,8 @@ fn hybrid_calibration_writes_the_fit_table() {
     let fit = std::fs::read_to_string(out.path().join("hybrid_table3_calibration_cori_fit.csv"))
         .expect("the fit table");
     let rows: Vec<&str> = fit.lines().collect();
-    assert_eq!(rows.len(), 1 + 4, "a header and one row per scale: {fit}");
-    assert!(rows[0].contains("sessions of 25 jobs"), "{fit}");
+    assert_eq!(rows.len(), 1 + 3, "a header and one row per scale: {fit}");
+    assert!(rows[0].contains("weekends x 0.50"), "{fit}");
     assert!(
         rows[1..].iter().all(|r| r.matches('/').count() == 3 * 2),
         "{fit}"
@@ -445,6 +445,8 @@ fn hybrid_calibration_writes_the_fit_table() {
     let grid = std::fs::read_to_string(out.path().join("hybrid_table3_calibration_cori.csv"))
         .expect("the grid");
     assert_eq!(grid.matches("nearest").count(), 1, "{grid}");
-    // 4 scales × 3 session lengths, and the shorter reading beside (a diagnostic).
-    assert_eq!(grid.lines().count(), 1 + 12 + 1, "{grid}");
+    // 3 scales × 3 swings (the workload's point among them), and two diagnostics beside:
+    // more estimates at the limit, the shorter reading.
+    assert_eq!(grid.lines().count(), 1 + 9 + 2, "{grid}");
+    assert_eq!(grid.matches("ours").count(), 1, "{grid}");
 }

@@ -1,8 +1,9 @@
-//! Runs the Cori-like month (440,000 jobs on 12,076 nodes, as the `cori_like_sim` bench) under
-//! one configuration and prints how long the simulation took (wall and the thread's CPU
-//! time) and a digest of its outcome, so
-//! that a profiler can be pointed at it and two builds can be checked to give the same
-//! schedule.
+//! Runs a Cori-like span under one configuration and prints how long the simulation took
+//! (wall and the thread's CPU time) and a digest of its outcome, so that a profiler can be
+//! pointed at it and two builds can be checked to give the same schedule. By default the span
+//! is the `cori_like_sim` bench's: 440,000 jobs on 12,076 nodes, 20.6 days at the 2018 log's
+//! rate; `JOBS` = 2,607,054 runs the Cori-like environment's whole 122 days (Table I,
+//! [`CORI_LOG_JOBS`](cosched_hybrid::workload::CORI_LOG_JOBS)).
 //!
 //! `cargo run --release -p cosched-hybrid --example cori_month -- [MECHANISM] [SEED] [JOBS]
 //! [SCALE]` where MECHANISM is `baseline` or one of `N&PAA`, …, `CUP&SPAA` (default
@@ -16,8 +17,8 @@ use std::error::Error;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
-/// The most jobs a run generates (ours: ten Cori-like months), so that a mistyped `JOBS`
-/// is refused before anything is allocated for it.
+/// The most jobs a run generates (ours: about 2.3 Cori-like logs of Table I), so that a
+/// mistyped `JOBS` is refused before anything is allocated for it.
 const MAX_JOBS: usize = 6_000_000;
 
 fn main() {

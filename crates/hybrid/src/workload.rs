@@ -18,7 +18,8 @@
 //!
 //! ## Generated traces ([`TraceParams::theta`], [`TraceParams::cori`], [`generate`])
 //! The Lublin–Feitelson model (`cosched_workload::LublinModel`, whole-log parameters)
-//! draws arrivals, sizes and run times; Tsafrir's model draws estimates. Consecutive jobs are
+//! draws arrivals, sizes and run times; Tsafrir's model draws estimates (§IV-A is silent on
+//! them; [`TraceParams::max_estimate_share`] moves its share at the limit). Consecutive jobs are
 //! grouped into project sessions ([`Sessions`]: heavy-tailed lengths, job arrays of similar
 //! jobs submitted seconds apart), so that on-demand submissions come in bursts as in Fig. 5.
 //! The arrivals are then rescaled to the real log's job rate (Table I: Theta 37,298 jobs in
@@ -33,10 +34,14 @@
 //! typing keeps Obs. 9's 3–15 % on-demand share.
 //! - Theta-like (the whole year): run times × 0.7, sessions of 1 job (the on-demand bursts come
 //!   from the typing by project alone).
-//! - Cori-like ([`CORI_LOG_JOBS`], Table I's four months): run times × 0.55, sessions of 25
-//!   jobs, 90 % arrays, 5 s apart, 1.5 % of the parallel jobs wide (64–4,096 nodes); the grid
-//!   is run-time scale × mean session length. No point of it meets the whole row: longer
-//!   sessions lower the baseline's instant start at a given utilisation but raise its
+//! - Cori-like ([`CORI_LOG_JOBS`], Table I's four months): run times × 0.50, sessions of 25
+//!   jobs, 90 % arrays, 5 s apart, 1.5 % of the parallel jobs wide (64–4,096 nodes), and day
+//!   and week swings in real hours ([`ArrivalCycle`], [`CORI_CYCLE`]: the Lublin–Feitelson
+//!   fitted day, weekends at half rate, ours); the grid is run-time scale × arrival swings,
+//!   with more estimates at the limit beside it. No point meets the whole row: swings, like
+//!   longer sessions, lower the baseline's instant start at a given utilisation but raise
+//!   its turnaround; more estimates at the limit leave instant start where it was (small
+//!   jobs backfill into the nodes the head job's reservation leaves over) while they shorten
 //!   turnaround, and instant start stays the farthest figure; `hybrid_table3` reports the
 //!   misses.
 //!
@@ -65,7 +70,7 @@ use cosched_core::{
 };
 use cosched_workload::admit::Admissible;
 use cosched_workload::lublin::LublinParams;
-use cosched_workload::{LublinModel, TsafrirEstimates};
+use cosched_workload::{LublinModel, TsafrirEstimates, TsafrirParams};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -685,6 +690,124 @@ pub struct TraceParams {
     /// size range is relative to `nodes`, see `LublinParams`).
     #[serde(skip, default = "LublinParams::typeless")]
     pub model: LublinParams,
+    /// Day and week arrival swings in the log's own hours ([`ArrivalCycle`]); `None`: the
+    /// model's clock rescaled as a whole to the log's rate (its daily cycle stretched or
+    /// squeezed with it).
+    #[serde(default)]
+    pub cycle: Option<ArrivalCycle>,
+    /// Share of the jobs whose estimate is the longest allowed ([`TsafrirParams`]'s
+    /// `max_estimate_share`); `None`: Tsafrir's model's own (about 21.7 %).
+    #[serde(default)]
+    pub max_estimate_share: Option<f64>,
+}
+
+/// The arrival rate's day and week swings of a generated trace, in the real log's hours.
+///
+/// The Lublin–Feitelson model draws arrivals on its own clock: a renewal process in
+/// *operational time* that its daily cycle (48 half-hour weights, fitted on real logs) maps to
+/// the day. Rescaling that clock to a log's rate squeezes the day with it (Cori-like: about
+/// 140 model days into one real day, so the cycle is a ripple of minutes). With a cycle the
+/// generator instead rescales the operational time and maps it back through this cycle over
+/// real days and weeks: the rate in half-hour `k` of the week is proportional to
+/// `(1 + day · (w[k mod 48] − 1)) · (weekend on Saturday and Sunday, else 1)`, with `w` the
+/// model's daily weights (Lublin and Feitelson 2003, `LublinParams::arrival_weights`).
+/// The job count, order and mean rate are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArrivalCycle {
+    /// Strength of the daily cycle in `[0, 1]`: 0 flat, 1 the model's fitted day.
+    pub day: f64,
+    /// Rate on Saturdays and Sundays relative to weekdays, `> 0` (1: no weekly cycle).
+    pub weekend: f64,
+    /// Day of the week at time 0, 0 = Monday.
+    pub first_weekday: u8,
+}
+
+impl ArrivalCycle {
+    fn validate(&self) -> Result<(), ParamError> {
+        ParamError::check(
+            (0.0..=1.0).contains(&self.day),
+            "day",
+            self.day,
+            "must lie in [0, 1]",
+        )?;
+        ParamError::check(
+            self.weekend.is_finite() && self.weekend > 0.0,
+            "weekend",
+            self.weekend,
+            "must be finite and > 0",
+        )?;
+        ParamError::check(
+            self.first_weekday < 7,
+            "first_weekday",
+            self.first_weekday,
+            "must lie in 0..=6",
+        )
+    }
+
+    /// The relative rate of each half-hour of the week (mean 1), from the model's daily
+    /// weights `w`.
+    fn week(&self, w: &[f64; 48]) -> Vec<f64> {
+        let rates: Vec<f64> = (0..WEEK_BUCKETS)
+            .map(|k| {
+                let weekday = (usize::from(self.first_weekday) + k / 48) % 7;
+                let weekend = if weekday >= 5 { self.weekend } else { 1.0 };
+                (1.0 + self.day * (w[k % 48] - 1.0)) * weekend
+            })
+            .collect();
+        let mean = rates.iter().sum::<f64>() / WEEK_BUCKETS as f64;
+        rates.into_iter().map(|r| r / mean).collect()
+    }
+}
+
+/// Half-hour buckets of a week.
+const WEEK_BUCKETS: usize = 7 * 48;
+/// Seconds of a half-hour bucket.
+const BUCKET_SECONDS: f64 = 1_800.0;
+
+/// A clock whose rate is piecewise constant over half-hour buckets repeating with the
+/// buckets' period: maps real time to operational time (the rate's integral) and back.
+struct BucketClock {
+    rates: Vec<f64>,
+    /// Operational time at the start of each bucket, then at the period's end.
+    starts: Vec<f64>,
+}
+
+impl BucketClock {
+    /// `rates` must be positive.
+    fn new(rates: Vec<f64>) -> BucketClock {
+        let starts = std::iter::once(0.0)
+            .chain(rates.iter().scan(0.0, |acc, r| {
+                *acc += r * BUCKET_SECONDS;
+                Some(*acc)
+            }))
+            .collect();
+        BucketClock { rates, starts }
+    }
+
+    fn period(&self) -> (f64, f64) {
+        let real = self.rates.len() as f64 * BUCKET_SECONDS;
+        (real, self.starts.last().copied().unwrap_or(real))
+    }
+
+    /// Operational time at real time `t` (>= 0).
+    fn operational(&self, t: f64) -> f64 {
+        let (real, op) = self.period();
+        let cycles = (t / real).floor();
+        let rem = t - cycles * real;
+        let k = ((rem / BUCKET_SECONDS) as usize).min(self.rates.len() - 1);
+        cycles * op + self.starts[k] + self.rates[k] * (rem - k as f64 * BUCKET_SECONDS)
+    }
+
+    /// Real time at operational time `tau` (>= 0), the inverse of [`BucketClock::operational`].
+    fn real(&self, tau: f64) -> f64 {
+        let (real, op) = self.period();
+        let cycles = (tau / op).floor();
+        let rem = tau - cycles * op;
+        let k = self.starts[1..]
+            .partition_point(|&s| s <= rem)
+            .min(self.rates.len() - 1);
+        cycles * real + k as f64 * BUCKET_SECONDS + (rem - self.starts[k]) / self.rates[k]
+    }
 }
 
 /// Theta 2019: 37,298 jobs in 365 days (Table I).
@@ -708,6 +831,8 @@ impl TraceParams {
             runtime_scale: THETA_RUNTIME_SCALE,
             sessions: THETA_SESSIONS,
             model: LublinParams::typeless(),
+            cycle: None,
+            max_estimate_share: None,
         }
     }
 
@@ -727,6 +852,8 @@ impl TraceParams {
             runtime_scale: CORI_RUNTIME_SCALE,
             sessions: CORI_SESSIONS,
             model: capacity_sizes(nodes, CORI_SINGLE_NODE_SHARE),
+            cycle: CORI_CYCLE,
+            max_estimate_share: CORI_MAX_ESTIMATE_SHARE,
         }
     }
 }
@@ -734,7 +861,7 @@ impl TraceParams {
 /// Theta-like run-time scale (calibrated on the baseline row; see the module docs).
 pub const THETA_RUNTIME_SCALE: f64 = 0.7;
 /// Cori-like run-time scale (calibrated on the baseline row; see the module docs).
-pub const CORI_RUNTIME_SCALE: f64 = 0.55;
+pub const CORI_RUNTIME_SCALE: f64 = 0.50;
 /// Cori's log as Table I states it: 2,607,054 jobs, April–July 2018 (122 days at
 /// [`CORI_JOBS_PER_DAY`]), the length the Cori-like environment is calibrated and judged over.
 pub const CORI_LOG_JOBS: usize = 2_607_054;
@@ -745,6 +872,16 @@ pub const THETA_SESSIONS: Sessions = Sessions {
     spacing: Duration(120),
     shape: 1.5,
 };
+/// Cori-like day and week swings from Sunday 1 April 2018 (Table I's period): the
+/// Lublin–Feitelson model's fitted day (cited), weekends at half the weekdays' rate (ours),
+/// chosen on the baseline row (see the module docs).
+pub const CORI_CYCLE: Option<ArrivalCycle> = Some(ArrivalCycle {
+    day: 1.0,
+    weekend: 0.5,
+    first_weekday: 6,
+});
+/// Cori-like share of estimates at the limit: Tsafrir's model's own (see the module docs).
+pub const CORI_MAX_ESTIMATE_SHARE: Option<f64> = None;
 /// Cori-like sessions (calibrated on the baseline row; see the module docs).
 pub const CORI_SESSIONS: Sessions = Sessions {
     mean_jobs: 25.0,
@@ -825,9 +962,15 @@ pub fn generate(params: &TraceParams, seed: u64) -> Result<Vec<RigidJob>, Hybrid
         "must be finite and > 0",
     )?;
     params.sessions.validate()?;
+    if let Some(cycle) = &params.cycle {
+        cycle.validate()?;
+    }
     let streams = SeedStreams::new(seed);
     let model = LublinModel::with_params(params.nodes, params.model)?;
-    let estimates = TsafrirEstimates::new(params.max_runtime.max(Duration::from_hours(1)))?;
+    let estimates = TsafrirEstimates::with_params(TsafrirParams {
+        max_estimate_share: params.max_estimate_share,
+        ..TsafrirParams::new(params.max_runtime.max(Duration::from_hours(1)))
+    })?;
     let mut jobs = model.generate(params.jobs, seed);
     let mut singles = streams.stream("single-node", 0);
     let mut sessions = streams.stream("sessions", 0);
@@ -884,14 +1027,34 @@ pub fn generate(params: &TraceParams, seed: u64) -> Result<Vec<RigidJob>, Hybrid
     }
     jobs.sort_by_key(|j| (j.submit, j.id));
     estimates.assign(&mut jobs, seed);
-    // Arrivals rescaled to the log's rate.
-    let first = jobs.first().map_or(0, |j| j.submit.0);
-    let last = jobs.last().map_or(0, |j| j.submit.0);
-    let span = (last - first).max(1) as f64;
+    // Arrivals rescaled to the log's rate: the model's clock as a whole, or its operational
+    // time mapped back through the cycle in real hours.
     let target = params.jobs.saturating_sub(1) as f64 / params.jobs_per_day * 86_400.0;
-    let factor = target / span;
+    let clocks = params.cycle.map(|cycle| {
+        let w = params.model.arrival_weights();
+        (
+            BucketClock::new(w.to_vec()),
+            BucketClock::new(cycle.week(&w)),
+        )
+    });
+    let operational = |t: i64| match &clocks {
+        Some((model, _)) => model.operational(t as f64),
+        None => t as f64,
+    };
+    let first = jobs.first().map_or(0.0, |j| operational(j.submit.0));
+    let last = jobs.last().map_or(0.0, |j| operational(j.submit.0));
+    // The last arrival lands at the window's end: the mean rate over the window is the log's.
+    let end = clocks
+        .as_ref()
+        .map_or(target, |(_, real)| real.operational(target));
+    let factor = end / (last - first).max(1.0);
     for job in &mut jobs {
-        job.submit = Time(((job.submit.0 - first) as f64 * factor).round() as i64);
+        let tau = (operational(job.submit.0) - first) * factor;
+        let t = match &clocks {
+            Some((_, real)) => real.real(tau),
+            None => tau,
+        };
+        job.submit = Time(t.round() as i64);
     }
     Ok(jobs)
 }
@@ -1028,6 +1191,7 @@ mod tests {
             let trace = generate(
                 &TraceParams {
                     sessions,
+                    cycle: None,
                     ..TraceParams::cori(20_000)
                 },
                 5,
@@ -1077,6 +1241,99 @@ mod tests {
             proptest::prop_assert!(within);
             let span = (trace[399].submit - trace[0].submit).0 as f64 / 86_400.0;
             proptest::prop_assert!((399.0 / span / params.jobs_per_day - 1.0).abs() < 0.01);
+        }
+    }
+
+    /// With a cycle the arrivals follow it in real hours (the model's day kept, a weekend
+    /// trough) while the count, order, window and mean rate stay the log's.
+    #[test]
+    fn the_cycle_swings_arrivals_over_real_days_and_weeks() {
+        // From a Friday: 100,000 Cori-like jobs span 4.7 days, a weekend among them.
+        let cycle = ArrivalCycle {
+            day: 1.0,
+            weekend: 0.5,
+            first_weekday: 4,
+        };
+        let params = TraceParams {
+            cycle: Some(cycle),
+            sessions: Sessions::NONE,
+            ..TraceParams::cori(100_000)
+        };
+        let trace = generate(&params, 3).unwrap();
+        assert_eq!(trace.len(), 100_000);
+        assert!(trace.windows(2).all(|w| w[0].submit <= w[1].submit));
+        let span = trace[trace.len() - 1].submit.0 as f64;
+        let target = 99_999.0 / CORI_JOBS_PER_DAY * 86_400.0;
+        assert!((span / target - 1.0).abs() < 1e-6, "{span} vs {target}");
+        let mut hours = [0.0f64; 24];
+        // Jobs and days of the whole days, weekdays and weekend days apart.
+        let whole = (span / 86_400.0).floor() as i64;
+        let (mut jobs, mut days) = ([0.0f64; 2], [0.0f64; 2]);
+        for d in 0..whole {
+            days[usize::from((4 + d) % 7 >= 5)] += 1.0;
+        }
+        for job in &trace {
+            hours[((job.submit.0 % 86_400) / 3_600) as usize] += 1.0;
+            let d = job.submit.0 / 86_400;
+            if d < whole {
+                jobs[usize::from((4 + d) % 7 >= 5)] += 1.0;
+            }
+        }
+        let w = params.model.arrival_weights();
+        let (peak, trough) = (w[26] + w[27], w[8] + w[9]);
+        let ratio = hours[13] / hours[4];
+        assert!(
+            (ratio / (peak / trough) - 1.0).abs() < 0.15,
+            "13:00 / 04:00 = {ratio}, model {}",
+            peak / trough
+        );
+        let per_day = [jobs[0] / days[0], jobs[1] / days[1]];
+        assert!((per_day[1] / per_day[0] - 0.5).abs() < 0.05, "{per_day:?}");
+        // Without a cycle the model's clock is squeezed: a flat day on the Cori-like rate.
+        let flat = generate(
+            &TraceParams {
+                sessions: Sessions::NONE,
+                cycle: None,
+                ..TraceParams::cori(100_000)
+            },
+            3,
+        )
+        .unwrap();
+        let mut hours = [0.0f64; 24];
+        for job in &flat {
+            hours[((job.submit.0 % 86_400) / 3_600) as usize] += 1.0;
+        }
+        assert!((hours[13] / hours[4] - 1.0).abs() < 0.1, "{hours:?}");
+        let bad = ArrivalCycle {
+            weekend: 0.0,
+            ..cycle
+        };
+        let params = TraceParams {
+            cycle: Some(bad),
+            ..TraceParams::cori(100)
+        };
+        assert!(generate(&params, 1).is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// The bucket clock's two directions are inverse and monotone.
+        #[test]
+        fn the_bucket_clock_inverts(
+            day in 0.0f64..=1.0,
+            weekend in 0.05f64..3.0,
+            first_weekday in 0u8..7,
+            t in 0.0f64..5.0e7,
+            dt in 0.0f64..1.0e5,
+        ) {
+            let w = LublinParams::typeless().arrival_weights();
+            let clock = BucketClock::new(ArrivalCycle { day, weekend, first_weekday }.week(&w));
+            let (a, b) = (clock.operational(t), clock.operational(t + dt));
+            proptest::prop_assert!(a <= b);
+            proptest::prop_assert!((clock.real(a) - t).abs() < 1e-3 * (1.0 + t * 1e-6));
+            // Mean rate 1: a whole week of real time is a week of operational time.
+            let week = 7.0 * 86_400.0;
+            proptest::prop_assert!((clock.operational(t + week) - a - week).abs() < 1e-3);
         }
     }
 
