@@ -184,12 +184,14 @@ fn the_column_reader_reads_what_the_json_reader_reads() {
         slurm.submit(all).expect("sbatch")
     };
     let ended = submit(&["-N1", "-w", "n5", "--wrap", "true"]);
-    let running = submit(&["-N2", "-w", "n5,n6", "-t", "2:30", "--wrap", "sleep 20"]);
+    let running = submit(&["-N2", "-w", "n5,n6", "-t", "2:30", "--wrap", "sleep 120"]);
     let waiting = submit(&["-N3", "--hold", "-t", "1-0", "--wrap", "true"]);
-    let requeued = submit(&["-N1", "-w", "n7", "--wrap", "sleep 20"]);
+    let requeued = submit(&["-N1", "-w", "n7", "--wrap", "sleep 120"]);
+    // Slurm may leave a pinned job pending until a later scheduling cycle (measured: 10 s and
+    // more), so both runs last long enough to overlap whenever each starts.
     wait_for(
         "the jobs to be running and ended",
-        Duration::from_secs(30),
+        Duration::from_secs(90),
         || {
             job_state(slurm, &ended) == Some(JobState::Completed)
                 && job_state(slurm, &running) == Some(JobState::Running)
