@@ -186,7 +186,7 @@ fn the_column_reader_reads_what_the_json_reader_reads() {
     let ended = submit(&["-N1", "-w", "n5", "--wrap", "true"]);
     let running = submit(&["-N2", "-w", "n5,n6", "-t", "2:30", "--wrap", "sleep 120"]);
     let waiting = submit(&["-N3", "--hold", "-t", "1-0", "--wrap", "true"]);
-    let requeued = submit(&["-N1", "-w", "n7", "--wrap", "sleep 120"]);
+    let requeued = submit(&["-N1", "-w", "n4", "--wrap", "sleep 120"]);
     // Slurm may leave a pinned job pending until a later scheduling cycle (measured: 10 s and
     // more), so both runs last long enough to overlap whenever each starts.
     wait_for(
