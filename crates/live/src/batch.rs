@@ -278,6 +278,16 @@ pub(crate) fn unix_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// Ended jobs as a journal keeps them: the platform's end times where known, and every
+/// ended job in the order the platform reported them.
+pub(crate) fn split_ends(ended: Vec<(JobId, Option<Time>)>) -> (Vec<(JobId, Time)>, Vec<JobId>) {
+    let times = ended
+        .iter()
+        .filter_map(|&(job, at)| Some((job, at?)))
+        .collect();
+    (times, ended.into_iter().map(|(job, _)| job).collect())
+}
+
 /// What a restart needs: the platform's nodes, the instants so far, and the clock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Journal {
@@ -560,13 +570,11 @@ where
         self.pass(now)?;
         let started = std::mem::take(&mut self.live.starting);
         let count = started.len();
+        let (end_times, ended) = split_ends(ended);
         self.live.journal.instants.push(JournalInstant {
             time: now,
-            end_times: ended
-                .iter()
-                .filter_map(|&(job, at)| Some((job, at?)))
-                .collect(),
-            ended: ended.into_iter().map(|(job, _)| job).collect(),
+            end_times,
+            ended,
             arrived,
             started: started.clone(),
             withdrawn,

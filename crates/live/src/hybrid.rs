@@ -75,7 +75,7 @@ use cosched_hybrid::{
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::batch::{BatchPlatform, PlatformJob, ScaledClock, unix_ms};
+use crate::batch::{BatchPlatform, PlatformJob, ScaledClock, split_ends, unix_ms};
 
 pub use crate::batch::{MemoryBatch, SlurmBatch};
 
@@ -659,13 +659,11 @@ where
         }
         let actions = self.model.take_actions();
         if !ended.is_empty() || !actions.is_empty() {
+            let (end_times, ended) = split_ends(ended);
             self.journal.events.push(HybridEvent::Step {
                 time: now,
-                end_times: ended
-                    .iter()
-                    .filter_map(|&(job, at)| Some((job, at?)))
-                    .collect(),
-                ended: ended.into_iter().map(|(job, _)| job).collect(),
+                end_times,
+                ended,
                 actions: actions.clone(),
             });
             self.save()?;
