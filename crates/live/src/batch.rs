@@ -1219,7 +1219,7 @@ mod memory_batch {
             Ok(self.ended_at()?.into_iter().map(|(id, _)| id).collect())
         }
 
-        /// The log's new lines, but those of runs requeues stopped ([`RunEnds`]).
+        /// The log's new lines, but those of runs requeues stopped (`RunEnds`).
         fn ended_at(&mut self) -> Result<Vec<(String, Option<Time>)>, MemoryBatchError> {
             let mut inner = self.lock();
             let inner = &mut *inner;
@@ -1521,7 +1521,7 @@ mod slurm_batch {
             Ok(self.ended_at()?.into_iter().map(|(id, _)| id).collect())
         }
 
-        /// Each line of the epilog's log, but those of the runs requeues ended ([`RunEnds`]:
+        /// Each line of the epilog's log, but those of the runs requeues ended (`RunEnds`:
         /// Slurm's `restart_cnt` against the job's lines, those before the reader's place
         /// counted from the run's clock origin at the first read).
         fn ended_at(&mut self) -> Result<Vec<(String, Option<Time>)>, SlurmError> {
