@@ -1294,6 +1294,11 @@ mod memory_batch {
             Ok(())
         }
 
+        fn requeues(&self, id: &str) -> Result<u32, MemoryBatchError> {
+            let inner = self.lock();
+            Ok(inner.jobs[index(&inner, id)?].requeues)
+        }
+
         fn resize(
             &mut self,
             id: &str,
@@ -1662,6 +1667,10 @@ mod slurm_batch {
 
         fn requeue(&mut self, id: &str) -> Result<(), SlurmError> {
             self.slurm.requeue_held(id)
+        }
+
+        fn requeues(&self, id: &str) -> Result<u32, SlurmError> {
+            Ok(self.detail(id)?.restarts)
         }
 
         fn resize(

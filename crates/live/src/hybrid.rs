@@ -91,6 +91,10 @@ pub trait HybridPlatform: BatchPlatform {
     /// Stops running job `id` and holds it again (its run's end is not reported as an end).
     fn requeue(&mut self, id: &str) -> Result<(), Self::Error>;
 
+    /// How many times the platform has requeued job `id` (Slurm's `restart_cnt`): what tells
+    /// a restarted executor whether a requeue it decided reached the platform.
+    fn requeues(&self, id: &str) -> Result<u32, Self::Error>;
+
     /// Resizes running job `id` to `nodes`, after which it runs `run` workload seconds more;
     /// returns the nodes it holds then: as many, but for a shrink maybe other nodes of the
     /// job's than those asked (Slurm keeps the first ones), which the executor then relabels.
@@ -177,6 +181,12 @@ pub enum HybridEvent {
         end_times: Vec<(JobId, Time)>,
         /// The actions decided, with their instants.
         actions: Vec<(Time, Action)>,
+    },
+    /// A job preempted before its start reached the platform (it was waiting for its
+    /// nodes): the preemption requeued nothing there.
+    Unstarted {
+        /// The job.
+        job: JobId,
     },
     /// The nodes a resize left a job on, as the platform answered.
     Resized {
@@ -272,6 +282,9 @@ pub struct HybridExecutor<'p, P: HybridWorkloadPolicy + ?Sized, C: HybridPlatfor
     expect: BTreeMap<JobId, Expect>,
     /// Resizes replayed whose platform answer the journal lacks: (job, nodes before).
     unresized: Vec<(JobId, Vec<NodeId>)>,
+    /// Each job's preemptions that requeue it on the platform (those of a job whose start
+    /// never reached it left out): a restart compares them with the platform's count.
+    requeues: BTreeMap<JobId, u32>,
     /// Ends found at a restart, told to the environment at the next step, with when they
     /// were, where the platform knows.
     ended_early: Vec<(JobId, Option<Time>)>,
@@ -332,6 +345,7 @@ where
             replaying: false,
             expect: BTreeMap::new(),
             unresized: Vec::new(),
+            requeues: BTreeMap::new(),
             ended_early: Vec::new(),
             od_started: BTreeMap::new(),
             last: None,
@@ -369,7 +383,10 @@ where
     /// environment without touching the platform (a replay that decides otherwise is
     /// [`HybridLiveError::Diverged`]), then each job is put where the journal last sent it:
     /// a job to run that the platform holds is started (the crash fell between the save and
-    /// the start), one to hold that runs is requeued, one the platform ended while the
+    /// the start), one to hold that runs is requeued, one to run that runs a run the
+    /// platform should have requeued (preempted and started again in one step, the crash
+    /// before the requeue: the platform's requeue count, [`HybridPlatform::requeues`], is
+    /// below the journal's) is requeued and started again, one the platform ended while the
     /// executor was down ends at the next step, a resize without the platform's answer is
     /// made again. Submissions are idempotent by name, so no job starts twice and none is
     /// lost.
@@ -422,6 +439,12 @@ where
                         exec.apply(*time, decided, action)?;
                     }
                 }
+                HybridEvent::Unstarted { job } => {
+                    if let Some(n) = exec.requeues.get_mut(job) {
+                        *n = n.saturating_sub(1);
+                    }
+                    exec.journal.events.push(event.clone());
+                }
                 HybridEvent::Resized { job, kept } => {
                     if let Some(k) = exec.unresized.iter().position(|(j, _)| j == job) {
                         let (_, before) = exec.unresized.remove(k);
@@ -443,12 +466,28 @@ where
     fn reconcile(&mut self) -> Result<(), HybridLiveError<P::Error>> {
         let now = self.last.unwrap_or(Time::ZERO);
         self.waiting.clear();
+        let mut status = BTreeMap::new();
+        for (job, expect) in &self.expect {
+            let id = self.id(*job).to_owned();
+            let mut found = self.platform.status(&id).map_err(platform_error)?;
+            let decided = self.requeues.get(job).copied().unwrap_or(0);
+            if matches!(expect, Expect::Run(_))
+                && found == PlatformJob::Started
+                && self.platform.requeues(&id).map_err(platform_error)? < decided
+            {
+                // Preempted and started again in one step, the crash before the requeue:
+                // what runs is the old run, on nodes the environment gave to others.
+                self.platform.requeue(&id).map_err(platform_error)?;
+                found = PlatformJob::Held;
+            }
+            status.insert(*job, found);
+        }
         for (job, before) in std::mem::take(&mut self.unresized) {
             let Some(Expect::Run(w)) = self.expect.get(&job).cloned() else {
                 continue;
             };
-            let id = self.id(job).to_owned();
-            if self.platform.status(&id).map_err(platform_error)? == PlatformJob::Started {
+            if status.get(&job) == Some(&PlatformJob::Started) {
+                let id = self.id(job).to_owned();
                 let kept = self
                     .platform
                     .resize(&id, &w.nodes, (w.end - now).max(Duration::ZERO))
@@ -460,7 +499,9 @@ where
         }
         for (job, expect) in self.expect.clone() {
             let id = self.id(job).to_owned();
-            let status = self.platform.status(&id).map_err(platform_error)?;
+            let Some(&status) = status.get(&job) else {
+                continue;
+            };
             match (expect, status) {
                 (Expect::Run(mut w), PlatformJob::Held) => {
                     // Named after the resizes' relabelling.
@@ -721,9 +762,18 @@ where
             &Action::Preempt { job } => {
                 self.holding.remove(&job);
                 self.expect.insert(job, Expect::Held);
-                if let Some(k) = self.waiting.iter().position(|w| w.job == job) {
-                    // Never started on the platform: it only stops waiting.
+                let waited = self.waiting.iter().position(|w| w.job == job);
+                if let Some(k) = waited {
                     self.waiting.remove(k);
+                }
+                if waited.is_some() && !self.replaying {
+                    // Never started on the platform: it only stops waiting, which the
+                    // journal keeps before any later call (a replay's starts all wait).
+                    self.journal.events.push(HybridEvent::Unstarted { job });
+                    return self.save();
+                }
+                *self.requeues.entry(job).or_default() += 1;
+                if waited.is_some() {
                     return Ok(());
                 }
                 if !self.replaying {

@@ -170,6 +170,15 @@ fn a_platform_of_other_nodes_is_refused() {
     ));
 }
 
+/// `default` cases, or as many as `PROPTEST_CASES` says (a longer search).
+fn cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig::with_cases(cases)
+}
+
 fn job(k: u64, (kind, submit, a, b, run): (u8, i64, u32, u32, i64), nodes: u32) -> HybridJob {
     let id = JobId(k);
     let submit = Time(submit);
@@ -209,7 +218,7 @@ fn job(k: u64, (kind, submit, a, b, run): (u8, i64, u32, u32, i64), nodes: u32) 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(cases(24))]
 
     /// Every policy of the catalogue, on random small workloads: the live run on the
     /// in-memory platform is the simulated run (records, accounts, report), and the platform
@@ -369,7 +378,7 @@ fn api_jobs(specs: &[ApiSpec], first: u64, nodes: u32, start: Time) -> Vec<OnDem
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(cases(24))]
 
     /// On-demand jobs and their notices given from outside, as the service gives them, are
     /// decided as the simulator decides the workload with them in it: the same records,
@@ -630,7 +639,7 @@ fn platform_end(platform: &MemoryBatch, job: JobId) -> Option<Time> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(cases(24))]
 
     /// Random workloads under every policy, crashed once at a random point (a job call, just
     /// before or just after a step): the resumed run is the simulated one and every job
@@ -657,5 +666,47 @@ proptest! {
                 prop_assert!(false, "crashed at {:?}: {}", crash, e);
             }
         }
+    }
+}
+
+/// CUP&PAA, on notice of on-demand job 1 at 45, preempts malleable job 4 (on nodes 1, 0)
+/// and starts it again at once on nodes 2, 0 (found by the proptest below). Crashed at
+/// every point, the crash before the requeue above all (the old run still on node 1, which
+/// rigid job 2 takes next), the resumed run is the simulated one: the platform's requeue
+/// count, below the journal's, tells the old run from the new.
+#[test]
+fn a_crash_between_a_preemption_and_its_restart_in_one_step_leaves_no_old_run() {
+    let nodes = 3;
+    let specs = [
+        (2, 105, 1, 6, 147),
+        (0, 46, 0, 0, 1),
+        (0, 48, 0, 0, 1),
+        (1, 22, 13, 8, 226),
+        (1, 193, 13, 3, 67),
+        (2, 251, 8, 7, 227),
+    ];
+    let jobs: Vec<HybridJob> = specs
+        .into_iter()
+        .enumerate()
+        .map(|(k, s)| job(k as u64 + 1, s, nodes))
+        .collect();
+    let policy = scenario::mechanism(Composite::ALL[4]); // CUP&PAA
+    let sim = simulated(nodes, &mut policy.clone(), &jobs);
+    let mut exec_policy = policy.clone();
+    let (_, actions, _) = live_on(MemoryBatch::new(nodes), nodes, &mut exec_policy, &jobs);
+    let preempt = actions
+        .iter()
+        .position(|a| *a == Action::Preempt { job: JobId(4) })
+        .expect("job 4 is preempted");
+    assert!(
+        matches!(&actions[preempt + 1], Action::Start { job: JobId(4), .. }),
+        "{actions:?}"
+    );
+    let run = crashing_run(nodes, &policy, &jobs, None, None);
+    for crash in crash_points(run.steps, run.calls) {
+        let crashed = crashing_run(nodes, &policy, &jobs, Some(crash), None);
+        assert_eq!(by_id(&crashed.out), by_id(&sim), "crashed at {crash:?}");
+        started_once_per_run(&crashed.out, &crashed.platform)
+            .unwrap_or_else(|e| panic!("crashed at {crash:?}: {e}"));
     }
 }
