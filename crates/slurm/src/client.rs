@@ -146,6 +146,15 @@ impl Slurm {
         Ok(nodes)
     }
 
+    /// The nodes whose state carries Slurm's `PLANNED` flag (`scontrol show node -o`:
+    /// `State=IDLE+PLANNED`, where `sinfo`'s state column may print plain `idle`): idle nodes
+    /// the backfill scheduler holds for a job it planned, which start no other job until its
+    /// next cycle clears the plan, even when the planned job is gone.
+    pub fn planned_nodes(&self) -> Result<Vec<String>, SlurmError> {
+        let out = self.run("scontrol", ["show", "node", "-o"])?;
+        Ok(out.lines().filter_map(planned_node).collect())
+    }
+
     /// One node.
     pub fn node(&self, name: &str) -> Result<NodeInfo, SlurmError> {
         self.nodes()?
@@ -254,6 +263,23 @@ impl Slurm {
 }
 
 /// `name|state|reason`.
+/// The node of one `scontrol show node -o` line if its `State=` has the `PLANNED` flag.
+fn planned_node(line: &str) -> Option<String> {
+    let field = |key: &str| {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(key))
+            .map(str::to_owned)
+    };
+    let state = field("State=")?;
+    state
+        .split('+')
+        .any(|flag| {
+            flag.trim_end_matches(['*', '~', '#', '!', '%', '$', '@', '^', '-']) == "PLANNED"
+        })
+        .then(|| field("NodeName="))
+        .flatten()
+}
+
 fn parse_node(line: &str) -> Result<NodeInfo, String> {
     let mut f = line.splitn(3, '|');
     let (Some(name), Some(state)) = (f.next(), f.next()) else {
@@ -290,6 +316,26 @@ pub(crate) fn excerpt(s: &str, n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn planned_nodes_from_scontrol_lines() {
+        let line = |state: &str| {
+            format!(
+                "NodeName=n7 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 State={state} ThreadsPerCore=1"
+            )
+        };
+        assert_eq!(
+            super::planned_node(&line("IDLE+PLANNED")),
+            Some("n7".into())
+        );
+        assert_eq!(
+            super::planned_node(&line("IDLE*+PLANNED")),
+            Some("n7".into())
+        );
+        assert_eq!(super::planned_node(&line("IDLE")), None);
+        assert_eq!(super::planned_node(&line("ALLOCATED+DRAIN")), None);
+        assert_eq!(super::planned_node("State=IDLE+PLANNED"), None, "no name");
+    }
+
     use super::*;
 
     #[test]

@@ -76,7 +76,9 @@ pub enum TestClusterError {
 /// [`LIVE_TEST_PREFIX`]`…`: under the lock, no other live test runs), resumes the nodes a live
 /// test or a balancer drained (reason starting `cosched`), then waits until Slurm lists no
 /// pending, running or completing job — requeued jobs waiting out their begin time included —
-/// and every node is idle (not `planned`, `completing`, `draining` or `drained`). Dropping it
+/// and every node is idle (not `completing`, `draining` or `drained`) without Slurm's
+/// `PLANNED` flag ([`Slurm::planned_nodes`]: a node the backfill scheduler planned for a job
+/// since cancelled starts no job pinned to it until its next cycle). Dropping it
 /// cancels the jobs named with the test's prefix and resumes those drains.
 #[derive(Debug)]
 pub struct TestCluster {
@@ -211,12 +213,20 @@ impl TestCluster {
             .into_iter()
             .filter(|j| !j.is_finished())
             .collect();
+        let planned = self.slurm.planned_nodes()?;
         let nodes: Vec<String> = self
             .slurm
             .nodes()?
             .into_iter()
-            .filter(|n| n.state != NodeState::Idle || n.not_responding)
-            .map(|n| format!("{} {}", n.name, n.state))
+            .filter(|n| n.state != NodeState::Idle || n.not_responding || planned.contains(&n.name))
+            .map(|n| {
+                let flag = if planned.contains(&n.name) {
+                    "+planned"
+                } else {
+                    ""
+                };
+                format!("{} {}{flag}", n.name, n.state)
+            })
             .collect();
         let mut left = Vec::new();
         if !jobs.is_empty() {
