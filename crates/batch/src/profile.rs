@@ -644,13 +644,25 @@ impl Profile {
     }
 
     /// Gives `units` back over `[start, end)`, as a job ending before its predicted `end`
-    /// does (`start < end`).
+    /// does (`start < end`), and drops the step at `end` if it now repeats the one before
+    /// inside its chunk (no fit starts between equal steps, so only a zero estimate's
+    /// reservation, which takes its whole step, can tell; without this, every early end
+    /// would leave a step until its predicted end).
     pub(crate) fn give(&mut self, start: Time, end: Time, units: u32) {
         self.take(
             start,
             Duration(end.0.saturating_sub(start.0)),
             -i64::from(units),
         );
+        let c = self.chunk_at(end);
+        let chunk = &mut self.chunks[c];
+        let j = chunk.times.partition_point(|&t| t < end);
+        if j > 0 && chunk.times.get(j) == Some(&end) && chunk.free[j] == chunk.free[j - 1] {
+            chunk.times.remove(j);
+            chunk.free.remove(j);
+            chunk.refresh();
+            self.steps -= 1;
+        }
     }
 
     /// For a job of `size` units whose earliest fit is `start`: the first step before `start`
