@@ -66,22 +66,6 @@ pub struct Conservative {
     bounds: Option<Bounds>,
     #[serde(skip)]
     plan: Option<Plan>,
-    #[serde(skip)]
-    work: Work,
-}
-
-/// What planning cost so far: how many jobs were fitted, and how many reservations were
-/// confirmed in place after early ends instead (see the [module docs](self)).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Work {
-    /// Earliest fits computed.
-    pub fits: u64,
-    /// Plans made afresh.
-    pub fresh_plans: u64,
-    /// Plans kept after early ends, every reservation confirmed by its certificate.
-    pub kept_after_early_ends: u64,
-    /// Reservations so confirmed.
-    pub confirmed: u64,
 }
 
 /// The bounds of [`Conservative::bounded`].
@@ -122,13 +106,7 @@ impl Conservative {
         Conservative {
             bounds: Some(bounds),
             plan: None,
-            work: Work::default(),
         }
-    }
-
-    /// What planning cost so far (not serialised).
-    pub fn work(&self) -> Work {
-        self.work
     }
 
     /// The bounds, `None` for the exact policy.
@@ -165,32 +143,6 @@ struct Plan {
     /// Whether every reservation covers exactly its job's run, so that the plan is what a
     /// fresh one would be later (see [`exact_reservation`]).
     exact: bool,
-    /// The cluster's completion count when the plan was made.
-    completions: u64,
-    /// Of the exact policy, one per reservation in queue order: its certificate.
-    certificates: Vec<Certificate>,
-    /// The releases (predicted end, units) the profile was built from, with those of the jobs
-    /// started since, in time order: what the cluster holds if nothing unforeseen happened.
-    expected: Vec<(Time, u32)>,
-    /// The idle units the plan expects (those at its making, less the units started since).
-    idle: i64,
-    /// The units freed by early ends, per predicted end (a buffer kept between passes).
-    freed: Vec<(Time, i64)>,
-    /// Whether the profile has steps a fresh one would not (where an early-ended job was
-    /// predicted to end, between steps of equal free units): fits are the same, but a zero
-    /// estimate's reservation takes its whole step, so one is then planned afresh.
-    extra_steps: bool,
-}
-
-/// Why a reserved job cannot start earlier: every window before its `start` holds a step
-/// without room, the first of them at `first_blocked`, and none lacks fewer than `shortfall`
-/// units (`i64::MAX` when there is none). Units freed over those steps move the job only if
-/// they reach its shortfall.
-#[derive(Clone, Copy, Debug)]
-struct Certificate {
-    start: Time,
-    first_blocked: Time,
-    shortfall: i64,
 }
 
 /// Whether a reservation at `start` for `estimate` covers exactly the span its job holds
@@ -209,41 +161,24 @@ fn before(start: Time, estimate: Duration, horizon: Time) -> bool {
 impl Plan {
     /// A plan of nothing yet on the profile `pass` sees, in the buffers of `old` if given.
     fn fresh(pass: &Pass<'_>, old: Option<Plan>) -> Plan {
-        let (profile, mut reservations, mut horizons, mut certificates, mut expected, freed) =
-            match old {
-                Some(Plan {
-                    mut profile,
-                    reservations,
-                    horizons,
-                    certificates,
-                    expected,
-                    freed,
-                    ..
-                }) => {
-                    profile.rebuild(pass.now(), pass.free_units(), pass.releases());
-                    (
-                        profile,
-                        reservations,
-                        horizons,
-                        certificates,
-                        expected,
-                        freed,
-                    )
-                }
-                None => (
-                    Profile::new(pass.now(), pass.free_units(), pass.releases()),
-                    BinaryHeap::new(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                    Vec::new(),
-                ),
-            };
-        reservations.clear();
-        horizons.clear();
-        certificates.clear();
-        expected.clear();
-        expected.extend(pass.releases());
+        let (profile, reservations, horizons) = match old {
+            Some(Plan {
+                mut profile,
+                mut reservations,
+                mut horizons,
+                ..
+            }) => {
+                profile.rebuild(pass.now(), pass.free_units(), pass.releases());
+                reservations.clear();
+                horizons.clear();
+                (profile, reservations, horizons)
+            }
+            None => (
+                Profile::new(pass.now(), pass.free_units(), pass.releases()),
+                BinaryHeap::new(),
+                Vec::new(),
+            ),
+        };
         Plan {
             profile,
             reservations,
@@ -254,111 +189,7 @@ impl Plan {
             changes: 0,
             at: pass.now(),
             exact: true,
-            completions: 0,
-            certificates,
-            expected,
-            idle: i64::from(pass.free_units()),
-            freed,
-            extra_steps: false,
         }
-    }
-
-    /// Takes in the jobs that ended before their predicted end since the plan was made, if
-    /// nothing else unforeseen happened and no reservation can move: the freed units are
-    /// given back to the profile and the plan holds (a plan from scratch would reserve every
-    /// job where it is). Otherwise returns false, and the plan must be made afresh.
-    ///
-    /// Only early ends happened if each change since the plan is a completion away from its
-    /// predicted end, each completion took one expected release away, and the idle units are
-    /// those released. A reservation keeps its start if what was freed over the steps before
-    /// it, from its first step without room on, stays below its shortfall; it stays feasible
-    /// since units were only added. A plan with jobs passed over (a horizon, or a job that
-    /// never fits) is made afresh: the horizon may have moved.
-    fn take_early_ends(&mut self, pass: &Pass<'_>) -> bool {
-        let now = pass.now();
-        let view = pass.view();
-        if !self.exact
-            || pass.starts() > 0
-            || !self.horizons.is_empty()
-            || self.unreserved > 0
-            || self.at > now
-            || self
-                .reservations
-                .peek()
-                .is_some_and(|&Reverse((start, _))| start < now)
-        {
-            return false;
-        }
-        let changes = view.changes().wrapping_sub(self.changes);
-        let completions = completions(view).wrapping_sub(self.completions);
-        if changes == 0 {
-            return false;
-        }
-        // Compare the releases with those expected, per predicted end.
-        self.freed.clear();
-        let (mut early, mut removed) = (0u64, 0u64);
-        let (mut idle_then, mut idle_now) = (self.idle, i64::from(pass.free_units()));
-        let mut actual = view.releases().peekable();
-        let mut expected = self.expected.iter().copied().peekable();
-        loop {
-            let t = match (actual.peek(), expected.peek()) {
-                (Some(a), Some(e)) => a.0.min(e.0),
-                (Some(a), None) => a.0,
-                (None, Some(e)) => e.0,
-                (None, None) => break,
-            };
-            let (mut had, mut had_units, mut has, mut has_units) = (0u64, 0i64, 0u64, 0i64);
-            while let Some((_, units)) = expected.next_if(|e| e.0 == t) {
-                had += 1;
-                had_units += i64::from(units);
-            }
-            while let Some((_, units)) = actual.next_if(|a| a.0 == t) {
-                has += 1;
-                has_units += i64::from(units);
-            }
-            if has > had || (has == had) != (has_units == had_units) {
-                return false;
-            }
-            removed += had - has;
-            if t > now {
-                if had > has {
-                    early += had - has;
-                    self.freed.push((t, had_units - has_units));
-                }
-            } else {
-                idle_then += had_units;
-                idle_now += has_units;
-            }
-        }
-        let freed: i64 = self.freed.iter().map(|f| f.1).sum();
-        if early != changes || removed != completions || idle_now != idle_then + freed {
-            return false;
-        }
-        // Every reservation keeps its start; their shortfalls fall by what was freed.
-        self.certificates.retain(|c| c.start >= now);
-        let freed = &self.freed;
-        let confirmed = self.certificates.iter_mut().all(|c| {
-            let from = c.first_blocked.max(now);
-            if from >= c.start {
-                return true;
-            }
-            let gain: i64 = freed.iter().filter(|f| f.0 > from).map(|f| f.1).sum();
-            c.shortfall = c.shortfall.saturating_sub(gain);
-            c.shortfall > 0
-        });
-        if !confirmed {
-            return false;
-        }
-        self.profile.advance(now);
-        for &(end, units) in &self.freed {
-            self.profile
-                .give(now, end, u32::try_from(units).unwrap_or(u32::MAX));
-        }
-        self.expected.clear();
-        self.expected.extend(view.releases());
-        self.idle = i64::from(pass.free_units());
-        self.extra_steps = true;
-        true
     }
 
     /// Whether the plan still holds at the time of `pass`: nothing unforeseen happened, no
@@ -388,10 +219,8 @@ impl Plan {
     }
 
     /// Plans the queue from the first unplanned job, behind the others, until no job left
-    /// could start now (or, bounded, the depth is spent). Returns false, having stopped, if a
-    /// zero estimate is to be reserved on a profile with extra steps: the plan must then be
-    /// made afresh.
-    fn extend(&mut self, pass: &Pass<'_>, bounds: Option<Bounds>, work: &mut Work) -> bool {
+    /// could start now (or, bounded, the depth is spent).
+    fn extend(&mut self, pass: &Pass<'_>, bounds: Option<Bounds>) {
         let now = pass.now();
         let queue = pass.view().job_queue();
         let mut next = match self.planned_up_to {
@@ -448,7 +277,7 @@ impl Plan {
                         Some(c) => pos = c,
                         None => {
                             self.planned_up_to = pass.view().last_queued_key();
-                            return true;
+                            return;
                         }
                     }
                 }
@@ -460,7 +289,6 @@ impl Plan {
             let key = job.order_key();
             self.planned_up_to = Some(key);
             next = queue.next_live(pos + 1);
-            work.fits += 1;
             let Some(start) = self.profile.earliest_fit(job.size(), job.estimate()) else {
                 self.unreserved += 1;
                 continue;
@@ -478,20 +306,6 @@ impl Plan {
                 passed_over += 1;
                 continue;
             }
-            if self.extra_steps && job.estimate() == Duration::ZERO {
-                return false;
-            }
-            if bounds.is_none() {
-                let (first_blocked, shortfall) = self
-                    .profile
-                    .shortfall_before(job.size(), start)
-                    .unwrap_or((start, i64::MAX));
-                self.certificates.push(Certificate {
-                    start,
-                    first_blocked,
-                    shortfall,
-                });
-            }
             let fewest = self.profile.reserve(start, job.estimate(), job.size());
             self.reservations.push(Reverse((start, key)));
             self.exact &= exact_reservation(start, job.estimate());
@@ -505,13 +319,7 @@ impl Plan {
                 passed_over = 0;
             }
         }
-        true
     }
-}
-
-/// The cluster's completions so far.
-fn completions(view: &crate::BatchCluster) -> u64 {
-    view.version().wrapping_sub(view.changes())
 }
 
 /// Jobs passed over one by one (each by a fit) before planning jumps to the next job that
@@ -529,26 +337,9 @@ impl Conservative {
                 plan.profile.advance(now);
                 plan
             }
-            Some(mut plan) if self.bounds.is_none() => {
-                if plan.take_early_ends(pass) {
-                    self.work.kept_after_early_ends += 1;
-                    self.work.confirmed += plan.certificates.len() as u64;
-                    plan
-                } else {
-                    self.work.fresh_plans += 1;
-                    Plan::fresh(pass, Some(plan))
-                }
-            }
-            old => {
-                self.work.fresh_plans += 1;
-                Plan::fresh(pass, old)
-            }
+            old => Plan::fresh(pass, old),
         };
-        if !plan.extend(pass, self.bounds, &mut self.work) {
-            self.work.fresh_plans += 1;
-            plan = Plan::fresh(pass, Some(plan));
-            plan.extend(pass, self.bounds, &mut self.work);
-        }
+        plan.extend(pass, self.bounds);
         // Start, in queue order, the jobs reserved for now.
         while let Some(&Reverse((start, key))) = plan.reservations.peek() {
             if start != now {
@@ -558,23 +349,13 @@ impl Conservative {
             let Some(pos) = pass.view().job_queue().position_of(key) else {
                 return; // a plan out of step with the cluster: plan afresh next time
             };
-            let Some(&job) = pass.view().job_queue().get(pos) else {
-                return;
-            };
             if pass.start(pos).is_err() {
                 return; // an end past i64: the pass is refused
             }
-            // Its predicted end, as the cluster will hold it (a start that predicts another
-            // makes the next comparison of releases fail: the plan is then made afresh).
-            let end = now.saturating_add(job.estimate());
-            let at = plan.expected.partition_point(|r| r.0 <= end);
-            plan.expected.insert(at, (end, job.size()));
-            plan.idle -= i64::from(job.size());
         }
         if plan.exact {
             // Each start the executor applies is one change the plan foresaw.
             plan.changes = pass.view().changes().wrapping_add(pass.starts() as u64);
-            plan.completions = completions(pass.view());
             plan.at = now;
             self.plan = Some(plan);
         }

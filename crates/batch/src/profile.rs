@@ -640,75 +640,6 @@ impl Profile {
     /// and returns the fewest free units left on those steps (`i64::MAX` if none is taken), so
     /// that the caller knows whether a step without room appeared without looking for it.
     pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) -> i64 {
-        self.take(start, duration, i64::from(size))
-    }
-
-    /// Gives `units` back over `[start, end)`, as a job ending before its predicted `end`
-    /// does (`start < end`), and drops the step at `end` if it now repeats the one before
-    /// inside its chunk (no fit starts between equal steps, so only a zero estimate's
-    /// reservation, which takes its whole step, can tell; without this, every early end
-    /// would leave a step until its predicted end).
-    pub(crate) fn give(&mut self, start: Time, end: Time, units: u32) {
-        self.take(
-            start,
-            Duration(end.0.saturating_sub(start.0)),
-            -i64::from(units),
-        );
-        let c = self.chunk_at(end);
-        let chunk = &mut self.chunks[c];
-        let j = chunk.times.partition_point(|&t| t < end);
-        if j > 0 && chunk.times.get(j) == Some(&end) && chunk.free[j] == chunk.free[j - 1] {
-            chunk.times.remove(j);
-            chunk.free.remove(j);
-            chunk.refresh();
-            self.steps -= 1;
-        }
-    }
-
-    /// For a job of `size` units whose earliest fit is `start`: the first step before `start`
-    /// with fewer than `size` free units and the least it lacks on any such step, `None` if
-    /// there is none. Units added only where the job lacks more than they give cannot move
-    /// its fit earlier: every window before `start` keeps a step without room. Chunks with
-    /// room throughout or none are read from their minimum and maximum; others are scanned up
-    /// to `start`.
-    pub(crate) fn shortfall_before(&self, size: u32, start: Time) -> Option<(Time, i64)> {
-        let size = i64::from(size);
-        let mut first = None;
-        let mut highest = i64::MIN;
-        let mut offset = self.summary.offset(0);
-        for (c, chunk) in self.chunks.iter().enumerate() {
-            if c > 0 {
-                offset = self.summary.next_offset(c - 1, offset);
-            }
-            if chunk.times[0] >= start {
-                break;
-            }
-            if chunk.min + offset >= size {
-                continue;
-            }
-            let whole = self.starts.get(c + 1).is_some_and(|&s| s <= start);
-            if whole && chunk.max + offset < size {
-                first.get_or_insert(chunk.times[0]);
-                highest = highest.max(chunk.max + offset);
-                continue;
-            }
-            let threshold = size - chunk.add - offset;
-            for (&t, &f) in chunk.times.iter().zip(&chunk.free) {
-                if t >= start {
-                    break;
-                }
-                if f < threshold {
-                    first.get_or_insert(t);
-                    highest = highest.max(f + chunk.add + offset);
-                }
-            }
-        }
-        first.map(|t| (t, size - highest))
-    }
-
-    /// Takes `size` units (gives them back if negative) over `[start, start + duration)` and
-    /// returns the fewest free units left on those steps.
-    fn take(&mut self, start: Time, duration: Duration, size: i64) -> i64 {
         let end = start.saturating_add(duration);
         if end > start {
             self.split_at(end);
@@ -716,6 +647,7 @@ impl Profile {
         let Some((first, i)) = self.split_at(start) else {
             return i64::MAX;
         };
+        let size = i64::from(size);
         if end <= start {
             return self.subtract(first, i, i + 1, size);
         }
@@ -732,8 +664,8 @@ impl Profile {
         }
     }
 
-    /// Takes `size` units (gives them back if negative) from steps `from..to` of chunk `c` and
-    /// returns the fewest left on them.
+    /// Takes `size` units from steps `from..to` of chunk `c` and returns the fewest left on
+    /// them.
     fn subtract(&mut self, c: usize, from: usize, to: usize, size: i64) -> i64 {
         let chunk = &mut self.chunks[c];
         let (mut lowest, mut highest_before) = (i64::MAX, i64::MIN);
@@ -742,11 +674,7 @@ impl Profile {
             *free -= size;
             lowest = lowest.min(*free);
         }
-        if size < 0 {
-            chunk.refresh();
-        } else {
-            chunk.lowered(lowest, highest_before);
-        }
+        chunk.lowered(lowest, highest_before);
         let add = chunk.add;
         self.summary.set_leaf(c, chunk);
         lowest
