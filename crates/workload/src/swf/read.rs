@@ -655,33 +655,26 @@ fn integral_fraction(v: i128) -> Option<Option<f64>> {
 #[inline]
 fn plain_integers(line: &[u8]) -> Option<[i64; FIELD_COUNT]> {
     let mut values = [0i64; FIELD_COUNT];
-    let mut i = 0;
-    let byte = |i: usize| line.get(i).copied();
+    let mut bytes = line.iter().copied().peekable();
     for value in &mut values {
-        while byte(i).is_some_and(|b| b.is_ascii_whitespace()) {
-            i += 1;
+        while bytes.next_if(u8::is_ascii_whitespace).is_some() {}
+        let negative = bytes.next_if_eq(&b'-').is_some();
+        let (mut magnitude, mut digits) = (0i64, 0);
+        while let Some(b) = bytes.next_if(u8::is_ascii_digit) {
+            digits += 1;
+            if digits > 18 {
+                return None;
+            }
+            magnitude = magnitude * 10 + i64::from(b - b'0');
         }
-        let negative = byte(i) == Some(b'-');
-        i += usize::from(negative);
-        let first = i;
-        let mut magnitude = 0i64;
-        while let Some(b) = byte(i).filter(u8::is_ascii_digit) {
-            // Wraps only past 18 digits, which are refused below.
-            magnitude = magnitude.wrapping_mul(10).wrapping_add(i64::from(b - b'0'));
-            i += 1;
-        }
-        let digits = i - first;
         // A token ends at whitespace or the line's end.
-        if digits == 0 || digits > 18 || byte(i).is_some_and(|b| !b.is_ascii_whitespace()) {
+        if digits == 0 || bytes.peek().is_some_and(|b| !b.is_ascii_whitespace()) {
             return None;
         }
         *value = if negative { -magnitude } else { magnitude };
     }
     // Nothing but whitespace after the 18th field (no extra fields).
-    line[i..]
-        .iter()
-        .all(u8::is_ascii_whitespace)
-        .then_some(values)
+    bytes.all(|b| b.is_ascii_whitespace()).then_some(values)
 }
 
 /// The values of a line of 18 plain integers ([`plain_integers`]).
