@@ -40,6 +40,7 @@ use crate::{BatchPolicy, Bounds, Conservative, Easy, Fcfs};
 use cosched_core::{Duration, RigidJob, Time};
 use cosched_workload::TsafrirEstimates;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -85,8 +86,15 @@ pub enum Estimates {
 }
 
 impl Estimates {
-    /// `jobs` with their estimates from this source.
-    pub fn apply(&self, jobs: &[RigidJob]) -> Result<Vec<RigidJob>, cosched_core::ParamError> {
+    /// `jobs` with their estimates from this source: borrowed as they are for the trace's own
+    /// requests, a copy otherwise.
+    pub fn apply<'a>(
+        &self,
+        jobs: &'a [RigidJob],
+    ) -> Result<Cow<'a, [RigidJob]>, cosched_core::ParamError> {
+        if *self == Estimates::Requests {
+            return Ok(Cow::Borrowed(jobs));
+        }
         let mut jobs = jobs.to_vec();
         match *self {
             Estimates::Requests => {}
@@ -103,7 +111,7 @@ impl Estimates {
                 TsafrirEstimates::new(max)?.assign(&mut jobs, seed);
             }
         }
-        Ok(jobs)
+        Ok(Cow::Owned(jobs))
     }
 }
 

@@ -42,6 +42,7 @@ use cosched_core::{
 use cosched_workload::admit::{Admissible, admit_iter};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::collections::hash_map::Entry;
 
 /// The most unit-seconds of work (size × estimate) a job may carry: leaves room for the
 /// start time added to it without overflowing `i64` seconds.
@@ -878,10 +879,11 @@ impl BatchCluster {
     /// Ends the run `token` names at `now` and returns the job's record; `None` if the token is
     /// stale (the job was preempted or resized since) — the driver just drops such events.
     pub fn complete(&mut self, now: Time, token: RunToken) -> Option<JobRecord> {
-        if self.running.get(&token.job)?.epoch != token.epoch {
-            return None;
-        }
-        let run = self.running.remove(&token.job)?;
+        // One lookup: the run is taken out only if the token is current.
+        let run = match self.running.entry(token.job) {
+            Entry::Occupied(run) if run.get().epoch == token.epoch => run.remove(),
+            _ => return None,
+        };
         self.completions += 1;
         self.releases.remove(&(run.predicted_end, token.job));
         if now != run.predicted_end {

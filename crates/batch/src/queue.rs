@@ -122,15 +122,30 @@ impl Skyline {
         out
     }
 
+    /// [`Skyline::merge`] with the skyline of the one point `p`: the points up to `p`, then
+    /// `p`, then the rest, each through [`Skyline::push_sorted`] as the merge would.
+    #[inline]
+    fn with_point(&self, p: (u32, i64)) -> Skyline {
+        let points = self.points();
+        let at = points.partition_point(|&q| q <= p);
+        let mut out = Skyline::EMPTY;
+        for &q in &points[..at] {
+            out.push_sorted(q);
+        }
+        out.push_sorted(p);
+        for &q in &points[at..] {
+            out.push_sorted(q);
+        }
+        out
+    }
+
     /// The skyline of a bucket's slots (dead ones left out).
     #[inline]
     fn of_bucket(slots: &[(u32, i64)]) -> Skyline {
         let mut out = Skyline::EMPTY;
         for &p in slots {
             if p != DEAD && !out.covers(p) {
-                let mut single = Skyline::EMPTY;
-                single.push_sorted(p);
-                out = Skyline::merge(&out, &single);
+                out = out.with_point(p);
             }
         }
         out
@@ -739,9 +754,7 @@ impl JobQueue {
         if self.tree[k].covers(point) {
             return;
         }
-        let mut single = Skyline::EMPTY;
-        single.push_sorted(point);
-        let mut changed = Skyline::merge(&self.tree[k], &single);
+        let mut changed = self.tree[k].with_point(point);
         self.tree[k] = changed;
         while k > 1 {
             k /= 2;
@@ -1135,6 +1148,25 @@ mod tests {
                 .prop_map(|(from, units, small, max)| QueueOp::Backfill { from, units, small: small / 4, max }),
             2 => Just(QueueOp::FinishPass),
         ]
+    }
+
+    proptest! {
+        /// Adding one point gives the merge with that point's skyline.
+        #[test]
+        fn with_point_is_the_merge_with_one_point(
+            points in prop::collection::vec((size(), estimate()), 0..6),
+            p in (size(), estimate()),
+        ) {
+            let mut skyline = Skyline::EMPTY;
+            for q in points {
+                let mut single = Skyline::EMPTY;
+                single.push_sorted(q);
+                skyline = Skyline::merge(&skyline, &single);
+            }
+            let mut single = Skyline::EMPTY;
+            single.push_sorted(p);
+            prop_assert_eq!(skyline.with_point(p), Skyline::merge(&skyline, &single));
+        }
     }
 
     proptest! {

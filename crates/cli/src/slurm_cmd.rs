@@ -192,6 +192,7 @@ fn schedule(args: &ScheduleArgs) -> Result<(), SlurmCmdError> {
             spec.estimates
                 .apply(&read.jobs)
                 .map_err(|e| SlurmCmdError::Workload(e.to_string()))?
+                .into_owned()
         }
         None => Vec::new(),
     };

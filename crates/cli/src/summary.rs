@@ -72,10 +72,9 @@ impl Row {
     /// The row of a run of `policy`.
     pub fn new(policy: &str, report: &Report, records: &[JobRecord], queue: (usize, f64)) -> Row {
         let tau = Duration(report.slowdown_tau_s);
-        let bsld: Vec<f64> = records
-            .iter()
-            .filter_map(|r| r.bounded_slowdown(tau))
-            .collect();
+        let mut bsld = Vec::with_capacity(records.len());
+        bsld.extend(records.iter().filter_map(|r| r.bounded_slowdown(tau)));
+        let [median_bsld, p95_bsld] = stats::quantiles(&mut bsld, [0.5, 0.95]).unwrap_or_default();
         let o = &report.overall;
         Row {
             policy: policy.to_string(),
@@ -90,8 +89,8 @@ impl Row {
             median_wait_s: o.median_wait_s,
             p95_wait_s: o.p95_wait_s,
             max_wait_s: if o.jobs > 0 { o.max_wait_s } else { 0.0 },
-            median_bounded_slowdown: stats::median(&bsld).unwrap_or(0.0),
-            p95_bounded_slowdown: stats::quantile(&bsld, 0.95).unwrap_or(0.0),
+            median_bounded_slowdown: median_bsld,
+            p95_bounded_slowdown: p95_bsld,
             max_bounded_slowdown: if o.jobs > 0 {
                 o.max_bounded_slowdown
             } else {

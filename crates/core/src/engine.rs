@@ -8,7 +8,8 @@
 //!    [`Event::class`], e.g. completions 0 before arrivals 1);
 //! 3. at equal time and class, **insertion order** (a sequence number assigned on schedule).
 //!
-//! The queue is a binary heap: `O(log n)` schedule and pop, no allocation once warm.
+//! The queue is a binary heap of one packed integer key per event: `O(log n)` schedule and
+//! pop, no allocation once warm.
 //!
 //! ## The kernel
 //!
@@ -111,23 +112,33 @@ pub enum EngineError {
     Overflow(#[from] TimeOverflow),
 }
 
+/// The most events scheduled between two renumberings: the sequence number's bits in a key.
+const SEQ_BITS: u32 = 56;
+
+/// An event and its key: the time (sign bit flipped, so unsigned order is time order), the
+/// class and the sequence number packed into one `u128`, so that the heap compares one integer
+/// instead of a tuple.
 struct Entry<E> {
-    time: Time,
-    class: u8,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
 impl<E> Entry<E> {
     #[inline]
-    fn key(&self) -> (Time, u8, u64) {
-        (self.time, self.class, self.seq)
+    fn key(time: Time, class: u8, seq: u64) -> u128 {
+        let time = (time.secs() as u64) ^ (1 << 63);
+        (u128::from(time) << 64) | (u128::from(class) << SEQ_BITS) | u128::from(seq)
+    }
+
+    #[inline]
+    fn time(&self) -> Time {
+        Time((((self.key >> 64) as u64) ^ (1 << 63)) as i64)
     }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -138,8 +149,9 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     /// Reversed, so that the max-heap pops the earliest key.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other.key().cmp(&self.key())
+        other.key.cmp(&self.key)
     }
 }
 
@@ -172,15 +184,28 @@ impl<E: Event> EventQueue<E> {
         if at < self.now {
             return Err(ScheduleInPast { at, now: self.now });
         }
-        let class = event.class();
-        self.heap.push(Entry {
-            time: at,
-            class,
-            seq: self.next_seq,
-            event,
-        });
+        if self.next_seq == 1 << SEQ_BITS {
+            self.renumber();
+        }
+        let key = Entry::<E>::key(at, event.class(), self.next_seq);
+        self.heap.push(Entry { key, event });
         self.next_seq += 1;
         Ok(())
+    }
+
+    /// Numbers the pending events `0, 1, …` in their order, keeping it, when the sequence
+    /// numbers run out (after 2^56 events).
+    #[cold]
+    fn renumber(&mut self) {
+        let mut entries = std::mem::take(&mut self.heap).into_sorted_vec();
+        // Sorted by the reversed order: the last pops first.
+        entries.reverse();
+        let seq_mask = (1u128 << SEQ_BITS) - 1;
+        for (seq, entry) in entries.iter_mut().enumerate() {
+            entry.key = (entry.key & !seq_mask) | seq as u128;
+        }
+        self.next_seq = entries.len() as u64;
+        self.heap = BinaryHeap::from(entries);
     }
 
     /// Schedules `event` `delay` after the clock and returns its time; an error if the sum
@@ -196,15 +221,15 @@ impl<E: Event> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let entry = self.heap.pop()?;
-        self.now = entry.time;
-        Some((entry.time, entry.event))
+        self.now = entry.time();
+        Some((self.now, entry.event))
     }
 
     /// Removes the next event only if it is due at the current clock time: the way to drain
     /// every event of one instant before acting on them together.
     #[inline]
     pub fn pop_now(&mut self) -> Option<E> {
-        if self.heap.peek()?.time == self.now {
+        if self.heap.peek()?.time() == self.now {
             self.heap.pop().map(|e| e.event)
         } else {
             None
@@ -214,7 +239,7 @@ impl<E: Event> EventQueue<E> {
     /// The time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(Entry::time)
     }
 
     /// Number of pending events.
@@ -315,10 +340,13 @@ mod tests {
     }
 
     proptest! {
-        /// Pops come out sorted by (time, class, insertion order), whatever the push order.
+        /// Pops come out sorted by (time, class, insertion order), whatever the push order, at
+        /// any time (the extremes included).
         #[test]
-        fn pops_in_time_class_sequence_order(items in prop::collection::vec((0i64..50, 0u8..3), 0..200)) {
-            let mut q = EventQueue::new(Time(0));
+        fn pops_in_time_class_sequence_order(items in prop::collection::vec(
+            (prop_oneof![8 => -50i64..50, 1 => Just(i64::MIN), 1 => Just(i64::MAX)], 0u8..3), 0..200,
+        )) {
+            let mut q = EventQueue::new(Time(i64::MIN));
             for (i, &(t, c)) in items.iter().enumerate() {
                 q.schedule(Time(t), Ev(c, i)).unwrap();
             }
@@ -379,6 +407,33 @@ mod tests {
             prop_assert_eq!(stats.instants as usize, instants.len());
             prop_assert_eq!(stats.events as usize, items.len());
         }
+    }
+
+    /// Running out of sequence numbers renumbers the pending events without changing their
+    /// order, negative times included.
+    #[test]
+    fn renumbering_keeps_the_order() {
+        let mut q = EventQueue::new(Time(-10));
+        let mut expected = Vec::new();
+        for (i, &(t, c)) in [(5, 1), (-3, 0), (5, 0), (-3, 1), (7, 2), (5, 1)]
+            .iter()
+            .enumerate()
+        {
+            q.schedule(Time(t), Ev(c, i)).unwrap();
+            expected.push((t, c, i));
+        }
+        q.next_seq = (1 << SEQ_BITS) - 2;
+        for (i, &(t, c)) in [(5, 1), (-3, 1), (9, 0), (5, 1)].iter().enumerate() {
+            q.schedule(Time(t), Ev(c, 6 + i)).unwrap();
+            expected.push((t, c, 6 + i));
+        }
+        assert!(q.next_seq < 1 << SEQ_BITS);
+        expected.sort();
+        let mut got = Vec::new();
+        while let Some((t, Ev(c, i))) = q.pop() {
+            got.push((t.0, c, i));
+        }
+        assert_eq!(got, expected);
     }
 
     #[test]

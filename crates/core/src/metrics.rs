@@ -112,9 +112,10 @@ pub struct Summary {
 impl Summary {
     /// Summarises the completed jobs among `records`.
     pub fn of<'a>(records: impl IntoIterator<Item = &'a JobRecord>, tau: Duration) -> Summary {
-        let mut waits = Vec::new();
-        let mut turnarounds = Vec::new();
-        let mut slowdowns = Vec::new();
+        let records = records.into_iter();
+        let mut waits = Vec::with_capacity(records.size_hint().0);
+        let mut turnarounds = Vec::with_capacity(records.size_hint().0);
+        let mut slowdowns = Vec::with_capacity(records.size_hint().0);
         for r in records {
             let (Some(start), Some(end), Some(bsld)) = (r.start, r.end, r.bounded_slowdown(tau))
             else {
@@ -124,20 +125,20 @@ impl Summary {
             turnarounds.push(seconds_between(r.submit, end));
             slowdowns.push(bsld);
         }
-        let (Some(mean_wait_s), Some(median_wait_s), Some(p95_wait_s)) = (
-            stats::mean(&waits),
-            stats::median(&waits),
-            stats::quantile(&waits, 0.95),
-        ) else {
+        let max = |xs: &[f64]| xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (jobs, max_wait_s, mean_wait_s) = (waits.len(), max(&waits), stats::mean(&waits));
+        // The quantiles reorder the waits, after everything else has read them.
+        let (Some(mean_wait_s), Some([median_wait_s, p95_wait_s])) =
+            (mean_wait_s, stats::quantiles(&mut waits, [0.5, 0.95]))
+        else {
             return Summary::default();
         };
-        let max = |xs: &[f64]| xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Summary {
-            jobs: waits.len(),
+            jobs,
             mean_wait_s,
             median_wait_s,
             p95_wait_s,
-            max_wait_s: max(&waits),
+            max_wait_s,
             mean_turnaround_s: stats::mean(&turnarounds).unwrap_or(0.0),
             mean_bounded_slowdown: stats::mean(&slowdowns).unwrap_or(0.0),
             max_bounded_slowdown: max(&slowdowns),
@@ -145,9 +146,14 @@ impl Summary {
     }
 }
 
-/// `to − from` in seconds, exact for any two instants.
+/// `to − from` in seconds, exact for any two instants (rounded to the nearest `f64` once, so
+/// the `i64` difference, when there is one, converts to the same value as the `i128` one).
+#[inline]
 fn seconds_between(from: Time, to: Time) -> f64 {
-    (i128::from(to.0) - i128::from(from.0)) as f64
+    match to.0.checked_sub(from.0) {
+        Some(d) => d as f64,
+        None => (i128::from(to.0) - i128::from(from.0)) as f64,
+    }
 }
 
 /// The outcome of a simulation: counts, utilization and per-class summaries.
