@@ -696,7 +696,9 @@ pub struct TraceParams {
     #[serde(default)]
     pub cycle: Option<ArrivalCycle>,
     /// Share of the jobs whose estimate is the longest allowed ([`TsafrirParams`]'s
-    /// `max_estimate_share`); `None`: Tsafrir's model's own (about 21.7 %).
+    /// `max_estimate_share`); `None`: Tsafrir's model's own (about 21.7 %). In Tsafrir's model
+    /// the maximum is the single most popular estimate, and its share is one of the model's
+    /// two inputs (with the maximum itself), taken from the log the model stands for.
     #[serde(default)]
     pub max_estimate_share: Option<f64>,
 }
