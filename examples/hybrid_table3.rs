@@ -762,7 +762,7 @@ fn calibration(
     for (knobs, row, share, distance) in &rows {
         table.row([
             Cell::Text(knobs.jobs.to_string()),
-            Cell::fixed(knobs.scale, 2),
+            Cell::fixed(knobs.scale, 3),
             Cell::fixed(knobs.sessions.mean_jobs, 0),
             Cell::fixed(knobs.sessions.shape, 1),
             Cell::Text(knobs.sessions.spacing.0.to_string()),
