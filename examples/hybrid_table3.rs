@@ -864,6 +864,12 @@ fn fit_table(
     table
 }
 
+/// One calibration run: (grid point, seed), and its runs with the typings' mean on-demand
+/// share of the capacity.
+type PointResult = ((usize, u64), (Runs, f64));
+/// A baseline figure of a point's runs and the factor it prints with.
+type Metric = (fn(&Runs) -> f64, f64);
+
 /// What a larger share of estimates at the limit does at each run-time scale of the Cori-like
 /// grid, paired by trace against the model's own share at the same scale: the mean per-trace
 /// difference, the 95 % half-width and the verdict of the examples' paired rule
@@ -871,7 +877,7 @@ fn fit_table(
 fn share_effects(
     machine: Machine,
     grid: &[Knobs],
-    results: &[((usize, u64), (Runs, f64))],
+    results: &[PointResult],
     seeds: &[u64],
 ) -> Table {
     let mut table = Table::new(
@@ -902,7 +908,7 @@ fn share_effects(
             })
             .collect()
     };
-    let metrics: [(fn(&Runs) -> f64, f64); 3] = [
+    let metrics: [Metric; 3] = [
         (|r| r.mean(|x| x.turnaround_h), 1.0),
         (|r| r.mean(|x| x.window_utilization), 100.0),
         (|r| r.mean(|x| x.instant_start_ratio), 100.0),
