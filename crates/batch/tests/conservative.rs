@@ -521,6 +521,27 @@ impl<S: BatchPolicy> Driven<S> {
     }
 }
 
+/// Drives the history `steps` through conservative backfilling and the reference: every pass
+/// starts the same jobs.
+fn matches_pass_by_pass(capacity: u32, steps: &[(i64, Step)]) -> Result<(), TestCaseError> {
+    let mut fast = Driven::new(capacity, Conservative::default());
+    let mut slow = Driven::new(capacity, Reference);
+    let mut now = Time(0);
+    for (i, (wait, step)) in steps.iter().enumerate() {
+        // Time stops at every predicted end, where the jobs due end on time.
+        let next_end = fast.running.iter().map(|r| r.1).min();
+        now = match (step, next_end) {
+            (Step::EndOnTime, Some(end)) => end.max(now),
+            (_, Some(end)) => Time((now.0 + wait).min(end.0.max(now.0))),
+            (_, None) => Time(now.0 + wait),
+        };
+        let a = fast.apply(now, step, i as u64);
+        let b = slow.apply(now, step, i as u64);
+        prop_assert_eq!(a, b, "pass {} at {:?} after {:?}", i, now, step);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -532,20 +553,39 @@ proptest! {
         capacity in 1u32..=16,
         steps in (1u32..=16).prop_flat_map(|c| prop::collection::vec(step(c), 1..250)),
     ) {
-        let mut fast = Driven::new(capacity, Conservative::default());
-        let mut slow = Driven::new(capacity, Reference);
-        let mut now = Time(0);
-        for (i, (wait, step)) in steps.iter().enumerate() {
-            // Time stops at every predicted end, where the jobs due end on time.
-            let next_end = fast.running.iter().map(|r| r.1).min();
-            now = match (step, next_end) {
-                (Step::EndOnTime, Some(end)) => end.max(now),
-                (_, Some(end)) => Time((now.0 + wait).min(end.0.max(now.0))),
-                (_, None) => Time(now.0 + wait),
-            };
-            let a = fast.apply(now, step, i as u64);
-            let b = slow.apply(now, step, i as u64);
-            prop_assert_eq!(a, b, "pass {} at {:?} after {:?}", i, now, step);
-        }
+        matches_pass_by_pass(capacity, &steps)?;
+    }
+}
+
+/// A history of arrivals (some full width, several at once) and completions only, most
+/// before their estimates, on a time grid.
+fn early_end_step(capacity: u32, grid: i64) -> impl Strategy<Value = (i64, Step)> {
+    let on_grid = move |t: i64| t / grid * grid;
+    let step = prop_oneof![
+        4 => (
+            prop_oneof![1 => Just(capacity), 3 => 1..=capacity],
+            (0i64..120).prop_map(on_grid),
+            prop_oneof![1 => Just(0i64), 3 => (1i64..200).prop_map(move |t| on_grid(t).max(1))],
+        )
+            .prop_map(|(size, runtime, margin)| Step::Arrive { size, runtime, margin, earlier: None }),
+        4 => any::<prop::sample::Index>().prop_map(Step::EndEarly),
+        1 => Just(Step::EndOnTime),
+    ];
+    (prop_oneof![Just(0i64), (0i64..40).prop_map(on_grid)], step)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Passes after early ends only (on ties in time, with jobs wider than the idle units, and
+    /// full-width jobs that no early end lets start) start what a plan from scratch starts,
+    /// pass by pass.
+    #[test]
+    fn early_end_histories_match_planning_from_scratch(
+        (capacity, steps) in (1u32..=16, prop_oneof![Just(1i64), Just(10)]).prop_flat_map(
+            |(c, grid)| (Just(c), prop::collection::vec(early_end_step(c, grid), 1..250))
+        ),
+    ) {
+        matches_pass_by_pass(capacity, &steps)?;
     }
 }

@@ -480,7 +480,24 @@ pub struct HybridPolicy {
     lent_none_at: Option<(u64, u64)>,
     /// The next step of a settle.
     step: u8,
+    /// [`Policy::next_wake`]'s answer, kept from the last call that could move it (a notice,
+    /// an arrival, a wake), since the executor asks after every event.
+    #[serde(skip)]
+    wake_at: WakeAt,
 }
+
+/// The earliest of the plans' and reservations' timers while known (not after a restore):
+/// derived from the policy's state, so it takes no part in comparisons.
+#[derive(Clone, Copy, Debug, Default)]
+struct WakeAt(Option<Option<Time>>);
+
+impl PartialEq for WakeAt {
+    fn eq(&self, _: &WakeAt) -> bool {
+        true
+    }
+}
+
+impl Eq for WakeAt {}
 
 impl HybridPolicy {
     /// `mechanism`'s policy with the two-minute warning.
@@ -518,6 +535,7 @@ impl HybridPolicy {
             no_guests: FxHashMap::default(),
             lent_none_at: None,
             step: 0,
+            wake_at: WakeAt::default(),
         }
     }
 
@@ -649,9 +667,14 @@ impl HybridPolicy {
     fn candidates(&self, now: Time, view: &dyn PlatformView) -> Vec<PlannedJob> {
         let mut running = view.running(now);
         if !self.guests.is_empty() {
-            running.retain(|p| !self.guests.contains_key(&p.view.id));
+            running.retain(|p| self.is_candidate(p.view.id));
         }
         running
+    }
+
+    /// Whether running `job` is one the mechanisms may touch (not a guest).
+    fn is_candidate(&self, job: JobId) -> bool {
+        self.guests.is_empty() || !self.guests.contains_key(&job)
     }
 
     /// The earliest planned preemption due at `now`, by (time, order planned).
@@ -719,10 +742,11 @@ impl HybridPolicy {
         }
         need -= idle;
         if need > 0 {
-            // The view still shows the guests just preempted.
-            let running: Vec<RunningView> = self
-                .candidates(now, view)
+            // The view still shows the guests just preempted (no longer in `self.guests`).
+            let running: Vec<RunningView> = view
+                .running(now)
                 .into_iter()
+                .filter(|p| self.is_candidate(p.view.id))
                 .filter(|p| guests.iter().all(|&(_, g)| g != p.view.id))
                 .map(|p| p.view)
                 .collect();
@@ -959,6 +983,16 @@ impl Policy for HybridPolicy {
         view: &dyn PlatformView,
         out: &mut Vec<Command>,
     ) -> Result<(), HybridError> {
+        // Only notices and arrivals (and wakes) change the plans or the reservations' expiries.
+        let moves_timers = matches!(
+            observation,
+            Observation::Notice(_)
+                | Observation::Arrival { .. }
+                | Observation::OnDemandFailed { .. }
+        );
+        if moves_timers {
+            self.wake_at = WakeAt(None);
+        }
         match *observation {
             Observation::Started(start) => self.on_start(start),
             Observation::Completed { job } | Observation::Interrupted { job } => {
@@ -978,6 +1012,9 @@ impl Policy for HybridPolicy {
             Observation::Withdrawn { job } => self.on_withdrawn(job, out),
             Observation::Settle { .. } => self.settle(now, view, out),
         }
+        if moves_timers {
+            self.wake_at = WakeAt(Some(self.earliest_timer()));
+        }
         Ok(())
     }
 
@@ -993,6 +1030,7 @@ impl Policy for HybridPolicy {
         out: &mut Vec<Command>,
     ) -> Result<(), HybridError> {
         self.lent_none_at = None;
+        self.wake_at = WakeAt(None);
         if self.board.next_expiry().is_some_and(|t| t <= now) {
             for (job, nodes) in self.board.expire(now) {
                 out.push(Command::Release { job, nodes });
@@ -1009,11 +1047,23 @@ impl Policy for HybridPolicy {
                 self.preempt(plan.job, plan.for_job, out);
             }
         }
+        self.wake_at = WakeAt(Some(self.earliest_timer()));
         Ok(())
     }
 
     /// The earliest reservation expiry or planned preemption.
     fn next_wake(&self) -> Option<Time> {
+        debug_assert!(
+            self.wake_at.0.is_none_or(|at| at == self.earliest_timer()),
+            "the kept wake time is stale"
+        );
+        self.wake_at.0.unwrap_or_else(|| self.earliest_timer())
+    }
+}
+
+impl HybridPolicy {
+    /// The earliest reservation expiry or planned preemption, from the plans and the board.
+    fn earliest_timer(&self) -> Option<Time> {
         let plan = self.plans.iter().map(|(p, _)| p.at).min();
         match (self.board.next_expiry(), plan) {
             (Some(a), Some(b)) => Some(a.min(b)),

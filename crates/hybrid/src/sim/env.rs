@@ -122,6 +122,7 @@ impl Env {
     pub(super) fn flush(&mut self, queue: &mut EventQueue<Ev>) -> Result<(), HybridError> {
         for (at, ev) in self.pending.drain(..) {
             let ended = match ev {
+                _ if self.external.is_none() => None,
                 Ev::BatchEnd(token) => Some(token.job),
                 Ev::OdEnd(i, _) => Some(self.jobs[i].spec.id()),
                 _ => None,
@@ -533,10 +534,9 @@ impl Env {
             });
             self.pending
                 .push((started.end, Ev::BatchEnd(started.token)));
-            if let (Some(external), Ok(nodes)) = (
-                &mut self.external,
-                self.cluster.job_nodes(started.token.job),
-            ) {
+            if let Some(external) = &mut self.external
+                && let Ok(nodes) = self.cluster.job_nodes(started.token.job)
+            {
                 let start = Action::Start {
                     job: started.token.job,
                     nodes: nodes.to_vec(),
