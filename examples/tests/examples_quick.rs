@@ -419,7 +419,8 @@ fn readme_example_commands_exist_with_their_flags() {
 }
 
 /// `hybrid_table3 --calibrate` writes the Cori-like fit as a 2-D table, run-time scale ×
-/// arrival swings, one cell per point, and marks exactly one point of the grid nearest.
+/// share of estimates at the limit, one cell per point, marks exactly one point of the grid
+/// nearest, and pairs each share with the model's own by trace.
 #[test]
 fn hybrid_calibration_writes_the_fit_table() {
     let out = tempfile::tempdir().expect("temporary directory");
@@ -437,16 +438,27 @@ fn hybrid_calibration_writes_the_fit_table() {
         .expect("the fit table");
     let rows: Vec<&str> = fit.lines().collect();
     assert_eq!(rows.len(), 1 + 3, "a header and one row per scale: {fit}");
-    assert!(rows[0].contains("weekends x 0.50"), "{fit}");
+    assert!(rows[0].contains("at the limit: 80 %"), "{fit}");
     assert!(
-        rows[1..].iter().all(|r| r.matches('/').count() == 3 * 2),
+        rows[1..].iter().all(|r| r.matches('/').count() == 4 * 2),
         "{fit}"
     );
     let grid = std::fs::read_to_string(out.path().join("hybrid_table3_calibration_cori.csv"))
         .expect("the grid");
     assert_eq!(grid.matches("nearest").count(), 1, "{grid}");
-    // 3 scales × 3 swings (the workload's point among them), and two diagnostics beside:
-    // more estimates at the limit, the shorter reading.
-    assert_eq!(grid.lines().count(), 1 + 9 + 2, "{grid}");
+    // 3 scales × 4 shares of estimates at the limit, the workload's point among them.
+    assert_eq!(grid.lines().count(), 1 + 12, "{grid}");
+    let effects = std::fs::read_to_string(
+        out.path()
+            .join("hybrid_table3_calibration_cori_estimates.csv"),
+    )
+    .expect("the estimates' paired effects");
+    // 3 scales × 3 shares against the model's; one trace gives no interval to decide by.
+    assert_eq!(effects.lines().count(), 1 + 3 * 3, "{effects}");
+    assert_eq!(
+        effects.matches("not assessed").count(),
+        3 * 3 * 3,
+        "{effects}"
+    );
     assert_eq!(grid.matches("ours").count(), 1, "{grid}");
 }

@@ -37,13 +37,13 @@
 //! - Cori-like ([`CORI_LOG_JOBS`], Table I's four months): run times × 0.50, sessions of 25
 //!   jobs, 90 % arrays, 5 s apart, 1.5 % of the parallel jobs wide (64–4,096 nodes), and day
 //!   and week swings in real hours ([`ArrivalCycle`], [`CORI_CYCLE`]: the Lublin–Feitelson
-//!   fitted day, weekends at half rate, ours); the grid is run-time scale × arrival swings,
-//!   with more estimates at the limit beside it. No point meets the whole row: swings, like
-//!   longer sessions, lower the baseline's instant start at a given utilisation but raise
-//!   its turnaround; more estimates at the limit leave instant start where it was (small
-//!   jobs backfill into the nodes the head job's reservation leaves over) while they shorten
-//!   turnaround, and instant start stays the farthest figure; `hybrid_table3` reports the
-//!   misses.
+//!   fitted day, weekends at half rate, ours), Tsafrir's estimates with the model's own share
+//!   at the limit; the grid is run-time scale × share of estimates at the 7-day limit (the
+//!   model's input; 40–80 % ours). No point meets the whole row: at a utilisation within
+//!   the row's, instant start stays 10–16 points above the paper's; swings and longer
+//!   sessions lower it only by raising turnaround, and the share at the limit moves
+//!   turnaround by less than its spread over traces while lowering instant start only at
+//!   80 %, by 3–4 points, at a longer turnaround; `hybrid_table3` reports the misses.
 //!
 //! The other choices, ours:
 //! - Theta-like: 4,392 nodes, the model's sizes (log-uniform up to the whole machine) raised to
@@ -696,7 +696,9 @@ pub struct TraceParams {
     #[serde(default)]
     pub cycle: Option<ArrivalCycle>,
     /// Share of the jobs whose estimate is the longest allowed ([`TsafrirParams`]'s
-    /// `max_estimate_share`); `None`: Tsafrir's model's own (about 21.7 %).
+    /// `max_estimate_share`); `None`: Tsafrir's model's own (about 21.7 %). In Tsafrir's model
+    /// the maximum is the single most popular estimate, and its share is one of the model's
+    /// two inputs (with the maximum itself), taken from the log the model stands for.
     #[serde(default)]
     pub max_estimate_share: Option<f64>,
 }
