@@ -137,6 +137,21 @@ impl Exec {
                 Some((Slot::Site(_), _, _)) | None => {}
             }
         }
+        // The site tasks' ends and starts kept for the work done are those of every task
+        // running on a site node.
+        let mut ends = std::collections::BTreeSet::new();
+        let mut starts = 0i128;
+        for (t, state) in self.pool.tasks.iter().enumerate() {
+            if let Some((Slot::Site(_), start, _)) = state.run {
+                let work = self.workload.tasks.get(t).map_or(0, |w| w.work.0);
+                let left = work - state.saved;
+                ends.insert((start.0.saturating_add(left), t as u64));
+                starts += i128::from(start.0);
+            }
+        }
+        if ends != self.pool.site_ends || starts != self.pool.site_starts {
+            return Err("the site tasks' kept ends or starts are not those running".into());
+        }
         for (c, node) in self.pool.cloud.iter().enumerate() {
             if node.tasks.len() as u32 > self.config.instance_types[node.instance].slots {
                 return Err(format!("cloud node {c} runs more tasks than it has slots"));

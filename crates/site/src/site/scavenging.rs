@@ -66,6 +66,11 @@ pub(super) struct Pool {
     pub(super) cloud_cost: f64,
     /// Scavenged tasks running.
     tasks_running: usize,
+    /// The tasks running on site nodes: when each would have done all its work left (its
+    /// start plus that work; a site node runs at reference speed), and the sum of their
+    /// starts, s.
+    pub(super) site_ends: BTreeSet<(i64, u64)>,
+    pub(super) site_starts: i128,
 }
 
 impl Pool {
@@ -94,6 +99,8 @@ impl Pool {
             work_submitted: 0,
             cloud_cost: 0.0,
             tasks_running: 0,
+            site_ends: BTreeSet::new(),
+            site_starts: 0,
         }
     }
 
@@ -105,6 +112,34 @@ impl Pool {
 
     pub(super) fn queued(&self) -> usize {
         self.task_queues.iter().map(BTreeSet::len).sum()
+    }
+
+    /// Task `task` starts (`true`) or stops running on a site node at `start`, with `left`
+    /// seconds of work left when it started.
+    fn site_run(&mut self, task: u64, start: Time, left: i64, running: bool) {
+        let end = (start.0.saturating_add(left), task);
+        if running {
+            self.site_ends.insert(end);
+            self.site_starts += i128::from(start.0);
+        } else if self.site_ends.remove(&end) {
+            self.site_starts -= i128::from(start.0);
+        }
+    }
+
+    /// The work the tasks running on site nodes did since their last start, each at most
+    /// its work left, `Σ min(now − start, left)` = `Σ min(now, end) − Σ start`, in O(log n)
+    /// (plus the tasks past their end, none while each ends by its own event); `None` above
+    /// 2^53 s, where a float sum might round.
+    fn site_partial(&self, now: Time) -> Option<f64> {
+        let past = self.site_ends.iter().take_while(|&&(end, _)| end <= now.0);
+        let (mut ended, mut sum) = (0usize, 0i128);
+        for &(end, _) in past {
+            ended += 1;
+            sum += i128::from(end);
+        }
+        let at_now = (self.site_ends.len() - ended) as i128 * i128::from(now.0);
+        let total = sum + at_now - self.site_starts;
+        (total.abs() < 1 << 53).then_some(total as f64)
     }
 }
 
@@ -150,6 +185,7 @@ impl Exec {
         let Some((slot, start, speed)) = t.run.take() else {
             return Ok(());
         };
+        let left = self.workload.tasks[task as usize].work.0 - t.saved;
         pool.tasks_running -= 1;
         let ran = (now.checked_since(start).unwrap_or(Duration::ZERO).0 as f64 * speed) as i64;
         let (saved, lost) = if owner {
@@ -162,6 +198,9 @@ impl Exec {
         t.saved += saved;
         pool.work_saved += i128::from(saved);
         t.epoch = t.epoch.wrapping_add(1);
+        if let Slot::Site(_) = slot {
+            pool.site_run(task, start, left, false);
+        }
         if owner {
             self.revocations.scavenged_evictions += 1;
             self.revocations.scavenged_lost_s += i128::from(lost);
@@ -191,6 +230,9 @@ impl Exec {
             }
         };
         let left = self.workload.tasks[task as usize].work.0 - self.pool.tasks[task as usize].saved;
+        if let Slot::Site(_) = slot {
+            self.pool.site_run(task, now, left, true);
+        }
         let secs = ((left.max(0) as f64) / speed).ceil() as i64;
         let t = &mut self.pool.tasks[task as usize];
         t.run = Some((slot, now, speed));
@@ -208,15 +250,17 @@ impl Exec {
         if t.epoch != epoch || t.done {
             return Ok(());
         }
-        let Some((slot, _, _)) = t.run.take() else {
+        let Some((slot, start, _)) = t.run.take() else {
             return Ok(());
         };
+        let left = self.workload.tasks[task as usize].work.0 - t.saved;
         t.done = true;
         pool.work_saved -= i128::from(t.saved);
         pool.tasks_running -= 1;
         pool.work_done += i128::from(self.workload.tasks[task as usize].work.0);
         match slot {
             Slot::Site(n) => {
+                self.pool.site_run(task, start, left, false);
                 self.set_use(now, n, NodeUse::Lent(None))?;
             }
             Slot::Cloud(c) => pool.cloud[c].tasks.retain(|&x| x != task),
@@ -345,31 +389,40 @@ impl Exec {
     }
 
     /// Reference seconds of work the unfinished tasks hold: their checkpoints, and what the
-    /// running ones did since their last start. O(running tasks), whatever the site's size.
+    /// running ones did since their last start. The site nodes' share is a sum of whole
+    /// seconds, exact in any order, kept incrementally ([`Pool::site_partial`]); the cloud
+    /// tasks', O(cloud tasks), are added after it in their order, as a scan of every running
+    /// task adds them.
     fn work_partial(&self, now: Time) -> f64 {
-        let nodes = &self.state.nodes;
-        let site = nodes
-            .running_recent_first()
-            .filter_map(|n| match nodes.get(n) {
-                Ok(NodeUse::Lent(Some(t))) => Some(t),
-                _ => None,
-            });
         let pool = &self.pool;
+        let done = |t: u64| {
+            let state = pool.tasks.get(usize::try_from(t).ok()?)?;
+            let work = self.workload.tasks.get(usize::try_from(t).ok()?)?.work.0 as f64;
+            let (_, start, speed) = state.run?;
+            let ran = now.checked_since(start).unwrap_or(Duration::ZERO).0 as f64 * speed;
+            Some(ran.min(work - state.saved as f64))
+        };
         let cloud = pool
             .cloud
             .iter()
             .filter(|c| c.stopped.is_none())
-            .flat_map(|c| c.tasks.iter().copied());
-        site.chain(cloud)
-            .filter_map(|t| {
-                let state = pool.tasks.get(usize::try_from(t).ok()?)?;
-                let work = self.workload.tasks.get(usize::try_from(t).ok()?)?.work.0 as f64;
-                let (_, start, speed) = state.run?;
-                let ran = now.checked_since(start).unwrap_or(Duration::ZERO).0 as f64 * speed;
-                Some(ran.min(work - state.saved as f64))
-            })
-            .sum::<f64>()
-            + pool.work_saved as f64
+            .flat_map(|c| c.tasks.iter().copied())
+            .filter_map(done);
+        let site = match pool.site_partial(now) {
+            Some(sum) => sum,
+            None => {
+                let nodes = &self.state.nodes;
+                nodes
+                    .running_recent_first()
+                    .filter_map(|n| match nodes.get(n) {
+                        Ok(NodeUse::Lent(Some(t))) => Some(t),
+                        _ => None,
+                    })
+                    .filter_map(done)
+                    .sum::<f64>()
+            }
+        };
+        cloud.fold(site, |sum, w| sum + w) + pool.work_saved as f64
     }
 
     /// Carries out the scavenging policy's commands, in order.
