@@ -179,6 +179,15 @@ fn cases(default: u32) -> ProptestConfig {
     ProptestConfig::with_cases(cases)
 }
 
+/// The jobs of `specs`, numbered from 1 in order (see [`job`]).
+fn jobs(specs: impl IntoIterator<Item = (u8, i64, u32, u32, i64)>, nodes: u32) -> Vec<HybridJob> {
+    specs
+        .into_iter()
+        .enumerate()
+        .map(|(k, s)| job(k as u64 + 1, s, nodes))
+        .collect()
+}
+
 fn job(k: u64, (kind, submit, a, b, run): (u8, i64, u32, u32, i64), nodes: u32) -> HybridJob {
     let id = JobId(k);
     let submit = Time(submit);
@@ -228,11 +237,7 @@ proptest! {
         nodes in 2u32..10,
         specs in proptest::collection::vec((0u8..3, 0i64..600, 0u32..16, 0u32..16, 1i64..400), 1..14),
     ) {
-        let jobs: Vec<HybridJob> = specs
-            .into_iter()
-            .enumerate()
-            .map(|(k, s)| job(k as u64 + 1, s, nodes))
-            .collect();
+        let jobs = jobs(specs, nodes);
         for policy in policies() {
             let sim = simulated(nodes, &mut policy.clone(), &jobs);
             // A platform that shrinks as asked, and one that keeps the first nodes (Slurm):
@@ -395,11 +400,7 @@ proptest! {
         ),
         restart_after in 1usize..12,
     ) {
-        let batch: Vec<HybridJob> = specs
-            .into_iter()
-            .enumerate()
-            .map(|(k, s)| job(k as u64 + 1, s, nodes))
-            .collect();
+        let batch = jobs(specs, nodes);
         // Nothing comes from outside before the run's start (its first submission).
         let first = batch.iter().map(HybridJob::submit).min().unwrap_or(Time::ZERO);
         let api: Vec<_> = api.into_iter().map(|(a, s, r, n)| (a + first.0, s, r, n)).collect();
@@ -650,11 +651,7 @@ proptest! {
         specs in proptest::collection::vec((0u8..3, 0i64..600, 0u32..16, 0u32..16, 1i64..400), 1..12),
         pick in 0usize..10_000,
     ) {
-        let jobs: Vec<HybridJob> = specs
-            .into_iter()
-            .enumerate()
-            .map(|(k, s)| job(k as u64 + 1, s, nodes))
-            .collect();
+        let jobs = jobs(specs, nodes);
         for policy in policies() {
             let sim = simulated(nodes, &mut policy.clone(), &jobs);
             let run = crashing_run(nodes, &policy, &jobs, None, None);
@@ -685,11 +682,7 @@ fn a_crash_between_a_preemption_and_its_restart_in_one_step_leaves_no_old_run() 
         (1, 193, 13, 3, 67),
         (2, 251, 8, 7, 227),
     ];
-    let jobs: Vec<HybridJob> = specs
-        .into_iter()
-        .enumerate()
-        .map(|(k, s)| job(k as u64 + 1, s, nodes))
-        .collect();
+    let jobs = jobs(specs, nodes);
     let policy = scenario::mechanism(Composite::ALL[4]); // CUP&PAA
     let sim = simulated(nodes, &mut policy.clone(), &jobs);
     let mut exec_policy = policy.clone();
