@@ -179,6 +179,11 @@ fn cases(default: u32) -> ProptestConfig {
     ProptestConfig::with_cases(cases)
 }
 
+/// Random job specs for [`jobs`]: (kind, submit, two sizes, run).
+fn specs(len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<(u8, i64, u32, u32, i64)>> {
+    proptest::collection::vec((0u8..3, 0i64..600, 0u32..16, 0u32..16, 1i64..400), len)
+}
+
 /// The jobs of `specs`, numbered from 1 in order (see [`job`]).
 fn jobs(specs: impl IntoIterator<Item = (u8, i64, u32, u32, i64)>, nodes: u32) -> Vec<HybridJob> {
     specs
@@ -235,7 +240,7 @@ proptest! {
     #[test]
     fn the_live_run_is_the_simulated_run(
         nodes in 2u32..10,
-        specs in proptest::collection::vec((0u8..3, 0i64..600, 0u32..16, 0u32..16, 1i64..400), 1..14),
+        specs in specs(1..14),
     ) {
         let jobs = jobs(specs, nodes);
         for policy in policies() {
@@ -648,7 +653,7 @@ proptest! {
     #[test]
     fn a_crash_at_any_point_resumes_into_the_simulated_run(
         nodes in 2u32..10,
-        specs in proptest::collection::vec((0u8..3, 0i64..600, 0u32..16, 0u32..16, 1i64..400), 1..12),
+        specs in specs(1..12),
         pick in 0usize..10_000,
     ) {
         let jobs = jobs(specs, nodes);
