@@ -13,7 +13,8 @@
 //! its few slots, instead of visiting every waiting job. A skyline holds up to
 //! [`SKYLINE_POINTS`] points; a longer one folds its tail into one point that bounds it from
 //! below, which keeps the search conservative (never missing an entry) in the tree and exact
-//! in the slots.
+//! in the slots. A ring of at most [`UNINDEXED_SLOTS`] keeps no tree: its few slots are
+//! scanned, and its insertions and removals maintain no bounds.
 //!
 //! The same tree keeps, per subtree, a [`Resizable`] bound: the smallest requested size and
 //! the smallest accepted size among its live resizable (malleable) entries, so that a scan
@@ -196,6 +197,13 @@ impl Resizable {
 /// The smallest ring the queue allocates.
 const MIN_SLOTS: usize = 32;
 
+/// The largest ring kept without the tree: its searches scan the slots, and insertions and
+/// removals maintain no bounds. Most passes see a short queue (on CEA-Curie under EASY, three
+/// arrivals in four find fewer than 32 jobs waiting), where keeping skylines up to date costs
+/// more than the scans they save. The crate's unit tests keep a tree from 64 slots on, so that
+/// their queues, mostly shorter than 128 jobs, exercise both layouts.
+const UNINDEXED_SLOTS: usize = if cfg!(test) { 32 } else { 256 };
+
 /// The wait queue; see the [module docs](self).
 #[derive(Debug, Default)]
 pub(crate) struct JobQueue {
@@ -209,7 +217,8 @@ pub(crate) struct JobQueue {
     /// [`Resizable::NONE`] (kept beside `points` so that a repair reads no job).
     flex: Vec<Resizable>,
     /// Segment tree in heap layout over the buckets: node `k` covers a range of buckets,
-    /// leaves start at `leaves`; a skyline that covers every live entry below it.
+    /// leaves start at `leaves`; a skyline that covers every live entry below it. Empty for a
+    /// ring of at most [`UNINDEXED_SLOTS`], which is searched slot by slot.
     tree: Vec<Skyline>,
     /// The [`Resizable`] bound of each tree node, in the same layout as `tree`, kept up to
     /// date by the same repairs.
@@ -252,6 +261,12 @@ impl JobQueue {
     #[inline]
     fn slot(&self, pos: usize) -> usize {
         pos & (self.slots.len() - 1)
+    }
+
+    /// Whether the ring has its tree (it is longer than [`UNINDEXED_SLOTS`]).
+    #[inline]
+    fn indexed(&self) -> bool {
+        !self.tree.is_empty()
     }
 
     /// The tree leaf over `slot`.
@@ -309,9 +324,11 @@ impl JobQueue {
             self.points[slot] = point;
             self.flex[slot] = flex;
             self.counts[slot / BUCKET] += 1;
-            let leaf = self.leaf_of(slot);
-            self.add_point(leaf, point);
-            self.add_resizable(leaf, flex);
+            if self.indexed() {
+                let leaf = self.leaf_of(slot);
+                self.add_point(leaf, point);
+                self.add_resizable(leaf, flex);
+            }
         } else {
             self.insert_inside(job);
         }
@@ -381,10 +398,12 @@ impl JobQueue {
 
     /// Marks the leaves over the positions `range` for repair and recounts their buckets.
     fn mark_moved(&mut self, range: std::ops::Range<usize>) {
-        for pos in range.clone() {
-            let leaf = self.leaf_of(self.slot(pos));
-            if self.stale.last() != Some(&leaf) {
-                self.stale.push(leaf);
+        if self.indexed() {
+            for pos in range.clone() {
+                let leaf = self.leaf_of(self.slot(pos));
+                if self.stale.last() != Some(&leaf) {
+                    self.stale.push(leaf);
+                }
             }
         }
         self.recount(range);
@@ -452,22 +471,25 @@ impl JobQueue {
         debug_assert!(self.is_live(pos));
         let slot = self.slot(pos);
         let point = std::mem::replace(&mut self.points[slot], DEAD);
-        // A skyline takes each coordinate of its points from some entry: one that shares
-        // neither with the entry removed is what a repair would give again. (Skipping a
-        // repair is always safe, only less precise: a skyline never hides what it covered.)
-        let leaf = self.leaf_of(slot);
-        let on_skyline = self.tree[leaf]
-            .points()
-            .iter()
-            .any(|q| q.0 == point.0 || q.1 == point.1);
-        // Likewise for the resizable bound: only an entry that sets it can loosen it.
         let flex = std::mem::replace(&mut self.flex[slot], Resizable::NONE);
-        let sets_bound = flex != Resizable::NONE && {
-            let bound = self.resizable[leaf];
-            flex.size == bound.size || flex.min_size == bound.min_size
-        };
-        if (on_skyline || sets_bound) && self.stale.last() != Some(&leaf) {
-            self.stale.push(leaf);
+        if self.indexed() {
+            // A skyline takes each coordinate of its points from some entry: one that shares
+            // neither with the entry removed is what a repair would give again. (Skipping a
+            // repair is always safe, only less precise: a skyline never hides what it
+            // covered.)
+            let leaf = self.leaf_of(slot);
+            let on_skyline = self.tree[leaf]
+                .points()
+                .iter()
+                .any(|q| q.0 == point.0 || q.1 == point.1);
+            // Likewise for the resizable bound: only an entry that sets it can loosen it.
+            let sets_bound = flex != Resizable::NONE && {
+                let bound = self.resizable[leaf];
+                flex.size == bound.size || flex.min_size == bound.min_size
+            };
+            if (on_skyline || sets_bound) && self.stale.last() != Some(&leaf) {
+                self.stale.push(leaf);
+            }
         }
         self.counts[slot / BUCKET] -= 1;
         self.live -= 1;
@@ -671,7 +693,8 @@ impl JobQueue {
     }
 
     /// Lays the live entries (and `extra`, at its place) out again from position 0 in a ring
-    /// with room for as many again (dead slots hold copies of `filler`), and rebuilds the tree.
+    /// with room for as many again (dead slots hold copies of `filler`), and rebuilds the tree
+    /// (none for a ring of at most [`UNINDEXED_SLOTS`]).
     fn rebuild(&mut self, extra: Option<QueuedJob>, filler: QueuedJob) {
         self.stale.clear();
         let mut entries: Vec<QueuedJob> = self.iter().copied().collect();
@@ -696,16 +719,23 @@ impl JobQueue {
         let leaves = ring / BUCKET;
         self.leaves = leaves;
         self.tree.clear();
-        self.tree.resize(2 * leaves, Skyline::EMPTY);
         self.resizable.clear();
-        self.resizable.resize(2 * leaves, Resizable::NONE);
         self.counts.clear();
-        self.counts.resize(leaves, 0);
-        for (bucket, points) in self.points.chunks_exact(BUCKET).enumerate() {
-            self.tree[leaves + bucket] = Skyline::of_bucket(points);
-            self.resizable[leaves + bucket] = self.resizable_of_bucket(bucket * BUCKET);
-            // At most BUCKET (8) live slots.
-            self.counts[bucket] = points.iter().filter(|&&p| p != DEAD).count() as u8;
+        // At most BUCKET (8) live slots each.
+        self.counts.extend(
+            self.points
+                .chunks_exact(BUCKET)
+                .map(|points| points.iter().filter(|&&p| p != DEAD).count() as u8),
+        );
+        if ring <= UNINDEXED_SLOTS {
+            return;
+        }
+        self.tree.resize(2 * leaves, Skyline::EMPTY);
+        self.resizable.resize(2 * leaves, Resizable::NONE);
+        for bucket in 0..leaves {
+            let first = bucket * BUCKET;
+            self.tree[leaves + bucket] = Skyline::of_bucket(&self.points[first..first + BUCKET]);
+            self.resizable[leaves + bucket] = self.resizable_of_bucket(first);
         }
         for k in (1..leaves).rev() {
             self.refresh_inner(k);
@@ -784,6 +814,20 @@ impl JobQueue {
         let first = self.slot(from);
         let count = self.end - from;
         let to_ring_end = self.slots.len() - first;
+        if !self.indexed() {
+            // A short ring: its slots in position order, to the ring's end and then from its
+            // start.
+            let scan = |slots: std::ops::Range<usize>| {
+                slots.into_iter().find(|&s| fits(s, self.points[s]))
+            };
+            if let Some(slot) = scan(first..first + count.min(to_ring_end)) {
+                return Some(from + (slot - first));
+            }
+            return (count > to_ring_end)
+                .then(|| scan(0..count - to_ring_end))
+                .flatten()
+                .map(|slot| from + to_ring_end + slot);
+        }
         // Slots past the run hold positions before `from`: bound the answer.
         if let Some(slot) = self.find_slot(first, &may_fit, &fits)
             && slot - first < count
@@ -929,6 +973,8 @@ mod tests {
         prop_assert_eq!(q.points.len(), q.slots.len());
         prop_assert_eq!(q.flex.len(), q.slots.len());
         prop_assert_eq!(q.leaves * BUCKET, q.slots.len());
+        prop_assert_eq!(q.indexed(), q.slots.len() > UNINDEXED_SLOTS);
+        prop_assert!(q.indexed() || q.stale.is_empty());
         let mut live = 0;
         for slot in 0..q.slots.len() {
             // The position the slot holds, if any.
@@ -955,7 +1001,7 @@ mod tests {
             let mut k = q.leaf_of(slot);
             let bound = Resizable::of(job);
             prop_assert_eq!(q.flex[slot], bound, "slot {}", slot);
-            loop {
+            while q.indexed() {
                 prop_assert!(
                     q.tree[k].covers(point),
                     "node {} ({:?}) hides live slot {} {:?}",

@@ -115,11 +115,15 @@ enum SimEvent {
     Wake,
 }
 
+/// The class of arrivals: each schedules the next, in time order, so they wait in the event
+/// queue's ordered lane rather than its heap.
+const ARRIVAL_CLASS: u8 = 1;
+
 impl Event for SimEvent {
     fn class(&self) -> u8 {
         match self {
             SimEvent::Completion(_) => 0,
-            SimEvent::Arrival(_) => 1,
+            SimEvent::Arrival(_) => ARRIVAL_CLASS,
             SimEvent::Wake => 2,
         }
     }
@@ -216,7 +220,7 @@ impl BatchSim {
     {
         let (workload, invalid) = admit(jobs)?;
         let start_time = workload.first().map_or(Time::ZERO, |j| j.submit);
-        let mut events = EventQueue::new(start_time);
+        let mut events = EventQueue::with_ordered_class(start_time, ARRIVAL_CLASS);
         if !workload.is_empty() {
             events
                 .schedule(start_time, SimEvent::Arrival(0))

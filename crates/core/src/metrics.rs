@@ -33,6 +33,9 @@ pub enum JobClass {
 }
 
 impl JobClass {
+    /// Every class, in their order.
+    pub const ALL: [JobClass; 3] = [JobClass::Rigid, JobClass::Malleable, JobClass::OnDemand];
+
     /// Lower-case name, as used in reports.
     pub const fn name(self) -> &'static str {
         match self {
@@ -197,12 +200,22 @@ impl Report {
         busy_unit_seconds: i128,
         tau: Duration,
     ) -> Report {
-        let first_submit = records.iter().map(|r| r.submit).min().unwrap_or(Time::ZERO);
-        let last_end = records
-            .iter()
-            .filter_map(|r| r.end)
-            .max()
-            .unwrap_or(first_submit);
+        // One pass for the span, the classes present and the counts.
+        let mut first_submit: Option<Time> = None;
+        let mut last_end: Option<Time> = None;
+        let mut present = [false; JobClass::ALL.len()];
+        let (mut completed, mut rejected) = (0, 0);
+        for r in records {
+            first_submit = Some(first_submit.map_or(r.submit, |t| t.min(r.submit)));
+            if let Some(end) = r.end {
+                last_end = Some(last_end.map_or(end, |t| t.max(end)));
+                completed += 1;
+            }
+            rejected += usize::from(r.start.is_none());
+            present[r.class as usize] = true;
+        }
+        let first_submit = first_submit.unwrap_or(Time::ZERO);
+        let last_end = last_end.unwrap_or(first_submit);
         let makespan = seconds_between(first_submit, last_end);
         let utilization = if makespan > 0.0 && capacity > 0 {
             busy_unit_seconds as f64 / (f64::from(capacity) * makespan)
@@ -210,13 +223,10 @@ impl Report {
             0.0
         };
         let overall = Summary::of(records, tau);
-        let mut classes: Vec<JobClass> = Vec::new();
-        for r in records {
-            if !classes.contains(&r.class) {
-                classes.push(r.class);
-            }
-        }
-        classes.sort_unstable();
+        let classes: Vec<JobClass> = JobClass::ALL
+            .into_iter()
+            .filter(|&c| present[c as usize])
+            .collect();
         let per_class = classes
             .iter()
             .map(|&class| {
@@ -232,8 +242,8 @@ impl Report {
         Report {
             capacity,
             jobs: records.len(),
-            completed: records.iter().filter(|r| r.end.is_some()).count(),
-            rejected: records.iter().filter(|r| r.start.is_none()).count(),
+            completed,
+            rejected,
             invalid,
             first_submit_s: first_submit.0,
             last_end_s: last_end.0,
@@ -275,6 +285,20 @@ pub fn write_jobs_csv<W: io::Write>(out: W, records: &[JobRecord]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ALL` lists every class once, in their order, each at its discriminant (what
+    /// `Report::new` indexes by).
+    #[test]
+    fn all_classes_in_order_at_their_discriminants() {
+        assert!(JobClass::ALL.is_sorted());
+        for (i, &class) in JobClass::ALL.iter().enumerate() {
+            assert_eq!(class as usize, i);
+            // A new class fails to compile here until it is listed in `ALL`.
+            let _exhaustive = match class {
+                JobClass::Rigid | JobClass::Malleable | JobClass::OnDemand => (),
+            };
+        }
+    }
 
     fn rec(id: u64, submit: i64, start: Option<i64>, run: i64, size: u32) -> JobRecord {
         JobRecord {
