@@ -200,9 +200,11 @@ const MIN_SLOTS: usize = 32;
 /// The largest ring kept without the tree: its searches scan the slots, and insertions and
 /// removals maintain no bounds. Most passes see a short queue (on CEA-Curie under EASY, three
 /// arrivals in four find fewer than 32 jobs waiting), where keeping skylines up to date costs
-/// more than the scans they save. The crate's unit tests keep a tree from 64 slots on, so that
-/// their queues, mostly shorter than 128 jobs, exercise both layouts.
-const UNINDEXED_SLOTS: usize = if cfg!(test) { 32 } else { 256 };
+/// more than the scans they save. Longer rings keep the tree: conservative backfilling searches
+/// the queue once per job it plans, and a scan of every slot would cost it more than the
+/// bounds. The crate's unit tests keep a tree from 64 slots on, so that their queues, mostly
+/// shorter than 128 jobs, exercise both layouts.
+const UNINDEXED_SLOTS: usize = if cfg!(test) { 32 } else { 128 };
 
 /// The wait queue; see the [module docs](self).
 #[derive(Debug, Default)]
