@@ -27,6 +27,7 @@ use crate::profile::Staircase;
 use cosched_core::{Duration, JobId, Time};
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Sizes and estimates of a dead or empty slot: larger than any real bound.
 const DEAD: (u32, i64) = (u32::MAX, i64::MAX);
@@ -200,8 +201,9 @@ const MIN_SLOTS: usize = 32;
 /// The largest ring kept without the tree: its searches scan the slots, and insertions and
 /// removals maintain no bounds. Most passes see a short queue (on CEA-Curie under EASY, three
 /// arrivals in four find fewer than 32 jobs waiting), where keeping skylines up to date costs
-/// more than the scans they save. Longer rings keep the tree: conservative backfilling searches
-/// the queue once per job it plans, and a scan of every slot would cost it more than the
+/// more than the scans they save. Longer rings keep the tree, and so does every ring laid out
+/// after a search under a staircase ([`JobQueue::next_under`]): conservative backfilling
+/// searches the queue once per job it plans, where a scan of every slot costs more than the
 /// bounds. The crate's unit tests keep a tree from 64 slots on, so that their queues, mostly
 /// shorter than 128 jobs, exercise both layouts.
 const UNINDEXED_SLOTS: usize = if cfg!(test) { 32 } else { 128 };
@@ -244,6 +246,9 @@ pub(crate) struct JobQueue {
     /// The submit time of every queued job by id, built on the first lookup by id (so a
     /// driver that never asks pays nothing) and kept up to date from then on.
     submits: OnceLock<FxHashMap<JobId, Time>>,
+    /// Whether [`JobQueue::next_under`] has searched the queue: from the next layout on, the
+    /// ring keeps its tree whatever its length.
+    searched_under: AtomicBool,
 }
 
 impl JobQueue {
@@ -611,6 +616,7 @@ impl JobQueue {
     /// for its estimate).
     #[inline]
     pub(crate) fn next_under(&self, from: usize, stairs: &Staircase) -> Option<usize> {
+        self.searched_under.store(true, Ordering::Relaxed);
         self.find(
             from,
             |k| {
@@ -729,7 +735,7 @@ impl JobQueue {
                 .chunks_exact(BUCKET)
                 .map(|points| points.iter().filter(|&&p| p != DEAD).count() as u8),
         );
-        if ring <= UNINDEXED_SLOTS {
+        if ring <= UNINDEXED_SLOTS && !self.searched_under.load(Ordering::Relaxed) {
             return;
         }
         self.tree.resize(2 * leaves, Skyline::EMPTY);
@@ -975,7 +981,13 @@ mod tests {
         prop_assert_eq!(q.points.len(), q.slots.len());
         prop_assert_eq!(q.flex.len(), q.slots.len());
         prop_assert_eq!(q.leaves * BUCKET, q.slots.len());
-        prop_assert_eq!(q.indexed(), q.slots.len() > UNINDEXED_SLOTS);
+        // A long ring has its tree; a short one only after a search under a staircase.
+        prop_assert!(q.indexed() || q.slots.len() <= UNINDEXED_SLOTS);
+        prop_assert!(
+            !q.indexed()
+                || q.slots.len() > UNINDEXED_SLOTS
+                || q.searched_under.load(Ordering::Relaxed)
+        );
         prop_assert!(q.indexed() || q.stale.is_empty());
         let mut live = 0;
         for slot in 0..q.slots.len() {
