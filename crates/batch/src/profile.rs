@@ -53,8 +53,9 @@ use cosched_core::{Duration, Time};
 const CHUNK: usize = 64;
 
 /// Scans of a changed chunk that find no fit before its run skyline is made: the skyline
-/// costs a sort, O(L log L), against O(L) for a scan.
-const SUMMARISE_AFTER: u8 = 4;
+/// costs a stack pass and a sort, O(L log L), against O(L) for a scan that usually stops
+/// early, and a chunk near the profile's start changes again after a few fits.
+const SUMMARISE_AFTER: u8 = 16;
 
 /// The target chunk length for `steps` steps: `√steps`, at least [`CHUNK`].
 fn chunk_target(steps: usize) -> usize {
