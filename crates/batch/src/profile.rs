@@ -138,7 +138,11 @@ impl Chunk {
     fn lowered(&mut self, (from, to): (usize, usize), size: i64, lowest: i64, highest_before: i64) {
         self.min = self.min.min(lowest.saturating_add(self.add));
         if highest_before.saturating_add(self.add) >= self.max {
-            let outside = self.free[..from].iter().chain(&self.free[to..]).copied().max();
+            let outside = self.free[..from]
+                .iter()
+                .chain(&self.free[to..])
+                .copied()
+                .max();
             let max = outside.map_or(highest_before - size, |m| m.max(highest_before - size));
             self.max = max.saturating_add(self.add);
         }
@@ -665,7 +669,11 @@ impl Profile {
     pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) -> i64 {
         let fit = self.last_fit.take().filter(|f| f.0 == start);
         let end = start.saturating_add(duration);
-        let end_at = if end > start { self.split_at(end) } else { None };
+        let end_at = if end > start {
+            self.split_at(end)
+        } else {
+            None
+        };
         // The step at `start` is where the last fit found it if no chunk was cut since (a split
         // at `end` inserts after it), and the step at `end` is then where its split left it.
         let known = fit.filter(|f| f.2 == self.layout).map(|f| f.1);
