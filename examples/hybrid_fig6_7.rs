@@ -26,11 +26,13 @@ use cosched_core::stats;
 use cosched_examples::hybrid::{
     Comparison, Machine, Runs, SIGNIFICANCE_RULE, Significance, TraceArgs, check_all,
     configuration_name, configurations, describe_all, failed_comparisons, mark_no_data, reaches,
-    replicates, simulate, type_params, typing_seed,
+    replicates, type_params, typing_seed,
 };
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
-use cosched_hybrid::workload::{NoticeMix, TypeParams};
-use cosched_hybrid::{Composite, HybridConfig, HybridReport, MechanismKind, NoticeStrategy};
+use cosched_hybrid::workload::{NoticeMix, TypeParams, assign_types_within};
+use cosched_hybrid::{
+    Composite, HybridConfig, HybridError, HybridReport, MechanismKind, NoticeStrategy, scenario,
+};
 
 const NAME: &str = "hybrid_fig6_7";
 
@@ -134,25 +136,38 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    let results = Sweep::new(NAME, configs).run(|c| {
+    // Each typed trace (trace, typing, mix) is typed once and run under all its
+    // configurations, in their order.
+    let typed = configs.chunk_by(|a, b| {
+        (a.system, a.trace, a.typing, a.mix) == (b.system, b.trace, b.typing, b.mix)
+    });
+    let results = Sweep::new(NAME, typed.collect()).run(|group: &&[Config]| {
+        let Some(c) = group.first() else {
+            return Vec::new();
+        };
         let s = &systems[c.system];
         let (seed, jobs) = &s.traces[c.trace];
         let types = TypeParams {
             mix: NoticeMix::ALL[c.mix].1,
             ..type_params(s.machine.is_none())
         };
-        let config = HybridConfig::new(s.nodes)?;
-        simulate(
-            jobs,
-            &types,
-            typing_seed(*seed, c.typing),
-            config,
-            c.mechanism,
-        )
+        let typing = HybridConfig::new(s.nodes)
+            .map_err(HybridError::from)
+            .and_then(|_| assign_types_within(jobs, &types, s.nodes, typing_seed(*seed, c.typing)));
+        group
+            .iter()
+            .map(|c| {
+                let typing = typing.as_ref().map_err(Clone::clone)?;
+                let config = HybridConfig::new(s.nodes)?;
+                Ok(scenario::simulate(config, c.mechanism, &typing.jobs)?.report)
+            })
+            .collect::<Vec<Result<HybridReport, HybridError>>>()
     });
-    let mut runs = Vec::with_capacity(results.len());
-    for (c, r) in results {
-        runs.push((c, r?));
+    let mut runs = Vec::with_capacity(configs.len());
+    for (group, reports) in results {
+        for (c, r) in group.iter().zip(reports) {
+            runs.push((*c, r?));
+        }
     }
     let mean = |system: usize, mix: Option<usize>, mechanism: Option<Composite>| {
         Runs::new(

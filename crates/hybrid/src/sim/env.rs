@@ -1005,11 +1005,9 @@ fn job_entry(
                 .checkpoint
                 .run_time(job.size, work)
                 .and_then(|w| w.checked_add(setup))
-                .ok_or(ParamError::new(
-                    "runtime",
-                    runtime.0,
-                    "overflows with checkpoints",
-                ))?;
+                .ok_or_else(|| {
+                    ParamError::new("runtime", runtime.0, "overflows with checkpoints")
+                })?;
             let required = i64::from(job.size).saturating_mul(wall.0);
             (
                 work,
