@@ -73,6 +73,24 @@ const N_SPAA: Composite = Composite::new(NoticeStrategy::N, MechanismKind::Spaa)
 const CUA_PAA: Composite = Composite::new(NoticeStrategy::Cua, MechanismKind::Paa);
 const CUP_PAA: Composite = Composite::new(NoticeStrategy::Cup, MechanismKind::Paa);
 
+/// Table III's FCFS/EASY sees a running on-demand job as any running job: its nodes come back
+/// at its estimate. A 2-node on-demand job runs 0..1,000 on 4 nodes; a 4-node rigid job heads
+/// the queue from 10, reserved at 1,000; a 1-node job of 2,000 s behind it would delay that
+/// reservation and waits, a 1-node job of 500 s backfills at once.
+#[test]
+fn easy_reserves_for_the_head_on_a_running_on_demand_jobs_nodes() {
+    let jobs = [
+        HybridJob::OnDemand(on_demand(1, 0, 2, 1_000)),
+        rigid(2, 10, 4, 3_000, 0),
+        rigid(3, 20, 1, 2_000, 0),
+        rigid(4, 30, 1, 500, 0),
+    ];
+    let out = run(4, Some(N_PAA), &jobs);
+    assert_eq!(record(&out, 2).0, Some(Time(1_000)));
+    assert_eq!(record(&out, 3).0, Some(Time(4_000)));
+    assert_eq!(record(&out, 4), (Some(Time(30)), Some(Time(530))));
+}
+
 #[test]
 fn paa_preempts_a_rigid_job_which_resumes_on_the_returned_nodes() {
     // A 4-node rigid job (no checkpoints: 1,000 s < τ) runs from 0; a 2-node on-demand job
