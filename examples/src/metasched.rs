@@ -829,6 +829,31 @@ pub struct ResponseSplit {
 
 impl ResponseSplit {
     /// The split of `a` against `b` on `sites`; `None` without a pair with common jobs.
+    ///
+    /// ```
+    /// use cosched_examples::metasched::{ResponseSplit, RunResult};
+    /// use cosched_metasched::metrics::Metrics;
+    /// use cosched_metasched::policy::{Mcmf, PriceModel, SubmissionSite};
+    /// use cosched_metasched::sim::{GridSim, SimConfig};
+    /// use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
+    ///
+    /// let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
+    /// let sites = embedded_xsede_sites(prices).unwrap();
+    /// let jobs = XsedeLikeWorkload { jobs: 60, load: 0.8, seed: 5 }.generate(&sites).unwrap();
+    /// let result = |out| RunResult { metrics: Metrics::of(&out, &sites), outcome: out };
+    /// let grid = GridSim::new(sites.clone(), SimConfig::default()).unwrap();
+    /// let mut mcmf = Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead).unwrap();
+    /// let a = result(grid.run(&mut mcmf, &jobs).unwrap());
+    /// let bs = SimConfig { participation: 0.0, ..SimConfig::default() };
+    /// let grid = GridSim::new(sites.clone(), bs).unwrap();
+    /// let b = result(grid.run(&mut SubmissionSite::new(sites.clone()), &jobs).unwrap());
+    ///
+    /// let split = ResponseSplit::of(&[a], &[b], sites.len()).unwrap();
+    /// let parts = split.holding_min + split.queue_min + split.run_min;
+    /// assert!((split.response_min - parts).abs() < 1e-9 && split.pairs == 1);
+    /// let jobs_share: f64 = split.sites.iter().map(|s| s.0).sum();
+    /// assert!((jobs_share - 1.0).abs() < 1e-9);
+    /// ```
     pub fn of(a: &[RunResult], b: &[RunResult], sites: usize) -> Option<ResponseSplit> {
         let per_pair: Vec<ResponseSplit> = a
             .iter()

@@ -90,6 +90,28 @@ pub struct Metrics {
 
 /// The metascheduled jobs' predicted waits against the waits they had at the site where they
 /// ran, in the terms Table 5's PPE is built from: what makes a mean PPE large.
+///
+/// ```
+/// use cosched_metasched::metrics::Metrics;
+/// use cosched_metasched::policy::{Mcmf, PriceModel, SubmissionSite};
+/// use cosched_metasched::sim::{GridSim, SimConfig};
+/// use cosched_metasched::workload::{DiurnalPrices, XsedeLikeWorkload, embedded_xsede_sites};
+///
+/// let prices = |f: &str| Ok(DiurnalPrices::month(1).series(f).unwrap());
+/// let sites = embedded_xsede_sites(prices).unwrap();
+/// let jobs = XsedeLikeWorkload { jobs: 60, load: 0.8, seed: 4 }.generate(&sites).unwrap();
+/// let grid = GridSim::new(sites.clone(), SimConfig::default()).unwrap();
+/// let mut mcmf = Mcmf::new(sites.clone(), 2, 0.25, PriceModel::DayAhead).unwrap();
+/// let w = Metrics::of(&grid.run(&mut mcmf, &jobs).unwrap(), &sites).wait_errors.unwrap();
+/// assert!(w.jobs > 0 && w.mean_abs_error_s >= 0.0);
+/// assert!((0.0..=1.0).contains(&w.zero_actual_share));
+/// assert!((0.0..=1.0).contains(&w.positive_predicted_share));
+///
+/// // Submission-site placement predicts nothing: no errors to break down.
+/// let bs = GridSim::new(sites.clone(), SimConfig { participation: 0.0, ..SimConfig::default() });
+/// let out = bs.unwrap().run(&mut SubmissionSite::new(sites.clone()), &jobs).unwrap();
+/// assert!(Metrics::of(&out, &sites).wait_errors.is_none());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WaitErrors {
     /// Jobs compared.

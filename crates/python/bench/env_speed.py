@@ -102,8 +102,11 @@ def main():
         label = f"vector x{a.num_envs}" + ("" if copy else " copy=False")
         show(label, *vector_env(a.episodes, a.episode_jobs, np.random.default_rng(0),
                                 a.num_envs, copy))
+    c0 = time.process_time()
     run = cosched.simulate(sample, "sjf+easy")
-    print(f"simulate sjf+easy  {len(sample) / run.elapsed_s:10.0f} jobs/s (one call)")
+    c = time.process_time() - c0
+    print(f"simulate sjf+easy  {len(sample) / run.elapsed_s:10.0f} jobs/s wall,"
+          f" {len(sample) / c:10.0f} jobs/CPU-s (one call)")
 
     from test_policy import SjfEasy
 
@@ -114,11 +117,11 @@ def main():
             Counted.calls += 1
             return super().observe(now, view)
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     cosched.simulate(sample, Counted())
-    t = time.perf_counter() - t0
-    print(f"Python sjf+easy   {Counted.calls} decisions {t:.2f} s "
-          f"{t / Counted.calls * 1e6:.1f} us per decision (view copy + policy)")
+    t, c = time.perf_counter() - t0, time.process_time() - c0
+    print(f"Python sjf+easy   {Counted.calls} decisions {t:.2f} s wall {c:.2f} CPU-s, "
+          f"{c / Counted.calls * 1e6:.1f} us CPU per decision (view copy + policy)")
 
 
 if __name__ == "__main__":
