@@ -112,6 +112,23 @@ pub struct ArrivalState {
 }
 
 impl ArrivalState {
+    /// Every node it places, failed ones included.
+    pub fn accounted(&self) -> u64 {
+        [
+            self.idle,
+            self.preemptable,
+            self.guests_of_others,
+            self.reserved_own,
+            self.reserved_others,
+            self.on_demand_running,
+            self.on_demand_gathered,
+            self.failed,
+        ]
+        .iter()
+        .map(|&n| u64::from(n))
+        .sum()
+    }
+
     /// The first reason that accounts for the missing nodes of a system of `nodes`.
     pub fn reason(&self, nodes: u32) -> WaitReason {
         let nodes = u64::from(nodes);
@@ -192,33 +209,35 @@ impl ArrivalProbe {
             .filter(|&w| w != job)
             .map(|w| view.held(w))
             .sum::<u32>();
-        let idle = view.idle_count();
-        let accounted = [
-            idle,
-            preemptable,
-            guests_of_others,
-            reserved_own,
-            reserved_others,
-            on_demand_running,
-            on_demand_gathered,
-        ]
-        .iter()
-        .map(|&n| u64::from(n))
-        .sum::<u64>();
-        let failed = u64::from(self.nodes).saturating_sub(accounted);
-        ArrivalState {
+        let mut state = ArrivalState {
             job,
             at: now,
             size,
-            idle,
+            idle: view.idle_count(),
             preemptable,
             guests_of_others,
             reserved_own,
             reserved_others,
             on_demand_running,
             on_demand_gathered,
-            failed: u32::try_from(failed).unwrap_or(u32::MAX),
-        }
+            failed: 0,
+        };
+        // The rest of the system is failed.
+        let failed = u64::from(self.nodes).saturating_sub(state.accounted());
+        state.failed = u32::try_from(failed).unwrap_or(u32::MAX);
+        state
+    }
+
+    /// Runs `call` on the watched policy, keeping the on-demand jobs its commands start.
+    fn forward(
+        &mut self,
+        out: &mut Vec<Command>,
+        call: impl FnOnce(&mut HybridPolicy, &mut Vec<Command>) -> Result<(), HybridError>,
+    ) -> Result<(), HybridError> {
+        let from = out.len();
+        call(&mut self.policy, out)?;
+        self.started(&out[from..]);
+        Ok(())
     }
 
     /// Keeps the on-demand jobs `commands` start as running.
@@ -243,10 +262,7 @@ impl Policy for ArrivalProbe {
         view: &Self::View,
         out: &mut Vec<Command>,
     ) -> Result<(), HybridError> {
-        let from = out.len();
-        self.policy.start(now, view, out)?;
-        self.started(&out[from..]);
-        Ok(())
+        self.forward(out, |policy, out| policy.start(now, view, out))
     }
 
     fn observe(
@@ -280,10 +296,7 @@ impl Policy for ArrivalProbe {
         view: &Self::View,
         out: &mut Vec<Command>,
     ) -> Result<(), HybridError> {
-        let from = out.len();
-        self.policy.wake(now, view, out)?;
-        self.started(&out[from..]);
-        Ok(())
+        self.forward(out, |policy, out| policy.wake(now, view, out))
     }
 
     fn next_wake(&self) -> Option<Time> {
