@@ -20,6 +20,10 @@ pub struct JobAccount {
     pub delivered: i64,
     /// Node-seconds thrown away (lost work, repeated setups, restarted runs).
     pub wasted: i64,
+    /// Seconds it held nodes, over all its runs: what follows its first start and is not
+    /// this waited in the queue again after a preemption, eviction or failure.
+    #[serde(default)]
+    pub held: i64,
     /// How often it completed (1 for every job of a finished simulation).
     pub completions: u32,
     /// Preemptions by the mechanisms (failures, shrinks and evictions not included).
