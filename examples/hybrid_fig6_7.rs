@@ -17,7 +17,10 @@
 //! malleable_preempted_pct`), per-system tables beside the paper's numbers, bar charts, and
 //! Observations 1–12 checked on our numbers, every comparison between configurations on
 //! paired replicates with a 95 % t-interval (`SIGNIFICANCE_RULE`), every failure reason the
-//! measured comparisons that do not hold.
+//! measured comparisons that do not hold. Two diagnoses beside them: why the on-demand jobs
+//! that did not start instantly waited (`hybrid_fig6_7_ondemand_waits`, the state of the
+//! system at each one's arrival) and where each job class's turnaround went under the
+//! baseline, N&PAA and CUP&SPAA (`hybrid_fig6_7_turnaround_parts`).
 
 use clap::Parser;
 use cosched_core::RigidJob;
@@ -26,11 +29,15 @@ use cosched_core::stats;
 use cosched_examples::hybrid::{
     Comparison, Machine, Runs, SIGNIFICANCE_RULE, Significance, TraceArgs, check_all,
     configuration_name, configurations, describe_all, failed_comparisons, mark_no_data, reaches,
-    replicates, simulate, type_params, typing_seed,
+    replicates, type_params, typing_seed,
 };
+use cosched_examples::paired::Paired;
 use cosched_examples::{BarChart, Cell, Claims, CommonArgs, Sweep, Table};
-use cosched_hybrid::workload::{NoticeMix, TypeParams};
-use cosched_hybrid::{Composite, HybridConfig, HybridReport, MechanismKind, NoticeStrategy};
+use cosched_hybrid::diagnose::{self, Diagnosed, PART_CLASSES, WaitReason};
+use cosched_hybrid::workload::{NoticeMix, TypeParams, assign_types_within};
+use cosched_hybrid::{
+    Composite, HybridConfig, HybridError, HybridReport, MechanismKind, NoticeStrategy,
+};
 
 const NAME: &str = "hybrid_fig6_7";
 
@@ -55,6 +62,9 @@ struct Cli {
     /// replicates per system; quick: 2].
     #[arg(long)]
     typings: Option<u64>,
+    /// Run only this generated system (a subset: the claims of the other are not exercised).
+    #[arg(long, value_parser = ["theta", "cori"])]
+    system: Option<String>,
 }
 
 /// A system and its traces (one per seed, with the seed).
@@ -86,7 +96,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let n_seeds = replicates("seeds", cli.seeds.unwrap_or(if quick { 2 } else { 5 }))?;
     let typings = replicates("typings", cli.typings.unwrap_or(2))?;
     let mut systems = Vec::new();
-    for m in Machine::ALL {
+    let chosen = |m: &Machine| cli.system.as_deref().is_none_or(|s| s == m.slug());
+    for m in Machine::ALL.into_iter().filter(chosen) {
         let mut traces = Vec::new();
         for seed in replicate_seeds(cli.common.seed, n_seeds) {
             traces.push((
@@ -134,25 +145,40 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    let results = Sweep::new(NAME, configs).run(|c| {
+    // Each typed trace (trace, typing, mix) is typed once and run under all its
+    // configurations, in their order.
+    let typed = configs.chunk_by(|a, b| {
+        (a.system, a.trace, a.typing, a.mix) == (b.system, b.trace, b.typing, b.mix)
+    });
+    let results = Sweep::new(NAME, typed.collect()).run(|group: &&[Config]| {
+        let Some(c) = group.first() else {
+            return Vec::new();
+        };
         let s = &systems[c.system];
         let (seed, jobs) = &s.traces[c.trace];
         let types = TypeParams {
             mix: NoticeMix::ALL[c.mix].1,
             ..type_params(s.machine.is_none())
         };
-        let config = HybridConfig::new(s.nodes)?;
-        simulate(
-            jobs,
-            &types,
-            typing_seed(*seed, c.typing),
-            config,
-            c.mechanism,
-        )
+        let typing = HybridConfig::new(s.nodes)
+            .map_err(HybridError::from)
+            .and_then(|_| assign_types_within(jobs, &types, s.nodes, typing_seed(*seed, c.typing)));
+        group
+            .iter()
+            .map(|c| {
+                let typing = typing.as_ref().map_err(Clone::clone)?;
+                diagnose::simulate(HybridConfig::new(s.nodes)?, c.mechanism, &typing.jobs)
+            })
+            .collect::<Vec<Result<Diagnosed, HybridError>>>()
     });
-    let mut runs = Vec::with_capacity(results.len());
-    for (c, r) in results {
-        runs.push((c, r?));
+    let mut runs = Vec::with_capacity(configs.len());
+    let mut diagnosed = Vec::with_capacity(configs.len());
+    for (group, results) in results {
+        for (c, r) in group.iter().zip(results) {
+            let r = r?;
+            runs.push((*c, r.report.clone()));
+            diagnosed.push((*c, r));
+        }
     }
     let mean = |system: usize, mix: Option<usize>, mechanism: Option<Composite>| {
         Runs::new(
@@ -364,6 +390,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ))?;
     }
 
+    out.write_table(&wait_table(&systems, &diagnosed))?;
+    out.write_table(&parts_table(&systems, typings, &diagnosed))?;
+
     let generated: Vec<usize> = (0..systems.len())
         .filter(|&k| systems[k].machine.is_some())
         .collect();
@@ -377,6 +406,131 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     mark_no_data(&mut claims, runs.iter().map(|(_, r)| r));
     out.write_claims(&claims)?;
     Ok(())
+}
+
+/// Every on-demand job of the runs that did not start instantly, by the reason its arrival's
+/// state gives (summed over the replicates and notice mixes of each system and mechanism).
+fn wait_table(systems: &[System], diagnosed: &[(Config, Diagnosed)]) -> Table {
+    let mut columns = vec![
+        "system".to_string(),
+        "mechanism".into(),
+        "on-demand jobs".into(),
+        "not instant".into(),
+    ];
+    columns.extend(WaitReason::ALL.map(|r| r.name().to_string()));
+    let mut table = Table::new(
+        format!("{NAME}_ondemand_waits"),
+        "On-demand jobs that did not start instantly, by the reason at their arrival",
+        columns,
+    )
+    .with_notes(
+        "Summed over every run of the system and mechanism (W1-W5 for CUA and CUP). Each job \
+         is blamed on the first reason whose nodes, added to the running on-demand jobs' and \
+         its own size, exceed the system; the paper's only reason is the first (Obs. 9: \
+         \"the nodes used by running on-demand jobs plus this on-demand job exceed the system \
+         capacity\"). 'other' counts jobs the idle and preemptable nodes would have covered.",
+    );
+    for (k, system) in systems.iter().enumerate() {
+        for mechanism in Composite::ALL {
+            let mut sum = diagnose::WaitBreakdown::default();
+            for (_, d) in diagnosed
+                .iter()
+                .filter(|(c, _)| c.system == k && c.mechanism == Some(mechanism))
+            {
+                let Some(w) = &d.waits else { continue };
+                sum.on_demand += w.on_demand;
+                sum.not_instant += w.not_instant;
+                for (s, n) in sum.by_reason.iter_mut().zip(w.by_reason) {
+                    *s += n;
+                }
+            }
+            let mut row = vec![
+                Cell::Text(system.slug.clone()),
+                Cell::Text(mechanism.to_string()),
+                Cell::Int(sum.on_demand as i128),
+                Cell::Int(sum.not_instant as i128),
+            ];
+            row.extend(sum.by_reason.map(|n| Cell::Int(n as i128)));
+            table.row(row);
+        }
+    }
+    table
+}
+
+/// The configurations whose turnaround is decomposed: the baseline, the most preempting and
+/// the least preempting mechanism.
+const DECOMPOSED: [Option<Composite>; 3] = [None, Some(Composite::ALL[0]), Some(Composite::ALL[5])];
+
+/// Mean turnaround per job class and part (first wait, requeue waits, undisturbed run, lost
+/// run time, shrink stretch), baseline against N&PAA and CUP&SPAA paired by replicate.
+fn parts_table(systems: &[System], typings: u64, diagnosed: &[(Config, Diagnosed)]) -> Table {
+    const PARTS: [&str; 5] = ["first wait", "requeue wait", "run", "lost", "stretch"];
+    let mut columns = vec!["system", "class", "configuration", "turnaround (h)"];
+    for p in PARTS {
+        columns.push(p);
+        columns.push("minus baseline (h ± 95 % CI)");
+    }
+    let mut table = Table::new(
+        format!("{NAME}_turnaround_parts"),
+        "Where the turnaround goes, per job class: the baseline against N&PAA and CUP&SPAA",
+        columns,
+    )
+    .with_notes(format!(
+        "Means over the completed jobs of the class, hours; the parts sum to the turnaround. \
+         first wait: submission to first start; requeue wait: queued again after a \
+         preemption, eviction or failure; run: the undisturbed run at the requested size; \
+         lost: wasted node-seconds over the size (work redone, setups paid again); stretch: \
+         the rest of the time held (a malleable job's shrinks). Differences against the \
+         baseline are paired by replicate (trace and typing; CUP&SPAA's mean over W1-W5): \
+         {SIGNIFICANCE_RULE}."
+    ));
+    // Per replicate of system k, the mean over the mixes of `f` under configuration c.
+    let rep = |k: usize, c: Option<Composite>, f: &dyn Fn(&Diagnosed) -> f64| -> Vec<f64> {
+        let mut out = Vec::new();
+        for t in 0..systems[k].traces.len() {
+            for y in 0..typings {
+                let xs: Vec<f64> = diagnosed
+                    .iter()
+                    .filter(|(g, _)| {
+                        g.system == k && g.trace == t && g.typing == y && g.mechanism == c
+                    })
+                    .map(|(_, d)| f(d))
+                    .collect();
+                out.push(stats::mean(&xs).unwrap_or(f64::NAN));
+            }
+        }
+        out
+    };
+    let classes = ["all", "on-demand", "rigid", "malleable"];
+    debug_assert_eq!(classes.len(), PART_CLASSES.len() + 1);
+    for (k, system) in systems.iter().enumerate() {
+        for (class, name) in classes.iter().enumerate() {
+            for c in DECOMPOSED {
+                let mut row = vec![
+                    Cell::Text(system.slug.clone()),
+                    Cell::Text((*name).into()),
+                    Cell::Text(configuration_name(c)),
+                    Cell::fixed(
+                        stats::mean(&rep(k, c, &|d| d.parts[class].turnaround_h()))
+                            .unwrap_or(f64::NAN),
+                        3,
+                    ),
+                ];
+                for part in 0..PARTS.len() {
+                    let pick = |d: &Diagnosed| d.parts[class].parts()[part];
+                    let ours = rep(k, c, &pick);
+                    row.push(Cell::fixed(stats::mean(&ours).unwrap_or(f64::NAN), 3));
+                    row.push(match c {
+                        None => Cell::Empty,
+                        Some(_) => Paired::new(&ours, &rep(k, None, &pick))
+                            .map_or(Cell::Empty, |p| Cell::Text(p.describe_scaled(1.0))),
+                    });
+                }
+                table.row(row);
+            }
+        }
+    }
+    table
 }
 
 /// A mechanism by its parts.

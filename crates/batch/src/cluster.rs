@@ -12,6 +12,9 @@
 //!
 //! - [`BatchCluster::set_offline`] / [`BatchCluster::set_online`]: take a node away now if it
 //!   is idle, or when its job ends (drain), and bring it back;
+//! - [`BatchCluster::expect_return`] / [`BatchCluster::cancel_return`]: offline units held
+//!   outside the scheduler by work with a predicted end (another system's job running on
+//!   them), counted in every shadow and profile as a running job's release is;
 //! - [`BatchCluster::node_statuses`]: busy/idle/offline and the remaining walltime per node;
 //! - [`BatchCluster::preempt`]: stop a running job and requeue it with its remaining work and
 //!   original submit time;
@@ -473,8 +476,11 @@ pub struct BatchCluster {
     offline: u32,
     queue: JobQueue,
     running: FxHashMap<JobId, Running>,
-    /// Units each running job gives back at its predicted end, in (predicted end, id) order.
+    /// Units each running job gives back at its predicted end, in (predicted end, id) order,
+    /// and the offline units expected back ([`BatchCluster::expect_return`]).
     releases: Releases,
+    /// Offline units among the releases: expected back.
+    returning: u32,
     busy_unit_seconds: i128,
     next_epoch: u32,
     spare_node_lists: Vec<Vec<NodeId>>,
@@ -531,6 +537,7 @@ impl BatchCluster {
             queue: JobQueue::default(),
             running: FxHashMap::default(),
             releases: Releases::default(),
+            returning: 0,
             busy_unit_seconds: 0,
             next_epoch: 0,
             spare_node_lists: Vec::new(),
@@ -946,6 +953,62 @@ impl BatchCluster {
         }
     }
 
+    /// Announces that `units` of the offline units come back at `at` under `key` (an id no
+    /// running job of the cluster has): work outside the scheduler with a predicted end, such
+    /// as a job of another system running on nodes taken offline for it. Until
+    /// [`BatchCluster::cancel_return`], every shadow and profile counts them as a running
+    /// job's release at `at` (EASY's reservation for the queue head sees them come back); the
+    /// units stay offline until brought online. An error if more units would be expected back
+    /// than are offline, or `key` is a running job's or already expected back at `at`.
+    ///
+    /// ```
+    /// use cosched_batch::BatchCluster;
+    /// use cosched_core::{JobId, NodeId, Time};
+    /// let mut cluster = BatchCluster::new(4).unwrap();
+    /// for n in 0..3 {
+    ///     cluster.set_offline(NodeId(n)).unwrap();
+    /// }
+    /// // A 4-unit job could never start on the one online unit...
+    /// assert_eq!(cluster.shadow(Time(0), 4).time, Time::MAX);
+    /// // ...until the three offline units are expected back at 100.
+    /// cluster.expect_return(Time(100), JobId(9), 3).unwrap();
+    /// assert_eq!(cluster.shadow(Time(0), 4).time, Time(100));
+    /// assert_eq!(cluster.cancel_return(Time(100), JobId(9)), Some(3));
+    /// assert_eq!(cluster.shadow(Time(0), 4).time, Time::MAX);
+    /// ```
+    pub fn expect_return(&mut self, at: Time, key: JobId, units: u32) -> Result<(), BatchError> {
+        let room = self.offline - self.returning;
+        ParamError::check(
+            units <= room,
+            "units",
+            units,
+            "must not exceed the offline units not yet expected back",
+        )?;
+        if self.running.contains_key(&key) {
+            return Err(ParamError::new("key", key.0, "is a running job's").into());
+        }
+        if let Some(existing) = self.releases.remove(&(at, key)) {
+            self.releases.insert((at, key), existing);
+            return Err(ParamError::new("key", key.0, "is already expected back then").into());
+        }
+        self.releases.insert((at, key), units);
+        self.returning += units;
+        self.changes += 1;
+        Ok(())
+    }
+
+    /// Withdraws the return announced under `key` at `at` ([`BatchCluster::expect_return`]):
+    /// its units, `None` if none was.
+    pub fn cancel_return(&mut self, at: Time, key: JobId) -> Option<u32> {
+        if self.running.contains_key(&key) {
+            return None;
+        }
+        let units = self.releases.remove(&(at, key))?;
+        self.returning -= units;
+        self.changes += 1;
+        Some(units)
+    }
+
     /// Takes `node` away from the scheduler: now if it is idle, else when its job ends
     /// (drain). Taking an offline or draining node offline again is an error.
     pub fn set_offline(&mut self, node: NodeId) -> Result<OfflineOutcome, BatchError> {
@@ -1203,7 +1266,8 @@ impl BatchCluster {
     pub fn snapshot(&self) -> ClusterSnapshot {
         ClusterSnapshot {
             capacity: self.capacity,
-            offline: self.offline,
+            // The units expected back are among the releases.
+            offline: self.offline - self.returning,
             free: self.free_units(),
             queue: self.queue.iter().copied().collect(),
             releases: self

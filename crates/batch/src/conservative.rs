@@ -233,6 +233,12 @@ impl Plan {
         let mut passed_over = 0;
         // A queued position at or after which a job could start now, once found.
         let mut could_start: Option<usize> = None;
+        // Free units now, which only a reservation from now changes.
+        let mut free = u32::try_from(self.profile.free_now()).unwrap_or(0);
+        // The last search for a job small and short enough for the room now: the units and
+        // room it searched with and what it found (the same from any later position up to it,
+        // while they hold, since the queue does not change during a pass).
+        let mut small_enough: Option<(u32, Duration, Option<usize>)> = None;
         let (mut budget, window_end) = match bounds {
             Some(b) => (
                 b.depth
@@ -248,12 +254,26 @@ impl Plan {
             // The plan of a queue prefix is the prefix of the whole queue's plan, so planning
             // stops once no job left can start now (none small and short enough for the room
             // the profile has from now on); a later pass goes on from there.
-            let free = u32::try_from(self.profile.free_now()).unwrap_or(0);
             let room = match horizon {
                 Time::MAX => Duration(i64::MAX),
                 _ => Duration(horizon.0.saturating_sub(now.0)),
             };
-            if free == 0 || queue.next_candidate(pos, free, 0, room).is_none() {
+            if free == 0 {
+                break;
+            }
+            let candidate = match small_enough {
+                Some((units, within, found))
+                    if units == free && within == room && found.is_none_or(|c| c >= pos) =>
+                {
+                    found
+                }
+                _ => {
+                    let found = queue.next_candidate(pos, free, 0, room);
+                    small_enough = Some((free, room, found));
+                    found
+                }
+            };
+            if candidate.is_none() {
                 break;
             }
             // The same test, exactly: the next job that fits now on the profile planned so
@@ -307,6 +327,9 @@ impl Plan {
                 continue;
             }
             let fewest = self.profile.reserve(start, job.estimate(), job.size());
+            if start == now {
+                free = u32::try_from(self.profile.free_now()).unwrap_or(0);
+            }
             self.reservations.push(Reverse((start, key)));
             self.exact &= exact_reservation(start, job.estimate());
             if start < horizon {

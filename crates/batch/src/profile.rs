@@ -53,8 +53,9 @@ use cosched_core::{Duration, Time};
 const CHUNK: usize = 64;
 
 /// Scans of a changed chunk that find no fit before its run skyline is made: the skyline
-/// costs a sort, O(L log L), against O(L) for a scan.
-const SUMMARISE_AFTER: u8 = 4;
+/// costs a stack pass and a sort, O(L log L), against O(L) for a scan that usually stops
+/// early, and a chunk near the profile's start changes again after a few fits.
+const SUMMARISE_AFTER: u8 = 16;
 
 /// The target chunk length for `steps` steps: `√steps`, at least [`CHUNK`].
 fn chunk_target(steps: usize) -> usize {
@@ -129,13 +130,20 @@ impl Chunk {
         self.vain.set(0);
     }
 
-    /// Takes in a cut of some steps, the lowest of them now `lowest` and the highest before
-    /// `highest_before` (own values): the minimum can only fall to `lowest`, and the maximum
-    /// is looked for again only if a cut step held it. Drops the run skyline.
-    fn lowered(&mut self, lowest: i64, highest_before: i64) {
+    /// Takes in a cut of `size` units from steps `from..to`, the lowest of them now `lowest`
+    /// and the highest before `highest_before` (own values): the minimum can only fall to
+    /// `lowest`, and the maximum is looked for again, among the steps outside the cut, only if
+    /// a cut step held it (the cut steps' highest is now `highest_before - size`). Drops the
+    /// run skyline.
+    fn lowered(&mut self, (from, to): (usize, usize), size: i64, lowest: i64, highest_before: i64) {
         self.min = self.min.min(lowest.saturating_add(self.add));
         if highest_before.saturating_add(self.add) >= self.max {
-            let max = self.free.iter().copied().max().unwrap_or(i64::MIN);
+            let outside = self.free[..from]
+                .iter()
+                .chain(&self.free[to..])
+                .copied()
+                .max();
+            let max = outside.map_or(highest_before - size, |m| m.max(highest_before - size));
             self.max = max.saturating_add(self.add);
         }
         self.runs.take();
@@ -210,9 +218,9 @@ impl Chunk {
         )
     }
 
-    /// The earliest start of a closed run after step `from` whose own values reach
+    /// The first step of the earliest closed run after step `from` whose own values reach
     /// `threshold` for `duration`.
-    fn first_closed_fit(&self, from: usize, threshold: i64, duration: Duration) -> Option<Time> {
+    fn first_closed_fit(&self, from: usize, threshold: i64, duration: Duration) -> Option<usize> {
         let mut i = from + 1;
         loop {
             let first = i + self.free.get(i..)?.iter().position(|&f| f >= threshold)?;
@@ -223,9 +231,8 @@ impl Chunk {
                     .get(first + 1..)?
                     .iter()
                     .position(|&f| f < threshold)?;
-            let start = self.times[first];
-            if self.times[next] >= start.saturating_add(duration) {
-                return Some(start);
+            if self.times[next] >= self.times[first].saturating_add(duration) {
+                return Some(first);
             }
             i = next + 1;
         }
@@ -496,6 +503,13 @@ pub(crate) struct Profile {
     target: usize,
     /// The steps [`Profile::rebuild`] collects, kept for the next one.
     scratch: Vec<(Time, i64)>,
+    /// Counts the changes to how the steps lie in chunks (a chunk split, a new cut), so that
+    /// a step's position taken before one is known to be stale.
+    layout: u64,
+    /// The last earliest fit found, its step's position and the layout then: the reservation
+    /// that usually follows it at that start need not look the step up again. Any change to
+    /// the profile drops it.
+    last_fit: Cell<Option<(Time, Pos, u64)>>,
 }
 
 impl Profile {
@@ -509,6 +523,8 @@ impl Profile {
             steps: 0,
             target: CHUNK,
             scratch: Vec::new(),
+            layout: 0,
+            last_fit: Cell::new(None),
         };
         profile.rebuild(now, free, releases);
         profile
@@ -522,6 +538,8 @@ impl Profile {
         free: u32,
         releases: impl Iterator<Item = (Time, u32)>,
     ) {
+        self.last_fit.set(None);
+        self.layout = self.layout.wrapping_add(1);
         let mut steps = std::mem::take(&mut self.scratch);
         steps.clear();
         steps.push((now, i64::from(free)));
@@ -574,11 +592,18 @@ impl Profile {
     /// the chunk's run skyline says a run there lasts long enough (or it has none yet). A run
     /// of chunks all with room, or all without, is jumped by one descent of the tree.
     pub(crate) fn earliest_fit(&self, size: u32, duration: Duration) -> Option<Time> {
+        let (start, at) = self.fit_position(size, duration)?;
+        self.last_fit.set(Some((start, at, self.layout)));
+        Some(start)
+    }
+
+    /// [`Profile::earliest_fit`], with the position of the step it starts at.
+    fn fit_position(&self, size: u32, duration: Duration) -> Option<(Time, Pos)> {
         let size = i64::from(size);
         let mut c = 0;
         let mut offset = self.summary.offset(0);
-        // The start of the run of steps with room that reaches chunk `c`.
-        let mut open: Option<Time> = None;
+        // The start of the run of steps with room that reaches chunk `c`, and its step.
+        let mut open: Option<(Time, Pos)> = None;
         while let Some(chunk) = self.chunks.get(c) {
             // A step of this chunk has room exactly when its own value reaches `threshold`.
             let threshold = size - chunk.add - offset;
@@ -588,19 +613,18 @@ impl Profile {
                 .position(|&f| f < threshold)
                 .unwrap_or(chunk.len());
             if open.is_none() && first_blocked > 0 {
-                open = chunk.times.first().copied();
+                open = Some((chunk.times[0], (c, 0)));
             }
             if let Some(&blocked_at) = chunk.times.get(first_blocked) {
-                if let Some(start) = open
+                if let Some((start, _)) = open
                     && blocked_at >= start.saturating_add(duration)
                 {
-                    return Some(start);
+                    return open;
                 }
                 let may_fit = chunk.may_fit_inside(threshold, duration);
                 if may_fit != Some(false) {
-                    if let Some(start) = chunk.first_closed_fit(first_blocked, threshold, duration)
-                    {
-                        return Some(start);
+                    if let Some(i) = chunk.first_closed_fit(first_blocked, threshold, duration) {
+                        return Some((chunk.times[i], (c, i)));
                     }
                     if may_fit.is_none() {
                         chunk.crossed_in_vain();
@@ -611,7 +635,10 @@ impl Profile {
                     .iter()
                     .rposition(|&f| f < threshold)
                     .unwrap_or(first_blocked);
-                open = chunk.times.get(last_blocked + 1).copied();
+                open = chunk
+                    .times
+                    .get(last_blocked + 1)
+                    .map(|&t| (t, (c, last_blocked + 1)));
             }
             // The next chunk that can end the run, or start one: the very next one, or the
             // first after it by one descent of the tree.
@@ -640,20 +667,33 @@ impl Profile {
     /// and returns the fewest free units left on those steps (`i64::MAX` if none is taken), so
     /// that the caller knows whether a step without room appeared without looking for it.
     pub(crate) fn reserve(&mut self, start: Time, duration: Duration, size: u32) -> i64 {
+        let fit = self.last_fit.take().filter(|f| f.0 == start);
         let end = start.saturating_add(duration);
-        if end > start {
-            self.split_at(end);
-        }
-        let Some((first, i)) = self.split_at(start) else {
+        let end_at = if end > start {
+            self.split_at(end)
+        } else {
+            None
+        };
+        // The step at `start` is where the last fit found it if no chunk was cut since (a split
+        // at `end` inserts after it), and the step at `end` is then where its split left it.
+        let known = fit.filter(|f| f.2 == self.layout).map(|f| f.1);
+        let Some((first, i)) = known.or_else(|| self.split_at(start)) else {
             return i64::MAX;
         };
         let size = i64::from(size);
         if end <= start {
             return self.subtract(first, i, i + 1, size);
         }
-        // The last chunk with a step before `end`; those between are covered whole.
-        let last = self.starts.partition_point(|&s| s < end).saturating_sub(1);
-        let stop = self.chunks[last].times.partition_point(|&t| t < end);
+        // The last chunk with a step before `end` and the end of its steps before `end`; the
+        // chunks between are covered whole.
+        let (last, stop) = match (known, end_at) {
+            (Some(_), Some((c, 0))) if c > 0 => (c - 1, self.chunks[c - 1].len()),
+            (Some(_), Some((c, j))) if j > 0 => (c, j),
+            _ => {
+                let last = self.starts.partition_point(|&s| s < end).saturating_sub(1);
+                (last, self.chunks[last].times.partition_point(|&t| t < end))
+            }
+        };
         if last == first {
             self.subtract(first, i, stop, size)
         } else {
@@ -674,7 +714,7 @@ impl Profile {
             *free -= size;
             lowest = lowest.min(*free);
         }
-        chunk.lowered(lowest, highest_before);
+        chunk.lowered((from, to), size, lowest, highest_before);
         let add = chunk.add;
         self.summary.set_leaf(c, chunk);
         lowest
@@ -715,6 +755,7 @@ impl Profile {
             return Some((c, j));
         }
         self.summary.flatten_into(&mut self.chunks);
+        self.layout = self.layout.wrapping_add(1);
         let chunk = &mut self.chunks[c];
         let half = chunk.len() / 2;
         let tail = Chunk::raw(
@@ -732,6 +773,7 @@ impl Profile {
     /// Cuts the steps into chunks of the target length for their number again.
     fn rechunk(&mut self) {
         self.summary.flatten_into(&mut self.chunks);
+        self.layout = self.layout.wrapping_add(1);
         let steps: Vec<(Time, i64)> = self
             .chunks
             .iter()
@@ -839,6 +881,7 @@ impl Profile {
     /// Moves the profile's start to `now` (no earlier than its start): steps that ended by then
     /// are dropped and the step under `now` starts at `now`.
     pub(crate) fn advance(&mut self, now: Time) {
+        self.last_fit.set(None);
         let c = self.chunk_at(now);
         if c > 0 {
             self.summary.flatten_into(&mut self.chunks);

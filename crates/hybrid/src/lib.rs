@@ -53,6 +53,8 @@
 #![cfg_attr(not(feature = "sim"), allow(rustdoc::broken_intra_doc_links))]
 
 pub mod checkpoint;
+#[cfg(feature = "sim")]
+pub mod diagnose;
 mod error;
 pub mod mechanism;
 pub mod notice;

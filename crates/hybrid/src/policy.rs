@@ -74,9 +74,13 @@
 //! - **Guests.** A reservation's idle nodes run queued jobs expected to end before the arrival,
 //!   then malleable jobs ([`crate::notice::guests`]); they are preempted at the arrival, and
 //!   the nodes of a guest that ends go back to the reservation.
-//! - **Arrival (§III-B2).** The job takes its reserved nodes, then idle nodes, then what
-//!   PAA / SPAA free ([`Mechanism::decide`]); if no choice frees enough it gives back what it
-//!   gathered and waits at the front of the queue, first come first served among such jobs.
+//! - **Arrival (§III-B2).** The job takes its reserved nodes, then idle nodes (those gathered
+//!   by on-demand jobs waiting at the front among them: a queued job holds no node), then
+//!   what PAA / SPAA free ([`Mechanism::decide`]); if no choice frees enough it gives back
+//!   what it gathered and waits at the front of the queue, first come first served among
+//!   such jobs. Guests of other reservations and other reservations' idle nodes are left to
+//!   them (ours: §III-B2 names only the job's own reserved nodes, and preempting a guest
+//!   gives its nodes back to its reservation).
 //! - **Estimated arrival (§III-B3).** A reservation is released 10 minutes after its estimate.
 //! - **Completion (§III-B4).** Lenders get their nodes back: a shrunk job still running expands
 //!   by what it lent to *this* job, back to its original size and never beyond (what the idle
@@ -742,6 +746,9 @@ impl HybridPolicy {
         }
         need -= idle;
         if need > 0 {
+            need -= self.take_gathered(job, need, view, out);
+        }
+        if need > 0 {
             // The view still shows the guests just preempted (no longer in `self.guests`).
             let running: Vec<RunningView> = view
                 .running(now)
@@ -782,6 +789,37 @@ impl HybridPolicy {
         }
         out.push(Command::StartOnDemand { job });
         Ok(())
+    }
+
+    /// Arriving on-demand `job`, still `need` nodes short after its reserved and the idle
+    /// nodes, takes the nodes gathered by the on-demand jobs waiting at the front, the last
+    /// first: to the paper's scheduler those are idle nodes (a queued job holds none), and an
+    /// arrival "first checks if there are sufficient available nodes" before PAA or SPAA
+    /// (§III-B2; Obs. 9: only running on-demand jobs keep one from starting). The jobs robbed
+    /// keep their place and gather again at the next settle. Returns the nodes taken.
+    fn take_gathered(
+        &self,
+        job: JobId,
+        need: u32,
+        view: &dyn PlatformView,
+        out: &mut Vec<Command>,
+    ) -> u32 {
+        let mut freed = 0u32;
+        for &(w, _) in self.waiting.iter().rev() {
+            if freed >= need {
+                break;
+            }
+            let held = view.held(w);
+            if held > 0 {
+                out.push(Command::Unassign { job: w });
+                freed = freed.saturating_add(held);
+            }
+        }
+        if freed == 0 {
+            return 0;
+        }
+        out.push(Command::AssignIdle { job, count: need });
+        need.min(freed)
     }
 
     /// On-demand `job` gave up before it started: it no longer waits at the front, and the

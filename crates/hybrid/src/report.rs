@@ -20,6 +20,10 @@ pub struct JobAccount {
     pub delivered: i64,
     /// Node-seconds thrown away (lost work, repeated setups, restarted runs).
     pub wasted: i64,
+    /// Seconds it held nodes, over all its runs: what follows its first start and is not
+    /// this waited in the queue again after a preemption, eviction or failure.
+    #[serde(default)]
+    pub held: i64,
     /// How often it completed (1 for every job of a finished simulation).
     pub completions: u32,
     /// Preemptions by the mechanisms (failures, shrinks and evictions not included).
@@ -151,6 +155,10 @@ fn mean_or_nan(xs: &[f64]) -> f64 {
 }
 
 /// The paper's metrics (§IV-D) of a finished run.
+///
+/// One pass over the records and one over the accounts (and [`waiting`]'s): each sample is
+/// gathered in the records' order and averaged by [`cosched_core::stats::mean`], so every
+/// figure is the one a pass per metric gives.
 pub(crate) fn report(
     config: &HybridConfig,
     label: &str,
@@ -159,23 +167,6 @@ pub(crate) fn report(
     (usage, overhead): (&UsageLedger, &UsageLedger),
     counts: Counts,
 ) -> HybridReport {
-    let hours = |class: Option<JobClass>| -> Vec<f64> {
-        records
-            .iter()
-            .filter(|r| class.is_none_or(|c| r.class == c))
-            .filter_map(|r| r.turnaround())
-            .map(|d| d.as_hours_f64())
-            .collect()
-    };
-    let on_demand: Vec<(&JobRecord, &JobAccount)> = records
-        .iter()
-        .zip(accounts)
-        .filter(|(r, _)| r.class == JobClass::OnDemand)
-        .collect();
-    let instant_starts = on_demand
-        .iter()
-        .filter(|(r, a)| r.start == Some(r.submit) && a.failures == 0)
-        .count();
     let ratio = |hit: usize, n: usize| {
         if n == 0 {
             f64::NAN
@@ -183,24 +174,11 @@ pub(crate) fn report(
             hit as f64 / n as f64
         }
     };
-    let share_of = |class: JobClass, hit: fn(&JobAccount) -> bool| {
-        let (hits, n) = accounts
-            .iter()
-            .filter(|a| a.class == class)
-            .fold((0, 0), |(h, n), a| (h + usize::from(hit(a)), n + 1));
-        ratio(hits, n)
-    };
-    let preempted = |a: &JobAccount| a.preemptions + a.failures > 0;
-    let evicted = |a: &JobAccount| a.evictions > 0;
-    let batch: Vec<f64> = records
-        .iter()
-        .filter(|r| r.class != JobClass::OnDemand)
-        .filter_map(|r| r.turnaround())
-        .map(|d| d.as_hours_f64())
-        .collect();
-    let first = records.iter().map(|r| r.submit).min().unwrap_or(Time::ZERO);
-    let last = records.iter().filter_map(|r| r.end).max().unwrap_or(first);
-    let last_submit = records.iter().map(|r| r.submit).max().unwrap_or(first);
+    let r = RecordSums::of(records, accounts);
+    let a = AccountSums::of(accounts);
+    let first = r.first.unwrap_or(Time::ZERO);
+    let last = r.last_end.unwrap_or(first);
+    let last_submit = r.last_submit.unwrap_or(first);
     let nodes = u64::from(config.nodes);
     let useful = |from, to| usage.useful_utilization(Pool::Batch, nodes, from, to);
     let work = usage
@@ -210,53 +188,167 @@ pub(crate) fn report(
             cosched_core::usage::ratio(useful - overhead, nodes, first, last_submit)
         });
     let (queue_share, waiting_nodes) = waiting(records, nodes, first, last_submit);
-    let waits: Vec<f64> = on_demand
-        .iter()
-        .filter_map(|(r, _)| r.wait())
-        .map(|w| w.0 as f64)
-        .collect();
+    let share = |(hits, n): (usize, usize)| ratio(hits, n);
     HybridReport {
         mechanism: label.to_string(),
         jobs: records.len() + counts.invalid,
         invalid: counts.invalid,
-        completed: records.iter().filter(|r| r.end.is_some()).count(),
+        completed: r.completed,
         rejected: counts.rejected,
-        on_demand: on_demand.len(),
-        instant_starts,
-        instant_start_ratio: ratio(instant_starts, on_demand.len()),
-        on_demand_mean_wait_s: mean_or_nan(&waits),
-        turnaround_h: mean_or_nan(&hours(None)),
-        batch_turnaround_h: mean_or_nan(&batch),
-        rigid_turnaround_h: mean_or_nan(&hours(Some(JobClass::Rigid))),
-        malleable_turnaround_h: mean_or_nan(&hours(Some(JobClass::Malleable))),
-        on_demand_turnaround_h: mean_or_nan(&hours(Some(JobClass::OnDemand))),
-        rigid_preempted_ratio: share_of(JobClass::Rigid, preempted),
-        malleable_preempted_ratio: share_of(JobClass::Malleable, preempted),
-        rigid_evicted_ratio: share_of(JobClass::Rigid, evicted),
-        malleable_evicted_ratio: share_of(JobClass::Malleable, evicted),
-        preemptions: accounts.iter().map(|a| a.preemptions as usize).sum(),
-        evictions: accounts.iter().map(|a| a.evictions as usize).sum(),
-        failure_interruptions: accounts.iter().map(|a| a.failures as usize).sum(),
-        shrinks: accounts.iter().map(|a| a.shrinks as usize).sum(),
-        expansions: accounts.iter().map(|a| a.expansions as usize).sum(),
+        on_demand: r.on_demand,
+        instant_starts: r.instant_starts,
+        instant_start_ratio: ratio(r.instant_starts, r.on_demand),
+        on_demand_mean_wait_s: mean_or_nan(&r.waits),
+        turnaround_h: mean_or_nan(&r.hours),
+        batch_turnaround_h: mean_or_nan(&r.batch_hours),
+        rigid_turnaround_h: mean_or_nan(&r.rigid_hours),
+        malleable_turnaround_h: mean_or_nan(&r.malleable_hours),
+        on_demand_turnaround_h: mean_or_nan(&r.on_demand_hours),
+        rigid_preempted_ratio: share(a.rigid_preempted),
+        malleable_preempted_ratio: share(a.malleable_preempted),
+        rigid_evicted_ratio: share(a.rigid_evicted),
+        malleable_evicted_ratio: share(a.malleable_evicted),
+        preemptions: a.preemptions,
+        evictions: a.evictions,
+        failure_interruptions: a.failures,
+        shrinks: a.shrinks,
+        expansions: a.expansions,
         node_failures: counts.node_failures,
         guest_starts: counts.guest_starts,
-        wasted_node_hours: accounts.iter().map(|a| a.wasted as f64).sum::<f64>() / 3_600.0,
+        wasted_node_hours: a.wasted / 3_600.0,
         utilization: useful(first, last).unwrap_or(f64::NAN),
         window_utilization: useful(first, last_submit).unwrap_or(f64::NAN),
         window_work_utilization: work.unwrap_or(f64::NAN),
         window_held_utilization: usage
             .utilization(Pool::Batch, UsageKind::Busy, nodes, first, last_submit)
             .unwrap_or(f64::NAN),
-        offered_load: cosched_core::usage::ratio(
-            accounts.iter().map(|a| i128::from(a.required)).sum(),
-            nodes,
-            first,
-            last_submit,
-        )
-        .unwrap_or(f64::NAN),
+        offered_load: cosched_core::usage::ratio(a.required, nodes, first, last_submit)
+            .unwrap_or(f64::NAN),
         window_queue_share: queue_share,
         window_waiting_nodes: waiting_nodes,
+    }
+}
+
+/// What the report reads of the records (and of the on-demand jobs' accounts), in one pass.
+#[derive(Default)]
+struct RecordSums {
+    /// Turnarounds in hours: of every job, of batch (rigid and malleable) jobs, of rigid,
+    /// malleable and on-demand jobs.
+    hours: Vec<f64>,
+    batch_hours: Vec<f64>,
+    rigid_hours: Vec<f64>,
+    malleable_hours: Vec<f64>,
+    on_demand_hours: Vec<f64>,
+    /// On-demand jobs' waits (arrival to first start), seconds.
+    waits: Vec<f64>,
+    on_demand: usize,
+    instant_starts: usize,
+    completed: usize,
+    first: Option<Time>,
+    last_submit: Option<Time>,
+    last_end: Option<Time>,
+}
+
+impl RecordSums {
+    fn of(records: &[JobRecord], accounts: &[JobAccount]) -> RecordSums {
+        let mut s = RecordSums {
+            hours: Vec::with_capacity(records.len()),
+            ..RecordSums::default()
+        };
+        for (k, r) in records.iter().enumerate() {
+            s.first = Some(s.first.map_or(r.submit, |t| t.min(r.submit)));
+            s.last_submit = Some(s.last_submit.map_or(r.submit, |t| t.max(r.submit)));
+            if let Some(end) = r.end {
+                s.completed += 1;
+                s.last_end = Some(s.last_end.map_or(end, |t| t.max(end)));
+            }
+            let hours = r.turnaround().map(|d| d.as_hours_f64());
+            if let Some(h) = hours {
+                s.hours.push(h);
+            }
+            let class_hours = match r.class {
+                JobClass::Rigid => &mut s.rigid_hours,
+                JobClass::Malleable => &mut s.malleable_hours,
+                JobClass::OnDemand => &mut s.on_demand_hours,
+            };
+            class_hours.extend(hours);
+            if r.class != JobClass::OnDemand {
+                s.batch_hours.extend(hours);
+                continue;
+            }
+            // The on-demand jobs paired with their accounts (records and accounts are in the
+            // same order; a record without an account counts as no job).
+            let Some(a) = accounts.get(k) else {
+                continue;
+            };
+            s.on_demand += 1;
+            s.instant_starts += usize::from(r.start == Some(r.submit) && a.failures == 0);
+            s.waits.extend(r.wait().map(|w| w.0 as f64));
+        }
+        s
+    }
+}
+
+/// What the report reads of the accounts, in one pass.
+struct AccountSums {
+    /// (hits, jobs) of rigid and malleable jobs preempted (or failed) at least once, and
+    /// evicted at least once.
+    rigid_preempted: (usize, usize),
+    malleable_preempted: (usize, usize),
+    rigid_evicted: (usize, usize),
+    malleable_evicted: (usize, usize),
+    preemptions: usize,
+    evictions: usize,
+    failures: usize,
+    shrinks: usize,
+    expansions: usize,
+    /// Wasted node-seconds, summed in order as `Iterator::sum` does (from -0.0).
+    wasted: f64,
+    /// Required node-seconds.
+    required: i128,
+}
+
+impl AccountSums {
+    fn of(accounts: &[JobAccount]) -> AccountSums {
+        let mut s = AccountSums {
+            rigid_preempted: (0, 0),
+            malleable_preempted: (0, 0),
+            rigid_evicted: (0, 0),
+            malleable_evicted: (0, 0),
+            preemptions: 0,
+            evictions: 0,
+            failures: 0,
+            shrinks: 0,
+            expansions: 0,
+            wasted: -0.0,
+            required: 0,
+        };
+        for a in accounts {
+            let count = |(hits, n): &mut (usize, usize), hit: bool| {
+                *hits += usize::from(hit);
+                *n += 1;
+            };
+            let preempted = a.preemptions + a.failures > 0;
+            match a.class {
+                JobClass::Rigid => {
+                    count(&mut s.rigid_preempted, preempted);
+                    count(&mut s.rigid_evicted, a.evictions > 0);
+                }
+                JobClass::Malleable => {
+                    count(&mut s.malleable_preempted, preempted);
+                    count(&mut s.malleable_evicted, a.evictions > 0);
+                }
+                JobClass::OnDemand => {}
+            }
+            s.preemptions += a.preemptions as usize;
+            s.evictions += a.evictions as usize;
+            s.failures += a.failures as usize;
+            s.shrinks += a.shrinks as usize;
+            s.expansions += a.expansions as usize;
+            s.wasted += a.wasted as f64;
+            s.required += i128::from(a.required);
+        }
+        s
     }
 }
 

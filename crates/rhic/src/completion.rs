@@ -88,10 +88,16 @@ impl Progress {
     /// Eq. 5: seconds to finish at `cpu_predicted` consumed cores (infinite at 0 cores or
     /// without a rate).
     pub fn remaining_s(&self, cpu_predicted: f64) -> f64 {
+        self.remaining_s_at(self.rate(), cpu_predicted)
+    }
+
+    /// [`Progress::remaining_s`] at `rate`, [`Progress::rate`] computed once for many
+    /// evaluations.
+    pub(crate) fn remaining_s_at(&self, rate: Option<f64>, cpu_predicted: f64) -> f64 {
         if self.remaining == 0.0 {
             return 0.0;
         }
-        match self.rate() {
+        match rate {
             Some(rate) => self.remaining / (cpu_predicted * rate),
             None => f64::INFINITY,
         }

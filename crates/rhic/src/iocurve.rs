@@ -294,6 +294,12 @@ impl IoCurve {
     /// Predicted `CPU_consumed` for `cpu_available` (clamped outside the knots). O(log knots).
     pub fn consumed(&self, cpu_available: f64) -> f64 {
         let k = self.xs.partition_point(|&x| x <= cpu_available);
+        self.between(k, cpu_available)
+    }
+
+    /// The spline at `cpu_available`, whose first knot above it is the `k`-th
+    /// (`xs.partition_point(|&x| x <= cpu_available)`).
+    fn between(&self, k: usize, cpu_available: f64) -> f64 {
         if k == 0 {
             return self.ys[0];
         }
@@ -328,11 +334,14 @@ impl IoCurve {
     /// the last knot the projection rises along a non-negative slope to its cap
     /// (`ceiling`, or the last knot's consumption if higher), so once it is there it stays.
     pub fn projection(&self, cpu_available: f64, ceiling: f64) -> (f64, bool) {
+        self.projector(ceiling).project(cpu_available)
+    }
+
+    /// [`IoCurve::projection`] for many `cpu_available` under one `ceiling`: the slope past
+    /// the last knot computed once, the knots walked forward while the CPU grows.
+    pub(crate) fn projector(&self, ceiling: f64) -> Projector<'_> {
         let n = self.xs.len();
         let (xl, yl) = (self.xs[n - 1], self.ys[n - 1]);
-        if cpu_available <= xl {
-            return (self.consumed(cpu_available), false);
-        }
         let slope = if n >= 2 {
             (yl - self.ys[n - 2]) / (xl - self.xs[n - 2])
         } else if xl > 0.0 {
@@ -345,8 +354,93 @@ impl IoCurve {
         } else {
             0.0
         };
-        let cap = ceiling.max(yl);
-        let y = yl + slope * (cpu_available - xl);
-        if y >= cap { (cap, true) } else { (y, false) }
+        Projector {
+            curve: self,
+            slope,
+            cap: ceiling.max(yl),
+            knot: 0,
+        }
+    }
+}
+
+/// [`IoCurve::projection`] under one ceiling ([`IoCurve::projector`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Projector<'a> {
+    curve: &'a IoCurve,
+    slope: f64,
+    cap: f64,
+    /// The knots at or below the last `cpu_available` projected inside them.
+    knot: usize,
+}
+
+impl Projector<'_> {
+    /// [`IoCurve::projection`] at `cpu_available`: the same operations on the same knots.
+    #[inline]
+    pub(crate) fn project(&mut self, cpu_available: f64) -> (f64, bool) {
+        let curve = self.curve;
+        let n = curve.xs.len();
+        let (xl, yl) = (curve.xs[n - 1], curve.ys[n - 1]);
+        if cpu_available <= xl {
+            // `IoCurve::consumed`'s knot, walked forward from the last one (searched afresh
+            // when the CPU fell).
+            let xs = &curve.xs;
+            let mut k = self.knot;
+            if k > 0 && xs[k - 1] > cpu_available {
+                k = xs.partition_point(|&x| x <= cpu_available);
+            }
+            while k < n && xs[k] <= cpu_available {
+                k += 1;
+            }
+            self.knot = k;
+            return (curve.between(k, cpu_available), false);
+        }
+        let y = yl + self.slope * (cpu_available - xl);
+        if y >= self.cap {
+            (self.cap, true)
+        } else {
+            (y, false)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// One projector walked over any sequence of CPU values (rising, falling, repeated,
+        /// on the knots) projects each as the curve's own lookup does, bit for bit.
+        #[test]
+        fn a_projector_walks_the_knots_as_a_fresh_lookup_finds_them(
+            knots in prop::collection::vec((0u8..40, 0.0f64..50.0, 0.1f64..2.0), 1..10),
+            at in prop::collection::vec(prop_oneof![
+                (0u8..45).prop_map(f64::from),
+                -5.0f64..50.0,
+            ], 0..60),
+            ceiling in prop_oneof![Just(f64::INFINITY), 0.0f64..60.0],
+        ) {
+            let clusters: Vec<Cluster> = knots
+                .iter()
+                .map(|&(a, c, w)| Cluster {
+                    cpu_available: f64::from(a),
+                    cpu_consumed: c,
+                    weight: w,
+                })
+                .collect();
+            let curve = IoCurve::through(&clusters).expect("a knot");
+            let last = curve.xs[curve.xs.len() - 1];
+            let mut walked = curve.projector(ceiling);
+            for a in at {
+                let (y, capped) = walked.project(a);
+                if a <= last {
+                    prop_assert_eq!(y.to_bits(), curve.consumed(a).to_bits());
+                    prop_assert!(!capped);
+                } else {
+                    let fresh = curve.projector(ceiling).project(a);
+                    prop_assert_eq!((y.to_bits(), capped), (fresh.0.to_bits(), fresh.1));
+                }
+            }
+        }
     }
 }

@@ -772,15 +772,42 @@ pub struct Rhic {
     weighted: Weighted,
 }
 
-/// The ageing weights already computed, by age in seconds (NaN: not yet), and a buffer for
-/// the weighted samples: the samples' ages recur from decision to decision.
+/// The ageing weights already computed, by age in seconds (NaN: not yet), a buffer for the
+/// weighted samples (the samples' ages recur from decision to decision), and the samples in
+/// the order [`mean_shift`] sorts them into.
 #[derive(Clone, Debug, Default)]
 struct Weighted {
     by_age: Vec<f64>,
     samples: Vec<IoSample>,
+    /// The samples by `CPU_available`, `CPU_consumed`, then time (`None`: not known, sort
+    /// afresh). Weighed, that is mean-shift's order (an older sample weighs no more), so its
+    /// sort finds them sorted.
+    order: Option<Vec<(f64, f64, Time)>>,
+}
+
+/// [`Weighted::order`]'s order.
+fn sample_order(a: &(f64, f64, Time), b: &(f64, f64, Time)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0)
+        .then(a.1.total_cmp(&b.1))
+        .then(a.2.cmp(&b.2))
 }
 
 impl Weighted {
+    /// Keeps [`Weighted::order`] in step with a sample added (`true`) or dropped.
+    fn changed(&mut self, (at, a, c): (Time, f64, f64), added: bool) {
+        let Some(order) = self.order.as_mut() else {
+            return;
+        };
+        let key = (a, c, at);
+        match (order.binary_search_by(|x| sample_order(x, &key)), added) {
+            (Ok(i) | Err(i), true) => order.insert(i, key),
+            (Ok(i), false) => {
+                order.remove(i);
+            }
+            (Err(_), false) => self.order = None,
+        }
+    }
+
     /// Ages kept: up to about 18 hours.
     const MAX_AGE_S: usize = 1 << 16;
 
@@ -953,11 +980,17 @@ impl Rhic {
         let half_life = self.config.sample_half_life.0 as f64;
         let mut samples = std::mem::take(&mut weighted.samples);
         samples.clear();
-        samples.extend(self.samples.iter().map(|&(at, a, c)| IoSample {
+        let order = weighted.order.take().unwrap_or_else(|| {
+            let mut order: Vec<_> = self.samples.iter().map(|&(at, a, c)| (a, c, at)).collect();
+            order.sort_unstable_by(sample_order);
+            order
+        });
+        samples.extend(order.iter().map(|&(a, c, at)| IoSample {
             cpu_available: a,
             cpu_consumed: c,
             weight: weighted.weight(now.since(at), half_life),
         }));
+        weighted.order = Some(order);
         let seed = Cluster {
             cpu_available: self.dedicated_cpu(),
             cpu_consumed: profile.dedicated_cpu,
@@ -1044,12 +1077,15 @@ impl Rhic {
         if self.profile.is_none() {
             return; // the profiling run itself: the profile carries it
         }
-        if self.samples.len() == self.config.max_samples {
-            self.samples.pop_front();
+        if self.samples.len() == self.config.max_samples
+            && let Some(old) = self.samples.pop_front()
+        {
+            self.weighted.changed(old, false);
         }
         if period.cpu_available.is_finite() && period.cpu_consumed.is_finite() {
-            self.samples
-                .push_back((at, period.cpu_available, period.cpu_consumed));
+            let sample = (at, period.cpu_available, period.cpu_consumed);
+            self.samples.push_back(sample);
+            self.weighted.changed(sample, true);
             if self.disk.len() == self.config.max_samples {
                 self.disk.pop_front();
             }

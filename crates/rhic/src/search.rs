@@ -5,15 +5,15 @@
 //! residual CPU, at most one core per slot; descending), and evaluates the prefix of every size
 //! `k = 0..=n` — the `k` best volunteers — with the I/O curve, the completion model (Eq. 4–5)
 //! and the goal; the best-scoring size wins. The sort is O(n log n) and the evaluation O(n) (a
-//! running prefix sum, one O(log knots) curve lookup per size), with no allocation beyond the
-//! caller's buffer; it stops at the first size past the current one whose projected
+//! running prefix sum, the curve's knots walked forward as it grows), with no allocation
+//! beyond the caller's buffer; it stops at the first size past the current one whose projected
 //! consumption has reached its cap (the I/O ceiling), beyond which no size can score better,
 //! so a pool of thousands of candidates saturating after a hundred costs a hundred
 //! evaluations. [`annealing_search`] is the paper's scalable alternative (§4.1).
 
 use crate::completion::{CompletionParams, Progress};
 use crate::goal::{CostModel, Goal, Score};
-use crate::iocurve::IoCurve;
+use crate::iocurve::{IoCurve, Projector};
 use cosched_core::{NodeId, Time};
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
@@ -134,31 +134,69 @@ impl SearchModel<'_> {
     /// Scores a pool of `volunteers` volunteers making `cpu_available` cores available in all
     /// (dedicated included). A non-finite estimate scores `+∞`.
     pub fn evaluate(&self, volunteers: usize, cpu_available: f64) -> Evaluation {
-        self.evaluate_capped(volunteers, cpu_available).0
+        self.evaluator().evaluate(volunteers, cpu_available).0
+    }
+
+    /// What every evaluation of one search shares, computed once.
+    fn evaluator(&self) -> Evaluator<'_> {
+        Evaluator {
+            model: self,
+            rate: self.progress.rate(),
+            curve: self.curve.map(|c| c.projector(self.ceiling_cpu)),
+            price: None,
+        }
+    }
+}
+
+/// [`SearchModel::evaluate`] for the sizes of one search: the progress's rate and the
+/// curve's slope past its last knot computed once, its knots walked forward, the last price
+/// kept.
+struct Evaluator<'a> {
+    model: &'a SearchModel<'a>,
+    rate: Option<f64>,
+    curve: Option<Projector<'a>>,
+    /// The last [`CostModel::usd_per_s`] asked for: volunteers, dollars per second.
+    price: Option<(usize, f64)>,
+}
+
+impl Evaluator<'_> {
+    /// `prices.usd_per_s(dedicated, volunteers)`, kept for the next call (the cost floor
+    /// asks for the next size's price, then its evaluation).
+    fn price(&mut self, prices: &CostModel, volunteers: usize) -> f64 {
+        match self.price {
+            Some((v, usd)) if v == volunteers => usd,
+            _ => {
+                let usd = prices.usd_per_s(self.model.dedicated, volunteers);
+                self.price = Some((volunteers, usd));
+                usd
+            }
+        }
     }
 
     /// [`SearchModel::evaluate`], and whether the projected consumption has reached its cap
     /// (no larger `cpu_available` consumes more, [`IoCurve::projection`]).
-    fn evaluate_capped(&self, volunteers: usize, cpu_available: f64) -> (Evaluation, bool) {
-        let (consumed, capped) = match self.curve {
-            Some(c) => c.projection(cpu_available, self.ceiling_cpu),
-            None if cpu_available >= self.ceiling_cpu => (self.ceiling_cpu, true),
+    #[inline]
+    fn evaluate(&mut self, volunteers: usize, cpu_available: f64) -> (Evaluation, bool) {
+        let m = self.model;
+        let (consumed, capped) = match self.curve.as_mut() {
+            Some(c) => c.project(cpu_available),
+            None if cpu_available >= m.ceiling_cpu => (m.ceiling_cpu, true),
             None => (cpu_available, false),
         };
-        let estimate_s = self.completion.estimate_s(
-            self.progress.remaining_s(consumed),
-            self.current,
+        let estimate_s = m.completion.estimate_s(
+            m.progress.remaining_s_at(self.rate, consumed),
+            m.current,
             volunteers,
         );
         let score = if !estimate_s.is_finite() {
             Score {
-                late: matches!(self.goal, Goal::Deadline(_)),
+                late: matches!(m.goal, Goal::Deadline(_)),
                 value: f64::INFINITY,
             }
         } else {
-            match self.goal {
+            match m.goal {
                 Goal::Deadline(deadline) => {
-                    let diff = self.now.0 as f64 + estimate_s - deadline.0 as f64;
+                    let diff = m.now.0 as f64 + estimate_s - deadline.0 as f64;
                     Score {
                         late: diff > 0.0,
                         value: diff.abs(),
@@ -166,11 +204,11 @@ impl SearchModel<'_> {
                 }
                 Goal::Cost(c) => Score {
                     late: false,
-                    value: estimate_s * c.usd_per_s(self.dedicated, volunteers),
+                    value: estimate_s * self.price(c, volunteers),
                 },
                 Goal::Energy(p) => Score {
                     late: false,
-                    value: estimate_s * p.pool_w(self.dedicated, consumed, self.cpu_max),
+                    value: estimate_s * p.pool_w(m.dedicated, consumed, m.cpu_max),
                 },
             }
         };
@@ -189,11 +227,12 @@ impl SearchModel<'_> {
 /// can score better.
 pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evaluation {
     let floor = model.cost_floor();
+    let mut evaluator = model.evaluator();
     let mut available = model.dedicated_cpu;
-    let mut best = model.evaluate(0, available);
+    let mut best = evaluator.evaluate(0, available).0;
     for (i, c) in sorted.iter().enumerate() {
         available += c.contribution();
-        let (e, capped) = model.evaluate_capped(i + 1, available);
+        let (e, capped) = evaluator.evaluate(i + 1, available);
         if e.score < best.score {
             best = e;
         }
@@ -206,7 +245,7 @@ pub fn exhaustive_search(model: &SearchModel<'_>, sorted: &[Candidate]) -> Evalu
         // Under a cost goal no larger pool costs less than the fastest estimate any pool
         // has at the next size's price (which only grows with the size).
         if let Some((fastest_s, prices)) = floor
-            && fastest_s * prices.usd_per_s(model.dedicated, i + 2) > best.score.value
+            && fastest_s * evaluator.price(&prices, i + 2) > best.score.value
         {
             break;
         }

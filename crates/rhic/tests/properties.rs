@@ -324,19 +324,22 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// The incremental screen (only the nodes changed since the last decision move in the
-    /// sorted candidates) and the ageing weights kept between decisions decide exactly as
-    /// screening every candidate and weighing every sample afresh, on random histories of
-    /// readings, departures, failed boots, periods and progress reports.
+    /// sorted candidates) and the ageing weights and samples' order kept between decisions
+    /// (samples dropped as they age out too) decide exactly as screening every candidate and
+    /// weighing and sorting every sample afresh, on random histories of readings, departures,
+    /// failed boots, periods and progress reports.
     #[test]
     fn incremental_decisions_equal_full_decisions(
         history in prop::collection::vec(step(), 1..300),
         goal in goal(),
+        max_samples in prop_oneof![Just(3usize), Just(256)],
     ) {
         use cosched_core::policy::Policy;
         use cosched_rhic::policy::{Observation, PeriodReport, ProfileReport, ProgressPoint};
         use cosched_rhic::{Rhic, RhicConfig};
         let mut config = RhicConfig::new(2, 16.0, goal);
         config.interval = Duration(60);
+        config.max_samples = max_samples;
         let mut incremental = Rhic::new(config).expect("valid");
         let mut full = incremental.clone();
         let (mut a, mut b) = (Vec::new(), Vec::new());

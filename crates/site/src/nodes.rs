@@ -193,21 +193,29 @@ impl Nodes {
         if matches!(to, NodeUse::Lent(Some(_))) && from.is_batch_idle() {
             self.running.insert(key);
         }
+        // A node is in `unlent` exactly while it is `Idle`.
+        let unlent = from == NodeUse::Idle;
         match (from.is_batch_idle(), to) {
             (false, NodeUse::Idle) => {
                 self.mark_idle(node);
                 return Ok(from);
             }
             (true, NodeUse::Idle) => {
-                self.unlent.insert(key);
+                if !unlent {
+                    self.unlent.insert(key);
+                }
             }
             (true, NodeUse::Lent(_)) => {
-                self.unlent.remove(&key);
+                if unlent {
+                    self.unlent.remove(&key);
+                }
             }
             (false, NodeUse::Lent(_)) => return Err(SiteError::NotIdle(node)),
             (true, _) => {
                 self.idle.remove(&key);
-                self.unlent.remove(&key);
+                if unlent {
+                    self.unlent.remove(&key);
+                }
                 self.flipped(node);
             }
             (false, _) => {}
@@ -256,8 +264,8 @@ mod tests {
     }
 
     proptest! {
-        /// The index of lent nodes running a task is exactly those of the idle nodes, in
-        /// their order, whatever the changes.
+        /// The index of lent nodes running a task, and that of the idle nodes not lent, are
+        /// exactly those of the idle nodes, in their order, whatever the changes.
         #[test]
         fn running_lent_nodes_are_indexed_in_idle_order(
             changes in prop::collection::vec((0u32..40, any::<u8>()), 0..300)
@@ -271,6 +279,11 @@ mod tests {
                     .collect();
                 let indexed: Vec<NodeId> = nodes.running_recent_first().collect();
                 prop_assert_eq!(indexed, scanned);
+                let unlent: Vec<NodeId> = nodes
+                    .idle_longest_first()
+                    .filter(|&n| matches!(nodes.get(n), Ok(NodeUse::Idle)))
+                    .collect();
+                prop_assert_eq!(nodes.unlent_longest_first().collect::<Vec<_>>(), unlent);
                 let longest: Vec<NodeId> = nodes.idle_longest_first().collect();
                 let mut recent: Vec<NodeId> = nodes.idle_recent_first().collect();
                 recent.reverse();

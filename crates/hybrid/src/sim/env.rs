@@ -276,6 +276,7 @@ impl Env {
         };
         let st = &mut self.jobs[i];
         self.accounts[i].delivered += i64::from(run.size) * (end - run.anchor).0;
+        self.accounts[i].held += (end - run.start).0;
         self.accounts[i].completions += 1;
         st.run = None;
         self.records[i] = JobRecord {
@@ -389,6 +390,7 @@ impl Env {
         };
         let segment = i64::from(run.size) * (now - run.anchor).0;
         self.accounts[i].delivered += segment;
+        self.accounts[i].held += (now - run.start).0;
         self.busy(run.anchor, now, run.size);
         let size = self.jobs[i].spec.size();
         let resume = match self.jobs[i].spec {
@@ -629,6 +631,11 @@ impl Env {
             self.records[i].start = Some(now);
         }
         let epoch = st.od_epoch;
+        let (id, size) = (st.spec.id(), st.spec.size());
+        // The site's scheduler sees the run end at its estimate, as it sees a batch job's.
+        let expected = self.od_expected_end(i, now)?;
+        self.cluster.expect_return(expected, id, size)?;
+        let st = &mut self.jobs[i];
         if let Some(external) = &mut self.external {
             let start = Action::StartOnDemand {
                 job: st.spec.id(),
@@ -640,6 +647,24 @@ impl Env {
         self.od_running += 1;
         self.od_pending -= 1;
         self.schedule(end, Ev::OdEnd(i, epoch));
+        Ok(())
+    }
+
+    /// When the site's scheduler expects on-demand job `i`'s run started at `start` to end: at
+    /// its estimate, the walltime a resource manager knows of any running job (EASY's
+    /// reservation for the queue head counts its nodes coming back then).
+    fn od_expected_end(&self, i: usize, start: Time) -> Result<Time, HybridError> {
+        let estimate = match self.jobs[i].spec {
+            HybridJob::OnDemand(job) => job.estimate,
+            _ => self.jobs[i].work_left,
+        };
+        Ok(start.try_add(estimate)?)
+    }
+
+    /// Withdraws the end the site's scheduler expects of on-demand job `i`'s `run`.
+    fn od_forget(&mut self, i: usize, run: &Run) -> Result<(), HybridError> {
+        let expected = self.od_expected_end(i, run.start)?;
+        self.cluster.cancel_return(expected, self.jobs[i].spec.id());
         Ok(())
     }
 
@@ -658,8 +683,10 @@ impl Env {
     pub(super) fn od_end(&mut self, now: Time, i: usize) -> Result<JobId, HybridError> {
         let reported = self.platform_end(self.jobs[i].spec.id());
         if let Some(run) = self.jobs[i].run.take() {
+            self.od_forget(i, &run)?;
             let end = reported.map_or(now, |at| at.clamp(run.anchor, now));
             self.accounts[i].delivered += i64::from(run.size) * (end - run.anchor).0;
+            self.accounts[i].held += (end - run.start).0;
             self.accounts[i].completions += 1;
             self.records[i].end = Some(end);
             self.busy(run.anchor, end, run.size);
@@ -673,9 +700,11 @@ impl Env {
     /// A failure killed running on-demand job `i`: its run is wasted and its other nodes go
     /// back; it is pending again.
     pub(super) fn od_killed(&mut self, now: Time, i: usize, run: Run) -> Result<(), HybridError> {
+        self.od_forget(i, &run)?;
         let lost = i64::from(run.size) * (now - run.anchor).0;
         self.accounts[i].delivered += lost;
         self.accounts[i].wasted += lost;
+        self.accounts[i].held += (now - run.start).0;
         self.accounts[i].failures += 1;
         self.busy(run.anchor, now, run.size);
         self.wasted(run.anchor, now, run.size);
@@ -1005,11 +1034,9 @@ fn job_entry(
                 .checkpoint
                 .run_time(job.size, work)
                 .and_then(|w| w.checked_add(setup))
-                .ok_or(ParamError::new(
-                    "runtime",
-                    runtime.0,
-                    "overflows with checkpoints",
-                ))?;
+                .ok_or_else(|| {
+                    ParamError::new("runtime", runtime.0, "overflows with checkpoints")
+                })?;
             let required = i64::from(job.size).saturating_mul(wall.0);
             (
                 work,
@@ -1045,6 +1072,7 @@ fn job_entry(
         required,
         delivered: 0,
         wasted: 0,
+        held: 0,
         completions: 0,
         preemptions: 0,
         evictions: 0,

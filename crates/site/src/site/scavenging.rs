@@ -325,17 +325,30 @@ impl Exec {
         self.dispatch(now)?;
         let pool = &mut self.pool;
         let queued = pool.queued();
+        // The first queued tasks in submission order: a merge of the ads' queues (each in
+        // order, no task in two), O(WAITING_ADS · ads).
         self.state.waiting_ads.clear();
-        let mut heads: Vec<u64> = pool
+        let mut heads: Vec<_> = pool
             .task_queues
             .iter()
-            .flat_map(|q| q.iter().take(WAITING_ADS).copied())
+            .enumerate()
+            .filter_map(|(ad, q)| {
+                let mut rest = q.iter();
+                rest.next().map(|&t| (t, ad, rest))
+            })
             .collect();
-        heads.sort_unstable();
-        heads.truncate(WAITING_ADS);
-        for t in heads {
-            let ad = self.workload.tasks[t as usize].ad;
-            self.state.waiting_ads.push(Arc::clone(&pool.ads[ad]));
+        while self.state.waiting_ads.len() < WAITING_ADS {
+            let Some(i) = (0..heads.len()).min_by_key(|&i| heads[i].0) else {
+                break;
+            };
+            let head = &mut heads[i];
+            self.state.waiting_ads.push(Arc::clone(&pool.ads[head.1]));
+            match head.2.next() {
+                Some(&t) => head.0 = t,
+                None => {
+                    let _ = heads.swap_remove(i);
+                }
+            }
         }
         self.state.rotate_idle_flips();
         let nodes = &self.state.nodes;
