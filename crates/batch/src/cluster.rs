@@ -987,8 +987,7 @@ impl BatchCluster {
         if self.running.contains_key(&key) {
             return Err(ParamError::new("key", key.0, "is a running job's").into());
         }
-        if let Some(existing) = self.releases.remove(&(at, key)) {
-            self.releases.insert((at, key), existing);
+        if self.releases.contains(&(at, key)) {
             return Err(ParamError::new("key", key.0, "is already expected back then").into());
         }
         self.releases.insert((at, key), units);

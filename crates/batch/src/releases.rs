@@ -77,6 +77,16 @@ impl Releases {
         }
     }
 
+    /// Whether a release of `key` is held.
+    pub(crate) fn contains(&self, key: &(Time, JobId)) -> bool {
+        self.chunk_of(*key).is_some_and(|c| {
+            self.chunks[c]
+                .entries
+                .binary_search_by_key(key, |e| e.0)
+                .is_ok()
+        })
+    }
+
     /// Removes the release of `key`, returning its units.
     pub(crate) fn remove(&mut self, key: &(Time, JobId)) -> Option<u32> {
         let c = self.chunk_of(*key)?;
